@@ -1,0 +1,10 @@
+import type { D1Migration } from '@cloudflare/vitest-pool-workers'
+import type { Env as WorkerEnv } from '../../worker-api/env'
+
+declare global {
+  namespace Cloudflare {
+    interface Env extends WorkerEnv {
+      TEST_MIGRATIONS: D1Migration[]
+    }
+  }
+}

@@ -1,0 +1,150 @@
+import { env } from 'cloudflare:test'
+import { solveChallenge } from 'altcha-lib'
+import { createApp } from '../../worker-api/app'
+import { getDb } from '../../worker-api/db/client'
+import { hashPassword } from '../../worker-api/lib/password'
+
+export const app = createApp()
+export const ORIGIN = 'http://localhost:8787'
+export const db = () => getDb(env.DB)
+
+/** Calls the API in-process as an HTTP client would (real routing, middleware and D1). */
+export function call(path: string, init: RequestInit & { token?: string } = {}) {
+  const headers = new Headers(init.headers)
+  if (init.token) headers.set('Authorization', `Bearer ${init.token}`)
+  if (init.body && !headers.has('Content-Type')) headers.set('Content-Type', 'application/json')
+  return app.request(`${ORIGIN}/portail-backend${path}`, { ...init, headers }, env)
+}
+
+export const post = (path: string, body: unknown, init: RequestInit & { token?: string } = {}) =>
+  call(path, { ...init, method: 'POST', body: JSON.stringify(body) })
+
+/** Fetches a challenge and solves it the way the browser widget does. */
+export async function solvedCaptcha(): Promise<string> {
+  const challenge = (await (await call('/rest/public/bd/captcha/challenge')).json()) as {
+    algorithm: string
+    challenge: string
+    maxnumber: number
+    salt: string
+    signature: string
+  }
+  const solution = await solveChallenge(challenge.challenge, challenge.salt, challenge.algorithm, challenge.maxnumber)
+    .promise
+  if (!solution) throw new Error('challenge not solvable')
+  const { algorithm, salt, signature } = challenge
+  return btoa(JSON.stringify({ algorithm, challenge: challenge.challenge, number: solution.number, salt, signature }))
+}
+
+let sequence = 0
+const next = () => ++sequence
+
+/** Structure types root → direction → agence, and a structure tree below root id 1. */
+export async function createOrganisation() {
+  const d = db()
+  await d
+    .insertInto('type_structure')
+    .values([
+      { id: 1, libelle: 'Racine', parent_type_id: null },
+      { id: 2, libelle: 'Direction', parent_type_id: 1 },
+      { id: 3, libelle: 'Agence', parent_type_id: 2 },
+    ])
+    .execute()
+  await d
+    .insertInto('structure')
+    .values([
+      { id: 1, nom: 'Groupe', type_id: 1, parent_id: null, path: '/1/' },
+      { id: 2, nom: 'Direction Nord', type_id: 2, parent_id: 1, path: '/1/2/' },
+      { id: 3, nom: 'Direction Sud', type_id: 2, parent_id: 1, path: '/1/3/' },
+      { id: 4, nom: 'Agence Lille', type_id: 3, parent_id: 2, path: '/1/2/4/' },
+    ])
+    .execute()
+  await d
+    .insertInto('fonction')
+    .values([
+      { id: 1, libelle: 'Directeur', structure_id: 1 },
+      { id: 2, libelle: 'Agent de quai', structure_id: 4 },
+      { id: 3, libelle: 'Responsable', structure_id: 3 },
+    ])
+    .execute()
+  await d
+    .insertInto('application')
+    .values([
+      { id: 1, libelle: 'Yard dangereux', icone: 'warning', url: 'https://yard.example.test/' },
+      { id: 2, libelle: 'Pesage', icone: 'scale', url: '/demo-app/pesage?lang=fr' },
+      { id: 3, libelle: 'Module Rendez vous', icone: 'calendar', url: 'https://rdv.example.test/' },
+      { id: 4, libelle: 'Facturation', icone: 'receipt', url: 'https://billing.example.test/' },
+    ])
+    .execute()
+  await d
+    .insertInto('fonction_application')
+    .values([
+      { fonction_id: 2, application_id: 1 },
+      { fonction_id: 2, application_id: 2 },
+      { fonction_id: 1, application_id: 4 },
+      { fonction_id: 3, application_id: 3 },
+    ])
+    .execute()
+}
+
+export const isoDate = (offsetDays: number) => new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10)
+
+type UserOptions = {
+  password?: string | null
+  admin?: boolean
+  actif?: boolean
+  supprime?: boolean
+  domain?: string
+  registration?: 'COMPLETE' | 'INVITED' | 'PENDING'
+  postes?: { structureId: number; fonctionId: number; from: string; to: string }[]
+}
+
+/** Inserts a user (and their posts); returns the id, login and password. */
+export async function createUser(options: UserOptions = {}) {
+  const n = next()
+  const login = `user${n}`
+  const password = options.password === undefined ? 'Secret12' : options.password
+  const { id } = await db()
+    .insertInto('utilisateur')
+    .values({
+      login,
+      nom: `Nom${n}`,
+      prenom: `Prenom${n}`,
+      mail: `${login}@example.test`,
+      password_hash: password ? await hashPassword(password, env.PASSWORD_PEPPER) : null,
+      actif: options.actif === false ? 0 : 1,
+      supprime: options.supprime ? 1 : 0,
+      admin: options.admin ? 1 : 0,
+      domain: options.domain ?? ORIGIN,
+      registration_state: options.registration ?? 'COMPLETE',
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  for (const p of options.postes ?? []) {
+    await db()
+      .insertInto('poste')
+      .values({
+        utilisateur_id: id,
+        structure_id: p.structureId,
+        fonction_id: p.fonctionId,
+        date_debut: p.from,
+        date_fin: p.to,
+      })
+      .execute()
+  }
+  return { id, login, password: password ?? '' }
+}
+
+export type LoginBody = {
+  user: { id: number; admin: boolean; nom: string; postesEnCours: unknown[]; postesFutur: unknown[] }
+  jwt: { accessToken: string; refreshToken: string; expiresInMsec: number }
+}
+
+export async function login(identifiant: string, motDePasse: string, init: RequestInit = {}) {
+  return post('/rest/public/bd/login', { identifiant, motDePasse, captcha: await solvedCaptcha() }, init)
+}
+
+export async function signIn(identifiant: string, motDePasse: string): Promise<LoginBody> {
+  const response = await login(identifiant, motDePasse)
+  if (response.status !== 200) throw new Error(`sign-in failed: ${response.status} ${await response.text()}`)
+  return (await response.json()) as LoginBody
+}

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest'
+import { fromWireDate, toWireDate } from '../../worker-api/lib/dates'
+import { requestOrigin, sameDomain } from '../../worker-api/lib/domain'
+import { logTypeForApplication, logTypeForName } from '../../worker-api/lib/log-types'
+import { hashPassword, PBKDF2_ITERATIONS, verifyPassword } from '../../worker-api/lib/password'
+
+describe('password hashing', () => {
+  it('stays within the production Workers PBKDF2 limit', () => {
+    expect(PBKDF2_ITERATIONS).toBeLessThanOrEqual(100_000)
+  })
+
+  it('hashes self-describingly, verifies, and depends on the pepper', async () => {
+    const hash = await hashPassword('Secret12', 'pepper-a')
+    expect(hash).toMatch(/^pbkdf2-sha512\$100000\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{86}$/)
+    expect(await verifyPassword('Secret12', hash, 'pepper-a')).toEqual({ ok: true, needsRehash: false })
+    expect((await verifyPassword('Secret13', hash, 'pepper-a')).ok).toBe(false)
+    expect((await verifyPassword('Secret12', hash, 'pepper-b')).ok).toBe(false)
+  })
+
+  it('flags hashes of another cost for upgrade and rejects the unknown-user dummy', async () => {
+    const cheap = await hashPassword('Secret12', 'p', 1000)
+    expect(await verifyPassword('Secret12', cheap, 'p')).toEqual({ ok: true, needsRehash: true })
+    expect((await verifyPassword('anything', null, 'p')).ok).toBe(false)
+    expect((await verifyPassword('anything', 'garbage', 'p')).ok).toBe(false)
+  })
+})
+
+describe('wire dates', () => {
+  it('converts between ISO and dd/MM/yyyy and rejects impossible dates', () => {
+    expect(toWireDate('2026-02-03')).toBe('03/02/2026')
+    expect(fromWireDate('03/02/2026')).toBe('2026-02-03')
+    expect(fromWireDate('31/02/2026')).toBeNull()
+    expect(fromWireDate('2026-02-03')).toBeNull()
+  })
+})
+
+describe('domains', () => {
+  it('compares hosts, treating the loopback names as one machine', () => {
+    expect(sameDomain('http://localhost:8787', 'http://127.0.0.1:9000')).toBe(true)
+    expect(sameDomain('https://portail.example.org', 'https://portail.example.org:443')).toBe(true)
+    expect(sameDomain('https://portail.example.org', 'https://autre.example.org')).toBe(false)
+    expect(sameDomain('not a url', 'http://localhost')).toBe(false)
+  })
+
+  it('takes the Origin header, else the request URL', () => {
+    expect(requestOrigin(new Request('http://a.test/x', { headers: { Origin: 'http://b.test' } }))).toBe(
+      'http://b.test',
+    )
+    expect(requestOrigin(new Request('http://a.test/x'))).toBe('http://a.test')
+  })
+})
+
+describe('log types (spec §9)', () => {
+  it('maps application names and sign-in/out', () => {
+    expect(logTypeForApplication('Yard dangereux')).toBe('APPLI_YARD')
+    expect(logTypeForApplication('Module Rendez vous')).toBe('APPLI_MODRDV')
+    expect(logTypeForApplication('Pesage')).toBe('APPLI_PESAGE')
+    expect(logTypeForApplication('Facturation')).toBe('APPLICATION')
+    expect(logTypeForName('CONNEXION')).toBe('CONNEXION')
+    expect(logTypeForName('DECONNEXION')).toBe('DECONNEXION')
+  })
+})

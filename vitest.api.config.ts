@@ -1,0 +1,34 @@
+import path from 'node:path'
+import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-workers'
+import { defineConfig } from 'vitest/config'
+
+/** API tests run inside workerd against a real local D1 with the real migrations, one per file. */
+export default defineConfig(async () => {
+  const migrations = await readD1Migrations(path.join(import.meta.dirname, 'migrations'))
+  return {
+    plugins: [
+      cloudflareTest({
+        miniflare: {
+          compatibilityDate: '2025-09-01',
+          compatibilityFlags: ['nodejs_compat'],
+          d1Databases: ['DB'],
+          bindings: {
+            ENVIRONMENT: 'test',
+            JWT_SECRET: 'test-jwt-secret-0123456789abcdef0123456789abcdef',
+            SESSION_SECRET: 'test-session-secret-0123456789abcdef0123456789',
+            PASSWORD_PEPPER: 'test-pepper-0123456789abcdef0123456789abcdef',
+            CAPTCHA_HMAC_KEY: 'test-captcha-key-0123456789abcdef0123456789',
+            CAPTCHA_PROVIDER: 'altcha',
+            CAPTCHA_MAX_NUMBER: '500',
+            MAIL_PROVIDER: 'log',
+            TEST_MIGRATIONS: migrations,
+          },
+        },
+      }),
+    ],
+    test: {
+      include: ['tests/api/**/*.test.ts'],
+      setupFiles: ['tests/api/setup.ts'],
+    },
+  }
+})

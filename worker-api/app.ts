@@ -1,0 +1,60 @@
+import { HTTPException } from 'hono/http-exception'
+import { BusinessError, errorBody } from './lib/errors'
+import { router } from './lib/validation'
+import { accessRoutes } from './routes/access'
+import { authRoutes } from './routes/auth'
+import { captchaRoutes } from './routes/captcha'
+import { healthRoutes } from './routes/health'
+import { logRoutes } from './routes/logs'
+import { userRoutes } from './routes/users'
+import { actorFromBearer } from './services/actor'
+
+export const API_BASE = '/portail-backend'
+
+/** The REST API (spec §7), the single authority on data and permissions. */
+export function createApp() {
+  const app = router().basePath(API_BASE)
+
+  app.use('/rest/*', async (c, next) => {
+    await next()
+    c.header('Cache-Control', c.res.headers.get('Cache-Control') ?? 'no-store')
+  })
+  // Every non-public call carries a bearer access token.
+  app.use('/rest/bd/*', async (c, next) => {
+    c.set('actor', await actorFromBearer(c.env, c.req.header('Authorization')))
+    await next()
+  })
+
+  app.route('/', healthRoutes)
+  app.route('/', captchaRoutes)
+  app.route('/', authRoutes)
+  app.route('/', userRoutes)
+  app.route('/', accessRoutes)
+  app.route('/', logRoutes)
+
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+  })
+  app.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: { title: 'Portail REST API', version: '1.0.0', description: 'Errors: { businessCode, message, attributs }.' },
+  })
+
+  app.notFound((c) => c.json(errorBody('NOT_FOUND', 'No such endpoint'), 404))
+  app.onError((error, c) => {
+    if (error instanceof BusinessError) {
+      return c.json(errorBody(error.businessCode, error.message, error.attributs), error.status)
+    }
+    if (error instanceof HTTPException && error.status < 500) {
+      // Hono's own rejections (malformed JSON body, etc.) are bad input, never a 500.
+      return c.json(errorBody('VALIDATION_FAILED', error.message), error.status)
+    }
+    console.error('Unhandled API error', error)
+    return c.json(errorBody('TECHNICAL_ERROR', 'Technical error'), 500)
+  })
+  return app
+}
+
+export type ApiApp = ReturnType<typeof createApp>

@@ -1,0 +1,21 @@
+import { z } from 'zod'
+
+/**
+ * Shared by the Hono routes and the Remix forms. Messages are i18n keys (app/locales), translated
+ * where they are shown.
+ */
+export const loginSchema = z.object({
+  identifiant: z.string('validation.required').trim().min(1, 'validation.required').max(100, 'validation.tooLong'),
+  motDePasse: z.string('validation.required').min(1, 'validation.required').max(200, 'validation.tooLong'),
+  /** The solved human-verification payload (DESIGN §6). */
+  captcha: z.string().max(4096).optional(),
+})
+export type LoginInput = z.infer<typeof loginSchema>
+
+export const refreshSchema = z.object({ refreshToken: z.string().min(1).max(200) })
+
+export const tokensSchema = z.object({
+  accessToken: z.string(),
+  refreshToken: z.string(),
+  expiresInMsec: z.number().int(),
+})

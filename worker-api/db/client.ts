@@ -1,0 +1,28 @@
+import { Kysely } from 'kysely'
+import { D1Dialect } from 'kysely-d1'
+import type { Database } from './schema'
+
+export type DB = Kysely<Database>
+
+const cache = new WeakMap<D1Database, DB>()
+
+/** One Kysely instance per D1 binding (the binding object is stable for an isolate). */
+export function getDb(d1: D1Database): DB {
+  let db = cache.get(d1)
+  if (!db) {
+    db = new Kysely<Database>({ dialect: new D1Dialect({ database: d1 }) })
+    cache.set(d1, db)
+  }
+  return db
+}
+
+/**
+ * Runs compiled queries in one D1 batch: all succeed or none do (kysely-d1 has no transactions).
+ */
+export async function batch(d1: D1Database, queries: { compile(): { sql: string; parameters: readonly unknown[] } }[]) {
+  const statements = queries.map((q) => {
+    const { sql, parameters } = q.compile()
+    return d1.prepare(sql).bind(...parameters)
+  })
+  return d1.batch(statements)
+}

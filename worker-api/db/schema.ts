@@ -1,0 +1,160 @@
+import type { Generated, Insertable, Selectable } from 'kysely'
+
+export interface TypeStructureTable {
+  id: Generated<number>
+  libelle: string
+  parent_type_id: number | null
+}
+
+export interface StructureTable {
+  id: Generated<number>
+  nom: string
+  type_id: number
+  parent_id: number | null
+  path: string
+  created_at: Generated<string>
+}
+
+export interface FonctionTable {
+  id: Generated<number>
+  libelle: string
+  structure_id: number
+}
+
+export type RegistrationState = 'COMPLETE' | 'INVITED' | 'PENDING'
+
+export interface UtilisateurTable {
+  id: Generated<number>
+  login: string
+  nom: string
+  prenom: string
+  mail: string
+  password_hash: string | null
+  actif: Generated<number>
+  supprime: Generated<number>
+  admin: Generated<number>
+  domain: string
+  langue: Generated<'fr' | 'en'>
+  registration_state: Generated<RegistrationState>
+  registration_structure_id: number | null
+  registration_structure_nom: string | null
+  token_register_expires_at: string | null
+  created_at: Generated<string>
+  updated_at: Generated<string>
+}
+
+export interface PosteTable {
+  id: Generated<number>
+  utilisateur_id: number
+  structure_id: number
+  fonction_id: number
+  date_debut: string
+  date_fin: string
+}
+
+export interface ApplicationTable {
+  id: Generated<number>
+  libelle: string
+  icone: string
+  url: string
+}
+
+export interface FonctionApplicationTable {
+  fonction_id: number
+  application_id: number
+}
+
+export interface MailTokenTable {
+  id: Generated<number>
+  token_hash: string
+  utilisateur_id: number
+  purpose: 'PASSWORD_RESET' | 'INVITATION' | 'REGISTRATION'
+  expires_at: string
+  used_at: string | null
+  created_at: Generated<string>
+}
+
+export interface RefreshTokenTable {
+  id: Generated<number>
+  token_hash: string
+  utilisateur_id: number
+  family_id: string
+  kind: 'SESSION' | 'LAUNCH'
+  application_id: number | null
+  created_at: string
+  expires_at: string
+  family_expires_at: string
+  rotated_at: string | null
+  revoked_at: string | null
+}
+
+export interface OutboxTable {
+  id: Generated<number>
+  utilisateur_id: number | null
+  to_address: string
+  subject: string
+  html: string
+  text: string
+  created_at: Generated<string>
+  attempts: Generated<number>
+  next_attempt_at: Generated<string>
+  last_error: string | null
+  sent_at: string | null
+}
+
+export const LOG_TYPES = [
+  'CONNEXION',
+  'DECONNEXION',
+  'APPLICATION',
+  'APPLI_YARD',
+  'APPLI_PESAGE',
+  'APPLI_MODRDV',
+  'ADMINISTRATION',
+] as const
+export type LogType = (typeof LOG_TYPES)[number]
+
+export interface LogTable {
+  id: Generated<number>
+  date: string
+  utilisateur_id: number | null
+  type_log: LogType
+  nom_log: string
+  commentaire: string | null
+  nom_navigateur: string | null
+  version_navigateur: string | null
+}
+
+export interface CaptchaUsedTable {
+  signature: string
+  expires_at: string
+}
+
+export interface LoginAttemptTable {
+  identifier: string
+  failures: number
+  last_failure_at: string
+  locked_until: string | null
+}
+
+export interface Database {
+  type_structure: TypeStructureTable
+  structure: StructureTable
+  fonction: FonctionTable
+  utilisateur: UtilisateurTable
+  poste: PosteTable
+  application: ApplicationTable
+  fonction_application: FonctionApplicationTable
+  mail_token: MailTokenTable
+  refresh_token: RefreshTokenTable
+  outbox: OutboxTable
+  log: LogTable
+  captcha_used: CaptchaUsedTable
+  login_attempt: LoginAttemptTable
+}
+
+export type UtilisateurRow = Selectable<UtilisateurTable>
+export type NewUtilisateur = Insertable<UtilisateurTable>
+export type PosteRow = Selectable<PosteTable>
+export type ApplicationRow = Selectable<ApplicationTable>
+export type RefreshTokenRow = Selectable<RefreshTokenTable>
+export type NewLog = Insertable<LogTable>

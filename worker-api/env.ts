@@ -1,0 +1,33 @@
+/** Bindings and variables of the Worker (wrangler.toml [vars], .dev.vars, `wrangler secret`). */
+export interface Env {
+  DB: D1Database
+  ASSETS?: Fetcher
+  ENVIRONMENT?: string
+  /** HS256 key of the access tokens; at least 32 characters. */
+  JWT_SECRET: string
+  /** Signs the browser session cookie of the Remix side. */
+  SESSION_SECRET: string
+  /** HMAC key mixed into every password hash. */
+  PASSWORD_PEPPER: string
+  /** HMAC key of the self-hosted captcha challenges. */
+  CAPTCHA_HMAC_KEY: string
+  /** `altcha` (self-hosted, default) or `turnstile`. */
+  CAPTCHA_PROVIDER?: string
+  TURNSTILE_SECRET_KEY?: string
+  TURNSTILE_SITE_KEY?: string
+  /** Work factor of the proof-of-work challenge (tests lower it). */
+  CAPTCHA_MAX_NUMBER?: string
+  MAIL_PROVIDER?: string
+}
+
+const REQUIRED_SECRETS = ['JWT_SECRET', 'SESSION_SECRET', 'PASSWORD_PEPPER', 'CAPTCHA_HMAC_KEY'] as const
+
+/** Names the missing or too-short secrets, so a misconfigured deploy fails with a clear message. */
+export function missingSecrets(env: Partial<Env>): string[] {
+  return REQUIRED_SECRETS.filter((key) => (env[key]?.length ?? 0) < 32)
+}
+
+export type AppEnv = {
+  Bindings: Env
+  Variables: { actor: import('./services/actor').Actor }
+}

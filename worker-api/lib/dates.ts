@@ -1,0 +1,22 @@
+/** Instants are ISO 8601 UTC strings in the database; calendar dates are 'YYYY-MM-DD'. */
+export const nowIso = (now = new Date()) => now.toISOString()
+export const addSeconds = (seconds: number, from = new Date()) => new Date(from.getTime() + seconds * 1000)
+export const todayIso = (now = new Date()) => now.toISOString().slice(0, 10)
+
+const WIRE_DATE = /^(\d{2})\/(\d{2})\/(\d{4})$/
+
+/** 'YYYY-MM-DD' → 'dd/MM/yyyy', the spec's format on the wire. */
+export function toWireDate(iso: string): string {
+  const [y, m, d] = iso.slice(0, 10).split('-')
+  return `${d}/${m}/${y}`
+}
+
+/** 'dd/MM/yyyy' → 'YYYY-MM-DD', or null when it is not a real calendar date. */
+export function fromWireDate(wire: string): string | null {
+  const match = WIRE_DATE.exec(wire)
+  if (!match) return null
+  const [, d, m, y] = match
+  const iso = `${y}-${m}-${d}`
+  const date = new Date(`${iso}T00:00:00Z`)
+  return Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== iso ? null : iso
+}

@@ -1,0 +1,25 @@
+import type { ContentfulStatusCode } from 'hono/utils/http-status'
+
+/** A failure the client can act on; rendered as DESIGN §2's JSON body by `app.onError`. */
+export class BusinessError extends Error {
+  constructor(
+    readonly businessCode: string,
+    readonly status: ContentfulStatusCode,
+    message?: string,
+    readonly attributs: unknown[] = [],
+  ) {
+    super(message ?? businessCode)
+    this.name = 'BusinessError'
+  }
+}
+
+export type ErrorBody = { businessCode: string; message: string; attributs: unknown[] }
+
+export function errorBody(businessCode: string, message: string, attributs: unknown[] = []): ErrorBody {
+  return { businessCode, message, attributs }
+}
+
+export const unauthorized = (code = 'UNAUTHORIZED', message = 'Authentication required') =>
+  new BusinessError(code, 401, message)
+export const forbidden = (message = 'Not allowed') => new BusinessError('FORBIDDEN', 403, message)
+export const notFound = (message = 'Not found') => new BusinessError('NOT_FOUND', 404, message)

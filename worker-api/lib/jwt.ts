@@ -1,0 +1,31 @@
+import jwt from '@tsndr/cloudflare-worker-jwt'
+
+export const ACCESS_TOKEN_TTL_SECONDS = 5 * 60
+const ISSUER = 'portail'
+const AUDIENCE = 'portail'
+
+export type AccessClaims = { sub: string; admin: boolean; domain: string; sid: string }
+
+export async function signAccessToken(secret: string, claims: AccessClaims, now = Date.now()) {
+  const iat = Math.floor(now / 1000)
+  return jwt.sign({ ...claims, iss: ISSUER, aud: AUDIENCE, iat, exp: iat + ACCESS_TOKEN_TTL_SECONDS }, secret, {
+    algorithm: 'HS256',
+  })
+}
+
+/** Returns the claims of a valid token (HS256 only, signature, exp, iss and aud checked), else null. */
+export async function verifyAccessToken(secret: string, token: string): Promise<AccessClaims | null> {
+  try {
+    const decoded = await jwt.verify<AccessClaims & { iss?: string; aud?: string }>(token, secret, {
+      algorithm: 'HS256',
+      throwError: true,
+    })
+    const payload = decoded?.payload
+    if (!payload || decoded.header.alg !== 'HS256') return null
+    if (payload.iss !== ISSUER || payload.aud !== AUDIENCE || typeof payload.exp !== 'number') return null
+    if (typeof payload.sub !== 'string' || typeof payload.sid !== 'string') return null
+    return { sub: payload.sub, admin: payload.admin === true, domain: String(payload.domain), sid: payload.sid }
+  } catch {
+    return null
+  }
+}

@@ -1,0 +1,44 @@
+import { createRoute } from '@hono/zod-openapi'
+import { z } from 'zod'
+import { errors, json } from '../contract/common'
+import { requestContext } from '../lib/request'
+import { router } from '../lib/validation'
+import { accessOf, launch } from '../services/access'
+
+const applicationSchema = z.object({ id: z.number().int(), libelle: z.string(), icone: z.string() })
+
+export const accessRoutes = router()
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/rest/bd/acces/utilisateur/{userId}',
+      tags: ['Access'],
+      summary: 'The applications a user may launch today (derived from the functions of their current posts)',
+      security: [{ bearer: [] }],
+      request: { params: z.object({ userId: z.coerce.number().int().positive() }) },
+      responses: {
+        200: json(z.object({ accesApplication: z.array(z.object({ application: applicationSchema })) }), 'Access list'),
+        ...errors(400, 401, 403, 404),
+      },
+    }),
+    async (c) => c.json(await accessOf(c.env, c.get('actor'), c.req.valid('param').userId), 200),
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/rest/bd/acces/application',
+      tags: ['Access'],
+      summary: 'Launch an application: its URL carrying a single-use launch code (60 s)',
+      security: [{ bearer: [] }],
+      request: { query: z.object({ idApplication: z.coerce.number().int().positive() }) },
+      responses: {
+        200: json(z.object({ url: z.string(), refreshToken: z.string() }), 'Launch URL and code'),
+        ...errors(400, 401, 403, 404),
+      },
+    }),
+    async (c) => {
+      c.header('Cache-Control', 'no-store')
+      const result = await launch(c.env, c.get('actor'), c.req.valid('query').idApplication, requestContext(c.req.raw))
+      return c.json(result, 200)
+    },
+  )

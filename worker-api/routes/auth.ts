@@ -1,0 +1,49 @@
+import { createRoute } from '@hono/zod-openapi'
+import { z } from 'zod'
+import { loginSchema, refreshSchema, tokensSchema } from '../contract/auth'
+import { errors, json } from '../contract/common'
+import { userSchema } from '../contract/user'
+import { requestContext } from '../lib/request'
+import { router } from '../lib/validation'
+import { login, logout, refresh } from '../services/auth'
+
+export const authRoutes = router()
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/rest/public/bd/login',
+      tags: ['Session'],
+      summary: 'Sign in with identifiant, motDePasse and a solved captcha',
+      request: { body: { content: { 'application/json': { schema: loginSchema } }, required: true } },
+      responses: {
+        200: json(z.object({ user: userSchema, jwt: tokensSchema }), 'Signed in'),
+        ...errors(400, 401, 403, 429),
+      },
+    }),
+    async (c) => c.json(await login(c.env, c.req.valid('json'), requestContext(c.req.raw)), 200),
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/rest/public/bd/login/refreshToken',
+      tags: ['Session'],
+      summary: 'Exchange a refresh token or a launch code for a new access token (rotation)',
+      request: { body: { content: { 'application/json': { schema: refreshSchema } }, required: true } },
+      responses: { 200: json(tokensSchema, 'New tokens'), ...errors(400, 401, 403) },
+    }),
+    async (c) => c.json(await refresh(c.env, c.req.valid('json').refreshToken), 200),
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/rest/bd/logout',
+      tags: ['Session'],
+      summary: 'End the session of the bearer token (revokes its refresh tokens, logs DECONNEXION)',
+      security: [{ bearer: [] }],
+      responses: { 204: { description: 'Signed out' }, ...errors(401) },
+    }),
+    async (c) => {
+      await logout(c.env, c.get('actor'), c.req.header('User-Agent') ?? null)
+      return c.body(null, 204)
+    },
+  )

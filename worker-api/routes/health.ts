@@ -1,0 +1,26 @@
+import { createRoute } from '@hono/zod-openapi'
+import { z } from 'zod'
+import { json } from '../contract/common'
+import { router } from '../lib/validation'
+
+export const healthRoutes = router().openapi(
+  createRoute({
+    method: 'get',
+    path: '/rest/public/health',
+    tags: ['Operations'],
+    summary: 'Answers 200 once the database is reachable',
+    responses: {
+      200: json(z.object({ status: z.literal('ok') }), 'Healthy'),
+      503: json(z.object({ status: z.literal('unavailable') }), 'Database unreachable'),
+    },
+  }),
+  async (c) => {
+    c.header('Cache-Control', 'no-store')
+    try {
+      await c.env.DB.prepare('SELECT 1').first()
+      return c.json({ status: 'ok' as const }, 200)
+    } catch {
+      return c.json({ status: 'unavailable' as const }, 503)
+    }
+  },
+)

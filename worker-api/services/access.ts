@@ -1,0 +1,87 @@
+import { getDb } from '../db/client'
+import type { Env } from '../env'
+import { browserOf } from '../lib/browser'
+import { randomToken, sha256Hex } from '../lib/crypto'
+import { addSeconds, todayIso } from '../lib/dates'
+import { forbidden, notFound } from '../lib/errors'
+import { logTypeForApplication } from '../lib/log-types'
+import type { Actor } from './actor'
+import { getUser } from './users'
+
+export const LAUNCH_CODE_TTL_SECONDS = 60
+
+export type ApplicationSummary = { id: number; libelle: string; icone: string }
+
+/** Applications granted to the functions of the user's current posts (DESIGN §4: derived access). */
+export async function applicationsOf(env: Env, userId: number, today = todayIso()): Promise<ApplicationSummary[]> {
+  return getDb(env.DB)
+    .selectFrom('poste as p')
+    .innerJoin('fonction_application as fa', 'fa.fonction_id', 'p.fonction_id')
+    .innerJoin('application as a', 'a.id', 'fa.application_id')
+    .select(['a.id', 'a.libelle', 'a.icone'])
+    .distinct()
+    .where('p.utilisateur_id', '=', userId)
+    .where('p.date_debut', '<=', today)
+    .where('p.date_fin', '>=', today)
+    .orderBy('a.libelle')
+    .execute()
+}
+
+/** The access list of a user, for themself or an admin who may see them. */
+export async function accessOf(env: Env, actor: Actor, userId: number) {
+  if (userId !== actor.id) await getUser(getDb(env.DB), actor, userId)
+  const applications = await applicationsOf(env, userId)
+  return { accesApplication: applications.map((application) => ({ application })) }
+}
+
+/**
+ * Issues a single-use launch code for an application the actor may launch now, and the URL that
+ * carries it (DESIGN §4). Root-relative application URLs resolve against the portal's origin.
+ */
+export async function launch(
+  env: Env,
+  actor: Actor,
+  applicationId: number,
+  context: { origin: string; userAgent: string | null },
+) {
+  const db = getDb(env.DB)
+  const application = await db.selectFrom('application').selectAll().where('id', '=', applicationId).executeTakeFirst()
+  if (!application) throw notFound('Unknown application')
+  const granted = (await applicationsOf(env, actor.id)).some((a) => a.id === applicationId)
+  if (!granted) throw forbidden('This application is not granted to your current posts')
+
+  const code = randomToken()
+  const now = new Date()
+  const expiresAt = addSeconds(LAUNCH_CODE_TTL_SECONDS, now).toISOString()
+  const browser = browserOf(context.userAgent)
+  await db
+    .insertInto('refresh_token')
+    .values({
+      token_hash: await sha256Hex(code),
+      utilisateur_id: actor.id,
+      family_id: crypto.randomUUID(),
+      kind: 'LAUNCH',
+      application_id: application.id,
+      created_at: now.toISOString(),
+      expires_at: expiresAt,
+      family_expires_at: expiresAt,
+      rotated_at: null,
+      revoked_at: null,
+    })
+    .execute()
+  await db
+    .insertInto('log')
+    .values({
+      date: now.toISOString(),
+      utilisateur_id: actor.id,
+      type_log: logTypeForApplication(application.libelle),
+      nom_log: application.libelle,
+      commentaire: null,
+      nom_navigateur: browser.name,
+      version_navigateur: browser.version,
+    })
+    .execute()
+  const url = new URL(application.url, context.origin)
+  url.searchParams.set('code', code)
+  return { url: url.toString(), refreshToken: code }
+}

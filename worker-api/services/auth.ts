@@ -1,0 +1,245 @@
+import { sql } from 'kysely'
+import { batch, getDb } from '../db/client'
+import type { Env } from '../env'
+import { browserOf } from '../lib/browser'
+import { randomToken, sha256Hex } from '../lib/crypto'
+import { addSeconds, nowIso } from '../lib/dates'
+import { sameDomain } from '../lib/domain'
+import { BusinessError, unauthorized } from '../lib/errors'
+import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from '../lib/jwt'
+import { hashPassword, verifyPassword } from '../lib/password'
+import type { Actor } from './actor'
+import { requireCaptcha } from './captcha'
+import { postesOf, toUser, type User } from './users'
+
+/** DESIGN §3 session lifetimes. */
+export const REFRESH_IDLE_SECONDS = 30 * 60
+export const REFRESH_ABSOLUTE_SECONDS = 10 * 60 * 60
+/** A rotated token presented again within this window is a retry, not a theft. */
+export const REUSE_GRACE_SECONDS = 10
+/** Brute-force throttle: free failures, wait step, cap, and when the count starts over. */
+export const FREE_FAILURES = 4
+const WAIT_STEP_SECONDS = 60
+const MAX_WAIT_SECONDS = 15 * 60
+const FAILURES_RESET_SECONDS = 12 * 60 * 60
+
+export type RequestContext = { origin: string; userAgent: string | null; ip: string | null }
+export type Tokens = { accessToken: string; refreshToken: string; expiresInMsec: number }
+
+function logValues(userId: number, type: 'CONNEXION' | 'DECONNEXION', userAgent: string | null) {
+  const browser = browserOf(userAgent)
+  return {
+    date: nowIso(),
+    utilisateur_id: userId,
+    type_log: type,
+    nom_log: type,
+    commentaire: null,
+    nom_navigateur: browser.name,
+    version_navigateur: browser.version,
+  }
+}
+
+/** A new refresh token row for a session family (the caller inserts it, usually in a batch). */
+async function newRefreshToken(userId: number, familyId: string, familyExpiresAt: string, now = new Date()) {
+  const token = randomToken()
+  const idle = addSeconds(REFRESH_IDLE_SECONDS, now).toISOString()
+  return {
+    token,
+    row: {
+      token_hash: await sha256Hex(token),
+      utilisateur_id: userId,
+      family_id: familyId,
+      kind: 'SESSION' as const,
+      application_id: null,
+      created_at: now.toISOString(),
+      expires_at: idle < familyExpiresAt ? idle : familyExpiresAt,
+      family_expires_at: familyExpiresAt,
+      rotated_at: null,
+      revoked_at: null,
+    },
+  }
+}
+
+async function accessTokenFor(env: Env, user: { id: number; admin: number; domain: string }, sid: string) {
+  return signAccessToken(env.JWT_SECRET, { sub: String(user.id), admin: user.admin === 1, domain: user.domain, sid })
+}
+
+/** Records a failed sign-in atomically; from the fifth in a row on, the next attempt must wait. */
+async function recordFailure(env: Env, identifier: string): Promise<void> {
+  const now = nowIso()
+  const resetBefore = addSeconds(-FAILURES_RESET_SECONDS).toISOString()
+  await env.DB.prepare(
+    `INSERT INTO login_attempt (identifier, failures, last_failure_at, locked_until) VALUES (?1, 1, ?2, NULL)
+     ON CONFLICT (identifier) DO UPDATE SET
+       failures = CASE WHEN last_failure_at < ?3 THEN 1 ELSE failures + 1 END,
+       last_failure_at = ?2,
+       locked_until = CASE WHEN last_failure_at >= ?3 AND failures + 1 > ?4
+         THEN strftime('%Y-%m-%dT%H:%M:%fZ', ?2, '+' || MIN((failures + 1 - ?4) * ?5, ?6) || ' seconds')
+         ELSE NULL END`,
+  )
+    .bind(identifier, now, resetBefore, FREE_FAILURES, WAIT_STEP_SECONDS, MAX_WAIT_SECONDS)
+    .run()
+}
+
+async function remainingWait(env: Env, identifier: string): Promise<number> {
+  const row = await getDb(env.DB)
+    .selectFrom('login_attempt')
+    .select('locked_until')
+    .where('identifier', '=', identifier)
+    .executeTakeFirst()
+  if (!row?.locked_until) return 0
+  return Math.max(0, Math.ceil((Date.parse(row.locked_until) - Date.now()) / 1000))
+}
+
+export async function login(
+  env: Env,
+  input: { identifiant: string; motDePasse: string; captcha?: string | undefined },
+  context: RequestContext,
+): Promise<{ user: User; jwt: Tokens }> {
+  await requireCaptcha(env, input.captcha, context.ip)
+  const identifier = input.identifiant.trim().toLowerCase()
+  const wait = await remainingWait(env, identifier)
+  if (wait > 0) {
+    throw new BusinessError('TOO_MANY_ATTEMPTS', 429, `Too many attempts; retry in ${wait} s`, [wait])
+  }
+
+  const db = getDb(env.DB)
+  const row = await db
+    .selectFrom('utilisateur')
+    .selectAll()
+    .where(sql<boolean>`login = ${identifier} COLLATE NOCASE`)
+    .executeTakeFirst()
+
+  if (row && row.registration_state !== 'COMPLETE' && !row.supprime) {
+    throw new BusinessError('USER_NOT_FINISH_REGISTRATION', 403, 'Registration not finished')
+  }
+  const check = await verifyPassword(input.motDePasse, row?.password_hash ?? null, env.PASSWORD_PEPPER)
+  if (!row || !check.ok) {
+    await recordFailure(env, identifier)
+    throw new BusinessError('BAD_CREDENTIAL', 401, 'Bad credentials')
+  }
+  if (!row.actif || row.supprime) throw new BusinessError('USER_DISABLED', 403, 'User disabled')
+  if (!sameDomain(row.domain, context.origin)) {
+    throw new BusinessError('USER_UNAUTHORIZED_DOMAIN', 403, 'User not allowed on this domain')
+  }
+
+  const now = new Date()
+  const familyId = crypto.randomUUID()
+  const refresh = await newRefreshToken(row.id, familyId, addSeconds(REFRESH_ABSOLUTE_SECONDS, now).toISOString(), now)
+  const writes = [
+    db.deleteFrom('login_attempt').where('identifier', '=', identifier),
+    db.insertInto('refresh_token').values(refresh.row),
+    db.insertInto('log').values(logValues(row.id, 'CONNEXION', context.userAgent)),
+  ]
+  if (check.needsRehash) {
+    const password_hash = await hashPassword(input.motDePasse, env.PASSWORD_PEPPER)
+    writes.push(db.updateTable('utilisateur').set({ password_hash }).where('id', '=', row.id) as never)
+  }
+  const [postes] = await Promise.all([postesOf(db, [row.id]), batch(env.DB, writes)])
+  return {
+    user: toUser(row, postes, false),
+    jwt: {
+      accessToken: await accessTokenFor(env, row, familyId),
+      refreshToken: refresh.token,
+      expiresInMsec: ACCESS_TOKEN_TTL_SECONDS * 1000,
+    },
+  }
+}
+
+const rejected = (code: string, message: string) => unauthorized(code, message)
+
+/**
+ * Exchanges a refresh token (or an application's launch code) for a new access token and a rotated
+ * refresh token. A rotated token presented again after the grace window revokes its whole family.
+ */
+export async function refresh(env: Env, presented: string): Promise<Tokens> {
+  const db = getDb(env.DB)
+  const hash = await sha256Hex(presented)
+  const token = await db
+    .selectFrom('refresh_token as t')
+    .innerJoin('utilisateur as u', 'u.id', 't.utilisateur_id')
+    .select([
+      't.id',
+      't.family_id',
+      't.kind',
+      't.expires_at',
+      't.family_expires_at',
+      't.rotated_at',
+      't.revoked_at',
+      'u.id as user_id',
+      'u.admin',
+      'u.domain',
+      'u.actif',
+      'u.supprime',
+    ])
+    .where('t.token_hash', '=', hash)
+    .executeTakeFirst()
+  if (!token || token.revoked_at) throw rejected('INVALID_REFRESH_TOKEN', 'Unknown or revoked refresh token')
+
+  const now = new Date()
+  const revokeFamily = () =>
+    db
+      .updateTable('refresh_token')
+      .set({ revoked_at: now.toISOString() })
+      .where('family_id', '=', token.family_id)
+      .where('revoked_at', 'is', null)
+      .execute()
+
+  if (!token.actif || token.supprime) {
+    await revokeFamily()
+    throw new BusinessError('USER_DISABLED', 403, 'User disabled')
+  }
+  if (token.kind === 'LAUNCH') {
+    if (token.rotated_at || token.expires_at < now.toISOString()) {
+      throw rejected('INVALID_REFRESH_TOKEN', 'Launch code used or expired')
+    }
+  } else if (token.rotated_at) {
+    const sinceRotation = (now.getTime() - Date.parse(token.rotated_at)) / 1000
+    if (sinceRotation > REUSE_GRACE_SECONDS) {
+      await revokeFamily()
+      throw rejected('REFRESH_TOKEN_REUSED', 'Refresh token reused; session revoked')
+    }
+  }
+  if (token.expires_at < now.toISOString() || token.family_expires_at < now.toISOString()) {
+    throw rejected('REFRESH_TOKEN_EXPIRED', 'Refresh token expired')
+  }
+
+  // A launch code starts a session of its own for the application that received it.
+  const familyId = token.kind === 'LAUNCH' ? crypto.randomUUID() : token.family_id
+  const familyExpiresAt =
+    token.kind === 'LAUNCH' ? addSeconds(REFRESH_ABSOLUTE_SECONDS, now).toISOString() : token.family_expires_at
+  const next = await newRefreshToken(token.user_id, familyId, familyExpiresAt, now)
+  const markRotated = db
+    .updateTable('refresh_token')
+    .set({ rotated_at: now.toISOString() })
+    .where('id', '=', token.id)
+    .where('rotated_at', 'is', null)
+  const [marked] = await batch(env.DB, [markRotated, db.insertInto('refresh_token').values(next.row)])
+  if (token.kind === 'LAUNCH' && (marked?.meta.changes ?? 0) === 0) {
+    // Another request used the same launch code first: undo ours.
+    await db
+      .updateTable('refresh_token')
+      .set({ revoked_at: now.toISOString() })
+      .where('family_id', '=', familyId)
+      .execute()
+    throw rejected('INVALID_REFRESH_TOKEN', 'Launch code used or expired')
+  }
+  return {
+    accessToken: await accessTokenFor(env, { id: token.user_id, admin: token.admin, domain: token.domain }, familyId),
+    refreshToken: next.token,
+    expiresInMsec: ACCESS_TOKEN_TTL_SECONDS * 1000,
+  }
+}
+
+/** Ends the caller's session: revokes its refresh-token family and writes DECONNEXION. */
+export async function logout(env: Env, actor: Actor, userAgent: string | null) {
+  const db = getDb(env.DB)
+  await batch(env.DB, [
+    db
+      .updateTable('refresh_token')
+      .set({ revoked_at: nowIso() })
+      .where('family_id', '=', actor.sid)
+      .where('revoked_at', 'is', null),
+    db.insertInto('log').values(logValues(actor.id, 'DECONNEXION', userAgent)),
+  ])
+}

@@ -1,0 +1,139 @@
+import { createChallenge, verifySolution } from 'altcha-lib'
+import type { Challenge } from 'altcha-lib/types'
+import { getDb } from '../db/client'
+import type { Env } from '../env'
+import { base64url, hmacSha256, randomToken, timingSafeEqual } from '../lib/crypto'
+import { BusinessError } from '../lib/errors'
+
+/**
+ * Human verification (DESIGN §6). The solved payload the browser sends is base64 JSON, either an
+ * ALTCHA proof of work (`{algorithm, challenge, number, salt, signature}`), a plain-HTML question
+ * answered without JavaScript (`{question, answer}`) or, with CAPTCHA_PROVIDER=turnstile, a Turnstile
+ * token. Every accepted payload is remembered until it expires, so none is accepted twice.
+ */
+const CHALLENGE_TTL_SECONDS = 10 * 60
+const DEFAULT_MAX_NUMBER = 50_000
+
+export type CaptchaVerdict = 'ok' | 'invalid' | 'malformed'
+
+export async function newChallenge(env: Env): Promise<Challenge> {
+  return createChallenge({
+    hmacKey: env.CAPTCHA_HMAC_KEY,
+    maxnumber: Number(env.CAPTCHA_MAX_NUMBER ?? DEFAULT_MAX_NUMBER),
+    expires: new Date(Date.now() + CHALLENGE_TTL_SECONDS * 1000),
+  })
+}
+
+/** A question for browsers without JavaScript: two small numbers to add, signed by the server. */
+export async function newQuestion(env: Env, now = Date.now()) {
+  const a = 1 + Math.floor(Math.random() * 9)
+  const b = 1 + Math.floor(Math.random() * 9)
+  const body = `${a}.${b}.${now + CHALLENGE_TTL_SECONDS * 1000}.${randomToken(12)}`
+  const signature = base64url(await hmacSha256(env.CAPTCHA_HMAC_KEY, `question:${body}`))
+  return { a, b, question: `${body}.${signature}` }
+}
+
+type Parsed =
+  | { kind: 'altcha'; raw: string; signature: string }
+  | { kind: 'question'; question: string; answer: string }
+  | { kind: 'turnstile'; token: string }
+
+function parse(payload: string, env: Env): Parsed | null {
+  if (payload.length > 4096 || !/^[A-Za-z0-9+/=_.-]+$/.test(payload)) return null
+  let data: unknown
+  try {
+    data = JSON.parse(atob(payload))
+  } catch {
+    // Turnstile tokens are opaque strings, not base64 JSON.
+    return env.CAPTCHA_PROVIDER === 'turnstile' ? { kind: 'turnstile', token: payload } : null
+  }
+  if (typeof data !== 'object' || data === null) return null
+  const record = data as Record<string, unknown>
+  if (typeof record.question === 'string' && typeof record.answer === 'string') {
+    return { kind: 'question', question: record.question, answer: record.answer }
+  }
+  if (
+    typeof record.algorithm === 'string' &&
+    typeof record.challenge === 'string' &&
+    typeof record.number === 'number' &&
+    typeof record.salt === 'string' &&
+    typeof record.signature === 'string'
+  ) {
+    return { kind: 'altcha', raw: payload, signature: record.signature }
+  }
+  return null
+}
+
+async function questionIsAnswered(env: Env, question: string, answer: string, now: number) {
+  const parts = question.split('.')
+  if (parts.length !== 5) return false
+  const [a, b, expires, nonce, signature] = parts as [string, string, string, string, string]
+  const expected = base64url(await hmacSha256(env.CAPTCHA_HMAC_KEY, `question:${a}.${b}.${expires}.${nonce}`))
+  if (!timingSafeEqual(expected, signature) || Number(expires) < now) return false
+  return answer.trim() === String(Number(a) + Number(b))
+}
+
+async function turnstileAccepts(env: Env, token: string, remoteIp: string | null) {
+  if (!env.TURNSTILE_SECRET_KEY) return false
+  const form = new FormData()
+  form.append('secret', env.TURNSTILE_SECRET_KEY)
+  form.append('response', token)
+  if (remoteIp) form.append('remoteip', remoteIp)
+  const response = await fetch('https://challenges.cloudflare.com/turnstile/v0/siteverify', {
+    method: 'POST',
+    body: form,
+  })
+  const result = (await response.json()) as { success?: boolean }
+  return result.success === true
+}
+
+function replayKey(parsed: Parsed): string {
+  if (parsed.kind === 'altcha') return `altcha:${parsed.signature}`
+  if (parsed.kind === 'question') return `question:${parsed.question}`
+  return `turnstile:${parsed.token}`
+}
+
+/**
+ * Checks a solved payload. With `consume`, also marks it used (atomically: of two concurrent uses,
+ * one wins). Without, it only says whether it would be accepted now.
+ */
+export async function checkCaptcha(
+  env: Env,
+  payload: string | undefined | null,
+  { consume, remoteIp = null }: { consume: boolean; remoteIp?: string | null },
+): Promise<CaptchaVerdict> {
+  if (!payload) return 'invalid'
+  const parsed = parse(payload, env)
+  if (!parsed) return 'malformed'
+  const now = Date.now()
+  let valid: boolean
+  if (parsed.kind === 'altcha') valid = await verifySolution(parsed.raw, env.CAPTCHA_HMAC_KEY, true)
+  else if (parsed.kind === 'question') valid = await questionIsAnswered(env, parsed.question, parsed.answer, now)
+  else valid = await turnstileAccepts(env, parsed.token, remoteIp)
+  if (!valid) return 'invalid'
+
+  const db = getDb(env.DB)
+  const signature = replayKey(parsed)
+  if (!consume) {
+    const used = await db
+      .selectFrom('captcha_used')
+      .select('signature')
+      .where('signature', '=', signature)
+      .executeTakeFirst()
+    return used ? 'invalid' : 'ok'
+  }
+  const expiresAt = new Date(now + CHALLENGE_TTL_SECONDS * 1000).toISOString()
+  const result = await db
+    .insertInto('captcha_used')
+    .values({ signature, expires_at: expiresAt })
+    .onConflict((oc) => oc.doNothing())
+    .executeTakeFirst()
+  return Number(result.numInsertedOrUpdatedRows ?? 0) === 1 ? 'ok' : 'invalid'
+}
+
+/** Throws the spec's business codes unless the payload is accepted (and consumes it). */
+export async function requireCaptcha(env: Env, payload: string | undefined | null, remoteIp: string | null) {
+  const verdict = await checkCaptcha(env, payload, { consume: true, remoteIp })
+  if (verdict === 'malformed') throw new BusinessError('CAPTCHA_CHAR_INVALID', 400, 'Malformed captcha payload')
+  if (verdict === 'invalid') throw new BusinessError('CAPTCHA_VALIDATE_FAILED', 400, 'Captcha not valid')
+}

@@ -1,0 +1,130 @@
+import type { DB } from '../db/client'
+import type { UtilisateurRow } from '../db/schema'
+import { todayIso, toWireDate } from '../lib/dates'
+import { sameDomain } from '../lib/domain'
+import { forbidden, notFound } from '../lib/errors'
+import type { Actor } from './actor'
+
+export type Poste = {
+  id: number
+  structure: { id: number; nom: string }
+  fonction: { id: number; libelle: string }
+  utilisateur: { id: number }
+  dateDebut: string
+  dateFin: string
+}
+
+export type User = {
+  id: number
+  login: string
+  nom: string
+  prenom: string
+  mail: string
+  actif: boolean
+  supprime: boolean
+  admin: boolean
+  modification: boolean
+  postesEnCours: Poste[]
+  postesFutur: Poste[]
+  /** Expiry of the pending registration token, in epoch milliseconds, or null. */
+  tokenRegister: number | null
+}
+
+type PosteWithPath = Poste & { path: string; current: boolean }
+
+/** Current (today within the range) and future posts of some users, oldest start first. */
+export async function postesOf(db: DB, userIds: number[], today = todayIso()): Promise<PosteWithPath[]> {
+  if (userIds.length === 0) return []
+  const rows = await db
+    .selectFrom('poste as p')
+    .innerJoin('structure as s', 's.id', 'p.structure_id')
+    .innerJoin('fonction as f', 'f.id', 'p.fonction_id')
+    .select([
+      'p.id',
+      'p.utilisateur_id',
+      'p.date_debut',
+      'p.date_fin',
+      's.id as structure_id',
+      's.nom as structure_nom',
+      's.path',
+      'f.id as fonction_id',
+      'f.libelle as fonction_libelle',
+    ])
+    .where('p.utilisateur_id', 'in', userIds)
+    .where('p.date_fin', '>=', today)
+    .orderBy('p.date_debut')
+    .orderBy('p.id')
+    .execute()
+  return rows.map((r) => ({
+    id: r.id,
+    structure: { id: r.structure_id, nom: r.structure_nom },
+    fonction: { id: r.fonction_id, libelle: r.fonction_libelle },
+    utilisateur: { id: r.utilisateur_id },
+    dateDebut: toWireDate(r.date_debut),
+    dateFin: toWireDate(r.date_fin),
+    path: r.path,
+    current: r.date_debut <= today,
+  }))
+}
+
+/** An admin's scope: the paths of the structures where they hold a current post (DESIGN §4). */
+export async function adminScope(db: DB, actor: Actor, today = todayIso()): Promise<string[]> {
+  if (!actor.admin) return []
+  const rows = await db
+    .selectFrom('poste as p')
+    .innerJoin('structure as s', 's.id', 'p.structure_id')
+    .select('s.path')
+    .where('p.utilisateur_id', '=', actor.id)
+    .where('p.date_debut', '<=', today)
+    .where('p.date_fin', '>=', today)
+    .execute()
+  return rows.map((r) => r.path)
+}
+
+export const inScope = (path: string, scope: string[]) => scope.some((root) => path.startsWith(root))
+
+/** DESIGN §4: may this admin manage a user with these current and future posts? */
+export function canManage(actor: Actor, target: UtilisateurRow, postes: PosteWithPath[], scope: string[]) {
+  if (!actor.admin || target.id === actor.id) return false
+  if (postes.length === 0) return sameDomain(target.domain, actor.domain)
+  return postes.every((p) => inScope(p.path, scope))
+}
+
+/** May this admin see the user at all: one post in scope, or no post and the same domain. */
+function canSee(actor: Actor, target: UtilisateurRow, postes: PosteWithPath[], scope: string[]) {
+  if (!actor.admin) return false
+  if (postes.length === 0) return sameDomain(target.domain, actor.domain)
+  return postes.some((p) => inScope(p.path, scope))
+}
+
+function strip({ path: _path, current: _current, ...poste }: PosteWithPath): Poste {
+  return poste
+}
+
+export function toUser(row: UtilisateurRow, postes: PosteWithPath[], modification: boolean): User {
+  return {
+    id: row.id,
+    login: row.login,
+    nom: row.nom,
+    prenom: row.prenom,
+    mail: row.mail,
+    actif: row.actif === 1,
+    supprime: row.supprime === 1,
+    admin: row.admin === 1,
+    modification,
+    postesEnCours: postes.filter((p) => p.current).map(strip),
+    postesFutur: postes.filter((p) => !p.current).map(strip),
+    tokenRegister: row.token_register_expires_at ? Date.parse(row.token_register_expires_at) : null,
+  }
+}
+
+/** The user as `actor` may see them: themself, or a user an admin sees in scope; else 403/404. */
+export async function getUser(db: DB, actor: Actor, id: number): Promise<User> {
+  const row = await db.selectFrom('utilisateur').selectAll().where('id', '=', id).executeTakeFirst()
+  if (!row) throw notFound('Unknown user')
+  const postes = await postesOf(db, [id])
+  if (id === actor.id) return toUser(row, postes, false)
+  const scope = await adminScope(db, actor)
+  if (!canSee(actor, row, postes, scope)) throw forbidden('This user is outside your scope')
+  return toUser(row, postes, canManage(actor, row, postes, scope))
+}
