@@ -1,0 +1,60 @@
+import { NavLink } from '@remix-run/react'
+import { AppWindow, Building2, History, type LucideIcon, ShieldCheck, UserCircle, UserPlus, Users } from 'lucide-react'
+import { useTranslation } from 'react-i18next'
+import type { SessionUser } from '~/lib/session.server'
+import { cn } from '~/lib/utils'
+
+type Item = { to: string; label: string; icon: LucideIcon }
+
+const ADMIN_ITEMS: Item[] = [
+  { to: '/pages/admin/listeStructures', label: 'nav.structures', icon: Building2 },
+  { to: '/pages/admin/user/new', label: 'nav.createUser', icon: UserPlus },
+  { to: '/pages/admin/listeUtilisateurs', label: 'nav.manageUsers', icon: Users },
+  { to: '/pages/admin/autorisation', label: 'nav.authorizeUser', icon: ShieldCheck },
+  { to: '/pages/admin/listeLogs', label: 'nav.history', icon: History },
+]
+
+const USER_ITEMS: Item[] = [
+  { to: '/pages/user/me', label: 'nav.profile', icon: UserCircle },
+  { to: '/pages/user/acces', label: 'nav.myAccess', icon: AppWindow },
+]
+
+function Group({ title, items, id }: { title: string; items: Item[]; id: string }) {
+  const { t } = useTranslation()
+  return (
+    <section aria-labelledby={id} className="flex flex-col gap-1">
+      <h2 id={id} className="px-3 pt-4 pb-1 text-xs font-semibold uppercase tracking-wide opacity-75">
+        {title}
+      </h2>
+      <ul className="flex flex-col gap-0.5">
+        {items.map(({ to, label, icon: Icon }) => (
+          <li key={to}>
+            <NavLink
+              to={to}
+              className={({ isActive }) =>
+                cn(
+                  'flex items-center gap-3 rounded-md px-3 py-2 text-sm transition-colors duration-[250ms] hover:bg-sidebar-accent',
+                  isActive && 'bg-sidebar-accent font-semibold',
+                )
+              }
+            >
+              <Icon aria-hidden className="size-4" />
+              {t(label)}
+            </NavLink>
+          </li>
+        ))}
+      </ul>
+    </section>
+  )
+}
+
+/** Spec §2: the Administration group for admins only; the user group names the user. */
+export function SidebarNav({ user }: { user: SessionUser }) {
+  const { t } = useTranslation()
+  return (
+    <nav aria-label={t('common.mainNavigation')} className="flex flex-col gap-2 p-3">
+      {user.admin ? <Group id="nav-admin" title={t('nav.administration')} items={ADMIN_ITEMS} /> : null}
+      <Group id="nav-user" title={`${user.prenom} ${user.nom}`} items={USER_ITEMS} />
+    </nav>
+  )
+}

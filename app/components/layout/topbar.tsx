@@ -1,0 +1,83 @@
+import { Form, Link, useMatches, useNavigate } from '@remix-run/react'
+import { ArrowLeft, BookOpen, LogOut } from 'lucide-react'
+import { useTranslation } from 'react-i18next'
+import { Button, buttonVariants } from '~/components/ui/button'
+import type { BreadcrumbHandle } from '~/lib/breadcrumb'
+import { LanguageSwitch } from '../language-switch'
+
+/** Spec §2: breadcrumb from Home, built from the `handle.breadcrumb` of the matched routes. */
+export function Breadcrumb() {
+  const { t } = useTranslation()
+  const crumbs = useMatches()
+    .filter((match) => (match.handle as BreadcrumbHandle | undefined)?.breadcrumb)
+    .map((match) => ({ path: match.pathname, label: t((match.handle as BreadcrumbHandle).breadcrumb as string) }))
+  return (
+    <nav aria-label={t('common.breadcrumb')}>
+      <ol className="flex flex-wrap items-center gap-1 text-sm text-muted-foreground">
+        <li>
+          <Link to="/pages/user/acces" className="hover:text-foreground hover:underline">
+            {t('common.home')}
+          </Link>
+        </li>
+        {crumbs.map((crumb, index) => (
+          <li key={crumb.path} className="flex items-center gap-1">
+            <span aria-hidden>/</span>
+            {index === crumbs.length - 1 ? (
+              <span aria-current="page" className="font-medium text-foreground">
+                {crumb.label}
+              </span>
+            ) : (
+              <Link to={crumb.path} className="hover:text-foreground hover:underline">
+                {crumb.label}
+              </Link>
+            )}
+          </li>
+        ))}
+      </ol>
+    </nav>
+  )
+}
+
+/** Back in history, or to / when there is none (spec §2). A plain link to / without JavaScript. */
+export function BackButton() {
+  const { t } = useTranslation()
+  const navigate = useNavigate()
+  return (
+    <a
+      href="/"
+      className={buttonVariants({ variant: 'ghost', size: 'sm' })}
+      onClick={(event) => {
+        if (window.history.length > 1) {
+          event.preventDefault()
+          navigate(-1)
+        }
+      }}
+    >
+      <ArrowLeft aria-hidden />
+      {t('common.back')}
+    </a>
+  )
+}
+
+export function Topbar() {
+  const { t } = useTranslation()
+  return (
+    <div className="flex flex-wrap items-center gap-3">
+      <BackButton />
+      <Breadcrumb />
+      <div className="ml-auto flex items-center gap-2">
+        <LanguageSwitch />
+        <Link to="/pages/documentation" className={buttonVariants({ variant: 'ghost', size: 'sm' })}>
+          <BookOpen aria-hidden />
+          {t('common.documentation')}
+        </Link>
+        <Form method="post" action="/logout">
+          <Button type="submit" variant="outline" size="sm">
+            <LogOut aria-hidden />
+            {t('common.logout')}
+          </Button>
+        </Form>
+      </div>
+    </div>
+  )
+}

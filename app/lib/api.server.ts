@@ -1,0 +1,71 @@
+import type { AppLoadContext } from '@remix-run/cloudflare'
+import { API_BASE, createApp } from '../../worker-api/app'
+import type { ErrorBody } from '../../worker-api/lib/errors'
+import type { Session } from './session.server'
+
+const api = createApp()
+
+export type ApiResult<T> = { ok: true; status: number; data: T } | { ok: false; status: number; error: ErrorBody }
+
+/**
+ * Calls the REST API in-process, exactly as an integrator would over HTTP (DESIGN §1): same paths,
+ * same bearer token, same checks. The browser's language, agent, address and origin are passed on.
+ */
+export async function callApi<T>(
+  request: Request,
+  context: AppLoadContext,
+  path: string,
+  init: { method?: string; body?: unknown; token?: string } = {},
+): Promise<ApiResult<T>> {
+  const origin = new URL(request.url).origin
+  const headers = new Headers({ Accept: 'application/json', Origin: origin })
+  for (const name of ['Accept-Language', 'User-Agent', 'CF-Connecting-IP']) {
+    const value = request.headers.get(name)
+    if (value) headers.set(name, value)
+  }
+  if (init.token) headers.set('Authorization', `Bearer ${init.token}`)
+  if (init.body !== undefined) headers.set('Content-Type', 'application/json')
+  const apiRequest = new Request(`${origin}${API_BASE}/rest/${path}`, {
+    method: init.method ?? 'GET',
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  })
+  const { env, ctx } = context.cloudflare
+  const response = await api.fetch(apiRequest, env, ctx as ExecutionContext)
+  const payload = response.status === 204 ? null : await response.json().catch(() => null)
+  if (response.ok) return { ok: true, status: response.status, data: payload as T }
+  const error = (payload as ErrorBody | null) ?? { businessCode: 'TECHNICAL_ERROR', message: '', attributs: [] }
+  return { ok: false, status: response.status, error }
+}
+
+/**
+ * The API as the signed-in user: on a 401 it refreshes the access token once and retries (spec §4),
+ * keeping the rotated tokens in the session. `refreshed` tells the caller to commit the session.
+ */
+export function userApi(request: Request, context: AppLoadContext, { session }: Session) {
+  const state = { refreshed: false, failed: false }
+  async function refreshOnce() {
+    const refreshToken = session.get('refreshToken')
+    if (!refreshToken || state.failed) return false
+    const result = await callApi<{ accessToken: string; refreshToken: string }>(
+      request,
+      context,
+      'public/bd/login/refreshToken',
+      { method: 'POST', body: { refreshToken } },
+    )
+    if (!result.ok) {
+      state.failed = true
+      return false
+    }
+    session.set('accessToken', result.data.accessToken)
+    session.set('refreshToken', result.data.refreshToken)
+    state.refreshed = true
+    return true
+  }
+  async function call<T>(path: string, init: { method?: string; body?: unknown } = {}) {
+    const first = await callApi<T>(request, context, path, { ...init, token: session.get('accessToken') })
+    if (first.status !== 401 || !(await refreshOnce())) return first
+    return callApi<T>(request, context, path, { ...init, token: session.get('accessToken') })
+  }
+  return { call, state }
+}

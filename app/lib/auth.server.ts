@@ -1,0 +1,37 @@
+import { type AppLoadContext, redirect } from '@remix-run/cloudflare'
+import type { ApiResult } from './api.server'
+import { userApi } from './api.server'
+import { getSession, loginRedirect, type SessionUser } from './session.server'
+
+/**
+ * Guard of every authenticated loader and action: throws a redirect to /login?redirect=<path> when
+ * there is no session. `api` calls the REST API as this user; `headers()` carries rotated tokens.
+ */
+export async function requireUser(request: Request, context: AppLoadContext) {
+  const session = await getSession(request, context)
+  const user = session.session.get('user')
+  if (!user || !session.session.get('accessToken')) throw loginRedirect(request)
+  const { call, state } = userApi(request, context, session)
+
+  async function headers(): Promise<HeadersInit | undefined> {
+    return state.refreshed ? { 'Set-Cookie': await session.commit() } : undefined
+  }
+
+  /** The data of a successful call; a session the API no longer accepts ends at /login. */
+  async function expect<T>(result: ApiResult<T>): Promise<T> {
+    if (result.ok) return result.data
+    if (result.status === 401) throw loginRedirect(request, { 'Set-Cookie': await session.destroy() })
+    throw new Response(result.error.businessCode, { status: result.status })
+  }
+
+  return { user, session, api: call, headers, expect }
+}
+
+export type Auth = Awaited<ReturnType<typeof requireUser>>
+
+export async function requireAnonymous(request: Request, context: AppLoadContext) {
+  const { session } = await getSession(request, context)
+  if (session.get('user')) throw redirect('/pages/user/acces')
+}
+
+export type { SessionUser }

@@ -1,0 +1,45 @@
+import { type AppLoadContext, createCookieSessionStorage, redirect } from '@remix-run/cloudflare'
+
+export type SessionUser = { id: number; login: string; nom: string; prenom: string; admin: boolean }
+type SessionData = { accessToken: string; refreshToken: string; user: SessionUser }
+
+/** Matches the refresh token's absolute lifetime (DESIGN §3). */
+const SESSION_MAX_AGE = 10 * 60 * 60
+
+/**
+ * The browser session: the token pair and the user, in a signed HttpOnly cookie. Over HTTPS it is a
+ * `__Host-` cookie (Secure, Path=/, no Domain); plain-HTTP development uses an ordinary name.
+ */
+function storage(request: Request, context: AppLoadContext) {
+  const secure = new URL(request.url).protocol === 'https:'
+  return createCookieSessionStorage<SessionData>({
+    cookie: {
+      name: secure ? '__Host-portail-session' : 'portail-session',
+      httpOnly: true,
+      secure,
+      sameSite: 'lax',
+      path: '/',
+      maxAge: SESSION_MAX_AGE,
+      secrets: [context.cloudflare.env.SESSION_SECRET],
+    },
+  })
+}
+
+export async function getSession(request: Request, context: AppLoadContext) {
+  const store = storage(request, context)
+  const session = await store.getSession(request.headers.get('Cookie'))
+  return {
+    session,
+    commit: () => store.commitSession(session),
+    destroy: () => store.destroySession(session),
+  }
+}
+
+export type Session = Awaited<ReturnType<typeof getSession>>
+
+/** `/login?redirect=<path>` for the page the visitor wanted. */
+export function loginRedirect(request: Request, headers?: HeadersInit) {
+  const url = new URL(request.url)
+  const wanted = `${url.pathname}${url.search}`
+  return redirect(`/login?${new URLSearchParams({ redirect: wanted })}`, { headers })
+}

@@ -1,0 +1,106 @@
+import './tailwind.css'
+import { data, type LinksFunction, type LoaderFunctionArgs } from '@remix-run/cloudflare'
+import {
+  isRouteErrorResponse,
+  Links,
+  Meta,
+  Outlet,
+  Scripts,
+  ScrollRestoration,
+  useLoaderData,
+  useRouteError,
+  useRouteLoaderData,
+} from '@remix-run/react'
+import { useEffect } from 'react'
+import { useTranslation } from 'react-i18next'
+import { useChangeLanguage } from 'remix-i18next/react'
+import { toast as showToast, Toaster } from 'sonner'
+import { Alert } from './components/ui/alert'
+import { buttonVariants } from './components/ui/button'
+import { i18nServer } from './lib/i18n.server'
+import { useNonce } from './lib/nonce'
+import { themeStylesheet } from './lib/theme.server'
+import { readToast } from './lib/toast.server'
+
+/** Spec §9: notices and errors stay 5 s. */
+export const TOAST_DURATION_MS = 5000
+
+export const links: LinksFunction = () => [{ rel: 'icon', href: '/favicon.svg', type: 'image/svg+xml' }]
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const [locale, { toast, headers }] = await Promise.all([i18nServer.getLocale(request), readToast(request)])
+  return data({ locale, theme: themeStylesheet(request), toast }, { headers })
+}
+
+export function Layout({ children }: { children: React.ReactNode }) {
+  const root = useRouteLoaderData<typeof loader>('root')
+  const nonce = useNonce()
+  const locale = root?.locale ?? 'fr'
+  return (
+    <html lang={locale} dir="ltr">
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <Meta />
+        <Links />
+        {/* Per-host look, resolved on the server so there is no flash (DESIGN §7). */}
+        <link rel="stylesheet" href={root?.theme ?? '/styles/default.css'} />
+      </head>
+      <body className="min-h-screen antialiased">
+        {children}
+        <ScrollRestoration nonce={nonce} />
+        <Scripts nonce={nonce} />
+      </body>
+    </html>
+  )
+}
+
+function Notices() {
+  const { toast } = useLoaderData<typeof loader>()
+  const { t } = useTranslation()
+  const message = toast ? t(toast.key, toast.values) : null
+  useEffect(() => {
+    if (!toast || !message) return
+    const show = toast.type === 'error' ? showToast.error : toast.type === 'success' ? showToast.success : showToast
+    show(message, { duration: TOAST_DURATION_MS })
+  }, [toast, message])
+  return (
+    <>
+      <Toaster position="top-right" richColors closeButton duration={TOAST_DURATION_MS} />
+      {message ? (
+        <noscript>
+          <Alert variant={toast?.type === 'error' ? 'destructive' : 'success'} role="status" className="m-4 w-auto">
+            {message}
+          </Alert>
+        </noscript>
+      ) : null}
+    </>
+  )
+}
+
+export default function App() {
+  const { locale } = useLoaderData<typeof loader>()
+  useChangeLanguage(locale)
+  return (
+    <>
+      <Notices />
+      <Outlet />
+    </>
+  )
+}
+
+export function ErrorBoundary() {
+  const error = useRouteError()
+  const { t } = useTranslation()
+  const notFound = isRouteErrorResponse(error) && error.status === 404
+  if (!isRouteErrorResponse(error)) console.error(error)
+  return (
+    <main className="mx-auto flex min-h-screen max-w-lg flex-col items-center justify-center gap-4 p-6 text-center">
+      <h1 className="text-2xl font-semibold">{notFound ? t('common.notFoundTitle') : t('common.errorTitle')}</h1>
+      {!notFound ? <p className="text-muted-foreground">{t('errors.technical')}</p> : null}
+      <a href="/" className={buttonVariants()}>
+        {t('common.home')}
+      </a>
+    </main>
+  )
+}

@@ -1,0 +1,50 @@
+import { type ActionFunctionArgs, data, redirect } from '@remix-run/cloudflare'
+import { useActionData } from '@remix-run/react'
+import { useEffect } from 'react'
+import { useTranslation } from 'react-i18next'
+import { Alert } from '~/components/ui/alert'
+import { requireUser } from '~/lib/auth.server'
+
+/**
+ * Opens an application in the tab the launch form targeted: asks the API for a launch URL carrying a
+ * single-use code, then forwards to it (meta refresh without JavaScript, location.replace with it).
+ */
+export async function action({ request, context }: ActionFunctionArgs) {
+  const auth = await requireUser(request, context)
+  const id = Number((await request.formData()).get('idApplication'))
+  if (!Number.isSafeInteger(id) || id <= 0) return data({ ok: false as const }, { status: 400 })
+  const launch = await auth.api<{ url: string; refreshToken: string }>(`bd/acces/application?idApplication=${id}`)
+  if (!launch.ok) {
+    if (launch.status === 401) await auth.expect(launch)
+    return data({ ok: false as const }, { status: launch.status, headers: await auth.headers() })
+  }
+  return data({ ok: true as const, url: launch.data.url }, { headers: await auth.headers() })
+}
+
+export const loader = () => redirect('/pages/user/acces')
+
+export default function Launch() {
+  const result = useActionData<typeof action>()
+  const { t } = useTranslation()
+  useEffect(() => {
+    if (result?.ok) window.location.replace(result.url)
+  }, [result])
+  if (!result?.ok) {
+    return (
+      <main className="mx-auto max-w-lg p-6">
+        <Alert variant="destructive" role="alert">
+          {t('errors.launchFailed')}
+        </Alert>
+      </main>
+    )
+  }
+  return (
+    <main className="mx-auto flex max-w-lg flex-col gap-3 p-6" aria-busy="true">
+      <meta httpEquiv="refresh" content={`0;url=${result.url}`} />
+      <p>{t('common.loading')}</p>
+      <a className="text-primary underline" href={result.url}>
+        {t('access.openingLink', { name: new URL(result.url).host })}
+      </a>
+    </main>
+  )
+}

@@ -1,0 +1,166 @@
+import { getFormProps, getInputProps, useForm } from '@conform-to/react'
+import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
+import {
+  type ActionFunctionArgs,
+  data,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+  redirect,
+} from '@remix-run/cloudflare'
+import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
+import { LogIn } from 'lucide-react'
+import { useEffect, useState } from 'react'
+import { useTranslation } from 'react-i18next'
+import { Captcha, type CaptchaQuestion, captchaPayload } from '~/components/captcha'
+import { Field } from '~/components/field'
+import { LanguageSwitch } from '~/components/language-switch'
+import { Alert } from '~/components/ui/alert'
+import { Button } from '~/components/ui/button'
+import { Card, CardContent, CardDescription, CardHeader } from '~/components/ui/card'
+import { callApi } from '~/lib/api.server'
+import { loginMessage, type Message } from '~/lib/api-errors'
+import { i18nServer } from '~/lib/i18n.server'
+import { afterLogin } from '~/lib/safe-redirect'
+import { getSession } from '~/lib/session.server'
+import { loginSchema } from '../../worker-api/contract/auth'
+import type { User } from '../../worker-api/services/users'
+
+const loginForm = loginSchema.pick({ identifiant: true, motDePasse: true })
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  // Spec §2: the login page starts from a clean state; a session still open here is ended properly.
+  const session = await getSession(request, context)
+  let headers: HeadersInit | undefined
+  if (session.session.get('accessToken')) {
+    await callApi(request, context, 'bd/logout', { method: 'POST', token: session.session.get('accessToken') })
+    headers = { 'Set-Cookie': await session.destroy() }
+  }
+  const [question, t] = await Promise.all([
+    callApi<CaptchaQuestion>(request, context, 'public/bd/captcha/question'),
+    i18nServer.getFixedT(request),
+  ])
+  if (!question.ok) throw new Response('Captcha unavailable', { status: 503 })
+  return data({ question: question.data, title: `${t('login.title')} · ${t('app.name')}` }, { headers })
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  const formData = await request.formData()
+  const submission = parseWithZod(formData, { schema: loginForm })
+  if (submission.status !== 'success') {
+    return { result: submission.reply({ hideFields: ['motDePasse'] }), error: null }
+  }
+  const failure = (error: Message) => ({ result: submission.reply({ hideFields: ['motDePasse'] }), error })
+
+  const captcha = captchaPayload(formData)
+  // Spec §4: without a passed verification the sign-in is not attempted.
+  if (!captcha) return failure({ key: 'errors.captchaRequired' })
+
+  const result = await callApi<{ user: User; jwt: { accessToken: string; refreshToken: string } }>(
+    request,
+    context,
+    'public/bd/login',
+    { method: 'POST', body: { ...submission.value, captcha } },
+  )
+  if (!result.ok) return failure(loginMessage(result))
+
+  const { session, commit } = await getSession(request, context)
+  const { user, jwt } = result.data
+  session.set('accessToken', jwt.accessToken)
+  session.set('refreshToken', jwt.refreshToken)
+  session.set('user', { id: user.id, login: user.login, nom: user.nom, prenom: user.prenom, admin: user.admin })
+  return redirect(afterLogin(formData.get('redirect')), { headers: { 'Set-Cookie': await commit() } })
+}
+
+export default function Login() {
+  const { question } = useLoaderData<typeof loader>()
+  const actionData = useActionData<typeof action>()
+  const [searchParams] = useSearchParams()
+  const navigation = useNavigation()
+  const { t } = useTranslation()
+  const [clientError, setClientError] = useState<string | null>(null)
+  const [captchaKey, setCaptchaKey] = useState(0)
+  useEffect(() => {
+    if (actionData) setCaptchaKey((key) => key + 1)
+  }, [actionData])
+  const pending = navigation.state !== 'idle' && navigation.formAction?.startsWith('/login') === true
+
+  const [form, fields] = useForm({
+    id: 'login',
+    lastResult: actionData?.result,
+    constraint: getZodConstraint(loginForm),
+    shouldValidate: 'onBlur',
+    shouldRevalidate: 'onInput',
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: loginForm }),
+    onSubmit(event, { formData }) {
+      // The widget must be ticked first (spec §4); the server checks it again.
+      if (!captchaPayload(formData)) {
+        event.preventDefault()
+        setClientError(t('errors.captchaRequired'))
+        return
+      }
+      setClientError(null)
+    },
+  })
+  const serverError = actionData?.error ? t(actionData.error.key, actionData.error.values) : null
+  const error = clientError ?? serverError
+  const fieldErrors = (errors: string[] | undefined) => errors?.map((key) => t(key))
+
+  return (
+    <main id="main" className="flex min-h-screen flex-col items-center justify-center gap-6 bg-muted p-4">
+      <Card className="w-full max-w-md">
+        <CardHeader>
+          <p className="text-sm font-medium text-primary">{t('app.tagline')}</p>
+          <h1 className="text-2xl font-semibold tracking-tight">{t('login.title')}</h1>
+          <CardDescription>{t('login.intro')}</CardDescription>
+        </CardHeader>
+        <CardContent>
+          <Form method="post" {...getFormProps(form)} className="flex flex-col gap-4">
+            <input type="hidden" name="redirect" value={searchParams.get('redirect') ?? ''} />
+            {error ? (
+              <Alert variant="destructive" role="alert" id="login-error">
+                {error}
+              </Alert>
+            ) : null}
+            <Field
+              label={t('login.identifiant')}
+              hint={t('login.identifiantHint')}
+              errors={fieldErrors(fields.identifiant.errors)}
+              inputProps={{
+                ...getInputProps(fields.identifiant, { type: 'text' }),
+                id: fields.identifiant.id,
+                autoComplete: 'username',
+                autoFocus: true,
+              }}
+            />
+            <Field
+              label={t('login.motDePasse')}
+              errors={fieldErrors(fields.motDePasse.errors)}
+              inputProps={{
+                ...getInputProps(fields.motDePasse, { type: 'password' }),
+                id: fields.motDePasse.id,
+                autoComplete: 'current-password',
+              }}
+            />
+            {/* A new widget after each answer: a solved challenge is single use (spec §8). */}
+            <Captcha key={captchaKey} question={question} />
+            <Button type="submit" disabled={pending} aria-disabled={pending}>
+              <LogIn aria-hidden />
+              {pending ? t('login.submitting') : t('login.submit')}
+            </Button>
+          </Form>
+          <nav className="mt-6 flex flex-col gap-2 text-sm">
+            <Link className="text-primary underline-offset-4 hover:underline" to="/forgotPassword">
+              {t('login.forgotPassword')}
+            </Link>
+            <Link className="text-primary underline-offset-4 hover:underline" to="/createAccount">
+              {t('login.createAccount')}
+            </Link>
+          </nav>
+        </CardContent>
+      </Card>
+      <LanguageSwitch />
+    </main>
+  )
+}

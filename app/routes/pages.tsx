@@ -1,0 +1,62 @@
+import { data, type LoaderFunctionArgs, redirect } from '@remix-run/cloudflare'
+import { Outlet, useLoaderData } from '@remix-run/react'
+import { Menu } from 'lucide-react'
+import { useTranslation } from 'react-i18next'
+import { SidebarNav } from '~/components/layout/sidebar'
+import { Topbar } from '~/components/layout/topbar'
+import { requireUser } from '~/lib/auth.server'
+import { isAdminPath } from '~/lib/breadcrumb'
+import type { User } from '../../worker-api/services/users'
+
+/**
+ * The authenticated area (spec §2). The guard asks the API for the user on every navigation, so an
+ * ended or disabled session leaves at once; admin paths send non-admins to their access page.
+ */
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const auth = await requireUser(request, context)
+  const me = await auth.expect(await auth.api<User>(`bd/utilisateur/${auth.user.id}`))
+  if (isAdminPath(new URL(request.url).pathname) && !me.admin) {
+    throw redirect('/pages/user/acces', { headers: await auth.headers() })
+  }
+  const user = { id: me.id, login: me.login, nom: me.nom, prenom: me.prenom, admin: me.admin }
+  return data({ user }, { headers: await auth.headers() })
+}
+
+export default function PagesLayout() {
+  const { user } = useLoaderData<typeof loader>()
+  const { t } = useTranslation()
+  return (
+    <div className="flex min-h-screen flex-col md:flex-row">
+      <a
+        href="#main"
+        className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-card focus:p-2"
+      >
+        {t('app.skipToContent')}
+      </a>
+      <aside className="bg-sidebar text-sidebar-foreground md:sticky md:top-0 md:h-screen md:w-64 md:shrink-0 md:overflow-y-auto">
+        <div className="flex items-center justify-between px-6 py-4">
+          <span className="text-lg font-semibold">{t('app.name')}</span>
+        </div>
+        {/* A disclosure on small screens: works without JavaScript. */}
+        <details className="group md:hidden">
+          <summary className="mx-3 mb-2 flex cursor-pointer list-none items-center gap-2 rounded-md px-3 py-2 text-sm hover:bg-sidebar-accent">
+            <Menu aria-hidden className="size-4" />
+            {t('common.menu')}
+          </summary>
+          <SidebarNav user={user} />
+        </details>
+        <div className="hidden md:block">
+          <SidebarNav user={user} />
+        </div>
+      </aside>
+      <div className="flex min-w-0 flex-1 flex-col">
+        <header className="border-b bg-card px-4 py-3 md:px-6">
+          <Topbar />
+        </header>
+        <main id="main" className="flex-1 p-4 md:p-6">
+          <Outlet />
+        </main>
+      </div>
+    </div>
+  )
+}

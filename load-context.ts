@@ -1,0 +1,11 @@
+import type { ExecutionContext } from '@cloudflare/workers-types'
+import type { Env } from './worker-api/env'
+
+/** What Remix loaders and actions receive as `context`, in the Worker and under `remix vite:dev`. */
+declare module '@remix-run/cloudflare' {
+  interface AppLoadContext {
+    cloudflare: { env: Env; ctx: Pick<ExecutionContext, 'waitUntil' | 'passThroughOnException'> }
+    /** Per-response nonce for the inline scripts Remix renders (CSP). */
+    cspNonce?: string
+  }
+}

@@ -1,0 +1,103 @@
+// Local environment helpers shared by `npm start` and the browser tests.
+import { spawn, spawnSync } from 'node:child_process'
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+const bin = (name) => path.join(root, 'node_modules', '.bin', name)
+
+export const quietEnv = {
+  ...process.env,
+  WRANGLER_SEND_METRICS: 'false',
+  CLOUDFLARE_CF_FETCH_ENABLED: 'false',
+  CI: 'true',
+}
+
+function run(command, args) {
+  const result = spawnSync(command, args, {
+    cwd: root,
+    env: quietEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    encoding: 'utf8',
+  })
+  if (result.status !== 0) {
+    process.stderr.write(result.stdout + result.stderr)
+    throw new Error(`${path.basename(command)} ${args.join(' ')} failed (exit ${result.status})`)
+  }
+  return result.stdout
+}
+
+/** Creates .dev.vars from the development-only example when it is missing. */
+export function ensureDevVars() {
+  const target = path.join(root, '.dev.vars')
+  if (!existsSync(target)) {
+    copyFileSync(path.join(root, '.dev.vars.example'), target)
+    console.log('Created .dev.vars from .dev.vars.example (development-only values).')
+  }
+  const vars = {}
+  for (const line of readFileSync(target, 'utf8').split('\n')) {
+    const match = /^\s*([A-Z0-9_]+)\s*=\s*"?(.*?)"?\s*$/.exec(line)
+    if (match) vars[match[1]] = match[2]
+  }
+  return vars
+}
+
+export function build() {
+  run(bin('remix'), ['vite:build'])
+}
+
+export function migrate(persistTo) {
+  run(bin('wrangler'), ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistTo])
+}
+
+/** Loads the demo organisation (idempotent: INSERT OR IGNORE with fixed ids). */
+export async function seed(persistTo, pepper) {
+  const esbuild = await import('esbuild')
+  const outDir = path.join(root, '.wrangler', 'tmp')
+  mkdirSync(outDir, { recursive: true })
+  const bundle = path.join(outDir, 'demo-data.mjs')
+  await esbuild.build({
+    entryPoints: [path.join(root, 'scripts', 'demo-data.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    outfile: bundle,
+    logLevel: 'silent',
+  })
+  const { demoSeedSql, DEMO_ACCOUNTS } = await import(`${pathToFileURL(bundle).href}?t=${Date.now()}`)
+  const sqlFile = path.join(outDir, 'demo-seed.sql')
+  writeFileSync(sqlFile, await demoSeedSql(pepper))
+  run(bin('wrangler'), ['d1', 'execute', 'DB', '--local', '--persist-to', persistTo, '--file', sqlFile])
+  return DEMO_ACCOUNTS
+}
+
+/** Starts `wrangler dev` on the built Worker; resolves once the health endpoint answers. */
+export async function serve({ port, host = '127.0.0.1', persistTo, stdio = 'inherit', vars = {} }) {
+  const args = [
+    'dev',
+    '--ip',
+    host,
+    '--port',
+    String(port),
+    '--persist-to',
+    persistTo,
+    '--show-interactive-dev-session=false',
+  ]
+  for (const [key, value] of Object.entries(vars)) args.push('--var', `${key}:${value}`)
+  const child = spawn(bin('wrangler'), args, { cwd: root, env: quietEnv, stdio: ['ignore', stdio, stdio] })
+  const url = `http://${host === '127.0.0.1' ? 'localhost' : host}:${port}`
+  const deadline = Date.now() + 60_000
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited with ${child.exitCode}`)
+    try {
+      const response = await fetch(`http://${host}:${port}/portail-backend/rest/public/health`)
+      if (response.ok) return { child, url }
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+  child.kill()
+  throw new Error('wrangler dev did not become healthy within 60 s')
+}

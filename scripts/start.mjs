@@ -1,0 +1,29 @@
+// `npm start`: build, migrate and seed a local D1, then serve the portal with wrangler dev.
+import path from 'node:path'
+import { build, ensureDevVars, migrate, root, seed, serve } from './local.mjs'
+
+const port = Number(process.env.PORT ?? 8787)
+const persistTo = path.join(root, '.wrangler', 'state')
+const started = Date.now()
+
+const vars = ensureDevVars()
+console.log('Building…')
+build()
+console.log('Applying migrations to the local D1…')
+migrate(persistTo)
+console.log('Loading demo data…')
+const accounts = await seed(persistTo, vars.PASSWORD_PEPPER)
+const { child, url } = await serve({ port, persistTo })
+
+console.log(`
+  Portail is running at ${url}  (also http://127.0.0.1:${port}; ready in ${((Date.now() - started) / 1000).toFixed(1)} s)
+
+  Demo accounts:
+${accounts.map((a) => `    ${a.login.padEnd(10)} ${a.password.padEnd(11)} ${a.note}`).join('\n')}
+
+  API description: ${url}/portail-backend/openapi.json
+  Press Ctrl+C to stop.
+`)
+
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal))
+child.on('exit', (code) => process.exit(code ?? 0))

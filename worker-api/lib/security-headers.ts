@@ -1,0 +1,29 @@
+/** Token-bearing pages must not leak their URL through the Referer header. */
+const TOKEN_PAGES = /^\/(renewPassword|demo-app|launch)\b/
+
+/** Adds CSP and the other security headers of DESIGN §3 to an HTML response. */
+export function securityHeaders(response: Response, options: { nonce: string; https: boolean; path: string }) {
+  const headers = new Headers(response.headers)
+  if ((headers.get('Content-Type') ?? '').includes('text/html')) {
+    headers.set(
+      'Content-Security-Policy',
+      [
+        "default-src 'self'",
+        `script-src 'self' 'nonce-${options.nonce}'`,
+        "style-src 'self' 'unsafe-inline'",
+        "img-src 'self' data:",
+        "worker-src 'self'",
+        "connect-src 'self'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "frame-ancestors 'none'",
+        "form-action 'self'",
+      ].join('; '),
+    )
+  }
+  headers.set('X-Content-Type-Options', 'nosniff')
+  headers.set('Referrer-Policy', TOKEN_PAGES.test(options.path) ? 'no-referrer' : 'strict-origin-when-cross-origin')
+  headers.set('X-Frame-Options', 'DENY')
+  if (options.https) headers.set('Strict-Transport-Security', 'max-age=63072000; includeSubDomains')
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers })
+}
