@@ -1,6 +1,7 @@
 import { createRequestHandler, type ServerBuild } from '@remix-run/cloudflare'
-// The server build exists after `remix vite:build`.
-// @ts-expect-error -- generated at build time
+// The server build exists after `remix vite:build` (typecheck may run before it).
+// biome-ignore lint/suspicious/noTsIgnore: the build is absent on a fresh clone, present after a build
+// @ts-ignore
 import * as build from './build/server'
 import { API_BASE, createApp } from './worker-api/app'
 import type { Env } from './worker-api/env'
