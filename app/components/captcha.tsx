@@ -3,7 +3,7 @@ import 'altcha/altcha.css'
 
 // JSX typing of <altcha-widget> comes with the altcha package.
 import type {} from 'altcha'
-import { useEffect } from 'react'
+import { useEffect, useRef } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Input } from './ui/input'
 import { Label } from './ui/label'
@@ -15,12 +15,22 @@ export type CaptchaQuestion = { a: number; b: number; question: string }
  * Human verification (DESIGN §6): the ALTCHA proof-of-work checkbox posts its solved payload as
  * `captcha`; without JavaScript a signed arithmetic question is asked instead.
  */
-export function Captcha({ question, describedBy }: { question: CaptchaQuestion; describedBy?: string }) {
+export function Captcha({ question, onVerified }: { question: CaptchaQuestion; onVerified?: () => void }) {
   const { t } = useTranslation()
+  const widget = useRef<HTMLElement>(null)
   useEffect(() => {
     // The widget registers a custom element: browser only.
     import('altcha/external')
   }, [])
+  useEffect(() => {
+    const element = widget.current
+    if (!element || !onVerified) return
+    const listener = (event: Event) => {
+      if ((event as CustomEvent<{ state: string }>).detail?.state === 'verified') onVerified()
+    }
+    element.addEventListener('statechange', listener)
+    return () => element.removeEventListener('statechange', listener)
+  }, [onVerified])
   const strings = JSON.stringify({
     label: t('captcha.label'),
     verifying: t('captcha.verifying'),
@@ -30,8 +40,9 @@ export function Captcha({ question, describedBy }: { question: CaptchaQuestion; 
     waitAlert: t('captcha.waitAlert'),
   })
   return (
-    <div className="flex flex-col gap-1.5" aria-describedby={describedBy}>
+    <div className="flex flex-col gap-1.5">
       <altcha-widget
+        ref={widget}
         challengeurl={CHALLENGE_URL}
         name="captcha"
         strings={strings}

@@ -3,7 +3,7 @@ import { Languages } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { cn } from '~/lib/utils'
 
-/** Switches the language with a plain form (works without JavaScript); kept in a cookie. */
+/** Switches the language with a plain form (works without JavaScript); the choice is kept in a cookie. */
 export function LanguageSwitch({ className }: { className?: string }) {
   const { t, i18n } = useTranslation()
   const location = useLocation()

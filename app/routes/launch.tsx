@@ -1,5 +1,5 @@
-import { type ActionFunctionArgs, data, redirect } from '@remix-run/cloudflare'
-import { useActionData } from '@remix-run/react'
+import { type ActionFunctionArgs, data } from '@remix-run/cloudflare'
+import { Link, useActionData } from '@remix-run/react'
 import { useEffect } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Alert } from '~/components/ui/alert'
@@ -21,7 +21,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   return data({ ok: true as const, url: launch.data.url }, { headers: await auth.headers() })
 }
 
-export const loader = () => redirect('/pages/user/acces')
+// The page renders after the action (document POST); opened directly it only offers the way back.
+export const loader = () => null
 
 export default function Launch() {
   const result = useActionData<typeof action>()
@@ -35,6 +36,9 @@ export default function Launch() {
         <Alert variant="destructive" role="alert">
           {t('errors.launchFailed')}
         </Alert>
+        <Link to="/pages/user/acces" className="mt-4 inline-block text-primary underline">
+          {t('demoApp.backToPortal')}
+        </Link>
       </main>
     )
   }

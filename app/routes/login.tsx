@@ -9,7 +9,7 @@ import {
 } from '@remix-run/cloudflare'
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
 import { LogIn } from 'lucide-react'
-import { useEffect, useState } from 'react'
+import { useCallback, useEffect, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Captcha, type CaptchaQuestion, captchaPayload } from '~/components/captcha'
 import { Field } from '~/components/field'
@@ -80,17 +80,13 @@ export default function Login() {
   const navigation = useNavigation()
   const { t } = useTranslation()
   const [clientError, setClientError] = useState<string | null>(null)
-  const [captchaKey, setCaptchaKey] = useState(0)
-  useEffect(() => {
-    if (actionData) setCaptchaKey((key) => key + 1)
-  }, [actionData])
   const pending = navigation.state !== 'idle' && navigation.formAction?.startsWith('/login') === true
 
   const [form, fields] = useForm({
     id: 'login',
     lastResult: actionData?.result,
     constraint: getZodConstraint(loginForm),
-    shouldValidate: 'onBlur',
+    shouldValidate: 'onSubmit',
     shouldRevalidate: 'onInput',
     onValidate: ({ formData }) => parseWithZod(formData, { schema: loginForm }),
     onSubmit(event, { formData }) {
@@ -103,6 +99,14 @@ export default function Login() {
       setClientError(null)
     },
   })
+  const clearClientError = useCallback(() => setClientError(null), [])
+  const [captchaKey, setCaptchaKey] = useState(0)
+  useEffect(() => {
+    if (!actionData) return
+    setCaptchaKey((key) => key + 1)
+    // Like the page without JavaScript, a failed attempt leaves the password field empty.
+    form.update({ name: fields.motDePasse.name, value: '' })
+  }, [actionData])
   const serverError = actionData?.error ? t(actionData.error.key, actionData.error.values) : null
   const error = clientError ?? serverError
   const fieldErrors = (errors: string[] | undefined) => errors?.map((key) => t(key))
@@ -144,7 +148,7 @@ export default function Login() {
               }}
             />
             {/* A new widget after each answer: a solved challenge is single use (spec §8). */}
-            <Captcha key={captchaKey} question={question} />
+            <Captcha key={captchaKey} question={question} onVerified={clearClientError} />
             <Button type="submit" disabled={pending} aria-disabled={pending}>
               <LogIn aria-hidden />
               {pending ? t('login.submitting') : t('login.submit')}

@@ -1,5 +1,6 @@
 import { env } from 'cloudflare:test'
 import { solveChallenge } from 'altcha-lib'
+import { expect } from 'vitest'
 import { createApp } from '../../worker-api/app'
 import { getDb } from '../../worker-api/db/client'
 import { hashPassword } from '../../worker-api/lib/password'
@@ -148,3 +149,50 @@ export async function signIn(identifiant: string, motDePasse: string): Promise<L
   if (response.status !== 200) throw new Error(`sign-in failed: ${response.status} ${await response.text()}`)
   return (await response.json()) as LoginBody
 }
+
+// ---------------------------------------------------------------------------------------------
+// Helpers added for the endpoint test files (login, captcha, refresh, tokens, users, access, logs).
+
+export type ErrorBody = { businessCode: string; message: string; attributs: unknown[] }
+
+/** Asserts the status and the businessCode of a DESIGN §2 error body, and returns the body. */
+export async function expectError(response: Response, status: number, businessCode: string): Promise<ErrorBody> {
+  const body = (await response.json()) as ErrorBody
+  expect({ status: response.status, businessCode: body.businessCode }).toEqual({ status, businessCode })
+  return body
+}
+
+/** Posts an arbitrary login body (with a fresh solved captcha unless the body sets one). */
+export async function loginWith(body: Record<string, unknown>, init: RequestInit = {}) {
+  const withCaptcha = 'captcha' in body ? body : { captcha: await solvedCaptcha(), ...body }
+  return post('/rest/public/bd/login', withCaptcha, init)
+}
+
+/** A solved captcha payload re-encoded after `change` edits its decoded JSON. */
+export function editCaptcha(payload: string, change: (data: Record<string, unknown>) => void): string {
+  const data = JSON.parse(atob(payload)) as Record<string, unknown>
+  change(data)
+  return btoa(JSON.stringify(data))
+}
+
+/** A signed-in user: the created user, their tokens and the login body's user. */
+export async function signedInUser(options: Parameters<typeof createUser>[0] = {}) {
+  const user = await createUser(options)
+  const body = await signIn(user.login, user.password)
+  return { ...user, jwt: body.jwt, body }
+}
+
+/** A post covering today, starting and ending `days` days around it. */
+export const currentPost = (structureId: number, fonctionId: number, days = 30) => ({
+  structureId,
+  fonctionId,
+  from: isoDate(-days),
+  to: isoDate(days),
+})
+
+/** 'YYYY-MM-DD' → 'dd/MM/yyyy', the wire format of post dates. */
+export const wireDate = (iso: string) => iso.split('-').reverse().join('/')
+
+export const getUserAs = (token: string, id: number | string) => call(`/rest/bd/utilisateur/${id}`, { token })
+
+export const refreshWith = (refreshToken: string) => post('/rest/public/bd/login/refreshToken', { refreshToken })

@@ -19,9 +19,10 @@ export function sameDomain(userDomain: string, origin: string): boolean {
   return a === b || (LOOPBACK.has(a) && LOOPBACK.has(b))
 }
 
-/** The origin the request was made from: the browser's Origin header, else the URL's origin. */
+/**
+ * The site the request reached. The URL's own origin, not the Origin header, which any client
+ * outside a browser may set to whatever domain it likes.
+ */
 export function requestOrigin(request: Request): string {
-  const origin = request.headers.get('Origin')
-  if (origin && origin !== 'null') return origin
   return new URL(request.url).origin
 }

@@ -64,31 +64,36 @@ async function accessTokenFor(env: Env, user: { id: number; admin: number; domai
   return signAccessToken(env.JWT_SECRET, { sub: String(user.id), admin: user.admin === 1, domain: user.domain, sid })
 }
 
-/** Records a failed sign-in atomically; from the fifth in a row on, the next attempt must wait. */
-async function recordFailure(env: Env, identifier: string): Promise<void> {
+/**
+ * Counts this attempt before the password is checked, in one atomic statement, so that a burst of
+ * concurrent attempts cannot all pass a lock check made before any of them is recorded. Returns the
+ * remaining wait in seconds when the identifier is locked (the attempt is then not counted), else 0.
+ * From the fifth failure in a row, the next attempt waits 60 s, then 60 s more per failure, up to
+ * 15 minutes; failures older than 12 hours are forgotten; a success deletes the count.
+ */
+async function claimAttempt(env: Env, identifier: string): Promise<number> {
   const now = nowIso()
   const resetBefore = addSeconds(-FAILURES_RESET_SECONDS).toISOString()
-  await env.DB.prepare(
+  const counted = await env.DB.prepare(
     `INSERT INTO login_attempt (identifier, failures, last_failure_at, locked_until) VALUES (?1, 1, ?2, NULL)
      ON CONFLICT (identifier) DO UPDATE SET
        failures = CASE WHEN last_failure_at < ?3 THEN 1 ELSE failures + 1 END,
        last_failure_at = ?2,
        locked_until = CASE WHEN last_failure_at >= ?3 AND failures + 1 > ?4
          THEN strftime('%Y-%m-%dT%H:%M:%fZ', ?2, '+' || MIN((failures + 1 - ?4) * ?5, ?6) || ' seconds')
-         ELSE NULL END`,
+         ELSE NULL END
+       WHERE locked_until IS NULL OR locked_until <= ?2
+     RETURNING failures`,
   )
     .bind(identifier, now, resetBefore, FREE_FAILURES, WAIT_STEP_SECONDS, MAX_WAIT_SECONDS)
-    .run()
-}
-
-async function remainingWait(env: Env, identifier: string): Promise<number> {
+    .first()
+  if (counted) return 0
   const row = await getDb(env.DB)
     .selectFrom('login_attempt')
     .select('locked_until')
     .where('identifier', '=', identifier)
     .executeTakeFirst()
-  if (!row?.locked_until) return 0
-  return Math.max(0, Math.ceil((Date.parse(row.locked_until) - Date.now()) / 1000))
+  return Math.max(1, Math.ceil((Date.parse(row?.locked_until ?? now) - Date.now()) / 1000))
 }
 
 export async function login(
@@ -98,7 +103,7 @@ export async function login(
 ): Promise<{ user: User; jwt: Tokens }> {
   await requireCaptcha(env, input.captcha, context.ip)
   const identifier = input.identifiant.trim().toLowerCase()
-  const wait = await remainingWait(env, identifier)
+  const wait = await claimAttempt(env, identifier)
   if (wait > 0) {
     throw new BusinessError('TOO_MANY_ATTEMPTS', 429, `Too many attempts; retry in ${wait} s`, [wait])
   }
@@ -114,10 +119,7 @@ export async function login(
     throw new BusinessError('USER_NOT_FINISH_REGISTRATION', 403, 'Registration not finished')
   }
   const check = await verifyPassword(input.motDePasse, row?.password_hash ?? null, env.PASSWORD_PEPPER)
-  if (!row || !check.ok) {
-    await recordFailure(env, identifier)
-    throw new BusinessError('BAD_CREDENTIAL', 401, 'Bad credentials')
-  }
+  if (!row || !check.ok) throw new BusinessError('BAD_CREDENTIAL', 401, 'Bad credentials')
   if (!row.actif || row.supprime) throw new BusinessError('USER_DISABLED', 403, 'User disabled')
   if (!sameDomain(row.domain, context.origin)) {
     throw new BusinessError('USER_UNAUTHORIZED_DOMAIN', 403, 'User not allowed on this domain')

@@ -120,6 +120,8 @@ export function toUser(row: UtilisateurRow, postes: PosteWithPath[], modificatio
 
 /** The user as `actor` may see them: themself, or a user an admin sees in scope; else 403/404. */
 export async function getUser(db: DB, actor: Actor, id: number): Promise<User> {
+  // A non-admin may read only themself; answering 404 for unknown ids would reveal which exist.
+  if (!actor.admin && id !== actor.id) throw forbidden('You may only read your own profile')
   const row = await db.selectFrom('utilisateur').selectAll().where('id', '=', id).executeTakeFirst()
   if (!row) throw notFound('Unknown user')
   const postes = await postesOf(db, [id])

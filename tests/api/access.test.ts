@@ -1,0 +1,201 @@
+import { beforeAll, describe, expect, it } from 'vitest'
+import { sha256Hex } from '../../worker-api/lib/crypto'
+import {
+  call,
+  createOrganisation,
+  createUser,
+  currentPost,
+  db,
+  expectError,
+  getUserAs,
+  isoDate,
+  refreshWith,
+  signedInUser,
+} from './helpers'
+
+beforeAll(createOrganisation)
+
+type AccessBody = { accesApplication: { application: { id: number; libelle: string; icone: string } }[] }
+type LaunchBody = { url: string; refreshToken: string }
+
+const accessOf = (token: string, userId: number | string) => call(`/rest/bd/acces/utilisateur/${userId}`, { token })
+const launch = (token: string, idApplication: number | string, init: RequestInit = {}) =>
+  call(`/rest/bd/acces/application?idApplication=${idApplication}`, { ...init, token })
+
+const applicationIds = async (token: string, userId: number) => {
+  const response = await accessOf(token, userId)
+  expect(response.status).toBe(200)
+  return ((await response.json()) as AccessBody).accesApplication.map((a) => a.application.id)
+}
+
+/** fonction 2 (Agent de quai) grants 1 Yard dangereux + 2 Pesage; 3 grants 3 Module Rendez vous; 1 grants 4 Facturation. */
+const everyApplication = [currentPost(4, 2), currentPost(3, 3), currentPost(1, 1)]
+
+describe('GET /rest/bd/acces/utilisateur/{userId}', () => {
+  it('lists the applications of the functions of current posts, sorted by libelle', async () => {
+    const user = await signedInUser({ postes: everyApplication })
+    const response = await accessOf(user.jwt.accessToken, user.id)
+    expect(response.status).toBe(200)
+    expect(await response.json()).toEqual({
+      accesApplication: [
+        { application: { id: 4, libelle: 'Facturation', icone: 'receipt' } },
+        { application: { id: 3, libelle: 'Module Rendez vous', icone: 'calendar' } },
+        { application: { id: 2, libelle: 'Pesage', icone: 'scale' } },
+        { application: { id: 1, libelle: 'Yard dangereux', icone: 'warning' } },
+      ],
+    })
+  })
+
+  it('grants nothing for a future or an expired post', async () => {
+    const user = await signedInUser({
+      postes: [
+        { structureId: 4, fonctionId: 2, from: isoDate(1), to: isoDate(30) },
+        { structureId: 3, fonctionId: 3, from: isoDate(-30), to: isoDate(-1) },
+      ],
+    })
+    expect(await applicationIds(user.jwt.accessToken, user.id)).toEqual([])
+  })
+
+  it('lists an application once when two current posts grant it', async () => {
+    const user = await signedInUser({ postes: [currentPost(4, 2, 10), currentPost(4, 2, 20)] })
+    expect(await applicationIds(user.jwt.accessToken, user.id)).toEqual([2, 1])
+  })
+
+  it("answers 403 to a non-admin asking for another user's list", async () => {
+    const caller = await signedInUser({ postes: [currentPost(4, 2)] })
+    const other = await createUser({ postes: [currentPost(4, 2)] })
+    await expectError(await accessOf(caller.jwt.accessToken, other.id), 403, 'FORBIDDEN')
+  })
+
+  it('shows an admin the list of a user in scope, and 403 outside it', async () => {
+    const admin = await signedInUser({ admin: true, postes: [currentPost(3, 3)] })
+    const inScope = await createUser({ postes: [currentPost(3, 3)] })
+    expect(await applicationIds(admin.jwt.accessToken, inScope.id)).toEqual([3])
+    const outside = await createUser({ postes: [currentPost(4, 2)] })
+    await expectError(await accessOf(admin.jwt.accessToken, outside.id), 403, 'FORBIDDEN')
+  })
+
+  it('answers 400 for a bad id, 401 without a token', async () => {
+    const user = await signedInUser()
+    await expectError(await accessOf(user.jwt.accessToken, 'abc'), 400, 'VALIDATION_FAILED')
+    await expectError(await call(`/rest/bd/acces/utilisateur/${user.id}`), 401, 'UNAUTHORIZED')
+  })
+})
+
+describe('GET /rest/bd/acces/application', () => {
+  it('returns the application url carrying the launch code as `code`', async () => {
+    const user = await signedInUser({ postes: everyApplication })
+    const response = await launch(user.jwt.accessToken, 1)
+    expect(response.status).toBe(200)
+    expect(response.headers.get('Cache-Control')).toBe('no-store')
+    const body = (await response.json()) as LaunchBody
+    expect(Object.keys(body).sort()).toEqual(['refreshToken', 'url'])
+    const url = new URL(body.url)
+    expect(`${url.origin}${url.pathname}`).toBe('https://yard.example.test/')
+    expect(url.searchParams.get('code')).toBe(body.refreshToken)
+    expect(body.refreshToken.length).toBeGreaterThanOrEqual(43)
+  })
+
+  it('resolves a root-relative application url against the portal and keeps its query', async () => {
+    const user = await signedInUser({ postes: everyApplication })
+    const body = (await (await launch(user.jwt.accessToken, 2)).json()) as LaunchBody
+    const url = new URL(body.url)
+    expect(url.origin).toBe('http://localhost:8787')
+    expect(url.pathname).toBe('/demo-app/pesage')
+    expect(url.searchParams.get('lang')).toBe('fr')
+    expect(url.searchParams.get('code')).toBe(body.refreshToken)
+  })
+
+  it('logs each launch with the type of the application name', async () => {
+    const user = await signedInUser({ postes: everyApplication })
+    for (const id of [1, 2, 3, 4]) {
+      expect((await launch(user.jwt.accessToken, id)).status).toBe(200)
+    }
+    const rows = await db()
+      .selectFrom('log')
+      .select(['type_log', 'nom_log'])
+      .where('utilisateur_id', '=', user.id)
+      .where('type_log', '!=', 'CONNEXION')
+      .orderBy('id')
+      .execute()
+    expect(rows).toEqual([
+      { type_log: 'APPLI_YARD', nom_log: 'Yard dangereux' },
+      { type_log: 'APPLI_PESAGE', nom_log: 'Pesage' },
+      { type_log: 'APPLI_MODRDV', nom_log: 'Module Rendez vous' },
+      { type_log: 'APPLICATION', nom_log: 'Facturation' },
+    ])
+  })
+
+  it('answers 403 for an application not granted today, and logs nothing', async () => {
+    const user = await signedInUser({
+      postes: [currentPost(4, 2), { structureId: 3, fonctionId: 3, from: isoDate(1), to: isoDate(9) }],
+    })
+    await expectError(await launch(user.jwt.accessToken, 4), 403, 'FORBIDDEN')
+    await expectError(await launch(user.jwt.accessToken, 3), 403, 'FORBIDDEN')
+    const launches = await db()
+      .selectFrom('log')
+      .select('id')
+      .where('utilisateur_id', '=', user.id)
+      .where('type_log', '!=', 'CONNEXION')
+      .execute()
+    expect(launches).toEqual([])
+  })
+
+  it('answers 404 for an unknown application and 400 for a bad or missing id', async () => {
+    const user = await signedInUser({ postes: everyApplication })
+    await expectError(await launch(user.jwt.accessToken, 999), 404, 'NOT_FOUND')
+    await expectError(await launch(user.jwt.accessToken, 'abc'), 400, 'VALIDATION_FAILED')
+    await expectError(
+      await call('/rest/bd/acces/application', { token: user.jwt.accessToken }),
+      400,
+      'VALIDATION_FAILED',
+    )
+  })
+
+  it('answers 401 without a token', async () => {
+    await expectError(await call('/rest/bd/acces/application?idApplication=1'), 401, 'UNAUTHORIZED')
+  })
+})
+
+describe('Launch code exchange (POST /rest/public/bd/login/refreshToken)', () => {
+  it('exchanges the code once for tokens of the same user', async () => {
+    const user = await signedInUser({ postes: everyApplication })
+    const { refreshToken: code } = (await (await launch(user.jwt.accessToken, 2)).json()) as LaunchBody
+
+    const exchange = await refreshWith(code)
+    expect(exchange.status).toBe(200)
+    const tokens = (await exchange.json()) as { accessToken: string; refreshToken: string; expiresInMsec: number }
+    expect(tokens.expiresInMsec).toBe(300_000)
+    const me = await getUserAs(tokens.accessToken, user.id)
+    expect(me.status).toBe(200)
+    expect(await me.json()).toMatchObject({ id: user.id, login: user.login })
+    // The application's session rotates like any other.
+    expect((await refreshWith(tokens.refreshToken)).status).toBe(200)
+
+    await expectError(await refreshWith(code), 401, 'INVALID_REFRESH_TOKEN')
+  })
+
+  it('lets only one of two concurrent exchanges of the same code succeed', async () => {
+    const user = await signedInUser({ postes: everyApplication })
+    const { refreshToken: code } = (await (await launch(user.jwt.accessToken, 1)).json()) as LaunchBody
+    const statuses = (await Promise.all([refreshWith(code), refreshWith(code)])).map((r) => r.status).sort()
+    expect(statuses).toEqual([200, 401])
+  })
+
+  it('answers 401 for an expired code', async () => {
+    const user = await signedInUser({ postes: everyApplication })
+    const { refreshToken: code } = (await (await launch(user.jwt.accessToken, 1)).json()) as LaunchBody
+    await db()
+      .updateTable('refresh_token')
+      .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+      .where('token_hash', '=', await sha256Hex(code))
+      .execute()
+    expect((await refreshWith(code)).status).toBe(401)
+  })
+
+  it('is not an access token', async () => {
+    const user = await signedInUser({ postes: everyApplication })
+    const { refreshToken: code } = (await (await launch(user.jwt.accessToken, 1)).json()) as LaunchBody
+    expect((await getUserAs(code, user.id)).status).toBe(401)
+  })
+})

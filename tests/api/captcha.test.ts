@@ -1,0 +1,89 @@
+import { beforeAll, describe, expect, it } from 'vitest'
+import { call, createOrganisation, createUser, editCaptcha, expectError, loginWith, solvedCaptcha } from './helpers'
+
+beforeAll(createOrganisation)
+
+const validate = (request?: string) =>
+  call(
+    `/rest/public/bd/utilisateur/validate/captcha${request === undefined ? '' : `?request=${encodeURIComponent(request)}`}`,
+  )
+
+describe('GET /rest/public/bd/captcha/challenge', () => {
+  it('returns a fresh signed challenge that is never cached', async () => {
+    const response = await call('/rest/public/bd/captcha/challenge')
+    expect(response.status).toBe(200)
+    expect(response.headers.get('Cache-Control')).toBe('no-store')
+    const body = (await response.json()) as Record<string, unknown>
+    expect(Object.keys(body).sort()).toEqual(['algorithm', 'challenge', 'maxnumber', 'salt', 'signature'])
+    expect(body).toMatchObject({ algorithm: 'SHA-256', maxnumber: 500 })
+    expect(body.challenge).toMatch(/^[0-9a-f]{64}$/)
+    expect(body.signature).toMatch(/^[0-9a-f]{64}$/)
+
+    const other = (await (await call('/rest/public/bd/captcha/challenge')).json()) as Record<string, unknown>
+    expect(other.challenge).not.toBe(body.challenge)
+  })
+})
+
+describe('GET /rest/public/bd/captcha/question', () => {
+  it('returns two numbers and a signed question, never cached', async () => {
+    const response = await call('/rest/public/bd/captcha/question')
+    expect(response.status).toBe(200)
+    expect(response.headers.get('Cache-Control')).toBe('no-store')
+    const body = (await response.json()) as { a: number; b: number; question: string }
+    expect(Object.keys(body).sort()).toEqual(['a', 'b', 'question'])
+    expect(body.question.startsWith(`${body.a}.${body.b}.`)).toBe(true)
+  })
+})
+
+describe('GET /rest/public/bd/utilisateur/validate/captcha', () => {
+  it('says success for a solved payload without consuming it', async () => {
+    const user = await createUser()
+    const captcha = await solvedCaptcha()
+    for (let i = 0; i < 2; i++) {
+      const response = await validate(captcha)
+      expect(response.status).toBe(200)
+      expect(await response.json()).toEqual({ success: true })
+    }
+    const signIn = await loginWith({ identifiant: user.login, motDePasse: user.password, captcha })
+    expect(signIn.status).toBe(200)
+  })
+
+  it('says no success once a login has consumed the payload', async () => {
+    const user = await createUser()
+    const captcha = await solvedCaptcha()
+    expect((await loginWith({ identifiant: user.login, motDePasse: user.password, captcha })).status).toBe(200)
+    const response = await validate(captcha)
+    expect(response.status).toBe(200)
+    expect(await response.json()).toEqual({ success: false })
+  })
+
+  it('says no success for a wrong solution or a missing request', async () => {
+    const wrong = editCaptcha(await solvedCaptcha(), (data) => {
+      data.number = (data.number as number) + 1
+    })
+    expect(await (await validate(wrong)).json()).toEqual({ success: false })
+    const missing = await validate()
+    expect(missing.status).toBe(200)
+    expect(await missing.json()).toEqual({ success: false })
+    expect(await (await validate('')).json()).toEqual({ success: false })
+  })
+
+  it('accepts an answered no-JavaScript question', async () => {
+    const { a, b, question } = (await (await call('/rest/public/bd/captcha/question')).json()) as {
+      a: number
+      b: number
+      question: string
+    }
+    expect(await (await validate(btoa(JSON.stringify({ question, answer: String(a + b) })))).json()).toEqual({
+      success: true,
+    })
+    expect(await (await validate(btoa(JSON.stringify({ question, answer: String(a + b + 1) })))).json()).toEqual({
+      success: false,
+    })
+  })
+
+  it('answers 400 CAPTCHA_CHAR_INVALID for a malformed payload', async () => {
+    await expectError(await validate('%%%'), 400, 'CAPTCHA_CHAR_INVALID')
+    await expectError(await validate(btoa('{"foo":1}')), 400, 'CAPTCHA_CHAR_INVALID')
+  })
+})

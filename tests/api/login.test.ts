@@ -1,0 +1,342 @@
+import { env } from 'cloudflare:test'
+import { beforeAll, describe, expect, it } from 'vitest'
+import {
+  app,
+  call,
+  createOrganisation,
+  createUser,
+  currentPost,
+  db,
+  editCaptcha,
+  expectError,
+  login,
+  loginWith,
+  post,
+  solvedCaptcha,
+} from './helpers'
+
+beforeAll(createOrganisation)
+
+const LOGIN = '/rest/public/bd/login'
+const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36'
+
+const fieldsOf = (attributs: unknown[]) => attributs.map((a) => (a as { field: string }).field)
+
+describe('POST /rest/public/bd/login: success', () => {
+  it('returns exactly the user fields and the token pair', async () => {
+    const user = await createUser({ postes: [currentPost(4, 2)] })
+    const response = await login(user.login, user.password)
+    expect(response.status).toBe(200)
+    expect(response.headers.get('Cache-Control')).toBe('no-store')
+    const body = (await response.json()) as Record<string, any>
+    expect(Object.keys(body).sort()).toEqual(['jwt', 'user'])
+    expect(Object.keys(body.user).sort()).toEqual(
+      [
+        'id',
+        'login',
+        'nom',
+        'prenom',
+        'mail',
+        'actif',
+        'supprime',
+        'admin',
+        'modification',
+        'postesEnCours',
+        'postesFutur',
+        'tokenRegister',
+      ].sort(),
+    )
+    expect(body.user).toMatchObject({
+      id: user.id,
+      login: user.login,
+      mail: `${user.login}@example.test`,
+      actif: true,
+      supprime: false,
+      admin: false,
+      modification: false,
+      postesFutur: [],
+      tokenRegister: null,
+    })
+    expect(body.user.postesEnCours).toHaveLength(1)
+    expect(Object.keys(body.jwt).sort()).toEqual(['accessToken', 'expiresInMsec', 'refreshToken'])
+    expect(body.jwt.expiresInMsec).toBe(300_000)
+    expect(body.jwt.accessToken).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/)
+    expect(body.jwt.refreshToken).not.toBe(body.jwt.accessToken)
+  })
+
+  it('accepts the identifier in any case and with surrounding spaces', async () => {
+    const user = await createUser()
+    const upper = await login(user.login.toUpperCase(), user.password)
+    expect(upper.status).toBe(200)
+    expect(((await upper.json()) as { user: { id: number } }).user.id).toBe(user.id)
+    expect((await login(`  ${user.login.replace('u', 'U')}  `, user.password)).status).toBe(200)
+  })
+
+  it('lets a user of http://localhost:8787 sign in on http://127.0.0.1:8787', async () => {
+    const user = await createUser()
+    const body = { identifiant: user.login, motDePasse: user.password, captcha: await solvedCaptcha() }
+    const response = await app.request(
+      'http://127.0.0.1:8787/portail-backend/rest/public/bd/login',
+      { method: 'POST', body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } },
+      env,
+    )
+    expect(response.status).toBe(200)
+  })
+
+  it('judges the domain by the site reached, not by a client-supplied Origin header', async () => {
+    const user = await createUser({ domain: 'https://autre.example.org' })
+    const response = await login(user.login, user.password, { headers: { Origin: 'https://autre.example.org' } })
+    await expectError(response, 403, 'USER_UNAUTHORIZED_DOMAIN')
+  })
+
+  it('writes a CONNEXION log row with the browser parsed from the User-Agent', async () => {
+    const user = await createUser()
+    const response = await login(user.login, user.password, { headers: { 'User-Agent': CHROME } })
+    expect(response.status).toBe(200)
+    const rows = await db().selectFrom('log').selectAll().where('utilisateur_id', '=', user.id).execute()
+    expect(rows).toHaveLength(1)
+    expect(rows[0]).toMatchObject({
+      type_log: 'CONNEXION',
+      nom_navigateur: 'Chrome',
+      version_navigateur: '120.0.0.0',
+    })
+  })
+})
+
+describe('POST /rest/public/bd/login: refusals', () => {
+  it('answers 401 BAD_CREDENTIAL for a wrong password and for an unknown login', async () => {
+    const user = await createUser()
+    await expectError(await login(user.login, 'Wrong123'), 401, 'BAD_CREDENTIAL')
+    await expectError(await login('nobody-at-all', 'Secret12'), 401, 'BAD_CREDENTIAL')
+  })
+
+  it('answers 403 USER_DISABLED for an inactive or deleted user with the right password only', async () => {
+    const inactive = await createUser({ actif: false })
+    const deleted = await createUser({ supprime: true })
+    for (const user of [inactive, deleted]) {
+      await expectError(await login(user.login, user.password), 403, 'USER_DISABLED')
+      // The state of an account is not revealed to someone who does not know its password.
+      await expectError(await login(user.login, 'Wrong123'), 401, 'BAD_CREDENTIAL')
+    }
+  })
+
+  it('answers 403 USER_NOT_FINISH_REGISTRATION for pending and invited registrations', async () => {
+    for (const registration of ['PENDING', 'INVITED'] as const) {
+      const user = await createUser({ registration, password: null })
+      await expectError(await login(user.login, 'Secret12'), 403, 'USER_NOT_FINISH_REGISTRATION')
+    }
+  })
+
+  it('answers 403 USER_UNAUTHORIZED_DOMAIN to a user bound to another domain', async () => {
+    const user = await createUser({ domain: 'https://autre.example.org' })
+    await expectError(await login(user.login, user.password), 403, 'USER_UNAUTHORIZED_DOMAIN')
+  })
+})
+
+describe('POST /rest/public/bd/login: throttle', () => {
+  const failTimes = async (identifier: string, times: number) => {
+    for (let i = 0; i < times; i++) await expectError(await login(identifier, 'Wrong123'), 401, 'BAD_CREDENTIAL')
+  }
+
+  it('answers 429 TOO_MANY_ATTEMPTS with the wait in seconds after 5 failures, even with the right password', async () => {
+    const user = await createUser()
+    await failTimes(user.login, 5)
+    const body = await expectError(await login(user.login, user.password), 429, 'TOO_MANY_ATTEMPTS')
+    const [wait] = body.attributs
+    expect(typeof wait).toBe('number')
+    expect(wait).toBeGreaterThanOrEqual(1)
+    expect(wait).toBeLessThanOrEqual(60)
+  })
+
+  it('throttles unknown identifiers the same way', async () => {
+    await failTimes('ghost-user', 5)
+    const body = await expectError(await login('ghost-user', 'Secret12'), 429, 'TOO_MANY_ATTEMPTS')
+    expect(body.attributs[0]).toBeGreaterThanOrEqual(1)
+  })
+
+  it('counts failures whatever the case of the identifier', async () => {
+    const user = await createUser()
+    await failTimes(user.login, 3)
+    await failTimes(user.login.toUpperCase(), 2)
+    await expectError(await login(user.login, user.password), 429, 'TOO_MANY_ATTEMPTS')
+  })
+
+  it('checks at most 5 passwords of a burst of concurrent attempts; the others wait (429)', async () => {
+    const user = await createUser()
+    const captchas = await Promise.all(Array.from({ length: 10 }, () => solvedCaptcha()))
+    const responses = await Promise.all(
+      captchas.map((captcha) => loginWith({ identifiant: user.login, motDePasse: 'Wrong123', captcha })),
+    )
+    const codes = await Promise.all(
+      responses.map(async (r) => ((await r.json()) as { businessCode: string }).businessCode),
+    )
+    expect(codes.filter((code) => code === 'BAD_CREDENTIAL').length).toBeLessThanOrEqual(5)
+    expect(codes.filter((code) => code !== 'BAD_CREDENTIAL').every((code) => code === 'TOO_MANY_ATTEMPTS')).toBe(true)
+  })
+
+  it('starts the count over after a success', async () => {
+    const user = await createUser()
+    await failTimes(user.login, 4)
+    expect((await login(user.login, user.password)).status).toBe(200)
+    await failTimes(user.login, 4)
+    expect((await login(user.login, user.password)).status).toBe(200)
+  })
+
+  it('lets the user in once the wait is over, then grows the wait on a further failure', async () => {
+    const user = await createUser()
+    await failTimes(user.login, 5)
+    await expectError(await login(user.login, user.password), 429, 'TOO_MANY_ATTEMPTS')
+
+    // Simulates the end of the wait instead of sleeping through it.
+    const expire = () =>
+      db()
+        .updateTable('login_attempt')
+        .set({ locked_until: new Date(Date.now() - 1000).toISOString() })
+        .where('identifier', '=', user.login)
+        .execute()
+    await expire()
+    await failTimes(user.login, 1)
+    const body = await expectError(await login(user.login, user.password), 429, 'TOO_MANY_ATTEMPTS')
+    expect(body.attributs[0]).toBeGreaterThan(60)
+    expect(body.attributs[0]).toBeLessThanOrEqual(120)
+
+    await expire()
+    expect((await login(user.login, user.password)).status).toBe(200)
+    const left = await db().selectFrom('login_attempt').selectAll().where('identifier', '=', user.login).execute()
+    expect(left).toEqual([])
+  })
+
+  it('caps the wait at 15 minutes', async () => {
+    const user = await createUser()
+    await db()
+      .insertInto('login_attempt')
+      .values({ identifier: user.login, failures: 40, last_failure_at: new Date().toISOString(), locked_until: null })
+      .execute()
+    await failTimes(user.login, 1)
+    const body = await expectError(await login(user.login, user.password), 429, 'TOO_MANY_ATTEMPTS')
+    expect(body.attributs[0]).toBeGreaterThan(14 * 60)
+    expect(body.attributs[0]).toBeLessThanOrEqual(15 * 60)
+  })
+
+  it('forgets failures older than 12 hours', async () => {
+    const user = await createUser()
+    const longAgo = new Date(Date.now() - 13 * 3_600_000).toISOString()
+    await db()
+      .insertInto('login_attempt')
+      .values({ identifier: user.login, failures: 9, last_failure_at: longAgo, locked_until: longAgo })
+      .execute()
+    await failTimes(user.login, 1)
+    expect((await login(user.login, user.password)).status).toBe(200)
+  })
+})
+
+describe('POST /rest/public/bd/login: captcha', () => {
+  it('answers 400 CAPTCHA_VALIDATE_FAILED without a captcha', async () => {
+    const user = await createUser()
+    const response = await post(LOGIN, { identifiant: user.login, motDePasse: user.password })
+    await expectError(response, 400, 'CAPTCHA_VALIDATE_FAILED')
+  })
+
+  it('answers 400 CAPTCHA_CHAR_INVALID for a payload that is not a captcha', async () => {
+    const user = await createUser()
+    for (const captcha of ['%%%', btoa('{"foo":1}'), btoa('not json'), btoa('42')]) {
+      const response = await loginWith({ identifiant: user.login, motDePasse: user.password, captcha })
+      await expectError(response, 400, 'CAPTCHA_CHAR_INVALID')
+    }
+  })
+
+  it('answers 400 CAPTCHA_VALIDATE_FAILED for a wrong solution', async () => {
+    const user = await createUser()
+    const captcha = editCaptcha(await solvedCaptcha(), (data) => {
+      data.number = (data.number as number) + 1
+    })
+    const response = await loginWith({ identifiant: user.login, motDePasse: user.password, captcha })
+    await expectError(response, 400, 'CAPTCHA_VALIDATE_FAILED')
+  })
+
+  it('accepts a solved payload once and rejects its replay', async () => {
+    const user = await createUser()
+    const captcha = await solvedCaptcha()
+    const first = await loginWith({ identifiant: user.login, motDePasse: user.password, captcha })
+    expect(first.status).toBe(200)
+    const replay = await loginWith({ identifiant: user.login, motDePasse: user.password, captcha })
+    await expectError(replay, 400, 'CAPTCHA_VALIDATE_FAILED')
+  })
+
+  it('accepts the no-JavaScript question once, answered right and untampered', async () => {
+    const user = await createUser()
+    const question = await call('/rest/public/bd/captcha/question')
+    expect(question.status).toBe(200)
+    const { a, b, question: text } = (await question.json()) as { a: number; b: number; question: string }
+    expect(Number.isInteger(a) && Number.isInteger(b)).toBe(true)
+    expect(typeof text).toBe('string')
+
+    const answer = (q: string, value: string) => btoa(JSON.stringify({ question: q, answer: value }))
+    const attempt = (captcha: string) => loginWith({ identifiant: user.login, motDePasse: user.password, captcha })
+
+    await expectError(await attempt(answer(text, String(a + b + 1))), 400, 'CAPTCHA_VALIDATE_FAILED')
+    const tampered = `${text[0] === '9' ? '8' : '9'}${text.slice(1)}`
+    await expectError(await attempt(answer(tampered, String(a + b))), 400, 'CAPTCHA_VALIDATE_FAILED')
+    expect((await attempt(answer(text, String(a + b)))).status).toBe(200)
+    await expectError(await attempt(answer(text, String(a + b))), 400, 'CAPTCHA_VALIDATE_FAILED')
+  })
+})
+
+describe('POST /rest/public/bd/login: validation', () => {
+  it('answers 400 VALIDATION_FAILED naming the empty or missing fields', async () => {
+    const empty = await expectError(
+      await loginWith({ identifiant: '', motDePasse: 'Secret12' }),
+      400,
+      'VALIDATION_FAILED',
+    )
+    expect(fieldsOf(empty.attributs)).toEqual(['identifiant'])
+    const blank = await expectError(
+      await loginWith({ identifiant: '   ', motDePasse: 'Secret12' }),
+      400,
+      'VALIDATION_FAILED',
+    )
+    expect(fieldsOf(blank.attributs)).toEqual(['identifiant'])
+    const missing = await expectError(await loginWith({ identifiant: 'someone' }), 400, 'VALIDATION_FAILED')
+    expect(fieldsOf(missing.attributs)).toEqual(['motDePasse'])
+    const nothing = await expectError(await post(LOGIN, {}), 400, 'VALIDATION_FAILED')
+    expect(fieldsOf(nothing.attributs).sort()).toEqual(['identifiant', 'motDePasse'])
+  })
+
+  it('answers 400 VALIDATION_FAILED for fields of the wrong type or a body that is not an object', async () => {
+    const wrongTypes = await expectError(
+      await loginWith({ identifiant: 42, motDePasse: true }),
+      400,
+      'VALIDATION_FAILED',
+    )
+    expect(fieldsOf(wrongTypes.attributs).sort()).toEqual(['identifiant', 'motDePasse'])
+    await expectError(await post(LOGIN, ['user', 'Secret12']), 400, 'VALIDATION_FAILED')
+    await expectError(await post(LOGIN, null), 400, 'VALIDATION_FAILED')
+  })
+
+  it('answers 400 VALIDATION_FAILED for a body that is not JSON', async () => {
+    const response = await call(LOGIN, {
+      method: 'POST',
+      body: '{not json',
+      headers: { 'Content-Type': 'application/json' },
+    })
+    await expectError(response, 400, 'VALIDATION_FAILED')
+  })
+
+  it('refuses a body sent with another content type as a client error, never a 500', async () => {
+    const response = await call(LOGIN, {
+      method: 'POST',
+      body: 'identifiant=a&motDePasse=b',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    })
+    await expectError(response, 415, 'VALIDATION_FAILED')
+  })
+
+  it('answers 400 VALIDATION_FAILED for over-long fields', async () => {
+    const body = await expectError(
+      await loginWith({ identifiant: 'x'.repeat(101), motDePasse: 'y'.repeat(201) }),
+      400,
+      'VALIDATION_FAILED',
+    )
+    expect(fieldsOf(body.attributs).sort()).toEqual(['identifiant', 'motDePasse'])
+  })
+})

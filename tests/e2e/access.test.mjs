@@ -1,0 +1,46 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { MODES, signIn, useBrowser } from './support.mjs'
+
+const newPage = useBrowser()
+
+for (const mode of MODES) {
+  describe(`access page ${mode.name}`, () => {
+    it("lists the agent's applications with a launch button each", async () => {
+      const page = await newPage(mode)
+      await signIn(page, mode, 'agent', 'Agent1234')
+      const names = await page.getByRole('listitem').getByRole('heading', { level: 2 }).allTextContents()
+      assert.deepEqual(names, ['Pesage', 'Suivi des expéditions', 'Yard dangereux'])
+      await page.getByRole('button', { name: 'Lancer Pesage (nouvel onglet)' }).waitFor()
+      await page.context().close()
+    })
+
+    it('launches an application in a new tab, signed in through a launch code', async () => {
+      const page = await newPage(mode)
+      await signIn(page, mode, 'agent', 'Agent1234')
+      const [tab] = await Promise.all([
+        page.context().waitForEvent('page'),
+        page.getByRole('button', { name: 'Lancer Pesage (nouvel onglet)' }).click(),
+      ])
+      await tab.waitForURL((url) => url.pathname === '/demo-app/pesage' && url.searchParams.has('code'))
+      await tab.getByText('Connecté à Pesage par le portail. Thomas Lefebvre').waitFor()
+      // The code was single use: opening the same address again is refused.
+      await tab.reload()
+      await tab.getByText('Le code de lancement est invalide ou a expiré', { exact: false }).waitFor()
+      await page.context().close()
+    })
+
+    it('tells a user without a current post that there is no access', async () => {
+      for (const [login, password] of [
+        ['sansposte', 'Sansposte1'],
+        ['futur', 'Futur1234'],
+      ]) {
+        const page = await newPage(mode)
+        await signIn(page, mode, login, password)
+        await page.getByText('Aucun accès, merci de vous rapprocher de votre administrateur.').waitFor()
+        assert.equal(await page.getByRole('button', { name: /Lancer/ }).count(), 0)
+        await page.context().close()
+      }
+    })
+  })
+}

@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { MODES, PORT, signIn, submitLogin, useBrowser } from './support.mjs'
+
+const newPage = useBrowser()
+
+for (const mode of MODES) {
+  describe(`sign-in ${mode.name}`, () => {
+    it('signs the agent in and lands on the access page', async () => {
+      const page = await newPage(mode)
+      await signIn(page, mode, 'agent', 'Agent1234')
+      assert.equal(new URL(page.url()).pathname, '/pages/user/acces')
+      await page.getByRole('heading', { name: 'Mes accès', level: 1 }).waitFor()
+      await page.context().close()
+    })
+
+    const failures = [
+      [
+        'an unknown identifier',
+        `inconnu-${mode.javaScriptEnabled}`,
+        'Agent1234',
+        'Identifiant ou mot de passe incorrect.',
+      ],
+      ['a wrong password', 'chauffeur', 'Mauvais123', 'Identifiant ou mot de passe incorrect.'],
+      [
+        'an inactive account',
+        'inactif',
+        'Inactif1',
+        'Votre compte est désactivé, merci de contacter votre administrateur.',
+      ],
+      [
+        'a deleted account',
+        'supprime',
+        'Supprime1',
+        'Votre compte est désactivé, merci de contacter votre administrateur.',
+      ],
+      [
+        'an unfinished registration',
+        'contact@fret-rhone.example',
+        'Nimporte1',
+        "Vous n'avez pas terminé votre inscription. Verifiez vos mails.",
+      ],
+      ['another domain', 'ailleurs', 'Agent1234', "Vous n'êtes pas autorisé à vous connecter sur ce domaine."],
+    ]
+    for (const [what, identifiant, motDePasse, message] of failures) {
+      it(`shows the message for ${what} and keeps the identifier`, async () => {
+        const page = await newPage(mode)
+        await page.goto('/login')
+        await submitLogin(page, mode, identifiant, motDePasse)
+        await page.getByRole('alert').filter({ hasText: message }).waitFor()
+        assert.equal(new URL(page.url()).pathname, '/login')
+        assert.equal(await page.getByLabel('Identifiant').inputValue(), identifiant)
+        assert.equal(await page.getByLabel('Mot de passe').inputValue(), '', 'the password is never sent back')
+        await page.context().close()
+      })
+    }
+
+    it('refuses to sign in without the human verification', async () => {
+      const page = await newPage(mode)
+      await page.goto('/login')
+      await submitLogin(page, mode, 'agent', 'Agent1234', { captcha: false })
+      await page.getByRole('alert').filter({ hasText: 'Veuillez cocher la case du captcha' }).waitFor()
+      assert.equal(new URL(page.url()).pathname, '/login')
+      await page.context().close()
+    })
+
+    it('shows field errors for empty fields', async () => {
+      const page = await newPage(mode)
+      await page.goto('/login')
+      // Bypass the browser's own required check, to prove our validation answers with field errors.
+      await page.locator('form#login').evaluate((form) => form.setAttribute('novalidate', ''))
+      await page.getByRole('button', { name: 'Se connecter' }).click()
+      await page.getByText('Ce champ est obligatoire').first().waitFor()
+      assert.equal(await page.getByLabel('Identifiant').getAttribute('aria-invalid'), 'true')
+      await page.context().close()
+    })
+  })
+}
+
+describe('sign-in details', () => {
+  it('answers a wrong no-JavaScript answer with the captcha message', async () => {
+    const page = await newPage({ javaScriptEnabled: false })
+    await page.goto('/login')
+    await page.getByLabel('Identifiant').fill('agent')
+    await page.getByLabel('Mot de passe').fill('Agent1234')
+    await page.locator('#captchaAnswer').fill('999')
+    await page.getByRole('button', { name: 'Se connecter' }).click()
+    await page.getByRole('alert').filter({ hasText: 'Recaptcha non valide' }).waitFor()
+    await page.context().close()
+  })
+
+  it('lets demo users sign in on 127.0.0.1 as on localhost', async () => {
+    const page = await newPage({ javaScriptEnabled: true })
+    await signIn(page, { javaScriptEnabled: true }, 'agent', 'Agent1234', `http://127.0.0.1:${PORT}/login`)
+    assert.equal(new URL(page.url()).host, `127.0.0.1:${PORT}`)
+    await page.context().close()
+  })
+
+  it('ignores a redirect to another site', async () => {
+    const page = await newPage({ javaScriptEnabled: false })
+    await signIn(page, { javaScriptEnabled: false }, 'agent', 'Agent1234', '/login?redirect=//evil.example/x')
+    assert.equal(page.url(), new URL('/pages/user/acces', page.url()).href)
+    await page.context().close()
+  })
+})

@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { MODES, signIn, submitLogin, useBrowser } from './support.mjs'
+
+const newPage = useBrowser()
+
+for (const mode of MODES) {
+  describe(`guard and layout ${mode.name}`, () => {
+    it('sends a visitor to /login with the wanted page, and back there after sign-in', async () => {
+      const page = await newPage(mode)
+      await page.goto('/pages/user/me')
+      const url = new URL(page.url())
+      assert.equal(url.pathname, '/login')
+      assert.equal(url.searchParams.get('redirect'), '/pages/user/me')
+      await submitLogin(page, mode, 'agent', 'Agent1234')
+      await page.waitForURL('**/pages/user/me')
+      await page.getByRole('heading', { name: 'Mon profil', level: 1 }).waitFor()
+      await page.getByText('Agence Lille').first().waitFor()
+      await page.context().close()
+    })
+
+    it('keeps a non-admin out of admin pages and unknown pages', async () => {
+      const page = await newPage(mode)
+      await signIn(page, mode, 'agent', 'Agent1234')
+      const nav = page.getByRole('navigation', { name: 'Navigation principale' }).last()
+      assert.equal(await nav.getByText('Administration').count(), 0)
+      await nav.getByText('Thomas Lefebvre').waitFor()
+      await page.goto('/pages/admin/listeStructures')
+      assert.equal(new URL(page.url()).pathname, '/pages/user/acces')
+      await page.goto('/pages/nimporte/quoi')
+      assert.equal(new URL(page.url()).pathname, '/pages/user/acces')
+      await page.context().close()
+    })
+
+    it('shows the Administration group to an admin, with the breadcrumb from Home', async () => {
+      const page = await newPage(mode)
+      await signIn(page, mode, 'admin', 'Admin1234')
+      const nav = page.getByRole('navigation', { name: 'Navigation principale' }).last()
+      await nav.getByRole('heading', { name: 'Administration' }).waitFor()
+      for (const link of [
+        'Structures',
+        'Créer un utilisateur',
+        'Gérer les utilisateurs',
+        'Autoriser un utilisateur',
+        'Historique',
+      ]) {
+        await nav.getByRole('link', { name: link }).waitFor()
+      }
+      const crumbs = page.getByRole('navigation', { name: "Fil d'Ariane" })
+      await crumbs.getByRole('link', { name: 'Accueil' }).waitFor()
+      await crumbs.getByText('Mes accès').waitFor()
+      await page.context().close()
+    })
+
+    it('signs out: back to /login, and the pages are closed again', async () => {
+      const page = await newPage(mode)
+      await signIn(page, mode, 'agent', 'Agent1234')
+      await page.getByRole('button', { name: 'Déconnexion' }).click()
+      await page.waitForURL('**/login')
+      await page.goto('/pages/user/acces')
+      assert.equal(new URL(page.url()).pathname, '/login')
+      await page.context().close()
+    })
+  })
+}

@@ -1,0 +1,58 @@
+// Browser tests: one fresh local D1 (migrations + demo data + fixtures) and one `wrangler dev` on a
+// free port for the whole run, then node's test runner over tests/e2e/*.test.mjs.
+import { spawn, spawnSync } from 'node:child_process'
+import { mkdtempSync, openSync, readdirSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { ensureDevVars, migrate, quietEnv, root, seed, serve } from '../../scripts/local.mjs'
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.unref()
+    server.on('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address()
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+const persistTo = mkdtempSync(path.join(tmpdir(), 'portail-e2e-'))
+const vars = ensureDevVars()
+migrate(persistTo)
+await seed(persistTo, vars.PASSWORD_PEPPER)
+const fixtures = spawnSync(
+  path.join(root, 'node_modules', '.bin', 'wrangler'),
+  [
+    'd1',
+    'execute',
+    'DB',
+    '--local',
+    '--persist-to',
+    persistTo,
+    '--file',
+    path.join(root, 'tests', 'e2e', 'fixtures.sql'),
+  ],
+  { cwd: root, env: quietEnv, encoding: 'utf8' },
+)
+if (fixtures.status !== 0) throw new Error(`fixtures failed: ${fixtures.stderr}`)
+
+const port = await freePort()
+const log = openSync(path.join(root, '.wrangler', 'e2e-server.log'), 'w')
+// A lighter proof of work keeps the many sign-ins of the suite quick; the widget and checks are the real ones.
+const { child } = await serve({ port, persistTo, stdio: log, vars: { CAPTCHA_MAX_NUMBER: '5000' } })
+
+const files = readdirSync(path.join(root, 'tests', 'e2e'))
+  .filter((name) => name.endsWith('.test.mjs'))
+  .map((name) => path.join('tests', 'e2e', name))
+const runner = spawn(process.execPath, ['--test', '--test-concurrency=1', ...files], {
+  cwd: root,
+  stdio: 'inherit',
+  env: { ...process.env, E2E_BASE_URL: `http://localhost:${port}`, E2E_PORT: String(port) },
+})
+const code = await new Promise((resolve) => runner.on('exit', (exitCode) => resolve(exitCode ?? 1)))
+child.kill('SIGTERM')
+rmSync(persistTo, { recursive: true, force: true })
+process.exit(code)

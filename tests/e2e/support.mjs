@@ -1,0 +1,76 @@
+// Shared helpers of the browser tests: Debian's Chromium through playwright-core, and the sign-in
+// steps as a person does them, with or without JavaScript.
+import assert from 'node:assert/strict'
+import { after, before } from 'node:test'
+import { chromium } from 'playwright-core'
+
+export const BASE_URL = process.env.E2E_BASE_URL ?? 'http://localhost:8787'
+export const PORT = process.env.E2E_PORT ?? '8787'
+
+/** Launches one browser for a test file and closes it after. */
+export function useBrowser() {
+  const holder = { browser: null }
+  before(async () => {
+    holder.browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    })
+  })
+  after(async () => holder.browser?.close())
+  /** A fresh context: French by default, JavaScript on unless `javaScriptEnabled: false`. */
+  return async function newPage({ javaScriptEnabled = true, locale = 'fr-FR', acceptLanguage } = {}) {
+    const context = await holder.browser.newContext({
+      baseURL: BASE_URL,
+      javaScriptEnabled,
+      locale,
+      extraHTTPHeaders: acceptLanguage ? { 'Accept-Language': acceptLanguage } : {},
+    })
+    const page = await context.newPage()
+    page.setDefaultTimeout(15_000)
+    return page
+  }
+}
+
+export const MODES = [
+  { name: 'with JavaScript', javaScriptEnabled: true },
+  { name: 'without JavaScript', javaScriptEnabled: false },
+]
+
+/**
+ * Passes the human verification as a person would: ticks the ALTCHA box and waits for the proof of
+ * work, or, without JavaScript, answers the arithmetic question shown instead.
+ */
+export async function passCaptcha(page, { javaScriptEnabled }) {
+  if (javaScriptEnabled) {
+    await page.getByRole('checkbox').first().click()
+    await page.waitForFunction(() => document.querySelector('input[name="captcha"]')?.value, null, { timeout: 20_000 })
+    return
+  }
+  const label = await page.locator('label[for="captchaAnswer"]').textContent()
+  const [, a, b] = /(\d+)\s*\+\s*(\d+)/.exec(label ?? '') ?? []
+  assert.ok(a && b, `no captcha question in "${label}"`)
+  await page.locator('#captchaAnswer').fill(String(Number(a) + Number(b)))
+}
+
+/** Fills the login form and submits it; the caller asserts where it lands. */
+export async function submitLogin(page, mode, identifiant, motDePasse, { captcha = true } = {}) {
+  await page.getByLabel(/Identifiant|Username/).fill(identifiant)
+  await page.getByLabel(/Mot de passe|Password/).fill(motDePasse)
+  if (captcha) await passCaptcha(page, mode)
+  await page.getByRole('button', { name: /Se connecter|Sign in/ }).click()
+}
+
+export async function signIn(page, mode, identifiant, motDePasse, path = '/login') {
+  await page.goto(path)
+  await submitLogin(page, mode, identifiant, motDePasse)
+  await page.waitForURL((url) => url.pathname.startsWith('/pages/'))
+  await page.locator('main h1').waitFor()
+}
