@@ -27,8 +27,8 @@ export const TOAST_DURATION_MS = 5000
 
 export const links: LinksFunction = () => [{ rel: 'icon', href: '/favicon.svg', type: 'image/svg+xml' }]
 
-export async function loader({ request }: LoaderFunctionArgs) {
-  const [locale, { toast, headers }] = await Promise.all([i18nServer.getLocale(request), readToast(request)])
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const [locale, { toast, headers }] = await Promise.all([i18nServer.getLocale(request), readToast(request, context)])
   return data({ locale, theme: themeStylesheet(request), toast }, { headers })
 }
 

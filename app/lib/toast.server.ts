@@ -1,20 +1,31 @@
-import { createCookieSessionStorage } from '@remix-run/cloudflare'
+import { type AppLoadContext, createCookieSessionStorage } from '@remix-run/cloudflare'
 
 export type Toast = { type: 'success' | 'error' | 'info'; key: string; values?: Record<string, string | number> }
 
-/** One-shot notices carried across a redirect, in a cookie of their own (not the auth session). */
-const toastStorage = createCookieSessionStorage<Record<string, never>, { toast: Toast }>({
-  cookie: { name: 'portail-toast', httpOnly: true, sameSite: 'lax', path: '/', maxAge: 60 },
-})
-
-export async function toastHeaders(toast: Toast): Promise<HeadersInit> {
-  const session = await toastStorage.getSession()
-  session.flash('toast', toast)
-  return { 'Set-Cookie': await toastStorage.commitSession(session) }
+/** One-shot notices carried across a redirect, in a signed cookie of their own (not the auth session). */
+function toastStorage(context: AppLoadContext) {
+  return createCookieSessionStorage<Record<string, never>, { toast: Toast }>({
+    cookie: {
+      name: 'portail-toast',
+      httpOnly: true,
+      sameSite: 'lax',
+      path: '/',
+      maxAge: 60,
+      secrets: [context.cloudflare.env.SESSION_SECRET],
+    },
+  })
 }
 
-export async function readToast(request: Request) {
-  const session = await toastStorage.getSession(request.headers.get('Cookie'))
+export async function toastHeaders(context: AppLoadContext, toast: Toast): Promise<HeadersInit> {
+  const storage = toastStorage(context)
+  const session = await storage.getSession()
+  session.flash('toast', toast)
+  return { 'Set-Cookie': await storage.commitSession(session) }
+}
+
+export async function readToast(request: Request, context: AppLoadContext) {
+  const storage = toastStorage(context)
+  const session = await storage.getSession(request.headers.get('Cookie'))
   const toast = session.get('toast') ?? null
-  return { toast, headers: toast ? { 'Set-Cookie': await toastStorage.destroySession(session) } : undefined }
+  return { toast, headers: toast ? { 'Set-Cookie': await storage.destroySession(session) } : undefined }
 }

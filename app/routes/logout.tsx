@@ -9,7 +9,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const token = session.session.get('accessToken')
   if (token) await callApi(request, context, 'bd/logout', { method: 'POST', token })
   const headers = new Headers({ 'Set-Cookie': await session.destroy() })
-  for (const [name, value] of Object.entries(await toastHeaders({ type: 'info', key: 'login.loggedOut' }))) {
+  for (const [name, value] of Object.entries(await toastHeaders(context, { type: 'info', key: 'login.loggedOut' }))) {
     headers.append(name, value)
   }
   return redirect('/login', { headers })

@@ -42,11 +42,10 @@ describe('domains', () => {
     expect(sameDomain('not a url', 'http://localhost')).toBe(false)
   })
 
-  it('takes the Origin header, else the request URL', () => {
-    expect(requestOrigin(new Request('http://a.test/x', { headers: { Origin: 'http://b.test' } }))).toBe(
-      'http://b.test',
-    )
-    expect(requestOrigin(new Request('http://a.test/x'))).toBe('http://a.test')
+  it('takes the site the request reached, never a client-supplied Origin header', () => {
+    const spoofed = new Request('http://a.test/x', { headers: { Origin: 'http://b.test' } })
+    expect(requestOrigin(spoofed)).toBe('http://a.test')
+    expect(requestOrigin(new Request('https://a.test:8443/x'))).toBe('https://a.test:8443')
   })
 })
 

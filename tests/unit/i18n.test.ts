@@ -1,0 +1,76 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { languageFromAcceptLanguage } from '../../app/lib/i18n'
+import { en } from '../../app/locales/en'
+import { fr } from '../../app/locales/fr'
+
+function keys(resource: object, prefix = ''): string[] {
+  return Object.entries(resource).flatMap(([key, value]) =>
+    typeof value === 'string' ? [`${prefix}${key}`] : keys(value as object, `${prefix}${key}.`),
+  )
+}
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name)
+    return statSync(full).isDirectory() ? sources(full) : /\.tsx?$/.test(name) ? [full] : []
+  })
+}
+
+const root = path.resolve(import.meta.dirname, '../..')
+const frKeys = keys(fr)
+
+describe('translations', () => {
+  it('has exactly the same keys in French and English, none empty', () => {
+    expect(keys(en).sort()).toEqual([...frKeys].sort())
+    for (const key of frKeys) {
+      const get = (resource: object) => key.split('.').reduce<any>((node, part) => node[part], resource)
+      expect(get(fr), key).not.toBe('')
+      expect(get(en), key).not.toBe('')
+    }
+  })
+
+  it('defines every key the code asks for', () => {
+    const used = new Set<string>()
+    const files = [...sources(path.join(root, 'app')), ...sources(path.join(root, 'worker-api', 'contract'))]
+    for (const file of files) {
+      const text = readFileSync(file, 'utf8')
+      // t('a.b'), label: 'nav.x', breadcrumb: 'x.y', key: 'x.y' and zod messages 'validation.x'
+      for (const match of text.matchAll(/(?:\bt\(|breadcrumb: |label: |key: |, )'([a-zA-Z]+\.[a-zA-Z_.]+)'/g)) {
+        used.add(match[1] as string)
+      }
+    }
+    expect(used.size).toBeGreaterThan(30)
+    const missing = [...used].filter((key) => !frKeys.includes(key))
+    expect(missing).toEqual([])
+  })
+
+  it('keeps the spec messages verbatim in French', () => {
+    expect(fr.access.empty).toBe('Aucun accès, merci de vous rapprocher de votre administrateur.')
+    expect(fr.errors.BAD_CREDENTIAL).toBe('Identifiant ou mot de passe incorrect.')
+    expect(fr.errors.USER_NOT_FINISH_REGISTRATION).toBe(
+      "Vous n'avez pas terminé votre inscription. Verifiez vos mails.",
+    )
+    expect(fr.errors.CAPTCHA_VALIDATE_FAILED).toBe('Recaptcha non valide')
+    expect(fr.errors.CAPTCHA_CHAR_INVALID).toBe(
+      'Le format de la clé recaptcha est incorrecte, merci de contacter le support',
+    )
+    expect(fr.errors.captchaRequired).toBe('Veuillez cocher la case du captcha')
+    expect(fr.errors.technical).toBe('Erreur technique')
+  })
+})
+
+describe('language from the browser (spec §1)', () => {
+  it.each([
+    ['fr-FR,fr;q=0.9', 'fr'],
+    ['en-US,en;q=0.9', 'en'],
+    ['en-GB', 'en'],
+    ['en', 'en'],
+    ['de-DE,en;q=0.8', 'fr'],
+    ['', 'fr'],
+    [null, 'fr'],
+  ])('%s gives %s', (header, language) => {
+    expect(languageFromAcceptLanguage(header)).toBe(language)
+  })
+})
