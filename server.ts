@@ -20,8 +20,9 @@ export default {
   async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
     const missing = missingSecrets(env)
     if (missing.length > 0) {
+      // Named in the logs only: the public answer says nothing about the configuration.
       console.error(`Missing or too short (< 32 characters) secrets: ${missing.join(', ')}`)
-      return new Response(`Server misconfigured: missing secrets ${missing.join(', ')}`, { status: 500 })
+      return new Response('Service unavailable: server misconfigured', { status: 503 })
     }
     const url = new URL(request.url)
     if (url.pathname === API_BASE || url.pathname.startsWith(`${API_BASE}/`)) {
@@ -35,8 +36,5 @@ export default {
     const cspNonce = nonce()
     const response = await handleRemix(request, { cloudflare: { env, ctx }, cspNonce })
     return securityHeaders(response, { nonce: cspNonce, https: url.protocol === 'https:', path: url.pathname })
-  },
-  async scheduled(_controller: ScheduledController, _env: Env, _ctx: ExecutionContext) {
-    // Outbox delivery retries are added with the mail outbox.
   },
 } satisfies ExportedHandler<Env>
