@@ -2,7 +2,10 @@ import path from 'node:path'
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-workers'
 import { defineConfig } from 'vitest/config'
 
-/** API tests run inside workerd against a real local D1 with the real migrations, one per file. */
+/**
+ * API tests run inside workerd against a real local D1 with the real migrations, one per file; so do
+ * the tests of the UI's server glue that talks to the API.
+ */
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, 'migrations'))
   return {
@@ -26,6 +29,16 @@ export default defineConfig(async () => {
         },
       }),
     ],
+    resolve: {
+      // Inside the pool, @remix-run/cloudflare (CommonJS) must get the CommonJS builds of these.
+      alias: {
+        '@remix-run/server-runtime': path.join(
+          import.meta.dirname,
+          'node_modules/@remix-run/server-runtime/dist/index.js',
+        ),
+        '@remix-run/router': path.join(import.meta.dirname, 'node_modules/@remix-run/router/dist/router.cjs.js'),
+      },
+    },
     test: {
       include: ['tests/api/**/*.test.ts'],
       setupFiles: ['tests/api/setup.ts'],

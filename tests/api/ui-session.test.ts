@@ -1,0 +1,99 @@
+import { env } from 'cloudflare:test'
+import type { AppLoadContext } from '@remix-run/cloudflare'
+import jwt from '@tsndr/cloudflare-worker-jwt'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { userApi } from '../../app/lib/api.server'
+import { requireUser } from '../../app/lib/auth.server'
+import { getSession } from '../../app/lib/session.server'
+import { createOrganisation, createUser, db, signIn } from './helpers'
+
+beforeAll(createOrganisation)
+
+const context = {
+  cloudflare: { env, ctx: { waitUntil() {}, passThroughOnException() {} } },
+} as unknown as AppLoadContext
+
+/** The browser session of a signed-in user whose access token has expired. */
+async function expiredSession() {
+  const user = await createUser()
+  const { jwt: tokens } = await signIn(user.login, user.password)
+  const { sid } = jwt.decode<{ sid: string }>(tokens.accessToken).payload as { sid: string }
+  const past = Math.floor(Date.now() / 1000) - 3600
+  const expired = await jwt.sign(
+    {
+      sub: String(user.id),
+      admin: false,
+      domain: 'http://localhost:8787',
+      sid,
+      iss: 'portail',
+      aud: 'portail',
+      iat: past,
+      exp: past + 300,
+    },
+    env.JWT_SECRET,
+    { algorithm: 'HS256' },
+  )
+  const request = new Request('http://localhost:8787/pages/user/acces')
+  const session = await getSession(request, context)
+  session.session.set('accessToken', expired)
+  session.session.set('refreshToken', tokens.refreshToken)
+  session.session.set('user', { id: user.id, login: user.login, nom: 'N', prenom: 'P', admin: false })
+  return { user, tokens, request, session, sid }
+}
+
+describe('the UI calling the API as the signed-in user (spec §4)', () => {
+  it('refreshes an expired access token once, retries, and keeps the rotated tokens', async () => {
+    const { user, tokens, request, session } = await expiredSession()
+    const { call, state } = userApi(request, context, session)
+    const result = await call<{ id: number }>(`bd/utilisateur/${user.id}`)
+    expect(result.ok && result.data.id).toBe(user.id)
+    expect(state.refreshed).toBe(true)
+    expect(session.session.get('refreshToken')).not.toBe(tokens.refreshToken)
+    // The rotated pair survives the round trip through the cookie.
+    const cookie = (await session.commit()).split(';')[0] as string
+    const again = await getSession(new Request(request.url, { headers: { Cookie: cookie } }), context)
+    expect(again.session.get('refreshToken')).toBe(session.session.get('refreshToken'))
+  })
+
+  it('gives up after one failed refresh when the session was revoked', async () => {
+    const { user, request, session, sid } = await expiredSession()
+    await db()
+      .updateTable('refresh_token')
+      .set({ revoked_at: new Date().toISOString() })
+      .where('family_id', '=', sid)
+      .execute()
+    const { call, state } = userApi(request, context, session)
+    const result = await call(`bd/utilisateur/${user.id}`)
+    expect(result.status).toBe(401)
+    expect(state.failed).toBe(true)
+    expect(state.refreshed).toBe(false)
+  })
+})
+
+describe('requireUser', () => {
+  it('sends a visitor without a session to /login with the wanted path', async () => {
+    const request = new Request('http://localhost:8787/pages/user/me?tab=2')
+    const thrown = await requireUser(request, context).catch((error: unknown) => error)
+    expect(thrown).toBeInstanceOf(Response)
+    const location = (thrown as Response).headers.get('Location') ?? ''
+    expect(location).toBe('/login?redirect=%2Fpages%2Fuser%2Fme%3Ftab%3D2')
+  })
+
+  it('ends at /login and clears the cookie when the API no longer accepts the session', async () => {
+    const { user, session, sid } = await expiredSession()
+    await db()
+      .updateTable('refresh_token')
+      .set({ revoked_at: new Date().toISOString() })
+      .where('family_id', '=', sid)
+      .execute()
+    const cookie = (await session.commit()).split(';')[0] as string
+    const request = new Request('http://localhost:8787/pages/user/acces', { headers: { Cookie: cookie } })
+    const auth = await requireUser(request, context)
+    const thrown = await auth.expect(await auth.api(`bd/utilisateur/${user.id}`)).catch((error: unknown) => error)
+    expect((thrown as Response).status).toBe(302)
+    expect((thrown as Response).headers.get('Location')).toBe('/login?redirect=%2Fpages%2Fuser%2Facces')
+    expect((thrown as Response).headers.get('Set-Cookie')).toMatch(
+      /portail-session=;.*Max-Age=0|Expires=Thu, 01 Jan 1970/,
+    )
+  })
+})
