@@ -18,6 +18,8 @@ export interface Env {
   /** Work factor of the proof-of-work challenge (tests lower it). */
   CAPTCHA_MAX_NUMBER?: string
   MAIL_PROVIDER?: string
+  /** Sign-in attempts allowed per client address and minute (default 30). */
+  LOGIN_RATE_PER_MINUTE?: string
 }
 
 const REQUIRED_SECRETS = ['JWT_SECRET', 'SESSION_SECRET', 'PASSWORD_PEPPER', 'CAPTCHA_HMAC_KEY'] as const

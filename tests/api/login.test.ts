@@ -340,3 +340,19 @@ describe('POST /rest/public/bd/login: validation', () => {
     expect(fieldsOf(body.attributs).sort()).toEqual(['identifiant', 'motDePasse'])
   })
 })
+
+describe('POST /rest/public/bd/login: per-client limit', () => {
+  it('answers 429 to a client address past the limit per minute, whatever the identifiers', async () => {
+    const from = (ip: string) => ({ headers: { 'CF-Connecting-IP': ip } })
+    // The limit (30 by default) is counted before anything else, so garbage bodies are enough.
+    const statuses: number[] = []
+    for (let i = 0; i < 31; i++) {
+      statuses.push((await post(LOGIN, { identifiant: `x${i}`, motDePasse: 'y' }, from('203.0.113.7'))).status)
+    }
+    expect(statuses.slice(0, 30).every((status) => status === 400)).toBe(true)
+    const limited = await post(LOGIN, { identifiant: 'x', motDePasse: 'y' }, from('203.0.113.7'))
+    await expectError(limited, 429, 'TOO_MANY_ATTEMPTS')
+    // Another client is not affected.
+    expect((await post(LOGIN, { identifiant: 'x', motDePasse: 'y' }, from('203.0.113.8'))).status).toBe(400)
+  })
+})

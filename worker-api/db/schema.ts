@@ -136,6 +136,12 @@ export interface LoginAttemptTable {
   locked_until: string | null
 }
 
+export interface RateLimitTable {
+  key: string
+  window_start: string
+  count: number
+}
+
 export interface Database {
   type_structure: TypeStructureTable
   structure: StructureTable
@@ -150,6 +156,7 @@ export interface Database {
   log: LogTable
   captcha_used: CaptchaUsedTable
   login_attempt: LoginAttemptTable
+  rate_limit: RateLimitTable
 }
 
 export type UtilisateurRow = Selectable<UtilisateurTable>

@@ -10,6 +10,7 @@ import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from '../lib/jwt'
 import { hashPassword, verifyPassword } from '../lib/password'
 import type { Actor } from './actor'
 import { requireCaptcha } from './captcha'
+import { limitClient } from './rate-limit'
 import { postesOf, toUser, type User } from './users'
 
 /** DESIGN §3 session lifetimes. */
@@ -101,6 +102,7 @@ export async function login(
   input: { identifiant: string; motDePasse: string; captcha?: string | undefined },
   context: RequestContext,
 ): Promise<{ user: User; jwt: Tokens }> {
+  await limitClient(env, 'login', context.ip, Number(env.LOGIN_RATE_PER_MINUTE ?? 30))
   await requireCaptcha(env, input.captcha, context.ip)
   const identifier = input.identifiant.trim().toLowerCase()
   const wait = await claimAttempt(env, identifier)
