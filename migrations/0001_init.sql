@@ -159,10 +159,3 @@ CREATE TABLE login_attempt (
   last_failure_at TEXT    NOT NULL,
   locked_until    TEXT
 ) WITHOUT ROWID;
-
--- Per-client request counters (fixed one-minute windows), keyed by purpose and client address.
-CREATE TABLE rate_limit (
-  key          TEXT    NOT NULL PRIMARY KEY,
-  window_start TEXT    NOT NULL,
-  count        INTEGER NOT NULL
-) WITHOUT ROWID;

@@ -45,7 +45,7 @@ export default function Launch() {
   return (
     <main className="mx-auto flex max-w-lg flex-col gap-3 p-6" aria-busy="true">
       <meta httpEquiv="refresh" content={`0;url=${result.url}`} />
-      <p>{t('common.loading')}</p>
+      <p>{t('access.opening', { name: new URL(result.url).host })}</p>
       <a className="text-primary underline" href={result.url}>
         {t('access.openingLink', { name: new URL(result.url).host })}
       </a>

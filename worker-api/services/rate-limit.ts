@@ -5,8 +5,8 @@ const WINDOW_SECONDS = 60
 
 /**
  * Per-client limit (DESIGN §3): at most `limit` requests of one kind per client address and minute,
- * counted atomically in D1. Without a client address (only local runs lack CF-Connecting-IP) there is
- * nothing to key on and no limit applies.
+ * counted atomically in D1. Cloudflare (and wrangler dev) set CF-Connecting-IP; a request without it
+ * has nothing to key on and is not limited.
  */
 export async function limitClient(env: Env, kind: string, ip: string | null, limit: number) {
   if (!ip) return
