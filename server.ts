@@ -35,6 +35,11 @@ export default {
     }
     const cspNonce = nonce()
     const response = await handleRemix(request, { cloudflare: { env, ctx }, cspNonce })
-    return securityHeaders(response, { nonce: cspNonce, https: url.protocol === 'https:', path: url.pathname })
+    return securityHeaders(response, {
+      nonce: cspNonce,
+      https: url.protocol === 'https:',
+      path: url.pathname,
+      turnstile: env.CAPTCHA_PROVIDER === 'turnstile',
+    })
   },
 } satisfies ExportedHandler<Env>

@@ -26,7 +26,11 @@ const REQUIRED_SECRETS = ['JWT_SECRET', 'SESSION_SECRET', 'PASSWORD_PEPPER', 'CA
 
 /** Names the missing or too-short secrets, so a misconfigured deploy fails with a clear message. */
 export function missingSecrets(env: Partial<Env>): string[] {
-  return REQUIRED_SECRETS.filter((key) => (env[key]?.length ?? 0) < 32)
+  const missing: string[] = REQUIRED_SECRETS.filter((key) => (env[key]?.length ?? 0) < 32)
+  if (env.CAPTCHA_PROVIDER === 'turnstile') {
+    for (const key of ['TURNSTILE_SITE_KEY', 'TURNSTILE_SECRET_KEY'] as const) if (!env[key]) missing.push(key)
+  }
+  return missing
 }
 
 export type AppEnv = {

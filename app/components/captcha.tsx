@@ -10,18 +10,79 @@ import { Label } from './ui/label'
 
 export const CHALLENGE_URL = '/portail-backend/rest/public/bd/captcha/challenge'
 export type CaptchaQuestion = { a: number; b: number; question: string }
+/** Which widget the server checks (CAPTCHA_PROVIDER), and Turnstile's public site key. */
+export type CaptchaConfig = { provider: 'altcha' | 'turnstile'; siteKey: string | null }
+
+type Turnstile = {
+  render(element: HTMLElement, options: Record<string, unknown>): string
+  remove(widgetId: string): void
+}
+declare global {
+  interface Window {
+    turnstile?: Turnstile
+  }
+}
+
+let turnstileScript: Promise<Turnstile> | null = null
+function loadTurnstile(): Promise<Turnstile> {
+  if (window.turnstile) return Promise.resolve(window.turnstile)
+  turnstileScript ??= new Promise((resolve, reject) => {
+    const script = document.createElement('script')
+    script.src = 'https://challenges.cloudflare.com/turnstile/v0/api.js?render=explicit'
+    script.async = true
+    script.onload = () => (window.turnstile ? resolve(window.turnstile) : reject(new Error('turnstile missing')))
+    script.onerror = reject
+    document.head.appendChild(script)
+  })
+  return turnstileScript
+}
+
+/** Cloudflare Turnstile, rendered explicitly so that a new widget replaces a used one. */
+function TurnstileWidget({ siteKey, onVerified }: { siteKey: string; onVerified?: (() => void) | undefined }) {
+  const element = useRef<HTMLDivElement>(null)
+  const { i18n } = useTranslation()
+  useEffect(() => {
+    let widgetId: string | undefined
+    let cancelled = false
+    loadTurnstile()
+      .then((turnstile) => {
+        if (cancelled || !element.current) return
+        widgetId = turnstile.render(element.current, {
+          sitekey: siteKey,
+          'response-field-name': 'captcha',
+          language: i18n.language,
+          callback: () => onVerified?.(),
+        })
+      })
+      .catch((error: unknown) => console.error('Turnstile could not load', error))
+    return () => {
+      cancelled = true
+      if (widgetId) window.turnstile?.remove(widgetId)
+    }
+  }, [siteKey, i18n.language, onVerified])
+  return <div ref={element} className="min-h-[65px]" />
+}
 
 /**
- * Human verification (DESIGN §6): the ALTCHA proof-of-work checkbox posts its solved payload as
- * `captcha`; without JavaScript a signed arithmetic question is asked instead.
+ * Human verification (DESIGN §6): the ALTCHA proof-of-work checkbox (or Cloudflare Turnstile, when
+ * the server is configured for it) posts its solved payload as `captcha`; without JavaScript a signed
+ * arithmetic question is asked instead.
  */
-export function Captcha({ question, onVerified }: { question: CaptchaQuestion; onVerified?: () => void }) {
+export function Captcha({
+  question,
+  config,
+  onVerified,
+}: {
+  question: CaptchaQuestion
+  config: CaptchaConfig
+  onVerified?: () => void
+}) {
   const { t } = useTranslation()
   const widget = useRef<HTMLElement>(null)
   useEffect(() => {
     // The widget registers a custom element: browser only.
-    import('altcha/external')
-  }, [])
+    if (config.provider === 'altcha') import('altcha/external')
+  }, [config.provider])
   useEffect(() => {
     const element = widget.current
     if (!element || !onVerified) return
@@ -41,15 +102,19 @@ export function Captcha({ question, onVerified }: { question: CaptchaQuestion; o
   })
   return (
     <div className="flex flex-col gap-1.5">
-      <altcha-widget
-        ref={widget}
-        challengeurl={CHALLENGE_URL}
-        name="captcha"
-        strings={strings}
-        workerurl={altchaWorkerUrl}
-        hidelogo
-        hidefooter
-      />
+      {config.provider === 'turnstile' && config.siteKey ? (
+        <TurnstileWidget siteKey={config.siteKey} onVerified={onVerified} />
+      ) : (
+        <altcha-widget
+          ref={widget}
+          challengeurl={CHALLENGE_URL}
+          name="captcha"
+          strings={strings}
+          workerurl={altchaWorkerUrl}
+          hidelogo
+          hidefooter
+        />
+      )}
       <noscript>
         <div className="flex flex-col gap-1.5">
           <Label htmlFor="captchaAnswer">{t('captcha.question', { a: question.a, b: question.b })}</Label>

@@ -11,7 +11,7 @@ import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParam
 import { LogIn } from 'lucide-react'
 import { useCallback, useEffect, useState } from 'react'
 import { useTranslation } from 'react-i18next'
-import { Captcha, type CaptchaQuestion, captchaPayload } from '~/components/captcha'
+import { Captcha, type CaptchaConfig, type CaptchaQuestion, captchaPayload } from '~/components/captcha'
 import { Field } from '~/components/field'
 import { LanguageSwitch } from '~/components/language-switch'
 import { Alert } from '~/components/ui/alert'
@@ -42,7 +42,12 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     i18nServer.getFixedT(request),
   ])
   if (!question.ok) throw new Response('Captcha unavailable', { status: 503 })
-  return data({ question: question.data, title: `${t('login.title')} · ${t('app.name')}` }, { headers })
+  const { env } = context.cloudflare
+  const captcha: CaptchaConfig = {
+    provider: env.CAPTCHA_PROVIDER === 'turnstile' ? 'turnstile' : 'altcha',
+    siteKey: env.TURNSTILE_SITE_KEY ?? null,
+  }
+  return data({ question: question.data, captcha, title: `${t('login.title')} · ${t('app.name')}` }, { headers })
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -74,7 +79,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 }
 
 export default function Login() {
-  const { question } = useLoaderData<typeof loader>()
+  const { question, captcha } = useLoaderData<typeof loader>()
   const actionData = useActionData<typeof action>()
   const [searchParams] = useSearchParams()
   const navigation = useNavigation()
@@ -148,7 +153,7 @@ export default function Login() {
               }}
             />
             {/* A new widget after each answer: a solved challenge is single use (spec §8). */}
-            <Captcha key={captchaKey} question={question} onVerified={clearClientError} />
+            <Captcha key={captchaKey} question={question} config={captcha} onVerified={clearClientError} />
             <Button type="submit" disabled={pending} aria-disabled={pending}>
               <LogIn aria-hidden />
               {pending ? t('login.submitting') : t('login.submit')}

@@ -2,14 +2,20 @@
 const TOKEN_PAGES = /^\/(renewPassword|demo-app|launch)\b/
 
 /** Adds CSP and the other security headers of DESIGN §3 to an HTML response. */
-export function securityHeaders(response: Response, options: { nonce: string; https: boolean; path: string }) {
+export function securityHeaders(
+  response: Response,
+  options: { nonce: string; https: boolean; path: string; turnstile?: boolean },
+) {
   const headers = new Headers(response.headers)
+  // Cloudflare Turnstile, when it is the captcha, loads a script and an iframe from its own origin.
+  const turnstile = options.turnstile ? ' https://challenges.cloudflare.com' : ''
   if ((headers.get('Content-Type') ?? '').includes('text/html')) {
     headers.set(
       'Content-Security-Policy',
       [
         "default-src 'self'",
-        `script-src 'self' 'nonce-${options.nonce}'`,
+        `script-src 'self' 'nonce-${options.nonce}'${turnstile}`,
+        `frame-src 'self'${turnstile}`,
         "style-src 'self' 'unsafe-inline'",
         "img-src 'self' data:",
         "worker-src 'self'",

@@ -6,10 +6,11 @@ import { base64url, hmacSha256, randomToken, timingSafeEqual } from '../lib/cryp
 import { BusinessError } from '../lib/errors'
 
 /**
- * Human verification (DESIGN §6). The solved payload the browser sends is base64 JSON, either an
- * ALTCHA proof of work (`{algorithm, challenge, number, salt, signature}`), a plain-HTML question
- * answered without JavaScript (`{question, answer}`) or, with CAPTCHA_PROVIDER=turnstile, a Turnstile
- * token. Every accepted payload is remembered until it expires, so none is accepted twice.
+ * Human verification (DESIGN §6). CAPTCHA_PROVIDER picks the widget: `altcha` (default, self-hosted
+ * proof of work; the payload is base64 JSON `{algorithm, challenge, number, salt, signature}`) or
+ * `turnstile` (Cloudflare's token, checked at siteverify). In both modes a browser without JavaScript
+ * answers a signed question instead (`{question, answer}` as base64 JSON). Every accepted payload is
+ * remembered until it expires, so none is accepted twice.
  */
 const CHALLENGE_TTL_SECONDS = 10 * 60
 const DEFAULT_MAX_NUMBER = 50_000
@@ -33,6 +34,8 @@ export async function newQuestion(env: Env, now = Date.now()) {
   return { a, b, question: `${body}.${signature}` }
 }
 
+export const isTurnstile = (env: Env) => env.CAPTCHA_PROVIDER === 'turnstile'
+
 type Parsed =
   | { kind: 'altcha'; raw: string; signature: string }
   | { kind: 'question'; question: string; answer: string }
@@ -45,7 +48,7 @@ function parse(payload: string, env: Env): Parsed | null {
     data = JSON.parse(atob(payload))
   } catch {
     // Turnstile tokens are opaque strings, not base64 JSON.
-    return env.CAPTCHA_PROVIDER === 'turnstile' ? { kind: 'turnstile', token: payload } : null
+    return isTurnstile(env) ? { kind: 'turnstile', token: payload } : null
   }
   if (typeof data !== 'object' || data === null) return null
   const record = data as Record<string, unknown>
@@ -73,18 +76,23 @@ async function questionIsAnswered(env: Env, question: string, answer: string, no
   return answer.trim() === String(Number(a) + Number(b))
 }
 
+export const TURNSTILE_VERIFY_URL = 'https://challenges.cloudflare.com/turnstile/v0/siteverify'
+
 async function turnstileAccepts(env: Env, token: string, remoteIp: string | null) {
   if (!env.TURNSTILE_SECRET_KEY) return false
   const form = new FormData()
   form.append('secret', env.TURNSTILE_SECRET_KEY)
   form.append('response', token)
   if (remoteIp) form.append('remoteip', remoteIp)
-  const response = await fetch('https://challenges.cloudflare.com/turnstile/v0/siteverify', {
-    method: 'POST',
-    body: form,
-  })
-  const result = (await response.json()) as { success?: boolean }
-  return result.success === true
+  try {
+    const response = await fetch(TURNSTILE_VERIFY_URL, { method: 'POST', body: form })
+    const result = (await response.json()) as { success?: boolean }
+    return result.success === true
+  } catch (error) {
+    // Provider unreachable: the verification fails closed, and the cause is logged.
+    console.error('Turnstile siteverify failed', error)
+    return false
+  }
 }
 
 function replayKey(parsed: Parsed): string {
@@ -107,7 +115,9 @@ export async function checkCaptcha(
   if (!parsed) return 'malformed'
   const now = Date.now()
   let valid: boolean
-  if (parsed.kind === 'altcha') valid = await verifySolution(parsed.raw, env.CAPTCHA_HMAC_KEY, true)
+  // The configured widget only: a proof of work is no substitute for Turnstile.
+  if (parsed.kind === 'altcha')
+    valid = !isTurnstile(env) && (await verifySolution(parsed.raw, env.CAPTCHA_HMAC_KEY, true))
   else if (parsed.kind === 'question') valid = await questionIsAnswered(env, parsed.question, parsed.answer, now)
   else valid = await turnstileAccepts(env, parsed.token, remoteIp)
   if (!valid) return 'invalid'
