@@ -51,9 +51,9 @@ const { child } = await serve({
 })
 
 const files = readdirSync(path.join(root, 'tests', 'e2e'))
-  .filter((name) => name.endsWith('.test.mjs'))
+  .filter((name) => name.endsWith('.test.mjs') && name.includes(process.env.E2E_ONLY ?? ''))
   .map((name) => path.join('tests', 'e2e', name))
-const runner = spawn(process.execPath, ['--test', '--test-concurrency=1', ...files], {
+const runner = spawn(process.execPath, ['--test', '--test-concurrency=1', '--test-timeout=120000', ...files], {
   cwd: root,
   stdio: 'inherit',
   env: { ...process.env, E2E_BASE_URL: `http://localhost:${port}`, E2E_PORT: String(port) },

@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import AxeBuilder from '@axe-core/playwright'
+import { BASE_URL, signIn, useBrowser } from './support.mjs'
+
+const newPage = useBrowser()
+
+/** Serious and critical WCAG 2.1 A/AA violations, described well enough to act on. */
+async function violations(page) {
+  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze()
+  return results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)
+}
+
+/**
+ * axe needs scripting, so a page as a browser without JavaScript shows it is audited as a snapshot:
+ * its HTML with the <noscript> content in place and the scripts removed, styles still applied.
+ */
+async function noScriptViolations(noScriptPage) {
+  const html = (await noScriptPage.content())
+    .replace(/<script\b[\s\S]*?<\/script>/g, '')
+    .replace(/<noscript>/g, '<div>')
+    .replace(/<\/noscript>/g, '</div>')
+    .replace('<head>', `<head><base href="${BASE_URL}/">`)
+  const auditor = await newPage({ javaScriptEnabled: true })
+  await auditor.setContent(html, { waitUntil: 'load' })
+  const found = await violations(auditor)
+  await auditor.context().close()
+  return found
+}
+
+describe('accessibility (axe, WCAG 2.1 AA)', () => {
+  it('has no serious violation on the login page with JavaScript', async () => {
+    const page = await newPage({ javaScriptEnabled: true })
+    await page.goto('/login')
+    await page.locator('altcha-widget input[type="checkbox"]').waitFor()
+    assert.deepEqual(await violations(page), [])
+    await page.context().close()
+  })
+
+  it('has no serious violation on the login page without JavaScript, blank and with errors', async () => {
+    const page = await newPage({ javaScriptEnabled: false })
+    await page.goto('/login')
+    assert.deepEqual(await noScriptViolations(page), [])
+    // The server-rendered error state: field errors (the browser's own required check bypassed).
+    await page.locator('form#login').evaluate((form) => form.setAttribute('novalidate', ''))
+    await page.getByRole('button', { name: 'Se connecter' }).click()
+    await page.getByText('Ce champ est obligatoire').first().waitFor()
+    assert.deepEqual(await noScriptViolations(page), [])
+    await page.context().close()
+  })
+
+  it('has no serious violation on the authenticated pages', async () => {
+    const page = await newPage({ javaScriptEnabled: true })
+    await signIn(page, { javaScriptEnabled: true }, 'admin', 'Admin1234')
+    for (const path of ['/pages/user/acces', '/pages/user/me', '/pages/documentation']) {
+      await page.goto(path)
+      await page.locator('main h1').waitFor()
+      assert.deepEqual(await violations(page), [], path)
+    }
+    await page.context().close()
+  })
+})
