@@ -35,3 +35,15 @@ export async function requireAnonymous(request: Request, context: AppLoadContext
 }
 
 export type { SessionUser }
+
+/**
+ * Signs the browser's session out: the API revokes its refresh tokens and logs DECONNEXION (after
+ * one refresh if the access token has expired meanwhile). Returns the header that clears the cookie,
+ * or null when there was no session.
+ */
+export async function endSession(request: Request, context: AppLoadContext): Promise<string | null> {
+  const session = await getSession(request, context)
+  if (!session.session.get('accessToken')) return null
+  await userApi(request, context, session).call('bd/logout', { method: 'POST' })
+  return session.destroy()
+}

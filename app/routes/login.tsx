@@ -19,6 +19,7 @@ import { Button } from '~/components/ui/button'
 import { Card, CardContent, CardDescription, CardHeader } from '~/components/ui/card'
 import { callApi } from '~/lib/api.server'
 import { loginMessage, type Message } from '~/lib/api-errors'
+import { endSession } from '~/lib/auth.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { afterLogin } from '~/lib/safe-redirect'
 import { getSession } from '~/lib/session.server'
@@ -31,12 +32,8 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.t
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   // Spec §2: the login page starts from a clean state; a session still open here is ended properly.
-  const session = await getSession(request, context)
-  let headers: HeadersInit | undefined
-  if (session.session.get('accessToken')) {
-    await callApi(request, context, 'bd/logout', { method: 'POST', token: session.session.get('accessToken') })
-    headers = { 'Set-Cookie': await session.destroy() }
-  }
+  const cleared = await endSession(request, context)
+  const headers = cleared ? { 'Set-Cookie': cleared } : undefined
   const [question, t] = await Promise.all([
     callApi<CaptchaQuestion>(request, context, 'public/bd/captcha/question'),
     i18nServer.getFixedT(request),

@@ -3,7 +3,7 @@ import type { AppLoadContext } from '@remix-run/cloudflare'
 import jwt from '@tsndr/cloudflare-worker-jwt'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { userApi } from '../../app/lib/api.server'
-import { requireUser } from '../../app/lib/auth.server'
+import { endSession, requireUser } from '../../app/lib/auth.server'
 import { getSession } from '../../app/lib/session.server'
 import { createOrganisation, createUser, db, signIn } from './helpers'
 
@@ -95,5 +95,30 @@ describe('requireUser', () => {
     expect((thrown as Response).headers.get('Set-Cookie')).toMatch(
       /portail-session=;.*Max-Age=0|Expires=Thu, 01 Jan 1970/,
     )
+  })
+})
+
+describe('endSession', () => {
+  it('revokes the session and logs DECONNEXION even when the access token has expired', async () => {
+    const { user, session } = await expiredSession()
+    const cookie = (await session.commit()).split(';')[0] as string
+    const cleared = await endSession(
+      new Request('http://localhost:8787/logout', { headers: { Cookie: cookie } }),
+      context,
+    )
+    expect(cleared).toMatch(/^portail-session=;/)
+    const live = await db()
+      .selectFrom('refresh_token')
+      .select('id')
+      .where('utilisateur_id', '=', user.id)
+      .where('revoked_at', 'is', null)
+      .execute()
+    expect(live).toEqual([])
+    const logs = await db().selectFrom('log').select('type_log').where('utilisateur_id', '=', user.id).execute()
+    expect(logs.map((l) => l.type_log)).toContain('DECONNEXION')
+  })
+
+  it('does nothing without a session', async () => {
+    expect(await endSession(new Request('http://localhost:8787/logout'), context)).toBeNull()
   })
 })
