@@ -6,6 +6,16 @@ const newPage = useBrowser()
 
 for (const mode of MODES) {
   describe(`guard and layout ${mode.name}`, () => {
+    it('sends a visitor from / to /login, and a signed-in user from / to the access page', async () => {
+      const page = await newPage(mode)
+      await page.goto('/')
+      assert.equal(new URL(page.url()).pathname, '/login')
+      await signIn(page, mode, 'agent', 'Agent1234')
+      await page.goto('/')
+      assert.equal(new URL(page.url()).pathname, '/pages/user/acces')
+      await page.context().close()
+    })
+
     it('sends a visitor to /login with the wanted page, and back there after sign-in', async () => {
       const page = await newPage(mode)
       await page.goto('/pages/user/me')
