@@ -7,7 +7,7 @@ import { captchaRoutes } from './routes/captcha'
 import { healthRoutes } from './routes/health'
 import { logRoutes } from './routes/logs'
 import { userRoutes } from './routes/users'
-import { actorFromBearer } from './services/actor'
+import { actorFromBearer, applicationMayCall } from './services/actor'
 
 export const API_BASE = '/portail-backend'
 
@@ -21,7 +21,11 @@ export function createApp() {
   })
   // Every non-public call carries a bearer access token.
   app.use('/rest/bd/*', async (c, next) => {
-    c.set('actor', await actorFromBearer(c.env, c.req.header('Authorization')))
+    const actor = await actorFromBearer(c.env, c.req.header('Authorization'))
+    if (actor.app !== null && !applicationMayCall(actor, c.req.method, c.req.path)) {
+      throw new BusinessError('APPLICATION_TOKEN_SCOPE', 403, "An application's session may only read its user")
+    }
+    c.set('actor', actor)
     await next()
   })
 

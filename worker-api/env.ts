@@ -20,6 +20,8 @@ export interface Env {
   MAIL_PROVIDER?: string
   /** Sign-in attempts allowed per client address and minute (default 30). */
   LOGIN_RATE_PER_MINUTE?: string
+  /** No-JavaScript captcha answers accepted per client address and minute (default 5). */
+  QUESTION_RATE_PER_MINUTE?: string
 }
 
 const REQUIRED_SECRETS = ['JWT_SECRET', 'SESSION_SECRET', 'PASSWORD_PEPPER', 'CAPTCHA_HMAC_KEY'] as const

@@ -116,11 +116,15 @@ export function Captcha({
         />
       )}
       <noscript>
-        <div className="flex flex-col gap-1.5">
-          <Label htmlFor="captchaAnswer">{t('captcha.question', { a: question.a, b: question.b })}</Label>
-          <input type="hidden" name="captchaQuestion" value={question.question} />
-          <Input id="captchaAnswer" name="captchaAnswer" inputMode="numeric" autoComplete="off" className="w-24" />
-        </div>
+        {config.provider === 'turnstile' ? (
+          <p className="text-sm text-destructive">{t('captcha.javascriptRequired')}</p>
+        ) : (
+          <div className="flex flex-col gap-1.5">
+            <Label htmlFor="captchaAnswer">{t('captcha.question', { a: question.a, b: question.b })}</Label>
+            <input type="hidden" name="captchaQuestion" value={question.question} />
+            <Input id="captchaAnswer" name="captchaAnswer" inputMode="numeric" autoComplete="off" className="w-24" />
+          </div>
+        )}
       </noscript>
     </div>
   )

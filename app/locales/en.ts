@@ -46,6 +46,7 @@ export const en: Resource = {
     error: 'Verification failed. Try again.',
     expired: 'Verification expired. Try again.',
     waitAlert: 'Verifying… please wait.',
+    javascriptRequired: 'The human check needs JavaScript: turn it on to sign in.',
     question: 'Human check: what is {{a}} + {{b}}?',
   },
   errors: {

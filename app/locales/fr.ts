@@ -45,6 +45,7 @@ export const fr = {
     error: 'La vérification a échoué. Réessayez.',
     expired: 'La vérification a expiré. Recommencez.',
     waitAlert: 'Vérification en cours… merci de patienter.',
+    javascriptRequired: 'La vérification humaine nécessite JavaScript : activez-le pour vous connecter.',
     question: 'Vérification humaine : combien font {{a}} + {{b}} ?',
   },
   errors: {

@@ -1,3 +1,4 @@
+import jwt from '@tsndr/cloudflare-worker-jwt'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { sha256Hex } from '../../worker-api/lib/crypto'
 import {
@@ -173,6 +174,29 @@ describe('Launch code exchange (POST /rest/public/bd/login/refreshToken)', () =>
     expect((await refreshWith(tokens.refreshToken)).status).toBe(200)
 
     await expectError(await refreshWith(code), 401, 'INVALID_REFRESH_TOKEN')
+  })
+
+  it("binds the application's session to it: its user's profile and sign-out, nothing else", async () => {
+    const user = await signedInUser({ admin: true, postes: everyApplication })
+    const other = await createUser({ postes: everyApplication })
+    const { refreshToken: code } = (await (await launch(user.jwt.accessToken, 2)).json()) as LaunchBody
+    const first = (await (await refreshWith(code)).json()) as { accessToken: string; refreshToken: string }
+    // Still bound after a rotation.
+    const tokens = (await (await refreshWith(first.refreshToken)).json()) as { accessToken: string }
+    const claims = jwt.decode<{ app?: number }>(tokens.accessToken).payload as { app?: number }
+    expect(claims.app).toBe(2)
+
+    expect((await getUserAs(tokens.accessToken, user.id)).status).toBe(200)
+    await expectError(await getUserAs(tokens.accessToken, other.id), 403, 'APPLICATION_TOKEN_SCOPE')
+    await expectError(await launch(tokens.accessToken, 1), 403, 'APPLICATION_TOKEN_SCOPE')
+    await expectError(
+      await call(`/rest/bd/acces/utilisateur/${user.id}`, { token: tokens.accessToken }),
+      403,
+      'APPLICATION_TOKEN_SCOPE',
+    )
+    expect((await call('/rest/bd/logout', { method: 'POST', token: tokens.accessToken })).status).toBe(204)
+    // The portal's own session is untouched by the application's sign-out.
+    expect((await getUserAs(user.jwt.accessToken, other.id)).status).toBe(200)
   })
 
   it('lets only one of two concurrent exchanges of the same code succeed', async () => {

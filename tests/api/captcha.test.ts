@@ -1,5 +1,14 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { call, createOrganisation, createUser, editCaptcha, expectError, loginWith, solvedCaptcha } from './helpers'
+import {
+  call,
+  createOrganisation,
+  createUser,
+  editCaptcha,
+  expectError,
+  loginWith,
+  post,
+  solvedCaptcha,
+} from './helpers'
 
 beforeAll(createOrganisation)
 
@@ -85,5 +94,34 @@ describe('GET /rest/public/bd/utilisateur/validate/captcha', () => {
   it('answers 400 CAPTCHA_CHAR_INVALID for a malformed payload', async () => {
     await expectError(await validate('%%%'), 400, 'CAPTCHA_CHAR_INVALID')
     await expectError(await validate(btoa('{"foo":1}')), 400, 'CAPTCHA_CHAR_INVALID')
+  })
+})
+
+describe('no-JavaScript question: per-client limit', () => {
+  it('accepts at most 5 answers per client address and minute', async () => {
+    const user = await createUser()
+    const from = { headers: { 'CF-Connecting-IP': '192.0.2.44' } }
+    const answered = async () => {
+      const q = (await (await call('/rest/public/bd/captcha/question')).json()) as {
+        a: number
+        b: number
+        question: string
+      }
+      return btoa(JSON.stringify({ question: q.question, answer: String(q.a + q.b) }))
+    }
+    for (let i = 0; i < 5; i++) {
+      const response = await post(
+        '/rest/public/bd/login',
+        { identifiant: user.login, motDePasse: user.password, captcha: await answered() },
+        from,
+      )
+      expect(response.status).toBe(200)
+    }
+    const sixth = await post(
+      '/rest/public/bd/login',
+      { identifiant: user.login, motDePasse: user.password, captcha: await answered() },
+      from,
+    )
+    await expectError(sixth, 429, 'TOO_MANY_ATTEMPTS')
   })
 })

@@ -3,6 +3,7 @@ import { solveChallenge } from 'altcha-lib'
 import { expect } from 'vitest'
 import { createApp } from '../../worker-api/app'
 import { getDb } from '../../worker-api/db/client'
+import { todayIso } from '../../worker-api/lib/dates'
 import { hashPassword } from '../../worker-api/lib/password'
 
 export const app = createApp()
@@ -87,7 +88,8 @@ export async function createOrganisation() {
     .execute()
 }
 
-export const isoDate = (offsetDays: number) => new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10)
+/** A date `offsetDays` from today on the organisation's calendar (Europe/Paris), as the API counts. */
+export const isoDate = (offsetDays: number) => todayIso(new Date(Date.now() + offsetDays * 86_400_000))
 
 type UserOptions = {
   password?: string | null

@@ -71,14 +71,31 @@ describe('sign-in with CAPTCHA_PROVIDER=turnstile', () => {
     )
   })
 
-  it('still accepts the no-JavaScript question', async () => {
-    const fetchSpy = vi.spyOn(globalThis, 'fetch')
+  it('refuses the no-JavaScript question: Turnstile needs JavaScript', async () => {
     const user = await createUser()
     const question = (await (
       await app.request(`${ORIGIN}/portail-backend/rest/public/bd/captcha/question`, {}, turnstileEnv)
     ).json()) as { a: number; b: number; question: string }
     const captcha = btoa(JSON.stringify({ question: question.question, answer: String(question.a + question.b) }))
-    expect((await loginWith({ identifiant: user.login, motDePasse: user.password, captcha })).status).toBe(200)
-    expect(fetchSpy).not.toHaveBeenCalled()
+    await expectError(
+      await loginWith({ identifiant: user.login, motDePasse: user.password, captcha }),
+      400,
+      'CAPTCHA_VALIDATE_FAILED',
+    )
+  })
+
+  it('asks Cloudflare once when the client validates the token before submitting it', async () => {
+    const calls = stubSiteverify((token) => token === 'checked-first')
+    const validate = await app.request(
+      `${ORIGIN}/portail-backend/rest/public/bd/utilisateur/validate/captcha?request=checked-first`,
+      {},
+      turnstileEnv,
+    )
+    expect(await validate.json()).toEqual({ success: true })
+    const user = await createUser()
+    const body = { identifiant: user.login, motDePasse: user.password, captcha: 'checked-first' }
+    expect((await loginWith(body)).status).toBe(200)
+    expect(calls).toHaveLength(1)
+    await expectError(await loginWith(body), 400, 'CAPTCHA_VALIDATE_FAILED')
   })
 })

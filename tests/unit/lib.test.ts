@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { fromWireDate, toWireDate } from '../../worker-api/lib/dates'
+import { fromWireDate, todayIso, toWireDate } from '../../worker-api/lib/dates'
 import { requestOrigin, sameDomain } from '../../worker-api/lib/domain'
 import { logTypeForApplication, logTypeForName } from '../../worker-api/lib/log-types'
 import { hashPassword, PBKDF2_ITERATIONS, verifyPassword } from '../../worker-api/lib/password'
@@ -22,6 +22,15 @@ describe('password hashing', () => {
     expect(await verifyPassword('Secret12', cheap, 'p')).toEqual({ ok: true, needsRehash: true })
     expect((await verifyPassword('anything', null, 'p')).ok).toBe(false)
     expect((await verifyPassword('anything', 'garbage', 'p')).ok).toBe(false)
+  })
+})
+
+describe("the organisation's calendar", () => {
+  it('counts days in Paris time, winter and summer', () => {
+    expect(todayIso(new Date('2026-03-01T22:59:00Z'))).toBe('2026-03-01')
+    expect(todayIso(new Date('2026-03-01T23:00:00Z'))).toBe('2026-03-02')
+    expect(todayIso(new Date('2026-07-01T21:59:00Z'))).toBe('2026-07-01')
+    expect(todayIso(new Date('2026-07-01T22:00:00Z'))).toBe('2026-07-02')
   })
 })
 

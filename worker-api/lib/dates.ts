@@ -1,7 +1,20 @@
 /** Instants are ISO 8601 UTC strings in the database; calendar dates are 'YYYY-MM-DD'. */
 export const nowIso = (now = new Date()) => now.toISOString()
 export const addSeconds = (seconds: number, from = new Date()) => new Date(from.getTime() + seconds * 1000)
-export const todayIso = (now = new Date()) => now.toISOString().slice(0, 10)
+/**
+ * The organisation's calendar: a post "starts on" a date in French time, so "today" is the date in
+ * Paris, not in UTC (which would grant a post one or two hours late, and keep an ended one as long).
+ */
+export const ORGANISATION_TIME_ZONE = 'Europe/Paris'
+const calendarDate = new Intl.DateTimeFormat('en-CA', {
+  timeZone: ORGANISATION_TIME_ZONE,
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+})
+
+/** Today's date in the organisation's time zone, as 'YYYY-MM-DD'. */
+export const todayIso = (now = new Date()) => calendarDate.format(now)
 
 const WIRE_DATE = /^(\d{2})\/(\d{2})\/(\d{4})$/
 

@@ -4,7 +4,8 @@ export const ACCESS_TOKEN_TTL_SECONDS = 5 * 60
 const ISSUER = 'portail'
 const AUDIENCE = 'portail'
 
-export type AccessClaims = { sub: string; admin: boolean; domain: string; sid: string }
+/** `app`: set on the sessions an application opened with a launch code (scoped, DESIGN §4). */
+export type AccessClaims = { sub: string; admin: boolean; domain: string; sid: string; app?: number }
 
 export async function signAccessToken(secret: string, claims: AccessClaims, now = Date.now()) {
   const iat = Math.floor(now / 1000)
@@ -24,7 +25,14 @@ export async function verifyAccessToken(secret: string, token: string): Promise<
     if (!payload || decoded.header.alg !== 'HS256') return null
     if (payload.iss !== ISSUER || payload.aud !== AUDIENCE || typeof payload.exp !== 'number') return null
     if (typeof payload.sub !== 'string' || typeof payload.sid !== 'string') return null
-    return { sub: payload.sub, admin: payload.admin === true, domain: String(payload.domain), sid: payload.sid }
+    const claims: AccessClaims = {
+      sub: payload.sub,
+      admin: payload.admin === true,
+      domain: String(payload.domain),
+      sid: payload.sid,
+    }
+    if (typeof payload.app === 'number') claims.app = payload.app
+    return claims
   } catch {
     return null
   }

@@ -1,11 +1,11 @@
-import { getDb } from '../db/client'
+import { batch, getDb } from '../db/client'
 import type { Env } from '../env'
-import { browserOf } from '../lib/browser'
 import { randomToken, sha256Hex } from '../lib/crypto'
 import { addSeconds, todayIso } from '../lib/dates'
 import { forbidden, notFound } from '../lib/errors'
 import { logTypeForApplication } from '../lib/log-types'
 import type { Actor } from './actor'
+import { logEntry } from './logs'
 import { getUser } from './users'
 
 export const LAUNCH_CODE_TTL_SECONDS = 60
@@ -53,10 +53,9 @@ export async function launch(
   const code = randomToken()
   const now = new Date()
   const expiresAt = addSeconds(LAUNCH_CODE_TTL_SECONDS, now).toISOString()
-  const browser = browserOf(context.userAgent)
-  await db
-    .insertInto('refresh_token')
-    .values({
+  // The code and its log entry are written together or not at all.
+  await batch(env.DB, [
+    db.insertInto('refresh_token').values({
       token_hash: await sha256Hex(code),
       utilisateur_id: actor.id,
       family_id: crypto.randomUUID(),
@@ -67,20 +66,11 @@ export async function launch(
       family_expires_at: expiresAt,
       rotated_at: null,
       revoked_at: null,
-    })
-    .execute()
-  await db
-    .insertInto('log')
-    .values({
-      date: now.toISOString(),
-      utilisateur_id: actor.id,
-      type_log: logTypeForApplication(application.libelle),
-      nom_log: application.libelle,
-      commentaire: null,
-      nom_navigateur: browser.name,
-      version_navigateur: browser.version,
-    })
-    .execute()
+    }),
+    db
+      .insertInto('log')
+      .values(logEntry(actor.id, logTypeForApplication(application.libelle), application.libelle, context.userAgent)),
+  ])
   const url = new URL(application.url, context.origin)
   url.searchParams.set('code', code)
   return { url: url.toString(), refreshToken: code }

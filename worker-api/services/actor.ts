@@ -3,8 +3,15 @@ import type { Env } from '../env'
 import { unauthorized } from '../lib/errors'
 import { verifyAccessToken } from '../lib/jwt'
 
-/** The signed-in caller of a non-public endpoint. */
-export type Actor = { id: number; admin: boolean; domain: string; sid: string; langue: 'fr' | 'en' }
+/** The signed-in caller of a non-public endpoint; `app` when it is an application's session. */
+export type Actor = {
+  id: number
+  admin: boolean
+  domain: string
+  sid: string
+  langue: 'fr' | 'en'
+  app: number | null
+}
 
 /**
  * Resolves a bearer token to its actor. Besides the JWT checks, one indexed query confirms the user is
@@ -33,5 +40,20 @@ export async function actorFromBearer(env: Env, authorization: string | undefine
     )
     .executeTakeFirst()
   if (!row) throw unauthorized('INVALID_TOKEN', 'Session ended')
-  return { id: row.id, admin: row.admin === 1, domain: row.domain, sid: claims.sid, langue: row.langue }
+  return {
+    id: row.id,
+    admin: row.admin === 1,
+    domain: row.domain,
+    sid: claims.sid,
+    langue: row.langue,
+    app: claims.app ?? null,
+  }
+}
+
+/** What an application's session may call: its user's profile, and sign-out. */
+export function applicationMayCall(actor: Actor, method: string, path: string): boolean {
+  return (
+    (method === 'GET' && path.endsWith(`/rest/bd/utilisateur/${actor.id}`)) ||
+    (method === 'POST' && path.endsWith('/rest/bd/logout'))
+  )
 }

@@ -1,7 +1,6 @@
 import { sql } from 'kysely'
 import { batch, getDb } from '../db/client'
 import type { Env } from '../env'
-import { browserOf } from '../lib/browser'
 import { randomToken, sha256Hex } from '../lib/crypto'
 import { addSeconds, nowIso } from '../lib/dates'
 import { sameDomain } from '../lib/domain'
@@ -10,6 +9,7 @@ import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from '../lib/jwt'
 import { hashPassword, verifyPassword } from '../lib/password'
 import type { Actor } from './actor'
 import { requireCaptcha } from './captcha'
+import { logEntry } from './logs'
 import { limitClient } from './rate-limit'
 import { postesOf, toUser, type User } from './users'
 
@@ -27,21 +27,14 @@ const FAILURES_RESET_SECONDS = 12 * 60 * 60
 export type RequestContext = { origin: string; userAgent: string | null; ip: string | null }
 export type Tokens = { accessToken: string; refreshToken: string; expiresInMsec: number }
 
-function logValues(userId: number, type: 'CONNEXION' | 'DECONNEXION', userAgent: string | null) {
-  const browser = browserOf(userAgent)
-  return {
-    date: nowIso(),
-    utilisateur_id: userId,
-    type_log: type,
-    nom_log: type,
-    commentaire: null,
-    nom_navigateur: browser.name,
-    version_navigateur: browser.version,
-  }
-}
-
 /** A new refresh token row for a session family (the caller inserts it, usually in a batch). */
-async function newRefreshToken(userId: number, familyId: string, familyExpiresAt: string, now = new Date()) {
+async function newRefreshToken(
+  userId: number,
+  familyId: string,
+  familyExpiresAt: string,
+  now = new Date(),
+  applicationId: number | null = null,
+) {
   const token = randomToken()
   const idle = addSeconds(REFRESH_IDLE_SECONDS, now).toISOString()
   return {
@@ -51,7 +44,7 @@ async function newRefreshToken(userId: number, familyId: string, familyExpiresAt
       utilisateur_id: userId,
       family_id: familyId,
       kind: 'SESSION' as const,
-      application_id: null,
+      application_id: applicationId,
       created_at: now.toISOString(),
       expires_at: idle < familyExpiresAt ? idle : familyExpiresAt,
       family_expires_at: familyExpiresAt,
@@ -61,8 +54,14 @@ async function newRefreshToken(userId: number, familyId: string, familyExpiresAt
   }
 }
 
-async function accessTokenFor(env: Env, user: { id: number; admin: number; domain: string }, sid: string) {
-  return signAccessToken(env.JWT_SECRET, { sub: String(user.id), admin: user.admin === 1, domain: user.domain, sid })
+async function accessTokenFor(
+  env: Env,
+  user: { id: number; admin: number; domain: string },
+  sid: string,
+  applicationId: number | null = null,
+) {
+  const claims = { sub: String(user.id), admin: user.admin === 1, domain: user.domain, sid }
+  return signAccessToken(env.JWT_SECRET, applicationId === null ? claims : { ...claims, app: applicationId })
 }
 
 /**
@@ -133,7 +132,7 @@ export async function login(
   const writes = [
     db.deleteFrom('login_attempt').where('identifier', '=', identifier),
     db.insertInto('refresh_token').values(refresh.row),
-    db.insertInto('log').values(logValues(row.id, 'CONNEXION', context.userAgent)),
+    db.insertInto('log').values(logEntry(row.id, 'CONNEXION', 'CONNEXION', context.userAgent)),
   ]
   if (check.needsRehash) {
     const password_hash = await hashPassword(input.motDePasse, env.PASSWORD_PEPPER)
@@ -155,6 +154,8 @@ const rejected = (code: string, message: string) => unauthorized(code, message)
 /**
  * Exchanges a refresh token (or an application's launch code) for a new access token and a rotated
  * refresh token. A rotated token presented again after the grace window revokes its whole family.
+ * A launch code opens a session of the application's own, whose tokens carry its id (`app`) and may
+ * only read their user and sign out (DESIGN §4: bound to that application).
  */
 export async function refresh(env: Env, presented: string): Promise<Tokens> {
   const db = getDb(env.DB)
@@ -166,6 +167,7 @@ export async function refresh(env: Env, presented: string): Promise<Tokens> {
       't.id',
       't.family_id',
       't.kind',
+      't.application_id',
       't.expires_at',
       't.family_expires_at',
       't.rotated_at',
@@ -212,7 +214,8 @@ export async function refresh(env: Env, presented: string): Promise<Tokens> {
   const familyId = token.kind === 'LAUNCH' ? crypto.randomUUID() : token.family_id
   const familyExpiresAt =
     token.kind === 'LAUNCH' ? addSeconds(REFRESH_ABSOLUTE_SECONDS, now).toISOString() : token.family_expires_at
-  const next = await newRefreshToken(token.user_id, familyId, familyExpiresAt, now)
+  // Sessions opened by an application stay bound to it through every rotation.
+  const next = await newRefreshToken(token.user_id, familyId, familyExpiresAt, now, token.application_id)
   const markRotated = db
     .updateTable('refresh_token')
     .set({ rotated_at: now.toISOString() })
@@ -229,7 +232,12 @@ export async function refresh(env: Env, presented: string): Promise<Tokens> {
     throw rejected('INVALID_REFRESH_TOKEN', 'Launch code used or expired')
   }
   return {
-    accessToken: await accessTokenFor(env, { id: token.user_id, admin: token.admin, domain: token.domain }, familyId),
+    accessToken: await accessTokenFor(
+      env,
+      { id: token.user_id, admin: token.admin, domain: token.domain },
+      familyId,
+      token.application_id,
+    ),
     refreshToken: next.token,
     expiresInMsec: ACCESS_TOKEN_TTL_SECONDS * 1000,
   }
@@ -244,6 +252,6 @@ export async function logout(env: Env, actor: Actor, userAgent: string | null) {
       .set({ revoked_at: nowIso() })
       .where('family_id', '=', actor.sid)
       .where('revoked_at', 'is', null),
-    db.insertInto('log').values(logValues(actor.id, 'DECONNEXION', userAgent)),
+    db.insertInto('log').values(logEntry(actor.id, 'DECONNEXION', 'DECONNEXION', userAgent)),
   ])
 }

@@ -4,13 +4,15 @@ import { getDb } from '../db/client'
 import type { Env } from '../env'
 import { base64url, hmacSha256, randomToken, timingSafeEqual } from '../lib/crypto'
 import { BusinessError } from '../lib/errors'
+import { limitClient } from './rate-limit'
 
 /**
  * Human verification (DESIGN §6). CAPTCHA_PROVIDER picks the widget: `altcha` (default, self-hosted
  * proof of work; the payload is base64 JSON `{algorithm, challenge, number, salt, signature}`) or
- * `turnstile` (Cloudflare's token, checked at siteverify). In both modes a browser without JavaScript
- * answers a signed question instead (`{question, answer}` as base64 JSON). Every accepted payload is
- * remembered until it expires, so none is accepted twice.
+ * `turnstile` (Cloudflare's token, checked at siteverify). With ALTCHA, a browser without JavaScript
+ * answers a signed question instead (`{question, answer}` as base64 JSON), a few times per client
+ * address and minute; Turnstile needs JavaScript. Every accepted payload is remembered until it
+ * expires, so none is accepted twice.
  */
 const CHALLENGE_TTL_SECONDS = 10 * 60
 const DEFAULT_MAX_NUMBER = 50_000
@@ -105,6 +107,47 @@ function replayKey(parsed: Parsed): string {
  * Checks a solved payload. With `consume`, also marks it used (atomically: of two concurrent uses,
  * one wins). Without, it only says whether it would be accepted now.
  */
+/** How long a Turnstile token checked by `validate/captcha` stays usable (Turnstile's own lifetime). */
+const TURNSTILE_VERIFIED_SECONDS = 300
+
+/**
+ * Turnstile tokens are single use at Cloudflare too: a token checked first (spec: validate, then
+ * submit) is remembered as verified, and the submission takes that record instead of asking again.
+ */
+async function turnstileVerdict(env: Env, token: string, consume: boolean, remoteIp: string | null) {
+  const db = getDb(env.DB)
+  const verifiedKey = `turnstile-verified:${token}`
+  const now = new Date().toISOString()
+  if (consume) {
+    const taken = await db
+      .deleteFrom('captcha_used')
+      .where('signature', '=', verifiedKey)
+      .where('expires_at', '>', now)
+      .returning('signature')
+      .executeTakeFirst()
+    return taken !== undefined || turnstileAccepts(env, token, remoteIp)
+  }
+  const known = await db
+    .selectFrom('captcha_used')
+    .select('signature')
+    .where('signature', '=', verifiedKey)
+    .where('expires_at', '>', now)
+    .executeTakeFirst()
+  if (known) return true
+  if (!(await turnstileAccepts(env, token, remoteIp))) return false
+  const expiresAt = new Date(Date.now() + TURNSTILE_VERIFIED_SECONDS * 1000).toISOString()
+  await db
+    .insertInto('captcha_used')
+    .values({ signature: verifiedKey, expires_at: expiresAt })
+    .onConflict((oc) => oc.doNothing())
+    .execute()
+  return true
+}
+
+/**
+ * Checks a solved payload. With `consume`, also marks it used (atomically: of two concurrent uses,
+ * one wins). Without, it only says whether it would be accepted now.
+ */
 export async function checkCaptcha(
   env: Env,
   payload: string | undefined | null,
@@ -113,25 +156,32 @@ export async function checkCaptcha(
   if (!payload) return 'invalid'
   const parsed = parse(payload, env)
   if (!parsed) return 'malformed'
-  const now = Date.now()
-  let valid: boolean
-  // The configured widget only: a proof of work is no substitute for Turnstile.
-  if (parsed.kind === 'altcha')
-    valid = !isTurnstile(env) && (await verifySolution(parsed.raw, env.CAPTCHA_HMAC_KEY, true))
-  else if (parsed.kind === 'question') valid = await questionIsAnswered(env, parsed.question, parsed.answer, now)
-  else valid = await turnstileAccepts(env, parsed.token, remoteIp)
-  if (!valid) return 'invalid'
-
   const db = getDb(env.DB)
   const signature = replayKey(parsed)
-  if (!consume) {
-    const used = await db
-      .selectFrom('captcha_used')
-      .select('signature')
-      .where('signature', '=', signature)
-      .executeTakeFirst()
-    return used ? 'invalid' : 'ok'
+  const used = await db
+    .selectFrom('captcha_used')
+    .select('signature')
+    .where('signature', '=', signature)
+    .executeTakeFirst()
+  if (used) return 'invalid'
+
+  const now = Date.now()
+  let valid: boolean
+  if (parsed.kind === 'altcha') {
+    // The configured widget only: a proof of work is no substitute for Turnstile.
+    valid = !isTurnstile(env) && (await verifySolution(parsed.raw, env.CAPTCHA_HMAC_KEY, true))
+  } else if (parsed.kind === 'question') {
+    // A script reads the question as easily as a person: only with the proof of work as the main
+    // widget, and only a few per client address and minute.
+    if (isTurnstile(env)) return 'invalid'
+    if (consume) await limitClient(env, 'captcha-question', remoteIp, Number(env.QUESTION_RATE_PER_MINUTE ?? 5))
+    valid = await questionIsAnswered(env, parsed.question, parsed.answer, now)
+  } else {
+    valid = await turnstileVerdict(env, parsed.token, consume, remoteIp)
   }
+  if (!valid) return 'invalid'
+  if (!consume) return 'ok'
+
   const expiresAt = new Date(now + CHALLENGE_TTL_SECONDS * 1000).toISOString()
   const result = await db
     .insertInto('captcha_used')

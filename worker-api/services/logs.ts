@@ -1,11 +1,35 @@
 import { getDb } from '../db/client'
+import type { LogType, NewLog } from '../db/schema'
 import type { Env } from '../env'
 import { browserOf } from '../lib/browser'
 import { nowIso } from '../lib/dates'
 import { logTypeForName } from '../lib/log-types'
 import type { Actor } from './actor'
 
-/** spec §7 POST logs/: a client-reported action; the browser falls back to the User-Agent. */
+/**
+ * A row of the audit history (DESIGN §8). The browser comes from what the client says, else from the
+ * User-Agent, parsed on the server.
+ */
+export function logEntry(
+  userId: number,
+  type: LogType,
+  nomLog: string,
+  userAgent: string | null,
+  extra: { commentaire?: string | null; nomNavigateur?: string | null; versionNavigateur?: string | null } = {},
+): NewLog {
+  const parsed = browserOf(userAgent)
+  return {
+    date: nowIso(),
+    utilisateur_id: userId,
+    type_log: type,
+    nom_log: nomLog,
+    commentaire: extra.commentaire ?? null,
+    nom_navigateur: extra.nomNavigateur || parsed.name,
+    version_navigateur: extra.versionNavigateur || parsed.version,
+  }
+}
+
+/** spec §7 POST logs/: a client-reported action; its type follows from its name (spec §9). */
 export async function writeClientLog(
   env: Env,
   actor: Actor,
@@ -17,18 +41,9 @@ export async function writeClientLog(
   },
   userAgent: string | null,
 ) {
-  const parsed = browserOf(userAgent)
   const result = await getDb(env.DB)
     .insertInto('log')
-    .values({
-      date: nowIso(),
-      utilisateur_id: actor.id,
-      type_log: logTypeForName(input.nomLog),
-      nom_log: input.nomLog,
-      commentaire: input.commentaire ?? null,
-      nom_navigateur: input.nomNavigateur || parsed.name,
-      version_navigateur: input.versionNavigateur || parsed.version,
-    })
+    .values(logEntry(actor.id, logTypeForName(input.nomLog), input.nomLog, userAgent, input))
     .returning('id')
     .executeTakeFirstOrThrow()
   return { id: result.id }
