@@ -1,4 +1,5 @@
 import type { ExecutionContext } from '@cloudflare/workers-types'
+import type { ApiApp } from './worker-api/app'
 import type { Env } from './worker-api/env'
 
 /** What Remix loaders and actions receive as `context`, in the Worker and under `remix vite:dev`. */
@@ -7,5 +8,7 @@ declare module '@remix-run/cloudflare' {
     cloudflare: { env: Env; ctx: Pick<ExecutionContext, 'waitUntil' | 'passThroughOnException'> }
     /** Per-response nonce for the inline scripts Remix renders (CSP). */
     cspNonce?: string
+    /** The REST API, called in-process (one instance, provided by the Worker or the dev server). */
+    api: Pick<ApiApp, 'fetch'>
   }
 }

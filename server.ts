@@ -3,10 +3,12 @@ import { createRequestHandler, type ServerBuild } from '@remix-run/cloudflare'
 // biome-ignore lint/suspicious/noTsIgnore: the build is absent on a fresh clone, present after a build
 // @ts-ignore
 import * as build from './build/server'
-import { API_BASE, createApp } from './worker-api/app'
+import { createApp } from './worker-api/app'
+import { API_BASE } from './worker-api/base'
 import type { Env } from './worker-api/env'
 import { missingSecrets } from './worker-api/env'
-import { securityHeaders } from './worker-api/lib/security-headers'
+import { isSameOriginWrite, securityHeaders } from './worker-api/lib/security-headers'
+import { purgeExpired } from './worker-api/services/maintenance'
 
 const api = createApp()
 const handleRemix = createRequestHandler(build as unknown as ServerBuild)
@@ -28,18 +30,19 @@ export default {
     if (url.pathname === API_BASE || url.pathname.startsWith(`${API_BASE}/`)) {
       return api.fetch(request, env, ctx)
     }
-    // Cookie-authenticated forms: refuse cross-site writes (DESIGN §3).
-    const origin = request.headers.get('Origin')
-    if (request.method !== 'GET' && request.method !== 'HEAD' && origin && origin !== url.origin) {
-      return new Response('Cross-origin request refused', { status: 403 })
-    }
+    if (!isSameOriginWrite(request, url)) return new Response('Cross-origin request refused', { status: 403 })
     const cspNonce = nonce()
-    const response = await handleRemix(request, { cloudflare: { env, ctx }, cspNonce })
+    // The one API instance also serves the UI's in-process calls (DESIGN §1).
+    const response = await handleRemix(request, { cloudflare: { env, ctx }, cspNonce, api })
     return securityHeaders(response, {
       nonce: cspNonce,
       https: url.protocol === 'https:',
       path: url.pathname,
       turnstile: env.CAPTCHA_PROVIDER === 'turnstile',
     })
+  },
+  /** Hourly (wrangler.toml [triggers]): prunes expired tokens, captchas and counters. */
+  async scheduled(_controller: ScheduledController, env: Env, ctx: ExecutionContext) {
+    ctx.waitUntil(purgeExpired(env).then((deleted) => console.log('Pruned expired rows', deleted)))
   },
 } satisfies ExportedHandler<Env>

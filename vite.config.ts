@@ -9,9 +9,17 @@ declare module '@remix-run/cloudflare' {
   }
 }
 
+let devApi: { fetch: (...args: never[]) => unknown } | undefined
+
 export default defineConfig({
   plugins: [
-    remixCloudflareDevProxy(),
+    // Under `remix vite:dev`, the API instance the Worker would otherwise give Remix.
+    remixCloudflareDevProxy({
+      getLoadContext: async ({ context }) => {
+        devApi ??= (await import('./worker-api/app')).createApp()
+        return { ...context, api: devApi } as never
+      },
+    }),
     remix({
       future: {
         v3_fetcherPersist: true,

@@ -1,4 +1,5 @@
 import { HTTPException } from 'hono/http-exception'
+import { API_BASE } from './base'
 import { BusinessError, errorBody } from './lib/errors'
 import { router } from './lib/validation'
 import { accessRoutes } from './routes/access'
@@ -8,8 +9,6 @@ import { healthRoutes } from './routes/health'
 import { logRoutes } from './routes/logs'
 import { userRoutes } from './routes/users'
 import { actorFromBearer, applicationMayCall } from './services/actor'
-
-export const API_BASE = '/portail-backend'
 
 /** The REST API (spec §7), the single authority on data and permissions. */
 export function createApp() {

@@ -1,9 +1,7 @@
 import type { AppLoadContext } from '@remix-run/cloudflare'
-import { API_BASE, createApp } from '../../worker-api/app'
+import { API_BASE } from '../../worker-api/base'
 import type { ErrorBody } from '../../worker-api/lib/errors'
 import type { Session } from './session.server'
-
-const api = createApp()
 
 export type ApiResult<T> = { ok: true; status: number; data: T } | { ok: false; status: number; error: ErrorBody }
 
@@ -31,7 +29,7 @@ export async function callApi<T>(
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   })
   const { env, ctx } = context.cloudflare
-  const response = await api.fetch(apiRequest, env, ctx as ExecutionContext)
+  const response = await context.api.fetch(apiRequest, env, ctx as ExecutionContext)
   const payload = response.status === 204 ? null : await response.json().catch(() => null)
   if (response.ok) return { ok: true, status: response.status, data: payload as T }
   const error = (payload as ErrorBody | null) ?? { businessCode: 'TECHNICAL_ERROR', message: '', attributs: [] }

@@ -1,7 +1,7 @@
 import { type AppLoadContext, redirect } from '@remix-run/cloudflare'
 import type { ApiResult } from './api.server'
 import { userApi } from './api.server'
-import { getSession, loginRedirect, type SessionUser } from './session.server'
+import { getSession, loginRedirect } from './session.server'
 
 /**
  * Guard of every authenticated loader and action: throws a redirect to /login?redirect=<path> when
@@ -27,14 +27,20 @@ export async function requireUser(request: Request, context: AppLoadContext) {
   return { user, session, api: call, headers, expect }
 }
 
-export type Auth = Awaited<ReturnType<typeof requireUser>>
-
-export async function requireAnonymous(request: Request, context: AppLoadContext) {
-  const { session } = await getSession(request, context)
-  if (session.get('user')) throw redirect('/pages/user/acces')
+/**
+ * Guard of the admin screens (spec §6: paths containing 'admin'). Each admin route calls it in its
+ * own loader and action: on client-side navigation Remix does not re-run the /pages layout loader.
+ */
+export async function requireAdmin(request: Request, context: AppLoadContext) {
+  const auth = await requireUser(request, context)
+  if (!auth.user.admin) throw redirect('/pages/user/acces', { headers: await auth.headers() })
+  return auth
 }
 
-export type { SessionUser }
+export async function hasSession(request: Request, context: AppLoadContext) {
+  const { session } = await getSession(request, context)
+  return Boolean(session.get('accessToken'))
+}
 
 /**
  * Signs the browser's session out: the API revokes its refresh tokens and logs DECONNEXION (after

@@ -19,7 +19,8 @@ const NAMES: Record<string, string> = {
  * the user with the access token it received.
  */
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
-  const name = NAMES[params.slug ?? ''] ?? params.slug ?? ''
+  const slug = params.slug ?? ''
+  const name = Object.hasOwn(NAMES, slug) ? (NAMES[slug] as string) : slug
   const code = new URL(request.url).searchParams.get('code') ?? ''
   const exchange = await callApi<{ accessToken: string }>(request, context, 'public/bd/login/refreshToken', {
     method: 'POST',

@@ -4,6 +4,7 @@ import { useEffect } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Alert } from '~/components/ui/alert'
 import { requireUser } from '~/lib/auth.server'
+import { readForm } from '~/lib/form.server'
 
 /**
  * Opens an application in the tab the launch form targeted: asks the API for a launch URL carrying a
@@ -11,7 +12,7 @@ import { requireUser } from '~/lib/auth.server'
  */
 export async function action({ request, context }: ActionFunctionArgs) {
   const auth = await requireUser(request, context)
-  const id = Number((await request.formData()).get('idApplication'))
+  const id = Number((await readForm(request)).get('idApplication'))
   if (!Number.isSafeInteger(id) || id <= 0) return data({ ok: false as const }, { status: 400 })
   const launch = await auth.api<{ url: string; refreshToken: string }>(`bd/acces/application?idApplication=${id}`)
   if (!launch.ok) {

@@ -19,7 +19,8 @@ import { Button } from '~/components/ui/button'
 import { Card, CardContent, CardDescription, CardHeader } from '~/components/ui/card'
 import { callApi } from '~/lib/api.server'
 import { loginMessage, type Message } from '~/lib/api-errors'
-import { endSession } from '~/lib/auth.server'
+import { endSession, hasSession } from '~/lib/auth.server'
+import { readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { afterLogin } from '~/lib/safe-redirect'
 import { getSession } from '~/lib/session.server'
@@ -32,6 +33,10 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.t
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   // Spec §2: the login page starts from a clean state; a session still open here is ended properly.
+  // Not when another site sent the browser here: a link elsewhere must not sign anyone out.
+  if (request.headers.get('Sec-Fetch-Site') === 'cross-site' && (await hasSession(request, context))) {
+    throw redirect('/pages/user/acces')
+  }
   const cleared = await endSession(request, context)
   const headers = cleared ? { 'Set-Cookie': cleared } : undefined
   const [question, t] = await Promise.all([
@@ -48,7 +53,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
-  const formData = await request.formData()
+  const formData = await readForm(request)
   const submission = parseWithZod(formData, { schema: loginForm })
   if (submission.status !== 'success') {
     return { result: submission.reply({ hideFields: ['motDePasse'] }), error: null }

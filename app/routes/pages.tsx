@@ -9,8 +9,10 @@ import { isAdminPath } from '~/lib/breadcrumb'
 import type { User } from '../../worker-api/services/users'
 
 /**
- * The authenticated area (spec §2). The guard asks the API for the user on every navigation, so an
- * ended or disabled session leaves at once; admin paths send non-admins to their access page.
+ * The authenticated area (spec §2). The guard asks the API for the user whenever this loader runs
+ * (document requests and revalidations), so an ended or disabled session leaves at once; admin paths
+ * send non-admins to their access page. Admin screens also guard themselves (`requireAdmin`), since
+ * client-side navigation between child routes does not re-run this loader.
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = await requireUser(request, context)

@@ -5,12 +5,13 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { userApi } from '../../app/lib/api.server'
 import { endSession, requireUser } from '../../app/lib/auth.server'
 import { getSession } from '../../app/lib/session.server'
-import { createOrganisation, createUser, db, signIn } from './helpers'
+import { app, createOrganisation, createUser, db, signIn } from './helpers'
 
 beforeAll(createOrganisation)
 
 const context = {
   cloudflare: { env, ctx: { waitUntil() {}, passThroughOnException() {} } },
+  api: app,
 } as unknown as AppLoadContext
 
 /** The browser session of a signed-in user whose access token has expired. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { missingSecrets } from '../../worker-api/env'
-import { securityHeaders } from '../../worker-api/lib/security-headers'
+import { isSameOriginWrite, securityHeaders } from '../../worker-api/lib/security-headers'
 
 const html = () => new Response('<p>x</p>', { headers: { 'Content-Type': 'text/html; charset=utf-8' } })
 
@@ -52,5 +52,21 @@ describe('required secrets', () => {
       'TURNSTILE_SITE_KEY',
       'TURNSTILE_SECRET_KEY',
     ])
+  })
+})
+
+describe('same-origin writes (DESIGN §3)', () => {
+  const post = (headers: Record<string, string>) =>
+    new Request('https://portail.example.org/login', { method: 'POST', headers })
+  it('accepts the own origin, and Origin null only when the browser says same-origin', () => {
+    expect(isSameOriginWrite(post({ Origin: 'https://portail.example.org' }))).toBe(true)
+    expect(isSameOriginWrite(post({ Origin: 'null', 'Sec-Fetch-Site': 'same-origin' }))).toBe(true)
+    expect(isSameOriginWrite(post({}))).toBe(true)
+    expect(isSameOriginWrite(new Request('https://portail.example.org/login'))).toBe(true)
+  })
+  it('refuses other origins and an unexplained Origin null', () => {
+    expect(isSameOriginWrite(post({ Origin: 'https://evil.example' }))).toBe(false)
+    expect(isSameOriginWrite(post({ Origin: 'null' }))).toBe(false)
+    expect(isSameOriginWrite(post({ Origin: 'null', 'Sec-Fetch-Site': 'cross-site' }))).toBe(false)
   })
 })

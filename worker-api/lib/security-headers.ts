@@ -33,3 +33,16 @@ export function securityHeaders(
   if (options.https) headers.set('Strict-Transport-Security', 'max-age=63072000; includeSubDomains')
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers })
 }
+
+/**
+ * Cookie-authenticated forms: refuse cross-site writes (DESIGN §3). A page served with
+ * `Referrer-Policy: no-referrer` makes the browser send `Origin: null` even for its own forms; the
+ * browser's Sec-Fetch-Site then says whether the request is really same-origin.
+ */
+export function isSameOriginWrite(request: Request, url = new URL(request.url)) {
+  if (request.method === 'GET' || request.method === 'HEAD') return true
+  const origin = request.headers.get('Origin')
+  if (!origin) return true
+  if (origin === 'null') return request.headers.get('Sec-Fetch-Site') === 'same-origin'
+  return origin === url.origin
+}

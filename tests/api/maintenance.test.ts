@@ -1,0 +1,64 @@
+import { env } from 'cloudflare:test'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { purgeExpired } from '../../worker-api/services/maintenance'
+import { createOrganisation, createUser, db, signIn } from './helpers'
+
+beforeAll(createOrganisation)
+
+const ago = (hours: number) => new Date(Date.now() - hours * 3_600_000).toISOString()
+
+describe('purgeExpired (hourly cron)', () => {
+  it('deletes what has expired and keeps what may still be used', async () => {
+    const user = await createUser()
+    await signIn(user.login, user.password) // a live session, a used captcha
+    await db()
+      .insertInto('captcha_used')
+      .values([
+        { signature: 'old', expires_at: ago(1) },
+        { signature: 'fresh', expires_at: ago(-1) },
+      ])
+      .execute()
+    await db()
+      .insertInto('refresh_token')
+      .values({
+        token_hash: 'dead-family',
+        utilisateur_id: user.id,
+        family_id: 'f-dead',
+        kind: 'SESSION',
+        application_id: null,
+        created_at: ago(60),
+        expires_at: ago(59),
+        family_expires_at: ago(48),
+        rotated_at: null,
+        revoked_at: null,
+      })
+      .execute()
+    await db()
+      .insertInto('login_attempt')
+      .values([
+        { identifier: 'forgotten', failures: 3, last_failure_at: ago(13), locked_until: null },
+        { identifier: 'recent', failures: 3, last_failure_at: ago(1), locked_until: null },
+        { identifier: 'still-locked', failures: 9, last_failure_at: ago(13), locked_until: ago(-1) },
+      ])
+      .execute()
+    await db()
+      .insertInto('rate_limit')
+      .values([
+        { key: 'login:old', window_start: ago(2), count: 3 },
+        { key: 'login:now', window_start: ago(0), count: 3 },
+      ])
+      .execute()
+
+    const deleted = await purgeExpired(env)
+    expect(deleted).toMatchObject({ captchas: 1, refreshTokens: 1, loginAttempts: 1, rateLimits: 1 })
+
+    const signatures = (await db().selectFrom('captcha_used').select('signature').execute()).map((r) => r.signature)
+    expect(signatures).toContain('fresh')
+    expect(signatures).not.toContain('old')
+    const families = (await db().selectFrom('refresh_token').select('family_id').execute()).map((r) => r.family_id)
+    expect(families).not.toContain('f-dead')
+    expect(families.length).toBeGreaterThan(0)
+    const identifiers = (await db().selectFrom('login_attempt').select('identifier').execute()).map((r) => r.identifier)
+    expect(identifiers.sort()).toEqual(['recent', 'still-locked'])
+  })
+})

@@ -1,0 +1,28 @@
+import { batch, getDb } from '../db/client'
+import type { Env } from '../env'
+import { addSeconds } from '../lib/dates'
+
+const HOUR = 3600
+const DAY = 24 * HOUR
+
+/**
+ * Deletes what can no longer matter (run hourly by the cron trigger): used captchas past their
+ * expiry, refresh tokens of families past their absolute lifetime (reuse detection needs nothing
+ * older), forgotten sign-in failures, old rate-limit windows, and mail tokens expired a month ago.
+ */
+export async function purgeExpired(env: Env, now = new Date()) {
+  const db = getDb(env.DB)
+  const at = (seconds: number) => addSeconds(-seconds, now).toISOString()
+  const results = await batch(env.DB, [
+    db.deleteFrom('captcha_used').where('expires_at', '<', now.toISOString()),
+    db.deleteFrom('refresh_token').where('family_expires_at', '<', at(DAY)),
+    db
+      .deleteFrom('login_attempt')
+      .where('last_failure_at', '<', at(12 * HOUR))
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now.toISOString())])),
+    db.deleteFrom('rate_limit').where('window_start', '<', at(HOUR)),
+    db.deleteFrom('mail_token').where('expires_at', '<', at(30 * DAY)),
+  ])
+  const [captchas, refreshTokens, loginAttempts, rateLimits, mailTokens] = results.map((r) => r.meta.changes)
+  return { captchas, refreshTokens, loginAttempts, rateLimits, mailTokens }
+}
