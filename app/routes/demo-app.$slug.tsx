@@ -1,8 +1,8 @@
 import { data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { Link, useLoaderData } from '@remix-run/react'
 import { useTranslation } from 'react-i18next'
+import { CenteredCard } from '~/components/centered-card'
 import { Alert } from '~/components/ui/alert'
-import { Card, CardContent, CardHeader } from '~/components/ui/card'
 import { callApi } from '~/lib/api.server'
 import type { User } from '../../worker-api/services/users'
 
@@ -38,27 +38,19 @@ export default function DemoApp() {
   const { name, user } = useLoaderData<typeof loader>()
   const { t } = useTranslation()
   return (
-    <main id="main" className="flex min-h-screen items-center justify-center bg-muted p-4">
-      <Card className="w-full max-w-md">
-        <CardHeader>
-          <p className="text-sm text-muted-foreground">{t('demoApp.title')}</p>
-          <h1 className="text-2xl font-semibold">{name}</h1>
-        </CardHeader>
-        <CardContent className="flex flex-col gap-4">
-          {user ? (
-            <Alert variant="success" role="status">
-              {t('demoApp.connected', { name })} {user.prenom} {user.nom}
-            </Alert>
-          ) : (
-            <Alert variant="destructive" role="alert">
-              {t('demoApp.failed')}
-            </Alert>
-          )}
-          <Link to="/pages/user/acces" className="text-sm text-primary underline">
-            {t('demoApp.backToPortal')}
-          </Link>
-        </CardContent>
-      </Card>
-    </main>
+    <CenteredCard eyebrow={t('demoApp.title')} title={name}>
+      {user ? (
+        <Alert variant="success" role="status">
+          {t('demoApp.connected', { name })} {user.prenom} {user.nom}
+        </Alert>
+      ) : (
+        <Alert variant="destructive" role="alert">
+          {t('demoApp.failed')}
+        </Alert>
+      )}
+      <Link to="/pages/user/acces" className="text-sm text-primary underline">
+        {t('demoApp.backToPortal')}
+      </Link>
+    </CenteredCard>
   )
 }

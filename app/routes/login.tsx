@@ -12,11 +12,11 @@ import { LogIn } from 'lucide-react'
 import { useCallback, useEffect, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Captcha, type CaptchaConfig, type CaptchaQuestion, captchaPayload } from '~/components/captcha'
+import { CenteredCard } from '~/components/centered-card'
 import { Field } from '~/components/field'
 import { LanguageSwitch } from '~/components/language-switch'
 import { Alert } from '~/components/ui/alert'
 import { Button } from '~/components/ui/button'
-import { Card, CardContent, CardDescription, CardHeader } from '~/components/ui/card'
 import { callApi } from '~/lib/api.server'
 import { loginMessage, type Message } from '~/lib/api-errors'
 import { endSession, hasSession } from '~/lib/auth.server'
@@ -119,59 +119,54 @@ export default function Login() {
   const fieldErrors = (errors: string[] | undefined) => errors?.map((key) => t(key))
 
   return (
-    <main id="main" className="flex min-h-screen flex-col items-center justify-center gap-6 bg-muted p-4">
-      <Card className="w-full max-w-md">
-        <CardHeader>
-          <p className="text-sm font-medium text-primary">{t('app.tagline')}</p>
-          <h1 className="text-2xl font-semibold tracking-tight">{t('login.title')}</h1>
-          <CardDescription>{t('login.intro')}</CardDescription>
-        </CardHeader>
-        <CardContent>
-          <Form method="post" {...getFormProps(form)} className="flex flex-col gap-4">
-            <input type="hidden" name="redirect" value={searchParams.get('redirect') ?? ''} />
-            {error ? (
-              <Alert variant="destructive" role="alert" id="login-error">
-                {error}
-              </Alert>
-            ) : null}
-            <Field
-              label={t('login.identifiant')}
-              hint={t('login.identifiantHint')}
-              errors={fieldErrors(fields.identifiant.errors)}
-              inputProps={{
-                ...getInputProps(fields.identifiant, { type: 'text' }),
-                id: fields.identifiant.id,
-                autoComplete: 'username',
-                autoFocus: true,
-              }}
-            />
-            <Field
-              label={t('login.motDePasse')}
-              errors={fieldErrors(fields.motDePasse.errors)}
-              inputProps={{
-                ...getInputProps(fields.motDePasse, { type: 'password' }),
-                id: fields.motDePasse.id,
-                autoComplete: 'current-password',
-              }}
-            />
-            {/* A new widget after each answer: a solved challenge is single use (spec §8). */}
-            <Captcha key={captchaKey} question={question} config={captcha} onVerified={clearClientError} />
-            <Button type="submit" disabled={pending} aria-disabled={pending}>
-              <LogIn aria-hidden />
-              {pending ? t('login.submitting') : t('login.submit')}
-            </Button>
-          </Form>
-          <nav className="mt-6 flex flex-col gap-2 text-sm">
-            <Link className="text-primary underline-offset-4 hover:underline" to="/forgotPassword">
-              {t('login.forgotPassword')}
-            </Link>
-            <Link className="text-primary underline-offset-4 hover:underline" to="/createAccount">
-              {t('login.createAccount')}
-            </Link>
-          </nav>
-        </CardContent>
-      </Card>
-      <LanguageSwitch />
-    </main>
+    <CenteredCard
+      eyebrow={t('app.tagline')}
+      title={t('login.title')}
+      description={t('login.intro')}
+      after={<LanguageSwitch />}
+    >
+      <Form method="post" {...getFormProps(form)} className="flex flex-col gap-4">
+        <input type="hidden" name="redirect" value={searchParams.get('redirect') ?? ''} />
+        {error ? (
+          <Alert variant="destructive" role="alert" id="login-error">
+            {error}
+          </Alert>
+        ) : null}
+        <Field
+          label={t('login.identifiant')}
+          hint={t('login.identifiantHint')}
+          errors={fieldErrors(fields.identifiant.errors)}
+          inputProps={{
+            ...getInputProps(fields.identifiant, { type: 'text' }),
+            id: fields.identifiant.id,
+            autoComplete: 'username',
+            autoFocus: true,
+          }}
+        />
+        <Field
+          label={t('login.motDePasse')}
+          errors={fieldErrors(fields.motDePasse.errors)}
+          inputProps={{
+            ...getInputProps(fields.motDePasse, { type: 'password' }),
+            id: fields.motDePasse.id,
+            autoComplete: 'current-password',
+          }}
+        />
+        {/* A new widget after each answer: a solved challenge is single use (spec §8). */}
+        <Captcha key={captchaKey} question={question} config={captcha} onVerified={clearClientError} />
+        <Button type="submit" disabled={pending} aria-disabled={pending}>
+          <LogIn aria-hidden />
+          {pending ? t('login.submitting') : t('login.submit')}
+        </Button>
+      </Form>
+      <nav className="mt-2 flex flex-col gap-2 text-sm">
+        <Link className="text-primary underline-offset-4 hover:underline" to="/forgotPassword">
+          {t('login.forgotPassword')}
+        </Link>
+        <Link className="text-primary underline-offset-4 hover:underline" to="/createAccount">
+          {t('login.createAccount')}
+        </Link>
+      </nav>
+    </CenteredCard>
   )
 }
