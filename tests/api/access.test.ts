@@ -199,6 +199,21 @@ describe('Launch code exchange (POST /rest/public/bd/login/refreshToken)', () =>
     expect((await getUserAs(user.jwt.accessToken, other.id)).status).toBe(200)
   })
 
+  it('signs the applications out with the portal: single logout', async () => {
+    const user = await signedInUser({ postes: everyApplication })
+    const { refreshToken: code } = (await (await launch(user.jwt.accessToken, 2)).json()) as LaunchBody
+    const first = (await (await refreshWith(code)).json()) as { accessToken: string; refreshToken: string }
+    const appTokens = (await (await refreshWith(first.refreshToken)).json()) as {
+      accessToken: string
+      refreshToken: string
+    }
+    expect((await getUserAs(appTokens.accessToken, user.id)).status).toBe(200)
+
+    expect((await call('/rest/bd/logout', { method: 'POST', token: user.jwt.accessToken })).status).toBe(204)
+    await expectError(await getUserAs(appTokens.accessToken, user.id), 401, 'INVALID_TOKEN')
+    await expectError(await refreshWith(appTokens.refreshToken), 401, 'INVALID_REFRESH_TOKEN')
+  })
+
   it('lets only one of two concurrent exchanges of the same code succeed', async () => {
     const user = await signedInUser({ postes: everyApplication })
     const { refreshToken: code } = (await (await launch(user.jwt.accessToken, 1)).json()) as LaunchBody

@@ -86,6 +86,8 @@ export interface RefreshTokenTable {
   family_expires_at: string
   rotated_at: string | null
   revoked_at: string | null
+  /** For an application's session: the portal session that launched it (single logout). */
+  parent_family_id: string | null
 }
 
 export interface OutboxTable {

@@ -66,6 +66,7 @@ export async function launch(
       family_expires_at: expiresAt,
       rotated_at: null,
       revoked_at: null,
+      parent_family_id: actor.sid,
     }),
     db
       .insertInto('log')

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import { batch, getDb } from '../db/client'
+import { batch, type DB, getDb } from '../db/client'
 import type { Env } from '../env'
 import { randomToken, sha256Hex } from '../lib/crypto'
 import { addSeconds, nowIso } from '../lib/dates'
@@ -33,7 +33,7 @@ async function newRefreshToken(
   familyId: string,
   familyExpiresAt: string,
   now = new Date(),
-  applicationId: number | null = null,
+  application: { id: number | null; parentFamilyId: string | null } = { id: null, parentFamilyId: null },
 ) {
   const token = randomToken()
   const idle = addSeconds(REFRESH_IDLE_SECONDS, now).toISOString()
@@ -44,7 +44,8 @@ async function newRefreshToken(
       utilisateur_id: userId,
       family_id: familyId,
       kind: 'SESSION' as const,
-      application_id: applicationId,
+      application_id: application.id,
+      parent_family_id: application.parentFamilyId,
       created_at: now.toISOString(),
       expires_at: idle < familyExpiresAt ? idle : familyExpiresAt,
       family_expires_at: familyExpiresAt,
@@ -168,6 +169,7 @@ export async function refresh(env: Env, presented: string): Promise<Tokens> {
       't.family_id',
       't.kind',
       't.application_id',
+      't.parent_family_id',
       't.expires_at',
       't.family_expires_at',
       't.rotated_at',
@@ -183,13 +185,7 @@ export async function refresh(env: Env, presented: string): Promise<Tokens> {
   if (!token || token.revoked_at) throw rejected('INVALID_REFRESH_TOKEN', 'Unknown or revoked refresh token')
 
   const now = new Date()
-  const revokeFamily = () =>
-    db
-      .updateTable('refresh_token')
-      .set({ revoked_at: now.toISOString() })
-      .where('family_id', '=', token.family_id)
-      .where('revoked_at', 'is', null)
-      .execute()
+  const revokeFamily = () => revokeSessions(db, token.family_id, now).execute()
 
   if (!token.actif || token.supprime) {
     await revokeFamily()
@@ -214,8 +210,12 @@ export async function refresh(env: Env, presented: string): Promise<Tokens> {
   const familyId = token.kind === 'LAUNCH' ? crypto.randomUUID() : token.family_id
   const familyExpiresAt =
     token.kind === 'LAUNCH' ? addSeconds(REFRESH_ABSOLUTE_SECONDS, now).toISOString() : token.family_expires_at
-  // Sessions opened by an application stay bound to it through every rotation.
-  const next = await newRefreshToken(token.user_id, familyId, familyExpiresAt, now, token.application_id)
+  // Sessions opened by an application stay bound to it, and to the portal session that launched it,
+  // through every rotation.
+  const next = await newRefreshToken(token.user_id, familyId, familyExpiresAt, now, {
+    id: token.application_id,
+    parentFamilyId: token.parent_family_id,
+  })
   const markRotated = db
     .updateTable('refresh_token')
     .set({ rotated_at: now.toISOString() })
@@ -243,15 +243,23 @@ export async function refresh(env: Env, presented: string): Promise<Tokens> {
   }
 }
 
-/** Ends the caller's session: revokes its refresh-token family and writes DECONNEXION. */
+/** Revokes a session family and the applications' sessions it launched (single logout). */
+function revokeSessions(db: DB, familyId: string, now = new Date()) {
+  return db
+    .updateTable('refresh_token')
+    .set({ revoked_at: now.toISOString() })
+    .where((eb) => eb.or([eb('family_id', '=', familyId), eb('parent_family_id', '=', familyId)]))
+    .where('revoked_at', 'is', null)
+}
+
+/**
+ * Ends the caller's session, and the sessions applications opened from it: revokes the refresh-token
+ * families and writes DECONNEXION.
+ */
 export async function logout(env: Env, actor: Actor, userAgent: string | null) {
   const db = getDb(env.DB)
   await batch(env.DB, [
-    db
-      .updateTable('refresh_token')
-      .set({ revoked_at: nowIso() })
-      .where('family_id', '=', actor.sid)
-      .where('revoked_at', 'is', null),
+    revokeSessions(db, actor.sid),
     db.insertInto('log').values(logEntry(actor.id, 'DECONNEXION', 'DECONNEXION', userAgent)),
   ])
 }
