@@ -45,10 +45,13 @@ export async function launch(
   context: { origin: string; userAgent: string | null },
 ) {
   const db = getDb(env.DB)
-  const application = await db.selectFrom('application').selectAll().where('id', '=', applicationId).executeTakeFirst()
+  const [application, applications] = await Promise.all([
+    db.selectFrom('application').selectAll().where('id', '=', applicationId).executeTakeFirst(),
+    applicationsOf(env, actor.id),
+  ])
   if (!application) throw notFound('Unknown application')
-  const granted = (await applicationsOf(env, actor.id)).some((a) => a.id === applicationId)
-  if (!granted) throw forbidden('This application is not granted to your current posts')
+  if (!applications.some((a) => a.id === applicationId))
+    throw forbidden('This application is not granted to your current posts')
 
   const code = randomToken()
   const now = new Date()

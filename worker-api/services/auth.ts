@@ -150,8 +150,6 @@ export async function login(
   }
 }
 
-const rejected = (code: string, message: string) => unauthorized(code, message)
-
 /**
  * Exchanges a refresh token (or an application's launch code) for a new access token and a rotated
  * refresh token. A rotated token presented again after the grace window revokes its whole family.
@@ -182,7 +180,7 @@ export async function refresh(env: Env, presented: string): Promise<Tokens> {
     ])
     .where('t.token_hash', '=', hash)
     .executeTakeFirst()
-  if (!token || token.revoked_at) throw rejected('INVALID_REFRESH_TOKEN', 'Unknown or revoked refresh token')
+  if (!token || token.revoked_at) throw unauthorized('INVALID_REFRESH_TOKEN', 'Unknown or revoked refresh token')
 
   const now = new Date()
   const revokeFamily = () => revokeSessions(db, token.family_id, now).execute()
@@ -193,17 +191,17 @@ export async function refresh(env: Env, presented: string): Promise<Tokens> {
   }
   if (token.kind === 'LAUNCH') {
     if (token.rotated_at || token.expires_at < now.toISOString()) {
-      throw rejected('INVALID_REFRESH_TOKEN', 'Launch code used or expired')
+      throw unauthorized('INVALID_REFRESH_TOKEN', 'Launch code used or expired')
     }
   } else if (token.rotated_at) {
     const sinceRotation = (now.getTime() - Date.parse(token.rotated_at)) / 1000
     if (sinceRotation > REUSE_GRACE_SECONDS) {
       await revokeFamily()
-      throw rejected('REFRESH_TOKEN_REUSED', 'Refresh token reused; session revoked')
+      throw unauthorized('REFRESH_TOKEN_REUSED', 'Refresh token reused; session revoked')
     }
   }
   if (token.expires_at < now.toISOString() || token.family_expires_at < now.toISOString()) {
-    throw rejected('REFRESH_TOKEN_EXPIRED', 'Refresh token expired')
+    throw unauthorized('REFRESH_TOKEN_EXPIRED', 'Refresh token expired')
   }
 
   // A launch code starts a session of its own for the application that received it.
@@ -229,7 +227,7 @@ export async function refresh(env: Env, presented: string): Promise<Tokens> {
       .set({ revoked_at: now.toISOString() })
       .where('family_id', '=', familyId)
       .execute()
-    throw rejected('INVALID_REFRESH_TOKEN', 'Launch code used or expired')
+    throw unauthorized('INVALID_REFRESH_TOKEN', 'Launch code used or expired')
   }
   return {
     accessToken: await accessTokenFor(

@@ -122,11 +122,14 @@ export function toUser(row: UtilisateurRow, postes: PosteWithPath[], modificatio
 export async function getUser(db: DB, actor: Actor, id: number): Promise<User> {
   // A non-admin may read only themself; answering 404 for unknown ids would reveal which exist.
   if (!actor.admin && id !== actor.id) throw forbidden('You may only read your own profile')
-  const row = await db.selectFrom('utilisateur').selectAll().where('id', '=', id).executeTakeFirst()
+  // Independent reads, in parallel: this runs on every page load (the layout's guard).
+  const [row, postes, scope] = await Promise.all([
+    db.selectFrom('utilisateur').selectAll().where('id', '=', id).executeTakeFirst(),
+    postesOf(db, [id]),
+    id === actor.id ? [] : adminScope(db, actor),
+  ])
   if (!row) throw notFound('Unknown user')
-  const postes = await postesOf(db, [id])
   if (id === actor.id) return toUser(row, postes, false)
-  const scope = await adminScope(db, actor)
   if (!canSee(actor, row, postes, scope)) throw forbidden('This user is outside your scope')
   return toUser(row, postes, canManage(actor, row, postes, scope))
 }
