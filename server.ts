@@ -9,6 +9,10 @@ import type { Env } from './worker-api/env'
 import { missingSecrets } from './worker-api/env'
 import { isSameOriginWrite, securityHeaders } from './worker-api/lib/security-headers'
 import { purgeExpired } from './worker-api/services/maintenance'
+import { deliverOutbox } from './worker-api/services/outbox'
+
+/** The hourly trigger of wrangler.toml; the other one runs every minute. */
+const PRUNE_CRON = '17 * * * *'
 
 const api = createApp()
 const handleRemix = createRequestHandler(build as unknown as ServerBuild)
@@ -23,7 +27,7 @@ export default {
     const missing = missingSecrets(env)
     if (missing.length > 0) {
       // Named in the logs only: the public answer says nothing about the configuration.
-      console.error(`Missing or too short (< 32 characters) secrets: ${missing.join(', ')}`)
+      console.error(`Missing or invalid configuration (secrets need 32+ characters): ${missing.join(', ')}`)
       return new Response('Service unavailable: server misconfigured', { status: 503 })
     }
     const url = new URL(request.url)
@@ -41,8 +45,18 @@ export default {
       turnstile: env.CAPTCHA_PROVIDER === 'turnstile',
     })
   },
-  /** Hourly (wrangler.toml [triggers]): prunes expired tokens, captchas and counters. */
-  async scheduled(_controller: ScheduledController, env: Env, ctx: ExecutionContext) {
-    ctx.waitUntil(purgeExpired(env).then((deleted) => console.log('Pruned expired rows', deleted)))
+  /**
+   * wrangler.toml [triggers]: every minute, mail that failed is retried once due (DESIGN §5); once an
+   * hour, expired tokens, captchas, counters and old mail are pruned.
+   */
+  async scheduled(controller: ScheduledController, env: Env, ctx: ExecutionContext) {
+    ctx.waitUntil(
+      deliverOutbox(env).then(({ sent, failed }) => {
+        if (sent + failed > 0) console.log(`Outbox: ${sent} sent, ${failed} failed`)
+      }),
+    )
+    if (controller.cron === PRUNE_CRON) {
+      ctx.waitUntil(purgeExpired(env).then((deleted) => console.log('Pruned expired rows', deleted)))
+    }
   },
 } satisfies ExportedHandler<Env>

@@ -32,6 +32,7 @@ export default defineConfig(async () => {
     resolve: {
       // Inside the pool, @remix-run/cloudflare (CommonJS) must get the CommonJS builds of these.
       alias: {
+        '~': path.join(import.meta.dirname, 'app'),
         '@remix-run/server-runtime': path.join(
           import.meta.dirname,
           'node_modules/@remix-run/server-runtime/dist/index.js',

@@ -1,6 +1,6 @@
 // Local environment helpers shared by `npm start` and the browser tests.
 import { spawn, spawnSync } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
@@ -28,17 +28,32 @@ function run(command, args) {
   return result.stdout
 }
 
-/** Creates .dev.vars from the development-only example when it is missing. */
-export function ensureDevVars() {
-  const target = path.join(root, '.dev.vars')
-  if (!existsSync(target)) {
-    copyFileSync(path.join(root, '.dev.vars.example'), target)
-    console.log('Created .dev.vars from .dev.vars.example (development-only values).')
-  }
+function readVars(file) {
   const vars = {}
-  for (const line of readFileSync(target, 'utf8').split('\n')) {
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
     const match = /^\s*([A-Z0-9_]+)\s*=\s*"?(.*?)"?\s*$/.exec(line)
     if (match) vars[match[1]] = match[2]
+  }
+  return vars
+}
+
+/**
+ * Creates .dev.vars from the development-only example when it is missing, and adds the keys a newer
+ * example brought to an older copy (values already there are kept).
+ */
+export function ensureDevVars() {
+  const target = path.join(root, '.dev.vars')
+  const example = path.join(root, '.dev.vars.example')
+  if (!existsSync(target)) {
+    copyFileSync(example, target)
+    console.log('Created .dev.vars from .dev.vars.example (development-only values).')
+  }
+  const vars = readVars(target)
+  const added = Object.entries(readVars(example)).filter(([key]) => !(key in vars))
+  if (added.length > 0) {
+    appendFileSync(target, `\n${added.map(([key, value]) => `${key}="${value}"`).join('\n')}\n`)
+    console.log(`Added ${added.map(([key]) => key).join(', ')} to .dev.vars from .dev.vars.example.`)
+    for (const [key, value] of added) vars[key] = value
   }
   return vars
 }

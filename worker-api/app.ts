@@ -5,8 +5,10 @@ import { router } from './lib/validation'
 import { accessRoutes } from './routes/access'
 import { authRoutes } from './routes/auth'
 import { captchaRoutes } from './routes/captcha'
+import { devRoutes } from './routes/dev'
 import { healthRoutes } from './routes/health'
 import { logRoutes } from './routes/logs'
+import { passwordRoutes } from './routes/password'
 import { userRoutes } from './routes/users'
 import { actorFromBearer, applicationMayCall } from './services/actor'
 
@@ -34,6 +36,8 @@ export function createApp() {
   app.route('/', userRoutes)
   app.route('/', accessRoutes)
   app.route('/', logRoutes)
+  app.route('/', passwordRoutes)
+  app.route('/', devRoutes)
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
     type: 'http',

@@ -1,3 +1,5 @@
+import { MAIL_PROVIDERS } from './lib/mail/providers'
+
 /** Bindings and variables of the Worker (wrangler.toml [vars], .dev.vars, `wrangler secret`). */
 export interface Env {
   DB: D1Database
@@ -17,7 +19,13 @@ export interface Env {
   TURNSTILE_SITE_KEY?: string
   /** Work factor of the proof-of-work challenge (tests lower it). */
   CAPTCHA_MAX_NUMBER?: string
+  /** `log` (the mail stays in the outbox, readable at /dev/mails in development) or `resend`. */
   MAIL_PROVIDER?: string
+  /** Sender of the mails, e.g. `Portail <portail@example.org>` (required with `resend`). */
+  MAIL_FROM?: string
+  RESEND_API_KEY?: string
+  /** Forgotten-password requests allowed per client address and minute (default 5). */
+  FORGOT_RATE_PER_MINUTE?: string
   /** Sign-in attempts allowed per client address and minute (default 30). */
   LOGIN_RATE_PER_MINUTE?: string
   /** No-JavaScript captcha answers accepted per client address and minute (default 5). */
@@ -31,6 +39,12 @@ export function missingSecrets(env: Partial<Env>): string[] {
   const missing: string[] = REQUIRED_SECRETS.filter((key) => (env[key]?.length ?? 0) < 32)
   if (env.CAPTCHA_PROVIDER === 'turnstile') {
     for (const key of ['TURNSTILE_SITE_KEY', 'TURNSTILE_SECRET_KEY'] as const) if (!env[key]) missing.push(key)
+  }
+  if (env.MAIL_PROVIDER && !(MAIL_PROVIDERS as readonly string[]).includes(env.MAIL_PROVIDER)) {
+    missing.push('MAIL_PROVIDER')
+  }
+  if (env.MAIL_PROVIDER === 'resend') {
+    for (const key of ['RESEND_API_KEY', 'MAIL_FROM'] as const) if (!env[key]) missing.push(key)
   }
   return missing
 }

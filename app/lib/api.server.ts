@@ -1,13 +1,14 @@
 import type { AppLoadContext } from '@remix-run/cloudflare'
 import { API_BASE } from '../../worker-api/base'
 import type { ErrorBody } from '../../worker-api/lib/errors'
+import { i18nServer } from './i18n.server'
 import type { Session } from './session.server'
 
 export type ApiResult<T> = { ok: true; status: number; data: T } | { ok: false; status: number; error: ErrorBody }
 
 /**
  * Calls the REST API in-process, exactly as an integrator would over HTTP (DESIGN §1): same paths,
- * same bearer token, same checks. The browser's language, agent, address and origin are passed on.
+ * same bearer token, same checks. The user's language, the browser's agent, address and origin are passed on.
  */
 export async function callApi<T>(
   request: Request,
@@ -17,7 +18,9 @@ export async function callApi<T>(
 ): Promise<ApiResult<T>> {
   const origin = new URL(request.url).origin
   const headers = new Headers({ Accept: 'application/json', Origin: origin })
-  for (const name of ['Accept-Language', 'User-Agent', 'CF-Connecting-IP']) {
+  // The language the user reads the portal in (the switch's cookie, else the browser's): mails follow it.
+  headers.set('Accept-Language', await i18nServer.getLocale(request))
+  for (const name of ['User-Agent', 'CF-Connecting-IP']) {
     const value = request.headers.get(name)
     if (value) headers.set(name, value)
   }

@@ -1,8 +1,9 @@
 import { en } from '~/locales/en'
 import { fr } from '~/locales/fr'
 
-export const languages = ['fr', 'en'] as const
-export type Language = (typeof languages)[number]
+import { languages } from '../../worker-api/contract/language'
+
+export { type Language, languageFromAcceptLanguage, languages } from '../../worker-api/contract/language'
 
 export const resources = { fr: { translation: fr }, en: { translation: en } }
 
@@ -12,13 +13,4 @@ export const i18nConfig = {
   fallbackLng: 'fr',
   defaultNS: 'translation',
   interpolation: { escapeValue: false },
-}
-
-/**
- * Spec §1 and DESIGN §7: the browser's first language decides; any English (en-US, en-GB, en…)
- * gives English, anything else French.
- */
-export function languageFromAcceptLanguage(header: string | null): Language {
-  const first = header?.split(',')[0]?.split(';')[0]?.trim().toLowerCase() ?? ''
-  return first === 'en' || first.startsWith('en-') ? 'en' : 'fr'
 }

@@ -1,4 +1,4 @@
-import { env } from 'cloudflare:test'
+import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test'
 import { solveChallenge } from 'altcha-lib'
 import { expect } from 'vitest'
 import { createApp } from '../../worker-api/app'
@@ -10,15 +10,27 @@ export const app = createApp()
 export const ORIGIN = 'http://localhost:8787'
 export const db = () => getDb(env.DB)
 
-/** Calls the API in-process as an HTTP client would (real routing, middleware and D1). */
-export function call(path: string, init: RequestInit & { token?: string } = {}) {
-  const headers = new Headers(init.headers)
-  if (init.token) headers.set('Authorization', `Bearer ${init.token}`)
-  if (init.body && !headers.has('Content-Type')) headers.set('Content-Type', 'application/json')
-  return app.request(`${ORIGIN}/portail-backend${path}`, { ...init, headers }, env)
+/**
+ * Calls the API in-process as an HTTP client would (real routing, middleware and D1), then waits for
+ * the work it left running after the response (mail delivery), as the Workers runtime would.
+ */
+export async function call(path: string, init: RequestInit & { token?: string; env?: Partial<typeof env> } = {}) {
+  const { token, env: overrides, ...rest } = init
+  const headers = new Headers(rest.headers)
+  if (token) headers.set('Authorization', `Bearer ${token}`)
+  if (rest.body && !headers.has('Content-Type')) headers.set('Content-Type', 'application/json')
+  const ctx = createExecutionContext()
+  const response = await app.request(
+    `${ORIGIN}/portail-backend${path}`,
+    { ...rest, headers },
+    { ...env, ...overrides },
+    ctx,
+  )
+  await waitOnExecutionContext(ctx)
+  return response
 }
 
-export const post = (path: string, body: unknown, init: RequestInit & { token?: string } = {}) =>
+export const post = (path: string, body: unknown, init: Parameters<typeof call>[1] = {}) =>
   call(path, { ...init, method: 'POST', body: JSON.stringify(body) })
 
 /** Fetches a challenge and solves it the way the browser widget does. */

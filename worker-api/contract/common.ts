@@ -12,5 +12,5 @@ export const json = <T extends z.ZodType>(schema: T, description: string) => ({
 })
 
 /** The error responses every route may give, for the OpenAPI description. */
-export const errors = (...statuses: (400 | 401 | 403 | 404 | 409 | 429)[]) =>
+export const errors = (...statuses: (400 | 401 | 403 | 404 | 409 | 410 | 429)[]) =>
   Object.fromEntries(statuses.map((status) => [status, json(errorSchema, 'Error (DESIGN §2)')]))

@@ -25,3 +25,25 @@ export const userSchema = z.object({
 })
 
 export const idParam = z.object({ id: z.coerce.number().int().positive() })
+
+/** Spec §5: mail required, valid, at most 50 characters. */
+export const mailSchema = z
+  .string('validation.required')
+  .trim()
+  .min(1, 'validation.required')
+  .max(50, 'validation.mailMax')
+  .regex(z.regexes.email, 'validation.mail')
+
+const nameSchema = z
+  .string('validation.required')
+  .trim()
+  .min(3, 'validation.nameLength')
+  .max(50, 'validation.nameLength')
+
+/** PUT rest/bd/utilisateur/{id} — the profile form (spec §5); other fields of a user object are ignored. */
+export const profileSchema = z.object({
+  nom: nameSchema,
+  prenom: nameSchema,
+  mail: mailSchema,
+})
+export type ProfileInput = z.infer<typeof profileSchema>

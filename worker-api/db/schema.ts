@@ -102,7 +102,13 @@ export interface OutboxTable {
   next_attempt_at: Generated<string>
   last_error: string | null
   sent_at: string | null
+  /** A sender holds the mail until then (no two deliveries at once). */
+  locked_until: string | null
+  provider_message_id: string | null
+  kind: Generated<MailKind>
 }
+
+export type MailKind = 'PASSWORD_RESET' | 'PASSWORD_CHANGED' | 'MAIL_CHANGED' | 'OTHER'
 
 export const LOG_TYPES = [
   'CONNEXION',
@@ -167,3 +173,5 @@ export type PosteRow = Selectable<PosteTable>
 export type ApplicationRow = Selectable<ApplicationTable>
 export type RefreshTokenRow = Selectable<RefreshTokenTable>
 export type NewLog = Insertable<LogTable>
+export type OutboxRow = Selectable<OutboxTable>
+export type MailTokenRow = Selectable<MailTokenTable>

@@ -1,3 +1,4 @@
+import { languageFromAcceptLanguage } from '../contract/language'
 import { requestOrigin } from './domain'
 
 /** What the services need to know about the HTTP request itself. */
@@ -6,5 +7,6 @@ export function requestContext(request: Request) {
     origin: requestOrigin(request),
     userAgent: request.headers.get('User-Agent'),
     ip: request.headers.get('CF-Connecting-IP'),
+    language: languageFromAcceptLanguage(request.headers.get('Accept-Language')),
   }
 }

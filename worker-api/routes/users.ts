@@ -1,19 +1,58 @@
-import { createRoute } from '@hono/zod-openapi'
+import { createRoute, z } from '@hono/zod-openapi'
 import { errors, json } from '../contract/common'
-import { idParam, userSchema } from '../contract/user'
+import { updatePasswordSchema } from '../contract/password'
+import { idParam, profileSchema, userSchema } from '../contract/user'
 import { getDb } from '../db/client'
+import { afterResponse } from '../lib/after-response'
 import { router } from '../lib/validation'
-import { getUser } from '../services/users'
+import { deliverOutbox } from '../services/outbox'
+import { updatePassword } from '../services/password'
+import { getUser, updateProfile } from '../services/users'
 
-export const userRoutes = router().openapi(
-  createRoute({
-    method: 'get',
-    path: '/rest/bd/utilisateur/{id}',
-    tags: ['Users'],
-    summary: 'A user with current and future posts; modification says whether the caller may edit',
-    security: [{ bearer: [] }],
-    request: { params: idParam },
-    responses: { 200: json(userSchema, 'User'), ...errors(400, 401, 403, 404) },
-  }),
-  async (c) => c.json(await getUser(getDb(c.env.DB), c.get('actor'), c.req.valid('param').id), 200),
-)
+export const userRoutes = router()
+  // Before `utilisateur/{id}`, which would take "updatePassword" for an id.
+  .openapi(
+    createRoute({
+      method: 'put',
+      path: '/rest/bd/utilisateur/updatePassword',
+      tags: ['Users'],
+      summary: "Change the caller's password; answers their id. The caller's other sessions end",
+      security: [{ bearer: [] }],
+      request: { body: { content: { 'application/json': { schema: updatePasswordSchema } }, required: true } },
+      responses: { 200: json(z.number().int(), 'The user id'), ...errors(400, 401, 429) },
+    }),
+    async (c) => c.json(await updatePassword(c.env, c.get('actor'), c.req.valid('json')), 200),
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/rest/bd/utilisateur/{id}',
+      tags: ['Users'],
+      summary: 'A user with current and future posts; modification says whether the caller may edit',
+      security: [{ bearer: [] }],
+      request: { params: idParam },
+      responses: { 200: json(userSchema, 'User'), ...errors(400, 401, 403, 404) },
+    }),
+    async (c) => c.json(await getUser(getDb(c.env.DB), c.get('actor'), c.req.valid('param').id), 200),
+  )
+  .openapi(
+    createRoute({
+      method: 'put',
+      path: '/rest/bd/utilisateur/{id}',
+      tags: ['Users'],
+      summary: 'Update nom, prenom and mail (the profile form): oneself, or a user one may modify',
+      security: [{ bearer: [] }],
+      request: {
+        params: idParam,
+        body: { content: { 'application/json': { schema: profileSchema } }, required: true },
+      },
+      responses: { 200: json(userSchema, 'The updated user'), ...errors(400, 401, 403, 404, 409) },
+    }),
+    async (c) => {
+      const actor = c.get('actor')
+      const { id } = c.req.valid('param')
+      const ids = await updateProfile(c.env, actor, id, c.req.valid('json'))
+      afterResponse(c, () => deliverOutbox(c.env, { ids }))
+      return c.json(await getUser(getDb(c.env.DB), actor, id), 200)
+    },
+  )

@@ -7,6 +7,7 @@ import { sameDomain } from '../lib/domain'
 import { BusinessError, unauthorized } from '../lib/errors'
 import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from '../lib/jwt'
 import { hashPassword, verifyPassword } from '../lib/password'
+import type { requestContext } from '../lib/request'
 import type { Actor } from './actor'
 import { requireCaptcha } from './captcha'
 import { logEntry } from './logs'
@@ -24,7 +25,7 @@ const WAIT_STEP_SECONDS = 60
 const MAX_WAIT_SECONDS = 15 * 60
 const FAILURES_RESET_SECONDS = 12 * 60 * 60
 
-export type RequestContext = { origin: string; userAgent: string | null; ip: string | null }
+export type RequestContext = ReturnType<typeof requestContext>
 export type Tokens = { accessToken: string; refreshToken: string; expiresInMsec: number }
 
 /** A new refresh token row for a session family (the caller inserts it, usually in a batch). */
@@ -72,7 +73,7 @@ async function accessTokenFor(
  * From the fifth failure in a row, the next attempt waits 60 s, then 60 s more per failure, up to
  * 15 minutes; failures older than 12 hours are forgotten; a success deletes the count.
  */
-async function claimAttempt(env: Env, identifier: string): Promise<number> {
+export async function claimAttempt(env: Env, identifier: string): Promise<number> {
   const now = nowIso()
   const resetBefore = addSeconds(-FAILURES_RESET_SECONDS).toISOString()
   const counted = await env.DB.prepare(
@@ -135,6 +136,10 @@ export async function login(
     db.insertInto('refresh_token').values(refresh.row),
     db.insertInto('log').values(logEntry(row.id, 'CONNEXION', 'CONNEXION', context.userAgent)),
   ]
+  // Mails sent later (an invitation, a notice) speak the language the user signs in with.
+  if (row.langue !== context.language) {
+    writes.push(db.updateTable('utilisateur').set({ langue: context.language }).where('id', '=', row.id) as never)
+  }
   if (check.needsRehash) {
     const password_hash = await hashPassword(input.motDePasse, env.PASSWORD_PEPPER)
     writes.push(db.updateTable('utilisateur').set({ password_hash }).where('id', '=', row.id) as never)

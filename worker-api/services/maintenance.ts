@@ -8,7 +8,7 @@ const DAY = 24 * HOUR
 /**
  * Deletes what can no longer matter (run hourly by the cron trigger): used captchas past their
  * expiry, refresh tokens of families past their absolute lifetime (reuse detection needs nothing
- * older), forgotten sign-in failures, old rate-limit windows, and mail tokens expired a month ago.
+ * older), forgotten sign-in failures, old rate-limit windows, mail tokens expired a month ago, and month-old mail.
  */
 export async function purgeExpired(env: Env, now = new Date()) {
   const db = getDb(env.DB)
@@ -22,7 +22,9 @@ export async function purgeExpired(env: Env, now = new Date()) {
       .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now.toISOString())])),
     db.deleteFrom('rate_limit').where('window_start', '<', at(HOUR)),
     db.deleteFrom('mail_token').where('expires_at', '<', at(30 * DAY)),
+    // Mail a month old, delivered or given up on, has told what it had to tell.
+    db.deleteFrom('outbox').where('created_at', '<', at(30 * DAY)),
   ])
-  const [captchas, refreshTokens, loginAttempts, rateLimits, mailTokens] = results.map((r) => r.meta.changes)
-  return { captchas, refreshTokens, loginAttempts, rateLimits, mailTokens }
+  const [captchas, refreshTokens, loginAttempts, rateLimits, mailTokens, mails] = results.map((r) => r.meta.changes)
+  return { captchas, refreshTokens, loginAttempts, rateLimits, mailTokens, mails }
 }

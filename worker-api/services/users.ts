@@ -1,9 +1,14 @@
-import type { DB } from '../db/client'
+import { sql } from 'kysely'
+import type { ProfileInput } from '../contract/user'
+import { batch, type DB, getDb } from '../db/client'
 import type { UtilisateurRow } from '../db/schema'
+import type { Env } from '../env'
 import { todayIso, toWireDate } from '../lib/dates'
 import { sameDomain } from '../lib/domain'
-import { forbidden, notFound } from '../lib/errors'
+import { BusinessError, forbidden, notFound } from '../lib/errors'
+import { mailChangedMail, mailLanguage } from '../lib/mail/templates'
 import type { Actor } from './actor'
+import { queuedIds, queueMail } from './outbox'
 
 export type Poste = {
   id: number
@@ -132,4 +137,61 @@ export async function getUser(db: DB, actor: Actor, id: number): Promise<User> {
   if (id === actor.id) return toUser(row, postes, false)
   if (!canSee(actor, row, postes, scope)) throw forbidden('This user is outside your scope')
   return toUser(row, postes, canManage(actor, row, postes, scope))
+}
+
+/**
+ * PUT rest/bd/utilisateur/{id}: nom, prenom and mail (spec §5; the login stays). A user edits
+ * themself; an admin edits a user whose `modification` flag they get (DESIGN §4). A new mail must be
+ * free; the former address is told of the change, in the same batch.
+ */
+export async function updateProfile(env: Env, actor: Actor, id: number, input: ProfileInput): Promise<number[]> {
+  const db = getDb(env.DB)
+  if (id !== actor.id) {
+    const target = await getUser(db, actor, id)
+    if (!target.modification) throw forbidden('You may not edit this user')
+  }
+  const [row, taken] = await Promise.all([
+    db
+      .selectFrom('utilisateur')
+      .select(['id', 'login', 'nom', 'prenom', 'mail', 'langue'])
+      .where('id', '=', id)
+      .executeTakeFirst(),
+    db
+      .selectFrom('utilisateur')
+      .select('id')
+      .where(sql<boolean>`mail = ${input.mail} COLLATE NOCASE`)
+      .where('id', '!=', id)
+      .executeTakeFirst(),
+  ])
+  if (!row) throw notFound('Unknown user')
+  if (taken) throw new BusinessError('MAIL_ALREADY_USED', 409, 'This e-mail address is already used', [input.mail])
+  const now = new Date()
+  const update = db
+    .updateTable('utilisateur')
+    .set({ nom: input.nom, prenom: input.prenom, mail: input.mail, updated_at: now.toISOString() })
+    .where('id', '=', id)
+  const mailChanged = row.mail.toLowerCase() !== input.mail.toLowerCase()
+  const notice = mailChanged
+    ? [
+        queueMail(
+          db,
+          {
+            ...mailChangedMail(mailLanguage(row.langue), { ...row, ...input }, input.mail),
+            to: row.mail,
+            userId: id,
+            kind: 'MAIL_CHANGED',
+          },
+          now,
+        ),
+      ]
+    : []
+  try {
+    return queuedIds(await batch(env.DB, [update, ...notice]))
+  } catch (error) {
+    // Another request took the address meanwhile (the unique index): the same answer as above.
+    if (String(error).includes('UNIQUE')) {
+      throw new BusinessError('MAIL_ALREADY_USED', 409, 'This e-mail address is already used', [input.mail])
+    }
+    throw error
+  }
 }

@@ -1,0 +1,48 @@
+/**
+ * The words of the mails, in every language of the portal (DESIGN §5: mails are in the user's
+ * language). French is the reference; the type makes English carry exactly the same keys.
+ * `{{name}}` placeholders are filled (and HTML-escaped) by the renderer.
+ */
+const fr = {
+  signature: "Portail d'accès aux applications",
+  automatic: 'Ce message est envoyé automatiquement, merci de ne pas y répondre.',
+  greeting: 'Bonjour {{prenom}} {{nom}},',
+  linkFallback: 'Si le bouton ne fonctionne pas, copiez cette adresse dans votre navigateur :',
+  passwordReset: {
+    subject: 'Réinitialisation de votre mot de passe',
+    intro: 'Vous avez demandé à changer le mot de passe de votre compte {{login}}.',
+    action: 'Choisir un nouveau mot de passe',
+    expiry: "Ce lien est valable {{hours}} heures et ne sert qu'une fois.",
+    ignore: "Si vous n'êtes pas à l'origine de cette demande, ignorez ce message : votre mot de passe reste inchangé.",
+  },
+  mailChanged: {
+    subject: 'Votre adresse e-mail a été modifiée',
+    intro: "L'adresse e-mail de votre compte {{login}} est désormais {{mail}}.",
+    warning: "Si vous n'êtes pas à l'origine de ce changement, contactez immédiatement votre administrateur.",
+  },
+}
+
+type Shape<T> = { [K in keyof T]: T[K] extends string ? string : Shape<T[K]> }
+export type MailWords = Shape<typeof fr>
+
+const en: MailWords = {
+  signature: 'Application access portal',
+  automatic: 'This message was sent automatically; please do not reply.',
+  greeting: 'Hello {{prenom}} {{nom}},',
+  linkFallback: 'If the button does not work, copy this address into your browser:',
+  passwordReset: {
+    subject: 'Resetting your password',
+    intro: 'You asked to change the password of your account {{login}}.',
+    action: 'Choose a new password',
+    expiry: 'This link is valid for {{hours}} hours and works only once.',
+    ignore: 'If you did not ask for this, ignore this message: your password stays as it is.',
+  },
+  mailChanged: {
+    subject: 'Your e-mail address has changed',
+    intro: 'The e-mail address of your account {{login}} is now {{mail}}.',
+    warning: 'If you did not make this change, contact your administrator straight away.',
+  },
+}
+
+export const MAIL_LANGUAGES = { fr, en } as const
+export type MailLanguage = keyof typeof MAIL_LANGUAGES

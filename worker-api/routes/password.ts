@@ -1,0 +1,56 @@
+import { createRoute } from '@hono/zod-openapi'
+import { errors, json } from '../contract/common'
+import { forgotSchema, renewSchema, tokenParam, tokenUserSchema } from '../contract/password'
+import { afterResponse } from '../lib/after-response'
+import { requestContext } from '../lib/request'
+import { router } from '../lib/validation'
+import { deliverOutbox } from '../services/outbox'
+import { forgotPassword, renewPassword, tokenUser } from '../services/password'
+
+export const passwordRoutes = router()
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/rest/public/bd/password/forgot/',
+      tags: ['Password'],
+      summary: 'Ask for a password-reset mail; the answer is the same whether the mail is known or not',
+      request: { body: { content: { 'application/json': { schema: forgotSchema } }, required: true } },
+      responses: {
+        204: { description: 'Accepted: a mail is on its way if an active account has it' },
+        ...errors(400, 429),
+      },
+    }),
+    async (c) => {
+      const ids = await forgotPassword(c.env, c.req.valid('json'), requestContext(c.req.raw))
+      afterResponse(c, () => deliverOutbox(c.env, { ids }))
+      return c.body(null, 204)
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/rest/public/bd/password/token/{token}',
+      tags: ['Password'],
+      summary: 'The user a reset link is for: 404 TOKEN_NOT_FOUND, 410 TOKEN_USED or TOKEN_EXPIRED otherwise',
+      request: { params: tokenParam },
+      responses: { 200: json(tokenUserSchema, 'The link is usable'), ...errors(400, 404, 410) },
+    }),
+    async (c) => {
+      c.header('Referrer-Policy', 'no-referrer')
+      return c.json(await tokenUser(c.env, c.req.valid('param').token), 200)
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/rest/public/bd/password/renew/',
+      tags: ['Password'],
+      summary: 'Set a new password with a reset link (single use); every session of the user ends',
+      request: { body: { content: { 'application/json': { schema: renewSchema } }, required: true } },
+      responses: { 204: { description: 'Password set' }, ...errors(400, 403, 404, 410) },
+    }),
+    async (c) => {
+      await renewPassword(c.env, c.req.valid('json'))
+      return c.body(null, 204)
+    },
+  )

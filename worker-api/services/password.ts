@@ -1,0 +1,173 @@
+import { sql } from 'kysely'
+import { batch, getDb } from '../db/client'
+import type { Env } from '../env'
+import { randomToken, sha256Hex } from '../lib/crypto'
+import { addSeconds } from '../lib/dates'
+import { sameDomain } from '../lib/domain'
+import { BusinessError } from '../lib/errors'
+import { passwordResetMail } from '../lib/mail/templates'
+import { hashPassword, verifyPassword } from '../lib/password'
+import type { Actor } from './actor'
+import { claimAttempt, type RequestContext } from './auth'
+import { requireCaptcha } from './captcha'
+import { queuedIds, queueMail } from './outbox'
+import { limitClient } from './rate-limit'
+
+/** How long a password-reset link works. */
+export const PASSWORD_RESET_TTL_HOURS = 3
+/** Reset mails one account may receive per hour; more requests are answered the same, silently. */
+export const RESET_MAILS_PER_HOUR = 3
+
+/**
+ * Spec §2 /forgotPassword. Whatever the mail, the answer is the same, so it reveals nothing; only an
+ * active account that may sign in gets a mail: a single-use link to /renewPassword/{token}, written to
+ * the outbox in the same batch as its token, and any earlier unused reset link stops working. Returns
+ * the outbox ids to deliver after the response.
+ */
+export async function forgotPassword(
+  env: Env,
+  input: { mail: string; domain: string; captcha?: string | undefined },
+  context: RequestContext,
+): Promise<number[]> {
+  await limitClient(env, 'forgot', context.ip, Number(env.FORGOT_RATE_PER_MINUTE ?? 5))
+  await requireCaptcha(env, input.captcha, context.ip)
+  const db = getDb(env.DB)
+  const now = new Date()
+  const user = await db
+    .selectFrom('utilisateur as u')
+    .select(['u.id', 'u.login', 'u.nom', 'u.prenom', 'u.mail', 'u.domain'])
+    .select((eb) =>
+      eb
+        .selectFrom('mail_token as t')
+        .select(eb.fn.countAll<number>().as('n'))
+        .whereRef('t.utilisateur_id', '=', 'u.id')
+        .where('t.purpose', '=', 'PASSWORD_RESET')
+        .where('t.created_at', '>', addSeconds(-3600, now).toISOString())
+        .as('recent'),
+    )
+    .where(sql<boolean>`u.mail = ${input.mail} COLLATE NOCASE`)
+    .where('u.actif', '=', 1)
+    .where('u.supprime', '=', 0)
+    // A carrier's registration waits for an administrator: a reset link must not bypass that.
+    .where('u.registration_state', '!=', 'PENDING')
+    .executeTakeFirst()
+  if (!user || Number(user.recent) >= RESET_MAILS_PER_HOUR) return []
+
+  const token = randomToken()
+  // The link opens on the site the request came from when the account belongs to it (that keeps the
+  // port of a local run), else on the account's own domain (DESIGN §5). Never the payload's claim.
+  const origin = sameDomain(user.domain, context.origin) ? context.origin : user.domain
+  const mail = passwordResetMail(
+    context.language,
+    user,
+    `${origin.replace(/\/+$/, '')}/renewPassword/${token}`,
+    PASSWORD_RESET_TTL_HOURS,
+  )
+  const results = await batch(env.DB, [
+    db
+      .updateTable('mail_token')
+      .set({ used_at: now.toISOString() })
+      .where('utilisateur_id', '=', user.id)
+      .where('purpose', '=', 'PASSWORD_RESET')
+      .where('used_at', 'is', null),
+    db.insertInto('mail_token').values({
+      token_hash: await sha256Hex(token),
+      utilisateur_id: user.id,
+      purpose: 'PASSWORD_RESET',
+      expires_at: addSeconds(PASSWORD_RESET_TTL_HOURS * 3600, now).toISOString(),
+      used_at: null,
+      created_at: now.toISOString(),
+    }),
+    db.updateTable('utilisateur').set({ langue: context.language }).where('id', '=', user.id),
+    queueMail(db, { ...mail, to: user.mail, userId: user.id, kind: 'PASSWORD_RESET' }, now),
+  ])
+  return queuedIds(results)
+}
+
+/** A mail token and its user, or the spec's errors: unknown, already used, expired. */
+async function liveToken(env: Env, token: string, now = new Date()) {
+  const row = await getDb(env.DB)
+    .selectFrom('mail_token as t')
+    .innerJoin('utilisateur as u', 'u.id', 't.utilisateur_id')
+    .select(['t.id', 't.expires_at', 't.used_at', 'u.id as user_id', 'u.login', 'u.mail', 'u.actif', 'u.supprime'])
+    .where('t.token_hash', '=', await sha256Hex(token))
+    .executeTakeFirst()
+  if (!row) throw new BusinessError('TOKEN_NOT_FOUND', 404, 'Unknown link')
+  if (row.used_at) throw new BusinessError('TOKEN_USED', 410, 'This link has already been used')
+  if (row.expires_at <= now.toISOString()) throw new BusinessError('TOKEN_EXPIRED', 410, 'This link has expired')
+  return row
+}
+
+/** GET rest/public/bd/password/token/{token}: the user the link is for (spec §3: actif, supprime, mail). */
+export async function tokenUser(env: Env, token: string) {
+  const row = await liveToken(env, token)
+  return { mail: row.mail, actif: row.actif === 1, supprime: row.supprime === 1 }
+}
+
+/**
+ * POST rest/public/bd/password/renew/: sets the password and uses up the token in one batch, which
+ * applies only while the token is still unused (of two concurrent uses, one wins). Every session of
+ * the user ends (DESIGN §3), and a registration the link completes is complete.
+ */
+export async function renewPassword(env: Env, input: { token: string; password: string }) {
+  const row = await liveToken(env, input.token)
+  if (!row.actif || row.supprime) throw new BusinessError('USER_DISABLED', 403, 'User disabled')
+  const db = getDb(env.DB)
+  const now = new Date().toISOString()
+  const password_hash = await hashPassword(input.password, env.PASSWORD_PEPPER)
+  const tokenIsLive = db
+    .selectFrom('mail_token')
+    .select('id')
+    .where('id', '=', row.id)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+  const [updated] = await batch(env.DB, [
+    db
+      .updateTable('utilisateur')
+      .set({ password_hash, registration_state: 'COMPLETE', token_register_expires_at: null, updated_at: now })
+      .where('id', '=', row.user_id)
+      .where(({ exists }) => exists(tokenIsLive)),
+    db.updateTable('mail_token').set({ used_at: now }).where('id', '=', row.id).where('used_at', 'is', null),
+    db
+      .updateTable('refresh_token')
+      .set({ revoked_at: now })
+      .where('utilisateur_id', '=', row.user_id)
+      .where('revoked_at', 'is', null),
+    db.deleteFrom('login_attempt').where('identifier', '=', row.login.toLowerCase()),
+  ])
+  if ((updated?.meta.changes ?? 0) === 0) throw new BusinessError('TOKEN_USED', 410, 'This link has already been used')
+}
+
+/**
+ * PUT rest/bd/utilisateur/updatePassword. Wrong old passwords count like failed sign-ins, so a
+ * stolen session cannot guess it at leisure. The caller's other sessions end; this one stays.
+ */
+export async function updatePassword(env: Env, actor: Actor, input: { oldPassword: string; newPassword: string }) {
+  const attemptKey = `password-change:${actor.id}`
+  const wait = await claimAttempt(env, attemptKey)
+  if (wait > 0) throw new BusinessError('TOO_MANY_ATTEMPTS', 429, `Too many attempts; retry in ${wait} s`, [wait])
+  const db = getDb(env.DB)
+  const user = await db
+    .selectFrom('utilisateur')
+    .select(['id', 'password_hash'])
+    .where('id', '=', actor.id)
+    .executeTakeFirstOrThrow()
+  const check = await verifyPassword(input.oldPassword, user.password_hash, env.PASSWORD_PEPPER)
+  if (!check.ok) throw new BusinessError('BAD_OLD_PASSWORD', 400, 'The old password is incorrect')
+  const now = new Date().toISOString()
+  await batch(env.DB, [
+    db
+      .updateTable('utilisateur')
+      .set({ password_hash: await hashPassword(input.newPassword, env.PASSWORD_PEPPER), updated_at: now })
+      .where('id', '=', actor.id),
+    db.deleteFrom('login_attempt').where('identifier', '=', attemptKey),
+    db
+      .updateTable('refresh_token')
+      .set({ revoked_at: now })
+      .where('utilisateur_id', '=', actor.id)
+      .where('revoked_at', 'is', null)
+      .where('family_id', '!=', actor.sid)
+      .where((eb) => eb.or([eb('parent_family_id', 'is', null), eb('parent_family_id', '!=', actor.sid)])),
+  ])
+  return actor.id
+}
