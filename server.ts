@@ -21,6 +21,18 @@ function nonce() {
   return btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16))))
 }
 
+/**
+ * A page served with `Referrer-Policy: no-referrer` (the reset link's) makes the browser post its own
+ * form with `Origin: null`; `isSameOriginWrite` has checked it is same-origin (Sec-Fetch-Site), so
+ * Remix, which compares Origin with Host on actions, is given the origin it came from.
+ */
+function withOwnOrigin(request: Request, url: URL) {
+  if (request.headers.get('Origin') !== 'null') return request
+  const headers = new Headers(request.headers)
+  headers.set('Origin', url.origin)
+  return new Request(request, { headers })
+}
+
 /** The Worker: /portail-backend/* is the REST API, everything else is the Remix UI. */
 export default {
   async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
@@ -37,7 +49,7 @@ export default {
     if (!isSameOriginWrite(request, url)) return new Response('Cross-origin request refused', { status: 403 })
     const cspNonce = nonce()
     // The one API instance also serves the UI's in-process calls (DESIGN §1).
-    const response = await handleRemix(request, { cloudflare: { env, ctx }, cspNonce, api })
+    const response = await handleRemix(withOwnOrigin(request, url), { cloudflare: { env, ctx }, cspNonce, api })
     return securityHeaders(response, {
       nonce: cspNonce,
       https: url.protocol === 'https:',
@@ -50,6 +62,11 @@ export default {
    * hour, expired tokens, captchas, counters and old mail are pruned.
    */
   async scheduled(controller: ScheduledController, env: Env, ctx: ExecutionContext) {
+    const missing = missingSecrets(env)
+    if (missing.length > 0) {
+      console.error(`Scheduled work skipped: missing or invalid configuration: ${missing.join(', ')}`)
+      return
+    }
     ctx.waitUntil(
       deliverOutbox(env).then(({ sent, failed }) => {
         if (sent + failed > 0) console.log(`Outbox: ${sent} sent, ${failed} failed`)

@@ -10,11 +10,14 @@ export function Field({
   label,
   hint,
   errors,
+  invalid,
   inputProps,
 }: {
   label: React.ReactNode
   hint?: React.ReactNode
   errors?: string[] | undefined
+  /** Invalid although `errors` is empty (the hint itself shows what is wrong). */
+  invalid?: boolean
   inputProps: React.InputHTMLAttributes<HTMLInputElement> & { id: string }
 }) {
   const hintId = hint ? `${inputProps.id}-hint` : undefined
@@ -24,13 +27,13 @@ export function Field({
       <Label htmlFor={inputProps.id}>{label}</Label>
       <Input
         {...inputProps}
-        aria-invalid={errorId ? true : undefined}
+        aria-invalid={errorId || invalid ? true : undefined}
         aria-describedby={[hintId, errorId].filter(Boolean).join(' ') || undefined}
       />
       {hint ? (
-        <p id={hintId} className="text-xs text-muted-foreground">
+        <div id={hintId} className="text-xs text-muted-foreground">
           {hint}
-        </p>
+        </div>
       ) : null}
       {errorId ? (
         <ul id={errorId} className="text-sm text-destructive">

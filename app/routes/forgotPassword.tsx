@@ -1,12 +1,111 @@
+import { getFormProps, getInputProps, useForm } from '@conform-to/react'
+import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
+import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, redirect } from '@remix-run/cloudflare'
+import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
+import { Send } from 'lucide-react'
+import { useCallback, useEffect, useState } from 'react'
 import { useTranslation } from 'react-i18next'
+import { Captcha, captchaPayload } from '~/components/captcha'
+import { Field } from '~/components/field'
 import { PublicPage } from '~/components/public-page'
+import { Alert } from '~/components/ui/alert'
+import { Button } from '~/components/ui/button'
+import { callApi } from '~/lib/api.server'
+import { apiMessage, type Message } from '~/lib/api-errors'
+import { captchaSetup } from '~/lib/captcha.server'
+import { readForm } from '~/lib/form.server'
+import { i18nServer } from '~/lib/i18n.server'
+import { toastHeaders } from '~/lib/toast.server'
+import { forgotSchema } from '../../worker-api/contract/password'
 
-/** Forgotten password: the form arrives with the account self-service work. */
+const forgotForm = forgotSchema.pick({ mail: true })
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const [setup, t] = await Promise.all([captchaSetup(request, context), i18nServer.getFixedT(request)])
+  return { ...setup, title: `${t('forgot.title')} · ${t('app.name')}` }
+}
+
+/**
+ * Spec §2 /forgotPassword: the API answers the same for any address (it reveals nothing), so success
+ * is a notice and back to /login; a failure (verification, too many requests, an outage) stays here
+ * with the typed address.
+ */
+export async function action({ request, context }: ActionFunctionArgs) {
+  const formData = await readForm(request)
+  const submission = parseWithZod(formData, { schema: forgotForm })
+  if (submission.status !== 'success') return { result: submission.reply(), error: null }
+  const failure = (error: Message) => ({ result: submission.reply(), error })
+
+  const captcha = captchaPayload(formData)
+  if (!captcha) return failure({ key: 'errors.captchaRequired' })
+  const result = await callApi(request, context, 'public/bd/password/forgot/', {
+    method: 'POST',
+    body: { mail: submission.value.mail, domain: new URL(request.url).origin, captcha },
+  })
+  if (!result.ok) return failure(apiMessage(result, 'forgot.failed'))
+  return redirect('/login', { headers: await toastHeaders(context, { type: 'success', key: 'forgot.sent' }) })
+}
+
 export default function ForgotPassword() {
+  const { question, captcha } = useLoaderData<typeof loader>()
+  const actionData = useActionData<typeof action>()
+  const navigation = useNavigation()
   const { t } = useTranslation()
+  const [clientError, setClientError] = useState<string | null>(null)
+  const pending = navigation.state !== 'idle' && navigation.formAction?.startsWith('/forgotPassword') === true
+
+  const [form, fields] = useForm({
+    id: 'forgot',
+    lastResult: actionData?.result,
+    constraint: getZodConstraint(forgotForm),
+    shouldValidate: 'onSubmit',
+    shouldRevalidate: 'onInput',
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: forgotForm }),
+    onSubmit(event, { formData }) {
+      if (!captchaPayload(formData)) {
+        event.preventDefault()
+        setClientError(t('errors.captchaRequired'))
+        return
+      }
+      setClientError(null)
+    },
+  })
+  const clearClientError = useCallback(() => setClientError(null), [])
+  // A solved challenge is single use: a new widget after each answer.
+  const [captchaKey, setCaptchaKey] = useState(0)
+  useEffect(() => {
+    if (actionData) setCaptchaKey((key) => key + 1)
+  }, [actionData])
+  const serverError = actionData?.error ? t(actionData.error.key, actionData.error.values) : null
+  const error = clientError ?? serverError
+
   return (
-    <PublicPage title={t('login.forgotPassword')}>
-      <p className="text-muted-foreground">{t('common.comingSoon')}</p>
+    <PublicPage title={t('forgot.title')}>
+      <p className="text-sm text-muted-foreground">{t('forgot.intro')}</p>
+      <Form method="post" {...getFormProps(form)} className="flex flex-col gap-4">
+        {error ? (
+          <Alert variant="destructive" role="alert">
+            {error}
+          </Alert>
+        ) : null}
+        <Field
+          label={t('forgot.mail')}
+          errors={fields.mail.errors?.map((key) => t(key))}
+          inputProps={{
+            ...getInputProps(fields.mail, { type: 'email' }),
+            id: fields.mail.id,
+            autoComplete: 'email',
+            autoFocus: true,
+          }}
+        />
+        <Captcha key={captchaKey} question={question} config={captcha} onVerified={clearClientError} />
+        <Button type="submit" disabled={pending} aria-disabled={pending}>
+          <Send aria-hidden />
+          {pending ? t('forgot.submitting') : t('forgot.submit')}
+        </Button>
+      </Form>
     </PublicPage>
   )
 }

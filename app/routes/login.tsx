@@ -11,7 +11,7 @@ import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParam
 import { LogIn } from 'lucide-react'
 import { useCallback, useEffect, useState } from 'react'
 import { useTranslation } from 'react-i18next'
-import { Captcha, type CaptchaConfig, type CaptchaQuestion, captchaPayload } from '~/components/captcha'
+import { Captcha, captchaPayload } from '~/components/captcha'
 import { CenteredCard } from '~/components/centered-card'
 import { Field } from '~/components/field'
 import { LanguageSwitch } from '~/components/language-switch'
@@ -20,6 +20,7 @@ import { Button } from '~/components/ui/button'
 import { callApi } from '~/lib/api.server'
 import { loginMessage, type Message } from '~/lib/api-errors'
 import { endSession, hasSession } from '~/lib/auth.server'
+import { captchaSetup } from '~/lib/captcha.server'
 import { readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { afterLogin } from '~/lib/safe-redirect'
@@ -39,17 +40,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   }
   const cleared = await endSession(request, context)
   const headers = cleared ? { 'Set-Cookie': cleared } : undefined
-  const [question, t] = await Promise.all([
-    callApi<CaptchaQuestion>(request, context, 'public/bd/captcha/question'),
-    i18nServer.getFixedT(request),
-  ])
-  if (!question.ok) throw new Response('Captcha unavailable', { status: 503 })
-  const { env } = context.cloudflare
-  const captcha: CaptchaConfig = {
-    provider: env.CAPTCHA_PROVIDER === 'turnstile' ? 'turnstile' : 'altcha',
-    siteKey: env.TURNSTILE_SITE_KEY ?? null,
-  }
-  return data({ question: question.data, captcha, title: `${t('login.title')} · ${t('app.name')}` }, { headers })
+  const [{ question, captcha }, t] = await Promise.all([captchaSetup(request, context), i18nServer.getFixedT(request)])
+  return data({ question, captcha, title: `${t('login.title')} · ${t('app.name')}` }, { headers })
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {

@@ -1,16 +1,35 @@
-import { data, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/cloudflare'
-import { useLoaderData } from '@remix-run/react'
+import { getFormProps, getInputProps, type SubmissionResult, useForm } from '@conform-to/react'
+import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
+import {
+  type ActionFunctionArgs,
+  data,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+  redirect,
+} from '@remix-run/cloudflare'
+import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
+import { KeyRound, Save } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
-import { Card, CardContent, CardHeader } from '~/components/ui/card'
+import { Field } from '~/components/field'
+import { otherErrors, PasswordRules, ruleErrors } from '~/components/password-rules'
+import { Alert } from '~/components/ui/alert'
+import { Button } from '~/components/ui/button'
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '~/components/ui/card'
+import { Input } from '~/components/ui/input'
+import { Label } from '~/components/ui/label'
+import { apiMessage, fieldErrors, type Message } from '~/lib/api-errors'
 import { requireUser } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
+import { readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
+import { toastHeaders } from '~/lib/toast.server'
+import { changePasswordFormSchema, PASSWORD_MAX_LENGTH } from '../../worker-api/contract/password'
+import { profileSchema } from '../../worker-api/contract/user'
 import type { Poste, User } from '../../worker-api/services/users'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.profile' }
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
 
-/** Own profile, read-only for now: editing and password change come with account self-service. */
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = await requireUser(request, context)
   const [me, t] = await Promise.all([auth.api<User>(`bd/utilisateur/${auth.user.id}`), i18nServer.getFixedT(request)])
@@ -20,58 +39,283 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   )
 }
 
-function Postes({ title, postes }: { title: string; postes: Poste[] }) {
+type Intent = 'profile' | 'password'
+type ActionData = { intent: Intent; result: SubmissionResult<string[]>; error: Message | null }
+
+/** Two forms on one page (STYLE 4): the profile (spec §5 rules) and the password change. */
+export async function action({ request, context }: ActionFunctionArgs) {
+  const auth = await requireUser(request, context)
+  const formData = await readForm(request)
+  const reply = async (intent: Intent, result: SubmissionResult<string[]>, error: Message | null = null) =>
+    data<ActionData>({ intent, result, error }, { status: 400, headers: await auth.headers() })
+  const done = async (key: string) => {
+    const headers = new Headers(await toastHeaders(context, { type: 'success', key }))
+    headers.append('Set-Cookie', await auth.session.commit())
+    return redirect('/pages/user/me', { headers })
+  }
+
+  if (formData.get('intent') === 'password') {
+    const submission = parseWithZod(formData, { schema: changePasswordFormSchema })
+    const hide = { hideFields: ['oldPassword', 'newPassword', 'confirmation'] }
+    if (submission.status !== 'success') return reply('password', submission.reply(hide))
+    const { oldPassword, newPassword } = submission.value
+    const result = await auth.api<number>('bd/utilisateur/updatePassword', {
+      method: 'PUT',
+      body: { oldPassword, newPassword },
+    })
+    if (result.ok) return done('profile.passwordChanged')
+    if (result.status === 401) await auth.expect(result)
+    if (result.error.businessCode === 'BAD_OLD_PASSWORD') {
+      return reply('password', submission.reply({ ...hide, fieldErrors: { oldPassword: ['errors.BAD_OLD_PASSWORD'] } }))
+    }
+    const fields = fieldErrors(result)
+    if (fields) return reply('password', submission.reply({ ...hide, fieldErrors: fields }))
+    return reply('password', submission.reply(hide), apiMessage(result, 'errors.updateFailed'))
+  }
+
+  const submission = parseWithZod(formData, { schema: profileSchema })
+  if (submission.status !== 'success') return reply('profile', submission.reply())
+  const result = await auth.api<User>(`bd/utilisateur/${auth.user.id}`, { method: 'PUT', body: submission.value })
+  if (result.ok) {
+    const { nom, prenom } = result.data
+    auth.session.session.set('user', { ...auth.user, nom, prenom })
+    return done('profile.saved')
+  }
+  if (result.status === 401) await auth.expect(result)
+  if (result.error.businessCode === 'MAIL_ALREADY_USED') {
+    return reply('profile', submission.reply({ fieldErrors: { mail: ['errors.MAIL_ALREADY_USED'] } }))
+  }
+  const fields = fieldErrors(result)
+  if (fields) return reply('profile', submission.reply({ fieldErrors: fields }))
+  return reply('profile', submission.reply(), apiMessage(result, 'errors.updateFailed'))
+}
+
+function useIntentResult(intent: Intent) {
+  const actionData = useActionData<typeof action>()
+  return actionData?.intent === intent ? actionData : undefined
+}
+
+function usePending(intent: Intent) {
+  const navigation = useNavigation()
+  return navigation.state === 'submitting' && navigation.formData?.get('intent') === intent
+}
+
+function ProfileForm({ me }: { me: User }) {
   const { t } = useTranslation()
+  const last = useIntentResult('profile')
+  const pending = usePending('profile')
+  const [form, fields] = useForm({
+    id: 'profile',
+    lastResult: last?.result,
+    defaultValue: { nom: me.nom, prenom: me.prenom, mail: me.mail },
+    constraint: getZodConstraint(profileSchema),
+    shouldValidate: 'onSubmit',
+    shouldRevalidate: 'onInput',
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: profileSchema }),
+  })
+  const translate = (errors: string[] | undefined) => errors?.map((key) => t(key))
   return (
-    <section className="flex flex-col gap-2">
-      <h2 className="font-semibold">{title}</h2>
-      {postes.length === 0 ? (
+    <Card>
+      <CardHeader>
+        <CardTitle>{t('profile.identity')}</CardTitle>
+      </CardHeader>
+      <CardContent>
+        <Form method="post" {...getFormProps(form)} className="grid gap-4 sm:grid-cols-2">
+          <input type="hidden" name="intent" value="profile" />
+          {last?.error ? (
+            <Alert variant="destructive" role="alert" className="sm:col-span-2">
+              {t(last.error.key, last.error.values)}
+            </Alert>
+          ) : null}
+          <div className="flex flex-col gap-1.5 sm:col-span-2">
+            <Label htmlFor="profile-login">{t('profile.login')}</Label>
+            <Input
+              id="profile-login"
+              value={me.login}
+              readOnly
+              aria-describedby="profile-login-hint"
+              className="bg-muted"
+            />
+            <p id="profile-login-hint" className="text-xs text-muted-foreground">
+              {t('profile.loginReadOnly')}
+            </p>
+          </div>
+          <Field
+            label={t('profile.nom')}
+            errors={translate(fields.nom.errors)}
+            inputProps={{
+              ...getInputProps(fields.nom, { type: 'text' }),
+              id: fields.nom.id,
+              autoComplete: 'family-name',
+            }}
+          />
+          <Field
+            label={t('profile.prenom')}
+            errors={translate(fields.prenom.errors)}
+            inputProps={{
+              ...getInputProps(fields.prenom, { type: 'text' }),
+              id: fields.prenom.id,
+              autoComplete: 'given-name',
+            }}
+          />
+          <div className="sm:col-span-2">
+            <Field
+              label={t('profile.mail')}
+              errors={translate(fields.mail.errors)}
+              inputProps={{
+                ...getInputProps(fields.mail, { type: 'email' }),
+                id: fields.mail.id,
+                autoComplete: 'email',
+              }}
+            />
+          </div>
+          <div className="sm:col-span-2">
+            <Button type="submit" disabled={pending} aria-disabled={pending}>
+              <Save aria-hidden />
+              {pending ? t('profile.saving') : t('profile.save')}
+            </Button>
+          </div>
+        </Form>
+      </CardContent>
+    </Card>
+  )
+}
+
+function PostesTable({ caption, postes }: { caption: string; postes: Poste[] }) {
+  const { t } = useTranslation()
+  if (postes.length === 0) {
+    return (
+      <section className="flex flex-col gap-1">
+        <h3 className="font-medium">{caption}</h3>
         <p className="text-sm text-muted-foreground">{t('profile.noPoste')}</p>
-      ) : (
-        <ul className="flex flex-col gap-2">
+      </section>
+    )
+  }
+  return (
+    <div className="overflow-x-auto">
+      <table className="w-full text-left text-sm">
+        <caption className="mb-2 text-left font-medium">{caption}</caption>
+        <thead className="text-muted-foreground">
+          <tr className="border-b">
+            <th scope="col" className="py-2 pr-4 font-normal">
+              {t('profile.structure')}
+            </th>
+            <th scope="col" className="py-2 pr-4 font-normal">
+              {t('profile.fonction')}
+            </th>
+            <th scope="col" className="py-2 pr-4 font-normal">
+              {t('profile.dateDebut')}
+            </th>
+            <th scope="col" className="py-2 font-normal">
+              {t('profile.dateFin')}
+            </th>
+          </tr>
+        </thead>
+        <tbody>
           {postes.map((poste) => (
-            <li key={poste.id} className="rounded-md border p-3 text-sm">
-              <span className="font-medium">{poste.fonction.libelle}</span> — {poste.structure.nom}
-              <br />
-              <span className="text-muted-foreground">
-                {t('profile.dates', { from: poste.dateDebut, to: poste.dateFin })}
-              </span>
-            </li>
+            <tr key={poste.id} className="border-b last:border-0">
+              <td className="py-2 pr-4">{poste.structure.nom}</td>
+              <td className="py-2 pr-4">{poste.fonction.libelle}</td>
+              <td className="py-2 pr-4 tabular-nums">{poste.dateDebut}</td>
+              <td className="py-2 tabular-nums">{poste.dateFin}</td>
+            </tr>
           ))}
-        </ul>
-      )}
-    </section>
+        </tbody>
+      </table>
+    </div>
+  )
+}
+
+function PasswordForm({ login }: { login: string }) {
+  const { t } = useTranslation()
+  const last = useIntentResult('password')
+  const pending = usePending('password')
+  const [form, fields] = useForm({
+    id: 'password',
+    lastResult: last?.result,
+    constraint: getZodConstraint(changePasswordFormSchema),
+    shouldValidate: 'onSubmit',
+    shouldRevalidate: 'onInput',
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: changePasswordFormSchema }),
+  })
+  const translate = (errors: string[] | undefined) => errors?.map((key) => t(key))
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>{t('profile.passwordTitle')}</CardTitle>
+        <CardDescription>{t('profile.otherSessions')}</CardDescription>
+      </CardHeader>
+      <CardContent>
+        <Form method="post" {...getFormProps(form)} className="flex max-w-md flex-col gap-4">
+          <input type="hidden" name="intent" value="password" />
+          {/* Lets password managers file the new password under the right account. */}
+          <input type="text" name="username" value={login} autoComplete="username" readOnly hidden />
+          {last?.error ? (
+            <Alert variant="destructive" role="alert">
+              {t(last.error.key, last.error.values)}
+            </Alert>
+          ) : null}
+          <Field
+            label={t('profile.oldPassword')}
+            errors={translate(fields.oldPassword.errors)}
+            inputProps={{
+              ...getInputProps(fields.oldPassword, { type: 'password' }),
+              id: fields.oldPassword.id,
+              autoComplete: 'current-password',
+            }}
+          />
+          <Field
+            label={t('profile.newPassword')}
+            hint={<PasswordRules errors={fields.newPassword.errors} />}
+            invalid={Boolean(ruleErrors(fields.newPassword.errors)?.length)}
+            errors={translate(otherErrors(fields.newPassword.errors))}
+            inputProps={{
+              ...getInputProps(fields.newPassword, { type: 'password' }),
+              id: fields.newPassword.id,
+              maxLength: PASSWORD_MAX_LENGTH,
+              autoComplete: 'new-password',
+            }}
+          />
+          <Field
+            label={t('profile.confirmation')}
+            errors={translate(fields.confirmation.errors)}
+            inputProps={{
+              ...getInputProps(fields.confirmation, { type: 'password' }),
+              id: fields.confirmation.id,
+              maxLength: PASSWORD_MAX_LENGTH,
+              autoComplete: 'new-password',
+            }}
+          />
+          <div>
+            <Button type="submit" disabled={pending} aria-disabled={pending}>
+              <KeyRound aria-hidden />
+              {pending ? t('profile.changingPassword') : t('profile.changePassword')}
+            </Button>
+          </div>
+        </Form>
+      </CardContent>
+    </Card>
   )
 }
 
 export default function Profile() {
   const { me } = useLoaderData<typeof loader>()
   const { t } = useTranslation()
-  const rows: [string, string][] = [
-    [t('profile.login'), me.login],
-    [t('profile.nom'), me.nom],
-    [t('profile.prenom'), me.prenom],
-    [t('profile.mail'), me.mail],
-  ]
   return (
     <div className="flex max-w-3xl flex-col gap-6">
       <h1 className="text-2xl font-semibold tracking-tight">{t('profile.title')}</h1>
+      <ProfileForm me={me} />
       <Card>
         <CardHeader>
-          <dl className="grid gap-3 sm:grid-cols-[10rem_1fr]">
-            {rows.map(([label, value]) => (
-              <div key={label} className="contents">
-                <dt className="text-sm text-muted-foreground">{label}</dt>
-                <dd className="font-medium">{value}</dd>
-              </div>
-            ))}
-          </dl>
+          <CardTitle>{t('profile.postes')}</CardTitle>
+          <CardDescription>{t('profile.postesReadOnly')}</CardDescription>
         </CardHeader>
-        <CardContent className="grid gap-6 sm:grid-cols-2">
-          <Postes title={t('profile.postesEnCours')} postes={me.postesEnCours} />
-          <Postes title={t('profile.postesFutur')} postes={me.postesFutur} />
+        <CardContent className="flex flex-col gap-6">
+          <PostesTable caption={t('profile.postesEnCours')} postes={me.postesEnCours} />
+          <PostesTable caption={t('profile.postesFutur')} postes={me.postesFutur} />
         </CardContent>
       </Card>
+      <PasswordForm login={me.login} />
     </div>
   )
 }

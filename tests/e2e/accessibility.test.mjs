@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import AxeBuilder from '@axe-core/playwright'
-import { BASE_URL, signIn, useBrowser } from './support.mjs'
+import { BASE_URL, resetLinkFor, signIn, useBrowser } from './support.mjs'
 
 const newPage = useBrowser()
 
@@ -59,6 +59,70 @@ describe('accessibility (axe, WCAG 2.1 AA)', () => {
       await page.locator('main h1').waitFor()
       assert.deepEqual(await violations(page), [], path)
     }
+    await page.context().close()
+  })
+
+  it('has no serious violation on /forgotPassword, blank and with errors', async () => {
+    const page = await newPage({ javaScriptEnabled: true })
+    await page.goto('/forgotPassword')
+    await page.locator('altcha-widget input[type="checkbox"]').waitFor()
+    assert.deepEqual(await violations(page), [], 'blank')
+    await page.getByRole('button', { name: 'Recevoir le lien' }).click()
+    await page.getByText('Ce champ est obligatoire').waitFor()
+    assert.deepEqual(await violations(page), [], 'with errors')
+    await page.context().close()
+  })
+
+  it('has no serious violation on /renewPassword: the form, its errors, the error card', async () => {
+    const page = await newPage({ javaScriptEnabled: true })
+    await page.goto(await resetLinkFor('emma.bernard@portail.example'))
+    await page.getByRole('heading', { name: 'Nouveau mot de passe' }).waitFor()
+    assert.deepEqual(await violations(page), [], 'form')
+    await page.getByLabel('Nouveau mot de passe').fill('1a')
+    await page.getByRole('button', { name: 'Enregistrer le mot de passe' }).click()
+    await page.getByText('(non respectée)').first().waitFor({ state: 'attached' })
+    assert.deepEqual(await violations(page), [], 'with errors')
+    await page.goto('/renewPassword/unknown-link')
+    assert.deepEqual(await violations(page), [], 'error card')
+    await page.context().close()
+  })
+
+  it('has no serious violation in the development mailbox', async () => {
+    const page = await newPage({ javaScriptEnabled: true })
+    await page.goto('/dev/mails')
+    assert.deepEqual(await violations(page), [], '/dev/mails')
+    await page.getByRole('link', { name: 'Réinitialisation de votre mot de passe' }).first().click()
+    await page.getByRole('heading', { name: 'Liens du message' }).waitFor()
+    // The preview frame is sandboxed without scripts, so axe cannot enter it (it would wait forever);
+    // the page around it is audited, the frame's title checked.
+    assert.equal(await page.locator('iframe').getAttribute('title'), 'Aperçu du message')
+    await page.locator('iframe').evaluate((frame) => frame.remove())
+    assert.deepEqual(await violations(page), [], '/dev/mails/:id')
+    await page.context().close()
+  })
+
+  it('has no serious violation on the profile with errors', async () => {
+    const page = await newPage({ javaScriptEnabled: true })
+    await signIn(page, { javaScriptEnabled: true }, 'agent', 'Agent1234', '/login?redirect=/pages/user/me')
+    await page.getByLabel('Nouveau mot de passe', { exact: true }).fill('1a')
+    await page.getByRole('button', { name: 'Changer le mot de passe' }).click()
+    await page.getByText('(non respectée)').first().waitFor({ state: 'attached' })
+    await page.getByLabel('Nom', { exact: true }).fill('A')
+    await page.getByRole('button', { name: 'Enregistrer' }).click()
+    await page.getByText('Entre 3 et 50 caractères').waitFor()
+    assert.deepEqual(await violations(page), [])
+    await page.context().close()
+  })
+
+  it('has no serious violation on the self-service pages without JavaScript', async () => {
+    const page = await newPage({ javaScriptEnabled: false })
+    await page.goto('/forgotPassword')
+    assert.deepEqual(await noScriptViolations(page), [], '/forgotPassword')
+    await page.goto(await resetLinkFor('hugo.petit@portail.example'))
+    await page.getByLabel('Nouveau mot de passe').fill('1a')
+    await page.getByRole('button', { name: 'Enregistrer le mot de passe' }).click()
+    await page.getByText('(non respectée)').first().waitFor({ state: 'attached' })
+    assert.deepEqual(await noScriptViolations(page), [], '/renewPassword with errors')
     await page.context().close()
   })
 })

@@ -4,3 +4,18 @@
 INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain)
 SELECT 900, 'ailleurs', 'Ailleurs', 'Alex', 'alex.ailleurs@autre.example', password_hash, 'https://autre.example.org'
 FROM utilisateur WHERE login = 'agent';
+
+-- Accounts the self-service tests change (their own, so the other tests keep theirs): password
+-- Agent1234, bound to the demo domain, one per test and mode.
+INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain)
+SELECT 901, 'oubli1', 'Oubli', 'Odile', 'odile.oubli@portail.example', password_hash, 'http://localhost:8787' FROM utilisateur WHERE login = 'agent';
+INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain)
+SELECT 902, 'oubli2', 'Oubli', 'Octave', 'octave.oubli@portail.example', password_hash, 'http://localhost:8787' FROM utilisateur WHERE login = 'agent';
+INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain)
+SELECT 903, 'profil1', 'Profil', 'Pauline', 'pauline.profil@portail.example', password_hash, 'http://localhost:8787' FROM utilisateur WHERE login = 'agent';
+INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain)
+SELECT 904, 'profil2', 'Profil', 'Pierre', 'pierre.profil@portail.example', password_hash, 'http://localhost:8787' FROM utilisateur WHERE login = 'agent';
+INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain)
+SELECT 905, 'secret1', 'Secret', 'Sarah', 'sarah.secret@portail.example', password_hash, 'http://localhost:8787' FROM utilisateur WHERE login = 'agent';
+INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain)
+SELECT 906, 'secret2', 'Secret', 'Simon', 'simon.secret@portail.example', password_hash, 'http://localhost:8787' FROM utilisateur WHERE login = 'agent';

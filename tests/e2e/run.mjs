@@ -47,7 +47,12 @@ const { child } = await serve({
   port,
   persistTo,
   stdio: log,
-  vars: { CAPTCHA_MAX_NUMBER: '5000', LOGIN_RATE_PER_MINUTE: '1000', QUESTION_RATE_PER_MINUTE: '1000' },
+  vars: {
+    CAPTCHA_MAX_NUMBER: '5000',
+    LOGIN_RATE_PER_MINUTE: '1000',
+    QUESTION_RATE_PER_MINUTE: '1000',
+    FORGOT_RATE_PER_MINUTE: '1000',
+  },
 })
 
 const files = readdirSync(path.join(root, 'tests', 'e2e'))

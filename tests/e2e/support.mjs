@@ -74,3 +74,24 @@ export async function signIn(page, mode, identifiant, motDePasse, path = '/login
   await page.waitForURL((url) => url.pathname.startsWith('/pages/'))
   await page.locator('main h1').waitFor()
 }
+
+/**
+ * Asks for a password-reset mail through the public API, as a script would (answering the no-JS
+ * question), and returns the link the development mailbox shows for it.
+ */
+export async function resetLinkFor(mail) {
+  const api = `${BASE_URL}/portail-backend/rest`
+  const question = await (await fetch(`${api}/public/bd/captcha/question`)).json()
+  const captcha = btoa(JSON.stringify({ question: question.question, answer: String(question.a + question.b) }))
+  const forgot = await fetch(`${api}/public/bd/password/forgot/`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ mail, domain: BASE_URL, captcha }),
+  })
+  assert.equal(forgot.status, 204)
+  const mails = await (await fetch(`${api}/dev/mails`)).json()
+  const newest = mails.find((m) => m.to === mail)
+  assert.ok(newest, `no mail to ${mail}`)
+  const { links } = await (await fetch(`${api}/dev/mails/${newest.id}`)).json()
+  return links[0]
+}

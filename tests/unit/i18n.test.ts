@@ -37,7 +37,9 @@ describe('translations', () => {
     for (const file of files) {
       const text = readFileSync(file, 'utf8')
       // t('a.b'), label: 'nav.x', breadcrumb: 'x.y', key: 'x.y' and zod messages 'validation.x'
-      for (const match of text.matchAll(/(?:\bt\(|breadcrumb: |label: |key: |, )'([a-zA-Z]+\.[a-zA-Z_.]+)'/g)) {
+      for (const match of text.matchAll(
+        /(?:\bt\(|breadcrumb: |label: |key: |message: |, |\(|\[)'([a-zA-Z]+\.[a-zA-Z_.]+)'/g,
+      )) {
         used.add(match[1] as string)
       }
     }
@@ -58,6 +60,10 @@ describe('translations', () => {
     )
     expect(fr.errors.captchaRequired).toBe('Veuillez cocher la case du captcha')
     expect(fr.errors.technical).toBe('Erreur technique')
+    expect(fr.errors.TOKEN_EXPIRED).toBe('La demande de génération de votre mot de passe a expiré')
+    expect(fr.errors.BAD_OLD_PASSWORD).toBe("L'ancien mot de passe renseigné est incorrect")
+    expect(fr.profile.passwordChanged).toBe('Modification du mot de passe réalisée avec succès')
+    expect(fr.errors.updateFailed).toBe('Echec de la mise à jour des données')
   })
 })
 

@@ -25,7 +25,7 @@ export const brokenPasswordRules = (value: string | undefined) =>
 /** A new password: one issue per broken rule. A missing value counts as an empty one. */
 export const newPasswordSchema = z.preprocess(
   (value) => value ?? '',
-  z.string().superRefine((value, ctx) => {
+  z.string('password.rules.required').superRefine((value, ctx) => {
     for (const key of brokenPasswordRules(value)) ctx.addIssue({ code: 'custom', message: key })
   }),
 )
@@ -53,3 +53,20 @@ export const updatePasswordSchema = z.object({
 })
 
 export const tokenParam = z.object({ token: z.string().min(1).max(200) })
+
+const confirmationSchema = z.string('validation.required').min(1, 'validation.required')
+const mismatch = { path: ['confirmation'], message: 'password.mismatch' }
+
+/** The /renewPassword form: the new password twice. */
+export const renewFormSchema = z
+  .object({ password: newPasswordSchema, confirmation: confirmationSchema })
+  .refine((value) => value.password === value.confirmation, mismatch)
+
+/** The profile's password change: the old one, the new one twice. */
+export const changePasswordFormSchema = z
+  .object({
+    oldPassword: updatePasswordSchema.shape.oldPassword,
+    newPassword: newPasswordSchema,
+    confirmation: confirmationSchema,
+  })
+  .refine((value) => value.newPassword === value.confirmation, mismatch)

@@ -19,18 +19,20 @@ export const PASSWORD_RESET_TTL_HOURS = 3
 export const RESET_MAILS_PER_HOUR = 3
 
 /**
- * Spec §2 /forgotPassword. Whatever the mail, the answer is the same, so it reveals nothing; only an
- * active account that may sign in gets a mail: a single-use link to /renewPassword/{token}, written to
- * the outbox in the same batch as its token, and any earlier unused reset link stops working. Returns
- * the outbox ids to deliver after the response.
+ * Spec §2 /forgotPassword, first half, before the answer: the per-client limit and the captcha. The
+ * answer is then the same whatever the mail, and comes as fast: `queueResetMail` runs after it.
  */
-export async function forgotPassword(
-  env: Env,
-  input: { mail: string; domain: string; captcha?: string | undefined },
-  context: RequestContext,
-): Promise<number[]> {
+export async function admitForgotRequest(env: Env, captcha: string | undefined, context: RequestContext) {
   await limitClient(env, 'forgot', context.ip, Number(env.FORGOT_RATE_PER_MINUTE ?? 5))
-  await requireCaptcha(env, input.captcha, context.ip)
+  await requireCaptcha(env, captcha, context.ip)
+}
+
+/**
+ * Second half, after the answer. Only an active account that may sign in gets a mail: a single-use
+ * link to /renewPassword/{token}, written to the outbox in the same batch as its token, in the language
+ * of the person asking; any earlier unused reset link stops working. Returns the outbox ids to deliver.
+ */
+export async function queueResetMail(env: Env, address: string, context: RequestContext): Promise<number[]> {
   const db = getDb(env.DB)
   const now = new Date()
   const user = await db
@@ -45,7 +47,7 @@ export async function forgotPassword(
         .where('t.created_at', '>', addSeconds(-3600, now).toISOString())
         .as('recent'),
     )
-    .where(sql<boolean>`u.mail = ${input.mail} COLLATE NOCASE`)
+    .where(sql<boolean>`u.mail = ${address} COLLATE NOCASE`)
     .where('u.actif', '=', 1)
     .where('u.supprime', '=', 0)
     // A carrier's registration waits for an administrator: a reset link must not bypass that.
@@ -78,7 +80,6 @@ export async function forgotPassword(
       used_at: null,
       created_at: now.toISOString(),
     }),
-    db.updateTable('utilisateur').set({ langue: context.language }).where('id', '=', user.id),
     queueMail(db, { ...mail, to: user.mail, userId: user.id, kind: 'PASSWORD_RESET' }, now),
   ])
   return queuedIds(results)

@@ -58,10 +58,24 @@ export function resendProvider(apiKey: string, from: string): MailProvider {
   }
 }
 
-/** The configured provider; `missingSecrets` has already refused a configuration it cannot build. */
-export function mailProvider(env: Env): MailProvider {
-  if (env.MAIL_PROVIDER === 'resend' && env.RESEND_API_KEY && env.MAIL_FROM) {
-    return resendProvider(env.RESEND_API_KEY, env.MAIL_FROM)
+/** Refuses every mail, so that a misconfigured provider keeps them queued rather than lost. */
+function unconfigured(reason: string): MailProvider {
+  return {
+    name: 'unconfigured',
+    async send() {
+      throw new Error(reason)
+    },
   }
-  return logProvider
+}
+
+/** The configured provider. `log` only when asked for (or by default): never as a fallback. */
+export function mailProvider(env: Env): MailProvider {
+  const name = env.MAIL_PROVIDER ?? 'log'
+  if (name === 'log') return logProvider
+  if (name === 'resend') {
+    return env.RESEND_API_KEY && env.MAIL_FROM
+      ? resendProvider(env.RESEND_API_KEY, env.MAIL_FROM)
+      : unconfigured('MAIL_PROVIDER=resend needs RESEND_API_KEY and MAIL_FROM')
+  }
+  return unconfigured(`Unknown MAIL_PROVIDER "${name}"`)
 }

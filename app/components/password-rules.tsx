@@ -1,0 +1,60 @@
+import { Check, Circle, X } from 'lucide-react'
+import { useTranslation } from 'react-i18next'
+import { cn } from '~/lib/utils'
+import { PASSWORD_RULE_KEYS, PASSWORD_RULES } from '../../worker-api/contract/password'
+
+/** The field errors that are password rules (the rest shows as ordinary errors). */
+export const ruleErrors = (errors: string[] | undefined) => errors?.filter((key) => PASSWORD_RULE_KEYS.includes(key))
+export const otherErrors = (errors: string[] | undefined) => errors?.filter((key) => !PASSWORD_RULE_KEYS.includes(key))
+
+/**
+ * Spec §5: the five rules of a new password, always in view as the field's hint; once the password
+ * breaks one, all five are listed with each one marked kept or broken (in words for screen readers).
+ */
+export function PasswordRules({ errors }: { errors: string[] | undefined }) {
+  const { t } = useTranslation()
+  const broken = new Set(ruleErrors(errors))
+  // An empty password breaks "required"; saying it keeps or breaks the others would mean nothing.
+  const empty = broken.has('password.rules.required')
+  const state = (key: string) =>
+    broken.size === 0 || (empty && key !== 'password.rules.required') ? 'neutral' : broken.has(key) ? 'broken' : 'met'
+  return (
+    <div className="flex flex-col gap-1">
+      <span>{t('password.rulesTitle')}</span>
+      <ul className="flex flex-col gap-0.5">
+        {PASSWORD_RULES.map(({ key }) => {
+          const rule = state(key)
+          const Icon = rule === 'neutral' ? Circle : rule === 'broken' ? X : Check
+          return (
+            <li
+              key={key}
+              className={cn(
+                'flex items-start gap-1.5',
+                rule === 'broken' && 'text-destructive',
+                rule === 'met' && 'text-foreground',
+              )}
+            >
+              <Icon
+                aria-hidden
+                className={cn(
+                  'mt-0.5 size-3 shrink-0',
+                  rule === 'neutral' && 'mt-1 size-2',
+                  rule === 'met' && 'text-success',
+                )}
+              />
+              <span>
+                {t(key)}
+                {rule === 'neutral' ? null : (
+                  <span className="sr-only">
+                    {' '}
+                    ({t(rule === 'broken' ? 'password.ruleBroken' : 'password.ruleMet')})
+                  </span>
+                )}
+              </span>
+            </li>
+          )
+        })}
+      </ul>
+    </div>
+  )
+}

@@ -1,0 +1,151 @@
+import { getFormProps, getInputProps, useForm } from '@conform-to/react'
+import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
+import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, redirect } from '@remix-run/cloudflare'
+import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
+import { KeyRound } from 'lucide-react'
+import { useTranslation } from 'react-i18next'
+import { Field } from '~/components/field'
+import { otherErrors, PasswordRules, ruleErrors } from '~/components/password-rules'
+import { PublicPage } from '~/components/public-page'
+import { Alert } from '~/components/ui/alert'
+import { Button } from '~/components/ui/button'
+import { callApi } from '~/lib/api.server'
+import { apiMessage, fieldErrors, type Message } from '~/lib/api-errors'
+import { readForm } from '~/lib/form.server'
+import { i18nServer } from '~/lib/i18n.server'
+import { toastHeaders } from '~/lib/toast.server'
+import { PASSWORD_MAX_LENGTH, renewFormSchema } from '../../worker-api/contract/password'
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+
+type TokenUser = { mail: string; actif: boolean; supprime: boolean }
+/** What the link allows: the form, or why not (spec §2: expired token or disabled user). */
+type LinkState = { kind: 'form'; mail: string } | { kind: 'disabled' } | { kind: 'unusable'; message: Message }
+
+const LINK_ERRORS = new Set(['TOKEN_EXPIRED', 'TOKEN_USED', 'TOKEN_NOT_FOUND'])
+
+async function linkState(request: Request, context: LoaderFunctionArgs['context'], token: string): Promise<LinkState> {
+  const result = await callApi<TokenUser>(request, context, `public/bd/password/token/${encodeURIComponent(token)}`)
+  if (!result.ok) {
+    if (LINK_ERRORS.has(result.error.businessCode)) return { kind: 'unusable', message: apiMessage(result, '') }
+    throw new Response(result.error.businessCode, { status: result.status >= 500 ? 503 : result.status })
+  }
+  // Spec §4: an inactive or deleted user gets the disabled error, not the form.
+  if (!result.data.actif || result.data.supprime) return { kind: 'disabled' }
+  return { kind: 'form', mail: result.data.mail }
+}
+
+export async function loader({ request, context, params }: LoaderFunctionArgs) {
+  const [state, t] = await Promise.all([linkState(request, context, params.token ?? ''), i18nServer.getFixedT(request)])
+  return { state, title: `${t('renew.title')} · ${t('app.name')}` }
+}
+
+export async function action({ request, context, params }: ActionFunctionArgs) {
+  const formData = await readForm(request)
+  const submission = parseWithZod(formData, { schema: renewFormSchema })
+  const hide = { hideFields: ['password', 'confirmation'] }
+  if (submission.status !== 'success') return { result: submission.reply(hide), error: null, state: null }
+
+  const result = await callApi(request, context, 'public/bd/password/renew/', {
+    method: 'POST',
+    body: { token: params.token ?? '', password: submission.value.password },
+  })
+  if (result.ok) {
+    return redirect('/login', { headers: await toastHeaders(context, { type: 'success', key: 'renew.done' }) })
+  }
+  const code = result.error.businessCode
+  // The link stopped working meanwhile (used in another tab, expired, user disabled): say why.
+  if (LINK_ERRORS.has(code)) {
+    return { result: null, error: null, state: { kind: 'unusable', message: apiMessage(result, '') } as LinkState }
+  }
+  if (code === 'USER_DISABLED') return { result: null, error: null, state: { kind: 'disabled' } as LinkState }
+  const fields = fieldErrors(result)
+  if (fields) return { result: submission.reply({ ...hide, fieldErrors: fields }), error: null, state: null }
+  return { result: submission.reply(hide), error: apiMessage(result, 'renew.failed'), state: null }
+}
+
+function Unusable({ title, message }: { title: string; message: string }) {
+  const { t } = useTranslation()
+  return (
+    <PublicPage title={title}>
+      <Alert variant="destructive" role="alert">
+        {message}
+      </Alert>
+      <Link className="text-sm text-primary underline-offset-4 hover:underline" to="/forgotPassword">
+        {t('renew.newLink')}
+      </Link>
+    </PublicPage>
+  )
+}
+
+export default function RenewPassword() {
+  const loaded = useLoaderData<typeof loader>()
+  const actionData = useActionData<typeof action>()
+  const state = actionData?.state ?? loaded.state
+  const { t } = useTranslation()
+  if (state.kind === 'disabled')
+    return <Unusable title={t('renew.disabledTitle')} message={t('errors.USER_DISABLED')} />
+  if (state.kind === 'unusable') {
+    return <Unusable title={t('renew.errorTitle')} message={t(state.message.key, state.message.values)} />
+  }
+  return <RenewForm mail={state.mail} />
+}
+
+function RenewForm({ mail }: { mail: string }) {
+  const actionData = useActionData<typeof action>()
+  const navigation = useNavigation()
+  const { t } = useTranslation()
+  const pending = navigation.state === 'submitting'
+  const [form, fields] = useForm({
+    id: 'renew',
+    lastResult: actionData?.result,
+    constraint: getZodConstraint(renewFormSchema),
+    shouldValidate: 'onSubmit',
+    shouldRevalidate: 'onInput',
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: renewFormSchema }),
+  })
+  const error = actionData?.error ? t(actionData.error.key, actionData.error.values) : null
+  const translate = (errors: string[] | undefined) => errors?.map((key) => t(key))
+
+  return (
+    <PublicPage title={t('renew.title')}>
+      <p className="text-sm text-muted-foreground">{t('renew.intro', { mail })}</p>
+      <Form method="post" {...getFormProps(form)} className="flex flex-col gap-4">
+        {error ? (
+          <Alert variant="destructive" role="alert">
+            {error}
+          </Alert>
+        ) : null}
+        {/* Lets password managers file the new password under the right account. */}
+        <input type="hidden" name="username" value={mail} autoComplete="username" />
+        <Field
+          label={t('renew.password')}
+          hint={<PasswordRules errors={fields.password.errors} />}
+          invalid={Boolean(ruleErrors(fields.password.errors)?.length)}
+          errors={translate(otherErrors(fields.password.errors))}
+          inputProps={{
+            ...getInputProps(fields.password, { type: 'password' }),
+            id: fields.password.id,
+            maxLength: PASSWORD_MAX_LENGTH,
+            autoComplete: 'new-password',
+            autoFocus: true,
+          }}
+        />
+        <Field
+          label={t('renew.confirmation')}
+          errors={translate(fields.confirmation.errors)}
+          inputProps={{
+            ...getInputProps(fields.confirmation, { type: 'password' }),
+            id: fields.confirmation.id,
+            maxLength: PASSWORD_MAX_LENGTH,
+            autoComplete: 'new-password',
+          }}
+        />
+        <Button type="submit" disabled={pending} aria-disabled={pending}>
+          <KeyRound aria-hidden />
+          {pending ? t('renew.submitting') : t('renew.submit')}
+        </Button>
+      </Form>
+    </PublicPage>
+  )
+}

@@ -1,0 +1,307 @@
+import { beforeAll, describe, expect, it } from 'vitest'
+import {
+  call,
+  createOrganisation,
+  createUser,
+  currentPost,
+  db,
+  expectError,
+  getUserAs,
+  login,
+  refreshWith,
+  signedInUser,
+} from './helpers'
+
+beforeAll(createOrganisation)
+
+type Profile = { nom: string; prenom: string; mail: string }
+
+const mailOf = (user: { login: string }) => `${user.login}@example.test`
+
+const updateProfile = (token: string, id: number | string, body: Record<string, unknown>) =>
+  call(`/rest/bd/utilisateur/${id}`, { method: 'PUT', body: JSON.stringify(body), token })
+
+/** The profile form as the user has it, with `change` applied. */
+const formOf = (user: { login: string }, change: Partial<Profile> = {}): Profile => ({
+  nom: 'Martin',
+  prenom: 'Claire',
+  mail: mailOf(user),
+  ...change,
+})
+
+const rowOf = (id: number) =>
+  db()
+    .selectFrom('utilisateur')
+    .select(['login', 'nom', 'prenom', 'mail'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow()
+
+const outboxOf = (userId: number) =>
+  db().selectFrom('outbox').selectAll().where('utilisateur_id', '=', userId).orderBy('id').execute()
+
+const messagesFor = (attributs: unknown[], field: string) =>
+  (attributs as { field: string; message: string }[]).filter((a) => a.field === field).map((a) => a.message)
+
+describe('PUT /rest/bd/utilisateur/{id}: own profile', () => {
+  it('answers 200 with the updated user, trimmed, and a later GET agrees', async () => {
+    const user = await signedInUser({ postes: [currentPost(4, 2)] })
+    const response = await updateProfile(user.jwt.accessToken, user.id, {
+      nom: '  Dupont ',
+      prenom: ' Jean  ',
+      mail: '  jean.dupont@example.test ',
+    })
+    expect(response.status).toBe(200)
+    const body = (await response.json()) as Record<string, unknown>
+    expect(body).toMatchObject({
+      id: user.id,
+      login: user.login,
+      nom: 'Dupont',
+      prenom: 'Jean',
+      mail: 'jean.dupont@example.test',
+      actif: true,
+      supprime: false,
+      modification: false,
+    })
+    expect(body.postesEnCours).toHaveLength(1)
+    const read = await getUserAs(user.jwt.accessToken, user.id)
+    expect(await read.json()).toEqual(body)
+  })
+
+  it('leaves the login as it was: the user still signs in with it', async () => {
+    const user = await signedInUser()
+    const response = await updateProfile(
+      user.jwt.accessToken,
+      user.id,
+      formOf(user, { mail: `renamed-${user.login}@example.test` }),
+    )
+    expect(response.status).toBe(200)
+    expect(((await response.json()) as { login: string }).login).toBe(user.login)
+    expect((await rowOf(user.id)).login).toBe(user.login)
+    expect((await login(user.login, user.password)).status).toBe(200)
+  })
+
+  it('ignores the other fields of a user object (login, admin, actif)', async () => {
+    const user = await signedInUser()
+    const response = await updateProfile(user.jwt.accessToken, user.id, {
+      ...formOf(user),
+      login: 'taken-over',
+      admin: true,
+      actif: false,
+      supprime: true,
+    })
+    expect(response.status).toBe(200)
+    expect(await response.json()).toMatchObject({ login: user.login, admin: false, actif: true, supprime: false })
+  })
+
+  it('accepts names of 3 and 50 characters and a mail of 50', async () => {
+    const user = await signedInUser()
+    const mail = `${'m'.repeat(50 - '@example.test'.length)}@example.test`
+    expect(mail).toHaveLength(50)
+    const response = await updateProfile(user.jwt.accessToken, user.id, {
+      nom: 'Abc',
+      prenom: 'p'.repeat(50),
+      mail,
+    })
+    expect(response.status).toBe(200)
+    expect(await rowOf(user.id)).toMatchObject({ nom: 'Abc', prenom: 'p'.repeat(50), mail })
+  })
+
+  it.each([
+    { field: 'nom', value: 'Ab' },
+    { field: 'nom', value: 'n'.repeat(51) },
+    { field: 'nom', value: '   Ab   ' },
+    { field: 'prenom', value: 'Ab' },
+    { field: 'prenom', value: 'p'.repeat(51) },
+  ])('answers 400 validation.nameLength for $field = "$value"', async ({ field, value }) => {
+    const user = await signedInUser()
+    const before = await rowOf(user.id)
+    const body = await expectError(
+      await updateProfile(user.jwt.accessToken, user.id, { ...formOf(user), [field]: value }),
+      400,
+      'VALIDATION_FAILED',
+    )
+    expect(messagesFor(body.attributs, field)).toEqual(['validation.nameLength'])
+    expect(await rowOf(user.id)).toEqual(before)
+  })
+
+  it('answers 400 validation.required for missing fields', async () => {
+    const user = await signedInUser()
+    const body = await expectError(await updateProfile(user.jwt.accessToken, user.id, {}), 400, 'VALIDATION_FAILED')
+    for (const field of ['nom', 'prenom', 'mail'])
+      expect(messagesFor(body.attributs, field)).toEqual(['validation.required'])
+  })
+
+  it('answers 400 validation.mail for an invalid mail and validation.mailMax for 51 characters', async () => {
+    const user = await signedInUser()
+    const invalid = await expectError(
+      await updateProfile(user.jwt.accessToken, user.id, formOf(user, { mail: 'not-a-mail' })),
+      400,
+      'VALIDATION_FAILED',
+    )
+    expect(messagesFor(invalid.attributs, 'mail')).toEqual(['validation.mail'])
+    const long = `${'m'.repeat(51 - '@example.test'.length)}@example.test`
+    expect(long).toHaveLength(51)
+    const tooLong = await expectError(
+      await updateProfile(user.jwt.accessToken, user.id, formOf(user, { mail: long })),
+      400,
+      'VALIDATION_FAILED',
+    )
+    expect(messagesFor(tooLong.attributs, 'mail')).toContain('validation.mailMax')
+    expect((await rowOf(user.id)).mail).toBe(mailOf(user))
+  })
+
+  it("answers 409 MAIL_ALREADY_USED for another user's mail in any case, and changes nothing", async () => {
+    const user = await signedInUser()
+    const other = await createUser()
+    const before = await rowOf(user.id)
+    for (const mail of [mailOf(other), mailOf(other).toUpperCase()]) {
+      await expectError(
+        await updateProfile(user.jwt.accessToken, user.id, formOf(user, { mail })),
+        409,
+        'MAIL_ALREADY_USED',
+      )
+    }
+    expect(await rowOf(user.id)).toEqual(before)
+    expect(await outboxOf(user.id)).toEqual([])
+  })
+
+  it('accepts its own mail in another case without telling anyone', async () => {
+    const user = await signedInUser()
+    const response = await updateProfile(
+      user.jwt.accessToken,
+      user.id,
+      formOf(user, { mail: mailOf(user).toUpperCase() }),
+    )
+    expect(response.status).toBe(200)
+    expect(await outboxOf(user.id)).toEqual([])
+  })
+})
+
+describe('PUT /rest/bd/utilisateur/{id}: mail change notice', () => {
+  it('queues one MAIL_CHANGED mail to the former address, naming the new one', async () => {
+    const user = await signedInUser()
+    const newMail = `new-${user.login}@example.test`
+    expect((await updateProfile(user.jwt.accessToken, user.id, formOf(user, { mail: newMail }))).status).toBe(200)
+    const mails = await outboxOf(user.id)
+    expect(mails).toHaveLength(1)
+    expect(mails[0]).toMatchObject({ kind: 'MAIL_CHANGED', to_address: mailOf(user) })
+    expect(mails[0]?.subject).toBe('Votre adresse e-mail a été modifiée')
+    expect(mails[0]?.text).toContain(newMail)
+    expect(mails[0]?.text).toContain(user.login)
+    expect(mails[0]?.sent_at).not.toBeNull()
+  })
+
+  it('writes the notice in the language the user last signed in with', async () => {
+    const user = await createUser()
+    // Signing in with an English browser records the language.
+    const signed = await login(user.login, user.password, { headers: { 'Accept-Language': 'en-US' } })
+    const { jwt } = (await signed.json()) as { jwt: { accessToken: string } }
+    const newMail = `en-${user.login}@example.test`
+    expect((await updateProfile(jwt.accessToken, user.id, formOf(user, { mail: newMail }))).status).toBe(200)
+    const [notice] = await outboxOf(user.id)
+    expect(notice?.subject).toBe('Your e-mail address has changed')
+  })
+
+  it('queues nothing when only the names change', async () => {
+    const user = await signedInUser()
+    const response = await updateProfile(user.jwt.accessToken, user.id, formOf(user, { nom: 'Durand', prenom: 'Paul' }))
+    expect(response.status).toBe(200)
+    expect(await outboxOf(user.id)).toEqual([])
+  })
+
+  it('queues nothing when the update is refused', async () => {
+    const user = await signedInUser()
+    const other = await createUser()
+    await expectError(
+      await updateProfile(user.jwt.accessToken, user.id, formOf(user, { mail: mailOf(other) })),
+      409,
+      'MAIL_ALREADY_USED',
+    )
+    await expectError(
+      await updateProfile(user.jwt.accessToken, user.id, formOf(user, { nom: 'X', mail: 'fresh@example.test' })),
+      400,
+      'VALIDATION_FAILED',
+    )
+    expect(await outboxOf(user.id)).toEqual([])
+  })
+})
+
+describe('PUT /rest/bd/utilisateur/{id}: who may edit whom', () => {
+  it('answers 403 FORBIDDEN to a non-admin editing another user, who stays unchanged', async () => {
+    const caller = await signedInUser({ postes: [currentPost(4, 2)] })
+    const target = await createUser({ postes: [currentPost(4, 2)] })
+    const before = await rowOf(target.id)
+    await expectError(
+      await updateProfile(caller.jwt.accessToken, target.id, formOf(target, { nom: 'Pirate' })),
+      403,
+      'FORBIDDEN',
+    )
+    expect(await rowOf(target.id)).toEqual(before)
+  })
+
+  it('lets an admin edit a user whose posts lie in their scope (modification true)', async () => {
+    const admin = await signedInUser({ admin: true, postes: [currentPost(2, 1)] })
+    const target = await createUser({ postes: [currentPost(4, 2)] })
+    const newMail = `moved-${target.login}@example.test`
+    const response = await updateProfile(
+      admin.jwt.accessToken,
+      target.id,
+      formOf(target, { nom: 'Lefebvre', mail: newMail }),
+    )
+    expect(response.status).toBe(200)
+    expect(await response.json()).toMatchObject({ id: target.id, nom: 'Lefebvre', mail: newMail, modification: true })
+    expect(await rowOf(target.id)).toMatchObject({ nom: 'Lefebvre', mail: newMail })
+    // The target is told at the address they had.
+    const mails = await outboxOf(target.id)
+    expect(mails.map((m) => [m.kind, m.to_address])).toEqual([['MAIL_CHANGED', mailOf(target)]])
+  })
+
+  it('answers 403 to an admin editing a user with a post outside their scope, who stays unchanged', async () => {
+    const admin = await signedInUser({ admin: true, postes: [currentPost(3, 3)] })
+    const outside = await createUser({ postes: [currentPost(4, 2)] })
+    const straddling = await createUser({ postes: [currentPost(3, 3), currentPost(4, 2)] })
+    for (const target of [outside, straddling]) {
+      const before = await rowOf(target.id)
+      await expectError(
+        await updateProfile(admin.jwt.accessToken, target.id, formOf(target, { nom: 'Pirate' })),
+        403,
+        'FORBIDDEN',
+      )
+      expect(await rowOf(target.id)).toEqual(before)
+    }
+  })
+
+  it('answers 404 to an admin for an unknown user, 403 to a non-admin', async () => {
+    const admin = await signedInUser({ admin: true, postes: [currentPost(1, 1)] })
+    const user = await signedInUser()
+    const form = { nom: 'Personne', prenom: 'Inconnue', mail: 'ghost@example.test' }
+    await expectError(await updateProfile(admin.jwt.accessToken, 999_999, form), 404, 'NOT_FOUND')
+    await expectError(await updateProfile(user.jwt.accessToken, 999_999, form), 403, 'FORBIDDEN')
+  })
+
+  it('answers 401 without a token', async () => {
+    const user = await createUser()
+    const response = await call(`/rest/bd/utilisateur/${user.id}`, {
+      method: 'PUT',
+      body: JSON.stringify(formOf(user)),
+    })
+    await expectError(response, 401, 'UNAUTHORIZED')
+  })
+
+  it("answers 403 APPLICATION_TOKEN_SCOPE to an application's session, even on its own user", async () => {
+    const user = await signedInUser({ postes: [currentPost(4, 2)] })
+    const launch = await call('/rest/bd/acces/application?idApplication=2', { token: user.jwt.accessToken })
+    expect(launch.status).toBe(200)
+    const { refreshToken: code } = (await launch.json()) as { refreshToken: string }
+    const exchange = await refreshWith(code)
+    expect(exchange.status).toBe(200)
+    const { accessToken } = (await exchange.json()) as { accessToken: string }
+    const before = await rowOf(user.id)
+    await expectError(
+      await updateProfile(accessToken, user.id, formOf(user, { nom: 'Applique' })),
+      403,
+      'APPLICATION_TOKEN_SCOPE',
+    )
+    expect(await rowOf(user.id)).toEqual(before)
+  })
+})

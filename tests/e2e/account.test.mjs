@@ -1,0 +1,185 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { MODES, passCaptcha, signIn, submitLogin, useBrowser } from './support.mjs'
+
+const newPage = useBrowser()
+
+/** A notice: a toast with JavaScript, the server-rendered banner without. */
+const notice = (page, text) => page.locator('[data-sonner-toast], [role="status"]').filter({ hasText: text }).first()
+
+/** Opens the newest mail to `to` in the development mailbox and returns its first link. */
+async function linkFromMailbox(page, to, subject) {
+  await page.goto('/dev/mails')
+  await page.getByRole('heading', { name: 'Boîte mail de développement' }).waitFor()
+  await page.getByRole('row').filter({ hasText: to }).first().getByRole('link', { name: subject }).click()
+  await page.getByRole('heading', { name: subject, level: 1 }).waitFor()
+  const link = page.getByRole('region', { name: 'Liens du message' }).getByRole('link').first()
+  return link
+}
+
+MODES.forEach((mode, index) => {
+  const n = index + 1
+  describe(`account self-service ${mode.name}`, () => {
+    it('forgot password → mailbox → new password → sign-in, and the link then stops working', async () => {
+      const page = await newPage(mode)
+      const mail = n === 1 ? 'odile.oubli@portail.example' : 'octave.oubli@portail.example'
+      await page.goto('/login')
+      await page.getByRole('link', { name: 'Mot de passe oublié ?' }).click()
+      await page.getByRole('heading', { name: 'Mot de passe oublié', level: 1 }).waitFor()
+      await page.getByLabel('Adresse e-mail').fill(mail)
+      await passCaptcha(page, mode)
+      await page.getByRole('button', { name: 'Recevoir le lien' }).click()
+      await page.waitForURL((url) => url.pathname === '/login')
+      await notice(page, 'Si un compte actif correspond à cette adresse').waitFor()
+
+      const link = await linkFromMailbox(page, mail, 'Réinitialisation de votre mot de passe')
+      const href = await link.getAttribute('href')
+      assert.match(href ?? '', /\/renewPassword\/[A-Za-z0-9_-]{43}$/)
+      await link.click()
+      await page.getByRole('heading', { name: 'Nouveau mot de passe', level: 1 }).waitFor()
+      await page.getByText(`Choisissez le mot de passe du compte ${mail}.`).waitFor()
+
+      // A password breaking rules: all five are listed, the broken ones said so.
+      await page.getByLabel('Nouveau mot de passe').fill('1abc')
+      await page.getByLabel('Confirmation du mot de passe').fill('1abc')
+      await page.getByRole('button', { name: 'Enregistrer le mot de passe' }).click()
+      const field = page.getByLabel('Nouveau mot de passe')
+      await page.locator('input[name="password"][aria-invalid="true"]').waitFor()
+      const rules = page.locator('li').filter({ hasText: /^(être|compter|ne pas|contenir|ne contenir)/ })
+      assert.equal(await rules.count(), 5)
+      for (const [rule, state] of [
+        ['compter de 6 à 12 caractères', 'non respectée'],
+        ['ne pas commencer par un chiffre', 'non respectée'],
+        ['contenir une minuscule, une majuscule et un chiffre', 'non respectée'],
+        ['ne contenir ni caractère spécial', 'respectée'],
+      ]) {
+        await page
+          .locator('li')
+          .filter({ hasText: rule })
+          .filter({ hasText: `(${state})` })
+          .waitFor()
+      }
+      assert.equal(await field.getAttribute('aria-invalid'), 'true')
+
+      // Confirmation must match.
+      await page.getByLabel('Nouveau mot de passe').fill('Nouveau12')
+      await page.getByLabel('Confirmation du mot de passe').fill('Nouveau13')
+      await page.getByRole('button', { name: 'Enregistrer le mot de passe' }).click()
+      await page.getByText('La confirmation ne correspond pas au mot de passe').waitFor()
+
+      await page.getByLabel('Nouveau mot de passe').fill('Nouveau12')
+      await page.getByLabel('Confirmation du mot de passe').fill('Nouveau12')
+      await page.getByRole('button', { name: 'Enregistrer le mot de passe' }).click()
+      await page.waitForURL((url) => url.pathname === '/login')
+      await notice(page, 'Votre mot de passe est enregistré').waitFor()
+
+      await submitLogin(page, mode, `oubli${n}`, 'Nouveau12')
+      await page.waitForURL((url) => url.pathname === '/pages/user/acces')
+
+      await page.goto(href)
+      await page
+        .getByRole('alert')
+        .filter({ hasText: "Ce lien a déjà servi : il ne fonctionne qu'une fois." })
+        .waitFor()
+      await page.getByRole('link', { name: 'Demander un nouveau lien' }).waitFor()
+      await page.context().close()
+    })
+
+    it('answers an unknown address like a known one, and sends nothing', async () => {
+      const page = await newPage(mode)
+      const mail = `personne-${n}@nulle-part.example`
+      await page.goto('/forgotPassword')
+      await page.getByLabel('Adresse e-mail').fill(mail)
+      await passCaptcha(page, mode)
+      await page.getByRole('button', { name: 'Recevoir le lien' }).click()
+      await page.waitForURL((url) => url.pathname === '/login')
+      await notice(page, 'Si un compte actif correspond à cette adresse').waitFor()
+      await page.goto('/dev/mails')
+      assert.equal(await page.getByRole('row').filter({ hasText: mail }).count(), 0)
+      await page.context().close()
+    })
+
+    it('keeps the typed address and says why when the verification is missing or the address invalid', async () => {
+      const page = await newPage(mode)
+      await page.goto('/forgotPassword')
+      await page.getByLabel('Adresse e-mail').fill('agent@portail.example')
+      await page.getByRole('button', { name: 'Recevoir le lien' }).click()
+      await page.getByRole('alert').filter({ hasText: 'Veuillez cocher la case du captcha' }).waitFor()
+      assert.equal(await page.getByLabel('Adresse e-mail').inputValue(), 'agent@portail.example')
+      assert.equal(new URL(page.url()).pathname, '/forgotPassword')
+      await page.context().close()
+    })
+
+    it('shows an error card for a link that does not exist', async () => {
+      const page = await newPage(mode)
+      await page.goto('/renewPassword/not-a-real-token')
+      await page.getByRole('alert').filter({ hasText: "Ce lien n'est pas valide." }).waitFor()
+      assert.equal(await page.getByLabel('Nouveau mot de passe').count(), 0)
+      await page.context().close()
+    })
+
+    it('edits the profile: errors keep the typed values, success is saved and shown', async () => {
+      const page = await newPage(mode)
+      await signIn(page, mode, `profil${n}`, 'Agent1234', '/login?redirect=/pages/user/me')
+      await page.getByRole('heading', { name: 'Mon profil', level: 1 }).waitFor()
+      assert.equal(await page.getByLabel('Identifiant').inputValue(), `profil${n}`)
+      assert.equal(await page.getByLabel('Identifiant').getAttribute('readonly'), '')
+
+      await page.getByLabel('Nom', { exact: true }).fill('Ab')
+      await page.getByLabel('Prénom').fill('Paulette')
+      await page.getByRole('button', { name: 'Enregistrer' }).click()
+      await page.getByText('Entre 3 et 50 caractères').waitFor()
+      assert.equal(await page.getByLabel('Prénom').inputValue(), 'Paulette')
+      assert.equal(await page.getByLabel('Nom', { exact: true }).getAttribute('aria-invalid'), 'true')
+
+      await page.getByLabel('Nom', { exact: true }).fill('Profil')
+      await page.getByLabel('Adresse e-mail').fill('claire.durand@portail.example')
+      await page.getByRole('button', { name: 'Enregistrer' }).click()
+      await page.getByText('Cette adresse e-mail est déjà utilisée par un autre compte.').waitFor()
+      assert.equal(await page.getByLabel('Adresse e-mail').inputValue(), 'claire.durand@portail.example')
+
+      const newMail = `nouvelle.adresse${n}@portail.example`
+      await page.getByLabel('Nom', { exact: true }).fill('Profil-Modifié')
+      await page.getByLabel('Adresse e-mail').fill(newMail)
+      await page.getByRole('button', { name: 'Enregistrer' }).click()
+      await notice(page, 'Vos informations sont enregistrées.').waitFor()
+      await page.reload()
+      assert.equal(await page.getByLabel('Nom', { exact: true }).inputValue(), 'Profil-Modifié')
+      assert.equal(await page.getByLabel('Prénom').inputValue(), 'Paulette')
+      assert.equal(await page.getByLabel('Adresse e-mail').inputValue(), newMail)
+      // The sidebar greets the user by the new name.
+      await page.getByRole('navigation', { name: 'Navigation principale' }).last().getByText('Paulette').waitFor()
+      // The former address is told of the change.
+      await page.goto('/dev/mails')
+      await page
+        .getByRole('row')
+        .filter({ hasText: n === 1 ? 'pauline.profil@portail.example' : 'pierre.profil@portail.example' })
+        .filter({ hasText: 'Votre adresse e-mail a été modifiée' })
+        .waitFor()
+      await page.context().close()
+    })
+
+    it('changes the password: a wrong old password is refused, then the new one signs in', async () => {
+      const page = await newPage(mode)
+      await signIn(page, mode, `secret${n}`, 'Agent1234', '/login?redirect=/pages/user/me')
+      const form = page.locator('form#password')
+      await form.getByLabel('Ancien mot de passe').fill('Mauvais12')
+      await form.getByLabel('Nouveau mot de passe', { exact: true }).fill('Change12')
+      await form.getByLabel('Confirmation du nouveau mot de passe').fill('Change12')
+      await form.getByRole('button', { name: 'Changer le mot de passe' }).click()
+      await form.getByText("L'ancien mot de passe renseigné est incorrect").waitFor()
+
+      await form.getByLabel('Ancien mot de passe').fill('Agent1234')
+      await form.getByLabel('Nouveau mot de passe', { exact: true }).fill('Change12')
+      await form.getByLabel('Confirmation du nouveau mot de passe').fill('Change12')
+      await form.getByRole('button', { name: 'Changer le mot de passe' }).click()
+      await notice(page, 'Modification du mot de passe réalisée avec succès').waitFor()
+
+      await page.getByRole('button', { name: 'Déconnexion' }).click()
+      await page.waitForURL((url) => url.pathname === '/login')
+      await submitLogin(page, mode, `secret${n}`, 'Change12')
+      await page.waitForURL((url) => url.pathname === '/pages/user/acces')
+      await page.context().close()
+    })
+  })
+})
