@@ -69,7 +69,7 @@ const { child } = await serve({
   port,
   persistTo,
   stdio: log,
-  vars: { LOGIN_RATE_PER_MINUTE: '100000', QUESTION_RATE_PER_MINUTE: '100000' },
+  vars: { LOGIN_RATE_PER_MINUTE: '100000', QUESTION_RATE_PER_MINUTE: '100000', FORGOT_RATE_PER_MINUTE: '100000' },
 })
 
 const rows = []
@@ -116,6 +116,30 @@ try {
   record(
     'GET /pages/user/acces (SSR)',
     await measure(200, 8, () => fetch(`${base}/pages/user/acces`, { headers: { Cookie: cookie } }).then(ok)),
+  )
+
+  record(
+    'GET /pages/user/me (SSR)',
+    await measure(200, 8, () => fetch(`${base}/pages/user/me`, { headers: { Cookie: cookie } }).then(ok)),
+  )
+
+  // A forgotten-password request answers before the account is looked up: known and unknown
+  // addresses should take the same time.
+  const forgot = (mail, captcha) =>
+    fetch(`${api}/public/bd/password/forgot/`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ mail, domain: base, captcha }),
+    }).then(ok)
+  const forgotCaptchas = []
+  for (let i = 0; i < 40; i++) forgotCaptchas.push(await solvedCaptcha())
+  record(
+    'POST forgot (known mail)',
+    await measure(20, 4, (i) => forgot('thomas.lefebvre@portail.example', forgotCaptchas[i])),
+  )
+  record(
+    'POST forgot (unknown mail)',
+    await measure(20, 4, (i) => forgot(`personne${i}@nulle-part.example`, forgotCaptchas[20 + i])),
   )
 
   console.log(`\nPortail benchmark — wrangler dev (local workerd + SQLite D1), loopback, ${new Date().toISOString()}`)

@@ -34,11 +34,11 @@ export function renderMail(language: MailLanguage, content: MailContent): Render
   const action = content.action
   const button = action
     ? `<table role="presentation" cellspacing="0" cellpadding="0" border="0" style="margin:8px 0 24px"><tr>` +
-      `<td style="border-radius:6px;background:#1d4ed8"><a href="${escapeHtml(action.url)}" ` +
+      `<td style="border-radius:6px;background:#7a4419"><a href="${escapeHtml(action.url)}" ` +
       `style="display:inline-block;padding:12px 20px;${FONT};font-size:15px;font-weight:bold;color:#ffffff;text-decoration:none;border-radius:6px">` +
       `${escapeHtml(action.label)}</a></td></tr></table>` +
       p(words.linkFallback, 'font-size:13px;color:#4b5563') +
-      `<p style="margin:0 0 16px;${FONT};font-size:13px;word-break:break-all"><a href="${escapeHtml(action.url)}" style="color:#1d4ed8">${escapeHtml(action.url)}</a></p>`
+      `<p style="margin:0 0 16px;${FONT};font-size:13px;word-break:break-all"><a href="${escapeHtml(action.url)}" style="color:#7a4419">${escapeHtml(action.url)}</a></p>`
     : ''
   const notes = (content.notes ?? []).map((note) => p(note, 'font-size:13px;color:#4b5563')).join('')
   const html = `<!DOCTYPE html>
@@ -47,7 +47,7 @@ export function renderMail(language: MailLanguage, content: MailContent): Render
 <body style="margin:0;padding:0;background:#f3f4f6">
 <table role="presentation" width="100%" cellspacing="0" cellpadding="0" border="0" style="background:#f3f4f6"><tr><td align="center" style="padding:24px 12px">
 <table role="presentation" width="100%" cellspacing="0" cellpadding="0" border="0" style="max-width:560px;background:#ffffff;border-radius:8px"><tr><td style="padding:32px">
-${p(words.signature, 'font-size:13px;font-weight:bold;color:#1d4ed8')}
+${p(words.signature, 'font-size:13px;font-weight:bold;color:#7a4419')}
 ${p(content.greeting)}
 ${content.paragraphs.map((text) => p(text)).join('\n')}
 ${button}
