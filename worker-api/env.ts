@@ -1,5 +1,3 @@
-import { MAIL_PROVIDERS } from './lib/mail/providers'
-
 /** Bindings and variables of the Worker (wrangler.toml [vars], .dev.vars, `wrangler secret`). */
 export interface Env {
   DB: D1Database
@@ -39,12 +37,6 @@ export function missingSecrets(env: Partial<Env>): string[] {
   const missing: string[] = REQUIRED_SECRETS.filter((key) => (env[key]?.length ?? 0) < 32)
   if (env.CAPTCHA_PROVIDER === 'turnstile') {
     for (const key of ['TURNSTILE_SITE_KEY', 'TURNSTILE_SECRET_KEY'] as const) if (!env[key]) missing.push(key)
-  }
-  if (env.MAIL_PROVIDER && !(MAIL_PROVIDERS as readonly string[]).includes(env.MAIL_PROVIDER)) {
-    missing.push('MAIL_PROVIDER')
-  }
-  if (env.MAIL_PROVIDER === 'resend') {
-    for (const key of ['RESEND_API_KEY', 'MAIL_FROM'] as const) if (!env[key]) missing.push(key)
   }
   return missing
 }

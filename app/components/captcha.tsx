@@ -3,7 +3,7 @@ import 'altcha/altcha.css'
 
 // JSX typing of <altcha-widget> comes with the altcha package.
 import type {} from 'altcha'
-import { useEffect, useRef } from 'react'
+import { useCallback, useEffect, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Input } from './ui/input'
 import { Label } from './ui/label'
@@ -140,4 +140,25 @@ export function captchaPayload(form: FormData): string | null {
     return btoa(JSON.stringify({ question, answer: answer.trim() }))
   }
   return null
+}
+
+/**
+ * The human-verification gate of a public form (spec §4): `onSubmit` stops a submission whose widget
+ * is not ticked and says so; after each answer from the server (`answered` changes) a new widget
+ * replaces the used one, since a solved challenge is single use.
+ */
+export function useCaptchaGate(answered: unknown) {
+  const { t } = useTranslation()
+  const [error, setError] = useState<string | null>(null)
+  const [key, setKey] = useState(0)
+  useEffect(() => {
+    if (answered) setKey((current) => current + 1)
+  }, [answered])
+  const onVerified = useCallback(() => setError(null), [])
+  function onSubmit(event: { preventDefault(): void }, formData: FormData) {
+    if (captchaPayload(formData)) return setError(null)
+    event.preventDefault()
+    setError(t('errors.captchaRequired'))
+  }
+  return { error, key, onVerified, onSubmit }
 }

@@ -1,4 +1,5 @@
 import { useTranslation } from 'react-i18next'
+import type { DevMailSummary } from '../../worker-api/services/dev-mailbox'
 
 const display = new Intl.DateTimeFormat('fr-FR', {
   timeZone: 'Europe/Paris',
@@ -12,16 +13,7 @@ const display = new Intl.DateTimeFormat('fr-FR', {
 /** Spec §9 display format, DD/MM/YYYY HH:mm, in the organisation's time zone. */
 export const displayDateTime = (iso: string) => display.format(new Date(iso)).replace(',', '')
 
-export type DevMailSummary = {
-  id: number
-  to: string
-  subject: string
-  kind: string
-  createdAt: string
-  sentAt: string | null
-  attempts: number
-  lastError: string | null
-}
+export type { DevMailSummary }
 
 export function DevMailStatus({ mail }: { mail: DevMailSummary }) {
   const { t } = useTranslation()

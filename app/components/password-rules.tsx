@@ -1,7 +1,9 @@
+import { type FieldMetadata, getInputProps } from '@conform-to/react'
 import { Check, Circle, X } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { cn } from '~/lib/utils'
-import { PASSWORD_RULE_KEYS, PASSWORD_RULES } from '../../worker-api/contract/password'
+import { PASSWORD_MAX_LENGTH, PASSWORD_RULE_KEYS, PASSWORD_RULES } from '../../worker-api/contract/password'
+import { Field } from './field'
 
 /** The field errors that are password rules (the rest shows as ordinary errors). */
 export const ruleErrors = (errors: string[] | undefined) => errors?.filter((key) => PASSWORD_RULE_KEYS.includes(key))
@@ -21,7 +23,8 @@ export function PasswordRules({ errors }: { errors: string[] | undefined }) {
   return (
     <div className="flex flex-col gap-1">
       <span>{t('password.rulesTitle')}</span>
-      <ul className="flex flex-col gap-0.5">
+      {/* Polite: the marks change as the password is typed, once it has been checked. */}
+      <ul className="flex flex-col gap-0.5" aria-live="polite">
         {PASSWORD_RULES.map(({ key }) => {
           const rule = state(key)
           const Icon = rule === 'neutral' ? Circle : rule === 'broken' ? X : Check
@@ -56,5 +59,38 @@ export function PasswordRules({ errors }: { errors: string[] | undefined }) {
         })}
       </ul>
     </div>
+  )
+}
+
+/** A new password and its confirmation (spec §5: the rules, max length 12, the same twice). */
+export function NewPasswordFields({
+  password,
+  confirmation,
+  labels,
+  autoFocus = false,
+}: {
+  password: FieldMetadata<unknown>
+  confirmation: FieldMetadata<string>
+  labels: { password: string; confirmation: string }
+  autoFocus?: boolean
+}) {
+  const { t } = useTranslation()
+  const translate = (errors: string[] | undefined) => errors?.map((key) => t(key))
+  const common = { maxLength: PASSWORD_MAX_LENGTH, autoComplete: 'new-password' }
+  return (
+    <>
+      <Field
+        label={labels.password}
+        hint={<PasswordRules errors={password.errors} />}
+        invalid={Boolean(ruleErrors(password.errors)?.length)}
+        errors={translate(otherErrors(password.errors))}
+        inputProps={{ ...getInputProps(password, { type: 'password' }), id: password.id, ...common, autoFocus }}
+      />
+      <Field
+        label={labels.confirmation}
+        errors={translate(confirmation.errors)}
+        inputProps={{ ...getInputProps(confirmation, { type: 'password' }), id: confirmation.id, ...common }}
+      />
+    </>
   )
 }

@@ -3,9 +3,8 @@ import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
 import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, redirect } from '@remix-run/cloudflare'
 import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
 import { Send } from 'lucide-react'
-import { useCallback, useEffect, useState } from 'react'
 import { useTranslation } from 'react-i18next'
-import { Captcha, captchaPayload } from '~/components/captcha'
+import { Captcha, captchaPayload, useCaptchaGate } from '~/components/captcha'
 import { Field } from '~/components/field'
 import { PublicPage } from '~/components/public-page'
 import { Alert } from '~/components/ui/alert'
@@ -53,7 +52,7 @@ export default function ForgotPassword() {
   const actionData = useActionData<typeof action>()
   const navigation = useNavigation()
   const { t } = useTranslation()
-  const [clientError, setClientError] = useState<string | null>(null)
+  const gate = useCaptchaGate(actionData)
   const pending = navigation.state !== 'idle' && navigation.formAction?.startsWith('/forgotPassword') === true
 
   const [form, fields] = useForm({
@@ -63,23 +62,10 @@ export default function ForgotPassword() {
     shouldValidate: 'onSubmit',
     shouldRevalidate: 'onInput',
     onValidate: ({ formData }) => parseWithZod(formData, { schema: forgotForm }),
-    onSubmit(event, { formData }) {
-      if (!captchaPayload(formData)) {
-        event.preventDefault()
-        setClientError(t('errors.captchaRequired'))
-        return
-      }
-      setClientError(null)
-    },
+    onSubmit: (event, { formData }) => gate.onSubmit(event, formData),
   })
-  const clearClientError = useCallback(() => setClientError(null), [])
-  // A solved challenge is single use: a new widget after each answer.
-  const [captchaKey, setCaptchaKey] = useState(0)
-  useEffect(() => {
-    if (actionData) setCaptchaKey((key) => key + 1)
-  }, [actionData])
   const serverError = actionData?.error ? t(actionData.error.key, actionData.error.values) : null
-  const error = clientError ?? serverError
+  const error = gate.error ?? serverError
 
   return (
     <PublicPage title={t('forgot.title')}>
@@ -100,7 +86,7 @@ export default function ForgotPassword() {
             autoFocus: true,
           }}
         />
-        <Captcha key={captchaKey} question={question} config={captcha} onVerified={clearClientError} />
+        <Captcha key={gate.key} question={question} config={captcha} onVerified={gate.onVerified} />
         <Button type="submit" disabled={pending} aria-disabled={pending}>
           <Send aria-hidden />
           {pending ? t('forgot.submitting') : t('forgot.submit')}

@@ -9,9 +9,9 @@ import {
 } from '@remix-run/cloudflare'
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
 import { LogIn } from 'lucide-react'
-import { useCallback, useEffect, useState } from 'react'
+import { useEffect } from 'react'
 import { useTranslation } from 'react-i18next'
-import { Captcha, captchaPayload } from '~/components/captcha'
+import { Captcha, captchaPayload, useCaptchaGate } from '~/components/captcha'
 import { CenteredCard } from '~/components/centered-card'
 import { Field } from '~/components/field'
 import { LanguageSwitch } from '~/components/language-switch'
@@ -78,7 +78,7 @@ export default function Login() {
   const [searchParams] = useSearchParams()
   const navigation = useNavigation()
   const { t } = useTranslation()
-  const [clientError, setClientError] = useState<string | null>(null)
+  const gate = useCaptchaGate(actionData)
   const pending = navigation.state !== 'idle' && navigation.formAction?.startsWith('/login') === true
 
   const [form, fields] = useForm({
@@ -88,26 +88,14 @@ export default function Login() {
     shouldValidate: 'onSubmit',
     shouldRevalidate: 'onInput',
     onValidate: ({ formData }) => parseWithZod(formData, { schema: loginForm }),
-    onSubmit(event, { formData }) {
-      // The widget must be ticked first (spec §4); the server checks it again.
-      if (!captchaPayload(formData)) {
-        event.preventDefault()
-        setClientError(t('errors.captchaRequired'))
-        return
-      }
-      setClientError(null)
-    },
+    onSubmit: (event, { formData }) => gate.onSubmit(event, formData),
   })
-  const clearClientError = useCallback(() => setClientError(null), [])
-  const [captchaKey, setCaptchaKey] = useState(0)
   useEffect(() => {
-    if (!actionData) return
-    setCaptchaKey((key) => key + 1)
     // Like the page without JavaScript, a failed attempt leaves the password field empty.
-    form.update({ name: fields.motDePasse.name, value: '' })
+    if (actionData) form.update({ name: fields.motDePasse.name, value: '' })
   }, [actionData])
   const serverError = actionData?.error ? t(actionData.error.key, actionData.error.values) : null
-  const error = clientError ?? serverError
+  const error = gate.error ?? serverError
   const fieldErrors = (errors: string[] | undefined) => errors?.map((key) => t(key))
 
   return (
@@ -145,7 +133,7 @@ export default function Login() {
           }}
         />
         {/* A new widget after each answer: a solved challenge is single use (spec §8). */}
-        <Captcha key={captchaKey} question={question} config={captcha} onVerified={clearClientError} />
+        <Captcha key={gate.key} question={question} config={captcha} onVerified={gate.onVerified} />
         <Button type="submit" disabled={pending} aria-disabled={pending}>
           <LogIn aria-hidden />
           {pending ? t('login.submitting') : t('login.submit')}

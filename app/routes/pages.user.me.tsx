@@ -11,7 +11,7 @@ import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/re
 import { KeyRound, Save } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { Field } from '~/components/field'
-import { otherErrors, PasswordRules, ruleErrors } from '~/components/password-rules'
+import { NewPasswordFields } from '~/components/password-rules'
 import { Alert } from '~/components/ui/alert'
 import { Button } from '~/components/ui/button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '~/components/ui/card'
@@ -23,7 +23,7 @@ import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { toastHeaders } from '~/lib/toast.server'
-import { changePasswordFormSchema, PASSWORD_MAX_LENGTH } from '../../worker-api/contract/password'
+import { changePasswordFormSchema } from '../../worker-api/contract/password'
 import { profileSchema } from '../../worker-api/contract/user'
 import type { Poste, User } from '../../worker-api/services/users'
 
@@ -264,27 +264,10 @@ function PasswordForm({ login }: { login: string }) {
               autoComplete: 'current-password',
             }}
           />
-          <Field
-            label={t('profile.newPassword')}
-            hint={<PasswordRules errors={fields.newPassword.errors} />}
-            invalid={Boolean(ruleErrors(fields.newPassword.errors)?.length)}
-            errors={translate(otherErrors(fields.newPassword.errors))}
-            inputProps={{
-              ...getInputProps(fields.newPassword, { type: 'password' }),
-              id: fields.newPassword.id,
-              maxLength: PASSWORD_MAX_LENGTH,
-              autoComplete: 'new-password',
-            }}
-          />
-          <Field
-            label={t('profile.confirmation')}
-            errors={translate(fields.confirmation.errors)}
-            inputProps={{
-              ...getInputProps(fields.confirmation, { type: 'password' }),
-              id: fields.confirmation.id,
-              maxLength: PASSWORD_MAX_LENGTH,
-              autoComplete: 'new-password',
-            }}
+          <NewPasswordFields
+            password={fields.newPassword}
+            confirmation={fields.confirmation}
+            labels={{ password: t('profile.newPassword'), confirmation: t('profile.confirmation') }}
           />
           <div>
             <Button type="submit" disabled={pending} aria-disabled={pending}>

@@ -1,11 +1,10 @@
-import { getFormProps, getInputProps, useForm } from '@conform-to/react'
+import { getFormProps, useForm } from '@conform-to/react'
 import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
 import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, redirect } from '@remix-run/cloudflare'
 import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
 import { KeyRound } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
-import { Field } from '~/components/field'
-import { otherErrors, PasswordRules, ruleErrors } from '~/components/password-rules'
+import { NewPasswordFields } from '~/components/password-rules'
 import { PublicPage } from '~/components/public-page'
 import { Alert } from '~/components/ui/alert'
 import { Button } from '~/components/ui/button'
@@ -14,7 +13,7 @@ import { apiMessage, fieldErrors, type Message } from '~/lib/api-errors'
 import { readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { toastHeaders } from '~/lib/toast.server'
-import { PASSWORD_MAX_LENGTH, renewFormSchema } from '../../worker-api/contract/password'
+import { renewFormSchema } from '../../worker-api/contract/password'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
 
@@ -105,7 +104,6 @@ function RenewForm({ mail }: { mail: string }) {
     onValidate: ({ formData }) => parseWithZod(formData, { schema: renewFormSchema }),
   })
   const error = actionData?.error ? t(actionData.error.key, actionData.error.values) : null
-  const translate = (errors: string[] | undefined) => errors?.map((key) => t(key))
 
   return (
     <PublicPage title={t('renew.title')}>
@@ -118,28 +116,11 @@ function RenewForm({ mail }: { mail: string }) {
         ) : null}
         {/* Lets password managers file the new password under the right account. */}
         <input type="hidden" name="username" value={mail} autoComplete="username" />
-        <Field
-          label={t('renew.password')}
-          hint={<PasswordRules errors={fields.password.errors} />}
-          invalid={Boolean(ruleErrors(fields.password.errors)?.length)}
-          errors={translate(otherErrors(fields.password.errors))}
-          inputProps={{
-            ...getInputProps(fields.password, { type: 'password' }),
-            id: fields.password.id,
-            maxLength: PASSWORD_MAX_LENGTH,
-            autoComplete: 'new-password',
-            autoFocus: true,
-          }}
-        />
-        <Field
-          label={t('renew.confirmation')}
-          errors={translate(fields.confirmation.errors)}
-          inputProps={{
-            ...getInputProps(fields.confirmation, { type: 'password' }),
-            id: fields.confirmation.id,
-            maxLength: PASSWORD_MAX_LENGTH,
-            autoComplete: 'new-password',
-          }}
+        <NewPasswordFields
+          password={fields.password}
+          confirmation={fields.confirmation}
+          labels={{ password: t('renew.password'), confirmation: t('renew.confirmation') }}
+          autoFocus
         />
         <Button type="submit" disabled={pending} aria-disabled={pending}>
           <KeyRound aria-hidden />

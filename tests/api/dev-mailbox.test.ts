@@ -37,7 +37,7 @@ async function resetMailFor(init: Parameters<typeof call>[1] = {}) {
 describe('the development mailbox (ENVIRONMENT=development)', () => {
   it('lists the mails newest first with their delivery state', async () => {
     const older = await resetMailFor()
-    const newer = await resetMailFor({ headers: { 'Accept-Language': 'en-GB' } })
+    const newer = await resetMailFor()
     const response = await call('/rest/dev/mails', development)
     expect(response.status).toBe(200)
     const list = (await response.json()) as Summary[]
@@ -50,7 +50,7 @@ describe('the development mailbox (ENVIRONMENT=development)', () => {
     expect(list[0]).toMatchObject({
       id: newer.id,
       to: mailOf(newer.user),
-      subject: 'Resetting your password',
+      subject: 'Réinitialisation de votre mot de passe',
       kind: 'PASSWORD_RESET',
       attempts: 1,
       lastError: null,

@@ -2,7 +2,13 @@ import { env } from 'cloudflare:test'
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { missingSecrets } from '../../worker-api/env'
 import { sha256Hex } from '../../worker-api/lib/crypto'
-import { type MailProvider, type OutgoingMail, RESEND_ENDPOINT } from '../../worker-api/lib/mail/providers'
+import {
+  type MailProvider,
+  mailConfigProblem,
+  type OutgoingMail,
+  RESEND_ENDPOINT,
+} from '../../worker-api/lib/mail/providers'
+import { PASSWORD_RESET_TTL_HOURS } from '../../worker-api/services/mail-tokens'
 import { purgeExpired } from '../../worker-api/services/maintenance'
 import { deliverOutbox, MAX_ATTEMPTS, queueMail, RETRY_DELAYS_SECONDS } from '../../worker-api/services/outbox'
 import { call, createOrganisation, createUser, db, ORIGIN, post, solvedCaptcha } from './helpers'
@@ -242,7 +248,7 @@ describe('deliverOutbox', () => {
   it('retries a failing provider with the RETRY_DELAYS_SECONDS backoff and stops after MAX_ATTEMPTS', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => {})
     let now = new Date()
-    const { id } = await queued('PASSWORD_RESET', now)
+    const { id } = await queued('MAIL_CHANGED', now)
     const { provider, sent } = testProvider(async () => {
       throw new Error('provider exploded')
     })
@@ -306,23 +312,58 @@ describe('purgeExpired (hourly cron) and the outbox', () => {
   })
 })
 
-describe('missingSecrets and the mail provider', () => {
+describe('the mail configuration', () => {
   const base = { ...env, MAIL_PROVIDER: undefined, RESEND_API_KEY: undefined, MAIL_FROM: undefined }
 
-  it('names RESEND_API_KEY and MAIL_FROM when MAIL_PROVIDER is resend without them', () => {
-    expect(missingSecrets({ ...base, MAIL_PROVIDER: 'resend' })).toEqual(['RESEND_API_KEY', 'MAIL_FROM'])
-    expect(missingSecrets({ ...base, MAIL_PROVIDER: 'resend', RESEND_API_KEY: 're_x' })).toEqual(['MAIL_FROM'])
-    expect(missingSecrets({ ...base, MAIL_PROVIDER: 'resend', MAIL_FROM: FROM })).toEqual(['RESEND_API_KEY'])
-    expect(missingSecrets({ ...base, ...resendEnv })).toEqual([])
+  it('names what resend lacks, or an unknown provider, without stopping the portal', () => {
+    expect(mailConfigProblem({ ...base, MAIL_PROVIDER: 'resend' })).toContain('RESEND_API_KEY and MAIL_FROM')
+    expect(mailConfigProblem({ ...base, MAIL_PROVIDER: 'resend', RESEND_API_KEY: 're_x' })).toContain('MAIL_FROM')
+    expect(mailConfigProblem({ ...base, MAIL_PROVIDER: 'smtp' })).toContain('Unknown MAIL_PROVIDER "smtp"')
+    expect(mailConfigProblem({ ...base, ...resendEnv })).toBeNull()
+    expect(mailConfigProblem({ ...base, MAIL_PROVIDER: 'log' })).toBeNull()
+    expect(mailConfigProblem(base)).toBeNull()
+    // Sign-in and every other screen keep working: mail waits in the outbox instead.
+    expect(missingSecrets({ ...base, MAIL_PROVIDER: 'resend' })).toEqual([])
   })
 
-  it('names MAIL_PROVIDER when it is unknown', () => {
-    expect(missingSecrets({ ...base, MAIL_PROVIDER: 'smtp' })).toEqual(['MAIL_PROVIDER'])
+  it('says so at the health endpoint', async () => {
+    const healthy = await call('/rest/public/health')
+    expect(await healthy.json()).toEqual({ status: 'ok', mail: 'ok' })
+    const unconfigured = await call('/rest/public/health', { env: { MAIL_PROVIDER: 'resend', RESEND_API_KEY: '' } })
+    expect(await unconfigured.json()).toEqual({ status: 'ok', mail: 'unconfigured' })
+  })
+})
+
+describe('a reset mail that cannot be delivered while its link lives', () => {
+  it('is given up once the link has expired: never sent, its token dropped', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {})
+    const now = new Date()
+    const { id } = await queued('PASSWORD_RESET', now)
+    const failing = testProvider(async () => {
+      throw new Error('down')
+    })
+    expect(await deliverOutbox(env, { provider: failing.provider, now })).toEqual({ sent: 0, failed: 1 })
+    const working = testProvider(async () => ({ messageId: 'late' }))
+    const past = later(now, PASSWORD_RESET_TTL_HOURS * 3600 + 1)
+    expect(await deliverOutbox(env, { provider: working.provider, now: past })).toEqual({ sent: 0, failed: 0 })
+    expect(working.sent).toEqual([])
+    const row = await outboxRow(id)
+    expect(row).toMatchObject({ sent_at: null, attempts: MAX_ATTEMPTS, html: '', text: '' })
+    expect(row.last_error).toBe('Link expired before delivery')
   })
 
-  it('needs nothing more for log, or without MAIL_PROVIDER', () => {
-    expect(missingSecrets({ ...base, MAIL_PROVIDER: 'log' })).toEqual([])
-    expect(missingSecrets(base)).toEqual([])
+  it('is still delivered late while the link lives', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {})
+    const now = new Date()
+    const { id } = await queued('PASSWORD_RESET', now)
+    const failing = testProvider(async () => {
+      throw new Error('down')
+    })
+    await deliverOutbox(env, { provider: failing.provider, now })
+    const working = testProvider(async () => ({ messageId: 'in-time' }))
+    const stillLive = later(now, PASSWORD_RESET_TTL_HOURS * 3600 - 60)
+    expect(await deliverOutbox(env, { provider: working.provider, now: stillLive })).toEqual({ sent: 1, failed: 0 })
+    expect((await outboxRow(id)).provider_message_id).toBe('in-time')
   })
 })
 

@@ -1,8 +1,10 @@
-import { beforeAll, describe, expect, it } from 'vitest'
+import { env } from 'cloudflare:test'
+import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { sha256Hex } from '../../worker-api/lib/crypto'
 import { FREE_FAILURES } from '../../worker-api/services/auth'
 import { PASSWORD_RESET_TTL_HOURS, RESET_MAILS_PER_HOUR } from '../../worker-api/services/password'
 import {
+  app,
   call,
   createOrganisation,
   createUser,
@@ -154,14 +156,16 @@ describe('POST /rest/public/bd/password/forgot/', () => {
     }
   })
 
-  it('makes the earlier link unusable when a new one is asked for', async () => {
+  it('keeps earlier links valid until one of them is used, then voids them all', async () => {
+    // Somebody else asking for resets must not void the owner's link: every mail goes to the owner.
     const user = await createUser()
     const first = await resetToken(user)
     const second = await resetToken(user)
     expect(second).not.toBe(first)
+    expect((await call(tokenPath(first))).status).toBe(200)
+    expect((await renew(second, 'Abcdef12')).status).toBe(204)
     await expectError(await call(tokenPath(first)), 410, 'TOKEN_USED')
-    await expectError(await renew(first, 'Abcdef12'), 410, 'TOKEN_USED')
-    expect((await call(tokenPath(second))).status).toBe(200)
+    await expectError(await renew(first, 'Autre123'), 410, 'TOKEN_USED')
   })
 
   it(`sends at most ${RESET_MAILS_PER_HOUR} mails per account and hour, answering 204 all the same`, async () => {
@@ -244,23 +248,69 @@ describe('POST /rest/public/bd/password/forgot/', () => {
     expect((await latestLink(user.id)).origin).toBe('https://autre.example.org')
   })
 
-  it('writes the mail in the language of Accept-Language: English for en-GB, French otherwise', async () => {
+  it("writes the mail in the user's language (DESIGN §5), whatever language asks", async () => {
     const english = await createUser()
-    const german = await createUser()
-    const none = await createUser()
-    await forgot(mailOf(english), { headers: { 'Accept-Language': 'en-GB,en;q=0.9' } })
-    await forgot(mailOf(german), { headers: { 'Accept-Language': 'de-DE' } })
-    await forgot(mailOf(none))
+    const french = await createUser()
+    await db().updateTable('utilisateur').set({ langue: 'en' }).where('id', '=', english.id).execute()
+    await forgot(mailOf(english), { headers: { 'Accept-Language': 'fr-FR' } })
+    await forgot(mailOf(french), { headers: { 'Accept-Language': 'en-GB,en;q=0.9' } })
     const [en] = await outboxOf(english.id)
     expect(en?.subject).toBe('Resetting your password')
     expect(en?.html).toContain('<html lang="en">')
     expect(en?.text).toContain('Choose a new password')
-    for (const user of [german, none]) {
-      const [fr] = await outboxOf(user.id)
-      expect(fr?.subject).toBe('Réinitialisation de votre mot de passe')
-      expect(fr?.html).toContain('<html lang="fr">')
-      expect(fr?.text).toContain('Choisir un nouveau mot de passe')
-    }
+    const [fr] = await outboxOf(french.id)
+    expect(fr?.subject).toBe('Réinitialisation de votre mot de passe')
+    expect(fr?.html).toContain('<html lang="fr">')
+    expect(fr?.text).toContain('Choisir un nouveau mot de passe')
+    // An anonymous request does not change the user's language either.
+    const row = await db()
+      .selectFrom('utilisateur')
+      .select('langue')
+      .where('id', '=', french.id)
+      .executeTakeFirstOrThrow()
+    expect(row.langue).toBe('fr')
+  })
+
+  it('links over the scheme of the account domain, not that of the request', async () => {
+    const user = await createUser({ domain: 'https://portail.example.org' })
+    const response = await app.request(
+      'http://portail.example.org/portail-backend/rest/public/bd/password/forgot/',
+      {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          mail: mailOf(user),
+          domain: 'http://portail.example.org',
+          captcha: await solvedCaptcha(),
+        }),
+      },
+      env,
+    )
+    expect(response.status).toBe(204)
+    await vi.waitFor(async () => expect(await outboxOf(user.id)).toHaveLength(1))
+    const [mail] = await outboxOf(user.id)
+    expect(mail?.text).toMatch(/https:\/\/portail\.example\.org\/renewPassword\/[A-Za-z0-9_-]{43}\n/)
+  })
+
+  it('voids pending links when the password is changed or the mail address changes', async () => {
+    const user = await signedInUser()
+    const before = await resetToken(user)
+    const changed = await call('/rest/bd/utilisateur/updatePassword', {
+      method: 'PUT',
+      token: user.jwt.accessToken,
+      body: JSON.stringify({ oldPassword: user.password, newPassword: 'Change12' }),
+    })
+    expect(changed.status).toBe(200)
+    await expectError(await call(tokenPath(before)), 410, 'TOKEN_USED')
+
+    const again = await resetToken(user)
+    const moved = await call(`/rest/bd/utilisateur/${user.id}`, {
+      method: 'PUT',
+      token: user.jwt.accessToken,
+      body: JSON.stringify({ nom: 'Nouveau', prenom: 'Prenom', mail: `moved-${user.login}@example.test` }),
+    })
+    expect(moved.status).toBe(200)
+    await expectError(await call(tokenPath(again)), 410, 'TOKEN_USED')
   })
 
   it('escapes the user name in the HTML part', async () => {

@@ -110,6 +110,24 @@ MODES.forEach((mode, index) => {
       await page.context().close()
     })
 
+    it('shows the spec error card for an expired link, and the disabled card for a disabled account', async () => {
+      const page = await newPage(mode)
+      await page.goto('/renewPassword/e2e-expired-link-000000000000000000000000000')
+      await page
+        .getByRole('alert')
+        .filter({ hasText: 'La demande de génération de votre mot de passe a expiré' })
+        .waitFor()
+      await page.getByRole('link', { name: 'Demander un nouveau lien' }).waitFor()
+      await page.goto('/renewPassword/e2e-disabled-link-00000000000000000000000000')
+      await page.getByRole('heading', { name: 'Compte désactivé' }).waitFor()
+      await page
+        .getByRole('alert')
+        .filter({ hasText: 'Votre compte est désactivé, merci de contacter votre administrateur.' })
+        .waitFor()
+      assert.equal(await page.getByLabel('Nouveau mot de passe').count(), 0)
+      await page.context().close()
+    })
+
     it('shows an error card for a link that does not exist', async () => {
       const page = await newPage(mode)
       await page.goto('/renewPassword/not-a-real-token')

@@ -19,3 +19,14 @@ INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, 
 SELECT 905, 'secret1', 'Secret', 'Sarah', 'sarah.secret@portail.example', password_hash, 'http://localhost:8787' FROM utilisateur WHERE login = 'agent';
 INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain)
 SELECT 906, 'secret2', 'Secret', 'Simon', 'simon.secret@portail.example', password_hash, 'http://localhost:8787' FROM utilisateur WHERE login = 'agent';
+
+-- Reset links whose raw tokens the tests know (only the SHA-256 is stored): one expired (agent), one
+-- for an account disabled since (inactif).
+INSERT OR IGNORE INTO mail_token (token_hash, utilisateur_id, purpose, expires_at, used_at)
+SELECT '4a659395ac400d417b065a219631b180e53b24f9af6c5143cba654a24e2400b1', id, 'PASSWORD_RESET',
+       '2020-01-01T00:00:00.000Z', NULL
+FROM utilisateur WHERE login = 'agent';
+INSERT OR IGNORE INTO mail_token (token_hash, utilisateur_id, purpose, expires_at, used_at)
+SELECT '2fd50fba7cce189779ccd964485477b19451da978ff1457317beb56d783e6a7e', id, 'PASSWORD_RESET',
+       '2099-01-01T00:00:00.000Z', NULL
+FROM utilisateur WHERE login = 'inactif';

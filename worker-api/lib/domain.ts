@@ -8,6 +8,12 @@ function hostOf(origin: string): string | null {
   }
 }
 
+/** Whether an origin is this machine (localhost, 127.0.0.1, ::1). */
+export function isLoopback(origin: string): boolean {
+  const host = hostOf(origin)
+  return host !== null && LOOPBACK.has(host)
+}
+
 /**
  * Whether a request from `origin` may sign in a user bound to `userDomain`. Hosts are compared
  * (not ports); the loopback names are one machine, so demo users work on localhost and 127.0.0.1.

@@ -1,6 +1,7 @@
 import { createRoute } from '@hono/zod-openapi'
 import { z } from 'zod'
 import { json } from '../contract/common'
+import { mailConfigProblem } from '../lib/mail/providers'
 import { router } from '../lib/validation'
 
 export const healthRoutes = router().openapi(
@@ -8,9 +9,15 @@ export const healthRoutes = router().openapi(
     method: 'get',
     path: '/rest/public/health',
     tags: ['Operations'],
-    summary: 'Answers 200 once the database is reachable',
+    summary: 'Answers 200 once the database is reachable; `mail` says whether mail can go out',
     responses: {
-      200: json(z.object({ status: z.literal('ok') }), 'Healthy'),
+      200: json(
+        z.object({
+          status: z.literal('ok'),
+          mail: z.enum(['ok', 'unconfigured']).describe('unconfigured: mail waits in the outbox (see the logs)'),
+        }),
+        'Healthy',
+      ),
       503: json(z.object({ status: z.literal('unavailable') }), 'Database unreachable'),
     },
   }),
@@ -18,7 +25,10 @@ export const healthRoutes = router().openapi(
     c.header('Cache-Control', 'no-store')
     try {
       await c.env.DB.prepare('SELECT 1').first()
-      return c.json({ status: 'ok' as const }, 200)
+      return c.json(
+        { status: 'ok' as const, mail: mailConfigProblem(c.env) ? ('unconfigured' as const) : ('ok' as const) },
+        200,
+      )
     } catch {
       return c.json({ status: 'unavailable' as const }, 503)
     }

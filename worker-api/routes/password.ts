@@ -26,7 +26,15 @@ export const passwordRoutes = router()
       await admitForgotRequest(c.env, input.captcha, context)
       // Looked up and written after the answer, so that neither its content nor its timing tells
       // whether the address has an account.
-      afterResponse(c, async () => deliverOutbox(c.env, { ids: await queueResetMail(c.env, input.mail, context) }))
+      afterResponse(c, async () => {
+        const queue = () => queueResetMail(c.env, input.mail, context)
+        // One more try on a passing database error: the person is already told a mail is on its way.
+        const ids = await queue().catch((error: unknown) => {
+          console.error('Reset mail not queued; trying again', error)
+          return queue()
+        })
+        await deliverOutbox(c.env, { ids })
+      })
       return c.body(null, 204)
     },
   )

@@ -1,4 +1,5 @@
 import { getDb } from '../db/client'
+import type { OutboxRow } from '../db/schema'
 import type { Env } from '../env'
 import { notFound } from '../lib/errors'
 
@@ -15,6 +16,22 @@ export type DevMailSummary = {
 
 const LIST_LIMIT = 100
 
+type SummaryRow = Pick<
+  OutboxRow,
+  'id' | 'to_address' | 'subject' | 'kind' | 'created_at' | 'sent_at' | 'attempts' | 'last_error'
+>
+
+const summary = (row: SummaryRow): DevMailSummary => ({
+  id: row.id,
+  to: row.to_address,
+  subject: row.subject,
+  kind: row.kind,
+  createdAt: row.created_at,
+  sentAt: row.sent_at,
+  attempts: row.attempts,
+  lastError: row.last_error,
+})
+
 /** The newest mails of the outbox, delivered or not (development only, see routes/dev.ts). */
 export async function devMails(env: Env): Promise<DevMailSummary[]> {
   const rows = await getDb(env.DB)
@@ -23,16 +40,7 @@ export async function devMails(env: Env): Promise<DevMailSummary[]> {
     .orderBy('id', 'desc')
     .limit(LIST_LIMIT)
     .execute()
-  return rows.map((row) => ({
-    id: row.id,
-    to: row.to_address,
-    subject: row.subject,
-    kind: row.kind,
-    createdAt: row.created_at,
-    sentAt: row.sent_at,
-    attempts: row.attempts,
-    lastError: row.last_error,
-  }))
+  return rows.map(summary)
 }
 
 /** One mail, whole, with the links of its text part (so the mailbox can offer to follow them). */
@@ -40,14 +48,7 @@ export async function devMail(env: Env, id: number) {
   const row = await getDb(env.DB).selectFrom('outbox').selectAll().where('id', '=', id).executeTakeFirst()
   if (!row) throw notFound('Unknown mail')
   return {
-    id: row.id,
-    to: row.to_address,
-    subject: row.subject,
-    kind: row.kind,
-    createdAt: row.created_at,
-    sentAt: row.sent_at,
-    attempts: row.attempts,
-    lastError: row.last_error,
+    ...summary(row),
     text: row.text,
     html: row.html,
     links: [...new Set(row.text.match(/https?:\/\/\S+/g) ?? [])],

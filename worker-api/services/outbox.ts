@@ -4,6 +4,7 @@ import type { Env } from '../env'
 import { addSeconds } from '../lib/dates'
 import { type MailProvider, mailProvider } from '../lib/mail/providers'
 import type { RenderedMail } from '../lib/mail/render'
+import { PASSWORD_RESET_TTL_HOURS } from './mail-tokens'
 
 /**
  * The outbox (DESIGN §5). A mail is inserted in the same D1 batch as whatever it announces (the
@@ -49,8 +50,13 @@ export function queuedIds(results: D1Result[]): number[] {
 
 type Claimed = Pick<OutboxRow, 'id' | 'created_at' | 'to_address' | 'subject' | 'html' | 'text' | 'attempts' | 'kind'>
 
-/** Mails whose body carries a live token: once a real provider has them, the outbox keeps no copy. */
-const TOKEN_KINDS: ReadonlySet<MailKind> = new Set(['PASSWORD_RESET'])
+/**
+ * Mails whose body carries a token, and how long it lives: once a real provider has them the outbox
+ * keeps no copy, and one still undelivered when its link expires is not sent at all.
+ */
+const TOKEN_LIFETIME_SECONDS: Partial<Record<MailKind, number>> = { PASSWORD_RESET: PASSWORD_RESET_TTL_HOURS * 3600 }
+/** Workers allow six simultaneous outgoing connections; a provider call waiting for one must not time out. */
+const SEND_CONCURRENCY = 5
 
 /** Leases the due, undelivered mails (all of them, or the given ids) and counts the attempt. */
 async function claim(env: Env, now: Date, ids: number[] | null, limit: number): Promise<Claimed[]> {
@@ -68,6 +74,22 @@ async function claim(env: Env, now: Date, ids: number[] | null, limit: number): 
     .bind(addSeconds(LEASE_SECONDS, now).toISOString(), at, MAX_ATTEMPTS, at, ...(ids ?? []), limit)
     .all<Claimed>()
   return results
+}
+
+/**
+ * A mail whose link has expired before it could be delivered would only bring a dead link: it is
+ * given up (attempts at the maximum), with the reason, and its body (the token) is dropped.
+ */
+async function dropExpiredLinks(env: Env, now: Date) {
+  const statements = Object.entries(TOKEN_LIFETIME_SECONDS).map(([kind, lifetime]) =>
+    env.DB.prepare(
+      `UPDATE outbox SET html = '', text = '', attempts = ?, locked_until = NULL,
+         last_error = 'Link expired before delivery'
+       WHERE sent_at IS NULL AND kind = ? AND created_at <= ?
+         AND (locked_until IS NULL OR locked_until <= ?) AND attempts < ?`,
+    ).bind(MAX_ATTEMPTS, kind, addSeconds(-(lifetime ?? 0), now).toISOString(), now.toISOString(), MAX_ATTEMPTS),
+  )
+  if (statements.length > 0) await env.DB.batch(statements)
 }
 
 function record(statement: D1PreparedStatement) {
@@ -94,43 +116,49 @@ export async function deliverOutbox(
   } = {},
 ) {
   if (ids?.length === 0) return { sent: 0, failed: 0 }
+  if (!ids) await dropExpiredLinks(env, now)
   const claimed = await claim(env, now, ids, ids?.length ?? CRON_BATCH)
-  const outcomes = await Promise.all(
-    claimed.map(async (mail) => {
-      let messageId: string | null
-      try {
-        ;({ messageId } = await provider.send({
-          id: mail.id,
-          createdAt: mail.created_at,
-          to: mail.to_address,
-          subject: mail.subject,
-          html: mail.html,
-          text: mail.text,
-        }))
-      } catch (error) {
-        const message = error instanceof Error ? error.message : String(error)
-        console.error(`Mail #${mail.id} not delivered (attempt ${mail.attempts}): ${message}`)
-        await record(
-          env.DB.prepare(
-            'UPDATE outbox SET last_error = ?, locked_until = NULL, next_attempt_at = ? WHERE id = ?',
-          ).bind(message.slice(0, 500), addSeconds(retryDelaySeconds(mail.attempts), now).toISOString(), mail.id),
-        )
-        return false
-      }
-      // Should this record fail, the lease runs out and a later attempt sends again: the provider's
-      // idempotency key turns that into a no-op.
-      // Tokens are stored hashed (DESIGN §5); the delivered copy of a link would undo that. The log
-      // provider keeps it: that outbox is the development mailbox.
-      const redact = provider.name !== 'log' && TOKEN_KINDS.has(mail.kind)
-      await record(
-        env.DB.prepare(
-          `UPDATE outbox SET sent_at = ?, locked_until = NULL, last_error = NULL, provider_message_id = ?
-             ${redact ? ", html = '', text = ''" : ''} WHERE id = ?`,
-        ).bind(new Date().toISOString(), messageId, mail.id),
-      )
-      return true
-    }),
-  )
+  const outcomes: boolean[] = []
+  for (let start = 0; start < claimed.length; start += SEND_CONCURRENCY) {
+    outcomes.push(...(await Promise.all(claimed.slice(start, start + SEND_CONCURRENCY).map(sendOne))))
+  }
   const sent = outcomes.filter(Boolean).length
   return { sent, failed: outcomes.length - sent }
+
+  async function sendOne(mail: Claimed): Promise<boolean> {
+    let messageId: string | null
+    try {
+      ;({ messageId } = await provider.send({
+        id: mail.id,
+        createdAt: mail.created_at,
+        to: mail.to_address,
+        subject: mail.subject,
+        html: mail.html,
+        text: mail.text,
+      }))
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error)
+      console.error(`Mail #${mail.id} not delivered (attempt ${mail.attempts}): ${message}`)
+      await record(
+        env.DB.prepare('UPDATE outbox SET last_error = ?, locked_until = NULL, next_attempt_at = ? WHERE id = ?').bind(
+          message.slice(0, 500),
+          addSeconds(retryDelaySeconds(mail.attempts), now).toISOString(),
+          mail.id,
+        ),
+      )
+      return false
+    }
+    // Should this record fail, the lease runs out and a later attempt sends again: the provider's
+    // idempotency key turns that into a no-op.
+    // Tokens are stored hashed (DESIGN §5); the delivered copy of a link would undo that. The log
+    // provider keeps it: that outbox is the development mailbox.
+    const redact = provider.name !== 'log' && TOKEN_LIFETIME_SECONDS[mail.kind] !== undefined
+    await record(
+      env.DB.prepare(
+        `UPDATE outbox SET sent_at = ?, locked_until = NULL, last_error = NULL, provider_message_id = ?
+             ${redact ? ", html = '', text = ''" : ''} WHERE id = ?`,
+      ).bind(new Date().toISOString(), messageId, mail.id),
+    )
+    return true
+  }
 }

@@ -3,18 +3,20 @@ import { batch, getDb } from '../db/client'
 import type { Env } from '../env'
 import { randomToken, sha256Hex } from '../lib/crypto'
 import { addSeconds } from '../lib/dates'
-import { sameDomain } from '../lib/domain'
+import { isLoopback, sameDomain } from '../lib/domain'
 import { BusinessError } from '../lib/errors'
-import { passwordResetMail } from '../lib/mail/templates'
+import { mailLanguage, passwordResetMail } from '../lib/mail/templates'
 import { hashPassword, verifyPassword } from '../lib/password'
 import type { Actor } from './actor'
 import { claimAttempt, type RequestContext } from './auth'
 import { requireCaptcha } from './captcha'
+import { PASSWORD_RESET_TTL_HOURS, voidResetLinks } from './mail-tokens'
+
+export { PASSWORD_RESET_TTL_HOURS }
+
 import { queuedIds, queueMail } from './outbox'
 import { limitClient } from './rate-limit'
 
-/** How long a password-reset link works. */
-export const PASSWORD_RESET_TTL_HOURS = 3
 /** Reset mails one account may receive per hour; more requests are answered the same, silently. */
 export const RESET_MAILS_PER_HOUR = 3
 
@@ -29,15 +31,16 @@ export async function admitForgotRequest(env: Env, captcha: string | undefined, 
 
 /**
  * Second half, after the answer. Only an active account that may sign in gets a mail: a single-use
- * link to /renewPassword/{token}, written to the outbox in the same batch as its token, in the language
- * of the person asking; any earlier unused reset link stops working. Returns the outbox ids to deliver.
+ * link to /renewPassword/{token}, written to the outbox in the same batch as its token, in the user's
+ * language. Earlier links stay valid until one of them is used, so that somebody else asking for
+ * resets cannot void the owner's (every mail goes to the owner anyway). Returns the outbox ids.
  */
 export async function queueResetMail(env: Env, address: string, context: RequestContext): Promise<number[]> {
   const db = getDb(env.DB)
   const now = new Date()
   const user = await db
     .selectFrom('utilisateur as u')
-    .select(['u.id', 'u.login', 'u.nom', 'u.prenom', 'u.mail', 'u.domain'])
+    .select(['u.id', 'u.login', 'u.nom', 'u.prenom', 'u.mail', 'u.domain', 'u.langue'])
     .select((eb) =>
       eb
         .selectFrom('mail_token as t')
@@ -56,22 +59,13 @@ export async function queueResetMail(env: Env, address: string, context: Request
   if (!user || Number(user.recent) >= RESET_MAILS_PER_HOUR) return []
 
   const token = randomToken()
-  // The link opens on the site the request came from when the account belongs to it (that keeps the
-  // port of a local run), else on the account's own domain (DESIGN §5). Never the payload's claim.
-  const origin = sameDomain(user.domain, context.origin) ? context.origin : user.domain
   const mail = passwordResetMail(
-    context.language,
+    mailLanguage(user.langue),
     user,
-    `${origin.replace(/\/+$/, '')}/renewPassword/${token}`,
+    `${linkOrigin(user.domain, context.origin)}/renewPassword/${token}`,
     PASSWORD_RESET_TTL_HOURS,
   )
   const results = await batch(env.DB, [
-    db
-      .updateTable('mail_token')
-      .set({ used_at: now.toISOString() })
-      .where('utilisateur_id', '=', user.id)
-      .where('purpose', '=', 'PASSWORD_RESET')
-      .where('used_at', 'is', null),
     db.insertInto('mail_token').values({
       token_hash: await sha256Hex(token),
       utilisateur_id: user.id,
@@ -83,6 +77,16 @@ export async function queueResetMail(env: Env, address: string, context: Request
     queueMail(db, { ...mail, to: user.mail, userId: user.id, kind: 'PASSWORD_RESET' }, now),
   ])
   return queuedIds(results)
+}
+
+/**
+ * Where a mail's link opens: the account's domain (DESIGN §5), scheme included, so a request that
+ * reached the portal over plain HTTP cannot make the token travel unencrypted. On a loopback
+ * address the request's own origin is kept, for the port of a local run.
+ */
+export function linkOrigin(userDomain: string, requestOrigin: string): string {
+  const local = isLoopback(userDomain) && sameDomain(userDomain, requestOrigin)
+  return (local ? requestOrigin : userDomain).replace(/\/+$/, '')
 }
 
 /** A mail token and its user, or the spec's errors: unknown, already used, expired. */
@@ -129,6 +133,8 @@ export async function renewPassword(env: Env, input: { token: string; password: 
       .where('id', '=', row.user_id)
       .where(({ exists }) => exists(tokenIsLive)),
     db.updateTable('mail_token').set({ used_at: now }).where('id', '=', row.id).where('used_at', 'is', null),
+    // The other reset links of the user die with this one.
+    voidResetLinks(db, row.user_id, now),
     db
       .updateTable('refresh_token')
       .set({ revoked_at: now })
@@ -162,6 +168,7 @@ export async function updatePassword(env: Env, actor: Actor, input: { oldPasswor
       .set({ password_hash: await hashPassword(input.newPassword, env.PASSWORD_PEPPER), updated_at: now })
       .where('id', '=', actor.id),
     db.deleteFrom('login_attempt').where('identifier', '=', attemptKey),
+    voidResetLinks(db, actor.id, now),
     db
       .updateTable('refresh_token')
       .set({ revoked_at: now })

@@ -8,6 +8,7 @@ import { sameDomain } from '../lib/domain'
 import { BusinessError, forbidden, notFound } from '../lib/errors'
 import { mailChangedMail, mailLanguage } from '../lib/mail/templates'
 import type { Actor } from './actor'
+import { voidResetLinks } from './mail-tokens'
 import { queuedIds, queueMail } from './outbox'
 
 export type Poste = {
@@ -171,8 +172,10 @@ export async function updateProfile(env: Env, actor: Actor, id: number, input: P
     .set({ nom: input.nom, prenom: input.prenom, mail: input.mail, updated_at: now.toISOString() })
     .where('id', '=', id)
   const mailChanged = row.mail.toLowerCase() !== input.mail.toLowerCase()
+  // A reset link sent to the former address must not outlive the change.
   const notice = mailChanged
     ? [
+        voidResetLinks(db, id, now.toISOString()),
         queueMail(
           db,
           {

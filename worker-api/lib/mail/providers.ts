@@ -68,14 +68,25 @@ function unconfigured(reason: string): MailProvider {
   }
 }
 
+/**
+ * What is wrong with the mail configuration, or null. Not fatal: sign-in and everything else work,
+ * mail waits in the outbox (with this as its last error) until the configuration is fixed.
+ */
+export function mailConfigProblem(env: Env): string | null {
+  const name = env.MAIL_PROVIDER ?? 'log'
+  if (!(MAIL_PROVIDERS as readonly string[]).includes(name)) return `Unknown MAIL_PROVIDER "${name}"`
+  if (name === 'resend' && !(env.RESEND_API_KEY && env.MAIL_FROM)) {
+    return 'MAIL_PROVIDER=resend needs RESEND_API_KEY and MAIL_FROM'
+  }
+  return null
+}
+
 /** The configured provider. `log` only when asked for (or by default): never as a fallback. */
 export function mailProvider(env: Env): MailProvider {
-  const name = env.MAIL_PROVIDER ?? 'log'
-  if (name === 'log') return logProvider
-  if (name === 'resend') {
-    return env.RESEND_API_KEY && env.MAIL_FROM
-      ? resendProvider(env.RESEND_API_KEY, env.MAIL_FROM)
-      : unconfigured('MAIL_PROVIDER=resend needs RESEND_API_KEY and MAIL_FROM')
+  const problem = mailConfigProblem(env)
+  if (problem) return unconfigured(problem)
+  if (env.MAIL_PROVIDER === 'resend' && env.RESEND_API_KEY && env.MAIL_FROM) {
+    return resendProvider(env.RESEND_API_KEY, env.MAIL_FROM)
   }
-  return unconfigured(`Unknown MAIL_PROVIDER "${name}"`)
+  return logProvider
 }
