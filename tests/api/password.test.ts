@@ -503,6 +503,21 @@ describe('POST /rest/public/bd/password/renew/', () => {
     expect(outcomes.sort()).toEqual(['204', '410 TOKEN_USED'])
     const winner = responses[0]?.status === 204 ? 'Premier12' : 'Second12'
     expect((await login(user.login, winner)).status).toBe(200)
+    // One password change, one notice.
+    const notices = (await outboxOf(user.id)).filter((mail) => mail.kind === 'PASSWORD_CHANGED')
+    expect(notices).toHaveLength(1)
+  })
+
+  it('tells the user by mail that the password changed (and only when it did)', async () => {
+    const user = await createUser()
+    const token = await resetToken(user)
+    expect((await renew(token, 'abc')).status).toBe(400)
+    expect((await outboxOf(user.id)).filter((mail) => mail.kind === 'PASSWORD_CHANGED')).toEqual([])
+    expect((await renew(token, 'Abcdef12')).status).toBe(204)
+    const [notice] = (await outboxOf(user.id)).filter((mail) => mail.kind === 'PASSWORD_CHANGED')
+    expect(notice).toMatchObject({ to_address: mailOf(user), subject: 'Votre mot de passe a été modifié' })
+    expect(notice?.sent_at).not.toBeNull()
+    expect(notice?.text).not.toContain('renewPassword')
   })
 })
 
@@ -576,6 +591,8 @@ describe('PUT /rest/bd/utilisateur/updatePassword', () => {
     expect(await response.text()).toBe(String(user.id))
     expect((await login(user.login, 'Nouveau12')).status).toBe(200)
     await expectError(await login(user.login, user.password), 401, 'BAD_CREDENTIAL')
+    const notices = (await outboxOf(user.id)).filter((mail) => mail.kind === 'PASSWORD_CHANGED')
+    expect(notices.map((mail) => mail.to_address)).toEqual([mailOf(user)])
   })
 
   it('answers 400 BAD_OLD_PASSWORD for a wrong old password and keeps the password', async () => {

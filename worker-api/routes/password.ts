@@ -62,7 +62,8 @@ export const passwordRoutes = router()
       responses: { 204: { description: 'Password set' }, ...errors(400, 403, 404, 410) },
     }),
     async (c) => {
-      await renewPassword(c.env, c.req.valid('json'))
+      const ids = await renewPassword(c.env, c.req.valid('json'))
+      afterResponse(c, () => deliverOutbox(c.env, { ids }))
       return c.body(null, 204)
     },
   )

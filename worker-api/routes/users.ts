@@ -21,7 +21,11 @@ export const userRoutes = router()
       request: { body: { content: { 'application/json': { schema: updatePasswordSchema } }, required: true } },
       responses: { 200: json(z.number().int(), 'The user id'), ...errors(400, 401, 429) },
     }),
-    async (c) => c.json(await updatePassword(c.env, c.get('actor'), c.req.valid('json')), 200),
+    async (c) => {
+      const { id, mailIds } = await updatePassword(c.env, c.get('actor'), c.req.valid('json'))
+      afterResponse(c, () => deliverOutbox(c.env, { ids: mailIds }))
+      return c.json(id, 200)
+    },
   )
   .openapi(
     createRoute({

@@ -1,5 +1,6 @@
+import type { SelectQueryBuilder } from 'kysely'
 import type { DB } from '../db/client'
-import type { MailKind, OutboxRow } from '../db/schema'
+import type { Database, MailKind, OutboxRow } from '../db/schema'
 import type { Env } from '../env'
 import { addSeconds } from '../lib/dates'
 import { type MailProvider, mailProvider } from '../lib/mail/providers'
@@ -20,24 +21,37 @@ export const MAX_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1
 const LEASE_SECONDS = 60
 const CRON_BATCH = 25
 
-/** The insert to put in the batch of the write the mail belongs to; returns the new row's id. */
+/**
+ * The insert to put in the batch of the write the mail belongs to; returns the new row's id. With
+ * `onlyIf`, the mail is written only when that query finds a row at that point of the batch (the
+ * notice of a change that may lose a race).
+ */
 export function queueMail(
   db: DB,
   mail: RenderedMail & { to: string; userId: number | null; kind: MailKind },
   now = new Date(),
+  onlyIf?: SelectQueryBuilder<Database, keyof Database, unknown>,
 ) {
+  const row = {
+    utilisateur_id: mail.userId,
+    to_address: mail.to,
+    subject: mail.subject,
+    html: mail.html,
+    text: mail.text,
+    kind: mail.kind,
+    created_at: now.toISOString(),
+    next_attempt_at: now.toISOString(),
+  }
+  if (!onlyIf) return db.insertInto('outbox').values(row).returning('id')
+  const columns = Object.keys(row) as (keyof typeof row)[]
   return db
     .insertInto('outbox')
-    .values({
-      utilisateur_id: mail.userId,
-      to_address: mail.to,
-      subject: mail.subject,
-      html: mail.html,
-      text: mail.text,
-      kind: mail.kind,
-      created_at: now.toISOString(),
-      next_attempt_at: now.toISOString(),
-    })
+    .columns(columns)
+    .expression(
+      db
+        .selectNoFrom((eb) => columns.map((column) => eb.val(row[column]).as(column)))
+        .where(({ exists }) => exists(onlyIf)),
+    )
     .returning('id')
 }
 

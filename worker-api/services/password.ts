@@ -5,7 +5,7 @@ import { randomToken, sha256Hex } from '../lib/crypto'
 import { addSeconds } from '../lib/dates'
 import { isLoopback, sameDomain } from '../lib/domain'
 import { BusinessError } from '../lib/errors'
-import { mailLanguage, passwordResetMail } from '../lib/mail/templates'
+import { mailLanguage, passwordChangedMail, passwordResetMail } from '../lib/mail/templates'
 import { hashPassword, verifyPassword } from '../lib/password'
 import type { Actor } from './actor'
 import { claimAttempt, type RequestContext } from './auth'
@@ -94,7 +94,19 @@ async function liveToken(env: Env, token: string, now = new Date()) {
   const row = await getDb(env.DB)
     .selectFrom('mail_token as t')
     .innerJoin('utilisateur as u', 'u.id', 't.utilisateur_id')
-    .select(['t.id', 't.expires_at', 't.used_at', 'u.id as user_id', 'u.login', 'u.mail', 'u.actif', 'u.supprime'])
+    .select([
+      't.id',
+      't.expires_at',
+      't.used_at',
+      'u.id as user_id',
+      'u.login',
+      'u.nom',
+      'u.prenom',
+      'u.mail',
+      'u.langue',
+      'u.actif',
+      'u.supprime',
+    ])
     .where('t.token_hash', '=', await sha256Hex(token))
     .executeTakeFirst()
   if (!row) throw new BusinessError('TOKEN_NOT_FOUND', 404, 'Unknown link')
@@ -112,9 +124,10 @@ export async function tokenUser(env: Env, token: string) {
 /**
  * POST rest/public/bd/password/renew/: sets the password and uses up the token in one batch, which
  * applies only while the token is still unused (of two concurrent uses, one wins). Every session of
- * the user ends (DESIGN §3), and a registration the link completes is complete.
+ * the user ends (DESIGN §3), and a registration the link completes is complete. The user is told
+ * by mail (returns the outbox ids).
  */
-export async function renewPassword(env: Env, input: { token: string; password: string }) {
+export async function renewPassword(env: Env, input: { token: string; password: string }): Promise<number[]> {
   const row = await liveToken(env, input.token)
   if (!row.actif || row.supprime) throw new BusinessError('USER_DISABLED', 403, 'User disabled')
   const db = getDb(env.DB)
@@ -126,12 +139,20 @@ export async function renewPassword(env: Env, input: { token: string; password: 
     .where('id', '=', row.id)
     .where('used_at', 'is', null)
     .where('expires_at', '>', now)
-  const [updated] = await batch(env.DB, [
+  const notice = passwordChangedMail(mailLanguage(row.langue), row)
+  const results = await batch(env.DB, [
     db
       .updateTable('utilisateur')
       .set({ password_hash, registration_state: 'COMPLETE', token_register_expires_at: null, updated_at: now })
       .where('id', '=', row.user_id)
       .where(({ exists }) => exists(tokenIsLive)),
+    // Before the token is marked used below: written only by the request that sets the password.
+    queueMail(
+      db,
+      { ...notice, to: row.mail, userId: row.user_id, kind: 'PASSWORD_CHANGED' },
+      new Date(now),
+      tokenIsLive,
+    ),
     db.updateTable('mail_token').set({ used_at: now }).where('id', '=', row.id).where('used_at', 'is', null),
     // The other reset links of the user die with this one.
     voidResetLinks(db, row.user_id, now),
@@ -142,12 +163,16 @@ export async function renewPassword(env: Env, input: { token: string; password: 
       .where('revoked_at', 'is', null),
     db.deleteFrom('login_attempt').where('identifier', '=', row.login.toLowerCase()),
   ])
-  if ((updated?.meta.changes ?? 0) === 0) throw new BusinessError('TOKEN_USED', 410, 'This link has already been used')
+  if ((results[0]?.meta.changes ?? 0) === 0) {
+    throw new BusinessError('TOKEN_USED', 410, 'This link has already been used')
+  }
+  return queuedIds(results)
 }
 
 /**
  * PUT rest/bd/utilisateur/updatePassword. Wrong old passwords count like failed sign-ins, so a
- * stolen session cannot guess it at leisure. The caller's other sessions end; this one stays.
+ * stolen session cannot guess it at leisure. The caller's other sessions end; this one stays. The
+ * user is told by mail; the mail's outbox ids come back with the id.
  */
 export async function updatePassword(env: Env, actor: Actor, input: { oldPassword: string; newPassword: string }) {
   const attemptKey = `password-change:${actor.id}`
@@ -156,19 +181,21 @@ export async function updatePassword(env: Env, actor: Actor, input: { oldPasswor
   const db = getDb(env.DB)
   const user = await db
     .selectFrom('utilisateur')
-    .select(['id', 'password_hash'])
+    .select(['id', 'login', 'nom', 'prenom', 'mail', 'langue', 'password_hash'])
     .where('id', '=', actor.id)
     .executeTakeFirstOrThrow()
   const check = await verifyPassword(input.oldPassword, user.password_hash, env.PASSWORD_PEPPER)
   if (!check.ok) throw new BusinessError('BAD_OLD_PASSWORD', 400, 'The old password is incorrect')
   const now = new Date().toISOString()
-  await batch(env.DB, [
+  const notice = passwordChangedMail(mailLanguage(user.langue), user)
+  const results = await batch(env.DB, [
     db
       .updateTable('utilisateur')
       .set({ password_hash: await hashPassword(input.newPassword, env.PASSWORD_PEPPER), updated_at: now })
       .where('id', '=', actor.id),
     db.deleteFrom('login_attempt').where('identifier', '=', attemptKey),
     voidResetLinks(db, actor.id, now),
+    queueMail(db, { ...notice, to: user.mail, userId: actor.id, kind: 'PASSWORD_CHANGED' }, new Date(now)),
     db
       .updateTable('refresh_token')
       .set({ revoked_at: now })
@@ -177,5 +204,5 @@ export async function updatePassword(env: Env, actor: Actor, input: { oldPasswor
       .where('family_id', '!=', actor.sid)
       .where((eb) => eb.or([eb('parent_family_id', 'is', null), eb('parent_family_id', '!=', actor.sid)])),
   ])
-  return actor.id
+  return { id: actor.id, mailIds: queuedIds(results) }
 }

@@ -15,6 +15,11 @@ const fr = {
     expiry: "Ce lien est valable {{hours}} heures et ne sert qu'une fois.",
     ignore: "Si vous n'êtes pas à l'origine de cette demande, ignorez ce message : votre mot de passe reste inchangé.",
   },
+  passwordChanged: {
+    subject: 'Votre mot de passe a été modifié',
+    intro: "Le mot de passe de votre compte {{login}} vient d'être modifié.",
+    warning: "Si vous n'êtes pas à l'origine de ce changement, contactez immédiatement votre administrateur.",
+  },
   mailChanged: {
     subject: 'Votre adresse e-mail a été modifiée',
     intro: "L'adresse e-mail de votre compte {{login}} est désormais {{mail}}.",
@@ -36,6 +41,11 @@ const en: MailWords = {
     action: 'Choose a new password',
     expiry: 'This link is valid for {{hours}} hours and works only once.',
     ignore: 'If you did not ask for this, ignore this message: your password stays as it is.',
+  },
+  passwordChanged: {
+    subject: 'Your password has changed',
+    intro: 'The password of your account {{login}} has just been changed.',
+    warning: 'If you did not make this change, contact your administrator straight away.',
   },
   mailChanged: {
     subject: 'Your e-mail address has changed',

@@ -29,3 +29,15 @@ export function mailChangedMail(language: MailLanguage, user: Recipient, newMail
     notes: [m.warning],
   })
 }
+
+/** Sent after a password change or reset, so that a change made by someone else does not go unseen. */
+export function passwordChangedMail(language: MailLanguage, user: Recipient): RenderedMail {
+  const words = MAIL_LANGUAGES[language]
+  const m = words.passwordChanged
+  return renderMail(language, {
+    subject: m.subject,
+    greeting: fill(words.greeting, user),
+    paragraphs: [fill(m.intro, user)],
+    notes: [m.warning],
+  })
+}
