@@ -201,3 +201,17 @@ MODES.forEach((mode, index) => {
     })
   })
 })
+
+describe('account self-service in English', () => {
+  it('speaks English on the forgotten-password and renewal pages', async () => {
+    const page = await newPage({ javaScriptEnabled: true, locale: 'en-GB', acceptLanguage: 'en-GB,en;q=0.9' })
+    await page.goto('/login')
+    await page.getByRole('link', { name: 'Forgot your password?' }).click()
+    await page.getByRole('heading', { name: 'Forgotten password', level: 1 }).waitFor()
+    await page.getByLabel('E-mail address').waitFor()
+    await page.getByRole('button', { name: 'Send me the link' }).waitFor()
+    await page.goto('/renewPassword/e2e-disabled-link-00000000000000000000000000')
+    await page.getByRole('heading', { name: 'Account disabled' }).waitFor()
+    await page.context().close()
+  })
+})

@@ -90,7 +90,7 @@ export async function resetLinkFor(mail) {
   })
   assert.equal(forgot.status, 204)
   const mails = await (await fetch(`${api}/dev/mails`)).json()
-  const newest = mails.find((m) => m.to === mail)
+  const newest = mails.find((m) => m.to === mail && m.kind === 'PASSWORD_RESET')
   assert.ok(newest, `no mail to ${mail}`)
   const { links } = await (await fetch(`${api}/dev/mails/${newest.id}`)).json()
   return links[0]
