@@ -21,7 +21,11 @@ console.log(`
   Demo accounts:
 ${accounts.map((a) => `    ${a.login.padEnd(10)} ${a.password.padEnd(11)} ${a.note}`).join('\n')}
 
-  API description: ${url}/portail-backend/openapi.json
+  API description: ${url}/portail-backend/openapi.json${
+    vars.ENVIRONMENT === 'development'
+      ? `\n  Mailbox (development): ${url}/dev/mails  (password-reset links and notices land here)`
+      : ''
+  }
   Press Ctrl+C to stop.
 `)
 
