@@ -72,6 +72,9 @@ export async function signIn(page, mode, identifiant, motDePasse, path = '/login
   await page.goto(path)
   await submitLogin(page, mode, identifiant, motDePasse)
   await page.waitForURL((url) => url.pathname.startsWith('/pages/'))
+  // With JavaScript the address changes a moment before the new page replaces the login form (whose
+  // own <main> has an <h1> too): wait for the form to go.
+  await page.locator('form#login').waitFor({ state: 'detached' })
   await page.locator('main h1').waitFor()
 }
 
