@@ -7,7 +7,7 @@ import { createApp } from './worker-api/app'
 import { API_BASE } from './worker-api/base'
 import type { Env } from './worker-api/env'
 import { missingSecrets } from './worker-api/env'
-import { isSameOriginWrite, securityHeaders } from './worker-api/lib/security-headers'
+import { isSameOriginWrite, securityHeaders, withOwnOrigin } from './worker-api/lib/security-headers'
 import { purgeExpired } from './worker-api/services/maintenance'
 import { deliverOutbox } from './worker-api/services/outbox'
 
@@ -19,18 +19,6 @@ const handleRemix = createRequestHandler(build as unknown as ServerBuild)
 
 function nonce() {
   return btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16))))
-}
-
-/**
- * A page served with `Referrer-Policy: no-referrer` (the reset link's) makes the browser post its own
- * form with `Origin: null`; `isSameOriginWrite` has checked it is same-origin (Sec-Fetch-Site), so
- * Remix, which compares Origin with Host on actions, is given the origin it came from.
- */
-function withOwnOrigin(request: Request, url: URL) {
-  if (request.headers.get('Origin') !== 'null') return request
-  const headers = new Headers(request.headers)
-  headers.set('Origin', url.origin)
-  return new Request(request, { headers })
 }
 
 /** The Worker: /portail-backend/* is the REST API, everything else is the Remix UI. */

@@ -19,7 +19,7 @@ const KNOWN = new Set([
   'FORBIDDEN',
 ])
 
-type Failure = Extract<ApiResult<unknown>, { ok: false }>
+export type Failure = Extract<ApiResult<unknown>, { ok: false }>
 
 /**
  * The message of a failed call (DESIGN §2: the UI maps `businessCode` to spec §8's messages): the

@@ -6,8 +6,8 @@ import { Send } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { Captcha, captchaPayload, useCaptchaGate } from '~/components/captcha'
 import { Field } from '~/components/field'
+import { FormError } from '~/components/form-error'
 import { PublicPage } from '~/components/public-page'
-import { Alert } from '~/components/ui/alert'
 import { Button } from '~/components/ui/button'
 import { callApi } from '~/lib/api.server'
 import { apiMessage, type Message } from '~/lib/api-errors'
@@ -71,11 +71,7 @@ export default function ForgotPassword() {
     <PublicPage title={t('forgot.title')}>
       <p className="text-sm text-muted-foreground">{t('forgot.intro')}</p>
       <Form method="post" {...getFormProps(form)} className="flex flex-col gap-4">
-        {error ? (
-          <Alert variant="destructive" role="alert">
-            {error}
-          </Alert>
-        ) : null}
+        <FormError message={error} />
         <Field
           label={t('forgot.mail')}
           errors={fields.mail.errors?.map((key) => t(key))}

@@ -14,8 +14,8 @@ import { useTranslation } from 'react-i18next'
 import { Captcha, captchaPayload, useCaptchaGate } from '~/components/captcha'
 import { CenteredCard } from '~/components/centered-card'
 import { Field } from '~/components/field'
+import { FormError } from '~/components/form-error'
 import { LanguageSwitch } from '~/components/language-switch'
-import { Alert } from '~/components/ui/alert'
 import { Button } from '~/components/ui/button'
 import { callApi } from '~/lib/api.server'
 import { loginMessage, type Message } from '~/lib/api-errors'
@@ -107,11 +107,7 @@ export default function Login() {
     >
       <Form method="post" {...getFormProps(form)} className="flex flex-col gap-4">
         <input type="hidden" name="redirect" value={searchParams.get('redirect') ?? ''} />
-        {error ? (
-          <Alert variant="destructive" role="alert" id="login-error">
-            {error}
-          </Alert>
-        ) : null}
+        <FormError message={error} />
         <Field
           label={t('login.identifiant')}
           hint={t('login.identifiantHint')}

@@ -11,8 +11,8 @@ import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/re
 import { KeyRound, Save } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { Field } from '~/components/field'
+import { FormError } from '~/components/form-error'
 import { NewPasswordFields } from '~/components/password-rules'
-import { Alert } from '~/components/ui/alert'
 import { Button } from '~/components/ui/button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '~/components/ui/card'
 import { Input } from '~/components/ui/input'
@@ -122,11 +122,7 @@ function ProfileForm({ me }: { me: User }) {
       <CardContent>
         <Form method="post" {...getFormProps(form)} className="grid gap-4 sm:grid-cols-2">
           <input type="hidden" name="intent" value="profile" />
-          {last?.error ? (
-            <Alert variant="destructive" role="alert" className="sm:col-span-2">
-              {t(last.error.key, last.error.values)}
-            </Alert>
-          ) : null}
+          <FormError message={last?.error && t(last.error.key, last.error.values)} className="sm:col-span-2" />
           <div className="flex flex-col gap-1.5 sm:col-span-2">
             <Label htmlFor="profile-login">{t('profile.login')}</Label>
             <Input
@@ -250,11 +246,7 @@ function PasswordForm({ login }: { login: string }) {
           <input type="hidden" name="intent" value="password" />
           {/* Lets password managers file the new password under the right account. */}
           <input type="text" name="username" value={login} autoComplete="username" readOnly hidden />
-          {last?.error ? (
-            <Alert variant="destructive" role="alert">
-              {t(last.error.key, last.error.values)}
-            </Alert>
-          ) : null}
+          <FormError message={last?.error && t(last.error.key, last.error.values)} />
           <Field
             label={t('profile.oldPassword')}
             errors={translate(fields.oldPassword.errors)}

@@ -4,12 +4,12 @@ import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, re
 import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
 import { KeyRound } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
+import { FormError } from '~/components/form-error'
 import { NewPasswordFields } from '~/components/password-rules'
 import { PublicPage } from '~/components/public-page'
-import { Alert } from '~/components/ui/alert'
 import { Button } from '~/components/ui/button'
 import { callApi } from '~/lib/api.server'
-import { apiMessage, fieldErrors, type Message } from '~/lib/api-errors'
+import { apiMessage, type Failure, fieldErrors, type Message } from '~/lib/api-errors'
 import { readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { toastHeaders } from '~/lib/toast.server'
@@ -23,10 +23,19 @@ type LinkState = { kind: 'form'; mail: string } | { kind: 'disabled' } | { kind:
 
 const LINK_ERRORS = new Set(['TOKEN_EXPIRED', 'TOKEN_USED', 'TOKEN_NOT_FOUND'])
 
+/** The state a failed lookup or renewal means for the link, when it is the link's fault (or the user's). */
+function failedLinkState(result: Failure): LinkState | null {
+  const code = result.error.businessCode
+  if (LINK_ERRORS.has(code)) return { kind: 'unusable', message: apiMessage(result, '') }
+  if (code === 'USER_DISABLED') return { kind: 'disabled' }
+  return null
+}
+
 async function linkState(request: Request, context: LoaderFunctionArgs['context'], token: string): Promise<LinkState> {
   const result = await callApi<TokenUser>(request, context, `public/bd/password/token/${encodeURIComponent(token)}`)
   if (!result.ok) {
-    if (LINK_ERRORS.has(result.error.businessCode)) return { kind: 'unusable', message: apiMessage(result, '') }
+    const state = failedLinkState(result)
+    if (state) return state
     throw new Response(result.error.businessCode, { status: result.status >= 500 ? 503 : result.status })
   }
   // Spec §4: an inactive or deleted user gets the disabled error, not the form.
@@ -52,12 +61,9 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   if (result.ok) {
     return redirect('/login', { headers: await toastHeaders(context, { type: 'success', key: 'renew.done' }) })
   }
-  const code = result.error.businessCode
   // The link stopped working meanwhile (used in another tab, expired, user disabled): say why.
-  if (LINK_ERRORS.has(code)) {
-    return { result: null, error: null, state: { kind: 'unusable', message: apiMessage(result, '') } as LinkState }
-  }
-  if (code === 'USER_DISABLED') return { result: null, error: null, state: { kind: 'disabled' } as LinkState }
+  const state = failedLinkState(result)
+  if (state) return { result: null, error: null, state }
   const fields = fieldErrors(result)
   if (fields) return { result: submission.reply({ ...hide, fieldErrors: fields }), error: null, state: null }
   return { result: submission.reply(hide), error: apiMessage(result, 'renew.failed'), state: null }
@@ -67,9 +73,7 @@ function Unusable({ title, message }: { title: string; message: string }) {
   const { t } = useTranslation()
   return (
     <PublicPage title={title}>
-      <Alert variant="destructive" role="alert">
-        {message}
-      </Alert>
+      <FormError message={message} />
       <Link className="text-sm text-primary underline-offset-4 hover:underline" to="/forgotPassword">
         {t('renew.newLink')}
       </Link>
@@ -109,11 +113,7 @@ function RenewForm({ mail }: { mail: string }) {
     <PublicPage title={t('renew.title')}>
       <p className="text-sm text-muted-foreground">{t('renew.intro', { mail })}</p>
       <Form method="post" {...getFormProps(form)} className="flex flex-col gap-4">
-        {error ? (
-          <Alert variant="destructive" role="alert">
-            {error}
-          </Alert>
-        ) : null}
+        <FormError message={error} />
         {/* Lets password managers file the new password under the right account. */}
         <input type="hidden" name="username" value={mail} autoComplete="username" />
         <NewPasswordFields

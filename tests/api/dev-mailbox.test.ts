@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
+import type { DevMailSummary } from '../../worker-api/services/dev-mailbox'
 import { call, createOrganisation, createUser, db, expectError, ORIGIN, post, solvedCaptcha } from './helpers'
 
 beforeAll(createOrganisation)
@@ -6,16 +7,7 @@ beforeAll(createOrganisation)
 const development = { env: { ENVIRONMENT: 'development' } }
 const mailOf = (user: { login: string }) => `${user.login}@example.test`
 
-type Summary = {
-  id: number
-  to: string
-  subject: string
-  kind: string
-  createdAt: string
-  sentAt: string | null
-  attempts: number
-  lastError: string | null
-}
+type Summary = DevMailSummary
 
 /** Asks for a reset mail for a new user; returns the user and the id of the mail. */
 async function resetMailFor(init: Parameters<typeof call>[1] = {}) {

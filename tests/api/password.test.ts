@@ -36,6 +36,15 @@ async function forgot(mail: string, init: CallInit = {}, extra: Record<string, u
   return post(FORGOT, { mail, domain: ORIGIN, captcha: await solvedCaptcha(), ...extra }, init)
 }
 
+/** Moves a reset link's expiry a minute into the past. */
+async function expireToken(token: string) {
+  await db()
+    .updateTable('mail_token')
+    .set({ expires_at: minutesFromNow(-1) })
+    .where('token_hash', '=', await sha256Hex(token))
+    .execute()
+}
+
 const outboxOf = (userId: number) =>
   db().selectFrom('outbox').selectAll().where('utilisateur_id', '=', userId).orderBy('id').execute()
 const mailTokensOf = (userId: number) =>
@@ -360,11 +369,7 @@ describe('GET /rest/public/bd/password/token/{token}', () => {
   it('answers 410 TOKEN_EXPIRED past its expiry', async () => {
     const user = await createUser()
     const token = await resetToken(user)
-    await db()
-      .updateTable('mail_token')
-      .set({ expires_at: minutesFromNow(-1) })
-      .where('token_hash', '=', await sha256Hex(token))
-      .execute()
+    await expireToken(token)
     await expectError(await call(tokenPath(token)), 410, 'TOKEN_EXPIRED')
   })
 
@@ -424,11 +429,7 @@ describe('POST /rest/public/bd/password/renew/', () => {
   it('answers 410 TOKEN_EXPIRED past the expiry and leaves the password as it was', async () => {
     const user = await createUser()
     const token = await resetToken(user)
-    await db()
-      .updateTable('mail_token')
-      .set({ expires_at: minutesFromNow(-1) })
-      .where('token_hash', '=', await sha256Hex(token))
-      .execute()
+    await expireToken(token)
     const hash = await passwordHashOf(user.id)
     await expectError(await renew(token, 'Nouveau12'), 410, 'TOKEN_EXPIRED')
     expect(await passwordHashOf(user.id)).toBe(hash)

@@ -174,4 +174,3 @@ export type ApplicationRow = Selectable<ApplicationTable>
 export type RefreshTokenRow = Selectable<RefreshTokenTable>
 export type NewLog = Insertable<LogTable>
 export type OutboxRow = Selectable<OutboxTable>
-export type MailTokenRow = Selectable<MailTokenTable>

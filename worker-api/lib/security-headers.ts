@@ -46,3 +46,15 @@ export function isSameOriginWrite(request: Request, url = new URL(request.url)) 
   if (origin === 'null') return request.headers.get('Sec-Fetch-Site') === 'same-origin'
   return origin === url.origin
 }
+
+/**
+ * A page served with `Referrer-Policy: no-referrer` (the reset link's) makes the browser post its own
+ * form with `Origin: null`; `isSameOriginWrite` has checked it is same-origin (Sec-Fetch-Site), so
+ * Remix, which compares Origin with Host on actions, is given the origin it came from.
+ */
+export function withOwnOrigin(request: Request, url: URL) {
+  if (request.headers.get('Origin') !== 'null') return request
+  const headers = new Headers(request.headers)
+  headers.set('Origin', url.origin)
+  return new Request(request, { headers })
+}

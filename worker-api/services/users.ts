@@ -147,11 +147,13 @@ export async function getUser(db: DB, actor: Actor, id: number): Promise<User> {
  */
 export async function updateProfile(env: Env, actor: Actor, id: number, input: ProfileInput): Promise<number[]> {
   const db = getDb(env.DB)
-  if (id !== actor.id) {
-    const target = await getUser(db, actor, id)
-    if (!target.modification) throw forbidden('You may not edit this user')
-  }
-  const [row, taken] = await Promise.all([
+  // The permission check and the reads the update needs, in parallel; a refusal still comes first.
+  const [, row, taken] = await Promise.all([
+    id === actor.id
+      ? null
+      : getUser(db, actor, id).then((target) => {
+          if (!target.modification) throw forbidden('You may not edit this user')
+        }),
     db
       .selectFrom('utilisateur')
       .select(['id', 'login', 'nom', 'prenom', 'mail', 'langue'])
