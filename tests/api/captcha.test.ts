@@ -1,8 +1,11 @@
+import { env } from 'cloudflare:test'
+import { createChallenge, extractParams, solveChallenge } from 'altcha-lib'
 import { beforeAll, describe, expect, it } from 'vitest'
 import {
   call,
   createOrganisation,
   createUser,
+  db,
   editCaptcha,
   expectError,
   loginWith,
@@ -123,5 +126,64 @@ describe('no-JavaScript question: per-client limit', () => {
       from,
     )
     await expectError(sixth, 429, 'TOO_MANY_ATTEMPTS')
+  })
+})
+
+describe('proof-of-work payloads cannot be spliced or outlive their challenge', () => {
+  /** Moves the first digit of the solved number onto the end of the salt: same salt + number string. */
+  const splice = (payload: string) =>
+    editCaptcha(payload, (data) => {
+      const digits = String(data.number)
+      data.salt = `${data.salt}${digits[0]}`
+      data.number = Number(digits.slice(1) || '0')
+    })
+
+  /** A solved payload whose number has at least two digits (a one-digit number cannot be spliced). */
+  async function spliceableCaptcha() {
+    for (;;) {
+      const payload = await solvedCaptcha()
+      if ((JSON.parse(atob(payload)) as { number: number }).number >= 10) return payload
+    }
+  }
+
+  it('refuses a payload whose number was moved into the salt (CVE-2025-68113)', async () => {
+    const user = await createUser()
+    const spliced = splice(await spliceableCaptcha())
+    expect(await (await validate(spliced)).json()).toEqual({ success: false })
+    await expectError(
+      await loginWith({ identifiant: user.login, motDePasse: user.password, captcha: spliced }),
+      400,
+      'CAPTCHA_VALIDATE_FAILED',
+    )
+  })
+
+  it('refuses a correctly signed challenge that expires further ahead than a challenge lives', async () => {
+    const user = await createUser()
+    const challenge = await createChallenge({
+      hmacKey: env.CAPTCHA_HMAC_KEY,
+      maxnumber: 50,
+      expires: new Date(Date.now() + 24 * 3600 * 1000),
+    })
+    const solution = await solveChallenge(challenge.challenge, challenge.salt, challenge.algorithm, 50).promise
+    const payload = btoa(JSON.stringify({ ...challenge, maxnumber: undefined, number: solution?.number }))
+    expect(await (await validate(payload)).json()).toEqual({ success: false })
+    await expectError(
+      await loginWith({ identifiant: user.login, motDePasse: user.password, captcha: payload }),
+      400,
+      'CAPTCHA_VALIDATE_FAILED',
+    )
+  })
+
+  it('remembers a used payload at least as long as it is valid', async () => {
+    const user = await createUser()
+    const captcha = await solvedCaptcha()
+    const expires = Number(extractParams(captcha).expires) * 1000
+    const rememberedLongEnough = async () =>
+      (await db().selectFrom('captcha_used').selectAll().execute()).filter(
+        (row) => Date.parse(row.expires_at) >= expires,
+      ).length
+    const before = await rememberedLongEnough()
+    expect((await loginWith({ identifiant: user.login, motDePasse: user.password, captcha })).status).toBe(200)
+    expect(await rememberedLongEnough()).toBe(before + 1)
   })
 })

@@ -1,4 +1,4 @@
-import { createChallenge, verifySolution } from 'altcha-lib'
+import { createChallenge, extractParams, verifySolution } from 'altcha-lib'
 import type { Challenge } from 'altcha-lib/types'
 import { getDb } from '../db/client'
 import type { Env } from '../env'
@@ -15,6 +15,8 @@ import { limitClient } from './rate-limit'
  * expires, so none is accepted twice.
  */
 const CHALLENGE_TTL_SECONDS = 10 * 60
+/** Clock difference tolerated between the isolate that issued a challenge and the one checking it. */
+const CLOCK_SKEW_SECONDS = 30
 const DEFAULT_MAX_NUMBER = 50_000
 
 export type CaptchaVerdict = 'ok' | 'invalid' | 'malformed'
@@ -97,16 +99,22 @@ async function turnstileAccepts(env: Env, token: string, remoteIp: string | null
   }
 }
 
+/** A proof-of-work payload must carry an expiry, no further ahead than the challenges we issue. */
+function expiresInTime(payload: string, now: number) {
+  const expires = Number(extractParams(payload).expires)
+  return Number.isSafeInteger(expires) && expires * 1000 <= now + (CHALLENGE_TTL_SECONDS + CLOCK_SKEW_SECONDS) * 1000
+}
+
+/**
+ * What makes a payload "used": for a proof of work its signature, an HMAC of the challenge, i.e. of
+ * salt + number, which a spliced variant of the same solution shares.
+ */
 function replayKey(parsed: Parsed): string {
   if (parsed.kind === 'altcha') return `altcha:${parsed.signature}`
   if (parsed.kind === 'question') return `question:${parsed.question}`
   return `turnstile:${parsed.token}`
 }
 
-/**
- * Checks a solved payload. With `consume`, also marks it used (atomically: of two concurrent uses,
- * one wins). Without, it only says whether it would be accepted now.
- */
 /** How long a Turnstile token checked by `validate/captcha` stays usable (Turnstile's own lifetime). */
 const TURNSTILE_VERIFIED_SECONDS = 300
 
@@ -168,8 +176,13 @@ export async function checkCaptcha(
   const now = Date.now()
   let valid: boolean
   if (parsed.kind === 'altcha') {
-    // The configured widget only: a proof of work is no substitute for Turnstile.
-    valid = !isTurnstile(env) && (await verifySolution(parsed.raw, env.CAPTCHA_HMAC_KEY, true))
+    // The configured widget only: a proof of work is no substitute for Turnstile. altcha-lib ≥ 1.4
+    // ends the salt with a delimiter, so digits of the number cannot be moved into it (challenge
+    // splicing, CVE-2025-68113); an expiry later than any challenge we issue is refused besides.
+    valid =
+      !isTurnstile(env) &&
+      expiresInTime(parsed.raw, now) &&
+      (await verifySolution(parsed.raw, env.CAPTCHA_HMAC_KEY, true))
   } else if (parsed.kind === 'question') {
     // A script reads the question as easily as a person: only with the proof of work as the main
     // widget, and only a few per client address and minute.
@@ -182,7 +195,8 @@ export async function checkCaptcha(
   if (!valid) return 'invalid'
   if (!consume) return 'ok'
 
-  const expiresAt = new Date(now + CHALLENGE_TTL_SECONDS * 1000).toISOString()
+  // Kept as long as the payload could still be accepted: its expiry is at most this far ahead.
+  const expiresAt = new Date(now + (CHALLENGE_TTL_SECONDS + CLOCK_SKEW_SECONDS) * 1000).toISOString()
   const result = await db
     .insertInto('captcha_used')
     .values({ signature, expires_at: expiresAt })
