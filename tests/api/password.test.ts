@@ -657,6 +657,28 @@ describe('PUT /rest/bd/utilisateur/updatePassword', () => {
     expect((await login(user.login, user.password)).status).toBe(200)
   })
 
+  it('keeps its own count: no identifier typed at sign-in reaches it', async () => {
+    const user = await signedInUser()
+    for (const identifiant of [
+      `password-change:${user.id}`,
+      `PASSWORD-CHANGE:${user.id}`,
+      ` password-change:${user.id} `,
+    ]) {
+      for (let i = 0; i < FREE_FAILURES + 2; i++) await login(identifiant, 'Wrong123')
+    }
+    expect(
+      (await updatePassword(user.jwt.accessToken, { oldPassword: user.password, newPassword: 'Nouveau12' })).status,
+    ).toBe(200)
+  })
+
+  it('does not lock sign-in when wrong old passwords lock the change', async () => {
+    const user = await signedInUser()
+    for (let i = 0; i < FREE_FAILURES + 2; i++) {
+      await updatePassword(user.jwt.accessToken, { oldPassword: 'Wrong123', newPassword: 'Nouveau12' })
+    }
+    expect((await login(user.login, user.password)).status).toBe(200)
+  })
+
   it('starts the count of wrong old passwords over after a success', async () => {
     const user = await signedInUser()
     const wrong = () => updatePassword(user.jwt.accessToken, { oldPassword: 'Wrong123', newPassword: 'Nouveau12' })

@@ -137,7 +137,14 @@ export interface CaptchaUsedTable {
   expires_at: string
 }
 
+/**
+ * The failure counters (DESIGN §3), each a namespace of its own: sign-ins count per identifier typed,
+ * wrong old passwords per user id, so nothing typed at sign-in can reach another counter.
+ */
+export type AttemptCounter = 'login' | 'password-change'
+
 export interface LoginAttemptTable {
+  counter: Generated<AttemptCounter>
   identifier: string
   failures: number
   last_failure_at: string

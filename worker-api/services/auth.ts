@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import { batch, type DB, getDb } from '../db/client'
+import type { AttemptCounter } from '../db/schema'
 import type { Env } from '../env'
 import { randomToken, sha256Hex } from '../lib/crypto'
 import { addSeconds, nowIso } from '../lib/dates'
@@ -73,12 +74,13 @@ async function accessTokenFor(
  * From the fifth failure in a row, the next attempt waits 60 s, then 60 s more per failure, up to
  * 15 minutes; failures older than 12 hours are forgotten; a success deletes the count.
  */
-export async function claimAttempt(env: Env, identifier: string): Promise<number> {
+export async function claimAttempt(env: Env, counter: AttemptCounter, identifier: string): Promise<number> {
   const now = nowIso()
   const resetBefore = addSeconds(-FAILURES_RESET_SECONDS).toISOString()
   const counted = await env.DB.prepare(
-    `INSERT INTO login_attempt (identifier, failures, last_failure_at, locked_until) VALUES (?1, 1, ?2, NULL)
-     ON CONFLICT (identifier) DO UPDATE SET
+    `INSERT INTO login_attempt (counter, identifier, failures, last_failure_at, locked_until)
+     VALUES (?7, ?1, 1, ?2, NULL)
+     ON CONFLICT (counter, identifier) DO UPDATE SET
        failures = CASE WHEN last_failure_at < ?3 THEN 1 ELSE failures + 1 END,
        last_failure_at = ?2,
        locked_until = CASE WHEN last_failure_at >= ?3 AND failures + 1 > ?4
@@ -87,15 +89,21 @@ export async function claimAttempt(env: Env, identifier: string): Promise<number
        WHERE locked_until IS NULL OR locked_until <= ?2
      RETURNING failures`,
   )
-    .bind(identifier, now, resetBefore, FREE_FAILURES, WAIT_STEP_SECONDS, MAX_WAIT_SECONDS)
+    .bind(identifier, now, resetBefore, FREE_FAILURES, WAIT_STEP_SECONDS, MAX_WAIT_SECONDS, counter)
     .first()
   if (counted) return 0
   const row = await getDb(env.DB)
     .selectFrom('login_attempt')
     .select('locked_until')
+    .where('counter', '=', counter)
     .where('identifier', '=', identifier)
     .executeTakeFirst()
   return Math.max(1, Math.ceil((Date.parse(row?.locked_until ?? now) - Date.now()) / 1000))
+}
+
+/** Starts a count over (after a success), as a statement for the success's batch. */
+export function clearAttempts(db: DB, counter: AttemptCounter, identifier: string) {
+  return db.deleteFrom('login_attempt').where('counter', '=', counter).where('identifier', '=', identifier)
 }
 
 export async function login(
@@ -106,7 +114,7 @@ export async function login(
   await limitClient(env, 'login', context.ip, Number(env.LOGIN_RATE_PER_MINUTE ?? 30))
   await requireCaptcha(env, input.captcha, context.ip)
   const identifier = input.identifiant.trim().toLowerCase()
-  const wait = await claimAttempt(env, identifier)
+  const wait = await claimAttempt(env, 'login', identifier)
   if (wait > 0) {
     throw new BusinessError('TOO_MANY_ATTEMPTS', 429, `Too many attempts; retry in ${wait} s`, [wait])
   }
@@ -132,7 +140,7 @@ export async function login(
   const familyId = crypto.randomUUID()
   const refresh = await newRefreshToken(row.id, familyId, addSeconds(REFRESH_ABSOLUTE_SECONDS, now).toISOString(), now)
   const writes = [
-    db.deleteFrom('login_attempt').where('identifier', '=', identifier),
+    clearAttempts(db, 'login', identifier),
     db.insertInto('refresh_token').values(refresh.row),
     db.insertInto('log').values(logEntry(row.id, 'CONNEXION', 'CONNEXION', context.userAgent)),
   ]

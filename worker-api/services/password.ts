@@ -8,7 +8,7 @@ import { BusinessError } from '../lib/errors'
 import { mailLanguage, passwordChangedMail, passwordResetMail } from '../lib/mail/templates'
 import { hashPassword, verifyPassword } from '../lib/password'
 import type { Actor } from './actor'
-import { claimAttempt, type RequestContext } from './auth'
+import { claimAttempt, clearAttempts, type RequestContext } from './auth'
 import { requireCaptcha } from './captcha'
 import { PASSWORD_RESET_TTL_HOURS, voidResetLinks } from './mail-tokens'
 
@@ -161,7 +161,7 @@ export async function renewPassword(env: Env, input: { token: string; password: 
       .set({ revoked_at: now })
       .where('utilisateur_id', '=', row.user_id)
       .where('revoked_at', 'is', null),
-    db.deleteFrom('login_attempt').where('identifier', '=', row.login.toLowerCase()),
+    clearAttempts(db, 'login', row.login.toLowerCase()),
   ])
   if ((results[0]?.meta.changes ?? 0) === 0) {
     throw new BusinessError('TOKEN_USED', 410, 'This link has already been used')
@@ -175,8 +175,7 @@ export async function renewPassword(env: Env, input: { token: string; password: 
  * user is told by mail; the mail's outbox ids come back with the id.
  */
 export async function updatePassword(env: Env, actor: Actor, input: { oldPassword: string; newPassword: string }) {
-  const attemptKey = `password-change:${actor.id}`
-  const wait = await claimAttempt(env, attemptKey)
+  const wait = await claimAttempt(env, 'password-change', String(actor.id))
   if (wait > 0) throw new BusinessError('TOO_MANY_ATTEMPTS', 429, `Too many attempts; retry in ${wait} s`, [wait])
   const db = getDb(env.DB)
   const user = await db
@@ -193,7 +192,7 @@ export async function updatePassword(env: Env, actor: Actor, input: { oldPasswor
       .updateTable('utilisateur')
       .set({ password_hash: await hashPassword(input.newPassword, env.PASSWORD_PEPPER), updated_at: now })
       .where('id', '=', actor.id),
-    db.deleteFrom('login_attempt').where('identifier', '=', attemptKey),
+    clearAttempts(db, 'password-change', String(actor.id)),
     voidResetLinks(db, actor.id, now),
     queueMail(db, { ...notice, to: user.mail, userId: actor.id, kind: 'PASSWORD_CHANGED' }, new Date(now)),
     db
