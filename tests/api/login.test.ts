@@ -1,5 +1,6 @@
 import { env } from 'cloudflare:test'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it, vi } from 'vitest'
+import { PBKDF2_ITERATIONS } from '../../worker-api/lib/password'
 import {
   app,
   call,
@@ -130,6 +131,53 @@ describe('POST /rest/public/bd/login: refusals', () => {
   it('answers 403 USER_UNAUTHORIZED_DOMAIN to a user bound to another domain', async () => {
     const user = await createUser({ domain: 'https://autre.example.org' })
     await expectError(await login(user.login, user.password), 403, 'USER_UNAUTHORIZED_DOMAIN')
+  })
+})
+
+describe('POST /rest/public/bd/login: answers take the same work whatever the account', () => {
+  /** Counts the PBKDF2 derivations at full cost one sign-in makes. */
+  async function hashWorkOf(identifiant: string, motDePasse: string) {
+    const captcha = await solvedCaptcha()
+    const spy = vi.spyOn(crypto.subtle, 'deriveBits')
+    try {
+      const response = await loginWith({ identifiant, motDePasse, captcha })
+      const full = spy.mock.calls.filter(([algorithm]) => (algorithm as Pbkdf2Params).iterations === PBKDF2_ITERATIONS)
+      return { status: response.status, derivations: full.length }
+    } finally {
+      spy.mockRestore()
+    }
+  }
+
+  it('derives one full-cost hash for an unknown login, a wrong password and a pending registration', async () => {
+    const known = await createUser()
+    const pending = await createUser({ password: null, registration: 'PENDING' })
+    const invited = await createUser({ password: null, registration: 'INVITED' })
+    expect(await hashWorkOf('nobody-here', 'Secret12')).toEqual({ status: 401, derivations: 1 })
+    expect(await hashWorkOf(known.login, 'Wrong123')).toEqual({ status: 401, derivations: 1 })
+    expect(await hashWorkOf(pending.login, 'Secret12')).toEqual({ status: 403, derivations: 1 })
+    expect(await hashWorkOf(invited.login, 'Secret12')).toEqual({ status: 403, derivations: 1 })
+  })
+
+  it('answers a pending registration in about the time of an unknown login', async () => {
+    const pending = await createUser({ password: null, registration: 'PENDING' })
+    const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)] as number
+    const timed = async (identifiant: string) => {
+      const captcha = await solvedCaptcha()
+      const started = performance.now()
+      await loginWith({ identifiant, motDePasse: 'Secret12', captcha })
+      return performance.now() - started
+    }
+    const unknown: number[] = []
+    const registration: number[] = []
+    // Interleaved, so that a slower moment of the machine weighs on both.
+    for (let i = 0; i < 7; i++) {
+      unknown.push(await timed(`ghost-${i}`))
+      registration.push(await timed(pending.login))
+    }
+    // Without the hash the pending answer came about three times faster; with it they are alike.
+    const ratio = median(registration) / median(unknown)
+    expect(ratio).toBeGreaterThan(0.6)
+    expect(ratio).toBeLessThan(1.6)
   })
 })
 

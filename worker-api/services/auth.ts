@@ -126,10 +126,11 @@ export async function login(
     .where(sql<boolean>`login = ${identifier} COLLATE NOCASE`)
     .executeTakeFirst()
 
+  // The hash is computed in every branch, so that the time of an answer tells nothing either.
+  const check = await verifyPassword(input.motDePasse, row?.password_hash ?? null, env.PASSWORD_PEPPER)
   if (row && row.registration_state !== 'COMPLETE' && !row.supprime) {
     throw new BusinessError('USER_NOT_FINISH_REGISTRATION', 403, 'Registration not finished')
   }
-  const check = await verifyPassword(input.motDePasse, row?.password_hash ?? null, env.PASSWORD_PEPPER)
   if (!row || !check.ok) throw new BusinessError('BAD_CREDENTIAL', 401, 'Bad credentials')
   if (!row.actif || row.supprime) throw new BusinessError('USER_DISABLED', 403, 'User disabled')
   if (!sameDomain(row.domain, context.origin)) {
