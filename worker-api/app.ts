@@ -1,5 +1,6 @@
 import { HTTPException } from 'hono/http-exception'
 import { API_BASE } from './base'
+import { requestOrigin } from './lib/domain'
 import { BusinessError, errorBody } from './lib/errors'
 import { router } from './lib/validation'
 import { accessRoutes } from './routes/access'
@@ -22,7 +23,7 @@ export function createApp() {
   })
   // Every non-public call carries a bearer access token.
   app.use('/rest/bd/*', async (c, next) => {
-    const actor = await actorFromBearer(c.env, c.req.header('Authorization'))
+    const actor = await actorFromBearer(c.env, c.req.header('Authorization'), requestOrigin(c.req.raw))
     if (actor.app !== null && !applicationMayCall(actor, c.req.method, c.req.path)) {
       throw new BusinessError('APPLICATION_TOKEN_SCOPE', 403, "An application's session may only read its user")
     }

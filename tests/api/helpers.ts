@@ -14,14 +14,17 @@ export const db = () => getDb(env.DB)
  * Calls the API in-process as an HTTP client would (real routing, middleware and D1), then waits for
  * the work it left running after the response (mail delivery), as the Workers runtime would.
  */
-export async function call(path: string, init: RequestInit & { token?: string; env?: Partial<typeof env> } = {}) {
-  const { token, env: overrides, ...rest } = init
+export async function call(
+  path: string,
+  init: RequestInit & { token?: string; env?: Partial<typeof env>; origin?: string } = {},
+) {
+  const { token, env: overrides, origin = ORIGIN, ...rest } = init
   const headers = new Headers(rest.headers)
   if (token) headers.set('Authorization', `Bearer ${token}`)
   if (rest.body && !headers.has('Content-Type')) headers.set('Content-Type', 'application/json')
   const ctx = createExecutionContext()
   const response = await app.request(
-    `${ORIGIN}/portail-backend${path}`,
+    `${origin}/portail-backend${path}`,
     { ...rest, headers },
     { ...env, ...overrides },
     ctx,

@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { loginSchema, refreshSchema, tokensSchema } from '../contract/auth'
 import { errors, json } from '../contract/common'
 import { userSchema } from '../contract/user'
+import { requestOrigin } from '../lib/domain'
 import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
 import { login, logout, refresh } from '../services/auth'
@@ -31,7 +32,7 @@ export const authRoutes = router()
       request: { body: { content: { 'application/json': { schema: refreshSchema } }, required: true } },
       responses: { 200: json(tokensSchema, 'New tokens'), ...errors(400, 401, 403) },
     }),
-    async (c) => c.json(await refresh(c.env, c.req.valid('json').refreshToken), 200),
+    async (c) => c.json(await refresh(c.env, c.req.valid('json').refreshToken, requestOrigin(c.req.raw)), 200),
   )
   .openapi(
     createRoute({

@@ -1,6 +1,7 @@
 import { getDb } from '../db/client'
 import type { Env } from '../env'
-import { unauthorized } from '../lib/errors'
+import { sameDomain } from '../lib/domain'
+import { BusinessError, unauthorized } from '../lib/errors'
 import { verifyAccessToken } from '../lib/jwt'
 
 /** The signed-in caller of a non-public endpoint; `app` when it is an application's session. */
@@ -13,11 +14,15 @@ export type Actor = {
   app: number | null
 }
 
+export const unauthorizedDomain = () =>
+  new BusinessError('USER_UNAUTHORIZED_DOMAIN', 403, 'User not allowed on this domain')
+
 /**
  * Resolves a bearer token to its actor. Besides the JWT checks, one indexed query confirms the user is
- * still active and the session family not revoked, so sign-out and disabling take effect at once.
+ * still active and the session family not revoked, so sign-out and disabling take effect at once;
+ * and the request must reach the user's own domain (DESIGN §7), on every call as at sign-in.
  */
-export async function actorFromBearer(env: Env, authorization: string | undefined): Promise<Actor> {
+export async function actorFromBearer(env: Env, authorization: string | undefined, origin: string): Promise<Actor> {
   const token = /^Bearer ([A-Za-z0-9._-]+)$/.exec(authorization ?? '')?.[1]
   if (!token) throw unauthorized('UNAUTHORIZED', 'Missing bearer token')
   const claims = await verifyAccessToken(env.JWT_SECRET, token)
@@ -40,6 +45,7 @@ export async function actorFromBearer(env: Env, authorization: string | undefine
     )
     .executeTakeFirst()
   if (!row) throw unauthorized('INVALID_TOKEN', 'Session ended')
+  if (!sameDomain(row.domain, origin)) throw unauthorizedDomain()
   return {
     id: row.id,
     admin: row.admin === 1,

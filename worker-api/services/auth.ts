@@ -9,7 +9,7 @@ import { BusinessError, unauthorized } from '../lib/errors'
 import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from '../lib/jwt'
 import { hashPassword, verifyPassword } from '../lib/password'
 import type { requestContext } from '../lib/request'
-import type { Actor } from './actor'
+import { type Actor, unauthorizedDomain } from './actor'
 import { requireCaptcha } from './captcha'
 import { logEntry } from './logs'
 import { limitClient } from './rate-limit'
@@ -133,9 +133,7 @@ export async function login(
   }
   if (!row || !check.ok) throw new BusinessError('BAD_CREDENTIAL', 401, 'Bad credentials')
   if (!row.actif || row.supprime) throw new BusinessError('USER_DISABLED', 403, 'User disabled')
-  if (!sameDomain(row.domain, context.origin)) {
-    throw new BusinessError('USER_UNAUTHORIZED_DOMAIN', 403, 'User not allowed on this domain')
-  }
+  if (!sameDomain(row.domain, context.origin)) throw unauthorizedDomain()
 
   const now = new Date()
   const familyId = crypto.randomUUID()
@@ -170,7 +168,7 @@ export async function login(
  * A launch code opens a session of the application's own, whose tokens carry its id (`app`) and may
  * only read their user and sign out (DESIGN §4: bound to that application).
  */
-export async function refresh(env: Env, presented: string): Promise<Tokens> {
+export async function refresh(env: Env, presented: string, origin: string): Promise<Tokens> {
   const db = getDb(env.DB)
   const hash = await sha256Hex(presented)
   const token = await db
@@ -195,6 +193,8 @@ export async function refresh(env: Env, presented: string): Promise<Tokens> {
     .where('t.token_hash', '=', hash)
     .executeTakeFirst()
   if (!token || token.revoked_at) throw unauthorized('INVALID_REFRESH_TOKEN', 'Unknown or revoked refresh token')
+  // Refused, and left as it was, when presented on another host than the user's (DESIGN §7).
+  if (!sameDomain(token.domain, origin)) throw unauthorizedDomain()
 
   const now = new Date()
   const revokeFamily = () => revokeSessions(db, token.family_id, now).execute()
