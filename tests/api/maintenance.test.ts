@@ -1,7 +1,8 @@
 import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { REUSE_GRACE_SECONDS } from '../../worker-api/services/auth'
 import { purgeExpired } from '../../worker-api/services/maintenance'
-import { createOrganisation, createUser, db, signIn } from './helpers'
+import { createOrganisation, createUser, db, refreshWith, signIn } from './helpers'
 
 beforeAll(createOrganisation)
 
@@ -60,5 +61,25 @@ describe('purgeExpired (hourly cron)', () => {
     expect(families.length).toBeGreaterThan(0)
     const identifiers = (await db().selectFrom('login_attempt').select('identifier').execute()).map((r) => r.identifier)
     expect(identifiers.sort()).toEqual(['recent', 'still-locked'])
+  })
+})
+
+describe('purgeExpired: the retry copy of a rotated refresh token', () => {
+  it('is kept during the grace window and dropped after it', async () => {
+    const user = await createUser()
+    const { jwt } = await signIn(user.login, user.password)
+    expect((await refreshWith(jwt.refreshToken)).status).toBe(200)
+    const rotated = () =>
+      db()
+        .selectFrom('refresh_token')
+        .select('successor')
+        .where('utilisateur_id', '=', user.id)
+        .where('rotated_at', 'is not', null)
+        .executeTakeFirstOrThrow()
+    await purgeExpired(env)
+    expect((await rotated()).successor).not.toBeNull()
+    const { successors } = await purgeExpired(env, new Date(Date.now() + (REUSE_GRACE_SECONDS + 1) * 1000))
+    expect(successors).toBe(1)
+    expect((await rotated()).successor).toBeNull()
   })
 })

@@ -17,6 +17,17 @@ const updateToken = async (
     .where('token_hash', '=', await sha256Hex(token))
     .execute()
 
+/** The refresh tokens (not launch codes) a user's sessions hold. */
+const sessionTokenCount = async (userId: number) =>
+  (
+    await db()
+      .selectFrom('refresh_token')
+      .select('id')
+      .where('utilisateur_id', '=', userId)
+      .where('kind', '=', 'SESSION')
+      .execute()
+  ).length
+
 const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString()
 
 describe('POST /rest/public/bd/login/refreshToken', () => {
@@ -43,13 +54,37 @@ describe('POST /rest/public/bd/login/refreshToken', () => {
     await expectError(await refreshWith('not-a-token-we-issued'), 401, 'INVALID_REFRESH_TOKEN')
   })
 
-  it('accepts a rotated token again within the grace window (a retry)', async () => {
+  it('answers a retry within the grace window with the pair already issued, never a second one', async () => {
     const user = await signedInUser()
-    expect((await refreshWith(user.jwt.refreshToken)).status).toBe(200)
+    const first = await refreshWith(user.jwt.refreshToken)
+    expect(first.status).toBe(200)
+    const issued = (await first.json()) as Tokens
     const retry = await refreshWith(user.jwt.refreshToken)
     expect(retry.status).toBe(200)
-    const tokens = (await retry.json()) as Tokens
-    expect((await getUserAs(tokens.accessToken, user.id)).status).toBe(200)
+    expect(await retry.json()).toEqual(issued)
+    expect((await getUserAs(issued.accessToken, user.id)).status).toBe(200)
+    expect(await sessionTokenCount(user.id)).toBe(2)
+  })
+
+  it('gives concurrent uses of one refresh token the same successor: the session does not fork', async () => {
+    const user = await signedInUser()
+    const responses = await Promise.all([1, 2, 3, 4].map(() => refreshWith(user.jwt.refreshToken)))
+    expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 200])
+    const pairs = (await Promise.all(responses.map((response) => response.json()))) as Tokens[]
+    expect(new Set(pairs.map((pair) => pair.refreshToken)).size).toBe(1)
+    expect(new Set(pairs.map((pair) => pair.accessToken)).size).toBe(1)
+    // One successor stored; it rotates on as usual.
+    expect(await sessionTokenCount(user.id)).toBe(2)
+    expect((await refreshWith(pairs[0]!.refreshToken)).status).toBe(200)
+  })
+
+  it('keeps no readable copy of the successor: only the token presented can open it', async () => {
+    const user = await signedInUser()
+    const issued = (await (await refreshWith(user.jwt.refreshToken)).json()) as Tokens
+    const rows = await db().selectFrom('refresh_token').selectAll().where('utilisateur_id', '=', user.id).execute()
+    const stored = JSON.stringify(rows)
+    expect(stored).not.toContain(issued.refreshToken)
+    expect(stored).not.toContain(issued.accessToken)
   })
 
   it('answers 401 REFRESH_TOKEN_REUSED to a rotated token after the grace window and revokes the session', async () => {

@@ -1,4 +1,4 @@
-import { Kysely } from 'kysely'
+import { type Insertable, Kysely, type SelectQueryBuilder } from 'kysely'
 import { D1Dialect } from 'kysely-d1'
 import type { Database } from './schema'
 
@@ -25,4 +25,27 @@ export async function batch(d1: D1Database, queries: { compile(): { sql: string;
     return d1.prepare(sql).bind(...parameters)
   })
   return d1.batch(statements)
+}
+
+/**
+ * An INSERT of one row that takes place only if `condition` finds a row at that point of a batch: the
+ * second half of a write that must not happen when the first lost a race (D1 has no transactions
+ * across requests, but a batch runs as one).
+ */
+export function insertWhen<T extends keyof Database & string>(
+  db: DB,
+  table: T,
+  row: Insertable<Database[T]>,
+  condition: SelectQueryBuilder<Database, keyof Database, unknown>,
+) {
+  const values = row as Record<string, unknown>
+  const columns = Object.keys(values)
+  return db
+    .insertInto(table)
+    .columns(columns as never)
+    .expression(
+      db
+        .selectNoFrom((eb) => columns.map((column) => eb.val(values[column]).as(column)))
+        .where(({ exists }) => exists(condition)) as never,
+    )
 }

@@ -88,6 +88,8 @@ export interface RefreshTokenTable {
   revoked_at: string | null
   /** For an application's session: the portal session that launched it (single logout). */
   parent_family_id: string | null
+  /** Once rotated: the pair it was exchanged for, sealed with this token (answers a retry in the grace window). */
+  successor: Generated<string | null>
 }
 
 export interface OutboxTable {

@@ -1,13 +1,8 @@
-import { base64url, hmacSha256, timingSafeEqual } from './crypto'
+import { base64url, fromBase64url, hmacSha256, timingSafeEqual } from './crypto'
 
 /** The production Workers limit for PBKDF2 (local workerd does not enforce it; a unit test pins it). */
 export const PBKDF2_ITERATIONS = 100_000
 const ALGORITHM = 'pbkdf2-sha512'
-
-function fromBase64url(value: string): Uint8Array<ArrayBuffer> {
-  const padded = value.replace(/-/g, '+').replace(/_/g, '/') + '='.repeat((4 - (value.length % 4)) % 4)
-  return Uint8Array.from(atob(padded), (c) => c.charCodeAt(0))
-}
 
 async function derive(password: string, pepper: string, salt: Uint8Array<ArrayBuffer>, iterations: number) {
   // The pepper keys an HMAC of the password, so a stolen database alone cannot be brute-forced.

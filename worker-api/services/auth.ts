@@ -1,8 +1,8 @@
 import { sql } from 'kysely'
-import { batch, type DB, getDb } from '../db/client'
+import { batch, type DB, getDb, insertWhen } from '../db/client'
 import type { AttemptCounter } from '../db/schema'
 import type { Env } from '../env'
-import { randomToken, sha256Hex } from '../lib/crypto'
+import { openWithToken, randomToken, sealWithToken, sha256Hex } from '../lib/crypto'
 import { addSeconds, nowIso } from '../lib/dates'
 import { sameDomain } from '../lib/domain'
 import { BusinessError, unauthorized } from '../lib/errors'
@@ -162,9 +162,23 @@ export async function login(
   }
 }
 
+/** What a rotated refresh token keeps of the pair it was exchanged for (see `sealWithToken`). */
+const SUCCESSOR_SEAL = 'portail/refresh-successor'
+
+/**
+ * The pair a rotated token was already exchanged for, opened with that token: the answer to a retry
+ * inside the grace window (a lost answer, two tabs refreshing at once), never a second session.
+ */
+async function issuedSuccessor(presented: string, sealed: string | null | undefined): Promise<Tokens> {
+  const opened = sealed ? await openWithToken(presented, SUCCESSOR_SEAL, sealed) : null
+  if (!opened) throw unauthorized('INVALID_REFRESH_TOKEN', 'Unknown or revoked refresh token')
+  return JSON.parse(opened) as Tokens
+}
+
 /**
  * Exchanges a refresh token (or an application's launch code) for a new access token and a rotated
- * refresh token. A rotated token presented again after the grace window revokes its whole family.
+ * refresh token. A rotated token presented again within the grace window gets the pair it was already
+ * exchanged for; after the window it revokes its whole family (reuse detection, DESIGN §3).
  * A launch code opens a session of the application's own, whose tokens carry its id (`app`) and may
  * only read their user and sign out (DESIGN §4: bound to that application).
  */
@@ -184,6 +198,7 @@ export async function refresh(env: Env, presented: string, origin: string): Prom
       't.family_expires_at',
       't.rotated_at',
       't.revoked_at',
+      't.successor',
       'u.id as user_id',
       'u.admin',
       'u.domain',
@@ -213,6 +228,7 @@ export async function refresh(env: Env, presented: string, origin: string): Prom
       await revokeFamily()
       throw unauthorized('REFRESH_TOKEN_REUSED', 'Refresh token reused; session revoked')
     }
+    return issuedSuccessor(presented, token.successor)
   }
   if (token.expires_at < now.toISOString() || token.family_expires_at < now.toISOString()) {
     throw unauthorized('REFRESH_TOKEN_EXPIRED', 'Refresh token expired')
@@ -228,22 +244,7 @@ export async function refresh(env: Env, presented: string, origin: string): Prom
     id: token.application_id,
     parentFamilyId: token.parent_family_id,
   })
-  const markRotated = db
-    .updateTable('refresh_token')
-    .set({ rotated_at: now.toISOString() })
-    .where('id', '=', token.id)
-    .where('rotated_at', 'is', null)
-  const [marked] = await batch(env.DB, [markRotated, db.insertInto('refresh_token').values(next.row)])
-  if (token.kind === 'LAUNCH' && (marked?.meta.changes ?? 0) === 0) {
-    // Another request used the same launch code first: undo ours.
-    await db
-      .updateTable('refresh_token')
-      .set({ revoked_at: now.toISOString() })
-      .where('family_id', '=', familyId)
-      .execute()
-    throw unauthorized('INVALID_REFRESH_TOKEN', 'Launch code used or expired')
-  }
-  return {
+  const tokens: Tokens = {
     accessToken: await accessTokenFor(
       env,
       { id: token.user_id, admin: token.admin, domain: token.domain },
@@ -253,6 +254,26 @@ export async function refresh(env: Env, presented: string, origin: string): Prom
     refreshToken: next.token,
     expiresInMsec: ACCESS_TOKEN_TTL_SECONDS * 1000,
   }
+  const successor = await sealWithToken(presented, SUCCESSOR_SEAL, JSON.stringify(tokens))
+  // Of two requests rotating the same token at once, one marks it; only that one's successor is
+  // stored, and the other answers with it.
+  const [marked] = await batch(env.DB, [
+    db
+      .updateTable('refresh_token')
+      .set({ rotated_at: now.toISOString(), successor })
+      .where('id', '=', token.id)
+      .where('rotated_at', 'is', null),
+    insertWhen(
+      db,
+      'refresh_token',
+      next.row,
+      db.selectFrom('refresh_token').select('id').where('id', '=', token.id).where('successor', '=', successor),
+    ),
+  ])
+  if ((marked?.meta.changes ?? 0) > 0) return tokens
+  if (token.kind === 'LAUNCH') throw unauthorized('INVALID_REFRESH_TOKEN', 'Launch code used or expired')
+  const winner = await db.selectFrom('refresh_token').select('successor').where('id', '=', token.id).executeTakeFirst()
+  return issuedSuccessor(presented, winner?.successor)
 }
 
 /** Revokes a session family and the applications' sessions it launched (single logout). */

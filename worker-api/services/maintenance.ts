@@ -1,6 +1,7 @@
 import { batch, getDb } from '../db/client'
 import type { Env } from '../env'
 import { addSeconds } from '../lib/dates'
+import { REUSE_GRACE_SECONDS } from './auth'
 
 const HOUR = 3600
 const DAY = 24 * HOUR
@@ -8,7 +9,7 @@ const DAY = 24 * HOUR
 /**
  * Deletes what can no longer matter (run hourly by the cron trigger): used captchas past their
  * expiry, refresh tokens of families past their absolute lifetime (reuse detection needs nothing
- * older), forgotten sign-in failures, old rate-limit windows, mail tokens expired a month ago, and month-old mail.
+ * older) and the retry copies of rotated ones, forgotten sign-in failures, old rate-limit windows, mail tokens expired a month ago, and month-old mail.
  */
 export async function purgeExpired(env: Env, now = new Date()) {
   const db = getDb(env.DB)
@@ -16,6 +17,12 @@ export async function purgeExpired(env: Env, now = new Date()) {
   const results = await batch(env.DB, [
     db.deleteFrom('captcha_used').where('expires_at', '<', now.toISOString()),
     db.deleteFrom('refresh_token').where('family_expires_at', '<', at(DAY)),
+    // Past its grace window a rotated token only ever revokes: the pair it keeps for retries goes.
+    db
+      .updateTable('refresh_token')
+      .set({ successor: null })
+      .where('successor', 'is not', null)
+      .where('rotated_at', '<', addSeconds(-REUSE_GRACE_SECONDS, now).toISOString()),
     db
       .deleteFrom('login_attempt')
       .where('last_failure_at', '<', at(12 * HOUR))
@@ -25,6 +32,8 @@ export async function purgeExpired(env: Env, now = new Date()) {
     // Mail a month old, delivered or given up on, has told what it had to tell.
     db.deleteFrom('outbox').where('created_at', '<', at(30 * DAY)),
   ])
-  const [captchas, refreshTokens, loginAttempts, rateLimits, mailTokens, mails] = results.map((r) => r.meta.changes)
-  return { captchas, refreshTokens, loginAttempts, rateLimits, mailTokens, mails }
+  const [captchas, refreshTokens, successors, loginAttempts, rateLimits, mailTokens, mails] = results.map(
+    (r) => r.meta.changes,
+  )
+  return { captchas, refreshTokens, successors, loginAttempts, rateLimits, mailTokens, mails }
 }

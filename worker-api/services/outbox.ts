@@ -1,5 +1,5 @@
 import type { SelectQueryBuilder } from 'kysely'
-import type { DB } from '../db/client'
+import { type DB, insertWhen } from '../db/client'
 import type { Database, MailKind, OutboxRow } from '../db/schema'
 import type { Env } from '../env'
 import { addSeconds } from '../lib/dates'
@@ -42,17 +42,8 @@ export function queueMail(
     created_at: now.toISOString(),
     next_attempt_at: now.toISOString(),
   }
-  if (!onlyIf) return db.insertInto('outbox').values(row).returning('id')
-  const columns = Object.keys(row) as (keyof typeof row)[]
-  return db
-    .insertInto('outbox')
-    .columns(columns)
-    .expression(
-      db
-        .selectNoFrom((eb) => columns.map((column) => eb.val(row[column]).as(column)))
-        .where(({ exists }) => exists(onlyIf)),
-    )
-    .returning('id')
+  const insert = onlyIf ? insertWhen(db, 'outbox', row, onlyIf) : db.insertInto('outbox').values(row)
+  return insert.returning('id')
 }
 
 /** The ids a batch's `queueMail` statements returned. */
