@@ -189,6 +189,17 @@ describe('POST /rest/public/bd/password/forgot/', () => {
     expect((await call(tokenPath(last))).status).toBe(200)
   })
 
+  it(`keeps to ${RESET_MAILS_PER_HOUR} mails when requests for one account arrive at once`, async () => {
+    const user = await createUser()
+    const captchas = await Promise.all([1, 2, 3, 4, 5, 6].map(() => solvedCaptcha()))
+    const responses = await Promise.all(
+      captchas.map((captcha) => post(FORGOT, { mail: mailOf(user), domain: ORIGIN, captcha })),
+    )
+    expect(responses.map((response) => response.status)).toEqual([204, 204, 204, 204, 204, 204])
+    expect(await mailTokensOf(user.id)).toHaveLength(RESET_MAILS_PER_HOUR)
+    expect(await outboxOf(user.id)).toHaveLength(RESET_MAILS_PER_HOUR)
+  })
+
   it('answers 400 CAPTCHA_VALIDATE_FAILED without a captcha and CAPTCHA_CHAR_INVALID for garbage, writing nothing', async () => {
     const user = await createUser()
     await expectError(await post(FORGOT, { mail: mailOf(user), domain: ORIGIN }), 400, 'CAPTCHA_VALIDATE_FAILED')

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import { batch, getDb } from '../db/client'
+import { batch, getDb, insertWhen } from '../db/client'
 import type { Env } from '../env'
 import { randomToken, sha256Hex } from '../lib/crypto'
 import { addSeconds } from '../lib/dates'
@@ -41,40 +41,51 @@ export async function queueResetMail(env: Env, address: string, context: Request
   const user = await db
     .selectFrom('utilisateur as u')
     .select(['u.id', 'u.login', 'u.nom', 'u.prenom', 'u.mail', 'u.domain', 'u.langue'])
-    .select((eb) =>
-      eb
-        .selectFrom('mail_token as t')
-        .select(eb.fn.countAll<number>().as('n'))
-        .whereRef('t.utilisateur_id', '=', 'u.id')
-        .where('t.purpose', '=', 'PASSWORD_RESET')
-        .where('t.created_at', '>', addSeconds(-3600, now).toISOString())
-        .as('recent'),
-    )
     .where(sql<boolean>`u.mail = ${address} COLLATE NOCASE`)
     .where('u.actif', '=', 1)
     .where('u.supprime', '=', 0)
     // A carrier's registration waits for an administrator: a reset link must not bypass that.
     .where('u.registration_state', '!=', 'PENDING')
     .executeTakeFirst()
-  if (!user || Number(user.recent) >= RESET_MAILS_PER_HOUR) return []
+  if (!user) return []
 
   const token = randomToken()
+  const tokenHash = await sha256Hex(token)
   const mail = passwordResetMail(
     mailLanguage(user.langue),
     user,
     `${linkOrigin(user.domain, context.origin)}/renewPassword/${token}`,
     PASSWORD_RESET_TTL_HOURS,
   )
+  // The hourly cap is counted and the link written in one statement, so that requests arriving
+  // together cannot all see room for one more; the mail goes only with a link written.
+  const underCap = db
+    .selectFrom('mail_token')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('utilisateur_id', '=', user.id)
+    .where('purpose', '=', 'PASSWORD_RESET')
+    .where('created_at', '>', addSeconds(-3600, now).toISOString())
+    .having((eb) => eb.fn.countAll(), '<', RESET_MAILS_PER_HOUR)
   const results = await batch(env.DB, [
-    db.insertInto('mail_token').values({
-      token_hash: await sha256Hex(token),
-      utilisateur_id: user.id,
-      purpose: 'PASSWORD_RESET',
-      expires_at: addSeconds(PASSWORD_RESET_TTL_HOURS * 3600, now).toISOString(),
-      used_at: null,
-      created_at: now.toISOString(),
-    }),
-    queueMail(db, { ...mail, to: user.mail, userId: user.id, kind: 'PASSWORD_RESET' }, now),
+    insertWhen(
+      db,
+      'mail_token',
+      {
+        token_hash: tokenHash,
+        utilisateur_id: user.id,
+        purpose: 'PASSWORD_RESET',
+        expires_at: addSeconds(PASSWORD_RESET_TTL_HOURS * 3600, now).toISOString(),
+        used_at: null,
+        created_at: now.toISOString(),
+      },
+      underCap,
+    ),
+    queueMail(
+      db,
+      { ...mail, to: user.mail, userId: user.id, kind: 'PASSWORD_RESET' },
+      now,
+      db.selectFrom('mail_token').select('id').where('token_hash', '=', tokenHash),
+    ),
   ])
   return queuedIds(results)
 }
