@@ -1,6 +1,6 @@
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test'
 import { solveChallenge } from 'altcha-lib'
-import { expect } from 'vitest'
+import { expect, vi } from 'vitest'
 import { createApp } from '../../worker-api/app'
 import { getDb } from '../../worker-api/db/client'
 import { todayIso } from '../../worker-api/lib/dates'
@@ -213,3 +213,21 @@ export const wireDate = (iso: string) => iso.split('-').reverse().join('/')
 export const getUserAs = (token: string, id: number | string) => call(`/rest/bd/utilisateur/${id}`, { token })
 
 export const refreshWith = (refreshToken: string) => post('/rest/public/bd/login/refreshToken', { refreshToken })
+
+/**
+ * Runs `work` with the clock stopped (JavaScript's Date, which the API reads; D1's own column defaults
+ * keep real time): a per-minute window cannot end in the middle of a burst, and lifetimes can be
+ * stepped over with `advance`.
+ */
+export async function withFrozenClock<T>(
+  work: (clock: { advance: (seconds: number) => void }) => Promise<T>,
+  at = new Date(),
+): Promise<T> {
+  vi.useFakeTimers({ toFake: ['Date'] })
+  vi.setSystemTime(at)
+  try {
+    return await work({ advance: (seconds) => vi.setSystemTime(Date.now() + seconds * 1000) })
+  } finally {
+    vi.useRealTimers()
+  }
+}

@@ -14,6 +14,7 @@ import {
   loginWith,
   post,
   solvedCaptcha,
+  withFrozenClock,
 } from './helpers'
 
 beforeAll(createOrganisation)
@@ -390,17 +391,41 @@ describe('POST /rest/public/bd/login: validation', () => {
 })
 
 describe('POST /rest/public/bd/login: per-client limit', () => {
+  const LIMITED = { LOGIN_RATE_PER_MINUTE: '30' }
+  const attempt = (headers: Record<string, string>, i = 0) =>
+    post(LOGIN, { identifiant: `x${i}`, motDePasse: 'y' }, { headers, env: LIMITED })
+  const from = (ip: string) => ({ 'CF-Connecting-IP': ip })
+
   it('answers 429 to a client address past the limit per minute, whatever the identifiers', async () => {
-    const from = (ip: string) => ({ headers: { 'CF-Connecting-IP': ip } })
-    // The limit (30 by default) is counted before anything else, so garbage bodies are enough.
-    const statuses: number[] = []
-    for (let i = 0; i < 31; i++) {
-      statuses.push((await post(LOGIN, { identifiant: `x${i}`, motDePasse: 'y' }, from('203.0.113.7'))).status)
-    }
-    expect(statuses.slice(0, 30).every((status) => status === 400)).toBe(true)
-    const limited = await post(LOGIN, { identifiant: 'x', motDePasse: 'y' }, from('203.0.113.7'))
-    await expectError(limited, 429, 'TOO_MANY_ATTEMPTS')
-    // Another client is not affected.
-    expect((await post(LOGIN, { identifiant: 'x', motDePasse: 'y' }, from('203.0.113.8'))).status).toBe(400)
+    await withFrozenClock(async () => {
+      // The limit is counted before anything else, so garbage bodies are enough.
+      const statuses: number[] = []
+      for (let i = 0; i < 30; i++) statuses.push((await attempt(from('203.0.113.7'), i)).status)
+      expect(statuses.every((status) => status === 400)).toBe(true)
+      await expectError(await attempt(from('203.0.113.7')), 429, 'TOO_MANY_ATTEMPTS')
+      // Another client is not affected.
+      expect((await attempt(from('203.0.113.8'))).status).toBe(400)
+    })
+  })
+
+  it('counts requests without a client address together, under one key', async () => {
+    // In a minute of its own: the file's other requests without an address count under the same key.
+    await withFrozenClock(
+      async () => {
+        for (let i = 0; i < 15; i++) expect((await attempt({}, i)).status).toBe(400)
+        for (let i = 0; i < 15; i++) expect((await attempt(from('not-an-address'), i)).status).toBe(400)
+        await expectError(await attempt({}), 429, 'TOO_MANY_ATTEMPTS')
+        await expectError(await attempt(from(`garbage-${Math.random()}`)), 429, 'TOO_MANY_ATTEMPTS')
+      },
+      new Date(Date.now() + 3_600_000),
+    )
+  })
+
+  it('counts the addresses of one IPv6 /64 as one client', async () => {
+    await withFrozenClock(async () => {
+      for (let i = 0; i < 30; i++) expect((await attempt(from(`2001:db8:7:7::${i.toString(16)}`), i)).status).toBe(400)
+      await expectError(await attempt(from('2001:db8:7:7:abcd::1')), 429, 'TOO_MANY_ATTEMPTS')
+      expect((await attempt(from('2001:db8:7:8::1'))).status).toBe(400)
+    })
   })
 })

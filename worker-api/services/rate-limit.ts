@@ -1,15 +1,33 @@
+import ipaddr from 'ipaddr.js'
 import type { Env } from '../env'
 import { BusinessError } from '../lib/errors'
 
 const WINDOW_SECONDS = 60
 
+/** Requests that carry no usable client address all count under this one key. */
+export const UNKNOWN_CLIENT = 'unknown'
+
 /**
- * Per-client limit (DESIGN §3): at most `limit` requests of one kind per client address and minute,
- * counted atomically in D1. Cloudflare (and wrangler dev) set CF-Connecting-IP; a request without it
- * has nothing to key on and is not limited.
+ * What a client is counted under: its IPv4 address; for IPv6 its /64 network (a subscriber gets a
+ * whole /64, and hopping addresses inside it must not buy more tries; an IPv4-mapped address counts as
+ * the IPv4 one); anything else — no CF-Connecting-IP at all, or a value that is no address — the one
+ * shared key, so that leaving out or varying the header never escapes the limit.
+ */
+export function clientKey(ip: string | null | undefined): string {
+  const address = ip?.trim() ?? ''
+  if (!ipaddr.isValid(address)) return UNKNOWN_CLIENT
+  const parsed = ipaddr.process(address)
+  if (parsed.kind() === 'ipv4') return parsed.toString()
+  const network = (parsed as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16))
+  return `${network.join(':')}::/64`
+}
+
+/**
+ * Per-client limit (DESIGN §3): at most `limit` requests of one kind per client and minute, counted
+ * atomically in D1, the client as `clientKey` says. Cloudflare (and wrangler dev) set
+ * CF-Connecting-IP.
  */
 export async function limitClient(env: Env, kind: string, ip: string | null, limit: number) {
-  if (!ip) return
   const now = new Date()
   const windowStart = new Date(
     Math.floor(now.getTime() / (WINDOW_SECONDS * 1000)) * WINDOW_SECONDS * 1000,
@@ -21,7 +39,7 @@ export async function limitClient(env: Env, kind: string, ip: string | null, lim
        window_start = ?2
      RETURNING count`,
   )
-    .bind(`${kind}:${ip}`, windowStart)
+    .bind(`${kind}:${clientKey(ip)}`, windowStart)
     .first<{ count: number }>()
   if ((row?.count ?? 0) > limit) {
     const wait = Math.max(1, Math.ceil((Date.parse(windowStart) + WINDOW_SECONDS * 1000 - now.getTime()) / 1000))
