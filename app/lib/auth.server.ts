@@ -1,4 +1,5 @@
 import { type AppLoadContext, redirect } from '@remix-run/cloudflare'
+import type { User } from '../../worker-api/services/users'
 import type { ApiResult } from './api.server'
 import { userApi } from './api.server'
 import { getSession, loginRedirect } from './session.server'
@@ -40,6 +41,24 @@ export async function requireAdmin(request: Request, context: AppLoadContext) {
 export async function hasSession(request: Request, context: AppLoadContext) {
   const { session } = await getSession(request, context)
   return Boolean(session.get('accessToken'))
+}
+
+/**
+ * Who the browser's session belongs to, if the API still accepts it (after one refresh if needed),
+ * with the header that keeps rotated tokens; a session the API refuses is cleared instead.
+ */
+export async function liveSessionUser(
+  request: Request,
+  context: AppLoadContext,
+): Promise<{ user: Pick<User, 'login' | 'nom' | 'prenom'> | null; setCookie: string | null }> {
+  const session = await getSession(request, context)
+  const stored = session.session.get('user')
+  if (!stored || !session.session.get('accessToken')) return { user: null, setCookie: null }
+  const { call, state } = userApi(request, context, session)
+  const result = await call<User>(`bd/utilisateur/${stored.id}`)
+  if (!result.ok) return { user: null, setCookie: result.status === 401 ? await session.destroy() : null }
+  const { login, nom, prenom } = result.data
+  return { user: { login, nom, prenom }, setCookie: state.refreshed ? await session.commit() : null }
 }
 
 /**

@@ -38,6 +38,10 @@ export const en: Resource = {
     createAccount: 'Carrier: create an account',
     sessionExpired: 'Your session has expired, please sign in again.',
     loggedOut: 'You are signed out.',
+    alreadyTitle: 'Already signed in',
+    alreadySignedIn: 'You are already signed in as {{name}} ({{login}}).',
+    continue: 'Continue',
+    signOut: 'Sign out',
   },
   captcha: {
     label: "I'm not a robot",

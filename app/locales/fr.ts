@@ -37,6 +37,10 @@ export const fr = {
     createAccount: 'Transporteur : créer un compte',
     sessionExpired: 'Votre session a expiré, merci de vous reconnecter.',
     loggedOut: 'Vous êtes déconnecté.',
+    alreadyTitle: 'Déjà connecté',
+    alreadySignedIn: 'Vous êtes déjà connecté en tant que {{name}} ({{login}}).',
+    continue: 'Continuer',
+    signOut: 'Se déconnecter',
   },
   captcha: {
     label: 'Je ne suis pas un robot',

@@ -8,10 +8,10 @@ import {
   redirect,
 } from '@remix-run/cloudflare'
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
-import { LogIn } from 'lucide-react'
+import { ArrowRight, LogIn, LogOut } from 'lucide-react'
 import { useEffect } from 'react'
 import { useTranslation } from 'react-i18next'
-import { Captcha, captchaPayload, useCaptchaGate } from '~/components/captcha'
+import { Captcha, type CaptchaConfig, type CaptchaQuestion, captchaPayload, useCaptchaGate } from '~/components/captcha'
 import { CenteredCard } from '~/components/centered-card'
 import { Field } from '~/components/field'
 import { FormError } from '~/components/form-error'
@@ -19,7 +19,7 @@ import { LanguageSwitch } from '~/components/language-switch'
 import { Button } from '~/components/ui/button'
 import { callApi } from '~/lib/api.server'
 import { loginMessage, type Message } from '~/lib/api-errors'
-import { endSession, hasSession } from '~/lib/auth.server'
+import { endSession, hasSession, liveSessionUser } from '~/lib/auth.server'
 import { captchaSetup } from '~/lib/captcha.server'
 import { readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
@@ -32,20 +32,44 @@ const loginForm = loginSchema.pick({ identifiant: true, motDePasse: true })
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
 
+/**
+ * Sec-Fetch-Site of a visit the person made themselves: a typed or bookmarked address (`none`), or a
+ * link of the portal (`same-origin`). Anything else — another site, a sibling site of the same
+ * domain, or a browser that does not say — was not necessarily their choice.
+ */
+const OWN_NAVIGATION = new Set(['same-origin', 'none'])
+
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  // Spec §2: the login page starts from a clean state; a session still open here is ended properly.
-  // Not when another site sent the browser here: a link elsewhere must not sign anyone out.
-  if (request.headers.get('Sec-Fetch-Site') === 'cross-site' && (await hasSession(request, context))) {
-    throw redirect('/pages/user/acces')
+  const t = await i18nServer.getFixedT(request)
+  const title = `${t('login.title')} · ${t('app.name')}`
+  // Spec §2: the login page starts from a clean state, so a session still open here is ended
+  // properly — when the person came here themselves. A visit another site caused must not sign anyone
+  // out: it offers to continue or to sign out instead.
+  let setCookie: string | null = null
+  if (await hasSession(request, context)) {
+    if (OWN_NAVIGATION.has(request.headers.get('Sec-Fetch-Site') ?? '')) {
+      setCookie = await endSession(request, context)
+    } else {
+      const live = await liveSessionUser(request, context)
+      const headers = live.setCookie ? { 'Set-Cookie': live.setCookie } : undefined
+      if (live.user) return data({ signedInAs: live.user, question: null, captcha: null, title }, { headers })
+      setCookie = live.setCookie
+    }
   }
-  const cleared = await endSession(request, context)
-  const headers = cleared ? { 'Set-Cookie': cleared } : undefined
-  const [{ question, captcha }, t] = await Promise.all([captchaSetup(request, context), i18nServer.getFixedT(request)])
-  return data({ question, captcha, title: `${t('login.title')} · ${t('app.name')}` }, { headers })
+  const { question, captcha } = await captchaSetup(request, context)
+  return data(
+    { signedInAs: null, question, captcha, title },
+    { headers: setCookie ? { 'Set-Cookie': setCookie } : undefined },
+  )
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const formData = await readForm(request)
+  // "Already signed in as …: continue" (the loader's offer): on to the page wanted, if still signed in.
+  if (formData.get('intent') === 'continue') {
+    const signedIn = await hasSession(request, context)
+    throw redirect(signedIn ? afterLogin(formData.get('redirect')) : `/login${new URL(request.url).search}`)
+  }
   const submission = parseWithZod(formData, { schema: loginForm })
   if (submission.status !== 'success') {
     return { result: submission.reply({ hideFields: ['motDePasse'] }), error: null }
@@ -73,7 +97,42 @@ export async function action({ request, context }: ActionFunctionArgs) {
 }
 
 export default function Login() {
-  const { question, captcha } = useLoaderData<typeof loader>()
+  const loaderData = useLoaderData<typeof loader>()
+  if (loaderData.signedInAs) return <SignedInAlready user={loaderData.signedInAs} />
+  return <LoginForm question={loaderData.question} captcha={loaderData.captcha} />
+}
+
+/**
+ * The login page reached while a session is open, from a visit the person did not make themselves
+ * (another site's link): the session is kept until they choose. Two plain forms.
+ */
+function SignedInAlready({ user }: { user: { login: string; nom: string; prenom: string } }) {
+  const { t } = useTranslation()
+  const [searchParams] = useSearchParams()
+  return (
+    <CenteredCard eyebrow={t('app.tagline')} title={t('login.alreadyTitle')} after={<LanguageSwitch />}>
+      <p>{t('login.alreadySignedIn', { name: `${user.prenom} ${user.nom}`, login: user.login })}</p>
+      <div className="flex flex-wrap gap-3">
+        <Form method="post">
+          <input type="hidden" name="intent" value="continue" />
+          <input type="hidden" name="redirect" value={searchParams.get('redirect') ?? ''} />
+          <Button type="submit">
+            <ArrowRight aria-hidden />
+            {t('login.continue')}
+          </Button>
+        </Form>
+        <Form method="post" action="/logout">
+          <Button type="submit" variant="outline">
+            <LogOut aria-hidden />
+            {t('login.signOut')}
+          </Button>
+        </Form>
+      </div>
+    </CenteredCard>
+  )
+}
+
+function LoginForm({ question, captcha }: { question: CaptchaQuestion; captcha: CaptchaConfig }) {
   const actionData = useActionData<typeof action>()
   const [searchParams] = useSearchParams()
   const navigation = useNavigation()

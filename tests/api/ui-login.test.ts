@@ -1,0 +1,77 @@
+import { env } from 'cloudflare:test'
+import type { AppLoadContext } from '@remix-run/cloudflare'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { getSession } from '../../app/lib/session.server'
+import { loader } from '../../app/routes/login'
+import { app, createOrganisation, createUser, db, signIn } from './helpers'
+
+beforeAll(createOrganisation)
+
+const context = {
+  cloudflare: { env, ctx: { waitUntil() {}, passThroughOnException() {} } },
+  api: app,
+} as unknown as AppLoadContext
+
+/** A browser with an open portal session: its cookie, and the user. */
+async function signedInBrowser() {
+  const user = await createUser()
+  const { jwt, user: me } = await signIn(user.login, user.password)
+  const session = await getSession(new Request('http://localhost:8787/login'), context)
+  session.session.set('accessToken', jwt.accessToken)
+  session.session.set('refreshToken', jwt.refreshToken)
+  session.session.set('user', { id: user.id, login: user.login, nom: me.nom, prenom: 'P', admin: false })
+  return { user, cookie: (await session.commit()).split(';')[0] as string }
+}
+
+const visitLogin = (cookie: string, secFetchSite?: string) => {
+  const headers = new Headers({ Cookie: cookie })
+  if (secFetchSite) headers.set('Sec-Fetch-Site', secFetchSite)
+  const request = new Request('http://localhost:8787/login', { headers })
+  return loader({ request, context, params: {} } as Parameters<typeof loader>[0])
+}
+
+const liveTokens = async (userId: number) =>
+  (
+    await db()
+      .selectFrom('refresh_token')
+      .select('id')
+      .where('utilisateur_id', '=', userId)
+      .where('revoked_at', 'is', null)
+      .execute()
+  ).length
+
+describe('GET /login with a session open in the browser', () => {
+  for (const site of ['same-site', 'cross-site', undefined]) {
+    it(`keeps the session and offers to continue or sign out (Sec-Fetch-Site: ${site ?? 'absent'})`, async () => {
+      const { user, cookie } = await signedInBrowser()
+      const response = await visitLogin(cookie, site)
+      expect(response.init?.headers).toBeUndefined()
+      expect(response.data).toMatchObject({ signedInAs: { login: user.login }, question: null })
+      expect(await liveTokens(user.id)).toBe(1)
+    })
+  }
+
+  for (const site of ['same-origin', 'none']) {
+    it(`ends the session when the person came there themselves (Sec-Fetch-Site: ${site})`, async () => {
+      const { user, cookie } = await signedInBrowser()
+      const response = await visitLogin(cookie, site)
+      expect(new Headers(response.init?.headers).get('Set-Cookie')).toMatch(/^portail-session=;/)
+      expect(response.data).toMatchObject({ signedInAs: null })
+      expect(await liveTokens(user.id)).toBe(0)
+    })
+  }
+
+  it('shows the sign-in form and clears the cookie of a session the API no longer accepts', async () => {
+    const { user, cookie } = await signedInBrowser()
+    await db()
+      .updateTable('refresh_token')
+      .set({ revoked_at: new Date().toISOString() })
+      .where('utilisateur_id', '=', user.id)
+      .execute()
+    const response = await visitLogin(cookie, 'cross-site')
+    expect(response.data).toMatchObject({ signedInAs: null })
+    expect(response.data.question).not.toBeNull()
+    expect(new Headers(response.init?.headers).get('Set-Cookie')).toMatch(/^portail-session=;/)
+    expect(await liveTokens(user.id)).toBe(0)
+  })
+})
