@@ -168,6 +168,22 @@ export const en: Resource = {
     changingPassword: 'Changing…',
     passwordChanged: 'Password changed successfully',
     otherSessions: 'Your other open sessions will be closed.',
+    mailPending:
+      'Waiting for confirmation: {{mail}}. Open the link sent to that address (valid 24 hours); until then your address stays {{current}}.',
+    mailConfirmationSent: 'A confirmation link was sent to {{mail}}. Your address will change once it is opened.',
+    tooManyMailChanges: 'Too many address changes asked for: please try again in an hour.',
+  },
+  confirmMail: {
+    title: 'Confirm your new address',
+    intro: 'The e-mail address of the account {{login}} will become {{mail}}.',
+    submit: 'Confirm this address',
+    submitting: 'Confirming…',
+    done: 'Your e-mail address is now {{mail}}.',
+    failed: 'The confirmation failed. Please try again.',
+    errorTitle: 'Unusable link',
+    TOKEN_EXPIRED: 'This confirmation link has expired: save the new address in your profile again.',
+    TOKEN_USED: 'This link has already been used, or a newer request replaced it: it works only once.',
+    TOKEN_NOT_FOUND: 'This link is not valid. Check that it is complete.',
   },
   docs: {
     title: 'Documentation',

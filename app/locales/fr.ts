@@ -167,6 +167,23 @@ export const fr = {
     changingPassword: 'Changement en cours…',
     passwordChanged: 'Modification du mot de passe réalisée avec succès',
     otherSessions: 'Vos autres sessions ouvertes seront fermées.',
+    mailPending:
+      "En attente de confirmation : {{mail}}. Ouvrez le lien envoyé à cette adresse (valable 24 heures) ; d'ici là, votre adresse reste {{current}}.",
+    mailConfirmationSent:
+      'Un lien de confirmation a été envoyé à {{mail}}. Votre adresse changera une fois ce lien ouvert.',
+    tooManyMailChanges: "Trop de changements d'adresse demandés : réessayez dans une heure.",
+  },
+  confirmMail: {
+    title: 'Confirmer votre nouvelle adresse',
+    intro: "L'adresse e-mail du compte {{login}} deviendra {{mail}}.",
+    submit: 'Confirmer cette adresse',
+    submitting: 'Confirmation…',
+    done: 'Votre adresse e-mail est désormais {{mail}}.',
+    failed: 'La confirmation a échoué. Réessayez.',
+    errorTitle: 'Lien inutilisable',
+    TOKEN_EXPIRED: 'Ce lien de confirmation a expiré : enregistrez à nouveau la nouvelle adresse dans votre profil.',
+    TOKEN_USED: "Ce lien a déjà servi ou a été remplacé par une demande plus récente : il ne fonctionne qu'une fois.",
+    TOKEN_NOT_FOUND: "Ce lien n'est pas valide. Vérifiez qu'il est complet.",
   },
   docs: {
     title: 'Documentation',

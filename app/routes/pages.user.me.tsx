@@ -8,7 +8,7 @@ import {
   redirect,
 } from '@remix-run/cloudflare'
 import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
-import { KeyRound, Save } from 'lucide-react'
+import { KeyRound, MailCheck, Save } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { Field } from '~/components/field'
 import { FormError } from '~/components/form-error'
@@ -48,8 +48,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const formData = await readForm(request)
   const reply = async (intent: Intent, result: SubmissionResult<string[]>, error: Message | null = null) =>
     data<ActionData>({ intent, result, error }, { status: 400, headers: await auth.headers() })
-  const done = async (key: string) => {
-    const headers = new Headers(await toastHeaders(context, { type: 'success', key }))
+  const done = async (key: string, values?: Record<string, string>) => {
+    const headers = new Headers(await toastHeaders(context, { type: 'success', key, values }))
     headers.append('Set-Cookie', await auth.session.commit())
     return redirect('/pages/user/me', { headers })
   }
@@ -77,13 +77,21 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (submission.status !== 'success') return reply('profile', submission.reply())
   const result = await auth.api<User>(`bd/utilisateur/${auth.user.id}`, { method: 'PUT', body: submission.value })
   if (result.ok) {
-    const { nom, prenom } = result.data
+    const { nom, prenom, mail, mailEnAttente } = result.data
     auth.session.session.set('user', { ...auth.user, nom, prenom })
+    // One's own new address waits for the link sent to it (the API says so with mailEnAttente).
+    const asked = submission.value.mail.toLowerCase()
+    if (mailEnAttente?.toLowerCase() === asked && mail.toLowerCase() !== asked) {
+      return done('profile.mailConfirmationSent', { mail: mailEnAttente })
+    }
     return done('profile.saved')
   }
   if (result.status === 401) await auth.expect(result)
   if (result.error.businessCode === 'MAIL_ALREADY_USED') {
     return reply('profile', submission.reply({ fieldErrors: { mail: ['errors.MAIL_ALREADY_USED'] } }))
+  }
+  if (result.error.businessCode === 'TOO_MANY_ATTEMPTS') {
+    return reply('profile', submission.reply(), { key: 'profile.tooManyMailChanges' })
   }
   const fields = fieldErrors(result)
   if (fields) return reply('profile', submission.reply({ fieldErrors: fields }))
@@ -158,6 +166,14 @@ function ProfileForm({ me }: { me: User }) {
             <Field
               label={t('profile.mail')}
               errors={translate(fields.mail.errors)}
+              hint={
+                me.mailEnAttente ? (
+                  <span className="mt-1 flex items-start gap-2 rounded-md border border-primary/30 bg-primary/5 p-2 text-sm text-foreground">
+                    <MailCheck aria-hidden className="mt-0.5 size-4 shrink-0 text-primary" />
+                    {t('profile.mailPending', { mail: me.mailEnAttente, current: me.mail })}
+                  </span>
+                ) : undefined
+              }
               inputProps={{
                 ...getInputProps(fields.mail, { type: 'email' }),
                 id: fields.mail.id,

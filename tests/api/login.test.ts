@@ -46,6 +46,7 @@ describe('POST /rest/public/bd/login: success', () => {
         'postesEnCours',
         'postesFutur',
         'tokenRegister',
+        'mailEnAttente',
       ].sort(),
     )
     expect(body.user).toMatchObject({
@@ -58,6 +59,7 @@ describe('POST /rest/public/bd/login: success', () => {
       modification: false,
       postesFutur: [],
       tokenRegister: null,
+      mailEnAttente: null,
     })
     expect(body.user.postesEnCours).toHaveLength(1)
     expect(Object.keys(body.jwt).sort()).toEqual(['accessToken', 'expiresInMsec', 'refreshToken'])

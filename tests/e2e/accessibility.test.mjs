@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import AxeBuilder from '@axe-core/playwright'
-import { BASE_URL, resetLinkFor, signIn, useBrowser } from './support.mjs'
+import { BASE_URL, PORT, resetLinkFor, signIn, useBrowser } from './support.mjs'
 
 const newPage = useBrowser()
 
@@ -86,6 +86,32 @@ describe('accessibility (axe, WCAG 2.1 AA)', () => {
     assert.deepEqual(await violations(page), [], 'error card')
     await page.context().close()
   })
+
+  for (const { locale, title, already } of [
+    { locale: 'fr-FR', title: 'Confirmer votre nouvelle adresse', already: 'Déjà connecté' },
+    { locale: 'en-GB', title: 'Confirm your new address', already: 'Already signed in' },
+  ]) {
+    it(`has no serious violation on the address confirmation and "already signed in" pages (${locale})`, async () => {
+      const page = await newPage({ javaScriptEnabled: true, locale, acceptLanguage: locale })
+      await page.goto('/confirmMail/e2e-mail-change-link-000000000000000000000000')
+      await page.getByRole('heading', { name: title, level: 1 }).waitFor()
+      assert.deepEqual(await violations(page), [], 'confirmation page')
+      await page.goto('/confirmMail/unknown-link')
+      await page.getByRole('alert').waitFor()
+      assert.deepEqual(await violations(page), [], 'unusable link')
+
+      await signIn(page, { javaScriptEnabled: true }, 'agent', 'Agent1234')
+      const elsewhere = `http://127.0.0.1:${PORT}/elsewhere`
+      await page.route(elsewhere, (route) =>
+        route.fulfill({ contentType: 'text/html', body: `<a href="${BASE_URL}/login">Portail</a>` }),
+      )
+      await page.goto(elsewhere)
+      await page.getByRole('link', { name: 'Portail' }).click()
+      await page.getByRole('heading', { name: already, level: 1 }).waitFor()
+      assert.deepEqual(await violations(page), [], 'already signed in')
+      await page.context().close()
+    })
+  }
 
   it('has no serious violation in the development mailbox', async () => {
     const page = await newPage({ javaScriptEnabled: true })

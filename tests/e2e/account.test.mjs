@@ -7,11 +7,19 @@ const newPage = useBrowser()
 /** A notice: a toast with JavaScript, the server-rendered banner without. */
 const notice = (page, text) => page.locator('[data-sonner-toast], [role="status"]').filter({ hasText: text }).first()
 
-/** Opens the newest mail to `to` in the development mailbox and returns its first link. */
+/**
+ * Opens the newest mail to `to` in the development mailbox and returns its first link. Some mails are
+ * written after the answer (the forgotten-password one): the mailbox is read again until it is there.
+ */
 async function linkFromMailbox(page, to, subject) {
-  await page.goto('/dev/mails')
-  await page.getByRole('heading', { name: 'Boîte mail de développement' }).waitFor()
-  await page.getByRole('row').filter({ hasText: to }).first().getByRole('link', { name: subject }).click()
+  const mail = () => page.getByRole('row').filter({ hasText: to }).first().getByRole('link', { name: subject })
+  for (let attempt = 0; ; attempt++) {
+    await page.goto('/dev/mails')
+    await page.getByRole('heading', { name: 'Boîte mail de développement' }).waitFor()
+    if ((await mail().count()) > 0 || attempt === 40) break
+    await page.waitForTimeout(250)
+  }
+  await mail().click()
   await page.getByRole('heading', { name: subject, level: 1 }).waitFor()
   const link = page.getByRole('region', { name: 'Liens du message' }).getByRole('link').first()
   return link
@@ -157,23 +165,35 @@ MODES.forEach((mode, index) => {
       assert.equal(await page.getByLabel('Adresse e-mail').inputValue(), 'claire.durand@portail.example')
 
       const newMail = `nouvelle.adresse${n}@portail.example`
+      const former = n === 1 ? 'pauline.profil@portail.example' : 'pierre.profil@portail.example'
       await page.getByLabel('Nom', { exact: true }).fill('Profil-Modifié')
       await page.getByLabel('Adresse e-mail').fill(newMail)
       await page.getByRole('button', { name: 'Enregistrer' }).click()
-      await notice(page, 'Vos informations sont enregistrées.').waitFor()
+      await notice(page, `Un lien de confirmation a été envoyé à ${newMail}.`).waitFor()
       await page.reload()
       assert.equal(await page.getByLabel('Nom', { exact: true }).inputValue(), 'Profil-Modifié')
       assert.equal(await page.getByLabel('Prénom').inputValue(), 'Paulette')
-      assert.equal(await page.getByLabel('Adresse e-mail').inputValue(), newMail)
+      // The address changes only once confirmed from the new mailbox; the profile says it waits.
+      assert.equal(await page.getByLabel('Adresse e-mail').inputValue(), former)
+      await page.getByText(`En attente de confirmation : ${newMail}.`).waitFor()
       // The sidebar greets the user by the new name.
       await page.getByRole('navigation', { name: 'Navigation principale' }).last().getByText('Paulette').waitFor()
-      // The former address is told of the change.
+
+      // The current address is told of the request; the new one gets the link.
+      const link = await linkFromMailbox(page, newMail, 'Confirmez votre nouvelle adresse e-mail')
+      await page.goto(await link.getAttribute('href'))
+      await page.getByRole('heading', { name: 'Confirmer votre nouvelle adresse', level: 1 }).waitFor()
+      await page.getByText(`L'adresse e-mail du compte profil${n} deviendra ${newMail}.`).waitFor()
+      await page.getByRole('button', { name: 'Confirmer cette adresse' }).click()
+      await page.waitForURL((url) => url.pathname === '/pages/user/me')
+      await notice(page, `Votre adresse e-mail est désormais ${newMail}.`).waitFor()
+      assert.equal(await page.getByLabel('Adresse e-mail').inputValue(), newMail)
+      assert.equal(await page.getByText('En attente de confirmation').count(), 0)
+
       await page.goto('/dev/mails')
-      await page
-        .getByRole('row')
-        .filter({ hasText: n === 1 ? 'pauline.profil@portail.example' : 'pierre.profil@portail.example' })
-        .filter({ hasText: 'Votre adresse e-mail a été modifiée' })
-        .waitFor()
+      const toFormer = page.getByRole('row').filter({ hasText: former })
+      await toFormer.filter({ hasText: 'Demande de changement de votre adresse e-mail' }).waitFor()
+      await toFormer.filter({ hasText: 'Votre adresse e-mail a été modifiée' }).waitFor()
       await page.context().close()
     })
 

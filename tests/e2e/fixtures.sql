@@ -30,3 +30,11 @@ INSERT OR IGNORE INTO mail_token (token_hash, utilisateur_id, purpose, expires_a
 SELECT '2fd50fba7cce189779ccd964485477b19451da978ff1457317beb56d783e6a7e', id, 'PASSWORD_RESET',
        '2099-01-01T00:00:00.000Z', NULL
 FROM utilisateur WHERE login = 'inactif';
+
+-- A pending change of address whose link the tests know (accessibility of the confirmation page):
+-- 'adresse' asked to move to ada.nouvelle@portail.example.
+INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain)
+SELECT 907, 'adresse', 'Dresse', 'Ada', 'ada.dresse@portail.example', password_hash, 'http://localhost:8787' FROM utilisateur WHERE login = 'agent';
+INSERT OR IGNORE INTO mail_token (token_hash, utilisateur_id, purpose, new_mail, expires_at, used_at)
+VALUES ('2fa7dc1a18024963a370e3f5cf8f0dd7fec1af7c6bd088f3dc86c497e3db6320', 907, 'MAIL_CHANGE',
+        'ada.nouvelle@portail.example', '2099-01-01T00:00:00.000Z', NULL);

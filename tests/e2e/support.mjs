@@ -84,6 +84,7 @@ export async function signIn(page, mode, identifiant, motDePasse, path = '/login
  */
 export async function resetLinkFor(mail) {
   const api = `${BASE_URL}/portail-backend/rest`
+  const asked = Date.now() - 1000
   const question = await (await fetch(`${api}/public/bd/captcha/question`)).json()
   const captcha = btoa(JSON.stringify({ question: question.question, answer: String(question.a + question.b) }))
   const forgot = await fetch(`${api}/public/bd/password/forgot/`, {
@@ -92,9 +93,22 @@ export async function resetLinkFor(mail) {
     body: JSON.stringify({ mail, domain: BASE_URL, captcha }),
   })
   assert.equal(forgot.status, 204)
-  const mails = await (await fetch(`${api}/dev/mails`)).json()
-  const newest = mails.find((m) => m.to === mail && m.kind === 'PASSWORD_RESET')
-  assert.ok(newest, `no mail to ${mail}`)
+  // The mail is looked up and written after the answer (so that its timing tells nothing): wait for it.
+  const newest = await waitFor(async () => {
+    const mails = await (await fetch(`${api}/dev/mails`)).json()
+    return mails.find((m) => m.to === mail && m.kind === 'PASSWORD_RESET' && Date.parse(m.createdAt) >= asked)
+  }, `no reset mail to ${mail}`)
   const { links } = await (await fetch(`${api}/dev/mails/${newest.id}`)).json()
   return links[0]
+}
+
+/** Polls `probe` until it returns something (10 s at most), for what the server does after answering. */
+export async function waitFor(probe, message, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const found = await probe()
+    if (found) return found
+    assert.ok(Date.now() < deadline, message)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
 }

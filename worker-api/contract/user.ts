@@ -22,6 +22,10 @@ export const userSchema = z.object({
   postesEnCours: z.array(posteSchema),
   postesFutur: z.array(posteSchema),
   tokenRegister: z.number().int().nullable().describe('Registration token expiry, epoch milliseconds'),
+  mailEnAttente: z
+    .string()
+    .nullable()
+    .describe("The address the user asked to move to, until confirmed from it (the change's link, 24 h)"),
 })
 
 export const idParam = z.object({ id: z.coerce.number().int().positive() })
@@ -47,3 +51,11 @@ export const profileSchema = z.object({
   mail: mailSchema,
 })
 export type ProfileInput = z.infer<typeof profileSchema>
+
+/** What GET rest/public/bd/utilisateur/mail/token/{token} answers: the address to confirm, and for which login. */
+export const mailChangeSchema = z.object({ mail: z.string(), login: z.string() })
+
+/** POST rest/public/bd/utilisateur/mail/confirm/ — the link's token. */
+export const confirmMailSchema = z.object({
+  token: z.string('validation.required').min(1, 'validation.required').max(200),
+})

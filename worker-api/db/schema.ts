@@ -64,11 +64,16 @@ export interface FonctionApplicationTable {
   application_id: number
 }
 
+/** What a mail token is for; each call that takes a token accepts only its own purposes. */
+export type MailTokenPurpose = 'PASSWORD_RESET' | 'INVITATION' | 'REGISTRATION' | 'MAIL_CHANGE'
+
 export interface MailTokenTable {
   id: Generated<number>
   token_hash: string
   utilisateur_id: number
-  purpose: 'PASSWORD_RESET' | 'INVITATION' | 'REGISTRATION'
+  purpose: MailTokenPurpose
+  /** MAIL_CHANGE: the address that becomes the account's once the link is opened. */
+  new_mail: Generated<string | null>
   expires_at: string
   used_at: string | null
   created_at: Generated<string>
@@ -110,7 +115,14 @@ export interface OutboxTable {
   kind: Generated<MailKind>
 }
 
-export type MailKind = 'PASSWORD_RESET' | 'PASSWORD_CHANGED' | 'MAIL_CHANGED' | 'OTHER'
+export type MailKind =
+  | 'PASSWORD_RESET'
+  | 'PASSWORD_CHANGED'
+  | 'MAIL_CHANGE_CONFIRM'
+  | 'MAIL_CHANGE_REQUESTED'
+  | 'MAIL_CHANGED'
+  | 'MAIL_NOW_USED'
+  | 'OTHER'
 
 export const LOG_TYPES = [
   'CONNEXION',

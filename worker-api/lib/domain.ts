@@ -32,3 +32,13 @@ export function sameDomain(userDomain: string, origin: string): boolean {
 export function requestOrigin(request: Request): string {
   return new URL(request.url).origin
 }
+
+/**
+ * Where a mail's link opens: the account's domain (DESIGN §5), scheme included, so a request that
+ * reached the portal over plain HTTP cannot make the token travel unencrypted. On a loopback
+ * address the request's own origin is kept, for the port of a local run.
+ */
+export function linkOrigin(userDomain: string, requestOrigin: string): string {
+  const local = isLoopback(userDomain) && sameDomain(userDomain, requestOrigin)
+  return (local ? requestOrigin : userDomain).replace(/\/+$/, '')
+}

@@ -1,5 +1,5 @@
 /** Token-bearing pages must not leak their URL through the Referer header. */
-const TOKEN_PAGES = /^\/(renewPassword|demo-app|launch)\b/
+const TOKEN_PAGES = /^\/(renewPassword|confirmMail|demo-app|launch)\b/
 
 /** Adds CSP and the other security headers of DESIGN §3 to an HTML response. */
 export function securityHeaders(

@@ -1,10 +1,12 @@
 import { createRoute, z } from '@hono/zod-openapi'
 import { errors, json } from '../contract/common'
-import { updatePasswordSchema } from '../contract/password'
-import { idParam, profileSchema, userSchema } from '../contract/user'
+import { tokenParam, updatePasswordSchema } from '../contract/password'
+import { confirmMailSchema, idParam, mailChangeSchema, profileSchema, userSchema } from '../contract/user'
 import { getDb } from '../db/client'
 import { afterResponse } from '../lib/after-response'
+import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
+import { confirmMailChange, mailChangeOf } from '../services/mail-change'
 import { deliverOutbox } from '../services/outbox'
 import { updatePassword } from '../services/password'
 import { getUser, updateProfile } from '../services/users'
@@ -44,19 +46,53 @@ export const userRoutes = router()
       method: 'put',
       path: '/rest/bd/utilisateur/{id}',
       tags: ['Users'],
-      summary: 'Update nom, prenom and mail (the profile form): oneself, or a user one may modify',
+      summary:
+        "Update nom, prenom and mail (the profile form): oneself, or a user one may modify. One's own new mail waits for the link sent to it (mailEnAttente)",
       security: [{ bearer: [] }],
       request: {
         params: idParam,
         body: { content: { 'application/json': { schema: profileSchema } }, required: true },
       },
-      responses: { 200: json(userSchema, 'The updated user'), ...errors(400, 401, 403, 404, 409) },
+      responses: { 200: json(userSchema, 'The updated user'), ...errors(400, 401, 403, 404, 409, 429) },
     }),
     async (c) => {
       const actor = c.get('actor')
       const { id } = c.req.valid('param')
-      const ids = await updateProfile(c.env, actor, id, c.req.valid('json'))
+      const ids = await updateProfile(c.env, actor, id, c.req.valid('json'), requestContext(c.req.raw))
       afterResponse(c, () => deliverOutbox(c.env, { ids }))
       return c.json(await getUser(getDb(c.env.DB), actor, id), 200)
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/rest/public/bd/utilisateur/mail/token/{token}',
+      tags: ['Users'],
+      summary:
+        'The new address a mail-change link confirms: 404 TOKEN_NOT_FOUND, 410 TOKEN_USED or TOKEN_EXPIRED otherwise',
+      request: { params: tokenParam },
+      responses: { 200: json(mailChangeSchema, 'The link is usable'), ...errors(400, 404, 410) },
+    }),
+    async (c) => {
+      c.header('Referrer-Policy', 'no-referrer')
+      return c.json(await mailChangeOf(c.env, c.req.valid('param').token), 200)
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/rest/public/bd/utilisateur/mail/confirm/',
+      tags: ['Users'],
+      summary: "Confirm a new mail address with the link sent to it (single use): it becomes the account's",
+      request: { body: { content: { 'application/json': { schema: confirmMailSchema } }, required: true } },
+      responses: {
+        200: json(mailChangeSchema, 'The address is now the account’s'),
+        ...errors(400, 403, 404, 409, 410),
+      },
+    }),
+    async (c) => {
+      const { mailIds, ...changed } = await confirmMailChange(c.env, c.req.valid('json').token)
+      afterResponse(c, () => deliverOutbox(c.env, { ids: mailIds }))
+      return c.json(changed, 200)
     },
   )

@@ -13,7 +13,7 @@ import { type Actor, unauthorizedDomain } from './actor'
 import { requireCaptcha } from './captcha'
 import { logEntry } from './logs'
 import { limitClient } from './rate-limit'
-import { postesOf, toUser, type User } from './users'
+import { pendingMail, postesOf, toUser, type User } from './users'
 
 /** DESIGN §3 session lifetimes. */
 export const REFRESH_IDLE_SECONDS = 30 * 60
@@ -123,6 +123,7 @@ export async function login(
   const row = await db
     .selectFrom('utilisateur')
     .selectAll()
+    .select(pendingMail)
     .where(sql<boolean>`login = ${identifier} COLLATE NOCASE`)
     .executeTakeFirst()
 

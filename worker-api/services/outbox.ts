@@ -5,7 +5,7 @@ import type { Env } from '../env'
 import { addSeconds } from '../lib/dates'
 import { type MailProvider, mailProvider } from '../lib/mail/providers'
 import type { RenderedMail } from '../lib/mail/render'
-import { PASSWORD_RESET_TTL_HOURS } from './mail-tokens'
+import { MAIL_CHANGE_TTL_HOURS, PASSWORD_RESET_TTL_HOURS } from './mail-tokens'
 
 /**
  * The outbox (DESIGN §5). A mail is inserted in the same D1 batch as whatever it announces (the
@@ -59,7 +59,10 @@ type Claimed = Pick<OutboxRow, 'id' | 'created_at' | 'to_address' | 'subject' | 
  * Mails whose body carries a token, and how long it lives: once a real provider has them the outbox
  * keeps no copy, and one still undelivered when its link expires is not sent at all.
  */
-const TOKEN_LIFETIME_SECONDS: Partial<Record<MailKind, number>> = { PASSWORD_RESET: PASSWORD_RESET_TTL_HOURS * 3600 }
+const TOKEN_LIFETIME_SECONDS: Partial<Record<MailKind, number>> = {
+  PASSWORD_RESET: PASSWORD_RESET_TTL_HOURS * 3600,
+  MAIL_CHANGE_CONFIRM: MAIL_CHANGE_TTL_HOURS * 3600,
+}
 /** Workers allow six simultaneous outgoing connections; a provider call waiting for one must not time out. */
 const SEND_CONCURRENCY = 5
 

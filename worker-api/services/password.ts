@@ -3,14 +3,14 @@ import { batch, getDb, insertWhen } from '../db/client'
 import type { Env } from '../env'
 import { randomToken, sha256Hex } from '../lib/crypto'
 import { addSeconds } from '../lib/dates'
-import { isLoopback, sameDomain } from '../lib/domain'
+import { linkOrigin } from '../lib/domain'
 import { BusinessError } from '../lib/errors'
 import { mailLanguage, passwordChangedMail, passwordResetMail } from '../lib/mail/templates'
 import { hashPassword, verifyPassword } from '../lib/password'
 import type { Actor } from './actor'
 import { claimAttempt, clearAttempts, type RequestContext } from './auth'
 import { requireCaptcha } from './captcha'
-import { PASSWORD_RESET_TTL_HOURS, voidResetLinks } from './mail-tokens'
+import { liveMailToken, PASSWORD_RESET_TTL_HOURS, PASSWORD_SETTING_PURPOSES, voidResetLinks } from './mail-tokens'
 
 export { PASSWORD_RESET_TTL_HOURS }
 
@@ -90,45 +90,9 @@ export async function queueResetMail(env: Env, address: string, context: Request
   return queuedIds(results)
 }
 
-/**
- * Where a mail's link opens: the account's domain (DESIGN §5), scheme included, so a request that
- * reached the portal over plain HTTP cannot make the token travel unencrypted. On a loopback
- * address the request's own origin is kept, for the port of a local run.
- */
-export function linkOrigin(userDomain: string, requestOrigin: string): string {
-  const local = isLoopback(userDomain) && sameDomain(userDomain, requestOrigin)
-  return (local ? requestOrigin : userDomain).replace(/\/+$/, '')
-}
-
-/** A mail token and its user, or the spec's errors: unknown, already used, expired. */
-async function liveToken(env: Env, token: string, now = new Date()) {
-  const row = await getDb(env.DB)
-    .selectFrom('mail_token as t')
-    .innerJoin('utilisateur as u', 'u.id', 't.utilisateur_id')
-    .select([
-      't.id',
-      't.expires_at',
-      't.used_at',
-      'u.id as user_id',
-      'u.login',
-      'u.nom',
-      'u.prenom',
-      'u.mail',
-      'u.langue',
-      'u.actif',
-      'u.supprime',
-    ])
-    .where('t.token_hash', '=', await sha256Hex(token))
-    .executeTakeFirst()
-  if (!row) throw new BusinessError('TOKEN_NOT_FOUND', 404, 'Unknown link')
-  if (row.used_at) throw new BusinessError('TOKEN_USED', 410, 'This link has already been used')
-  if (row.expires_at <= now.toISOString()) throw new BusinessError('TOKEN_EXPIRED', 410, 'This link has expired')
-  return row
-}
-
 /** GET rest/public/bd/password/token/{token}: the user the link is for (spec §3: actif, supprime, mail). */
 export async function tokenUser(env: Env, token: string) {
-  const row = await liveToken(env, token)
+  const row = await liveMailToken(env, token, PASSWORD_SETTING_PURPOSES)
   return { mail: row.mail, actif: row.actif === 1, supprime: row.supprime === 1 }
 }
 
@@ -139,7 +103,7 @@ export async function tokenUser(env: Env, token: string) {
  * by mail (returns the outbox ids).
  */
 export async function renewPassword(env: Env, input: { token: string; password: string }): Promise<number[]> {
-  const row = await liveToken(env, input.token)
+  const row = await liveMailToken(env, input.token, PASSWORD_SETTING_PURPOSES)
   if (!row.actif || row.supprime) throw new BusinessError('USER_DISABLED', 403, 'User disabled')
   const db = getDb(env.DB)
   const now = new Date().toISOString()

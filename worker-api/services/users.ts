@@ -1,14 +1,21 @@
-import { sql } from 'kysely'
+import { type ExpressionBuilder, sql } from 'kysely'
 import type { ProfileInput } from '../contract/user'
-import { batch, type DB, getDb } from '../db/client'
-import type { UtilisateurRow } from '../db/schema'
+import { batch, type DB, getDb, insertWhen } from '../db/client'
+import type { Database, UtilisateurRow } from '../db/schema'
 import type { Env } from '../env'
-import { todayIso, toWireDate } from '../lib/dates'
-import { sameDomain } from '../lib/domain'
+import { randomToken, sha256Hex } from '../lib/crypto'
+import { addSeconds, nowIso, todayIso, toWireDate } from '../lib/dates'
+import { linkOrigin, sameDomain } from '../lib/domain'
 import { BusinessError, forbidden, notFound } from '../lib/errors'
-import { mailChangedMail, mailLanguage } from '../lib/mail/templates'
+import {
+  mailChangeConfirmMail,
+  mailChangedMail,
+  mailChangeRequestedMail,
+  mailLanguage,
+  mailNowUsedMail,
+} from '../lib/mail/templates'
 import type { Actor } from './actor'
-import { voidResetLinks } from './mail-tokens'
+import { MAIL_CHANGE_TTL_HOURS, voidMailChanges, voidResetLinks } from './mail-tokens'
 import { queuedIds, queueMail } from './outbox'
 
 export type Poste = {
@@ -34,6 +41,8 @@ export type User = {
   postesFutur: Poste[]
   /** Expiry of the pending registration token, in epoch milliseconds, or null. */
   tokenRegister: number | null
+  /** The address the user asked to move to, until they confirm it from there (or null). */
+  mailEnAttente: string | null
 }
 
 type PosteWithPath = Poste & { path: string; current: boolean }
@@ -107,7 +116,26 @@ function strip({ path: _path, current: _current, ...poste }: PosteWithPath): Pos
   return poste
 }
 
-export function toUser(row: UtilisateurRow, postes: PosteWithPath[], modification: boolean): User {
+/**
+ * The address a user asked to move to and has not confirmed yet (their latest live request), as a
+ * column of a query on `utilisateur`: no round trip of its own.
+ */
+export function pendingMail(eb: ExpressionBuilder<Database, 'utilisateur'>) {
+  return eb
+    .selectFrom('mail_token as pending')
+    .select('pending.new_mail')
+    .whereRef('pending.utilisateur_id', '=', 'utilisateur.id')
+    .where('pending.purpose', '=', 'MAIL_CHANGE')
+    .where('pending.used_at', 'is', null)
+    .where('pending.expires_at', '>', nowIso())
+    .orderBy('pending.id', 'desc')
+    .limit(1)
+    .as('mail_en_attente')
+}
+
+type UserRow = UtilisateurRow & { mail_en_attente?: string | null }
+
+export function toUser(row: UserRow, postes: PosteWithPath[], modification: boolean): User {
   return {
     id: row.id,
     login: row.login,
@@ -121,6 +149,7 @@ export function toUser(row: UtilisateurRow, postes: PosteWithPath[], modificatio
     postesEnCours: postes.filter((p) => p.current).map(strip),
     postesFutur: postes.filter((p) => !p.current).map(strip),
     tokenRegister: row.token_register_expires_at ? Date.parse(row.token_register_expires_at) : null,
+    mailEnAttente: row.mail_en_attente ?? null,
   }
 }
 
@@ -130,7 +159,7 @@ export async function getUser(db: DB, actor: Actor, id: number): Promise<User> {
   if (!actor.admin && id !== actor.id) throw forbidden('You may only read your own profile')
   // Independent reads, in parallel: this runs on every page load (the layout's guard).
   const [row, postes, scope] = await Promise.all([
-    db.selectFrom('utilisateur').selectAll().where('id', '=', id).executeTakeFirst(),
+    db.selectFrom('utilisateur').selectAll().select(pendingMail).where('id', '=', id).executeTakeFirst(),
     postesOf(db, [id]),
     id === actor.id ? [] : adminScope(db, actor),
   ])
@@ -140,13 +169,27 @@ export async function getUser(db: DB, actor: Actor, id: number): Promise<User> {
   return toUser(row, postes, canManage(actor, row, postes, scope))
 }
 
+/** Requests a user may make per hour to move their account to another address (each sends a mail). */
+export const MAIL_CHANGE_REQUESTS_PER_HOUR = 3
+
+const mailTaken = (mail: string) =>
+  new BusinessError('MAIL_ALREADY_USED', 409, 'This e-mail address is already used', [mail])
+
 /**
  * PUT rest/bd/utilisateur/{id}: nom, prenom and mail (spec §5; the login stays). A user edits
  * themself; an admin edits a user whose `modification` flag they get (DESIGN §4). A new mail must be
- * free; the former address is told of the change, in the same batch.
+ * free. A user's own new address takes effect only once confirmed from it (`requestMailChange`); an
+ * administrator's applies at once, and both addresses are told. Returns the outbox ids.
  */
-export async function updateProfile(env: Env, actor: Actor, id: number, input: ProfileInput): Promise<number[]> {
+export async function updateProfile(
+  env: Env,
+  actor: Actor,
+  id: number,
+  input: ProfileInput,
+  context: { origin: string },
+): Promise<number[]> {
   const db = getDb(env.DB)
+  const now = new Date()
   // The permission check and the reads the update needs, in parallel; a refusal still comes first.
   const [, row, taken] = await Promise.all([
     id === actor.id
@@ -155,9 +198,18 @@ export async function updateProfile(env: Env, actor: Actor, id: number, input: P
           if (!target.modification) throw forbidden('You may not edit this user')
         }),
     db
-      .selectFrom('utilisateur')
-      .select(['id', 'login', 'nom', 'prenom', 'mail', 'langue'])
-      .where('id', '=', id)
+      .selectFrom('utilisateur as u')
+      .select(['u.id', 'u.login', 'u.nom', 'u.prenom', 'u.mail', 'u.domain', 'u.langue'])
+      .select((eb) =>
+        eb
+          .selectFrom('mail_token as t')
+          .select(eb.fn.countAll<number>().as('n'))
+          .whereRef('t.utilisateur_id', '=', 'u.id')
+          .where('t.purpose', '=', 'MAIL_CHANGE')
+          .where('t.created_at', '>', addSeconds(-3600, now).toISOString())
+          .as('recent_mail_changes'),
+      )
+      .where('u.id', '=', id)
       .executeTakeFirst(),
     db
       .selectFrom('utilisateur')
@@ -167,36 +219,117 @@ export async function updateProfile(env: Env, actor: Actor, id: number, input: P
       .executeTakeFirst(),
   ])
   if (!row) throw notFound('Unknown user')
-  if (taken) throw new BusinessError('MAIL_ALREADY_USED', 409, 'This e-mail address is already used', [input.mail])
-  const now = new Date()
+  if (taken) throw mailTaken(input.mail)
+  const at = now.toISOString()
+  const mailChanged = row.mail.toLowerCase() !== input.mail.toLowerCase()
+  const language = mailLanguage(row.langue)
+  const recipient = { ...row, ...input }
+
+  if (mailChanged && id === actor.id) {
+    if (Number(row.recent_mail_changes) >= MAIL_CHANGE_REQUESTS_PER_HOUR) {
+      throw new BusinessError('TOO_MANY_ATTEMPTS', 429, 'Too many address changes; retry later', [3600])
+    }
+    const names = db
+      .updateTable('utilisateur')
+      .set({ nom: input.nom, prenom: input.prenom, updated_at: at })
+      .where('id', '=', id)
+    return queuedIds(await batch(env.DB, [names, ...(await requestMailChange(db, row, input, context, now))]))
+  }
+
   const update = db
     .updateTable('utilisateur')
-    .set({ nom: input.nom, prenom: input.prenom, mail: input.mail, updated_at: now.toISOString() })
+    .set({ nom: input.nom, prenom: input.prenom, mail: input.mail, updated_at: at })
     .where('id', '=', id)
-  const mailChanged = row.mail.toLowerCase() !== input.mail.toLowerCase()
-  // A reset link sent to the former address must not outlive the change.
-  const notice = mailChanged
+  // Links sent to the former address must not outlive the change; both addresses are told.
+  const notices = mailChanged
     ? [
-        voidResetLinks(db, id, now.toISOString()),
+        voidResetLinks(db, id, at),
+        voidMailChanges(db, id, at),
         queueMail(
           db,
-          {
-            ...mailChangedMail(mailLanguage(row.langue), { ...row, ...input }, input.mail),
-            to: row.mail,
-            userId: id,
-            kind: 'MAIL_CHANGED',
-          },
+          { ...mailChangedMail(language, recipient, input.mail), to: row.mail, userId: id, kind: 'MAIL_CHANGED' },
+          now,
+        ),
+        queueMail(
+          db,
+          { ...mailNowUsedMail(language, recipient, input.mail), to: input.mail, userId: id, kind: 'MAIL_NOW_USED' },
           now,
         ),
       ]
     : []
   try {
-    return queuedIds(await batch(env.DB, [update, ...notice]))
+    return queuedIds(await batch(env.DB, [update, ...notices]))
   } catch (error) {
     // Another request took the address meanwhile (the unique index): the same answer as above.
-    if (String(error).includes('UNIQUE')) {
-      throw new BusinessError('MAIL_ALREADY_USED', 409, 'This e-mail address is already used', [input.mail])
-    }
+    if (String(error).includes('UNIQUE')) throw mailTaken(input.mail)
     throw error
   }
+}
+
+/**
+ * A user's own move to another address (security review: a session alone must not move the account
+ * to another mailbox): a single-use link, valid 24 hours, goes to the new address, and the current
+ * one is told of the request. Earlier requests die with this one. The statements for the caller's
+ * batch; the cap on requests per hour is kept atomically with the link's insert.
+ */
+async function requestMailChange(
+  db: DB,
+  user: { id: number; login: string; nom: string; prenom: string; mail: string; domain: string; langue: string },
+  input: ProfileInput,
+  context: { origin: string },
+  now: Date,
+) {
+  const at = now.toISOString()
+  const token = randomToken()
+  const tokenHash = await sha256Hex(token)
+  const language = mailLanguage(user.langue)
+  const recipient = { ...user, ...input }
+  const url = `${linkOrigin(user.domain, context.origin)}/confirmMail/${token}`
+  const written = db.selectFrom('mail_token').select('id').where('token_hash', '=', tokenHash)
+  const underCap = db
+    .selectFrom('mail_token')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('utilisateur_id', '=', user.id)
+    .where('purpose', '=', 'MAIL_CHANGE')
+    .where('created_at', '>', addSeconds(-3600, now).toISOString())
+    .having((eb) => eb.fn.countAll(), '<', MAIL_CHANGE_REQUESTS_PER_HOUR)
+  return [
+    voidMailChanges(db, user.id, at),
+    insertWhen(
+      db,
+      'mail_token',
+      {
+        token_hash: tokenHash,
+        utilisateur_id: user.id,
+        purpose: 'MAIL_CHANGE',
+        new_mail: input.mail,
+        expires_at: addSeconds(MAIL_CHANGE_TTL_HOURS * 3600, now).toISOString(),
+        used_at: null,
+        created_at: at,
+      },
+      underCap,
+    ),
+    queueMail(
+      db,
+      {
+        ...mailChangeConfirmMail(language, recipient, input.mail, url, MAIL_CHANGE_TTL_HOURS),
+        to: input.mail,
+        userId: user.id,
+        kind: 'MAIL_CHANGE_CONFIRM',
+      },
+      now,
+      written,
+    ),
+    queueMail(
+      db,
+      {
+        ...mailChangeRequestedMail(language, recipient, input.mail),
+        to: user.mail,
+        userId: user.id,
+        kind: 'MAIL_CHANGE_REQUESTED',
+      },
+      now,
+      written,
+    ),
+  ]
 }

@@ -25,6 +25,27 @@ const fr = {
     intro: "L'adresse e-mail de votre compte {{login}} est désormais {{mail}}.",
     warning: "Si vous n'êtes pas à l'origine de ce changement, contactez immédiatement votre administrateur.",
   },
+  mailChangeConfirm: {
+    subject: 'Confirmez votre nouvelle adresse e-mail',
+    intro: "Vous avez demandé que l'adresse e-mail de votre compte {{login}} devienne {{mail}}.",
+    action: 'Confirmer cette adresse',
+    expiry: "Ce lien est valable {{hours}} heures et ne sert qu'une fois. L'adresse ne change qu'une fois confirmée.",
+    ignore:
+      "Si vous n'êtes pas à l'origine de cette demande, ignorez ce message : l'adresse du compte reste inchangée.",
+  },
+  mailChangeRequested: {
+    subject: 'Demande de changement de votre adresse e-mail',
+    intro:
+      "Une demande a été faite pour que l'adresse e-mail de votre compte {{login}} devienne {{mail}}. Elle ne prendra effet que si le lien envoyé à cette nouvelle adresse est ouvert.",
+    warning:
+      "Si vous n'êtes pas à l'origine de cette demande, changez votre mot de passe et contactez immédiatement votre administrateur.",
+  },
+  mailNowUsed: {
+    subject: 'Votre compte utilise désormais cette adresse',
+    intro:
+      "Votre administrateur a fait de {{mail}} l'adresse e-mail de votre compte {{login}} : les messages du portail vous parviendront ici.",
+    warning: 'Si ce compte ne vous concerne pas, signalez-le à votre administrateur.',
+  },
 }
 
 type Shape<T> = { [K in keyof T]: T[K] extends string ? string : Shape<T[K]> }
@@ -51,6 +72,25 @@ const en: MailWords = {
     subject: 'Your e-mail address has changed',
     intro: 'The e-mail address of your account {{login}} is now {{mail}}.',
     warning: 'If you did not make this change, contact your administrator straight away.',
+  },
+  mailChangeConfirm: {
+    subject: 'Confirm your new e-mail address',
+    intro: 'You asked for the e-mail address of your account {{login}} to become {{mail}}.',
+    action: 'Confirm this address',
+    expiry: 'This link is valid for {{hours}} hours and works only once. The address changes only once confirmed.',
+    ignore: 'If you did not ask for this, ignore this message: the address of the account stays as it is.',
+  },
+  mailChangeRequested: {
+    subject: 'Request to change your e-mail address',
+    intro:
+      'Someone asked for the e-mail address of your account {{login}} to become {{mail}}. It takes effect only if the link sent to that new address is opened.',
+    warning: 'If you did not ask for this, change your password and contact your administrator straight away.',
+  },
+  mailNowUsed: {
+    subject: 'Your account now uses this address',
+    intro:
+      'Your administrator made {{mail}} the e-mail address of your account {{login}}: the portal will write to you here.',
+    warning: 'If this account is not yours, tell your administrator.',
   },
 }
 

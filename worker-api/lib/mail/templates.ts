@@ -41,3 +41,46 @@ export function passwordChangedMail(language: MailLanguage, user: Recipient): Re
     notes: [m.warning],
   })
 }
+
+/** Sent to the new address a user gave themself: the change waits for this link (DESIGN §5). */
+export function mailChangeConfirmMail(
+  language: MailLanguage,
+  user: Recipient,
+  newMail: string,
+  url: string,
+  hours: number,
+): RenderedMail {
+  const words = MAIL_LANGUAGES[language]
+  const m = words.mailChangeConfirm
+  return renderMail(language, {
+    subject: m.subject,
+    greeting: fill(words.greeting, user),
+    paragraphs: [fill(m.intro, { ...user, mail: newMail })],
+    action: { label: m.action, url },
+    notes: [fill(m.expiry, { hours }), m.ignore],
+  })
+}
+
+/** Sent to the current address when a change to another one is asked for, before it takes effect. */
+export function mailChangeRequestedMail(language: MailLanguage, user: Recipient, newMail: string): RenderedMail {
+  const words = MAIL_LANGUAGES[language]
+  const m = words.mailChangeRequested
+  return renderMail(language, {
+    subject: m.subject,
+    greeting: fill(words.greeting, user),
+    paragraphs: [fill(m.intro, { ...user, mail: newMail })],
+    notes: [m.warning],
+  })
+}
+
+/** Sent to the new address an administrator gave a user: it is the account's from now on. */
+export function mailNowUsedMail(language: MailLanguage, user: Recipient, newMail: string): RenderedMail {
+  const words = MAIL_LANGUAGES[language]
+  const m = words.mailNowUsed
+  return renderMail(language, {
+    subject: m.subject,
+    greeting: fill(words.greeting, user),
+    paragraphs: [fill(m.intro, { ...user, mail: newMail })],
+    notes: [m.warning],
+  })
+}

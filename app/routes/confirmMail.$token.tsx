@@ -1,0 +1,86 @@
+import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, redirect } from '@remix-run/cloudflare'
+import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
+import { MailCheck } from 'lucide-react'
+import { useTranslation } from 'react-i18next'
+import { FormError } from '~/components/form-error'
+import { PublicPage } from '~/components/public-page'
+import { Button } from '~/components/ui/button'
+import { callApi } from '~/lib/api.server'
+import { apiMessage, type Failure, type Message } from '~/lib/api-errors'
+import { hasSession } from '~/lib/auth.server'
+import { i18nServer } from '~/lib/i18n.server'
+import { toastHeaders } from '~/lib/toast.server'
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+
+type MailChange = { mail: string; login: string }
+/** What the link allows: confirming the address, or why not. */
+type LinkState = { kind: 'form'; mail: string; login: string } | { kind: 'unusable'; message: Message }
+
+const LINK_ERRORS = new Set(['TOKEN_EXPIRED', 'TOKEN_USED', 'TOKEN_NOT_FOUND'])
+
+function failedLinkState(result: Failure): LinkState | null {
+  const code = result.error.businessCode
+  return LINK_ERRORS.has(code) ? { kind: 'unusable', message: { key: `confirmMail.${code}` } } : null
+}
+
+/**
+ * The link a user's new address received (security review, finding 2). Opening it only shows what it
+ * would do; the change is a POST of its own, so that a mail scanner following links changes nothing.
+ */
+export async function loader({ request, context, params }: LoaderFunctionArgs) {
+  const [lookup, t] = await Promise.all([
+    callApi<MailChange>(request, context, `public/bd/utilisateur/mail/token/${encodeURIComponent(params.token ?? '')}`),
+    i18nServer.getFixedT(request),
+  ])
+  const title = `${t('confirmMail.title')} · ${t('app.name')}`
+  if (lookup.ok) return { state: { kind: 'form', ...lookup.data } as LinkState, title }
+  const state = failedLinkState(lookup)
+  if (!state) throw new Response(lookup.error.businessCode, { status: lookup.status >= 500 ? 503 : lookup.status })
+  return { state, title }
+}
+
+export async function action({ request, context, params }: ActionFunctionArgs) {
+  const result = await callApi<MailChange>(request, context, 'public/bd/utilisateur/mail/confirm/', {
+    method: 'POST',
+    body: { token: params.token ?? '' },
+  })
+  if (result.ok) {
+    const values = { mail: result.data.mail }
+    const headers = await toastHeaders(context, { type: 'success', key: 'confirmMail.done', values })
+    // Signed in here: back to the profile, which shows the new address; else to sign-in.
+    return redirect((await hasSession(request, context)) ? '/pages/user/me' : '/login', { headers })
+  }
+  const state = failedLinkState(result)
+  if (state) return { state, error: null }
+  return { state: null, error: apiMessage(result, 'confirmMail.failed') }
+}
+
+export default function ConfirmMail() {
+  const loaded = useLoaderData<typeof loader>()
+  const actionData = useActionData<typeof action>()
+  const navigation = useNavigation()
+  const { t } = useTranslation()
+  const state = actionData?.state ?? loaded.state
+  if (state.kind === 'unusable') {
+    return (
+      <PublicPage title={t('confirmMail.errorTitle')}>
+        <FormError message={t(state.message.key, state.message.values)} />
+      </PublicPage>
+    )
+  }
+  const pending = navigation.state === 'submitting'
+  const error = actionData?.error ? t(actionData.error.key, actionData.error.values) : null
+  return (
+    <PublicPage title={t('confirmMail.title')}>
+      <p>{t('confirmMail.intro', { login: state.login, mail: state.mail })}</p>
+      <Form method="post" className="flex flex-col gap-4">
+        <FormError message={error} />
+        <Button type="submit" disabled={pending} aria-disabled={pending}>
+          <MailCheck aria-hidden />
+          {pending ? t('confirmMail.submitting') : t('confirmMail.submit')}
+        </Button>
+      </Form>
+    </PublicPage>
+  )
+}
