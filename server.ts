@@ -6,7 +6,7 @@ import * as build from './build/server'
 import { createApp } from './worker-api/app'
 import { API_BASE } from './worker-api/base'
 import type { Env } from './worker-api/env'
-import { missingSecrets } from './worker-api/env'
+import { configurationProblems } from './worker-api/env'
 import { isSameOriginWrite, securityHeaders, withOwnOrigin } from './worker-api/lib/security-headers'
 import { purgeExpired } from './worker-api/services/maintenance'
 import { deliverOutbox } from './worker-api/services/outbox'
@@ -24,10 +24,10 @@ function nonce() {
 /** The Worker: /portail-backend/* is the REST API, everything else is the Remix UI. */
 export default {
   async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
-    const missing = missingSecrets(env)
-    if (missing.length > 0) {
+    const problems = configurationProblems(env)
+    if (problems.length > 0) {
       // Named in the logs only: the public answer says nothing about the configuration.
-      console.error(`Missing or invalid configuration (secrets need 32+ characters): ${missing.join(', ')}`)
+      console.error(`Refusing to serve until the configuration is fixed: ${problems.join('; ')}`)
       return new Response('Service unavailable: server misconfigured', { status: 503 })
     }
     const url = new URL(request.url)
@@ -50,9 +50,9 @@ export default {
    * hour, expired tokens, captchas, counters and old mail are pruned.
    */
   async scheduled(controller: ScheduledController, env: Env, ctx: ExecutionContext) {
-    const missing = missingSecrets(env)
-    if (missing.length > 0) {
-      console.error(`Scheduled work skipped: missing or invalid configuration: ${missing.join(', ')}`)
+    const problems = configurationProblems(env)
+    if (problems.length > 0) {
+      console.error(`Scheduled work skipped until the configuration is fixed: ${problems.join('; ')}`)
       return
     }
     ctx.waitUntil(

@@ -1,4 +1,4 @@
-import { hashPassword } from '../worker-api/lib/password'
+import { FIRST_PEPPER_ID, hashPassword } from '../worker-api/lib/password'
 
 /**
  * The demo organisation loaded by `npm start` (and by the browser tests): a believable tree, its
@@ -251,7 +251,7 @@ export async function demoSeedSql(pepper: string, domain = DEMO_DOMAIN): Promise
         u.nom,
         u.prenom,
         u.mail,
-        u.password ? await hashPassword(u.password, pepper) : null,
+        u.password ? await hashPassword(u.password, { id: FIRST_PEPPER_ID, secret: pepper }) : null,
         u.actif === false ? 0 : 1,
         u.supprime ? 1 : 0,
         u.admin ? 1 : 0,

@@ -2,6 +2,7 @@ import { HTTPException } from 'hono/http-exception'
 import { API_BASE } from './base'
 import { requestOrigin } from './lib/domain'
 import { BusinessError, errorBody } from './lib/errors'
+import { apiHeaders } from './lib/security-headers'
 import { router } from './lib/validation'
 import { accessRoutes } from './routes/access'
 import { authRoutes } from './routes/auth'
@@ -17,9 +18,10 @@ import { actorFromBearer, applicationMayCall } from './services/actor'
 export function createApp() {
   const app = router().basePath(API_BASE)
 
-  app.use('/rest/*', async (c, next) => {
+  // Every answer, errors included: not sniffed, not framed, not cached unless a route says otherwise.
+  app.use('*', async (c, next) => {
     await next()
-    c.header('Cache-Control', c.res.headers.get('Cache-Control') ?? 'no-store')
+    apiHeaders(c.res.headers, new URL(c.req.url).protocol === 'https:')
   })
   // Every non-public call carries a bearer access token.
   app.use('/rest/bd/*', async (c, next) => {

@@ -1,3 +1,5 @@
+import { FIRST_PEPPER_ID, PEPPER_ID, pepperKeyring } from './lib/password'
+
 /** Bindings and variables of the Worker (wrangler.toml [vars], .dev.vars, `wrangler secret`). */
 export interface Env {
   DB: D1Database
@@ -7,8 +9,12 @@ export interface Env {
   JWT_SECRET: string
   /** Signs the browser session cookie of the Remix side. */
   SESSION_SECRET: string
-  /** HMAC key mixed into every password hash. */
+  /** HMAC key mixed into every new password hash. */
   PASSWORD_PEPPER: string
+  /** The id stored with the hashes PASSWORD_PEPPER makes (default "1"); change it with the pepper. */
+  PASSWORD_PEPPER_ID?: string
+  /** Former peppers, "id:secret" pairs: hashes made with them still verify and are renewed at sign-in. */
+  PASSWORD_PEPPERS_RETIRED?: string
   /** HMAC key of the self-hosted captcha challenges. */
   CAPTCHA_HMAC_KEY: string
   /** `altcha` (self-hosted, default) or `turnstile`. */
@@ -31,14 +37,51 @@ export interface Env {
 }
 
 const REQUIRED_SECRETS = ['JWT_SECRET', 'SESSION_SECRET', 'PASSWORD_PEPPER', 'CAPTCHA_HMAC_KEY'] as const
+const MIN_SECRET_LENGTH = 32
+
+/**
+ * The values of `.dev.vars.example` are published with the code: they all start with this marker
+ * (a unit test keeps it so), and a Worker outside development refuses to run with any of them.
+ */
+export const DEVELOPMENT_ONLY_MARKER = 'dev-only-'
 
 /** Names the missing or too-short secrets, so a misconfigured deploy fails with a clear message. */
 export function missingSecrets(env: Partial<Env>): string[] {
-  const missing: string[] = REQUIRED_SECRETS.filter((key) => (env[key]?.length ?? 0) < 32)
+  const missing: string[] = REQUIRED_SECRETS.filter((key) => (env[key]?.length ?? 0) < MIN_SECRET_LENGTH)
   if (env.CAPTCHA_PROVIDER === 'turnstile') {
     for (const key of ['TURNSTILE_SITE_KEY', 'TURNSTILE_SECRET_KEY'] as const) if (!env[key]) missing.push(key)
   }
   return missing
+}
+
+/**
+ * Everything that keeps the Worker from serving, each naming its setting: missing or short secrets,
+ * the published development values anywhere but in development, and a pepper keyring it cannot read.
+ */
+export function configurationProblems(env: Partial<Env>): string[] {
+  const problems = missingSecrets(env).map((key) => `${key} is missing or shorter than ${MIN_SECRET_LENGTH} characters`)
+  const retired = pepperKeyring({ PASSWORD_PEPPER: '', ...env }).retired
+  if (env.ENVIRONMENT !== 'development') {
+    for (const key of [...REQUIRED_SECRETS, 'PASSWORD_PEPPERS_RETIRED'] as const) {
+      if (env[key]?.includes(DEVELOPMENT_ONLY_MARKER)) {
+        problems.push(`${key} holds a published development-only value (see .dev.vars.example)`)
+      }
+    }
+  }
+  if (env.PASSWORD_PEPPER_ID !== undefined && !PEPPER_ID.test(env.PASSWORD_PEPPER_ID)) {
+    problems.push('PASSWORD_PEPPER_ID must be 1 to 16 letters, digits, "-" or "_"')
+  }
+  const entries = (env.PASSWORD_PEPPERS_RETIRED ?? '').split(/[\s,]+/).filter(Boolean)
+  if (
+    entries.length !== Object.keys(retired).length ||
+    Object.entries(retired).some(([id, secret]) => !PEPPER_ID.test(id) || secret.length < MIN_SECRET_LENGTH)
+  ) {
+    problems.push(`PASSWORD_PEPPERS_RETIRED must be "id:secret" pairs, secrets of ${MIN_SECRET_LENGTH}+ characters`)
+  }
+  if ((env.PASSWORD_PEPPER_ID ?? FIRST_PEPPER_ID) in retired) {
+    problems.push('PASSWORD_PEPPER_ID names a retired pepper')
+  }
+  return problems
 }
 
 export type AppEnv = {

@@ -1,9 +1,16 @@
 import { createCookie } from '@remix-run/cloudflare'
 import { RemixI18Next } from 'remix-i18next/server'
 import { i18nConfig, languageFromAcceptLanguage, resources } from './i18n'
+import { isHttps } from './session.server'
+
+const LANGUAGE_COOKIE = { path: '/', sameSite: 'lax', httpOnly: true, maxAge: 31_536_000 } as const
 
 /** The language switch's choice; it overrides the browser's language. */
-export const languageCookie = createCookie('lng', { path: '/', sameSite: 'lax', httpOnly: true, maxAge: 31_536_000 })
+const languageCookie = createCookie('lng', LANGUAGE_COOKIE)
+
+/** The same cookie to set, `Secure` over HTTPS. */
+export const languageCookieFor = (request: Request) =>
+  createCookie('lng', { ...LANGUAGE_COOKIE, secure: isHttps(request) })
 
 export const i18nServer = new RemixI18Next({
   detection: {

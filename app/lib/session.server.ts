@@ -6,12 +6,15 @@ type SessionData = { accessToken: string; refreshToken: string; user: SessionUse
 /** Matches the refresh token's absolute lifetime (DESIGN §3). */
 const SESSION_MAX_AGE = 10 * 60 * 60
 
+/** Whether the browser reached the portal over HTTPS: its cookies are then `Secure`. */
+export const isHttps = (request: Request) => new URL(request.url).protocol === 'https:'
+
 /**
  * The browser session: the token pair and the user, in a signed HttpOnly cookie. Over HTTPS it is a
  * `__Host-` cookie (Secure, Path=/, no Domain); plain-HTTP development uses an ordinary name.
  */
 function storage(request: Request, context: AppLoadContext) {
-  const secure = new URL(request.url).protocol === 'https:'
+  const secure = isHttps(request)
   return createCookieSessionStorage<SessionData>({
     cookie: {
       name: secure ? '__Host-portail-session' : 'portail-session',

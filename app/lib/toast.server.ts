@@ -1,13 +1,18 @@
 import { type AppLoadContext, createCookieSessionStorage } from '@remix-run/cloudflare'
+import { isHttps } from './session.server'
 
 export type Toast = { type: 'success' | 'error' | 'info'; key: string; values?: Record<string, string | number> }
 
-/** One-shot notices carried across a redirect, in a signed cookie of their own (not the auth session). */
-function toastStorage(context: AppLoadContext) {
+/**
+ * One-shot notices carried across a redirect, in a signed cookie of their own (not the auth session);
+ * Secure over HTTPS, like the session cookie.
+ */
+function toastStorage(request: Request, context: AppLoadContext) {
   return createCookieSessionStorage<Record<string, never>, { toast: Toast }>({
     cookie: {
       name: 'portail-toast',
       httpOnly: true,
+      secure: isHttps(request),
       sameSite: 'lax',
       path: '/',
       maxAge: 60,
@@ -16,15 +21,15 @@ function toastStorage(context: AppLoadContext) {
   })
 }
 
-export async function toastHeaders(context: AppLoadContext, toast: Toast): Promise<HeadersInit> {
-  const storage = toastStorage(context)
+export async function toastHeaders(request: Request, context: AppLoadContext, toast: Toast): Promise<HeadersInit> {
+  const storage = toastStorage(request, context)
   const session = await storage.getSession()
   session.flash('toast', toast)
   return { 'Set-Cookie': await storage.commitSession(session) }
 }
 
 export async function readToast(request: Request, context: AppLoadContext) {
-  const storage = toastStorage(context)
+  const storage = toastStorage(request, context)
   const session = await storage.getSession(request.headers.get('Cookie'))
   const toast = session.get('toast') ?? null
   return { toast, headers: toast ? { 'Set-Cookie': await storage.destroySession(session) } : undefined }

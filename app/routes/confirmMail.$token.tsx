@@ -47,7 +47,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   })
   if (result.ok) {
     const values = { mail: result.data.mail }
-    const headers = await toastHeaders(context, { type: 'success', key: 'confirmMail.done', values })
+    const headers = await toastHeaders(request, context, { type: 'success', key: 'confirmMail.done', values })
     // Signed in here: back to the profile, which shows the new address; else to sign-in.
     return redirect((await hasSession(request, context)) ? '/pages/user/me' : '/login', { headers })
   }

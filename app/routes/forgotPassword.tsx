@@ -44,7 +44,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     body: { mail: submission.value.mail, domain: new URL(request.url).origin, captcha },
   })
   if (!result.ok) return failure(apiMessage(result, 'forgot.failed'))
-  return redirect('/login', { headers: await toastHeaders(context, { type: 'success', key: 'forgot.sent' }) })
+  return redirect('/login', { headers: await toastHeaders(request, context, { type: 'success', key: 'forgot.sent' }) })
 }
 
 export default function ForgotPassword() {

@@ -7,7 +7,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const headers = new Headers()
   const cleared = await endSession(request, context)
   if (cleared) headers.append('Set-Cookie', cleared)
-  for (const [name, value] of Object.entries(await toastHeaders(context, { type: 'info', key: 'login.loggedOut' }))) {
+  for (const [name, value] of Object.entries(
+    await toastHeaders(request, context, { type: 'info', key: 'login.loggedOut' }),
+  )) {
     headers.append(name, value)
   }
   return redirect('/login', { headers })

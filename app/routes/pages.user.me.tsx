@@ -49,7 +49,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const reply = async (intent: Intent, result: SubmissionResult<string[]>, error: Message | null = null) =>
     data<ActionData>({ intent, result, error }, { status: 400, headers: await auth.headers() })
   const done = async (key: string, values?: Record<string, string>) => {
-    const headers = new Headers(await toastHeaders(context, { type: 'success', key, values }))
+    const headers = new Headers(await toastHeaders(request, context, { type: 'success', key, values }))
     headers.append('Set-Cookie', await auth.session.commit())
     return redirect('/pages/user/me', { headers })
   }

@@ -59,7 +59,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     body: { token: params.token ?? '', password: submission.value.password },
   })
   if (result.ok) {
-    return redirect('/login', { headers: await toastHeaders(context, { type: 'success', key: 'renew.done' }) })
+    return redirect('/login', { headers: await toastHeaders(request, context, { type: 'success', key: 'renew.done' }) })
   }
   // The link stopped working meanwhile (used in another tab, expired, user disabled): say why.
   const state = failedLinkState(result)

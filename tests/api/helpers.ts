@@ -4,7 +4,7 @@ import { expect, vi } from 'vitest'
 import { createApp } from '../../worker-api/app'
 import { getDb } from '../../worker-api/db/client'
 import { todayIso } from '../../worker-api/lib/dates'
-import { hashPassword } from '../../worker-api/lib/password'
+import { hashPassword, pepperKeyring } from '../../worker-api/lib/password'
 
 export const app = createApp()
 export const ORIGIN = 'http://localhost:8787'
@@ -128,7 +128,7 @@ export async function createUser(options: UserOptions = {}) {
       nom: `Nom${n}`,
       prenom: `Prenom${n}`,
       mail: `${login}@example.test`,
-      password_hash: password ? await hashPassword(password, env.PASSWORD_PEPPER) : null,
+      password_hash: password ? await hashPassword(password, pepperKeyring(env).current) : null,
       actif: options.actif === false ? 0 : 1,
       supprime: options.supprime ? 1 : 0,
       admin: options.admin ? 1 : 0,

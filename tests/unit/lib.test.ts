@@ -2,26 +2,60 @@ import { describe, expect, it } from 'vitest'
 import { fromWireDate, todayIso, toWireDate } from '../../worker-api/lib/dates'
 import { requestOrigin, sameDomain } from '../../worker-api/lib/domain'
 import { logTypeForApplication, logTypeForName } from '../../worker-api/lib/log-types'
-import { hashPassword, PBKDF2_ITERATIONS, verifyPassword } from '../../worker-api/lib/password'
+import { hashPassword, PBKDF2_ITERATIONS, pepperKeyring, verifyPassword } from '../../worker-api/lib/password'
 
 describe('password hashing', () => {
   it('stays within the production Workers PBKDF2 limit', () => {
     expect(PBKDF2_ITERATIONS).toBeLessThanOrEqual(100_000)
   })
 
-  it('hashes self-describingly, verifies, and depends on the pepper', async () => {
-    const hash = await hashPassword('Secret12', 'pepper-a')
-    expect(hash).toMatch(/^pbkdf2-sha512\$100000\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{86}$/)
-    expect(await verifyPassword('Secret12', hash, 'pepper-a')).toEqual({ ok: true, needsRehash: false })
-    expect((await verifyPassword('Secret13', hash, 'pepper-a')).ok).toBe(false)
-    expect((await verifyPassword('Secret12', hash, 'pepper-b')).ok).toBe(false)
+  const ring = (secret: string, id = '1', retired: Record<string, string> = {}) => ({
+    current: { id, secret },
+    retired,
+  })
+
+  it('hashes self-describingly (cost and pepper id), verifies, and depends on the pepper', async () => {
+    const hash = await hashPassword('Secret12', { id: '1', secret: 'pepper-a' })
+    expect(hash).toMatch(/^pbkdf2-sha512\$100000\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{86}$/)
+    expect(await verifyPassword('Secret12', hash, ring('pepper-a'))).toEqual({ ok: true, needsRehash: false })
+    expect((await verifyPassword('Secret13', hash, ring('pepper-a'))).ok).toBe(false)
+    expect((await verifyPassword('Secret12', hash, ring('pepper-b'))).ok).toBe(false)
   })
 
   it('flags hashes of another cost for upgrade and rejects the unknown-user dummy', async () => {
-    const cheap = await hashPassword('Secret12', 'p', 1000)
-    expect(await verifyPassword('Secret12', cheap, 'p')).toEqual({ ok: true, needsRehash: true })
-    expect((await verifyPassword('anything', null, 'p')).ok).toBe(false)
-    expect((await verifyPassword('anything', 'garbage', 'p')).ok).toBe(false)
+    const cheap = await hashPassword('Secret12', { id: '1', secret: 'p' }, 1000)
+    expect(await verifyPassword('Secret12', cheap, ring('p'))).toEqual({ ok: true, needsRehash: true })
+    expect((await verifyPassword('anything', null, ring('p'))).ok).toBe(false)
+    expect((await verifyPassword('anything', 'garbage', ring('p'))).ok).toBe(false)
+  })
+
+  it('rotates the pepper: old hashes verify with the retired one and are flagged for a new hash', async () => {
+    const old = await hashPassword('Secret12', { id: '1', secret: 'old-pepper' })
+    const rotated = ring('new-pepper', '2', { '1': 'old-pepper' })
+    expect(await verifyPassword('Secret12', old, rotated)).toEqual({ ok: true, needsRehash: true })
+    expect((await verifyPassword('Wrong123', old, rotated)).ok).toBe(false)
+    const renewed = await hashPassword('Secret12', rotated.current)
+    expect(renewed.split('$')[2]).toBe('2')
+    expect(await verifyPassword('Secret12', renewed, rotated)).toEqual({ ok: true, needsRehash: false })
+    // A hash whose pepper is no longer configured never verifies.
+    expect((await verifyPassword('Secret12', old, ring('new-pepper', '2'))).ok).toBe(false)
+  })
+
+  it('reads the hashes written before pepper ids as made with pepper "1"', async () => {
+    const legacy = (await hashPassword('Secret12', { id: '1', secret: 'p' })).replace('$1$', '$')
+    expect(legacy.split('$')).toHaveLength(4)
+    expect(await verifyPassword('Secret12', legacy, ring('p'))).toEqual({ ok: true, needsRehash: false })
+    expect(await verifyPassword('Secret12', legacy, ring('q', '2', { '1': 'p' }))).toEqual({
+      ok: true,
+      needsRehash: true,
+    })
+  })
+
+  it('builds the keyring from the configuration', () => {
+    expect(
+      pepperKeyring({ PASSWORD_PEPPER: 'now', PASSWORD_PEPPER_ID: 'k3', PASSWORD_PEPPERS_RETIRED: 'k1:a,k2:b c' }),
+    ).toEqual({ current: { id: 'k3', secret: 'now' }, retired: { k1: 'a', k2: 'b' } })
+    expect(pepperKeyring({ PASSWORD_PEPPER: 'now' })).toEqual({ current: { id: '1', secret: 'now' }, retired: {} })
   })
 })
 

@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { missingSecrets } from '../../worker-api/env'
-import { isSameOriginWrite, securityHeaders } from '../../worker-api/lib/security-headers'
+import { configurationProblems, DEVELOPMENT_ONLY_MARKER, missingSecrets } from '../../worker-api/env'
+import { apiHeaders, isSameOriginWrite, securityHeaders } from '../../worker-api/lib/security-headers'
 
 const html = () => new Response('<p>x</p>', { headers: { 'Content-Type': 'text/html; charset=utf-8' } })
 
@@ -31,6 +33,35 @@ describe('security headers (DESIGN §3)', () => {
     expect(headers.get('Strict-Transport-Security')).toBeNull()
   })
 
+  it('keeps pages and their data out of every cache', () => {
+    expect(
+      securityHeaders(html(), { nonce: 'n', https: true, path: '/pages/user/me' }).headers.get('Cache-Control'),
+    ).toBe('private, no-store')
+    const data = new Response('[]', { headers: { 'Content-Type': 'text/x-script' } })
+    expect(
+      securityHeaders(data, { nonce: 'n', https: true, path: '/pages/user/me.data' }).headers.get('Cache-Control'),
+    ).toBe('private, no-store')
+  })
+
+  it('gives API answers nosniff, no framing, no referrer and no caching, unless the route chose', () => {
+    const headers = new Headers({ 'Content-Type': 'application/json' })
+    apiHeaders(headers, true)
+    expect(Object.fromEntries(headers)).toMatchObject({
+      'x-content-type-options': 'nosniff',
+      'x-frame-options': 'DENY',
+      'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+      'referrer-policy': 'no-referrer',
+      'cache-control': 'no-store',
+    })
+    expect(headers.get('Strict-Transport-Security')).toMatch(/max-age=\d+/)
+    const own = new Headers({ 'Content-Security-Policy': "frame-ancestors 'self'", 'Cache-Control': 'max-age=60' })
+    apiHeaders(own, false)
+    expect(own.get('Content-Security-Policy')).toBe("frame-ancestors 'self'")
+    expect(own.get('X-Frame-Options')).toBeNull()
+    expect(own.get('Cache-Control')).toBe('max-age=60')
+    expect(own.get('Strict-Transport-Security')).toBeNull()
+  })
+
   it('keeps token-bearing pages out of the Referer header', () => {
     expect(securityHeaders(html(), { nonce: 'n', https: true, path: '/launch' }).headers.get('Referrer-Policy')).toBe(
       'no-referrer',
@@ -51,6 +82,61 @@ describe('required secrets', () => {
     expect(missingSecrets({ ...complete, CAPTCHA_PROVIDER: 'turnstile' })).toEqual([
       'TURNSTILE_SITE_KEY',
       'TURNSTILE_SECRET_KEY',
+    ])
+  })
+})
+
+describe('a configuration the Worker refuses to serve with', () => {
+  const production = {
+    ENVIRONMENT: 'production',
+    JWT_SECRET: 'j'.repeat(32),
+    SESSION_SECRET: 's'.repeat(32),
+    PASSWORD_PEPPER: 'p'.repeat(32),
+    CAPTCHA_HMAC_KEY: 'c'.repeat(32),
+  }
+  const example = readFileSync(path.join(import.meta.dirname, '../../.dev.vars.example'), 'utf8')
+  const published = Object.fromEntries(
+    [...example.matchAll(/^([A-Z_]+)="(.*)"$/gm)].map(([, key, value]) => [key as string, value as string]),
+  )
+
+  it('marks every secret of .dev.vars.example as development-only', () => {
+    for (const key of ['JWT_SECRET', 'SESSION_SECRET', 'PASSWORD_PEPPER', 'CAPTCHA_HMAC_KEY']) {
+      expect(published[key], key).toMatch(new RegExp(`^${DEVELOPMENT_ONLY_MARKER}`))
+    }
+  })
+
+  it('names the published development values outside development, and accepts them in development', () => {
+    expect(configurationProblems(production)).toEqual([])
+    const withDevValues = { ...production, ...published, ENVIRONMENT: 'production' }
+    const problems = configurationProblems(withDevValues)
+    for (const key of ['JWT_SECRET', 'SESSION_SECRET', 'PASSWORD_PEPPER', 'CAPTCHA_HMAC_KEY']) {
+      expect(problems.some((problem) => problem.startsWith(`${key} holds a published development-only value`))).toBe(
+        true,
+      )
+    }
+    expect(configurationProblems({ ...withDevValues, ENVIRONMENT: undefined })).toHaveLength(4)
+    expect(configurationProblems({ ...withDevValues, ENVIRONMENT: 'development' })).toEqual([])
+  })
+
+  it('names a pepper keyring it cannot read', () => {
+    const retired = `1:${'o'.repeat(32)}`
+    expect(
+      configurationProblems({ ...production, PASSWORD_PEPPER_ID: '2', PASSWORD_PEPPERS_RETIRED: retired }),
+    ).toEqual([])
+    expect(configurationProblems({ ...production, PASSWORD_PEPPER_ID: 'no spaces' })).toEqual([
+      'PASSWORD_PEPPER_ID must be 1 to 16 letters, digits, "-" or "_"',
+    ])
+    expect(
+      configurationProblems({ ...production, PASSWORD_PEPPER_ID: '2', PASSWORD_PEPPERS_RETIRED: '1:short' }),
+    ).toEqual(['PASSWORD_PEPPERS_RETIRED must be "id:secret" pairs, secrets of 32+ characters'])
+    expect(configurationProblems({ ...production, PASSWORD_PEPPERS_RETIRED: retired })).toEqual([
+      'PASSWORD_PEPPER_ID names a retired pepper',
+    ])
+  })
+
+  it('names missing secrets in words', () => {
+    expect(configurationProblems({ ...production, JWT_SECRET: 'short' })).toEqual([
+      'JWT_SECRET is missing or shorter than 32 characters',
     ])
   })
 })

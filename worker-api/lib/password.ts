@@ -4,6 +4,32 @@ import { base64url, fromBase64url, hmacSha256, timingSafeEqual } from './crypto'
 export const PBKDF2_ITERATIONS = 100_000
 const ALGORITHM = 'pbkdf2-sha512'
 
+/** A pepper and the id stored with every hash made with it, so that it can be rotated. */
+export type Pepper = { id: string; secret: string }
+/** The pepper new hashes use, and the retired ones older hashes may still need. */
+export type PepperKeyring = { current: Pepper; retired: Record<string, string> }
+
+/** Hashes written before peppers had ids were made with the first one. */
+export const FIRST_PEPPER_ID = '1'
+export const PEPPER_ID = /^[A-Za-z0-9_-]{1,16}$/
+
+/**
+ * The keyring from the configuration: PASSWORD_PEPPER (id PASSWORD_PEPPER_ID, default "1") and the
+ * retired peppers of PASSWORD_PEPPERS_RETIRED, "id:secret" pairs separated by commas or spaces.
+ */
+export function pepperKeyring(env: {
+  PASSWORD_PEPPER: string
+  PASSWORD_PEPPER_ID?: string | undefined
+  PASSWORD_PEPPERS_RETIRED?: string | undefined
+}): PepperKeyring {
+  const retired: Record<string, string> = {}
+  for (const entry of (env.PASSWORD_PEPPERS_RETIRED ?? '').split(/[\s,]+/).filter(Boolean)) {
+    const separator = entry.indexOf(':')
+    if (separator > 0) retired[entry.slice(0, separator)] = entry.slice(separator + 1)
+  }
+  return { current: { id: env.PASSWORD_PEPPER_ID || FIRST_PEPPER_ID, secret: env.PASSWORD_PEPPER }, retired }
+}
+
 async function derive(password: string, pepper: string, salt: Uint8Array<ArrayBuffer>, iterations: number) {
   // The pepper keys an HMAC of the password, so a stolen database alone cannot be brute-forced.
   const peppered = await hmacSha256(pepper, password)
@@ -12,22 +38,40 @@ async function derive(password: string, pepper: string, salt: Uint8Array<ArrayBu
   return base64url(new Uint8Array(bits))
 }
 
-/** Returns a self-describing hash: `pbkdf2-sha512$<iterations>$<salt>$<hash>`. */
-export async function hashPassword(password: string, pepper: string, iterations = PBKDF2_ITERATIONS) {
+/** Returns a self-describing hash: `pbkdf2-sha512$<iterations>$<pepper id>$<salt>$<hash>`. */
+export async function hashPassword(password: string, pepper: Pepper, iterations = PBKDF2_ITERATIONS) {
   const salt = crypto.getRandomValues(new Uint8Array(16))
-  return `${ALGORITHM}$${iterations}$${base64url(salt)}$${await derive(password, pepper, salt, iterations)}`
+  const hash = await derive(password, pepper.secret, salt, iterations)
+  return `${ALGORITHM}$${iterations}$${pepper.id}$${base64url(salt)}$${hash}`
 }
 
 /** Spent on unknown identifiers so that their answer takes as long as a real check. */
-const DUMMY_HASH = `${ALGORITHM}$${PBKDF2_ITERATIONS}$AAAAAAAAAAAAAAAAAAAAAA$invalid`
+const DUMMY_HASH = `${ALGORITHM}$${PBKDF2_ITERATIONS}$${FIRST_PEPPER_ID}$AAAAAAAAAAAAAAAAAAAAAA$invalid`
 
-export async function verifyPassword(password: string, stored: string | null, pepper: string) {
-  const [algorithm, iterationsText, salt, expected] = (stored ?? DUMMY_HASH).split('$')
+/** The parts of a stored hash; the four-part form of before pepper ids used the first pepper. */
+function parse(stored: string) {
+  const parts = stored.split('$')
+  const [algorithm, iterationsText] = parts
+  const [pepperId, salt, expected] = parts.length === 4 ? [FIRST_PEPPER_ID, parts[2], parts[3]] : parts.slice(2)
   const iterations = Number(iterationsText)
-  if (algorithm !== ALGORITHM || !salt || !expected || !Number.isInteger(iterations) || iterations < 1) {
-    return { ok: false, needsRehash: false }
-  }
-  const actual = await derive(password, pepper, fromBase64url(salt), Math.min(iterations, PBKDF2_ITERATIONS))
-  const ok = stored !== null && timingSafeEqual(actual, expected)
-  return { ok, needsRehash: ok && iterations !== PBKDF2_ITERATIONS }
+  if (algorithm !== ALGORITHM || !pepperId || !salt || !expected || parts.length > 5) return null
+  if (!Number.isInteger(iterations) || iterations < 1) return null
+  return { pepperId, salt, expected, iterations }
+}
+
+/**
+ * Checks a password against its stored hash with the pepper the hash names. `needsRehash` asks for a
+ * new hash at the current cost and pepper (sign-in does it), which is how a pepper is rotated without
+ * locking anyone out. Unknown users (`stored` null) cost the same work.
+ */
+export async function verifyPassword(password: string, stored: string | null, keyring: PepperKeyring) {
+  const parsed = parse(stored ?? DUMMY_HASH)
+  if (!parsed) return { ok: false, needsRehash: false }
+  const { current, retired } = keyring
+  const pepper = parsed.pepperId === current.id ? current.secret : retired[parsed.pepperId]
+  if (pepper === undefined) console.error(`A password hash names pepper "${parsed.pepperId}", which is not configured`)
+  const iterations = Math.min(parsed.iterations, PBKDF2_ITERATIONS)
+  const actual = await derive(password, pepper ?? current.secret, fromBase64url(parsed.salt), iterations)
+  const ok = stored !== null && pepper !== undefined && timingSafeEqual(actual, parsed.expected)
+  return { ok, needsRehash: ok && (parsed.iterations !== PBKDF2_ITERATIONS || parsed.pepperId !== current.id) }
 }

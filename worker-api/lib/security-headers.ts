@@ -30,8 +30,27 @@ export function securityHeaders(
   headers.set('X-Content-Type-Options', 'nosniff')
   headers.set('Referrer-Policy', TOKEN_PAGES.test(options.path) ? 'no-referrer' : 'strict-origin-when-cross-origin')
   headers.set('X-Frame-Options', 'DENY')
-  if (options.https) headers.set('Strict-Transport-Security', 'max-age=63072000; includeSubDomains')
+  if (options.https) headers.set('Strict-Transport-Security', HSTS)
+  // Pages and their data (`.data`) are per person and per moment: never kept by a browser or a proxy.
+  if (!headers.has('Cache-Control')) headers.set('Cache-Control', 'private, no-store')
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers })
+}
+
+const HSTS = 'max-age=63072000; includeSubDomains'
+
+/**
+ * The headers of every REST answer (DESIGN §3), set where the route did not choose its own: JSON is
+ * not sniffed as anything else, not framed, not cached, and sends no referrer.
+ */
+export function apiHeaders(headers: Headers, https: boolean) {
+  headers.set('X-Content-Type-Options', 'nosniff')
+  if (!headers.has('Content-Security-Policy')) {
+    headers.set('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'")
+    headers.set('X-Frame-Options', 'DENY')
+  }
+  if (!headers.has('Referrer-Policy')) headers.set('Referrer-Policy', 'no-referrer')
+  if (!headers.has('Cache-Control')) headers.set('Cache-Control', 'no-store')
+  if (https) headers.set('Strict-Transport-Security', HSTS)
 }
 
 /**

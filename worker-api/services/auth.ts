@@ -7,7 +7,7 @@ import { addSeconds, nowIso } from '../lib/dates'
 import { sameDomain } from '../lib/domain'
 import { BusinessError, unauthorized } from '../lib/errors'
 import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from '../lib/jwt'
-import { hashPassword, verifyPassword } from '../lib/password'
+import { hashPassword, pepperKeyring, verifyPassword } from '../lib/password'
 import type { requestContext } from '../lib/request'
 import { type Actor, unauthorizedDomain } from './actor'
 import { requireCaptcha } from './captcha'
@@ -128,7 +128,7 @@ export async function login(
     .executeTakeFirst()
 
   // The hash is computed in every branch, so that the time of an answer tells nothing either.
-  const check = await verifyPassword(input.motDePasse, row?.password_hash ?? null, env.PASSWORD_PEPPER)
+  const check = await verifyPassword(input.motDePasse, row?.password_hash ?? null, pepperKeyring(env))
   if (row && row.registration_state !== 'COMPLETE' && !row.supprime) {
     throw new BusinessError('USER_NOT_FINISH_REGISTRATION', 403, 'Registration not finished')
   }
@@ -149,7 +149,7 @@ export async function login(
     writes.push(db.updateTable('utilisateur').set({ langue: context.language }).where('id', '=', row.id) as never)
   }
   if (check.needsRehash) {
-    const password_hash = await hashPassword(input.motDePasse, env.PASSWORD_PEPPER)
+    const password_hash = await hashPassword(input.motDePasse, pepperKeyring(env).current)
     writes.push(db.updateTable('utilisateur').set({ password_hash }).where('id', '=', row.id) as never)
   }
   const [postes] = await Promise.all([postesOf(db, [row.id]), batch(env.DB, writes)])

@@ -6,7 +6,7 @@ import { addSeconds } from '../lib/dates'
 import { linkOrigin } from '../lib/domain'
 import { BusinessError } from '../lib/errors'
 import { mailLanguage, passwordChangedMail, passwordResetMail } from '../lib/mail/templates'
-import { hashPassword, verifyPassword } from '../lib/password'
+import { hashPassword, pepperKeyring, verifyPassword } from '../lib/password'
 import type { Actor } from './actor'
 import { claimAttempt, clearAttempts, type RequestContext } from './auth'
 import { requireCaptcha } from './captcha'
@@ -107,7 +107,7 @@ export async function renewPassword(env: Env, input: { token: string; password: 
   if (!row.actif || row.supprime) throw new BusinessError('USER_DISABLED', 403, 'User disabled')
   const db = getDb(env.DB)
   const now = new Date().toISOString()
-  const password_hash = await hashPassword(input.password, env.PASSWORD_PEPPER)
+  const password_hash = await hashPassword(input.password, pepperKeyring(env).current)
   const tokenIsLive = db
     .selectFrom('mail_token')
     .select('id')
@@ -158,14 +158,14 @@ export async function updatePassword(env: Env, actor: Actor, input: { oldPasswor
     .select(['id', 'login', 'nom', 'prenom', 'mail', 'langue', 'password_hash'])
     .where('id', '=', actor.id)
     .executeTakeFirstOrThrow()
-  const check = await verifyPassword(input.oldPassword, user.password_hash, env.PASSWORD_PEPPER)
+  const check = await verifyPassword(input.oldPassword, user.password_hash, pepperKeyring(env))
   if (!check.ok) throw new BusinessError('BAD_OLD_PASSWORD', 400, 'The old password is incorrect')
   const now = new Date().toISOString()
   const notice = passwordChangedMail(mailLanguage(user.langue), user)
   const results = await batch(env.DB, [
     db
       .updateTable('utilisateur')
-      .set({ password_hash: await hashPassword(input.newPassword, env.PASSWORD_PEPPER), updated_at: now })
+      .set({ password_hash: await hashPassword(input.newPassword, pepperKeyring(env).current), updated_at: now })
       .where('id', '=', actor.id),
     clearAttempts(db, 'password-change', String(actor.id)),
     voidResetLinks(db, actor.id, now),
