@@ -180,9 +180,13 @@ export async function expectError(response: Response, status: number, businessCo
 }
 
 /** Posts an arbitrary login body (with a fresh solved captcha unless the body sets one). */
-export async function loginWith(body: Record<string, unknown>, init: RequestInit = {}) {
+export async function loginWith(
+  body: Record<string, unknown>,
+  init: RequestInit = {},
+  overrides?: Partial<typeof env>,
+) {
   const withCaptcha = 'captcha' in body ? body : { captcha: await solvedCaptcha(), ...body }
-  return post('/rest/public/bd/login', withCaptcha, init)
+  return post('/rest/public/bd/login', withCaptcha, { ...init, env: overrides })
 }
 
 /** A solved captcha payload re-encoded after `change` edits its decoded JSON. */

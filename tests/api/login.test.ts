@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
-import { PBKDF2_ITERATIONS } from '../../worker-api/lib/password'
+import { hashPassword, PBKDF2_ITERATIONS, pepperKeyring } from '../../worker-api/lib/password'
 import {
   app,
   call,
@@ -134,6 +134,38 @@ describe('POST /rest/public/bd/login: refusals', () => {
   it('answers 403 USER_UNAUTHORIZED_DOMAIN to a user bound to another domain', async () => {
     const user = await createUser({ domain: 'https://autre.example.org' })
     await expectError(await login(user.login, user.password), 403, 'USER_UNAUTHORIZED_DOMAIN')
+  })
+})
+
+describe('POST /rest/public/bd/login: password hashes kept current', () => {
+  const hashOf = async (id: number) =>
+    (await db().selectFrom('utilisateur').select('password_hash').where('id', '=', id).executeTakeFirstOrThrow())
+      .password_hash ?? ''
+
+  it('signs in with a hash of a retired pepper and renews it with the current one', async () => {
+    const user = await createUser()
+    const rotated = {
+      PASSWORD_PEPPER: 'the-next-pepper-0123456789abcdef0123456789',
+      PASSWORD_PEPPER_ID: '2',
+      PASSWORD_PEPPERS_RETIRED: `1:${env.PASSWORD_PEPPER}`,
+    }
+    expect((await hashOf(user.id)).split('$')[2]).toBe('1')
+    const first = await loginWith({ identifiant: user.login, motDePasse: user.password }, {}, rotated)
+    expect(first.status).toBe(200)
+    expect((await hashOf(user.id)).split('$')[2]).toBe('2')
+    // The renewed hash needs only the new pepper; the old one can be dropped.
+    const { PASSWORD_PEPPERS_RETIRED: _, ...withoutRetired } = rotated
+    expect((await loginWith({ identifiant: user.login, motDePasse: user.password }, {}, withoutRetired)).status).toBe(
+      200,
+    )
+  })
+
+  it('renews a hash of a lower cost at sign-in', async () => {
+    const user = await createUser()
+    const cheap = await hashPassword(user.password, pepperKeyring(env).current, 1000)
+    await db().updateTable('utilisateur').set({ password_hash: cheap }).where('id', '=', user.id).execute()
+    expect((await login(user.login, user.password)).status).toBe(200)
+    expect((await hashOf(user.id)).split('$')[1]).toBe(String(PBKDF2_ITERATIONS))
   })
 })
 
