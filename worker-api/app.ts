@@ -1,4 +1,5 @@
 import { HTTPException } from 'hono/http-exception'
+import { routePath } from 'hono/route'
 import { API_BASE } from './base'
 import { requestOrigin } from './lib/domain'
 import { BusinessError, errorBody } from './lib/errors'
@@ -26,7 +27,8 @@ export function createApp() {
   // Every non-public call carries a bearer access token.
   app.use('/rest/bd/*', async (c, next) => {
     const actor = await actorFromBearer(c.env, c.req.header('Authorization'), requestOrigin(c.req.raw))
-    if (actor.app !== null && !applicationMayCall(actor, c.req.method, c.req.path)) {
+    // The route the call reached (the last matched: the handler, after the middleware).
+    if (actor.app !== null && !applicationMayCall(actor, c.req.method, routePath(c, -1), c.req.path)) {
       throw new BusinessError('APPLICATION_TOKEN_SCOPE', 403, "An application's session may only read its user")
     }
     c.set('actor', actor)
