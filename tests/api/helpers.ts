@@ -3,7 +3,9 @@ import { solveChallenge } from 'altcha-lib'
 import { expect, vi } from 'vitest'
 import { createApp } from '../../worker-api/app'
 import { getDb } from '../../worker-api/db/client'
+import { randomToken, sha256Hex } from '../../worker-api/lib/crypto'
 import { todayIso } from '../../worker-api/lib/dates'
+import { signAccessToken } from '../../worker-api/lib/jwt'
 import { hashPassword, pepperKeyring } from '../../worker-api/lib/password'
 
 export const app = createApp()
@@ -234,4 +236,42 @@ export async function withFrozenClock<T>(
   } finally {
     vi.useRealTimers()
   }
+}
+
+/**
+ * A session for a user without signing in (no captcha, no password hashing): a refresh-token family
+ * as sign-in writes it and an access token for it, checked by the API exactly like a signed-in one.
+ * With `application`, the session an application opened with a launch code (scoped, DESIGN §4).
+ */
+export async function sessionFor(userId: number, { application }: { application?: number } = {}) {
+  const user = await db()
+    .selectFrom('utilisateur')
+    .select(['admin', 'domain'])
+    .where('id', '=', userId)
+    .executeTakeFirstOrThrow()
+  const sid = crypto.randomUUID()
+  const refreshToken = randomToken()
+  const now = new Date()
+  await db()
+    .insertInto('refresh_token')
+    .values({
+      token_hash: await sha256Hex(refreshToken),
+      utilisateur_id: userId,
+      family_id: sid,
+      kind: 'SESSION',
+      application_id: application ?? null,
+      parent_family_id: null,
+      created_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + 30 * 60_000).toISOString(),
+      family_expires_at: new Date(now.getTime() + 10 * 3_600_000).toISOString(),
+      rotated_at: null,
+      revoked_at: null,
+    })
+    .execute()
+  const claims = { sub: String(userId), admin: user.admin === 1, domain: user.domain, sid }
+  const accessToken = await signAccessToken(
+    env.JWT_SECRET,
+    application === undefined ? claims : { ...claims, app: application },
+  )
+  return { accessToken, refreshToken, sid }
 }
