@@ -1,0 +1,252 @@
+import { beforeAll, describe, expect, it } from 'vitest'
+import { sha256Hex } from '../../worker-api/lib/crypto'
+import { call, createOrganisation, createUser, currentPost, db, ORIGIN, sessionFor, solvedCaptcha } from './helpers'
+
+/**
+ * The authorisation matrix (DESIGN §9): every operation of the OpenAPI document × every kind of
+ * caller, with the status each must get. The operations come from the document, so an endpoint
+ * added without its row here fails this test: none ships unchecked.
+ *
+ * The callers, all about one target user T (a post in Agence Lille, under Direction Nord):
+ * - anonymous: no token;
+ * - application: the session an application opened for T with a launch code (may only read T and
+ *   sign out);
+ * - user: another non-admin, with a post in the same structure;
+ * - adminOut: an administrator of Direction Sud (T is outside their scope);
+ * - adminIn: an administrator of Direction Nord (T is inside it);
+ * - self: T.
+ * Calls about "the caller" (launch, logs, password change, sign-out) are made by each about themself.
+ */
+const ROLES = ['anonymous', 'application', 'user', 'adminOut', 'adminIn', 'self'] as const
+type Role = (typeof ROLES)[number]
+type Expected = Record<Role, number>
+
+type World = {
+  target: { id: number; login: string; password: string; mail: string }
+  /** Users whose state the public token calls change, apart from the target's sessions. */
+  renewer: { id: number }
+  mover: { id: number }
+}
+type Request = { path: string; body?: unknown }
+type Row = {
+  request: (world: World, role: Role) => Request | Promise<Request>
+  expect: Expected
+  /** The call ends the session it is made with: each cell gets a session of its own. */
+  endsSession?: true
+}
+
+const everyone = (status: number): Expected => ({
+  anonymous: status,
+  application: status,
+  user: status,
+  adminOut: status,
+  adminIn: status,
+  self: status,
+})
+/** A non-public call: 401 without a token, 403 for an application's session unless allowed. */
+const signedIn = (statuses: Omit<Expected, 'anonymous' | 'application'> & { application?: number }): Expected => ({
+  anonymous: 401,
+  application: 403,
+  ...statuses,
+})
+
+let sequence = 0
+/** A live mail token of `purpose` for a user, whose raw value the test knows. */
+async function mailToken(userId: number, purpose: 'PASSWORD_RESET' | 'MAIL_CHANGE') {
+  const token = `matrix-${purpose}-${++sequence}-${crypto.randomUUID()}`
+  await db()
+    .insertInto('mail_token')
+    .values({
+      token_hash: await sha256Hex(token),
+      utilisateur_id: userId,
+      purpose,
+      new_mail: purpose === 'MAIL_CHANGE' ? `moved-${sequence}@example.test` : null,
+      expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+      used_at: null,
+    })
+    .execute()
+  return token
+}
+
+/** The matrix: one row per operation of the OpenAPI document ("METHOD /path" as documented). */
+const MATRIX: Record<string, Row> = {
+  'GET /portail-backend/rest/public/health': {
+    request: () => ({ path: '/rest/public/health' }),
+    expect: everyone(200),
+  },
+  'GET /portail-backend/rest/public/bd/captcha/challenge': {
+    request: () => ({ path: '/rest/public/bd/captcha/challenge' }),
+    expect: everyone(200),
+  },
+  'GET /portail-backend/rest/public/bd/captcha/question': {
+    request: () => ({ path: '/rest/public/bd/captcha/question' }),
+    expect: everyone(200),
+  },
+  'GET /portail-backend/rest/public/bd/utilisateur/validate/captcha': {
+    request: async () => ({
+      path: `/rest/public/bd/utilisateur/validate/captcha?request=${encodeURIComponent(await solvedCaptcha())}`,
+    }),
+    expect: everyone(200),
+  },
+  'POST /portail-backend/rest/public/bd/login': {
+    request: async ({ target }) => ({
+      path: '/rest/public/bd/login',
+      body: { identifiant: target.login, motDePasse: target.password, captcha: await solvedCaptcha() },
+    }),
+    expect: everyone(200),
+  },
+  'POST /portail-backend/rest/public/bd/login/refreshToken': {
+    request: async ({ target }) => ({
+      path: '/rest/public/bd/login/refreshToken',
+      body: { refreshToken: (await sessionFor(target.id)).refreshToken },
+    }),
+    expect: everyone(200),
+  },
+  'POST /portail-backend/rest/bd/logout': {
+    request: () => ({ path: '/rest/bd/logout', body: {} }),
+    expect: signedIn({ application: 204, user: 204, adminOut: 204, adminIn: 204, self: 204 }),
+    endsSession: true,
+  },
+  'GET /portail-backend/rest/bd/acces/utilisateur/{userId}': {
+    request: ({ target }) => ({ path: `/rest/bd/acces/utilisateur/${target.id}` }),
+    expect: signedIn({ user: 403, adminOut: 403, adminIn: 200, self: 200 }),
+  },
+  // Launching is for the caller's own current posts: the user shares T's function, the admins do not.
+  'GET /portail-backend/rest/bd/acces/application': {
+    request: () => ({ path: '/rest/bd/acces/application?idApplication=2' }),
+    expect: signedIn({ user: 200, adminOut: 403, adminIn: 403, self: 200 }),
+  },
+  'POST /portail-backend/rest/bd/logs/': {
+    request: () => ({ path: '/rest/bd/logs/', body: { nomLog: 'CONNEXION' } }),
+    expect: signedIn({ user: 201, adminOut: 201, adminIn: 201, self: 201 }),
+  },
+  // A wrong old password: reaching the check (400) is the permission; nobody's password changes.
+  'PUT /portail-backend/rest/bd/utilisateur/updatePassword': {
+    request: () => ({
+      path: '/rest/bd/utilisateur/updatePassword',
+      body: { oldPassword: 'NotMine12', newPassword: 'Nouveau12' },
+    }),
+    expect: signedIn({ user: 400, adminOut: 400, adminIn: 400, self: 400 }),
+  },
+  'GET /portail-backend/rest/bd/utilisateur/{id}': {
+    request: ({ target }) => ({ path: `/rest/bd/utilisateur/${target.id}` }),
+    expect: signedIn({ application: 200, user: 403, adminOut: 403, adminIn: 200, self: 200 }),
+  },
+  'PUT /portail-backend/rest/bd/utilisateur/{id}': {
+    request: ({ target }) => ({
+      path: `/rest/bd/utilisateur/${target.id}`,
+      body: { nom: 'Cible', prenom: 'Thomas', mail: target.mail },
+    }),
+    expect: signedIn({ user: 403, adminOut: 403, adminIn: 200, self: 200 }),
+  },
+  'POST /portail-backend/rest/public/bd/password/forgot/': {
+    request: async ({ target }) => ({
+      path: '/rest/public/bd/password/forgot/',
+      body: { mail: target.mail, domain: ORIGIN, captcha: await solvedCaptcha() },
+    }),
+    expect: everyone(204),
+  },
+  'GET /portail-backend/rest/public/bd/password/token/{token}': {
+    request: async ({ renewer }) => ({
+      path: `/rest/public/bd/password/token/${await mailToken(renewer.id, 'PASSWORD_RESET')}`,
+    }),
+    expect: everyone(200),
+  },
+  'POST /portail-backend/rest/public/bd/password/renew/': {
+    request: async ({ renewer }) => ({
+      path: '/rest/public/bd/password/renew/',
+      body: { token: await mailToken(renewer.id, 'PASSWORD_RESET'), password: 'Nouveau12' },
+    }),
+    expect: everyone(204),
+  },
+  'GET /portail-backend/rest/public/bd/utilisateur/mail/token/{token}': {
+    request: async ({ mover }) => ({
+      path: `/rest/public/bd/utilisateur/mail/token/${await mailToken(mover.id, 'MAIL_CHANGE')}`,
+    }),
+    expect: everyone(200),
+  },
+  'POST /portail-backend/rest/public/bd/utilisateur/mail/confirm/': {
+    request: async ({ mover }) => ({
+      path: '/rest/public/bd/utilisateur/mail/confirm/',
+      body: { token: await mailToken(mover.id, 'MAIL_CHANGE') },
+    }),
+    expect: everyone(200),
+  },
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const
+
+async function documentedOperations() {
+  const doc = (await (await call('/openapi.json')).json()) as { paths: Record<string, Record<string, unknown>> }
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    METHODS.filter((method) => method in item).map((method) => `${method.toUpperCase()} ${path}`),
+  )
+}
+
+describe('the authorisation matrix', () => {
+  let world: World
+  const callers = {} as Record<Exclude<Role, 'anonymous'>, number>
+  const sessions = {} as Record<Role, string | undefined>
+
+  beforeAll(async () => {
+    await createOrganisation()
+    const target = await createUser({ postes: [currentPost(4, 2)] })
+    const [user, adminOut, adminIn, renewer, mover] = await Promise.all([
+      createUser({ postes: [currentPost(4, 2)] }),
+      createUser({ admin: true, postes: [currentPost(3, 3)] }),
+      createUser({ admin: true, postes: [currentPost(2, 1)] }),
+      createUser(),
+      createUser(),
+    ])
+    world = { target: { ...target, mail: `${target.login}@example.test` }, renewer, mover }
+    Object.assign(callers, {
+      application: target.id,
+      user: user.id,
+      adminOut: adminOut.id,
+      adminIn: adminIn.id,
+      self: target.id,
+    })
+    for (const role of ROLES) sessions[role] = await sessionOf(role)
+  })
+
+  async function sessionOf(role: Role) {
+    if (role === 'anonymous') return undefined
+    const application = role === 'application' ? { application: 2 } : {}
+    return (await sessionFor(callers[role], application)).accessToken
+  }
+
+  it('has a row for every documented operation, and no row for an operation that does not exist', async () => {
+    const operations = await documentedOperations()
+    expect(operations.length).toBeGreaterThan(10)
+    expect(operations.filter((operation) => !(operation in MATRIX))).toEqual([])
+    expect(Object.keys(MATRIX).filter((operation) => !operations.includes(operation))).toEqual([])
+  })
+
+  for (const [operation, row] of Object.entries(MATRIX)) {
+    it(`${operation}: ${ROLES.map((role) => `${role} ${row.expect[role]}`).join(', ')}`, async () => {
+      const method = operation.split(' ')[0] as string
+      const seen = {} as Expected
+      for (const role of ROLES) {
+        const token = row.endsSession ? await sessionOf(role) : sessions[role]
+        const { path, body } = await row.request(world, role)
+        const response = await call(path, {
+          method,
+          token,
+          body: body === undefined ? undefined : JSON.stringify(body),
+        })
+        seen[role] = response.status
+        // Every answer, allowed or refused, carries the API's headers.
+        expect(response.headers.get('X-Content-Type-Options'), `${operation} as ${role}`).toBe('nosniff')
+        expect(response.headers.get('Cache-Control'), `${operation} as ${role}`).toBe('no-store')
+        if (response.status >= 400) {
+          const error = (await response.json()) as Record<string, unknown>
+          expect(Object.keys(error).sort(), `${operation} as ${role}`).toEqual(['attributs', 'businessCode', 'message'])
+          if (response.status === 403 && role === 'application') {
+            expect(error.businessCode).toBe('APPLICATION_TOKEN_SCOPE')
+          }
+        }
+      }
+      expect(seen).toEqual(row.expect)
+    })
+  }
+})
