@@ -7,7 +7,7 @@ import { createApp } from './worker-api/app'
 import { API_BASE } from './worker-api/base'
 import type { Env } from './worker-api/env'
 import { configurationProblems } from './worker-api/env'
-import { isSameOriginWrite, securityHeaders, withOwnOrigin } from './worker-api/lib/security-headers'
+import { isSameOriginWrite, securityHeaders, withBoundedBody, withOwnOrigin } from './worker-api/lib/security-headers'
 import { purgeExpired } from './worker-api/services/maintenance'
 import { deliverOutbox } from './worker-api/services/outbox'
 
@@ -35,9 +35,11 @@ export default {
       return api.fetch(request, env, ctx)
     }
     if (!isSameOriginWrite(request, url)) return new Response('Cross-origin request refused', { status: 403 })
+    const bounded = await withBoundedBody(request)
+    if (!bounded) return new Response('Request too large', { status: 413 })
     const cspNonce = nonce()
     // The one API instance also serves the UI's in-process calls (DESIGN §1).
-    const response = await handleRemix(withOwnOrigin(request, url), { cloudflare: { env, ctx }, cspNonce, api })
+    const response = await handleRemix(withOwnOrigin(bounded, url), { cloudflare: { env, ctx }, cspNonce, api })
     return securityHeaders(response, {
       nonce: cspNonce,
       https: url.protocol === 'https:',

@@ -2,7 +2,13 @@ import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { configurationProblems, DEVELOPMENT_ONLY_MARKER, missingSecrets } from '../../worker-api/env'
-import { apiHeaders, isSameOriginWrite, securityHeaders } from '../../worker-api/lib/security-headers'
+import {
+  apiHeaders,
+  isSameOriginWrite,
+  MAX_FORM_BYTES,
+  securityHeaders,
+  withBoundedBody,
+} from '../../worker-api/lib/security-headers'
 
 const html = () => new Response('<p>x</p>', { headers: { 'Content-Type': 'text/html; charset=utf-8' } })
 
@@ -154,5 +160,33 @@ describe('same-origin writes (DESIGN §3)', () => {
     expect(isSameOriginWrite(post({ Origin: 'https://evil.example' }))).toBe(false)
     expect(isSameOriginWrite(post({ Origin: 'null' }))).toBe(false)
     expect(isSameOriginWrite(post({ Origin: 'null', 'Sec-Fetch-Site': 'cross-site' }))).toBe(false)
+  })
+})
+
+describe('the size of what a form may send to the UI', () => {
+  const postOf = (body: BodyInit, headers: Record<string, string> = {}) =>
+    new Request('https://portail.example.org/login', { method: 'POST', body, headers, duplex: 'half' } as RequestInit)
+
+  it('passes a form of ordinary size on, body intact', async () => {
+    const form = new URLSearchParams({ identifiant: 'agent', motDePasse: 'Agent1234' })
+    const bounded = await withBoundedBody(postOf(form))
+    expect(await bounded?.text()).toBe(form.toString())
+  })
+
+  it('refuses a body over the limit, announced or streamed without a length', async () => {
+    expect(await withBoundedBody(postOf('x'.repeat(MAX_FORM_BYTES + 1)))).toBeNull()
+    const stream = new ReadableStream({
+      start(controller) {
+        for (let i = 0; i < 20; i++) controller.enqueue(new TextEncoder().encode('y'.repeat(4096)))
+        controller.close()
+      },
+    })
+    expect(await withBoundedBody(postOf(stream))).toBeNull()
+    expect(await withBoundedBody(postOf('z'.repeat(MAX_FORM_BYTES)))).not.toBeNull()
+  })
+
+  it('leaves requests without a body alone', async () => {
+    const get = new Request('https://portail.example.org/login')
+    expect(await withBoundedBody(get)).toBe(get)
   })
 })

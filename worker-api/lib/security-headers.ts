@@ -77,3 +77,38 @@ export function withOwnOrigin(request: Request, url: URL) {
   headers.set('Origin', url.origin)
   return new Request(request, { headers })
 }
+
+/** The largest body a page's form sends is a few kilobytes; the rest is refused before Remix reads it. */
+export const MAX_FORM_BYTES = 64 * 1024
+
+/**
+ * The request with its body read up to `limit` bytes, or null when it is larger: what a form post may
+ * carry to the UI. Remix echoes submitted values back in its answers (single-fetch), and the encoder
+ * of Remix v2 is open to a denial of service from large reflected input (GHSA-rxv8-25v2-qmq8, no v2
+ * fix), so the size is bounded here, whether the body announces its length or not.
+ */
+export async function withBoundedBody(request: Request, limit = MAX_FORM_BYTES): Promise<Request | null> {
+  if (request.method === 'GET' || request.method === 'HEAD' || !request.body) return request
+  const declared = Number(request.headers.get('Content-Length') ?? Number.NaN)
+  if (declared > limit) return null
+  const reader = request.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > limit) {
+      await reader.cancel()
+      return null
+    }
+    chunks.push(value)
+  }
+  const body = new Uint8Array(size)
+  let offset = 0
+  for (const chunk of chunks) {
+    body.set(chunk, offset)
+    offset += chunk.byteLength
+  }
+  return new Request(request, { body })
+}
