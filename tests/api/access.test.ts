@@ -194,6 +194,14 @@ describe('Launch code exchange (POST /rest/public/bd/login/refreshToken)', () =>
       403,
       'APPLICATION_TOKEN_SCOPE',
     )
+    // Only its own id as written: another spelling of a path, or a malformed one, is refused (never a 500).
+    for (const path of [`0${user.id}`, `${user.id}%20`, '%E0%A4%A', `${user.id}/`]) {
+      await expectError(
+        await call(`/rest/bd/utilisateur/${path}`, { token: tokens.accessToken }),
+        403,
+        'APPLICATION_TOKEN_SCOPE',
+      )
+    }
     expect((await call('/rest/bd/logout', { method: 'POST', token: tokens.accessToken })).status).toBe(204)
     // The portal's own session is untouched by the application's sign-out.
     expect((await getUserAs(user.jwt.accessToken, other.id)).status).toBe(200)

@@ -98,6 +98,11 @@ describe('GET /rest/public/bd/utilisateur/validate/captcha', () => {
   it('answers 400 CAPTCHA_CHAR_INVALID for a malformed payload', async () => {
     await expectError(await validate('%%%'), 400, 'CAPTCHA_CHAR_INVALID')
     await expectError(await validate(btoa('{"foo":1}')), 400, 'CAPTCHA_CHAR_INVALID')
+    // A hash the challenges never use is malformed too (the platform does not even know this one).
+    const foreign = editCaptcha(await solvedCaptcha(), (data) => {
+      data.algorithm = 'FOO'
+    })
+    await expectError(await validate(foreign), 400, 'CAPTCHA_CHAR_INVALID')
   })
 })
 

@@ -68,7 +68,10 @@ export const APPLICATION_ROUTES: Readonly<Record<string, (actor: Actor, params: 
   [`POST ${API_BASE}/rest/bd/logout`]: () => true,
 }
 
-/** The parameters of `path` under a registered route path (`/a/:id/b`), or null when it does not fit. */
+/**
+ * The parameters of `path` under a registered route path (`/a/:id/b`), as they appear in the path (not
+ * decoded: a condition compares them with what it allows), or null when the path does not fit.
+ */
 function routeParams(routePath: string, path: string): Record<string, string> | null {
   const pattern = routePath.split('/')
   const actual = path.split('/')
@@ -76,7 +79,7 @@ function routeParams(routePath: string, path: string): Record<string, string> | 
   const params: Record<string, string> = {}
   for (const [i, part] of pattern.entries()) {
     const value = actual[i] ?? ''
-    if (part.startsWith(':')) params[part.slice(1)] = decodeURIComponent(value)
+    if (part.startsWith(':')) params[part.slice(1)] = value
     else if (part !== value) return null
   }
   return params

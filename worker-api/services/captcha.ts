@@ -21,8 +21,12 @@ const DEFAULT_MAX_NUMBER = 50_000
 
 export type CaptchaVerdict = 'ok' | 'invalid' | 'malformed'
 
+/** The hash of the challenges we issue (altcha-lib's default); a payload naming another is malformed. */
+const ALTCHA_ALGORITHM = 'SHA-256'
+
 export async function newChallenge(env: Env): Promise<Challenge> {
   return createChallenge({
+    algorithm: ALTCHA_ALGORITHM,
     hmacKey: env.CAPTCHA_HMAC_KEY,
     maxnumber: Number(env.CAPTCHA_MAX_NUMBER ?? DEFAULT_MAX_NUMBER),
     expires: new Date(Date.now() + CHALLENGE_TTL_SECONDS * 1000),
@@ -60,7 +64,7 @@ function parse(payload: string, env: Env): Parsed | null {
     return { kind: 'question', question: record.question, answer: record.answer }
   }
   if (
-    typeof record.algorithm === 'string' &&
+    record.algorithm === ALTCHA_ALGORITHM &&
     typeof record.challenge === 'string' &&
     typeof record.number === 'number' &&
     typeof record.salt === 'string' &&
