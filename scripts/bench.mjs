@@ -123,6 +123,27 @@ try {
     await measure(200, 8, () => fetch(`${base}/pages/user/me`, { headers: { Cookie: cookie } }).then(ok)),
   )
 
+  // The page a new address's confirmation link opens (the link's read, then the page around it).
+  await fetch(`${api}/bd/utilisateur/${session.user.id}`, {
+    method: 'PUT',
+    headers: { ...bearer, 'Content-Type': 'application/json' },
+    body: JSON.stringify({
+      nom: session.user.nom,
+      prenom: session.user.prenom,
+      mail: 'bench.nouvelle@portail.example',
+    }),
+  }).then(ok)
+  const confirmation = (await (await fetch(`${api}/dev/mails`)).json()).find((m) => m.kind === 'MAIL_CHANGE_CONFIRM')
+  const { links } = await (await fetch(`${api}/dev/mails/${confirmation.id}`)).json()
+  const confirmPath = new URL(links[0]).pathname
+  record(
+    'GET mail/token (API)',
+    await measure(300, 8, () =>
+      fetch(`${api}/public/bd/utilisateur/mail/token/${confirmPath.split('/').pop()}`).then(ok),
+    ),
+  )
+  record('GET /confirmMail (SSR)', await measure(200, 8, () => fetch(`${base}${confirmPath}`).then(ok)))
+
   // A forgotten-password request answers before the account is looked up: known and unknown
   // addresses should take the same time.
   const forgot = (mail, captcha) =>

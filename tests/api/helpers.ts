@@ -1,4 +1,5 @@
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test'
+import type { AppLoadContext } from '@remix-run/cloudflare'
 import { solveChallenge } from 'altcha-lib'
 import { expect, vi } from 'vitest'
 import { createApp } from '../../worker-api/app'
@@ -275,3 +276,9 @@ export async function sessionFor(userId: number, { application }: { application?
   )
   return { accessToken, refreshToken, sid }
 }
+
+/** What the UI's loaders and actions receive as `context`, calling this API in-process. */
+export const uiContext = {
+  cloudflare: { env, ctx: { waitUntil() {}, passThroughOnException() {} } },
+  api: app,
+} as unknown as AppLoadContext

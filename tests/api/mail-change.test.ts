@@ -41,6 +41,18 @@ async function confirmationToken(userId: number, to: string) {
   return link[1]
 }
 
+/** Asks for a password reset for the user's current address; the token of the link sent. */
+async function resetLinkToken(user: { id: number; login: string }) {
+  const forgot = await post('/rest/public/bd/password/forgot/', {
+    mail: mailOf(user),
+    domain: ORIGIN,
+    captcha: await solvedCaptcha(),
+  })
+  expect(forgot.status).toBe(204)
+  const reset = (await outboxOf(user.id)).find((m) => m.kind === 'PASSWORD_RESET')
+  return /\/renewPassword\/([A-Za-z0-9_-]+)/.exec(reset?.text ?? '')?.[1] ?? ''
+}
+
 /** A signed-in user who asked to move to a new address: the link's token. */
 async function requestedChange() {
   const user = await signedInUser({ postes: [currentPost(4, 2)] })
@@ -166,17 +178,7 @@ describe('POST rest/public/bd/utilisateur/mail/confirm/', () => {
 
   it('voids the reset links sent to the former address', async () => {
     const { user, token } = await requestedChange()
-    expect(
-      (
-        await post('/rest/public/bd/password/forgot/', {
-          mail: mailOf(user),
-          domain: ORIGIN,
-          captcha: await solvedCaptcha(),
-        })
-      ).status,
-    ).toBe(204)
-    const reset = (await outboxOf(user.id)).find((m) => m.kind === 'PASSWORD_RESET')
-    const resetToken = /\/renewPassword\/([A-Za-z0-9_-]+)/.exec(reset?.text ?? '')?.[1] ?? ''
+    const resetToken = await resetLinkToken(user)
     expect((await call(`/rest/public/bd/password/token/${resetToken}`)).status).toBe(200)
     expect((await post(CONFIRM, { token })).status).toBe(200)
     await expectError(await call(`/rest/public/bd/password/token/${resetToken}`), 410, 'TOKEN_USED')
@@ -227,17 +229,7 @@ describe('each link is accepted by its own call only', () => {
       404,
       'TOKEN_NOT_FOUND',
     )
-    expect(
-      (
-        await post('/rest/public/bd/password/forgot/', {
-          mail: mailOf(user),
-          domain: ORIGIN,
-          captcha: await solvedCaptcha(),
-        })
-      ).status,
-    ).toBe(204)
-    const reset = (await outboxOf(user.id)).find((m) => m.kind === 'PASSWORD_RESET')
-    const resetToken = /\/renewPassword\/([A-Za-z0-9_-]+)/.exec(reset?.text ?? '')?.[1] ?? ''
+    const resetToken = await resetLinkToken(user)
     await expectError(await call(TOKEN(resetToken)), 404, 'TOKEN_NOT_FOUND')
     await expectError(await post(CONFIRM, { token: resetToken }), 404, 'TOKEN_NOT_FOUND')
   })

@@ -1,14 +1,9 @@
-import { env } from 'cloudflare:test'
-import type { AppLoadContext } from '@remix-run/cloudflare'
 import { describe, expect, it } from 'vitest'
 import { toastHeaders } from '../../app/lib/toast.server'
 import { action as switchLanguage } from '../../app/routes/language'
-import { app } from './helpers'
+import { uiContext } from './helpers'
 
-const context = {
-  cloudflare: { env, ctx: { waitUntil() {}, passThroughOnException() {} } },
-  api: app,
-} as unknown as AppLoadContext
+const context = uiContext
 
 const setCookieOf = (headers: HeadersInit | Headers) => new Headers(headers).get('Set-Cookie') ?? ''
 

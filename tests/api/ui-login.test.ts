@@ -1,16 +1,11 @@
-import { env } from 'cloudflare:test'
-import type { AppLoadContext } from '@remix-run/cloudflare'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { getSession } from '../../app/lib/session.server'
 import { loader } from '../../app/routes/login'
-import { app, createOrganisation, createUser, db, signIn } from './helpers'
+import { createOrganisation, createUser, db, signIn, uiContext } from './helpers'
 
 beforeAll(createOrganisation)
 
-const context = {
-  cloudflare: { env, ctx: { waitUntil() {}, passThroughOnException() {} } },
-  api: app,
-} as unknown as AppLoadContext
+const context = uiContext
 
 /** A browser with an open portal session: its cookie, and the user. */
 async function signedInBrowser() {

@@ -1,18 +1,14 @@
 import { env } from 'cloudflare:test'
-import type { AppLoadContext } from '@remix-run/cloudflare'
 import jwt from '@tsndr/cloudflare-worker-jwt'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { userApi } from '../../app/lib/api.server'
 import { endSession, requireUser } from '../../app/lib/auth.server'
 import { getSession } from '../../app/lib/session.server'
-import { app, createOrganisation, createUser, db, signIn } from './helpers'
+import { createOrganisation, createUser, db, signIn, uiContext } from './helpers'
 
 beforeAll(createOrganisation)
 
-const context = {
-  cloudflare: { env, ctx: { waitUntil() {}, passThroughOnException() {} } },
-  api: app,
-} as unknown as AppLoadContext
+const context = uiContext
 
 /** The browser session of a signed-in user whose access token has expired. */
 async function expiredSession() {

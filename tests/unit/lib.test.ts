@@ -101,4 +101,10 @@ describe('log types (spec §9)', () => {
     expect(logTypeForName('CONNEXION')).toBe('CONNEXION')
     expect(logTypeForName('DECONNEXION')).toBe('DECONNEXION')
   })
+
+  it('gives any other name, even one every object inherits, the APPLICATION type', () => {
+    for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+      expect(logTypeForName(name)).toBe('APPLICATION')
+    }
+  })
 })

@@ -1,14 +1,15 @@
 import type { LogType } from '../db/schema'
 
-const APPLICATION_LOG_TYPES: Record<string, LogType> = {
-  'Yard dangereux': 'APPLI_YARD',
-  'Module Rendez vous': 'APPLI_MODRDV',
-  Pesage: 'APPLI_PESAGE',
-}
+/** Spec §9. A Map, not an object: a name such as "__proto__" or "constructor" must find nothing. */
+const APPLICATION_LOG_TYPES = new Map<string, LogType>([
+  ['Yard dangereux', 'APPLI_YARD'],
+  ['Module Rendez vous', 'APPLI_MODRDV'],
+  ['Pesage', 'APPLI_PESAGE'],
+])
 
 /** Spec §9: application names map to log types, others to APPLICATION. */
 export function logTypeForApplication(libelle: string): LogType {
-  return APPLICATION_LOG_TYPES[libelle] ?? 'APPLICATION'
+  return APPLICATION_LOG_TYPES.get(libelle) ?? 'APPLICATION'
 }
 
 /** The type of a log posted by a client: sign-in/out by name, else the application's type. */

@@ -68,7 +68,12 @@ export async function verifyPassword(password: string, stored: string | null, ke
   const parsed = parse(stored ?? DUMMY_HASH)
   if (!parsed) return { ok: false, needsRehash: false }
   const { current, retired } = keyring
-  const pepper = parsed.pepperId === current.id ? current.secret : retired[parsed.pepperId]
+  const pepper =
+    parsed.pepperId === current.id
+      ? current.secret
+      : Object.hasOwn(retired, parsed.pepperId)
+        ? retired[parsed.pepperId]
+        : undefined
   if (pepper === undefined) console.error(`A password hash names pepper "${parsed.pepperId}", which is not configured`)
   const iterations = Math.min(parsed.iterations, PBKDF2_ITERATIONS)
   const actual = await derive(password, pepper ?? current.secret, fromBase64url(parsed.salt), iterations)

@@ -2,7 +2,7 @@ import { batch, getDb } from '../db/client'
 import type { Env } from '../env'
 import { BusinessError } from '../lib/errors'
 import { mailChangedMail, mailLanguage } from '../lib/mail/templates'
-import { liveMailToken, voidMailChanges, voidResetLinks } from './mail-tokens'
+import { liveMailToken, stillLive, voidMailChanges, voidResetLinks } from './mail-tokens'
 import { queuedIds, queueMail } from './outbox'
 
 const MAIL_CHANGE = ['MAIL_CHANGE'] as const
@@ -24,12 +24,7 @@ export async function confirmMailChange(env: Env, token: string) {
   const newMail = row.new_mail ?? ''
   const db = getDb(env.DB)
   const now = new Date().toISOString()
-  const tokenIsLive = db
-    .selectFrom('mail_token')
-    .select('id')
-    .where('id', '=', row.id)
-    .where('used_at', 'is', null)
-    .where('expires_at', '>', now)
+  const tokenIsLive = stillLive(db, row.id, now)
   const notice = mailChangedMail(mailLanguage(row.langue), row, newMail)
   try {
     const results = await batch(env.DB, [

@@ -2,6 +2,7 @@ import { type DB, getDb } from '../db/client'
 import type { MailTokenPurpose } from '../db/schema'
 import type { Env } from '../env'
 import { sha256Hex } from '../lib/crypto'
+import { addSeconds } from '../lib/dates'
 import { BusinessError } from '../lib/errors'
 
 /** How long a password-reset link works. Several may be live at once; using one ends the others. */
@@ -15,24 +16,45 @@ export const MAIL_CHANGE_TTL_HOURS = 24
  */
 export const PASSWORD_SETTING_PURPOSES: readonly MailTokenPurpose[] = ['PASSWORD_RESET', 'INVITATION', 'REGISTRATION']
 
-/** Voids a user's unused reset links (after a reset, a password change or a new mail address). */
-export function voidResetLinks(db: DB, userId: number, now: string) {
+/** Voids a user's unused links of one purpose (a reset used, a password or an address changed…). */
+export function voidLinks(db: DB, userId: number, purpose: MailTokenPurpose, now: string) {
   return db
     .updateTable('mail_token')
     .set({ used_at: now })
     .where('utilisateur_id', '=', userId)
-    .where('purpose', '=', 'PASSWORD_RESET')
+    .where('purpose', '=', purpose)
     .where('used_at', 'is', null)
 }
 
+/** Voids a user's unused reset links (after a reset, a password change or a new mail address). */
+export const voidResetLinks = (db: DB, userId: number, now: string) => voidLinks(db, userId, 'PASSWORD_RESET', now)
+
 /** Voids a user's pending mail-address changes (a newer request, or the address set otherwise). */
-export function voidMailChanges(db: DB, userId: number, now: string) {
+export const voidMailChanges = (db: DB, userId: number, now: string) => voidLinks(db, userId, 'MAIL_CHANGE', now)
+
+/**
+ * Finds a row while fewer than `cap` links of `purpose` were written for the user in the hour before
+ * `now`: the condition of an `insertWhen`, so that the cap is counted and the link written in one
+ * statement, and requests arriving together cannot all see room for one more.
+ */
+export function underHourlyCap(db: DB, userId: number, purpose: MailTokenPurpose, cap: number, now: Date) {
   return db
-    .updateTable('mail_token')
-    .set({ used_at: now })
+    .selectFrom('mail_token')
+    .select((eb) => eb.fn.countAll().as('n'))
     .where('utilisateur_id', '=', userId)
-    .where('purpose', '=', 'MAIL_CHANGE')
+    .where('purpose', '=', purpose)
+    .where('created_at', '>', addSeconds(-3600, now).toISOString())
+    .having((eb) => eb.fn.countAll(), '<', cap)
+}
+
+/** Finds the token while it is unused and unexpired: the condition of the writes that use it up. */
+export function stillLive(db: DB, tokenId: number, now: string) {
+  return db
+    .selectFrom('mail_token')
+    .select('id')
+    .where('id', '=', tokenId)
     .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
 }
 
 /**

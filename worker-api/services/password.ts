@@ -10,7 +10,14 @@ import { hashPassword, pepperKeyring, verifyPassword } from '../lib/password'
 import type { Actor } from './actor'
 import { claimAttempt, clearAttempts, type RequestContext } from './auth'
 import { requireCaptcha } from './captcha'
-import { liveMailToken, PASSWORD_RESET_TTL_HOURS, PASSWORD_SETTING_PURPOSES, voidResetLinks } from './mail-tokens'
+import {
+  liveMailToken,
+  PASSWORD_RESET_TTL_HOURS,
+  PASSWORD_SETTING_PURPOSES,
+  stillLive,
+  underHourlyCap,
+  voidResetLinks,
+} from './mail-tokens'
 
 export { PASSWORD_RESET_TTL_HOURS }
 
@@ -57,15 +64,8 @@ export async function queueResetMail(env: Env, address: string, context: Request
     `${linkOrigin(user.domain, context.origin)}/renewPassword/${token}`,
     PASSWORD_RESET_TTL_HOURS,
   )
-  // The hourly cap is counted and the link written in one statement, so that requests arriving
-  // together cannot all see room for one more; the mail goes only with a link written.
-  const underCap = db
-    .selectFrom('mail_token')
-    .select((eb) => eb.fn.countAll().as('n'))
-    .where('utilisateur_id', '=', user.id)
-    .where('purpose', '=', 'PASSWORD_RESET')
-    .where('created_at', '>', addSeconds(-3600, now).toISOString())
-    .having((eb) => eb.fn.countAll(), '<', RESET_MAILS_PER_HOUR)
+  // The mail goes only with a link written, and a link only under the hourly cap.
+  const underCap = underHourlyCap(db, user.id, 'PASSWORD_RESET', RESET_MAILS_PER_HOUR, now)
   const results = await batch(env.DB, [
     insertWhen(
       db,
@@ -108,12 +108,7 @@ export async function renewPassword(env: Env, input: { token: string; password: 
   const db = getDb(env.DB)
   const now = new Date().toISOString()
   const password_hash = await hashPassword(input.password, pepperKeyring(env).current)
-  const tokenIsLive = db
-    .selectFrom('mail_token')
-    .select('id')
-    .where('id', '=', row.id)
-    .where('used_at', 'is', null)
-    .where('expires_at', '>', now)
+  const tokenIsLive = stillLive(db, row.id, now)
   const notice = passwordChangedMail(mailLanguage(row.langue), row)
   const results = await batch(env.DB, [
     db

@@ -15,7 +15,7 @@ import {
   mailNowUsedMail,
 } from '../lib/mail/templates'
 import type { Actor } from './actor'
-import { MAIL_CHANGE_TTL_HOURS, voidMailChanges, voidResetLinks } from './mail-tokens'
+import { MAIL_CHANGE_TTL_HOURS, underHourlyCap, voidMailChanges, voidResetLinks } from './mail-tokens'
 import { queuedIds, queueMail } from './outbox'
 
 export type Poste = {
@@ -286,13 +286,7 @@ async function requestMailChange(
   const recipient = { ...user, ...input }
   const url = `${linkOrigin(user.domain, context.origin)}/confirmMail/${token}`
   const written = db.selectFrom('mail_token').select('id').where('token_hash', '=', tokenHash)
-  const underCap = db
-    .selectFrom('mail_token')
-    .select((eb) => eb.fn.countAll().as('n'))
-    .where('utilisateur_id', '=', user.id)
-    .where('purpose', '=', 'MAIL_CHANGE')
-    .where('created_at', '>', addSeconds(-3600, now).toISOString())
-    .having((eb) => eb.fn.countAll(), '<', MAIL_CHANGE_REQUESTS_PER_HOUR)
+  const underCap = underHourlyCap(db, user.id, 'MAIL_CHANGE', MAIL_CHANGE_REQUESTS_PER_HOUR, now)
   return [
     voidMailChanges(db, user.id, at),
     insertWhen(

@@ -1,86 +1,74 @@
-import { MAIL_LANGUAGES, type MailLanguage } from './messages'
+import { MAIL_LANGUAGES, type MailLanguage, type MailWords } from './messages'
 import { fill, type RenderedMail, renderMail } from './render'
 
 type Recipient = { nom: string; prenom: string; login: string }
+type LinkWords = { subject: string; intro: string; action: string; expiry: string; ignore: string }
+type NoticeWords = { subject: string; intro: string; warning: string }
 
 export const mailLanguage = (langue: string): MailLanguage => (langue === 'en' ? 'en' : 'fr')
 
-/** The password-reset mail: a single-use link to /renewPassword/{token} on the user's domain. */
-export function passwordResetMail(language: MailLanguage, user: Recipient, url: string, hours: number): RenderedMail {
-  const words = MAIL_LANGUAGES[language]
-  const m = words.passwordReset
+/** A mail carrying a single-use link: what it is for, the button, how long it lives, what if not you. */
+function linkMail(
+  language: MailLanguage,
+  words: (all: MailWords) => LinkWords,
+  user: Recipient,
+  values: Record<string, string>,
+  url: string,
+  hours: number,
+): RenderedMail {
+  const all = MAIL_LANGUAGES[language]
+  const m = words(all)
   return renderMail(language, {
     subject: m.subject,
-    greeting: fill(words.greeting, user),
-    paragraphs: [fill(m.intro, user)],
+    greeting: fill(all.greeting, user),
+    paragraphs: [fill(m.intro, { ...user, ...values })],
     action: { label: m.action, url },
     notes: [fill(m.expiry, { hours }), m.ignore],
   })
 }
 
-/** Sent to the former address when a user's mail changes, so a hijacked session cannot do it silently. */
-export function mailChangedMail(language: MailLanguage, user: Recipient, newMail: string): RenderedMail {
-  const words = MAIL_LANGUAGES[language]
-  const m = words.mailChanged
+/** A notice of something done to the account, with what to do if it was not the user. */
+function noticeMail(
+  language: MailLanguage,
+  words: (all: MailWords) => NoticeWords,
+  user: Recipient,
+  values: Record<string, string> = {},
+): RenderedMail {
+  const all = MAIL_LANGUAGES[language]
+  const m = words(all)
   return renderMail(language, {
     subject: m.subject,
-    greeting: fill(words.greeting, user),
-    paragraphs: [fill(m.intro, { ...user, mail: newMail })],
+    greeting: fill(all.greeting, user),
+    paragraphs: [fill(m.intro, { ...user, ...values })],
     notes: [m.warning],
   })
 }
 
-/** Sent after a password change or reset, so that a change made by someone else does not go unseen. */
-export function passwordChangedMail(language: MailLanguage, user: Recipient): RenderedMail {
-  const words = MAIL_LANGUAGES[language]
-  const m = words.passwordChanged
-  return renderMail(language, {
-    subject: m.subject,
-    greeting: fill(words.greeting, user),
-    paragraphs: [fill(m.intro, user)],
-    notes: [m.warning],
-  })
-}
+/** The password-reset mail: a single-use link to /renewPassword/{token} on the user's domain. */
+export const passwordResetMail = (language: MailLanguage, user: Recipient, url: string, hours: number) =>
+  linkMail(language, (w) => w.passwordReset, user, {}, url, hours)
 
 /** Sent to the new address a user gave themself: the change waits for this link (DESIGN §5). */
-export function mailChangeConfirmMail(
+export const mailChangeConfirmMail = (
   language: MailLanguage,
   user: Recipient,
   newMail: string,
   url: string,
   hours: number,
-): RenderedMail {
-  const words = MAIL_LANGUAGES[language]
-  const m = words.mailChangeConfirm
-  return renderMail(language, {
-    subject: m.subject,
-    greeting: fill(words.greeting, user),
-    paragraphs: [fill(m.intro, { ...user, mail: newMail })],
-    action: { label: m.action, url },
-    notes: [fill(m.expiry, { hours }), m.ignore],
-  })
-}
+) => linkMail(language, (w) => w.mailChangeConfirm, user, { mail: newMail }, url, hours)
+
+/** Sent to the former address when a user's mail changes, so a hijacked session cannot do it silently. */
+export const mailChangedMail = (language: MailLanguage, user: Recipient, newMail: string) =>
+  noticeMail(language, (w) => w.mailChanged, user, { mail: newMail })
 
 /** Sent to the current address when a change to another one is asked for, before it takes effect. */
-export function mailChangeRequestedMail(language: MailLanguage, user: Recipient, newMail: string): RenderedMail {
-  const words = MAIL_LANGUAGES[language]
-  const m = words.mailChangeRequested
-  return renderMail(language, {
-    subject: m.subject,
-    greeting: fill(words.greeting, user),
-    paragraphs: [fill(m.intro, { ...user, mail: newMail })],
-    notes: [m.warning],
-  })
-}
+export const mailChangeRequestedMail = (language: MailLanguage, user: Recipient, newMail: string) =>
+  noticeMail(language, (w) => w.mailChangeRequested, user, { mail: newMail })
 
 /** Sent to the new address an administrator gave a user: it is the account's from now on. */
-export function mailNowUsedMail(language: MailLanguage, user: Recipient, newMail: string): RenderedMail {
-  const words = MAIL_LANGUAGES[language]
-  const m = words.mailNowUsed
-  return renderMail(language, {
-    subject: m.subject,
-    greeting: fill(words.greeting, user),
-    paragraphs: [fill(m.intro, { ...user, mail: newMail })],
-    notes: [m.warning],
-  })
-}
+export const mailNowUsedMail = (language: MailLanguage, user: Recipient, newMail: string) =>
+  noticeMail(language, (w) => w.mailNowUsed, user, { mail: newMail })
+
+/** Sent after a password change or reset, so that a change made by someone else does not go unseen. */
+export const passwordChangedMail = (language: MailLanguage, user: Recipient) =>
+  noticeMail(language, (w) => w.passwordChanged, user)
