@@ -30,6 +30,14 @@ const updateProfile = (token: string, id: number, mail: string, nom = 'Martin') 
 
 const outboxOf = (userId: number) =>
   db().selectFrom('outbox').selectAll().where('utilisateur_id', '=', userId).orderBy('id').execute()
+/** The audit entries of a user's own actions other than signing in. */
+const auditOf = (userId: number) =>
+  db()
+    .selectFrom('log')
+    .select(['type_log', 'nom_log', 'commentaire'])
+    .where('utilisateur_id', '=', userId)
+    .where('type_log', '=', 'ADMINISTRATION')
+    .execute()
 const mailOfRow = async (id: number) =>
   (await db().selectFrom('utilisateur').select('mail').where('id', '=', id).executeTakeFirstOrThrow()).mail
 
@@ -172,6 +180,10 @@ describe('POST rest/public/bd/utilisateur/mail/confirm/', () => {
     expect(changed.map((m) => m.to_address)).toEqual([mailOf(user)])
     expect(changed[0]?.text).toContain(newMail)
     await expectError(await post(CONFIRM, { token }), 410, 'TOKEN_USED')
+    // In the audit history, once, in the same batch as the change.
+    expect(await auditOf(user.id)).toEqual([
+      { type_log: 'ADMINISTRATION', nom_log: 'MAIL_CHANGE', commentaire: `${mailOf(user)} → ${newMail}` },
+    ])
     // The user still signs in with their login, and resets now go to the new address.
     expect((await login(user.login, user.password)).status).toBe(200)
   })
@@ -189,6 +201,7 @@ describe('POST rest/public/bd/utilisateur/mail/confirm/', () => {
     const statuses = (await Promise.all([post(CONFIRM, { token }), post(CONFIRM, { token })])).map((r) => r.status)
     expect(statuses.sort()).toEqual([200, 410])
     expect((await outboxOf(user.id)).filter((m) => m.kind === 'MAIL_CHANGED')).toHaveLength(1)
+    expect(await auditOf(user.id)).toHaveLength(1)
   })
 
   it('answers 409 MAIL_ALREADY_USED when another account took the address meanwhile, changing nothing', async () => {
@@ -197,6 +210,7 @@ describe('POST rest/public/bd/utilisateur/mail/confirm/', () => {
     await db().updateTable('utilisateur').set({ mail: newMail }).where('id', '=', other.id).execute()
     await expectError(await post(CONFIRM, { token }), 409, 'MAIL_ALREADY_USED')
     expect(await mailOfRow(user.id)).toBe(mailOf(user))
+    expect(await auditOf(user.id)).toEqual([])
   })
 
   it('answers 403 USER_DISABLED for a user disabled since the request', async () => {

@@ -243,6 +243,20 @@ describe('PUT /rest/bd/utilisateur/{id}: who may edit whom', () => {
       ['MAIL_NOW_USED', newMail],
     ])
     expect(mails[1]?.subject).toBe('Votre compte utilise désormais cette adresse')
+    // The administrator's change is in the audit history, under the administrator, naming the user.
+    const audit = await db()
+      .selectFrom('log')
+      .select(['type_log', 'nom_log', 'commentaire'])
+      .where('utilisateur_id', '=', admin.id)
+      .where('type_log', '=', 'ADMINISTRATION')
+      .execute()
+    expect(audit).toEqual([
+      {
+        type_log: 'ADMINISTRATION',
+        nom_log: 'MAIL_CHANGE',
+        commentaire: `#${target.id} : ${mailOf(target)} → ${newMail}`,
+      },
+    ])
   })
 
   it('answers 403 to an admin editing a user with a post outside their scope, who stays unchanged', async () => {

@@ -91,7 +91,11 @@ export const userRoutes = router()
       },
     }),
     async (c) => {
-      const { mailIds, ...changed } = await confirmMailChange(c.env, c.req.valid('json').token)
+      const { mailIds, ...changed } = await confirmMailChange(
+        c.env,
+        c.req.valid('json').token,
+        c.req.header('User-Agent') ?? null,
+      )
       afterResponse(c, () => deliverOutbox(c.env, { ids: mailIds }))
       return c.json(changed, 200)
     },

@@ -48,3 +48,20 @@ export async function writeClientLog(
     .executeTakeFirstOrThrow()
   return { id: result.id }
 }
+
+/**
+ * The audit entry of a change of mail address (DESIGN §8), by the user who confirmed it or by the
+ * administrator who made it (`about` names the user then).
+ */
+export function mailChangeLog(
+  actorId: number,
+  former: string,
+  next: string,
+  userAgent: string | null,
+  about: number | null = null,
+): NewLog {
+  const change = `${former} → ${next}`
+  return logEntry(actorId, 'ADMINISTRATION', 'MAIL_CHANGE', userAgent, {
+    commentaire: about === null ? change : `#${about} : ${change}`,
+  })
+}

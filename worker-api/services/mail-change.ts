@@ -1,7 +1,8 @@
-import { batch, getDb } from '../db/client'
+import { batch, getDb, insertWhen } from '../db/client'
 import type { Env } from '../env'
 import { BusinessError } from '../lib/errors'
 import { mailChangedMail, mailLanguage } from '../lib/mail/templates'
+import { mailChangeLog } from './logs'
 import { liveMailToken, stillLive, voidMailChanges, voidResetLinks } from './mail-tokens'
 import { queuedIds, queueMail } from './outbox'
 
@@ -16,9 +17,10 @@ export async function mailChangeOf(env: Env, token: string) {
 /**
  * POST rest/public/bd/utilisateur/mail/confirm/: the new address becomes the account's, in one batch
  * that applies only while the link is unused (of two concurrent uses, one wins). The former address
- * is told; links sent to it (resets, other pending changes) die. Returns the address and the outbox ids.
+ * is told; links sent to it (resets, other pending changes) die; the change is in the audit history.
+ * Returns the address and the outbox ids.
  */
-export async function confirmMailChange(env: Env, token: string) {
+export async function confirmMailChange(env: Env, token: string, userAgent: string | null) {
   const row = await liveMailToken(env, token, MAIL_CHANGE)
   if (!row.actif || row.supprime) throw new BusinessError('USER_DISABLED', 403, 'User disabled')
   const newMail = row.new_mail ?? ''
@@ -35,6 +37,7 @@ export async function confirmMailChange(env: Env, token: string) {
         .where(({ exists }) => exists(tokenIsLive)),
       // Before the token is marked used below: written only by the request that changed the address.
       queueMail(db, { ...notice, to: row.mail, userId: row.user_id, kind: 'MAIL_CHANGED' }, new Date(now), tokenIsLive),
+      insertWhen(db, 'log', mailChangeLog(row.user_id, row.mail, newMail, userAgent), tokenIsLive),
       db.updateTable('mail_token').set({ used_at: now }).where('id', '=', row.id).where('used_at', 'is', null),
       voidMailChanges(db, row.user_id, now),
       voidResetLinks(db, row.user_id, now),

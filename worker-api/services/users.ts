@@ -15,6 +15,7 @@ import {
   mailNowUsedMail,
 } from '../lib/mail/templates'
 import type { Actor } from './actor'
+import { mailChangeLog } from './logs'
 import { MAIL_CHANGE_TTL_HOURS, underHourlyCap, voidMailChanges, voidResetLinks } from './mail-tokens'
 import { queuedIds, queueMail } from './outbox'
 
@@ -186,7 +187,7 @@ export async function updateProfile(
   actor: Actor,
   id: number,
   input: ProfileInput,
-  context: { origin: string },
+  context: { origin: string; userAgent: string | null },
 ): Promise<number[]> {
   const db = getDb(env.DB)
   const now = new Date()
@@ -255,6 +256,7 @@ export async function updateProfile(
           { ...mailNowUsedMail(language, recipient, input.mail), to: input.mail, userId: id, kind: 'MAIL_NOW_USED' },
           now,
         ),
+        db.insertInto('log').values(mailChangeLog(actor.id, row.mail, input.mail, context.userAgent, id)),
       ]
     : []
   try {
