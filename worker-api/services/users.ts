@@ -290,7 +290,6 @@ async function requestMailChange(
   const written = db.selectFrom('mail_token').select('id').where('token_hash', '=', tokenHash)
   const underCap = underHourlyCap(db, user.id, 'MAIL_CHANGE', MAIL_CHANGE_REQUESTS_PER_HOUR, now)
   return [
-    voidMailChanges(db, user.id, at),
     insertWhen(
       db,
       'mail_token',
@@ -305,6 +304,10 @@ async function requestMailChange(
       },
       underCap,
     ),
+    // Earlier requests die once this one is written (not when a race for the cap loses it).
+    voidMailChanges(db, user.id, at)
+      .where('token_hash', '!=', tokenHash)
+      .where(({ exists }) => exists(written)),
     queueMail(
       db,
       {
