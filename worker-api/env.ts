@@ -1,4 +1,4 @@
-import { FIRST_PEPPER_ID, PEPPER_ID, pepperKeyring } from './lib/password'
+import { FIRST_PEPPER_ID, PEPPER_ID, retiredPepperEntries } from './lib/password'
 
 /** Bindings and variables of the Worker (wrangler.toml [vars], .dev.vars, `wrangler secret`). */
 export interface Env {
@@ -60,7 +60,6 @@ export function missingSecrets(env: Partial<Env>): string[] {
  */
 export function configurationProblems(env: Partial<Env>): string[] {
   const problems = missingSecrets(env).map((key) => `${key} is missing or shorter than ${MIN_SECRET_LENGTH} characters`)
-  const retired = pepperKeyring({ PASSWORD_PEPPER: '', ...env }).retired
   if (env.ENVIRONMENT !== 'development') {
     for (const key of [...REQUIRED_SECRETS, 'PASSWORD_PEPPERS_RETIRED'] as const) {
       if (env[key]?.includes(DEVELOPMENT_ONLY_MARKER)) {
@@ -71,14 +70,11 @@ export function configurationProblems(env: Partial<Env>): string[] {
   if (env.PASSWORD_PEPPER_ID !== undefined && !PEPPER_ID.test(env.PASSWORD_PEPPER_ID)) {
     problems.push('PASSWORD_PEPPER_ID must be 1 to 16 letters, digits, "-" or "_"')
   }
-  const entries = (env.PASSWORD_PEPPERS_RETIRED ?? '').split(/[\s,]+/).filter(Boolean)
-  if (
-    entries.length !== Object.keys(retired).length ||
-    Object.entries(retired).some(([id, secret]) => !PEPPER_ID.test(id) || secret.length < MIN_SECRET_LENGTH)
-  ) {
+  const retired = retiredPepperEntries(env.PASSWORD_PEPPERS_RETIRED)
+  if (retired.some(([id, secret]) => !PEPPER_ID.test(id) || secret.length < MIN_SECRET_LENGTH)) {
     problems.push(`PASSWORD_PEPPERS_RETIRED must be "id:secret" pairs, secrets of ${MIN_SECRET_LENGTH}+ characters`)
   }
-  if ((env.PASSWORD_PEPPER_ID ?? FIRST_PEPPER_ID) in retired) {
+  if (retired.some(([id]) => id === (env.PASSWORD_PEPPER_ID ?? FIRST_PEPPER_ID))) {
     problems.push('PASSWORD_PEPPER_ID names a retired pepper')
   }
   return problems

@@ -23,11 +23,19 @@ export function pepperKeyring(env: {
   PASSWORD_PEPPERS_RETIRED?: string | undefined
 }): PepperKeyring {
   const retired: Record<string, string> = {}
-  for (const entry of (env.PASSWORD_PEPPERS_RETIRED ?? '').split(/[\s,]+/).filter(Boolean)) {
-    const separator = entry.indexOf(':')
-    if (separator > 0) retired[entry.slice(0, separator)] = entry.slice(separator + 1)
-  }
+  for (const [id, secret] of retiredPepperEntries(env.PASSWORD_PEPPERS_RETIRED)) if (id) retired[id] = secret
   return { current: { id: env.PASSWORD_PEPPER_ID || FIRST_PEPPER_ID, secret: env.PASSWORD_PEPPER }, retired }
+}
+
+/** The entries of PASSWORD_PEPPERS_RETIRED as [id, secret]; an entry without "id:" has an empty id. */
+export function retiredPepperEntries(text: string | undefined): [string, string][] {
+  return (text ?? '')
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map((entry) => {
+      const separator = entry.indexOf(':')
+      return separator > 0 ? [entry.slice(0, separator), entry.slice(separator + 1)] : ['', entry]
+    })
 }
 
 async function derive(password: string, pepper: string, salt: Uint8Array<ArrayBuffer>, iterations: number) {

@@ -5,6 +5,7 @@ import { mailChangedMail, mailLanguage } from '../lib/mail/templates'
 import { mailChangeLog } from './logs'
 import { liveMailToken, stillLive, voidMailChanges, voidResetLinks } from './mail-tokens'
 import { queuedIds, queueMail } from './outbox'
+import { mailTaken } from './users'
 
 const MAIL_CHANGE = ['MAIL_CHANGE'] as const
 
@@ -48,9 +49,7 @@ export async function confirmMailChange(env: Env, token: string, userAgent: stri
     return { mail: newMail, login: row.login, mailIds: queuedIds(results) }
   } catch (error) {
     // The address was taken by another account since the request (the unique index).
-    if (String(error).includes('UNIQUE')) {
-      throw new BusinessError('MAIL_ALREADY_USED', 409, 'This e-mail address is already used', [newMail])
-    }
+    if (String(error).includes('UNIQUE')) throw mailTaken(newMail)
     throw error
   }
 }

@@ -1,4 +1,4 @@
-import { type DB, getDb } from '../db/client'
+import { type DB, getDb, insertWhen } from '../db/client'
 import type { MailTokenPurpose } from '../db/schema'
 import type { Env } from '../env'
 import { sha256Hex } from '../lib/crypto'
@@ -32,11 +32,7 @@ export const voidResetLinks = (db: DB, userId: number, now: string) => voidLinks
 /** Voids a user's pending mail-address changes (a newer request, or the address set otherwise). */
 export const voidMailChanges = (db: DB, userId: number, now: string) => voidLinks(db, userId, 'MAIL_CHANGE', now)
 
-/**
- * Finds a row while fewer than `cap` links of `purpose` were written for the user in the hour before
- * `now`: the condition of an `insertWhen`, so that the cap is counted and the link written in one
- * statement, and requests arriving together cannot all see room for one more.
- */
+/** Finds a row while fewer than `cap` links of `purpose` were written for the user in the hour before `now`. */
 export function underHourlyCap(db: DB, userId: number, purpose: MailTokenPurpose, cap: number, now: Date) {
   return db
     .selectFrom('mail_token')
@@ -45,6 +41,36 @@ export function underHourlyCap(db: DB, userId: number, purpose: MailTokenPurpose
     .where('purpose', '=', purpose)
     .where('created_at', '>', addSeconds(-3600, now).toISOString())
     .having((eb) => eb.fn.countAll(), '<', cap)
+}
+
+/**
+ * A new link (its token's hash and what it is for), written only while the user has fewer than `cap`
+ * links of that purpose from the last hour: the cap is counted and the link written in one statement,
+ * so requests arriving together cannot all see room for one more. `written` finds the link once it is
+ * in: the condition of the mail that carries it, and of whatever else must go only with it.
+ */
+export function insertLinkUnderCap(
+  db: DB,
+  link: { tokenHash: string; userId: number; purpose: MailTokenPurpose; newMail?: string; hours: number },
+  cap: number,
+  now: Date,
+) {
+  const insert = insertWhen(
+    db,
+    'mail_token',
+    {
+      token_hash: link.tokenHash,
+      utilisateur_id: link.userId,
+      purpose: link.purpose,
+      new_mail: link.newMail ?? null,
+      expires_at: addSeconds(link.hours * 3600, now).toISOString(),
+      used_at: null,
+      created_at: now.toISOString(),
+    },
+    underHourlyCap(db, link.userId, link.purpose, cap, now),
+  )
+  const written = db.selectFrom('mail_token').select('id').where('token_hash', '=', link.tokenHash)
+  return { insert, written }
 }
 
 /** Finds the token while it is unused and unexpired: the condition of the writes that use it up. */

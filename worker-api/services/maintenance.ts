@@ -9,7 +9,8 @@ const DAY = 24 * HOUR
 /**
  * Deletes what can no longer matter (run hourly by the cron trigger): used captchas past their
  * expiry, refresh tokens of families past their absolute lifetime (reuse detection needs nothing
- * older) and the retry copies of rotated ones, forgotten sign-in failures, old rate-limit windows, mail tokens expired a month ago, and month-old mail.
+ * older) and the retry copies of rotated ones, forgotten sign-in failures, old rate-limit windows,
+ * mail tokens expired a month ago, and month-old mail.
  */
 export async function purgeExpired(env: Env, now = new Date()) {
   const db = getDb(env.DB)

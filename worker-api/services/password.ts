@@ -1,8 +1,7 @@
 import { sql } from 'kysely'
-import { batch, getDb, insertWhen } from '../db/client'
+import { batch, getDb } from '../db/client'
 import type { Env } from '../env'
 import { randomToken, sha256Hex } from '../lib/crypto'
-import { addSeconds } from '../lib/dates'
 import { linkOrigin } from '../lib/domain'
 import { BusinessError } from '../lib/errors'
 import { mailLanguage, passwordChangedMail, passwordResetMail } from '../lib/mail/templates'
@@ -11,11 +10,11 @@ import type { Actor } from './actor'
 import { claimAttempt, clearAttempts, type RequestContext } from './auth'
 import { requireCaptcha } from './captcha'
 import {
+  insertLinkUnderCap,
   liveMailToken,
   PASSWORD_RESET_TTL_HOURS,
   PASSWORD_SETTING_PURPOSES,
   stillLive,
-  underHourlyCap,
   voidResetLinks,
 } from './mail-tokens'
 
@@ -65,27 +64,15 @@ export async function queueResetMail(env: Env, address: string, context: Request
     PASSWORD_RESET_TTL_HOURS,
   )
   // The mail goes only with a link written, and a link only under the hourly cap.
-  const underCap = underHourlyCap(db, user.id, 'PASSWORD_RESET', RESET_MAILS_PER_HOUR, now)
+  const link = insertLinkUnderCap(
+    db,
+    { tokenHash, userId: user.id, purpose: 'PASSWORD_RESET', hours: PASSWORD_RESET_TTL_HOURS },
+    RESET_MAILS_PER_HOUR,
+    now,
+  )
   const results = await batch(env.DB, [
-    insertWhen(
-      db,
-      'mail_token',
-      {
-        token_hash: tokenHash,
-        utilisateur_id: user.id,
-        purpose: 'PASSWORD_RESET',
-        expires_at: addSeconds(PASSWORD_RESET_TTL_HOURS * 3600, now).toISOString(),
-        used_at: null,
-        created_at: now.toISOString(),
-      },
-      underCap,
-    ),
-    queueMail(
-      db,
-      { ...mail, to: user.mail, userId: user.id, kind: 'PASSWORD_RESET' },
-      now,
-      db.selectFrom('mail_token').select('id').where('token_hash', '=', tokenHash),
-    ),
+    link.insert,
+    queueMail(db, { ...mail, to: user.mail, userId: user.id, kind: 'PASSWORD_RESET' }, now, link.written),
   ])
   return queuedIds(results)
 }

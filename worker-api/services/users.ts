@@ -1,10 +1,10 @@
 import { type ExpressionBuilder, sql } from 'kysely'
 import type { ProfileInput } from '../contract/user'
-import { batch, type DB, getDb, insertWhen } from '../db/client'
+import { batch, type DB, getDb } from '../db/client'
 import type { Database, UtilisateurRow } from '../db/schema'
 import type { Env } from '../env'
 import { randomToken, sha256Hex } from '../lib/crypto'
-import { addSeconds, nowIso, todayIso, toWireDate } from '../lib/dates'
+import { nowIso, todayIso, toWireDate } from '../lib/dates'
 import { linkOrigin, sameDomain } from '../lib/domain'
 import { BusinessError, forbidden, notFound } from '../lib/errors'
 import {
@@ -16,7 +16,13 @@ import {
 } from '../lib/mail/templates'
 import type { Actor } from './actor'
 import { mailChangeLog } from './logs'
-import { MAIL_CHANGE_TTL_HOURS, underHourlyCap, voidMailChanges, voidResetLinks } from './mail-tokens'
+import {
+  insertLinkUnderCap,
+  MAIL_CHANGE_TTL_HOURS,
+  underHourlyCap,
+  voidMailChanges,
+  voidResetLinks,
+} from './mail-tokens'
 import { queuedIds, queueMail } from './outbox'
 
 export type Poste = {
@@ -173,7 +179,8 @@ export async function getUser(db: DB, actor: Actor, id: number): Promise<User> {
 /** Requests a user may make per hour to move their account to another address (each sends a mail). */
 export const MAIL_CHANGE_REQUESTS_PER_HOUR = 3
 
-const mailTaken = (mail: string) =>
+/** MAIL_ALREADY_USED: the address belongs to another account (also when it was taken in a race). */
+export const mailTaken = (mail: string) =>
   new BusinessError('MAIL_ALREADY_USED', 409, 'This e-mail address is already used', [mail])
 
 /**
@@ -199,18 +206,13 @@ export async function updateProfile(
           if (!target.modification) throw forbidden('You may not edit this user')
         }),
     db
-      .selectFrom('utilisateur as u')
-      .select(['u.id', 'u.login', 'u.nom', 'u.prenom', 'u.mail', 'u.domain', 'u.langue'])
+      .selectFrom('utilisateur')
+      .select(['id', 'login', 'nom', 'prenom', 'mail', 'domain', 'langue'])
+      // Whether the user may ask for another address change this hour: the cap the insert keeps.
       .select((eb) =>
-        eb
-          .selectFrom('mail_token as t')
-          .select(eb.fn.countAll<number>().as('n'))
-          .whereRef('t.utilisateur_id', '=', 'u.id')
-          .where('t.purpose', '=', 'MAIL_CHANGE')
-          .where('t.created_at', '>', addSeconds(-3600, now).toISOString())
-          .as('recent_mail_changes'),
+        eb.exists(underHourlyCap(db, id, 'MAIL_CHANGE', MAIL_CHANGE_REQUESTS_PER_HOUR, now)).as('may_change_mail'),
       )
-      .where('u.id', '=', id)
+      .where('id', '=', id)
       .executeTakeFirst(),
     db
       .selectFrom('utilisateur')
@@ -227,7 +229,7 @@ export async function updateProfile(
   const recipient = { ...row, ...input }
 
   if (mailChanged && id === actor.id) {
-    if (Number(row.recent_mail_changes) >= MAIL_CHANGE_REQUESTS_PER_HOUR) {
+    if (!row.may_change_mail) {
       throw new BusinessError('TOO_MANY_ATTEMPTS', 429, 'Too many address changes; retry later', [3600])
     }
     const names = db
@@ -287,23 +289,14 @@ async function requestMailChange(
   const language = mailLanguage(user.langue)
   const recipient = { ...user, ...input }
   const url = `${linkOrigin(user.domain, context.origin)}/confirmMail/${token}`
-  const written = db.selectFrom('mail_token').select('id').where('token_hash', '=', tokenHash)
-  const underCap = underHourlyCap(db, user.id, 'MAIL_CHANGE', MAIL_CHANGE_REQUESTS_PER_HOUR, now)
+  const { insert, written } = insertLinkUnderCap(
+    db,
+    { tokenHash, userId: user.id, purpose: 'MAIL_CHANGE', newMail: input.mail, hours: MAIL_CHANGE_TTL_HOURS },
+    MAIL_CHANGE_REQUESTS_PER_HOUR,
+    now,
+  )
   return [
-    insertWhen(
-      db,
-      'mail_token',
-      {
-        token_hash: tokenHash,
-        utilisateur_id: user.id,
-        purpose: 'MAIL_CHANGE',
-        new_mail: input.mail,
-        expires_at: addSeconds(MAIL_CHANGE_TTL_HOURS * 3600, now).toISOString(),
-        used_at: null,
-        created_at: at,
-      },
-      underCap,
-    ),
+    insert,
     // Earlier requests die once this one is written (not when a race for the cap loses it).
     voidMailChanges(db, user.id, at)
       .where('token_hash', '!=', tokenHash)
