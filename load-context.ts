@@ -1,5 +1,6 @@
 import type { ExecutionContext } from '@cloudflare/workers-types'
 import type { ApiApp } from './worker-api/app'
+import type { Meter } from './worker-api/db/meter'
 import type { Env } from './worker-api/env'
 
 /** What Remix loaders and actions receive as `context`, in the Worker and under `remix vite:dev`. */
@@ -10,5 +11,7 @@ declare module '@remix-run/cloudflare' {
     cspNonce?: string
     /** The REST API, called in-process (one instance, provided by the Worker or the dev server). */
     api: Pick<ApiApp, 'fetch'>
+    /** What the request costs so far (Server-Timing); absent under `remix vite:dev`. */
+    meter?: Meter
   }
 }

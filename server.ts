@@ -5,6 +5,15 @@ import { createRequestHandler, type ServerBuild } from '@remix-run/cloudflare'
 import * as build from './build/server'
 import { createApp } from './worker-api/app'
 import { API_BASE } from './worker-api/base'
+import { serverTiming } from './worker-api/db/meter'
+import {
+  bookmarkFromCookie,
+  bookmarkSetCookie,
+  isWrite,
+  openRequestScope,
+  type RequestScope,
+  timingEnabled,
+} from './worker-api/db/request-scope'
 import type { Env } from './worker-api/env'
 import { configurationProblems } from './worker-api/env'
 import { isSameOriginWrite, securityHeaders, withBoundedBody, withOwnOrigin } from './worker-api/lib/security-headers'
@@ -37,15 +46,33 @@ export default {
     if (!isSameOriginWrite(request, url)) return new Response('Cross-origin request refused', { status: 403 })
     const bounded = await withBoundedBody(request)
     if (!bounded) return new Response('Request too large', { status: 413 })
+    const started = performance.now()
     const cspNonce = nonce()
+    const https = url.protocol === 'https:'
+    const write = isWrite(request.method)
+    // One D1 session and meter for the page: its loaders and all their in-process API calls share them.
+    const scoped = openRequestScope(env, { bookmark: bookmarkFromCookie(request.headers.get('Cookie'), https), write })
+    const scope = scoped.REQUEST_SCOPE as RequestScope
     // The one API instance also serves the UI's in-process calls (DESIGN §1).
-    const response = await handleRemix(withOwnOrigin(bounded, url), { cloudflare: { env, ctx }, cspNonce, api })
-    return securityHeaders(response, {
+    const response = await handleRemix(withOwnOrigin(bounded, url), {
+      cloudflare: { env: scoped, ctx },
+      cspNonce,
+      api,
+      meter: scope.meter,
+    })
+    const secured = securityHeaders(response, {
       nonce: cspNonce,
-      https: url.protocol === 'https:',
+      https,
       path: url.pathname,
       turnstile: env.CAPTCHA_PROVIDER === 'turnstile',
     })
+    // After a write, the browser's later reads must see it, wherever they are served from.
+    const bookmark = scope.bookmark()
+    if (write && bookmark) secured.headers.append('Set-Cookie', bookmarkSetCookie(bookmark, https))
+    if (timingEnabled(env)) {
+      secured.headers.set('Server-Timing', serverTiming(scope.meter, performance.now() - started))
+    }
+    return secured
   },
   /**
    * wrangler.toml [triggers]: every minute, mail that failed is retried once due (DESIGN §5); once an

@@ -20,6 +20,7 @@ export default async function handleRequest(
   await instance.use(initReactI18next).init({ ...i18nConfig, lng: await i18nServer.getLocale(request), resources })
 
   let status = responseStatusCode
+  const started = performance.now()
   const body = await renderToReadableStream(
     <I18nextProvider i18n={instance}>
       <NonceProvider value={nonce}>
@@ -36,6 +37,7 @@ export default async function handleRequest(
     },
   )
   if (isbot(request.headers.get('user-agent') || '')) await body.allReady
+  if (loadContext.meter) loadContext.meter.renderMs += performance.now() - started
 
   responseHeaders.set('Content-Type', 'text/html; charset=utf-8')
   return new Response(body, { headers: responseHeaders, status })

@@ -1,6 +1,8 @@
 import { HTTPException } from 'hono/http-exception'
 import { routePath } from 'hono/route'
 import { API_BASE } from './base'
+import { serverTiming } from './db/meter'
+import { BOOKMARK_HEADER, isWrite, openRequestScope, type RequestScope, timingEnabled } from './db/request-scope'
 import { requestOrigin } from './lib/domain'
 import { BusinessError, errorBody } from './lib/errors'
 import { apiHeaders } from './lib/security-headers'
@@ -19,9 +21,23 @@ import { actorFromBearer, applicationMayCall } from './services/actor'
 export function createApp() {
   const app = router().basePath(API_BASE)
 
-  // Every answer, errors included: not sniffed, not framed, not cached unless a route says otherwise.
   app.use('*', async (c, next) => {
-    await next()
+    // A client's request gets its own D1 session and meter; the UI's in-process calls share the one
+    // the Worker opened for the page.
+    const inProcess = c.env.REQUEST_SCOPE !== undefined
+    const write = isWrite(c.req.method)
+    if (!inProcess) c.env = openRequestScope(c.env, { bookmark: c.req.header(BOOKMARK_HEADER), write })
+    const scope = c.env.REQUEST_SCOPE as RequestScope
+    try {
+      await next()
+    } finally {
+      // What the request read about its caller may have changed (a sign-out, a new name).
+      if (write) scope.memo.clear()
+    }
+    const bookmark = scope.bookmark()
+    if (bookmark) c.res.headers.set(BOOKMARK_HEADER, bookmark)
+    if (!inProcess && timingEnabled(c.env)) c.res.headers.set('Server-Timing', serverTiming(scope.meter))
+    // Every answer, errors included: not sniffed, not framed, not cached unless a route says otherwise.
     apiHeaders(c.res.headers, new URL(c.req.url).protocol === 'https:')
   })
   // Every non-public call carries a bearer access token.

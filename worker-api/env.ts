@@ -34,6 +34,10 @@ export interface Env {
   LOGIN_RATE_PER_MINUTE?: string
   /** No-JavaScript captcha answers accepted per client address and minute (default 5). */
   QUESTION_RATE_PER_MINUTE?: string
+  /** `on`: responses carry a `Server-Timing` header (always on in development). */
+  SERVER_TIMING?: string
+  /** Not a binding: the per-request state the Worker adds (db/request-scope.ts). */
+  REQUEST_SCOPE?: import('./db/request-scope').RequestScope
 }
 
 const REQUIRED_SECRETS = ['JWT_SECRET', 'SESSION_SECRET', 'PASSWORD_PEPPER', 'CAPTCHA_HMAC_KEY'] as const

@@ -32,11 +32,39 @@ export async function callApi<T>(
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   })
   const { env, ctx } = context.cloudflare
+  const started = performance.now()
   const response = await context.api.fetch(apiRequest, env, ctx as ExecutionContext)
   const payload = response.status === 204 ? null : await response.json().catch(() => null)
+  if (context.meter) {
+    context.meter.apiCalls += 1
+    context.meter.apiMs += performance.now() - started
+  }
   if (response.ok) return { ok: true, status: response.status, data: payload as T }
   const error = (payload as ErrorBody | null) ?? { businessCode: 'TECHNICAL_ERROR', message: '', attributs: [] }
   return { ok: false, status: response.status, error }
+}
+
+type TokenPair = { accessToken: string; refreshToken: string }
+
+/** The refreshes of this request (the layout's and the page's loaders run side by side), by token. */
+const refreshes = new WeakMap<AppLoadContext, Map<string, Promise<ApiResult<TokenPair>>>>()
+
+/** One refresh per request and token, whichever loader asks first: the others share its answer. */
+function refreshOncePerRequest(request: Request, context: AppLoadContext, refreshToken: string) {
+  let byToken = refreshes.get(context)
+  if (!byToken) {
+    byToken = new Map()
+    refreshes.set(context, byToken)
+  }
+  let result = byToken.get(refreshToken)
+  if (!result) {
+    result = callApi<TokenPair>(request, context, 'public/bd/login/refreshToken', {
+      method: 'POST',
+      body: { refreshToken },
+    })
+    byToken.set(refreshToken, result)
+  }
+  return result
 }
 
 /**
@@ -48,12 +76,7 @@ export function userApi(request: Request, context: AppLoadContext, { session }: 
   async function refreshOnce() {
     const refreshToken = session.get('refreshToken')
     if (!refreshToken || state.failed) return false
-    const result = await callApi<{ accessToken: string; refreshToken: string }>(
-      request,
-      context,
-      'public/bd/login/refreshToken',
-      { method: 'POST', body: { refreshToken } },
-    )
+    const result = await refreshOncePerRequest(request, context, refreshToken)
     if (!result.ok) {
       state.failed = true
       return false

@@ -1,5 +1,5 @@
 import { type AppLoadContext, redirect } from '@remix-run/cloudflare'
-import type { User } from '../../worker-api/services/users'
+import type { SessionInfo } from '../../worker-api/contract/auth'
 import type { ApiResult } from './api.server'
 import { userApi } from './api.server'
 import { getSession, loginRedirect } from './session.server'
@@ -50,12 +50,12 @@ export async function hasSession(request: Request, context: AppLoadContext) {
 export async function liveSessionUser(
   request: Request,
   context: AppLoadContext,
-): Promise<{ user: Pick<User, 'login' | 'nom' | 'prenom'> | null; setCookie: string | null }> {
+): Promise<{ user: Pick<SessionInfo, 'login' | 'nom' | 'prenom'> | null; setCookie: string | null }> {
   const session = await getSession(request, context)
   const stored = session.session.get('user')
   if (!stored || !session.session.get('accessToken')) return { user: null, setCookie: null }
   const { call, state } = userApi(request, context, session)
-  const result = await call<User>(`bd/utilisateur/${stored.id}`)
+  const result = await call<SessionInfo>('bd/session')
   if (!result.ok) return { user: null, setCookie: result.status === 401 ? await session.destroy() : null }
   const { login, nom, prenom } = result.data
   return { user: { login, nom, prenom }, setCookie: state.refreshed ? await session.commit() : null }

@@ -6,21 +6,21 @@ import { SidebarNav } from '~/components/layout/sidebar'
 import { Topbar } from '~/components/layout/topbar'
 import { requireUser } from '~/lib/auth.server'
 import { isAdminPath } from '~/lib/breadcrumb'
-import type { User } from '../../worker-api/services/users'
+import type { SessionInfo } from '../../worker-api/contract/auth'
 
 /**
- * The authenticated area (spec §2). The guard asks the API for the user whenever this loader runs
+ * The authenticated area (spec §2). The guard asks the API who the session is whenever this loader runs
  * (document requests and revalidations), so an ended or disabled session leaves at once; admin paths
  * send non-admins to their access page. Admin screens also guard themselves (`requireAdmin`), since
  * client-side navigation between child routes does not re-run this loader.
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = await requireUser(request, context)
-  const me = await auth.expect(await auth.api<User>(`bd/utilisateur/${auth.user.id}`))
-  if (isAdminPath(new URL(request.url).pathname) && !me.admin) {
+  // Answered from the token check the page's own API calls share: no read of its own.
+  const user = await auth.expect(await auth.api<SessionInfo>('bd/session'))
+  if (isAdminPath(new URL(request.url).pathname) && !user.admin) {
     throw redirect('/pages/user/acces', { headers: await auth.headers() })
   }
-  const user = { id: me.id, login: me.login, nom: me.nom, prenom: me.prenom, admin: me.admin }
   return data({ user }, { headers: await auth.headers() })
 }
 

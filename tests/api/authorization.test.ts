@@ -102,6 +102,10 @@ const MATRIX: Record<string, Row> = {
     }),
     expect: everyone(200),
   },
+  'GET /portail-backend/rest/bd/session': {
+    request: () => ({ path: '/rest/bd/session' }),
+    expect: signedIn({ application: 200, user: 200, adminOut: 200, adminIn: 200, self: 200 }),
+  },
   'POST /portail-backend/rest/bd/logout': {
     request: () => ({ path: '/rest/bd/logout', body: {} }),
     expect: signedIn({ application: 204, user: 204, adminOut: 204, adminIn: 204, self: 204 }),

@@ -19,3 +19,13 @@ export const tokensSchema = z.object({
   refreshToken: z.string(),
   expiresInMsec: z.number().int(),
 })
+
+/** GET rest/bd/session: who the bearer token speaks for (what a page header shows). */
+export const sessionSchema = z.object({
+  id: z.number().int(),
+  login: z.string(),
+  nom: z.string(),
+  prenom: z.string(),
+  admin: z.boolean(),
+})
+export type SessionInfo = z.infer<typeof sessionSchema>

@@ -1,6 +1,6 @@
 import { createRoute } from '@hono/zod-openapi'
 import { z } from 'zod'
-import { loginSchema, refreshSchema, tokensSchema } from '../contract/auth'
+import { loginSchema, refreshSchema, sessionSchema, tokensSchema } from '../contract/auth'
 import { errors, json } from '../contract/common'
 import { userSchema } from '../contract/user'
 import { requestOrigin } from '../lib/domain'
@@ -46,5 +46,20 @@ export const authRoutes = router()
     async (c) => {
       await logout(c.env, c.get('actor'), c.req.header('User-Agent') ?? null)
       return c.body(null, 204)
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/rest/bd/session',
+      tags: ['Session'],
+      summary:
+        'Who the bearer token speaks for (id, login, names, admin): answered from the token check, no further read',
+      security: [{ bearer: [] }],
+      responses: { 200: json(sessionSchema, 'The caller'), ...errors(401, 403) },
+    }),
+    (c) => {
+      const { id, login, nom, prenom, admin } = c.get('actor')
+      return c.json({ id, login, nom, prenom, admin }, 200)
     },
   )

@@ -3,7 +3,7 @@ import { batch, type DB, getDb, insertWhen } from '../db/client'
 import type { AttemptCounter } from '../db/schema'
 import type { Env } from '../env'
 import { openWithToken, randomToken, sealWithToken, sha256Hex } from '../lib/crypto'
-import { addSeconds, nowIso } from '../lib/dates'
+import { addSeconds, nowIso, todayIso } from '../lib/dates'
 import { sameDomain } from '../lib/domain'
 import { BusinessError, unauthorized } from '../lib/errors'
 import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from '../lib/jwt'
@@ -13,7 +13,7 @@ import { type Actor, unauthorizedDomain } from './actor'
 import { requireCaptcha } from './captcha'
 import { logEntry } from './logs'
 import { limitClient } from './rate-limit'
-import { pendingMail, postesOf, toUser, type User } from './users'
+import { pendingMail, postesColumn, postesFrom, toUser, type User } from './users'
 
 /** DESIGN §3 session lifetimes. */
 export const REFRESH_IDLE_SECONDS = 30 * 60
@@ -120,10 +120,12 @@ export async function login(
   }
 
   const db = getDb(env.DB)
+  const today = todayIso()
   const row = await db
     .selectFrom('utilisateur')
     .selectAll()
     .select(pendingMail)
+    .select(postesColumn(today))
     .where(sql<boolean>`login = ${identifier} COLLATE NOCASE`)
     .executeTakeFirst()
 
@@ -152,9 +154,9 @@ export async function login(
     const password_hash = await hashPassword(input.motDePasse, pepperKeyring(env).current)
     writes.push(db.updateTable('utilisateur').set({ password_hash }).where('id', '=', row.id) as never)
   }
-  const [postes] = await Promise.all([postesOf(db, [row.id]), batch(env.DB, writes)])
+  await batch(env.DB, writes)
   return {
-    user: toUser(row, postes, false),
+    user: toUser(row, postesFrom(row.postes, today), false),
     jwt: {
       accessToken: await accessTokenFor(env, row, familyId),
       refreshToken: refresh.token,

@@ -54,69 +54,73 @@ export type User = {
 
 type PosteWithPath = Poste & { path: string; current: boolean }
 
-/** Current (today within the range) and future posts of some users, oldest start first. */
-export async function postesOf(db: DB, userIds: number[], today = todayIso()): Promise<PosteWithPath[]> {
-  if (userIds.length === 0) return []
-  const rows = await db
-    .selectFrom('poste as p')
-    .innerJoin('structure as s', 's.id', 'p.structure_id')
-    .innerJoin('fonction as f', 'f.id', 'p.fonction_id')
-    .select([
-      'p.id',
-      'p.utilisateur_id',
-      'p.date_debut',
-      'p.date_fin',
-      's.id as structure_id',
-      's.nom as structure_nom',
-      's.path',
-      'f.id as fonction_id',
-      'f.libelle as fonction_libelle',
-    ])
-    .where('p.utilisateur_id', 'in', userIds)
-    .where('p.date_fin', '>=', today)
-    .orderBy('p.date_debut')
-    .orderBy('p.id')
-    .execute()
-  return rows.map((r) => ({
-    id: r.id,
-    structure: { id: r.structure_id, nom: r.structure_nom },
-    fonction: { id: r.fonction_id, libelle: r.fonction_libelle },
-    utilisateur: { id: r.utilisateur_id },
-    dateDebut: toWireDate(r.date_debut),
-    dateFin: toWireDate(r.date_fin),
-    path: r.path,
-    current: r.date_debut <= today,
-  }))
+/** A post as the queries below read it (columns of `poste`, its structure and its function). */
+type PosteRow = {
+  id: number
+  utilisateur_id: number
+  date_debut: string
+  date_fin: string
+  structure_id: number
+  structure_nom: string
+  path: string
+  fonction_id: number
+  fonction_libelle: string
 }
 
-/** An admin's scope: the paths of the structures where they hold a current post (DESIGN §4). */
-export async function adminScope(db: DB, actor: Actor, today = todayIso()): Promise<string[]> {
-  if (!actor.admin) return []
-  const rows = await db
-    .selectFrom('poste as p')
-    .innerJoin('structure as s', 's.id', 'p.structure_id')
-    .select('s.path')
-    .where('p.utilisateur_id', '=', actor.id)
-    .where('p.date_debut', '<=', today)
-    .where('p.date_fin', '>=', today)
-    .execute()
-  return rows.map((r) => r.path)
+/** Posts in the order of the wire (oldest start first), each marked current or future. */
+function toPostes(rows: PosteRow[], today: string): PosteWithPath[] {
+  return [...rows]
+    .sort((a, b) => (a.date_debut === b.date_debut ? a.id - b.id : a.date_debut < b.date_debut ? -1 : 1))
+    .map((r) => ({
+      id: r.id,
+      structure: { id: r.structure_id, nom: r.structure_nom },
+      fonction: { id: r.fonction_id, libelle: r.fonction_libelle },
+      utilisateur: { id: r.utilisateur_id },
+      dateDebut: toWireDate(r.date_debut),
+      dateFin: toWireDate(r.date_fin),
+      path: r.path,
+      current: r.date_debut <= today,
+    }))
 }
+
+/**
+ * The current and future posts of the user of a query on `utilisateur`, as one JSON column (read
+ * back with `postesFrom`): a user and their posts in one statement.
+ */
+export function postesColumn(today: string) {
+  return (eb: ExpressionBuilder<Database, 'utilisateur'>) =>
+    eb
+      .selectFrom('poste as p')
+      .innerJoin('structure as s', 's.id', 'p.structure_id')
+      .innerJoin('fonction as f', 'f.id', 'p.fonction_id')
+      .select(
+        sql<string>`json_group_array(json_object(
+          'id', p.id, 'utilisateur_id', p.utilisateur_id, 'date_debut', p.date_debut, 'date_fin', p.date_fin,
+          'structure_id', s.id, 'structure_nom', s.nom, 'path', s.path,
+          'fonction_id', f.id, 'fonction_libelle', f.libelle))`.as('postes'),
+      )
+      .whereRef('p.utilisateur_id', '=', 'utilisateur.id')
+      .where('p.date_fin', '>=', today)
+      .as('postes')
+}
+
+export const postesFrom = (column: string | null, today: string) =>
+  toPostes(JSON.parse(column ?? '[]') as PosteRow[], today)
 
 export const inScope = (path: string, scope: string[]) => scope.some((root) => path.startsWith(root))
 
 /** DESIGN §4: may this admin manage a user with these current and future posts? */
-export function canManage(actor: Actor, target: UtilisateurRow, postes: PosteWithPath[], scope: string[]) {
+export function canManage(actor: Actor, target: Pick<UtilisateurRow, 'id' | 'domain'>, postes: PosteWithPath[]) {
   if (!actor.admin || target.id === actor.id) return false
   if (postes.length === 0) return sameDomain(target.domain, actor.domain)
-  return postes.every((p) => inScope(p.path, scope))
+  return postes.every((p) => inScope(p.path, actor.scope))
 }
 
 /** May this admin see the user at all: one post in scope, or no post and the same domain. */
-function canSee(actor: Actor, target: UtilisateurRow, postes: PosteWithPath[], scope: string[]) {
+function canSee(actor: Actor, target: Pick<UtilisateurRow, 'domain'>, postes: PosteWithPath[]) {
   if (!actor.admin) return false
   if (postes.length === 0) return sameDomain(target.domain, actor.domain)
-  return postes.some((p) => inScope(p.path, scope))
+  return postes.some((p) => inScope(p.path, actor.scope))
 }
 
 function strip({ path: _path, current: _current, ...poste }: PosteWithPath): Poste {
@@ -164,16 +168,20 @@ export function toUser(row: UserRow, postes: PosteWithPath[], modification: bool
 export async function getUser(db: DB, actor: Actor, id: number): Promise<User> {
   // A non-admin may read only themself; answering 404 for unknown ids would reveal which exist.
   if (!actor.admin && id !== actor.id) throw forbidden('You may only read your own profile')
-  // Independent reads, in parallel: this runs on every page load (the layout's guard).
-  const [row, postes, scope] = await Promise.all([
-    db.selectFrom('utilisateur').selectAll().select(pendingMail).where('id', '=', id).executeTakeFirst(),
-    postesOf(db, [id]),
-    id === actor.id ? [] : adminScope(db, actor),
-  ])
+  // One statement: the user, their pending address and their posts (the scope came with the actor).
+  const today = todayIso()
+  const row = await db
+    .selectFrom('utilisateur')
+    .selectAll()
+    .select(pendingMail)
+    .select(postesColumn(today))
+    .where('id', '=', id)
+    .executeTakeFirst()
   if (!row) throw notFound('Unknown user')
+  const postes = postesFrom(row.postes, today)
   if (id === actor.id) return toUser(row, postes, false)
-  if (!canSee(actor, row, postes, scope)) throw forbidden('This user is outside your scope')
-  return toUser(row, postes, canManage(actor, row, postes, scope))
+  if (!canSee(actor, row, postes)) throw forbidden('This user is outside your scope')
+  return toUser(row, postes, canManage(actor, row, postes))
 }
 
 /** Requests a user may make per hour to move their account to another address (each sends a mail). */

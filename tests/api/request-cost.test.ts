@@ -1,0 +1,198 @@
+import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { userApi } from '../../app/lib/api.server'
+import { getSession } from '../../app/lib/session.server'
+import worker from '../../server'
+import { createMeter } from '../../worker-api/db/meter'
+import { BOOKMARK_HEADER } from '../../worker-api/db/request-scope'
+import { signAccessToken } from '../../worker-api/lib/jwt'
+import { call, createOrganisation, createUser, currentPost, ORIGIN, sessionFor, uiContext } from './helpers'
+
+/**
+ * What a request costs in D1 statements (issue: "≤ 2 for an API read, ≤ 3 for a signed-in page"),
+ * read from the Server-Timing header the Worker adds when asked to, and the D1 session each request
+ * opens so that a client reads its own writes from a replica (DESIGN §1).
+ */
+
+beforeAll(createOrganisation)
+
+const TIMING = { SERVER_TIMING: 'on' }
+
+/** The D1 statements and in-process API calls a response reports. */
+function cost(response: Response) {
+  const header = response.headers.get('Server-Timing') ?? ''
+  const statements = /d1;dur=[\d.]+;desc="(\d+) statements/.exec(header)?.[1]
+  const calls = /api;dur=[\d.]+;desc="(\d+) in-process calls"/.exec(header)?.[1]
+  return { statements: Number(statements ?? Number.NaN), apiCalls: Number(calls ?? 0) }
+}
+
+/** A D1 binding that records how each request opens its session, and otherwise is the real one. */
+function recordingDb() {
+  const constraints: string[] = []
+  const DB = new Proxy(env.DB, {
+    get(target, property) {
+      if (property === 'withSession') {
+        return (constraint: string) => {
+          constraints.push(constraint)
+          return target.withSession(constraint)
+        }
+      }
+      const value = Reflect.get(target, property)
+      return typeof value === 'function' ? value.bind(target) : value
+    },
+  })
+  return { DB, constraints }
+}
+
+/** One request through the real Worker entry (UI and API alike), its after-response work awaited. */
+async function visit(path: string, init: RequestInit = {}, overrides: Partial<typeof env> = {}) {
+  const ctx = createExecutionContext()
+  const response = await worker.fetch(new Request(`${ORIGIN}${path}`, init), { ...env, ...overrides }, ctx)
+  await response.arrayBuffer()
+  await waitOnExecutionContext(ctx)
+  return response
+}
+
+/** The browser cookie of a signed-in user (what the login form leaves), its access token optionally expired. */
+async function browserCookie(user: { id: number; login: string }, { expired = false } = {}) {
+  const tokens = await sessionFor(user.id)
+  const session = await getSession(new Request(`${ORIGIN}/pages/user/acces`), uiContext)
+  const accessToken = expired
+    ? await signAccessToken(
+        env.JWT_SECRET,
+        { sub: String(user.id), admin: false, domain: ORIGIN, sid: tokens.sid },
+        Date.now() - 3_600_000,
+      )
+    : tokens.accessToken
+  session.session.set('accessToken', accessToken)
+  session.session.set('refreshToken', tokens.refreshToken)
+  session.session.set('user', { id: user.id, login: user.login, nom: 'N', prenom: 'P', admin: false })
+  return { cookie: (await session.commit()).split(';')[0] as string, ...tokens }
+}
+
+describe('statements per request', () => {
+  it('an API read costs at most two: the caller (with what it needs of the user) and the data', async () => {
+    const user = await createUser({ postes: [currentPost(4, 2)] })
+    const { accessToken: token } = await sessionFor(user.id)
+    const read = (path: string) => call(path, { token, env: TIMING })
+
+    expect(cost(await call('/rest/public/health', { env: TIMING })).statements).toBe(1)
+    expect(cost(await read('/rest/bd/session')).statements).toBe(1)
+    expect(cost(await read(`/rest/bd/utilisateur/${user.id}`)).statements).toBe(2)
+    expect(cost(await read(`/rest/bd/acces/utilisateur/${user.id}`)).statements).toBe(2)
+  })
+
+  it('an administrator reading a user in scope: the scope comes with the caller, the posts with the user', async () => {
+    const admin = await createUser({ admin: true, postes: [currentPost(2, 1)] })
+    const target = await createUser({ postes: [currentPost(4, 2)] })
+    const { accessToken: token } = await sessionFor(admin.id)
+    const response = await call(`/rest/bd/utilisateur/${target.id}`, { token, env: TIMING })
+    expect(response.status).toBe(200)
+    expect(((await response.json()) as { modification: boolean }).modification).toBe(true)
+    expect(cost(response).statements).toBe(2)
+  })
+
+  it('a signed-in page resolves its caller once for the layout and the page: two statements', async () => {
+    const user = await createUser({ postes: [currentPost(4, 2)] })
+    const { cookie } = await browserCookie(user)
+    for (const page of ['/pages/user/acces', '/pages/user/me']) {
+      const response = await visit(page, { headers: { Cookie: cookie } }, TIMING)
+      expect(response.status).toBe(200)
+      // The layout asks who the session is, the page asks for its data: one caller check for both.
+      expect(cost(response)).toEqual({ statements: 2, apiCalls: 2 })
+    }
+  })
+
+  it('the cost is shown only in development or when switched on', async () => {
+    const user = await createUser()
+    const { cookie } = await browserCookie(user)
+    const page = await visit('/pages/user/acces', { headers: { Cookie: cookie } })
+    expect(page.headers.get('Server-Timing')).toBeNull()
+    expect((await call('/rest/public/health')).headers.get('Server-Timing')).toBeNull()
+
+    const shown = await visit('/pages/user/acces', { headers: { Cookie: cookie } }, { ENVIRONMENT: 'development' })
+    expect(shown.headers.get('Server-Timing')).toMatch(
+      /^d1;dur=[\d.]+;desc="\d+ statements, \d+ round trips", api;dur=[\d.]+;desc="\d+ in-process calls", render;dur=[\d.]+, total;dur=[\d.]+$/,
+    )
+  })
+
+  it('the layout and the page refresh an expired access token once between them', async () => {
+    const user = await createUser()
+    const { cookie } = await browserCookie(user, { expired: true })
+    const request = new Request(`${ORIGIN}/pages/user/acces`, { headers: { Cookie: cookie } })
+    // Two loaders of one request, with the same load context, as Remix runs them.
+    const context = { ...uiContext, meter: createMeter() }
+    const [first, second] = [
+      userApi(request, context, await getSession(request, context)),
+      userApi(request, context, await getSession(request, context)),
+    ]
+    const [a, b] = await Promise.all([first.call('bd/session'), second.call('bd/session')])
+    expect([a.status, b.status]).toEqual([200, 200])
+    // Both get the same rotated pair, from one refresh call: 2 refused calls, 1 refresh, 2 retries.
+    expect(first.state.refreshed && second.state.refreshed).toBe(true)
+    expect(context.meter.apiCalls).toBe(5)
+  })
+})
+
+describe('D1 sessions and bookmarks (read-your-writes from replicas)', () => {
+  it('a write starts at the primary and answers its bookmark; a read sent with it starts there', async () => {
+    const user = await createUser()
+    const { accessToken: token } = await sessionFor(user.id)
+    const { DB, constraints } = recordingDb()
+    const body = JSON.stringify({ nom: 'Renommé', prenom: 'Prénom', mail: `${user.login}@example.test` })
+    const write = await call(`/rest/bd/utilisateur/${user.id}`, { method: 'PUT', body, token, env: { DB } })
+    expect(write.status).toBe(200)
+    const bookmark = write.headers.get(BOOKMARK_HEADER)
+    expect(bookmark).toMatch(/^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/)
+
+    const read = await call(`/rest/bd/utilisateur/${user.id}`, {
+      token,
+      env: { DB },
+      headers: { [BOOKMARK_HEADER]: bookmark as string },
+    })
+    expect(((await read.json()) as { nom: string }).nom).toBe('Renommé')
+    expect(constraints).toEqual(['first-primary', bookmark])
+    // Bookmarks order the database's history: the read is at least as recent as the write.
+    expect((read.headers.get(BOOKMARK_HEADER) as string) >= (bookmark as string)).toBe(true)
+  })
+
+  it('a read without a bookmark may start anywhere; a malformed one is ignored, not an error', async () => {
+    const { DB, constraints } = recordingDb()
+    expect((await call('/rest/public/health', { env: { DB } })).status).toBe(200)
+    const odd = await call('/rest/public/health', { env: { DB }, headers: { [BOOKMARK_HEADER]: "x' OR 1=1" } })
+    expect(odd.status).toBe(200)
+    expect(constraints).toEqual(['first-unconstrained', 'first-unconstrained'])
+  })
+
+  it('the browser keeps the bookmark of its last write in a cookie, and its next page reads from there', async () => {
+    const user = await createUser()
+    const { cookie } = await browserCookie(user)
+    const { DB, constraints } = recordingDb()
+    const form = new URLSearchParams({
+      intent: 'profile',
+      nom: 'Nouveau',
+      prenom: 'Nom',
+      mail: `${user.login}@example.test`,
+    })
+    const saved = await visit(
+      '/pages/user/me',
+      {
+        method: 'POST',
+        body: form,
+        headers: { Cookie: cookie, Origin: ORIGIN, Host: new URL(ORIGIN).host },
+        redirect: 'manual',
+      },
+      { DB },
+    )
+    expect(saved.status).toBe(302)
+    const set = saved.headers.getSetCookie().find((c) => c.startsWith('portail-d1='))
+    expect(set).toMatch(/^portail-d1=[0-9a-f-]+; Path=\/; HttpOnly; SameSite=Lax$/)
+    const bookmarkCookie = (set as string).split(';')[0] as string
+
+    const page = await visit('/pages/user/me', { headers: { Cookie: `${cookie}; ${bookmarkCookie}` } }, { DB })
+    expect(page.status).toBe(200)
+    expect(constraints).toEqual(['first-primary', bookmarkCookie.split('=')[1]])
+    // A page that only reads leaves the cookie as it was.
+    expect(page.headers.getSetCookie().some((c) => c.startsWith('portail-d1='))).toBe(false)
+  })
+})

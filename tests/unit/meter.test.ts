@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest'
+import { createMeter, meteredD1, serverTiming } from '../../worker-api/db/meter'
+import { oncePerRequest, openRequestScope, validBookmark } from '../../worker-api/db/request-scope'
+import type { Env } from '../../worker-api/env'
+
+/** A stand-in for D1 that records what reaches it: the counter is what is under test here. */
+function fakeD1() {
+  const batches: unknown[][] = []
+  const run: string[] = []
+  class Statement {
+    constructor(
+      readonly sql: string,
+      readonly values: unknown[] = [],
+    ) {}
+    bind(...values: unknown[]) {
+      return new Statement(this.sql, values)
+    }
+    async first() {
+      run.push(`first ${this.sql} ${this.values.join(',')}`)
+      return { x: 1 }
+    }
+    async all() {
+      run.push(`all ${this.sql}`)
+      return { results: [] }
+    }
+    async run() {
+      run.push(`run ${this.sql}`)
+      return { meta: {} }
+    }
+    async raw() {
+      run.push(`raw ${this.sql}`)
+      return []
+    }
+  }
+  const database = {
+    prepare: (sql: string) => new Statement(sql),
+    async batch(statements: unknown[]) {
+      batches.push(statements)
+      return statements.map(() => ({ results: [] }))
+    },
+  } as unknown as D1Database
+  return { database, batches, run, Statement }
+}
+
+describe('the statement counter', () => {
+  it('counts each statement run alone as one statement and one round trip', async () => {
+    const { database, run } = fakeD1()
+    const meter = createMeter()
+    const db = meteredD1(database, meter)
+    await db.prepare('SELECT ?').bind(7).first()
+    await db.prepare('SELECT 2').all()
+    await db.prepare('UPDATE t SET x = 1').run()
+    await db.prepare('SELECT 3').raw()
+    expect(run).toEqual(['first SELECT ? 7', 'all SELECT 2', 'run UPDATE t SET x = 1', 'raw SELECT 3'])
+    expect(meter).toMatchObject({ statements: 4, roundTrips: 4 })
+  })
+
+  it('counts a batch as its statements in one round trip, and hands D1 its own statements', async () => {
+    const { database, batches, Statement } = fakeD1()
+    const meter = createMeter()
+    const db = meteredD1(database, meter)
+    await db.batch([db.prepare('INSERT 1'), db.prepare('INSERT ?').bind(2), db.prepare('INSERT 3')])
+    expect(meter).toMatchObject({ statements: 3, roundTrips: 1 })
+    expect(batches[0]?.every((statement) => statement instanceof Statement)).toBe(true)
+    expect((batches[0] as InstanceType<typeof Statement>[]).map((s) => s.values)).toEqual([[], [2], []])
+  })
+
+  it('preparing and binding cost nothing; a failed statement still counts', async () => {
+    const meter = createMeter()
+    const failing = {
+      prepare: () => ({
+        bind() {
+          return this
+        },
+        first: () => Promise.reject(new Error('no such table')),
+      }),
+      batch: async () => [],
+    } as unknown as D1Database
+    const db = meteredD1(failing, meter)
+    const statement = db.prepare('SELECT nothing').bind(1)
+    expect(meter.statements).toBe(0)
+    await expect(statement.first()).rejects.toThrow('no such table')
+    expect(meter).toMatchObject({ statements: 1, roundTrips: 1 })
+  })
+
+  it('says it in a Server-Timing header', () => {
+    const meter = { statements: 3, roundTrips: 2, d1Ms: 4.26, apiCalls: 2, apiMs: 9.04, renderMs: 1.5 }
+    expect(serverTiming(meter, 12.345)).toBe(
+      'd1;dur=4.3;desc="3 statements, 2 round trips", api;dur=9;desc="2 in-process calls", render;dur=1.5, total;dur=12.3',
+    )
+    expect(serverTiming(createMeter())).toBe('d1;dur=0;desc="0 statements, 0 round trips"')
+  })
+})
+
+describe('the request scope', () => {
+  const env = (constraints: string[]) =>
+    ({
+      DB: {
+        withSession(constraint: string) {
+          constraints.push(constraint)
+          return { ...fakeD1().database, getBookmark: () => null }
+        },
+      },
+    }) as unknown as Env
+
+  it('opens writes at the primary, reads at the bookmark, or anywhere without a valid one', () => {
+    const constraints: string[] = []
+    const bookmark = '0000000a-0000000b-0000000c-0123456789abcdef0123456789abcdef'
+    openRequestScope(env(constraints), { write: true, bookmark })
+    openRequestScope(env(constraints), { write: false, bookmark })
+    openRequestScope(env(constraints), { write: false, bookmark: 'first-primary' })
+    openRequestScope(env(constraints), { write: false })
+    expect(constraints).toEqual(['first-primary', bookmark, 'first-unconstrained', 'first-unconstrained'])
+    expect(validBookmark(`${bookmark}\n`)).toBeNull()
+  })
+
+  it('works a value out once per request and key, and every time without a request', async () => {
+    const scoped = openRequestScope(env([]), { write: false })
+    let computed = 0
+    const compute = async () => ++computed
+    expect(await Promise.all([oncePerRequest(scoped, 'a', compute), oncePerRequest(scoped, 'a', compute)])).toEqual([
+      1, 1,
+    ])
+    expect(await oncePerRequest(scoped, 'b', compute)).toBe(2)
+    const unscoped = { DB: {} } as Env
+    expect([await oncePerRequest(unscoped, 'a', compute), await oncePerRequest(unscoped, 'a', compute)]).toEqual([3, 4])
+  })
+})
