@@ -1,39 +1,163 @@
-// `npm run bench`: starts the built portal on a fresh local D1 with the demo data and prints latency
-// and throughput figures for the hot paths. Loopback only, bounded in count; numbers, not assertions.
-import { mkdtempSync, openSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+// `npm run bench [-- --large] [-- --duration 10] [-- --connections 50] [-- --write]`
+//
+// Builds the portal, serves it and the reference Worker (scripts/bench/reference.js) with `wrangler
+// dev`, drives every scenario with autocannon and prints one table: req/s, p50, p99, errors, D1
+// statements per request (from the Server-Timing header) and the ratios to the two references, the
+// bare Worker and the one-statement floor, measured in the same run. Sign-in is compared with the raw
+// PBKDF2 rate of the same runtime. Then the JavaScript and CSS each page ships and the Worker's size.
+// `--large` runs on the organisation of `npm run seed:large`; `--write` keeps the table in
+// BENCHMARKS.md. Loopback only; numbers, never assertions.
+import { execFileSync, spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
+import { parseArgs } from 'node:util'
+import { gzipSync } from 'node:zlib'
 import { solveChallenge } from 'altcha-lib'
-import { build, ensureDevVars, migrate, root, seed, serve } from './local.mjs'
+import autocannon from 'autocannon'
+import { build, ensureDevVars, LARGE_PERSIST_DIR, migrate, quietEnv, root, seed, serve } from './local.mjs'
 
+const { values: options } = parseArgs({
+  options: {
+    large: { type: 'boolean', default: false },
+    write: { type: 'boolean', default: false },
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '50' },
+    'skip-build': { type: 'boolean', default: false },
+    /** Only the scenarios whose name matches (the references always run). */
+    only: { type: 'string' },
+  },
+})
+const duration = Number(options.duration)
+const connections = Number(options.connections)
 const port = Number(process.env.BENCH_PORT ?? 8799)
+const referencePort = port + 1
 const base = `http://127.0.0.1:${port}`
 const api = `${base}/portail-backend/rest`
+const reference = `http://127.0.0.1:${referencePort}`
+const bin = (name) => path.join(root, 'node_modules', '.bin', name)
 
-function stats(samples) {
-  const sorted = [...samples].sort((a, b) => a - b)
-  const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]
-  return { p50: at(0.5), p95: at(0.95), max: sorted[sorted.length - 1] }
+// ---------------------------------------------------------------------------------------------
+// Servers
+
+const vars = ensureDevVars()
+if (!options['skip-build'] && !process.env.BENCH_SKIP_BUILD) build()
+const scratch = mkdtempSync(path.join(os.tmpdir(), 'portail-bench-'))
+let persistTo
+if (options.large) {
+  if (!existsSync(LARGE_PERSIST_DIR)) throw new Error('No large organisation yet: run `npm run seed:large` first.')
+  persistTo = LARGE_PERSIST_DIR
+} else {
+  persistTo = path.join(scratch, 'portail')
+  migrate(persistTo)
+  await seed(persistTo, vars.PASSWORD_PEPPER)
+}
+/**
+ * Sign-in attempts of one account count against it while they run (DESIGN §3), so 50 concurrent
+ * sign-ins need 50 accounts: copies of the demo agent (same password hash, same posts).
+ */
+function benchAccounts(count) {
+  const sql = `
+    INSERT INTO utilisateur (login, nom, prenom, mail, password_hash, domain, langue)
+      WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${count})
+      SELECT 'bench' || i, nom, prenom, 'bench' || i || '@bench.example', password_hash, domain, langue
+      FROM n, utilisateur WHERE login = 'agent'
+        AND NOT EXISTS (SELECT 1 FROM utilisateur b WHERE b.login = 'bench' || i);
+    INSERT INTO poste (utilisateur_id, structure_id, fonction_id, date_debut, date_fin)
+      SELECT b.id, p.structure_id, p.fonction_id, p.date_debut, p.date_fin
+      FROM utilisateur b, utilisateur a JOIN poste p ON p.utilisateur_id = a.id
+      WHERE a.login = 'agent' AND b.login LIKE 'bench%'
+        AND NOT EXISTS (SELECT 1 FROM poste q WHERE q.utilisateur_id = b.id);`
+  execFileSync(bin('wrangler'), ['d1', 'execute', 'DB', '--local', '--persist-to', persistTo, '--command', sql], {
+    cwd: root,
+    env: quietEnv,
+    stdio: 'ignore',
+  })
+  return Array.from({ length: count }, (_, i) => `bench${i + 1}`)
+}
+const benchLogins = benchAccounts(connections)
+
+const portalLog = openSync(path.join(scratch, 'portal.log'), 'w')
+const referenceLog = openSync(path.join(scratch, 'reference.log'), 'w')
+
+/** The portal under `wrangler dev`: the benchmark signs in far more often than a person may. */
+function startPortal() {
+  return serve({
+    port,
+    persistTo,
+    stdio: portalLog,
+    vars: {
+      LOGIN_RATE_PER_MINUTE: '1000000',
+      QUESTION_RATE_PER_MINUTE: '1000000',
+      FORGOT_RATE_PER_MINUTE: '1000000',
+      SERVER_TIMING: 'on',
+    },
+  })
 }
 
-/** Runs `task` `count` times with `concurrency` in flight; returns per-request ms and requests/s. */
-async function measure(count, concurrency, task) {
-  const samples = []
-  let next = 0
-  const started = performance.now()
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < count) {
-        const index = next++
-        const t0 = performance.now()
-        await task(index)
-        samples.push(performance.now() - t0)
-      }
-    }),
+async function startReference() {
+  const child = spawn(
+    bin('wrangler'),
+    [
+      'dev',
+      '--config',
+      path.join(root, 'scripts', 'bench', 'wrangler.reference.toml'),
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(referencePort),
+      '--persist-to',
+      path.join(scratch, 'reference'),
+      '--show-interactive-dev-session=false',
+    ],
+    { cwd: root, env: quietEnv, stdio: ['ignore', referenceLog, referenceLog] },
   )
-  const seconds = (performance.now() - started) / 1000
-  return { ...stats(samples), rps: count / seconds }
+  const deadline = Date.now() + 60_000
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`reference wrangler dev exited with ${child.exitCode}`)
+    try {
+      if ((await fetch(`${reference}/json`)).ok) return { child }
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+  child.kill()
+  throw new Error('the reference Worker did not start within 60 s')
 }
+
+/** Resident memory of a wrangler dev process tree (workerd holds the D1 data), in MiB. */
+function memoryMiB(pid) {
+  try {
+    const tree = execFileSync('ps', ['-e', '-o', 'pid=,ppid=,rss='], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .map((line) => line.trim().split(/\s+/).map(Number))
+    const ids = new Set([pid])
+    for (let grew = true; grew; ) {
+      grew = false
+      for (const [id, parent] of tree) {
+        if (ids.has(parent) && !ids.has(id)) {
+          ids.add(id)
+          grew = true
+        }
+      }
+    }
+    return Math.round(tree.filter(([id]) => ids.has(id)).reduce((sum, [, , rss]) => sum + rss, 0) / 1024)
+  } catch {
+    return Number.NaN
+  }
+}
+
+const stop = (child) =>
+  new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve()
+    child.once('exit', resolve)
+    child.kill('SIGTERM')
+  })
+
+// ---------------------------------------------------------------------------------------------
+// Clients
 
 async function solvedCaptcha() {
   const challenge = await (await fetch(`${api}/public/bd/captcha/challenge`)).json()
@@ -43,65 +167,22 @@ async function solvedCaptcha() {
   return btoa(JSON.stringify({ algorithm, challenge: challenge.challenge, number: solution.number, salt, signature }))
 }
 
-async function login(identifiant, motDePasse, captcha) {
+async function login(identifiant, motDePasse) {
   const response = await fetch(`${api}/public/bd/login`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ identifiant, motDePasse, captcha }),
+    body: JSON.stringify({ identifiant, motDePasse, captcha: await solvedCaptcha() }),
   })
   if (!response.ok) throw new Error(`login ${response.status} ${await response.text()}`)
   return response.json()
 }
 
-async function ok(response) {
-  if (!response.ok) throw new Error(`${response.url} ${response.status}`)
-  await response.arrayBuffer()
-}
-
-const persistTo = mkdtempSync(path.join(tmpdir(), 'portail-bench-'))
-const vars = ensureDevVars()
-if (!process.env.BENCH_SKIP_BUILD) build()
-migrate(persistTo)
-await seed(persistTo, vars.PASSWORD_PEPPER)
-const log = openSync(path.join(root, '.wrangler', 'bench-server.log'), 'w')
-// The benchmark signs in from one address far more often than the per-client limit allows a person.
-const { child } = await serve({
-  port,
-  persistTo,
-  stdio: log,
-  vars: { LOGIN_RATE_PER_MINUTE: '100000', QUESTION_RATE_PER_MINUTE: '100000', FORGOT_RATE_PER_MINUTE: '100000' },
-})
-
-const rows = []
-const record = (name, result) => rows.push({ name, ...result })
-try {
-  record('GET health', await measure(300, 8, () => fetch(`${api}/public/health`).then(ok)))
-  record('GET /login (SSR page)', await measure(200, 8, () => fetch(`${base}/login`).then(ok)))
-  record('GET captcha challenge', await measure(200, 8, () => fetch(`${api}/public/bd/captcha/challenge`).then(ok)))
-
-  const captchas = []
-  const solveStart = performance.now()
-  for (let i = 0; i < 40; i++) captchas.push(await solvedCaptcha())
-  const solveMs = (performance.now() - solveStart) / 40
-  record('POST login (PBKDF2 100k)', await measure(40, 4, (i) => login('agent', 'Agent1234', captchas[i])))
-
-  const session = await login('agent', 'Agent1234', await solvedCaptcha())
-  const bearer = { Authorization: `Bearer ${session.jwt.accessToken}` }
-  record(
-    'GET acces/utilisateur (API)',
-    await measure(300, 8, () => fetch(`${api}/bd/acces/utilisateur/${session.user.id}`, { headers: bearer }).then(ok)),
-  )
-  record(
-    'GET utilisateur/{id} (API)',
-    await measure(300, 8, () => fetch(`${api}/bd/utilisateur/${session.user.id}`, { headers: bearer }).then(ok)),
-  )
-
-  // The access page as a browser gets it: sign in through the form (no-JS captcha), keep the cookie.
-  const page = await fetch(`${base}/login`)
-  const html = await page.text()
+/** A browser's cookie after the sign-in form (its no-JavaScript captcha). */
+async function browserCookie(identifiant, motDePasse) {
+  const html = await (await fetch(`${base}/login`)).text()
   const question = /name="captchaQuestion" value="([^"]+)"/.exec(html)[1]
   const [a, b] = question.split('.')
-  const form = new URLSearchParams({ identifiant: 'agent', motDePasse: 'Agent1234', captchaQuestion: question })
+  const form = new URLSearchParams({ identifiant, motDePasse, captchaQuestion: question })
   form.set('captchaAnswer', String(Number(a) + Number(b)))
   const signedIn = await fetch(`${base}/login`, {
     method: 'POST',
@@ -109,72 +190,281 @@ try {
     redirect: 'manual',
     headers: { Origin: base },
   })
-  const cookie = signedIn.headers
+  if (signedIn.status !== 302) throw new Error(`form sign-in answered ${signedIn.status}`)
+  return signedIn.headers
     .getSetCookie()
     .map((c) => c.split(';')[0])
     .join('; ')
-  record(
-    'GET /pages/user/acces (SSR)',
-    await measure(200, 8, () => fetch(`${base}/pages/user/acces`, { headers: { Cookie: cookie } }).then(ok)),
-  )
+}
 
-  record(
-    'GET /pages/user/me (SSR)',
-    await measure(200, 8, () => fetch(`${base}/pages/user/me`, { headers: { Cookie: cookie } }).then(ok)),
-  )
+/** D1 statements of one request, from its Server-Timing header. */
+async function statementsOf(url, init) {
+  const response = await fetch(url, init)
+  await response.arrayBuffer()
+  const timing = response.headers.get('Server-Timing') ?? ''
+  const match = /d1;dur=[\d.]+;desc="(\d+) statements/.exec(timing)
+  return match ? Number(match[1]) : null
+}
 
-  // The page a new address's confirmation link opens (the link's read, then the page around it).
-  await fetch(`${api}/bd/utilisateur/${session.user.id}`, {
+/** Drives `url` with autocannon; `requests` (autocannon's form) for bodies that change per request. */
+async function load(url, { method = 'GET', headers = {}, body, requests, seconds = duration } = {}) {
+  const result = await autocannon({
+    url,
+    method,
+    headers,
+    body,
+    requests,
+    connections,
+    duration: seconds,
+    timeout: 30,
+  })
+  const refused = Object.entries(result.statusCodeStats ?? {}).filter(([code]) => !code.startsWith('2'))
+  if (refused.length > 0) process.stderr.write(`  ${url}: ${JSON.stringify(Object.fromEntries(refused))}\n`)
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts + result.non2xx,
+    total: result.requests.total,
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The run
+
+const rows = []
+const referenceServer = await startReference()
+const bare = await load(`${reference}/json`)
+const floor = await load(`${reference}/d1`)
+const hash = await load(`${reference}/pbkdf2`)
+const referenceMemory = memoryMiB(referenceServer.child.pid)
+await stop(referenceServer.child)
+rows.push({ name: 'reference: bare Worker (JSON)', ...bare, statements: 0, kind: 'reference' })
+rows.push({ name: 'reference: one D1 statement', ...floor, statements: 1, kind: 'reference' })
+rows.push({ name: 'reference: raw PBKDF2-SHA512 100k', ...hash, statements: 0, kind: 'reference' })
+
+/** One scenario on a freshly started portal (local D1 keeps ~20 KiB per statement: restart each time). */
+async function scenario(name, kind, prepare) {
+  if (options.only && !new RegExp(options.only, 'i').test(name)) return
+  const { child } = await startPortal()
+  try {
+    const { url, init = {}, run } = await prepare()
+    const statements = url ? await statementsOf(url, init) : null
+    const result = run ? await run() : await load(url, init)
+    rows.push({ name, kind, statements, ...result, memory: memoryMiB(child.pid) })
+    process.stderr.write(`${name}: ${result.rps.toFixed(0)} req/s\n`)
+  } finally {
+    await stop(child)
+  }
+}
+
+const agent = { login: 'agent', password: 'Agent1234' }
+
+await scenario('GET rest/public/health', 'read', async () => ({ url: `${api}/public/health` }))
+await scenario('GET rest/bd/acces/utilisateur/{id}', 'read', async () => {
+  const session = await login(agent.login, agent.password)
+  const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
+  return { url: `${api}/bd/acces/utilisateur/${session.user.id}`, init: { headers } }
+})
+await scenario('GET rest/bd/utilisateur/{id}', 'read', async () => {
+  const session = await login(agent.login, agent.password)
+  const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
+  return { url: `${api}/bd/utilisateur/${session.user.id}`, init: { headers } }
+})
+await scenario('GET /login (SSR, anonymous)', 'page', async () => ({ url: `${base}/login` }))
+await scenario('GET /pages/user/acces (SSR)', 'page', async () => ({
+  url: `${base}/pages/user/acces`,
+  init: { headers: { Cookie: await browserCookie(agent.login, agent.password) } },
+}))
+await scenario('GET /pages/user/me (SSR)', 'page', async () => ({
+  url: `${base}/pages/user/me`,
+  init: { headers: { Cookie: await browserCookie(agent.login, agent.password) } },
+}))
+/** A link to confirm a new address, as the mail carries it (read from the development mailbox). */
+async function mailChangeLink() {
+  const session = await login(agent.login, agent.password)
+  const response = await fetch(`${api}/bd/utilisateur/${session.user.id}`, {
     method: 'PUT',
-    headers: { ...bearer, 'Content-Type': 'application/json' },
+    headers: { Authorization: `Bearer ${session.jwt.accessToken}`, 'Content-Type': 'application/json' },
     body: JSON.stringify({
       nom: session.user.nom,
       prenom: session.user.prenom,
-      mail: 'bench.nouvelle@portail.example',
+      mail: `bench.${Date.now()}@bench.example`,
     }),
-  }).then(ok)
-  const confirmation = (await (await fetch(`${api}/dev/mails`)).json()).find((m) => m.kind === 'MAIL_CHANGE_CONFIRM')
+  })
+  if (!response.ok) throw new Error(`address change ${response.status}`)
+  const mails = await (await fetch(`${api}/dev/mails`)).json()
+  const confirmation = mails.find((mail) => mail.kind === 'MAIL_CHANGE_CONFIRM')
   const { links } = await (await fetch(`${api}/dev/mails/${confirmation.id}`)).json()
-  const confirmPath = new URL(links[0]).pathname
-  record(
-    'GET mail/token (API)',
-    await measure(300, 8, () =>
-      fetch(`${api}/public/bd/utilisateur/mail/token/${confirmPath.split('/').pop()}`).then(ok),
-    ),
-  )
-  record('GET /confirmMail (SSR)', await measure(200, 8, () => fetch(`${base}${confirmPath}`).then(ok)))
-
-  // A forgotten-password request answers before the account is looked up: known and unknown
-  // addresses should take the same time.
-  const forgot = (mail, captcha) =>
-    fetch(`${api}/public/bd/password/forgot/`, {
+  return new URL(links[0]).pathname
+}
+await scenario('GET rest/public/bd/utilisateur/mail/token/{token}', 'read', async () => {
+  const token = (await mailChangeLink()).split('/').pop()
+  return { url: `${api}/public/bd/utilisateur/mail/token/${token}` }
+})
+await scenario('GET /confirmMail/{token} (SSR)', 'page', async () => ({ url: `${base}${await mailChangeLink()}` }))
+await scenario('POST login/refreshToken (rotation)', 'read', async () => {
+  // Each connection rotates its own session: every request spends the token the previous one got.
+  const sessions = []
+  for (let i = 0; i < connections; i++) sessions.push((await login(agent.login, agent.password)).jwt.refreshToken)
+  let next = 0
+  const requests = [
+    {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ mail, domain: base, captcha }),
-    }).then(ok)
-  const forgotCaptchas = []
-  for (let i = 0; i < 40; i++) forgotCaptchas.push(await solvedCaptcha())
-  record(
-    'POST forgot (known mail)',
-    await measure(20, 4, (i) => forgot('thomas.lefebvre@portail.example', forgotCaptchas[i])),
-  )
-  record(
-    'POST forgot (unknown mail)',
-    await measure(20, 4, (i) => forgot(`personne${i}@nulle-part.example`, forgotCaptchas[20 + i])),
-  )
+      setupRequest(request, context) {
+        context.token ??= sessions[next++ % sessions.length]
+        return { ...request, body: JSON.stringify({ refreshToken: context.token }) }
+      },
+      onResponse(status, body, context) {
+        if (status === 200) context.token = JSON.parse(body).refreshToken
+      },
+    },
+  ]
+  return { run: () => load(`${api}/public/bd/login/refreshToken`, { requests }) }
+})
+await scenario('POST rest/public/bd/login (PBKDF2)', 'hash', async () => {
+  // A solved captcha per sign-in (single use), solved beforehand so that the client costs nothing.
+  const needed = Math.ceil(hash.rps * duration * 1.5) + connections
+  const captchas = []
+  for (let i = 0; i < needed; i++) captchas.push(await solvedCaptcha())
+  let next = 0
+  let accounts = 0
+  const requests = [
+    {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      // Each connection signs in as its own account, again and again.
+      setupRequest(request, context) {
+        context.login ??= benchLogins[accounts++ % benchLogins.length]
+        const body = { identifiant: context.login, motDePasse: agent.password, captcha: captchas[next++] }
+        return { ...request, body: JSON.stringify(body) }
+      },
+    },
+  ]
+  return { run: () => load(`${api}/public/bd/login`, { requests }) }
+})
 
-  console.log(`\nPortail benchmark — wrangler dev (local workerd + SQLite D1), loopback, ${new Date().toISOString()}`)
-  console.log(`captcha proof of work solved in Node: ${solveMs.toFixed(0)} ms on average (default work factor)\n`)
-  console.log(
-    `${'path'.padEnd(32)}${'p50 ms'.padStart(9)}${'p95 ms'.padStart(9)}${'max ms'.padStart(9)}${'req/s'.padStart(9)}`,
-  )
-  for (const row of rows) {
-    console.log(
-      `${row.name.padEnd(32)}${row.p50.toFixed(1).padStart(9)}${row.p95.toFixed(1).padStart(9)}${row.max.toFixed(1).padStart(9)}${row.rps.toFixed(0).padStart(9)}`,
-    )
-  }
-  console.log('\nLocal workerd does not apply production CPU limits; compare runs with each other, not with the edge.')
-} finally {
-  child.kill('SIGTERM')
-  rmSync(persistTo, { recursive: true, force: true })
+// ---------------------------------------------------------------------------------------------
+// What each page ships, and the Worker
+
+/** The client manifest Remix wrote (entry and routes, with the chunks each imports). */
+function clientManifest() {
+  const dir = path.join(root, 'build', 'client', 'assets')
+  const file = readdirSync(dir).find((name) => /^manifest-.*\.js$/.test(name))
+  const text = readFileSync(path.join(dir, file), 'utf8')
+  return JSON.parse(text.slice(text.indexOf('{'), text.lastIndexOf('}') + 1))
 }
+
+const gzipKiB = (files) =>
+  [...files].reduce((sum, file) => sum + gzipSync(readFileSync(path.join(root, 'build', 'client', file))).length, 0) /
+  1024
+
+function shipped() {
+  const manifest = clientManifest()
+  const floorFiles = new Set([manifest.entry.module, ...manifest.entry.imports])
+  const ancestry = (id) => {
+    const chain = []
+    for (let route = manifest.routes[id]; route; route = manifest.routes[route.parentId]) chain.unshift(route)
+    return chain
+  }
+  // Pages, not resource routes: the route modules with a component.
+  const source = (id) =>
+    ['tsx', 'ts'].map((ext) => path.join(root, 'app', `${id}.${ext}`)).find((file) => existsSync(file))
+  const pages = Object.values(manifest.routes).filter((route) =>
+    /export default/.test(readFileSync(source(route.id) ?? path.join(root, 'app', 'root.tsx'), 'utf8')),
+  )
+  const floorKiB = gzipKiB(floorFiles)
+  return {
+    floorKiB,
+    pages: pages
+      .map((route) => {
+        const js = new Set(floorFiles)
+        const css = new Set()
+        for (const r of ancestry(route.id)) {
+          js.add(r.module)
+          for (const file of r.imports ?? []) js.add(file)
+          for (const file of r.css ?? []) css.add(file)
+        }
+        return { path: route.path ?? route.id, id: route.id, jsKiB: gzipKiB(js), cssKiB: gzipKiB(css) }
+      })
+      .sort((a, b) => b.jsKiB - a.jsKiB),
+  }
+}
+
+function workerSize() {
+  const outdir = path.join(scratch, 'worker')
+  const output = execFileSync(bin('wrangler'), ['deploy', '--dry-run', '--outdir', outdir], {
+    cwd: root,
+    env: quietEnv,
+    encoding: 'utf8',
+  })
+  const match = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/.exec(output)
+  return match ? { raw: Number(match[1]), gzip: Number(match[2]) } : null
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+const fixed = (value, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '—')
+const ratio = (value, of) => (of > 0 ? (value / of).toFixed(2) : '—')
+const lines = []
+const print = (line = '') => lines.push(line)
+
+const cpu = os.cpus()[0]?.model.trim() ?? 'unknown CPU'
+print(
+  `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} × ${cpu}, Node ${process.version}, ` +
+    `wrangler dev (local workerd + SQLite D1), ${connections} connections, ${duration} s per scenario, ` +
+    `${options.large ? 'large organisation (`npm run seed:large`)' : 'demo organisation'}.`,
+)
+print()
+print(
+  '| scenario | req/s | p50 ms | p99 ms | errors | D1 statements | ÷ bare Worker | ÷ one-statement floor | ÷ raw hash | workerd MiB |',
+)
+print('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
+for (const row of rows) {
+  const hashRatio = row.kind === 'hash' || row.name.includes('PBKDF2') ? ratio(row.rps, hash.rps) : ''
+  print(
+    `| ${row.name} | ${fixed(row.rps)} | ${fixed(row.p50)} | ${fixed(row.p99)} | ${row.errors} | ` +
+      `${row.statements ?? '—'} | ${ratio(row.rps, bare.rps)} | ${row.kind === 'hash' ? '' : ratio(row.rps, floor.rps)} | ` +
+      `${hashRatio} | ${row.memory ?? referenceMemory} |`,
+  )
+}
+
+const { floorKiB, pages } = shipped()
+print()
+print(
+  `JavaScript and CSS each page ships (gzip, KiB). Framework floor (entry: react-dom, Remix): ${fixed(floorKiB, 1)}.`,
+)
+print()
+print('| route | JS | JS over floor | CSS |')
+print('|---|---:|---:|---:|')
+for (const page of pages) {
+  print(`| ${page.id} | ${fixed(page.jsKiB, 1)} | ${fixed(page.jsKiB - floorKiB, 1)} | ${fixed(page.cssKiB, 1)} |`)
+}
+const worker = workerSize()
+print()
+print(
+  worker
+    ? `Worker bundle: ${worker.raw} KiB, ${worker.gzip} KiB gzip.`
+    : 'Worker bundle: size not reported by wrangler.',
+)
+
+const report = lines.join('\n')
+console.log(`\n${report}\n`)
+
+if (options.write) {
+  const file = path.join(root, 'BENCHMARKS.md')
+  const section = options.large ? 'large' : 'demo'
+  const begin = `<!-- bench:${section} -->`
+  const end = `<!-- /bench:${section} -->`
+  let text = existsSync(file) ? readFileSync(file, 'utf8') : ''
+  const block = `${begin}\n${report}\n${end}`
+  text = text.includes(begin)
+    ? text.replace(new RegExp(`${begin}[\\s\\S]*?${end}`), block)
+    : `${text.trimEnd()}\n\n${block}\n`
+  writeFileSync(file, text)
+  console.log(`Kept in BENCHMARKS.md (${section}).`)
+}
+
+rmSync(scratch, { recursive: true, force: true })

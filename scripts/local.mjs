@@ -116,3 +116,6 @@ export async function serve({ port, host = '127.0.0.1', persistTo, stdio = 'inhe
   child.kill()
   throw new Error('wrangler dev did not become healthy within 60 s')
 }
+
+/** Where `npm run seed:large` keeps the large organisation's local D1 (`npm run bench -- --large` reads it). */
+export const LARGE_PERSIST_DIR = path.join(root, '.wrangler', 'large')

@@ -1,0 +1,24 @@
+// The limits `npm run bench` measures the portal against, served by the same `wrangler dev`:
+// /json is the bare runtime (a small JSON, nothing else), /d1 the floor of any request that must read
+// the database once (one `SELECT 1`), /pbkdf2 the raw password hash the sign-in is bound by
+// (PBKDF2-HMAC-SHA-512, 100 000 iterations, as worker-api/lib/password.ts).
+const salt = new Uint8Array(16)
+
+export default {
+  async fetch(request, env) {
+    const { pathname } = new URL(request.url)
+    if (pathname === '/json') return Response.json({ status: 'ok' })
+    if (pathname === '/d1') {
+      await env.DB.prepare('SELECT 1').first()
+      return Response.json({ status: 'ok' })
+    }
+    if (pathname === '/pbkdf2') {
+      const key = await crypto.subtle.importKey('raw', new TextEncoder().encode('Agent1234'), 'PBKDF2', false, [
+        'deriveBits',
+      ])
+      await crypto.subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-512', salt, iterations: 100_000 }, key, 512)
+      return Response.json({ status: 'ok' })
+    }
+    return new Response('Not found', { status: 404 })
+  },
+}
