@@ -51,7 +51,11 @@ export default {
     const https = url.protocol === 'https:'
     const write = isWrite(request.method)
     // One D1 session and meter for the page: its loaders and all their in-process API calls share them.
-    const scoped = openRequestScope(env, { bookmark: bookmarkFromCookie(request.headers.get('Cookie'), https), write })
+    const scoped = openRequestScope(env, {
+      bookmark: bookmarkFromCookie(request.headers.get('Cookie'), https),
+      write,
+      shared: true,
+    })
     const scope = scoped.REQUEST_SCOPE as RequestScope
     // The one API instance also serves the UI's in-process calls (DESIGN §1).
     const response = await handleRemix(withOwnOrigin(bounded, url), {

@@ -15,7 +15,7 @@ import { healthRoutes } from './routes/health'
 import { logRoutes } from './routes/logs'
 import { passwordRoutes } from './routes/password'
 import { userRoutes } from './routes/users'
-import { actorFromBearer, applicationMayCall } from './services/actor'
+import { applicationMayCall, callerChecked, callerFromBearer } from './services/actor'
 
 /** The REST API (spec §7), the single authority on data and permissions. */
 export function createApp() {
@@ -42,13 +42,19 @@ export function createApp() {
   })
   // Every non-public call carries a bearer access token.
   app.use('/rest/bd/*', async (c, next) => {
-    const actor = await actorFromBearer(c.env, c.req.header('Authorization'), requestOrigin(c.req.raw))
+    const caller = await callerFromBearer(c.env, c.req.header('Authorization'), requestOrigin(c.req.raw))
     // The route the call reached (the last matched: the handler, after the middleware).
-    if (actor.app !== null && !applicationMayCall(actor, c.req.method, routePath(c, -1), c.req.path)) {
+    if (caller.app !== null && !applicationMayCall(caller, c.req.method, routePath(c, -1), c.req.path)) {
       throw new BusinessError('APPLICATION_TOKEN_SCOPE', 403, "An application's session may only read its user")
     }
-    c.set('actor', actor)
+    // Routes check the caller in D1 themselves (actorOf, or actorWith alongside their reads).
+    c.set('caller', caller)
     await next()
+    // Fail closed: an answer given without that check could serve a revoked session.
+    if (c.res.ok && !callerChecked(c.env, caller)) {
+      console.error(`${c.req.method} ${routePath(c, -1)} answered without checking its caller`)
+      c.res = c.json(errorBody('TECHNICAL_ERROR', 'Technical error'), 500)
+    }
   })
 
   app.route('/', healthRoutes)

@@ -86,5 +86,5 @@ export function configurationProblems(env: Partial<Env>): string[] {
 
 export type AppEnv = {
   Bindings: Env
-  Variables: { actor: import('./services/actor').Actor }
+  Variables: { caller: import('./services/actor').Caller }
 }

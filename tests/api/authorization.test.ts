@@ -14,10 +14,12 @@ import { call, createOrganisation, createUser, currentPost, db, ORIGIN, sessionF
  * - user: another non-admin, with a post in the same structure;
  * - adminOut: an administrator of Direction Sud (T is outside their scope);
  * - adminIn: an administrator of Direction Nord (T is inside it);
- * - self: T.
+ * - self: T;
+ * - ended: T's session after it was signed out (revoked): refused like no session at all, by every
+ *   route (each checks its caller in D1, alone or together with its reads).
  * Calls about "the caller" (launch, logs, password change, sign-out) are made by each about themself.
  */
-const ROLES = ['anonymous', 'application', 'user', 'adminOut', 'adminIn', 'self'] as const
+const ROLES = ['anonymous', 'application', 'user', 'adminOut', 'adminIn', 'self', 'ended'] as const
 type Role = (typeof ROLES)[number]
 type Expected = Record<Role, number>
 
@@ -42,11 +44,15 @@ const everyone = (status: number): Expected => ({
   adminOut: status,
   adminIn: status,
   self: status,
+  ended: status,
 })
-/** A non-public call: 401 without a token, 403 for an application's session unless allowed. */
-const signedIn = (statuses: Omit<Expected, 'anonymous' | 'application'> & { application?: number }): Expected => ({
+/** A non-public call: 401 without a live session, 403 for an application's session unless allowed. */
+const signedIn = (
+  statuses: Omit<Expected, 'anonymous' | 'application' | 'ended'> & { application?: number },
+): Expected => ({
   anonymous: 401,
   application: 403,
+  ended: 401,
   ...statuses,
 })
 
@@ -209,6 +215,7 @@ describe('the authorisation matrix', () => {
       adminOut: adminOut.id,
       adminIn: adminIn.id,
       self: target.id,
+      ended: target.id,
     })
     for (const role of ROLES) sessions[role] = await sessionOf(role)
   })
@@ -216,7 +223,12 @@ describe('the authorisation matrix', () => {
   async function sessionOf(role: Role) {
     if (role === 'anonymous') return undefined
     const application = role === 'application' ? { application: 2 } : {}
-    return (await sessionFor(callers[role], application)).accessToken
+    const session = await sessionFor(callers[role], application)
+    if (role === 'ended') {
+      const signedOut = await call('/rest/bd/logout', { method: 'POST', token: session.accessToken })
+      expect(signedOut.status).toBe(204)
+    }
+    return session.accessToken
   }
 
   it('has a row for every documented operation, and no row for an operation that does not exist', async () => {
@@ -232,7 +244,8 @@ describe('the authorisation matrix', () => {
       const seen = {} as Expected
       for (const role of ROLES) {
         const token = row.endsSession ? await sessionOf(role) : sessions[role]
-        const { path, body } = await row.request(world, role)
+        // The ended session is the target's: it makes the target's own calls.
+        const { path, body } = await row.request(world, role === 'ended' ? 'self' : role)
         const response = await call(path, {
           method,
           token,

@@ -1,8 +1,9 @@
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { userApi } from '../../app/lib/api.server'
 import { getSession } from '../../app/lib/session.server'
 import worker from '../../server'
+import { createApp } from '../../worker-api/app'
 import { createMeter } from '../../worker-api/db/meter'
 import { BOOKMARK_HEADER } from '../../worker-api/db/request-scope'
 import { signAccessToken } from '../../worker-api/lib/jwt'
@@ -18,12 +19,16 @@ beforeAll(createOrganisation)
 
 const TIMING = { SERVER_TIMING: 'on' }
 
-/** The D1 statements and in-process API calls a response reports. */
+/** The D1 statements, round trips and in-process API calls a response reports. */
 function cost(response: Response) {
   const header = response.headers.get('Server-Timing') ?? ''
-  const statements = /d1;dur=[\d.]+;desc="(\d+) statements/.exec(header)?.[1]
+  const d1 = /d1;dur=[\d.]+;desc="(\d+) statements, (\d+) round trips"/.exec(header)
   const calls = /api;dur=[\d.]+;desc="(\d+) in-process calls"/.exec(header)?.[1]
-  return { statements: Number(statements ?? Number.NaN), apiCalls: Number(calls ?? 0) }
+  return {
+    statements: Number(d1?.[1] ?? Number.NaN),
+    roundTrips: Number(d1?.[2] ?? Number.NaN),
+    apiCalls: Number(calls ?? 0),
+  }
 }
 
 /** A D1 binding that records how each request opens its session, and otherwise is the real one. */
@@ -71,15 +76,18 @@ async function browserCookie(user: { id: number; login: string }, { expired = fa
 }
 
 describe('statements per request', () => {
-  it('an API read costs at most two: the caller (with what it needs of the user) and the data', async () => {
+  it('an API read costs one round trip: the caller (with what it needs of the user) and the data together', async () => {
     const user = await createUser({ postes: [currentPost(4, 2)] })
     const { accessToken: token } = await sessionFor(user.id)
-    const read = (path: string) => call(path, { token, env: TIMING })
+    const read = async (path: string) => {
+      const { statements, roundTrips } = cost(await call(path, { token, env: TIMING }))
+      return { statements, roundTrips }
+    }
 
-    expect(cost(await call('/rest/public/health', { env: TIMING })).statements).toBe(1)
-    expect(cost(await read('/rest/bd/session')).statements).toBe(1)
-    expect(cost(await read(`/rest/bd/utilisateur/${user.id}`)).statements).toBe(2)
-    expect(cost(await read(`/rest/bd/acces/utilisateur/${user.id}`)).statements).toBe(2)
+    expect(cost(await call('/rest/public/health', { env: TIMING }))).toMatchObject({ statements: 1, roundTrips: 1 })
+    expect(await read('/rest/bd/session')).toEqual({ statements: 1, roundTrips: 1 })
+    expect(await read(`/rest/bd/utilisateur/${user.id}`)).toEqual({ statements: 2, roundTrips: 1 })
+    expect(await read(`/rest/bd/acces/utilisateur/${user.id}`)).toEqual({ statements: 2, roundTrips: 1 })
   })
 
   it('an administrator reading a user in scope: the scope comes with the caller, the posts with the user', async () => {
@@ -89,17 +97,20 @@ describe('statements per request', () => {
     const response = await call(`/rest/bd/utilisateur/${target.id}`, { token, env: TIMING })
     expect(response.status).toBe(200)
     expect(((await response.json()) as { modification: boolean }).modification).toBe(true)
-    expect(cost(response).statements).toBe(2)
+    expect(cost(response)).toMatchObject({ statements: 2, roundTrips: 1 })
+    const access = await call(`/rest/bd/acces/utilisateur/${target.id}`, { token, env: TIMING })
+    expect(access.status).toBe(200)
+    expect(cost(access)).toMatchObject({ statements: 3, roundTrips: 1 })
   })
 
-  it('a signed-in page resolves its caller once for the layout and the page: two statements', async () => {
+  it('a signed-in page checks its caller once for the layout and the page, with the page data', async () => {
     const user = await createUser({ postes: [currentPost(4, 2)] })
     const { cookie } = await browserCookie(user)
     for (const page of ['/pages/user/acces', '/pages/user/me']) {
       const response = await visit(page, { headers: { Cookie: cookie } }, TIMING)
       expect(response.status).toBe(200)
-      // The layout asks who the session is, the page asks for its data: one caller check for both.
-      expect(cost(response)).toEqual({ statements: 2, apiCalls: 2 })
+      // The layout asks who the session is, the page asks for its data: one check, one round trip.
+      expect(cost(response)).toEqual({ statements: 2, roundTrips: 1, apiCalls: 2 })
     }
   })
 
@@ -131,6 +142,29 @@ describe('statements per request', () => {
     // Both get the same rotated pair, from one refresh call: 2 refused calls, 1 refresh, 2 retries.
     expect(first.state.refreshed && second.state.refreshed).toBe(true)
     expect(context.meter.apiCalls).toBe(5)
+  })
+})
+
+describe('the check of the caller', () => {
+  it('a route that would answer without checking its caller in D1 fails closed', async () => {
+    const api = createApp()
+    api.get('/rest/bd/forgetful', (c) => c.json({ secret: true }))
+    const user = await createUser()
+    const { accessToken } = await sessionFor(user.id)
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {})
+    const response = await api.request(
+      `${ORIGIN}/portail-backend/rest/bd/forgetful`,
+      { headers: { Authorization: `Bearer ${accessToken}` } },
+      env,
+    )
+    expect(response.status).toBe(500)
+    expect(await response.json()).toEqual({
+      businessCode: 'TECHNICAL_ERROR',
+      message: 'Technical error',
+      attributs: [],
+    })
+    expect(errors).toHaveBeenCalledWith('GET /portail-backend/rest/bd/forgetful answered without checking its caller')
+    errors.mockRestore()
   })
 })
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createMeter, meteredD1, serverTiming } from '../../worker-api/db/meter'
-import { oncePerRequest, openRequestScope, validBookmark } from '../../worker-api/db/request-scope'
+import { openRequestScope, validBookmark } from '../../worker-api/db/request-scope'
 import type { Env } from '../../worker-api/env'
 
 /** A stand-in for D1 that records what reaches it: the counter is what is under test here. */
@@ -112,17 +112,5 @@ describe('the request scope', () => {
     openRequestScope(env(constraints), { write: false })
     expect(constraints).toEqual(['first-primary', bookmark, 'first-unconstrained', 'first-unconstrained'])
     expect(validBookmark(`${bookmark}\n`)).toBeNull()
-  })
-
-  it('works a value out once per request and key, and every time without a request', async () => {
-    const scoped = openRequestScope(env([]), { write: false })
-    let computed = 0
-    const compute = async () => ++computed
-    expect(await Promise.all([oncePerRequest(scoped, 'a', compute), oncePerRequest(scoped, 'a', compute)])).toEqual([
-      1, 1,
-    ])
-    expect(await oncePerRequest(scoped, 'b', compute)).toBe(2)
-    const unscoped = { DB: {} } as Env
-    expect([await oncePerRequest(unscoped, 'a', compute), await oncePerRequest(unscoped, 'a', compute)]).toEqual([3, 4])
   })
 })

@@ -19,8 +19,10 @@ export type RequestScope = {
   meter: Meter
   /** The latest bookmark of the request's D1 session (null before its first statement). */
   bookmark(): string | null
-  /** Values worked out once per request (the caller behind a bearer token), by key. */
-  memo: Map<string, Promise<unknown>>
+  /** What is worked out once per request (the check of the caller behind a bearer token), by key. */
+  memo: Map<string, unknown>
+  /** Whether several API calls share the scope (a page's loaders), so that their reads may coalesce. */
+  shared: boolean
 }
 
 /**
@@ -28,30 +30,26 @@ export type RequestScope = {
  * are counted. A request that writes starts at the primary; a read starts anywhere no older than the
  * client's bookmark (read-your-writes), or anywhere at all without one.
  */
-export function openRequestScope(env: Env, options: { bookmark?: string | null; write: boolean }): Env {
+export function openRequestScope(
+  env: Env,
+  options: { bookmark?: string | null; write: boolean; shared?: boolean },
+): Env {
   const session = env.DB.withSession(
     options.write ? 'first-primary' : (validBookmark(options.bookmark) ?? 'first-unconstrained'),
   )
   const meter = createMeter()
-  const scope: RequestScope = { meter, bookmark: () => session.getBookmark(), memo: new Map() }
+  const scope: RequestScope = {
+    meter,
+    bookmark: () => session.getBookmark(),
+    memo: new Map(),
+    shared: options.shared ?? false,
+  }
   // The session has prepare and batch, all the portal's data layer uses of a database.
   return { ...env, DB: meteredD1(session, meter) as unknown as D1Database, REQUEST_SCOPE: scope }
 }
 
 /** Whether a request may change data (it then starts at the primary). */
 export const isWrite = (method: string) => !['GET', 'HEAD', 'OPTIONS'].includes(method.toUpperCase())
-
-/** `compute()` once per request and key (every call when there is no request scope, e.g. a cron). */
-export function oncePerRequest<T>(env: Env, key: string, compute: () => Promise<T>): Promise<T> {
-  const memo = env.REQUEST_SCOPE?.memo
-  if (!memo) return compute()
-  let value = memo.get(key) as Promise<T> | undefined
-  if (!value) {
-    value = compute()
-    memo.set(key, value)
-  }
-  return value
-}
 
 /** Whether responses say what they cost (`Server-Timing`): in development, or when switched on. */
 export const timingEnabled = (env: Pick<Env, 'ENVIRONMENT' | 'SERVER_TIMING'>) =>

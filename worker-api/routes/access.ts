@@ -4,6 +4,7 @@ import { errors, json } from '../contract/common'
 import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
 import { accessOf, launch } from '../services/access'
+import { actorOf } from '../services/actor'
 
 const applicationSchema = z.object({ id: z.number().int(), libelle: z.string(), icone: z.string() })
 
@@ -21,7 +22,7 @@ export const accessRoutes = router()
         ...errors(400, 401, 403, 404),
       },
     }),
-    async (c) => c.json(await accessOf(c.env, c.get('actor'), c.req.valid('param').userId), 200),
+    async (c) => c.json(await accessOf(c.env, c.get('caller'), c.req.valid('param').userId), 200),
   )
   .openapi(
     createRoute({
@@ -38,7 +39,12 @@ export const accessRoutes = router()
     }),
     async (c) => {
       c.header('Cache-Control', 'no-store')
-      const result = await launch(c.env, c.get('actor'), c.req.valid('query').idApplication, requestContext(c.req.raw))
+      const result = await launch(
+        c.env,
+        await actorOf(c.env, c.get('caller')),
+        c.req.valid('query').idApplication,
+        requestContext(c.req.raw),
+      )
       return c.json(result, 200)
     },
   )

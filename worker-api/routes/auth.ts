@@ -6,6 +6,7 @@ import { userSchema } from '../contract/user'
 import { requestOrigin } from '../lib/domain'
 import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
+import { actorOf } from '../services/actor'
 import { login, logout, refresh } from '../services/auth'
 
 export const authRoutes = router()
@@ -44,7 +45,7 @@ export const authRoutes = router()
       responses: { 204: { description: 'Signed out' }, ...errors(401) },
     }),
     async (c) => {
-      await logout(c.env, c.get('actor'), c.req.header('User-Agent') ?? null)
+      await logout(c.env, await actorOf(c.env, c.get('caller')), c.req.header('User-Agent') ?? null)
       return c.body(null, 204)
     },
   )
@@ -58,8 +59,8 @@ export const authRoutes = router()
       security: [{ bearer: [] }],
       responses: { 200: json(sessionSchema, 'The caller'), ...errors(401, 403) },
     }),
-    (c) => {
-      const { id, login, nom, prenom, admin } = c.get('actor')
+    async (c) => {
+      const { id, login, nom, prenom, admin } = await actorOf(c.env, c.get('caller'))
       return c.json({ id, login, nom, prenom, admin }, 200)
     },
   )

@@ -2,6 +2,7 @@ import { createRoute } from '@hono/zod-openapi'
 import { z } from 'zod'
 import { errors, json } from '../contract/common'
 import { router } from '../lib/validation'
+import { actorOf } from '../services/actor'
 import { writeClientLog } from '../services/logs'
 
 const logInput = z.object({
@@ -22,5 +23,13 @@ export const logRoutes = router().openapi(
     responses: { 201: json(z.object({ id: z.number().int() }), 'Recorded'), ...errors(400, 401) },
   }),
   async (c) =>
-    c.json(await writeClientLog(c.env, c.get('actor'), c.req.valid('json'), c.req.header('User-Agent') ?? null), 201),
+    c.json(
+      await writeClientLog(
+        c.env,
+        await actorOf(c.env, c.get('caller')),
+        c.req.valid('json'),
+        c.req.header('User-Agent') ?? null,
+      ),
+      201,
+    ),
 )

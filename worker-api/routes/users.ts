@@ -6,10 +6,11 @@ import { getDb } from '../db/client'
 import { afterResponse } from '../lib/after-response'
 import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
+import { actorOf } from '../services/actor'
 import { confirmMailChange, mailChangeOf } from '../services/mail-change'
 import { deliverOutbox } from '../services/outbox'
 import { updatePassword } from '../services/password'
-import { getUser, updateProfile } from '../services/users'
+import { getUser, readUser, updateProfile } from '../services/users'
 
 export const userRoutes = router()
   // Before `utilisateur/{id}`, which would take "updatePassword" for an id.
@@ -24,7 +25,7 @@ export const userRoutes = router()
       responses: { 200: json(z.number().int(), 'The user id'), ...errors(400, 401, 429) },
     }),
     async (c) => {
-      const { id, mailIds } = await updatePassword(c.env, c.get('actor'), c.req.valid('json'))
+      const { id, mailIds } = await updatePassword(c.env, await actorOf(c.env, c.get('caller')), c.req.valid('json'))
       afterResponse(c, () => deliverOutbox(c.env, { ids: mailIds }))
       return c.json(id, 200)
     },
@@ -39,7 +40,7 @@ export const userRoutes = router()
       request: { params: idParam },
       responses: { 200: json(userSchema, 'User'), ...errors(400, 401, 403, 404) },
     }),
-    async (c) => c.json(await getUser(getDb(c.env.DB), c.get('actor'), c.req.valid('param').id), 200),
+    async (c) => c.json(await getUser(c.env, c.get('caller'), c.req.valid('param').id), 200),
   )
   .openapi(
     createRoute({
@@ -56,11 +57,11 @@ export const userRoutes = router()
       responses: { 200: json(userSchema, 'The updated user'), ...errors(400, 401, 403, 404, 409, 429) },
     }),
     async (c) => {
-      const actor = c.get('actor')
+      const actor = await actorOf(c.env, c.get('caller'))
       const { id } = c.req.valid('param')
       const ids = await updateProfile(c.env, actor, id, c.req.valid('json'), requestContext(c.req.raw))
       afterResponse(c, () => deliverOutbox(c.env, { ids }))
-      return c.json(await getUser(getDb(c.env.DB), actor, id), 200)
+      return c.json(await readUser(getDb(c.env.DB), actor, id), 200)
     },
   )
   .openapi(

@@ -4,16 +4,16 @@ import { randomToken, sha256Hex } from '../lib/crypto'
 import { addSeconds, todayIso } from '../lib/dates'
 import { forbidden, notFound } from '../lib/errors'
 import { logTypeForApplication } from '../lib/log-types'
-import type { Actor } from './actor'
+import { type Actor, actorWith, type Caller } from './actor'
 import { logEntry } from './logs'
-import { getUser } from './users'
+import { userAs, userQuery } from './users'
 
 export const LAUNCH_CODE_TTL_SECONDS = 60
 
 export type ApplicationSummary = { id: number; libelle: string; icone: string }
 
 /** Applications granted to the functions of the user's current posts (DESIGN §4: derived access). */
-export async function applicationsOf(env: Env, userId: number, today = todayIso()): Promise<ApplicationSummary[]> {
+function applicationsQuery(env: Env, userId: number, today = todayIso()) {
   return getDb(env.DB)
     .selectFrom('poste as p')
     .innerJoin('fonction_application as fa', 'fa.fonction_id', 'p.fonction_id')
@@ -24,14 +24,26 @@ export async function applicationsOf(env: Env, userId: number, today = todayIso(
     .where('p.date_debut', '<=', today)
     .where('p.date_fin', '>=', today)
     .orderBy('a.libelle')
-    .execute()
 }
 
-/** The access list of a user, for themself or an admin who may see them. */
-export async function accessOf(env: Env, actor: Actor, userId: number) {
-  if (userId !== actor.id) await getUser(getDb(env.DB), actor, userId)
-  const applications = await applicationsOf(env, userId)
-  return { accesApplication: applications.map((application) => ({ application })) }
+export function applicationsOf(env: Env, userId: number): Promise<ApplicationSummary[]> {
+  return applicationsQuery(env, userId).execute()
+}
+
+/**
+ * The access list of a user, for themself or an admin who may see them: the caller's check, the
+ * applications (and for an admin, the user, to check the scope) in one round trip.
+ */
+export async function accessOf(env: Env, caller: Caller, userId: number) {
+  const today = todayIso()
+  const applications = applicationsQuery(env, userId, today)
+  if (userId === caller.id) {
+    const [, rows] = await actorWith(env, caller, applications)
+    return { accesApplication: rows.map((application) => ({ application })) }
+  }
+  const [actor, rows, users] = await actorWith(env, caller, applications, userQuery(getDb(env.DB), userId, today))
+  userAs(actor, userId, users[0], today)
+  return { accesApplication: rows.map((application) => ({ application })) }
 }
 
 /**

@@ -1,12 +1,11 @@
-import { sql } from 'kysely'
+import { type Compilable, type InferResult, sql } from 'kysely'
 import { API_BASE } from '../base'
-import { getDb } from '../db/client'
-import { oncePerRequest } from '../db/request-scope'
+import { batch, getDb } from '../db/client'
 import type { Env } from '../env'
 import { todayIso } from '../lib/dates'
 import { sameDomain } from '../lib/domain'
 import { BusinessError, unauthorized } from '../lib/errors'
-import { verifyAccessToken } from '../lib/jwt'
+import { type AccessClaims, verifyAccessToken } from '../lib/jwt'
 
 /** The signed-in caller of a non-public endpoint; `app` when it is an application's session. */
 export type Actor = {
@@ -27,23 +26,27 @@ export const unauthorizedDomain = () =>
   new BusinessError('USER_UNAUTHORIZED_DOMAIN', 403, 'User not allowed on this domain')
 
 /**
- * Resolves a bearer token to its actor, once per request however many in-process calls the page
- * makes. Besides the JWT checks, one indexed query confirms the user is still active and the session
- * family not revoked (so sign-out and disabling take effect at once), and brings what callers need of
- * the user, an admin's scope included; the request must reach the user's own domain (DESIGN §7).
+ * The bearer of a request's access token, its signature and expiry verified (no D1 yet). Routes turn
+ * it into the `Actor` with `actorOf`, or with `actorWith` in the same D1 round trip as their reads.
  */
-export function actorFromBearer(env: Env, authorization: string | undefined, origin: string): Promise<Actor> {
-  return oncePerRequest(env, `actor ${origin} ${authorization ?? ''}`, () => resolveActor(env, authorization, origin))
-}
+export type Caller = { id: number; app: number | null; claims: AccessClaims; origin: string; key: string }
 
-async function resolveActor(env: Env, authorization: string | undefined, origin: string): Promise<Actor> {
+export async function callerFromBearer(env: Env, authorization: string | undefined, origin: string): Promise<Caller> {
   const token = /^Bearer ([A-Za-z0-9._-]+)$/.exec(authorization ?? '')?.[1]
   if (!token) throw unauthorized('UNAUTHORIZED', 'Missing bearer token')
   const claims = await verifyAccessToken(env.JWT_SECRET, token)
   const id = Number(claims?.sub)
   if (!claims || !Number.isSafeInteger(id)) throw unauthorized('INVALID_TOKEN', 'Invalid or expired token')
-  const today = todayIso()
-  const row = await getDb(env.DB)
+  return { id, app: claims.app ?? null, claims, origin, key: `actor ${origin} ${token}` }
+}
+
+/**
+ * The one indexed query that confirms the caller is still active and their session family not
+ * revoked (sign-out and disabling take effect at once), bringing what routes need of the user, an
+ * admin's scope included.
+ */
+function actorQuery(env: Env, caller: Caller, today: string) {
+  return getDb(env.DB)
     .selectFrom('utilisateur as u')
     .select(['u.id', 'u.login', 'u.nom', 'u.prenom', 'u.admin', 'u.domain', 'u.langue'])
     .select((eb) =>
@@ -63,21 +66,26 @@ async function resolveActor(env: Env, authorization: string | undefined, origin:
         .end()
         .as('scope'),
     )
-    .where('u.id', '=', id)
+    .where('u.id', '=', caller.id)
     .where('u.actif', '=', 1)
     .where('u.supprime', '=', 0)
     .where(({ exists, selectFrom }) =>
       exists(
         selectFrom('refresh_token')
           .select('id')
-          .where('family_id', '=', claims.sid)
-          .where('utilisateur_id', '=', id)
+          .where('family_id', '=', caller.claims.sid)
+          .where('utilisateur_id', '=', caller.id)
           .where('revoked_at', 'is', null),
       ),
     )
-    .executeTakeFirst()
+}
+
+type ActorRow = InferResult<ReturnType<typeof actorQuery>>[number]
+
+/** The actor of a row of `actorQuery`; no row means the session ended. The user's own domain only (DESIGN §7). */
+function toActor(row: ActorRow | undefined, caller: Caller): Actor {
   if (!row) throw unauthorized('INVALID_TOKEN', 'Session ended')
-  if (!sameDomain(row.domain, origin)) throw unauthorizedDomain()
+  if (!sameDomain(row.domain, caller.origin)) throw unauthorizedDomain()
   return {
     id: row.id,
     login: row.login,
@@ -85,11 +93,97 @@ async function resolveActor(env: Env, authorization: string | undefined, origin:
     prenom: row.prenom,
     admin: row.admin === 1,
     domain: row.domain,
-    sid: claims.sid,
+    sid: caller.claims.sid,
     langue: row.langue,
-    app: claims.app ?? null,
+    app: caller.app,
     scope: JSON.parse(row.scope ?? '[]') as string[],
   }
+}
+
+/**
+ * The check of a caller within a request (kept in the request scope's memo): settled once, by the
+ * first call that runs it, alone or in a batch with reads.
+ */
+type Check = {
+  actor: Promise<Actor>
+  settle(row: ActorRow | undefined): void
+  fail(error: unknown): void
+  started: boolean
+}
+
+function checkOf(env: Env, caller: Caller): { check: Check; fresh: boolean } {
+  const memo = env.REQUEST_SCOPE?.memo
+  const known = memo?.get(caller.key) as Check | undefined
+  if (known) return { check: known, fresh: false }
+  let settle: (row: ActorRow | undefined) => void = () => {}
+  let fail: (error: unknown) => void = () => {}
+  const actor = new Promise<Actor>((resolve, reject) => {
+    settle = (row) => {
+      try {
+        resolve(toActor(row, caller))
+      } catch (error) {
+        reject(error)
+      }
+    }
+    fail = reject
+  })
+  // A rejection nobody awaits yet must not surface as unhandled; awaiting callers still get it.
+  actor.catch(() => {})
+  const check: Check = { actor, settle, fail, started: false }
+  memo?.set(caller.key, check)
+  return { check, fresh: true }
+}
+
+/** Whether the request checked this caller in D1 and found the session live (see app.ts). */
+export function callerChecked(env: Env, caller: Caller): boolean {
+  return (env.REQUEST_SCOPE?.memo.get(caller.key) as Check | undefined)?.started === true
+}
+
+/**
+ * The caller checked in D1, once per request whatever number of in-process calls the page makes. A
+ * check on its own first lets the event loop turn once, so that a read starting alongside (the page's,
+ * next to its layout's) carries it in its own round trip.
+ */
+export async function actorOf(env: Env, caller: Caller): Promise<Actor> {
+  const { check, fresh } = checkOf(env, caller)
+  if (!fresh || check.started) return check.actor
+  if (env.REQUEST_SCOPE?.shared) await new Promise((resolve) => setTimeout(resolve, 0))
+  if (!check.started) {
+    check.started = true
+    actorQuery(env, caller, todayIso()).executeTakeFirst().then(check.settle, check.fail)
+  }
+  return check.actor
+}
+
+type Rows<Q> = Q extends Compilable<infer O> ? O[] : never
+
+/**
+ * The caller checked in D1 with `reads`, in one round trip (a D1 batch) when the request has not
+ * checked them yet: a read of a signed-in API call costs one round trip. The reads' rows come back
+ * only once the caller is known to be allowed to be answered at all.
+ */
+export async function actorWith<Q extends Compilable<unknown>[]>(
+  env: Env,
+  caller: Caller,
+  ...reads: Q
+): Promise<[Actor, ...{ [K in keyof Q]: Rows<Q[K]> }]> {
+  const { check } = checkOf(env, caller)
+  if (check.started) {
+    const actor = await check.actor
+    const results = reads.length === 0 ? [] : await batch(env.DB, reads)
+    return [actor, ...results.map((r) => r.results)] as never
+  }
+  check.started = true
+  let results: D1Result[]
+  try {
+    results = await batch(env.DB, [actorQuery(env, caller, todayIso()), ...reads])
+  } catch (error) {
+    check.fail(error)
+    throw error
+  }
+  check.settle(results[0]?.results[0] as ActorRow | undefined)
+  const actor = await check.actor
+  return [actor, ...results.slice(1).map((r) => r.results)] as never
 }
 
 /**
@@ -98,7 +192,9 @@ async function resolveActor(env: Env, authorization: string | undefined, origin:
  * parameters. A route not listed here is refused, however its path is spelt, so a route added later
  * cannot fall under it by accident.
  */
-export const APPLICATION_ROUTES: Readonly<Record<string, (actor: Actor, params: Record<string, string>) => boolean>> = {
+export const APPLICATION_ROUTES: Readonly<
+  Record<string, (actor: Pick<Actor, 'id' | 'app'>, params: Record<string, string>) => boolean>
+> = {
   [`GET ${API_BASE}/rest/bd/utilisateur/:id`]: (actor, params) => params.id === String(actor.id),
   [`GET ${API_BASE}/rest/bd/session`]: () => true,
   [`POST ${API_BASE}/rest/bd/logout`]: () => true,
@@ -122,7 +218,12 @@ function routeParams(routePath: string, path: string): Record<string, string> | 
 }
 
 /** Whether an application's session may make this call: the route it reached, and its parameters. */
-export function applicationMayCall(actor: Actor, method: string, routePath: string, path: string): boolean {
+export function applicationMayCall(
+  actor: Pick<Actor, 'id' | 'app'>,
+  method: string,
+  routePath: string,
+  path: string,
+): boolean {
   const allowed = APPLICATION_ROUTES[`${method} ${routePath}`]
   const params = allowed ? routeParams(routePath, path) : null
   return allowed !== undefined && params !== null && allowed(actor, params)

@@ -1,4 +1,4 @@
-import { type ExpressionBuilder, sql } from 'kysely'
+import { type ExpressionBuilder, type InferResult, sql } from 'kysely'
 import type { ProfileInput } from '../contract/user'
 import { batch, type DB, getDb } from '../db/client'
 import type { Database, UtilisateurRow } from '../db/schema'
@@ -14,7 +14,7 @@ import {
   mailLanguage,
   mailNowUsedMail,
 } from '../lib/mail/templates'
-import type { Actor } from './actor'
+import { type Actor, actorWith, type Caller } from './actor'
 import { mailChangeLog } from './logs'
 import {
   insertLinkUnderCap,
@@ -164,24 +164,38 @@ export function toUser(row: UserRow, postes: PosteWithPath[], modification: bool
   }
 }
 
-/** The user as `actor` may see them: themself, or a user an admin sees in scope; else 403/404. */
-export async function getUser(db: DB, actor: Actor, id: number): Promise<User> {
+/** A user, their pending address and their posts, in one statement. */
+export function userQuery(db: DB, id: number, today: string) {
+  return db.selectFrom('utilisateur').selectAll().select(pendingMail).select(postesColumn(today)).where('id', '=', id)
+}
+
+/** The user of a `userQuery` row as `actor` may see them: themself, or a user an admin sees in scope; else 403/404. */
+export function userAs(
+  actor: Actor,
+  id: number,
+  row: InferResult<ReturnType<typeof userQuery>>[number] | undefined,
+  today: string,
+) {
   // A non-admin may read only themself; answering 404 for unknown ids would reveal which exist.
   if (!actor.admin && id !== actor.id) throw forbidden('You may only read your own profile')
-  // One statement: the user, their pending address and their posts (the scope came with the actor).
-  const today = todayIso()
-  const row = await db
-    .selectFrom('utilisateur')
-    .selectAll()
-    .select(pendingMail)
-    .select(postesColumn(today))
-    .where('id', '=', id)
-    .executeTakeFirst()
   if (!row) throw notFound('Unknown user')
   const postes = postesFrom(row.postes, today)
   if (id === actor.id) return toUser(row, postes, false)
   if (!canSee(actor, row, postes)) throw forbidden('This user is outside your scope')
   return toUser(row, postes, canManage(actor, row, postes))
+}
+
+/** GET rest/bd/utilisateur/{id}: the caller's check and the user in one round trip. */
+export async function getUser(env: Env, caller: Caller, id: number): Promise<User> {
+  const today = todayIso()
+  const [actor, rows] = await actorWith(env, caller, userQuery(getDb(env.DB), id, today))
+  return userAs(actor, id, rows[0], today)
+}
+
+/** The user as an already checked `actor` may see them (after a write, or to check a permission). */
+export async function readUser(db: DB, actor: Actor, id: number): Promise<User> {
+  const today = todayIso()
+  return userAs(actor, id, await userQuery(db, id, today).executeTakeFirst(), today)
 }
 
 /** Requests a user may make per hour to move their account to another address (each sends a mail). */
@@ -210,7 +224,7 @@ export async function updateProfile(
   const [, row, taken] = await Promise.all([
     id === actor.id
       ? null
-      : getUser(db, actor, id).then((target) => {
+      : readUser(db, actor, id).then((target) => {
           if (!target.modification) throw forbidden('You may not edit this user')
         }),
     db
