@@ -4,7 +4,6 @@ import { errors, json } from '../contract/common'
 import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
 import { accessOf, launch } from '../services/access'
-import { actorOf } from '../services/actor'
 
 const applicationSchema = z.object({ id: z.number().int(), libelle: z.string(), icone: z.string() })
 
@@ -39,12 +38,7 @@ export const accessRoutes = router()
     }),
     async (c) => {
       c.header('Cache-Control', 'no-store')
-      const result = await launch(
-        c.env,
-        await actorOf(c.env, c.get('caller')),
-        c.req.valid('query').idApplication,
-        requestContext(c.req.raw),
-      )
+      const result = await launch(c.env, c.get('caller'), c.req.valid('query').idApplication, requestContext(c.req.raw))
       return c.json(result, 200)
     },
   )

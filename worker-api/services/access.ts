@@ -4,7 +4,7 @@ import { randomToken, sha256Hex } from '../lib/crypto'
 import { addSeconds, todayIso } from '../lib/dates'
 import { forbidden, notFound } from '../lib/errors'
 import { logTypeForApplication } from '../lib/log-types'
-import { type Actor, actorWith, type Caller } from './actor'
+import { actorWith, type Caller } from './actor'
 import { logEntry } from './logs'
 import { userAs, userQuery } from './users'
 
@@ -26,10 +26,6 @@ function applicationsQuery(env: Env, userId: number, today = todayIso()) {
     .orderBy('a.libelle')
 }
 
-export function applicationsOf(env: Env, userId: number): Promise<ApplicationSummary[]> {
-  return applicationsQuery(env, userId).execute()
-}
-
 /**
  * The access list of a user, for themself or an admin who may see them: the caller's check, the
  * applications (and for an admin, the user, to check the scope) in one round trip.
@@ -37,12 +33,11 @@ export function applicationsOf(env: Env, userId: number): Promise<ApplicationSum
 export async function accessOf(env: Env, caller: Caller, userId: number) {
   const today = todayIso()
   const applications = applicationsQuery(env, userId, today)
-  if (userId === caller.id) {
-    const [, rows] = await actorWith(env, caller, applications)
-    return { accesApplication: rows.map((application) => ({ application })) }
-  }
-  const [actor, rows, users] = await actorWith(env, caller, applications, userQuery(getDb(env.DB), userId, today))
-  userAs(actor, userId, users[0], today)
+  const [actor, rows, users] =
+    userId === caller.id
+      ? [...(await actorWith(env, caller, applications)), []]
+      : await actorWith(env, caller, applications, userQuery(getDb(env.DB), userId, today))
+  if (userId !== actor.id) userAs(actor, userId, users[0], today)
   return { accesApplication: rows.map((application) => ({ application })) }
 }
 
@@ -52,15 +47,18 @@ export async function accessOf(env: Env, caller: Caller, userId: number) {
  */
 export async function launch(
   env: Env,
-  actor: Actor,
+  caller: Caller,
   applicationId: number,
   context: { origin: string; userAgent: string | null },
 ) {
   const db = getDb(env.DB)
-  const [application, applications] = await Promise.all([
-    db.selectFrom('application').selectAll().where('id', '=', applicationId).executeTakeFirst(),
-    applicationsOf(env, actor.id),
-  ])
+  // The caller's check, the application and what the caller may launch: one round trip.
+  const [actor, [application], applications] = await actorWith(
+    env,
+    caller,
+    db.selectFrom('application').selectAll().where('id', '=', applicationId),
+    applicationsQuery(env, caller.id),
+  )
   if (!application) throw notFound('Unknown application')
   if (!applications.some((a) => a.id === applicationId))
     throw forbidden('This application is not granted to your current posts')
