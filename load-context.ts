@@ -1,5 +1,4 @@
 import type { ExecutionContext } from '@cloudflare/workers-types'
-import type { ApiApp } from './worker-api/app'
 import type { Meter } from './worker-api/db/meter'
 import type { Env } from './worker-api/env'
 
@@ -10,7 +9,7 @@ declare module '@remix-run/cloudflare' {
     /** Per-response nonce for the inline scripts Remix renders (CSP). */
     cspNonce?: string
     /** The REST API, called in-process (one instance, provided by the Worker or the dev server). */
-    api: Pick<ApiApp, 'fetch'>
+    api: { fetch(request: Request, env: Env, ctx: ExecutionContext): Response | Promise<Response> }
     /** What the request costs so far (Server-Timing); absent under `remix vite:dev`. */
     meter?: Meter
   }

@@ -4,7 +4,7 @@ import { createRequestHandler, type ServerBuild } from '@remix-run/cloudflare'
 // @ts-ignore
 import * as build from './build/server'
 import { createApp } from './worker-api/app'
-import { API_BASE } from './worker-api/base'
+import { API_BASE } from './worker-api/contract/base'
 import { serverTiming } from './worker-api/db/meter'
 import {
   bookmarkFromCookie,

@@ -1,6 +1,7 @@
 import { HTTPException } from 'hono/http-exception'
 import { routePath } from 'hono/route'
-import { API_BASE } from './base'
+import { getPath } from 'hono/utils/url'
+import { API_BASE } from './contract/base'
 import { serverTiming } from './db/meter'
 import { BOOKMARK_HEADER, isWrite, openRequestScope, type RequestScope, timingEnabled } from './db/request-scope'
 import { requestOrigin } from './lib/domain'
@@ -17,9 +18,32 @@ import { passwordRoutes } from './routes/password'
 import { userRoutes } from './routes/users'
 import { applicationMayCall, callerChecked, callerFromBearer } from './services/actor'
 
+/**
+ * Every route of spec §7, chained so that their paths, inputs and outputs make one type: the UI's
+ * client (`hc<ApiRoutes>`, app/lib/api.server.ts) is checked against it.
+ */
+const apiRoutes = router()
+  .route('/', healthRoutes)
+  .route('/', captchaRoutes)
+  .route('/', authRoutes)
+  .route('/', userRoutes)
+  .route('/', accessRoutes)
+  .route('/', logRoutes)
+  .route('/', passwordRoutes)
+  .route('/', devRoutes)
+export type ApiRoutes = typeof apiRoutes
+
 /** The REST API (spec §7), the single authority on data and permissions. */
 export function createApp() {
-  const app = router().basePath(API_BASE)
+  // The spec's paths that end with a slash (`password/forgot/`, …) also answer without it: Hono's
+  // typed client, the UI's, drops that slash.
+  const slashed = new Set<string>()
+  const app = router({
+    getPath(request: Request) {
+      const path = getPath(request)
+      return slashed.has(`${path}/`) ? `${path}/` : path
+    },
+  }).basePath(API_BASE)
 
   app.use('*', async (c, next) => {
     // A client's request gets its own D1 session and meter; the UI's in-process calls share the one
@@ -57,14 +81,8 @@ export function createApp() {
     }
   })
 
-  app.route('/', healthRoutes)
-  app.route('/', captchaRoutes)
-  app.route('/', authRoutes)
-  app.route('/', userRoutes)
-  app.route('/', accessRoutes)
-  app.route('/', logRoutes)
-  app.route('/', passwordRoutes)
-  app.route('/', devRoutes)
+  app.route('/', apiRoutes)
+  for (const { path } of app.routes) if (path.length > 1 && path.endsWith('/')) slashed.add(path)
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
     type: 'http',
@@ -90,5 +108,3 @@ export function createApp() {
   })
   return app
 }
-
-export type ApiApp = ReturnType<typeof createApp>

@@ -1,5 +1,5 @@
 import { useTranslation } from 'react-i18next'
-import type { DevMailSummary } from '../../worker-api/services/dev-mailbox'
+import type { DevMailSummary } from '../../worker-api/contract/dev'
 
 const display = new Intl.DateTimeFormat('fr-FR', {
   timeZone: 'Europe/Paris',

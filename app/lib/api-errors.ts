@@ -1,23 +1,47 @@
+import type { BusinessCode } from '../../worker-api/contract/errors'
+import type { fr } from '../locales/fr'
 import type { ApiResult } from './api.server'
 
 export type Message = { key: string; values?: Record<string, string | number> }
 
-const KNOWN = new Set([
-  'BAD_CREDENTIAL',
-  'USER_DISABLED',
-  'USER_UNAUTHORIZED_DOMAIN',
-  'USER_NOT_FINISH_REGISTRATION',
-  'LISTE_CREATION_FAILED',
-  'CAPTCHA_CHAR_INVALID',
-  'CAPTCHA_VALIDATE_FAILED',
-  'LISTE_UPDATE_FAILED',
-  'TOKEN_EXPIRED',
-  'TOKEN_USED',
-  'TOKEN_NOT_FOUND',
-  'BAD_OLD_PASSWORD',
-  'MAIL_ALREADY_USED',
-  'FORBIDDEN',
-])
+/**
+ * How the UI shows each business code the API answers with (DESIGN §2: spec §8's messages): with its
+ * own message, `errors.<CODE>` (true), or with the message of the screen that failed (false). Keyed by
+ * the API's union, so a new code does not type-check until it is decided here.
+ */
+const OWN_MESSAGE = {
+  VALIDATION_FAILED: false,
+  UNAUTHORIZED: false,
+  FORBIDDEN: true,
+  NOT_FOUND: false,
+  TOO_MANY_ATTEMPTS: true,
+  TECHNICAL_ERROR: false,
+  INVALID_TOKEN: false,
+  INVALID_REFRESH_TOKEN: false,
+  REFRESH_TOKEN_EXPIRED: false,
+  REFRESH_TOKEN_REUSED: false,
+  APPLICATION_TOKEN_SCOPE: false,
+  BAD_CREDENTIAL: true,
+  USER_DISABLED: true,
+  USER_UNAUTHORIZED_DOMAIN: true,
+  USER_NOT_FINISH_REGISTRATION: true,
+  CAPTCHA_CHAR_INVALID: true,
+  CAPTCHA_VALIDATE_FAILED: true,
+  TOKEN_NOT_FOUND: true,
+  TOKEN_USED: true,
+  TOKEN_EXPIRED: true,
+  BAD_OLD_PASSWORD: true,
+  MAIL_ALREADY_USED: true,
+  LISTE_CREATION_FAILED: true,
+  LISTE_UPDATE_FAILED: true,
+} as const satisfies Record<BusinessCode, boolean>
+
+/** The codes shown with their own message: each has one in the reference language (checked here). */
+type OwnMessageCode = { [C in BusinessCode]: (typeof OWN_MESSAGE)[C] extends true ? C : never }[BusinessCode]
+type WithoutMessage = Exclude<OwnMessageCode, keyof (typeof fr)['errors']>
+export const everyOwnMessageExists: [WithoutMessage] extends [never] ? true : WithoutMessage = true
+
+const hasOwnMessage = (code: string): code is OwnMessageCode => OWN_MESSAGE[code as BusinessCode] === true
 
 export type Failure = Extract<ApiResult<unknown>, { ok: false }>
 
@@ -29,7 +53,7 @@ export function apiMessage(result: Failure, fallback: string): Message {
   const code = result.error.businessCode
   if (code === 'TOO_MANY_ATTEMPTS')
     return { key: 'errors.TOO_MANY_ATTEMPTS', values: { seconds: Number(result.error.attributs[0] ?? 60) } }
-  if (KNOWN.has(code)) return { key: `errors.${code}` }
+  if (hasOwnMessage(code)) return { key: `errors.${code}` }
   return { key: fallback }
 }
 
@@ -50,7 +74,7 @@ export function fieldErrors(result: Failure): Record<string, string[]> | null {
  */
 export function loginMessage(result: Failure): Message {
   const code = result.error.businessCode
-  if (code === 'TOO_MANY_ATTEMPTS' || KNOWN.has(code)) return apiMessage(result, 'errors.technical')
+  if (hasOwnMessage(code)) return apiMessage(result, 'errors.technical')
   if (result.status === 401) return { key: 'errors.BAD_CREDENTIAL' }
   if (result.status === 404) return { key: 'errors.serverNotFound' }
   return { key: 'errors.technical' }

@@ -1,31 +1,38 @@
 import { type AppLoadContext, redirect } from '@remix-run/cloudflare'
 import type { SessionInfo } from '../../worker-api/contract/auth'
-import type { ApiResult } from './api.server'
-import { userApi } from './api.server'
+import { type ApiResponse, read, type Success, userApi } from './api.server'
 import { getSession, loginRedirect } from './session.server'
 
 /**
  * Guard of every authenticated loader and action: throws a redirect to /login?redirect=<path> when
- * there is no session. `api` calls the REST API as this user; `headers()` carries rotated tokens.
+ * there is no session. `api` is the typed REST client acting as this user; `headers()` carries
+ * rotated tokens.
  */
 export async function requireUser(request: Request, context: AppLoadContext) {
   const session = await getSession(request, context)
   const user = session.session.get('user')
   if (!user || !session.session.get('accessToken')) throw loginRedirect(request)
-  const { call, state } = userApi(request, context, session)
+  const { api, state } = userApi(request, context, session)
 
   async function headers(): Promise<HeadersInit | undefined> {
     return state.refreshed ? { 'Set-Cookie': await session.commit() } : undefined
   }
 
-  /** The data of a successful call; a session the API no longer accepts ends at /login. */
-  async function expect<T>(result: ApiResult<T>): Promise<T> {
-    if (result.ok) return result.data
+  /** The outcome of a call, unless the API no longer accepts the session: then it ends at /login. */
+  async function settle<R extends ApiResponse>(call: Promise<R>) {
+    const result = await read(call)
     if (result.status === 401) throw loginRedirect(request, { 'Set-Cookie': await session.destroy() })
+    return result
+  }
+
+  /** The data of a successful call; any other answer is thrown as the page's error. */
+  async function expect<R extends ApiResponse>(call: Promise<R>): Promise<Success<R>> {
+    const result = await settle(call)
+    if (result.ok) return result.data
     throw new Response(result.error.businessCode, { status: result.status })
   }
 
-  return { user, session, api: call, headers, expect }
+  return { user, session, api, headers, settle, expect }
 }
 
 /**
@@ -54,8 +61,8 @@ export async function liveSessionUser(
   const session = await getSession(request, context)
   const stored = session.session.get('user')
   if (!stored || !session.session.get('accessToken')) return { user: null, setCookie: null }
-  const { call, state } = userApi(request, context, session)
-  const result = await call<SessionInfo>('bd/session')
+  const { api, state } = userApi(request, context, session)
+  const result = await read(api.rest.bd.session.$get())
   if (!result.ok) return { user: null, setCookie: result.status === 401 ? await session.destroy() : null }
   const { login, nom, prenom } = result.data
   return { user: { login, nom, prenom }, setCookie: state.refreshed ? await session.commit() : null }
@@ -69,6 +76,6 @@ export async function liveSessionUser(
 export async function endSession(request: Request, context: AppLoadContext): Promise<string | null> {
   const session = await getSession(request, context)
   if (!session.session.get('accessToken')) return null
-  await userApi(request, context, session).call('bd/logout', { method: 'POST' })
+  await userApi(request, context, session).api.rest.bd.logout.$post()
   return session.destroy()
 }

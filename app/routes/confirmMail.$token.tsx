@@ -5,7 +5,7 @@ import { useTranslation } from 'react-i18next'
 import { FormError } from '~/components/form-error'
 import { PublicPage } from '~/components/public-page'
 import { Button } from '~/components/ui/button'
-import { callApi } from '~/lib/api.server'
+import { publicApi, read } from '~/lib/api.server'
 import { apiMessage, type Failure, type Message } from '~/lib/api-errors'
 import { hasSession } from '~/lib/auth.server'
 import { i18nServer } from '~/lib/i18n.server'
@@ -13,7 +13,6 @@ import { toastHeaders } from '~/lib/toast.server'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
 
-type MailChange = { mail: string; login: string }
 /** What the link allows: confirming the address, or why not. */
 type LinkState = { kind: 'form'; mail: string; login: string } | { kind: 'unusable'; message: Message }
 
@@ -30,7 +29,11 @@ function failedLinkState(result: Failure): LinkState | null {
  */
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const [lookup, t] = await Promise.all([
-    callApi<MailChange>(request, context, `public/bd/utilisateur/mail/token/${encodeURIComponent(params.token ?? '')}`),
+    read(
+      publicApi(request, context).rest.public.bd.utilisateur.mail.token[':token'].$get({
+        param: { token: encodeURIComponent(params.token ?? '') },
+      }),
+    ),
     i18nServer.getFixedT(request),
   ])
   const title = `${t('confirmMail.title')} · ${t('app.name')}`
@@ -41,10 +44,11 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
-  const result = await callApi<MailChange>(request, context, 'public/bd/utilisateur/mail/confirm/', {
-    method: 'POST',
-    body: { token: params.token ?? '' },
-  })
+  const result = await read(
+    publicApi(request, context).rest.public.bd.utilisateur.mail.confirm.index.$post({
+      json: { token: params.token ?? '' },
+    }),
+  )
   if (result.ok) {
     const values = { mail: result.data.mail }
     const headers = await toastHeaders(request, context, { type: 'success', key: 'confirmMail.done', values })

@@ -3,8 +3,7 @@ import { Link, useLoaderData } from '@remix-run/react'
 import { useTranslation } from 'react-i18next'
 import { CenteredCard } from '~/components/centered-card'
 import { Alert } from '~/components/ui/alert'
-import { callApi } from '~/lib/api.server'
-import type { User } from '../../worker-api/services/users'
+import { publicApi, read } from '~/lib/api.server'
 
 const NAMES: Record<string, string> = {
   yard: 'Yard dangereux',
@@ -22,15 +21,16 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const slug = params.slug ?? ''
   const name = Object.hasOwn(NAMES, slug) ? (NAMES[slug] as string) : slug
   const code = new URL(request.url).searchParams.get('code') ?? ''
-  const exchange = await callApi<{ accessToken: string }>(request, context, 'public/bd/login/refreshToken', {
-    method: 'POST',
-    body: { refreshToken: code },
-  })
+  const api = publicApi(request, context)
+  const exchange = await read(api.rest.public.bd.login.refreshToken.$post({ json: { refreshToken: code } }))
   if (!exchange.ok) return data({ name, user: null }, { status: 401 })
   const claims = JSON.parse(atob(exchange.data.accessToken.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/')))
-  const user = await callApi<User>(request, context, `bd/utilisateur/${claims.sub}`, {
-    token: exchange.data.accessToken,
-  })
+  const user = await read(
+    api.rest.bd.utilisateur[':id'].$get(
+      { param: { id: Number(claims.sub) } },
+      { headers: { Authorization: `Bearer ${exchange.data.accessToken}` } },
+    ),
+  )
   return data({ name, user: user.ok ? { prenom: user.data.prenom, nom: user.data.nom } : null })
 }
 

@@ -1,12 +1,10 @@
 import type { LoaderFunctionArgs, MetaFunction } from '@remix-run/cloudflare'
 import { Link, useLoaderData } from '@remix-run/react'
 import { useTranslation } from 'react-i18next'
-import { DevMailStatus, type DevMailSummary, displayDateTime } from '~/components/dev-mail-status'
-import { callApi } from '~/lib/api.server'
+import { DevMailStatus, displayDateTime } from '~/components/dev-mail-status'
+import { publicApi, read } from '~/lib/api.server'
 import { requireDevelopment } from '~/lib/dev-mailbox.server'
-import { API_BASE } from '../../worker-api/base'
-
-type DevMail = DevMailSummary & { text: string; links: string[] }
+import { API_BASE } from '../../worker-api/contract/base'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: `${data?.mail.subject ?? 'Mail'} · Portail (dev)` },
@@ -16,9 +14,9 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   requireDevelopment(context)
   const id = Number(params.id)
   if (!Number.isSafeInteger(id) || id < 1) throw new Response('Not found', { status: 404 })
-  const mail = await callApi<DevMail>(request, context, `dev/mails/${id}`)
+  const mail = await read(publicApi(request, context).rest.dev.mails[':id{[0-9]+}'].$get({ param: { id: String(id) } }))
   if (!mail.ok) throw new Response(mail.error.businessCode, { status: mail.status })
-  const { html: _html, ...rest } = mail.data as DevMail & { html?: string }
+  const { html: _html, ...rest } = mail.data
   return { mail: rest }
 }
 

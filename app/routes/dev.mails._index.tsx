@@ -1,9 +1,9 @@
 import type { LoaderFunctionArgs, MetaFunction } from '@remix-run/cloudflare'
 import { Link, useLoaderData } from '@remix-run/react'
 import { useTranslation } from 'react-i18next'
-import { DevMailStatus, type DevMailSummary, displayDateTime } from '~/components/dev-mail-status'
+import { DevMailStatus, displayDateTime } from '~/components/dev-mail-status'
 import { LanguageSwitch } from '~/components/language-switch'
-import { callApi } from '~/lib/api.server'
+import { publicApi, read } from '~/lib/api.server'
 import { requireDevelopment } from '~/lib/dev-mailbox.server'
 
 export const meta: MetaFunction = () => [{ title: 'Mails · Portail (dev)' }]
@@ -11,7 +11,7 @@ export const meta: MetaFunction = () => [{ title: 'Mails · Portail (dev)' }]
 /** The development mailbox: every mail of the outbox, newest first (DESIGN §5). */
 export async function loader({ request, context }: LoaderFunctionArgs) {
   requireDevelopment(context)
-  const mails = await callApi<DevMailSummary[]>(request, context, 'dev/mails')
+  const mails = await read(publicApi(request, context).rest.dev.mails.$get())
   if (!mails.ok) throw new Response(mails.error.businessCode, { status: mails.status })
   return { mails: mails.data }
 }

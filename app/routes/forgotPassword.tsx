@@ -9,7 +9,7 @@ import { Field } from '~/components/field'
 import { FormError } from '~/components/form-error'
 import { PublicPage } from '~/components/public-page'
 import { Button } from '~/components/ui/button'
-import { callApi } from '~/lib/api.server'
+import { publicApi, read } from '~/lib/api.server'
 import { apiMessage, type Message } from '~/lib/api-errors'
 import { captchaSetup } from '~/lib/captcha.server'
 import { readForm } from '~/lib/form.server'
@@ -39,10 +39,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
   const captcha = captchaPayload(formData)
   if (!captcha) return failure({ key: 'errors.captchaRequired' })
-  const result = await callApi(request, context, 'public/bd/password/forgot/', {
-    method: 'POST',
-    body: { mail: submission.value.mail, domain: new URL(request.url).origin, captcha },
-  })
+  const result = await read(
+    publicApi(request, context).rest.public.bd.password.forgot.index.$post({
+      json: { mail: submission.value.mail, domain: new URL(request.url).origin, captcha },
+    }),
+  )
   if (!result.ok) return failure(apiMessage(result, 'forgot.failed'))
   return redirect('/login', { headers: await toastHeaders(request, context, { type: 'success', key: 'forgot.sent' }) })
 }

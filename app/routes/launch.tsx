@@ -14,9 +14,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const auth = await requireUser(request, context)
   const id = Number((await readForm(request)).get('idApplication'))
   if (!Number.isSafeInteger(id) || id <= 0) return data({ ok: false as const }, { status: 400 })
-  const launch = await auth.api<{ url: string; refreshToken: string }>(`bd/acces/application?idApplication=${id}`)
+  const launch = await auth.settle(auth.api.rest.bd.acces.application.$get({ query: { idApplication: id } }))
   if (!launch.ok) {
-    if (launch.status === 401) await auth.expect(launch)
     return data({ ok: false as const }, { status: launch.status, headers: await auth.headers() })
   }
   return data({ ok: true as const, url: launch.data.url }, { headers: await auth.headers() })

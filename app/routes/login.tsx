@@ -17,7 +17,7 @@ import { Field } from '~/components/field'
 import { FormError } from '~/components/form-error'
 import { LanguageSwitch } from '~/components/language-switch'
 import { Button } from '~/components/ui/button'
-import { callApi } from '~/lib/api.server'
+import { publicApi, read } from '~/lib/api.server'
 import { loginMessage, type Message } from '~/lib/api-errors'
 import { endSession, hasSession, liveSessionUser } from '~/lib/auth.server'
 import { captchaSetup } from '~/lib/captcha.server'
@@ -26,7 +26,6 @@ import { i18nServer } from '~/lib/i18n.server'
 import { afterLogin } from '~/lib/safe-redirect'
 import { getSession } from '~/lib/session.server'
 import { loginSchema } from '../../worker-api/contract/auth'
-import type { User } from '../../worker-api/services/users'
 
 const loginForm = loginSchema.pick({ identifiant: true, motDePasse: true })
 
@@ -80,11 +79,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   // Spec §4: without a passed verification the sign-in is not attempted.
   if (!captcha) return failure({ key: 'errors.captchaRequired' })
 
-  const result = await callApi<{ user: User; jwt: { accessToken: string; refreshToken: string } }>(
-    request,
-    context,
-    'public/bd/login',
-    { method: 'POST', body: { ...submission.value, captcha } },
+  const result = await read(
+    publicApi(request, context).rest.public.bd.login.$post({ json: { ...submission.value, captcha } }),
   )
   if (!result.ok) return failure(loginMessage(result))
 

@@ -6,7 +6,6 @@ import { SidebarNav } from '~/components/layout/sidebar'
 import { Topbar } from '~/components/layout/topbar'
 import { requireUser } from '~/lib/auth.server'
 import { isAdminPath } from '~/lib/breadcrumb'
-import type { SessionInfo } from '../../worker-api/contract/auth'
 
 /**
  * The authenticated area (spec §2). The guard asks the API who the session is whenever this loader runs
@@ -17,7 +16,7 @@ import type { SessionInfo } from '../../worker-api/contract/auth'
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = await requireUser(request, context)
   // Answered from the token check the page's own API calls share: no read of its own.
-  const user = await auth.expect(await auth.api<SessionInfo>('bd/session'))
+  const user = await auth.expect(auth.api.rest.bd.session.$get())
   if (isAdminPath(new URL(request.url).pathname) && !user.admin) {
     throw redirect('/pages/user/acces', { headers: await auth.headers() })
   }

@@ -8,18 +8,16 @@ import { Card } from '~/components/ui/card'
 import { requireUser } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { i18nServer } from '~/lib/i18n.server'
-import type { ApplicationSummary } from '../../worker-api/services/access'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.myAccess' }
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = await requireUser(request, context)
-  const [access, t] = await Promise.all([
-    auth.api<{ accesApplication: { application: ApplicationSummary }[] }>(`bd/acces/utilisateur/${auth.user.id}`),
+  const [{ accesApplication }, t] = await Promise.all([
+    auth.expect(auth.api.rest.bd.acces.utilisateur[':userId'].$get({ param: { userId: auth.user.id } })),
     i18nServer.getFixedT(request),
   ])
-  const { accesApplication } = await auth.expect(access)
   return data(
     { applications: accesApplication.map((a) => a.application), title: `${t('access.title')} · ${t('app.name')}` },
     { headers: await auth.headers() },

@@ -24,19 +24,19 @@ import { readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { toastHeaders } from '~/lib/toast.server'
 import { changePasswordFormSchema } from '../../worker-api/contract/password'
+import type { Poste, User } from '../../worker-api/contract/user'
 import { profileSchema } from '../../worker-api/contract/user'
-import type { Poste, User } from '../../worker-api/services/users'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.profile' }
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = await requireUser(request, context)
-  const [me, t] = await Promise.all([auth.api<User>(`bd/utilisateur/${auth.user.id}`), i18nServer.getFixedT(request)])
-  return data(
-    { me: await auth.expect(me), title: `${t('profile.title')} · ${t('app.name')}` },
-    { headers: await auth.headers() },
-  )
+  const [me, t] = await Promise.all([
+    auth.expect(auth.api.rest.bd.utilisateur[':id'].$get({ param: { id: auth.user.id } })),
+    i18nServer.getFixedT(request),
+  ])
+  return data({ me, title: `${t('profile.title')} · ${t('app.name')}` }, { headers: await auth.headers() })
 }
 
 type Intent = 'profile' | 'password'
@@ -59,12 +59,10 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const hide = { hideFields: ['oldPassword', 'newPassword', 'confirmation'] }
     if (submission.status !== 'success') return reply('password', submission.reply(hide))
     const { oldPassword, newPassword } = submission.value
-    const result = await auth.api<number>('bd/utilisateur/updatePassword', {
-      method: 'PUT',
-      body: { oldPassword, newPassword },
-    })
+    const result = await auth.settle(
+      auth.api.rest.bd.utilisateur.updatePassword.$put({ json: { oldPassword, newPassword } }),
+    )
     if (result.ok) return done('profile.passwordChanged')
-    if (result.status === 401) await auth.expect(result)
     if (result.error.businessCode === 'BAD_OLD_PASSWORD') {
       return reply('password', submission.reply({ ...hide, fieldErrors: { oldPassword: ['errors.BAD_OLD_PASSWORD'] } }))
     }
@@ -75,7 +73,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
   const submission = parseWithZod(formData, { schema: profileSchema })
   if (submission.status !== 'success') return reply('profile', submission.reply())
-  const result = await auth.api<User>(`bd/utilisateur/${auth.user.id}`, { method: 'PUT', body: submission.value })
+  const result = await auth.settle(
+    auth.api.rest.bd.utilisateur[':id'].$put({ param: { id: auth.user.id }, json: submission.value }),
+  )
   if (result.ok) {
     const { nom, prenom, mail, mailEnAttente } = result.data
     auth.session.session.set('user', { ...auth.user, nom, prenom })
@@ -86,7 +86,6 @@ export async function action({ request, context }: ActionFunctionArgs) {
     }
     return done('profile.saved')
   }
-  if (result.status === 401) await auth.expect(result)
   if (result.error.businessCode === 'MAIL_ALREADY_USED') {
     return reply('profile', submission.reply({ fieldErrors: { mail: ['errors.MAIL_ALREADY_USED'] } }))
   }

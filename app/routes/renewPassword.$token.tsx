@@ -8,7 +8,7 @@ import { FormError } from '~/components/form-error'
 import { NewPasswordFields } from '~/components/password-rules'
 import { PublicPage } from '~/components/public-page'
 import { Button } from '~/components/ui/button'
-import { callApi } from '~/lib/api.server'
+import { publicApi, read } from '~/lib/api.server'
 import { apiMessage, type Failure, fieldErrors, type Message } from '~/lib/api-errors'
 import { readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
@@ -17,7 +17,6 @@ import { renewFormSchema } from '../../worker-api/contract/password'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
 
-type TokenUser = { mail: string; actif: boolean; supprime: boolean }
 /** What the link allows: the form, or why not (spec §2: expired token or disabled user). */
 type LinkState = { kind: 'form'; mail: string } | { kind: 'disabled' } | { kind: 'unusable'; message: Message }
 
@@ -32,7 +31,11 @@ function failedLinkState(result: Failure): LinkState | null {
 }
 
 async function linkState(request: Request, context: LoaderFunctionArgs['context'], token: string): Promise<LinkState> {
-  const result = await callApi<TokenUser>(request, context, `public/bd/password/token/${encodeURIComponent(token)}`)
+  const result = await read(
+    publicApi(request, context).rest.public.bd.password.token[':token'].$get({
+      param: { token: encodeURIComponent(token) },
+    }),
+  )
   if (!result.ok) {
     const state = failedLinkState(result)
     if (state) return state
@@ -54,10 +57,11 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const hide = { hideFields: ['password', 'confirmation'] }
   if (submission.status !== 'success') return { result: submission.reply(hide), error: null, state: null }
 
-  const result = await callApi(request, context, 'public/bd/password/renew/', {
-    method: 'POST',
-    body: { token: params.token ?? '', password: submission.value.password },
-  })
+  const result = await read(
+    publicApi(request, context).rest.public.bd.password.renew.index.$post({
+      json: { token: params.token ?? '', password: submission.value.password },
+    }),
+  )
   if (result.ok) {
     return redirect('/login', { headers: await toastHeaders(request, context, { type: 'success', key: 'renew.done' }) })
   }

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { DevMailSummary } from '../../worker-api/services/dev-mailbox'
+import type { DevMailSummary } from '../../worker-api/contract/dev'
 import { call, createOrganisation, createUser, db, expectError, ORIGIN, post, solvedCaptcha } from './helpers'
 
 beforeAll(createOrganisation)

@@ -28,6 +28,16 @@ describe('Unknown paths', () => {
     expect(await response.json()).toMatchObject({ businessCode: 'UNAUTHORIZED' })
   })
 
+  it('do not include a spec path that ends with a slash, asked without it', async () => {
+    for (const path of ['/rest/public/bd/password/forgot', '/rest/public/bd/password/renew']) {
+      const response = await post(path, {})
+      expect({ path, status: response.status }).toEqual({ path, status: 400 })
+      expect(await response.json()).toMatchObject({ businessCode: 'VALIDATION_FAILED' })
+    }
+    // Not any path: only those whose slashed form is a route.
+    expect((await post('/rest/public/bd/login/', {})).status).toBe(404)
+  })
+
   it('answer 404 to a known path with another method', async () => {
     const response = await call('/rest/public/bd/login')
     expect(response.status).toBe(404)

@@ -137,7 +137,7 @@ describe('statements per request', () => {
       userApi(request, context, await getSession(request, context)),
       userApi(request, context, await getSession(request, context)),
     ]
-    const [a, b] = await Promise.all([first.call('bd/session'), second.call('bd/session')])
+    const [a, b] = await Promise.all([first.api.rest.bd.session.$get(), second.api.rest.bd.session.$get()])
     expect([a.status, b.status]).toEqual([200, 200])
     // Both get the same rotated pair, from one refresh call: 2 refused calls, 1 refresh, 2 retries.
     expect(first.state.refreshed && second.state.refreshed).toBe(true)

@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:test'
 import jwt from '@tsndr/cloudflare-worker-jwt'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { userApi } from '../../app/lib/api.server'
+import { read, userApi } from '../../app/lib/api.server'
 import { endSession, requireUser } from '../../app/lib/auth.server'
 import { getSession } from '../../app/lib/session.server'
 import { createOrganisation, createUser, db, signIn, uiContext } from './helpers'
@@ -41,8 +41,8 @@ async function expiredSession() {
 describe('the UI calling the API as the signed-in user (spec §4)', () => {
   it('refreshes an expired access token once, retries, and keeps the rotated tokens', async () => {
     const { user, tokens, request, session } = await expiredSession()
-    const { call, state } = userApi(request, context, session)
-    const result = await call<{ id: number }>(`bd/utilisateur/${user.id}`)
+    const { api, state } = userApi(request, context, session)
+    const result = await read(api.rest.bd.utilisateur[':id'].$get({ param: { id: user.id } }))
     expect(result.ok && result.data.id).toBe(user.id)
     expect(state.refreshed).toBe(true)
     expect(session.session.get('refreshToken')).not.toBe(tokens.refreshToken)
@@ -59,8 +59,8 @@ describe('the UI calling the API as the signed-in user (spec §4)', () => {
       .set({ revoked_at: new Date().toISOString() })
       .where('family_id', '=', sid)
       .execute()
-    const { call, state } = userApi(request, context, session)
-    const result = await call(`bd/utilisateur/${user.id}`)
+    const { api, state } = userApi(request, context, session)
+    const result = await read(api.rest.bd.utilisateur[':id'].$get({ param: { id: user.id } }))
     expect(result.status).toBe(401)
     expect(state.failed).toBe(true)
     expect(state.refreshed).toBe(false)
@@ -86,7 +86,9 @@ describe('requireUser', () => {
     const cookie = (await session.commit()).split(';')[0] as string
     const request = new Request('http://localhost:8787/pages/user/acces', { headers: { Cookie: cookie } })
     const auth = await requireUser(request, context)
-    const thrown = await auth.expect(await auth.api(`bd/utilisateur/${user.id}`)).catch((error: unknown) => error)
+    const thrown = await auth
+      .expect(auth.api.rest.bd.utilisateur[':id'].$get({ param: { id: user.id } }))
+      .catch((error: unknown) => error)
     expect((thrown as Response).status).toBe(302)
     expect((thrown as Response).headers.get('Location')).toBe('/login?redirect=%2Fpages%2Fuser%2Facces')
     expect((thrown as Response).headers.get('Set-Cookie')).toMatch(

@@ -1,10 +1,8 @@
 import { z } from 'zod'
+import { errorSchema } from './errors'
 
-export const errorSchema = z.object({
-  businessCode: z.string(),
-  message: z.string(),
-  attributs: z.array(z.unknown()),
-})
+/** A positive integer in a path or a query: the client passes a number, the URL carries its digits. */
+export const positiveInt = () => z.coerce.number<number>().int().positive()
 
 export const json = <T extends z.ZodType>(schema: T, description: string) => ({
   content: { 'application/json': { schema } },

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { positiveInt } from './common'
 
 export const posteSchema = z.object({
   id: z.number().int(),
@@ -27,8 +28,10 @@ export const userSchema = z.object({
     .nullable()
     .describe("The address the user asked to move to, until confirmed from it (the change's link, 24 h)"),
 })
+export type Poste = z.infer<typeof posteSchema>
+export type User = z.infer<typeof userSchema>
 
-export const idParam = z.object({ id: z.coerce.number().int().positive() })
+export const idParam = z.object({ id: positiveInt() })
 
 /** Spec §5: mail required, valid, at most 50 characters. */
 export const mailSchema = z

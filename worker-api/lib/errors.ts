@@ -1,9 +1,10 @@
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
+import type { BusinessCode, ErrorBody } from '../contract/errors'
 
 /** A failure the client can act on; rendered as DESIGN §2's JSON body by `app.onError`. */
 export class BusinessError extends Error {
   constructor(
-    readonly businessCode: string,
+    readonly businessCode: BusinessCode,
     readonly status: ContentfulStatusCode,
     message?: string,
     readonly attributs: unknown[] = [],
@@ -13,13 +14,11 @@ export class BusinessError extends Error {
   }
 }
 
-export type ErrorBody = { businessCode: string; message: string; attributs: unknown[] }
-
-export function errorBody(businessCode: string, message: string, attributs: unknown[] = []): ErrorBody {
+export function errorBody(businessCode: BusinessCode, message: string, attributs: unknown[] = []): ErrorBody {
   return { businessCode, message, attributs }
 }
 
-export const unauthorized = (code = 'UNAUTHORIZED', message = 'Authentication required') =>
+export const unauthorized = (code: BusinessCode = 'UNAUTHORIZED', message = 'Authentication required') =>
   new BusinessError(code, 401, message)
 export const forbidden = (message = 'Not allowed') => new BusinessError('FORBIDDEN', 403, message)
 export const notFound = (message = 'Not found') => new BusinessError('NOT_FOUND', 404, message)

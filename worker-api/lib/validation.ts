@@ -14,6 +14,6 @@ function validationHook(result: { success: boolean; error?: { issues: { path: Pr
 }
 
 /** A router of the API: OpenAPI-described routes whose bad input answers 400 VALIDATION_FAILED. */
-export function router() {
-  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+export function router(options: { getPath?: (request: Request) => string } = {}) {
+  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook, ...options })
 }

@@ -1,11 +1,9 @@
 import { createRoute } from '@hono/zod-openapi'
-import { z } from 'zod'
+import { accessListSchema, launchQuery, launchSchema, userIdParam } from '../contract/access'
 import { errors, json } from '../contract/common'
 import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
 import { accessOf, launch } from '../services/access'
-
-const applicationSchema = z.object({ id: z.number().int(), libelle: z.string(), icone: z.string() })
 
 export const accessRoutes = router()
   .openapi(
@@ -15,9 +13,9 @@ export const accessRoutes = router()
       tags: ['Access'],
       summary: 'The applications a user may launch today (derived from the functions of their current posts)',
       security: [{ bearer: [] }],
-      request: { params: z.object({ userId: z.coerce.number().int().positive() }) },
+      request: { params: userIdParam },
       responses: {
-        200: json(z.object({ accesApplication: z.array(z.object({ application: applicationSchema })) }), 'Access list'),
+        200: json(accessListSchema, 'Access list'),
         ...errors(400, 401, 403, 404),
       },
     }),
@@ -30,9 +28,9 @@ export const accessRoutes = router()
       tags: ['Access'],
       summary: 'Launch an application: its URL carrying a single-use launch code (60 s)',
       security: [{ bearer: [] }],
-      request: { query: z.object({ idApplication: z.coerce.number().int().positive() }) },
+      request: { query: launchQuery },
       responses: {
-        200: json(z.object({ url: z.string(), refreshToken: z.string() }), 'Launch URL and code'),
+        200: json(launchSchema, 'Launch URL and code'),
         ...errors(400, 401, 403, 404),
       },
     }),

@@ -1,3 +1,4 @@
+import type { AccessList, ApplicationSummary } from '../contract/access'
 import { batch, getDb } from '../db/client'
 import type { Env } from '../env'
 import { randomToken, sha256Hex } from '../lib/crypto'
@@ -9,8 +10,6 @@ import { logEntry } from './logs'
 import { userAs, userQuery } from './users'
 
 export const LAUNCH_CODE_TTL_SECONDS = 60
-
-export type ApplicationSummary = { id: number; libelle: string; icone: string }
 
 /** Applications granted to the functions of the user's current posts (DESIGN §4: derived access). */
 function applicationsQuery(env: Env, userId: number, today = todayIso()) {
@@ -30,7 +29,7 @@ function applicationsQuery(env: Env, userId: number, today = todayIso()) {
  * The access list of a user, for themself or an admin who may see them: the caller's check, the
  * applications (and for an admin, the user, to check the scope) in one round trip.
  */
-export async function accessOf(env: Env, caller: Caller, userId: number) {
+export async function accessOf(env: Env, caller: Caller, userId: number): Promise<AccessList> {
   const today = todayIso()
   const applications = applicationsQuery(env, userId, today)
   const [actor, rows, users] =
@@ -38,7 +37,7 @@ export async function accessOf(env: Env, caller: Caller, userId: number) {
       ? [...(await actorWith(env, caller, applications)), []]
       : await actorWith(env, caller, applications, userQuery(getDb(env.DB), userId, today))
   if (userId !== actor.id) userAs(actor, userId, users[0], today)
-  return { accesApplication: rows.map((application) => ({ application })) }
+  return { accesApplication: rows.map((application: ApplicationSummary) => ({ application })) }
 }
 
 /**

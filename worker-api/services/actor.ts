@@ -1,5 +1,5 @@
 import { type Compilable, type InferResult, sql } from 'kysely'
-import { API_BASE } from '../base'
+import { API_BASE } from '../contract/base'
 import { batch, getDb } from '../db/client'
 import type { Env } from '../env'
 import { todayIso } from '../lib/dates'

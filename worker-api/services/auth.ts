@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import type { User } from '../contract/user'
 import { batch, type DB, getDb, insertWhen } from '../db/client'
 import type { AttemptCounter } from '../db/schema'
 import type { Env } from '../env'
@@ -13,7 +14,7 @@ import { type Actor, unauthorizedDomain } from './actor'
 import { requireCaptcha } from './captcha'
 import { logEntry } from './logs'
 import { limitClient } from './rate-limit'
-import { pendingMail, postesColumn, postesFrom, toUser, type User } from './users'
+import { pendingMail, postesColumn, postesFrom, toUser } from './users'
 
 /** DESIGN §3 session lifetimes. */
 export const REFRESH_IDLE_SECONDS = 30 * 60

@@ -1,18 +1,8 @@
+import type { DevMail, DevMailSummary } from '../contract/dev'
 import { getDb } from '../db/client'
 import type { OutboxRow } from '../db/schema'
 import type { Env } from '../env'
 import { notFound } from '../lib/errors'
-
-export type DevMailSummary = {
-  id: number
-  to: string
-  subject: string
-  kind: string
-  createdAt: string
-  sentAt: string | null
-  attempts: number
-  lastError: string | null
-}
 
 const LIST_LIMIT = 100
 
@@ -44,7 +34,7 @@ export async function devMails(env: Env): Promise<DevMailSummary[]> {
 }
 
 /** One mail, whole, with the links of its text part (so the mailbox can offer to follow them). */
-export async function devMail(env: Env, id: number) {
+export async function devMail(env: Env, id: number): Promise<DevMail> {
   const row = await getDb(env.DB).selectFrom('outbox').selectAll().where('id', '=', id).executeTakeFirst()
   if (!row) throw notFound('Unknown mail')
   return {

@@ -1,5 +1,5 @@
 import { type ExpressionBuilder, type InferResult, sql } from 'kysely'
-import type { ProfileInput } from '../contract/user'
+import type { Poste, ProfileInput, User } from '../contract/user'
 import { batch, type DB, getDb } from '../db/client'
 import type { Database, UtilisateurRow } from '../db/schema'
 import type { Env } from '../env'
@@ -24,33 +24,6 @@ import {
   voidResetLinks,
 } from './mail-tokens'
 import { queuedIds, queueMail } from './outbox'
-
-export type Poste = {
-  id: number
-  structure: { id: number; nom: string }
-  fonction: { id: number; libelle: string }
-  utilisateur: { id: number }
-  dateDebut: string
-  dateFin: string
-}
-
-export type User = {
-  id: number
-  login: string
-  nom: string
-  prenom: string
-  mail: string
-  actif: boolean
-  supprime: boolean
-  admin: boolean
-  modification: boolean
-  postesEnCours: Poste[]
-  postesFutur: Poste[]
-  /** Expiry of the pending registration token, in epoch milliseconds, or null. */
-  tokenRegister: number | null
-  /** The address the user asked to move to, until they confirm it from there (or null). */
-  mailEnAttente: string | null
-}
 
 type PosteWithPath = Poste & { path: string; current: boolean }
 

@@ -1,0 +1,47 @@
+import { z } from 'zod'
+
+/**
+ * Every `businessCode` the API answers with (DESIGN §2). The UI's error mapping is checked against
+ * this list (app/lib/api-errors.ts), so a new code cannot reach a screen unmapped.
+ */
+export const BUSINESS_CODES = [
+  // Any route
+  'VALIDATION_FAILED',
+  'UNAUTHORIZED',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'TOO_MANY_ATTEMPTS',
+  'TECHNICAL_ERROR',
+  // Tokens and sessions
+  'INVALID_TOKEN',
+  'INVALID_REFRESH_TOKEN',
+  'REFRESH_TOKEN_EXPIRED',
+  'REFRESH_TOKEN_REUSED',
+  'APPLICATION_TOKEN_SCOPE',
+  // Sign-in (spec §8)
+  'BAD_CREDENTIAL',
+  'USER_DISABLED',
+  'USER_UNAUTHORIZED_DOMAIN',
+  'USER_NOT_FINISH_REGISTRATION',
+  // Captcha (spec §8)
+  'CAPTCHA_CHAR_INVALID',
+  'CAPTCHA_VALIDATE_FAILED',
+  // Password and mail links, profile
+  'TOKEN_NOT_FOUND',
+  'TOKEN_USED',
+  'TOKEN_EXPIRED',
+  'BAD_OLD_PASSWORD',
+  'MAIL_ALREADY_USED',
+  // The registration list (spec §8), raised by the registration screens
+  'LISTE_CREATION_FAILED',
+  'LISTE_UPDATE_FAILED',
+] as const
+export type BusinessCode = (typeof BUSINESS_CODES)[number]
+
+/** The body of every non-2xx answer (DESIGN §2). */
+export const errorSchema = z.object({
+  businessCode: z.enum(BUSINESS_CODES),
+  message: z.string(),
+  attributs: z.array(z.unknown()),
+})
+export type ErrorBody = z.infer<typeof errorSchema>
