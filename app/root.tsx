@@ -11,10 +11,9 @@ import {
   useRouteError,
   useRouteLoaderData,
 } from '@remix-run/react'
-import { useEffect } from 'react'
+import { useEffect, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useChangeLanguage } from 'remix-i18next/react'
-import { toast as showToast, Toaster } from 'sonner'
 import { Alert } from './components/ui/alert'
 import { buttonVariants } from './components/ui/button'
 import { i18nServer } from './lib/i18n.server'
@@ -24,6 +23,8 @@ import { readToast } from './lib/toast.server'
 
 /** Spec §9: notices and errors stay 5 s. */
 export const TOAST_DURATION_MS = 5000
+/** Between the notices' live region appearing and the first notice going in. */
+const LIVE_REGION_DELAY_MS = 150
 
 export const links: LinksFunction = () => [{ rel: 'icon', href: '/favicon.svg', type: 'image/svg+xml' }]
 
@@ -55,18 +56,38 @@ export function Layout({ children }: { children: React.ReactNode }) {
   )
 }
 
+type Sonner = typeof import('sonner')
+
+/**
+ * The notice a page was given (a toast after an action). The toast library is loaded with the first
+ * notice, not with every page; its live region is in place a moment before the notice goes in, so
+ * that screen readers announce it.
+ */
 function Notices() {
   const { toast } = useLoaderData<typeof loader>()
   const { t } = useTranslation()
   const message = toast ? t(toast.key, toast.values) : null
+  const [sonner, setSonner] = useState<Sonner | null>(null)
   useEffect(() => {
-    if (!toast || !message) return
-    const show = toast.type === 'error' ? showToast.error : toast.type === 'success' ? showToast.success : showToast
-    show(message, { duration: TOAST_DURATION_MS })
-  }, [toast, message])
+    if (!message || sonner) return
+    let cancelled = false
+    import('sonner')
+      .then((module) => cancelled || setSonner(module))
+      .catch((error: unknown) => console.error('Notices could not load', error))
+    return () => {
+      cancelled = true
+    }
+  }, [message, sonner])
+  useEffect(() => {
+    if (!sonner || !toast || !message) return
+    const show =
+      toast.type === 'error' ? sonner.toast.error : toast.type === 'success' ? sonner.toast.success : sonner.toast
+    const timer = setTimeout(() => show(message, { duration: TOAST_DURATION_MS }), LIVE_REGION_DELAY_MS)
+    return () => clearTimeout(timer)
+  }, [sonner, toast, message])
   return (
     <>
-      <Toaster position="top-right" richColors closeButton duration={TOAST_DURATION_MS} />
+      {sonner ? <sonner.Toaster position="top-right" richColors closeButton duration={TOAST_DURATION_MS} /> : null}
       {message ? (
         <noscript>
           <Alert variant={toast?.type === 'error' ? 'destructive' : 'success'} role="status" className="m-4 w-auto">

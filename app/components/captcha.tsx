@@ -9,6 +9,8 @@ import { Input } from './ui/input'
 import { Label } from './ui/label'
 
 export const CHALLENGE_URL = '/portail-backend/rest/public/bd/captcha/challenge'
+/** What counts as touching a form: a field focused or filled (by hand or by a password manager), a click. */
+const FIRST_TOUCH = ['focusin', 'pointerdown', 'keydown', 'input'] as const
 export type CaptchaQuestion = { a: number; b: number; question: string }
 /** Which widget the server checks (CAPTCHA_PROVIDER), and Turnstile's public site key. */
 export type CaptchaConfig = { provider: 'altcha' | 'turnstile'; siteKey: string | null }
@@ -80,8 +82,19 @@ export function Captcha({
   const { t } = useTranslation()
   const widget = useRef<HTMLElement>(null)
   useEffect(() => {
-    // The widget registers a custom element: browser only.
-    if (config.provider === 'altcha') import('altcha/external')
+    // The widget (a custom element, 22 kB) loads when its form is first touched, not with the page.
+    if (config.provider !== 'altcha') return
+    const form = widget.current?.closest('form')
+    const load = () => {
+      stop()
+      import('altcha/external').catch((error: unknown) => console.error('The verification could not load', error))
+    }
+    const stop = () => {
+      for (const name of FIRST_TOUCH) form?.removeEventListener(name, load)
+    }
+    if (!form) return load()
+    for (const name of FIRST_TOUCH) form.addEventListener(name, load, { passive: true })
+    return stop
   }, [config.provider])
   useEffect(() => {
     const element = widget.current
@@ -107,6 +120,7 @@ export function Captcha({
       ) : (
         <altcha-widget
           ref={widget}
+          data-placeholder={t('captcha.label')}
           challengeurl={CHALLENGE_URL}
           name="captcha"
           strings={strings}
@@ -142,23 +156,25 @@ export function captchaPayload(form: FormData): string | null {
   return null
 }
 
+/** What the server answers to a public form sent without a passed verification (spec §4). */
+export const CAPTCHA_REQUIRED = { key: 'errors.captchaRequired' } as const
+
 /**
- * The human-verification gate of a public form (spec §4): `onSubmit` stops a submission whose widget
- * is not ticked and says so; after each answer from the server (`answered` changes) a new widget
- * replaces the used one, since a solved challenge is single use.
+ * The human-verification gate of a public form (spec §4). The server refuses a form sent without a
+ * passed verification (with or without JavaScript alike); once the person ticks the widget that
+ * message goes. After each answer from the server (`answered` changes) a new widget replaces the
+ * used one, since a solved challenge is single use.
  */
 export function useCaptchaGate(answered: unknown) {
-  const { t } = useTranslation()
-  const [error, setError] = useState<string | null>(null)
   const [key, setKey] = useState(0)
+  const [verified, setVerified] = useState(false)
   useEffect(() => {
-    if (answered) setKey((current) => current + 1)
+    if (!answered) return
+    setKey((current) => current + 1)
+    setVerified(false)
   }, [answered])
-  const onVerified = useCallback(() => setError(null), [])
-  function onSubmit(event: { preventDefault(): void }, formData: FormData) {
-    if (captchaPayload(formData)) return setError(null)
-    event.preventDefault()
-    setError(t('errors.captchaRequired'))
-  }
-  return { error, key, onVerified, onSubmit }
+  const onVerified = useCallback(() => setVerified(true), [])
+  /** Whether the server's message still holds: not "tick the box" once it is ticked. */
+  const shown = (error: { key: string } | null | undefined) => !(verified && error?.key === CAPTCHA_REQUIRED.key)
+  return { key, onVerified, shown }
 }

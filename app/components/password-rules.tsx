@@ -2,7 +2,12 @@ import { type FieldMetadata, getInputProps } from '@conform-to/react'
 import { Check, Circle, X } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { cn } from '~/lib/utils'
-import { PASSWORD_MAX_LENGTH, PASSWORD_RULE_KEYS, PASSWORD_RULES } from '../../worker-api/contract/password'
+import {
+  brokenPasswordRules,
+  PASSWORD_MAX_LENGTH,
+  PASSWORD_RULE_KEYS,
+  PASSWORD_RULES,
+} from '../../worker-api/contract/password-rules'
 import { Field } from './field'
 
 /** The field errors that are password rules (the rest shows as ordinary errors). */
@@ -10,12 +15,22 @@ export const ruleErrors = (errors: string[] | undefined) => errors?.filter((key)
 export const otherErrors = (errors: string[] | undefined) => errors?.filter((key) => !PASSWORD_RULE_KEYS.includes(key))
 
 /**
+ * The rules the password breaks, once the server has checked it: as the server said, then, as the
+ * person types again (with JavaScript), as the rules themselves say of what is typed.
+ */
+function brokenRules(password: FieldMetadata<unknown>): string[] {
+  const checked = ruleErrors(password.errors) ?? []
+  if (checked.length === 0 || password.value === undefined) return checked
+  return brokenPasswordRules(typeof password.value === 'string' ? password.value : '')
+}
+
+/**
  * Spec §5: the five rules of a new password, always in view as the field's hint; once the password
  * breaks one, all five are listed with each one marked kept or broken (in words for screen readers).
  */
-export function PasswordRules({ errors }: { errors: string[] | undefined }) {
+export function PasswordRules({ broken: brokenKeys }: { broken: string[] }) {
   const { t } = useTranslation()
-  const broken = new Set(ruleErrors(errors))
+  const broken = new Set(brokenKeys)
   // An empty password breaks "required"; saying it keeps or breaks the others would mean nothing.
   const empty = broken.has('password.rules.required')
   const state = (key: string) =>
@@ -77,12 +92,13 @@ export function NewPasswordFields({
   const { t } = useTranslation()
   const translate = (errors: string[] | undefined) => errors?.map((key) => t(key))
   const common = { maxLength: PASSWORD_MAX_LENGTH, autoComplete: 'new-password' }
+  const broken = brokenRules(password)
   return (
     <>
       <Field
         label={labels.password}
-        hint={<PasswordRules errors={password.errors} />}
-        invalid={Boolean(ruleErrors(password.errors)?.length)}
+        hint={<PasswordRules broken={broken} />}
+        invalid={broken.length > 0}
         errors={translate(otherErrors(password.errors))}
         inputProps={{ ...getInputProps(password, { type: 'password' }), id: password.id, ...common, autoFocus }}
       />

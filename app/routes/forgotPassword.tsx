@@ -4,7 +4,7 @@ import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, re
 import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
 import { Send } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
-import { Captcha, captchaPayload, useCaptchaGate } from '~/components/captcha'
+import { CAPTCHA_REQUIRED, Captcha, captchaPayload, useCaptchaGate } from '~/components/captcha'
 import { Field } from '~/components/field'
 import { FormError } from '~/components/form-error'
 import { PublicPage } from '~/components/public-page'
@@ -15,15 +15,14 @@ import { captchaSetup } from '~/lib/captcha.server'
 import { readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { toastHeaders } from '~/lib/toast.server'
-import { forgotSchema } from '../../worker-api/contract/password'
-
-const forgotForm = forgotSchema.pick({ mail: true })
+import { type ForgotForm, forgotFormSchema } from '../../worker-api/contract/password'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const [setup, t] = await Promise.all([captchaSetup(request, context), i18nServer.getFixedT(request)])
-  return { ...setup, title: `${t('forgot.title')} · ${t('app.name')}` }
+  // The form is checked on the server only: its rules stay out of the page's JavaScript.
+  return { ...setup, constraint: getZodConstraint(forgotFormSchema), title: `${t('forgot.title')} · ${t('app.name')}` }
 }
 
 /**
@@ -33,12 +32,12 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
  */
 export async function action({ request, context }: ActionFunctionArgs) {
   const formData = await readForm(request)
-  const submission = parseWithZod(formData, { schema: forgotForm })
-  if (submission.status !== 'success') return { result: submission.reply(), error: null }
-  const failure = (error: Message) => ({ result: submission.reply(), error })
-
+  const submission = parseWithZod(formData, { schema: forgotFormSchema })
+  const failure = (error: Message | null) => ({ result: submission.reply(), error })
   const captcha = captchaPayload(formData)
-  if (!captcha) return failure({ key: 'errors.captchaRequired' })
+  // Every problem at once: the fields' and a missing verification.
+  if (submission.status !== 'success') return failure(captcha ? null : CAPTCHA_REQUIRED)
+  if (!captcha) return failure(CAPTCHA_REQUIRED)
   const result = await read(
     publicApi(request, context).rest.public.bd.password.forgot.index.$post({
       json: { mail: submission.value.mail, domain: new URL(request.url).origin, captcha },
@@ -49,24 +48,21 @@ export async function action({ request, context }: ActionFunctionArgs) {
 }
 
 export default function ForgotPassword() {
-  const { question, captcha } = useLoaderData<typeof loader>()
+  const { question, captcha, constraint } = useLoaderData<typeof loader>()
   const actionData = useActionData<typeof action>()
   const navigation = useNavigation()
   const { t } = useTranslation()
   const gate = useCaptchaGate(actionData)
   const pending = navigation.state !== 'idle' && navigation.formAction?.startsWith('/forgotPassword') === true
 
-  const [form, fields] = useForm({
+  const [form, fields] = useForm<ForgotForm>({
     id: 'forgot',
     lastResult: actionData?.result,
-    constraint: getZodConstraint(forgotForm),
+    constraint,
     shouldValidate: 'onSubmit',
-    shouldRevalidate: 'onInput',
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: forgotForm }),
-    onSubmit: (event, { formData }) => gate.onSubmit(event, formData),
   })
   const serverError = actionData?.error ? t(actionData.error.key, actionData.error.values) : null
-  const error = gate.error ?? serverError
+  const error = gate.shown(actionData?.error) ? serverError : null
 
   return (
     <PublicPage title={t('forgot.title')}>

@@ -1,4 +1,3 @@
-import { getFormProps, getInputProps, useForm } from '@conform-to/react'
 import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
 import {
   type ActionFunctionArgs,
@@ -9,9 +8,16 @@ import {
 } from '@remix-run/cloudflare'
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
 import { ArrowRight, LogIn, LogOut } from 'lucide-react'
-import { useEffect } from 'react'
+import { useEffect, useRef } from 'react'
 import { useTranslation } from 'react-i18next'
-import { Captcha, type CaptchaConfig, type CaptchaQuestion, captchaPayload, useCaptchaGate } from '~/components/captcha'
+import {
+  CAPTCHA_REQUIRED,
+  Captcha,
+  type CaptchaConfig,
+  type CaptchaQuestion,
+  captchaPayload,
+  useCaptchaGate,
+} from '~/components/captcha'
 import { CenteredCard } from '~/components/centered-card'
 import { Field } from '~/components/field'
 import { FormError } from '~/components/form-error'
@@ -25,9 +31,7 @@ import { readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { afterLogin } from '~/lib/safe-redirect'
 import { getSession } from '~/lib/session.server'
-import { loginSchema } from '../../worker-api/contract/auth'
-
-const loginForm = loginSchema.pick({ identifiant: true, motDePasse: true })
+import { type LoginForm as LoginFields, loginFormSchema } from '../../worker-api/contract/auth'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
 
@@ -51,15 +55,14 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     } else {
       const live = await liveSessionUser(request, context)
       const headers = live.setCookie ? { 'Set-Cookie': live.setCookie } : undefined
-      if (live.user) return data({ signedInAs: live.user, question: null, captcha: null, title }, { headers })
+      if (live.user) return data({ signedInAs: live.user, form: null, title }, { headers })
       setCookie = live.setCookie
     }
   }
   const { question, captcha } = await captchaSetup(request, context)
-  return data(
-    { signedInAs: null, question, captcha, title },
-    { headers: setCookie ? { 'Set-Cookie': setCookie } : undefined },
-  )
+  // The form is checked on the server only: its rules stay out of the page's JavaScript.
+  const form = { question, captcha, constraint: getZodConstraint(loginFormSchema) }
+  return data({ signedInAs: null, form, title }, { headers: setCookie ? { 'Set-Cookie': setCookie } : undefined })
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -69,15 +72,13 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const signedIn = await hasSession(request, context)
     throw redirect(signedIn ? afterLogin(formData.get('redirect')) : `/login${new URL(request.url).search}`)
   }
-  const submission = parseWithZod(formData, { schema: loginForm })
-  if (submission.status !== 'success') {
-    return { result: submission.reply({ hideFields: ['motDePasse'] }), error: null }
-  }
-  const failure = (error: Message) => ({ result: submission.reply({ hideFields: ['motDePasse'] }), error })
-
+  const submission = parseWithZod(formData, { schema: loginFormSchema })
+  const failure = (error: Message | null) => ({ result: submission.reply({ hideFields: ['motDePasse'] }), error })
   const captcha = captchaPayload(formData)
+  // Every problem at once: the fields' and a missing verification.
+  if (submission.status !== 'success') return failure(captcha ? null : CAPTCHA_REQUIRED)
   // Spec §4: without a passed verification the sign-in is not attempted.
-  if (!captcha) return failure({ key: 'errors.captchaRequired' })
+  if (!captcha) return failure(CAPTCHA_REQUIRED)
 
   const result = await read(
     publicApi(request, context).rest.public.bd.login.$post({ json: { ...submission.value, captcha } }),
@@ -95,7 +96,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 export default function Login() {
   const loaderData = useLoaderData<typeof loader>()
   if (loaderData.signedInAs) return <SignedInAlready user={loaderData.signedInAs} />
-  return <LoginForm question={loaderData.question} captcha={loaderData.captcha} />
+  return <LoginForm {...loaderData.form} />
 }
 
 /**
@@ -128,30 +129,42 @@ function SignedInAlready({ user }: { user: { login: string; nom: string; prenom:
   )
 }
 
-function LoginForm({ question, captcha }: { question: CaptchaQuestion; captcha: CaptchaConfig }) {
+type LoginFormSetup = {
+  question: CaptchaQuestion
+  captcha: CaptchaConfig
+  constraint: ReturnType<typeof getZodConstraint>
+}
+
+/**
+ * The sign-in form. The server checks it (conform's reply, read here): on the most visited page the
+ * form library's client half is not worth its weight, since a browser check would add nothing.
+ */
+function LoginForm({ question, captcha, constraint }: LoginFormSetup) {
   const actionData = useActionData<typeof action>()
   const [searchParams] = useSearchParams()
   const navigation = useNavigation()
   const { t } = useTranslation()
   const gate = useCaptchaGate(actionData)
   const pending = navigation.state !== 'idle' && navigation.formAction?.startsWith('/login') === true
+  const form = useRef<HTMLFormElement>(null)
+  const reply = actionData?.result
 
-  const [form, fields] = useForm({
-    id: 'login',
-    lastResult: actionData?.result,
-    constraint: getZodConstraint(loginForm),
-    shouldValidate: 'onSubmit',
-    shouldRevalidate: 'onInput',
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: loginForm }),
-    onSubmit: (event, { formData }) => gate.onSubmit(event, formData),
-  })
   useEffect(() => {
-    // Like the page without JavaScript, a failed attempt leaves the password field empty.
-    if (actionData) form.update({ name: fields.motDePasse.name, value: '' })
+    const element = form.current
+    if (!actionData || !element) return
+    // Like the page without JavaScript, a failed attempt leaves the password field empty…
+    const password = element.elements.namedItem('motDePasse')
+    if (password instanceof HTMLInputElement) password.value = ''
+    // …and the first field the server refused takes the focus.
+    element.querySelector<HTMLInputElement>('input[aria-invalid="true"]')?.focus()
   }, [actionData])
   const serverError = actionData?.error ? t(actionData.error.key, actionData.error.values) : null
-  const error = gate.error ?? serverError
-  const fieldErrors = (errors: string[] | undefined) => errors?.map((key) => t(key))
+  const error = gate.shown(actionData?.error) ? serverError : null
+  const fieldErrors = (name: keyof LoginFields) => reply?.error?.[name]?.map((key) => t(key))
+  const limits = (name: keyof LoginFields) => ({
+    required: constraint[name]?.required,
+    maxLength: constraint[name]?.maxLength,
+  })
 
   return (
     <CenteredCard
@@ -160,26 +173,31 @@ function LoginForm({ question, captcha }: { question: CaptchaQuestion; captcha: 
       description={t('login.intro')}
       after={<LanguageSwitch />}
     >
-      <Form method="post" {...getFormProps(form)} className="flex flex-col gap-4">
+      <Form method="post" id="login" ref={form} noValidate className="flex flex-col gap-4">
         <input type="hidden" name="redirect" value={searchParams.get('redirect') ?? ''} />
         <FormError message={error} />
         <Field
           label={t('login.identifiant')}
           hint={t('login.identifiantHint')}
-          errors={fieldErrors(fields.identifiant.errors)}
+          errors={fieldErrors('identifiant')}
           inputProps={{
-            ...getInputProps(fields.identifiant, { type: 'text' }),
-            id: fields.identifiant.id,
+            id: 'login-identifiant',
+            name: 'identifiant',
+            type: 'text',
+            defaultValue: typeof reply?.initialValue?.identifiant === 'string' ? reply.initialValue.identifiant : '',
+            ...limits('identifiant'),
             autoComplete: 'username',
             autoFocus: true,
           }}
         />
         <Field
           label={t('login.motDePasse')}
-          errors={fieldErrors(fields.motDePasse.errors)}
+          errors={fieldErrors('motDePasse')}
           inputProps={{
-            ...getInputProps(fields.motDePasse, { type: 'password' }),
-            id: fields.motDePasse.id,
+            id: 'login-motDePasse',
+            name: 'motDePasse',
+            type: 'password',
+            ...limits('motDePasse'),
             autoComplete: 'current-password',
           }}
         />

@@ -23,9 +23,9 @@ import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { toastHeaders } from '~/lib/toast.server'
-import { changePasswordFormSchema } from '../../worker-api/contract/password'
+import { type ChangePasswordForm, changePasswordFormSchema } from '../../worker-api/contract/password'
 import type { Poste, User } from '../../worker-api/contract/user'
-import { profileSchema } from '../../worker-api/contract/user'
+import { type ProfileInput, profileSchema } from '../../worker-api/contract/user'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.profile' }
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
@@ -36,7 +36,9 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     auth.expect(auth.api.rest.bd.utilisateur[':id'].$get({ param: { id: auth.user.id } })),
     i18nServer.getFixedT(request),
   ])
-  return data({ me, title: `${t('profile.title')} · ${t('app.name')}` }, { headers: await auth.headers() })
+  // The forms are checked on the server only: their rules stay out of the page's JavaScript.
+  const constraints = { profile: getZodConstraint(profileSchema), password: getZodConstraint(changePasswordFormSchema) }
+  return data({ me, constraints, title: `${t('profile.title')} · ${t('app.name')}` }, { headers: await auth.headers() })
 }
 
 type Intent = 'profile' | 'password'
@@ -107,18 +109,18 @@ function usePending(intent: Intent) {
   return navigation.state === 'submitting' && navigation.formData?.get('intent') === intent
 }
 
-function ProfileForm({ me }: { me: User }) {
+type Constraint = ReturnType<typeof getZodConstraint>
+
+function ProfileForm({ me, constraint }: { me: User; constraint: Constraint }) {
   const { t } = useTranslation()
   const last = useIntentResult('profile')
   const pending = usePending('profile')
-  const [form, fields] = useForm({
+  const [form, fields] = useForm<ProfileInput>({
     id: 'profile',
     lastResult: last?.result,
     defaultValue: { nom: me.nom, prenom: me.prenom, mail: me.mail },
-    constraint: getZodConstraint(profileSchema),
+    constraint,
     shouldValidate: 'onSubmit',
-    shouldRevalidate: 'onInput',
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: profileSchema }),
   })
   const translate = (errors: string[] | undefined) => errors?.map((key) => t(key))
   return (
@@ -237,17 +239,15 @@ function PostesTable({ caption, postes }: { caption: string; postes: Poste[] }) 
   )
 }
 
-function PasswordForm({ login }: { login: string }) {
+function PasswordForm({ login, constraint }: { login: string; constraint: Constraint }) {
   const { t } = useTranslation()
   const last = useIntentResult('password')
   const pending = usePending('password')
-  const [form, fields] = useForm({
+  const [form, fields] = useForm<ChangePasswordForm>({
     id: 'password',
     lastResult: last?.result,
-    constraint: getZodConstraint(changePasswordFormSchema),
+    constraint,
     shouldValidate: 'onSubmit',
-    shouldRevalidate: 'onInput',
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: changePasswordFormSchema }),
   })
   const translate = (errors: string[] | undefined) => errors?.map((key) => t(key))
   return (
@@ -289,12 +289,12 @@ function PasswordForm({ login }: { login: string }) {
 }
 
 export default function Profile() {
-  const { me } = useLoaderData<typeof loader>()
+  const { me, constraints } = useLoaderData<typeof loader>()
   const { t } = useTranslation()
   return (
     <div className="flex max-w-3xl flex-col gap-6">
       <h1 className="text-2xl font-semibold tracking-tight">{t('profile.title')}</h1>
-      <ProfileForm me={me} />
+      <ProfileForm me={me} constraint={constraints.profile} />
       <Card>
         <CardHeader>
           <CardTitle>{t('profile.postes')}</CardTitle>
@@ -305,7 +305,7 @@ export default function Profile() {
           <PostesTable caption={t('profile.postesFutur')} postes={me.postesFutur} />
         </CardContent>
       </Card>
-      <PasswordForm login={me.login} />
+      <PasswordForm login={me.login} constraint={constraints.password} />
     </div>
   )
 }

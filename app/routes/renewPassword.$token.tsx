@@ -13,7 +13,7 @@ import { apiMessage, type Failure, fieldErrors, type Message } from '~/lib/api-e
 import { readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { toastHeaders } from '~/lib/toast.server'
-import { renewFormSchema } from '../../worker-api/contract/password'
+import { type RenewForm as RenewFields, renewFormSchema } from '../../worker-api/contract/password'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
 
@@ -48,7 +48,8 @@ async function linkState(request: Request, context: LoaderFunctionArgs['context'
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const [state, t] = await Promise.all([linkState(request, context, params.token ?? ''), i18nServer.getFixedT(request)])
-  return { state, title: `${t('renew.title')} · ${t('app.name')}` }
+  // The form is checked on the server only: its rules stay out of the page's JavaScript.
+  return { state, constraint: getZodConstraint(renewFormSchema), title: `${t('renew.title')} · ${t('app.name')}` }
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
@@ -95,21 +96,19 @@ export default function RenewPassword() {
   if (state.kind === 'unusable') {
     return <Unusable title={t('renew.errorTitle')} message={t(state.message.key, state.message.values)} />
   }
-  return <RenewForm mail={state.mail} />
+  return <RenewForm mail={state.mail} constraint={loaded.constraint} />
 }
 
-function RenewForm({ mail }: { mail: string }) {
+function RenewForm({ mail, constraint }: { mail: string; constraint: ReturnType<typeof getZodConstraint> }) {
   const actionData = useActionData<typeof action>()
   const navigation = useNavigation()
   const { t } = useTranslation()
   const pending = navigation.state === 'submitting'
-  const [form, fields] = useForm({
+  const [form, fields] = useForm<RenewFields>({
     id: 'renew',
     lastResult: actionData?.result,
-    constraint: getZodConstraint(renewFormSchema),
+    constraint,
     shouldValidate: 'onSubmit',
-    shouldRevalidate: 'onInput',
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: renewFormSchema }),
   })
   const error = actionData?.error ? t(actionData.error.key, actionData.error.values) : null
 

@@ -12,6 +12,10 @@ export const loginSchema = z.object({
 })
 export type LoginInput = z.infer<typeof loginSchema>
 
+/** The /login form: the credentials (the captcha is read on its own). */
+export const loginFormSchema = loginSchema.pick({ identifiant: true, motDePasse: true })
+export type LoginForm = z.input<typeof loginFormSchema>
+
 export const refreshSchema = z.object({ refreshToken: z.string().min(1).max(200) })
 
 export const tokensSchema = z.object({

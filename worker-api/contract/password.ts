@@ -1,26 +1,6 @@
 import { z } from 'zod'
+import { brokenPasswordRules } from './password-rules'
 import { mailSchema } from './user'
-
-/**
- * Spec §5, new password: the five rules, each with its message (an i18n key). When a password breaks
- * any of them the forms list all five together, marking those it breaks.
- */
-export const PASSWORD_RULES = [
-  { key: 'password.rules.required', test: (value: string) => value.length > 0 },
-  { key: 'password.rules.length', test: (value: string) => value.length >= 6 && value.length <= 12 },
-  { key: 'password.rules.firstNotDigit', test: (value: string) => !/^[0-9]/.test(value) },
-  {
-    key: 'password.rules.classes',
-    test: (value: string) => /[a-z]/.test(value) && /[A-Z]/.test(value) && /[0-9]/.test(value),
-  },
-  { key: 'password.rules.noSpecial', test: (value: string) => /^[A-Za-z0-9]*$/.test(value) },
-] as const
-export const PASSWORD_MAX_LENGTH = 12
-export const PASSWORD_RULE_KEYS: readonly string[] = PASSWORD_RULES.map((rule) => rule.key)
-
-/** The rules `value` breaks (all of them for a missing value). */
-export const brokenPasswordRules = (value: string | undefined) =>
-  PASSWORD_RULES.filter((rule) => !rule.test(value ?? '')).map((rule) => rule.key)
 
 /** A new password: one issue per broken rule. A missing value counts as an empty one. */
 export const newPasswordSchema = z.preprocess(
@@ -36,6 +16,10 @@ export const forgotSchema = z.object({
   domain: z.string('validation.required').trim().min(1, 'validation.required').max(200).url('validation.url'),
   captcha: z.string().max(4096).optional(),
 })
+
+/** The /forgotPassword form: the address (the captcha is read on its own, the domain is the portal's). */
+export const forgotFormSchema = forgotSchema.pick({ mail: true })
+export type ForgotForm = z.input<typeof forgotFormSchema>
 
 /** What GET rest/public/bd/password/token/{token} answers: the token's user, enough to pick the screen. */
 export const tokenUserSchema = z.object({ mail: z.string(), actif: z.boolean(), supprime: z.boolean() })
@@ -61,6 +45,7 @@ const mismatch = { path: ['confirmation'], message: 'password.mismatch' }
 export const renewFormSchema = z
   .object({ password: newPasswordSchema, confirmation: confirmationSchema })
   .refine((value) => value.password === value.confirmation, mismatch)
+export type RenewForm = z.input<typeof renewFormSchema>
 
 /** The profile's password change: the old one, the new one twice. */
 export const changePasswordFormSchema = z
@@ -70,3 +55,4 @@ export const changePasswordFormSchema = z
     confirmation: confirmationSchema,
   })
   .refine((value) => value.newPassword === value.confirmation, mismatch)
+export type ChangePasswordForm = z.input<typeof changePasswordFormSchema>
