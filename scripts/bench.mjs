@@ -211,18 +211,31 @@ async function statementsOf(url, init) {
 
 /** Drives `url` with autocannon; `requests` (autocannon's form) for bodies that change per request. */
 async function load(url, { method = 'GET', headers = {}, body, requests, seconds = duration } = {}) {
+  // The first refused answer, to say what the errors were.
+  let firstRefusal = null
+  const watched = (requests ?? [{}]).map((request) => ({
+    ...request,
+    onResponse(status, responseBody, context, responseHeaders) {
+      if (firstRefusal === null && (status < 200 || status > 299)) {
+        firstRefusal = `${status} ${String(responseBody).slice(0, 160)}`
+      }
+      request.onResponse?.(status, responseBody, context, responseHeaders)
+    },
+  }))
   const result = await autocannon({
     url,
     method,
     headers,
     body,
-    requests,
+    requests: watched,
     connections,
     duration: seconds,
     timeout: 30,
   })
   const refused = Object.entries(result.statusCodeStats ?? {}).filter(([code]) => !code.startsWith('2'))
-  if (refused.length > 0) process.stderr.write(`  ${url}: ${JSON.stringify(Object.fromEntries(refused))}\n`)
+  if (refused.length > 0) {
+    process.stderr.write(`  ${url}: ${JSON.stringify(Object.fromEntries(refused))}, the first: ${firstRefusal}\n`)
+  }
   return {
     rps: result.requests.average,
     p50: result.latency.p50,
@@ -262,6 +275,9 @@ async function scenario(name, kind, prepare) {
 }
 
 const agent = { login: 'agent', password: 'Agent1234' }
+const admin = { login: 'admin', password: 'Admin1234' }
+/** u050002 of `npm run seed:large`: an agent on a site, five levels below the admin's root post. */
+const LARGE_SAMPLE_USER = 150002
 
 await scenario('GET rest/public/health', 'read', async () => ({ url: `${api}/public/health` }))
 await scenario('GET rest/bd/acces/utilisateur/{id}', 'read', async () => {
@@ -273,6 +289,13 @@ await scenario('GET rest/bd/utilisateur/{id}', 'read', async () => {
   const session = await login(agent.login, agent.password)
   const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
   return { url: `${api}/bd/utilisateur/${session.user.id}`, init: { headers } }
+})
+await scenario('GET rest/bd/utilisateur/{id} (admin, a user in scope)', 'read', async () => {
+  const session = await login(admin.login, admin.password)
+  const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
+  // In the large organisation, one of its 100 000 users (with a current post on a site).
+  const target = options.large ? LARGE_SAMPLE_USER : (await login(agent.login, agent.password)).user.id
+  return { url: `${api}/bd/utilisateur/${target}`, init: { headers } }
 })
 await scenario('GET /login (SSR, anonymous)', 'page', async () => ({ url: `${base}/login` }))
 await scenario('GET /pages/user/acces (SSR)', 'page', async () => ({
