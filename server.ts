@@ -26,6 +26,17 @@ const PRUNE_CRON = '17 * * * *'
 const api = createApp()
 const handleRemix = createRequestHandler(build as unknown as ServerBuild)
 
+/** The configuration's problems, worked out once per `env` (one object serves an isolate's requests). */
+const checked = new WeakMap<Env, string[]>()
+function problemsOf(env: Env): string[] {
+  let problems = checked.get(env)
+  if (!problems) {
+    problems = configurationProblems(env)
+    checked.set(env, problems)
+  }
+  return problems
+}
+
 function nonce() {
   return btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16))))
 }
@@ -33,7 +44,7 @@ function nonce() {
 /** The Worker: /portail-backend/* is the REST API, everything else is the Remix UI. */
 export default {
   async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
-    const problems = configurationProblems(env)
+    const problems = problemsOf(env)
     if (problems.length > 0) {
       // Named in the logs only: the public answer says nothing about the configuration.
       console.error(`Refusing to serve until the configuration is fixed: ${problems.join('; ')}`)
@@ -83,7 +94,7 @@ export default {
    * hour, expired tokens, captchas, counters and old mail are pruned.
    */
   async scheduled(controller: ScheduledController, env: Env, ctx: ExecutionContext) {
-    const problems = configurationProblems(env)
+    const problems = problemsOf(env)
     if (problems.length > 0) {
       console.error(`Scheduled work skipped until the configuration is fixed: ${problems.join('; ')}`)
       return

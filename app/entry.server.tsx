@@ -1,11 +1,9 @@
 import type { AppLoadContext, EntryContext } from '@remix-run/cloudflare'
 import { RemixServer } from '@remix-run/react'
-import { createInstance } from 'i18next'
 import { isbot } from 'isbot'
 import { renderToReadableStream } from 'react-dom/server'
-import { I18nextProvider, initReactI18next } from 'react-i18next'
-import { i18nConfig, resources } from './lib/i18n'
-import { i18nServer } from './lib/i18n.server'
+import { I18nextProvider } from 'react-i18next'
+import { i18nFor, i18nServer } from './lib/i18n.server'
 import { NonceProvider } from './lib/nonce'
 
 export default async function handleRequest(
@@ -16,8 +14,7 @@ export default async function handleRequest(
   loadContext: AppLoadContext,
 ) {
   const nonce = loadContext.cspNonce ?? ''
-  const instance = createInstance()
-  await instance.use(initReactI18next).init({ ...i18nConfig, lng: await i18nServer.getLocale(request), resources })
+  const instance = await i18nFor(await i18nServer.getLocale(request))
 
   let status = responseStatusCode
   const started = performance.now()

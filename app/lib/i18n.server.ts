@@ -1,4 +1,6 @@
 import { createCookie } from '@remix-run/cloudflare'
+import { createInstance, type i18n } from 'i18next'
+import { initReactI18next } from 'react-i18next'
 import { RemixI18Next } from 'remix-i18next/server'
 import { i18nConfig, languageFromAcceptLanguage, resources } from './i18n'
 import { isHttps } from './session.server'
@@ -12,7 +14,7 @@ const languageCookie = createCookie('lng', LANGUAGE_COOKIE)
 export const languageCookieFor = (request: Request) =>
   createCookie('lng', { ...LANGUAGE_COOKIE, secure: isHttps(request) })
 
-export const i18nServer = new RemixI18Next({
+const detection = new RemixI18Next({
   detection: {
     supportedLanguages: i18nConfig.supportedLngs,
     fallbackLanguage: i18nConfig.fallbackLng,
@@ -22,3 +24,31 @@ export const i18nServer = new RemixI18Next({
   },
   i18next: { ...i18nConfig, resources },
 })
+
+/**
+ * One i18next instance per language, made once per isolate rather than once per request (the
+ * resources never change and nothing on the server switches an instance's language).
+ */
+const instances = new Map<string, Promise<i18n>>()
+export function i18nFor(language: string): Promise<i18n> {
+  let instance = instances.get(language)
+  if (!instance) {
+    const created = createInstance()
+    instance = created
+      .use(initReactI18next)
+      .init({ ...i18nConfig, lng: language, resources })
+      .then(() => created)
+    instances.set(language, instance)
+  }
+  return instance
+}
+
+export const i18nServer = {
+  /** The request's language: the switch's cookie, else the browser's. */
+  getLocale: (request: Request) => detection.getLocale(request),
+  /** Translations in the request's language. */
+  async getFixedT(request: Request) {
+    const language = await detection.getLocale(request)
+    return (await i18nFor(language)).getFixedT(language)
+  },
+}

@@ -13,8 +13,15 @@ const calendarDate = new Intl.DateTimeFormat('en-CA', {
   day: '2-digit',
 })
 
+/** The last date formatted, by epoch minute: the calendar date only changes on a minute boundary. */
+let lastDate = { minute: Number.NaN, date: '' }
+
 /** Today's date in the organisation's time zone, as 'YYYY-MM-DD'. */
-export const todayIso = (now = new Date()) => calendarDate.format(now)
+export function todayIso(now = new Date()): string {
+  const minute = Math.floor(now.getTime() / 60_000)
+  if (minute !== lastDate.minute) lastDate = { minute, date: calendarDate.format(now) }
+  return lastDate.date
+}
 
 const WIRE_DATE = /^(\d{2})\/(\d{2})\/(\d{4})$/
 

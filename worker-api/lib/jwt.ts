@@ -7,17 +7,29 @@ const AUDIENCE = 'portail'
 /** `app`: set on the sessions an application opened with a launch code (scoped, DESIGN §4). */
 export type AccessClaims = { sub: string; admin: boolean; domain: string; sid: string; app?: number }
 
+const HS256 = { name: 'HMAC', hash: { name: 'SHA-256' } }
+
+/** The HMAC key of a secret, imported once per isolate rather than at every signature or check. */
+const keys = new Map<string, Promise<CryptoKey>>()
+function keyOf(secret: string): Promise<CryptoKey> {
+  let key = keys.get(secret)
+  if (!key) {
+    key = crypto.subtle.importKey('raw', new TextEncoder().encode(secret), HS256, false, ['sign', 'verify'])
+    keys.set(secret, key)
+  }
+  return key
+}
+
 export async function signAccessToken(secret: string, claims: AccessClaims, now = Date.now()) {
   const iat = Math.floor(now / 1000)
-  return jwt.sign({ ...claims, iss: ISSUER, aud: AUDIENCE, iat, exp: iat + ACCESS_TOKEN_TTL_SECONDS }, secret, {
-    algorithm: 'HS256',
-  })
+  const payload = { ...claims, iss: ISSUER, aud: AUDIENCE, iat, exp: iat + ACCESS_TOKEN_TTL_SECONDS }
+  return jwt.sign(payload, await keyOf(secret), { algorithm: 'HS256' })
 }
 
 /** Returns the claims of a valid token (HS256 only, signature, exp, iss and aud checked), else null. */
 export async function verifyAccessToken(secret: string, token: string): Promise<AccessClaims | null> {
   try {
-    const decoded = await jwt.verify<AccessClaims & { iss?: string; aud?: string }>(token, secret, {
+    const decoded = await jwt.verify<AccessClaims & { iss?: string; aud?: string }>(token, await keyOf(secret), {
       algorithm: 'HS256',
       throwError: true,
     })

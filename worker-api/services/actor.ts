@@ -34,7 +34,14 @@ export type Caller = { id: number; app: number | null; claims: AccessClaims; ori
 export async function callerFromBearer(env: Env, authorization: string | undefined, origin: string): Promise<Caller> {
   const token = /^Bearer ([A-Za-z0-9._-]+)$/.exec(authorization ?? '')?.[1]
   if (!token) throw unauthorized('UNAUTHORIZED', 'Missing bearer token')
-  const claims = await verifyAccessToken(env.JWT_SECRET, token)
+  // A page's in-process calls carry the same token: it is checked once per request.
+  const memo = env.REQUEST_SCOPE?.memo
+  let verified = memo?.get(`bearer ${token}`) as Promise<AccessClaims | null> | undefined
+  if (!verified) {
+    verified = verifyAccessToken(env.JWT_SECRET, token)
+    memo?.set(`bearer ${token}`, verified)
+  }
+  const claims = await verified
   const id = Number(claims?.sub)
   if (!claims || !Number.isSafeInteger(id)) throw unauthorized('INVALID_TOKEN', 'Invalid or expired token')
   return { id, app: claims.app ?? null, claims, origin, key: `actor ${origin} ${token}` }
