@@ -40,7 +40,7 @@ function loadTurnstile(): Promise<Turnstile> {
 }
 
 /** Cloudflare Turnstile, rendered explicitly so that a new widget replaces a used one. */
-function TurnstileWidget({ siteKey, onVerified }: { siteKey: string; onVerified?: (() => void) | undefined }) {
+function TurnstileWidget({ siteKey, onState }: { siteKey: string; onState?: ((state: string) => void) | undefined }) {
   const element = useRef<HTMLDivElement>(null)
   const { i18n } = useTranslation()
   useEffect(() => {
@@ -53,7 +53,7 @@ function TurnstileWidget({ siteKey, onVerified }: { siteKey: string; onVerified?
           sitekey: siteKey,
           'response-field-name': 'captcha',
           language: i18n.language,
-          callback: () => onVerified?.(),
+          callback: () => onState?.('verified'),
         })
       })
       .catch((error: unknown) => console.error('Turnstile could not load', error))
@@ -61,7 +61,7 @@ function TurnstileWidget({ siteKey, onVerified }: { siteKey: string; onVerified?
       cancelled = true
       if (widgetId) window.turnstile?.remove(widgetId)
     }
-  }, [siteKey, i18n.language, onVerified])
+  }, [siteKey, i18n.language, onState])
   return <div ref={element} className="min-h-[65px]" />
 }
 
@@ -73,11 +73,12 @@ function TurnstileWidget({ siteKey, onVerified }: { siteKey: string; onVerified?
 export function Captcha({
   question,
   config,
-  onVerified,
+  onState,
 }: {
   question: CaptchaQuestion
   config: CaptchaConfig
-  onVerified?: () => void
+  /** The widget's state as it changes: `verifying` while it solves, then `verified` (or `error`, `expired`). */
+  onState?: (state: string) => void
 }) {
   const { t } = useTranslation()
   const widget = useRef<HTMLElement>(null)
@@ -98,13 +99,14 @@ export function Captcha({
   }, [config.provider])
   useEffect(() => {
     const element = widget.current
-    if (!element || !onVerified) return
+    if (!element || !onState) return
     const listener = (event: Event) => {
-      if ((event as CustomEvent<{ state: string }>).detail?.state === 'verified') onVerified()
+      const state = (event as CustomEvent<{ state?: string }>).detail?.state
+      if (state) onState(state)
     }
     element.addEventListener('statechange', listener)
     return () => element.removeEventListener('statechange', listener)
-  }, [onVerified])
+  }, [onState])
   const strings = JSON.stringify({
     label: t('captcha.label'),
     verifying: t('captcha.verifying'),
@@ -116,7 +118,7 @@ export function Captcha({
   return (
     <div className="flex flex-col gap-1.5">
       {config.provider === 'turnstile' && config.siteKey ? (
-        <TurnstileWidget siteKey={config.siteKey} onVerified={onVerified} />
+        <TurnstileWidget siteKey={config.siteKey} onState={onState} />
       ) : (
         <altcha-widget
           ref={widget}
@@ -159,22 +161,57 @@ export function captchaPayload(form: FormData): string | null {
 /** What the server answers to a public form sent without a passed verification (spec §4). */
 export const CAPTCHA_REQUIRED = { key: 'errors.captchaRequired' } as const
 
+/** The spec's captcha messages speak of a box to tick: the no-JavaScript sum gets its own words. */
+const SUM_MESSAGES: Record<string, string> = {
+  [CAPTCHA_REQUIRED.key]: 'errors.captchaAnswerRequired',
+  'errors.CAPTCHA_VALIDATE_FAILED': 'errors.captchaAnswerWrong',
+  'errors.CAPTCHA_CHAR_INVALID': 'errors.captchaAnswerWrong',
+}
+
+/** A form's failure message as its verification was shown: the widget's box, or the sum without JavaScript. */
+export function captchaMessage<M extends { key: string } | null>(form: FormData, message: M): M {
+  if (!message || form.get('captcha') || !form.has('captchaQuestion')) return message
+  const key = SUM_MESSAGES[message.key]
+  return key ? { ...message, key } : message
+}
+
 /**
  * The human-verification gate of a public form (spec §4). The server refuses a form sent without a
  * passed verification (with or without JavaScript alike); once the person ticks the widget that
- * message goes. After each answer from the server (`answered` changes) a new widget replaces the
- * used one, since a solved challenge is single use.
+ * message goes. A form sent while the widget is still solving waits for the solution, then goes
+ * (`solving` lets the button say so). After each answer from the server (`answered` changes) a new
+ * widget replaces the used one, since a solved challenge is single use.
  */
 export function useCaptchaGate(answered: unknown) {
   const [key, setKey] = useState(0)
-  const [verified, setVerified] = useState(false)
+  const [state, setState] = useState('unverified')
+  // Read by the submit handler, which may run before React renders the new state.
+  const current = useRef('unverified')
+  const waiting = useRef<{ form: HTMLFormElement; submitter: HTMLElement | null } | null>(null)
   useEffect(() => {
     if (!answered) return
-    setKey((current) => current + 1)
-    setVerified(false)
+    setKey((previous) => previous + 1)
+    current.current = 'unverified'
+    setState('unverified')
   }, [answered])
-  const onVerified = useCallback(() => setVerified(true), [])
+  const onState = useCallback((next: string) => {
+    current.current = next
+    setState(next)
+    const sent = waiting.current
+    if (next === 'verifying' || !sent) return
+    waiting.current = null
+    // Once the widget has written its solution into the form.
+    if (next === 'verified') setTimeout(() => sent.form.requestSubmit(sent.submitter), 0)
+  }, [])
+  /** Holds a submission made while the widget solves; it goes once solved. */
+  function onSubmit(event: { preventDefault(): void; currentTarget: EventTarget | null; nativeEvent?: Event }) {
+    if (current.current !== 'verifying' || !(event.currentTarget instanceof HTMLFormElement)) return
+    event.preventDefault()
+    const submitter = (event.nativeEvent as SubmitEvent | undefined)?.submitter ?? null
+    waiting.current = { form: event.currentTarget, submitter }
+  }
   /** Whether the server's message still holds: not "tick the box" once it is ticked. */
-  const shown = (error: { key: string } | null | undefined) => !(verified && error?.key === CAPTCHA_REQUIRED.key)
-  return { key, onVerified, shown }
+  const shown = (error: { key: string } | null | undefined) =>
+    !(state === 'verified' && error?.key === CAPTCHA_REQUIRED.key)
+  return { key, onState, onSubmit, solving: state === 'verifying', shown }
 }

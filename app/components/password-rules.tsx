@@ -2,12 +2,7 @@ import { type FieldMetadata, getInputProps } from '@conform-to/react'
 import { Check, Circle, X } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { cn } from '~/lib/utils'
-import {
-  brokenPasswordRules,
-  PASSWORD_MAX_LENGTH,
-  PASSWORD_RULE_KEYS,
-  PASSWORD_RULES,
-} from '../../worker-api/contract/password-rules'
+import { brokenPasswordRules, PASSWORD_RULE_KEYS, PASSWORD_RULES } from '../../worker-api/contract/password-rules'
 import { Field } from './field'
 
 /** The field errors that are password rules (the rest shows as ordinary errors). */
@@ -91,7 +86,8 @@ export function NewPasswordFields({
 }) {
   const { t } = useTranslation()
   const translate = (errors: string[] | undefined) => errors?.map((key) => t(key))
-  const common = { maxLength: PASSWORD_MAX_LENGTH, autoComplete: 'new-password' }
+  // No maxlength: a longer pasted password would be cut silently and saved cut; the length rule says it.
+  const common = { autoComplete: 'new-password' }
   const broken = brokenRules(password)
   return (
     <>

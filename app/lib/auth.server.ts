@@ -45,6 +45,15 @@ export async function requireAdmin(request: Request, context: AppLoadContext) {
   return auth
 }
 
+/**
+ * Spec §2: the access page is the fallback for `/pages` and its unknown paths. An anonymous visitor
+ * signs in first and keeps the path asked for; after sign-in, the guards decide where it leads.
+ */
+export async function toAccessPage(request: Request, context: AppLoadContext): Promise<never> {
+  if (!(await hasSession(request, context))) throw loginRedirect(request)
+  throw redirect('/pages/user/acces')
+}
+
 export async function hasSession(request: Request, context: AppLoadContext) {
   const { session } = await getSession(request, context)
   return Boolean(session.get('accessToken'))

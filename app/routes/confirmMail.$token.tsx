@@ -38,7 +38,11 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   ])
   const title = `${t('confirmMail.title')} · ${t('app.name')}`
   if (lookup.ok) return { state: { kind: 'form', ...lookup.data } as LinkState, title }
-  const state = failedLinkState(lookup)
+  // A token the API refuses as malformed (cut, padded, too long) is a link that cannot work.
+  const state: LinkState | null =
+    lookup.error.businessCode === 'VALIDATION_FAILED'
+      ? { kind: 'unusable', message: { key: 'confirmMail.TOKEN_NOT_FOUND' } }
+      : failedLinkState(lookup)
   if (!state) throw new Response(lookup.error.businessCode, { status: lookup.status >= 500 ? 503 : lookup.status })
   return { state, title }
 }

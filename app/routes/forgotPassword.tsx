@@ -4,7 +4,7 @@ import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, re
 import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
 import { Send } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
-import { CAPTCHA_REQUIRED, Captcha, captchaPayload, useCaptchaGate } from '~/components/captcha'
+import { CAPTCHA_REQUIRED, Captcha, captchaMessage, captchaPayload, useCaptchaGate } from '~/components/captcha'
 import { Field } from '~/components/field'
 import { FormError } from '~/components/form-error'
 import { PublicPage } from '~/components/public-page'
@@ -33,7 +33,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 export async function action({ request, context }: ActionFunctionArgs) {
   const formData = await readForm(request)
   const submission = parseWithZod(formData, { schema: forgotFormSchema })
-  const failure = (error: Message | null) => ({ result: submission.reply(), error })
+  const failure = (error: Message | null) => ({ result: submission.reply(), error: captchaMessage(formData, error) })
   const captcha = captchaPayload(formData)
   // Every problem at once: the fields' and a missing verification.
   if (submission.status !== 'success') return failure(captcha ? null : CAPTCHA_REQUIRED)
@@ -60,6 +60,7 @@ export default function ForgotPassword() {
     lastResult: actionData?.result,
     constraint,
     shouldValidate: 'onSubmit',
+    onSubmit: gate.onSubmit,
   })
   const serverError = actionData?.error ? t(actionData.error.key, actionData.error.values) : null
   const error = gate.shown(actionData?.error) ? serverError : null
@@ -79,10 +80,10 @@ export default function ForgotPassword() {
             autoFocus: true,
           }}
         />
-        <Captcha key={gate.key} question={question} config={captcha} onVerified={gate.onVerified} />
+        <Captcha key={gate.key} question={question} config={captcha} onState={gate.onState} />
         <Button type="submit" disabled={pending} aria-disabled={pending}>
           <Send aria-hidden />
-          {pending ? t('forgot.submitting') : t('forgot.submit')}
+          {gate.solving ? t('captcha.verifying') : pending ? t('forgot.submitting') : t('forgot.submit')}
         </Button>
       </Form>
     </PublicPage>

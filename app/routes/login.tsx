@@ -15,6 +15,7 @@ import {
   Captcha,
   type CaptchaConfig,
   type CaptchaQuestion,
+  captchaMessage,
   captchaPayload,
   useCaptchaGate,
 } from '~/components/captcha'
@@ -73,7 +74,10 @@ export async function action({ request, context }: ActionFunctionArgs) {
     throw redirect(signedIn ? afterLogin(formData.get('redirect')) : `/login${new URL(request.url).search}`)
   }
   const submission = parseWithZod(formData, { schema: loginFormSchema })
-  const failure = (error: Message | null) => ({ result: submission.reply({ hideFields: ['motDePasse'] }), error })
+  const failure = (error: Message | null) => ({
+    result: submission.reply({ hideFields: ['motDePasse'] }),
+    error: captchaMessage(formData, error),
+  })
   const captcha = captchaPayload(formData)
   // Every problem at once: the fields' and a missing verification.
   if (submission.status !== 'success') return failure(captcha ? null : CAPTCHA_REQUIRED)
@@ -173,7 +177,7 @@ function LoginForm({ question, captcha, constraint }: LoginFormSetup) {
       description={t('login.intro')}
       after={<LanguageSwitch />}
     >
-      <Form method="post" id="login" ref={form} noValidate className="flex flex-col gap-4">
+      <Form method="post" id="login" ref={form} noValidate onSubmit={gate.onSubmit} className="flex flex-col gap-4">
         <input type="hidden" name="redirect" value={searchParams.get('redirect') ?? ''} />
         <FormError message={error} />
         <Field
@@ -202,10 +206,10 @@ function LoginForm({ question, captcha, constraint }: LoginFormSetup) {
           }}
         />
         {/* A new widget after each answer: a solved challenge is single use (spec §8). */}
-        <Captcha key={gate.key} question={question} config={captcha} onVerified={gate.onVerified} />
+        <Captcha key={gate.key} question={question} config={captcha} onState={gate.onState} />
         <Button type="submit" disabled={pending} aria-disabled={pending}>
           <LogIn aria-hidden />
-          {pending ? t('login.submitting') : t('login.submit')}
+          {gate.solving ? t('captcha.verifying') : pending ? t('login.submitting') : t('login.submit')}
         </Button>
       </Form>
       <nav className="mt-2 flex flex-col gap-2 text-sm">

@@ -1,4 +1,5 @@
-import { redirect } from '@remix-run/cloudflare'
+import type { LoaderFunctionArgs } from '@remix-run/cloudflare'
+import { toAccessPage } from '~/lib/auth.server'
 
-/** Spec §2: the access page is the fallback for unknown paths. */
-export const loader = () => redirect('/pages/user/acces')
+/** An unknown path under /pages (spec §2). */
+export const loader = ({ request, context }: LoaderFunctionArgs) => toAccessPage(request, context)

@@ -1,3 +1,5 @@
-import { redirect } from '@remix-run/cloudflare'
+import type { LoaderFunctionArgs } from '@remix-run/cloudflare'
+import { toAccessPage } from '~/lib/auth.server'
 
-export const loader = () => redirect('/pages/user/acces')
+/** /pages itself (spec §2). */
+export const loader = ({ request, context }: LoaderFunctionArgs) => toAccessPage(request, context)

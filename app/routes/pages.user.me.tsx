@@ -9,6 +9,7 @@ import {
 } from '@remix-run/cloudflare'
 import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
 import { KeyRound, MailCheck, Save } from 'lucide-react'
+import { useId } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Field } from '~/components/field'
 import { FormError } from '~/components/form-error'
@@ -194,20 +195,29 @@ function ProfileForm({ me, constraint }: { me: User; constraint: Constraint }) {
   )
 }
 
+/** One list of posts under its heading, the same heading whether the list is empty or not. */
 function PostesTable({ caption, postes }: { caption: string; postes: Poste[] }) {
   const { t } = useTranslation()
-  if (postes.length === 0) {
-    return (
-      <section className="flex flex-col gap-1">
-        <h3 className="font-medium">{caption}</h3>
+  const id = useId()
+  return (
+    <section aria-labelledby={id} className="flex flex-col gap-2">
+      <h3 id={id} className="text-sm font-medium">
+        {caption}
+      </h3>
+      {postes.length === 0 ? (
         <p className="text-sm text-muted-foreground">{t('profile.noPoste')}</p>
-      </section>
-    )
-  }
+      ) : (
+        <PostesRows labelledBy={id} postes={postes} />
+      )}
+    </section>
+  )
+}
+
+function PostesRows({ labelledBy, postes }: { labelledBy: string; postes: Poste[] }) {
+  const { t } = useTranslation()
   return (
     <div className="overflow-x-auto">
-      <table className="w-full text-left text-sm">
-        <caption className="mb-2 text-left font-medium">{caption}</caption>
+      <table aria-labelledby={labelledBy} className="w-full text-left text-sm">
         <thead className="text-muted-foreground">
           <tr className="border-b">
             <th scope="col" className="py-2 pr-4 font-normal">
@@ -298,7 +308,7 @@ export default function Profile() {
       <Card>
         <CardHeader>
           <CardTitle>{t('profile.postes')}</CardTitle>
-          <CardDescription>{t('profile.postesReadOnly')}</CardDescription>
+          <CardDescription>{t(me.admin ? 'profile.postesReadOnlyAdmin' : 'profile.postesReadOnly')}</CardDescription>
         </CardHeader>
         <CardContent className="flex flex-col gap-6">
           <PostesTable caption={t('profile.postesEnCours')} postes={me.postesEnCours} />

@@ -30,6 +30,8 @@ function failedLinkState(result: Failure): LinkState | null {
   return null
 }
 
+const UNKNOWN_LINK: LinkState = { kind: 'unusable', message: { key: 'errors.TOKEN_NOT_FOUND' } }
+
 async function linkState(request: Request, context: LoaderFunctionArgs['context'], token: string): Promise<LinkState> {
   const result = await read(
     publicApi(request, context).rest.public.bd.password.token[':token'].$get({
@@ -37,6 +39,8 @@ async function linkState(request: Request, context: LoaderFunctionArgs['context'
     }),
   )
   if (!result.ok) {
+    // A token the API refuses as malformed (cut, padded, too long) is a link that cannot work.
+    if (result.error.businessCode === 'VALIDATION_FAILED') return UNKNOWN_LINK
     const state = failedLinkState(result)
     if (state) return state
     throw new Response(result.error.businessCode, { status: result.status >= 500 ? 503 : result.status })

@@ -112,7 +112,10 @@ MODES.forEach((mode, index) => {
       await page.goto('/forgotPassword')
       await page.getByLabel('Adresse e-mail').fill('agent@portail.example')
       await page.getByRole('button', { name: 'Recevoir le lien' }).click()
-      await page.getByRole('alert').filter({ hasText: 'Veuillez cocher la case du captcha' }).waitFor()
+      const message = mode.javaScriptEnabled
+        ? 'Veuillez cocher la case du captcha'
+        : 'Veuillez répondre à la question de vérification.'
+      await page.getByRole('alert').filter({ hasText: message }).waitFor()
       assert.equal(await page.getByLabel('Adresse e-mail').inputValue(), 'agent@portail.example')
       assert.equal(new URL(page.url()).pathname, '/forgotPassword')
       await page.context().close()
@@ -226,7 +229,7 @@ describe('account self-service in English', () => {
   it('speaks English on the forgotten-password and renewal pages', async () => {
     const page = await newPage({ javaScriptEnabled: true, locale: 'en-GB', acceptLanguage: 'en-GB,en;q=0.9' })
     await page.goto('/login')
-    await page.getByRole('link', { name: 'Forgot your password?' }).click()
+    await page.getByRole('link', { name: 'Forgotten password?' }).click()
     await page.getByRole('heading', { name: 'Forgotten password', level: 1 }).waitFor()
     await page.getByLabel('E-mail address').waitFor()
     await page.getByRole('button', { name: 'Send me the link' }).waitFor()

@@ -14,7 +14,6 @@ export const PASSWORD_RULES = [
   },
   { key: 'password.rules.noSpecial', test: (value: string) => /^[A-Za-z0-9]*$/.test(value) },
 ] as const
-export const PASSWORD_MAX_LENGTH = 12
 export const PASSWORD_RULE_KEYS: readonly string[] = PASSWORD_RULES.map((rule) => rule.key)
 
 /** The rules `value` breaks (all of them for a missing value). */

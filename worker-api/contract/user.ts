@@ -44,6 +44,8 @@ export const mailSchema = z
 const nameSchema = z
   .string('validation.required')
   .trim()
+  // Blank (spaces only) is missing, not too short.
+  .min(1, { message: 'validation.required', abort: true })
   .min(3, 'validation.nameLength')
   .max(50, 'validation.nameLength')
 

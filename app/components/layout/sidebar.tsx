@@ -1,5 +1,6 @@
 import { NavLink } from '@remix-run/react'
 import { AppWindow, Building2, History, type LucideIcon, ShieldCheck, UserCircle, UserPlus, Users } from 'lucide-react'
+import { useId } from 'react'
 import { useTranslation } from 'react-i18next'
 import type { SessionUser } from '~/lib/session.server'
 import { cn } from '~/lib/utils'
@@ -19,8 +20,10 @@ const USER_ITEMS: Item[] = [
   { to: '/pages/user/acces', label: 'nav.myAccess', icon: AppWindow },
 ]
 
-function Group({ title, items, id }: { title: string; items: Item[]; id: string }) {
+function Group({ title, items }: { title: string; items: Item[] }) {
   const { t } = useTranslation()
+  // The navigation is rendered twice (the phone's disclosure, the wide sidebar): ids stay unique.
+  const id = useId()
   return (
     <section aria-labelledby={id} className="flex flex-col gap-1">
       <h2 id={id} className="px-3 pt-4 pb-1 text-xs font-semibold uppercase tracking-wide opacity-75">
@@ -53,8 +56,8 @@ export function SidebarNav({ user }: { user: SessionUser }) {
   const { t } = useTranslation()
   return (
     <nav aria-label={t('common.mainNavigation')} className="flex flex-col gap-2 p-3">
-      {user.admin ? <Group id="nav-admin" title={t('nav.administration')} items={ADMIN_ITEMS} /> : null}
-      <Group id="nav-user" title={`${user.prenom} ${user.nom}`} items={USER_ITEMS} />
+      {user.admin ? <Group title={t('nav.administration')} items={ADMIN_ITEMS} /> : null}
+      <Group title={`${user.prenom} ${user.nom}`} items={USER_ITEMS} />
     </nav>
   )
 }
