@@ -11,6 +11,10 @@ import { Label } from './ui/label'
 export const CHALLENGE_URL = '/portail-backend/rest/public/bd/captcha/challenge'
 /** What counts as touching a form: a field focused or filled (by hand or by a password manager), a click. */
 const FIRST_TOUCH = ['focusin', 'pointerdown', 'keydown', 'input'] as const
+
+/** Whether someone typed in the form before the page's script took over (no event told us so). */
+const typedBeforeHydration = (form: HTMLFormElement) =>
+  [...form.querySelectorAll('input')].some((input) => input.type !== 'hidden' && input.value !== '')
 export type CaptchaQuestion = { a: number; b: number; question: string }
 /** Which widget the server checks (CAPTCHA_PROVIDER), and Turnstile's public site key. */
 export type CaptchaConfig = { provider: 'altcha' | 'turnstile'; siteKey: string | null }
@@ -93,7 +97,7 @@ export function Captcha({
     const stop = () => {
       for (const name of FIRST_TOUCH) form?.removeEventListener(name, load)
     }
-    if (!form) return load()
+    if (!form || typedBeforeHydration(form)) return load()
     for (const name of FIRST_TOUCH) form.addEventListener(name, load, { passive: true })
     return stop
   }, [config.provider])

@@ -24,6 +24,9 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   )
 }
 
+/** As many columns as cards of 18rem fit: a card never gets too narrow for its button. */
+const CARD_GRID = 'grid grid-cols-[repeat(auto-fill,minmax(min(100%,18rem),1fr))] gap-4'
+
 export default function Access() {
   const { applications } = useLoaderData<typeof loader>()
   const { t } = useTranslation()
@@ -38,14 +41,14 @@ export default function Access() {
           {t('access.empty')}
         </Card>
       ) : (
-        <ul className="grid gap-4 sm:grid-cols-2 xl:grid-cols-3">
+        <ul className={CARD_GRID}>
           {applications.map((application) => (
             <li key={application.id}>
               <Card className="flex h-full items-center gap-4 p-4">
                 <span className="flex size-12 shrink-0 items-center justify-center rounded-lg bg-accent text-primary">
                   <AppIcon name={application.icone} className="size-6" />
                 </span>
-                <h2 className="flex-1 font-medium">{application.libelle}</h2>
+                <h2 className="min-w-0 flex-1 font-medium break-words">{application.libelle}</h2>
                 {/* A native form opening a new tab: the same with and without JavaScript. */}
                 <form method="post" action="/launch" target="_blank" rel="noopener">
                   <input type="hidden" name="idApplication" value={application.id} />

@@ -65,7 +65,8 @@ export function Topbar() {
     <div className="flex flex-wrap items-center gap-3">
       <BackButton />
       <Breadcrumb />
-      <div className="ml-auto flex items-center gap-2">
+      {/* Wraps on a phone rather than pushing "Déconnexion" off the screen. */}
+      <div className="ml-auto flex flex-wrap items-center justify-end gap-2">
         <LanguageSwitch />
         <Link to="/pages/documentation" className={buttonVariants({ variant: 'ghost', size: 'sm' })}>
           <BookOpen aria-hidden />
