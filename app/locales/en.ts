@@ -53,6 +53,9 @@ export const en: Resource = {
     javascriptRequired: 'The human check needs JavaScript: turn it on to sign in.',
     question: 'Human check: what is {{a}} + {{b}}?',
   },
+  form: {
+    checkFields: 'Check the fields marked: {{fields}}.',
+  },
   errors: {
     BAD_CREDENTIAL: 'Incorrect username or password.',
     USER_DISABLED: 'Your account is disabled, please contact your administrator.',

@@ -52,6 +52,9 @@ export const fr = {
     javascriptRequired: 'La vérification humaine nécessite JavaScript : activez-le pour vous connecter.',
     question: 'Vérification humaine : combien font {{a}} + {{b}} ?',
   },
+  form: {
+    checkFields: 'Vérifiez les champs signalés : {{fields}}.',
+  },
   errors: {
     BAD_CREDENTIAL: 'Identifiant ou mot de passe incorrect.',
     USER_DISABLED: 'Votre compte est désactivé, merci de contacter votre administrateur.',

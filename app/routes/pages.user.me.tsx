@@ -12,7 +12,7 @@ import { KeyRound, MailCheck, Save } from 'lucide-react'
 import { useId } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Field } from '~/components/field'
-import { FormError } from '~/components/form-error'
+import { FormError, formProblem } from '~/components/form-error'
 import { NewPasswordFields } from '~/components/password-rules'
 import { Button } from '~/components/ui/button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '~/components/ui/card'
@@ -130,9 +130,22 @@ function ProfileForm({ me, constraint }: { me: User; constraint: Constraint }) {
         <CardTitle>{t('profile.identity')}</CardTitle>
       </CardHeader>
       <CardContent>
-        <Form method="post" {...getFormProps(form)} className="grid gap-4 sm:grid-cols-2">
+        {/* The fragment brings a page reloaded without JavaScript back to this form and its message. */}
+        <Form
+          method="post"
+          action={`/pages/user/me#${form.id}`}
+          {...getFormProps(form)}
+          className="grid gap-4 sm:grid-cols-2"
+        >
           <input type="hidden" name="intent" value="profile" />
-          <FormError message={last?.error && t(last.error.key, last.error.values)} className="sm:col-span-2" />
+          <FormError
+            message={formProblem(t, last, {
+              nom: t('profile.nom'),
+              prenom: t('profile.prenom'),
+              mail: t('profile.mail'),
+            })}
+            className="sm:col-span-2"
+          />
           <div className="flex flex-col gap-1.5 sm:col-span-2">
             <Label htmlFor="profile-login">{t('profile.login')}</Label>
             <Input
@@ -267,11 +280,22 @@ function PasswordForm({ login, constraint }: { login: string; constraint: Constr
         <CardDescription>{t('profile.otherSessions')}</CardDescription>
       </CardHeader>
       <CardContent>
-        <Form method="post" {...getFormProps(form)} className="flex max-w-md flex-col gap-4">
+        <Form
+          method="post"
+          action={`/pages/user/me#${form.id}`}
+          {...getFormProps(form)}
+          className="flex max-w-md flex-col gap-4"
+        >
           <input type="hidden" name="intent" value="password" />
           {/* Lets password managers file the new password under the right account. */}
           <input type="text" name="username" value={login} autoComplete="username" readOnly hidden />
-          <FormError message={last?.error && t(last.error.key, last.error.values)} />
+          <FormError
+            message={formProblem(t, last, {
+              oldPassword: t('profile.oldPassword'),
+              newPassword: t('profile.newPassword'),
+              confirmation: t('profile.confirmation'),
+            })}
+          />
           <Field
             label={t('profile.oldPassword')}
             errors={translate(fields.oldPassword.errors)}

@@ -60,6 +60,28 @@ for (const mode of MODES) {
       await page.context().close()
     })
 
+    it('after a failed password change, sees the form that failed with what to correct at its top', async () => {
+      const page = await newPage(mode)
+      await page.setViewportSize({ width: 360, height: 640 })
+      await signIn(page, mode, 'agent', 'Agent1234')
+      await page.goto('/pages/user/me')
+      await page.getByLabel('Ancien mot de passe').fill('Agent1234')
+      await page.getByLabel('Nouveau mot de passe', { exact: true }).fill('Nouveau12')
+      await page.getByLabel('Confirmation du nouveau mot de passe').fill('Nouveau13')
+      await page.getByRole('button', { name: 'Changer le mot de passe' }).click()
+      const summary = page
+        .getByRole('alert')
+        .filter({ hasText: 'Vérifiez les champs signalés : Confirmation du nouveau mot de passe.' })
+      await summary.waitFor()
+      // In sight without scrolling by hand, though the form is below the fold of a phone.
+      const inSight = await summary.evaluate((element) => {
+        const box = element.getBoundingClientRect()
+        return box.top >= 0 && box.bottom <= window.innerHeight
+      })
+      assert.ok(inSight, 'the summary is in sight')
+      await page.context().close()
+    })
+
     it('is told a name of spaces only is missing, not too short', async () => {
       const page = await newPage(mode)
       await signIn(page, mode, 'agent', 'Agent1234')
