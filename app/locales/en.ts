@@ -37,6 +37,7 @@ export const en: Resource = {
     forgotPassword: 'Forgotten password?',
     createAccount: 'Carrier: create an account',
     sessionExpired: 'Your session has expired, please sign in again.',
+    sessionEnded: 'You were signed in as {{name}}: that session is now closed.',
     loggedOut: 'You are signed out.',
     alreadyTitle: 'Already signed in',
     alreadySignedIn: 'You are already signed in as {{name}} ({{login}}).',

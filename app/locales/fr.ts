@@ -36,6 +36,7 @@ export const fr = {
     forgotPassword: 'Mot de passe oublié ?',
     createAccount: 'Transporteur : créer un compte',
     sessionExpired: 'Votre session a expiré, merci de vous reconnecter.',
+    sessionEnded: 'Vous étiez connecté en tant que {{name}} : cette session est maintenant fermée.',
     loggedOut: 'Vous êtes déconnecté.',
     alreadyTitle: 'Déjà connecté',
     alreadySignedIn: 'Vous êtes déjà connecté en tant que {{name}} ({{login}}).',

@@ -23,6 +23,7 @@ import { CenteredCard } from '~/components/centered-card'
 import { Field } from '~/components/field'
 import { FormError } from '~/components/form-error'
 import { LanguageSwitch } from '~/components/language-switch'
+import { Alert } from '~/components/ui/alert'
 import { Button } from '~/components/ui/button'
 import { publicApi, read } from '~/lib/api.server'
 import { loginMessage, type Message } from '~/lib/api-errors'
@@ -43,15 +44,29 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.t
  */
 const OWN_NAVIGATION = new Set(['same-origin', 'none'])
 
+/**
+ * Whether the person opened /login themselves, as a page (Sec-Fetch-Mode `navigate`). The portal's
+ * own script reaching /login — the back button, "Retour" — asks for its data instead (`cors`): that
+ * must not end a session either.
+ */
+function openedThemselves(request: Request) {
+  const mode = request.headers.get('Sec-Fetch-Mode')
+  return OWN_NAVIGATION.has(request.headers.get('Sec-Fetch-Site') ?? '') && (mode === null || mode === 'navigate')
+}
+
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const t = await i18nServer.getFixedT(request)
   const title = `${t('login.title')} · ${t('app.name')}`
   // Spec §2: the login page starts from a clean state, so a session still open here is ended
-  // properly — when the person came here themselves. A visit another site caused must not sign anyone
-  // out: it offers to continue or to sign out instead.
+  // properly — when the person opened the page themselves, and saying so. A visit another site caused,
+  // or the way back through history, must not sign anyone out: it offers to continue or to sign out.
   let setCookie: string | null = null
+  let ended: string | null = null
   if (await hasSession(request, context)) {
-    if (OWN_NAVIGATION.has(request.headers.get('Sec-Fetch-Site') ?? '')) {
+    if (openedThemselves(request)) {
+      const { session } = await getSession(request, context)
+      const user = session.get('user')
+      ended = user ? `${user.prenom} ${user.nom}` : null
       setCookie = await endSession(request, context)
     } else {
       const live = await liveSessionUser(request, context)
@@ -62,7 +77,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   }
   const { question, captcha } = await captchaSetup(request, context)
   // The form is checked on the server only: its rules stay out of the page's JavaScript.
-  const form = { question, captcha, constraint: getZodConstraint(loginFormSchema) }
+  const form = { question, captcha, constraint: getZodConstraint(loginFormSchema), ended }
   return data({ signedInAs: null, form, title }, { headers: setCookie ? { 'Set-Cookie': setCookie } : undefined })
 }
 
@@ -114,7 +129,7 @@ function SignedInAlready({ user }: { user: { login: string; nom: string; prenom:
     <CenteredCard eyebrow={t('app.tagline')} title={t('login.alreadyTitle')} after={<LanguageSwitch />}>
       <p>{t('login.alreadySignedIn', { name: `${user.prenom} ${user.nom}`, login: user.login })}</p>
       <div className="flex flex-wrap gap-3">
-        <Form method="post">
+        <Form method="post" replace>
           <input type="hidden" name="intent" value="continue" />
           <input type="hidden" name="redirect" value={searchParams.get('redirect') ?? ''} />
           <Button type="submit">
@@ -134,6 +149,8 @@ function SignedInAlready({ user }: { user: { login: string; nom: string; prenom:
 }
 
 type LoginFormSetup = {
+  /** Whose session opening this page ended (said, never silent). */
+  ended: string | null
   question: CaptchaQuestion
   captcha: CaptchaConfig
   constraint: ReturnType<typeof getZodConstraint>
@@ -143,7 +160,7 @@ type LoginFormSetup = {
  * The sign-in form. The server checks it (conform's reply, read here): on the most visited page the
  * form library's client half is not worth its weight, since a browser check would add nothing.
  */
-function LoginForm({ question, captcha, constraint }: LoginFormSetup) {
+function LoginForm({ question, captcha, constraint, ended }: LoginFormSetup) {
   const actionData = useActionData<typeof action>()
   const [searchParams] = useSearchParams()
   const navigation = useNavigation()
@@ -177,8 +194,17 @@ function LoginForm({ question, captcha, constraint }: LoginFormSetup) {
       description={t('login.intro')}
       after={<LanguageSwitch />}
     >
-      <Form method="post" id="login" ref={form} noValidate onSubmit={gate.onSubmit} className="flex flex-col gap-4">
+      <Form
+        method="post"
+        id="login"
+        ref={form}
+        replace
+        noValidate
+        onSubmit={gate.onSubmit}
+        className="flex flex-col gap-4"
+      >
         <input type="hidden" name="redirect" value={searchParams.get('redirect') ?? ''} />
+        {ended && !actionData ? <Alert role="status">{t('login.sessionEnded', { name: ended })}</Alert> : null}
         <FormError message={error} />
         <Field
           label={t('login.identifiant')}

@@ -15,12 +15,13 @@ async function signedInBrowser() {
   session.session.set('accessToken', jwt.accessToken)
   session.session.set('refreshToken', jwt.refreshToken)
   session.session.set('user', { id: user.id, login: user.login, nom: me.nom, prenom: 'P', admin: false })
-  return { user, cookie: (await session.commit()).split(';')[0] as string }
+  return { user, name: `P ${me.nom}`, cookie: (await session.commit()).split(';')[0] as string }
 }
 
-const visitLogin = (cookie: string, secFetchSite?: string) => {
+const visitLogin = (cookie: string, secFetchSite?: string, secFetchMode?: string) => {
   const headers = new Headers({ Cookie: cookie })
   if (secFetchSite) headers.set('Sec-Fetch-Site', secFetchSite)
+  if (secFetchMode) headers.set('Sec-Fetch-Mode', secFetchMode)
   const request = new Request('http://localhost:8787/login', { headers })
   return loader({ request, context, params: {} } as Parameters<typeof loader>[0])
 }
@@ -46,12 +47,19 @@ describe('GET /login with a session open in the browser', () => {
     })
   }
 
+  it("keeps the session when the portal's own script reaches /login (the way back, Sec-Fetch-Mode: cors)", async () => {
+    const { user, cookie } = await signedInBrowser()
+    const response = await visitLogin(cookie, 'same-origin', 'cors')
+    expect(response.data).toMatchObject({ signedInAs: { login: user.login }, form: null })
+    expect(await liveTokens(user.id)).toBe(1)
+  })
+
   for (const site of ['same-origin', 'none']) {
-    it(`ends the session when the person came there themselves (Sec-Fetch-Site: ${site})`, async () => {
-      const { user, cookie } = await signedInBrowser()
-      const response = await visitLogin(cookie, site)
+    it(`ends the session, saying whose, when the person opened the page themselves (Sec-Fetch-Site: ${site})`, async () => {
+      const { user, name, cookie } = await signedInBrowser()
+      const response = await visitLogin(cookie, site, 'navigate')
       expect(new Headers(response.init?.headers).get('Set-Cookie')).toMatch(/^portail-session=;/)
-      expect(response.data).toMatchObject({ signedInAs: null })
+      expect(response.data).toMatchObject({ signedInAs: null, form: { ended: name } })
       expect(await liveTokens(user.id)).toBe(0)
     })
   }

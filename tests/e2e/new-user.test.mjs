@@ -134,6 +134,37 @@ describe('the finish of the first screens', () => {
   })
 })
 
+describe('the way back after signing in', () => {
+  it('with JavaScript, skips the sign-in page and keeps the session', async () => {
+    const page = await newPage({ javaScriptEnabled: true })
+    await page.goto('/pages/documentation')
+    await page.waitForURL((url) => url.pathname === '/login')
+    await page.goto('/forgotPassword')
+    await page.getByRole('link', { name: 'Retour à la connexion' }).click()
+    await submitLogin(page, { javaScriptEnabled: true }, 'agent', 'Agent1234')
+    await page.waitForURL((url) => url.pathname === '/pages/user/acces')
+    await page.locator('main h1').waitFor()
+    // "Retour": the page before the sign-in form, which the sign-in replaced in history.
+    await page.getByRole('link', { name: 'Retour' }).click()
+    await page.waitForURL((url) => url.pathname === '/forgotPassword')
+    await page.goto('/pages/user/acces')
+    await page.getByRole('heading', { name: 'Mes accès', level: 1 }).waitFor()
+    await page.context().close()
+  })
+
+  it('without JavaScript, does not end the session silently when it lands on the sign-in page', async () => {
+    const page = await newPage({ javaScriptEnabled: false })
+    await signIn(page, { javaScriptEnabled: false }, 'agent', 'Agent1234')
+    await page.goBack()
+    await page.waitForURL((url) => url.pathname === '/login')
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'Vous étiez connecté en tant que Thomas Lefebvre : cette session est maintenant fermée.' })
+      .waitFor()
+    await page.context().close()
+  })
+})
+
 describe('the verification with JavaScript', () => {
   it('signs in when the form is sent while the box is still being solved', async () => {
     const page = await newPage({ javaScriptEnabled: true })
