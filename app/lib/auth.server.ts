@@ -41,7 +41,10 @@ export async function requireUser(request: Request, context: AppLoadContext) {
  */
 export async function requireAdmin(request: Request, context: AppLoadContext) {
   const auth = await requireUser(request, context)
-  if (!auth.user.admin) throw redirect('/pages/user/acces', { headers: await auth.headers() })
+  // The admin flag as the API has it now, not the cookie's copy from the sign-in (it can change). The
+  // check rides in the same D1 round trip as the page's own reads.
+  const me = await auth.expect(auth.api.rest.bd.session.$get())
+  if (!me.admin) throw redirect('/pages/user/acces', { headers: await auth.headers() })
   return auth
 }
 

@@ -2,7 +2,7 @@ import { env } from 'cloudflare:test'
 import jwt from '@tsndr/cloudflare-worker-jwt'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { read, userApi } from '../../app/lib/api.server'
-import { endSession, requireUser } from '../../app/lib/auth.server'
+import { endSession, requireAdmin, requireUser } from '../../app/lib/auth.server'
 import { getSession } from '../../app/lib/session.server'
 import { createOrganisation, createUser, db, signIn, uiContext } from './helpers'
 
@@ -64,6 +64,36 @@ describe('the UI calling the API as the signed-in user (spec §4)', () => {
     expect(result.status).toBe(401)
     expect(state.failed).toBe(true)
     expect(state.refreshed).toBe(false)
+  })
+})
+
+/** A browser session of a fresh sign-in, the cookie's copy of the user saying `admin`. */
+async function browserRequest(user: { id: number; login: string; password: string }, admin: boolean) {
+  const { jwt: tokens } = await signIn(user.login, user.password)
+  const session = await getSession(new Request('http://localhost:8787/'), context)
+  session.session.set('accessToken', tokens.accessToken)
+  session.session.set('refreshToken', tokens.refreshToken)
+  session.session.set('user', { id: user.id, login: user.login, nom: 'N', prenom: 'P', admin })
+  const cookie = (await session.commit()).split(';')[0] as string
+  return new Request('http://localhost:8787/pages/admin/listeStructures', { headers: { Cookie: cookie } })
+}
+
+describe('requireAdmin', () => {
+  it('reads the admin flag from the API: an admin demoted since signing in is sent to their access page', async () => {
+    const user = await createUser({ admin: true })
+    const request = await browserRequest(user, true)
+    await db().updateTable('utilisateur').set({ admin: 0 }).where('id', '=', user.id).execute()
+    const thrown = await requireAdmin(request, context).catch((error: unknown) => error)
+    expect((thrown as Response).status).toBe(302)
+    expect((thrown as Response).headers.get('Location')).toBe('/pages/user/acces')
+  })
+
+  it('lets in a user made admin since signing in', async () => {
+    const user = await createUser()
+    const request = await browserRequest(user, false)
+    await db().updateTable('utilisateur').set({ admin: 1 }).where('id', '=', user.id).execute()
+    const auth = await requireAdmin(request, context)
+    expect(auth.user.id).toBe(user.id)
   })
 })
 
