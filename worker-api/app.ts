@@ -15,6 +15,7 @@ import { devRoutes } from './routes/dev'
 import { healthRoutes } from './routes/health'
 import { logRoutes } from './routes/logs'
 import { passwordRoutes } from './routes/password'
+import { structureRoutes } from './routes/structures'
 import { userRoutes } from './routes/users'
 import { applicationMayCall, callerChecked, callerFromBearer } from './services/actor'
 
@@ -30,6 +31,7 @@ const apiRoutes = router()
   .route('/', accessRoutes)
   .route('/', logRoutes)
   .route('/', passwordRoutes)
+  .route('/', structureRoutes)
   .route('/', devRoutes)
 export type ApiRoutes = typeof apiRoutes
 

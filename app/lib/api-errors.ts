@@ -32,6 +32,11 @@ const OWN_MESSAGE = {
   TOKEN_EXPIRED: true,
   BAD_OLD_PASSWORD: true,
   MAIL_ALREADY_USED: true,
+  STRUCTURE_HAS_CHILD: true,
+  STRUCTURE_HAS_USERS: true,
+  STRUCTURE_NOM_ALREADY_USED: true,
+  STRUCTURE_PARENT_INVALID: true,
+  POSTE_ALREADY_EXIST: true,
   LISTE_CREATION_FAILED: true,
   LISTE_UPDATE_FAILED: true,
 } as const satisfies Record<BusinessCode, boolean>
@@ -53,6 +58,8 @@ export function apiMessage(result: Failure, fallback: string): Message {
   const code = result.error.businessCode
   if (code === 'TOO_MANY_ATTEMPTS')
     return { key: 'errors.TOO_MANY_ATTEMPTS', values: { seconds: Number(result.error.attributs[0] ?? 60) } }
+  if (code === 'STRUCTURE_NOM_ALREADY_USED')
+    return { key: 'errors.STRUCTURE_NOM_ALREADY_USED', values: { nom: String(result.error.attributs[0] ?? '') } }
   if (hasOwnMessage(code)) return { key: `errors.${code}` }
   return { key: fallback }
 }

@@ -81,6 +81,12 @@ export const fr = {
     BAD_OLD_PASSWORD: "L'ancien mot de passe renseigné est incorrect",
     MAIL_ALREADY_USED: 'Cette adresse e-mail est déjà utilisée par un autre compte.',
     FORBIDDEN: "Vous n'avez pas le droit de faire cette modification.",
+    STRUCTURE_HAS_CHILD: 'La structure actuelle possède des structures filles',
+    STRUCTURE_HAS_USERS:
+      'La structure actuelle a des postes ou des inscriptions : retirez-les avant de la supprimer.',
+    STRUCTURE_NOM_ALREADY_USED: '{{nom}} déjà utilisé',
+    STRUCTURE_PARENT_INVALID: "Cette structure parente n'est pas possible pour ce type de structure.",
+    POSTE_ALREADY_EXIST: "Poste déjà défini pour l'utilisateur",
   },
   validation: {
     required: 'Ce champ est obligatoire',
@@ -89,6 +95,12 @@ export const fr = {
     mailMax: "L'adresse e-mail compte 50 caractères au plus",
     nameLength: 'Entre 3 et 50 caractères',
     url: 'Adresse invalide',
+    structureNomLength: 'Entre 3 et 50 caractères',
+    date: 'Date invalide (jj/mm/aaaa)',
+    dateRange: 'La date de fin doit suivre la date de début',
+    datePast: 'La date de fin est déjà passée',
+    fonctionStructure: "Cette fonction n'appartient pas à la structure",
+    unknown: 'Élément introuvable',
   },
   password: {
     rulesTitle: 'Le mot de passe doit :',

@@ -1,6 +1,16 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { sha256Hex } from '../../worker-api/lib/crypto'
-import { call, createOrganisation, createUser, currentPost, db, ORIGIN, sessionFor, solvedCaptcha } from './helpers'
+import {
+  call,
+  createOrganisation,
+  createUser,
+  currentPost,
+  db,
+  isoDate,
+  ORIGIN,
+  sessionFor,
+  solvedCaptcha,
+} from './helpers'
 
 /**
  * The authorisation matrix (DESIGN §9): every operation of the OpenAPI document × every kind of
@@ -183,6 +193,103 @@ const MATRIX: Record<string, Row> = {
     expect: everyone(200),
   },
 }
+
+/** The organisation's operations (administrators only, each inside their scope: T's Agence Lille is adminIn's). */
+const admins = (adminOut: number, adminIn: number): Expected => signedIn({ user: 403, adminOut, adminIn, self: 403 })
+
+/** A structure below Direction Nord that nothing hangs from, for a call that deletes or edits it. */
+async function freshStructure() {
+  const n = ++sequence
+  const { id } = await db()
+    .insertInto('structure')
+    .values({ id: 1000 + n, nom: `Agence matrice ${n}`, type_id: 3, parent_id: 2, path: `/1/2/${1000 + n}/` })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  return { id, nom: `Agence matrice ${n}` }
+}
+
+/** A future post of T in Agence Lille that overlaps no other (each call its own dates). */
+function freshDates() {
+  const start = 400 + ++sequence * 3
+  return { from: isoDate(start), to: isoDate(start + 1) }
+}
+
+Object.assign(MATRIX, {
+  'GET /portail-backend/rest/bd/structure/user/me': {
+    request: () => ({ path: '/rest/bd/structure/user/me?users=true' }),
+    expect: admins(200, 200),
+  },
+  'GET /portail-backend/rest/bd/structure/{id}': {
+    request: () => ({ path: '/rest/bd/structure/4' }),
+    expect: admins(403, 200),
+  },
+  'GET /portail-backend/rest/bd/structure/nom/{nom}': {
+    request: () => ({ path: '/rest/bd/structure/nom/Agence%20Lille' }),
+    expect: admins(200, 200),
+  },
+  'GET /portail-backend/rest/bd/structure/parent/{typeId}': {
+    request: () => ({ path: '/rest/bd/structure/parent/3' }),
+    expect: admins(200, 200),
+  },
+  'POST /portail-backend/rest/bd/structure': {
+    request: () => ({
+      path: '/rest/bd/structure',
+      body: { nom: `Agence créée ${++sequence}`, type: { id: 3 }, parent: { id: 2 } },
+    }),
+    expect: admins(403, 201),
+  },
+  'PUT /portail-backend/rest/bd/structure': {
+    request: async () => {
+      const { id, nom } = await freshStructure()
+      return { path: '/rest/bd/structure', body: { id, nom: `${nom} bis`, type: { id: 3 }, parent: { id: 2 } } }
+    },
+    expect: admins(403, 200),
+  },
+  'DELETE /portail-backend/rest/bd/structure/{id}': {
+    request: async () => ({ path: `/rest/bd/structure/${(await freshStructure()).id}` }),
+    expect: admins(403, 204),
+  },
+  'GET /portail-backend/rest/bd/typestructure/me': {
+    request: () => ({ path: '/rest/bd/typestructure/me' }),
+    expect: admins(200, 200),
+  },
+  'GET /portail-backend/rest/bd/fonction/structure/{id}': {
+    request: () => ({ path: '/rest/bd/fonction/structure/4' }),
+    expect: admins(403, 200),
+  },
+  'GET /portail-backend/rest/bd/utilisateur/structure/{idStructure}': {
+    request: () => ({ path: '/rest/bd/utilisateur/structure/4?page=1' }),
+    expect: admins(403, 200),
+  },
+  'POST /portail-backend/rest/bd/poste': {
+    request: ({ target }) => {
+      const { from, to } = freshDates()
+      return {
+        path: '/rest/bd/poste',
+        body: {
+          structure: { id: 4 },
+          fonction: { id: 2 },
+          utilisateur: { id: target.id },
+          dateDebut: from.split('-').reverse().join('/'),
+          dateFin: to.split('-').reverse().join('/'),
+        },
+      }
+    },
+    expect: admins(403, 201),
+  },
+  'DELETE /portail-backend/rest/bd/poste/suppression/{id}': {
+    request: async ({ target }) => {
+      const { from, to } = freshDates()
+      const { id } = await db()
+        .insertInto('poste')
+        .values({ utilisateur_id: target.id, structure_id: 4, fonction_id: 2, date_debut: from, date_fin: to })
+        .returning('id')
+        .executeTakeFirstOrThrow()
+      return { path: `/rest/bd/poste/suppression/${id}` }
+    },
+    expect: admins(403, 204),
+  },
+} satisfies Record<string, Row>)
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const
 

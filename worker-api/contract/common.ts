@@ -12,3 +12,26 @@ export const json = <T extends z.ZodType>(schema: T, description: string) => ({
 /** The error responses every route may give, for the OpenAPI description. */
 export const errors = (...statuses: (400 | 401 | 403 | 404 | 409 | 410 | 429)[]) =>
   Object.fromEntries(statuses.map((status) => [status, json(errorSchema, 'Error (DESIGN §2)')]))
+
+/** The optional paging, search and sort of a list call (DESIGN §1): one page of the same array. */
+export const pageQuery = {
+  page: positiveInt().optional().describe('1-based page; with it the answer is one page, the total in X-Total-Count'),
+  taille: positiveInt().max(100).optional().describe('Items per page (default 10)'),
+  q: z.string().trim().max(100).optional().describe('Search text'),
+}
+
+export const DEFAULT_PAGE_SIZE = 10
+
+/** A date as the spec's forms and payloads write it, 'dd/MM/yyyy', that exists on the calendar. */
+export const wireDateSchema = z
+  .string('validation.required')
+  .trim()
+  .min(1, 'validation.required')
+  .refine((value) => {
+    const match = /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(value)
+    if (!match) return false
+    const [, d, m, y] = match
+    const date = new Date(`${y}-${m}-${d}T00:00:00Z`)
+    return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === `${y}-${m}-${d}`
+  }, 'validation.date')
+  .describe('dd/MM/yyyy')

@@ -32,6 +32,12 @@ export const BUSINESS_CODES = [
   'TOKEN_EXPIRED',
   'BAD_OLD_PASSWORD',
   'MAIL_ALREADY_USED',
+  // Organisation (spec §8)
+  'STRUCTURE_HAS_CHILD',
+  'STRUCTURE_HAS_USERS',
+  'STRUCTURE_NOM_ALREADY_USED',
+  'STRUCTURE_PARENT_INVALID',
+  'POSTE_ALREADY_EXIST',
   // The registration list (spec §8), raised by the registration screens
   'LISTE_CREATION_FAILED',
   'LISTE_UPDATE_FAILED',

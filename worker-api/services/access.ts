@@ -5,7 +5,7 @@ import { randomToken, sha256Hex } from '../lib/crypto'
 import { addSeconds, todayIso } from '../lib/dates'
 import { forbidden, notFound } from '../lib/errors'
 import { logTypeForApplication } from '../lib/log-types'
-import { actorWith, type Caller } from './actor'
+import { actorWith, type Caller, viewerOf } from './actor'
 import { logEntry } from './logs'
 import { userAs, userQuery } from './users'
 
@@ -30,13 +30,13 @@ function applicationsQuery(env: Env, userId: number, today = todayIso()) {
  * applications (and for an admin, the user, to check the scope) in one round trip.
  */
 export async function accessOf(env: Env, caller: Caller, userId: number): Promise<AccessList> {
-  const today = todayIso()
-  const applications = applicationsQuery(env, userId, today)
+  const viewer = viewerOf(caller)
+  const applications = applicationsQuery(env, userId, viewer.today)
   const [actor, rows, users] =
     userId === caller.id
       ? [...(await actorWith(env, caller, applications)), []]
-      : await actorWith(env, caller, applications, userQuery(getDb(env.DB), userId, today))
-  if (userId !== actor.id) userAs(actor, userId, users[0], today)
+      : await actorWith(env, caller, applications, userQuery(getDb(env.DB), userId, viewer))
+  if (userId !== actor.id) userAs(actor, userId, users[0], viewer.today)
   return { accesApplication: rows.map((application: ApplicationSummary) => ({ application })) }
 }
 

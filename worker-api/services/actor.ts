@@ -1,4 +1,4 @@
-import { type Compilable, type InferResult, sql } from 'kysely'
+import type { Compilable, InferResult } from 'kysely'
 import { API_BASE } from '../contract/base'
 import { batch, getDb } from '../db/client'
 import type { Env } from '../env'
@@ -6,6 +6,7 @@ import { todayIso } from '../lib/dates'
 import { sameDomain } from '../lib/domain'
 import { BusinessError, unauthorized } from '../lib/errors'
 import { type AccessClaims, verifyAccessToken } from '../lib/jwt'
+import type { Viewer } from '../lib/scope'
 
 /** The signed-in caller of a non-public endpoint; `app` when it is an application's session. */
 export type Actor = {
@@ -18,8 +19,14 @@ export type Actor = {
   sid: string
   langue: 'fr' | 'en'
   app: number | null
-  /** An admin's scope (DESIGN §4): the paths of the structures of their current posts; [] otherwise. */
-  scope: string[]
+}
+
+/**
+ * Who a query's scope is computed for (lib/scope.ts): a caller not yet checked (its request's origin,
+ * which the check compares with the account's domain) or a checked actor.
+ */
+export function viewerOf(who: Pick<Caller, 'id' | 'origin'> | Pick<Actor, 'id' | 'domain'>): Viewer {
+  return { id: who.id, domain: 'origin' in who ? who.origin : who.domain, today: todayIso() }
 }
 
 export const unauthorizedDomain = () =>
@@ -49,30 +56,13 @@ export async function callerFromBearer(env: Env, authorization: string | undefin
 
 /**
  * The one indexed query that confirms the caller is still active and their session family not
- * revoked (sign-out and disabling take effect at once), bringing what routes need of the user, an
- * admin's scope included.
+ * revoked (sign-out and disabling take effect at once), bringing what routes need of the user. An
+ * admin's scope is not read here: queries filter by it in SQL (lib/scope.ts).
  */
-function actorQuery(env: Env, caller: Caller, today: string) {
+function actorQuery(env: Env, caller: Caller) {
   return getDb(env.DB)
     .selectFrom('utilisateur as u')
     .select(['u.id', 'u.login', 'u.nom', 'u.prenom', 'u.admin', 'u.domain', 'u.langue'])
-    .select((eb) =>
-      eb
-        .case()
-        .when('u.admin', '=', 1)
-        .then(
-          eb
-            .selectFrom('poste as p')
-            .innerJoin('structure as s', 's.id', 'p.structure_id')
-            .select(sql<string>`json_group_array(s.path)`.as('paths'))
-            .whereRef('p.utilisateur_id', '=', 'u.id')
-            .where('p.date_debut', '<=', today)
-            .where('p.date_fin', '>=', today),
-        )
-        .else('[]')
-        .end()
-        .as('scope'),
-    )
     .where('u.id', '=', caller.id)
     .where('u.actif', '=', 1)
     .where('u.supprime', '=', 0)
@@ -103,7 +93,6 @@ function toActor(row: ActorRow | undefined, caller: Caller): Actor {
     sid: caller.claims.sid,
     langue: row.langue,
     app: caller.app,
-    scope: JSON.parse(row.scope ?? '[]') as string[],
   }
 }
 
@@ -157,7 +146,7 @@ export async function actorOf(env: Env, caller: Caller): Promise<Actor> {
   if (env.REQUEST_SCOPE?.shared) await new Promise((resolve) => setTimeout(resolve, 0))
   if (!check.started) {
     check.started = true
-    actorQuery(env, caller, todayIso()).executeTakeFirst().then(check.settle, check.fail)
+    actorQuery(env, caller).executeTakeFirst().then(check.settle, check.fail)
   }
   return check.actor
 }
@@ -183,7 +172,7 @@ export async function actorWith<Q extends Compilable<unknown>[]>(
   check.started = true
   let results: D1Result[]
   try {
-    results = await batch(env.DB, [actorQuery(env, caller, todayIso()), ...reads])
+    results = await batch(env.DB, [actorQuery(env, caller), ...reads])
   } catch (error) {
     check.fail(error)
     throw error

@@ -4,8 +4,8 @@ import { batch, type DB, getDb } from '../db/client'
 import type { Database, UtilisateurRow } from '../db/schema'
 import type { Env } from '../env'
 import { randomToken, sha256Hex } from '../lib/crypto'
-import { nowIso, todayIso, toWireDate } from '../lib/dates'
-import { linkOrigin, sameDomain } from '../lib/domain'
+import { nowIso, toWireDate } from '../lib/dates'
+import { linkOrigin } from '../lib/domain'
 import { BusinessError, forbidden, notFound } from '../lib/errors'
 import {
   mailChangeConfirmMail,
@@ -14,7 +14,8 @@ import {
   mailLanguage,
   mailNowUsedMail,
 } from '../lib/mail/templates'
-import { type Actor, actorWith, type Caller } from './actor'
+import { scopeColumns, type Viewer } from '../lib/scope'
+import { type Actor, actorWith, type Caller, viewerOf } from './actor'
 import { mailChangeLog } from './logs'
 import {
   insertLinkUnderCap,
@@ -80,22 +81,6 @@ export function postesColumn(today: string) {
 export const postesFrom = (column: string | null, today: string) =>
   toPostes(JSON.parse(column ?? '[]') as PosteRow[], today)
 
-export const inScope = (path: string, scope: string[]) => scope.some((root) => path.startsWith(root))
-
-/** DESIGN §4: may this admin manage a user with these current and future posts? */
-export function canManage(actor: Actor, target: Pick<UtilisateurRow, 'id' | 'domain'>, postes: PosteWithPath[]) {
-  if (!actor.admin || target.id === actor.id) return false
-  if (postes.length === 0) return sameDomain(target.domain, actor.domain)
-  return postes.every((p) => inScope(p.path, actor.scope))
-}
-
-/** May this admin see the user at all: one post in scope, or no post and the same domain. */
-function canSee(actor: Actor, target: Pick<UtilisateurRow, 'domain'>, postes: PosteWithPath[]) {
-  if (!actor.admin) return false
-  if (postes.length === 0) return sameDomain(target.domain, actor.domain)
-  return postes.some((p) => inScope(p.path, actor.scope))
-}
-
 function strip({ path: _path, current: _current, ...poste }: PosteWithPath): Poste {
   return poste
 }
@@ -137,9 +122,15 @@ export function toUser(row: UserRow, postes: PosteWithPath[], modification: bool
   }
 }
 
-/** A user, their pending address and their posts, in one statement. */
-export function userQuery(db: DB, id: number, today: string) {
-  return db.selectFrom('utilisateur').selectAll().select(pendingMail).select(postesColumn(today)).where('id', '=', id)
+/** A user, their pending address, their posts and what the viewer may do with them, in one statement. */
+export function userQuery(db: DB, id: number, viewer: Viewer) {
+  return db
+    .selectFrom('utilisateur')
+    .selectAll()
+    .select(pendingMail)
+    .select(postesColumn(viewer.today))
+    .select(scopeColumns(db, viewer))
+    .where('id', '=', id)
 }
 
 /** The user of a `userQuery` row as `actor` may see them: themself, or a user an admin sees in scope; else 403/404. */
@@ -154,21 +145,21 @@ export function userAs(
   if (!row) throw notFound('Unknown user')
   const postes = postesFrom(row.postes, today)
   if (id === actor.id) return toUser(row, postes, false)
-  if (!canSee(actor, row, postes)) throw forbidden('This user is outside your scope')
-  return toUser(row, postes, canManage(actor, row, postes))
+  if (!row.visible) throw forbidden('This user is outside your scope')
+  return toUser(row, postes, row.modification === 1)
 }
 
 /** GET rest/bd/utilisateur/{id}: the caller's check and the user in one round trip. */
 export async function getUser(env: Env, caller: Caller, id: number): Promise<User> {
-  const today = todayIso()
-  const [actor, rows] = await actorWith(env, caller, userQuery(getDb(env.DB), id, today))
-  return userAs(actor, id, rows[0], today)
+  const viewer = viewerOf(caller)
+  const [actor, rows] = await actorWith(env, caller, userQuery(getDb(env.DB), id, viewer))
+  return userAs(actor, id, rows[0], viewer.today)
 }
 
 /** The user as an already checked `actor` may see them (after a write, or to check a permission). */
 export async function readUser(db: DB, actor: Actor, id: number): Promise<User> {
-  const today = todayIso()
-  return userAs(actor, id, await userQuery(db, id, today).executeTakeFirst(), today)
+  const viewer = viewerOf(actor)
+  return userAs(actor, id, await userQuery(db, id, viewer).executeTakeFirst(), viewer.today)
 }
 
 /** Requests a user may make per hour to move their account to another address (each sends a mail). */

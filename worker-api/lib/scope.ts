@@ -1,0 +1,138 @@
+import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely'
+import type { DB } from '../db/client'
+import type { Database } from '../db/schema'
+
+/**
+ * The delegated administrator's scope (DESIGN §4), in SQL and nowhere else: every admin endpoint
+ * filters and checks through these expressions, so a list can only contain what is in scope and a
+ * read, a write or the `modification` flag all say the same thing.
+ *
+ * The scope of a viewer = the sub-trees of the structures where they hold a current post, if they are
+ * an administrator. A sub-tree is a range of the materialised path: every path that starts with
+ * '/1/2/' lies in ['/1/2/', '/1/2/:') (paths hold only digits and '/', and ':' follows '9'), which
+ * the index on `structure.path` answers without a scan.
+ *
+ * The expressions take the viewer as values (their id, domain and today's date), not as a checked
+ * actor: they run in the same D1 batch as the caller's own check (`actorWith`), whose failure discards
+ * their rows.
+ */
+export type Viewer = {
+  id: number
+  /** The origin the viewer's account is bound to (or the request's, already checked against it). */
+  domain: string
+  /** Today on the organisation's calendar ('YYYY-MM-DD'): what makes a post current. */
+  today: string
+}
+
+/** Just past the last path of the sub-tree at `path` ('/1/2/' → '/1/2/:'). */
+export const SUBTREE_END = ':'
+
+/** The paths of the structures the viewer's scope starts from (none for a non-admin). */
+function scopeRoots(db: DB, viewer: Viewer) {
+  return db
+    .selectFrom('poste as scope_poste')
+    .innerJoin('structure as scope_root', 'scope_root.id', 'scope_poste.structure_id')
+    .innerJoin('utilisateur as scope_admin', 'scope_admin.id', 'scope_poste.utilisateur_id')
+    .select('scope_root.path')
+    .where('scope_poste.utilisateur_id', '=', viewer.id)
+    .where('scope_admin.admin', '=', 1)
+    .where('scope_poste.date_debut', '<=', viewer.today)
+    .where('scope_poste.date_fin', '>=', viewer.today)
+}
+
+/** Whether a structure's path (a column or any expression) lies in the viewer's scope. */
+export function pathInScope(db: DB, viewer: Viewer, path: Expression<string>): Expression<SqlBool> {
+  return sql<SqlBool>`exists ${scopeRoots(db, viewer)
+    .where(sql<SqlBool>`${path} >= scope_root.path`)
+    .where(sql<SqlBool>`${path} < scope_root.path || ${SUBTREE_END}`)}`
+}
+
+/** Whether the structure with this id (a column or a value) lies in the viewer's scope. */
+export function structureInScope(db: DB, viewer: Viewer, structureId: Expression<number>): Expression<SqlBool> {
+  return sql<SqlBool>`exists ${db
+    .selectFrom('structure as scoped')
+    .select('scoped.id')
+    .where(sql<SqlBool>`scoped.id = ${structureId}`)
+    .where(pathInScope(db, viewer, sql.ref<string>('scoped.path')))}`
+}
+
+/** Whether the viewer is an administrator at all (the flag, whatever their posts). */
+function viewerIsAdmin(db: DB, viewer: Viewer): Expression<SqlBool> {
+  return sql<SqlBool>`exists ${db
+    .selectFrom('utilisateur as viewer')
+    .select('viewer.id')
+    .where('viewer.id', '=', viewer.id)
+    .where('viewer.admin', '=', 1)}`
+}
+
+const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]']
+
+function hostOf(origin: string): string | null {
+  try {
+    return new URL(origin).hostname.toLowerCase()
+  } catch {
+    return null
+  }
+}
+
+/**
+ * Whether an origin column names the same host as `domain`, as `sameDomain` (lib/domain.ts) decides:
+ * hosts compared without scheme or port, the loopback names counting as one machine.
+ */
+export function sameDomainSql(column: Expression<string>, domain: string): Expression<SqlBool> {
+  const host = hostOf(domain)
+  if (!host) return sql<SqlBool>`0`
+  const hosts = LOOPBACK_HOSTS.includes(host) ? LOOPBACK_HOSTS : [host]
+  const origins = hosts.flatMap((h) => [`http://${h}`, `https://${h}`])
+  const alternatives = origins.flatMap((origin) => [
+    sql<SqlBool>`lower(${column}) = ${origin}`,
+    sql<SqlBool>`substr(lower(${column}), 1, ${origin.length + 1}) = ${`${origin}:`}`,
+  ])
+  return sql<SqlBool>`(${sql.join(alternatives, sql` or `)})`
+}
+
+/** The current and future posts of a user (id column), past ones ignored, with their structure's path. */
+function livePostes(db: DB, viewer: Viewer, userId: Expression<number>) {
+  return db
+    .selectFrom('poste as live')
+    .innerJoin('structure as live_structure', 'live_structure.id', 'live.structure_id')
+    .select('live.id')
+    .where(sql<SqlBool>`live.utilisateur_id = ${userId}`)
+    .where('live.date_fin', '>=', viewer.today)
+}
+
+type UserColumns = { id: Expression<number>; domain: Expression<string> }
+
+/**
+ * May the viewer see this user at all: an administrator, and one of the user's current or future
+ * posts in scope — or no such post and the same domain (DESIGN §4).
+ */
+export function userVisible(db: DB, viewer: Viewer, user: UserColumns): Expression<SqlBool> {
+  const posts = livePostes(db, viewer, user.id)
+  return sql<SqlBool>`(${viewerIsAdmin(db, viewer)} and (
+    exists ${posts.where(pathInScope(db, viewer, sql.ref<string>('live_structure.path')))}
+    or (not exists ${posts} and ${sameDomainSql(user.domain, viewer.domain)})))`
+}
+
+/**
+ * `modification` (DESIGN §4): the viewer is an administrator, the user is someone else, and every
+ * current and future post of theirs lies in scope (a user with none: the same domain). The server
+ * allows exactly what this announces.
+ */
+export function userManageable(db: DB, viewer: Viewer, user: UserColumns): Expression<SqlBool> {
+  const posts = livePostes(db, viewer, user.id)
+  return sql<SqlBool>`(${user.id} <> ${viewer.id} and ${viewerIsAdmin(db, viewer)}
+    and not exists ${posts.where(sql<SqlBool>`not ${pathInScope(db, viewer, sql.ref<string>('live_structure.path'))}`)}
+    and (exists ${posts} or ${sameDomainSql(user.domain, viewer.domain)}))`
+}
+
+/** `userVisible` and `userManageable` as 0/1 columns of a query on `utilisateur`. */
+export function scopeColumns(db: DB, viewer: Viewer) {
+  return (_eb: ExpressionBuilder<Database, 'utilisateur'>) => {
+    const user = { id: sql.ref<number>('utilisateur.id'), domain: sql.ref<string>('utilisateur.domain') }
+    return [
+      sql<number>`${userVisible(db, viewer, user)}`.as('visible'),
+      sql<number>`${userManageable(db, viewer, user)}`.as('modification'),
+    ] as const
+  }
+}

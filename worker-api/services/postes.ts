@@ -1,0 +1,175 @@
+import { sql } from 'kysely'
+import type { PosteInput } from '../contract/structure'
+import type { Poste } from '../contract/user'
+import { batch, getDb, insertWhen } from '../db/client'
+import type { Env } from '../env'
+import { fromWireDate, toWireDate } from '../lib/dates'
+import { BusinessError, forbidden, notFound } from '../lib/errors'
+import { pathInScope, userManageable } from '../lib/scope'
+import { actorWith, type Caller, viewerOf } from './actor'
+import { logEntry } from './logs'
+import { requireAdmin } from './structures'
+
+const invalid = (field: string, message: string, key: string) =>
+  new BusinessError('VALIDATION_FAILED', 400, message, [{ field, message: key }])
+
+/**
+ * POST rest/bd/poste (spec §7): gives a user a function in a structure of the caller's scope over a
+ * date range. The caller must be allowed to manage the user (`modification`, DESIGN §4), the function
+ * must belong to the structure, and the user must not already hold that function there over any day
+ * of the range (POSTE_ALREADY_EXIST). The insert re-checks the overlap when it runs; its audit entry
+ * is written only with it.
+ */
+export async function createPoste(
+  env: Env,
+  caller: Caller,
+  input: PosteInput,
+  context: { userAgent: string | null },
+): Promise<Poste> {
+  const db = getDb(env.DB)
+  const viewer = viewerOf(caller)
+  const debut = fromWireDate(input.dateDebut) ?? ''
+  const fin = fromWireDate(input.dateFin) ?? ''
+  const overlapping = db
+    .selectFrom('poste')
+    .select('poste.id')
+    .where('poste.utilisateur_id', '=', input.utilisateur.id)
+    .where('poste.structure_id', '=', input.structure.id)
+    .where('poste.fonction_id', '=', input.fonction.id)
+    .where('poste.date_debut', '<=', fin)
+    .where('poste.date_fin', '>=', debut)
+  const [actor, [structure], [fonction], [user], overlaps] = await actorWith(
+    env,
+    caller,
+    db
+      .selectFrom('structure as s')
+      .select(['s.id', 's.nom'])
+      .select(sql<number>`${pathInScope(db, viewer, sql.ref<string>('s.path'))}`.as('in_scope'))
+      .where('s.id', '=', input.structure.id),
+    db.selectFrom('fonction').select(['id', 'libelle', 'structure_id']).where('id', '=', input.fonction.id),
+    db
+      .selectFrom('utilisateur')
+      .select(['utilisateur.id', 'utilisateur.login', 'utilisateur.supprime'])
+      .select((eb) =>
+        sql<number>`${userManageable(db, viewer, { id: eb.ref('utilisateur.id'), domain: eb.ref('utilisateur.domain') })}`.as(
+          'modification',
+        ),
+      )
+      .where('utilisateur.id', '=', input.utilisateur.id),
+    overlapping.limit(1),
+  )
+  requireAdmin(actor)
+  if (!structure) throw invalid('structure.id', 'Unknown structure', 'validation.unknown')
+  if (!structure.in_scope) throw forbidden('This structure is outside your scope')
+  if (!user || user.supprime) throw invalid('utilisateur.id', 'Unknown user', 'validation.unknown')
+  if (!user.modification) throw forbidden('You may not manage this user')
+  if (!fonction) throw invalid('fonction.id', 'Unknown function', 'validation.unknown')
+  if (fonction.structure_id !== structure.id)
+    throw invalid('fonction.id', 'This function does not belong to the structure', 'validation.fonctionStructure')
+  if (fin < viewer.today) throw invalid('dateFin', 'The post would already be over', 'validation.datePast')
+  const exists = () =>
+    new BusinessError('POSTE_ALREADY_EXIST', 409, 'The user already holds this function here over these dates')
+  if (overlaps.length > 0) throw exists()
+
+  const row = {
+    utilisateur_id: user.id,
+    structure_id: structure.id,
+    fonction_id: fonction.id,
+    date_debut: debut,
+    date_fin: fin,
+  }
+  const [inserted] = await batch(env.DB, [
+    db
+      .insertInto('poste')
+      .columns(['utilisateur_id', 'structure_id', 'fonction_id', 'date_debut', 'date_fin'])
+      .expression(
+        db
+          .selectNoFrom([
+            sql.val(row.utilisateur_id).as('utilisateur_id'),
+            sql.val(row.structure_id).as('structure_id'),
+            sql.val(row.fonction_id).as('fonction_id'),
+            sql.val(row.date_debut).as('date_debut'),
+            sql.val(row.date_fin).as('date_fin'),
+          ])
+          .where(({ not, exists }) => not(exists(overlapping))),
+      )
+      .returning('id'),
+    insertWhen(
+      db,
+      'log',
+      logEntry(actor.id, 'ADMINISTRATION', 'POSTE_CREATION', context.userAgent, {
+        commentaire: `#${user.id} ${user.login} : ${fonction.libelle}, ${structure.nom}, ${input.dateDebut} → ${input.dateFin}`,
+      }),
+      db
+        .selectFrom('poste')
+        .select('poste.id')
+        .where('poste.utilisateur_id', '=', row.utilisateur_id)
+        .where('poste.structure_id', '=', row.structure_id)
+        .where('poste.fonction_id', '=', row.fonction_id)
+        .where('poste.date_debut', '=', row.date_debut)
+        .where('poste.date_fin', '=', row.date_fin) as never,
+    ),
+  ])
+  const created = inserted?.results[0] as { id: number } | undefined
+  // An overlapping post was written between the check and the insert.
+  if (!created) throw exists()
+  return {
+    id: created.id,
+    structure: { id: structure.id, nom: structure.nom },
+    fonction: { id: fonction.id, libelle: fonction.libelle },
+    utilisateur: { id: user.id },
+    dateDebut: toWireDate(debut),
+    dateFin: toWireDate(fin),
+  }
+}
+
+/**
+ * DELETE rest/bd/poste/suppression/{id}: an administrator removes a post of a user they may manage
+ * (spec §6: "when the user's modification flag allows"), in a structure of their scope; with its
+ * audit entry in the same batch.
+ */
+export async function deletePoste(
+  env: Env,
+  caller: Caller,
+  id: number,
+  context: { userAgent: string | null },
+): Promise<void> {
+  const db = getDb(env.DB)
+  const viewer = viewerOf(caller)
+  const [actor, [poste]] = await actorWith(
+    env,
+    caller,
+    db
+      .selectFrom('poste as p')
+      .innerJoin('structure as s', 's.id', 'p.structure_id')
+      .innerJoin('fonction as f', 'f.id', 'p.fonction_id')
+      .innerJoin('utilisateur as u', 'u.id', 'p.utilisateur_id')
+      .select([
+        'p.id',
+        'p.date_debut',
+        'p.date_fin',
+        's.nom as structure_nom',
+        'f.libelle',
+        'u.id as user_id',
+        'u.login',
+      ])
+      .select(sql<number>`${pathInScope(db, viewer, sql.ref<string>('s.path'))}`.as('in_scope'))
+      .select((eb) =>
+        sql<number>`${userManageable(db, viewer, { id: eb.ref('u.id'), domain: eb.ref('u.domain') })}`.as(
+          'modification',
+        ),
+      )
+      .where('p.id', '=', id),
+  )
+  requireAdmin(actor)
+  if (!poste) throw notFound('Unknown post')
+  if (!poste.in_scope || !poste.modification) throw forbidden('You may not manage this post')
+  await batch(env.DB, [
+    db.deleteFrom('poste').where('id', '=', id),
+    db.insertInto('log').values(
+      logEntry(actor.id, 'ADMINISTRATION', 'POSTE_SUPPRESSION', context.userAgent, {
+        commentaire: `#${poste.user_id} ${poste.login} : ${poste.libelle}, ${poste.structure_nom}, ${toWireDate(poste.date_debut)} → ${toWireDate(poste.date_fin)}`,
+      }),
+    ),
+  ])
+}

@@ -1,0 +1,574 @@
+import { type Expression, type SqlBool, sql } from 'kysely'
+import { DEFAULT_PAGE_SIZE } from '../contract/common'
+import type {
+  Fonction,
+  STRUCTURE_SORTS,
+  Structure,
+  StructureInput,
+  StructureUsers,
+  TypeStructure,
+} from '../contract/structure'
+import { batch, type DB, getDb } from '../db/client'
+import type { Env } from '../env'
+import { BusinessError, forbidden, notFound } from '../lib/errors'
+import { pathInScope, userManageable, type Viewer } from '../lib/scope'
+import { type Actor, actorWith, type Caller, viewerOf } from './actor'
+import { logEntry } from './logs'
+import { postesColumn, postesFrom, toUser } from './users'
+
+/** Admin endpoints answer 403 to anyone else, before anything about the data (DESIGN §4). */
+export function requireAdmin(actor: Actor) {
+  if (!actor.admin) throw forbidden('Administrators only')
+}
+
+export const nomTaken = (nom: string) =>
+  new BusinessError('STRUCTURE_NOM_ALREADY_USED', 409, 'This structure name is already used', [nom])
+const parentInvalid = (message: string) => new BusinessError('STRUCTURE_PARENT_INVALID', 400, message)
+const unknownReference = (field: string, message: string) =>
+  new BusinessError('VALIDATION_FAILED', 400, message, [{ field, message: 'validation.unknown' }])
+
+/** `%`, `_` and `\` typed in a search match themselves. */
+export const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+
+/** The structures with their type and parent, as spec §3 shapes them; `nbUtilisateurs` on demand. */
+function structuresQuery(db: DB, viewer: Viewer, withUsers: boolean) {
+  return db
+    .selectFrom('structure as s')
+    .innerJoin('type_structure as t', 't.id', 's.type_id')
+    .leftJoin('structure as sp', 'sp.id', 's.parent_id')
+    .select([
+      's.id',
+      's.nom',
+      's.path',
+      's.type_id',
+      't.libelle as type_libelle',
+      's.parent_id',
+      'sp.nom as parent_nom',
+    ])
+    .select((eb) => {
+      const count = eb
+        .selectFrom('poste as up')
+        .innerJoin('utilisateur as uu', 'uu.id', 'up.utilisateur_id')
+        .select(sql<number>`count(distinct up.utilisateur_id)`.as('n'))
+        .whereRef('up.structure_id', '=', 's.id')
+        .where('up.date_fin', '>=', viewer.today)
+        .where('uu.supprime', '=', 0)
+      return (withUsers ? sql<number | null>`${count}` : sql<number | null>`null`).as('nb_utilisateurs')
+    })
+}
+
+type StructureRow = {
+  id: number
+  nom: string
+  path: string
+  type_id: number
+  type_libelle: string
+  parent_id: number | null
+  parent_nom: string | null
+  nb_utilisateurs: number | null
+}
+
+function toStructure(row: StructureRow): Structure {
+  return {
+    id: row.id,
+    nom: row.nom,
+    type: { id: row.type_id, libelle: row.type_libelle },
+    parent: row.parent_id === null ? null : { id: row.parent_id, nom: row.parent_nom ?? '' },
+    path: row.path,
+    nbUtilisateurs: row.nb_utilisateurs,
+  }
+}
+
+const inScopeOf = (db: DB, viewer: Viewer, alias: string) => pathInScope(db, viewer, sql.ref<string>(`${alias}.path`))
+
+/**
+ * GET rest/bd/structure/user/me: the structures in the caller's scope, sorted by path (spec §5),
+ * filtered by name; one page of them when `page` is given. The total comes with it, in the same round
+ * trip as the caller's check.
+ */
+export async function listStructures(
+  env: Env,
+  caller: Caller,
+  query: {
+    users?: 'true' | 'false' | undefined
+    q?: string | undefined
+    page?: number | undefined
+    taille?: number | undefined
+    tri?: (typeof STRUCTURE_SORTS)[number] | undefined
+  },
+): Promise<{ items: Structure[]; total: number }> {
+  const db = getDb(env.DB)
+  const viewer = viewerOf(caller)
+  const search = (q: ReturnType<typeof structuresQuery>) =>
+    query.q ? q.where(sql<SqlBool>`s.nom like ${likePattern(query.q)} escape '\\'`) : q
+  const filtered = search(structuresQuery(db, viewer, query.users === 'true').where(inScopeOf(db, viewer, 's')))
+  const tri = query.tri ?? 'path'
+  const direction = tri.startsWith('-') ? 'desc' : 'asc'
+  let list = tri.endsWith('nom')
+    ? filtered.orderBy('s.nom', direction).orderBy('s.path')
+    : filtered.orderBy('s.path', direction)
+  if (query.page !== undefined) {
+    const size = query.taille ?? DEFAULT_PAGE_SIZE
+    list = list.limit(size).offset((query.page - 1) * size)
+  }
+  const count = db
+    .selectFrom('structure as s')
+    .select((eb) => eb.fn.countAll<number>().as('total'))
+    .where(inScopeOf(db, viewer, 's'))
+    .$if(Boolean(query.q), (q) => q.where(sql<SqlBool>`s.nom like ${likePattern(query.q ?? '')} escape '\\'`))
+  const [actor, rows, [counted]] = await actorWith(env, caller, list, count)
+  requireAdmin(actor)
+  return { items: rows.map(toStructure), total: counted?.total ?? 0 }
+}
+
+/** The structure `id` with whether it lies in the viewer's scope. */
+function structureInScopeQuery(db: DB, viewer: Viewer, id: number, withUsers = true) {
+  return structuresQuery(db, viewer, withUsers)
+    .select(sql<number>`${inScopeOf(db, viewer, 's')}`.as('in_scope'))
+    .where('s.id', '=', id)
+}
+
+function inScopeOrFail<R extends { in_scope: number }>(row: R | undefined, what = 'Unknown structure'): R {
+  if (!row) throw notFound(what)
+  if (!row.in_scope) throw forbidden('This structure is outside your scope')
+  return row
+}
+
+/** GET rest/bd/structure/{id}: one structure of the caller's scope, with its users' count. */
+export async function getStructure(env: Env, caller: Caller, id: number): Promise<Structure> {
+  const db = getDb(env.DB)
+  const [actor, [row]] = await actorWith(env, caller, structureInScopeQuery(db, viewerOf(caller), id))
+  requireAdmin(actor)
+  return toStructure(inScopeOrFail(row))
+}
+
+/** GET rest/bd/structure/nom/{nom}: the name as a structure holds it (any case), or null when free. */
+export async function structureNom(env: Env, caller: Caller, nom: string): Promise<{ nom: string | null }> {
+  const taken = getDb(env.DB)
+    .selectFrom('structure')
+    .select('nom')
+    .where(sql<SqlBool>`nom = ${nom.trim()} collate nocase`)
+  const [actor, [row]] = await actorWith(env, caller, taken)
+  requireAdmin(actor)
+  return { nom: row?.nom ?? null }
+}
+
+/** The structure types, from the top of the hierarchy down, with each one's depth. */
+function typesQuery(db: DB) {
+  return db
+    .withRecursive('depths(id, depth)', (q) =>
+      q
+        .selectFrom('type_structure')
+        .select(['id', sql<number>`0`.as('depth')])
+        .where('parent_type_id', 'is', null)
+        .unionAll(
+          q
+            .selectFrom('type_structure as child')
+            .innerJoin('depths', 'depths.id', 'child.parent_type_id')
+            .select(['child.id', sql<number>`depths.depth + 1`.as('depth')]),
+        ),
+    )
+    .selectFrom('type_structure as t')
+    .innerJoin('depths', 'depths.id', 't.id')
+    .select(['t.id', 't.libelle', 't.parent_type_id'])
+    .orderBy('depths.depth')
+    .orderBy('t.libelle')
+}
+
+/**
+ * GET rest/bd/typestructure/me: the types a structure can be given, from the top of the hierarchy
+ * down. The root's type is not among them: a structure always has a parent (spec §5), and the root
+ * is the only one without.
+ */
+export async function structureTypes(env: Env, caller: Caller): Promise<TypeStructure[]> {
+  const [actor, rows] = await actorWith(
+    env,
+    caller,
+    typesQuery(getDb(env.DB)).where('t.parent_type_id', 'is not', null),
+  )
+  requireAdmin(actor)
+  return rows.map(({ id, libelle }) => ({ id, libelle }))
+}
+
+/**
+ * GET rest/bd/structure/parent/{typeId}: the structures a structure of this type may hang below
+ * (those of its parent type, DESIGN §4) inside the caller's scope, sorted by path.
+ */
+export async function parentCandidates(env: Env, caller: Caller, typeId: number): Promise<Structure[]> {
+  const db = getDb(env.DB)
+  const viewer = viewerOf(caller)
+  const [actor, [type], rows] = await actorWith(
+    env,
+    caller,
+    db.selectFrom('type_structure').select(['id', 'parent_type_id']).where('id', '=', typeId),
+    structuresQuery(db, viewer, false)
+      .where(
+        's.type_id',
+        '=',
+        db.selectFrom('type_structure as wanted').select('wanted.parent_type_id').where('wanted.id', '=', typeId),
+      )
+      .where(inScopeOf(db, viewer, 's'))
+      .orderBy('s.path'),
+  )
+  requireAdmin(actor)
+  if (!type) throw notFound('Unknown structure type')
+  return rows.map(toStructure)
+}
+
+/** GET fonction/structure/{id}: the functions of a structure of the caller's scope, by name. */
+export async function structureFonctions(env: Env, caller: Caller, id: number): Promise<Fonction[]> {
+  const db = getDb(env.DB)
+  const [actor, [row], fonctions] = await actorWith(
+    env,
+    caller,
+    structureInScopeQuery(db, viewerOf(caller), id, false),
+    fonctionsQuery(db, id),
+  )
+  requireAdmin(actor)
+  inScopeOrFail(row)
+  return fonctions
+}
+
+const fonctionsQuery = (db: DB, structureId: number) =>
+  db.selectFrom('fonction').select(['id', 'libelle']).where('structure_id', '=', structureId).orderBy('libelle')
+
+/** An audit entry of an administrator's action on the organisation (DESIGN §8). */
+function adminLog(actor: Actor, nomLog: string, commentaire: string, userAgent: string | null) {
+  return logEntry(actor.id, 'ADMINISTRATION', nomLog, userAgent, { commentaire })
+}
+
+type Context = { userAgent: string | null }
+
+/**
+ * What a create or an update must check about the new name, type and parent, read in one round trip
+ * with the caller's check: the type (and the type its parents must have), the parent (in scope?), and
+ * a structure already holding the name.
+ */
+async function readPlacement(env: Env, caller: Caller, input: StructureInput, extra: ReturnType<DB['selectFrom']>[]) {
+  const db = getDb(env.DB)
+  const viewer = viewerOf(caller)
+  const [actor, [type], parents, [holder], ...rest] = await actorWith(
+    env,
+    caller,
+    db.selectFrom('type_structure').select(['id', 'libelle', 'parent_type_id']).where('id', '=', input.type.id),
+    input.parent
+      ? structureInScopeQuery(db, viewer, input.parent.id, false)
+      : db.selectFrom('structure as s').select(['s.id']).where(sql<SqlBool>`0`),
+    db.selectFrom('structure').select(['id', 'nom']).where(sql<SqlBool>`nom = ${input.nom} collate nocase`),
+    ...(extra as never[]),
+  )
+  requireAdmin(actor)
+  if (!type) throw unknownReference('type.id', 'Unknown structure type')
+  const parent = parents[0] as (StructureRow & { in_scope: number }) | undefined
+  if (input.parent && !parent) throw unknownReference('parent.id', 'Unknown parent structure')
+  if (parent && !parent.in_scope) throw forbidden('The parent structure is outside your scope')
+  if (type.parent_type_id === null) {
+    if (parent) throw parentInvalid('A structure of this type has no parent')
+  } else if (!parent) {
+    throw parentInvalid('A parent structure is required')
+  } else if (parent.type_id !== type.parent_type_id) {
+    throw parentInvalid("The parent's type does not fit this type of structure")
+  }
+  return { actor, type, parent: parent ?? null, holder, rest: rest as unknown[][] }
+}
+
+/**
+ * POST rest/bd/structure: a new structure below a parent of the caller's scope whose type its own
+ * type requires, under a free name. Its id and path are given in the one statement that inserts it,
+ * written with its audit entry in one batch.
+ */
+export async function createStructure(
+  env: Env,
+  caller: Caller,
+  input: StructureInput,
+  context: Context,
+): Promise<Structure> {
+  const db = getDb(env.DB)
+  const { actor, type, parent, holder } = await readPlacement(env, caller, input, [])
+  if (holder) throw nomTaken(holder.nom)
+  if (!parent) throw parentInvalid('A parent structure is required')
+  const next = sql<number>`(select coalesce(max(id), 0) + 1 from structure)`
+  const insert = db
+    .insertInto('structure')
+    .columns(['id', 'nom', 'type_id', 'parent_id', 'path'])
+    .expression(
+      db
+        .selectFrom('structure as p')
+        .select([
+          next.as('id'),
+          sql.val(input.nom).as('nom'),
+          sql.val(type.id).as('type_id'),
+          'p.id as parent_id',
+          sql<string>`p.path || ${next} || '/'`.as('path'),
+        ])
+        .where('p.id', '=', parent.id),
+    )
+    .returning(['id', 'path'])
+  try {
+    const [inserted] = await batch(env.DB, [
+      insert,
+      db
+        .insertInto('log')
+        .values(adminLog(actor, 'STRUCTURE_CREATION', `${input.nom} (${type.libelle})`, context.userAgent)),
+    ])
+    const created = inserted?.results[0] as { id: number; path: string } | undefined
+    if (!created) throw notFound('Unknown parent structure')
+    return {
+      id: created.id,
+      nom: input.nom,
+      type: { id: type.id, libelle: type.libelle },
+      parent: { id: parent.id, nom: parent.nom },
+      path: created.path,
+      nbUtilisateurs: 0,
+    }
+  } catch (error) {
+    // Another request took the name meanwhile (the unique index): the same answer as above.
+    if (String(error).includes('UNIQUE')) throw nomTaken(input.nom)
+    throw error
+  }
+}
+
+/**
+ * PUT rest/bd/structure: renames, retypes or moves a structure of the caller's scope. A move keeps
+ * every path of the sub-tree right in the same batch: they are recomputed from the parent links as
+ * they stand when the batch runs, so a concurrent move cannot leave a stale prefix behind.
+ */
+export async function updateStructure(
+  env: Env,
+  caller: Caller,
+  input: StructureInput,
+  context: Context,
+): Promise<Structure> {
+  const db = getDb(env.DB)
+  const id = input.id
+  if (!id)
+    throw new BusinessError('VALIDATION_FAILED', 400, 'The structure id is required', [
+      { field: 'id', message: 'validation.required' },
+    ])
+  const viewer = viewerOf(caller)
+  const childTypes = db
+    .selectFrom('structure as c')
+    .innerJoin('type_structure as ct', 'ct.id', 'c.type_id')
+    .select(['c.id', 'ct.parent_type_id'])
+    .where('c.parent_id', '=', id)
+  const { actor, type, parent, holder, rest } = await readPlacement(env, caller, input, [
+    structureInScopeQuery(db, viewer, id),
+    childTypes,
+  ] as never)
+  const current = inScopeOrFail((rest[0] as (StructureRow & { in_scope: number })[])[0])
+  const children = rest[1] as { id: number; parent_type_id: number | null }[]
+  if (holder && holder.id !== id) throw nomTaken(holder.nom)
+  if (parent && (parent.id === id || parent.path.startsWith(current.path)))
+    throw parentInvalid('A structure cannot hang below itself or its own sub-tree')
+  if (children.some((child) => child.parent_type_id !== type.id))
+    throw new BusinessError('STRUCTURE_HAS_CHILD', 409, 'Its child structures need its present type')
+
+  const moved = (parent?.id ?? null) !== current.parent_id
+  const change = [
+    current.nom !== input.nom && `${current.nom} → ${input.nom}`,
+    current.type_id !== type.id && `${current.type_libelle} → ${type.libelle}`,
+    moved && `${current.parent_nom ?? '-'} → ${parent?.nom ?? '-'}`,
+  ].filter(Boolean)
+  const statements = [
+    db
+      .updateTable('structure')
+      .set({ nom: input.nom, type_id: type.id, parent_id: parent?.id ?? null })
+      .where('id', '=', id),
+    ...(moved ? [{ compile: () => subtreePaths(id).compile(db) }] : []),
+    db
+      .insertInto('log')
+      .values(adminLog(actor, 'STRUCTURE_MODIFICATION', `#${id} ${change.join(', ')}`, context.userAgent)),
+  ]
+  try {
+    await batch(env.DB, statements)
+  } catch (error) {
+    if (String(error).includes('UNIQUE')) throw nomTaken(input.nom)
+    throw error
+  }
+  const [after] = await structureInScopeQuery(db, viewerOf(actor), id).execute()
+  if (!after) throw notFound('Unknown structure')
+  return toStructure(after)
+}
+
+/** Recomputes the paths of the sub-tree of `id` from the parent links (one statement, for a batch). */
+function subtreePaths(id: number) {
+  return sql`with recursive tree(id, path) as (
+      select s.id, coalesce((select p.path from structure p where p.id = s.parent_id), '/') || s.id || '/'
+      from structure s where s.id = ${id}
+      union all
+      select c.id, tree.path || c.id || '/' from structure c join tree on c.parent_id = tree.id
+    )
+    update structure set path = tree.path from tree where structure.id = tree.id`
+}
+
+/**
+ * DELETE rest/bd/structure/{id}: only a structure without children (STRUCTURE_HAS_CHILD), posts or
+ * registrations (STRUCTURE_HAS_USERS: nothing is orphaned); its functions go with it. The delete
+ * re-checks those conditions when it runs, and its audit entry is written only if it took place.
+ */
+export async function deleteStructure(env: Env, caller: Caller, id: number, context: Context): Promise<void> {
+  const db = getDb(env.DB)
+  const viewer = viewerOf(caller)
+  const hasChild = db.selectFrom('structure as child').select('child.id').where('child.parent_id', '=', id)
+  const hasPoste = db.selectFrom('poste').select('poste.id').where('poste.structure_id', '=', id)
+  const hasRegistration = db
+    .selectFrom('utilisateur')
+    .select('utilisateur.id')
+    .where('utilisateur.registration_structure_id', '=', id)
+  const [actor, [row], children, postes, registrations] = await actorWith(
+    env,
+    caller,
+    structureInScopeQuery(db, viewer, id, false),
+    hasChild.limit(1),
+    hasPoste.limit(1),
+    hasRegistration.limit(1),
+  )
+  requireAdmin(actor)
+  const structure = inScopeOrFail(row)
+  const refuse = (child: boolean) =>
+    child
+      ? new BusinessError('STRUCTURE_HAS_CHILD', 409, 'The structure has child structures')
+      : new BusinessError('STRUCTURE_HAS_USERS', 409, 'The structure has posts or registrations')
+  if (children.length > 0) throw refuse(true)
+  if (postes.length > 0 || registrations.length > 0) throw refuse(false)
+  const [deleted] = await batch(env.DB, [
+    db
+      .deleteFrom('structure')
+      .where('id', '=', id)
+      .where(({ not, exists }) => not(exists(hasChild)))
+      .where(({ not, exists }) => not(exists(hasPoste)))
+      .where(({ not, exists }) => not(exists(hasRegistration)))
+      .returning('id'),
+    db
+      .insertInto('log')
+      .columns(['date', 'utilisateur_id', 'type_log', 'nom_log', 'commentaire', 'nom_navigateur', 'version_navigateur'])
+      .expression(
+        logWhen(
+          db,
+          adminLog(actor, 'STRUCTURE_SUPPRESSION', `${structure.nom} (#${id})`, context.userAgent),
+          sql<SqlBool>`not exists (select 1 from structure where id = ${id})`,
+        ),
+      ),
+  ])
+  // Something was added to it between the check and the delete.
+  if ((deleted?.results.length ?? 0) === 0) throw refuse(false)
+}
+
+/** An audit row as a SELECT that yields it only when `condition` holds at that point of a batch. */
+function logWhen(db: DB, row: ReturnType<typeof adminLog>, condition: Expression<SqlBool>) {
+  return db
+    .selectNoFrom([
+      sql.val(row.date).as('date'),
+      sql.val(row.utilisateur_id ?? null).as('utilisateur_id'),
+      sql.val(row.type_log).as('type_log'),
+      sql.val(row.nom_log).as('nom_log'),
+      sql.val(row.commentaire ?? null).as('commentaire'),
+      sql.val(row.nom_navigateur ?? null).as('nom_navigateur'),
+      sql.val(row.version_navigateur ?? null).as('version_navigateur'),
+    ])
+    .where(condition)
+}
+
+/** Users with a post in a structure, by name, filtered and paged in SQL. */
+function structureUsersQuery(
+  db: DB,
+  viewer: Viewer,
+  structureId: number,
+  which: 'current' | 'future',
+  query: { q?: string | undefined; page?: number | undefined; taille?: number | undefined },
+) {
+  const postHere = db
+    .selectFrom('poste as here')
+    .select('here.id')
+    .where(sql<SqlBool>`here.utilisateur_id = utilisateur.id`)
+    .where('here.structure_id', '=', structureId)
+  const current = postHere.where('here.date_debut', '<=', viewer.today).where('here.date_fin', '>=', viewer.today)
+  const future = postHere.where('here.date_debut', '>', viewer.today)
+  const base = db
+    .selectFrom('utilisateur')
+    .where('utilisateur.supprime', '=', 0)
+    .where(({ exists, not }) => (which === 'current' ? exists(current) : not(exists(current))))
+    .$if(which === 'future', (q) => q.where(({ exists }) => exists(future)))
+    .$if(Boolean(query.q), (q) =>
+      q.where(
+        sql<SqlBool>`(utilisateur.nom like ${likePattern(query.q ?? '')} escape '\\' or utilisateur.prenom like ${likePattern(query.q ?? '')} escape '\\')`,
+      ),
+    )
+  const size = query.taille ?? DEFAULT_PAGE_SIZE
+  const list = base
+    .selectAll('utilisateur')
+    .select(postesColumn(viewer.today))
+    .select((eb) =>
+      sql<number>`${userManageable(db, viewer, { id: eb.ref('utilisateur.id'), domain: eb.ref('utilisateur.domain') })}`.as(
+        'modification',
+      ),
+    )
+    .orderBy(sql`utilisateur.nom collate nocase`)
+    .orderBy(sql`utilisateur.prenom collate nocase`)
+    .orderBy('utilisateur.id')
+    .$if(query.page !== undefined, (q) => q.limit(size).offset(((query.page ?? 1) - 1) * size))
+  const count = base.select((eb) => eb.fn.countAll<number>().as('total'))
+  return { list, count }
+}
+
+/** The users the viewer may give a post to, for the add-post dialog's autocomplete (20 at most). */
+function candidatesQuery(db: DB, viewer: Viewer, search: string | undefined) {
+  return db
+    .selectFrom('utilisateur')
+    .select(['utilisateur.id', 'utilisateur.prenom', 'utilisateur.nom', 'utilisateur.mail'])
+    .where('utilisateur.supprime', '=', 0)
+    .where('utilisateur.registration_state', '!=', 'PENDING')
+    .where((eb) => userManageable(db, viewer, { id: eb.ref('utilisateur.id'), domain: eb.ref('utilisateur.domain') }))
+    .$if(Boolean(search), (q) =>
+      q.where(
+        sql<SqlBool>`(utilisateur.nom like ${likePattern(search ?? '')} escape '\\' or utilisateur.prenom like ${likePattern(search ?? '')} escape '\\' or utilisateur.mail like ${likePattern(search ?? '')} escape '\\')`,
+      ),
+    )
+    .orderBy(sql`utilisateur.nom collate nocase`)
+    .orderBy(sql`utilisateur.prenom collate nocase`)
+    .limit(20)
+}
+
+/**
+ * GET rest/bd/utilisateur/structure/{idStructure} (spec §3): the structure's current and future users
+ * (each with `modification`), the users a post may be given to and the structure's functions — with
+ * the caller's check, one round trip.
+ */
+export async function structureUsers(
+  env: Env,
+  caller: Caller,
+  structureId: number,
+  query: {
+    q?: string | undefined
+    page?: number | undefined
+    taille?: number | undefined
+    recherche?: string | undefined
+  },
+): Promise<StructureUsers> {
+  const db = getDb(env.DB)
+  const viewer = viewerOf(caller)
+  const current = structureUsersQuery(db, viewer, structureId, 'current', query)
+  const future = structureUsersQuery(db, viewer, structureId, 'future', query)
+  const [actor, [row], enCours, [totalEnCours], futurs, [totalFuturs], candidates, fonctions] = await actorWith(
+    env,
+    caller,
+    structureInScopeQuery(db, viewer, structureId, false),
+    current.list,
+    current.count,
+    future.list,
+    future.count,
+    candidatesQuery(db, viewer, query.recherche),
+    fonctionsQuery(db, structureId),
+  )
+  requireAdmin(actor)
+  inScopeOrFail(row)
+  const asUsers = (rows: typeof enCours) =>
+    rows.map((user) => toUser(user, postesFrom(user.postes, viewer.today), user.modification === 1))
+  return {
+    utilisateursEnCours: asUsers(enCours),
+    utilisateursFuturs: asUsers(futurs),
+    totalEnCours: totalEnCours?.total ?? 0,
+    totalFuturs: totalFuturs?.total ?? 0,
+    rechercheUtilisateur: { utilisateurs: candidates, fonctions },
+  }
+}
