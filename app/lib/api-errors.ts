@@ -86,3 +86,20 @@ export function loginMessage(result: Failure): Message {
   if (result.status === 404) return { key: 'errors.serverNotFound' }
   return { key: 'errors.technical' }
 }
+
+/**
+ * A message as a field error, which conform carries as a string: the key, with its values as a query
+ * ('errors.STRUCTURE_NOM_ALREADY_USED?nom=Agence%20Lille'). `translateError` reads it back.
+ */
+export function encodeMessage(message: Message): string {
+  if (!message.values) return message.key
+  const values = Object.entries(message.values).map(([name, value]) => [name, String(value)])
+  return `${message.key}?${new URLSearchParams(values).toString()}`
+}
+
+/** A field error (an i18n key, maybe with values: `encodeMessage`) in the page's language. */
+export function translateError(t: (key: string, values?: Record<string, string>) => string, error: string): string {
+  const at = error.indexOf('?')
+  if (at < 0) return t(error)
+  return t(error.slice(0, at), Object.fromEntries(new URLSearchParams(error.slice(at + 1))))
+}

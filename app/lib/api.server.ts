@@ -11,7 +11,14 @@ import type { Session } from './session.server'
  */
 export type Api = ReturnType<typeof hc<ApiRoutes>>
 
-export type ApiResult<T> = { ok: true; status: number; data: T } | { ok: false; status: number; error: ErrorBody }
+export type ApiResult<T> =
+  | {
+      ok: true
+      status: number
+      data: T /** A paged list's X-Total-Count (DESIGN §1), else null. */
+      total: number | null
+    }
+  | { ok: false; status: number; error: ErrorBody }
 
 /** What a typed call answers on success: its JSON, or null for an empty answer (204). */
 export type Success<R> =
@@ -29,7 +36,15 @@ export type ApiResponse = ClientResponse<unknown, number, string>
 export async function read<R extends ApiResponse>(call: Promise<R>): Promise<ApiResult<Success<R>>> {
   const response = await call
   const payload: unknown = response.status === 204 ? null : await response.json().catch(() => null)
-  if (response.ok) return { ok: true, status: response.status, data: payload as Success<R> }
+  if (response.ok) {
+    const total = response.headers.get('X-Total-Count')
+    return {
+      ok: true,
+      status: response.status,
+      data: payload as Success<R>,
+      total: total === null ? null : Number(total),
+    }
+  }
   const error = isErrorBody(payload) ? payload : technicalError
   return { ok: false, status: response.status, error }
 }

@@ -32,7 +32,14 @@ export async function requireUser(request: Request, context: AppLoadContext) {
     throw new Response(result.error.businessCode, { status: result.status })
   }
 
-  return { user, session, api, headers, settle, expect }
+  /** A page of a list call (DESIGN §1) and the total the API counted; any failure as `expect`. */
+  async function expectPage<R extends ApiResponse>(call: Promise<R>): Promise<{ items: Success<R>; total: number }> {
+    const result = await settle(call)
+    if (!result.ok) throw new Response(result.error.businessCode, { status: result.status })
+    return { items: result.data, total: result.total ?? 0 }
+  }
+
+  return { user, session, api, headers, settle, expect, expectPage }
 }
 
 /**

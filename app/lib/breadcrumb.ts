@@ -1,5 +1,13 @@
-/** Routes declare their place in the breadcrumb with `handle = { breadcrumb: 'i18n.key' }`. */
-export type BreadcrumbHandle = { breadcrumb?: string }
+/** One step of the breadcrumb: its text, and where it leads (the route's own path when omitted). */
+export type Crumb = { label: string; to?: string }
+
+/**
+ * Routes declare their place in the breadcrumb with `handle = { breadcrumb: 'i18n.key' }`, or with a
+ * function of their loader's data when the steps name what the server read (a structure's name).
+ */
+export type BreadcrumbHandle = {
+  breadcrumb?: string | ((data: unknown, t: (key: string, values?: Record<string, string>) => string) => Crumb[])
+}
 
 /** Spec §6: paths containing 'admin' are for administrators only. */
 export const isAdminPath = (pathname: string) => pathname.split('/').includes('admin')

@@ -1,3 +1,9 @@
+import type { SubmissionResult } from '@conform-to/react'
+import { data } from '@remix-run/cloudflare'
+import type { BusinessCode } from '../../worker-api/contract/errors'
+import { apiMessage, encodeMessage, type Failure, fieldErrors, type Message } from './api-errors'
+import type { FormReply } from './form'
+
 /**
  * The submitted form, or a 400 when the body is not a form at all (a script posting JSON, say):
  * bad input is never a 500.
@@ -8,4 +14,40 @@ export async function readForm(request: Request): Promise<FormData> {
   } catch {
     throw new Response('Expected a form submission', { status: 400 })
   }
+}
+
+/**
+ * The failed answer of a form action (app/lib/form.ts `FormReply`), 400: the API's field errors on
+ * their fields, a business code the form knows on its field (`onField`), any other failure as the
+ * form's message — its code's own, else `fallback`.
+ */
+export function formFailure<Intent extends string>(
+  intent: Intent,
+  submission: {
+    reply(options?: { fieldErrors?: Record<string, string[]>; hideFields?: string[] }): SubmissionResult<string[]>
+  },
+  options: {
+    failure?: Failure
+    fallback?: string
+    onField?: Partial<Record<BusinessCode, string>>
+    headers?: HeadersInit | undefined
+    hideFields?: string[]
+  } = {},
+) {
+  const { failure, fallback = 'errors.saveFailed', onField = {}, headers, hideFields } = options
+  let result = submission.reply({ hideFields })
+  let error: Message | null = null
+  if (failure) {
+    const field = onField[failure.error.businessCode]
+    const fields = fieldErrors(failure)
+    if (field) {
+      const message = apiMessage(failure, fallback)
+      result = submission.reply({ hideFields, fieldErrors: { [field]: [encodeMessage(message)] } })
+    } else if (fields && Object.keys(fields).length > 0) {
+      result = submission.reply({ hideFields, fieldErrors: fields })
+    } else {
+      error = apiMessage(failure, fallback)
+    }
+  }
+  return data<FormReply<Intent>>({ intent, result, error }, { status: 400, headers })
 }

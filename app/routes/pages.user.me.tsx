@@ -8,9 +8,11 @@ import {
   redirect,
 } from '@remix-run/cloudflare'
 import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
-import { KeyRound, MailCheck, Save } from 'lucide-react'
+import { BriefcaseBusiness, KeyRound, MailCheck, Save } from 'lucide-react'
 import { useId } from 'react'
 import { useTranslation } from 'react-i18next'
+import { DataTable, type DataTableColumn } from '~/components/data-table'
+import { EmptyState } from '~/components/empty-state'
 import { Field } from '~/components/field'
 import { FormError, formProblem } from '~/components/form-error'
 import { NewPasswordFields } from '~/components/password-rules'
@@ -212,53 +214,25 @@ function ProfileForm({ me, constraint }: { me: User; constraint: Constraint }) {
 function PostesTable({ caption, postes }: { caption: string; postes: Poste[] }) {
   const { t } = useTranslation()
   const id = useId()
+  const columns: DataTableColumn<Poste>[] = [
+    { id: 'structure', header: t('profile.structure'), cell: (poste) => poste.structure.nom },
+    { id: 'fonction', header: t('profile.fonction'), cell: (poste) => poste.fonction.libelle },
+    { id: 'dateDebut', header: t('profile.dateDebut'), cell: (poste) => poste.dateDebut, className: 'tabular-nums' },
+    { id: 'dateFin', header: t('profile.dateFin'), cell: (poste) => poste.dateFin, className: 'tabular-nums' },
+  ]
   return (
     <section aria-labelledby={id} className="flex flex-col gap-2">
       <h3 id={id} className="text-sm font-medium">
         {caption}
       </h3>
-      {postes.length === 0 ? (
-        <p className="text-sm text-muted-foreground">{t('profile.noPoste')}</p>
-      ) : (
-        <PostesRows labelledBy={id} postes={postes} />
-      )}
+      <DataTable
+        aria-labelledby={id}
+        columns={columns}
+        rows={postes}
+        rowKey={(poste) => poste.id}
+        empty={<EmptyState compact icon={BriefcaseBusiness} title={t('profile.noPoste')} />}
+      />
     </section>
-  )
-}
-
-function PostesRows({ labelledBy, postes }: { labelledBy: string; postes: Poste[] }) {
-  const { t } = useTranslation()
-  return (
-    <div className="overflow-x-auto">
-      <table aria-labelledby={labelledBy} className="w-full text-left text-sm">
-        <thead className="text-muted-foreground">
-          <tr className="border-b">
-            <th scope="col" className="py-2 pr-4 font-normal">
-              {t('profile.structure')}
-            </th>
-            <th scope="col" className="py-2 pr-4 font-normal">
-              {t('profile.fonction')}
-            </th>
-            <th scope="col" className="py-2 pr-4 font-normal">
-              {t('profile.dateDebut')}
-            </th>
-            <th scope="col" className="py-2 font-normal">
-              {t('profile.dateFin')}
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {postes.map((poste) => (
-            <tr key={poste.id} className="border-b last:border-0">
-              <td className="py-2 pr-4">{poste.structure.nom}</td>
-              <td className="py-2 pr-4">{poste.fonction.libelle}</td>
-              <td className="py-2 pr-4 tabular-nums">{poste.dateDebut}</td>
-              <td className="py-2 tabular-nums">{poste.dateFin}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
   )
 }
 

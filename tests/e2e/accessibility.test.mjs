@@ -5,13 +5,22 @@ import { BASE_URL, PORT, resetLinkFor, signIn, useBrowser } from './support.mjs'
 
 const newPage = useBrowser()
 
-/** Serious and critical WCAG 2.1 A/AA violations, described well enough to act on. */
-async function violations(page) {
+/** WCAG 2.1 A/AA violations (serious and critical unless `every`), described well enough to act on. */
+async function violations(page, { every = false } = {}) {
   const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze()
   return results.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .filter((v) => every || v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)
 }
+
+/** The organisation screens, in their states without a dialog (the confirmation page, the add-post form). */
+const ORGANISATION_SCREENS = [
+  '/pages/admin/listeStructures',
+  '/pages/admin/listeStructures?confirmer=supprimer&id=4',
+  '/pages/admin/structure?type=3',
+  '/pages/admin/structure/detail/4',
+  '/pages/admin/user/structure/4?ajouter=1',
+]
 
 /**
  * axe needs scripting, so a page as a browser without JavaScript shows it is audited as a snapshot:
@@ -65,6 +74,29 @@ describe('accessibility (axe, WCAG 2.1 AA)', () => {
     }
     await page.context().close()
   })
+
+  for (const [language, acceptLanguage] of [
+    ['French', 'fr-FR'],
+    ['English', 'en-US'],
+  ]) {
+    it(`has no violation at all on the organisation screens in ${language}, and none in the delete dialog`, async () => {
+      const mode = { javaScriptEnabled: true }
+      const page = await newPage({ ...mode, locale: acceptLanguage, acceptLanguage })
+      await signIn(page, mode, 'admin', 'Admin1234')
+      for (const path of ORGANISATION_SCREENS) {
+        await page.goto(path)
+        await page.locator('main h1').waitFor()
+        assert.deepEqual(await violations(page, { every: true }), [], path)
+      }
+      await page.goto('/pages/admin/listeStructures')
+      await page
+        .getByRole('button', { name: language === 'French' ? 'Supprimer Agence Lille' : 'Delete Agence Lille' })
+        .click()
+      await page.getByRole('alertdialog').waitFor()
+      assert.deepEqual(await violations(page, { every: true }), [], 'dialog')
+      await page.context().close()
+    })
+  }
 
   it('has no serious violation on /forgotPassword, blank and with errors', async () => {
     const page = await newPage({ javaScriptEnabled: true })

@@ -38,3 +38,13 @@ SELECT 907, 'adresse', 'Dresse', 'Ada', 'ada.dresse@portail.example', password_h
 INSERT OR IGNORE INTO mail_token (token_hash, utilisateur_id, purpose, new_mail, expires_at, used_at)
 VALUES ('2fa7dc1a18024963a370e3f5cf8f0dd7fec1af7c6bd088f3dc86c497e3db6320', 907, 'MAIL_CHANGE',
         'ada.nouvelle@portail.example', '2099-01-01T00:00:00.000Z', NULL);
+
+-- The organisation tests: two users without any post to give one (one per mode), and enough carriers
+-- below Agence Marseille for the structure list to need a second page.
+INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain)
+SELECT 910, 'recrue1', 'Recrue', 'Rachel', 'rachel.recrue@portail.example', password_hash, 'http://localhost:8787' FROM utilisateur WHERE login = 'agent';
+INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain)
+SELECT 911, 'recrue2', 'Recrue', 'Romain', 'romain.recrue@portail.example', password_hash, 'http://localhost:8787' FROM utilisateur WHERE login = 'agent';
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 12)
+INSERT OR IGNORE INTO structure (id, nom, type_id, parent_id, path)
+SELECT 949 + i, printf('Transports du Sud %02d', i), 4, 6, printf('/1/3/6/%d/', 949 + i) FROM n;

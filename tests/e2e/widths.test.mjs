@@ -13,7 +13,16 @@ const PUBLIC = [
   '/renewPassword/e2e-expired-link-000000000000000000000000000',
   '/confirmMail/unknown-link',
 ]
-const SIGNED_IN = ['/pages/user/acces', '/pages/user/me', '/pages/documentation']
+const SIGNED_IN = [
+  '/pages/user/acces',
+  '/pages/user/me',
+  '/pages/documentation',
+  '/pages/admin/listeStructures',
+  '/pages/admin/listeStructures?confirmer=supprimer&id=4',
+  '/pages/admin/structure?type=3',
+  '/pages/admin/structure/detail/4',
+  '/pages/admin/user/structure/4?ajouter=1',
+]
 
 /** How far the page reaches beyond the viewport, in pixels (0 when it fits). */
 const overflow = (page) =>

@@ -97,3 +97,23 @@ export const posteInputSchema = z
     { message: 'validation.dateRange', path: ['dateFin'] },
   )
 export type PosteInput = z.infer<typeof posteInputSchema>
+
+/** The structure form (spec §2, §5): what the screen posts, before it becomes the API's body. */
+export const structureFormSchema = z.object({
+  nom: structureNomSchema,
+  type: z.coerce.number<number>('validation.required').int('validation.required').positive('validation.required'),
+  parent: z.coerce.number<number>().int().positive().optional(),
+})
+export type StructureForm = z.input<typeof structureFormSchema>
+
+const requiredId = () =>
+  z.coerce.number<number>('validation.required').int('validation.required').positive('validation.required')
+
+/** The add-post form of a structure's users (spec §5: user, function and date range all required). */
+export const posteFormSchema = z
+  .object({ utilisateur: requiredId(), fonction: requiredId(), dateDebut: wireDateSchema, dateFin: wireDateSchema })
+  .refine(
+    ({ dateDebut, dateFin }) => dateDebut.split('/').reverse().join('') <= dateFin.split('/').reverse().join(''),
+    { message: 'validation.dateRange', path: ['dateFin'] },
+  )
+export type PosteForm = z.input<typeof posteFormSchema>

@@ -105,7 +105,7 @@ export async function listStructures(
   const tri = query.tri ?? 'path'
   const direction = tri.startsWith('-') ? 'desc' : 'asc'
   let list = tri.endsWith('nom')
-    ? filtered.orderBy('s.nom', direction).orderBy('s.path')
+    ? filtered.orderBy(sql`s.nom collate nocase`, direction).orderBy('s.path')
     : filtered.orderBy('s.path', direction)
   if (query.page !== undefined) {
     const size = query.taille ?? DEFAULT_PAGE_SIZE

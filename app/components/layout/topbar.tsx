@@ -8,9 +8,12 @@ import { LanguageSwitch } from '../language-switch'
 /** Spec §2: breadcrumb from Home, built from the `handle.breadcrumb` of the matched routes. */
 export function Breadcrumb() {
   const { t } = useTranslation()
-  const crumbs = useMatches()
-    .filter((match) => (match.handle as BreadcrumbHandle | undefined)?.breadcrumb)
-    .map((match) => ({ path: match.pathname, label: t((match.handle as BreadcrumbHandle).breadcrumb as string) }))
+  const crumbs = useMatches().flatMap((match) => {
+    const breadcrumb = (match.handle as BreadcrumbHandle | undefined)?.breadcrumb
+    if (!breadcrumb) return []
+    if (typeof breadcrumb === 'string') return [{ path: match.pathname, label: t(breadcrumb) }]
+    return breadcrumb(match.data, t).map((crumb) => ({ path: crumb.to ?? match.pathname, label: crumb.label }))
+  })
   return (
     <nav aria-label={t('common.breadcrumb')}>
       <ol className="flex flex-wrap items-center gap-1 text-sm text-muted-foreground">

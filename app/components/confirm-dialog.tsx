@@ -1,0 +1,203 @@
+import { Form, Link, useNavigation } from '@remix-run/react'
+import type { VariantProps } from 'class-variance-authority'
+import { type KeyboardEvent, type MouseEvent, type ReactNode, useId, useRef, useState } from 'react'
+import { useTranslation } from 'react-i18next'
+import { useHydrated } from '~/lib/hydrated'
+import { cn } from '~/lib/utils'
+import {
+  AlertDialog,
+  AlertDialogCancel,
+  AlertDialogContent,
+  AlertDialogDescription,
+  AlertDialogHeader,
+  AlertDialogTitle,
+} from './ui/alert-dialog'
+import { Button, buttonVariants } from './ui/button'
+
+type ButtonVariant = VariantProps<typeof buttonVariants>['variant']
+
+/** What is asked and what is posted: the same for the dialog and for the no-JavaScript page. */
+type Confirmation = {
+  title: string
+  /** Phrasing content only (it is rendered in a paragraph). */
+  description: ReactNode
+  confirmLabel: string
+  /** The confirm button's text while the form is sent. */
+  pendingLabel?: string
+  cancelLabel?: string
+  /** The POST form's hidden inputs, e.g. `{ intent: 'supprimer', id: '3' }`. */
+  fields: Record<string, string>
+  /** Where the form posts: the current route (and its search params) when omitted. */
+  action?: string
+  /** The confirm button's look: destructive unless the action is harmless. */
+  variant?: ButtonVariant
+}
+
+/**
+ * A button that asks for confirmation before posting a form (delete, disable…).
+ *
+ * Without JavaScript the trigger is a real link to `fallbackHref` (e.g. `?confirmer=supprimer&id=3`),
+ * where the route renders a `ConfirmPanel` with the same text and form. With JavaScript the same link
+ * opens an alert dialog instead, whose confirm button posts the form; the dialog closes as the form is
+ * sent, and the page's own answer (toast, `FormError`) says how it went. A click with a modifier key
+ * still opens the confirmation page, in a new tab as asked.
+ *
+ * @example
+ * ```tsx
+ * <ConfirmDialog
+ *   fallbackHref={urlWith(search, { confirmer: 'supprimer', id: String(structure.id) })}
+ *   title={t(…)} description={t(…)} confirmLabel={t(…)}
+ *   fields={{ intent: 'supprimer', id: String(structure.id) }}
+ * >
+ *   <Trash2 aria-hidden /> {t(…)}
+ * </ConfirmDialog>
+ * ```
+ */
+export function ConfirmDialog({
+  children,
+  fallbackHref,
+  triggerVariant = 'outline',
+  triggerSize = 'sm',
+  triggerClassName,
+  ...confirmation
+}: Confirmation & {
+  /** The trigger's content; give icon-only triggers an `sr-only` text. */
+  children: ReactNode
+  fallbackHref: string
+  triggerVariant?: ButtonVariant
+  triggerSize?: VariantProps<typeof buttonVariants>['size']
+  triggerClassName?: string
+}) {
+  const { t } = useTranslation()
+  const hydrated = useHydrated()
+  const [open, setOpen] = useState(false)
+  const trigger = useRef<HTMLAnchorElement>(null)
+  // Once hydrated the link opens a dialog, so it becomes a button (Space included) that says so.
+  const enhanced = hydrated
+    ? {
+        role: 'button',
+        'aria-haspopup': 'dialog' as const,
+        'aria-expanded': open,
+        onClick(event: MouseEvent<HTMLAnchorElement>) {
+          if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return
+          event.preventDefault()
+          setOpen(true)
+        },
+        onKeyDown(event: KeyboardEvent<HTMLAnchorElement>) {
+          if (event.key !== ' ') return
+          event.preventDefault()
+          setOpen(true)
+        },
+      }
+    : {}
+  return (
+    <>
+      <a
+        ref={trigger}
+        href={fallbackHref}
+        className={cn(buttonVariants({ variant: triggerVariant, size: triggerSize }), triggerClassName)}
+        {...enhanced}
+      >
+        {children}
+      </a>
+      <AlertDialog open={open} onOpenChange={setOpen}>
+        <AlertDialogContent
+          onCloseAutoFocus={(event) => {
+            // Radix returns focus to its own Trigger; this trigger is a link, so it is done here.
+            event.preventDefault()
+            trigger.current?.focus()
+          }}
+        >
+          <AlertDialogHeader>
+            <AlertDialogTitle>{confirmation.title}</AlertDialogTitle>
+            <AlertDialogDescription>{confirmation.description}</AlertDialogDescription>
+          </AlertDialogHeader>
+          <ConfirmForm
+            {...confirmation}
+            cancel={<AlertDialogCancel>{confirmation.cancelLabel ?? t('common.cancel')}</AlertDialogCancel>}
+            onSubmit={() => setOpen(false)}
+          />
+        </AlertDialogContent>
+      </AlertDialog>
+    </>
+  )
+}
+
+/**
+ * The confirmation a route renders at `ConfirmDialog`'s `fallbackHref`, for browsers without
+ * JavaScript: the same title, description and POST form, and a link back (`cancelHref`, usually the
+ * list's URL without the confirmation params). Render it near the top of the page.
+ *
+ * @example
+ * ```tsx
+ * {confirming ? (
+ *   <ConfirmPanel
+ *     title={t(…)} description={t(…)} confirmLabel={t(…)}
+ *     fields={{ intent: 'supprimer', id: String(confirming.id) }}
+ *     cancelHref={urlWith(search, { confirmer: null, id: null })}
+ *   />
+ * ) : null}
+ * ```
+ */
+export function ConfirmPanel({
+  cancelHref,
+  id,
+  className,
+  ...confirmation
+}: Confirmation & { cancelHref: string; id?: string; className?: string }) {
+  const { t } = useTranslation()
+  const headingId = useId()
+  return (
+    <section
+      id={id}
+      aria-labelledby={headingId}
+      className={cn('flex flex-col gap-4 rounded-lg border border-destructive/50 bg-card p-6 shadow-sm', className)}
+    >
+      <div className="flex flex-col gap-2">
+        <h2 id={headingId} className="text-lg font-semibold">
+          {confirmation.title}
+        </h2>
+        <p className="text-sm text-muted-foreground">{confirmation.description}</p>
+      </div>
+      <ConfirmForm
+        {...confirmation}
+        cancel={
+          <Link to={cancelHref} className={buttonVariants({ variant: 'outline' })}>
+            {confirmation.cancelLabel ?? t('common.cancel')}
+          </Link>
+        }
+      />
+    </section>
+  )
+}
+
+function ConfirmForm({
+  fields,
+  action,
+  variant = 'destructive',
+  confirmLabel,
+  pendingLabel,
+  cancel,
+  onSubmit,
+}: Confirmation & { cancel: ReactNode; onSubmit?: () => void }) {
+  const navigation = useNavigation()
+  const pending =
+    navigation.state === 'submitting' &&
+    Object.entries(fields).every(([name, value]) => navigation.formData?.get(name) === value)
+  return (
+    <Form
+      method="post"
+      action={action}
+      onSubmit={onSubmit}
+      className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end"
+    >
+      {Object.entries(fields).map(([name, value]) => (
+        <input key={name} type="hidden" name={name} value={value} />
+      ))}
+      {cancel}
+      <Button type="submit" variant={variant} disabled={pending} aria-disabled={pending}>
+        {pending && pendingLabel ? pendingLabel : confirmLabel}
+      </Button>
+    </Form>
+  )
+}

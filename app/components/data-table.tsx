@@ -1,0 +1,123 @@
+import { Link, useLocation } from '@remix-run/react'
+import { ArrowDown, ArrowUp, ArrowUpDown } from 'lucide-react'
+import type * as React from 'react'
+import { useTranslation } from 'react-i18next'
+import { nextSort, PAGE_PARAM, SORT_PARAM, sortDirection, urlWith } from '~/lib/url'
+import { cn } from '~/lib/utils'
+import { Table, TableBody, TableCaption, TableCell, TableHead, TableHeader, TableRow } from './ui/table'
+
+export type DataTableColumn<Row> = {
+  /** Unique among the columns (the React key). */
+  id: string
+  header: React.ReactNode
+  /** The sort param value for this column (`?tri=<sort>`, `?tri=-<sort>`): its header becomes a link. */
+  sort?: string
+  cell: (row: Row) => React.ReactNode
+  /** Classes for the column's header and cells alike, e.g. `tabular-nums` or `text-right`. */
+  className?: string
+}
+
+/**
+ * A list as a table whose state lives in the URL: sortable headers are plain links to the same page
+ * with `?tri=<key>` (ascending) or `?tri=-<key>` (descending), keeping the other params and going back
+ * to the first page, so sorting works without JavaScript. The loader reads the param (`readSort`) and
+ * sorts in SQL; this component only says how the rows are sorted (`aria-sort` and an arrow).
+ *
+ * With no rows, `empty` is rendered instead of the table (an `EmptyState`): no header row of nothing.
+ */
+export function DataTable<Row>({
+  columns,
+  rows,
+  rowKey,
+  empty,
+  caption,
+  defaultSort,
+  sortParam = SORT_PARAM,
+  pageParam = PAGE_PARAM,
+  className,
+  ...labelling
+}: {
+  columns: DataTableColumn<Row>[]
+  rows: Row[]
+  rowKey: (row: Row) => string | number
+  empty?: React.ReactNode
+  caption?: React.ReactNode
+  /** How the loader sorts when the URL says nothing, e.g. `nom` or `-date`: shown on that header. */
+  defaultSort?: string
+  sortParam?: string
+  pageParam?: string
+  className?: string
+  'aria-label'?: string
+  'aria-labelledby'?: string
+}) {
+  const { search } = useLocation()
+  if (rows.length === 0) return <>{empty ?? null}</>
+  const current = new URLSearchParams(search).get(sortParam) || defaultSort || null
+  return (
+    <Table className={className} {...labelling}>
+      {caption ? <TableCaption>{caption}</TableCaption> : null}
+      <TableHeader>
+        <TableRow>
+          {columns.map((column) => (
+            <TableHead
+              key={column.id}
+              className={column.className}
+              aria-sort={column.sort ? sortDirection(current, column.sort) : undefined}
+            >
+              {column.sort ? (
+                <SortLink
+                  to={urlWith(search, { [sortParam]: nextSort(current, column.sort), [pageParam]: null })}
+                  direction={sortDirection(current, column.sort)}
+                >
+                  {column.header}
+                </SortLink>
+              ) : (
+                column.header
+              )}
+            </TableHead>
+          ))}
+        </TableRow>
+      </TableHeader>
+      <TableBody>
+        {rows.map((row) => (
+          <TableRow key={rowKey(row)}>
+            {columns.map((column) => (
+              <TableCell key={column.id} className={column.className}>
+                {column.cell(row)}
+              </TableCell>
+            ))}
+          </TableRow>
+        ))}
+      </TableBody>
+    </Table>
+  )
+}
+
+function SortLink({
+  to,
+  direction,
+  children,
+}: {
+  to: string
+  direction: 'ascending' | 'descending' | undefined
+  children: React.ReactNode
+}) {
+  const { t } = useTranslation()
+  const Icon = direction === 'ascending' ? ArrowUp : direction === 'descending' ? ArrowDown : ArrowUpDown
+  return (
+    // The list stays where it was on screen when only its order changes.
+    <Link
+      to={to}
+      preventScrollReset
+      className="-mx-1 inline-flex items-center gap-1 rounded-sm px-1 hover:text-foreground hover:underline underline-offset-4"
+    >
+      {children}
+      {/* The link's name says what it does; `aria-sort` on the header says what is. */}
+      <span className="sr-only">
+        {' '}
+        ({t(direction === 'ascending' ? 'table.sortDescending' : 'table.sortAscending')})
+      </span>
+      <Icon aria-hidden className={cn('size-3.5 shrink-0', !direction && 'opacity-50')} />
+    </Link>
+  )
+}

@@ -1,0 +1,80 @@
+import type { FormEvent, ReactNode } from 'react'
+import { useId } from 'react'
+import { useTranslation } from 'react-i18next'
+import { cn } from '~/lib/utils'
+import { Field } from './field'
+
+/** dd/MM/yyyy, as the `pattern` attribute wants it (anchored by the browser). */
+export const DATE_PATTERN = String.raw`\d{2}/\d{2}/\d{4}`
+
+export type DateRangeBound = {
+  name: string
+  label: ReactNode
+  id?: string
+  defaultValue?: string
+  errors?: string[] | undefined
+  required?: boolean
+}
+
+/**
+ * A period as two labelled text fields (start, end) in dd/MM/yyyy, grouped under a legend. Text
+ * rather than `type="date"`: the spec's format, shown and posted the same in every browser, with or
+ * without JavaScript, and a GET filter's value comes back in the URL exactly as typed. Each field has its format as a hint and its own errors, wired as `Field` does (`aria-invalid`,
+ * `aria-describedby`); the server still parses and checks the dates.
+ *
+ * With JavaScript, the slashes are typed for the user after the day and the month: the numeric keypad
+ * that `inputMode="numeric"` opens on phones has none on some systems.
+ */
+export function DateRangeInput({
+  legend,
+  start,
+  end,
+  className,
+}: {
+  legend: ReactNode
+  start: DateRangeBound
+  end: DateRangeBound
+  className?: string
+}) {
+  const { t } = useTranslation()
+  const id = useId()
+  const field = (bound: DateRangeBound, fallbackId: string) => (
+    <Field
+      label={bound.label}
+      hint={t('dateRange.hint')}
+      errors={bound.errors}
+      inputProps={{
+        id: bound.id ?? fallbackId,
+        name: bound.name,
+        type: 'text',
+        inputMode: 'numeric',
+        pattern: DATE_PATTERN,
+        maxLength: 10,
+        placeholder: t('dateRange.placeholder'),
+        autoComplete: 'off',
+        defaultValue: bound.defaultValue,
+        required: bound.required,
+        onInput: addSlash,
+      }}
+    />
+  )
+  return (
+    // min-w-0: a fieldset is otherwise at least as wide as its content, which can overflow a phone.
+    <fieldset className={cn('flex min-w-0 flex-col gap-2', className)}>
+      <legend className="mb-2 text-sm font-medium">{legend}</legend>
+      <div className="grid gap-4 sm:grid-cols-2">
+        {field(start, `${id}-start`)}
+        {field(end, `${id}-end`)}
+      </div>
+    </fieldset>
+  )
+}
+
+/** Types the slash after two digits of day or month, only when typing forwards at the end. */
+function addSlash(event: FormEvent<HTMLInputElement>) {
+  const input = event.currentTarget
+  const typed = (event.nativeEvent as InputEvent).inputType === 'insertText'
+  if (typed && input.selectionStart === input.value.length && /^(\d{2}|\d{2}\/\d{2})$/.test(input.value)) {
+    input.value += '/'
+  }
+}

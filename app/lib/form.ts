@@ -1,0 +1,26 @@
+import type { SubmissionResult } from '@conform-to/react'
+import { useActionData, useNavigation } from '@remix-run/react'
+import type { Message } from './api-errors'
+
+/**
+ * What every form action answers when it fails (the one convention of the portal's forms): which form
+ * of the page it was (`intent`), conform's submission result with the field errors, and a message for
+ * the form as a whole. With status 400; success redirects with a toast instead.
+ */
+export type FormReply<Intent extends string = string> = {
+  intent: Intent
+  result: SubmissionResult<string[]>
+  error: Message | null
+}
+
+/** The failed reply of the form `intent` of this page, if that is what the last submission was. */
+export function useFormReply<Intent extends string>(intent: Intent): FormReply<Intent> | undefined {
+  const reply = useActionData() as FormReply | undefined
+  return reply?.intent === intent ? (reply as FormReply<Intent>) : undefined
+}
+
+/** Whether the form `intent` of this page is being sent (its button says so and stays put). */
+export function usePendingIntent(intent: string): boolean {
+  const navigation = useNavigation()
+  return navigation.state === 'submitting' && navigation.formData?.get('intent') === intent
+}

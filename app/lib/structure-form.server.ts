@@ -1,0 +1,68 @@
+import { parseWithZod } from '@conform-to/zod/v4'
+import { type AppLoadContext, redirect } from '@remix-run/cloudflare'
+import { structureFormSchema } from '../../worker-api/contract/structure'
+import type { requireAdmin } from './auth.server'
+import { formFailure, readForm } from './form.server'
+import { toastHeaders } from './toast.server'
+
+type Auth = Awaited<ReturnType<typeof requireAdmin>>
+
+/**
+ * What the structure form needs besides the structure: the types, and the parents the chosen type
+ * allows (spec §4: the parent list depends on the type). The type comes from the URL when the form
+ * asked for another one (a GET of the form itself, with or without JavaScript), else from the
+ * structure being edited.
+ */
+export async function placementChoices(auth: Auth, url: URL, currentType: number | null) {
+  const asked = Number(url.searchParams.get('type'))
+  const [types] = await Promise.all([auth.expect(auth.api.rest.bd.typestructure.me.$get())])
+  const typeId = Number.isSafeInteger(asked) && asked > 0 ? asked : currentType
+  const known = types.some((type) => type.id === typeId)
+  const parents =
+    typeId && known ? await auth.expect(auth.api.rest.bd.structure.parent[':typeId'].$get({ param: { typeId } })) : []
+  return { types, typeId: known ? typeId : null, parents, nom: url.searchParams.get('nom') }
+}
+
+/**
+ * Saves the structure form (create when `id` is null): the API's refusals land on their fields (the
+ * name taken, a parent that does not fit), anything else on the form; success goes back to the list
+ * (spec §2) with a notice.
+ */
+export async function saveStructure(request: Request, context: AppLoadContext, auth: Auth, id: number | null) {
+  const formData = await readForm(request)
+  const submission = parseWithZod(formData, { schema: structureFormSchema })
+  if (submission.status !== 'success') return formFailure('structure', submission, { headers: await auth.headers() })
+  const { nom, type, parent } = submission.value
+  const json = { id, nom, type: { id: type }, parent: parent ? { id: parent } : null }
+  const result =
+    id === null
+      ? await auth.settle(auth.api.rest.bd.structure.$post({ json }))
+      : await auth.settle(auth.api.rest.bd.structure.$put({ json }))
+  if (!result.ok) {
+    const fields = result.error.businessCode === 'VALIDATION_FAILED' ? renameFields(result.error.attributs) : null
+    const failure = fields ? { ...result, error: { ...result.error, attributs: fields } } : result
+    return formFailure('structure', submission, {
+      failure,
+      fallback: 'errors.saveFailed',
+      onField: { STRUCTURE_NOM_ALREADY_USED: 'nom', STRUCTURE_PARENT_INVALID: 'parent' },
+      headers: await auth.headers(),
+    })
+  }
+  const headers = new Headers(
+    await toastHeaders(request, context, {
+      type: 'success',
+      key: id === null ? 'structures.created' : 'structures.saved',
+      values: { nom: result.data.nom },
+    }),
+  )
+  headers.append('Set-Cookie', await auth.session.commit())
+  return redirect('/pages/admin/listeStructures', { headers })
+}
+
+/** The API's body fields (`type.id`) as the form's (`type`). */
+function renameFields(attributs: unknown[]) {
+  return attributs.map((item) => {
+    const { field, message } = (item ?? {}) as { field?: unknown; message?: unknown }
+    return { field: typeof field === 'string' ? field.replace(/\.id$/, '') : field, message }
+  })
+}

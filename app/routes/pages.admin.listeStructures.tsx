@@ -1,0 +1,221 @@
+import {
+  type ActionFunctionArgs,
+  data,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+  redirect,
+} from '@remix-run/cloudflare'
+import { Link, useActionData, useLoaderData, useLocation } from '@remix-run/react'
+import { Building2, Pencil, Plus, Trash2, Users } from 'lucide-react'
+import { useTranslation } from 'react-i18next'
+import { ConfirmDialog, ConfirmPanel } from '~/components/confirm-dialog'
+import { DataTable, type DataTableColumn } from '~/components/data-table'
+import { EmptyState } from '~/components/empty-state'
+import { Pagination } from '~/components/pagination'
+import { SearchForm } from '~/components/search-form'
+import { Alert } from '~/components/ui/alert'
+import { buttonVariants } from '~/components/ui/button'
+import { apiMessage, type Message } from '~/lib/api-errors'
+import { requireAdmin } from '~/lib/auth.server'
+import type { BreadcrumbHandle } from '~/lib/breadcrumb'
+import { readForm } from '~/lib/form.server'
+import { i18nServer } from '~/lib/i18n.server'
+import { DEFAULT_PAGE_SIZE, readPage } from '~/lib/pagination'
+import { toastHeaders } from '~/lib/toast.server'
+import { urlWith } from '~/lib/url'
+import { STRUCTURE_SORTS, type Structure } from '../../worker-api/contract/structure'
+
+export const handle: BreadcrumbHandle = { breadcrumb: 'nav.structures' }
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+
+type Sort = (typeof STRUCTURE_SORTS)[number]
+const isSort = (value: string | null): value is Sort => STRUCTURE_SORTS.includes(value as Sort)
+
+/** Spec §2 admin/listeStructures: the scope's structures, searched, sorted and paged by the API (SQL). */
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const auth = await requireAdmin(request, context)
+  const params = new URL(request.url).searchParams
+  const q = params.get('q')?.trim().slice(0, 100) ?? ''
+  const tri = params.get('tri')
+  const page = readPage(params.get('page'))
+  const query = {
+    users: 'true' as const,
+    page,
+    taille: DEFAULT_PAGE_SIZE,
+    ...(q ? { q } : {}),
+    ...(isSort(tri) ? { tri } : {}),
+  }
+  const [{ items, total }, t] = await Promise.all([
+    auth.expectPage(auth.api.rest.bd.structure.user.me.$get({ query })),
+    i18nServer.getFixedT(request),
+  ])
+  return data(
+    { structures: items, total, page, q, title: `${t('structures.title')} · ${t('app.name')}` },
+    { headers: await auth.headers() },
+  )
+}
+
+type ActionData = { error: Message; nom: string }
+
+/** The per-row delete (after its confirmation): spec §8's messages when the API refuses it. */
+export async function action({ request, context }: ActionFunctionArgs) {
+  const auth = await requireAdmin(request, context)
+  const form = await readForm(request)
+  const id = Number(form.get('id'))
+  const nom = String(form.get('nom') ?? '')
+  if (form.get('intent') !== 'supprimer' || !Number.isSafeInteger(id) || id < 1) {
+    return data<ActionData>({ error: { key: 'errors.technical' }, nom }, { status: 400 })
+  }
+  const result = await auth.settle(auth.api.rest.bd.structure[':id'].$delete({ param: { id } }))
+  if (!result.ok) {
+    return data<ActionData>(
+      { error: apiMessage(result, 'errors.updateFailed'), nom },
+      { status: result.status === 409 ? 409 : 400, headers: await auth.headers() },
+    )
+  }
+  // Back to the list as it was, without the confirmation's params.
+  const back = new URL(request.url)
+  back.searchParams.delete('confirmer')
+  back.searchParams.delete('id')
+  const headers = new Headers(
+    await toastHeaders(request, context, { type: 'success', key: 'structures.deleted', values: { nom } }),
+  )
+  headers.append('Set-Cookie', await auth.session.commit())
+  return redirect(`${back.pathname}${back.search}`, { headers })
+}
+
+export default function Structures() {
+  const { structures, total, page, q } = useLoaderData<typeof loader>()
+  const failure = useActionData<typeof action>()
+  const { search } = useLocation()
+  const { t } = useTranslation()
+  const params = new URLSearchParams(search)
+  const confirming =
+    params.get('confirmer') === 'supprimer' ? structures.find((s) => String(s.id) === params.get('id')) : undefined
+  const cancelHref = urlWith(search, { confirmer: null, id: null })
+
+  const columns: DataTableColumn<Structure>[] = [
+    {
+      id: 'nom',
+      header: t('structures.nom'),
+      sort: 'nom',
+      cell: (structure) => (
+        <Link
+          to={`/pages/admin/structure/detail/${structure.id}`}
+          className="font-medium text-primary underline-offset-4 hover:underline"
+        >
+          {structure.nom}
+        </Link>
+      ),
+    },
+    { id: 'type', header: t('structures.type'), cell: (structure) => structure.type.libelle },
+    {
+      id: 'parent',
+      header: t('structures.parent'),
+      // Spec §9: the root (id 1) is every top structure's parent, so its tag is not shown.
+      cell: (structure) => (structure.parent && structure.parent.id !== 1 ? structure.parent.nom : null),
+    },
+    {
+      id: 'users',
+      header: t('structures.users'),
+      className: 'tabular-nums text-right',
+      cell: (s) => s.nbUtilisateurs ?? 0,
+    },
+    {
+      id: 'path',
+      header: t('structures.path'),
+      sort: 'path',
+      className: 'tabular-nums text-muted-foreground',
+      cell: (s) => s.path,
+    },
+    {
+      id: 'actions',
+      header: <span className="sr-only">{t('structures.actions')}</span>,
+      cell: (structure) => (
+        <div className="flex flex-wrap justify-end gap-1">
+          <Link
+            to={`/pages/admin/user/structure/${structure.id}`}
+            className={buttonVariants({ variant: 'ghost', size: 'sm' })}
+            aria-label={t('structures.manageUsersLabel', { nom: structure.nom })}
+          >
+            <Users aria-hidden />
+            <span className="hidden lg:inline">{t('structures.manageUsers')}</span>
+          </Link>
+          <Link
+            to={`/pages/admin/structure/detail/${structure.id}`}
+            className={buttonVariants({ variant: 'ghost', size: 'sm' })}
+            aria-label={t('structures.modifyLabel', { nom: structure.nom })}
+          >
+            <Pencil aria-hidden />
+            <span className="hidden lg:inline">{t('structures.modify')}</span>
+          </Link>
+          <ConfirmDialog
+            fallbackHref={urlWith(search, { confirmer: 'supprimer', id: String(structure.id) })}
+            title={t('structures.deleteTitle', { nom: structure.nom })}
+            description={t('structures.deleteConfirm')}
+            confirmLabel={t('structures.delete')}
+            pendingLabel={t('structures.deleting')}
+            fields={{ intent: 'supprimer', id: String(structure.id), nom: structure.nom }}
+            triggerVariant="ghost"
+            triggerClassName="text-destructive"
+          >
+            <Trash2 aria-hidden />
+            <span className="sr-only lg:not-sr-only">{t('structures.deleteLabel', { nom: structure.nom })}</span>
+          </ConfirmDialog>
+        </div>
+      ),
+    },
+  ]
+
+  return (
+    <div className="flex flex-col gap-6">
+      <div className="flex flex-wrap items-end justify-between gap-4">
+        <div>
+          <h1 className="text-2xl font-semibold tracking-tight">{t('structures.title')}</h1>
+          <p className="text-muted-foreground">{t('structures.intro')}</p>
+        </div>
+        <Link to="/pages/admin/structure" className={buttonVariants()}>
+          <Plus aria-hidden />
+          {t('structures.create')}
+        </Link>
+      </div>
+      {failure ? (
+        <Alert variant="destructive" role="alert">
+          <p className="font-medium">{t('structures.deleteImpossible')}</p>
+          <p>{t(failure.error.key, failure.error.values)}</p>
+        </Alert>
+      ) : null}
+      {confirming ? (
+        <ConfirmPanel
+          cancelHref={cancelHref}
+          title={t('structures.deleteTitle', { nom: confirming.nom })}
+          description={t('structures.deleteConfirm')}
+          confirmLabel={t('structures.delete')}
+          pendingLabel={t('structures.deleting')}
+          fields={{ intent: 'supprimer', id: String(confirming.id), nom: confirming.nom }}
+        />
+      ) : null}
+      <SearchForm label={t('structures.search')} />
+      <p className="text-sm text-muted-foreground" aria-live="polite">
+        {t('structures.total', { count: total })}
+      </p>
+      <div className="overflow-hidden rounded-lg border bg-card">
+        <DataTable
+          aria-label={t('structures.title')}
+          columns={columns}
+          rows={structures}
+          rowKey={(structure) => structure.id}
+          defaultSort="path"
+          empty={
+            <EmptyState
+              icon={Building2}
+              title={t('structures.empty')}
+              description={q ? t('structures.emptySearch', { q }) : undefined}
+            />
+          }
+        />
+      </div>
+      <Pagination page={page} total={total} pageSize={DEFAULT_PAGE_SIZE} />
+    </div>
+  )
+}

@@ -1,0 +1,62 @@
+import { getZodConstraint } from '@conform-to/zod/v4'
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/cloudflare'
+import { useLoaderData } from '@remix-run/react'
+import { useTranslation } from 'react-i18next'
+import { StructureForm } from '~/components/structure-form'
+import { Card, CardContent } from '~/components/ui/card'
+import { requireAdmin } from '~/lib/auth.server'
+import type { BreadcrumbHandle } from '~/lib/breadcrumb'
+import { i18nServer } from '~/lib/i18n.server'
+import { placementChoices, saveStructure } from '~/lib/structure-form.server'
+import { structureFormSchema } from '../../worker-api/contract/structure'
+
+export const handle: BreadcrumbHandle = {
+  breadcrumb: (_data, t) => [
+    { label: t('nav.structures'), to: '/pages/admin/listeStructures' },
+    { label: t('structures.createTitle') },
+  ],
+}
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+
+/** Spec §2 admin/structure: create a structure. */
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const auth = await requireAdmin(request, context)
+  const [choices, t] = await Promise.all([
+    placementChoices(auth, new URL(request.url), null),
+    i18nServer.getFixedT(request),
+  ])
+  return data(
+    {
+      ...choices,
+      constraint: getZodConstraint(structureFormSchema),
+      title: `${t('structures.createTitle')} · ${t('app.name')}`,
+    },
+    { headers: await auth.headers() },
+  )
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  return saveStructure(request, context, await requireAdmin(request, context), null)
+}
+
+export default function CreateStructure() {
+  const { types, typeId, parents, nom, constraint } = useLoaderData<typeof loader>()
+  const { t } = useTranslation()
+  return (
+    <div className="flex flex-col gap-6">
+      <h1 className="text-2xl font-semibold tracking-tight">{t('structures.createTitle')}</h1>
+      <Card>
+        <CardContent className="pt-6">
+          <StructureForm
+            structure={null}
+            types={types}
+            typeId={typeId}
+            parents={parents}
+            nom={nom}
+            constraint={constraint}
+          />
+        </CardContent>
+      </Card>
+    </div>
+  )
+}

@@ -1,0 +1,82 @@
+import { getZodConstraint } from '@conform-to/zod/v4'
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/cloudflare'
+import { Link, useLoaderData } from '@remix-run/react'
+import { Users } from 'lucide-react'
+import { useTranslation } from 'react-i18next'
+import { StructureForm } from '~/components/structure-form'
+import { buttonVariants } from '~/components/ui/button'
+import { Card, CardContent } from '~/components/ui/card'
+import { requireAdmin } from '~/lib/auth.server'
+import type { BreadcrumbHandle } from '~/lib/breadcrumb'
+import { i18nServer } from '~/lib/i18n.server'
+import { placementChoices, saveStructure } from '~/lib/structure-form.server'
+import { type Structure, structureFormSchema } from '../../worker-api/contract/structure'
+
+export const handle: BreadcrumbHandle = {
+  breadcrumb: (data, t) => [
+    { label: t('nav.structures'), to: '/pages/admin/listeStructures' },
+    { label: (data as { structure?: Structure } | undefined)?.structure?.nom ?? t('structures.editTitle') },
+  ],
+}
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+
+/** The structure of the URL, or a 404 page for an id that is not one. */
+export function structureId(value: string | undefined): number {
+  const id = Number(value)
+  if (!Number.isSafeInteger(id) || id < 1) throw new Response('NOT_FOUND', { status: 404 })
+  return id
+}
+
+/** Spec §2 admin/structure/detail/{idStructure}: edit a structure, with a way to its users. */
+export async function loader({ request, context, params }: LoaderFunctionArgs) {
+  const auth = await requireAdmin(request, context)
+  const id = structureId(params.idStructure)
+  const [structure, t] = await Promise.all([
+    auth.expect(auth.api.rest.bd.structure[':id'].$get({ param: { id } })),
+    i18nServer.getFixedT(request),
+  ])
+  const choices = await placementChoices(auth, new URL(request.url), structure.type.id)
+  return data(
+    {
+      structure,
+      ...choices,
+      constraint: getZodConstraint(structureFormSchema),
+      title: `${structure.nom} · ${t('structures.editTitle')} · ${t('app.name')}`,
+    },
+    { headers: await auth.headers() },
+  )
+}
+
+export async function action({ request, context, params }: ActionFunctionArgs) {
+  const auth = await requireAdmin(request, context)
+  return saveStructure(request, context, auth, structureId(params.idStructure))
+}
+
+export default function EditStructure() {
+  const { structure, types, typeId, parents, nom, constraint } = useLoaderData<typeof loader>()
+  const { t } = useTranslation()
+  return (
+    <div className="flex flex-col gap-6">
+      <div className="flex flex-wrap items-end justify-between gap-4">
+        <h1 className="text-2xl font-semibold tracking-tight">{t('structures.editTitle')}</h1>
+        <Link to={`/pages/admin/user/structure/${structure.id}`} className={buttonVariants({ variant: 'outline' })}>
+          <Users aria-hidden />
+          {t('structures.goUsers')}
+        </Link>
+      </div>
+      <Card>
+        <CardContent className="pt-6">
+          <StructureForm
+            key={structure.id}
+            structure={structure}
+            types={types}
+            typeId={typeId}
+            parents={parents}
+            nom={nom}
+            constraint={constraint}
+          />
+        </CardContent>
+      </Card>
+    </div>
+  )
+}

@@ -1,0 +1,349 @@
+import { getFormProps, getSelectProps, useForm } from '@conform-to/react'
+import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
+import {
+  type ActionFunctionArgs,
+  data,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+  redirect,
+} from '@remix-run/cloudflare'
+import { Form, Link, useLoaderData, useLocation } from '@remix-run/react'
+import { Plus, UserPlus, Users } from 'lucide-react'
+import { useEffect, useRef } from 'react'
+import { useTranslation } from 'react-i18next'
+import { DataTable, type DataTableColumn } from '~/components/data-table'
+import { DateRangeInput } from '~/components/date-range-input'
+import { EmptyState } from '~/components/empty-state'
+import { FormError, formProblem } from '~/components/form-error'
+import { Pagination } from '~/components/pagination'
+import { SearchForm } from '~/components/search-form'
+import { SearchSelect } from '~/components/search-select'
+import { SelectField } from '~/components/select-field'
+import { Button, buttonVariants } from '~/components/ui/button'
+import { Card, CardContent, CardDescription, CardHeader } from '~/components/ui/card'
+import { Input } from '~/components/ui/input'
+import { Label } from '~/components/ui/label'
+import { translateError } from '~/lib/api-errors'
+import { requireAdmin } from '~/lib/auth.server'
+import type { BreadcrumbHandle } from '~/lib/breadcrumb'
+import { useFormReply, usePendingIntent } from '~/lib/form'
+import { formFailure, readForm } from '~/lib/form.server'
+import { i18nServer } from '~/lib/i18n.server'
+import { DEFAULT_PAGE_SIZE, readPage } from '~/lib/pagination'
+import { toastHeaders } from '~/lib/toast.server'
+import { urlWith } from '~/lib/url'
+import {
+  type Fonction,
+  type PosteForm,
+  posteFormSchema,
+  type Structure,
+  type StructureUsers,
+} from '../../worker-api/contract/structure'
+import type { User } from '../../worker-api/contract/user'
+import { structureId } from './pages.admin.structure.detail.$idStructure'
+
+export const handle: BreadcrumbHandle = {
+  breadcrumb: (data, t) => {
+    const structure = (data as { structure?: Structure } | undefined)?.structure
+    return [
+      { label: t('nav.structures'), to: '/pages/admin/listeStructures' },
+      ...(structure ? [{ label: structure.nom, to: `/pages/admin/structure/detail/${structure.id}` }] : []),
+      { label: t('structureUsers.crumb') },
+    ]
+  },
+}
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+
+/**
+ * Spec §2 admin/user/structure/{idStructure}: the structure's current and future users (searched and
+ * paged by the API), and the add-post form for an existing user, whose candidates the API searches
+ * (`recherche`). The form is a section of the page (`?ajouter=1`), reached by a plain link.
+ */
+export async function loader({ request, context, params }: LoaderFunctionArgs) {
+  const auth = await requireAdmin(request, context)
+  const id = structureId(params.idStructure)
+  const url = new URL(request.url).searchParams
+  const q = url.get('q')?.trim().slice(0, 100) ?? ''
+  const recherche = url.get('recherche')?.trim().slice(0, 100) ?? ''
+  const page = readPage(url.get('page'))
+  const query = { page, taille: DEFAULT_PAGE_SIZE, ...(q ? { q } : {}), ...(recherche ? { recherche } : {}) }
+  const [structure, users, t] = await Promise.all([
+    auth.expect(auth.api.rest.bd.structure[':id'].$get({ param: { id } })),
+    auth.expect(auth.api.rest.bd.utilisateur.structure[':idStructure'].$get({ param: { idStructure: id }, query })),
+    i18nServer.getFixedT(request),
+  ])
+  return data(
+    {
+      structure,
+      users,
+      page,
+      q,
+      recherche,
+      constraint: getZodConstraint(posteFormSchema),
+      title: `${t('structureUsers.title', { nom: structure.nom })} · ${t('app.name')}`,
+    },
+    { headers: await auth.headers() },
+  )
+}
+
+/** The add-post form: POST rest/bd/poste; the API's refusals on their fields or on the form. */
+export async function action({ request, context, params }: ActionFunctionArgs) {
+  const auth = await requireAdmin(request, context)
+  const id = structureId(params.idStructure)
+  const submission = parseWithZod(await readForm(request), { schema: posteFormSchema })
+  if (submission.status !== 'success') return formFailure('poste', submission, { headers: await auth.headers() })
+  const { utilisateur, fonction, dateDebut, dateFin } = submission.value
+  const result = await auth.settle(
+    auth.api.rest.bd.poste.$post({
+      json: { structure: { id }, fonction: { id: fonction }, utilisateur: { id: utilisateur }, dateDebut, dateFin },
+    }),
+  )
+  if (!result.ok) {
+    const attributs = result.error.attributs.map((item) => {
+      const { field, message } = (item ?? {}) as { field?: unknown; message?: unknown }
+      return { field: typeof field === 'string' ? field.replace(/\.id$/, '') : field, message }
+    })
+    return formFailure('poste', submission, {
+      failure: { ...result, error: { ...result.error, attributs } },
+      fallback: 'errors.saveFailed',
+      headers: await auth.headers(),
+    })
+  }
+  const headers = new Headers(await toastHeaders(request, context, { type: 'success', key: 'structureUsers.added' }))
+  headers.append('Set-Cookie', await auth.session.commit())
+  const back = new URL(request.url)
+  for (const name of ['ajouter', 'recherche']) back.searchParams.delete(name)
+  return redirect(`${back.pathname}${back.search}`, { headers })
+}
+
+export default function StructureUsersPage() {
+  const { structure, users, page, q } = useLoaderData<typeof loader>()
+  const { search } = useLocation()
+  const { t } = useTranslation()
+  const adding = new URLSearchParams(search).get('ajouter') === '1' || useFormReply('poste') !== undefined
+  const total = Math.max(users.totalEnCours, users.totalFuturs)
+  return (
+    <div className="flex flex-col gap-6">
+      <div className="flex flex-wrap items-end justify-between gap-4">
+        <h1 className="text-2xl font-semibold tracking-tight">{t('structureUsers.title', { nom: structure.nom })}</h1>
+        <div className="flex flex-wrap gap-2">
+          <Link
+            to={`${urlWith(search, { ajouter: '1' })}#ajout`}
+            preventScrollReset
+            className={buttonVariants({ variant: 'outline' })}
+          >
+            <Plus aria-hidden />
+            {t('structureUsers.add')}
+          </Link>
+          <Link to={`/pages/admin/user/${structure.id}/new`} className={buttonVariants()}>
+            <UserPlus aria-hidden />
+            {t('structureUsers.createUser')}
+          </Link>
+        </div>
+      </div>
+      {adding ? <AddPoste structure={structure} users={users} /> : null}
+      <SearchForm label={t('structureUsers.search')} />
+      <UsersTable
+        title={t('structureUsers.enCours')}
+        users={users.utilisateursEnCours}
+        structureId={structure.id}
+        q={q}
+      />
+      <UsersTable
+        title={t('structureUsers.futurs')}
+        users={users.utilisateursFuturs}
+        structureId={structure.id}
+        q={q}
+      />
+      <Pagination page={page} total={total} pageSize={DEFAULT_PAGE_SIZE} />
+    </div>
+  )
+}
+
+function UsersTable({
+  title,
+  users,
+  structureId,
+  q,
+}: {
+  title: string
+  users: User[]
+  structureId: number
+  q: string
+}) {
+  const { t } = useTranslation()
+  const here = (user: User) =>
+    [...user.postesEnCours, ...user.postesFutur].filter((poste) => poste.structure.id === structureId)
+  const columns: DataTableColumn<User>[] = [
+    { id: 'nom', header: t('structureUsers.nom'), cell: (user) => <span className="font-medium">{user.nom}</span> },
+    { id: 'prenom', header: t('structureUsers.prenom'), cell: (user) => user.prenom },
+    { id: 'mail', header: t('structureUsers.mail'), className: 'break-all', cell: (user) => user.mail },
+    {
+      id: 'postes',
+      header: t('structureUsers.postes'),
+      cell: (user) => (
+        <ul>
+          {here(user).map((poste) => (
+            <li key={poste.id} className="whitespace-nowrap">
+              {poste.fonction.libelle}{' '}
+              <span className="tabular-nums text-muted-foreground">
+                {poste.dateDebut} – {poste.dateFin}
+              </span>
+            </li>
+          ))}
+        </ul>
+      ),
+    },
+  ]
+  return (
+    <section aria-label={title} className="flex flex-col gap-2">
+      <h2 className="text-lg font-semibold">{title}</h2>
+      <div className="overflow-hidden rounded-lg border bg-card">
+        <DataTable
+          aria-label={title}
+          columns={columns}
+          rows={users}
+          rowKey={(user) => user.id}
+          empty={<EmptyState compact icon={Users} title={t('structureUsers.empty')} description={q || undefined} />}
+        />
+      </div>
+    </section>
+  )
+}
+
+/**
+ * Spec §5 add-post: a user (autocomplete over the candidates the API found), a function (§4: none →
+ * the error and a disabled select; one → chosen and disabled; several → to choose), a date range.
+ */
+function AddPoste({ structure, users }: { structure: Structure; users: StructureUsers }) {
+  const { t } = useTranslation()
+  const { constraint, recherche } = useLoaderData<typeof loader>()
+  const { search } = useLocation()
+  const reply = useFormReply('poste')
+  const pending = usePendingIntent('poste')
+  const heading = useRef<HTMLHeadingElement>(null)
+  const fonctions: Fonction[] = users.rechercheUtilisateur.fonctions
+  const single = fonctions.length === 1 ? fonctions[0] : undefined
+  const [form, fields] = useForm<PosteForm>({
+    id: 'poste',
+    lastResult: reply?.result,
+    defaultValue: { fonction: single ? String(single.id) : '' },
+    constraint,
+    shouldValidate: 'onSubmit',
+  })
+  const translate = (errors: string[] | undefined) => errors?.map((error) => translateError(t, error))
+  // The section opened by its link: focus goes to it, for keyboard and screen-reader users.
+  useEffect(() => heading.current?.focus(), [])
+  const candidates = users.rechercheUtilisateur.utilisateurs.map((user) => ({
+    value: String(user.id),
+    label: `${user.nom} ${user.prenom} (${user.mail})`,
+  }))
+  return (
+    <Card id="ajout" className="border-primary/40">
+      <CardHeader>
+        <h2 ref={heading} tabIndex={-1} className="text-xl font-semibold leading-none tracking-tight outline-none">
+          {t('structureUsers.addTitle', { nom: structure.nom })}
+        </h2>
+        <CardDescription>{t('structureUsers.addIntro')}</CardDescription>
+      </CardHeader>
+      <CardContent className="flex flex-col gap-4">
+        {/* The candidates are searched by the API: a GET of this page that keeps the section open. */}
+        <Form method="get" preventScrollReset className="flex flex-wrap items-end gap-2">
+          {[...new URLSearchParams(search)]
+            .filter(([name]) => name !== 'recherche')
+            .map(([name, value]) => (
+              <input key={name} type="hidden" name={name} value={value} />
+            ))}
+          <div className="flex min-w-0 flex-1 flex-col gap-1.5">
+            <Label htmlFor="recherche">{t('structureUsers.findUser')}</Label>
+            <Input id="recherche" name="recherche" type="search" defaultValue={recherche} />
+          </div>
+          <Button type="submit" variant="outline">
+            {t('structureUsers.findUserSubmit')}
+          </Button>
+        </Form>
+        <Form method="post" {...getFormProps(form)} className="flex flex-col gap-4">
+          <input type="hidden" name="intent" value="poste" />
+          <FormError
+            message={formProblem(t, reply, {
+              utilisateur: t('structureUsers.user'),
+              fonction: t('structureUsers.fonction'),
+              dateDebut: t('structureUsers.dateDebut'),
+              dateFin: t('structureUsers.dateFin'),
+            })}
+          />
+          <SearchSelect
+            id={fields.utilisateur.id}
+            name={fields.utilisateur.name}
+            label={t('structureUsers.user')}
+            options={candidates}
+            placeholder={t('structureUsers.chooseUser')}
+            emptyMessage={t('structureUsers.noCandidate')}
+            required
+            errors={translate(fields.utilisateur.errors)}
+          />
+          {fonctions.length === 0 ? (
+            <SelectField
+              label={t('structureUsers.fonction')}
+              errors={[t('structureUsers.noFonction')]}
+              options={[]}
+              placeholder={t('structureUsers.chooseFonction')}
+              selectProps={{ id: fields.fonction.id, name: fields.fonction.name, disabled: true }}
+            />
+          ) : single ? (
+            <>
+              <input type="hidden" name={fields.fonction.name} value={single.id} />
+              <SelectField
+                label={t('structureUsers.fonction')}
+                hint={t('structureUsers.oneFonction')}
+                errors={translate(fields.fonction.errors)}
+                options={[{ value: String(single.id), label: single.libelle }]}
+                selectProps={{ id: fields.fonction.id, disabled: true, value: String(single.id), onChange: () => {} }}
+              />
+            </>
+          ) : (
+            <SelectField
+              label={t('structureUsers.fonction')}
+              errors={translate(fields.fonction.errors)}
+              placeholder={t('structureUsers.chooseFonction')}
+              options={fonctions.map((f) => ({ value: String(f.id), label: f.libelle }))}
+              selectProps={{ ...getSelectProps(fields.fonction), id: fields.fonction.id }}
+            />
+          )}
+          <DateRangeInput
+            legend={t('structureUsers.period')}
+            start={{
+              name: fields.dateDebut.name,
+              id: fields.dateDebut.id,
+              label: t('structureUsers.dateDebut'),
+              defaultValue: String(fields.dateDebut.initialValue ?? ''),
+              errors: translate(fields.dateDebut.errors),
+              required: true,
+            }}
+            end={{
+              name: fields.dateFin.name,
+              id: fields.dateFin.id,
+              label: t('structureUsers.dateFin'),
+              defaultValue: String(fields.dateFin.initialValue ?? ''),
+              errors: translate(fields.dateFin.errors),
+              required: true,
+            }}
+          />
+          <div className="flex flex-wrap gap-2">
+            <Button type="submit" disabled={pending || fonctions.length === 0} aria-disabled={pending}>
+              <Plus aria-hidden />
+              {pending ? t('structureUsers.adding') : t('structureUsers.addSubmit')}
+            </Button>
+            <Link
+              to={urlWith(search, { ajouter: null, recherche: null })}
+              preventScrollReset
+              className={buttonVariants({ variant: 'outline' })}
+            >
+              {t('structureUsers.close')}
+            </Link>
+          </div>
+        </Form>
+      </CardContent>
+    </Card>
+  )
+}

@@ -1,0 +1,156 @@
+// The organisation screens (issue 10): an administrator creates, edits, staffs and deletes
+// structures, and pages and sorts the list through its URL, with and without JavaScript.
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { MODES, signIn, useBrowser } from './support.mjs'
+
+const newPage = useBrowser()
+
+/** A notice: a toast with JavaScript, the server-rendered banner without. */
+const notice = (page, text) => page.locator('[data-sonner-toast], [role="status"]').filter({ hasText: text }).first()
+
+/** The first cell of the list's first row, once it reads `text` (the page may still be loading). */
+const firstCellReads = (page, text) =>
+  page.getByRole('table').locator('tbody tr').first().locator('td').first().filter({ hasText: text }).waitFor()
+
+/** 'dd/MM/yyyy' of today + `days`. */
+function wireDate(days) {
+  const date = new Date(Date.now() + days * 86_400_000)
+  const pad = (n) => String(n).padStart(2, '0')
+  return `${pad(date.getDate())}/${pad(date.getMonth() + 1)}/${date.getFullYear()}`
+}
+
+/** Chooses a type in the structure form: on change with JavaScript, with its button without. */
+async function chooseType(page, mode, label) {
+  await page.getByLabel('Type').selectOption({ label })
+  if (!mode.javaScriptEnabled)
+    await page.getByRole('button', { name: 'Afficher les structures parentes de ce type' }).click()
+  await page.waitForURL((url) => url.searchParams.has('type'))
+}
+
+/** Deletes a structure of the list through its confirmation: a dialog with JavaScript, a page without. */
+async function deleteFromList(page, mode, nom) {
+  const trigger = page.getByRole(mode.javaScriptEnabled ? 'button' : 'link', { name: `Supprimer ${nom}` })
+  await trigger.click()
+  const confirmation = mode.javaScriptEnabled
+    ? page.getByRole('alertdialog')
+    : page.getByRole('region', { name: `Supprimer ${nom}` })
+  await confirmation.getByText('Êtes-vous sûr de vouloir supprimer cette structure ?').waitFor()
+  await confirmation.getByRole('button', { name: 'Supprimer' }).click()
+}
+
+for (const [index, mode] of MODES.entries()) {
+  describe(`the organisation screens ${mode.name}`, () => {
+    it('create → edit → add a post → delete refused with children → delete', async () => {
+      const page = await newPage(mode)
+      const suffix = mode.javaScriptEnabled ? 'Alpha' : 'Beta'
+      const direction = `Direction ${suffix}`
+      const agence = `Agence ${suffix}`
+      await signIn(page, mode, 'admin', 'Admin1234')
+
+      // A direction: its only possible parent, the root, is chosen for the user.
+      await page.goto('/pages/admin/listeStructures')
+      await page.getByRole('link', { name: 'Créer une structure' }).click()
+      await page.getByRole('heading', { name: 'Créer une structure', level: 1 }).waitFor()
+      await page.getByLabel('Nom').fill(direction)
+      await chooseType(page, mode, 'Direction')
+      assert.equal(await page.getByLabel('Nom').inputValue(), direction, 'the name typed survives the type change')
+      await page.getByText('Une seule structure parente possible : elle est choisie.').waitFor()
+      assert.equal(await page.getByLabel('Structure parente').isDisabled(), true)
+      await page.getByRole('button', { name: 'Enregistrer' }).click()
+      await page.waitForURL('**/pages/admin/listeStructures')
+      await notice(page, `Structure ${direction} créée`).waitFor()
+
+      // An agence below it, among several directions; a name taken is refused on its field.
+      await page.goto('/pages/admin/structure')
+      await page.getByLabel('Nom').fill('agence lille')
+      await chooseType(page, mode, 'Agence')
+      await page.getByLabel('Structure parente').selectOption({ label: direction })
+      await page.getByRole('button', { name: 'Enregistrer' }).click()
+      await page.getByText('Agence Lille déjà utilisé').first().waitFor()
+      await page.getByLabel('Nom').fill(agence)
+      if (!mode.javaScriptEnabled) await page.getByLabel('Structure parente').selectOption({ label: direction })
+      await page.getByRole('button', { name: 'Enregistrer' }).click()
+      await page.waitForURL('**/pages/admin/listeStructures')
+      await notice(page, `Structure ${agence} créée`).waitFor()
+
+      // Edit: rename the direction, from its detail page (found by the list's search).
+      await page.getByLabel('Rechercher une structure par son nom').fill(suffix)
+      if (!mode.javaScriptEnabled) await page.getByRole('button', { name: 'Rechercher' }).click()
+      await page.waitForURL((url) => url.searchParams.get('q') === suffix)
+      await page.getByRole('link', { name: `Modifier ${direction}` }).click()
+      await page.getByRole('heading', { name: 'Modifier la structure', level: 1 }).waitFor()
+      await page.getByRole('navigation', { name: "Fil d'Ariane" }).getByText(direction).waitFor()
+      await page.getByLabel('Nom').fill(`${direction} modifiée`)
+      await page.getByRole('button', { name: 'Enregistrer' }).click()
+      await page.waitForURL('**/pages/admin/listeStructures')
+      await notice(page, `Structure ${direction} modifiée enregistrée`).waitFor()
+      await page.goto(`/pages/admin/listeStructures?q=${suffix}`)
+      await page.getByRole('link', { name: `${direction} modifiée`, exact: true }).waitFor()
+
+      // The new agence has no function yet: the add-post form says so.
+      await page.getByRole('link', { name: `Gérer les utilisateurs de ${agence}` }).click()
+      await page.getByRole('heading', { name: `Utilisateurs de ${agence}`, level: 1 }).waitFor()
+      await page.getByRole('link', { name: 'Ajouter un utilisateur existant' }).click()
+      await page.getByText('Aucune fonction trouvée - contact system admin').waitFor()
+
+      // A post in Agence Rouen (two functions) for a user without any, starting in a year.
+      const prenom = index === 0 ? 'Rachel' : 'Romain'
+      await page.goto('/pages/admin/user/structure/5?ajouter=1')
+      // With JavaScript, the user field becomes a combobox once the page is live.
+      if (mode.javaScriptEnabled) await page.getByRole('combobox', { name: 'Utilisateur' }).waitFor()
+      await page.getByLabel('Chercher parmi les utilisateurs (nom, prénom, mail)').fill(prenom)
+      await page.getByRole('button', { name: 'Chercher', exact: true }).click()
+      await page.waitForURL((url) => url.searchParams.get('recherche') === prenom)
+      if (mode.javaScriptEnabled) {
+        const user = page.getByRole('combobox', { name: 'Utilisateur' })
+        await user.fill('Recrue')
+        await page.getByRole('option', { name: new RegExp(prenom) }).click()
+      } else {
+        await page
+          .getByLabel('Utilisateur', { exact: true })
+          .selectOption({ label: `Recrue ${prenom} (${prenom.toLowerCase()}.recrue@portail.example)` })
+      }
+      await page.getByLabel('Fonction').selectOption({ label: "Chef d'agence" })
+      await page.getByLabel('Date de début').fill(wireDate(400 + index * 30))
+      await page.getByLabel('Date de fin').fill(wireDate(410 + index * 30))
+      await page.getByRole('button', { name: 'Ajouter', exact: true }).click()
+      const futurs = page.getByRole('region', { name: 'Utilisateurs futurs' })
+      await futurs.getByRole('cell', { name: prenom, exact: true }).waitFor()
+
+      // The direction still has its agence: refused with spec §8's messages; then both go.
+      await page.goto(`/pages/admin/listeStructures?q=${suffix}`)
+      await deleteFromList(page, mode, `${direction} modifiée`)
+      const refusal = page.getByRole('alert').filter({ hasText: 'Suppression impossible' })
+      await refusal.getByText('La structure actuelle possède des structures filles').waitFor()
+      await page.goto(`/pages/admin/listeStructures?q=${suffix}`)
+      await deleteFromList(page, mode, agence)
+      await notice(page, `Structure ${agence} supprimée`).waitFor()
+      await deleteFromList(page, mode, `${direction} modifiée`)
+      await page.getByText(`Aucune structure ne correspond à « ${suffix} ».`).waitFor()
+      await page.context().close()
+    })
+
+    it('pages and sorts a long list through its URL', async () => {
+      const page = await newPage(mode)
+      await signIn(page, mode, 'admin', 'Admin1234')
+      await page.goto('/pages/admin/listeStructures')
+      await firstCellReads(page, 'Groupe Transports et Logistique')
+      await page.getByRole('navigation', { name: 'Pagination' }).getByRole('link', { name: 'Page 2' }).click()
+      await page.waitForURL((url) => url.searchParams.get('page') === '2')
+      assert.equal(await page.getByRole('table').locator('tbody tr').count(), 10)
+      // Sorting goes back to the first page; here among the names with "transports".
+      await page.goto('/pages/admin/listeStructures?q=transports&page=2')
+      await page.getByRole('link', { name: /^Nom/ }).click()
+      await page.waitForURL((url) => url.searchParams.get('tri') === 'nom' && !url.searchParams.has('page'))
+      await firstCellReads(page, 'Groupe Transports et Logistique')
+      await page.getByRole('link', { name: /^Nom/ }).click()
+      await page.waitForURL((url) => url.searchParams.get('tri') === '-nom')
+      await firstCellReads(page, 'Transports Martin')
+      // The URL alone gives the same page: it can be shared or reloaded.
+      await page.goto('/pages/admin/listeStructures?tri=nom&q=transports%20du%20sud&page=2')
+      await firstCellReads(page, 'Transports du Sud 11')
+      await page.context().close()
+    })
+  })
+}

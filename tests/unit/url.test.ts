@@ -1,0 +1,92 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { pageCount, pageWindow, readPage } from '../../app/lib/pagination'
+import { nextSort, readSort, sortDirection, urlWith } from '../../app/lib/url'
+
+describe('urlWith (list state in the URL)', () => {
+  it('sets, replaces and removes params, keeping the others in order', () => {
+    expect(urlWith('?q=du&page=3', { tri: '-nom', page: null })).toBe('?q=du&tri=-nom')
+    expect(urlWith('q=du&tri=nom', { tri: 'date' })).toBe('?q=du&tri=date')
+    expect(urlWith('?a=1&a=2&b=3', { a: 'x' })).toBe('?a=x&b=3')
+  })
+
+  it('gives a bare "?" when nothing is left, and encodes what it writes', () => {
+    expect(urlWith('?page=2', { page: null })).toBe('?')
+    expect(urlWith('', {})).toBe('?')
+    expect(urlWith('', { q: 'Île & co' })).toBe('?q=%C3%8Ele+%26+co')
+  })
+
+  it('never changes the URLSearchParams it is given', () => {
+    const params = new URLSearchParams('q=du&page=4')
+    expect(urlWith(params, { page: null, tri: 'nom' })).toBe('?q=du&tri=nom')
+    expect(params.toString()).toBe('q=du&page=4')
+  })
+})
+
+describe('sorting by a column (?tri=key, ?tri=-key)', () => {
+  it('links ascending first, then flips', () => {
+    expect(nextSort(null, 'nom')).toBe('nom')
+    expect(nextSort('date', 'nom')).toBe('nom')
+    expect(nextSort('nom', 'nom')).toBe('-nom')
+    expect(nextSort('-nom', 'nom')).toBe('nom')
+  })
+
+  it('says how a column is sorted now', () => {
+    expect(sortDirection('nom', 'nom')).toBe('ascending')
+    expect(sortDirection('-nom', 'nom')).toBe('descending')
+    expect(sortDirection('-nomComplet', 'nom')).toBeUndefined()
+    expect(sortDirection(null, 'nom')).toBeUndefined()
+  })
+
+  it('reads only the keys a list allows, else the fallback', () => {
+    const keys = ['nom', 'date'] as const
+    expect(readSort('nom', keys)).toEqual({ key: 'nom', descending: false })
+    expect(readSort('-date', keys)).toEqual({ key: 'date', descending: true })
+    expect(readSort('motDePasse', keys)).toBeNull()
+    expect(readSort('--nom', keys, { key: 'date', descending: true })).toEqual({ key: 'date', descending: true })
+    expect(readSort(null, keys, { key: 'nom', descending: false })).toEqual({ key: 'nom', descending: false })
+  })
+})
+
+describe('pagination (10 per page, 5 pages shown)', () => {
+  it.each([
+    [1, 10, [1, 2, 3, 4, 5]],
+    [3, 10, [1, 2, 3, 4, 5]],
+    [4, 10, [2, 3, 4, 5, 6]],
+    [6, 10, [4, 5, 6, 7, 8]],
+    [9, 10, [6, 7, 8, 9, 10]],
+    [10, 10, [6, 7, 8, 9, 10]],
+    [2, 3, [1, 2, 3]],
+    [1, 1, [1]],
+    [0, 4, [1, 2, 3, 4]],
+    [99, 7, [3, 4, 5, 6, 7]],
+    [1, 0, []],
+  ])('page %i of %i shows %j', (page, count, expected) => {
+    expect(pageWindow(page, count)).toEqual(expected)
+  })
+
+  it('always shows min(shown, pageCount) consecutive pages that include the current one', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 500 }),
+        fc.integer({ min: 1, max: 500 }),
+        fc.integer({ min: 1, max: 9 }),
+        (page, count, shown) => {
+          const pages = pageWindow(page, count, shown)
+          expect(pages).toHaveLength(Math.min(shown, count))
+          expect(pages[0]).toBeGreaterThanOrEqual(1)
+          expect(pages.at(-1)).toBeLessThanOrEqual(count)
+          expect(pages).toContain(Math.min(page, count))
+          expect(pages).toEqual(pages.map((_, index) => (pages[0] as number) + index))
+        },
+      ),
+    )
+  })
+
+  it('counts pages and reads the page param defensively', () => {
+    expect([pageCount(0), pageCount(10), pageCount(11), pageCount(95, 20)]).toEqual([0, 1, 2, 5])
+    expect(['3', null, '', '0', '-2', '2.5', 'abc', '1e3', '9999999999'].map(readPage)).toEqual([
+      3, 1, 1, 1, 1, 1, 1, 1, 1,
+    ])
+  })
+})
