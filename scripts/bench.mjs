@@ -297,6 +297,29 @@ await scenario('GET rest/bd/utilisateur/{id} (admin, a user in scope)', 'read', 
   const target = options.large ? LARGE_SAMPLE_USER : (await login(agent.login, agent.password)).user.id
   return { url: `${api}/bd/utilisateur/${target}`, init: { headers } }
 })
+/** An administrator of a leaf: a site of the large organisation (adminsite), else the demo's southern direction. */
+const leafAdmin = options.large
+  ? { login: 'adminsite', password: admin.password }
+  : { login: 'adminsud', password: 'Adminsud1' }
+for (const [who, account] of [
+  ['admin of the root', admin],
+  ['admin of a leaf', leafAdmin],
+]) {
+  await scenario(`GET rest/bd/structure/user/me?users=true&page=1 (${who})`, 'read', async () => {
+    const session = await login(account.login, account.password)
+    const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
+    return { url: `${api}/bd/structure/user/me?users=true&page=1`, init: { headers } }
+  })
+}
+await scenario('GET rest/bd/utilisateur/structure/{id}?page=1 (admin of the root, a site)', 'read', async () => {
+  const session = await login(admin.login, admin.password)
+  const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
+  return { url: `${api}/bd/utilisateur/structure/${options.large ? 2000 : 4}?page=1`, init: { headers } }
+})
+await scenario('GET /pages/admin/listeStructures (SSR, admin of the root)', 'page', async () => ({
+  url: `${base}/pages/admin/listeStructures`,
+  init: { headers: { Cookie: await browserCookie(admin.login, admin.password) } },
+}))
 await scenario('GET /login (SSR, anonymous)', 'page', async () => ({ url: `${base}/login` }))
 await scenario('GET /pages/user/acces (SSR)', 'page', async () => ({
   url: `${base}/pages/user/acces`,

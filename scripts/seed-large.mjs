@@ -194,6 +194,14 @@ const STEPS = [
          CASE i % 3 WHEN 0 THEN '14' || (i % 2) || '.0' WHEN 1 THEN '14' || (i % 3) || '.0' ELSE '18.' || (i % 4) END
        FROM n;`,
   ],
+  [
+    'an administrator of one site (a leaf), for the structure list',
+    `INSERT INTO utilisateur (id, login, nom, prenom, mail, password_hash, admin, domain)
+       SELECT 99001, 'adminsite', 'Site', 'Sandra', 'adminsite@grande.example', password_hash, 1, '${DOMAIN}'
+       FROM utilisateur WHERE login = 'admin';
+     INSERT INTO poste (utilisateur_id, structure_id, fonction_id, date_debut, date_fin)
+       VALUES (99001, 2000, 14000, date('now', '-30 days'), date('now', '+365 days'));`,
+  ],
   ['statistics for the query planner', 'ANALYZE;'],
 ]
 

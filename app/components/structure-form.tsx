@@ -111,7 +111,13 @@ export function StructureForm({
               }}
             />
             {hydrated ? null : (
-              <Button type="submit" formMethod="get" variant="outline" size="sm" className="self-start">
+              <Button
+                type="submit"
+                formMethod="get"
+                variant="outline"
+                size="sm"
+                className="h-auto self-start py-2 text-left whitespace-normal"
+              >
                 {t('structures.showParents')}
               </Button>
             )}

@@ -253,6 +253,9 @@ export const en: Resource = {
     launchLabel: 'Launch {{name}} (new tab)',
     opening: 'Opening {{name}}…',
     openingLink: 'If nothing happens, open {{name}}.',
+    upcomingTitle: 'Coming soon',
+    upcomingIntro: 'The applications your future positions will open, from their start date.',
+    availableFrom: 'Available from {{date}}',
   },
   profile: {
     title: 'My profile',

@@ -252,6 +252,9 @@ export const fr = {
     launchLabel: 'Lancer {{name}} (nouvel onglet)',
     opening: 'Ouverture de {{name}}…',
     openingLink: 'Si rien ne se passe, ouvrez {{name}}.',
+    upcomingTitle: 'Bientôt disponibles',
+    upcomingIntro: 'Les applications que vos postes futurs vous ouvriront, à leur date de début.',
+    availableFrom: 'Disponible à partir du {{date}}',
   },
   profile: {
     title: 'Mon profil',

@@ -14,12 +14,21 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.t
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = await requireUser(request, context)
-  const [{ accesApplication }, t] = await Promise.all([
-    auth.expect(auth.api.rest.bd.acces.utilisateur[':userId'].$get({ param: { userId: auth.user.id } })),
+  const [{ accesApplication, accesFuturs = [] }, t] = await Promise.all([
+    auth.expect(
+      auth.api.rest.bd.acces.utilisateur[':userId'].$get({
+        param: { userId: auth.user.id },
+        query: { futurs: 'true' },
+      }),
+    ),
     i18nServer.getFixedT(request),
   ])
   return data(
-    { applications: accesApplication.map((a) => a.application), title: `${t('access.title')} · ${t('app.name')}` },
+    {
+      applications: accesApplication.map((a) => a.application),
+      upcoming: accesFuturs,
+      title: `${t('access.title')} · ${t('app.name')}`,
+    },
     { headers: await auth.headers() },
   )
 }
@@ -28,7 +37,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 const CARD_GRID = 'grid grid-cols-[repeat(auto-fill,minmax(min(100%,18rem),1fr))] gap-4'
 
 export default function Access() {
-  const { applications } = useLoaderData<typeof loader>()
+  const { applications, upcoming } = useLoaderData<typeof loader>()
   const { t } = useTranslation()
   return (
     <div className="flex flex-col gap-6">
@@ -62,6 +71,32 @@ export default function Access() {
           ))}
         </ul>
       )}
+      {upcoming.length > 0 ? (
+        // What future posts will open: shown where users look, greyed, with the day it opens.
+        <section aria-labelledby="upcoming" className="flex flex-col gap-3">
+          <div>
+            <h2 id="upcoming" className="text-lg font-semibold">
+              {t('access.upcomingTitle')}
+            </h2>
+            <p className="text-sm text-muted-foreground">{t('access.upcomingIntro')}</p>
+          </div>
+          <ul className={CARD_GRID}>
+            {upcoming.map(({ application, dateDebut }) => (
+              <li key={application.id}>
+                <Card className="flex h-full items-center gap-4 border-dashed bg-muted/40 p-4 text-muted-foreground">
+                  <span className="flex size-12 shrink-0 items-center justify-center rounded-lg bg-muted">
+                    <AppIcon name={application.icone} className="size-6" />
+                  </span>
+                  <div className="min-w-0 flex-1">
+                    <h3 className="font-medium break-words text-foreground/80">{application.libelle}</h3>
+                    <p className="text-sm">{t('access.availableFrom', { date: dateDebut })}</p>
+                  </div>
+                </Card>
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
     </div>
   )
 }

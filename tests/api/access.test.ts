@@ -32,6 +32,34 @@ const applicationIds = async (token: string, userId: number) => {
 /** fonction 2 (Agent de quai) grants 1 Yard dangereux + 2 Pesage; 3 grants 3 Module Rendez vous; 1 grants 4 Facturation. */
 const everyApplication = [currentPost(4, 2), currentPost(3, 3), currentPost(1, 1)]
 
+describe('GET /rest/bd/acces/utilisateur/{userId}?futurs=true', () => {
+  it('adds what future posts will open, from the first day one does, leaving out what is open already', async () => {
+    const user = await signedInUser({
+      postes: [
+        currentPost(3, 3),
+        // Agent de quai from two dates (Yard dangereux and Pesage), Responsable again (already open).
+        { structureId: 4, fonctionId: 2, from: isoDate(40), to: isoDate(50) },
+        { structureId: 4, fonctionId: 2, from: isoDate(10), to: isoDate(20) },
+        { structureId: 3, fonctionId: 3, from: isoDate(60), to: isoDate(70) },
+      ],
+    })
+    const response = await call(`/rest/bd/acces/utilisateur/${user.id}?futurs=true`, { token: user.jwt.accessToken })
+    const body = (await response.json()) as AccessBody & {
+      accesFuturs: { application: { id: number }; dateDebut: string }[]
+    }
+    expect(body.accesApplication.map((a) => a.application.id)).toEqual([3])
+    const from = isoDate(10).split('-').reverse().join('/')
+    expect(body.accesFuturs.map((a) => [a.application.id, a.dateDebut])).toEqual([
+      [2, from],
+      [1, from],
+    ])
+    // The spec's answer, without the parameter, is unchanged.
+    expect(Object.keys((await (await accessOf(user.jwt.accessToken, user.id)).json()) as object)).toEqual([
+      'accesApplication',
+    ])
+  })
+})
+
 describe('GET /rest/bd/acces/utilisateur/{userId}', () => {
   it('lists the applications of the functions of current posts, sorted by libelle', async () => {
     const user = await signedInUser({ postes: everyApplication })

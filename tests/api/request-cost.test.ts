@@ -106,11 +106,15 @@ describe('statements per request', () => {
   it('a signed-in page checks its caller once for the layout and the page, with the page data', async () => {
     const user = await createUser({ postes: [currentPost(4, 2)] })
     const { cookie } = await browserCookie(user)
-    for (const page of ['/pages/user/acces', '/pages/user/me']) {
+    // The access page reads what current posts open and what future ones will (two statements).
+    for (const [page, statements] of [
+      ['/pages/user/acces', 3],
+      ['/pages/user/me', 2],
+    ] as const) {
       const response = await visit(page, { headers: { Cookie: cookie } }, TIMING)
       expect(response.status).toBe(200)
       // The layout asks who the session is, the page asks for its data: one check, one round trip.
-      expect(cost(response)).toEqual({ statements: 2, roundTrips: 1, apiCalls: 2 })
+      expect(cost(response)).toEqual({ statements, roundTrips: 1, apiCalls: 2 })
     }
   })
 

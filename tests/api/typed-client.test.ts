@@ -93,12 +93,12 @@ describe('the typed client of the in-process API', () => {
     const { api } = userApi(request, context, session)
 
     const me = await read(api.rest.bd.utilisateur[':id'].$get({ param: { id: user.id } }))
-    const access = await read(api.rest.bd.acces.utilisateur[':userId'].$get({ param: { userId: user.id } }))
+    const access = await read(api.rest.bd.acces.utilisateur[':userId'].$get({ param: { userId: user.id }, query: {} }))
     const logout = await read(api.rest.bd.logout.$post())
 
     expect(me.ok && me.data.login).toBe(user.login)
     expect(access.ok && access.data.accesApplication.map((a) => a.application.id)).toEqual([3])
-    expect(logout).toEqual({ ok: true, status: 204, data: null })
+    expect(logout).toEqual({ ok: true, status: 204, data: null, total: null })
     if (me.ok) expectTypeOf(me.data).toEqualTypeOf<User>()
     if (access.ok) expectTypeOf(access.data).toEqualTypeOf<AccessList>()
     if (logout.ok) expectTypeOf(logout.data).toEqualTypeOf<null>()

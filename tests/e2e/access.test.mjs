@@ -39,6 +39,14 @@ for (const mode of MODES) {
         await signIn(page, mode, login, password)
         await page.getByText('Aucun accès, merci de vous rapprocher de votre administrateur.').waitFor()
         assert.equal(await page.getByRole('button', { name: /Lancer/ }).count(), 0)
+        // A future post's applications show, greyed and not launchable, with the day they open.
+        const upcoming = page.getByRole('region', { name: 'Bientôt disponibles' })
+        if (login === 'futur')
+          await upcoming
+            .getByText(/^Disponible à partir du \d{2}\/\d{2}\/\d{4}$/)
+            .first()
+            .waitFor()
+        else assert.equal(await upcoming.count(), 0)
         await page.context().close()
       }
     })

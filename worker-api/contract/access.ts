@@ -4,8 +4,21 @@ import { positiveInt } from './common'
 export const applicationSchema = z.object({ id: z.number().int(), libelle: z.string(), icone: z.string() })
 export type ApplicationSummary = z.infer<typeof applicationSchema>
 
-/** GET rest/bd/acces/utilisateur/{userId}: the applications a user may launch today. */
-export const accessListSchema = z.object({ accesApplication: z.array(z.object({ application: applicationSchema })) })
+/**
+ * GET rest/bd/acces/utilisateur/{userId}: the applications a user may launch today; with
+ * `futurs=true`, also those a future post will open (not launchable yet), each from the day it does.
+ */
+export const accessListSchema = z.object({
+  accesApplication: z.array(z.object({ application: applicationSchema })),
+  accesFuturs: z
+    .array(z.object({ application: applicationSchema, dateDebut: z.string().describe('dd/MM/yyyy') }))
+    .optional()
+    .describe('With futurs=true: the applications future posts open, by the first day one does'),
+})
+
+export const accessQuery = z.object({
+  futurs: z.enum(['true', 'false']).optional().describe('true: add accesFuturs'),
+})
 export type AccessList = z.infer<typeof accessListSchema>
 
 export const launchQuery = z.object({ idApplication: positiveInt() })

@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi'
-import { accessListSchema, launchQuery, launchSchema, userIdParam } from '../contract/access'
+import { accessListSchema, accessQuery, launchQuery, launchSchema, userIdParam } from '../contract/access'
 import { errors, json } from '../contract/common'
 import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
@@ -11,15 +11,20 @@ export const accessRoutes = router()
       method: 'get',
       path: '/rest/bd/acces/utilisateur/{userId}',
       tags: ['Access'],
-      summary: 'The applications a user may launch today (derived from the functions of their current posts)',
+      summary:
+        'The applications a user may launch today (derived from the functions of their current posts); with futurs=true, those future posts will open',
       security: [{ bearer: [] }],
-      request: { params: userIdParam },
+      request: { params: userIdParam, query: accessQuery },
       responses: {
         200: json(accessListSchema, 'Access list'),
         ...errors(400, 401, 403, 404),
       },
     }),
-    async (c) => c.json(await accessOf(c.env, c.get('caller'), c.req.valid('param').userId), 200),
+    async (c) =>
+      c.json(
+        await accessOf(c.env, c.get('caller'), c.req.valid('param').userId, c.req.valid('query').futurs === 'true'),
+        200,
+      ),
   )
   .openapi(
     createRoute({

@@ -1,8 +1,9 @@
+import { sql } from 'kysely'
 import type { AccessList, ApplicationSummary } from '../contract/access'
 import { batch, getDb } from '../db/client'
 import type { Env } from '../env'
 import { randomToken, sha256Hex } from '../lib/crypto'
-import { addSeconds, todayIso } from '../lib/dates'
+import { addSeconds, todayIso, toWireDate } from '../lib/dates'
 import { forbidden, notFound } from '../lib/errors'
 import { logTypeForApplication } from '../lib/log-types'
 import { actorWith, type Caller, viewerOf } from './actor'
@@ -26,18 +27,46 @@ function applicationsQuery(env: Env, userId: number, today = todayIso()) {
 }
 
 /**
- * The access list of a user, for themself or an admin who may see them: the caller's check, the
- * applications (and for an admin, the user, to check the scope) in one round trip.
+ * The applications a future post of the user will open and no current one does, each with the first
+ * day one will (DESIGN §4: access starts on the post's start date, with no job to run).
  */
-export async function accessOf(env: Env, caller: Caller, userId: number): Promise<AccessList> {
+function futureApplicationsQuery(env: Env, userId: number, today: string) {
+  return getDb(env.DB)
+    .selectFrom('poste as p')
+    .innerJoin('fonction_application as fa', 'fa.fonction_id', 'p.fonction_id')
+    .innerJoin('application as a', 'a.id', 'fa.application_id')
+    .select(['a.id', 'a.libelle', 'a.icone'])
+    .select(sql<string>`min(p.date_debut)`.as('date_debut'))
+    .where('p.utilisateur_id', '=', userId)
+    .where('p.date_debut', '>', today)
+    .where('a.id', 'not in', applicationsQuery(env, userId, today).clearSelect().select('a.id'))
+    .groupBy(['a.id', 'a.libelle', 'a.icone'])
+    .orderBy('date_debut')
+    .orderBy('a.libelle')
+}
+
+/**
+ * The access list of a user, for themself or an admin who may see them: the caller's check, the
+ * applications (and for an admin, the user, to check the scope) in one round trip; with `futurs`,
+ * also what future posts will open, in the same round trip.
+ */
+export async function accessOf(env: Env, caller: Caller, userId: number, futurs = false): Promise<AccessList> {
   const viewer = viewerOf(caller)
   const applications = applicationsQuery(env, userId, viewer.today)
-  const [actor, rows, users] =
-    userId === caller.id
-      ? [...(await actorWith(env, caller, applications)), []]
-      : await actorWith(env, caller, applications, userQuery(getDb(env.DB), userId, viewer))
-  if (userId !== actor.id) userAs(actor, userId, users[0], viewer.today)
-  return { accesApplication: rows.map((application: ApplicationSummary) => ({ application })) }
+  const future = futureApplicationsQuery(env, userId, viewer.today)
+  const target = userId === caller.id ? [] : [userQuery(getDb(env.DB), userId, viewer)]
+  const [actor, rows, ...rest] = futurs
+    ? await actorWith(env, caller, applications, future, ...target)
+    : await actorWith(env, caller, applications, ...target)
+  const users = (futurs ? rest[1] : rest[0]) as Parameters<typeof userAs>[2][] | undefined
+  if (userId !== actor.id) userAs(actor, userId, users?.[0], viewer.today)
+  const list: AccessList = { accesApplication: rows.map((application: ApplicationSummary) => ({ application })) }
+  if (!futurs) return list
+  const upcoming = rest[0] as { id: number; libelle: string; icone: string; date_debut: string }[]
+  return {
+    ...list,
+    accesFuturs: upcoming.map(({ date_debut, ...application }) => ({ application, dateDebut: toWireDate(date_debut) })),
+  }
 }
 
 /**
