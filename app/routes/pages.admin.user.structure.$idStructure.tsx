@@ -7,7 +7,7 @@ import {
   type MetaFunction,
   redirect,
 } from '@remix-run/cloudflare'
-import { Form, Link, useLoaderData, useLocation } from '@remix-run/react'
+import { Form, Link, useLoaderData, useLocation, useNavigate } from '@remix-run/react'
 import { Plus, UserPlus, Users } from 'lucide-react'
 import { useEffect, useRef } from 'react'
 import { useTranslation } from 'react-i18next'
@@ -21,6 +21,7 @@ import { SearchSelect } from '~/components/search-select'
 import { SelectField } from '~/components/select-field'
 import { Button, buttonVariants } from '~/components/ui/button'
 import { Card, CardContent, CardDescription, CardHeader } from '~/components/ui/card'
+import { Dialog, DialogContent, DialogDescription, DialogTitle } from '~/components/ui/dialog'
 import { Input } from '~/components/ui/input'
 import { Label } from '~/components/ui/label'
 import { translateError } from '~/lib/api-errors'
@@ -28,6 +29,7 @@ import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { useFormReply, usePendingIntent } from '~/lib/form'
 import { formFailure, readForm } from '~/lib/form.server'
+import { useHydrated } from '~/lib/hydrated'
 import { i18nServer } from '~/lib/i18n.server'
 import { DEFAULT_PAGE_SIZE, readPage } from '~/lib/pagination'
 import { toastHeaders } from '~/lib/toast.server'
@@ -141,7 +143,7 @@ export default function StructureUsersPage() {
           </Link>
         </div>
       </div>
-      {adding ? <AddPoste structure={structure} users={users} /> : null}
+      <AddPoste open={adding} structure={structure} users={users} />
       <SearchForm label={t('structureUsers.search')} />
       <UsersTable
         title={t('structureUsers.enCours')}
@@ -212,16 +214,67 @@ function UsersTable({
 }
 
 /**
+ * The add-post form where it opens: a modal dialog once the page is live (the URL's `ajouter=1` opens
+ * it, closing it takes that away), a section of the page without JavaScript.
+ */
+function AddPoste({ open, structure, users }: { open: boolean; structure: Structure; users: StructureUsers }) {
+  const { t } = useTranslation()
+  const hydrated = useHydrated()
+  const navigate = useNavigate()
+  const { search } = useLocation()
+  const heading = useRef<HTMLHeadingElement>(null)
+  // The section opened by its link: focus goes to it, for keyboard and screen-reader users.
+  useEffect(() => {
+    if (open && !hydrated) heading.current?.focus()
+  }, [open, hydrated])
+  const title = t('structureUsers.addTitle', { nom: structure.nom })
+  if (hydrated) {
+    return (
+      <Dialog
+        open={open}
+        onOpenChange={(next) => {
+          if (!next)
+            navigate(urlWith(search, { ajouter: null, recherche: null }), { replace: true, preventScrollReset: true })
+        }}
+      >
+        <DialogContent closeLabel={t('structureUsers.close')} aria-describedby="ajout-intro">
+          <div className="flex flex-col gap-1.5 pr-6">
+            <DialogTitle className="text-xl font-semibold leading-none tracking-tight">{title}</DialogTitle>
+            <DialogDescription id="ajout-intro" className="text-sm text-muted-foreground">
+              {t('structureUsers.addIntro')}
+            </DialogDescription>
+          </div>
+          <AddPosteForm users={users} />
+        </DialogContent>
+      </Dialog>
+    )
+  }
+  if (!open) return null
+  return (
+    <Card id="ajout" className="border-primary/40">
+      <CardHeader>
+        <h2 ref={heading} tabIndex={-1} className="text-xl font-semibold leading-none tracking-tight outline-none">
+          {title}
+        </h2>
+        <CardDescription>{t('structureUsers.addIntro')}</CardDescription>
+      </CardHeader>
+      <CardContent>
+        <AddPosteForm users={users} />
+      </CardContent>
+    </Card>
+  )
+}
+
+/**
  * Spec §5 add-post: a user (autocomplete over the candidates the API found), a function (§4: none →
  * the error and a disabled select; one → chosen and disabled; several → to choose), a date range.
  */
-function AddPoste({ structure, users }: { structure: Structure; users: StructureUsers }) {
+function AddPosteForm({ users }: { users: StructureUsers }) {
   const { t } = useTranslation()
   const { constraint, recherche } = useLoaderData<typeof loader>()
   const { search } = useLocation()
   const reply = useFormReply('poste')
   const pending = usePendingIntent('poste')
-  const heading = useRef<HTMLHeadingElement>(null)
   const fonctions: Fonction[] = users.rechercheUtilisateur.fonctions
   const single = fonctions.length === 1 ? fonctions[0] : undefined
   const [form, fields] = useForm<PosteForm>({
@@ -232,118 +285,108 @@ function AddPoste({ structure, users }: { structure: Structure; users: Structure
     shouldValidate: 'onSubmit',
   })
   const translate = (errors: string[] | undefined) => errors?.map((error) => translateError(t, error))
-  // The section opened by its link: focus goes to it, for keyboard and screen-reader users.
-  useEffect(() => heading.current?.focus(), [])
   const candidates = users.rechercheUtilisateur.utilisateurs.map((user) => ({
     value: String(user.id),
     label: `${user.nom} ${user.prenom} (${user.mail})`,
   }))
   return (
-    <Card id="ajout" className="border-primary/40">
-      <CardHeader>
-        <h2 ref={heading} tabIndex={-1} className="text-xl font-semibold leading-none tracking-tight outline-none">
-          {t('structureUsers.addTitle', { nom: structure.nom })}
-        </h2>
-        <CardDescription>{t('structureUsers.addIntro')}</CardDescription>
-      </CardHeader>
-      <CardContent className="flex flex-col gap-4">
-        {/* The candidates are searched by the API: a GET of this page that keeps the section open. */}
-        <Form method="get" preventScrollReset className="flex flex-wrap items-end gap-2">
-          {[...new URLSearchParams(search)]
-            .filter(([name]) => name !== 'recherche')
-            .map(([name, value]) => (
-              <input key={name} type="hidden" name={name} value={value} />
-            ))}
-          <div className="flex min-w-0 flex-1 flex-col gap-1.5">
-            <Label htmlFor="recherche">{t('structureUsers.findUser')}</Label>
-            <Input id="recherche" name="recherche" type="search" defaultValue={recherche} />
-          </div>
-          <Button type="submit" variant="outline">
-            {t('structureUsers.findUserSubmit')}
-          </Button>
-        </Form>
-        <Form method="post" {...getFormProps(form)} className="flex flex-col gap-4">
-          <input type="hidden" name="intent" value="poste" />
-          <FormError
-            message={formProblem(t, reply, {
-              utilisateur: t('structureUsers.user'),
-              fonction: t('structureUsers.fonction'),
-              dateDebut: t('structureUsers.dateDebut'),
-              dateFin: t('structureUsers.dateFin'),
-            })}
+    <div className="flex flex-col gap-4">
+      {/* The candidates are searched by the API: a GET of this page that keeps the section open. */}
+      <Form method="get" preventScrollReset className="flex flex-wrap items-end gap-2">
+        {[...new URLSearchParams(search)]
+          .filter(([name]) => name !== 'recherche')
+          .map(([name, value]) => (
+            <input key={name} type="hidden" name={name} value={value} />
+          ))}
+        <div className="flex min-w-0 flex-1 flex-col gap-1.5">
+          <Label htmlFor="recherche">{t('structureUsers.findUser')}</Label>
+          <Input id="recherche" name="recherche" type="search" defaultValue={recherche} />
+        </div>
+        <Button type="submit" variant="outline">
+          {t('structureUsers.findUserSubmit')}
+        </Button>
+      </Form>
+      <Form method="post" {...getFormProps(form)} className="flex flex-col gap-4">
+        <input type="hidden" name="intent" value="poste" />
+        <FormError
+          message={formProblem(t, reply, {
+            utilisateur: t('structureUsers.user'),
+            fonction: t('structureUsers.fonction'),
+            dateDebut: t('structureUsers.dateDebut'),
+            dateFin: t('structureUsers.dateFin'),
+          })}
+        />
+        <SearchSelect
+          id={fields.utilisateur.id}
+          name={fields.utilisateur.name}
+          label={t('structureUsers.user')}
+          options={candidates}
+          placeholder={t('structureUsers.chooseUser')}
+          emptyMessage={t('structureUsers.noCandidate')}
+          required
+          errors={translate(fields.utilisateur.errors)}
+        />
+        {fonctions.length === 0 ? (
+          <SelectField
+            label={t('structureUsers.fonction')}
+            errors={[t('structureUsers.noFonction')]}
+            options={[]}
+            placeholder={t('structureUsers.chooseFonction')}
+            selectProps={{ id: fields.fonction.id, name: fields.fonction.name, disabled: true }}
           />
-          <SearchSelect
-            id={fields.utilisateur.id}
-            name={fields.utilisateur.name}
-            label={t('structureUsers.user')}
-            options={candidates}
-            placeholder={t('structureUsers.chooseUser')}
-            emptyMessage={t('structureUsers.noCandidate')}
-            required
-            errors={translate(fields.utilisateur.errors)}
-          />
-          {fonctions.length === 0 ? (
+        ) : single ? (
+          <>
+            <input type="hidden" name={fields.fonction.name} value={single.id} />
             <SelectField
               label={t('structureUsers.fonction')}
-              errors={[t('structureUsers.noFonction')]}
-              options={[]}
-              placeholder={t('structureUsers.chooseFonction')}
-              selectProps={{ id: fields.fonction.id, name: fields.fonction.name, disabled: true }}
-            />
-          ) : single ? (
-            <>
-              <input type="hidden" name={fields.fonction.name} value={single.id} />
-              <SelectField
-                label={t('structureUsers.fonction')}
-                hint={t('structureUsers.oneFonction')}
-                errors={translate(fields.fonction.errors)}
-                options={[{ value: String(single.id), label: single.libelle }]}
-                selectProps={{ id: fields.fonction.id, disabled: true, value: String(single.id), onChange: () => {} }}
-              />
-            </>
-          ) : (
-            <SelectField
-              label={t('structureUsers.fonction')}
+              hint={t('structureUsers.oneFonction')}
               errors={translate(fields.fonction.errors)}
-              placeholder={t('structureUsers.chooseFonction')}
-              options={fonctions.map((f) => ({ value: String(f.id), label: f.libelle }))}
-              selectProps={{ ...getSelectProps(fields.fonction), id: fields.fonction.id }}
+              options={[{ value: String(single.id), label: single.libelle }]}
+              selectProps={{ id: fields.fonction.id, disabled: true, value: String(single.id), onChange: () => {} }}
             />
-          )}
-          <DateRangeInput
-            legend={t('structureUsers.period')}
-            start={{
-              name: fields.dateDebut.name,
-              id: fields.dateDebut.id,
-              label: t('structureUsers.dateDebut'),
-              defaultValue: String(fields.dateDebut.initialValue ?? ''),
-              errors: translate(fields.dateDebut.errors),
-              required: true,
-            }}
-            end={{
-              name: fields.dateFin.name,
-              id: fields.dateFin.id,
-              label: t('structureUsers.dateFin'),
-              defaultValue: String(fields.dateFin.initialValue ?? ''),
-              errors: translate(fields.dateFin.errors),
-              required: true,
-            }}
+          </>
+        ) : (
+          <SelectField
+            label={t('structureUsers.fonction')}
+            errors={translate(fields.fonction.errors)}
+            placeholder={t('structureUsers.chooseFonction')}
+            options={fonctions.map((f) => ({ value: String(f.id), label: f.libelle }))}
+            selectProps={{ ...getSelectProps(fields.fonction), id: fields.fonction.id }}
           />
-          <div className="flex flex-wrap gap-2">
-            <Button type="submit" disabled={pending || fonctions.length === 0} aria-disabled={pending}>
-              <Plus aria-hidden />
-              {pending ? t('structureUsers.adding') : t('structureUsers.addSubmit')}
-            </Button>
-            <Link
-              to={urlWith(search, { ajouter: null, recherche: null })}
-              preventScrollReset
-              className={buttonVariants({ variant: 'outline' })}
-            >
-              {t('structureUsers.close')}
-            </Link>
-          </div>
-        </Form>
-      </CardContent>
-    </Card>
+        )}
+        <DateRangeInput
+          legend={t('structureUsers.period')}
+          start={{
+            name: fields.dateDebut.name,
+            id: fields.dateDebut.id,
+            label: t('structureUsers.dateDebut'),
+            defaultValue: String(fields.dateDebut.initialValue ?? ''),
+            errors: translate(fields.dateDebut.errors),
+            required: true,
+          }}
+          end={{
+            name: fields.dateFin.name,
+            id: fields.dateFin.id,
+            label: t('structureUsers.dateFin'),
+            defaultValue: String(fields.dateFin.initialValue ?? ''),
+            errors: translate(fields.dateFin.errors),
+            required: true,
+          }}
+        />
+        <div className="flex flex-wrap gap-2">
+          <Button type="submit" disabled={pending || fonctions.length === 0} aria-disabled={pending}>
+            <Plus aria-hidden />
+            {pending ? t('structureUsers.adding') : t('structureUsers.addSubmit')}
+          </Button>
+          <Link
+            to={urlWith(search, { ajouter: null, recherche: null })}
+            preventScrollReset
+            className={buttonVariants({ variant: 'outline' })}
+          >
+            {t('structureUsers.close')}
+          </Link>
+        </div>
+      </Form>
+    </div>
   )
 }

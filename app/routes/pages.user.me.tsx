@@ -7,7 +7,7 @@ import {
   type MetaFunction,
   redirect,
 } from '@remix-run/cloudflare'
-import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
+import { Form, useLoaderData } from '@remix-run/react'
 import { BriefcaseBusiness, KeyRound, MailCheck, Save } from 'lucide-react'
 import { useId } from 'react'
 import { useTranslation } from 'react-i18next'
@@ -23,6 +23,7 @@ import { Label } from '~/components/ui/label'
 import { apiMessage, fieldErrors, type Message } from '~/lib/api-errors'
 import { requireUser } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
+import { type FormReply, useFormReply, usePendingIntent } from '~/lib/form'
 import { readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { toastHeaders } from '~/lib/toast.server'
@@ -45,7 +46,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 }
 
 type Intent = 'profile' | 'password'
-type ActionData = { intent: Intent; result: SubmissionResult<string[]>; error: Message | null }
+/** The portal's form reply (app/lib/form.ts): which form, conform's result, the form's message. */
+type ActionData = FormReply<Intent>
 
 /** Two forms on one page (STYLE 4): the profile (spec §5 rules) and the password change. */
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -102,15 +104,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   return reply('profile', submission.reply(), apiMessage(result, 'errors.updateFailed'))
 }
 
-function useIntentResult(intent: Intent) {
-  const actionData = useActionData<typeof action>()
-  return actionData?.intent === intent ? actionData : undefined
-}
-
-function usePending(intent: Intent) {
-  const navigation = useNavigation()
-  return navigation.state === 'submitting' && navigation.formData?.get('intent') === intent
-}
+const useIntentResult = (intent: Intent) => useFormReply(intent)
+const usePending = (intent: Intent) => usePendingIntent(intent)
 
 type Constraint = ReturnType<typeof getZodConstraint>
 

@@ -92,7 +92,16 @@ for (const [index, mode] of MODES.entries()) {
       await page.getByRole('link', { name: `Gérer les utilisateurs de ${agence}` }).click()
       await page.getByRole('heading', { name: `Utilisateurs de ${agence}`, level: 1 }).waitFor()
       await page.getByRole('link', { name: 'Ajouter un utilisateur existant' }).click()
-      await page.getByText('Aucune fonction trouvée - contact system admin').waitFor()
+      // A modal dialog once the page is live; a section of the page without JavaScript.
+      const form = mode.javaScriptEnabled
+        ? page.getByRole('dialog', { name: `Ajouter un utilisateur à ${agence}` })
+        : page.locator('#ajout')
+      await form.getByText('Aucune fonction trouvée - contact system admin').waitFor()
+      if (mode.javaScriptEnabled) {
+        await page.keyboard.press('Escape')
+        await page.waitForURL((url) => !url.searchParams.has('ajouter'))
+        await form.waitFor({ state: 'detached' })
+      }
 
       // A post in Agence Rouen (two functions) for a user without any, starting in a year.
       const prenom = index === 0 ? 'Rachel' : 'Romain'

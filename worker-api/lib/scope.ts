@@ -47,6 +47,19 @@ export function pathInScope(db: DB, viewer: Viewer, path: Expression<string>): E
     .where(sql<SqlBool>`${path} < scope_root.path || ${SUBTREE_END}`)}`
 }
 
+/**
+ * The ids of the structures in the viewer's scope, for `structure.id in (…)`: each root's sub-tree as
+ * a range of the path index, so a list over a small scope reads only that scope.
+ */
+export function scopeStructureIds(db: DB, viewer: Viewer) {
+  return db
+    .selectFrom(scopeRoots(db, viewer).as('root'))
+    .innerJoin('structure as in_scope', (join) =>
+      join.on(sql<SqlBool>`in_scope.path >= root.path`).on(sql<SqlBool>`in_scope.path < root.path || ${SUBTREE_END}`),
+    )
+    .select('in_scope.id')
+}
+
 /** Whether the structure with this id (a column or a value) lies in the viewer's scope. */
 export function structureInScope(db: DB, viewer: Viewer, structureId: Expression<number>): Expression<SqlBool> {
   return sql<SqlBool>`exists ${db

@@ -11,7 +11,7 @@ import type {
 import { batch, type DB, getDb } from '../db/client'
 import type { Env } from '../env'
 import { BusinessError, forbidden, notFound } from '../lib/errors'
-import { pathInScope, userManageable, type Viewer } from '../lib/scope'
+import { pathInScope, scopeStructureIds, userManageable, type Viewer } from '../lib/scope'
 import { type Actor, actorWith, type Caller, viewerOf } from './actor'
 import { logEntry } from './logs'
 import { postesColumn, postesFrom, toUser } from './users'
@@ -101,7 +101,9 @@ export async function listStructures(
   const viewer = viewerOf(caller)
   const search = (q: ReturnType<typeof structuresQuery>) =>
     query.q ? q.where(sql<SqlBool>`s.nom like ${likePattern(query.q)} escape '\\'`) : q
-  const filtered = search(structuresQuery(db, viewer, query.users === 'true').where(inScopeOf(db, viewer, 's')))
+  const filtered = search(
+    structuresQuery(db, viewer, query.users === 'true').where('s.id', 'in', scopeStructureIds(db, viewer)),
+  )
   const tri = query.tri ?? 'path'
   const direction = tri.startsWith('-') ? 'desc' : 'asc'
   let list = tri.endsWith('nom')
@@ -114,7 +116,7 @@ export async function listStructures(
   const count = db
     .selectFrom('structure as s')
     .select((eb) => eb.fn.countAll<number>().as('total'))
-    .where(inScopeOf(db, viewer, 's'))
+    .where('s.id', 'in', scopeStructureIds(db, viewer))
     .$if(Boolean(query.q), (q) => q.where(sql<SqlBool>`s.nom like ${likePattern(query.q ?? '')} escape '\\'`))
   const [actor, rows, [counted]] = await actorWith(env, caller, list, count)
   requireAdmin(actor)
@@ -207,7 +209,7 @@ export async function parentCandidates(env: Env, caller: Caller, typeId: number)
         '=',
         db.selectFrom('type_structure as wanted').select('wanted.parent_type_id').where('wanted.id', '=', typeId),
       )
-      .where(inScopeOf(db, viewer, 's'))
+      .where('s.id', 'in', scopeStructureIds(db, viewer))
       .orderBy('s.path'),
   )
   requireAdmin(actor)
@@ -477,18 +479,15 @@ function structureUsersQuery(
   which: 'current' | 'future',
   query: { q?: string | undefined; page?: number | undefined; taille?: number | undefined },
 ) {
-  const postHere = db
-    .selectFrom('poste as here')
-    .select('here.id')
-    .where(sql<SqlBool>`here.utilisateur_id = utilisateur.id`)
-    .where('here.structure_id', '=', structureId)
-  const current = postHere.where('here.date_debut', '<=', viewer.today).where('here.date_fin', '>=', viewer.today)
-  const future = postHere.where('here.date_debut', '>', viewer.today)
+  // Driven by the structure's posts (their index), not by a scan of every user.
+  const here = db.selectFrom('poste as here').select('here.utilisateur_id').where('here.structure_id', '=', structureId)
+  const current = here.where('here.date_debut', '<=', viewer.today).where('here.date_fin', '>=', viewer.today)
+  const future = here.where('here.date_debut', '>', viewer.today)
   const base = db
     .selectFrom('utilisateur')
     .where('utilisateur.supprime', '=', 0)
-    .where(({ exists, not }) => (which === 'current' ? exists(current) : not(exists(current))))
-    .$if(which === 'future', (q) => q.where(({ exists }) => exists(future)))
+    .$if(which === 'current', (q) => q.where('utilisateur.id', 'in', current))
+    .$if(which === 'future', (q) => q.where('utilisateur.id', 'in', future).where('utilisateur.id', 'not in', current))
     .$if(Boolean(query.q), (q) =>
       q.where(
         sql<SqlBool>`(utilisateur.nom like ${likePattern(query.q ?? '')} escape '\\' or utilisateur.prenom like ${likePattern(query.q ?? '')} escape '\\')`,
