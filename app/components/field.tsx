@@ -20,28 +20,51 @@ export function Field({
   invalid?: boolean
   inputProps: React.InputHTMLAttributes<HTMLInputElement> & { id: string }
 }) {
-  const hintId = hint ? `${inputProps.id}-hint` : undefined
-  const errorId = errors?.length ? `${inputProps.id}-error` : undefined
+  const messages = fieldMessages(inputProps.id, hint, errors)
   return (
     <div className="flex flex-col gap-1.5">
       <Label htmlFor={inputProps.id}>{label}</Label>
       <Input
         {...inputProps}
-        aria-invalid={errorId || invalid ? true : undefined}
-        aria-describedby={[hintId, errorId].filter(Boolean).join(' ') || undefined}
+        aria-invalid={messages.invalid || invalid ? true : undefined}
+        aria-describedby={messages.describedBy}
       />
+      <FieldMessages id={inputProps.id} hint={hint} errors={errors} />
+    </div>
+  )
+}
+
+/** The ids a control's `aria-describedby` names (its hint, its errors) and whether it is invalid. */
+export function fieldMessages(id: string, hint: React.ReactNode, errors: string[] | undefined) {
+  const hintId = hint ? `${id}-hint` : undefined
+  const errorId = errors?.length ? `${id}-error` : undefined
+  return { describedBy: [hintId, errorId].filter(Boolean).join(' ') || undefined, invalid: Boolean(errorId) }
+}
+
+/** A control's hint and error list under it, with the ids `fieldMessages` names. */
+export function FieldMessages({
+  id,
+  hint,
+  errors,
+}: {
+  id: string
+  hint?: React.ReactNode
+  errors?: string[] | undefined
+}) {
+  return (
+    <>
       {hint ? (
-        <div id={hintId} className="text-xs text-muted-foreground">
+        <div id={`${id}-hint`} className="text-xs text-muted-foreground">
           {hint}
         </div>
       ) : null}
-      {errorId ? (
-        <ul id={errorId} className="text-sm text-destructive">
-          {errors?.map((error) => (
+      {errors?.length ? (
+        <ul id={`${id}-error`} className="text-sm text-destructive">
+          {errors.map((error) => (
             <li key={error}>{error}</li>
           ))}
         </ul>
       ) : null}
-    </div>
+    </>
   )
 }

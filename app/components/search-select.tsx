@@ -3,6 +3,7 @@ import { type KeyboardEvent, type ReactNode, useEffect, useMemo, useRef, useStat
 import { useTranslation } from 'react-i18next'
 import { useHydrated } from '~/lib/hydrated'
 import { cn } from '~/lib/utils'
+import { FieldMessages, fieldMessages } from './field'
 import { Input } from './ui/input'
 import { Label } from './ui/label'
 
@@ -73,9 +74,8 @@ export function SearchSelect({
   className?: string
 }) {
   const hydrated = useHydrated()
-  const hintId = hint ? `${id}-hint` : undefined
-  const errorId = errors?.length ? `${id}-error` : undefined
   const control: ControlProps = {
+    ...fieldMessages(id, hint, errors),
     id,
     name,
     options,
@@ -83,8 +83,6 @@ export function SearchSelect({
     placeholder,
     disabled,
     required,
-    describedBy: [hintId, errorId].filter(Boolean).join(' ') || undefined,
-    invalid: Boolean(errorId),
   }
   return (
     <div className={cn('flex flex-col gap-1.5', className)}>
@@ -96,18 +94,7 @@ export function SearchSelect({
       ) : (
         <NativeSelect {...control} />
       )}
-      {hint ? (
-        <div id={hintId} className="text-xs text-muted-foreground">
-          {hint}
-        </div>
-      ) : null}
-      {errorId ? (
-        <ul id={errorId} className="text-sm text-destructive">
-          {errors?.map((error) => (
-            <li key={error}>{error}</li>
-          ))}
-        </ul>
-      ) : null}
+      <FieldMessages id={id} hint={hint} errors={errors} />
     </div>
   )
 }

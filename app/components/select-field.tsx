@@ -1,5 +1,6 @@
 import type * as React from 'react'
 import { cn } from '~/lib/utils'
+import { FieldMessages, fieldMessages } from './field'
 import { Label } from './ui/label'
 
 /**
@@ -23,15 +24,14 @@ export function SelectField({
   placeholder?: string
   selectProps: React.SelectHTMLAttributes<HTMLSelectElement> & { id: string }
 }) {
-  const hintId = hint ? `${selectProps.id}-hint` : undefined
-  const errorId = errors?.length ? `${selectProps.id}-error` : undefined
+  const messages = fieldMessages(selectProps.id, hint, errors)
   return (
     <div className="flex flex-col gap-1.5">
       <Label htmlFor={selectProps.id}>{label}</Label>
       <select
         {...selectProps}
-        aria-invalid={errorId ? true : undefined}
-        aria-describedby={[hintId, errorId].filter(Boolean).join(' ') || undefined}
+        aria-invalid={messages.invalid || undefined}
+        aria-describedby={messages.describedBy}
         className={cn(
           'flex h-10 w-full min-w-0 rounded-md border border-input bg-card px-3 py-2 text-sm focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring focus-visible:ring-offset-2 disabled:cursor-not-allowed disabled:opacity-60 aria-[invalid=true]:border-destructive',
           selectProps.className,
@@ -44,18 +44,70 @@ export function SelectField({
           </option>
         ))}
       </select>
-      {hint ? (
-        <div id={hintId} className="text-xs text-muted-foreground">
-          {hint}
-        </div>
-      ) : null}
-      {errorId ? (
-        <ul id={errorId} className="text-sm text-destructive">
-          {errors?.map((error) => (
-            <li key={error}>{error}</li>
-          ))}
-        </ul>
-      ) : null}
+      <FieldMessages id={selectProps.id} hint={hint} errors={errors} />
     </div>
+  )
+}
+
+/**
+ * Spec §4's rule for a list that depends on another choice (a structure's parents, its functions):
+ * none → the field says so (`emptyMessage`) and is disabled; exactly one → chosen for the user and
+ * disabled (a hidden input posts it); several → to choose.
+ */
+export function ChoiceField({
+  id,
+  name,
+  label,
+  options,
+  defaultValue,
+  placeholder,
+  emptyMessage,
+  singleHint,
+  errors,
+}: {
+  id: string
+  name: string
+  label: React.ReactNode
+  options: { value: string; label: string }[]
+  defaultValue?: string
+  placeholder: string
+  emptyMessage: string
+  singleHint: string
+  errors?: string[] | undefined
+}) {
+  const [single] = options
+  if (options.length === 0) {
+    return (
+      <SelectField
+        label={label}
+        errors={[emptyMessage, ...(errors ?? [])]}
+        options={[]}
+        placeholder={placeholder}
+        selectProps={{ id, name, disabled: true }}
+      />
+    )
+  }
+  if (options.length === 1 && single) {
+    return (
+      <>
+        <input type="hidden" name={name} value={single.value} />
+        <SelectField
+          label={label}
+          hint={singleHint}
+          errors={errors}
+          options={options}
+          selectProps={{ id, disabled: true, value: single.value, onChange: () => {} }}
+        />
+      </>
+    )
+  }
+  return (
+    <SelectField
+      label={label}
+      errors={errors}
+      placeholder={placeholder}
+      options={options}
+      selectProps={{ id, name, defaultValue, required: true }}
+    />
   )
 }

@@ -10,7 +10,7 @@ import { useHydrated } from '~/lib/hydrated'
 import type { Structure, TypeStructure, StructureForm as Values } from '../../worker-api/contract/structure'
 import { Field } from './field'
 import { FormError, formProblem } from './form-error'
-import { SelectField } from './select-field'
+import { ChoiceField, SelectField } from './select-field'
 import { Button, buttonVariants } from './ui/button'
 
 /**
@@ -123,13 +123,16 @@ export function StructureForm({
             )}
           </div>
           {typeId ? (
-            <ParentField
-              parents={parents}
-              single={single}
-              errors={translate(fields.parent.errors)}
+            <ChoiceField
               id={fields.parent.id}
               name={fields.parent.name}
+              label={t('structures.parent')}
+              options={parents.map((parent) => ({ value: String(parent.id), label: parent.nom }))}
               defaultValue={String(fields.parent.initialValue ?? '')}
+              placeholder={t('structures.chooseParent')}
+              emptyMessage={t('structures.noParent')}
+              singleHint={t('structures.oneParent')}
+              errors={translate(fields.parent.errors)}
             />
           ) : null}
         </>
@@ -146,60 +149,6 @@ export function StructureForm({
         </Link>
       </div>
     </Form>
-  )
-}
-
-/** Spec §4: 0 parents → error and disabled; 1 → selected and disabled; more → to choose. */
-function ParentField({
-  parents,
-  single,
-  errors,
-  id,
-  name,
-  defaultValue,
-}: {
-  parents: Structure[]
-  single: Structure | undefined
-  errors: string[] | undefined
-  id: string
-  name: string
-  defaultValue: string
-}) {
-  const { t } = useTranslation()
-  const options = parents.map((parent) => ({ value: String(parent.id), label: parent.nom }))
-  if (parents.length === 0) {
-    return (
-      <SelectField
-        label={t('structures.parent')}
-        errors={[t('structures.noParent'), ...(errors ?? [])]}
-        options={[]}
-        placeholder={t('structures.chooseParent')}
-        selectProps={{ id, name, disabled: true }}
-      />
-    )
-  }
-  if (single) {
-    return (
-      <>
-        <input type="hidden" name={name} value={single.id} />
-        <SelectField
-          label={t('structures.parent')}
-          hint={t('structures.oneParent')}
-          errors={errors}
-          options={options}
-          selectProps={{ id, disabled: true, value: String(single.id), onChange: () => {} }}
-        />
-      </>
-    )
-  }
-  return (
-    <SelectField
-      label={t('structures.parent')}
-      errors={errors}
-      placeholder={t('structures.chooseParent')}
-      options={options}
-      selectProps={{ id, name, defaultValue, required: true }}
-    />
   )
 }
 

@@ -39,7 +39,7 @@ export function formFailure<Intent extends string>(
   let error: Message | null = null
   if (failure) {
     const field = onField[failure.error.businessCode]
-    const fields = fieldErrors(failure)
+    const fields = formFields(fieldErrors(failure))
     if (field) {
       const message = apiMessage(failure, fallback)
       result = submission.reply({ hideFields, fieldErrors: { [field]: [encodeMessage(message)] } })
@@ -50,4 +50,10 @@ export function formFailure<Intent extends string>(
     }
   }
   return data<FormReply<Intent>>({ intent, result, error }, { status: 400, headers })
+}
+
+/** The API's body fields as a form's: a reference `type.id` is the form's `type` select. */
+function formFields(fields: Record<string, string[]> | null) {
+  if (!fields) return null
+  return Object.fromEntries(Object.entries(fields).map(([field, errors]) => [field.replace(/\.id$/, ''), errors]))
 }

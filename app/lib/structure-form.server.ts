@@ -39,10 +39,8 @@ export async function saveStructure(request: Request, context: AppLoadContext, a
       ? await auth.settle(auth.api.rest.bd.structure.$post({ json }))
       : await auth.settle(auth.api.rest.bd.structure.$put({ json }))
   if (!result.ok) {
-    const fields = result.error.businessCode === 'VALIDATION_FAILED' ? renameFields(result.error.attributs) : null
-    const failure = fields ? { ...result, error: { ...result.error, attributs: fields } } : result
     return formFailure('structure', submission, {
-      failure,
+      failure: result,
       fallback: 'errors.saveFailed',
       onField: { STRUCTURE_NOM_ALREADY_USED: 'nom', STRUCTURE_PARENT_INVALID: 'parent' },
       headers: await auth.headers(),
@@ -57,12 +55,4 @@ export async function saveStructure(request: Request, context: AppLoadContext, a
   )
   headers.append('Set-Cookie', await auth.session.commit())
   return redirect('/pages/admin/listeStructures', { headers })
-}
-
-/** The API's body fields (`type.id`) as the form's (`type`). */
-function renameFields(attributs: unknown[]) {
-  return attributs.map((item) => {
-    const { field, message } = (item ?? {}) as { field?: unknown; message?: unknown }
-    return { field: typeof field === 'string' ? field.replace(/\.id$/, '') : field, message }
-  })
 }

@@ -1,4 +1,4 @@
-import { getFormProps, getSelectProps, useForm } from '@conform-to/react'
+import { getFormProps, useForm } from '@conform-to/react'
 import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
 import {
   type ActionFunctionArgs,
@@ -18,7 +18,7 @@ import { FormError, formProblem } from '~/components/form-error'
 import { Pagination } from '~/components/pagination'
 import { SearchForm } from '~/components/search-form'
 import { SearchSelect } from '~/components/search-select'
-import { SelectField } from '~/components/select-field'
+import { ChoiceField } from '~/components/select-field'
 import { Button, buttonVariants } from '~/components/ui/button'
 import { Card, CardContent, CardDescription, CardHeader } from '~/components/ui/card'
 import { Dialog, DialogContent, DialogDescription, DialogTitle } from '~/components/ui/dialog'
@@ -101,12 +101,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     }),
   )
   if (!result.ok) {
-    const attributs = result.error.attributs.map((item) => {
-      const { field, message } = (item ?? {}) as { field?: unknown; message?: unknown }
-      return { field: typeof field === 'string' ? field.replace(/\.id$/, '') : field, message }
-    })
     return formFailure('poste', submission, {
-      failure: { ...result, error: { ...result.error, attributs } },
+      failure: result,
       fallback: 'errors.saveFailed',
       headers: await auth.headers(),
     })
@@ -326,34 +322,17 @@ function AddPosteForm({ users }: { users: StructureUsers }) {
           required
           errors={translate(fields.utilisateur.errors)}
         />
-        {fonctions.length === 0 ? (
-          <SelectField
-            label={t('structureUsers.fonction')}
-            errors={[t('structureUsers.noFonction')]}
-            options={[]}
-            placeholder={t('structureUsers.chooseFonction')}
-            selectProps={{ id: fields.fonction.id, name: fields.fonction.name, disabled: true }}
-          />
-        ) : single ? (
-          <>
-            <input type="hidden" name={fields.fonction.name} value={single.id} />
-            <SelectField
-              label={t('structureUsers.fonction')}
-              hint={t('structureUsers.oneFonction')}
-              errors={translate(fields.fonction.errors)}
-              options={[{ value: String(single.id), label: single.libelle }]}
-              selectProps={{ id: fields.fonction.id, disabled: true, value: String(single.id), onChange: () => {} }}
-            />
-          </>
-        ) : (
-          <SelectField
-            label={t('structureUsers.fonction')}
-            errors={translate(fields.fonction.errors)}
-            placeholder={t('structureUsers.chooseFonction')}
-            options={fonctions.map((f) => ({ value: String(f.id), label: f.libelle }))}
-            selectProps={{ ...getSelectProps(fields.fonction), id: fields.fonction.id }}
-          />
-        )}
+        <ChoiceField
+          id={fields.fonction.id}
+          name={fields.fonction.name}
+          label={t('structureUsers.fonction')}
+          options={fonctions.map((fonction) => ({ value: String(fonction.id), label: fonction.libelle }))}
+          defaultValue={String(fields.fonction.initialValue ?? '')}
+          placeholder={t('structureUsers.chooseFonction')}
+          emptyMessage={t('structureUsers.noFonction')}
+          singleHint={t('structureUsers.oneFonction')}
+          errors={translate(fields.fonction.errors)}
+        />
         <DateRangeInput
           legend={t('structureUsers.period')}
           start={{

@@ -23,6 +23,8 @@ export function requireAdmin(actor: Actor) {
 
 export const nomTaken = (nom: string) =>
   new BusinessError('STRUCTURE_NOM_ALREADY_USED', 409, 'This structure name is already used', [nom])
+/** A write refused by the unique index: another request took the name meanwhile; the same answer. */
+const nameRace = (error: unknown, nom: string) => (String(error).includes('UNIQUE') ? nomTaken(nom) : error)
 const parentInvalid = (message: string) => new BusinessError('STRUCTURE_PARENT_INVALID', 400, message)
 const unknownReference = (field: string, message: string) =>
   new BusinessError('VALIDATION_FAILED', 400, message, [{ field, message: 'validation.unknown' }])
@@ -324,9 +326,7 @@ export async function createStructure(
       nbUtilisateurs: 0,
     }
   } catch (error) {
-    // Another request took the name meanwhile (the unique index): the same answer as above.
-    if (String(error).includes('UNIQUE')) throw nomTaken(input.nom)
-    throw error
+    throw nameRace(error, input.nom)
   }
 }
 
@@ -384,8 +384,7 @@ export async function updateStructure(
   try {
     await batch(env.DB, statements)
   } catch (error) {
-    if (String(error).includes('UNIQUE')) throw nomTaken(input.nom)
-    throw error
+    throw nameRace(error, input.nom)
   }
   const [after] = await structureInScopeQuery(db, viewerOf(actor), id).execute()
   if (!after) throw notFound('Unknown structure')
