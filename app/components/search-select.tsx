@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next'
 import { useHydrated } from '~/lib/hydrated'
 import { cn } from '~/lib/utils'
 import { FieldMessages, fieldMessages } from './field'
+import { NATIVE_SELECT } from './select-field'
 import { Input } from './ui/input'
 import { Label } from './ui/label'
 
@@ -119,7 +120,7 @@ function NativeSelect({
       required={required}
       aria-invalid={invalid || undefined}
       aria-describedby={describedBy}
-      className="flex h-10 w-full min-w-0 rounded-md border border-input bg-card px-3 py-2 text-sm focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring disabled:cursor-not-allowed disabled:opacity-60 aria-[invalid=true]:border-destructive"
+      className={NATIVE_SELECT}
     >
       {/* The empty choice: a required select stays invalid until one is made, instead of taking the first. */}
       <option value="">{placeholder ?? ''}</option>

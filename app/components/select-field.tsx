@@ -3,6 +3,10 @@ import { cn } from '~/lib/utils'
 import { FieldMessages, fieldMessages } from './field'
 import { Label } from './ui/label'
 
+/** The look of a native `<select>`, as the inputs have theirs. */
+export const NATIVE_SELECT =
+  'flex h-10 w-full min-w-0 rounded-md border border-input bg-card px-3 py-2 text-sm focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring focus-visible:ring-offset-2 disabled:cursor-not-allowed disabled:opacity-60 aria-[invalid=true]:border-destructive'
+
 /**
  * A labelled native `<select>`, wired like `Field` (`aria-invalid`, `aria-describedby` to the hint and
  * the errors). Native on purpose: short lists, the same with and without JavaScript, and the phone's
@@ -32,10 +36,7 @@ export function SelectField({
         {...selectProps}
         aria-invalid={messages.invalid || undefined}
         aria-describedby={messages.describedBy}
-        className={cn(
-          'flex h-10 w-full min-w-0 rounded-md border border-input bg-card px-3 py-2 text-sm focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring focus-visible:ring-offset-2 disabled:cursor-not-allowed disabled:opacity-60 aria-[invalid=true]:border-destructive',
-          selectProps.className,
-        )}
+        className={cn(NATIVE_SELECT, selectProps.className)}
       >
         {placeholder !== undefined ? <option value="">{placeholder}</option> : null}
         {options.map((option) => (

@@ -42,7 +42,6 @@ export function StructureForm({
   const submit = useSubmit()
   const formRef = useRef<HTMLFormElement>(null)
   const placed = structure === null || structure.parent !== null
-  const single = parents.length === 1 ? parents[0] : undefined
   const currentParent =
     structure?.parent && parents.some((p) => p.id === structure.parent?.id) ? structure.parent.id : null
   const [form, fields] = useForm<Values>({
@@ -51,7 +50,8 @@ export function StructureForm({
     defaultValue: {
       nom: nom ?? structure?.nom ?? '',
       type: typeId ? String(typeId) : '',
-      parent: single ? String(single.id) : currentParent ? String(currentParent) : '',
+      // A single possible parent is posted by the field itself (ChoiceField).
+      parent: currentParent ? String(currentParent) : '',
     },
     constraint,
     shouldValidate: 'onSubmit',

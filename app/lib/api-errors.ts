@@ -56,12 +56,15 @@ export type Failure = Extract<ApiResult<unknown>, { ok: false }>
  */
 export function apiMessage(result: Failure, fallback: string): Message {
   const code = result.error.businessCode
-  if (code === 'TOO_MANY_ATTEMPTS')
-    return { key: 'errors.TOO_MANY_ATTEMPTS', values: { seconds: Number(result.error.attributs[0] ?? 60) } }
-  if (code === 'STRUCTURE_NOM_ALREADY_USED')
-    return { key: 'errors.STRUCTURE_NOM_ALREADY_USED', values: { nom: String(result.error.attributs[0] ?? '') } }
-  if (hasOwnMessage(code)) return { key: `errors.${code}` }
-  return { key: fallback }
+  if (!hasOwnMessage(code)) return { key: fallback }
+  const value = MESSAGE_VALUE[code]
+  return value ? { key: `errors.${code}`, values: value(result.error.attributs[0]) } : { key: `errors.${code}` }
+}
+
+/** The codes whose message names their first attribute: how it reads in the message. */
+const MESSAGE_VALUE: Partial<Record<OwnMessageCode, (first: unknown) => Record<string, string | number>>> = {
+  TOO_MANY_ATTEMPTS: (first) => ({ seconds: Number(first ?? 60) }),
+  STRUCTURE_NOM_ALREADY_USED: (first) => ({ nom: String(first ?? '') }),
 }
 
 /** VALIDATION_FAILED's field errors (`attributs: [{field, message}]`), by field. */

@@ -2,6 +2,7 @@ import { type AppLoadContext, redirect } from '@remix-run/cloudflare'
 import type { SessionInfo } from '../../worker-api/contract/auth'
 import { type ApiResponse, read, type Success, userApi } from './api.server'
 import { getSession, loginRedirect } from './session.server'
+import { type Toast, toastHeaders } from './toast.server'
 
 /**
  * Guard of every authenticated loader and action: throws a redirect to /login?redirect=<path> when
@@ -39,7 +40,14 @@ export async function requireUser(request: Request, context: AppLoadContext) {
     return { items: result.data, total: result.total ?? 0 }
   }
 
-  return { user, session, api, headers, settle, expect, expectPage }
+  /** A signed-in action's success: on to `to` with a notice, the session's (maybe rotated) tokens kept. */
+  async function redirectWithToast(to: string, toast: Toast) {
+    const headers = new Headers(await toastHeaders(request, context, toast))
+    headers.append('Set-Cookie', await session.commit())
+    return redirect(to, { headers })
+  }
+
+  return { user, session, api, headers, settle, expect, expectPage, redirectWithToast }
 }
 
 /**

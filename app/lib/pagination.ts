@@ -1,5 +1,7 @@
-/** Spec: 10 items per page by default, 5 page links shown. */
-export const DEFAULT_PAGE_SIZE = 10
+import { DEFAULT_PAGE_SIZE } from '../../worker-api/contract/base'
+
+/** Spec: 10 items per page by default (the API's default too), 5 page links shown. */
+export { DEFAULT_PAGE_SIZE }
 export const PAGES_SHOWN = 5
 
 /** How many pages `total` items fill (0 for none). */

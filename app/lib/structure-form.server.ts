@@ -1,9 +1,7 @@
 import { parseWithZod } from '@conform-to/zod/v4'
-import { type AppLoadContext, redirect } from '@remix-run/cloudflare'
 import { structureFormSchema } from '../../worker-api/contract/structure'
 import type { requireAdmin } from './auth.server'
 import { formFailure, readForm } from './form.server'
-import { toastHeaders } from './toast.server'
 
 type Auth = Awaited<ReturnType<typeof requireAdmin>>
 
@@ -28,7 +26,7 @@ export async function placementChoices(auth: Auth, url: URL, currentType: number
  * name taken, a parent that does not fit), anything else on the form; success goes back to the list
  * (spec §2) with a notice.
  */
-export async function saveStructure(request: Request, context: AppLoadContext, auth: Auth, id: number | null) {
+export async function saveStructure(request: Request, auth: Auth, id: number | null) {
   const formData = await readForm(request)
   const submission = parseWithZod(formData, { schema: structureFormSchema })
   if (submission.status !== 'success') return formFailure('structure', submission, { headers: await auth.headers() })
@@ -46,13 +44,16 @@ export async function saveStructure(request: Request, context: AppLoadContext, a
       headers: await auth.headers(),
     })
   }
-  const headers = new Headers(
-    await toastHeaders(request, context, {
-      type: 'success',
-      key: id === null ? 'structures.created' : 'structures.saved',
-      values: { nom: result.data.nom },
-    }),
-  )
-  headers.append('Set-Cookie', await auth.session.commit())
-  return redirect('/pages/admin/listeStructures', { headers })
+  return auth.redirectWithToast('/pages/admin/listeStructures', {
+    type: 'success',
+    key: id === null ? 'structures.created' : 'structures.saved',
+    values: { nom: result.data.nom },
+  })
+}
+
+/** The structure id of a URL, or the 404 page for a path segment that is not one. */
+export function structureId(value: string | undefined): number {
+  const id = Number(value)
+  if (!Number.isSafeInteger(id) || id < 1) throw new Response('NOT_FOUND', { status: 404 })
+  return id
 }

@@ -19,6 +19,18 @@ export function urlWith(search: URLSearchParams | string, changes: Record<string
   return `?${params.toString()}`
 }
 
+/** A search box's text from the URL (`q` unless named), trimmed, at most 100 characters as the API takes. */
+export function readSearch(params: URLSearchParams, name = SEARCH_PARAM): string {
+  return params.get(name)?.trim().slice(0, 100) ?? ''
+}
+
+/** Where a form that was posted to `url` leads back: the same path and params, less `names`. */
+export function pathWithout(url: string, names: string[]): string {
+  const back = new URL(url)
+  for (const name of names) back.searchParams.delete(name)
+  return `${back.pathname}${back.search}`
+}
+
 export type Sort<Key extends string = string> = { key: Key; descending: boolean }
 
 /**

@@ -1,10 +1,4 @@
-import {
-  type ActionFunctionArgs,
-  data,
-  type LoaderFunctionArgs,
-  type MetaFunction,
-  redirect,
-} from '@remix-run/cloudflare'
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/cloudflare'
 import { Link, useActionData, useLoaderData, useLocation } from '@remix-run/react'
 import { Building2, Pencil, Plus, Trash2, Users } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
@@ -21,8 +15,7 @@ import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { DEFAULT_PAGE_SIZE, readPage } from '~/lib/pagination'
-import { toastHeaders } from '~/lib/toast.server'
-import { urlWith } from '~/lib/url'
+import { pathWithout, readSearch, urlWith } from '~/lib/url'
 import { STRUCTURE_SORTS, type Structure } from '../../worker-api/contract/structure'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.structures' }
@@ -35,7 +28,7 @@ const isSort = (value: string | null): value is Sort => STRUCTURE_SORTS.includes
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = await requireAdmin(request, context)
   const params = new URL(request.url).searchParams
-  const q = params.get('q')?.trim().slice(0, 100) ?? ''
+  const q = readSearch(params)
   const tri = params.get('tri')
   const page = readPage(params.get('page'))
   const query = {
@@ -74,14 +67,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
     )
   }
   // Back to the list as it was, without the confirmation's params.
-  const back = new URL(request.url)
-  back.searchParams.delete('confirmer')
-  back.searchParams.delete('id')
-  const headers = new Headers(
-    await toastHeaders(request, context, { type: 'success', key: 'structures.deleted', values: { nom } }),
-  )
-  headers.append('Set-Cookie', await auth.session.commit())
-  return redirect(`${back.pathname}${back.search}`, { headers })
+  return auth.redirectWithToast(pathWithout(request.url, ['confirmer', 'id']), {
+    type: 'success',
+    key: 'structures.deleted',
+    values: { nom },
+  })
 }
 
 export default function Structures() {

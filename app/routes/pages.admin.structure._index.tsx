@@ -36,7 +36,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
-  return saveStructure(request, context, await requireAdmin(request, context), null)
+  return saveStructure(request, await requireAdmin(request, context), null)
 }
 
 export default function CreateStructure() {

@@ -9,7 +9,7 @@ import { Card, CardContent } from '~/components/ui/card'
 import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { i18nServer } from '~/lib/i18n.server'
-import { placementChoices, saveStructure } from '~/lib/structure-form.server'
+import { placementChoices, saveStructure, structureId } from '~/lib/structure-form.server'
 import { type Structure, structureFormSchema } from '../../worker-api/contract/structure'
 
 export const handle: BreadcrumbHandle = {
@@ -19,13 +19,6 @@ export const handle: BreadcrumbHandle = {
   ],
 }
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
-
-/** The structure of the URL, or a 404 page for an id that is not one. */
-export function structureId(value: string | undefined): number {
-  const id = Number(value)
-  if (!Number.isSafeInteger(id) || id < 1) throw new Response('NOT_FOUND', { status: 404 })
-  return id
-}
 
 /** Spec §2 admin/structure/detail/{idStructure}: edit a structure, with a way to its users. */
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
@@ -49,7 +42,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
   const auth = await requireAdmin(request, context)
-  return saveStructure(request, context, auth, structureId(params.idStructure))
+  return saveStructure(request, auth, structureId(params.idStructure))
 }
 
 export default function EditStructure() {

@@ -1,12 +1,6 @@
 import { getFormProps, useForm } from '@conform-to/react'
 import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
-import {
-  type ActionFunctionArgs,
-  data,
-  type LoaderFunctionArgs,
-  type MetaFunction,
-  redirect,
-} from '@remix-run/cloudflare'
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/cloudflare'
 import { Form, Link, useLoaderData, useLocation, useNavigate } from '@remix-run/react'
 import { Plus, UserPlus, Users } from 'lucide-react'
 import { useEffect, useRef } from 'react'
@@ -32,8 +26,8 @@ import { formFailure, readForm } from '~/lib/form.server'
 import { useHydrated } from '~/lib/hydrated'
 import { i18nServer } from '~/lib/i18n.server'
 import { DEFAULT_PAGE_SIZE, readPage } from '~/lib/pagination'
-import { toastHeaders } from '~/lib/toast.server'
-import { urlWith } from '~/lib/url'
+import { structureId } from '~/lib/structure-form.server'
+import { pathWithout, readSearch, urlWith } from '~/lib/url'
 import {
   type Fonction,
   type PosteForm,
@@ -42,7 +36,6 @@ import {
   type StructureUsers,
 } from '../../worker-api/contract/structure'
 import type { User } from '../../worker-api/contract/user'
-import { structureId } from './pages.admin.structure.detail.$idStructure'
 
 export const handle: BreadcrumbHandle = {
   breadcrumb: (data, t) => {
@@ -65,8 +58,8 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const auth = await requireAdmin(request, context)
   const id = structureId(params.idStructure)
   const url = new URL(request.url).searchParams
-  const q = url.get('q')?.trim().slice(0, 100) ?? ''
-  const recherche = url.get('recherche')?.trim().slice(0, 100) ?? ''
+  const q = readSearch(url)
+  const recherche = readSearch(url, 'recherche')
   const page = readPage(url.get('page'))
   const query = { page, taille: DEFAULT_PAGE_SIZE, ...(q ? { q } : {}), ...(recherche ? { recherche } : {}) }
   const [structure, users, t] = await Promise.all([
@@ -107,11 +100,10 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
       headers: await auth.headers(),
     })
   }
-  const headers = new Headers(await toastHeaders(request, context, { type: 'success', key: 'structureUsers.added' }))
-  headers.append('Set-Cookie', await auth.session.commit())
-  const back = new URL(request.url)
-  for (const name of ['ajouter', 'recherche']) back.searchParams.delete(name)
-  return redirect(`${back.pathname}${back.search}`, { headers })
+  return auth.redirectWithToast(pathWithout(request.url, ['ajouter', 'recherche']), {
+    type: 'success',
+    key: 'structureUsers.added',
+  })
 }
 
 export default function StructureUsersPage() {
@@ -272,11 +264,9 @@ function AddPosteForm({ users }: { users: StructureUsers }) {
   const reply = useFormReply('poste')
   const pending = usePendingIntent('poste')
   const fonctions: Fonction[] = users.rechercheUtilisateur.fonctions
-  const single = fonctions.length === 1 ? fonctions[0] : undefined
   const [form, fields] = useForm<PosteForm>({
     id: 'poste',
     lastResult: reply?.result,
-    defaultValue: { fonction: single ? String(single.id) : '' },
     constraint,
     shouldValidate: 'onSubmit',
   })

@@ -1,12 +1,6 @@
 import { getFormProps, getInputProps, type SubmissionResult, useForm } from '@conform-to/react'
 import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
-import {
-  type ActionFunctionArgs,
-  data,
-  type LoaderFunctionArgs,
-  type MetaFunction,
-  redirect,
-} from '@remix-run/cloudflare'
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/cloudflare'
 import { Form, useLoaderData } from '@remix-run/react'
 import { BriefcaseBusiness, KeyRound, MailCheck, Save } from 'lucide-react'
 import { useId } from 'react'
@@ -26,7 +20,6 @@ import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { type FormReply, useFormReply, usePendingIntent } from '~/lib/form'
 import { readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
-import { toastHeaders } from '~/lib/toast.server'
 import { type ChangePasswordForm, changePasswordFormSchema } from '../../worker-api/contract/password'
 import type { Poste, User } from '../../worker-api/contract/user'
 import { type ProfileInput, profileSchema } from '../../worker-api/contract/user'
@@ -55,11 +48,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const formData = await readForm(request)
   const reply = async (intent: Intent, result: SubmissionResult<string[]>, error: Message | null = null) =>
     data<ActionData>({ intent, result, error }, { status: 400, headers: await auth.headers() })
-  const done = async (key: string, values?: Record<string, string>) => {
-    const headers = new Headers(await toastHeaders(request, context, { type: 'success', key, values }))
-    headers.append('Set-Cookie', await auth.session.commit())
-    return redirect('/pages/user/me', { headers })
-  }
+  const done = (key: string, values?: Record<string, string>) =>
+    auth.redirectWithToast('/pages/user/me', { type: 'success', key, values })
 
   if (formData.get('intent') === 'password') {
     const submission = parseWithZod(formData, { schema: changePasswordFormSchema })

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { fromWireDate } from '../lib/dates'
 import { errorSchema } from './errors'
 
 /** A positive integer in a path or a query: the client passes a number, the URL carries its digits. */
@@ -20,18 +21,17 @@ export const pageQuery = {
   q: z.string().trim().max(100).optional().describe('Search text'),
 }
 
-export const DEFAULT_PAGE_SIZE = 10
-
 /** A date as the spec's forms and payloads write it, 'dd/MM/yyyy', that exists on the calendar. */
 export const wireDateSchema = z
   .string('validation.required')
   .trim()
   .min(1, 'validation.required')
-  .refine((value) => {
-    const match = /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(value)
-    if (!match) return false
-    const [, d, m, y] = match
-    const date = new Date(`${y}-${m}-${d}T00:00:00Z`)
-    return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === `${y}-${m}-${d}`
-  }, 'validation.date')
+  .refine((value) => fromWireDate(value) !== null, 'validation.date')
   .describe('dd/MM/yyyy')
+
+/** `schema` with its `dateDebut`–`dateFin` pair in order (the end on or after the start), else an error on `dateFin`. */
+export const datesInOrder = <T extends z.ZodType<{ dateDebut: string; dateFin: string }>>(schema: T) =>
+  schema.refine(({ dateDebut, dateFin }) => (fromWireDate(dateDebut) ?? '') <= (fromWireDate(dateFin) ?? ''), {
+    message: 'validation.dateRange',
+    path: ['dateFin'],
+  })

@@ -1,8 +1,12 @@
 import { z } from 'zod'
-import { pageQuery, positiveInt, wireDateSchema } from './common'
+import { datesInOrder, pageQuery, positiveInt, wireDateSchema } from './common'
 import { userSchema } from './user'
 
 const ref = z.object({ id: positiveInt() })
+
+/** A choice a form posts as an id (a select): required, a positive integer. */
+const requiredId = () =>
+  z.coerce.number<number>('validation.required').int('validation.required').positive('validation.required')
 
 /** Spec §3: a structure, its type and its parent (null for the root), and its users when asked. */
 export const structureSchema = z.object({
@@ -84,36 +88,27 @@ export const structureUsersQuery = z.object({
 })
 
 /** POST rest/bd/poste (spec §7). */
-export const posteInputSchema = z
-  .object({
+export const posteInputSchema = datesInOrder(
+  z.object({
     structure: ref,
     fonction: ref,
     utilisateur: ref,
     dateDebut: wireDateSchema,
     dateFin: wireDateSchema,
-  })
-  .refine(
-    ({ dateDebut, dateFin }) => dateDebut.split('/').reverse().join('') <= dateFin.split('/').reverse().join(''),
-    { message: 'validation.dateRange', path: ['dateFin'] },
-  )
+  }),
+)
 export type PosteInput = z.infer<typeof posteInputSchema>
 
 /** The structure form (spec §2, §5): what the screen posts, before it becomes the API's body. */
 export const structureFormSchema = z.object({
   nom: structureNomSchema,
-  type: z.coerce.number<number>('validation.required').int('validation.required').positive('validation.required'),
+  type: requiredId(),
   parent: z.coerce.number<number>().int().positive().optional(),
 })
 export type StructureForm = z.input<typeof structureFormSchema>
 
-const requiredId = () =>
-  z.coerce.number<number>('validation.required').int('validation.required').positive('validation.required')
-
 /** The add-post form of a structure's users (spec §5: user, function and date range all required). */
-export const posteFormSchema = z
-  .object({ utilisateur: requiredId(), fonction: requiredId(), dateDebut: wireDateSchema, dateFin: wireDateSchema })
-  .refine(
-    ({ dateDebut, dateFin }) => dateDebut.split('/').reverse().join('') <= dateFin.split('/').reverse().join(''),
-    { message: 'validation.dateRange', path: ['dateFin'] },
-  )
+export const posteFormSchema = datesInOrder(
+  z.object({ utilisateur: requiredId(), fonction: requiredId(), dateDebut: wireDateSchema, dateFin: wireDateSchema }),
+)
 export type PosteForm = z.input<typeof posteFormSchema>

@@ -22,3 +22,7 @@ export const unauthorized = (code: BusinessCode = 'UNAUTHORIZED', message = 'Aut
   new BusinessError(code, 401, message)
 export const forbidden = (message = 'Not allowed') => new BusinessError('FORBIDDEN', 403, message)
 export const notFound = (message = 'Not found') => new BusinessError('NOT_FOUND', 404, message)
+
+/** 400 VALIDATION_FAILED about one field of the body, as the schema's own refusals name them. */
+export const invalidField = (field: string, message: string, key: string) =>
+  new BusinessError('VALIDATION_FAILED', 400, message, [{ field, message: key }])

@@ -1,6 +1,5 @@
-import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely'
+import { type Expression, type SqlBool, sql } from 'kysely'
 import type { DB } from '../db/client'
-import type { Database } from '../db/schema'
 
 /**
  * The delegated administrator's scope (DESIGN §4), in SQL and nowhere else: every admin endpoint
@@ -25,7 +24,7 @@ export type Viewer = {
 }
 
 /** Just past the last path of the sub-tree at `path` ('/1/2/' → '/1/2/:'). */
-export const SUBTREE_END = ':'
+const SUBTREE_END = ':'
 
 /** The paths of the structures the viewer's scope starts from (none for a non-admin). */
 function scopeRoots(db: DB, viewer: Viewer) {
@@ -58,15 +57,6 @@ export function scopeStructureIds(db: DB, viewer: Viewer) {
       join.on(sql<SqlBool>`in_scope.path >= root.path`).on(sql<SqlBool>`in_scope.path < root.path || ${SUBTREE_END}`),
     )
     .select('in_scope.id')
-}
-
-/** Whether the structure with this id (a column or a value) lies in the viewer's scope. */
-export function structureInScope(db: DB, viewer: Viewer, structureId: Expression<number>): Expression<SqlBool> {
-  return sql<SqlBool>`exists ${db
-    .selectFrom('structure as scoped')
-    .select('scoped.id')
-    .where(sql<SqlBool>`scoped.id = ${structureId}`)
-    .where(pathInScope(db, viewer, sql.ref<string>('scoped.path')))}`
 }
 
 /** Whether the viewer is an administrator at all (the flag, whatever their posts). */
@@ -114,13 +104,18 @@ function livePostes(db: DB, viewer: Viewer, userId: Expression<number>) {
     .where('live.date_fin', '>=', viewer.today)
 }
 
-type UserColumns = { id: Expression<number>; domain: Expression<string> }
+/** The columns of the user a query reads under `alias`. */
+const userOf = (alias: string) => ({
+  id: sql.ref<number>(`${alias}.id`),
+  domain: sql.ref<string>(`${alias}.domain`),
+})
 
 /**
  * May the viewer see this user at all: an administrator, and one of the user's current or future
  * posts in scope — or no such post and the same domain (DESIGN §4).
  */
-export function userVisible(db: DB, viewer: Viewer, user: UserColumns): Expression<SqlBool> {
+function userVisible(db: DB, viewer: Viewer, alias: string): Expression<SqlBool> {
+  const user = userOf(alias)
   const posts = livePostes(db, viewer, user.id)
   return sql<SqlBool>`(${viewerIsAdmin(db, viewer)} and (
     exists ${posts.where(pathInScope(db, viewer, sql.ref<string>('live_structure.path')))}
@@ -132,20 +127,24 @@ export function userVisible(db: DB, viewer: Viewer, user: UserColumns): Expressi
  * current and future post of theirs lies in scope (a user with none: the same domain). The server
  * allows exactly what this announces.
  */
-export function userManageable(db: DB, viewer: Viewer, user: UserColumns): Expression<SqlBool> {
+export function userManageable(db: DB, viewer: Viewer, alias = 'utilisateur'): Expression<SqlBool> {
+  const user = userOf(alias)
   const posts = livePostes(db, viewer, user.id)
   return sql<SqlBool>`(${user.id} <> ${viewer.id} and ${viewerIsAdmin(db, viewer)}
     and not exists ${posts.where(sql<SqlBool>`not ${pathInScope(db, viewer, sql.ref<string>('live_structure.path'))}`)}
     and (exists ${posts} or ${sameDomainSql(user.domain, viewer.domain)}))`
 }
 
-/** `userVisible` and `userManageable` as 0/1 columns of a query on `utilisateur`. */
+/** `userManageable` as the 0/1 column `modification` of a query reading a user under `alias`. */
+export const modificationColumn = (db: DB, viewer: Viewer, alias = 'utilisateur') =>
+  sql<number>`${userManageable(db, viewer, alias)}`.as('modification')
+
+/** Whether the structure a query reads under `alias` lies in scope, as the 0/1 column `in_scope`. */
+export const inScopeColumn = (db: DB, viewer: Viewer, alias: string) =>
+  sql<number>`${pathInScope(db, viewer, sql.ref<string>(`${alias}.path`))}`.as('in_scope')
+
+/** `visible` and `modification` as 0/1 columns of a query on `utilisateur`. */
 export function scopeColumns(db: DB, viewer: Viewer) {
-  return (_eb: ExpressionBuilder<Database, 'utilisateur'>) => {
-    const user = { id: sql.ref<number>('utilisateur.id'), domain: sql.ref<string>('utilisateur.domain') }
-    return [
-      sql<number>`${userVisible(db, viewer, user)}`.as('visible'),
-      sql<number>`${userManageable(db, viewer, user)}`.as('modification'),
-    ] as const
-  }
+  return () =>
+    [sql<number>`${userVisible(db, viewer, 'utilisateur')}`.as('visible'), modificationColumn(db, viewer)] as const
 }

@@ -4,14 +4,11 @@ import type { Poste } from '../contract/user'
 import { batch, getDb, insertWhen } from '../db/client'
 import type { Env } from '../env'
 import { fromWireDate, toWireDate } from '../lib/dates'
-import { BusinessError, forbidden, notFound } from '../lib/errors'
-import { pathInScope, userManageable } from '../lib/scope'
+import { BusinessError, forbidden, invalidField, notFound } from '../lib/errors'
+import { inScopeColumn, modificationColumn } from '../lib/scope'
 import { actorWith, type Caller, viewerOf } from './actor'
 import { logEntry } from './logs'
 import { requireAdmin } from './structures'
-
-const invalid = (field: string, message: string, key: string) =>
-  new BusinessError('VALIDATION_FAILED', 400, message, [{ field, message: key }])
 
 /**
  * POST rest/bd/poste (spec §7): gives a user a function in a structure of the caller's scope over a
@@ -44,29 +41,25 @@ export async function createPoste(
     db
       .selectFrom('structure as s')
       .select(['s.id', 's.nom'])
-      .select(sql<number>`${pathInScope(db, viewer, sql.ref<string>('s.path'))}`.as('in_scope'))
+      .select(inScopeColumn(db, viewer, 's'))
       .where('s.id', '=', input.structure.id),
     db.selectFrom('fonction').select(['id', 'libelle', 'structure_id']).where('id', '=', input.fonction.id),
     db
       .selectFrom('utilisateur')
       .select(['utilisateur.id', 'utilisateur.login', 'utilisateur.supprime'])
-      .select((eb) =>
-        sql<number>`${userManageable(db, viewer, { id: eb.ref('utilisateur.id'), domain: eb.ref('utilisateur.domain') })}`.as(
-          'modification',
-        ),
-      )
+      .select(modificationColumn(db, viewer))
       .where('utilisateur.id', '=', input.utilisateur.id),
     overlapping.limit(1),
   )
   requireAdmin(actor)
-  if (!structure) throw invalid('structure.id', 'Unknown structure', 'validation.unknown')
+  if (!structure) throw invalidField('structure.id', 'Unknown structure', 'validation.unknown')
   if (!structure.in_scope) throw forbidden('This structure is outside your scope')
-  if (!user || user.supprime) throw invalid('utilisateur.id', 'Unknown user', 'validation.unknown')
+  if (!user || user.supprime) throw invalidField('utilisateur.id', 'Unknown user', 'validation.unknown')
   if (!user.modification) throw forbidden('You may not manage this user')
-  if (!fonction) throw invalid('fonction.id', 'Unknown function', 'validation.unknown')
+  if (!fonction) throw invalidField('fonction.id', 'Unknown function', 'validation.unknown')
   if (fonction.structure_id !== structure.id)
-    throw invalid('fonction.id', 'This function does not belong to the structure', 'validation.fonctionStructure')
-  if (fin < viewer.today) throw invalid('dateFin', 'The post would already be over', 'validation.datePast')
+    throw invalidField('fonction.id', 'This function does not belong to the structure', 'validation.fonctionStructure')
+  if (fin < viewer.today) throw invalidField('dateFin', 'The post would already be over', 'validation.datePast')
   const exists = () =>
     new BusinessError('POSTE_ALREADY_EXIST', 409, 'The user already holds this function here over these dates')
   if (overlaps.length > 0) throw exists()
@@ -79,21 +72,12 @@ export async function createPoste(
     date_fin: fin,
   }
   const [inserted] = await batch(env.DB, [
-    db
-      .insertInto('poste')
-      .columns(['utilisateur_id', 'structure_id', 'fonction_id', 'date_debut', 'date_fin'])
-      .expression(
-        db
-          .selectNoFrom([
-            sql.val(row.utilisateur_id).as('utilisateur_id'),
-            sql.val(row.structure_id).as('structure_id'),
-            sql.val(row.fonction_id).as('fonction_id'),
-            sql.val(row.date_debut).as('date_debut'),
-            sql.val(row.date_fin).as('date_fin'),
-          ])
-          .where(({ not, exists }) => not(exists(overlapping))),
-      )
-      .returning('id'),
+    insertWhen(
+      db,
+      'poste',
+      row,
+      db.selectNoFrom(sql.lit(1).as('free')).where(({ not, exists }) => not(exists(overlapping))) as never,
+    ).returning('id'),
     insertWhen(
       db,
       'log',
@@ -153,12 +137,7 @@ export async function deletePoste(
         'u.id as user_id',
         'u.login',
       ])
-      .select(sql<number>`${pathInScope(db, viewer, sql.ref<string>('s.path'))}`.as('in_scope'))
-      .select((eb) =>
-        sql<number>`${userManageable(db, viewer, { id: eb.ref('u.id'), domain: eb.ref('u.domain') })}`.as(
-          'modification',
-        ),
-      )
+      .select([inScopeColumn(db, viewer, 's'), modificationColumn(db, viewer, 'u')])
       .where('p.id', '=', id),
   )
   requireAdmin(actor)

@@ -1,5 +1,5 @@
-import { type Expression, type SqlBool, sql } from 'kysely'
-import { DEFAULT_PAGE_SIZE } from '../contract/common'
+import { type Expression, type InferResult, type SqlBool, sql } from 'kysely'
+import { DEFAULT_PAGE_SIZE } from '../contract/base'
 import type {
   Fonction,
   STRUCTURE_SORTS,
@@ -8,10 +8,10 @@ import type {
   StructureUsers,
   TypeStructure,
 } from '../contract/structure'
-import { batch, type DB, getDb } from '../db/client'
+import { batch, type DB, getDb, insertWhen } from '../db/client'
 import type { Env } from '../env'
-import { BusinessError, forbidden, notFound } from '../lib/errors'
-import { pathInScope, scopeStructureIds, userManageable, type Viewer } from '../lib/scope'
+import { BusinessError, forbidden, invalidField, notFound } from '../lib/errors'
+import { inScopeColumn, modificationColumn, scopeStructureIds, userManageable, type Viewer } from '../lib/scope'
 import { type Actor, actorWith, type Caller, viewerOf } from './actor'
 import { logEntry } from './logs'
 import { postesColumn, postesFrom, toUser } from './users'
@@ -26,11 +26,31 @@ export const nomTaken = (nom: string) =>
 /** A write refused by the unique index: another request took the name meanwhile; the same answer. */
 const nameRace = (error: unknown, nom: string) => (String(error).includes('UNIQUE') ? nomTaken(nom) : error)
 const parentInvalid = (message: string) => new BusinessError('STRUCTURE_PARENT_INVALID', 400, message)
-const unknownReference = (field: string, message: string) =>
-  new BusinessError('VALIDATION_FAILED', 400, message, [{ field, message: 'validation.unknown' }])
 
 /** `%`, `_` and `\` typed in a search match themselves. */
-export const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+
+/** Whether one of `columns` contains `text`, whatever its case (a search box). */
+function containsText(columns: string[], text: string): Expression<SqlBool> {
+  const pattern = likePattern(text)
+  return sql<SqlBool>`(${sql.join(
+    columns.map((column) => sql`${sql.ref(column)} like ${pattern} escape '\\'`),
+    sql` or `,
+  )})`
+}
+
+type PageQuery = { page?: number | undefined; taille?: number | undefined }
+
+/** One page of a list when `page` is asked (DESIGN §1), else all of it. */
+function onePage<Q extends { limit(n: number): Q; offset(n: number): Q }>(query: Q, { page, taille }: PageQuery): Q {
+  if (page === undefined) return query
+  const size = taille ?? DEFAULT_PAGE_SIZE
+  return query.limit(size).offset((page - 1) * size)
+}
+
+/** The structure holding a name, whatever its case (names are unique that way). */
+const nameHolder = (db: DB, nom: string) =>
+  db.selectFrom('structure').select(['id', 'nom']).where(sql<SqlBool>`nom = ${nom} collate nocase`)
 
 /** The structures with their type and parent, as spec §3 shapes them; `nbUtilisateurs` on demand. */
 function structuresQuery(db: DB, viewer: Viewer, withUsers: boolean) {
@@ -81,8 +101,6 @@ function toStructure(row: StructureRow): Structure {
   }
 }
 
-const inScopeOf = (db: DB, viewer: Viewer, alias: string) => pathInScope(db, viewer, sql.ref<string>(`${alias}.path`))
-
 /**
  * GET rest/bd/structure/user/me: the structures in the caller's scope, sorted by path (spec §5),
  * filtered by name; one page of them when `page` is given. The total comes with it, in the same round
@@ -91,35 +109,29 @@ const inScopeOf = (db: DB, viewer: Viewer, alias: string) => pathInScope(db, vie
 export async function listStructures(
   env: Env,
   caller: Caller,
-  query: {
+  query: PageQuery & {
     users?: 'true' | 'false' | undefined
     q?: string | undefined
-    page?: number | undefined
-    taille?: number | undefined
     tri?: (typeof STRUCTURE_SORTS)[number] | undefined
   },
 ): Promise<{ items: Structure[]; total: number }> {
   const db = getDb(env.DB)
   const viewer = viewerOf(caller)
-  const search = (q: ReturnType<typeof structuresQuery>) =>
-    query.q ? q.where(sql<SqlBool>`s.nom like ${likePattern(query.q)} escape '\\'`) : q
-  const filtered = search(
-    structuresQuery(db, viewer, query.users === 'true').where('s.id', 'in', scopeStructureIds(db, viewer)),
-  )
+  // The same filter for the page and for the total: the scope, and the name searched.
+  const filter = sql<SqlBool>`s.id in ${scopeStructureIds(db, viewer)} and ${
+    query.q ? containsText(['s.nom'], query.q) : sql`1`
+  }`
+  const filtered = structuresQuery(db, viewer, query.users === 'true').where(filter)
   const tri = query.tri ?? 'path'
   const direction = tri.startsWith('-') ? 'desc' : 'asc'
-  let list = tri.endsWith('nom')
+  const sorted = tri.endsWith('nom')
     ? filtered.orderBy(sql`s.nom collate nocase`, direction).orderBy('s.path')
     : filtered.orderBy('s.path', direction)
-  if (query.page !== undefined) {
-    const size = query.taille ?? DEFAULT_PAGE_SIZE
-    list = list.limit(size).offset((query.page - 1) * size)
-  }
+  const list = onePage(sorted, query)
   const count = db
     .selectFrom('structure as s')
     .select((eb) => eb.fn.countAll<number>().as('total'))
-    .where('s.id', 'in', scopeStructureIds(db, viewer))
-    .$if(Boolean(query.q), (q) => q.where(sql<SqlBool>`s.nom like ${likePattern(query.q ?? '')} escape '\\'`))
+    .where(filter)
   const [actor, rows, [counted]] = await actorWith(env, caller, list, count)
   requireAdmin(actor)
   return { items: rows.map(toStructure), total: counted?.total ?? 0 }
@@ -128,7 +140,7 @@ export async function listStructures(
 /** The structure `id` with whether it lies in the viewer's scope. */
 function structureInScopeQuery(db: DB, viewer: Viewer, id: number, withUsers = true) {
   return structuresQuery(db, viewer, withUsers)
-    .select(sql<number>`${inScopeOf(db, viewer, 's')}`.as('in_scope'))
+    .select(inScopeColumn(db, viewer, 's'))
     .where('s.id', '=', id)
 }
 
@@ -148,11 +160,7 @@ export async function getStructure(env: Env, caller: Caller, id: number): Promis
 
 /** GET rest/bd/structure/nom/{nom}: the name as a structure holds it (any case), or null when free. */
 export async function structureNom(env: Env, caller: Caller, nom: string): Promise<{ nom: string | null }> {
-  const taken = getDb(env.DB)
-    .selectFrom('structure')
-    .select('nom')
-    .where(sql<SqlBool>`nom = ${nom.trim()} collate nocase`)
-  const [actor, [row]] = await actorWith(env, caller, taken)
+  const [actor, [row]] = await actorWith(env, caller, nameHolder(getDb(env.DB), nom.trim()))
   requireAdmin(actor)
   return { nom: row?.nom ?? null }
 }
@@ -245,26 +253,30 @@ type Context = { userAgent: string | null }
 
 /**
  * What a create or an update must check about the new name, type and parent, read in one round trip
- * with the caller's check: the type (and the type its parents must have), the parent (in scope?), and
- * a structure already holding the name.
+ * with the caller's check: the type (and the type its parents must have), the parent (in scope?), a
+ * structure already holding the name — and for an update (`id`), the structure itself and the types
+ * of its children.
  */
-async function readPlacement(env: Env, caller: Caller, input: StructureInput, extra: ReturnType<DB['selectFrom']>[]) {
+async function readPlacement(env: Env, caller: Caller, input: StructureInput, id: number | null) {
   const db = getDb(env.DB)
   const viewer = viewerOf(caller)
-  const [actor, [type], parents, [holder], ...rest] = await actorWith(
+  const [actor, [type], parents, [holder], currents, children] = await actorWith(
     env,
     caller,
     db.selectFrom('type_structure').select(['id', 'libelle', 'parent_type_id']).where('id', '=', input.type.id),
-    input.parent
-      ? structureInScopeQuery(db, viewer, input.parent.id, false)
-      : db.selectFrom('structure as s').select(['s.id']).where(sql<SqlBool>`0`),
-    db.selectFrom('structure').select(['id', 'nom']).where(sql<SqlBool>`nom = ${input.nom} collate nocase`),
-    ...(extra as never[]),
+    structureInScopeQuery(db, viewer, input.parent?.id ?? 0, false),
+    nameHolder(db, input.nom),
+    structureInScopeQuery(db, viewer, id ?? 0, false),
+    db
+      .selectFrom('structure as c')
+      .innerJoin('type_structure as ct', 'ct.id', 'c.type_id')
+      .select(['c.id', 'ct.parent_type_id'])
+      .where('c.parent_id', '=', id ?? 0),
   )
   requireAdmin(actor)
-  if (!type) throw unknownReference('type.id', 'Unknown structure type')
-  const parent = parents[0] as (StructureRow & { in_scope: number }) | undefined
-  if (input.parent && !parent) throw unknownReference('parent.id', 'Unknown parent structure')
+  if (!type) throw invalidField('type.id', 'Unknown structure type', 'validation.unknown')
+  const parent = input.parent ? parents[0] : undefined
+  if (input.parent && !parent) throw invalidField('parent.id', 'Unknown parent structure', 'validation.unknown')
   if (parent && !parent.in_scope) throw forbidden('The parent structure is outside your scope')
   if (type.parent_type_id === null) {
     if (parent) throw parentInvalid('A structure of this type has no parent')
@@ -273,7 +285,7 @@ async function readPlacement(env: Env, caller: Caller, input: StructureInput, ex
   } else if (parent.type_id !== type.parent_type_id) {
     throw parentInvalid("The parent's type does not fit this type of structure")
   }
-  return { actor, type, parent: parent ?? null, holder, rest: rest as unknown[][] }
+  return { actor, type, parent: parent ?? null, holder, current: currents[0], children }
 }
 
 /**
@@ -288,7 +300,7 @@ export async function createStructure(
   context: Context,
 ): Promise<Structure> {
   const db = getDb(env.DB)
-  const { actor, type, parent, holder } = await readPlacement(env, caller, input, [])
+  const { actor, type, parent, holder } = await readPlacement(env, caller, input, null)
   if (holder) throw nomTaken(holder.nom)
   if (!parent) throw parentInvalid('A parent structure is required')
   const next = sql<number>`(select coalesce(max(id), 0) + 1 from structure)`
@@ -343,22 +355,10 @@ export async function updateStructure(
 ): Promise<Structure> {
   const db = getDb(env.DB)
   const id = input.id
-  if (!id)
-    throw new BusinessError('VALIDATION_FAILED', 400, 'The structure id is required', [
-      { field: 'id', message: 'validation.required' },
-    ])
-  const viewer = viewerOf(caller)
-  const childTypes = db
-    .selectFrom('structure as c')
-    .innerJoin('type_structure as ct', 'ct.id', 'c.type_id')
-    .select(['c.id', 'ct.parent_type_id'])
-    .where('c.parent_id', '=', id)
-  const { actor, type, parent, holder, rest } = await readPlacement(env, caller, input, [
-    structureInScopeQuery(db, viewer, id),
-    childTypes,
-  ] as never)
-  const current = inScopeOrFail((rest[0] as (StructureRow & { in_scope: number })[])[0])
-  const children = rest[1] as { id: number; parent_type_id: number | null }[]
+  if (!id) throw invalidField('id', 'The structure id is required', 'validation.required')
+  const placement = await readPlacement(env, caller, input, id)
+  const { actor, type, parent, holder, children } = placement
+  const current = inScopeOrFail(placement.current)
   if (holder && holder.id !== id) throw nomTaken(holder.nom)
   if (parent && (parent.id === id || parent.path.startsWith(current.path)))
     throw parentInvalid('A structure cannot hang below itself or its own sub-tree')
@@ -371,6 +371,8 @@ export async function updateStructure(
     current.type_id !== type.id && `${current.type_libelle} → ${type.libelle}`,
     moved && `${current.parent_nom ?? '-'} → ${parent?.nom ?? '-'}`,
   ].filter(Boolean)
+  // The structure as it stands after the change, read at the end of the same batch.
+  const after = structureInScopeQuery(db, viewerOf(actor), id)
   const statements = [
     db
       .updateTable('structure')
@@ -380,15 +382,17 @@ export async function updateStructure(
     db
       .insertInto('log')
       .values(adminLog(actor, 'STRUCTURE_MODIFICATION', `#${id} ${change.join(', ')}`, context.userAgent)),
+    after,
   ]
+  let results: D1Result[]
   try {
-    await batch(env.DB, statements)
+    results = await batch(env.DB, statements)
   } catch (error) {
     throw nameRace(error, input.nom)
   }
-  const [after] = await structureInScopeQuery(db, viewerOf(actor), id).execute()
-  if (!after) throw notFound('Unknown structure')
-  return toStructure(after)
+  const [row] = (results.at(-1)?.results ?? []) as InferResult<typeof after>
+  if (!row) throw notFound('Unknown structure')
+  return toStructure(row)
 }
 
 /** Recomputes the paths of the sub-tree of `id` from the parent links (one statement, for a batch). */
@@ -410,6 +414,7 @@ function subtreePaths(id: number) {
 export async function deleteStructure(env: Env, caller: Caller, id: number, context: Context): Promise<void> {
   const db = getDb(env.DB)
   const viewer = viewerOf(caller)
+  const hasStructure = db.selectFrom('structure as gone').select('gone.id').where('gone.id', '=', id)
   const hasChild = db.selectFrom('structure as child').select('child.id').where('child.parent_id', '=', id)
   const hasPoste = db.selectFrom('poste').select('poste.id').where('poste.structure_id', '=', id)
   const hasRegistration = db
@@ -440,34 +445,15 @@ export async function deleteStructure(env: Env, caller: Caller, id: number, cont
       .where(({ not, exists }) => not(exists(hasPoste)))
       .where(({ not, exists }) => not(exists(hasRegistration)))
       .returning('id'),
-    db
-      .insertInto('log')
-      .columns(['date', 'utilisateur_id', 'type_log', 'nom_log', 'commentaire', 'nom_navigateur', 'version_navigateur'])
-      .expression(
-        logWhen(
-          db,
-          adminLog(actor, 'STRUCTURE_SUPPRESSION', `${structure.nom} (#${id})`, context.userAgent),
-          sql<SqlBool>`not exists (select 1 from structure where id = ${id})`,
-        ),
-      ),
+    insertWhen(
+      db,
+      'log',
+      adminLog(actor, 'STRUCTURE_SUPPRESSION', `${structure.nom} (#${id})`, context.userAgent),
+      db.selectNoFrom(sql.lit(1).as('gone')).where(({ not, exists }) => not(exists(hasStructure))) as never,
+    ),
   ])
   // Something was added to it between the check and the delete.
   if ((deleted?.results.length ?? 0) === 0) throw refuse(false)
-}
-
-/** An audit row as a SELECT that yields it only when `condition` holds at that point of a batch. */
-function logWhen(db: DB, row: ReturnType<typeof adminLog>, condition: Expression<SqlBool>) {
-  return db
-    .selectNoFrom([
-      sql.val(row.date).as('date'),
-      sql.val(row.utilisateur_id ?? null).as('utilisateur_id'),
-      sql.val(row.type_log).as('type_log'),
-      sql.val(row.nom_log).as('nom_log'),
-      sql.val(row.commentaire ?? null).as('commentaire'),
-      sql.val(row.nom_navigateur ?? null).as('nom_navigateur'),
-      sql.val(row.version_navigateur ?? null).as('version_navigateur'),
-    ])
-    .where(condition)
 }
 
 /** Users with a post in a structure, by name, filtered and paged in SQL. */
@@ -476,7 +462,7 @@ function structureUsersQuery(
   viewer: Viewer,
   structureId: number,
   which: 'current' | 'future',
-  query: { q?: string | undefined; page?: number | undefined; taille?: number | undefined },
+  query: PageQuery & { q?: string | undefined },
 ) {
   // Driven by the structure's posts (their index), not by a scan of every user.
   const here = db.selectFrom('poste as here').select('here.utilisateur_id').where('here.structure_id', '=', structureId)
@@ -487,24 +473,17 @@ function structureUsersQuery(
     .where('utilisateur.supprime', '=', 0)
     .$if(which === 'current', (q) => q.where('utilisateur.id', 'in', current))
     .$if(which === 'future', (q) => q.where('utilisateur.id', 'in', future).where('utilisateur.id', 'not in', current))
-    .$if(Boolean(query.q), (q) =>
-      q.where(
-        sql<SqlBool>`(utilisateur.nom like ${likePattern(query.q ?? '')} escape '\\' or utilisateur.prenom like ${likePattern(query.q ?? '')} escape '\\')`,
-      ),
-    )
-  const size = query.taille ?? DEFAULT_PAGE_SIZE
-  const list = base
-    .selectAll('utilisateur')
-    .select(postesColumn(viewer.today))
-    .select((eb) =>
-      sql<number>`${userManageable(db, viewer, { id: eb.ref('utilisateur.id'), domain: eb.ref('utilisateur.domain') })}`.as(
-        'modification',
-      ),
-    )
-    .orderBy(sql`utilisateur.nom collate nocase`)
-    .orderBy(sql`utilisateur.prenom collate nocase`)
-    .orderBy('utilisateur.id')
-    .$if(query.page !== undefined, (q) => q.limit(size).offset(((query.page ?? 1) - 1) * size))
+    .$if(Boolean(query.q), (q) => q.where(containsText(['utilisateur.nom', 'utilisateur.prenom'], query.q ?? '')))
+  const list = onePage(
+    base
+      .selectAll('utilisateur')
+      .select(postesColumn(viewer.today))
+      .select(modificationColumn(db, viewer))
+      .orderBy(sql`utilisateur.nom collate nocase`)
+      .orderBy(sql`utilisateur.prenom collate nocase`)
+      .orderBy('utilisateur.id'),
+    query,
+  )
   const count = base.select((eb) => eb.fn.countAll<number>().as('total'))
   return { list, count }
 }
@@ -516,11 +495,9 @@ function candidatesQuery(db: DB, viewer: Viewer, search: string | undefined) {
     .select(['utilisateur.id', 'utilisateur.prenom', 'utilisateur.nom', 'utilisateur.mail'])
     .where('utilisateur.supprime', '=', 0)
     .where('utilisateur.registration_state', '!=', 'PENDING')
-    .where((eb) => userManageable(db, viewer, { id: eb.ref('utilisateur.id'), domain: eb.ref('utilisateur.domain') }))
+    .where(userManageable(db, viewer))
     .$if(Boolean(search), (q) =>
-      q.where(
-        sql<SqlBool>`(utilisateur.nom like ${likePattern(search ?? '')} escape '\\' or utilisateur.prenom like ${likePattern(search ?? '')} escape '\\' or utilisateur.mail like ${likePattern(search ?? '')} escape '\\')`,
-      ),
+      q.where(containsText(['utilisateur.nom', 'utilisateur.prenom', 'utilisateur.mail'], search ?? '')),
     )
     .orderBy(sql`utilisateur.nom collate nocase`)
     .orderBy(sql`utilisateur.prenom collate nocase`)
@@ -536,12 +513,7 @@ export async function structureUsers(
   env: Env,
   caller: Caller,
   structureId: number,
-  query: {
-    q?: string | undefined
-    page?: number | undefined
-    taille?: number | undefined
-    recherche?: string | undefined
-  },
+  query: PageQuery & { q?: string | undefined; recherche?: string | undefined },
 ): Promise<StructureUsers> {
   const db = getDb(env.DB)
   const viewer = viewerOf(caller)
