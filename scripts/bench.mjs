@@ -311,6 +311,21 @@ for (const [who, account] of [
     return { url: `${api}/bd/structure/user/me?users=true&page=1`, init: { headers } }
   })
 }
+for (const [who, account] of [
+  ['admin of the root', admin],
+  ['admin of a leaf', leafAdmin],
+]) {
+  for (const [what, query] of [
+    ['first page', 'page=1'],
+    ['filtered page', 'page=2&q=ma&actif=true&poste=true&tri=-prenom'],
+  ]) {
+    await scenario(`GET rest/bd/utilisateur/liste?${query} (${who}, ${what})`, 'read', async () => {
+      const session = await login(account.login, account.password)
+      const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
+      return { url: `${api}/bd/utilisateur/liste?${query}`, init: { headers } }
+    })
+  }
+}
 await scenario('GET rest/bd/utilisateur/structure/{id}?page=1 (admin of the root, a site)', 'read', async () => {
   const session = await login(admin.login, admin.password)
   const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }

@@ -16,6 +16,7 @@ import { healthRoutes } from './routes/health'
 import { logRoutes } from './routes/logs'
 import { passwordRoutes } from './routes/password'
 import { structureRoutes } from './routes/structures'
+import { userAdminRoutes } from './routes/user-admin'
 import { userRoutes } from './routes/users'
 import { applicationMayCall, callerChecked, callerFromBearer } from './services/actor'
 
@@ -27,6 +28,7 @@ const apiRoutes = router()
   .route('/', healthRoutes)
   .route('/', captchaRoutes)
   .route('/', authRoutes)
+  .route('/', userAdminRoutes)
   .route('/', userRoutes)
   .route('/', accessRoutes)
   .route('/', logRoutes)

@@ -30,6 +30,8 @@ export interface Env {
   RESEND_API_KEY?: string
   /** Forgotten-password requests allowed per client address and minute (default 5). */
   FORGOT_RATE_PER_MINUTE?: string
+  /** Mail availability checks per client address and minute (default 30). */
+  MAIL_CHECK_RATE_PER_MINUTE?: string
   /** Sign-in attempts allowed per client address and minute (default 30). */
   LOGIN_RATE_PER_MINUTE?: string
   /** No-JavaScript captcha answers accepted per client address and minute (default 5). */

@@ -291,6 +291,66 @@ Object.assign(MATRIX, {
   },
 } satisfies Record<string, Row>)
 
+/** A user in Agence Lille (T's structure: inside adminIn's scope) for a call that changes them. */
+async function freshUser(options: Parameters<typeof createUser>[0] = {}) {
+  return createUser({ postes: [currentPost(4, 2)], ...options })
+}
+
+Object.assign(MATRIX, {
+  'POST /portail-backend/rest/bd/utilisateur': {
+    request: () => ({
+      path: '/rest/bd/utilisateur',
+      body: {
+        nom: 'Invité',
+        prenom: 'Matrice',
+        mail: `invite-${++sequence}@example.test`,
+        admin: false,
+        actif: true,
+        domain: ORIGIN,
+        poste: {
+          structure: { id: 4 },
+          fonction: { id: 2 },
+          dateDebut: isoDate(0).split('-').reverse().join('/'),
+          dateFin: isoDate(30).split('-').reverse().join('/'),
+        },
+      },
+    }),
+    expect: admins(403, 201),
+  },
+  'GET /portail-backend/rest/bd/utilisateur/liste': {
+    request: () => ({ path: '/rest/bd/utilisateur/liste?page=1' }),
+    expect: admins(200, 200),
+  },
+  // T themself may not: nobody changes their own state, flag or deletion.
+  'PUT /portail-backend/rest/bd/utilisateur/state': {
+    request: ({ target }) => ({ path: '/rest/bd/utilisateur/state', body: { id: target.id, actif: true } }),
+    expect: admins(403, 200),
+  },
+  'PUT /portail-backend/rest/bd/utilisateur/admin': {
+    request: ({ target }) => ({ path: '/rest/bd/utilisateur/admin', body: { id: target.id, admin: false } }),
+    expect: admins(403, 200),
+  },
+  'DELETE /portail-backend/rest/bd/utilisateur/suppression/{id}': {
+    request: async () => ({ path: `/rest/bd/utilisateur/suppression/${(await freshUser()).id}` }),
+    expect: admins(403, 204),
+  },
+  'DELETE /portail-backend/rest/bd/utilisateur/retablir/{id}': {
+    request: async () => ({ path: `/rest/bd/utilisateur/retablir/${(await freshUser({ supprime: true })).id}` }),
+    expect: admins(403, 204),
+  },
+  'POST /portail-backend/rest/bd/utilisateur/{id}/invitation': {
+    request: async () => ({
+      path: `/rest/bd/utilisateur/${(await freshUser({ registration: 'INVITED', password: null })).id}/invitation`,
+      body: {},
+    }),
+    expect: admins(403, 204),
+  },
+  'GET /portail-backend/rest/public/bd/utilisateur/mail': {
+    request: ({ target }) => ({ path: `/rest/public/bd/utilisateur/mail?mail=${encodeURIComponent(target.mail)}` }),
+    expect: everyone(200),
+  },
+} satisfies Record<string, Row>)
+
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const
 
 async function documentedOperations() {

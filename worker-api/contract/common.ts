@@ -5,6 +5,13 @@ import { errorSchema } from './errors'
 /** A positive integer in a path or a query: the client passes a number, the URL carries its digits. */
 export const positiveInt = () => z.coerce.number<number>().int().positive()
 
+/** A reference to another object by its id (`{id}`), as the spec's payloads carry them. */
+export const ref = z.object({ id: positiveInt() })
+
+/** A choice a form posts as an id (a select): required, a positive integer. */
+export const requiredId = () =>
+  z.coerce.number<number>('validation.required').int('validation.required').positive('validation.required')
+
 export const json = <T extends z.ZodType>(schema: T, description: string) => ({
   content: { 'application/json': { schema } },
   description,

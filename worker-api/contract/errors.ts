@@ -32,6 +32,8 @@ export const BUSINESS_CODES = [
   'TOKEN_EXPIRED',
   'BAD_OLD_PASSWORD',
   'MAIL_ALREADY_USED',
+  // User administration
+  'INVITATION_NOT_PENDING',
   // Organisation (spec §8)
   'STRUCTURE_HAS_CHILD',
   'STRUCTURE_HAS_USERS',

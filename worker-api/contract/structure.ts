@@ -1,12 +1,6 @@
 import { z } from 'zod'
-import { datesInOrder, pageQuery, positiveInt, wireDateSchema } from './common'
+import { datesInOrder, pageQuery, positiveInt, ref, requiredId, wireDateSchema } from './common'
 import { userSchema } from './user'
-
-const ref = z.object({ id: positiveInt() })
-
-/** A choice a form posts as an id (a select): required, a positive integer. */
-const requiredId = () =>
-  z.coerce.number<number>('validation.required').int('validation.required').positive('validation.required')
 
 /** Spec §3: a structure, its type and its parent (null for the root), and its users when asked. */
 export const structureSchema = z.object({

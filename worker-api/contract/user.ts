@@ -41,7 +41,7 @@ export const mailSchema = z
   .max(50, 'validation.mailMax')
   .regex(z.regexes.email, 'validation.mail')
 
-const nameSchema = z
+export const nameSchema = z
   .string('validation.required')
   .trim()
   // Blank (spaces only) is missing, not too short.

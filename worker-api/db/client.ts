@@ -1,4 +1,4 @@
-import { type Insertable, Kysely, type SelectQueryBuilder } from 'kysely'
+import { type InsertObject, isExpression, Kysely, type SelectQueryBuilder, sql } from 'kysely'
 import { D1Dialect } from 'kysely-d1'
 import type { Database } from './schema'
 
@@ -35,7 +35,7 @@ export async function batch(d1: D1Database, queries: { compile(): { sql: string;
 export function insertWhen<T extends keyof Database & string>(
   db: DB,
   table: T,
-  row: Insertable<Database[T]>,
+  row: InsertObject<Database, T>,
   condition: SelectQueryBuilder<Database, keyof Database, unknown>,
 ) {
   const values = row as Record<string, unknown>
@@ -45,7 +45,12 @@ export function insertWhen<T extends keyof Database & string>(
     .columns(columns as never)
     .expression(
       db
-        .selectNoFrom((eb) => columns.map((column) => eb.val(values[column]).as(column)))
+        .selectNoFrom((eb) =>
+          columns.map((column) => {
+            const value = values[column]
+            return isExpression(value) ? sql`${value}`.as(column) : eb.val(value).as(column)
+          }),
+        )
         .where(({ exists }) => exists(condition)) as never,
     )
 }

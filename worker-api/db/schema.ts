@@ -39,6 +39,8 @@ export interface UtilisateurTable {
   registration_structure_id: number | null
   registration_structure_nom: string | null
   token_register_expires_at: string | null
+  /** "nom prenom" folded for search (lib/search-text.ts), kept by triggers (migration 0009). */
+  recherche: Generated<string>
   created_at: Generated<string>
   updated_at: Generated<string>
 }
@@ -122,6 +124,7 @@ export type MailKind =
   | 'MAIL_CHANGE_REQUESTED'
   | 'MAIL_CHANGED'
   | 'MAIL_NOW_USED'
+  | 'INVITATION'
   | 'OTHER'
 
 export const LOG_TYPES = [

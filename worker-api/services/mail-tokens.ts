@@ -10,6 +10,9 @@ export const PASSWORD_RESET_TTL_HOURS = 3
 /** How long the link confirming a new mail address works. Only the latest request's link is live. */
 export const MAIL_CHANGE_TTL_HOURS = 24
 
+/** How long the invitation of a user created by an administrator works; a new one voids the last. */
+export const INVITATION_TTL_HOURS = 7 * 24
+
 /**
  * The tokens the renew call (`/renewPassword/{token}`) accepts: those whose use is to set a password.
  * Any other purpose is unknown to it, and each other call accepts its own purposes only.

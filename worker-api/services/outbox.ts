@@ -1,11 +1,11 @@
-import type { SelectQueryBuilder } from 'kysely'
+import type { Expression, SelectQueryBuilder } from 'kysely'
 import { type DB, insertWhen } from '../db/client'
 import type { Database, MailKind, OutboxRow } from '../db/schema'
 import type { Env } from '../env'
 import { addSeconds } from '../lib/dates'
 import { type MailProvider, mailProvider } from '../lib/mail/providers'
 import type { RenderedMail } from '../lib/mail/render'
-import { MAIL_CHANGE_TTL_HOURS, PASSWORD_RESET_TTL_HOURS } from './mail-tokens'
+import { INVITATION_TTL_HOURS, MAIL_CHANGE_TTL_HOURS, PASSWORD_RESET_TTL_HOURS } from './mail-tokens'
 
 /**
  * The outbox (DESIGN §5). A mail is inserted in the same D1 batch as whatever it announces (the
@@ -28,7 +28,7 @@ const CRON_BATCH = 25
  */
 export function queueMail(
   db: DB,
-  mail: RenderedMail & { to: string; userId: number | null; kind: MailKind },
+  mail: RenderedMail & { to: string; userId: number | null | Expression<number>; kind: MailKind },
   now = new Date(),
   onlyIf?: SelectQueryBuilder<Database, keyof Database, unknown>,
 ) {
@@ -62,6 +62,7 @@ type Claimed = Pick<OutboxRow, 'id' | 'created_at' | 'to_address' | 'subject' | 
 const TOKEN_LIFETIME_SECONDS: Partial<Record<MailKind, number>> = {
   PASSWORD_RESET: PASSWORD_RESET_TTL_HOURS * 3600,
   MAIL_CHANGE_CONFIRM: MAIL_CHANGE_TTL_HOURS * 3600,
+  INVITATION: INVITATION_TTL_HOURS * 3600,
 }
 /** Workers allow six simultaneous outgoing connections; a provider call waiting for one must not time out. */
 const SEND_CONCURRENCY = 5

@@ -31,7 +31,7 @@ const parentInvalid = (message: string) => new BusinessError('STRUCTURE_PARENT_I
 const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 
 /** Whether one of `columns` contains `text`, whatever its case (a search box). */
-function containsText(columns: string[], text: string): Expression<SqlBool> {
+export function containsText(columns: string[], text: string): Expression<SqlBool> {
   const pattern = likePattern(text)
   return sql<SqlBool>`(${sql.join(
     columns.map((column) => sql`${sql.ref(column)} like ${pattern} escape '\\'`),
@@ -42,7 +42,10 @@ function containsText(columns: string[], text: string): Expression<SqlBool> {
 type PageQuery = { page?: number | undefined; taille?: number | undefined }
 
 /** One page of a list when `page` is asked (DESIGN §1), else all of it. */
-function onePage<Q extends { limit(n: number): Q; offset(n: number): Q }>(query: Q, { page, taille }: PageQuery): Q {
+export function onePage<Q extends { limit(n: number): Q; offset(n: number): Q }>(
+  query: Q,
+  { page, taille }: PageQuery,
+): Q {
   if (page === undefined) return query
   const size = taille ?? DEFAULT_PAGE_SIZE
   return query.limit(size).offset((page - 1) * size)

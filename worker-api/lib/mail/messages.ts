@@ -46,6 +46,15 @@ const fr = {
       "Votre administrateur a fait de {{mail}} l'adresse e-mail de votre compte {{login}} : les messages du portail vous parviendront ici.",
     warning: 'Si ce compte ne vous concerne pas, signalez-le à votre administrateur.',
   },
+  invitation: {
+    subject: 'Votre compte sur le portail',
+    intro:
+      "{{admin}} vous a créé un compte sur le portail d'accès aux applications. Votre identifiant est {{login}} ; choisissez votre mot de passe pour l'activer.",
+    action: 'Choisir mon mot de passe',
+    expiry:
+      "Ce lien est valable {{days}} jours et ne sert qu'une fois. Passé ce délai, demandez-en un autre à votre administrateur.",
+    ignore: "Si vous n'attendiez pas ce compte, ignorez ce message : il restera inutilisable sans mot de passe.",
+  },
 }
 
 type Shape<T> = { [K in keyof T]: T[K] extends string ? string : Shape<T[K]> }
@@ -91,6 +100,15 @@ const en: MailWords = {
     intro:
       'Your administrator made {{mail}} the e-mail address of your account {{login}}: the portal will write to you here.',
     warning: 'If this account is not yours, tell your administrator.',
+  },
+  invitation: {
+    subject: 'Your account on the portal',
+    intro:
+      '{{admin}} created an account for you on the application access portal. Your login is {{login}}; choose your password to activate it.',
+    action: 'Choose my password',
+    expiry:
+      'This link is valid for {{days}} days and works only once. After that, ask your administrator for another one.',
+    ignore: 'If you did not expect this account, ignore this message: it stays unusable without a password.',
   },
 }
 

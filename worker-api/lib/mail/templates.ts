@@ -23,7 +23,7 @@ function linkMail(
     greeting: fill(all.greeting, user),
     paragraphs: [fill(m.intro, { ...user, ...values })],
     action: { label: m.action, url },
-    notes: [fill(m.expiry, { hours }), m.ignore],
+    notes: [fill(m.expiry, { hours, days: hours / 24 }), m.ignore],
   })
 }
 
@@ -68,6 +68,13 @@ export const mailChangeRequestedMail = (language: MailLanguage, user: Recipient,
 /** Sent to the new address an administrator gave a user: it is the account's from now on. */
 export const mailNowUsedMail = (language: MailLanguage, user: Recipient, newMail: string) =>
   noticeMail(language, (w) => w.mailNowUsed, user, { mail: newMail })
+
+/**
+ * The invitation of a user an administrator created (`admin` names them): a single-use link to
+ * /renewPassword/{token} where the user chooses the password that activates the account.
+ */
+export const invitationMail = (language: MailLanguage, user: Recipient, admin: string, url: string, hours: number) =>
+  linkMail(language, (w) => w.invitation, user, { admin }, url, hours)
 
 /** Sent after a password change or reset, so that a change made by someone else does not go unseen. */
 export const passwordChangedMail = (language: MailLanguage, user: Recipient) =>

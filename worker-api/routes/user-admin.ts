@@ -1,0 +1,157 @@
+import { createRoute, z } from '@hono/zod-openapi'
+import { errors, json } from '../contract/common'
+import { idParam, userSchema } from '../contract/user'
+import {
+  createUserSchema,
+  mailCheckQuery,
+  mailCheckSchema,
+  userAdminSchema,
+  userListQuery,
+  userStateSchema,
+} from '../contract/user-admin'
+import { afterResponse } from '../lib/after-response'
+import { requestContext } from '../lib/request'
+import { router } from '../lib/validation'
+import { deliverOutbox } from '../services/outbox'
+import {
+  checkMail,
+  createUser,
+  deleteUser,
+  listUsers,
+  resendInvitation,
+  restoreUser,
+  setUserAdmin,
+  setUserState,
+} from '../services/user-admin'
+
+const body = <T extends z.ZodType>(schema: T) => ({
+  body: { content: { 'application/json': { schema } }, required: true },
+})
+
+/**
+ * User administration (spec §6, §7): administrators only, each on the users of their scope whose
+ * `modification` flag they get (DESIGN §4); nobody deletes, deactivates or demotes themself. Mounted
+ * before `utilisateur/{id}`, which would take "liste" or "state" for an id.
+ */
+export const userAdminRoutes = router()
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/rest/bd/utilisateur',
+      tags: ['Users'],
+      summary:
+        'Create a user with their first post in a structure of the caller’s scope; they get an invitation (valid 7 days) to choose their password. 409 MAIL_ALREADY_USED',
+      security: [{ bearer: [] }],
+      request: body(createUserSchema),
+      responses: { 201: json(userSchema, 'The new user'), ...errors(400, 401, 403, 409) },
+    }),
+    async (c) => {
+      const { user, mailIds } = await createUser(c.env, c.get('caller'), c.req.valid('json'), requestContext(c.req.raw))
+      afterResponse(c, () => deliverOutbox(c.env, { ids: mailIds }))
+      return c.json(user, 201)
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/rest/bd/utilisateur/liste',
+      tags: ['Users'],
+      summary:
+        "The users of the caller's scope with their current and future posts, by name; with page, one page of them filtered and sorted (total in X-Total-Count)",
+      security: [{ bearer: [] }],
+      request: { query: userListQuery },
+      responses: { 200: json(z.array(userSchema), 'Users'), ...errors(400, 401, 403) },
+    }),
+    async (c) => {
+      const { items, total } = await listUsers(c.env, c.get('caller'), c.req.valid('query'))
+      c.header('X-Total-Count', String(total))
+      return c.json(items, 200)
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'put',
+      path: '/rest/bd/utilisateur/state',
+      tags: ['Users'],
+      summary:
+        'Activate or deactivate a user the caller may manage (not an administrator); deactivating ends their sessions',
+      security: [{ bearer: [] }],
+      request: body(userStateSchema),
+      responses: { 200: json(userSchema, 'The user'), ...errors(400, 401, 403, 404) },
+    }),
+    async (c) =>
+      c.json(await setUserState(c.env, c.get('caller'), c.req.valid('json'), c.req.header('User-Agent') ?? null), 200),
+  )
+  .openapi(
+    createRoute({
+      method: 'put',
+      path: '/rest/bd/utilisateur/admin',
+      tags: ['Users'],
+      summary: 'Give or take the "admin des niveaux inférieurs" flag of a user the caller may manage',
+      security: [{ bearer: [] }],
+      request: body(userAdminSchema),
+      responses: { 200: json(userSchema, 'The user'), ...errors(400, 401, 403, 404) },
+    }),
+    async (c) =>
+      c.json(await setUserAdmin(c.env, c.get('caller'), c.req.valid('json'), c.req.header('User-Agent') ?? null), 200),
+  )
+  .openapi(
+    createRoute({
+      method: 'delete',
+      path: '/rest/bd/utilisateur/suppression/{id}',
+      tags: ['Users'],
+      summary: 'Delete a user the caller may manage, restorably: posts and history stay, sessions and links end',
+      security: [{ bearer: [] }],
+      request: { params: idParam },
+      responses: { 204: { description: 'Deleted' }, ...errors(400, 401, 403, 404) },
+    }),
+    async (c) => {
+      await deleteUser(c.env, c.get('caller'), c.req.valid('param').id, c.req.header('User-Agent') ?? null)
+      return c.body(null, 204)
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'delete',
+      path: '/rest/bd/utilisateur/retablir/{id}',
+      tags: ['Users'],
+      summary: 'Restore a deleted user the caller may manage, as they were',
+      security: [{ bearer: [] }],
+      request: { params: idParam },
+      responses: { 204: { description: 'Restored' }, ...errors(400, 401, 403, 404) },
+    }),
+    async (c) => {
+      await restoreUser(c.env, c.get('caller'), c.req.valid('param').id, c.req.header('User-Agent') ?? null)
+      return c.body(null, 204)
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/rest/bd/utilisateur/{id}/invitation',
+      tags: ['Users'],
+      summary:
+        'Send again the invitation of a user who has not chosen a password yet (the earlier link dies); 409 INVITATION_NOT_PENDING otherwise',
+      security: [{ bearer: [] }],
+      request: { params: idParam },
+      responses: { 204: { description: 'Sent' }, ...errors(400, 401, 403, 404, 409, 429) },
+    }),
+    async (c) => {
+      const ids = await resendInvitation(c.env, c.get('caller'), c.req.valid('param').id, requestContext(c.req.raw))
+      afterResponse(c, () => deliverOutbox(c.env, { ids }))
+      return c.body(null, 204)
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/rest/public/bd/utilisateur/mail',
+      tags: ['Users'],
+      summary:
+        'Mail availability (spec §4): the account holding the address and whether it is active, or nulls when it is free. Limited per client',
+      request: { query: mailCheckQuery },
+      responses: { 200: json(mailCheckSchema, 'Taken or free'), ...errors(400, 429) },
+    }),
+    async (c) =>
+      c.json(await checkMail(c.env, c.req.valid('query').mail, c.req.header('CF-Connecting-IP') ?? null), 200),
+  )
