@@ -1,6 +1,7 @@
 import { Link, useLocation } from '@remix-run/react'
 import { ArrowDown, ArrowUp, ArrowUpDown } from 'lucide-react'
 import type * as React from 'react'
+import { Fragment } from 'react'
 import { useTranslation } from 'react-i18next'
 import { nextSort, PAGE_PARAM, SORT_PARAM, sortDirection, urlWith } from '~/lib/url'
 import { cn } from '~/lib/utils'
@@ -35,11 +36,20 @@ export function DataTable<Row>({
   sortParam = SORT_PARAM,
   pageParam = PAGE_PARAM,
   className,
+  rowClassName,
+  details,
   ...labelling
 }: {
   columns: DataTableColumn<Row>[]
   rows: Row[]
   rowKey: (row: Row) => string | number
+  /** Classes of a row, from what it holds (a deleted user in the danger colour…). */
+  rowClassName?: (row: Row) => string | undefined
+  /**
+   * An expandable row (`ExpandToggle` in one of its cells opens it): the detail shown below it over
+   * the whole width while it is open, by the id `detailsId(key)`.
+   */
+  details?: { render: (row: Row) => React.ReactNode; isOpen: (row: Row) => boolean }
   empty?: React.ReactNode
   caption?: React.ReactNode
   /** How the loader sorts when the URL says nothing, e.g. `nom` or `-date`: shown on that header. */
@@ -79,19 +89,35 @@ export function DataTable<Row>({
         </TableRow>
       </TableHeader>
       <TableBody>
-        {rows.map((row) => (
-          <TableRow key={rowKey(row)}>
-            {columns.map((column) => (
-              <TableCell key={column.id} className={column.className}>
-                {column.cell(row)}
-              </TableCell>
-            ))}
-          </TableRow>
-        ))}
+        {rows.map((row) => {
+          const key = rowKey(row)
+          const open = details?.isOpen(row) ?? false
+          return (
+            <Fragment key={key}>
+              <TableRow className={rowClassName?.(row)}>
+                {columns.map((column) => (
+                  <TableCell key={column.id} className={column.className}>
+                    {column.cell(row)}
+                  </TableCell>
+                ))}
+              </TableRow>
+              {details ? (
+                <TableRow id={detailsId(key)} hidden={!open} className={cn(rowClassName?.(row), 'hover:bg-inherit')}>
+                  <TableCell colSpan={columns.length} className="pt-0">
+                    {open ? details.render(row) : null}
+                  </TableCell>
+                </TableRow>
+              ) : null}
+            </Fragment>
+          )
+        })}
       </TableBody>
     </Table>
   )
 }
+
+/** The id of a row's detail row, for the `aria-controls` of its toggle. */
+export const detailsId = (key: string | number) => `details-${key}`
 
 function SortLink({
   to,

@@ -20,6 +20,11 @@ export async function readForm(request: Request): Promise<FormData> {
  * The failed answer of a form action (app/lib/form.ts `FormReply`), 400: the API's field errors on
  * their fields, a business code the form knows on its field (`onField`), any other failure as the
  * form's message — its code's own, else `fallback`.
+ *
+ * `nestedIn` names the object of the API's body that holds some of the form's fields (`poste`: the
+ * API's `poste.dateFin` is the form's `dateFin`). With `withAttribute` (spec §8, logged creation) the
+ * form's message is also said for a code that lands on its field, and carries the code's first
+ * attribute as `values.attribut` for the form to show after the message.
  */
 export function formFailure<Intent extends string>(
   intent: Intent,
@@ -32,28 +37,52 @@ export function formFailure<Intent extends string>(
     onField?: Partial<Record<BusinessCode, string>>
     headers?: HeadersInit | undefined
     hideFields?: string[]
+    nestedIn?: string
+    withAttribute?: boolean
   } = {},
 ) {
-  const { failure, fallback = 'errors.saveFailed', onField = {}, headers, hideFields } = options
+  const {
+    failure,
+    fallback = 'errors.saveFailed',
+    onField = {},
+    headers,
+    hideFields,
+    nestedIn,
+    withAttribute,
+  } = options
   let result = submission.reply({ hideFields })
   let error: Message | null = null
   if (failure) {
     const field = onField[failure.error.businessCode]
-    const fields = formFields(fieldErrors(failure))
+    const fields = formFields(fieldErrors(failure), nestedIn)
     if (field) {
       const message = apiMessage(failure, fallback)
       result = submission.reply({ hideFields, fieldErrors: { [field]: [encodeMessage(message)] } })
+      if (withAttribute) error = withFirstAttribute(message, failure)
     } else if (fields && Object.keys(fields).length > 0) {
       result = submission.reply({ hideFields, fieldErrors: fields })
     } else {
       error = apiMessage(failure, fallback)
+      if (withAttribute) error = withFirstAttribute(error, failure)
     }
   }
   return data<FormReply<Intent>>({ intent, result, error }, { status: 400, headers })
 }
 
-/** The API's body fields as a form's: a reference `type.id` is the form's `type` select. */
-function formFields(fields: Record<string, string[]> | null) {
+/**
+ * The API's body fields as a form's: a reference `type.id` is the form's `type` select, and a field
+ * of the `nestedIn` object is the form's own (`poste.structure.id` is `structure`).
+ */
+function formFields(fields: Record<string, string[]> | null, nestedIn?: string) {
   if (!fields) return null
-  return Object.fromEntries(Object.entries(fields).map(([field, errors]) => [field.replace(/\.id$/, ''), errors]))
+  const prefix = nestedIn ? `${nestedIn}.` : null
+  const name = (field: string) => (prefix && field.startsWith(prefix) ? field.slice(prefix.length) : field)
+  return Object.fromEntries(Object.entries(fields).map(([field, errors]) => [name(field).replace(/\.id$/, ''), errors]))
+}
+
+/** `message` with the failure's first attribute as `values.attribut`, when it is a text or a number. */
+function withFirstAttribute(message: Message, failure: Failure): Message {
+  const [first] = failure.error.attributs
+  if (typeof first !== 'string' && typeof first !== 'number') return message
+  return { ...message, values: { ...message.values, attribut: first } }
 }

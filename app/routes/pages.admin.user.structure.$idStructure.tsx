@@ -165,7 +165,18 @@ function UsersTable({
   const here = (user: User) =>
     [...user.postesEnCours, ...user.postesFutur].filter((poste) => poste.structure.id === structureId)
   const columns: DataTableColumn<User>[] = [
-    { id: 'nom', header: t('structureUsers.nom'), cell: (user) => <span className="font-medium">{user.nom}</span> },
+    {
+      id: 'nom',
+      header: t('structureUsers.nom'),
+      cell: (user) => (
+        <Link
+          to={`/pages/admin/user/detail/${user.id}?structure=${structureId}`}
+          className="font-medium text-primary underline-offset-4 hover:underline"
+        >
+          {user.nom}
+        </Link>
+      ),
+    },
     { id: 'prenom', header: t('structureUsers.prenom'), cell: (user) => user.prenom },
     { id: 'mail', header: t('structureUsers.mail'), className: 'break-all', cell: (user) => user.mail },
     {

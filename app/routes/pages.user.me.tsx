@@ -2,14 +2,12 @@ import { getFormProps, getInputProps, type SubmissionResult, useForm } from '@co
 import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/cloudflare'
 import { Form, useLoaderData } from '@remix-run/react'
-import { BriefcaseBusiness, KeyRound, MailCheck, Save } from 'lucide-react'
-import { useId } from 'react'
+import { KeyRound, MailCheck, Save } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
-import { DataTable, type DataTableColumn } from '~/components/data-table'
-import { EmptyState } from '~/components/empty-state'
 import { Field } from '~/components/field'
 import { FormError, formProblem } from '~/components/form-error'
 import { NewPasswordFields } from '~/components/password-rules'
+import { PostesTable } from '~/components/postes-table'
 import { Button } from '~/components/ui/button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '~/components/ui/card'
 import { Input } from '~/components/ui/input'
@@ -21,7 +19,7 @@ import { type FormReply, useFormReply, usePendingIntent } from '~/lib/form'
 import { readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { type ChangePasswordForm, changePasswordFormSchema } from '../../worker-api/contract/password'
-import type { Poste, User } from '../../worker-api/contract/user'
+import type { User } from '../../worker-api/contract/user'
 import { type ProfileInput, profileSchema } from '../../worker-api/contract/user'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.profile' }
@@ -192,32 +190,6 @@ function ProfileForm({ me, constraint }: { me: User; constraint: Constraint }) {
         </Form>
       </CardContent>
     </Card>
-  )
-}
-
-/** One list of posts under its heading, the same heading whether the list is empty or not. */
-function PostesTable({ caption, postes }: { caption: string; postes: Poste[] }) {
-  const { t } = useTranslation()
-  const id = useId()
-  const columns: DataTableColumn<Poste>[] = [
-    { id: 'structure', header: t('profile.structure'), cell: (poste) => poste.structure.nom },
-    { id: 'fonction', header: t('profile.fonction'), cell: (poste) => poste.fonction.libelle },
-    { id: 'dateDebut', header: t('profile.dateDebut'), cell: (poste) => poste.dateDebut, className: 'tabular-nums' },
-    { id: 'dateFin', header: t('profile.dateFin'), cell: (poste) => poste.dateFin, className: 'tabular-nums' },
-  ]
-  return (
-    <section aria-labelledby={id} className="flex flex-col gap-2">
-      <h3 id={id} className="text-sm font-medium">
-        {caption}
-      </h3>
-      <DataTable
-        aria-labelledby={id}
-        columns={columns}
-        rows={postes}
-        rowKey={(poste) => poste.id}
-        empty={<EmptyState compact icon={BriefcaseBusiness} title={t('profile.noPoste')} />}
-      />
-    </section>
   )
 }
 

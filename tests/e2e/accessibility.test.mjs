@@ -20,6 +20,12 @@ const ORGANISATION_SCREENS = [
   '/pages/admin/structure?type=3',
   '/pages/admin/structure/detail/4',
   '/pages/admin/user/structure/4?ajouter=1',
+  '/pages/admin/listeUtilisateurs?q=garcia&detail=3',
+  '/pages/admin/listeUtilisateurs?actif=false&confirmer=supprimer&id=7',
+  '/pages/admin/user/new?structure=4',
+  '/pages/admin/user/4/new',
+  '/pages/admin/detail/user/2',
+  '/pages/admin/user/detail/2?structure=4&confirmer=poste&id=2',
 ]
 
 /**

@@ -48,3 +48,16 @@ SELECT 911, 'recrue2', 'Recrue', 'Romain', 'romain.recrue@portail.example', pass
 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 12)
 INSERT OR IGNORE INTO structure (id, nom, type_id, parent_id, path)
 SELECT 949 + i, printf('Transports du Sud %02d', i), 4, 6, printf('/1/3/6/%d/', 949 + i) FROM n;
+
+-- The user administration tests: one user per mode to deactivate, delete and restore (a dock agent in
+-- Agence Rouen, password Agent1234), and one with an accented name for the search.
+INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain)
+SELECT 920, 'gestion1', 'Gestion', 'Gaëlle', 'gaelle.gestion@portail.example', password_hash, 'http://localhost:8787' FROM utilisateur WHERE login = 'agent';
+INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain)
+SELECT 921, 'gestion2', 'Gestion', 'Gérard', 'gerard.gestion@portail.example', password_hash, 'http://localhost:8787' FROM utilisateur WHERE login = 'agent';
+INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain)
+SELECT 922, 'accent', 'Lefèvre', 'Zoé', 'zoe.lefevre@portail.example', password_hash, 'http://localhost:8787' FROM utilisateur WHERE login = 'agent';
+INSERT OR IGNORE INTO poste (id, utilisateur_id, structure_id, fonction_id, date_debut, date_fin) VALUES
+  (920, 920, 5, 9, '2024-01-01', '2035-12-31'),
+  (921, 921, 5, 9, '2024-01-01', '2035-12-31'),
+  (922, 922, 5, 9, '2024-01-01', '2035-12-31');

@@ -1,0 +1,54 @@
+import { BriefcaseBusiness } from 'lucide-react'
+import type * as React from 'react'
+import { useId } from 'react'
+import { useTranslation } from 'react-i18next'
+import type { Poste } from '../../worker-api/contract/user'
+import { DataTable, type DataTableColumn } from './data-table'
+import { EmptyState } from './empty-state'
+
+/**
+ * One list of posts under its heading, the same heading whether the list is empty or not (the
+ * profile's current and future posts); `actions` adds a last column (an administrator's delete).
+ */
+export function PostesTable({
+  caption,
+  postes,
+  actions,
+}: {
+  caption: string
+  postes: Poste[]
+  actions?: { header: string; cell: (poste: Poste) => React.ReactNode }
+}) {
+  const { t } = useTranslation()
+  const id = useId()
+  const columns: DataTableColumn<Poste>[] = [
+    { id: 'structure', header: t('profile.structure'), cell: (poste) => poste.structure.nom },
+    { id: 'fonction', header: t('profile.fonction'), cell: (poste) => poste.fonction.libelle },
+    { id: 'dateDebut', header: t('profile.dateDebut'), cell: (poste) => poste.dateDebut, className: 'tabular-nums' },
+    { id: 'dateFin', header: t('profile.dateFin'), cell: (poste) => poste.dateFin, className: 'tabular-nums' },
+    ...(actions
+      ? [
+          {
+            id: 'actions',
+            header: <span className="sr-only">{actions.header}</span>,
+            cell: actions.cell,
+            className: 'text-right',
+          },
+        ]
+      : []),
+  ]
+  return (
+    <section aria-labelledby={id} className="flex flex-col gap-2">
+      <h3 id={id} className="text-sm font-medium">
+        {caption}
+      </h3>
+      <DataTable
+        aria-labelledby={id}
+        columns={columns}
+        rows={postes}
+        rowKey={(poste) => poste.id}
+        empty={<EmptyState compact icon={BriefcaseBusiness} title={t('profile.noPoste')} />}
+      />
+    </section>
+  )
+}

@@ -1,0 +1,443 @@
+import { getFormProps, getInputProps, useForm } from '@conform-to/react'
+import type { getZodConstraint } from '@conform-to/zod/v4'
+import { Form, Link, useFetcher, useNavigation, useSubmit } from '@remix-run/react'
+import { Mail, Save } from 'lucide-react'
+import { type FormEvent, useEffect, useRef, useState } from 'react'
+import { useTranslation } from 'react-i18next'
+import { translateError } from '~/lib/api-errors'
+import { type FormReply, useFormReply, usePendingIntent } from '~/lib/form'
+import { useHydrated } from '~/lib/hydrated'
+import type { UserFormValues } from '~/lib/user-form.server'
+import type { Fonction } from '../../worker-api/contract/structure'
+import type { CreateUserForm as Values } from '../../worker-api/contract/user-admin'
+import { DateRangeInput } from './date-range-input'
+import { Field } from './field'
+import { FormError, formProblem } from './form-error'
+import { SearchSelect } from './search-select'
+import { ChoiceField, SelectField } from './select-field'
+import { Button, buttonVariants } from './ui/button'
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from './ui/card'
+import { Label } from './ui/label'
+
+const INTENT = 'user'
+
+/** What the Save rule reads (spec §5), as the form holds it now. */
+type Typed = Record<
+  'mail' | 'confirmation' | 'nom' | 'prenom' | 'structure' | 'fonction' | 'dateDebut' | 'dateFin',
+  string
+>
+
+/**
+ * The create-user form in logged mode (spec §2, §4, §5): an identity card and a position card. The
+ * functions depend on the structure: choosing one reloads the page with `?structure=` (on the pick
+ * with JavaScript, with the "show functions" button of this very form, a GET keeping what is typed,
+ * without). Then 0 functions is an error and the select is disabled, 1 is chosen, several leave the
+ * choice. The address is checked as it is typed; with JavaScript Save waits for the spec's
+ * conditions, without it the server checks the same and answers on the fields.
+ */
+export function UserCreateForm({
+  structures,
+  structureId,
+  fonctions,
+  values,
+  constraint,
+  cancelTo,
+}: {
+  structures: { id: number; nom: string }[]
+  structureId: number | null
+  fonctions: Fonction[]
+  values: UserFormValues
+  constraint: ReturnType<typeof getZodConstraint>
+  cancelTo: string
+}) {
+  const { t } = useTranslation()
+  const reply = useFormReply(INTENT)
+  const pending = usePendingIntent(INTENT)
+  const hydrated = useHydrated()
+  const formRef = useRef<HTMLFormElement>(null)
+  const [form, fields] = useForm<Values>({
+    id: 'user',
+    lastResult: reply?.result,
+    defaultValue: {
+      ...values,
+      admin: values.admin === 'on' ? 'on' : undefined,
+      structure: structureId ? String(structureId) : '',
+    },
+    constraint,
+    shouldValidate: 'onSubmit',
+  })
+  const translate = (errors: string[] | undefined) => errors?.map((error) => translateError(t, error))
+  const mailCheck = useMailCheck()
+  const { typed, refresh } = useTyped(formRef, [structureId, fonctions])
+  const structureChange = useStructureChange(formRef, fields.structure.id, structureId)
+  // A server error on the address stands until the address is typed again (the check then speaks).
+  const [mailEditedAfter, setMailEditedAfter] = useState<FormReply | null | undefined>(null)
+  const serverMailErrors = mailEditedAfter === reply ? undefined : translate(fields.mail.errors)
+  const [confirmationLeft, setConfirmationLeft] = useState(false)
+  const mismatch =
+    typed !== null && typed.confirmation !== '' && typed.mail.toLowerCase() !== typed.confirmation.toLowerCase()
+
+  // The address typed before the page was live (or kept by the browser) is checked once it is.
+  const mailId = fields.mail.id
+  const { check } = mailCheck
+  useEffect(() => {
+    const input = document.getElementById(mailId)
+    if (input instanceof HTMLInputElement && input.value) check(input.value, 0)
+  }, [mailId, check])
+
+  // While another structure's functions are on their way, the function shown is the old one's.
+  const navigation = useNavigation()
+  const reloading = navigation.state === 'loading' && navigation.formMethod?.toLowerCase() === 'get'
+  const blocked =
+    hydrated &&
+    (typed === null ||
+      reloading ||
+      !(mailCheck.status === 'free' || mailCheck.status === 'unknown') ||
+      (typed.nom === '' && typed.prenom === '') ||
+      typed.mail.toLowerCase() !== typed.confirmation.toLowerCase() ||
+      structureId === null ||
+      typed.structure !== String(structureId) ||
+      typed.fonction === '' ||
+      typed.dateDebut === '' ||
+      typed.dateFin === '')
+
+  const labels = {
+    mail: t('userCreate.mail'),
+    confirmation: t('userCreate.confirmation'),
+    nom: t('userCreate.nom'),
+    prenom: t('userCreate.prenom'),
+    admin: t('userCreate.admin'),
+    structure: t('userCreate.structure'),
+    fonction: t('userCreate.fonction'),
+    dateDebut: t('userCreate.dateDebut'),
+    dateFin: t('userCreate.dateFin'),
+  }
+
+  return (
+    <Form
+      method="post"
+      {...getFormProps(form)}
+      ref={formRef}
+      className="flex flex-col gap-6"
+      onChange={refresh}
+      onClick={structureChange.onClick}
+      onKeyDown={structureChange.onKeyDown}
+      onBlur={structureChange.onBlur}
+    >
+      <input type="hidden" name="intent" value={INTENT} />
+      <FormError message={formMessage(t, reply, labels)} />
+      <div className="grid gap-6 lg:grid-cols-2">
+        <Card className="min-w-0">
+          <CardHeader>
+            <CardTitle>{t('userCreate.identity')}</CardTitle>
+          </CardHeader>
+          <CardContent className="flex flex-col gap-4">
+            {/* The check's outcome (hint or error) is said as it comes, the field's messages being silent. */}
+            <div aria-live="polite">
+              <Field
+                label={labels.mail}
+                errors={
+                  serverMailErrors ??
+                  (mailCheck.status === 'used'
+                    ? [t('errors.MAIL_ALREADY_USED')]
+                    : mailCheck.status === 'inactive'
+                      ? [t('userCreate.mailInactive')]
+                      : undefined)
+                }
+                hint={
+                  mailCheck.status === 'free'
+                    ? t('userCreate.mailFree')
+                    : mailCheck.status === 'checking'
+                      ? t('userCreate.mailChecking')
+                      : undefined
+                }
+                inputProps={{
+                  ...getInputProps(fields.mail, { type: 'email' }),
+                  id: fields.mail.id,
+                  autoComplete: 'off',
+                  spellCheck: false,
+                  onChange: (event) => {
+                    setMailEditedAfter(reply)
+                    mailCheck.check(event.currentTarget.value)
+                  },
+                }}
+              />
+            </div>
+            <Field
+              label={labels.confirmation}
+              errors={
+                translate(fields.confirmation.errors) ??
+                (mismatch && confirmationLeft ? [t('userCreate.mailMismatch')] : undefined)
+              }
+              inputProps={{
+                ...getInputProps(fields.confirmation, { type: 'email' }),
+                id: fields.confirmation.id,
+                autoComplete: 'off',
+                spellCheck: false,
+                onBlur: () => setConfirmationLeft(true),
+              }}
+            />
+            <div className="grid gap-4 sm:grid-cols-2">
+              <Field
+                label={labels.nom}
+                errors={translate(fields.nom.errors)}
+                inputProps={{
+                  ...getInputProps(fields.nom, { type: 'text' }),
+                  id: fields.nom.id,
+                  autoComplete: 'off',
+                }}
+              />
+              <Field
+                label={labels.prenom}
+                errors={translate(fields.prenom.errors)}
+                inputProps={{
+                  ...getInputProps(fields.prenom, { type: 'text' }),
+                  id: fields.prenom.id,
+                  autoComplete: 'off',
+                }}
+              />
+            </div>
+            <div className="flex flex-col gap-1.5">
+              <div className="flex items-start gap-2">
+                <input
+                  {...getInputProps(fields.admin, { type: 'checkbox' })}
+                  id={fields.admin.id}
+                  aria-describedby={`${fields.admin.id}-hint`}
+                  className="mt-0.5 size-4 shrink-0 accent-primary focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring focus-visible:ring-offset-2"
+                />
+                <Label htmlFor={fields.admin.id}>{labels.admin}</Label>
+              </div>
+              <p id={`${fields.admin.id}-hint`} className="text-xs text-muted-foreground">
+                {t('userCreate.adminHint')}
+              </p>
+            </div>
+          </CardContent>
+        </Card>
+        <Card className="min-w-0">
+          <CardHeader>
+            <CardTitle>{t('userCreate.position')}</CardTitle>
+            <CardDescription>{t('userCreate.positionIntro')}</CardDescription>
+          </CardHeader>
+          <CardContent className="flex flex-col gap-4">
+            <div className="flex flex-col gap-2">
+              <SearchSelect
+                id={fields.structure.id}
+                name={fields.structure.name}
+                label={labels.structure}
+                options={structures.map((structure) => ({ value: String(structure.id), label: structure.nom }))}
+                defaultValue={structureId ? String(structureId) : ''}
+                placeholder={t('userCreate.chooseStructure')}
+                emptyMessage={t('userCreate.noStructure')}
+                required
+                errors={translate(fields.structure.errors)}
+              />
+              {hydrated ? null : (
+                <Button
+                  type="submit"
+                  formMethod="get"
+                  formNoValidate
+                  variant="outline"
+                  size="sm"
+                  className="h-auto self-start py-2 text-left whitespace-normal"
+                >
+                  {t('userCreate.showFonctions')}
+                </Button>
+              )}
+            </div>
+            {structureId ? (
+              <ChoiceField
+                key={structureId}
+                id={fields.fonction.id}
+                name={fields.fonction.name}
+                label={labels.fonction}
+                options={fonctions.map((fonction) => ({ value: String(fonction.id), label: fonction.libelle }))}
+                defaultValue={String(fields.fonction.initialValue ?? '')}
+                placeholder={t('userCreate.chooseFonction')}
+                emptyMessage={t('userCreate.noFonction')}
+                singleHint={t('userCreate.oneFonction')}
+                errors={translate(fields.fonction.errors)}
+              />
+            ) : (
+              <SelectField
+                label={labels.fonction}
+                hint={t('userCreate.structureFirst')}
+                errors={translate(fields.fonction.errors)}
+                options={[]}
+                placeholder={t('userCreate.chooseFonction')}
+                selectProps={{ id: fields.fonction.id, disabled: true }}
+              />
+            )}
+            <DateRangeInput
+              legend={t('userCreate.period')}
+              start={{
+                name: fields.dateDebut.name,
+                id: fields.dateDebut.id,
+                label: labels.dateDebut,
+                defaultValue: String(fields.dateDebut.initialValue ?? ''),
+                errors: translate(fields.dateDebut.errors),
+                required: true,
+              }}
+              end={{
+                name: fields.dateFin.name,
+                id: fields.dateFin.id,
+                label: labels.dateFin,
+                defaultValue: String(fields.dateFin.initialValue ?? ''),
+                errors: translate(fields.dateFin.errors),
+                required: true,
+              }}
+            />
+          </CardContent>
+        </Card>
+      </div>
+      <p className="flex items-start gap-2 text-sm text-muted-foreground">
+        <Mail aria-hidden className="mt-0.5 size-4 shrink-0" />
+        {t('userCreate.invitationNote')}
+      </p>
+      <div className="flex flex-col gap-2">
+        <div className="flex flex-wrap gap-2">
+          <Button
+            type="submit"
+            disabled={pending || blocked}
+            aria-disabled={pending || blocked}
+            aria-describedby={blocked && !pending ? 'user-save-hint' : undefined}
+          >
+            <Save aria-hidden />
+            {pending ? t('userCreate.saving') : t('userCreate.save')}
+          </Button>
+          <Link to={cancelTo} className={buttonVariants({ variant: 'outline' })}>
+            {t('userCreate.cancel')}
+          </Link>
+        </div>
+        {blocked && !pending ? (
+          <p id="user-save-hint" className="text-xs text-muted-foreground">
+            {t('userCreate.saveHint')}
+          </p>
+        ) : null}
+      </div>
+    </Form>
+  )
+}
+
+/**
+ * The form's message (spec §8): in logged creation the business message is followed by its first
+ * attribute (the address already used); else the fields to correct, else the generic failure.
+ */
+function formMessage(
+  t: ReturnType<typeof useTranslation>['t'],
+  reply: FormReply | undefined,
+  labels: Record<string, string>,
+): string | null {
+  if (!reply) return null
+  if (reply.error) {
+    const { attribut, ...values } = reply.error.values ?? {}
+    const message = t(reply.error.key, values)
+    return attribut === undefined ? message : t('userCreate.withAttribute', { message, attribut: String(attribut) })
+  }
+  // A refusal on no field of this form (the site's domain, say) still says the save failed.
+  return formProblem(t, reply, labels) ?? t('errors.saveFailed')
+}
+
+type MailStatus = 'short' | 'checking' | 'free' | 'used' | 'inactive' | 'unknown'
+type MailAnswer = { mail: string | null; actif: boolean | null; asked: string; failed: boolean }
+
+/**
+ * Spec §4, §5: whether the address typed has an account, checked after a pause once it has 3
+ * characters: an active account → used, an inactive one → linked account inactive, none → free. A
+ * check that could not be made is `unknown` and blocks nothing (the save checks again).
+ */
+function useMailCheck() {
+  const fetcher = useFetcher<MailAnswer>()
+  const timer = useRef<ReturnType<typeof setTimeout>>()
+  const [asked, setAsked] = useState('')
+  const answer = fetcher.data && fetcher.data.asked === asked ? fetcher.data : undefined
+  const status: MailStatus =
+    asked.length < 3
+      ? 'short'
+      : !answer
+        ? 'checking'
+        : answer.failed
+          ? 'unknown'
+          : answer.mail === null
+            ? 'free'
+            : answer.actif
+              ? 'used'
+              : 'inactive'
+  // The latest `load` for the timer; `check` itself stays the same function for the page's life.
+  const load = useRef(fetcher.load)
+  load.current = fetcher.load
+  const [check] = useState(() => (value: string, wait = 350) => {
+    const mail = value.trim()
+    setAsked(mail)
+    clearTimeout(timer.current)
+    if (mail.length < 3 || mail.length > 200) return
+    timer.current = setTimeout(() => load.current(`/pages/admin/user/mail?mail=${encodeURIComponent(mail)}`), wait)
+  })
+  useEffect(() => () => clearTimeout(timer.current), [])
+  return { status, check }
+}
+
+/**
+ * The values Save depends on, read from the form as it is now: after each change in it (`refresh`,
+ * its `onChange`), and after the page came back with another structure's functions (`deps`).
+ */
+function useTyped(formRef: React.RefObject<HTMLFormElement>, deps: unknown[]) {
+  const [typed, setTyped] = useState<Typed | null>(null)
+  function refresh() {
+    const form = formRef.current
+    if (!form) return
+    const data = new FormData(form)
+    const text = (name: keyof Typed) => String(data.get(name) ?? '').trim()
+    setTyped({
+      mail: text('mail'),
+      confirmation: text('confirmation'),
+      nom: text('nom'),
+      prenom: text('prenom'),
+      structure: text('structure'),
+      fonction: text('fonction'),
+      dateDebut: text('dateDebut'),
+      dateFin: text('dateFin'),
+    })
+  }
+  const latest = useRef(refresh)
+  latest.current = refresh
+  // Read again when the loader's choices change.
+  useEffect(() => latest.current(), deps)
+  return { typed, refresh }
+}
+
+/**
+ * The structure combobox posts its choice by a hidden input, which fires no event: a pick (a click
+ * on an option, Enter on one, leaving the field) is noticed here, and if the structure differs from
+ * the one whose functions are shown, the page is asked for the new one's (`?structure=`, replacing
+ * the history entry; what is typed stays in the form, which is not remounted).
+ */
+function useStructureChange(formRef: React.RefObject<HTMLFormElement>, fieldId: string, loaded: number | null) {
+  const submit = useSubmit()
+  const requested = useRef<string | null>(null)
+  useEffect(() => {
+    requested.current = null
+  }, [loaded])
+  function afterPick() {
+    setTimeout(() => {
+      const form = formRef.current
+      if (!form) return
+      const value = String(new FormData(form).get('structure') ?? '')
+      if (value === (loaded ? String(loaded) : '') || value === requested.current) return
+      requested.current = value
+      submit({ structure: value }, { method: 'get', replace: true, preventScrollReset: true })
+    }, 0)
+  }
+  const isField = (target: EventTarget) => target instanceof HTMLElement && target.id === fieldId
+  return {
+    onClick(event: React.MouseEvent) {
+      if (event.target instanceof Element && event.target.closest(`[id="${fieldId}-listbox"]`)) afterPick()
+    },
+    onKeyDown(event: React.KeyboardEvent) {
+      // Enter on an open list picks (and is prevented); on a closed one it submits the form: no reload then.
+      if (event.key === 'Enter' && event.defaultPrevented && isField(event.target)) afterPick()
+    },
+    onBlur(event: FormEvent) {
+      if (isField(event.target)) afterPick()
+    },
+  }
+}

@@ -1,0 +1,112 @@
+import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
+import { data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
+import { type ProfileInput, profileSchema } from '../../worker-api/contract/user'
+import { apiMessage, type Message } from './api-errors'
+import { requireAdmin } from './auth.server'
+import type { FormReply } from './form'
+import { formFailure, readForm } from './form.server'
+import { i18nServer } from './i18n.server'
+import { structureId } from './structure-form.server'
+import { pathWithout } from './url'
+
+type Args = Pick<LoaderFunctionArgs, 'request' | 'context' | 'params'>
+
+/** The user id of a URL, or the 404 page for a path segment that is not one. */
+export const userId = (value: string | undefined) => structureId(value)
+
+/**
+ * Spec §2 admin/detail/user/{idUser} and admin/user/detail/{idUser}: a user as an administrator sees
+ * them (`modification` decides what is editable), with the applications their posts open today and
+ * later — the launcher's own answer, so the panel shows exactly what a delegation grants. Reached from
+ * a structure (`?structure=`), the breadcrumb names it.
+ */
+export async function adminProfileLoader({ request, context, params }: Args) {
+  const auth = await requireAdmin(request, context)
+  const id = userId(params.idUser)
+  const asked = Number(new URL(request.url).searchParams.get('structure'))
+  const structure = Number.isSafeInteger(asked) && asked > 0 ? asked : null
+  const [user, access, via, t] = await Promise.all([
+    auth.expect(auth.api.rest.bd.utilisateur[':id'].$get({ param: { id } })),
+    auth.expect(
+      auth.api.rest.bd.acces.utilisateur[':userId'].$get({ param: { userId: id }, query: { futurs: 'true' } }),
+    ),
+    structure
+      ? auth.settle(auth.api.rest.bd.structure[':id'].$get({ param: { id: structure } }))
+      : Promise.resolve(null),
+    i18nServer.getFixedT(request),
+  ])
+  return data(
+    {
+      user,
+      self: id === auth.user.id,
+      applications: access.accesApplication.map((a) => a.application),
+      upcoming: access.accesFuturs ?? [],
+      structure: via?.ok ? { id: via.data.id, nom: via.data.nom } : null,
+      constraint: getZodConstraint(profileSchema),
+      title: `${user.prenom} ${user.nom} · ${t('app.name')}`,
+    },
+    { headers: await auth.headers() },
+  )
+}
+
+export type AdminProfileIntent = 'profile' | 'flags' | 'poste' | 'invitation'
+
+/**
+ * The admin profile's forms: identity (the profile call), the active and admin switches (one call per
+ * flag that changed), a post's deletion (after its confirmation) and a new invitation.
+ */
+export async function adminProfileAction({ request, context, params }: Args) {
+  const auth = await requireAdmin(request, context)
+  const id = userId(params.idUser)
+  const form = await readForm(request)
+  const intent = String(form.get('intent')) as AdminProfileIntent
+  const back = pathWithout(request.url, ['confirmer', 'id'])
+  const fail = async (error: Message, status = 400) =>
+    data<FormReply<AdminProfileIntent>>({ intent, result: {}, error }, { status, headers: await auth.headers() })
+  const done = (key: string, values?: Record<string, string>) =>
+    auth.redirectWithToast(back, { type: 'success', key, values })
+
+  if (intent === 'profile') {
+    const submission = parseWithZod(form, { schema: profileSchema })
+    if (submission.status !== 'success') return formFailure('profile', submission, { headers: await auth.headers() })
+    const json: ProfileInput = submission.value
+    const result = await auth.settle(auth.api.rest.bd.utilisateur[':id'].$put({ param: { id }, json }))
+    if (result.ok) return done('adminProfile.saved')
+    return formFailure('profile', submission, {
+      failure: result,
+      fallback: 'errors.updateFailed',
+      onField: { MAIL_ALREADY_USED: 'mail' },
+      headers: await auth.headers(),
+    })
+  }
+
+  if (intent === 'flags') {
+    const before = { actif: form.get('wasActif') === 'true', admin: form.get('wasAdmin') === 'true' }
+    const after = { actif: form.get('actif') === 'on', admin: form.get('admin') === 'on' }
+    // The admin flag first: an administrator's state cannot change, a former one's can.
+    if (after.admin !== before.admin) {
+      const result = await auth.settle(auth.api.rest.bd.utilisateur.admin.$put({ json: { id, admin: after.admin } }))
+      if (!result.ok) return fail(apiMessage(result, 'errors.updateFailed'), result.status === 403 ? 403 : 400)
+    }
+    if (after.actif !== before.actif && form.has('wasActif')) {
+      const result = await auth.settle(auth.api.rest.bd.utilisateur.state.$put({ json: { id, actif: after.actif } }))
+      if (!result.ok) return fail(apiMessage(result, 'errors.updateFailed'), result.status === 403 ? 403 : 400)
+    }
+    return done('adminProfile.flagsSaved')
+  }
+
+  if (intent === 'poste') {
+    const poste = Number(form.get('id'))
+    if (!Number.isSafeInteger(poste) || poste < 1) return fail({ key: 'errors.technical' })
+    const result = await auth.settle(auth.api.rest.bd.poste.suppression[':id'].$delete({ param: { id: poste } }))
+    if (!result.ok) return fail(apiMessage(result, 'adminProfile.posteDeleteFailed'))
+    return done('adminProfile.posteDeleted', { poste: String(form.get('libelle') ?? '') })
+  }
+
+  if (intent === 'invitation') {
+    const result = await auth.settle(auth.api.rest.bd.utilisateur[':id'].invitation.$post({ param: { id } }))
+    if (!result.ok) return fail(apiMessage(result, 'errors.updateFailed'))
+    return done('adminProfile.invitationSent')
+  }
+  return fail({ key: 'errors.technical' })
+}

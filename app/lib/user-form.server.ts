@@ -1,0 +1,81 @@
+import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
+import { createUserFormSchema } from '../../worker-api/contract/user-admin'
+import type { requireAdmin } from './auth.server'
+import { formFailure, readForm } from './form.server'
+import { i18nServer } from './i18n.server'
+
+type Auth = Awaited<ReturnType<typeof requireAdmin>>
+
+/** What the form typed before it asked for a structure's functions (a GET of itself), to show it again. */
+const KEPT = ['mail', 'confirmation', 'nom', 'prenom', 'admin', 'fonction', 'dateDebut', 'dateFin'] as const
+export type UserFormValues = Record<(typeof KEPT)[number], string>
+
+/**
+ * What the create-user form needs (spec §2 logged mode, §4): the structures of the admin's scope, the
+ * chosen one and its functions (the function list depends on the structure). The structure comes
+ * from the URL when the form asked for another one (`?structure=`, with or without JavaScript),
+ * else from the route (`preset`, admin/user/{idStructure}/new), which must be in the scope.
+ */
+export async function userFormData(request: Request, auth: Auth, preset: number | null) {
+  const url = new URL(request.url).searchParams
+  const asked = url.has('structure') ? Number(url.get('structure')) : preset
+  const wanted = asked !== null && Number.isSafeInteger(asked) && asked > 0 ? asked : null
+  // The functions are asked for alongside the structures; a structure outside the scope answers none.
+  const [structures, fonctions, t] = await Promise.all([
+    auth.expect(auth.api.rest.bd.structure.user.me.$get({ query: {} })),
+    wanted ? auth.settle(auth.api.rest.bd.fonction.structure[':id'].$get({ param: { id: wanted } })) : null,
+    i18nServer.getFixedT(request),
+  ])
+  const presetStructure = preset === null ? null : structures.find((structure) => structure.id === preset)
+  if (presetStructure === undefined) throw new Response('NOT_FOUND', { status: 404 })
+  const structureId = structures.some((structure) => structure.id === wanted) ? wanted : null
+  return {
+    structures: structures.map(({ id, nom }) => ({ id, nom })),
+    structureId,
+    fonctions: structureId && fonctions?.ok ? fonctions.data : [],
+    preset: presetStructure ? { id: presetStructure.id, nom: presetStructure.nom } : null,
+    values: Object.fromEntries(KEPT.map((name) => [name, url.get(name) ?? ''])) as UserFormValues,
+    constraint: getZodConstraint(createUserFormSchema),
+    title: `${t('userCreate.title')} · ${t('app.name')}`,
+  }
+}
+
+/**
+ * Saves the create-user form (POST rest/bd/utilisateur, spec §3): the user and their first post,
+ * bound to this site (`domain`). The address taken lands on the mail field and, as spec §8 wants it
+ * in logged creation, on the form with the address; the post's refusals on their fields. Success
+ * goes to the access page (spec §2) with a notice: the user got an invitation to choose a password.
+ */
+export async function createUser(request: Request, auth: Auth) {
+  const submission = parseWithZod(await readForm(request), { schema: createUserFormSchema })
+  if (submission.status !== 'success') return formFailure('user', submission, { headers: await auth.headers() })
+  const { mail, nom, prenom, admin, structure, fonction, dateDebut, dateFin } = submission.value
+  const result = await auth.settle(
+    auth.api.rest.bd.utilisateur.$post({
+      json: {
+        mail,
+        nom,
+        prenom,
+        admin,
+        actif: true,
+        domain: new URL(request.url).origin,
+        poste: { structure: { id: structure }, fonction: { id: fonction }, dateDebut, dateFin },
+      },
+    }),
+  )
+  if (!result.ok) {
+    return formFailure('user', submission, {
+      failure: result,
+      fallback: 'errors.saveFailed',
+      onField: { MAIL_ALREADY_USED: 'mail' },
+      nestedIn: 'poste',
+      withAttribute: true,
+      headers: await auth.headers(),
+    })
+  }
+  return auth.redirectWithToast('/pages/user/acces', {
+    type: 'success',
+    key: 'userCreate.created',
+    values: { mail: result.data.mail },
+  })
+}

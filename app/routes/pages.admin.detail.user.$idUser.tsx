@@ -1,0 +1,28 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/cloudflare'
+import { useLoaderData } from '@remix-run/react'
+import { AdminProfile } from '~/components/admin-profile'
+import { adminProfileAction, adminProfileLoader } from '~/lib/admin-profile.server'
+import type { BreadcrumbHandle } from '~/lib/breadcrumb'
+import type { User } from '../../worker-api/contract/user'
+
+/** Spec §2 admin/detail/user/{idUser}: a user's profile seen by an admin, reached from the user list. */
+export const handle: BreadcrumbHandle = {
+  breadcrumb: (data, t) => {
+    const user = (data as { user?: User } | undefined)?.user
+    return [
+      { label: t('nav.manageUsers'), to: '/pages/admin/listeUtilisateurs' },
+      { label: user ? `${user.prenom} ${user.nom}` : t('adminProfile.crumb') },
+    ]
+  },
+}
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+
+export const loader = (args: LoaderFunctionArgs) => adminProfileLoader(args)
+export const action = (args: ActionFunctionArgs) => adminProfileAction(args)
+
+export default function AdminUserDetail() {
+  const { user, self, applications, upcoming, constraint } = useLoaderData<typeof loader>()
+  return (
+    <AdminProfile user={user} self={self} applications={applications} upcoming={upcoming} constraint={constraint} />
+  )
+}

@@ -1,0 +1,386 @@
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/cloudflare'
+import { Form, Link, useActionData, useLoaderData, useLocation } from '@remix-run/react'
+import { ChevronDown, ChevronRight, Eye, RotateCcw, Trash2, UserPlus, Users, X } from 'lucide-react'
+import { useState } from 'react'
+import { useTranslation } from 'react-i18next'
+import { ConfirmDialog, ConfirmPanel } from '~/components/confirm-dialog'
+import { DataTable, type DataTableColumn, detailsId } from '~/components/data-table'
+import { EmptyState } from '~/components/empty-state'
+import { Pagination } from '~/components/pagination'
+import { SearchForm } from '~/components/search-form'
+import { Alert } from '~/components/ui/alert'
+import { Button, buttonVariants } from '~/components/ui/button'
+import { apiMessage, type Message } from '~/lib/api-errors'
+import { requireAdmin } from '~/lib/auth.server'
+import type { BreadcrumbHandle } from '~/lib/breadcrumb'
+import { usePendingIntent } from '~/lib/form'
+import { readForm } from '~/lib/form.server'
+import { useHydrated } from '~/lib/hydrated'
+import { i18nServer } from '~/lib/i18n.server'
+import { DEFAULT_PAGE_SIZE, readPage } from '~/lib/pagination'
+import { pathWithout, readSearch, urlWith } from '~/lib/url'
+import { cn } from '~/lib/utils'
+import type { Poste, User } from '../../worker-api/contract/user'
+import { USER_SORTS } from '../../worker-api/contract/user-admin'
+
+export const handle: BreadcrumbHandle = { breadcrumb: 'nav.manageUsers' }
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+
+type Sort = (typeof USER_SORTS)[number]
+const isSort = (value: string | null): value is Sort => USER_SORTS.includes(value as Sort)
+
+/** Spec §2 user list: the three toggle filters, each a URL param the API filters by in SQL. */
+const FILTERS = ['poste', 'actif', 'supprime'] as const
+type Filter = (typeof FILTERS)[number]
+const readFlag = (value: string | null) => (value === 'true' || value === 'false' ? value : undefined)
+
+/** Spec §2 admin/listeUtilisateurs: the scope's users, filtered, searched, sorted and paged by the API. */
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const auth = await requireAdmin(request, context)
+  const params = new URL(request.url).searchParams
+  const q = readSearch(params)
+  const tri = params.get('tri')
+  const page = readPage(params.get('page'))
+  const flags = Object.fromEntries(
+    FILTERS.flatMap((name) => (readFlag(params.get(name)) ? [[name, params.get(name)]] : [])),
+  )
+  const query = { page, taille: DEFAULT_PAGE_SIZE, ...(q ? { q } : {}), ...(isSort(tri) ? { tri } : {}), ...flags }
+  const [{ items, total }, t] = await Promise.all([
+    auth.expectPage(auth.api.rest.bd.utilisateur.liste.$get({ query })),
+    i18nServer.getFixedT(request),
+  ])
+  return data(
+    { users: items, total, page, q, title: `${t('users.title')} · ${t('app.name')}` },
+    { headers: await auth.headers() },
+  )
+}
+
+type ActionData = { error: Message; intent: string }
+
+/** The per-row delete (after its confirmation) and restore. */
+export async function action({ request, context }: ActionFunctionArgs) {
+  const auth = await requireAdmin(request, context)
+  const form = await readForm(request)
+  const id = Number(form.get('id'))
+  const nom = String(form.get('nom') ?? '')
+  const intent = String(form.get('intent'))
+  if (!['supprimer', 'retablir'].includes(intent) || !Number.isSafeInteger(id) || id < 1) {
+    return data<ActionData>({ error: { key: 'errors.technical' }, intent }, { status: 400 })
+  }
+  const param = { param: { id } }
+  const result = await auth.settle(
+    intent === 'supprimer'
+      ? auth.api.rest.bd.utilisateur.suppression[':id'].$delete(param)
+      : auth.api.rest.bd.utilisateur.retablir[':id'].$delete(param),
+  )
+  if (!result.ok) {
+    return data<ActionData>(
+      { error: apiMessage(result, 'errors.updateFailed'), intent },
+      { status: result.status === 403 ? 403 : 400, headers: await auth.headers() },
+    )
+  }
+  return auth.redirectWithToast(pathWithout(request.url, ['confirmer', 'id']), {
+    type: 'success',
+    key: intent === 'supprimer' ? 'users.deleted' : 'users.restored',
+    values: { nom },
+  })
+}
+
+const fullName = (user: Pick<User, 'prenom' | 'nom'>) => `${user.prenom} ${user.nom}`
+const hasPosition = (user: User) => user.postesEnCours.length + user.postesFutur.length > 0
+
+/** One of the three filters: "yes" and "no" as links that toggle, and a reset when it is set. */
+function FilterToggle({ name, search }: { name: Filter; search: string }) {
+  const { t } = useTranslation()
+  const current = new URLSearchParams(search).get(name)
+  const choice = (value: 'true' | 'false') => {
+    const active = current === value
+    return (
+      <Link
+        to={urlWith(search, { [name]: active ? null : value, page: null })}
+        aria-current={active ? 'true' : undefined}
+        preventScrollReset
+        className={cn(
+          buttonVariants({ variant: active ? 'default' : 'outline', size: 'sm' }),
+          'rounded-none first:rounded-l-md last:rounded-r-md',
+        )}
+      >
+        {t(`users.filters.${name}.${value}`)}
+      </Link>
+    )
+  }
+  return (
+    <fieldset className="flex flex-wrap items-center gap-2">
+      <legend className="sr-only">{t(`users.filters.${name}.label`)}</legend>
+      <span aria-hidden className="text-sm text-muted-foreground">
+        {t(`users.filters.${name}.label`)}
+      </span>
+      <span className="inline-flex">
+        {choice('true')}
+        {choice('false')}
+      </span>
+      {current ? (
+        <Link
+          to={urlWith(search, { [name]: null, page: null })}
+          preventScrollReset
+          className={buttonVariants({ variant: 'ghost', size: 'sm' })}
+          aria-label={t('users.filters.resetLabel', { filter: t(`users.filters.${name}.label`) })}
+        >
+          <X aria-hidden />
+          {t('users.filters.reset')}
+        </Link>
+      ) : null}
+    </fieldset>
+  )
+}
+
+/** The posts of an expanded row (spec §2: structure, function, start to end), or its warning. */
+function UserDetails({ user }: { user: User }) {
+  const { t } = useTranslation()
+  const line = (poste: Poste) => (
+    <li key={poste.id}>
+      {t('users.posteLine', {
+        structure: poste.structure.nom,
+        fonction: poste.fonction.libelle,
+        debut: poste.dateDebut,
+        fin: poste.dateFin,
+      })}
+    </li>
+  )
+  return (
+    <div className="flex flex-col gap-3 py-2 text-sm">
+      {user.supprime ? <p className="font-medium text-destructive">{t('users.deletedWarning')}</p> : null}
+      {hasPosition(user) ? (
+        <div className="grid gap-3 sm:grid-cols-2">
+          <section>
+            <h3 className="font-medium">{t('users.postesEnCours')}</h3>
+            {user.postesEnCours.length ? (
+              <ul className="list-disc pl-5">{user.postesEnCours.map(line)}</ul>
+            ) : (
+              <p className="text-muted-foreground">{t('users.none')}</p>
+            )}
+          </section>
+          <section>
+            <h3 className="font-medium">{t('users.postesFutur')}</h3>
+            {user.postesFutur.length ? (
+              <ul className="list-disc pl-5">{user.postesFutur.map(line)}</ul>
+            ) : (
+              <p className="text-muted-foreground">{t('users.none')}</p>
+            )}
+          </section>
+        </div>
+      ) : (
+        <p className="font-medium">{t('users.noPositionWarning')}</p>
+      )}
+    </div>
+  )
+}
+
+export default function UserList() {
+  const { users, total, page, q } = useLoaderData<typeof loader>()
+  const failure = useActionData<typeof action>()
+  const { search } = useLocation()
+  const { t } = useTranslation()
+  const hydrated = useHydrated()
+  const restoring = usePendingIntent('retablir')
+  const params = new URLSearchParams(search)
+  // Without JavaScript a row opens through the URL (?detail=), with it in place.
+  const [opened, setOpened] = useState<Set<number>>(() => new Set([Number(params.get('detail'))]))
+  const isOpen = (user: User) => opened.has(user.id)
+  const toggle = (user: User) =>
+    setOpened((now) => {
+      const next = new Set(now)
+      if (!next.delete(user.id)) next.add(user.id)
+      return next
+    })
+  const confirming =
+    params.get('confirmer') === 'supprimer' ? users.find((u) => String(u.id) === params.get('id')) : undefined
+  const cancelHref = urlWith(search, { confirmer: null, id: null })
+
+  const columns: DataTableColumn<User>[] = [
+    {
+      id: 'nom',
+      header: t('users.nom'),
+      sort: 'nom',
+      cell: (user) => {
+        const Icon = isOpen(user) ? ChevronDown : ChevronRight
+        const label = t(isOpen(user) ? 'users.collapse' : 'users.expand', { nom: fullName(user) })
+        const content = (
+          <>
+            <Icon aria-hidden className="size-4 shrink-0" />
+            <span className="font-medium">{user.nom}</span>
+          </>
+        )
+        const className = 'inline-flex items-center gap-1 rounded-sm text-left hover:underline underline-offset-4'
+        return hydrated ? (
+          <button
+            type="button"
+            onClick={() => toggle(user)}
+            aria-expanded={isOpen(user)}
+            aria-controls={detailsId(user.id)}
+            aria-label={label}
+            className={className}
+          >
+            {content}
+          </button>
+        ) : (
+          <Link
+            to={urlWith(search, { detail: isOpen(user) ? null : String(user.id) })}
+            preventScrollReset
+            aria-label={label}
+            className={className}
+          >
+            {content}
+          </Link>
+        )
+      },
+    },
+    { id: 'prenom', header: t('users.prenom'), sort: 'prenom', cell: (user) => user.prenom },
+    {
+      id: 'mail',
+      header: t('users.mail'),
+      sort: 'mail',
+      className: 'hidden md:table-cell break-all',
+      cell: (user) => user.mail,
+    },
+    {
+      id: 'etat',
+      header: t('users.state'),
+      className: 'hidden sm:table-cell',
+      cell: (user) => (
+        <span className="flex flex-wrap gap-1">
+          {user.supprime ? <Badge tone="danger">{t('users.badges.deleted')}</Badge> : null}
+          {!user.actif ? <Badge tone="muted">{t('users.badges.inactive')}</Badge> : null}
+          {user.admin ? <Badge tone="info">{t('users.badges.admin')}</Badge> : null}
+          {user.tokenRegister !== null ? <Badge tone="muted">{t('users.badges.invited')}</Badge> : null}
+          {!hasPosition(user) ? <Badge tone="warning">{t('users.badges.noPosition')}</Badge> : null}
+        </span>
+      ),
+    },
+    {
+      id: 'actions',
+      header: <span className="sr-only">{t('users.actions')}</span>,
+      cell: (user) => (
+        <div className="flex flex-wrap justify-end gap-1">
+          <Link
+            to={`/pages/admin/detail/user/${user.id}`}
+            className={buttonVariants({ variant: 'ghost', size: 'sm' })}
+            aria-label={t('users.openLabel', { nom: fullName(user) })}
+          >
+            <Eye aria-hidden />
+            <span className="hidden lg:inline">{t('users.open')}</span>
+          </Link>
+          {user.modification && user.supprime ? (
+            <Form method="post" preventScrollReset>
+              <input type="hidden" name="intent" value="retablir" />
+              <input type="hidden" name="id" value={user.id} />
+              <input type="hidden" name="nom" value={fullName(user)} />
+              <Button
+                type="submit"
+                variant="ghost"
+                size="sm"
+                disabled={restoring}
+                aria-label={t('users.restoreLabel', { nom: fullName(user) })}
+              >
+                <RotateCcw aria-hidden />
+                <span className="hidden lg:inline">{t('users.restore')}</span>
+              </Button>
+            </Form>
+          ) : null}
+          {user.modification && !user.supprime ? (
+            <ConfirmDialog
+              fallbackHref={urlWith(search, { confirmer: 'supprimer', id: String(user.id) })}
+              title={t('users.deleteTitle', { nom: fullName(user) })}
+              description={t('users.deleteConfirm')}
+              confirmLabel={t('users.delete')}
+              pendingLabel={t('users.deleting')}
+              fields={{ intent: 'supprimer', id: String(user.id), nom: fullName(user) }}
+              triggerVariant="ghost"
+              triggerClassName="text-destructive"
+            >
+              <Trash2 aria-hidden />
+              <span className="sr-only lg:not-sr-only">{t('users.deleteLabel', { nom: fullName(user) })}</span>
+            </ConfirmDialog>
+          ) : null}
+        </div>
+      ),
+    },
+  ]
+
+  return (
+    <div className="flex flex-col gap-6">
+      <div className="flex flex-wrap items-end justify-between gap-4">
+        <div>
+          <h1 className="text-2xl font-semibold tracking-tight">{t('users.title')}</h1>
+          <p className="text-muted-foreground">{t('users.intro')}</p>
+        </div>
+        <Link to="/pages/admin/user/new" className={buttonVariants()}>
+          <UserPlus aria-hidden />
+          {t('users.create')}
+        </Link>
+      </div>
+      {failure ? (
+        <Alert variant="destructive" role="alert">
+          <p>{t(failure.error.key, failure.error.values)}</p>
+        </Alert>
+      ) : null}
+      {confirming ? (
+        <ConfirmPanel
+          cancelHref={cancelHref}
+          title={t('users.deleteTitle', { nom: fullName(confirming) })}
+          description={t('users.deleteConfirm')}
+          confirmLabel={t('users.delete')}
+          pendingLabel={t('users.deleting')}
+          fields={{ intent: 'supprimer', id: String(confirming.id), nom: fullName(confirming) }}
+        />
+      ) : null}
+      <div className="flex flex-col gap-3">
+        <SearchForm label={t('users.search')} />
+        <div className="flex flex-wrap gap-x-6 gap-y-2">
+          {FILTERS.map((name) => (
+            <FilterToggle key={name} name={name} search={search} />
+          ))}
+        </div>
+      </div>
+      <p className="text-sm text-muted-foreground" aria-live="polite">
+        {t('users.total', { count: total })}
+      </p>
+      <div className="overflow-hidden rounded-lg border bg-card">
+        <DataTable
+          aria-label={t('users.title')}
+          columns={columns}
+          rows={users}
+          rowKey={(user) => user.id}
+          defaultSort="nom"
+          rowClassName={(user) =>
+            user.supprime ? 'bg-destructive/10' : hasPosition(user) ? undefined : 'bg-warning/15'
+          }
+          details={{ render: (user) => <UserDetails user={user} />, isOpen }}
+          empty={
+            <EmptyState
+              icon={Users}
+              title={t('users.empty')}
+              description={q ? t('users.emptySearch', { q }) : undefined}
+            />
+          }
+        />
+      </div>
+      <Pagination page={page} total={total} pageSize={DEFAULT_PAGE_SIZE} />
+    </div>
+  )
+}
+
+const TONES = {
+  danger: 'border-destructive/40 bg-destructive/10 text-destructive',
+  warning: 'border-warning/60 bg-warning/20 text-foreground',
+  info: 'border-primary/40 bg-primary/10 text-primary',
+  muted: 'border-border bg-muted text-muted-foreground',
+} as const
+
+function Badge({ tone, children }: { tone: keyof typeof TONES; children: React.ReactNode }) {
+  return (
+    <span className={cn('inline-flex items-center rounded-full border px-2 py-0.5 text-xs font-medium', TONES[tone])}>
+      {children}
+    </span>
+  )
+}

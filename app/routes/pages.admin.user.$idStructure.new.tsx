@@ -1,0 +1,56 @@
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/cloudflare'
+import { useLoaderData } from '@remix-run/react'
+import { useTranslation } from 'react-i18next'
+import { UserCreateForm } from '~/components/user-create-form'
+import { requireAdmin } from '~/lib/auth.server'
+import type { BreadcrumbHandle } from '~/lib/breadcrumb'
+import { structureId as structureInPath } from '~/lib/structure-form.server'
+import { createUser, userFormData } from '~/lib/user-form.server'
+
+export const handle: BreadcrumbHandle = {
+  breadcrumb: (data, t) => {
+    const preset = (data as { preset?: { id: number; nom: string } | null } | undefined)?.preset
+    return [
+      { label: t('nav.structures'), to: '/pages/admin/listeStructures' },
+      ...(preset
+        ? [
+            { label: preset.nom, to: `/pages/admin/structure/detail/${preset.id}` },
+            { label: t('structureUsers.crumb'), to: `/pages/admin/user/structure/${preset.id}` },
+          ]
+        : []),
+      { label: t('userCreate.title') },
+    ]
+  },
+}
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+
+/** Spec §2 admin/user/{idStructure}/new: create a user, the structure chosen beforehand (another may be picked). */
+export async function loader({ request, context, params }: LoaderFunctionArgs) {
+  const auth = await requireAdmin(request, context)
+  const form = await userFormData(request, auth, structureInPath(params.idStructure))
+  return data(form, { headers: await auth.headers() })
+}
+
+export async function action({ request, context, params }: ActionFunctionArgs) {
+  const auth = await requireAdmin(request, context)
+  structureInPath(params.idStructure)
+  return createUser(request, auth)
+}
+
+export default function CreateUserInStructure() {
+  const { structures, structureId, fonctions, values, constraint, preset } = useLoaderData<typeof loader>()
+  const { t } = useTranslation()
+  return (
+    <div className="flex flex-col gap-6">
+      <h1 className="text-2xl font-semibold tracking-tight">{t('userCreate.title')}</h1>
+      <UserCreateForm
+        structures={structures}
+        structureId={structureId}
+        fonctions={fonctions}
+        values={values}
+        constraint={constraint}
+        cancelTo={preset ? `/pages/admin/user/structure/${preset.id}` : '/pages/admin/listeUtilisateurs'}
+      />
+    </div>
+  )
+}

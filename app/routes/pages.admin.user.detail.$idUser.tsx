@@ -1,0 +1,37 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/cloudflare'
+import { useLoaderData } from '@remix-run/react'
+import { AdminProfile } from '~/components/admin-profile'
+import { adminProfileAction, adminProfileLoader } from '~/lib/admin-profile.server'
+import type { BreadcrumbHandle } from '~/lib/breadcrumb'
+import type { User } from '../../worker-api/contract/user'
+
+/**
+ * Spec §2 admin/user/detail/{idUser}: a user's profile reached through a structure (`?structure=`);
+ * the breadcrumb goes structures › the structure › its users.
+ */
+export const handle: BreadcrumbHandle = {
+  breadcrumb: (data, t) => {
+    const { user, structure } = (data ?? {}) as { user?: User; structure?: { id: number; nom: string } | null }
+    return [
+      { label: t('nav.structures'), to: '/pages/admin/listeStructures' },
+      ...(structure
+        ? [
+            { label: structure.nom, to: `/pages/admin/structure/detail/${structure.id}` },
+            { label: t('structureUsers.crumb'), to: `/pages/admin/user/structure/${structure.id}` },
+          ]
+        : []),
+      { label: user ? `${user.prenom} ${user.nom}` : t('adminProfile.crumb') },
+    ]
+  },
+}
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+
+export const loader = (args: LoaderFunctionArgs) => adminProfileLoader(args)
+export const action = (args: ActionFunctionArgs) => adminProfileAction(args)
+
+export default function StructureUserDetail() {
+  const { user, self, applications, upcoming, constraint } = useLoaderData<typeof loader>()
+  return (
+    <AdminProfile user={user} self={self} applications={applications} upcoming={upcoming} constraint={constraint} />
+  )
+}

@@ -1,0 +1,43 @@
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/cloudflare'
+import { useLoaderData } from '@remix-run/react'
+import { useTranslation } from 'react-i18next'
+import { UserCreateForm } from '~/components/user-create-form'
+import { requireAdmin } from '~/lib/auth.server'
+import type { BreadcrumbHandle } from '~/lib/breadcrumb'
+import { createUser, userFormData } from '~/lib/user-form.server'
+
+export const handle: BreadcrumbHandle = {
+  breadcrumb: (_data, t) => [
+    { label: t('userCreate.usersCrumb'), to: '/pages/admin/listeUtilisateurs' },
+    { label: t('userCreate.title') },
+  ],
+}
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+
+/** Spec §2 admin/user/new: create a user with their first post, in any structure of the admin's scope. */
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const auth = await requireAdmin(request, context)
+  return data(await userFormData(request, auth, null), { headers: await auth.headers() })
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  return createUser(request, await requireAdmin(request, context))
+}
+
+export default function CreateUser() {
+  const { structures, structureId, fonctions, values, constraint } = useLoaderData<typeof loader>()
+  const { t } = useTranslation()
+  return (
+    <div className="flex flex-col gap-6">
+      <h1 className="text-2xl font-semibold tracking-tight">{t('userCreate.title')}</h1>
+      <UserCreateForm
+        structures={structures}
+        structureId={structureId}
+        fonctions={fonctions}
+        values={values}
+        constraint={constraint}
+        cancelTo="/pages/admin/listeUtilisateurs"
+      />
+    </div>
+  )
+}

@@ -1,0 +1,148 @@
+// The user administration screens: the list of the scope's users (filters, search, pages, expandable
+// rows, delete and restore) and a user's profile as an administrator sees it (switches, effective
+// rights), with and without JavaScript.
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { MODES, signIn, submitLogin, useBrowser } from './support.mjs'
+
+const newPage = useBrowser()
+
+/** A notice: a toast with JavaScript, the server-rendered banner without. */
+const notice = (page, text) => page.locator('[data-sonner-toast], [role="status"]').filter({ hasText: text }).first()
+
+/** The list's rows (the expandable detail rows aside). */
+const rows = (page) => page.getByRole('table').locator('tbody tr:not([id^="details-"])')
+
+/** 'dd/MM/yyyy' of today + `days`. */
+function wireDate(days) {
+  const date = new Date(Date.now() + days * 86_400_000)
+  const pad = (n) => String(n).padStart(2, '0')
+  return `${pad(date.getDate())}/${pad(date.getMonth() + 1)}/${date.getFullYear()}`
+}
+
+/** The first link of the newest mail to `to` in the development mailbox (read again until it is there). */
+async function linkFromMailbox(page, to, subject) {
+  const mail = () => page.getByRole('row').filter({ hasText: to }).first().getByRole('link', { name: subject })
+  for (let attempt = 0; ; attempt++) {
+    await page.goto('/dev/mails')
+    if ((await mail().count()) > 0 || attempt === 40) break
+    await page.waitForTimeout(250)
+  }
+  await mail().click()
+  return page.getByRole('region', { name: 'Liens du message' }).getByRole('link').first()
+}
+
+/** Searches the list: as one types with JavaScript, with the button without. */
+async function search(page, mode, text) {
+  await page.getByLabel('Rechercher par nom ou prénom').fill(text)
+  if (!mode.javaScriptEnabled) await page.getByRole('button', { name: 'Rechercher' }).click()
+  await page.waitForURL((url) => url.searchParams.get('q') === text)
+}
+
+for (const [index, mode] of MODES.entries()) {
+  const login = `gestion${index + 1}`
+  const prenom = index === 0 ? 'Gaëlle' : 'Gérard'
+  const fullName = `${prenom} Gestion`
+
+  describe(`the user administration screens ${mode.name}`, () => {
+    it('creates a user in a structure → invitation in the mailbox → the user chooses a password and launches', async () => {
+      const page = await newPage(mode)
+      const mail = `invite${index + 1}.${Date.now()}@portail.example`
+      await signIn(page, mode, 'admin', 'Admin1234')
+      await page.goto('/pages/admin/user/structure/4')
+      await page.getByRole('main').getByRole('link', { name: 'Créer un utilisateur' }).click()
+      await page.getByRole('heading', { name: 'Créer un utilisateur', level: 1 }).waitFor()
+      await page.getByLabel('Adresse e-mail', { exact: true }).fill(mail)
+      await page.getByLabel('Confirmation de l’adresse e-mail').fill(mail)
+      if (mode.javaScriptEnabled) await page.getByText('Adresse disponible').waitFor()
+      await page.getByLabel('Nom', { exact: true }).fill('Invité')
+      await page.getByLabel('Prénom').fill('Inès')
+      await page.getByLabel('Fonction').selectOption({ label: 'Opérateur pesage' })
+      await page.getByLabel('Date de début').fill(wireDate(0))
+      await page.getByLabel('Date de fin').fill(wireDate(365))
+      await page.getByText('Un e-mail sera envoyé à l’utilisateur pour l’inviter à choisir son mot de passe').waitFor()
+      await page.getByRole('button', { name: 'Enregistrer' }).click()
+      await page.waitForURL('**/pages/user/acces')
+      await notice(page, `Utilisateur ${mail} créé`).waitFor()
+
+      // The invitation, followed as the new user would.
+      const link = await linkFromMailbox(page, mail, 'Votre compte sur le portail')
+      assert.match((await link.getAttribute('href')) ?? '', /\/renewPassword\/[A-Za-z0-9_-]{43}$/)
+      const invited = await newPage(mode)
+      await invited.goto((await link.getAttribute('href')) ?? '')
+      await invited.getByLabel('Nouveau mot de passe').fill('Invite123')
+      await invited.getByLabel('Confirmation du mot de passe').fill('Invite123')
+      await invited.getByRole('button', { name: 'Enregistrer le mot de passe' }).click()
+      await invited.waitForURL((url) => url.pathname === '/login')
+      await signIn(invited, mode, mail, 'Invite123')
+      await invited.getByRole('button', { name: 'Lancer Pesage (nouvel onglet)' }).waitFor()
+    })
+
+    it('searches without accents, filters and expands a row', async () => {
+      const page = await newPage(mode)
+      await signIn(page, mode, 'admin', 'Admin1234')
+      await page.goto('/pages/admin/listeUtilisateurs')
+      await page.getByRole('heading', { name: 'Utilisateurs', level: 1 }).waitFor()
+
+      // Spec §5: first and last names, whatever their case — and their accents.
+      await search(page, mode, 'ZOE lefevre')
+      await rows(page).first().getByText('Lefèvre', { exact: true }).waitFor()
+      assert.equal(await rows(page).count(), 1)
+
+      // The row opens on its posts.
+      await page
+        .getByRole(mode.javaScriptEnabled ? 'button' : 'link', { name: 'Afficher les postes de Zoé Lefèvre' })
+        .click()
+      await page.getByText('Agence Rouen, Agent de quai : du 01/01/2024 au 31/12/2035').waitFor()
+
+      // A filter is a link that stays in the URL; its reset takes it away.
+      await search(page, mode, '')
+      await page.getByRole('link', { name: 'Inactifs' }).click()
+      await page.waitForURL((url) => url.searchParams.get('actif') === 'false')
+      await rows(page).filter({ hasText: 'Roux' }).waitFor()
+      assert.equal(await rows(page).filter({ hasText: 'Lefebvre' }).count(), 0, 'the active agent is filtered out')
+      await page.getByRole('link', { name: 'Réinitialiser le filtre « État »' }).click()
+      await page.waitForURL((url) => !url.searchParams.has('actif'))
+      await page.getByRole('link', { name: 'Supprimés', exact: true }).click()
+      await rows(page).filter({ hasText: 'Fournier' }).waitFor()
+      assert.match((await rows(page).filter({ hasText: 'Fournier' }).getAttribute('class')) ?? '', /destructive/)
+    })
+
+    it('deactivates from the profile (sign-in refused), then deletes and restores from the list', async () => {
+      const page = await newPage(mode)
+      await signIn(page, mode, 'admin', 'Admin1234')
+      await page.goto('/pages/admin/listeUtilisateurs?q=gestion')
+      await page.getByRole('link', { name: `Détail de ${fullName}` }).click()
+      await page.getByRole('heading', { name: fullName, level: 1 }).waitFor()
+      // What the delegation grants: Agence Rouen's dock agents launch three applications.
+      const rights = page.getByRole('region', { name: "Applications qu'il peut lancer aujourd'hui" })
+      for (const name of ['Yard dangereux', 'Pesage', 'Suivi des expéditions']) await rights.getByText(name).waitFor()
+
+      await page.getByRole('switch', { name: 'Actif' }).uncheck()
+      if (!mode.javaScriptEnabled) await page.getByRole('button', { name: 'Appliquer' }).click()
+      await notice(page, 'Le compte est mis à jour.').waitFor()
+      assert.equal(await page.getByRole('switch', { name: 'Actif' }).isChecked(), false)
+
+      const other = await newPage(mode)
+      await other.goto('/login')
+      await submitLogin(other, mode, login, 'Agent1234')
+      await other.getByText('Votre compte est désactivé, merci de contacter votre administrateur.').waitFor()
+
+      await page.getByRole('switch', { name: 'Actif' }).check()
+      if (!mode.javaScriptEnabled) await page.getByRole('button', { name: 'Appliquer' }).click()
+      await notice(page, 'Le compte est mis à jour.').waitFor()
+
+      // Delete, after its confirmation: a dialog with JavaScript, a page section without.
+      await page.goto('/pages/admin/listeUtilisateurs?q=gestion')
+      await page.getByRole(mode.javaScriptEnabled ? 'button' : 'link', { name: `Supprimer ${fullName}` }).click()
+      const confirmation = mode.javaScriptEnabled
+        ? page.getByRole('alertdialog')
+        : page.getByRole('region', { name: `Supprimer ${fullName} ?` })
+      await confirmation.getByRole('button', { name: 'Supprimer' }).click()
+      await notice(page, `${fullName} est supprimé.`).waitFor()
+      await page.getByRole('button', { name: `Rétablir ${fullName}` }).click()
+      await notice(page, `${fullName} est rétabli.`).waitFor()
+      await page.getByRole(mode.javaScriptEnabled ? 'button' : 'link', { name: `Supprimer ${fullName}` }).waitFor()
+    })
+  })
+}
