@@ -1,14 +1,56 @@
-import { sql } from 'kysely'
+import { type InferResult, sql } from 'kysely'
 import type { PosteInput } from '../contract/structure'
 import type { Poste } from '../contract/user'
-import { batch, getDb, insertWhen } from '../db/client'
+import { batch, type DB, getDb, insertWhen } from '../db/client'
 import type { Env } from '../env'
 import { fromWireDate, toWireDate } from '../lib/dates'
 import { BusinessError, forbidden, invalidField, notFound } from '../lib/errors'
-import { inScopeColumn, modificationColumn } from '../lib/scope'
+import { inScopeColumn, modificationColumn, type Viewer } from '../lib/scope'
 import { actorWith, type Caller, viewerOf } from './actor'
 import { logEntry } from './logs'
 import { requireAdmin } from './structures'
+
+/**
+ * The structure and the function a new post names (with whether the structure lies in the viewer's
+ * scope), for the batch of the caller's check.
+ */
+export function placementReads(db: DB, viewer: Viewer, input: { structure: { id: number }; fonction: { id: number } }) {
+  return [
+    db
+      .selectFrom('structure as s')
+      .select(['s.id', 's.nom'])
+      .select(inScopeColumn(db, viewer, 's'))
+      .where('s.id', '=', input.structure.id),
+    db.selectFrom('fonction').select(['id', 'libelle', 'structure_id']).where('id', '=', input.fonction.id),
+  ] as const
+}
+
+type Placement = InferResult<ReturnType<typeof placementReads>[0]>[number]
+type PlacementFonction = InferResult<ReturnType<typeof placementReads>[1]>[number]
+
+/**
+ * The rules of a new post's place (spec §5, DESIGN §4): a structure of the scope, one of its own
+ * functions, an end not past; refusals name the body's fields under `prefix` (`poste.` at creation).
+ */
+export function checkPlacement(
+  structure: Placement | undefined,
+  fonction: PlacementFonction | undefined,
+  fin: string,
+  today: string,
+  prefix = '',
+) {
+  if (!structure) throw invalidField(`${prefix}structure.id`, 'Unknown structure', 'validation.unknown')
+  if (!structure.in_scope) throw forbidden('This structure is outside your scope')
+  if (!fonction) throw invalidField(`${prefix}fonction.id`, 'Unknown function', 'validation.unknown')
+  if (fonction.structure_id !== structure.id)
+    throw invalidField(
+      `${prefix}fonction.id`,
+      'This function does not belong to the structure',
+      'validation.fonctionStructure',
+    )
+  if (fin < today) throw invalidField(`${prefix}dateFin`, 'The post would already be over', 'validation.datePast')
+  return { structure, fonction }
+}
 
 /**
  * POST rest/bd/poste (spec §7): gives a user a function in a structure of the caller's scope over a
@@ -35,15 +77,10 @@ export async function createPoste(
     .where('poste.fonction_id', '=', input.fonction.id)
     .where('poste.date_debut', '<=', fin)
     .where('poste.date_fin', '>=', debut)
-  const [actor, [structure], [fonction], [user], overlaps] = await actorWith(
+  const [actor, structures, fonctions, [user], overlaps] = await actorWith(
     env,
     caller,
-    db
-      .selectFrom('structure as s')
-      .select(['s.id', 's.nom'])
-      .select(inScopeColumn(db, viewer, 's'))
-      .where('s.id', '=', input.structure.id),
-    db.selectFrom('fonction').select(['id', 'libelle', 'structure_id']).where('id', '=', input.fonction.id),
+    ...placementReads(db, viewer, input),
     db
       .selectFrom('utilisateur')
       .select(['utilisateur.id', 'utilisateur.login', 'utilisateur.supprime'])
@@ -52,14 +89,9 @@ export async function createPoste(
     overlapping.limit(1),
   )
   requireAdmin(actor)
-  if (!structure) throw invalidField('structure.id', 'Unknown structure', 'validation.unknown')
-  if (!structure.in_scope) throw forbidden('This structure is outside your scope')
+  const { structure, fonction } = checkPlacement(structures[0], fonctions[0], fin, viewer.today)
   if (!user || user.supprime) throw invalidField('utilisateur.id', 'Unknown user', 'validation.unknown')
   if (!user.modification) throw forbidden('You may not manage this user')
-  if (!fonction) throw invalidField('fonction.id', 'Unknown function', 'validation.unknown')
-  if (fonction.structure_id !== structure.id)
-    throw invalidField('fonction.id', 'This function does not belong to the structure', 'validation.fonctionStructure')
-  if (fin < viewer.today) throw invalidField('dateFin', 'The post would already be over', 'validation.datePast')
   const exists = () =>
     new BusinessError('POSTE_ALREADY_EXIST', 409, 'The user already holds this function here over these dates')
   if (overlaps.length > 0) throw exists()

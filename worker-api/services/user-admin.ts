@@ -9,12 +9,13 @@ import { addSeconds, fromWireDate } from '../lib/dates'
 import { linkOrigin, sameDomain } from '../lib/domain'
 import { BusinessError, forbidden, invalidField, notFound } from '../lib/errors'
 import { invitationMail, mailLanguage } from '../lib/mail/templates'
-import { inScopeColumn, modificationColumn, userListedInScope } from '../lib/scope'
+import { modificationColumn, userListedInScope } from '../lib/scope'
 import { searchWords } from '../lib/search-text'
 import { type Actor, actorWith, type Caller, viewerOf } from './actor'
 import { logEntry } from './logs'
 import { INVITATION_TTL_HOURS, insertLinkUnderCap, voidLinks } from './mail-tokens'
 import { queuedIds, queueMail } from './outbox'
+import { checkPlacement, placementReads } from './postes'
 import { limitClient } from './rate-limit'
 import { containsText, onePage, requireAdmin } from './structures'
 import { mailTaken, postesColumn, postesFrom, readUser, toUser } from './users'
@@ -86,31 +87,17 @@ export async function createUser(
   const db = getDb(env.DB)
   const viewer = viewerOf(caller)
   const { poste } = input
-  const [actor, [structure], [fonction], [holder]] = await actorWith(
+  const [actor, structures, fonctions, [holder]] = await actorWith(
     env,
     caller,
-    db
-      .selectFrom('structure as s')
-      .select(['s.id', 's.nom'])
-      .select(inScopeColumn(db, viewer, 's'))
-      .where('s.id', '=', poste.structure.id),
-    db.selectFrom('fonction').select(['id', 'libelle', 'structure_id']).where('id', '=', poste.fonction.id),
+    ...placementReads(db, viewer, poste),
     mailHolder(db, input.mail),
   )
   requireAdmin(actor)
   const domain = boundOrigin(actor, input.domain)
-  if (!structure) throw invalidField('poste.structure.id', 'Unknown structure', 'validation.unknown')
-  if (!structure.in_scope) throw forbidden('This structure is outside your scope')
-  if (!fonction) throw invalidField('poste.fonction.id', 'Unknown function', 'validation.unknown')
-  if (fonction.structure_id !== structure.id)
-    throw invalidField(
-      'poste.fonction.id',
-      'This function does not belong to the structure',
-      'validation.fonctionStructure',
-    )
   const debut = fromWireDate(poste.dateDebut) ?? ''
   const fin = fromWireDate(poste.dateFin) ?? ''
-  if (fin < viewer.today) throw invalidField('poste.dateFin', 'The post would already be over', 'validation.datePast')
+  const { structure, fonction } = checkPlacement(structures[0], fonctions[0], fin, viewer.today, 'poste.')
   if (holder) throw mailTaken(input.mail)
 
   const now = new Date()
