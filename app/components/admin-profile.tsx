@@ -1,9 +1,8 @@
-import { getFormProps, getInputProps, useForm } from '@conform-to/react'
+import { getFormProps, useForm } from '@conform-to/react'
 import type { getZodConstraint } from '@conform-to/zod/v4'
 import { Form, useActionData, useLocation, useSubmit } from '@remix-run/react'
 import { CalendarClock, Mail, Save, Trash2 } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
-import { translateError } from '~/lib/api-errors'
 import { type FormReply, useFormReply, usePendingIntent } from '~/lib/form'
 import { useHydrated } from '~/lib/hydrated'
 import { urlWith } from '~/lib/url'
@@ -11,13 +10,12 @@ import type { ApplicationSummary } from '../../worker-api/contract/access'
 import type { Poste, ProfileInput, User } from '../../worker-api/contract/user'
 import { AppIcon } from './app-icon'
 import { ConfirmDialog, ConfirmPanel } from './confirm-dialog'
-import { Field } from './field'
 import { FormError, formProblem } from './form-error'
 import { PostesTable } from './postes-table'
+import { ProfileFields } from './profile-fields'
 import { Alert } from './ui/alert'
 import { Button } from './ui/button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from './ui/card'
-import { Input } from './ui/input'
 import { Label } from './ui/label'
 import { Switch } from './ui/switch'
 
@@ -86,7 +84,6 @@ function IdentityForm({ user, editable, constraint }: Pick<Props, 'user' | 'cons
     constraint,
     shouldValidate: 'onSubmit',
   })
-  const translate = (errors: string[] | undefined) => errors?.map((error) => translateError(t, error))
   return (
     <Card>
       <CardHeader>
@@ -105,35 +102,7 @@ function IdentityForm({ user, editable, constraint }: Pick<Props, 'user' | 'cons
           />
           {/* Spec §6: the fields are disabled unless modification is true. */}
           <fieldset disabled={!editable} className="contents">
-            <div className="flex flex-col gap-1.5 sm:col-span-2">
-              <Label htmlFor="admin-profile-login">{t('profile.login')}</Label>
-              <Input id="admin-profile-login" value={user.login} readOnly className="bg-muted" />
-            </div>
-            <Field
-              label={t('profile.nom')}
-              errors={translate(fields.nom.errors)}
-              inputProps={{ ...getInputProps(fields.nom, { type: 'text' }), id: fields.nom.id, autoComplete: 'off' }}
-            />
-            <Field
-              label={t('profile.prenom')}
-              errors={translate(fields.prenom.errors)}
-              inputProps={{
-                ...getInputProps(fields.prenom, { type: 'text' }),
-                id: fields.prenom.id,
-                autoComplete: 'off',
-              }}
-            />
-            <div className="sm:col-span-2">
-              <Field
-                label={t('profile.mail')}
-                errors={translate(fields.mail.errors)}
-                inputProps={{
-                  ...getInputProps(fields.mail, { type: 'email' }),
-                  id: fields.mail.id,
-                  autoComplete: 'off',
-                }}
-              />
-            </div>
+            <ProfileFields fields={fields} login={user.login} own={false} />
             {editable ? (
               <div className="sm:col-span-2">
                 <Button type="submit" disabled={pending} aria-disabled={pending}>

@@ -8,10 +8,9 @@ import { Field } from '~/components/field'
 import { FormError, formProblem } from '~/components/form-error'
 import { NewPasswordFields } from '~/components/password-rules'
 import { PostesTable } from '~/components/postes-table'
+import { ProfileFields } from '~/components/profile-fields'
 import { Button } from '~/components/ui/button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '~/components/ui/card'
-import { Input } from '~/components/ui/input'
-import { Label } from '~/components/ui/label'
 import { apiMessage, fieldErrors, type Message } from '~/lib/api-errors'
 import { requireUser } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
@@ -108,7 +107,6 @@ function ProfileForm({ me, constraint }: { me: User; constraint: Constraint }) {
     constraint,
     shouldValidate: 'onSubmit',
   })
-  const translate = (errors: string[] | undefined) => errors?.map((key) => t(key))
   return (
     <Card>
       <CardHeader>
@@ -131,56 +129,19 @@ function ProfileForm({ me, constraint }: { me: User; constraint: Constraint }) {
             })}
             className="sm:col-span-2"
           />
-          <div className="flex flex-col gap-1.5 sm:col-span-2">
-            <Label htmlFor="profile-login">{t('profile.login')}</Label>
-            <Input
-              id="profile-login"
-              value={me.login}
-              readOnly
-              aria-describedby="profile-login-hint"
-              className="bg-muted"
-            />
-            <p id="profile-login-hint" className="text-xs text-muted-foreground">
-              {t('profile.loginReadOnly')}
-            </p>
-          </div>
-          <Field
-            label={t('profile.nom')}
-            errors={translate(fields.nom.errors)}
-            inputProps={{
-              ...getInputProps(fields.nom, { type: 'text' }),
-              id: fields.nom.id,
-              autoComplete: 'family-name',
-            }}
+          <ProfileFields
+            fields={fields}
+            login={me.login}
+            own
+            mailHint={
+              me.mailEnAttente ? (
+                <span className="mt-1 flex items-start gap-2 rounded-md border border-primary/30 bg-primary/5 p-2 text-sm text-foreground">
+                  <MailCheck aria-hidden className="mt-0.5 size-4 shrink-0 text-primary" />
+                  {t('profile.mailPending', { mail: me.mailEnAttente, current: me.mail })}
+                </span>
+              ) : undefined
+            }
           />
-          <Field
-            label={t('profile.prenom')}
-            errors={translate(fields.prenom.errors)}
-            inputProps={{
-              ...getInputProps(fields.prenom, { type: 'text' }),
-              id: fields.prenom.id,
-              autoComplete: 'given-name',
-            }}
-          />
-          <div className="sm:col-span-2">
-            <Field
-              label={t('profile.mail')}
-              errors={translate(fields.mail.errors)}
-              hint={
-                me.mailEnAttente ? (
-                  <span className="mt-1 flex items-start gap-2 rounded-md border border-primary/30 bg-primary/5 p-2 text-sm text-foreground">
-                    <MailCheck aria-hidden className="mt-0.5 size-4 shrink-0 text-primary" />
-                    {t('profile.mailPending', { mail: me.mailEnAttente, current: me.mail })}
-                  </span>
-                ) : undefined
-              }
-              inputProps={{
-                ...getInputProps(fields.mail, { type: 'email' }),
-                id: fields.mail.id,
-                autoComplete: 'email',
-              }}
-            />
-          </div>
           <div className="sm:col-span-2">
             <Button type="submit" disabled={pending} aria-disabled={pending}>
               <Save aria-hidden />
