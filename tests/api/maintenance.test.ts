@@ -50,8 +50,18 @@ describe('purgeExpired (hourly cron)', () => {
       ])
       .execute()
 
+    const day = (days: number) => ago(24 * days).slice(0, 10)
+    await db()
+      .insertInto('utilisateur_liste_total')
+      .values([
+        { cle: 'two days ago', jour: day(2), total: 1 },
+        { cle: 'today', jour: day(0), total: 1 },
+      ])
+      .execute()
     const deleted = await purgeExpired(env)
-    expect(deleted).toMatchObject({ captchas: 1, refreshTokens: 1, loginAttempts: 1, rateLimits: 1 })
+    expect(deleted).toMatchObject({ captchas: 1, refreshTokens: 1, loginAttempts: 1, rateLimits: 1, listTotals: 1 })
+    const totals = await db().selectFrom('utilisateur_liste_total').select('cle').execute()
+    expect(totals.map((t) => t.cle)).toEqual(['today'])
 
     const signatures = (await db().selectFrom('captcha_used').select('signature').execute()).map((r) => r.signature)
     expect(signatures).toContain('fresh')

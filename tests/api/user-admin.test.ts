@@ -1,6 +1,7 @@
 import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { sha256Hex } from '../../worker-api/lib/crypto'
+import { SMALL_SCOPE_POSTS } from '../../worker-api/lib/scope'
 import { foldSearchText } from '../../worker-api/lib/search-text'
 import {
   call,
@@ -574,6 +575,57 @@ describe('GET rest/bd/utilisateur/liste', () => {
     await expectError(await call('/rest/bd/utilisateur/liste'), 401, 'UNAUTHORIZED')
   })
 
+  it('keeps every total true through the writes it depends on: users, flags and posts', async () => {
+    const totals = async (token: string) => {
+      const out: Record<string, number> = {}
+      for (const filters of ['', 'poste=true', 'poste=false', 'actif=false', 'supprime=true'])
+        out[filters || 'all'] = (await list(token, `page=1&taille=1&q=tenu&${filters}`)).total
+      return out
+    }
+    expect(await totals(rootAdmin)).toEqual({
+      all: 0,
+      'poste=true': 0,
+      'poste=false': 0,
+      'actif=false': 0,
+      'supprime=true': 0,
+    })
+
+    const lille = await created(rootAdmin, { nom: 'Tenu', prenom: 'Lille' })
+    const ending = await named('Tenu', 'Fin', {
+      postes: [{ structureId: 3, fonctionId: 3, from: isoDate(-5), to: isoDate(2) }],
+    })
+    expect(await totals(rootAdmin)).toEqual({
+      all: 2,
+      'poste=true': 2,
+      'poste=false': 0,
+      'actif=false': 0,
+      'supprime=true': 0,
+    })
+    expect((await list(sudAdmin, 'page=1&q=tenu')).ids).toEqual([ending.id])
+
+    await json(await put('/rest/bd/utilisateur/state', { id: lille.id, actif: false }, rootAdmin), 200)
+    expect((await del(`/rest/bd/utilisateur/suppression/${ending.id}`, rootAdmin)).status).toBe(204)
+    expect(await totals(rootAdmin)).toEqual({
+      all: 2,
+      'poste=true': 2,
+      'poste=false': 0,
+      'actif=false': 1,
+      'supprime=true': 1,
+    })
+
+    // Lille's only post removed: no post left, so the southern admin sees them by domain.
+    const [lillePost] = await db().selectFrom('poste').select('id').where('utilisateur_id', '=', lille.id).execute()
+    expect((await del(`/rest/bd/poste/suppression/${lillePost?.id}`, rootAdmin)).status).toBe(204)
+    expect(await totals(rootAdmin)).toEqual({
+      all: 2,
+      'poste=true': 1,
+      'poste=false': 1,
+      'actif=false': 1,
+      'supprime=true': 1,
+    })
+    expect([...(await list(sudAdmin, 'page=1&q=tenu')).ids].sort((a, b) => a - b)).toEqual(sortedIds(lille, ending))
+  })
+
   it('folds names in SQL exactly as the search folds words', async () => {
     const names = ['ÉLODIE', 'Œdipe', 'Ærøskøbing', 'Straße', 'Çà et là', 'Ÿves', 'Núñez']
     for (const nom of names) {
@@ -764,5 +816,64 @@ describe('DELETE rest/bd/utilisateur/suppression/{id} and retablir/{id}', () => 
     await expectError(await restore(target.id, agent.token), 403, 'FORBIDDEN')
     await expectError(await restore(rootAdminId, rootAdmin), 403, 'FORBIDDEN')
     await expectError(await login(target.login, target.password), 403, 'USER_DISABLED')
+  })
+})
+
+describe('GET rest/bd/utilisateur/liste on a large scope', () => {
+  it(`answers the same users, order and totals when the scope holds more than ${SMALL_SCOPE_POSTS} live posts`, async () => {
+    const fixtures = [
+      await named('Ampleur', 'Sud', { postes: [currentPost(3, 3)] }),
+      await named('Ampleur', 'Inactif', { actif: false, postes: [currentPost(3, 3)] }),
+      await named('Ampleur', 'Supprimé', { supprime: true, postes: [currentPost(3, 3)] }),
+      await named('Ampleur', 'Aucun'),
+      await named('Ampleur', 'Passé', {
+        postes: [{ structureId: 3, fonctionId: 3, from: isoDate(-40), to: isoDate(-10) }],
+      }),
+      await named('Ampleur', 'Futur', {
+        postes: [{ structureId: 3, fonctionId: 3, from: isoDate(5), to: isoDate(30) }],
+      }),
+      await named('Ampleur', 'Lille', { postes: [currentPost(4, 2)] }),
+      await named('Ampleur', 'Ailleurs', { domain: 'https://ailleurs.example.test' }),
+    ]
+    const queries = ['', 'poste=true', 'poste=false', 'actif=false', 'supprime=false', 'poste=true&actif=true']
+    const answers = async () => {
+      const out: Record<string, { ids: number[]; total: number }> = {}
+      for (const [who, token] of [
+        ['sud', sudAdmin],
+        ['root', rootAdmin],
+      ] as const) {
+        for (const filters of queries) {
+          for (const tri of ['nom', '-prenom']) {
+            const { ids, total } = await list(token, `page=1&taille=5&q=ampleur&tri=${tri}&${filters}`)
+            out[`${who} ${filters} ${tri}`] = { ids, total }
+          }
+        }
+      }
+      return out
+    }
+    const small = await answers()
+    expect(small['sud  nom']?.total).toBe(fixtures.length - 2)
+    expect(small['root  nom']?.total).toBe(fixtures.length - 1)
+
+    const before = { sud: (await list(sudAdmin, 'page=1')).total, root: (await list(rootAdmin, 'page=1')).total }
+    const bulk = SMALL_SCOPE_POSTS + 10
+    await env.DB.prepare(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
+       INSERT INTO utilisateur (login, nom, prenom, mail, domain) SELECT 'masse' || i, 'Masse', 'P' || i, 'masse' || i || '@example.test', ?2 FROM n`,
+    )
+      .bind(bulk, ORIGIN)
+      .run()
+    await env.DB.prepare(
+      `INSERT INTO poste (utilisateur_id, structure_id, fonction_id, date_debut, date_fin)
+       SELECT id, 3, 3, ?1, ?2 FROM utilisateur WHERE login LIKE 'masse%'`,
+    )
+      .bind(isoDate(-1), isoDate(100))
+      .run()
+
+    expect(await answers()).toEqual(small)
+    expect((await list(sudAdmin, 'page=1')).total).toBe(before.sud + bulk)
+    expect((await list(rootAdmin, 'page=1')).total).toBe(before.root + bulk)
+    const masse = await list(sudAdmin, 'page=3&taille=100&q=masse&tri=-prenom')
+    expect([masse.total, masse.ids.length]).toEqual([bulk, 100])
   })
 })

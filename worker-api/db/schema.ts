@@ -41,6 +41,8 @@ export interface UtilisateurTable {
   token_register_expires_at: string | null
   /** "nom prenom" folded for search (lib/search-text.ts), kept by triggers (migration 0009). */
   recherche: Generated<string>
+  /** The last end date of the user's posts ('' with none), kept by triggers (migration 0010). */
+  postes_fin: Generated<string>
   created_at: Generated<string>
   updated_at: Generated<string>
 }
@@ -168,6 +170,13 @@ export interface LoginAttemptTable {
   locked_until: string | null
 }
 
+/** The totals of the user list's pages, emptied by triggers on any write they depend on (migration 0010). */
+export interface UtilisateurListeTotalTable {
+  cle: string
+  jour: string
+  total: number
+}
+
 export interface RateLimitTable {
   key: string
   window_start: string
@@ -189,6 +198,7 @@ export interface Database {
   captcha_used: CaptchaUsedTable
   login_attempt: LoginAttemptTable
   rate_limit: RateLimitTable
+  utilisateur_liste_total: UtilisateurListeTotalTable
 }
 
 export type UtilisateurRow = Selectable<UtilisateurTable>

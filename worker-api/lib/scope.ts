@@ -1,4 +1,4 @@
-import { type Expression, type SqlBool, sql } from 'kysely'
+import { type AliasedExpression, type Expression, type SqlBool, sql } from 'kysely'
 import type { DB } from '../db/client'
 
 /**
@@ -123,20 +123,64 @@ function userVisible(db: DB, viewer: Viewer, alias: string): Expression<SqlBool>
 }
 
 /**
- * `userVisible` for a list of users: the same rule, with the scope read once as a list of structure
- * ids (the path ranges) that each user's live posts are looked up in. Measured on 100 000 users, this
- * costs the same for a root and a leaf administrator (one index probe per user), where a list of the
- * users holding posts in scope would cost three times more at the root.
+ * A scope of fewer structures than `SMALL_SCOPE_STRUCTURES` holding fewer live posts than
+ * `SMALL_SCOPE_POSTS` is listed from its posts; a larger one from the users, in the order of the list.
+ * On 100 000 users, a site's list read from the users costs a tenth of a second (few of them are in
+ * scope, so the whole index is walked), the root's read from its posts as much (every user is looked
+ * up, then sorted); each the other way costs a millisecond.
  */
-export function userListedInScope(db: DB, viewer: Viewer, alias = 'utilisateur'): Expression<SqlBool> {
+export const SMALL_SCOPE_STRUCTURES = 100
+export const SMALL_SCOPE_POSTS = 1000
+
+/** The users holding the live posts of the scope (with repeats), read from the structures in scope. */
+const livePostsInScope = (db: DB, viewer: Viewer) =>
+  db
+    .selectFrom('poste as scoped')
+    .select('scoped.utilisateur_id')
+    .where('scoped.structure_id', 'in', scopeStructureIds(db, viewer))
+    .where('scoped.date_fin', '>=', viewer.today)
+
+/**
+ * Whether the viewer's scope is small (above): read from at most that many index entries — the posts
+ * only counted for a scope of few structures — and evaluated once by a query (it names no column of
+ * the query's rows).
+ */
+export const smallScope = (db: DB, viewer: Viewer): Expression<SqlBool> => {
+  const fewer = (rows: AliasedExpression<unknown, 'capped'>, limit: number) =>
+    sql<SqlBool>`((select count(*) from ${rows}) < ${limit})`
+  const structures = scopeStructureIds(db, viewer).limit(SMALL_SCOPE_STRUCTURES).as('capped')
+  const posts = livePostsInScope(db, viewer).limit(SMALL_SCOPE_POSTS).as('capped')
+  return sql<SqlBool>`(${fewer(structures, SMALL_SCOPE_STRUCTURES)} and ${fewer(posts, SMALL_SCOPE_POSTS)})`
+}
+
+/**
+ * `userVisible` for a list of users, the same rule written so that an index finds the rows either
+ * way round (`from`): from the users (their live posts probed against the scope's structure ids, for
+ * a large scope walked in the list's order) or from the scope's posts (for a small one). A user has
+ * a live post exactly when `postes_fin`, the last end date of their posts, is not past: those without
+ * are seen by domain, which only they are compared on. `withPostless: false` leaves them out, for a
+ * list that needs a current post anyway.
+ */
+export function userListedInScope(
+  db: DB,
+  viewer: Viewer,
+  options: { from: 'users' | 'posts'; withPostless: boolean },
+  alias = 'utilisateur',
+): Expression<SqlBool> {
   const user = userOf(alias)
-  const live = db
-    .selectFrom('poste as listed')
-    .select('listed.id')
-    .where(sql<SqlBool>`listed.utilisateur_id = ${user.id}`)
-    .where('listed.date_fin', '>=', viewer.today)
-  return sql<SqlBool>`(exists ${live.where('listed.structure_id', 'in', scopeStructureIds(db, viewer))}
-    or (not exists ${live} and ${viewerIsAdmin(db, viewer)} and ${sameDomainSql(user.domain, viewer.domain)}))`
+  const postesFin = sql.ref<string>(`${alias}.postes_fin`)
+  const inScope =
+    options.from === 'posts'
+      ? sql<SqlBool>`${user.id} in ${livePostsInScope(db, viewer)}`
+      : sql<SqlBool>`(${postesFin} >= ${viewer.today} and exists ${db
+          .selectFrom('poste as listed')
+          .select('listed.id')
+          .where(sql<SqlBool>`listed.utilisateur_id = ${user.id}`)
+          .where('listed.date_fin', '>=', viewer.today)
+          .where('listed.structure_id', 'in', scopeStructureIds(db, viewer))})`
+  if (!options.withPostless) return inScope
+  return sql<SqlBool>`(${inScope} or (${postesFin} < ${viewer.today}
+    and ${viewerIsAdmin(db, viewer)} and ${sameDomainSql(user.domain, viewer.domain)}))`
 }
 
 /**

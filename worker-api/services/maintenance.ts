@@ -10,7 +10,8 @@ const DAY = 24 * HOUR
  * Deletes what can no longer matter (run hourly by the cron trigger): used captchas past their
  * expiry, refresh tokens of families past their absolute lifetime (reuse detection needs nothing
  * older) and the retry copies of rotated ones, forgotten sign-in failures, old rate-limit windows,
- * mail tokens expired a month ago, and month-old mail.
+ * mail tokens expired a month ago, month-old mail, and the user list's totals of past days (whatever
+ * the organisation's time zone: a day before yesterday in UTC).
  */
 export async function purgeExpired(env: Env, now = new Date()) {
   const db = getDb(env.DB)
@@ -32,9 +33,10 @@ export async function purgeExpired(env: Env, now = new Date()) {
     db.deleteFrom('mail_token').where('expires_at', '<', at(30 * DAY)),
     // Mail a month old, delivered or given up on, has told what it had to tell.
     db.deleteFrom('outbox').where('created_at', '<', at(30 * DAY)),
+    db.deleteFrom('utilisateur_liste_total').where('jour', '<', at(DAY).slice(0, 10)),
   ])
-  const [captchas, refreshTokens, successors, loginAttempts, rateLimits, mailTokens, mails] = results.map(
+  const [captchas, refreshTokens, successors, loginAttempts, rateLimits, mailTokens, mails, listTotals] = results.map(
     (r) => r.meta.changes,
   )
-  return { captchas, refreshTokens, successors, loginAttempts, rateLimits, mailTokens, mails }
+  return { captchas, refreshTokens, successors, loginAttempts, rateLimits, mailTokens, mails, listTotals }
 }
