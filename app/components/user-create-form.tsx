@@ -35,6 +35,17 @@ type Typed = Record<
  * choice. The address is checked as it is typed; with JavaScript Save waits for the spec's
  * conditions, without it the server checks the same and answers on the fields.
  */
+/** The create-user screen of both routes (spec §2): its title and the form. */
+export function CreateUserScreen(props: Parameters<typeof UserCreateForm>[0]) {
+  const { t } = useTranslation()
+  return (
+    <div className="flex flex-col gap-6">
+      <h1 className="text-2xl font-semibold tracking-tight">{t('userCreate.title')}</h1>
+      <UserCreateForm {...props} />
+    </div>
+  )
+}
+
 export function UserCreateForm({
   structures,
   structureId,

@@ -1,4 +1,5 @@
 import { DEFAULT_PAGE_SIZE } from '../../worker-api/contract/base'
+import { readSearch } from './url'
 
 /** Spec: 10 items per page by default (the API's default too), 5 page links shown. */
 export { DEFAULT_PAGE_SIZE }
@@ -30,4 +31,19 @@ export function pageWindow(page: number, pageCount: number, shown = PAGES_SHOWN)
  */
 export function readPage(value: string | null): number {
   return value && /^[1-9]\d{0,8}$/.test(value) ? Number(value) : 1
+}
+
+/**
+ * A paged list's query as its URL carries it: the page, the page size, and the search text and the
+ * sort when they are set (a sort the API does not offer is dropped rather than refused).
+ */
+export function listQuery<Sort extends string>(params: URLSearchParams, sorts: readonly Sort[]) {
+  const q = readSearch(params)
+  const tri = params.get('tri')
+  return {
+    page: readPage(params.get('page')),
+    taille: DEFAULT_PAGE_SIZE,
+    ...(q ? { q } : {}),
+    ...(sorts.includes(tri as Sort) ? { tri: tri as Sort } : {}),
+  }
 }

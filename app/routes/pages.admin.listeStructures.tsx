@@ -14,36 +14,29 @@ import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
-import { DEFAULT_PAGE_SIZE, readPage } from '~/lib/pagination'
-import { pathWithout, readSearch, urlWith } from '~/lib/url'
+import { DEFAULT_PAGE_SIZE, listQuery } from '~/lib/pagination'
+import { pathWithout, urlWith } from '~/lib/url'
 import { STRUCTURE_SORTS, type Structure } from '../../worker-api/contract/structure'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.structures' }
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
 
-type Sort = (typeof STRUCTURE_SORTS)[number]
-const isSort = (value: string | null): value is Sort => STRUCTURE_SORTS.includes(value as Sort)
-
 /** Spec §2 admin/listeStructures: the scope's structures, searched, sorted and paged by the API (SQL). */
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = await requireAdmin(request, context)
-  const params = new URL(request.url).searchParams
-  const q = readSearch(params)
-  const tri = params.get('tri')
-  const page = readPage(params.get('page'))
-  const query = {
-    users: 'true' as const,
-    page,
-    taille: DEFAULT_PAGE_SIZE,
-    ...(q ? { q } : {}),
-    ...(isSort(tri) ? { tri } : {}),
-  }
+  const query = { users: 'true' as const, ...listQuery(new URL(request.url).searchParams, STRUCTURE_SORTS) }
   const [{ items, total }, t] = await Promise.all([
     auth.expectPage(auth.api.rest.bd.structure.user.me.$get({ query })),
     i18nServer.getFixedT(request),
   ])
   return data(
-    { structures: items, total, page, q, title: `${t('structures.title')} · ${t('app.name')}` },
+    {
+      structures: items,
+      total,
+      page: query.page,
+      q: query.q ?? '',
+      title: `${t('structures.title')} · ${t('app.name')}`,
+    },
     { headers: await auth.headers() },
   )
 }

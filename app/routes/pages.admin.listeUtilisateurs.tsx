@@ -17,17 +17,14 @@ import { usePendingIntent } from '~/lib/form'
 import { readForm } from '~/lib/form.server'
 import { useHydrated } from '~/lib/hydrated'
 import { i18nServer } from '~/lib/i18n.server'
-import { DEFAULT_PAGE_SIZE, readPage } from '~/lib/pagination'
-import { pathWithout, readSearch, urlWith } from '~/lib/url'
+import { DEFAULT_PAGE_SIZE, listQuery } from '~/lib/pagination'
+import { pathWithout, urlWith } from '~/lib/url'
 import { cn } from '~/lib/utils'
 import type { Poste, User } from '../../worker-api/contract/user'
 import { USER_SORTS } from '../../worker-api/contract/user-admin'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.manageUsers' }
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
-
-type Sort = (typeof USER_SORTS)[number]
-const isSort = (value: string | null): value is Sort => USER_SORTS.includes(value as Sort)
 
 /** Spec §2 user list: the three toggle filters, each a URL param the API filters by in SQL. */
 const FILTERS = ['poste', 'actif', 'supprime'] as const
@@ -38,19 +35,16 @@ const readFlag = (value: string | null) => (value === 'true' || value === 'false
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = await requireAdmin(request, context)
   const params = new URL(request.url).searchParams
-  const q = readSearch(params)
-  const tri = params.get('tri')
-  const page = readPage(params.get('page'))
   const flags = Object.fromEntries(
     FILTERS.flatMap((name) => (readFlag(params.get(name)) ? [[name, params.get(name)]] : [])),
   )
-  const query = { page, taille: DEFAULT_PAGE_SIZE, ...(q ? { q } : {}), ...(isSort(tri) ? { tri } : {}), ...flags }
+  const query = { ...listQuery(params, USER_SORTS), ...flags }
   const [{ items, total }, t] = await Promise.all([
     auth.expectPage(auth.api.rest.bd.utilisateur.liste.$get({ query })),
     i18nServer.getFixedT(request),
   ])
   return data(
-    { users: items, total, page, q, title: `${t('users.title')} · ${t('app.name')}` },
+    { users: items, total, page: query.page, q: query.q ?? '', title: `${t('users.title')} · ${t('app.name')}` },
     { headers: await auth.headers() },
   )
 }

@@ -1,7 +1,6 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/cloudflare'
 import { useLoaderData } from '@remix-run/react'
-import { useTranslation } from 'react-i18next'
-import { UserCreateForm } from '~/components/user-create-form'
+import { CreateUserScreen } from '~/components/user-create-form'
 import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { structureId as structureInPath } from '~/lib/structure-form.server'
@@ -39,18 +38,14 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
 
 export default function CreateUserInStructure() {
   const { structures, structureId, fonctions, values, constraint, preset } = useLoaderData<typeof loader>()
-  const { t } = useTranslation()
   return (
-    <div className="flex flex-col gap-6">
-      <h1 className="text-2xl font-semibold tracking-tight">{t('userCreate.title')}</h1>
-      <UserCreateForm
-        structures={structures}
-        structureId={structureId}
-        fonctions={fonctions}
-        values={values}
-        constraint={constraint}
-        cancelTo={preset ? `/pages/admin/user/structure/${preset.id}` : '/pages/admin/listeUtilisateurs'}
-      />
-    </div>
+    <CreateUserScreen
+      structures={structures}
+      structureId={structureId}
+      fonctions={fonctions}
+      values={values}
+      constraint={constraint}
+      cancelTo={preset ? `/pages/admin/user/structure/${preset.id}` : '/pages/admin/listeUtilisateurs'}
+    />
   )
 }
