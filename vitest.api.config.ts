@@ -29,6 +29,10 @@ export default defineConfig(async () => {
             LOGIN_RATE_PER_MINUTE: '1000',
             FORGOT_RATE_PER_MINUTE: '1000',
             QUESTION_RATE_PER_MINUTE: '1000',
+            REGISTRATION_RATE_PER_MINUTE: '1000',
+            // The carriers of tests/api/helpers.ts `createOrganisation`: type 4 under the agencies, new ones in Agence Lille.
+            CARRIER_TYPE_ID: '4',
+            CARRIER_PARENT_ID: '4',
             TEST_MIGRATIONS: migrations,
           },
         },

@@ -90,6 +90,7 @@ function startPortal() {
       LOGIN_RATE_PER_MINUTE: '1000000',
       QUESTION_RATE_PER_MINUTE: '1000000',
       FORGOT_RATE_PER_MINUTE: '1000000',
+      REGISTRATION_RATE_PER_MINUTE: '1000000',
       SERVER_TIMING: 'on',
       // The server checks a solved challenge with one hash whatever its work factor: a small one
       // lets the client solve hundreds beforehand in seconds.
@@ -331,6 +332,17 @@ await scenario('GET rest/bd/utilisateur/structure/{id}?page=1 (admin of the root
   const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
   return { url: `${api}/bd/utilisateur/structure/${options.large ? 2000 : 4}?page=1`, init: { headers } }
 })
+await scenario('GET rest/public/bd/transporteur/structures (anonymous)', 'read', async () => ({
+  url: `${api}/public/bd/transporteur/structures`,
+}))
+for (const query of ['', '?page=1&tri=nom']) {
+  // The authorisation queue: 300 pending registrations in the large organisation, 3 in the demo.
+  await scenario(`GET rest/bd/authorize/get/user/all${query} (admin of the root)`, 'read', async () => {
+    const session = await login(admin.login, admin.password)
+    const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
+    return { url: `${api}/bd/authorize/get/user/all${query}`, init: { headers } }
+  })
+}
 await scenario('GET /pages/admin/listeStructures (SSR, admin of the root)', 'page', async () => ({
   url: `${base}/pages/admin/listeStructures`,
   init: { headers: { Cookie: await browserCookie(admin.login, admin.password) } },
@@ -395,6 +407,31 @@ await scenario('POST login/refreshToken (rotation)', 'read', async () => {
   ]
   return { run: () => load(`${api}/public/bd/login/refreshToken`, { requests }) }
 })
+if (!options.large) {
+  // Registrations pile up in the D1 they run on: only on the demo organisation, made for each run.
+  await scenario('POST rest/public/bd/transporteur/inscription (a new company each)', 'write', async () => {
+    const captchas = []
+    for (let i = 0; i < Math.ceil(floor.rps * duration) + connections; i++) captchas.push(await solvedCaptcha())
+    let next = 0
+    const run = Date.now()
+    const requests = [
+      {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        setupRequest(request) {
+          const n = next++
+          const body = {
+            user: { mail: `carrier${run}.${n}@bench.example`, nom: 'Transporteur', prenom: 'Banc' },
+            structure: { nom: `Bench ${run % 100000} ${n}` },
+            captcha: captchas[n],
+          }
+          return { ...request, body: JSON.stringify(body) }
+        },
+      },
+    ]
+    return { run: () => load(`${api}/public/bd/transporteur/inscription`, { requests }) }
+  })
+}
 await scenario('POST rest/public/bd/login (PBKDF2)', 'hash', async () => {
   // A solved captcha per sign-in (single use), solved beforehand so that the client costs nothing.
   const needed = Math.ceil(hash.rps * duration * 1.5) + connections

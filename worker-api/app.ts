@@ -15,6 +15,7 @@ import { devRoutes } from './routes/dev'
 import { healthRoutes } from './routes/health'
 import { logRoutes } from './routes/logs'
 import { passwordRoutes } from './routes/password'
+import { registrationRoutes } from './routes/registration'
 import { structureRoutes } from './routes/structures'
 import { userAdminRoutes } from './routes/user-admin'
 import { userRoutes } from './routes/users'
@@ -34,6 +35,7 @@ const apiRoutes = router()
   .route('/', logRoutes)
   .route('/', passwordRoutes)
   .route('/', structureRoutes)
+  .route('/', registrationRoutes)
   .route('/', devRoutes)
 export type ApiRoutes = typeof apiRoutes
 

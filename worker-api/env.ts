@@ -36,6 +36,12 @@ export interface Env {
   LOGIN_RATE_PER_MINUTE?: string
   /** No-JavaScript captcha answers accepted per client address and minute (default 5). */
   QUESTION_RATE_PER_MINUTE?: string
+  /** Carrier self-registrations per client address and minute (default 5). */
+  REGISTRATION_RATE_PER_MINUTE?: string
+  /** The structure type of carrier companies: those a visitor registers with (spec §1 transporters). */
+  CARRIER_TYPE_ID?: string
+  /** The structure a carrier typed at registration is created under (of the carrier type's parent type). */
+  CARRIER_PARENT_ID?: string
   /** `on`: responses carry a `Server-Timing` header (always on in development). */
   SERVER_TIMING?: string
   /** Not a binding: the per-request state the Worker adds (db/request-scope.ts). */

@@ -351,6 +351,53 @@ Object.assign(MATRIX, {
   },
 } satisfies Record<string, Row>)
 
+// Carrier registration: anyone registers; the queue is the administrators', each for their scope.
+Object.assign(MATRIX, {
+  'GET /portail-backend/rest/public/bd/transporteur/structures': {
+    request: () => ({ path: '/rest/public/bd/transporteur/structures' }),
+    expect: everyone(200),
+  },
+  'POST /portail-backend/rest/public/bd/transporteur/inscription': {
+    request: async () => {
+      const n = ++sequence
+      return {
+        path: '/rest/public/bd/transporteur/inscription',
+        body: {
+          user: { mail: `carrier-${n}@example.test`, nom: 'Transporteur', prenom: 'Matrice' },
+          structure: { nom: `Transports matrice ${n}` },
+          captcha: await solvedCaptcha(),
+        },
+      }
+    },
+    expect: everyone(201),
+  },
+  'GET /portail-backend/rest/bd/authorize/get/user/all': {
+    request: () => ({ path: '/rest/bd/authorize/get/user/all' }),
+    expect: admins(200, 200),
+  },
+  // A registration with a company in Agence Lille: in the scope of Direction Nord only.
+  'POST /portail-backend/rest/bd/authorize/user': {
+    request: async () => ({
+      path: '/rest/bd/authorize/user',
+      body: {
+        user: {
+          id: (
+            await freshUser({
+              registration: 'PENDING',
+              password: null,
+              actif: false,
+              registrationStructure: 4,
+              postes: [],
+            })
+          ).id,
+        },
+        authorize: true,
+      },
+    }),
+    expect: admins(404, 200),
+  },
+} satisfies Record<string, Row>)
+
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const
 
 async function documentedOperations() {
@@ -367,6 +414,8 @@ describe('the authorisation matrix', () => {
 
   beforeAll(async () => {
     await createOrganisation()
+    // The carrier type (CARRIER_TYPE_ID of the tests' configuration), for the registrations.
+    await db().insertInto('type_structure').values({ id: 4, libelle: 'Transporteur', parent_type_id: 3 }).execute()
     const target = await createUser({ postes: [currentPost(4, 2)] })
     const [user, adminOut, adminIn, renewer, mover] = await Promise.all([
       createUser({ postes: [currentPost(4, 2)] }),

@@ -116,6 +116,8 @@ type UserOptions = {
   supprime?: boolean
   domain?: string
   registration?: 'COMPLETE' | 'INVITED' | 'PENDING'
+  /** The company of a pending registration. */
+  registrationStructure?: number
   postes?: { structureId: number; fonctionId: number; from: string; to: string }[]
 }
 
@@ -137,6 +139,7 @@ export async function createUser(options: UserOptions = {}) {
       admin: options.admin ? 1 : 0,
       domain: options.domain ?? ORIGIN,
       registration_state: options.registration ?? 'COMPLETE',
+      registration_structure_id: options.registrationStructure ?? null,
     })
     .returning('id')
     .executeTakeFirstOrThrow()

@@ -18,7 +18,7 @@ export const json = <T extends z.ZodType>(schema: T, description: string) => ({
 })
 
 /** The error responses every route may give, for the OpenAPI description. */
-export const errors = (...statuses: (400 | 401 | 403 | 404 | 409 | 410 | 429)[]) =>
+export const errors = (...statuses: (400 | 401 | 403 | 404 | 409 | 410 | 429 | 503)[]) =>
   Object.fromEntries(statuses.map((status) => [status, json(errorSchema, 'Error (DESIGN §2)')]))
 
 /** The optional paging, search and sort of a list call (DESIGN §1): one page of the same array. */

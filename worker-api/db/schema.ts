@@ -127,6 +127,7 @@ export type MailKind =
   | 'MAIL_CHANGED'
   | 'MAIL_NOW_USED'
   | 'INVITATION'
+  | 'REGISTRATION'
   | 'OTHER'
 
 export const LOG_TYPES = [

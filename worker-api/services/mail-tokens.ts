@@ -13,6 +13,9 @@ export const MAIL_CHANGE_TTL_HOURS = 24
 /** How long the invitation of a user created by an administrator works; a new one voids the last. */
 export const INVITATION_TTL_HOURS = 7 * 24
 
+/** How long the link of an accepted carrier registration works; a new one (resend) voids the last. */
+export const REGISTRATION_TTL_HOURS = 7 * 24
+
 /**
  * The tokens the renew call (`/renewPassword/{token}`) accepts: those whose use is to set a password.
  * Any other purpose is unknown to it, and each other call accepts its own purposes only.

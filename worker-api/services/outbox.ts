@@ -5,7 +5,12 @@ import type { Env } from '../env'
 import { addSeconds } from '../lib/dates'
 import { type MailProvider, mailProvider } from '../lib/mail/providers'
 import type { RenderedMail } from '../lib/mail/render'
-import { INVITATION_TTL_HOURS, MAIL_CHANGE_TTL_HOURS, PASSWORD_RESET_TTL_HOURS } from './mail-tokens'
+import {
+  INVITATION_TTL_HOURS,
+  MAIL_CHANGE_TTL_HOURS,
+  PASSWORD_RESET_TTL_HOURS,
+  REGISTRATION_TTL_HOURS,
+} from './mail-tokens'
 
 /**
  * The outbox (DESIGN §5). A mail is inserted in the same D1 batch as whatever it announces (the
@@ -63,6 +68,7 @@ const TOKEN_LIFETIME_SECONDS: Partial<Record<MailKind, number>> = {
   PASSWORD_RESET: PASSWORD_RESET_TTL_HOURS * 3600,
   MAIL_CHANGE_CONFIRM: MAIL_CHANGE_TTL_HOURS * 3600,
   INVITATION: INVITATION_TTL_HOURS * 3600,
+  REGISTRATION: REGISTRATION_TTL_HOURS * 3600,
 }
 /** Workers allow six simultaneous outgoing connections; a provider call waiting for one must not time out. */
 const SEND_CONCURRENCY = 5

@@ -104,7 +104,11 @@ export async function createUser(
   const now = new Date()
   const at = now.toISOString()
   // The new user's id, for the rows written with them in the batch.
-  const newId = sql<number>`(${db.selectFrom('utilisateur as created').select('created.id').where('created.mail', '=', input.mail)})`
+  // (`collate nocase`, as the unique index on mail: an exact `=` would scan every user.)
+  const newId = sql<number>`(${db
+    .selectFrom('utilisateur as created')
+    .select('created.id')
+    .where(sql<SqlBool>`created.mail = ${input.mail} collate nocase`)})`
   const user = { login: input.mail, nom: input.nom, prenom: input.prenom, mail: input.mail, domain }
   const link = await invitation(actor, user, context, now)
   let results: D1Result[]

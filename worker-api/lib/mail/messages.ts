@@ -55,6 +55,16 @@ const fr = {
       "Ce lien est valable {{days}} jours et ne sert qu'une fois. Passé ce délai, demandez-en un autre à votre administrateur.",
     ignore: "Si vous n'attendiez pas ce compte, ignorez ce message : il restera inutilisable sans mot de passe.",
   },
+  registration: {
+    subject: 'Votre inscription sur le portail est acceptée',
+    intro:
+      "Votre demande d'inscription au nom de {{structure}} a été acceptée. Votre identifiant est {{login}} ; choisissez votre mot de passe pour activer votre compte.",
+    action: 'Choisir mon mot de passe',
+    expiry:
+      "Ce lien est valable {{days}} jours et ne sert qu'une fois. Passé ce délai, demandez-en un autre à votre administrateur.",
+    ignore:
+      "Si vous n'avez pas demandé à vous inscrire, ignorez ce message : le compte restera inutilisable sans mot de passe.",
+  },
 }
 
 type Shape<T> = { [K in keyof T]: T[K] extends string ? string : Shape<T[K]> }
@@ -109,6 +119,15 @@ const en: MailWords = {
     expiry:
       'This link is valid for {{days}} days and works only once. After that, ask your administrator for another one.',
     ignore: 'If you did not expect this account, ignore this message: it stays unusable without a password.',
+  },
+  registration: {
+    subject: 'Your registration on the portal is accepted',
+    intro:
+      'Your request to register for {{structure}} has been accepted. Your login is {{login}}; choose your password to activate your account.',
+    action: 'Choose my password',
+    expiry:
+      'This link is valid for {{days}} days and works only once. After that, ask your administrator for another one.',
+    ignore: 'If you did not ask to register, ignore this message: the account stays unusable without a password.',
   },
 }
 

@@ -76,6 +76,18 @@ export const mailNowUsedMail = (language: MailLanguage, user: Recipient, newMail
 export const invitationMail = (language: MailLanguage, user: Recipient, admin: string, url: string, hours: number) =>
   linkMail(language, (w) => w.invitation, user, { admin }, url, hours)
 
+/**
+ * The answer to a carrier's accepted registration (`structure` names their company): a single-use
+ * link to /renewPassword/{token} where they choose the password that completes it.
+ */
+export const registrationMail = (
+  language: MailLanguage,
+  user: Recipient,
+  structure: string,
+  url: string,
+  hours: number,
+) => linkMail(language, (w) => w.registration, user, { structure }, url, hours)
+
 /** Sent after a password change or reset, so that a change made by someone else does not go unseen. */
 export const passwordChangedMail = (language: MailLanguage, user: Recipient) =>
   noticeMail(language, (w) => w.passwordChanged, user)

@@ -1,0 +1,87 @@
+import { z } from 'zod'
+import { pageQuery, positiveInt } from './common'
+import { structureNomSchema } from './structure'
+import { mailSchema, nameSchema, userSchema } from './user'
+
+/** A carrier company a visitor may register with (GET rest/public/bd/transporteur/structures). */
+export const carrierStructureSchema = z.object({ id: z.number().int(), nom: z.string() })
+export type CarrierStructure = z.infer<typeof carrierStructureSchema>
+
+/**
+ * POST rest/public/bd/transporteur/inscription (spec §3 registration payload): the person, and their
+ * company as an existing carrier `{id}` or a typed new name `{nom}`; the captcha is checked by the
+ * server (DESIGN §6).
+ */
+export const registrationSchema = z.object({
+  user: z.object({ mail: mailSchema, nom: nameSchema, prenom: nameSchema }),
+  structure: z.union([
+    z.object({ id: positiveInt() }).describe('An existing carrier, from transporteur/structures'),
+    z.object({ nom: structureNomSchema }).describe('A new carrier name (an existing one of that name is used)'),
+  ]),
+  captcha: z.string().max(4096).optional().describe('The solved captcha (required)'),
+})
+export type RegistrationInput = z.infer<typeof registrationSchema>
+
+/** The answer to a registration: who is now waiting for an administrator, and with which company. */
+export const registeredSchema = z.object({
+  mail: z.string(),
+  nom: z.string(),
+  prenom: z.string(),
+  structure: carrierStructureSchema,
+})
+export type Registered = z.infer<typeof registeredSchema>
+
+/**
+ * A pending registration in the queue (spec §3 User, `tokenRegister` its link's expiry) and its
+ * company (`id` null for a name recorded without a structure).
+ */
+export const pendingUserSchema = userSchema.extend({
+  structure: z.object({ id: z.number().int().nullable(), nom: z.string() }).nullable(),
+})
+export type PendingUser = z.infer<typeof pendingUserSchema>
+
+export const REGISTRATION_SORTS = ['expiry', 'mail', '-mail', 'nom', '-nom', 'prenom', '-prenom'] as const
+
+/** GET rest/bd/authorize/get/user/all: every pending registration, or one page with `page`. */
+export const registrationListQuery = z.object({
+  ...pageQuery,
+  tri: z
+    .enum(REGISTRATION_SORTS)
+    .optional()
+    .describe('Sort (default expiry: those with a link first, soonest expiry first; a leading minus sorts descending)'),
+})
+export type RegistrationListQuery = z.infer<typeof registrationListQuery>
+
+/** POST rest/bd/authorize/user (spec §7): authorise (send or renew the link) or refuse (delete). */
+export const authorizeSchema = z.object({
+  user: z.object({ id: positiveInt() }).describe('The pending user (other fields are ignored)'),
+  authorize: z.boolean(),
+})
+export type AuthorizeInput = z.infer<typeof authorizeSchema>
+
+/** Spec §4: the user as they now are, and whether the registration was deleted (refused). */
+export const authorizeResultSchema = z.object({ supprime: z.boolean(), user: pendingUserSchema })
+export type AuthorizeResult = z.infer<typeof authorizeResultSchema>
+
+/**
+ * The public registration form (spec §2 /createAccount, §5): the company as typed or picked by its
+ * name, the address twice, the names. The confirmation must repeat the mail; that is checked as soon
+ * as both are there, so that a page sent without JavaScript lists every problem at once.
+ */
+export const registrationFormSchema = z
+  .object({
+    structure: structureNomSchema,
+    mail: mailSchema,
+    confirmation: z.string('validation.required').trim().min(1, 'validation.required'),
+    nom: nameSchema,
+    prenom: nameSchema,
+  })
+  .refine(({ mail, confirmation }) => mail.toLowerCase() === confirmation.toLowerCase(), {
+    message: 'userCreate.mailMismatch',
+    path: ['confirmation'],
+    when: ({ value }) => {
+      const { mail, confirmation } = (value ?? {}) as { mail?: unknown; confirmation?: unknown }
+      return typeof mail === 'string' && typeof confirmation === 'string' && confirmation !== ''
+    },
+  })
+export type RegistrationForm = z.infer<typeof registrationFormSchema>

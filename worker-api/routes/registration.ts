@@ -1,0 +1,87 @@
+import { createRoute, z } from '@hono/zod-openapi'
+import { errors, json } from '../contract/common'
+import {
+  authorizeResultSchema,
+  authorizeSchema,
+  carrierStructureSchema,
+  pendingUserSchema,
+  registeredSchema,
+  registrationListQuery,
+  registrationSchema,
+} from '../contract/registration'
+import { afterResponse } from '../lib/after-response'
+import { requestContext } from '../lib/request'
+import { router } from '../lib/validation'
+import { deliverOutbox } from '../services/outbox'
+import { authorizeRegistration, carrierStructures, listRegistrations, register } from '../services/registration'
+
+const body = <T extends z.ZodType>(schema: T) => ({
+  body: { content: { 'application/json': { schema } }, required: true },
+})
+
+/**
+ * Carrier self-registration (spec §1, §4, §7): the public form's two calls, and the authorisation
+ * queue of the administrators whose scope holds the carrier's company.
+ */
+export const registrationRoutes = router()
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/rest/public/bd/transporteur/structures',
+      tags: ['Registration'],
+      summary: 'The carrier companies a visitor may register with, by name',
+      responses: { 200: json(z.array(carrierStructureSchema), 'Carrier companies') },
+    }),
+    async (c) => c.json(await carrierStructures(c.env), 200),
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/rest/public/bd/transporteur/inscription',
+      tags: ['Registration'],
+      summary:
+        'Register a carrier: a pending, inactive account waiting for an administrator, with an existing company or a new one. Captcha required; limited per client. 409 MAIL_ALREADY_USED, STRUCTURE_NOM_ALREADY_USED',
+      request: body(registrationSchema),
+      responses: { 201: json(registeredSchema, 'Registered'), ...errors(400, 409, 429, 503) },
+    }),
+    async (c) => c.json(await register(c.env, c.req.valid('json'), requestContext(c.req.raw)), 201),
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/rest/bd/authorize/get/user/all',
+      tags: ['Registration'],
+      summary:
+        "The pending registrations of the caller's scope, those with a link first by expiry; with page, one page (total in X-Total-Count)",
+      security: [{ bearer: [] }],
+      request: { query: registrationListQuery },
+      responses: { 200: json(z.array(pendingUserSchema), 'Pending registrations'), ...errors(400, 401, 403) },
+    }),
+    async (c) => {
+      const { items, total } = await listRegistrations(c.env, c.get('caller'), c.req.valid('query'))
+      c.header('X-Total-Count', String(total))
+      return c.json(items, 200)
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/rest/bd/authorize/user',
+      tags: ['Registration'],
+      summary:
+        'Authorise a pending registration of the caller’s scope (send or renew its set-password link, valid 7 days) or refuse it (delete it)',
+      security: [{ bearer: [] }],
+      request: body(authorizeSchema),
+      responses: { 200: json(authorizeResultSchema, 'The outcome'), ...errors(400, 401, 403, 404, 429) },
+    }),
+    async (c) => {
+      const { result, mailIds } = await authorizeRegistration(
+        c.env,
+        c.get('caller'),
+        c.req.valid('json'),
+        requestContext(c.req.raw),
+      )
+      afterResponse(c, () => deliverOutbox(c.env, { ids: mailIds }))
+      return c.json(result, 200)
+    },
+  )
