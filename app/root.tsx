@@ -8,6 +8,7 @@ import {
   Scripts,
   ScrollRestoration,
   useLoaderData,
+  useMatches,
   useRouteError,
   useRouteLoaderData,
 } from '@remix-run/react'
@@ -19,7 +20,7 @@ import { buttonVariants } from './components/ui/button'
 import { i18nServer } from './lib/i18n.server'
 import { useNonce } from './lib/nonce'
 import { themeStylesheet } from './lib/theme.server'
-import { readToast } from './lib/toast.server'
+import { readToast, type Toast } from './lib/toast.server'
 
 /** Spec §9: notices and errors stay 5 s. */
 export const TOAST_DURATION_MS = 5000
@@ -59,12 +60,18 @@ export function Layout({ children }: { children: React.ReactNode }) {
 type Sonner = typeof import('sonner')
 
 /**
- * The notice a page was given (a toast after an action). The toast library is loaded with the first
+ * The notice a page was given: a toast after an action (carried by its redirect), or one a page's
+ * loader gives as `notice` (a read that failed, spec §8). The toast library is loaded with the first
  * notice, not with every page; its live region is in place a moment before the notice goes in, so
- * that screen readers announce it.
+ * that screen readers announce it. Without JavaScript a redirect's notice is a banner; a page says
+ * its own in its content.
  */
 function Notices() {
-  const { toast } = useLoaderData<typeof loader>()
+  const { toast: carried } = useLoaderData<typeof loader>()
+  const given = useMatches()
+    .map((match) => (match.data as { notice?: Toast } | null | undefined)?.notice)
+    .find((notice) => notice !== undefined)
+  const toast = carried ?? given ?? null
   const { t } = useTranslation()
   const message = toast ? t(toast.key, toast.values) : null
   const [sonner, setSonner] = useState<Sonner | null>(null)
@@ -88,7 +95,7 @@ function Notices() {
   return (
     <>
       {sonner ? <sonner.Toaster position="top-right" richColors closeButton duration={TOAST_DURATION_MS} /> : null}
-      {message ? (
+      {message && carried ? (
         <noscript>
           <Alert variant={toast?.type === 'error' ? 'destructive' : 'success'} role="status" className="m-4 w-auto">
             {message}

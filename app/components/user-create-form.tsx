@@ -356,7 +356,7 @@ type MailAnswer = { mail: string | null; actif: boolean | null; asked: string; f
  * characters: an active account → used, an inactive one → linked account inactive, none → free. A
  * check that could not be made is `unknown` and blocks nothing (the save checks again).
  */
-function useMailCheck() {
+export function useMailCheck(url = '/pages/admin/user/mail') {
   const fetcher = useFetcher<MailAnswer>()
   const timer = useRef<ReturnType<typeof setTimeout>>()
   const [asked, setAsked] = useState('')
@@ -381,7 +381,7 @@ function useMailCheck() {
     setAsked(mail)
     clearTimeout(timer.current)
     if (mail.length < 3 || mail.length > 200) return
-    timer.current = setTimeout(() => load.current(`/pages/admin/user/mail?mail=${encodeURIComponent(mail)}`), wait)
+    timer.current = setTimeout(() => load.current(`${url}?mail=${encodeURIComponent(mail)}`), wait)
   })
   useEffect(() => () => clearTimeout(timer.current), [])
   return { status, check }

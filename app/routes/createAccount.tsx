@@ -1,12 +1,249 @@
+import { getFormProps, getInputProps, useForm } from '@conform-to/react'
+import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
+import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, redirect } from '@remix-run/cloudflare'
+import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
+import { Send } from 'lucide-react'
+import { useEffect, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
+import { CAPTCHA_REQUIRED, Captcha, captchaMessage, captchaPayload, useCaptchaGate } from '~/components/captcha'
+import { Field } from '~/components/field'
+import { FormError } from '~/components/form-error'
 import { PublicPage } from '~/components/public-page'
+import { Button } from '~/components/ui/button'
+import { useMailCheck } from '~/components/user-create-form'
+import { publicApi, read } from '~/lib/api.server'
+import { apiMessage, encodeMessage, type Failure, fieldErrors, type Message, translateError } from '~/lib/api-errors'
+import { captchaSetup } from '~/lib/captcha.server'
+import { readForm } from '~/lib/form.server'
+import { useHydrated } from '~/lib/hydrated'
+import { i18nServer } from '~/lib/i18n.server'
+import { toastHeaders } from '~/lib/toast.server'
+import { type RegistrationForm, registrationFormSchema } from '../../worker-api/contract/registration'
 
-/** Carrier self-registration: the form arrives with the registration work. */
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+
+/** The carrier companies to choose from (none when the list cannot be read: a name can still be typed). */
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const [setup, t, carriers] = await Promise.all([
+    captchaSetup(request, context),
+    i18nServer.getFixedT(request),
+    read(publicApi(request, context).rest.public.bd.transporteur.structures.$get()),
+  ])
+  return {
+    ...setup,
+    carriers: carriers.ok ? carriers.data.map((carrier) => carrier.nom) : [],
+    constraint: getZodConstraint(registrationFormSchema),
+    title: `${t('register.title')} · ${t('app.name')}`,
+  }
+}
+
+/** The API's field names (`user.mail`, `structure.nom`) as the form's. */
+const FORM_FIELD: Record<string, keyof RegistrationForm> = {
+  'user.mail': 'mail',
+  'user.nom': 'nom',
+  'user.prenom': 'prenom',
+  'structure.nom': 'structure',
+  'structure.id': 'structure',
+}
+
+/** A refusal the form shows on a field: the API's field errors, a used address, a name held by another structure. */
+function onFields(failure: Failure): Record<string, string[]> | null {
+  const code = failure.error.businessCode
+  if (code === 'MAIL_ALREADY_USED') return { mail: [encodeMessage(apiMessage(failure, 'errors.saveFailed'))] }
+  if (code === 'STRUCTURE_NOM_ALREADY_USED') {
+    return { structure: [encodeMessage(apiMessage(failure, 'errors.saveFailed'))] }
+  }
+  const fields = fieldErrors(failure)
+  if (!fields) return null
+  return Object.fromEntries(Object.entries(fields).map(([field, errors]) => [FORM_FIELD[field] ?? field, errors]))
+}
+
+/**
+ * Spec §2 /createAccount, §4 public registration flow: the fields, then the captcha, then
+ * the registration — the company sent by its name, which the API matches to an existing carrier or
+ * creates. Success → /login with a notice; any failure stays here with what was typed, and a new
+ * verification (a solved one is single use).
+ */
+export async function action({ request, context }: ActionFunctionArgs) {
+  const formData = await readForm(request)
+  const submission = parseWithZod(formData, { schema: registrationFormSchema })
+  const failure = (error: Message | null, fieldErrors?: Record<string, string[]>) => ({
+    result: submission.reply(fieldErrors ? { fieldErrors } : undefined),
+    error: captchaMessage(formData, error),
+  })
+  const captcha = captchaPayload(formData)
+  if (submission.status !== 'success') return failure(captcha ? null : CAPTCHA_REQUIRED)
+  if (!captcha) return failure(CAPTCHA_REQUIRED)
+  const { structure, mail, nom, prenom } = submission.value
+  const result = await read(
+    publicApi(request, context).rest.public.bd.transporteur.inscription.$post({
+      json: { user: { mail, nom, prenom }, structure: { nom: structure }, captcha },
+    }),
+  )
+  if (!result.ok) {
+    const fields = onFields(result)
+    return fields ? failure(null, fields) : failure(apiMessage(result, 'errors.saveFailed'))
+  }
+  return redirect('/login', {
+    headers: await toastHeaders(request, context, { type: 'success', key: 'register.done' }),
+  })
+}
+
 export default function CreateAccount() {
+  const { question, captcha, carriers, constraint } = useLoaderData<typeof loader>()
+  const actionData = useActionData<typeof action>()
+  const navigation = useNavigation()
   const { t } = useTranslation()
+  const hydrated = useHydrated()
+  const gate = useCaptchaGate(actionData)
+  const pending = navigation.state !== 'idle' && navigation.formAction?.startsWith('/createAccount') === true
+  const [form, fields] = useForm<RegistrationForm>({
+    id: 'register',
+    lastResult: actionData?.result,
+    constraint,
+    shouldValidate: 'onSubmit',
+    onSubmit: gate.onSubmit,
+  })
+  const translate = (errors: string[] | undefined) => errors?.map((error) => translateError(t, error))
+  const serverError = actionData?.error ? t(actionData.error.key, actionData.error.values) : null
+  const error = gate.shown(actionData?.error) ? serverError : null
+
+  // What Validate depends on, read from the form after each change (spec §5 save-disabled rules).
+  const formRef = useRef<HTMLFormElement>(null)
+  const [typed, setTyped] = useState<Record<'structure' | 'mail' | 'confirmation' | 'nom' | 'prenom', string> | null>(
+    null,
+  )
+  const refresh = () => {
+    if (!formRef.current) return
+    const data = new FormData(formRef.current)
+    const text = (name: string) => String(data.get(name) ?? '').trim()
+    setTyped({
+      structure: text('structure'),
+      mail: text('mail'),
+      confirmation: text('confirmation'),
+      nom: text('nom'),
+      prenom: text('prenom'),
+    })
+  }
+  const latest = useRef(refresh)
+  latest.current = refresh
+  useEffect(() => latest.current(), [])
+  const mailCheck = useMailCheck('/createAccount/mail')
+  const mailId = fields.mail.id
+  const { check } = mailCheck
+  useEffect(() => {
+    const input = document.getElementById(mailId)
+    if (input instanceof HTMLInputElement && input.value) check(input.value, 0)
+  }, [mailId, check])
+
+  const known = new Set(carriers.map((nom) => nom.toLowerCase()))
+  const newCompany = typed !== null && typed.structure.length >= 3 && !known.has(typed.structure.toLowerCase())
+  const blocked =
+    hydrated &&
+    (typed === null ||
+      !(mailCheck.status === 'free' || mailCheck.status === 'unknown') ||
+      (typed.nom === '' && typed.prenom === '') ||
+      typed.mail.toLowerCase() !== typed.confirmation.toLowerCase() ||
+      typed.structure === '')
+  const mailErrors =
+    translate(fields.mail.errors) ??
+    (mailCheck.status === 'used'
+      ? [t('errors.MAIL_ALREADY_USED')]
+      : mailCheck.status === 'inactive'
+        ? [t('userCreate.mailInactive')]
+        : undefined)
+
   return (
-    <PublicPage title={t('login.createAccount')}>
-      <p className="text-muted-foreground">{t('common.comingSoon')}</p>
+    <PublicPage title={t('register.title')}>
+      <p className="text-sm text-muted-foreground">{t('register.intro')}</p>
+      <Form method="post" {...getFormProps(form)} ref={formRef} onChange={refresh} className="flex flex-col gap-4">
+        <FormError message={error} />
+        <Field
+          label={t('register.structure')}
+          errors={translate(fields.structure.errors)}
+          hint={newCompany ? t('register.newStructure') : t('register.structureHint')}
+          inputProps={{
+            ...getInputProps(fields.structure, { type: 'text' }),
+            id: fields.structure.id,
+            list: 'register-carriers',
+            autoComplete: 'organization',
+            autoFocus: true,
+          }}
+        />
+        {/* The browser's own suggestions, filtered as one types, a new name accepted (with or without JavaScript). */}
+        <datalist id="register-carriers">
+          {carriers.map((nom) => (
+            <option key={nom} value={nom} />
+          ))}
+        </datalist>
+        <div aria-live="polite">
+          <Field
+            label={t('register.mail')}
+            errors={mailErrors}
+            hint={
+              mailCheck.status === 'free'
+                ? t('userCreate.mailFree')
+                : mailCheck.status === 'checking'
+                  ? t('userCreate.mailChecking')
+                  : undefined
+            }
+            inputProps={{
+              ...getInputProps(fields.mail, { type: 'email' }),
+              id: fields.mail.id,
+              autoComplete: 'email',
+              spellCheck: false,
+              onChange: (event) => mailCheck.check(event.currentTarget.value),
+            }}
+          />
+        </div>
+        <Field
+          label={t('register.confirmation')}
+          errors={translate(fields.confirmation.errors)}
+          inputProps={{
+            ...getInputProps(fields.confirmation, { type: 'email' }),
+            id: fields.confirmation.id,
+            autoComplete: 'email',
+            spellCheck: false,
+          }}
+        />
+        <div className="grid gap-4 sm:grid-cols-2">
+          <Field
+            label={t('register.nom')}
+            errors={translate(fields.nom.errors)}
+            inputProps={{
+              ...getInputProps(fields.nom, { type: 'text' }),
+              id: fields.nom.id,
+              autoComplete: 'family-name',
+            }}
+          />
+          <Field
+            label={t('register.prenom')}
+            errors={translate(fields.prenom.errors)}
+            inputProps={{
+              ...getInputProps(fields.prenom, { type: 'text' }),
+              id: fields.prenom.id,
+              autoComplete: 'given-name',
+            }}
+          />
+        </div>
+        <Captcha key={gate.key} question={question} config={captcha} onState={gate.onState} />
+        <div className="flex flex-col gap-2">
+          <Button
+            type="submit"
+            disabled={pending || blocked}
+            aria-disabled={pending || blocked}
+            aria-describedby={blocked && !pending ? 'register-submit-hint' : undefined}
+          >
+            <Send aria-hidden />
+            {gate.solving ? t('captcha.verifying') : pending ? t('register.submitting') : t('register.submit')}
+          </Button>
+          {blocked && !pending ? (
+            <p id="register-submit-hint" className="text-xs text-muted-foreground">
+              {t('register.submitHint')}
+            </p>
+          ) : null}
+        </div>
+      </Form>
     </PublicPage>
   )
 }

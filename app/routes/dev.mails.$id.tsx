@@ -1,8 +1,9 @@
 import type { LoaderFunctionArgs, MetaFunction } from '@remix-run/cloudflare'
 import { Link, useLoaderData } from '@remix-run/react'
 import { useTranslation } from 'react-i18next'
-import { DevMailStatus, displayDateTime } from '~/components/dev-mail-status'
+import { DevMailStatus } from '~/components/dev-mail-status'
 import { publicApi, read } from '~/lib/api.server'
+import { displayDateTime } from '~/lib/dates'
 import { requireDevelopment } from '~/lib/dev-mailbox.server'
 import { API_BASE } from '../../worker-api/contract/base'
 

@@ -3,10 +3,11 @@ import { Link, useLoaderData } from '@remix-run/react'
 import { MailOpen } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { DataTable, type DataTableColumn } from '~/components/data-table'
-import { DevMailStatus, type DevMailSummary, displayDateTime } from '~/components/dev-mail-status'
+import { DevMailStatus, type DevMailSummary } from '~/components/dev-mail-status'
 import { EmptyState } from '~/components/empty-state'
 import { LanguageSwitch } from '~/components/language-switch'
 import { publicApi, read } from '~/lib/api.server'
+import { displayDateTime } from '~/lib/dates'
 import { requireDevelopment } from '~/lib/dev-mailbox.server'
 
 export const meta: MetaFunction = () => [{ title: 'Mails · Portail (dev)' }]

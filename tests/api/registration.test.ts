@@ -605,6 +605,8 @@ describe('GET rest/bd/authorize/get/user/all', () => {
     expect(all.rows.map((u) => u.tokenRegister)).toEqual([Date.parse(sooner), Date.parse(later), null])
     expect(all.total).toBe(3)
     expect((await queue(niceAdmin, 'tri=expiry')).ids).toEqual([b.id, a.id, c.id])
+    // Latest expiry first, those without a link still last.
+    expect((await queue(niceAdmin, 'tri=-expiry')).ids).toEqual([a.id, b.id, c.id])
 
     expect((await queue(niceAdmin, 'tri=mail')).ids).toEqual([a.id, b.id, c.id])
     expect((await queue(niceAdmin, 'tri=-mail')).ids).toEqual([c.id, b.id, a.id])

@@ -26,6 +26,8 @@ const ORGANISATION_SCREENS = [
   '/pages/admin/user/4/new',
   '/pages/admin/detail/user/2',
   '/pages/admin/user/detail/2?structure=4&confirmer=poste&id=2',
+  '/pages/admin/autorisation',
+  '/pages/admin/autorisation?confirmer=refuse&id=11',
 ]
 
 /**
@@ -116,6 +118,29 @@ describe('accessibility (axe, WCAG 2.1 AA)', () => {
     assert.deepEqual(await violations(page), [], 'with errors')
     await page.context().close()
   })
+
+  for (const [language, acceptLanguage] of [
+    ['French', 'fr-FR'],
+    ['English', 'en-GB'],
+  ]) {
+    it(`has no violation at all on /createAccount in ${language}, blank and with errors`, async () => {
+      const page = await newPage({ javaScriptEnabled: true, locale: acceptLanguage, acceptLanguage })
+      await page.goto('/createAccount')
+      await page.locator('form#register input[name="mail"]').click()
+      await page.locator('altcha-widget input[type="checkbox"]').waitFor()
+      assert.deepEqual(await violations(page, { every: true }), [], 'blank')
+      // The server's answer to a form the browser's own checks let through, every field wrong.
+      await page.locator('form#register').evaluate((form) => form.setAttribute('novalidate', ''))
+      await page.locator('form#register input[name="mail"]').fill('pas-une-adresse')
+      await page.locator('form#register input[name="confirmation"]').fill('autre')
+      await page.locator('form#register input[name="nom"]').fill('X')
+      // Validate waits for a valid form: the form is sent as a script would.
+      await page.locator('form#register').evaluate((form) => form.requestSubmit())
+      await page.locator('form#register [aria-invalid="true"]').first().waitFor()
+      assert.deepEqual(await violations(page, { every: true }), [], 'with errors')
+      await page.context().close()
+    })
+  }
 
   it('has no serious violation on /renewPassword: the form, its errors, the error card', async () => {
     const page = await newPage({ javaScriptEnabled: true })

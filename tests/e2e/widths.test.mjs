@@ -28,6 +28,8 @@ const SIGNED_IN = [
   '/pages/admin/user/4/new',
   '/pages/admin/detail/user/2',
   '/pages/admin/user/detail/2?structure=4&confirmer=poste&id=2',
+  '/pages/admin/autorisation',
+  '/pages/admin/autorisation?confirmer=refuse&id=11',
 ]
 
 /** How far the page reaches beyond the viewport, in pixels (0 when it fits). */

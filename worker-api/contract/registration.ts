@@ -40,7 +40,7 @@ export const pendingUserSchema = userSchema.extend({
 })
 export type PendingUser = z.infer<typeof pendingUserSchema>
 
-export const REGISTRATION_SORTS = ['expiry', 'mail', '-mail', 'nom', '-nom', 'prenom', '-prenom'] as const
+export const REGISTRATION_SORTS = ['expiry', '-expiry', 'mail', '-mail', 'nom', '-nom', 'prenom', '-prenom'] as const
 
 /** GET rest/bd/authorize/get/user/all: every pending registration, or one page with `page`. */
 export const registrationListQuery = z.object({
@@ -48,7 +48,7 @@ export const registrationListQuery = z.object({
   tri: z
     .enum(REGISTRATION_SORTS)
     .optional()
-    .describe('Sort (default expiry: those with a link first, soonest expiry first; a leading minus sorts descending)'),
+    .describe('Sort (default expiry: those with a link first, soonest expiry first, -expiry latest first; a leading minus sorts descending)'),
 })
 export type RegistrationListQuery = z.infer<typeof registrationListQuery>
 

@@ -302,8 +302,9 @@ export async function listRegistrations(
   const tri = query.tri ?? 'expiry'
   const direction = tri.startsWith('-') ? 'desc' : 'asc'
   let sorted = filtered.select([...pendingColumns])
-  if (tri === 'expiry') {
-    sorted = sorted.orderBy(sql`u.token_register_expires_at is null`).orderBy('u.token_register_expires_at')
+  if (tri.endsWith('expiry')) {
+    // Those with a link first either way (spec §4), then by their link's expiry.
+    sorted = sorted.orderBy(sql`u.token_register_expires_at is null`).orderBy('u.token_register_expires_at', direction)
   } else {
     const column = tri.replace('-', '') as 'mail' | 'nom' | 'prenom'
     sorted = sorted.orderBy(sql`${sql.ref(`u.${column}`)} collate nocase`, direction)

@@ -1,0 +1,305 @@
+import {
+  type ActionFunctionArgs,
+  data,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+  redirect,
+} from '@remix-run/cloudflare'
+import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation } from '@remix-run/react'
+import { CircleCheck, Mail, Trash2, TriangleAlert, UserCheck } from 'lucide-react'
+import { useTranslation } from 'react-i18next'
+import { ConfirmDialog, ConfirmPanel } from '~/components/confirm-dialog'
+import { DataTable, type DataTableColumn } from '~/components/data-table'
+import { EmptyState } from '~/components/empty-state'
+import { Pagination } from '~/components/pagination'
+import { SearchForm } from '~/components/search-form'
+import { Alert } from '~/components/ui/alert'
+import { Button, buttonVariants } from '~/components/ui/button'
+import { apiMessage, type Message } from '~/lib/api-errors'
+import { requireAdmin } from '~/lib/auth.server'
+import type { BreadcrumbHandle } from '~/lib/breadcrumb'
+import { displayDateTime } from '~/lib/dates'
+import { usePendingIntent } from '~/lib/form'
+import { readForm } from '~/lib/form.server'
+import { i18nServer } from '~/lib/i18n.server'
+import { DEFAULT_PAGE_SIZE, listQuery, pageCount } from '~/lib/pagination'
+import { pathWithout, urlWith } from '~/lib/url'
+import { cn } from '~/lib/utils'
+import { type PendingUser, REGISTRATION_SORTS } from '../../worker-api/contract/registration'
+
+export const handle: BreadcrumbHandle = { breadcrumb: 'nav.authorizeUser' }
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+
+/**
+ * Spec §2 admin/autorisation: the pending registrations of the scope, searched, sorted (by default
+ * those with a link first, soonest expiry first) and paged by the API. Spec §8: a failed read says
+ * 'Echec de la récupération des données' rather than ending on the error page.
+ */
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const auth = await requireAdmin(request, context)
+  const url = new URL(request.url)
+  const query = listQuery(url.searchParams, REGISTRATION_SORTS)
+  const [result, t] = await Promise.all([
+    auth.settle(auth.api.rest.bd.authorize.get.user.all.$get({ query })),
+    i18nServer.getFixedT(request),
+  ])
+  const title = `${t('autorisation.title')} · ${t('app.name')}`
+  if (!result.ok) {
+    return data(
+      {
+        users: [] as PendingUser[],
+        total: 0,
+        page: 1,
+        q: query.q ?? '',
+        now: Date.now(),
+        failed: true,
+        title,
+        // Spec §8: said as a 5 s toast too (the root shows a page's notice).
+        notice: { type: 'error' as const, key: 'errors.fetchFailed' },
+      },
+      { headers: await auth.headers() },
+    )
+  }
+  const total = result.total ?? 0
+  // The last row of the last page handled: on to the page that is now the last, not an empty one.
+  const last = pageCount(total)
+  if (result.data.length === 0 && last > 0 && query.page > last) {
+    const search = urlWith(url.searchParams, { page: last === 1 ? null : String(last) })
+    throw redirect(search === '?' ? url.pathname : `${url.pathname}${search}`, { headers: await auth.headers() })
+  }
+  return data(
+    // The time the expiries are judged against: the server's, so that both renders agree.
+    { users: result.data, total, page: query.page, q: query.q ?? '', now: Date.now(), failed: false, title },
+    { headers: await auth.headers() },
+  )
+}
+
+type ActionData = { error: Message; intent: string }
+
+/**
+ * The per-row validation (a new link, or a resend) and deletion (after its confirmation). The list is
+ * read again after the redirect, so the row is gone or shows its new expiry, in its sorted place.
+ */
+export async function action({ request, context }: ActionFunctionArgs) {
+  const auth = await requireAdmin(request, context)
+  const form = await readForm(request)
+  const id = Number(form.get('id'))
+  const mail = String(form.get('mail') ?? '')
+  const intent = String(form.get('intent'))
+  if (!['authorize', 'refuse'].includes(intent) || !Number.isSafeInteger(id) || id < 1) {
+    return data<ActionData>({ error: { key: 'errors.technical' }, intent }, { status: 400 })
+  }
+  const result = await auth.settle(
+    auth.api.rest.bd.authorize.user.$post({ json: { user: { id }, authorize: intent === 'authorize' } }),
+  )
+  const back = pathWithout(request.url, ['confirmer', 'id'])
+  if (!result.ok) {
+    // Refused or accepted meanwhile (by another administrator), or out of scope: the list is read again.
+    if (result.status === 404) {
+      return auth.redirectWithToast(back, { type: 'error', key: 'autorisation.notPending', values: { mail } })
+    }
+    const error =
+      result.error.businessCode === 'TOO_MANY_ATTEMPTS'
+        ? { key: 'autorisation.tooManyMails', values: { mail } }
+        : apiMessage(result, 'errors.LISTE_UPDATE_FAILED')
+    return data<ActionData>(
+      { error, intent },
+      { status: result.status === 403 ? 403 : result.status === 429 ? 429 : 400, headers: await auth.headers() },
+    )
+  }
+  const resent = form.get('renvoi') === 'true'
+  return auth.redirectWithToast(back, {
+    type: 'success',
+    key: result.data.supprime ? 'autorisation.deleted' : resent ? 'autorisation.resent' : 'autorisation.validated',
+    values: { mail: result.data.user.mail },
+  })
+}
+
+const fullName = (user: Pick<PendingUser, 'prenom' | 'nom'>) => `${user.prenom} ${user.nom}`
+
+export default function Authorisation() {
+  const { users, total, page, q, now, failed } = useLoaderData<typeof loader>()
+  const failure = useActionData<typeof action>()
+  const { search } = useLocation()
+  const { t } = useTranslation()
+  const navigation = useNavigation()
+  const authorizing = usePendingIntent('authorize')
+  const sendingId = authorizing ? navigation.formData?.get('id') : null
+  const params = new URLSearchParams(search)
+  const confirming =
+    params.get('confirmer') === 'refuse' ? users.find((u) => String(u.id) === params.get('id')) : undefined
+  const cancelHref = urlWith(search, { confirmer: null, id: null })
+  const refusal = (user: PendingUser) => ({
+    title: t('autorisation.deleteTitle', { mail: user.mail }),
+    description: t('autorisation.deleteConfirm', { nom: fullName(user) }),
+    confirmLabel: t('autorisation.delete'),
+    pendingLabel: t('autorisation.deleting'),
+    fields: { intent: 'refuse', id: String(user.id), mail: user.mail },
+  })
+
+  const columns: DataTableColumn<PendingUser>[] = [
+    {
+      id: 'mail',
+      header: t('autorisation.mail'),
+      sort: 'mail',
+      className: 'break-all',
+      cell: (user) => (
+        <>
+          <span className="font-medium">{user.mail}</span>
+          {/* Below `sm` the name columns are hidden: the name rides under the address. */}
+          <span className="block break-words text-muted-foreground sm:hidden">{fullName(user)}</span>
+        </>
+      ),
+    },
+    { id: 'nom', header: t('autorisation.nom'), sort: 'nom', className: 'hidden sm:table-cell', cell: (u) => u.nom },
+    {
+      id: 'prenom',
+      header: t('autorisation.prenom'),
+      sort: 'prenom',
+      className: 'hidden sm:table-cell',
+      cell: (user) => user.prenom,
+    },
+    {
+      id: 'structure',
+      header: t('autorisation.structure'),
+      className: 'hidden lg:table-cell',
+      cell: (user) => user.structure?.nom ?? <span className="text-muted-foreground">—</span>,
+    },
+    {
+      id: 'expiry',
+      header: t('autorisation.expiry'),
+      sort: 'expiry',
+      cell: (user) => <Expiry expiry={user.tokenRegister} now={now} />,
+    },
+    {
+      id: 'actions',
+      header: <span className="sr-only">{t('autorisation.actions')}</span>,
+      cell: (user) => {
+        const resend = user.tokenRegister !== null
+        const sending = sendingId === String(user.id)
+        return (
+          <div className="flex flex-wrap justify-end gap-1">
+            <Form method="post" preventScrollReset>
+              <input type="hidden" name="intent" value="authorize" />
+              <input type="hidden" name="id" value={user.id} />
+              <input type="hidden" name="mail" value={user.mail} />
+              <input type="hidden" name="renvoi" value={String(resend)} />
+              <Button
+                type="submit"
+                variant="ghost"
+                size="sm"
+                // One mail at a time: a second click would send a second link.
+                disabled={authorizing}
+                aria-label={t(resend ? 'autorisation.resendLabel' : 'autorisation.validateLabel', { mail: user.mail })}
+              >
+                {resend ? <Mail aria-hidden /> : <UserCheck aria-hidden />}
+                <span className="hidden lg:inline">
+                  {sending ? t('autorisation.sending') : t(resend ? 'autorisation.resend' : 'autorisation.validate')}
+                </span>
+              </Button>
+            </Form>
+            <ConfirmDialog
+              fallbackHref={urlWith(search, { confirmer: 'refuse', id: String(user.id) })}
+              {...refusal(user)}
+              triggerVariant="ghost"
+              triggerClassName="text-destructive"
+            >
+              <Trash2 aria-hidden />
+              <span className="sr-only">{t('autorisation.deleteLabel', { mail: user.mail })}</span>
+              <span aria-hidden className="hidden lg:inline">
+                {t('autorisation.delete')}
+              </span>
+            </ConfirmDialog>
+          </div>
+        )
+      },
+    },
+  ]
+
+  return (
+    <div className="flex flex-col gap-6">
+      <div>
+        <h1 className="text-2xl font-semibold tracking-tight">{t('autorisation.title')}</h1>
+        <p className="text-muted-foreground">{t('autorisation.intro')}</p>
+      </div>
+      {failure ? (
+        <Alert variant="destructive" role="alert">
+          <p>{t(failure.error.key, failure.error.values)}</p>
+        </Alert>
+      ) : null}
+      {confirming ? <ConfirmPanel cancelHref={cancelHref} {...refusal(confirming)} /> : null}
+      <SearchForm label={t('autorisation.search')} />
+      {failed ? (
+        <>
+          <EmptyState
+            icon={TriangleAlert}
+            title={t('errors.fetchFailed')}
+            action={
+              <Link to={urlWith(search, {})} className={buttonVariants({ variant: 'outline' })}>
+                {t('autorisation.retry')}
+              </Link>
+            }
+          />
+        </>
+      ) : (
+        <>
+          <p className="text-sm text-muted-foreground" aria-live="polite">
+            {t('autorisation.total', { count: total })}
+          </p>
+          <div className="overflow-hidden rounded-lg border bg-card">
+            <DataTable
+              aria-label={t('autorisation.tableLabel')}
+              columns={columns}
+              rows={users}
+              rowKey={(user) => user.id}
+              defaultSort="expiry"
+              empty={
+                <EmptyState
+                  icon={CircleCheck}
+                  title={t('autorisation.empty')}
+                  description={q ? t('autorisation.emptySearch', { q }) : undefined}
+                />
+              }
+            />
+          </div>
+          <Pagination page={page} total={total} pageSize={DEFAULT_PAGE_SIZE} />
+        </>
+      )}
+    </div>
+  )
+}
+
+/**
+ * Spec §2: the link's expiry as DD/MM/YYYY HH:mm, red once it has passed and green while it works,
+ * with a word saying which (the colour is not the only cue); a registration not yet validated has none.
+ */
+function Expiry({ expiry, now }: { expiry: number | null; now: number }) {
+  const { t } = useTranslation()
+  if (expiry === null) {
+    return (
+      <span className="text-muted-foreground">
+        <span aria-hidden>— </span>
+        {t('autorisation.notValidated')}
+      </span>
+    )
+  }
+  const expired = expiry < now
+  return (
+    <span className="flex flex-wrap items-center gap-x-2 gap-y-1">
+      <time
+        dateTime={new Date(expiry).toISOString()}
+        className={cn('whitespace-nowrap tabular-nums', expired ? 'text-destructive' : 'text-green-700')}
+      >
+        {displayDateTime(new Date(expiry).toISOString())}
+      </time>
+      <span
+        className={cn(
+          'inline-flex items-center rounded-full border px-2 py-0.5 text-xs font-medium',
+          expired ? 'border-destructive/40 bg-destructive/10 text-destructive' : 'border-green-700/40 text-green-700',
+        )}
+      >
+        {t(expired ? 'autorisation.expired' : 'autorisation.valid')}
+      </span>
+    </span>
+  )
+}

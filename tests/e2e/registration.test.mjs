@@ -1,0 +1,136 @@
+// Carrier self-registration and the authorisation queue (spec §2 /createAccount, admin/autorisation):
+// a carrier registers, an administrator authorises them from the queue, the carrier follows the mail
+// from the development mailbox, chooses a password and signs in — with and without JavaScript.
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { MODES, passCaptcha, signIn, submitLogin, useBrowser } from './support.mjs'
+
+const newPage = useBrowser()
+
+/** A notice: a toast with JavaScript, the server-rendered banner without. */
+const notice = (page, text) => page.locator('[data-sonner-toast], [role="status"]').filter({ hasText: text }).first()
+
+/** The first link of the newest mail to `to` in the development mailbox (read again until it is there). */
+async function linkFromMailbox(page, to, subject) {
+  const mail = () => page.getByRole('row').filter({ hasText: to }).first().getByRole('link', { name: subject })
+  for (let attempt = 0; ; attempt++) {
+    await page.goto('/dev/mails')
+    if ((await mail().count()) > 0 || attempt === 40) break
+    await page.waitForTimeout(250)
+  }
+  await mail().click()
+  return page.getByRole('region', { name: 'Liens du message' }).getByRole('link').first()
+}
+
+/** Fills the registration form as a carrier does (the company typed or picked by its name). */
+async function fillRegistration(page, { company, mail, nom, prenom }) {
+  await page.getByLabel('Entreprise').fill(company)
+  await page.getByLabel('Adresse e-mail', { exact: true }).fill(mail)
+  await page.getByLabel("Confirmation de l'adresse e-mail").fill(mail)
+  await page.getByLabel('Nom', { exact: true }).fill(nom)
+  await page.getByLabel('Prénom').fill(prenom)
+}
+
+for (const [index, mode] of MODES.entries()) {
+  describe(`carrier registration ${mode.name}`, () => {
+    it('registers → the admin authorises from the queue → the mail link sets a password → the carrier signs in', async () => {
+      const stamp = `${index + 1}${Date.now()}`
+      const mail = `transporteur${stamp}@transports.example`
+      const company = `Fret Nouveau ${stamp}`
+      const carrier = await newPage(mode)
+      await carrier.goto('/login')
+      await carrier.getByRole('link', { name: 'Transporteur : créer un compte' }).click()
+      await carrier.getByRole('heading', { name: "Transporteur - Création d'un compte", level: 1 }).waitFor()
+      await fillRegistration(carrier, { company, mail, nom: 'Routier', prenom: 'Rémi' })
+      if (mode.javaScriptEnabled) {
+        await carrier.getByText('Adresse disponible').waitFor()
+        await carrier.getByText('Entreprise absente de la liste : elle sera créée avec votre demande.').waitFor()
+      }
+      await passCaptcha(carrier, mode)
+      await carrier.getByRole('button', { name: 'Valider' }).click()
+      await carrier.waitForURL((url) => url.pathname === '/login')
+      await notice(carrier, "Votre demande d'inscription est enregistrée").waitFor()
+
+      // Until an administrator accepts it, the account cannot sign in.
+      await submitLogin(carrier, mode, mail, 'Nimporte1')
+      await carrier
+        .getByRole('alert')
+        .filter({ hasText: "Vous n'avez pas terminé votre inscription. Verifiez vos mails." })
+        .waitFor()
+
+      const admin = await newPage(mode)
+      await signIn(admin, mode, 'admin', 'Admin1234')
+      await admin.goto('/pages/admin/autorisation')
+      await admin.getByRole('heading', { level: 1 }).waitFor()
+      const row = admin.getByRole('row').filter({ hasText: mail })
+      await row.getByText(company).waitFor()
+      await row.getByRole('button', { name: new RegExp(`Valider.*${mail.replace(/[.]/g, '\\.')}`) }).click()
+      await notice(admin, mail).waitFor()
+      // Authorised: the row stays, with its link's expiry, and now offers to send the mail again.
+      await admin
+        .getByRole('row')
+        .filter({ hasText: mail })
+        .getByRole('button', { name: new RegExp(`Renvoyer.*${mail.replace(/[.]/g, '\\.')}`) })
+        .waitFor()
+
+      const link = await linkFromMailbox(admin, mail, 'Votre inscription sur le portail est acceptée')
+      assert.match((await link.getAttribute('href')) ?? '', /\/renewPassword\/[A-Za-z0-9_-]{43}$/)
+      await carrier.goto((await link.getAttribute('href')) ?? '')
+      await carrier.getByLabel('Nouveau mot de passe').fill('Carrier12')
+      await carrier.getByLabel('Confirmation du mot de passe').fill('Carrier12')
+      await carrier.getByRole('button', { name: 'Enregistrer le mot de passe' }).click()
+      await carrier.waitForURL((url) => url.pathname === '/login')
+      await signIn(carrier, mode, mail, 'Carrier12')
+      await carrier.getByRole('heading', { name: 'Mes accès', level: 1 }).waitFor()
+
+      // Done: the registration has left the queue.
+      await admin.goto('/pages/admin/autorisation')
+      await admin.getByRole('heading', { level: 1 }).waitFor()
+      assert.equal(await admin.getByRole('row').filter({ hasText: mail }).count(), 0)
+      await carrier.context().close()
+      await admin.context().close()
+    })
+
+    it('keeps what was typed and says why when the address is taken, the company name held or the box unticked', async () => {
+      const page = await newPage(mode)
+      await page.goto('/createAccount')
+      // An address already used: with JavaScript the check says so and Validate waits; without, the server does.
+      await fillRegistration(page, {
+        company: 'Transports Martin',
+        mail: 'thomas.lefebvre@portail.example',
+        nom: 'Double',
+        prenom: 'Dora',
+      })
+      if (mode.javaScriptEnabled) {
+        await page.getByText('Cette adresse e-mail est déjà utilisée par un autre compte.').waitFor()
+        assert.equal(await page.getByRole('button', { name: 'Valider' }).isDisabled(), true)
+      } else {
+        await passCaptcha(page, mode)
+        await page.getByRole('button', { name: 'Valider' }).click()
+        await page.getByText('Cette adresse e-mail est déjà utilisée par un autre compte.').waitFor()
+        assert.equal(await page.getByLabel('Nom', { exact: true }).inputValue(), 'Double')
+      }
+
+      // A name held by a structure that is not a carrier.
+      const mail = `nom${index}${Date.now()}@transports.example`
+      await fillRegistration(page, { company: 'Agence Lille', mail, nom: 'Double', prenom: 'Dora' })
+      await passCaptcha(page, mode)
+      await page.getByRole('button', { name: 'Valider' }).click()
+      await page.getByText('Agence Lille déjà utilisé').waitFor()
+      assert.equal(await page.getByLabel('Adresse e-mail', { exact: true }).inputValue(), mail)
+
+      // The verification left undone.
+      await fillRegistration(page, { company: 'Transports Martin', mail, nom: 'Double', prenom: 'Dora' })
+      await page.getByRole('button', { name: 'Valider' }).click()
+      await page
+        .getByRole('alert')
+        .filter({
+          hasText: mode.javaScriptEnabled
+            ? 'Veuillez cocher la case du captcha'
+            : 'Veuillez répondre à la question de vérification.',
+        })
+        .waitFor()
+      await page.context().close()
+    })
+  })
+}
