@@ -230,17 +230,15 @@ export default function Authorisation() {
       {confirming ? <ConfirmPanel cancelHref={cancelHref} {...refusal(confirming)} /> : null}
       <SearchForm label={t('autorisation.search')} />
       {failed ? (
-        <>
-          <EmptyState
-            icon={TriangleAlert}
-            title={t('errors.fetchFailed')}
-            action={
-              <Link to={urlWith(search, {})} className={buttonVariants({ variant: 'outline' })}>
-                {t('autorisation.retry')}
-              </Link>
-            }
-          />
-        </>
+        <EmptyState
+          icon={TriangleAlert}
+          title={t('errors.fetchFailed')}
+          action={
+            <Link to={urlWith(search, {})} className={buttonVariants({ variant: 'outline' })}>
+              {t('autorisation.retry')}
+            </Link>
+          }
+        />
       ) : (
         <>
           <p className="text-sm text-muted-foreground" aria-live="polite">
