@@ -106,6 +106,18 @@ describe('accessibility (axe, WCAG 2.1 AA)', () => {
     })
   }
 
+  it('has no violation at all while a notice is on screen', async () => {
+    const mode = { javaScriptEnabled: true }
+    const page = await newPage(mode)
+    await signIn(page, mode, 'admin', 'Admin1234')
+    await page.goto('/pages/admin/autorisation')
+    const row = page.getByRole('table').locator('tbody tr').first()
+    await row.getByRole('button', { name: /^(Valider|Renvoyer)/ }).click()
+    await page.locator('[data-sonner-toast][data-type="success"]').waitFor()
+    assert.deepEqual(await violations(page, { every: true }), [], 'success')
+    await page.context().close()
+  })
+
   it('has no serious violation on /forgotPassword, blank and with errors', async () => {
     const page = await newPage({ javaScriptEnabled: true })
     await page.goto('/forgotPassword')
