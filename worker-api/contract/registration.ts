@@ -48,7 +48,9 @@ export const registrationListQuery = z.object({
   tri: z
     .enum(REGISTRATION_SORTS)
     .optional()
-    .describe('Sort (default expiry: those with a link first, soonest expiry first, -expiry latest first; a leading minus sorts descending)'),
+    .describe(
+      'Sort (default expiry: those with a link first, soonest expiry first, -expiry latest first; a leading minus sorts descending)',
+    ),
 })
 export type RegistrationListQuery = z.infer<typeof registrationListQuery>
 
