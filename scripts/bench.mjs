@@ -432,6 +432,55 @@ if (!options.large) {
     return { run: () => load(`${api}/public/bd/transporteur/inscription`, { requests }) }
   })
 }
+/**
+ * Registrations waiting in the demo's Transports Martin, one for each authorisation the benchmark
+ * makes; written between two scenarios (no portal running), after the reads of the queue.
+ */
+const BENCH_REGISTRATIONS = 5_000
+function benchRegistrations() {
+  const sql = `
+    INSERT INTO utilisateur (login, nom, prenom, mail, actif, domain, registration_state, registration_structure_id)
+      WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${BENCH_REGISTRATIONS})
+      SELECT 'inscrit' || i || '@bench.example', 'Inscrit', 'Banc', 'inscrit' || i || '@bench.example', 0,
+        'http://127.0.0.1:${port}', 'PENDING', 7
+      FROM n;`
+  execFileSync(bin('wrangler'), ['d1', 'execute', 'DB', '--local', '--persist-to', persistTo, '--command', sql], {
+    cwd: root,
+    env: quietEnv,
+    stdio: 'ignore',
+  })
+}
+if (
+  !options.large &&
+  (!options.only ||
+    new RegExp(options.only, 'i').test('POST rest/bd/authorize/user (authorise, a different registration each)'))
+) {
+  benchRegistrations()
+  await scenario('POST rest/bd/authorize/user (authorise, a different registration each)', 'write', async () => {
+    const session = await login(admin.login, admin.password)
+    const ids = await (
+      await fetch(`${api}/bd/authorize/get/user/all?tri=mail`, {
+        headers: { Authorization: `Bearer ${session.jwt.accessToken}` },
+      })
+    ).json()
+    // Each once (a second authorisation would be a resend, five an hour at most).
+    const pending = ids.filter((user) => user.mail.endsWith('@bench.example')).map((user) => user.id)
+    let next = 0
+    const requests = [
+      {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${session.jwt.accessToken}` },
+        setupRequest(request) {
+          return {
+            ...request,
+            body: JSON.stringify({ user: { id: pending[next++ % pending.length] }, authorize: true }),
+          }
+        },
+      },
+    ]
+    return { run: () => load(`${api}/bd/authorize/user`, { requests }) }
+  })
+}
 await scenario('POST rest/public/bd/login (PBKDF2)', 'hash', async () => {
   // A solved captcha per sign-in (single use), solved beforehand so that the client costs nothing.
   const needed = Math.ceil(hash.rps * duration * 1.5) + connections
