@@ -20,7 +20,6 @@ export const en: Resource = {
     closeMenu: 'Close menu',
     breadcrumb: 'Breadcrumb',
     mainNavigation: 'Main navigation',
-    comingSoon: 'This screen will be available soon.',
     notFoundTitle: 'Page not found',
     errorTitle: 'Something went wrong',
     retry: 'Try again',

@@ -19,7 +19,6 @@ export const fr = {
     closeMenu: 'Fermer le menu',
     breadcrumb: "Fil d'Ariane",
     mainNavigation: 'Navigation principale',
-    comingSoon: 'Cet écran sera disponible prochainement.',
     notFoundTitle: 'Page introuvable',
     errorTitle: 'Une erreur est survenue',
     retry: 'Réessayer',
