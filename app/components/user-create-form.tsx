@@ -147,21 +147,8 @@ export function UserCreateForm({
             <div aria-live="polite">
               <Field
                 label={labels.mail}
-                errors={
-                  serverMailErrors ??
-                  (mailCheck.status === 'used'
-                    ? [t('errors.MAIL_ALREADY_USED')]
-                    : mailCheck.status === 'inactive'
-                      ? [t('userCreate.mailInactive')]
-                      : undefined)
-                }
-                hint={
-                  mailCheck.status === 'free'
-                    ? t('userCreate.mailFree')
-                    : mailCheck.status === 'checking'
-                      ? t('userCreate.mailChecking')
-                      : undefined
-                }
+                errors={serverMailErrors ?? mailCheck.errors(t)}
+                hint={mailCheck.hint(t)}
                 inputProps={{
                   ...getInputProps(fields.mail, { type: 'email' }),
                   id: fields.mail.id,
@@ -384,7 +371,18 @@ export function useMailCheck(url = '/pages/admin/user/mail') {
     timer.current = setTimeout(() => load.current(`${url}?mail=${encodeURIComponent(mail)}`), wait)
   })
   useEffect(() => () => clearTimeout(timer.current), [])
-  return { status, check }
+  type T = ReturnType<typeof useTranslation>['t']
+  /** What the check says under the field: the address used, or held by an inactive account. */
+  const errors = (t: T) =>
+    status === 'used'
+      ? [t('errors.MAIL_ALREADY_USED')]
+      : status === 'inactive'
+        ? [t('userCreate.mailInactive')]
+        : undefined
+  /** And while it runs, or once the address is found free. */
+  const hint = (t: T) =>
+    status === 'free' ? t('userCreate.mailFree') : status === 'checking' ? t('userCreate.mailChecking') : undefined
+  return { status, check, errors, hint }
 }
 
 /**

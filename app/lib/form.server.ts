@@ -17,6 +17,20 @@ export async function readForm(request: Request): Promise<FormData> {
 }
 
 /**
+ * The action a list's row asked for (its `intent`, one of `intents`) and the row's `id`, or null
+ * when the form is not such a request (a hand-made post): the page answers it as a technical error.
+ */
+export function rowAction<Intent extends string>(
+  form: FormData,
+  intents: readonly Intent[],
+): { intent: Intent; id: number } | null {
+  const intent = String(form.get('intent'))
+  const id = Number(form.get('id'))
+  if (!intents.includes(intent as Intent) || !Number.isSafeInteger(id) || id < 1) return null
+  return { intent: intent as Intent, id }
+}
+
+/**
  * The failed answer of a form action (app/lib/form.ts `FormReply`), 400: the API's field errors on
  * their fields, a business code the form knows on its field (`onField`), any other failure as the
  * form's message — its code's own, else `fallback`.

@@ -145,13 +145,6 @@ export default function CreateAccount() {
       (typed.nom === '' && typed.prenom === '') ||
       typed.mail.toLowerCase() !== typed.confirmation.toLowerCase() ||
       typed.structure === '')
-  const mailErrors =
-    translate(fields.mail.errors) ??
-    (mailCheck.status === 'used'
-      ? [t('errors.MAIL_ALREADY_USED')]
-      : mailCheck.status === 'inactive'
-        ? [t('userCreate.mailInactive')]
-        : undefined)
 
   return (
     <PublicPage title={t('register.title')}>
@@ -179,14 +172,8 @@ export default function CreateAccount() {
         <div aria-live="polite">
           <Field
             label={t('register.mail')}
-            errors={mailErrors}
-            hint={
-              mailCheck.status === 'free'
-                ? t('userCreate.mailFree')
-                : mailCheck.status === 'checking'
-                  ? t('userCreate.mailChecking')
-                  : undefined
-            }
+            errors={translate(fields.mail.errors) ?? mailCheck.errors(t)}
+            hint={mailCheck.hint(t)}
             inputProps={{
               ...getInputProps(fields.mail, { type: 'email' }),
               id: fields.mail.id,

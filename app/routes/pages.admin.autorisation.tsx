@@ -20,7 +20,7 @@ import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { displayDateTime } from '~/lib/dates'
 import { usePendingIntent } from '~/lib/form'
-import { readForm } from '~/lib/form.server'
+import { readForm, rowAction } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { DEFAULT_PAGE_SIZE, listQuery, pageCount } from '~/lib/pagination'
 import { pathWithout, urlWith } from '~/lib/url'
@@ -83,12 +83,10 @@ type ActionData = { error: Message; intent: string }
 export async function action({ request, context }: ActionFunctionArgs) {
   const auth = await requireAdmin(request, context)
   const form = await readForm(request)
-  const id = Number(form.get('id'))
   const mail = String(form.get('mail') ?? '')
-  const intent = String(form.get('intent'))
-  if (!['authorize', 'refuse'].includes(intent) || !Number.isSafeInteger(id) || id < 1) {
-    return data<ActionData>({ error: { key: 'errors.technical' }, intent }, { status: 400 })
-  }
+  const row = rowAction(form, ['authorize', 'refuse'])
+  if (!row) return data<ActionData>({ error: { key: 'errors.technical' }, intent: '' }, { status: 400 })
+  const { intent, id } = row
   const result = await auth.settle(
     auth.api.rest.bd.authorize.user.$post({ json: { user: { id }, authorize: intent === 'authorize' } }),
   )

@@ -12,7 +12,7 @@ import { buttonVariants } from '~/components/ui/button'
 import { apiMessage, type Message } from '~/lib/api-errors'
 import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
-import { readForm } from '~/lib/form.server'
+import { readForm, rowAction } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { DEFAULT_PAGE_SIZE, listQuery } from '~/lib/pagination'
 import { pathWithout, urlWith } from '~/lib/url'
@@ -47,11 +47,10 @@ type ActionData = { error: Message; nom: string }
 export async function action({ request, context }: ActionFunctionArgs) {
   const auth = await requireAdmin(request, context)
   const form = await readForm(request)
-  const id = Number(form.get('id'))
   const nom = String(form.get('nom') ?? '')
-  if (form.get('intent') !== 'supprimer' || !Number.isSafeInteger(id) || id < 1) {
-    return data<ActionData>({ error: { key: 'errors.technical' }, nom }, { status: 400 })
-  }
+  const row = rowAction(form, ['supprimer'])
+  if (!row) return data<ActionData>({ error: { key: 'errors.technical' }, nom }, { status: 400 })
+  const { id } = row
   const result = await auth.settle(auth.api.rest.bd.structure[':id'].$delete({ param: { id } }))
   if (!result.ok) {
     return data<ActionData>(

@@ -14,7 +14,7 @@ import { apiMessage, type Message } from '~/lib/api-errors'
 import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { usePendingIntent } from '~/lib/form'
-import { readForm } from '~/lib/form.server'
+import { readForm, rowAction } from '~/lib/form.server'
 import { useHydrated } from '~/lib/hydrated'
 import { i18nServer } from '~/lib/i18n.server'
 import { DEFAULT_PAGE_SIZE, listQuery } from '~/lib/pagination'
@@ -55,12 +55,10 @@ type ActionData = { error: Message; intent: string }
 export async function action({ request, context }: ActionFunctionArgs) {
   const auth = await requireAdmin(request, context)
   const form = await readForm(request)
-  const id = Number(form.get('id'))
   const nom = String(form.get('nom') ?? '')
-  const intent = String(form.get('intent'))
-  if (!['supprimer', 'retablir'].includes(intent) || !Number.isSafeInteger(id) || id < 1) {
-    return data<ActionData>({ error: { key: 'errors.technical' }, intent }, { status: 400 })
-  }
+  const row = rowAction(form, ['supprimer', 'retablir'])
+  if (!row) return data<ActionData>({ error: { key: 'errors.technical' }, intent: '' }, { status: 400 })
+  const { intent, id } = row
   const param = { param: { id } }
   const result = await auth.settle(
     intent === 'supprimer'

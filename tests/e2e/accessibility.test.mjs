@@ -113,7 +113,9 @@ describe('accessibility (axe, WCAG 2.1 AA)', () => {
     await page.goto('/pages/admin/autorisation')
     const row = page.getByRole('table').locator('tbody tr').first()
     await row.getByRole('button', { name: /^(Valider|Renvoyer)/ }).click()
-    await page.locator('[data-sonner-toast][data-type="success"]').waitFor()
+    await page.locator('[data-sonner-toast][data-type="success"][data-mounted="true"]').waitFor()
+    // Measured once it has come in: mid-transition its text is still partly transparent.
+    await page.waitForFunction(() => document.getAnimations().every((animation) => animation.playState !== 'running'))
     assert.deepEqual(await violations(page, { every: true }), [], 'success')
     await page.context().close()
   })

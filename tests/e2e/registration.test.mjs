@@ -3,24 +3,9 @@
 // from the development mailbox, chooses a password and signs in — with and without JavaScript.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { MODES, passCaptcha, signIn, submitLogin, useBrowser } from './support.mjs'
+import { linkFromMailbox, MODES, notice, passCaptcha, signIn, submitLogin, useBrowser } from './support.mjs'
 
 const newPage = useBrowser()
-
-/** A notice: a toast with JavaScript, the server-rendered banner without. */
-const notice = (page, text) => page.locator('[data-sonner-toast], [role="status"]').filter({ hasText: text }).first()
-
-/** The first link of the newest mail to `to` in the development mailbox (read again until it is there). */
-async function linkFromMailbox(page, to, subject) {
-  const mail = () => page.getByRole('row').filter({ hasText: to }).first().getByRole('link', { name: subject })
-  for (let attempt = 0; ; attempt++) {
-    await page.goto('/dev/mails')
-    if ((await mail().count()) > 0 || attempt === 40) break
-    await page.waitForTimeout(250)
-  }
-  await mail().click()
-  return page.getByRole('region', { name: 'Liens du message' }).getByRole('link').first()
-}
 
 /** Fills the registration form as a carrier does (the company typed or picked by its name). */
 async function fillRegistration(page, { company, mail, nom, prenom }) {

@@ -2,12 +2,9 @@
 // structures, and pages and sorts the list through its URL, with and without JavaScript.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { MODES, signIn, useBrowser } from './support.mjs'
+import { MODES, notice, signIn, useBrowser } from './support.mjs'
 
 const newPage = useBrowser()
-
-/** A notice: a toast with JavaScript, the server-rendered banner without. */
-const notice = (page, text) => page.locator('[data-sonner-toast], [role="status"]').filter({ hasText: text }).first()
 
 /** The first cell of the list's first row, once it reads `text` (the page may still be loading). */
 const firstCellReads = (page, text) =>

@@ -112,3 +112,24 @@ export async function waitFor(probe, message, timeoutMs = 10_000) {
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
 }
+
+/** A notice: a toast with JavaScript, the server-rendered banner without. */
+export const notice = (page, text) =>
+  page.locator('[data-sonner-toast], [role="status"]').filter({ hasText: text }).first()
+
+/**
+ * Opens the newest mail to `to` in the development mailbox and returns its first link. Some mails are
+ * written after the answer (the forgotten-password one): the mailbox is read again until it is there.
+ */
+export async function linkFromMailbox(page, to, subject) {
+  const mail = () => page.getByRole('row').filter({ hasText: to }).first().getByRole('link', { name: subject })
+  for (let attempt = 0; ; attempt++) {
+    await page.goto('/dev/mails')
+    await page.getByRole('heading', { name: 'Boîte mail de développement' }).waitFor()
+    if ((await mail().count()) > 0 || attempt === 40) break
+    await page.waitForTimeout(250)
+  }
+  await mail().click()
+  await page.getByRole('heading', { name: subject, level: 1 }).waitFor()
+  return page.getByRole('region', { name: 'Liens du message' }).getByRole('link').first()
+}

@@ -3,12 +3,9 @@
 // rights), with and without JavaScript.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { MODES, signIn, submitLogin, useBrowser } from './support.mjs'
+import { linkFromMailbox, MODES, notice, signIn, submitLogin, useBrowser } from './support.mjs'
 
 const newPage = useBrowser()
-
-/** A notice: a toast with JavaScript, the server-rendered banner without. */
-const notice = (page, text) => page.locator('[data-sonner-toast], [role="status"]').filter({ hasText: text }).first()
 
 /** The list's rows (the expandable detail rows aside). */
 const rows = (page) => page.getByRole('table').locator('tbody tr:not([id^="details-"])')
@@ -18,18 +15,6 @@ function wireDate(days) {
   const date = new Date(Date.now() + days * 86_400_000)
   const pad = (n) => String(n).padStart(2, '0')
   return `${pad(date.getDate())}/${pad(date.getMonth() + 1)}/${date.getFullYear()}`
-}
-
-/** The first link of the newest mail to `to` in the development mailbox (read again until it is there). */
-async function linkFromMailbox(page, to, subject) {
-  const mail = () => page.getByRole('row').filter({ hasText: to }).first().getByRole('link', { name: subject })
-  for (let attempt = 0; ; attempt++) {
-    await page.goto('/dev/mails')
-    if ((await mail().count()) > 0 || attempt === 40) break
-    await page.waitForTimeout(250)
-  }
-  await mail().click()
-  return page.getByRole('region', { name: 'Liens du message' }).getByRole('link').first()
 }
 
 /** Searches the list: as one types with JavaScript, with the button without. */

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { pageQuery, positiveInt } from './common'
 import { structureNomSchema } from './structure'
-import { mailSchema, nameSchema, userSchema } from './user'
+import { confirmationSchema, mailConfirmed, mailSchema, nameSchema, userSchema } from './user'
 
 /** A carrier company a visitor may register with (GET rest/public/bd/transporteur/structures). */
 export const carrierStructureSchema = z.object({ id: z.number().int(), nom: z.string() })
@@ -67,23 +67,15 @@ export type AuthorizeResult = z.infer<typeof authorizeResultSchema>
 
 /**
  * The public registration form (spec §2 /createAccount, §5): the company as typed or picked by its
- * name, the address twice, the names. The confirmation must repeat the mail; that is checked as soon
- * as both are there, so that a page sent without JavaScript lists every problem at once.
+ * name, the address twice (`mailConfirmed`), the names.
  */
-export const registrationFormSchema = z
-  .object({
+export const registrationFormSchema = mailConfirmed(
+  z.object({
     structure: structureNomSchema,
     mail: mailSchema,
-    confirmation: z.string('validation.required').trim().min(1, 'validation.required'),
+    confirmation: confirmationSchema,
     nom: nameSchema,
     prenom: nameSchema,
-  })
-  .refine(({ mail, confirmation }) => mail.toLowerCase() === confirmation.toLowerCase(), {
-    message: 'userCreate.mailMismatch',
-    path: ['confirmation'],
-    when: ({ value }) => {
-      const { mail, confirmation } = (value ?? {}) as { mail?: unknown; confirmation?: unknown }
-      return typeof mail === 'string' && typeof confirmation === 'string' && confirmation !== ''
-    },
-  })
+  }),
+)
 export type RegistrationForm = z.infer<typeof registrationFormSchema>

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { datesInOrder, pageQuery, positiveInt, ref, requiredId, wireDateSchema } from './common'
-import { mailSchema, nameSchema } from './user'
+import { confirmationSchema, mailConfirmed, mailSchema, nameSchema } from './user'
 
 /** The first post of a user created by an administrator (spec §3: `poste {structure, fonction {id}, dateDebut, dateFin}`). */
 const firstPosteSchema = datesInOrder(
@@ -57,27 +57,21 @@ export type MailCheck = z.infer<typeof mailCheckSchema>
 
 /**
  * The create-user form in logged mode (spec §2, §5): identity and first post, before it becomes the
- * API's body. The confirmation must repeat the mail; that is checked as soon as both are there, even
- * when other fields are wrong, so that a page sent without JavaScript lists every problem at once.
+ * API's body; the address is asked twice (`mailConfirmed`).
  */
-export const createUserFormSchema = datesInOrder(
-  z.object({
-    mail: mailSchema,
-    confirmation: z.string('validation.required').trim().min(1, 'validation.required'),
-    nom: nameSchema,
-    prenom: nameSchema,
-    admin: z.preprocess((value) => value === 'on' || value === 'true' || value === true, z.boolean()),
-    structure: requiredId(),
-    fonction: requiredId(),
-    dateDebut: wireDateSchema,
-    dateFin: wireDateSchema,
-  }),
-).refine(({ mail, confirmation }) => mail.toLowerCase() === confirmation.toLowerCase(), {
-  message: 'userCreate.mailMismatch',
-  path: ['confirmation'],
-  when: ({ value }) => {
-    const { mail, confirmation } = (value ?? {}) as { mail?: unknown; confirmation?: unknown }
-    return typeof mail === 'string' && typeof confirmation === 'string' && confirmation !== ''
-  },
-})
+export const createUserFormSchema = mailConfirmed(
+  datesInOrder(
+    z.object({
+      mail: mailSchema,
+      confirmation: confirmationSchema,
+      nom: nameSchema,
+      prenom: nameSchema,
+      admin: z.preprocess((value) => value === 'on' || value === 'true' || value === true, z.boolean()),
+      structure: requiredId(),
+      fonction: requiredId(),
+      dateDebut: wireDateSchema,
+      dateFin: wireDateSchema,
+    }),
+  ),
+)
 export type CreateUserForm = z.input<typeof createUserFormSchema>

@@ -64,3 +64,21 @@ export const mailChangeSchema = z.object({ mail: z.string(), login: z.string() }
 export const confirmMailSchema = z.object({
   token: z.string('validation.required').min(1, 'validation.required').max(200),
 })
+
+/** The confirmation field of a form that asks for a new address twice (spec §5 create user). */
+export const confirmationSchema = z.string('validation.required').trim().min(1, 'validation.required')
+
+/**
+ * `schema` with its `confirmation` repeating its `mail` (any case), else an error on `confirmation`.
+ * Checked as soon as both are there, even when other fields are wrong, so that a page sent without
+ * JavaScript lists every problem at once.
+ */
+export const mailConfirmed = <T extends z.ZodType<{ mail: string; confirmation: string }>>(schema: T) =>
+  schema.refine(({ mail, confirmation }) => mail.toLowerCase() === confirmation.toLowerCase(), {
+    message: 'userCreate.mailMismatch',
+    path: ['confirmation'],
+    when: ({ value }) => {
+      const { mail, confirmation } = (value ?? {}) as { mail?: unknown; confirmation?: unknown }
+      return typeof mail === 'string' && typeof confirmation === 'string' && confirmation !== ''
+    },
+  })
