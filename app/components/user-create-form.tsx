@@ -5,7 +5,7 @@ import { Mail, Save } from 'lucide-react'
 import { type FormEvent, useEffect, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { translateError } from '~/lib/api-errors'
-import { type FormReply, useFormReply, usePendingIntent } from '~/lib/form'
+import { type FormReply, useFormReply, usePendingIntent, useTyped } from '~/lib/form'
 import { useHydrated } from '~/lib/hydrated'
 import type { UserFormValues } from '~/lib/user-form.server'
 import type { Fonction } from '../../worker-api/contract/structure'
@@ -22,10 +22,8 @@ import { Label } from './ui/label'
 const INTENT = 'user'
 
 /** What the Save rule reads (spec §5), as the form holds it now. */
-type Typed = Record<
-  'mail' | 'confirmation' | 'nom' | 'prenom' | 'structure' | 'fonction' | 'dateDebut' | 'dateFin',
-  string
->
+/** The fields Save depends on (spec §5 save-disabled rules). */
+const WATCHED = ['mail', 'confirmation', 'nom', 'prenom', 'structure', 'fonction', 'dateDebut', 'dateFin'] as const
 
 /**
  * The create-user form in logged mode (spec §2, §4, §5): an identity card and a position card. The
@@ -79,7 +77,7 @@ export function UserCreateForm({
   })
   const translate = (errors: string[] | undefined) => errors?.map((error) => translateError(t, error))
   const mailCheck = useMailCheck()
-  const { typed, refresh } = useTyped(formRef, [structureId, fonctions])
+  const { typed, refresh } = useTyped(formRef, WATCHED, [structureId, fonctions])
   const structureChange = useStructureChange(formRef, fields.structure.id, structureId)
   // A server error on the address stands until the address is typed again (the check then speaks).
   const [mailEditedAfter, setMailEditedAfter] = useState<FormReply | null | undefined>(null)
@@ -383,35 +381,6 @@ export function useMailCheck(url = '/pages/admin/user/mail') {
   const hint = (t: T) =>
     status === 'free' ? t('userCreate.mailFree') : status === 'checking' ? t('userCreate.mailChecking') : undefined
   return { status, check, errors, hint }
-}
-
-/**
- * The values Save depends on, read from the form as it is now: after each change in it (`refresh`,
- * its `onChange`), and after the page came back with another structure's functions (`deps`).
- */
-function useTyped(formRef: React.RefObject<HTMLFormElement>, deps: unknown[]) {
-  const [typed, setTyped] = useState<Typed | null>(null)
-  function refresh() {
-    const form = formRef.current
-    if (!form) return
-    const data = new FormData(form)
-    const text = (name: keyof Typed) => String(data.get(name) ?? '').trim()
-    setTyped({
-      mail: text('mail'),
-      confirmation: text('confirmation'),
-      nom: text('nom'),
-      prenom: text('prenom'),
-      structure: text('structure'),
-      fonction: text('fonction'),
-      dateDebut: text('dateDebut'),
-      dateFin: text('dateFin'),
-    })
-  }
-  const latest = useRef(refresh)
-  latest.current = refresh
-  // Read again when the loader's choices change.
-  useEffect(() => latest.current(), deps)
-  return { typed, refresh }
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { SubmissionResult } from '@conform-to/react'
 import { useActionData, useNavigation } from '@remix-run/react'
+import { type RefObject, useEffect, useRef, useState } from 'react'
 import type { Message } from './api-errors'
 
 /**
@@ -23,4 +24,29 @@ export function useFormReply<Intent extends string>(intent: Intent): FormReply<I
 export function usePendingIntent(intent: string): boolean {
   const navigation = useNavigation()
   return navigation.state === 'submitting' && navigation.formData?.get('intent') === intent
+}
+
+/**
+ * The text of some fields of a form as it is now (trimmed), for the rules that enable its button:
+ * read after each change in it (`refresh`, the form's `onChange`), and when `deps` change (the
+ * loader's choices came back). Null before the page is live.
+ */
+export function useTyped<Name extends string>(
+  formRef: RefObject<HTMLFormElement>,
+  names: readonly Name[],
+  deps: unknown[] = [],
+) {
+  const [typed, setTyped] = useState<Record<Name, string> | null>(null)
+  function refresh() {
+    const form = formRef.current
+    if (!form) return
+    const data = new FormData(form)
+    setTyped(
+      Object.fromEntries(names.map((name) => [name, String(data.get(name) ?? '').trim()])) as Record<Name, string>,
+    )
+  }
+  const latest = useRef(refresh)
+  latest.current = refresh
+  useEffect(() => latest.current(), deps)
+  return { typed, refresh }
 }

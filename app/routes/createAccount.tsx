@@ -3,7 +3,7 @@ import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
 import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, redirect } from '@remix-run/cloudflare'
 import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
 import { Send } from 'lucide-react'
-import { useEffect, useRef, useState } from 'react'
+import { useEffect, useRef } from 'react'
 import { useTranslation } from 'react-i18next'
 import { CAPTCHA_REQUIRED, Captcha, captchaMessage, captchaPayload, useCaptchaGate } from '~/components/captcha'
 import { Field } from '~/components/field'
@@ -14,6 +14,7 @@ import { useMailCheck } from '~/components/user-create-form'
 import { publicApi, read } from '~/lib/api.server'
 import { apiMessage, encodeMessage, type Failure, fieldErrors, type Message, translateError } from '~/lib/api-errors'
 import { captchaSetup } from '~/lib/captcha.server'
+import { useTyped } from '~/lib/form'
 import { readForm } from '~/lib/form.server'
 import { useHydrated } from '~/lib/hydrated'
 import { i18nServer } from '~/lib/i18n.server'
@@ -38,6 +39,9 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 }
 
 /** The API's field names (`user.mail`, `structure.nom`) as the form's. */
+/** The fields Validate depends on. */
+const WATCHED = ['structure', 'mail', 'confirmation', 'nom', 'prenom'] as const
+
 const FORM_FIELD: Record<string, keyof RegistrationForm> = {
   'user.mail': 'mail',
   'user.nom': 'nom',
@@ -108,26 +112,9 @@ export default function CreateAccount() {
   const serverError = actionData?.error ? t(actionData.error.key, actionData.error.values) : null
   const error = gate.shown(actionData?.error) ? serverError : null
 
-  // What Validate depends on, read from the form after each change (spec §5 save-disabled rules).
+  // What Validate depends on (spec §5 save-disabled rules).
   const formRef = useRef<HTMLFormElement>(null)
-  const [typed, setTyped] = useState<Record<'structure' | 'mail' | 'confirmation' | 'nom' | 'prenom', string> | null>(
-    null,
-  )
-  const refresh = () => {
-    if (!formRef.current) return
-    const data = new FormData(formRef.current)
-    const text = (name: string) => String(data.get(name) ?? '').trim()
-    setTyped({
-      structure: text('structure'),
-      mail: text('mail'),
-      confirmation: text('confirmation'),
-      nom: text('nom'),
-      prenom: text('prenom'),
-    })
-  }
-  const latest = useRef(refresh)
-  latest.current = refresh
-  useEffect(() => latest.current(), [])
+  const { typed, refresh } = useTyped(formRef, WATCHED)
   const mailCheck = useMailCheck('/createAccount/mail')
   const mailId = fields.mail.id
   const { check } = mailCheck

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import AxeBuilder from '@axe-core/playwright'
-import { BASE_URL, PORT, resetLinkFor, signIn, useBrowser } from './support.mjs'
+import { ADMIN_SCREENS, BASE_URL, PORT, resetLinkFor, signIn, useBrowser } from './support.mjs'
 
 const newPage = useBrowser()
 
@@ -12,23 +12,6 @@ async function violations(page, { every = false } = {}) {
     .filter((v) => every || v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)
 }
-
-/** The organisation screens, in their states without a dialog (the confirmation page, the add-post form). */
-const ORGANISATION_SCREENS = [
-  '/pages/admin/listeStructures',
-  '/pages/admin/listeStructures?confirmer=supprimer&id=4',
-  '/pages/admin/structure?type=3',
-  '/pages/admin/structure/detail/4',
-  '/pages/admin/user/structure/4?ajouter=1',
-  '/pages/admin/listeUtilisateurs?q=garcia&detail=3',
-  '/pages/admin/listeUtilisateurs?actif=false&confirmer=supprimer&id=7',
-  '/pages/admin/user/new?structure=4',
-  '/pages/admin/user/4/new',
-  '/pages/admin/detail/user/2',
-  '/pages/admin/user/detail/2?structure=4&confirmer=poste&id=2',
-  '/pages/admin/autorisation',
-  '/pages/admin/autorisation?confirmer=refuse&id=11',
-]
 
 /**
  * axe needs scripting, so a page as a browser without JavaScript shows it is audited as a snapshot:
@@ -91,7 +74,7 @@ describe('accessibility (axe, WCAG 2.1 AA)', () => {
       const mode = { javaScriptEnabled: true }
       const page = await newPage({ ...mode, locale: acceptLanguage, acceptLanguage })
       await signIn(page, mode, 'admin', 'Admin1234')
-      for (const path of ORGANISATION_SCREENS) {
+      for (const path of ADMIN_SCREENS) {
         await page.goto(path)
         await page.locator('main h1').waitFor()
         assert.deepEqual(await violations(page, { every: true }), [], path)

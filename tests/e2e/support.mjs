@@ -39,6 +39,26 @@ export function useBrowser() {
   }
 }
 
+/**
+ * The administration screens, in their states without a dialog (confirmation pages, the add-post
+ * form): what the widths and accessibility checks go through.
+ */
+export const ADMIN_SCREENS = [
+  '/pages/admin/listeStructures',
+  '/pages/admin/listeStructures?confirmer=supprimer&id=4',
+  '/pages/admin/structure?type=3',
+  '/pages/admin/structure/detail/4',
+  '/pages/admin/user/structure/4?ajouter=1',
+  '/pages/admin/listeUtilisateurs?q=garcia&detail=3',
+  '/pages/admin/listeUtilisateurs?actif=false&confirmer=supprimer&id=7',
+  '/pages/admin/user/new?structure=4',
+  '/pages/admin/user/4/new',
+  '/pages/admin/detail/user/2',
+  '/pages/admin/user/detail/2?structure=4&confirmer=poste&id=2',
+  '/pages/admin/autorisation',
+  '/pages/admin/autorisation?confirmer=refuse&id=11',
+]
+
 export const MODES = [
   { name: 'with JavaScript', javaScriptEnabled: true },
   { name: 'without JavaScript', javaScriptEnabled: false },

@@ -1,7 +1,7 @@
 // Every screen at phone and tablet widths: nothing may make the page scroll sideways, from 320 px up.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { MODES, signIn, useBrowser } from './support.mjs'
+import { ADMIN_SCREENS, MODES, signIn, useBrowser } from './support.mjs'
 
 const newPage = useBrowser()
 
@@ -13,24 +13,7 @@ const PUBLIC = [
   '/renewPassword/e2e-expired-link-000000000000000000000000000',
   '/confirmMail/unknown-link',
 ]
-const SIGNED_IN = [
-  '/pages/user/acces',
-  '/pages/user/me',
-  '/pages/documentation',
-  '/pages/admin/listeStructures',
-  '/pages/admin/listeStructures?confirmer=supprimer&id=4',
-  '/pages/admin/structure?type=3',
-  '/pages/admin/structure/detail/4',
-  '/pages/admin/user/structure/4?ajouter=1',
-  '/pages/admin/listeUtilisateurs?q=garcia&detail=3',
-  '/pages/admin/listeUtilisateurs?actif=false&confirmer=supprimer&id=7',
-  '/pages/admin/user/new?structure=4',
-  '/pages/admin/user/4/new',
-  '/pages/admin/detail/user/2',
-  '/pages/admin/user/detail/2?structure=4&confirmer=poste&id=2',
-  '/pages/admin/autorisation',
-  '/pages/admin/autorisation?confirmer=refuse&id=11',
-]
+const SIGNED_IN = ['/pages/user/acces', '/pages/user/me', '/pages/documentation', ...ADMIN_SCREENS]
 
 /** How far the page reaches beyond the viewport, in pixels (0 when it fits). */
 const overflow = (page) =>

@@ -16,14 +16,13 @@ import { linkOrigin } from '../lib/domain'
 import { BusinessError, invalidField, notFound } from '../lib/errors'
 import { mailLanguage, registrationMail } from '../lib/mail/templates'
 import { scopeStructureIds, type Viewer } from '../lib/scope'
-import { searchWords } from '../lib/search-text'
 import { actorWith, type Caller, viewerOf } from './actor'
 import { requireCaptcha } from './captcha'
 import { logEntry } from './logs'
 import { REGISTRATION_TTL_HOURS, underHourlyCap, voidLinks } from './mail-tokens'
 import { queuedIds, queueMail } from './outbox'
 import { limitClient } from './rate-limit'
-import { containsText, nomTaken, onePage, requireAdmin } from './structures'
+import { containsEveryWord, insertStructure, nomTaken, onePage, requireAdmin } from './structures'
 import { mailTaken, toUser } from './users'
 
 /**
@@ -78,15 +77,15 @@ export async function register(env: Env, input: RegistrationInput, context: Cont
   const db = getDb(env.DB)
   const { mail, nom, prenom } = input.user
   const typed = 'nom' in input.structure ? input.structure.nom : null
-  const chosen = db
-    .selectFrom('structure')
-    .select(['id', 'nom', 'type_id'])
-    .$if(typed === null, (q) => q.where('id', '=', 'id' in input.structure ? input.structure.id : 0))
-    .$if(typed !== null, (q) => q.where(sql<SqlBool>`nom = ${typed} collate nocase`))
+  // The company the form names: by its id, or by its name in any case (names are unique that way).
+  const named = (alias: string) =>
+    'id' in input.structure
+      ? sql<SqlBool>`${sql.ref(`${alias}.id`)} = ${input.structure.id}`
+      : sql<SqlBool>`${sql.ref(`${alias}.nom`)} = ${typed} collate nocase`
   const [holders, structures, parents] = (
     await batch(env.DB, [
       db.selectFrom('utilisateur').select('id').where(sql<SqlBool>`mail = ${mail} collate nocase`),
-      chosen,
+      db.selectFrom('structure as chosen').select(['chosen.id', 'chosen.nom', 'chosen.type_id']).where(named('chosen')),
       db
         .selectFrom('structure as parent')
         .innerJoin('type_structure as carrier', (join) => join.on('carrier.id', '=', typeId))
@@ -97,58 +96,31 @@ export async function register(env: Env, input: RegistrationInput, context: Cont
   ).map((r) => r.results)
   if (holders?.length) throw mailTaken(mail)
   const existing = structures?.[0] as { id: number; nom: string; type_id: number } | undefined
-  if (existing && existing.type_id !== typeId) {
-    if (typed !== null) throw nomTaken(existing.nom)
-  }
-  if (typed === null && (!existing || existing.type_id !== typeId))
+  if (typed === null && existing?.type_id !== typeId) {
     throw invalidField('structure.id', 'Not a carrier company', 'validation.unknown')
+  }
+  if (existing && existing.type_id !== typeId) throw nomTaken(existing.nom)
   const parent = parents?.[0] as { id: number; path: string } | undefined
-  const creates = !existing
-  if (creates && !parent) throw creationFailed('No structure is configured for new carriers')
+  if (!existing && !parent) throw creationFailed('No structure is configured for new carriers')
 
   const now = new Date()
   const at = now.toISOString()
-  // The company, found by the same predicate as above once a new one is written.
-  const company = db
-    .selectFrom('structure as company')
-    .where('company.type_id', '=', typeId)
-    .$if(typed === null, (q) => q.where('company.id', '=', existing?.id ?? 0))
-    .$if(typed !== null, (q) => q.where(sql<SqlBool>`company.nom = ${typed} collate nocase`))
+  // The company, found by the same predicate once a new one is written.
+  const company = db.selectFrom('structure as company').where('company.type_id', '=', typeId).where(named('company'))
   // (`collate nocase`, as the unique index on mail: an exact `=` would scan every user.)
   const newUser = db
     .selectFrom('utilisateur')
     .select('utilisateur.id')
     .where(sql<SqlBool>`utilisateur.mail = ${mail} collate nocase`)
-  const next = sql<number>`(select coalesce(max(id), 0) + 1 from structure)`
   let results: D1Result[]
   try {
     results = await batch(env.DB, [
-      ...(creates && parent && typed
+      ...(!existing && parent && typed
         ? [
-            db
-              .insertInto('structure')
-              .columns(['id', 'nom', 'type_id', 'parent_id', 'path', 'created_at'])
-              .expression(
-                db
-                  .selectFrom('structure as p')
-                  .select([
-                    next.as('id'),
-                    sql.val(typed).as('nom'),
-                    sql.val(typeId).as('type_id'),
-                    'p.id as parent_id',
-                    sql<string>`p.path || ${next} || '/'`.as('path'),
-                    sql.val(at).as('created_at'),
-                  ])
-                  .where('p.id', '=', parent.id)
-                  // Another registration may have created it meanwhile: then it is theirs and ours.
-                  .where(({ not, exists }) =>
-                    not(
-                      exists(
-                        db.selectFrom('structure').select('id').where(sql<SqlBool>`nom = ${typed} collate nocase`),
-                      ),
-                    ),
-                  ),
-              ),
+            // Another registration may have created it meanwhile: then it is theirs and ours.
+            insertStructure(db, { nom: typed, typeId, parentId: parent.id, createdAt: at }).onConflict((oc) =>
+              oc.doNothing(),
+            ),
           ]
         : []),
       db
@@ -204,10 +176,9 @@ export async function register(env: Env, input: RegistrationInput, context: Cont
       company.select(['company.id', 'company.nom']),
     ])
   } catch (error) {
-    if (String(error).includes('UNIQUE')) {
-      if (String(error).includes('structure')) throw nomTaken(typed ?? '')
-      throw mailTaken(mail)
-    }
+    // Another registration took the address meanwhile (the unique index; a company's name cannot
+    // conflict: its insert does nothing then).
+    if (String(error).includes('UNIQUE')) throw mailTaken(mail)
     throw error
   }
   const written = results.at(-3)?.meta.changes ?? 0
@@ -290,14 +261,9 @@ export async function listRegistrations(
   const db = getDb(env.DB)
   const viewer = viewerOf(caller)
   const { parentId } = carrierSettings(env)
-  const words = searchWords(query.q ?? '')
-  const filtered = pendingInScope(db, viewer, parentId).$if(words.length > 0, (q) =>
-    q.where(
-      sql<SqlBool>`${sql.join(
-        words.map((w) => containsText(['u.recherche', 'u.mail'], w)),
-        sql` and `,
-      )}`,
-    ),
+  const matches = containsEveryWord(['u.recherche', 'u.mail'], query.q)
+  const filtered = pendingInScope(db, viewer, parentId).$if(matches !== null, (q) =>
+    q.where(matches as Expression<SqlBool>),
   )
   const tri = query.tri ?? 'expiry'
   const direction = tri.startsWith('-') ? 'desc' : 'asc'
@@ -319,21 +285,19 @@ export async function listRegistrations(
   return { items: (rows as PendingRow[]).map(toPendingUser), total: counted[0]?.n ?? 0 }
 }
 
-/** The registration an administrator acts on, in their scope, still pending. */
+/**
+ * The registration an administrator acts on, in their scope, still pending; `read` reads it again
+ * (at the end of the batch that changes it).
+ */
 async function pendingTarget(env: Env, caller: Caller, id: number) {
   const db = getDb(env.DB)
-  const viewer = viewerOf(caller)
-  const { parentId } = carrierSettings(env)
-  const [actor, [target]] = await actorWith(
-    env,
-    caller,
-    pendingInScope(db, viewer, parentId)
-      .select([...pendingColumns])
-      .where('u.id', '=', id),
-  )
+  const read = pendingInScope(db, viewerOf(caller), carrierSettings(env).parentId)
+    .select([...pendingColumns])
+    .where('u.id', '=', id)
+  const [actor, [target]] = await actorWith(env, caller, read)
   requireAdmin(actor)
   if (!target) throw notFound('Unknown registration')
-  return { db, actor, target: target as PendingRow & { domain: string; langue: string } }
+  return { db, actor, target: target as PendingRow & { domain: string; langue: string }, read }
 }
 
 /**
@@ -351,7 +315,7 @@ export async function authorizeRegistration(
   input: AuthorizeInput,
   context: Pick<Context, 'origin' | 'userAgent'>,
 ): Promise<{ result: AuthorizeResult; mailIds: number[] }> {
-  const { db, actor, target } = await pendingTarget(env, caller, input.user.id)
+  const { db, actor, target, read } = await pendingTarget(env, caller, input.user.id)
   const id = target.id
   const stillPending = db
     .selectFrom('utilisateur')
@@ -412,16 +376,14 @@ export async function authorizeRegistration(
       log(target.token_register_expires_at ? 'INSCRIPTION_RENVOI' : 'INSCRIPTION_VALIDATION'),
       written,
     ),
-    pendingInScope(db, viewerOf(actor), carrierSettings(env).parentId)
-      .select([...pendingColumns])
-      .where('u.id', '=', id),
+    read,
   ])
-  const [now_] = (results.at(-1)?.results ?? []) as PendingRow[]
-  if (!now_) throw notFound('Unknown registration')
+  const [updated] = (results.at(-1)?.results ?? []) as PendingRow[]
+  if (!updated) throw notFound('Unknown registration')
   if ((results[0]?.meta.changes ?? 0) === 0) {
     throw new BusinessError('TOO_MANY_ATTEMPTS', 429, 'Too many links for this registration; retry later', [3600])
   }
-  return { result: { supprime: false, user: toPendingUser(now_) }, mailIds: queuedIds(results.slice(3, 4)) }
+  return { result: { supprime: false, user: toPendingUser(updated) }, mailIds: queuedIds(results.slice(3, 4)) }
 }
 
 /** Deletes a company a refused registration created, unless anything (a user, a post, a function, a structure) uses it. */

@@ -12,6 +12,7 @@ import { batch, type DB, getDb, insertWhen } from '../db/client'
 import type { Env } from '../env'
 import { BusinessError, forbidden, invalidField, notFound } from '../lib/errors'
 import { inScopeColumn, modificationColumn, scopeStructureIds, userManageable, type Viewer } from '../lib/scope'
+import { searchWords } from '../lib/search-text'
 import { type Actor, actorWith, type Caller, viewerOf } from './actor'
 import { logEntry } from './logs'
 import { postesColumn, postesFrom, toUser } from './users'
@@ -37,6 +38,19 @@ export function containsText(columns: string[], text: string): Expression<SqlBoo
     columns.map((column) => sql`${sql.ref(column)} like ${pattern} escape '\\'`),
     sql` or `,
   )})`
+}
+
+/**
+ * Whether every word of a search box (`searchWords`: any case, any accents) is in one of `columns`;
+ * null when it holds no word.
+ */
+export function containsEveryWord(columns: string[], q: string | undefined): Expression<SqlBool> | null {
+  const words = searchWords(q ?? '')
+  if (words.length === 0) return null
+  return sql<SqlBool>`${sql.join(
+    words.map((word) => containsText(columns, word)),
+    sql` and `,
+  )}`
 }
 
 type PageQuery = { page?: number | undefined; taille?: number | undefined }
@@ -292,6 +306,34 @@ async function readPlacement(env: Env, caller: Caller, input: StructureInput, id
 }
 
 /**
+ * The insert of a new structure below `parentId`: its id (the next free one) and its materialised path
+ * are given in the statement itself, so the rows a batch writes with it need no round trip to learn
+ * them. Nothing is written when the parent does not exist.
+ */
+export function insertStructure(
+  db: DB,
+  structure: { nom: string; typeId: number; parentId: number; createdAt: string },
+) {
+  const next = sql<number>`(select coalesce(max(id), 0) + 1 from structure)`
+  return db
+    .insertInto('structure')
+    .columns(['id', 'nom', 'type_id', 'parent_id', 'path', 'created_at'])
+    .expression(
+      db
+        .selectFrom('structure as p')
+        .select([
+          next.as('id'),
+          sql.val(structure.nom).as('nom'),
+          sql.val(structure.typeId).as('type_id'),
+          'p.id as parent_id',
+          sql<string>`p.path || ${next} || '/'`.as('path'),
+          sql.val(structure.createdAt).as('created_at'),
+        ])
+        .where('p.id', '=', structure.parentId),
+    )
+}
+
+/**
  * POST rest/bd/structure: a new structure below a parent of the caller's scope whose type its own
  * type requires, under a free name. Its id and path are given in the one statement that inserts it,
  * written with its audit entry in one batch.
@@ -306,23 +348,12 @@ export async function createStructure(
   const { actor, type, parent, holder } = await readPlacement(env, caller, input, null)
   if (holder) throw nomTaken(holder.nom)
   if (!parent) throw parentInvalid('A parent structure is required')
-  const next = sql<number>`(select coalesce(max(id), 0) + 1 from structure)`
-  const insert = db
-    .insertInto('structure')
-    .columns(['id', 'nom', 'type_id', 'parent_id', 'path'])
-    .expression(
-      db
-        .selectFrom('structure as p')
-        .select([
-          next.as('id'),
-          sql.val(input.nom).as('nom'),
-          sql.val(type.id).as('type_id'),
-          'p.id as parent_id',
-          sql<string>`p.path || ${next} || '/'`.as('path'),
-        ])
-        .where('p.id', '=', parent.id),
-    )
-    .returning(['id', 'path'])
+  const insert = insertStructure(db, {
+    nom: input.nom,
+    typeId: type.id,
+    parentId: parent.id,
+    createdAt: new Date().toISOString(),
+  }).returning(['id', 'path'])
   try {
     const [inserted] = await batch(env.DB, [
       insert,

@@ -18,7 +18,7 @@ import { INVITATION_TTL_HOURS, insertLinkUnderCap, voidLinks } from './mail-toke
 import { queuedIds, queueMail } from './outbox'
 import { checkPlacement, placementReads } from './postes'
 import { limitClient } from './rate-limit'
-import { containsText, requireAdmin } from './structures'
+import { containsEveryWord, requireAdmin } from './structures'
 import { mailTaken, postesColumn, postesFrom, readUser, toUser } from './users'
 
 type Context = { origin: string; userAgent: string | null }
@@ -176,20 +176,13 @@ function listedUsers(db: DB, viewer: Viewer, query: UserListQuery, from: 'users'
     .where(sql<SqlBool>`held.utilisateur_id = utilisateur.id`)
     .where('held.date_debut', '<=', today)
     .where('held.date_fin', '>=', today)
-  const words = searchWords(query.q ?? '')
+  const matches = containsEveryWord(['utilisateur.recherche'], query.q)
   return db
     .selectFrom('utilisateur')
     .where('utilisateur.registration_state', '!=', 'PENDING')
     .$if(query.actif !== undefined, (q) => q.where('utilisateur.actif', '=', query.actif === 'true' ? 1 : 0))
     .$if(query.supprime !== undefined, (q) => q.where('utilisateur.supprime', '=', query.supprime === 'true' ? 1 : 0))
-    .$if(words.length > 0, (q) =>
-      q.where(
-        sql<SqlBool>`${sql.join(
-          words.map((w) => containsText(['utilisateur.recherche'], w)),
-          sql` and `,
-        )}`,
-      ),
-    )
+    .$if(matches !== null, (q) => q.where(matches as Expression<SqlBool>))
     .$if(query.poste === 'true', (q) => q.where((eb) => eb.exists(current)))
     .$if(query.poste === 'false', (q) => q.where((eb) => eb.not(eb.exists(current))))
     .where(userListedInScope(db, viewer, { from, withPostless: query.poste !== 'true' }))
