@@ -4,7 +4,8 @@
 // dev`, drives every scenario with autocannon and prints one table: req/s, p50, p99, errors, D1
 // statements per request (from the Server-Timing header) and the ratios to the two references, the
 // bare Worker and the one-statement floor, measured in the same run. Sign-in is compared with the raw
-// PBKDF2 rate of the same runtime. Then the JavaScript and CSS each page ships and the Worker's size.
+// PBKDF2 rate of the same runtime. Then the history's export, timed once for a month and a year, the
+// JavaScript and CSS each page ships and the Worker's size.
 // `--large` runs on the organisation of `npm run seed:large`; `--write` keeps the table in
 // BENCHMARKS.md. Loopback only; numbers, never assertions.
 import { execFileSync, spawn } from 'node:child_process'
@@ -343,6 +344,92 @@ for (const query of ['', '?page=1&tri=nom']) {
     return { url: `${api}/bd/authorize/get/user/all${query}`, init: { headers } }
   })
 }
+
+/**
+ * A day of the Paris calendar (the history's, DESIGN §8) `daysBefore` the day the benchmark runs, as
+ * the history's filters write it (yyyyMMdd): the large organisation's entries are dated from the day
+ * it was seeded, so fixed dates would soon read an empty range.
+ */
+function parisDay(daysBefore = 0) {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en', { timeZone: 'Europe/Paris', year: 'numeric', month: '2-digit', day: '2-digit' })
+      .formatToParts(new Date())
+      .map(({ type, value }) => [type, value]),
+  )
+  const day = new Date(Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day) - daysBefore))
+  return day.toISOString().slice(0, 10).replaceAll('-', '')
+}
+/** The history's query with its days: the names keep `{today}` and `{today-N}`, so that runs compare row by row. */
+const historyQuery = (template) =>
+  template.replace(/\{today(?:-(\d+))?\}/g, (_, daysBefore) => parisDay(Number(daysBefore ?? 0)))
+const HISTORY_MONTH = 'dateDebut={today-30}&dateFin={today}'
+const HISTORY_YEAR = 'dateDebut={today-365}&dateFin={today}'
+// The audit history (a million entries over two years in the large organisation, a few sign-ins in
+// the demo). Its target: a month's first page within a p99 of 250 ms on the large organisation, for
+// the root's administrator (every entry in scope) as for a leaf's (few of the range's entries in scope).
+for (const [who, account] of [
+  ['admin of the root', admin],
+  ['admin of a leaf', leafAdmin],
+]) {
+  const template = `${HISTORY_MONTH}&page=1&taille=10`
+  await scenario(`GET rest/bd/logs/?${template} (history: a month, page 1, ${who})`, 'read', async () => {
+    const session = await login(account.login, account.password)
+    const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
+    return { url: `${api}/bd/logs/?${historyQuery(template)}`, init: { headers } }
+  })
+}
+for (const [what, template] of [
+  // Martin is the large organisation's most frequent last name: the search keeps many of the range's entries.
+  ['a month, searched', `${HISTORY_MONTH}&q=martin&page=1&taille=10`],
+  // Every entry in range: the page is read newest first, the total counts all of them.
+  ['no range, page 3', 'page=3&taille=10'],
+]) {
+  await scenario(`GET rest/bd/logs/?${template} (history: ${what}, admin of the root)`, 'read', async () => {
+    const session = await login(admin.login, admin.password)
+    const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
+    return { url: `${api}/bd/logs/?${historyQuery(template)}`, init: { headers } }
+  })
+}
+
+/** Figures measured once each rather than under load, printed in their own table after the scenarios'. */
+const exportRows = []
+/**
+ * The history's export: a file an administrator asks for now and then, not a request to put under
+ * load (and each one writes an audit entry). Its time to the first byte of the body, its total time
+ * and its size, for a month and a year, on a freshly started portal after the history's reads.
+ */
+async function exportFigures(name, ranges) {
+  if (options.only && !new RegExp(options.only, 'i').test(name)) return
+  const { child } = await startPortal()
+  try {
+    const session = await login(admin.login, admin.password)
+    const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
+    for (const [what, template] of ranges) {
+      const started = performance.now()
+      const response = await fetch(`${api}/bd/logs/export?${historyQuery(template)}`, { headers })
+      if (!response.ok) throw new Error(`export ${response.status} ${await response.text()}`)
+      // Counted as it streams: a year of the large organisation is tens of megabytes.
+      let firstByte = null
+      let bytes = 0
+      let lines = 0
+      for await (const chunk of response.body) {
+        firstByte ??= performance.now() - started
+        bytes += chunk.length
+        for (const byte of chunk) if (byte === 0x0a) lines++
+      }
+      const total = performance.now() - started
+      exportRows.push({ name: `${what} (${template})`, firstByte, total, bytes, entries: Math.max(lines - 1, 0) })
+      process.stderr.write(`${name}, ${what}: ${bytes} bytes in ${total.toFixed(0)} ms\n`)
+    }
+  } finally {
+    await stop(child)
+  }
+}
+await exportFigures('GET rest/bd/logs/export (history: export, admin of the root)', [
+  ['a month', HISTORY_MONTH],
+  ['a year', HISTORY_YEAR],
+])
+
 await scenario('GET /pages/admin/listeStructures (SSR, admin of the root)', 'page', async () => ({
   url: `${base}/pages/admin/listeStructures`,
   init: { headers: { Cookie: await browserCookie(admin.login, admin.password) } },
@@ -587,6 +674,17 @@ for (const row of rows) {
       `${row.statements ?? '—'} | ${ratio(row.rps, bare.rps)} | ${row.kind === 'hash' ? '' : ratio(row.rps, floor.rps)} | ` +
       `${hashRatio} | ${row.memory ?? referenceMemory} |`,
   )
+}
+
+if (exportRows.length > 0) {
+  print()
+  print('History export (GET rest/bd/logs/export, admin of the root), once each on a freshly started portal:')
+  print()
+  print('| range | first byte ms | total ms | bytes | CSV rows |')
+  print('|---|---:|---:|---:|---:|')
+  for (const row of exportRows) {
+    print(`| ${row.name} | ${fixed(row.firstByte)} | ${fixed(row.total)} | ${row.bytes} | ${row.entries} |`)
+  }
 }
 
 const { floorKiB, pages } = shipped()

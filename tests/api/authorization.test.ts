@@ -371,6 +371,15 @@ Object.assign(MATRIX, {
     },
     expect: everyone(201),
   },
+  // Every administrator reads the history of their own scope (T's entries only inside it: logs.test.ts).
+  'GET /portail-backend/rest/bd/logs/': {
+    request: () => ({ path: '/rest/bd/logs/?dateDebut=20200101&page=1' }),
+    expect: admins(200, 200),
+  },
+  'GET /portail-backend/rest/bd/logs/export': {
+    request: () => ({ path: '/rest/bd/logs/export?dateDebut=20200101' }),
+    expect: admins(200, 200),
+  },
   'GET /portail-backend/rest/bd/authorize/get/user/all': {
     request: () => ({ path: '/rest/bd/authorize/get/user/all' }),
     expect: admins(200, 200),

@@ -140,6 +140,7 @@ export const LOG_TYPES = [
   'ADMINISTRATION',
 ] as const
 export type LogType = (typeof LOG_TYPES)[number]
+export type LogSource = 'SERVEUR' | 'CLIENT'
 
 export interface LogTable {
   id: Generated<number>
@@ -150,6 +151,8 @@ export interface LogTable {
   commentaire: string | null
   nom_navigateur: string | null
   version_navigateur: string | null
+  /** Who reported the entry: the API with the action it records, or a client (spec §7 POST logs/). */
+  source: Generated<LogSource>
 }
 
 export interface CaptchaUsedTable {

@@ -40,3 +40,40 @@ export function fromWireDate(wire: string): string | null {
   const date = new Date(`${iso}T00:00:00Z`)
   return Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== iso ? null : iso
 }
+
+/**
+ * The instant a calendar day ('YYYY-MM-DD') starts in the organisation's time zone, as an ISO
+ * instant: midnight in Paris is 23:00 or 22:00 UTC the day before (winter or summer time; a change
+ * of time never falls at midnight there).
+ */
+export function dayStartInstant(day: string): string {
+  const utcMidnight = Date.parse(`${day}T00:00:00Z`)
+  for (const hours of [1, 2]) {
+    const start = new Date(utcMidnight - hours * 3_600_000)
+    if (calendarDate.format(start) === day && calendarDate.format(new Date(start.getTime() - 1)) !== day) {
+      return start.toISOString()
+    }
+  }
+  throw new Error(`No start found for ${day}`)
+}
+
+/** The day after a calendar day, both 'YYYY-MM-DD'. */
+export const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10)
+
+/** 'yyyyMMdd' (spec §7, the history's range) → 'YYYY-MM-DD'. */
+export const fromCompactDate = (compact: string) =>
+  `${compact.slice(0, 4)}-${compact.slice(4, 6)}-${compact.slice(6, 8)}`
+
+const wallClock = new Intl.DateTimeFormat('fr-FR', {
+  timeZone: ORGANISATION_TIME_ZONE,
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  hourCycle: 'h23',
+})
+
+/** An instant as the organisation reads it: its day 'dd/MM/yyyy' and time 'HH:mm:ss' in Paris. */
+export function organisationDateTime(instant: string): { date: string; time: string } {
+  const at = new Date(instant)
+  return { date: toWireDate(calendarDate.format(at)), time: wallClock.format(at) }
+}

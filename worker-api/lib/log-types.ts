@@ -1,4 +1,4 @@
-import type { LogType } from '../db/schema'
+import { LOG_TYPES, type LogType } from '../db/schema'
 
 /** Spec §9. A Map, not an object: a name such as "__proto__" or "constructor" must find nothing. */
 const APPLICATION_LOG_TYPES = new Map<string, LogType>([
@@ -12,8 +12,8 @@ export function logTypeForApplication(libelle: string): LogType {
   return APPLICATION_LOG_TYPES.get(libelle) ?? 'APPLICATION'
 }
 
-/** The type of a log posted by a client: sign-in/out by name, else the application's type. */
+/** The type of a log posted by a client: a log type by its name, else the application's type. */
 export function logTypeForName(nomLog: string): LogType {
-  if (nomLog === 'CONNEXION' || nomLog === 'DECONNEXION') return nomLog
-  return logTypeForApplication(nomLog)
+  const type = LOG_TYPES.find((candidate) => candidate === nomLog)
+  return type ?? logTypeForApplication(nomLog)
 }

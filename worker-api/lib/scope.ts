@@ -184,6 +184,31 @@ export function userListedInScope(
 }
 
 /**
+ * The ids of the users in the viewer's scope, as a set for `… in (…)` (`userListedInScope` the other
+ * way round): those holding a live post in scope, and those without a live post on the viewer's
+ * domain — each read from an index that covers it, so the set of the root's 100 000 users is gathered
+ * in a few milliseconds.
+ */
+export function scopeUserIds(db: DB, viewer: Viewer) {
+  return livePostsInScope(db, viewer).unionAll(
+    db
+      .selectFrom('utilisateur as postless')
+      .select('postless.id as utilisateur_id')
+      .where('postless.postes_fin', '<', viewer.today)
+      .where(viewerIsAdmin(db, viewer))
+      .where(sameDomainSql(sql.ref<string>('postless.domain'), viewer.domain)),
+  )
+}
+
+/**
+ * Whether the viewer's scope starts from a root of the tree, so holds every structure: what belongs to
+ * nobody any more (an audit entry whose user was deleted) is theirs to see.
+ */
+export function wholeTreeInScope(db: DB, viewer: Viewer): Expression<SqlBool> {
+  return sql<SqlBool>`exists ${scopeRoots(db, viewer).where('scope_root.parent_id', 'is', null)}`
+}
+
+/**
  * `modification` (DESIGN §4): the viewer is an administrator, the user is someone else, and every
  * current and future post of theirs lies in scope (a user with none: the same domain). The server
  * allows exactly what this announces.

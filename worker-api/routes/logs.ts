@@ -1,35 +1,71 @@
-import { createRoute } from '@hono/zod-openapi'
-import { z } from 'zod'
+import { createRoute, z } from '@hono/zod-openapi'
 import { errors, json } from '../contract/common'
+import { clientLogSchema, logEntrySchema, logExportQuery, logListQuery } from '../contract/logs'
+import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
-import { actorOf } from '../services/actor'
-import { writeClientLog } from '../services/logs'
+import { exportLogs, listLogs, writeClientLog } from '../services/logs'
 
-const logInput = z.object({
-  nomLog: z.string().trim().min(1).max(100),
-  commentaire: z.string().max(500).nullish(),
-  nomNavigateur: z.string().max(100).nullish(),
-  versionNavigateur: z.string().max(50).nullish(),
-})
-
-export const logRoutes = router().openapi(
-  createRoute({
-    method: 'post',
-    path: '/rest/bd/logs/',
-    tags: ['History'],
-    summary: 'Record an action of the caller (type derived from nomLog, spec §9)',
-    security: [{ bearer: [] }],
-    request: { body: { content: { 'application/json': { schema: logInput } }, required: true } },
-    responses: { 201: json(z.object({ id: z.number().int() }), 'Recorded'), ...errors(400, 401) },
-  }),
-  async (c) =>
-    c.json(
-      await writeClientLog(
-        c.env,
-        await actorOf(c.env, c.get('caller')),
-        c.req.valid('json'),
-        c.req.header('User-Agent') ?? null,
+/**
+ * The audit history (spec §2 admin/listeLogs, §7, DESIGN §8): what a client reports, and the
+ * administrators' reading of their scope's entries, as a list or as a CSV file.
+ */
+export const logRoutes = router()
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/rest/bd/logs/',
+      tags: ['History'],
+      summary:
+        "Report an action of the caller (a log type, or an application's name: its type by spec §9); kept as reported by the client",
+      security: [{ bearer: [] }],
+      request: { body: { content: { 'application/json': { schema: clientLogSchema } }, required: true } },
+      responses: { 201: json(z.object({ id: z.number().int() }), 'Recorded'), ...errors(400, 401) },
+    }),
+    async (c) =>
+      c.json(
+        await writeClientLog(c.env, c.get('caller'), c.req.valid('json'), c.req.header('User-Agent') ?? null),
+        201,
       ),
-      201,
-    ),
-)
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/rest/bd/logs/',
+      tags: ['History'],
+      summary:
+        "The entries of the users in the caller's scope, newest first, in a range of days (yyyyMMdd, inclusive, Paris time); with page, one page (total in X-Total-Count)",
+      security: [{ bearer: [] }],
+      request: { query: logListQuery },
+      responses: { 200: json(z.array(logEntrySchema), 'Entries'), ...errors(400, 401, 403) },
+    }),
+    async (c) => {
+      const { items, total } = await listLogs(c.env, c.get('caller'), c.req.valid('query'))
+      c.header('X-Total-Count', String(total))
+      return c.json(items, 200)
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/rest/bd/logs/export',
+      tags: ['History'],
+      summary:
+        "The list's entries (same filters, every page) as CSV in UTF-8 with a byte order mark, in the caller's language, streamed; the export is itself recorded",
+      security: [{ bearer: [] }],
+      request: { query: logExportQuery },
+      responses: {
+        200: { content: { 'text/csv': { schema: z.string() } }, description: 'CSV' },
+        ...errors(400, 401, 403),
+      },
+    }),
+    async (c) => {
+      const context = requestContext(c.req.raw)
+      const stream = await exportLogs(c.env, c.get('caller'), c.req.valid('query'), context)
+      const day = new Date().toISOString().slice(0, 10)
+      return c.body(stream, 200, {
+        'Content-Type': 'text/csv; charset=utf-8',
+        'Content-Disposition': `attachment; filename="historique-${day}.csv"`,
+        'Cache-Control': 'no-store',
+      })
+    },
+  )

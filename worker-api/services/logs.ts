@@ -1,14 +1,29 @@
-import { getDb } from '../db/client'
+import { type Expression, type SqlBool, sql } from 'kysely'
+import { DEFAULT_PAGE_SIZE } from '../contract/base'
+import type { Language } from '../contract/language'
+import {
+  CLIENT_LOG_TYPES,
+  type ClientLogInput,
+  LOG_LABELS,
+  type LogEntry,
+  type LogListQuery,
+  logLabel,
+} from '../contract/logs'
+import { batch, type DB, getDb } from '../db/client'
 import type { LogType, NewLog } from '../db/schema'
 import type { Env } from '../env'
 import { browserOf } from '../lib/browser'
-import { nowIso } from '../lib/dates'
+import { dayStartInstant, fromCompactDate, fromWireDate, nextDay, nowIso, organisationDateTime } from '../lib/dates'
+import { invalidField } from '../lib/errors'
 import { logTypeForName } from '../lib/log-types'
-import type { Actor } from './actor'
+import { scopeUserIds, smallScope, userListedInScope, type Viewer, wholeTreeInScope } from '../lib/scope'
+import { foldSearchText, searchWords } from '../lib/search-text'
+import { actorOf, actorWith, type Caller, viewerOf } from './actor'
+import { containsText, requireAdmin } from './structures'
 
 /**
- * A row of the audit history (DESIGN §8). The browser comes from what the client says, else from the
- * User-Agent, parsed on the server.
+ * A row of the audit history (DESIGN §8), written by the API in the batch of the action it records.
+ * The browser comes from what the client says, else from the User-Agent, parsed on the server.
  */
 export function logEntry(
   userId: number,
@@ -29,21 +44,29 @@ export function logEntry(
   }
 }
 
-/** spec §7 POST logs/: a client-reported action; its type follows from its name (spec §9). */
-export async function writeClientLog(
-  env: Env,
-  actor: Actor,
-  input: {
-    nomLog: string
-    commentaire?: string | null | undefined
-    nomNavigateur?: string | null | undefined
-    versionNavigateur?: string | null | undefined
-  },
-  userAgent: string | null,
-) {
-  const result = await getDb(env.DB)
+/**
+ * spec §7 POST logs/: an action of the caller as a client reports it. `nomLog` must be a log type a
+ * client may report or the name of an application of the catalogue (its type by spec §9); the entry
+ * is the caller's, and marked as the client's (`source`), so that it never passes for one the server
+ * recorded with the action.
+ */
+export async function writeClientLog(env: Env, caller: Caller, input: ClientLogInput, userAgent: string | null) {
+  const db = getDb(env.DB)
+  const isType = (CLIENT_LOG_TYPES as readonly string[]).includes(input.nomLog)
+  const [actor, applications] = await actorWith(
+    env,
+    caller,
+    db.selectFrom('application').select('id').where('libelle', '=', input.nomLog),
+  )
+  if (!isType && applications.length === 0) {
+    throw invalidField('nomLog', 'nomLog is neither a log type nor an application', 'validation.nomLog')
+  }
+  const result = await db
     .insertInto('log')
-    .values(logEntry(actor.id, logTypeForName(input.nomLog), input.nomLog, userAgent, input))
+    .values({
+      ...logEntry(actor.id, logTypeForName(input.nomLog), input.nomLog, userAgent, input),
+      source: 'CLIENT',
+    })
     .returning('id')
     .executeTakeFirstOrThrow()
   return { id: result.id }
@@ -63,5 +86,317 @@ export function mailChangeLog(
   const change = `${former} → ${next}`
   return logEntry(actorId, 'ADMINISTRATION', 'MAIL_CHANGE', userAgent, {
     commentaire: about === null ? change : `#${about} : ${change}`,
+  })
+}
+
+/** The history's filters (a list query without its page). */
+type LogFilters = Pick<LogListQuery, 'dateDebut' | 'dateFin' | 'q' | 'type'>
+
+const foldedLabels = (pick: (labels: (typeof LOG_LABELS)['fr']) => Record<string, string>) =>
+  Object.values(LOG_LABELS).flatMap((labels) =>
+    Object.entries(pick(labels)).map(([code, label]) => ({ code, folded: foldSearchText(label.toLowerCase()) })),
+  )
+const TYPE_LABELS = foldedLabels((labels) => labels.types)
+const ACTION_LABELS = foldedLabels((labels) => labels.actions)
+
+const matchingCodes = (labels: { code: string; folded: string }[], word: string) => [
+  ...new Set(labels.filter((label) => label.folded.includes(word)).map((label) => label.code)),
+]
+
+/**
+ * Whether an entry matches one word of the search (spec §2 logs screen): its user's first or last
+ * name or mail, its action label in either language (found here among the labels, then asked of the
+ * entry's type or administrative action), or its day when the word is one ('dd/MM/yyyy').
+ */
+function matchesWord(db: DB, word: string): Expression<SqlBool> {
+  const alternatives: Expression<SqlBool>[] = [
+    sql<SqlBool>`exists ${db
+      .selectFrom('utilisateur as found')
+      .select('found.id')
+      .where(sql<SqlBool>`found.id = log.utilisateur_id`)
+      .where(containsText(['found.recherche', 'found.mail'], word))}`,
+  ]
+  const types = matchingCodes(TYPE_LABELS, word)
+  if (types.length > 0) alternatives.push(sql<SqlBool>`log.type_log in (${sql.join(types)})`)
+  const actions = matchingCodes(ACTION_LABELS, word)
+  if (actions.length > 0) {
+    alternatives.push(sql<SqlBool>`(log.type_log = 'ADMINISTRATION' and log.nom_log in (${sql.join(actions)}))`)
+  }
+  const day = fromWireDate(word.replace(/^(\d)\//, '0$1/').replace(/\/(\d)\//, '/0$1/'))
+  if (day) {
+    alternatives.push(
+      sql<SqlBool>`(log.date >= ${dayStartInstant(day)} and log.date < ${dayStartInstant(nextDay(day))})`,
+    )
+  }
+  return sql<SqlBool>`(${sql.join(alternatives, sql` or `)})`
+}
+
+/**
+ * The entries matching the filters, the scope aside: the range's days (inclusive) as instants in the
+ * organisation's time zone, the type, and every word of the search.
+ */
+function filteredLogs(db: DB, filters: LogFilters) {
+  const words = searchWords(filters.q ?? '')
+  return db
+    .selectFrom('log')
+    .$if(filters.dateDebut !== undefined, (q) =>
+      q.where('log.date', '>=', dayStartInstant(fromCompactDate(filters.dateDebut as string))),
+    )
+    .$if(filters.dateFin !== undefined, (q) =>
+      q.where('log.date', '<', dayStartInstant(nextDay(fromCompactDate(filters.dateFin as string)))),
+    )
+    .$if(filters.type !== undefined, (q) => q.where('log.type_log', '=', filters.type as LogType))
+    .$if(words.length > 0, (q) =>
+      q.where(
+        sql<SqlBool>`${sql.join(
+          words.map((word) => matchesWord(db, word)),
+          sql` and `,
+        )}`,
+      ),
+    )
+}
+
+/**
+ * Whether an entry's user lies in the viewer's scope (DESIGN §4; an entry whose user was deleted is
+ * the whole tree's), written for each way of reading: `users` probes the log's user index for each
+ * user of the scope (a small scope), `log` asks each entry of the date range about its user (a large
+ * one, read newest first: a page stops after a few), and `set` probes the scope's users gathered once
+ * (a large scope counted: a month of the root's entries in a few tens of milliseconds).
+ */
+function authorInScope(db: DB, viewer: Viewer, way: 'users' | 'log' | 'set'): Expression<SqlBool> {
+  const gone = sql<SqlBool>`(log.utilisateur_id is null and ${wholeTreeInScope(db, viewer)})`
+  if (way === 'users') return sql<SqlBool>`(log.utilisateur_id in ${scopeUserIds(db, viewer)} or ${gone})`
+  if (way === 'set') return sql<SqlBool>`(+log.utilisateur_id in ${scopeUserIds(db, viewer)} or ${gone})`
+  return sql<SqlBool>`(exists ${db
+    .selectFrom('utilisateur as author')
+    .select('author.id')
+    .where(sql<SqlBool>`author.id = log.utilisateur_id`)
+    .where(userListedInScope(db, viewer, { from: 'users', withPostless: true }, 'author'))} or ${gone})`
+}
+
+/** The structure of an entry's user (spec §2): their first current post's, else their first future one's. */
+const structureColumn = (db: DB, today: string) =>
+  db
+    .selectFrom('poste as held')
+    .innerJoin('structure as held_structure', 'held_structure.id', 'held.structure_id')
+    .select(sql<string>`json_object('id', held_structure.id, 'nom', held_structure.nom)`.as('json'))
+    .where(sql<SqlBool>`held.utilisateur_id = log.utilisateur_id`)
+    .where('held.date_fin', '>=', today)
+    .orderBy(sql`held.date_debut > ${today}`)
+    .orderBy('held.date_debut')
+    .orderBy('held.id')
+    .limit(1)
+    .as('structure')
+
+/** The entries in scope with what the history shows of each, newest first. */
+function logRows(db: DB, viewer: Viewer, filters: LogFilters, way: 'users' | 'log') {
+  return filteredLogs(db, filters)
+    .where(authorInScope(db, viewer, way))
+    .leftJoin('utilisateur as u', 'u.id', 'log.utilisateur_id')
+    .select([
+      'log.id',
+      'log.date',
+      'log.type_log',
+      'log.nom_log',
+      'log.commentaire',
+      'log.nom_navigateur',
+      'log.version_navigateur',
+      'log.source',
+      'log.utilisateur_id',
+      'u.nom',
+      'u.prenom',
+      'u.mail',
+    ])
+    .select(structureColumn(db, viewer.today))
+    .orderBy('log.date', 'desc')
+    .orderBy('log.id', 'desc')
+}
+
+type LogRow = {
+  id: number
+  date: string
+  type_log: LogType
+  nom_log: string
+  commentaire: string | null
+  nom_navigateur: string | null
+  version_navigateur: string | null
+  source: 'SERVEUR' | 'CLIENT'
+  utilisateur_id: number | null
+  nom: string | null
+  prenom: string | null
+  mail: string | null
+  structure: string | null
+}
+
+function toLogEntry(row: LogRow): LogEntry {
+  return {
+    id: row.id,
+    date: row.date,
+    user:
+      row.utilisateur_id === null
+        ? null
+        : { id: row.utilisateur_id, nom: row.nom ?? '', prenom: row.prenom ?? '', mail: row.mail ?? '' },
+    structure: row.structure ? (JSON.parse(row.structure) as { id: number; nom: string }) : null,
+    typeLog: row.type_log,
+    nomLog: row.nom_log,
+    commentaire: row.commentaire,
+    nomNavigateur: row.nom_navigateur,
+    versionNavigateur: row.version_navigateur,
+    source: row.source,
+  }
+}
+
+/**
+ * GET rest/bd/logs/ (spec §7): the entries of the users in the caller's scope, newest first, filtered,
+ * searched and paged in SQL. As for the user list, the page is read by whichever of two statements
+ * suits the scope (`smallScope`, evaluated once, gives the other a limit of 0), and so is the total,
+ * all with the caller's check in one round trip.
+ */
+export async function listLogs(
+  env: Env,
+  caller: Caller,
+  query: LogListQuery,
+): Promise<{ items: LogEntry[]; total: number }> {
+  const db = getDb(env.DB)
+  const viewer = viewerOf(caller)
+  const small = smallScope(db, viewer)
+  const size = query.page === undefined ? -1 : (query.taille ?? DEFAULT_PAGE_SIZE)
+  const pageOf = (way: 'users' | 'log') =>
+    logRows(db, viewer, query, way)
+      .limit(sql<number>`case when ${way === 'users' ? small : sql`not ${small}`} then ${size} else 0 end`)
+      .offset(((query.page ?? 1) - 1) * Math.max(size, 0))
+  const count = (way: 'users' | 'set') =>
+    filteredLogs(db, query)
+      .where(authorInScope(db, viewer, way))
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+  const [actor, fromUsers, fromLog, [counted]] = await actorWith(
+    env,
+    caller,
+    pageOf('users'),
+    pageOf('log'),
+    db.selectNoFrom(sql<number>`case when ${small} then (${count('users')}) else (${count('set')}) end`.as('total')),
+  )
+  requireAdmin(actor)
+  const items = [...fromUsers, ...fromLog].map((row) => toLogEntry(row as LogRow))
+  return { items, total: query.page === undefined ? items.length : (counted?.total ?? 0) }
+}
+
+/** The entries an export reads per statement: a few hundred kilobytes of CSV. */
+const EXPORT_CHUNK = 500
+
+/** A CSV cell: quoted when needed, and never read as a formula by a spreadsheet (CSV injection). */
+function cell(value: string | null | undefined): string {
+  let text = value ?? ''
+  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`
+  return /[",;\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
+}
+
+const EXPORT_HEADERS: Record<Language, string[]> = {
+  fr: [
+    'Date',
+    'Heure',
+    'Nom',
+    'Prénom',
+    'Mail',
+    'Structure',
+    'Action',
+    'Code',
+    'Commentaire',
+    'Navigateur',
+    'Version',
+    'Source',
+  ],
+  en: [
+    'Date',
+    'Time',
+    'Last name',
+    'First name',
+    'Mail',
+    'Structure',
+    'Action',
+    'Code',
+    'Comment',
+    'Browser',
+    'Version',
+    'Source',
+  ],
+}
+
+/** Spreadsheets in French read ';' as the separator, in English ','. */
+const SEPARATOR: Record<Language, string> = { fr: ';', en: ',' }
+
+function csvLine(language: Language, entry: LogEntry): string {
+  const { date, time } = organisationDateTime(entry.date)
+  const source = { fr: { SERVEUR: 'Serveur', CLIENT: 'Client' }, en: { SERVEUR: 'Server', CLIENT: 'Client' } }[language]
+  return [
+    date,
+    time,
+    entry.user?.nom,
+    entry.user?.prenom,
+    entry.user?.mail,
+    entry.structure?.nom,
+    logLabel(language, entry),
+    entry.nomLog,
+    entry.commentaire,
+    entry.nomNavigateur,
+    entry.versionNavigateur,
+    source[entry.source],
+  ]
+    .map(cell)
+    .join(SEPARATOR[language])
+}
+
+/**
+ * The export of the history (the list's filters, every page): CSV in UTF-8 with a byte order mark, so
+ * that spreadsheets read the accents right, in the caller's language. It is streamed a few hundred
+ * entries at a time, each read resuming after the last entry written (date and id, newest first), so
+ * a year of entries needs neither the memory for all of them nor a statement that long. The export
+ * itself is recorded in the audit, in the batch of its first read.
+ */
+export async function exportLogs(
+  env: Env,
+  caller: Caller,
+  filters: LogFilters,
+  context: { userAgent: string | null; language: Language },
+): Promise<ReadableStream<Uint8Array>> {
+  const db = getDb(env.DB)
+  const actor = await actorOf(env, caller)
+  requireAdmin(actor)
+  const viewer = viewerOf(actor)
+  const chunk = (after: { date: string; id: number } | null) =>
+    logRows(db, viewer, filters, 'log')
+      .$if(after !== null, (q) =>
+        q.where(sql<SqlBool>`(log.date < ${after?.date} or (log.date = ${after?.date} and log.id < ${after?.id}))`),
+      )
+      .limit(EXPORT_CHUNK)
+  const described = Object.entries(filters)
+    .filter(([, value]) => value !== undefined && value !== '')
+    .map(([name, value]) => `${name}=${value}`)
+    .join(' ')
+  const audit = db
+    .insertInto('log')
+    .values(
+      logEntry(actor.id, 'ADMINISTRATION', 'HISTORIQUE_EXPORT', context.userAgent, { commentaire: described || null }),
+    )
+  const [, firstRead] = await batch(env.DB, [audit, chunk(null)])
+  let read: LogRow[] | null = (firstRead?.results ?? []) as LogRow[]
+  const encoder = new TextEncoder()
+  let after: { date: string; id: number } | null = null
+  let started = false
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const rows = read ?? ((await chunk(after).execute()) as LogRow[])
+      read = null
+      let text = ''
+      if (!started) {
+        started = true
+        text += `\uFEFF${EXPORT_HEADERS[context.language].join(SEPARATOR[context.language])}\r\n`
+      }
+      for (const row of rows) text += `${csvLine(context.language, toLogEntry(row))}\r\n`
+      if (text) controller.enqueue(encoder.encode(text))
+      const last = rows.at(-1)
+      if (rows.length < EXPORT_CHUNK || !last) controller.close()
+      else after = { date: last.date, id: last.id }
+    },
   })
 }
