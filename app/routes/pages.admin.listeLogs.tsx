@@ -1,0 +1,268 @@
+import { data, type LoaderFunctionArgs, type MetaFunction, redirect } from '@remix-run/cloudflare'
+import { Form, Link, useLoaderData, useLocation, useNavigation } from '@remix-run/react'
+import { Download, History, TriangleAlert } from 'lucide-react'
+import { useId } from 'react'
+import { useTranslation } from 'react-i18next'
+import { DataTable, type DataTableColumn } from '~/components/data-table'
+import { DateRangeInput } from '~/components/date-range-input'
+import { EmptyState } from '~/components/empty-state'
+import { Pagination } from '~/components/pagination'
+import { SearchForm } from '~/components/search-form'
+import { SelectField } from '~/components/select-field'
+import { Alert } from '~/components/ui/alert'
+import { Button, buttonVariants } from '~/components/ui/button'
+import { Tooltip } from '~/components/ui/tooltip'
+import { requireAdmin } from '~/lib/auth.server'
+import type { BreadcrumbHandle } from '~/lib/breadcrumb'
+import { compactDate, displayDate, displayTime } from '~/lib/dates'
+import { i18nServer } from '~/lib/i18n.server'
+import { DEFAULT_PAGE_SIZE, listQuery, pageCount } from '~/lib/pagination'
+import { urlWith } from '~/lib/url'
+import { LOG_TYPES, type LogEntry, type LogType, logLabel } from '../../worker-api/contract/logs'
+
+export const handle: BreadcrumbHandle = { breadcrumb: 'nav.history' }
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+
+/** The URL's names of the filters: the range as typed (dd/MM/yyyy) and the type. */
+const FROM = 'du'
+const TO = 'au'
+const TYPE = 'type'
+
+/**
+ * The history's filters read from the URL: the range's days as the API wants them (yyyyMMdd), with
+ * an error for a bound that is not a date or a range that ends before it starts.
+ */
+export function logFilters(params: URLSearchParams) {
+  const typed = { from: params.get(FROM)?.trim() ?? '', to: params.get(TO)?.trim() ?? '' }
+  const dateDebut = typed.from ? compactDate(typed.from) : null
+  const dateFin = typed.to ? compactDate(typed.to) : null
+  const errors: { from?: string[]; to?: string[] } = {}
+  if (typed.from && !dateDebut) errors.from = ['validation.date']
+  if (typed.to && !dateFin) errors.to = ['validation.date']
+  if (dateDebut && dateFin && dateDebut > dateFin) errors.to = ['validation.dateRange']
+  const type = LOG_TYPES.find((candidate) => candidate === params.get(TYPE))
+  const q = listQuery(params, []).q
+  return {
+    typed,
+    errors,
+    valid: !errors.from && !errors.to,
+    query: {
+      ...(dateDebut ? { dateDebut } : {}),
+      ...(dateFin ? { dateFin } : {}),
+      ...(type ? { type } : {}),
+      ...(q ? { q } : {}),
+    },
+  }
+}
+
+/**
+ * Spec §2 admin/listeLogs: the history of the users of the caller's scope, newest first, searched,
+ * filtered by range and type, and paged by the API (10 a page). Spec §8: a failed read says 'Echec de
+ * la récupération des données', on the page and as a toast.
+ */
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const auth = await requireAdmin(request, context)
+  const url = new URL(request.url)
+  const filters = logFilters(url.searchParams)
+  const { page } = listQuery(url.searchParams, [])
+  const t = await i18nServer.getFixedT(request)
+  const shown = {
+    typed: filters.typed,
+    errors: filters.errors,
+    type: filters.query.type ?? '',
+    q: filters.query.q ?? '',
+  }
+  const base = { ...shown, title: `${t('logs.title')} · ${t('app.name')}`, page, entries: [] as LogEntry[], total: 0 }
+  // A range that is not one is said on its fields; nothing is read until it is put right.
+  if (!filters.valid) return data({ ...base, failed: false }, { headers: await auth.headers() })
+  const result = await auth.settle(
+    auth.api.rest.bd.logs.index.$get({ query: { ...filters.query, page, taille: DEFAULT_PAGE_SIZE } }),
+  )
+  if (!result.ok) {
+    return data(
+      { ...base, failed: true, notice: { type: 'error' as const, key: 'errors.fetchFailed' } },
+      { headers: await auth.headers() },
+    )
+  }
+  const total = result.total ?? 0
+  // A page past the last (the URL kept from a longer list): on to the last one.
+  const last = pageCount(total)
+  if (result.data.length === 0 && last > 0 && page > last) {
+    const search = urlWith(url.searchParams, { page: last === 1 ? null : String(last) })
+    throw redirect(`${url.pathname}${search}`, { headers: await auth.headers() })
+  }
+  return data({ ...base, entries: result.data, total, failed: false }, { headers: await auth.headers() })
+}
+
+export default function Logs() {
+  const { entries, total, page, q, typed, errors, type, failed } = useLoaderData<typeof loader>()
+  const { t, i18n } = useTranslation()
+  const { search } = useLocation()
+  const navigation = useNavigation()
+  const language = i18n.language === 'en' ? 'en' : 'fr'
+  const filtering = navigation.state === 'loading' && navigation.location.pathname === '/pages/admin/listeLogs'
+  const exportSearch = urlWith(search, { page: null })
+  const typeId = useId()
+  const filtered = Boolean(q || typed.from || typed.to || type)
+
+  const columns: DataTableColumn<LogEntry>[] = [
+    {
+      id: 'date',
+      header: t('logs.date'),
+      cell: (entry) => (
+        <time dateTime={entry.date} className="whitespace-nowrap tabular-nums">
+          {displayDate(entry.date)}
+          {/* Below `sm` the time column is hidden: the time rides under the day. */}
+          <span className="block text-muted-foreground sm:hidden">{displayTime(entry.date)}</span>
+        </time>
+      ),
+    },
+    {
+      id: 'time',
+      header: t('logs.time'),
+      className: 'hidden sm:table-cell',
+      cell: (entry) => <span className="tabular-nums">{displayTime(entry.date)}</span>,
+    },
+    {
+      id: 'user',
+      header: t('logs.user'),
+      className: 'break-words',
+      cell: (entry) => (
+        <Tooltip content={entry.user?.mail || t('logs.unknownMail')}>
+          {entry.user ? `${entry.user.prenom} ${entry.user.nom}` : t('logs.deletedUser')}
+        </Tooltip>
+      ),
+    },
+    {
+      id: 'action',
+      header: t('logs.action'),
+      cell: (entry) => (
+        <>
+          <span className="font-medium">{logLabel(language, entry)}</span>
+          {entry.typeLog === 'APPLICATION' ? <span className="block text-muted-foreground">{entry.nomLog}</span> : null}
+          {entry.source === 'CLIENT' ? (
+            <span className="mt-1 inline-flex rounded-full border px-2 py-0.5 text-xs text-muted-foreground">
+              {t('logs.reportedByClient')}
+            </span>
+          ) : null}
+          {/* Below `md` the structure and the comment ride under the action. */}
+          <span className="block text-muted-foreground md:hidden">
+            {[entry.structure?.nom, entry.commentaire].filter(Boolean).join(' · ')}
+          </span>
+        </>
+      ),
+    },
+    {
+      id: 'structure',
+      header: t('logs.structure'),
+      className: 'hidden md:table-cell',
+      cell: (entry) => entry.structure?.nom ?? <span className="text-muted-foreground">—</span>,
+    },
+    {
+      id: 'comment',
+      header: t('logs.comment'),
+      className: 'hidden md:table-cell break-words',
+      cell: (entry) => entry.commentaire ?? <span className="text-muted-foreground">—</span>,
+    },
+    {
+      id: 'browser',
+      header: t('logs.browser'),
+      className: 'hidden lg:table-cell',
+      cell: (entry) =>
+        entry.nomNavigateur ? (
+          `${entry.nomNavigateur} ${entry.versionNavigateur ?? ''}`.trim()
+        ) : (
+          <span className="text-muted-foreground">—</span>
+        ),
+    },
+  ]
+
+  return (
+    <div className="flex flex-col gap-6">
+      <div>
+        <h1 className="text-2xl font-semibold tracking-tight">{t('logs.title')}</h1>
+        <p className="text-muted-foreground">{t('logs.intro')}</p>
+      </div>
+      <SearchForm label={t('logs.search')} />
+      <Form method="get" className="flex flex-col gap-4 rounded-lg border bg-card p-4">
+        {q ? <input type="hidden" name="q" value={q} /> : null}
+        <div className="grid gap-4 md:grid-cols-[1fr_auto] md:items-end">
+          <DateRangeInput
+            legend={t('logs.range')}
+            start={{ name: FROM, label: t('logs.from'), defaultValue: typed.from, errors: errors.from }}
+            end={{ name: TO, label: t('logs.to'), defaultValue: typed.to, errors: errors.to }}
+          />
+          <SelectField
+            label={t('logs.type')}
+            placeholder={t('logs.allTypes')}
+            options={LOG_TYPES.map((value: LogType) => ({
+              value,
+              label: logLabel(language, { typeLog: value, nomLog: '' }),
+            }))}
+            selectProps={{ id: typeId, name: TYPE, defaultValue: type }}
+          />
+        </div>
+        <div className="flex flex-wrap gap-2">
+          <Button type="submit" disabled={filtering}>
+            {filtering ? t('logs.filtering') : t('logs.filter')}
+          </Button>
+          {filtered ? (
+            <Link to="/pages/admin/listeLogs" className={buttonVariants({ variant: 'outline' })}>
+              {t('logs.reset')}
+            </Link>
+          ) : null}
+        </div>
+      </Form>
+      {errors.from || errors.to ? (
+        <Alert variant="destructive" role="alert">
+          <p>{t('logs.invalidRange')}</p>
+        </Alert>
+      ) : failed ? (
+        <EmptyState
+          icon={TriangleAlert}
+          title={t('errors.fetchFailed')}
+          action={
+            <Link to={urlWith(search, {})} className={buttonVariants({ variant: 'outline' })}>
+              {t('logs.retry')}
+            </Link>
+          }
+        />
+      ) : (
+        <>
+          <div className="flex flex-wrap items-center justify-between gap-2">
+            <p className="text-sm text-muted-foreground" aria-live="polite">
+              {t('logs.total', { count: total })}
+            </p>
+            {total > 0 ? (
+              // A plain link: the browser downloads the file (streamed by the API) without leaving the page.
+              <a
+                href={`/pages/admin/listeLogs/export${exportSearch === '?' ? '' : exportSearch}`}
+                download
+                className={buttonVariants({ variant: 'outline', size: 'sm' })}
+              >
+                <Download aria-hidden />
+                {t('logs.export')}
+              </a>
+            ) : null}
+          </div>
+          <div className="overflow-hidden rounded-lg border bg-card">
+            <DataTable
+              aria-label={t('logs.tableLabel')}
+              columns={columns}
+              rows={entries}
+              rowKey={(entry) => entry.id}
+              empty={
+                <EmptyState
+                  icon={History}
+                  title={t('logs.empty')}
+                  description={filtered ? t('logs.emptyFiltered') : undefined}
+                />
+              }
+            />
+          </div>
+          <Pagination page={page} total={total} pageSize={DEFAULT_PAGE_SIZE} />
+        </>
+      )}
+    </div>
+  )
+}
