@@ -20,3 +20,16 @@ DROP INDEX poste_structure;
 
 CREATE INDEX utilisateur_postes_fin_domain ON utilisateur (postes_fin, domain);
 DROP INDEX utilisateur_postes_fin;
+
+-- 3. The history's totals (`X-Total-Count`) are kept in `utilisateur_liste_total` with the user list's,
+--    whose triggers empty it whenever the scope or a user changes; `jusqua` is the last log entry a
+--    kept total counted. Entries are only ever added, so a total is brought up to date by counting the
+--    few entries after it rather than a month of them again (a tenth of a second for the root's month
+--    of 1 000 000 entries). The history also searches mail addresses: a change of address empties it
+--    too.
+ALTER TABLE utilisateur_liste_total ADD COLUMN jusqua INTEGER;
+
+CREATE TRIGGER liste_total_utilisateur_mail AFTER UPDATE OF mail ON utilisateur
+BEGIN
+  DELETE FROM utilisateur_liste_total;
+END;

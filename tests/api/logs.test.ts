@@ -339,6 +339,32 @@ describe('GET /rest/bd/logs/: range, scope, search and pages', () => {
     expect(signOuts.entries.map((entry) => entry.typeLog)).toEqual(['DECONNEXION'])
   })
 
+  it('keeps its total right as entries are written and as the scope changes', async () => {
+    const admins = await administrators()
+    const user = await createUser({ postes: [currentPost(4, 2)] })
+    const may = { q: `${user.login}@example.test`, dateDebut: '20250501', dateFin: '20250531', page: '1' }
+    await entriesAt(user.id, ['2025-05-02T08:00:00.000Z', '2025-05-03T08:00:00.000Z'])
+    expect((await history(admins.nord, may)).total).toBe(2)
+    // Counted again from the kept total: one more in the range, one outside it.
+    await entriesAt(user.id, ['2025-05-04T08:00:00.000Z', '2025-06-04T08:00:00.000Z'])
+    expect((await history(admins.nord, may)).total).toBe(3)
+    // The user moves to Direction Sud: out of Nord's scope, into Sud's.
+    await db()
+      .updateTable('poste')
+      .set({ structure_id: 3, fonction_id: 3 })
+      .where('utilisateur_id', '=', user.id)
+      .execute()
+    expect((await history(admins.nord, may)).total).toBe(0)
+    expect((await history(admins.sud, may)).total).toBe(3)
+    // A new address: the search by the old one finds nothing any more.
+    await db()
+      .updateTable('utilisateur')
+      .set({ mail: `${user.login}.parti@ailleurs.test` })
+      .where('id', '=', user.id)
+      .execute()
+    expect((await history(admins.sud, may)).total).toBe(0)
+  })
+
   it('searches the user’s names and mail, the action label in either language and the day', async () => {
     const admins = await administrators()
     const user = await createUser({ postes: [currentPost(4, 2)] })

@@ -154,7 +154,9 @@ const optionalDay = (description: string) =>
 const logFilters = {
   dateDebut: optionalDay("First day, yyyyMMdd ('null' or absent: none)"),
   dateFin: optionalDay("Last day, yyyyMMdd, inclusive ('null' or absent: none)"),
-  q: pageQuery.q.describe("Words each found in the user's names or mail, the action label, or the day (dd/MM/yyyy)"),
+  q: pageQuery.q.describe(
+    "Words (the first 6) each found in the user's names or mail, the action label, or the day (dd/MM/yyyy)",
+  ),
   type: z.enum(LOG_TYPES).optional().describe('Only entries of this type'),
 }
 

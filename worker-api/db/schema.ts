@@ -179,6 +179,8 @@ export interface UtilisateurListeTotalTable {
   cle: string
   jour: string
   total: number
+  /** For a total of the history: the last log entry it counted. */
+  jusqua: number | null
 }
 
 export interface RateLimitTable {

@@ -114,36 +114,48 @@ function matchesWord(db: DB, word: string): Expression<SqlBool> {
       .selectFrom('utilisateur as found')
       .select('found.id')
       .where(sql<SqlBool>`found.id = log.utilisateur_id`)
-      .where(containsText(['found.recherche', 'found.mail'], word))}`,
+      // One pattern for both columns (D1 binds at most 100 values a statement).
+      .where(containsText([sql<string>`found.recherche || ' ' || found.mail`], word))}`,
   ]
   const types = matchingCodes(TYPE_LABELS, word)
-  if (types.length > 0) alternatives.push(sql<SqlBool>`log.type_log in (${sql.join(types)})`)
+  if (types.length > 0)
+    alternatives.push(sql<SqlBool>`log.type_log in (${sql.join(types.map((type) => sql.lit(type)))})`)
   const actions = matchingCodes(ACTION_LABELS, word)
   if (actions.length > 0) {
-    alternatives.push(sql<SqlBool>`(log.type_log = 'ADMINISTRATION' and log.nom_log in (${sql.join(actions)}))`)
+    alternatives.push(
+      sql<SqlBool>`(log.type_log = 'ADMINISTRATION' and log.nom_log in (${sql.join(actions.map((action) => sql.lit(action)))}))`,
+    )
   }
   const day = fromWireDate(word.replace(/^(\d)\//, '0$1/').replace(/\/(\d)\//, '/0$1/'))
+  // Instants computed here, written as literals: D1 binds at most 100 values a statement.
   if (day) {
     alternatives.push(
-      sql<SqlBool>`(log.date >= ${dayStartInstant(day)} and log.date < ${dayStartInstant(nextDay(day))})`,
+      sql<SqlBool>`(log.date >= ${sql.lit(dayStartInstant(day))} and log.date < ${sql.lit(dayStartInstant(nextDay(day)))})`,
     )
   }
   return sql<SqlBool>`(${sql.join(alternatives, sql` or `)})`
 }
 
+/** The words of a search the history looks for (the rest are ignored): D1 binds at most 100 values a statement. */
+export const SEARCH_WORDS = 6
+
 /**
  * The entries matching the filters, the scope aside: the range's days (inclusive) as instants in the
  * organisation's time zone, the type, and every word of the search.
  */
-function filteredLogs(db: DB, filters: LogFilters) {
-  const words = searchWords(filters.q ?? '')
+function filteredLogs(db: DB, filters: LogFilters, after?: Expression<number>) {
+  const words = searchWords(filters.q ?? '').slice(0, SEARCH_WORDS)
+  // Counting the entries after `after`, the dates are checked on those rows, not looked up in their
+  // index: the few entries past a kept total are found by their ids.
+  const date = after ? sql<string>`+log.date` : sql<string>`log.date`
   return db
     .selectFrom('log')
+    .$if(after !== undefined, (q) => q.where(sql<SqlBool>`log.id > ${after}`))
     .$if(filters.dateDebut !== undefined, (q) =>
-      q.where('log.date', '>=', dayStartInstant(fromCompactDate(filters.dateDebut as string))),
+      q.where(sql<SqlBool>`${date} >= ${sql.lit(dayStartInstant(fromCompactDate(filters.dateDebut as string)))}`),
     )
     .$if(filters.dateFin !== undefined, (q) =>
-      q.where('log.date', '<', dayStartInstant(nextDay(fromCompactDate(filters.dateFin as string)))),
+      q.where(sql<SqlBool>`${date} < ${sql.lit(dayStartInstant(nextDay(fromCompactDate(filters.dateFin as string))))}`),
     )
     .$if(filters.type !== undefined, (q) => q.where('log.type_log', '=', filters.type as LogType))
     .$if(words.length > 0, (q) =>
@@ -247,6 +259,70 @@ function toLogEntry(row: LogRow): LogEntry {
 }
 
 /**
+ * The key of a history total in `utilisateur_liste_total`: what the count depends on besides the data
+ * (whose changes empty the table, and whose new entries are counted after `jusqua`).
+ */
+const totalKey = (viewer: Viewer, query: LogFilters) =>
+  JSON.stringify([
+    'history',
+    viewer.today,
+    viewer.id,
+    viewer.domain,
+    query.dateDebut ?? null,
+    query.dateFin ?? null,
+    query.type ?? null,
+    searchWords(query.q ?? '').slice(0, SEARCH_WORDS),
+  ])
+
+/**
+ * The statements of a list read: its page read either way round (a small scope from its users' entries,
+ * a large one down the date index), then its total kept up to date and read.
+ *
+ * The total: a kept one plus the entries written since it was counted, else a full count — the scope's
+ * users gathered once and probed down the range (a small scope: each user's entries counted) — written
+ * back only when it changed, so that reading a list again costs a few index lookups, not a count.
+ */
+export function logListStatements(db: DB, viewer: Viewer, query: LogListQuery) {
+  const small = smallScope(db, viewer)
+  const size = query.page === undefined ? -1 : (query.taille ?? DEFAULT_PAGE_SIZE)
+  const pageOf = (way: 'users' | 'log') =>
+    logRows(db, viewer, query, way)
+      .limit(sql<number>`case when ${way === 'users' ? small : sql`not ${small}`} then ${size} else 0 end`)
+      .offset(((query.page ?? 1) - 1) * Math.max(size, 0))
+  const count = (way: 'users' | 'set' | 'log', after?: Expression<number>) =>
+    filteredLogs(db, query, after)
+      .where(authorInScope(db, viewer, way))
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+  const key = totalKey(viewer, query)
+  const kept = db.selectFrom('utilisateur_liste_total as kept').where('kept.cle', '=', key)
+  const latest = sql<number>`coalesce((select max(id) from log), 0)`
+  // A kept total, brought up to date with the entries written since (D1 binds at most 100 values a
+  // statement: the two cases are two statements).
+  const catchUp = db
+    .updateTable('utilisateur_liste_total as kept')
+    .set({
+      total: sql<number>`kept.total + (${count('log', sql.ref<number>('kept.jusqua'))})`,
+      jusqua: latest,
+    })
+    .where('kept.cle', '=', key)
+    .where(sql<SqlBool>`kept.jusqua < ${latest}`)
+  const firstCount = db
+    .insertInto('utilisateur_liste_total')
+    .columns(['cle', 'jour', 'total', 'jusqua'])
+    .expression(
+      db
+        .selectNoFrom([
+          sql.val(key).as('cle'),
+          sql.val(viewer.today).as('jour'),
+          sql<number>`case when ${small} then (${count('users')}) else (${count('set')}) end`.as('total'),
+          latest.as('jusqua'),
+        ])
+        .where(({ not, exists }) => not(exists(kept.select('kept.cle')))),
+    )
+  return [pageOf('users'), pageOf('log'), catchUp, firstCount, kept.select('kept.total')] as const
+}
+
+/**
  * GET rest/bd/logs/ (spec §7): the entries of the users in the caller's scope, newest first, filtered,
  * searched and paged in SQL. As for the user list, the page is read by whichever of two statements
  * suits the scope (`smallScope`, evaluated once, gives the other a limit of 0), and so is the total,
@@ -258,23 +334,10 @@ export async function listLogs(
   query: LogListQuery,
 ): Promise<{ items: LogEntry[]; total: number }> {
   const db = getDb(env.DB)
-  const viewer = viewerOf(caller)
-  const small = smallScope(db, viewer)
-  const size = query.page === undefined ? -1 : (query.taille ?? DEFAULT_PAGE_SIZE)
-  const pageOf = (way: 'users' | 'log') =>
-    logRows(db, viewer, query, way)
-      .limit(sql<number>`case when ${way === 'users' ? small : sql`not ${small}`} then ${size} else 0 end`)
-      .offset(((query.page ?? 1) - 1) * Math.max(size, 0))
-  const count = (way: 'users' | 'set') =>
-    filteredLogs(db, query)
-      .where(authorInScope(db, viewer, way))
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-  const [actor, fromUsers, fromLog, [counted]] = await actorWith(
+  const [actor, fromUsers, fromLog, , , [counted]] = await actorWith(
     env,
     caller,
-    pageOf('users'),
-    pageOf('log'),
-    db.selectNoFrom(sql<number>`case when ${small} then (${count('users')}) else (${count('set')}) end`.as('total')),
+    ...logListStatements(db, viewerOf(caller), query),
   )
   requireAdmin(actor)
   const items = [...fromUsers, ...fromLog].map((row) => toLogEntry(row as LogRow))

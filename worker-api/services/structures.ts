@@ -32,10 +32,10 @@ const parentInvalid = (message: string) => new BusinessError('STRUCTURE_PARENT_I
 const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 
 /** Whether one of `columns` contains `text`, whatever its case (a search box). */
-export function containsText(columns: string[], text: string): Expression<SqlBool> {
+export function containsText(columns: (string | Expression<string>)[], text: string): Expression<SqlBool> {
   const pattern = likePattern(text)
   return sql<SqlBool>`(${sql.join(
-    columns.map((column) => sql`${sql.ref(column)} like ${pattern} escape '\\'`),
+    columns.map((column) => sql`${typeof column === 'string' ? sql.ref(column) : column} like ${pattern} escape '\\'`),
     sql` or `,
   )})`
 }
