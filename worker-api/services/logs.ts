@@ -200,10 +200,21 @@ const structureColumn = (db: DB, today: string) =>
     .limit(1)
     .as('structure')
 
-/** The entries in scope with what the history shows of each, newest first. */
-function logRows(db: DB, viewer: Viewer, filters: LogFilters, way: 'users' | 'log') {
-  return filteredLogs(db, filters)
-    .where(authorInScope(db, viewer, way))
+/**
+ * The entries in scope with what the history shows of each, newest first: `select` picks the page's
+ * entries (its order, limit and resumption) by id first, so that only those are joined to their user
+ * and structure — a small scope's range may hold thousands of entries to sort.
+ */
+function logRows(
+  db: DB,
+  viewer: Viewer,
+  filters: LogFilters,
+  way: 'users' | 'log',
+  select: (ids: ReturnType<typeof pageIds>) => ReturnType<typeof pageIds>,
+) {
+  return db
+    .selectFrom('log')
+    .where('log.id', 'in', select(pageIds(db, viewer, filters, way)))
     .leftJoin('utilisateur as u', 'u.id', 'log.utilisateur_id')
     .select([
       'log.id',
@@ -223,6 +234,14 @@ function logRows(db: DB, viewer: Viewer, filters: LogFilters, way: 'users' | 'lo
     .orderBy('log.date', 'desc')
     .orderBy('log.id', 'desc')
 }
+
+/** The ids of the entries in scope, newest first. */
+const pageIds = (db: DB, viewer: Viewer, filters: LogFilters, way: 'users' | 'log') =>
+  filteredLogs(db, filters)
+    .where(authorInScope(db, viewer, way))
+    .select('log.id')
+    .orderBy('log.date', 'desc')
+    .orderBy('log.id', 'desc')
 
 type LogRow = {
   id: number
@@ -286,9 +305,11 @@ export function logListStatements(db: DB, viewer: Viewer, query: LogListQuery) {
   const small = smallScope(db, viewer)
   const size = query.page === undefined ? -1 : (query.taille ?? DEFAULT_PAGE_SIZE)
   const pageOf = (way: 'users' | 'log') =>
-    logRows(db, viewer, query, way)
-      .limit(sql<number>`case when ${way === 'users' ? small : sql`not ${small}`} then ${size} else 0 end`)
-      .offset(((query.page ?? 1) - 1) * Math.max(size, 0))
+    logRows(db, viewer, query, way, (ids) =>
+      ids
+        .limit(sql<number>`case when ${way === 'users' ? small : sql`not ${small}`} then ${size} else 0 end`)
+        .offset(((query.page ?? 1) - 1) * Math.max(size, 0)),
+    )
   const count = (way: 'users' | 'set' | 'log', after?: Expression<number>) =>
     filteredLogs(db, query, after)
       .where(authorInScope(db, viewer, way))
@@ -427,11 +448,13 @@ export async function exportLogs(
   requireAdmin(actor)
   const viewer = viewerOf(actor)
   const chunk = (after: { date: string; id: number } | null) =>
-    logRows(db, viewer, filters, 'log')
-      .$if(after !== null, (q) =>
-        q.where(sql<SqlBool>`(log.date < ${after?.date} or (log.date = ${after?.date} and log.id < ${after?.id}))`),
-      )
-      .limit(EXPORT_CHUNK)
+    logRows(db, viewer, filters, 'log', (ids) =>
+      ids
+        .$if(after !== null, (q) =>
+          q.where(sql<SqlBool>`(log.date < ${after?.date} or (log.date = ${after?.date} and log.id < ${after?.id}))`),
+        )
+        .limit(EXPORT_CHUNK),
+    )
   const described = Object.entries(filters)
     .filter(([, value]) => value !== undefined && value !== '')
     .map(([name, value]) => `${name}=${value}`)
