@@ -189,8 +189,13 @@ export default function Logs() {
         <div className="grid gap-4 md:grid-cols-[1fr_auto] md:items-end">
           <DateRangeInput
             legend={t('logs.range')}
-            start={{ name: FROM, label: t('logs.from'), defaultValue: typed.from, errors: errors.from }}
-            end={{ name: TO, label: t('logs.to'), defaultValue: typed.to, errors: errors.to }}
+            start={{
+              name: FROM,
+              label: t('logs.from'),
+              defaultValue: typed.from,
+              errors: errors.from?.map((key) => t(key)),
+            }}
+            end={{ name: TO, label: t('logs.to'), defaultValue: typed.to, errors: errors.to?.map((key) => t(key)) }}
           />
           <SelectField
             label={t('logs.type')}

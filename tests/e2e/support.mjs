@@ -57,6 +57,8 @@ export const ADMIN_SCREENS = [
   '/pages/admin/user/detail/2?structure=4&confirmer=poste&id=2',
   '/pages/admin/autorisation',
   '/pages/admin/autorisation?confirmer=refuse&id=11',
+  '/pages/admin/listeLogs',
+  '/pages/admin/listeLogs?du=01/01/2020&type=CONNEXION',
 ]
 
 export const MODES = [

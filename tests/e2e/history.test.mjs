@@ -1,0 +1,281 @@
+// The audit history (spec §2 admin/listeLogs): what an agent does shows in the administrator's
+// history, newest first, searched and filtered from the URL, exported as CSV, its users' mails in a
+// tooltip, a wrong period said on its fields, and ten entries a page — with and without JavaScript.
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { MODES, signIn, useBrowser } from './support.mjs'
+
+const newPage = useBrowser()
+
+const HISTORY = '/pages/admin/listeLogs'
+const AGENT_MAIL = 'thomas.lefebvre@portail.example'
+const ADMIN_MAIL = 'claire.durand@portail.example'
+const SEARCH_LABEL = 'Rechercher par date (jj/mm/aaaa), adresse e-mail, prénom, nom ou action'
+const TABLE_LABEL = 'Historique des actions'
+const CSV_HEADER = 'Date;Heure;Nom;Prénom;Mail;Structure;Action;Code;Commentaire;Navigateur;Version;Source'
+
+/**
+ * Each mode launches its own application, so that the second mode cannot pass on the first one's
+ * entries: the agent (scripts/demo-data.ts) has Pesage, Suivi des expéditions and Yard dangereux.
+ */
+const LAUNCHES = [
+  { application: 'Pesage', label: 'Lancement de Pesage' },
+  { application: 'Yard dangereux', label: 'Lancement de Yard dangereux' },
+]
+
+/** Today as the history writes and searches days: dd/mm/yyyy in the organisation's time zone. */
+const parisDay = () =>
+  new Intl.DateTimeFormat('fr-FR', {
+    timeZone: 'Europe/Paris',
+    day: '2-digit',
+    month: '2-digit',
+    year: 'numeric',
+  }).format(new Date())
+
+const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
+/**
+ * Searches the history as a person does: typing is enough with JavaScript (the search runs a moment
+ * after the last key), the search button submits it without. Waits for the page of that search.
+ */
+async function search(page, mode, text) {
+  await page.getByLabel(SEARCH_LABEL).fill(text)
+  if (!mode.javaScriptEnabled) await page.getByRole('button', { name: 'Rechercher', exact: true }).click()
+  await page.waitForURL((url) => url.pathname === HISTORY && url.searchParams.get('q') === text)
+  await page.locator('main h1').waitFor()
+}
+
+/**
+ * The rows of the table as the reader sees them at this width: each cell's visible text (the parts
+ * only shown on phones are hidden at the default 1280 px) and the instant of its `<time>`.
+ */
+const tableRows = (page) =>
+  page
+    .getByRole('table', { name: TABLE_LABEL })
+    .locator('tbody tr')
+    .evaluateAll((rows) =>
+      rows.map((row) => {
+        const [date, time, user, action, structure, comment, browser] = [...row.cells].map((cell) =>
+          // biome-ignore lint/performance/useDomNodeTextContent: the text as shown, the phone-only parts hidden
+          cell.innerText.trim(),
+        )
+        const instant = row.querySelector('time')?.getAttribute('datetime') ?? ''
+        return { instant, date, time, user, action, structure, comment, browser }
+      }),
+    )
+
+/** The number of entries the page says it found ('12 actions'). */
+async function total(page) {
+  const text = await page.getByText(/^\d+ actions?$/).textContent()
+  return Number.parseInt(text ?? '', 10)
+}
+
+/** Signs the agent in on a page of their own and launches one application from the access page. */
+async function agentLaunches(mode, application) {
+  const agent = await newPage(mode)
+  await signIn(agent, mode, 'agent', 'Agent1234')
+  await agent.getByRole('heading', { name: 'Mes accès', level: 1 }).waitFor()
+  const [tab] = await Promise.all([
+    agent.context().waitForEvent('page'),
+    agent.getByRole('button', { name: `Lancer ${application} (nouvel onglet)` }).click(),
+  ])
+  // The launch is recorded by the portal before it sends the tab on to the application.
+  await tab.waitForURL((url) => url.pathname.startsWith('/demo-app/') && url.searchParams.has('code'))
+  await tab.getByText(`Connecté à ${application} par le portail. Thomas Lefebvre`).waitFor()
+  await agent.context().close()
+}
+
+for (const [index, mode] of MODES.entries()) {
+  const launch = LAUNCHES[index]
+
+  describe(`history ${mode.name}`, () => {
+    it("shows the agent's sign-in and launch to the administrator, newest first, and exports them", async () => {
+      await agentLaunches(mode, launch.application)
+
+      const admin = await newPage(mode)
+      await signIn(admin, mode, 'admin', 'Admin1234')
+      await admin.goto(HISTORY)
+      await admin.getByRole('heading', { name: 'Historique', level: 1 }).waitFor()
+      // The agent's mail and today's day: only their entries of today, whatever the other tests wrote
+      // on other days or for other users. Words of a search must all match.
+      const today = parisDay()
+      const query = `${AGENT_MAIL} ${today}`
+      await search(admin, mode, query)
+      const rows = await tableRows(admin)
+      assert.ok(rows.length >= 2, `expected at least two entries, got ${JSON.stringify(rows)}`)
+      for (const row of rows) {
+        assert.equal(row.date, today)
+        assert.equal(row.user, 'Thomas Lefebvre')
+      }
+      // Nothing was done as the agent since: the launch is the newest entry, the sign-in right below.
+      assert.equal(rows[0].action, launch.label)
+      assert.equal(rows[1].action, 'Connexion')
+      assert.ok(rows[0].instant >= rows[1].instant, 'newest first')
+      assert.match(rows[0].time, /^\d{2}:\d{2}$/)
+      assert.equal(rows[0].structure, 'Agence Lille')
+      assert.match(rows[1].browser, /Chrom/)
+      // Newest first throughout.
+      const instants = rows.map((row) => row.instant)
+      assert.deepEqual(instants, [...instants].sort().reverse())
+
+      // The export link carries the same filters, and downloads rather than navigates.
+      const exportLink = admin.getByRole('link', { name: 'Exporter (CSV)' })
+      assert.equal(await exportLink.getAttribute('download'), '')
+      const href = (await exportLink.getAttribute('href')) ?? ''
+      const exportUrl = new URL(href, 'http://portail.test')
+      assert.equal(exportUrl.pathname, `${HISTORY}/export`)
+      assert.equal(exportUrl.searchParams.get('q'), query)
+
+      // The file as the browser would download it, with the administrator's session (the context's cookies).
+      const response = await admin.request.get(href)
+      assert.equal(response.status(), 200)
+      assert.match(response.headers()['content-type'] ?? '', /^text\/csv/)
+      const bytes = await response.body()
+      assert.deepEqual([...bytes.subarray(0, 3)], [0xef, 0xbb, 0xbf], 'UTF-8 byte order mark')
+      const lines = bytes.subarray(3).toString('utf8').split('\r\n')
+      assert.equal(lines[0], CSV_HEADER)
+      const entries = lines.slice(1).filter(Boolean)
+      assert.ok(
+        entries.every((line) => line.includes(`;${AGENT_MAIL};`)),
+        'only the agent',
+      )
+      const launched = entries.findIndex((line) => line.includes(`;${launch.label};${launch.application};`))
+      const signedIn = entries.findIndex((line) => line.includes(';Connexion;CONNEXION;'))
+      assert.equal(launched, 0, `launch line in ${JSON.stringify(entries)}`)
+      assert.equal(signedIn, 1, `sign-in line in ${JSON.stringify(entries)}`)
+      assert.ok(entries[0].startsWith(`${today};`))
+      assert.ok(entries[1].includes(';Lefebvre;Thomas;'))
+
+      // The export is itself an administrator's action in the history, naming what it exported.
+      await search(admin, mode, `${ADMIN_MAIL} ${today}`)
+      const adminRows = await tableRows(admin)
+      assert.equal(adminRows[0]?.action, 'Export de l’historique')
+      assert.equal(adminRows[0].user, 'Claire Durand')
+      assert.ok(adminRows[0].comment.includes(AGENT_MAIL), adminRows[0].comment)
+      await admin.context().close()
+    })
+
+    it("gives each user's mail as the description of their name", async () => {
+      const admin = await newPage(mode)
+      await signIn(admin, mode, 'admin', 'Admin1234')
+      // The administrator's own sign-in, just written: an entry that is there whatever ran before.
+      await admin.goto(`${HISTORY}?q=${encodeURIComponent(ADMIN_MAIL)}&type=CONNEXION`)
+      const table = admin.getByRole('table', { name: TABLE_LABEL })
+      const user = table.getByRole('button', { name: 'Claire Durand' }).first()
+      // What `toHaveAccessibleDescription` would check: the element the button names as its description.
+      const describedBy = (await user.getAttribute('aria-describedby')) ?? ''
+      assert.ok(describedBy, 'the name button has a description')
+      const tooltip = admin.locator(`[id="${describedBy}"]`)
+      assert.equal(await tooltip.getAttribute('role'), 'tooltip')
+      assert.equal((await tooltip.textContent())?.trim(), ADMIN_MAIL)
+      // CSS alone shows it (so without JavaScript too): hidden until the pointer or the focus comes.
+      assert.equal(await tooltip.isVisible(), false)
+      await user.hover()
+      await tooltip.waitFor({ state: 'visible' })
+      await admin.mouse.move(0, 0)
+      await tooltip.waitFor({ state: 'hidden' })
+      await user.focus()
+      await tooltip.waitFor({ state: 'visible' })
+      await admin.context().close()
+    })
+
+    it('says a period that is not one on its fields, and reads nothing', async () => {
+      const admin = await newPage(mode)
+      await signIn(admin, mode, 'admin', 'Admin1234')
+      await admin.goto(HISTORY)
+      await admin.getByLabel('Du', { exact: true }).fill('31/02/2026')
+      await admin.getByRole('button', { name: 'Filtrer' }).click()
+      await admin.waitForURL((url) => url.searchParams.get('du') === '31/02/2026')
+      await admin
+        .getByRole('alert')
+        .filter({ hasText: 'La période saisie n’est pas valide : corrigez les dates pour afficher l’historique.' })
+        .waitFor()
+      const from = admin.getByLabel('Du', { exact: true })
+      assert.equal(await from.getAttribute('aria-invalid'), 'true')
+      assert.equal(await from.inputValue(), '31/02/2026', 'what was typed stays')
+      const errorId = ((await from.getAttribute('aria-describedby')) ?? '')
+        .split(' ')
+        .find((id) => id.endsWith('-error'))
+      assert.ok(errorId, 'the field names its error')
+      assert.equal((await admin.locator(`[id="${errorId}"]`).textContent())?.trim(), 'Date invalide (jj/mm/aaaa)')
+      // No table, no export of a period that is not one.
+      assert.equal(await admin.getByRole('table', { name: TABLE_LABEL }).count(), 0)
+      assert.equal(await admin.getByRole('link', { name: 'Exporter (CSV)' }).count(), 0)
+
+      // An end before the start: said on the end.
+      await admin.goto(`${HISTORY}?du=10/02/2026&au=01/02/2026`)
+      await admin.getByRole('alert').filter({ hasText: 'La période saisie n’est pas valide' }).waitFor()
+      const to = admin.getByLabel('Au', { exact: true })
+      assert.equal(await to.getAttribute('aria-invalid'), 'true')
+      await admin.getByText('La date de fin doit suivre la date de début').waitFor()
+
+      // The same addresses typed by hand answer normally, not with a server error; the export of such a
+      // period goes back to the screen.
+      const direct = await admin.goto(`${HISTORY}?du=31/02/2026`)
+      assert.equal(direct?.status(), 200)
+      const exported = await admin.request.get(`${HISTORY}/export?du=31/02/2026`, { maxRedirects: 0 })
+      assert.equal(exported.status(), 302)
+      assert.equal(new URL(exported.headers().location ?? '', 'http://portail.test').pathname, HISTORY)
+      await admin.context().close()
+    })
+
+    it('shows ten entries a page, newest first, with links to the other pages', async () => {
+      const admin = await newPage(mode)
+      await signIn(admin, mode, 'admin', 'Admin1234')
+      await admin.goto(HISTORY)
+      await admin.getByRole('heading', { name: 'Historique', level: 1 }).waitFor()
+      // Run alone, this file may not have written eleven entries yet: each export is recorded, so a few
+      // exports of an empty period make up the difference.
+      const missing = 11 - (await total(admin))
+      for (let made = 0; made < missing; made++) {
+        const filler = await admin.request.get(`${HISTORY}/export?du=01/01/2000&au=01/01/2000`)
+        assert.equal(filler.status(), 200)
+      }
+      if (missing > 0) await admin.goto(HISTORY)
+      const count = await total(admin)
+      assert.ok(count > 10, `${count} entries`)
+
+      const first = await tableRows(admin)
+      assert.equal(first.length, 10)
+      const pages = admin.getByRole('navigation', { name: 'Pagination' })
+      await pages.getByRole('link', { name: 'Page 1' }).and(admin.locator('[aria-current="page"]')).waitFor()
+      await pages.getByRole('link', { name: 'Page 2' }).click()
+      await admin.waitForURL((url) => url.searchParams.get('page') === '2')
+      await pages.getByRole('link', { name: 'Page 2' }).and(admin.locator('[aria-current="page"]')).waitFor()
+      const second = await tableRows(admin)
+      assert.equal(second.length, Math.min(10, count - 10))
+      // Newest first across the pages: nothing on page 2 is newer than the last of page 1.
+      const instants = [...first, ...second].map((row) => row.instant)
+      assert.deepEqual(instants, [...instants].sort().reverse())
+      await admin.context().close()
+    })
+
+    it('speaks English once switched: labels, and the export', async () => {
+      const admin = await newPage(mode)
+      await signIn(admin, mode, 'admin', 'Admin1234')
+      await admin.goto(`${HISTORY}?q=${encodeURIComponent(ADMIN_MAIL)}&type=CONNEXION`)
+      await admin.getByRole('button', { name: 'English' }).click()
+      await admin.getByRole('heading', { name: 'History', level: 1 }).waitFor()
+      // The switch keeps the filters.
+      assert.equal(new URL(admin.url()).searchParams.get('type'), 'CONNEXION')
+      const rows = await admin
+        .getByRole('table', { name: 'History of actions' })
+        .locator('tbody tr')
+        // biome-ignore lint/performance/useDomNodeTextContent: the text as shown, the phone-only parts hidden
+        .evaluateAll((trs) => trs.map((tr) => tr.cells[3].innerText.trim()))
+      assert.ok(rows.length > 0)
+      assert.ok(
+        rows.every((action) => action === 'Sign-in'),
+        JSON.stringify(rows),
+      )
+      assert.equal(await admin.getByLabel('Action', { exact: true }).locator('option:checked').textContent(), 'Sign-in')
+      const href = (await admin.getByRole('link', { name: 'Export (CSV)' }).getAttribute('href')) ?? ''
+      const response = await admin.request.get(href)
+      assert.equal(response.status(), 200)
+      const [header, line] = (await response.text()).replace(/^\uFEFF/, '').split('\r\n')
+      assert.equal(header, 'Date,Time,Last name,First name,Mail,Structure,Action,Code,Comment,Browser,Version,Source')
+      assert.match(line, new RegExp(`,Durand,Claire,${escapeRegExp(ADMIN_MAIL)},.*,Sign-in,CONNEXION,`))
+      await admin.context().close()
+    })
+  })
+}

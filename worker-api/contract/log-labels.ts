@@ -1,0 +1,115 @@
+import { LOG_TYPES, type LogType } from '../db/schema'
+
+// The history's labels apart from its schemas: the screen takes them without zod in its bundle.
+
+export { LOG_TYPES, type LogType }
+
+/**
+ * The actions an administrator's entry may name (`nomLog` of an ADMINISTRATION entry, DESIGN §8),
+ * each with its label: the history shows and searches the label, not the code.
+ */
+export const ADMINISTRATION_ACTIONS = [
+  'UTILISATEUR_CREATION',
+  'UTILISATEUR_ACTIVATION',
+  'UTILISATEUR_DESACTIVATION',
+  'UTILISATEUR_ADMIN',
+  'UTILISATEUR_ADMIN_RETRAIT',
+  'UTILISATEUR_SUPPRESSION',
+  'UTILISATEUR_RETABLISSEMENT',
+  'INVITATION_RENVOI',
+  'MAIL_CHANGE',
+  'POSTE_CREATION',
+  'POSTE_SUPPRESSION',
+  'STRUCTURE_CREATION',
+  'STRUCTURE_MODIFICATION',
+  'STRUCTURE_SUPPRESSION',
+  'INSCRIPTION',
+  'INSCRIPTION_VALIDATION',
+  'INSCRIPTION_RENVOI',
+  'INSCRIPTION_REFUS',
+  'HISTORIQUE_EXPORT',
+] as const
+export type AdministrationAction = (typeof ADMINISTRATION_ACTIONS)[number]
+
+type Labels = { types: Record<LogType, string>; actions: Record<AdministrationAction, string> }
+
+/**
+ * The action labels of the history (spec §2 logs screen: "action label by log type"), in both
+ * languages: the screen shows them (the locales take them from here) and the API's search matches
+ * them, so that what one reads is what one finds.
+ */
+export const LOG_LABELS: Record<'fr' | 'en', Labels> = {
+  fr: {
+    types: {
+      CONNEXION: 'Connexion',
+      DECONNEXION: 'Déconnexion',
+      APPLICATION: 'Lancement d’une application',
+      APPLI_YARD: 'Lancement de Yard dangereux',
+      APPLI_PESAGE: 'Lancement de Pesage',
+      APPLI_MODRDV: 'Lancement du Module Rendez vous',
+      ADMINISTRATION: 'Administration',
+    },
+    actions: {
+      UTILISATEUR_CREATION: 'Création d’un utilisateur',
+      UTILISATEUR_ACTIVATION: 'Activation d’un utilisateur',
+      UTILISATEUR_DESACTIVATION: 'Désactivation d’un utilisateur',
+      UTILISATEUR_ADMIN: 'Droits d’administrateur donnés',
+      UTILISATEUR_ADMIN_RETRAIT: 'Droits d’administrateur retirés',
+      UTILISATEUR_SUPPRESSION: 'Suppression d’un utilisateur',
+      UTILISATEUR_RETABLISSEMENT: 'Rétablissement d’un utilisateur',
+      INVITATION_RENVOI: 'Invitation renvoyée',
+      MAIL_CHANGE: 'Changement d’adresse mail',
+      POSTE_CREATION: 'Ajout d’un poste',
+      POSTE_SUPPRESSION: 'Suppression d’un poste',
+      STRUCTURE_CREATION: 'Création d’une structure',
+      STRUCTURE_MODIFICATION: 'Modification d’une structure',
+      STRUCTURE_SUPPRESSION: 'Suppression d’une structure',
+      INSCRIPTION: 'Inscription d’un transporteur',
+      INSCRIPTION_VALIDATION: 'Inscription validée',
+      INSCRIPTION_RENVOI: 'Lien d’inscription renvoyé',
+      INSCRIPTION_REFUS: 'Inscription refusée',
+      HISTORIQUE_EXPORT: 'Export de l’historique',
+    },
+  },
+  en: {
+    types: {
+      CONNEXION: 'Sign-in',
+      DECONNEXION: 'Sign-out',
+      APPLICATION: 'Application launch',
+      APPLI_YARD: 'Yard dangereux launch',
+      APPLI_PESAGE: 'Pesage launch',
+      APPLI_MODRDV: 'Module Rendez vous launch',
+      ADMINISTRATION: 'Administration',
+    },
+    actions: {
+      UTILISATEUR_CREATION: 'User created',
+      UTILISATEUR_ACTIVATION: 'User enabled',
+      UTILISATEUR_DESACTIVATION: 'User disabled',
+      UTILISATEUR_ADMIN: 'Administrator rights given',
+      UTILISATEUR_ADMIN_RETRAIT: 'Administrator rights removed',
+      UTILISATEUR_SUPPRESSION: 'User deleted',
+      UTILISATEUR_RETABLISSEMENT: 'User restored',
+      INVITATION_RENVOI: 'Invitation sent again',
+      MAIL_CHANGE: 'Mail address changed',
+      POSTE_CREATION: 'Post added',
+      POSTE_SUPPRESSION: 'Post removed',
+      STRUCTURE_CREATION: 'Structure created',
+      STRUCTURE_MODIFICATION: 'Structure modified',
+      STRUCTURE_SUPPRESSION: 'Structure deleted',
+      INSCRIPTION: 'Carrier registration',
+      INSCRIPTION_VALIDATION: 'Registration approved',
+      INSCRIPTION_RENVOI: 'Registration link sent again',
+      INSCRIPTION_REFUS: 'Registration refused',
+      HISTORIQUE_EXPORT: 'History exported',
+    },
+  },
+}
+
+/** The label of an entry: its administrative action's when it names a known one, else its type's. */
+export function logLabel(language: 'fr' | 'en', entry: { typeLog: LogType; nomLog: string }): string {
+  const labels = LOG_LABELS[language]
+  if (entry.typeLog === 'ADMINISTRATION' && (ADMINISTRATION_ACTIONS as readonly string[]).includes(entry.nomLog)) {
+    return labels.actions[entry.nomLog as AdministrationAction]
+  }
+  return labels.types[entry.typeLog]
+}
