@@ -21,12 +21,3 @@ const timeOnly = new Intl.DateTimeFormat('fr-FR', { timeZone: 'Europe/Paris', ho
 /** The day of an instant, DD/MM/YYYY, and its time, HH:mm, in the organisation's time zone. */
 export const displayDate = (iso: string) => dayOnly.format(new Date(iso))
 export const displayTime = (iso: string) => timeOnly.format(new Date(iso))
-
-/** 'dd/MM/yyyy' → 'yyyyMMdd' (spec §9, the history's range), or null when it is not a real date. */
-export function compactDate(wire: string): string | null {
-  const match = /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(wire.trim())
-  if (!match) return null
-  const [, d, m, y] = match
-  const date = new Date(`${y}-${m}-${d}T00:00:00Z`)
-  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === `${y}-${m}-${d}` ? `${y}${m}${d}` : null
-}

@@ -22,7 +22,7 @@ import { displayDateTime } from '~/lib/dates'
 import { usePendingIntent } from '~/lib/form'
 import { readForm, rowAction } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
-import { DEFAULT_PAGE_SIZE, listQuery, pageCount } from '~/lib/pagination'
+import { DEFAULT_PAGE_SIZE, lastPageUrl, listQuery } from '~/lib/pagination'
 import { pathWithout, urlWith } from '~/lib/url'
 import { cn } from '~/lib/utils'
 import { type PendingUser, REGISTRATION_SORTS } from '../../worker-api/contract/registration'
@@ -62,11 +62,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   }
   const total = result.total ?? 0
   // The last row of the last page handled: on to the page that is now the last, not an empty one.
-  const last = pageCount(total)
-  if (result.data.length === 0 && last > 0 && query.page > last) {
-    const search = urlWith(url.searchParams, { page: last === 1 ? null : String(last) })
-    throw redirect(search === '?' ? url.pathname : `${url.pathname}${search}`, { headers: await auth.headers() })
-  }
+  const last = lastPageUrl(url, query.page, total, result.data.length)
+  if (last) throw redirect(last, { headers: await auth.headers() })
   return data(
     // The time the expiries are judged against: the server's, so that both renders agree.
     { users: result.data, total, page: query.page, q: query.q ?? '', now: Date.now(), failed: false, title },

@@ -14,11 +14,12 @@ import { Button, buttonVariants } from '~/components/ui/button'
 import { Tooltip } from '~/components/ui/tooltip'
 import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
-import { compactDate, displayDate, displayTime } from '~/lib/dates'
+import { displayDate, displayTime } from '~/lib/dates'
 import { i18nServer } from '~/lib/i18n.server'
-import { DEFAULT_PAGE_SIZE, listQuery, pageCount } from '~/lib/pagination'
+import { DEFAULT_PAGE_SIZE, lastPageUrl, listQuery } from '~/lib/pagination'
 import { urlWith } from '~/lib/url'
-import { LOG_TYPES, type LogEntry, type LogType, logLabel } from '../../worker-api/contract/logs'
+import { LOG_TYPES, type LogType, logLabel, toCompactDate } from '../../worker-api/contract/log-labels'
+import type { LogEntry } from '../../worker-api/contract/logs'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.history' }
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
@@ -34,8 +35,8 @@ const TYPE = 'type'
  */
 export function logFilters(params: URLSearchParams) {
   const typed = { from: params.get(FROM)?.trim() ?? '', to: params.get(TO)?.trim() ?? '' }
-  const dateDebut = typed.from ? compactDate(typed.from) : null
-  const dateFin = typed.to ? compactDate(typed.to) : null
+  const dateDebut = typed.from ? toCompactDate(typed.from) : null
+  const dateFin = typed.to ? toCompactDate(typed.to) : null
   const errors: { from?: string[]; to?: string[] } = {}
   if (typed.from && !dateDebut) errors.from = ['validation.date']
   if (typed.to && !dateFin) errors.to = ['validation.date']
@@ -86,11 +87,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   }
   const total = result.total ?? 0
   // A page past the last (the URL kept from a longer list): on to the last one.
-  const last = pageCount(total)
-  if (result.data.length === 0 && last > 0 && page > last) {
-    const search = urlWith(url.searchParams, { page: last === 1 ? null : String(last) })
-    throw redirect(`${url.pathname}${search}`, { headers: await auth.headers() })
-  }
+  const last = lastPageUrl(url, page, total, result.data.length)
+  if (last) throw redirect(last, { headers: await auth.headers() })
   return data({ ...base, entries: result.data, total, failed: false }, { headers: await auth.headers() })
 }
 

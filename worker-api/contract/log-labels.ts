@@ -1,5 +1,7 @@
 import { LOG_TYPES, type LogType } from '../db/schema'
 
+export { toCompactDate } from '../lib/dates'
+
 // The history's labels apart from its schemas: the screen takes them without zod in its bundle.
 
 export { LOG_TYPES, type LogType }

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { isCompactDate } from '../lib/dates'
 import { pageQuery } from './common'
 import {
   ADMINISTRATION_ACTIONS,
@@ -35,12 +36,7 @@ export const clientLogSchema = z
 export type ClientLogInput = z.infer<typeof clientLogSchema>
 
 /** A day of the history's range, as spec §7 writes it: 'yyyyMMdd', a real calendar date. */
-const logDay = z.string().refine((value) => {
-  if (!/^\d{8}$/.test(value)) return false
-  const iso = `${value.slice(0, 4)}-${value.slice(4, 6)}-${value.slice(6, 8)}`
-  const date = new Date(`${iso}T00:00:00Z`)
-  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === iso
-}, 'validation.date')
+const logDay = z.string().refine(isCompactDate, 'validation.date')
 
 const optionalDay = (description: string) =>
   z

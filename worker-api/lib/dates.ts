@@ -31,15 +31,26 @@ export function toWireDate(iso: string): string {
   return `${d}/${m}/${y}`
 }
 
+/** Whether 'YYYY-MM-DD' names a day of the calendar (not 30 February). */
+const isCalendarDate = (iso: string) => {
+  const date = new Date(`${iso}T00:00:00Z`)
+  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === iso
+}
+
 /** 'dd/MM/yyyy' → 'YYYY-MM-DD', or null when it is not a real calendar date. */
 export function fromWireDate(wire: string): string | null {
   const match = WIRE_DATE.exec(wire)
   if (!match) return null
   const [, d, m, y] = match
   const iso = `${y}-${m}-${d}`
-  const date = new Date(`${iso}T00:00:00Z`)
-  return Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== iso ? null : iso
+  return isCalendarDate(iso) ? iso : null
 }
+
+/** Whether 'yyyyMMdd' (spec §7, the history's range) names a day of the calendar. */
+export const isCompactDate = (compact: string) => /^\d{8}$/.test(compact) && isCalendarDate(fromCompactDate(compact))
+
+/** 'dd/MM/yyyy' → 'yyyyMMdd', or null when it is not a real calendar date. */
+export const toCompactDate = (wire: string) => fromWireDate(wire)?.replaceAll('-', '') ?? null
 
 /**
  * The instant a calendar day ('YYYY-MM-DD') starts in the organisation's time zone, as an ISO
