@@ -1,5 +1,7 @@
+import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { NewLog } from '../../worker-api/db/schema'
+import { SMALL_SCOPE_POSTS } from '../../worker-api/lib/scope'
 import {
   call,
   createOrganisation,
@@ -8,6 +10,7 @@ import {
   db,
   expectError,
   login,
+  ORIGIN,
   post,
   sessionFor,
   signedInUser,
@@ -460,5 +463,64 @@ describe('GET /rest/bd/logs/export', () => {
     const times = rows.map((row) => row.split(';').slice(0, 2).join(' '))
     expect(times[0]).toBe('20/02/2024 15:00:00')
     expect(times.at(-1)).toBe('01/01/2024 13:00:00')
+  })
+})
+
+describe('GET /rest/bd/logs/ on a large scope', () => {
+  it(`answers the same pages and totals when the scope holds more than ${SMALL_SCOPE_POSTS} users`, async () => {
+    const admins = await administrators()
+    const [lille, sud, postless, elsewhere] = await Promise.all([
+      createUser({ postes: [currentPost(4, 2)] }),
+      createUser({ postes: [currentPost(3, 3)] }),
+      createUser(),
+      createUser({ domain: 'https://ailleurs.example.test' }),
+    ])
+    const september = (day: number, hour: number) =>
+      `2023-09-${String(day).padStart(2, '0')}T${String(hour).padStart(2, '0')}:00:00.000Z`
+    for (const [hour, user] of [lille, sud, postless, elsewhere].entries()) {
+      await entriesAt(user.id, [september(4, hour), september(12, hour), september(20, hour)])
+      await entriesAt(user.id, [september(25, hour)], { type_log: 'DECONNEXION', nom_log: 'DECONNEXION' })
+    }
+    const queries: Record<string, string>[] = [{}, { type: 'DECONNEXION' }, { q: postless.login }, { q: '12/09/2023' }]
+    const answers = async () => {
+      const out: Record<string, { ids: number[]; total: number }> = {}
+      for (const [who, token] of Object.entries({ root: admins.root, nord: admins.nord, sud: admins.sud })) {
+        for (const [i, query] of queries.entries()) {
+          for (const page of ['1', '2']) {
+            const { entries, total } = await history(token, {
+              dateDebut: '20230901',
+              dateFin: '20230930',
+              page,
+              taille: '3',
+              ...query,
+            })
+            out[`${who} ${i} ${page}`] = { ids: entries.map((entry) => entry.id), total }
+          }
+        }
+      }
+      return out
+    }
+    const few = await answers()
+    // Nord: Lille's and the postless user's; Sud: its own and the postless user's; the root: all but elsewhere.
+    expect([few['root 0 1']?.total, few['nord 0 1']?.total, few['sud 0 1']?.total]).toEqual([12, 8, 8])
+    expect(few['sud 1 1']?.total).toBe(2)
+
+    // Users of the domain without a post, enough for the scope to be read down the date index.
+    await env.DB.prepare(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
+       INSERT INTO utilisateur (login, nom, prenom, mail, domain) SELECT 'foule' || i, 'Foule', 'P' || i, 'foule' || i || '@example.test', ?2 FROM n`,
+    )
+      .bind(SMALL_SCOPE_POSTS + 10, ORIGIN)
+      .run()
+    expect(await answers()).toEqual(few)
+
+    const [crowd] = await db().selectFrom('utilisateur').select('id').where('login', '=', 'foule7').execute()
+    await entriesAt(crowd?.id ?? null, [september(30, 8)])
+    for (const token of [admins.root, admins.nord, admins.sud]) {
+      const { entries } = await history(token, { dateDebut: '20230901', dateFin: '20230930', page: '1', taille: '3' })
+      expect(entries[0]?.user?.mail).toBe('foule7@example.test')
+    }
+    const latest = await history(admins.sud, { dateDebut: '20230901', dateFin: '20230930', page: '1' })
+    expect(latest.total).toBe(9)
   })
 })

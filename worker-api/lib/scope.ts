@@ -154,6 +154,15 @@ export const smallScope = (db: DB, viewer: Viewer): Expression<SqlBool> => {
 }
 
 /**
+ * Whether fewer than `SMALL_SCOPE_POSTS` users are in scope, those without a post on the viewer's
+ * domain included (`scopeUserIds`, capped): what decides how to read the entries of the scope's users
+ * (a site of few posts may see thousands of postless users of its domain, whose entries are better
+ * found down a date index than user by user).
+ */
+export const fewUsersInScope = (db: DB, viewer: Viewer): Expression<SqlBool> =>
+  sql<SqlBool>`((select count(*) from ${scopeUserIds(db, viewer).limit(SMALL_SCOPE_POSTS).as('capped')}) < ${SMALL_SCOPE_POSTS})`
+
+/**
  * `userVisible` for a list of users, the same rule written so that an index finds the rows either
  * way round (`from`): from the users (their live posts probed against the scope's structure ids, for
  * a large scope walked in the list's order) or from the scope's posts (for a small one). A user has
