@@ -4,7 +4,7 @@ import { Download, History, TriangleAlert } from 'lucide-react'
 import { useId } from 'react'
 import { useTranslation } from 'react-i18next'
 import { DataTable, type DataTableColumn } from '~/components/data-table'
-import { DateRangeInput } from '~/components/date-range-input'
+import { DateRangePicker } from '~/components/date-range-picker'
 import { EmptyState } from '~/components/empty-state'
 import { Pagination } from '~/components/pagination'
 import { SearchForm } from '~/components/search-form'
@@ -18,33 +18,35 @@ import { displayDate, displayTime } from '~/lib/dates'
 import { i18nServer } from '~/lib/i18n.server'
 import { DEFAULT_PAGE_SIZE, lastPageUrl, listQuery } from '~/lib/pagination'
 import { urlWith } from '~/lib/url'
-import { LOG_TYPES, type LogType, logLabel, toCompactDate } from '../../worker-api/contract/log-labels'
+import { fromFormDate, LOG_TYPES, type LogType, logLabel } from '../../worker-api/contract/log-labels'
 import type { LogEntry } from '../../worker-api/contract/logs'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.history' }
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
 
-/** The URL's names of the filters: the range as typed (dd/MM/yyyy) and the type. */
+/** The URL's names of the filters: the range's days as the date inputs give them, and the type. */
 const FROM = 'du'
 const TO = 'au'
 const TYPE = 'type'
 
 /**
  * The history's filters read from the URL: the range's days as the API wants them (yyyyMMdd), with
- * an error for a bound that is not a date or a range that ends before it starts.
+ * an error for a bound that is not a date or a range that ends before it starts. `typed` is what the
+ * date inputs show again: the day as they hold it ('yyyy-MM-dd').
  */
 export function logFilters(params: URLSearchParams) {
-  const typed = { from: params.get(FROM)?.trim() ?? '', to: params.get(TO)?.trim() ?? '' }
-  const dateDebut = typed.from ? toCompactDate(typed.from) : null
-  const dateFin = typed.to ? toCompactDate(typed.to) : null
+  const raw = { from: params.get(FROM)?.trim() ?? '', to: params.get(TO)?.trim() ?? '' }
+  const days = { from: raw.from ? fromFormDate(raw.from) : null, to: raw.to ? fromFormDate(raw.to) : null }
+  const dateDebut = days.from?.replaceAll('-', '')
+  const dateFin = days.to?.replaceAll('-', '')
   const errors: { from?: string[]; to?: string[] } = {}
-  if (typed.from && !dateDebut) errors.from = ['validation.date']
-  if (typed.to && !dateFin) errors.to = ['validation.date']
+  if (raw.from && !days.from) errors.from = ['logs.invalidDay']
+  if (raw.to && !days.to) errors.to = ['logs.invalidDay']
   if (dateDebut && dateFin && dateDebut > dateFin) errors.to = ['validation.dateRange']
   const type = LOG_TYPES.find((candidate) => candidate === params.get(TYPE))
   const q = listQuery(params, []).q
   return {
-    typed,
+    typed: { from: days.from ?? raw.from, to: days.to ?? raw.to },
     errors,
     valid: !errors.from && !errors.to,
     query: {
@@ -184,8 +186,10 @@ export default function Logs() {
       <SearchForm label={t('logs.search')} />
       <Form method="get" className="flex flex-col gap-4 rounded-lg border bg-card p-4">
         {q ? <input type="hidden" name="q" value={q} /> : null}
-        <div className="grid gap-4 md:grid-cols-[1fr_auto] md:items-end">
-          <DateRangeInput
+        <div className="grid gap-4 lg:grid-cols-[1fr_auto] lg:items-start">
+          <DateRangePicker
+            // A new URL (filtered, reset) shows its own period, not the one picked before.
+            key={`${typed.from}|${typed.to}`}
             legend={t('logs.range')}
             start={{
               name: FROM,
@@ -195,15 +199,18 @@ export default function Logs() {
             }}
             end={{ name: TO, label: t('logs.to'), defaultValue: typed.to, errors: errors.to?.map((key) => t(key)) }}
           />
-          <SelectField
-            label={t('logs.type')}
-            placeholder={t('logs.allTypes')}
-            options={LOG_TYPES.map((value: LogType) => ({
-              value,
-              label: logLabel(language, { typeLog: value, nomLog: '' }),
-            }))}
-            selectProps={{ id: typeId, name: TYPE, defaultValue: type }}
-          />
+          {/* Level with the date inputs (under the period's legend), where the calendar opens below them. */}
+          <div className="lg:pt-7">
+            <SelectField
+              label={t('logs.type')}
+              placeholder={t('logs.allTypes')}
+              options={LOG_TYPES.map((value: LogType) => ({
+                value,
+                label: logLabel(language, { typeLog: value, nomLog: '' }),
+              }))}
+              selectProps={{ id: typeId, name: TYPE, defaultValue: type }}
+            />
+          </div>
         </div>
         <div className="flex flex-wrap gap-2">
           <Button type="submit" disabled={filtering}>

@@ -70,7 +70,7 @@ describe('accessibility (axe, WCAG 2.1 AA)', () => {
     ['French', 'fr-FR'],
     ['English', 'en-US'],
   ]) {
-    it(`has no violation at all on the organisation screens in ${language}, and none in the delete dialog`, async () => {
+    it(`has no violation at all on the organisation screens in ${language}, none in the delete dialog nor in the history's calendar`, async () => {
       const mode = { javaScriptEnabled: true }
       const page = await newPage({ ...mode, locale: acceptLanguage, acceptLanguage })
       await signIn(page, mode, 'admin', 'Admin1234')
@@ -85,6 +85,12 @@ describe('accessibility (axe, WCAG 2.1 AA)', () => {
         .click()
       await page.getByRole('alertdialog').waitFor()
       assert.deepEqual(await violations(page, { every: true }), [], 'dialog')
+      await page.goto('/pages/admin/listeLogs?du=2020-01-01')
+      await page
+        .getByRole('button', { name: language === 'French' ? 'Choisir sur le calendrier' : 'Pick on the calendar' })
+        .click()
+      await page.getByRole('grid').first().waitFor()
+      assert.deepEqual(await violations(page, { every: true }), [], 'the history with its calendar open')
       await page.context().close()
     })
   }

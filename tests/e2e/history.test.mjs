@@ -23,14 +23,16 @@ const LAUNCHES = [
   { application: 'Yard dangereux', label: 'Lancement de Yard dangereux' },
 ]
 
-/** Today as the history writes and searches days: dd/mm/yyyy in the organisation's time zone. */
-const parisDay = () =>
-  new Intl.DateTimeFormat('fr-FR', {
+/** The day `offset` days from today in Paris, as a date input holds it ('yyyy-MM-dd') and as it is shown. */
+const dayFromToday = (offset, locale) =>
+  new Intl.DateTimeFormat(locale, {
     timeZone: 'Europe/Paris',
     day: '2-digit',
     month: '2-digit',
     year: 'numeric',
-  }).format(new Date())
+  }).format(new Date(Date.now() + offset * 86_400_000))
+const isoDay = (offset) => dayFromToday(offset, 'en-CA')
+const frenchDay = (offset) => dayFromToday(offset, 'fr-FR')
 
 const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
@@ -98,7 +100,7 @@ for (const [index, mode] of MODES.entries()) {
       await admin.getByRole('heading', { name: 'Historique', level: 1 }).waitFor()
       // The agent's mail and today's day: only their entries of today, whatever the other tests wrote
       // on other days or for other users. Words of a search must all match.
-      const today = parisDay()
+      const today = frenchDay(0)
       const query = `${AGENT_MAIL} ${today}`
       await search(admin, mode, query)
       const rows = await tableRows(admin)
@@ -179,41 +181,84 @@ for (const [index, mode] of MODES.entries()) {
       await admin.context().close()
     })
 
-    it('says a period that is not one on its fields, and reads nothing', async () => {
+    it('filters by a period typed in the date inputs or picked on the calendar', async () => {
       const admin = await newPage(mode)
       await signIn(admin, mode, 'admin', 'Admin1234')
       await admin.goto(HISTORY)
-      await admin.getByLabel('Du', { exact: true }).fill('31/02/2026')
+      const from = admin.getByLabel('Du', { exact: true })
+      const to = admin.getByLabel('Au', { exact: true })
+      assert.equal(await from.getAttribute('type'), 'date')
+      await from.fill('2020-01-01')
+      await to.fill(isoDay(0))
       await admin.getByRole('button', { name: 'Filtrer' }).click()
-      await admin.waitForURL((url) => url.searchParams.get('du') === '31/02/2026')
+      await admin.waitForURL(
+        (url) => url.searchParams.get('du') === '2020-01-01' && url.searchParams.get('au') === isoDay(0),
+      )
+      // The period filtered stays in its inputs.
+      await admin.getByRole('table', { name: TABLE_LABEL }).waitFor()
+      assert.equal(await admin.getByLabel('Du', { exact: true }).inputValue(), '2020-01-01')
+
+      const calendar = admin.getByRole('button', { name: 'Choisir sur le calendrier' })
+      if (!mode.javaScriptEnabled) {
+        // Without JavaScript the date inputs are the picker.
+        assert.equal(await calendar.count(), 0)
+        await admin.context().close()
+        return
+      }
+      // A usual period in one click, then two days on the grid; Escape closes it back to its button.
+      await calendar.click()
+      await admin.getByRole('button', { name: '7 derniers jours' }).click()
+      assert.equal(await from.inputValue(), isoDay(-6))
+      assert.equal(await to.inputValue(), isoDay(0))
+      await admin.getByText(`Du ${frenchDay(-6)} au ${frenchDay(0)}.`).waitFor()
+      // A month wholly past, whatever today is: every one of its days can be picked.
+      await admin.getByRole('button', { name: 'Aller au mois précédent' }).click()
+      const grid = admin.getByRole('grid').first()
+      const days = grid.getByRole('button', { name: /^(Aujourd'hui, )?\w+ \d+(er)? \w+ \d{4}/ })
+      await days.nth(0).click()
+      assert.equal(await to.inputValue(), '', 'a click after a whole period starts a new one')
+      await admin.getByText(/choisissez le dernier jour/).waitFor()
+      await days.nth(2).click()
+      const [picked, until] = [await from.inputValue(), await to.inputValue()]
+      assert.ok(picked < until, `${picked} → ${until}`)
+      await admin.keyboard.press('Escape')
+      await admin.getByRole('button', { name: 'Choisir sur le calendrier', expanded: false }).waitFor()
+      assert.equal(await admin.evaluate(() => document.activeElement?.textContent), 'Choisir sur le calendrier')
+      await admin.getByRole('button', { name: 'Filtrer' }).click()
+      await admin.waitForURL((url) => url.searchParams.get('du') === picked && url.searchParams.get('au') === until)
+      await admin.context().close()
+    })
+
+    it('says a period that is not one on its fields, and reads nothing', async () => {
+      const admin = await newPage(mode)
+      await signIn(admin, mode, 'admin', 'Admin1234')
+      // A day that does not exist, as an address typed by hand or kept from elsewhere.
+      const direct = await admin.goto(`${HISTORY}?du=2026-02-31`)
+      assert.equal(direct?.status(), 200)
       await admin
         .getByRole('alert')
         .filter({ hasText: 'La période saisie n’est pas valide : corrigez les dates pour afficher l’historique.' })
         .waitFor()
       const from = admin.getByLabel('Du', { exact: true })
       assert.equal(await from.getAttribute('aria-invalid'), 'true')
-      assert.equal(await from.inputValue(), '31/02/2026', 'what was typed stays')
       const errorId = ((await from.getAttribute('aria-describedby')) ?? '')
         .split(' ')
         .find((id) => id.endsWith('-error'))
       assert.ok(errorId, 'the field names its error')
-      assert.equal((await admin.locator(`[id="${errorId}"]`).textContent())?.trim(), 'Date invalide (jj/mm/aaaa)')
+      assert.equal((await admin.locator(`[id="${errorId}"]`).textContent())?.trim(), 'Ce jour n’existe pas')
       // No table, no export of a period that is not one.
       assert.equal(await admin.getByRole('table', { name: TABLE_LABEL }).count(), 0)
       assert.equal(await admin.getByRole('link', { name: 'Exporter (CSV)' }).count(), 0)
 
       // An end before the start: said on the end.
-      await admin.goto(`${HISTORY}?du=10/02/2026&au=01/02/2026`)
+      await admin.goto(`${HISTORY}?du=2026-02-10&au=2026-02-01`)
       await admin.getByRole('alert').filter({ hasText: 'La période saisie n’est pas valide' }).waitFor()
       const to = admin.getByLabel('Au', { exact: true })
       assert.equal(await to.getAttribute('aria-invalid'), 'true')
       await admin.getByText('La date de fin doit suivre la date de début').waitFor()
 
-      // The same addresses typed by hand answer normally, not with a server error; the export of such a
-      // period goes back to the screen.
-      const direct = await admin.goto(`${HISTORY}?du=31/02/2026`)
-      assert.equal(direct?.status(), 200)
-      const exported = await admin.request.get(`${HISTORY}/export?du=31/02/2026`, { maxRedirects: 0 })
+      // The export of such a period goes back to the screen.
+      const exported = await admin.request.get(`${HISTORY}/export?du=2026-02-31`, { maxRedirects: 0 })
       assert.equal(exported.status(), 302)
       assert.equal(new URL(exported.headers().location ?? '', 'http://portail.test').pathname, HISTORY)
       await admin.context().close()
@@ -228,7 +273,7 @@ for (const [index, mode] of MODES.entries()) {
       // exports of an empty period make up the difference.
       const missing = 11 - (await total(admin))
       for (let made = 0; made < missing; made++) {
-        const filler = await admin.request.get(`${HISTORY}/export?du=01/01/2000&au=01/01/2000`)
+        const filler = await admin.request.get(`${HISTORY}/export?du=2000-01-01&au=2000-01-01`)
         assert.equal(filler.status(), 200)
       }
       if (missing > 0) await admin.goto(HISTORY)

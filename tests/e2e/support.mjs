@@ -31,6 +31,8 @@ export function useBrowser() {
       baseURL: BASE_URL,
       javaScriptEnabled,
       locale,
+      // The organisation's time zone: what a browser's own today (a calendar's) is in.
+      timezoneId: 'Europe/Paris',
       extraHTTPHeaders: acceptLanguage ? { 'Accept-Language': acceptLanguage } : {},
     })
     const page = await context.newPage()
@@ -58,7 +60,7 @@ export const ADMIN_SCREENS = [
   '/pages/admin/autorisation',
   '/pages/admin/autorisation?confirmer=refuse&id=11',
   '/pages/admin/listeLogs',
-  '/pages/admin/listeLogs?du=01/01/2020&type=CONNEXION',
+  '/pages/admin/listeLogs?du=2020-01-01&type=CONNEXION',
 ]
 
 export const MODES = [

@@ -40,6 +40,26 @@ for (const mode of MODES) {
           await page.locator('main h1').waitFor()
           measured.push({ width, path, overflow: await overflow(page) })
         }
+        if (mode.javaScriptEnabled) {
+          // The history's calendar, open: its days stay inside its panel (which a page that does not
+          // scroll could still cut off).
+          await page.goto('/pages/admin/listeLogs')
+          await page.getByRole('button', { name: 'Choisir sur le calendrier' }).click()
+          await page.getByRole('grid').first().waitFor()
+          const spill = await page.evaluate(() => {
+            const panel = document.querySelector('[aria-expanded="true"]')?.getAttribute('aria-controls') ?? ''
+            const box = document.getElementById(panel)?.getBoundingClientRect()
+            const parts = [...(document.getElementById(panel)?.querySelectorAll('[role=grid], button') ?? [])]
+            return box
+              ? Math.max(0, ...parts.map((part) => Math.ceil(part.getBoundingClientRect().right - box.right)))
+              : -1
+          })
+          measured.push({
+            width,
+            path: 'calendar',
+            overflow: spill === -1 ? 'no panel' : Math.max(spill, await overflow(page)),
+          })
+        }
       }
       assert.deepEqual(
         measured.filter((row) => row.overflow > 0),

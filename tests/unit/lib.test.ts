@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { fromWireDate, todayIso, toWireDate } from '../../worker-api/lib/dates'
+import { fromFormDate, fromWireDate, todayIso, toWireDate } from '../../worker-api/lib/dates'
 import { requestOrigin, sameDomain } from '../../worker-api/lib/domain'
 import { logTypeForApplication, logTypeForName } from '../../worker-api/lib/log-types'
 import { hashPassword, PBKDF2_ITERATIONS, pepperKeyring, verifyPassword } from '../../worker-api/lib/password'
@@ -74,6 +74,14 @@ describe('wire dates', () => {
     expect(fromWireDate('03/02/2026')).toBe('2026-02-03')
     expect(fromWireDate('31/02/2026')).toBeNull()
     expect(fromWireDate('2026-02-03')).toBeNull()
+  })
+
+  it('reads a day from a form as a date input gives it, or as typed without one', () => {
+    expect(fromFormDate('2026-02-03')).toBe('2026-02-03')
+    expect(fromFormDate('03/02/2026')).toBe('2026-02-03')
+    expect(fromFormDate('2026-02-31')).toBeNull()
+    expect(fromFormDate('2026-2-3')).toBeNull()
+    expect(fromFormDate('20260203')).toBeNull()
   })
 })
 

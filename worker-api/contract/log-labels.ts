@@ -1,6 +1,6 @@
 import { LOG_TYPES, type LogType } from '../db/schema'
 
-export { toCompactDate } from '../lib/dates'
+export { fromFormDate } from '../lib/dates'
 
 // The history's labels apart from its schemas: the screen takes them without zod in its bundle.
 

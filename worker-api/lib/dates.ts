@@ -49,8 +49,14 @@ export function fromWireDate(wire: string): string | null {
 /** Whether 'yyyyMMdd' (spec §7, the history's range) names a day of the calendar. */
 export const isCompactDate = (compact: string) => /^\d{8}$/.test(compact) && isCalendarDate(fromCompactDate(compact))
 
-/** 'dd/MM/yyyy' → 'yyyyMMdd', or null when it is not a real calendar date. */
-export const toCompactDate = (wire: string) => fromWireDate(wire)?.replaceAll('-', '') ?? null
+/**
+ * A day as a form gives it — 'yyyy-MM-dd' from a date input, or 'dd/MM/yyyy' typed where the browser
+ * has none — as 'YYYY-MM-DD', or null when it is not a real calendar date.
+ */
+export function fromFormDate(day: string): string | null {
+  const iso = /^\d{4}-\d{2}-\d{2}$/.test(day) ? day : fromWireDate(day)
+  return iso && isCalendarDate(iso) ? iso : null
+}
 
 /**
  * The instant a calendar day ('YYYY-MM-DD') starts in the organisation's time zone, as an ISO

@@ -1,0 +1,112 @@
+import { CalendarDays } from 'lucide-react'
+import { type KeyboardEvent, lazy, type ReactNode, Suspense, useId, useRef, useState } from 'react'
+import { useTranslation } from 'react-i18next'
+import { useHydrated } from '~/lib/hydrated'
+import { cn } from '~/lib/utils'
+import { Field } from './field'
+import { Button } from './ui/button'
+
+/** The calendar, loaded the first time it is opened: the page's own script stays without it. */
+const RangeCalendar = lazy(() => import('./range-calendar'))
+
+export type DateRangePickerBound = {
+  name: string
+  label: ReactNode
+  /** 'yyyy-MM-dd', as a date input holds it. */
+  defaultValue?: string
+  errors?: string[] | undefined
+}
+
+/**
+ * A period (spec §2 logs screen's date-range picker) as two plain date inputs, which work without
+ * JavaScript and give 'yyyy-MM-dd' to the form, each with its own errors (wired as `Field` does). With
+ * JavaScript a button opens a calendar under them where the period is picked in two clicks (or from a
+ * few usual periods); it fills the same inputs, so what is submitted is always what they show, and
+ * Escape closes it back to its button.
+ */
+export function DateRangePicker({
+  legend,
+  start,
+  end,
+  className,
+}: {
+  legend: ReactNode
+  start: DateRangePickerBound
+  end: DateRangePickerBound
+  className?: string
+}) {
+  const { t } = useTranslation()
+  const hydrated = useHydrated()
+  const id = useId()
+  const [from, setFrom] = useState(start.defaultValue ?? '')
+  const [to, setTo] = useState(end.defaultValue ?? '')
+  const [open, setOpen] = useState(false)
+  const toggle = useRef<HTMLButtonElement>(null)
+  const panelId = `${id}-calendar`
+
+  const close = (event: KeyboardEvent) => {
+    if (event.key !== 'Escape') return
+    event.preventDefault()
+    setOpen(false)
+    toggle.current?.focus()
+  }
+  const field = (bound: DateRangePickerBound, fieldId: string, value: string, set: (value: string) => void) => (
+    <Field
+      label={bound.label}
+      errors={bound.errors}
+      inputProps={{
+        id: fieldId,
+        name: bound.name,
+        type: 'date',
+        value,
+        onChange: (event) => set(event.currentTarget.value),
+        // The browser itself keeps the end from coming before the start (the server checks again).
+        ...(bound === end && from ? { min: from } : {}),
+        ...(bound === start && to ? { max: to } : {}),
+      }}
+    />
+  )
+
+  return (
+    // min-w-0: a fieldset is otherwise at least as wide as its content, which can overflow a phone.
+    <fieldset className={cn('flex min-w-0 flex-col gap-2', className)}>
+      <legend className="mb-2 text-sm font-medium">{legend}</legend>
+      <div className="grid gap-4 sm:grid-cols-2">
+        {field(start, `${id}-start`, from, setFrom)}
+        {field(end, `${id}-end`, to, setTo)}
+      </div>
+      {hydrated ? (
+        <div className="flex min-w-0 flex-col gap-2">
+          <Button
+            ref={toggle}
+            type="button"
+            variant="outline"
+            size="sm"
+            className="self-start"
+            aria-expanded={open}
+            aria-controls={panelId}
+            onClick={() => setOpen(!open)}
+          >
+            <CalendarDays aria-hidden />
+            {open ? t('dateRange.closeCalendar') : t('dateRange.openCalendar')}
+          </Button>
+          {/* biome-ignore lint/a11y/noStaticElementInteractions: Escape anywhere in the calendar closes it. */}
+          <div id={panelId} hidden={!open} onKeyDown={close} className="min-w-0">
+            {open ? (
+              <Suspense fallback={<p className="text-sm text-muted-foreground">{t('dateRange.loading')}</p>}>
+                <RangeCalendar
+                  from={from}
+                  to={to}
+                  onChange={(range) => {
+                    setFrom(range.from)
+                    setTo(range.to)
+                  }}
+                />
+              </Suspense>
+            ) : null}
+          </div>
+        </div>
+      ) : null}
+    </fieldset>
+  )
+}
