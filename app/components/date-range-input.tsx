@@ -59,13 +59,34 @@ export function DateRangeInput({
     />
   )
   return (
+    <PeriodFieldset legend={legend} className={className}>
+      {field(start, `${id}-start`)}
+      {field(end, `${id}-end`)}
+    </PeriodFieldset>
+  )
+}
+
+/**
+ * A period's two fields side by side (one above the other on a phone) under its legend, and whatever
+ * follows them (`after`): the layout of `DateRangeInput` and `DateRangePicker`.
+ */
+export function PeriodFieldset({
+  legend,
+  className,
+  children,
+  after,
+}: {
+  legend: ReactNode
+  className?: string
+  children: ReactNode
+  after?: ReactNode
+}) {
+  return (
     // min-w-0: a fieldset is otherwise at least as wide as its content, which can overflow a phone.
     <fieldset className={cn('flex min-w-0 flex-col gap-2', className)}>
       <legend className="mb-2 text-sm font-medium">{legend}</legend>
-      <div className="grid gap-4 sm:grid-cols-2">
-        {field(start, `${id}-start`)}
-        {field(end, `${id}-end`)}
-      </div>
+      <div className="grid gap-4 sm:grid-cols-2">{children}</div>
+      {after}
     </fieldset>
   )
 }

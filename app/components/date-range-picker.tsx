@@ -2,7 +2,7 @@ import { CalendarDays } from 'lucide-react'
 import { type KeyboardEvent, lazy, type ReactNode, Suspense, useId, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useHydrated } from '~/lib/hydrated'
-import { cn } from '~/lib/utils'
+import { PeriodFieldset } from './date-range-input'
 import { Field } from './field'
 import { Button } from './ui/button'
 
@@ -68,45 +68,46 @@ export function DateRangePicker({
   )
 
   return (
-    // min-w-0: a fieldset is otherwise at least as wide as its content, which can overflow a phone.
-    <fieldset className={cn('flex min-w-0 flex-col gap-2', className)}>
-      <legend className="mb-2 text-sm font-medium">{legend}</legend>
-      <div className="grid gap-4 sm:grid-cols-2">
-        {field(start, `${id}-start`, from, setFrom)}
-        {field(end, `${id}-end`, to, setTo)}
-      </div>
-      {hydrated ? (
-        <div className="flex min-w-0 flex-col gap-2">
-          <Button
-            ref={toggle}
-            type="button"
-            variant="outline"
-            size="sm"
-            className="self-start"
-            aria-expanded={open}
-            aria-controls={panelId}
-            onClick={() => setOpen(!open)}
-          >
-            <CalendarDays aria-hidden />
-            {open ? t('dateRange.closeCalendar') : t('dateRange.openCalendar')}
-          </Button>
-          {/* biome-ignore lint/a11y/noStaticElementInteractions: Escape anywhere in the calendar closes it. */}
-          <div id={panelId} hidden={!open} onKeyDown={close} className="min-w-0">
-            {open ? (
-              <Suspense fallback={<p className="text-sm text-muted-foreground">{t('dateRange.loading')}</p>}>
-                <RangeCalendar
-                  from={from}
-                  to={to}
-                  onChange={(range) => {
-                    setFrom(range.from)
-                    setTo(range.to)
-                  }}
-                />
-              </Suspense>
-            ) : null}
+    <PeriodFieldset
+      legend={legend}
+      className={className}
+      after={
+        hydrated ? (
+          <div className="flex min-w-0 flex-col gap-2">
+            <Button
+              ref={toggle}
+              type="button"
+              variant="outline"
+              size="sm"
+              className="self-start"
+              aria-expanded={open}
+              aria-controls={panelId}
+              onClick={() => setOpen(!open)}
+            >
+              <CalendarDays aria-hidden />
+              {open ? t('dateRange.closeCalendar') : t('dateRange.openCalendar')}
+            </Button>
+            {/* biome-ignore lint/a11y/noStaticElementInteractions: Escape anywhere in the calendar closes it. */}
+            <div id={panelId} hidden={!open} onKeyDown={close} className="min-w-0">
+              {open ? (
+                <Suspense fallback={<p className="text-sm text-muted-foreground">{t('dateRange.loading')}</p>}>
+                  <RangeCalendar
+                    from={from}
+                    to={to}
+                    onChange={(range) => {
+                      setFrom(range.from)
+                      setTo(range.to)
+                    }}
+                  />
+                </Suspense>
+              ) : null}
+            </div>
           </div>
-        </div>
-      ) : null}
-    </fieldset>
+        ) : null
+      }
+    >
+      {field(start, `${id}-start`, from, setFrom)}
+      {field(end, `${id}-end`, to, setTo)}
+    </PeriodFieldset>
   )
 }

@@ -16,6 +16,7 @@ import { enGB } from 'react-day-picker/locale/en-GB'
 import { fr } from 'react-day-picker/locale/fr'
 import 'react-day-picker/style.css'
 import { useTranslation } from 'react-i18next'
+import { toWireDate } from '../../worker-api/lib/dates'
 import { Button } from './ui/button'
 
 /** A period as the date inputs hold it: 'yyyy-MM-dd' each, '' for an open bound. */
@@ -76,12 +77,11 @@ export default function RangeCalendar({
     { label: t('dateRange.thisMonth'), from: startOfMonth(today), to: today },
     { label: t('dateRange.lastMonth'), from: startOfMonth(subMonths(today, 1)), to: endOfMonth(subMonths(today, 1)) },
   ]
-  const shown = (day: Date) => format(day, 'dd/MM/yyyy')
   const status =
     start && end
-      ? t('dateRange.picked', { from: shown(start), to: shown(end) })
+      ? t('dateRange.picked', { from: toWireDate(from), to: toWireDate(to) })
       : start
-        ? t('dateRange.pickEnd', { from: shown(start) })
+        ? t('dateRange.pickEnd', { from: toWireDate(from) })
         : t('dateRange.pickStart')
 
   return (
