@@ -1,5 +1,7 @@
+import { ORGANISATION_TIME_ZONE, organisationDateTime } from '../../worker-api/lib/dates'
+
 const display = new Intl.DateTimeFormat('fr-FR', {
-  timeZone: 'Europe/Paris',
+  timeZone: ORGANISATION_TIME_ZONE,
   day: '2-digit',
   month: '2-digit',
   year: 'numeric',
@@ -10,14 +12,12 @@ const display = new Intl.DateTimeFormat('fr-FR', {
 /** Spec §9 display format, DD/MM/YYYY HH:mm, in the organisation's time zone. */
 export const displayDateTime = (iso: string) => display.format(new Date(iso)).replace(',', '')
 
-const dayOnly = new Intl.DateTimeFormat('fr-FR', {
-  timeZone: 'Europe/Paris',
-  day: '2-digit',
-  month: '2-digit',
-  year: 'numeric',
+const timeOnly = new Intl.DateTimeFormat('fr-FR', {
+  timeZone: ORGANISATION_TIME_ZONE,
+  hour: '2-digit',
+  minute: '2-digit',
 })
-const timeOnly = new Intl.DateTimeFormat('fr-FR', { timeZone: 'Europe/Paris', hour: '2-digit', minute: '2-digit' })
 
-/** The day of an instant, DD/MM/YYYY, and its time, HH:mm, in the organisation's time zone. */
-export const displayDate = (iso: string) => dayOnly.format(new Date(iso))
+/** The day of an instant, DD/MM/YYYY (as the CSV export writes it), and its time, HH:mm, in the organisation's time zone. */
+export const displayDate = (iso: string) => organisationDateTime(iso).date
 export const displayTime = (iso: string) => timeOnly.format(new Date(iso))

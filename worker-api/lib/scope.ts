@@ -140,14 +140,16 @@ const livePostsInScope = (db: DB, viewer: Viewer) =>
     .where('scoped.structure_id', 'in', scopeStructureIds(db, viewer))
     .where('scoped.date_fin', '>=', viewer.today)
 
+/** Whether `rows`, a query capped at `limit` rows, has fewer than that: read from at most `limit` index entries. */
+const fewer = (rows: AliasedExpression<unknown, 'capped'>, limit: number): Expression<SqlBool> =>
+  sql<SqlBool>`((select count(*) from ${rows}) < ${limit})`
+
 /**
  * Whether the viewer's scope is small (above): read from at most that many index entries — the posts
  * only counted for a scope of few structures — and evaluated once by a query (it names no column of
  * the query's rows).
  */
 export const smallScope = (db: DB, viewer: Viewer): Expression<SqlBool> => {
-  const fewer = (rows: AliasedExpression<unknown, 'capped'>, limit: number) =>
-    sql<SqlBool>`((select count(*) from ${rows}) < ${limit})`
   const structures = scopeStructureIds(db, viewer).limit(SMALL_SCOPE_STRUCTURES).as('capped')
   const posts = livePostsInScope(db, viewer).limit(SMALL_SCOPE_POSTS).as('capped')
   return sql<SqlBool>`(${fewer(structures, SMALL_SCOPE_STRUCTURES)} and ${fewer(posts, SMALL_SCOPE_POSTS)})`
@@ -160,7 +162,7 @@ export const smallScope = (db: DB, viewer: Viewer): Expression<SqlBool> => {
  * found down a date index than user by user).
  */
 export const fewUsersInScope = (db: DB, viewer: Viewer): Expression<SqlBool> =>
-  sql<SqlBool>`((select count(*) from ${scopeUserIds(db, viewer).limit(SMALL_SCOPE_POSTS).as('capped')}) < ${SMALL_SCOPE_POSTS})`
+  fewer(scopeUserIds(db, viewer).limit(SMALL_SCOPE_POSTS).as('capped'), SMALL_SCOPE_POSTS)
 
 /**
  * `userVisible` for a list of users, the same rule written so that an index finds the rows either
