@@ -19,6 +19,7 @@ import { Alert } from './components/ui/alert'
 import { buttonVariants } from './components/ui/button'
 import { i18nServer } from './lib/i18n.server'
 import { useNonce } from './lib/nonce'
+import { shipsWithoutScripts } from './lib/scripts'
 import { themeStylesheet } from './lib/theme.server'
 import { readToast, type Toast } from './lib/toast.server'
 
@@ -38,6 +39,7 @@ export function Layout({ children }: { children: React.ReactNode }) {
   const root = useRouteLoaderData<typeof loader>('root')
   const nonce = useNonce()
   const locale = root?.locale ?? 'fr'
+  const scripts = !useMatches().some((match) => shipsWithoutScripts(match.handle))
   return (
     <html lang={locale} dir="ltr">
       <head>
@@ -50,8 +52,12 @@ export function Layout({ children }: { children: React.ReactNode }) {
       </head>
       <body className="min-h-screen antialiased">
         {children}
-        <ScrollRestoration nonce={nonce} />
-        <Scripts nonce={nonce} />
+        {scripts ? (
+          <>
+            <ScrollRestoration nonce={nonce} />
+            <Scripts nonce={nonce} />
+          </>
+        ) : null}
       </body>
     </html>
   )

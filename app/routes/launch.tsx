@@ -1,14 +1,17 @@
 import { type ActionFunctionArgs, data } from '@remix-run/cloudflare'
 import { Link, useActionData } from '@remix-run/react'
-import { useEffect } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Alert } from '~/components/ui/alert'
 import { requireUser } from '~/lib/auth.server'
 import { readForm } from '~/lib/form.server'
+import { WITHOUT_SCRIPTS } from '~/lib/scripts'
 
 /**
  * Opens an application in the tab the launch form targeted: asks the API for a launch URL carrying a
- * single-use code, then forwards to it (meta refresh without JavaScript, location.replace with it).
+ * single-use code, then forwards to it by a refresh. The page ships no script, so with JavaScript on
+ * or off there is exactly one navigation: a second one would spend the single-use code before the one
+ * the user sees. (A redirect would be simpler, but a form's redirect to another origin is refused by
+ * the portal's `form-action 'self'`.)
  */
 export async function action({ request, context }: ActionFunctionArgs) {
   const auth = await requireUser(request, context)
@@ -24,12 +27,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
 // The page renders after the action (document POST); opened directly it only offers the way back.
 export const loader = () => null
 
+export const handle = WITHOUT_SCRIPTS
+
 export default function Launch() {
   const result = useActionData<typeof action>()
   const { t } = useTranslation()
-  useEffect(() => {
-    if (result?.ok) window.location.replace(result.url)
-  }, [result])
   if (!result?.ok) {
     return (
       <main className="mx-auto max-w-lg p-6">

@@ -36,7 +36,9 @@ export function useBrowser() {
       extraHTTPHeaders: acceptLanguage ? { 'Accept-Language': acceptLanguage } : {},
     })
     const page = await context.newPage()
-    page.setDefaultTimeout(15_000)
+    // A step (a click, a navigation, a wait) may take this long on a busy 2-core machine before it fails.
+    page.setDefaultTimeout(30_000)
+    page.setDefaultNavigationTimeout(30_000)
     return page
   }
 }
