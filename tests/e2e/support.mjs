@@ -55,6 +55,7 @@ export const ADMIN_SCREENS = [
   '/pages/admin/user/structure/4?ajouter=1',
   '/pages/admin/listeUtilisateurs?q=garcia&detail=3',
   '/pages/admin/listeUtilisateurs?actif=false&confirmer=supprimer&id=7',
+  '/pages/admin/listeUtilisateurs?supprime=true',
   '/pages/admin/user/new?structure=4',
   '/pages/admin/user/4/new',
   '/pages/admin/detail/user/2',
