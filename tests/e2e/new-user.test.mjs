@@ -152,6 +152,18 @@ describe('the way back after signing in', () => {
     await page.context().close()
   })
 
+  it('"Retour" in a tab that opened the portal from elsewhere stays in the portal (spec §2: else /)', async () => {
+    const page = await newPage({ javaScriptEnabled: true })
+    await signIn(page, { javaScriptEnabled: true }, 'agent', 'Agent1234')
+    const tab = await page.context().newPage()
+    await tab.goto('data:text/html,<title>Ailleurs</title><p>Another site</p>')
+    await tab.goto(`${new URL(page.url()).origin}/pages/user/me`)
+    await tab.locator('main h1').waitFor()
+    await tab.getByRole('link', { name: 'Retour' }).click()
+    await tab.waitForURL((url) => url.pathname === '/pages/user/acces')
+    await page.context().close()
+  })
+
   it('without JavaScript, does not end the session silently when it lands on the sign-in page', async () => {
     const page = await newPage({ javaScriptEnabled: false })
     await signIn(page, { javaScriptEnabled: false }, 'agent', 'Agent1234')

@@ -41,7 +41,20 @@ export function Breadcrumb() {
   )
 }
 
-/** Back in history, or to / when there is none (spec §2). A plain link to / without JavaScript. */
+/**
+ * Whether the entry before this one is a page of the portal: one the app navigated from (the router
+ * numbers its entries from the page it was loaded on), or, for a page loaded as a whole document,
+ * one whose address it came from. `history.length` alone also counts other sites and a fresh tab's
+ * blank page.
+ */
+function portalPageBehind(): boolean {
+  const index = (window.history.state as { idx?: unknown } | null)?.idx
+  if (typeof index === 'number' && index > 0) return true
+  if (window.history.length < 2 || !document.referrer) return false
+  return new URL(document.referrer).origin === window.location.origin
+}
+
+/** Back in the portal's history, or to / when there is none (spec §2). A plain link to / without JavaScript. */
 export function BackButton() {
   const { t } = useTranslation()
   const navigate = useNavigate()
@@ -50,7 +63,7 @@ export function BackButton() {
       href="/"
       className={buttonVariants({ variant: 'ghost', size: 'sm' })}
       onClick={(event) => {
-        if (window.history.length > 1) {
+        if (portalPageBehind()) {
           event.preventDefault()
           navigate(-1)
         }
