@@ -16,7 +16,7 @@ import { enGB } from 'react-day-picker/locale/en-GB'
 import { fr } from 'react-day-picker/locale/fr'
 import 'react-day-picker/style.css'
 import { useTranslation } from 'react-i18next'
-import { toWireDate } from '../../worker-api/lib/dates'
+import { todayIso, toWireDate } from '../../worker-api/lib/dates'
 import { Button } from './ui/button'
 
 /** A period as the date inputs hold it: 'yyyy-MM-dd' each, '' for an open bound. */
@@ -60,7 +60,9 @@ export default function RangeCalendar({
     observer.observe(element)
     return () => observer.disconnect()
   }, [])
-  const today = startOfDay(new Date())
+  // The organisation's today (Paris), which the history's days are: not the browser's, which on a
+  // clock in another time zone is a day off around midnight.
+  const today = dayOf(todayIso()) ?? startOfDay(new Date())
   const start = dayOf(from)
   const end = dayOf(to)
   // The first month shown: the start's, else today's (two months end at today's at the latest).

@@ -62,7 +62,8 @@ for (const mode of MODES) {
         }
       }
       assert.deepEqual(
-        measured.filter((row) => row.overflow > 0),
+        // Anything but 0 fails, 'no panel' too.
+        measured.filter((row) => row.overflow !== 0),
         [],
       )
       await page.context().close()

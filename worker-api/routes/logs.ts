@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi'
 import { errors, json } from '../contract/common'
 import { clientLogSchema, logEntrySchema, logExportQuery, logListQuery } from '../contract/logs'
+import { todayIso } from '../lib/dates'
 import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
 import { exportLogs, listLogs, writeClientLog } from '../services/logs'
@@ -61,7 +62,8 @@ export const logRoutes = router()
     async (c) => {
       const context = requestContext(c.req.raw)
       const stream = await exportLogs(c.env, c.get('caller'), c.req.valid('query'), context)
-      const day = new Date().toISOString().slice(0, 10)
+      // The organisation's day, as the history's own days are (a UTC day is yesterday after midnight).
+      const day = todayIso()
       return c.body(stream, 200, {
         'Content-Type': 'text/csv; charset=utf-8',
         'Content-Disposition': `attachment; filename="historique-${day}.csv"`,
