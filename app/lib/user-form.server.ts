@@ -27,7 +27,13 @@ export async function userFormData(request: Request, auth: Auth, preset: number 
     i18nServer.getFixedT(request),
   ])
   const presetStructure = preset === null ? null : structures.find((structure) => structure.id === preset)
-  if (presetStructure === undefined) throw new Response('NOT_FOUND', { status: 404 })
+  // Not among the caller's structures: the function read (asked for the same id) tells an unknown
+  // structure (404) from one outside the scope (403), as every admin page says them.
+  if (presetStructure === undefined) {
+    throw new Response(fonctions?.status === 404 ? 'NOT_FOUND' : 'FORBIDDEN', {
+      status: fonctions?.status === 404 ? 404 : 403,
+    })
+  }
   const structureId = structures.some((structure) => structure.id === wanted) ? wanted : null
   return {
     structures: structures.map(({ id, nom }) => ({ id, nom })),

@@ -26,6 +26,12 @@ export const en: Resource = {
     backToLogin: 'Back to sign in',
     cancel: 'Cancel',
   },
+  pageError: {
+    forbiddenTitle: 'Not allowed',
+    forbidden: 'This page is about a part of the organisation you do not administer.',
+    notFound: 'This page does not exist, or no longer does.',
+    toAccess: 'Go to my access',
+  },
   login: {
     title: 'Sign in',
     intro: 'Sign in to reach your applications.',

@@ -25,6 +25,12 @@ export const fr = {
     backToLogin: 'Retour à la connexion',
     cancel: 'Annuler',
   },
+  pageError: {
+    forbiddenTitle: 'Accès non autorisé',
+    forbidden: "Cette page concerne une partie de l'organisation que vous n'administrez pas.",
+    notFound: "Cette page n'existe pas, ou plus.",
+    toAccess: 'Aller à mes accès',
+  },
   login: {
     title: 'Connexion',
     intro: 'Connectez-vous pour accéder à vos applications.',

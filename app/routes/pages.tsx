@@ -1,9 +1,10 @@
-import { data, type LoaderFunctionArgs, redirect } from '@remix-run/cloudflare'
-import { Outlet, useLoaderData } from '@remix-run/react'
+import { data, type LoaderFunctionArgs, redirect, type SerializeFrom } from '@remix-run/cloudflare'
+import { Outlet, useLoaderData, useRouteLoaderData } from '@remix-run/react'
 import { Menu } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { SidebarNav } from '~/components/layout/sidebar'
 import { Topbar } from '~/components/layout/topbar'
+import { PageError } from '~/components/page-error'
 import { requireUser } from '~/lib/auth.server'
 import { isAdminPath } from '~/lib/breadcrumb'
 
@@ -23,8 +24,39 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   return data({ user }, { headers: await auth.headers() })
 }
 
+type SignedIn = SerializeFrom<typeof loader>['user']
+
 export default function PagesLayout() {
   const { user } = useLoaderData<typeof loader>()
+  return (
+    <Shell user={user}>
+      <Outlet />
+    </Shell>
+  )
+}
+
+/**
+ * A page that could not be shown (outside the caller's scope, unknown, failed) says so inside the
+ * usual layout, the same way on every page of the area; only when the layout itself could not be
+ * read does the message stand alone.
+ */
+export function ErrorBoundary() {
+  const layout = useRouteLoaderData<typeof loader>('routes/pages')
+  if (!layout) {
+    return (
+      <main className="p-6">
+        <PageError />
+      </main>
+    )
+  }
+  return (
+    <Shell user={layout.user}>
+      <PageError />
+    </Shell>
+  )
+}
+
+function Shell({ user, children }: { user: SignedIn; children: React.ReactNode }) {
   const { t } = useTranslation()
   return (
     <div className="flex min-h-screen flex-col md:flex-row">
@@ -55,7 +87,7 @@ export default function PagesLayout() {
           <Topbar />
         </header>
         <main id="main" className="flex-1 p-4 md:p-6">
-          <Outlet />
+          {children}
         </main>
       </div>
     </div>

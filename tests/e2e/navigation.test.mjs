@@ -42,6 +42,27 @@ for (const mode of MODES) {
       await page.context().close()
     })
 
+    it("says 'not allowed' inside the layout on every admin page outside a sub-tree administrator's scope", async () => {
+      const page = await newPage(mode)
+      await signIn(page, mode, 'adminsud', 'Adminsud1')
+      // Agence Lille (4) and its users are Direction Nord's; so is user 2 (the agent).
+      for (const path of [
+        '/pages/admin/structure/detail/4',
+        '/pages/admin/user/structure/4',
+        '/pages/admin/user/4/new',
+        '/pages/admin/detail/user/2',
+        '/pages/admin/user/detail/2',
+      ]) {
+        const response = await page.goto(path)
+        assert.equal(response?.status(), 403, path)
+        await page.getByRole('heading', { level: 1, name: 'Accès non autorisé' }).waitFor()
+        const nav = page.getByRole('navigation', { name: 'Navigation principale' }).last()
+        await nav.getByRole('heading', { name: 'Administration' }).waitFor()
+        await page.getByRole('link', { name: 'Aller à mes accès' }).waitFor()
+      }
+      await page.context().close()
+    })
+
     it('shows the Administration group to an admin, with the breadcrumb from Home', async () => {
       const page = await newPage(mode)
       await signIn(page, mode, 'admin', 'Admin1234')
