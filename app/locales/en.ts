@@ -165,6 +165,7 @@ export const en: Resource = {
     STRUCTURE_PARENT_INVALID: 'This parent structure is not possible for this type of structure.',
     POSTE_ALREADY_EXIST: 'Post already defined for the user',
     INVITATION_NOT_PENDING: 'This user has already chosen their password: the invitation is no longer needed.',
+    INVITATION_WAITS_ACTIVATION: 'This user is inactive: their invitation will be sent when they are activated.',
   },
   validation: {
     required: 'This field is required',

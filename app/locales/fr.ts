@@ -164,6 +164,8 @@ export const fr = {
     STRUCTURE_PARENT_INVALID: "Cette structure parente n'est pas possible pour ce type de structure.",
     POSTE_ALREADY_EXIST: "Poste déjà défini pour l'utilisateur",
     INVITATION_NOT_PENDING: "Cet utilisateur a déjà choisi son mot de passe : l'invitation n'a plus lieu d'être.",
+    INVITATION_WAITS_ACTIVATION:
+      'Cet utilisateur est désactivé : son invitation lui sera envoyée quand il sera activé.',
   },
   validation: {
     required: 'Ce champ est obligatoire',

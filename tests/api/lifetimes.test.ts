@@ -1,15 +1,24 @@
-import { beforeAll, describe, expect, it } from 'vitest'
+import { env } from 'cloudflare:test'
+import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { ACCESS_TOKEN_TTL_SECONDS } from '../../worker-api/lib/jwt'
+import type { MailProvider } from '../../worker-api/lib/mail/providers'
 import { LAUNCH_CODE_TTL_SECONDS } from '../../worker-api/services/access'
 import { REFRESH_ABSOLUTE_SECONDS, REFRESH_IDLE_SECONDS, REUSE_GRACE_SECONDS } from '../../worker-api/services/auth'
+import { deliverOutbox, queueMail } from '../../worker-api/services/outbox'
 import {
   call,
   createOrganisation,
+  createUser,
   currentPost,
+  db,
   expectError,
   getUserAs,
+  ORIGIN,
+  post,
   refreshWith,
+  sessionFor,
   signedInUser,
+  solvedCaptcha,
   withFrozenClock,
 } from './helpers'
 
@@ -156,6 +165,140 @@ describe('reuse grace (10 seconds)', () => {
       await expectError(await refreshWith(user.jwt.refreshToken), 401, 'REFRESH_TOKEN_REUSED')
       await expectError(await refreshWith(issued.refreshToken), 401, 'INVALID_REFRESH_TOKEN')
       await expectError(await getUserAs(issued.accessToken, user.id), 401, 'INVALID_TOKEN')
+    })
+  })
+})
+
+/*
+ * The mail links and caps, as the README states them. Literal numbers on purpose: a test that took
+ * them from the code's constants would follow a change of the code instead of catching it.
+ */
+const HOUR = 3600
+
+const outboxOf = (userId: number) =>
+  db().selectFrom('outbox').selectAll().where('utilisateur_id', '=', userId).orderBy('id').execute()
+
+/** The token of the newest link of `kind` mailed to the user. */
+async function mailedToken(userId: number, kind: string) {
+  const mail = (await outboxOf(userId)).filter((m) => m.kind === kind).at(-1)
+  const link = /\/(?:renewPassword|confirmMail)\/([A-Za-z0-9_-]+)/.exec(mail?.text ?? '')
+  if (!link?.[1]) throw new Error(`no ${kind} link mailed to user ${userId}`)
+  return link[1]
+}
+
+const forgot = async (mail: string) =>
+  post('/rest/public/bd/password/forgot/', { mail, domain: ORIGIN, captcha: await solvedCaptcha() })
+const moveTo = (accessToken: string, id: number, mail: string) =>
+  call(`/rest/bd/utilisateur/${id}`, {
+    method: 'PUT',
+    token: accessToken,
+    body: JSON.stringify({ nom: 'Nom', prenom: 'Prenom', mail }),
+  })
+
+describe('password-reset link (3 hours)', () => {
+  it('works 2 h 59 min 55 s after it was sent and answers 410 TOKEN_EXPIRED 3 h 5 s after', async () => {
+    await withFrozenClock(async (clock) => {
+      const user = await createUser()
+      expect((await forgot(`${user.login}@example.test`)).status).toBe(204)
+      const token = await mailedToken(user.id, 'PASSWORD_RESET')
+      const check = () => call(`/rest/public/bd/password/token/${token}`)
+
+      clock.advance(3 * HOUR - MARGIN)
+      expect((await check()).status).toBe(200)
+      clock.advance(2 * MARGIN)
+      await expectError(await check(), 410, 'TOKEN_EXPIRED')
+    })
+  })
+})
+
+describe('new-address confirmation link (24 hours)', () => {
+  it('works 23 h 59 min 55 s after it was sent and answers 410 TOKEN_EXPIRED 24 h 5 s after', async () => {
+    await withFrozenClock(async (clock) => {
+      const user = await createUser()
+      const { accessToken } = await sessionFor(user.id)
+      expect((await moveTo(accessToken, user.id, `next-${user.login}@example.test`)).status).toBe(200)
+      const token = await mailedToken(user.id, 'MAIL_CHANGE_CONFIRM')
+      const check = () => call(`/rest/public/bd/utilisateur/mail/token/${token}`)
+
+      clock.advance(24 * HOUR - MARGIN)
+      expect((await check()).status).toBe(200)
+      clock.advance(2 * MARGIN)
+      await expectError(await check(), 410, 'TOKEN_EXPIRED')
+    })
+  })
+})
+
+describe('the hourly caps on mail', () => {
+  it('sends 3 reset mails an account an hour, answering the 4th request the same without a mail', async () => {
+    const user = await createUser()
+    for (let i = 0; i < 4; i++) expect((await forgot(`${user.login}@example.test`)).status).toBe(204)
+    expect((await outboxOf(user.id)).filter((m) => m.kind === 'PASSWORD_RESET')).toHaveLength(3)
+  })
+
+  it('takes 3 requests an hour to move to another address, and answers the 4th 429', async () => {
+    const user = await createUser()
+    const { accessToken } = await sessionFor(user.id)
+    for (let i = 0; i < 3; i++) {
+      expect((await moveTo(accessToken, user.id, `move${i}-${user.login}@example.test`)).status).toBe(200)
+    }
+    await expectError(await moveTo(accessToken, user.id, `move3-${user.login}@example.test`), 429, 'TOO_MANY_ATTEMPTS')
+  })
+
+  it("sends 5 links an hour for a carrier's registration, and answers the 6th 429", async () => {
+    const admin = await createUser({ admin: true, postes: [currentPost(1, 1)] })
+    const { accessToken } = await sessionFor(admin.id)
+    // A registration with a typed company: the carriers' parent (Agence Lille) puts it in scope.
+    const carrier = await createUser({ registration: 'PENDING', password: null, actif: false })
+    const authorize = () =>
+      post('/rest/bd/authorize/user', { user: { id: carrier.id }, authorize: true }, { token: accessToken })
+    for (let i = 0; i < 5; i++) expect((await authorize()).status).toBe(200)
+    await expectError(await authorize(), 429, 'TOO_MANY_ATTEMPTS')
+    expect((await outboxOf(carrier.id)).filter((m) => m.kind === 'REGISTRATION')).toHaveLength(5)
+  })
+})
+
+describe('the outbox retry schedule', () => {
+  it('tries a failing mail 11 times, after 1, 2, 5, 15 and 30 min, then 1, 2, 4, 8 and 12 h', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {})
+    const failing: MailProvider = {
+      name: 'failing',
+      async send() {
+        throw new Error('provider down')
+      },
+    }
+    const user = await createUser()
+    let now = new Date()
+    const [queued] = await queueMail(
+      db(),
+      {
+        to: `${user.login}@example.test`,
+        subject: 'S',
+        html: '<p>T</p>',
+        text: 'T',
+        userId: user.id,
+        kind: 'MAIL_CHANGED',
+      },
+      now,
+    ).execute()
+    const row = () =>
+      db()
+        .selectFrom('outbox')
+        .select(['attempts', 'next_attempt_at'])
+        .where('id', '=', queued?.id ?? 0)
+        .executeTakeFirstOrThrow()
+    // Minutes from each failed attempt to the next, until the mail is given up (a year later at most).
+    const delays: number[] = []
+    while ((await deliverOutbox(env, { provider: failing, now })).failed === 1) {
+      const next = new Date((await row()).next_attempt_at)
+      delays.push((next.getTime() - now.getTime()) / 60_000)
+      now = next
+      if (delays.length > 20) break
+    }
+    expect(delays.slice(0, 10)).toEqual([1, 2, 5, 15, 30, 60, 120, 240, 480, 720])
+    expect((await row()).attempts).toBe(11)
+    expect(await deliverOutbox(env, { provider: failing, now: new Date(now.getTime() + 365 * 86_400_000) })).toEqual({
+      sent: 0,
+      failed: 0,
     })
   })
 })

@@ -19,6 +19,7 @@ import {
   post,
   sessionFor,
   solvedCaptcha,
+  withFrozenClock,
 } from './helpers'
 
 /**
@@ -470,6 +471,27 @@ describe('POST rest/public/bd/transporteur/inscription refusals', () => {
     expect(answers.map((r) => r.structure.id)).toEqual([companies[0]?.id, companies[0]?.id])
     expect((await userRow(a))?.registration_structure_id).toBe(companies[0]?.id)
     expect((await userRow(b))?.registration_structure_id).toBe(companies[0]?.id)
+  })
+})
+
+describe('the per-client limit of the registration', () => {
+  it('takes 5 registrations a minute from one client address by default, and answers the 6th 429, writing nothing', async () => {
+    // The file's configuration raises the limit for the other tests: here it is unset, as in production.
+    const from = (ip: string) => ({
+      headers: { 'CF-Connecting-IP': ip },
+      env: { REGISTRATION_RATE_PER_MINUTE: undefined },
+    })
+    const submit = async (ip: string) => post(REGISTER, await form(newMail('limit'), { id: 5 }), from(ip))
+    await withFrozenClock(async () => {
+      for (let i = 0; i < 5; i++) expect((await submit('203.0.113.90')).status).toBe(201)
+      const before = await rowCounts()
+      const limited = await expectError(await submit('203.0.113.90'), 429, 'TOO_MANY_ATTEMPTS')
+      expect(limited.attributs[0]).toBeGreaterThanOrEqual(1)
+      expect(limited.attributs[0]).toBeLessThanOrEqual(60)
+      expect(await rowCounts()).toEqual(before)
+      // Another client is not affected.
+      expect((await submit('203.0.113.91')).status).toBe(201)
+    })
   })
 })
 

@@ -401,6 +401,65 @@ describe('POST rest/bd/utilisateur/{id}/invitation', () => {
   })
 })
 
+describe('a user created inactive', () => {
+  const setState = (id: number, actif: boolean) => put('/rest/bd/utilisateur/state', { id, actif }, nordAdmin)
+  const invitationTokens = (id: number) =>
+    db()
+      .selectFrom('mail_token')
+      .selectAll()
+      .where('utilisateur_id', '=', id)
+      .where('purpose', '=', 'INVITATION')
+      .execute()
+
+  it('gets no invitation until activated; activating sends it, and its link lets them in', async () => {
+    const user = await created(nordAdmin, { actif: false })
+    expect(user).toMatchObject({ actif: false, tokenRegister: null })
+    expect(await outboxTo(user.mail)).toEqual([])
+    expect(await invitationTokens(user.id)).toEqual([])
+
+    const before = Date.now()
+    const activated = await json<UserBody>(await setState(user.id, true))
+    expect(activated.actif).toBe(true)
+    expect(activated.tokenRegister).toBeGreaterThanOrEqual(before + INVITATION_TTL)
+    const { count, token } = await invitations(user.mail)
+    expect(count).toBe(1)
+    expect((await renew(token, 'Choisi12')).status).toBe(204)
+    expect((await login(user.mail, 'Choisi12')).status).toBe(200)
+  })
+
+  it('cannot be sent the invitation while inactive: 409 INVITATION_WAITS_ACTIVATION, nothing written', async () => {
+    const user = await created(nordAdmin, { actif: false })
+    const before = await rowCounts()
+    await expectError(await resend(user.id, nordAdmin), 409, 'INVITATION_WAITS_ACTIVATION')
+    expect(await rowCounts()).toEqual(before)
+  })
+
+  it('loses the invitation when deactivated, and gets a new one when activated again', async () => {
+    const user = await created(nordAdmin)
+    const first = await invitations(user.mail)
+    const deactivated = await json<UserBody>(await setState(user.id, false))
+    expect(deactivated.tokenRegister).toBeNull()
+    await expectError(await renew(first.token, 'Choisi12'), 410, 'TOKEN_USED')
+
+    await json<UserBody>(await setState(user.id, true))
+    const second = await invitations(user.mail)
+    expect(second.count).toBe(2)
+    expect((await renew(second.token, 'Choisi12')).status).toBe(204)
+  })
+
+  it('is sent nothing by an activation that changes nothing, nor once the password is chosen', async () => {
+    const user = await created(nordAdmin)
+    await json<UserBody>(await setState(user.id, true))
+    expect((await invitations(user.mail)).count).toBe(1)
+
+    expect((await renew((await invitations(user.mail)).token, 'Choisi12')).status).toBe(204)
+    await json<UserBody>(await setState(user.id, false))
+    await json<UserBody>(await setState(user.id, true))
+    expect((await invitations(user.mail)).count).toBe(1)
+    expect((await login(user.mail, 'Choisi12')).status).toBe(200)
+  })
+})
+
 describe('GET rest/public/bd/utilisateur/mail', () => {
   /** The answer for `mail`, asked from `ip`. */
   const check = (mail: string, ip: string) =>

@@ -34,6 +34,7 @@ export const BUSINESS_CODES = [
   'MAIL_ALREADY_USED',
   // User administration
   'INVITATION_NOT_PENDING',
+  'INVITATION_WAITS_ACTIVATION',
   // Organisation (spec §8)
   'STRUCTURE_HAS_CHILD',
   'STRUCTURE_HAS_USERS',

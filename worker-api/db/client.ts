@@ -16,15 +16,38 @@ export function getDb(d1: D1Database): DB {
   return db
 }
 
+type Compilable = { compile(): { sql: string; parameters: readonly unknown[] } }
+
 /**
  * Runs compiled queries in one D1 batch: all succeed or none do (kysely-d1 has no transactions).
  */
-export async function batch(d1: D1Database, queries: { compile(): { sql: string; parameters: readonly unknown[] } }[]) {
+export async function batch(d1: D1Database, queries: Compilable[]) {
   const statements = queries.map((q) => {
     const { sql, parameters } = q.compile()
     return d1.prepare(sql).bind(...parameters)
   })
   return d1.batch(statements)
+}
+
+/**
+ * `batch` over named queries, run in the order given: each result comes back under its query's name,
+ * so adding a statement cannot shift what another result is read as. A `null` query is left out (its
+ * result is `undefined`).
+ */
+export async function namedBatch<K extends string>(
+  d1: D1Database,
+  queries: Record<K, Compilable | null>,
+): Promise<Record<K, D1Result | undefined>> {
+  const names = (Object.keys(queries) as K[]).filter((name) => queries[name] !== null)
+  const results = await batch(
+    d1,
+    names.map((name) => queries[name] as Compilable),
+  )
+  const named = {} as Record<K, D1Result | undefined>
+  names.forEach((name, i) => {
+    named[name] = results[i]
+  })
+  return named
 }
 
 /**

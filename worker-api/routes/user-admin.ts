@@ -40,7 +40,7 @@ export const userAdminRoutes = router()
       path: '/rest/bd/utilisateur',
       tags: ['Users'],
       summary:
-        'Create a user with their first post in a structure of the caller’s scope; they get an invitation (valid 7 days) to choose their password. 409 MAIL_ALREADY_USED',
+        'Create a user with their first post in a structure of the caller’s scope; an active one gets an invitation (valid 7 days) to choose their password, an inactive one gets it on activation. 409 MAIL_ALREADY_USED',
       security: [{ bearer: [] }],
       request: body(createUserSchema),
       responses: { 201: json(userSchema, 'The new user'), ...errors(400, 401, 403, 409) },
@@ -74,13 +74,21 @@ export const userAdminRoutes = router()
       path: '/rest/bd/utilisateur/state',
       tags: ['Users'],
       summary:
-        'Activate or deactivate a user the caller may manage (not an administrator); deactivating ends their sessions',
+        'Activate or deactivate a user the caller may manage (not an administrator); deactivating ends their sessions. A user without a password yet is invited on activation; deactivating voids the invitation',
       security: [{ bearer: [] }],
       request: body(userStateSchema),
       responses: { 200: json(userSchema, 'The user'), ...errors(400, 401, 403, 404) },
     }),
-    async (c) =>
-      c.json(await setUserState(c.env, c.get('caller'), c.req.valid('json'), c.req.header('User-Agent') ?? null), 200),
+    async (c) => {
+      const { user, mailIds } = await setUserState(
+        c.env,
+        c.get('caller'),
+        c.req.valid('json'),
+        requestContext(c.req.raw),
+      )
+      afterResponse(c, () => deliverOutbox(c.env, { ids: mailIds }))
+      return c.json(user, 200)
+    },
   )
   .openapi(
     createRoute({
@@ -131,7 +139,7 @@ export const userAdminRoutes = router()
       path: '/rest/bd/utilisateur/{id}/invitation',
       tags: ['Users'],
       summary:
-        'Send again the invitation of a user who has not chosen a password yet (the earlier link dies); 409 INVITATION_NOT_PENDING otherwise',
+        'Send again the invitation of a user who has not chosen a password yet (the earlier link dies); 409 INVITATION_NOT_PENDING otherwise, INVITATION_WAITS_ACTIVATION for an inactive user',
       security: [{ bearer: [] }],
       request: { params: idParam },
       responses: { 204: { description: 'Sent' }, ...errors(400, 401, 403, 404, 409, 429) },

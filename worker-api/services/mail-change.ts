@@ -3,9 +3,9 @@ import type { Env } from '../env'
 import { BusinessError } from '../lib/errors'
 import { mailChangedMail, mailLanguage } from '../lib/mail/templates'
 import { mailChangeLog } from './logs'
-import { liveMailToken, stillLive, voidMailChanges, voidResetLinks } from './mail-tokens'
+import { liveMailToken, stillLive, voidMailChanges, voidPasswordLinks } from './mail-tokens'
 import { queuedIds, queueMail } from './outbox'
-import { mailTaken } from './users'
+import { loginAfterMailChange, mailTaken } from './users'
 
 const MAIL_CHANGE = ['MAIL_CHANGE'] as const
 
@@ -17,14 +17,16 @@ export async function mailChangeOf(env: Env, token: string) {
 
 /**
  * POST rest/public/bd/utilisateur/mail/confirm/: the new address becomes the account's, in one batch
- * that applies only while the link is unused (of two concurrent uses, one wins). The former address
- * is told; links sent to it (resets, other pending changes) die; the change is in the audit history.
- * Returns the address and the outbox ids.
+ * that applies only while the link is unused (of two concurrent uses, one wins); a login that was the
+ * address follows it. The former address is told; links sent to it (resets, an invitation, other
+ * pending changes) die; the change is in the audit history. Returns the address, the login and the
+ * outbox ids.
  */
 export async function confirmMailChange(env: Env, token: string, userAgent: string | null) {
   const row = await liveMailToken(env, token, MAIL_CHANGE)
   if (!row.actif || row.supprime) throw new BusinessError('USER_DISABLED', 403, 'User disabled')
   const newMail = row.new_mail ?? ''
+  const login = loginAfterMailChange(row, newMail)
   const db = getDb(env.DB)
   const now = new Date().toISOString()
   const tokenIsLive = stillLive(db, row.id, now)
@@ -33,7 +35,7 @@ export async function confirmMailChange(env: Env, token: string, userAgent: stri
     const results = await batch(env.DB, [
       db
         .updateTable('utilisateur')
-        .set({ mail: newMail, updated_at: now })
+        .set({ mail: newMail, login, updated_at: now })
         .where('id', '=', row.user_id)
         .where(({ exists }) => exists(tokenIsLive)),
       // Before the token is marked used below: written only by the request that changed the address.
@@ -41,12 +43,12 @@ export async function confirmMailChange(env: Env, token: string, userAgent: stri
       insertWhen(db, 'log', mailChangeLog(row.user_id, row.mail, newMail, userAgent), tokenIsLive),
       db.updateTable('mail_token').set({ used_at: now }).where('id', '=', row.id).where('used_at', 'is', null),
       voidMailChanges(db, row.user_id, now),
-      voidResetLinks(db, row.user_id, now),
+      voidPasswordLinks(db, row.user_id, now),
     ])
     if ((results[0]?.meta.changes ?? 0) === 0) {
       throw new BusinessError('TOKEN_USED', 410, 'This link has already been used')
     }
-    return { mail: newMail, login: row.login, mailIds: queuedIds(results) }
+    return { mail: newMail, login, mailIds: queuedIds(results) }
   } catch (error) {
     // The address was taken by another account since the request (the unique index).
     if (String(error).includes('UNIQUE')) throw mailTaken(newMail)

@@ -1,3 +1,4 @@
+import type { Expression } from 'kysely'
 import { type DB, getDb, insertWhen } from '../db/client'
 import type { MailTokenPurpose } from '../db/schema'
 import type { Env } from '../env'
@@ -22,24 +23,40 @@ export const REGISTRATION_TTL_HOURS = 7 * 24
  */
 export const PASSWORD_SETTING_PURPOSES: readonly MailTokenPurpose[] = ['PASSWORD_RESET', 'INVITATION', 'REGISTRATION']
 
-/** Voids a user's unused links of one purpose (a reset used, a password or an address changed…). */
-export function voidLinks(db: DB, userId: number, purpose: MailTokenPurpose, now: string) {
+/** Voids a user's unused links of some purposes (a newer link of the kind, a password or an address changed…). */
+export function voidLinks(
+  db: DB,
+  userId: number | Expression<number>,
+  purposes: MailTokenPurpose | readonly MailTokenPurpose[],
+  now: string,
+) {
   return db
     .updateTable('mail_token')
     .set({ used_at: now })
     .where('utilisateur_id', '=', userId)
-    .where('purpose', '=', purpose)
+    .where('purpose', 'in', typeof purposes === 'string' ? [purposes] : purposes)
     .where('used_at', 'is', null)
 }
 
-/** Voids a user's unused reset links (after a reset, a password change or a new mail address). */
-export const voidResetLinks = (db: DB, userId: number, now: string) => voidLinks(db, userId, 'PASSWORD_RESET', now)
+/**
+ * Voids every unused link of a user that sets a password — reset, invitation, registration — once a
+ * password is set or the address changes: a link sent before must not set it again, least of all
+ * one lying in a mailbox the account left.
+ */
+export const voidPasswordLinks = (db: DB, userId: number, now: string) =>
+  voidLinks(db, userId, PASSWORD_SETTING_PURPOSES, now)
 
 /** Voids a user's pending mail-address changes (a newer request, or the address set otherwise). */
 export const voidMailChanges = (db: DB, userId: number, now: string) => voidLinks(db, userId, 'MAIL_CHANGE', now)
 
 /** Finds a row while fewer than `cap` links of `purpose` were written for the user in the hour before `now`. */
-export function underHourlyCap(db: DB, userId: number, purpose: MailTokenPurpose, cap: number, now: Date) {
+export function underHourlyCap(
+  db: DB,
+  userId: number | Expression<number>,
+  purpose: MailTokenPurpose,
+  cap: number,
+  now: Date,
+) {
   return db
     .selectFrom('mail_token')
     .select((eb) => eb.fn.countAll().as('n'))

@@ -15,7 +15,7 @@ import {
   PASSWORD_RESET_TTL_HOURS,
   PASSWORD_SETTING_PURPOSES,
   stillLive,
-  voidResetLinks,
+  voidPasswordLinks,
 } from './mail-tokens'
 
 export { PASSWORD_RESET_TTL_HOURS }
@@ -86,7 +86,8 @@ export async function tokenUser(env: Env, token: string) {
 /**
  * POST rest/public/bd/password/renew/: sets the password and uses up the token in one batch, which
  * applies only while the token is still unused (of two concurrent uses, one wins). Every session of
- * the user ends (DESIGN §3), and a registration the link completes is complete. The user is told
+ * the user ends (DESIGN §3), every other link that sets their password dies, and a registration the
+ * link completes is complete. The user is told
  * by mail (returns the outbox ids).
  */
 export async function renewPassword(env: Env, input: { token: string; password: string }): Promise<number[]> {
@@ -111,8 +112,8 @@ export async function renewPassword(env: Env, input: { token: string; password: 
       tokenIsLive,
     ),
     db.updateTable('mail_token').set({ used_at: now }).where('id', '=', row.id).where('used_at', 'is', null),
-    // The other reset links of the user die with this one.
-    voidResetLinks(db, row.user_id, now),
+    // Every other link that sets the user's password (reset, invitation, registration) dies with this one.
+    voidPasswordLinks(db, row.user_id, now),
     db
       .updateTable('refresh_token')
       .set({ revoked_at: now })
@@ -150,7 +151,8 @@ export async function updatePassword(env: Env, actor: Actor, input: { oldPasswor
       .set({ password_hash: await hashPassword(input.newPassword, pepperKeyring(env).current), updated_at: now })
       .where('id', '=', actor.id),
     clearAttempts(db, 'password-change', String(actor.id)),
-    voidResetLinks(db, actor.id, now),
+    // A link sent before (reset, invitation, registration) must not set the password again.
+    voidPasswordLinks(db, actor.id, now),
     queueMail(db, { ...notice, to: user.mail, userId: actor.id, kind: 'PASSWORD_CHANGED' }, new Date(now)),
     db
       .updateTable('refresh_token')

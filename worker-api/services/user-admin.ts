@@ -2,29 +2,25 @@ import { type Expression, type SqlBool, sql } from 'kysely'
 import { DEFAULT_PAGE_SIZE } from '../contract/base'
 import type { User } from '../contract/user'
 import type { CreateUserInput, MailCheck, UserListQuery } from '../contract/user-admin'
-import { batch, type DB, getDb, insertWhen } from '../db/client'
+import { batch, type DB, getDb, insertWhen, namedBatch } from '../db/client'
 import type { NewLog } from '../db/schema'
 import type { Env } from '../env'
-import { randomToken, sha256Hex } from '../lib/crypto'
-import { addSeconds, fromWireDate } from '../lib/dates'
-import { linkOrigin, sameDomain } from '../lib/domain'
+import { fromWireDate } from '../lib/dates'
+import { sameDomain } from '../lib/domain'
 import { BusinessError, forbidden, invalidField, notFound } from '../lib/errors'
-import { invitationMail, mailLanguage } from '../lib/mail/templates'
 import { modificationColumn, smallScope, userListedInScope, type Viewer } from '../lib/scope'
 import { searchWords } from '../lib/search-text'
 import { type Actor, actorWith, type Caller, viewerOf } from './actor'
+import { invitationWrites } from './invitations'
 import { logEntry } from './logs'
-import { INVITATION_TTL_HOURS, insertLinkUnderCap, voidLinks } from './mail-tokens'
-import { queuedIds, queueMail } from './outbox'
+import { voidLinks } from './mail-tokens'
+import { queuedIds } from './outbox'
 import { checkPlacement, placementReads } from './postes'
 import { limitClient } from './rate-limit'
 import { containsEveryWord, requireAdmin } from './structures'
 import { mailTaken, postesColumn, postesFrom, readUser, toUser } from './users'
 
 type Context = { origin: string; userAgent: string | null }
-
-/** Invitations an administrator may send one user per hour (each is a mail). */
-export const INVITATIONS_PER_HOUR = 5
 
 /** An audit entry of an administrator's action on a user (DESIGN §8), naming the user in its comment. */
 function userLog(actor: Actor, nomLog: string, user: { id: number; login: string }, userAgent: string | null): NewLog {
@@ -54,30 +50,12 @@ function boundOrigin(actor: Actor, domain: string | undefined): string {
   return origin
 }
 
-/** An invitation to `user` from `actor`: its token's hash and expiry, and its mail to queue. */
-async function invitation(
-  actor: Actor,
-  user: { login: string; nom: string; prenom: string; mail: string; domain: string },
-  context: Context,
-  now: Date,
-) {
-  const token = randomToken()
-  const url = `${linkOrigin(user.domain, context.origin)}/renewPassword/${token}`
-  return {
-    tokenHash: await sha256Hex(token),
-    expiresAt: addSeconds(INVITATION_TTL_HOURS * 3600, now).toISOString(),
-    mail: {
-      ...invitationMail(mailLanguage(actor.langue), user, `${actor.prenom} ${actor.nom}`, url, INVITATION_TTL_HOURS),
-      to: user.mail,
-      kind: 'INVITATION' as const,
-    },
-  }
-}
-
 /**
  * POST rest/bd/utilisateur (spec §3, §5): a user with their first post, in a structure of the caller's
- * scope, and an invitation to choose their password (a single-use link, valid 7 days). The user, the
- * post, the link, the mail and the audit entry are one batch: all or nothing. The login is the mail.
+ * scope. The login is the mail. An active user gets an invitation to choose their password (a
+ * single-use link, valid 7 days); an inactive one gets it when they are activated (`setUserState`),
+ * not before: a link they could not use yet would only run out. The user, the post, the link, the
+ * mail and the audit entry are one batch: all or nothing.
  */
 export async function createUser(
   env: Env,
@@ -109,58 +87,50 @@ export async function createUser(
     .selectFrom('utilisateur as created')
     .select('created.id')
     .where(sql<SqlBool>`created.mail = ${input.mail} collate nocase`)})`
-  const user = { login: input.mail, nom: input.nom, prenom: input.prenom, mail: input.mail, domain }
-  const link = await invitation(actor, user, context, now)
-  let results: D1Result[]
-  try {
-    results = await batch(env.DB, [
-      db
-        .insertInto('utilisateur')
-        .values({
-          login: input.mail,
-          nom: input.nom,
-          prenom: input.prenom,
-          mail: input.mail,
-          password_hash: null,
-          actif: input.actif ? 1 : 0,
-          admin: input.admin ? 1 : 0,
-          domain,
-          langue: actor.langue,
-          registration_state: 'INVITED',
-          token_register_expires_at: link.expiresAt,
-          created_at: at,
-          updated_at: at,
-        })
-        .returning('id'),
-      db.insertInto('poste').values({
-        utilisateur_id: newId,
-        structure_id: structure.id,
-        fonction_id: fonction.id,
-        date_debut: debut,
-        date_fin: fin,
-      }),
-      db.insertInto('mail_token').values({
-        token_hash: link.tokenHash,
-        utilisateur_id: newId,
-        purpose: 'INVITATION',
-        expires_at: link.expiresAt,
+  const user = { id: newId, login: input.mail, nom: input.nom, prenom: input.prenom, mail: input.mail, domain }
+  const invitation = input.actif ? await invitationWrites(db, actor, user, context, now) : null
+  const results = await namedBatch(env.DB, {
+    user: db
+      .insertInto('utilisateur')
+      .values({
+        login: input.mail,
+        nom: input.nom,
+        prenom: input.prenom,
+        mail: input.mail,
+        password_hash: null,
+        actif: input.actif ? 1 : 0,
+        admin: input.admin ? 1 : 0,
+        domain,
+        langue: actor.langue,
+        registration_state: 'INVITED',
+        token_register_expires_at: invitation?.expiresAt ?? null,
         created_at: at,
+        updated_at: at,
+      })
+      .returning('id'),
+    poste: db.insertInto('poste').values({
+      utilisateur_id: newId,
+      structure_id: structure.id,
+      fonction_id: fonction.id,
+      date_debut: debut,
+      date_fin: fin,
+    }),
+    // A new user has no earlier invitation to void, and their expiry is written with them.
+    invitation: invitation?.statements.link ?? null,
+    invitationMail: invitation?.statements.mail ?? null,
+    log: db.insertInto('log').values(
+      logEntry(actor.id, 'ADMINISTRATION', 'UTILISATEUR_CREATION', context.userAgent, {
+        commentaire: `${input.mail}${input.admin ? ' (admin)' : ''} : ${fonction.libelle}, ${structure.nom}, ${poste.dateDebut} → ${poste.dateFin}`,
       }),
-      queueMail(db, { ...link.mail, userId: newId }, now),
-      db.insertInto('log').values(
-        logEntry(actor.id, 'ADMINISTRATION', 'UTILISATEUR_CREATION', context.userAgent, {
-          commentaire: `${input.mail}${input.admin ? ' (admin)' : ''} : ${fonction.libelle}, ${structure.nom}, ${poste.dateDebut} → ${poste.dateFin}`,
-        }),
-      ),
-    ])
-  } catch (error) {
+    ),
+  }).catch((error) => {
     // Another request took the address meanwhile (the unique index): the same answer as above.
-    if (String(error).includes('UNIQUE')) throw mailTaken(input.mail)
-    throw error
-  }
-  const [created] = (results[0]?.results ?? []) as { id: number }[]
+    throw String(error).includes('UNIQUE') ? mailTaken(input.mail) : error
+  })
+  const [created] = (results.user?.results ?? []) as { id: number }[]
   if (!created) throw new Error('The new user was not written')
-  return { user: await readUser(db, actor, created.id), mailIds: queuedIds(results.slice(3, 4)) }
+  const mailIds = results.invitationMail ? queuedIds([results.invitationMail]) : []
+  return { user: await readUser(db, actor, created.id), mailIds }
 }
 
 /**
@@ -315,7 +285,8 @@ const revokeSessions = (db: DB, userId: number, at: string) =>
 
 /**
  * One flag of a user changed by an administrator, with its audit entry — written only when the flag
- * really changes, in the same batch — and whatever else the change needs (`also`).
+ * really changes, in the same batch — and whatever else the change needs (`also`), run before the
+ * flag changes so that it may be conditioned on the former value. Returns the outbox ids.
  */
 async function setFlag(
   env: Env,
@@ -326,36 +297,67 @@ async function setFlag(
   value: boolean,
   nomLog: string,
   userAgent: string | null,
-  also: (at: string) => { compile: () => unknown }[] = () => [],
+  also: (at: string) => Parameters<typeof batch>[1] = () => [],
 ) {
   const at = new Date().toISOString()
   const stored = value ? 1 : 0
   const changes = db.selectFrom('utilisateur').select('id').where('id', '=', target.id).where(flag, '!=', stored)
-  await batch(env.DB, [
+  const results = await batch(env.DB, [
     insertWhen(db, 'log', userLog(actor, nomLog, target, userAgent), changes),
+    ...also(at),
     db
       .updateTable('utilisateur')
       .set({ [flag]: stored, updated_at: at })
       .where('id', '=', target.id)
       .where(flag, '!=', stored),
-    ...(also(at) as never[]),
   ])
+  return queuedIds(results)
 }
 
-/** PUT rest/bd/utilisateur/state (spec §4: not for administrators). Disabling ends the user's sessions. */
+/**
+ * PUT rest/bd/utilisateur/state (spec §4: not for administrators). Disabling ends the user's sessions.
+ * A user who has not chosen a password yet holds an invitation only while active: activating them
+ * sends it (at most `INVITATIONS_PER_HOUR` an hour), deactivating them voids it. Returns the user
+ * and the outbox ids.
+ */
 export async function setUserState(
   env: Env,
   caller: Caller,
   input: { id: number; actif: boolean },
-  userAgent: string | null,
-): Promise<User> {
+  context: Context,
+): Promise<{ user: User; mailIds: number[] }> {
   const { db, actor, target } = await managedTarget(env, caller, input.id)
   if (target.admin) throw forbidden("An administrator's state does not change; remove the admin flag first")
   const nomLog = input.actif ? 'UTILISATEUR_ACTIVATION' : 'UTILISATEUR_DESACTIVATION'
-  await setFlag(env, db, actor, target, 'actif', input.actif, nomLog, userAgent, (at) =>
-    input.actif ? [] : [revokeSessions(db, target.id, at)],
-  )
-  return readUser(db, actor, target.id)
+  const invited = target.registration_state === 'INVITED' && !target.supprime
+  // Sent only when the user really becomes active, still waiting for their password.
+  const becomesActive = db
+    .selectFrom('utilisateur')
+    .select('id')
+    .where('id', '=', target.id)
+    .where('actif', '=', 0)
+    .where('registration_state', '=', 'INVITED')
+  const invitation =
+    input.actif && invited
+      ? await invitationWrites(db, actor, target, context, new Date(), { capped: true, onlyIf: becomesActive })
+      : null
+  const mailIds = await setFlag(env, db, actor, target, 'actif', input.actif, nomLog, context.userAgent, (at) => {
+    if (!input.actif) return [revokeSessions(db, target.id, at), ...(invited ? uninvite(db, target.id, at) : [])]
+    return invitation ? Object.values(invitation.statements) : []
+  })
+  return { user: await readUser(db, actor, target.id), mailIds }
+}
+
+/** An inactive user's invitation dies (it could not be used), and `tokenRegister` shows none. */
+function uninvite(db: DB, userId: number, at: string) {
+  return [
+    voidLinks(db, userId, 'INVITATION', at),
+    db
+      .updateTable('utilisateur')
+      .set({ token_register_expires_at: null })
+      .where('id', '=', userId)
+      .where('registration_state', '=', 'INVITED'),
+  ]
 }
 
 /** PUT rest/bd/utilisateur/admin: the "admin des niveaux inférieurs" flag (spec §6). */
@@ -391,38 +393,27 @@ export async function restoreUser(env: Env, caller: Caller, id: number, userAgen
 
 /**
  * POST rest/bd/utilisateur/{id}/invitation: a new invitation for a user who has not chosen a password
- * yet; the earlier link dies once the new one is written, at most `INVITATIONS_PER_HOUR` an hour.
+ * yet; the earlier link dies once the new one is written, at most `INVITATIONS_PER_HOUR` an hour. An
+ * inactive user gets theirs when activated (409 `INVITATION_WAITS_ACTIVATION`).
  */
 export async function resendInvitation(env: Env, caller: Caller, id: number, context: Context): Promise<number[]> {
   const { db, actor, target } = await managedTarget(env, caller, id)
   if (target.supprime) throw forbidden('Restore this user first')
   if (target.registration_state !== 'INVITED')
     throw new BusinessError('INVITATION_NOT_PENDING', 409, 'This user has already chosen a password')
-  const now = new Date()
-  const link = await invitation(actor, target, context, now)
-  const { insert, written } = insertLinkUnderCap(
-    db,
-    { tokenHash: link.tokenHash, userId: id, purpose: 'INVITATION', hours: INVITATION_TTL_HOURS },
-    INVITATIONS_PER_HOUR,
-    now,
+  if (!target.actif)
+    throw new BusinessError('INVITATION_WAITS_ACTIVATION', 409, 'This user is inactive: activating them invites them')
+  const invitation = await invitationWrites(db, actor, target, context, new Date(), { capped: true })
+  const mailIds = queuedIds(
+    await batch(env.DB, [
+      ...Object.values(invitation.statements),
+      insertWhen(db, 'log', userLog(actor, 'INVITATION_RENVOI', target, context.userAgent), invitation.written),
+    ]),
   )
-  const results = await batch(env.DB, [
-    insert,
-    voidLinks(db, id, 'INVITATION', now.toISOString())
-      .where('token_hash', '!=', link.tokenHash)
-      .where(({ exists }) => exists(written)),
-    db
-      .updateTable('utilisateur')
-      .set({ token_register_expires_at: link.expiresAt })
-      .where('id', '=', id)
-      .where(({ exists }) => exists(written)),
-    queueMail(db, { ...link.mail, userId: id }, now, written),
-    insertWhen(db, 'log', userLog(actor, 'INVITATION_RENVOI', target, context.userAgent), written),
-  ])
-  if ((results[0]?.meta.changes ?? 0) === 0) {
+  if (mailIds.length === 0) {
     throw new BusinessError('TOO_MANY_ATTEMPTS', 429, 'Too many invitations for this user; retry later', [3600])
   }
-  return queuedIds(results)
+  return mailIds
 }
 
 /**

@@ -16,13 +16,14 @@ import {
 } from '../lib/mail/templates'
 import { scopeColumns, type Viewer } from '../lib/scope'
 import { type Actor, actorWith, type Caller, viewerOf } from './actor'
+import { invitationWrites } from './invitations'
 import { mailChangeLog } from './logs'
 import {
   insertLinkUnderCap,
   MAIL_CHANGE_TTL_HOURS,
   underHourlyCap,
   voidMailChanges,
-  voidResetLinks,
+  voidPasswordLinks,
 } from './mail-tokens'
 import { queuedIds, queueMail } from './outbox'
 
@@ -170,10 +171,31 @@ export const mailTaken = (mail: string) =>
   new BusinessError('MAIL_ALREADY_USED', 409, 'This e-mail address is already used', [mail])
 
 /**
- * PUT rest/bd/utilisateur/{id}: nom, prenom and mail (spec §5; the login stays). A user edits
+ * The login of an account once its address becomes `newMail`: an account whose login is its address
+ * (every account an administrator or a registration created) follows it, so that the address it can
+ * be reached at and the one it signs in with stay one; a login of its own stays.
+ */
+export function loginAfterMailChange(user: { login: string; mail: string }, newMail: string) {
+  return user.login.toLowerCase() === user.mail.toLowerCase() ? newMail : user.login
+}
+
+/**
+ * Another account holding `mail` as its address, or as its login when the user's login would become
+ * it: either unique index would refuse the change.
+ */
+function holderOf(db: DB, id: number, mail: string) {
+  return db
+    .selectFrom('utilisateur')
+    .select(['id', sql<number>`mail = ${mail} collate nocase`.as('holds_mail')])
+    .where((eb) => eb.or([sql<boolean>`mail = ${mail} collate nocase`, sql<boolean>`login = ${mail} collate nocase`]))
+    .where('id', '!=', id)
+}
+
+/**
+ * PUT rest/bd/utilisateur/{id}: nom, prenom and mail (spec §5; a login that is the address follows it). A user edits
  * themself; an admin edits a user whose `modification` flag they get (DESIGN §4). A new mail must be
  * free. A user's own new address takes effect only once confirmed from it (`requestMailChange`); an
- * administrator's applies at once, and both addresses are told. Returns the outbox ids.
+ * administrator's applies at once (`mailCorrection`). Returns the outbox ids.
  */
 export async function updateProfile(
   env: Env,
@@ -193,26 +215,20 @@ export async function updateProfile(
         }),
     db
       .selectFrom('utilisateur')
-      .select(['id', 'login', 'nom', 'prenom', 'mail', 'domain', 'langue'])
+      .select(['id', 'login', 'nom', 'prenom', 'mail', 'domain', 'langue', 'actif', 'supprime', 'registration_state'])
       // Whether the user may ask for another address change this hour: the cap the insert keeps.
       .select((eb) =>
         eb.exists(underHourlyCap(db, id, 'MAIL_CHANGE', MAIL_CHANGE_REQUESTS_PER_HOUR, now)).as('may_change_mail'),
       )
       .where('id', '=', id)
       .executeTakeFirst(),
-    db
-      .selectFrom('utilisateur')
-      .select('id')
-      .where(sql<boolean>`mail = ${input.mail} COLLATE NOCASE`)
-      .where('id', '!=', id)
-      .executeTakeFirst(),
+    holderOf(db, id, input.mail).execute(),
   ])
   if (!row) throw notFound('Unknown user')
-  if (taken) throw mailTaken(input.mail)
-  const at = now.toISOString()
   const mailChanged = row.mail.toLowerCase() !== input.mail.toLowerCase()
-  const language = mailLanguage(row.langue)
-  const recipient = { ...row, ...input }
+  const loginFollows = mailChanged && loginAfterMailChange(row, input.mail) !== row.login
+  if (taken.some((holder) => holder.holds_mail || loginFollows)) throw mailTaken(input.mail)
+  const at = now.toISOString()
 
   if (mailChanged && id === actor.id) {
     if (!row.may_change_mail) {
@@ -227,32 +243,84 @@ export async function updateProfile(
 
   const update = db
     .updateTable('utilisateur')
-    .set({ nom: input.nom, prenom: input.prenom, mail: input.mail, updated_at: at })
+    .set({
+      nom: input.nom,
+      prenom: input.prenom,
+      mail: input.mail,
+      login: loginAfterMailChange(row, input.mail),
+      updated_at: at,
+    })
     .where('id', '=', id)
-  // Links sent to the former address must not outlive the change; both addresses are told.
   const notices = mailChanged
-    ? [
-        voidResetLinks(db, id, at),
-        voidMailChanges(db, id, at),
-        queueMail(
-          db,
-          { ...mailChangedMail(language, recipient, input.mail), to: row.mail, userId: id, kind: 'MAIL_CHANGED' },
-          now,
-        ),
-        queueMail(
-          db,
-          { ...mailNowUsedMail(language, recipient, input.mail), to: input.mail, userId: id, kind: 'MAIL_NOW_USED' },
-          now,
-        ),
-        db.insertInto('log').values(mailChangeLog(actor.id, row.mail, input.mail, context.userAgent, id)),
-      ]
-    : []
+    ? await mailCorrection(db, actor, { ...row, ...input }, row.mail, context, now)
+    : { before: [], after: [] }
   try {
-    return queuedIds(await batch(env.DB, [update, ...notices]))
+    return queuedIds(await batch(env.DB, [...notices.before, update, ...notices.after]))
   } catch (error) {
     // Another request took the address meanwhile (the unique index): the same answer as above.
     if (String(error).includes('UNIQUE')) throw mailTaken(input.mail)
     throw error
+  }
+}
+
+/**
+ * The writes that go with an administrator's change of a user's address, in the batch of the update
+ * (`before` it, `after` it). Every link that sets the password dies: those lying in the former
+ * mailbox must not open the account (a mistyped address at creation is the common case). The former
+ * address is told, and the new one gets the invitation again when the user has not chosen a password
+ * yet (and may use it: active and not deleted), or else is told it is the account's now.
+ */
+async function mailCorrection(
+  db: DB,
+  actor: Actor,
+  user: {
+    id: number
+    login: string
+    nom: string
+    prenom: string
+    mail: string
+    domain: string
+    langue: string
+    actif: number
+    supprime: number
+    registration_state: string
+  },
+  formerMail: string,
+  context: { origin: string; userAgent: string | null },
+  now: Date,
+) {
+  const at = now.toISOString()
+  const language = mailLanguage(user.langue)
+  const login = loginAfterMailChange({ login: user.login, mail: formerMail }, user.mail)
+  const invited = user.registration_state === 'INVITED'
+  const invitation =
+    invited && user.actif && !user.supprime ? await invitationWrites(db, actor, { ...user, login }, context, now) : null
+  const voided = [voidPasswordLinks(db, user.id, at), voidMailChanges(db, user.id, at)]
+  const told = queueMail(
+    db,
+    { ...mailChangedMail(language, user, user.mail), to: formerMail, userId: user.id, kind: 'MAIL_CHANGED' },
+    now,
+  )
+  const welcome = invitation
+    ? Object.values(invitation.statements)
+    : [
+        // An invited user left without a link shows none (`tokenRegister`).
+        ...(invited
+          ? [db.updateTable('utilisateur').set({ token_register_expires_at: null }).where('id', '=', user.id)]
+          : []),
+        queueMail(
+          db,
+          { ...mailNowUsedMail(language, user, user.mail), to: user.mail, userId: user.id, kind: 'MAIL_NOW_USED' },
+          now,
+        ),
+      ]
+  return {
+    before: voided,
+    after: [
+      told,
+      ...welcome,
+      db.insertInto('log').values(mailChangeLog(actor.id, formerMail, user.mail, context.userAgent, user.id)),
+    ],
   }
 }
 
