@@ -10,7 +10,14 @@ import { addSeconds, fromWireDate } from '../lib/dates'
 import { linkOrigin, sameDomain } from '../lib/domain'
 import { BusinessError, forbidden, invalidField, notFound } from '../lib/errors'
 import { invitationMail, mailLanguage } from '../lib/mail/templates'
-import { modificationColumn, smallScope, userListedInScope, type Viewer } from '../lib/scope'
+import {
+  isUserAccount,
+  modificationColumn,
+  smallScope,
+  userListedInScope,
+  userManageable,
+  type Viewer,
+} from '../lib/scope'
 import { searchWords } from '../lib/search-text'
 import { type Actor, actorWith, type Caller, viewerOf } from './actor'
 import { logEntry } from './logs'
@@ -295,7 +302,9 @@ async function managedTarget(env: Env, caller: Caller, id: number) {
         'utilisateur.registration_state',
       ])
       .select(modificationColumn(db, viewerOf(caller)))
-      .where('utilisateur.id', '=', id),
+      .where('utilisateur.id', '=', id)
+      // A pending registration is the authorisation queue's: unknown here (DESIGN §4).
+      .where(isUserAccount()),
   )
   requireAdmin(actor)
   // Nobody deletes, deactivates or demotes themself (the last administrator could lock everyone out).
@@ -313,9 +322,18 @@ const revokeSessions = (db: DB, userId: number, at: string) =>
     .where('utilisateur_id', '=', userId)
     .where('revoked_at', 'is', null)
 
+/** The user `id` while `actor` may still manage them: the condition of every write on them. */
+const stillManaged = (db: DB, actor: Actor, id: number) =>
+  db
+    .selectFrom('utilisateur')
+    .select('utilisateur.id')
+    .where('utilisateur.id', '=', id)
+    .where(userManageable(db, viewerOf(actor)))
+
 /**
  * One flag of a user changed by an administrator, with its audit entry — written only when the flag
- * really changes, in the same batch — and whatever else the change needs (`also`).
+ * really changes, in the same batch — and whatever else the change needs (`also`). Each statement
+ * holds only while the actor may manage the user (a post moved since the check leaves it undone).
  */
 async function setFlag(
   env: Env,
@@ -326,19 +344,20 @@ async function setFlag(
   value: boolean,
   nomLog: string,
   userAgent: string | null,
-  also: (at: string) => { compile: () => unknown }[] = () => [],
+  also: (at: string, managed: ReturnType<typeof stillManaged>) => { compile: () => unknown }[] = () => [],
 ) {
   const at = new Date().toISOString()
   const stored = value ? 1 : 0
-  const changes = db.selectFrom('utilisateur').select('id').where('id', '=', target.id).where(flag, '!=', stored)
+  const managed = stillManaged(db, actor, target.id)
   await batch(env.DB, [
-    insertWhen(db, 'log', userLog(actor, nomLog, target, userAgent), changes),
+    insertWhen(db, 'log', userLog(actor, nomLog, target, userAgent), managed.where(flag, '!=', stored)),
     db
       .updateTable('utilisateur')
       .set({ [flag]: stored, updated_at: at })
       .where('id', '=', target.id)
-      .where(flag, '!=', stored),
-    ...(also(at) as never[]),
+      .where(flag, '!=', stored)
+      .where(userManageable(db, viewerOf(actor))),
+    ...(also(at, managed) as never[]),
   ])
 }
 
@@ -352,8 +371,8 @@ export async function setUserState(
   const { db, actor, target } = await managedTarget(env, caller, input.id)
   if (target.admin) throw forbidden("An administrator's state does not change; remove the admin flag first")
   const nomLog = input.actif ? 'UTILISATEUR_ACTIVATION' : 'UTILISATEUR_DESACTIVATION'
-  await setFlag(env, db, actor, target, 'actif', input.actif, nomLog, userAgent, (at) =>
-    input.actif ? [] : [revokeSessions(db, target.id, at)],
+  await setFlag(env, db, actor, target, 'actif', input.actif, nomLog, userAgent, (at, managed) =>
+    input.actif ? [] : [revokeSessions(db, target.id, at).where(({ exists }) => exists(managed))],
   )
   return readUser(db, actor, target.id)
 }
@@ -377,9 +396,14 @@ export async function setUserAdmin(
  */
 export async function deleteUser(env: Env, caller: Caller, id: number, userAgent: string | null): Promise<void> {
   const { db, actor, target } = await managedTarget(env, caller, id)
-  await setFlag(env, db, actor, target, 'supprime', true, 'UTILISATEUR_SUPPRESSION', userAgent, (at) => [
-    revokeSessions(db, id, at),
-    db.updateTable('mail_token').set({ used_at: at }).where('utilisateur_id', '=', id).where('used_at', 'is', null),
+  await setFlag(env, db, actor, target, 'supprime', true, 'UTILISATEUR_SUPPRESSION', userAgent, (at, managed) => [
+    revokeSessions(db, id, at).where(({ exists }) => exists(managed)),
+    db
+      .updateTable('mail_token')
+      .set({ used_at: at })
+      .where('utilisateur_id', '=', id)
+      .where('used_at', 'is', null)
+      .where(({ exists }) => exists(managed)),
   ])
 }
 

@@ -14,7 +14,7 @@ import {
   mailLanguage,
   mailNowUsedMail,
 } from '../lib/mail/templates'
-import { scopeColumns, type Viewer } from '../lib/scope'
+import { isUserAccount, scopeColumns, type Viewer } from '../lib/scope'
 import { type Actor, actorWith, type Caller, viewerOf } from './actor'
 import { mailChangeLog } from './logs'
 import {
@@ -124,13 +124,17 @@ export function toUser(row: UserRow, postes: PosteWithPath[], modification: bool
 
 /** A user, their pending address, their posts and what the viewer may do with them, in one statement. */
 export function userQuery(db: DB, id: number, viewer: Viewer) {
-  return db
-    .selectFrom('utilisateur')
-    .selectAll()
-    .select(pendingMail)
-    .select(postesColumn(viewer.today))
-    .select(scopeColumns(db, viewer))
-    .where('id', '=', id)
+  return (
+    db
+      .selectFrom('utilisateur')
+      .selectAll()
+      .select(pendingMail)
+      .select(postesColumn(viewer.today))
+      .select(scopeColumns(db, viewer))
+      .where('id', '=', id)
+      // A pending registration is the authorisation queue's: unknown here (DESIGN §4).
+      .where(isUserAccount())
+  )
 }
 
 /** The user of a `userQuery` row as `actor` may see them: themself, or a user an admin sees in scope; else 403/404. */
