@@ -53,6 +53,11 @@ export function AdminProfile({ user, self, applications, upcoming, constraint }:
           {user.prenom} {user.nom}
         </h1>
         <p className="text-muted-foreground break-all">{user.mail}</p>
+        {user.mailEnAttente ? (
+          <p className="text-muted-foreground text-sm break-all">
+            {t('adminProfile.mailPending', { mail: user.mailEnAttente })}
+          </p>
+        ) : null}
       </div>
       {editable ? null : <Alert role="note">{t(self ? 'adminProfile.selfReadOnly' : 'adminProfile.readOnly')}</Alert>}
       {user.supprime ? (

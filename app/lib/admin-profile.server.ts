@@ -71,7 +71,15 @@ export async function adminProfileAction({ request, context, params }: Args) {
     if (submission.status !== 'success') return formFailure('profile', submission, { headers: await auth.headers() })
     const json: ProfileInput = submission.value
     const result = await auth.settle(auth.api.rest.bd.utilisateur[':id'].$put({ param: { id }, json }))
-    if (result.ok) return done('adminProfile.saved')
+    if (result.ok) {
+      // A new address waits for the link sent to it (the API says so with mailEnAttente).
+      const { mail, mailEnAttente } = result.data
+      const asked = json.mail.toLowerCase()
+      if (mailEnAttente?.toLowerCase() === asked && mail.toLowerCase() !== asked) {
+        return done('adminProfile.mailConfirmationSent', { mail: mailEnAttente })
+      }
+      return done('adminProfile.saved')
+    }
     return formFailure('profile', submission, {
       failure: result,
       fallback: 'errors.updateFailed',

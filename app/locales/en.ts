@@ -415,6 +415,9 @@ export const en: Resource = {
     selfReadOnly: 'Your own account is managed from “My profile”: nothing can be changed here.',
     deletedNote: 'This user is deleted: they can no longer sign in. Restore them from the user list.',
     saved: 'The details are saved.',
+    mailConfirmationSent:
+      'The details are saved. A confirmation link was sent to {{mail}}: the address changes once it is opened there, and the current address was told.',
+    mailPending: 'New address waiting for confirmation: {{mail}}.',
     account: 'Account',
     accountIntro: 'The state of the account and its administration rights.',
     actif: 'Active',

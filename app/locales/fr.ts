@@ -418,6 +418,9 @@ export const fr = {
     deletedNote:
       'Cet utilisateur est supprimé : il ne peut plus se connecter. Rétablissez-le depuis la liste des utilisateurs.',
     saved: 'Les informations sont enregistrées.',
+    mailConfirmationSent:
+      "Les informations sont enregistrées. Un lien de confirmation a été envoyé à {{mail}} : l'adresse changera une fois ce lien ouvert, et l'adresse actuelle en a été prévenue.",
+    mailPending: 'Nouvelle adresse en attente de confirmation : {{mail}}.',
     account: 'Compte',
     accountIntro: "L'état du compte et ses droits d'administration.",
     actif: 'Actif',

@@ -125,10 +125,13 @@ describe('every password-setting link dies', () => {
     await expectAllDead(tokens)
   })
 
-  it('when an administrator changes the address', async () => {
+  it("when an administrator's change of the address is confirmed from the new one", async () => {
     const user = await createUser({ postes: [currentPost(4, 2)] })
     const tokens = await liveLinks(user.id)
-    expect((await updateProfile(admin, user.id, `corrected-${user.login}@example.test`)).status).toBe(200)
+    const newMail = `corrected-${user.login}@example.test`
+    expect((await updateProfile(admin, user.id, newMail)).status).toBe(200)
+    const confirmation = await linkMailed(user.id, 'MAIL_CHANGE_CONFIRM', newMail)
+    expect((await post(CONFIRM, { token: confirmation })).status).toBe(200)
     await expectAllDead(tokens)
   })
 })
@@ -147,12 +150,14 @@ describe('the login of an account whose login is its address', () => {
     await expectError(await login(former, user.password), 401, 'BAD_CREDENTIAL')
   })
 
-  it('follows an address an administrator changes', async () => {
+  it('follows an address an administrator changes, once the new address confirms it', async () => {
     const user = await createUser({ postes: [currentPost(4, 2)] })
     const former = await withMailAsLogin(user)
     const newMail = `admin-${user.login}@example.test`
     const response = await updateProfile(admin, user.id, newMail)
-    expect(await response.json()).toMatchObject({ login: newMail, mail: newMail })
+    expect(await response.json()).toMatchObject({ login: former, mail: former })
+    const confirmed = await post(CONFIRM, { token: await linkMailed(user.id, 'MAIL_CHANGE_CONFIRM', newMail) })
+    expect(await confirmed.json()).toEqual({ mail: newMail, login: newMail })
     expect((await login(newMail, user.password)).status).toBe(200)
     await expectError(await login(former, user.password), 401, 'BAD_CREDENTIAL')
   })

@@ -320,15 +320,23 @@ describe('POST /rest/public/bd/password/forgot/', () => {
     expect(changed.status).toBe(200)
     await expectError(await call(tokenPath(before)), 410, 'TOKEN_USED')
 
-    // An address change voids them once it takes effect (an administrator's applies at once).
+    // An address change voids them once it takes effect: an administrator's too, once the new
+    // address confirms it.
     const again = await resetToken(user)
     const admin = await signedInUser({ admin: true, postes: [currentPost(1, 1)] })
+    const newMail = `moved-${user.login}@example.test`
     const moved = await call(`/rest/bd/utilisateur/${user.id}`, {
       method: 'PUT',
       token: admin.jwt.accessToken,
-      body: JSON.stringify({ nom: 'Nouveau', prenom: 'Prenom', mail: `moved-${user.login}@example.test` }),
+      body: JSON.stringify({ nom: 'Nouveau', prenom: 'Prenom', mail: newMail }),
     })
     expect(moved.status).toBe(200)
+    expect((await call(tokenPath(again))).status).toBe(200)
+    const confirmation = (await outboxOf(user.id)).find(
+      (m) => m.kind === 'MAIL_CHANGE_CONFIRM' && m.to_address === newMail,
+    )
+    const link = /\/confirmMail\/([A-Za-z0-9_-]+)/.exec(confirmation?.text ?? '')?.[1] ?? ''
+    expect((await post('/rest/public/bd/utilisateur/mail/confirm/', { token: link })).status).toBe(200)
     await expectError(await call(tokenPath(again)), 410, 'TOKEN_USED')
   })
 

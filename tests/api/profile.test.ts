@@ -228,22 +228,26 @@ describe('PUT /rest/bd/utilisateur/{id}: who may edit whom', () => {
       formOf(target, { nom: 'Lefebvre', mail: newMail }),
     )
     expect(response.status).toBe(200)
+    // The names change at once; the address only once the new one proves itself.
     expect(await response.json()).toMatchObject({
       id: target.id,
       nom: 'Lefebvre',
-      mail: newMail,
-      mailEnAttente: null,
+      mail: mailOf(target),
+      mailEnAttente: newMail,
       modification: true,
     })
-    // An administrator's change applies at once; both addresses are told.
-    expect(await rowOf(target.id)).toMatchObject({ nom: 'Lefebvre', mail: newMail })
+    expect(await rowOf(target.id)).toMatchObject({ nom: 'Lefebvre', mail: mailOf(target) })
     const mails = await outboxOf(target.id)
     expect(mails.map((m) => [m.kind, m.to_address])).toEqual([
-      ['MAIL_CHANGED', mailOf(target)],
-      ['MAIL_NOW_USED', newMail],
+      ['MAIL_CHANGE_CONFIRM', newMail],
+      ['MAIL_CHANGE_REQUESTED', mailOf(target)],
     ])
-    expect(mails[1]?.subject).toBe('Votre compte utilise désormais cette adresse')
-    // The administrator's change is in the audit history, under the administrator, naming the user.
+    // The current address is told who asked, and that nothing changes until the new one confirms.
+    expect(mails[1]?.subject).toBe('Votre administrateur demande à changer votre adresse e-mail')
+    expect(mails[1]?.text).toContain(newMail)
+    expect(mails[1]?.text).toContain('Prenom')
+    expect(mails[1]?.text).toContain('ne changent pas tant que')
+    // The request is in the audit history, under the administrator, naming the user.
     const audit = await db()
       .selectFrom('log')
       .select(['type_log', 'nom_log', 'commentaire'])
@@ -254,9 +258,35 @@ describe('PUT /rest/bd/utilisateur/{id}: who may edit whom', () => {
       {
         type_log: 'ADMINISTRATION',
         nom_log: 'MAIL_CHANGE',
-        commentaire: `#${target.id} : ${mailOf(target)} → ${newMail}`,
+        commentaire: `#${target.id} : ${mailOf(target)} → ${newMail} (en attente de confirmation)`,
       },
     ])
+
+    // Opened from the new address, the link moves the account there.
+    const token = /\/confirmMail\/([A-Za-z0-9_-]+)/.exec(mails[0]?.text ?? '')?.[1]
+    const confirmed = await call('/rest/public/bd/utilisateur/mail/confirm/', {
+      method: 'POST',
+      body: JSON.stringify({ token }),
+    })
+    expect(confirmed.status).toBe(200)
+    expect(await rowOf(target.id)).toMatchObject({ mail: newMail })
+  })
+
+  it("sends nothing that moves the account when an admin's new address is never confirmed", async () => {
+    const admin = await signedInUser({ admin: true, postes: [currentPost(2, 1)] })
+    const target = await createUser({ postes: [currentPost(4, 2)] })
+    const taken = `taken-${target.login}@evil.test`
+    expect((await updateProfile(admin.jwt.accessToken, target.id, formOf(target, { mail: taken }))).status).toBe(200)
+    // "Forgot password" for the new address reaches nobody: the account still has its own.
+    const forgot = await call('/rest/public/bd/password/forgot/', {
+      method: 'POST',
+      body: JSON.stringify({ mail: taken, domain: 'http://localhost:8787', captcha: 'x' }),
+    })
+    expect(forgot.status).not.toBe(500)
+    expect((await outboxOf(target.id)).filter((m) => m.to_address === taken).map((m) => m.kind)).toEqual([
+      'MAIL_CHANGE_CONFIRM',
+    ])
+    expect(await rowOf(target.id)).toMatchObject({ mail: mailOf(target) })
   })
 
   it('answers 403 to an admin editing a user with a post outside their scope, who stays unchanged', async () => {

@@ -461,7 +461,10 @@ describe('posts', () => {
   })
 
   it('POST poste gives a post, which shows in the user’s posts and in their access, and logs it', async () => {
-    const newcomer = await createUser()
+    // A former employee of Lille (without a post, they are Nord's: DESIGN §4) comes back.
+    const newcomer = await createUser({
+      postes: [{ structureId: 4, fonctionId: 2, from: isoDate(-60), to: isoDate(-30) }],
+    })
     const created = await json<{ id: number; dateDebut: string }>(
       await post('/rest/bd/poste', posteBody(newcomer.id, 0, 30), { token: nordAdmin }),
       201,
@@ -486,8 +489,10 @@ describe('posts', () => {
   })
 
   it('answers POSTE_ALREADY_EXIST for an overlapping post of the same function, and allows one after it', async () => {
+    // Never posted: a user of the whole tree's administrators (DESIGN §4).
     const user = await createUser()
-    await json(await post('/rest/bd/poste', posteBody(user.id, 0, 10), { token: nordAdmin }), 201)
+    await expectError(await post('/rest/bd/poste', posteBody(user.id, 0, 10), { token: nordAdmin }), 403, 'FORBIDDEN')
+    await json(await post('/rest/bd/poste', posteBody(user.id, 0, 10), { token: rootAdmin }), 201)
     await expectError(
       await post('/rest/bd/poste', posteBody(user.id, 10, 20), { token: nordAdmin }),
       409,

@@ -501,7 +501,7 @@ describe('GET rest/bd/utilisateur/liste', () => {
     expect(second.ids).toEqual(all.ids.slice(2, 4))
   })
 
-  it('shows a leaf admin the users of its sub-tree and those of its domain without a post, never the others', async () => {
+  it('shows a leaf admin the users of its sub-tree and those whose last post was there, never the others', async () => {
     const sud = await named('Portée', 'Sud', { postes: [currentPost(3, 3)] })
     const futureSud = await named('Portée', 'Futur', {
       postes: [{ structureId: 3, fonctionId: 3, from: isoDate(5), to: isoDate(30) }],
@@ -514,30 +514,41 @@ describe('GET rest/bd/utilisateur/liste', () => {
     const past = await named('Portée', 'Passé', {
       postes: [{ structureId: 4, fonctionId: 2, from: isoDate(-40), to: isoDate(-10) }],
     })
+    // Without a live post, a user belongs where their last post was (DESIGN §4): here in the south.
+    const pastSud = await named('Portée', 'Ancien', {
+      postes: [
+        { structureId: 4, fonctionId: 2, from: isoDate(-90), to: isoDate(-60) },
+        { structureId: 3, fonctionId: 3, from: isoDate(-40), to: isoDate(-10) },
+      ],
+    })
     const lille = await named('Portée', 'Lille', { postes: [currentPost(4, 2)] })
     const nord = await named('Portée', 'Nord', { postes: [currentPost(2, 1)] })
     const elsewhere = await named('Portée', 'Ailleurs', { domain: 'https://ailleurs.example.test' })
     const pending = await named('Portée', 'Attente', { registration: 'PENDING', postes: [currentPost(3, 3)] })
 
     const seenBySud = await list(sudAdmin, 'q=portee')
-    expect([...seenBySud.ids].sort((a, b) => a - b)).toEqual(sortedIds(sud, futureSud, mixed, none, past))
+    // Neither the user who never had a post (the whole tree's) nor the one last posted in Lille.
+    expect([...seenBySud.ids].sort((a, b) => a - b)).toEqual(sortedIds(sud, futureSud, mixed, pastSud))
     const flags = Object.fromEntries(seenBySud.rows.map((u) => [u.id, u.modification]))
     expect(flags).toEqual({
       [sud.id]: true,
       [futureSud.id]: true,
       [mixed.id]: false,
-      [none.id]: true,
-      [past.id]: true,
+      [pastSud.id]: true,
     })
     const mixedRow = seenBySud.rows.find((u) => u.id === mixed.id)
     expect(where(mixedRow?.postesEnCours ?? [])).toEqual([['Direction Sud', 'Responsable']])
     expect(where(mixedRow?.postesFutur ?? [])).toEqual([['Agence Lille', 'Agent de quai']])
     expect(mixedRow?.postesFutur[0]).toMatchObject({ dateDebut: wireDate(isoDate(10)), dateFin: wireDate(isoDate(40)) })
-    const pastRow = seenBySud.rows.find((u) => u.id === past.id)
+    const pastRow = seenBySud.rows.find((u) => u.id === pastSud.id)
     expect([pastRow?.postesEnCours, pastRow?.postesFutur]).toEqual([[], []])
 
     const seenByRoot = await list(rootAdmin, 'q=portee')
-    expect([...seenByRoot.ids].sort((a, b) => a - b)).toEqual(sortedIds(sud, futureSud, mixed, none, past, lille, nord))
+    expect([...seenByRoot.ids].sort((a, b) => a - b)).toEqual(
+      sortedIds(sud, futureSud, mixed, none, past, pastSud, lille, nord),
+    )
+    expect((await list(nordAdmin, 'q=portee')).ids).toContain(past.id)
+    expect((await list(nordAdmin, 'q=portee')).ids).not.toContain(none.id)
     expect(seenByRoot.rows.every((u) => u.modification)).toBe(true)
     expect(seenByRoot.ids).not.toContain(elsewhere.id)
     expect(seenByRoot.ids).not.toContain(pending.id)
@@ -545,6 +556,8 @@ describe('GET rest/bd/utilisateur/liste', () => {
     // Without a search either: nobody only in Direction Nord, no pending registration.
     const everyoneForSud = await list(sudAdmin)
     expect(everyoneForSud.ids).not.toContain(nord.id)
+    expect(everyoneForSud.ids).not.toContain(past.id)
+    expect(everyoneForSud.ids).not.toContain(none.id)
     expect(everyoneForSud.ids).not.toContain(lille.id)
     expect(everyoneForSud.ids).not.toContain(agent.id)
     expect((await list(rootAdmin)).ids).not.toContain(pending.id)
@@ -672,7 +685,7 @@ describe('GET rest/bd/utilisateur/liste', () => {
       'supprime=true': 1,
     })
 
-    // Lille's only post removed: no post left, so the southern admin sees them by domain.
+    // Lille's only post removed: no post ever, so only the whole tree's administrators see them.
     const [lillePost] = await db().selectFrom('poste').select('id').where('utilisateur_id', '=', lille.id).execute()
     expect((await del(`/rest/bd/poste/suppression/${lillePost?.id}`, rootAdmin)).status).toBe(204)
     expect(await totals(rootAdmin)).toEqual({
@@ -682,7 +695,8 @@ describe('GET rest/bd/utilisateur/liste', () => {
       'actif=false': 1,
       'supprime=true': 1,
     })
-    expect([...(await list(sudAdmin, 'page=1&q=tenu')).ids].sort((a, b) => a - b)).toEqual(sortedIds(lille, ending))
+    expect((await list(sudAdmin, 'page=1&q=tenu')).ids).toEqual([ending.id])
+    expect((await list(nordAdmin, 'page=1&q=tenu')).ids).toEqual([])
   })
 
   it('folds names in SQL exactly as the search folds words', async () => {
@@ -782,7 +796,7 @@ describe('PUT rest/bd/utilisateur/admin', () => {
     const { accessToken } = await sessionFor(target.id)
     await json(await setAdmin(target.id, true, nordAdmin))
     expect(await json(await scopeOf(accessToken))).toEqual([])
-    // Only the users of their domain without a post (DESIGN §4), nobody holding one in Lille.
+    // No scope, so nobody (DESIGN §4): not Lille's users, nor those without a post.
     const seen = await list(accessToken)
     expect(seen.ids).not.toContain(agent.id)
     expect(seen.rows.every((u) => u.postesEnCours.length + u.postesFutur.length === 0)).toBe(true)
@@ -911,7 +925,8 @@ describe('GET rest/bd/utilisateur/liste on a large scope', () => {
       return out
     }
     const small = await answers()
-    expect(small['sud  nom']?.total).toBe(fixtures.length - 2)
+    // Sud: neither Lille, Ailleurs nor Aucun (never posted: the whole tree's).
+    expect(small['sud  nom']?.total).toBe(fixtures.length - 3)
     expect(small['root  nom']?.total).toBe(fixtures.length - 1)
 
     const before = { sud: (await list(sudAdmin, 'page=1')).total, root: (await list(rootAdmin, 'page=1')).total }

@@ -100,9 +100,10 @@ describe('GET /rest/bd/utilisateur/{id}', () => {
     await expectError(await getUserAs(admin.jwt.accessToken, target.id), 403, 'FORBIDDEN')
   })
 
-  it('lets any admin of the same domain see and manage a user without posts, not of another domain', async () => {
-    const admin = await southAdmin()
+  it('leaves a user who never had a post to the whole tree’s administrators of their domain', async () => {
     const target = await createUser()
+    await expectError(await getUserAs((await southAdmin()).jwt.accessToken, target.id), 403, 'FORBIDDEN')
+    const admin = await rootAdmin()
     expect(await view(admin.jwt.accessToken, target.id)).toMatchObject({ id: target.id, modification: true })
     const elsewhere = await createUser({ domain: 'https://autre.example.org' })
     await expectError(await getUserAs(admin.jwt.accessToken, elsewhere.id), 403, 'FORBIDDEN')

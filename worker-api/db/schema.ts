@@ -43,6 +43,11 @@ export interface UtilisateurTable {
   recherche: Generated<string>
   /** The last end date of the user's posts ('' with none), kept by triggers (migration 0010). */
   postes_fin: Generated<string>
+  /**
+   * The structure a user without a live post belongs to (DESIGN §4): their last post's, else a
+   * carrier's registration company, else null; kept by triggers (migration 0014).
+   */
+  rattachement_id: Generated<number | null>
   created_at: Generated<string>
   updated_at: Generated<string>
 }

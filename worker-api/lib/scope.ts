@@ -7,7 +7,11 @@ import type { DB } from '../db/client'
  * read, a write or the `modification` flag all say the same thing.
  *
  * The scope of a viewer = the sub-trees of the structures where they hold a current post, if they are
- * an administrator. A sub-tree is a range of the materialised path: every path that starts with
+ * an administrator. A user lies in it by their current and future posts; a user with none by the
+ * structure they belong to (`rattachement_id`: that of the post that ended last, else the company a
+ * carrier registered with, kept by triggers, migration 0014); a user with neither (never posted) only
+ * in the scope of the whole tree, on its own domain. A pending registration is no user here: only the
+ * authorisation queue (services/registration.ts) handles it. A sub-tree is a range of the materialised path: every path that starts with
  * '/1/2/' lies in ['/1/2/', '/1/2/:') (paths hold only digits and '/', and ':' follows '9'), which
  * the index on `structure.path` answers without a scan.
  *
@@ -108,18 +112,58 @@ function livePostes(db: DB, viewer: Viewer, userId: Expression<number>) {
 const userOf = (alias: string) => ({
   id: sql.ref<number>(`${alias}.id`),
   domain: sql.ref<string>(`${alias}.domain`),
+  postesFin: sql.ref<string>(`${alias}.postes_fin`),
+  rattachement: sql.ref<number | null>(`${alias}.rattachement_id`),
 })
 
 /**
+ * Whether the user a query reads under `alias` is a user of the generic endpoints: a carrier's
+ * registration not yet complete (PENDING) is handled by the authorisation queue alone, so that no
+ * administrator edits, promotes, posts or deletes it behind the queue's back.
+ */
+export const isUserAccount = (alias = 'utilisateur'): Expression<SqlBool> =>
+  sql<SqlBool>`${sql.ref(`${alias}.registration_state`)} <> 'PENDING'`
+
+/**
+ * Whether a user without a live post (`postes_fin` past) lies in the viewer's scope: the structure
+ * they belong to does — or they belong to none (never posted, or their structure is gone) and the
+ * viewer administers the whole tree of their domain. Not the domain alone: a delegated administrator
+ * would otherwise reach every former employee, deleted user and registration of the organisation.
+ */
+function postlessInScope(db: DB, viewer: Viewer, alias: string): Expression<SqlBool> {
+  const user = userOf(alias)
+  return sql<SqlBool>`(${user.rattachement} in ${scopeStructureIds(db, viewer)}
+    or (${user.rattachement} is null and ${wholeTreeInScope(db, viewer)}
+      and ${sameDomainSql(user.domain, viewer.domain)}))`
+}
+
+/**
+ * The ids of the users without a live post in the viewer's scope (`postlessInScope` as a set), each
+ * part read from `utilisateur (rattachement_id, postes_fin, domain)` without the table.
+ */
+function postlessUserIds(db: DB, viewer: Viewer) {
+  const postless = db
+    .selectFrom('utilisateur as postless')
+    .select('postless.id as utilisateur_id')
+    .where('postless.postes_fin', '<', viewer.today)
+  return postless.where('postless.rattachement_id', 'in', scopeStructureIds(db, viewer)).unionAll(
+    postless
+      .where('postless.rattachement_id', 'is', null)
+      .where(wholeTreeInScope(db, viewer))
+      .where(sameDomainSql(sql.ref<string>('postless.domain'), viewer.domain)),
+  )
+}
+
+/**
  * May the viewer see this user at all: an administrator, and one of the user's current or future
- * posts in scope — or no such post and the same domain (DESIGN §4).
+ * posts in scope — or no such post and the user's structure in scope (DESIGN §4).
  */
 function userVisible(db: DB, viewer: Viewer, alias: string): Expression<SqlBool> {
   const user = userOf(alias)
   const posts = livePostes(db, viewer, user.id)
-  return sql<SqlBool>`(${viewerIsAdmin(db, viewer)} and (
+  return sql<SqlBool>`(${viewerIsAdmin(db, viewer)} and ${isUserAccount(alias)} and (
     exists ${posts.where(pathInScope(db, viewer, sql.ref<string>('live_structure.path')))}
-    or (not exists ${posts} and ${sameDomainSql(user.domain, viewer.domain)})))`
+    or (${user.postesFin} < ${viewer.today} and ${postlessInScope(db, viewer, alias)})))`
 }
 
 /**
@@ -156,10 +200,10 @@ export const smallScope = (db: DB, viewer: Viewer): Expression<SqlBool> => {
 }
 
 /**
- * Whether fewer than `SMALL_SCOPE_POSTS` users are in scope, those without a post on the viewer's
- * domain included (`scopeUserIds`, capped): what decides how to read the entries of the scope's users
- * (a site of few posts may see thousands of postless users of its domain, whose entries are better
- * found down a date index than user by user).
+ * Whether fewer than `SMALL_SCOPE_POSTS` users are in scope, those without a post included
+ * (`scopeUserIds`, capped): what decides how to read the entries of the scope's users (a site may
+ * count thousands of former employees, whose entries are better found down a date index than user by
+ * user).
  */
 export const fewUsersInScope = (db: DB, viewer: Viewer): Expression<SqlBool> =>
   fewer(scopeUserIds(db, viewer).limit(SMALL_SCOPE_POSTS).as('capped'), SMALL_SCOPE_POSTS)
@@ -169,8 +213,8 @@ export const fewUsersInScope = (db: DB, viewer: Viewer): Expression<SqlBool> =>
  * way round (`from`): from the users (their live posts probed against the scope's structure ids, for
  * a large scope walked in the list's order) or from the scope's posts (for a small one). A user has
  * a live post exactly when `postes_fin`, the last end date of their posts, is not past: those without
- * are seen by domain, which only they are compared on. `withPostless: false` leaves them out, for a
- * list that needs a current post anyway.
+ * are placed by the structure they belong to (`postlessInScope`). `withPostless: false` leaves them
+ * out, for a list that needs a current post anyway.
  */
 export function userListedInScope(
   db: DB,
@@ -190,25 +234,21 @@ export function userListedInScope(
           .where('listed.date_fin', '>=', viewer.today)
           .where('listed.structure_id', 'in', scopeStructureIds(db, viewer))})`
   if (!options.withPostless) return inScope
-  return sql<SqlBool>`(${inScope} or (${postesFin} < ${viewer.today}
-    and ${viewerIsAdmin(db, viewer)} and ${sameDomainSql(user.domain, viewer.domain)}))`
+  const postless =
+    options.from === 'posts'
+      ? sql<SqlBool>`${user.id} in ${postlessUserIds(db, viewer)}`
+      : sql<SqlBool>`(${postesFin} < ${viewer.today} and ${postlessInScope(db, viewer, alias)})`
+  return sql<SqlBool>`(${inScope} or ${postless})`
 }
 
 /**
  * The ids of the users in the viewer's scope, as a set for `… in (…)` (`userListedInScope` the other
- * way round): those holding a live post in scope, and those without a live post on the viewer's
- * domain — each read from an index that covers it, so the set of the root's 100 000 users is gathered
- * in a few milliseconds.
+ * way round): those holding a live post in scope, and those without one who belong there — each read
+ * from an index that covers it, so the set of the root's 100 000 users is gathered in a few
+ * milliseconds.
  */
 export function scopeUserIds(db: DB, viewer: Viewer) {
-  return livePostsInScope(db, viewer).unionAll(
-    db
-      .selectFrom('utilisateur as postless')
-      .select('postless.id as utilisateur_id')
-      .where('postless.postes_fin', '<', viewer.today)
-      .where(viewerIsAdmin(db, viewer))
-      .where(sameDomainSql(sql.ref<string>('postless.domain'), viewer.domain)),
-  )
+  return livePostsInScope(db, viewer).unionAll(postlessUserIds(db, viewer))
 }
 
 /**
@@ -220,16 +260,17 @@ export function wholeTreeInScope(db: DB, viewer: Viewer): Expression<SqlBool> {
 }
 
 /**
- * `modification` (DESIGN §4): the viewer is an administrator, the user is someone else, and every
- * current and future post of theirs lies in scope (a user with none: the same domain). The server
- * allows exactly what this announces.
+ * `modification` (DESIGN §4): the viewer is an administrator, the user is someone else (not a pending
+ * registration), and every current and future post of theirs lies in scope — a user with none: the
+ * structure they belong to (`postlessInScope`). The server allows exactly what this announces, and
+ * writes on a user repeat it in their own statement.
  */
 export function userManageable(db: DB, viewer: Viewer, alias = 'utilisateur'): Expression<SqlBool> {
   const user = userOf(alias)
   const posts = livePostes(db, viewer, user.id)
-  return sql<SqlBool>`(${user.id} <> ${viewer.id} and ${viewerIsAdmin(db, viewer)}
+  return sql<SqlBool>`(${user.id} <> ${viewer.id} and ${viewerIsAdmin(db, viewer)} and ${isUserAccount(alias)}
     and not exists ${posts.where(sql<SqlBool>`not ${pathInScope(db, viewer, sql.ref<string>('live_structure.path'))}`)}
-    and (exists ${posts} or ${sameDomainSql(user.domain, viewer.domain)}))`
+    and (exists ${posts} or ${postlessInScope(db, viewer, alias)}))`
 }
 
 /** `userManageable` as the 0/1 column `modification` of a query reading a user under `alias`. */

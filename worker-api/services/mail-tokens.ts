@@ -1,4 +1,4 @@
-import type { Expression } from 'kysely'
+import type { Expression, SqlBool } from 'kysely'
 import { type DB, getDb, insertWhen } from '../db/client'
 import type { MailTokenPurpose } from '../db/schema'
 import type { Env } from '../env'
@@ -77,7 +77,10 @@ export function insertLinkUnderCap(
   link: { tokenHash: string; userId: number; purpose: MailTokenPurpose; newMail?: string; hours: number },
   cap: number,
   now: Date,
+  /** A further condition of the write (in HAVING: a WHERE would still leave the count's one row). */
+  guard?: Expression<SqlBool>,
 ) {
+  const underCap = underHourlyCap(db, link.userId, link.purpose, cap, now)
   const insert = insertWhen(
     db,
     'mail_token',
@@ -90,7 +93,7 @@ export function insertLinkUnderCap(
       used_at: null,
       created_at: now.toISOString(),
     },
-    underHourlyCap(db, link.userId, link.purpose, cap, now),
+    guard ? underCap.having(guard) : underCap,
   )
   const written = db.selectFrom('mail_token').select('id').where('token_hash', '=', link.tokenHash)
   return { insert, written }

@@ -5,7 +5,7 @@ import { batch, type DB, getDb, insertWhen } from '../db/client'
 import type { Env } from '../env'
 import { fromWireDate, toWireDate } from '../lib/dates'
 import { BusinessError, forbidden, invalidField, notFound } from '../lib/errors'
-import { inScopeColumn, modificationColumn, type Viewer } from '../lib/scope'
+import { inScopeColumn, isUserAccount, modificationColumn, userManageable, type Viewer } from '../lib/scope'
 import { actorWith, type Caller, viewerOf } from './actor'
 import { logEntry } from './logs'
 import { requireAdmin } from './structures'
@@ -85,17 +85,27 @@ export async function createPoste(
       .selectFrom('utilisateur')
       .select(['utilisateur.id', 'utilisateur.login', 'utilisateur.supprime'])
       .select(modificationColumn(db, viewer))
-      .where('utilisateur.id', '=', input.utilisateur.id),
+      .where('utilisateur.id', '=', input.utilisateur.id)
+      // A pending registration is the authorisation queue's: unknown here (DESIGN §4).
+      .where(isUserAccount()),
     overlapping.limit(1),
   )
   requireAdmin(actor)
   const { structure, fonction } = checkPlacement(structures[0], fonctions[0], fin, viewer.today)
-  if (!user || user.supprime) throw invalidField('utilisateur.id', 'Unknown user', 'validation.unknown')
+  if (!user) throw invalidField('utilisateur.id', 'Unknown user', 'validation.unknown')
+  // Out of scope first: whether someone else's user is deleted is not the caller's to learn.
   if (!user.modification) throw forbidden('You may not manage this user')
+  if (user.supprime) throw invalidField('utilisateur.id', 'Unknown user', 'validation.unknown')
   const exists = () =>
     new BusinessError('POSTE_ALREADY_EXIST', 409, 'The user already holds this function here over these dates')
   if (overlaps.length > 0) throw exists()
 
+  const manageable = db
+    .selectFrom('utilisateur')
+    .select('utilisateur.id')
+    .where('utilisateur.id', '=', user.id)
+    .where('utilisateur.supprime', '=', 0)
+    .where(userManageable(db, viewer))
   const row = {
     utilisateur_id: user.id,
     structure_id: structure.id,
@@ -108,7 +118,11 @@ export async function createPoste(
       db,
       'poste',
       row,
-      db.selectNoFrom(sql.lit(1).as('free')).where(({ not, exists }) => not(exists(overlapping))) as never,
+      // Free over these dates, and the user still the caller's to manage (the check above, held here).
+      db
+        .selectNoFrom(sql.lit(1).as('free'))
+        .where(({ not, exists }) => not(exists(overlapping)))
+        .where(({ exists }) => exists(manageable)) as never,
     ).returning('id'),
     insertWhen(
       db,

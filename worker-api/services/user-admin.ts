@@ -8,7 +8,14 @@ import type { Env } from '../env'
 import { fromWireDate } from '../lib/dates'
 import { sameDomain } from '../lib/domain'
 import { BusinessError, forbidden, invalidField, notFound } from '../lib/errors'
-import { modificationColumn, smallScope, userListedInScope, type Viewer } from '../lib/scope'
+import {
+  isUserAccount,
+  modificationColumn,
+  smallScope,
+  userListedInScope,
+  userManageable,
+  type Viewer,
+} from '../lib/scope'
 import { searchWords } from '../lib/search-text'
 import { type Actor, actorWith, type Caller, viewerOf } from './actor'
 import { invitationWrites } from './invitations'
@@ -265,7 +272,9 @@ async function managedTarget(env: Env, caller: Caller, id: number) {
         'utilisateur.registration_state',
       ])
       .select(modificationColumn(db, viewerOf(caller)))
-      .where('utilisateur.id', '=', id),
+      .where('utilisateur.id', '=', id)
+      // A pending registration is the authorisation queue's: unknown here (DESIGN §4).
+      .where(isUserAccount()),
   )
   requireAdmin(actor)
   // Nobody deletes, deactivates or demotes themself (the last administrator could lock everyone out).
@@ -283,10 +292,19 @@ const revokeSessions = (db: DB, userId: number, at: string) =>
     .where('utilisateur_id', '=', userId)
     .where('revoked_at', 'is', null)
 
+/** The user `id` while `actor` may still manage them: the condition of every write on them. */
+const stillManaged = (db: DB, actor: Actor, id: number) =>
+  db
+    .selectFrom('utilisateur')
+    .select('utilisateur.id')
+    .where('utilisateur.id', '=', id)
+    .where(userManageable(db, viewerOf(actor)))
+
 /**
  * One flag of a user changed by an administrator, with its audit entry — written only when the flag
  * really changes, in the same batch — and whatever else the change needs (`also`), run before the
- * flag changes so that it may be conditioned on the former value. Returns the outbox ids.
+ * flag changes so that it may be conditioned on the former value. Each statement holds only while the
+ * actor may manage the user (a post moved since the check leaves it undone). Returns the outbox ids.
  */
 async function setFlag(
   env: Env,
@@ -297,19 +315,20 @@ async function setFlag(
   value: boolean,
   nomLog: string,
   userAgent: string | null,
-  also: (at: string) => Parameters<typeof batch>[1] = () => [],
+  also: (at: string, managed: ReturnType<typeof stillManaged>) => Parameters<typeof batch>[1] = () => [],
 ) {
   const at = new Date().toISOString()
   const stored = value ? 1 : 0
-  const changes = db.selectFrom('utilisateur').select('id').where('id', '=', target.id).where(flag, '!=', stored)
+  const managed = stillManaged(db, actor, target.id)
   const results = await batch(env.DB, [
-    insertWhen(db, 'log', userLog(actor, nomLog, target, userAgent), changes),
-    ...also(at),
+    insertWhen(db, 'log', userLog(actor, nomLog, target, userAgent), managed.where(flag, '!=', stored)),
+    ...also(at, managed),
     db
       .updateTable('utilisateur')
       .set({ [flag]: stored, updated_at: at })
       .where('id', '=', target.id)
-      .where(flag, '!=', stored),
+      .where(flag, '!=', stored)
+      .where(userManageable(db, viewerOf(actor))),
   ])
   return queuedIds(results)
 }
@@ -331,20 +350,30 @@ export async function setUserState(
   const nomLog = input.actif ? 'UTILISATEUR_ACTIVATION' : 'UTILISATEUR_DESACTIVATION'
   const invited = target.registration_state === 'INVITED' && !target.supprime
   // Sent only when the user really becomes active, still waiting for their password.
-  const becomesActive = db
-    .selectFrom('utilisateur')
-    .select('id')
-    .where('id', '=', target.id)
+  const becomesActive = stillManaged(db, actor, target.id)
     .where('actif', '=', 0)
     .where('registration_state', '=', 'INVITED')
   const invitation =
     input.actif && invited
       ? await invitationWrites(db, actor, target, context, new Date(), { capped: true, onlyIf: becomesActive })
       : null
-  const mailIds = await setFlag(env, db, actor, target, 'actif', input.actif, nomLog, context.userAgent, (at) => {
-    if (!input.actif) return [revokeSessions(db, target.id, at), ...(invited ? uninvite(db, target.id, at) : [])]
-    return invitation ? Object.values(invitation.statements) : []
-  })
+  const mailIds = await setFlag(
+    env,
+    db,
+    actor,
+    target,
+    'actif',
+    input.actif,
+    nomLog,
+    context.userAgent,
+    (at, managed) => {
+      if (input.actif) return invitation ? Object.values(invitation.statements) : []
+      return [
+        revokeSessions(db, target.id, at).where(({ exists }) => exists(managed)),
+        ...(invited ? uninvite(db, target.id, at) : []),
+      ]
+    },
+  )
   return { user: await readUser(db, actor, target.id), mailIds }
 }
 
@@ -379,9 +408,14 @@ export async function setUserAdmin(
  */
 export async function deleteUser(env: Env, caller: Caller, id: number, userAgent: string | null): Promise<void> {
   const { db, actor, target } = await managedTarget(env, caller, id)
-  await setFlag(env, db, actor, target, 'supprime', true, 'UTILISATEUR_SUPPRESSION', userAgent, (at) => [
-    revokeSessions(db, id, at),
-    db.updateTable('mail_token').set({ used_at: at }).where('utilisateur_id', '=', id).where('used_at', 'is', null),
+  await setFlag(env, db, actor, target, 'supprime', true, 'UTILISATEUR_SUPPRESSION', userAgent, (at, managed) => [
+    revokeSessions(db, id, at).where(({ exists }) => exists(managed)),
+    db
+      .updateTable('mail_token')
+      .set({ used_at: at })
+      .where('utilisateur_id', '=', id)
+      .where('used_at', 'is', null)
+      .where(({ exists }) => exists(managed)),
   ])
 }
 

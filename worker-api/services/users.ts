@@ -1,6 +1,6 @@
-import { type ExpressionBuilder, type InferResult, sql } from 'kysely'
+import { type Expression, type ExpressionBuilder, type InferResult, type SqlBool, sql } from 'kysely'
 import type { Poste, ProfileInput, User } from '../contract/user'
-import { batch, type DB, getDb } from '../db/client'
+import { batch, type DB, getDb, insertWhen } from '../db/client'
 import type { Database, UtilisateurRow } from '../db/schema'
 import type { Env } from '../env'
 import { randomToken, sha256Hex } from '../lib/crypto'
@@ -8,13 +8,14 @@ import { nowIso, toWireDate } from '../lib/dates'
 import { linkOrigin } from '../lib/domain'
 import { BusinessError, forbidden, notFound } from '../lib/errors'
 import {
+  mailChangeByAdminConfirmMail,
+  mailChangeByAdminMail,
   mailChangeConfirmMail,
   mailChangedMail,
   mailChangeRequestedMail,
   mailLanguage,
-  mailNowUsedMail,
 } from '../lib/mail/templates'
-import { scopeColumns, type Viewer } from '../lib/scope'
+import { isUserAccount, scopeColumns, userManageable, type Viewer } from '../lib/scope'
 import { type Actor, actorWith, type Caller, viewerOf } from './actor'
 import { invitationWrites } from './invitations'
 import { mailChangeLog } from './logs'
@@ -125,13 +126,17 @@ export function toUser(row: UserRow, postes: PosteWithPath[], modification: bool
 
 /** A user, their pending address, their posts and what the viewer may do with them, in one statement. */
 export function userQuery(db: DB, id: number, viewer: Viewer) {
-  return db
-    .selectFrom('utilisateur')
-    .selectAll()
-    .select(pendingMail)
-    .select(postesColumn(viewer.today))
-    .select(scopeColumns(db, viewer))
-    .where('id', '=', id)
+  return (
+    db
+      .selectFrom('utilisateur')
+      .selectAll()
+      .select(pendingMail)
+      .select(postesColumn(viewer.today))
+      .select(scopeColumns(db, viewer))
+      .where('id', '=', id)
+      // A pending registration is the authorisation queue's: unknown here (DESIGN §4).
+      .where(isUserAccount())
+  )
 }
 
 /** The user of a `userQuery` row as `actor` may see them: themself, or a user an admin sees in scope; else 403/404. */
@@ -192,10 +197,14 @@ function holderOf(db: DB, id: number, mail: string) {
 }
 
 /**
- * PUT rest/bd/utilisateur/{id}: nom, prenom and mail (spec §5; a login that is the address follows it). A user edits
- * themself; an admin edits a user whose `modification` flag they get (DESIGN §4). A new mail must be
- * free. A user's own new address takes effect only once confirmed from it (`requestMailChange`); an
- * administrator's applies at once (`mailCorrection`). Returns the outbox ids.
+ * PUT rest/bd/utilisateur/{id}: nom, prenom and mail (spec §5; a login that is the address follows
+ * it). A user edits themself; an admin edits a user whose `modification` flag they get (DESIGN §4), a
+ * check the write repeats. A new mail must be free. It takes effect only once confirmed from the new
+ * address (`requestMailChange`), whoever asked: an administrator's session alone must not move an
+ * account to another mailbox either (its "forgot password" would then follow). The one exception is
+ * an administrator's correction of an invited user's address (`mailCorrection`): the account has no
+ * password yet, and its only way in, the invitation, goes to the corrected address. Returns the
+ * outbox ids.
  */
 export async function updateProfile(
   env: Env,
@@ -206,13 +215,14 @@ export async function updateProfile(
 ): Promise<number[]> {
   const db = getDb(env.DB)
   const now = new Date()
+  const byAdmin = id !== actor.id
   // The permission check and the reads the update needs, in parallel; a refusal still comes first.
   const [, row, taken] = await Promise.all([
-    id === actor.id
-      ? null
-      : readUser(db, actor, id).then((target) => {
+    byAdmin
+      ? readUser(db, actor, id).then((target) => {
           if (!target.modification) throw forbidden('You may not edit this user')
-        }),
+        })
+      : null,
     db
       .selectFrom('utilisateur')
       .select(['id', 'login', 'nom', 'prenom', 'mail', 'domain', 'langue', 'actif', 'supprime', 'registration_state'])
@@ -226,49 +236,58 @@ export async function updateProfile(
   ])
   if (!row) throw notFound('Unknown user')
   const mailChanged = row.mail.toLowerCase() !== input.mail.toLowerCase()
+  const corrected = mailChanged && byAdmin && row.registration_state === 'INVITED'
+  // A login that is the address moves with it (now, or once confirmed): it must be free as well.
   const loginFollows = mailChanged && loginAfterMailChange(row, input.mail) !== row.login
   if (taken.some((holder) => holder.holds_mail || loginFollows)) throw mailTaken(input.mail)
   const at = now.toISOString()
-
-  if (mailChanged && id === actor.id) {
-    if (!row.may_change_mail) {
-      throw new BusinessError('TOO_MANY_ATTEMPTS', 429, 'Too many address changes; retry later', [3600])
-    }
-    const names = db
+  // An administrator's write holds only while they may still manage the user (the check above).
+  const managed = db
+    .selectFrom('utilisateur')
+    .select('utilisateur.id')
+    .where('utilisateur.id', '=', id)
+    .where(userManageable(db, viewerOf(actor)))
+  const guard = byAdmin ? sql<SqlBool>`exists ${managed}` : null
+  const names = (mail: string | null) => {
+    const update = db
       .updateTable('utilisateur')
-      .set({ nom: input.nom, prenom: input.prenom, updated_at: at })
+      .set({
+        nom: input.nom,
+        prenom: input.prenom,
+        ...(mail ? { mail, login: loginAfterMailChange(row, mail) } : {}),
+        updated_at: at,
+      })
       .where('id', '=', id)
-    return queuedIds(await batch(env.DB, [names, ...(await requestMailChange(db, row, input, context, now))]))
+    return guard ? update.where(guard) : update
   }
 
-  const update = db
-    .updateTable('utilisateur')
-    .set({
-      nom: input.nom,
-      prenom: input.prenom,
-      mail: input.mail,
-      login: loginAfterMailChange(row, input.mail),
-      updated_at: at,
-    })
-    .where('id', '=', id)
-  const notices = mailChanged
-    ? await mailCorrection(db, actor, { ...row, ...input }, row.mail, context, now)
-    : { before: [], after: [] }
-  try {
-    return queuedIds(await batch(env.DB, [...notices.before, update, ...notices.after]))
-  } catch (error) {
-    // Another request took the address meanwhile (the unique index): the same answer as above.
-    if (String(error).includes('UNIQUE')) throw mailTaken(input.mail)
-    throw error
+  if (!mailChanged || corrected) {
+    // The same address (perhaps in another case): nothing to prove, nobody to tell. An invited
+    // user's corrected one: its writes go with the update.
+    const correction = corrected
+      ? await mailCorrection(db, actor, { ...row, ...input }, row.mail, context, now)
+      : { before: [], after: [] }
+    try {
+      return queuedIds(await batch(env.DB, [...correction.before, names(input.mail), ...correction.after]))
+    } catch (error) {
+      // Another account took the address meanwhile (the unique index): the same answer as above.
+      if (String(error).includes('UNIQUE')) throw mailTaken(input.mail)
+      throw error
+    }
   }
+  if (!row.may_change_mail) {
+    throw new BusinessError('TOO_MANY_ATTEMPTS', 429, 'Too many address changes; retry later', [3600])
+  }
+  const request = await requestMailChange(db, row, input, { ...context, by: byAdmin ? actor : null, guard }, now)
+  return queuedIds(await batch(env.DB, [names(null), ...request]))
 }
 
 /**
  * The writes that go with an administrator's change of a user's address, in the batch of the update
- * (`before` it, `after` it). Every link that sets the password dies: those lying in the former
- * mailbox must not open the account (a mistyped address at creation is the common case). The former
- * address is told, and the new one gets the invitation again when the user has not chosen a password
- * yet (and may use it: active and not deleted), or else is told it is the account's now.
+ * (`before` it, `after` it), for an invited user (no password yet). Every link that sets the password
+ * dies: those lying in the former mailbox must not open the account (a mistyped address at creation
+ * is the common case). The former address is told, and the new one gets the invitation again when the
+ * user may use it (active and not deleted; activation sends it otherwise).
  */
 async function mailCorrection(
   db: DB,
@@ -292,9 +311,8 @@ async function mailCorrection(
   const at = now.toISOString()
   const language = mailLanguage(user.langue)
   const login = loginAfterMailChange({ login: user.login, mail: formerMail }, user.mail)
-  const invited = user.registration_state === 'INVITED'
   const invitation =
-    invited && user.actif && !user.supprime ? await invitationWrites(db, actor, { ...user, login }, context, now) : null
+    user.actif && !user.supprime ? await invitationWrites(db, actor, { ...user, login }, context, now) : null
   const voided = [voidPasswordLinks(db, user.id, at), voidMailChanges(db, user.id, at)]
   const told = queueMail(
     db,
@@ -303,17 +321,8 @@ async function mailCorrection(
   )
   const welcome = invitation
     ? Object.values(invitation.statements)
-    : [
-        // An invited user left without a link shows none (`tokenRegister`).
-        ...(invited
-          ? [db.updateTable('utilisateur').set({ token_register_expires_at: null }).where('id', '=', user.id)]
-          : []),
-        queueMail(
-          db,
-          { ...mailNowUsedMail(language, user, user.mail), to: user.mail, userId: user.id, kind: 'MAIL_NOW_USED' },
-          now,
-        ),
-      ]
+    : // An invited user left without a link shows none (`tokenRegister`).
+      [db.updateTable('utilisateur').set({ token_register_expires_at: null }).where('id', '=', user.id)]
   return {
     before: voided,
     after: [
@@ -325,57 +334,75 @@ async function mailCorrection(
 }
 
 /**
- * A user's own move to another address (security review: a session alone must not move the account
- * to another mailbox): a single-use link, valid 24 hours, goes to the new address, and the current
- * one is told of the request. Earlier requests die with this one. The statements for the caller's
- * batch; the cap on requests per hour is kept atomically with the link's insert.
+ * A move to another address (security review: a session alone — the user's or an administrator's —
+ * must not move the account to another mailbox): a single-use link, valid 24 hours, goes to the new
+ * address, and the current one is told of the request, by whom when an administrator (`by`) asked.
+ * Earlier requests die with this one. The statements for the caller's batch; the cap on requests per
+ * hour and `guard` are kept atomically with the link's insert, on which everything else waits.
  */
 async function requestMailChange(
   db: DB,
   user: { id: number; login: string; nom: string; prenom: string; mail: string; domain: string; langue: string },
   input: ProfileInput,
-  context: { origin: string },
+  context: { origin: string; userAgent: string | null; by: Actor | null; guard: Expression<SqlBool> | null },
   now: Date,
 ) {
   const at = now.toISOString()
   const token = randomToken()
   const tokenHash = await sha256Hex(token)
-  const language = mailLanguage(user.langue)
-  const recipient = { ...user, ...input }
   const url = `${linkOrigin(user.domain, context.origin)}/confirmMail/${token}`
   const { insert, written } = insertLinkUnderCap(
     db,
     { tokenHash, userId: user.id, purpose: 'MAIL_CHANGE', newMail: input.mail, hours: MAIL_CHANGE_TTL_HOURS },
     MAIL_CHANGE_REQUESTS_PER_HOUR,
     now,
+    context.guard ?? undefined,
   )
+  const words = requestWords(user, input, url, context.by)
   return [
     insert,
     // Earlier requests die once this one is written (not when a race for the cap loses it).
     voidMailChanges(db, user.id, at)
       .where('token_hash', '!=', tokenHash)
       .where(({ exists }) => exists(written)),
-    queueMail(
-      db,
-      {
-        ...mailChangeConfirmMail(language, recipient, input.mail, url, MAIL_CHANGE_TTL_HOURS),
-        to: input.mail,
-        userId: user.id,
-        kind: 'MAIL_CHANGE_CONFIRM',
-      },
-      now,
-      written,
-    ),
-    queueMail(
-      db,
-      {
-        ...mailChangeRequestedMail(language, recipient, input.mail),
-        to: user.mail,
-        userId: user.id,
-        kind: 'MAIL_CHANGE_REQUESTED',
-      },
-      now,
-      written,
-    ),
+    queueMail(db, { ...words.confirm, to: input.mail, userId: user.id, kind: 'MAIL_CHANGE_CONFIRM' }, now, written),
+    queueMail(db, { ...words.notice, to: user.mail, userId: user.id, kind: 'MAIL_CHANGE_REQUESTED' }, now, written),
+    // An administrator's request is theirs in the history; the user's confirmation is logged when it comes.
+    ...(context.by
+      ? [insertWhen(db, 'log', pendingMailChangeLog(context.by, user, input.mail, context.userAgent), written)]
+      : []),
   ]
+}
+
+/** The two mails of a change of address: the link to the new one, the notice to the current one. */
+function requestWords(
+  user: { login: string; nom: string; prenom: string; langue: string },
+  input: ProfileInput,
+  url: string,
+  by: Actor | null,
+) {
+  const language = mailLanguage(user.langue)
+  const recipient = { ...user, ...input }
+  if (!by) {
+    return {
+      confirm: mailChangeConfirmMail(language, recipient, input.mail, url, MAIL_CHANGE_TTL_HOURS),
+      notice: mailChangeRequestedMail(language, recipient, input.mail),
+    }
+  }
+  const admin = `${by.prenom} ${by.nom}`
+  return {
+    confirm: mailChangeByAdminConfirmMail(language, recipient, admin, input.mail, url, MAIL_CHANGE_TTL_HOURS),
+    notice: mailChangeByAdminMail(language, recipient, admin, input.mail),
+  }
+}
+
+/** The audit entry of an administrator's request to move a user's address, not yet confirmed. */
+function pendingMailChangeLog(
+  actor: Actor,
+  user: { id: number; mail: string },
+  newMail: string,
+  userAgent: string | null,
+) {
+  const entry = mailChangeLog(actor.id, user.mail, newMail, userAgent, user.id)
+  return { ...entry, commentaire: `${entry.commentaire} (en attente de confirmation)` }
 }

@@ -40,11 +40,20 @@ const fr = {
     warning:
       "Si vous n'êtes pas à l'origine de cette demande, changez votre mot de passe et contactez immédiatement votre administrateur.",
   },
-  mailNowUsed: {
-    subject: 'Votre compte utilise désormais cette adresse',
+  mailChangeByAdmin: {
+    subject: 'Votre administrateur demande à changer votre adresse e-mail',
     intro:
-      "Votre administrateur a fait de {{mail}} l'adresse e-mail de votre compte {{login}} : les messages du portail vous parviendront ici.",
-    warning: 'Si ce compte ne vous concerne pas, signalez-le à votre administrateur.',
+      "{{admin}}, administrateur du portail, a demandé que l'adresse e-mail de votre compte {{login}} devienne {{mail}}. Un lien de confirmation a été envoyé à cette nouvelle adresse.",
+    warning:
+      "Votre adresse et votre mot de passe ne changent pas tant que cette nouvelle adresse n'a pas été confirmée. Si vous ne la reconnaissez pas, contactez votre administrateur.",
+  },
+  mailChangeByAdminConfirm: {
+    subject: 'Confirmez la nouvelle adresse e-mail de votre compte',
+    intro:
+      "{{admin}}, administrateur du portail, a demandé que l'adresse e-mail de votre compte {{login}} devienne {{mail}}.",
+    action: 'Confirmer cette adresse',
+    expiry: "Ce lien est valable {{hours}} heures et ne sert qu'une fois. L'adresse ne change qu'une fois confirmée.",
+    ignore: "Si ce compte ne vous concerne pas, ignorez ce message : l'adresse du compte reste inchangée.",
   },
   invitation: {
     subject: 'Votre compte sur le portail',
@@ -105,11 +114,20 @@ const en: MailWords = {
       'Someone asked for the e-mail address of your account {{login}} to become {{mail}}. It takes effect only if the link sent to that new address is opened.',
     warning: 'If you did not ask for this, change your password and contact your administrator straight away.',
   },
-  mailNowUsed: {
-    subject: 'Your account now uses this address',
+  mailChangeByAdmin: {
+    subject: 'Your administrator asked to change your e-mail address',
     intro:
-      'Your administrator made {{mail}} the e-mail address of your account {{login}}: the portal will write to you here.',
-    warning: 'If this account is not yours, tell your administrator.',
+      '{{admin}}, an administrator of the portal, asked for the e-mail address of your account {{login}} to become {{mail}}. A confirmation link was sent to that new address.',
+    warning:
+      'Your address and your password stay as they are until that new address is confirmed. If you do not recognise it, contact your administrator.',
+  },
+  mailChangeByAdminConfirm: {
+    subject: 'Confirm the new e-mail address of your account',
+    intro:
+      '{{admin}}, an administrator of the portal, asked for the e-mail address of your account {{login}} to become {{mail}}.',
+    action: 'Confirm this address',
+    expiry: 'This link is valid for {{hours}} hours and works only once. The address changes only once confirmed.',
+    ignore: 'If this account is not yours, ignore this message: the address of the account stays as it is.',
   },
   invitation: {
     subject: 'Your account on the portal',

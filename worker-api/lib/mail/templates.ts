@@ -65,9 +65,22 @@ export const mailChangedMail = (language: MailLanguage, user: Recipient, newMail
 export const mailChangeRequestedMail = (language: MailLanguage, user: Recipient, newMail: string) =>
   noticeMail(language, (w) => w.mailChangeRequested, user, { mail: newMail })
 
-/** Sent to the new address an administrator gave a user: it is the account's from now on. */
-export const mailNowUsedMail = (language: MailLanguage, user: Recipient, newMail: string) =>
-  noticeMail(language, (w) => w.mailNowUsed, user, { mail: newMail })
+/**
+ * Sent to the new address an administrator gave a user (`admin` names them): as for one's own change,
+ * the address moves only once this link is opened, so a typo or a hostile address takes nothing over.
+ */
+export const mailChangeByAdminConfirmMail = (
+  language: MailLanguage,
+  user: Recipient,
+  admin: string,
+  newMail: string,
+  url: string,
+  hours: number,
+) => linkMail(language, (w) => w.mailChangeByAdminConfirm, user, { admin, mail: newMail }, url, hours)
+
+/** Sent to the current address when an administrator asks for another one: who asked, and that nothing moved yet. */
+export const mailChangeByAdminMail = (language: MailLanguage, user: Recipient, admin: string, newMail: string) =>
+  noticeMail(language, (w) => w.mailChangeByAdmin, user, { admin, mail: newMail })
 
 /**
  * The invitation of a user an administrator created (`admin` names them): a single-use link to
