@@ -32,8 +32,9 @@ export function rowAction<Intent extends string>(
 
 /**
  * The failed answer of a form action (app/lib/form.ts `FormReply`), 400: the API's field errors on
- * their fields, a business code the form knows on its field (`onField`), any other failure as the
- * form's message — its code's own, else `fallback`.
+ * their fields, a business code the form knows on its field (`onField`, said in the form's own words
+ * when `messages` has a key for it), any other failure as the form's message — its code's own, else
+ * `fallback`.
  *
  * `nestedIn` names the object of the API's body that holds some of the form's fields (`poste`: the
  * API's `poste.dateFin` is the form's `dateFin`). With `withAttribute` (spec §8, logged creation) the
@@ -49,6 +50,7 @@ export function formFailure<Intent extends string>(
     failure?: Failure
     fallback?: string
     onField?: Partial<Record<BusinessCode, string>>
+    messages?: Partial<Record<BusinessCode, string>>
     headers?: HeadersInit | undefined
     hideFields?: string[]
     nestedIn?: string
@@ -59,6 +61,7 @@ export function formFailure<Intent extends string>(
     failure,
     fallback = 'errors.saveFailed',
     onField = {},
+    messages = {},
     headers,
     hideFields,
     nestedIn,
@@ -70,7 +73,8 @@ export function formFailure<Intent extends string>(
     const field = onField[failure.error.businessCode]
     const fields = formFields(fieldErrors(failure), nestedIn)
     if (field) {
-      const message = apiMessage(failure, fallback)
+      const own = messages[failure.error.businessCode]
+      const message = own ? { key: own } : apiMessage(failure, fallback)
       result = submission.reply({ hideFields, fieldErrors: { [field]: [encodeMessage(message)] } })
       if (withAttribute) error = withFirstAttribute(message, failure)
     } else if (fields && Object.keys(fields).length > 0) {

@@ -1,5 +1,5 @@
 import { parseWithZod } from '@conform-to/zod/v4'
-import { structureFormSchema } from '../../worker-api/contract/structure'
+import { type Structure, structureFormSchema } from '../../worker-api/contract/structure'
 import type { requireAdmin } from './auth.server'
 import { formFailure, readForm } from './form.server'
 
@@ -9,15 +9,16 @@ type Auth = Awaited<ReturnType<typeof requireAdmin>>
  * What the structure form needs besides the structure: the types, and the parents the chosen type
  * allows (spec §4: the parent list depends on the type). The type comes from the URL when the form
  * asked for another one (a GET of the form itself, with or without JavaScript), else from the
- * structure being edited.
+ * structure being edited — which is never offered as its own parent, nor is anything below it.
  */
-export async function placementChoices(auth: Auth, url: URL, currentType: number | null) {
+export async function placementChoices(auth: Auth, url: URL, editing: Structure | null) {
   const asked = Number(url.searchParams.get('type'))
   const [types] = await Promise.all([auth.expect(auth.api.rest.bd.typestructure.me.$get())])
-  const typeId = Number.isSafeInteger(asked) && asked > 0 ? asked : currentType
+  const typeId = Number.isSafeInteger(asked) && asked > 0 ? asked : (editing?.type.id ?? null)
   const known = types.some((type) => type.id === typeId)
-  const parents =
+  const candidates =
     typeId && known ? await auth.expect(auth.api.rest.bd.structure.parent[':typeId'].$get({ param: { typeId } })) : []
+  const parents = editing ? candidates.filter((parent) => !parent.path.startsWith(editing.path)) : candidates
   return { types, typeId: known ? typeId : null, parents, nom: url.searchParams.get('nom') }
 }
 
@@ -40,7 +41,9 @@ export async function saveStructure(request: Request, auth: Auth, id: number | n
     return formFailure('structure', submission, {
       failure: result,
       fallback: 'errors.saveFailed',
-      onField: { STRUCTURE_NOM_ALREADY_USED: 'nom', STRUCTURE_PARENT_INVALID: 'parent' },
+      onField: { STRUCTURE_NOM_ALREADY_USED: 'nom', STRUCTURE_PARENT_INVALID: 'parent', STRUCTURE_HAS_CHILD: 'type' },
+      // An edit's type refused by the children: said as such, not with the delete's message (spec §8).
+      messages: { STRUCTURE_HAS_CHILD: 'structures.typeLockedByChildren' },
       headers: await auth.headers(),
     })
   }

@@ -274,6 +274,7 @@ export const en: Resource = {
     nomFree: 'Name available',
     goUsers: 'Users of the structure',
     rootNoParent: 'The root structure has no parent.',
+    typeLockedByChildren: 'This structure has child structures: its type cannot change while they hang below it.',
   },
   structureUsers: {
     title: 'Users of {{nom}}',

@@ -274,6 +274,8 @@ export const fr = {
     nomFree: 'Nom disponible',
     goUsers: 'Utilisateurs de la structure',
     rootNoParent: 'La structure racine n’a pas de parent.',
+    typeLockedByChildren:
+      'Cette structure a des structures filles : son type ne peut pas changer tant qu’elles lui sont rattachées.',
   },
   structureUsers: {
     title: 'Utilisateurs de {{nom}}',

@@ -131,19 +131,22 @@ export default function Structures() {
             <Pencil aria-hidden />
             <span className="hidden lg:inline">{t('structures.modify')}</span>
           </Link>
-          <ConfirmDialog
-            fallbackHref={urlWith(search, { confirmer: 'supprimer', id: String(structure.id) })}
-            title={t('structures.deleteTitle', { nom: structure.nom })}
-            description={t('structures.deleteConfirm')}
-            confirmLabel={t('structures.delete')}
-            pendingLabel={t('structures.deleting')}
-            fields={{ intent: 'supprimer', id: String(structure.id), nom: structure.nom }}
-            triggerVariant="ghost"
-            triggerClassName="text-destructive"
-          >
-            <Trash2 aria-hidden />
-            <span className="sr-only lg:not-sr-only">{t('structures.deleteLabel', { nom: structure.nom })}</span>
-          </ConfirmDialog>
+          {/* The root always has children: its delete could never succeed, so it is not offered. */}
+          {structure.parent === null ? null : (
+            <ConfirmDialog
+              fallbackHref={urlWith(search, { confirmer: 'supprimer', id: String(structure.id) })}
+              title={t('structures.deleteTitle', { nom: structure.nom })}
+              description={t('structures.deleteConfirm')}
+              confirmLabel={t('structures.delete')}
+              pendingLabel={t('structures.deleting')}
+              fields={{ intent: 'supprimer', id: String(structure.id), nom: structure.nom }}
+              triggerVariant="ghost"
+              triggerClassName="text-destructive"
+            >
+              <Trash2 aria-hidden />
+              <span className="sr-only lg:not-sr-only">{t('structures.deleteLabel', { nom: structure.nom })}</span>
+            </ConfirmDialog>
+          )}
         </div>
       ),
     },

@@ -28,7 +28,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
     auth.expect(auth.api.rest.bd.structure[':id'].$get({ param: { id } })),
     i18nServer.getFixedT(request),
   ])
-  const choices = await placementChoices(auth, new URL(request.url), structure.type.id)
+  const choices = await placementChoices(auth, new URL(request.url), structure)
   return data(
     {
       structure,

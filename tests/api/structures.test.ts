@@ -1,4 +1,7 @@
+import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { batch } from '../../worker-api/db/client'
+import { subtreePaths } from '../../worker-api/services/structures'
 import {
   call,
   createOrganisation,
@@ -338,6 +341,158 @@ describe('POST and PUT rest/bd/structure', () => {
     )
     const unchanged = await json<StructureBody>(await get(`/rest/bd/structure/${agence.id}`, rootAdmin))
     expect(unchanged.path).toBe(`/1/${direction.id}/${agence.id}/`)
+  })
+})
+
+/** Every structure's path is the one its parent links give, and no structure is its own ancestor. */
+async function expectATree() {
+  const rows = await db().selectFrom('structure').select(['id', 'parent_id', 'path']).execute()
+  const byId = new Map(rows.map((row) => [row.id, row]))
+  for (const row of rows) {
+    const chain: number[] = []
+    for (let at: typeof row | undefined = row; at; at = at.parent_id === null ? undefined : byId.get(at.parent_id)) {
+      expect(chain, `structure ${row.id} is its own ancestor`).not.toContain(at.id)
+      chain.unshift(at.id)
+    }
+    expect(row.path, `path of ${row.id}`).toBe(`/${chain.join('/')}/`)
+  }
+}
+
+/** A type whose structures hang below one another (a pole in a pole), and a first pole below Sud. */
+async function poles() {
+  await db()
+    .insertInto('type_structure')
+    .values({ id: 5, libelle: 'Pôle', parent_type_id: 5 })
+    .onConflict((oc) => oc.doNothing())
+    .execute()
+  const { id } = await db()
+    .insertInto('structure')
+    .values({ nom: `Pôle Sud ${crypto.randomUUID().slice(0, 8)}`, type_id: 5, parent_id: 3, path: '' })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  await db()
+    .updateTable('structure')
+    .set({ path: `/1/3/${id}/` })
+    .where('id', '=', id)
+    .execute()
+  return id
+}
+
+const modificationLogs = (id: number) =>
+  db()
+    .selectFrom('log')
+    .select('commentaire')
+    .where('nom_log', '=', 'STRUCTURE_MODIFICATION')
+    .where('commentaire', 'like', `#${id} %`)
+    .execute()
+
+describe('the tree stays one tree', () => {
+  it('gives no parent and the root’s type to the root alone: a sub-tree stays in its administrator’s reach', async () => {
+    const agence = await create(rootAdmin, 'Agence Nîmes', 3, 3)
+    const cut = (id: number, nom: string) => ({ id, nom, type: { id: 1 }, parent: null })
+    await expectError(
+      await put('/rest/bd/structure', cut(agence.id, agence.nom), sudAdmin),
+      400,
+      'STRUCTURE_PARENT_INVALID',
+    )
+    await expectError(
+      await put('/rest/bd/structure', cut(agence.id, agence.nom), rootAdmin),
+      400,
+      'STRUCTURE_PARENT_INVALID',
+    )
+    await expectError(
+      await put('/rest/bd/structure', cut(3, 'Direction Sud'), sudAdmin),
+      400,
+      'STRUCTURE_PARENT_INVALID',
+    )
+    // Nor below a parent outside the caller's scope.
+    await expectError(
+      await put('/rest/bd/structure', { id: agence.id, nom: agence.nom, type: { id: 3 }, parent: { id: 2 } }, sudAdmin),
+      403,
+      'FORBIDDEN',
+    )
+    expect(await json<StructureBody>(await get('/rest/bd/structure/3', rootAdmin))).toMatchObject({
+      parent: { id: 1 },
+      type: { id: 2 },
+      path: '/1/3/',
+    })
+    expect(await json<StructureBody>(await get(`/rest/bd/structure/${agence.id}`, rootAdmin))).toMatchObject({
+      parent: { id: 3 },
+      path: `/1/3/${agence.id}/`,
+    })
+    expect([...(await modificationLogs(3)), ...(await modificationLogs(agence.id))]).toEqual([])
+    await expectATree()
+  })
+
+  it('lets only one of two crossed moves (A below B, B below A) through', async () => {
+    const pole = await poles()
+    const a = await create(rootAdmin, 'Pôle Croisé A', 5, pole)
+    const b = await create(rootAdmin, 'Pôle Croisé B', 5, pole)
+    const below = (moved: StructureBody, parent: StructureBody) => ({
+      id: moved.id,
+      nom: moved.nom,
+      type: { id: 5 },
+      parent: { id: parent.id },
+    })
+    const answers = await Promise.all([
+      put('/rest/bd/structure', below(a, b), rootAdmin),
+      put('/rest/bd/structure', below(b, a), sudAdmin),
+    ])
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 400])
+    const refused = answers.find((answer) => answer.status === 400) ?? new Response('{}')
+    await expectError(refused, 400, 'STRUCTURE_PARENT_INVALID')
+    await expectATree()
+    // The refused move left no audit entry.
+    expect((await modificationLogs(a.id)).length + (await modificationLogs(b.id)).length).toBe(1)
+  })
+
+  it('refuses a move below its own sub-tree even when the paths say otherwise', async () => {
+    const pole = await poles()
+    const top = await create(rootAdmin, 'Pôle Haut', 5, pole)
+    const low = await create(rootAdmin, 'Pôle Bas', 5, top.id)
+    // A path out of step with the links: the low pole looks like a sibling of the top one.
+    await db()
+      .updateTable('structure')
+      .set({ path: `/1/3/${pole}/${low.id}/` })
+      .where('id', '=', low.id)
+      .execute()
+    try {
+      await expectError(
+        await put(
+          '/rest/bd/structure',
+          { id: top.id, nom: top.nom, type: { id: 5 }, parent: { id: low.id } },
+          rootAdmin,
+        ),
+        400,
+        'STRUCTURE_PARENT_INVALID',
+      )
+      const [row] = await db().selectFrom('structure').select('parent_id').where('id', '=', top.id).execute()
+      expect(row?.parent_id).toBe(pole)
+      expect(await modificationLogs(top.id)).toEqual([])
+    } finally {
+      await db().updateTable('structure').set({ path: low.path }).where('id', '=', low.id).execute()
+    }
+    await expectATree()
+  })
+
+  it('rewrites the paths of a sub-tree in bounded steps, even around a cycle forced into the links', async () => {
+    const pole = await poles()
+    const first = await create(rootAdmin, 'Pôle Boucle 1', 5, pole)
+    const second = await create(rootAdmin, 'Pôle Boucle 2', 5, first.id)
+    await db().updateTable('structure').set({ parent_id: second.id }).where('id', '=', first.id).execute()
+    try {
+      await batch(env.DB, [{ compile: () => subtreePaths(first.id).compile(db()) }])
+      const paths = await db().selectFrom('structure').select('path').where('id', 'in', [first.id, second.id]).execute()
+      for (const { path } of paths) expect(path.length).toBeLessThan(100)
+    } finally {
+      await db()
+        .updateTable('structure')
+        .set({ parent_id: pole, path: first.path })
+        .where('id', '=', first.id)
+        .execute()
+      await db().updateTable('structure').set({ path: second.path }).where('id', '=', second.id).execute()
+    }
+    await expectATree()
   })
 })
 

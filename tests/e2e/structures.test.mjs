@@ -124,6 +124,30 @@ for (const [index, mode] of MODES.entries()) {
       const futurs = page.getByRole('region', { name: 'Utilisateurs futurs' })
       await futurs.getByRole('cell', { name: prenom, exact: true }).waitFor()
 
+      // Retyped into an agence, the direction is not offered as its own parent, and its agence forbids it.
+      await page.goto(`/pages/admin/listeStructures?q=${suffix}`)
+      await page.getByRole('link', { name: `Modifier ${direction} modifiée` }).click()
+      await page.getByRole('heading', { name: 'Modifier la structure', level: 1 }).waitFor()
+      await chooseType(page, mode, 'Agence')
+      const parents = await page.getByLabel('Structure parente').locator('option').allTextContents()
+      assert.ok(parents.includes('Direction Nord'), 'the other directions are offered')
+      assert.ok(!parents.includes(`${direction} modifiée`), 'a structure is not offered as its own parent')
+      await page.getByLabel('Structure parente').selectOption({ label: 'Direction Nord' })
+      await page.getByRole('button', { name: 'Enregistrer' }).click()
+      await page
+        .getByText(
+          'Cette structure a des structures filles : son type ne peut pas changer tant qu’elles lui sont rattachées.',
+        )
+        .waitFor()
+
+      // The root always has children: no delete is offered for it.
+      await page.goto('/pages/admin/listeStructures')
+      await firstCellReads(page, 'Groupe Transports et Logistique')
+      const rootDelete = page.getByRole(mode.javaScriptEnabled ? 'button' : 'link', {
+        name: 'Supprimer Groupe Transports et Logistique',
+      })
+      assert.equal(await rootDelete.count(), 0)
+
       // The direction still has its agence: refused with spec §8's messages; then both go.
       await page.goto(`/pages/admin/listeStructures?q=${suffix}`)
       await deleteFromList(page, mode, `${direction} modifiée`)

@@ -112,7 +112,8 @@ export const structureRoutes = router()
       method: 'put',
       path: '/rest/bd/structure',
       tags: ['Structures'],
-      summary: 'Rename, retype or move a structure of the caller’s scope; the sub-tree’s paths follow',
+      summary:
+        'Rename, retype or move a structure of the caller’s scope below a parent of that scope (400 STRUCTURE_PARENT_INVALID below itself or its sub-tree, or without a parent but for the root); the sub-tree’s paths follow',
       security: [{ bearer: [] }],
       request: { body: { content: { 'application/json': { schema: structureInputSchema } }, required: true } },
       responses: { 200: json(structureSchema, 'The updated structure'), ...errors(400, 401, 403, 404, 409) },

@@ -11,7 +11,14 @@ import type {
 import { batch, type DB, getDb, insertWhen } from '../db/client'
 import type { Env } from '../env'
 import { BusinessError, forbidden, invalidField, notFound } from '../lib/errors'
-import { inScopeColumn, modificationColumn, scopeStructureIds, userManageable, type Viewer } from '../lib/scope'
+import {
+  inScopeColumn,
+  modificationColumn,
+  pathInScope,
+  scopeStructureIds,
+  userManageable,
+  type Viewer,
+} from '../lib/scope'
 import { searchWords } from '../lib/search-text'
 import { type Actor, actorWith, type Caller, viewerOf } from './actor'
 import { logEntry } from './logs'
@@ -377,9 +384,59 @@ export async function createStructure(
 }
 
 /**
- * PUT rest/bd/structure: renames, retypes or moves a structure of the caller's scope. A move keeps
- * every path of the sub-tree right in the same batch: they are recomputed from the parent links as
- * they stand when the batch runs, so a concurrent move cannot leave a stale prefix behind.
+ * What an update must check before it is written, as read with the caller's check: the placement
+ * (readPlacement), the structure itself in scope, a free name, a parent that is neither the structure
+ * nor below it, and a type its children allow. Only the root has no parent and the root's type, so no
+ * administrator can cut a structure (their own scope's root included) out of the tree.
+ */
+async function checkedUpdate(env: Env, caller: Caller, input: StructureInput, id: number) {
+  const placement = await readPlacement(env, caller, input, id)
+  const { type, parent, holder, children } = placement
+  const current = inScopeOrFail(placement.current)
+  if (holder && holder.id !== id) throw nomTaken(holder.nom)
+  if (!parent && current.parent_id !== null) throw parentInvalid('Only the root structure has no parent')
+  if (parent && (parent.id === id || parent.path.startsWith(current.path)))
+    throw parentInvalid('A structure cannot hang below itself or its own sub-tree')
+  if (children.some((child) => child.parent_type_id !== type.id))
+    throw new BusinessError('STRUCTURE_HAS_CHILD', 409, 'Its child structures need its present type')
+  return { ...placement, current }
+}
+
+/**
+ * The structure `id` when its placement below `parent` (null: it is the root and stays so) still holds
+ * as the batch runs: the structure and the parent in the viewer's scope, the parent of the type wanted
+ * and not the structure nor one of its descendants by the parent links. Read in the write itself, so
+ * that two moves crossing each other (A below B, B below A) cannot both pass the checks read before.
+ */
+function placementHolds(db: DB, viewer: Viewer, id: number, parent: { id: number; typeId: number } | null) {
+  const structure = db
+    .selectFrom('structure')
+    .select('structure.id')
+    .where('structure.id', '=', id)
+    .where(pathInScope(db, viewer, sql.ref<string>('structure.path')))
+  if (!parent) return structure.where('structure.parent_id', 'is', null)
+  const newParent = db
+    .selectFrom('structure as new_parent')
+    .select('new_parent.id')
+    .where('new_parent.id', '=', parent.id)
+    .where('new_parent.type_id', '=', parent.typeId)
+    .where(pathInScope(db, viewer, sql.ref<string>('new_parent.path')))
+  return structure.where(({ exists }) => exists(newParent)).where(sql<SqlBool>`${id} not in ${ancestorsOf(parent.id)}`)
+}
+
+/** A structure and its ancestors by the parent links; `union` keeps each once, so a cycle ends the walk. */
+const ancestorsOf = (id: number) =>
+  sql`(with recursive up(id) as (
+      select ${id}
+      union
+      select s.parent_id from structure s join up on s.id = up.id where s.parent_id is not null
+    ) select id from up)`
+
+/**
+ * PUT rest/bd/structure: renames, retypes or moves a structure of the caller's scope. The placement is
+ * checked again by the write itself (placementHolds), the audit entry written under the same condition,
+ * and a move keeps every path of the sub-tree right in the same batch: they are recomputed from the
+ * parent links as they stand when the batch runs, so a concurrent move cannot leave a stale prefix.
  */
 export async function updateStructure(
   env: Env,
@@ -390,14 +447,7 @@ export async function updateStructure(
   const db = getDb(env.DB)
   const id = input.id
   if (!id) throw invalidField('id', 'The structure id is required', 'validation.required')
-  const placement = await readPlacement(env, caller, input, id)
-  const { actor, type, parent, holder, children } = placement
-  const current = inScopeOrFail(placement.current)
-  if (holder && holder.id !== id) throw nomTaken(holder.nom)
-  if (parent && (parent.id === id || parent.path.startsWith(current.path)))
-    throw parentInvalid('A structure cannot hang below itself or its own sub-tree')
-  if (children.some((child) => child.parent_type_id !== type.id))
-    throw new BusinessError('STRUCTURE_HAS_CHILD', 409, 'Its child structures need its present type')
+  const { actor, type, parent, current } = await checkedUpdate(env, caller, input, id)
 
   const moved = (parent?.id ?? null) !== current.parent_id
   const change = [
@@ -405,37 +455,58 @@ export async function updateStructure(
     current.type_id !== type.id && `${current.type_libelle} → ${type.libelle}`,
     moved && `${current.parent_nom ?? '-'} → ${parent?.nom ?? '-'}`,
   ].filter(Boolean)
+  const viewer = viewerOf(actor)
+  const holds = placementHolds(db, viewer, id, parent && { id: parent.id, typeId: parent.type_id })
   // The structure as it stands after the change, read at the end of the same batch.
-  const after = structureInScopeQuery(db, viewerOf(actor), id)
-  const statements = [
-    db
-      .updateTable('structure')
-      .set({ nom: input.nom, type_id: type.id, parent_id: parent?.id ?? null })
-      .where('id', '=', id),
-    ...(moved ? [{ compile: () => subtreePaths(id).compile(db) }] : []),
-    db
-      .insertInto('log')
-      .values(adminLog(actor, 'STRUCTURE_MODIFICATION', `#${id} ${change.join(', ')}`, context.userAgent)),
-    after,
-  ]
+  const after = structureInScopeQuery(db, viewer, id)
   let results: D1Result[]
   try {
-    results = await batch(env.DB, statements)
+    results = await batch(env.DB, [
+      // Before the update, under its very condition: nothing the insert writes changes what it reads.
+      insertWhen(
+        db,
+        'log',
+        adminLog(actor, 'STRUCTURE_MODIFICATION', `#${id} ${change.join(', ')}`, context.userAgent),
+        holds,
+      ),
+      db
+        .updateTable('structure')
+        .set({ nom: input.nom, type_id: type.id, parent_id: parent?.id ?? null })
+        .where('id', '=', id)
+        .where(({ exists }) => exists(holds))
+        .returning('id'),
+      // Rewrites nothing unless the structure's path no longer follows its parent's: a move took place.
+      { compile: () => subtreePaths(id).compile(db) },
+      after,
+    ])
   } catch (error) {
     throw nameRace(error, input.nom)
   }
-  const [row] = (results.at(-1)?.results ?? []) as InferResult<typeof after>
+  const [, updated, , read] = results
+  if ((updated?.results.length ?? 0) === 0) {
+    // The tree changed between the checks and the write: the checks again say how it stands now.
+    await checkedUpdate(env, caller, input, id)
+    throw parentInvalid('The structure or its parent moved meanwhile')
+  }
+  const [row] = (read?.results ?? []) as InferResult<typeof after>
   if (!row) throw notFound('Unknown structure')
   return toStructure(row)
 }
 
-/** Recomputes the paths of the sub-tree of `id` from the parent links (one statement, for a batch). */
-function subtreePaths(id: number) {
-  return sql`with recursive tree(id, path) as (
+/**
+ * Recomputes the paths of the sub-tree of `id` from the parent links (one statement, for a batch),
+ * when the structure's own path no longer follows its parent's. Each step adds a structure not yet on
+ * the path, so even a cycle forced into the links ends the walk instead of looping.
+ */
+export function subtreePaths(id: number) {
+  return sql`with recursive placed(id, path) as (
       select s.id, coalesce((select p.path from structure p where p.id = s.parent_id), '/') || s.id || '/'
       from structure s where s.id = ${id}
+    ), tree(id, path) as (
+      select placed.id, placed.path from placed join structure s on s.id = placed.id where s.path <> placed.path
       union all
       select c.id, tree.path || c.id || '/' from structure c join tree on c.parent_id = tree.id
+      where instr(tree.path, '/' || c.id || '/') = 0
     )
     update structure set path = tree.path from tree where structure.id = tree.id`
 }
