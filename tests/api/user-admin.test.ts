@@ -2,7 +2,7 @@ import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { sha256Hex } from '../../worker-api/lib/crypto'
 import { SMALL_SCOPE_POSTS } from '../../worker-api/lib/scope'
-import { foldSearchText } from '../../worker-api/lib/search-text'
+import { foldSearchText, SEARCH_WORDS } from '../../worker-api/lib/search-text'
 import {
   call,
   createOrganisation,
@@ -549,6 +549,25 @@ describe('GET rest/bd/utilisateur/liste', () => {
     expect(await found('t%p')).toEqual([percent.id])
     expect(await found('_')).toEqual([underscore.id])
     expect(await found('s_t')).toEqual([underscore.id])
+  })
+
+  it(`looks for the first ${SEARCH_WORDS} words of a search, each by its first 48 bytes (D1's limits), never a 500`, async () => {
+    const long = await named('Ab'.repeat(30), 'Œuvre'.repeat(10))
+    const found = async (q: string) => {
+      for (const paged of ['', 'page=1&']) {
+        const response = await get(`/rest/bd/utilisateur/liste?${paged}q=${encodeURIComponent(q)}`, rootAdmin)
+        expect(response.status, q).toBe(200)
+      }
+      return (await list(rootAdmin, `q=${encodeURIComponent(q)}`)).ids
+    }
+    // Past the sixth word, no word counts (40 words, the last ones in no name).
+    const words = ['ab', 'ba', 'abab', 'oeuvre', 'uvreoe', 'baba', ...Array.from({ length: 34 }, () => 'z')]
+    expect(await found(words.join(' '))).toEqual([long.id])
+    // A word is looked for by its first 48 bytes: 60 letters, 30 "œ" (60 letters folded), 30 "é" and "%".
+    expect(await found(`${'ab'.repeat(24)}zzzzzzzzzzzz`)).toEqual([long.id])
+    expect(await found(`ab ${'œ'.repeat(30)}`)).toEqual([])
+    expect(await found('é'.repeat(30))).toEqual([])
+    expect(await found('%'.repeat(30))).toEqual([])
   })
 
   it('sorts by nom, prenom or mail, either way, whatever the case', async () => {

@@ -122,7 +122,7 @@ function matchesWord(db: DB, word: string): Expression<SqlBool> {
       .select('found.id')
       .where(sql<SqlBool>`found.id = log.utilisateur_id`)
       // One pattern for both columns (D1 binds at most 100 values a statement).
-      .where(containsText([sql<string>`found.recherche || ' ' || found.mail`], word))}`,
+      .where(containsText(['found.recherche', 'found.mail'], word))}`,
   ]
   const types = matchingCodes(TYPE_LABELS, word)
   if (types.length > 0)
@@ -143,15 +143,12 @@ function matchesWord(db: DB, word: string): Expression<SqlBool> {
   return sql<SqlBool>`(${sql.join(alternatives, sql` or `)})`
 }
 
-/** The words of a search the history looks for (the rest are ignored): D1 binds at most 100 values a statement. */
-export const SEARCH_WORDS = 6
-
 /**
  * The entries matching the filters, the scope aside: the range's days (inclusive) as instants in the
  * organisation's time zone, the type, and every word of the search.
  */
 function filteredLogs(db: DB, filters: LogFilters, after?: Expression<number>) {
-  const words = searchWords(filters.q ?? '').slice(0, SEARCH_WORDS)
+  const words = searchWords(filters.q ?? '')
   // Counting the entries after `after`, the dates are checked on those rows, not looked up in their
   // index: the few entries past a kept total are found by their ids.
   const date = after ? sql<string>`+log.date` : sql<string>`log.date`
@@ -297,7 +294,7 @@ const totalKey = (viewer: Viewer, query: LogFilters) =>
     query.dateDebut ?? null,
     query.dateFin ?? null,
     query.type ?? null,
-    searchWords(query.q ?? '').slice(0, SEARCH_WORDS),
+    searchWords(query.q ?? ''),
   ])
 
 /**

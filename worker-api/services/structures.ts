@@ -12,7 +12,7 @@ import { batch, type DB, getDb, insertWhen } from '../db/client'
 import type { Env } from '../env'
 import { BusinessError, forbidden, invalidField, notFound } from '../lib/errors'
 import { inScopeColumn, modificationColumn, scopeStructureIds, userManageable, type Viewer } from '../lib/scope'
-import { searchWords } from '../lib/search-text'
+import { likePattern, searchWords } from '../lib/search-text'
 import { type Actor, actorWith, type Caller, viewerOf } from './actor'
 import { logEntry } from './logs'
 import { postesColumn, postesFrom, toUser } from './users'
@@ -28,21 +28,22 @@ export const nomTaken = (nom: string) =>
 const nameRace = (error: unknown, nom: string) => (String(error).includes('UNIQUE') ? nomTaken(nom) : error)
 const parentInvalid = (message: string) => new BusinessError('STRUCTURE_PARENT_INVALID', 400, message)
 
-/** `%`, `_` and `\` typed in a search match themselves. */
-const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
-
-/** Whether one of `columns` contains `text`, whatever its case (a search box). */
+/**
+ * Whether one of `columns` contains `text`, whatever its case (a search box), the text cut to what
+ * D1 accepts (`likePattern`). Several columns are joined by a line feed, which no pattern holds, so
+ * that the text is bound once and never matches across two of them.
+ */
 export function containsText(columns: (string | Expression<string>)[], text: string): Expression<SqlBool> {
-  const pattern = likePattern(text)
-  return sql<SqlBool>`(${sql.join(
-    columns.map((column) => sql`${typeof column === 'string' ? sql.ref(column) : column} like ${pattern} escape '\\'`),
-    sql` or `,
-  )})`
+  const searched = sql.join(
+    columns.map((column) => (typeof column === 'string' ? sql.ref(column) : column)),
+    sql` || char(10) || `,
+  )
+  return sql<SqlBool>`(${searched} like ${likePattern(text)} escape '\\')`
 }
 
 /**
- * Whether every word of a search box (`searchWords`: any case, any accents) is in one of `columns`;
- * null when it holds no word.
+ * Whether every word of a search box (`searchWords`: any case, any accents, its first few words
+ * within D1's limits) is in one of `columns`; null when it holds no word.
  */
 export function containsEveryWord(columns: string[], q: string | undefined): Expression<SqlBool> | null {
   const words = searchWords(q ?? '')
