@@ -25,7 +25,8 @@ import {
   wholeTreeInScope,
 } from '../lib/scope'
 import { foldSearchText, searchWords } from '../lib/search-text'
-import { actorOf, actorWith, type Caller, viewerOf } from './actor'
+import { actorOf, actorWith, type Caller, liveAdmin, viewerOf } from './actor'
+import { limitUser } from './rate-limit'
 import { containsText, requireAdmin } from './structures'
 
 /**
@@ -57,6 +58,9 @@ export function logEntry(
  * is the caller's, and marked as the client's (`source`), so that it never passes for one the server
  * recorded with the action.
  */
+/** Entries a user may post a minute (POST logs/), unless `CLIENT_LOG_RATE_PER_MINUTE` says otherwise. */
+export const CLIENT_LOGS_PER_MINUTE = 60
+
 export async function writeClientLog(env: Env, caller: Caller, input: ClientLogInput, userAgent: string | null) {
   const db = getDb(env.DB)
   const isType = (CLIENT_LOG_TYPES as readonly string[]).includes(input.nomLog)
@@ -68,6 +72,8 @@ export async function writeClientLog(env: Env, caller: Caller, input: ClientLogI
   if (!isType && applications.length === 0) {
     throw invalidField('nomLog', 'nomLog is neither a log type nor an application', 'validation.nomLog')
   }
+  // Each entry is a row kept for good: a client cannot fill the table at will.
+  await limitUser(env, 'client-log', actor.id, Number(env.CLIENT_LOG_RATE_PER_MINUTE ?? CLIENT_LOGS_PER_MINUTE))
   const result = await db
     .insertInto('log')
     .values({
@@ -307,8 +313,9 @@ const totalKey = (viewer: Viewer, query: LogFilters) =>
  * The total: a kept one plus the entries written since it was counted, else a full count — the scope's
  * users gathered once and probed down the range (a small scope: each user's entries counted) — written
  * back only when it changed, so that reading a list again costs a few index lookups, not a count.
+ * Both writes wait for `allowed` (the caller answerable): a refused read keeps nothing.
  */
-export function logListStatements(db: DB, viewer: Viewer, query: LogListQuery) {
+export function logListStatements(db: DB, viewer: Viewer, query: LogListQuery, allowed: Expression<SqlBool>) {
   const fewUsers = fewUsersInScope(db, viewer)
   // The first count, over the whole range, by the scope's posts (D1's 100 bound values: the count of
   // its users would not fit beside the search).
@@ -337,6 +344,7 @@ export function logListStatements(db: DB, viewer: Viewer, query: LogListQuery) {
     })
     .where('kept.cle', '=', key)
     .where(sql<SqlBool>`kept.jusqua < ${latest}`)
+    .where(allowed)
   const firstCount = db
     .insertInto('utilisateur_liste_total')
     .columns(['cle', 'jour', 'total', 'jusqua'])
@@ -348,7 +356,7 @@ export function logListStatements(db: DB, viewer: Viewer, query: LogListQuery) {
           sql<number>`case when ${small} then (${count('users')}) else (${count('set')}) end`.as('total'),
           latest.as('jusqua'),
         ])
-        .where(({ not, exists }) => not(exists(kept.select('kept.cle')))),
+        .where(({ and, not, exists }) => and([not(exists(kept.select('kept.cle'))), allowed])),
     )
   return [pageOf('users'), pageOf('log'), catchUp, firstCount, kept.select('kept.total')] as const
 }
@@ -368,7 +376,7 @@ export async function listLogs(
   const [actor, fromUsers, fromLog, , , [counted]] = await actorWith(
     env,
     caller,
-    ...logListStatements(db, viewerOf(caller), query),
+    ...logListStatements(db, viewerOf(caller), query, liveAdmin(env, caller)),
   )
   requireAdmin(actor)
   const items = [...fromUsers, ...fromLog].map((row) => toLogEntry(row as LogRow))
