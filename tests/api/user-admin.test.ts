@@ -219,6 +219,27 @@ describe('POST rest/bd/utilisateur', () => {
     expect((await invitations(body.mail)).origin).toBe(portail)
   })
 
+  it("binds a new account to the administrator's own origin only: another scheme or port is refused, writing nothing", async () => {
+    const portail = 'https://portail.example.test'
+    const admin = await createUser({ admin: true, domain: portail, postes: [currentPost(1, 1)] })
+    const { accessToken } = await sessionFor(admin.id)
+    const create = (domain: string, origin: string, token = accessToken) =>
+      post(CREATE, payload({ domain }), { token, origin })
+    const before = await rowCounts()
+    for (const domain of ['http://portail.example.test', 'https://portail.example.test:8443']) {
+      const refused = await expectError(await create(domain, portail), 400, 'VALIDATION_FAILED')
+      expect(refused.attributs).toEqual([{ field: 'domain', message: 'validation.domain' }])
+    }
+    // On this machine too: the scheme and the port count, the loopback names are one machine.
+    for (const domain of ['http://localhost:9999', 'https://localhost:8787', 'http://127.0.0.1:9999']) {
+      await expectError(await create(domain, ORIGIN, rootAdmin), 400, 'VALIDATION_FAILED')
+    }
+    expect(await rowCounts()).toEqual(before)
+    // The same origin, however written, is taken (as an origin).
+    await json<UserBody>(await create('https://PORTAIL.example.test:443/any/path', portail), 201)
+    await json<UserBody>(await create('http://127.0.0.1:8787', ORIGIN, rootAdmin), 201)
+  })
+
   it('creates an administrator with admin: true', async () => {
     const body = payload({ admin: true })
     const user = await json<UserBody>(await post(CREATE, body, { token: rootAdmin }), 201)

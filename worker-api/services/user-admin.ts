@@ -7,7 +7,7 @@ import type { NewLog } from '../db/schema'
 import type { Env } from '../env'
 import { randomToken, sha256Hex } from '../lib/crypto'
 import { addSeconds, fromWireDate } from '../lib/dates'
-import { linkOrigin, sameDomain } from '../lib/domain'
+import { linkOrigin, sameOrigin } from '../lib/domain'
 import { BusinessError, forbidden, invalidField, notFound } from '../lib/errors'
 import { invitationMail, mailLanguage } from '../lib/mail/templates'
 import { modificationColumn, smallScope, userListedInScope, type Viewer } from '../lib/scope'
@@ -40,7 +40,8 @@ const mailHolder = (db: DB, mail: string) =>
 
 /**
  * The origin a new account is bound to: the one the payload names (spec §3 `domain`), which must be
- * the caller's own site — an administrator cannot mint accounts for another host — or else theirs.
+ * the caller's own origin (scheme, host and port) — an administrator cannot mint accounts for another
+ * site — or else theirs.
  */
 function boundOrigin(actor: Actor, domain: string | undefined): string {
   if (!domain) return actor.domain
@@ -50,7 +51,8 @@ function boundOrigin(actor: Actor, domain: string | undefined): string {
   } catch {
     throw invalidField('domain', 'Not a site origin', 'validation.url')
   }
-  if (!sameDomain(origin, actor.domain)) throw invalidField('domain', 'Another site than yours', 'validation.domain')
+  // The whole origin: another scheme or port is another site, where every mail link would lead.
+  if (!sameOrigin(origin, actor.domain)) throw invalidField('domain', 'Another site than yours', 'validation.domain')
   return origin
 }
 
