@@ -493,6 +493,42 @@ describe('GET /rest/bd/logs/export', () => {
     ])
   })
 
+  it('neutralises a cell a spreadsheet could read as a formula, after any leading blank or control too', async () => {
+    const admins = await administrators()
+    const user = await createUser({ postes: [currentPost(4, 2)] })
+    const risky = [
+      '=1+1',
+      '+1',
+      '-1',
+      '@SUM(A1)',
+      '\u0000=1+1',
+      '\n=1+1',
+      '\r=1+1',
+      '\t=1+1',
+      ' =1+1',
+      '\u00a0=1+1',
+      ' \t\r\n\u0000=1+1',
+      '\u0000',
+      '＝1+1',
+      '＋1',
+      '－1',
+      '＠SUM(A1)',
+      ' ＝1+1',
+    ]
+    const day = '2025-05-06T08:00:00.000Z'
+    for (const commentaire of risky) await entriesAt(user.id, [day], { commentaire })
+    await entriesAt(user.id, [day], { commentaire: 'Bonjour = salut' })
+    const { text } = await exported(admins.nord, { dateDebut: '20250506', dateFin: '20250506' })
+    // Each as a quote first, inside the cell's own quotes when it needs them.
+    const neutralised = (value: string) => {
+      const cell = `'${value}`
+      return /[",;\r\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell
+    }
+    for (const commentaire of risky)
+      expect(text, JSON.stringify(commentaire)).toContain(`;${neutralised(commentaire)};`)
+    expect(text).toContain(';Bonjour = salut;')
+  })
+
   it('streams every entry of a long range, newest first, across its reads', async () => {
     const admins = await administrators()
     const user = await createUser({ postes: [currentPost(4, 2)] })

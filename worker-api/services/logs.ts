@@ -386,10 +386,17 @@ export async function listLogs(
 /** The entries an export reads per statement: a few hundred kilobytes of CSV. */
 const EXPORT_CHUNK = 500
 
+/**
+ * What a spreadsheet may read as the start of a formula (OWASP ASVS 5.0 1.2.10): `= + - @`, their
+ * full-width and small forms, and any blank or control character before them, which spreadsheets
+ * skip — so a cell starting with a blank or a control character is neutralised as well.
+ */
+const FORMULA_START = /^[\p{Cc}\p{Z}\s=+\-@\uFF1D\uFF0B\uFF0D\uFF20\uFE66\uFE62\uFE63\uFE6B]/u
+
 /** A CSV cell: quoted when needed, and never read as a formula by a spreadsheet (CSV injection). */
 function cell(value: string | null | undefined): string {
   let text = value ?? ''
-  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`
+  if (FORMULA_START.test(text)) text = `'${text}`
   return /[",;\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
 }
 
