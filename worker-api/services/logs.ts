@@ -27,7 +27,7 @@ import {
 import { foldSearchText, searchWords } from '../lib/search-text'
 import { actorOf, actorWith, type Caller, liveAdmin, viewerOf } from './actor'
 import { limitUser } from './rate-limit'
-import { containsText, requireAdmin } from './structures'
+import { containsText, requireAdmin, WHOLE_LIST_READ, wholeList } from './structures'
 
 /**
  * A row of the audit history (DESIGN §8), written by the API in the batch of the action it records.
@@ -320,7 +320,7 @@ export function logListStatements(db: DB, viewer: Viewer, query: LogListQuery, a
   // The first count, over the whole range, by the scope's posts (D1's 100 bound values: the count of
   // its users would not fit beside the search).
   const small = smallScope(db, viewer)
-  const size = query.page === undefined ? -1 : (query.taille ?? DEFAULT_PAGE_SIZE)
+  const size = query.page === undefined ? WHOLE_LIST_READ : (query.taille ?? DEFAULT_PAGE_SIZE)
   const pageOf = (way: 'users' | 'log') =>
     logRows(db, viewer, query, way, (ids) =>
       ids
@@ -373,14 +373,17 @@ export async function listLogs(
   query: LogListQuery,
 ): Promise<{ items: LogEntry[]; total: number }> {
   const db = getDb(env.DB)
+  // The whole list counts itself: only a page's total is kept.
+  const keepsTotal = query.page === undefined ? sql<SqlBool>`0` : liveAdmin(env, caller)
   const [actor, fromUsers, fromLog, , , [counted]] = await actorWith(
     env,
     caller,
-    ...logListStatements(db, viewerOf(caller), query, liveAdmin(env, caller)),
+    ...logListStatements(db, viewerOf(caller), query, keepsTotal),
   )
   requireAdmin(actor)
-  const items = [...fromUsers, ...fromLog].map((row) => toLogEntry(row as LogRow))
-  return { items, total: query.page === undefined ? items.length : (counted?.total ?? 0) }
+  const rows = [...fromUsers, ...fromLog] as LogRow[]
+  if (query.page === undefined) return { items: wholeList(rows).map(toLogEntry), total: rows.length }
+  return { items: rows.map(toLogEntry), total: counted?.total ?? 0 }
 }
 
 /** The entries an export reads per statement: a few hundred kilobytes of CSV. */

@@ -1,5 +1,5 @@
 import { type Expression, type InferResult, type SqlBool, sql } from 'kysely'
-import { DEFAULT_PAGE_SIZE } from '../contract/base'
+import { DEFAULT_PAGE_SIZE, WHOLE_LIST_MAX } from '../contract/base'
 import type {
   Fonction,
   STRUCTURE_SORTS,
@@ -55,6 +55,15 @@ export function containsEveryWord(columns: string[], q: string | undefined): Exp
 }
 
 type PageQuery = { page?: number | undefined; taille?: number | undefined }
+
+/** The rows a whole list (no `page`) reads: one more than it may answer, to know when it is too large. */
+export const WHOLE_LIST_READ = WHOLE_LIST_MAX + 1
+
+/** A whole list's entries, or 400 LIST_TOO_LARGE past `WHOLE_LIST_MAX` (its client then asks for pages). */
+export function wholeList<T>(items: T[]): T[] {
+  if (items.length <= WHOLE_LIST_MAX) return items
+  throw new BusinessError('LIST_TOO_LARGE', 400, `More than ${WHOLE_LIST_MAX} entries: ask for pages`, [WHOLE_LIST_MAX])
+}
 
 /** One page of a list when `page` is asked (DESIGN §1), else all of it. */
 export function onePage<Q extends { limit(n: number): Q; offset(n: number): Q }>(

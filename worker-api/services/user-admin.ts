@@ -18,7 +18,7 @@ import { INVITATION_TTL_HOURS, insertLinkUnderCap, voidLinks } from './mail-toke
 import { queuedIds, queueMail } from './outbox'
 import { checkPlacement, placementReads } from './postes'
 import { limitClient } from './rate-limit'
-import { containsEveryWord, requireAdmin } from './structures'
+import { containsEveryWord, requireAdmin, WHOLE_LIST_READ, wholeList } from './structures'
 import { mailTaken, postesColumn, postesFrom, readUser, toUser } from './users'
 
 type Context = { origin: string; userAgent: string | null }
@@ -233,7 +233,7 @@ export async function listUsers(
   const direction = tri.startsWith('-') ? 'desc' : 'asc'
   const columns = SORT_COLUMNS[tri.replace('-', '') as keyof typeof SORT_COLUMNS]
   const small = smallScope(db, viewer)
-  const size = query.page === undefined ? -1 : (query.taille ?? DEFAULT_PAGE_SIZE)
+  const size = query.page === undefined ? WHOLE_LIST_READ : (query.taille ?? DEFAULT_PAGE_SIZE)
   const pageOf = (from: 'users' | 'posts') => {
     let sorted = listedUsers(db, viewer, query, from)
       .selectAll('utilisateur')
@@ -258,7 +258,7 @@ export async function listUsers(
   requireAdmin(actor)
   const rows = [...fromPosts, ...fromUsers]
   const items = rows.map((row) => toUser(row, postesFrom(row.postes, viewer.today), row.modification === 1))
-  if (query.page === undefined) return { items, total: items.length }
+  if (query.page === undefined) return { items: wholeList(items), total: items.length }
   return { items, total: kept?.total ?? (await countUsers(db, viewer, query, key, small)) }
 }
 
