@@ -30,6 +30,8 @@ export default defineConfig(async () => {
             FORGOT_RATE_PER_MINUTE: '1000',
             QUESTION_RATE_PER_MINUTE: '1000',
             REGISTRATION_RATE_PER_MINUTE: '1000',
+            // Per user, not per client: the fuzz test's users post far more than a person would.
+            CLIENT_LOG_RATE_PER_MINUTE: '1000',
             // The carriers of tests/api/helpers.ts `createOrganisation`: type 4 under the agencies, new ones in Agence Lille.
             CARRIER_TYPE_ID: '4',
             CARRIER_PARENT_ID: '4',

@@ -38,6 +38,8 @@ export interface Env {
   QUESTION_RATE_PER_MINUTE?: string
   /** Carrier self-registrations per client address and minute (default 5). */
   REGISTRATION_RATE_PER_MINUTE?: string
+  /** History entries a signed-in user may post (POST logs/) a minute (default 60). */
+  CLIENT_LOG_RATE_PER_MINUTE?: string
   /** The structure type of carrier companies: those a visitor registers with (spec §1 transporters). */
   CARRIER_TYPE_ID?: string
   /** The structure a carrier typed at registration is created under (of the carrier type's parent type). */

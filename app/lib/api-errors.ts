@@ -16,6 +16,7 @@ const OWN_MESSAGE = {
   NOT_FOUND: false,
   TOO_MANY_ATTEMPTS: true,
   TECHNICAL_ERROR: false,
+  LIST_TOO_LARGE: true,
   INVALID_TOKEN: false,
   INVALID_REFRESH_TOKEN: false,
   REFRESH_TOKEN_EXPIRED: false,
@@ -67,6 +68,7 @@ export function apiMessage(result: Failure, fallback: string): Message {
 const MESSAGE_VALUE: Partial<Record<OwnMessageCode, (first: unknown) => Record<string, string | number>>> = {
   TOO_MANY_ATTEMPTS: (first) => ({ seconds: Number(first ?? 60) }),
   STRUCTURE_NOM_ALREADY_USED: (first) => ({ nom: String(first ?? '') }),
+  LIST_TOO_LARGE: (first) => ({ max: Number(first ?? 0) }),
 }
 
 /** VALIDATION_FAILED's field errors (`attributs: [{field, message}]`), by field. */

@@ -144,6 +144,7 @@ export const en: Resource = {
     CAPTCHA_VALIDATE_FAILED: 'Invalid captcha',
     LISTE_UPDATE_FAILED: 'An error occurred while updating the validation list.',
     TOO_MANY_ATTEMPTS: 'Too many attempts. Try again in {{seconds}} seconds.',
+    LIST_TOO_LARGE: 'This list holds more than {{max}} entries: it can only be read page by page.',
     captchaRequired: 'Please tick the captcha box',
     captchaAnswerRequired: 'Please answer the verification question.',
     captchaAnswerWrong: 'The answer to the verification question is wrong: here is a new one.',

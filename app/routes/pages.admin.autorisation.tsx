@@ -90,7 +90,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const back = pathWithout(request.url, ['confirmer', 'id'])
   if (!result.ok) {
     // Refused or accepted meanwhile (by another administrator), or out of scope: the list is read again.
-    if (result.status === 404) {
+    if (result.status === 404 || result.status === 409) {
       return auth.redirectWithToast(back, { type: 'error', key: 'autorisation.notPending', values: { mail } })
     }
     const error =

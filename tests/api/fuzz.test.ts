@@ -849,6 +849,57 @@ function corpus(operation: DocumentedOperation, id: string): FuzzRequest[] {
   )
 }
 
+/** The query parameters that are search boxes: what they hold is looked for with LIKE in D1. */
+const SEARCH_PARAMS = ['q', 'recherche']
+
+/**
+ * Searches past D1's limits (100 bound values a statement, LIKE patterns of 50 bytes), each within
+ * the 100 characters a search box takes: many words, long words, multi-byte and escaped letters.
+ */
+const LONG_SEARCHES = [
+  Array.from({ length: 40 }, (_, i) => String.fromCharCode(97 + (i % 26))).join(' '),
+  Array.from({ length: 25 }, () => 'abc').join(' '),
+  'x'.repeat(60),
+  'é'.repeat(30),
+  'œ'.repeat(30),
+  '%'.repeat(30),
+  '😀'.repeat(25),
+  `${'é'.repeat(30)} ${'x'.repeat(60)}`,
+  Array.from({ length: 12 }, () => 'ééééééé').join(' '),
+]
+
+/**
+ * Long searches in every search parameter of an operation, by an administrator, with the parameter
+ * alone (the whole list) and with a page: the rest of the request valid, so that they reach D1.
+ * `id` fills the path (a structure of the administrator's scope).
+ */
+function searchCorpus(operation: DocumentedOperation, id: string): FuzzRequest[] {
+  let path = operation.path
+  for (const field of operation.pathParams) path = path.replace(`{${field.name}}`, id)
+  return operation.queryParams
+    .filter((field) => SEARCH_PARAMS.includes(field.name))
+    .flatMap((field) =>
+      LONG_SEARCHES.flatMap((search) => {
+        const q = `${field.name}=${encodeURIComponent(search)}`
+        const paged = operation.queryParams.some((f) => f.name === 'page') ? [`?page=1&${q}`] : []
+        return [`?${q}`, ...paged].map((query) =>
+          readable({
+            method: operation.method,
+            path,
+            query,
+            identity: 'admin',
+            authShape: 'bearer',
+            garbageAuthorization: '',
+            forgery: 'alg-none',
+            headers: [],
+            contentType: null,
+            body: null,
+          }),
+        )
+      }),
+    )
+}
+
 // ---------------------------------------------------------------------------------------------
 // Running one request and checking the properties
 
@@ -1013,6 +1064,9 @@ beforeAll(async () => {
   adminUser = await createUser({ password: null, admin: true, postes: [currentPost(2, 1)] })
 })
 
+/** The structure of the administrator's post (Direction Nord), whose users they may search. */
+const ADMIN_STRUCTURE = '2'
+
 /** Ids worth trying besides the hostile ones: the callers', and the first rows of every table. */
 const ids = () => [String(plainUser.id), String(adminUser.id), '1', '2', '3', '4']
 
@@ -1041,7 +1095,10 @@ describe('Fuzzing every operation of the OpenAPI document', () => {
 
   for (const operation of operations) {
     it(`${operation.method} ${operation.path}: never a 5xx, always the error body, no write when rejected`, async () => {
-      await fuzz(requestArbitrary(operation, operation.method, ids()), corpus(operation, String(plainUser.id)))
+      await fuzz(requestArbitrary(operation, operation.method, ids()), [
+        ...corpus(operation, String(plainUser.id)),
+        ...searchCorpus(operation, ADMIN_STRUCTURE),
+      ])
     }, 60_000)
   }
 

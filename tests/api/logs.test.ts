@@ -93,6 +93,27 @@ describe('POST /rest/bd/logs/', () => {
     }
   })
 
+  it('takes 60 entries a minute from one user, then answers 429 TOO_MANY_ATTEMPTS and writes nothing', async () => {
+    // The real limit (the test configuration raises it for the other files' users).
+    const limited = { env: { CLIENT_LOG_RATE_PER_MINUTE: undefined } }
+    const [user, other] = await Promise.all([signedInUser(), signedInUser()])
+    const write = (token: string, headers: Record<string, string> = {}) =>
+      post(LOGS, { nomLog: 'Pesage' }, { token, headers, ...limited })
+    // Aligned on a fresh minute, so that the window does not turn during the test.
+    const second = new Date().getSeconds()
+    if (second > 50) await new Promise((resolve) => setTimeout(resolve, (61 - second) * 1000))
+    for (let i = 0; i < 60; i++) {
+      // From changing addresses: the limit is the user's, not the client's.
+      expect((await write(user.jwt.accessToken, { 'CF-Connecting-IP': `192.0.2.${i}` })).status).toBe(201)
+    }
+    const before = await db().selectFrom('log').select('id').execute()
+    const refused = await expectError(await write(user.jwt.accessToken), 429, 'TOO_MANY_ATTEMPTS')
+    expect(refused.attributs[0]).toBeGreaterThan(0)
+    expect(await db().selectFrom('log').select('id').execute()).toHaveLength(before.length)
+    // Another user is counted apart.
+    expect((await write(other.jwt.accessToken)).status).toBe(201)
+  }, 90_000)
+
   it('answers 401 without a token, and writes nothing', async () => {
     const before = await db().selectFrom('log').select('id').execute()
     await expectError(await post(LOGS, { nomLog: 'Pesage' }), 401, 'UNAUTHORIZED')
@@ -324,6 +345,40 @@ describe('GET /rest/bd/logs/: range, scope, search and pages', () => {
     await expectError(await call(`${LOGS}export`), 401, 'UNAUTHORIZED')
   })
 
+  it('keeps no total for a caller it refuses: a user, a revoked session, a deleted administrator', async () => {
+    const totals = async () => (await db().selectFrom('utilisateur_liste_total').select('cle').execute()).length
+    const user = await createUser({ postes: [currentPost(4, 2)] })
+    const revoked = await createUser({ admin: true, postes: [currentPost(1, 1)] })
+    const deleted = await createUser({ admin: true, postes: [currentPost(1, 1)] })
+    const [userSession, revokedSession, deletedSession] = await Promise.all([
+      sessionFor(user.id),
+      sessionFor(revoked.id),
+      sessionFor(deleted.id),
+    ])
+    await db()
+      .updateTable('refresh_token')
+      .set({ revoked_at: new Date().toISOString() })
+      .where('utilisateur_id', '=', revoked.id)
+      .execute()
+    await db().updateTable('utilisateur').set({ supprime: 1 }).where('id', '=', deleted.id).execute()
+    const before = await totals()
+    for (const q of ['un', 'deux', 'trois']) {
+      const query = `${LOGS}?page=1&q=${q}`
+      await expectError(await call(query, { token: userSession.accessToken }), 403, 'FORBIDDEN')
+      await expectError(await call(query, { token: revokedSession.accessToken }), 401, 'INVALID_TOKEN')
+      await expectError(await call(query, { token: deletedSession.accessToken }), 401, 'INVALID_TOKEN')
+    }
+    expect(await totals()).toBe(before)
+    // An administrator's read keeps its total, as before.
+    const admin = await createUser({ admin: true, postes: [currentPost(1, 1)] })
+    await history((await sessionFor(admin.id)).accessToken, { page: '1', q: 'quatre' })
+    expect(await totals()).toBe(before + 1)
+    // With every filter and more words than are looked for, the statements still fit D1's 100 values.
+    const everything = { dateDebut: '20240101', dateFin: '20991231', type: 'CONNEXION', taille: '5' }
+    await history((await sessionFor(admin.id)).accessToken, { ...everything, page: '1', q: 'a b c d e f g h i j' })
+    expect(await totals()).toBe(before + 2)
+  })
+
   it('pages newest first with the total in X-Total-Count, and filters by type', async () => {
     const admins = await administrators()
     const user = await createUser({ postes: [currentPost(4, 2)] })
@@ -436,6 +491,42 @@ describe('GET /rest/bd/logs/export', () => {
       'Date,Time,Last name,First name,Mail,Structure,Action,Code,Comment,Browser,Version,Source',
       `02/04/2025,10:30:00,${sud.login.replace('user', 'Nom')},${sud.login.replace('user', 'Prenom')},${sud.login}@example.test,Direction Sud,Sign-in,CONNEXION,,,,Server`,
     ])
+  })
+
+  it('neutralises a cell a spreadsheet could read as a formula, after any leading blank or control too', async () => {
+    const admins = await administrators()
+    const user = await createUser({ postes: [currentPost(4, 2)] })
+    const risky = [
+      '=1+1',
+      '+1',
+      '-1',
+      '@SUM(A1)',
+      '\u0000=1+1',
+      '\n=1+1',
+      '\r=1+1',
+      '\t=1+1',
+      ' =1+1',
+      '\u00a0=1+1',
+      ' \t\r\n\u0000=1+1',
+      '\u0000',
+      '＝1+1',
+      '＋1',
+      '－1',
+      '＠SUM(A1)',
+      ' ＝1+1',
+    ]
+    const day = '2025-05-06T08:00:00.000Z'
+    for (const commentaire of risky) await entriesAt(user.id, [day], { commentaire })
+    await entriesAt(user.id, [day], { commentaire: 'Bonjour = salut' })
+    const { text } = await exported(admins.nord, { dateDebut: '20250506', dateFin: '20250506' })
+    // Each as a quote first, inside the cell's own quotes when it needs them.
+    const neutralised = (value: string) => {
+      const cell = `'${value}`
+      return /[",;\r\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell
+    }
+    for (const commentaire of risky)
+      expect(text, JSON.stringify(commentaire)).toContain(`;${neutralised(commentaire)};`)
+    expect(text).toContain(';Bonjour = salut;')
   })
 
   it('streams every entry of a long range, newest first, across its reads', async () => {

@@ -165,6 +165,28 @@ const logsAbout = (registration: { id: number; mail: string }) =>
     .orderBy('id')
     .execute()
 
+/**
+ * The test database, where `change` runs just before the request's second round trip (a decision's
+ * write, after its read): another request acting in between, at a chosen moment.
+ */
+function changedBeforeWrite(change: () => Promise<unknown>): D1Database {
+  let roundTrips = 0
+  const interleaved = (session: D1DatabaseSession) => ({
+    prepare: (query: string) => session.prepare(query),
+    getBookmark: () => session.getBookmark(),
+    batch: async (statements: D1PreparedStatement[]) => {
+      if (++roundTrips === 2) await change()
+      return session.batch(statements)
+    },
+  })
+  return {
+    ...env.DB,
+    prepare: (query: string) => env.DB.prepare(query),
+    batch: (statements: D1PreparedStatement[]) => env.DB.batch(statements),
+    withSession: (constraint: D1SessionBookmark | D1SessionConstraint) => interleaved(env.DB.withSession(constraint)),
+  } as D1Database
+}
+
 beforeAll(async () => {
   await createOrganisation()
   await db().insertInto('type_structure').values({ id: 4, libelle: 'Transporteur', parent_type_id: 3 }).execute()
@@ -775,6 +797,56 @@ describe('two decisions on one registration at once', () => {
         const { token } = await registrationMails(mail)
         expect((await renew(token, PASSWORD)).status).not.toBe(204)
       }
+    }
+  })
+
+  it('refuse and authorise: never a 500; a refused registration gets no link, no mail and no audit of a link', async () => {
+    for (let round = 0; round < 3; round++) {
+      const mail = newMail('refuse-authorize')
+      const body = await registered(mail, { id: 5 })
+      const [refused, accepted] = await Promise.all([refuse(body.id, rootAdmin), authorize(body.id, nordAdmin)])
+      expect([200, 404]).toContain(refused.status)
+      expect([200, 404]).toContain(accepted.status)
+      if (refused.status === 200 && (await userById(body.id)) === undefined) {
+        expect(await liveTokens(body.id)).toEqual([])
+        if (accepted.status === 404) {
+          await expectError(accepted, 404, 'NOT_FOUND')
+          expect((await outboxTo(mail)).filter((m) => m.kind === 'REGISTRATION')).toEqual([])
+          expect((await logsAbout(body)).map((l) => l.nom_log)).toEqual(['INSCRIPTION_REFUS'])
+        }
+      }
+    }
+  })
+
+  it('a registration refused, deleted or completed between the read and the write of an authorisation gets no link', async () => {
+    const cases = [
+      { meanwhile: 'refused', status: 404, code: 'NOT_FOUND' },
+      { meanwhile: 'deleted', status: 404, code: 'NOT_FOUND' },
+      { meanwhile: 'completed', status: 409, code: 'LISTE_UPDATE_FAILED' },
+    ] as const
+    for (const { meanwhile, status, code } of cases) {
+      const mail = newMail(`authorize-${meanwhile}`)
+      const body = await registered(mail, { id: 5 })
+      const change = {
+        refused: () => env.DB.prepare('delete from utilisateur where id = ?').bind(body.id).run(),
+        deleted: () => env.DB.prepare('update utilisateur set supprime = 1 where id = ?').bind(body.id).run(),
+        completed: () =>
+          env.DB.prepare("update utilisateur set registration_state = 'COMPLETE' where id = ?").bind(body.id).run(),
+      }[meanwhile]
+      const before = await rowCounts()
+      const answer = await post(
+        AUTHORIZE,
+        { user: { id: body.id }, authorize: true },
+        {
+          token: nordAdmin,
+          env: { DB: changedBeforeWrite(change) },
+        },
+      )
+      await expectError(answer, status, code)
+      expect(await liveTokens(body.id), meanwhile).toEqual([])
+      expect(await outboxTo(mail), meanwhile).toEqual([])
+      const after = await rowCounts()
+      expect({ ...after, utilisateur: 0 }, meanwhile).toEqual({ ...before, utilisateur: 0 })
     }
   })
 

@@ -2,7 +2,7 @@ import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { sha256Hex } from '../../worker-api/lib/crypto'
 import { SMALL_SCOPE_POSTS } from '../../worker-api/lib/scope'
-import { foldSearchText } from '../../worker-api/lib/search-text'
+import { foldSearchText, SEARCH_WORDS } from '../../worker-api/lib/search-text'
 import {
   call,
   createOrganisation,
@@ -217,6 +217,27 @@ describe('POST rest/bd/utilisateur', () => {
       .executeTakeFirstOrThrow()
     expect(row.domain).toBe(portail)
     expect((await invitations(body.mail)).origin).toBe(portail)
+  })
+
+  it("binds a new account to the administrator's own origin only: another scheme or port is refused, writing nothing", async () => {
+    const portail = 'https://portail.example.test'
+    const admin = await createUser({ admin: true, domain: portail, postes: [currentPost(1, 1)] })
+    const { accessToken } = await sessionFor(admin.id)
+    const create = (domain: string, origin: string, token = accessToken) =>
+      post(CREATE, payload({ domain }), { token, origin })
+    const before = await rowCounts()
+    for (const domain of ['http://portail.example.test', 'https://portail.example.test:8443']) {
+      const refused = await expectError(await create(domain, portail), 400, 'VALIDATION_FAILED')
+      expect(refused.attributs).toEqual([{ field: 'domain', message: 'validation.domain' }])
+    }
+    // On this machine too: the scheme and the port count, the loopback names are one machine.
+    for (const domain of ['http://localhost:9999', 'https://localhost:8787', 'http://127.0.0.1:9999']) {
+      await expectError(await create(domain, ORIGIN, rootAdmin), 400, 'VALIDATION_FAILED')
+    }
+    expect(await rowCounts()).toEqual(before)
+    // The same origin, however written, is taken (as an origin).
+    await json<UserBody>(await create('https://PORTAIL.example.test:443/any/path', portail), 201)
+    await json<UserBody>(await create('http://127.0.0.1:8787', ORIGIN, rootAdmin), 201)
   })
 
   it('creates an administrator with admin: true', async () => {
@@ -621,6 +642,25 @@ describe('GET rest/bd/utilisateur/liste', () => {
     expect(await found('t%p')).toEqual([percent.id])
     expect(await found('_')).toEqual([underscore.id])
     expect(await found('s_t')).toEqual([underscore.id])
+  })
+
+  it(`looks for the first ${SEARCH_WORDS} words of a search, each by its first 48 bytes (D1's limits), never a 500`, async () => {
+    const long = await named('Ab'.repeat(30), 'Œuvre'.repeat(10))
+    const found = async (q: string) => {
+      for (const paged of ['', 'page=1&']) {
+        const response = await get(`/rest/bd/utilisateur/liste?${paged}q=${encodeURIComponent(q)}`, rootAdmin)
+        expect(response.status, q).toBe(200)
+      }
+      return (await list(rootAdmin, `q=${encodeURIComponent(q)}`)).ids
+    }
+    // Past the sixth word, no word counts (40 words, the last ones in no name).
+    const words = ['ab', 'ba', 'abab', 'oeuvre', 'uvreoe', 'baba', ...Array.from({ length: 34 }, () => 'z')]
+    expect(await found(words.join(' '))).toEqual([long.id])
+    // A word is looked for by its first 48 bytes: 60 letters, 30 "œ" (60 letters folded), 30 "é" and "%".
+    expect(await found(`${'ab'.repeat(24)}zzzzzzzzzzzz`)).toEqual([long.id])
+    expect(await found(`ab ${'œ'.repeat(30)}`)).toEqual([])
+    expect(await found('é'.repeat(30))).toEqual([])
+    expect(await found('%'.repeat(30))).toEqual([])
   })
 
   it('sorts by nom, prenom or mail, either way, whatever the case', async () => {

@@ -25,7 +25,12 @@ export const errors = (...statuses: (400 | 401 | 403 | 404 | 409 | 410 | 429 | 5
 export const pageQuery = {
   page: positiveInt().optional().describe('1-based page; with it the answer is one page, the total in X-Total-Count'),
   taille: positiveInt().max(100).optional().describe('Items per page (default 10)'),
-  q: z.string().trim().max(100).optional().describe('Search text'),
+  q: z
+    .string()
+    .trim()
+    .max(100)
+    .optional()
+    .describe('Search text; its first 6 words, or its text, looked for by their first 48 bytes (UTF-8)'),
 }
 
 /** A date as the spec's forms and payloads write it, 'dd/MM/yyyy', that exists on the calendar. */

@@ -12,6 +12,7 @@ export const BUSINESS_CODES = [
   'NOT_FOUND',
   'TOO_MANY_ATTEMPTS',
   'TECHNICAL_ERROR',
+  'LIST_TOO_LARGE',
   // Tokens and sessions
   'INVALID_TOKEN',
   'INVALID_REFRESH_TOKEN',

@@ -1,12 +1,14 @@
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1'])
 
-function hostOf(origin: string): string | null {
+function urlOf(origin: string): URL | null {
   try {
-    return new URL(origin).hostname.toLowerCase()
+    return new URL(origin)
   } catch {
     return null
   }
 }
+
+const hostOf = (origin: string): string | null => urlOf(origin)?.hostname.toLowerCase() ?? null
 
 /** Whether an origin is this machine (localhost, 127.0.0.1, ::1). */
 export function isLoopback(origin: string): boolean {
@@ -23,6 +25,17 @@ export function sameDomain(userDomain: string, origin: string): boolean {
   const b = hostOf(origin)
   if (!a || !b) return false
   return a === b || (LOOPBACK.has(a) && LOOPBACK.has(b))
+}
+
+/**
+ * Whether two origins are one site: scheme, host and port all equal — the loopback names still one
+ * machine (on the same scheme and port). What a new account is bound to must pass this against its
+ * creator's own, as every mail link of that account follows it.
+ */
+export function sameOrigin(a: string, b: string): boolean {
+  const [x, y] = [urlOf(a), urlOf(b)]
+  if (!x || !y || x.protocol !== y.protocol || x.port !== y.port) return false
+  return sameDomain(a, b)
 }
 
 /**

@@ -17,10 +17,10 @@ export const logRoutes = router()
       path: '/rest/bd/logs/',
       tags: ['History'],
       summary:
-        "Report an action of the caller (a log type, or an application's name: its type by spec §9); kept as reported by the client",
+        "Report an action of the caller (a log type, or an application's name: its type by spec §9); kept as reported by the client; 60 a minute per user, then 429 TOO_MANY_ATTEMPTS",
       security: [{ bearer: [] }],
       request: { body: { content: { 'application/json': { schema: clientLogSchema } }, required: true } },
-      responses: { 201: json(z.object({ id: z.number().int() }), 'Recorded'), ...errors(400, 401) },
+      responses: { 201: json(z.object({ id: z.number().int() }), 'Recorded'), ...errors(400, 401, 429) },
     }),
     async (c) =>
       c.json(

@@ -69,10 +69,10 @@ export const registrationRoutes = router()
       path: '/rest/bd/authorize/user',
       tags: ['Registration'],
       summary:
-        'Authorise a pending registration of the caller’s scope (send or renew its set-password link, valid 7 days) or refuse it (delete it)',
+        'Authorise a pending registration of the caller’s scope (send or renew its set-password link, valid 7 days) or refuse it (delete it); 404 once refused or deleted, 409 LISTE_UPDATE_FAILED once completed',
       security: [{ bearer: [] }],
       request: body(authorizeSchema),
-      responses: { 200: json(authorizeResultSchema, 'The outcome'), ...errors(400, 401, 403, 404, 429) },
+      responses: { 200: json(authorizeResultSchema, 'The outcome'), ...errors(400, 401, 403, 404, 409, 429) },
     }),
     async (c) => {
       const { result, mailIds } = await authorizeRegistration(

@@ -1,4 +1,4 @@
-import type { Compilable, InferResult } from 'kysely'
+import { type Compilable, type Expression, type InferResult, type SqlBool, sql } from 'kysely'
 import { API_BASE } from '../contract/base'
 import { batch, getDb } from '../db/client'
 import type { Env } from '../env'
@@ -78,6 +78,15 @@ function actorQuery(env: Env, caller: Caller) {
 }
 
 type ActorRow = InferResult<ReturnType<typeof actorQuery>>[number]
+
+/**
+ * Whether the caller is an administrator with a live session: the condition of a write that a read
+ * makes in the batch that checks the caller, so that a user or a revoked session writes nothing.
+ * (Their domain is compared afterwards, as for every call: in SQL its loopback alternatives would
+ * cost a statement near D1's 100 bound values a dozen more.)
+ */
+export const liveAdmin = (env: Env, caller: Caller): Expression<SqlBool> =>
+  sql<SqlBool>`exists ${actorQuery(env, caller).where('u.admin', '=', 1)}`
 
 /** The actor of a row of `actorQuery`; no row means the session ended. The user's own domain only (DESIGN §7). */
 function toActor(row: ActorRow | undefined, caller: Caller): Actor {

@@ -25,8 +25,9 @@ import {
   wholeTreeInScope,
 } from '../lib/scope'
 import { foldSearchText, searchWords } from '../lib/search-text'
-import { actorOf, actorWith, type Caller, viewerOf } from './actor'
-import { containsText, requireAdmin } from './structures'
+import { actorOf, actorWith, type Caller, liveAdmin, viewerOf } from './actor'
+import { limitUser } from './rate-limit'
+import { containsText, requireAdmin, WHOLE_LIST_READ, wholeList } from './structures'
 
 /**
  * A row of the audit history (DESIGN §8), written by the API in the batch of the action it records.
@@ -57,6 +58,9 @@ export function logEntry(
  * is the caller's, and marked as the client's (`source`), so that it never passes for one the server
  * recorded with the action.
  */
+/** Entries a user may post a minute (POST logs/), unless `CLIENT_LOG_RATE_PER_MINUTE` says otherwise. */
+export const CLIENT_LOGS_PER_MINUTE = 60
+
 export async function writeClientLog(env: Env, caller: Caller, input: ClientLogInput, userAgent: string | null) {
   const db = getDb(env.DB)
   const isType = (CLIENT_LOG_TYPES as readonly string[]).includes(input.nomLog)
@@ -68,6 +72,8 @@ export async function writeClientLog(env: Env, caller: Caller, input: ClientLogI
   if (!isType && applications.length === 0) {
     throw invalidField('nomLog', 'nomLog is neither a log type nor an application', 'validation.nomLog')
   }
+  // Each entry is a row kept for good: a client cannot fill the table at will.
+  await limitUser(env, 'client-log', actor.id, Number(env.CLIENT_LOG_RATE_PER_MINUTE ?? CLIENT_LOGS_PER_MINUTE))
   const result = await db
     .insertInto('log')
     .values({
@@ -122,7 +128,7 @@ function matchesWord(db: DB, word: string): Expression<SqlBool> {
       .select('found.id')
       .where(sql<SqlBool>`found.id = log.utilisateur_id`)
       // One pattern for both columns (D1 binds at most 100 values a statement).
-      .where(containsText([sql<string>`found.recherche || ' ' || found.mail`], word))}`,
+      .where(containsText(['found.recherche', 'found.mail'], word))}`,
   ]
   const types = matchingCodes(TYPE_LABELS, word)
   if (types.length > 0)
@@ -143,15 +149,12 @@ function matchesWord(db: DB, word: string): Expression<SqlBool> {
   return sql<SqlBool>`(${sql.join(alternatives, sql` or `)})`
 }
 
-/** The words of a search the history looks for (the rest are ignored): D1 binds at most 100 values a statement. */
-export const SEARCH_WORDS = 6
-
 /**
  * The entries matching the filters, the scope aside: the range's days (inclusive) as instants in the
  * organisation's time zone, the type, and every word of the search.
  */
 function filteredLogs(db: DB, filters: LogFilters, after?: Expression<number>) {
-  const words = searchWords(filters.q ?? '').slice(0, SEARCH_WORDS)
+  const words = searchWords(filters.q ?? '')
   // Counting the entries after `after`, the dates are checked on those rows, not looked up in their
   // index: the few entries past a kept total are found by their ids.
   const date = after ? sql<string>`+log.date` : sql<string>`log.date`
@@ -297,7 +300,7 @@ const totalKey = (viewer: Viewer, query: LogFilters) =>
     query.dateDebut ?? null,
     query.dateFin ?? null,
     query.type ?? null,
-    searchWords(query.q ?? '').slice(0, SEARCH_WORDS),
+    searchWords(query.q ?? ''),
   ])
 
 /**
@@ -310,13 +313,14 @@ const totalKey = (viewer: Viewer, query: LogFilters) =>
  * The total: a kept one plus the entries written since it was counted, else a full count — the scope's
  * users gathered once and probed down the range (a small scope: each user's entries counted) — written
  * back only when it changed, so that reading a list again costs a few index lookups, not a count.
+ * Both writes wait for `allowed` (the caller answerable): a refused read keeps nothing.
  */
-export function logListStatements(db: DB, viewer: Viewer, query: LogListQuery) {
+export function logListStatements(db: DB, viewer: Viewer, query: LogListQuery, allowed: Expression<SqlBool>) {
   const fewUsers = fewUsersInScope(db, viewer)
   // The first count, over the whole range, by the scope's posts (D1's 100 bound values: the count of
   // its users would not fit beside the search).
   const small = smallScope(db, viewer)
-  const size = query.page === undefined ? -1 : (query.taille ?? DEFAULT_PAGE_SIZE)
+  const size = query.page === undefined ? WHOLE_LIST_READ : (query.taille ?? DEFAULT_PAGE_SIZE)
   const pageOf = (way: 'users' | 'log') =>
     logRows(db, viewer, query, way, (ids) =>
       ids
@@ -340,6 +344,7 @@ export function logListStatements(db: DB, viewer: Viewer, query: LogListQuery) {
     })
     .where('kept.cle', '=', key)
     .where(sql<SqlBool>`kept.jusqua < ${latest}`)
+    .where(allowed)
   const firstCount = db
     .insertInto('utilisateur_liste_total')
     .columns(['cle', 'jour', 'total', 'jusqua'])
@@ -351,7 +356,7 @@ export function logListStatements(db: DB, viewer: Viewer, query: LogListQuery) {
           sql<number>`case when ${small} then (${count('users')}) else (${count('set')}) end`.as('total'),
           latest.as('jusqua'),
         ])
-        .where(({ not, exists }) => not(exists(kept.select('kept.cle')))),
+        .where(({ and, not, exists }) => and([not(exists(kept.select('kept.cle'))), allowed])),
     )
   return [pageOf('users'), pageOf('log'), catchUp, firstCount, kept.select('kept.total')] as const
 }
@@ -368,23 +373,33 @@ export async function listLogs(
   query: LogListQuery,
 ): Promise<{ items: LogEntry[]; total: number }> {
   const db = getDb(env.DB)
+  // The whole list counts itself: only a page's total is kept.
+  const keepsTotal = query.page === undefined ? sql<SqlBool>`0` : liveAdmin(env, caller)
   const [actor, fromUsers, fromLog, , , [counted]] = await actorWith(
     env,
     caller,
-    ...logListStatements(db, viewerOf(caller), query),
+    ...logListStatements(db, viewerOf(caller), query, keepsTotal),
   )
   requireAdmin(actor)
-  const items = [...fromUsers, ...fromLog].map((row) => toLogEntry(row as LogRow))
-  return { items, total: query.page === undefined ? items.length : (counted?.total ?? 0) }
+  const rows = [...fromUsers, ...fromLog] as LogRow[]
+  if (query.page === undefined) return { items: wholeList(rows).map(toLogEntry), total: rows.length }
+  return { items: rows.map(toLogEntry), total: counted?.total ?? 0 }
 }
 
 /** The entries an export reads per statement: a few hundred kilobytes of CSV. */
 const EXPORT_CHUNK = 500
 
+/**
+ * What a spreadsheet may read as the start of a formula (OWASP ASVS 5.0 1.2.10): `= + - @`, their
+ * full-width and small forms, and any blank or control character before them, which spreadsheets
+ * skip — so a cell starting with a blank or a control character is neutralised as well.
+ */
+const FORMULA_START = /^[\p{Cc}\p{Z}\s=+\-@\uFF1D\uFF0B\uFF0D\uFF20\uFE66\uFE62\uFE63\uFE6B]/u
+
 /** A CSV cell: quoted when needed, and never read as a formula by a spreadsheet (CSV injection). */
 function cell(value: string | null | undefined): string {
   let text = value ?? ''
-  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`
+  if (FORMULA_START.test(text)) text = `'${text}`
   return /[",;\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
 }
 

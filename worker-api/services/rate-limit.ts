@@ -27,7 +27,15 @@ export function clientKey(ip: string | null | undefined): string {
  * atomically in D1, the client as `clientKey` says. Cloudflare (and wrangler dev) set
  * CF-Connecting-IP.
  */
-export async function limitClient(env: Env, kind: string, ip: string | null, limit: number) {
+export const limitClient = (env: Env, kind: string, ip: string | null, limit: number) =>
+  limitKey(env, `${kind}:${clientKey(ip)}`, limit)
+
+/** Per-user limit: at most `limit` requests of one kind per signed-in user and minute, wherever they come from. */
+export const limitUser = (env: Env, kind: string, userId: number, limit: number) =>
+  limitKey(env, `${kind}:user:${userId}`, limit)
+
+/** At most `limit` requests a minute under `key`, else 429 TOO_MANY_ATTEMPTS with the seconds to wait. */
+async function limitKey(env: Env, key: string, limit: number) {
   const now = new Date()
   const windowStart = new Date(
     Math.floor(now.getTime() / (WINDOW_SECONDS * 1000)) * WINDOW_SECONDS * 1000,
@@ -39,7 +47,7 @@ export async function limitClient(env: Env, kind: string, ip: string | null, lim
        window_start = ?2
      RETURNING count`,
   )
-    .bind(`${kind}:${clientKey(ip)}`, windowStart)
+    .bind(key, windowStart)
     .first<{ count: number }>()
   if ((row?.count ?? 0) > limit) {
     const wait = Math.max(1, Math.ceil((Date.parse(windowStart) + WINDOW_SECONDS * 1000 - now.getTime()) / 1000))

@@ -305,9 +305,10 @@ async function pendingTarget(env: Env, caller: Caller, id: number) {
  * password (valid 7 days; a resend voids the last and renews the expiry), at most
  * `REGISTRATION_LINKS_PER_HOUR` an hour; the account becomes active, and complete once the password
  * is chosen. Refusing deletes the registration, and the company it created if nothing else uses it.
- * Every write is conditioned on the registration still pending, so two administrators acting at once
- * leave one outcome: a refused registration is gone for the other (404), and of two links only the
- * last one lives, its expiry the one shown.
+ * Every write is conditioned, inside its batch, on the registration still pending, so two
+ * administrators acting at once leave one outcome: a refused or deleted registration is gone for the
+ * other (404), a completed one gets no link (409 LISTE_UPDATE_FAILED), and of two links only the last
+ * one lives, its expiry the one shown.
  */
 export async function authorizeRegistration(
   env: Env,
@@ -352,14 +353,17 @@ export async function authorizeRegistration(
   const url = `${linkOrigin(target.domain, context.origin)}/renewPassword/${token}`
   const mail = registrationMail(mailLanguage(target.langue), target, company, url, REGISTRATION_TTL_HOURS)
   const written = db.selectFrom('mail_token').select('id').where('token_hash', '=', tokenHash)
-  const results = await batch(env.DB, [
+  // The cap's count is an aggregate, which yields a row even when nothing matches: the pending
+  // condition must enclose it, not sit inside it.
+  const linkable = stillPending.where(({ exists }) =>
+    exists(underHourlyCap(db, id, 'REGISTRATION', REGISTRATION_LINKS_PER_HOUR, now)),
+  )
+  const [linked, , , queued, , after, state] = await batch(env.DB, [
     insertWhen(
       db,
       'mail_token',
       { token_hash: tokenHash, utilisateur_id: id, purpose: 'REGISTRATION', expires_at: expiresAt, created_at: at },
-      underHourlyCap(db, id, 'REGISTRATION', REGISTRATION_LINKS_PER_HOUR, now).where(({ exists }) =>
-        exists(stillPending),
-      ),
+      linkable,
     ),
     voidLinks(db, id, 'REGISTRATION', at)
       .where('token_hash', '!=', tokenHash)
@@ -377,13 +381,27 @@ export async function authorizeRegistration(
       written,
     ),
     read,
+    db.selectFrom('utilisateur').select(['registration_state', 'supprime']).where('id', '=', id),
   ])
-  const [updated] = (results.at(-1)?.results ?? []) as PendingRow[]
-  if (!updated) throw notFound('Unknown registration')
-  if ((results[0]?.meta.changes ?? 0) === 0) {
+  const [updated] = (after?.results ?? []) as PendingRow[]
+  if (!updated) throw noLongerPending((state?.results ?? [])[0] as RegistrationState | undefined)
+  if ((linked?.meta.changes ?? 0) === 0) {
     throw new BusinessError('TOO_MANY_ATTEMPTS', 429, 'Too many links for this registration; retry later', [3600])
   }
-  return { result: { supprime: false, user: toPendingUser(updated) }, mailIds: queuedIds(results.slice(3, 4)) }
+  return { result: { supprime: false, user: toPendingUser(updated) }, mailIds: queuedIds(queued ? [queued] : []) }
+}
+
+type RegistrationState = { registration_state: string; supprime: number }
+
+/**
+ * Why a registration read at the start of a decision was no longer pending at its write: refused or
+ * deleted meanwhile (gone: 404), or completed, its password chosen (409: nothing left to decide).
+ */
+function noLongerPending(state: RegistrationState | undefined) {
+  if (!state || state.supprime === 1 || state.registration_state === 'PENDING') {
+    return notFound('Unknown registration')
+  }
+  return new BusinessError('LISTE_UPDATE_FAILED', 409, 'This registration is no longer pending')
 }
 
 /** Deletes a company a refused registration created, unless anything (a user, a post, a function, a structure) uses it. */

@@ -1,5 +1,5 @@
 import { type Expression, type InferResult, type SqlBool, sql } from 'kysely'
-import { DEFAULT_PAGE_SIZE } from '../contract/base'
+import { DEFAULT_PAGE_SIZE, WHOLE_LIST_MAX } from '../contract/base'
 import type {
   Fonction,
   STRUCTURE_SORTS,
@@ -19,7 +19,7 @@ import {
   userManageable,
   type Viewer,
 } from '../lib/scope'
-import { searchWords } from '../lib/search-text'
+import { likePattern, searchWords } from '../lib/search-text'
 import { type Actor, actorWith, type Caller, viewerOf } from './actor'
 import { logEntry } from './logs'
 import { postesColumn, postesFrom, toUser } from './users'
@@ -35,21 +35,22 @@ export const nomTaken = (nom: string) =>
 const nameRace = (error: unknown, nom: string) => (String(error).includes('UNIQUE') ? nomTaken(nom) : error)
 const parentInvalid = (message: string) => new BusinessError('STRUCTURE_PARENT_INVALID', 400, message)
 
-/** `%`, `_` and `\` typed in a search match themselves. */
-const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
-
-/** Whether one of `columns` contains `text`, whatever its case (a search box). */
+/**
+ * Whether one of `columns` contains `text`, whatever its case (a search box), the text cut to what
+ * D1 accepts (`likePattern`). Several columns are joined by a line feed, which no pattern holds, so
+ * that the text is bound once and never matches across two of them.
+ */
 export function containsText(columns: (string | Expression<string>)[], text: string): Expression<SqlBool> {
-  const pattern = likePattern(text)
-  return sql<SqlBool>`(${sql.join(
-    columns.map((column) => sql`${typeof column === 'string' ? sql.ref(column) : column} like ${pattern} escape '\\'`),
-    sql` or `,
-  )})`
+  const searched = sql.join(
+    columns.map((column) => (typeof column === 'string' ? sql.ref(column) : column)),
+    sql` || char(10) || `,
+  )
+  return sql<SqlBool>`(${searched} like ${likePattern(text)} escape '\\')`
 }
 
 /**
- * Whether every word of a search box (`searchWords`: any case, any accents) is in one of `columns`;
- * null when it holds no word.
+ * Whether every word of a search box (`searchWords`: any case, any accents, its first few words
+ * within D1's limits) is in one of `columns`; null when it holds no word.
  */
 export function containsEveryWord(columns: string[], q: string | undefined): Expression<SqlBool> | null {
   const words = searchWords(q ?? '')
@@ -61,6 +62,15 @@ export function containsEveryWord(columns: string[], q: string | undefined): Exp
 }
 
 type PageQuery = { page?: number | undefined; taille?: number | undefined }
+
+/** The rows a whole list (no `page`) reads: one more than it may answer, to know when it is too large. */
+export const WHOLE_LIST_READ = WHOLE_LIST_MAX + 1
+
+/** A whole list's entries, or 400 LIST_TOO_LARGE past `WHOLE_LIST_MAX` (its client then asks for pages). */
+export function wholeList<T>(items: T[]): T[] {
+  if (items.length <= WHOLE_LIST_MAX) return items
+  throw new BusinessError('LIST_TOO_LARGE', 400, `More than ${WHOLE_LIST_MAX} entries: ask for pages`, [WHOLE_LIST_MAX])
+}
 
 /** One page of a list when `page` is asked (DESIGN §1), else all of it. */
 export function onePage<Q extends { limit(n: number): Q; offset(n: number): Q }>(

@@ -6,7 +6,7 @@ import { batch, type DB, getDb, insertWhen, namedBatch } from '../db/client'
 import type { NewLog } from '../db/schema'
 import type { Env } from '../env'
 import { fromWireDate } from '../lib/dates'
-import { sameDomain } from '../lib/domain'
+import { sameOrigin } from '../lib/domain'
 import { BusinessError, forbidden, invalidField, notFound } from '../lib/errors'
 import {
   isUserAccount,
@@ -24,7 +24,7 @@ import { voidLinks } from './mail-tokens'
 import { queuedIds } from './outbox'
 import { checkPlacement, placementReads } from './postes'
 import { limitClient } from './rate-limit'
-import { containsEveryWord, requireAdmin } from './structures'
+import { containsEveryWord, requireAdmin, WHOLE_LIST_READ, wholeList } from './structures'
 import { mailTaken, postesColumn, postesFrom, readUser, toUser } from './users'
 
 type Context = { origin: string; userAgent: string | null }
@@ -43,7 +43,8 @@ const mailHolder = (db: DB, mail: string) =>
 
 /**
  * The origin a new account is bound to: the one the payload names (spec §3 `domain`), which must be
- * the caller's own site — an administrator cannot mint accounts for another host — or else theirs.
+ * the caller's own origin (scheme, host and port) — an administrator cannot mint accounts for another
+ * site — or else theirs.
  */
 function boundOrigin(actor: Actor, domain: string | undefined): string {
   if (!domain) return actor.domain
@@ -53,7 +54,8 @@ function boundOrigin(actor: Actor, domain: string | undefined): string {
   } catch {
     throw invalidField('domain', 'Not a site origin', 'validation.url')
   }
-  if (!sameDomain(origin, actor.domain)) throw invalidField('domain', 'Another site than yours', 'validation.domain')
+  // The whole origin: another scheme or port is another site, where every mail link would lead.
+  if (!sameOrigin(origin, actor.domain)) throw invalidField('domain', 'Another site than yours', 'validation.domain')
   return origin
 }
 
@@ -208,7 +210,7 @@ export async function listUsers(
   const direction = tri.startsWith('-') ? 'desc' : 'asc'
   const columns = SORT_COLUMNS[tri.replace('-', '') as keyof typeof SORT_COLUMNS]
   const small = smallScope(db, viewer)
-  const size = query.page === undefined ? -1 : (query.taille ?? DEFAULT_PAGE_SIZE)
+  const size = query.page === undefined ? WHOLE_LIST_READ : (query.taille ?? DEFAULT_PAGE_SIZE)
   const pageOf = (from: 'users' | 'posts') => {
     let sorted = listedUsers(db, viewer, query, from)
       .selectAll('utilisateur')
@@ -233,7 +235,7 @@ export async function listUsers(
   requireAdmin(actor)
   const rows = [...fromPosts, ...fromUsers]
   const items = rows.map((row) => toUser(row, postesFrom(row.postes, viewer.today), row.modification === 1))
-  if (query.page === undefined) return { items, total: items.length }
+  if (query.page === undefined) return { items: wholeList(items), total: items.length }
   return { items, total: kept?.total ?? (await countUsers(db, viewer, query, key, small)) }
 }
 
