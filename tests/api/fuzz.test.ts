@@ -11,12 +11,19 @@ import { app, call, createOrganisation, createUser, currentPost, ORIGIN, session
  *   1. the answer is never a 5xx;
  *   2. a rejection (>= 400) is JSON with exactly { businessCode, message, attributs };
  *   3. a rejection writes no row of the domain tables.
- * The operations are read from the document itself, so an operation added later is fuzzed too.
+ * The operations are read from the document itself, so an operation added later is fuzzed too, and
+ * the tables from the schema, so a table added later is watched too. Each run must try every request
+ * it planned: one cut short by its time budget fails rather than passing on less.
  */
 
 const RUNS_PER_OPERATION = 25
-/** Bounds a run, shrinking included (fast-check reports the counterexample found so far). */
-const TIME_LIMIT_MS = 25_000
+/**
+ * The time a request may take on a busy machine, several times what it takes on an idle one (10 to
+ * 100 ms; a megabyte body the most): a run's budget is its planned requests times this.
+ */
+const MS_PER_REQUEST = 500
+/** Beyond a run's budget, the time to shrink a counterexample and report it. */
+const REPORT_MS = 30_000
 
 // ---------------------------------------------------------------------------------------------
 // The OpenAPI document
@@ -112,29 +119,24 @@ const operations: DocumentedOperation[] = Object.entries(openapi.paths ?? {}).fl
 // The database: what a rejected request must leave as it was
 
 /**
- * Every domain table. Left out on purpose, as bookkeeping that rejected requests write by design:
- * login_attempt (failed sign-ins and wrong old passwords are counted), rate_limit (requests are
- * counted before they are validated), captcha_used.
+ * Tables left out on purpose, as bookkeeping that rejected requests write by design: login_attempt
+ * (failed sign-ins and wrong old passwords are counted), rate_limit (requests are counted before they
+ * are validated), captcha_used; and the migrations' own record.
  */
-const DOMAIN_TABLES = [
-  'utilisateur',
-  'poste',
-  'structure',
-  'fonction',
-  'type_structure',
-  'application',
-  'fonction_application',
-  'mail_token',
-  'refresh_token',
-  'outbox',
-  'log',
-] as const
+const BOOKKEEPING_TABLES = ['login_attempt', 'rate_limit', 'captcha_used', 'd1_migrations']
+
+/** Every other table of the schema, read from it: a table a later migration adds is watched too. */
+const { results: schemaTables } = await env.DB.prepare(
+  `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
+   AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\' ORDER BY name`,
+).all<{ name: string }>()
+const DOMAIN_TABLES = schemaTables.map((t) => t.name).filter((name) => !BOOKKEEPING_TABLES.includes(name))
 
 type Fingerprint = Record<string, string[]>
 
 /** Every row of every domain table (the test database is tiny), one sorted JSON line per row. */
 async function fingerprint(): Promise<Fingerprint> {
-  const results = await env.DB.batch(DOMAIN_TABLES.map((table) => env.DB.prepare(`SELECT * FROM ${table}`)))
+  const results = await env.DB.batch(DOMAIN_TABLES.map((table) => env.DB.prepare(`SELECT * FROM "${table}"`)))
   return Object.fromEntries(
     DOMAIN_TABLES.map((table, i) => [table, (results[i]?.results ?? []).map((row) => JSON.stringify(row)).sort()]),
   )
@@ -1037,8 +1039,20 @@ async function check(r: FuzzRequest): Promise<string[]> {
   return problems
 }
 
+/** The time budget of a run of `requests` requests (`MS_PER_REQUEST` each). */
+const budgetOf = (requests: number) => requests * MS_PER_REQUEST
+
+/** The test's own timeout around such a run: its budget, then the time to report what it found. */
+const timeoutOf = (requests: number) => budgetOf(requests) + REPORT_MS
+
+/**
+ * Runs the seeds then `runs` random requests, each checked; fails on the first problem found, and
+ * when the run tried fewer requests than it planned (its budget spent, on a machine too busy).
+ */
 async function fuzz(arbitrary: fc.Arbitrary<FuzzRequest>, seeds: FuzzRequest[] = [], runs = RUNS_PER_OPERATION) {
-  await fc.assert(
+  // The seeds come first and count among the runs.
+  const planned = seeds.length + runs
+  const details = await fc.check(
     fc.asyncProperty(arbitrary, async (r) => {
       const problems = await check(r)
       if (problems.length > 0) {
@@ -1046,12 +1060,16 @@ async function fuzz(arbitrary: fc.Arbitrary<FuzzRequest>, seeds: FuzzRequest[] =
       }
     }),
     {
-      // The seeds come first and count among the runs.
       examples: seeds.map((seed) => [seed] as [FuzzRequest]),
-      numRuns: seeds.length + runs,
-      interruptAfterTimeLimit: TIME_LIMIT_MS,
+      numRuns: planned,
+      interruptAfterTimeLimit: budgetOf(planned),
     },
   )
+  if (details.failed) throw new Error(fc.defaultReportMessage(details) ?? 'a request failed')
+  expect(
+    { ran: details.numRuns, interrupted: details.interrupted },
+    `ran ${details.numRuns} of ${planned} requests within ${budgetOf(planned)} ms`,
+  ).toEqual({ ran: planned, interrupted: false })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1063,6 +1081,9 @@ beforeAll(async () => {
   plainUser = await createUser({ password: null, postes: [currentPost(4, 2)] })
   adminUser = await createUser({ password: null, admin: true, postes: [currentPost(2, 1)] })
 })
+
+/** Random requests with the methods the document does not declare, all paths together. */
+const UNDECLARED_RUNS = 60
 
 /** The structure of the administrator's post (Direction Nord), whose users they may search. */
 const ADMIN_STRUCTURE = '2'
@@ -1090,29 +1111,44 @@ describe('Fuzzing every operation of the OpenAPI document', () => {
       body: JSON.stringify({ nomLog: 'Pesage' }),
     })
     expect(response.status).toBe(201)
-    expect(differences(before, await fingerprint()).map((d) => d.split(':')[0])).toEqual(['refresh_token', 'log'])
+    expect(differences(before, await fingerprint()).map((d) => d.split(':')[0])).toEqual(['log', 'refresh_token'])
+  })
+
+  it('watches every table of the schema but the bookkeeping', () => {
+    expect(DOMAIN_TABLES).toEqual(expect.arrayContaining(['utilisateur', 'log', 'outbox', 'utilisateur_liste_total']))
+    expect(DOMAIN_TABLES).not.toEqual(expect.arrayContaining(['rate_limit']))
   })
 
   for (const operation of operations) {
-    it(`${operation.method} ${operation.path}: never a 5xx, always the error body, no write when rejected`, async () => {
-      await fuzz(requestArbitrary(operation, operation.method, ids()), [
-        ...corpus(operation, String(plainUser.id)),
-        ...searchCorpus(operation, ADMIN_STRUCTURE),
-      ])
-    }, 60_000)
+    // The seeds' count does not depend on the ids they carry: the budget is known before they are.
+    const planned = corpus(operation, '1').length + searchCorpus(operation, ADMIN_STRUCTURE).length
+    it(
+      `${operation.method} ${operation.path}: never a 5xx, always the error body, no write when rejected`,
+      async () => {
+        await fuzz(requestArbitrary(operation, operation.method, ids()), [
+          ...corpus(operation, String(plainUser.id)),
+          ...searchCorpus(operation, ADMIN_STRUCTURE),
+        ])
+      },
+      timeoutOf(planned + RUNS_PER_OPERATION),
+    )
   }
 
-  it('the documented paths with methods they do not declare', async () => {
-    const declared = new Map<string, Set<string>>()
-    for (const o of operations) declared.set(o.path, (declared.get(o.path) ?? new Set()).add(o.method))
-    const pairs = operations.flatMap((o) =>
-      ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']
-        .filter((method) => !declared.get(o.path)?.has(method))
-        .map((method) => [o, method] as const),
-    )
-    const arbitrary = fc
-      .constantFrom(...pairs)
-      .chain(([operation, method]) => requestArbitrary(operation, method, ids()))
-    await fuzz(arbitrary, [], 60)
-  }, 60_000)
+  it(
+    'the documented paths with methods they do not declare',
+    async () => {
+      const declared = new Map<string, Set<string>>()
+      for (const o of operations) declared.set(o.path, (declared.get(o.path) ?? new Set()).add(o.method))
+      const pairs = operations.flatMap((o) =>
+        ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']
+          .filter((method) => !declared.get(o.path)?.has(method))
+          .map((method) => [o, method] as const),
+      )
+      const arbitrary = fc
+        .constantFrom(...pairs)
+        .chain(([operation, method]) => requestArbitrary(operation, method, ids()))
+      await fuzz(arbitrary, [], UNDECLARED_RUNS)
+    },
+    timeoutOf(UNDECLARED_RUNS),
+  )
 })
