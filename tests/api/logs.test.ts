@@ -448,6 +448,20 @@ describe('GET /rest/bd/logs/: range, scope, search and pages', () => {
     expect(await found('6/3/2025 lefevre')).toEqual(['2025-03-06'])
     expect(await found('lefevre personne')).toEqual([])
   })
+
+  it('searches the comment too: who deleted a user is found by that user’s login', async () => {
+    const admins = await administrators()
+    const gone = await createUser({ postes: [currentPost(4, 2)] })
+    const deleted = await call(`/rest/bd/utilisateur/suppression/${gone.id}`, { method: 'DELETE', token: admins.nord })
+    expect(deleted.status).toBe(204)
+    const { entries } = await history(admins.root, { q: gone.login })
+    const deletion = entries.find((entry) => entry.nomLog === 'UTILISATEUR_SUPPRESSION')
+    expect(deletion?.user?.id).toBe(admins.ids.nord.id)
+    expect(deletion?.commentaire).toBe(`#${gone.id} ${gone.login}`)
+    expect((await history(admins.root, { q: `${gone.login} suppression` })).entries.map((e) => e.id)).toEqual([
+      deletion?.id,
+    ])
+  })
 })
 
 describe('GET /rest/bd/logs/export', () => {

@@ -118,17 +118,18 @@ const matchingCodes = (labels: { code: string; folded: string }[], word: string)
 
 /**
  * Whether an entry matches one word of the search (spec §2 logs screen): its user's first or last
- * name or mail, its action label in either language (found here among the labels, then asked of the
+ * name or mail, its comment, its action label in either language (found here among the labels, then asked of the
  * entry's type or administrative action), or its day when the word is one ('dd/MM/yyyy').
  */
 function matchesWord(db: DB, word: string): Expression<SqlBool> {
+  const author = db
+    .selectFrom('utilisateur as found')
+    .select(sql<string>`found.recherche || char(10) || found.mail`.as('searched'))
+    .where(sql<SqlBool>`found.id = log.utilisateur_id`)
   const alternatives: Expression<SqlBool>[] = [
-    sql<SqlBool>`exists ${db
-      .selectFrom('utilisateur as found')
-      .select('found.id')
-      .where(sql<SqlBool>`found.id = log.utilisateur_id`)
-      // One pattern for both columns (D1 binds at most 100 values a statement).
-      .where(containsText(['found.recherche', 'found.mail'], word))}`,
+    // One pattern for the user's names and mail and the entry's comment ("who deleted X?" finds the
+    // entry naming X): D1 binds at most 100 values a statement.
+    containsText([sql<string>`coalesce((${author}), '')`, sql<string>`coalesce(log.commentaire, '')`], word),
   ]
   const types = matchingCodes(TYPE_LABELS, word)
   if (types.length > 0)
