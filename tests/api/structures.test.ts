@@ -34,6 +34,7 @@ let nordAdmin: string
 let sudAdmin: string
 let agent: string
 let agentId: number
+let nordAdminId: number
 
 const get = (path: string, token: string) => call(path, { token })
 const put = (path: string, body: unknown, token: string) =>
@@ -68,6 +69,7 @@ beforeAll(async () => {
     createUser({ postes: [currentPost(4, 2)] }),
   ])
   agentId = dockAgent.id
+  nordAdminId = nord.id
   const tokens = await Promise.all([root, nord, sud, dockAgent].map(async (u) => (await sessionFor(u.id)).accessToken))
   ;[rootAdmin, nordAdmin, sudAdmin, agent] = tokens as [string, string, string, string]
 })
@@ -693,16 +695,8 @@ describe('posts', () => {
       'FORBIDDEN',
     )
     // Nor to oneself: an administrator does not manage their own posts.
-    const [nord] = await db()
-      .selectFrom('utilisateur')
-      .select('id')
-      .where('admin', '=', 1)
-      .orderBy('id')
-      .offset(1)
-      .limit(1)
-      .execute()
     await expectError(
-      await post('/rest/bd/poste', posteBody(nord?.id ?? 0, 0, 1), { token: nordAdmin }),
+      await post('/rest/bd/poste', posteBody(nordAdminId, 0, 1), { token: nordAdmin }),
       403,
       'FORBIDDEN',
     )

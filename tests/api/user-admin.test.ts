@@ -836,10 +836,12 @@ describe('PUT rest/bd/utilisateur/admin', () => {
     const { accessToken } = await sessionFor(target.id)
     await json(await setAdmin(target.id, true, nordAdmin))
     expect(await json(await scopeOf(accessToken))).toEqual([])
-    // No scope, so nobody (DESIGN §4): not Lille's users, nor those without a post.
+    // No scope, so nobody (DESIGN §4): not Lille's users, nor a user of the domain without a post.
+    const postless = await createUser()
     const seen = await list(accessToken)
     expect(seen.ids).not.toContain(agent.id)
-    expect(seen.rows.every((u) => u.postesEnCours.length + u.postesFutur.length === 0)).toBe(true)
+    expect(seen.ids).not.toContain(postless.id)
+    expect(seen.rows).toEqual([])
   })
 
   it('is refused for oneself, outside the scope and to non-administrators', async () => {
