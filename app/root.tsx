@@ -17,6 +17,7 @@ import { useTranslation } from 'react-i18next'
 import { useChangeLanguage } from 'remix-i18next/react'
 import { Alert } from './components/ui/alert'
 import { buttonVariants } from './components/ui/button'
+import { useFocusAfterActions } from './lib/focus'
 import { i18nServer } from './lib/i18n.server'
 import { useNonce } from './lib/nonce'
 import { shipsWithoutScripts } from './lib/scripts'
@@ -115,6 +116,7 @@ function Notices() {
 export default function App() {
   const { locale } = useLoaderData<typeof loader>()
   useChangeLanguage(locale)
+  useFocusAfterActions()
   return (
     <>
       <Notices />

@@ -10,6 +10,14 @@ const newPage = useBrowser()
 /** The list's rows (the expandable detail rows aside). */
 const rows = (page) => page.getByRole('table').locator('tbody tr:not([id^="details-"])')
 
+/** Waits until `locator` holds the keyboard focus (the page settles after an action first). */
+async function hasFocus(locator) {
+  await locator.waitFor()
+  await locator
+    .page()
+    .waitForFunction((element) => element === document.activeElement, await locator.elementHandle(), { timeout: 5_000 })
+}
+
 /** 'dd/MM/yyyy' of today + `days`. */
 function wireDate(days) {
   const date = new Date(Date.now() + days * 86_400_000)
@@ -107,6 +115,8 @@ for (const [index, mode] of MODES.entries()) {
       if (!mode.javaScriptEnabled) await page.getByRole('button', { name: 'Appliquer' }).click()
       await notice(page, 'Le compte est mis à jour.').waitFor()
       assert.equal(await page.getByRole('switch', { name: 'Actif' }).isChecked(), false)
+      // Keyboard focus stays on the switch the action came from (WCAG 2.4.3), not on the page's body.
+      if (mode.javaScriptEnabled) await hasFocus(page.getByRole('switch', { name: 'Actif' }))
 
       const other = await newPage(mode)
       await other.goto('/login')
@@ -125,9 +135,12 @@ for (const [index, mode] of MODES.entries()) {
         : page.getByRole('region', { name: `Supprimer ${fullName} ?` })
       await confirmation.getByRole('button', { name: 'Supprimer' }).click()
       await notice(page, `${fullName} est supprimé.`).waitFor()
+      // The delete button is gone with the dialog: focus goes to what took its place, the row's restore.
+      if (mode.javaScriptEnabled) await hasFocus(page.getByRole('button', { name: `Rétablir ${fullName}` }))
       await page.getByRole('button', { name: `Rétablir ${fullName}` }).click()
       await notice(page, `${fullName} est rétabli.`).waitFor()
       await page.getByRole(mode.javaScriptEnabled ? 'button' : 'link', { name: `Supprimer ${fullName}` }).waitFor()
+      if (mode.javaScriptEnabled) await hasFocus(page.getByRole('button', { name: `Supprimer ${fullName}` }))
     })
   })
 }

@@ -1,0 +1,112 @@
+import { useNavigation } from '@remix-run/react'
+import { useEffect, useRef } from 'react'
+
+/** What can take focus by keyboard, in document order. */
+const FOCUSABLE =
+  'a[href], button:not([disabled]), input:not([type="hidden"]):not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])'
+
+/** Where a submission left from: the control, the row it acts on, its place among the page's controls. */
+type Origin = {
+  control: HTMLElement
+  id: string
+  label: string | null
+  row: string | null
+  index: number
+}
+
+const controlsOf = (root: Element) =>
+  [...root.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((element) => element.getClientRects().length > 0)
+
+/** The row a form acts on: its hidden `id` (the lists' `rowAction`), if it has one. */
+const rowOf = (form: HTMLFormElement) =>
+  form.querySelector<HTMLInputElement>('input[type="hidden"][name="id"]')?.value ?? null
+
+/** The controls of the page's main content that act on `row` (a form carrying it). */
+const rowControls = (main: HTMLElement, row: string) =>
+  controlsOf(main).filter((control) => {
+    const form = control.closest('form')
+    return (form && rowOf(form) === row) || control.closest(`[data-row="${CSS.escape(row)}"]`) !== null
+  })
+
+/**
+ * The control a submission came from, as seen in the page's main content: the submitter (or the
+ * focused control, for a form a script submits on change), or — for a dialog's button — the control
+ * that opened the dialog.
+ */
+function originOf(from: Element | null, main: HTMLElement): Origin | null {
+  if (!(from instanceof HTMLElement)) return null
+  const form = from instanceof HTMLFormElement ? from : from.closest('form')
+  let control: HTMLElement | null = from instanceof HTMLFormElement ? null : from
+  const dialog = from.closest<HTMLElement>('[role="dialog"], [role="alertdialog"]')
+  if (dialog?.id) control = document.querySelector<HTMLElement>(`[aria-controls="${CSS.escape(dialog.id)}"]`) ?? control
+  if (!control || !main.contains(control)) return null
+  return {
+    control,
+    id: control.id,
+    label: control.getAttribute('aria-label') ?? control.textContent,
+    row: form ? rowOf(form) : null,
+    index: controlsOf(main).indexOf(control),
+  }
+}
+
+/** Where focus goes back after the page has settled, or null when it stayed somewhere on its own. */
+function focusTarget(origin: Origin, main: HTMLElement): HTMLElement | null {
+  if (origin.control.isConnected && origin.control.matches(FOCUSABLE)) return origin.control
+  if (origin.id) {
+    const same = document.getElementById(origin.id)
+    if (same?.matches(FOCUSABLE)) return same
+  }
+  if (origin.row !== null) {
+    const row = rowControls(main, origin.row)
+    const twin = row.find((control) => (control.getAttribute('aria-label') ?? control.textContent) === origin.label)
+    if (twin ?? row[0]) return twin ?? row[0] ?? null
+  }
+  // The row is gone: its place is now the next row's (or the last control before it).
+  const controls = controlsOf(main)
+  if (origin.index >= 0 && controls.length > 0) return controls[Math.min(origin.index, controls.length - 1)] ?? null
+  return main.querySelector<HTMLElement>('h1')
+}
+
+/**
+ * Keeps keyboard focus where the user was after a form of the page is submitted with JavaScript
+ * (WCAG 2.4.3): once the page has settled, focus returns to the control, to its twin in the same row
+ * (a restore button become a delete button), or to the next row's control when the row is gone —
+ * instead of falling to the document's body, where a second Space scrolls the page.
+ */
+export function useFocusAfterActions() {
+  const navigation = useNavigation()
+  const origin = useRef<Origin | null>(null)
+  useEffect(() => {
+    function remember(event: SubmitEvent) {
+      const main = document.getElementById('main')
+      if (!main) return
+      origin.current = originOf(event.submitter ?? (event.target as Element | null), main)
+    }
+    document.addEventListener('submit', remember, true)
+    return () => document.removeEventListener('submit', remember, true)
+  }, [])
+  useEffect(() => {
+    // A form a script submits (a switch that applies on change) fires no submit event: its control
+    // still has the focus as the submission starts.
+    if (navigation.state === 'submitting' && !origin.current) {
+      const main = document.getElementById('main')
+      if (main) origin.current = originOf(document.activeElement, main)
+    }
+    // A link followed since (or a form that did not navigate here, such as one opening a new tab): not ours.
+    if (navigation.state === 'loading' && !navigation.formMethod) origin.current = null
+    if (navigation.state !== 'idle' || !origin.current) return
+    const from = origin.current
+    // After the page's own effects (a dialog handing focus back to a trigger that still exists).
+    const frame = requestAnimationFrame(() => {
+      origin.current = null
+      const main = document.getElementById('main')
+      const active = document.activeElement
+      if (!main || (active && active !== document.body && active.isConnected)) return
+      const target = focusTarget(from, main)
+      if (!target) return
+      if (target.tagName === 'H1' && !target.hasAttribute('tabindex')) target.setAttribute('tabindex', '-1')
+      target.focus()
+    })
+    return () => cancelAnimationFrame(frame)
+  }, [navigation.state, navigation.formMethod])
+}
