@@ -238,6 +238,9 @@ describe('POST rest/bd/utilisateur', () => {
     // The same origin, however written, is taken (as an origin).
     await json<UserBody>(await create('https://PORTAIL.example.test:443/any/path', portail), 201)
     await json<UserBody>(await create('http://127.0.0.1:8787', ORIGIN, rootAdmin), 201)
+    // A local run on another port (`PORT=9000 npm start`, the browser tests): that port is the
+    // administrator's own site there.
+    await json<UserBody>(await create('http://localhost:9999', 'http://localhost:9999', rootAdmin), 201)
   })
 
   it('creates an administrator with admin: true', async () => {

@@ -6,7 +6,7 @@ import { batch, type DB, getDb, insertWhen, namedBatch } from '../db/client'
 import type { NewLog } from '../db/schema'
 import type { Env } from '../env'
 import { fromWireDate } from '../lib/dates'
-import { sameOrigin } from '../lib/domain'
+import { isLoopback, sameOrigin } from '../lib/domain'
 import { BusinessError, forbidden, invalidField, notFound } from '../lib/errors'
 import {
   isUserAccount,
@@ -44,10 +44,12 @@ const mailHolder = (db: DB, mail: string) =>
 /**
  * The origin a new account is bound to: the one the payload names (spec §3 `domain`), which must be
  * the caller's own origin (scheme, host and port) — an administrator cannot mint accounts for another
- * site — or else theirs.
+ * site — or else theirs. On this machine (a loopback account) the caller's own is the origin the
+ * request reached: a local run serves the same accounts on whatever port it was given.
  */
-function boundOrigin(actor: Actor, domain: string | undefined): string {
-  if (!domain) return actor.domain
+function boundOrigin(actor: Actor, domain: string | undefined, requestOrigin: string): string {
+  const own = isLoopback(actor.domain) ? requestOrigin : actor.domain
+  if (!domain) return own
   let origin: string
   try {
     origin = new URL(domain).origin
@@ -55,7 +57,7 @@ function boundOrigin(actor: Actor, domain: string | undefined): string {
     throw invalidField('domain', 'Not a site origin', 'validation.url')
   }
   // The whole origin: another scheme or port is another site, where every mail link would lead.
-  if (!sameOrigin(origin, actor.domain)) throw invalidField('domain', 'Another site than yours', 'validation.domain')
+  if (!sameOrigin(origin, own)) throw invalidField('domain', 'Another site than yours', 'validation.domain')
   return origin
 }
 
@@ -82,7 +84,7 @@ export async function createUser(
     mailHolder(db, input.mail),
   )
   requireAdmin(actor)
-  const domain = boundOrigin(actor, input.domain)
+  const domain = boundOrigin(actor, input.domain, context.origin)
   const debut = fromWireDate(poste.dateDebut) ?? ''
   const fin = fromWireDate(poste.dateFin) ?? ''
   const { structure, fonction } = checkPlacement(structures[0], fonctions[0], fin, viewer.today, 'poste.')
