@@ -18,11 +18,13 @@ import { app, call, createOrganisation, createUser, currentPost, ORIGIN, session
 
 const RUNS_PER_OPERATION = 25
 /**
- * The time a request may take on a busy machine, several times what it takes on an idle one (10 to
- * 100 ms; a megabyte body the most): a run's budget is its planned requests times this.
+ * Every planned request runs, however busy the machine: a run is never cut short by a time budget
+ * (on a loaded 2-core machine a request took up to a second, twenty times what it takes on an idle
+ * one). What bounds a run is only a guard against a request that never ends: a request may take this
+ * long on average before the test fails as stuck.
  */
-const MS_PER_REQUEST = 500
-/** Beyond a run's budget, the time to shrink a counterexample and report it. */
+const STUCK_MS_PER_REQUEST = 5_000
+/** Beyond that, the time to shrink a counterexample and report it. */
 const REPORT_MS = 30_000
 
 // ---------------------------------------------------------------------------------------------
@@ -1039,15 +1041,12 @@ async function check(r: FuzzRequest): Promise<string[]> {
   return problems
 }
 
-/** The time budget of a run of `requests` requests (`MS_PER_REQUEST` each). */
-const budgetOf = (requests: number) => requests * MS_PER_REQUEST
-
-/** The test's own timeout around such a run: its budget, then the time to report what it found. */
-const timeoutOf = (requests: number) => budgetOf(requests) + REPORT_MS
+/** The test's own timeout around a run of `requests` requests: only a stuck run reaches it. */
+const timeoutOf = (requests: number) => requests * STUCK_MS_PER_REQUEST + REPORT_MS
 
 /**
  * Runs the seeds then `runs` random requests, each checked; fails on the first problem found, and
- * when the run tried fewer requests than it planned (its budget spent, on a machine too busy).
+ * when the run tried fewer requests than it planned.
  */
 async function fuzz(arbitrary: fc.Arbitrary<FuzzRequest>, seeds: FuzzRequest[] = [], runs = RUNS_PER_OPERATION) {
   // The seeds come first and count among the runs.
@@ -1062,13 +1061,12 @@ async function fuzz(arbitrary: fc.Arbitrary<FuzzRequest>, seeds: FuzzRequest[] =
     {
       examples: seeds.map((seed) => [seed] as [FuzzRequest]),
       numRuns: planned,
-      interruptAfterTimeLimit: budgetOf(planned),
     },
   )
   if (details.failed) throw new Error(fc.defaultReportMessage(details) ?? 'a request failed')
   expect(
     { ran: details.numRuns, interrupted: details.interrupted },
-    `ran ${details.numRuns} of ${planned} requests within ${budgetOf(planned)} ms`,
+    `ran ${details.numRuns} of ${planned} requests`,
   ).toEqual({ ran: planned, interrupted: false })
 }
 
