@@ -265,6 +265,8 @@ export async function demoSeedSql(pepper: string, domain = DEMO_DOMAIN): Promise
   )
   statements.push(
     `INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, actif, supprime, admin, domain, registration_state, registration_structure_id, registration_structure_nom, token_register_expires_at) VALUES ${users.join(', ')};`,
+    // A registration that typed its company waits under the carriers' parent (CARRIER_PARENT_ID, 4).
+    `UPDATE utilisateur SET rattachement_id = 4 WHERE registration_state = 'PENDING' AND registration_structure_id IS NULL AND rattachement_id IS NULL;`,
   )
   let posteId = 0
   const postes = USERS.flatMap((u) => (u.postes ?? []).map(([s, f, from, to]) => row(++posteId, u.id, s, f, from, to)))

@@ -210,7 +210,7 @@ export const en: Resource = {
       'Ask for an account for your transport company. An administrator will review your request; once it is accepted, you will get an e-mail to choose your password.',
     structure: 'Company',
     structureHint: 'Pick your company from the list, or type its name if it is not there.',
-    newStructure: 'Company not in the list: it will be created with your request.',
+    newStructure: 'Company not in the list: it will be created when an administrator accepts your request.',
     mail: 'E-mail address',
     confirmation: 'E-mail address again',
     nom: 'Last name',
@@ -323,6 +323,7 @@ export const en: Resource = {
     title: 'My access',
     intro: 'The applications your current positions give you access to.',
     empty: 'No access yet, please contact your administrator.',
+    noPost: 'Your account is active but has no post yet: your administrator needs to give you one.',
     launch: 'Launch',
     launchLabel: 'Launch {{name}} (new tab)',
     opening: 'Opening {{name}}…',
@@ -567,5 +568,12 @@ export const en: Resource = {
     deleted: 'Registration of {{mail}} deleted.',
     notPending: 'The registration of {{mail}} is no longer pending: it has probably been handled already.',
     tooManyMails: 'Too many e-mails have been sent to {{mail}} in the last hour. Try again later.',
+    newCompany: 'New company, created on validation',
+    companyNameTaken:
+      'The registration of {{mail}} cannot be validated: “{{nom}}” is already the name of another structure. Rename that structure, or delete the registration.',
+    needsPost:
+      'The carrier you validated has no post yet: without one they reach no application. Once they have chosen their password, give them a post in their company.',
+    givePost: 'Give a post',
+    dismiss: 'Close',
   },
 }

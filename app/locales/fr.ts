@@ -210,7 +210,7 @@ export const fr = {
       'Demandez un compte pour votre entreprise de transport. Un administrateur examinera votre demande ; une fois acceptée, vous recevrez un mail pour choisir votre mot de passe.',
     structure: 'Entreprise',
     structureHint: "Choisissez votre entreprise dans la liste, ou saisissez son nom si elle n'y figure pas.",
-    newStructure: 'Entreprise absente de la liste : elle sera créée avec votre demande.',
+    newStructure: 'Entreprise absente de la liste : elle sera créée quand un administrateur acceptera votre demande.',
     mail: 'Adresse e-mail',
     confirmation: "Confirmation de l'adresse e-mail",
     nom: 'Nom',
@@ -324,6 +324,7 @@ export const fr = {
     title: 'Mes accès',
     intro: 'Les applications auxquelles vos postes en cours vous donnent accès.',
     empty: 'Aucun accès, merci de vous rapprocher de votre administrateur.',
+    noPost: "Votre compte est actif mais n'a encore aucun poste : votre administrateur doit vous en attribuer un.",
     launch: 'Lancer',
     launchLabel: 'Lancer {{name}} (nouvel onglet)',
     opening: 'Ouverture de {{name}}…',
@@ -573,6 +574,13 @@ export const fr = {
     deleted: 'Inscription de {{mail}} supprimée.',
     notPending: 'L’inscription de {{mail}} n’est plus en attente : elle a sans doute déjà été traitée.',
     tooManyMails: 'Trop de mails ont été envoyés à {{mail}} depuis une heure. Réessayez plus tard.',
+    newCompany: 'Nouvelle société, créée à la validation',
+    companyNameTaken:
+      'L’inscription de {{mail}} ne peut pas être validée : « {{nom}} » est déjà le nom d’une autre structure. Renommez cette structure, ou supprimez l’inscription.',
+    needsPost:
+      'Le transporteur validé n’a encore aucun poste : sans poste, il n’accède à aucune application. Une fois son mot de passe choisi, attribuez-lui un poste dans sa société.',
+    givePost: 'Attribuer un poste',
+    dismiss: 'Fermer',
   },
 }
 

@@ -50,13 +50,10 @@ const FORM_FIELD: Record<string, keyof RegistrationForm> = {
   'structure.id': 'structure',
 }
 
-/** A refusal the form shows on a field: the API's field errors, a used address, a name held by another structure. */
+/** A refusal the form shows on a field: the API's field errors, a used address. */
 function onFields(failure: Failure): Record<string, string[]> | null {
   const code = failure.error.businessCode
   if (code === 'MAIL_ALREADY_USED') return { mail: [encodeMessage(apiMessage(failure, 'errors.saveFailed'))] }
-  if (code === 'STRUCTURE_NOM_ALREADY_USED') {
-    return { structure: [encodeMessage(apiMessage(failure, 'errors.saveFailed'))] }
-  }
   const fields = fieldErrors(failure)
   if (!fields) return null
   return Object.fromEntries(Object.entries(fields).map(([field, errors]) => [FORM_FIELD[field] ?? field, errors]))
@@ -65,7 +62,7 @@ function onFields(failure: Failure): Record<string, string[]> | null {
 /**
  * Spec §2 /createAccount, §4 public registration flow: the fields, then the captcha, then
  * the registration — the company sent by its name, which the API matches to an existing carrier or
- * creates. Success → /login with a notice; any failure stays here with what was typed, and a new
+ * keeps for an administrator to create on accepting the request. Success → /login with a notice; any failure stays here with what was typed, and a new
  * verification (a solved one is single use).
  */
 export async function action({ request, context }: ActionFunctionArgs) {

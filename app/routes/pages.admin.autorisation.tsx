@@ -87,8 +87,16 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const result = await auth.settle(
     auth.api.rest.bd.authorize.user.$post({ json: { user: { id }, authorize: intent === 'authorize' } }),
   )
-  const back = pathWithout(request.url, ['confirmer', 'id'])
+  const back = pathWithout(request.url, ['confirmer', 'id', POST_FOR])
   if (!result.ok) {
+    // The company it typed cannot be created under that name: said on the page, the row stays.
+    if (result.error.businessCode === 'STRUCTURE_NOM_ALREADY_USED') {
+      const nom = String(result.error.attributs[0] ?? '')
+      return data<ActionData>(
+        { error: { key: 'autorisation.companyNameTaken', values: { mail, nom } }, intent },
+        { status: 409, headers: await auth.headers() },
+      )
+    }
     // Refused or accepted meanwhile (by another administrator), or out of scope: the list is read again.
     if (result.status === 404 || result.status === 409) {
       return auth.redirectWithToast(back, { type: 'error', key: 'autorisation.notPending', values: { mail } })
@@ -103,12 +111,19 @@ export async function action({ request, context }: ActionFunctionArgs) {
     )
   }
   const resent = form.get('renvoi') === 'true'
-  return auth.redirectWithToast(back, {
+  const company = result.data.user.structure?.id
+  // A carrier accepted has no post yet: the page then says so, with the way to give one.
+  const to = new URL(back, request.url)
+  if (!result.data.supprime && !resent && company) to.searchParams.set(POST_FOR, String(company))
+  return auth.redirectWithToast(`${to.pathname}${to.search}`, {
     type: 'success',
     key: result.data.supprime ? 'autorisation.deleted' : resent ? 'autorisation.resent' : 'autorisation.validated',
     values: { mail: result.data.user.mail },
   })
 }
+
+/** The search param that names the company of a carrier just accepted, whose users page gives posts. */
+const POST_FOR = 'poste'
 
 const fullName = (user: Pick<PendingUser, 'prenom' | 'nom'>) => `${user.prenom} ${user.nom}`
 
@@ -158,7 +173,7 @@ export default function Authorisation() {
       id: 'structure',
       header: t('autorisation.structure'),
       className: 'hidden lg:table-cell',
-      cell: (user) => user.structure?.nom ?? <span className="text-muted-foreground">—</span>,
+      cell: (user) => <Company structure={user.structure} />,
     },
     {
       id: 'expiry',
@@ -223,6 +238,7 @@ export default function Authorisation() {
         </Alert>
       ) : null}
       {confirming ? <ConfirmPanel cancelHref={cancelHref} {...refusal(confirming)} /> : null}
+      <NeedsPost structureId={params.get(POST_FOR)} closeHref={urlWith(search, { [POST_FOR]: null })} />
       <SearchForm label={t('autorisation.search')} />
       {failed ? (
         <EmptyState
@@ -294,5 +310,44 @@ function Expiry({ expiry, now }: { expiry: number | null; now: number }) {
         {t(expired ? 'autorisation.expired' : 'autorisation.valid')}
       </span>
     </span>
+  )
+}
+
+/** The company of a registration: a carrier, or a name typed at registration, created on validation. */
+function Company({ structure }: { structure: PendingUser['structure'] }) {
+  const { t } = useTranslation()
+  if (!structure) return <span className="text-muted-foreground">—</span>
+  return (
+    <>
+      <span className="break-words">{structure.nom}</span>
+      {structure.id === null ? (
+        <span className="block text-xs text-muted-foreground">{t('autorisation.newCompany')}</span>
+      ) : null}
+    </>
+  )
+}
+
+/**
+ * After a validation: the carrier still needs a post to reach any application, given from their
+ * company's users page (once they have chosen their password: until then they are no user to post).
+ */
+function NeedsPost({ structureId, closeHref }: { structureId: string | null; closeHref: string }) {
+  const { t } = useTranslation()
+  if (!structureId || !/^[1-9][0-9]{0,15}$/.test(structureId)) return null
+  return (
+    <Alert role="status" className="flex flex-col gap-2">
+      <p>{t('autorisation.needsPost')}</p>
+      <div className="flex flex-wrap gap-2">
+        <Link
+          to={`/pages/admin/user/structure/${structureId}?ajouter=1`}
+          className={buttonVariants({ variant: 'outline', size: 'sm' })}
+        >
+          {t('autorisation.givePost')}
+        </Link>
+        <Link to={closeHref} className={buttonVariants({ variant: 'ghost', size: 'sm' })}>
+          {t('autorisation.dismiss')}
+        </Link>
+      </div>
+    </Alert>
   )
 }

@@ -12,6 +12,10 @@ import { i18nServer } from '~/lib/i18n.server'
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.myAccess' }
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
 
+/**
+ * What the user may launch now and what future posts will open; when that is nothing at all, whether
+ * they hold any current or future post (read only then), to say why there is nothing.
+ */
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = await requireUser(request, context)
   const [{ accesApplication, accesFuturs = [] }, t] = await Promise.all([
@@ -23,21 +27,29 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     ),
     i18nServer.getFixedT(request),
   ])
+  const postless = accesApplication.length === 0 && accesFuturs.length === 0 && (await hasNoPost(auth))
   return data(
     {
       applications: accesApplication.map((a) => a.application),
       upcoming: accesFuturs,
+      postless,
       title: `${t('access.title')} · ${t('app.name')}`,
     },
     { headers: await auth.headers() },
   )
 }
 
+/** Whether the signed-in user holds no current or future post (their own profile says). */
+async function hasNoPost(auth: Awaited<ReturnType<typeof requireUser>>) {
+  const me = await auth.settle(auth.api.rest.bd.utilisateur[':id'].$get({ param: { id: auth.user.id } }))
+  return me.ok && me.data.postesEnCours.length === 0 && me.data.postesFutur.length === 0
+}
+
 /** As many columns as cards of 18rem fit: a card never gets too narrow for its button. */
 const CARD_GRID = 'grid grid-cols-[repeat(auto-fill,minmax(min(100%,18rem),1fr))] gap-4'
 
 export default function Access() {
-  const { applications, upcoming } = useLoaderData<typeof loader>()
+  const { applications, upcoming, postless } = useLoaderData<typeof loader>()
   const { t } = useTranslation()
   return (
     <div className="flex flex-col gap-6">
@@ -46,8 +58,9 @@ export default function Access() {
         <p className="text-muted-foreground">{t('access.intro')}</p>
       </div>
       {applications.length === 0 ? (
-        <Card className="p-6 text-center" role="status">
-          {t('access.empty')}
+        <Card className="flex flex-col gap-2 p-6 text-center" role="status">
+          <p>{t('access.empty')}</p>
+          {postless ? <p className="text-sm text-muted-foreground">{t('access.noPost')}</p> : null}
         </Card>
       ) : (
         <ul className={CARD_GRID}>

@@ -540,6 +540,17 @@ describe('DELETE rest/bd/structure/{id}', () => {
       .execute()
     await expectError(await del(`/rest/bd/structure/${agence.id}`, rootAdmin), 409, 'STRUCTURE_HAS_USERS')
   })
+
+  it('refuses a structure a registration waits in for the company it typed to be created there', async () => {
+    const agence = await create(rootAdmin, 'Agence Attendue', 3, 2)
+    const pending = await createUser({ registration: 'PENDING' })
+    await db()
+      .updateTable('utilisateur')
+      .set({ registration_structure_nom: 'Transports Futurs', rattachement_id: agence.id })
+      .where('id', '=', pending.id)
+      .execute()
+    await expectError(await del(`/rest/bd/structure/${agence.id}`, rootAdmin), 409, 'STRUCTURE_HAS_USERS')
+  })
 })
 
 type StructureUsersBody = {

@@ -7,6 +7,13 @@ import { linkFromMailbox, MODES, notice, passCaptcha, signIn, submitLogin, useBr
 
 const newPage = useBrowser()
 
+/** The names of the public carrier list, as any visitor reads them. */
+async function publicCarriers(page) {
+  const response = await page.request.get('/portail-backend/rest/public/bd/transporteur/structures')
+  assert.equal(response.status(), 200)
+  return (await response.json()).map((carrier) => carrier.nom)
+}
+
 /** Fills the registration form as a carrier does (the company typed or picked by its name). */
 async function fillRegistration(page, { company, mail, nom, prenom }) {
   await page.getByLabel('Entreprise').fill(company)
@@ -29,12 +36,18 @@ for (const [index, mode] of MODES.entries()) {
       await fillRegistration(carrier, { company, mail, nom: 'Routier', prenom: 'Rémi' })
       if (mode.javaScriptEnabled) {
         await carrier.getByText('Adresse disponible').waitFor()
-        await carrier.getByText('Entreprise absente de la liste : elle sera créée avec votre demande.').waitFor()
+        await carrier
+          .getByText(
+            'Entreprise absente de la liste : elle sera créée quand un administrateur acceptera votre demande.',
+          )
+          .waitFor()
       }
       await passCaptcha(carrier, mode)
       await carrier.getByRole('button', { name: 'Valider' }).click()
       await carrier.waitForURL((url) => url.pathname === '/login')
       await notice(carrier, "Votre demande d'inscription est enregistrée").waitFor()
+      // Only a request: the company is no carrier of the public list yet.
+      assert.equal((await publicCarriers(carrier)).includes(company), false)
 
       // Until an administrator accepts it, the account cannot sign in.
       await submitLogin(carrier, mode, mail, 'Nimporte1')
@@ -49,8 +62,14 @@ for (const [index, mode] of MODES.entries()) {
       await admin.getByRole('heading', { level: 1 }).waitFor()
       const row = admin.getByRole('row').filter({ hasText: mail })
       await row.getByText(company).waitFor()
+      await row.getByText('Nouvelle société, créée à la validation').waitFor()
       await row.getByRole('button', { name: new RegExp(`Valider.*${mail.replace(/[.]/g, '\\.')}`) }).click()
       await notice(admin, mail).waitFor()
+      // Created now, and the administrator is told the carrier still needs a post, and where to give it.
+      assert.equal((await publicCarriers(admin)).includes(company), true)
+      await admin.getByText('Le transporteur validé n’a encore aucun poste').waitFor()
+      const givePost = (await admin.getByRole('link', { name: 'Attribuer un poste' }).getAttribute('href')) ?? ''
+      assert.match(givePost, /^\/pages\/admin\/user\/structure\/\d+\?ajouter=1$/)
       // Authorised: the row stays, with its link's expiry, and now offers to send the mail again.
       await admin
         .getByRole('row')
@@ -67,6 +86,18 @@ for (const [index, mode] of MODES.entries()) {
       await carrier.waitForURL((url) => url.pathname === '/login')
       await signIn(carrier, mode, mail, 'Carrier12')
       await carrier.getByRole('heading', { name: 'Mes accès', level: 1 }).waitFor()
+      // No post yet: the launcher is empty and says why.
+      await carrier.getByText('Aucun accès, merci de vous rapprocher de votre administrateur.').waitFor()
+      await carrier
+        .getByText(
+          "Votre compte est actif mais n'a encore aucun poste : votre administrateur doit vous en attribuer un.",
+        )
+        .waitFor()
+
+      // The company page the notice pointed to opens its add-post form.
+      // (With JavaScript its form opens as a modal dialog, which hides the page from the accessibility tree.)
+      await admin.goto(givePost)
+      await admin.locator('main h1', { hasText: company }).waitFor()
 
       // Done: the registration has left the queue.
       await admin.goto('/pages/admin/autorisation')
@@ -76,7 +107,7 @@ for (const [index, mode] of MODES.entries()) {
       await admin.context().close()
     })
 
-    it('keeps what was typed and says why when the address is taken, the company name held or the box unticked', async () => {
+    it('keeps what was typed and says why when the address is taken or the box unticked; a held company name is the administrator’s to settle', async () => {
       const page = await newPage(mode)
       await page.goto('/createAccount')
       // An address already used: with JavaScript the check says so and Validate waits; without, the server does.
@@ -96,15 +127,8 @@ for (const [index, mode] of MODES.entries()) {
         assert.equal(await page.getByLabel('Nom', { exact: true }).inputValue(), 'Double')
       }
 
-      // A name held by a structure that is not a carrier.
-      const mail = `nom${index}${Date.now()}@transports.example`
-      await fillRegistration(page, { company: 'Agence Lille', mail, nom: 'Double', prenom: 'Dora' })
-      await passCaptcha(page, mode)
-      await page.getByRole('button', { name: 'Valider' }).click()
-      await page.getByText('Agence Lille déjà utilisé').waitFor()
-      assert.equal(await page.getByLabel('Adresse e-mail', { exact: true }).inputValue(), mail)
-
       // The verification left undone.
+      const mail = `nom${index}${Date.now()}@transports.example`
       await fillRegistration(page, { company: 'Transports Martin', mail, nom: 'Double', prenom: 'Dora' })
       await page.getByRole('button', { name: 'Valider' }).click()
       await page
@@ -115,6 +139,28 @@ for (const [index, mode] of MODES.entries()) {
             : 'Veuillez répondre à la question de vérification.',
         })
         .waitFor()
+
+      // A name held by a structure that is not a carrier: taken as any new name, nothing said of it.
+      await page.goto('/createAccount')
+      await fillRegistration(page, { company: 'agence lille', mail, nom: 'Double', prenom: 'Dora' })
+      await passCaptcha(page, mode)
+      await page.getByRole('button', { name: 'Valider' }).click()
+      await page.waitForURL((url) => url.pathname === '/login')
+      await notice(page, "Votre demande d'inscription est enregistrée").waitFor()
+      assert.equal(await page.getByText('Agence Lille').count(), 0)
+
+      // The administrator who validates it is told the name is taken; the request stays.
+      const admin = await newPage(mode)
+      await signIn(admin, mode, 'admin', 'Admin1234')
+      await admin.goto('/pages/admin/autorisation')
+      const row = admin.getByRole('row').filter({ hasText: mail })
+      await row.getByRole('button', { name: new RegExp(`Valider.*${mail.replace(/[.]/g, '\\.')}`) }).click()
+      await admin
+        .getByRole('alert')
+        .filter({ hasText: '« agence lille » est déjà le nom d’une autre structure' })
+        .waitFor()
+      await admin.getByRole('row').filter({ hasText: mail }).getByText('Pas encore validée').waitFor()
+      await admin.context().close()
       await page.context().close()
     })
   })

@@ -16,24 +16,32 @@ export const registrationSchema = z.object({
   user: z.object({ mail: mailSchema, nom: nameSchema, prenom: nameSchema }),
   structure: z.union([
     z.object({ id: positiveInt() }).describe('An existing carrier, from transporteur/structures'),
-    z.object({ nom: structureNomSchema }).describe('A new carrier name (an existing one of that name is used)'),
+    z
+      .object({ nom: structureNomSchema })
+      .describe(
+        'A carrier’s name (any case), or a new company’s: kept on the registration, created when it is authorised',
+      ),
   ]),
   captcha: z.string().max(4096).optional().describe('The solved captcha (required)'),
 })
 export type RegistrationInput = z.infer<typeof registrationSchema>
 
-/** The answer to a registration: who is now waiting for an administrator, and with which company. */
+/**
+ * The answer to a registration: who is now waiting for an administrator, and with which company — a
+ * carrier of the public list, or the name typed as it was typed (`id` null: the company is created
+ * when an administrator authorises the registration).
+ */
 export const registeredSchema = z.object({
   mail: z.string(),
   nom: z.string(),
   prenom: z.string(),
-  structure: carrierStructureSchema,
+  structure: z.object({ id: z.number().int().nullable(), nom: z.string() }),
 })
 export type Registered = z.infer<typeof registeredSchema>
 
 /**
  * A pending registration in the queue (spec §3 User, `tokenRegister` its link's expiry) and its
- * company (`id` null for a name recorded without a structure).
+ * company (`id` null for a name typed at registration, created when the registration is authorised).
  */
 export const pendingUserSchema = userSchema.extend({
   structure: z.object({ id: z.number().int().nullable(), nom: z.string() }).nullable(),

@@ -36,7 +36,12 @@ export interface UtilisateurTable {
   domain: string
   langue: Generated<'fr' | 'en'>
   registration_state: Generated<RegistrationState>
+  /** The carrier company of a registration: the one it chose, or the one created when it was authorised. */
   registration_structure_id: number | null
+  /**
+   * The company a pending registration typed, not yet a structure (created when an administrator
+   * authorises it, migration 0016); null once `registration_structure_id` is set.
+   */
   registration_structure_nom: string | null
   token_register_expires_at: string | null
   /** "nom prenom" folded for search (lib/search-text.ts), kept by triggers (migration 0009). */

@@ -11,7 +11,7 @@ import type { DB } from '../db/client'
  * structure they belong to (`rattachement_id`: that of the post that ended last, else the company a
  * carrier registered with, kept by triggers, migration 0014); a user with neither (never posted) only
  * in the scope of the whole tree, on its own domain. A pending registration is no user here: only the
- * authorisation queue (services/registration.ts) handles it. A sub-tree is a range of the materialised path: every path that starts with
+ * authorisation queue (services/registration.ts) handles it, by `registrationInScope`. A sub-tree is a range of the materialised path: every path that starts with
  * '/1/2/' lies in ['/1/2/', '/1/2/:') (paths hold only digits and '/', and ':' follows '9'), which
  * the index on `structure.path` answers without a scan.
  *
@@ -139,6 +139,16 @@ function postlessInScope(db: DB, viewer: Viewer, alias: string): Expression<SqlB
     or (${user.rattachement} is null and ${wholeTreeInScope(db, viewer)}
       and ${sameDomainSql(user.domain, viewer.domain)}))`
 }
+
+/**
+ * Whether the pending registration a query reads under `alias` is in the viewer's authorisation queue:
+ * the structure it waits in (`rattachement_id`: the carrier company it chose, or for a company it
+ * typed the structure that company will be created under, the carriers' parent) lies in scope — the
+ * rule of a user without a post, whom a registration is (`postlessInScope`), so one whose structure
+ * is gone falls to the administrators of the whole tree of its domain.
+ */
+export const registrationInScope = (db: DB, viewer: Viewer, alias: string): Expression<SqlBool> =>
+  postlessInScope(db, viewer, alias)
 
 /**
  * The ids of the users without a live post in the viewer's scope (`postlessInScope` as a set), each

@@ -1,4 +1,4 @@
-import { type Expression, type SqlBool, sql } from 'kysely'
+import { type Expression, type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
 import type {
   AuthorizeInput,
   AuthorizeResult,
@@ -8,14 +8,15 @@ import type {
   RegistrationInput,
   RegistrationListQuery,
 } from '../contract/registration'
-import { batch, type DB, getDb, insertWhen } from '../db/client'
+import { type DB, getDb, insertWhen, namedBatch } from '../db/client'
+import type { Database } from '../db/schema'
 import type { Env } from '../env'
 import { randomToken, sha256Hex } from '../lib/crypto'
 import { addSeconds } from '../lib/dates'
 import { linkOrigin } from '../lib/domain'
 import { BusinessError, invalidField, notFound } from '../lib/errors'
 import { mailLanguage, registrationMail } from '../lib/mail/templates'
-import { scopeStructureIds, type Viewer } from '../lib/scope'
+import { registrationInScope, type Viewer } from '../lib/scope'
 import { actorWith, type Caller, viewerOf } from './actor'
 import { requireCaptcha } from './captcha'
 import { logEntry } from './logs'
@@ -26,10 +27,11 @@ import { containsEveryWord, insertStructure, nomTaken, onePage, requireAdmin } f
 import { mailTaken, toUser } from './users'
 
 /**
- * Carrier self-registration (spec §1, §4): a visitor asks for an account for their company; the
- * request waits, inactive, in the authorisation queue of the administrators whose scope holds that
- * company, until one of them accepts it (a link to choose a password, like an invitation) or refuses
- * it (the request is deleted, and the company it created with it if nothing else uses it).
+ * Carrier self-registration (spec §1, §4): a visitor asks for an account for their company — a
+ * carrier of the public list, or a name they type; the request waits, inactive, in the authorisation
+ * queue of the administrators whose scope holds that company (or, for a typed name, the carriers'
+ * parent), until one of them accepts it (a link to choose a password, like an invitation; a typed
+ * company is created then) or refuses it (the request is deleted, and nothing else was written).
  */
 
 /** Links an administrator may send one registration per hour (each is a mail). */
@@ -62,12 +64,34 @@ export async function carrierStructures(env: Env): Promise<CarrierStructure[]> {
     .execute()
 }
 
+/** The carrier company a registration names: by its id, or by its name in any case (names are unique that way). */
+function namedCarrier(db: DB, typeId: number, structure: RegistrationInput['structure']) {
+  const carriers = db.selectFrom('structure').select(['id', 'nom']).where('type_id', '=', typeId)
+  return 'id' in structure
+    ? carriers.where('id', '=', structure.id)
+    : carriers.where(sql<SqlBool>`nom = ${structure.nom} collate nocase`)
+}
+
+/** The structure a typed company will be created under, if it is configured and of the right type. */
+function carriersParent(db: DB, typeId: number, parentId: number | null) {
+  return db
+    .selectFrom('structure as parent')
+    .innerJoin('type_structure as carrier', (join) => join.on('carrier.id', '=', typeId))
+    .select('parent.id')
+    .where('parent.id', '=', parentId ?? 0)
+    .whereRef('parent.type_id', '=', 'carrier.parent_type_id')
+}
+
 /**
  * POST rest/public/bd/transporteur/inscription: a pending, inactive user for the visitor, with the
- * company they chose, or the one they typed — created then under the carriers' parent, or the
- * existing carrier of that name. Limited per client, behind the captcha. The user, a new company and
- * the audit entry are one batch: a second registration of the same address, even at the same moment,
- * fails on the unique index and leaves nothing behind (MAIL_ALREADY_USED).
+ * carrier company they chose (or typed the name of, in any case), or the name of a company they typed
+ * that no carrier holds. Such a name is only kept on the registration: the company is created when an
+ * administrator authorises it, so an anonymous visitor writes no structure, lists nothing publicly,
+ * holds no name, and learns nothing of the names the organisation uses (a name held by any other
+ * structure is answered as any new one). The registration waits in the structure it names (or the
+ * carriers' parent). Limited per client, behind the captcha. The user and the audit entry are one
+ * batch: a second registration of the same address, even at the same moment, fails on the unique
+ * index and leaves nothing behind (MAIL_ALREADY_USED).
  */
 export async function register(env: Env, input: RegistrationInput, context: Context): Promise<Registered> {
   await limitClient(env, 'registration', context.ip, Number(env.REGISTRATION_RATE_PER_MINUTE ?? 5))
@@ -77,53 +101,33 @@ export async function register(env: Env, input: RegistrationInput, context: Cont
   const db = getDb(env.DB)
   const { mail, nom, prenom } = input.user
   const typed = 'nom' in input.structure ? input.structure.nom : null
-  // The company the form names: by its id, or by its name in any case (names are unique that way).
-  const named = (alias: string) =>
-    'id' in input.structure
-      ? sql<SqlBool>`${sql.ref(`${alias}.id`)} = ${input.structure.id}`
-      : sql<SqlBool>`${sql.ref(`${alias}.nom`)} = ${typed} collate nocase`
-  const [holders, structures, parents] = (
-    await batch(env.DB, [
-      db.selectFrom('utilisateur').select('id').where(sql<SqlBool>`mail = ${mail} collate nocase`),
-      db.selectFrom('structure as chosen').select(['chosen.id', 'chosen.nom', 'chosen.type_id']).where(named('chosen')),
-      db
-        .selectFrom('structure as parent')
-        .innerJoin('type_structure as carrier', (join) => join.on('carrier.id', '=', typeId))
-        .select(['parent.id', 'parent.path'])
-        .where('parent.id', '=', parentId ?? 0)
-        .whereRef('parent.type_id', '=', 'carrier.parent_type_id'),
-    ])
-  ).map((r) => r.results)
-  if (holders?.length) throw mailTaken(mail)
-  const existing = structures?.[0] as { id: number; nom: string; type_id: number } | undefined
-  if (typed === null && existing?.type_id !== typeId) {
-    throw invalidField('structure.id', 'Not a carrier company', 'validation.unknown')
-  }
-  if (existing && existing.type_id !== typeId) throw nomTaken(existing.nom)
-  const parent = parents?.[0] as { id: number; path: string } | undefined
-  if (!existing && !parent) throw creationFailed('No structure is configured for new carriers')
-
-  const now = new Date()
-  const at = now.toISOString()
-  // The company, found by the same predicate once a new one is written.
-  const company = db.selectFrom('structure as company').where('company.type_id', '=', typeId).where(named('company'))
   // (`collate nocase`, as the unique index on mail: an exact `=` would scan every user.)
-  const newUser = db
+  const holder = db
     .selectFrom('utilisateur')
     .select('utilisateur.id')
-    .where(sql<SqlBool>`utilisateur.mail = ${mail} collate nocase`)
-  let results: D1Result[]
+    .where(sql<SqlBool>`mail = ${mail} collate nocase`)
+  const read = await namedBatch(env.DB, {
+    holders: holder,
+    carriers: namedCarrier(db, typeId, input.structure),
+    parents: carriersParent(db, typeId, parentId),
+  })
+  if (read.holders?.results.length) throw mailTaken(mail)
+  const [carrier] = (read.carriers?.results ?? []) as { id: number; nom: string }[]
+  if (typed === null && !carrier) throw invalidField('structure.id', 'Not a carrier company', 'validation.unknown')
+  const [parent] = (read.parents?.results ?? []) as { id: number }[]
+  if (!carrier && !parent) throw creationFailed('No structure is configured for new carriers')
+
+  // The structure the registration waits in: its carrier, or the carriers' parent — still there when
+  // the user is written (the insert reads it).
+  const waitsIn = db
+    .selectFrom('structure as waits_in')
+    .where('waits_in.id', '=', carrier?.id ?? parent?.id ?? 0)
+    .$if(carrier !== undefined, (q) => q.where('waits_in.type_id', '=', typeId))
+  const at = new Date().toISOString()
+  let written: Record<'user' | 'log', D1Result | undefined>
   try {
-    results = await batch(env.DB, [
-      ...(!existing && parent && typed
-        ? [
-            // Another registration may have created it meanwhile: then it is theirs and ours.
-            insertStructure(db, { nom: typed, typeId, parentId: parent.id, createdAt: at }).onConflict((oc) =>
-              oc.doNothing(),
-            ),
-          ]
-        : []),
-      db
+    written = await namedBatch(env.DB, {
+      user: db
         .insertInto('utilisateur')
         .columns([
           'login',
@@ -137,11 +141,12 @@ export async function register(env: Env, input: RegistrationInput, context: Cont
           'registration_state',
           'registration_structure_id',
           'registration_structure_nom',
+          'rattachement_id',
           'created_at',
           'updated_at',
         ])
         .expression(
-          company.select([
+          waitsIn.select([
             sql.val(mail).as('login'),
             sql.val(nom).as('nom'),
             sql.val(prenom).as('prenom'),
@@ -151,58 +156,44 @@ export async function register(env: Env, input: RegistrationInput, context: Cont
             sql.val(context.origin).as('domain'),
             sql.val(context.language).as('langue'),
             sql.val('PENDING').as('registration_state'),
-            'company.id as registration_structure_id',
-            // Kept when a registration created the company (this one, or an earlier one still on
-            // record): refusing the last registration that uses it may then remove it.
-            sql<string | null>`case when company.created_at = ${at} or exists (
-              select 1 from utilisateur as creator
-              where creator.registration_structure_id = company.id and creator.registration_structure_nom is not null)
-              then company.nom end`.as('registration_structure_nom'),
+            sql.val(carrier ? carrier.id : null).as('registration_structure_id'),
+            sql.val(carrier ? null : typed).as('registration_structure_nom'),
+            'waits_in.id as rattachement_id',
             sql.val(at).as('created_at'),
             sql.val(at).as('updated_at'),
-          ]) as never,
+          ]),
         ),
-      insertWhen(
+      log: insertWhen(
         db,
         'log',
         {
           ...logEntry(0, 'ADMINISTRATION', 'INSCRIPTION', context.userAgent, {
-            commentaire: `${mail} : ${typed ?? existing?.nom}`,
+            commentaire: `${mail} : ${carrier?.nom ?? typed}`,
           }),
-          utilisateur_id: sql<number>`(${newUser})` as never,
+          utilisateur_id: sql<number>`(${holder})`,
         },
-        newUser,
+        holder,
       ),
-      company.select(['company.id', 'company.nom']),
-    ])
+    })
   } catch (error) {
-    // Another registration took the address meanwhile (the unique index; a company's name cannot
-    // conflict: its insert does nothing then).
+    // Another registration took the address meanwhile (the unique index).
     if (String(error).includes('UNIQUE')) throw mailTaken(mail)
     throw error
   }
-  const written = results.at(-3)?.meta.changes ?? 0
-  const [registeredWith] = (results.at(-1)?.results ?? []) as { id: number; nom: string }[]
-  if (!written || !registeredWith) throw creationFailed('The company is no longer available')
-  return { mail, nom, prenom, structure: { id: registeredWith.id, nom: registeredWith.nom } }
+  if (!written.user?.meta.changes) throw creationFailed('The company is no longer available')
+  // Only what the visitor typed, or a carrier of the public list, is answered.
+  const structure = carrier ? { id: carrier.id, nom: carrier.nom } : { id: null, nom: typed ?? '' }
+  return { mail, nom, prenom, structure }
 }
 
-/**
- * Whether the registration a query reads under `u` lies in the viewer's scope: its company's — or,
- * for one recorded with a typed name and no company, the carriers' parent's — structure is in it.
- */
-function registrationInScope(db: DB, viewer: Viewer, parentId: number | null): Expression<SqlBool> {
-  return sql<SqlBool>`coalesce(u.registration_structure_id, ${parentId ?? 0}) in ${scopeStructureIds(db, viewer)}`
-}
-
-/** The pending registrations of the viewer's scope with their company, as the queue reads them. */
-function pendingInScope(db: DB, viewer: Viewer, parentId: number | null) {
+/** The pending registrations of the viewer's queue (lib/scope.ts) with their company, as the queue reads them. */
+function pendingInScope(db: DB, viewer: Viewer) {
   return db
     .selectFrom('utilisateur as u')
     .leftJoin('structure as company', 'company.id', 'u.registration_structure_id')
     .where('u.registration_state', '=', 'PENDING')
     .where('u.supprime', '=', 0)
-    .where(registrationInScope(db, viewer, parentId))
+    .where(registrationInScope(db, viewer, 'u'))
 }
 
 const pendingColumns = [
@@ -219,6 +210,7 @@ const pendingColumns = [
   'u.registration_structure_nom',
   'u.domain',
   'u.langue',
+  'u.rattachement_id',
   'company.nom as company_nom',
 ] as const
 
@@ -234,6 +226,7 @@ type PendingRow = {
   token_register_expires_at: string | null
   registration_structure_id: number | null
   registration_structure_nom: string | null
+  rattachement_id: number | null
   company_nom: string | null
 }
 
@@ -260,11 +253,8 @@ export async function listRegistrations(
 ): Promise<{ items: PendingUser[]; total: number }> {
   const db = getDb(env.DB)
   const viewer = viewerOf(caller)
-  const { parentId } = carrierSettings(env)
   const matches = containsEveryWord(['u.recherche', 'u.mail'], query.q)
-  const filtered = pendingInScope(db, viewer, parentId).$if(matches !== null, (q) =>
-    q.where(matches as Expression<SqlBool>),
-  )
+  const filtered = pendingInScope(db, viewer).$if(matches !== null, (q) => q.where(matches as Expression<SqlBool>))
   const tri = query.tri ?? 'expiry'
   const direction = tri.startsWith('-') ? 'desc' : 'asc'
   let sorted = filtered.select([...pendingColumns])
@@ -286,29 +276,41 @@ export async function listRegistrations(
 }
 
 /**
- * The registration an administrator acts on, in their scope, still pending; `read` reads it again
- * (at the end of the batch that changes it).
+ * The registration an administrator acts on, in their queue, still pending, with the structure holding
+ * the name it typed if any; `read` reads it again (at the end of the batch that changes it).
  */
 async function pendingTarget(env: Env, caller: Caller, id: number) {
   const db = getDb(env.DB)
-  const read = pendingInScope(db, viewerOf(caller), carrierSettings(env).parentId)
+  const read = pendingInScope(db, viewerOf(caller))
     .select([...pendingColumns])
     .where('u.id', '=', id)
-  const [actor, [target]] = await actorWith(env, caller, read)
+  const named = db
+    .selectFrom('utilisateur as typed')
+    .innerJoin('structure as holder', (join) =>
+      join.on(sql<SqlBool>`holder.nom = typed.registration_structure_nom collate nocase`),
+    )
+    .select(['holder.id', 'holder.nom', 'holder.type_id'])
+    .where('typed.id', '=', id)
+  const [actor, [target], [holder]] = await actorWith(env, caller, read, named)
   requireAdmin(actor)
   if (!target) throw notFound('Unknown registration')
-  return { db, actor, target: target as PendingRow & { domain: string; langue: string }, read }
+  return { db, actor, target: target as PendingRow & { domain: string; langue: string }, holder, read }
 }
 
 /**
  * POST rest/bd/authorize/user (spec §4, §7). Authorising sends the carrier a link to choose their
  * password (valid 7 days; a resend voids the last and renews the expiry), at most
  * `REGISTRATION_LINKS_PER_HOUR` an hour; the account becomes active, and complete once the password
- * is chosen. Refusing deletes the registration, and the company it created if nothing else uses it.
- * Every write is conditioned, inside its batch, on the registration still pending, so two
- * administrators acting at once leave one outcome: a refused or deleted registration is gone for the
- * other (404), a completed one gets no link (409 LISTE_UPDATE_FAILED), and of two links only the last
- * one lives, its expiry the one shown.
+ * is chosen. A registration that typed its company gets it then, in the same batch: created under the
+ * structure it waited in, with its audit entry — or, when a carrier company of that name exists by
+ * then (another registration of it authorised first), that one. When another kind of structure holds
+ * the name, nothing is written: 409 STRUCTURE_NOM_ALREADY_USED with the name the carrier typed, for the
+ * administrator to rename that structure or refuse the registration. Refusing deletes the
+ * registration (a typed company was never written). Every write is conditioned, inside its batch, on
+ * the registration still pending, so two administrators acting at once leave one outcome: a refused
+ * or deleted registration is gone for the other (404), a completed one gets no link (409
+ * LISTE_UPDATE_FAILED), of two links only the last one lives, its expiry the one shown, and of two
+ * creations of a company one takes place.
  */
 export async function authorizeRegistration(
   env: Env,
@@ -316,7 +318,7 @@ export async function authorizeRegistration(
   input: AuthorizeInput,
   context: Pick<Context, 'origin' | 'userAgent'>,
 ): Promise<{ result: AuthorizeResult; mailIds: number[] }> {
-  const { db, actor, target, read } = await pendingTarget(env, caller, input.user.id)
+  const { db, actor, target, holder, read } = await pendingTarget(env, caller, input.user.id)
   const id = target.id
   const stillPending = db
     .selectFrom('utilisateur')
@@ -326,69 +328,139 @@ export async function authorizeRegistration(
     .where('supprime', '=', 0)
   const log = (nomLog: string) =>
     logEntry(actor.id, 'ADMINISTRATION', nomLog, context.userAgent, { commentaire: `#${id} ${target.mail}` })
-  const company = target.company_nom ?? target.registration_structure_nom ?? ''
-  const now = new Date()
-  const at = now.toISOString()
 
   if (!input.authorize) {
-    const results = await batch(env.DB, [
-      insertWhen(db, 'log', log('INSCRIPTION_REFUS'), stillPending),
-      db
+    const refused = await namedBatch(env.DB, {
+      log: insertWhen(db, 'log', log('INSCRIPTION_REFUS'), stillPending),
+      deleted: db
         .deleteFrom('utilisateur')
         .where('id', '=', id)
         .where('registration_state', '=', 'PENDING')
         .where('supprime', '=', 0),
-      // The company this registration created goes with it while nothing else hangs on it.
-      ...(target.registration_structure_id !== null && target.registration_structure_nom !== null
-        ? [abandonedCompany(db, target.registration_structure_id, target.registration_structure_nom)]
-        : []),
-    ])
-    if ((results[1]?.meta.changes ?? 0) === 0) throw notFound('Unknown registration')
+    })
+    if ((refused.deleted?.meta.changes ?? 0) === 0) throw notFound('Unknown registration')
     return { result: { supprime: true, user: toPendingUser(target) }, mailIds: [] }
   }
 
+  const { typeId } = carrierSettings(env)
+  const typed = target.registration_structure_id === null ? target.registration_structure_nom : null
+  if (typed !== null && holder && holder.type_id !== typeId) throw nomTaken(typed)
+  const now = new Date()
+  const at = now.toISOString()
   const token = randomToken()
   const tokenHash = await sha256Hex(token)
   const expiresAt = addSeconds(REGISTRATION_TTL_HOURS * 3600, now).toISOString()
   const url = `${linkOrigin(target.domain, context.origin)}/renewPassword/${token}`
+  const company = target.company_nom ?? holder?.nom ?? typed ?? ''
   const mail = registrationMail(mailLanguage(target.langue), target, company, url, REGISTRATION_TTL_HOURS)
   const written = db.selectFrom('mail_token').select('id').where('token_hash', '=', tokenHash)
   // The cap's count is an aggregate, which yields a row even when nothing matches: the pending
   // condition must enclose it, not sit inside it.
-  const linkable = stillPending.where(({ exists }) =>
+  const underCap = stillPending.where(({ exists }) =>
     exists(underHourlyCap(db, id, 'REGISTRATION', REGISTRATION_LINKS_PER_HOUR, now)),
   )
-  const [linked, , , queued, , after, state] = await batch(env.DB, [
-    insertWhen(
+  const companyWrites =
+    typed === null || typeId === null
+      ? null
+      : typedCompany(db, actor.id, target, typed, typeId, underCap, at, context.userAgent)
+  const results = await namedBatch(env.DB, {
+    creationLog: companyWrites?.creationLog ?? null,
+    company: companyWrites?.company ?? null,
+    attached: companyWrites?.attached ?? null,
+    // No link until the registration has its company.
+    linked: insertWhen(
       db,
       'mail_token',
       { token_hash: tokenHash, utilisateur_id: id, purpose: 'REGISTRATION', expires_at: expiresAt, created_at: at },
-      linkable,
+      underCap.where('registration_structure_id', 'is not', null),
     ),
-    voidLinks(db, id, 'REGISTRATION', at)
+    voided: voidLinks(db, id, 'REGISTRATION', at)
       .where('token_hash', '!=', tokenHash)
       .where(({ exists }) => exists(written)),
-    db
+    activated: db
       .updateTable('utilisateur')
       .set({ actif: 1, token_register_expires_at: expiresAt, updated_at: at })
       .where('id', '=', id)
       .where(({ exists }) => exists(written)),
-    queueMail(db, { ...mail, to: target.mail, userId: id, kind: 'REGISTRATION' }, now, written),
-    insertWhen(
+    queued: queueMail(db, { ...mail, to: target.mail, userId: id, kind: 'REGISTRATION' }, now, written),
+    validationLog: insertWhen(
       db,
       'log',
       log(target.token_register_expires_at ? 'INSCRIPTION_RENVOI' : 'INSCRIPTION_VALIDATION'),
       written,
     ),
-    read,
-    db.selectFrom('utilisateur').select(['registration_state', 'supprime']).where('id', '=', id),
-  ])
-  const [updated] = (after?.results ?? []) as PendingRow[]
-  if (!updated) throw noLongerPending((state?.results ?? [])[0] as RegistrationState | undefined)
-  if ((linked?.meta.changes ?? 0) === 0) {
+    after: read,
+    state: db
+      .selectFrom('utilisateur')
+      .select(['registration_state', 'supprime', 'registration_structure_id'])
+      .where('id', '=', id),
+    holder: companyWrites?.holder ?? null,
+  })
+  const [updated] = (results.after?.results ?? []) as PendingRow[]
+  const [state] = (results.state?.results ?? []) as RegistrationState[]
+  if (!updated) throw noLongerPending(state)
+  if (typed !== null && updated.registration_structure_id === null) {
+    throw noCompany(typed, typeId, (results.holder?.results ?? [])[0] as { type_id: number } | undefined)
+  }
+  if ((results.linked?.meta.changes ?? 0) === 0) {
     throw new BusinessError('TOO_MANY_ATTEMPTS', 429, 'Too many links for this registration; retry later', [3600])
   }
+  const queued = results.queued
   return { result: { supprime: false, user: toPendingUser(updated) }, mailIds: queuedIds(queued ? [queued] : []) }
+}
+
+/**
+ * The writes that give a registration the company it typed, for the authorisation's batch, each
+ * guarded by the same conditions when it runs (the registration still pending, still typed, under the
+ * link cap): the audit entry and the company, under the structure the registration waits in, when no
+ * structure holds the name yet; then the registration joins the carrier company of that name, the one
+ * just created or one created meanwhile. `holder` reads, at the end, what holds the name.
+ */
+function typedCompany(
+  db: DB,
+  actorId: number,
+  target: PendingRow,
+  typed: string,
+  typeId: number,
+  underCap: SelectQueryBuilder<Database, 'utilisateur', { id: number }>,
+  at: string,
+  userAgent: string | null,
+) {
+  const named = (alias: string) => sql<SqlBool>`${sql.ref(`${alias}.nom`)} = ${typed} collate nocase`
+  const carrier = db
+    .selectFrom('structure as carrier')
+    .select('carrier.id')
+    .where('carrier.type_id', '=', typeId)
+    .where(named('carrier'))
+  const stillTyped = underCap
+    .where('registration_structure_id', 'is', null)
+    .where('registration_structure_nom', '=', typed)
+  const creatable = stillTyped.where(({ not, exists }) =>
+    not(exists(db.selectFrom('structure as taken').select('taken.id').where(named('taken')))),
+  )
+  // The structure it waits in, still there (its deletion is refused while registrations wait in it).
+  const parentId = target.rattachement_id ?? 0
+  const parentExists = creatable.where(({ exists }) =>
+    exists(db.selectFrom('structure as parent').select('parent.id').where('parent.id', '=', parentId)),
+  )
+  return {
+    creationLog: insertWhen(
+      db,
+      'log',
+      logEntry(actorId, 'ADMINISTRATION', 'STRUCTURE_CREATION', userAgent, {
+        commentaire: `${typed} (#${target.id} ${target.mail})`,
+      }),
+      parentExists,
+    ),
+    company: insertStructure(db, { nom: typed, typeId, parentId, createdAt: at }, creatable),
+    attached: db
+      .updateTable('utilisateur')
+      .set({ registration_structure_id: sql<number>`(${carrier})`, registration_structure_nom: null, updated_at: at })
+      .where('id', '=', target.id)
+      .where(({ exists }) => exists(stillTyped))
+      .where(({ exists }) => exists(carrier)),
+    holder: db.selectFrom('structure as holder').select(['holder.id', 'holder.type_id']).where(named('holder')),
+  }
 }
 
 type RegistrationState = { registration_state: string; supprime: number }
@@ -404,22 +476,11 @@ function noLongerPending(state: RegistrationState | undefined) {
   return new BusinessError('LISTE_UPDATE_FAILED', 409, 'This registration is no longer pending')
 }
 
-/** Deletes a company a refused registration created, unless anything (a user, a post, a function, a structure) uses it. */
-function abandonedCompany(db: DB, structureId: number, nom: string) {
-  return db
-    .deleteFrom('structure')
-    .where('id', '=', structureId)
-    .where('nom', '=', nom)
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('utilisateur')
-            .select('id')
-            .where('registration_structure_id', '=', structureId)
-            .union(selectFrom('poste').select('id').where('structure_id', '=', structureId))
-            .union(selectFrom('fonction').select('id').where('structure_id', '=', structureId))
-            .union(selectFrom('structure as child').select('child.id').where('child.parent_id', '=', structureId)),
-        ),
-      ),
-    )
+/**
+ * Why an authorised registration did not get the company it typed: another kind of structure took
+ * the name meanwhile (409, the name as the carrier typed it), or the structure it waited in is gone.
+ */
+function noCompany(typed: string, typeId: number | null, holder: { type_id: number } | undefined) {
+  if (holder && holder.type_id !== typeId) return nomTaken(typed)
+  return creationFailed('No structure to create the company under')
 }

@@ -1,4 +1,4 @@
-import { type Expression, type InferResult, type SqlBool, sql } from 'kysely'
+import { type Expression, type InferResult, type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
 import { DEFAULT_PAGE_SIZE, WHOLE_LIST_MAX } from '../contract/base'
 import type {
   Fonction,
@@ -9,6 +9,7 @@ import type {
   TypeStructure,
 } from '../contract/structure'
 import { batch, type DB, getDb, insertWhen } from '../db/client'
+import type { Database } from '../db/schema'
 import type { Env } from '../env'
 import { BusinessError, forbidden, invalidField, notFound } from '../lib/errors'
 import {
@@ -330,24 +331,25 @@ async function readPlacement(env: Env, caller: Caller, input: StructureInput, id
 export function insertStructure(
   db: DB,
   structure: { nom: string; typeId: number; parentId: number; createdAt: string },
+  /** Written only if this finds a row when the statement runs (a guard inside a batch). */
+  onlyIf?: SelectQueryBuilder<Database, keyof Database, unknown>,
 ) {
   const next = sql<number>`(select coalesce(max(id), 0) + 1 from structure)`
+  const row = db
+    .selectFrom('structure as p')
+    .select([
+      next.as('id'),
+      sql.val(structure.nom).as('nom'),
+      sql.val(structure.typeId).as('type_id'),
+      'p.id as parent_id',
+      sql<string>`p.path || ${next} || '/'`.as('path'),
+      sql.val(structure.createdAt).as('created_at'),
+    ])
+    .where('p.id', '=', structure.parentId)
   return db
     .insertInto('structure')
     .columns(['id', 'nom', 'type_id', 'parent_id', 'path', 'created_at'])
-    .expression(
-      db
-        .selectFrom('structure as p')
-        .select([
-          next.as('id'),
-          sql.val(structure.nom).as('nom'),
-          sql.val(structure.typeId).as('type_id'),
-          'p.id as parent_id',
-          sql<string>`p.path || ${next} || '/'`.as('path'),
-          sql.val(structure.createdAt).as('created_at'),
-        ])
-        .where('p.id', '=', structure.parentId),
-    )
+    .expression(onlyIf ? row.where(({ exists }) => exists(onlyIf)) : row)
 }
 
 /**
@@ -532,10 +534,16 @@ export async function deleteStructure(env: Env, caller: Caller, id: number, cont
   const hasStructure = db.selectFrom('structure as gone').select('gone.id').where('gone.id', '=', id)
   const hasChild = db.selectFrom('structure as child').select('child.id').where('child.parent_id', '=', id)
   const hasPoste = db.selectFrom('poste').select('poste.id').where('poste.structure_id', '=', id)
+  // A registration on the structure, or one waiting in it for the company it typed to be created there.
   const hasRegistration = db
     .selectFrom('utilisateur')
     .select('utilisateur.id')
-    .where('utilisateur.registration_structure_id', '=', id)
+    .where((eb) =>
+      eb.or([
+        eb('utilisateur.registration_structure_id', '=', id),
+        eb.and([eb('utilisateur.rattachement_id', '=', id), eb('utilisateur.registration_state', '=', 'PENDING')]),
+      ]),
+    )
   const [actor, [row], children, postes, registrations] = await actorWith(
     env,
     caller,
