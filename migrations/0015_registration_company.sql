@@ -1,4 +1,4 @@
--- Migration number: 0016 	 A company typed at registration is created when an administrator authorises it.
+-- Migration number: 0015 	 A company typed at registration is created when an administrator authorises it.
 --
 -- Until now a company name typed by an anonymous visitor on the registration form became a structure
 -- at once: listed publicly before any approval and holding its name against the administrators. From

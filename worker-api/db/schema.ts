@@ -40,7 +40,7 @@ export interface UtilisateurTable {
   registration_structure_id: number | null
   /**
    * The company a pending registration typed, not yet a structure (created when an administrator
-   * authorises it, migration 0016); null once `registration_structure_id` is set.
+   * authorises it, migration 0015); null once `registration_structure_id` is set.
    */
   registration_structure_nom: string | null
   token_register_expires_at: string | null
