@@ -353,6 +353,7 @@ export const en: Resource = {
     postesReadOnlyAdmin: 'Your positions are managed in the administration, like everyone else’s.',
     dateDebut: 'Start',
     dateFin: 'End',
+    period: 'Period',
     passwordTitle: 'Change password',
     oldPassword: 'Old password',
     newPassword: 'New password',

@@ -354,6 +354,7 @@ export const fr = {
     postesReadOnlyAdmin: "Vos postes se gèrent dans l'administration, comme ceux de chacun.",
     dateDebut: 'Début',
     dateFin: 'Fin',
+    period: 'Période',
     passwordTitle: 'Changer de mot de passe',
     oldPassword: 'Ancien mot de passe',
     newPassword: 'Nouveau mot de passe',

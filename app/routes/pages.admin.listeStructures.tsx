@@ -66,6 +66,10 @@ export async function action({ request, context }: ActionFunctionArgs) {
   })
 }
 
+/** Spec §9: the root (id 1) is every top structure's parent, so its name is not shown as one. */
+const parentName = (structure: Structure) =>
+  structure.parent && structure.parent.id !== 1 ? structure.parent.nom : null
+
 export default function Structures() {
   const { structures, total, page, q } = useLoaderData<typeof loader>()
   const failure = useActionData<typeof action>()
@@ -82,20 +86,32 @@ export default function Structures() {
       header: t('structures.nom'),
       sort: 'nom',
       cell: (structure) => (
-        <Link
-          to={`/pages/admin/structure/detail/${structure.id}`}
-          className="font-medium text-primary underline-offset-4 hover:underline"
-        >
-          {structure.nom}
-        </Link>
+        <>
+          <Link
+            to={`/pages/admin/structure/detail/${structure.id}`}
+            className="font-medium text-primary underline-offset-4 hover:underline"
+          >
+            {structure.nom}
+          </Link>
+          {/* Narrower, the type, the parent and the path ride under the name: the actions stay in view. */}
+          <span className="block text-muted-foreground lg:hidden">
+            {[structure.type.libelle, parentName(structure)].filter(Boolean).join(' · ')}
+          </span>
+          <span className="block tabular-nums text-muted-foreground md:hidden">{structure.path}</span>
+        </>
       ),
     },
-    { id: 'type', header: t('structures.type'), cell: (structure) => structure.type.libelle },
+    {
+      id: 'type',
+      header: t('structures.type'),
+      className: 'hidden lg:table-cell',
+      cell: (structure) => structure.type.libelle,
+    },
     {
       id: 'parent',
       header: t('structures.parent'),
-      // Spec §9: the root (id 1) is every top structure's parent, so its tag is not shown.
-      cell: (structure) => (structure.parent && structure.parent.id !== 1 ? structure.parent.nom : null),
+      className: 'hidden lg:table-cell',
+      cell: (structure) => parentName(structure),
     },
     {
       id: 'users',
@@ -107,7 +123,7 @@ export default function Structures() {
       id: 'path',
       header: t('structures.path'),
       sort: 'path',
-      className: 'tabular-nums text-muted-foreground',
+      className: 'hidden md:table-cell tabular-nums text-muted-foreground',
       cell: (s) => s.path,
     },
     {
