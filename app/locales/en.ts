@@ -25,6 +25,8 @@ export const en: Resource = {
     retry: 'Try again',
     backToLogin: 'Back to sign in',
     cancel: 'Cancel',
+    notices: 'Notifications',
+    closeNotice: 'Close the notice',
   },
   pageError: {
     forbiddenTitle: 'Not allowed',

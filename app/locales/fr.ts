@@ -24,6 +24,8 @@ export const fr = {
     retry: 'Réessayer',
     backToLogin: 'Retour à la connexion',
     cancel: 'Annuler',
+    notices: 'Notifications',
+    closeNotice: 'Fermer la notification',
   },
   pageError: {
     forbiddenTitle: 'Accès non autorisé',

@@ -106,6 +106,10 @@ describe('accessibility (axe, WCAG 2.1 AA)', () => {
     // Measured once it has come in: mid-transition its text is still partly transparent.
     await page.waitForFunction(() => document.getAnimations().every((animation) => animation.playState !== 'running'))
     assert.deepEqual(await violations(page, { every: true }), [], 'success')
+    // Its close button is named in the page's language and is a 24 px target at least (WCAG 2.5.8).
+    const close = page.getByRole('button', { name: 'Fermer la notification' })
+    const box = await close.boundingBox()
+    assert.ok(box && box.width >= 24 && box.height >= 24, `close button ${box?.width}×${box?.height}`)
     await page.context().close()
   })
 
