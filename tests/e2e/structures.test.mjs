@@ -86,12 +86,12 @@ for (const [index, mode] of MODES.entries()) {
       await page.getByRole('link', { name: `${direction} modifiée`, exact: true }).waitFor()
 
       // The new agence has no function yet: the add-post form says so.
-      await page.getByRole('link', { name: `Gérer les utilisateurs de ${agence}` }).click()
-      await page.getByRole('heading', { name: `Utilisateurs de ${agence}`, level: 1 }).waitFor()
+      await page.getByRole('link', { name: `Gérer les utilisateurs de la structure ${agence}` }).click()
+      await page.getByRole('heading', { name: `Utilisateurs de la structure ${agence}`, level: 1 }).waitFor()
       await page.getByRole('link', { name: 'Ajouter un utilisateur existant' }).click()
       // A modal dialog once the page is live; a section of the page without JavaScript.
       const form = mode.javaScriptEnabled
-        ? page.getByRole('dialog', { name: `Ajouter un utilisateur à ${agence}` })
+        ? page.getByRole('dialog', { name: `Ajouter un utilisateur à la structure ${agence}` })
         : page.locator('#ajout')
       await form.getByText('Aucune fonction trouvée - contact system admin').waitFor()
       if (mode.javaScriptEnabled) {
