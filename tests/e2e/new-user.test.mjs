@@ -130,6 +130,9 @@ describe('the finish of the first screens', () => {
     await page.goto('/pages/user/me')
     await page.getByText('The username cannot be changed.').waitFor()
     assert.equal(await page.getByText(/identifier/i).count(), 0)
+    // A poste is a "post", as everywhere else in the portal, never a "position".
+    await page.getByRole('heading', { name: 'My posts' }).waitFor()
+    assert.equal(await page.locator('main').getByText(/\bpositions?\b/i).count(), 0)
     await page.context().close()
   })
 })
