@@ -160,7 +160,11 @@ export default function Structures() {
               triggerClassName="text-destructive"
             >
               <Trash2 aria-hidden />
-              <span className="sr-only lg:not-sr-only">{t('structures.deleteLabel', { nom: structure.nom })}</span>
+              {/* The visible word alone (the row says whose); the whole name for screen readers. */}
+              <span className="sr-only">{t('structures.deleteLabel', { nom: structure.nom })}</span>
+              <span aria-hidden className="hidden lg:inline">
+                {t('structures.delete')}
+              </span>
             </ConfirmDialog>
           )}
         </div>
