@@ -180,6 +180,13 @@ for (const [index, mode] of MODES.entries()) {
       // The URL alone gives the same page: it can be shared or reloaded.
       await page.goto('/pages/admin/listeStructures?tri=nom&q=transports%20du%20sud&page=2')
       await firstCellReads(page, 'Transports du Sud 11')
+      // A page past the end says so, rather than a count over "no structure", and leads to the last one.
+      await page.goto('/pages/admin/listeStructures?page=99')
+      await page.getByText(/^Il n’y a pas de page 99 : la liste s’arrête à la page \d+\.$/).waitFor()
+      assert.equal(await page.getByText('Aucune structure', { exact: true }).count(), 0)
+      await page.getByRole('link', { name: 'Aller à la dernière page' }).click()
+      await page.waitForURL((url) => Number(url.searchParams.get('page')) > 1)
+      await page.getByRole('table').waitFor()
       await page.context().close()
     })
   })
