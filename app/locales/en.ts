@@ -46,6 +46,7 @@ export const en: Resource = {
     createAccount: 'Carrier: create an account',
     sessionExpired: 'Your session has expired, please sign in again.',
     sessionEnded: 'You were signed in as {{name}}: that session is now closed.',
+    switched: 'You are now signed in as {{name}} (no longer {{previous}}).',
     loggedOut: 'You are signed out.',
     alreadyTitle: 'Already signed in',
     alreadySignedIn: 'You are already signed in as {{name}} ({{login}}).',

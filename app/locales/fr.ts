@@ -45,6 +45,7 @@ export const fr = {
     createAccount: 'Transporteur : créer un compte',
     sessionExpired: 'Votre session a expiré, merci de vous reconnecter.',
     sessionEnded: 'Vous étiez connecté en tant que {{name}} : cette session est maintenant fermée.',
+    switched: 'Vous êtes maintenant connecté en tant que {{name}} (et non plus {{previous}}).',
     loggedOut: 'Vous êtes déconnecté.',
     alreadyTitle: 'Déjà connecté',
     alreadySignedIn: 'Vous êtes déjà connecté en tant que {{name}} ({{login}}).',
