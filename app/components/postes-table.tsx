@@ -22,10 +22,45 @@ export function PostesTable({
   const { t } = useTranslation()
   const id = useId()
   const columns: DataTableColumn<Poste>[] = [
-    { id: 'structure', header: t('profile.structure'), cell: (poste) => poste.structure.nom },
-    { id: 'fonction', header: t('profile.fonction'), cell: (poste) => poste.fonction.libelle },
-    { id: 'dateDebut', header: t('profile.dateDebut'), cell: (poste) => poste.dateDebut, className: 'tabular-nums' },
-    { id: 'dateFin', header: t('profile.dateFin'), cell: (poste) => poste.dateFin, className: 'tabular-nums' },
+    {
+      id: 'structure',
+      header: t('profile.structure'),
+      cell: (poste) => (
+        <>
+          {poste.structure.nom}
+          {/* Narrower, the function rides under the structure and the end under the start. */}
+          <span className="block text-muted-foreground sm:hidden">{poste.fonction.libelle}</span>
+        </>
+      ),
+    },
+    {
+      id: 'fonction',
+      header: t('profile.fonction'),
+      className: 'hidden sm:table-cell',
+      cell: (poste) => poste.fonction.libelle,
+    },
+    {
+      id: 'dateDebut',
+      header: (
+        <>
+          <span className="md:hidden">{t('profile.period')}</span>
+          <span className="hidden md:inline">{t('profile.dateDebut')}</span>
+        </>
+      ),
+      cell: (poste) => (
+        <>
+          <span className="whitespace-nowrap">{poste.dateDebut}</span>
+          <span className="block whitespace-nowrap md:hidden">– {poste.dateFin}</span>
+        </>
+      ),
+      className: 'tabular-nums',
+    },
+    {
+      id: 'dateFin',
+      header: t('profile.dateFin'),
+      cell: (poste) => poste.dateFin,
+      className: 'hidden md:table-cell tabular-nums',
+    },
     ...(actions
       ? [
           {

@@ -33,6 +33,7 @@ import { readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { afterLogin } from '~/lib/safe-redirect'
 import { getSession } from '~/lib/session.server'
+import { toastHeaders } from '~/lib/toast.server'
 import { type LoginForm as LoginFields, loginFormSchema } from '../../worker-api/contract/auth'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
@@ -106,10 +107,22 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
   const { session, commit } = await getSession(request, context)
   const { user, jwt } = result.data
+  // Whose session this sign-in replaces: one still open (another tab's), or the one the page ended.
+  const before = session.get('user')
+  const previous = before ? `${before.prenom} ${before.nom}` : String(formData.get('ended') ?? '').slice(0, 101)
+  const name = `${user.prenom} ${user.nom}`
   session.set('accessToken', jwt.accessToken)
   session.set('refreshToken', jwt.refreshToken)
   session.set('user', { id: user.id, login: user.login, nom: user.nom, prenom: user.prenom, admin: user.admin })
-  return redirect(afterLogin(formData.get('redirect')), { headers: { 'Set-Cookie': await commit() } })
+  const headers = new Headers({ 'Set-Cookie': await commit() })
+  // Another account than the one before: the next page says who is signed in now.
+  if (previous && previous !== name) {
+    const toast = new Headers(
+      await toastHeaders(request, context, { type: 'info', key: 'login.switched', values: { name, previous } }),
+    )
+    for (const cookie of toast.getSetCookie()) headers.append('Set-Cookie', cookie)
+  }
+  return redirect(afterLogin(formData.get('redirect')), { headers })
 }
 
 export default function Login() {
@@ -204,6 +217,7 @@ function LoginForm({ question, captcha, constraint, ended }: LoginFormSetup) {
         className="flex flex-col gap-4"
       >
         <input type="hidden" name="redirect" value={searchParams.get('redirect') ?? ''} />
+        {ended ? <input type="hidden" name="ended" value={ended} /> : null}
         {ended && !actionData ? <Alert role="status">{t('login.sessionEnded', { name: ended })}</Alert> : null}
         <FormError message={error} />
         <Field

@@ -179,6 +179,8 @@ export default function Authorisation() {
       id: 'expiry',
       header: t('autorisation.expiry'),
       sort: 'expiry',
+      // The header and the time wrap on a phone, where the actions need the room.
+      className: 'whitespace-normal',
       cell: (user) => <Expiry expiry={user.tokenRegister} now={now} />,
     },
     {
@@ -297,7 +299,7 @@ function Expiry({ expiry, now }: { expiry: number | null; now: number }) {
     <span className="flex flex-wrap items-center gap-x-2 gap-y-1">
       <time
         dateTime={new Date(expiry).toISOString()}
-        className={cn('whitespace-nowrap tabular-nums', expired ? 'text-destructive' : 'text-green-700')}
+        className={cn('tabular-nums', expired ? 'text-destructive' : 'text-green-700')}
       >
         {displayDateTime(new Date(expiry).toISOString())}
       </time>

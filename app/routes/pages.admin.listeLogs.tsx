@@ -136,6 +136,8 @@ export default function Logs() {
     {
       id: 'action',
       header: t('logs.action'),
+      // A long word (an address in a comment riding under the action) breaks rather than widen the table.
+      className: 'wrap-anywhere',
       cell: (entry) => (
         <>
           <span className="font-medium">{logLabel(language, entry)}</span>
@@ -240,8 +242,9 @@ export default function Logs() {
       ) : (
         <>
           <div className="flex flex-wrap items-center justify-between gap-2">
+            {/* No count of nothing above the empty state, which says it once. */}
             <p className="text-sm text-muted-foreground" aria-live="polite">
-              {t('logs.total', { count: total })}
+              {total > 0 ? t('logs.total', { count: total }) : null}
             </p>
             {total > 0 ? (
               // A plain link: the browser downloads the file (streamed by the API) without leaving the page.
@@ -261,13 +264,7 @@ export default function Logs() {
               columns={columns}
               rows={entries}
               rowKey={(entry) => entry.id}
-              empty={
-                <EmptyState
-                  icon={History}
-                  title={t('logs.empty')}
-                  description={filtered ? t('logs.emptyFiltered') : undefined}
-                />
-              }
+              empty={<EmptyState icon={History} title={t(filtered ? 'logs.emptyFiltered' : 'logs.empty')} />}
             />
           </div>
           <Pagination page={page} total={total} pageSize={DEFAULT_PAGE_SIZE} />

@@ -14,7 +14,7 @@ import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { readForm, rowAction } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
-import { DEFAULT_PAGE_SIZE, listQuery } from '~/lib/pagination'
+import { DEFAULT_PAGE_SIZE, lastPageUrl, listQuery, pageCount } from '~/lib/pagination'
 import { pathWithout, urlWith } from '~/lib/url'
 import { STRUCTURE_SORTS, type Structure } from '../../worker-api/contract/structure'
 
@@ -24,7 +24,8 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.t
 /** Spec §2 admin/listeStructures: the scope's structures, searched, sorted and paged by the API (SQL). */
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = await requireAdmin(request, context)
-  const query = { users: 'true' as const, ...listQuery(new URL(request.url).searchParams, STRUCTURE_SORTS) }
+  const url = new URL(request.url)
+  const query = { users: 'true' as const, ...listQuery(url.searchParams, STRUCTURE_SORTS) }
   const [{ items, total }, t] = await Promise.all([
     auth.expectPage(auth.api.rest.bd.structure.user.me.$get({ query })),
     i18nServer.getFixedT(request),
@@ -34,6 +35,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       structures: items,
       total,
       page: query.page,
+      // A page past the last (a URL kept from a longer list): said, with the way to the last one.
+      lastPage: lastPageUrl(url, query.page, total, items.length),
       q: query.q ?? '',
       title: `${t('structures.title')} · ${t('app.name')}`,
     },
@@ -66,8 +69,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
   })
 }
 
+/** Spec §9: the root (id 1) is every top structure's parent, so its name is not shown as one. */
+const parentName = (structure: Structure) =>
+  structure.parent && structure.parent.id !== 1 ? structure.parent.nom : null
+
 export default function Structures() {
-  const { structures, total, page, q } = useLoaderData<typeof loader>()
+  const { structures, total, page, q, lastPage } = useLoaderData<typeof loader>()
   const failure = useActionData<typeof action>()
   const { search } = useLocation()
   const { t } = useTranslation()
@@ -82,20 +89,32 @@ export default function Structures() {
       header: t('structures.nom'),
       sort: 'nom',
       cell: (structure) => (
-        <Link
-          to={`/pages/admin/structure/detail/${structure.id}`}
-          className="font-medium text-primary underline-offset-4 hover:underline"
-        >
-          {structure.nom}
-        </Link>
+        <>
+          <Link
+            to={`/pages/admin/structure/detail/${structure.id}`}
+            className="font-medium text-primary underline-offset-4 hover:underline"
+          >
+            {structure.nom}
+          </Link>
+          {/* Narrower, the type, the parent and the path ride under the name: the actions stay in view. */}
+          <span className="block text-muted-foreground lg:hidden">
+            {[structure.type.libelle, parentName(structure)].filter(Boolean).join(' · ')}
+          </span>
+          <span className="block tabular-nums text-muted-foreground md:hidden">{structure.path}</span>
+        </>
       ),
     },
-    { id: 'type', header: t('structures.type'), cell: (structure) => structure.type.libelle },
+    {
+      id: 'type',
+      header: t('structures.type'),
+      className: 'hidden lg:table-cell',
+      cell: (structure) => structure.type.libelle,
+    },
     {
       id: 'parent',
       header: t('structures.parent'),
-      // Spec §9: the root (id 1) is every top structure's parent, so its tag is not shown.
-      cell: (structure) => (structure.parent && structure.parent.id !== 1 ? structure.parent.nom : null),
+      className: 'hidden lg:table-cell',
+      cell: (structure) => parentName(structure),
     },
     {
       id: 'users',
@@ -107,7 +126,7 @@ export default function Structures() {
       id: 'path',
       header: t('structures.path'),
       sort: 'path',
-      className: 'tabular-nums text-muted-foreground',
+      className: 'hidden md:table-cell tabular-nums text-muted-foreground',
       cell: (s) => s.path,
     },
     {
@@ -144,7 +163,11 @@ export default function Structures() {
               triggerClassName="text-destructive"
             >
               <Trash2 aria-hidden />
-              <span className="sr-only lg:not-sr-only">{t('structures.deleteLabel', { nom: structure.nom })}</span>
+              {/* The visible word alone (the row says whose); the whole name for screen readers. */}
+              <span className="sr-only">{t('structures.deleteLabel', { nom: structure.nom })}</span>
+              <span aria-hidden className="hidden lg:inline">
+                {t('structures.delete')}
+              </span>
             </ConfirmDialog>
           )}
         </div>
@@ -192,11 +215,23 @@ export default function Structures() {
           rowKey={(structure) => structure.id}
           defaultSort="path"
           empty={
-            <EmptyState
-              icon={Building2}
-              title={t('structures.empty')}
-              description={q ? t('structures.emptySearch', { q }) : undefined}
-            />
+            lastPage ? (
+              <EmptyState
+                icon={Building2}
+                title={t('pagination.pastEnd', { page, last: pageCount(total) })}
+                action={
+                  <Link to={lastPage} className={buttonVariants({ variant: 'outline' })}>
+                    {t('pagination.toLast')}
+                  </Link>
+                }
+              />
+            ) : (
+              <EmptyState
+                icon={Building2}
+                title={t('structures.empty')}
+                description={q ? t('structures.emptySearch', { q }) : undefined}
+              />
+            )
           }
         />
       </div>

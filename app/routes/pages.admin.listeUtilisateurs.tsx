@@ -291,7 +291,11 @@ export default function UserList() {
               triggerClassName="text-destructive"
             >
               <Trash2 aria-hidden />
-              <span className="sr-only lg:not-sr-only">{t('users.deleteLabel', { nom: fullName(user) })}</span>
+              {/* The visible word alone (the row says whose); the whole name for screen readers. */}
+              <span className="sr-only">{t('users.deleteLabel', { nom: fullName(user) })}</span>
+              <span aria-hidden className="hidden lg:inline">
+                {t('users.delete')}
+              </span>
             </ConfirmDialog>
           ) : null}
         </div>

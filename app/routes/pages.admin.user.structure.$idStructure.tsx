@@ -169,26 +169,43 @@ function UsersTable({
       id: 'nom',
       header: t('structureUsers.nom'),
       cell: (user) => (
-        <Link
-          to={`/pages/admin/user/detail/${user.id}?structure=${structureId}`}
-          className="font-medium text-primary underline-offset-4 hover:underline"
-        >
-          {user.nom}
-        </Link>
+        <>
+          <Link
+            to={`/pages/admin/user/detail/${user.id}?structure=${structureId}`}
+            className="font-medium text-primary underline-offset-4 hover:underline"
+          >
+            {user.nom}
+          </Link>
+          {/* Narrower, the first name and the mail ride under the name rather than squeeze the columns. */}
+          <span className="block sm:hidden">{user.prenom}</span>
+          <span className="block break-all text-muted-foreground lg:hidden">{user.mail}</span>
+        </>
       ),
     },
-    { id: 'prenom', header: t('structureUsers.prenom'), cell: (user) => user.prenom },
-    { id: 'mail', header: t('structureUsers.mail'), className: 'break-all', cell: (user) => user.mail },
+    {
+      id: 'prenom',
+      header: t('structureUsers.prenom'),
+      className: 'hidden sm:table-cell',
+      cell: (user) => user.prenom,
+    },
+    {
+      id: 'mail',
+      header: t('structureUsers.mail'),
+      className: 'hidden lg:table-cell break-all',
+      cell: (user) => user.mail,
+    },
     {
       id: 'postes',
       header: t('structureUsers.postes'),
       cell: (user) => (
-        <ul>
+        <ul className="flex flex-col gap-1">
+          {/* Each day whole: the period wraps between them, never inside one. */}
           {here(user).map((poste) => (
-            <li key={poste.id} className="whitespace-nowrap">
+            <li key={poste.id}>
               {poste.fonction.libelle}{' '}
-              <span className="tabular-nums text-muted-foreground">
-                {poste.dateDebut} – {poste.dateFin}
+              <span className="block tabular-nums text-muted-foreground lg:inline">
+                <span className="whitespace-nowrap">{poste.dateDebut} –</span>{' '}
+                <span className="whitespace-nowrap">{poste.dateFin}</span>
               </span>
             </li>
           ))}

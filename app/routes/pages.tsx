@@ -66,13 +66,13 @@ function Shell({ user, children }: { user: SignedIn; children: React.ReactNode }
       >
         {t('app.skipToContent')}
       </a>
-      <aside className="bg-sidebar text-sidebar-foreground md:sticky md:top-0 md:h-screen md:w-64 md:shrink-0 md:overflow-y-auto">
-        <div className="flex items-center justify-between px-6 py-4">
+      <aside className="relative bg-sidebar text-sidebar-foreground md:sticky md:top-0 md:h-screen md:w-64 md:shrink-0 md:overflow-y-auto">
+        <div className="flex items-center justify-between px-4 py-2 md:px-6 md:py-4">
           <span className="text-lg font-semibold">{t('app.name')}</span>
         </div>
-        {/* A disclosure on small screens: works without JavaScript. */}
+        {/* A disclosure on small screens, its button on the name's line: works without JavaScript. */}
         <details className="group md:hidden">
-          <summary className="mx-3 mb-2 flex cursor-pointer list-none items-center gap-2 rounded-md px-3 py-2 text-sm hover:bg-sidebar-accent">
+          <summary className="absolute top-1 right-2 flex cursor-pointer list-none items-center gap-2 rounded-md px-3 py-2 text-sm hover:bg-sidebar-accent">
             <Menu aria-hidden className="size-4" />
             {t('common.menu')}
           </summary>
@@ -83,7 +83,7 @@ function Shell({ user, children }: { user: SignedIn; children: React.ReactNode }
         </div>
       </aside>
       <div className="flex min-w-0 flex-1 flex-col">
-        <header className="border-b bg-card px-4 py-3 md:px-6">
+        <header className="border-b bg-card px-4 py-2 md:px-6 md:py-3">
           <Topbar />
         </header>
         <main id="main" className="flex-1 p-4 md:p-6">

@@ -80,9 +80,21 @@ describe('accessibility (axe, WCAG 2.1 AA)', () => {
         assert.deepEqual(await violations(page, { every: true }), [], path)
       }
       await page.goto('/pages/admin/listeStructures')
-      await page
-        .getByRole('button', { name: language === 'French' ? 'Supprimer Agence Lille' : 'Delete Agence Lille' })
-        .click()
+      const remove = page.getByRole('button', {
+        name: language === 'French' ? 'Supprimer Agence Lille' : 'Delete Agence Lille',
+      })
+      // The row says whose: the button shows the word alone, the name is for screen readers.
+      assert.equal(
+        await remove.evaluate((button) =>
+          [...button.querySelectorAll('span')]
+            .filter((span) => span.checkVisibility() && getComputedStyle(span).position !== 'absolute')
+            .map((span) => span.textContent)
+            .join('')
+            .trim(),
+        ),
+        language === 'French' ? 'Supprimer' : 'Delete',
+      )
+      await remove.click()
       await page.getByRole('alertdialog').waitFor()
       assert.deepEqual(await violations(page, { every: true }), [], 'dialog')
       await page.goto('/pages/admin/listeLogs?du=2020-01-01')
@@ -106,6 +118,12 @@ describe('accessibility (axe, WCAG 2.1 AA)', () => {
     // Measured once it has come in: mid-transition its text is still partly transparent.
     await page.waitForFunction(() => document.getAnimations().every((animation) => animation.playState !== 'running'))
     assert.deepEqual(await violations(page, { every: true }), [], 'success')
+    // Its close button is named in the page's language and is a 24 px target at least (WCAG 2.5.8).
+    const close = page.getByRole('button', { name: 'Fermer la notification' })
+    // Rounded: sonner's transform leaves its box a hair under its 24 CSS pixels.
+    const box = await close.boundingBox()
+    const size = box ? `${Math.round(box.width)}×${Math.round(box.height)}` : 'none'
+    assert.ok(box && Math.round(box.width) >= 24 && Math.round(box.height) >= 24, `close button ${size}`)
     await page.context().close()
   })
 

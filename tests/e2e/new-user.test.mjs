@@ -2,7 +2,7 @@
 // defect, as a person meets it, with and without JavaScript where it applies.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { MODES, signIn, submitLogin, useBrowser } from './support.mjs'
+import { MODES, notice, signIn, submitLogin, useBrowser } from './support.mjs'
 
 const newPage = useBrowser()
 
@@ -130,6 +130,9 @@ describe('the finish of the first screens', () => {
     await page.goto('/pages/user/me')
     await page.getByText('The username cannot be changed.').waitFor()
     assert.equal(await page.getByText(/identifier/i).count(), 0)
+    // A poste is a "post", as everywhere else in the portal, never a "position".
+    await page.getByRole('heading', { name: 'My posts' }).waitFor()
+    assert.equal(await page.locator('main').getByText(/\bpositions?\b/i).count(), 0)
     await page.context().close()
   })
 })
@@ -173,6 +176,10 @@ describe('the way back after signing in', () => {
       .getByRole('status')
       .filter({ hasText: 'Vous étiez connecté en tant que Thomas Lefebvre : cette session est maintenant fermée.' })
       .waitFor()
+    // Signing in as someone else from there: the next page says who is signed in now.
+    await submitLogin(page, { javaScriptEnabled: false }, 'adminsud', 'Adminsud1')
+    await page.waitForURL((url) => url.pathname.startsWith('/pages/'))
+    await notice(page, /Vous êtes maintenant connecté en tant que .+ \(et non plus Thomas Lefebvre\)/).waitFor()
     await page.context().close()
   })
 })

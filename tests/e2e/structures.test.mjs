@@ -86,12 +86,12 @@ for (const [index, mode] of MODES.entries()) {
       await page.getByRole('link', { name: `${direction} modifiée`, exact: true }).waitFor()
 
       // The new agence has no function yet: the add-post form says so.
-      await page.getByRole('link', { name: `Gérer les utilisateurs de ${agence}` }).click()
-      await page.getByRole('heading', { name: `Utilisateurs de ${agence}`, level: 1 }).waitFor()
+      await page.getByRole('link', { name: `Gérer les utilisateurs de la structure ${agence}` }).click()
+      await page.getByRole('heading', { name: `Utilisateurs de la structure ${agence}`, level: 1 }).waitFor()
       await page.getByRole('link', { name: 'Ajouter un utilisateur existant' }).click()
       // A modal dialog once the page is live; a section of the page without JavaScript.
       const form = mode.javaScriptEnabled
-        ? page.getByRole('dialog', { name: `Ajouter un utilisateur à ${agence}` })
+        ? page.getByRole('dialog', { name: `Ajouter un utilisateur à la structure ${agence}` })
         : page.locator('#ajout')
       await form.getByText('Aucune fonction trouvée - contact system admin').waitFor()
       if (mode.javaScriptEnabled) {
@@ -180,6 +180,13 @@ for (const [index, mode] of MODES.entries()) {
       // The URL alone gives the same page: it can be shared or reloaded.
       await page.goto('/pages/admin/listeStructures?tri=nom&q=transports%20du%20sud&page=2')
       await firstCellReads(page, 'Transports du Sud 11')
+      // A page past the end says so, rather than a count over "no structure", and leads to the last one.
+      await page.goto('/pages/admin/listeStructures?page=99')
+      await page.getByText(/^Il n’y a pas de page 99 : la liste s’arrête à la page \d+\.$/).waitFor()
+      assert.equal(await page.getByText('Aucune structure', { exact: true }).count(), 0)
+      await page.getByRole('link', { name: 'Aller à la dernière page' }).click()
+      await page.waitForURL((url) => Number(url.searchParams.get('page')) > 1)
+      await page.getByRole('table').waitFor()
       await page.context().close()
     })
   })

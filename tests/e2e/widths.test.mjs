@@ -1,4 +1,6 @@
-// Every screen at phone and tablet widths: nothing may make the page scroll sideways, from 320 px up.
+// Every screen at phone and tablet widths: nothing may make the page scroll sideways, from 320 px up;
+// nor may a list hide what it holds (a clipped cell, an action off-screen in a table that scrolls
+// sideways, a word broken letter by letter), and the top of a phone's page leaves room for the page.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { ADMIN_SCREENS, MODES, signIn, useBrowser } from './support.mjs'
@@ -13,11 +15,64 @@ const PUBLIC = [
   '/renewPassword/e2e-expired-link-000000000000000000000000000',
   '/confirmMail/unknown-link',
 ]
-const SIGNED_IN = ['/pages/user/acces', '/pages/user/me', '/pages/documentation', ...ADMIN_SCREENS]
+const SIGNED_IN = [
+  '/pages/user/acces',
+  '/pages/user/me',
+  '/pages/documentation',
+  ...ADMIN_SCREENS,
+  // The structure's users as a table (the add-post form above them with `?ajouter=1`).
+  '/pages/admin/user/structure/4',
+]
 
 /** How far the page reaches beyond the viewport, in pixels (0 when it fits). */
 const overflow = (page) =>
   page.evaluate(() => Math.max(0, document.documentElement.scrollWidth - document.documentElement.clientWidth))
+
+/**
+ * What the page's content hides or mangles, described: a table that scrolls sideways or a cell whose
+ * content overflows it, a link or button of the content that reaches past the viewport, a word spread
+ * over more than two lines (a mail broken letter by letter in a narrow column).
+ */
+const misfits = (page) =>
+  page.evaluate(() => {
+    const found = []
+    const name = (element) => (element.getAttribute('aria-label') || element.textContent || '').trim().slice(0, 40)
+    const shown = (element) => {
+      const box = element.getBoundingClientRect()
+      // The visually hidden (sr-only) are 1 px: not what a person sees.
+      return element.checkVisibility() && box.width > 1 && box.height > 1
+    }
+    for (const scroller of document.querySelectorAll('main [data-slot="table-container"]')) {
+      if (scroller.scrollWidth > scroller.clientWidth + 1) {
+        found.push(`table scrolls sideways by ${scroller.scrollWidth - scroller.clientWidth} px`)
+      }
+    }
+    for (const cell of document.querySelectorAll('main td, main th')) {
+      if (shown(cell) && cell.scrollWidth > cell.clientWidth + 1) found.push(`cell clipped: ${name(cell)}`)
+    }
+    const width = document.documentElement.clientWidth
+    const outside = [...document.querySelectorAll('main a, main button')].filter((control) => {
+      const box = control.getBoundingClientRect()
+      return shown(control) && (box.left < -1 || box.right > width + 1)
+    })
+    if (outside.length > 0) found.push(`${outside.length} off-screen, first: ${name(outside[0])}`)
+    const walker = document.createTreeWalker(document.querySelector('main'), NodeFilter.SHOW_TEXT)
+    const range = document.createRange()
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (!node.parentElement || !shown(node.parentElement)) continue
+      for (const word of node.data.matchAll(/\S{6,}/g)) {
+        range.setStart(node, word.index)
+        range.setEnd(node, word.index + word[0].length)
+        const lines = new Set([...range.getClientRects()].map((rect) => Math.round(rect.top)))
+        if (lines.size > 2) found.push(`word over ${lines.size} lines: ${word[0].slice(0, 40)}`)
+      }
+    }
+    return found
+  })
+
+/** The height of the page's top bar, with the menu's bar above it on a phone. */
+const headerHeight = (page) =>
+  page.evaluate(() => Math.round(document.querySelector('main').getBoundingClientRect().top + window.scrollY))
 
 for (const mode of MODES) {
   describe(`screen widths ${mode.name}`, () => {
@@ -39,6 +94,8 @@ for (const mode of MODES) {
           await page.goto(path)
           await page.locator('main h1').waitFor()
           measured.push({ width, path, overflow: await overflow(page) })
+          const hidden = await misfits(page)
+          if (hidden.length > 0) measured.push({ width, path, overflow: hidden })
         }
         if (mode.javaScriptEnabled) {
           // The history's calendar, open: its days stay inside its panel (which a page that does not
@@ -61,6 +118,12 @@ for (const mode of MODES) {
           })
         }
       }
+      // The top of a phone's page (name, menu, top bar) leaves most of the screen to the page.
+      await page.setViewportSize({ width: 360, height: 800 })
+      await page.goto('/pages/admin/user/structure/4')
+      await page.locator('main h1').waitFor()
+      const top = await headerHeight(page)
+      if (top > 120) measured.push({ width: 360, path: 'header', overflow: `${top} px high` })
       assert.deepEqual(
         // Anything but 0 fails, 'no panel' too.
         measured.filter((row) => row.overflow !== 0),

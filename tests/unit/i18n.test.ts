@@ -49,6 +49,11 @@ describe('translations', () => {
     expect(missing).toEqual([])
   })
 
+  it('says "post" in English, the portal\'s one word for a poste, never "position"', () => {
+    const get = (key: string) => key.split('.').reduce<any>((node, part) => node[part], en) as string
+    expect(keys(en).filter((key) => /\bpositions?\b/i.test(get(key)))).toEqual([])
+  })
+
   it('keeps the spec messages verbatim in French', () => {
     expect(fr.access.empty).toBe('Aucun accès, merci de vous rapprocher de votre administrateur.')
     expect(fr.errors.BAD_CREDENTIAL).toBe('Identifiant ou mot de passe incorrect.')

@@ -3,6 +3,7 @@ import { ArrowLeft, BookOpen, LogOut } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { Button, buttonVariants } from '~/components/ui/button'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
+import { cn } from '~/lib/utils'
 import { LanguageSwitch } from '../language-switch'
 
 /** Spec §2: breadcrumb from Home, built from the `handle.breadcrumb` of the matched routes. */
@@ -15,22 +16,33 @@ export function Breadcrumb() {
     return breadcrumb(match.data, t).map((crumb) => ({ path: crumb.to ?? match.pathname, label: crumb.label }))
   })
   return (
-    <nav aria-label={t('common.breadcrumb')}>
-      <ol className="flex flex-wrap items-center gap-1 text-sm text-muted-foreground">
-        <li>
+    // On a phone, one line: the page and its parent, each cut short if need be (the whole path from sm).
+    <nav aria-label={t('common.breadcrumb')} className="min-w-0 max-sm:flex-1">
+      <ol className="flex items-center gap-1 text-sm text-muted-foreground max-sm:flex-nowrap sm:flex-wrap">
+        <li className={cn(crumbs.length > 1 && 'max-sm:hidden')}>
           <Link to="/pages/user/acces" className="hover:text-foreground hover:underline">
             {t('common.home')}
           </Link>
         </li>
         {crumbs.map((crumb, index) => (
-          <li key={crumb.path} className="flex items-center gap-1">
-            <span aria-hidden>/</span>
+          <li
+            key={crumb.path}
+            className={cn(
+              'flex min-w-0 items-center gap-1',
+              index < crumbs.length - 2 && 'max-sm:hidden',
+              // The page's own name keeps most of the line.
+              index === crumbs.length - 1 && 'max-sm:max-w-[65%] max-sm:shrink-0',
+            )}
+          >
+            <span aria-hidden className={cn(index === crumbs.length - 2 && 'max-sm:hidden')}>
+              /
+            </span>
             {index === crumbs.length - 1 ? (
-              <span aria-current="page" className="font-medium text-foreground">
+              <span aria-current="page" className="truncate font-medium text-foreground">
                 {crumb.label}
               </span>
             ) : (
-              <Link to={crumb.path} className="hover:text-foreground hover:underline">
+              <Link to={crumb.path} className="truncate hover:text-foreground hover:underline">
                 {crumb.label}
               </Link>
             )}
@@ -70,28 +82,31 @@ export function BackButton() {
       }}
     >
       <ArrowLeft aria-hidden />
-      {t('common.back')}
+      <span className="max-sm:sr-only">{t('common.back')}</span>
     </a>
   )
 }
 
+/**
+ * The bar above every page. On a phone it keeps to one line: the back, documentation and logout
+ * buttons show their icon (their names stay for screen readers), the breadcrumb is cut short.
+ */
 export function Topbar() {
   const { t } = useTranslation()
   return (
-    <div className="flex flex-wrap items-center gap-3">
+    <div className="flex items-center gap-1 sm:flex-wrap sm:gap-3">
       <BackButton />
       <Breadcrumb />
-      {/* Wraps on a phone rather than pushing "Déconnexion" off the screen. */}
-      <div className="ml-auto flex flex-wrap items-center justify-end gap-2">
-        <LanguageSwitch />
+      <div className="ml-auto flex shrink-0 items-center justify-end gap-1 sm:flex-wrap sm:gap-2">
+        <LanguageSwitch iconClassName="max-sm:hidden" />
         <Link to="/pages/documentation" className={buttonVariants({ variant: 'ghost', size: 'sm' })}>
           <BookOpen aria-hidden />
-          {t('common.documentation')}
+          <span className="max-sm:sr-only">{t('common.documentation')}</span>
         </Link>
         <Form method="post" action="/logout">
           <Button type="submit" variant="outline" size="sm">
             <LogOut aria-hidden />
-            {t('common.logout')}
+            <span className="max-sm:sr-only">{t('common.logout')}</span>
           </Button>
         </Form>
       </div>
