@@ -5,7 +5,7 @@ import { Mail, Save } from 'lucide-react'
 import { type FormEvent, useEffect, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { translateError } from '~/lib/api-errors'
-import { type FormReply, useFormReply, usePendingIntent, useTyped } from '~/lib/form'
+import { type FormReply, useErrorsFollowInput, useFormReply, usePendingIntent, useTyped } from '~/lib/form'
 import { useHydrated } from '~/lib/hydrated'
 import type { UserFormValues } from '~/lib/user-form.server'
 import type { Fonction } from '../../worker-api/contract/structure'
@@ -75,13 +75,13 @@ export function UserCreateForm({
     constraint,
     shouldValidate: 'onSubmit',
   })
-  const translate = (errors: string[] | undefined) => errors?.map((error) => translateError(t, error))
+  // A failed save's errors on a field go once it is changed (the address check then speaks).
+  const shown = useErrorsFollowInput(reply)
+  const translate = (field: { name: string; errors?: string[] | undefined }) =>
+    shown.current(field)?.map((error) => translateError(t, error))
   const mailCheck = useMailCheck()
   const { typed, refresh } = useTyped(formRef, WATCHED, [structureId, fonctions])
   const structureChange = useStructureChange(formRef, fields.structure.id, structureId)
-  // A server error on the address stands until the address is typed again (the check then speaks).
-  const [mailEditedAfter, setMailEditedAfter] = useState<FormReply | null | undefined>(null)
-  const serverMailErrors = mailEditedAfter === reply ? undefined : translate(fields.mail.errors)
   const [confirmationLeft, setConfirmationLeft] = useState(false)
   const mismatch =
     typed !== null && typed.confirmation !== '' && typed.mail.toLowerCase() !== typed.confirmation.toLowerCase()
@@ -129,6 +129,7 @@ export function UserCreateForm({
       ref={formRef}
       className="flex flex-col gap-6"
       onChange={refresh}
+      onInput={shown.onInput}
       onClick={structureChange.onClick}
       onKeyDown={structureChange.onKeyDown}
       onBlur={structureChange.onBlur}
@@ -145,24 +146,21 @@ export function UserCreateForm({
             <div aria-live="polite">
               <Field
                 label={labels.mail}
-                errors={serverMailErrors ?? mailCheck.errors(t)}
+                errors={translate(fields.mail) ?? mailCheck.errors(t)}
                 hint={mailCheck.hint(t)}
                 inputProps={{
                   ...getInputProps(fields.mail, { type: 'email' }),
                   id: fields.mail.id,
                   autoComplete: 'off',
                   spellCheck: false,
-                  onChange: (event) => {
-                    setMailEditedAfter(reply)
-                    mailCheck.check(event.currentTarget.value)
-                  },
+                  onChange: (event) => mailCheck.check(event.currentTarget.value),
                 }}
               />
             </div>
             <Field
               label={labels.confirmation}
               errors={
-                translate(fields.confirmation.errors) ??
+                translate(fields.confirmation) ??
                 (mismatch && confirmationLeft ? [t('userCreate.mailMismatch')] : undefined)
               }
               inputProps={{
@@ -176,7 +174,7 @@ export function UserCreateForm({
             <div className="grid gap-4 sm:grid-cols-2">
               <Field
                 label={labels.nom}
-                errors={translate(fields.nom.errors)}
+                errors={translate(fields.nom)}
                 inputProps={{
                   ...getInputProps(fields.nom, { type: 'text' }),
                   id: fields.nom.id,
@@ -185,7 +183,7 @@ export function UserCreateForm({
               />
               <Field
                 label={labels.prenom}
-                errors={translate(fields.prenom.errors)}
+                errors={translate(fields.prenom)}
                 inputProps={{
                   ...getInputProps(fields.prenom, { type: 'text' }),
                   id: fields.prenom.id,
@@ -225,7 +223,7 @@ export function UserCreateForm({
                 placeholder={t('userCreate.chooseStructure')}
                 emptyMessage={t('userCreate.noStructure')}
                 required
-                errors={translate(fields.structure.errors)}
+                errors={translate(fields.structure)}
               />
               {hydrated ? null : (
                 <Button
@@ -251,13 +249,13 @@ export function UserCreateForm({
                 placeholder={t('userCreate.chooseFonction')}
                 emptyMessage={t('userCreate.noFonction')}
                 singleHint={t('userCreate.oneFonction')}
-                errors={translate(fields.fonction.errors)}
+                errors={translate(fields.fonction)}
               />
             ) : (
               <SelectField
                 label={labels.fonction}
                 hint={t('userCreate.structureFirst')}
-                errors={translate(fields.fonction.errors)}
+                errors={translate(fields.fonction)}
                 options={[]}
                 placeholder={t('userCreate.chooseFonction')}
                 selectProps={{ id: fields.fonction.id, disabled: true }}
@@ -270,7 +268,7 @@ export function UserCreateForm({
                 id: fields.dateDebut.id,
                 label: labels.dateDebut,
                 defaultValue: String(fields.dateDebut.initialValue ?? ''),
-                errors: translate(fields.dateDebut.errors),
+                errors: translate(fields.dateDebut),
                 required: true,
               }}
               end={{
@@ -278,7 +276,7 @@ export function UserCreateForm({
                 id: fields.dateFin.id,
                 label: labels.dateFin,
                 defaultValue: String(fields.dateFin.initialValue ?? ''),
-                errors: translate(fields.dateFin.errors),
+                errors: translate(fields.dateFin),
                 required: true,
               }}
             />
