@@ -103,7 +103,8 @@ export function UserCreateForm({
     (typed === null ||
       reloading ||
       !(mailCheck.status === 'free' || mailCheck.status === 'unknown') ||
-      (typed.nom === '' && typed.prenom === '') ||
+      typed.nom === '' ||
+      typed.prenom === '' ||
       typed.mail.toLowerCase() !== typed.confirmation.toLowerCase() ||
       structureId === null ||
       typed.structure !== String(structureId) ||

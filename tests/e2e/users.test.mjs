@@ -131,3 +131,48 @@ for (const [index, mode] of MODES.entries()) {
     })
   })
 }
+
+describe('a new administrator creating a user with JavaScript', () => {
+  /** The create-user form of Agence Lille, filled but for the address. */
+  async function fillAllButTheAddress(page) {
+    await signIn(page, { javaScriptEnabled: true }, 'admin', 'Admin1234')
+    await page.goto('/pages/admin/user/4/new')
+    await page.getByLabel('Nom', { exact: true }).fill('Martin')
+    await page.getByLabel('Prénom').fill('Léa')
+    await page.getByLabel('Fonction').selectOption({ label: 'Opérateur pesage' })
+    await page.getByLabel('Date de début').fill(wireDate(0))
+    await page.getByLabel('Date de fin').fill(wireDate(30))
+  }
+
+  it('is told an address is malformed or too long, not that it is available, and cannot save it', async () => {
+    const page = await newPage({ javaScriptEnabled: true })
+    await fillAllButTheAddress(page)
+    const long = `${'a'.repeat(41)}@portail.example`
+    for (const [typed, message] of [
+      ['abc', 'Adresse e-mail invalide'],
+      [long, "L'adresse e-mail compte 50 caractères au plus"],
+    ]) {
+      await page.getByLabel('Adresse e-mail', { exact: true }).fill(typed)
+      await page.getByLabel('Confirmation de l’adresse e-mail').fill(typed)
+      await page.getByText(message).waitFor()
+      assert.equal(await page.getByText('Adresse disponible').count(), 0, typed)
+      assert.equal(await page.getByRole('button', { name: 'Enregistrer' }).isDisabled(), true, typed)
+    }
+    await page.context().close()
+  })
+
+  it('can save once both the last and the first name are there, as the hint says (spec §5)', async () => {
+    const page = await newPage({ javaScriptEnabled: true })
+    await fillAllButTheAddress(page)
+    const free = `lea.martin.${Date.now()}@portail.example`
+    await page.getByLabel('Adresse e-mail', { exact: true }).fill(free)
+    await page.getByLabel('Confirmation de l’adresse e-mail').fill(free)
+    await page.getByText('Adresse disponible').waitFor()
+    const save = page.getByRole('button', { name: 'Enregistrer' })
+    assert.equal(await save.isEnabled(), true)
+    await page.getByLabel('Prénom').fill('')
+    await page.getByText('et que le nom, le prénom, la structure, la fonction et la période sont renseignés').waitFor()
+    assert.equal(await save.isDisabled(), true)
+    await page.context().close()
+  })
+})
