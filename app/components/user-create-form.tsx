@@ -1,6 +1,6 @@
 import { getFormProps, getInputProps, useForm } from '@conform-to/react'
 import type { getZodConstraint } from '@conform-to/zod/v4'
-import { Form, Link, useFetcher, useNavigation, useSubmit } from '@remix-run/react'
+import { Form, Link, useFetcher, useLocation, useNavigation, useSubmit } from '@remix-run/react'
 import { Mail, Save } from 'lucide-react'
 import { type FormEvent, useEffect, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
@@ -28,11 +28,12 @@ const WATCHED = ['mail', 'confirmation', 'nom', 'prenom', 'structure', 'fonction
 
 /**
  * The create-user form in logged mode (spec §2, §4, §5): an identity card and a position card. The
- * functions depend on the structure: choosing one reloads the page with `?structure=` (on the pick
- * with JavaScript, with the "show functions" button of this very form, a GET keeping what is typed,
- * without). Then 0 functions is an error and the select is disabled, 1 is chosen, several leave the
- * choice. The address is checked as it is typed; with JavaScript Save waits for the spec's
- * conditions, without it the server checks the same and answers on the fields.
+ * functions depend on the structure: choosing one reloads the page with `?structure=` on the pick
+ * with JavaScript; without, the "show functions" button posts the form (`intent=fonctions`), which
+ * comes back for that structure with what is typed — kept out of the URL. Then 0 functions is an
+ * error and the select is disabled, 1 is chosen, several leave the choice. The address is checked
+ * as it is typed; with JavaScript Save waits for the spec's conditions, without it the server
+ * checks the same and answers on the fields.
  */
 /** The create-user screen of both routes (spec §2): its title and the form. */
 export function CreateUserScreen(props: Parameters<typeof UserCreateForm>[0]) {
@@ -98,6 +99,7 @@ export function UserCreateForm({
   // While another structure's functions are on their way, the function shown is the old one's.
   const navigation = useNavigation()
   const reloading = navigation.state === 'loading' && navigation.formMethod?.toLowerCase() === 'get'
+  const { pathname } = useLocation()
   const blocked =
     hydrated &&
     (typed === null ||
@@ -127,6 +129,8 @@ export function UserCreateForm({
   return (
     <Form
       method="post"
+      // Posted for the structure shown: a failed save comes back with its functions.
+      action={structureId ? `${pathname}?structure=${structureId}` : undefined}
       {...getFormProps(form)}
       ref={formRef}
       className="flex flex-col gap-6"
@@ -136,7 +140,18 @@ export function UserCreateForm({
       onKeyDown={structureChange.onKeyDown}
       onBlur={structureChange.onBlur}
     >
-      <input type="hidden" name="intent" value={INTENT} />
+      {/* Enter in a field presses the form's first submit button: Save, not "show functions" below. */}
+      <button
+        type="submit"
+        name="intent"
+        value={INTENT}
+        disabled={pending || blocked}
+        tabIndex={-1}
+        aria-hidden
+        className="sr-only"
+      >
+        {t('userCreate.save')}
+      </button>
       <FormError message={formMessage(t, reply, labels)} />
       <div className="grid gap-6 lg:grid-cols-2">
         <Card className="min-w-0">
@@ -230,7 +245,8 @@ export function UserCreateForm({
               {hydrated ? null : (
                 <Button
                   type="submit"
-                  formMethod="get"
+                  name="intent"
+                  value="fonctions"
                   formNoValidate
                   variant="outline"
                   size="sm"
@@ -293,6 +309,8 @@ export function UserCreateForm({
         <div className="flex flex-wrap gap-2">
           <Button
             type="submit"
+            name="intent"
+            value={INTENT}
             disabled={pending || blocked}
             aria-disabled={pending || blocked}
             aria-describedby={blocked && !pending ? 'user-save-hint' : undefined}
