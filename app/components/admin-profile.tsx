@@ -3,7 +3,7 @@ import type { getZodConstraint } from '@conform-to/zod/v4'
 import { Form, useActionData, useLocation, useSubmit } from '@remix-run/react'
 import { CalendarClock, Mail, Save, Trash2 } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
-import { type FormReply, useFormReply, usePendingIntent } from '~/lib/form'
+import { type FormReply, useErrorsFollowInput, useFormReply, usePendingIntent } from '~/lib/form'
 import { useHydrated } from '~/lib/hydrated'
 import { urlWith } from '~/lib/url'
 import type { ApplicationSummary } from '../../worker-api/contract/access'
@@ -89,13 +89,14 @@ function IdentityForm({ user, editable, constraint }: Pick<Props, 'user' | 'cons
     constraint,
     shouldValidate: 'onSubmit',
   })
+  const shown = useErrorsFollowInput(reply)
   return (
     <Card>
       <CardHeader>
         <CardTitle>{t('adminProfile.identity')}</CardTitle>
       </CardHeader>
       <CardContent>
-        <Form method="post" {...getFormProps(form)} className="grid gap-4 sm:grid-cols-2">
+        <Form method="post" {...getFormProps(form)} className="grid gap-4 sm:grid-cols-2" onInput={shown.onInput}>
           <input type="hidden" name="intent" value="profile" />
           <FormError
             message={formProblem(t, reply, {
@@ -107,7 +108,7 @@ function IdentityForm({ user, editable, constraint }: Pick<Props, 'user' | 'cons
           />
           {/* Spec §6: the fields are disabled unless modification is true. */}
           <fieldset disabled={!editable} className="contents">
-            <ProfileFields fields={fields} login={user.login} own={false} />
+            <ProfileFields fields={fields} login={user.login} own={false} current={shown.current} />
             {editable ? (
               <div className="sm:col-span-2">
                 <Button type="submit" disabled={pending} aria-disabled={pending}>

@@ -12,21 +12,24 @@ type Fields = { [K in keyof ProfileInput]: FieldMetadata<string> }
 /**
  * The profile form's fields (spec §2, §5): the read-only login, nom, prenom and mail, in a two-column
  * grid. One's own profile lets the browser fill them (`own`); an administrator's view of someone else
- * does not. `mailHint` shows under the mail (a change waiting for confirmation).
+ * does not. `mailHint` shows under the mail (a change waiting for confirmation). `current` gives the
+ * errors a field shows now (app/lib/form.ts `useErrorsFollowInput`).
  */
 export function ProfileFields({
   fields,
   login,
   own,
   mailHint,
+  current,
 }: {
   fields: Fields
   login: string
   own: boolean
   mailHint?: React.ReactNode
+  current: (field: FieldMetadata<string>) => string[] | undefined
 }) {
   const { t } = useTranslation()
-  const translate = (errors: string[] | undefined) => errors?.map((error) => translateError(t, error))
+  const translate = (field: FieldMetadata<string>) => current(field)?.map((error) => translateError(t, error))
   const input = (name: keyof Fields, type: 'text' | 'email', autoComplete: string) => ({
     ...getInputProps(fields[name], { type }),
     id: fields[name].id,
@@ -41,20 +44,16 @@ export function ProfileFields({
           {t('profile.loginReadOnly')}
         </p>
       </div>
-      <Field
-        label={t('profile.nom')}
-        errors={translate(fields.nom.errors)}
-        inputProps={input('nom', 'text', 'family-name')}
-      />
+      <Field label={t('profile.nom')} errors={translate(fields.nom)} inputProps={input('nom', 'text', 'family-name')} />
       <Field
         label={t('profile.prenom')}
-        errors={translate(fields.prenom.errors)}
+        errors={translate(fields.prenom)}
         inputProps={input('prenom', 'text', 'given-name')}
       />
       <div className="sm:col-span-2">
         <Field
           label={t('profile.mail')}
-          errors={translate(fields.mail.errors)}
+          errors={translate(fields.mail)}
           hint={mailHint}
           inputProps={input('mail', 'email', 'email')}
         />

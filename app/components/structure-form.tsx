@@ -5,7 +5,7 @@ import { Save } from 'lucide-react'
 import { useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { translateError } from '~/lib/api-errors'
-import { useFormReply, usePendingIntent } from '~/lib/form'
+import { useErrorsFollowInput, useFormReply, usePendingIntent } from '~/lib/form'
 import { useHydrated } from '~/lib/hydrated'
 import type { Structure, TypeStructure, StructureForm as Values } from '../../worker-api/contract/structure'
 import { Field } from './field'
@@ -56,11 +56,20 @@ export function StructureForm({
     constraint,
     shouldValidate: 'onSubmit',
   })
-  const translate = (errors: string[] | undefined) => errors?.map((error) => translateError(t, error))
+  // A failed save's errors on a field go once it is changed: the name check then speaks.
+  const shown = useErrorsFollowInput(reply)
+  const translate = (field: { name: string; errors?: string[] | undefined }) =>
+    shown.current(field)?.map((error) => translateError(t, error))
   const nameCheck = useNameCheck(structure?.nom ?? null)
 
   return (
-    <Form method="post" {...getFormProps(form)} ref={formRef} className="flex max-w-xl flex-col gap-4">
+    <Form
+      method="post"
+      {...getFormProps(form)}
+      ref={formRef}
+      className="flex max-w-xl flex-col gap-4"
+      onInput={shown.onInput}
+    >
       <input type="hidden" name="intent" value="structure" />
       <FormError
         message={formProblem(t, reply, {
@@ -72,7 +81,7 @@ export function StructureForm({
       <Field
         label={t('structures.nom')}
         errors={
-          translate(fields.nom.errors) ??
+          translate(fields.nom) ??
           (nameCheck.taken ? [t('errors.STRUCTURE_NOM_ALREADY_USED', { nom: nameCheck.taken })] : undefined)
         }
         hint={nameCheck.free ? t('structures.nomFree') : undefined}
@@ -88,7 +97,7 @@ export function StructureForm({
           <div className="flex flex-col gap-2">
             <SelectField
               label={t('structures.type')}
-              errors={translate(fields.type.errors)}
+              errors={translate(fields.type)}
               placeholder={t('structures.chooseType')}
               options={types.map((type) => ({ value: String(type.id), label: type.libelle }))}
               selectProps={{
@@ -132,7 +141,7 @@ export function StructureForm({
               placeholder={t('structures.chooseParent')}
               emptyMessage={t('structures.noParent')}
               singleHint={t('structures.oneParent')}
-              errors={translate(fields.parent.errors)}
+              errors={translate(fields.parent)}
             />
           ) : null}
         </>

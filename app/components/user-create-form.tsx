@@ -1,13 +1,14 @@
 import { getFormProps, getInputProps, useForm } from '@conform-to/react'
 import type { getZodConstraint } from '@conform-to/zod/v4'
-import { Form, Link, useFetcher, useNavigation, useSubmit } from '@remix-run/react'
+import { Form, Link, useFetcher, useLocation, useNavigation, useSubmit } from '@remix-run/react'
 import { Mail, Save } from 'lucide-react'
 import { type FormEvent, useEffect, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { translateError } from '~/lib/api-errors'
-import { type FormReply, useFormReply, usePendingIntent, useTyped } from '~/lib/form'
+import { type FormReply, useErrorsFollowInput, useFormReply, usePendingIntent, useTyped } from '~/lib/form'
 import { useHydrated } from '~/lib/hydrated'
 import type { UserFormValues } from '~/lib/user-form.server'
+import { mailProblem } from '../../worker-api/contract/mail-rules'
 import type { Fonction } from '../../worker-api/contract/structure'
 import type { CreateUserForm as Values } from '../../worker-api/contract/user-admin'
 import { DateRangeInput } from './date-range-input'
@@ -27,11 +28,12 @@ const WATCHED = ['mail', 'confirmation', 'nom', 'prenom', 'structure', 'fonction
 
 /**
  * The create-user form in logged mode (spec §2, §4, §5): an identity card and a position card. The
- * functions depend on the structure: choosing one reloads the page with `?structure=` (on the pick
- * with JavaScript, with the "show functions" button of this very form, a GET keeping what is typed,
- * without). Then 0 functions is an error and the select is disabled, 1 is chosen, several leave the
- * choice. The address is checked as it is typed; with JavaScript Save waits for the spec's
- * conditions, without it the server checks the same and answers on the fields.
+ * functions depend on the structure: choosing one reloads the page with `?structure=` on the pick
+ * with JavaScript; without, the "show functions" button posts the form (`intent=fonctions`), which
+ * comes back for that structure with what is typed — kept out of the URL. Then 0 functions is an
+ * error and the select is disabled, 1 is chosen, several leave the choice. The address is checked
+ * as it is typed; with JavaScript Save waits for the spec's conditions, without it the server
+ * checks the same and answers on the fields.
  */
 /** The create-user screen of both routes (spec §2): its title and the form. */
 export function CreateUserScreen(props: Parameters<typeof UserCreateForm>[0]) {
@@ -75,13 +77,13 @@ export function UserCreateForm({
     constraint,
     shouldValidate: 'onSubmit',
   })
-  const translate = (errors: string[] | undefined) => errors?.map((error) => translateError(t, error))
+  // A failed save's errors on a field go once it is changed (the address check then speaks).
+  const shown = useErrorsFollowInput(reply)
+  const translate = (field: { name: string; errors?: string[] | undefined }) =>
+    shown.current(field)?.map((error) => translateError(t, error))
   const mailCheck = useMailCheck()
   const { typed, refresh } = useTyped(formRef, WATCHED, [structureId, fonctions])
   const structureChange = useStructureChange(formRef, fields.structure.id, structureId)
-  // A server error on the address stands until the address is typed again (the check then speaks).
-  const [mailEditedAfter, setMailEditedAfter] = useState<FormReply | null | undefined>(null)
-  const serverMailErrors = mailEditedAfter === reply ? undefined : translate(fields.mail.errors)
   const [confirmationLeft, setConfirmationLeft] = useState(false)
   const mismatch =
     typed !== null && typed.confirmation !== '' && typed.mail.toLowerCase() !== typed.confirmation.toLowerCase()
@@ -97,12 +99,14 @@ export function UserCreateForm({
   // While another structure's functions are on their way, the function shown is the old one's.
   const navigation = useNavigation()
   const reloading = navigation.state === 'loading' && navigation.formMethod?.toLowerCase() === 'get'
+  const { pathname } = useLocation()
   const blocked =
     hydrated &&
     (typed === null ||
       reloading ||
       !(mailCheck.status === 'free' || mailCheck.status === 'unknown') ||
-      (typed.nom === '' && typed.prenom === '') ||
+      typed.nom === '' ||
+      typed.prenom === '' ||
       typed.mail.toLowerCase() !== typed.confirmation.toLowerCase() ||
       structureId === null ||
       typed.structure !== String(structureId) ||
@@ -125,15 +129,29 @@ export function UserCreateForm({
   return (
     <Form
       method="post"
+      // Posted for the structure shown: a failed save comes back with its functions.
+      action={structureId ? `${pathname}?structure=${structureId}` : undefined}
       {...getFormProps(form)}
       ref={formRef}
       className="flex flex-col gap-6"
       onChange={refresh}
+      onInput={shown.onInput}
       onClick={structureChange.onClick}
       onKeyDown={structureChange.onKeyDown}
       onBlur={structureChange.onBlur}
     >
-      <input type="hidden" name="intent" value={INTENT} />
+      {/* Enter in a field presses the form's first submit button: Save, not "show functions" below. */}
+      <button
+        type="submit"
+        name="intent"
+        value={INTENT}
+        disabled={pending || blocked}
+        tabIndex={-1}
+        aria-hidden
+        className="sr-only"
+      >
+        {t('userCreate.save')}
+      </button>
       <FormError message={formMessage(t, reply, labels)} />
       <div className="grid gap-6 lg:grid-cols-2">
         <Card className="min-w-0">
@@ -145,24 +163,21 @@ export function UserCreateForm({
             <div aria-live="polite">
               <Field
                 label={labels.mail}
-                errors={serverMailErrors ?? mailCheck.errors(t)}
+                errors={translate(fields.mail) ?? mailCheck.errors(t)}
                 hint={mailCheck.hint(t)}
                 inputProps={{
                   ...getInputProps(fields.mail, { type: 'email' }),
                   id: fields.mail.id,
                   autoComplete: 'off',
                   spellCheck: false,
-                  onChange: (event) => {
-                    setMailEditedAfter(reply)
-                    mailCheck.check(event.currentTarget.value)
-                  },
+                  onChange: (event) => mailCheck.check(event.currentTarget.value),
                 }}
               />
             </div>
             <Field
               label={labels.confirmation}
               errors={
-                translate(fields.confirmation.errors) ??
+                translate(fields.confirmation) ??
                 (mismatch && confirmationLeft ? [t('userCreate.mailMismatch')] : undefined)
               }
               inputProps={{
@@ -176,7 +191,7 @@ export function UserCreateForm({
             <div className="grid gap-4 sm:grid-cols-2">
               <Field
                 label={labels.nom}
-                errors={translate(fields.nom.errors)}
+                errors={translate(fields.nom)}
                 inputProps={{
                   ...getInputProps(fields.nom, { type: 'text' }),
                   id: fields.nom.id,
@@ -185,7 +200,7 @@ export function UserCreateForm({
               />
               <Field
                 label={labels.prenom}
-                errors={translate(fields.prenom.errors)}
+                errors={translate(fields.prenom)}
                 inputProps={{
                   ...getInputProps(fields.prenom, { type: 'text' }),
                   id: fields.prenom.id,
@@ -225,12 +240,13 @@ export function UserCreateForm({
                 placeholder={t('userCreate.chooseStructure')}
                 emptyMessage={t('userCreate.noStructure')}
                 required
-                errors={translate(fields.structure.errors)}
+                errors={translate(fields.structure)}
               />
               {hydrated ? null : (
                 <Button
                   type="submit"
-                  formMethod="get"
+                  name="intent"
+                  value="fonctions"
                   formNoValidate
                   variant="outline"
                   size="sm"
@@ -251,13 +267,13 @@ export function UserCreateForm({
                 placeholder={t('userCreate.chooseFonction')}
                 emptyMessage={t('userCreate.noFonction')}
                 singleHint={t('userCreate.oneFonction')}
-                errors={translate(fields.fonction.errors)}
+                errors={translate(fields.fonction)}
               />
             ) : (
               <SelectField
                 label={labels.fonction}
                 hint={t('userCreate.structureFirst')}
-                errors={translate(fields.fonction.errors)}
+                errors={translate(fields.fonction)}
                 options={[]}
                 placeholder={t('userCreate.chooseFonction')}
                 selectProps={{ id: fields.fonction.id, disabled: true }}
@@ -270,7 +286,7 @@ export function UserCreateForm({
                 id: fields.dateDebut.id,
                 label: labels.dateDebut,
                 defaultValue: String(fields.dateDebut.initialValue ?? ''),
-                errors: translate(fields.dateDebut.errors),
+                errors: translate(fields.dateDebut),
                 required: true,
               }}
               end={{
@@ -278,7 +294,7 @@ export function UserCreateForm({
                 id: fields.dateFin.id,
                 label: labels.dateFin,
                 defaultValue: String(fields.dateFin.initialValue ?? ''),
-                errors: translate(fields.dateFin.errors),
+                errors: translate(fields.dateFin),
                 required: true,
               }}
             />
@@ -293,6 +309,8 @@ export function UserCreateForm({
         <div className="flex flex-wrap gap-2">
           <Button
             type="submit"
+            name="intent"
+            value={INTENT}
             disabled={pending || blocked}
             aria-disabled={pending || blocked}
             aria-describedby={blocked && !pending ? 'user-save-hint' : undefined}
@@ -333,31 +351,40 @@ function formMessage(
   return formProblem(t, reply, labels) ?? t('errors.saveFailed')
 }
 
-type MailStatus = 'short' | 'checking' | 'free' | 'used' | 'inactive' | 'unknown'
+type MailStatus = 'short' | 'typing' | 'malformed' | 'checking' | 'free' | 'used' | 'inactive' | 'unknown'
 type MailAnswer = { mail: string | null; actif: boolean | null; asked: string; failed: boolean }
 
 /**
  * Spec §4, §5: whether the address typed has an account, checked after a pause once it has 3
- * characters: an active account → used, an inactive one → linked account inactive, none → free. A
- * check that could not be made is `unknown` and blocks nothing (the save checks again).
+ * characters: an active account → used, an inactive one → linked account inactive, none → free. Its
+ * form and length (spec §9) come first: an address too long or not one is `malformed`, said after the
+ * same pause (`typing` until then), and never asked about. A check that could not be made is
+ * `unknown` and blocks nothing (the save checks again).
  */
 export function useMailCheck(url = '/pages/admin/user/mail') {
   const fetcher = useFetcher<MailAnswer>()
   const timer = useRef<ReturnType<typeof setTimeout>>()
   const [asked, setAsked] = useState('')
+  // The malformed address the pause has passed on: its problem is said.
+  const [judged, setJudged] = useState<string | null>(null)
+  const problem = asked.length < 3 ? null : mailProblem(asked)
   const answer = fetcher.data && fetcher.data.asked === asked ? fetcher.data : undefined
   const status: MailStatus =
     asked.length < 3
       ? 'short'
-      : !answer
-        ? 'checking'
-        : answer.failed
-          ? 'unknown'
-          : answer.mail === null
-            ? 'free'
-            : answer.actif
-              ? 'used'
-              : 'inactive'
+      : problem
+        ? judged === asked
+          ? 'malformed'
+          : 'typing'
+        : !answer
+          ? 'checking'
+          : answer.failed
+            ? 'unknown'
+            : answer.mail === null
+              ? 'free'
+              : answer.actif
+                ? 'used'
+                : 'inactive'
   // The latest `load` for the timer; `check` itself stays the same function for the page's life.
   const load = useRef(fetcher.load)
   load.current = fetcher.load
@@ -365,18 +392,23 @@ export function useMailCheck(url = '/pages/admin/user/mail') {
     const mail = value.trim()
     setAsked(mail)
     clearTimeout(timer.current)
-    if (mail.length < 3 || mail.length > 200) return
-    timer.current = setTimeout(() => load.current(`${url}?mail=${encodeURIComponent(mail)}`), wait)
+    if (mail.length < 3) return
+    timer.current = setTimeout(() => {
+      if (mailProblem(mail)) setJudged(mail)
+      else load.current(`${url}?mail=${encodeURIComponent(mail)}`)
+    }, wait)
   })
   useEffect(() => () => clearTimeout(timer.current), [])
   type T = ReturnType<typeof useTranslation>['t']
-  /** What the check says under the field: the address used, or held by an inactive account. */
+  /** What the check says under the field: the address malformed, used, or held by an inactive account. */
   const errors = (t: T) =>
-    status === 'used'
-      ? [t('errors.MAIL_ALREADY_USED')]
-      : status === 'inactive'
-        ? [t('userCreate.mailInactive')]
-        : undefined
+    status === 'malformed' && problem
+      ? [t(problem)]
+      : status === 'used'
+        ? [t('errors.MAIL_ALREADY_USED')]
+        : status === 'inactive'
+          ? [t('userCreate.mailInactive')]
+          : undefined
   /** And while it runs, or once the address is found free. */
   const hint = (t: T) =>
     status === 'free' ? t('userCreate.mailFree') : status === 'checking' ? t('userCreate.mailChecking') : undefined

@@ -1,6 +1,6 @@
 import type { SubmissionResult } from '@conform-to/react'
 import { useActionData, useNavigation } from '@remix-run/react'
-import { type RefObject, useEffect, useRef, useState } from 'react'
+import { type FormEvent, type RefObject, useEffect, useRef, useState } from 'react'
 import type { Message } from './api-errors'
 
 /**
@@ -49,4 +49,32 @@ export function useTyped<Name extends string>(
   latest.current = refresh
   useEffect(() => latest.current(), deps)
   return { typed, refresh }
+}
+
+const NONE: ReadonlySet<string> = new Set()
+
+/**
+ * A failed save's field errors follow what is typed: once a field is changed, the errors `reply`
+ * gave it are gone (its live check, if any, speaks instead) until the next reply. The form's
+ * `onInput` notes the field changed (a select's change is an input event too); `current(field)` is
+ * what the field (conform's metadata) shows.
+ */
+export function useErrorsFollowInput(reply: unknown) {
+  const [edited, setEdited] = useState<{ reply: unknown; names: ReadonlySet<string> }>({ reply, names: NONE })
+  const names = edited.reply === reply ? edited.names : NONE
+  return {
+    onInput(event: FormEvent<HTMLFormElement>) {
+      const target = event.target
+      const name =
+        target instanceof HTMLInputElement ||
+        target instanceof HTMLSelectElement ||
+        target instanceof HTMLTextAreaElement
+          ? target.name
+          : ''
+      if (name && !names.has(name)) setEdited({ reply, names: new Set(names).add(name) })
+    },
+    current(field: { name: string; errors?: string[] | undefined }) {
+      return names.has(field.name) ? undefined : field.errors
+    },
+  }
 }

@@ -1,4 +1,5 @@
 import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
+import { data } from '@remix-run/cloudflare'
 import { createUserFormSchema } from '../../worker-api/contract/user-admin'
 import type { requireAdmin } from './auth.server'
 import { formFailure, readForm } from './form.server'
@@ -6,19 +7,20 @@ import { i18nServer } from './i18n.server'
 
 type Auth = Awaited<ReturnType<typeof requireAdmin>>
 
-/** What the form typed before it asked for a structure's functions (a GET of itself), to show it again. */
+/** What the form typed before it asked for a structure's functions (without JavaScript), to show it again. */
 const KEPT = ['mail', 'confirmation', 'nom', 'prenom', 'admin', 'fonction', 'dateDebut', 'dateFin'] as const
 export type UserFormValues = Record<(typeof KEPT)[number], string>
 
 /**
  * What the create-user form needs (spec §2 logged mode, §4): the structures of the admin's scope, the
  * chosen one and its functions (the function list depends on the structure). The structure comes
- * from the URL when the form asked for another one (`?structure=`, with or without JavaScript),
- * else from the route (`preset`, admin/user/{idStructure}/new), which must be in the scope.
+ * from the form when it `posted` itself to ask for another one's functions (without JavaScript,
+ * what is typed then shown again), else from the URL (`?structure=`, alone: nothing typed goes
+ * there), else from the route (`preset`, admin/user/{idStructure}/new), which must be in the scope.
  */
-export async function userFormData(request: Request, auth: Auth, preset: number | null) {
+export async function userFormData(request: Request, auth: Auth, preset: number | null, posted?: FormData) {
   const url = new URL(request.url).searchParams
-  const asked = url.has('structure') ? Number(url.get('structure')) : preset
+  const asked = posted ? Number(posted.get('structure')) : url.has('structure') ? Number(url.get('structure')) : preset
   const wanted = asked !== null && Number.isSafeInteger(asked) && asked > 0 ? asked : null
   // The functions are asked for alongside the structures; a structure outside the scope answers none.
   const [structures, fonctions, t] = await Promise.all([
@@ -40,10 +42,21 @@ export async function userFormData(request: Request, auth: Auth, preset: number 
     structureId,
     fonctions: structureId && fonctions?.ok ? fonctions.data : [],
     preset: presetStructure ? { id: presetStructure.id, nom: presetStructure.nom } : null,
-    values: Object.fromEntries(KEPT.map((name) => [name, url.get(name) ?? ''])) as UserFormValues,
+    values: Object.fromEntries(KEPT.map((name) => [name, String(posted?.get(name) ?? '')])) as UserFormValues,
     constraint: getZodConstraint(createUserFormSchema),
     title: `${t('userCreate.title')} · ${t('app.name')}`,
   }
+}
+
+/**
+ * The create-user form's post: Save (`intent=user`), or, without JavaScript, "show functions"
+ * (`intent=fonctions`): the form again, for the structure chosen and with what was typed.
+ */
+export async function userFormAction(request: Request, auth: Auth, preset: number | null) {
+  const form = await readForm(request)
+  if (form.get('intent') !== 'fonctions') return createUser(request, form, auth)
+  const reloaded = await userFormData(request, auth, preset, form)
+  return data({ ...reloaded, intent: 'fonctions' as const }, { headers: await auth.headers() })
 }
 
 /**
@@ -52,8 +65,8 @@ export async function userFormData(request: Request, auth: Auth, preset: number 
  * in logged creation, on the form with the address; the post's refusals on their fields. Success
  * goes to the access page (spec §2) with a notice: the user got an invitation to choose a password.
  */
-export async function createUser(request: Request, auth: Auth) {
-  const submission = parseWithZod(await readForm(request), { schema: createUserFormSchema })
+async function createUser(request: Request, form: FormData, auth: Auth) {
+  const submission = parseWithZod(form, { schema: createUserFormSchema })
   if (submission.status !== 'success') return formFailure('user', submission, { headers: await auth.headers() })
   const { mail, nom, prenom, admin, structure, fonction, dateDebut, dateFin } = submission.value
   const result = await auth.settle(

@@ -135,7 +135,7 @@ export const en: Resource = {
     saving: 'Saving…',
     cancel: 'Cancel',
     saveHint:
-      'Save becomes available once the address is available and confirmed, and the last or first name, the structure, the function and the period are filled in.',
+      'Save becomes available once the address is available and confirmed, and the last name, the first name, the structure, the function and the period are filled in.',
     withAttribute: '{{message}} ({{attribut}})',
     created: 'User {{mail}} created: an invitation was sent to them.',
   },
@@ -223,7 +223,7 @@ export const en: Resource = {
     submit: 'Validate',
     submitting: 'Sending the request…',
     submitHint:
-      'Validate becomes available once the address is free and confirmed, and the company and the last or first name are filled in.',
+      'Validate becomes available once the address is free and confirmed, and the company, the last name and the first name are filled in.',
     done: 'Your registration request is saved: you will get an e-mail as soon as an administrator accepts it.',
   },
   renew: {

@@ -134,7 +134,7 @@ export const fr = {
     saving: 'Enregistrement…',
     cancel: 'Annuler',
     saveHint:
-      'Enregistrer s’active quand l’adresse est disponible et confirmée, et que le nom ou le prénom, la structure, la fonction et la période sont renseignés.',
+      'Enregistrer s’active quand l’adresse est disponible et confirmée, et que le nom, le prénom, la structure, la fonction et la période sont renseignés.',
     withAttribute: '{{message}} ({{attribut}})',
     created: 'Utilisateur {{mail}} créé : une invitation lui a été envoyée.',
   },
@@ -223,7 +223,7 @@ export const fr = {
     submit: 'Valider',
     submitting: 'Envoi de la demande…',
     submitHint:
-      "Valider s'active quand l'adresse est disponible et confirmée, et que l'entreprise et le nom ou le prénom sont renseignés.",
+      "Valider s'active quand l'adresse est disponible et confirmée, et que l'entreprise, le nom et le prénom sont renseignés.",
     done: "Votre demande d'inscription est enregistrée : vous recevrez un mail dès qu'un administrateur l'aura acceptée.",
   },
   renew: {

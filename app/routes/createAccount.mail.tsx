@@ -1,5 +1,6 @@
 import { data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { publicApi, read } from '~/lib/api.server'
+import { mailProblem } from '../../worker-api/contract/mail-rules'
 
 /**
  * The registration form's mail check (spec §4 public registration flow; GET
@@ -9,7 +10,8 @@ import { publicApi, read } from '~/lib/api.server'
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const asked = new URL(request.url).searchParams.get('mail')?.trim() ?? ''
-  if (asked.length < 1 || asked.length > 200) {
+  // Only a well-formed address is asked about (spec §5, §9): the form says what is wrong with another.
+  if (mailProblem(asked)) {
     return data({ mail: null, actif: null, asked, failed: true }, { status: 400 })
   }
   const result = await read(

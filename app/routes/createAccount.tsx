@@ -126,7 +126,8 @@ export default function CreateAccount() {
     hydrated &&
     (typed === null ||
       !(mailCheck.status === 'free' || mailCheck.status === 'unknown') ||
-      (typed.nom === '' && typed.prenom === '') ||
+      typed.nom === '' ||
+      typed.prenom === '' ||
       typed.mail.toLowerCase() !== typed.confirmation.toLowerCase() ||
       typed.structure === '')
 

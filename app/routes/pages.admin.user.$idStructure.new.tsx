@@ -1,10 +1,10 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/cloudflare'
-import { useLoaderData } from '@remix-run/react'
+import { useActionData, useLoaderData } from '@remix-run/react'
 import { CreateUserScreen } from '~/components/user-create-form'
 import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { structureId as structureInPath } from '~/lib/structure-form.server'
-import { createUser, userFormData } from '~/lib/user-form.server'
+import { userFormAction, userFormData } from '~/lib/user-form.server'
 
 export const handle: BreadcrumbHandle = {
   breadcrumb: (data, t) => {
@@ -32,12 +32,15 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
   const auth = await requireAdmin(request, context)
-  structureInPath(params.idStructure)
-  return createUser(request, auth)
+  return userFormAction(request, auth, structureInPath(params.idStructure))
 }
 
 export default function CreateUserInStructure() {
-  const { structures, structureId, fonctions, values, constraint, preset } = useLoaderData<typeof loader>()
+  // Without JavaScript, "show functions" answers the form for the structure chosen.
+  const reloaded = useActionData<typeof action>()
+  const loaded = useLoaderData<typeof loader>()
+  const { structures, structureId, fonctions, values, constraint, preset } =
+    reloaded?.intent === 'fonctions' ? reloaded : loaded
   return (
     <CreateUserScreen
       structures={structures}

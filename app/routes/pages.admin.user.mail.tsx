@@ -1,5 +1,6 @@
 import { data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { requireAdmin } from '~/lib/auth.server'
+import { mailProblem } from '../../worker-api/contract/mail-rules'
 
 /**
  * The create-user form's mail check (spec §4, §5; GET rest/public/bd/utilisateur/mail?mail=), for
@@ -10,7 +11,8 @@ import { requireAdmin } from '~/lib/auth.server'
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = await requireAdmin(request, context)
   const asked = new URL(request.url).searchParams.get('mail')?.trim() ?? ''
-  if (asked.length < 1 || asked.length > 200) {
+  // Only a well-formed address is asked about (spec §5, §9): the form says what is wrong with another.
+  if (mailProblem(asked)) {
     return data({ mail: null, actif: null, asked, failed: true }, { status: 400 })
   }
   const result = await auth.settle(auth.api.rest.public.bd.utilisateur.mail.$get({ query: { mail: asked } }))

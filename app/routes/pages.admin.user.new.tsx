@@ -1,9 +1,9 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/cloudflare'
-import { useLoaderData } from '@remix-run/react'
+import { useActionData, useLoaderData } from '@remix-run/react'
 import { CreateUserScreen } from '~/components/user-create-form'
 import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
-import { createUser, userFormData } from '~/lib/user-form.server'
+import { userFormAction, userFormData } from '~/lib/user-form.server'
 
 export const handle: BreadcrumbHandle = {
   breadcrumb: (_data, t) => [
@@ -20,11 +20,15 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
-  return createUser(request, await requireAdmin(request, context))
+  return userFormAction(request, await requireAdmin(request, context), null)
 }
 
 export default function CreateUser() {
-  const { structures, structureId, fonctions, values, constraint } = useLoaderData<typeof loader>()
+  // Without JavaScript, "show functions" answers the form for the structure chosen.
+  const reloaded = useActionData<typeof action>()
+  const loaded = useLoaderData<typeof loader>()
+  const { structures, structureId, fonctions, values, constraint } =
+    reloaded?.intent === 'fonctions' ? reloaded : loaded
   return (
     <CreateUserScreen
       structures={structures}

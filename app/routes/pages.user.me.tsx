@@ -14,7 +14,7 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '~/com
 import { apiMessage, fieldErrors, type Message } from '~/lib/api-errors'
 import { requireUser } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
-import { type FormReply, useFormReply, usePendingIntent } from '~/lib/form'
+import { type FormReply, useErrorsFollowInput, useFormReply, usePendingIntent } from '~/lib/form'
 import { readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { type ChangePasswordForm, changePasswordFormSchema } from '../../worker-api/contract/password'
@@ -107,6 +107,7 @@ function ProfileForm({ me, constraint }: { me: User; constraint: Constraint }) {
     constraint,
     shouldValidate: 'onSubmit',
   })
+  const shown = useErrorsFollowInput(last)
   return (
     <Card>
       <CardHeader>
@@ -119,6 +120,7 @@ function ProfileForm({ me, constraint }: { me: User; constraint: Constraint }) {
           action={`/pages/user/me#${form.id}`}
           {...getFormProps(form)}
           className="grid gap-4 sm:grid-cols-2"
+          onInput={shown.onInput}
         >
           <input type="hidden" name="intent" value="profile" />
           <FormError
@@ -133,6 +135,7 @@ function ProfileForm({ me, constraint }: { me: User; constraint: Constraint }) {
             fields={fields}
             login={me.login}
             own
+            current={shown.current}
             mailHint={
               me.mailEnAttente ? (
                 <span className="mt-1 flex items-start gap-2 rounded-md border border-primary/30 bg-primary/5 p-2 text-sm text-foreground">

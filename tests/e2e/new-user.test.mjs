@@ -210,3 +210,20 @@ describe('the verification without JavaScript', () => {
     await page.context().close()
   })
 })
+
+describe('a new administrator on their profile with JavaScript', () => {
+  it('after a failed save, sees a field’s error go once the field is typed again', async () => {
+    const page = await newPage({ javaScriptEnabled: true })
+    await signIn(page, { javaScriptEnabled: true }, 'admin', 'Admin1234')
+    await page.goto('/pages/user/me')
+    const nom = page.getByLabel('Nom', { exact: true })
+    const before = await nom.inputValue()
+    await nom.fill('')
+    await page.getByRole('button', { name: 'Enregistrer', exact: true }).click()
+    await page.getByText('Ce champ est obligatoire').waitFor()
+    await nom.fill(before)
+    await page.getByText('Ce champ est obligatoire').waitFor({ state: 'detached' })
+    assert.notEqual(await nom.getAttribute('aria-invalid'), 'true')
+    await page.context().close()
+  })
+})

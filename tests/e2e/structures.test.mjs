@@ -191,3 +191,20 @@ for (const [index, mode] of MODES.entries()) {
     })
   })
 }
+
+describe('a new administrator in the structure form with JavaScript', () => {
+  it('after a failed save, sees the name’s error go once it is typed, and the name check speak', async () => {
+    const page = await newPage({ javaScriptEnabled: true })
+    await signIn(page, { javaScriptEnabled: true }, 'admin', 'Admin1234')
+    await page.goto('/pages/admin/structure')
+    await page.getByRole('button', { name: 'Enregistrer' }).click()
+    const nom = page.getByLabel('Nom')
+    const nomMessages = () => nom.evaluate((input) => document.getElementById(`${input.id}-error`)?.textContent ?? '')
+    await page.getByText('Ce champ est obligatoire').first().waitFor()
+    assert.match(await nomMessages(), /Ce champ est obligatoire/)
+    await nom.fill('agence lille')
+    await page.getByText('Agence Lille déjà utilisé').waitFor()
+    assert.doesNotMatch(await nomMessages(), /Ce champ est obligatoire/)
+    await page.context().close()
+  })
+})

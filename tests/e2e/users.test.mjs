@@ -144,3 +144,87 @@ for (const [index, mode] of MODES.entries()) {
     })
   })
 }
+
+describe('a new administrator creating a user with JavaScript', () => {
+  /** The create-user form of Agence Lille, filled but for the address. */
+  async function fillAllButTheAddress(page) {
+    await signIn(page, { javaScriptEnabled: true }, 'admin', 'Admin1234')
+    await page.goto('/pages/admin/user/4/new')
+    await page.getByLabel('Nom', { exact: true }).fill('Martin')
+    await page.getByLabel('Prénom').fill('Léa')
+    await page.getByLabel('Fonction').selectOption({ label: 'Opérateur pesage' })
+    await page.getByLabel('Date de début').fill(wireDate(0))
+    await page.getByLabel('Date de fin').fill(wireDate(30))
+  }
+
+  it('is told an address is malformed or too long, not that it is available, and cannot save it', async () => {
+    const page = await newPage({ javaScriptEnabled: true })
+    await fillAllButTheAddress(page)
+    const long = `${'a'.repeat(41)}@portail.example`
+    for (const [typed, message] of [
+      ['abc', 'Adresse e-mail invalide'],
+      [long, "L'adresse e-mail compte 50 caractères au plus"],
+    ]) {
+      await page.getByLabel('Adresse e-mail', { exact: true }).fill(typed)
+      await page.getByLabel('Confirmation de l’adresse e-mail').fill(typed)
+      await page.getByText(message).waitFor()
+      assert.equal(await page.getByText('Adresse disponible').count(), 0, typed)
+      assert.equal(await page.getByRole('button', { name: 'Enregistrer' }).isDisabled(), true, typed)
+    }
+    await page.context().close()
+  })
+
+  it('can save once both the last and the first name are there, as the hint says (spec §5)', async () => {
+    const page = await newPage({ javaScriptEnabled: true })
+    await fillAllButTheAddress(page)
+    const free = `lea.martin.${Date.now()}@portail.example`
+    await page.getByLabel('Adresse e-mail', { exact: true }).fill(free)
+    await page.getByLabel('Confirmation de l’adresse e-mail').fill(free)
+    await page.getByText('Adresse disponible').waitFor()
+    const save = page.getByRole('button', { name: 'Enregistrer' })
+    assert.equal(await save.isEnabled(), true)
+    await page.getByLabel('Prénom').fill('')
+    await page.getByText('et que le nom, le prénom, la structure, la fonction et la période sont renseignés').waitFor()
+    assert.equal(await save.isDisabled(), true)
+    await page.context().close()
+  })
+})
+
+for (const [index, mode] of MODES.entries()) {
+  describe(`a new administrator creating a user ${mode.name}`, () => {
+    it('sees the functions of the structure chosen with no address in the URL, and saves with Enter', async () => {
+      const page = await newPage(mode)
+      const mail = `entree${index + 1}.${Date.now()}@portail.example`
+      await signIn(page, mode, 'admin', 'Admin1234')
+      await page.goto('/pages/admin/user/new')
+      await page.getByLabel('Adresse e-mail', { exact: true }).fill(mail)
+      await page.getByLabel('Confirmation de l’adresse e-mail').fill(mail)
+      await page.getByLabel('Nom', { exact: true }).fill('Entrée')
+      await page.getByLabel('Prénom').fill('Eva')
+      if (mode.javaScriptEnabled) {
+        await page.getByRole('combobox', { name: 'Structure' }).fill('Agence Lille')
+        await page.getByRole('option', { name: 'Agence Lille' }).click()
+        await page.waitForURL((url) => url.searchParams.get('structure') === '4')
+      } else {
+        await page.getByLabel('Structure').selectOption({ label: 'Agence Lille' })
+        await page.getByRole('button', { name: 'Afficher les fonctions' }).click()
+      }
+      await page.getByLabel('Fonction').selectOption({ label: 'Opérateur pesage' })
+      // Only the structure may go in the address bar (and so in histories and logs), never the mail.
+      assert.ok(!decodeURIComponent(page.url()).includes(mail), page.url())
+      assert.equal(await page.getByLabel('Adresse e-mail', { exact: true }).inputValue(), mail)
+      assert.equal(await page.getByLabel('Prénom').inputValue(), 'Eva')
+      if (mode.javaScriptEnabled) await page.getByText('Adresse disponible').waitFor()
+      await page.getByLabel('Date de début').fill(wireDate(0))
+      await page.getByLabel('Date de fin').fill(wireDate(30))
+      // Enter sends the form to be saved (what the save answers is the first test's business).
+      const sent = page.waitForRequest(
+        (request) =>
+          request.method() === 'POST' && new URLSearchParams(request.postData() ?? '').get('intent') === 'user',
+      )
+      await page.getByLabel('Date de fin').press('Enter')
+      assert.equal(new URLSearchParams((await sent).postData() ?? '').get('mail'), mail)
+      await page.context().close()
+    })
+  })
+}

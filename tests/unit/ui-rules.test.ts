@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
 import { isAdminPath } from '../../app/lib/breadcrumb'
 import { afterLogin, safeRedirect } from '../../app/lib/safe-redirect'
 import { themeStylesheet } from '../../app/lib/theme.server'
+import { MAIL_PATTERN, mailProblem } from '../../worker-api/contract/mail-rules'
+import { posteFormSchema } from '../../worker-api/contract/structure'
+import { mailSchema } from '../../worker-api/contract/user'
+import { createUserFormSchema } from '../../worker-api/contract/user-admin'
 
 describe('redirect after sign-in (DESIGN §3)', () => {
   it.each([
@@ -38,5 +43,47 @@ describe('per-host stylesheet (spec §1, DESIGN §7)', () => {
     expect(themeStylesheet(new Request('https://LOGISTIQUE.example.org/'))).toBe('/styles/logistique.css')
     expect(themeStylesheet(new Request('http://localhost:8787/'))).toBe('/styles/default.css')
     expect(themeStylesheet(new Request('https://inconnu.example.org/'))).toBe('/styles/default.css')
+  })
+})
+
+describe('the address checked as it is typed (spec §5, §9)', () => {
+  const long = `${'a'.repeat(41)}@portail.example`
+
+  it('says what is wrong with the form or the length before any availability is asked', () => {
+    expect(long).toHaveLength(57)
+    expect(mailProblem('abc')).toBe('validation.mail')
+    expect(mailProblem(long)).toBe('validation.mailMax')
+    expect(mailProblem('  ')).toBe('validation.required')
+    expect(mailProblem(' jean.dupont@portail.example ')).toBeNull()
+  })
+
+  it('is the rule the save applies, zod’s address pattern included', () => {
+    for (const mail of ['abc', long, 'a@b', 'a..b@portail.example', "o'neil+x@sub.portail.fr", 'x@portail.example']) {
+      const saved = mailSchema.safeParse(mail)
+      expect(saved.success ? null : saved.error.issues[0]?.message, mail).toBe(mailProblem(mail))
+      expect(MAIL_PATTERN.test(mail), mail).toBe(z.regexes.email.test(mail))
+    }
+  })
+})
+
+describe('an empty date (spec §5 create user, add post)', () => {
+  const messages = (result: { error?: z.ZodError }, field: string) =>
+    result.error?.issues.filter((issue) => issue.path.join('.') === field).map((issue) => issue.message)
+
+  it('is said missing once, not also malformed', () => {
+    const created = createUserFormSchema.safeParse({
+      mail: 'jean.dupont@portail.example',
+      confirmation: 'jean.dupont@portail.example',
+      nom: 'Dupont',
+      prenom: 'Jean',
+      structure: '4',
+      fonction: '2',
+      dateDebut: '',
+      dateFin: '  ',
+    })
+    expect(messages(created, 'dateDebut')).toEqual(['validation.required'])
+    expect(messages(created, 'dateFin')).toEqual(['validation.required'])
+    const poste = posteFormSchema.safeParse({ utilisateur: '3', fonction: '2', dateDebut: '01/01/2026', dateFin: '' })
+    expect(messages(poste, 'dateFin')).toEqual(['validation.required'])
   })
 })

@@ -37,7 +37,8 @@ export const pageQuery = {
 export const wireDateSchema = z
   .string('validation.required')
   .trim()
-  .min(1, 'validation.required')
+  // An empty date is missing, not also malformed: one message per problem.
+  .min(1, { message: 'validation.required', abort: true })
   .refine((value) => fromWireDate(value) !== null, 'validation.date')
   .describe('dd/MM/yyyy')
 

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { positiveInt } from './common'
+import { MAIL_MAX, MAIL_PATTERN } from './mail-rules'
 
 export const posteSchema = z.object({
   id: z.number().int(),
@@ -38,8 +39,8 @@ export const mailSchema = z
   .string('validation.required')
   .trim()
   .min(1, 'validation.required')
-  .max(50, 'validation.mailMax')
-  .regex(z.regexes.email, 'validation.mail')
+  .max(MAIL_MAX, 'validation.mailMax')
+  .regex(MAIL_PATTERN, 'validation.mail')
 
 export const nameSchema = z
   .string('validation.required')
