@@ -132,7 +132,13 @@ describe('the finish of the first screens', () => {
     assert.equal(await page.getByText(/identifier/i).count(), 0)
     // A poste is a "post", as everywhere else in the portal, never a "position".
     await page.getByRole('heading', { name: 'My posts' }).waitFor()
-    assert.equal(await page.locator('main').getByText(/\bpositions?\b/i).count(), 0)
+    assert.equal(
+      await page
+        .locator('main')
+        .getByText(/\bpositions?\b/i)
+        .count(),
+      0,
+    )
     await page.context().close()
   })
 })
