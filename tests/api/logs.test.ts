@@ -336,6 +336,30 @@ describe('GET /rest/bd/logs/: range, scope, search and pages', () => {
     expect(orphan).toMatchObject({ user: null, structure: null })
   })
 
+  it("shows a carrier's registration entry to the administrators of its company's scope only", async () => {
+    const admins = await administrators()
+    // A registration with a company in Agence Lille (Direction Nord's), waiting in Nord's queue.
+    const pending = await createUser({
+      registration: 'PENDING',
+      password: null,
+      actif: false,
+      registrationStructure: 4,
+    })
+    const day = '2025-01-16T10:00:00.000Z'
+    await entriesAt(pending.id, [day], {
+      type_log: 'ADMINISTRATION',
+      nom_log: 'INSCRIPTION',
+      commentaire: 'inscrit-lille',
+    })
+    const seen = async (token: string) =>
+      (await history(token, { dateDebut: '20250116', dateFin: '20250116' })).entries
+        .map((entry) => entry.commentaire)
+        .filter((comment) => comment === 'inscrit-lille')
+    expect(await seen(admins.root)).toEqual(['inscrit-lille'])
+    expect(await seen(admins.nord)).toEqual(['inscrit-lille'])
+    expect(await seen(admins.sud)).toEqual([])
+  })
+
   it('answers 403 to a user who is not an administrator, and 401 without a session', async () => {
     const user = await createUser({ postes: [currentPost(4, 2)] })
     const { accessToken } = await sessionFor(user.id)
