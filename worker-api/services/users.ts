@@ -1,4 +1,11 @@
-import { type Expression, type ExpressionBuilder, type InferResult, type SqlBool, sql } from 'kysely'
+import {
+  type Expression,
+  type ExpressionBuilder,
+  type InferResult,
+  type SelectQueryBuilder,
+  type SqlBool,
+  sql,
+} from 'kysely'
 import type { Poste, ProfileInput, User } from '../contract/user'
 import { batch, type DB, getDb, insertWhen } from '../db/client'
 import type { Database, UtilisateurRow } from '../db/schema'
@@ -265,7 +272,7 @@ export async function updateProfile(
     // The same address (perhaps in another case): nothing to prove, nobody to tell. An invited
     // user's corrected one: its writes go with the update.
     const correction = corrected
-      ? await mailCorrection(db, actor, { ...row, ...input }, row.mail, context, now)
+      ? await mailCorrection(db, actor, { ...row, ...input }, row.mail, context, now, managed)
       : { before: [], after: [] }
     try {
       return queuedIds(await batch(env.DB, [...correction.before, names(input.mail), ...correction.after]))
@@ -307,28 +314,42 @@ async function mailCorrection(
   formerMail: string,
   context: { origin: string; userAgent: string | null },
   now: Date,
+  managed: SelectQueryBuilder<Database, keyof Database, unknown>,
 ) {
   const at = now.toISOString()
   const language = mailLanguage(user.langue)
   const login = loginAfterMailChange({ login: user.login, mail: formerMail }, user.mail)
+  // Every statement holds only while the administrator may still manage the user, as the update does.
   const invitation =
-    user.actif && !user.supprime ? await invitationWrites(db, actor, { ...user, login }, context, now) : null
-  const voided = [voidPasswordLinks(db, user.id, at), voidMailChanges(db, user.id, at)]
+    user.actif && !user.supprime
+      ? await invitationWrites(db, actor, { ...user, login }, context, now, { onlyIf: managed })
+      : null
+  const voided = [
+    voidPasswordLinks(db, user.id, at).where(({ exists }) => exists(managed)),
+    voidMailChanges(db, user.id, at).where(({ exists }) => exists(managed)),
+  ]
   const told = queueMail(
     db,
     { ...mailChangedMail(language, user, user.mail), to: formerMail, userId: user.id, kind: 'MAIL_CHANGED' },
     now,
+    managed,
   )
   const welcome = invitation
     ? Object.values(invitation.statements)
     : // An invited user left without a link shows none (`tokenRegister`).
-      [db.updateTable('utilisateur').set({ token_register_expires_at: null }).where('id', '=', user.id)]
+      [
+        db
+          .updateTable('utilisateur')
+          .set({ token_register_expires_at: null })
+          .where('id', '=', user.id)
+          .where(({ exists }) => exists(managed)),
+      ]
   return {
     before: voided,
     after: [
       told,
       ...welcome,
-      db.insertInto('log').values(mailChangeLog(actor.id, formerMail, user.mail, context.userAgent, user.id)),
+      insertWhen(db, 'log', mailChangeLog(actor.id, formerMail, user.mail, context.userAgent, user.id), managed),
     ],
   }
 }
