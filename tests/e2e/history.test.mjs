@@ -229,6 +229,22 @@ for (const [index, mode] of MODES.entries()) {
       await admin.context().close()
     })
 
+    it("takes today from the organisation's calendar, not from a browser's clock in another time zone", async () => {
+      if (!mode.javaScriptEnabled) return
+      // Whatever the hour, one of these two is on another day than Paris (UTC+14 and UTC−11).
+      const dayIn = (timeZone) => new Intl.DateTimeFormat('en-CA', { timeZone }).format(new Date())
+      const timezoneId = ['Pacific/Kiritimati', 'Pacific/Pago_Pago'].find((zone) => dayIn(zone) !== isoDay(0))
+      assert.ok(timezoneId)
+      const admin = await newPage({ ...mode, timezoneId })
+      await signIn(admin, mode, 'admin', 'Admin1234')
+      await admin.goto(HISTORY)
+      await admin.getByRole('button', { name: 'Choisir sur le calendrier' }).click()
+      await admin.getByRole('button', { name: '7 derniers jours' }).click()
+      assert.equal(await admin.getByLabel('Au', { exact: true }).inputValue(), isoDay(0))
+      assert.equal(await admin.getByLabel('Du', { exact: true }).inputValue(), isoDay(-6))
+      await admin.context().close()
+    })
+
     it('says a period that is not one on its fields, and reads nothing', async () => {
       const admin = await newPage(mode)
       await signIn(admin, mode, 'admin', 'Admin1234')

@@ -25,14 +25,22 @@ export function useBrowser() {
     })
   })
   after(async () => holder.browser?.close())
-  /** A fresh context: French by default, JavaScript on unless `javaScriptEnabled: false`. */
-  return async function newPage({ javaScriptEnabled = true, locale = 'fr-FR', acceptLanguage } = {}) {
+  /**
+   * A fresh context: French by default, JavaScript on unless `javaScriptEnabled: false`, its clock in
+   * the organisation's time zone unless another is given.
+   */
+  return async function newPage({
+    javaScriptEnabled = true,
+    locale = 'fr-FR',
+    acceptLanguage,
+    timezoneId = 'Europe/Paris',
+  } = {}) {
     const context = await holder.browser.newContext({
       baseURL: BASE_URL,
       javaScriptEnabled,
       locale,
-      // The organisation's time zone: what a browser's own today (a calendar's) is in.
-      timezoneId: 'Europe/Paris',
+      // The organisation's time zone by default: what a browser's own today (a calendar's) is in.
+      timezoneId,
       extraHTTPHeaders: acceptLanguage ? { 'Accept-Language': acceptLanguage } : {},
     })
     const page = await context.newPage()
