@@ -247,8 +247,18 @@ describe('the hourly caps on mail', () => {
   it("sends 5 links an hour for a carrier's registration, and answers the 6th 429", async () => {
     const admin = await createUser({ admin: true, postes: [currentPost(1, 1)] })
     const { accessToken } = await sessionFor(admin.id)
-    // A registration with a typed company: the carriers' parent (Agence Lille) puts it in scope.
-    const carrier = await createUser({ registration: 'PENDING', password: null, actif: false })
+    // A registration with a carrier company (type 4 under Agence Lille, as the test configuration has it).
+    await db().insertInto('type_structure').values({ id: 4, libelle: 'Transporteur', parent_type_id: 3 }).execute()
+    await db()
+      .insertInto('structure')
+      .values({ id: 5, nom: 'Transports Délai', type_id: 4, parent_id: 4, path: '/1/2/4/5/' })
+      .execute()
+    const carrier = await createUser({
+      registration: 'PENDING',
+      password: null,
+      actif: false,
+      registrationStructure: 5,
+    })
     const authorize = () =>
       post('/rest/bd/authorize/user', { user: { id: carrier.id }, authorize: true }, { token: accessToken })
     for (let i = 0; i < 5; i++) expect((await authorize()).status).toBe(200)
