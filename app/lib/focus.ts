@@ -21,11 +21,11 @@ const controlsOf = (root: Element) =>
 const rowOf = (form: HTMLFormElement) =>
   form.querySelector<HTMLInputElement>('input[type="hidden"][name="id"]')?.value ?? null
 
-/** The controls of the page's main content that act on `row` (a form carrying it). */
+/** The controls of the page's main content that act on `row` (in a form carrying it). */
 const rowControls = (main: HTMLElement, row: string) =>
   controlsOf(main).filter((control) => {
     const form = control.closest('form')
-    return (form && rowOf(form) === row) || control.closest(`[data-row="${CSS.escape(row)}"]`) !== null
+    return form !== null && rowOf(form) === row
   })
 
 /**
@@ -49,7 +49,7 @@ function originOf(from: Element | null, main: HTMLElement): Origin | null {
   }
 }
 
-/** Where focus goes back after the page has settled, or null when it stayed somewhere on its own. */
+/** Where focus goes back once the page has settled: the control, its twin in the row, its place, or the title. */
 function focusTarget(origin: Origin, main: HTMLElement): HTMLElement | null {
   if (origin.control.isConnected && origin.control.matches(FOCUSABLE)) return origin.control
   if (origin.id) {
