@@ -12,8 +12,9 @@ export const CHALLENGE_URL = '/portail-backend/rest/public/bd/captcha/challenge'
 /** What counts as touching a form: a field focused or filled (by hand or by a password manager), a click. */
 const FIRST_TOUCH = ['focusin', 'pointerdown', 'keydown', 'input'] as const
 
-/** Whether someone typed in the form before the page's script took over (no event told us so). */
-const typedBeforeHydration = (form: HTMLFormElement) =>
+/** Whether someone focused or typed in the form before the page's script took over (no event told us so). */
+const touchedBeforeHydration = (form: HTMLFormElement) =>
+  form.contains(document.activeElement) ||
   [...form.querySelectorAll('input')].some((input) => input.type !== 'hidden' && input.value !== '')
 export type CaptchaQuestion = { a: number; b: number; question: string }
 /** Which widget the server checks (CAPTCHA_PROVIDER), and Turnstile's public site key. */
@@ -97,7 +98,7 @@ export function Captcha({
     const stop = () => {
       for (const name of FIRST_TOUCH) form?.removeEventListener(name, load)
     }
-    if (!form || typedBeforeHydration(form)) return load()
+    if (!form || touchedBeforeHydration(form)) return load()
     for (const name of FIRST_TOUCH) form.addEventListener(name, load, { passive: true })
     return stop
   }, [config.provider])

@@ -94,6 +94,23 @@ describe('sign-in details', () => {
     await page.context().close()
   })
 
+  it('offers the verification box to someone who clicked into the form before the page’s scripts ran', async () => {
+    const page = await newPage({ javaScriptEnabled: true })
+    // The page's scripts arrive only after the click, as on a slow connection.
+    let release
+    const held = new Promise((resolve) => (release = resolve))
+    await page.route(/\/assets\/.*\.js$/, async (route) => {
+      await held
+      await route.continue()
+    })
+    // Module scripts hold DOMContentLoaded back: wait for the field itself.
+    await page.goto('/login', { waitUntil: 'commit' })
+    await page.getByLabel('Identifiant').click()
+    release()
+    await page.getByRole('checkbox').first().waitFor()
+    await page.context().close()
+  })
+
   it('lets demo users sign in on 127.0.0.1 as on localhost', async () => {
     const page = await newPage({ javaScriptEnabled: true })
     await signIn(page, { javaScriptEnabled: true }, 'agent', 'Agent1234', `http://127.0.0.1:${PORT}/login`)
