@@ -3,6 +3,7 @@ import type { getZodConstraint } from '@conform-to/zod/v4'
 import { Form, useActionData, useLocation, useSubmit } from '@remix-run/react'
 import { CalendarClock, Mail, Save, Trash2 } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
+import { anchorId, FOCUS_FIELD, neighbourOf } from '~/lib/focus'
 import { type FormReply, useErrorsFollowInput, useFormReply, usePendingIntent } from '~/lib/form'
 import { useHydrated } from '~/lib/hydrated'
 import { urlWith } from '~/lib/url'
@@ -26,6 +27,13 @@ type Props = {
   upcoming: { application: ApplicationSummary; dateDebut: string }[]
   constraint: ReturnType<typeof getZodConstraint>
 }
+
+/** The ids the page's forms bring focus back to, without JavaScript (`FOCUS_FIELD`). */
+const SAVE_PROFILE = 'enregistrer-profil'
+const APPLY_FLAGS = 'appliquer-etats'
+const INVITE = 'inviter'
+/** The prefix of the post rows' ids (`poste-3`). */
+const POSTE_ROW = 'poste'
 
 const dateTime = (epoch: number, language: string) =>
   new Intl.DateTimeFormat(language === 'en' ? 'en-GB' : 'fr-FR', {
@@ -98,6 +106,7 @@ function IdentityForm({ user, editable, constraint }: Pick<Props, 'user' | 'cons
       <CardContent>
         <Form method="post" {...getFormProps(form)} className="grid gap-4 sm:grid-cols-2" onInput={shown.onInput}>
           <input type="hidden" name="intent" value="profile" />
+          <input type="hidden" name={FOCUS_FIELD} value={SAVE_PROFILE} />
           <FormError
             message={formProblem(t, reply, {
               nom: t('profile.nom'),
@@ -111,7 +120,7 @@ function IdentityForm({ user, editable, constraint }: Pick<Props, 'user' | 'cons
             <ProfileFields fields={fields} login={user.login} own={false} current={shown.current} />
             {editable ? (
               <div className="sm:col-span-2">
-                <Button type="submit" disabled={pending} aria-disabled={pending}>
+                <Button id={SAVE_PROFILE} type="submit" disabled={pending} aria-disabled={pending}>
                   <Save aria-hidden />
                   {pending ? t('profile.saving') : t('profile.save')}
                 </Button>
@@ -148,6 +157,7 @@ function AccountCard({ user, editable }: { user: User; editable: boolean }) {
           onChange={(event) => submit(event.currentTarget, { preventScrollReset: true, replace: true })}
         >
           <input type="hidden" name="intent" value="flags" />
+          <input type="hidden" name={FOCUS_FIELD} value={APPLY_FLAGS} />
           <input type="hidden" name="wasAdmin" value={String(user.admin)} />
           {user.admin ? null : <input type="hidden" name="wasActif" value={String(user.actif)} />}
           <div className="flex items-start gap-3">
@@ -185,7 +195,7 @@ function AccountCard({ user, editable }: { user: User; editable: boolean }) {
           </div>
           {editable && !hydrated ? (
             <div>
-              <Button type="submit" variant="outline">
+              <Button id={APPLY_FLAGS} type="submit" variant="outline">
                 <Save aria-hidden />
                 {t('adminProfile.applyFlags')}
               </Button>
@@ -208,7 +218,8 @@ function AccountCard({ user, editable }: { user: User; editable: boolean }) {
             {editable && !user.supprime ? (
               <Form method="post" preventScrollReset>
                 <input type="hidden" name="intent" value="invitation" />
-                <Button type="submit" variant="outline" size="sm" disabled={inviting}>
+                <input type="hidden" name={FOCUS_FIELD} value={INVITE} />
+                <Button id={INVITE} type="submit" variant="outline" size="sm" disabled={inviting}>
                   <Mail aria-hidden />
                   {inviting ? t('adminProfile.inviting') : t('adminProfile.invite')}
                 </Button>
@@ -230,12 +241,23 @@ function PostesCard({ user, editable }: { user: User; editable: boolean }) {
     params.get('confirmer') === 'poste'
       ? [...user.postesEnCours, ...user.postesFutur].find((p) => String(p.id) === params.get('id'))
       : undefined
-  const fields = (poste: Poste) => ({ intent: 'poste', id: String(poste.id), libelle: label(poste) })
+  /** The delete's form; without JavaScript focus then goes to the post that takes its place in its list. */
+  const fields = (poste: Poste) => {
+    const list = user.postesEnCours.includes(poste) ? user.postesEnCours : user.postesFutur
+    const neighbour = neighbourOf(list, poste)
+    return {
+      intent: 'poste',
+      id: String(poste.id),
+      libelle: label(poste),
+      [FOCUS_FIELD]: neighbour ? anchorId(POSTE_ROW, neighbour.id) : '',
+    }
+  }
   const actions = editable
     ? {
         header: t('adminProfile.posteActions'),
         cell: (poste: Poste) => (
           <ConfirmDialog
+            id={anchorId('supprimer-poste', poste.id)}
             fallbackHref={urlWith(search, { confirmer: 'poste', id: String(poste.id) })}
             title={t('adminProfile.posteDeleteTitle', { poste: label(poste) })}
             description={t('adminProfile.posteDeleteConfirm')}
@@ -259,7 +281,7 @@ function PostesCard({ user, editable }: { user: User; editable: boolean }) {
       <CardContent className="flex flex-col gap-6">
         {confirming && editable ? (
           <ConfirmPanel
-            cancelHref={urlWith(search, { confirmer: null, id: null })}
+            cancelHref={`${urlWith(search, { confirmer: null, id: null })}#${anchorId('supprimer-poste', confirming.id)}`}
             title={t('adminProfile.posteDeleteTitle', { poste: label(confirming) })}
             description={t('adminProfile.posteDeleteConfirm')}
             confirmLabel={t('adminProfile.posteDelete')}
@@ -267,8 +289,18 @@ function PostesCard({ user, editable }: { user: User; editable: boolean }) {
             fields={fields(confirming)}
           />
         ) : null}
-        <PostesTable caption={t('profile.postesEnCours')} postes={user.postesEnCours} actions={actions} />
-        <PostesTable caption={t('profile.postesFutur')} postes={user.postesFutur} actions={actions} />
+        <PostesTable
+          caption={t('profile.postesEnCours')}
+          postes={user.postesEnCours}
+          actions={actions}
+          rowAnchor={POSTE_ROW}
+        />
+        <PostesTable
+          caption={t('profile.postesFutur')}
+          postes={user.postesFutur}
+          actions={actions}
+          rowAnchor={POSTE_ROW}
+        />
       </CardContent>
     </Card>
   )

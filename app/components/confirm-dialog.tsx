@@ -55,6 +55,7 @@ type Confirmation = {
  */
 export function ConfirmDialog({
   children,
+  id,
   fallbackHref,
   triggerVariant = 'outline',
   triggerSize = 'sm',
@@ -63,6 +64,8 @@ export function ConfirmDialog({
 }: Confirmation & {
   /** The trigger's content; give icon-only triggers an `sr-only` text. */
   children: ReactNode
+  /** The trigger's id, so that focus can come back to it (`FOCUS_FIELD`, the panel's cancel link). */
+  id?: string
   fallbackHref: string
   triggerVariant?: ButtonVariant
   triggerSize?: VariantProps<typeof buttonVariants>['size']
@@ -94,6 +97,7 @@ export function ConfirmDialog({
     <>
       <a
         ref={trigger}
+        id={id}
         href={fallbackHref}
         className={cn(buttonVariants({ variant: triggerVariant, size: triggerSize }), triggerClassName)}
         {...enhanced}
@@ -188,6 +192,8 @@ function ConfirmForm({
     <Form
       method="post"
       action={action}
+      // The page stays where it was: the list the row was in, with focus back in it.
+      preventScrollReset
       onSubmit={onSubmit}
       className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end"
     >

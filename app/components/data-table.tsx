@@ -3,6 +3,7 @@ import { ArrowDown, ArrowUp, ArrowUpDown } from 'lucide-react'
 import type * as React from 'react'
 import { Fragment } from 'react'
 import { useTranslation } from 'react-i18next'
+import { anchorId } from '~/lib/focus'
 import { nextSort, PAGE_PARAM, SORT_PARAM, sortDirection, urlWith } from '~/lib/url'
 import { cn } from '~/lib/utils'
 import { Table, TableBody, TableCaption, TableCell, TableHead, TableHeader, TableRow } from './ui/table'
@@ -37,12 +38,18 @@ export function DataTable<Row>({
   pageParam = PAGE_PARAM,
   className,
   rowClassName,
+  rowAnchor,
   details,
   ...labelling
 }: {
   columns: DataTableColumn<Row>[]
   rows: Row[]
   rowKey: (row: Row) => string | number
+  /**
+   * The prefix of the rows' ids (`utilisateur` gives `utilisateur-7`), for a form that names the row
+   * taking a removed one's place as where the focus goes back (`FOCUS_FIELD`).
+   */
+  rowAnchor?: string
   /** Classes of a row, from what it holds (a deleted user in the danger colour…). */
   rowClassName?: (row: Row) => string | undefined
   /**
@@ -94,7 +101,7 @@ export function DataTable<Row>({
           const open = details?.isOpen(row) ?? false
           return (
             <Fragment key={key}>
-              <TableRow className={rowClassName?.(row)}>
+              <TableRow id={rowAnchor ? anchorId(rowAnchor, key) : undefined} className={rowClassName?.(row)}>
                 {columns.map((column) => (
                   <TableCell key={column.id} className={column.className}>
                     {column.cell(row)}

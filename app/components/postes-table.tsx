@@ -14,10 +14,13 @@ export function PostesTable({
   caption,
   postes,
   actions,
+  rowAnchor,
 }: {
   caption: string
   postes: Poste[]
   actions?: { header: string; cell: (poste: Poste) => React.ReactNode }
+  /** The prefix of the rows' ids, when a form names a row as where focus goes back. */
+  rowAnchor?: string
 }) {
   const { t } = useTranslation()
   const id = useId()
@@ -82,6 +85,7 @@ export function PostesTable({
         columns={columns}
         rows={postes}
         rowKey={(poste) => poste.id}
+        rowAnchor={rowAnchor}
         empty={<EmptyState compact icon={BriefcaseBusiness} title={t('profile.noPoste')} />}
       />
     </section>

@@ -4,7 +4,7 @@ import { type ProfileInput, profileSchema } from '../../worker-api/contract/user
 import { apiMessage, type Message } from './api-errors'
 import { requireAdmin } from './auth.server'
 import type { FormReply } from './form'
-import { formFailure, readForm } from './form.server'
+import { focusFragment, formFailure, readForm } from './form.server'
 import { i18nServer } from './i18n.server'
 import { structureId } from './structure-form.server'
 import { pathWithout } from './url'
@@ -64,7 +64,7 @@ export async function adminProfileAction({ request, context, params }: Args) {
   const fail = async (error: Message, status = 400) =>
     data<FormReply<AdminProfileIntent>>({ intent, result: {}, error }, { status, headers: await auth.headers() })
   const done = (key: string, values?: Record<string, string>) =>
-    auth.redirectWithToast(back, { type: 'success', key, values })
+    auth.redirectWithToast(`${back}${focusFragment(form)}`, { type: 'success', key, values })
 
   if (intent === 'profile') {
     const submission = parseWithZod(form, { schema: profileSchema })

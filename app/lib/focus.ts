@@ -1,6 +1,22 @@
 import { useNavigation } from '@remix-run/react'
 import { useEffect, useRef } from 'react'
 
+/**
+ * The hidden field of a form that names the element the focus goes back to once the page is back
+ * after its action, without JavaScript: the action redirects to that element's fragment (`#retablir-7`),
+ * and the browser focuses a control it names, or starts the keyboard's path at a row it names.
+ */
+export const FOCUS_FIELD = 'retour'
+
+/** The id of a control or a row that a form can name in `FOCUS_FIELD`: `retablir-7`, `utilisateur-7`. */
+export const anchorId = (prefix: string, key: string | number) => `${prefix}-${key}`
+
+/** The row that takes a leaving row's place: the next one, else the one before; none when it was alone. */
+export function neighbourOf<Row>(rows: readonly Row[], row: Row): Row | undefined {
+  const index = rows.indexOf(row)
+  return index < 0 ? undefined : (rows[index + 1] ?? rows[index - 1])
+}
+
 /** What can take focus by keyboard, in document order. */
 const FOCUSABLE =
   'a[href], button:not([disabled]), input:not([type="hidden"]):not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])'

@@ -2,6 +2,7 @@ import type { SubmissionResult } from '@conform-to/react'
 import { data } from '@remix-run/cloudflare'
 import type { BusinessCode } from '../../worker-api/contract/errors'
 import { apiMessage, encodeMessage, type Failure, fieldErrors, type Message } from './api-errors'
+import { FOCUS_FIELD } from './focus'
 import type { FormReply } from './form'
 
 /**
@@ -14,6 +15,19 @@ export async function readForm(request: Request): Promise<FormData> {
   } catch {
     throw new Response('Expected a form submission', { status: 400 })
   }
+}
+
+/** An id as the pages write them (`anchorId`): anything else in the field is ignored. */
+const ANCHOR = /^[a-z][a-z0-9-]{0,63}$/
+
+/**
+ * The fragment an action's redirect carries so that, without JavaScript, focus goes back where the
+ * form said (`FOCUS_FIELD`); empty when it said nothing usable. With JavaScript the page's focus
+ * keeper does the same, and the fragment changes nothing.
+ */
+export function focusFragment(form: FormData): string {
+  const id = form.get(FOCUS_FIELD)
+  return typeof id === 'string' && ANCHOR.test(id) ? `#${id}` : ''
 }
 
 /**

@@ -12,7 +12,8 @@ import { buttonVariants } from '~/components/ui/button'
 import { apiMessage, type Message } from '~/lib/api-errors'
 import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
-import { readForm, rowAction } from '~/lib/form.server'
+import { anchorId, FOCUS_FIELD, neighbourOf } from '~/lib/focus'
+import { focusFragment, readForm, rowAction } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { DEFAULT_PAGE_SIZE, lastPageUrl, listQuery, pageCount } from '~/lib/pagination'
 import { pathWithout, urlWith } from '~/lib/url'
@@ -62,12 +63,15 @@ export async function action({ request, context }: ActionFunctionArgs) {
     )
   }
   // Back to the list as it was, without the confirmation's params.
-  return auth.redirectWithToast(pathWithout(request.url, ['confirmer', 'id']), {
+  return auth.redirectWithToast(`${pathWithout(request.url, ['confirmer', 'id'])}${focusFragment(form)}`, {
     type: 'success',
     key: 'structures.deleted',
     values: { nom },
   })
 }
+
+/** The prefix of the rows' ids (`structure-4`). */
+const ROW = 'structure'
 
 /** Spec §9: the root (id 1) is every top structure's parent, so its name is not shown as one. */
 const parentName = (structure: Structure) =>
@@ -81,7 +85,17 @@ export default function Structures() {
   const params = new URLSearchParams(search)
   const confirming =
     params.get('confirmer') === 'supprimer' ? structures.find((s) => String(s.id) === params.get('id')) : undefined
-  const cancelHref = urlWith(search, { confirmer: null, id: null })
+  const cancelHref = `${urlWith(search, { confirmer: null, id: null })}${confirming ? `#${anchorId('supprimer', confirming.id)}` : ''}`
+  /** The delete's form; without JavaScript focus then goes to the row that takes the deleted one's place. */
+  const deletion = (structure: Structure) => {
+    const neighbour = neighbourOf(structures, structure)
+    return {
+      intent: 'supprimer',
+      id: String(structure.id),
+      nom: structure.nom,
+      [FOCUS_FIELD]: neighbour ? anchorId(ROW, neighbour.id) : '',
+    }
+  }
 
   const columns: DataTableColumn<Structure>[] = [
     {
@@ -153,12 +167,13 @@ export default function Structures() {
           {/* The root always has children: its delete could never succeed, so it is not offered. */}
           {structure.parent === null ? null : (
             <ConfirmDialog
+              id={anchorId('supprimer', structure.id)}
               fallbackHref={urlWith(search, { confirmer: 'supprimer', id: String(structure.id) })}
               title={t('structures.deleteTitle', { nom: structure.nom })}
               description={t('structures.deleteConfirm')}
               confirmLabel={t('structures.delete')}
               pendingLabel={t('structures.deleting')}
-              fields={{ intent: 'supprimer', id: String(structure.id), nom: structure.nom }}
+              fields={deletion(structure)}
               triggerVariant="ghost"
               triggerClassName="text-destructive"
             >
@@ -200,7 +215,7 @@ export default function Structures() {
           description={t('structures.deleteConfirm')}
           confirmLabel={t('structures.delete')}
           pendingLabel={t('structures.deleting')}
-          fields={{ intent: 'supprimer', id: String(confirming.id), nom: confirming.nom }}
+          fields={deletion(confirming)}
         />
       ) : null}
       <SearchForm label={t('structures.search')} />
@@ -213,6 +228,7 @@ export default function Structures() {
           columns={columns}
           rows={structures}
           rowKey={(structure) => structure.id}
+          rowAnchor={ROW}
           defaultSort="path"
           empty={
             lastPage ? (

@@ -13,8 +13,9 @@ import { Button, buttonVariants } from '~/components/ui/button'
 import { apiMessage, type Message } from '~/lib/api-errors'
 import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
+import { anchorId, FOCUS_FIELD, neighbourOf } from '~/lib/focus'
 import { usePendingIntent } from '~/lib/form'
-import { readForm, rowAction } from '~/lib/form.server'
+import { focusFragment, readForm, rowAction } from '~/lib/form.server'
 import { useHydrated } from '~/lib/hydrated'
 import { i18nServer } from '~/lib/i18n.server'
 import { DEFAULT_PAGE_SIZE, listQuery } from '~/lib/pagination'
@@ -71,12 +72,15 @@ export async function action({ request, context }: ActionFunctionArgs) {
       { status: result.status === 403 ? 403 : 400, headers: await auth.headers() },
     )
   }
-  return auth.redirectWithToast(pathWithout(request.url, ['confirmer', 'id']), {
+  return auth.redirectWithToast(`${pathWithout(request.url, ['confirmer', 'id'])}${focusFragment(form)}`, {
     type: 'success',
     key: intent === 'supprimer' ? 'users.deleted' : 'users.restored',
     values: { nom },
   })
 }
+
+/** The prefix of the rows' ids (`utilisateur-7`). */
+const ROW = 'utilisateur'
 
 const fullName = (user: Pick<User, 'prenom' | 'nom'>) => `${user.prenom} ${user.nom}`
 const hasPosition = (user: User) => user.postesEnCours.length + user.postesFutur.length > 0
@@ -187,7 +191,23 @@ export default function UserList() {
     })
   const confirming =
     params.get('confirmer') === 'supprimer' ? users.find((u) => String(u.id) === params.get('id')) : undefined
-  const cancelHref = urlWith(search, { confirmer: null, id: null })
+  const cancelHref = `${urlWith(search, { confirmer: null, id: null })}${confirming ? `#${anchorId('supprimer', confirming.id)}` : ''}`
+  /**
+   * Where focus goes back after a delete or a restore (without JavaScript): to the row's other button
+   * when the list still shows the row, to the row that took its place when the filter hides it now.
+   */
+  const focusAfter = (user: User, intent: 'supprimer' | 'retablir') => {
+    const hidden = params.get('supprime') === (intent === 'supprimer' ? 'false' : 'true')
+    if (!hidden) return anchorId(intent === 'supprimer' ? 'retablir' : 'supprimer', user.id)
+    const neighbour = neighbourOf(users, user)
+    return neighbour ? anchorId(ROW, neighbour.id) : ''
+  }
+  const deletion = (user: User) => ({
+    intent: 'supprimer',
+    id: String(user.id),
+    nom: fullName(user),
+    [FOCUS_FIELD]: focusAfter(user, 'supprimer'),
+  })
 
   const columns: DataTableColumn<User>[] = [
     {
@@ -267,7 +287,9 @@ export default function UserList() {
               <input type="hidden" name="intent" value="retablir" />
               <input type="hidden" name="id" value={user.id} />
               <input type="hidden" name="nom" value={fullName(user)} />
+              <input type="hidden" name={FOCUS_FIELD} value={focusAfter(user, 'retablir')} />
               <Button
+                id={anchorId('retablir', user.id)}
                 type="submit"
                 variant="ghost"
                 size="sm"
@@ -281,12 +303,13 @@ export default function UserList() {
           ) : null}
           {user.modification && !user.supprime ? (
             <ConfirmDialog
+              id={anchorId('supprimer', user.id)}
               fallbackHref={urlWith(search, { confirmer: 'supprimer', id: String(user.id) })}
               title={t('users.deleteTitle', { nom: fullName(user) })}
               description={t('users.deleteConfirm')}
               confirmLabel={t('users.delete')}
               pendingLabel={t('users.deleting')}
-              fields={{ intent: 'supprimer', id: String(user.id), nom: fullName(user) }}
+              fields={deletion(user)}
               triggerVariant="ghost"
               triggerClassName="text-destructive"
             >
@@ -327,7 +350,7 @@ export default function UserList() {
           description={t('users.deleteConfirm')}
           confirmLabel={t('users.delete')}
           pendingLabel={t('users.deleting')}
-          fields={{ intent: 'supprimer', id: String(confirming.id), nom: fullName(confirming) }}
+          fields={deletion(confirming)}
         />
       ) : null}
       <div className="flex flex-col gap-3">
@@ -347,6 +370,7 @@ export default function UserList() {
           columns={columns}
           rows={users}
           rowKey={(user) => user.id}
+          rowAnchor={ROW}
           defaultSort="nom"
           rowClassName={(user) =>
             user.supprime ? 'bg-destructive/10' : hasPosition(user) ? undefined : 'bg-warning/15'

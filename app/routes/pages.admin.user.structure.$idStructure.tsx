@@ -21,8 +21,9 @@ import { Label } from '~/components/ui/label'
 import { translateError } from '~/lib/api-errors'
 import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
+import { FOCUS_FIELD } from '~/lib/focus'
 import { useFormReply, usePendingIntent } from '~/lib/form'
-import { formFailure, readForm } from '~/lib/form.server'
+import { focusFragment, formFailure, readForm } from '~/lib/form.server'
 import { useHydrated } from '~/lib/hydrated'
 import { i18nServer } from '~/lib/i18n.server'
 import { DEFAULT_PAGE_SIZE, readPage } from '~/lib/pagination'
@@ -85,7 +86,8 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
 export async function action({ request, context, params }: ActionFunctionArgs) {
   const auth = await requireAdmin(request, context)
   const id = structureId(params.idStructure)
-  const submission = parseWithZod(await readForm(request), { schema: posteFormSchema })
+  const form = await readForm(request)
+  const submission = parseWithZod(form, { schema: posteFormSchema })
   if (submission.status !== 'success') return formFailure('poste', submission, { headers: await auth.headers() })
   const { utilisateur, fonction, dateDebut, dateFin } = submission.value
   const result = await auth.settle(
@@ -100,11 +102,14 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
       headers: await auth.headers(),
     })
   }
-  return auth.redirectWithToast(pathWithout(request.url, ['ajouter', 'recherche']), {
+  return auth.redirectWithToast(`${pathWithout(request.url, ['ajouter', 'recherche'])}${focusFragment(form)}`, {
     type: 'success',
     key: 'structureUsers.added',
   })
 }
+
+/** The add-post link's id: focus comes back to it once a post is added (`FOCUS_FIELD`). */
+const ADD = 'ajouter-poste'
 
 export default function StructureUsersPage() {
   const { structure, users, page, q } = useLoaderData<typeof loader>()
@@ -118,6 +123,7 @@ export default function StructureUsersPage() {
         <h1 className="text-2xl font-semibold tracking-tight">{t('structureUsers.title', { nom: structure.nom })}</h1>
         <div className="flex flex-wrap gap-2">
           <Link
+            id={ADD}
             to={`${urlWith(search, { ajouter: '1' })}#ajout`}
             preventScrollReset
             className={buttonVariants({ variant: 'outline' })}
@@ -322,6 +328,7 @@ function AddPosteForm({ users }: { users: StructureUsers }) {
       </Form>
       <Form method="post" {...getFormProps(form)} className="flex flex-col gap-4">
         <input type="hidden" name="intent" value="poste" />
+        <input type="hidden" name={FOCUS_FIELD} value={ADD} />
         <FormError
           message={formProblem(t, reply, {
             utilisateur: t('structureUsers.user'),

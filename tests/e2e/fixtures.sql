@@ -61,3 +61,31 @@ INSERT OR IGNORE INTO poste (id, utilisateur_id, structure_id, fonction_id, date
   (920, 920, 5, 9, '2024-01-01', '2035-12-31'),
   (921, 921, 5, 9, '2024-01-01', '2035-12-31'),
   (922, 922, 5, 9, '2024-01-01', '2035-12-31');
+
+-- The phone-width tests: the longest address the forms accept (50 characters) on a carrier's
+-- registration waiting in the queue, and on a user whose actions fill the history, one with a comment
+-- that names the other address.
+INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain, registration_state,
+                                   registration_structure_id)
+VALUES (930, 'jean-baptiste.delacroix-monfort@logistique.example', 'Delacroix-Monfort', 'Jean-Baptiste',
+        'jean-baptiste.delacroix-monfort@logistique.example', NULL, 'http://localhost:8787', 'PENDING', 950);
+INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain)
+SELECT 931, 'fontaine', 'Fontaine-Durand', 'Marie-Christine', 'marie-christine.fontaine-durand@transports.example',
+       password_hash, 'http://localhost:8787' FROM utilisateur WHERE login = 'agent';
+INSERT OR IGNORE INTO poste (id, utilisateur_id, structure_id, fonction_id, date_debut, date_fin) VALUES
+  (931, 931, 5, 9, '2024-01-01', '2035-12-31');
+INSERT INTO log (date, utilisateur_id, type_log, nom_log, commentaire, nom_navigateur, version_navigateur)
+VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 931, 'CONNEXION', 'CONNEXION', NULL, 'Chrome', '131.0.0.0'),
+       (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 931, 'ADMINISTRATION', 'UTILISATEUR_CREATION',
+        'jean-baptiste.delacroix-monfort@logistique.example', 'Chrome', '131.0.0.0');
+
+-- The post deletion tests: one user per mode with two current posts in Agence Rouen.
+INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain)
+SELECT 924, 'double1', 'Double', 'Denise', 'denise.double@portail.example', password_hash, 'http://localhost:8787' FROM utilisateur WHERE login = 'agent';
+INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain)
+SELECT 925, 'double2', 'Double', 'Damien', 'damien.double@portail.example', password_hash, 'http://localhost:8787' FROM utilisateur WHERE login = 'agent';
+INSERT OR IGNORE INTO poste (id, utilisateur_id, structure_id, fonction_id, date_debut, date_fin) VALUES
+  (924, 924, 5, 8, '2024-01-01', '2035-12-31'),
+  (925, 924, 5, 9, '2024-01-01', '2035-12-31'),
+  (926, 925, 5, 8, '2024-01-01', '2035-12-31'),
+  (927, 925, 5, 9, '2024-01-01', '2035-12-31');

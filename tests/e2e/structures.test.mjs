@@ -156,6 +156,12 @@ for (const [index, mode] of MODES.entries()) {
       await page.goto(`/pages/admin/listeStructures?q=${suffix}`)
       await deleteFromList(page, mode, agence)
       await notice(page, `Structure ${agence} supprimée`).waitFor()
+      if (!mode.javaScriptEnabled) {
+        // The page comes back at the row that took the deleted one's place: the keyboard goes on from there.
+        await page.keyboard.press('Tab')
+        const row = page.getByRole('row').filter({ hasText: `${direction} modifiée` })
+        assert.equal(await row.evaluate((tr) => tr.contains(document.activeElement)), true, 'focus in the next row')
+      }
       await deleteFromList(page, mode, `${direction} modifiée`)
       await page.getByText(`Aucune structure ne correspond à « ${suffix} ».`).waitFor()
       await page.context().close()

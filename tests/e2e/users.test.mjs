@@ -115,8 +115,13 @@ for (const [index, mode] of MODES.entries()) {
       if (!mode.javaScriptEnabled) await page.getByRole('button', { name: 'Appliquer' }).click()
       await notice(page, 'Le compte est mis à jour.').waitFor()
       assert.equal(await page.getByRole('switch', { name: 'Actif' }).isChecked(), false)
-      // Keyboard focus stays on the switch the action came from (WCAG 2.4.3), not on the page's body.
-      if (mode.javaScriptEnabled) await hasFocus(page.getByRole('switch', { name: 'Actif' }))
+      // Keyboard focus stays on the control the action came from (WCAG 2.4.3), not on the page's body:
+      // the switch with JavaScript, the button that applied it without (the page came back focused on it).
+      await hasFocus(
+        mode.javaScriptEnabled
+          ? page.getByRole('switch', { name: 'Actif' })
+          : page.getByRole('button', { name: 'Appliquer' }),
+      )
 
       const other = await newPage(mode)
       await other.goto('/login')
@@ -135,12 +140,43 @@ for (const [index, mode] of MODES.entries()) {
         : page.getByRole('region', { name: `Supprimer ${fullName} ?` })
       await confirmation.getByRole('button', { name: 'Supprimer' }).click()
       await notice(page, `${fullName} est supprimé.`).waitFor()
-      // The delete button is gone with the dialog: focus goes to what took its place, the row's restore.
-      if (mode.javaScriptEnabled) await hasFocus(page.getByRole('button', { name: `Rétablir ${fullName}` }))
+      // The delete button is gone: focus goes to what took its place, the row's restore (without
+      // JavaScript too, once the page is back from the confirmation).
+      await hasFocus(page.getByRole('button', { name: `Rétablir ${fullName}` }))
       await page.getByRole('button', { name: `Rétablir ${fullName}` }).click()
       await notice(page, `${fullName} est rétabli.`).waitFor()
       await page.getByRole(mode.javaScriptEnabled ? 'button' : 'link', { name: `Supprimer ${fullName}` }).waitFor()
-      if (mode.javaScriptEnabled) await hasFocus(page.getByRole('button', { name: `Supprimer ${fullName}` }))
+      await hasFocus(page.getByRole(mode.javaScriptEnabled ? 'button' : 'link', { name: `Supprimer ${fullName}` }))
+    })
+  })
+}
+
+for (const [index, mode] of MODES.entries()) {
+  describe(`a user's posts ${mode.name}`, () => {
+    it('deletes a post after its confirmation; the keyboard goes on from the post that took its place', async () => {
+      const page = await newPage(mode)
+      const id = 924 + index
+      await signIn(page, mode, 'admin', 'Admin1234')
+      await page.goto(`/pages/admin/detail/user/${id}`)
+      await page.getByRole('heading', { level: 1 }).waitFor()
+      const chief = "Chef d'agence, Agence Rouen"
+      const name = `Supprimer le poste ${chief}`
+      await page.getByRole(mode.javaScriptEnabled ? 'button' : 'link', { name }).click()
+      const confirmation = mode.javaScriptEnabled
+        ? page.getByRole('alertdialog')
+        : page.getByRole('region', { name: `${name} ?` })
+      await confirmation.getByRole('button', { name: 'Supprimer le poste' }).click()
+      await notice(page, `Le poste ${chief} est supprimé.`).waitFor()
+      const remaining = page.getByRole('row').filter({ hasText: 'Agent de quai' })
+      if (mode.javaScriptEnabled) {
+        // Its delete button is gone: focus goes to the control that took its place, the next post's.
+        await hasFocus(remaining.getByRole('button', { name: 'Supprimer le poste Agent de quai, Agence Rouen' }))
+      } else {
+        // The page comes back at the post that took the deleted one's place.
+        await page.keyboard.press('Tab')
+        assert.equal(await remaining.evaluate((row) => row.contains(document.activeElement)), true)
+      }
+      await page.context().close()
     })
   })
 }

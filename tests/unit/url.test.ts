@@ -1,5 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { anchorId, FOCUS_FIELD, neighbourOf } from '../../app/lib/focus'
+import { focusFragment } from '../../app/lib/form.server'
 import { pageCount, pageWindow, readPage } from '../../app/lib/pagination'
 import { nextSort, readSort, sortDirection, urlWith } from '../../app/lib/url'
 
@@ -88,5 +90,30 @@ describe('pagination (10 per page, 5 pages shown)', () => {
     expect(['3', null, '', '0', '-2', '2.5', 'abc', '1e3', '9999999999'].map(readPage)).toEqual([
       3, 1, 1, 1, 1, 1, 1, 1, 1,
     ])
+  })
+})
+
+describe('focus after an action without JavaScript', () => {
+  const form = (retour: string) => {
+    const data = new FormData()
+    data.set(FOCUS_FIELD, retour)
+    return data
+  }
+
+  it('sends the redirect to the id the form named', () => {
+    expect(focusFragment(form(anchorId('retablir', 7)))).toBe('#retablir-7')
+  })
+
+  it('ignores anything that is not such an id: nothing else rides on the redirect', () => {
+    for (const hostile of ['', 'x" onfocus="alert(1)', '../login', 'a b', '#ligne-1', `a${'b'.repeat(64)}`]) {
+      expect(focusFragment(form(hostile)), hostile).toBe('')
+    }
+    expect(focusFragment(new FormData())).toBe('')
+  })
+
+  it('names the row that takes a removed one’s place: the next, else the one before, none when alone', () => {
+    expect(neighbourOf([1, 2, 3], 2)).toBe(3)
+    expect(neighbourOf([1, 2, 3], 3)).toBe(2)
+    expect(neighbourOf([1], 1)).toBeUndefined()
   })
 })
