@@ -19,8 +19,9 @@ import { apiMessage, type Message } from '~/lib/api-errors'
 import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { displayDateTime } from '~/lib/dates'
+import { anchorId, FOCUS_FIELD, neighbourOf } from '~/lib/focus'
 import { usePendingIntent } from '~/lib/form'
-import { readForm, rowAction } from '~/lib/form.server'
+import { focusFragment, readForm, rowAction } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { DEFAULT_PAGE_SIZE, lastPageUrl, listQuery } from '~/lib/pagination'
 import { pathWithout, urlWith } from '~/lib/url'
@@ -115,7 +116,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   // A carrier accepted has no post yet: the page then says so, with the way to give one.
   const to = new URL(back, request.url)
   if (!result.data.supprime && !resent && company) to.searchParams.set(POST_FOR, String(company))
-  return auth.redirectWithToast(`${to.pathname}${to.search}`, {
+  return auth.redirectWithToast(`${to.pathname}${to.search}${focusFragment(form)}`, {
     type: 'success',
     key: result.data.supprime ? 'autorisation.deleted' : resent ? 'autorisation.resent' : 'autorisation.validated',
     values: { mail: result.data.user.mail },
@@ -124,6 +125,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
 /** The search param that names the company of a carrier just accepted, whose users page gives posts. */
 const POST_FOR = 'poste'
+
+/** The prefix of the rows' ids (`inscription-11`). */
+const ROW = 'inscription'
 
 const fullName = (user: Pick<PendingUser, 'prenom' | 'nom'>) => `${user.prenom} ${user.nom}`
 
@@ -138,14 +142,23 @@ export default function Authorisation() {
   const params = new URLSearchParams(search)
   const confirming =
     params.get('confirmer') === 'refuse' ? users.find((u) => String(u.id) === params.get('id')) : undefined
-  const cancelHref = urlWith(search, { confirmer: null, id: null })
-  const refusal = (user: PendingUser) => ({
-    title: t('autorisation.deleteTitle', { mail: user.mail }),
-    description: t('autorisation.deleteConfirm', { nom: fullName(user) }),
-    confirmLabel: t('autorisation.delete'),
-    pendingLabel: t('autorisation.deleting'),
-    fields: { intent: 'refuse', id: String(user.id), mail: user.mail },
-  })
+  const cancelHref = `${urlWith(search, { confirmer: null, id: null })}${confirming ? `#${anchorId('refuser', confirming.id)}` : ''}`
+  const refusal = (user: PendingUser) => {
+    // Without JavaScript focus then goes to the row that takes the refused one's place.
+    const neighbour = neighbourOf(users, user)
+    return {
+      title: t('autorisation.deleteTitle', { mail: user.mail }),
+      description: t('autorisation.deleteConfirm', { nom: fullName(user) }),
+      confirmLabel: t('autorisation.delete'),
+      pendingLabel: t('autorisation.deleting'),
+      fields: {
+        intent: 'refuse',
+        id: String(user.id),
+        mail: user.mail,
+        [FOCUS_FIELD]: neighbour ? anchorId(ROW, neighbour.id) : '',
+      },
+    }
+  }
 
   const columns: DataTableColumn<PendingUser>[] = [
     {
@@ -156,17 +169,21 @@ export default function Authorisation() {
       cell: (user) => (
         <>
           <span className="font-medium">{user.mail}</span>
-          {/* Below `sm` the name columns are hidden: the name rides under the address. */}
-          <span className="block break-words text-muted-foreground sm:hidden">{fullName(user)}</span>
+          {/* Narrower than `lg` the name columns are hidden, and below `sm` the expiry's: they ride under
+              the address, which keeps the row's width (a 50-character address on two lines at most). */}
+          <span className="block break-words text-muted-foreground lg:hidden">{fullName(user)}</span>
+          <span className="mt-1 block sm:hidden">
+            <Expiry expiry={user.tokenRegister} now={now} />
+          </span>
         </>
       ),
     },
-    { id: 'nom', header: t('autorisation.nom'), sort: 'nom', className: 'hidden sm:table-cell', cell: (u) => u.nom },
+    { id: 'nom', header: t('autorisation.nom'), sort: 'nom', className: 'hidden lg:table-cell', cell: (u) => u.nom },
     {
       id: 'prenom',
       header: t('autorisation.prenom'),
       sort: 'prenom',
-      className: 'hidden sm:table-cell',
+      className: 'hidden lg:table-cell',
       cell: (user) => user.prenom,
     },
     {
@@ -179,8 +196,7 @@ export default function Authorisation() {
       id: 'expiry',
       header: t('autorisation.expiry'),
       sort: 'expiry',
-      // The header and the time wrap on a phone, where the actions need the room.
-      className: 'whitespace-normal',
+      className: 'hidden sm:table-cell whitespace-normal',
       cell: (user) => <Expiry expiry={user.tokenRegister} now={now} />,
     },
     {
@@ -196,7 +212,10 @@ export default function Authorisation() {
               <input type="hidden" name="id" value={user.id} />
               <input type="hidden" name="mail" value={user.mail} />
               <input type="hidden" name="renvoi" value={String(resend)} />
+              {/* The row stays (its link sent, its expiry shown): focus comes back to this button. */}
+              <input type="hidden" name={FOCUS_FIELD} value={anchorId('valider', user.id)} />
               <Button
+                id={anchorId('valider', user.id)}
                 type="submit"
                 variant="ghost"
                 size="sm"
@@ -211,6 +230,7 @@ export default function Authorisation() {
               </Button>
             </Form>
             <ConfirmDialog
+              id={anchorId('refuser', user.id)}
               fallbackHref={urlWith(search, { confirmer: 'refuse', id: String(user.id) })}
               {...refusal(user)}
               triggerVariant="ghost"
@@ -263,6 +283,7 @@ export default function Authorisation() {
               columns={columns}
               rows={users}
               rowKey={(user) => user.id}
+              rowAnchor={ROW}
               defaultSort="expiry"
               empty={
                 <EmptyState

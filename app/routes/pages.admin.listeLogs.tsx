@@ -112,26 +112,22 @@ export default function Logs() {
       cell: (entry) => (
         <time dateTime={entry.date} className="whitespace-nowrap tabular-nums">
           {displayDate(entry.date)}
-          {/* Below `sm` the time column is hidden: the time rides under the day. */}
-          <span className="block text-muted-foreground sm:hidden">{displayTime(entry.date)}</span>
+          {/* Narrower than `lg` the time column is hidden: the time rides under the day. */}
+          <span className="block text-muted-foreground lg:hidden">{displayTime(entry.date)}</span>
         </time>
       ),
     },
     {
       id: 'time',
       header: t('logs.time'),
-      className: 'hidden sm:table-cell',
+      className: 'hidden lg:table-cell',
       cell: (entry) => <span className="tabular-nums">{displayTime(entry.date)}</span>,
     },
     {
       id: 'user',
       header: t('logs.user'),
-      className: 'break-words',
-      cell: (entry) => (
-        <Tooltip content={entry.user?.mail || t('logs.unknownMail')}>
-          {entry.user ? `${entry.user.prenom} ${entry.user.nom}` : t('logs.deletedUser')}
-        </Tooltip>
-      ),
+      className: 'hidden lg:table-cell break-words',
+      cell: (entry) => <UserName entry={entry} />,
     },
     {
       id: 'action',
@@ -140,6 +136,11 @@ export default function Logs() {
       className: 'wrap-anywhere',
       cell: (entry) => (
         <>
+          {/* Narrower than `lg` the user column is hidden too: who acted comes first here. The table
+              keeps two columns on a phone or beside the menu, the room for a long address. */}
+          <span className="block break-words lg:hidden">
+            <UserName entry={entry} />
+          </span>
           <span className="font-medium">{logLabel(language, entry)}</span>
           {entry.typeLog === 'APPLICATION' ? <span className="block text-muted-foreground">{entry.nomLog}</span> : null}
           {entry.source === 'CLIENT' ? (
@@ -147,9 +148,11 @@ export default function Logs() {
               {t('logs.reportedByClient')}
             </span>
           ) : null}
-          {/* Below `md` the structure and the comment ride under the action. */}
-          <span className="block text-muted-foreground md:hidden">
-            {[entry.structure?.nom, entry.commentaire].filter(Boolean).join(' · ')}
+          {/* Narrower than `xl` the structure and the comment ride under the action (smaller on a
+              phone, where a 50-character address would otherwise take three lines). */}
+          <span className="block text-xs text-muted-foreground sm:text-sm xl:hidden">
+            {entry.structure?.nom ? <span className="block">{entry.structure.nom}</span> : null}
+            {entry.commentaire ? <span className="block">{entry.commentaire}</span> : null}
           </span>
         </>
       ),
@@ -157,19 +160,20 @@ export default function Logs() {
     {
       id: 'structure',
       header: t('logs.structure'),
-      className: 'hidden md:table-cell',
+      className: 'hidden xl:table-cell',
       cell: (entry) => entry.structure?.nom ?? <span className="text-muted-foreground">—</span>,
     },
     {
       id: 'comment',
       header: t('logs.comment'),
-      className: 'hidden md:table-cell break-words',
+      // A long word (an address) breaks rather than widen the table.
+      className: 'hidden xl:table-cell wrap-anywhere',
       cell: (entry) => entry.commentaire ?? <span className="text-muted-foreground">—</span>,
     },
     {
       id: 'browser',
       header: t('logs.browser'),
-      className: 'hidden lg:table-cell',
+      className: 'hidden xl:table-cell',
       cell: (entry) =>
         entry.nomNavigateur ? (
           `${entry.nomNavigateur} ${entry.versionNavigateur ?? ''}`.trim()
@@ -271,5 +275,15 @@ export default function Logs() {
         </>
       )}
     </div>
+  )
+}
+
+/** Who acted: their name, with their address in a tooltip (spec §5), or what is known of them. */
+function UserName({ entry }: { entry: LogEntry }) {
+  const { t } = useTranslation()
+  return (
+    <Tooltip content={entry.user?.mail || t('logs.unknownMail')}>
+      {entry.user ? `${entry.user.prenom} ${entry.user.nom}` : t('logs.deletedUser')}
+    </Tooltip>
   )
 }

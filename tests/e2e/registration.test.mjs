@@ -70,12 +70,16 @@ for (const [index, mode] of MODES.entries()) {
       await admin.getByText('Le transporteur validé n’a encore aucun poste').waitFor()
       const givePost = (await admin.getByRole('link', { name: 'Attribuer un poste' }).getAttribute('href')) ?? ''
       assert.match(givePost, /^\/pages\/admin\/user\/structure\/\d+\?ajouter=1$/)
-      // Authorised: the row stays, with its link's expiry, and now offers to send the mail again.
-      await admin
+      // Authorised: the row stays, with its link's expiry, and now offers to send the mail again. The
+      // keyboard's focus is back on that button (without JavaScript too, once the page is back).
+      const resend = admin
         .getByRole('row')
         .filter({ hasText: mail })
         .getByRole('button', { name: new RegExp(`Renvoyer.*${mail.replace(/[.]/g, '\\.')}`) })
-        .waitFor()
+      await resend.waitFor()
+      await admin.waitForFunction((button) => button === document.activeElement, await resend.elementHandle(), {
+        timeout: 5_000,
+      })
 
       const link = await linkFromMailbox(admin, mail, 'Votre inscription sur le portail est acceptée')
       assert.match((await link.getAttribute('href')) ?? '', /\/renewPassword\/[A-Za-z0-9_-]{43}$/)
@@ -159,7 +163,13 @@ for (const [index, mode] of MODES.entries()) {
         .getByRole('alert')
         .filter({ hasText: '« agence lille » est déjà le nom d’une autre structure' })
         .waitFor()
-      await admin.getByRole('row').filter({ hasText: mail }).getByText('Pas encore validée').waitFor()
+      // As shown at this width (a phone shows it under the address instead).
+      await admin
+        .getByRole('row')
+        .filter({ hasText: mail })
+        .getByText('Pas encore validée')
+        .filter({ visible: true })
+        .waitFor()
       await admin.context().close()
       await page.context().close()
     })

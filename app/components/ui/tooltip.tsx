@@ -6,6 +6,8 @@ import { cn } from '~/lib/utils'
  * and given to screen readers as its description (`aria-describedby`). CSS only: it works before
  * and without JavaScript, which a script-driven tooltip (Radix's) does not; Escape is the browser's
  * own way out (moving the focus). The element is a button that does nothing, so a keyboard reaches it.
+ * Out of the layout until shown (`aria-describedby` still reads it), and no wider than half the
+ * screen: a tooltip in a table's cell on a phone neither widens the table nor reaches past the screen.
  */
 export function Tooltip({
   content,
@@ -29,7 +31,7 @@ export function Tooltip({
       <span
         id={id}
         role="tooltip"
-        className="pointer-events-none invisible absolute bottom-full left-0 z-20 mb-1 w-max max-w-64 break-all rounded-md bg-foreground px-2 py-1 text-xs text-background opacity-0 shadow transition-opacity group-focus-within:visible group-focus-within:opacity-100 group-hover:visible group-hover:opacity-100"
+        className="pointer-events-none absolute bottom-full left-0 z-20 mb-1 hidden w-max max-w-[min(16rem,50vw)] break-all rounded-md bg-foreground px-2 py-1 text-xs text-background shadow group-focus-within:block group-hover:block"
       >
         {content}
       </span>
