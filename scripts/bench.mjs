@@ -345,6 +345,16 @@ for (const query of ['', '?page=1&tri=nom']) {
   })
 }
 
+// The catalogue as a root administrator reads it: each application with its grants and how many users
+// may launch it today (a count over the posts of its granting functions).
+for (const query of ['?page=1', '?page=1&tri=-nbUtilisateurs']) {
+  await scenario(`GET rest/bd/application${query} (admin of the root)`, 'read', async () => {
+    const session = await login(admin.login, admin.password)
+    const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
+    return { url: `${api}/bd/application${query}`, init: { headers } }
+  })
+}
+
 /**
  * A day of the Paris calendar (the history's, DESIGN §8) `daysBefore` the day the benchmark runs, as
  * the history's filters write it (yyyyMMdd): the large organisation's entries are dated from the day

@@ -11,6 +11,7 @@ import { router } from './lib/validation'
 import { accessRoutes } from './routes/access'
 import { authRoutes } from './routes/auth'
 import { captchaRoutes } from './routes/captcha'
+import { catalogueRoutes } from './routes/catalogue'
 import { devRoutes } from './routes/dev'
 import { healthRoutes } from './routes/health'
 import { logRoutes } from './routes/logs'
@@ -32,6 +33,7 @@ const apiRoutes = router()
   .route('/', userAdminRoutes)
   .route('/', userRoutes)
   .route('/', accessRoutes)
+  .route('/', catalogueRoutes)
   .route('/', logRoutes)
   .route('/', passwordRoutes)
   .route('/', structureRoutes)

@@ -8,9 +8,13 @@ import {
   Truck,
   Warehouse,
 } from 'lucide-react'
+import type { ApplicationIcon } from '../../worker-api/contract/catalogue'
 
-/** Application icons are names stored with the application; unknown names get a generic icon. */
-const ICONS: Record<string, LucideIcon> = {
+/**
+ * Application icons are names stored with the application (the catalogue accepts these names only);
+ * a name stored before that gets a generic icon.
+ */
+const ICONS: Record<ApplicationIcon, LucideIcon> = {
   warning: TriangleAlert,
   calendar: CalendarClock,
   scale: Scale,
@@ -20,6 +24,6 @@ const ICONS: Record<string, LucideIcon> = {
 }
 
 export function AppIcon({ name, className }: { name: string; className?: string }) {
-  const Icon = ICONS[name] ?? AppWindow
+  const Icon = ICONS[name as ApplicationIcon] ?? AppWindow
   return <Icon aria-hidden className={className} />
 }

@@ -24,12 +24,14 @@ import {
  * - user: another non-admin, with a post in the same structure;
  * - adminOut: an administrator of Direction Sud (T is outside their scope);
  * - adminIn: an administrator of Direction Nord (T is inside it);
+ * - root: an administrator of the root structure (the whole tree, and the catalogue's manager); a row
+ *   that says nothing of it expects what adminIn gets;
  * - self: T;
  * - ended: T's session after it was signed out (revoked): refused like no session at all, by every
  *   route (each checks its caller in D1, alone or together with its reads).
  * Calls about "the caller" (launch, logs, password change, sign-out) are made by each about themself.
  */
-const ROLES = ['anonymous', 'application', 'user', 'adminOut', 'adminIn', 'self', 'ended'] as const
+const ROLES = ['anonymous', 'application', 'user', 'adminOut', 'adminIn', 'root', 'self', 'ended'] as const
 type Role = (typeof ROLES)[number]
 type Expected = Record<Role, number>
 
@@ -53,16 +55,18 @@ const everyone = (status: number): Expected => ({
   user: status,
   adminOut: status,
   adminIn: status,
+  root: status,
   self: status,
   ended: status,
 })
 /** A non-public call: 401 without a live session, 403 for an application's session unless allowed. */
 const signedIn = (
-  statuses: Omit<Expected, 'anonymous' | 'application' | 'ended'> & { application?: number },
+  statuses: Omit<Expected, 'anonymous' | 'application' | 'ended' | 'root'> & { application?: number; root?: number },
 ): Expected => ({
   anonymous: 401,
   application: 403,
   ended: 401,
+  root: statuses.adminIn,
   ...statuses,
 })
 
@@ -380,6 +384,15 @@ Object.assign(MATRIX, {
     request: () => ({ path: '/rest/bd/logs/export?dateDebut=20200101' }),
     expect: admins(200, 200),
   },
+  // The catalogue is the root administrators' alone.
+  'GET /portail-backend/rest/bd/application': {
+    request: () => ({ path: '/rest/bd/application?page=1' }),
+    expect: signedIn({ user: 403, adminOut: 403, adminIn: 403, root: 200, self: 403 }),
+  },
+  'GET /portail-backend/rest/bd/application/{id}': {
+    request: () => ({ path: '/rest/bd/application/2' }),
+    expect: signedIn({ user: 403, adminOut: 403, adminIn: 403, root: 200, self: 403 }),
+  },
   'GET /portail-backend/rest/bd/authorize/get/user/all': {
     request: () => ({ path: '/rest/bd/authorize/get/user/all' }),
     expect: admins(200, 200),
@@ -426,10 +439,11 @@ describe('the authorisation matrix', () => {
     // The carrier type (CARRIER_TYPE_ID of the tests' configuration), for the registrations.
     await db().insertInto('type_structure').values({ id: 4, libelle: 'Transporteur', parent_type_id: 3 }).execute()
     const target = await createUser({ postes: [currentPost(4, 2)] })
-    const [user, adminOut, adminIn, renewer, mover] = await Promise.all([
+    const [user, adminOut, adminIn, root, renewer, mover] = await Promise.all([
       createUser({ postes: [currentPost(4, 2)] }),
       createUser({ admin: true, postes: [currentPost(3, 3)] }),
       createUser({ admin: true, postes: [currentPost(2, 1)] }),
+      createUser({ admin: true, postes: [currentPost(1, 1)] }),
       createUser(),
       createUser(),
     ])
@@ -439,6 +453,7 @@ describe('the authorisation matrix', () => {
       user: user.id,
       adminOut: adminOut.id,
       adminIn: adminIn.id,
+      root: root.id,
       self: target.id,
       ended: target.id,
     })

@@ -66,11 +66,17 @@ export interface PosteTable {
   date_fin: string
 }
 
+/** How an application receives its users: `CODE`, the spec's single-use launch code. */
+export type ApplicationProtocol = 'CODE'
+
 export interface ApplicationTable {
   id: Generated<number>
   libelle: string
   icone: string
   url: string
+  /** 0: off — in no launcher, its launch refused as for an unknown one; its grants kept. */
+  actif: Generated<number>
+  protocole: Generated<ApplicationProtocol>
 }
 
 export interface FonctionApplicationTable {

@@ -12,7 +12,10 @@ import { userAs, userQuery } from './users'
 
 export const LAUNCH_CODE_TTL_SECONDS = 60
 
-/** Applications granted to the functions of the user's current posts (DESIGN §4: derived access). */
+/**
+ * Applications granted to the functions of the user's current posts (DESIGN §4: derived access); an
+ * application switched off in the catalogue is in no launcher.
+ */
 function applicationsQuery(env: Env, userId: number, today = todayIso()) {
   return getDb(env.DB)
     .selectFrom('poste as p')
@@ -20,6 +23,7 @@ function applicationsQuery(env: Env, userId: number, today = todayIso()) {
     .innerJoin('application as a', 'a.id', 'fa.application_id')
     .select(['a.id', 'a.libelle', 'a.icone'])
     .distinct()
+    .where('a.actif', '=', 1)
     .where('p.utilisateur_id', '=', userId)
     .where('p.date_debut', '<=', today)
     .where('p.date_fin', '>=', today)
@@ -37,6 +41,7 @@ function futureApplicationsQuery(env: Env, userId: number, today: string) {
     .innerJoin('application as a', 'a.id', 'fa.application_id')
     .select(['a.id', 'a.libelle', 'a.icone'])
     .select(sql<string>`min(p.date_debut)`.as('date_debut'))
+    .where('a.actif', '=', 1)
     .where('p.utilisateur_id', '=', userId)
     .where('p.date_debut', '>', today)
     .where('a.id', 'not in', applicationsQuery(env, userId, today).clearSelect().select('a.id'))
@@ -84,7 +89,8 @@ export async function launch(
   const [actor, [application], applications] = await actorWith(
     env,
     caller,
-    db.selectFrom('application').selectAll().where('id', '=', applicationId),
+    // Switched off in the catalogue, it answers as an unknown one.
+    db.selectFrom('application').selectAll().where('id', '=', applicationId).where('actif', '=', 1),
     applicationsQuery(env, caller.id),
   )
   if (!application) throw notFound('Unknown application')

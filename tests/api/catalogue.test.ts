@@ -1,0 +1,138 @@
+import { beforeAll, describe, expect, it } from 'vitest'
+import { call, createOrganisation, createUser, currentPost, db, expectError, isoDate, signedInUser } from './helpers'
+
+/**
+ * The catalogue's reads (GET rest/bd/application and /{id}): root administrators only, the functions
+ * that grant each application, and how many users may launch it today, counted as the launcher derives
+ * access (DESIGN §4). The organisation of helpers.ts: fonction 2 (Agent de quai, Agence Lille) grants
+ * 1 Yard dangereux and 2 Pesage; 3 (Responsable, Direction Sud) grants 3 Module Rendez vous; 1
+ * (Directeur, the root) grants 4 Facturation.
+ */
+
+type Application = {
+  id: number
+  libelle: string
+  icone: string
+  url: string
+  actif: boolean
+  protocole: string
+  fonctions: { id: number; libelle: string; structure: { id: number; nom: string } }[]
+  nbUtilisateurs: number
+}
+
+const catalogue = (token: string | undefined, search = '') => call(`/rest/bd/application${search}`, { token })
+const listed = async (token: string, search = '') => {
+  const response = await catalogue(token, search)
+  expect(response.status).toBe(200)
+  return { items: (await response.json()) as Application[], total: response.headers.get('X-Total-Count') }
+}
+
+let root: string
+let agent: { id: number; token: string }
+let lilleAdmin: string
+let director: string
+
+beforeAll(async () => {
+  await createOrganisation()
+  // The root administrator holds a current post on the root (Directeur: Facturation).
+  root = (await signedInUser({ admin: true, postes: [currentPost(1, 1)] })).jwt.accessToken
+  const signedIn = await signedInUser({ postes: [currentPost(4, 2)] })
+  agent = { id: signedIn.id, token: signedIn.jwt.accessToken }
+  // Who may not launch Yard dangereux and Pesage today, though a post of Agent de quai names them: an
+  // inactive account, a deleted one, a pending registration, a post that ended, a post to come.
+  await createUser({ actif: false, postes: [currentPost(4, 2)] })
+  await createUser({ supprime: true, postes: [currentPost(4, 2)] })
+  await createUser({ registration: 'PENDING', password: null, postes: [currentPost(4, 2)] })
+  await createUser({ postes: [{ structureId: 4, fonctionId: 2, from: isoDate(-60), to: isoDate(-1) }] })
+  await createUser({ postes: [{ structureId: 4, fonctionId: 2, from: isoDate(1), to: isoDate(60) }] })
+  // A second agent, with two posts of the same function: counted once. Agence Lille's administrator,
+  // an agent too: the third who may launch them.
+  await createUser({ postes: [currentPost(4, 2), currentPost(4, 2, 10)] })
+  lilleAdmin = (await signedInUser({ admin: true, postes: [currentPost(4, 2)] })).jwt.accessToken
+  // A director on the root who is no administrator: with the root administrator, two for Facturation.
+  director = (await signedInUser({ postes: [currentPost(1, 1)] })).jwt.accessToken
+})
+
+describe('GET /rest/bd/application', () => {
+  it('answers anonymous callers 401, users and administrators of a sub-tree 403', async () => {
+    await expectError(await catalogue(undefined), 401, 'UNAUTHORIZED')
+    await expectError(await catalogue(agent.token), 403, 'FORBIDDEN')
+    await expectError(await catalogue(lilleAdmin), 403, 'FORBIDDEN')
+    await expectError(await call('/rest/bd/application/1', { token: lilleAdmin }), 403, 'FORBIDDEN')
+    // A post on the root without the administrator's flag is no administrator.
+    await expectError(await catalogue(director), 403, 'FORBIDDEN')
+  })
+
+  it('gives a root administrator every application, by name, with its grants and who may launch it today', async () => {
+    const { items, total } = await listed(root)
+    expect(total).toBe('4')
+    expect(items.map((a) => a.libelle)).toEqual(['Facturation', 'Module Rendez vous', 'Pesage', 'Yard dangereux'])
+    const pesage = items.find((a) => a.id === 2)
+    expect(pesage).toEqual({
+      id: 2,
+      libelle: 'Pesage',
+      icone: 'scale',
+      url: '/demo-app/pesage?lang=fr',
+      actif: true,
+      protocole: 'CODE',
+      fonctions: [{ id: 2, libelle: 'Agent de quai', structure: { id: 4, nom: 'Agence Lille' } }],
+      // The three agents: not the inactive, deleted, pending, former or future holders.
+      nbUtilisateurs: 3,
+    })
+    expect(items.find((a) => a.id === 4)?.nbUtilisateurs).toBe(2)
+    expect(items.find((a) => a.id === 3)?.nbUtilisateurs).toBe(0)
+  })
+
+  it('pages, sorts and searches in SQL; a long or many-word search is an answer, not an error', async () => {
+    const page = await listed(root, '?page=2&taille=3')
+    expect(page.total).toBe('4')
+    expect(page.items.map((a) => a.libelle)).toEqual(['Yard dangereux'])
+    const byUsers = await listed(root, '?tri=-nbUtilisateurs')
+    expect(byUsers.items.map((a) => [a.libelle, a.nbUtilisateurs])).toEqual([
+      ['Pesage', 3],
+      ['Yard dangereux', 3],
+      ['Facturation', 2],
+      ['Module Rendez vous', 0],
+    ])
+    expect((await listed(root, '?tri=-libelle')).items[0]?.libelle).toBe('Yard dangereux')
+    const searched = await listed(root, `?q=${encodeURIComponent('  PES  ')}&page=1`)
+    expect([searched.total, searched.items.map((a) => a.libelle)]).toEqual(['1', ['Pesage']])
+    const words = Array.from({ length: 30 }, () => 'ab').join(' ')
+    for (const q of [words, 'é'.repeat(30), 'x'.repeat(100)]) {
+      const response = await catalogue(root, `?q=${encodeURIComponent(q)}&page=1`)
+      expect(response.status, q).toBe(200)
+    }
+    // Past the 100 characters of a search box: said as such.
+    await expectError(await catalogue(root, `?q=${'x'.repeat(101)}`), 400, 'VALIDATION_FAILED')
+    await expectError(await catalogue(root, '?tri=url'), 400, 'VALIDATION_FAILED')
+  })
+})
+
+describe('GET /rest/bd/application/{id}', () => {
+  it('gives one application, 404 for an unknown one', async () => {
+    const response = await call('/rest/bd/application/1', { token: root })
+    expect(response.status).toBe(200)
+    const yard = (await response.json()) as Application
+    expect([yard.libelle, yard.nbUtilisateurs, yard.fonctions.map((f) => f.id)]).toEqual(['Yard dangereux', 3, [2]])
+    await expectError(await call('/rest/bd/application/999', { token: root }), 404, 'NOT_FOUND')
+  })
+})
+
+describe('an application switched off in the catalogue', () => {
+  it('leaves every launcher and its launch answers as an unknown one, its grants kept', async () => {
+    await db().updateTable('application').set({ actif: 0 }).where('id', '=', 3).execute()
+    const sud = await signedInUser({ postes: [currentPost(3, 3)] })
+    const access = await call(`/rest/bd/acces/utilisateur/${sud.id}`, { token: sud.jwt.accessToken })
+    expect(((await access.json()) as { accesApplication: unknown[] }).accesApplication).toEqual([])
+    await expectError(
+      await call('/rest/bd/acces/application?idApplication=3', { token: sud.jwt.accessToken }),
+      404,
+      'NOT_FOUND',
+    )
+    const off = (await (await call('/rest/bd/application/3', { token: root })).json()) as Application
+    expect([off.actif, off.fonctions.map((f) => f.id)]).toEqual([false, [3]])
+    await db().updateTable('application').set({ actif: 1 }).where('id', '=', 3).execute()
+    const launched = await call('/rest/bd/acces/application?idApplication=3', { token: sud.jwt.accessToken })
+    expect(launched.status).toBe(200)
+  })
+})
