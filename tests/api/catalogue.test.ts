@@ -39,8 +39,10 @@ beforeAll(async () => {
   const signedIn = await signedInUser({ postes: [currentPost(4, 2)] })
   agent = { id: signedIn.id, token: signedIn.jwt.accessToken }
   // Who may not launch Yard dangereux and Pesage today, though a post of Agent de quai names them: an
-  // inactive account, a deleted one, a pending registration, a post that ended, a post to come.
+  // inactive account, a deleted one, a pending registration, one invited who has not chosen a password
+  // (they cannot sign in yet), a post that ended, a post to come.
   await createUser({ actif: false, postes: [currentPost(4, 2)] })
+  await createUser({ registration: 'INVITED', password: null, postes: [currentPost(4, 2)] })
   await createUser({ supprime: true, postes: [currentPost(4, 2)] })
   await createUser({ registration: 'PENDING', password: null, postes: [currentPost(4, 2)] })
   await createUser({ postes: [{ structureId: 4, fonctionId: 2, from: isoDate(-60), to: isoDate(-1) }] })
@@ -102,6 +104,10 @@ describe('GET /rest/bd/application', () => {
       const response = await catalogue(root, `?q=${encodeURIComponent(q)}&page=1`)
       expect(response.status, q).toBe(200)
     }
+    // A name with an accent is found as typed.
+    await db().insertInto('application').values({ id: 5, libelle: 'Réception', icone: 'truck', url: '/r' }).execute()
+    expect((await listed(root, '?q=r%C3%A9cep')).items.map((a) => a.libelle)).toEqual(['Réception'])
+    await db().deleteFrom('application').where('id', '=', 5).execute()
     // Past the 100 characters of a search box: said as such.
     await expectError(await catalogue(root, `?q=${'x'.repeat(101)}`), 400, 'VALIDATION_FAILED')
     await expectError(await catalogue(root, '?tri=url'), 400, 'VALIDATION_FAILED')
@@ -120,19 +126,31 @@ describe('GET /rest/bd/application/{id}', () => {
 
 describe('an application switched off in the catalogue', () => {
   it('leaves every launcher and its launch answers as an unknown one, its grants kept', async () => {
-    await db().updateTable('application').set({ actif: 0 }).where('id', '=', 3).execute()
-    const sud = await signedInUser({ postes: [currentPost(3, 3)] })
-    const access = await call(`/rest/bd/acces/utilisateur/${sud.id}`, { token: sud.jwt.accessToken })
-    expect(((await access.json()) as { accesApplication: unknown[] }).accesApplication).toEqual([])
-    await expectError(
-      await call('/rest/bd/acces/application?idApplication=3', { token: sud.jwt.accessToken }),
-      404,
-      'NOT_FOUND',
-    )
-    const off = (await (await call('/rest/bd/application/3', { token: root })).json()) as Application
-    expect([off.actif, off.fonctions.map((f) => f.id)]).toEqual([false, [3]])
-    await db().updateTable('application').set({ actif: 1 }).where('id', '=', 3).execute()
-    const launched = await call('/rest/bd/acces/application?idApplication=3', { token: sud.jwt.accessToken })
-    expect(launched.status).toBe(200)
+    const sud = await signedInUser({
+      postes: [currentPost(3, 3), { structureId: 3, fonctionId: 2, from: isoDate(5), to: isoDate(9) }],
+    })
+    const token = sud.jwt.accessToken
+    const access = async () =>
+      (await (await call(`/rest/bd/acces/utilisateur/${sud.id}?futurs=true`, { token })).json()) as {
+        accesApplication: { application: { id: number } }[]
+        accesFuturs: { application: { id: number } }[]
+      }
+    await db().updateTable('application').set({ actif: 0 }).where('id', 'in', [1, 3]).execute()
+    try {
+      // Off: not in today's launcher, nor among what a future post will open (Yard dangereux).
+      const off = await access()
+      expect(off.accesApplication).toEqual([])
+      expect(off.accesFuturs.map((a) => a.application.id)).toEqual([2])
+      await expectError(await call('/rest/bd/acces/application?idApplication=3', { token }), 404, 'NOT_FOUND')
+      const listedOff = (await (await call('/rest/bd/application/3', { token: root })).json()) as Application
+      // Its grants kept; nobody may launch it.
+      expect([listedOff.actif, listedOff.fonctions.map((f) => f.id), listedOff.nbUtilisateurs]).toEqual([false, [3], 0])
+    } finally {
+      await db().updateTable('application').set({ actif: 1 }).where('id', 'in', [1, 3]).execute()
+    }
+    const on = await access()
+    expect(on.accesApplication.map((a) => a.application.id)).toEqual([3])
+    expect(on.accesFuturs.map((a) => a.application.id).sort()).toEqual([1, 2])
+    expect((await call('/rest/bd/acces/application?idApplication=3', { token })).status).toBe(200)
   })
 })

@@ -28,7 +28,9 @@ export const catalogueApplicationSchema = z.object({
   nbUtilisateurs: z
     .number()
     .int()
-    .describe('The users who may launch it today: active accounts with a current post of a granting function'),
+    .describe(
+      'The users who may launch it today: accounts that can sign in with a current post of a granting function (0 while it is off)',
+    ),
 })
 export type CatalogueApplication = z.infer<typeof catalogueApplicationSchema>
 

@@ -6,7 +6,7 @@ import type { Env } from '../env'
 import { forbidden, notFound } from '../lib/errors'
 import { type Viewer, wholeTreeInScope } from '../lib/scope'
 import { type Actor, actorWith, type Caller, viewerOf } from './actor'
-import { containsEveryWord, onePage, WHOLE_LIST_READ, wholeList } from './structures'
+import { containsText, onePage, WHOLE_LIST_READ, wholeList } from './structures'
 
 /**
  * The catalogue (applications, and which functions grant them) is the root administrators' to
@@ -24,12 +24,14 @@ type FonctionRow = { id: number; libelle: string; structure_id: number; structur
 
 /**
  * The applications with the functions that grant them (one JSON column) and the number of users who
- * may launch each today: active accounts (not deleted, not a pending registration) with a current post
- * of a granting function — what the launcher derives (DESIGN §4).
+ * may launch each today: accounts that can sign in (active, not deleted, their password chosen) with a
+ * current post of a granting function, of an application switched on — what the launcher derives
+ * (DESIGN §4). Only for a root administrator: anyone else's call reads no row (and gets 403).
  */
-function catalogueQuery(db: DB, today: string) {
+function catalogueQuery(db: DB, viewer: Viewer) {
   return db
     .selectFrom('application as a')
+    .where(wholeTreeInScope(db, viewer))
     .select(['a.id', 'a.libelle', 'a.icone', 'a.url', 'a.actif', 'a.protocole'])
     .select((eb) =>
       eb
@@ -50,11 +52,12 @@ function catalogueQuery(db: DB, today: string) {
         .innerJoin('utilisateur as u', 'u.id', 'p.utilisateur_id')
         .select(sql<number>`count(distinct p.utilisateur_id)`.as('n'))
         .whereRef('fa.application_id', '=', 'a.id')
-        .where('p.date_debut', '<=', today)
-        .where('p.date_fin', '>=', today)
+        .where('a.actif', '=', 1)
+        .where('p.date_debut', '<=', viewer.today)
+        .where('p.date_fin', '>=', viewer.today)
         .where('u.actif', '=', 1)
         .where('u.supprime', '=', 0)
-        .where('u.registration_state', '<>', 'PENDING')
+        .where('u.registration_state', '=', 'COMPLETE')
         .as('nb_utilisateurs'),
     )
 }
@@ -106,10 +109,11 @@ export async function listApplications(
 ): Promise<{ items: CatalogueApplication[]; total: number }> {
   const db = getDb(env.DB)
   const viewer = viewerOf(caller)
-  const filter = containsEveryWord(['a.libelle'], query.q) ?? sql<SqlBool>`1`
+  // The name as typed (LIKE: any ASCII case), bounded as every search box is.
+  const filter = query.q ? containsText(['a.libelle'], query.q) : sql<SqlBool>`1`
   const tri = query.tri ?? 'libelle'
   const direction = tri.startsWith('-') ? 'desc' : 'asc'
-  const filtered = catalogueQuery(db, viewer.today).where(filter)
+  const filtered = catalogueQuery(db, viewer).where(filter)
   const sorted = (tri.endsWith('nbUtilisateurs') ? filtered.orderBy('nb_utilisateurs', direction) : filtered).orderBy(
     sql`a.libelle collate nocase`,
     tri === '-libelle' ? 'desc' : 'asc',
@@ -118,6 +122,7 @@ export async function listApplications(
   const count = db
     .selectFrom('application as a')
     .select((eb) => eb.fn.countAll<number>().as('total'))
+    .where(wholeTreeInScope(db, viewer))
     .where(filter)
   const [actor, [root], rows, [counted]] = await actorWith(env, caller, rootAdminQuery(db, viewer), list, count)
   requireRootAdmin(actor, root)
@@ -133,7 +138,7 @@ export async function getApplication(env: Env, caller: Caller, id: number): Prom
     env,
     caller,
     rootAdminQuery(db, viewer),
-    catalogueQuery(db, viewer.today).where('a.id', '=', id),
+    catalogueQuery(db, viewer).where('a.id', '=', id),
   )
   requireRootAdmin(actor, root)
   if (!row) throw notFound('Unknown application')

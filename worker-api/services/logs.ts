@@ -67,7 +67,8 @@ export async function writeClientLog(env: Env, caller: Caller, input: ClientLogI
   const [actor, applications] = await actorWith(
     env,
     caller,
-    db.selectFrom('application').select('id').where('libelle', '=', input.nomLog),
+    // An application switched off in the catalogue is launched no more: nothing to report of it.
+    db.selectFrom('application').select('id').where('libelle', '=', input.nomLog).where('actif', '=', 1),
   )
   if (!isType && applications.length === 0) {
     throw invalidField('nomLog', 'nomLog is neither a log type nor an application', 'validation.nomLog')
