@@ -142,6 +142,13 @@ describe('an application switched off in the catalogue', () => {
       expect(off.accesApplication).toEqual([])
       expect(off.accesFuturs.map((a) => a.application.id)).toEqual([2])
       await expectError(await call('/rest/bd/acces/application?idApplication=3', { token }), 404, 'NOT_FOUND')
+      // Nor may a client report having launched it.
+      const reported = await call('/rest/bd/logs/', {
+        method: 'POST',
+        token,
+        body: JSON.stringify({ nomLog: 'Module Rendez vous' }),
+      })
+      await expectError(reported, 400, 'VALIDATION_FAILED')
       const listedOff = (await (await call('/rest/bd/application/3', { token: root })).json()) as Application
       // Its grants kept; nobody may launch it.
       expect([listedOff.actif, listedOff.fonctions.map((f) => f.id), listedOff.nbUtilisateurs]).toEqual([false, [3], 0])
@@ -152,5 +159,11 @@ describe('an application switched off in the catalogue', () => {
     expect(on.accesApplication.map((a) => a.application.id)).toEqual([3])
     expect(on.accesFuturs.map((a) => a.application.id).sort()).toEqual([1, 2])
     expect((await call('/rest/bd/acces/application?idApplication=3', { token })).status).toBe(200)
+    const reported = await call('/rest/bd/logs/', {
+      method: 'POST',
+      token,
+      body: JSON.stringify({ nomLog: 'Module Rendez vous' }),
+    })
+    expect(reported.status).toBe(201)
   })
 })
