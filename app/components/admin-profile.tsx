@@ -3,7 +3,7 @@ import type { getZodConstraint } from '@conform-to/zod/v4'
 import { Form, useActionData, useLocation, useSubmit } from '@remix-run/react'
 import { CalendarClock, Mail, Save, Trash2 } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
-import { anchorId, FOCUS_FIELD, neighbourOf } from '~/lib/focus'
+import { anchorId, FOCUS_FIELD, neighbourAnchor } from '~/lib/focus'
 import { type FormReply, useErrorsFollowInput, useFormReply, usePendingIntent } from '~/lib/form'
 import { useHydrated } from '~/lib/hydrated'
 import { urlWith } from '~/lib/url'
@@ -242,16 +242,16 @@ function PostesCard({ user, editable }: { user: User; editable: boolean }) {
       ? [...user.postesEnCours, ...user.postesFutur].find((p) => String(p.id) === params.get('id'))
       : undefined
   /** The delete's form; without JavaScript focus then goes to the post that takes its place in its list. */
-  const fields = (poste: Poste) => {
-    const list = user.postesEnCours.includes(poste) ? user.postesEnCours : user.postesFutur
-    const neighbour = neighbourOf(list, poste)
-    return {
-      intent: 'poste',
-      id: String(poste.id),
-      libelle: label(poste),
-      [FOCUS_FIELD]: neighbour ? anchorId(POSTE_ROW, neighbour.id) : '',
-    }
-  }
+  const fields = (poste: Poste) => ({
+    intent: 'poste',
+    id: String(poste.id),
+    libelle: label(poste),
+    [FOCUS_FIELD]: neighbourAnchor(
+      user.postesEnCours.includes(poste) ? user.postesEnCours : user.postesFutur,
+      poste,
+      POSTE_ROW,
+    ),
+  })
   const actions = editable
     ? {
         header: t('adminProfile.posteActions'),
@@ -281,7 +281,8 @@ function PostesCard({ user, editable }: { user: User; editable: boolean }) {
       <CardContent className="flex flex-col gap-6">
         {confirming && editable ? (
           <ConfirmPanel
-            cancelHref={`${urlWith(search, { confirmer: null, id: null })}#${anchorId('supprimer-poste', confirming.id)}`}
+            cancelHref={urlWith(search, { confirmer: null, id: null })}
+            returnTo={anchorId('supprimer-poste', confirming.id)}
             title={t('adminProfile.posteDeleteTitle', { poste: label(confirming) })}
             description={t('adminProfile.posteDeleteConfirm')}
             confirmLabel={t('adminProfile.posteDelete')}

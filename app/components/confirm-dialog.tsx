@@ -145,10 +145,17 @@ export function ConfirmDialog({
  */
 export function ConfirmPanel({
   cancelHref,
+  returnTo,
   id,
   className,
   ...confirmation
-}: Confirmation & { cancelHref: string; id?: string; className?: string }) {
+}: Confirmation & {
+  cancelHref: string
+  /** The id of the trigger that asked (`ConfirmDialog`'s `id`): the cancel link brings focus back to it. */
+  returnTo?: string
+  id?: string
+  className?: string
+}) {
   const { t } = useTranslation()
   const headingId = useId()
   return (
@@ -166,7 +173,10 @@ export function ConfirmPanel({
       <ConfirmForm
         {...confirmation}
         cancel={
-          <Link to={cancelHref} className={buttonVariants({ variant: 'outline' })}>
+          <Link
+            to={returnTo ? `${cancelHref}#${returnTo}` : cancelHref}
+            className={buttonVariants({ variant: 'outline' })}
+          >
             {confirmation.cancelLabel ?? t('common.cancel')}
           </Link>
         }

@@ -17,6 +17,15 @@ export function neighbourOf<Row>(rows: readonly Row[], row: Row): Row | undefine
   return index < 0 ? undefined : (rows[index + 1] ?? rows[index - 1])
 }
 
+/**
+ * Where focus goes when `row` leaves its list (`FOCUS_FIELD`): the id of the row that takes its place
+ * (`neighbourOf`) under `prefix`, the list's `rowAnchor`; empty when the row was alone.
+ */
+export function neighbourAnchor<Row extends { id: number }>(rows: readonly Row[], row: Row, prefix: string): string {
+  const neighbour = neighbourOf(rows, row)
+  return neighbour ? anchorId(prefix, neighbour.id) : ''
+}
+
 /** What can take focus by keyboard, in document order. */
 const FOCUSABLE =
   'a[href], button:not([disabled]), input:not([type="hidden"]):not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])'

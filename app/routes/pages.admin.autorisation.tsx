@@ -19,7 +19,7 @@ import { apiMessage, type Message } from '~/lib/api-errors'
 import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { displayDateTime } from '~/lib/dates'
-import { anchorId, FOCUS_FIELD, neighbourOf } from '~/lib/focus'
+import { anchorId, FOCUS_FIELD, neighbourAnchor } from '~/lib/focus'
 import { usePendingIntent } from '~/lib/form'
 import { focusFragment, readForm, rowAction } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
@@ -142,23 +142,20 @@ export default function Authorisation() {
   const params = new URLSearchParams(search)
   const confirming =
     params.get('confirmer') === 'refuse' ? users.find((u) => String(u.id) === params.get('id')) : undefined
-  const cancelHref = `${urlWith(search, { confirmer: null, id: null })}${confirming ? `#${anchorId('refuser', confirming.id)}` : ''}`
-  const refusal = (user: PendingUser) => {
-    // Without JavaScript focus then goes to the row that takes the refused one's place.
-    const neighbour = neighbourOf(users, user)
-    return {
-      title: t('autorisation.deleteTitle', { mail: user.mail }),
-      description: t('autorisation.deleteConfirm', { nom: fullName(user) }),
-      confirmLabel: t('autorisation.delete'),
-      pendingLabel: t('autorisation.deleting'),
-      fields: {
-        intent: 'refuse',
-        id: String(user.id),
-        mail: user.mail,
-        [FOCUS_FIELD]: neighbour ? anchorId(ROW, neighbour.id) : '',
-      },
-    }
-  }
+  const cancelHref = urlWith(search, { confirmer: null, id: null })
+  const refusal = (user: PendingUser) => ({
+    title: t('autorisation.deleteTitle', { mail: user.mail }),
+    description: t('autorisation.deleteConfirm', { nom: fullName(user) }),
+    confirmLabel: t('autorisation.delete'),
+    pendingLabel: t('autorisation.deleting'),
+    fields: {
+      intent: 'refuse',
+      id: String(user.id),
+      mail: user.mail,
+      // Without JavaScript focus then goes to the row that takes the refused one's place.
+      [FOCUS_FIELD]: neighbourAnchor(users, user, ROW),
+    },
+  })
 
   const columns: DataTableColumn<PendingUser>[] = [
     {
@@ -259,7 +256,9 @@ export default function Authorisation() {
           <p>{t(failure.error.key, failure.error.values)}</p>
         </Alert>
       ) : null}
-      {confirming ? <ConfirmPanel cancelHref={cancelHref} {...refusal(confirming)} /> : null}
+      {confirming ? (
+        <ConfirmPanel cancelHref={cancelHref} returnTo={anchorId('refuser', confirming.id)} {...refusal(confirming)} />
+      ) : null}
       <NeedsPost structureId={params.get(POST_FOR)} closeHref={urlWith(search, { [POST_FOR]: null })} />
       <SearchForm label={t('autorisation.search')} />
       {failed ? (

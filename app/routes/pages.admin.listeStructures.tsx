@@ -12,7 +12,7 @@ import { buttonVariants } from '~/components/ui/button'
 import { apiMessage, type Message } from '~/lib/api-errors'
 import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
-import { anchorId, FOCUS_FIELD, neighbourOf } from '~/lib/focus'
+import { anchorId, FOCUS_FIELD, neighbourAnchor } from '~/lib/focus'
 import { focusFragment, readForm, rowAction } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { DEFAULT_PAGE_SIZE, lastPageUrl, listQuery, pageCount } from '~/lib/pagination'
@@ -85,17 +85,14 @@ export default function Structures() {
   const params = new URLSearchParams(search)
   const confirming =
     params.get('confirmer') === 'supprimer' ? structures.find((s) => String(s.id) === params.get('id')) : undefined
-  const cancelHref = `${urlWith(search, { confirmer: null, id: null })}${confirming ? `#${anchorId('supprimer', confirming.id)}` : ''}`
+  const cancelHref = urlWith(search, { confirmer: null, id: null })
   /** The delete's form; without JavaScript focus then goes to the row that takes the deleted one's place. */
-  const deletion = (structure: Structure) => {
-    const neighbour = neighbourOf(structures, structure)
-    return {
-      intent: 'supprimer',
-      id: String(structure.id),
-      nom: structure.nom,
-      [FOCUS_FIELD]: neighbour ? anchorId(ROW, neighbour.id) : '',
-    }
-  }
+  const deletion = (structure: Structure) => ({
+    intent: 'supprimer',
+    id: String(structure.id),
+    nom: structure.nom,
+    [FOCUS_FIELD]: neighbourAnchor(structures, structure, ROW),
+  })
 
   const columns: DataTableColumn<Structure>[] = [
     {
@@ -211,6 +208,7 @@ export default function Structures() {
       {confirming ? (
         <ConfirmPanel
           cancelHref={cancelHref}
+          returnTo={anchorId('supprimer', confirming.id)}
           title={t('structures.deleteTitle', { nom: confirming.nom })}
           description={t('structures.deleteConfirm')}
           confirmLabel={t('structures.delete')}

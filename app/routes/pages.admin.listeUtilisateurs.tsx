@@ -13,7 +13,7 @@ import { Button, buttonVariants } from '~/components/ui/button'
 import { apiMessage, type Message } from '~/lib/api-errors'
 import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
-import { anchorId, FOCUS_FIELD, neighbourOf } from '~/lib/focus'
+import { anchorId, FOCUS_FIELD, neighbourAnchor } from '~/lib/focus'
 import { usePendingIntent } from '~/lib/form'
 import { focusFragment, readForm, rowAction } from '~/lib/form.server'
 import { useHydrated } from '~/lib/hydrated'
@@ -191,16 +191,16 @@ export default function UserList() {
     })
   const confirming =
     params.get('confirmer') === 'supprimer' ? users.find((u) => String(u.id) === params.get('id')) : undefined
-  const cancelHref = `${urlWith(search, { confirmer: null, id: null })}${confirming ? `#${anchorId('supprimer', confirming.id)}` : ''}`
+  const cancelHref = urlWith(search, { confirmer: null, id: null })
   /**
    * Where focus goes back after a delete or a restore (without JavaScript): to the row's other button
    * when the list still shows the row, to the row that took its place when the filter hides it now.
    */
   const focusAfter = (user: User, intent: 'supprimer' | 'retablir') => {
     const hidden = params.get('supprime') === (intent === 'supprimer' ? 'false' : 'true')
-    if (!hidden) return anchorId(intent === 'supprimer' ? 'retablir' : 'supprimer', user.id)
-    const neighbour = neighbourOf(users, user)
-    return neighbour ? anchorId(ROW, neighbour.id) : ''
+    return hidden
+      ? neighbourAnchor(users, user, ROW)
+      : anchorId(intent === 'supprimer' ? 'retablir' : 'supprimer', user.id)
   }
   const deletion = (user: User) => ({
     intent: 'supprimer',
@@ -346,6 +346,7 @@ export default function UserList() {
       {confirming ? (
         <ConfirmPanel
           cancelHref={cancelHref}
+          returnTo={anchorId('supprimer', confirming.id)}
           title={t('users.deleteTitle', { nom: fullName(confirming) })}
           description={t('users.deleteConfirm')}
           confirmLabel={t('users.delete')}

@@ -1,7 +1,6 @@
 import { type SqlBool, sql } from 'kysely'
 import type { APPLICATION_SORTS, CatalogueApplication } from '../contract/catalogue'
-import type { DB } from '../db/client'
-import { getDb } from '../db/client'
+import { type DB, getDb } from '../db/client'
 import type { Env } from '../env'
 import { forbidden, notFound } from '../lib/errors'
 import { type Viewer, wholeTreeInScope } from '../lib/scope'
