@@ -40,6 +40,9 @@ const OWN_MESSAGE = {
   STRUCTURE_NOM_ALREADY_USED: true,
   STRUCTURE_PARENT_INVALID: true,
   POSTE_ALREADY_EXIST: true,
+  APPLICATION_LIBELLE_ALREADY_USED: true,
+  FONCTION_LIBELLE_ALREADY_USED: true,
+  FONCTION_HAS_POSTES: true,
   LISTE_CREATION_FAILED: true,
   LISTE_UPDATE_FAILED: true,
 } as const satisfies Record<BusinessCode, boolean>
@@ -68,6 +71,9 @@ export function apiMessage(result: Failure, fallback: string): Message {
 const MESSAGE_VALUE: Partial<Record<OwnMessageCode, (first: unknown) => Record<string, string | number>>> = {
   TOO_MANY_ATTEMPTS: (first) => ({ seconds: Number(first ?? 60) }),
   STRUCTURE_NOM_ALREADY_USED: (first) => ({ nom: String(first ?? '') }),
+  APPLICATION_LIBELLE_ALREADY_USED: (first) => ({ nom: String(first ?? '') }),
+  FONCTION_LIBELLE_ALREADY_USED: (first) => ({ nom: String(first ?? '') }),
+  FONCTION_HAS_POSTES: (first) => ({ count: Number(first ?? 0) }),
   LIST_TOO_LARGE: (first) => ({ max: Number(first ?? 0) }),
 }
 

@@ -169,6 +169,10 @@ export const fr = {
     STRUCTURE_NOM_ALREADY_USED: '{{nom}} déjà utilisé',
     STRUCTURE_PARENT_INVALID: "Cette structure parente n'est pas possible pour ce type de structure.",
     POSTE_ALREADY_EXIST: "Poste déjà défini pour l'utilisateur",
+    APPLICATION_LIBELLE_ALREADY_USED: '{{nom}} déjà utilisé',
+    FONCTION_LIBELLE_ALREADY_USED: '{{nom}} existe déjà dans cette structure',
+    FONCTION_HAS_POSTES:
+      'Cette fonction est celle de {{count}} poste(s), passés compris : elle ne peut pas être supprimée.',
     INVITATION_NOT_PENDING: "Cet utilisateur a déjà choisi son mot de passe : l'invitation n'a plus lieu d'être.",
     INVITATION_WAITS_ACTIVATION:
       'Cet utilisateur est désactivé : son invitation lui sera envoyée quand il sera activé.',
@@ -176,6 +180,7 @@ export const fr = {
   validation: {
     required: 'Ce champ est obligatoire',
     tooLong: 'Ce champ est trop long',
+    tooMany: 'Trop d’éléments choisis',
     mail: 'Adresse e-mail invalide',
     mailMax: "L'adresse e-mail compte 50 caractères au plus",
     nameLength: 'Entre 3 et 50 caractères',

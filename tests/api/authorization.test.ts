@@ -355,6 +355,30 @@ Object.assign(MATRIX, {
   },
 } satisfies Record<string, Row>)
 
+/** A call of the catalogue's: the root administrator's alone. */
+const rootOnly = (status: number): Expected =>
+  signedIn({ user: 403, adminOut: 403, adminIn: 403, root: status, self: 403 })
+
+const applicationBody = (libelle: string) => ({
+  libelle,
+  icone: 'truck',
+  url: 'https://matrice.example.test/',
+  actif: true,
+  protocole: 'CODE',
+  fonctions: [{ id: 2 }],
+})
+
+/** An application granted to nobody, for a call that edits or deletes it. */
+async function freshApplication() {
+  const libelle = `Application matrice ${++sequence}`
+  const { id } = await db()
+    .insertInto('application')
+    .values({ libelle, icone: 'truck', url: 'https://matrice.example.test/' })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  return { id, libelle }
+}
+
 // Carrier registration: anyone registers; the queue is the administrators', each for their scope.
 Object.assign(MATRIX, {
   'GET /portail-backend/rest/public/bd/transporteur/structures': {
@@ -387,11 +411,26 @@ Object.assign(MATRIX, {
   // The catalogue is the root administrators' alone.
   'GET /portail-backend/rest/bd/application': {
     request: () => ({ path: '/rest/bd/application?page=1' }),
-    expect: signedIn({ user: 403, adminOut: 403, adminIn: 403, root: 200, self: 403 }),
+    expect: rootOnly(200),
   },
   'GET /portail-backend/rest/bd/application/{id}': {
     request: () => ({ path: '/rest/bd/application/2' }),
-    expect: signedIn({ user: 403, adminOut: 403, adminIn: 403, root: 200, self: 403 }),
+    expect: rootOnly(200),
+  },
+  'POST /portail-backend/rest/bd/application': {
+    request: () => ({ path: '/rest/bd/application', body: applicationBody(`Application matrice ${++sequence}`) }),
+    expect: rootOnly(201),
+  },
+  'PUT /portail-backend/rest/bd/application': {
+    request: async () => {
+      const { id, libelle } = await freshApplication()
+      return { path: '/rest/bd/application', body: { ...applicationBody(`${libelle} bis`), id } }
+    },
+    expect: rootOnly(200),
+  },
+  'DELETE /portail-backend/rest/bd/application/{id}': {
+    request: async () => ({ path: `/rest/bd/application/${(await freshApplication()).id}` }),
+    expect: rootOnly(204),
   },
   'GET /portail-backend/rest/bd/authorize/get/user/all': {
     request: () => ({ path: '/rest/bd/authorize/get/user/all' }),

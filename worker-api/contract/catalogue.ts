@@ -42,3 +42,62 @@ export const applicationListQuery = z.object({
 })
 
 export const applicationIdParam = z.object({ id: positiveInt() })
+
+/** An application's name: required, 3 to 50 characters, unique whatever its case. */
+export const applicationLibelleSchema = z
+  .string('validation.required')
+  .trim()
+  .min(1, { message: 'validation.required', abort: true })
+  .min(3, 'validation.nameLength')
+  .max(50, 'validation.nameLength')
+
+/**
+ * Where a launch sends the user: an absolute http(s) URL, or a path on the portal's own host
+ * ('/demo-app/pesage'), which the launch resolves against the portal's origin. Nothing else: no
+ * `javascript:`, no protocol-relative '//host'.
+ */
+export const applicationUrlSchema = z
+  .string('validation.required')
+  .trim()
+  .min(1, { message: 'validation.required', abort: true })
+  .max(2000, 'validation.tooLong')
+  .refine(isLaunchUrl, 'validation.url')
+  .describe("An absolute http(s) URL, or a path on the portal's host ('/app')")
+
+export function isLaunchUrl(value: string): boolean {
+  if (/^\/(?![/\\])/.test(value)) {
+    try {
+      return new URL(value, 'https://portal.invalid').host === 'portal.invalid'
+    } catch {
+      return false
+    }
+  }
+  try {
+    const url = new URL(value)
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.host !== '' && !url.username && !url.password
+  } catch {
+    return false
+  }
+}
+
+/** The most functions one call may grant an application (each is a bound value in D1). */
+export const GRANTS_MAX = 50
+
+const grantsSchema = z
+  .array(z.object({ id: positiveInt() }))
+  .max(GRANTS_MAX, 'validation.tooMany')
+  .describe(`The functions that grant it (${GRANTS_MAX} at most)`)
+
+/** POST and PUT rest/bd/application: `{id, libelle, icone, url, actif, protocole, fonctions: [{id}]}` (id for PUT). */
+export const applicationInputSchema = z.object({
+  libelle: applicationLibelleSchema,
+  icone: z.enum(APPLICATION_ICONS, 'validation.required').describe(`One of ${APPLICATION_ICONS.join(', ')}`),
+  url: applicationUrlSchema,
+  actif: z.boolean('validation.required'),
+  protocole: z.enum(APPLICATION_PROTOCOLS, 'validation.required'),
+  fonctions: grantsSchema,
+})
+export type ApplicationInput = z.infer<typeof applicationInputSchema>
+
+export const applicationUpdateSchema = applicationInputSchema.extend({ id: positiveInt() })
+export type ApplicationUpdate = z.infer<typeof applicationUpdateSchema>

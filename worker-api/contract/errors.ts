@@ -42,6 +42,10 @@ export const BUSINESS_CODES = [
   'STRUCTURE_NOM_ALREADY_USED',
   'STRUCTURE_PARENT_INVALID',
   'POSTE_ALREADY_EXIST',
+  // The catalogue and the functions of a structure
+  'APPLICATION_LIBELLE_ALREADY_USED',
+  'FONCTION_LIBELLE_ALREADY_USED',
+  'FONCTION_HAS_POSTES',
   // The registration list (spec §8), raised by the registration screens
   'LISTE_CREATION_FAILED',
   'LISTE_UPDATE_FAILED',

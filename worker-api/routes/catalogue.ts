@@ -1,8 +1,21 @@
 import { createRoute, z } from '@hono/zod-openapi'
-import { applicationIdParam, applicationListQuery, catalogueApplicationSchema } from '../contract/catalogue'
+import {
+  applicationIdParam,
+  applicationInputSchema,
+  applicationListQuery,
+  applicationUpdateSchema,
+  catalogueApplicationSchema,
+} from '../contract/catalogue'
 import { errors, json } from '../contract/common'
+import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
-import { getApplication, listApplications } from '../services/catalogue'
+import {
+  createApplication,
+  deleteApplication,
+  getApplication,
+  listApplications,
+  updateApplication,
+} from '../services/catalogue'
 
 /**
  * The catalogue: the applications the portal launches and the functions that grant them, managed by
@@ -37,4 +50,62 @@ export const catalogueRoutes = router()
       responses: { 200: json(catalogueApplicationSchema, 'Application'), ...errors(400, 401, 403, 404) },
     }),
     async (c) => c.json(await getApplication(c.env, c.get('caller'), c.req.valid('param').id), 200),
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/rest/bd/application',
+      tags: ['Catalogue'],
+      summary:
+        'Register an application, granted to the functions given (root administrators); 409 APPLICATION_LIBELLE_ALREADY_USED',
+      security: [{ bearer: [] }],
+      request: { body: { content: { 'application/json': { schema: applicationInputSchema } }, required: true } },
+      responses: { 201: json(catalogueApplicationSchema, 'The new application'), ...errors(400, 401, 403, 409) },
+    }),
+    async (c) => {
+      const application = await createApplication(
+        c.env,
+        c.get('caller'),
+        c.req.valid('json'),
+        requestContext(c.req.raw),
+      )
+      return c.json(application, 201)
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'put',
+      path: '/rest/bd/application',
+      tags: ['Catalogue'],
+      summary:
+        'Change an application and the functions that grant it (the whole list; root administrators). Switched off, its launch codes and sessions are revoked; 409 APPLICATION_LIBELLE_ALREADY_USED',
+      security: [{ bearer: [] }],
+      request: { body: { content: { 'application/json': { schema: applicationUpdateSchema } }, required: true } },
+      responses: { 200: json(catalogueApplicationSchema, 'The application'), ...errors(400, 401, 403, 404, 409) },
+    }),
+    async (c) => {
+      const application = await updateApplication(
+        c.env,
+        c.get('caller'),
+        c.req.valid('json'),
+        requestContext(c.req.raw),
+      )
+      return c.json(application, 200)
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'delete',
+      path: '/rest/bd/application/{id}',
+      tags: ['Catalogue'],
+      summary:
+        'Delete an application with its grants, launch codes and sessions; its log entries stay (root administrators)',
+      security: [{ bearer: [] }],
+      request: { params: applicationIdParam },
+      responses: { 204: { description: 'Deleted' }, ...errors(400, 401, 403, 404) },
+    }),
+    async (c) => {
+      await deleteApplication(c.env, c.get('caller'), c.req.valid('param').id, requestContext(c.req.raw))
+      return c.body(null, 204)
+    },
   )

@@ -192,7 +192,9 @@ export async function refresh(env: Env, presented: string, origin: string): Prom
   const token = await db
     .selectFrom('refresh_token as t')
     .innerJoin('utilisateur as u', 'u.id', 't.utilisateur_id')
+    .leftJoin('application as a', 'a.id', 't.application_id')
     .select([
+      'a.actif as application_actif',
       't.id',
       't.family_id',
       't.kind',
@@ -212,6 +214,10 @@ export async function refresh(env: Env, presented: string, origin: string): Prom
     .where('t.token_hash', '=', hash)
     .executeTakeFirst()
   if (!token || token.revoked_at) throw unauthorized('INVALID_REFRESH_TOKEN', 'Unknown or revoked refresh token')
+  // An application switched off in the catalogue opens no session and keeps none (its tokens are
+  // revoked as it is switched off; this also holds for a code issued as that happened).
+  if (token.application_id !== null && token.application_actif !== 1)
+    throw unauthorized('INVALID_REFRESH_TOKEN', 'Application switched off')
   // Refused, and left as it was, when presented on another host than the user's (DESIGN §7).
   if (!sameDomain(token.domain, origin)) throw unauthorizedDomain()
 

@@ -1,11 +1,17 @@
-import { type SqlBool, sql } from 'kysely'
-import type { APPLICATION_SORTS, CatalogueApplication } from '../contract/catalogue'
-import { type DB, getDb } from '../db/client'
+import { type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
+import type {
+  APPLICATION_SORTS,
+  ApplicationInput,
+  ApplicationUpdate,
+  CatalogueApplication,
+} from '../contract/catalogue'
+import { batch, type DB, getDb, insertWhen } from '../db/client'
+import type { Database } from '../db/schema'
 import type { Env } from '../env'
-import { forbidden, notFound } from '../lib/errors'
+import { BusinessError, forbidden, invalidField, notFound } from '../lib/errors'
 import { type Viewer, wholeTreeInScope } from '../lib/scope'
 import { type Actor, actorWith, type Caller, viewerOf } from './actor'
-import { containsText, onePage, WHOLE_LIST_READ, wholeList } from './structures'
+import { adminLog, containsText, onePage, WHOLE_LIST_READ, wholeList } from './structures'
 
 /**
  * The catalogue (applications, and which functions grant them) is the root administrators' to
@@ -15,9 +21,19 @@ import { containsText, onePage, WHOLE_LIST_READ, wholeList } from './structures'
 const rootAdminQuery = (db: DB, viewer: Viewer) =>
   db.selectNoFrom(sql<number>`${wholeTreeInScope(db, viewer)}`.as('root'))
 
-function requireRootAdmin(actor: Actor, row: { root: number } | undefined) {
+export function requireRootAdmin(actor: Actor, row: { root: number } | undefined) {
   if (!actor.admin || !row?.root) throw forbidden('Root administrators only')
 }
+
+type Guard = SelectQueryBuilder<Database, keyof Database, unknown>
+
+/**
+ * A row while the caller is still a root administrator when the statement runs: the condition every
+ * catalogue write repeats inside its batch, so that an administrator whose post on the root ended (or
+ * whose flag was taken) a moment before writes nothing.
+ */
+export const rootHolds = (db: DB, viewer: Viewer): Guard =>
+  db.selectNoFrom(sql<number>`1`.as('root_holds')).where(wholeTreeInScope(db, viewer)) as unknown as Guard
 
 type FonctionRow = { id: number; libelle: string; structure_id: number; structure_nom: string; path: string }
 
@@ -142,4 +158,264 @@ export async function getApplication(env: Env, caller: Caller, id: number): Prom
   requireRootAdmin(actor, root)
   if (!row) throw notFound('Unknown application')
   return toApplication(row as CatalogueRow)
+}
+
+/** The application holding a name, whatever its case (names are unique that way). */
+const libelleHolder = (db: DB, libelle: string) =>
+  db.selectFrom('application').select(['id', 'libelle']).where(sql<SqlBool>`libelle = ${libelle} collate nocase`)
+
+const libelleTaken = (libelle: string) =>
+  new BusinessError('APPLICATION_LIBELLE_ALREADY_USED', 409, 'This application name is already used', [libelle])
+/** A write refused by the unique index: another request took the name meanwhile; the same answer. */
+const libelleRace = (error: unknown, libelle: string) =>
+  String(error).includes('UNIQUE') ? libelleTaken(libelle) : error
+
+/** The functions a grant names, with their structure (the audit entry says which), one per id. */
+function grantedFonctions(db: DB, ids: number[]) {
+  return db
+    .selectFrom('fonction as f')
+    .innerJoin('structure as s', 's.id', 'f.structure_id')
+    .select(['f.id', 'f.libelle', 's.nom as structure_nom'])
+    .where(ids.length > 0 ? sql<SqlBool>`f.id in (${sql.join(ids)})` : sql<SqlBool>`0`)
+}
+
+const uniqueIds = (refs: { id: number }[]) => [...new Set(refs.map((ref) => ref.id))]
+
+function requireKnownFonctions(ids: number[], found: { id: number }[]) {
+  if (found.length < ids.length) throw invalidField('fonctions', 'Unknown function', 'validation.unknown')
+}
+
+/** The statement adding the grants of `ids` that `application` (an expression of its id) lacks. */
+function addGrants(db: DB, application: RawBuilder<number>, ids: number[], guard: Guard) {
+  return db
+    .insertInto('fonction_application')
+    .columns(['fonction_id', 'application_id'])
+    .expression(
+      db
+        .selectFrom('fonction as f')
+        .select(['f.id as fonction_id', application.as('application_id')])
+        .where(sql<SqlBool>`f.id in (${sql.join(ids)})`)
+        .where(({ exists, not }) =>
+          not(
+            exists(
+              db
+                .selectFrom('fonction_application as held')
+                .select('held.fonction_id')
+                .where(sql<SqlBool>`held.fonction_id = f.id and held.application_id = ${application}`),
+            ),
+          ),
+        )
+        .where(({ exists }) => exists(guard)),
+    )
+}
+
+type Context = { userAgent: string | null }
+
+/**
+ * POST rest/bd/application: a new application of the catalogue under a free name, granted to the
+ * functions given. The application, its grants and its audit entry are one batch, each written only
+ * while the caller is still a root administrator.
+ */
+export async function createApplication(
+  env: Env,
+  caller: Caller,
+  input: ApplicationInput,
+  context: Context,
+): Promise<CatalogueApplication> {
+  const db = getDb(env.DB)
+  const viewer = viewerOf(caller)
+  const ids = uniqueIds(input.fonctions)
+  const [actor, [root], [holder], fonctions] = await actorWith(
+    env,
+    caller,
+    rootAdminQuery(db, viewer),
+    libelleHolder(db, input.libelle),
+    grantedFonctions(db, ids),
+  )
+  requireRootAdmin(actor, root)
+  if (holder) throw libelleTaken(holder.libelle)
+  requireKnownFonctions(ids, fonctions)
+  const guard = rootHolds(db, viewer)
+  const created = sql<number>`(select id from application where libelle = ${input.libelle})`
+  const grants = fonctions.map((f) => `${f.libelle} (${f.structure_nom})`).join(', ')
+  let results: D1Result[]
+  try {
+    results = await batch(env.DB, [
+      insertWhen(
+        db,
+        'application',
+        {
+          libelle: input.libelle,
+          icone: input.icone,
+          url: input.url,
+          actif: input.actif ? 1 : 0,
+          protocole: input.protocole,
+        },
+        guard,
+      ).returning('id'),
+      ...(ids.length > 0 ? [addGrants(db, created, ids, guard)] : []),
+      insertWhen(
+        db,
+        'log',
+        adminLog(actor, 'APPLICATION_CREATION', [input.libelle, grants].filter(Boolean).join(' : '), context.userAgent),
+        guard,
+      ),
+      catalogueQuery(db, viewer).where('a.libelle', '=', input.libelle),
+    ])
+  } catch (error) {
+    throw libelleRace(error, input.libelle)
+  }
+  const [row] = (results.at(-1)?.results ?? []) as CatalogueRow[]
+  if ((results[0]?.results.length ?? 0) === 0 || !row) throw forbidden('Root administrators only')
+  return toApplication(row)
+}
+
+const yesNo = (flag: number | boolean) => (flag ? 'actif' : 'inactif')
+
+/**
+ * PUT rest/bd/application: changes an application's name, icon, URL, state, protocol and grants (the
+ * whole list, as given). Switched off, it leaves every launcher at once and its open launch codes
+ * and application sessions are revoked in the same batch; its grants are kept.
+ */
+export async function updateApplication(
+  env: Env,
+  caller: Caller,
+  input: ApplicationUpdate,
+  context: Context,
+): Promise<CatalogueApplication> {
+  const db = getDb(env.DB)
+  const viewer = viewerOf(caller)
+  const ids = uniqueIds(input.fonctions)
+  const [actor, [root], [current], [holder], fonctions] = await actorWith(
+    env,
+    caller,
+    rootAdminQuery(db, viewer),
+    catalogueQuery(db, viewer).where('a.id', '=', input.id),
+    libelleHolder(db, input.libelle).where('id', '!=', input.id),
+    grantedFonctions(db, ids),
+  )
+  requireRootAdmin(actor, root)
+  if (!current) throw notFound('Unknown application')
+  if (holder) throw libelleTaken(holder.libelle)
+  requireKnownFonctions(ids, fonctions)
+  const before = toApplication(current as CatalogueRow)
+  const byId = new Map(fonctions.map((f) => [f.id, `${f.libelle} (${f.structure_nom})`]))
+  const change = [
+    before.libelle !== input.libelle && `${before.libelle} → ${input.libelle}`,
+    before.icone !== input.icone && `${before.icone} → ${input.icone}`,
+    before.url !== input.url && `${before.url} → ${input.url}`,
+    before.actif !== input.actif && `${yesNo(before.actif)} → ${yesNo(input.actif)}`,
+    ...ids.filter((id) => !before.fonctions.some((f) => f.id === id)).map((id) => `+${byId.get(id)}`),
+    ...before.fonctions.filter((f) => !ids.includes(f.id)).map((f) => `-${f.libelle} (${f.structure.nom})`),
+  ].filter(Boolean)
+  const guard = rootHolds(db, viewer)
+  const target = db
+    .selectFrom('application as target')
+    .select('target.id')
+    .where('target.id', '=', input.id)
+    .where(({ exists }) => exists(guard)) as unknown as Guard
+  const id = sql<number>`${input.id}`
+  let results: D1Result[]
+  try {
+    results = await batch(env.DB, [
+      // Before the update, under its very condition.
+      insertWhen(
+        db,
+        'log',
+        adminLog(
+          actor,
+          'APPLICATION_MODIFICATION',
+          `${before.libelle} (#${input.id}) ${change.join(', ')}`,
+          context.userAgent,
+        ),
+        target,
+      ),
+      db
+        .updateTable('application')
+        .set({
+          libelle: input.libelle,
+          icone: input.icone,
+          url: input.url,
+          actif: input.actif ? 1 : 0,
+          protocole: input.protocole,
+        })
+        .where('id', '=', input.id)
+        .where(({ exists }) => exists(guard))
+        .returning('id'),
+      db
+        .deleteFrom('fonction_application')
+        .where('application_id', '=', input.id)
+        .$if(ids.length > 0, (q) => q.where(sql<SqlBool>`fonction_id not in (${sql.join(ids)})`))
+        .where(({ exists }) => exists(guard)),
+      ...(ids.length > 0 ? [addGrants(db, id, ids, target)] : []),
+      // Switched off: no launch code it issued can still be exchanged, no session it opened refreshed.
+      db
+        .updateTable('refresh_token')
+        .set({ revoked_at: new Date().toISOString() })
+        .where('application_id', '=', input.id)
+        .where('revoked_at', 'is', null)
+        .where(({ exists }) =>
+          exists(
+            db
+              .selectFrom('application as off')
+              .select('off.id')
+              .where('off.id', '=', input.id)
+              .where('off.actif', '=', 0),
+          ),
+        ),
+      catalogueQuery(db, viewer).where('a.id', '=', input.id),
+    ])
+  } catch (error) {
+    throw libelleRace(error, input.libelle)
+  }
+  const [row] = (results.at(-1)?.results ?? []) as CatalogueRow[]
+  if ((results[1]?.results.length ?? 0) === 0) {
+    if (!row) throw forbidden('Root administrators only')
+    throw notFound('Unknown application')
+  }
+  if (!row) throw forbidden('Root administrators only')
+  return toApplication(row)
+}
+
+/**
+ * DELETE rest/bd/application/{id}: the application leaves the catalogue with its grants, its open
+ * launch codes and the sessions it opened (the schema's cascades); its log entries stay, with the
+ * name it had.
+ */
+export async function deleteApplication(env: Env, caller: Caller, id: number, context: Context): Promise<void> {
+  const db = getDb(env.DB)
+  const viewer = viewerOf(caller)
+  const [actor, [root], [current]] = await actorWith(
+    env,
+    caller,
+    rootAdminQuery(db, viewer),
+    db.selectFrom('application').select(['id', 'libelle']).where('id', '=', id),
+  )
+  requireRootAdmin(actor, root)
+  if (!current) throw notFound('Unknown application')
+  const guard = rootHolds(db, viewer)
+  const target = db
+    .selectFrom('application as target')
+    .select('target.id')
+    .where('target.id', '=', id)
+    .where(({ exists }) => exists(guard)) as unknown as Guard
+  const [, deleted] = await batch(env.DB, [
+    insertWhen(
+      db,
+      'log',
+      adminLog(actor, 'APPLICATION_SUPPRESSION', `${current.libelle} (#${id})`, context.userAgent),
+      target,
+    ),
+    db
+      .deleteFrom('application')
+      .where('id', '=', id)
+      .where(({ exists }) => exists(guard))
+      .returning('id'),
+  ])
+  // Deleted by someone else meanwhile, or the caller is no longer a root administrator.
+  if ((deleted?.results.length ?? 0) === 0) {
+    const [stillRoot] = await actorWith(env, caller, rootAdminQuery(db, viewer)).then(([, rows]) => rows)
+    requireRootAdmin(actor, stillRoot)
+    throw notFound('Unknown application')
+  }
 }

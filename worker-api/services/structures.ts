@@ -1,5 +1,6 @@
 import { type Expression, type InferResult, type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
 import { DEFAULT_PAGE_SIZE, WHOLE_LIST_MAX } from '../contract/base'
+import type { AdministrationAction } from '../contract/log-labels'
 import type {
   Fonction,
   STRUCTURE_SORTS,
@@ -280,7 +281,7 @@ const fonctionsQuery = (db: DB, structureId: number) =>
   db.selectFrom('fonction').select(['id', 'libelle']).where('structure_id', '=', structureId).orderBy('libelle')
 
 /** An audit entry of an administrator's action on the organisation (DESIGN §8). */
-function adminLog(actor: Actor, nomLog: string, commentaire: string, userAgent: string | null) {
+export function adminLog(actor: Actor, nomLog: AdministrationAction, commentaire: string, userAgent: string | null) {
   return logEntry(actor.id, 'ADMINISTRATION', nomLog, userAgent, { commentaire })
 }
 

@@ -1,0 +1,287 @@
+import { beforeAll, describe, expect, it } from 'vitest'
+import {
+  call,
+  createOrganisation,
+  currentPost,
+  db,
+  expectError,
+  refreshWith,
+  sessionFor,
+  signedInUser,
+} from './helpers'
+
+/**
+ * The catalogue's writes (POST, PUT, DELETE rest/bd/application): root administrators only, a name
+ * unique whatever its case, a URL the launch can follow, grants that the launcher derives at once
+ * (DESIGN §4), and an audit entry in the same batch. The organisation of helpers.ts: fonction 2
+ * (Agent de quai, Agence Lille) grants 1 Yard dangereux and 2 Pesage; 3 (Responsable, Direction Sud)
+ * grants 3; 1 (Directeur, the root) grants 4 Facturation.
+ */
+
+type Application = {
+  id: number
+  libelle: string
+  icone: string
+  url: string
+  actif: boolean
+  protocole: string
+  fonctions: { id: number; libelle: string; structure: { id: number; nom: string } }[]
+  nbUtilisateurs: number
+}
+
+let root: string
+let lilleAdmin: string
+let agent: { id: number; token: string }
+
+/** A write of the catalogue, by the root administrator unless another caller is given (null: nobody). */
+const send = (method: string, body: unknown, token: string | null = root) =>
+  call('/rest/bd/application', { method, token: token ?? undefined, body: JSON.stringify(body) })
+
+const draft = (overrides: Record<string, unknown> = {}) => ({
+  libelle: 'Suivi des expéditions',
+  icone: 'truck',
+  url: 'https://suivi.example.test/entree',
+  actif: true,
+  protocole: 'CODE',
+  fonctions: [{ id: 2 }],
+  ...overrides,
+})
+
+async function created(overrides: Record<string, unknown> = {}) {
+  const response = await send('POST', draft(overrides))
+  expect(response.status).toBe(201)
+  return (await response.json()) as Application
+}
+
+/** What the agent's launcher shows, by id. */
+async function launcher() {
+  const response = await call(`/rest/bd/acces/utilisateur/${agent.id}`, { token: agent.token })
+  expect(response.status).toBe(200)
+  const body = (await response.json()) as { accesApplication: { application: { id: number } }[] }
+  return body.accesApplication.map((a) => a.application.id)
+}
+
+const launch = (id: number) => call(`/rest/bd/acces/application?idApplication=${id}`, { token: agent.token })
+
+async function adminEntries(action: string) {
+  return db()
+    .selectFrom('log')
+    .select(['utilisateur_id', 'commentaire'])
+    .where('type_log', '=', 'ADMINISTRATION')
+    .where('nom_log', '=', action)
+    .orderBy('id')
+    .execute()
+}
+
+const applicationCount = async () =>
+  (await db().selectFrom('application').select(db().fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n
+
+let rootId: number
+
+beforeAll(async () => {
+  await createOrganisation()
+  const rootAdmin = await signedInUser({ admin: true, postes: [currentPost(1, 1)] })
+  root = rootAdmin.jwt.accessToken
+  rootId = rootAdmin.id
+  lilleAdmin = (await signedInUser({ admin: true, postes: [currentPost(4, 2)] })).jwt.accessToken
+  const signedIn = await signedInUser({ postes: [currentPost(4, 2)] })
+  agent = { id: signedIn.id, token: signedIn.jwt.accessToken }
+})
+
+describe('POST /rest/bd/application', () => {
+  it('is refused to anonymous callers, users and administrators of a sub-tree, writing nothing', async () => {
+    const before = await applicationCount()
+    await expectError(await send('POST', draft(), null), 401, 'UNAUTHORIZED')
+    await expectError(await send('POST', draft(), agent.token), 403, 'FORBIDDEN')
+    await expectError(await send('POST', draft(), lilleAdmin), 403, 'FORBIDDEN')
+    expect(await applicationCount()).toBe(before)
+  })
+
+  it('registers an application the granted function launches at once, with its audit entry', async () => {
+    const application = await created({ libelle: '  Suivi des expéditions  ' })
+    expect(application).toEqual({
+      id: expect.any(Number),
+      libelle: 'Suivi des expéditions',
+      icone: 'truck',
+      url: 'https://suivi.example.test/entree',
+      actif: true,
+      protocole: 'CODE',
+      fonctions: [{ id: 2, libelle: 'Agent de quai', structure: { id: 4, nom: 'Agence Lille' } }],
+      // The agent and Agence Lille's administrator hold the function.
+      nbUtilisateurs: 2,
+    })
+    expect(await launcher()).toContain(application.id)
+    const launched = await launch(application.id)
+    expect(launched.status).toBe(200)
+    const { url } = (await launched.json()) as { url: string }
+    expect(url).toMatch(/^https:\/\/suivi\.example\.test\/entree\?code=/)
+    // A name outside spec §9's three: the generic type.
+    const entry = await db()
+      .selectFrom('log')
+      .select(['type_log', 'nom_log'])
+      .where('utilisateur_id', '=', agent.id)
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow()
+    expect(entry).toEqual({ type_log: 'APPLICATION', nom_log: 'Suivi des expéditions' })
+    expect(await adminEntries('APPLICATION_CREATION')).toEqual([
+      { utilisateur_id: rootId, commentaire: 'Suivi des expéditions : Agent de quai (Agence Lille)' },
+    ])
+    await call(`/rest/bd/application/${application.id}`, { method: 'DELETE', token: root })
+  })
+
+  it('refuses a name already used whatever its case (409), naming it as held', async () => {
+    const error = await expectError(
+      await send('POST', draft({ libelle: 'PESAGE' })),
+      409,
+      'APPLICATION_LIBELLE_ALREADY_USED',
+    )
+    expect(error.attributs).toEqual(['Pesage'])
+  })
+
+  it('accepts an absolute http(s) URL or a path on the portal, and nothing else', async () => {
+    const before = await applicationCount()
+    for (const url of [
+      'javascript:alert(1)',
+      'ftp://files.example.test/',
+      '//evil.example.test/',
+      '/\\evil.example.test/',
+      'suivi.example.test',
+      'https://user:secret@suivi.example.test/',
+      'data:text/html,<script>alert(1)</script>',
+      `https://suivi.example.test/${'x'.repeat(2000)}`,
+    ]) {
+      const error = await expectError(await send('POST', draft({ url })), 400, 'VALIDATION_FAILED')
+      expect(error.attributs, url).toEqual([expect.objectContaining({ field: 'url' })])
+    }
+    expect(await applicationCount()).toBe(before)
+    const onThePortal = await created({ libelle: 'Quai', url: '/demo-app/quai?lang=fr' })
+    const launched = (await (await launch(onThePortal.id)).json()) as { url: string }
+    expect(launched.url).toMatch(/^http:\/\/localhost:8787\/demo-app\/quai\?lang=fr&code=/)
+    await call(`/rest/bd/application/${onThePortal.id}`, { method: 'DELETE', token: root })
+  })
+
+  it('refuses an icon the launcher does not draw, a function that does not exist, a missing field', async () => {
+    const before = await applicationCount()
+    const icon = await expectError(await send('POST', draft({ icone: 'rocket' })), 400, 'VALIDATION_FAILED')
+    expect(icon.attributs).toEqual([expect.objectContaining({ field: 'icone' })])
+    const unknown = await expectError(
+      await send('POST', draft({ fonctions: [{ id: 2 }, { id: 999 }] })),
+      400,
+      'VALIDATION_FAILED',
+    )
+    expect(unknown.attributs).toEqual([{ field: 'fonctions', message: 'validation.unknown' }])
+    const tooMany = Array.from({ length: 51 }, (_, i) => ({ id: i + 1 }))
+    await expectError(await send('POST', draft({ fonctions: tooMany })), 400, 'VALIDATION_FAILED')
+    const { actif: _, ...withoutState } = draft()
+    await expectError(await send('POST', withoutState), 400, 'VALIDATION_FAILED')
+    await expectError(await send('POST', draft({ libelle: 'ab' })), 400, 'VALIDATION_FAILED')
+    expect(await applicationCount()).toBe(before)
+  })
+})
+
+describe('PUT /rest/bd/application', () => {
+  it('a grant removed: the launch answers 403 at once; added again: the launcher shows it', async () => {
+    const application = await created({ libelle: 'Inventaire' })
+    const ungranted = await send('PUT', {
+      ...draft({ libelle: 'Inventaire', fonctions: [{ id: 3 }] }),
+      id: application.id,
+    })
+    expect(ungranted.status).toBe(200)
+    const body = (await ungranted.json()) as Application
+    expect([body.fonctions.map((f) => f.id), body.nbUtilisateurs]).toEqual([[3], 0])
+    expect(await launcher()).not.toContain(application.id)
+    await expectError(await launch(application.id), 403, 'FORBIDDEN')
+    const regranted = await send('PUT', {
+      ...draft({ libelle: 'Inventaire', fonctions: [{ id: 2 }, { id: 3 }, { id: 2 }] }),
+      id: application.id,
+    })
+    // By structure, in the tree's order: Agence Lille (/1/2/4/) before Direction Sud (/1/3/).
+    expect(((await regranted.json()) as Application).fonctions.map((f) => f.id)).toEqual([2, 3])
+    expect(await launcher()).toContain(application.id)
+    const [, second] = await adminEntries('APPLICATION_MODIFICATION')
+    expect(second?.commentaire).toBe(`Inventaire (#${application.id}) +Agent de quai (Agence Lille)`)
+  })
+
+  it('renames: the launch is logged under the new name, as spec §9 types it', async () => {
+    const application = await created({ libelle: 'Pesée' })
+    await expectError(
+      await send('PUT', { ...draft({ libelle: 'yard DANGEREUX' }), id: application.id }),
+      409,
+      'APPLICATION_LIBELLE_ALREADY_USED',
+    )
+    // Its own name in another case is no conflict.
+    expect((await send('PUT', { ...draft({ libelle: 'PESÉE' }), id: application.id })).status).toBe(200)
+    await db().deleteFrom('application').where('id', '=', 2).execute()
+    expect((await send('PUT', { ...draft({ libelle: 'Pesage' }), id: application.id })).status).toBe(200)
+    expect((await launch(application.id)).status).toBe(200)
+    const entry = await db()
+      .selectFrom('log')
+      .select(['type_log', 'nom_log'])
+      .where('utilisateur_id', '=', agent.id)
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow()
+    expect(entry).toEqual({ type_log: 'APPLI_PESAGE', nom_log: 'Pesage' })
+  })
+
+  it('switched off: out of the launcher, its open launch code and its sessions revoked, its grants kept', async () => {
+    const application = await created({ libelle: 'Quais' })
+    const code = ((await (await launch(application.id)).json()) as { refreshToken: string }).refreshToken
+    const opened = await sessionFor(agent.id, { application: application.id })
+    const off = await send('PUT', { ...draft({ libelle: 'Quais', actif: false }), id: application.id })
+    expect(((await off.json()) as Application).fonctions.map((f) => f.id)).toEqual([2])
+    expect(await launcher()).not.toContain(application.id)
+    await expectError(await launch(application.id), 404, 'NOT_FOUND')
+    await expectError(await refreshWith(code), 401, 'INVALID_REFRESH_TOKEN')
+    await expectError(await refreshWith(opened.refreshToken), 401, 'INVALID_REFRESH_TOKEN')
+    // The application's own session is over at once.
+    await expectError(
+      await call(`/rest/bd/utilisateur/${agent.id}`, { token: opened.accessToken }),
+      401,
+      'INVALID_TOKEN',
+    )
+    const [entry] = (await adminEntries('APPLICATION_MODIFICATION')).slice(-1)
+    expect(entry?.commentaire).toBe(`Quais (#${application.id}) actif → inactif`)
+    await send('PUT', { ...draft({ libelle: 'Quais' }), id: application.id })
+    expect(await launcher()).toContain(application.id)
+  })
+
+  it('answers 404 for an unknown application and 403 before it to anyone else', async () => {
+    await expectError(await send('PUT', { ...draft({ libelle: 'Nulle part' }), id: 999 }), 404, 'NOT_FOUND')
+    await expectError(await send('PUT', { ...draft({ libelle: 'Nulle part' }), id: 999 }, lilleAdmin), 403, 'FORBIDDEN')
+    await expectError(await send('PUT', { ...draft({ libelle: 'Nulle part' }), id: 1 }, lilleAdmin), 403, 'FORBIDDEN')
+    await expectError(await send('PUT', draft({ libelle: 'Sans id' })), 400, 'VALIDATION_FAILED')
+  })
+})
+
+describe('DELETE /rest/bd/application/{id}', () => {
+  it('takes its grants and launch codes with it, keeps its log entries, and writes its own', async () => {
+    const application = await created({ libelle: 'Archives' })
+    expect((await launch(application.id)).status).toBe(200)
+    await expectError(
+      await call(`/rest/bd/application/${application.id}`, { method: 'DELETE', token: lilleAdmin }),
+      403,
+      'FORBIDDEN',
+    )
+    const deleted = await call(`/rest/bd/application/${application.id}`, { method: 'DELETE', token: root })
+    expect(deleted.status).toBe(204)
+    expect(await launcher()).not.toContain(application.id)
+    await expectError(await launch(application.id), 404, 'NOT_FOUND')
+    const left = await Promise.all([
+      db()
+        .selectFrom('fonction_application')
+        .select('fonction_id')
+        .where('application_id', '=', application.id)
+        .execute(),
+      db().selectFrom('refresh_token').select('id').where('application_id', '=', application.id).execute(),
+      db().selectFrom('log').select('nom_log').where('nom_log', '=', 'Archives').execute(),
+    ])
+    expect(left).toEqual([[], [], [{ nom_log: 'Archives' }]])
+    const [entry] = (await adminEntries('APPLICATION_SUPPRESSION')).slice(-1)
+    expect(entry?.commentaire).toBe(`Archives (#${application.id})`)
+    await expectError(
+      await call(`/rest/bd/application/${application.id}`, { method: 'DELETE', token: root }),
+      404,
+      'NOT_FOUND',
+    )
+  })
+})
