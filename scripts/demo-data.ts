@@ -76,6 +76,19 @@ const GRANTS = [
   [13, [2]],
 ] as const
 
+/**
+ * The functions a new structure of each type starts with (root administrators change them in the
+ * portal): [id, type, libelle, position, applications]. A new agency can be staffed at once, and a
+ * carrier company created at a registration's authorisation gives its carrier a driver's post.
+ */
+const MODELES = [
+  [1, 2, 'Directeur régional', 0, [4]],
+  [2, 3, "Chef d'agence", 0, [1, 2, 3, 4]],
+  [3, 3, 'Agent de quai', 1, [1, 3, 4]],
+  [4, 3, 'Opérateur pesage', 2, [3]],
+  [5, 4, 'Chauffeur', 0, [2]],
+] as const
+
 type DemoUser = {
   id: number
   login: string
@@ -242,6 +255,8 @@ export async function demoSeedSql(pepper: string, domain = DEMO_DOMAIN): Promise
     `INSERT OR IGNORE INTO fonction (id, libelle, structure_id) VALUES ${FONCTIONS.map((f) => row(...f)).join(', ')};`,
     `INSERT OR IGNORE INTO application (id, libelle, icone, url) VALUES ${APPLICATIONS.map((a) => row(...a)).join(', ')};`,
     `INSERT OR IGNORE INTO fonction_application (fonction_id, application_id) VALUES ${GRANTS.flatMap(([f, apps]) => apps.map((a) => row(f, a))).join(', ')};`,
+    `INSERT OR IGNORE INTO modele_fonction (id, type_id, libelle, position) VALUES ${MODELES.map(([id, type, libelle, position]) => row(id, type, libelle, position)).join(', ')};`,
+    `INSERT OR IGNORE INTO modele_fonction_application (modele_id, application_id) VALUES ${MODELES.flatMap(([id, , , , apps]) => apps.map((a) => row(id, a))).join(', ')};`,
   ]
   const users = await Promise.all(
     USERS.map(async (u) =>

@@ -13,6 +13,7 @@ import { authRoutes } from './routes/auth'
 import { captchaRoutes } from './routes/captcha'
 import { catalogueRoutes } from './routes/catalogue'
 import { devRoutes } from './routes/dev'
+import { fonctionRoutes } from './routes/fonctions'
 import { healthRoutes } from './routes/health'
 import { logRoutes } from './routes/logs'
 import { passwordRoutes } from './routes/password'
@@ -37,6 +38,7 @@ const apiRoutes = router()
   .route('/', logRoutes)
   .route('/', passwordRoutes)
   .route('/', structureRoutes)
+  .route('/', fonctionRoutes)
   .route('/', registrationRoutes)
   .route('/', devRoutes)
 export type ApiRoutes = typeof apiRoutes

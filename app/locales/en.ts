@@ -180,6 +180,8 @@ export const en: Resource = {
     required: 'This field is required',
     tooLong: 'This field is too long',
     tooMany: 'Too many items chosen',
+    duplicate: 'This name is already in the list',
+    posteWithoutAuthorize: 'A post is only given with an approved registration',
     mail: 'Invalid e-mail address',
     mailMax: 'The e-mail address has 50 characters at most',
     nameLength: 'Between 3 and 50 characters',

@@ -181,6 +181,8 @@ export const fr = {
     required: 'Ce champ est obligatoire',
     tooLong: 'Ce champ est trop long',
     tooMany: 'Trop d’éléments choisis',
+    duplicate: 'Ce nom figure déjà dans la liste',
+    posteWithoutAuthorize: 'Un poste ne se donne qu’à une inscription validée',
     mail: 'Adresse e-mail invalide',
     mailMax: "L'adresse e-mail compte 50 caractères au plus",
     nameLength: 'Entre 3 et 50 caractères',

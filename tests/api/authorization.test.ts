@@ -10,6 +10,7 @@ import {
   ORIGIN,
   sessionFor,
   solvedCaptcha,
+  wireDate,
 } from './helpers'
 
 /**
@@ -212,6 +213,17 @@ async function freshStructure() {
   return { id, nom: `Agence matrice ${n}` }
 }
 
+/** A function of Agence Lille that no post holds, for a call that renames or deletes it. */
+async function freshFonction() {
+  const libelle = `Fonction matrice ${++sequence}`
+  const { id } = await db()
+    .insertInto('fonction')
+    .values({ libelle, structure_id: 4 })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  return { id, libelle }
+}
+
 /** A future post of T in Agence Lille that overlaps no other (each call its own dates). */
 function freshDates() {
   const start = 400 + ++sequence * 3
@@ -261,6 +273,25 @@ Object.assign(MATRIX, {
     request: () => ({ path: '/rest/bd/fonction/structure/4' }),
     expect: admins(403, 200),
   },
+  'POST /portail-backend/rest/bd/fonction': {
+    request: () => ({
+      path: '/rest/bd/fonction',
+      body: { libelle: `Fonction matrice ${++sequence}`, structure: { id: 4 } },
+    }),
+    expect: admins(403, 201),
+  },
+  // A rename: every administrator of the scope (the grants, root administrators only: fonctions.test.ts).
+  'PUT /portail-backend/rest/bd/fonction': {
+    request: async () => {
+      const { id, libelle } = await freshFonction()
+      return { path: '/rest/bd/fonction', body: { id, libelle: `${libelle} bis` } }
+    },
+    expect: admins(403, 200),
+  },
+  'DELETE /portail-backend/rest/bd/fonction/{id}': {
+    request: async () => ({ path: `/rest/bd/fonction/${(await freshFonction()).id}` }),
+    expect: admins(403, 204),
+  },
   'GET /portail-backend/rest/bd/utilisateur/structure/{idStructure}': {
     request: () => ({ path: '/rest/bd/utilisateur/structure/4?page=1' }),
     expect: admins(403, 200),
@@ -280,6 +311,18 @@ Object.assign(MATRIX, {
       }
     },
     expect: admins(403, 201),
+  },
+  'PUT /portail-backend/rest/bd/poste': {
+    request: async ({ target }) => {
+      const { from, to } = freshDates()
+      const { id } = await db()
+        .insertInto('poste')
+        .values({ utilisateur_id: target.id, structure_id: 4, fonction_id: 2, date_debut: from, date_fin: from })
+        .returning('id')
+        .executeTakeFirstOrThrow()
+      return { path: '/rest/bd/poste', body: { id, dateDebut: wireDate(from), dateFin: wireDate(to) } }
+    },
+    expect: admins(403, 200),
   },
   'DELETE /portail-backend/rest/bd/poste/suppression/{id}': {
     request: async ({ target }) => {
@@ -426,6 +469,17 @@ Object.assign(MATRIX, {
       const { id, libelle } = await freshApplication()
       return { path: '/rest/bd/application', body: { ...applicationBody(`${libelle} bis`), id } }
     },
+    expect: rootOnly(200),
+  },
+  'GET /portail-backend/rest/bd/typestructure/{id}/fonctions': {
+    request: () => ({ path: '/rest/bd/typestructure/3/fonctions' }),
+    expect: rootOnly(200),
+  },
+  'PUT /portail-backend/rest/bd/typestructure/{id}/fonctions': {
+    request: () => ({
+      path: '/rest/bd/typestructure/3/fonctions',
+      body: [{ libelle: 'Agent de quai', applications: [{ id: 2 }] }],
+    }),
     expect: rootOnly(200),
   },
   'DELETE /portail-backend/rest/bd/application/{id}': {

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { pageQuery, positiveInt } from './common'
+import { fonctionLibelleSchema } from './structure'
 
 /** The icon names the launcher draws (app/components/app-icon.tsx); an application's `icone` is one. */
 export const APPLICATION_ICONS = ['warning', 'calendar', 'scale', 'receipt', 'truck', 'warehouse'] as const
@@ -101,3 +102,41 @@ export type ApplicationInput = z.infer<typeof applicationInputSchema>
 
 export const applicationUpdateSchema = applicationInputSchema.extend({ id: positiveInt() })
 export type ApplicationUpdate = z.infer<typeof applicationUpdateSchema>
+
+/** The most functions a structure type's template holds, and applications each grants. */
+export const TEMPLATE_FONCTIONS_MAX = 20
+export const TEMPLATE_GRANTS_MAX = 20
+
+/** GET rest/bd/typestructure/{id}/fonctions: a function of the template, with what it grants. */
+export const templateFonctionSchema = z.object({
+  libelle: z.string(),
+  applications: z.array(z.object({ id: z.number().int(), libelle: z.string() })),
+})
+export type TemplateFonction = z.infer<typeof templateFonctionSchema>
+
+/**
+ * PUT rest/bd/typestructure/{id}/fonctions: the whole template, in order (a new carrier company's
+ * first is the function the authorisation queue preselects); its names unique whatever their case.
+ */
+export const templateInputSchema = z
+  .array(
+    z.object({
+      libelle: fonctionLibelleSchema,
+      applications: z.array(z.object({ id: positiveInt() })).max(TEMPLATE_GRANTS_MAX, 'validation.tooMany'),
+    }),
+  )
+  .max(TEMPLATE_FONCTIONS_MAX, 'validation.tooMany')
+  .superRefine((fonctions, ctx) => {
+    const seen = new Set<string>()
+    fonctions.forEach((fonction, index) => {
+      const key = fonction.libelle.toLocaleLowerCase('fr')
+      if (seen.has(key)) ctx.addIssue({ code: 'custom', message: 'validation.duplicate', path: [index, 'libelle'] })
+      seen.add(key)
+    })
+  })
+  .describe(
+    `The functions a new structure of this type starts with, in order (${TEMPLATE_FONCTIONS_MAX} at most, each granting ${TEMPLATE_GRANTS_MAX} applications at most)`,
+  )
+export type TemplateInput = z.infer<typeof templateInputSchema>
+
+export const typeIdParam = z.object({ id: positiveInt() })

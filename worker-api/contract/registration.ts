@@ -1,6 +1,6 @@
 import { z } from 'zod'
-import { pageQuery, positiveInt } from './common'
-import { structureNomSchema } from './structure'
+import { datesInOrder, pageQuery, positiveInt, wireDateSchema } from './common'
+import { fonctionLibelleSchema, structureNomSchema } from './structure'
 import { confirmationSchema, mailConfirmed, mailSchema, nameSchema, userSchema } from './user'
 
 /** A carrier company a visitor may register with (GET rest/public/bd/transporteur/structures). */
@@ -63,10 +63,28 @@ export const registrationListQuery = z.object({
 export type RegistrationListQuery = z.infer<typeof registrationListQuery>
 
 /** POST rest/bd/authorize/user (spec §7): authorise (send or renew the link) or refuse (delete). */
-export const authorizeSchema = z.object({
-  user: z.object({ id: positiveInt() }).describe('The pending user (other fields are ignored)'),
-  authorize: z.boolean(),
-})
+export const authorizeSchema = z
+  .object({
+    user: z.object({ id: positiveInt() }).describe('The pending user (other fields are ignored)'),
+    authorize: z.boolean(),
+    poste: datesInOrder(
+      z.object({
+        fonction: z
+          .union([z.object({ id: positiveInt() }), z.object({ libelle: fonctionLibelleSchema })])
+          .describe(
+            "A function of the carrier's company by its id; for a company created at this authorisation (typed by the carrier), by its name in the carrier type's template",
+          ),
+        dateDebut: wireDateSchema,
+        dateFin: wireDateSchema,
+      }),
+    )
+      .optional()
+      .describe('With authorize: true, the post the carrier gets, written in the same batch as the activation'),
+  })
+  .refine((input) => input.authorize || input.poste === undefined, {
+    message: 'validation.posteWithoutAuthorize',
+    path: ['poste'],
+  })
 export type AuthorizeInput = z.infer<typeof authorizeSchema>
 
 /** Spec §4: the user as they now are, and whether the registration was deleted (refused). */

@@ -23,6 +23,49 @@ export type TypeStructure = z.infer<typeof typeStructureSchema>
 export const fonctionSchema = z.object({ id: z.number().int(), libelle: z.string() })
 export type Fonction = z.infer<typeof fonctionSchema>
 
+/** GET fonction/structure/{id}: a function with what it grants and how many posts hold it. */
+export const structureFonctionSchema = fonctionSchema.extend({
+  applications: z
+    .array(z.object({ id: z.number().int(), libelle: z.string(), actif: z.boolean() }))
+    .describe('The applications it grants, by name (those switched off too: their grants are kept)'),
+  nbPostes: z
+    .number()
+    .int()
+    .describe('The posts that hold it, past and future ones included: while there is one, it cannot be deleted'),
+})
+export type StructureFonction = z.infer<typeof structureFonctionSchema>
+
+/** A function's name: required, 3 to 50 characters, unique in its structure whatever its case. */
+export const fonctionLibelleSchema = z
+  .string('validation.required')
+  .trim()
+  .min(1, { message: 'validation.required', abort: true })
+  .min(3, 'validation.nameLength')
+  .max(50, 'validation.nameLength')
+
+/** POST rest/bd/fonction: `{libelle, structure: {id}}`. */
+export const fonctionInputSchema = z.object({ libelle: fonctionLibelleSchema, structure: ref })
+export type FonctionInput = z.infer<typeof fonctionInputSchema>
+
+/** The most applications one call may grant a function (each is a bound value in D1). */
+export const FONCTION_GRANTS_MAX = 50
+
+/** PUT rest/bd/fonction: `{id, libelle}`, and for a root administrator the applications it grants. */
+export const fonctionUpdateSchema = z.object({
+  id: positiveInt(),
+  libelle: fonctionLibelleSchema,
+  applications: z
+    .array(ref)
+    .max(FONCTION_GRANTS_MAX, 'validation.tooMany')
+    .optional()
+    .describe(
+      `The whole list of the applications it grants (${FONCTION_GRANTS_MAX} at most); root administrators only (else 403). Left out: unchanged`,
+    ),
+})
+export type FonctionUpdate = z.infer<typeof fonctionUpdateSchema>
+
+export const fonctionIdParam = z.object({ id: positiveInt() })
+
 /** Spec §5: structure name required, 3 to 50 characters. */
 export const structureNomSchema = z
   .string('validation.required')
@@ -92,6 +135,12 @@ export const posteInputSchema = datesInOrder(
   }),
 )
 export type PosteInput = z.infer<typeof posteInputSchema>
+
+/** PUT rest/bd/poste: a post's new period (what "extend" does), under the rules of its creation. */
+export const posteUpdateSchema = datesInOrder(
+  z.object({ id: positiveInt(), dateDebut: wireDateSchema, dateFin: wireDateSchema }),
+)
+export type PosteUpdate = z.infer<typeof posteUpdateSchema>
 
 /** The structure form (spec §2, §5): what the screen posts, before it becomes the API's body. */
 export const structureFormSchema = z.object({

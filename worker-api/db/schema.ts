@@ -84,6 +84,19 @@ export interface FonctionApplicationTable {
   application_id: number
 }
 
+/** A function a new structure of a type starts with (migration 0018), in the order given. */
+export interface ModeleFonctionTable {
+  id: Generated<number>
+  type_id: number
+  libelle: string
+  position: number
+}
+
+export interface ModeleFonctionApplicationTable {
+  modele_id: number
+  application_id: number
+}
+
 /** What a mail token is for; each call that takes a token accepts only its own purposes. */
 export type MailTokenPurpose = 'PASSWORD_RESET' | 'INVITATION' | 'REGISTRATION' | 'MAIL_CHANGE'
 
@@ -213,6 +226,8 @@ export interface Database {
   poste: PosteTable
   application: ApplicationTable
   fonction_application: FonctionApplicationTable
+  modele_fonction: ModeleFonctionTable
+  modele_fonction_application: ModeleFonctionApplicationTable
   mail_token: MailTokenTable
   refresh_token: RefreshTokenTable
   outbox: OutboxTable

@@ -5,6 +5,9 @@ import {
   applicationListQuery,
   applicationUpdateSchema,
   catalogueApplicationSchema,
+  templateFonctionSchema,
+  templateInputSchema,
+  typeIdParam,
 } from '../contract/catalogue'
 import { errors, json } from '../contract/common'
 import { requestContext } from '../lib/request'
@@ -16,6 +19,7 @@ import {
   listApplications,
   updateApplication,
 } from '../services/catalogue'
+import { getTemplate, putTemplate } from '../services/templates'
 
 /**
  * The catalogue: the applications the portal launches and the functions that grant them, managed by
@@ -107,5 +111,43 @@ export const catalogueRoutes = router()
     async (c) => {
       await deleteApplication(c.env, c.get('caller'), c.req.valid('param').id, requestContext(c.req.raw))
       return c.body(null, 204)
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/rest/bd/typestructure/{id}/fonctions',
+      tags: ['Catalogue'],
+      summary:
+        'The functions a new structure of this type starts with, in order, and what each grants (root administrators)',
+      security: [{ bearer: [] }],
+      request: { params: typeIdParam },
+      responses: { 200: json(z.array(templateFonctionSchema), 'The template'), ...errors(400, 401, 403, 404) },
+    }),
+    async (c) => c.json(await getTemplate(c.env, c.get('caller'), c.req.valid('param').id), 200),
+  )
+  .openapi(
+    createRoute({
+      method: 'put',
+      path: '/rest/bd/typestructure/{id}/fonctions',
+      tags: ['Catalogue'],
+      summary:
+        'Replace the template of a structure type (root administrators): a structure created from then on, in the portal or at a carrier’s authorisation, starts with these functions and grants',
+      security: [{ bearer: [] }],
+      request: {
+        params: typeIdParam,
+        body: { content: { 'application/json': { schema: templateInputSchema } }, required: true },
+      },
+      responses: { 200: json(z.array(templateFonctionSchema), 'The template'), ...errors(400, 401, 403, 404) },
+    }),
+    async (c) => {
+      const template = await putTemplate(
+        c.env,
+        c.get('caller'),
+        c.req.valid('param').id,
+        c.req.valid('json'),
+        requestContext(c.req.raw),
+      )
+      return c.json(template, 200)
     },
   )

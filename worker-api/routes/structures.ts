@@ -1,11 +1,11 @@
 import { createRoute, z } from '@hono/zod-openapi'
 import { errors, json } from '../contract/common'
 import {
-  fonctionSchema,
   idStructureParam,
   nomParam,
   nomTakenSchema,
   posteInputSchema,
+  posteUpdateSchema,
   structureIdParam,
   structureInputSchema,
   structureListQuery,
@@ -18,14 +18,13 @@ import {
 import { posteSchema } from '../contract/user'
 import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
-import { createPoste, deletePoste } from '../services/postes'
+import { createPoste, deletePoste, updatePoste } from '../services/postes'
 import {
   createStructure,
   deleteStructure,
   getStructure,
   listStructures,
   parentCandidates,
-  structureFonctions,
   structureNom,
   structureTypes,
   structureUsers,
@@ -153,18 +152,6 @@ export const structureRoutes = router()
   .openapi(
     createRoute({
       method: 'get',
-      path: '/rest/bd/fonction/structure/{id}',
-      tags: ['Structures'],
-      summary: 'The functions of a structure of the caller’s scope, by name',
-      security: [{ bearer: [] }],
-      request: { params: structureIdParam },
-      responses: { 200: json(z.array(fonctionSchema), 'Functions'), ...errors(400, 401, 403, 404) },
-    }),
-    async (c) => c.json(await structureFonctions(c.env, c.get('caller'), c.req.valid('param').id), 200),
-  )
-  .openapi(
-    createRoute({
-      method: 'get',
       path: '/rest/bd/utilisateur/structure/{idStructure}',
       tags: ['Structures'],
       summary:
@@ -188,6 +175,19 @@ export const structureRoutes = router()
       responses: { 201: json(posteSchema, 'The new post'), ...errors(400, 401, 403, 409) },
     }),
     async (c) => c.json(await createPoste(c.env, c.get('caller'), c.req.valid('json'), requestContext(c.req.raw)), 201),
+  )
+  .openapi(
+    createRoute({
+      method: 'put',
+      path: '/rest/bd/poste',
+      tags: ['Posts'],
+      summary:
+        'Change the period of a post of a user the caller may manage, in a structure of their scope (extend it); 409 POSTE_ALREADY_EXIST when it would overlap another post of the same function there',
+      security: [{ bearer: [] }],
+      request: { body: { content: { 'application/json': { schema: posteUpdateSchema } }, required: true } },
+      responses: { 200: json(posteSchema, 'The post'), ...errors(400, 401, 403, 404, 409) },
+    }),
+    async (c) => c.json(await updatePoste(c.env, c.get('caller'), c.req.valid('json'), requestContext(c.req.raw)), 200),
   )
   .openapi(
     createRoute({

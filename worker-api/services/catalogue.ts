@@ -1,4 +1,4 @@
-import { type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
+import { type RawBuilder, type SqlBool, sql } from 'kysely'
 import type {
   APPLICATION_SORTS,
   ApplicationInput,
@@ -6,34 +6,13 @@ import type {
   CatalogueApplication,
 } from '../contract/catalogue'
 import { batch, type DB, getDb, insertWhen } from '../db/client'
-import type { Database } from '../db/schema'
 import type { Env } from '../env'
 import { BusinessError, forbidden, invalidField, notFound } from '../lib/errors'
 import { type Viewer, wholeTreeInScope } from '../lib/scope'
-import { type Actor, actorWith, type Caller, viewerOf } from './actor'
-import { adminLog, containsText, onePage, WHOLE_LIST_READ, wholeList } from './structures'
-
-/**
- * The catalogue (applications, and which functions grant them) is the root administrators' to
- * manage: administrators with a current post on a root of the tree. The check rides in the batch of
- * the call's reads, as a one-row column.
- */
-const rootAdminQuery = (db: DB, viewer: Viewer) =>
-  db.selectNoFrom(sql<number>`${wholeTreeInScope(db, viewer)}`.as('root'))
-
-export function requireRootAdmin(actor: Actor, row: { root: number } | undefined) {
-  if (!actor.admin || !row?.root) throw forbidden('Root administrators only')
-}
-
-type Guard = SelectQueryBuilder<Database, keyof Database, unknown>
-
-/**
- * A row while the caller is still a root administrator when the statement runs: the condition every
- * catalogue write repeats inside its batch, so that an administrator whose post on the root ended (or
- * whose flag was taken) a moment before writes nothing.
- */
-export const rootHolds = (db: DB, viewer: Viewer): Guard =>
-  db.selectNoFrom(sql<number>`1`.as('root_holds')).where(wholeTreeInScope(db, viewer)) as unknown as Guard
+import { actorWith, type Caller, viewerOf } from './actor'
+import { adminLog } from './logs'
+import { type Guard, requireRootAdmin, rootAdminQuery, rootHolds } from './root-admin'
+import { containsText, onePage, WHOLE_LIST_READ, wholeList } from './structures'
 
 type FonctionRow = { id: number; libelle: string; structure_id: number; structure_nom: string; path: string }
 

@@ -2,6 +2,7 @@ import { type Expression, type SqlBool, sql } from 'kysely'
 import { DEFAULT_PAGE_SIZE } from '../contract/base'
 import type { Language } from '../contract/language'
 import {
+  type AdministrationAction,
   CLIENT_LOG_TYPES,
   type ClientLogInput,
   LOG_LABELS,
@@ -50,6 +51,16 @@ export function logEntry(
     nom_navigateur: extra.nomNavigateur || parsed.name,
     version_navigateur: extra.versionNavigateur || parsed.version,
   }
+}
+
+/** An audit entry of an administrator's action on the organisation (DESIGN §8). */
+export function adminLog(
+  actor: { id: number },
+  nomLog: AdministrationAction,
+  commentaire: string,
+  userAgent: string | null,
+): NewLog {
+  return logEntry(actor.id, 'ADMINISTRATION', nomLog, userAgent, { commentaire })
 }
 
 /**

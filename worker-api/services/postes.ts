@@ -1,11 +1,18 @@
-import { type InferResult, sql } from 'kysely'
-import type { PosteInput } from '../contract/structure'
+import { type InferResult, type SqlBool, sql } from 'kysely'
+import type { PosteInput, PosteUpdate } from '../contract/structure'
 import type { Poste } from '../contract/user'
 import { batch, type DB, getDb, insertWhen } from '../db/client'
 import type { Env } from '../env'
 import { fromWireDate, toWireDate } from '../lib/dates'
 import { BusinessError, forbidden, invalidField, notFound } from '../lib/errors'
-import { inScopeColumn, isUserAccount, modificationColumn, userManageable, type Viewer } from '../lib/scope'
+import {
+  inScopeColumn,
+  isUserAccount,
+  modificationColumn,
+  pathInScope,
+  userManageable,
+  type Viewer,
+} from '../lib/scope'
 import { actorWith, type Caller, viewerOf } from './actor'
 import { logEntry } from './logs'
 import { requireAdmin } from './structures'
@@ -153,10 +160,119 @@ export async function createPoste(
   }
 }
 
+/** A post with what its checks need: its place, its user, whether both are the viewer's to manage. */
+function posteQuery(db: DB, viewer: Viewer, id: number) {
+  return db
+    .selectFrom('poste as p')
+    .innerJoin('structure as s', 's.id', 'p.structure_id')
+    .innerJoin('fonction as f', 'f.id', 'p.fonction_id')
+    .innerJoin('utilisateur as u', 'u.id', 'p.utilisateur_id')
+    .select([
+      'p.id',
+      'p.date_debut',
+      'p.date_fin',
+      'p.structure_id',
+      'p.fonction_id',
+      's.nom as structure_nom',
+      'f.libelle',
+      'u.id as user_id',
+      'u.login',
+    ])
+    .select([inScopeColumn(db, viewer, 's'), modificationColumn(db, viewer, 'u')])
+    .where('p.id', '=', id)
+}
+
+/**
+ * A row while the post `id` is still the viewer's to change as the statement runs: its structure in
+ * scope and its user theirs to manage (the checks read before, held inside the write).
+ */
+function posteManageable(db: DB, viewer: Viewer, id: number) {
+  return db
+    .selectFrom('poste as held')
+    .innerJoin('structure as held_structure', 'held_structure.id', 'held.structure_id')
+    .innerJoin('utilisateur', 'utilisateur.id', 'held.utilisateur_id')
+    .select('held.id')
+    .where('held.id', '=', id)
+    .where(pathInScope(db, viewer, sql.ref<string>('held_structure.path')))
+    .where(userManageable(db, viewer))
+}
+
+const describePoste = (poste: { user_id: number; login: string; libelle: string; structure_nom: string }) =>
+  `#${poste.user_id} ${poste.login} : ${poste.libelle}, ${poste.structure_nom}`
+
+/**
+ * PUT rest/bd/poste: a post's new period (what "extend" does on the administration home), under the
+ * rules of its creation: a post of the caller's scope whose user they may manage, an end not past,
+ * no overlap with another post of the same function there (POSTE_ALREADY_EXIST). The update re-checks
+ * them when it runs; its audit entry is written under the same condition.
+ */
+export async function updatePoste(
+  env: Env,
+  caller: Caller,
+  input: PosteUpdate,
+  context: { userAgent: string | null },
+): Promise<Poste> {
+  const db = getDb(env.DB)
+  const viewer = viewerOf(caller)
+  const debut = fromWireDate(input.dateDebut) ?? ''
+  const fin = fromWireDate(input.dateFin) ?? ''
+  const same = sql<SqlBool>`other.utilisateur_id = p.utilisateur_id and other.structure_id = p.structure_id
+    and other.fonction_id = p.fonction_id`
+  const overlapping = db
+    .selectFrom('poste as other')
+    .innerJoin('poste as p', (join) => join.on(same))
+    .select('other.id')
+    .where('p.id', '=', input.id)
+    .where('other.id', '!=', input.id)
+    .where('other.date_debut', '<=', fin)
+    .where('other.date_fin', '>=', debut)
+  const [actor, [poste], overlaps] = await actorWith(
+    env,
+    caller,
+    posteQuery(db, viewer, input.id),
+    overlapping.limit(1),
+  )
+  requireAdmin(actor)
+  if (!poste) throw notFound('Unknown post')
+  if (!poste.in_scope || !poste.modification) throw forbidden('You may not manage this post')
+  if (fin < viewer.today) throw invalidField('dateFin', 'The post would already be over', 'validation.datePast')
+  const taken = () =>
+    new BusinessError('POSTE_ALREADY_EXIST', 409, 'The user already holds this function here over these dates')
+  if (overlaps.length > 0) throw taken()
+  const guard = posteManageable(db, viewer, input.id).where(({ not, exists }) => not(exists(overlapping)))
+  const [, updated] = await batch(env.DB, [
+    // Before the update, under its very condition.
+    insertWhen(
+      db,
+      'log',
+      logEntry(actor.id, 'ADMINISTRATION', 'POSTE_MODIFICATION', context.userAgent, {
+        commentaire: `${describePoste(poste)}, ${toWireDate(poste.date_debut)} → ${toWireDate(poste.date_fin)} devient ${input.dateDebut} → ${input.dateFin}`,
+      }),
+      guard as never,
+    ),
+    db
+      .updateTable('poste')
+      .set({ date_debut: debut, date_fin: fin })
+      .where('id', '=', input.id)
+      .where(({ exists }) => exists(guard as never))
+      .returning('id'),
+  ])
+  // An overlapping post was written, or the post left the caller's reach, between the check and the write.
+  if ((updated?.results.length ?? 0) === 0) throw taken()
+  return {
+    id: poste.id,
+    structure: { id: poste.structure_id, nom: poste.structure_nom },
+    fonction: { id: poste.fonction_id, libelle: poste.libelle },
+    utilisateur: { id: poste.user_id },
+    dateDebut: toWireDate(debut),
+    dateFin: toWireDate(fin),
+  }
+}
+
 /**
  * DELETE rest/bd/poste/suppression/{id}: an administrator removes a post of a user they may manage
  * (spec §6: "when the user's modification flag allows"), in a structure of their scope; with its
- * audit entry in the same batch.
+ * audit entry in the same batch, both under those conditions as the batch runs.
  */
 export async function deletePoste(
   env: Env,
@@ -166,35 +282,26 @@ export async function deletePoste(
 ): Promise<void> {
   const db = getDb(env.DB)
   const viewer = viewerOf(caller)
-  const [actor, [poste]] = await actorWith(
-    env,
-    caller,
-    db
-      .selectFrom('poste as p')
-      .innerJoin('structure as s', 's.id', 'p.structure_id')
-      .innerJoin('fonction as f', 'f.id', 'p.fonction_id')
-      .innerJoin('utilisateur as u', 'u.id', 'p.utilisateur_id')
-      .select([
-        'p.id',
-        'p.date_debut',
-        'p.date_fin',
-        's.nom as structure_nom',
-        'f.libelle',
-        'u.id as user_id',
-        'u.login',
-      ])
-      .select([inScopeColumn(db, viewer, 's'), modificationColumn(db, viewer, 'u')])
-      .where('p.id', '=', id),
-  )
+  const [actor, [poste]] = await actorWith(env, caller, posteQuery(db, viewer, id))
   requireAdmin(actor)
   if (!poste) throw notFound('Unknown post')
   if (!poste.in_scope || !poste.modification) throw forbidden('You may not manage this post')
-  await batch(env.DB, [
-    db.deleteFrom('poste').where('id', '=', id),
-    db.insertInto('log').values(
+  const guard = posteManageable(db, viewer, id)
+  const [, deleted] = await batch(env.DB, [
+    insertWhen(
+      db,
+      'log',
       logEntry(actor.id, 'ADMINISTRATION', 'POSTE_SUPPRESSION', context.userAgent, {
-        commentaire: `#${poste.user_id} ${poste.login} : ${poste.libelle}, ${poste.structure_nom}, ${toWireDate(poste.date_debut)} → ${toWireDate(poste.date_fin)}`,
+        commentaire: `${describePoste(poste)}, ${toWireDate(poste.date_debut)} → ${toWireDate(poste.date_fin)}`,
       }),
+      guard as never,
     ),
+    db
+      .deleteFrom('poste')
+      .where('id', '=', id)
+      .where(({ exists }) => exists(guard as never))
+      .returning('id'),
   ])
+  // Deleted meanwhile, or no longer the caller's to manage.
+  if ((deleted?.results.length ?? 0) === 0) throw forbidden('You may not manage this post')
 }

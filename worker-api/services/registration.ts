@@ -1,4 +1,4 @@
-import { type Expression, type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
+import { type Expression, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
 import type {
   AuthorizeInput,
   AuthorizeResult,
@@ -12,7 +12,7 @@ import { type DB, getDb, insertWhen, namedBatch } from '../db/client'
 import type { Database } from '../db/schema'
 import type { Env } from '../env'
 import { randomToken, sha256Hex } from '../lib/crypto'
-import { addSeconds } from '../lib/dates'
+import { addSeconds, fromWireDate, todayIso } from '../lib/dates'
 import { linkOrigin } from '../lib/domain'
 import { BusinessError, invalidField, notFound } from '../lib/errors'
 import { mailLanguage, registrationMail } from '../lib/mail/templates'
@@ -23,7 +23,9 @@ import { logEntry } from './logs'
 import { REGISTRATION_TTL_HOURS, underHourlyCap, voidLinks } from './mail-tokens'
 import { queuedIds, queueMail } from './outbox'
 import { limitClient } from './rate-limit'
+import type { Guard } from './root-admin'
 import { containsEveryWord, insertStructure, nomTaken, onePage, requireAdmin } from './structures'
+import { copyTemplate } from './templates'
 import { mailTaken, toUser } from './users'
 
 /**
@@ -291,10 +293,126 @@ async function pendingTarget(env: Env, caller: Caller, id: number) {
     )
     .select(['holder.id', 'holder.nom', 'holder.type_id'])
     .where('typed.id', '=', id)
-  const [actor, [target], [holder]] = await actorWith(env, caller, read, named)
+  const [actor, [target], [holder], offered] = await actorWith(
+    env,
+    caller,
+    read,
+    named,
+    offeredFonctions(db, id, carrierSettings(env).typeId),
+  )
   requireAdmin(actor)
   if (!target) throw notFound('Unknown registration')
-  return { db, actor, target: target as PendingRow & { domain: string; langue: string }, holder, read }
+  return { db, actor, target: target as PendingRow & { domain: string; langue: string }, holder, read, offered }
+}
+
+/** The company a registration belongs to as a statement runs (null while it waits for the one it typed). */
+const companyOf = (id: number) =>
+  sql<number | null>`(select registration_structure_id from utilisateur where id = ${id})`
+
+/**
+ * The functions an authorisation may give the carrier a post of: those of their company — for a
+ * company it typed, of the carrier company of that name if one exists by then, else the names of the
+ * carrier type's template, which the company is created with.
+ */
+function offeredFonctions(db: DB, id: number, typeId: number | null) {
+  const typedHolder = sql<number | null>`(select holder.id from structure holder
+    where holder.type_id = ${typeId ?? 0}
+    and holder.nom = (select registration_structure_nom from utilisateur where id = ${id}) collate nocase)`
+  const company = sql<number | null>`coalesce(${companyOf(id)}, ${typedHolder})`
+  return db
+    .selectFrom('fonction as offered')
+    .select([sql<number | null>`offered.id`.as('id'), 'offered.libelle'])
+    .where(sql<SqlBool>`offered.structure_id = ${company}`)
+    .unionAll(
+      db
+        .selectFrom('modele_fonction as m')
+        .select([sql<number | null>`null`.as('id'), 'm.libelle'])
+        .where('m.type_id', '=', typeId ?? 0)
+        .where(sql<SqlBool>`${company} is null`),
+    )
+}
+
+type PosteWanted = NonNullable<AuthorizeInput['poste']>
+
+/** The function a post given at authorisation names, among those offered, or 400 on the field. */
+function offeredFonction(offered: { id: number | null; libelle: string }[], wanted: PosteWanted['fonction']) {
+  const match =
+    'id' in wanted
+      ? offered.find((f) => f.id === wanted.id)
+      : offered.find((f) => f.libelle.toLowerCase() === wanted.libelle.toLowerCase())
+  if (!match) {
+    const field = 'id' in wanted ? 'poste.fonction.id' : 'poste.fonction.libelle'
+    throw invalidField(field, "Not a function of the carrier's company", 'validation.fonctionStructure')
+  }
+  return match
+}
+
+/**
+ * The writes of the post given at authorisation, for its batch: the post in the carrier's company
+ * (as it stands once the batch gave the registration its company) and its audit entry, both once the
+ * link is written (the activation), unless the carrier already holds that post over those dates.
+ * `ready` finds a row while the function exists in the company: the link waits for it, so that an
+ * activation never goes without the post asked for.
+ */
+function posteAtAuthorisation(
+  db: DB,
+  actorId: number,
+  target: { id: number; mail: string },
+  poste: PosteWanted,
+  libelle: string,
+  written: Guard,
+  userAgent: string | null,
+) {
+  const company = companyOf(target.id)
+  const wanted = poste.fonction
+  const named =
+    'id' in wanted
+      ? sql<SqlBool>`ready.id = ${wanted.id}`
+      : sql<SqlBool>`ready.libelle = ${wanted.libelle} collate nocase`
+  const ready = db
+    .selectFrom('fonction as ready')
+    .select('ready.id')
+    .where(sql<SqlBool>`ready.structure_id = ${company}`)
+    .where(named)
+  const fonction = sql<number>`(${ready.limit(1)})`
+  const debut = fromWireDate(poste.dateDebut) ?? ''
+  const fin = fromWireDate(poste.dateFin) ?? ''
+  const free = (written as SelectQueryBuilder<Database, 'mail_token', { id: number }>).where(({ not, exists }) =>
+    not(
+      exists(
+        db
+          .selectFrom('poste as held')
+          .select('held.id')
+          .where('held.utilisateur_id', '=', target.id)
+          .where(sql<SqlBool>`held.fonction_id = ${fonction}`)
+          .where('held.date_debut', '<=', fin)
+          .where('held.date_fin', '>=', debut),
+      ),
+    ),
+  ) as unknown as Guard
+  return {
+    ready: ready as unknown as Guard,
+    posteLog: insertWhen(
+      db,
+      'log',
+      logEntry(actorId, 'ADMINISTRATION', 'POSTE_CREATION', userAgent, {
+        commentaire: `#${target.id} ${target.mail} : ${libelle}, ${poste.dateDebut} → ${poste.dateFin}`,
+      }),
+      free,
+    ),
+    poste: insertWhen(
+      db,
+      'poste',
+      {
+        utilisateur_id: target.id,
+        structure_id: company as RawBuilder<number>,
+        fonction_id: fonction,
+        date_debut: debut,
+        date_fin: fin,
+      },
+      free,
+    ),
+  }
 }
 
 /**
@@ -318,7 +436,7 @@ export async function authorizeRegistration(
   input: AuthorizeInput,
   context: Pick<Context, 'origin' | 'userAgent'>,
 ): Promise<{ result: AuthorizeResult; mailIds: number[] }> {
-  const { db, actor, target, holder, read } = await pendingTarget(env, caller, input.user.id)
+  const { db, actor, target, holder, read, offered } = await pendingTarget(env, caller, input.user.id)
   const id = target.id
   const stillPending = db
     .selectFrom('utilisateur')
@@ -345,6 +463,9 @@ export async function authorizeRegistration(
   const { typeId } = carrierSettings(env)
   const typed = target.registration_structure_id === null ? target.registration_structure_nom : null
   if (typed !== null && holder && holder.type_id !== typeId) throw nomTaken(typed)
+  const fonction = input.poste ? offeredFonction(offered, input.poste.fonction) : null
+  if (input.poste && (fromWireDate(input.poste.dateFin) ?? '') < todayIso())
+    throw invalidField('poste.dateFin', 'The post would already be over', 'validation.datePast')
   const now = new Date()
   const at = now.toISOString()
   const token = randomToken()
@@ -363,16 +484,32 @@ export async function authorizeRegistration(
     typed === null || typeId === null
       ? null
       : typedCompany(db, actor.id, target, typed, typeId, underCap, at, context.userAgent)
+  const posteWrites =
+    input.poste && fonction
+      ? posteAtAuthorisation(
+          db,
+          actor.id,
+          target,
+          input.poste,
+          fonction.libelle,
+          written as unknown as Guard,
+          context.userAgent,
+        )
+      : null
   const results = await namedBatch(env.DB, {
     creationLog: companyWrites?.creationLog ?? null,
     company: companyWrites?.company ?? null,
+    templateFonctions: companyWrites?.templateFonctions ?? null,
+    templateGrants: companyWrites?.templateGrants ?? null,
     attached: companyWrites?.attached ?? null,
     // No link until the registration has its company.
     linked: insertWhen(
       db,
       'mail_token',
       { token_hash: tokenHash, utilisateur_id: id, purpose: 'REGISTRATION', expires_at: expiresAt, created_at: at },
-      underCap.where('registration_structure_id', 'is not', null),
+      underCap
+        .where('registration_structure_id', 'is not', null)
+        .$if(posteWrites !== null, (q) => q.where(({ exists }) => exists(posteWrites?.ready as never))),
     ),
     voided: voidLinks(db, id, 'REGISTRATION', at)
       .where('token_hash', '!=', tokenHash)
@@ -382,6 +519,8 @@ export async function authorizeRegistration(
       .set({ actif: 1, token_register_expires_at: expiresAt, updated_at: at })
       .where('id', '=', id)
       .where(({ exists }) => exists(written)),
+    posteLog: posteWrites?.posteLog ?? null,
+    poste: posteWrites?.poste ?? null,
     queued: queueMail(db, { ...mail, to: target.mail, userId: id, kind: 'REGISTRATION' }, now, written),
     validationLog: insertWhen(
       db,
@@ -395,12 +534,17 @@ export async function authorizeRegistration(
       .select(['registration_state', 'supprime', 'registration_structure_id'])
       .where('id', '=', id),
     holder: companyWrites?.holder ?? null,
+    ready: posteWrites?.ready ?? null,
   })
   const [updated] = (results.after?.results ?? []) as PendingRow[]
   const [state] = (results.state?.results ?? []) as RegistrationState[]
   if (!updated) throw noLongerPending(state)
   if (typed !== null && updated.registration_structure_id === null) {
     throw noCompany(typed, typeId, (results.holder?.results ?? [])[0] as { type_id: number } | undefined)
+  }
+  if ((results.linked?.meta.changes ?? 0) === 0 && posteWrites && (results.ready?.results.length ?? 0) === 0) {
+    // The function was deleted (or renamed) between the check and the write.
+    throw invalidField('poste.fonction.id', "Not a function of the carrier's company", 'validation.fonctionStructure')
   }
   if ((results.linked?.meta.changes ?? 0) === 0) {
     throw new BusinessError('TOO_MANY_ATTEMPTS', 429, 'Too many links for this registration; retry later', [3600])
@@ -453,6 +597,8 @@ function typedCompany(
       parentExists,
     ),
     company: insertStructure(db, { nom: typed, typeId, parentId, createdAt: at }, creatable),
+    // The new company starts with its type's functions, so that the carrier can be given a post.
+    ...templateCopy(copyTemplate(db, sql<number>`(${carrier})`, typeId, at)),
     attached: db
       .updateTable('utilisateur')
       .set({ registration_structure_id: sql<number>`(${carrier})`, registration_structure_nom: null, updated_at: at })
@@ -461,6 +607,11 @@ function typedCompany(
       .where(({ exists }) => exists(carrier)),
     holder: db.selectFrom('structure as holder').select(['holder.id', 'holder.type_id']).where(named('holder')),
   }
+}
+
+/** `copyTemplate`'s two statements, named for the authorisation's batch. */
+function templateCopy([templateFonctions, templateGrants]: ReturnType<typeof copyTemplate>) {
+  return { templateFonctions, templateGrants }
 }
 
 type RegistrationState = { registration_state: string; supprime: number }

@@ -1,14 +1,6 @@
 import { type Expression, type InferResult, type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
 import { DEFAULT_PAGE_SIZE, WHOLE_LIST_MAX } from '../contract/base'
-import type { AdministrationAction } from '../contract/log-labels'
-import type {
-  Fonction,
-  STRUCTURE_SORTS,
-  Structure,
-  StructureInput,
-  StructureUsers,
-  TypeStructure,
-} from '../contract/structure'
+import type { STRUCTURE_SORTS, Structure, StructureInput, StructureUsers, TypeStructure } from '../contract/structure'
 import { batch, type DB, getDb, insertWhen } from '../db/client'
 import type { Database } from '../db/schema'
 import type { Env } from '../env'
@@ -23,7 +15,8 @@ import {
 } from '../lib/scope'
 import { likePattern, searchWords } from '../lib/search-text'
 import { type Actor, actorWith, type Caller, viewerOf } from './actor'
-import { logEntry } from './logs'
+import { adminLog } from './logs'
+import { copyTemplate } from './templates'
 import { postesColumn, postesFrom, toUser } from './users'
 
 /** Admin endpoints answer 403 to anyone else, before anything about the data (DESIGN §4). */
@@ -174,13 +167,13 @@ export async function listStructures(
 }
 
 /** The structure `id` with whether it lies in the viewer's scope. */
-function structureInScopeQuery(db: DB, viewer: Viewer, id: number, withUsers = true) {
+export function structureInScopeQuery(db: DB, viewer: Viewer, id: number, withUsers = true) {
   return structuresQuery(db, viewer, withUsers)
     .select(inScopeColumn(db, viewer, 's'))
     .where('s.id', '=', id)
 }
 
-function inScopeOrFail<R extends { in_scope: number }>(row: R | undefined, what = 'Unknown structure'): R {
+export function inScopeOrFail<R extends { in_scope: number }>(row: R | undefined, what = 'Unknown structure'): R {
   if (!row) throw notFound(what)
   if (!row.in_scope) throw forbidden('This structure is outside your scope')
   return row
@@ -263,27 +256,8 @@ export async function parentCandidates(env: Env, caller: Caller, typeId: number)
   return rows.map(toStructure)
 }
 
-/** GET fonction/structure/{id}: the functions of a structure of the caller's scope, by name. */
-export async function structureFonctions(env: Env, caller: Caller, id: number): Promise<Fonction[]> {
-  const db = getDb(env.DB)
-  const [actor, [row], fonctions] = await actorWith(
-    env,
-    caller,
-    structureInScopeQuery(db, viewerOf(caller), id, false),
-    fonctionsQuery(db, id),
-  )
-  requireAdmin(actor)
-  inScopeOrFail(row)
-  return fonctions
-}
-
 const fonctionsQuery = (db: DB, structureId: number) =>
   db.selectFrom('fonction').select(['id', 'libelle']).where('structure_id', '=', structureId).orderBy('libelle')
-
-/** An audit entry of an administrator's action on the organisation (DESIGN §8). */
-export function adminLog(actor: Actor, nomLog: AdministrationAction, commentaire: string, userAgent: string | null) {
-  return logEntry(actor.id, 'ADMINISTRATION', nomLog, userAgent, { commentaire })
-}
 
 type Context = { userAgent: string | null }
 
@@ -356,7 +330,7 @@ export function insertStructure(
 /**
  * POST rest/bd/structure: a new structure below a parent of the caller's scope whose type its own
  * type requires, under a free name. Its id and path are given in the one statement that inserts it,
- * written with its audit entry in one batch.
+ * written with its type's template of functions and its audit entry in one batch.
  */
 export async function createStructure(
   env: Env,
@@ -368,15 +342,16 @@ export async function createStructure(
   const { actor, type, parent, holder } = await readPlacement(env, caller, input, null)
   if (holder) throw nomTaken(holder.nom)
   if (!parent) throw parentInvalid('A parent structure is required')
-  const insert = insertStructure(db, {
-    nom: input.nom,
-    typeId: type.id,
-    parentId: parent.id,
-    createdAt: new Date().toISOString(),
-  }).returning(['id', 'path'])
+  const createdAt = new Date().toISOString()
+  const insert = insertStructure(db, { nom: input.nom, typeId: type.id, parentId: parent.id, createdAt }).returning([
+    'id',
+    'path',
+  ])
   try {
     const [inserted] = await batch(env.DB, [
       insert,
+      // It starts with its type's functions (the template root administrators set).
+      ...copyTemplate(db, sql<number>`(select id from structure where nom = ${input.nom})`, type.id, createdAt),
       db
         .insertInto('log')
         .values(adminLog(actor, 'STRUCTURE_CREATION', `${input.nom} (${type.libelle})`, context.userAgent)),

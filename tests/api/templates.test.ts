@@ -1,0 +1,283 @@
+import { beforeAll, describe, expect, it } from 'vitest'
+import {
+  call,
+  createOrganisation,
+  currentPost,
+  db,
+  expectError,
+  isoDate,
+  post,
+  signedInUser,
+  signIn,
+  solvedCaptcha,
+  wireDate,
+} from './helpers'
+
+/**
+ * The story that was a dead end: a structure created in the portal, or a carrier's company created
+ * at its authorisation, starts with the functions of its type's template, so it can be staffed at
+ * once; and authorising a carrier gives them a post, so they launch on first sign-in. The
+ * organisation of helpers.ts: Groupe (1, type 1) › Direction Nord (2, type 2) › Agence Lille (4, type
+ * 3); Direction Sud (3). Carriers (type 4, CARRIER_TYPE_ID) wait under Agence Lille (CARRIER_PARENT_ID).
+ * Applications: 1 Yard dangereux, 2 Pesage, 3 Module Rendez vous, 4 Facturation.
+ */
+
+type Template = { libelle: string; applications: { id: number; libelle: string }[] }
+
+let root: string
+let nord: string
+
+const templatePath = (typeId: number) => `/rest/bd/typestructure/${typeId}/fonctions`
+const putTemplate = (typeId: number, body: unknown, token = root) =>
+  call(templatePath(typeId), { method: 'PUT', token, body: JSON.stringify(body) })
+
+async function fonctionsOf(structureId: number) {
+  const response = await call(`/rest/bd/fonction/structure/${structureId}`, { token: root })
+  expect(response.status).toBe(200)
+  return (await response.json()) as { id: number; libelle: string; applications: { id: number }[] }[]
+}
+
+async function launcherOf(token: string, id: number) {
+  const response = await call(`/rest/bd/acces/utilisateur/${id}`, { token })
+  expect(response.status).toBe(200)
+  const body = (await response.json()) as { accesApplication: { application: { id: number } }[] }
+  return body.accesApplication.map((a) => a.application.id).sort()
+}
+
+beforeAll(async () => {
+  await createOrganisation()
+  await db().insertInto('type_structure').values({ id: 4, libelle: 'Transporteur', parent_type_id: 3 }).execute()
+  await db()
+    .insertInto('structure')
+    .values({ id: 5, nom: 'Transports Martin', type_id: 4, parent_id: 4, path: '/1/2/4/5/' })
+    .execute()
+  await db().insertInto('fonction').values({ id: 10, libelle: 'Chauffeur', structure_id: 5 }).execute()
+  await db().insertInto('fonction_application').values({ fonction_id: 10, application_id: 3 }).execute()
+  root = (await signedInUser({ admin: true, postes: [currentPost(1, 1)] })).jwt.accessToken
+  nord = (await signedInUser({ admin: true, postes: [currentPost(2, 1)] })).jwt.accessToken
+})
+
+describe('GET and PUT rest/bd/typestructure/{id}/fonctions', () => {
+  it('are the root administrators’ alone', async () => {
+    await expectError(await call(templatePath(3)), 401, 'UNAUTHORIZED')
+    await expectError(await call(templatePath(3), { token: nord }), 403, 'FORBIDDEN')
+    await expectError(await putTemplate(3, [], nord), 403, 'FORBIDDEN')
+    await expectError(await call(templatePath(99), { token: root }), 404, 'NOT_FOUND')
+  })
+
+  it('keep the functions in the order given, each with what it grants, and write the audit entry', async () => {
+    const body = [
+      { libelle: "Chef d'agence", applications: [{ id: 4 }, { id: 1 }, { id: 2 }] },
+      { libelle: 'Agent de quai', applications: [{ id: 1 }, { id: 2 }] },
+      { libelle: 'Accueil', applications: [] },
+    ]
+    const response = await putTemplate(3, body)
+    expect(response.status).toBe(200)
+    const expected: Template[] = [
+      {
+        libelle: "Chef d'agence",
+        applications: [
+          { id: 4, libelle: 'Facturation' },
+          { id: 2, libelle: 'Pesage' },
+          { id: 1, libelle: 'Yard dangereux' },
+        ],
+      },
+      {
+        libelle: 'Agent de quai',
+        applications: [
+          { id: 2, libelle: 'Pesage' },
+          { id: 1, libelle: 'Yard dangereux' },
+        ],
+      },
+      { libelle: 'Accueil', applications: [] },
+    ]
+    expect(await response.json()).toEqual(expected)
+    expect(await (await call(templatePath(3), { token: root })).json()).toEqual(expected)
+    const entry = await db()
+      .selectFrom('log')
+      .select('commentaire')
+      .where('nom_log', '=', 'MODELE_FONCTIONS')
+      .executeTakeFirstOrThrow()
+    expect(entry.commentaire).toBe("Agence : Chef d'agence, Agent de quai, Accueil")
+  })
+
+  it('refuses a name twice whatever its case, an unknown application, too many functions; keeps the template', async () => {
+    const twice = await expectError(
+      await putTemplate(3, [
+        { libelle: 'Accueil', applications: [] },
+        { libelle: 'ACCUEIL', applications: [] },
+      ]),
+      400,
+      'VALIDATION_FAILED',
+    )
+    expect(twice.attributs).toEqual([{ field: '1.libelle', message: 'validation.duplicate' }])
+    const unknown = await expectError(
+      await putTemplate(3, [{ libelle: 'Accueil', applications: [{ id: 99 }] }]),
+      400,
+      'VALIDATION_FAILED',
+    )
+    expect(unknown.attributs).toEqual([{ field: '0.applications', message: 'validation.unknown' }])
+    const many = Array.from({ length: 21 }, (_, i) => ({ libelle: `Fonction ${i}`, applications: [] }))
+    await expectError(await putTemplate(3, many), 400, 'VALIDATION_FAILED')
+    expect(((await (await call(templatePath(3), { token: root })).json()) as Template[]).length).toBe(3)
+  })
+})
+
+describe('a structure created in the portal', () => {
+  it('starts with its type’s functions and grants: a user posted there launches at once', async () => {
+    const created = await call('/rest/bd/structure', {
+      method: 'POST',
+      token: nord,
+      body: JSON.stringify({ nom: 'Agence Douai', type: { id: 3 }, parent: { id: 2 } }),
+    })
+    expect(created.status).toBe(201)
+    const { id } = (await created.json()) as { id: number }
+    const fonctions = await fonctionsOf(id)
+    expect(fonctions.map((f) => [f.libelle, f.applications.map((a) => a.id).sort()])).toEqual([
+      ['Accueil', []],
+      ['Agent de quai', [1, 2]],
+      ["Chef d'agence", [1, 2, 4]],
+    ])
+    // The template changed afterwards: the structure keeps what it started with.
+    expect((await putTemplate(3, [{ libelle: 'Accueil', applications: [] }])).status).toBe(200)
+    expect((await fonctionsOf(id)).length).toBe(3)
+    const agentDeQuai = fonctions.find((f) => f.libelle === 'Agent de quai')
+    const user = await signedInUser({ postes: [currentPost(id, agentDeQuai?.id ?? 0)] })
+    expect(await launcherOf(user.jwt.accessToken, user.id)).toEqual([1, 2])
+  })
+
+  it('of a type without a template starts with none, as before', async () => {
+    const created = await call('/rest/bd/structure', {
+      method: 'POST',
+      token: root,
+      body: JSON.stringify({ nom: 'Direction Est', type: { id: 2 }, parent: { id: 1 } }),
+    })
+    const { id } = (await created.json()) as { id: number }
+    expect(await fonctionsOf(id)).toEqual([])
+  })
+})
+
+let sequence = 0
+async function registration(structure: { id: number } | { nom: string }) {
+  const mail = `carrier-${++sequence}@transport.example.test`
+  const response = await post('/rest/public/bd/transporteur/inscription', {
+    user: { mail, nom: 'Martin', prenom: 'Jeanne' },
+    structure,
+    captcha: await solvedCaptcha(),
+  })
+  expect(response.status).toBe(201)
+  const row = await db().selectFrom('utilisateur').select('id').where('mail', '=', mail).executeTakeFirstOrThrow()
+  return { id: row.id, mail }
+}
+
+const authorize = (body: Record<string, unknown>) => post('/rest/bd/authorize/user', body, { token: nord })
+const aYear = { dateDebut: wireDate(isoDate(0)), dateFin: wireDate(isoDate(365)) }
+
+/** The carrier chooses a password with the link mailed to them, then signs in. */
+async function firstSignIn(mail: string) {
+  const sent = await db()
+    .selectFrom('outbox')
+    .select('text')
+    .where('to_address', '=', mail)
+    .orderBy('id', 'desc')
+    .executeTakeFirstOrThrow()
+  const token = /\/renewPassword\/([A-Za-z0-9_-]+)/.exec(sent.text)?.[1]
+  const renewed = await post('/rest/public/bd/password/renew/', { token, password: 'Carrier12' })
+  expect(renewed.status).toBe(204)
+  const login = await db().selectFrom('utilisateur').select('login').where('mail', '=', mail).executeTakeFirstOrThrow()
+  return signIn(login.login, 'Carrier12')
+}
+
+describe('authorising a carrier', () => {
+  it('creates the company it typed with the carrier type’s functions, gives the post asked for, and the carrier launches', async () => {
+    expect((await putTemplate(4, [{ libelle: 'Chauffeur', applications: [{ id: 3 }] }])).status).toBe(200)
+    const carrier = await registration({ nom: 'Fret Nouveau' })
+    const authorized = await authorize({
+      user: { id: carrier.id },
+      authorize: true,
+      poste: { fonction: { libelle: 'chauffeur' }, ...aYear },
+    })
+    expect(authorized.status).toBe(200)
+    const company = await db()
+      .selectFrom('structure')
+      .select('id')
+      .where('nom', '=', 'Fret Nouveau')
+      .executeTakeFirstOrThrow()
+    const [chauffeur] = await fonctionsOf(company.id)
+    expect([chauffeur?.libelle, chauffeur?.applications.map((a) => a.id)]).toEqual(['Chauffeur', [3]])
+    const postes = await db()
+      .selectFrom('poste')
+      .select(['structure_id', 'fonction_id', 'date_debut', 'date_fin'])
+      .where('utilisateur_id', '=', carrier.id)
+      .execute()
+    expect(postes).toEqual([
+      { structure_id: company.id, fonction_id: chauffeur?.id, date_debut: isoDate(0), date_fin: isoDate(365) },
+    ])
+    const entry = await db()
+      .selectFrom('log')
+      .select('commentaire')
+      .where('nom_log', '=', 'POSTE_CREATION')
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow()
+    expect(entry.commentaire).toBe(`#${carrier.id} ${carrier.mail} : Chauffeur, ${aYear.dateDebut} → ${aYear.dateFin}`)
+    const signedIn = await firstSignIn(carrier.mail)
+    expect(await launcherOf(signedIn.jwt.accessToken, carrier.id)).toEqual([3])
+  })
+
+  it('of an existing company: a post of one of its functions, by id; another structure’s function is refused, nothing written', async () => {
+    const carrier = await registration({ id: 5 })
+    const elsewhere = await expectError(
+      await authorize({ user: { id: carrier.id }, authorize: true, poste: { fonction: { id: 2 }, ...aYear } }),
+      400,
+      'VALIDATION_FAILED',
+    )
+    expect(elsewhere.attributs).toEqual([{ field: 'poste.fonction.id', message: 'validation.fonctionStructure' }])
+    const past = await expectError(
+      await authorize({
+        user: { id: carrier.id },
+        authorize: true,
+        poste: { fonction: { id: 10 }, dateDebut: wireDate(isoDate(-10)), dateFin: wireDate(isoDate(-1)) },
+      }),
+      400,
+      'VALIDATION_FAILED',
+    )
+    expect(past.attributs).toEqual([{ field: 'poste.dateFin', message: 'validation.datePast' }])
+    await expectError(
+      await authorize({ user: { id: carrier.id }, authorize: false, poste: { fonction: { id: 10 }, ...aYear } }),
+      400,
+      'VALIDATION_FAILED',
+    )
+    const untouched = await db()
+      .selectFrom('utilisateur')
+      .select(['actif', 'registration_state'])
+      .where('id', '=', carrier.id)
+      .executeTakeFirstOrThrow()
+    expect(untouched).toEqual({ actif: 0, registration_state: 'PENDING' })
+    const authorized = await authorize({
+      user: { id: carrier.id },
+      authorize: true,
+      poste: { fonction: { id: 10 }, ...aYear },
+    })
+    expect(authorized.status).toBe(200)
+    // A resend with the same post gives no second one.
+    expect(
+      (await authorize({ user: { id: carrier.id }, authorize: true, poste: { fonction: { id: 10 }, ...aYear } }))
+        .status,
+    ).toBe(200)
+    const postes = await db()
+      .selectFrom('poste')
+      .select('fonction_id')
+      .where('utilisateur_id', '=', carrier.id)
+      .execute()
+    expect(postes).toEqual([{ fonction_id: 10 }])
+    const signedIn = await firstSignIn(carrier.mail)
+    expect(await launcherOf(signedIn.jwt.accessToken, carrier.id)).toEqual([3])
+  })
+
+  it('without a post, as before: the carrier signs in to no application', async () => {
+    const carrier = await registration({ id: 5 })
+    expect((await authorize({ user: { id: carrier.id }, authorize: true })).status).toBe(200)
+    const signedIn = await firstSignIn(carrier.mail)
+    expect(await launcherOf(signedIn.jwt.accessToken, carrier.id)).toEqual([])
+  })
+})

@@ -1,0 +1,29 @@
+import { type SelectQueryBuilder, sql } from 'kysely'
+import type { DB } from '../db/client'
+import type { Database } from '../db/schema'
+import { forbidden } from '../lib/errors'
+import { type Viewer, wholeTreeInScope } from '../lib/scope'
+import type { Actor } from './actor'
+
+/**
+ * The catalogue (applications, and which functions grant them) is the root administrators' to
+ * manage: administrators with a current post on a root of the tree. The check rides in the batch of
+ * the call's reads, as a one-row column.
+ */
+export const rootAdminQuery = (db: DB, viewer: Viewer) =>
+  db.selectNoFrom(sql<number>`${wholeTreeInScope(db, viewer)}`.as('root'))
+
+export function requireRootAdmin(actor: Actor, row: { root: number } | undefined) {
+  if (!actor.admin || !row?.root) throw forbidden('Root administrators only')
+}
+
+/** A condition a write repeats inside its batch: the statement takes place only if it finds a row. */
+export type Guard = SelectQueryBuilder<Database, keyof Database, unknown>
+
+/**
+ * A row while the caller is still a root administrator when the statement runs: the condition every
+ * catalogue write repeats inside its batch, so that an administrator whose post on the root ended (or
+ * whose flag was taken) a moment before writes nothing.
+ */
+export const rootHolds = (db: DB, viewer: Viewer): Guard =>
+  db.selectNoFrom(sql<number>`1`.as('root_holds')).where(wholeTreeInScope(db, viewer)) as unknown as Guard
