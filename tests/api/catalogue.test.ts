@@ -114,6 +114,18 @@ describe('GET /rest/bd/application', () => {
   })
 })
 
+describe('GET /rest/bd/session', () => {
+  it('says whether the caller manages the catalogue (racine), as the catalogue decides', async () => {
+    const racine = async (token: string) =>
+      ((await (await call('/rest/bd/session', { token })).json()) as { racine: boolean }).racine
+    expect(await racine(root)).toBe(true)
+    expect(await racine(lilleAdmin)).toBe(false)
+    // A post on the root without the administrator's flag.
+    expect(await racine(director)).toBe(false)
+    expect(await racine(agent.token)).toBe(false)
+  })
+})
+
 describe('GET /rest/bd/application/{id}', () => {
   it('gives one application, 404 for an unknown one', async () => {
     const response = await call('/rest/bd/application/1', { token: root })

@@ -31,5 +31,8 @@ export const sessionSchema = z.object({
   nom: z.string(),
   prenom: z.string(),
   admin: z.boolean(),
+  racine: z
+    .boolean()
+    .describe('An administrator of the whole tree (a current post on the root): the catalogue is theirs'),
 })
 export type SessionInfo = z.infer<typeof sessionSchema>

@@ -6,7 +6,7 @@ import { todayIso } from '../lib/dates'
 import { sameDomain } from '../lib/domain'
 import { BusinessError, unauthorized } from '../lib/errors'
 import { type AccessClaims, verifyAccessToken } from '../lib/jwt'
-import type { Viewer } from '../lib/scope'
+import { type Viewer, wholeTreeInScope } from '../lib/scope'
 
 /** The signed-in caller of a non-public endpoint; `app` when it is an application's session. */
 export type Actor = {
@@ -15,6 +15,8 @@ export type Actor = {
   nom: string
   prenom: string
   admin: boolean
+  /** An administrator of the whole tree (a current post on a root): the catalogue is theirs. */
+  racine: boolean
   domain: string
   sid: string
   langue: 'fr' | 'en'
@@ -77,7 +79,14 @@ function actorQuery(env: Env, caller: Caller) {
     )
 }
 
-type ActorRow = InferResult<ReturnType<typeof actorQuery>>[number]
+/**
+ * `actorQuery` with whether the caller administers the whole tree (`racine`: an administrator with a
+ * current post on a root, lib/scope.ts): the catalogue's managers, known with the caller's check.
+ */
+const actorRead = (env: Env, caller: Caller) =>
+  actorQuery(env, caller).select(sql<number>`${wholeTreeInScope(getDb(env.DB), viewerOf(caller))}`.as('racine'))
+
+type ActorRow = InferResult<ReturnType<typeof actorRead>>[number]
 
 /**
  * Whether the caller is an administrator with a live session: the condition of a write that a read
@@ -98,6 +107,7 @@ function toActor(row: ActorRow | undefined, caller: Caller): Actor {
     nom: row.nom,
     prenom: row.prenom,
     admin: row.admin === 1,
+    racine: row.racine === 1,
     domain: row.domain,
     sid: caller.claims.sid,
     langue: row.langue,
@@ -155,7 +165,7 @@ export async function actorOf(env: Env, caller: Caller): Promise<Actor> {
   if (env.REQUEST_SCOPE?.shared) await new Promise((resolve) => setTimeout(resolve, 0))
   if (!check.started) {
     check.started = true
-    actorQuery(env, caller).executeTakeFirst().then(check.settle, check.fail)
+    actorRead(env, caller).executeTakeFirst().then(check.settle, check.fail)
   }
   return check.actor
 }
@@ -181,7 +191,7 @@ export async function actorWith<Q extends Compilable<unknown>[]>(
   check.started = true
   let results: D1Result[]
   try {
-    results = await batch(env.DB, [actorQuery(env, caller), ...reads])
+    results = await batch(env.DB, [actorRead(env, caller), ...reads])
   } catch (error) {
     check.fail(error)
     throw error

@@ -11,7 +11,7 @@ import { BusinessError, forbidden, invalidField, notFound } from '../lib/errors'
 import { type Viewer, wholeTreeInScope } from '../lib/scope'
 import { actorWith, type Caller, viewerOf } from './actor'
 import { adminLog } from './logs'
-import { type Guard, requireRootAdmin, rootAdminQuery, rootHolds } from './root-admin'
+import { type Guard, requireRootAdmin, rootHolds } from './root-admin'
 import { containsText, onePage, WHOLE_LIST_READ, wholeList } from './structures'
 
 type FonctionRow = { id: number; libelle: string; structure_id: number; structure_nom: string; path: string }
@@ -118,8 +118,8 @@ export async function listApplications(
     .select((eb) => eb.fn.countAll<number>().as('total'))
     .where(wholeTreeInScope(db, viewer))
     .where(filter)
-  const [actor, [root], rows, [counted]] = await actorWith(env, caller, rootAdminQuery(db, viewer), list, count)
-  requireRootAdmin(actor, root)
+  const [actor, rows, [counted]] = await actorWith(env, caller, list, count)
+  requireRootAdmin(actor)
   const items = (rows as CatalogueRow[]).map(toApplication)
   return { items: query.page === undefined ? wholeList(items) : items, total: counted?.total ?? 0 }
 }
@@ -128,13 +128,8 @@ export async function listApplications(
 export async function getApplication(env: Env, caller: Caller, id: number): Promise<CatalogueApplication> {
   const db = getDb(env.DB)
   const viewer = viewerOf(caller)
-  const [actor, [root], [row]] = await actorWith(
-    env,
-    caller,
-    rootAdminQuery(db, viewer),
-    catalogueQuery(db, viewer).where('a.id', '=', id),
-  )
-  requireRootAdmin(actor, root)
+  const [actor, [row]] = await actorWith(env, caller, catalogueQuery(db, viewer).where('a.id', '=', id))
+  requireRootAdmin(actor)
   if (!row) throw notFound('Unknown application')
   return toApplication(row as CatalogueRow)
 }
@@ -204,14 +199,13 @@ export async function createApplication(
   const db = getDb(env.DB)
   const viewer = viewerOf(caller)
   const ids = uniqueIds(input.fonctions)
-  const [actor, [root], [holder], fonctions] = await actorWith(
+  const [actor, [holder], fonctions] = await actorWith(
     env,
     caller,
-    rootAdminQuery(db, viewer),
     libelleHolder(db, input.libelle),
     grantedFonctions(db, ids),
   )
-  requireRootAdmin(actor, root)
+  requireRootAdmin(actor)
   if (holder) throw libelleTaken(holder.libelle)
   requireKnownFonctions(ids, fonctions)
   const guard = rootHolds(db, viewer)
@@ -265,15 +259,14 @@ export async function updateApplication(
   const db = getDb(env.DB)
   const viewer = viewerOf(caller)
   const ids = uniqueIds(input.fonctions)
-  const [actor, [root], [current], [holder], fonctions] = await actorWith(
+  const [actor, [current], [holder], fonctions] = await actorWith(
     env,
     caller,
-    rootAdminQuery(db, viewer),
     catalogueQuery(db, viewer).where('a.id', '=', input.id),
     libelleHolder(db, input.libelle).where('id', '!=', input.id),
     grantedFonctions(db, ids),
   )
-  requireRootAdmin(actor, root)
+  requireRootAdmin(actor)
   if (!current) throw notFound('Unknown application')
   if (holder) throw libelleTaken(holder.libelle)
   requireKnownFonctions(ids, fonctions)
@@ -364,13 +357,12 @@ export async function updateApplication(
 export async function deleteApplication(env: Env, caller: Caller, id: number, context: Context): Promise<void> {
   const db = getDb(env.DB)
   const viewer = viewerOf(caller)
-  const [actor, [root], [current]] = await actorWith(
+  const [actor, [current]] = await actorWith(
     env,
     caller,
-    rootAdminQuery(db, viewer),
     db.selectFrom('application').select(['id', 'libelle']).where('id', '=', id),
   )
-  requireRootAdmin(actor, root)
+  requireRootAdmin(actor)
   if (!current) throw notFound('Unknown application')
   const guard = rootHolds(db, viewer)
   const target = db
@@ -393,8 +385,7 @@ export async function deleteApplication(env: Env, caller: Caller, id: number, co
   ])
   // Deleted by someone else meanwhile, or the caller is no longer a root administrator.
   if ((deleted?.results.length ?? 0) === 0) {
-    const [stillRoot] = await actorWith(env, caller, rootAdminQuery(db, viewer)).then(([, rows]) => rows)
-    requireRootAdmin(actor, stillRoot)
-    throw notFound('Unknown application')
+    const left = await db.selectFrom('application').select('id').where('id', '=', id).executeTakeFirst()
+    throw left ? forbidden('Root administrators only') : notFound('Unknown application')
   }
 }

@@ -6,7 +6,7 @@ import { BusinessError, forbidden, invalidField } from '../lib/errors'
 import { inScopeColumn, pathInScope, type Viewer } from '../lib/scope'
 import { actorWith, type Caller, viewerOf } from './actor'
 import { adminLog } from './logs'
-import { type Guard, requireRootAdmin, rootAdminQuery, rootHolds } from './root-admin'
+import { type Guard, requireRootAdmin, rootHolds } from './root-admin'
 import { inScopeOrFail, requireAdmin, structureInScopeQuery } from './structures'
 
 /**
@@ -157,11 +157,10 @@ async function readFonction(env: Env, caller: Caller, id: number, input?: Foncti
   const viewer = viewerOf(caller)
   const applicationIds = [...new Set((input?.applications ?? []).map((a) => a.id))]
   const structureId = sql<number>`(select structure_id from fonction where id = ${id})`
-  const [actor, [row], [root], holders, applications] = await actorWith(
+  const [actor, [row], holders, applications] = await actorWith(
     env,
     caller,
     fonctionInScopeQuery(db, viewer, id),
-    rootAdminQuery(db, viewer),
     libelleHolder(db, structureId, input?.libelle ?? '', id),
     db
       .selectFrom('application')
@@ -170,7 +169,7 @@ async function readFonction(env: Env, caller: Caller, id: number, input?: Foncti
   )
   requireAdmin(actor)
   const fonction = inScopeOrFail(row, 'Unknown function')
-  return { actor, viewer, fonction, root, holder: input ? holders[0] : undefined, applicationIds, applications }
+  return { actor, viewer, fonction, holder: input ? holders[0] : undefined, applicationIds, applications }
 }
 
 /**
@@ -186,14 +185,14 @@ export async function updateFonction(
   context: Context,
 ): Promise<StructureFonction> {
   const db = getDb(env.DB)
-  const { actor, viewer, fonction, root, holder, applicationIds, applications } = await readFonction(
+  const { actor, viewer, fonction, holder, applicationIds, applications } = await readFonction(
     env,
     caller,
     input.id,
     input,
   )
   const grants = input.applications !== undefined
-  if (grants) requireRootAdmin(actor, root)
+  if (grants) requireRootAdmin(actor)
   if (holder) throw libelleTaken(holder.libelle)
   if (applications.length < applicationIds.length)
     throw invalidField('applications', 'Unknown application', 'validation.unknown')
@@ -276,9 +275,8 @@ export async function updateFonction(
   const [row] = (results.at(-1)?.results ?? []) as FonctionRow[]
   if ((results[1]?.results.length ?? 0) === 0 || !row) {
     // The function left the caller's reach between the checks and the write: the checks say how.
-    const again = await readFonction(env, caller, input.id, input)
-    if (grants) requireRootAdmin(again.actor, again.root)
-    throw forbidden('This function is outside your scope')
+    await readFonction(env, caller, input.id, input)
+    throw forbidden(grants ? 'Root administrators only' : 'This function is outside your scope')
   }
   return toFonction(row)
 }

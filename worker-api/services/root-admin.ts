@@ -7,14 +7,11 @@ import type { Actor } from './actor'
 
 /**
  * The catalogue (applications, and which functions grant them) is the root administrators' to
- * manage: administrators with a current post on a root of the tree. The check rides in the batch of
- * the call's reads, as a one-row column.
+ * manage: administrators with a current post on a root of the tree (`racine`, read with the caller's
+ * check in the batch of the call's reads).
  */
-export const rootAdminQuery = (db: DB, viewer: Viewer) =>
-  db.selectNoFrom(sql<number>`${wholeTreeInScope(db, viewer)}`.as('root'))
-
-export function requireRootAdmin(actor: Actor, row: { root: number } | undefined) {
-  if (!actor.admin || !row?.root) throw forbidden('Root administrators only')
+export function requireRootAdmin(actor: Actor) {
+  if (!actor.admin || !actor.racine) throw forbidden('Root administrators only')
 }
 
 /** A condition a write repeats inside its batch: the statement takes place only if it finds a row. */

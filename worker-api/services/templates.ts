@@ -5,7 +5,7 @@ import type { Env } from '../env'
 import { invalidField, notFound } from '../lib/errors'
 import { actorWith, type Caller, viewerOf } from './actor'
 import { adminLog } from './logs'
-import { type Guard, requireRootAdmin, rootAdminQuery, rootHolds } from './root-admin'
+import { type Guard, requireRootAdmin, rootHolds } from './root-admin'
 
 /**
  * The function templates of the structure types: the functions (and what each grants) a new
@@ -49,15 +49,9 @@ const typeQuery = (db: DB, typeId: number) =>
 /** GET rest/bd/typestructure/{id}/fonctions: the template of a structure type (root administrators). */
 export async function getTemplate(env: Env, caller: Caller, typeId: number): Promise<TemplateFonction[]> {
   const db = getDb(env.DB)
-  const viewer = viewerOf(caller)
-  const [actor, [root], [type], rows] = await actorWith(
-    env,
-    caller,
-    rootAdminQuery(db, viewer),
-    typeQuery(db, typeId),
-    templateQuery(db, typeId),
-  )
-  requireRootAdmin(actor, root)
+  const _viewer = viewerOf(caller)
+  const [actor, [type], rows] = await actorWith(env, caller, typeQuery(db, typeId), templateQuery(db, typeId))
+  requireRootAdmin(actor)
   if (!type) throw notFound('Unknown structure type')
   return toTemplate(rows)
 }
@@ -77,17 +71,16 @@ export async function putTemplate(
   const db = getDb(env.DB)
   const viewer = viewerOf(caller)
   const ids = [...new Set(input.flatMap((f) => f.applications.map((a) => a.id)))]
-  const [actor, [root], [type], applications] = await actorWith(
+  const [actor, [type], applications] = await actorWith(
     env,
     caller,
-    rootAdminQuery(db, viewer),
     typeQuery(db, typeId),
     db
       .selectFrom('application')
       .select('id')
       .where(ids.length > 0 ? sql<SqlBool>`id in (${sql.join(ids)})` : sql<SqlBool>`0`),
   )
-  requireRootAdmin(actor, root)
+  requireRootAdmin(actor)
   if (!type) throw notFound('Unknown structure type')
   if (applications.length < ids.length) {
     const known = new Set(applications.map((a) => a.id))
