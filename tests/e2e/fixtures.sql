@@ -89,3 +89,9 @@ INSERT OR IGNORE INTO poste (id, utilisateur_id, structure_id, fonction_id, date
   (925, 924, 5, 9, '2024-01-01', '2035-12-31'),
   (926, 925, 5, 8, '2024-01-01', '2035-12-31'),
   (927, 925, 5, 9, '2024-01-01', '2035-12-31');
+
+-- Applications the catalogue tests switch off and delete (granted to nobody: no other test's launcher
+-- changes), one per mode.
+INSERT OR IGNORE INTO application (id, libelle, icone, url) VALUES
+  (901, 'Essai catalogue avec JS', 'warehouse', 'https://essai.example.test/js'),
+  (902, 'Essai catalogue sans JS', 'warehouse', 'https://essai.example.test/nojs');

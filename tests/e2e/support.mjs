@@ -72,6 +72,8 @@ export const ADMIN_SCREENS = [
   '/pages/admin/autorisation?confirmer=refuse&id=11',
   '/pages/admin/listeLogs',
   '/pages/admin/listeLogs?du=2020-01-01&type=CONNEXION',
+  '/pages/admin/applications',
+  '/pages/admin/applications?confirmer=supprimer&id=3',
 ]
 
 export const MODES = [

@@ -1,5 +1,15 @@
 import { NavLink } from '@remix-run/react'
-import { AppWindow, Building2, History, type LucideIcon, ShieldCheck, UserCircle, UserPlus, Users } from 'lucide-react'
+import {
+  AppWindow,
+  Building2,
+  History,
+  LayoutGrid,
+  type LucideIcon,
+  ShieldCheck,
+  UserCircle,
+  UserPlus,
+  Users,
+} from 'lucide-react'
 import { useId } from 'react'
 import { useTranslation } from 'react-i18next'
 import type { SessionUser } from '~/lib/session.server'
@@ -14,6 +24,9 @@ const ADMIN_ITEMS: Item[] = [
   { to: '/pages/admin/autorisation', label: 'nav.authorizeUser', icon: ShieldCheck },
   { to: '/pages/admin/listeLogs', label: 'nav.history', icon: History },
 ]
+
+/** The catalogue's screens: administrators of the whole tree only. */
+const ROOT_ITEMS: Item[] = [{ to: '/pages/admin/applications', label: 'nav.applications', icon: LayoutGrid }]
 
 const USER_ITEMS: Item[] = [
   { to: '/pages/user/me', label: 'nav.profile', icon: UserCircle },
@@ -52,11 +65,13 @@ function Group({ title, items }: { title: string; items: Item[] }) {
 }
 
 /** Spec §2: the Administration group for admins only; the user group names the user. */
-export function SidebarNav({ user }: { user: SessionUser }) {
+export function SidebarNav({ user }: { user: SessionUser & { racine?: boolean } }) {
   const { t } = useTranslation()
   return (
     <nav aria-label={t('common.mainNavigation')} className="flex flex-col gap-2 p-3">
-      {user.admin ? <Group title={t('nav.administration')} items={ADMIN_ITEMS} /> : null}
+      {user.admin ? (
+        <Group title={t('nav.administration')} items={user.racine ? [...ADMIN_ITEMS, ...ROOT_ITEMS] : ADMIN_ITEMS} />
+      ) : null}
       <Group title={`${user.prenom} ${user.nom}`} items={USER_ITEMS} />
     </nav>
   )

@@ -1,0 +1,284 @@
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/cloudflare'
+import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation } from '@remix-run/react'
+import { AppWindow, Power, PowerOff, Trash2 } from 'lucide-react'
+import { useTranslation } from 'react-i18next'
+import { AppIcon } from '~/components/app-icon'
+import { ConfirmDialog, ConfirmPanel } from '~/components/confirm-dialog'
+import { DataTable, type DataTableColumn } from '~/components/data-table'
+import { EmptyState } from '~/components/empty-state'
+import { Pagination } from '~/components/pagination'
+import { SearchForm } from '~/components/search-form'
+import { Alert } from '~/components/ui/alert'
+import { Button, buttonVariants } from '~/components/ui/button'
+import { apiMessage, type Message } from '~/lib/api-errors'
+import { requireAdmin } from '~/lib/auth.server'
+import type { BreadcrumbHandle } from '~/lib/breadcrumb'
+import { anchorId, FOCUS_FIELD, neighbourAnchor } from '~/lib/focus'
+import { focusFragment, readForm, rowAction } from '~/lib/form.server'
+import { i18nServer } from '~/lib/i18n.server'
+import { DEFAULT_PAGE_SIZE, lastPageUrl, listQuery, pageCount } from '~/lib/pagination'
+import { pathWithout, urlWith } from '~/lib/url'
+import {
+  APPLICATION_ICONS,
+  APPLICATION_SORTS,
+  type ApplicationIcon,
+  type CatalogueApplication,
+} from '../../worker-api/contract/catalogue'
+
+export const handle: BreadcrumbHandle = { breadcrumb: 'nav.applications' }
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+
+/**
+ * The catalogue (root administrators): the applications the portal launches, searched, sorted and
+ * paged by the API (SQL), each with how many users may launch it today; switched on or off, deleted
+ * after a confirmation that says how many lose it.
+ */
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const auth = await requireAdmin(request, context)
+  const url = new URL(request.url)
+  const query = listQuery(url.searchParams, APPLICATION_SORTS)
+  const [{ items, total }, t] = await Promise.all([
+    auth.expectPage(auth.api.rest.bd.application.$get({ query })),
+    i18nServer.getFixedT(request),
+  ])
+  return data(
+    {
+      applications: items,
+      total,
+      page: query.page,
+      lastPage: lastPageUrl(url, query.page, total, items.length),
+      q: query.q ?? '',
+      title: `${t('applications.title')} · ${t('app.name')}`,
+    },
+    { headers: await auth.headers() },
+  )
+}
+
+type ActionData = { error: Message; libelle: string }
+
+/**
+ * A row's switch (on or off) or its delete, after its confirmation. The switch sends the application
+ * as it stands now, read again, with only its state changed: what another administrator changed
+ * meanwhile is kept.
+ */
+export async function action({ request, context }: ActionFunctionArgs) {
+  const auth = await requireAdmin(request, context)
+  const form = await readForm(request)
+  const libelle = String(form.get('libelle') ?? '')
+  const row = rowAction(form, ['activer', 'desactiver', 'supprimer'])
+  if (!row) return data<ActionData>({ error: { key: 'errors.technical' }, libelle }, { status: 400 })
+  const failed = async (result: Parameters<typeof apiMessage>[0]) =>
+    data<ActionData>(
+      { error: apiMessage(result, 'errors.updateFailed'), libelle },
+      { status: result.status === 409 ? 409 : 400, headers: await auth.headers() },
+    )
+  const back = `${pathWithout(request.url, ['confirmer', 'id'])}${focusFragment(form)}`
+  if (row.intent === 'supprimer') {
+    const deleted = await auth.settle(auth.api.rest.bd.application[':id'].$delete({ param: { id: row.id } }))
+    if (!deleted.ok) return failed(deleted)
+    return auth.redirectWithToast(back, { type: 'success', key: 'applications.deleted', values: { libelle } })
+  }
+  const current = await auth.settle(auth.api.rest.bd.application[':id'].$get({ param: { id: row.id } }))
+  if (!current.ok) return failed(current)
+  const { id, libelle: name, icone, url, protocole, fonctions } = current.data
+  const actif = row.intent === 'activer'
+  const saved = await auth.settle(
+    auth.api.rest.bd.application.$put({
+      json: {
+        id,
+        libelle: name,
+        // Stored before the catalogue checked icons, a name the API now refuses: the launcher's generic one.
+        icone: (APPLICATION_ICONS as readonly string[]).includes(icone) ? (icone as ApplicationIcon) : 'warehouse',
+        url,
+        actif,
+        protocole,
+        fonctions: fonctions.map((f) => ({ id: f.id })),
+      },
+    }),
+  )
+  if (!saved.ok) return failed(saved)
+  return auth.redirectWithToast(back, {
+    type: 'success',
+    key: actif ? 'applications.switchedOn' : 'applications.switchedOff',
+    values: { libelle: name },
+  })
+}
+
+/** The prefix of the rows' ids (`application-4`). */
+const ROW = 'application'
+
+export default function Applications() {
+  const { applications, total, page, q, lastPage } = useLoaderData<typeof loader>()
+  const failure = useActionData<typeof action>()
+  const { search } = useLocation()
+  const navigation = useNavigation()
+  const { t } = useTranslation()
+  const params = new URLSearchParams(search)
+  const confirming =
+    params.get('confirmer') === 'supprimer' ? applications.find((a) => String(a.id) === params.get('id')) : undefined
+  const cancelHref = urlWith(search, { confirmer: null, id: null })
+  const deletion = (application: CatalogueApplication) => ({
+    intent: 'supprimer',
+    id: String(application.id),
+    libelle: application.libelle,
+    [FOCUS_FIELD]: neighbourAnchor(applications, application, ROW),
+  })
+  const deleteDescription = (application: CatalogueApplication) =>
+    t('applications.deleteConfirm', { count: application.nbUtilisateurs })
+  const busy = (application: CatalogueApplication) =>
+    navigation.state !== 'idle' && navigation.formData?.get('id') === String(application.id)
+
+  const columns: DataTableColumn<CatalogueApplication>[] = [
+    {
+      id: 'libelle',
+      header: t('applications.libelle'),
+      sort: 'libelle',
+      cell: (application) => (
+        <span className="flex items-start gap-2">
+          <AppIcon name={application.icone} className="mt-0.5 size-4 shrink-0 text-muted-foreground" />
+          <span className="min-w-0">
+            <span className="block font-medium">{application.libelle}</span>
+            {/* Narrower, the address rides under the name. */}
+            <span className="block break-all text-muted-foreground md:hidden">{application.url}</span>
+            {application.actif ? null : <span className="block text-muted-foreground">{t('applications.off')}</span>}
+          </span>
+        </span>
+      ),
+    },
+    {
+      id: 'url',
+      header: t('applications.url'),
+      className: 'hidden md:table-cell break-all text-muted-foreground',
+      cell: (application) => application.url,
+    },
+    {
+      id: 'fonctions',
+      header: t('applications.fonctions'),
+      className: 'hidden lg:table-cell',
+      cell: (application) =>
+        application.fonctions.length === 0 ? (
+          <span className="text-muted-foreground">{t('applications.noFonction')}</span>
+        ) : (
+          <ul className="flex flex-col">
+            {application.fonctions.map((f) => (
+              <li key={f.id}>
+                {f.libelle} <span className="text-muted-foreground">· {f.structure.nom}</span>
+              </li>
+            ))}
+          </ul>
+        ),
+    },
+    {
+      id: 'nbUtilisateurs',
+      header: t('applications.users'),
+      sort: 'nbUtilisateurs',
+      className: 'tabular-nums text-right',
+      cell: (application) => application.nbUtilisateurs,
+    },
+    {
+      id: 'actions',
+      header: <span className="sr-only">{t('applications.actions')}</span>,
+      cell: (application) => (
+        <div className="flex flex-wrap justify-end gap-1">
+          <Form method="post" preventScrollReset>
+            <input type="hidden" name="intent" value={application.actif ? 'desactiver' : 'activer'} />
+            <input type="hidden" name="id" value={application.id} />
+            <input type="hidden" name={FOCUS_FIELD} value={anchorId('etat', application.id)} />
+            <Button
+              id={anchorId('etat', application.id)}
+              type="submit"
+              variant="ghost"
+              size="sm"
+              disabled={busy(application)}
+              aria-label={t(application.actif ? 'applications.switchOffLabel' : 'applications.switchOnLabel', {
+                libelle: application.libelle,
+              })}
+            >
+              {application.actif ? <PowerOff aria-hidden /> : <Power aria-hidden />}
+              <span aria-hidden className="hidden lg:inline">
+                {t(application.actif ? 'applications.switchOff' : 'applications.switchOn')}
+              </span>
+            </Button>
+          </Form>
+          <ConfirmDialog
+            id={anchorId('supprimer', application.id)}
+            fallbackHref={urlWith(search, { confirmer: 'supprimer', id: String(application.id) })}
+            title={t('applications.deleteTitle', { libelle: application.libelle })}
+            description={deleteDescription(application)}
+            confirmLabel={t('applications.delete')}
+            pendingLabel={t('applications.deleting')}
+            fields={deletion(application)}
+            triggerVariant="ghost"
+            triggerClassName="text-destructive"
+          >
+            <Trash2 aria-hidden />
+            <span className="sr-only">{t('applications.deleteLabel', { libelle: application.libelle })}</span>
+            <span aria-hidden className="hidden lg:inline">
+              {t('applications.delete')}
+            </span>
+          </ConfirmDialog>
+        </div>
+      ),
+    },
+  ]
+
+  return (
+    <div className="flex flex-col gap-6">
+      <div>
+        <h1 className="text-2xl font-semibold tracking-tight">{t('applications.title')}</h1>
+        <p className="text-muted-foreground">{t('applications.intro')}</p>
+      </div>
+      {failure ? (
+        <Alert variant="destructive" role="alert">
+          <p className="font-medium">{t('applications.actionImpossible', { libelle: failure.libelle })}</p>
+          <p>{t(failure.error.key, failure.error.values)}</p>
+        </Alert>
+      ) : null}
+      {confirming ? (
+        <ConfirmPanel
+          cancelHref={cancelHref}
+          returnTo={anchorId('supprimer', confirming.id)}
+          title={t('applications.deleteTitle', { libelle: confirming.libelle })}
+          description={deleteDescription(confirming)}
+          confirmLabel={t('applications.delete')}
+          pendingLabel={t('applications.deleting')}
+          fields={deletion(confirming)}
+        />
+      ) : null}
+      <SearchForm label={t('applications.search')} />
+      <p className="text-sm text-muted-foreground" aria-live="polite">
+        {t('applications.total', { count: total })}
+      </p>
+      <div className="overflow-hidden rounded-lg border bg-card">
+        <DataTable
+          aria-label={t('applications.title')}
+          columns={columns}
+          rows={applications}
+          rowKey={(application) => application.id}
+          rowAnchor={ROW}
+          defaultSort="libelle"
+          empty={
+            lastPage ? (
+              <EmptyState
+                icon={AppWindow}
+                title={t('pagination.pastEnd', { page, last: pageCount(total) })}
+                action={
+                  <Link to={lastPage} className={buttonVariants({ variant: 'outline' })}>
+                    {t('pagination.toLast')}
+                  </Link>
+                }
+              />
+            ) : (
+              <EmptyState
+                icon={AppWindow}
+                title={t('applications.empty')}
+                description={q ? t('applications.emptySearch', { q }) : undefined}
+              />
+            )
+          }
+        />
+      </div>
+      <Pagination page={page} total={total} pageSize={DEFAULT_PAGE_SIZE} />
+    </div>
+  )
+}
