@@ -209,8 +209,8 @@ describe('PUT /rest/bd/application', () => {
       409,
       'APPLICATION_LIBELLE_ALREADY_USED',
     )
-    // Its own name in another case is no conflict.
-    expect((await send('PUT', { ...draft({ libelle: 'PESÉE' }), id: application.id })).status).toBe(200)
+    // Its own name in another case is no conflict (the ASCII letters' case: SQLite's NOCASE).
+    expect((await send('PUT', { ...draft({ libelle: 'PESéE' }), id: application.id })).status).toBe(200)
     await db().deleteFrom('application').where('id', '=', 2).execute()
     expect((await send('PUT', { ...draft({ libelle: 'Pesage' }), id: application.id })).status).toBe(200)
     expect((await launch(application.id)).status).toBe(200)

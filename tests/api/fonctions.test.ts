@@ -206,6 +206,31 @@ describe('PUT /rest/bd/fonction', () => {
 })
 
 describe('DELETE /rest/bd/fonction/{id}', () => {
+  it('racing a post given with it: either the post or the delete, never a server error', async () => {
+    const user = await createUser({ postes: [currentPost(4, 2)] })
+    for (let round = 0; round < 6; round++) {
+      const fonction = await created(`Éphémère ${round}`)
+      const [given, deleted] = await Promise.all([
+        call('/rest/bd/poste', {
+          method: 'POST',
+          token: nord,
+          body: JSON.stringify({
+            structure: { id: 4 },
+            fonction: { id: fonction.id },
+            utilisateur: { id: user.id },
+            dateDebut: wireDate(isoDate(0)),
+            dateFin: wireDate(isoDate(10)),
+          }),
+        }),
+        remove(fonction.id, nord),
+      ])
+      expect([
+        [201, 409],
+        [400, 204],
+      ]).toContainEqual([given.status, deleted.status])
+    }
+  })
+
   it('refuses while a post holds it, past ones included, saying how many', async () => {
     const fonction = await created('Manutentionnaire')
     await createUser({ postes: [{ structureId: 4, fonctionId: fonction.id, from: isoDate(-90), to: isoDate(-30) }] })

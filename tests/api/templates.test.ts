@@ -119,6 +119,12 @@ describe('GET and PUT rest/bd/typestructure/{id}/fonctions', () => {
     expect(unknown.attributs).toEqual([{ field: '0.applications', message: 'validation.unknown' }])
     const many = Array.from({ length: 21 }, (_, i) => ({ libelle: `Fonction ${i}`, applications: [] }))
     await expectError(await putTemplate(3, many), 400, 'VALIDATION_FAILED')
+    // More than 50 distinct applications in all: said, not a statement past D1's bound values.
+    const wide = Array.from({ length: 6 }, (_, i) => ({
+      libelle: `Fonction ${i}`,
+      applications: Array.from({ length: 20 }, (_, j) => ({ id: 1000 + i * 20 + j })),
+    }))
+    await expectError(await putTemplate(3, wide), 400, 'VALIDATION_FAILED')
     expect(((await (await call(templatePath(3), { token: root })).json()) as Template[]).length).toBe(3)
   })
 })
@@ -272,6 +278,64 @@ describe('authorising a carrier', () => {
     expect(postes).toEqual([{ fonction_id: 10 }])
     const signedIn = await firstSignIn(carrier.mail)
     expect(await launcherOf(signedIn.jwt.accessToken, carrier.id)).toEqual([3])
+  })
+
+  it('gives no post in a company outside the caller’s scope, nor by a name that only folds outside ASCII; nothing written', async () => {
+    // A registration waiting in Agence Lille typed a company; Direction Sud then created a carrier
+    // company of that name.
+    const elsewhere = await registration({ nom: 'Fret Sud' })
+    await db()
+      .insertInto('structure')
+      .values({ id: 60, nom: 'Agence Marseille', type_id: 3, parent_id: 3, path: '/1/3/60/' })
+      .execute()
+    await db()
+      .insertInto('structure')
+      .values({ id: 70, nom: 'Fret Sud', type_id: 4, parent_id: 60, path: '/1/3/60/70/' })
+      .execute()
+    await db().insertInto('fonction').values({ id: 110, libelle: 'Chauffeur', structure_id: 70 }).execute()
+    const refused = await expectError(
+      await authorize({
+        user: { id: elsewhere.id },
+        authorize: true,
+        poste: { fonction: { libelle: 'Chauffeur' }, ...aYear },
+      }),
+      400,
+      'VALIDATION_FAILED',
+    )
+    expect(refused.attributs).toEqual([{ field: 'poste.fonction.libelle', message: 'validation.fonctionStructure' }])
+    await expectError(
+      await authorize({ user: { id: elsewhere.id }, authorize: true, poste: { fonction: { id: 110 }, ...aYear } }),
+      400,
+      'VALIDATION_FAILED',
+    )
+    expect((await putTemplate(4, [{ libelle: 'Équipier', applications: [{ id: 3 }] }])).status).toBe(200)
+    const typed = await registration({ nom: 'Fret Unicode' })
+    await expectError(
+      await authorize({
+        user: { id: typed.id },
+        authorize: true,
+        poste: { fonction: { libelle: 'équipier' }, ...aYear },
+      }),
+      400,
+      'VALIDATION_FAILED',
+    )
+    for (const carrier of [elsewhere, typed]) {
+      const row = await db()
+        .selectFrom('utilisateur')
+        .select(['actif', 'registration_structure_id'])
+        .where('id', '=', carrier.id)
+        .executeTakeFirstOrThrow()
+      expect(row).toEqual({ actif: 0, registration_structure_id: null })
+      expect(await db().selectFrom('poste').select('id').where('utilisateur_id', '=', carrier.id).execute()).toEqual([])
+    }
+    expect(await db().selectFrom('structure').select('id').where('nom', '=', 'Fret Unicode').execute()).toEqual([])
+    // The name as the template writes it.
+    const accepted = await authorize({
+      user: { id: typed.id },
+      authorize: true,
+      poste: { fonction: { libelle: 'Équipier' }, ...aYear },
+    })
+    expect(accepted.status).toBe(200)
   })
 
   it('without a post, as before: the carrier signs in to no application', async () => {

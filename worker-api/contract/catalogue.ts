@@ -106,6 +106,8 @@ export type ApplicationUpdate = z.infer<typeof applicationUpdateSchema>
 /** The most functions a structure type's template holds, and applications each grants. */
 export const TEMPLATE_FONCTIONS_MAX = 20
 export const TEMPLATE_GRANTS_MAX = 20
+/** The most distinct applications a template names in all. */
+export const TEMPLATE_APPLICATIONS_MAX = 50
 
 /** GET rest/bd/typestructure/{id}/fonctions: a function of the template, with what it grants. */
 export const templateFonctionSchema = z.object({
@@ -127,6 +129,10 @@ export const templateInputSchema = z
   )
   .max(TEMPLATE_FONCTIONS_MAX, 'validation.tooMany')
   .superRefine((fonctions, ctx) => {
+    // Every application named is looked up in one statement: at most D1's bound values allow.
+    const applications = new Set(fonctions.flatMap((f) => f.applications.map((a) => a.id)))
+    if (applications.size > TEMPLATE_APPLICATIONS_MAX)
+      ctx.addIssue({ code: 'custom', message: 'validation.tooMany', path: [] })
     const seen = new Set<string>()
     fonctions.forEach((fonction, index) => {
       const key = fonction.libelle.toLocaleLowerCase('fr')
@@ -135,7 +141,7 @@ export const templateInputSchema = z
     })
   })
   .describe(
-    `The functions a new structure of this type starts with, in order (${TEMPLATE_FONCTIONS_MAX} at most, each granting ${TEMPLATE_GRANTS_MAX} applications at most)`,
+    `The functions a new structure of this type starts with, in order (${TEMPLATE_FONCTIONS_MAX} at most, each granting ${TEMPLATE_GRANTS_MAX} applications at most, ${TEMPLATE_APPLICATIONS_MAX} distinct ones in all)`,
   )
 export type TemplateInput = z.infer<typeof templateInputSchema>
 

@@ -341,11 +341,11 @@ export async function updateApplication(
     throw libelleRace(error, input.libelle)
   }
   const [row] = (results.at(-1)?.results ?? []) as CatalogueRow[]
-  if ((results[1]?.results.length ?? 0) === 0) {
-    if (!row) throw forbidden('Root administrators only')
-    throw notFound('Unknown application')
+  if ((results[1]?.results.length ?? 0) === 0 || !row) {
+    // Deleted meanwhile, or the caller is no longer a root administrator.
+    const left = await db.selectFrom('application').select('id').where('id', '=', input.id).executeTakeFirst()
+    throw left ? forbidden('Root administrators only') : notFound('Unknown application')
   }
-  if (!row) throw forbidden('Root administrators only')
   return toApplication(row)
 }
 

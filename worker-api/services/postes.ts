@@ -146,7 +146,12 @@ export async function createPoste(
         .where('poste.date_debut', '=', row.date_debut)
         .where('poste.date_fin', '=', row.date_fin) as never,
     ),
-  ])
+  ]).catch((error) => {
+    // The function was deleted meanwhile (its key refuses the post): nothing was written.
+    if (String(error).includes('FOREIGN KEY'))
+      throw invalidField('fonction.id', 'Unknown function', 'validation.unknown')
+    throw error
+  })
   const created = inserted?.results[0] as { id: number } | undefined
   // An overlapping post was written between the check and the insert.
   if (!created) throw exists()
@@ -257,8 +262,14 @@ export async function updatePoste(
       .where(({ exists }) => exists(guard as never))
       .returning('id'),
   ])
-  // An overlapping post was written, or the post left the caller's reach, between the check and the write.
-  if ((updated?.results.length ?? 0) === 0) throw taken()
+  if ((updated?.results.length ?? 0) === 0) {
+    // Between the check and the write: the post was deleted, left the caller's reach, or another
+    // post now overlaps it. The post as it stands says which.
+    const [now] = await posteQuery(db, viewer, input.id).execute()
+    if (!now) throw notFound('Unknown post')
+    if (!now.in_scope || !now.modification) throw forbidden('You may not manage this post')
+    throw taken()
+  }
   return {
     id: poste.id,
     structure: { id: poste.structure_id, nom: poste.structure_nom },
@@ -302,6 +313,9 @@ export async function deletePoste(
       .where(({ exists }) => exists(guard as never))
       .returning('id'),
   ])
-  // Deleted meanwhile, or no longer the caller's to manage.
-  if ((deleted?.results.length ?? 0) === 0) throw forbidden('You may not manage this post')
+  if ((deleted?.results.length ?? 0) === 0) {
+    // Deleted meanwhile (404), or no longer the caller's to manage (403).
+    const [now] = await posteQuery(db, viewer, id).execute()
+    throw now ? forbidden('You may not manage this post') : notFound('Unknown post')
+  }
 }

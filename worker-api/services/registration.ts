@@ -16,7 +16,7 @@ import { addSeconds, fromWireDate, todayIso } from '../lib/dates'
 import { linkOrigin } from '../lib/domain'
 import { BusinessError, invalidField, notFound } from '../lib/errors'
 import { mailLanguage, registrationMail } from '../lib/mail/templates'
-import { registrationInScope, type Viewer } from '../lib/scope'
+import { pathInScope, registrationInScope, type Viewer } from '../lib/scope'
 import { actorWith, type Caller, viewerOf } from './actor'
 import { requireCaptcha } from './captcha'
 import { logEntry } from './logs'
@@ -298,7 +298,7 @@ async function pendingTarget(env: Env, caller: Caller, id: number) {
     caller,
     read,
     named,
-    offeredFonctions(db, id, carrierSettings(env).typeId),
+    offeredFonctions(db, viewerOf(caller), id, carrierSettings(env).typeId),
   )
   requireAdmin(actor)
   if (!target) throw notFound('Unknown registration')
@@ -314,35 +314,46 @@ const companyOf = (id: number) =>
  * company it typed, of the carrier company of that name if one exists by then, else the names of the
  * carrier type's template, which the company is created with.
  */
-function offeredFonctions(db: DB, id: number, typeId: number | null) {
+function offeredFonctions(db: DB, viewer: Viewer, id: number, typeId: number | null) {
   const typedHolder = sql<number | null>`(select holder.id from structure holder
     where holder.type_id = ${typeId ?? 0}
     and holder.nom = (select registration_structure_nom from utilisateur where id = ${id}) collate nocase)`
   const company = sql<number | null>`coalesce(${companyOf(id)}, ${typedHolder})`
-  return db
-    .selectFrom('fonction as offered')
-    .select([sql<number | null>`offered.id`.as('id'), 'offered.libelle'])
-    .where(sql<SqlBool>`offered.structure_id = ${company}`)
-    .unionAll(
-      db
-        .selectFrom('modele_fonction as m')
-        .select([sql<number | null>`null`.as('id'), 'm.libelle'])
-        .where('m.type_id', '=', typeId ?? 0)
-        .where(sql<SqlBool>`${company} is null`),
-    )
+  return (
+    db
+      .selectFrom('fonction as offered')
+      .innerJoin('structure as offered_company', 'offered_company.id', 'offered.structure_id')
+      .select([sql<number | null>`offered.id`.as('id'), 'offered.libelle'])
+      .where(sql<SqlBool>`offered.structure_id = ${company}`)
+      // A company outside the caller's scope (one of that name elsewhere in the tree) offers nothing.
+      .where(pathInScope(db, viewer, sql.ref<string>('offered_company.path')))
+      .unionAll(
+        db
+          .selectFrom('modele_fonction as m')
+          .select([sql<number | null>`null`.as('id'), 'm.libelle'])
+          .where('m.type_id', '=', typeId ?? 0)
+          .where(sql<SqlBool>`${company} is null`),
+      )
+  )
 }
 
 type PosteWanted = NonNullable<AuthorizeInput['poste']>
+
+/** A name as SQLite's NOCASE compares it: only A–Z fold (É and é are two letters to it). */
+const asciiFold = (text: string) => text.replace(/[A-Z]/g, (letter) => letter.toLowerCase())
+
+/** The field of the post's function, as the request named it. */
+const fonctionField = (wanted: PosteWanted['fonction']) =>
+  'id' in wanted ? 'poste.fonction.id' : 'poste.fonction.libelle'
 
 /** The function a post given at authorisation names, among those offered, or 400 on the field. */
 function offeredFonction(offered: { id: number | null; libelle: string }[], wanted: PosteWanted['fonction']) {
   const match =
     'id' in wanted
       ? offered.find((f) => f.id === wanted.id)
-      : offered.find((f) => f.libelle.toLowerCase() === wanted.libelle.toLowerCase())
+      : offered.find((f) => asciiFold(f.libelle) === asciiFold(wanted.libelle))
   if (!match) {
-    const field = 'id' in wanted ? 'poste.fonction.id' : 'poste.fonction.libelle'
-    throw invalidField(field, "Not a function of the carrier's company", 'validation.fonctionStructure')
+    throw invalidField(fonctionField(wanted), "Not a function of the carrier's company", 'validation.fonctionStructure')
   }
   return match
 }
@@ -356,6 +367,7 @@ function offeredFonction(offered: { id: number | null; libelle: string }[], want
  */
 function posteAtAuthorisation(
   db: DB,
+  viewer: Viewer,
   actorId: number,
   target: { id: number; mail: string },
   poste: PosteWanted,
@@ -371,9 +383,11 @@ function posteAtAuthorisation(
       : sql<SqlBool>`ready.libelle = ${wanted.libelle} collate nocase`
   const ready = db
     .selectFrom('fonction as ready')
+    .innerJoin('structure as ready_company', 'ready_company.id', 'ready.structure_id')
     .select('ready.id')
     .where(sql<SqlBool>`ready.structure_id = ${company}`)
     .where(named)
+    .where(pathInScope(db, viewer, sql.ref<string>('ready_company.path')))
   const fonction = sql<number>`(${ready.limit(1)})`
   const debut = fromWireDate(poste.dateDebut) ?? ''
   const fin = fromWireDate(poste.dateFin) ?? ''
@@ -444,6 +458,8 @@ export async function authorizeRegistration(
     .where('id', '=', id)
     .where('registration_state', '=', 'PENDING')
     .where('supprime', '=', 0)
+    // Still in the caller's queue as the batch runs (its structure may have moved meanwhile).
+    .where(registrationInScope(db, viewerOf(caller), 'utilisateur'))
   const log = (nomLog: string) =>
     logEntry(actor.id, 'ADMINISTRATION', nomLog, context.userAgent, { commentaire: `#${id} ${target.mail}` })
 
@@ -488,6 +504,7 @@ export async function authorizeRegistration(
     input.poste && fonction
       ? posteAtAuthorisation(
           db,
+          viewerOf(caller),
           actor.id,
           target,
           input.poste,
@@ -544,7 +561,11 @@ export async function authorizeRegistration(
   }
   if ((results.linked?.meta.changes ?? 0) === 0 && posteWrites && (results.ready?.results.length ?? 0) === 0) {
     // The function was deleted (or renamed) between the check and the write.
-    throw invalidField('poste.fonction.id', "Not a function of the carrier's company", 'validation.fonctionStructure')
+    throw invalidField(
+      fonctionField(input.poste?.fonction ?? { id: 0 }),
+      "Not a function of the carrier's company",
+      'validation.fonctionStructure',
+    )
   }
   if ((results.linked?.meta.changes ?? 0) === 0) {
     throw new BusinessError('TOO_MANY_ATTEMPTS', 429, 'Too many links for this registration; retry later', [3600])

@@ -2,7 +2,7 @@ import { type Expression, type SqlBool, sql } from 'kysely'
 import type { TemplateFonction, TemplateInput } from '../contract/catalogue'
 import { batch, type DB, getDb, insertWhen } from '../db/client'
 import type { Env } from '../env'
-import { invalidField, notFound } from '../lib/errors'
+import { forbidden, invalidField, notFound } from '../lib/errors'
 import { actorWith, type Caller, viewerOf } from './actor'
 import { adminLog } from './logs'
 import { type Guard, requireRootAdmin, rootHolds } from './root-admin'
@@ -128,6 +128,8 @@ export async function putTemplate(
     ...grants,
     templateQuery(db, typeId),
   ])
+  // The caller was no longer a root administrator when the batch ran: nothing was written.
+  if ((results[0]?.meta.changes ?? 0) === 0) throw forbidden('Root administrators only')
   return toTemplate((results.at(-1)?.results ?? []) as TemplateRow[])
 }
 

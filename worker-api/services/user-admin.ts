@@ -136,7 +136,11 @@ export async function createUser(
     ),
   }).catch((error) => {
     // Another request took the address meanwhile (the unique index): the same answer as above.
-    throw String(error).includes('UNIQUE') ? mailTaken(input.mail) : error
+    if (String(error).includes('UNIQUE')) throw mailTaken(input.mail)
+    // The function was deleted meanwhile (its key refuses the post): nothing was written.
+    if (String(error).includes('FOREIGN KEY'))
+      throw invalidField('poste.fonction.id', 'Unknown function', 'validation.unknown')
+    throw error
   })
   const [created] = (results.user?.results ?? []) as { id: number }[]
   if (!created) throw new Error('The new user was not written')
