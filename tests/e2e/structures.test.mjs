@@ -85,7 +85,7 @@ for (const [index, mode] of MODES.entries()) {
       await page.goto(`/pages/admin/listeStructures?q=${suffix}`)
       await page.getByRole('link', { name: `${direction} modifiée`, exact: true }).waitFor()
 
-      // The new agence has no function yet: the add-post form says so.
+      // The new agence starts with the functions of its type's template: the add-post form offers them.
       await page.getByRole('link', { name: `Gérer les utilisateurs de la structure ${agence}` }).click()
       await page.getByRole('heading', { name: `Utilisateurs de la structure ${agence}`, level: 1 }).waitFor()
       await page.getByRole('link', { name: 'Ajouter un utilisateur existant' }).click()
@@ -93,7 +93,9 @@ for (const [index, mode] of MODES.entries()) {
       const form = mode.javaScriptEnabled
         ? page.getByRole('dialog', { name: `Ajouter un utilisateur à la structure ${agence}` })
         : page.locator('#ajout')
-      await form.getByText('Aucune fonction trouvée - contact system admin').waitFor()
+      await form.getByLabel('Fonction').waitFor()
+      const offered = await form.getByLabel('Fonction').locator('option').allTextContents()
+      assert.ok(offered.includes("Chef d'agence") && offered.includes('Agent de quai'), offered.join(', '))
       if (mode.javaScriptEnabled) {
         await page.keyboard.press('Escape')
         await page.waitForURL((url) => !url.searchParams.has('ajouter'))
