@@ -1,22 +1,22 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/cloudflare'
-import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation } from '@remix-run/react'
+import { Form, useActionData, useLoaderData, useLocation, useNavigation } from '@remix-run/react'
 import { AppWindow, Power, PowerOff, Trash2 } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { AppIcon } from '~/components/app-icon'
 import { ConfirmDialog, ConfirmPanel } from '~/components/confirm-dialog'
 import { DataTable, type DataTableColumn } from '~/components/data-table'
-import { EmptyState } from '~/components/empty-state'
+import { ListEmptyState } from '~/components/empty-state'
 import { Pagination } from '~/components/pagination'
 import { SearchForm } from '~/components/search-form'
 import { Alert } from '~/components/ui/alert'
-import { Button, buttonVariants } from '~/components/ui/button'
+import { Button } from '~/components/ui/button'
 import { apiMessage, type Message } from '~/lib/api-errors'
 import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { anchorId, FOCUS_FIELD, neighbourAnchor } from '~/lib/focus'
 import { focusFragment, readForm, rowAction } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
-import { DEFAULT_PAGE_SIZE, lastPageUrl, listQuery, pageCount } from '~/lib/pagination'
+import { DEFAULT_PAGE_SIZE, lastPageUrl, listQuery } from '~/lib/pagination'
 import { pathWithout, urlWith } from '~/lib/url'
 import {
   APPLICATION_ICONS,
@@ -258,23 +258,14 @@ export default function Applications() {
           rowAnchor={ROW}
           defaultSort="libelle"
           empty={
-            lastPage ? (
-              <EmptyState
-                icon={AppWindow}
-                title={t('pagination.pastEnd', { page, last: pageCount(total) })}
-                action={
-                  <Link to={lastPage} className={buttonVariants({ variant: 'outline' })}>
-                    {t('pagination.toLast')}
-                  </Link>
-                }
-              />
-            ) : (
-              <EmptyState
-                icon={AppWindow}
-                title={t('applications.empty')}
-                description={q ? t('applications.emptySearch', { q }) : undefined}
-              />
-            )
+            <ListEmptyState
+              icon={AppWindow}
+              lastPage={lastPage}
+              page={page}
+              total={total}
+              title={t('applications.empty')}
+              description={q ? t('applications.emptySearch', { q }) : undefined}
+            />
           }
         />
       </div>

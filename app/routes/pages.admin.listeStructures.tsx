@@ -4,7 +4,7 @@ import { Building2, Pencil, Plus, Trash2, Users } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { ConfirmDialog, ConfirmPanel } from '~/components/confirm-dialog'
 import { DataTable, type DataTableColumn } from '~/components/data-table'
-import { EmptyState } from '~/components/empty-state'
+import { ListEmptyState } from '~/components/empty-state'
 import { Pagination } from '~/components/pagination'
 import { SearchForm } from '~/components/search-form'
 import { Alert } from '~/components/ui/alert'
@@ -15,7 +15,7 @@ import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { anchorId, FOCUS_FIELD, neighbourAnchor } from '~/lib/focus'
 import { focusFragment, readForm, rowAction } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
-import { DEFAULT_PAGE_SIZE, lastPageUrl, listQuery, pageCount } from '~/lib/pagination'
+import { DEFAULT_PAGE_SIZE, lastPageUrl, listQuery } from '~/lib/pagination'
 import { pathWithout, urlWith } from '~/lib/url'
 import { STRUCTURE_SORTS, type Structure } from '../../worker-api/contract/structure'
 
@@ -229,23 +229,14 @@ export default function Structures() {
           rowAnchor={ROW}
           defaultSort="path"
           empty={
-            lastPage ? (
-              <EmptyState
-                icon={Building2}
-                title={t('pagination.pastEnd', { page, last: pageCount(total) })}
-                action={
-                  <Link to={lastPage} className={buttonVariants({ variant: 'outline' })}>
-                    {t('pagination.toLast')}
-                  </Link>
-                }
-              />
-            ) : (
-              <EmptyState
-                icon={Building2}
-                title={t('structures.empty')}
-                description={q ? t('structures.emptySearch', { q }) : undefined}
-              />
-            )
+            <ListEmptyState
+              icon={Building2}
+              lastPage={lastPage}
+              page={page}
+              total={total}
+              title={t('structures.empty')}
+              description={q ? t('structures.emptySearch', { q }) : undefined}
+            />
           }
         />
       </div>

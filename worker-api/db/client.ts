@@ -50,6 +50,9 @@ export async function namedBatch<K extends string>(
   return named
 }
 
+/** A condition a write repeats inside its batch: the statement takes place only if it finds a row. */
+export type Guard = SelectQueryBuilder<Database, keyof Database, unknown>
+
 /**
  * An INSERT of one row that takes place only if `condition` finds a row at that point of a batch: the
  * second half of a write that must not happen when the first lost a race (D1 has no transactions
@@ -59,7 +62,7 @@ export function insertWhen<T extends keyof Database & string>(
   db: DB,
   table: T,
   row: InsertObject<Database, T>,
-  condition: SelectQueryBuilder<Database, keyof Database, unknown>,
+  condition: Guard,
 ) {
   const values = row as Record<string, unknown>
   const columns = Object.keys(values)

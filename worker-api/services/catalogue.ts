@@ -5,13 +5,13 @@ import type {
   ApplicationUpdate,
   CatalogueApplication,
 } from '../contract/catalogue'
-import { batch, type DB, getDb, insertWhen } from '../db/client'
+import { batch, type DB, type Guard, getDb, insertWhen } from '../db/client'
 import type { Env } from '../env'
 import { BusinessError, forbidden, invalidField, notFound } from '../lib/errors'
 import { type Viewer, wholeTreeInScope } from '../lib/scope'
 import { actorWith, type Caller, viewerOf } from './actor'
 import { adminLog } from './logs'
-import { type Guard, requireRootAdmin, rootHolds } from './root-admin'
+import { requireRootAdmin, rootHolds } from './root-admin'
 import { containsText, onePage, WHOLE_LIST_READ, wholeList } from './structures'
 
 type FonctionRow = { id: number; libelle: string; structure_id: number; structure_nom: string; path: string }
@@ -185,6 +185,20 @@ function addGrants(db: DB, application: RawBuilder<number>, ids: number[], guard
 
 type Context = { userAgent: string | null }
 
+/** A row while the application `id` exists and the caller is still a root administrator (`guard`). */
+const applicationHolds = (db: DB, id: number, guard: Guard) =>
+  db
+    .selectFrom('application as target')
+    .select('target.id')
+    .where('target.id', '=', id)
+    .where(({ exists }) => exists(guard)) as unknown as Guard
+
+/** Why a write on the application `id` took no effect: deleted meanwhile (404), else the caller is no root administrator any more. */
+async function lostRace(db: DB, id: number): Promise<never> {
+  const left = await db.selectFrom('application').select('id').where('id', '=', id).executeTakeFirst()
+  throw left ? forbidden('Root administrators only') : notFound('Unknown application')
+}
+
 /**
  * POST rest/bd/application: a new application of the catalogue under a free name, granted to the
  * functions given. The application, its grants and its audit entry are one batch, each written only
@@ -281,11 +295,7 @@ export async function updateApplication(
     ...before.fonctions.filter((f) => !ids.includes(f.id)).map((f) => `-${f.libelle} (${f.structure.nom})`),
   ].filter(Boolean)
   const guard = rootHolds(db, viewer)
-  const target = db
-    .selectFrom('application as target')
-    .select('target.id')
-    .where('target.id', '=', input.id)
-    .where(({ exists }) => exists(guard)) as unknown as Guard
+  const target = applicationHolds(db, input.id, guard)
   const id = sql<number>`${input.id}`
   let results: D1Result[]
   try {
@@ -341,11 +351,7 @@ export async function updateApplication(
     throw libelleRace(error, input.libelle)
   }
   const [row] = (results.at(-1)?.results ?? []) as CatalogueRow[]
-  if ((results[1]?.results.length ?? 0) === 0 || !row) {
-    // Deleted meanwhile, or the caller is no longer a root administrator.
-    const left = await db.selectFrom('application').select('id').where('id', '=', input.id).executeTakeFirst()
-    throw left ? forbidden('Root administrators only') : notFound('Unknown application')
-  }
+  if ((results[1]?.results.length ?? 0) === 0 || !row) return lostRace(db, input.id)
   return toApplication(row)
 }
 
@@ -365,11 +371,7 @@ export async function deleteApplication(env: Env, caller: Caller, id: number, co
   requireRootAdmin(actor)
   if (!current) throw notFound('Unknown application')
   const guard = rootHolds(db, viewer)
-  const target = db
-    .selectFrom('application as target')
-    .select('target.id')
-    .where('target.id', '=', id)
-    .where(({ exists }) => exists(guard)) as unknown as Guard
+  const target = applicationHolds(db, id, guard)
   const [, deleted] = await batch(env.DB, [
     insertWhen(
       db,
@@ -383,9 +385,5 @@ export async function deleteApplication(env: Env, caller: Caller, id: number, co
       .where(({ exists }) => exists(guard))
       .returning('id'),
   ])
-  // Deleted by someone else meanwhile, or the caller is no longer a root administrator.
-  if ((deleted?.results.length ?? 0) === 0) {
-    const left = await db.selectFrom('application').select('id').where('id', '=', id).executeTakeFirst()
-    throw left ? forbidden('Root administrators only') : notFound('Unknown application')
-  }
+  if ((deleted?.results.length ?? 0) === 0) await lostRace(db, id)
 }

@@ -1,12 +1,12 @@
 import { type SqlBool, sql } from 'kysely'
 import type { FonctionInput, FonctionUpdate, StructureFonction } from '../contract/structure'
-import { batch, type DB, getDb, insertWhen } from '../db/client'
+import { batch, type DB, type Guard, getDb, insertWhen } from '../db/client'
 import type { Env } from '../env'
 import { BusinessError, forbidden, invalidField } from '../lib/errors'
 import { inScopeColumn, pathInScope, type Viewer } from '../lib/scope'
 import { actorWith, type Caller, viewerOf } from './actor'
 import { adminLog } from './logs'
-import { type Guard, requireRootAdmin, rootHolds } from './root-admin'
+import { requireRootAdmin, rootHolds } from './root-admin'
 import { inScopeOrFail, requireAdmin, structureInScopeQuery } from './structures'
 
 /**
@@ -173,6 +173,35 @@ async function readFonction(env: Env, caller: Caller, id: number, input?: Foncti
 }
 
 /**
+ * The statements that make the applications a function grants exactly `applicationIds`: those left
+ * out are taken away, those missing added; both only while `guard` finds a row.
+ */
+function setGrants(db: DB, fonctionId: number, applicationIds: number[], guard: Guard) {
+  const removed = db
+    .deleteFrom('fonction_application')
+    .where('fonction_id', '=', fonctionId)
+    .$if(applicationIds.length > 0, (q) => q.where(sql<SqlBool>`application_id not in (${sql.join(applicationIds)})`))
+    .where(({ exists }) => exists(guard))
+  if (applicationIds.length === 0) return [removed]
+  const held = db
+    .selectFrom('fonction_application as held')
+    .select('held.fonction_id')
+    .where(sql<SqlBool>`held.fonction_id = ${fonctionId} and held.application_id = granted.id`)
+  const added = db
+    .insertInto('fonction_application')
+    .columns(['fonction_id', 'application_id'])
+    .expression(
+      db
+        .selectFrom('application as granted')
+        .select([sql<number>`${fonctionId}`.as('fonction_id'), 'granted.id as application_id'])
+        .where(sql<SqlBool>`granted.id in (${sql.join(applicationIds)})`)
+        .where(({ not, exists }) => not(exists(held)))
+        .where(({ exists }) => exists(guard)),
+    )
+  return [removed, added]
+}
+
+/**
  * PUT rest/bd/fonction: renames a function of a structure of the caller's scope; with
  * `applications`, a root administrator also sets the applications it grants (the whole list). Each
  * statement holds only while the function is still in scope (and, for the grants, the caller still a
@@ -210,41 +239,7 @@ export async function updateFonction(
   const grantGuard = fonctionHolds(db, viewer, input.id).where(({ exists }) =>
     exists(rootHolds(db, viewer)),
   ) as unknown as Guard
-  const grantWrites = grants
-    ? [
-        db
-          .deleteFrom('fonction_application')
-          .where('fonction_id', '=', input.id)
-          .$if(applicationIds.length > 0, (q) =>
-            q.where(sql<SqlBool>`application_id not in (${sql.join(applicationIds)})`),
-          )
-          .where(({ exists }) => exists(grantGuard)),
-        ...(applicationIds.length > 0
-          ? [
-              db
-                .insertInto('fonction_application')
-                .columns(['fonction_id', 'application_id'])
-                .expression(
-                  db
-                    .selectFrom('application as granted')
-                    .select([sql<number>`${input.id}`.as('fonction_id'), 'granted.id as application_id'])
-                    .where(sql<SqlBool>`granted.id in (${sql.join(applicationIds)})`)
-                    .where(({ not, exists }) =>
-                      not(
-                        exists(
-                          db
-                            .selectFrom('fonction_application as held')
-                            .select('held.fonction_id')
-                            .where(sql<SqlBool>`held.fonction_id = ${input.id} and held.application_id = granted.id`),
-                        ),
-                      ),
-                    )
-                    .where(({ exists }) => exists(grantGuard)),
-                ),
-            ]
-          : []),
-      ]
-    : []
+  const grantWrites = grants ? setGrants(db, input.id, applicationIds, grantGuard) : []
   let results: D1Result[]
   try {
     results = await batch(env.DB, [

@@ -55,8 +55,13 @@ export function checkPlacement(
       'This function does not belong to the structure',
       'validation.fonctionStructure',
     )
-  if (fin < today) throw invalidField(`${prefix}dateFin`, 'The post would already be over', 'validation.datePast')
+  requireNotOver(fin, today, `${prefix}dateFin`)
   return { structure, fonction }
+}
+
+/** A post given or changed must not be over already (its end `fin`, 'YYYY-MM-DD'): else 400 on `field`. */
+export function requireNotOver(fin: string, today: string, field: string) {
+  if (fin < today) throw invalidField(field, 'The post would already be over', 'validation.datePast')
 }
 
 /**
@@ -240,7 +245,7 @@ export async function updatePoste(
   requireAdmin(actor)
   if (!poste) throw notFound('Unknown post')
   if (!poste.in_scope || !poste.modification) throw forbidden('You may not manage this post')
-  if (fin < viewer.today) throw invalidField('dateFin', 'The post would already be over', 'validation.datePast')
+  requireNotOver(fin, viewer.today, 'dateFin')
   const taken = () =>
     new BusinessError('POSTE_ALREADY_EXIST', 409, 'The user already holds this function here over these dates')
   if (overlaps.length > 0) throw taken()

@@ -8,7 +8,7 @@ import type {
   RegistrationInput,
   RegistrationListQuery,
 } from '../contract/registration'
-import { type DB, getDb, insertWhen, namedBatch } from '../db/client'
+import { type DB, type Guard, getDb, insertWhen, namedBatch } from '../db/client'
 import type { Database } from '../db/schema'
 import type { Env } from '../env'
 import { randomToken, sha256Hex } from '../lib/crypto'
@@ -22,8 +22,8 @@ import { requireCaptcha } from './captcha'
 import { logEntry } from './logs'
 import { REGISTRATION_TTL_HOURS, underHourlyCap, voidLinks } from './mail-tokens'
 import { queuedIds, queueMail } from './outbox'
+import { requireNotOver } from './postes'
 import { limitClient } from './rate-limit'
-import type { Guard } from './root-admin'
 import { containsEveryWord, insertStructure, nomTaken, onePage, requireAdmin } from './structures'
 import { copyTemplate } from './templates'
 import { mailTaken, toUser } from './users'
@@ -480,8 +480,7 @@ export async function authorizeRegistration(
   const typed = target.registration_structure_id === null ? target.registration_structure_nom : null
   if (typed !== null && holder && holder.type_id !== typeId) throw nomTaken(typed)
   const fonction = input.poste ? offeredFonction(offered, input.poste.fonction) : null
-  if (input.poste && (fromWireDate(input.poste.dateFin) ?? '') < todayIso())
-    throw invalidField('poste.dateFin', 'The post would already be over', 'validation.datePast')
+  if (input.poste) requireNotOver(fromWireDate(input.poste.dateFin) ?? '', todayIso(), 'poste.dateFin')
   const now = new Date()
   const at = now.toISOString()
   const token = randomToken()

@@ -1,6 +1,5 @@
-import { type SelectQueryBuilder, sql } from 'kysely'
-import type { DB } from '../db/client'
-import type { Database } from '../db/schema'
+import { sql } from 'kysely'
+import type { DB, Guard } from '../db/client'
 import { forbidden } from '../lib/errors'
 import { type Viewer, wholeTreeInScope } from '../lib/scope'
 import type { Actor } from './actor'
@@ -13,9 +12,6 @@ import type { Actor } from './actor'
 export function requireRootAdmin(actor: Actor) {
   if (!actor.admin || !actor.racine) throw forbidden('Root administrators only')
 }
-
-/** A condition a write repeats inside its batch: the statement takes place only if it finds a row. */
-export type Guard = SelectQueryBuilder<Database, keyof Database, unknown>
 
 /**
  * A row while the caller is still a root administrator when the statement runs: the condition every

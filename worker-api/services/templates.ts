@@ -1,11 +1,11 @@
 import { type Expression, type SqlBool, sql } from 'kysely'
 import type { TemplateFonction, TemplateInput } from '../contract/catalogue'
-import { batch, type DB, getDb, insertWhen } from '../db/client'
+import { batch, type DB, type Guard, getDb, insertWhen } from '../db/client'
 import type { Env } from '../env'
 import { forbidden, invalidField, notFound } from '../lib/errors'
 import { actorWith, type Caller, viewerOf } from './actor'
 import { adminLog } from './logs'
-import { type Guard, requireRootAdmin, rootHolds } from './root-admin'
+import { requireRootAdmin, rootHolds } from './root-admin'
 
 /**
  * The function templates of the structure types: the functions (and what each grants) a new
