@@ -1,12 +1,13 @@
 import { getFormProps, getInputProps, useForm } from '@conform-to/react'
 import type { getZodConstraint } from '@conform-to/zod/v4'
-import { Form, Link, useFetcher, useLocation, useNavigation, useSubmit } from '@remix-run/react'
+import { Form, Link, useFetcher, useLocation, useNavigation } from '@remix-run/react'
 import { Mail, Save } from 'lucide-react'
-import { type FormEvent, useEffect, useRef, useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { translateError } from '~/lib/api-errors'
 import { type FormReply, useErrorsFollowInput, useFormReply, usePendingIntent, useTyped } from '~/lib/form'
 import { useHydrated } from '~/lib/hydrated'
+import { useStructureChange } from '~/lib/structure-change'
 import type { UserFormValues } from '~/lib/user-form.server'
 import { mailProblem } from '../../worker-api/contract/mail-rules'
 import type { Fonction } from '../../worker-api/contract/structure'
@@ -413,41 +414,4 @@ export function useMailCheck(url = '/pages/admin/user/mail') {
   const hint = (t: T) =>
     status === 'free' ? t('userCreate.mailFree') : status === 'checking' ? t('userCreate.mailChecking') : undefined
   return { status, check, errors, hint }
-}
-
-/**
- * The structure combobox posts its choice by a hidden input, which fires no event: a pick (a click
- * on an option, Enter on one, leaving the field) is noticed here, and if the structure differs from
- * the one whose functions are shown, the page is asked for the new one's (`?structure=`, replacing
- * the history entry; what is typed stays in the form, which is not remounted).
- */
-function useStructureChange(formRef: React.RefObject<HTMLFormElement>, fieldId: string, loaded: number | null) {
-  const submit = useSubmit()
-  const requested = useRef<string | null>(null)
-  useEffect(() => {
-    requested.current = null
-  }, [loaded])
-  function afterPick() {
-    setTimeout(() => {
-      const form = formRef.current
-      if (!form) return
-      const value = String(new FormData(form).get('structure') ?? '')
-      if (value === (loaded ? String(loaded) : '') || value === requested.current) return
-      requested.current = value
-      submit({ structure: value }, { method: 'get', replace: true, preventScrollReset: true })
-    }, 0)
-  }
-  const isField = (target: EventTarget) => target instanceof HTMLElement && target.id === fieldId
-  return {
-    onClick(event: React.MouseEvent) {
-      if (event.target instanceof Element && event.target.closest(`[id="${fieldId}-listbox"]`)) afterPick()
-    },
-    onKeyDown(event: React.KeyboardEvent) {
-      // Enter on an open list picks (and is prevented); on a closed one it submits the form: no reload then.
-      if (event.key === 'Enter' && event.defaultPrevented && isField(event.target)) afterPick()
-    },
-    onBlur(event: FormEvent) {
-      if (isField(event.target)) afterPick()
-    },
-  }
 }

@@ -64,6 +64,17 @@ export async function requireAdmin(request: Request, context: AppLoadContext) {
 }
 
 /**
+ * An administrator of the whole tree (a current post on the root structure): the catalogue's pages.
+ * Any other administrator gets the page that says access is refused (403), as the API answers them.
+ */
+export async function requireRootAdmin(request: Request, context: AppLoadContext) {
+  const auth = await requireAdmin(request, context)
+  const me = await auth.expect(auth.api.rest.bd.session.$get())
+  if (!me.racine) throw new Response('FORBIDDEN', { status: 403, headers: await auth.headers() })
+  return auth
+}
+
+/**
  * Spec §2: the access page is the fallback for `/pages` and its unknown paths. An anonymous visitor
  * signs in first and keeps the path asked for; after sign-in, the guards decide where it leads.
  */

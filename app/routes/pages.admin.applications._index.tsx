@@ -1,6 +1,6 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/cloudflare'
-import { Form, useActionData, useLoaderData, useLocation, useNavigation } from '@remix-run/react'
-import { AppWindow, Power, PowerOff, Trash2 } from 'lucide-react'
+import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation } from '@remix-run/react'
+import { AppWindow, Plus, Power, PowerOff, Trash2 } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { AppIcon } from '~/components/app-icon'
 import { ConfirmDialog, ConfirmPanel } from '~/components/confirm-dialog'
@@ -9,7 +9,7 @@ import { ListEmptyState } from '~/components/empty-state'
 import { Pagination } from '~/components/pagination'
 import { SearchForm } from '~/components/search-form'
 import { Alert } from '~/components/ui/alert'
-import { Button } from '~/components/ui/button'
+import { Button, buttonVariants } from '~/components/ui/button'
 import { apiMessage, type Message } from '~/lib/api-errors'
 import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
@@ -137,9 +137,14 @@ export default function Applications() {
         <span className="flex items-start gap-2">
           <AppIcon name={application.icone} className="mt-0.5 size-4 shrink-0 text-muted-foreground" />
           <span className="min-w-0">
-            <span className="block font-medium">{application.libelle}</span>
-            {/* Narrower, the address rides under the name. */}
-            <span className="block break-all text-muted-foreground md:hidden">{application.url}</span>
+            <Link
+              to={`/pages/admin/applications/${application.id}`}
+              className="block font-medium underline-offset-4 hover:underline"
+            >
+              {application.libelle}
+            </Link>
+            {/* Narrower, the address rides under the name; on a phone the edit page shows it. */}
+            <span className="hidden break-all text-muted-foreground sm:block md:hidden">{application.url}</span>
             {application.actif ? null : <span className="block text-muted-foreground">{t('applications.off')}</span>}
           </span>
         </span>
@@ -224,9 +229,15 @@ export default function Applications() {
 
   return (
     <div className="flex flex-col gap-6">
-      <div>
-        <h1 className="text-2xl font-semibold tracking-tight">{t('applications.title')}</h1>
-        <p className="text-muted-foreground">{t('applications.intro')}</p>
+      <div className="flex flex-wrap items-end justify-between gap-4">
+        <div>
+          <h1 className="text-2xl font-semibold tracking-tight">{t('applications.title')}</h1>
+          <p className="text-muted-foreground">{t('applications.intro')}</p>
+        </div>
+        <Link to="/pages/admin/applications/nouvelle" className={buttonVariants()}>
+          <Plus aria-hidden />
+          {t('applications.new')}
+        </Link>
       </div>
       {failure ? (
         <Alert variant="destructive" role="alert">

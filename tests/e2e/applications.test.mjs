@@ -1,6 +1,7 @@
-// The catalogue's list (issue 25): a root administrator switches an application off and on and
-// deletes one after a confirmation that says who loses it, with and without JavaScript; the menu
-// entry and the page are theirs alone.
+// The catalogue (issue 25): a root administrator registers an application and grants it to the
+// agent's function, the agent launches it at once; switches one off and on and deletes one after a
+// confirmation that says who loses it, with and without JavaScript; the menu entry and the pages
+// are theirs alone.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { MODES, notice, signIn, useBrowser } from './support.mjs'
@@ -49,13 +50,102 @@ for (const [index, mode] of MODES.entries()) {
       await rowOf(page, libelle).waitFor({ state: 'detached' })
     })
 
+    it('register an application, grant it to the agent’s function: the agent launches it at once', async () => {
+      const name = index === 0 ? 'Quai express avec JS' : 'Quai express sans JS'
+      const slug = index === 0 ? 'quai-js' : 'quai-sans-js'
+      const page = await newPage(mode)
+      await signIn(page, mode, 'admin', 'Admin1234')
+      await page.goto('/pages/admin/applications')
+      await page.getByRole('link', { name: 'Nouvelle application' }).click()
+      await page.getByRole('heading', { name: 'Nouvelle application', level: 1 }).waitFor()
+      await page.getByLabel('Application').fill(name)
+      await page.getByLabel('Adresse').fill(`/demo-app/${slug}`)
+      await page.getByRole('radio', { name: 'Camion' }).check()
+      // The functions are chosen structure by structure: Agence Lille's, then its dock agents.
+      if (mode.javaScriptEnabled) {
+        await page.getByRole('combobox', { name: 'Structure' }).fill('Agence Lille')
+        await page.getByRole('option', { name: 'Agence Lille' }).click()
+        await page.waitForURL((url) => url.searchParams.get('structure') === '4')
+      } else {
+        await page.getByLabel('Structure').selectOption({ label: 'Agence Lille' })
+        await page.getByRole('button', { name: 'Afficher ses fonctions' }).click()
+      }
+      const lille = page.getByRole('group', { name: 'Fonctions de Agence Lille' })
+      await lille.getByRole('checkbox', { name: 'Agent de quai' }).check()
+      // What was typed is still there once the structure's functions are shown.
+      assert.equal(await page.getByLabel('Application').inputValue(), name)
+      assert.ok(await page.getByRole('radio', { name: 'Camion' }).isChecked())
+      await page.getByRole('button', { name: 'Enregistrer' }).click()
+      await notice(page, `Application ${name} créée`).waitFor()
+      const row = rowOf(page, name)
+      await row.getByText('Agent de quai · Agence Lille').waitFor({ state: 'attached' })
+
+      const agent = await newPage(mode)
+      await signIn(agent, mode, 'agent', 'Agent1234')
+      await agent.getByRole('heading', { name, level: 2 }).waitFor()
+      const [tab] = await Promise.all([
+        agent.context().waitForEvent('page'),
+        agent.getByRole('button', { name: `Lancer ${name} (nouvel onglet)` }).click(),
+      ])
+      await tab.waitForURL((url) => url.pathname === `/demo-app/${slug}` && url.searchParams.has('code'))
+      await tab.getByText(/Connecté à .* par le portail\. Thomas Lefebvre/).waitFor()
+
+      // The grant taken back on the edit page: the agent's launcher no longer has it.
+      await page.getByRole('link', { name, exact: true }).click()
+      await page.getByRole('heading', { name: `Modifier ${name}`, level: 1 }).waitFor()
+      const chosen = page.getByRole('group', { name: 'Fonctions retenues' })
+      await chosen.getByRole('checkbox', { name: 'Agent de quai · Agence Lille' }).uncheck()
+      await page.getByRole('button', { name: 'Enregistrer' }).click()
+      await notice(page, `Application ${name} enregistrée`).waitFor()
+      await agent.reload()
+      await agent.getByRole('heading', { name: 'Pesage', level: 2 }).waitFor()
+      assert.equal(await agent.getByRole('heading', { name, level: 2 }).count(), 0)
+
+      // Deleted, so that the demo's launchers are as the other tests know them.
+      await rowOf(page, name).waitFor()
+      await page.getByRole(mode.javaScriptEnabled ? 'button' : 'link', { name: `Supprimer ${name}` }).click()
+      const confirmation = mode.javaScriptEnabled
+        ? page.getByRole('alertdialog')
+        : page.getByRole('region', { name: `Supprimer ${name}` })
+      await confirmation.getByRole('button', { name: 'Supprimer' }).click()
+      await notice(page, `Application ${name} supprimée`).waitFor()
+      await agent.context().close()
+      await page.context().close()
+    })
+
+    it('a name already used is said on its field, with what was typed kept', async () => {
+      const page = await newPage(mode)
+      await signIn(page, mode, 'admin', 'Admin1234')
+      await page.goto('/pages/admin/applications/nouvelle')
+      await page.getByLabel('Application').fill('PESAGE')
+      await page.getByLabel('Adresse').fill('https://pesage.example/entree')
+      await page.getByRole('radio', { name: 'Balance' }).check()
+      await page.getByLabel('Adresse').press('Enter')
+      await page.getByText('Pesage déjà utilisé').first().waitFor()
+      const field = page.getByLabel('Application')
+      await page.waitForFunction(
+        () => document.querySelector('input[name="libelle"]')?.getAttribute('aria-invalid') === 'true',
+      )
+      assert.equal(await field.inputValue(), 'PESAGE')
+      assert.equal(await page.getByLabel('Adresse').inputValue(), 'https://pesage.example/entree')
+      assert.ok(await page.getByRole('radio', { name: 'Balance' }).isChecked())
+      await page.context().close()
+    })
+
     it('is not offered to an administrator of a sub-tree, and refuses them', async () => {
       const page = await newPage(mode)
       await signIn(page, mode, 'adminsud', 'Adminsud1')
       assert.equal(await page.getByRole('link', { name: 'Applications' }).count(), 0)
-      await page.goto('/pages/admin/applications')
-      await page.getByRole('heading', { level: 1 }).waitFor()
-      assert.equal(await page.getByRole('table').count(), 0)
+      for (const path of [
+        '/pages/admin/applications',
+        '/pages/admin/applications/nouvelle',
+        '/pages/admin/applications/3',
+      ]) {
+        await page.goto(path)
+        await page.getByRole('heading', { level: 1 }).waitFor()
+        assert.equal(await page.getByRole('table').count(), 0, path)
+        assert.equal(await page.getByLabel('Application').count(), 0, path)
+      }
     })
   })
 }

@@ -74,6 +74,8 @@ export const ADMIN_SCREENS = [
   '/pages/admin/listeLogs?du=2020-01-01&type=CONNEXION',
   '/pages/admin/applications',
   '/pages/admin/applications?confirmer=supprimer&id=3',
+  '/pages/admin/applications/nouvelle?structure=4',
+  '/pages/admin/applications/3',
 ]
 
 export const MODES = [

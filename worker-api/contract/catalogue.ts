@@ -103,6 +103,23 @@ export type ApplicationInput = z.infer<typeof applicationInputSchema>
 export const applicationUpdateSchema = applicationInputSchema.extend({ id: positiveInt() })
 export type ApplicationUpdate = z.infer<typeof applicationUpdateSchema>
 
+/**
+ * The portal's application form: the fields of `applicationInputSchema` as a form posts them (`actif`
+ * a checkbox, each function granting it a `fonctions` value); its protocol is the launch code.
+ */
+export const applicationFormSchema = z.object({
+  libelle: applicationLibelleSchema,
+  icone: z.enum(APPLICATION_ICONS, 'validation.required'),
+  url: applicationUrlSchema,
+  actif: z.preprocess((value) => value === 'on' || value === 'true' || value === true, z.boolean()),
+  fonctions: z
+    .array(z.coerce.number<number>().int().positive())
+    .max(GRANTS_MAX, 'validation.tooMany')
+    .default([])
+    .transform((ids) => [...new Set(ids)]),
+})
+export type ApplicationForm = z.input<typeof applicationFormSchema>
+
 /** The most functions a structure type's template holds, and applications each grants. */
 export const TEMPLATE_FONCTIONS_MAX = 20
 export const TEMPLATE_GRANTS_MAX = 20

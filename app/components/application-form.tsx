@@ -1,0 +1,329 @@
+import { getFormProps, getInputProps, useForm } from '@conform-to/react'
+import type { getZodConstraint } from '@conform-to/zod/v4'
+import { Form, Link, useLocation } from '@remix-run/react'
+import { Save } from 'lucide-react'
+import { useRef, useState } from 'react'
+import { useTranslation } from 'react-i18next'
+import { translateError } from '~/lib/api-errors'
+import { type ApplicationFormValues, choiceValue, type Grant, grantsFrom } from '~/lib/application-grants'
+import { useErrorsFollowInput, useFormReply, usePendingIntent } from '~/lib/form'
+import { useHydrated } from '~/lib/hydrated'
+import { useStructureChange } from '~/lib/structure-change'
+import { APPLICATION_ICONS, type ApplicationForm as Values } from '../../worker-api/contract/catalogue'
+import { AppIcon } from './app-icon'
+import { Field, FieldMessages, fieldMessages } from './field'
+import { FormError, formProblem } from './form-error'
+import { SearchSelect } from './search-select'
+import { Button, buttonVariants } from './ui/button'
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from './ui/card'
+import { Label } from './ui/label'
+
+const INTENT = 'application'
+
+type FormProps = Parameters<typeof ApplicationForm>[0]
+
+/**
+ * The form's data: the page's, or, after "show its functions" without JavaScript, the action's
+ * (the same data for the structure chosen, with what was typed).
+ */
+export function formProps(reloaded: unknown, loaded: FormProps): FormProps {
+  const again = reloaded as (FormProps & { intent?: string }) | undefined
+  const { values, grants, structures, structure, fonctions, constraint } =
+    again?.intent === 'fonctions' ? again : loaded
+  return { values, grants, structures, structure, fonctions, constraint }
+}
+
+/** The application screen of both routes (register, edit): its title and the form. */
+export function ApplicationScreen({ title, ...props }: FormProps & { title: string }) {
+  return (
+    <div className="flex flex-col gap-6">
+      <h1 className="text-2xl font-semibold tracking-tight">{title}</h1>
+      <ApplicationForm {...props} />
+    </div>
+  )
+}
+
+const CHECKBOX =
+  'mt-0.5 size-4 shrink-0 accent-primary focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring focus-visible:ring-offset-2'
+
+/**
+ * The application form of the catalogue, to register an application or to edit one: its name, its
+ * address, its icon (radio buttons that show the icons), whether it is on, and the functions that
+ * grant it, chosen structure by structure. Picking a structure shows its functions (`?structure=`
+ * with JavaScript; without, the "show its functions" button posts the form, `intent=fonctions`,
+ * which comes back with what was typed and chosen). Every function chosen stays listed, ticked, above
+ * the structure being looked at: unticking one takes it off the grants on save.
+ */
+export function ApplicationForm({
+  values,
+  grants: savedGrants,
+  structures,
+  structure,
+  fonctions,
+  constraint,
+}: {
+  values: ApplicationFormValues
+  grants: Grant[]
+  structures: { id: number; nom: string }[]
+  structure: { id: number; nom: string } | null
+  fonctions: { id: number; libelle: string }[]
+  constraint: ReturnType<typeof getZodConstraint>
+}) {
+  const { t } = useTranslation()
+  const reply = useFormReply(INTENT)
+  const pending = usePendingIntent(INTENT)
+  const hydrated = useHydrated()
+  const { pathname } = useLocation()
+  const formRef = useRef<HTMLFormElement>(null)
+  const [form, fields] = useForm<Values>({
+    id: 'application',
+    lastResult: reply?.result,
+    defaultValue: { ...values, actif: values.actif ? 'on' : undefined },
+    constraint,
+    shouldValidate: 'onSubmit',
+  })
+  const shown = useErrorsFollowInput(reply)
+  const translate = (field: { name: string; errors?: string[] | undefined }) =>
+    shown.current(field)?.map((error) => translateError(t, error))
+  const structureChange = useStructureChange(formRef, 'application-structure', structure?.id ?? null)
+
+  // A failed save (without JavaScript) comes back with the functions it had ticked.
+  const posted = reply?.result.initialValue
+  const initial = posted ? grantsFrom(asList(posted.fonctions), asList(posted.choix)) : savedGrants
+  // Every function ever ticked on this page stays listed (unticked, it is off the grants): nothing
+  // jumps from under the pointer or the focus when a box changes.
+  const [listed, setListed] = useState<Grant[]>(initial)
+  const [ticked, setTicked] = useState<ReadonlySet<number>>(() => new Set(initial.map((grant) => grant.id)))
+  const viewed: Grant[] = structure ? fonctions.map((f) => ({ ...f, structure })) : []
+  const elsewhere = listed.filter((grant) => grant.structure.id !== structure?.id)
+  const toggle = (grant: Grant, on: boolean) => {
+    if (on && !listed.some((g) => g.id === grant.id)) setListed([...listed, grant])
+    const next = new Set(ticked)
+    if (on) next.add(grant.id)
+    else next.delete(grant.id)
+    setTicked(next)
+  }
+  const named = new Map([...listed, ...viewed].map((grant) => [grant.id, grant]))
+  const grantErrors = translate(fields.fonctions)
+  const grantMessages = fieldMessages('application-fonctions', undefined, grantErrors)
+
+  const checkbox = (grant: Grant, withStructure: boolean) => (
+    <li key={grant.id} className="flex items-start gap-2">
+      <input
+        type="checkbox"
+        id={`fonction-${grant.id}`}
+        name="fonctions"
+        value={grant.id}
+        checked={ticked.has(grant.id)}
+        onChange={(event) => toggle(grant, event.currentTarget.checked)}
+        className={CHECKBOX}
+      />
+      <Label htmlFor={`fonction-${grant.id}`} className="font-normal">
+        {grant.libelle}
+        {withStructure ? <span className="text-muted-foreground"> · {grant.structure.nom}</span> : null}
+      </Label>
+    </li>
+  )
+
+  return (
+    <Form
+      method="post"
+      // Posted for the structure shown: a failed save comes back with its functions.
+      action={structure ? `${pathname}?structure=${structure.id}` : undefined}
+      {...getFormProps(form)}
+      ref={formRef}
+      className="flex flex-col gap-6"
+      onInput={shown.onInput}
+      onClick={structureChange.onClick}
+      onKeyDown={structureChange.onKeyDown}
+      onBlur={structureChange.onBlur}
+    >
+      {/* Enter in a field presses the form's first submit button: Save, not "show its functions" below. */}
+      <button
+        type="submit"
+        name="intent"
+        value={INTENT}
+        disabled={pending}
+        tabIndex={-1}
+        aria-hidden
+        className="sr-only"
+      >
+        {t('applications.save')}
+      </button>
+      <FormError
+        message={formProblem(t, reply, {
+          libelle: t('applications.libelle'),
+          url: t('applications.url'),
+          icone: t('applications.icone'),
+          fonctions: t('applications.fonctions'),
+        })}
+      />
+      {[...named.values()].map((grant) => (
+        <input key={grant.id} type="hidden" name="choix" value={choiceValue(grant)} />
+      ))}
+      <div className="grid gap-6 lg:grid-cols-2">
+        <Card className="min-w-0">
+          <CardHeader>
+            <CardTitle>{t('applications.identity')}</CardTitle>
+          </CardHeader>
+          <CardContent className="flex flex-col gap-4">
+            <Field
+              label={t('applications.libelle')}
+              errors={translate(fields.libelle)}
+              inputProps={{
+                ...getInputProps(fields.libelle, { type: 'text' }),
+                id: fields.libelle.id,
+                autoComplete: 'off',
+              }}
+            />
+            <Field
+              label={t('applications.url')}
+              hint={t('applications.urlHint')}
+              errors={translate(fields.url)}
+              inputProps={{
+                ...getInputProps(fields.url, { type: 'text' }),
+                id: fields.url.id,
+                inputMode: 'url',
+                autoComplete: 'off',
+                spellCheck: false,
+              }}
+            />
+            <IconPicker
+              name={fields.icone.name}
+              id={fields.icone.id}
+              defaultValue={String(fields.icone.initialValue ?? '')}
+              errors={translate(fields.icone)}
+            />
+            <div className="flex flex-col gap-1.5">
+              <div className="flex items-start gap-2">
+                <input
+                  {...getInputProps(fields.actif, { type: 'checkbox' })}
+                  id={fields.actif.id}
+                  aria-describedby={`${fields.actif.id}-hint`}
+                  className={CHECKBOX}
+                />
+                <Label htmlFor={fields.actif.id}>{t('applications.actif')}</Label>
+              </div>
+              <p id={`${fields.actif.id}-hint`} className="text-xs text-muted-foreground">
+                {t('applications.actifHint')}
+              </p>
+            </div>
+          </CardContent>
+        </Card>
+        <Card className="min-w-0">
+          <CardHeader>
+            <CardTitle>{t('applications.fonctions')}</CardTitle>
+            <CardDescription>{t('applications.grantsIntro')}</CardDescription>
+          </CardHeader>
+          <CardContent className="flex flex-col gap-4">
+            <fieldset
+              id="application-fonctions"
+              aria-invalid={grantMessages.invalid || undefined}
+              aria-describedby={grantMessages.describedBy}
+              className="flex flex-col gap-2"
+            >
+              <legend className="mb-2 text-sm font-medium">{t('applications.chosen')}</legend>
+              {elsewhere.length === 0 && !viewed.some((grant) => ticked.has(grant.id)) ? (
+                <p className="text-sm text-muted-foreground">{t('applications.noGrant')}</p>
+              ) : null}
+              <ul className="flex flex-col gap-2">{elsewhere.map((grant) => checkbox(grant, true))}</ul>
+              <FieldMessages id="application-fonctions" errors={grantErrors} />
+            </fieldset>
+            <div className="flex flex-col gap-2">
+              <SearchSelect
+                id="application-structure"
+                name="structure"
+                label={t('applications.structure')}
+                options={structures.map((s) => ({ value: String(s.id), label: s.nom }))}
+                defaultValue={structure ? String(structure.id) : ''}
+                placeholder={t('applications.chooseStructure')}
+                emptyMessage={t('applications.noStructure')}
+              />
+              {hydrated ? null : (
+                <Button
+                  type="submit"
+                  name="intent"
+                  value="fonctions"
+                  formNoValidate
+                  variant="outline"
+                  size="sm"
+                  className="h-auto self-start py-2 text-left whitespace-normal"
+                >
+                  {t('applications.showFonctions')}
+                </Button>
+              )}
+            </div>
+            {structure ? (
+              <fieldset className="flex flex-col gap-2">
+                <legend className="mb-2 text-sm font-medium">
+                  {t('applications.fonctionsOf', { nom: structure.nom })}
+                </legend>
+                {viewed.length === 0 ? (
+                  <p className="text-sm text-muted-foreground">
+                    {t('applications.structureWithout')}{' '}
+                    <Link to={`/pages/admin/structure/detail/${structure.id}#fonctions`} className="underline">
+                      {t('applications.addFonction', { nom: structure.nom })}
+                    </Link>
+                  </p>
+                ) : (
+                  <ul className="flex flex-col gap-2">{viewed.map((grant) => checkbox(grant, false))}</ul>
+                )}
+              </fieldset>
+            ) : null}
+          </CardContent>
+        </Card>
+      </div>
+      <div className="flex flex-wrap gap-2">
+        <Button type="submit" name="intent" value={INTENT} disabled={pending} aria-disabled={pending}>
+          <Save aria-hidden />
+          {pending ? t('applications.saving') : t('applications.save')}
+        </Button>
+        <Link to="/pages/admin/applications" className={buttonVariants({ variant: 'outline' })}>
+          {t('applications.cancel')}
+        </Link>
+      </div>
+    </Form>
+  )
+}
+
+/** The icon as radio buttons that show it, in a group the arrow keys move through. */
+function IconPicker({
+  id,
+  name,
+  defaultValue,
+  errors,
+}: {
+  id: string
+  name: string
+  defaultValue: string
+  errors: string[] | undefined
+}) {
+  const { t } = useTranslation()
+  const messages = fieldMessages(id, undefined, errors)
+  return (
+    <fieldset id={id} aria-invalid={messages.invalid || undefined} aria-describedby={messages.describedBy}>
+      <legend className="mb-2 text-sm font-medium">{t('applications.icone')}</legend>
+      <div className="grid grid-cols-[repeat(auto-fill,minmax(8.5rem,1fr))] gap-2">
+        {APPLICATION_ICONS.map((icon) => (
+          <label
+            key={icon}
+            className="flex cursor-pointer items-center gap-2 rounded-md border p-2 text-sm has-[:checked]:border-primary has-[:checked]:bg-accent has-[:focus-visible]:ring-2 has-[:focus-visible]:ring-ring"
+          >
+            <input
+              type="radio"
+              name={name}
+              value={icon}
+              defaultChecked={defaultValue === icon}
+              className="size-4 shrink-0 accent-primary focus-visible:outline-none"
+            />
+            <AppIcon name={icon} className="size-5 shrink-0" />
+            <span className="min-w-0">{t(`applications.icons.${icon}`)}</span>
+          </label>
+        ))}
+      </div>
+      <FieldMessages id={id} errors={errors} />
+    </fieldset>
+  )
+}
+
+const asList = (value: unknown): unknown[] => (Array.isArray(value) ? value : value === undefined ? [] : [value])

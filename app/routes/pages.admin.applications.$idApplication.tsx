@@ -1,0 +1,39 @@
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/cloudflare'
+import { useActionData, useLoaderData } from '@remix-run/react'
+import { useTranslation } from 'react-i18next'
+import { ApplicationScreen, formProps } from '~/components/application-form'
+import { applicationFormAction, applicationFormData, applicationId } from '~/lib/application-form.server'
+import { requireRootAdmin } from '~/lib/auth.server'
+import type { BreadcrumbHandle } from '~/lib/breadcrumb'
+
+export const handle: BreadcrumbHandle = {
+  breadcrumb: (data, t) => [
+    { label: t('nav.applications'), to: '/pages/admin/applications' },
+    {
+      label:
+        (data as { application?: { libelle: string } | null } | undefined)?.application?.libelle ??
+        t('applications.editCrumb'),
+    },
+  ],
+}
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+
+/** Edits an application of the catalogue: its name, address, icon, state and the functions that grant it. */
+export async function loader({ request, context, params }: LoaderFunctionArgs) {
+  const auth = await requireRootAdmin(request, context)
+  const id = applicationId(params.idApplication)
+  return data(await applicationFormData(request, auth, id), { headers: await auth.headers() })
+}
+
+export async function action({ request, context, params }: ActionFunctionArgs) {
+  const auth = await requireRootAdmin(request, context)
+  return applicationFormAction(request, auth, applicationId(params.idApplication))
+}
+
+export default function EditApplication() {
+  const reloaded = useActionData<typeof action>()
+  const loaded = useLoaderData<typeof loader>()
+  const { t } = useTranslation()
+  const libelle = loaded.application?.libelle ?? ''
+  return <ApplicationScreen title={t('applications.editTitle', { libelle })} {...formProps(reloaded, loaded)} />
+}

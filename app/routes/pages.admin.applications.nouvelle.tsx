@@ -1,0 +1,33 @@
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/cloudflare'
+import { useActionData, useLoaderData } from '@remix-run/react'
+import { useTranslation } from 'react-i18next'
+import { ApplicationScreen, formProps } from '~/components/application-form'
+import { applicationFormAction, applicationFormData } from '~/lib/application-form.server'
+import { requireRootAdmin } from '~/lib/auth.server'
+import type { BreadcrumbHandle } from '~/lib/breadcrumb'
+
+export const handle: BreadcrumbHandle = {
+  breadcrumb: (_data, t) => [
+    { label: t('nav.applications'), to: '/pages/admin/applications' },
+    { label: t('applications.newTitle') },
+  ],
+}
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+
+/** Registers an application in the catalogue (root administrators). */
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const auth = await requireRootAdmin(request, context)
+  return data(await applicationFormData(request, auth, null), { headers: await auth.headers() })
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  return applicationFormAction(request, await requireRootAdmin(request, context), null)
+}
+
+export default function NewApplication() {
+  // Without JavaScript, "show its functions" answers the form for the structure chosen.
+  const reloaded = useActionData<typeof action>()
+  const loaded = useLoaderData<typeof loader>()
+  const { t } = useTranslation()
+  return <ApplicationScreen title={t('applications.newTitle')} {...formProps(reloaded, loaded)} />
+}
