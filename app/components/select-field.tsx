@@ -63,6 +63,7 @@ export function ChoiceField({
   defaultValue,
   placeholder,
   emptyMessage,
+  emptyHint,
   singleHint,
   errors,
 }: {
@@ -73,6 +74,8 @@ export function ChoiceField({
   defaultValue?: string
   placeholder: string
   emptyMessage: string
+  /** Under the field when there is nothing to choose: what to do about it (a link, say). */
+  emptyHint?: React.ReactNode
   singleHint: string
   errors?: string[] | undefined
 }) {
@@ -81,6 +84,7 @@ export function ChoiceField({
     return (
       <SelectField
         label={label}
+        hint={emptyHint}
         errors={[emptyMessage, ...(errors ?? [])]}
         options={[]}
         placeholder={placeholder}

@@ -267,6 +267,11 @@ export function UserCreateForm({
                 defaultValue={String(fields.fonction.initialValue ?? '')}
                 placeholder={t('userCreate.chooseFonction')}
                 emptyMessage={t('userCreate.noFonction')}
+                emptyHint={
+                  <Link to={`/pages/admin/structure/detail/${structureId}#fonctions`} className="underline">
+                    {t('userCreate.addFonction')}
+                  </Link>
+                }
                 singleHint={t('userCreate.oneFonction')}
                 errors={translate(fields.fonction)}
               />

@@ -1,7 +1,7 @@
 import { parseWithZod } from '@conform-to/zod/v4'
 import { type Structure, structureFormSchema } from '../../worker-api/contract/structure'
 import type { requireAdmin } from './auth.server'
-import { formFailure, readForm } from './form.server'
+import { formFailure } from './form.server'
 
 type Auth = Awaited<ReturnType<typeof requireAdmin>>
 
@@ -27,8 +27,7 @@ export async function placementChoices(auth: Auth, url: URL, editing: Structure 
  * name taken, a parent that does not fit), anything else on the form; success goes back to the list
  * (spec §2) with a notice.
  */
-export async function saveStructure(request: Request, auth: Auth, id: number | null) {
-  const formData = await readForm(request)
+export async function saveStructure(formData: FormData, auth: Auth, id: number | null) {
   const submission = parseWithZod(formData, { schema: structureFormSchema })
   if (submission.status !== 'success') return formFailure('structure', submission, { headers: await auth.headers() })
   const { nom, type, parent } = submission.value

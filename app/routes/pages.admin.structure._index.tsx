@@ -6,6 +6,7 @@ import { StructureForm } from '~/components/structure-form'
 import { Card, CardContent } from '~/components/ui/card'
 import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
+import { readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { placementChoices, saveStructure } from '~/lib/structure-form.server'
 import { structureFormSchema } from '../../worker-api/contract/structure'
@@ -36,7 +37,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
-  return saveStructure(request, await requireAdmin(request, context), null)
+  const auth = await requireAdmin(request, context)
+  return saveStructure(await readForm(request), auth, null)
 }
 
 export default function CreateStructure() {

@@ -3,11 +3,14 @@ import { type ActionFunctionArgs, data, type LoaderFunctionArgs, type MetaFuncti
 import { Link, useLoaderData } from '@remix-run/react'
 import { Users } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
+import { StructureFonctions } from '~/components/structure-fonctions'
 import { StructureForm } from '~/components/structure-form'
 import { buttonVariants } from '~/components/ui/button'
 import { Card, CardContent } from '~/components/ui/card'
 import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
+import { fonctionAction, isFonctionIntent, structureFonctions } from '~/lib/fonction-forms.server'
+import { readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { placementChoices, saveStructure, structureId } from '~/lib/structure-form.server'
 import { type Structure, structureFormSchema } from '../../worker-api/contract/structure'
@@ -20,7 +23,7 @@ export const handle: BreadcrumbHandle = {
 }
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
 
-/** Spec §2 admin/structure/detail/{idStructure}: edit a structure, with a way to its users. */
+/** Spec §2 admin/structure/detail/{idStructure}: edit a structure, with a way to its users; its functions (issue 25). */
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const auth = await requireAdmin(request, context)
   const id = structureId(params.idStructure)
@@ -28,11 +31,16 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
     auth.expect(auth.api.rest.bd.structure[':id'].$get({ param: { id } })),
     i18nServer.getFixedT(request),
   ])
-  const choices = await placementChoices(auth, new URL(request.url), structure)
+  const url = new URL(request.url)
+  const [choices, fonctions] = await Promise.all([
+    placementChoices(auth, url, structure),
+    structureFonctions(auth, url, structure.id),
+  ])
   return data(
     {
       structure,
       ...choices,
+      ...fonctions,
       constraint: getZodConstraint(structureFormSchema),
       title: `${structure.nom} · ${t('structures.editTitle')} · ${t('app.name')}`,
     },
@@ -42,11 +50,15 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
   const auth = await requireAdmin(request, context)
-  return saveStructure(request, auth, structureId(params.idStructure))
+  const id = structureId(params.idStructure)
+  const form = await readForm(request)
+  if (isFonctionIntent(form.get('intent'))) return fonctionAction(request, form, auth, id)
+  return saveStructure(form, auth, id)
 }
 
 export default function EditStructure() {
-  const { structure, types, typeId, parents, nom, constraint } = useLoaderData<typeof loader>()
+  const { structure, types, typeId, parents, nom, constraint, fonctions, racine, catalogue } =
+    useLoaderData<typeof loader>()
   const { t } = useTranslation()
   return (
     <div className="flex flex-col gap-6">
@@ -70,6 +82,7 @@ export default function EditStructure() {
           />
         </CardContent>
       </Card>
+      <StructureFonctions structure={structure} fonctions={fonctions} racine={racine} catalogue={catalogue} />
     </div>
   )
 }

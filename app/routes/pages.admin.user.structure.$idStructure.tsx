@@ -293,7 +293,7 @@ function AddPoste({ open, structure, users }: { open: boolean; structure: Struct
  */
 function AddPosteForm({ users }: { users: StructureUsers }) {
   const { t } = useTranslation()
-  const { constraint, recherche } = useLoaderData<typeof loader>()
+  const { constraint, recherche, structure } = useLoaderData<typeof loader>()
   const { search } = useLocation()
   const reply = useFormReply('poste')
   const pending = usePendingIntent('poste')
@@ -355,6 +355,11 @@ function AddPosteForm({ users }: { users: StructureUsers }) {
           defaultValue={String(fields.fonction.initialValue ?? '')}
           placeholder={t('structureUsers.chooseFonction')}
           emptyMessage={t('structureUsers.noFonction')}
+          emptyHint={
+            <Link to={`/pages/admin/structure/detail/${structure.id}#fonctions`} className="underline">
+              {t('structureUsers.addFonction')}
+            </Link>
+          }
           singleHint={t('structureUsers.oneFonction')}
           errors={translate(fields.fonction.errors)}
         />

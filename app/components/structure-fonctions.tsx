@@ -1,0 +1,325 @@
+import { Form, Link, useActionData, useLocation, useNavigation } from '@remix-run/react'
+import { KeyRound, Pencil, Plus, Save, Trash2 } from 'lucide-react'
+import { useTranslation } from 'react-i18next'
+import { translateError } from '~/lib/api-errors'
+import { anchorId, FOCUS_FIELD } from '~/lib/focus'
+import type { FonctionIntent, FonctionReply } from '~/lib/fonction-forms.server'
+import { urlWith } from '~/lib/url'
+import type { StructureFonction } from '../../worker-api/contract/structure'
+import { ConfirmDialog, ConfirmPanel } from './confirm-dialog'
+import { Field } from './field'
+import { Alert } from './ui/alert'
+import { Button, buttonVariants } from './ui/button'
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from './ui/card'
+import { Label } from './ui/label'
+
+const CHECKBOX =
+  'mt-0.5 size-4 shrink-0 accent-primary focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring focus-visible:ring-offset-2'
+
+/**
+ * The functions of a structure, on its page: each with how many posts hold it and the applications it
+ * grants; add one, rename one (`?renommer=`, an inline form), delete one after a confirmation (the
+ * refusal says how many posts hold it), and for a root administrator tick what it grants
+ * (`?acces=`). Links and forms only: the same without JavaScript.
+ */
+export function StructureFonctions({
+  structure,
+  fonctions,
+  racine,
+  catalogue,
+}: {
+  structure: { id: number; nom: string }
+  fonctions: StructureFonction[]
+  racine: boolean
+  catalogue: { id: number; libelle: string; actif: boolean }[]
+}) {
+  const { t } = useTranslation()
+  const { search } = useLocation()
+  const params = new URLSearchParams(search)
+  const reply = useFonctionReply()
+  const renaming = Number(reply?.intent === 'fonction-renommer' ? reply.id : params.get('renommer'))
+  const granting = Number(reply?.intent === 'fonction-acces' ? reply.id : params.get('acces'))
+  const confirming =
+    params.get('confirmer') === 'supprimer-fonction'
+      ? fonctions.find((f) => String(f.id) === params.get('id'))
+      : undefined
+  const closed = urlWith(search, { renommer: null, acces: null, confirmer: null, id: null })
+  const deletion = (fonction: StructureFonction) => ({
+    intent: 'fonction-supprimer',
+    id: String(fonction.id),
+    libelle: fonction.libelle,
+    [FOCUS_FIELD]: 'fonctions',
+  })
+  const deleteDescription = (fonction: StructureFonction) =>
+    fonction.nbPostes > 0
+      ? t('fonctions.deleteHeld', { count: fonction.nbPostes })
+      : t('fonctions.deleteConfirm', { nom: structure.nom })
+  const pageError = reply?.error && reply.intent !== 'fonction-ajouter' ? reply : null
+
+  return (
+    <Card id="fonctions" tabIndex={-1} className="scroll-mt-4 outline-none">
+      <CardHeader>
+        <CardTitle>{t('fonctions.title')}</CardTitle>
+        <CardDescription>{t('fonctions.intro')}</CardDescription>
+      </CardHeader>
+      <CardContent className="flex flex-col gap-4">
+        {pageError?.error ? (
+          <Alert variant="destructive" role="alert">
+            <p className="font-medium">{t('fonctions.actionImpossible', { libelle: pageError.libelle })}</p>
+            <p>{t(pageError.error.key, pageError.error.values)}</p>
+          </Alert>
+        ) : null}
+        {confirming ? (
+          <ConfirmPanel
+            cancelHref={`${closed}#fonction-${confirming.id}`}
+            returnTo={anchorId('supprimer-fonction', confirming.id)}
+            title={t('fonctions.deleteTitle', { libelle: confirming.libelle })}
+            description={deleteDescription(confirming)}
+            confirmLabel={t('fonctions.delete')}
+            pendingLabel={t('fonctions.deleting')}
+            fields={deletion(confirming)}
+          />
+        ) : null}
+        {fonctions.length === 0 ? (
+          <p className="text-sm text-muted-foreground">{t('fonctions.empty')}</p>
+        ) : (
+          <ul className="flex flex-col divide-y rounded-md border">
+            {fonctions.map((fonction) => (
+              <li
+                key={fonction.id}
+                id={`fonction-${fonction.id}`}
+                tabIndex={-1}
+                className="flex flex-col gap-3 p-3 outline-none"
+              >
+                {renaming === fonction.id ? (
+                  <RenameForm
+                    fonction={fonction}
+                    reply={reply?.intent === 'fonction-renommer' ? reply : undefined}
+                    cancelHref={`${closed}#fonction-${fonction.id}`}
+                  />
+                ) : (
+                  <div className="flex flex-wrap items-start justify-between gap-2">
+                    <div className="min-w-0">
+                      <h3 className="font-medium">{fonction.libelle}</h3>
+                      <p className="text-sm text-muted-foreground">
+                        {t('fonctions.postes', { count: fonction.nbPostes })}
+                      </p>
+                      <p className="text-sm">
+                        {fonction.applications.length === 0 ? (
+                          <span className="text-muted-foreground">{t('fonctions.noApplication')}</span>
+                        ) : (
+                          <>
+                            <span className="text-muted-foreground">{t('fonctions.grants')} </span>
+                            {fonction.applications
+                              .map((a) => (a.actif ? a.libelle : t('fonctions.applicationOff', { libelle: a.libelle })))
+                              .join(', ')}
+                          </>
+                        )}
+                      </p>
+                    </div>
+                    <div className="flex flex-wrap gap-1">
+                      <Link
+                        id={anchorId('renommer', fonction.id)}
+                        to={`${urlWith(search, { renommer: String(fonction.id), acces: null, confirmer: null, id: null })}#fonction-${fonction.id}`}
+                        preventScrollReset
+                        className={buttonVariants({ variant: 'ghost', size: 'sm' })}
+                        aria-label={t('fonctions.renameLabel', { libelle: fonction.libelle })}
+                      >
+                        <Pencil aria-hidden />
+                        <span aria-hidden className="hidden sm:inline">
+                          {t('fonctions.rename')}
+                        </span>
+                      </Link>
+                      {racine ? (
+                        <Link
+                          id={anchorId('acces', fonction.id)}
+                          to={`${urlWith(search, { acces: String(fonction.id), renommer: null, confirmer: null, id: null })}#fonction-${fonction.id}`}
+                          preventScrollReset
+                          className={buttonVariants({ variant: 'ghost', size: 'sm' })}
+                          aria-label={t('fonctions.grantsLabel', { libelle: fonction.libelle })}
+                        >
+                          <KeyRound aria-hidden />
+                          <span aria-hidden className="hidden sm:inline">
+                            {t('fonctions.grantsEdit')}
+                          </span>
+                        </Link>
+                      ) : null}
+                      <ConfirmDialog
+                        id={anchorId('supprimer-fonction', fonction.id)}
+                        fallbackHref={`${urlWith(search, { confirmer: 'supprimer-fonction', id: String(fonction.id), renommer: null, acces: null })}`}
+                        title={t('fonctions.deleteTitle', { libelle: fonction.libelle })}
+                        description={deleteDescription(fonction)}
+                        confirmLabel={t('fonctions.delete')}
+                        pendingLabel={t('fonctions.deleting')}
+                        fields={deletion(fonction)}
+                        triggerVariant="ghost"
+                        triggerClassName="text-destructive"
+                      >
+                        <Trash2 aria-hidden />
+                        <span className="sr-only">{t('fonctions.deleteLabel', { libelle: fonction.libelle })}</span>
+                        <span aria-hidden className="hidden sm:inline">
+                          {t('fonctions.delete')}
+                        </span>
+                      </ConfirmDialog>
+                    </div>
+                  </div>
+                )}
+                {racine && granting === fonction.id ? (
+                  <GrantsForm
+                    fonction={fonction}
+                    catalogue={catalogue}
+                    cancelHref={`${closed}#fonction-${fonction.id}`}
+                  />
+                ) : null}
+              </li>
+            ))}
+          </ul>
+        )}
+        <AddForm reply={reply?.intent === 'fonction-ajouter' ? reply : undefined} />
+      </CardContent>
+    </Card>
+  )
+}
+
+/** The failed reply of one of the function forms, if that is what the last submission was. */
+function useFonctionReply(): FonctionReply | undefined {
+  const reply = useActionData() as { intent?: string } | undefined
+  return typeof reply?.intent === 'string' && reply.intent.startsWith('fonction-')
+    ? (reply as FonctionReply)
+    : undefined
+}
+
+function usePending(intent: FonctionIntent, id?: number) {
+  const navigation = useNavigation()
+  return (
+    navigation.state === 'submitting' &&
+    navigation.formData?.get('intent') === intent &&
+    (id === undefined || navigation.formData?.get('id') === String(id))
+  )
+}
+
+function AddForm({ reply }: { reply: FonctionReply | undefined }) {
+  const { t } = useTranslation()
+  const pending = usePending('fonction-ajouter')
+  return (
+    <Form method="post" preventScrollReset className="flex flex-col gap-2 sm:flex-row sm:items-end">
+      <input type="hidden" name="intent" value="fonction-ajouter" />
+      <div className="min-w-0 flex-1">
+        <Field
+          // A new field once a function was added: its name is not typed again by mistake.
+          key={reply ? 'again' : 'new'}
+          label={t('fonctions.newLabel')}
+          errors={
+            reply?.errors?.map((error) => translateError(t, error)) ??
+            (reply?.error ? [t(reply.error.key, reply.error.values)] : undefined)
+          }
+          inputProps={{
+            id: 'fonction-nouvelle',
+            name: 'libelle',
+            defaultValue: reply?.libelle ?? '',
+            autoComplete: 'off',
+            required: true,
+          }}
+        />
+      </div>
+      <Button type="submit" variant="outline" disabled={pending} aria-disabled={pending}>
+        <Plus aria-hidden />
+        {pending ? t('fonctions.adding') : t('fonctions.add')}
+      </Button>
+    </Form>
+  )
+}
+
+function RenameForm({
+  fonction,
+  reply,
+  cancelHref,
+}: {
+  fonction: StructureFonction
+  reply: FonctionReply | undefined
+  cancelHref: string
+}) {
+  const { t } = useTranslation()
+  const pending = usePending('fonction-renommer', fonction.id)
+  return (
+    <Form method="post" preventScrollReset className="flex flex-col gap-2 sm:flex-row sm:items-end">
+      <input type="hidden" name="intent" value="fonction-renommer" />
+      <input type="hidden" name="id" value={fonction.id} />
+      <div className="min-w-0 flex-1">
+        <Field
+          label={t('fonctions.renameField', { libelle: fonction.libelle })}
+          errors={reply?.errors?.map((error) => translateError(t, error))}
+          inputProps={{
+            id: `fonction-${fonction.id}-libelle`,
+            name: 'libelle',
+            defaultValue: reply?.libelle ?? fonction.libelle,
+            autoComplete: 'off',
+            required: true,
+            autoFocus: true,
+          }}
+        />
+      </div>
+      <div className="flex gap-2">
+        <Button type="submit" disabled={pending} aria-disabled={pending}>
+          <Save aria-hidden />
+          {pending ? t('fonctions.saving') : t('fonctions.save')}
+        </Button>
+        <Link to={cancelHref} preventScrollReset className={buttonVariants({ variant: 'outline' })}>
+          {t('fonctions.cancel')}
+        </Link>
+      </div>
+    </Form>
+  )
+}
+
+function GrantsForm({
+  fonction,
+  catalogue,
+  cancelHref,
+}: {
+  fonction: StructureFonction
+  catalogue: { id: number; libelle: string; actif: boolean }[]
+  cancelHref: string
+}) {
+  const { t } = useTranslation()
+  const pending = usePending('fonction-acces', fonction.id)
+  const granted = new Set(fonction.applications.map((a) => a.id))
+  return (
+    <Form method="post" preventScrollReset className="flex flex-col gap-3 rounded-md bg-muted/50 p-3">
+      <input type="hidden" name="intent" value="fonction-acces" />
+      <input type="hidden" name="id" value={fonction.id} />
+      <fieldset className="flex flex-col gap-2">
+        <legend className="mb-2 text-sm font-medium">
+          {t('fonctions.grantsLegend', { libelle: fonction.libelle })}
+        </legend>
+        {catalogue.length === 0 ? <p className="text-sm text-muted-foreground">{t('fonctions.noCatalogue')}</p> : null}
+        {catalogue.map((application) => (
+          <div key={application.id} className="flex items-start gap-2">
+            <input
+              type="checkbox"
+              id={`fonction-${fonction.id}-application-${application.id}`}
+              name="applications"
+              value={application.id}
+              defaultChecked={granted.has(application.id)}
+              className={CHECKBOX}
+            />
+            <Label htmlFor={`fonction-${fonction.id}-application-${application.id}`} className="font-normal">
+              {application.actif
+                ? application.libelle
+                : t('fonctions.applicationOff', { libelle: application.libelle })}
+            </Label>
+          </div>
+        ))}
+      </fieldset>
+      <div className="flex flex-wrap gap-2">
+        <Button type="submit" disabled={pending} aria-disabled={pending}>
+          <Save aria-hidden />
+          {pending ? t('fonctions.saving') : t('fonctions.saveGrants')}
+        </Button>
+        <Link to={cancelHref} preventScrollReset className={buttonVariants({ variant: 'outline' })}>
+          {t('fonctions.cancel')}
+        </Link>
+      </div>
+    </Form>
+  )
+}

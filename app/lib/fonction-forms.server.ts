@@ -1,0 +1,172 @@
+import { parseWithZod } from '@conform-to/zod/v4'
+import { data } from '@remix-run/cloudflare'
+import { z } from 'zod'
+import { positiveInt } from '../../worker-api/contract/common'
+import { FONCTION_GRANTS_MAX, fonctionLibelleSchema } from '../../worker-api/contract/structure'
+import { apiMessage, encodeMessage, type Failure, fieldErrors, type Message } from './api-errors'
+import type { requireAdmin } from './auth.server'
+import { focusFragment } from './form.server'
+import { pathWithout } from './url'
+
+type Auth = Awaited<ReturnType<typeof requireAdmin>>
+
+/** The forms of a structure's functions, by their `intent`. */
+export const FONCTION_INTENTS = [
+  'fonction-ajouter',
+  'fonction-renommer',
+  'fonction-acces',
+  'fonction-supprimer',
+] as const
+export type FonctionIntent = (typeof FONCTION_INTENTS)[number]
+
+export const isFonctionIntent = (value: unknown): value is FonctionIntent =>
+  (FONCTION_INTENTS as readonly unknown[]).includes(value)
+
+const addSchema = z.object({ libelle: fonctionLibelleSchema })
+const renameSchema = z.object({ id: positiveInt(), libelle: fonctionLibelleSchema })
+const accessSchema = z.object({
+  id: positiveInt(),
+  applications: z.array(z.coerce.number<number>().int().positive()).max(FONCTION_GRANTS_MAX).default([]),
+})
+
+/** The query parameters that open a function's inline form (`?renommer=5`, `?acces=5`, `?confirmer=…`). */
+const OPENERS = ['renommer', 'acces', 'confirmer', 'id']
+
+/**
+ * What the structure page shows of its functions: each with the applications it grants and how many
+ * posts hold it; for a root administrator who opened a function's grants (`?acces=`), the catalogue
+ * to tick them from.
+ */
+export async function structureFonctions(auth: Auth, url: URL, structureId: number) {
+  const [fonctions, me] = await Promise.all([
+    auth.expect(auth.api.rest.bd.fonction.structure[':id'].$get({ param: { id: structureId } })),
+    auth.expect(auth.api.rest.bd.session.$get()),
+  ])
+  const granting = Number(url.searchParams.get('acces'))
+  const opened = me.racine ? fonctions.find((f) => f.id === granting) : undefined
+  const catalogue = opened ? await auth.expect(auth.api.rest.bd.application.$get({ query: {} })) : []
+  return {
+    fonctions,
+    racine: me.racine,
+    catalogue: catalogue.map(({ id, libelle, actif }) => ({ id, libelle, actif })),
+  }
+}
+
+/** A failed function form: its intent, the function it was about, and what the page says. */
+export type FonctionReply = {
+  intent: FonctionIntent
+  id: number | null
+  libelle: string
+  errors: string[] | null
+  error: Message | null
+}
+
+/**
+ * A function form of the structure page: add one, rename one, set what it grants (root
+ * administrators), delete one. A refused name lands on the form's field; a refused delete (posts hold
+ * it, how many) on the page. Success comes back to the page, the inline form closed, with a notice.
+ */
+export async function fonctionAction(request: Request, form: FormData, auth: Auth, structureId: number) {
+  const intent = form.get('intent') as FonctionIntent
+  const back = (id: number | null) =>
+    `${pathWithout(request.url, OPENERS)}${id === null ? '#fonctions' : focusFragment(form) || `#fonction-${id}`}`
+  const refused = async (reply: Omit<FonctionReply, 'intent'>, status = 400) =>
+    data<FonctionReply>({ intent, ...reply }, { status, headers: await auth.headers() })
+  const libelle = String(form.get('libelle') ?? '')
+
+  if (intent === 'fonction-ajouter') {
+    const submission = parseWithZod(form, { schema: addSchema })
+    if (submission.status !== 'success') return fieldFailure(intent, null, libelle, submission, auth)
+    const created = await auth.settle(
+      auth.api.rest.bd.fonction.$post({ json: { libelle: submission.value.libelle, structure: { id: structureId } } }),
+    )
+    if (!created.ok) return apiFailure(intent, null, libelle, created, auth)
+    return auth.redirectWithToast(back(created.data.id), {
+      type: 'success',
+      key: 'fonctions.created',
+      values: { libelle: created.data.libelle },
+    })
+  }
+
+  if (intent === 'fonction-renommer') {
+    const id = Number(form.get('id')) || null
+    const submission = parseWithZod(form, { schema: renameSchema })
+    if (submission.status !== 'success') return fieldFailure(intent, id, libelle, submission, auth)
+    const saved = await auth.settle(auth.api.rest.bd.fonction.$put({ json: submission.value }))
+    if (!saved.ok) return apiFailure(intent, id, libelle, saved, auth)
+    return auth.redirectWithToast(back(id), {
+      type: 'success',
+      key: 'fonctions.renamed',
+      values: { libelle: saved.data.libelle },
+    })
+  }
+
+  if (intent === 'fonction-acces') {
+    const submission = parseWithZod(form, { schema: accessSchema })
+    if (submission.status !== 'success')
+      return refused({ id: null, libelle, errors: null, error: { key: 'errors.technical' } })
+    const { id, applications } = submission.value
+    // The name as it stands now, read again: a rename made meanwhile is kept.
+    const current = await auth.settle(auth.api.rest.bd.fonction.structure[':id'].$get({ param: { id: structureId } }))
+    const fonction = current.ok ? current.data.find((f) => f.id === id) : undefined
+    if (!current.ok || !fonction) {
+      return refused({
+        id,
+        libelle,
+        errors: null,
+        error: current.ok ? { key: 'fonctions.gone' } : apiMessage(current, 'errors.saveFailed'),
+      })
+    }
+    const saved = await auth.settle(
+      auth.api.rest.bd.fonction.$put({
+        json: { id, libelle: fonction.libelle, applications: [...new Set(applications)].map((a) => ({ id: a })) },
+      }),
+    )
+    if (!saved.ok) return apiFailure(intent, id, fonction.libelle, saved, auth)
+    return auth.redirectWithToast(back(id), {
+      type: 'success',
+      key: 'fonctions.grantsSaved',
+      values: { libelle: fonction.libelle },
+    })
+  }
+
+  const id = Number(form.get('id'))
+  if (!Number.isSafeInteger(id) || id < 1) {
+    return refused({ id: null, libelle, errors: null, error: { key: 'errors.technical' } })
+  }
+  const deleted = await auth.settle(auth.api.rest.bd.fonction[':id'].$delete({ param: { id } }))
+  if (!deleted.ok) {
+    return refused(
+      { id, libelle, errors: null, error: apiMessage(deleted, 'errors.updateFailed') },
+      deleted.status === 409 ? 409 : 400,
+    )
+  }
+  return auth.redirectWithToast(back(null), { type: 'success', key: 'fonctions.deleted', values: { libelle } })
+}
+
+/** A name the form itself refuses (empty, too short or long): said on the field. */
+async function fieldFailure(
+  intent: FonctionIntent,
+  id: number | null,
+  libelle: string,
+  submission: { error?: Record<string, string[] | null> | null | undefined },
+  auth: Auth,
+) {
+  const errors = submission.error?.libelle ?? null
+  return data<FonctionReply>(
+    { intent, id, libelle, errors, error: errors ? null : { key: 'errors.technical' } },
+    { status: 400, headers: await auth.headers() },
+  )
+}
+
+/** The API's refusal: a name taken or refused on the field, anything else on the page. */
+async function apiFailure(intent: FonctionIntent, id: number | null, libelle: string, failure: Failure, auth: Auth) {
+  const onField = fieldErrors(failure)?.libelle
+  const message = apiMessage(failure, 'errors.saveFailed')
+  const errors =
+    onField ?? (failure.error.businessCode === 'FONCTION_LIBELLE_ALREADY_USED' ? [encodeMessage(message)] : null)
+  return data<FonctionReply>(
+    { intent, id, libelle, errors, error: errors ? null : message },
+    { status: failure.status === 409 ? 409 : 400, headers: await auth.headers() },
+  )
+}

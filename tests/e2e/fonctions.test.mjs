@@ -1,0 +1,117 @@
+// A structure's functions on its page (issue 25): a delegated administrator adds one, renames it
+// and creates a user with it; its delete is refused while a post holds it, saying how many; a root
+// administrator ticks the applications a function opens. With and without JavaScript.
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { MODES, notice, signIn, useBrowser } from './support.mjs'
+
+const newPage = useBrowser()
+
+/** 'dd/MM/yyyy' of today + `days`. */
+function wireDate(days) {
+  const date = new Date(Date.now() + days * 86_400_000)
+  const pad = (n) => String(n).padStart(2, '0')
+  return `${pad(date.getDate())}/${pad(date.getMonth() + 1)}/${date.getFullYear()}`
+}
+
+/** The functions card of a structure page, and one of its functions. */
+const card = (page) => page.locator('#fonctions')
+const itemOf = (page, libelle) =>
+  card(page)
+    .getByRole('listitem')
+    .filter({ has: page.getByRole('heading', { name: libelle, exact: true, level: 3 }) })
+
+/** Deletes a function through its confirmation: a dialog with JavaScript, a page without. */
+async function confirmDelete(page, mode, libelle) {
+  await page.getByRole(mode.javaScriptEnabled ? 'button' : 'link', { name: `Supprimer la fonction ${libelle}` }).click()
+  const confirmation = mode.javaScriptEnabled
+    ? page.getByRole('alertdialog')
+    : page.getByRole('region', { name: `Supprimer la fonction ${libelle}` })
+  await confirmation.getByRole('button', { name: 'Supprimer' }).click()
+}
+
+for (const [index, mode] of MODES.entries()) {
+  const suffix = index === 0 ? 'JS' : 'sans JS'
+
+  describe(`a structure's functions ${mode.name}`, () => {
+    it('a delegated administrator adds one, renames it, creates a user with it; its delete is refused then', async () => {
+      const page = await newPage(mode)
+      await signIn(page, mode, 'adminsud', 'Adminsud1')
+      await page.goto('/pages/admin/structure/detail/6')
+      await itemOf(page, 'Agent de quai').waitFor()
+
+      const first = `Cariste ${suffix}`
+      await card(page).getByLabel('Nouvelle fonction').fill(first)
+      await card(page).getByRole('button', { name: 'Ajouter la fonction' }).click()
+      await notice(page, `Fonction ${first} ajoutée`).waitFor()
+      await itemOf(page, first).getByText('Aucun poste').waitFor()
+      await itemOf(page, first).getByText('N’ouvre aucune application').waitFor()
+
+      // The same name in another case is the same function: said on the field, what was typed kept.
+      await card(page).getByLabel('Nouvelle fonction').fill(first.toUpperCase())
+      await card(page).getByRole('button', { name: 'Ajouter la fonction' }).click()
+      await card(page).getByText(`${first} existe déjà dans cette structure`).waitFor()
+      assert.equal(await card(page).getByLabel('Nouvelle fonction').inputValue(), first.toUpperCase())
+
+      const renamed = `Cariste confirmé ${suffix}`
+      await page.getByRole('link', { name: `Renommer ${first}` }).click()
+      const field = page.getByLabel(`Nouveau nom de ${first}`)
+      await field.fill(renamed)
+      await field.press('Enter')
+      await notice(page, `Fonction renommée ${renamed}`).waitFor()
+      await itemOf(page, renamed).waitFor()
+
+      // The create-user form of the structure offers it.
+      const mail = `cariste.${index}.${Date.now()}@portail.example`
+      await page.goto('/pages/admin/user/6/new')
+      await page.getByLabel('Adresse e-mail', { exact: true }).fill(mail)
+      await page.getByLabel('Confirmation de l’adresse e-mail').fill(mail)
+      await page.getByLabel('Nom', { exact: true }).fill('Cariste')
+      await page.getByLabel('Prénom').fill('Camille')
+      await page.getByLabel('Fonction').selectOption({ label: renamed })
+      await page.getByLabel('Date de début').fill(wireDate(0))
+      await page.getByLabel('Date de fin').fill(wireDate(365))
+      await page.getByRole('button', { name: 'Enregistrer' }).click()
+      await notice(page, `Utilisateur ${mail} créé`).waitFor()
+
+      await page.goto('/pages/admin/structure/detail/6')
+      await itemOf(page, renamed).getByText('1 poste').waitFor()
+      await confirmDelete(page, mode, renamed)
+      await card(page).getByText('Cette fonction est celle de 1 poste(s), passés compris').waitFor()
+      await itemOf(page, renamed).waitFor()
+      await page.context().close()
+    })
+
+    it('a root administrator ticks what a function opens; a function without posts is deleted', async () => {
+      const page = await newPage(mode)
+      await signIn(page, mode, 'admin', 'Admin1234')
+      await page.goto('/pages/admin/structure/detail/5')
+      const libelle = `Peseur ${suffix}`
+      await card(page).getByLabel('Nouvelle fonction').fill(libelle)
+      await card(page).getByLabel('Nouvelle fonction').press('Enter')
+      await notice(page, `Fonction ${libelle} ajoutée`).waitFor()
+
+      await page.getByRole('link', { name: `Applications ouvertes par ${libelle}` }).click()
+      const grants = page.getByRole('group', { name: `Applications ouvertes par ${libelle}` })
+      await grants.getByRole('checkbox', { name: 'Pesage' }).check()
+      await page.getByRole('button', { name: 'Enregistrer les applications' }).click()
+      await notice(page, `Applications de ${libelle} enregistrées`).waitFor()
+      await itemOf(page, libelle).getByText('Pesage').waitFor()
+
+      await confirmDelete(page, mode, libelle)
+      await notice(page, `Fonction ${libelle} supprimée`).waitFor()
+      await itemOf(page, libelle).waitFor({ state: 'detached' })
+      await page.context().close()
+    })
+
+    it('a delegated administrator is not offered the grants', async () => {
+      const page = await newPage(mode)
+      await signIn(page, mode, 'adminsud', 'Adminsud1')
+      await page.goto('/pages/admin/structure/detail/6?acces=10')
+      await itemOf(page, "Chef d'agence").waitFor()
+      assert.equal(await page.getByRole('link', { name: /^Applications ouvertes par/ }).count(), 0)
+      assert.equal(await page.getByRole('group', { name: /^Applications ouvertes par/ }).count(), 0)
+      await page.context().close()
+    })
+  })
+}
