@@ -693,5 +693,18 @@ export const en: Resource = {
       'The carrier you validated has no post yet: without one they reach no application. Once they have chosen their password, give them a post in their company.',
     givePost: 'Give a post',
     dismiss: 'Close',
+    validateIntro:
+      'A link will be sent to them to choose their password. Give them a post in {{company}}: they will reach their applications from their first sign-in.',
+    validateIntroNoCompany:
+      'A link will be sent to them to choose their password. Give them a post: they will reach their applications from their first sign-in.',
+    fonction: 'Function',
+    noFonctionOffered: 'Their company has no function: they will be validated without a post.',
+    noPost: 'No post for now',
+    period: 'Period of the post',
+    dateDebut: 'Start date',
+    dateFin: 'End date',
+    validateSend: 'Validate and send the link',
+    validatedWithPost: 'Registration of {{mail}} validated with their post: a mail was sent to them.',
+    postRefused: 'The post could not be given: correct the fields shown.',
   },
 }

@@ -705,6 +705,19 @@ export const fr = {
       'Le transporteur validé n’a encore aucun poste : sans poste, il n’accède à aucune application. Une fois son mot de passe choisi, attribuez-lui un poste dans sa société.',
     givePost: 'Attribuer un poste',
     dismiss: 'Fermer',
+    validateIntro:
+      'Un lien lui sera envoyé pour choisir son mot de passe. Donnez-lui un poste dans {{company}} : il accédera à ses applications dès sa première connexion.',
+    validateIntroNoCompany:
+      'Un lien lui sera envoyé pour choisir son mot de passe. Donnez-lui un poste : il accédera à ses applications dès sa première connexion.',
+    fonction: 'Fonction',
+    noFonctionOffered: 'Sa société n’a aucune fonction : il sera validé sans poste.',
+    noPost: 'Aucun poste pour l’instant',
+    period: 'Période du poste',
+    dateDebut: 'Date de début',
+    dateFin: 'Date de fin',
+    validateSend: 'Valider et envoyer le lien',
+    validatedWithPost: 'Inscription de {{mail}} validée avec son poste : un mail lui a été envoyé.',
+    postRefused: 'Le poste n’a pas pu être donné : corrigez les champs signalés.',
   },
 }
 

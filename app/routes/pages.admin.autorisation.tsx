@@ -15,7 +15,8 @@ import { Pagination } from '~/components/pagination'
 import { SearchForm } from '~/components/search-form'
 import { Alert } from '~/components/ui/alert'
 import { Button, buttonVariants } from '~/components/ui/button'
-import { apiMessage, type Message } from '~/lib/api-errors'
+import { offeredValue, ValidatePanel, type ValidateValues } from '~/components/validate-panel'
+import { apiMessage, fieldErrors, type Message } from '~/lib/api-errors'
 import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { displayDateTime } from '~/lib/dates'
@@ -27,6 +28,7 @@ import { DEFAULT_PAGE_SIZE, lastPageUrl, listQuery } from '~/lib/pagination'
 import { pathWithout, urlWith } from '~/lib/url'
 import { cn } from '~/lib/utils'
 import { type PendingUser, REGISTRATION_SORTS } from '../../worker-api/contract/registration'
+import { todayIso, toWireDate } from '../../worker-api/lib/dates'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.authorizeUser' }
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
@@ -40,10 +42,16 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = await requireAdmin(request, context)
   const url = new URL(request.url)
   const query = listQuery(url.searchParams, REGISTRATION_SORTS)
-  const [result, t] = await Promise.all([
+  const validating = Number(url.searchParams.get(VALIDATE))
+  const [result, offered, t] = await Promise.all([
     auth.settle(auth.api.rest.bd.authorize.get.user.all.$get({ query })),
+    Number.isSafeInteger(validating) && validating > 0
+      ? auth.settle(auth.api.rest.bd.authorize.user[':id'].fonctions.$get({ param: { id: validating } }))
+      : null,
     i18nServer.getFixedT(request),
   ])
+  // The registration being validated, on this page and still to validate: the post it may start with.
+  const validation = offered?.ok ? { id: validating, fonctions: offered.data, ...defaultPeriod() } : null
   const title = `${t('autorisation.title')} · ${t('app.name')}`
   if (!result.ok) {
     return data(
@@ -55,6 +63,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
         now: Date.now(),
         failed: true,
         title,
+        validation: null,
         // Spec §8: said as a 5 s toast too (the root shows a page's notice).
         notice: { type: 'error' as const, key: 'errors.fetchFailed' },
       },
@@ -67,12 +76,36 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   if (last) throw redirect(last, { headers: await auth.headers() })
   return data(
     // The time the expiries are judged against: the server's, so that both renders agree.
-    { users: result.data, total, page: query.page, q: query.q ?? '', now: Date.now(), failed: false, title },
+    {
+      users: result.data,
+      total,
+      page: query.page,
+      q: query.q ?? '',
+      now: Date.now(),
+      failed: false,
+      title,
+      validation,
+    },
     { headers: await auth.headers() },
   )
 }
 
-type ActionData = { error: Message; intent: string }
+type ActionData = { error: Message; intent: string; validation?: ValidateValues }
+
+/** The post a validation gives (`avecPoste`): the function chosen (none: no post) and its period. */
+function postFrom(form: FormData) {
+  if (form.get('avecPoste') !== 'true') return { poste: undefined, values: undefined }
+  const fonction = String(form.get('fonction') ?? '')
+  const dateDebut = String(form.get('dateDebut') ?? '').trim()
+  const dateFin = String(form.get('dateFin') ?? '').trim()
+  const values: ValidateValues = { fonction, dateDebut, dateFin, errors: {} }
+  const [kind, ...rest] = fonction.split(':')
+  const named = rest.join(':')
+  if (fonction === '' || !named) return { poste: undefined, values }
+  const id = Number(named)
+  const chosen = kind === 'id' && Number.isSafeInteger(id) && id > 0 ? { id } : { libelle: named }
+  return { poste: { fonction: chosen, dateDebut, dateFin }, values }
+}
 
 /**
  * The per-row validation (a new link, or a resend) and deletion (after its confirmation). The list is
@@ -85,10 +118,13 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const row = rowAction(form, ['authorize', 'refuse'])
   if (!row) return data<ActionData>({ error: { key: 'errors.technical' }, intent: '' }, { status: 400 })
   const { intent, id } = row
+  const { poste, values } = intent === 'authorize' ? postFrom(form) : { poste: undefined, values: undefined }
   const result = await auth.settle(
-    auth.api.rest.bd.authorize.user.$post({ json: { user: { id }, authorize: intent === 'authorize' } }),
+    auth.api.rest.bd.authorize.user.$post({
+      json: { user: { id }, authorize: intent === 'authorize', ...(poste ? { poste } : {}) },
+    }),
   )
-  const back = pathWithout(request.url, ['confirmer', 'id', POST_FOR])
+  const back = pathWithout(request.url, ['confirmer', 'id', POST_FOR, VALIDATE])
   if (!result.ok) {
     // The company it typed cannot be created under that name: said on the page, the row stays.
     if (result.error.businessCode === 'STRUCTURE_NOM_ALREADY_USED') {
@@ -102,12 +138,25 @@ export async function action({ request, context }: ActionFunctionArgs) {
     if (result.status === 404 || result.status === 409) {
       return auth.redirectWithToast(back, { type: 'error', key: 'autorisation.notPending', values: { mail } })
     }
+    // The post refused (a period, a function no longer there): said on its fields, in the panel.
+    const fields = fieldErrors(result)
+    if (values && fields) {
+      const errors = {
+        fonction: [...(fields['poste.fonction.id'] ?? []), ...(fields['poste.fonction.libelle'] ?? [])],
+        dateDebut: fields['poste.dateDebut'],
+        dateFin: fields['poste.dateFin'],
+      }
+      return data<ActionData>(
+        { error: { key: 'autorisation.postRefused' }, intent, validation: { ...values, errors } },
+        { status: 400, headers: await auth.headers() },
+      )
+    }
     const error =
       result.error.businessCode === 'TOO_MANY_ATTEMPTS'
         ? { key: 'autorisation.tooManyMails', values: { mail } }
         : apiMessage(result, 'errors.LISTE_UPDATE_FAILED')
     return data<ActionData>(
-      { error, intent },
+      { error, intent, ...(values ? { validation: values } : {}) },
       { status: result.status === 403 ? 403 : result.status === 429 ? 429 : 400, headers: await auth.headers() },
     )
   }
@@ -115,10 +164,16 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const company = result.data.user.structure?.id
   // A carrier accepted has no post yet: the page then says so, with the way to give one.
   const to = new URL(back, request.url)
-  if (!result.data.supprime && !resent && company) to.searchParams.set(POST_FOR, String(company))
+  if (!result.data.supprime && !resent && !poste && company) to.searchParams.set(POST_FOR, String(company))
   return auth.redirectWithToast(`${to.pathname}${to.search}${focusFragment(form)}`, {
     type: 'success',
-    key: result.data.supprime ? 'autorisation.deleted' : resent ? 'autorisation.resent' : 'autorisation.validated',
+    key: result.data.supprime
+      ? 'autorisation.deleted'
+      : resent
+        ? 'autorisation.resent'
+        : poste
+          ? 'autorisation.validatedWithPost'
+          : 'autorisation.validated',
     values: { mail: result.data.user.mail },
   })
 }
@@ -126,13 +181,24 @@ export async function action({ request, context }: ActionFunctionArgs) {
 /** The search param that names the company of a carrier just accepted, whose users page gives posts. */
 const POST_FOR = 'poste'
 
+/** The search param that opens the validation of a registration (its post, then the link). */
+const VALIDATE = 'valider'
+
+/** A post's default period at validation: from today, for a year (wire dates). */
+function defaultPeriod() {
+  const today = todayIso()
+  const [year, month, day] = today.split('-').map(Number) as [number, number, number]
+  const inAYear = new Date(Date.UTC(year + 1, month - 1, day)).toISOString().slice(0, 10)
+  return { dateDebut: toWireDate(today), dateFin: toWireDate(inAYear) }
+}
+
 /** The prefix of the rows' ids (`inscription-11`). */
 const ROW = 'inscription'
 
 const fullName = (user: Pick<PendingUser, 'prenom' | 'nom'>) => `${user.prenom} ${user.nom}`
 
 export default function Authorisation() {
-  const { users, total, page, q, now, failed } = useLoaderData<typeof loader>()
+  const { users, total, page, q, now, failed, validation } = useLoaderData<typeof loader>()
   const failure = useActionData<typeof action>()
   const { search } = useLocation()
   const { t } = useTranslation()
@@ -143,6 +209,9 @@ export default function Authorisation() {
   const confirming =
     params.get('confirmer') === 'refuse' ? users.find((u) => String(u.id) === params.get('id')) : undefined
   const cancelHref = urlWith(search, { confirmer: null, id: null })
+  const validating = validation
+    ? users.find((user) => user.id === validation.id && user.tokenRegister === null)
+    : undefined
   const refusal = (user: PendingUser) => ({
     title: t('autorisation.deleteTitle', { mail: user.mail }),
     description: t('autorisation.deleteConfirm', { nom: fullName(user) }),
@@ -204,28 +273,42 @@ export default function Authorisation() {
         const sending = sendingId === String(user.id)
         return (
           <div className="flex flex-wrap justify-end gap-1">
-            <Form method="post" preventScrollReset>
-              <input type="hidden" name="intent" value="authorize" />
-              <input type="hidden" name="id" value={user.id} />
-              <input type="hidden" name="mail" value={user.mail} />
-              <input type="hidden" name="renvoi" value={String(resend)} />
-              {/* The row stays (its link sent, its expiry shown): focus comes back to this button. */}
-              <input type="hidden" name={FOCUS_FIELD} value={anchorId('valider', user.id)} />
-              <Button
+            {resend ? (
+              <Form method="post" preventScrollReset>
+                <input type="hidden" name="intent" value="authorize" />
+                <input type="hidden" name="id" value={user.id} />
+                <input type="hidden" name="mail" value={user.mail} />
+                <input type="hidden" name="renvoi" value="true" />
+                {/* The row stays (its link sent, its expiry shown): focus comes back to this button. */}
+                <input type="hidden" name={FOCUS_FIELD} value={anchorId('valider', user.id)} />
+                <Button
+                  id={anchorId('valider', user.id)}
+                  type="submit"
+                  variant="ghost"
+                  size="sm"
+                  // One mail at a time: a second click would send a second link.
+                  disabled={authorizing}
+                  aria-label={t('autorisation.resendLabel', { mail: user.mail })}
+                >
+                  <Mail aria-hidden />
+                  <span className="hidden lg:inline">
+                    {sending ? t('autorisation.sending') : t('autorisation.resend')}
+                  </span>
+                </Button>
+              </Form>
+            ) : (
+              // The first validation gives the post the carrier starts with: a panel asks for it.
+              <Link
                 id={anchorId('valider', user.id)}
-                type="submit"
-                variant="ghost"
-                size="sm"
-                // One mail at a time: a second click would send a second link.
-                disabled={authorizing}
-                aria-label={t(resend ? 'autorisation.resendLabel' : 'autorisation.validateLabel', { mail: user.mail })}
+                to={`${urlWith(search, { [VALIDATE]: String(user.id), confirmer: null, id: null })}#validation`}
+                preventScrollReset
+                className={buttonVariants({ variant: 'ghost', size: 'sm' })}
+                aria-label={t('autorisation.validateLabel', { mail: user.mail })}
               >
-                {resend ? <Mail aria-hidden /> : <UserCheck aria-hidden />}
-                <span className="hidden lg:inline">
-                  {sending ? t('autorisation.sending') : t(resend ? 'autorisation.resend' : 'autorisation.validate')}
-                </span>
-              </Button>
-            </Form>
+                <UserCheck aria-hidden />
+                <span className="hidden lg:inline">{t('autorisation.validate')}</span>
+              </Link>
+            )}
             <ConfirmDialog
               id={anchorId('refuser', user.id)}
               fallbackHref={urlWith(search, { confirmer: 'refuse', id: String(user.id) })}
@@ -258,6 +341,26 @@ export default function Authorisation() {
       ) : null}
       {confirming ? (
         <ConfirmPanel cancelHref={cancelHref} returnTo={anchorId('refuser', confirming.id)} {...refusal(confirming)} />
+      ) : null}
+      {validating && validation ? (
+        <ValidatePanel
+          // A refused validation comes back with what was chosen: the panel shows it again.
+          key={failure?.validation ? 'again' : 'new'}
+          id={validating.id}
+          mail={validating.mail}
+          company={validating.structure?.nom ?? null}
+          fonctions={validation.fonctions}
+          values={
+            failure?.validation ?? {
+              fonction: validation.fonctions[0] ? offeredValue(validation.fonctions[0]) : '',
+              dateDebut: validation.dateDebut,
+              dateFin: validation.dateFin,
+              errors: {},
+            }
+          }
+          cancelHref={`${urlWith(search, { [VALIDATE]: null })}#${anchorId('valider', validating.id)}`}
+          focusAfter={anchorId('valider', validating.id)}
+        />
       ) : null}
       <NeedsPost structureId={params.get(POST_FOR)} closeHref={urlWith(search, { [POST_FOR]: null })} />
       <SearchForm label={t('autorisation.search')} />

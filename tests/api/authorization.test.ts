@@ -491,6 +491,23 @@ Object.assign(MATRIX, {
     expect: admins(200, 200),
   },
   // A registration with a company in Agence Lille: in the scope of Direction Nord only.
+  'GET /portail-backend/rest/bd/authorize/user/{id}/fonctions': {
+    request: async () => ({
+      path: `/rest/bd/authorize/user/${
+        (
+          await freshUser({
+            registration: 'PENDING',
+            password: null,
+            actif: false,
+            registrationStructure: 4,
+            postes: [],
+          })
+        ).id
+      }/fonctions`,
+    }),
+    expect: admins(404, 200),
+  },
+  // A registration with a company in Agence Lille: in the scope of Direction Nord only.
   'POST /portail-backend/rest/bd/authorize/user': {
     request: async () => ({
       path: '/rest/bd/authorize/user',

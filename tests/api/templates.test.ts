@@ -194,6 +194,38 @@ async function firstSignIn(mail: string) {
   return signIn(login.login, 'Carrier12')
 }
 
+describe('GET rest/bd/authorize/user/{id}/fonctions (what "Valider" offers)', () => {
+  const offered = (id: number, token = nord) => call(`/rest/bd/authorize/user/${id}/fonctions`, { token })
+
+  it('names the template’s functions in its order for a company to create, its own for an existing one', async () => {
+    expect(
+      (
+        await putTemplate(4, [
+          { libelle: 'Chauffeur', applications: [{ id: 3 }] },
+          { libelle: 'Affréteur', applications: [] },
+        ])
+      ).status,
+    ).toBe(200)
+    const typed = await registration({ nom: 'Fret Offert' })
+    const toCreate = await offered(typed.id)
+    expect(toCreate.status).toBe(200)
+    expect(await toCreate.json()).toEqual([
+      { id: null, libelle: 'Chauffeur' },
+      { id: null, libelle: 'Affréteur' },
+    ])
+    const existing = await registration({ id: 5 })
+    expect(await (await offered(existing.id)).json()).toEqual([{ id: 10, libelle: 'Chauffeur' }])
+  })
+
+  it('answers 404 outside the caller’s scope and once the registration is no longer pending', async () => {
+    const sud = (await signedInUser({ admin: true, postes: [currentPost(3, 1)] })).jwt.accessToken
+    const waiting = await registration({ id: 5 })
+    expect((await offered(waiting.id, sud)).status).toBe(404)
+    expect((await authorize({ user: { id: waiting.id }, authorize: false })).status).toBe(200)
+    expect((await offered(waiting.id)).status).toBe(404)
+  })
+})
+
 describe('authorising a carrier', () => {
   it('creates the company it typed with the carrier type’s functions, gives the post asked for, and the carrier launches', async () => {
     expect((await putTemplate(4, [{ libelle: 'Chauffeur', applications: [{ id: 3 }] }])).status).toBe(200)

@@ -7,6 +7,19 @@ import { linkFromMailbox, MODES, notice, passCaptcha, signIn, submitLogin, useBr
 
 const newPage = useBrowser()
 
+const pad = (n) => String(n).padStart(2, '0')
+/** Today in the organisation's time zone, as [year, month, day]. */
+function organisationToday() {
+  const parts = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Paris' }).format(new Date()).split('-')
+  return parts.map(Number)
+}
+/** 'dd/MM/yyyy' of the organisation's today, and of that day next year (29 February: 1 March). */
+function wireToday({ years = 0 } = {}) {
+  const [year, month, day] = organisationToday()
+  const date = new Date(Date.UTC(year + years, month - 1, day))
+  return `${pad(date.getUTCDate())}/${pad(date.getUTCMonth() + 1)}/${date.getUTCFullYear()}`
+}
+
 /** The names of the public carrier list, as any visitor reads them. */
 async function publicCarriers(page) {
   const response = await page.request.get('/portail-backend/rest/public/bd/transporteur/structures')
@@ -63,13 +76,17 @@ for (const [index, mode] of MODES.entries()) {
       const row = admin.getByRole('row').filter({ hasText: mail })
       await row.getByText(company).waitFor()
       await row.getByText('Nouvelle société, créée à la validation').waitFor()
-      await row.getByRole('button', { name: new RegExp(`Valider.*${mail.replace(/[.]/g, '\\.')}`) }).click()
-      await notice(admin, mail).waitFor()
-      // Created now, and the administrator is told the carrier still needs a post, and where to give it.
+      // "Valider" asks for the post the carrier starts with: the template's first function, for a year.
+      await row.getByRole('link', { name: `Valider l’inscription de ${mail}` }).click()
+      const panel = admin.getByRole('region', { name: `Valider l’inscription de ${mail}` })
+      assert.equal(await panel.getByLabel('Fonction').inputValue(), 'nom:Chauffeur')
+      assert.equal(await panel.getByLabel('Date de début').inputValue(), wireToday())
+      assert.equal(await panel.getByLabel('Date de fin').inputValue(), wireToday({ years: 1 }))
+      await panel.getByRole('button', { name: 'Valider et envoyer le lien' }).click()
+      await notice(admin, `Inscription de ${mail} validée avec son poste`).waitFor()
+      // Created now, with its post: no word of a post still to give.
       assert.equal((await publicCarriers(admin)).includes(company), true)
-      await admin.getByText('Le transporteur validé n’a encore aucun poste').waitFor()
-      const givePost = (await admin.getByRole('link', { name: 'Attribuer un poste' }).getAttribute('href')) ?? ''
-      assert.match(givePost, /^\/pages\/admin\/user\/structure\/\d+\?ajouter=1$/)
+      assert.equal(await admin.getByText('Le transporteur validé n’a encore aucun poste').count(), 0)
       // Authorised: the row stays, with its link's expiry, and now offers to send the mail again. The
       // keyboard's focus is back on that button (without JavaScript too, once the page is back).
       const resend = admin
@@ -90,18 +107,13 @@ for (const [index, mode] of MODES.entries()) {
       await carrier.waitForURL((url) => url.pathname === '/login')
       await signIn(carrier, mode, mail, 'Carrier12')
       await carrier.getByRole('heading', { name: 'Mes accès', level: 1 }).waitFor()
-      // No post yet: the launcher is empty and says why.
-      await carrier.getByText('Aucun accès, merci de vous rapprocher de votre administrateur.').waitFor()
-      await carrier
-        .getByText(
-          "Votre compte est actif mais n'a encore aucun poste : votre administrateur doit vous en attribuer un.",
-        )
-        .waitFor()
-
-      // The company page the notice pointed to opens its add-post form.
-      // (With JavaScript its form opens as a modal dialog, which hides the page from the accessibility tree.)
-      await admin.goto(givePost)
-      await admin.locator('main h1', { hasText: company }).waitFor()
+      // Their post in the new company, from the carrier template: they launch at once.
+      const [tab] = await Promise.all([
+        carrier.context().waitForEvent('page'),
+        carrier.getByRole('button', { name: 'Lancer Module Rendez vous (nouvel onglet)' }).click(),
+      ])
+      await tab.waitForURL((url) => url.pathname === '/demo-app/rdv' && url.searchParams.has('code'))
+      await tab.getByText(/Connecté à .* par le portail\. Rémi Routier/).waitFor()
 
       // Done: the registration has left the queue.
       await admin.goto('/pages/admin/autorisation')
@@ -158,7 +170,8 @@ for (const [index, mode] of MODES.entries()) {
       await signIn(admin, mode, 'admin', 'Admin1234')
       await admin.goto('/pages/admin/autorisation')
       const row = admin.getByRole('row').filter({ hasText: mail })
-      await row.getByRole('button', { name: new RegExp(`Valider.*${mail.replace(/[.]/g, '\\.')}`) }).click()
+      await row.getByRole('link', { name: `Valider l’inscription de ${mail}` }).click()
+      await admin.getByRole('button', { name: 'Valider et envoyer le lien' }).click()
       await admin
         .getByRole('alert')
         .filter({ hasText: '« agence lille » est déjà le nom d’une autre structure' })

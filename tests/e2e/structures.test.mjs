@@ -51,7 +51,11 @@ for (const [index, mode] of MODES.entries()) {
       await page.getByRole('heading', { name: 'Créer une structure', level: 1 }).waitFor()
       await page.getByLabel('Nom', { exact: true }).fill(direction)
       await chooseType(page, mode, 'Direction')
-      assert.equal(await page.getByLabel('Nom', { exact: true }).inputValue(), direction, 'the name typed survives the type change')
+      assert.equal(
+        await page.getByLabel('Nom', { exact: true }).inputValue(),
+        direction,
+        'the name typed survives the type change',
+      )
       await page.getByText('Une seule structure parente possible : elle est choisie.').waitFor()
       assert.equal(await page.getByLabel('Structure parente').isDisabled(), true)
       await page.getByRole('button', { name: 'Enregistrer' }).click()

@@ -73,6 +73,7 @@ export const ADMIN_SCREENS = [
   '/pages/admin/user/detail/2?structure=4&confirmer=poste&id=2',
   '/pages/admin/autorisation',
   '/pages/admin/autorisation?confirmer=refuse&id=11',
+  '/pages/admin/autorisation?valider=12',
   '/pages/admin/listeLogs',
   '/pages/admin/listeLogs?du=2020-01-01&type=CONNEXION',
   '/pages/admin/applications',

@@ -62,6 +62,19 @@ export const registrationListQuery = z.object({
 })
 export type RegistrationListQuery = z.infer<typeof registrationListQuery>
 
+/**
+ * GET rest/bd/authorize/user/{id}/fonctions: the functions an authorisation may give the carrier a post
+ * of, in order (the template's first first): those of their company, or, for a company created at
+ * the authorisation, the names of the carrier type's template (`id` null).
+ */
+export const offeredFonctionSchema = z.object({
+  id: z.number().int().nullable().describe('null: a function of the template, created with the company'),
+  libelle: z.string(),
+})
+export type OfferedFonction = z.infer<typeof offeredFonctionSchema>
+
+export const registrationIdParam = z.object({ id: positiveInt() })
+
 /** POST rest/bd/authorize/user (spec §7): authorise (send or renew the link) or refuse (delete). */
 export const authorizeSchema = z
   .object({

@@ -4,8 +4,10 @@ import {
   authorizeResultSchema,
   authorizeSchema,
   carrierStructureSchema,
+  offeredFonctionSchema,
   pendingUserSchema,
   registeredSchema,
+  registrationIdParam,
   registrationListQuery,
   registrationSchema,
 } from '../contract/registration'
@@ -13,7 +15,13 @@ import { afterResponse } from '../lib/after-response'
 import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
 import { deliverOutbox } from '../services/outbox'
-import { authorizeRegistration, carrierStructures, listRegistrations, register } from '../services/registration'
+import {
+  authorizeRegistration,
+  carrierStructures,
+  listRegistrations,
+  register,
+  registrationFonctions,
+} from '../services/registration'
 
 const body = <T extends z.ZodType>(schema: T) => ({
   body: { content: { 'application/json': { schema } }, required: true },
@@ -62,6 +70,19 @@ export const registrationRoutes = router()
       c.header('X-Total-Count', String(total))
       return c.json(items, 200)
     },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/rest/bd/authorize/user/{id}/fonctions',
+      tags: ['Registration'],
+      summary:
+        "The functions an authorisation may give a pending registration a post of: its company's, or the carrier template's names for a company created then (id null)",
+      security: [{ bearer: [] }],
+      request: { params: registrationIdParam },
+      responses: { 200: json(z.array(offeredFonctionSchema), 'Functions'), ...errors(400, 401, 403, 404) },
+    }),
+    async (c) => c.json(await registrationFonctions(c.env, c.get('caller'), c.req.valid('param').id), 200),
   )
   .openapi(
     createRoute({

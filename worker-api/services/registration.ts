@@ -3,6 +3,7 @@ import type {
   AuthorizeInput,
   AuthorizeResult,
   CarrierStructure,
+  OfferedFonction,
   PendingUser,
   Registered,
   RegistrationInput,
@@ -278,6 +279,24 @@ export async function listRegistrations(
 }
 
 /**
+ * What the queue's "Valider" offers (GET rest/bd/authorize/user/{id}/fonctions): the functions of a
+ * pending registration's company, in the caller's scope, as the authorisation would take them.
+ */
+export async function registrationFonctions(env: Env, caller: Caller, id: number): Promise<OfferedFonction[]> {
+  const db = getDb(env.DB)
+  const viewer = viewerOf(caller)
+  const [actor, [target], offered] = await actorWith(
+    env,
+    caller,
+    pendingInScope(db, viewer).select('u.id').where('u.id', '=', id),
+    offeredFonctions(db, viewer, id, carrierSettings(env).typeId),
+  )
+  requireAdmin(actor)
+  if (!target) throw notFound('Unknown registration')
+  return offered.map(({ id, libelle }) => ({ id, libelle }))
+}
+
+/**
  * The registration an administrator acts on, in their queue, still pending, with the structure holding
  * the name it typed if any; `read` reads it again (at the end of the batch that changes it).
  */
@@ -323,17 +342,19 @@ function offeredFonctions(db: DB, viewer: Viewer, id: number, typeId: number | n
     db
       .selectFrom('fonction as offered')
       .innerJoin('structure as offered_company', 'offered_company.id', 'offered.structure_id')
-      .select([sql<number | null>`offered.id`.as('id'), 'offered.libelle'])
+      .select([sql<number | null>`offered.id`.as('id'), 'offered.libelle', sql<number>`offered.id`.as('position')])
       .where(sql<SqlBool>`offered.structure_id = ${company}`)
       // A company outside the caller's scope (one of that name elsewhere in the tree) offers nothing.
       .where(pathInScope(db, viewer, sql.ref<string>('offered_company.path')))
       .unionAll(
         db
           .selectFrom('modele_fonction as m')
-          .select([sql<number | null>`null`.as('id'), 'm.libelle'])
+          .select([sql<number | null>`null`.as('id'), 'm.libelle', 'm.position'])
           .where('m.type_id', '=', typeId ?? 0)
           .where(sql<SqlBool>`${company} is null`),
       )
+      // A company's functions in the order they were made (a template's copy keeps its order).
+      .orderBy('position')
   )
 }
 

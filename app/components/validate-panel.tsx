@@ -1,0 +1,112 @@
+import { Form, Link } from '@remix-run/react'
+import { UserCheck } from 'lucide-react'
+import { useId } from 'react'
+import { useTranslation } from 'react-i18next'
+import { translateError } from '~/lib/api-errors'
+import { FOCUS_FIELD } from '~/lib/focus'
+import { usePendingIntent } from '~/lib/form'
+import type { OfferedFonction } from '../../worker-api/contract/registration'
+import { DateRangeInput } from './date-range-input'
+import { SelectField } from './select-field'
+import { Button, buttonVariants } from './ui/button'
+
+/** A function offered, as the select posts it: `id:12` for one of the company, `nom:Chauffeur` for one of the template. */
+export const offeredValue = (fonction: OfferedFonction) =>
+  fonction.id === null ? `nom:${fonction.libelle}` : `id:${fonction.id}`
+
+/** What the panel shows again after a refused validation: what was chosen, and the errors by field. */
+export type ValidateValues = {
+  fonction: string
+  dateDebut: string
+  dateFin: string
+  errors: Partial<Record<'fonction' | 'dateDebut' | 'dateFin', string[]>>
+}
+
+/**
+ * The queue's "Valider" for a registration not yet validated: the post the carrier starts with — a
+ * function of their company (the template's first preselected, or none) and a period (from today,
+ * one year by default) — then the link is sent. A region of the page (`?valider=`), the same with
+ * and without JavaScript.
+ */
+export function ValidatePanel({
+  id,
+  mail,
+  company,
+  fonctions,
+  values,
+  cancelHref,
+  focusAfter,
+}: {
+  id: number
+  mail: string
+  company: string | null
+  fonctions: OfferedFonction[]
+  values: ValidateValues
+  cancelHref: string
+  focusAfter: string
+}) {
+  const { t } = useTranslation()
+  const headingId = useId()
+  const pending = usePendingIntent('authorize')
+  const errors = (field: keyof ValidateValues['errors']) => values.errors[field]?.map((e) => translateError(t, e))
+  return (
+    <section
+      id="validation"
+      aria-labelledby={headingId}
+      className="flex flex-col gap-4 rounded-lg border border-primary/40 bg-card p-6 shadow-sm"
+    >
+      <div className="flex flex-col gap-2">
+        <h2 id={headingId} className="text-lg font-semibold">
+          {t('autorisation.validateLabel', { mail })}
+        </h2>
+        <p className="text-sm text-muted-foreground">
+          {t(company ? 'autorisation.validateIntro' : 'autorisation.validateIntroNoCompany', { company })}
+        </p>
+      </div>
+      <Form method="post" preventScrollReset className="flex flex-col gap-4">
+        <input type="hidden" name="intent" value="authorize" />
+        <input type="hidden" name="id" value={id} />
+        <input type="hidden" name="mail" value={mail} />
+        <input type="hidden" name="renvoi" value="false" />
+        <input type="hidden" name="avecPoste" value="true" />
+        <input type="hidden" name={FOCUS_FIELD} value={focusAfter} />
+        <SelectField
+          label={t('autorisation.fonction')}
+          hint={fonctions.length === 0 ? t('autorisation.noFonctionOffered') : undefined}
+          errors={errors('fonction')}
+          options={[
+            ...fonctions.map((fonction) => ({ value: offeredValue(fonction), label: fonction.libelle })),
+            { value: '', label: t('autorisation.noPost') },
+          ]}
+          selectProps={{ id: 'validation-fonction', name: 'fonction', defaultValue: values.fonction }}
+        />
+        <DateRangeInput
+          legend={t('autorisation.period')}
+          start={{
+            name: 'dateDebut',
+            id: 'validation-debut',
+            label: t('autorisation.dateDebut'),
+            defaultValue: values.dateDebut,
+            errors: errors('dateDebut'),
+          }}
+          end={{
+            name: 'dateFin',
+            id: 'validation-fin',
+            label: t('autorisation.dateFin'),
+            defaultValue: values.dateFin,
+            errors: errors('dateFin'),
+          }}
+        />
+        <div className="flex flex-wrap gap-2">
+          <Button type="submit" disabled={pending} aria-disabled={pending}>
+            <UserCheck aria-hidden />
+            {pending ? t('autorisation.sending') : t('autorisation.validateSend')}
+          </Button>
+          <Link to={cancelHref} preventScrollReset className={buttonVariants({ variant: 'outline' })}>
+            {t('common.cancel')}
+          </Link>
+        </div>
+      </Form>
+    </section>
+  )
+}
