@@ -141,10 +141,16 @@ export async function action({ request, context }: ActionFunctionArgs) {
     // The post refused (a period, a function no longer there): said on its fields, in the panel.
     const fields = fieldErrors(result)
     if (values && fields) {
+      // The API names a field by its path in the request body (`poste.fonction.id`, `poste.dateDebut`):
+      // the panel's field gathers what was said on it and under it.
+      const onPost = (field: string) =>
+        Object.entries(fields).flatMap(([path, said]) =>
+          path === `poste.${field}` || path.startsWith(`poste.${field}.`) ? (said ?? []) : [],
+        )
       const errors = {
-        fonction: [...(fields['poste.fonction.id'] ?? []), ...(fields['poste.fonction.libelle'] ?? [])],
-        dateDebut: fields['poste.dateDebut'],
-        dateFin: fields['poste.dateFin'],
+        fonction: onPost('fonction'),
+        dateDebut: onPost('dateDebut'),
+        dateFin: onPost('dateFin'),
       }
       return data<ActionData>(
         { error: { key: 'autorisation.postRefused' }, intent, validation: { ...values, errors } },
