@@ -15,6 +15,7 @@ import { catalogueRoutes } from './routes/catalogue'
 import { devRoutes } from './routes/dev'
 import { fonctionRoutes } from './routes/fonctions'
 import { healthRoutes } from './routes/health'
+import { homeRoutes } from './routes/home'
 import { logRoutes } from './routes/logs'
 import { passwordRoutes } from './routes/password'
 import { registrationRoutes } from './routes/registration'
@@ -36,6 +37,7 @@ const apiRoutes = router()
   .route('/', accessRoutes)
   .route('/', catalogueRoutes)
   .route('/', logRoutes)
+  .route('/', homeRoutes)
   .route('/', passwordRoutes)
   .route('/', structureRoutes)
   .route('/', fonctionRoutes)

@@ -451,6 +451,11 @@ Object.assign(MATRIX, {
     request: () => ({ path: '/rest/bd/logs/export?dateDebut=20200101' }),
     expect: admins(200, 200),
   },
+  // Every administrator reads the home of their own scope (its figures per scope: home.test.ts).
+  'GET /portail-backend/rest/bd/accueil': {
+    request: () => ({ path: '/rest/bd/accueil' }),
+    expect: admins(200, 200),
+  },
   // The catalogue is the root administrators' alone.
   'GET /portail-backend/rest/bd/application': {
     request: () => ({ path: '/rest/bd/application?page=1' }),

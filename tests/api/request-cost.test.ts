@@ -98,6 +98,12 @@ describe('statements per request', () => {
     expect(response.status).toBe(200)
     expect(((await response.json()) as { modification: boolean }).modification).toBe(true)
     expect(cost(response)).toMatchObject({ statements: 2, roundTrips: 1 })
+    // The administration home: every figure with the caller, the user counts kept or counted in the batch.
+    for (const _ of [1, 2]) {
+      const home = await call('/rest/bd/accueil', { token, env: TIMING })
+      expect(home.status).toBe(200)
+      expect(cost(home).roundTrips).toBe(1)
+    }
     const access = await call(`/rest/bd/acces/utilisateur/${target.id}`, { token, env: TIMING })
     expect(access.status).toBe(200)
     expect(cost(access)).toMatchObject({ statements: 3, roundTrips: 1 })

@@ -95,3 +95,16 @@ INSERT OR IGNORE INTO poste (id, utilisateur_id, structure_id, fonction_id, date
 INSERT OR IGNORE INTO application (id, libelle, icone, url) VALUES
   (901, 'Essai catalogue avec JS', 'warehouse', 'https://essai.example.test/js'),
   (902, 'Essai catalogue sans JS', 'warehouse', 'https://essai.example.test/nojs');
+
+-- Posts ending in ten days in Agence Marseille (Direction Sud), for the administration home: one
+-- extended by each mode of its test, one the screens' checks open the extension of.
+INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain)
+SELECT 960, 'fin1', 'Finet', 'Florence', 'florence.finet@portail.example', password_hash, 'http://localhost:8787' FROM utilisateur WHERE login = 'agent';
+INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain)
+SELECT 961, 'fin2', 'Finet', 'Fabien', 'fabien.finet@portail.example', password_hash, 'http://localhost:8787' FROM utilisateur WHERE login = 'agent';
+INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain)
+SELECT 962, 'fin3', 'Finet', 'Frida', 'frida.finet@portail.example', password_hash, 'http://localhost:8787' FROM utilisateur WHERE login = 'agent';
+INSERT OR IGNORE INTO poste (id, utilisateur_id, structure_id, fonction_id, date_debut, date_fin)
+VALUES (9100, 960, 6, 11, date('now', '-100 days'), date('now', '+10 days')),
+       (9101, 961, 6, 11, date('now', '-100 days'), date('now', '+10 days')),
+       (9102, 962, 6, 11, date('now', '-100 days'), date('now', '+12 days'));

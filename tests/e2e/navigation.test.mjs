@@ -69,6 +69,7 @@ for (const mode of MODES) {
       const nav = page.getByRole('navigation', { name: 'Navigation principale' }).last()
       await nav.getByRole('heading', { name: 'Administration' }).waitFor()
       for (const link of [
+        'Tableau de bord',
         'Structures',
         'Créer un utilisateur',
         'Gérer les utilisateurs',

@@ -56,6 +56,8 @@ export function useBrowser() {
  * form): what the widths and accessibility checks go through.
  */
 export const ADMIN_SCREENS = [
+  '/pages/admin',
+  '/pages/admin?prolonger=9102',
   '/pages/admin/listeStructures',
   '/pages/admin/listeStructures?confirmer=supprimer&id=4',
   '/pages/admin/structure?type=3',

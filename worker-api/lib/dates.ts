@@ -74,8 +74,11 @@ export function dayStartInstant(day: string): string {
   throw new Error(`No start found for ${day}`)
 }
 
+/** The calendar date `days` days after `day` (before it when negative), both 'YYYY-MM-DD'. */
+export const addDays = (day: string, days: number) =>
+  new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10)
 /** The day after a calendar day, both 'YYYY-MM-DD'. */
-export const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10)
+export const nextDay = (day: string) => addDays(day, 1)
 
 /** 'yyyyMMdd' (spec §7, the history's range) → 'YYYY-MM-DD'. */
 export const fromCompactDate = (compact: string) =>

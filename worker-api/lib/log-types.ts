@@ -7,6 +7,9 @@ const APPLICATION_LOG_TYPES = new Map<string, LogType>([
   ['Pesage', 'APPLI_PESAGE'],
 ])
 
+/** The types of a launch's entry: one of spec §9's, or APPLICATION for any other application. */
+export const LAUNCH_LOG_TYPES: readonly LogType[] = [...new Set(APPLICATION_LOG_TYPES.values()), 'APPLICATION']
+
 /** Spec §9: application names map to log types, others to APPLICATION. */
 export function logTypeForApplication(libelle: string): LogType {
   return APPLICATION_LOG_TYPES.get(libelle) ?? 'APPLICATION'

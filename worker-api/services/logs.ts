@@ -198,7 +198,7 @@ function filteredLogs(db: DB, filters: LogFilters, after?: Expression<number>) {
  * one, read newest first: a page stops after a few), and `set` probes the scope's users gathered once
  * (a large scope counted: a month of the root's entries in a few tens of milliseconds).
  */
-function authorInScope(db: DB, viewer: Viewer, way: 'users' | 'log' | 'set'): Expression<SqlBool> {
+export function authorInScope(db: DB, viewer: Viewer, way: 'users' | 'log' | 'set'): Expression<SqlBool> {
   const gone = sql<SqlBool>`(log.utilisateur_id is null and ${wholeTreeInScope(db, viewer)})`
   if (way === 'users') return sql<SqlBool>`(log.utilisateur_id in ${scopeUserIds(db, viewer)} or ${gone})`
   if (way === 'set') return sql<SqlBool>`(+log.utilisateur_id in ${scopeUserIds(db, viewer)} or ${gone})`

@@ -190,7 +190,7 @@ export async function register(env: Env, input: RegistrationInput, context: Cont
 }
 
 /** The pending registrations of the viewer's queue (lib/scope.ts) with their company, as the queue reads them. */
-function pendingInScope(db: DB, viewer: Viewer) {
+export function pendingInScope(db: DB, viewer: Viewer) {
   return db
     .selectFrom('utilisateur as u')
     .leftJoin('structure as company', 'company.id', 'u.registration_structure_id')

@@ -245,18 +245,47 @@ export async function listUsers(
   return { items, total: kept?.total ?? (await countUsers(db, viewer, query, key, small)) }
 }
 
-/** Counts a list's users (from the scope's posts or from the users, as its page) and keeps the total. */
-async function countUsers(db: DB, viewer: Viewer, query: UserListQuery, key: string, small: Expression<SqlBool>) {
+/** A list's count of users, from the scope's posts or from the users, as its page is read. */
+function usersCount(db: DB, viewer: Viewer, query: UserListQuery, small: Expression<SqlBool>) {
   const count = (from: 'users' | 'posts') =>
     listedUsers(db, viewer, query, from).select((eb) => eb.fn.countAll<number>().as('n'))
-  const total = sql<number>`case when ${small} then ${count('posts')} else ${count('users')} end`
+  return sql<number>`case when ${small} then ${count('posts')} else ${count('users')} end`
+}
+
+/** Counts a list's users and keeps the total. */
+async function countUsers(db: DB, viewer: Viewer, query: UserListQuery, key: string, small: Expression<SqlBool>) {
   const kept = await db
     .insertInto('utilisateur_liste_total')
-    .values({ cle: key, jour: viewer.today, total })
+    .values({ cle: key, jour: viewer.today, total: usersCount(db, viewer, query, small) })
     .onConflict((oc) => oc.column('cle').doUpdateSet({ total: (eb) => eb.ref('excluded.total') }))
     .returning('total')
     .executeTakeFirstOrThrow()
   return kept.total
+}
+
+/**
+ * A list's total as two statements of a caller's batch: the first counts and keeps it when it is not
+ * kept yet (for an administrator only), the second reads it. A figure that stands for the list (the
+ * administration home's) is thus its `X-Total-Count`, counted once as the list's own total is.
+ */
+export function keptUserTotal(db: DB, viewer: Viewer, query: UserListQuery) {
+  const key = totalKey(viewer, query)
+  const kept = db.selectFrom('utilisateur_liste_total').select('total').where('cle', '=', key)
+  const missing = db
+    .selectFrom('utilisateur as keeper')
+    .select('keeper.id')
+    .where('keeper.id', '=', viewer.id)
+    .where('keeper.admin', '=', 1)
+    .where(({ not, exists }) => not(exists(kept)))
+  return [
+    insertWhen(
+      db,
+      'utilisateur_liste_total',
+      { cle: key, jour: viewer.today, total: usersCount(db, viewer, query, smallScope(db, viewer)) },
+      missing as never,
+    ).onConflict((oc) => oc.column('cle').doNothing()),
+    kept,
+  ] as const
 }
 
 /** The target of an action on a user, with whether the caller may manage them (`modification`). */

@@ -3,6 +3,7 @@ import {
   AppWindow,
   Building2,
   History,
+  LayoutDashboard,
   LayoutGrid,
   type LucideIcon,
   ShieldCheck,
@@ -15,9 +16,11 @@ import { useTranslation } from 'react-i18next'
 import type { SessionUser } from '~/lib/session.server'
 import { cn } from '~/lib/utils'
 
-type Item = { to: string; label: string; icon: LucideIcon }
+/** `end`: active on its own path only (the home, whose path starts every other admin page's). */
+type Item = { to: string; label: string; icon: LucideIcon; end?: boolean }
 
 const ADMIN_ITEMS: Item[] = [
+  { to: '/pages/admin', label: 'nav.adminHome', icon: LayoutDashboard, end: true },
   { to: '/pages/admin/listeStructures', label: 'nav.structures', icon: Building2 },
   { to: '/pages/admin/user/new', label: 'nav.createUser', icon: UserPlus },
   { to: '/pages/admin/listeUtilisateurs', label: 'nav.manageUsers', icon: Users },
@@ -43,10 +46,11 @@ function Group({ title, items }: { title: string; items: Item[] }) {
         {title}
       </h2>
       <ul className="flex flex-col gap-0.5">
-        {items.map(({ to, label, icon: Icon }) => (
+        {items.map(({ to, label, icon: Icon, end }) => (
           <li key={to}>
             <NavLink
               to={to}
+              end={end}
               className={({ isActive }) =>
                 cn(
                   'flex items-center gap-3 rounded-md px-3 py-2 text-sm transition-colors duration-[250ms] hover:bg-sidebar-accent',
