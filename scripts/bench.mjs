@@ -328,6 +328,18 @@ for (const [who, account] of [
     })
   }
 }
+// The administration home: the user lists' totals (kept after the first count of the day), the queue,
+// the posts ending within 30 days, and a month of sign-ins and launches counted from the history.
+for (const [who, account] of [
+  ['admin of the root', admin],
+  ['admin of a leaf', leafAdmin],
+]) {
+  await scenario(`GET rest/bd/accueil (${who})`, 'read', async () => {
+    const session = await login(account.login, account.password)
+    const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
+    return { url: `${api}/bd/accueil`, init: { headers } }
+  })
+}
 await scenario('GET rest/bd/utilisateur/structure/{id}?page=1 (admin of the root, a site)', 'read', async () => {
   const session = await login(admin.login, admin.password)
   const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
@@ -442,6 +454,10 @@ await exportFigures('GET rest/bd/logs/export (history: export, admin of the root
 
 await scenario('GET /pages/admin/listeStructures (SSR, admin of the root)', 'page', async () => ({
   url: `${base}/pages/admin/listeStructures`,
+  init: { headers: { Cookie: await browserCookie(admin.login, admin.password) } },
+}))
+await scenario('GET /pages/admin (SSR, the administration home, admin of the root)', 'page', async () => ({
+  url: `${base}/pages/admin`,
   init: { headers: { Cookie: await browserCookie(admin.login, admin.password) } },
 }))
 await scenario('GET /login (SSR, anonymous)', 'page', async () => ({ url: `${base}/login` }))

@@ -166,6 +166,18 @@ describe('GET rest/bd/accueil', () => {
     ])
   })
 
+  it('lists a post ending 29 days on, not 30; ten a page', async () => {
+    const before = (await home(root)).postesFinissant.total
+    for (let n = 0; n < 11; n++) {
+      await createUser({ postes: [{ structureId: 3, fonctionId: 3, from: isoDate(-1), to: isoDate(29) }] })
+    }
+    await createUser({ postes: [{ structureId: 3, fonctionId: 3, from: isoDate(-1), to: isoDate(30) }] })
+    const first = (await home(root)).postesFinissant
+    expect(first.total).toBe(before + 11)
+    expect(first.items).toHaveLength(10)
+    expect((await home(root, '?page=2')).postesFinissant.items).toHaveLength(before + 1)
+  })
+
   it('is for administrators: a user gets 403, a bad page 400', async () => {
     expect((await call('/rest/bd/accueil', { token: agent })).status).toBe(403)
     expect((await call('/rest/bd/accueil')).status).toBe(401)

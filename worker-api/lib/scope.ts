@@ -133,10 +133,13 @@ export const isUserAccount = (alias = 'utilisateur'): Expression<SqlBool> =>
  * viewer administers the whole tree of their domain. Not the domain alone: a delegated administrator
  * would otherwise reach every former employee, deleted user and registration of the organisation.
  */
-function postlessInScope(db: DB, viewer: Viewer, alias: string): Expression<SqlBool> {
+function postlessInScope(db: DB, viewer: Viewer, alias: string, { byIndex = true } = {}): Expression<SqlBool> {
   const user = userOf(alias)
-  return sql<SqlBool>`(${user.rattachement} in ${scopeStructureIds(db, viewer)}
-    or (${user.rattachement} is null and ${wholeTreeInScope(db, viewer)}
+  // Without `byIndex`, a unary plus keeps SQLite from reading the rows through the index on
+  // `rattachement_id` (every user of the scope's structures) when the query has a better one.
+  const rattachement = byIndex ? user.rattachement : sql<number | null>`+${user.rattachement}`
+  return sql<SqlBool>`(${rattachement} in ${scopeStructureIds(db, viewer)}
+    or (${rattachement} is null and ${wholeTreeInScope(db, viewer)}
       and ${sameDomainSql(user.domain, viewer.domain)}))`
 }
 
@@ -148,7 +151,10 @@ function postlessInScope(db: DB, viewer: Viewer, alias: string): Expression<SqlB
  * is gone falls to the administrators of the whole tree of its domain.
  */
 export const registrationInScope = (db: DB, viewer: Viewer, alias: string): Expression<SqlBool> =>
-  postlessInScope(db, viewer, alias)
+  // Read from the few pending registrations (`utilisateur (registration_state, …)`), not from the
+  // users of the scope's structures: the root's queue of 300 among 100 000 users in a millisecond
+  // rather than a third of a second.
+  postlessInScope(db, viewer, alias, { byIndex: false })
 
 /**
  * The ids of the users without a live post in the viewer's scope (`postlessInScope` as a set), each
