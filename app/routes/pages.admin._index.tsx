@@ -216,6 +216,8 @@ export default function AdminHome() {
     {
       id: 'utilisateur',
       header: t('home.who'),
+      // A long name or structure wraps anywhere rather than widen a phone's page.
+      className: '[overflow-wrap:anywhere]',
       cell: (poste) => (
         <span className="flex flex-col">
           <Link
@@ -227,20 +229,28 @@ export default function AdminHome() {
           <span className="text-muted-foreground sm:hidden">
             {poste.fonction.libelle} · {poste.structure.nom}
           </span>
+          <span className="tabular-nums text-muted-foreground sm:hidden">
+            {t('home.ends')} {poste.dateFin}
+          </span>
         </span>
       ),
     },
     {
       id: 'poste',
       header: t('home.where'),
-      className: 'hidden sm:table-cell',
+      className: 'hidden sm:table-cell [overflow-wrap:anywhere]',
       cell: (poste) => (
         <span>
           {poste.fonction.libelle} <span className="text-muted-foreground">· {poste.structure.nom}</span>
         </span>
       ),
     },
-    { id: 'fin', header: t('home.ends'), className: 'tabular-nums', cell: (poste) => poste.dateFin },
+    {
+      id: 'fin',
+      header: t('home.ends'),
+      className: 'hidden sm:table-cell tabular-nums',
+      cell: (poste) => poste.dateFin,
+    },
     {
       id: 'actions',
       header: <span className="sr-only">{t('home.actions')}</span>,

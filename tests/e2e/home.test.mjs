@@ -70,7 +70,7 @@ for (const [index, mode] of MODES.entries()) {
       await signIn(page, mode, 'adminsud', 'Adminsud1')
       await page.goto('/pages/admin')
       const row = page.getByRole('row').filter({ hasText: who })
-      await row.getByText(wireDate(10)).waitFor()
+      await row.getByRole('cell', { name: wireDate(10), exact: true }).waitFor()
       await row.getByRole('link', { name: `Prolonger le poste de ${who}` }).click()
       const panel = page.getByRole('region', { name: `Prolonger le poste de ${who}` })
       const field = panel.getByLabel('Nouvelle date de fin')
