@@ -21,24 +21,28 @@ export function ChartTable({
   headers: [ReactNode, ReactNode]
   points: ChartPoint[]
 }) {
+  // The hidden box is a div around the table: a table is never narrower than its longest words, so
+  // hidden itself it would still widen a phone's page.
   return (
-    <table className="sr-only">
-      <caption>{caption}</caption>
-      <thead>
-        <tr>
-          <th scope="col">{headers[0]}</th>
-          <th scope="col">{headers[1]}</th>
-        </tr>
-      </thead>
-      <tbody>
-        {points.map((point) => (
-          <tr key={point.label}>
-            <th scope="row">{point.label}</th>
-            <td>{point.value}</td>
+    <div className="sr-only">
+      <table>
+        <caption>{caption}</caption>
+        <thead>
+          <tr>
+            <th scope="col">{headers[0]}</th>
+            <th scope="col">{headers[1]}</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {points.map((point) => (
+            <tr key={point.label}>
+              <th scope="row">{point.label}</th>
+              <td>{point.value}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   )
 }
 

@@ -77,7 +77,10 @@ INSERT OR IGNORE INTO poste (id, utilisateur_id, structure_id, fonction_id, date
 INSERT INTO log (date, utilisateur_id, type_log, nom_log, commentaire, nom_navigateur, version_navigateur)
 VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 931, 'CONNEXION', 'CONNEXION', NULL, 'Chrome', '131.0.0.0'),
        (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 931, 'ADMINISTRATION', 'UTILISATEUR_CREATION',
-        'jean-baptiste.delacroix-monfort@logistique.example', 'Chrome', '131.0.0.0');
+        'jean-baptiste.delacroix-monfort@logistique.example', 'Chrome', '131.0.0.0'),
+       -- A launch, so that the home's launches (their chart and its table) are on the screens' checks.
+       (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 931, 'APPLICATION', 'Planification des rendez-vous de quai',
+        NULL, 'Chrome', '131.0.0.0');
 
 -- The post deletion tests: one user per mode with two current posts in Agence Rouen.
 INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain)

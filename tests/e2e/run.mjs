@@ -56,7 +56,7 @@ const { child } = await serve({
 })
 
 const files = readdirSync(path.join(root, 'tests', 'e2e'))
-  .filter((name) => name.endsWith('.test.mjs') && name.includes(process.env.E2E_ONLY ?? ''))
+  .filter((name) => name.endsWith('.test.mjs') && new RegExp(process.env.E2E_ONLY ?? '').test(name))
   .map((name) => path.join('tests', 'e2e', name))
 // No time limit per file: a file takes what its cases take (the accessibility one goes through every
 // screen in two languages). What bounds a run is each browser step's own limit (support.mjs), so a
