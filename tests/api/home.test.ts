@@ -183,4 +183,34 @@ describe('GET rest/bd/accueil', () => {
     expect((await call('/rest/bd/accueil')).status).toBe(401)
     expect((await call('/rest/bd/accueil?page=0', { token: nord })).status).toBe(400)
   })
+
+  it("shows today's sign-ins and launches at once, and a closed day's as the scope now holds them", async () => {
+    const before = await home(nord)
+    const launches = (figures: Home) => figures.lancements.find((row) => row.application === 'Pesage')?.nombre ?? 0
+    await logAt(users.later.id, isoDate(0), 'CONNEXION', 'CONNEXION')
+    await logAt(users.later.id, isoDate(0), 'APPLI_PESAGE', 'Pesage')
+    const after = await home(nord)
+    expect(after.connexions[29]?.nombre).toBe((before.connexions[29]?.nombre ?? 0) + 1)
+    expect(launches(after)).toBe(launches(before) + 1)
+    // Direction Sud's user, who signed in three days ago, takes a post in Agence Lille: that sign-in is
+    // now Direction Nord's, on its chart as in its history.
+    await db()
+      .insertInto('poste')
+      .values({
+        utilisateur_id: users.sud.id,
+        structure_id: 4,
+        fonction_id: 2,
+        date_debut: isoDate(0),
+        date_fin: isoDate(100),
+      })
+      .execute()
+    const moved = await home(nord)
+    expect(moved.connexions[26]?.nombre).toBe((before.connexions[26]?.nombre ?? 0) + 1)
+    const compact = (iso: string) => iso.replaceAll('-', '')
+    const history = await total(
+      nord,
+      `/rest/bd/logs/?page=1&type=CONNEXION&dateDebut=${compact(isoDate(-29))}&dateFin=${compact(isoDate(0))}`,
+    )
+    expect(moved.connexions.reduce((sum, day) => sum + day.nombre, 0)).toBe(history)
+  })
 })

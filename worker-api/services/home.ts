@@ -1,4 +1,4 @@
-import { type SqlBool, sql } from 'kysely'
+import { type Expression, type SqlBool, sql } from 'kysely'
 import {
   ENDING_POST_DAYS,
   ENDING_POSTS_PAGE,
@@ -13,7 +13,7 @@ import type { Env } from '../env'
 import { addDays, addSeconds, dayStartInstant, nowIso, toWireDate } from '../lib/dates'
 import { LAUNCH_LOG_TYPES } from '../lib/log-types'
 import { isUserAccount, modificationColumn, scopeStructureIds, type Viewer } from '../lib/scope'
-import { actorWith, type Caller, viewerOf } from './actor'
+import { actorWith, type Caller, liveAdmin, viewerOf } from './actor'
 import { authorInScope } from './logs'
 import { pendingInScope } from './registration'
 import { requireAdmin } from './structures'
@@ -55,10 +55,88 @@ function dayIndex(starts: string[]) {
 }
 
 /**
+ * The sign-ins per day and launches per application of the scope's users over a range of the
+ * history, as rows `{grp, n}`, `grp` the JSON `["c", day]` (a day's sign-ins, `day` from `dayIndex`)
+ * or `["l", name]` (an application's launches): one pass down the index of `log (type_log, date,
+ * utilisateur_id)`, the scope's users gathered once.
+ */
+function activity(db: DB, viewer: Viewer, starts: string[], range: [string, string]) {
+  const group = sql<string>`case when log.type_log = 'CONNEXION' then json_array('c', ${dayIndex(starts)})
+    else json_array('l', log.nom_log) end`
+  return db
+    .selectFrom('log')
+    .select([group.as('grp'), (eb) => eb.fn.countAll<number>().as('n')])
+    .where(({ or, and, eb }) =>
+      or([
+        eb('log.type_log', '=', 'CONNEXION'),
+        and([eb('log.type_log', 'in', LAUNCH_LOG_TYPES), eb('log.source', '=', 'SERVEUR')]),
+      ]),
+    )
+    .where(sql<SqlBool>`log.date >= ${sql.lit(range[0])} and log.date < ${sql.lit(range[1])}`)
+    .where(authorInScope(db, viewer, 'set'))
+    .groupBy('grp')
+}
+
+/**
+ * The home's activity of the closed days (every one but today) kept in `utilisateur_liste_total`:
+ * entries are written as they happen, so a closed day's counts never change — only the scope does,
+ * and the table's triggers empty it whenever a user, a post or a structure is written. Kept once a
+ * day per administrator (rows keyed `prefix` + `grp`, and a `"done"` row that says they are there),
+ * read back by their key's prefix; today's entries are counted on each read.
+ */
+function keptActivity(db: DB, viewer: Viewer, starts: string[], allowed: Expression<SqlBool>) {
+  const prefix = `${JSON.stringify(['accueil', viewer.today, viewer.id, viewer.domain]).slice(0, -1)},`
+  const done = db
+    .selectFrom('utilisateur_liste_total as kept')
+    .select('kept.cle')
+    .where('kept.cle', '=', `${prefix}"done"]`)
+  const missing = sql<SqlBool>`not exists ${done} and ${allowed}`
+  const closed = activity(db, viewer, starts, [starts[0] as string, starts[starts.length - 2] as string])
+  const keep = db
+    .insertInto('utilisateur_liste_total')
+    .columns(['cle', 'jour', 'total'])
+    .expression(
+      db
+        .selectFrom(closed.as('closed'))
+        .select([sql<string>`${prefix} || closed.grp || ']'`.as('cle'), sql.val(viewer.today).as('jour'), 'closed.n'])
+        .where(missing)
+        .unionAll(
+          db
+            .selectNoFrom([sql.val(`${prefix}"done"]`).as('cle'), sql.val(viewer.today).as('jour'), sql.lit(0).as('n')])
+            .where(missing),
+        ),
+    )
+    .onConflict((oc) => oc.column('cle').doNothing())
+  const read = db
+    .selectFrom('utilisateur_liste_total as kept')
+    .select(['kept.cle', 'kept.total'])
+    .where('kept.cle', '>', prefix)
+    .where('kept.cle', '<', `${prefix}~`)
+  return { prefix, keep, read }
+}
+
+/** The activity rows, kept and counted, summed as the home's two charts. */
+function activityFigures(prefix: string, kept: { cle: string; total: number }[], today: { grp: string; n: number }[]) {
+  const perDay = new Map<number, number>()
+  const perApplication = new Map<string, number>()
+  const rows = [
+    ...kept.map((row) => ({ grp: row.cle.slice(prefix.length, -1), n: row.total })),
+    ...today.map((row) => ({ grp: row.grp, n: Number(row.n) })),
+  ]
+  for (const { grp, n } of rows) {
+    const parsed = JSON.parse(grp) as ['c', number] | ['l', string] | 'done'
+    if (parsed === 'done') continue
+    if (parsed[0] === 'c') perDay.set(parsed[1], (perDay.get(parsed[1]) ?? 0) + n)
+    else perApplication.set(parsed[1], (perApplication.get(parsed[1]) ?? 0) + n)
+  }
+  return { perDay, perApplication }
+}
+
+/**
  * GET rest/bd/accueil: the administration home's figures, everything in the caller's scope, read with
  * the caller's check in one round trip. The user counts are the user list's totals (kept between
- * writes: counted once a day for the root's 100 000 users); the charts count the history's entries of
- * the last `HOME_DAYS` days through the index of `log (type_log, date, utilisateur_id)`.
+ * writes: counted once a day for the root's 100 000 users); the charts are the history's entries of
+ * the last `HOME_DAYS` days, the closed days' counts kept the same way and today's counted.
  */
 export async function readHome(env: Env, caller: Caller, query: HomeQuery): Promise<Home> {
   const db = getDb(env.DB)
@@ -66,68 +144,66 @@ export async function readHome(env: Env, caller: Caller, query: HomeQuery): Prom
   const now = new Date()
   const days = Array.from({ length: HOME_DAYS }, (_, index) => addDays(viewer.today, index - HOME_DAYS + 1))
   const starts = [...days, addDays(viewer.today, 1)].map(dayStartInstant)
-  const [from, until] = [starts[0] as string, starts[starts.length - 1] as string]
-  const inRange = sql<SqlBool>`log.date >= ${sql.lit(from)} and log.date < ${sql.lit(until)}`
+  const kept = keptActivity(db, viewer, starts, liveAdmin(env, caller))
   const [withPost, withoutPost, inactive] = Object.values(HOME_USER_LISTS).map((list) =>
     keptUserTotal(db, viewer, list),
   ) as [ReturnType<typeof keptUserTotal>, ReturnType<typeof keptUserTotal>, ReturnType<typeof keptUserTotal>]
   const ending = endingPosts(db, viewer)
   const page = query.page ?? 1
-  const [actor, , [avecPoste], , [sansPoste], , [inactifs], [registrations], postes, [postesTotal], signIns, launches] =
-    await actorWith(
-      env,
-      caller,
-      ...withPost,
-      ...withoutPost,
-      ...inactive,
-      pendingInScope(db, viewer).select((eb) => [
-        eb.fn.countAll<number>().as('waiting'),
-        sql<number>`coalesce(sum(u.token_register_expires_at > ${nowIso(now)}
+  const [
+    actor,
+    ,
+    [avecPoste],
+    ,
+    [sansPoste],
+    ,
+    [inactifs],
+    [registrations],
+    postes,
+    [postesTotal],
+    ,
+    closedDays,
+    today,
+  ] = await actorWith(
+    env,
+    caller,
+    ...withPost,
+    ...withoutPost,
+    ...inactive,
+    pendingInScope(db, viewer).select((eb) => [
+      eb.fn.countAll<number>().as('waiting'),
+      sql<number>`coalesce(sum(u.token_register_expires_at > ${nowIso(now)}
         and u.token_register_expires_at <= ${nowIso(addSeconds(EXPIRING_LINK_HOURS * 3600, now))}), 0)`.as('expiring'),
-      ]),
-      ending
-        .innerJoin('structure as s', 's.id', 'p.structure_id')
-        .innerJoin('fonction as f', 'f.id', 'p.fonction_id')
-        .select([
-          'p.id',
-          'p.date_debut',
-          'p.date_fin',
-          'u.id as utilisateur_id',
-          'u.nom',
-          'u.prenom',
-          's.id as structure_id',
-          's.nom as structure_nom',
-          'f.id as fonction_id',
-          'f.libelle as fonction_libelle',
-        ])
-        .select(modificationColumn(db, viewer, 'u'))
-        .orderBy('p.date_fin')
-        .orderBy(sql`u.nom collate nocase`)
-        .orderBy(sql`u.prenom collate nocase`)
-        .orderBy('p.id')
-        .limit(ENDING_POSTS_PAGE)
-        .offset((page - 1) * ENDING_POSTS_PAGE),
-      ending.select((eb) => eb.fn.countAll<number>().as('n')),
-      db
-        .selectFrom('log')
-        .select([dayIndex(starts).as('day'), (eb) => eb.fn.countAll<number>().as('n')])
-        .where('log.type_log', '=', 'CONNEXION')
-        .where(inRange)
-        .where(authorInScope(db, viewer, 'set'))
-        .groupBy('day'),
-      db
-        .selectFrom('log')
-        .select(['log.nom_log', (eb) => eb.fn.countAll<number>().as('n')])
-        .where('log.type_log', 'in', LAUNCH_LOG_TYPES)
-        .where(inRange)
-        .where('log.source', '=', 'SERVEUR')
-        .where(authorInScope(db, viewer, 'set'))
-        .groupBy('log.nom_log')
-        .orderBy('n', 'desc')
-        .orderBy('log.nom_log'),
-    )
+    ]),
+    ending
+      .innerJoin('structure as s', 's.id', 'p.structure_id')
+      .innerJoin('fonction as f', 'f.id', 'p.fonction_id')
+      .select([
+        'p.id',
+        'p.date_debut',
+        'p.date_fin',
+        'u.id as utilisateur_id',
+        'u.nom',
+        'u.prenom',
+        's.id as structure_id',
+        's.nom as structure_nom',
+        'f.id as fonction_id',
+        'f.libelle as fonction_libelle',
+      ])
+      .select(modificationColumn(db, viewer, 'u'))
+      .orderBy('p.date_fin')
+      .orderBy(sql`u.nom collate nocase`)
+      .orderBy(sql`u.prenom collate nocase`)
+      .orderBy('p.id')
+      .limit(ENDING_POSTS_PAGE)
+      .offset((page - 1) * ENDING_POSTS_PAGE),
+    ending.select((eb) => eb.fn.countAll<number>().as('n')),
+    kept.keep,
+    kept.read,
+    activity(db, viewer, starts, [starts[starts.length - 2] as string, starts[starts.length - 1] as string]),
+  )
   requireAdmin(actor)
-  const perDay = new Map(signIns.map((row) => [Number(row.day), Number(row.n)]))
+  const { perDay, perApplication } = activityFigures(kept.prefix, closedDays, today)
   return {
     utilisateurs: {
       avecPoste: avecPoste?.total ?? 0,
@@ -148,6 +224,11 @@ export async function readHome(env: Env, caller: Caller, query: HomeQuery): Prom
       })),
     },
     connexions: days.map((day, index) => ({ jour: toWireDate(day), nombre: perDay.get(index) ?? 0 })),
-    lancements: launches.map((row) => ({ application: row.nom_log, nombre: Number(row.n) })),
+    lancements: [...perApplication]
+      .map(([application, nombre]) => ({ application, nombre }))
+      // Most launched first, then by name (the code points' order, as SQL's).
+      .sort(
+        (a, b) => b.nombre - a.nombre || (a.application < b.application ? -1 : a.application > b.application ? 1 : 0),
+      ),
   }
 }
