@@ -366,6 +366,12 @@ for (const query of ['?page=1', '?page=1&tri=-nbUtilisateurs']) {
     return { url: `${api}/bd/application${query}`, init: { headers } }
   })
 }
+// The templates screen: every structure type's template and the catalogue to choose grants from.
+await scenario('GET rest/bd/typestructure/fonctions (admin of the root)', 'read', async () => {
+  const session = await login(admin.login, admin.password)
+  const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
+  return { url: `${api}/bd/typestructure/fonctions`, init: { headers } }
+})
 
 /**
  * A day of the Paris calendar (the history's, DESIGN §8) `daysBefore` the day the benchmark runs, as

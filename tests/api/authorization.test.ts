@@ -476,6 +476,10 @@ Object.assign(MATRIX, {
     },
     expect: rootOnly(200),
   },
+  'GET /portail-backend/rest/bd/typestructure/fonctions': {
+    request: () => ({ path: '/rest/bd/typestructure/fonctions' }),
+    expect: rootOnly(200),
+  },
   'GET /portail-backend/rest/bd/typestructure/{id}/fonctions': {
     request: () => ({ path: '/rest/bd/typestructure/3/fonctions' }),
     expect: rootOnly(200),

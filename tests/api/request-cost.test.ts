@@ -104,6 +104,14 @@ describe('statements per request', () => {
       expect(home.status).toBe(200)
       expect(cost(home).roundTrips).toBe(1)
     }
+    // The templates screen: every type's template and the catalogue with the caller (a root administrator).
+    const root = await createUser({ admin: true, postes: [currentPost(1, 1)] })
+    const templates = await call('/rest/bd/typestructure/fonctions', {
+      token: (await sessionFor(root.id)).accessToken,
+      env: TIMING,
+    })
+    expect(templates.status).toBe(200)
+    expect(cost(templates).roundTrips).toBe(1)
     const access = await call(`/rest/bd/acces/utilisateur/${target.id}`, { token, env: TIMING })
     expect(access.status).toBe(200)
     expect(cost(access)).toMatchObject({ statements: 3, roundTrips: 1 })

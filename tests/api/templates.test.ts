@@ -129,6 +129,40 @@ describe('GET and PUT rest/bd/typestructure/{id}/fonctions', () => {
   })
 })
 
+describe('GET rest/bd/typestructure/fonctions (the templates screen)', () => {
+  const all = (token?: string) => call('/rest/bd/typestructure/fonctions', token ? { token } : {})
+
+  it('is the root administrators’ alone', async () => {
+    await expectError(await all(), 401, 'UNAUTHORIZED')
+    await expectError(await all(nord), 403, 'FORBIDDEN')
+  })
+
+  it('lists every type a structure may be given, top down, with its template, and the catalogue by name', async () => {
+    await db().updateTable('application').set({ actif: 0 }).where('id', '=', 4).execute()
+    try {
+      const response = await all(root)
+      expect(response.status).toBe(200)
+      const body = (await response.json()) as {
+        types: { id: number; libelle: string; fonctions: Template[] }[]
+        applications: { id: number; libelle: string; actif: boolean }[]
+      }
+      // The root's type is no structure's to be given; each type's template is the one its own GET answers.
+      expect(body.types.map((type) => type.libelle)).toEqual(['Direction', 'Agence', 'Transporteur'])
+      for (const type of body.types) {
+        expect(type.fonctions).toEqual(await (await call(templatePath(type.id), { token: root })).json())
+      }
+      expect(body.applications).toEqual([
+        { id: 4, libelle: 'Facturation', actif: false },
+        { id: 3, libelle: 'Module Rendez vous', actif: true },
+        { id: 2, libelle: 'Pesage', actif: true },
+        { id: 1, libelle: 'Yard dangereux', actif: true },
+      ])
+    } finally {
+      await db().updateTable('application').set({ actif: 1 }).where('id', '=', 4).execute()
+    }
+  })
+})
+
 describe('a structure created in the portal', () => {
   it('starts with its type’s functions and grants: a user posted there launches at once', async () => {
     const created = await call('/rest/bd/structure', {

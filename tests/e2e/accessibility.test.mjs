@@ -114,7 +114,10 @@ describe('accessibility (axe, WCAG 2.1 AA)', () => {
     await page.goto('/pages/admin/autorisation')
     const row = page.getByRole('table').locator('tbody tr').first()
     await row.getByRole('button', { name: /^(Valider|Renvoyer)/ }).click()
-    await page.locator('[data-sonner-toast][data-type="success"][data-mounted="true"]').waitFor()
+    const toast = page.locator('[data-sonner-toast][data-type="success"][data-mounted="true"]')
+    await toast.waitFor()
+    // The pointer on it keeps it on screen (as for a person reading it) however long the checks take.
+    await toast.hover()
     // Measured once it has come in: mid-transition its text is still partly transparent.
     await page.waitForFunction(() => document.getAnimations().every((animation) => animation.playState !== 'running'))
     assert.deepEqual(await violations(page, { every: true }), [], 'success')

@@ -75,6 +75,9 @@ for (const mode of MODES) {
         'Gérer les utilisateurs',
         'Autoriser un utilisateur',
         'Historique',
+        // The catalogue's screens: the root's administrators alone.
+        'Applications',
+        'Modèles de fonctions',
       ]) {
         await nav.getByRole('link', { name: link }).waitFor()
       }

@@ -82,6 +82,8 @@ export const ADMIN_SCREENS = [
   '/pages/admin/applications?confirmer=supprimer&id=3',
   '/pages/admin/applications/nouvelle?structure=4',
   '/pages/admin/applications/3',
+  '/pages/admin/modeles',
+  '/pages/admin/modeles/3',
 ]
 
 export const MODES = [

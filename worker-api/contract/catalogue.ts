@@ -126,12 +126,39 @@ export const TEMPLATE_GRANTS_MAX = 20
 /** The most distinct applications a template names in all. */
 export const TEMPLATE_APPLICATIONS_MAX = 50
 
+/** A template's function names are unique whatever their case: a second one is said on its field. */
+function uniqueLibelles(fonctions: { libelle: string }[], ctx: z.RefinementCtx) {
+  const seen = new Set<string>()
+  fonctions.forEach((fonction, index) => {
+    const key = fonction.libelle.toLocaleLowerCase('fr')
+    if (seen.has(key)) ctx.addIssue({ code: 'custom', message: 'validation.duplicate', path: [index, 'libelle'] })
+    seen.add(key)
+  })
+}
+
 /** GET rest/bd/typestructure/{id}/fonctions: a function of the template, with what it grants. */
 export const templateFonctionSchema = z.object({
   libelle: z.string(),
   applications: z.array(z.object({ id: z.number().int(), libelle: z.string() })),
 })
 export type TemplateFonction = z.infer<typeof templateFonctionSchema>
+
+/**
+ * GET rest/bd/typestructure/fonctions: what the templates screen shows, in one answer: every type a
+ * structure may be given (from the top of the hierarchy down) with its template, and the applications
+ * a template may grant (the whole catalogue, by name).
+ */
+export const templatesSchema = z.object({
+  types: z.array(z.object({ id: z.number().int(), libelle: z.string(), fonctions: z.array(templateFonctionSchema) })),
+  applications: z.array(
+    z.object({
+      id: z.number().int(),
+      libelle: z.string(),
+      actif: z.boolean().describe('false: granted by a template, it is still in no launcher until switched on'),
+    }),
+  ),
+})
+export type Templates = z.infer<typeof templatesSchema>
 
 /**
  * PUT rest/bd/typestructure/{id}/fonctions: the whole template, in order (a new carrier company's
@@ -150,16 +177,29 @@ export const templateInputSchema = z
     const applications = new Set(fonctions.flatMap((f) => f.applications.map((a) => a.id)))
     if (applications.size > TEMPLATE_APPLICATIONS_MAX)
       ctx.addIssue({ code: 'custom', message: 'validation.tooMany', path: [] })
-    const seen = new Set<string>()
-    fonctions.forEach((fonction, index) => {
-      const key = fonction.libelle.toLocaleLowerCase('fr')
-      if (seen.has(key)) ctx.addIssue({ code: 'custom', message: 'validation.duplicate', path: [index, 'libelle'] })
-      seen.add(key)
-    })
+    uniqueLibelles(fonctions, ctx)
   })
   .describe(
     `The functions a new structure of this type starts with, in order (${TEMPLATE_FONCTIONS_MAX} at most, each granting ${TEMPLATE_GRANTS_MAX} applications at most, ${TEMPLATE_APPLICATIONS_MAX} distinct ones in all)`,
   )
 export type TemplateInput = z.infer<typeof templateInputSchema>
+
+/** The templates screen's form: the functions in order, each with the ids of the applications it grants. */
+export const templateFormSchema = z.object({
+  fonctions: z
+    .array(
+      z.object({
+        libelle: fonctionLibelleSchema,
+        applications: z
+          .array(z.coerce.number<number>().int().positive())
+          .max(TEMPLATE_GRANTS_MAX, 'validation.tooMany')
+          .default([]),
+      }),
+    )
+    .max(TEMPLATE_FONCTIONS_MAX, 'validation.tooMany')
+    .default([])
+    .superRefine(uniqueLibelles),
+})
+export type TemplateForm = z.input<typeof templateFormSchema>
 
 export const typeIdParam = z.object({ id: positiveInt() })

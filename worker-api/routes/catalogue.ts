@@ -7,6 +7,7 @@ import {
   catalogueApplicationSchema,
   templateFonctionSchema,
   templateInputSchema,
+  templatesSchema,
   typeIdParam,
 } from '../contract/catalogue'
 import { errors, json } from '../contract/common'
@@ -19,7 +20,7 @@ import {
   listApplications,
   updateApplication,
 } from '../services/catalogue'
-import { getTemplate, putTemplate } from '../services/templates'
+import { getTemplate, getTemplates, putTemplate } from '../services/templates'
 
 /**
  * The catalogue: the applications the portal launches and the functions that grant them, managed by
@@ -112,6 +113,18 @@ export const catalogueRoutes = router()
       await deleteApplication(c.env, c.get('caller'), c.req.valid('param').id, requestContext(c.req.raw))
       return c.body(null, 204)
     },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/rest/bd/typestructure/fonctions',
+      tags: ['Catalogue'],
+      summary:
+        'Every structure type with its template, and the applications a template may grant (root administrators)',
+      security: [{ bearer: [] }],
+      responses: { 200: json(templatesSchema, 'The templates'), ...errors(401, 403) },
+    }),
+    async (c) => c.json(await getTemplates(c.env, c.get('caller')), 200),
   )
   .openapi(
     createRoute({

@@ -16,6 +16,7 @@ import {
 import { likePattern, searchWords } from '../lib/search-text'
 import { type Actor, actorWith, type Caller, viewerOf } from './actor'
 import { adminLog } from './logs'
+import { structureTypesQuery } from './structure-types'
 import { copyTemplate } from './templates'
 import { postesColumn, postesFrom, toUser } from './users'
 
@@ -194,39 +195,13 @@ export async function structureNom(env: Env, caller: Caller, nom: string): Promi
   return { nom: row?.nom ?? null }
 }
 
-/** The structure types, from the top of the hierarchy down, with each one's depth. */
-function typesQuery(db: DB) {
-  return db
-    .withRecursive('depths(id, depth)', (q) =>
-      q
-        .selectFrom('type_structure')
-        .select(['id', sql<number>`0`.as('depth')])
-        .where('parent_type_id', 'is', null)
-        .unionAll(
-          q
-            .selectFrom('type_structure as child')
-            .innerJoin('depths', 'depths.id', 'child.parent_type_id')
-            .select(['child.id', sql<number>`depths.depth + 1`.as('depth')]),
-        ),
-    )
-    .selectFrom('type_structure as t')
-    .innerJoin('depths', 'depths.id', 't.id')
-    .select(['t.id', 't.libelle', 't.parent_type_id'])
-    .orderBy('depths.depth')
-    .orderBy('t.libelle')
-}
-
 /**
  * GET rest/bd/typestructure/me: the types a structure can be given, from the top of the hierarchy
  * down. The root's type is not among them: a structure always has a parent (spec §5), and the root
  * is the only one without.
  */
 export async function structureTypes(env: Env, caller: Caller): Promise<TypeStructure[]> {
-  const [actor, rows] = await actorWith(
-    env,
-    caller,
-    typesQuery(getDb(env.DB)).where('t.parent_type_id', 'is not', null),
-  )
+  const [actor, rows] = await actorWith(env, caller, structureTypesQuery(getDb(env.DB)))
   requireAdmin(actor)
   return rows.map(({ id, libelle }) => ({ id, libelle }))
 }

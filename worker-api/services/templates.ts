@@ -1,11 +1,12 @@
 import { type Expression, type SqlBool, sql } from 'kysely'
-import type { TemplateFonction, TemplateInput } from '../contract/catalogue'
+import type { TemplateFonction, TemplateInput, Templates } from '../contract/catalogue'
 import { batch, type DB, type Guard, getDb, insertWhen } from '../db/client'
 import type { Env } from '../env'
 import { forbidden, invalidField, notFound } from '../lib/errors'
 import { actorWith, type Caller, viewerOf } from './actor'
 import { adminLog } from './logs'
 import { requireRootAdmin, rootHolds } from './root-admin'
+import { structureTypesQuery } from './structure-types'
 
 /**
  * The function templates of the structure types: the functions (and what each grants) a new
@@ -16,11 +17,11 @@ import { requireRootAdmin, rootHolds } from './root-admin'
 
 type Context = { userAgent: string | null }
 
-/** A type's template, in its order, each function's applications as one JSON column. */
-function templateQuery(db: DB, typeId: number) {
-  return db
+/** A type's template (every type's without `typeId`), in its order, each function's applications as one JSON column. */
+function templateQuery(db: DB, typeId?: number) {
+  const query = db
     .selectFrom('modele_fonction as m')
-    .select(['m.id', 'm.libelle'])
+    .select(['m.id', 'm.type_id', 'm.libelle'])
     .select((eb) =>
       eb
         .selectFrom('modele_fonction_application as ma')
@@ -29,8 +30,8 @@ function templateQuery(db: DB, typeId: number) {
         .whereRef('ma.modele_id', '=', 'm.id')
         .as('applications'),
     )
-    .where('m.type_id', '=', typeId)
     .orderBy('m.position')
+  return typeId === undefined ? query : query.where('m.type_id', '=', typeId)
 }
 
 type TemplateRow = { libelle: string; applications: string | null }
@@ -49,11 +50,34 @@ const typeQuery = (db: DB, typeId: number) =>
 /** GET rest/bd/typestructure/{id}/fonctions: the template of a structure type (root administrators). */
 export async function getTemplate(env: Env, caller: Caller, typeId: number): Promise<TemplateFonction[]> {
   const db = getDb(env.DB)
-  const _viewer = viewerOf(caller)
   const [actor, [type], rows] = await actorWith(env, caller, typeQuery(db, typeId), templateQuery(db, typeId))
   requireRootAdmin(actor)
   if (!type) throw notFound('Unknown structure type')
   return toTemplate(rows)
+}
+
+/**
+ * GET rest/bd/typestructure/fonctions: every type's template and the catalogue to choose grants from
+ * (root administrators), in the one batch of the caller's check.
+ */
+export async function getTemplates(env: Env, caller: Caller): Promise<Templates> {
+  const db = getDb(env.DB)
+  const [actor, types, rows, applications] = await actorWith(
+    env,
+    caller,
+    structureTypesQuery(db),
+    templateQuery(db),
+    db.selectFrom('application').select(['id', 'libelle', 'actif']).orderBy(sql`libelle collate nocase`).orderBy('id'),
+  )
+  requireRootAdmin(actor)
+  return {
+    types: types.map((type) => ({
+      id: type.id,
+      libelle: type.libelle,
+      fonctions: toTemplate(rows.filter((row) => row.type_id === type.id)),
+    })),
+    applications: applications.map((a) => ({ id: a.id, libelle: a.libelle, actif: a.actif === 1 })),
+  }
 }
 
 /**

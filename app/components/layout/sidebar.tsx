@@ -5,6 +5,7 @@ import {
   History,
   LayoutDashboard,
   LayoutGrid,
+  LayoutTemplate,
   type LucideIcon,
   ShieldCheck,
   UserCircle,
@@ -29,7 +30,10 @@ const ADMIN_ITEMS: Item[] = [
 ]
 
 /** The catalogue's screens: administrators of the whole tree only. */
-const ROOT_ITEMS: Item[] = [{ to: '/pages/admin/applications', label: 'nav.applications', icon: LayoutGrid }]
+const ROOT_ITEMS: Item[] = [
+  { to: '/pages/admin/applications', label: 'nav.applications', icon: LayoutGrid },
+  { to: '/pages/admin/modeles', label: 'nav.templates', icon: LayoutTemplate },
+]
 
 const USER_ITEMS: Item[] = [
   { to: '/pages/user/me', label: 'nav.profile', icon: UserCircle },
