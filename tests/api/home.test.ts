@@ -185,10 +185,11 @@ describe('GET rest/bd/accueil', () => {
   })
 
   it("shows today's sign-ins and launches at once, and a closed day's as the scope now holds them", async () => {
+    const { later, sud } = users as Record<'later' | 'sud', { id: number }>
     const before = await home(nord)
     const launches = (figures: Home) => figures.lancements.find((row) => row.application === 'Pesage')?.nombre ?? 0
-    await logAt(users.later.id, isoDate(0), 'CONNEXION', 'CONNEXION')
-    await logAt(users.later.id, isoDate(0), 'APPLI_PESAGE', 'Pesage')
+    await logAt(later.id, isoDate(0), 'CONNEXION', 'CONNEXION')
+    await logAt(later.id, isoDate(0), 'APPLI_PESAGE', 'Pesage')
     const after = await home(nord)
     expect(after.connexions[29]?.nombre).toBe((before.connexions[29]?.nombre ?? 0) + 1)
     expect(launches(after)).toBe(launches(before) + 1)
@@ -197,7 +198,7 @@ describe('GET rest/bd/accueil', () => {
     await db()
       .insertInto('poste')
       .values({
-        utilisateur_id: users.sud.id,
+        utilisateur_id: sud.id,
         structure_id: 4,
         fonction_id: 2,
         date_debut: isoDate(0),
