@@ -11,6 +11,7 @@ import { useHydrated } from '~/lib/hydrated'
 import { useStructureChange } from '~/lib/structure-change'
 import { APPLICATION_ICONS, type ApplicationForm as Values } from '../../worker-api/contract/catalogue'
 import { AppIcon } from './app-icon'
+import { EnterSubmits } from './enter-submits'
 import { Field, FieldMessages, fieldMessages } from './field'
 import { FormError, formProblem } from './form-error'
 import { SearchSelect } from './search-select'
@@ -138,18 +139,9 @@ export function ApplicationForm({
       onKeyDown={structureChange.onKeyDown}
       onBlur={structureChange.onBlur}
     >
-      {/* Enter in a field presses the form's first submit button: Save, not "show its functions" below. */}
-      <button
-        type="submit"
-        name="intent"
-        value={INTENT}
-        disabled={pending}
-        tabIndex={-1}
-        aria-hidden
-        className="sr-only"
-      >
+      <EnterSubmits intent={INTENT} disabled={pending}>
         {t('applications.save')}
-      </button>
+      </EnterSubmits>
       <FormError
         message={formProblem(t, reply, {
           libelle: t('applications.libelle'),

@@ -7,6 +7,7 @@ import { useTranslation } from 'react-i18next'
 import { translateError } from '~/lib/api-errors'
 import { useErrorsFollowInput, useFormReply, usePendingIntent } from '~/lib/form'
 import { TEMPLATE_FONCTIONS_MAX, type TemplateForm as Values } from '../../worker-api/contract/catalogue'
+import { EnterSubmits } from './enter-submits'
 import { Field, FieldMessages, fieldMessages } from './field'
 import { FormError, formProblem } from './form-error'
 import { Button, buttonVariants } from './ui/button'
@@ -63,18 +64,9 @@ export function TemplateForm({
 
   return (
     <Form method="post" {...getFormProps(form)} className="flex flex-col gap-6" onInput={shown.onInput}>
-      {/* Enter in a field presses the form's first submit button: Save, not a function's buttons below. */}
-      <button
-        type="submit"
-        name="intent"
-        value={TEMPLATE_INTENT}
-        disabled={pending}
-        tabIndex={-1}
-        aria-hidden
-        className="sr-only"
-      >
+      <EnterSubmits intent={TEMPLATE_INTENT} disabled={pending}>
         {t('templates.save')}
-      </button>
+      </EnterSubmits>
       <input type="hidden" name="type" value={type.libelle} />
       <FormError message={formProblem(t, reply, labels)} />
       {list.length === 0 ? <p className="text-sm text-muted-foreground">{t('templates.noneYet')}</p> : null}
@@ -128,28 +120,28 @@ export function TemplateForm({
                   <FieldMessages id={granted.id} errors={grantedErrors} />
                 </fieldset>
                 <div className="flex flex-wrap gap-2">
-                  <Button
-                    variant="outline"
-                    size="sm"
-                    {...form.reorder.getButtonProps({ name: fields.fonctions.name, from: index, to: index - 1 })}
-                    disabled={index === 0}
-                    aria-label={t('templates.upLabel', { n })}
-                    formNoValidate
-                  >
-                    <ArrowUp aria-hidden />
-                    {t('templates.up')}
-                  </Button>
-                  <Button
-                    variant="outline"
-                    size="sm"
-                    {...form.reorder.getButtonProps({ name: fields.fonctions.name, from: index, to: index + 1 })}
-                    disabled={index === list.length - 1}
-                    aria-label={t('templates.downLabel', { n })}
-                    formNoValidate
-                  >
-                    <ArrowDown aria-hidden />
-                    {t('templates.down')}
-                  </Button>
+                  {[
+                    { to: index - 1, Icon: ArrowUp, label: t('templates.up'), name: t('templates.upLabel', { n }) },
+                    {
+                      to: index + 1,
+                      Icon: ArrowDown,
+                      label: t('templates.down'),
+                      name: t('templates.downLabel', { n }),
+                    },
+                  ].map(({ to, Icon, label, name }) => (
+                    <Button
+                      key={label}
+                      variant="outline"
+                      size="sm"
+                      {...form.reorder.getButtonProps({ name: fields.fonctions.name, from: index, to })}
+                      disabled={to < 0 || to >= list.length}
+                      aria-label={name}
+                      formNoValidate
+                    >
+                      <Icon aria-hidden />
+                      {label}
+                    </Button>
+                  ))}
                   <Button
                     variant="outline"
                     size="sm"

@@ -13,6 +13,7 @@ import { mailProblem } from '../../worker-api/contract/mail-rules'
 import type { Fonction } from '../../worker-api/contract/structure'
 import type { CreateUserForm as Values } from '../../worker-api/contract/user-admin'
 import { DateRangeInput } from './date-range-input'
+import { EnterSubmits } from './enter-submits'
 import { Field } from './field'
 import { FormError, formProblem } from './form-error'
 import { SearchSelect } from './search-select'
@@ -141,18 +142,9 @@ export function UserCreateForm({
       onKeyDown={structureChange.onKeyDown}
       onBlur={structureChange.onBlur}
     >
-      {/* Enter in a field presses the form's first submit button: Save, not "show functions" below. */}
-      <button
-        type="submit"
-        name="intent"
-        value={INTENT}
-        disabled={pending || blocked}
-        tabIndex={-1}
-        aria-hidden
-        className="sr-only"
-      >
+      <EnterSubmits intent={INTENT} disabled={pending || blocked}>
         {t('userCreate.save')}
-      </button>
+      </EnterSubmits>
       <FormError message={formMessage(t, reply, labels)} />
       <div className="grid gap-6 lg:grid-cols-2">
         <Card className="min-w-0">

@@ -100,7 +100,6 @@ function keptActivity(db: DB, viewer: Viewer, starts: string[], allowed: Express
       db
         .selectFrom(closed.as('closed'))
         .select([sql<string>`${prefix} || closed.grp || ']'`.as('cle'), sql.val(viewer.today).as('jour'), 'closed.n'])
-        .where(missing)
         .unionAll(
           db
             .selectNoFrom([sql.val(`${prefix}"done"]`).as('cle'), sql.val(viewer.today).as('jour'), sql.lit(0).as('n')])
