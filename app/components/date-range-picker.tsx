@@ -1,5 +1,15 @@
 import { CalendarDays } from 'lucide-react'
-import { type KeyboardEvent, lazy, type ReactNode, Suspense, useId, useRef, useState } from 'react'
+import {
+  type KeyboardEvent,
+  lazy,
+  type ReactNode,
+  type RefObject,
+  Suspense,
+  useEffect,
+  useId,
+  useRef,
+  useState,
+} from 'react'
 import { useTranslation } from 'react-i18next'
 import { useHydrated } from '~/lib/hydrated'
 import { PeriodFieldset } from './date-range-input'
@@ -23,6 +33,9 @@ export type DateRangePickerBound = {
  * JavaScript a button opens a calendar under them where the period is picked in two clicks (or from a
  * few usual periods); it fills the same inputs, so what is submitted is always what they show, and
  * Escape closes it back to its button.
+ *
+ * The inputs stay the browser's own (uncontrolled): a date typed before the script has run is kept
+ * when it takes over, and read back into the state that bounds the other input and opens the calendar.
  */
 export function DateRangePicker({
   legend,
@@ -42,7 +55,14 @@ export function DateRangePicker({
   const [to, setTo] = useState(end.defaultValue ?? '')
   const [open, setOpen] = useState(false)
   const toggle = useRef<HTMLButtonElement>(null)
+  const fromInput = useRef<HTMLInputElement>(null)
+  const toInput = useRef<HTMLInputElement>(null)
   const panelId = `${id}-calendar`
+
+  useEffect(() => {
+    setFrom(fromInput.current?.value ?? '')
+    setTo(toInput.current?.value ?? '')
+  }, [])
 
   const close = (event: KeyboardEvent) => {
     if (event.key !== 'Escape') return
@@ -50,7 +70,12 @@ export function DateRangePicker({
     setOpen(false)
     toggle.current?.focus()
   }
-  const field = (bound: DateRangePickerBound, fieldId: string, value: string, set: (value: string) => void) => (
+  const field = (
+    bound: DateRangePickerBound,
+    fieldId: string,
+    ref: RefObject<HTMLInputElement>,
+    set: (value: string) => void,
+  ) => (
     <Field
       label={bound.label}
       errors={bound.errors}
@@ -58,7 +83,8 @@ export function DateRangePicker({
         id: fieldId,
         name: bound.name,
         type: 'date',
-        value,
+        ref,
+        defaultValue: bound.defaultValue,
         onChange: (event) => set(event.currentTarget.value),
         // The browser itself keeps the end from coming before the start (the server checks again).
         ...(bound === end && from ? { min: from } : {}),
@@ -95,6 +121,8 @@ export function DateRangePicker({
                     from={from}
                     to={to}
                     onChange={(range) => {
+                      if (fromInput.current) fromInput.current.value = range.from
+                      if (toInput.current) toInput.current.value = range.to
                       setFrom(range.from)
                       setTo(range.to)
                     }}
@@ -106,8 +134,8 @@ export function DateRangePicker({
         ) : null
       }
     >
-      {field(start, `${id}-start`, from, setFrom)}
-      {field(end, `${id}-end`, to, setTo)}
+      {field(start, `${id}-start`, fromInput, setFrom)}
+      {field(end, `${id}-end`, toInput, setTo)}
     </PeriodFieldset>
   )
 }

@@ -18,7 +18,7 @@ export function Field({
   errors?: string[] | undefined
   /** Invalid although `errors` is empty (the hint itself shows what is wrong). */
   invalid?: boolean
-  inputProps: React.InputHTMLAttributes<HTMLInputElement> & { id: string }
+  inputProps: React.InputHTMLAttributes<HTMLInputElement> & { id: string; ref?: React.Ref<HTMLInputElement> }
 }) {
   const messages = fieldMessages(inputProps.id, hint, errors)
   return (

@@ -234,6 +234,34 @@ for (const [index, mode] of MODES.entries()) {
       await admin.context().close()
     })
 
+    it("keeps a period typed before the page's script has run", async () => {
+      if (!mode.javaScriptEnabled) return
+      const admin = await newPage(mode)
+      await signIn(admin, mode, 'admin', 'Admin1234')
+      // The scripts wait until both dates are typed, as on a slow connection.
+      let release = () => {}
+      const typed = new Promise((resolve) => {
+        release = resolve
+      })
+      await admin.route('**/assets/**/*.js', async (route) => {
+        await typed
+        await route.continue()
+      })
+      await admin.goto(HISTORY, { waitUntil: 'domcontentloaded' })
+      await admin.getByLabel('Du', { exact: true }).fill('2020-01-01')
+      await admin.getByLabel('Au', { exact: true }).fill(isoDay(0))
+      release()
+      // The calendar's button is there once the script has taken the page over.
+      await admin.getByRole('button', { name: 'Choisir sur le calendrier' }).waitFor()
+      assert.equal(await admin.getByLabel('Du', { exact: true }).inputValue(), '2020-01-01')
+      assert.equal(await admin.getByLabel('Au', { exact: true }).inputValue(), isoDay(0))
+      await admin.getByRole('button', { name: 'Filtrer' }).click()
+      await admin.waitForURL(
+        (url) => url.searchParams.get('du') === '2020-01-01' && url.searchParams.get('au') === isoDay(0),
+      )
+      await admin.context().close()
+    })
+
     it("takes today from the organisation's calendar, not from a browser's clock in another time zone", async () => {
       if (!mode.javaScriptEnabled) return
       // Whatever the hour, one of these two is on another day than Paris (UTC+14 and UTC−11).
