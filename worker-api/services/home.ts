@@ -89,9 +89,11 @@ function keptActivity(db: DB, viewer: Viewer, starts: string[], allowed: Express
     .select('kept.cle')
     .where('kept.cle', '=', `${prefix}"done"]`)
   const missing = sql<SqlBool>`not exists ${done} and ${allowed}`
-  // Said inside the count too: once kept, the month is not counted again only to be thrown away.
-  const closed = activity(db, viewer, starts, [starts[0] as string, starts[starts.length - 2] as string], 'set').where(
-    missing,
+  // Said inside the count too, as its limit: once kept, the month is not counted again only to be
+  // thrown away. A limit of 0 ends the count before its first row; the same test in its `where` would
+  // be made for each of the month's entries, after the scope's users were gathered.
+  const closed = activity(db, viewer, starts, [starts[0] as string, starts[starts.length - 2] as string], 'set').limit(
+    sql<number>`case when ${missing} then -1 else 0 end`,
   )
   const keep = db
     .insertInto('utilisateur_liste_total')
