@@ -404,6 +404,30 @@ describe('authorising a carrier', () => {
     expect(accepted.status).toBe(200)
   })
 
+  it('refused after its authorisation, before its password: the post goes with it, said in the history as its own deletion', async () => {
+    const carrier = await registration({ id: 5 })
+    expect(
+      (await authorize({ user: { id: carrier.id }, authorize: true, poste: { fonction: { id: 10 }, ...aYear } }))
+        .status,
+    ).toBe(200)
+    expect((await authorize({ user: { id: carrier.id }, authorize: false })).status).toBe(200)
+    const left = await db().selectFrom('poste').select('id').where('utilisateur_id', '=', carrier.id).execute()
+    expect(left).toEqual([])
+    const entries = await db()
+      .selectFrom('log')
+      .select(['nom_log', 'commentaire'])
+      .where('commentaire', 'like', `#${carrier.id} ${carrier.mail}%`)
+      .orderBy('id')
+      .execute()
+    const said = `#${carrier.id} ${carrier.mail} : Chauffeur, ${aYear.dateDebut} → ${aYear.dateFin}`
+    expect(entries).toEqual([
+      { nom_log: 'POSTE_CREATION', commentaire: said },
+      { nom_log: 'INSCRIPTION_VALIDATION', commentaire: `#${carrier.id} ${carrier.mail}` },
+      { nom_log: 'INSCRIPTION_REFUS', commentaire: `#${carrier.id} ${carrier.mail}` },
+      { nom_log: 'POSTE_SUPPRESSION', commentaire: said },
+    ])
+  })
+
   it('without a post, as before: the carrier signs in to no application', async () => {
     const carrier = await registration({ id: 5 })
     expect((await authorize({ user: { id: carrier.id }, authorize: true })).status).toBe(200)

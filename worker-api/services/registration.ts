@@ -10,7 +10,7 @@ import type {
   RegistrationListQuery,
 } from '../contract/registration'
 import { type DB, type Guard, getDb, insertWhen, namedBatch } from '../db/client'
-import type { Database } from '../db/schema'
+import type { Database, NewLog } from '../db/schema'
 import type { Env } from '../env'
 import { randomToken, sha256Hex } from '../lib/crypto'
 import { addSeconds, fromWireDate, todayIso } from '../lib/dates'
@@ -487,6 +487,13 @@ export async function authorizeRegistration(
   if (!input.authorize) {
     const refused = await namedBatch(env.DB, {
       log: insertWhen(db, 'log', log('INSCRIPTION_REFUS'), stillPending),
+      // The post an authorisation gave goes with the registration: said as its own deletion is.
+      postesLog: postesGoneLog(
+        db,
+        target,
+        logEntry(actor.id, 'ADMINISTRATION', 'POSTE_SUPPRESSION', context.userAgent),
+        stillPending,
+      ),
       deleted: db
         .deleteFrom('utilisateur')
         .where('id', '=', id)
@@ -656,6 +663,35 @@ function templateCopy([templateFonctions, templateGrants]: ReturnType<typeof cop
 }
 
 type RegistrationState = { registration_state: string; supprime: number }
+
+/** A 'yyyy-MM-dd' column as the API writes dates (dd/MM/yyyy), in SQL. */
+const wireDateSql = (column: string) =>
+  sql<string>`substr(${sql.ref(column)}, 9, 2) || '/' || substr(${sql.ref(column)}, 6, 2) || '/' || substr(${sql.ref(column)}, 1, 4)`
+
+/**
+ * A `POSTE_SUPPRESSION` entry (`entry`, its comment aside) for each post of a registration, as the
+ * authorisation's `POSTE_CREATION` said it (`#id mail : function, start → end`), written while
+ * `condition` holds — before the registration's deletion takes its posts with it.
+ */
+function postesGoneLog(db: DB, target: { id: number; mail: string }, entry: NewLog, condition: Guard) {
+  const { commentaire: _, ...fixed } = entry
+  return db
+    .insertInto('log')
+    .columns([...(Object.keys(fixed) as (keyof NewLog)[]), 'commentaire'])
+    .expression(
+      db
+        .selectFrom('poste as p')
+        .innerJoin('fonction as f', 'f.id', 'p.fonction_id')
+        .select((eb) => [
+          ...Object.entries(fixed).map(([column, value]) => eb.val(value).as(column)),
+          sql<string>`${`#${target.id} ${target.mail} : `} || f.libelle || ', ' || ${wireDateSql('p.date_debut')}
+            || ' → ' || ${wireDateSql('p.date_fin')}`.as('commentaire'),
+        ])
+        .where('p.utilisateur_id', '=', target.id)
+        .where(({ exists }) => exists(condition))
+        .orderBy('p.id') as never,
+    )
+}
 
 /**
  * Why a registration read at the start of a decision was no longer pending at its write: refused or
