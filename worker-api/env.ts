@@ -1,3 +1,4 @@
+import type { RequestScope } from './db/request-scope'
 import { FIRST_PEPPER_ID, PEPPER_ID, retiredPepperEntries } from './lib/password'
 
 /** Bindings and variables of the Worker (wrangler.toml [vars], .dev.vars, `wrangler secret`). */
@@ -47,7 +48,7 @@ export interface Env {
   /** `on`: responses carry a `Server-Timing` header (always on in development). */
   SERVER_TIMING?: string
   /** Not a binding: the per-request state the Worker adds (db/request-scope.ts). */
-  REQUEST_SCOPE?: import('./db/request-scope').RequestScope
+  REQUEST_SCOPE?: RequestScope
 }
 
 const REQUIRED_SECRETS = ['JWT_SECRET', 'SESSION_SECRET', 'PASSWORD_PEPPER', 'CAPTCHA_HMAC_KEY'] as const
@@ -92,9 +93,4 @@ export function configurationProblems(env: Partial<Env>): string[] {
     problems.push('PASSWORD_PEPPER_ID names a retired pepper')
   }
   return problems
-}
-
-export type AppEnv = {
-  Bindings: Env
-  Variables: { caller: import('./services/actor').Caller }
 }

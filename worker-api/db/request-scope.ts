@@ -1,4 +1,3 @@
-import type { Env } from '../env'
 import { createMeter, type Meter, meteredD1 } from './meter'
 
 /**
@@ -30,10 +29,10 @@ export type RequestScope = {
  * are counted. A request that writes starts at the primary; a read starts anywhere no older than the
  * client's bookmark (read-your-writes), or anywhere at all without one.
  */
-export function openRequestScope(
-  env: Env,
+export function openRequestScope<E extends { DB: D1Database }>(
+  env: E,
   options: { bookmark?: string | null; write: boolean; shared?: boolean },
-): Env {
+): E & { REQUEST_SCOPE: RequestScope } {
   const session = env.DB.withSession(
     options.write ? 'first-primary' : (validBookmark(options.bookmark) ?? 'first-unconstrained'),
   )
@@ -52,7 +51,7 @@ export function openRequestScope(
 export const isWrite = (method: string) => !['GET', 'HEAD', 'OPTIONS'].includes(method.toUpperCase())
 
 /** Whether responses say what they cost (`Server-Timing`): in development, or when switched on. */
-export const timingEnabled = (env: Pick<Env, 'ENVIRONMENT' | 'SERVER_TIMING'>) =>
+export const timingEnabled = (env: { ENVIRONMENT?: string; SERVER_TIMING?: string }) =>
   env.ENVIRONMENT === 'development' || env.SERVER_TIMING === 'on'
 
 /**

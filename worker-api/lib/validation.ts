@@ -1,5 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
-import type { AppEnv } from '../env'
+import type { AppEnv } from '../app-env'
 import { BusinessError } from './errors'
 
 /** Turns a failed request validation into the 400 VALIDATION_FAILED body, with the field errors. */

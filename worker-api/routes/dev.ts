@@ -1,5 +1,5 @@
 import { Hono } from 'hono'
-import type { AppEnv } from '../env'
+import type { AppEnv } from '../app-env'
 import { notFound } from '../lib/errors'
 import { devMail, devMails } from '../services/dev-mailbox'
 

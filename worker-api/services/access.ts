@@ -7,7 +7,7 @@ import { addSeconds, todayIso, toWireDate } from '../lib/dates'
 import { forbidden, notFound } from '../lib/errors'
 import { logTypeForApplication } from '../lib/log-types'
 import { actorWith, type Caller, viewerOf } from './actor'
-import { logEntry } from './logs'
+import { logEntry } from './audit'
 import { userAs, userQuery } from './users'
 
 export const LAUNCH_CODE_TTL_SECONDS = 60

@@ -10,7 +10,7 @@ import type { Env } from '../env'
 import { BusinessError, forbidden, invalidField, notFound } from '../lib/errors'
 import { type Viewer, wholeTreeInScope } from '../lib/scope'
 import { actorWith, type Caller, viewerOf } from './actor'
-import { adminLog } from './logs'
+import { adminLog } from './audit'
 import { requireRootAdmin, rootHolds } from './root-admin'
 import { containsText, onePage, WHOLE_LIST_READ, wholeList } from './structures'
 

@@ -5,7 +5,7 @@ import type { Env } from '../env'
 import { BusinessError, forbidden, invalidField } from '../lib/errors'
 import { inScopeColumn, pathInScope, type Viewer } from '../lib/scope'
 import { actorWith, type Caller, viewerOf } from './actor'
-import { adminLog } from './logs'
+import { adminLog } from './audit'
 import { requireRootAdmin, rootHolds } from './root-admin'
 import { inScopeOrFail, requireAdmin, structureInScopeQuery } from './structures'
 

@@ -2,7 +2,6 @@ import { type Expression, type SqlBool, sql } from 'kysely'
 import { DEFAULT_PAGE_SIZE } from '../contract/base'
 import type { Language } from '../contract/language'
 import {
-  type AdministrationAction,
   CLIENT_LOG_TYPES,
   type ClientLogInput,
   LOG_LABELS,
@@ -11,10 +10,9 @@ import {
   logLabel,
 } from '../contract/logs'
 import { batch, type DB, getDb } from '../db/client'
-import type { LogType, NewLog } from '../db/schema'
+import type { LogType } from '../db/schema'
 import type { Env } from '../env'
-import { browserOf } from '../lib/browser'
-import { dayStartInstant, fromCompactDate, fromWireDate, nextDay, nowIso, organisationDateTime } from '../lib/dates'
+import { dayStartInstant, fromCompactDate, fromWireDate, nextDay, organisationDateTime } from '../lib/dates'
 import { invalidField } from '../lib/errors'
 import { logTypeForName } from '../lib/log-types'
 import {
@@ -27,41 +25,12 @@ import {
 } from '../lib/scope'
 import { foldSearchText, searchWords } from '../lib/search-text'
 import { actorOf, actorWith, type Caller, liveAdmin, viewerOf } from './actor'
+import { logEntry } from './audit'
 import { limitUser } from './rate-limit'
 import { containsText, requireAdmin, WHOLE_LIST_READ, wholeList } from './structures'
 
-/**
- * A row of the audit history (DESIGN §8), written by the API in the batch of the action it records.
- * The browser comes from what the client says, else from the User-Agent, parsed on the server.
- */
-export function logEntry(
-  userId: number,
-  type: LogType,
-  nomLog: string,
-  userAgent: string | null,
-  extra: { commentaire?: string | null; nomNavigateur?: string | null; versionNavigateur?: string | null } = {},
-): NewLog {
-  const parsed = browserOf(userAgent)
-  return {
-    date: nowIso(),
-    utilisateur_id: userId,
-    type_log: type,
-    nom_log: nomLog,
-    commentaire: extra.commentaire ?? null,
-    nom_navigateur: extra.nomNavigateur || parsed.name,
-    version_navigateur: extra.versionNavigateur || parsed.version,
-  }
-}
-
-/** An audit entry of an administrator's action on the organisation (DESIGN §8). */
-export function adminLog(
-  actor: { id: number },
-  nomLog: AdministrationAction,
-  commentaire: string,
-  userAgent: string | null,
-): NewLog {
-  return logEntry(actor.id, 'ADMINISTRATION', nomLog, userAgent, { commentaire })
-}
+/** Entries a user may post a minute (POST logs/), unless `CLIENT_LOG_RATE_PER_MINUTE` says otherwise. */
+export const CLIENT_LOGS_PER_MINUTE = 60
 
 /**
  * spec §7 POST logs/: an action of the caller as a client reports it. `nomLog` must be a log type a
@@ -69,9 +38,6 @@ export function adminLog(
  * is the caller's, and marked as the client's (`source`), so that it never passes for one the server
  * recorded with the action.
  */
-/** Entries a user may post a minute (POST logs/), unless `CLIENT_LOG_RATE_PER_MINUTE` says otherwise. */
-export const CLIENT_LOGS_PER_MINUTE = 60
-
 export async function writeClientLog(env: Env, caller: Caller, input: ClientLogInput, userAgent: string | null) {
   const db = getDb(env.DB)
   const isType = (CLIENT_LOG_TYPES as readonly string[]).includes(input.nomLog)
@@ -95,23 +61,6 @@ export async function writeClientLog(env: Env, caller: Caller, input: ClientLogI
     .returning('id')
     .executeTakeFirstOrThrow()
   return { id: result.id }
-}
-
-/**
- * The audit entry of a change of mail address (DESIGN §8), by the user who confirmed it or by the
- * administrator who made it (`about` names the user then).
- */
-export function mailChangeLog(
-  actorId: number,
-  former: string,
-  next: string,
-  userAgent: string | null,
-  about: number | null = null,
-): NewLog {
-  const change = `${former} → ${next}`
-  return logEntry(actorId, 'ADMINISTRATION', 'MAIL_CHANGE', userAgent, {
-    commentaire: about === null ? change : `#${about} : ${change}`,
-  })
 }
 
 /** The history's filters (a list query without its page). */

@@ -14,7 +14,7 @@ import {
   type Viewer,
 } from '../lib/scope'
 import { actorWith, type Caller, viewerOf } from './actor'
-import { logEntry } from './logs'
+import { logEntry } from './audit'
 import { requireAdmin } from './structures'
 
 /**

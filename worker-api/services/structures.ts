@@ -15,7 +15,7 @@ import {
 } from '../lib/scope'
 import { likePattern, searchWords } from '../lib/search-text'
 import { type Actor, actorWith, type Caller, viewerOf } from './actor'
-import { adminLog } from './logs'
+import { adminLog } from './audit'
 import { structureTypesQuery } from './structure-types'
 import { copyTemplate } from './templates'
 import { postesColumn, postesFrom, toUser } from './users'

@@ -4,7 +4,7 @@ import { batch, type DB, type Guard, getDb, insertWhen } from '../db/client'
 import type { Env } from '../env'
 import { forbidden, invalidField, notFound } from '../lib/errors'
 import { actorWith, type Caller, viewerOf } from './actor'
-import { adminLog } from './logs'
+import { adminLog } from './audit'
 import { requireRootAdmin, rootHolds } from './root-admin'
 import { structureTypesQuery } from './structure-types'
 

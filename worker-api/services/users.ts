@@ -24,8 +24,8 @@ import {
 } from '../lib/mail/templates'
 import { isUserAccount, scopeColumns, userManageable, type Viewer } from '../lib/scope'
 import { type Actor, actorWith, type Caller, viewerOf } from './actor'
+import { mailChangeLog } from './audit'
 import { invitationWrites } from './invitations'
-import { mailChangeLog } from './logs'
 import {
   insertLinkUnderCap,
   MAIL_CHANGE_TTL_HOURS,
