@@ -7,10 +7,10 @@ import { useTranslation } from 'react-i18next'
 import { translateError } from '~/lib/api-errors'
 import { type ApplicationFormValues, choiceValue, type Grant, grantsFrom } from '~/lib/application-grants'
 import { useErrorsFollowInput, useFormReply, usePendingIntent } from '~/lib/form'
-import { useHydrated } from '~/lib/hydrated'
 import { useStructureChange } from '~/lib/structure-change'
 import { APPLICATION_ICONS, type ApplicationForm as Values } from '../../worker-api/contract/catalogue'
 import { AppIcon } from './app-icon'
+import { ChoiceReloadButton } from './choice-reload-button'
 import { EnterSubmits } from './enter-submits'
 import { Field, FieldMessages, fieldMessages } from './field'
 import { FormError, formProblem } from './form-error'
@@ -73,7 +73,6 @@ export function ApplicationForm({
   const { t } = useTranslation()
   const reply = useFormReply(INTENT)
   const pending = usePendingIntent(INTENT)
-  const hydrated = useHydrated()
   const { pathname } = useLocation()
   const formRef = useRef<HTMLFormElement>(null)
   const [form, fields] = useForm<Values>({
@@ -231,19 +230,7 @@ export function ApplicationForm({
                 placeholder={t('applications.chooseStructure')}
                 emptyMessage={t('applications.noStructure')}
               />
-              {hydrated ? null : (
-                <Button
-                  type="submit"
-                  name="intent"
-                  value="fonctions"
-                  formNoValidate
-                  variant="outline"
-                  size="sm"
-                  className="h-auto self-start py-2 text-left whitespace-normal"
-                >
-                  {t('applications.showFonctions')}
-                </Button>
-              )}
+              <ChoiceReloadButton intent="fonctions">{t('applications.showFonctions')}</ChoiceReloadButton>
             </div>
             {structure ? (
               <fieldset className="flex flex-col gap-2">

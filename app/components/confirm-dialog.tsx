@@ -1,9 +1,10 @@
 import { Form, Link, useNavigation } from '@remix-run/react'
 import type { VariantProps } from 'class-variance-authority'
-import { type KeyboardEvent, type MouseEvent, type ReactNode, useId, useRef, useState } from 'react'
+import { type KeyboardEvent, type MouseEvent, type ReactNode, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useHydrated } from '~/lib/hydrated'
 import { cn } from '~/lib/utils'
+import { FormPanel } from './form-panel'
 import {
   AlertDialog,
   AlertDialogCancel,
@@ -157,19 +158,14 @@ export function ConfirmPanel({
   className?: string
 }) {
   const { t } = useTranslation()
-  const headingId = useId()
   return (
-    <section
+    <FormPanel
       id={id}
-      aria-labelledby={headingId}
-      className={cn('flex flex-col gap-4 rounded-lg border border-destructive/50 bg-card p-6 shadow-sm', className)}
+      tone="destructive"
+      title={confirmation.title}
+      intro={confirmation.description}
+      className={className}
     >
-      <div className="flex flex-col gap-2">
-        <h2 id={headingId} className="text-lg font-semibold">
-          {confirmation.title}
-        </h2>
-        <p className="text-sm text-muted-foreground">{confirmation.description}</p>
-      </div>
       <ConfirmForm
         {...confirmation}
         cancel={
@@ -181,7 +177,7 @@ export function ConfirmPanel({
           </Link>
         }
       />
-    </section>
+    </FormPanel>
   )
 }
 

@@ -1,5 +1,5 @@
 import { Form, Link, useActionData, useLocation, useNavigation } from '@remix-run/react'
-import { KeyRound, Pencil, Plus, Save, Trash2 } from 'lucide-react'
+import { KeyRound, type LucideIcon, Pencil, Plus, Save, Trash2 } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { translateError } from '~/lib/api-errors'
 import { anchorId, FOCUS_FIELD } from '~/lib/focus'
@@ -118,31 +118,21 @@ export function StructureFonctions({
                       </p>
                     </div>
                     <div className="flex flex-wrap gap-1">
-                      <Link
-                        id={anchorId('renommer', fonction.id)}
-                        to={`${urlWith(search, { renommer: String(fonction.id), acces: null, confirmer: null, id: null })}#fonction-${fonction.id}`}
-                        preventScrollReset
-                        className={buttonVariants({ variant: 'ghost', size: 'sm' })}
-                        aria-label={t('fonctions.renameLabel', { libelle: fonction.libelle })}
-                      >
-                        <Pencil aria-hidden />
-                        <span aria-hidden className="hidden sm:inline">
-                          {t('fonctions.rename')}
-                        </span>
-                      </Link>
+                      <PanelLink
+                        panel="renommer"
+                        fonction={fonction}
+                        icon={Pencil}
+                        label={t('fonctions.renameLabel', { libelle: fonction.libelle })}
+                        text={t('fonctions.rename')}
+                      />
                       {racine ? (
-                        <Link
-                          id={anchorId('acces', fonction.id)}
-                          to={`${urlWith(search, { acces: String(fonction.id), renommer: null, confirmer: null, id: null })}#fonction-${fonction.id}`}
-                          preventScrollReset
-                          className={buttonVariants({ variant: 'ghost', size: 'sm' })}
-                          aria-label={t('fonctions.grantsLabel', { libelle: fonction.libelle })}
-                        >
-                          <KeyRound aria-hidden />
-                          <span aria-hidden className="hidden sm:inline">
-                            {t('fonctions.grantsEdit')}
-                          </span>
-                        </Link>
+                        <PanelLink
+                          panel="acces"
+                          fonction={fonction}
+                          icon={KeyRound}
+                          label={t('fonctions.grantsLabel', { libelle: fonction.libelle })}
+                          text={t('fonctions.grantsEdit')}
+                        />
                       ) : null}
                       <ConfirmDialog
                         id={anchorId('supprimer-fonction', fonction.id)}
@@ -182,6 +172,41 @@ export function StructureFonctions({
 }
 
 /** The failed reply of one of the function forms, if that is what the last submission was. */
+/**
+ * A function's link that opens one of its panels in its card (`?renommer=` or `?acces=`), closing
+ * any other: the icon alone on a phone, its whole name for screen readers.
+ */
+function PanelLink({
+  panel,
+  fonction,
+  icon: Icon,
+  label,
+  text,
+}: {
+  panel: 'renommer' | 'acces'
+  fonction: StructureFonction
+  icon: LucideIcon
+  label: string
+  text: string
+}) {
+  const { search } = useLocation()
+  const closed = { renommer: null, acces: null, confirmer: null, id: null }
+  return (
+    <Link
+      id={anchorId(panel, fonction.id)}
+      to={`${urlWith(search, { ...closed, [panel]: String(fonction.id) })}#fonction-${fonction.id}`}
+      preventScrollReset
+      className={buttonVariants({ variant: 'ghost', size: 'sm' })}
+      aria-label={label}
+    >
+      <Icon aria-hidden />
+      <span aria-hidden className="hidden sm:inline">
+        {text}
+      </span>
+    </Link>
+  )
+}
+
 function useFonctionReply(): FonctionReply | undefined {
   const reply = useActionData() as { intent?: string } | undefined
   return typeof reply?.intent === 'string' && reply.intent.startsWith('fonction-')

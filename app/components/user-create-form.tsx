@@ -12,6 +12,7 @@ import type { UserFormValues } from '~/lib/user-form.server'
 import { mailProblem } from '../../worker-api/contract/mail-rules'
 import type { Fonction } from '../../worker-api/contract/structure'
 import type { CreateUserForm as Values } from '../../worker-api/contract/user-admin'
+import { ChoiceReloadButton } from './choice-reload-button'
 import { DateRangeInput } from './date-range-input'
 import { EnterSubmits } from './enter-submits'
 import { Field } from './field'
@@ -235,19 +236,7 @@ export function UserCreateForm({
                 required
                 errors={translate(fields.structure)}
               />
-              {hydrated ? null : (
-                <Button
-                  type="submit"
-                  name="intent"
-                  value="fonctions"
-                  formNoValidate
-                  variant="outline"
-                  size="sm"
-                  className="h-auto self-start py-2 text-left whitespace-normal"
-                >
-                  {t('userCreate.showFonctions')}
-                </Button>
-              )}
+              <ChoiceReloadButton intent="fonctions">{t('userCreate.showFonctions')}</ChoiceReloadButton>
             </div>
             {structureId ? (
               <ChoiceField

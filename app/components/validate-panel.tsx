@@ -1,14 +1,13 @@
-import { Form, Link } from '@remix-run/react'
+import { Form } from '@remix-run/react'
 import { UserCheck } from 'lucide-react'
-import { useId } from 'react'
 import { useTranslation } from 'react-i18next'
 import { translateError } from '~/lib/api-errors'
 import { FOCUS_FIELD } from '~/lib/focus'
 import { usePendingIntent } from '~/lib/form'
 import type { OfferedFonction } from '../../worker-api/contract/registration'
 import { DateRangeInput } from './date-range-input'
+import { FormPanel, FormPanelButtons } from './form-panel'
 import { SelectField } from './select-field'
-import { Button, buttonVariants } from './ui/button'
 
 /** A function offered, as the select posts it: `id:12` for one of the company, `nom:Chauffeur` for one of the template. */
 export const offeredValue = (fonction: OfferedFonction) =>
@@ -46,23 +45,14 @@ export function ValidatePanel({
   focusAfter: string
 }) {
   const { t } = useTranslation()
-  const headingId = useId()
   const pending = usePendingIntent('authorize')
   const errors = (field: keyof ValidateValues['errors']) => values.errors[field]?.map((e) => translateError(t, e))
   return (
-    <section
+    <FormPanel
       id="validation"
-      aria-labelledby={headingId}
-      className="flex flex-col gap-4 rounded-lg border border-primary/40 bg-card p-6 shadow-sm"
+      title={t('autorisation.validateLabel', { mail })}
+      intro={t(company ? 'autorisation.validateIntro' : 'autorisation.validateIntroNoCompany', { company })}
     >
-      <div className="flex flex-col gap-2">
-        <h2 id={headingId} className="text-lg font-semibold">
-          {t('autorisation.validateLabel', { mail })}
-        </h2>
-        <p className="text-sm text-muted-foreground">
-          {t(company ? 'autorisation.validateIntro' : 'autorisation.validateIntroNoCompany', { company })}
-        </p>
-      </div>
       <Form method="post" preventScrollReset className="flex flex-col gap-4">
         <input type="hidden" name="intent" value="authorize" />
         <input type="hidden" name="id" value={id} />
@@ -97,16 +87,14 @@ export function ValidatePanel({
             errors: errors('dateFin'),
           }}
         />
-        <div className="flex flex-wrap gap-2">
-          <Button type="submit" disabled={pending} aria-disabled={pending}>
-            <UserCheck aria-hidden />
-            {pending ? t('autorisation.sending') : t('autorisation.validateSend')}
-          </Button>
-          <Link to={cancelHref} preventScrollReset className={buttonVariants({ variant: 'outline' })}>
-            {t('common.cancel')}
-          </Link>
-        </div>
+        <FormPanelButtons
+          icon={UserCheck}
+          label={t('autorisation.validateSend')}
+          pendingLabel={t('autorisation.sending')}
+          pending={pending}
+          cancelHref={cancelHref}
+        />
       </Form>
-    </section>
+    </FormPanel>
   )
 }

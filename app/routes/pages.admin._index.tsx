@@ -8,9 +8,10 @@ import { DataTable, type DataTableColumn } from '~/components/data-table'
 import { DATE_PATTERN } from '~/components/date-range-input'
 import { EmptyState } from '~/components/empty-state'
 import { Field } from '~/components/field'
+import { FormPanel, FormPanelButtons } from '~/components/form-panel'
 import { Pagination } from '~/components/pagination'
 import { Alert } from '~/components/ui/alert'
-import { Button, buttonVariants } from '~/components/ui/button'
+import { buttonVariants } from '~/components/ui/button'
 import { apiMessage, fieldErrors, type Message, translateError } from '~/lib/api-errors'
 import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
@@ -134,28 +135,20 @@ const usersUrl = (filters: Record<string, string>) =>
 /** The extension of a post: its new end, a year after the current one unless typed otherwise. */
 function ExtendPanel({ poste, values, cancelHref }: { poste: EndingPost; values?: ExtendValues; cancelHref: string }) {
   const { t } = useTranslation()
-  const headingId = useId()
   const pending = usePendingIntent('prolonger')
   const nom = `${poste.utilisateur.prenom} ${poste.utilisateur.nom}`
   return (
-    <section
+    <FormPanel
       id={PANEL}
-      aria-labelledby={headingId}
-      className="flex flex-col gap-4 rounded-lg border border-primary/40 bg-card p-6 shadow-sm"
+      heading="h3"
+      title={t('home.extendTitle', { nom })}
+      intro={t('home.extendIntro', {
+        fonction: poste.fonction.libelle,
+        structure: poste.structure.nom,
+        debut: poste.dateDebut,
+        fin: poste.dateFin,
+      })}
     >
-      <div className="flex flex-col gap-2">
-        <h3 id={headingId} className="text-lg font-semibold">
-          {t('home.extendTitle', { nom })}
-        </h3>
-        <p className="text-sm text-muted-foreground">
-          {t('home.extendIntro', {
-            fonction: poste.fonction.libelle,
-            structure: poste.structure.nom,
-            debut: poste.dateDebut,
-            fin: poste.dateFin,
-          })}
-        </p>
-      </div>
       <Form method="post" preventScrollReset className="flex flex-col gap-4">
         <input type="hidden" name="intent" value="prolonger" />
         <input type="hidden" name="id" value={poste.id} />
@@ -181,17 +174,15 @@ function ExtendPanel({ poste, values, cancelHref }: { poste: EndingPost; values?
             }}
           />
         </div>
-        <div className="flex flex-wrap gap-2">
-          <Button type="submit" disabled={pending} aria-disabled={pending}>
-            <CalendarPlus aria-hidden />
-            {pending ? t('home.extending') : t('home.extend')}
-          </Button>
-          <Link to={cancelHref} preventScrollReset className={buttonVariants({ variant: 'outline' })}>
-            {t('common.cancel')}
-          </Link>
-        </div>
+        <FormPanelButtons
+          icon={CalendarPlus}
+          label={t('home.extend')}
+          pendingLabel={t('home.extending')}
+          pending={pending}
+          cancelHref={cancelHref}
+        />
       </Form>
-    </section>
+    </FormPanel>
   )
 }
 

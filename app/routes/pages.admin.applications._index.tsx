@@ -2,21 +2,20 @@ import { type ActionFunctionArgs, data, type LoaderFunctionArgs, type MetaFuncti
 import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation } from '@remix-run/react'
 import { AppWindow, Plus, Power, PowerOff, Trash2 } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
+import { AdminListPage } from '~/components/admin-list-page'
 import { AppIcon } from '~/components/app-icon'
 import { ConfirmDialog, ConfirmPanel } from '~/components/confirm-dialog'
 import { DataTable, type DataTableColumn } from '~/components/data-table'
 import { ListEmptyState } from '~/components/empty-state'
-import { Pagination } from '~/components/pagination'
 import { SearchForm } from '~/components/search-form'
-import { Alert } from '~/components/ui/alert'
-import { Button, buttonVariants } from '~/components/ui/button'
+import { Button } from '~/components/ui/button'
 import { apiMessage, type Message } from '~/lib/api-errors'
 import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { anchorId, FOCUS_FIELD, neighbourAnchor } from '~/lib/focus'
 import { focusFragment, readForm, rowAction } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
-import { DEFAULT_PAGE_SIZE, lastPageUrl, listQuery } from '~/lib/pagination'
+import { lastPageUrl, listQuery } from '~/lib/pagination'
 import { pathWithout, urlWith } from '~/lib/url'
 import {
   APPLICATION_ICONS,
@@ -228,59 +227,54 @@ export default function Applications() {
   ]
 
   return (
-    <div className="flex flex-col gap-6">
-      <div className="flex flex-wrap items-end justify-between gap-4">
-        <div>
-          <h1 className="text-2xl font-semibold tracking-tight">{t('applications.title')}</h1>
-          <p className="text-muted-foreground">{t('applications.intro')}</p>
-        </div>
-        <Link to="/pages/admin/applications/nouvelle" className={buttonVariants()}>
-          <Plus aria-hidden />
-          {t('applications.new')}
-        </Link>
-      </div>
-      {failure ? (
-        <Alert variant="destructive" role="alert">
-          <p className="font-medium">{t('applications.actionImpossible', { libelle: failure.libelle })}</p>
-          <p>{t(failure.error.key, failure.error.values)}</p>
-        </Alert>
-      ) : null}
-      {confirming ? (
-        <ConfirmPanel
-          cancelHref={cancelHref}
-          returnTo={anchorId('supprimer', confirming.id)}
-          title={t('applications.deleteTitle', { libelle: confirming.libelle })}
-          description={deleteDescription(confirming)}
-          confirmLabel={t('applications.delete')}
-          pendingLabel={t('applications.deleting')}
-          fields={deletion(confirming)}
-        />
-      ) : null}
-      <SearchForm label={t('applications.search')} />
-      <p className="text-sm text-muted-foreground" aria-live="polite">
-        {t('applications.total', { count: total })}
-      </p>
-      <div className="overflow-hidden rounded-lg border bg-card">
-        <DataTable
-          aria-label={t('applications.title')}
-          columns={columns}
-          rows={applications}
-          rowKey={(application) => application.id}
-          rowAnchor={ROW}
-          defaultSort="libelle"
-          empty={
-            <ListEmptyState
-              icon={AppWindow}
-              lastPage={lastPage}
-              page={page}
-              total={total}
-              title={t('applications.empty')}
-              description={q ? t('applications.emptySearch', { q }) : undefined}
-            />
-          }
-        />
-      </div>
-      <Pagination page={page} total={total} pageSize={DEFAULT_PAGE_SIZE} />
-    </div>
+    <AdminListPage
+      title={t('applications.title')}
+      intro={t('applications.intro')}
+      create={{ to: '/pages/admin/applications/nouvelle', icon: Plus, label: t('applications.new') }}
+      failure={
+        failure ? (
+          <>
+            <p className="font-medium">{t('applications.actionImpossible', { libelle: failure.libelle })}</p>
+            <p>{t(failure.error.key, failure.error.values)}</p>
+          </>
+        ) : null
+      }
+      confirm={
+        confirming ? (
+          <ConfirmPanel
+            cancelHref={cancelHref}
+            returnTo={anchorId('supprimer', confirming.id)}
+            title={t('applications.deleteTitle', { libelle: confirming.libelle })}
+            description={deleteDescription(confirming)}
+            confirmLabel={t('applications.delete')}
+            pendingLabel={t('applications.deleting')}
+            fields={deletion(confirming)}
+          />
+        ) : null
+      }
+      search={<SearchForm label={t('applications.search')} />}
+      count={t('applications.total', { count: total })}
+      page={page}
+      total={total}
+    >
+      <DataTable
+        aria-label={t('applications.title')}
+        columns={columns}
+        rows={applications}
+        rowKey={(application) => application.id}
+        rowAnchor={ROW}
+        defaultSort="libelle"
+        empty={
+          <ListEmptyState
+            icon={AppWindow}
+            lastPage={lastPage}
+            page={page}
+            total={total}
+            title={t('applications.empty')}
+            description={q ? t('applications.emptySearch', { q }) : undefined}
+          />
+        }
+      />
+    </AdminListPage>
   )
 }

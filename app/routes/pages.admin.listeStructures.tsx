@@ -2,12 +2,11 @@ import { type ActionFunctionArgs, data, type LoaderFunctionArgs, type MetaFuncti
 import { Link, useActionData, useLoaderData, useLocation } from '@remix-run/react'
 import { Building2, Pencil, Plus, Trash2, Users } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
+import { AdminListPage } from '~/components/admin-list-page'
 import { ConfirmDialog, ConfirmPanel } from '~/components/confirm-dialog'
 import { DataTable, type DataTableColumn } from '~/components/data-table'
 import { ListEmptyState } from '~/components/empty-state'
-import { Pagination } from '~/components/pagination'
 import { SearchForm } from '~/components/search-form'
-import { Alert } from '~/components/ui/alert'
 import { buttonVariants } from '~/components/ui/button'
 import { apiMessage, type Message } from '~/lib/api-errors'
 import { requireAdmin } from '~/lib/auth.server'
@@ -15,7 +14,7 @@ import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { anchorId, FOCUS_FIELD, neighbourAnchor } from '~/lib/focus'
 import { focusFragment, readForm, rowAction } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
-import { DEFAULT_PAGE_SIZE, lastPageUrl, listQuery } from '~/lib/pagination'
+import { lastPageUrl, listQuery } from '~/lib/pagination'
 import { pathWithout, urlWith } from '~/lib/url'
 import { STRUCTURE_SORTS, type Structure } from '../../worker-api/contract/structure'
 
@@ -188,59 +187,54 @@ export default function Structures() {
   ]
 
   return (
-    <div className="flex flex-col gap-6">
-      <div className="flex flex-wrap items-end justify-between gap-4">
-        <div>
-          <h1 className="text-2xl font-semibold tracking-tight">{t('structures.title')}</h1>
-          <p className="text-muted-foreground">{t('structures.intro')}</p>
-        </div>
-        <Link to="/pages/admin/structure" className={buttonVariants()}>
-          <Plus aria-hidden />
-          {t('structures.create')}
-        </Link>
-      </div>
-      {failure ? (
-        <Alert variant="destructive" role="alert">
-          <p className="font-medium">{t('structures.deleteImpossible')}</p>
-          <p>{t(failure.error.key, failure.error.values)}</p>
-        </Alert>
-      ) : null}
-      {confirming ? (
-        <ConfirmPanel
-          cancelHref={cancelHref}
-          returnTo={anchorId('supprimer', confirming.id)}
-          title={t('structures.deleteTitle', { nom: confirming.nom })}
-          description={t('structures.deleteConfirm')}
-          confirmLabel={t('structures.delete')}
-          pendingLabel={t('structures.deleting')}
-          fields={deletion(confirming)}
-        />
-      ) : null}
-      <SearchForm label={t('structures.search')} />
-      <p className="text-sm text-muted-foreground" aria-live="polite">
-        {t('structures.total', { count: total })}
-      </p>
-      <div className="overflow-hidden rounded-lg border bg-card">
-        <DataTable
-          aria-label={t('structures.title')}
-          columns={columns}
-          rows={structures}
-          rowKey={(structure) => structure.id}
-          rowAnchor={ROW}
-          defaultSort="path"
-          empty={
-            <ListEmptyState
-              icon={Building2}
-              lastPage={lastPage}
-              page={page}
-              total={total}
-              title={t('structures.empty')}
-              description={q ? t('structures.emptySearch', { q }) : undefined}
-            />
-          }
-        />
-      </div>
-      <Pagination page={page} total={total} pageSize={DEFAULT_PAGE_SIZE} />
-    </div>
+    <AdminListPage
+      title={t('structures.title')}
+      intro={t('structures.intro')}
+      create={{ to: '/pages/admin/structure', icon: Plus, label: t('structures.create') }}
+      failure={
+        failure ? (
+          <>
+            <p className="font-medium">{t('structures.deleteImpossible')}</p>
+            <p>{t(failure.error.key, failure.error.values)}</p>
+          </>
+        ) : null
+      }
+      confirm={
+        confirming ? (
+          <ConfirmPanel
+            cancelHref={cancelHref}
+            returnTo={anchorId('supprimer', confirming.id)}
+            title={t('structures.deleteTitle', { nom: confirming.nom })}
+            description={t('structures.deleteConfirm')}
+            confirmLabel={t('structures.delete')}
+            pendingLabel={t('structures.deleting')}
+            fields={deletion(confirming)}
+          />
+        ) : null
+      }
+      search={<SearchForm label={t('structures.search')} />}
+      count={t('structures.total', { count: total })}
+      page={page}
+      total={total}
+    >
+      <DataTable
+        aria-label={t('structures.title')}
+        columns={columns}
+        rows={structures}
+        rowKey={(structure) => structure.id}
+        rowAnchor={ROW}
+        defaultSort="path"
+        empty={
+          <ListEmptyState
+            icon={Building2}
+            lastPage={lastPage}
+            page={page}
+            total={total}
+            title={t('structures.empty')}
+            description={q ? t('structures.emptySearch', { q }) : undefined}
+          />
+        }
+      />
+    </AdminListPage>
   )
 }

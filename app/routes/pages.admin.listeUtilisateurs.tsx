@@ -3,12 +3,11 @@ import { Form, Link, useActionData, useLoaderData, useLocation } from '@remix-ru
 import { ChevronDown, ChevronRight, Eye, RotateCcw, Trash2, UserPlus, Users, X } from 'lucide-react'
 import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
+import { AdminListPage } from '~/components/admin-list-page'
 import { ConfirmDialog, ConfirmPanel } from '~/components/confirm-dialog'
 import { DataTable, type DataTableColumn, detailsId } from '~/components/data-table'
 import { EmptyState } from '~/components/empty-state'
-import { Pagination } from '~/components/pagination'
 import { SearchForm } from '~/components/search-form'
-import { Alert } from '~/components/ui/alert'
 import { Button, buttonVariants } from '~/components/ui/button'
 import { apiMessage, type Message } from '~/lib/api-errors'
 import { requireAdmin } from '~/lib/auth.server'
@@ -18,7 +17,7 @@ import { usePendingIntent } from '~/lib/form'
 import { focusFragment, readForm, rowAction } from '~/lib/form.server'
 import { useHydrated } from '~/lib/hydrated'
 import { i18nServer } from '~/lib/i18n.server'
-import { DEFAULT_PAGE_SIZE, listQuery } from '~/lib/pagination'
+import { listQuery } from '~/lib/pagination'
 import { pathWithout, urlWith } from '~/lib/url'
 import { cn } from '~/lib/utils'
 import type { Poste, User } from '../../worker-api/contract/user'
@@ -327,67 +326,56 @@ export default function UserList() {
   ]
 
   return (
-    <div className="flex flex-col gap-6">
-      <div className="flex flex-wrap items-end justify-between gap-4">
-        <div>
-          <h1 className="text-2xl font-semibold tracking-tight">{t('users.title')}</h1>
-          <p className="text-muted-foreground">{t('users.intro')}</p>
+    <AdminListPage
+      title={t('users.title')}
+      intro={t('users.intro')}
+      create={{ to: '/pages/admin/user/new', icon: UserPlus, label: t('users.create') }}
+      failure={failure ? <p>{t(failure.error.key, failure.error.values)}</p> : null}
+      confirm={
+        confirming ? (
+          <ConfirmPanel
+            cancelHref={cancelHref}
+            returnTo={anchorId('supprimer', confirming.id)}
+            title={t('users.deleteTitle', { nom: fullName(confirming) })}
+            description={t('users.deleteConfirm')}
+            confirmLabel={t('users.delete')}
+            pendingLabel={t('users.deleting')}
+            fields={deletion(confirming)}
+          />
+        ) : null
+      }
+      search={
+        <div className="flex flex-col gap-3">
+          <SearchForm label={t('users.search')} />
+          <div className="flex flex-wrap gap-x-6 gap-y-2">
+            {FILTERS.map((name) => (
+              <FilterToggle key={name} name={name} search={search} />
+            ))}
+          </div>
         </div>
-        <Link to="/pages/admin/user/new" className={buttonVariants()}>
-          <UserPlus aria-hidden />
-          {t('users.create')}
-        </Link>
-      </div>
-      {failure ? (
-        <Alert variant="destructive" role="alert">
-          <p>{t(failure.error.key, failure.error.values)}</p>
-        </Alert>
-      ) : null}
-      {confirming ? (
-        <ConfirmPanel
-          cancelHref={cancelHref}
-          returnTo={anchorId('supprimer', confirming.id)}
-          title={t('users.deleteTitle', { nom: fullName(confirming) })}
-          description={t('users.deleteConfirm')}
-          confirmLabel={t('users.delete')}
-          pendingLabel={t('users.deleting')}
-          fields={deletion(confirming)}
-        />
-      ) : null}
-      <div className="flex flex-col gap-3">
-        <SearchForm label={t('users.search')} />
-        <div className="flex flex-wrap gap-x-6 gap-y-2">
-          {FILTERS.map((name) => (
-            <FilterToggle key={name} name={name} search={search} />
-          ))}
-        </div>
-      </div>
-      <p className="text-sm text-muted-foreground" aria-live="polite">
-        {t('users.total', { count: total })}
-      </p>
-      <div className="overflow-hidden rounded-lg border bg-card">
-        <DataTable
-          aria-label={t('users.title')}
-          columns={columns}
-          rows={users}
-          rowKey={(user) => user.id}
-          rowAnchor={ROW}
-          defaultSort="nom"
-          rowClassName={(user) =>
-            user.supprime ? 'bg-destructive/10' : hasPosition(user) ? undefined : 'bg-warning/15'
-          }
-          details={{ render: (user) => <UserDetails user={user} />, isOpen }}
-          empty={
-            <EmptyState
-              icon={Users}
-              title={t('users.empty')}
-              description={q ? t('users.emptySearch', { q }) : undefined}
-            />
-          }
-        />
-      </div>
-      <Pagination page={page} total={total} pageSize={DEFAULT_PAGE_SIZE} />
-    </div>
+      }
+      count={t('users.total', { count: total })}
+      page={page}
+      total={total}
+    >
+      <DataTable
+        aria-label={t('users.title')}
+        columns={columns}
+        rows={users}
+        rowKey={(user) => user.id}
+        rowAnchor={ROW}
+        defaultSort="nom"
+        rowClassName={(user) => (user.supprime ? 'bg-destructive/10' : hasPosition(user) ? undefined : 'bg-warning/15')}
+        details={{ render: (user) => <UserDetails user={user} />, isOpen }}
+        empty={
+          <EmptyState
+            icon={Users}
+            title={t('users.empty')}
+            description={q ? t('users.emptySearch', { q }) : undefined}
+          />
+        }
+      />
+    </AdminListPage>
   )
 }
 
