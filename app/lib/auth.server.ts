@@ -50,17 +50,43 @@ export async function requireUser(request: Request, context: AppLoadContext) {
   return { user, session, api, headers, settle, expect, expectPage, redirectWithToast }
 }
 
+type Auth = Awaited<ReturnType<typeof requireUser>>
+
+/** The session as the API has it now (not the cookie's copy from the sign-in: the admin flag can change); a non-administrator is sent to their access page. */
+async function adminSession(auth: Auth) {
+  const me = await auth.expect(auth.api.rest.bd.session.$get())
+  if (!me.admin) throw redirect('/pages/user/acces', { headers: await auth.headers() })
+  return me
+}
+
 /**
  * Guard of the admin screens (spec §6: paths containing 'admin'). Each admin route calls it in its
  * own loader and action: on client-side navigation Remix does not re-run the /pages layout loader.
  */
 export async function requireAdmin(request: Request, context: AppLoadContext) {
   const auth = await requireUser(request, context)
-  // The admin flag as the API has it now, not the cookie's copy from the sign-in (it can change). The
-  // check rides in the same D1 round trip as the page's own reads.
-  const me = await auth.expect(auth.api.rest.bd.session.$get())
-  if (!me.admin) throw redirect('/pages/user/acces', { headers: await auth.headers() })
+  await adminSession(auth)
   return auth
+}
+
+/**
+ * An admin page's reads (`read`), asked alongside the admin check rather than after it: both in-process
+ * calls share the request's check of the caller, so the page's data and the check take one D1 round
+ * trip. `read`'s outcome is looked at only once the check has passed: a non-administrator is sent to
+ * their access page whatever their call was answered (every admin endpoint refuses them by itself).
+ */
+export async function adminRead<T>(
+  request: Request,
+  context: AppLoadContext,
+  read: (auth: Auth) => Promise<T>,
+): Promise<{ auth: Auth; data: T }> {
+  const auth = await requireUser(request, context)
+  const checked = adminSession(auth)
+  const data = read(auth)
+  // Its failure is the check's to decide first; nothing is left unawaited either way.
+  data.catch(() => {})
+  await checked
+  return { auth, data: await data }
 }
 
 /**

@@ -13,7 +13,7 @@ import { Pagination } from '~/components/pagination'
 import { Alert } from '~/components/ui/alert'
 import { buttonVariants } from '~/components/ui/button'
 import { apiMessage, fieldErrors, type Message, translateError } from '~/lib/api-errors'
-import { requireAdmin } from '~/lib/auth.server'
+import { adminRead, requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { FOCUS_FIELD } from '~/lib/focus'
 import { usePendingIntent } from '~/lib/form'
@@ -52,11 +52,9 @@ function aYearAfter(wire: string): string {
  * end (each extended here), sign-ins and launches of the last month — from one API call.
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const auth = await requireAdmin(request, context)
-  const url = new URL(request.url)
-  const page = readPage(url.searchParams.get('page'))
-  const [home, t] = await Promise.all([
-    auth.expect(auth.api.rest.bd.accueil.$get({ query: { page } })),
+  const page = readPage(new URL(request.url).searchParams.get('page'))
+  const [{ auth, data: home }, t] = await Promise.all([
+    adminRead(request, context, (auth) => auth.expect(auth.api.rest.bd.accueil.$get({ query: { page } }))),
     i18nServer.getFixedT(request),
   ])
   return data({ home, page, title: `${t('home.title')} · ${t('app.name')}` }, { headers: await auth.headers() })

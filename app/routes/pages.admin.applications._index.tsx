@@ -10,7 +10,7 @@ import { ListEmptyState } from '~/components/empty-state'
 import { SearchForm } from '~/components/search-form'
 import { Button } from '~/components/ui/button'
 import { apiMessage, type Message } from '~/lib/api-errors'
-import { requireAdmin } from '~/lib/auth.server'
+import { adminRead, requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { anchorId, FOCUS_FIELD, neighbourAnchor } from '~/lib/focus'
 import { focusFragment, readForm, rowAction } from '~/lib/form.server'
@@ -33,11 +33,16 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.t
  * after a confirmation that says how many lose it.
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const auth = await requireAdmin(request, context)
   const url = new URL(request.url)
   const query = listQuery(url.searchParams, APPLICATION_SORTS)
-  const [{ items, total }, t] = await Promise.all([
-    auth.expectPage(auth.api.rest.bd.application.$get({ query })),
+  const [
+    {
+      auth,
+      data: { items, total },
+    },
+    t,
+  ] = await Promise.all([
+    adminRead(request, context, (auth) => auth.expectPage(auth.api.rest.bd.application.$get({ query }))),
     i18nServer.getFixedT(request),
   ])
   return data(

@@ -4,7 +4,7 @@ import { Pencil } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { buttonVariants } from '~/components/ui/button'
 import { Card, CardContent, CardHeader, CardTitle } from '~/components/ui/card'
-import { requireAdmin } from '~/lib/auth.server'
+import { adminRead } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { i18nServer } from '~/lib/i18n.server'
 
@@ -16,9 +16,8 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.t
  * structure may be given, the functions a new one starts with, in order, and what each opens.
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const auth = await requireAdmin(request, context)
-  const [templates, t] = await Promise.all([
-    auth.expect(auth.api.rest.bd.typestructure.fonctions.$get()),
+  const [{ auth, data: templates }, t] = await Promise.all([
+    adminRead(request, context, (auth) => auth.expect(auth.api.rest.bd.typestructure.fonctions.$get())),
     i18nServer.getFixedT(request),
   ])
   return data(

@@ -132,6 +132,17 @@ describe('statements per request', () => {
     }
   })
 
+  it('an admin page checks its caller, the admin flag included, with the page data: one round trip', async () => {
+    const root = await createUser({ admin: true, postes: [currentPost(1, 1)] })
+    const { cookie } = await browserCookie(root)
+    for (const page of ['/pages/admin', '/pages/admin/applications', '/pages/admin/modeles']) {
+      const response = await visit(page, { headers: { Cookie: cookie } }, TIMING)
+      expect(response.status).toBe(200)
+      // The layout's and the guard's session calls and the page's read share one check.
+      expect(cost(response)).toMatchObject({ roundTrips: 1, apiCalls: 3 })
+    }
+  })
+
   it('the cost is shown only in development or when switched on', async () => {
     const user = await createUser()
     const { cookie } = await browserCookie(user)

@@ -2,9 +2,9 @@ import { env } from 'cloudflare:test'
 import jwt from '@tsndr/cloudflare-worker-jwt'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { read, userApi } from '../../app/lib/api.server'
-import { endSession, requireAdmin, requireUser } from '../../app/lib/auth.server'
+import { adminRead, endSession, requireAdmin, requireUser } from '../../app/lib/auth.server'
 import { getSession } from '../../app/lib/session.server'
-import { createOrganisation, createUser, db, signIn, uiContext } from './helpers'
+import { createOrganisation, createUser, currentPost, db, signIn, uiContext } from './helpers'
 
 beforeAll(createOrganisation)
 
@@ -94,6 +94,29 @@ describe('requireAdmin', () => {
     await db().updateTable('utilisateur').set({ admin: 1 }).where('id', '=', user.id).execute()
     const auth = await requireAdmin(request, context)
     expect(auth.user.id).toBe(user.id)
+  })
+})
+
+describe('adminRead', () => {
+  it('sends an admin demoted since signing in to their access page, whatever their page’s own call was answered', async () => {
+    const user = await createUser({ admin: true })
+    const request = await browserRequest(user, true)
+    await db().updateTable('utilisateur').set({ admin: 0 }).where('id', '=', user.id).execute()
+    const thrown = await adminRead(request, context, (auth) =>
+      auth.expect(auth.api.rest.bd.accueil.$get({ query: {} })),
+    ).catch((error: unknown) => error)
+    expect((thrown as Response).status).toBe(302)
+    expect((thrown as Response).headers.get('Location')).toBe('/pages/user/acces')
+  })
+
+  it('gives an administrator the page’s data', async () => {
+    const user = await createUser({ admin: true, postes: [currentPost(4, 2)] })
+    const request = await browserRequest(user, true)
+    const { auth, data } = await adminRead(request, context, (auth) =>
+      auth.expect(auth.api.rest.bd.accueil.$get({ query: {} })),
+    )
+    expect(auth.user.id).toBe(user.id)
+    expect(data.utilisateurs.avecPoste).toBeGreaterThan(0)
   })
 })
 
