@@ -184,6 +184,19 @@ describe('GET rest/bd/accueil', () => {
     expect((await call('/rest/bd/accueil?page=0', { token: nord })).status).toBe(400)
   })
 
+  it('keeps nothing for an administrator whose session has ended: 401, no row written', async () => {
+    const ended = await signedInUser({ admin: true, postes: [currentPost(2, 1)] })
+    await db()
+      .updateTable('refresh_token')
+      .set({ revoked_at: new Date().toISOString() })
+      .where('utilisateur_id', '=', ended.id)
+      .execute()
+    const kept = () => db().selectFrom('utilisateur_liste_total').select('cle').execute()
+    const before = await kept()
+    expect((await call('/rest/bd/accueil', { token: ended.jwt.accessToken })).status).toBe(401)
+    expect(await kept()).toEqual(before)
+  })
+
   it("shows today's sign-ins and launches at once, and a closed day's as the scope now holds them", async () => {
     const { later, sud } = users as Record<'later' | 'sud', { id: number }>
     const before = await home(nord)

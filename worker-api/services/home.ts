@@ -146,9 +146,10 @@ export async function readHome(env: Env, caller: Caller, query: HomeQuery): Prom
   const now = new Date()
   const days = Array.from({ length: HOME_DAYS }, (_, index) => addDays(viewer.today, index - HOME_DAYS + 1))
   const starts = [...days, addDays(viewer.today, 1)].map(dayStartInstant)
-  const kept = keptActivity(db, viewer, starts, liveAdmin(env, caller))
+  const allowed = liveAdmin(env, caller)
+  const kept = keptActivity(db, viewer, starts, allowed)
   const [withPost, withoutPost, inactive] = Object.values(HOME_USER_LISTS).map((list) =>
-    keptUserTotal(db, viewer, list),
+    keptUserTotal(db, viewer, list, allowed),
   ) as [ReturnType<typeof keptUserTotal>, ReturnType<typeof keptUserTotal>, ReturnType<typeof keptUserTotal>]
   const ending = endingPosts(db, viewer)
   const page = query.page ?? 1

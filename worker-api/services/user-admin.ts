@@ -265,18 +265,17 @@ async function countUsers(db: DB, viewer: Viewer, query: UserListQuery, key: str
 
 /**
  * A list's total as two statements of a caller's batch: the first counts and keeps it when it is not
- * kept yet (for an administrator only), the second reads it. A figure that stands for the list (the
- * administration home's) is thus its `X-Total-Count`, counted once as the list's own total is.
+ * kept yet — and only for a caller whose session is live as the batch runs (`allowed`: the batch's own
+ * check of the caller comes back with it, so a refused caller must write nothing) — the second reads
+ * it. A figure that stands for the list (the administration home's) is thus its `X-Total-Count`,
+ * counted once as the list's own total is.
  */
-export function keptUserTotal(db: DB, viewer: Viewer, query: UserListQuery) {
+export function keptUserTotal(db: DB, viewer: Viewer, query: UserListQuery, allowed: Expression<SqlBool>) {
   const key = totalKey(viewer, query)
   const kept = db.selectFrom('utilisateur_liste_total').select('total').where('cle', '=', key)
   const missing = db
-    .selectFrom('utilisateur as keeper')
-    .select('keeper.id')
-    .where('keeper.id', '=', viewer.id)
-    .where('keeper.admin', '=', 1)
-    .where(({ not, exists }) => not(exists(kept)))
+    .selectNoFrom(sql.lit(1).as('missing'))
+    .where(({ and, not, exists }) => and([not(exists(kept)), allowed]))
   return [
     insertWhen(
       db,
