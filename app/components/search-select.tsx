@@ -1,7 +1,7 @@
 import { Check, ChevronsUpDown } from 'lucide-react'
 import { type KeyboardEvent, type ReactNode, useEffect, useMemo, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
-import { useHydrated } from '~/lib/hydrated'
+import { useHydrated, useTypedBeforeHydration } from '~/lib/hydrated'
 import { cn } from '~/lib/utils'
 import { FieldMessages, fieldMessages } from './field'
 import { NATIVE_SELECT } from './select-field'
@@ -75,18 +75,20 @@ export function SearchSelect({
   className?: string
 }) {
   const hydrated = useHydrated()
+  // A choice made in the native select before the page was live carries over to the combobox.
+  const [native, typed] = useTypedBeforeHydration<HTMLDivElement>()
   const control: ControlProps = {
     ...fieldMessages(id, hint, errors),
     id,
     name,
     options,
-    defaultValue,
+    defaultValue: typed[name] ?? defaultValue,
     placeholder,
     disabled,
     required,
   }
   return (
-    <div className={cn('flex flex-col gap-1.5', className)}>
+    <div ref={native} className={cn('flex flex-col gap-1.5', className)}>
       <Label id={`${id}-label`} htmlFor={id}>
         {label}
       </Label>

@@ -24,7 +24,7 @@ import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { FOCUS_FIELD } from '~/lib/focus'
 import { useFormReply, usePendingIntent } from '~/lib/form'
 import { focusFragment, formFailure, readForm } from '~/lib/form.server'
-import { useHydrated } from '~/lib/hydrated'
+import { useHydrated, useTypedBeforeHydration } from '~/lib/hydrated'
 import { i18nServer } from '~/lib/i18n.server'
 import { DEFAULT_PAGE_SIZE, readPage } from '~/lib/pagination'
 import { structureId } from '~/lib/structure-form.server'
@@ -245,6 +245,8 @@ function AddPoste({ open, structure, users }: { open: boolean; structure: Struct
   const navigate = useNavigate()
   const { search } = useLocation()
   const heading = useRef<HTMLHeadingElement>(null)
+  // What was typed in the section before the page was live is still there in the dialog.
+  const [section, typed] = useTypedBeforeHydration<HTMLDivElement>()
   // The section opened by its link: focus goes to it, for keyboard and screen-reader users.
   useEffect(() => {
     if (open && !hydrated) heading.current?.focus()
@@ -266,7 +268,7 @@ function AddPoste({ open, structure, users }: { open: boolean; structure: Struct
               {t('structureUsers.addIntro')}
             </DialogDescription>
           </div>
-          <AddPosteForm users={users} />
+          <AddPosteForm users={users} typed={typed} />
         </DialogContent>
       </Dialog>
     )
@@ -281,7 +283,9 @@ function AddPoste({ open, structure, users }: { open: boolean; structure: Struct
         <CardDescription>{t('structureUsers.addIntro')}</CardDescription>
       </CardHeader>
       <CardContent>
-        <AddPosteForm users={users} />
+        <div ref={section}>
+          <AddPosteForm users={users} typed={typed} />
+        </div>
       </CardContent>
     </Card>
   )
@@ -291,7 +295,7 @@ function AddPoste({ open, structure, users }: { open: boolean; structure: Struct
  * Spec §5 add-post: a user (autocomplete over the candidates the API found), a function (§4: none →
  * the error and a disabled select; one → chosen and disabled; several → to choose), a date range.
  */
-function AddPosteForm({ users }: { users: StructureUsers }) {
+function AddPosteForm({ users, typed }: { users: StructureUsers; typed: Record<string, string> }) {
   const { t } = useTranslation()
   const { constraint, recherche, structure } = useLoaderData<typeof loader>()
   const { search } = useLocation()
@@ -320,7 +324,7 @@ function AddPosteForm({ users }: { users: StructureUsers }) {
           ))}
         <div className="flex min-w-0 flex-1 flex-col gap-1.5">
           <Label htmlFor="recherche">{t('structureUsers.findUser')}</Label>
-          <Input id="recherche" name="recherche" type="search" defaultValue={recherche} />
+          <Input id="recherche" name="recherche" type="search" defaultValue={typed.recherche ?? recherche} />
         </div>
         <Button type="submit" variant="outline">
           {t('structureUsers.findUserSubmit')}
@@ -342,6 +346,7 @@ function AddPosteForm({ users }: { users: StructureUsers }) {
           name={fields.utilisateur.name}
           label={t('structureUsers.user')}
           options={candidates}
+          defaultValue={typed[fields.utilisateur.name]}
           placeholder={t('structureUsers.chooseUser')}
           emptyMessage={t('structureUsers.noCandidate')}
           required
@@ -352,7 +357,7 @@ function AddPosteForm({ users }: { users: StructureUsers }) {
           name={fields.fonction.name}
           label={t('structureUsers.fonction')}
           options={fonctions.map((fonction) => ({ value: String(fonction.id), label: fonction.libelle }))}
-          defaultValue={String(fields.fonction.initialValue ?? '')}
+          defaultValue={typed[fields.fonction.name] ?? String(fields.fonction.initialValue ?? '')}
           placeholder={t('structureUsers.chooseFonction')}
           emptyMessage={t('structureUsers.noFonction')}
           emptyHint={
@@ -369,7 +374,7 @@ function AddPosteForm({ users }: { users: StructureUsers }) {
             name: fields.dateDebut.name,
             id: fields.dateDebut.id,
             label: t('structureUsers.dateDebut'),
-            defaultValue: String(fields.dateDebut.initialValue ?? ''),
+            defaultValue: typed[fields.dateDebut.name] ?? String(fields.dateDebut.initialValue ?? ''),
             errors: translate(fields.dateDebut.errors),
             required: true,
           }}
@@ -377,7 +382,7 @@ function AddPosteForm({ users }: { users: StructureUsers }) {
             name: fields.dateFin.name,
             id: fields.dateFin.id,
             label: t('structureUsers.dateFin'),
-            defaultValue: String(fields.dateFin.initialValue ?? ''),
+            defaultValue: typed[fields.dateFin.name] ?? String(fields.dateFin.initialValue ?? ''),
             errors: translate(fields.dateFin.errors),
             required: true,
           }}

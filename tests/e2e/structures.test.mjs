@@ -109,8 +109,9 @@ for (const [index, mode] of MODES.entries()) {
       // A post in Agence Rouen (two functions) for a user without any, starting in a year.
       const prenom = index === 0 ? 'Rachel' : 'Romain'
       await page.goto('/pages/admin/user/structure/5?ajouter=1')
-      // With JavaScript, the user field becomes a combobox once the page is live.
-      if (mode.javaScriptEnabled) await page.getByRole('combobox', { name: 'Utilisateur' }).waitFor()
+      // With JavaScript, the section becomes a dialog once the page is live (the native select is a
+      // combobox too, so the dialog is what tells that the script has run).
+      if (mode.javaScriptEnabled) await page.getByRole('dialog', { name: /Ajouter un utilisateur/ }).waitFor()
       await page.getByLabel('Chercher parmi les utilisateurs (nom, prénom, mail)').fill(prenom)
       await page.getByRole('button', { name: 'Chercher', exact: true }).click()
       await page.waitForURL((url) => url.searchParams.get('recherche') === prenom)
@@ -217,6 +218,39 @@ describe('a new administrator in the structure form with JavaScript', () => {
     await nom.fill('agence lille')
     await page.getByText('Agence Lille déjà utilisé').waitFor()
     assert.doesNotMatch(await nomMessages(), /Ce champ est obligatoire/)
+    await page.context().close()
+  })
+
+  it("keeps what was typed in the add-post section before the page's script has run", async () => {
+    const page = await newPage({ javaScriptEnabled: true })
+    await signIn(page, { javaScriptEnabled: true }, 'admin', 'Admin1234')
+    // The scripts wait until the section is filled in, as on a slow connection.
+    let release = () => {}
+    const typed = new Promise((resolve) => {
+      release = resolve
+    })
+    await page.route('**/assets/**/*.js', async (route) => {
+      await typed
+      await route.continue()
+    })
+    await page.goto('/pages/admin/user/structure/5?ajouter=1', { waitUntil: 'domcontentloaded' })
+    const section = page.locator('#ajout')
+    await section.getByLabel('Chercher parmi les utilisateurs (nom, prénom, mail)').fill('Recrue')
+    const user = section.getByLabel('Utilisateur', { exact: true })
+    const chosen = (await user.locator('option').nth(1).textContent()) ?? ''
+    await user.selectOption({ index: 1 })
+    await section.getByLabel('Fonction').selectOption({ label: 'Agent de quai' })
+    await section.getByLabel('Date de début').fill('2031-03-01')
+    await section.getByLabel('Date de fin').fill('2031-03-31')
+    release()
+    const dialog = page.getByRole('dialog', { name: /Ajouter un utilisateur/ })
+    await dialog.waitFor()
+    assert.equal(await dialog.getByLabel('Chercher parmi les utilisateurs (nom, prénom, mail)').inputValue(), 'Recrue')
+    assert.equal(await dialog.getByRole('combobox', { name: 'Utilisateur' }).inputValue(), chosen)
+    const fonction = dialog.getByLabel('Fonction')
+    assert.equal(await fonction.locator('option:checked').textContent(), 'Agent de quai')
+    assert.equal(await dialog.getByLabel('Date de début').inputValue(), '2031-03-01')
+    assert.equal(await dialog.getByLabel('Date de fin').inputValue(), '2031-03-31')
     await page.context().close()
   })
 })
