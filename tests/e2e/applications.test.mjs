@@ -63,7 +63,8 @@ for (const [index, mode] of MODES.entries()) {
       await page.getByRole('radio', { name: 'Camion' }).check()
       // The functions are chosen structure by structure: Agence Lille's, then its dock agents.
       if (mode.javaScriptEnabled) {
-        await page.getByRole('combobox', { name: 'Structure' }).fill('Agence Lille')
+        // The enhanced combobox (an input), not the native select it replaces once the page is live.
+        await page.getByRole('combobox', { name: 'Structure' }).and(page.locator('input')).fill('Agence Lille')
         await page.getByRole('option', { name: 'Agence Lille' }).click()
         await page.waitForURL((url) => url.searchParams.get('structure') === '4')
       } else {

@@ -238,7 +238,8 @@ for (const [index, mode] of MODES.entries()) {
       await page.getByLabel('Nom', { exact: true }).fill('Entrée')
       await page.getByLabel('Prénom').fill('Eva')
       if (mode.javaScriptEnabled) {
-        await page.getByRole('combobox', { name: 'Structure' }).fill('Agence Lille')
+        // The enhanced combobox (an input), not the native select it replaces once the page is live.
+        await page.getByRole('combobox', { name: 'Structure' }).and(page.locator('input')).fill('Agence Lille')
         await page.getByRole('option', { name: 'Agence Lille' }).click()
         await page.waitForURL((url) => url.searchParams.get('structure') === '4')
       } else {
