@@ -7,7 +7,7 @@ import { z } from 'zod'
 export const LINK_TTL_HOURS = 24
 /** How long the administrator's post on the root lasts. */
 export const POST_YEARS = 10
-/** The organisation's calendar, as worker-api/lib/dates.ts counts "today". */
+/** The organisation's calendar, as worker-api/contract/dates.ts counts "today". */
 const TIME_ZONE = 'Europe/Paris'
 
 export const DEFAULTS = { nom: 'Administrateur', prenom: 'Portail', structure: 'Groupe' }

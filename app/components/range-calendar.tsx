@@ -16,7 +16,7 @@ import { enGB } from 'react-day-picker/locale/en-GB'
 import { fr } from 'react-day-picker/locale/fr'
 import 'react-day-picker/style.css'
 import { useTranslation } from 'react-i18next'
-import { todayIso, toWireDate } from '../../worker-api/lib/dates'
+import { todayIso, toWireDate } from '../../worker-api/contract/dates'
 import { Button } from './ui/button'
 
 /** A period as the date inputs hold it: 'yyyy-MM-dd' each, '' for an open bound. */

@@ -1,4 +1,4 @@
-import { ORGANISATION_TIME_ZONE, organisationDateTime } from '../../worker-api/lib/dates'
+import { ORGANISATION_TIME_ZONE, organisationDateTime } from '../../worker-api/contract/dates'
 
 const display = new Intl.DateTimeFormat('fr-FR', {
   timeZone: ORGANISATION_TIME_ZONE,

@@ -27,8 +27,8 @@ import { i18nServer } from '~/lib/i18n.server'
 import { DEFAULT_PAGE_SIZE, lastPageUrl, listQuery } from '~/lib/pagination'
 import { pathWithout, urlWith } from '~/lib/url'
 import { cn } from '~/lib/utils'
+import { todayIso, toWireDate } from '../../worker-api/contract/dates'
 import { type PendingUser, REGISTRATION_SORTS } from '../../worker-api/contract/registration'
-import { todayIso, toWireDate } from '../../worker-api/lib/dates'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.authorizeUser' }
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
+import { dayStartInstant } from '../../worker-api/contract/dates'
 import type { Home } from '../../worker-api/contract/home'
-import { dayStartInstant } from '../../worker-api/lib/dates'
 import { call, createOrganisation, createUser, currentPost, db, isoDate, signedInUser, wireDate } from './helpers'
 
 /**

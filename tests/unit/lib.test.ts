@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { fromFormDate, fromWireDate, todayIso, toWireDate } from '../../worker-api/lib/dates'
+import { fromFormDate, fromWireDate, todayIso, toWireDate } from '../../worker-api/contract/dates'
 import { requestOrigin, sameDomain } from '../../worker-api/lib/domain'
 import { logTypeForApplication, logTypeForName } from '../../worker-api/lib/log-types'
 import { hashPassword, PBKDF2_ITERATIONS, pepperKeyring, verifyPassword } from '../../worker-api/lib/password'

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { fromWireDate } from '../lib/dates'
+import { fromWireDate } from './dates'
 import { errorSchema } from './errors'
 
 /** A positive integer in a path or a query: the client passes a number, the URL carries its digits. */

@@ -1,10 +1,18 @@
-import { LOG_TYPES, type LogType } from '../db/schema'
-
-export { fromFormDate } from '../lib/dates'
+export { fromFormDate } from './dates'
 
 // The history's labels apart from its schemas: the screen takes them without zod in its bundle.
 
-export { LOG_TYPES, type LogType }
+/** Spec §9: the types of the history's entries. */
+export const LOG_TYPES = [
+  'CONNEXION',
+  'DECONNEXION',
+  'APPLICATION',
+  'APPLI_YARD',
+  'APPLI_PESAGE',
+  'APPLI_MODRDV',
+  'ADMINISTRATION',
+] as const
+export type LogType = (typeof LOG_TYPES)[number]
 
 /**
  * The actions an administrator's entry may name (`nomLog` of an ADMINISTRATION entry, DESIGN §8),

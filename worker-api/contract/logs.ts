@@ -1,6 +1,6 @@
 import { z } from 'zod'
-import { isCompactDate } from '../lib/dates'
 import { pageQuery } from './common'
+import { isCompactDate } from './dates'
 import {
   ADMINISTRATION_ACTIONS,
   type AdministrationAction,

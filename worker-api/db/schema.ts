@@ -1,4 +1,5 @@
 import type { Generated, Insertable, Selectable } from 'kysely'
+import type { LogType } from '../contract/log-labels'
 
 export interface TypeStructureTable {
   id: Generated<number>
@@ -159,16 +160,6 @@ export type MailKind =
   | 'REGISTRATION'
   | 'OTHER'
 
-export const LOG_TYPES = [
-  'CONNEXION',
-  'DECONNEXION',
-  'APPLICATION',
-  'APPLI_YARD',
-  'APPLI_PESAGE',
-  'APPLI_MODRDV',
-  'ADMINISTRATION',
-] as const
-export type LogType = (typeof LOG_TYPES)[number]
 export type LogSource = 'SERVEUR' | 'CLIENT'
 
 export interface LogTable {

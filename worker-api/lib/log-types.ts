@@ -1,4 +1,4 @@
-import { LOG_TYPES, type LogType } from '../db/schema'
+import { LOG_TYPES, type LogType } from '../contract/log-labels'
 
 /** Spec §9. A Map, not an object: a name such as "__proto__" or "constructor" must find nothing. */
 const APPLICATION_LOG_TYPES = new Map<string, LogType>([

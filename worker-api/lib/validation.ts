@@ -1,6 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
-import type { AppEnv } from '../app-env'
 import { BusinessError } from './errors'
+import type { AppEnv } from './types'
 
 /** Turns a failed request validation into the 400 VALIDATION_FAILED body, with the field errors. */
 function validationHook(result: { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } }) {

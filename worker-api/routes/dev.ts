@@ -1,6 +1,6 @@
 import { Hono } from 'hono'
-import type { AppEnv } from '../app-env'
 import { notFound } from '../lib/errors'
+import type { AppEnv } from '../lib/types'
 import { devMail, devMails } from '../services/dev-mailbox'
 
 /**

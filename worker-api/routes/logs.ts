@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi'
 import { errors, json } from '../contract/common'
+import { todayIso } from '../contract/dates'
 import { clientLogSchema, logEntrySchema, logExportQuery, logListQuery } from '../contract/logs'
-import { todayIso } from '../lib/dates'
 import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
 import { exportLogs, listLogs, writeClientLog } from '../services/logs'

@@ -1,12 +1,13 @@
 import { type Compilable, type Expression, type InferResult, type SqlBool, sql } from 'kysely'
 import { API_BASE } from '../contract/base'
+import { todayIso } from '../contract/dates'
 import { batch, getDb } from '../db/client'
 import type { Env } from '../env'
-import { todayIso } from '../lib/dates'
 import { sameDomain } from '../lib/domain'
 import { BusinessError, unauthorized } from '../lib/errors'
 import { type AccessClaims, verifyAccessToken } from '../lib/jwt'
 import { type Viewer, wholeTreeInScope } from '../lib/scope'
+import type { Caller } from '../lib/types'
 
 /** The signed-in caller of a non-public endpoint; `app` when it is an application's session. */
 export type Actor = {
@@ -35,10 +36,11 @@ export const unauthorizedDomain = () =>
   new BusinessError('USER_UNAUTHORIZED_DOMAIN', 403, 'User not allowed on this domain')
 
 /**
- * The bearer of a request's access token, its signature and expiry verified (no D1 yet). Routes turn
- * it into the `Actor` with `actorOf`, or with `actorWith` in the same D1 round trip as their reads.
+ * `Caller`: the bearer of a request's access token, its signature and expiry verified (no D1 yet).
+ * Routes turn it into the `Actor` with `actorOf`, or with `actorWith` in the same D1 round trip as
+ * their reads.
  */
-export type Caller = { id: number; app: number | null; claims: AccessClaims; origin: string; key: string }
+export type { Caller }
 
 export async function callerFromBearer(env: Env, authorization: string | undefined, origin: string): Promise<Caller> {
   const token = /^Bearer ([A-Za-z0-9._-]+)$/.exec(authorization ?? '')?.[1]

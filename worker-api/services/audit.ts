@@ -1,7 +1,8 @@
+import { nowIso } from '../contract/dates'
+import type { LogType } from '../contract/log-labels'
 import type { AdministrationAction } from '../contract/logs'
-import type { LogType, NewLog } from '../db/schema'
+import type { NewLog } from '../db/schema'
 import { browserOf } from '../lib/browser'
-import { nowIso } from '../lib/dates'
 
 /**
  * A row of the audit history (DESIGN §8), written by the API in the batch of the action it records.

@@ -1,4 +1,5 @@
 import { type Expression, type SqlBool, sql } from 'kysely'
+import { addDays, addSeconds, dayStartInstant, nowIso, toWireDate } from '../contract/dates'
 import {
   ENDING_POST_DAYS,
   ENDING_POSTS_PAGE,
@@ -10,7 +11,6 @@ import {
 } from '../contract/home'
 import { type DB, getDb } from '../db/client'
 import type { Env } from '../env'
-import { addDays, addSeconds, dayStartInstant, nowIso, toWireDate } from '../lib/dates'
 import { LAUNCH_LOG_TYPES } from '../lib/log-types'
 import { isUserAccount, modificationColumn, scopeStructureIds, type Viewer } from '../lib/scope'
 import { actorWith, type Caller, liveAdmin, viewerOf } from './actor'

@@ -1,6 +1,8 @@
 import { type Expression, type SqlBool, sql } from 'kysely'
 import { DEFAULT_PAGE_SIZE } from '../contract/base'
+import { dayStartInstant, fromCompactDate, fromWireDate, nextDay, organisationDateTime } from '../contract/dates'
 import type { Language } from '../contract/language'
+import type { LogType } from '../contract/log-labels'
 import {
   CLIENT_LOG_TYPES,
   type ClientLogInput,
@@ -10,9 +12,7 @@ import {
   logLabel,
 } from '../contract/logs'
 import { batch, type DB, getDb } from '../db/client'
-import type { LogType } from '../db/schema'
 import type { Env } from '../env'
-import { dayStartInstant, fromCompactDate, fromWireDate, nextDay, organisationDateTime } from '../lib/dates'
 import { invalidField } from '../lib/errors'
 import { logTypeForName } from '../lib/log-types'
 import {

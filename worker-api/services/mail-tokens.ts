@@ -1,9 +1,9 @@
 import type { Expression, SqlBool } from 'kysely'
+import { addSeconds } from '../contract/dates'
 import { type DB, getDb, insertWhen } from '../db/client'
 import type { MailTokenPurpose } from '../db/schema'
 import type { Env } from '../env'
 import { sha256Hex } from '../lib/crypto'
-import { addSeconds } from '../lib/dates'
 import { BusinessError } from '../lib/errors'
 
 /** How long a password-reset link works. Several may be live at once; using one ends the others. */

@@ -1,6 +1,6 @@
+import { addSeconds } from '../contract/dates'
 import { batch, getDb } from '../db/client'
 import type { Env } from '../env'
-import { addSeconds } from '../lib/dates'
 import { REUSE_GRACE_SECONDS } from './auth'
 
 const HOUR = 3600

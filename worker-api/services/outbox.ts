@@ -1,8 +1,8 @@
 import type { Expression, SelectQueryBuilder } from 'kysely'
+import { addSeconds } from '../contract/dates'
 import { type DB, insertWhen } from '../db/client'
 import type { Database, MailKind, OutboxRow } from '../db/schema'
 import type { Env } from '../env'
-import { addSeconds } from '../lib/dates'
 import { type MailProvider, mailProvider } from '../lib/mail/providers'
 import type { RenderedMail } from '../lib/mail/render'
 import {

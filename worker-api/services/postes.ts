@@ -1,9 +1,9 @@
 import { type InferResult, type SqlBool, sql } from 'kysely'
+import { fromWireDate, toWireDate } from '../contract/dates'
 import type { PosteInput, PosteUpdate } from '../contract/structure'
 import type { Poste } from '../contract/user'
 import { batch, type DB, getDb, insertWhen } from '../db/client'
 import type { Env } from '../env'
-import { fromWireDate, toWireDate } from '../lib/dates'
 import { BusinessError, forbidden, invalidField, notFound } from '../lib/errors'
 import {
   inScopeColumn,

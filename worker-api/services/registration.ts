@@ -1,4 +1,5 @@
 import { type Expression, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
+import { addSeconds, fromWireDate, todayIso } from '../contract/dates'
 import type {
   AuthorizeInput,
   AuthorizeResult,
@@ -13,7 +14,6 @@ import { type DB, type Guard, getDb, insertWhen, namedBatch } from '../db/client
 import type { Database, NewLog } from '../db/schema'
 import type { Env } from '../env'
 import { randomToken, sha256Hex } from '../lib/crypto'
-import { addSeconds, fromWireDate, todayIso } from '../lib/dates'
 import { linkOrigin } from '../lib/domain'
 import { BusinessError, invalidField, notFound } from '../lib/errors'
 import { mailLanguage, registrationMail } from '../lib/mail/templates'

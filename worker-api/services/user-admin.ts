@@ -1,11 +1,11 @@
 import { type Expression, type SqlBool, sql } from 'kysely'
 import { DEFAULT_PAGE_SIZE } from '../contract/base'
+import { fromWireDate } from '../contract/dates'
 import type { User } from '../contract/user'
 import type { CreateUserInput, MailCheck, UserListQuery } from '../contract/user-admin'
 import { batch, type DB, getDb, insertWhen, namedBatch } from '../db/client'
 import type { NewLog } from '../db/schema'
 import type { Env } from '../env'
-import { fromWireDate } from '../lib/dates'
 import { isLoopback, sameOrigin } from '../lib/domain'
 import { BusinessError, forbidden, invalidField, notFound } from '../lib/errors'
 import {

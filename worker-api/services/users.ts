@@ -6,12 +6,12 @@ import {
   type SqlBool,
   sql,
 } from 'kysely'
+import { nowIso, toWireDate } from '../contract/dates'
 import type { Poste, ProfileInput, User } from '../contract/user'
 import { batch, type DB, getDb, insertWhen } from '../db/client'
 import type { Database, UtilisateurRow } from '../db/schema'
 import type { Env } from '../env'
 import { randomToken, sha256Hex } from '../lib/crypto'
-import { nowIso, toWireDate } from '../lib/dates'
 import { linkOrigin } from '../lib/domain'
 import { BusinessError, forbidden, notFound } from '../lib/errors'
 import {

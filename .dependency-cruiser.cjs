@@ -1,0 +1,84 @@
+/**
+ * The architecture of the README's code tour, as rules `npm run lint` checks on every import.
+ *
+ *   app/ (Remix) ──▶ worker-api/contract/ (the wire: schemas, types, dates; a leaf)
+ *   worker-api: app.ts ──▶ routes/ ──▶ services/ ──▶ lib/ ──▶ db/ ──▶ contract/
+ *
+ * An arrow never runs backwards, and no import leads back to where it started.
+ */
+const WORKER = '^worker-api/'
+const ABOVE_SERVICES = '^worker-api/(routes/|app\\.ts|index\\.ts)'
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'An import cycle: the modules cannot be understood, tested or loaded one without the other.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'app-sees-only-the-contract',
+      severity: 'error',
+      comment: 'The pages reach the Worker through its REST contract only (worker-api/contract/).',
+      from: { path: '^app/' },
+      to: { path: WORKER, pathNot: `${WORKER}contract/` },
+    },
+    {
+      name: 'contract-is-a-leaf',
+      severity: 'error',
+      comment:
+        'The contract is what the pages may see: it imports nothing of the Worker. The one exception is the ' +
+        'type of the routes for the typed client (erased at build, no code of the Worker follows it).',
+      from: { path: `${WORKER}contract/` },
+      to: { path: WORKER, pathNot: [`${WORKER}contract/`, `${WORKER}app\\.ts$`] },
+    },
+    {
+      name: 'contract-takes-only-the-routes-type',
+      severity: 'error',
+      comment: 'From the app that mounts the routes, the contract takes their type (ApiRoutes) and nothing else.',
+      from: { path: `${WORKER}contract/` },
+      to: { path: `${WORKER}app\\.ts$`, dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'db-below-lib',
+      severity: 'error',
+      comment: 'The database layer (client, schema, request scope) knows nothing of the rules above it.',
+      from: { path: `${WORKER}db/` },
+      to: { path: WORKER, pathNot: [`${WORKER}(db|contract)/`] },
+    },
+    {
+      name: 'lib-below-services',
+      severity: 'error',
+      comment: 'Helpers (scope, dates, crypto, mail, validation) never reach up into the services or the routes.',
+      from: { path: `${WORKER}lib/` },
+      to: { path: [`${WORKER}services/`, ABOVE_SERVICES] },
+    },
+    {
+      name: 'services-below-routes',
+      severity: 'error',
+      comment: 'A service is called by routes; it never imports one, nor the app that mounts them.',
+      from: { path: `${WORKER}services/` },
+      to: { path: ABOVE_SERVICES },
+    },
+    {
+      name: 'routes-mounted-by-the-app-only',
+      severity: 'error',
+      comment: 'A route module is mounted by worker-api/app.ts; nothing else imports one.',
+      from: { path: WORKER, pathNot: [`${WORKER}app\\.ts`, `${WORKER}routes/`] },
+      to: { path: `${WORKER}routes/` },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    includeOnly: '^(app|worker-api)/',
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.tsx', '.js', '.mjs'],
+    },
+  },
+}
