@@ -66,6 +66,8 @@ export function DataTable<Row>({
   className?: string
   'aria-label'?: string
   'aria-labelledby'?: string
+  /** While the rows are being replaced (a new search or page loading): assistive technologies wait. */
+  'aria-busy'?: boolean
 }) {
   const { search } = useLocation()
   if (rows.length === 0) return <>{empty ?? null}</>

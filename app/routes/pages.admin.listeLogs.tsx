@@ -12,7 +12,7 @@ import { SelectField } from '~/components/select-field'
 import { Alert } from '~/components/ui/alert'
 import { Button, buttonVariants } from '~/components/ui/button'
 import { Tooltip } from '~/components/ui/tooltip'
-import { requireAdmin } from '~/lib/auth.server'
+import { adminRead } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { displayDate, displayTime } from '~/lib/dates'
 import { i18nServer } from '~/lib/i18n.server'
@@ -64,11 +64,20 @@ export function logFilters(params: URLSearchParams) {
  * la récupération des données', on the page and as a toast.
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const auth = await requireAdmin(request, context)
   const url = new URL(request.url)
   const filters = logFilters(url.searchParams)
   const { page } = listQuery(url.searchParams, [])
-  const t = await i18nServer.getFixedT(request)
+  // A range that is not one is said on its fields; nothing is read until it is put right.
+  const [{ auth, data: result }, t] = await Promise.all([
+    adminRead(request, context, (auth) =>
+      filters.valid
+        ? auth.settle(
+            auth.api.rest.bd.logs.index.$get({ query: { ...filters.query, page, taille: DEFAULT_PAGE_SIZE } }),
+          )
+        : Promise.resolve(null),
+    ),
+    i18nServer.getFixedT(request),
+  ])
   const shown = {
     typed: filters.typed,
     errors: filters.errors,
@@ -76,11 +85,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     q: filters.query.q ?? '',
   }
   const base = { ...shown, title: `${t('logs.title')} · ${t('app.name')}`, page, entries: [] as LogEntry[], total: 0 }
-  // A range that is not one is said on its fields; nothing is read until it is put right.
-  if (!filters.valid) return data({ ...base, failed: false }, { headers: await auth.headers() })
-  const result = await auth.settle(
-    auth.api.rest.bd.logs.index.$get({ query: { ...filters.query, page, taille: DEFAULT_PAGE_SIZE } }),
-  )
+  if (!result) return data({ ...base, failed: false }, { headers: await auth.headers() })
   if (!result.ok) {
     return data(
       { ...base, failed: true, notice: { type: 'error' as const, key: 'errors.fetchFailed' } },
@@ -265,6 +270,7 @@ export default function Logs() {
           <div className="overflow-hidden rounded-lg border bg-card">
             <DataTable
               aria-label={t('logs.tableLabel')}
+              aria-busy={filtering}
               columns={columns}
               rows={entries}
               rowKey={(entry) => entry.id}

@@ -45,6 +45,8 @@ async function search(page, mode, text) {
   if (!mode.javaScriptEnabled) await page.getByRole('button', { name: 'Rechercher', exact: true }).click()
   await page.waitForURL((url) => url.pathname === HISTORY && url.searchParams.get('q') === text)
   await page.locator('main h1').waitFor()
+  // The address changes a moment before the new rows are on the page: the table says when they are.
+  await page.locator('table[aria-busy="true"]').waitFor({ state: 'detached' })
 }
 
 /**
