@@ -466,6 +466,31 @@ await scenario('GET /pages/admin (SSR, the administration home, admin of the roo
   url: `${base}/pages/admin`,
   init: { headers: { Cookie: await browserCookie(admin.login, admin.password) } },
 }))
+/** The other admin pages, as the root's administrator opens them (a site and one of its users in the large organisation). */
+const SITE = options.large ? 2000 : 4
+for (const [what, path] of [
+  ['the users', () => '/pages/admin/listeUtilisateurs'],
+  ['the registrations', () => '/pages/admin/autorisation'],
+  ['the history', () => '/pages/admin/listeLogs'],
+  ['a new structure', () => '/pages/admin/structure'],
+  ['a structure', () => `/pages/admin/structure/detail/${SITE}`],
+  ["a structure's users", () => `/pages/admin/user/structure/${SITE}`],
+  ['a new user', () => '/pages/admin/user/new'],
+  [
+    'a user',
+    async () =>
+      `/pages/admin/user/detail/${options.large ? LARGE_SAMPLE_USER : (await login(agent.login, agent.password)).user.id}`,
+  ],
+  ['the applications', () => '/pages/admin/applications'],
+  ['an application', () => '/pages/admin/applications/1'],
+  ['the templates', () => '/pages/admin/modeles'],
+  ['a template', () => '/pages/admin/modeles/2'],
+]) {
+  await scenario(`GET /pages/admin/… (SSR, ${what}, admin of the root)`, 'page', async () => ({
+    url: `${base}${await path()}`,
+    init: { headers: { Cookie: await browserCookie(admin.login, admin.password) } },
+  }))
+}
 await scenario('GET /login (SSR, anonymous)', 'page', async () => ({ url: `${base}/login` }))
 await scenario('GET /pages/user/acces (SSR)', 'page', async () => ({
   url: `${base}/pages/user/acces`,

@@ -2,7 +2,7 @@ import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
 import { data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { type ProfileInput, profileSchema } from '../../worker-api/contract/user'
 import { apiMessage, type Message } from './api-errors'
-import { requireAdmin } from './auth.server'
+import { adminRead, requireAdmin } from './auth.server'
 import type { FormReply } from './form'
 import { focusFragment, formFailure, readForm } from './form.server'
 import { i18nServer } from './i18n.server'
@@ -21,18 +21,27 @@ export const userId = (value: string | undefined) => structureId(value)
  * a structure (`?structure=`), the breadcrumb names it.
  */
 export async function adminProfileLoader({ request, context, params }: Args) {
-  const auth = await requireAdmin(request, context)
   const id = userId(params.idUser)
   const asked = Number(new URL(request.url).searchParams.get('structure'))
   const structure = Number.isSafeInteger(asked) && asked > 0 ? asked : null
-  const [user, access, via, t] = await Promise.all([
-    auth.expect(auth.api.rest.bd.utilisateur[':id'].$get({ param: { id } })),
-    auth.expect(
-      auth.api.rest.bd.acces.utilisateur[':userId'].$get({ param: { userId: id }, query: { futurs: 'true' } }),
+  const [
+    {
+      auth,
+      data: [user, access, via],
+    },
+    t,
+  ] = await Promise.all([
+    adminRead(request, context, (auth) =>
+      Promise.all([
+        auth.expect(auth.api.rest.bd.utilisateur[':id'].$get({ param: { id } })),
+        auth.expect(
+          auth.api.rest.bd.acces.utilisateur[':userId'].$get({ param: { userId: id }, query: { futurs: 'true' } }),
+        ),
+        structure
+          ? auth.settle(auth.api.rest.bd.structure[':id'].$get({ param: { id: structure } }))
+          : Promise.resolve(null),
+      ]),
     ),
-    structure
-      ? auth.settle(auth.api.rest.bd.structure[':id'].$get({ param: { id: structure } }))
-      : Promise.resolve(null),
     i18nServer.getFixedT(request),
   ])
   return data(

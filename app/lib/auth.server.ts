@@ -52,10 +52,16 @@ export async function requireUser(request: Request, context: AppLoadContext) {
 
 type Auth = Awaited<ReturnType<typeof requireUser>>
 
-/** The session as the API has it now (not the cookie's copy from the sign-in: the admin flag can change); a non-administrator is sent to their access page. */
-async function adminSession(auth: Auth) {
+/**
+ * The session as the API has it now (not the cookie's copy from the sign-in: the admin flag can
+ * change); a non-administrator is sent to their access page. `root`: an administrator of the whole
+ * tree (a current post on the root structure) is asked for, and any other gets the page that says
+ * access is refused (403), as the API answers them.
+ */
+async function adminSession(auth: Auth, root = false) {
   const me = await auth.expect(auth.api.rest.bd.session.$get())
   if (!me.admin) throw redirect('/pages/user/acces', { headers: await auth.headers() })
+  if (root && !me.racine) throw new Response('FORBIDDEN', { status: 403, headers: await auth.headers() })
   return me
 }
 
@@ -79,9 +85,10 @@ export async function adminRead<T>(
   request: Request,
   context: AppLoadContext,
   read: (auth: Auth) => Promise<T>,
+  { root = false } = {},
 ): Promise<{ auth: Auth; data: T }> {
   const auth = await requireUser(request, context)
-  const checked = adminSession(auth)
+  const checked = adminSession(auth, root)
   const data = read(auth)
   // Its failure is the check's to decide first; nothing is left unawaited either way.
   data.catch(() => {})
@@ -89,14 +96,10 @@ export async function adminRead<T>(
   return { auth, data: await data }
 }
 
-/**
- * An administrator of the whole tree (a current post on the root structure): the catalogue's pages.
- * Any other administrator gets the page that says access is refused (403), as the API answers them.
- */
+/** An administrator of the whole tree (a current post on the root structure): the catalogue's forms. */
 export async function requireRootAdmin(request: Request, context: AppLoadContext) {
-  const auth = await requireAdmin(request, context)
-  const me = await auth.expect(auth.api.rest.bd.session.$get())
-  if (!me.racine) throw new Response('FORBIDDEN', { status: 403, headers: await auth.headers() })
+  const auth = await requireUser(request, context)
+  await adminSession(auth, true)
   return auth
 }
 

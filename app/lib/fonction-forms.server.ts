@@ -38,13 +38,18 @@ const OPENERS = ['renommer', 'acces', 'confirmer', 'id']
  * to tick them from.
  */
 export async function structureFonctions(auth: Auth, url: URL, structureId: number) {
-  const [fonctions, me] = await Promise.all([
+  const granting = Number(url.searchParams.get('acces'))
+  // The catalogue is asked for with the rest when a function's grants are open: one round trip (the
+  // API refuses it to an administrator who is not of the root, whose page then shows no grants form).
+  const [fonctions, me, offered] = await Promise.all([
     auth.expect(auth.api.rest.bd.fonction.structure[':id'].$get({ param: { id: structureId } })),
     auth.expect(auth.api.rest.bd.session.$get()),
+    Number.isSafeInteger(granting) && granting > 0
+      ? auth.settle(auth.api.rest.bd.application.$get({ query: {} }))
+      : null,
   ])
-  const granting = Number(url.searchParams.get('acces'))
   const opened = me.racine ? fonctions.find((f) => f.id === granting) : undefined
-  const catalogue = opened ? await auth.expect(auth.api.rest.bd.application.$get({ query: {} })) : []
+  const catalogue = opened && offered?.ok ? offered.data : []
   return {
     fonctions,
     racine: me.racine,

@@ -11,14 +11,20 @@ type Auth = Awaited<ReturnType<typeof requireAdmin>>
  * asked for another one (a GET of the form itself, with or without JavaScript), else from the
  * structure being edited — which is never offered as its own parent, nor is anything below it.
  */
-export async function placementChoices(auth: Auth, url: URL, editing: Structure | null) {
+export async function placementChoices(auth: Auth, url: URL, editing: Promise<Structure> | null) {
   const asked = Number(url.searchParams.get('type'))
-  const [types] = await Promise.all([auth.expect(auth.api.rest.bd.typestructure.me.$get())])
-  const typeId = Number.isSafeInteger(asked) && asked > 0 ? asked : (editing?.type.id ?? null)
+  const askedType = Number.isSafeInteger(asked) && asked > 0 ? asked : null
+  const parentsOf = (typeId: number) =>
+    auth.settle(auth.api.rest.bd.structure.parent[':typeId'].$get({ param: { typeId } }))
+  // The parents of a type the URL names are asked for alongside the types and the structure (one
+  // round trip); those of the edited structure's own type need that structure's answer first.
+  const early = askedType ? parentsOf(askedType) : null
+  const [types, structure] = await Promise.all([auth.expect(auth.api.rest.bd.typestructure.me.$get()), editing])
+  const typeId = askedType ?? structure?.type.id ?? null
+  const found = await (early ?? (typeId ? parentsOf(typeId) : null))
   const known = types.some((type) => type.id === typeId)
-  const candidates =
-    typeId && known ? await auth.expect(auth.api.rest.bd.structure.parent[':typeId'].$get({ param: { typeId } })) : []
-  const parents = editing ? candidates.filter((parent) => !parent.path.startsWith(editing.path)) : candidates
+  const candidates = known && found?.ok ? found.data : []
+  const parents = structure ? candidates.filter((parent) => !parent.path.startsWith(structure.path)) : candidates
   return { types, typeId: known ? typeId : null, parents, nom: url.searchParams.get('nom') }
 }
 

@@ -3,7 +3,7 @@ import { useActionData, useLoaderData } from '@remix-run/react'
 import { useTranslation } from 'react-i18next'
 import { ApplicationScreen, formProps } from '~/components/application-form'
 import { applicationFormAction, applicationFormData, applicationId } from '~/lib/application-form.server'
-import { requireRootAdmin } from '~/lib/auth.server'
+import { adminRead, requireRootAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 
 export const handle: BreadcrumbHandle = {
@@ -20,9 +20,11 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.t
 
 /** Edits an application of the catalogue: its name, address, icon, state and the functions that grant it. */
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
-  const auth = await requireRootAdmin(request, context)
   const id = applicationId(params.idApplication)
-  return data(await applicationFormData(request, auth, id), { headers: await auth.headers() })
+  const { auth, data: form } = await adminRead(request, context, (auth) => applicationFormData(request, auth, id), {
+    root: true,
+  })
+  return data(form, { headers: await auth.headers() })
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {

@@ -3,7 +3,7 @@ import { useActionData, useLoaderData } from '@remix-run/react'
 import { useTranslation } from 'react-i18next'
 import { ApplicationScreen, formProps } from '~/components/application-form'
 import { applicationFormAction, applicationFormData } from '~/lib/application-form.server'
-import { requireRootAdmin } from '~/lib/auth.server'
+import { adminRead, requireRootAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 
 export const handle: BreadcrumbHandle = {
@@ -16,8 +16,10 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.t
 
 /** Registers an application in the catalogue (root administrators). */
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const auth = await requireRootAdmin(request, context)
-  return data(await applicationFormData(request, auth, null), { headers: await auth.headers() })
+  const { auth, data: form } = await adminRead(request, context, (auth) => applicationFormData(request, auth, null), {
+    root: true,
+  })
+  return data(form, { headers: await auth.headers() })
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {

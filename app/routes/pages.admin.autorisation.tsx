@@ -17,7 +17,7 @@ import { Alert } from '~/components/ui/alert'
 import { Button, buttonVariants } from '~/components/ui/button'
 import { offeredValue, ValidatePanel, type ValidateValues } from '~/components/validate-panel'
 import { apiMessage, fieldErrors, type Message } from '~/lib/api-errors'
-import { requireAdmin } from '~/lib/auth.server'
+import { adminRead, requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { displayDateTime } from '~/lib/dates'
 import { anchorId, FOCUS_FIELD, neighbourAnchor } from '~/lib/focus'
@@ -39,15 +39,24 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.t
  * 'Echec de la récupération des données' rather than ending on the error page.
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const auth = await requireAdmin(request, context)
   const url = new URL(request.url)
   const query = listQuery(url.searchParams, REGISTRATION_SORTS)
   const validating = Number(url.searchParams.get(VALIDATE))
-  const [result, offered, t] = await Promise.all([
-    auth.settle(auth.api.rest.bd.authorize.get.user.all.$get({ query })),
-    Number.isSafeInteger(validating) && validating > 0
-      ? auth.settle(auth.api.rest.bd.authorize.user[':id'].fonctions.$get({ param: { id: validating } }))
-      : null,
+  const [
+    {
+      auth,
+      data: [result, offered],
+    },
+    t,
+  ] = await Promise.all([
+    adminRead(request, context, (auth) =>
+      Promise.all([
+        auth.settle(auth.api.rest.bd.authorize.get.user.all.$get({ query })),
+        Number.isSafeInteger(validating) && validating > 0
+          ? auth.settle(auth.api.rest.bd.authorize.user[':id'].fonctions.$get({ param: { id: validating } }))
+          : null,
+      ]),
+    ),
     i18nServer.getFixedT(request),
   ])
   // The registration being validated, on this page and still to validate: the post it may start with.

@@ -9,7 +9,7 @@ import { ListEmptyState } from '~/components/empty-state'
 import { SearchForm } from '~/components/search-form'
 import { buttonVariants } from '~/components/ui/button'
 import { apiMessage, type Message } from '~/lib/api-errors'
-import { requireAdmin } from '~/lib/auth.server'
+import { adminRead, requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { anchorId, FOCUS_FIELD, neighbourAnchor } from '~/lib/focus'
 import { focusFragment, readForm, rowAction } from '~/lib/form.server'
@@ -23,11 +23,16 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.t
 
 /** Spec §2 admin/listeStructures: the scope's structures, searched, sorted and paged by the API (SQL). */
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const auth = await requireAdmin(request, context)
   const url = new URL(request.url)
   const query = { users: 'true' as const, ...listQuery(url.searchParams, STRUCTURE_SORTS) }
-  const [{ items, total }, t] = await Promise.all([
-    auth.expectPage(auth.api.rest.bd.structure.user.me.$get({ query })),
+  const [
+    {
+      auth,
+      data: { items, total },
+    },
+    t,
+  ] = await Promise.all([
+    adminRead(request, context, (auth) => auth.expectPage(auth.api.rest.bd.structure.user.me.$get({ query }))),
     i18nServer.getFixedT(request),
   ])
   return data(

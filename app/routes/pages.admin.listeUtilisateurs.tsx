@@ -10,7 +10,7 @@ import { EmptyState } from '~/components/empty-state'
 import { SearchForm } from '~/components/search-form'
 import { Button, buttonVariants } from '~/components/ui/button'
 import { apiMessage, type Message } from '~/lib/api-errors'
-import { requireAdmin } from '~/lib/auth.server'
+import { adminRead, requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { anchorId, FOCUS_FIELD, neighbourAnchor } from '~/lib/focus'
 import { usePendingIntent } from '~/lib/form'
@@ -33,14 +33,19 @@ const readFlag = (value: string | null) => (value === 'true' || value === 'false
 
 /** Spec §2 admin/listeUtilisateurs: the scope's users, filtered, searched, sorted and paged by the API. */
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const auth = await requireAdmin(request, context)
   const params = new URL(request.url).searchParams
   const flags = Object.fromEntries(
     FILTERS.flatMap((name) => (readFlag(params.get(name)) ? [[name, params.get(name)]] : [])),
   )
   const query = { ...listQuery(params, USER_SORTS), ...flags }
-  const [{ items, total }, t] = await Promise.all([
-    auth.expectPage(auth.api.rest.bd.utilisateur.liste.$get({ query })),
+  const [
+    {
+      auth,
+      data: { items, total },
+    },
+    t,
+  ] = await Promise.all([
+    adminRead(request, context, (auth) => auth.expectPage(auth.api.rest.bd.utilisateur.liste.$get({ query }))),
     i18nServer.getFixedT(request),
   ])
   return data(

@@ -4,7 +4,7 @@ import { useLoaderData } from '@remix-run/react'
 import { useTranslation } from 'react-i18next'
 import { TEMPLATE_INTENT, TemplateForm } from '~/components/template-form'
 import { fieldErrors } from '~/lib/api-errors'
-import { requireAdmin } from '~/lib/auth.server'
+import { adminRead, requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import type { FormReply } from '~/lib/form'
 import { formFailure, readForm } from '~/lib/form.server'
@@ -32,10 +32,9 @@ function typeId(value: string | undefined): number {
  * reads the type's template and the catalogue to choose from.
  */
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
-  const auth = await requireAdmin(request, context)
   const id = typeId(params.idType)
-  const [templates, t] = await Promise.all([
-    auth.expect(auth.api.rest.bd.typestructure.fonctions.$get()),
+  const [{ auth, data: templates }, t] = await Promise.all([
+    adminRead(request, context, (auth) => auth.expect(auth.api.rest.bd.typestructure.fonctions.$get())),
     i18nServer.getFixedT(request),
   ])
   const type = templates.types.find((candidate) => candidate.id === id)

@@ -4,7 +4,7 @@ import { useLoaderData } from '@remix-run/react'
 import { useTranslation } from 'react-i18next'
 import { StructureForm } from '~/components/structure-form'
 import { Card, CardContent } from '~/components/ui/card'
-import { requireAdmin } from '~/lib/auth.server'
+import { adminRead, requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
@@ -21,9 +21,8 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.t
 
 /** Spec §2 admin/structure: create a structure. */
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const auth = await requireAdmin(request, context)
-  const [choices, t] = await Promise.all([
-    placementChoices(auth, new URL(request.url), null),
+  const [{ auth, data: choices }, t] = await Promise.all([
+    adminRead(request, context, (auth) => placementChoices(auth, new URL(request.url), null)),
     i18nServer.getFixedT(request),
   ])
   return data(

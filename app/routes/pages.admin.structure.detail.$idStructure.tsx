@@ -7,7 +7,7 @@ import { StructureFonctions } from '~/components/structure-fonctions'
 import { StructureForm } from '~/components/structure-form'
 import { buttonVariants } from '~/components/ui/button'
 import { Card, CardContent } from '~/components/ui/card'
-import { requireAdmin } from '~/lib/auth.server'
+import { adminRead, requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { fonctionAction, isFonctionIntent, structureFonctions } from '~/lib/fonction-forms.server'
 import { readForm } from '~/lib/form.server'
@@ -25,16 +25,22 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.t
 
 /** Spec §2 admin/structure/detail/{idStructure}: edit a structure, with a way to its users; its functions (issue 25). */
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
-  const auth = await requireAdmin(request, context)
   const id = structureId(params.idStructure)
-  const [structure, t] = await Promise.all([
-    auth.expect(auth.api.rest.bd.structure[':id'].$get({ param: { id } })),
-    i18nServer.getFixedT(request),
-  ])
   const url = new URL(request.url)
-  const [choices, fonctions] = await Promise.all([
-    placementChoices(auth, url, structure),
-    structureFonctions(auth, url, structure.id),
+  // One round trip for the structure, its functions, the types and the admin check; the parents the
+  // structure's own type allows need its answer, so they come in a second (none when ?type= names one).
+  const [
+    {
+      auth,
+      data: [structure, choices, fonctions],
+    },
+    t,
+  ] = await Promise.all([
+    adminRead(request, context, (auth) => {
+      const structure = auth.expect(auth.api.rest.bd.structure[':id'].$get({ param: { id } }))
+      return Promise.all([structure, placementChoices(auth, url, structure), structureFonctions(auth, url, id)])
+    }),
+    i18nServer.getFixedT(request),
   ])
   return data(
     {

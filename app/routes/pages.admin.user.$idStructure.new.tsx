@@ -1,7 +1,7 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/cloudflare'
 import { useActionData, useLoaderData } from '@remix-run/react'
 import { CreateUserScreen } from '~/components/user-create-form'
-import { requireAdmin } from '~/lib/auth.server'
+import { adminRead, requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { structureId as structureInPath } from '~/lib/structure-form.server'
 import { userFormAction, userFormData } from '~/lib/user-form.server'
@@ -25,8 +25,8 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.t
 
 /** Spec §2 admin/user/{idStructure}/new: create a user, the structure chosen beforehand (another may be picked). */
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
-  const auth = await requireAdmin(request, context)
-  const form = await userFormData(request, auth, structureInPath(params.idStructure))
+  const preset = structureInPath(params.idStructure)
+  const { auth, data: form } = await adminRead(request, context, (auth) => userFormData(request, auth, preset))
   return data(form, { headers: await auth.headers() })
 }
 

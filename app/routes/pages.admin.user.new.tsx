@@ -1,7 +1,7 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/cloudflare'
 import { useActionData, useLoaderData } from '@remix-run/react'
 import { CreateUserScreen } from '~/components/user-create-form'
-import { requireAdmin } from '~/lib/auth.server'
+import { adminRead, requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { userFormAction, userFormData } from '~/lib/user-form.server'
 
@@ -15,8 +15,8 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.t
 
 /** Spec §2 admin/user/new: create a user with their first post, in any structure of the admin's scope. */
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const auth = await requireAdmin(request, context)
-  return data(await userFormData(request, auth, null), { headers: await auth.headers() })
+  const { auth, data: form } = await adminRead(request, context, (auth) => userFormData(request, auth, null))
+  return data(form, { headers: await auth.headers() })
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {

@@ -19,7 +19,7 @@ import { Dialog, DialogContent, DialogDescription, DialogTitle } from '~/compone
 import { Input } from '~/components/ui/input'
 import { Label } from '~/components/ui/label'
 import { translateError } from '~/lib/api-errors'
-import { requireAdmin } from '~/lib/auth.server'
+import { adminRead, requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { FOCUS_FIELD } from '~/lib/focus'
 import { useFormReply, usePendingIntent } from '~/lib/form'
@@ -56,16 +56,25 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.t
  * (`recherche`). The form is a section of the page (`?ajouter=1`), reached by a plain link.
  */
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
-  const auth = await requireAdmin(request, context)
   const id = structureId(params.idStructure)
   const url = new URL(request.url).searchParams
   const q = readSearch(url)
   const recherche = readSearch(url, 'recherche')
   const page = readPage(url.get('page'))
   const query = { page, taille: DEFAULT_PAGE_SIZE, ...(q ? { q } : {}), ...(recherche ? { recherche } : {}) }
-  const [structure, users, t] = await Promise.all([
-    auth.expect(auth.api.rest.bd.structure[':id'].$get({ param: { id } })),
-    auth.expect(auth.api.rest.bd.utilisateur.structure[':idStructure'].$get({ param: { idStructure: id }, query })),
+  const [
+    {
+      auth,
+      data: [structure, users],
+    },
+    t,
+  ] = await Promise.all([
+    adminRead(request, context, (auth) =>
+      Promise.all([
+        auth.expect(auth.api.rest.bd.structure[':id'].$get({ param: { id } })),
+        auth.expect(auth.api.rest.bd.utilisateur.structure[':idStructure'].$get({ param: { idStructure: id }, query })),
+      ]),
+    ),
     i18nServer.getFixedT(request),
   ])
   return data(

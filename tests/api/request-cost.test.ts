@@ -132,15 +132,45 @@ describe('statements per request', () => {
     }
   })
 
-  it('an admin page checks its caller, the admin flag included, with the page data: one round trip', async () => {
+  it('every admin page makes its reads and the admin check in one round trip', async () => {
     const root = await createUser({ admin: true, postes: [currentPost(1, 1)] })
+    const agent = await createUser({ postes: [currentPost(4, 2)] })
     const { cookie } = await browserCookie(root)
-    for (const page of ['/pages/admin', '/pages/admin/applications', '/pages/admin/modeles']) {
+    // [page, statements, in-process calls]: the layout's session call, the guard's, then the page's own,
+    // all in the batch of the request's one check of the caller.
+    const pages = [
+      ['/pages/admin', 13, 3],
+      ['/pages/admin/listeStructures', 3, 3],
+      ['/pages/admin/listeUtilisateurs', 5, 3],
+      ['/pages/admin/autorisation', 3, 3],
+      ['/pages/admin/listeLogs', 6, 3],
+      ['/pages/admin/structure', 2, 3],
+      ['/pages/admin/structure?type=3', 4, 4],
+      ['/pages/admin/structure/detail/4?type=3', 7, 7],
+      ['/pages/admin/user/new', 3, 3],
+      ['/pages/admin/user/4/new', 5, 4],
+      ['/pages/admin/user/structure/4', 9, 4],
+      [`/pages/admin/detail/user/${agent.id}`, 5, 4],
+      [`/pages/admin/user/detail/${agent.id}`, 5, 4],
+      ['/pages/admin/applications', 3, 3],
+      ['/pages/admin/applications/nouvelle', 3, 3],
+      ['/pages/admin/applications/1', 4, 4],
+      ['/pages/admin/modeles', 4, 3],
+      ['/pages/admin/modeles/3', 4, 3],
+    ] as const
+    const measured = []
+    for (const [page] of pages) {
       const response = await visit(page, { headers: { Cookie: cookie } }, TIMING)
-      expect(response.status).toBe(200)
-      // The layout's and the guard's session calls and the page's read share one check.
-      expect(cost(response)).toMatchObject({ roundTrips: 1, apiCalls: 3 })
+      measured.push([page, response.status, cost(response)])
     }
+    expect(measured).toEqual(
+      pages.map(([page, statements, apiCalls]) => [page, 200, { statements, roundTrips: 1, apiCalls }]),
+    )
+    // The one page with a second round trip: the parents a structure may move under depend on its own
+    // type, known from its first read (unless the URL names the type, as the form does once changed).
+    const detail = await visit('/pages/admin/structure/detail/4', { headers: { Cookie: cookie } }, TIMING)
+    expect(detail.status).toBe(200)
+    expect(cost(detail)).toEqual({ statements: 7, roundTrips: 2, apiCalls: 7 })
   })
 
   it('the cost is shown only in development or when switched on', async () => {

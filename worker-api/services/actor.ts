@@ -126,7 +126,11 @@ type Check = {
   settle(row: ActorRow | undefined): void
   fail(error: unknown): void
   started: boolean
+  /** The batch that will carry the check, while it waits for the other calls of the page to join it. */
+  gathering?: Gathering
 }
+
+type Gathering = { reads: Compilable<unknown>[]; results: Promise<D1Result[]> }
 
 function checkOf(env: Env, caller: Caller): { check: Check; fresh: boolean } {
   const memo = env.REQUEST_SCOPE?.memo
@@ -176,8 +180,10 @@ type Rows<Q> = Q extends Compilable<infer O> ? O[] : never
 
 /**
  * The caller checked in D1 with `reads`, in one round trip (a D1 batch) when the request has not
- * checked them yet: a read of a signed-in API call costs one round trip. The reads' rows come back
- * only once the caller is known to be allowed to be answered at all.
+ * checked them yet: a read of a signed-in API call costs one round trip. Within a page (a shared
+ * request scope) the batch waits for the event loop to turn once, and the reads of the page's other
+ * calls started alongside join it: a page asking several endpoints still makes one round trip. The
+ * reads' rows come back only once the caller is known to be allowed to be answered at all.
  */
 export async function actorWith<Q extends Compilable<unknown>[]>(
   env: Env,
@@ -185,6 +191,14 @@ export async function actorWith<Q extends Compilable<unknown>[]>(
   ...reads: Q
 ): Promise<[Actor, ...{ [K in keyof Q]: Rows<Q[K]> }]> {
   const { check } = checkOf(env, caller)
+  const gathering = check.gathering
+  if (gathering) {
+    const from = gathering.reads.length + 1
+    gathering.reads.push(...reads)
+    const results = await gathering.results
+    const actor = await check.actor
+    return [actor, ...results.slice(from, from + reads.length).map((r) => r.results)] as never
+  }
   if (check.started) {
     const actor = await check.actor
     const results = reads.length === 0 ? [] : await batch(env.DB, reads)
@@ -193,14 +207,29 @@ export async function actorWith<Q extends Compilable<unknown>[]>(
   check.started = true
   let results: D1Result[]
   try {
-    results = await batch(env.DB, [actorRead(env, caller), ...reads])
+    results = await (env.REQUEST_SCOPE?.shared
+      ? gather(env, caller, check, reads)
+      : batch(env.DB, [actorRead(env, caller), ...reads]))
   } catch (error) {
     check.fail(error)
     throw error
   }
   check.settle(results[0]?.results[0] as ActorRow | undefined)
   const actor = await check.actor
-  return [actor, ...results.slice(1).map((r) => r.results)] as never
+  return [actor, ...results.slice(1, 1 + reads.length).map((r) => r.results)] as never
+}
+
+/** The check's batch, sent once the page's other calls have had a turn of the event loop to join it. */
+function gather(env: Env, caller: Caller, check: Check, reads: Compilable<unknown>[]): Promise<D1Result[]> {
+  const gathering: Gathering = { reads: [...reads], results: Promise.resolve([]) }
+  gathering.results = new Promise((resolve) => setTimeout(resolve, 0)).then(() => {
+    check.gathering = undefined
+    return batch(env.DB, [actorRead(env, caller), ...gathering.reads])
+  })
+  // Each call that joined awaits it; a failure reaches them, never an unhandled rejection.
+  gathering.results.catch(() => {})
+  check.gathering = gathering
+  return gathering.results
 }
 
 /**

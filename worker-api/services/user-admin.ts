@@ -17,7 +17,7 @@ import {
   type Viewer,
 } from '../lib/scope'
 import { searchWords } from '../lib/search-text'
-import { type Actor, actorWith, type Caller, viewerOf } from './actor'
+import { type Actor, actorWith, type Caller, liveAdmin, viewerOf } from './actor'
 import { logEntry } from './audit'
 import { invitationWrites } from './invitations'
 import { voidLinks } from './mail-tokens'
@@ -201,9 +201,9 @@ const totalKey = (viewer: Viewer, query: UserListQuery) =>
  *
  * The page is read by whichever of two statements suits the scope (`smallScope`, evaluated by SQLite
  * once, gives the other a limit of 0): a small scope from its posts, a large one from the users in the
- * list's order. Both come with the caller's check in one round trip, and the total with them when it
- * is known since the last write; otherwise a second statement counts and keeps it (a tenth of a second
- * for the root of 100 000 users, once per day, viewer and filters until anything changes).
+ * list's order. Both come with the caller's check and the total in one round trip: the total is kept
+ * (`keptUserTotal`), counted in the same batch only when it is not known since the last write (a tenth
+ * of a second for the root of 100 000 users, once per day, viewer and filters until anything changes).
  */
 export async function listUsers(
   env: Env,
@@ -230,19 +230,14 @@ export async function listUsers(
       .limit(sql<number>`case when ${chosen} then ${size} else 0 end`)
       .offset(((query.page ?? 1) - 1) * Math.max(size, 0))
   }
-  const key = totalKey(viewer, query)
-  const [actor, fromPosts, fromUsers, [kept]] = await actorWith(
-    env,
-    caller,
-    pageOf('posts'),
-    pageOf('users'),
-    db.selectFrom('utilisateur_liste_total').select('total').where('cle', '=', key),
-  )
+  // The whole list (no page) is its own total: nothing to count.
+  const total = query.page === undefined ? [] : keptUserTotal(db, viewer, query, liveAdmin(env, caller))
+  const [actor, fromPosts, fromUsers, , kept] = await actorWith(env, caller, pageOf('posts'), pageOf('users'), ...total)
   requireAdmin(actor)
   const rows = [...fromPosts, ...fromUsers]
   const items = rows.map((row) => toUser(row, postesFrom(row.postes, viewer.today), row.modification === 1))
   if (query.page === undefined) return { items: wholeList(items), total: items.length }
-  return { items, total: kept?.total ?? (await countUsers(db, viewer, query, key, small)) }
+  return { items, total: kept?.[0]?.total ?? 0 }
 }
 
 /** A list's count of users, from the scope's posts or from the users, as its page is read. */
@@ -250,17 +245,6 @@ function usersCount(db: DB, viewer: Viewer, query: UserListQuery, small: Express
   const count = (from: 'users' | 'posts') =>
     listedUsers(db, viewer, query, from).select((eb) => eb.fn.countAll<number>().as('n'))
   return sql<number>`case when ${small} then ${count('posts')} else ${count('users')} end`
-}
-
-/** Counts a list's users and keeps the total. */
-async function countUsers(db: DB, viewer: Viewer, query: UserListQuery, key: string, small: Expression<SqlBool>) {
-  const kept = await db
-    .insertInto('utilisateur_liste_total')
-    .values({ cle: key, jour: viewer.today, total: usersCount(db, viewer, query, small) })
-    .onConflict((oc) => oc.column('cle').doUpdateSet({ total: (eb) => eb.ref('excluded.total') }))
-    .returning('total')
-    .executeTakeFirstOrThrow()
-  return kept.total
 }
 
 /**
