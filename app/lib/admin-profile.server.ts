@@ -5,7 +5,6 @@ import { apiMessage, type Message } from './api-errors'
 import { adminRead, requireAdmin } from './auth.server'
 import type { FormReply } from './form'
 import { focusFragment, formFailure, readForm } from './form.server'
-import { i18nServer } from './i18n.server'
 import { structureId } from './structure-form.server'
 import { pathWithout } from './url'
 
@@ -24,26 +23,21 @@ export async function adminProfileLoader({ request, context, params }: Args) {
   const id = userId(params.idUser)
   const asked = Number(new URL(request.url).searchParams.get('structure'))
   const structure = Number.isSafeInteger(asked) && asked > 0 ? asked : null
-  const [
-    {
-      auth,
-      data: [user, access, via],
-    },
+  const {
+    auth,
+    data: [user, access, via],
     t,
-  ] = await Promise.all([
-    adminRead(request, context, (auth) =>
-      Promise.all([
-        auth.expect(auth.api.rest.bd.utilisateur[':id'].$get({ param: { id } })),
-        auth.expect(
-          auth.api.rest.bd.acces.utilisateur[':userId'].$get({ param: { userId: id }, query: { futurs: 'true' } }),
-        ),
-        structure
-          ? auth.settle(auth.api.rest.bd.structure[':id'].$get({ param: { id: structure } }))
-          : Promise.resolve(null),
-      ]),
-    ),
-    i18nServer.getFixedT(request),
-  ])
+  } = await adminRead(request, context, (auth) =>
+    Promise.all([
+      auth.expect(auth.api.rest.bd.utilisateur[':id'].$get({ param: { id } })),
+      auth.expect(
+        auth.api.rest.bd.acces.utilisateur[':userId'].$get({ param: { userId: id }, query: { futurs: 'true' } }),
+      ),
+      structure
+        ? auth.settle(auth.api.rest.bd.structure[':id'].$get({ param: { id: structure } }))
+        : Promise.resolve(null),
+    ]),
+  )
   return data(
     {
       user,

@@ -1,6 +1,7 @@
 import { type AppLoadContext, redirect } from '@remix-run/cloudflare'
 import type { SessionInfo } from '../../worker-api/contract/auth'
 import { type ApiResponse, read, type Success, userApi } from './api.server'
+import { i18nServer } from './i18n.server'
 import { getSession, loginRedirect } from './session.server'
 import { type Toast, toastHeaders } from './toast.server'
 
@@ -80,20 +81,22 @@ export async function requireAdmin(request: Request, context: AppLoadContext) {
  * calls share the request's check of the caller, so the page's data and the check take one D1 round
  * trip. `read`'s outcome is looked at only once the check has passed: a non-administrator is sent to
  * their access page whatever their call was answered (every admin endpoint refuses them by itself).
+ * The page's words (`t`) come with them.
  */
 export async function adminRead<T>(
   request: Request,
   context: AppLoadContext,
   read: (auth: Auth) => Promise<T>,
   { root = false } = {},
-): Promise<{ auth: Auth; data: T }> {
+): Promise<{ auth: Auth; data: T; t: Awaited<ReturnType<typeof i18nServer.getFixedT>> }> {
   const auth = await requireUser(request, context)
   const checked = adminSession(auth, root)
   const data = read(auth)
   // Its failure is the check's to decide first; nothing is left unawaited either way.
   data.catch(() => {})
+  const t = i18nServer.getFixedT(request)
   await checked
-  return { auth, data: await data }
+  return { auth, data: await data, t: await t }
 }
 
 /** An administrator of the whole tree (a current post on the root structure): the catalogue's forms. */

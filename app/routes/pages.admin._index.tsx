@@ -18,7 +18,6 @@ import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { FOCUS_FIELD } from '~/lib/focus'
 import { usePendingIntent } from '~/lib/form'
 import { focusFragment, readForm } from '~/lib/form.server'
-import { i18nServer } from '~/lib/i18n.server'
 import { readPage } from '~/lib/pagination'
 import { pathWithout, urlWith } from '~/lib/url'
 import {
@@ -53,10 +52,11 @@ function aYearAfter(wire: string): string {
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const page = readPage(new URL(request.url).searchParams.get('page'))
-  const [{ auth, data: home }, t] = await Promise.all([
-    adminRead(request, context, (auth) => auth.expect(auth.api.rest.bd.accueil.$get({ query: { page } }))),
-    i18nServer.getFixedT(request),
-  ])
+  const {
+    auth,
+    data: home,
+    t,
+  } = await adminRead(request, context, (auth) => auth.expect(auth.api.rest.bd.accueil.$get({ query: { page } })))
   return data({ home, page, title: `${t('home.title')} · ${t('app.name')}` }, { headers: await auth.headers() })
 }
 

@@ -14,7 +14,6 @@ import { adminRead, requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { anchorId, FOCUS_FIELD, neighbourAnchor } from '~/lib/focus'
 import { focusFragment, readForm, rowAction } from '~/lib/form.server'
-import { i18nServer } from '~/lib/i18n.server'
 import { lastPageUrl, listQuery } from '~/lib/pagination'
 import { pathWithout, urlWith } from '~/lib/url'
 import {
@@ -35,16 +34,11 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.t
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const url = new URL(request.url)
   const query = listQuery(url.searchParams, APPLICATION_SORTS)
-  const [
-    {
-      auth,
-      data: { items, total },
-    },
+  const {
+    auth,
+    data: { items, total },
     t,
-  ] = await Promise.all([
-    adminRead(request, context, (auth) => auth.expectPage(auth.api.rest.bd.application.$get({ query }))),
-    i18nServer.getFixedT(request),
-  ])
+  } = await adminRead(request, context, (auth) => auth.expectPage(auth.api.rest.bd.application.$get({ query })))
   return data(
     {
       applications: items,

@@ -23,7 +23,6 @@ import { displayDateTime } from '~/lib/dates'
 import { anchorId, FOCUS_FIELD, neighbourAnchor } from '~/lib/focus'
 import { usePendingIntent } from '~/lib/form'
 import { focusFragment, readForm, rowAction } from '~/lib/form.server'
-import { i18nServer } from '~/lib/i18n.server'
 import { DEFAULT_PAGE_SIZE, lastPageUrl, listQuery } from '~/lib/pagination'
 import { pathWithout, urlWith } from '~/lib/url'
 import { cn } from '~/lib/utils'
@@ -42,23 +41,18 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const url = new URL(request.url)
   const query = listQuery(url.searchParams, REGISTRATION_SORTS)
   const validating = Number(url.searchParams.get(VALIDATE))
-  const [
-    {
-      auth,
-      data: [result, offered],
-    },
+  const {
+    auth,
+    data: [result, offered],
     t,
-  ] = await Promise.all([
-    adminRead(request, context, (auth) =>
-      Promise.all([
-        auth.settle(auth.api.rest.bd.authorize.get.user.all.$get({ query })),
-        Number.isSafeInteger(validating) && validating > 0
-          ? auth.settle(auth.api.rest.bd.authorize.user[':id'].fonctions.$get({ param: { id: validating } }))
-          : null,
-      ]),
-    ),
-    i18nServer.getFixedT(request),
-  ])
+  } = await adminRead(request, context, (auth) =>
+    Promise.all([
+      auth.settle(auth.api.rest.bd.authorize.get.user.all.$get({ query })),
+      Number.isSafeInteger(validating) && validating > 0
+        ? auth.settle(auth.api.rest.bd.authorize.user[':id'].fonctions.$get({ param: { id: validating } }))
+        : null,
+    ]),
+  )
   // The registration being validated, on this page and still to validate: the post it may start with.
   const validation = offered?.ok ? { id: validating, fonctions: offered.data, ...defaultPeriod() } : null
   const title = `${t('autorisation.title')} · ${t('app.name')}`

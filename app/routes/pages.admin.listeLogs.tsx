@@ -15,7 +15,6 @@ import { Tooltip } from '~/components/ui/tooltip'
 import { adminRead } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { displayDate, displayTime } from '~/lib/dates'
-import { i18nServer } from '~/lib/i18n.server'
 import { DEFAULT_PAGE_SIZE, lastPageUrl, listQuery } from '~/lib/pagination'
 import { urlWith } from '~/lib/url'
 import { fromFormDate, LOG_TYPES, type LogType, logLabel } from '../../worker-api/contract/log-labels'
@@ -68,16 +67,15 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const filters = logFilters(url.searchParams)
   const { page } = listQuery(url.searchParams, [])
   // A range that is not one is said on its fields; nothing is read until it is put right.
-  const [{ auth, data: result }, t] = await Promise.all([
-    adminRead(request, context, (auth) =>
-      filters.valid
-        ? auth.settle(
-            auth.api.rest.bd.logs.index.$get({ query: { ...filters.query, page, taille: DEFAULT_PAGE_SIZE } }),
-          )
-        : Promise.resolve(null),
-    ),
-    i18nServer.getFixedT(request),
-  ])
+  const {
+    auth,
+    data: result,
+    t,
+  } = await adminRead(request, context, (auth) =>
+    filters.valid
+      ? auth.settle(auth.api.rest.bd.logs.index.$get({ query: { ...filters.query, page, taille: DEFAULT_PAGE_SIZE } }))
+      : Promise.resolve(null),
+  )
   const shown = {
     typed: filters.typed,
     errors: filters.errors,

@@ -16,7 +16,6 @@ import { anchorId, FOCUS_FIELD, neighbourAnchor } from '~/lib/focus'
 import { usePendingIntent } from '~/lib/form'
 import { focusFragment, readForm, rowAction } from '~/lib/form.server'
 import { useHydrated } from '~/lib/hydrated'
-import { i18nServer } from '~/lib/i18n.server'
 import { listQuery } from '~/lib/pagination'
 import { pathWithout, urlWith } from '~/lib/url'
 import { cn } from '~/lib/utils'
@@ -38,16 +37,11 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     FILTERS.flatMap((name) => (readFlag(params.get(name)) ? [[name, params.get(name)]] : [])),
   )
   const query = { ...listQuery(params, USER_SORTS), ...flags }
-  const [
-    {
-      auth,
-      data: { items, total },
-    },
+  const {
+    auth,
+    data: { items, total },
     t,
-  ] = await Promise.all([
-    adminRead(request, context, (auth) => auth.expectPage(auth.api.rest.bd.utilisateur.liste.$get({ query }))),
-    i18nServer.getFixedT(request),
-  ])
+  } = await adminRead(request, context, (auth) => auth.expectPage(auth.api.rest.bd.utilisateur.liste.$get({ query })))
   return data(
     { users: items, total, page: query.page, q: query.q ?? '', title: `${t('users.title')} · ${t('app.name')}` },
     { headers: await auth.headers() },

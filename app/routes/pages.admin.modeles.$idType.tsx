@@ -8,7 +8,6 @@ import { adminRead, requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import type { FormReply } from '~/lib/form'
 import { formFailure, readForm } from '~/lib/form.server'
-import { i18nServer } from '~/lib/i18n.server'
 import { templateFormSchema } from '../../worker-api/contract/catalogue'
 
 export const handle: BreadcrumbHandle = {
@@ -33,10 +32,11 @@ function typeId(value: string | undefined): number {
  */
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const id = typeId(params.idType)
-  const [{ auth, data: templates }, t] = await Promise.all([
-    adminRead(request, context, (auth) => auth.expect(auth.api.rest.bd.typestructure.fonctions.$get())),
-    i18nServer.getFixedT(request),
-  ])
+  const {
+    auth,
+    data: templates,
+    t,
+  } = await adminRead(request, context, (auth) => auth.expect(auth.api.rest.bd.typestructure.fonctions.$get()))
   const type = templates.types.find((candidate) => candidate.id === id)
   if (!type) throw new Response('NOT_FOUND', { status: 404, headers: await auth.headers() })
   return data(

@@ -6,7 +6,6 @@ import { buttonVariants } from '~/components/ui/button'
 import { Card, CardContent, CardHeader, CardTitle } from '~/components/ui/card'
 import { adminRead } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
-import { i18nServer } from '~/lib/i18n.server'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.templates' }
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
@@ -16,10 +15,11 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.t
  * structure may be given, the functions a new one starts with, in order, and what each opens.
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const [{ auth, data: templates }, t] = await Promise.all([
-    adminRead(request, context, (auth) => auth.expect(auth.api.rest.bd.typestructure.fonctions.$get())),
-    i18nServer.getFixedT(request),
-  ])
+  const {
+    auth,
+    data: templates,
+    t,
+  } = await adminRead(request, context, (auth) => auth.expect(auth.api.rest.bd.typestructure.fonctions.$get()))
   return data(
     { types: templates.types, title: `${t('templates.title')} · ${t('app.name')}` },
     { headers: await auth.headers() },

@@ -7,7 +7,6 @@ import { Card, CardContent } from '~/components/ui/card'
 import { adminRead, requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { readForm } from '~/lib/form.server'
-import { i18nServer } from '~/lib/i18n.server'
 import { placementChoices, saveStructure } from '~/lib/structure-form.server'
 import { structureFormSchema } from '../../worker-api/contract/structure'
 
@@ -21,10 +20,11 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.t
 
 /** Spec §2 admin/structure: create a structure. */
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const [{ auth, data: choices }, t] = await Promise.all([
-    adminRead(request, context, (auth) => placementChoices(auth, new URL(request.url), null)),
-    i18nServer.getFixedT(request),
-  ])
+  const {
+    auth,
+    data: choices,
+    t,
+  } = await adminRead(request, context, (auth) => placementChoices(auth, new URL(request.url), null))
   return data(
     {
       ...choices,

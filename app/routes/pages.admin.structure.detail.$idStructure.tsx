@@ -11,7 +11,6 @@ import { adminRead, requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { fonctionAction, isFonctionIntent, structureFonctions } from '~/lib/fonction-forms.server'
 import { readForm } from '~/lib/form.server'
-import { i18nServer } from '~/lib/i18n.server'
 import { placementChoices, saveStructure, structureId } from '~/lib/structure-form.server'
 import { type Structure, structureFormSchema } from '../../worker-api/contract/structure'
 
@@ -29,19 +28,14 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const url = new URL(request.url)
   // One round trip for the structure, its functions, the types and the admin check; the parents the
   // structure's own type allows need its answer, so they come in a second (none when ?type= names one).
-  const [
-    {
-      auth,
-      data: [structure, choices, fonctions],
-    },
+  const {
+    auth,
+    data: [structure, choices, fonctions],
     t,
-  ] = await Promise.all([
-    adminRead(request, context, (auth) => {
-      const structure = auth.expect(auth.api.rest.bd.structure[':id'].$get({ param: { id } }))
-      return Promise.all([structure, placementChoices(auth, url, structure), structureFonctions(auth, url, id)])
-    }),
-    i18nServer.getFixedT(request),
-  ])
+  } = await adminRead(request, context, (auth) => {
+    const structure = auth.expect(auth.api.rest.bd.structure[':id'].$get({ param: { id } }))
+    return Promise.all([structure, placementChoices(auth, url, structure), structureFonctions(auth, url, id)])
+  })
   return data(
     {
       structure,

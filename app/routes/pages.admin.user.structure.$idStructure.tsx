@@ -25,7 +25,6 @@ import { FOCUS_FIELD } from '~/lib/focus'
 import { useFormReply, usePendingIntent } from '~/lib/form'
 import { focusFragment, formFailure, readForm } from '~/lib/form.server'
 import { useHydrated, useTypedBeforeHydration } from '~/lib/hydrated'
-import { i18nServer } from '~/lib/i18n.server'
 import { DEFAULT_PAGE_SIZE, readPage } from '~/lib/pagination'
 import { structureId } from '~/lib/structure-form.server'
 import { pathWithout, readSearch, urlWith } from '~/lib/url'
@@ -62,21 +61,16 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const recherche = readSearch(url, 'recherche')
   const page = readPage(url.get('page'))
   const query = { page, taille: DEFAULT_PAGE_SIZE, ...(q ? { q } : {}), ...(recherche ? { recherche } : {}) }
-  const [
-    {
-      auth,
-      data: [structure, users],
-    },
+  const {
+    auth,
+    data: [structure, users],
     t,
-  ] = await Promise.all([
-    adminRead(request, context, (auth) =>
-      Promise.all([
-        auth.expect(auth.api.rest.bd.structure[':id'].$get({ param: { id } })),
-        auth.expect(auth.api.rest.bd.utilisateur.structure[':idStructure'].$get({ param: { idStructure: id }, query })),
-      ]),
-    ),
-    i18nServer.getFixedT(request),
-  ])
+  } = await adminRead(request, context, (auth) =>
+    Promise.all([
+      auth.expect(auth.api.rest.bd.structure[':id'].$get({ param: { id } })),
+      auth.expect(auth.api.rest.bd.utilisateur.structure[':idStructure'].$get({ param: { idStructure: id }, query })),
+    ]),
+  )
   return data(
     {
       structure,

@@ -3,7 +3,7 @@
 // tooltip, a wrong period said on its fields, and ten entries a page — with and without JavaScript.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { MODES, signIn, useBrowser } from './support.mjs'
+import { holdScripts, MODES, signIn, useBrowser } from './support.mjs'
 
 const newPage = useBrowser()
 
@@ -240,15 +240,8 @@ for (const [index, mode] of MODES.entries()) {
       if (!mode.javaScriptEnabled) return
       const admin = await newPage(mode)
       await signIn(admin, mode, 'admin', 'Admin1234')
-      // The scripts wait until both dates are typed, as on a slow connection.
-      let release = () => {}
-      const typed = new Promise((resolve) => {
-        release = resolve
-      })
-      await admin.route('**/assets/**/*.js', async (route) => {
-        await typed
-        await route.continue()
-      })
+      // The scripts wait until both dates are typed.
+      const release = await holdScripts(admin)
       await admin.goto(HISTORY, { waitUntil: 'domcontentloaded' })
       await admin.getByLabel('Du', { exact: true }).fill('2020-01-01')
       await admin.getByLabel('Au', { exact: true }).fill(isoDay(0))

@@ -2,7 +2,7 @@
 // structures, and pages and sorts the list through its URL, with and without JavaScript.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { MODES, notice, signIn, useBrowser } from './support.mjs'
+import { holdScripts, MODES, notice, signIn, useBrowser } from './support.mjs'
 
 const newPage = useBrowser()
 
@@ -224,15 +224,8 @@ describe('a new administrator in the structure form with JavaScript', () => {
   it("keeps what was typed in the add-post section before the page's script has run", async () => {
     const page = await newPage({ javaScriptEnabled: true })
     await signIn(page, { javaScriptEnabled: true }, 'admin', 'Admin1234')
-    // The scripts wait until the section is filled in, as on a slow connection.
-    let release = () => {}
-    const typed = new Promise((resolve) => {
-      release = resolve
-    })
-    await page.route('**/assets/**/*.js', async (route) => {
-      await typed
-      await route.continue()
-    })
+    // The scripts wait until the section is filled in.
+    const release = await holdScripts(page)
     await page.goto('/pages/admin/user/structure/5?ajouter=1', { waitUntil: 'domcontentloaded' })
     const section = page.locator('#ajout')
     await section.getByLabel('Chercher parmi les utilisateurs (nom, prénom, mail)').fill('Recrue')

@@ -149,6 +149,22 @@ export async function resetLinkFor(mail) {
   return links[0]
 }
 
+/**
+ * Holds the page's scripts back, as a slow connection does, until the returned function is called:
+ * what is typed meanwhile goes into the server-rendered page, before React takes it over.
+ */
+export async function holdScripts(page) {
+  let release = () => {}
+  const held = new Promise((resolve) => {
+    release = resolve
+  })
+  await page.route('**/assets/**/*.js', async (route) => {
+    await held
+    await route.continue()
+  })
+  return release
+}
+
 /** Polls `probe` until it returns something (10 s at most), for what the server does after answering. */
 export async function waitFor(probe, message, timeoutMs = 10_000) {
   const deadline = Date.now() + timeoutMs
