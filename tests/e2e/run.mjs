@@ -1,7 +1,7 @@
 // Browser tests: one fresh local D1 (migrations + demo data + fixtures) and one `wrangler dev` on a
 // free port for the whole run, then node's test runner over tests/e2e/*.test.mjs.
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, openSync, readdirSync, rmSync } from 'node:fs'
+import { mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -68,5 +68,17 @@ const runner = spawn(process.execPath, ['--test', '--test-concurrency=1', ...fil
 })
 const code = await new Promise((resolve) => runner.on('exit', (exitCode) => resolve(exitCode ?? 1)))
 child.kill('SIGTERM')
+if (code !== 0) {
+  // What the server said near the end: evidence for a failure the test's own message cannot explain.
+  const lines = readFileSync(path.join(root, '.wrangler', 'e2e-server.log'), 'utf8')
+    .trimEnd()
+    .split('\n')
+  console.log(
+    `# the server's last ${Math.min(60, lines.length)} lines:\n${lines
+      .slice(-60)
+      .map((line) => `#   ${line}`)
+      .join('\n')}`,
+  )
+}
 rmSync(persistTo, { recursive: true, force: true })
 process.exit(code)

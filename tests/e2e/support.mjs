@@ -47,6 +47,11 @@ export function useBrowser() {
     // A step (a click, a navigation, a wait) may take this long on a busy 2-core machine before it fails.
     page.setDefaultTimeout(30_000)
     page.setDefaultNavigationTimeout(30_000)
+    // A step that waits for an address waits for the new page's document, not for its last
+    // stylesheet: what comes next asserts what the page says. (A stylesheet that the local server
+    // kept pending for 30 s on a busy machine once failed a run at this step.)
+    const waitForURL = page.waitForURL.bind(page)
+    page.waitForURL = (url, options) => waitForURL(url, { waitUntil: 'domcontentloaded', ...options })
     return page
   }
 }
