@@ -541,6 +541,16 @@ Object.assign(MATRIX, {
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const
 
+/** The two reads that write: a launch (its code and log entry) and the history's export (its log entry). */
+const READS_THAT_WRITE = ['GET /portail-backend/rest/bd/acces/application', 'GET /portail-backend/rest/bd/logs/export']
+
+/**
+ * The D1 round trips an operation may take: a read, one (the caller checked with its
+ * data); a write, two (what the decision reads, then the change with its guards and audit entry).
+ */
+const roundTripsOf = (operation: string) =>
+  operation.startsWith('GET ') && !READS_THAT_WRITE.includes(operation) ? 1 : 2
+
 async function documentedOperations() {
   const doc = (await (await call('/openapi.json')).json()) as { paths: Record<string, Record<string, unknown>> }
   return Object.entries(doc.paths).flatMap(([path, item]) =>
@@ -601,6 +611,7 @@ describe('the authorisation matrix', () => {
     it(`${operation}: ${ROLES.map((role) => `${role} ${row.expect[role]}`).join(', ')}`, async () => {
       const method = operation.split(' ')[0] as string
       const seen = {} as Expected
+      const trips = {} as Expected
       for (const role of ROLES) {
         const token = row.endsSession ? await sessionOf(role) : sessions[role]
         // The ended session is the target's: it makes the target's own calls.
@@ -609,8 +620,10 @@ describe('the authorisation matrix', () => {
           method,
           token,
           body: body === undefined ? undefined : JSON.stringify(body),
+          env: { SERVER_TIMING: 'on' },
         })
         seen[role] = response.status
+        trips[role] = Number(/(\d+) round trips/.exec(response.headers.get('Server-Timing') ?? '')?.[1] ?? Number.NaN)
         // Every answer, allowed or refused, carries the API's headers.
         expect(response.headers.get('X-Content-Type-Options'), `${operation} as ${role}`).toBe('nosniff')
         expect(response.headers.get('Cache-Control'), `${operation} as ${role}`).toBe('no-store')
@@ -623,6 +636,9 @@ describe('the authorisation matrix', () => {
         }
       }
       expect(seen).toEqual(row.expect)
+      // Every answer, allowed or refused, in the D1 round trips of its kind.
+      const budget = roundTripsOf(operation)
+      expect(ROLES.filter((role) => !(trips[role] <= budget)).map((role) => `${role}: ${trips[role]}`)).toEqual([])
     })
   }
 })

@@ -337,6 +337,31 @@ describe('POST /rest/public/bd/login: captcha', () => {
     await expectError(response, 400, 'CAPTCHA_VALIDATE_FAILED')
   })
 
+  it('counts no failed attempt for a refused captcha, a replayed one included', async () => {
+    const user = await createUser()
+    const spent = await solvedCaptcha()
+    await expectError(
+      await loginWith({ identifiant: user.login, motDePasse: 'Wrong123', captcha: spent }),
+      401,
+      'BAD_CREDENTIAL',
+    )
+    for (let i = 0; i < 3; i++) {
+      await expectError(
+        await loginWith({ identifiant: user.login, motDePasse: 'Wrong123', captcha: spent }),
+        400,
+        'CAPTCHA_VALIDATE_FAILED',
+      )
+      await expectError(
+        await post(LOGIN, { identifiant: user.login, motDePasse: 'Wrong123' }),
+        400,
+        'CAPTCHA_VALIDATE_FAILED',
+      )
+    }
+    // One failure counted, not seven: four more are still free, and the right password then opens.
+    for (let i = 0; i < 3; i++) await expectError(await login(user.login, 'Wrong123'), 401, 'BAD_CREDENTIAL')
+    expect((await login(user.login, user.password)).status).toBe(200)
+  })
+
   it('accepts a solved payload once and rejects its replay', async () => {
     const user = await createUser()
     const captcha = await solvedCaptcha()
@@ -439,6 +464,35 @@ describe('POST /rest/public/bd/login: per-client limit', () => {
       await expectError(await attempt(from('203.0.113.7')), 429, 'TOO_MANY_ATTEMPTS')
       // Another client is not affected.
       expect((await attempt(from('203.0.113.8'))).status).toBe(400)
+    })
+  })
+
+  it('spends no payload and counts no failed attempt for a request past the limit', async () => {
+    const user = await createUser()
+    const captcha = await solvedCaptcha()
+    await withFrozenClock(async () => {
+      for (let i = 0; i < 30; i++) await attempt(from('203.0.113.20'), i)
+      for (let i = 0; i < 6; i++) {
+        const refused = await post(
+          LOGIN,
+          { identifiant: user.login, motDePasse: 'Wrong123', captcha },
+          {
+            headers: from('203.0.113.20'),
+            env: LIMITED,
+          },
+        )
+        await expectError(refused, 429, 'TOO_MANY_ATTEMPTS')
+      }
+      // From another address the same payload is still good, and the account is not locked.
+      const signedIn = await post(
+        LOGIN,
+        { identifiant: user.login, motDePasse: user.password, captcha },
+        {
+          headers: from('203.0.113.21'),
+          env: LIMITED,
+        },
+      )
+      expect(signedIn.status).toBe(200)
     })
   })
 

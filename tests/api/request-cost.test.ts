@@ -7,7 +7,7 @@ import { createApp } from '../../worker-api/app'
 import { createMeter } from '../../worker-api/db/meter'
 import { BOOKMARK_HEADER } from '../../worker-api/db/request-scope'
 import { signAccessToken } from '../../worker-api/lib/jwt'
-import { call, createOrganisation, createUser, currentPost, ORIGIN, sessionFor, uiContext } from './helpers'
+import { call, createOrganisation, createUser, currentPost, loginWith, ORIGIN, sessionFor, uiContext } from './helpers'
 
 /**
  * What a request costs in D1 statements (issue: "≤ 2 for an API read, ≤ 3 for a signed-in page"),
@@ -171,6 +171,55 @@ describe('statements per request', () => {
     const detail = await visit('/pages/admin/structure/detail/4', { headers: { Cookie: cookie } }, TIMING)
     expect(detail.status).toBe(200)
     expect(cost(detail)).toEqual({ statements: 7, roundTrips: 2, apiCalls: 7 })
+  })
+
+  it('every public page reads in at most one round trip, signed in or not', async () => {
+    const user = await createUser({ postes: [currentPost(4, 2)] })
+    const { cookie } = await browserCookie(user)
+    const token = 'A'.repeat(43)
+    // [page, status, statements, in-process calls] for an anonymous visitor, then for a signed-in user
+    // (whom /login and the documentation ask the session of).
+    const pages = [
+      ['/login', [200, 0, 1], [200, 1, 1]],
+      ['/createAccount', [200, 1, 2], [200, 1, 2]],
+      ['/createAccount/mail', [200, 0, 0], [200, 0, 0]],
+      ['/forgotPassword', [200, 0, 1], [200, 0, 1]],
+      [`/renewPassword/${token}`, [200, 1, 1], [200, 1, 1]],
+      [`/confirmMail/${token}`, [200, 1, 1], [200, 1, 1]],
+      ['/pages/documentation', [302, 0, 0], [200, 1, 1]],
+      ['/', [302, 0, 0], [302, 0, 0]],
+    ] as const
+    const measured = []
+    for (const [page] of pages) {
+      const row = []
+      for (const headers of [{}, { Cookie: cookie }] as Record<string, string>[]) {
+        const response = await visit(page, { headers }, TIMING)
+        const { statements, roundTrips, apiCalls } = cost(response)
+        row.push([response.status, statements, apiCalls, roundTrips])
+      }
+      measured.push([page, ...row])
+    }
+    expect(measured).toEqual(pages.map(([page, ...visits]) => [page, ...visits.map((v) => [...v, v[1] === 0 ? 0 : 1])]))
+  })
+
+  it('signing in is two round trips: the checks and the user, then the session; a refusal is one', async () => {
+    const user = await createUser({ postes: [currentPost(4, 2)] })
+    // The client's rate, the captcha spent, the attempt counted and the user; then the count cleared,
+    // the session and its log entry.
+    const signedIn = await loginWith({ identifiant: user.login, motDePasse: user.password }, {}, TIMING)
+    expect(signedIn.status).toBe(200)
+    expect(cost(signedIn)).toMatchObject({ statements: 8, roundTrips: 2 })
+    const refused = await loginWith({ identifiant: user.login, motDePasse: 'Wrong123' }, {}, TIMING)
+    expect(refused.status).toBe(401)
+    expect(cost(refused)).toMatchObject({ statements: 5, roundTrips: 1 })
+    // Without a valid captcha, only the client's rate is counted, and the user read.
+    const noCaptcha = await loginWith(
+      { identifiant: user.login, motDePasse: user.password, captcha: 'AAAA' },
+      {},
+      TIMING,
+    )
+    expect(noCaptcha.status).toBe(400)
+    expect(cost(noCaptcha)).toMatchObject({ roundTrips: 1 })
   })
 
   it('the cost is shown only in development or when switched on', async () => {

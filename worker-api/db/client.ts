@@ -1,4 +1,12 @@
-import { type InsertObject, isExpression, Kysely, type SelectQueryBuilder, sql } from 'kysely'
+import {
+  CompiledQuery,
+  type InsertObject,
+  isExpression,
+  Kysely,
+  type Compilable as KyselyCompilable,
+  type SelectQueryBuilder,
+  sql,
+} from 'kysely'
 import { D1Dialect } from 'kysely-d1'
 import type { Database } from './schema'
 
@@ -16,7 +24,21 @@ export function getDb(d1: D1Database): DB {
   return db
 }
 
-type Compilable = { compile(): { sql: string; parameters: readonly unknown[] } }
+export type Compilable = { compile(): { sql: string; parameters: readonly unknown[] } }
+
+/** The row a statement answers: what Kysely infers of its query, or what a raw statement declares. */
+type RowOf<Q> = Q extends KyselyCompilable<infer O> ? O : Record<string, unknown>
+
+/**
+ * A statement written in SQL (an upsert Kysely cannot say), to run in a batch beside Kysely's, with
+ * the row it answers.
+ */
+export const rawStatement = <Row = Record<string, unknown>>(
+  text: string,
+  parameters: readonly unknown[],
+): KyselyCompilable<Row> => ({
+  compile: () => CompiledQuery.raw(text, [...parameters]) as CompiledQuery<Row>,
+})
 
 /**
  * Runs compiled queries in one D1 batch: all succeed or none do (kysely-d1 has no transactions).
@@ -34,20 +56,31 @@ export async function batch(d1: D1Database, queries: Compilable[]) {
  * so adding a statement cannot shift what another result is read as. A `null` query is left out (its
  * result is `undefined`).
  */
-export async function namedBatch<K extends string>(
+export async function namedBatch<Q extends Record<string, Compilable | null>>(
   d1: D1Database,
-  queries: Record<K, Compilable | null>,
-): Promise<Record<K, D1Result | undefined>> {
-  const names = (Object.keys(queries) as K[]).filter((name) => queries[name] !== null)
+  queries: Q,
+): Promise<{ [K in keyof Q]: D1Result<RowOf<NonNullable<Q[K]>>> | undefined }> {
+  const names = Object.keys(queries).filter((name) => queries[name] !== null)
   const results = await batch(
     d1,
     names.map((name) => queries[name] as Compilable),
   )
-  const named = {} as Record<K, D1Result | undefined>
-  names.forEach((name, i) => {
-    named[name] = results[i]
-  })
-  return named
+  return Object.fromEntries(names.map((name, i) => [name, results[i]])) as {
+    [K in keyof Q]: D1Result<RowOf<NonNullable<Q[K]>>> | undefined
+  }
+}
+
+/**
+ * Writes, then a read of what they left, in one batch (one round trip): the read sees the writes,
+ * and comes back apart from their results.
+ */
+export async function writeThenRead<Q extends Compilable>(
+  d1: D1Database,
+  writes: Compilable[],
+  read: Q,
+): Promise<{ written: D1Result[]; rows: RowOf<Q>[] }> {
+  const results = await batch(d1, [...writes, read])
+  return { written: results.slice(0, writes.length), rows: (results[writes.length]?.results ?? []) as RowOf<Q>[] }
 }
 
 /** A condition a write repeats inside its batch: the statement takes place only if it finds a row. */

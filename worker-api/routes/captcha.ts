@@ -53,7 +53,7 @@ export const captchaRoutes = router()
       responses: { 200: json(z.object({ success: z.boolean() }), 'Verdict'), ...errors(400) },
     }),
     async (c) => {
-      const verdict = await checkCaptcha(c.env, c.req.valid('query').request, { consume: false })
+      const verdict = await checkCaptcha(c.env, c.req.valid('query').request)
       if (verdict === 'malformed') throw new BusinessError('CAPTCHA_CHAR_INVALID', 400, 'Malformed captcha payload')
       return c.json({ success: verdict === 'ok' }, 200)
     },

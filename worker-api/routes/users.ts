@@ -2,7 +2,6 @@ import { createRoute, z } from '@hono/zod-openapi'
 import { errors, json } from '../contract/common'
 import { tokenParam, updatePasswordSchema } from '../contract/password'
 import { confirmMailSchema, idParam, mailChangeSchema, profileSchema, userSchema } from '../contract/user'
-import { getDb } from '../db/client'
 import { afterResponse } from '../lib/after-response'
 import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
@@ -10,7 +9,7 @@ import { actorOf } from '../services/actor'
 import { confirmMailChange, mailChangeOf } from '../services/mail-change'
 import { deliverOutbox } from '../services/outbox'
 import { updatePassword } from '../services/password'
-import { getUser, readUser, updateProfile } from '../services/users'
+import { getUser, updateProfile } from '../services/users'
 
 export const userRoutes = router()
   // Before `utilisateur/{id}`, which would take "updatePassword" for an id.
@@ -57,11 +56,16 @@ export const userRoutes = router()
       responses: { 200: json(userSchema, 'The updated user'), ...errors(400, 401, 403, 404, 409, 429) },
     }),
     async (c) => {
-      const actor = await actorOf(c.env, c.get('caller'))
       const { id } = c.req.valid('param')
-      const ids = await updateProfile(c.env, actor, id, c.req.valid('json'), requestContext(c.req.raw))
-      afterResponse(c, () => deliverOutbox(c.env, { ids }))
-      return c.json(await readUser(getDb(c.env.DB), actor, id), 200)
+      const { user, mailIds } = await updateProfile(
+        c.env,
+        c.get('caller'),
+        id,
+        c.req.valid('json'),
+        requestContext(c.req.raw),
+      )
+      afterResponse(c, () => deliverOutbox(c.env, { ids: mailIds }))
+      return c.json(user, 200)
     },
   )
   .openapi(

@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import { addSeconds, nowIso, todayIso } from '../contract/dates'
 import type { User } from '../contract/user'
-import { batch, type DB, getDb, insertWhen } from '../db/client'
+import { batch, type Compilable, type DB, getDb, insertWhen, namedBatch, rawStatement } from '../db/client'
 import type { AttemptCounter } from '../db/schema'
 import type { Env } from '../env'
 import { openWithToken, randomToken, sealWithToken, sha256Hex } from '../lib/crypto'
@@ -12,8 +12,7 @@ import { hashPassword, pepperKeyring, verifyPassword } from '../lib/password'
 import type { requestContext } from '../lib/request'
 import { type Actor, unauthorizedDomain } from './actor'
 import { logEntry } from './audit'
-import { requireCaptcha } from './captcha'
-import { limitClient } from './rate-limit'
+import { publicGate } from './captcha'
 import { pendingMail, postesColumn, postesFrom, toUser } from './users'
 
 /** DESIGN §3 session lifetimes. */
@@ -69,37 +68,51 @@ async function accessTokenFor(
 }
 
 /**
- * Counts this attempt before the password is checked, in one atomic statement, so that a burst of
- * concurrent attempts cannot all pass a lock check made before any of them is recorded. Returns the
- * remaining wait in seconds when the identifier is locked (the attempt is then not counted), else 0.
+ * Counts an attempt before the password is checked, as statements of the caller's batch, so that a
+ * burst of concurrent attempts cannot all pass a lock check made before any of them is recorded.
  * From the fifth failure in a row, the next attempt waits 60 s, then 60 s more per failure, up to
- * 15 minutes; failures older than 12 hours are forgotten; a success deletes the count.
+ * 15 minutes; failures older than 12 hours are forgotten; a success deletes the count. With `onlyIf`
+ * (an SQL condition on what the batch did before), the attempt is counted only when it holds.
+ * `wait` reads the results: the seconds to wait when the identifier is locked (the attempt is then
+ * not counted), else 0.
  */
-export async function claimAttempt(env: Env, counter: AttemptCounter, identifier: string): Promise<number> {
+export function attemptCounter(counter: AttemptCounter, identifier: string, onlyIf = 'true') {
   const now = nowIso()
   const resetBefore = addSeconds(-FAILURES_RESET_SECONDS).toISOString()
-  const counted = await env.DB.prepare(
-    `INSERT INTO login_attempt (counter, identifier, failures, last_failure_at, locked_until)
-     VALUES (?7, ?1, 1, ?2, NULL)
-     ON CONFLICT (counter, identifier) DO UPDATE SET
-       failures = CASE WHEN last_failure_at < ?3 THEN 1 ELSE failures + 1 END,
-       last_failure_at = ?2,
-       locked_until = CASE WHEN last_failure_at >= ?3 AND failures + 1 > ?4
-         THEN strftime('%Y-%m-%dT%H:%M:%fZ', ?2, '+' || MIN((failures + 1 - ?4) * ?5, ?6) || ' seconds')
-         ELSE NULL END
-       WHERE locked_until IS NULL OR locked_until <= ?2
-     RETURNING failures`,
-  )
-    .bind(identifier, now, resetBefore, FREE_FAILURES, WAIT_STEP_SECONDS, MAX_WAIT_SECONDS, counter)
-    .first()
-  if (counted) return 0
-  const row = await getDb(env.DB)
-    .selectFrom('login_attempt')
-    .select('locked_until')
-    .where('counter', '=', counter)
-    .where('identifier', '=', identifier)
-    .executeTakeFirst()
-  return Math.max(1, Math.ceil((Date.parse(row?.locked_until ?? now) - Date.now()) / 1000))
+  return {
+    statements: {
+      claim: rawStatement<{ failures: number }>(
+        `INSERT INTO login_attempt (counter, identifier, failures, last_failure_at, locked_until)
+         SELECT ?7, ?1, 1, ?2, NULL WHERE ${onlyIf}
+         ON CONFLICT (counter, identifier) DO UPDATE SET
+           failures = CASE WHEN last_failure_at < ?3 THEN 1 ELSE failures + 1 END,
+           last_failure_at = ?2,
+           locked_until = CASE WHEN last_failure_at >= ?3 AND failures + 1 > ?4
+             THEN strftime('%Y-%m-%dT%H:%M:%fZ', ?2, '+' || MIN((failures + 1 - ?4) * ?5, ?6) || ' seconds')
+             ELSE NULL END
+           WHERE locked_until IS NULL OR locked_until <= ?2
+         RETURNING failures`,
+        [identifier, now, resetBefore, FREE_FAILURES, WAIT_STEP_SECONDS, MAX_WAIT_SECONDS, counter],
+      ),
+      lock: rawStatement<{ locked_until: string | null }>(
+        'SELECT locked_until FROM login_attempt WHERE counter = ?1 AND identifier = ?2',
+        [counter, identifier],
+      ),
+    },
+    wait(results: {
+      claim?: D1Result | undefined
+      lock?: D1Result<{ locked_until: string | null }> | undefined
+    }): number {
+      if (results.claim?.results.length) return 0
+      const lockedUntil = results.lock?.results[0]?.locked_until
+      return Math.max(1, Math.ceil((Date.parse(lockedUntil ?? now) - Date.now()) / 1000))
+    },
+  }
+}
+
+/** Throws 429 TOO_MANY_ATTEMPTS when an attempt found its identifier locked. */
+export function refuseWhileLocked(wait: number) {
+  if (wait > 0) throw new BusinessError('TOO_MANY_ATTEMPTS', 429, `Too many attempts; retry in ${wait} s`, [wait])
 }
 
 /** Starts a count over (after a success), as a statement for the success's batch. */
@@ -112,23 +125,31 @@ export async function login(
   input: { identifiant: string; motDePasse: string; captcha?: string | undefined },
   context: RequestContext,
 ): Promise<{ user: User; jwt: Tokens }> {
-  await limitClient(env, 'login', context.ip, Number(env.LOGIN_RATE_PER_MINUTE ?? 30))
-  await requireCaptcha(env, input.captcha, context.ip)
   const identifier = input.identifiant.trim().toLowerCase()
-  const wait = await claimAttempt(env, 'login', identifier)
-  if (wait > 0) {
-    throw new BusinessError('TOO_MANY_ATTEMPTS', 429, `Too many attempts; retry in ${wait} s`, [wait])
-  }
-
+  const gate = await publicGate(env, {
+    kind: 'login',
+    limit: Number(env.LOGIN_RATE_PER_MINUTE ?? 30),
+    captcha: input.captcha,
+    remoteIp: context.ip,
+  })
+  // One round trip before the hash: the client's rate, the payload spent, the attempt counted (only
+  // once both passed), and the user.
+  const attempt = attemptCounter('login', identifier, gate.passed)
   const db = getDb(env.DB)
   const today = todayIso()
-  const row = await db
-    .selectFrom('utilisateur')
-    .selectAll()
-    .select(pendingMail)
-    .select(postesColumn(today))
-    .where(sql<boolean>`login = ${identifier} COLLATE NOCASE`)
-    .executeTakeFirst()
+  const read = await namedBatch(env.DB, {
+    ...gate.statements,
+    ...attempt.statements,
+    user: db
+      .selectFrom('utilisateur')
+      .selectAll()
+      .select(pendingMail)
+      .select(postesColumn(today))
+      .where(sql<boolean>`login = ${identifier} COLLATE NOCASE`),
+  })
+  gate.check(read)
+  refuseWhileLocked(attempt.wait(read))
+  const row = read.user?.results[0]
 
   // The hash is computed in every branch, so that the time of an answer tells nothing either.
   const check = await verifyPassword(input.motDePasse, row?.password_hash ?? null, pepperKeyring(env))
@@ -142,18 +163,18 @@ export async function login(
   const now = new Date()
   const familyId = crypto.randomUUID()
   const refresh = await newRefreshToken(row.id, familyId, addSeconds(REFRESH_ABSOLUTE_SECONDS, now).toISOString(), now)
-  const writes = [
+  const writes: Compilable[] = [
     clearAttempts(db, 'login', identifier),
     db.insertInto('refresh_token').values(refresh.row),
     db.insertInto('log').values(logEntry(row.id, 'CONNEXION', 'CONNEXION', context.userAgent)),
   ]
   // Mails sent later (an invitation, a notice) speak the language the user signs in with.
   if (row.langue !== context.language) {
-    writes.push(db.updateTable('utilisateur').set({ langue: context.language }).where('id', '=', row.id) as never)
+    writes.push(db.updateTable('utilisateur').set({ langue: context.language }).where('id', '=', row.id))
   }
   if (check.needsRehash) {
     const password_hash = await hashPassword(input.motDePasse, pepperKeyring(env).current)
-    writes.push(db.updateTable('utilisateur').set({ password_hash }).where('id', '=', row.id) as never)
+    writes.push(db.updateTable('utilisateur').set({ password_hash }).where('id', '=', row.id))
   }
   await batch(env.DB, writes)
   return {

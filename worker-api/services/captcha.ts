@@ -1,10 +1,10 @@
 import { createChallenge, extractParams, verifySolution } from 'altcha-lib'
 import type { Challenge } from 'altcha-lib/types'
-import { getDb } from '../db/client'
+import { getDb, namedBatch, rawStatement } from '../db/client'
 import type { Env } from '../env'
 import { base64url, hmacSha256, randomToken, timingSafeEqual } from '../lib/crypto'
 import { BusinessError } from '../lib/errors'
-import { limitClient } from './rate-limit'
+import { clientCounter } from './rate-limit'
 
 /**
  * Human verification (DESIGN §6). CAPTCHA_PROVIDER picks the widget: `altcha` (default, self-hosted
@@ -157,26 +157,19 @@ async function turnstileVerdict(env: Env, token: string, consume: boolean, remot
 }
 
 /**
- * Checks a solved payload. With `consume`, also marks it used (atomically: of two concurrent uses,
- * one wins). Without, it only says whether it would be accepted now.
+ * What a payload proves before D1 is asked whether it was used: malformed, refused, or accepted with
+ * the key that marks it used. A question counts against its client's limit even when its answer is
+ * wrong (`question`). Turnstile asks Cloudflare (and D1, for a token checked beforehand).
  */
-export async function checkCaptcha(
+async function proveCaptcha(
   env: Env,
   payload: string | undefined | null,
-  { consume, remoteIp = null }: { consume: boolean; remoteIp?: string | null },
-): Promise<CaptchaVerdict> {
-  if (!payload) return 'invalid'
+  { consume, remoteIp }: { consume: boolean; remoteIp: string | null },
+): Promise<{ verdict: CaptchaVerdict; signature: string; question: boolean }> {
+  if (!payload) return { verdict: 'invalid', signature: '', question: false }
   const parsed = parse(payload, env)
-  if (!parsed) return 'malformed'
-  const db = getDb(env.DB)
+  if (!parsed) return { verdict: 'malformed', signature: '', question: false }
   const signature = replayKey(parsed)
-  const used = await db
-    .selectFrom('captcha_used')
-    .select('signature')
-    .where('signature', '=', signature)
-    .executeTakeFirst()
-  if (used) return 'invalid'
-
   const now = Date.now()
   let valid: boolean
   if (parsed.kind === 'altcha') {
@@ -190,28 +183,78 @@ export async function checkCaptcha(
   } else if (parsed.kind === 'question') {
     // A script reads the question as easily as a person: only with the proof of work as the main
     // widget, and only a few per client address and minute.
-    if (isTurnstile(env)) return 'invalid'
-    if (consume) await limitClient(env, 'captcha-question', remoteIp, Number(env.QUESTION_RATE_PER_MINUTE ?? 5))
+    if (isTurnstile(env)) return { verdict: 'invalid', signature, question: false }
     valid = await questionIsAnswered(env, parsed.question, parsed.answer, now)
   } else {
     valid = await turnstileVerdict(env, parsed.token, consume, remoteIp)
   }
-  if (!valid) return 'invalid'
-  if (!consume) return 'ok'
-
-  // Kept as long as the payload could still be accepted: its expiry is at most this far ahead.
-  const expiresAt = new Date(now + (CHALLENGE_TTL_SECONDS + CLOCK_SKEW_SECONDS) * 1000).toISOString()
-  const result = await db
-    .insertInto('captcha_used')
-    .values({ signature, expires_at: expiresAt })
-    .onConflict((oc) => oc.doNothing())
-    .executeTakeFirst()
-  return Number(result.numInsertedOrUpdatedRows ?? 0) === 1 ? 'ok' : 'invalid'
+  return { verdict: valid ? 'ok' : 'invalid', signature, question: parsed.kind === 'question' }
 }
 
-/** Throws the spec's business codes unless the payload is accepted (and consumes it). */
-export async function requireCaptcha(env: Env, payload: string | undefined | null, remoteIp: string | null) {
-  const verdict = await checkCaptcha(env, payload, { consume: true, remoteIp })
-  if (verdict === 'malformed') throw new BusinessError('CAPTCHA_CHAR_INVALID', 400, 'Malformed captcha payload')
-  if (verdict === 'invalid') throw new BusinessError('CAPTCHA_VALIDATE_FAILED', 400, 'Captcha not valid')
+/** How long an accepted payload is remembered: as long as it could still be accepted. */
+const usedUntil = () => new Date(Date.now() + (CHALLENGE_TTL_SECONDS + CLOCK_SKEW_SECONDS) * 1000).toISOString()
+
+/**
+ * Checks a solved payload without using it: whether it would be accepted now (the widget's
+ * `validate/captcha` call).
+ */
+export async function checkCaptcha(env: Env, payload: string | undefined | null): Promise<CaptchaVerdict> {
+  const proof = await proveCaptcha(env, payload, { consume: false, remoteIp: null })
+  if (proof.verdict !== 'ok') return proof.verdict
+  const used = await getDb(env.DB)
+    .selectFrom('captcha_used')
+    .select('signature')
+    .where('signature', '=', proof.signature)
+    .executeTakeFirst()
+  return used ? 'invalid' : 'ok'
+}
+
+type GateOptions = { kind: string; limit: number; captcha: string | undefined | null; remoteIp: string | null }
+
+/**
+ * The checks a public write starts with (DESIGN §3, §6): the client's rate for `kind`, then the
+ * payload, spent. Their statements open the caller's first batch, each taking effect only when the
+ * ones before it passed: a refused request spends no payload and counts nothing further. `passed` is
+ * the SQL condition, for the statement right after them, that this request spent the payload.
+ * `check` throws the first refusal the results show, in that order.
+ */
+export async function publicGate(env: Env, { kind, limit, captcha, remoteIp }: GateOptions) {
+  const rate = clientCounter(kind, remoteIp, limit)
+  const proof = await proveCaptcha(env, captcha, { consume: true, remoteIp })
+  const questions = clientCounter('captcha-question', remoteIp, Number(env.QUESTION_RATE_PER_MINUTE ?? 5))
+  const spendable = proof.question ? `${rate.within} AND ${questions.within}` : rate.within
+  return {
+    statements: {
+      rate: rate.statement(),
+      questions: proof.question ? questions.statement(rate.within) : null,
+      captcha:
+        proof.verdict === 'ok'
+          ? rawStatement<{ signature: string }>(
+              `INSERT INTO captcha_used (signature, expires_at) SELECT ?1, ?2 WHERE ${spendable}
+               ON CONFLICT (signature) DO NOTHING RETURNING signature`,
+              [proof.signature, usedUntil()],
+            )
+          : null,
+    },
+    /** True in the statement right after `captcha` when this request spent the payload. */
+    passed: proof.verdict === 'ok' ? 'changes() = 1' : 'false',
+    check(results: {
+      rate?: D1Result<{ count: number }> | undefined
+      questions?: D1Result<{ count: number }> | undefined
+      captcha?: D1Result | undefined
+    }) {
+      rate.check(results.rate?.results[0])
+      if (proof.question) questions.check(results.questions?.results[0])
+      if (proof.verdict === 'malformed')
+        throw new BusinessError('CAPTCHA_CHAR_INVALID', 400, 'Malformed captcha payload')
+      if (proof.verdict === 'invalid' || !results.captcha?.results.length)
+        throw new BusinessError('CAPTCHA_VALIDATE_FAILED', 400, 'Captcha not valid')
+    },
+  }
+}
+
+/** The gate on its own, in one round trip, for a write whose reads need not share its batch. */
+export async function passPublicGate(env: Env, options: GateOptions) {
+  const gate = await publicGate(env, options)
+  gate.check(await namedBatch(env.DB, gate.statements))
 }

@@ -11,7 +11,7 @@ import {
   type LogListQuery,
   logLabel,
 } from '../contract/logs'
-import { batch, type DB, getDb } from '../db/client'
+import { batch, type DB, getDb, insertWhen, namedBatch } from '../db/client'
 import type { Env } from '../env'
 import { invalidField } from '../lib/errors'
 import { logTypeForName } from '../lib/log-types'
@@ -26,7 +26,7 @@ import {
 import { foldSearchText, searchWords } from '../lib/search-text'
 import { actorOf, actorWith, type Caller, liveAdmin, viewerOf } from './actor'
 import { logEntry } from './audit'
-import { limitUser } from './rate-limit'
+import { userCounter } from './rate-limit'
 import { containsText, requireAdmin, WHOLE_LIST_READ, wholeList } from './structures'
 
 /** Entries a user may post a minute (POST logs/), unless `CLIENT_LOG_RATE_PER_MINUTE` says otherwise. */
@@ -50,17 +50,22 @@ export async function writeClientLog(env: Env, caller: Caller, input: ClientLogI
   if (!isType && applications.length === 0) {
     throw invalidField('nomLog', 'nomLog is neither a log type nor an application', 'validation.nomLog')
   }
-  // Each entry is a row kept for good: a client cannot fill the table at will.
-  await limitUser(env, 'client-log', actor.id, Number(env.CLIENT_LOG_RATE_PER_MINUTE ?? CLIENT_LOGS_PER_MINUTE))
-  const result = await db
-    .insertInto('log')
-    .values({
-      ...logEntry(actor.id, logTypeForName(input.nomLog), input.nomLog, userAgent, input),
-      source: 'CLIENT',
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow()
-  return { id: result.id }
+  // Each entry is a row kept for good: a client cannot fill the table at will. The entry is written
+  // in the batch that counts it, only when the count is within the limit.
+  const counter = userCounter('client-log', actor.id, Number(env.CLIENT_LOG_RATE_PER_MINUTE ?? CLIENT_LOGS_PER_MINUTE))
+  const written = await namedBatch(env.DB, {
+    count: counter.statement(),
+    entry: insertWhen(
+      db,
+      'log',
+      { ...logEntry(actor.id, logTypeForName(input.nomLog), input.nomLog, userAgent, input), source: 'CLIENT' },
+      db.selectFrom('rate_limit').select('key').where('key', '=', counter.key).where('count', '<=', counter.limit),
+    ).returning('id'),
+  })
+  counter.check(written.count?.results[0])
+  const [entry] = written.entry?.results ?? []
+  if (!entry) throw new Error('The entry was not written')
+  return { id: entry.id }
 }
 
 /** The history's filters (a list query without its page). */

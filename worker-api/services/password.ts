@@ -1,14 +1,14 @@
 import { sql } from 'kysely'
-import { batch, getDb } from '../db/client'
+import { batch, getDb, namedBatch } from '../db/client'
 import type { Env } from '../env'
 import { randomToken, sha256Hex } from '../lib/crypto'
 import { linkOrigin } from '../lib/domain'
-import { BusinessError } from '../lib/errors'
+import { BusinessError, notFound } from '../lib/errors'
 import { mailLanguage, passwordChangedMail, passwordResetMail } from '../lib/mail/templates'
 import { hashPassword, pepperKeyring, verifyPassword } from '../lib/password'
 import type { Actor } from './actor'
-import { claimAttempt, clearAttempts, type RequestContext } from './auth'
-import { requireCaptcha } from './captcha'
+import { attemptCounter, clearAttempts, type RequestContext, refuseWhileLocked } from './auth'
+import { passPublicGate } from './captcha'
 import {
   insertLinkUnderCap,
   liveMailToken,
@@ -21,7 +21,6 @@ import {
 export { PASSWORD_RESET_TTL_HOURS }
 
 import { queuedIds, queueMail } from './outbox'
-import { limitClient } from './rate-limit'
 
 /** Reset mails one account may receive per hour; more requests are answered the same, silently. */
 export const RESET_MAILS_PER_HOUR = 3
@@ -31,8 +30,12 @@ export const RESET_MAILS_PER_HOUR = 3
  * answer is then the same whatever the mail, and comes as fast: `queueResetMail` runs after it.
  */
 export async function admitForgotRequest(env: Env, captcha: string | undefined, context: RequestContext) {
-  await limitClient(env, 'forgot', context.ip, Number(env.FORGOT_RATE_PER_MINUTE ?? 5))
-  await requireCaptcha(env, captcha, context.ip)
+  await passPublicGate(env, {
+    kind: 'forgot',
+    limit: Number(env.FORGOT_RATE_PER_MINUTE ?? 5),
+    captcha,
+    remoteIp: context.ip,
+  })
 }
 
 /**
@@ -133,14 +136,19 @@ export async function renewPassword(env: Env, input: { token: string; password: 
  * user is told by mail; the mail's outbox ids come back with the id.
  */
 export async function updatePassword(env: Env, actor: Actor, input: { oldPassword: string; newPassword: string }) {
-  const wait = await claimAttempt(env, 'password-change', String(actor.id))
-  if (wait > 0) throw new BusinessError('TOO_MANY_ATTEMPTS', 429, `Too many attempts; retry in ${wait} s`, [wait])
   const db = getDb(env.DB)
-  const user = await db
-    .selectFrom('utilisateur')
-    .select(['id', 'login', 'nom', 'prenom', 'mail', 'langue', 'password_hash'])
-    .where('id', '=', actor.id)
-    .executeTakeFirstOrThrow()
+  // The attempt counted and the user read in one round trip, before the hash.
+  const attempt = attemptCounter('password-change', String(actor.id))
+  const read = await namedBatch(env.DB, {
+    ...attempt.statements,
+    user: db
+      .selectFrom('utilisateur')
+      .select(['id', 'login', 'nom', 'prenom', 'mail', 'langue', 'password_hash'])
+      .where('id', '=', actor.id),
+  })
+  refuseWhileLocked(attempt.wait(read))
+  const user = read.user?.results[0]
+  if (!user) throw notFound('User not found')
   const check = await verifyPassword(input.oldPassword, user.password_hash, pepperKeyring(env))
   if (!check.ok) throw new BusinessError('BAD_OLD_PASSWORD', 400, 'The old password is incorrect')
   const now = new Date().toISOString()

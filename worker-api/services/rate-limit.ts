@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js'
-import type { Env } from '../env'
+import { rawStatement } from '../db/client'
 import { BusinessError } from '../lib/errors'
 
 const WINDOW_SECONDS = 60
@@ -23,34 +23,43 @@ export function clientKey(ip: string | null | undefined): string {
 }
 
 /**
- * Per-client limit (DESIGN §3): at most `limit` requests of one kind per client and minute, counted
- * atomically in D1, the client as `clientKey` says. Cloudflare (and wrangler dev) set
- * CF-Connecting-IP.
+ * Per-client limit (DESIGN §3): at most `limit` requests of one kind per client and minute, the
+ * client as `clientKey` says (Cloudflare, and wrangler dev, set CF-Connecting-IP). The count is one
+ * atomic statement of the caller's own batch, so a limited call costs no round trip of its own; with
+ * `onlyIf`, an SQL condition (no parameters) on what the batch did before, the request is counted
+ * only when it holds. `check` reads the statement's row and throws 429 TOO_MANY_ATTEMPTS, with the
+ * seconds to wait, past the limit.
  */
-export const limitClient = (env: Env, kind: string, ip: string | null, limit: number) =>
-  limitKey(env, `${kind}:${clientKey(ip)}`, limit)
+export const clientCounter = (kind: string, ip: string | null, limit: number) =>
+  rateCounter(`${kind}:${clientKey(ip)}`, limit)
 
 /** Per-user limit: at most `limit` requests of one kind per signed-in user and minute, wherever they come from. */
-export const limitUser = (env: Env, kind: string, userId: number, limit: number) =>
-  limitKey(env, `${kind}:user:${userId}`, limit)
+export const userCounter = (kind: string, userId: number, limit: number) => rateCounter(`${kind}:user:${userId}`, limit)
 
-/** At most `limit` requests a minute under `key`, else 429 TOO_MANY_ATTEMPTS with the seconds to wait. */
-async function limitKey(env: Env, key: string, limit: number) {
-  const now = new Date()
+function rateCounter(key: string, limit: number, now = new Date()) {
   const windowStart = new Date(
     Math.floor(now.getTime() / (WINDOW_SECONDS * 1000)) * WINDOW_SECONDS * 1000,
   ).toISOString()
-  const row = await env.DB.prepare(
-    `INSERT INTO rate_limit (key, window_start, count) VALUES (?1, ?2, 1)
-     ON CONFLICT (key) DO UPDATE SET
-       count = CASE WHEN window_start = ?2 THEN count + 1 ELSE 1 END,
-       window_start = ?2
-     RETURNING count`,
-  )
-    .bind(key, windowStart)
-    .first<{ count: number }>()
-  if ((row?.count ?? 0) > limit) {
-    const wait = Math.max(1, Math.ceil((Date.parse(windowStart) + WINDOW_SECONDS * 1000 - now.getTime()) / 1000))
-    throw new BusinessError('TOO_MANY_ATTEMPTS', 429, `Too many requests; retry in ${wait} s`, [wait])
+  return {
+    key,
+    limit,
+    statement: (onlyIf = 'true') =>
+      rawStatement<{ count: number }>(
+        `INSERT INTO rate_limit (key, window_start, count) SELECT ?1, ?2, 1 WHERE ${onlyIf}
+         ON CONFLICT (key) DO UPDATE SET
+           count = CASE WHEN window_start = ?2 THEN count + 1 ELSE 1 END,
+           window_start = ?2
+         RETURNING count`,
+        [key, windowStart],
+      ),
+    /** SQL true once this request was counted within the limit (for the statements after it). */
+    within: `(SELECT count FROM rate_limit WHERE key = '${key.replaceAll("'", "''")}') <= ${Math.trunc(limit)}`,
+    /** Throws 429 when the counted request (the statement's first row) is over the limit. */
+    check(row: { count: number } | null | undefined) {
+      if ((row?.count ?? 0) > limit) {
+        const wait = Math.max(1, Math.ceil((Date.parse(windowStart) + WINDOW_SECONDS * 1000 - now.getTime()) / 1000))
+        throw new BusinessError('TOO_MANY_ATTEMPTS', 429, `Too many requests; retry in ${wait} s`, [wait])
+      }
+    },
   }
 }

@@ -20,11 +20,10 @@ import { mailLanguage, registrationMail } from '../lib/mail/templates'
 import { pathInScope, registrationInScope, type Viewer } from '../lib/scope'
 import { actorWith, type Caller, viewerOf } from './actor'
 import { logEntry } from './audit'
-import { requireCaptcha } from './captcha'
+import { publicGate } from './captcha'
 import { REGISTRATION_TTL_HOURS, underHourlyCap, voidLinks } from './mail-tokens'
 import { queuedIds, queueMail } from './outbox'
 import { requireNotOver } from './postes'
-import { limitClient } from './rate-limit'
 import { containsEveryWord, insertStructure, nomTaken, onePage, requireAdmin } from './structures'
 import { copyTemplate } from './templates'
 import { mailTaken, toUser } from './users'
@@ -97,10 +96,17 @@ function carriersParent(db: DB, typeId: number, parentId: number | null) {
  * index and leaves nothing behind (MAIL_ALREADY_USED).
  */
 export async function register(env: Env, input: RegistrationInput, context: Context): Promise<Registered> {
-  await limitClient(env, 'registration', context.ip, Number(env.REGISTRATION_RATE_PER_MINUTE ?? 5))
-  await requireCaptcha(env, input.captcha, context.ip)
+  const gate = await publicGate(env, {
+    kind: 'registration',
+    limit: Number(env.REGISTRATION_RATE_PER_MINUTE ?? 5),
+    captcha: input.captcha,
+    remoteIp: context.ip,
+  })
   const { typeId, parentId } = carrierSettings(env)
-  if (typeId === null) throw creationFailed('Carrier registration is not configured')
+  if (typeId === null) {
+    gate.check(await namedBatch(env.DB, gate.statements))
+    throw creationFailed('Carrier registration is not configured')
+  }
   const db = getDb(env.DB)
   const { mail, nom, prenom } = input.user
   const typed = 'nom' in input.structure ? input.structure.nom : null
@@ -109,11 +115,14 @@ export async function register(env: Env, input: RegistrationInput, context: Cont
     .selectFrom('utilisateur')
     .select('utilisateur.id')
     .where(sql<SqlBool>`mail = ${mail} collate nocase`)
+  // The client's rate and the payload spent, with what the decision reads: one round trip.
   const read = await namedBatch(env.DB, {
+    ...gate.statements,
     holders: holder,
     carriers: namedCarrier(db, typeId, input.structure),
     parents: carriersParent(db, typeId, parentId),
   })
+  gate.check(read)
   if (read.holders?.results.length) throw mailTaken(mail)
   const [carrier] = (read.carriers?.results ?? []) as { id: number; nom: string }[]
   if (typed === null && !carrier) throw invalidField('structure.id', 'Not a carrier company', 'validation.unknown')

@@ -3,7 +3,7 @@ import { DEFAULT_PAGE_SIZE } from '../contract/base'
 import { fromWireDate } from '../contract/dates'
 import type { User } from '../contract/user'
 import type { CreateUserInput, MailCheck, UserListQuery } from '../contract/user-admin'
-import { batch, type DB, getDb, insertWhen, namedBatch } from '../db/client'
+import { batch, type DB, getDb, insertWhen, namedBatch, writeThenRead } from '../db/client'
 import type { NewLog } from '../db/schema'
 import type { Env } from '../env'
 import { isLoopback, sameOrigin } from '../lib/domain'
@@ -23,9 +23,9 @@ import { invitationWrites } from './invitations'
 import { voidLinks } from './mail-tokens'
 import { queuedIds } from './outbox'
 import { checkPlacement, placementReads } from './postes'
-import { limitClient } from './rate-limit'
+import { clientCounter } from './rate-limit'
 import { containsEveryWord, requireAdmin, WHOLE_LIST_READ, wholeList } from './structures'
-import { mailTaken, postesColumn, postesFrom, readUser, toUser } from './users'
+import { mailTaken, postesColumn, postesFrom, toUser, userAs, userQuery } from './users'
 
 type Context = { origin: string; userAgent: string | null }
 
@@ -134,6 +134,8 @@ export async function createUser(
         commentaire: `${input.mail}${input.admin ? ' (admin)' : ''} : ${fonction.libelle}, ${structure.nom}, ${poste.dateDebut} → ${poste.dateFin}`,
       }),
     ),
+    // The new user as the caller sees them, read in the same batch.
+    created: userQuery(db, newId, viewer),
   }).catch((error) => {
     // Another request took the address meanwhile (the unique index): the same answer as above.
     if (String(error).includes('UNIQUE')) throw mailTaken(input.mail)
@@ -142,10 +144,10 @@ export async function createUser(
       throw invalidField('poste.fonction.id', 'Unknown function', 'validation.unknown')
     throw error
   })
-  const [created] = (results.user?.results ?? []) as { id: number }[]
+  const [created] = results.user?.results ?? []
   if (!created) throw new Error('The new user was not written')
   const mailIds = results.invitationMail ? queuedIds([results.invitationMail]) : []
-  return { user: await readUser(db, actor, created.id), mailIds }
+  return { user: userAs(actor, created.id, results.created?.results[0], viewer.today), mailIds }
 }
 
 /**
@@ -340,17 +342,23 @@ async function setFlag(
   const at = new Date().toISOString()
   const stored = value ? 1 : 0
   const managed = stillManaged(db, actor, target.id)
-  const results = await batch(env.DB, [
-    insertWhen(db, 'log', userLog(actor, nomLog, target, userAgent), managed.where(flag, '!=', stored)),
-    ...also(at, managed),
-    db
-      .updateTable('utilisateur')
-      .set({ [flag]: stored, updated_at: at })
-      .where('id', '=', target.id)
-      .where(flag, '!=', stored)
-      .where(userManageable(db, viewerOf(actor))),
-  ])
-  return queuedIds(results)
+  const viewer = viewerOf(actor)
+  // The user as the change left them, read in the same batch.
+  const { written, rows } = await writeThenRead(
+    env.DB,
+    [
+      insertWhen(db, 'log', userLog(actor, nomLog, target, userAgent), managed.where(flag, '!=', stored)),
+      ...also(at, managed),
+      db
+        .updateTable('utilisateur')
+        .set({ [flag]: stored, updated_at: at })
+        .where('id', '=', target.id)
+        .where(flag, '!=', stored)
+        .where(userManageable(db, viewer)),
+    ],
+    userQuery(db, target.id, viewer),
+  )
+  return { mailIds: queuedIds(written), user: () => userAs(actor, target.id, rows[0], viewer.today) }
 }
 
 /**
@@ -377,7 +385,7 @@ export async function setUserState(
     input.actif && invited
       ? await invitationWrites(db, actor, target, context, new Date(), { capped: true, onlyIf: becomesActive })
       : null
-  const mailIds = await setFlag(
+  const { user, mailIds } = await setFlag(
     env,
     db,
     actor,
@@ -394,7 +402,7 @@ export async function setUserState(
       ]
     },
   )
-  return { user: await readUser(db, actor, target.id), mailIds }
+  return { user: user(), mailIds }
 }
 
 /** An inactive user's invitation dies (it could not be used), and `tokenRegister` shows none. */
@@ -418,8 +426,7 @@ export async function setUserAdmin(
 ): Promise<User> {
   const { db, actor, target } = await managedTarget(env, caller, input.id)
   const nomLog = input.admin ? 'UTILISATEUR_ADMIN' : 'UTILISATEUR_ADMIN_RETRAIT'
-  await setFlag(env, db, actor, target, 'admin', input.admin, nomLog, userAgent)
-  return readUser(db, actor, target.id)
+  return (await setFlag(env, db, actor, target, 'admin', input.admin, nomLog, userAgent)).user()
 }
 
 /**
@@ -476,8 +483,10 @@ export async function resendInvitation(env: Env, caller: Caller, id: number, con
  * tells whether an address has an account.
  */
 export async function checkMail(env: Env, mail: string, ip: string | null): Promise<MailCheck> {
-  await limitClient(env, 'mail-check', ip, Number(env.MAIL_CHECK_RATE_PER_MINUTE ?? 30))
-  const holder = await mailHolder(getDb(env.DB), mail).executeTakeFirst()
+  const counter = clientCounter('mail-check', ip, Number(env.MAIL_CHECK_RATE_PER_MINUTE ?? 30))
+  const read = await namedBatch(env.DB, { count: counter.statement(), holder: mailHolder(getDb(env.DB), mail) })
+  counter.check(read.count?.results[0])
+  const holder = read.holder?.results[0]
   if (!holder) return { mail: null, actif: null }
   return { mail: holder.mail, actif: holder.actif === 1 && holder.supprime === 0 }
 }

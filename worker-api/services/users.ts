@@ -8,7 +8,7 @@ import {
 } from 'kysely'
 import { nowIso, toWireDate } from '../contract/dates'
 import type { Poste, ProfileInput, User } from '../contract/user'
-import { batch, type DB, getDb, insertWhen } from '../db/client'
+import { type DB, getDb, insertWhen, writeThenRead } from '../db/client'
 import type { Database, UtilisateurRow } from '../db/schema'
 import type { Env } from '../env'
 import { randomToken, sha256Hex } from '../lib/crypto'
@@ -132,7 +132,7 @@ export function toUser(row: UserRow, postes: PosteWithPath[], modification: bool
 }
 
 /** A user, their pending address, their posts and what the viewer may do with them, in one statement. */
-export function userQuery(db: DB, id: number, viewer: Viewer) {
+export function userQuery(db: DB, id: number | Expression<number>, viewer: Viewer) {
   return (
     db
       .selectFrom('utilisateur')
@@ -215,21 +215,20 @@ function holderOf(db: DB, id: number, mail: string) {
  */
 export async function updateProfile(
   env: Env,
-  actor: Actor,
+  caller: Caller,
   id: number,
   input: ProfileInput,
   context: { origin: string; userAgent: string | null },
-): Promise<number[]> {
+): Promise<{ user: User; mailIds: number[] }> {
   const db = getDb(env.DB)
   const now = new Date()
-  const byAdmin = id !== actor.id
-  // The permission check and the reads the update needs, in parallel; a refusal still comes first.
-  const [, row, taken] = await Promise.all([
-    byAdmin
-      ? readUser(db, actor, id).then((target) => {
-          if (!target.modification) throw forbidden('You may not edit this user')
-        })
-      : null,
+  const viewer = viewerOf(caller)
+  // The permission check and the reads the update needs, with the check of the caller: one round
+  // trip. A refusal still comes first.
+  const [actor, [target], [row], taken] = await actorWith(
+    env,
+    caller,
+    userQuery(db, id, viewer),
     db
       .selectFrom('utilisateur')
       .select(['id', 'login', 'nom', 'prenom', 'mail', 'domain', 'langue', 'actif', 'supprime', 'registration_state'])
@@ -237,10 +236,11 @@ export async function updateProfile(
       .select((eb) =>
         eb.exists(underHourlyCap(db, id, 'MAIL_CHANGE', MAIL_CHANGE_REQUESTS_PER_HOUR, now)).as('may_change_mail'),
       )
-      .where('id', '=', id)
-      .executeTakeFirst(),
-    holderOf(db, id, input.mail).execute(),
-  ])
+      .where('id', '=', id),
+    holderOf(db, id, input.mail),
+  )
+  const byAdmin = id !== actor.id
+  if (byAdmin && !userAs(actor, id, target, viewer.today).modification) throw forbidden('You may not edit this user')
   if (!row) throw notFound('Unknown user')
   const mailChanged = row.mail.toLowerCase() !== input.mail.toLowerCase()
   const corrected = mailChanged && byAdmin && row.registration_state === 'INVITED'
@@ -267,6 +267,11 @@ export async function updateProfile(
       .where('id', '=', id)
     return guard ? update.where(guard) : update
   }
+  // The user as the update left them, read in its batch.
+  const writeAndRead = async (writes: Parameters<typeof writeThenRead>[1]) => {
+    const { written, rows } = await writeThenRead(env.DB, writes, userQuery(db, id, viewer))
+    return { user: userAs(actor, id, rows[0], viewer.today), mailIds: queuedIds(written) }
+  }
 
   if (!mailChanged || corrected) {
     // The same address (perhaps in another case): nothing to prove, nobody to tell. An invited
@@ -275,7 +280,7 @@ export async function updateProfile(
       ? await mailCorrection(db, actor, { ...row, ...input }, row.mail, context, now, managed)
       : { before: [], after: [] }
     try {
-      return queuedIds(await batch(env.DB, [...correction.before, names(input.mail), ...correction.after]))
+      return await writeAndRead([...correction.before, names(input.mail), ...correction.after])
     } catch (error) {
       // Another account took the address meanwhile (the unique index): the same answer as above.
       if (String(error).includes('UNIQUE')) throw mailTaken(input.mail)
@@ -286,7 +291,7 @@ export async function updateProfile(
     throw new BusinessError('TOO_MANY_ATTEMPTS', 429, 'Too many address changes; retry later', [3600])
   }
   const request = await requestMailChange(db, row, input, { ...context, by: byAdmin ? actor : null, guard }, now)
-  return queuedIds(await batch(env.DB, [names(null), ...request]))
+  return writeAndRead([names(null), ...request])
 }
 
 /**
