@@ -4,7 +4,7 @@ import { todayIso } from '../contract/dates'
 import { batch, getDb } from '../db/client'
 import type { Env } from '../env'
 import { sameDomain } from '../lib/domain'
-import { BusinessError, unauthorized } from '../lib/errors'
+import { BusinessError, forbidden, unauthorized } from '../lib/errors'
 import { type AccessClaims, verifyAccessToken } from '../lib/jwt'
 import { type Viewer, wholeTreeInScope } from '../lib/scope'
 import type { Caller } from '../lib/types'
@@ -273,4 +273,9 @@ export function applicationMayCall(
   const allowed = APPLICATION_ROUTES[`${method} ${routePath}`]
   const params = allowed ? routeParams(routePath, path) : null
   return allowed !== undefined && params !== null && allowed(actor, params)
+}
+
+/** Admin endpoints answer 403 to anyone else, before anything about the data (DESIGN §4). */
+export function requireAdmin(actor: Actor) {
+  if (!actor.admin) throw forbidden('Administrators only')
 }

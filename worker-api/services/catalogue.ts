@@ -8,11 +8,11 @@ import type {
 import { batch, type DB, type Guard, getDb, insertWhen } from '../db/client'
 import type { Env } from '../env'
 import { BusinessError, forbidden, invalidField, notFound } from '../lib/errors'
+import { containsText, onePage, WHOLE_LIST_READ, wholeList } from '../lib/query'
 import { type Viewer, wholeTreeInScope } from '../lib/scope'
 import { actorWith, type Caller, viewerOf } from './actor'
 import { adminLog } from './audit'
 import { requireRootAdmin, rootHolds } from './root-admin'
-import { containsText, onePage, WHOLE_LIST_READ, wholeList } from './structures'
 
 type FonctionRow = { id: number; libelle: string; structure_id: number; structure_nom: string; path: string }
 

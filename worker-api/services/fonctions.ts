@@ -4,10 +4,10 @@ import { batch, type DB, type Guard, getDb, insertWhen } from '../db/client'
 import type { Env } from '../env'
 import { BusinessError, forbidden, invalidField } from '../lib/errors'
 import { inScopeColumn, pathInScope, type Viewer } from '../lib/scope'
-import { actorWith, type Caller, viewerOf } from './actor'
+import { actorWith, type Caller, requireAdmin, viewerOf } from './actor'
 import { adminLog } from './audit'
 import { requireRootAdmin, rootHolds } from './root-admin'
-import { inScopeOrFail, requireAdmin, structureInScopeQuery } from './structures'
+import { inScopeOrFail, structureInScopeQuery } from './structures'
 
 /**
  * The functions of a structure (DESIGN §4: a post is a user holding a function in a structure, and

@@ -13,10 +13,9 @@ import { type DB, getDb } from '../db/client'
 import type { Env } from '../env'
 import { LAUNCH_LOG_TYPES } from '../lib/log-types'
 import { isUserAccount, modificationColumn, scopeStructureIds, type Viewer } from '../lib/scope'
-import { actorWith, type Caller, liveAdmin, viewerOf } from './actor'
+import { actorWith, type Caller, liveAdmin, requireAdmin, viewerOf } from './actor'
 import { authorInScope } from './logs'
 import { pendingInScope } from './registration'
-import { requireAdmin } from './structures'
 import { keptUserTotal } from './user-admin'
 
 /**

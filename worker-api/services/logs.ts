@@ -15,6 +15,7 @@ import { batch, type DB, getDb, insertWhen, namedBatch } from '../db/client'
 import type { Env } from '../env'
 import { invalidField } from '../lib/errors'
 import { logTypeForName } from '../lib/log-types'
+import { containsText, WHOLE_LIST_READ, wholeList } from '../lib/query'
 import {
   fewUsersInScope,
   scopeUserIds,
@@ -24,10 +25,9 @@ import {
   wholeTreeInScope,
 } from '../lib/scope'
 import { foldSearchText, searchWords } from '../lib/search-text'
-import { actorOf, actorWith, type Caller, liveAdmin, viewerOf } from './actor'
+import { actorOf, actorWith, type Caller, liveAdmin, requireAdmin, viewerOf } from './actor'
 import { logEntry } from './audit'
 import { userCounter } from './rate-limit'
-import { containsText, requireAdmin, WHOLE_LIST_READ, wholeList } from './structures'
 
 /** Entries a user may post a minute (POST logs/), unless `CLIENT_LOG_RATE_PER_MINUTE` says otherwise. */
 export const CLIENT_LOGS_PER_MINUTE = 60

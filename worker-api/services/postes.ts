@@ -13,9 +13,8 @@ import {
   userManageable,
   type Viewer,
 } from '../lib/scope'
-import { actorWith, type Caller, viewerOf } from './actor'
+import { actorWith, type Caller, requireAdmin, viewerOf } from './actor'
 import { logEntry } from './audit'
-import { requireAdmin } from './structures'
 
 /**
  * The structure and the function a new post names (with whether the structure lies in the viewer's

@@ -8,6 +8,7 @@ import type { NewLog } from '../db/schema'
 import type { Env } from '../env'
 import { isLoopback, sameOrigin } from '../lib/domain'
 import { BusinessError, forbidden, invalidField, notFound } from '../lib/errors'
+import { containsEveryWord, WHOLE_LIST_READ, wholeList } from '../lib/query'
 import {
   isUserAccount,
   modificationColumn,
@@ -17,14 +18,13 @@ import {
   type Viewer,
 } from '../lib/scope'
 import { searchWords } from '../lib/search-text'
-import { type Actor, actorWith, type Caller, liveAdmin, viewerOf } from './actor'
+import { type Actor, actorWith, type Caller, liveAdmin, requireAdmin, viewerOf } from './actor'
 import { logEntry } from './audit'
 import { invitationWrites } from './invitations'
 import { voidLinks } from './mail-tokens'
 import { queuedIds } from './outbox'
 import { checkPlacement, placementReads } from './postes'
 import { clientCounter } from './rate-limit'
-import { containsEveryWord, requireAdmin, WHOLE_LIST_READ, wholeList } from './structures'
 import { mailTaken, postesColumn, postesFrom, toUser, userAs, userQuery } from './users'
 
 type Context = { origin: string; userAgent: string | null }

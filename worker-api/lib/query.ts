@@ -1,0 +1,53 @@
+import { type Expression, type SqlBool, sql } from 'kysely'
+import { DEFAULT_PAGE_SIZE, WHOLE_LIST_MAX } from '../contract/base'
+import { BusinessError } from './errors'
+import { likePattern, searchWords } from './search-text'
+
+// Query pieces every list shares: search boxes, pages, whole lists.
+
+/**
+ * Whether one of `columns` contains `text`, whatever its case (a search box), the text cut to what
+ * D1 accepts (`likePattern`). Several columns are joined by a line feed, which no pattern holds, so
+ * that the text is bound once and never matches across two of them.
+ */
+export function containsText(columns: (string | Expression<string>)[], text: string): Expression<SqlBool> {
+  const searched = sql.join(
+    columns.map((column) => (typeof column === 'string' ? sql.ref(column) : column)),
+    sql` || char(10) || `,
+  )
+  return sql<SqlBool>`(${searched} like ${likePattern(text)} escape '\\')`
+}
+
+/**
+ * Whether every word of a search box (`searchWords`: any case, any accents, its first few words
+ * within D1's limits) is in one of `columns`; null when it holds no word.
+ */
+export function containsEveryWord(columns: string[], q: string | undefined): Expression<SqlBool> | null {
+  const words = searchWords(q ?? '')
+  if (words.length === 0) return null
+  return sql<SqlBool>`${sql.join(
+    words.map((word) => containsText(columns, word)),
+    sql` and `,
+  )}`
+}
+
+export type PageQuery = { page?: number | undefined; taille?: number | undefined }
+
+/** The rows a whole list (no `page`) reads: one more than it may answer, to know when it is too large. */
+export const WHOLE_LIST_READ = WHOLE_LIST_MAX + 1
+
+/** A whole list's entries, or 400 LIST_TOO_LARGE past `WHOLE_LIST_MAX` (its client then asks for pages). */
+export function wholeList<T>(items: T[]): T[] {
+  if (items.length <= WHOLE_LIST_MAX) return items
+  throw new BusinessError('LIST_TOO_LARGE', 400, `More than ${WHOLE_LIST_MAX} entries: ask for pages`, [WHOLE_LIST_MAX])
+}
+
+/** One page of a list when `page` is asked (DESIGN §1), else all of it. */
+export function onePage<Q extends { limit(n: number): Q; offset(n: number): Q }>(
+  query: Q,
+  { page, taille }: PageQuery,
+): Q {
+  if (page === undefined) return query
+  const size = taille ?? DEFAULT_PAGE_SIZE
+  return query.limit(size).offset((page - 1) * size)
+}
