@@ -73,8 +73,7 @@ async function accessTokenFor(
  * From the fifth failure in a row, the next attempt waits 60 s, then 60 s more per failure, up to
  * 15 minutes; failures older than 12 hours are forgotten; a success deletes the count. With `onlyIf`
  * (an SQL condition on what the batch did before), the attempt is counted only when it holds.
- * `wait` reads the results: the seconds to wait when the identifier is locked (the attempt is then
- * not counted), else 0.
+ * `check` reads the results.
  */
 export function attemptCounter(counter: AttemptCounter, identifier: string, onlyIf = 'true') {
   const now = nowIso()
@@ -99,20 +98,14 @@ export function attemptCounter(counter: AttemptCounter, identifier: string, only
         [counter, identifier],
       ),
     },
-    wait(results: {
-      claim?: D1Result | undefined
-      lock?: D1Result<{ locked_until: string | null }> | undefined
-    }): number {
-      if (results.claim?.results.length) return 0
+    /** Throws 429 TOO_MANY_ATTEMPTS, with the seconds to wait, when the identifier was locked (the attempt then not counted). */
+    check(results: { claim?: D1Result | undefined; lock?: D1Result<{ locked_until: string | null }> | undefined }) {
+      if (results.claim?.results.length) return
       const lockedUntil = results.lock?.results[0]?.locked_until
-      return Math.max(1, Math.ceil((Date.parse(lockedUntil ?? now) - Date.now()) / 1000))
+      const wait = Math.max(1, Math.ceil((Date.parse(lockedUntil ?? now) - Date.now()) / 1000))
+      throw new BusinessError('TOO_MANY_ATTEMPTS', 429, `Too many attempts; retry in ${wait} s`, [wait])
     },
   }
-}
-
-/** Throws 429 TOO_MANY_ATTEMPTS when an attempt found its identifier locked. */
-export function refuseWhileLocked(wait: number) {
-  if (wait > 0) throw new BusinessError('TOO_MANY_ATTEMPTS', 429, `Too many attempts; retry in ${wait} s`, [wait])
 }
 
 /** Starts a count over (after a success), as a statement for the success's batch. */
@@ -148,7 +141,7 @@ export async function login(
       .where(sql<boolean>`login = ${identifier} COLLATE NOCASE`),
   })
   gate.check(read)
-  refuseWhileLocked(attempt.wait(read))
+  attempt.check(read)
   const row = read.user?.results[0]
 
   // The hash is computed in every branch, so that the time of an answer tells nothing either.

@@ -59,7 +59,7 @@ export async function writeClientLog(env: Env, caller: Caller, input: ClientLogI
       db,
       'log',
       { ...logEntry(actor.id, logTypeForName(input.nomLog), input.nomLog, userAgent, input), source: 'CLIENT' },
-      db.selectFrom('rate_limit').select('key').where('key', '=', counter.key).where('count', '<=', counter.limit),
+      db.selectNoFrom(sql.lit(1).as('within')).where(sql.raw<SqlBool>(counter.within)),
     ).returning('id'),
   })
   counter.check(written.count?.results[0])

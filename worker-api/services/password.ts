@@ -7,7 +7,7 @@ import { BusinessError, notFound } from '../lib/errors'
 import { mailLanguage, passwordChangedMail, passwordResetMail } from '../lib/mail/templates'
 import { hashPassword, pepperKeyring, verifyPassword } from '../lib/password'
 import type { Actor } from './actor'
-import { attemptCounter, clearAttempts, type RequestContext, refuseWhileLocked } from './auth'
+import { attemptCounter, clearAttempts, type RequestContext } from './auth'
 import { passPublicGate } from './captcha'
 import {
   insertLinkUnderCap,
@@ -146,7 +146,7 @@ export async function updatePassword(env: Env, actor: Actor, input: { oldPasswor
       .select(['id', 'login', 'nom', 'prenom', 'mail', 'langue', 'password_hash'])
       .where('id', '=', actor.id),
   })
-  refuseWhileLocked(attempt.wait(read))
+  attempt.check(read)
   const user = read.user?.results[0]
   if (!user) throw notFound('User not found')
   const check = await verifyPassword(input.oldPassword, user.password_hash, pepperKeyring(env))

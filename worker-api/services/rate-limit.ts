@@ -41,8 +41,6 @@ function rateCounter(key: string, limit: number, now = new Date()) {
     Math.floor(now.getTime() / (WINDOW_SECONDS * 1000)) * WINDOW_SECONDS * 1000,
   ).toISOString()
   return {
-    key,
-    limit,
     statement: (onlyIf = 'true') =>
       rawStatement<{ count: number }>(
         `INSERT INTO rate_limit (key, window_start, count) SELECT ?1, ?2, 1 WHERE ${onlyIf}
@@ -53,7 +51,10 @@ function rateCounter(key: string, limit: number, now = new Date()) {
         [key, windowStart],
       ),
     /** SQL true once this request was counted within the limit (for the statements after it). */
-    within: `(SELECT count FROM rate_limit WHERE key = '${key.replaceAll("'", "''")}') <= ${Math.trunc(limit)}`,
+    // (A limit that is no number limits nothing, as the check below.)
+    within: Number.isFinite(limit)
+      ? `(SELECT count FROM rate_limit WHERE key = '${key.replaceAll("'", "''")}') <= ${Math.trunc(limit)}`
+      : 'true',
     /** Throws 429 when the counted request (the statement's first row) is over the limit. */
     check(row: { count: number } | null | undefined) {
       if ((row?.count ?? 0) > limit) {
