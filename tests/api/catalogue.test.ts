@@ -114,6 +114,50 @@ describe('GET /rest/bd/application', () => {
   })
 })
 
+describe('who may launch each application (nbUtilisateurs)', () => {
+  const launchers = async (id: number) => (await listed(root)).items.find((a) => a.id === id)?.nbUtilisateurs
+  const keptToday = () =>
+    db()
+      .selectFrom('utilisateur_liste_total')
+      .select(['cle', 'total'])
+      .where('cle', 'like', '["application",%')
+      .execute()
+
+  it('is counted once and kept until a user, a post or a grant is written', async () => {
+    const pesage = await launchers(2)
+    expect((await keptToday()).length).toBeGreaterThanOrEqual(4)
+    // Kept: a read answers the kept figure without counting again.
+    await db()
+      .updateTable('utilisateur_liste_total')
+      .set({ total: 99 })
+      .where('cle', 'like', '["application",%')
+      .execute()
+    expect(await launchers(2)).toBe(99)
+    // A new agent's post empties what was kept: counted again, one more.
+    const agentToo = await createUser({ postes: [currentPost(4, 2)] })
+    expect(await launchers(2)).toBe((pesage ?? 0) + 1)
+    // Their account switched off: one less again.
+    await db().updateTable('utilisateur').set({ actif: 0 }).where('id', '=', agentToo.id).execute()
+    expect(await launchers(2)).toBe(pesage)
+    // A grant given and taken back: Agent de quai now opens Module Rendez vous, then no longer.
+    expect(await launchers(3)).toBe(0)
+    await db().insertInto('fonction_application').values({ fonction_id: 2, application_id: 3 }).execute()
+    expect(await launchers(3)).toBe(pesage)
+    await db().deleteFrom('fonction_application').where('fonction_id', '=', 2).where('application_id', '=', 3).execute()
+    expect(await launchers(3)).toBe(0)
+    // The detail reads what the list keeps.
+    const detail = (await (await call('/rest/bd/application/2', { token: root })).json()) as Application
+    expect(detail.nbUtilisateurs).toBe(pesage)
+  })
+
+  it('counts nothing for a caller the catalogue refuses', async () => {
+    await db().deleteFrom('utilisateur_liste_total').execute()
+    await expectError(await catalogue(lilleAdmin), 403, 'FORBIDDEN')
+    await expectError(await call('/rest/bd/application/2', { token: director }), 403, 'FORBIDDEN')
+    expect(await keptToday()).toEqual([])
+  })
+})
+
 describe('GET /rest/bd/session', () => {
   it('says whether the caller manages the catalogue (racine), as the catalogue decides', async () => {
     const racine = async (token: string) =>

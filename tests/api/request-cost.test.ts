@@ -152,9 +152,9 @@ describe('statements per request', () => {
       ['/pages/admin/user/structure/4', 9, 4],
       [`/pages/admin/detail/user/${agent.id}`, 5, 4],
       [`/pages/admin/user/detail/${agent.id}`, 5, 4],
-      ['/pages/admin/applications', 3, 3],
+      ['/pages/admin/applications', 4, 3],
       ['/pages/admin/applications/nouvelle', 3, 3],
-      ['/pages/admin/applications/1', 4, 4],
+      ['/pages/admin/applications/1', 5, 4],
       ['/pages/admin/modeles', 4, 3],
       ['/pages/admin/modeles/3', 4, 3],
     ] as const
