@@ -69,9 +69,21 @@ export function missingSecrets(env: Partial<Env>): string[] {
   return missing
 }
 
+/** Settings read as counts: a value that is not one (`30/min`, `thirty`) would limit nothing. */
+const WHOLE_NUMBER_SETTINGS = [
+  'FORGOT_RATE_PER_MINUTE',
+  'MAIL_CHECK_RATE_PER_MINUTE',
+  'LOGIN_RATE_PER_MINUTE',
+  'QUESTION_RATE_PER_MINUTE',
+  'REGISTRATION_RATE_PER_MINUTE',
+  'CLIENT_LOG_RATE_PER_MINUTE',
+  'CAPTCHA_MAX_NUMBER',
+] as const
+
 /**
  * Everything that keeps the Worker from serving, each naming its setting: missing or short secrets,
- * the published development values anywhere but in development, and a pepper keyring it cannot read.
+ * the published development values anywhere but in development, a pepper keyring it cannot read, and a
+ * rate or work factor that is no whole number.
  */
 export function configurationProblems(env: Partial<Env>): string[] {
   const problems = missingSecrets(env).map((key) => `${key} is missing or shorter than ${MIN_SECRET_LENGTH} characters`)
@@ -91,6 +103,10 @@ export function configurationProblems(env: Partial<Env>): string[] {
   }
   if (retired.some(([id]) => id === (env.PASSWORD_PEPPER_ID ?? FIRST_PEPPER_ID))) {
     problems.push('PASSWORD_PEPPER_ID names a retired pepper')
+  }
+  for (const key of WHOLE_NUMBER_SETTINGS) {
+    const value = env[key]
+    if (value !== undefined && !/^\d{1,9}$/.test(value.trim())) problems.push(`${key} must be a whole number`)
   }
   return problems
 }

@@ -124,6 +124,20 @@ describe('a configuration the Worker refuses to serve with', () => {
     expect(configurationProblems({ ...withDevValues, ENVIRONMENT: 'development' })).toEqual([])
   })
 
+  it('names a rate or work factor that is no whole number: it would limit nothing', () => {
+    expect(
+      configurationProblems({ ...production, LOGIN_RATE_PER_MINUTE: '30', CAPTCHA_MAX_NUMBER: ' 50000 ' }),
+    ).toEqual([])
+    expect(
+      configurationProblems({ ...production, LOGIN_RATE_PER_MINUTE: '30/min', FORGOT_RATE_PER_MINUTE: 'five' }),
+    ).toEqual(['FORGOT_RATE_PER_MINUTE must be a whole number', 'LOGIN_RATE_PER_MINUTE must be a whole number'])
+    for (const value of ['', '-1', '2.5', '1e3']) {
+      expect(configurationProblems({ ...production, CLIENT_LOG_RATE_PER_MINUTE: value }), value).toEqual([
+        'CLIENT_LOG_RATE_PER_MINUTE must be a whole number',
+      ])
+    }
+  })
+
   it('names a pepper keyring it cannot read', () => {
     const retired = `1:${'o'.repeat(32)}`
     expect(
