@@ -279,3 +279,37 @@ export function applicationMayCall(
 export function requireAdmin(actor: Actor) {
   if (!actor.admin) throw forbidden('Administrators only')
 }
+
+/**
+ * The catalogue (applications, and which functions grant them) and the function templates are the
+ * root administrators' to manage: administrators with a current post on a root of the tree (`racine`,
+ * read with the caller's check in the batch of the call's reads).
+ */
+export function requireRootAdmin(actor: Actor) {
+  if (!actor.admin || !actor.racine) throw forbidden('Root administrators only')
+}
+
+/**
+ * The entry point of every administration endpoint: the caller checked with the endpoint's `reads` in
+ * one round trip (`actorWith`), then 403 unless they are an administrator. What an administrator may
+ * see of the rows is the reads' own business, in SQL (lib/scope.ts).
+ */
+export async function adminWith<Q extends Compilable<unknown>[]>(env: Env, caller: Caller, ...reads: Q) {
+  const answer = await actorWith(env, caller, ...reads)
+  requireAdmin(answer[0])
+  return answer
+}
+
+/** `adminWith` for what only an administrator of the whole tree manages (`requireRootAdmin`). */
+export async function rootAdminWith<Q extends Compilable<unknown>[]>(env: Env, caller: Caller, ...reads: Q) {
+  const answer = await actorWith(env, caller, ...reads)
+  requireRootAdmin(answer[0])
+  return answer
+}
+
+/** `adminWith` without reads of its own: an endpoint whose reads need the checked administrator. */
+export async function adminOf(env: Env, caller: Caller): Promise<Actor> {
+  const actor = await actorOf(env, caller)
+  requireAdmin(actor)
+  return actor
+}

@@ -10,9 +10,9 @@ import type { Env } from '../env'
 import { BusinessError, forbidden, invalidField, notFound } from '../lib/errors'
 import { containsText, onePage, WHOLE_LIST_READ, wholeList } from '../lib/query'
 import { type Viewer, wholeTreeInScope } from '../lib/scope'
-import { actorWith, type Caller, viewerOf } from './actor'
+import { type Caller, rootAdminWith, viewerOf } from './actor'
 import { adminLog } from './audit'
-import { requireRootAdmin, rootHolds } from './root-admin'
+import { rootHolds } from './root-admin'
 
 type FonctionRow = { id: number; libelle: string; structure_id: number; structure_nom: string; path: string }
 
@@ -174,8 +174,7 @@ export async function listApplications(
     .where(wholeTreeInScope(db, viewer))
     .where(filter)
   const keep = keepLaunchersCounts(db, viewer, () => filter)
-  const [actor, , rows, [counted]] = await actorWith(env, caller, keep, list, count)
-  requireRootAdmin(actor)
+  const [, , rows, [counted]] = await rootAdminWith(env, caller, keep, list, count)
   const items = (rows as CatalogueRow[]).map(toApplication)
   return { items: query.page === undefined ? wholeList(items) : items, total: counted?.total ?? 0 }
 }
@@ -184,13 +183,12 @@ export async function listApplications(
 export async function getApplication(env: Env, caller: Caller, id: number): Promise<CatalogueApplication> {
   const db = getDb(env.DB)
   const viewer = viewerOf(caller)
-  const [actor, , [row]] = await actorWith(
+  const [, , [row]] = await rootAdminWith(
     env,
     caller,
     keepLaunchersCounts(db, viewer, (application) => sql<SqlBool>`${application} = ${id}`),
     catalogueQuery(db, viewer, 'kept').where('a.id', '=', id),
   )
-  requireRootAdmin(actor)
   if (!row) throw notFound('Unknown application')
   return toApplication(row as CatalogueRow)
 }
@@ -274,13 +272,12 @@ export async function createApplication(
   const db = getDb(env.DB)
   const viewer = viewerOf(caller)
   const ids = uniqueIds(input.fonctions)
-  const [actor, [holder], fonctions] = await actorWith(
+  const [actor, [holder], fonctions] = await rootAdminWith(
     env,
     caller,
     libelleHolder(db, input.libelle),
     grantedFonctions(db, ids),
   )
-  requireRootAdmin(actor)
   if (holder) throw libelleTaken(holder.libelle)
   requireKnownFonctions(ids, fonctions)
   const guard = rootHolds(db, viewer)
@@ -334,14 +331,13 @@ export async function updateApplication(
   const db = getDb(env.DB)
   const viewer = viewerOf(caller)
   const ids = uniqueIds(input.fonctions)
-  const [actor, [current], [holder], fonctions] = await actorWith(
+  const [actor, [current], [holder], fonctions] = await rootAdminWith(
     env,
     caller,
     catalogueQuery(db, viewer).where('a.id', '=', input.id),
     libelleHolder(db, input.libelle).where('id', '!=', input.id),
     grantedFonctions(db, ids),
   )
-  requireRootAdmin(actor)
   if (!current) throw notFound('Unknown application')
   if (holder) throw libelleTaken(holder.libelle)
   requireKnownFonctions(ids, fonctions)
@@ -424,12 +420,11 @@ export async function updateApplication(
 export async function deleteApplication(env: Env, caller: Caller, id: number, context: Context): Promise<void> {
   const db = getDb(env.DB)
   const viewer = viewerOf(caller)
-  const [actor, [current]] = await actorWith(
+  const [actor, [current]] = await rootAdminWith(
     env,
     caller,
     db.selectFrom('application').select(['id', 'libelle']).where('id', '=', id),
   )
-  requireRootAdmin(actor)
   if (!current) throw notFound('Unknown application')
   const guard = rootHolds(db, viewer)
   const target = applicationHolds(db, id, guard)

@@ -4,9 +4,9 @@ import { batch, type DB, type Guard, getDb, insertWhen } from '../db/client'
 import type { Env } from '../env'
 import { BusinessError, forbidden, invalidField } from '../lib/errors'
 import { inScopeColumn, pathInScope, type Viewer } from '../lib/scope'
-import { actorWith, type Caller, requireAdmin, viewerOf } from './actor'
+import { adminWith, type Caller, requireRootAdmin, viewerOf } from './actor'
 import { adminLog } from './audit'
-import { requireRootAdmin, rootHolds } from './root-admin'
+import { rootHolds } from './root-admin'
 import { inScopeOrFail, structureInScopeQuery } from './structures'
 
 /**
@@ -64,13 +64,12 @@ const fonctionInScopeQuery = (db: DB, viewer: Viewer, id: number) =>
 /** GET fonction/structure/{id}: the functions of a structure of the caller's scope, by name. */
 export async function structureFonctions(env: Env, caller: Caller, id: number): Promise<StructureFonction[]> {
   const db = getDb(env.DB)
-  const [actor, [row], fonctions] = await actorWith(
+  const [, [row], fonctions] = await adminWith(
     env,
     caller,
     structureInScopeQuery(db, viewerOf(caller), id, false),
     fonctionsQuery(db).where('f.structure_id', '=', id).orderBy('f.libelle'),
   )
-  requireAdmin(actor)
   inScopeOrFail(row)
   return fonctions.map(toFonction)
 }
@@ -121,13 +120,12 @@ export async function createFonction(
 ): Promise<StructureFonction> {
   const db = getDb(env.DB)
   const viewer = viewerOf(caller)
-  const [actor, [structure], [holder]] = await actorWith(
+  const [actor, [structure], [holder]] = await adminWith(
     env,
     caller,
     structureInScopeQuery(db, viewer, input.structure.id, false),
     libelleHolder(db, input.structure.id, input.libelle),
   )
-  requireAdmin(actor)
   if (!structure) throw invalidField('structure.id', 'Unknown structure', 'validation.unknown')
   if (!structure.in_scope) throw forbidden('This structure is outside your scope')
   if (holder) throw libelleTaken(holder.libelle)
@@ -157,7 +155,7 @@ async function readFonction(env: Env, caller: Caller, id: number, input?: Foncti
   const viewer = viewerOf(caller)
   const applicationIds = [...new Set((input?.applications ?? []).map((a) => a.id))]
   const structureId = sql<number>`(select structure_id from fonction where id = ${id})`
-  const [actor, [row], holders, applications] = await actorWith(
+  const [actor, [row], holders, applications] = await adminWith(
     env,
     caller,
     fonctionInScopeQuery(db, viewer, id),
@@ -167,7 +165,6 @@ async function readFonction(env: Env, caller: Caller, id: number, input?: Foncti
       .select(['id', 'libelle'])
       .where(applicationIds.length > 0 ? sql<SqlBool>`id in (${sql.join(applicationIds)})` : sql<SqlBool>`0`),
   )
-  requireAdmin(actor)
   const fonction = inScopeOrFail(row, 'Unknown function')
   return { actor, viewer, fonction, holder: input ? holders[0] : undefined, applicationIds, applications }
 }

@@ -13,7 +13,7 @@ import { type DB, getDb } from '../db/client'
 import type { Env } from '../env'
 import { LAUNCH_LOG_TYPES } from '../lib/log-types'
 import { isUserAccount, modificationColumn, scopeStructureIds, type Viewer } from '../lib/scope'
-import { actorWith, type Caller, liveAdmin, requireAdmin, viewerOf } from './actor'
+import { adminWith, type Caller, liveAdmin, viewerOf } from './actor'
 import { authorInScope } from './logs'
 import { pendingInScope } from './registration'
 import { keptUserTotal } from './user-admin'
@@ -152,59 +152,45 @@ export async function readHome(env: Env, caller: Caller, query: HomeQuery): Prom
   ) as [ReturnType<typeof keptUserTotal>, ReturnType<typeof keptUserTotal>, ReturnType<typeof keptUserTotal>]
   const ending = endingPosts(db, viewer)
   const page = query.page ?? 1
-  const [
-    actor,
-    ,
-    [avecPoste],
-    ,
-    [sansPoste],
-    ,
-    [inactifs],
-    [registrations],
-    postes,
-    [postesTotal],
-    ,
-    closedDays,
-    today,
-  ] = await actorWith(
-    env,
-    caller,
-    ...withPost,
-    ...withoutPost,
-    ...inactive,
-    pendingInScope(db, viewer).select((eb) => [
-      eb.fn.countAll<number>().as('waiting'),
-      sql<number>`coalesce(sum(u.token_register_expires_at > ${nowIso(now)}
+  const [, , [avecPoste], , [sansPoste], , [inactifs], [registrations], postes, [postesTotal], , closedDays, today] =
+    await adminWith(
+      env,
+      caller,
+      ...withPost,
+      ...withoutPost,
+      ...inactive,
+      pendingInScope(db, viewer).select((eb) => [
+        eb.fn.countAll<number>().as('waiting'),
+        sql<number>`coalesce(sum(u.token_register_expires_at > ${nowIso(now)}
         and u.token_register_expires_at <= ${nowIso(addSeconds(EXPIRING_LINK_HOURS * 3600, now))}), 0)`.as('expiring'),
-    ]),
-    ending
-      .innerJoin('structure as s', 's.id', 'p.structure_id')
-      .innerJoin('fonction as f', 'f.id', 'p.fonction_id')
-      .select([
-        'p.id',
-        'p.date_debut',
-        'p.date_fin',
-        'u.id as utilisateur_id',
-        'u.nom',
-        'u.prenom',
-        's.id as structure_id',
-        's.nom as structure_nom',
-        'f.id as fonction_id',
-        'f.libelle as fonction_libelle',
-      ])
-      .select(modificationColumn(db, viewer, 'u'))
-      .orderBy('p.date_fin')
-      .orderBy(sql`u.nom collate nocase`)
-      .orderBy(sql`u.prenom collate nocase`)
-      .orderBy('p.id')
-      .limit(ENDING_POSTS_PAGE)
-      .offset((page - 1) * ENDING_POSTS_PAGE),
-    ending.select((eb) => eb.fn.countAll<number>().as('n')),
-    kept.keep,
-    kept.read,
-    activity(db, viewer, starts, [starts[starts.length - 2] as string, starts[starts.length - 1] as string], 'log'),
-  )
-  requireAdmin(actor)
+      ]),
+      ending
+        .innerJoin('structure as s', 's.id', 'p.structure_id')
+        .innerJoin('fonction as f', 'f.id', 'p.fonction_id')
+        .select([
+          'p.id',
+          'p.date_debut',
+          'p.date_fin',
+          'u.id as utilisateur_id',
+          'u.nom',
+          'u.prenom',
+          's.id as structure_id',
+          's.nom as structure_nom',
+          'f.id as fonction_id',
+          'f.libelle as fonction_libelle',
+        ])
+        .select(modificationColumn(db, viewer, 'u'))
+        .orderBy('p.date_fin')
+        .orderBy(sql`u.nom collate nocase`)
+        .orderBy(sql`u.prenom collate nocase`)
+        .orderBy('p.id')
+        .limit(ENDING_POSTS_PAGE)
+        .offset((page - 1) * ENDING_POSTS_PAGE),
+      ending.select((eb) => eb.fn.countAll<number>().as('n')),
+      kept.keep,
+      kept.read,
+      activity(db, viewer, starts, [starts[starts.length - 2] as string, starts[starts.length - 1] as string], 'log'),
+    )
   const { perDay, perApplication } = activityFigures(kept.prefix, closedDays, today)
   return {
     utilisateurs: {

@@ -25,7 +25,7 @@ import {
   wholeTreeInScope,
 } from '../lib/scope'
 import { foldSearchText, searchWords } from '../lib/search-text'
-import { actorOf, actorWith, type Caller, liveAdmin, requireAdmin, viewerOf } from './actor'
+import { actorWith, adminOf, adminWith, type Caller, liveAdmin, viewerOf } from './actor'
 import { logEntry } from './audit'
 import { userCounter } from './rate-limit'
 
@@ -342,12 +342,11 @@ export async function listLogs(
   const db = getDb(env.DB)
   // The whole list counts itself: only a page's total is kept.
   const keepsTotal = query.page === undefined ? sql<SqlBool>`0` : liveAdmin(env, caller)
-  const [actor, fromUsers, fromLog, , , [counted]] = await actorWith(
+  const [, fromUsers, fromLog, , , [counted]] = await adminWith(
     env,
     caller,
     ...logListStatements(db, viewerOf(caller), query, keepsTotal),
   )
-  requireAdmin(actor)
   const rows = [...fromUsers, ...fromLog] as LogRow[]
   if (query.page === undefined) return { items: wholeList(rows).map(toLogEntry), total: rows.length }
   return { items: rows.map(toLogEntry), total: counted?.total ?? 0 }
@@ -439,8 +438,7 @@ export async function exportLogs(
   context: { userAgent: string | null; language: Language },
 ): Promise<ReadableStream<Uint8Array>> {
   const db = getDb(env.DB)
-  const actor = await actorOf(env, caller)
-  requireAdmin(actor)
+  const actor = await adminOf(env, caller)
   const viewer = viewerOf(actor)
   const chunk = (after: { date: string; id: number } | null) =>
     logRows(db, viewer, filters, 'log', (ids) =>

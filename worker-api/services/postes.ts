@@ -13,7 +13,7 @@ import {
   userManageable,
   type Viewer,
 } from '../lib/scope'
-import { actorWith, type Caller, requireAdmin, viewerOf } from './actor'
+import { adminWith, type Caller, viewerOf } from './actor'
 import { logEntry } from './audit'
 
 /**
@@ -88,7 +88,7 @@ export async function createPoste(
     .where('poste.fonction_id', '=', input.fonction.id)
     .where('poste.date_debut', '<=', fin)
     .where('poste.date_fin', '>=', debut)
-  const [actor, structures, fonctions, [user], overlaps] = await actorWith(
+  const [actor, structures, fonctions, [user], overlaps] = await adminWith(
     env,
     caller,
     ...placementReads(db, viewer, input),
@@ -101,7 +101,6 @@ export async function createPoste(
       .where(isUserAccount()),
     overlapping.limit(1),
   )
-  requireAdmin(actor)
   const { structure, fonction } = checkPlacement(structures[0], fonctions[0], fin, viewer.today)
   if (!user) throw invalidField('utilisateur.id', 'Unknown user', 'validation.unknown')
   // Out of scope first: whether someone else's user is deleted is not the caller's to learn.
@@ -235,13 +234,12 @@ export async function updatePoste(
     .where('other.id', '!=', input.id)
     .where('other.date_debut', '<=', fin)
     .where('other.date_fin', '>=', debut)
-  const [actor, [poste], overlaps] = await actorWith(
+  const [actor, [poste], overlaps] = await adminWith(
     env,
     caller,
     posteQuery(db, viewer, input.id),
     overlapping.limit(1),
   )
-  requireAdmin(actor)
   if (!poste) throw notFound('Unknown post')
   if (!poste.in_scope || !poste.modification) throw forbidden('You may not manage this post')
   requireNotOver(fin, viewer.today, 'dateFin')
@@ -297,8 +295,7 @@ export async function deletePoste(
 ): Promise<void> {
   const db = getDb(env.DB)
   const viewer = viewerOf(caller)
-  const [actor, [poste]] = await actorWith(env, caller, posteQuery(db, viewer, id))
-  requireAdmin(actor)
+  const [actor, [poste]] = await adminWith(env, caller, posteQuery(db, viewer, id))
   if (!poste) throw notFound('Unknown post')
   if (!poste.in_scope || !poste.modification) throw forbidden('You may not manage this post')
   const guard = posteManageable(db, viewer, id)

@@ -19,7 +19,7 @@ import { BusinessError, invalidField, notFound } from '../lib/errors'
 import { mailLanguage, registrationMail } from '../lib/mail/templates'
 import { containsEveryWord, onePage } from '../lib/query'
 import { pathInScope, registrationInScope, type Viewer } from '../lib/scope'
-import { actorWith, type Caller, requireAdmin, viewerOf } from './actor'
+import { adminWith, type Caller, viewerOf } from './actor'
 import { logEntry } from './audit'
 import { publicGate } from './captcha'
 import { REGISTRATION_TTL_HOURS, underHourlyCap, voidLinks } from './mail-tokens'
@@ -278,13 +278,12 @@ export async function listRegistrations(
     const column = tri.replace('-', '') as 'mail' | 'nom' | 'prenom'
     sorted = sorted.orderBy(sql`${sql.ref(`u.${column}`)} collate nocase`, direction)
   }
-  const [actor, rows, counted] = await actorWith(
+  const [, rows, counted] = await adminWith(
     env,
     caller,
     onePage(sorted.orderBy('u.id', direction), query),
     filtered.select((eb) => eb.fn.countAll<number>().as('n')),
   )
-  requireAdmin(actor)
   return { items: (rows as PendingRow[]).map(toPendingUser), total: counted[0]?.n ?? 0 }
 }
 
@@ -295,13 +294,12 @@ export async function listRegistrations(
 export async function registrationFonctions(env: Env, caller: Caller, id: number): Promise<OfferedFonction[]> {
   const db = getDb(env.DB)
   const viewer = viewerOf(caller)
-  const [actor, [target], offered] = await actorWith(
+  const [, [target], offered] = await adminWith(
     env,
     caller,
     pendingInScope(db, viewer).select('u.id').where('u.id', '=', id),
     offeredFonctions(db, viewer, id, carrierSettings(env).typeId),
   )
-  requireAdmin(actor)
   if (!target) throw notFound('Unknown registration')
   return offered.map(({ id, libelle }) => ({ id, libelle }))
 }
@@ -322,14 +320,13 @@ async function pendingTarget(env: Env, caller: Caller, id: number) {
     )
     .select(['holder.id', 'holder.nom', 'holder.type_id'])
     .where('typed.id', '=', id)
-  const [actor, [target], [holder], offered] = await actorWith(
+  const [actor, [target], [holder], offered] = await adminWith(
     env,
     caller,
     read,
     named,
     offeredFonctions(db, viewerOf(caller), id, carrierSettings(env).typeId),
   )
-  requireAdmin(actor)
   if (!target) throw notFound('Unknown registration')
   return { db, actor, target: target as PendingRow & { domain: string; langue: string }, holder, read, offered }
 }

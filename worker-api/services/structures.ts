@@ -13,7 +13,7 @@ import {
   userManageable,
   type Viewer,
 } from '../lib/scope'
-import { actorWith, type Caller, requireAdmin, viewerOf } from './actor'
+import { adminWith, type Caller, viewerOf } from './actor'
 import { adminLog } from './audit'
 import { structureTypesQuery } from './structure-types'
 import { copyTemplate } from './templates'
@@ -109,8 +109,7 @@ export async function listStructures(
     .selectFrom('structure as s')
     .select((eb) => eb.fn.countAll<number>().as('total'))
     .where(filter)
-  const [actor, rows, [counted]] = await actorWith(env, caller, list, count)
-  requireAdmin(actor)
+  const [, rows, [counted]] = await adminWith(env, caller, list, count)
   return { items: rows.map(toStructure), total: counted?.total ?? 0 }
 }
 
@@ -130,15 +129,13 @@ export function inScopeOrFail<R extends { in_scope: number }>(row: R | undefined
 /** GET rest/bd/structure/{id}: one structure of the caller's scope, with its users' count. */
 export async function getStructure(env: Env, caller: Caller, id: number): Promise<Structure> {
   const db = getDb(env.DB)
-  const [actor, [row]] = await actorWith(env, caller, structureInScopeQuery(db, viewerOf(caller), id))
-  requireAdmin(actor)
+  const [, [row]] = await adminWith(env, caller, structureInScopeQuery(db, viewerOf(caller), id))
   return toStructure(inScopeOrFail(row))
 }
 
 /** GET rest/bd/structure/nom/{nom}: the name as a structure holds it (any case), or null when free. */
 export async function structureNom(env: Env, caller: Caller, nom: string): Promise<{ nom: string | null }> {
-  const [actor, [row]] = await actorWith(env, caller, nameHolder(getDb(env.DB), nom.trim()))
-  requireAdmin(actor)
+  const [, [row]] = await adminWith(env, caller, nameHolder(getDb(env.DB), nom.trim()))
   return { nom: row?.nom ?? null }
 }
 
@@ -148,8 +145,7 @@ export async function structureNom(env: Env, caller: Caller, nom: string): Promi
  * is the only one without.
  */
 export async function structureTypes(env: Env, caller: Caller): Promise<TypeStructure[]> {
-  const [actor, rows] = await actorWith(env, caller, structureTypesQuery(getDb(env.DB)))
-  requireAdmin(actor)
+  const [, rows] = await adminWith(env, caller, structureTypesQuery(getDb(env.DB)))
   return rows.map(({ id, libelle }) => ({ id, libelle }))
 }
 
@@ -160,7 +156,7 @@ export async function structureTypes(env: Env, caller: Caller): Promise<TypeStru
 export async function parentCandidates(env: Env, caller: Caller, typeId: number): Promise<Structure[]> {
   const db = getDb(env.DB)
   const viewer = viewerOf(caller)
-  const [actor, [type], rows] = await actorWith(
+  const [, [type], rows] = await adminWith(
     env,
     caller,
     db.selectFrom('type_structure').select(['id', 'parent_type_id']).where('id', '=', typeId),
@@ -173,7 +169,6 @@ export async function parentCandidates(env: Env, caller: Caller, typeId: number)
       .where('s.id', 'in', scopeStructureIds(db, viewer))
       .orderBy('s.path'),
   )
-  requireAdmin(actor)
   if (!type) throw notFound('Unknown structure type')
   return rows.map(toStructure)
 }
@@ -192,7 +187,7 @@ type Context = { userAgent: string | null }
 async function readPlacement(env: Env, caller: Caller, input: StructureInput, id: number | null) {
   const db = getDb(env.DB)
   const viewer = viewerOf(caller)
-  const [actor, [type], parents, [holder], currents, children] = await actorWith(
+  const [actor, [type], parents, [holder], currents, children] = await adminWith(
     env,
     caller,
     db.selectFrom('type_structure').select(['id', 'libelle', 'parent_type_id']).where('id', '=', input.type.id),
@@ -205,7 +200,6 @@ async function readPlacement(env: Env, caller: Caller, input: StructureInput, id
       .select(['c.id', 'ct.parent_type_id'])
       .where('c.parent_id', '=', id ?? 0),
   )
-  requireAdmin(actor)
   if (!type) throw invalidField('type.id', 'Unknown structure type', 'validation.unknown')
   const parent = input.parent ? parents[0] : undefined
   if (input.parent && !parent) throw invalidField('parent.id', 'Unknown parent structure', 'validation.unknown')
@@ -442,7 +436,7 @@ export async function deleteStructure(env: Env, caller: Caller, id: number, cont
         eb.and([eb('utilisateur.rattachement_id', '=', id), eb('utilisateur.registration_state', '=', 'PENDING')]),
       ]),
     )
-  const [actor, [row], children, postes, registrations] = await actorWith(
+  const [actor, [row], children, postes, registrations] = await adminWith(
     env,
     caller,
     structureInScopeQuery(db, viewer, id, false),
@@ -450,7 +444,6 @@ export async function deleteStructure(env: Env, caller: Caller, id: number, cont
     hasPoste.limit(1),
     hasRegistration.limit(1),
   )
-  requireAdmin(actor)
   const structure = inScopeOrFail(row)
   const refuse = (child: boolean) =>
     child
@@ -540,7 +533,7 @@ export async function structureUsers(
   const viewer = viewerOf(caller)
   const current = structureUsersQuery(db, viewer, structureId, 'current', query)
   const future = structureUsersQuery(db, viewer, structureId, 'future', query)
-  const [actor, [row], enCours, [totalEnCours], futurs, [totalFuturs], candidates, fonctions] = await actorWith(
+  const [, [row], enCours, [totalEnCours], futurs, [totalFuturs], candidates, fonctions] = await adminWith(
     env,
     caller,
     structureInScopeQuery(db, viewer, structureId, false),
@@ -551,7 +544,6 @@ export async function structureUsers(
     candidatesQuery(db, viewer, query.recherche),
     fonctionsQuery(db, structureId),
   )
-  requireAdmin(actor)
   inScopeOrFail(row)
   const asUsers = (rows: typeof enCours) =>
     rows.map((user) => toUser(user, postesFrom(user.postes, viewer.today), user.modification === 1))

@@ -3,9 +3,9 @@ import type { TemplateFonction, TemplateInput, Templates } from '../contract/cat
 import { batch, type DB, type Guard, getDb, insertWhen } from '../db/client'
 import type { Env } from '../env'
 import { forbidden, invalidField, notFound } from '../lib/errors'
-import { actorWith, type Caller, viewerOf } from './actor'
+import { type Caller, rootAdminWith, viewerOf } from './actor'
 import { adminLog } from './audit'
-import { requireRootAdmin, rootHolds } from './root-admin'
+import { rootHolds } from './root-admin'
 import { structureTypesQuery } from './structure-types'
 
 /**
@@ -50,8 +50,7 @@ const typeQuery = (db: DB, typeId: number) =>
 /** GET rest/bd/typestructure/{id}/fonctions: the template of a structure type (root administrators). */
 export async function getTemplate(env: Env, caller: Caller, typeId: number): Promise<TemplateFonction[]> {
   const db = getDb(env.DB)
-  const [actor, [type], rows] = await actorWith(env, caller, typeQuery(db, typeId), templateQuery(db, typeId))
-  requireRootAdmin(actor)
+  const [, [type], rows] = await rootAdminWith(env, caller, typeQuery(db, typeId), templateQuery(db, typeId))
   if (!type) throw notFound('Unknown structure type')
   return toTemplate(rows)
 }
@@ -62,14 +61,13 @@ export async function getTemplate(env: Env, caller: Caller, typeId: number): Pro
  */
 export async function getTemplates(env: Env, caller: Caller): Promise<Templates> {
   const db = getDb(env.DB)
-  const [actor, types, rows, applications] = await actorWith(
+  const [, types, rows, applications] = await rootAdminWith(
     env,
     caller,
     structureTypesQuery(db),
     templateQuery(db),
     db.selectFrom('application').select(['id', 'libelle', 'actif']).orderBy(sql`libelle collate nocase`).orderBy('id'),
   )
-  requireRootAdmin(actor)
   return {
     types: types.map((type) => ({
       id: type.id,
@@ -95,7 +93,7 @@ export async function putTemplate(
   const db = getDb(env.DB)
   const viewer = viewerOf(caller)
   const ids = [...new Set(input.flatMap((f) => f.applications.map((a) => a.id)))]
-  const [actor, [type], applications] = await actorWith(
+  const [actor, [type], applications] = await rootAdminWith(
     env,
     caller,
     typeQuery(db, typeId),
@@ -104,7 +102,6 @@ export async function putTemplate(
       .select('id')
       .where(ids.length > 0 ? sql<SqlBool>`id in (${sql.join(ids)})` : sql<SqlBool>`0`),
   )
-  requireRootAdmin(actor)
   if (!type) throw notFound('Unknown structure type')
   if (applications.length < ids.length) {
     const known = new Set(applications.map((a) => a.id))

@@ -18,7 +18,7 @@ import {
   type Viewer,
 } from '../lib/scope'
 import { searchWords } from '../lib/search-text'
-import { type Actor, actorWith, type Caller, liveAdmin, requireAdmin, viewerOf } from './actor'
+import { type Actor, adminWith, type Caller, liveAdmin, viewerOf } from './actor'
 import { logEntry } from './audit'
 import { invitationWrites } from './invitations'
 import { voidLinks } from './mail-tokens'
@@ -77,13 +77,12 @@ export async function createUser(
   const db = getDb(env.DB)
   const viewer = viewerOf(caller)
   const { poste } = input
-  const [actor, structures, fonctions, [holder]] = await actorWith(
+  const [actor, structures, fonctions, [holder]] = await adminWith(
     env,
     caller,
     ...placementReads(db, viewer, poste),
     mailHolder(db, input.mail),
   )
-  requireAdmin(actor)
   const domain = boundOrigin(actor, input.domain, context.origin)
   const debut = fromWireDate(poste.dateDebut) ?? ''
   const fin = fromWireDate(poste.dateFin) ?? ''
@@ -234,8 +233,7 @@ export async function listUsers(
   }
   // The whole list (no page) is its own total: nothing to count.
   const total = query.page === undefined ? [] : keptUserTotal(db, viewer, query, liveAdmin(env, caller))
-  const [actor, fromPosts, fromUsers, , kept] = await actorWith(env, caller, pageOf('posts'), pageOf('users'), ...total)
-  requireAdmin(actor)
+  const [, fromPosts, fromUsers, , kept] = await adminWith(env, caller, pageOf('posts'), pageOf('users'), ...total)
   const rows = [...fromPosts, ...fromUsers]
   const items = rows.map((row) => toUser(row, postesFrom(row.postes, viewer.today), row.modification === 1))
   if (query.page === undefined) return { items: wholeList(items), total: items.length }
@@ -276,7 +274,7 @@ export function keptUserTotal(db: DB, viewer: Viewer, query: UserListQuery, allo
 /** The target of an action on a user, with whether the caller may manage them (`modification`). */
 async function managedTarget(env: Env, caller: Caller, id: number) {
   const db = getDb(env.DB)
-  const [actor, [target]] = await actorWith(
+  const [actor, [target]] = await adminWith(
     env,
     caller,
     db
@@ -298,7 +296,6 @@ async function managedTarget(env: Env, caller: Caller, id: number) {
       // A pending registration is the authorisation queue's: unknown here (DESIGN §4).
       .where(isUserAccount()),
   )
-  requireAdmin(actor)
   // Nobody deletes, deactivates or demotes themself (the last administrator could lock everyone out).
   if (id === actor.id) throw forbidden('You may not do this to your own account')
   if (!target) throw notFound('Unknown user')
