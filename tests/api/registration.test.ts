@@ -5,7 +5,7 @@ import { pendingUserSchema } from '../../worker-api/contract/registration'
 import { sha256Hex } from '../../worker-api/lib/crypto'
 import type { MailProvider, OutgoingMail } from '../../worker-api/lib/mail/providers'
 import { deliverOutbox } from '../../worker-api/services/outbox'
-import { REGISTRATION_LINKS_PER_HOUR } from '../../worker-api/services/registration'
+import { REGISTRATION_LINKS_PER_HOUR } from '../../worker-api/services/registration-authorize'
 import {
   call,
   createOrganisation,

@@ -4,7 +4,9 @@ import { todayIso } from '../contract/dates'
 import { clientLogSchema, logEntrySchema, logExportQuery, logListQuery } from '../contract/logs'
 import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
-import { exportLogs, listLogs, writeClientLog } from '../services/logs'
+import { writeClientLog } from '../services/client-log'
+import { listLogs } from '../services/logs'
+import { exportLogs } from '../services/logs-export'
 
 /**
  * The audit history (spec §2 admin/listeLogs, §7, DESIGN §8): what a client reports, and the

@@ -15,13 +15,9 @@ import { afterResponse } from '../lib/after-response'
 import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
 import { deliverOutbox } from '../services/outbox'
-import {
-  authorizeRegistration,
-  carrierStructures,
-  listRegistrations,
-  register,
-  registrationFonctions,
-} from '../services/registration'
+import { carrierStructures, register } from '../services/registration'
+import { authorizeRegistration } from '../services/registration-authorize'
+import { listRegistrations, registrationFonctions } from '../services/registration-queue'
 
 const body = <T extends z.ZodType>(schema: T) => ({
   body: { content: { 'application/json': { schema } }, required: true },

@@ -15,7 +15,7 @@ import { LAUNCH_LOG_TYPES } from '../lib/log-types'
 import { isUserAccount, modificationColumn, scopeStructureIds, type Viewer } from '../lib/scope'
 import { adminWith, type Caller, liveAdmin, viewerOf } from './actor'
 import { authorInScope } from './logs'
-import { pendingInScope } from './registration'
+import { pendingInScope } from './registration-queue'
 import { keptUserTotal } from './user-admin'
 
 /**

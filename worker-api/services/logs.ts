@@ -1,20 +1,10 @@
 import { type Expression, type SqlBool, sql } from 'kysely'
 import { DEFAULT_PAGE_SIZE } from '../contract/base'
-import { dayStartInstant, fromCompactDate, fromWireDate, nextDay, organisationDateTime } from '../contract/dates'
-import type { Language } from '../contract/language'
+import { dayStartInstant, fromCompactDate, fromWireDate, nextDay } from '../contract/dates'
 import type { LogType } from '../contract/log-labels'
-import {
-  CLIENT_LOG_TYPES,
-  type ClientLogInput,
-  LOG_LABELS,
-  type LogEntry,
-  type LogListQuery,
-  logLabel,
-} from '../contract/logs'
-import { batch, type DB, getDb, insertWhen, namedBatch } from '../db/client'
+import { LOG_LABELS, type LogEntry, type LogListQuery } from '../contract/logs'
+import { type DB, getDb } from '../db/client'
 import type { Env } from '../env'
-import { invalidField } from '../lib/errors'
-import { logTypeForName } from '../lib/log-types'
 import { containsText, WHOLE_LIST_READ, wholeList } from '../lib/query'
 import {
   fewUsersInScope,
@@ -25,51 +15,10 @@ import {
   wholeTreeInScope,
 } from '../lib/scope'
 import { foldSearchText, searchWords } from '../lib/search-text'
-import { actorWith, adminOf, adminWith, type Caller, liveAdmin, viewerOf } from './actor'
-import { logEntry } from './audit'
-import { userCounter } from './rate-limit'
-
-/** Entries a user may post a minute (POST logs/), unless `CLIENT_LOG_RATE_PER_MINUTE` says otherwise. */
-export const CLIENT_LOGS_PER_MINUTE = 60
-
-/**
- * spec §7 POST logs/: an action of the caller as a client reports it. `nomLog` must be a log type a
- * client may report or the name of an application of the catalogue (its type by spec §9); the entry
- * is the caller's, and marked as the client's (`source`), so that it never passes for one the server
- * recorded with the action.
- */
-export async function writeClientLog(env: Env, caller: Caller, input: ClientLogInput, userAgent: string | null) {
-  const db = getDb(env.DB)
-  const isType = (CLIENT_LOG_TYPES as readonly string[]).includes(input.nomLog)
-  const [actor, applications] = await actorWith(
-    env,
-    caller,
-    // An application switched off in the catalogue is launched no more: nothing to report of it.
-    db.selectFrom('application').select('id').where('libelle', '=', input.nomLog).where('actif', '=', 1),
-  )
-  if (!isType && applications.length === 0) {
-    throw invalidField('nomLog', 'nomLog is neither a log type nor an application', 'validation.nomLog')
-  }
-  // Each entry is a row kept for good: a client cannot fill the table at will. The entry is written
-  // in the batch that counts it, only when the count is within the limit.
-  const counter = userCounter('client-log', actor.id, Number(env.CLIENT_LOG_RATE_PER_MINUTE ?? CLIENT_LOGS_PER_MINUTE))
-  const written = await namedBatch(env.DB, {
-    count: counter.statement(),
-    entry: insertWhen(
-      db,
-      'log',
-      { ...logEntry(actor.id, logTypeForName(input.nomLog), input.nomLog, userAgent, input), source: 'CLIENT' },
-      db.selectNoFrom(sql.lit(1).as('within')).where(sql.raw<SqlBool>(counter.within)),
-    ).returning('id'),
-  })
-  counter.check(written.count?.results[0])
-  const [entry] = written.entry?.results ?? []
-  if (!entry) throw new Error('The entry was not written')
-  return { id: entry.id }
-}
+import { adminWith, type Caller, liveAdmin, viewerOf } from './actor'
 
 /** The history's filters (a list query without its page). */
-type LogFilters = Pick<LogListQuery, 'dateDebut' | 'dateFin' | 'q' | 'type'>
+export type LogFilters = Pick<LogListQuery, 'dateDebut' | 'dateFin' | 'q' | 'type'>
 
 const foldedLabels = (pick: (labels: (typeof LOG_LABELS)['fr']) => Record<string, string>) =>
   Object.values(LOG_LABELS).flatMap((labels) =>
@@ -182,7 +131,7 @@ const structureColumn = (db: DB, today: string) =>
  * entries (its order, limit and resumption) by id first, so that only those are joined to their user
  * and structure — a small scope's range may hold thousands of entries to sort.
  */
-function logRows(
+export function logRows(
   db: DB,
   viewer: Viewer,
   filters: LogFilters,
@@ -220,7 +169,7 @@ const pageIds = (db: DB, viewer: Viewer, filters: LogFilters, way: 'users' | 'lo
     .orderBy('log.date', 'desc')
     .orderBy('log.id', 'desc')
 
-type LogRow = {
+export type LogRow = {
   id: number
   date: string
   type_log: LogType
@@ -236,7 +185,7 @@ type LogRow = {
   structure: string | null
 }
 
-function toLogEntry(row: LogRow): LogEntry {
+export function toLogEntry(row: LogRow): LogEntry {
   return {
     id: row.id,
     date: row.date,
@@ -350,132 +299,4 @@ export async function listLogs(
   const rows = [...fromUsers, ...fromLog] as LogRow[]
   if (query.page === undefined) return { items: wholeList(rows).map(toLogEntry), total: rows.length }
   return { items: rows.map(toLogEntry), total: counted?.total ?? 0 }
-}
-
-/** The entries an export reads per statement: a few hundred kilobytes of CSV. */
-const EXPORT_CHUNK = 500
-
-/**
- * What a spreadsheet may read as the start of a formula (OWASP ASVS 5.0 1.2.10): `= + - @`, their
- * full-width and small forms, and any blank or control character before them, which spreadsheets
- * skip — so a cell starting with a blank or a control character is neutralised as well.
- */
-const FORMULA_START = /^[\p{Cc}\p{Z}\s=+\-@\uFF1D\uFF0B\uFF0D\uFF20\uFE66\uFE62\uFE63\uFE6B]/u
-
-/** A CSV cell: quoted when needed, and never read as a formula by a spreadsheet (CSV injection). */
-function cell(value: string | null | undefined): string {
-  let text = value ?? ''
-  if (FORMULA_START.test(text)) text = `'${text}`
-  return /[",;\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
-}
-
-const EXPORT_HEADERS: Record<Language, string[]> = {
-  fr: [
-    'Date',
-    'Heure',
-    'Nom',
-    'Prénom',
-    'Mail',
-    'Structure',
-    'Action',
-    'Code',
-    'Commentaire',
-    'Navigateur',
-    'Version',
-    'Source',
-  ],
-  en: [
-    'Date',
-    'Time',
-    'Last name',
-    'First name',
-    'Mail',
-    'Structure',
-    'Action',
-    'Code',
-    'Comment',
-    'Browser',
-    'Version',
-    'Source',
-  ],
-}
-
-/** Spreadsheets in French read ';' as the separator, in English ','. */
-const SEPARATOR: Record<Language, string> = { fr: ';', en: ',' }
-
-function csvLine(language: Language, entry: LogEntry): string {
-  const { date, time } = organisationDateTime(entry.date)
-  const source = { fr: { SERVEUR: 'Serveur', CLIENT: 'Client' }, en: { SERVEUR: 'Server', CLIENT: 'Client' } }[language]
-  return [
-    date,
-    time,
-    entry.user?.nom,
-    entry.user?.prenom,
-    entry.user?.mail,
-    entry.structure?.nom,
-    logLabel(language, entry),
-    entry.nomLog,
-    entry.commentaire,
-    entry.nomNavigateur,
-    entry.versionNavigateur,
-    source[entry.source],
-  ]
-    .map(cell)
-    .join(SEPARATOR[language])
-}
-
-/**
- * The export of the history (the list's filters, every page): CSV in UTF-8 with a byte order mark, so
- * that spreadsheets read the accents right, in the caller's language. It is streamed a few hundred
- * entries at a time, each read resuming after the last entry written (date and id, newest first), so
- * a year of entries needs neither the memory for all of them nor a statement that long. The export
- * itself is recorded in the audit, in the batch of its first read.
- */
-export async function exportLogs(
-  env: Env,
-  caller: Caller,
-  filters: LogFilters,
-  context: { userAgent: string | null; language: Language },
-): Promise<ReadableStream<Uint8Array>> {
-  const db = getDb(env.DB)
-  const actor = await adminOf(env, caller)
-  const viewer = viewerOf(actor)
-  const chunk = (after: { date: string; id: number } | null) =>
-    logRows(db, viewer, filters, 'log', (ids) =>
-      ids
-        .$if(after !== null, (q) =>
-          q.where(sql<SqlBool>`(log.date < ${after?.date} or (log.date = ${after?.date} and log.id < ${after?.id}))`),
-        )
-        .limit(EXPORT_CHUNK),
-    )
-  const described = Object.entries(filters)
-    .filter(([, value]) => value !== undefined && value !== '')
-    .map(([name, value]) => `${name}=${value}`)
-    .join(' ')
-  const audit = db
-    .insertInto('log')
-    .values(
-      logEntry(actor.id, 'ADMINISTRATION', 'HISTORIQUE_EXPORT', context.userAgent, { commentaire: described || null }),
-    )
-  const [, firstRead] = await batch(env.DB, [audit, chunk(null)])
-  let read: LogRow[] | null = (firstRead?.results ?? []) as LogRow[]
-  const encoder = new TextEncoder()
-  let after: { date: string; id: number } | null = null
-  let started = false
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const rows = read ?? ((await chunk(after).execute()) as LogRow[])
-      read = null
-      let text = ''
-      if (!started) {
-        started = true
-        text += `\uFEFF${EXPORT_HEADERS[context.language].join(SEPARATOR[context.language])}\r\n`
-      }
-      for (const row of rows) text += `${csvLine(context.language, toLogEntry(row))}\r\n`
-      if (text) controller.enqueue(encoder.encode(text))
-      const last = rows.at(-1)
-      if (rows.length < EXPORT_CHUNK || !last) controller.close()
-      else after = { date: last.date, id: last.id }
-    },
-  })
 }
