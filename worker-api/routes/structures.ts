@@ -19,17 +19,9 @@ import { posteSchema } from '../contract/user'
 import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
 import { createPoste, deletePoste, updatePoste } from '../services/postes'
-import {
-  createStructure,
-  deleteStructure,
-  getStructure,
-  listStructures,
-  parentCandidates,
-  structureNom,
-  structureTypes,
-  structureUsers,
-  updateStructure,
-} from '../services/structures'
+import { structureUsers } from '../services/structure-users'
+import { createStructure, deleteStructure, updateStructure } from '../services/structure-writes'
+import { getStructure, listStructures, parentCandidates, structureNom, structureTypes } from '../services/structures'
 
 /**
  * The organisation tree (spec §7): structures, their types and functions, their users and posts.

@@ -17,7 +17,8 @@ import { requireNotOver } from './postes'
 import { type Context, carrierSettings, creationFailed } from './registration'
 import { fonctionField, offeredFonction, posteAtAuthorisation } from './registration-poste'
 import { type PendingRow, pendingTarget, toPendingUser } from './registration-queue'
-import { insertStructure, nomTaken } from './structures'
+import { insertStructure } from './structure-writes'
+import { nomTaken } from './structures'
 import { copyTemplate } from './templates'
 
 /**

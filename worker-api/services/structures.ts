@@ -1,36 +1,25 @@
-import { type InferResult, type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
-import type { STRUCTURE_SORTS, Structure, StructureInput, StructureUsers, TypeStructure } from '../contract/structure'
-import { batch, type DB, getDb, insertWhen } from '../db/client'
-import type { Database } from '../db/schema'
+import { type SqlBool, sql } from 'kysely'
+import type { STRUCTURE_SORTS, Structure, TypeStructure } from '../contract/structure'
+import { type DB, getDb } from '../db/client'
 import type { Env } from '../env'
-import { BusinessError, forbidden, invalidField, notFound } from '../lib/errors'
+import { BusinessError, forbidden, notFound } from '../lib/errors'
 import { containsText, onePage, type PageQuery } from '../lib/query'
-import {
-  inScopeColumn,
-  modificationColumn,
-  pathInScope,
-  scopeStructureIds,
-  userManageable,
-  type Viewer,
-} from '../lib/scope'
+import { inScopeColumn, scopeStructureIds, type Viewer } from '../lib/scope'
 import { adminWith, type Caller, viewerOf } from './actor'
-import { adminLog } from './audit'
 import { structureTypesQuery } from './structure-types'
-import { copyTemplate } from './templates'
-import { postesColumn, postesFrom, toUser } from './users'
 
 export const nomTaken = (nom: string) =>
   new BusinessError('STRUCTURE_NOM_ALREADY_USED', 409, 'This structure name is already used', [nom])
 /** A write refused by the unique index: another request took the name meanwhile; the same answer. */
-const nameRace = (error: unknown, nom: string) => (String(error).includes('UNIQUE') ? nomTaken(nom) : error)
-const parentInvalid = (message: string) => new BusinessError('STRUCTURE_PARENT_INVALID', 400, message)
+export const nameRace = (error: unknown, nom: string) => (String(error).includes('UNIQUE') ? nomTaken(nom) : error)
+export const parentInvalid = (message: string) => new BusinessError('STRUCTURE_PARENT_INVALID', 400, message)
 
 /** The structure holding a name, whatever its case (names are unique that way). */
-const nameHolder = (db: DB, nom: string) =>
+export const nameHolder = (db: DB, nom: string) =>
   db.selectFrom('structure').select(['id', 'nom']).where(sql<SqlBool>`nom = ${nom} collate nocase`)
 
 /** The structures with their type and parent, as spec §3 shapes them; `nbUtilisateurs` on demand. */
-function structuresQuery(db: DB, viewer: Viewer, withUsers: boolean) {
+export function structuresQuery(db: DB, viewer: Viewer, withUsers: boolean) {
   return db
     .selectFrom('structure as s')
     .innerJoin('type_structure as t', 't.id', 's.type_id')
@@ -56,7 +45,7 @@ function structuresQuery(db: DB, viewer: Viewer, withUsers: boolean) {
     })
 }
 
-type StructureRow = {
+export type StructureRow = {
   id: number
   nom: string
   path: string
@@ -67,7 +56,7 @@ type StructureRow = {
   nb_utilisateurs: number | null
 }
 
-function toStructure(row: StructureRow): Structure {
+export function toStructure(row: StructureRow): Structure {
   return {
     id: row.id,
     nom: row.nom,
@@ -173,385 +162,5 @@ export async function parentCandidates(env: Env, caller: Caller, typeId: number)
   return rows.map(toStructure)
 }
 
-const fonctionsQuery = (db: DB, structureId: number) =>
+export const fonctionsQuery = (db: DB, structureId: number) =>
   db.selectFrom('fonction').select(['id', 'libelle']).where('structure_id', '=', structureId).orderBy('libelle')
-
-type Context = { userAgent: string | null }
-
-/**
- * What a create or an update must check about the new name, type and parent, read in one round trip
- * with the caller's check: the type (and the type its parents must have), the parent (in scope?), a
- * structure already holding the name — and for an update (`id`), the structure itself and the types
- * of its children.
- */
-async function readPlacement(env: Env, caller: Caller, input: StructureInput, id: number | null) {
-  const db = getDb(env.DB)
-  const viewer = viewerOf(caller)
-  const [actor, [type], parents, [holder], currents, children] = await adminWith(
-    env,
-    caller,
-    db.selectFrom('type_structure').select(['id', 'libelle', 'parent_type_id']).where('id', '=', input.type.id),
-    structureInScopeQuery(db, viewer, input.parent?.id ?? 0, false),
-    nameHolder(db, input.nom),
-    structureInScopeQuery(db, viewer, id ?? 0, false),
-    db
-      .selectFrom('structure as c')
-      .innerJoin('type_structure as ct', 'ct.id', 'c.type_id')
-      .select(['c.id', 'ct.parent_type_id'])
-      .where('c.parent_id', '=', id ?? 0),
-  )
-  if (!type) throw invalidField('type.id', 'Unknown structure type', 'validation.unknown')
-  const parent = input.parent ? parents[0] : undefined
-  if (input.parent && !parent) throw invalidField('parent.id', 'Unknown parent structure', 'validation.unknown')
-  if (parent && !parent.in_scope) throw forbidden('The parent structure is outside your scope')
-  if (type.parent_type_id === null) {
-    if (parent) throw parentInvalid('A structure of this type has no parent')
-  } else if (!parent) {
-    throw parentInvalid('A parent structure is required')
-  } else if (parent.type_id !== type.parent_type_id) {
-    throw parentInvalid("The parent's type does not fit this type of structure")
-  }
-  return { actor, type, parent: parent ?? null, holder, current: currents[0], children }
-}
-
-/**
- * The insert of a new structure below `parentId`: its id (the next free one) and its materialised path
- * are given in the statement itself, so the rows a batch writes with it need no round trip to learn
- * them. Nothing is written when the parent does not exist.
- */
-export function insertStructure(
-  db: DB,
-  structure: { nom: string; typeId: number; parentId: number; createdAt: string },
-  /** Written only if this finds a row when the statement runs (a guard inside a batch). */
-  onlyIf?: SelectQueryBuilder<Database, keyof Database, unknown>,
-) {
-  const next = sql<number>`(select coalesce(max(id), 0) + 1 from structure)`
-  const row = db
-    .selectFrom('structure as p')
-    .select([
-      next.as('id'),
-      sql.val(structure.nom).as('nom'),
-      sql.val(structure.typeId).as('type_id'),
-      'p.id as parent_id',
-      sql<string>`p.path || ${next} || '/'`.as('path'),
-      sql.val(structure.createdAt).as('created_at'),
-    ])
-    .where('p.id', '=', structure.parentId)
-  return db
-    .insertInto('structure')
-    .columns(['id', 'nom', 'type_id', 'parent_id', 'path', 'created_at'])
-    .expression(onlyIf ? row.where(({ exists }) => exists(onlyIf)) : row)
-}
-
-/**
- * POST rest/bd/structure: a new structure below a parent of the caller's scope whose type its own
- * type requires, under a free name. Its id and path are given in the one statement that inserts it,
- * written with its type's template of functions and its audit entry in one batch.
- */
-export async function createStructure(
-  env: Env,
-  caller: Caller,
-  input: StructureInput,
-  context: Context,
-): Promise<Structure> {
-  const db = getDb(env.DB)
-  const { actor, type, parent, holder } = await readPlacement(env, caller, input, null)
-  if (holder) throw nomTaken(holder.nom)
-  if (!parent) throw parentInvalid('A parent structure is required')
-  const createdAt = new Date().toISOString()
-  const insert = insertStructure(db, { nom: input.nom, typeId: type.id, parentId: parent.id, createdAt }).returning([
-    'id',
-    'path',
-  ])
-  try {
-    const [inserted] = await batch(env.DB, [
-      insert,
-      // It starts with its type's functions (the template root administrators set).
-      ...copyTemplate(db, sql<number>`(select id from structure where nom = ${input.nom})`, type.id, createdAt),
-      db
-        .insertInto('log')
-        .values(adminLog(actor, 'STRUCTURE_CREATION', `${input.nom} (${type.libelle})`, context.userAgent)),
-    ])
-    const created = inserted?.results[0] as { id: number; path: string } | undefined
-    if (!created) throw notFound('Unknown parent structure')
-    return {
-      id: created.id,
-      nom: input.nom,
-      type: { id: type.id, libelle: type.libelle },
-      parent: { id: parent.id, nom: parent.nom },
-      path: created.path,
-      nbUtilisateurs: 0,
-    }
-  } catch (error) {
-    throw nameRace(error, input.nom)
-  }
-}
-
-/**
- * What an update must check before it is written, as read with the caller's check: the placement
- * (readPlacement), the structure itself in scope, a free name, a parent that is neither the structure
- * nor below it, and a type its children allow. Only the root has no parent and the root's type, so no
- * administrator can cut a structure (their own scope's root included) out of the tree.
- */
-async function checkedUpdate(env: Env, caller: Caller, input: StructureInput, id: number) {
-  const placement = await readPlacement(env, caller, input, id)
-  const { type, parent, holder, children } = placement
-  const current = inScopeOrFail(placement.current)
-  if (holder && holder.id !== id) throw nomTaken(holder.nom)
-  if (!parent && current.parent_id !== null) throw parentInvalid('Only the root structure has no parent')
-  if (parent && (parent.id === id || parent.path.startsWith(current.path)))
-    throw parentInvalid('A structure cannot hang below itself or its own sub-tree')
-  if (children.some((child) => child.parent_type_id !== type.id))
-    throw new BusinessError('STRUCTURE_HAS_CHILD', 409, 'Its child structures need its present type')
-  return { ...placement, current }
-}
-
-/**
- * The structure `id` when its placement below `parent` (null: it is the root and stays so) still holds
- * as the batch runs: the structure and the parent in the viewer's scope, the parent of the type wanted
- * and not the structure nor one of its descendants by the parent links. Read in the write itself, so
- * that two moves crossing each other (A below B, B below A) cannot both pass the checks read before.
- */
-function placementHolds(db: DB, viewer: Viewer, id: number, parent: { id: number; typeId: number } | null) {
-  const structure = db
-    .selectFrom('structure')
-    .select('structure.id')
-    .where('structure.id', '=', id)
-    .where(pathInScope(db, viewer, sql.ref<string>('structure.path')))
-  if (!parent) return structure.where('structure.parent_id', 'is', null)
-  const newParent = db
-    .selectFrom('structure as new_parent')
-    .select('new_parent.id')
-    .where('new_parent.id', '=', parent.id)
-    .where('new_parent.type_id', '=', parent.typeId)
-    .where(pathInScope(db, viewer, sql.ref<string>('new_parent.path')))
-  return structure.where(({ exists }) => exists(newParent)).where(sql<SqlBool>`${id} not in ${ancestorsOf(parent.id)}`)
-}
-
-/** A structure and its ancestors by the parent links; `union` keeps each once, so a cycle ends the walk. */
-const ancestorsOf = (id: number) =>
-  sql`(with recursive up(id) as (
-      select ${id}
-      union
-      select s.parent_id from structure s join up on s.id = up.id where s.parent_id is not null
-    ) select id from up)`
-
-/**
- * PUT rest/bd/structure: renames, retypes or moves a structure of the caller's scope. The placement is
- * checked again by the write itself (placementHolds), the audit entry written under the same condition,
- * and a move keeps every path of the sub-tree right in the same batch: they are recomputed from the
- * parent links as they stand when the batch runs, so a concurrent move cannot leave a stale prefix.
- */
-export async function updateStructure(
-  env: Env,
-  caller: Caller,
-  input: StructureInput,
-  context: Context,
-): Promise<Structure> {
-  const db = getDb(env.DB)
-  const id = input.id
-  if (!id) throw invalidField('id', 'The structure id is required', 'validation.required')
-  const { actor, type, parent, current } = await checkedUpdate(env, caller, input, id)
-
-  const moved = (parent?.id ?? null) !== current.parent_id
-  const change = [
-    current.nom !== input.nom && `${current.nom} → ${input.nom}`,
-    current.type_id !== type.id && `${current.type_libelle} → ${type.libelle}`,
-    moved && `${current.parent_nom ?? '-'} → ${parent?.nom ?? '-'}`,
-  ].filter(Boolean)
-  const viewer = viewerOf(actor)
-  const holds = placementHolds(db, viewer, id, parent && { id: parent.id, typeId: parent.type_id })
-  // The structure as it stands after the change, read at the end of the same batch.
-  const after = structureInScopeQuery(db, viewer, id)
-  let results: D1Result[]
-  try {
-    results = await batch(env.DB, [
-      // Before the update, under its very condition: nothing the insert writes changes what it reads.
-      insertWhen(
-        db,
-        'log',
-        adminLog(actor, 'STRUCTURE_MODIFICATION', `#${id} ${change.join(', ')}`, context.userAgent),
-        holds,
-      ),
-      db
-        .updateTable('structure')
-        .set({ nom: input.nom, type_id: type.id, parent_id: parent?.id ?? null })
-        .where('id', '=', id)
-        .where(({ exists }) => exists(holds))
-        .returning('id'),
-      // Rewrites nothing unless the structure's path no longer follows its parent's: a move took place.
-      { compile: () => subtreePaths(id).compile(db) },
-      after,
-    ])
-  } catch (error) {
-    throw nameRace(error, input.nom)
-  }
-  const [, updated, , read] = results
-  if ((updated?.results.length ?? 0) === 0) {
-    // The tree changed between the checks and the write: the checks again say how it stands now.
-    await checkedUpdate(env, caller, input, id)
-    throw parentInvalid('The structure or its parent moved meanwhile')
-  }
-  const [row] = (read?.results ?? []) as InferResult<typeof after>
-  if (!row) throw notFound('Unknown structure')
-  return toStructure(row)
-}
-
-/**
- * Recomputes the paths of the sub-tree of `id` from the parent links (one statement, for a batch),
- * when the structure's own path no longer follows its parent's. Each step adds a structure not yet on
- * the path, so even a cycle forced into the links ends the walk instead of looping.
- */
-export function subtreePaths(id: number) {
-  return sql`with recursive placed(id, path) as (
-      select s.id, coalesce((select p.path from structure p where p.id = s.parent_id), '/') || s.id || '/'
-      from structure s where s.id = ${id}
-    ), tree(id, path) as (
-      select placed.id, placed.path from placed join structure s on s.id = placed.id where s.path <> placed.path
-      union all
-      select c.id, tree.path || c.id || '/' from structure c join tree on c.parent_id = tree.id
-      where instr(tree.path, '/' || c.id || '/') = 0
-    )
-    update structure set path = tree.path from tree where structure.id = tree.id`
-}
-
-/**
- * DELETE rest/bd/structure/{id}: only a structure without children (STRUCTURE_HAS_CHILD), posts or
- * registrations (STRUCTURE_HAS_USERS: nothing is orphaned); its functions go with it. The delete
- * re-checks those conditions when it runs, and its audit entry is written only if it took place.
- */
-export async function deleteStructure(env: Env, caller: Caller, id: number, context: Context): Promise<void> {
-  const db = getDb(env.DB)
-  const viewer = viewerOf(caller)
-  const hasStructure = db.selectFrom('structure as gone').select('gone.id').where('gone.id', '=', id)
-  const hasChild = db.selectFrom('structure as child').select('child.id').where('child.parent_id', '=', id)
-  const hasPoste = db.selectFrom('poste').select('poste.id').where('poste.structure_id', '=', id)
-  // A registration on the structure, or one waiting in it for the company it typed to be created there.
-  const hasRegistration = db
-    .selectFrom('utilisateur')
-    .select('utilisateur.id')
-    .where((eb) =>
-      eb.or([
-        eb('utilisateur.registration_structure_id', '=', id),
-        eb.and([eb('utilisateur.rattachement_id', '=', id), eb('utilisateur.registration_state', '=', 'PENDING')]),
-      ]),
-    )
-  const [actor, [row], children, postes, registrations] = await adminWith(
-    env,
-    caller,
-    structureInScopeQuery(db, viewer, id, false),
-    hasChild.limit(1),
-    hasPoste.limit(1),
-    hasRegistration.limit(1),
-  )
-  const structure = inScopeOrFail(row)
-  const refuse = (child: boolean) =>
-    child
-      ? new BusinessError('STRUCTURE_HAS_CHILD', 409, 'The structure has child structures')
-      : new BusinessError('STRUCTURE_HAS_USERS', 409, 'The structure has posts or registrations')
-  if (children.length > 0) throw refuse(true)
-  if (postes.length > 0 || registrations.length > 0) throw refuse(false)
-  const [deleted] = await batch(env.DB, [
-    db
-      .deleteFrom('structure')
-      .where('id', '=', id)
-      .where(({ not, exists }) => not(exists(hasChild)))
-      .where(({ not, exists }) => not(exists(hasPoste)))
-      .where(({ not, exists }) => not(exists(hasRegistration)))
-      .returning('id'),
-    insertWhen(
-      db,
-      'log',
-      adminLog(actor, 'STRUCTURE_SUPPRESSION', `${structure.nom} (#${id})`, context.userAgent),
-      db.selectNoFrom(sql.lit(1).as('gone')).where(({ not, exists }) => not(exists(hasStructure))) as never,
-    ),
-  ])
-  // Something was added to it between the check and the delete.
-  if ((deleted?.results.length ?? 0) === 0) throw refuse(false)
-}
-
-/** Users with a post in a structure, by name, filtered and paged in SQL. */
-function structureUsersQuery(
-  db: DB,
-  viewer: Viewer,
-  structureId: number,
-  which: 'current' | 'future',
-  query: PageQuery & { q?: string | undefined },
-) {
-  // Driven by the structure's posts (their index), not by a scan of every user.
-  const here = db.selectFrom('poste as here').select('here.utilisateur_id').where('here.structure_id', '=', structureId)
-  const current = here.where('here.date_debut', '<=', viewer.today).where('here.date_fin', '>=', viewer.today)
-  const future = here.where('here.date_debut', '>', viewer.today)
-  const base = db
-    .selectFrom('utilisateur')
-    .where('utilisateur.supprime', '=', 0)
-    .$if(which === 'current', (q) => q.where('utilisateur.id', 'in', current))
-    .$if(which === 'future', (q) => q.where('utilisateur.id', 'in', future).where('utilisateur.id', 'not in', current))
-    .$if(Boolean(query.q), (q) => q.where(containsText(['utilisateur.nom', 'utilisateur.prenom'], query.q ?? '')))
-  const list = onePage(
-    base
-      .selectAll('utilisateur')
-      .select(postesColumn(viewer.today))
-      .select(modificationColumn(db, viewer))
-      .orderBy(sql`utilisateur.nom collate nocase`)
-      .orderBy(sql`utilisateur.prenom collate nocase`)
-      .orderBy('utilisateur.id'),
-    query,
-  )
-  const count = base.select((eb) => eb.fn.countAll<number>().as('total'))
-  return { list, count }
-}
-
-/** The users the viewer may give a post to, for the add-post dialog's autocomplete (20 at most). */
-function candidatesQuery(db: DB, viewer: Viewer, search: string | undefined) {
-  return db
-    .selectFrom('utilisateur')
-    .select(['utilisateur.id', 'utilisateur.prenom', 'utilisateur.nom', 'utilisateur.mail'])
-    .where('utilisateur.supprime', '=', 0)
-    .where('utilisateur.registration_state', '!=', 'PENDING')
-    .where(userManageable(db, viewer))
-    .$if(Boolean(search), (q) =>
-      q.where(containsText(['utilisateur.nom', 'utilisateur.prenom', 'utilisateur.mail'], search ?? '')),
-    )
-    .orderBy(sql`utilisateur.nom collate nocase`)
-    .orderBy(sql`utilisateur.prenom collate nocase`)
-    .limit(20)
-}
-
-/**
- * GET rest/bd/utilisateur/structure/{idStructure} (spec §3): the structure's current and future users
- * (each with `modification`), the users a post may be given to and the structure's functions — with
- * the caller's check, one round trip.
- */
-export async function structureUsers(
-  env: Env,
-  caller: Caller,
-  structureId: number,
-  query: PageQuery & { q?: string | undefined; recherche?: string | undefined },
-): Promise<StructureUsers> {
-  const db = getDb(env.DB)
-  const viewer = viewerOf(caller)
-  const current = structureUsersQuery(db, viewer, structureId, 'current', query)
-  const future = structureUsersQuery(db, viewer, structureId, 'future', query)
-  const [, [row], enCours, [totalEnCours], futurs, [totalFuturs], candidates, fonctions] = await adminWith(
-    env,
-    caller,
-    structureInScopeQuery(db, viewer, structureId, false),
-    current.list,
-    current.count,
-    future.list,
-    future.count,
-    candidatesQuery(db, viewer, query.recherche),
-    fonctionsQuery(db, structureId),
-  )
-  inScopeOrFail(row)
-  const asUsers = (rows: typeof enCours) =>
-    rows.map((user) => toUser(user, postesFrom(user.postes, viewer.today), user.modification === 1))
-  return {
-    utilisateursEnCours: asUsers(enCours),
-    utilisateursFuturs: asUsers(futurs),
-    totalEnCours: totalEnCours?.total ?? 0,
-    totalFuturs: totalFuturs?.total ?? 0,
-    rechercheUtilisateur: { utilisateurs: candidates, fonctions },
-  }
-}
