@@ -1,10 +1,10 @@
 import {
   CompiledQuery,
+  type Expression,
   type InsertObject,
   isExpression,
   Kysely,
   type Compilable as KyselyCompilable,
-  type SelectQueryBuilder,
   sql,
 } from 'kysely'
 import { D1Dialect } from 'kysely-d1'
@@ -84,7 +84,7 @@ export async function writeThenRead<Q extends Compilable>(
 }
 
 /** A condition a write repeats inside its batch: the statement takes place only if it finds a row. */
-export type Guard = SelectQueryBuilder<Database, keyof Database, unknown>
+export type Guard = Expression<unknown>
 
 /**
  * An INSERT of one row that takes place only if `condition` finds a row at that point of a batch: the
@@ -101,7 +101,7 @@ export function insertWhen<T extends keyof Database & string>(
   const columns = Object.keys(values)
   return db
     .insertInto(table)
-    .columns(columns as never)
+    .columns(columns as (keyof Database[T] & string)[])
     .expression(
       db
         .selectNoFrom((eb) =>
@@ -110,6 +110,6 @@ export function insertWhen<T extends keyof Database & string>(
             return isExpression(value) ? sql`${value}`.as(column) : eb.val(value).as(column)
           }),
         )
-        .where(({ exists }) => exists(condition)) as never,
+        .where(({ exists }) => exists(condition)),
     )
 }

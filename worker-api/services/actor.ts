@@ -178,6 +178,13 @@ export async function actorOf(env: Env, caller: Caller): Promise<Actor> {
 
 type Rows<Q> = Q extends Compilable<infer O> ? O[] : never
 
+/** What `actorWith` answers: the actor, then each read's rows in the order of the reads. */
+type ActorAndRows<Q extends Compilable<unknown>[]> = [Actor, ...{ [K in keyof Q]: Rows<Q[K]> }]
+
+/** D1's answers to the reads, typed as the reads say (D1 returns untyped rows). */
+const answered = <Q extends Compilable<unknown>[]>(actor: Actor, results: D1Result[]) =>
+  [actor, ...results.map((result) => result.results)] as ActorAndRows<Q>
+
 /**
  * The caller checked in D1 with `reads`, in one round trip (a D1 batch) when the request has not
  * checked them yet: a read of a signed-in API call costs one round trip. Within a page (a shared
@@ -189,7 +196,7 @@ export async function actorWith<Q extends Compilable<unknown>[]>(
   env: Env,
   caller: Caller,
   ...reads: Q
-): Promise<[Actor, ...{ [K in keyof Q]: Rows<Q[K]> }]> {
+): Promise<ActorAndRows<Q>> {
   const { check } = checkOf(env, caller)
   const gathering = check.gathering
   if (gathering) {
@@ -197,12 +204,12 @@ export async function actorWith<Q extends Compilable<unknown>[]>(
     gathering.reads.push(...reads)
     const results = await gathering.results
     const actor = await check.actor
-    return [actor, ...results.slice(from, from + reads.length).map((r) => r.results)] as never
+    return answered<Q>(actor, results.slice(from, from + reads.length))
   }
   if (check.started) {
     const actor = await check.actor
     const results = reads.length === 0 ? [] : await batch(env.DB, reads)
-    return [actor, ...results.map((r) => r.results)] as never
+    return answered<Q>(actor, results)
   }
   check.started = true
   let results: D1Result[]
@@ -216,7 +223,7 @@ export async function actorWith<Q extends Compilable<unknown>[]>(
   }
   check.settle(results[0]?.results[0] as ActorRow | undefined)
   const actor = await check.actor
-  return [actor, ...results.slice(1, 1 + reads.length).map((r) => r.results)] as never
+  return answered<Q>(actor, results.slice(1, 1 + reads.length))
 }
 
 /** The check's batch, sent once the page's other calls have had a turn of the event loop to join it. */

@@ -250,7 +250,7 @@ const applicationHolds = (db: DB, id: number, guard: Guard) =>
     .selectFrom('application as target')
     .select('target.id')
     .where('target.id', '=', id)
-    .where(({ exists }) => exists(guard)) as unknown as Guard
+    .where(({ exists }) => exists(guard))
 
 /** Why a write on the application `id` took no effect: deleted meanwhile (404), else the caller is no root administrator any more. */
 async function lostRace(db: DB, id: number): Promise<never> {

@@ -97,7 +97,7 @@ const structureHolds = (db: DB, viewer: Viewer, id: number): Guard =>
     .selectFrom('structure as held')
     .select('held.id')
     .where('held.id', '=', id)
-    .where(pathInScope(db, viewer, sql.ref<string>('held.path'))) as unknown as Guard
+    .where(pathInScope(db, viewer, sql.ref<string>('held.path')))
 
 /** A row while the function `id` exists in a structure of the viewer's scope as the statement runs. */
 const fonctionHolds = (db: DB, viewer: Viewer, id: number) =>
@@ -232,10 +232,8 @@ export async function updateFonction(
         ]
       : []),
   ].filter(Boolean)
-  const target = fonctionHolds(db, viewer, input.id) as unknown as Guard
-  const grantGuard = fonctionHolds(db, viewer, input.id).where(({ exists }) =>
-    exists(rootHolds(db, viewer)),
-  ) as unknown as Guard
+  const target = fonctionHolds(db, viewer, input.id)
+  const grantGuard = fonctionHolds(db, viewer, input.id).where(({ exists }) => exists(rootHolds(db, viewer)))
   const grantWrites = grants ? setGrants(db, input.id, applicationIds, grantGuard) : []
   let results: D1Result[]
   try {
@@ -287,7 +285,7 @@ export async function deleteFonction(env: Env, caller: Caller, id: number, conte
   if ((fonction.nb_postes ?? 0) > 0) throw hasPostes(fonction.nb_postes ?? 0)
   const guard = fonctionHolds(db, viewer, id).where(({ not, exists }) =>
     not(exists(db.selectFrom('poste as holding').select('holding.id').where('holding.fonction_id', '=', id))),
-  ) as unknown as Guard
+  )
   const [, deleted] = await batch(env.DB, [
     insertWhen(
       db,

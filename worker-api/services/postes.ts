@@ -132,7 +132,7 @@ export async function createPoste(
       db
         .selectNoFrom(sql.lit(1).as('free'))
         .where(({ not, exists }) => not(exists(overlapping)))
-        .where(({ exists }) => exists(manageable)) as never,
+        .where(({ exists }) => exists(manageable)),
     ).returning('id'),
     insertWhen(
       db,
@@ -147,7 +147,7 @@ export async function createPoste(
         .where('poste.structure_id', '=', row.structure_id)
         .where('poste.fonction_id', '=', row.fonction_id)
         .where('poste.date_debut', '=', row.date_debut)
-        .where('poste.date_fin', '=', row.date_fin) as never,
+        .where('poste.date_fin', '=', row.date_fin),
     ),
   ]).catch((error) => {
     // The function was deleted meanwhile (its key refuses the post): nothing was written.
@@ -255,13 +255,13 @@ export async function updatePoste(
       logEntry(actor.id, 'ADMINISTRATION', 'POSTE_MODIFICATION', context.userAgent, {
         commentaire: `${describePoste(poste)}, ${toWireDate(poste.date_debut)} → ${toWireDate(poste.date_fin)} devient ${input.dateDebut} → ${input.dateFin}`,
       }),
-      guard as never,
+      guard,
     ),
     db
       .updateTable('poste')
       .set({ date_debut: debut, date_fin: fin })
       .where('id', '=', input.id)
-      .where(({ exists }) => exists(guard as never))
+      .where(({ exists }) => exists(guard))
       .returning('id'),
   ])
   if ((updated?.results.length ?? 0) === 0) {
@@ -306,12 +306,12 @@ export async function deletePoste(
       logEntry(actor.id, 'ADMINISTRATION', 'POSTE_SUPPRESSION', context.userAgent, {
         commentaire: `${describePoste(poste)}, ${toWireDate(poste.date_debut)} → ${toWireDate(poste.date_fin)}`,
       }),
-      guard as never,
+      guard,
     ),
     db
       .deleteFrom('poste')
       .where('id', '=', id)
-      .where(({ exists }) => exists(guard as never))
+      .where(({ exists }) => exists(guard))
       .returning('id'),
   ])
   if ((deleted?.results.length ?? 0) === 0) {

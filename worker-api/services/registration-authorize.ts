@@ -115,7 +115,7 @@ export async function authorizeRegistration(
           target,
           input.poste,
           fonction.libelle,
-          written as unknown as Guard,
+          written,
           context.userAgent,
         )
       : null
@@ -132,7 +132,7 @@ export async function authorizeRegistration(
       { token_hash: tokenHash, utilisateur_id: id, purpose: 'REGISTRATION', expires_at: expiresAt, created_at: at },
       underCap
         .where('registration_structure_id', 'is not', null)
-        .$if(posteWrites !== null, (q) => q.where(({ exists }) => exists(posteWrites?.ready as never))),
+        .where(({ exists }) => (posteWrites ? exists(posteWrites.ready) : sql<SqlBool>`1`)),
     ),
     voided: voidLinks(db, id, 'REGISTRATION', at)
       .where('token_hash', '!=', tokenHash)
@@ -268,7 +268,7 @@ function postesGoneLog(db: DB, target: { id: number; mail: string }, entry: NewL
         ])
         .where('p.utilisateur_id', '=', target.id)
         .where(({ exists }) => exists(condition))
-        .orderBy('p.id') as never,
+        .orderBy('p.id'),
     )
 }
 

@@ -79,9 +79,9 @@ export function posteAtAuthorisation(
           .where('held.date_fin', '>=', debut),
       ),
     ),
-  ) as unknown as Guard
+  )
   return {
-    ready: ready as unknown as Guard,
+    ready: ready,
     posteLog: insertWhen(
       db,
       'log',

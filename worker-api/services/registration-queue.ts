@@ -60,7 +60,7 @@ export type PendingRow = {
 
 /** A row of the queue as the API answers it: a user (spec §3, `tokenRegister`) and their company. */
 export function toPendingUser(row: PendingRow): PendingUser {
-  const user = toUser({ ...row, mail_en_attente: null } as never, [], true)
+  const user = toUser(row, [], true)
   const structure =
     row.registration_structure_id !== null && row.company_nom !== null
       ? { id: row.registration_structure_id, nom: row.company_nom }

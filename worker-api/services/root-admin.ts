@@ -8,4 +8,4 @@ import { type Viewer, wholeTreeInScope } from '../lib/scope'
  * whose flag was taken) a moment before writes nothing.
  */
 export const rootHolds = (db: DB, viewer: Viewer): Guard =>
-  db.selectNoFrom(sql<number>`1`.as('root_holds')).where(wholeTreeInScope(db, viewer)) as unknown as Guard
+  db.selectNoFrom(sql<number>`1`.as('root_holds')).where(wholeTreeInScope(db, viewer))

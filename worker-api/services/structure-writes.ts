@@ -310,7 +310,7 @@ export async function deleteStructure(env: Env, caller: Caller, id: number, cont
       db,
       'log',
       adminLog(actor, 'STRUCTURE_SUPPRESSION', `${structure.nom} (#${id})`, context.userAgent),
-      db.selectNoFrom(sql.lit(1).as('gone')).where(({ not, exists }) => not(exists(hasStructure))) as never,
+      db.selectNoFrom(sql.lit(1).as('gone')).where(({ not, exists }) => not(exists(hasStructure))),
     ),
   ])
   // Something was added to it between the check and the delete.

@@ -1,6 +1,6 @@
 import { type Expression, type SqlBool, sql } from 'kysely'
 import type { TemplateFonction, TemplateInput, Templates } from '../contract/catalogue'
-import { batch, type DB, type Guard, getDb, insertWhen } from '../db/client'
+import { batch, type DB, getDb, insertWhen } from '../db/client'
 import type { Env } from '../env'
 import { forbidden, invalidField, notFound } from '../lib/errors'
 import { type Caller, rootAdminWith, viewerOf } from './actor'
@@ -165,7 +165,7 @@ export function copyTemplate(db: DB, structure: Expression<number | null>, typeI
     .selectFrom('structure as created')
     .select('created.id')
     .where(sql<SqlBool>`created.id = ${structure}`)
-    .where('created.created_at', '=', createdAt) as unknown as Guard
+    .where('created.created_at', '=', createdAt)
   return [
     db
       .insertInto('fonction')

@@ -265,7 +265,7 @@ export function keptUserTotal(db: DB, viewer: Viewer, query: UserListQuery, allo
       db,
       'utilisateur_liste_total',
       { cle: key, jour: viewer.today, total: usersCount(db, viewer, query, smallScope(db, viewer)) },
-      missing as never,
+      missing,
     ).onConflict((oc) => oc.column('cle').doNothing()),
     kept,
   ] as const

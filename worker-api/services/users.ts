@@ -111,7 +111,11 @@ export function pendingMail(eb: ExpressionBuilder<Database, 'utilisateur'>) {
     .as('mail_en_attente')
 }
 
-type UserRow = UtilisateurRow & { mail_en_attente?: string | null }
+/** What a user's answer (spec §3) is made of: the columns it shows and their pending address. */
+type UserRow = Pick<
+  UtilisateurRow,
+  'id' | 'login' | 'nom' | 'prenom' | 'mail' | 'actif' | 'supprime' | 'admin' | 'token_register_expires_at'
+> & { mail_en_attente?: string | null }
 
 export function toUser(row: UserRow, postes: PosteWithPath[], modification: boolean): User {
   return {
