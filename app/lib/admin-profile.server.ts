@@ -6,6 +6,7 @@ import { adminRead, requireAdmin } from './auth.server'
 import type { FormReply } from './form'
 import { focusFragment, formFailure, readForm } from './form.server'
 import { structureId } from './structure-form.server'
+import { pageTitle } from './title'
 import { pathWithout } from './url'
 
 type Args = Pick<LoaderFunctionArgs, 'request' | 'context' | 'params'>
@@ -46,7 +47,7 @@ export async function adminProfileLoader({ request, context, params }: Args) {
       upcoming: access.accesFuturs ?? [],
       structure: via?.ok ? { id: via.data.id, nom: via.data.nom } : null,
       constraint: getZodConstraint(profileSchema),
-      title: `${user.prenom} ${user.nom} · ${t('app.name')}`,
+      title: pageTitle(t, `${user.prenom} ${user.nom}`),
     },
     { headers: await auth.headers() },
   )

@@ -5,6 +5,7 @@ import { type ApplicationFormValues, type Grant, grantsFrom } from './applicatio
 import type { requireAdmin } from './auth.server'
 import { formFailure, readForm } from './form.server'
 import { i18nServer } from './i18n.server'
+import { pageTitle } from './title'
 
 type Auth = Awaited<ReturnType<typeof requireAdmin>>
 
@@ -57,7 +58,7 @@ export async function applicationFormData(request: Request, auth: Auth, id: numb
     structure: structure ? { id: structure.id, nom: structure.nom } : null,
     fonctions: structure && fonctions?.ok ? fonctions.data.map(({ id, libelle }) => ({ id, libelle })) : [],
     constraint: getZodConstraint(applicationFormSchema),
-    title: `${title} · ${t('app.name')}`,
+    title: pageTitle(t, title),
   }
 }
 

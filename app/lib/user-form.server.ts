@@ -4,6 +4,7 @@ import { createUserFormSchema } from '../../worker-api/contract/user-admin'
 import type { requireAdmin } from './auth.server'
 import { formFailure, readForm } from './form.server'
 import { i18nServer } from './i18n.server'
+import { pageTitle } from './title'
 
 type Auth = Awaited<ReturnType<typeof requireAdmin>>
 
@@ -44,7 +45,7 @@ export async function userFormData(request: Request, auth: Auth, preset: number 
     preset: presetStructure ? { id: presetStructure.id, nom: presetStructure.nom } : null,
     values: Object.fromEntries(KEPT.map((name) => [name, String(posted?.get(name) ?? '')])) as UserFormValues,
     constraint: getZodConstraint(createUserFormSchema),
-    title: `${t('userCreate.title')} · ${t('app.name')}`,
+    title: pageTitle(t, t('userCreate.title')),
   }
 }
 

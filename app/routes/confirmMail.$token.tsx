@@ -1,4 +1,4 @@
-import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, redirect } from '@remix-run/cloudflare'
+import { type ActionFunctionArgs, type LoaderFunctionArgs, redirect } from '@remix-run/cloudflare'
 import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
 import { MailCheck } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
@@ -9,9 +9,10 @@ import { publicApi, read } from '~/lib/api.server'
 import { apiMessage, type Failure, type Message } from '~/lib/api-errors'
 import { hasSession } from '~/lib/auth.server'
 import { i18nServer } from '~/lib/i18n.server'
+import { pageTitle, titleMeta } from '~/lib/title'
 import { toastHeaders } from '~/lib/toast.server'
 
-export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+export const meta = titleMeta
 
 /** What the link allows: confirming the address, or why not. */
 type LinkState = { kind: 'form'; mail: string; login: string } | { kind: 'unusable'; message: Message }
@@ -36,7 +37,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
     ),
     i18nServer.getFixedT(request),
   ])
-  const title = `${t('confirmMail.title')} · ${t('app.name')}`
+  const title = pageTitle(t, t('confirmMail.title'))
   if (lookup.ok) return { state: { kind: 'form', ...lookup.data } as LinkState, title }
   // A token the API refuses as malformed (cut, padded, too long) is a link that cannot work.
   const state: LinkState | null =

@@ -1,6 +1,6 @@
 import { getFormProps, getInputProps, useForm } from '@conform-to/react'
 import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
-import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, redirect } from '@remix-run/cloudflare'
+import { type ActionFunctionArgs, type LoaderFunctionArgs, redirect } from '@remix-run/cloudflare'
 import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
 import { Send } from 'lucide-react'
 import { useEffect, useRef } from 'react'
@@ -18,10 +18,11 @@ import { useTyped } from '~/lib/form'
 import { readForm } from '~/lib/form.server'
 import { useHydrated } from '~/lib/hydrated'
 import { i18nServer } from '~/lib/i18n.server'
+import { pageTitle, titleMeta } from '~/lib/title'
 import { toastHeaders } from '~/lib/toast.server'
 import { type RegistrationForm, registrationFormSchema } from '../../worker-api/contract/registration'
 
-export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+export const meta = titleMeta
 
 /** The carrier companies to choose from (none when the list cannot be read: a name can still be typed). */
 export async function loader({ request, context }: LoaderFunctionArgs) {
@@ -34,7 +35,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     ...setup,
     carriers: carriers.ok ? carriers.data.map((carrier) => carrier.nom) : [],
     constraint: getZodConstraint(registrationFormSchema),
-    title: `${t('register.title')} · ${t('app.name')}`,
+    title: pageTitle(t, t('register.title')),
   }
 }
 

@@ -1,6 +1,6 @@
 import { getFormProps, getInputProps, useForm } from '@conform-to/react'
 import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
-import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, redirect } from '@remix-run/cloudflare'
+import { type ActionFunctionArgs, type LoaderFunctionArgs, redirect } from '@remix-run/cloudflare'
 import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
 import { Send } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
@@ -14,15 +14,16 @@ import { apiMessage, type Message } from '~/lib/api-errors'
 import { captchaSetup } from '~/lib/captcha.server'
 import { readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
+import { pageTitle, titleMeta } from '~/lib/title'
 import { toastHeaders } from '~/lib/toast.server'
 import { type ForgotForm, forgotFormSchema } from '../../worker-api/contract/password'
 
-export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+export const meta = titleMeta
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const [setup, t] = await Promise.all([captchaSetup(request, context), i18nServer.getFixedT(request)])
   // The form is checked on the server only: its rules stay out of the page's JavaScript.
-  return { ...setup, constraint: getZodConstraint(forgotFormSchema), title: `${t('forgot.title')} · ${t('app.name')}` }
+  return { ...setup, constraint: getZodConstraint(forgotFormSchema), title: pageTitle(t, t('forgot.title')) }
 }
 
 /**

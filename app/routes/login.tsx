@@ -1,11 +1,5 @@
 import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
-import {
-  type ActionFunctionArgs,
-  data,
-  type LoaderFunctionArgs,
-  type MetaFunction,
-  redirect,
-} from '@remix-run/cloudflare'
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from '@remix-run/cloudflare'
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
 import { ArrowRight, LogIn, LogOut } from 'lucide-react'
 import { useEffect, useRef } from 'react'
@@ -33,10 +27,11 @@ import { readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { afterLogin } from '~/lib/safe-redirect'
 import { getSession } from '~/lib/session.server'
+import { pageTitle, titleMeta } from '~/lib/title'
 import { toastHeaders } from '~/lib/toast.server'
 import { type LoginForm as LoginFields, loginFormSchema } from '../../worker-api/contract/auth'
 
-export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+export const meta = titleMeta
 
 /**
  * Sec-Fetch-Site of a visit the person made themselves: a typed or bookmarked address (`none`), or a
@@ -57,7 +52,7 @@ function openedThemselves(request: Request) {
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const t = await i18nServer.getFixedT(request)
-  const title = `${t('login.title')} · ${t('app.name')}`
+  const title = pageTitle(t, t('login.title'))
   // Spec §2: the login page starts from a clean state, so a session still open here is ended
   // properly — when the person opened the page themselves, and saying so. A visit another site caused,
   // or the way back through history, must not sign anyone out: it offers to continue or to sign out.

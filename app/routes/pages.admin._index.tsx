@@ -1,4 +1,4 @@
-import { type ActionFunctionArgs, data, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/cloudflare'
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { Form, Link, useActionData, useLoaderData, useLocation } from '@remix-run/react'
 import { CalendarClock, CalendarPlus } from 'lucide-react'
 import { type ReactNode, useId } from 'react'
@@ -19,6 +19,7 @@ import { FOCUS_FIELD } from '~/lib/focus'
 import { usePendingIntent } from '~/lib/form'
 import { focusFragment, readForm } from '~/lib/form.server'
 import { readPage } from '~/lib/pagination'
+import { pageTitle, titleMeta } from '~/lib/title'
 import { pathWithout, urlWith } from '~/lib/url'
 import {
   ENDING_POST_DAYS,
@@ -30,7 +31,7 @@ import {
 } from '../../worker-api/contract/home'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.adminHome' }
-export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+export const meta = titleMeta
 
 /** The URL's name of the post whose extension is open (`?prolonger=12#prolongation`). */
 const EXTEND = 'prolonger'
@@ -57,7 +58,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     data: home,
     t,
   } = await adminRead(request, context, (auth) => auth.expect(auth.api.rest.bd.accueil.$get({ query: { page } })))
-  return data({ home, page, title: `${t('home.title')} · ${t('app.name')}` }, { headers: await auth.headers() })
+  return data({ home, page, title: pageTitle(t, t('home.title')) }, { headers: await auth.headers() })
 }
 
 type ExtendValues = { id: number; dateFin: string; errors: string[] }

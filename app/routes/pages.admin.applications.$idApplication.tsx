@@ -1,10 +1,11 @@
-import { type ActionFunctionArgs, data, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/cloudflare'
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { useActionData, useLoaderData } from '@remix-run/react'
 import { useTranslation } from 'react-i18next'
 import { ApplicationScreen, formProps } from '~/components/application-form'
 import { applicationFormAction, applicationFormData, applicationId } from '~/lib/application-form.server'
 import { adminRead, requireRootAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
+import { titleMeta } from '~/lib/title'
 
 export const handle: BreadcrumbHandle = {
   breadcrumb: (data, t) => [
@@ -16,7 +17,7 @@ export const handle: BreadcrumbHandle = {
     },
   ],
 }
-export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+export const meta = titleMeta
 
 /** Edits an application of the catalogue: its name, address, icon, state and the functions that grant it. */
 export async function loader({ request, context, params }: LoaderFunctionArgs) {

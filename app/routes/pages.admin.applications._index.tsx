@@ -1,4 +1,4 @@
-import { type ActionFunctionArgs, data, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/cloudflare'
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation } from '@remix-run/react'
 import { AppWindow, Plus, Power, PowerOff, Trash2 } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
@@ -15,6 +15,7 @@ import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { anchorId, FOCUS_FIELD, neighbourAnchor } from '~/lib/focus'
 import { focusFragment, readForm, rowAction } from '~/lib/form.server'
 import { lastPageUrl, listQuery } from '~/lib/pagination'
+import { pageTitle, titleMeta } from '~/lib/title'
 import { pathWithout, urlWith } from '~/lib/url'
 import {
   APPLICATION_ICONS,
@@ -24,7 +25,7 @@ import {
 } from '../../worker-api/contract/catalogue'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.applications' }
-export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+export const meta = titleMeta
 
 /**
  * The catalogue (root administrators): the applications the portal launches, searched, sorted and
@@ -46,7 +47,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       page: query.page,
       lastPage: lastPageUrl(url, query.page, total, items.length),
       q: query.q ?? '',
-      title: `${t('applications.title')} · ${t('app.name')}`,
+      title: pageTitle(t, t('applications.title')),
     },
     { headers: await auth.headers() },
   )

@@ -1,10 +1,4 @@
-import {
-  type ActionFunctionArgs,
-  data,
-  type LoaderFunctionArgs,
-  type MetaFunction,
-  redirect,
-} from '@remix-run/cloudflare'
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from '@remix-run/cloudflare'
 import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation } from '@remix-run/react'
 import { CircleCheck, Mail, Trash2, TriangleAlert, UserCheck } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
@@ -24,13 +18,14 @@ import { anchorId, FOCUS_FIELD, neighbourAnchor } from '~/lib/focus'
 import { usePendingIntent } from '~/lib/form'
 import { focusFragment, readForm, rowAction } from '~/lib/form.server'
 import { DEFAULT_PAGE_SIZE, lastPageUrl, listQuery } from '~/lib/pagination'
+import { pageTitle, titleMeta } from '~/lib/title'
 import { pathWithout, urlWith } from '~/lib/url'
 import { cn } from '~/lib/utils'
 import { todayIso, toWireDate } from '../../worker-api/contract/dates'
 import { type PendingUser, REGISTRATION_SORTS } from '../../worker-api/contract/registration'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.authorizeUser' }
-export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+export const meta = titleMeta
 
 /**
  * Spec §2 admin/autorisation: the pending registrations of the scope, searched, sorted (by default
@@ -55,7 +50,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   )
   // The registration being validated, on this page and still to validate: the post it may start with.
   const validation = offered?.ok ? { id: validating, fonctions: offered.data, ...defaultPeriod() } : null
-  const title = `${t('autorisation.title')} · ${t('app.name')}`
+  const title = pageTitle(t, t('autorisation.title'))
   if (!result.ok) {
     return data(
       {

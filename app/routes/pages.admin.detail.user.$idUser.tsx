@@ -1,8 +1,9 @@
-import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from '@remix-run/cloudflare'
+import type { ActionFunctionArgs, LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { useLoaderData } from '@remix-run/react'
 import { AdminProfile } from '~/components/admin-profile'
 import { adminProfileAction, adminProfileLoader } from '~/lib/admin-profile.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
+import { titleMeta } from '~/lib/title'
 import type { User } from '../../worker-api/contract/user'
 
 /** Spec §2 admin/detail/user/{idUser}: a user's profile seen by an admin, reached from the user list. */
@@ -15,7 +16,7 @@ export const handle: BreadcrumbHandle = {
     ]
   },
 }
-export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+export const meta = titleMeta
 
 export const loader = (args: LoaderFunctionArgs) => adminProfileLoader(args)
 export const action = (args: ActionFunctionArgs) => adminProfileAction(args)

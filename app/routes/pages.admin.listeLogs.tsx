@@ -1,4 +1,4 @@
-import { data, type LoaderFunctionArgs, type MetaFunction, redirect } from '@remix-run/cloudflare'
+import { data, type LoaderFunctionArgs, redirect } from '@remix-run/cloudflare'
 import { Form, Link, useLoaderData, useLocation, useNavigation } from '@remix-run/react'
 import { Download, History, TriangleAlert } from 'lucide-react'
 import { useId } from 'react'
@@ -16,12 +16,13 @@ import { adminRead } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { displayDate, displayTime } from '~/lib/dates'
 import { DEFAULT_PAGE_SIZE, lastPageUrl, listQuery } from '~/lib/pagination'
+import { pageTitle, titleMeta } from '~/lib/title'
 import { urlWith } from '~/lib/url'
 import { fromFormDate, LOG_TYPES, type LogType, logLabel } from '../../worker-api/contract/log-labels'
 import type { LogEntry } from '../../worker-api/contract/logs'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.history' }
-export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+export const meta = titleMeta
 
 /** The URL's names of the filters: the range's days as the date inputs give them, and the type. */
 const FROM = 'du'
@@ -82,7 +83,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     type: filters.query.type ?? '',
     q: filters.query.q ?? '',
   }
-  const base = { ...shown, title: `${t('logs.title')} · ${t('app.name')}`, page, entries: [] as LogEntry[], total: 0 }
+  const base = { ...shown, title: pageTitle(t, t('logs.title')), page, entries: [] as LogEntry[], total: 0 }
   if (!result) return data({ ...base, failed: false }, { headers: await auth.headers() })
   if (!result.ok) {
     return data(

@@ -1,4 +1,4 @@
-import { type ActionFunctionArgs, data, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/cloudflare'
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { Link, useActionData, useLoaderData, useLocation } from '@remix-run/react'
 import { Building2, Pencil, Plus, Trash2, Users } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
@@ -14,11 +14,12 @@ import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { anchorId, FOCUS_FIELD, neighbourAnchor } from '~/lib/focus'
 import { focusFragment, readForm, rowAction } from '~/lib/form.server'
 import { lastPageUrl, listQuery } from '~/lib/pagination'
+import { pageTitle, titleMeta } from '~/lib/title'
 import { pathWithout, urlWith } from '~/lib/url'
 import { STRUCTURE_SORTS, type Structure } from '../../worker-api/contract/structure'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.structures' }
-export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+export const meta = titleMeta
 
 /** Spec §2 admin/listeStructures: the scope's structures, searched, sorted and paged by the API (SQL). */
 export async function loader({ request, context }: LoaderFunctionArgs) {
@@ -37,7 +38,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       // A page past the last (a URL kept from a longer list): said, with the way to the last one.
       lastPage: lastPageUrl(url, query.page, total, items.length),
       q: query.q ?? '',
-      title: `${t('structures.title')} · ${t('app.name')}`,
+      title: pageTitle(t, t('structures.title')),
     },
     { headers: await auth.headers() },
   )

@@ -1,4 +1,4 @@
-import { type ActionFunctionArgs, data, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/cloudflare'
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { Form, Link, useActionData, useLoaderData, useLocation } from '@remix-run/react'
 import { ChevronDown, ChevronRight, Eye, RotateCcw, Trash2, UserPlus, Users, X } from 'lucide-react'
 import { useState } from 'react'
@@ -17,13 +17,14 @@ import { usePendingIntent } from '~/lib/form'
 import { focusFragment, readForm, rowAction } from '~/lib/form.server'
 import { useHydrated } from '~/lib/hydrated'
 import { listQuery } from '~/lib/pagination'
+import { pageTitle, titleMeta } from '~/lib/title'
 import { pathWithout, urlWith } from '~/lib/url'
 import { cn } from '~/lib/utils'
 import type { Poste, User } from '../../worker-api/contract/user'
 import { USER_SORTS } from '../../worker-api/contract/user-admin'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.manageUsers' }
-export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+export const meta = titleMeta
 
 /** Spec §2 user list: the three toggle filters, each a URL param the API filters by in SQL. */
 const FILTERS = ['poste', 'actif', 'supprime'] as const
@@ -43,7 +44,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     t,
   } = await adminRead(request, context, (auth) => auth.expectPage(auth.api.rest.bd.utilisateur.liste.$get({ query })))
   return data(
-    { users: items, total, page: query.page, q: query.q ?? '', title: `${t('users.title')} · ${t('app.name')}` },
+    { users: items, total, page: query.page, q: query.q ?? '', title: pageTitle(t, t('users.title')) },
     { headers: await auth.headers() },
   )
 }

@@ -1,5 +1,5 @@
 import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
-import { type ActionFunctionArgs, data, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/cloudflare'
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { useLoaderData } from '@remix-run/react'
 import { useTranslation } from 'react-i18next'
 import { TEMPLATE_INTENT, TemplateForm } from '~/components/template-form'
@@ -8,6 +8,7 @@ import { adminRead, requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import type { FormReply } from '~/lib/form'
 import { formFailure, readForm } from '~/lib/form.server'
+import { pageTitle, titleMeta } from '~/lib/title'
 import { templateFormSchema } from '../../worker-api/contract/catalogue'
 
 export const handle: BreadcrumbHandle = {
@@ -16,7 +17,7 @@ export const handle: BreadcrumbHandle = {
     { label: (data as { type?: { libelle: string } } | undefined)?.type?.libelle ?? t('templates.edit') },
   ],
 }
-export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+export const meta = titleMeta
 
 /** A structure type's id of a URL, or the 404 page for a path segment that is not one. */
 function typeId(value: string | undefined): number {
@@ -48,7 +49,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
       })),
       applications: templates.applications,
       constraint: getZodConstraint(templateFormSchema),
-      title: `${t('templates.editTitle', { libelle: type.libelle })} · ${t('app.name')}`,
+      title: pageTitle(t, t('templates.editTitle', { libelle: type.libelle })),
     },
     { headers: await auth.headers() },
   )

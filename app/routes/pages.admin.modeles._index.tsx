@@ -1,4 +1,4 @@
-import { data, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/cloudflare'
+import { data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { Link, useLoaderData } from '@remix-run/react'
 import { Pencil } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
@@ -6,9 +6,10 @@ import { buttonVariants } from '~/components/ui/button'
 import { Card, CardContent, CardHeader, CardTitle } from '~/components/ui/card'
 import { adminRead } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
+import { pageTitle, titleMeta } from '~/lib/title'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.templates' }
-export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+export const meta = titleMeta
 
 /**
  * The function templates (root administrators; the API answers anyone else 403): for each type a
@@ -20,10 +21,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     data: templates,
     t,
   } = await adminRead(request, context, (auth) => auth.expect(auth.api.rest.bd.typestructure.fonctions.$get()))
-  return data(
-    { types: templates.types, title: `${t('templates.title')} · ${t('app.name')}` },
-    { headers: await auth.headers() },
-  )
+  return data({ types: templates.types, title: pageTitle(t, t('templates.title')) }, { headers: await auth.headers() })
 }
 
 export default function Templates() {

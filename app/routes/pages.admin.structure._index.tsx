@@ -1,5 +1,5 @@
 import { getZodConstraint } from '@conform-to/zod/v4'
-import { type ActionFunctionArgs, data, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/cloudflare'
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { useLoaderData } from '@remix-run/react'
 import { useTranslation } from 'react-i18next'
 import { StructureForm } from '~/components/structure-form'
@@ -8,6 +8,7 @@ import { adminRead, requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { readForm } from '~/lib/form.server'
 import { placementChoices, saveStructure } from '~/lib/structure-form.server'
+import { pageTitle, titleMeta } from '~/lib/title'
 import { structureFormSchema } from '../../worker-api/contract/structure'
 
 export const handle: BreadcrumbHandle = {
@@ -16,7 +17,7 @@ export const handle: BreadcrumbHandle = {
     { label: t('structures.createTitle') },
   ],
 }
-export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+export const meta = titleMeta
 
 /** Spec §2 admin/structure: create a structure. */
 export async function loader({ request, context }: LoaderFunctionArgs) {
@@ -29,7 +30,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     {
       ...choices,
       constraint: getZodConstraint(structureFormSchema),
-      title: `${t('structures.createTitle')} · ${t('app.name')}`,
+      title: pageTitle(t, t('structures.createTitle')),
     },
     { headers: await auth.headers() },
   )

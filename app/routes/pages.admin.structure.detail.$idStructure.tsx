@@ -1,5 +1,5 @@
 import { getZodConstraint } from '@conform-to/zod/v4'
-import { type ActionFunctionArgs, data, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/cloudflare'
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { Link, useLoaderData } from '@remix-run/react'
 import { Users } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
@@ -12,6 +12,7 @@ import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { fonctionAction, isFonctionIntent, structureFonctions } from '~/lib/fonction-forms.server'
 import { readForm } from '~/lib/form.server'
 import { placementChoices, saveStructure, structureId } from '~/lib/structure-form.server'
+import { pageTitle, titleMeta } from '~/lib/title'
 import { type Structure, structureFormSchema } from '../../worker-api/contract/structure'
 
 export const handle: BreadcrumbHandle = {
@@ -20,7 +21,7 @@ export const handle: BreadcrumbHandle = {
     { label: (data as { structure?: Structure } | undefined)?.structure?.nom ?? t('structures.editTitle') },
   ],
 }
-export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+export const meta = titleMeta
 
 /** Spec §2 admin/structure/detail/{idStructure}: edit a structure, with a way to its users; its functions (issue 25). */
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
@@ -42,7 +43,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
       ...choices,
       ...fonctions,
       constraint: getZodConstraint(structureFormSchema),
-      title: `${structure.nom} · ${t('structures.editTitle')} · ${t('app.name')}`,
+      title: pageTitle(t, structure.nom, t('structures.editTitle')),
     },
     { headers: await auth.headers() },
   )

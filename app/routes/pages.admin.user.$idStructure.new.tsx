@@ -1,9 +1,10 @@
-import { type ActionFunctionArgs, data, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/cloudflare'
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { useActionData, useLoaderData } from '@remix-run/react'
 import { CreateUserScreen } from '~/components/user-create-form'
 import { adminRead, requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { structureId as structureInPath } from '~/lib/structure-form.server'
+import { titleMeta } from '~/lib/title'
 import { userFormAction, userFormData } from '~/lib/user-form.server'
 
 export const handle: BreadcrumbHandle = {
@@ -21,7 +22,7 @@ export const handle: BreadcrumbHandle = {
     ]
   },
 }
-export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+export const meta = titleMeta
 
 /** Spec §2 admin/user/{idStructure}/new: create a user, the structure chosen beforehand (another may be picked). */
 export async function loader({ request, context, params }: LoaderFunctionArgs) {

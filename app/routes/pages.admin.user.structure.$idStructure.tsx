@@ -1,6 +1,6 @@
 import { getFormProps, useForm } from '@conform-to/react'
 import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
-import { type ActionFunctionArgs, data, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/cloudflare'
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { Form, Link, useLoaderData, useLocation, useNavigate } from '@remix-run/react'
 import { Plus, UserPlus, Users } from 'lucide-react'
 import { useEffect, useRef } from 'react'
@@ -27,6 +27,7 @@ import { focusFragment, formFailure, readForm } from '~/lib/form.server'
 import { useHydrated, useTypedBeforeHydration } from '~/lib/hydrated'
 import { DEFAULT_PAGE_SIZE, readPage } from '~/lib/pagination'
 import { structureId } from '~/lib/structure-form.server'
+import { pageTitle, titleMeta } from '~/lib/title'
 import { pathWithout, readSearch, urlWith } from '~/lib/url'
 import {
   type Fonction,
@@ -47,7 +48,7 @@ export const handle: BreadcrumbHandle = {
     ]
   },
 }
-export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+export const meta = titleMeta
 
 /**
  * Spec §2 admin/user/structure/{idStructure}: the structure's current and future users (searched and
@@ -79,7 +80,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
       q,
       recherche,
       constraint: getZodConstraint(posteFormSchema),
-      title: `${t('structureUsers.title', { nom: structure.nom })} · ${t('app.name')}`,
+      title: pageTitle(t, t('structureUsers.title', { nom: structure.nom })),
     },
     { headers: await auth.headers() },
   )

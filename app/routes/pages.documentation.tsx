@@ -1,15 +1,16 @@
-import type { LoaderFunctionArgs, MetaFunction } from '@remix-run/cloudflare'
+import type { LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { useTranslation } from 'react-i18next'
 import { Card, CardContent } from '~/components/ui/card'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { i18nServer } from '~/lib/i18n.server'
+import { pageTitle, titleMeta } from '~/lib/title'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'common.documentation' }
-export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+export const meta = titleMeta
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const t = await i18nServer.getFixedT(request)
-  return { title: `${t('docs.title')} · ${t('app.name')}` }
+  return { title: pageTitle(t, t('docs.title')) }
 }
 
 export default function Documentation() {

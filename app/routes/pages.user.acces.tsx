@@ -1,4 +1,4 @@
-import { data, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/cloudflare'
+import { data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { useLoaderData } from '@remix-run/react'
 import { ExternalLink } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
@@ -8,9 +8,10 @@ import { Card } from '~/components/ui/card'
 import { requireUser } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { i18nServer } from '~/lib/i18n.server'
+import { pageTitle, titleMeta } from '~/lib/title'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.myAccess' }
-export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+export const meta = titleMeta
 
 /**
  * What the user may launch now and what future posts will open; when that is nothing at all, whether
@@ -33,7 +34,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       applications: accesApplication.map((a) => a.application),
       upcoming: accesFuturs,
       postless,
-      title: `${t('access.title')} · ${t('app.name')}`,
+      title: pageTitle(t, t('access.title')),
     },
     { headers: await auth.headers() },
   )

@@ -1,6 +1,6 @@
 import { getFormProps, getInputProps, type SubmissionResult, useForm } from '@conform-to/react'
 import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
-import { type ActionFunctionArgs, data, type LoaderFunctionArgs, type MetaFunction } from '@remix-run/cloudflare'
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { Form, useLoaderData } from '@remix-run/react'
 import { KeyRound, MailCheck, Save } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
@@ -17,12 +17,13 @@ import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { type FormReply, useErrorsFollowInput, useFormReply, usePendingIntent } from '~/lib/form'
 import { readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
+import { pageTitle, titleMeta } from '~/lib/title'
 import { type ChangePasswordForm, changePasswordFormSchema } from '../../worker-api/contract/password'
 import type { User } from '../../worker-api/contract/user'
 import { type ProfileInput, profileSchema } from '../../worker-api/contract/user'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.profile' }
-export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+export const meta = titleMeta
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = await requireUser(request, context)
@@ -32,7 +33,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   ])
   // The forms are checked on the server only: their rules stay out of the page's JavaScript.
   const constraints = { profile: getZodConstraint(profileSchema), password: getZodConstraint(changePasswordFormSchema) }
-  return data({ me, constraints, title: `${t('profile.title')} · ${t('app.name')}` }, { headers: await auth.headers() })
+  return data({ me, constraints, title: pageTitle(t, t('profile.title')) }, { headers: await auth.headers() })
 }
 
 type Intent = 'profile' | 'password'

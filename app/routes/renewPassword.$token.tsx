@@ -1,6 +1,6 @@
 import { getFormProps, useForm } from '@conform-to/react'
 import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
-import { type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction, redirect } from '@remix-run/cloudflare'
+import { type ActionFunctionArgs, type LoaderFunctionArgs, redirect } from '@remix-run/cloudflare'
 import { Form, Link, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
 import { KeyRound } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
@@ -12,10 +12,11 @@ import { publicApi, read } from '~/lib/api.server'
 import { apiMessage, type Failure, fieldErrors, type Message } from '~/lib/api-errors'
 import { readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
+import { pageTitle, titleMeta } from '~/lib/title'
 import { toastHeaders } from '~/lib/toast.server'
 import { type RenewForm as RenewFields, renewFormSchema } from '../../worker-api/contract/password'
 
-export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: data?.title ?? 'Portail' }]
+export const meta = titleMeta
 
 /** What the link allows: the form, or why not (spec §2: expired token or disabled user). */
 type LinkState = { kind: 'form'; mail: string } | { kind: 'disabled' } | { kind: 'unusable'; message: Message }
@@ -53,7 +54,7 @@ async function linkState(request: Request, context: LoaderFunctionArgs['context'
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const [state, t] = await Promise.all([linkState(request, context, params.token ?? ''), i18nServer.getFixedT(request)])
   // The form is checked on the server only: its rules stay out of the page's JavaScript.
-  return { state, constraint: getZodConstraint(renewFormSchema), title: `${t('renew.title')} · ${t('app.name')}` }
+  return { state, constraint: getZodConstraint(renewFormSchema), title: pageTitle(t, t('renew.title')) }
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
