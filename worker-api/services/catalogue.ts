@@ -41,14 +41,22 @@ function launchersCount(db: DB, today: string, application: Expression<number>) 
 const keptCountKey = (today: string, application: Expression<number>) =>
   sql<string>`json_array('application', ${today}, ${application})`
 
+/** An application's count of today as kept (no row while it is not). */
+const keptCount = (db: DB, today: string, application: Expression<number>) =>
+  db
+    .selectFrom('utilisateur_liste_total as kept')
+    .select('kept.total')
+    .where('kept.cle', '=', keptCountKey(today, application))
+
 /**
  * The statement of a catalogue read that counts and keeps today's `nbUtilisateurs` of the applications
- * it reads (`which`) whose count is not kept yet — for a root administrator only, as the read itself.
+ * it reads (`which`, on `a`) whose count is not kept yet — for a root administrator only, as the read
+ * itself.
  * Counting them all takes 0.4 s in an organisation of 100 000 users; the count stays kept until a
  * user, a post or a grant is written (the triggers of migrations 0010 and 0020 empty the table) or the
  * day changes (the key holds it).
  */
-function keepLaunchersCounts(db: DB, viewer: Viewer, which: (id: Expression<number>) => Expression<SqlBool>) {
+function keepLaunchersCounts(db: DB, viewer: Viewer, which: Expression<SqlBool>) {
   const id = sql.ref<number>('a.id')
   return db
     .insertInto('utilisateur_liste_total')
@@ -61,18 +69,9 @@ function keepLaunchersCounts(db: DB, viewer: Viewer, which: (id: Expression<numb
           sql.lit(viewer.today).as('jour'),
           launchersCount(db, viewer.today, id).as('total'),
         ])
-        .where(which(id))
+        .where(which)
         .where(wholeTreeInScope(db, viewer))
-        .where(({ not, exists }) =>
-          not(
-            exists(
-              db
-                .selectFrom('utilisateur_liste_total as kept')
-                .select('kept.cle')
-                .where('kept.cle', '=', keptCountKey(viewer.today, id)),
-            ),
-          ),
-        ),
+        .where(({ not, exists }) => not(exists(keptCount(db, viewer.today, id)))),
     )
     .onConflict((oc) => oc.column('cle').doNothing())
 }
@@ -100,14 +99,10 @@ function catalogueQuery(db: DB, viewer: Viewer, counts: 'kept' | 'counted' = 'co
         .whereRef('fa.application_id', '=', 'a.id')
         .as('fonctions'),
     )
-    .select((eb) =>
-      counts === 'kept'
-        ? eb
-            .selectFrom('utilisateur_liste_total as kept')
-            .select('kept.total')
-            .where('kept.cle', '=', keptCountKey(viewer.today, id))
-            .as('nb_utilisateurs')
-        : launchersCount(db, viewer.today, id).as('nb_utilisateurs'),
+    .select(() =>
+      (counts === 'kept' ? keptCount(db, viewer.today, id) : launchersCount(db, viewer.today, id)).as(
+        'nb_utilisateurs',
+      ),
     )
 }
 
@@ -173,7 +168,7 @@ export async function listApplications(
     .select((eb) => eb.fn.countAll<number>().as('total'))
     .where(wholeTreeInScope(db, viewer))
     .where(filter)
-  const keep = keepLaunchersCounts(db, viewer, () => filter)
+  const keep = keepLaunchersCounts(db, viewer, filter)
   const [, , rows, [counted]] = await rootAdminWith(env, caller, keep, list, count)
   const items = (rows as CatalogueRow[]).map(toApplication)
   return { items: query.page === undefined ? wholeList(items) : items, total: counted?.total ?? 0 }
@@ -186,7 +181,7 @@ export async function getApplication(env: Env, caller: Caller, id: number): Prom
   const [, , [row]] = await rootAdminWith(
     env,
     caller,
-    keepLaunchersCounts(db, viewer, (application) => sql<SqlBool>`${application} = ${id}`),
+    keepLaunchersCounts(db, viewer, sql<SqlBool>`a.id = ${id}`),
     catalogueQuery(db, viewer, 'kept').where('a.id', '=', id),
   )
   if (!row) throw notFound('Unknown application')

@@ -50,11 +50,11 @@ function rateCounter(key: string, limit: number, now = new Date()) {
          RETURNING count`,
         [key, windowStart],
       ),
-    /** SQL true once this request was counted within the limit (for the statements after it). */
-    // (A limit that is no number limits nothing, as the check below.)
-    within: Number.isFinite(limit)
-      ? `(SELECT count FROM rate_limit WHERE key = '${key.replaceAll("'", "''")}') <= ${Math.trunc(limit)}`
-      : 'true',
+    /**
+     * SQL true once this request was counted within the limit (for the statements after it). Limits are
+     * whole numbers: the Worker refuses to serve with any other (`configurationProblems`).
+     */
+    within: `(SELECT count FROM rate_limit WHERE key = '${key.replaceAll("'", "''")}') <= ${Math.trunc(limit)}`,
     /** Throws 429 when the counted request (the statement's first row) is over the limit. */
     check(row: { count: number } | null | undefined) {
       if ((row?.count ?? 0) > limit) {
