@@ -5,7 +5,7 @@ import { Save } from 'lucide-react'
 import { useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { translateError } from '~/lib/api-errors'
-import { type ApplicationFormValues, choiceValue, type Grant, grantsFrom } from '~/lib/application-grants'
+import { type ApplicationFormValues, choiceValue, GRANTS_FIELD, type Grant, grantsFrom } from '~/lib/application-grants'
 import { useErrorsFollowInput, useFormReply, usePendingIntent } from '~/lib/form'
 import { useStructureChange } from '~/lib/structure-change'
 import { APPLICATION_ICONS, type ApplicationForm as Values } from '../../worker-api/contract/catalogue'
@@ -29,9 +29,9 @@ type FormProps = Parameters<typeof ApplicationForm>[0]
  */
 export function formProps(reloaded: unknown, loaded: FormProps): FormProps {
   const again = reloaded as (FormProps & { intent?: string }) | undefined
-  const { values, grants, structures, structure, fonctions, constraint } =
+  const { values, grants, grantsKept, structures, structure, fonctions, constraint } =
     again?.intent === 'fonctions' ? again : loaded
-  return { values, grants, structures, structure, fonctions, constraint }
+  return { values, grants, grantsKept, structures, structure, fonctions, constraint }
 }
 
 /** The application screen of both routes (register, edit): its title and the form. */
@@ -53,11 +53,14 @@ const CHECKBOX =
  * grant it, chosen structure by structure. Picking a structure shows its functions (`?structure=`
  * with JavaScript; without, the "show its functions" button posts the form, `intent=fonctions`,
  * which comes back with what was typed and chosen). Every function chosen stays listed, ticked, above
- * the structure being looked at: unticking one takes it off the grants on save.
+ * the structure being looked at: unticking one takes it off the grants on save. An application
+ * granted by more functions than one save may name (`grantsKept`, how many) keeps them: the form
+ * says so and changes the rest.
  */
 export function ApplicationForm({
   values,
   grants: savedGrants,
+  grantsKept,
   structures,
   structure,
   fonctions,
@@ -65,6 +68,7 @@ export function ApplicationForm({
 }: {
   values: ApplicationFormValues
   grants: Grant[]
+  grantsKept: number | null
   structures: { id: number; nom: string }[]
   structure: { id: number; nom: string } | null
   fonctions: { id: number; libelle: string }[]
@@ -204,51 +208,62 @@ export function ApplicationForm({
         <Card className="min-w-0">
           <CardHeader>
             <CardTitle>{t('applications.fonctions')}</CardTitle>
-            <CardDescription>{t('applications.grantsIntro')}</CardDescription>
+            {grantsKept === null ? <CardDescription>{t('applications.grantsIntro')}</CardDescription> : null}
           </CardHeader>
           <CardContent className="flex flex-col gap-4">
-            <fieldset
-              id="application-fonctions"
-              aria-invalid={grantMessages.invalid || undefined}
-              aria-describedby={grantMessages.describedBy}
-              className="flex flex-col gap-2"
-            >
-              <legend className="mb-2 text-sm font-medium">{t('applications.chosen')}</legend>
-              {elsewhere.length === 0 && !viewed.some((grant) => ticked.has(grant.id)) ? (
-                <p className="text-sm text-muted-foreground">{t('applications.noGrant')}</p>
-              ) : null}
-              <ul className="flex flex-col gap-2">{elsewhere.map((grant) => checkbox(grant, true))}</ul>
-              <FieldMessages id="application-fonctions" errors={grantErrors} />
-            </fieldset>
-            <div className="flex flex-col gap-2">
-              <SearchSelect
-                id="application-structure"
-                name="structure"
-                label={t('applications.structure')}
-                options={structures.map((s) => ({ value: String(s.id), label: s.nom }))}
-                defaultValue={structure ? String(structure.id) : ''}
-                placeholder={t('applications.chooseStructure')}
-                emptyMessage={t('applications.noStructure')}
-              />
-              <ChoiceReloadButton intent="fonctions">{t('applications.showFonctions')}</ChoiceReloadButton>
-            </div>
-            {structure ? (
-              <fieldset className="flex flex-col gap-2">
-                <legend className="mb-2 text-sm font-medium">
-                  {t('applications.fonctionsOf', { nom: structure.nom })}
-                </legend>
-                {viewed.length === 0 ? (
-                  <p className="text-sm text-muted-foreground">
-                    {t('applications.structureWithout')}{' '}
-                    <Link to={`/pages/admin/structure/detail/${structure.id}#fonctions`} className="underline">
-                      {t('applications.addFonction', { nom: structure.nom })}
-                    </Link>
-                  </p>
-                ) : (
-                  <ul className="flex flex-col gap-2">{viewed.map((grant) => checkbox(grant, false))}</ul>
-                )}
-              </fieldset>
-            ) : null}
+            {grantsKept !== null ? (
+              <>
+                <input type="hidden" name={GRANTS_FIELD} value="kept" />
+                <p id="application-fonctions" className="text-sm">
+                  {t('applications.grantsKept', { count: grantsKept })}
+                </p>
+              </>
+            ) : (
+              <>
+                <fieldset
+                  id="application-fonctions"
+                  aria-invalid={grantMessages.invalid || undefined}
+                  aria-describedby={grantMessages.describedBy}
+                  className="flex flex-col gap-2"
+                >
+                  <legend className="mb-2 text-sm font-medium">{t('applications.chosen')}</legend>
+                  {elsewhere.length === 0 && !viewed.some((grant) => ticked.has(grant.id)) ? (
+                    <p className="text-sm text-muted-foreground">{t('applications.noGrant')}</p>
+                  ) : null}
+                  <ul className="flex flex-col gap-2">{elsewhere.map((grant) => checkbox(grant, true))}</ul>
+                  <FieldMessages id="application-fonctions" errors={grantErrors} />
+                </fieldset>
+                <div className="flex flex-col gap-2">
+                  <SearchSelect
+                    id="application-structure"
+                    name="structure"
+                    label={t('applications.structure')}
+                    options={structures.map((s) => ({ value: String(s.id), label: s.nom }))}
+                    defaultValue={structure ? String(structure.id) : ''}
+                    placeholder={t('applications.chooseStructure')}
+                    emptyMessage={t('applications.noStructure')}
+                  />
+                  <ChoiceReloadButton intent="fonctions">{t('applications.showFonctions')}</ChoiceReloadButton>
+                </div>
+                {structure ? (
+                  <fieldset className="flex flex-col gap-2">
+                    <legend className="mb-2 text-sm font-medium">
+                      {t('applications.fonctionsOf', { nom: structure.nom })}
+                    </legend>
+                    {viewed.length === 0 ? (
+                      <p className="text-sm text-muted-foreground">
+                        {t('applications.structureWithout')}{' '}
+                        <Link to={`/pages/admin/structure/detail/${structure.id}#fonctions`} className="underline">
+                          {t('applications.addFonction', { nom: structure.nom })}
+                        </Link>
+                      </p>
+                    ) : (
+                      <ul className="flex flex-col gap-2">{viewed.map((grant) => checkbox(grant, false))}</ul>
+                    )}
+                  </fieldset>
+                ) : null}
+              </>
+            )}
           </CardContent>
         </Card>
       </div>

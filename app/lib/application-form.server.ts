@@ -1,7 +1,7 @@
 import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
 import { data } from '@remix-run/cloudflare'
-import { type ApplicationIcon, applicationFormSchema } from '../../worker-api/contract/catalogue'
-import { type ApplicationFormValues, type Grant, grantsFrom } from './application-grants'
+import { type ApplicationIcon, applicationFormSchema, GRANTS_MAX } from '../../worker-api/contract/catalogue'
+import { type ApplicationFormValues, GRANTS_FIELD, type Grant, grantsFrom } from './application-grants'
 import type { requireAdmin } from './auth.server'
 import { formFailure, readForm } from './form.server'
 import { i18nServer } from './i18n.server'
@@ -27,7 +27,10 @@ export async function applicationFormData(request: Request, auth: Auth, id: numb
   const asked = Number(posted ? posted.get('structure') : url.get('structure'))
   const wanted = Number.isSafeInteger(asked) && asked > 0 ? asked : null
   const [application, structures, fonctions, t] = await Promise.all([
-    id === null ? null : auth.expect(auth.api.rest.bd.application[':id'].$get({ param: { id } })),
+    // One more than a form may send: an application granted by more keeps its grants (`grantsKept`).
+    id === null
+      ? null
+      : auth.expect(auth.api.rest.bd.application[':id'].$get({ param: { id }, query: { fonctionsMax: GRANTS_MAX } })),
     auth.expect(auth.api.rest.bd.structure.user.me.$get({ query: {} })),
     wanted ? auth.settle(auth.api.rest.bd.fonction.structure[':id'].$get({ param: { id: wanted } })) : null,
     i18nServer.getFixedT(request),
@@ -46,15 +49,20 @@ export async function applicationFormData(request: Request, auth: Auth, id: numb
         url: application?.url ?? '',
         actif: application?.actif ?? true,
       }
-  const grants: Grant[] = posted
-    ? grantsFrom(posted.getAll('fonctions'), posted.getAll('choix'))
-    : (application?.fonctions.map(({ id, libelle, structure }) => ({ id, libelle, structure })) ?? [])
+  const grantsKept = application && application.nbFonctions > GRANTS_MAX ? application.nbFonctions : null
+  const grants: Grant[] =
+    grantsKept !== null
+      ? []
+      : posted
+        ? grantsFrom(posted.getAll('fonctions'), posted.getAll('choix'))
+        : (application?.fonctions.map(({ id, libelle, structure }) => ({ id, libelle, structure })) ?? [])
   const title = application ? t('applications.editTitle', { libelle: application.libelle }) : t('applications.newTitle')
   return {
     application: application ? { id: application.id, libelle: application.libelle } : null,
     values,
     grants,
-    structures: structures.map(({ id, nom }) => ({ id, nom })),
+    grantsKept,
+    structures: grantsKept !== null ? [] : structures.map(({ id, nom }) => ({ id, nom })),
     structure: structure ? { id: structure.id, nom: structure.nom } : null,
     fonctions: structure && fonctions?.ok ? fonctions.data.map(({ id, libelle }) => ({ id, libelle })) : [],
     constraint: getZodConstraint(applicationFormSchema),
@@ -89,10 +97,14 @@ async function saveApplication(form: FormData, auth: Auth, id: number | null) {
     protocole: 'CODE' as const,
     fonctions: fonctions.map((fonction) => ({ id: fonction })),
   }
+  // Granted by more functions than a form may send: the form did not list them, they stay as they are.
+  const kept = form.get(GRANTS_FIELD) === 'kept'
   const result =
     id === null
       ? await auth.settle(auth.api.rest.bd.application.$post({ json }))
-      : await auth.settle(auth.api.rest.bd.application.$put({ json: { ...json, id } }))
+      : await auth.settle(
+          auth.api.rest.bd.application.$put({ json: kept ? { ...json, id, fonctions: undefined } : { ...json, id } }),
+        )
   if (!result.ok) {
     return formFailure('application', submission, {
       failure: result,

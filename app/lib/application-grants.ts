@@ -3,6 +3,12 @@ import { GRANTS_MAX } from '../../worker-api/contract/catalogue'
 /** A function that grants an application, named as the form shows it. */
 export type Grant = { id: number; libelle: string; structure: { id: number; nom: string } }
 
+/**
+ * The field by which an edit form says it leaves the application's grants as they are (`kept`): it
+ * is granted by more functions than a form may send, so the form does not list them.
+ */
+export const GRANTS_FIELD = 'grants'
+
 /** The application form's own fields, as typed. */
 export type ApplicationFormValues = { libelle: string; icone: string; url: string; actif: boolean }
 

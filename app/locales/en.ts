@@ -330,6 +330,8 @@ export const en: Resource = {
     url: 'Address',
     fonctions: 'Functions that give access',
     noFonction: 'No function',
+    moreFonctions_one: 'and {{count}} more',
+    moreFonctions_other: 'and {{count}} more',
     users: 'Users',
     actions: 'Actions',
     off: 'Switched off: in no access list, its launch is refused',
@@ -374,6 +376,8 @@ export const en: Resource = {
       'A user launches it while they hold a current post in one of these functions. Choose a structure to tick its functions.',
     chosen: 'Functions chosen',
     noGrant: 'No function chosen: nobody will be able to launch it.',
+    grantsKept:
+      '{{count}} functions give access to it: too many to choose here. Saving keeps them as they are; change them from each structure’s functions.',
     structure: 'Structure',
     chooseStructure: 'Choose a structure',
     noStructure: 'No structure matches',

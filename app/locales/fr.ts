@@ -332,6 +332,8 @@ export const fr = {
     url: 'Adresse',
     fonctions: 'Fonctions qui y donnent accès',
     noFonction: 'Aucune fonction',
+    moreFonctions_one: 'et {{count}} autre',
+    moreFonctions_other: 'et {{count}} autres',
     users: 'Utilisateurs',
     actions: 'Actions',
     off: 'Désactivée : absente des accès, son lancement est refusé',
@@ -378,6 +380,8 @@ export const fr = {
       'Un utilisateur la lance tant qu’il occupe un poste en cours dans l’une de ces fonctions. Choisissez une structure pour cocher ses fonctions.',
     chosen: 'Fonctions retenues',
     noGrant: 'Aucune fonction retenue : personne ne pourra la lancer.',
+    grantsKept:
+      '{{count}} fonctions y donnent accès : trop pour les choisir ici. Elles restent telles quelles à l’enregistrement ; changez-les depuis les fonctions de chaque structure.',
     structure: 'Structure',
     chooseStructure: 'Choisir une structure',
     noStructure: 'Aucune structure ne correspond',

@@ -34,7 +34,8 @@ export const meta = titleMeta
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const url = new URL(request.url)
-  const query = listQuery(url.searchParams, APPLICATION_SORTS)
+  // A row names the first few functions that grant it and how many more there are.
+  const query = { ...listQuery(url.searchParams, APPLICATION_SORTS), fonctionsMax: FONCTIONS_SHOWN }
   const {
     auth,
     data: { items, total },
@@ -52,6 +53,9 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     { headers: await auth.headers() },
   )
 }
+
+/** How many of the functions granting an application its row names. */
+const FONCTIONS_SHOWN = 3
 
 type ActionData = { error: Message; libelle: string }
 
@@ -77,9 +81,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
     if (!deleted.ok) return failed(deleted)
     return auth.redirectWithToast(back, { type: 'success', key: 'applications.deleted', values: { libelle } })
   }
-  const current = await auth.settle(auth.api.rest.bd.application[':id'].$get({ param: { id: row.id } }))
+  const current = await auth.settle(
+    auth.api.rest.bd.application[':id'].$get({ param: { id: row.id }, query: { fonctionsMax: 0 } }),
+  )
   if (!current.ok) return failed(current)
-  const { id, libelle: name, icone, url, protocole, fonctions } = current.data
+  const { id, libelle: name, icone, url, protocole } = current.data
   const actif = row.intent === 'activer'
   const saved = await auth.settle(
     auth.api.rest.bd.application.$put({
@@ -91,7 +97,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
         url,
         actif,
         protocole,
-        fonctions: fonctions.map((f) => ({ id: f.id })),
+        // No `fonctions`: its grants stay as they are, however many.
       },
     }),
   )
@@ -169,6 +175,13 @@ export default function Applications() {
                 {f.libelle} <span className="text-muted-foreground">· {f.structure.nom}</span>
               </li>
             ))}
+            {application.nbFonctions > application.fonctions.length ? (
+              <li className="text-muted-foreground">
+                {t('applications.moreFonctions', {
+                  count: application.nbFonctions - application.fonctions.length,
+                })}
+              </li>
+            ) : null}
           </ul>
         ),
     },

@@ -26,6 +26,7 @@ type Application = {
   actif: boolean
   protocole: string
   fonctions: { id: number; libelle: string; structure: { id: number; nom: string } }[]
+  nbFonctions: number
   nbUtilisateurs: number
 }
 
@@ -107,6 +108,7 @@ describe('POST /rest/bd/application', () => {
       actif: true,
       protocole: 'CODE',
       fonctions: [{ id: 2, libelle: 'Agent de quai', structure: { id: 4, nom: 'Agence Lille' } }],
+      nbFonctions: 1,
       // The agent and Agence Lille's administrator hold the function.
       nbUtilisateurs: 2,
     })
@@ -250,6 +252,75 @@ describe('PUT /rest/bd/application', () => {
     await expectError(await send('PUT', { ...draft({ libelle: 'Nulle part' }), id: 999 }, lilleAdmin), 403, 'FORBIDDEN')
     await expectError(await send('PUT', { ...draft({ libelle: 'Nulle part' }), id: 1 }, lilleAdmin), 403, 'FORBIDDEN')
     await expectError(await send('PUT', draft({ libelle: 'Sans id' })), 400, 'VALIDATION_FAILED')
+  })
+})
+
+describe('an application granted by more functions than one call may name', () => {
+  // A catalogue copied into every structure by the templates: here 60 functions of Agence Lille
+  // grant it, more than the 50 a PUT may list.
+  const MANY = 60
+
+  async function grantedByMany(libelle: string) {
+    const application = await created({ libelle, fonctions: [] })
+    const ids = Array.from({ length: MANY }, (_, i) => 1000 + application.id * 100 + i)
+    // A row at a time: D1 binds at most 100 values per statement.
+    for (const [i, id] of ids.entries()) {
+      await db()
+        .insertInto('fonction')
+        .values({ id, libelle: `Quai ${application.id}-${String(i).padStart(2, '0')}`, structure_id: 4 })
+        .execute()
+      await db()
+        .insertInto('fonction_application')
+        .values({ fonction_id: id, application_id: application.id })
+        .execute()
+    }
+    return { application, ids }
+  }
+
+  const grantsOf = async (id: number) =>
+    (await db().selectFrom('fonction_application').select('fonction_id').where('application_id', '=', id).execute())
+      .length
+
+  it('is switched off and on by a PUT without fonctions, which keeps every grant and logs only the switch', async () => {
+    const { application } = await grantedByMany('Quais partagés')
+    // The whole list is more than a call may send.
+    const refused = await send('PUT', {
+      ...draft({ libelle: 'Quais partagés', fonctions: Array.from({ length: 51 }, (_, i) => ({ id: i + 1 })) }),
+      id: application.id,
+    })
+    await expectError(refused, 400, 'VALIDATION_FAILED')
+    const { fonctions: _omitted, ...withoutGrants } = draft({ libelle: 'Quais partagés', actif: false })
+    const off = await send('PUT', { ...withoutGrants, id: application.id })
+    expect(off.status).toBe(200)
+    const body = (await off.json()) as Application
+    expect([body.actif, body.nbFonctions, body.fonctions.length]).toEqual([false, MANY, MANY])
+    expect(await grantsOf(application.id)).toBe(MANY)
+    const [entry] = (await adminEntries('APPLICATION_MODIFICATION')).slice(-1)
+    expect(entry?.commentaire).toBe(`Quais partagés (#${application.id}) actif → inactif`)
+    const on = await send('PUT', { ...withoutGrants, actif: true, id: application.id })
+    expect(((await on.json()) as Application).actif).toBe(true)
+    expect(await grantsOf(application.id)).toBe(MANY)
+  })
+
+  it('is named by its first functions when a read asks for fewer, with how many grant it', async () => {
+    const { application, ids } = await grantedByMany('Quais du nord')
+    const one = await call(`/rest/bd/application/${application.id}?fonctionsMax=3`, { token: root })
+    expect(one.status).toBe(200)
+    const read = (await one.json()) as Application
+    // By structure, then name: the first three of Agence Lille's.
+    expect([read.nbFonctions, read.fonctions.map((f) => f.id)]).toEqual([MANY, ids.slice(0, 3)])
+    const list = await call('/rest/bd/application?q=Quais%20du%20nord&fonctionsMax=0', { token: root })
+    const [listed] = (await list.json()) as Application[]
+    expect([listed?.nbFonctions, listed?.fonctions]).toEqual([MANY, []])
+    const whole = (await (await call(`/rest/bd/application/${application.id}`, { token: root })).json()) as Application
+    expect(whole.fonctions).toHaveLength(MANY)
+    for (const wrong of ['-1', '51', 'deux']) {
+      await expectError(
+        await call(`/rest/bd/application/${application.id}?fonctionsMax=${wrong}`, { token: root }),
+        400,
+        'VALIDATION_FAILED',
+      )
+    }
   })
 })
 

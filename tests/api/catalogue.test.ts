@@ -78,6 +78,7 @@ describe('GET /rest/bd/application', () => {
       actif: true,
       protocole: 'CODE',
       fonctions: [{ id: 2, libelle: 'Agent de quai', structure: { id: 4, nom: 'Agence Lille' } }],
+      nbFonctions: 1,
       // The three agents: not the inactive, deleted, pending, former or future holders.
       nbUtilisateurs: 3,
     })

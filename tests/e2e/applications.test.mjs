@@ -27,6 +27,8 @@ for (const [index, mode] of MODES.entries()) {
       await page.getByLabel('Rechercher une application par son nom').fill('Essai catalogue')
       await page.getByLabel('Rechercher une application par son nom').press('Enter')
       await rowOf(page, libelle).waitFor()
+      // Sixty functions grant it: the row names the first three and counts the rest.
+      assert.match(await rowOf(page, libelle).textContent(), /Quai 00 · Transports du Sud 06[\s\S]*et 57 autres/)
       await page.getByRole('button', { name: `Désactiver ${libelle}` }).click()
       await notice(page, `${libelle} est désactivée`).waitFor()
       await rowOf(page, libelle).getByText('Désactivée : absente des accès').waitFor()
@@ -38,6 +40,16 @@ for (const [index, mode] of MODES.entries()) {
       await page.getByRole('button', { name: `Activer ${libelle}` }).click()
       await notice(page, `${libelle} est activée`).waitFor()
       assert.equal(await rowOf(page, libelle).getByText('Désactivée : absente des accès').count(), 0)
+
+      // Its form cannot list sixty grants: it says so and saves the rest, the grants kept.
+      await page.goto(`/pages/admin/applications/${901 + index}`)
+      await page.getByText('60 fonctions y donnent accès : trop pour les choisir ici.', { exact: false }).waitFor()
+      await page.getByLabel('Adresse').fill(`https://essai.example.test/v2-${index}`)
+      await page.getByRole('button', { name: 'Enregistrer' }).click()
+      await notice(page, `Application ${libelle} enregistrée`).waitFor()
+      await page.getByLabel('Rechercher une application par son nom').fill(libelle)
+      await page.getByLabel('Rechercher une application par son nom').press('Enter')
+      assert.match(await rowOf(page, libelle).textContent(), /v2-\d[\s\S]*et 57 autres/)
 
       const trigger = page.getByRole(mode.javaScriptEnabled ? 'button' : 'link', { name: `Supprimer ${libelle}` })
       await trigger.click()

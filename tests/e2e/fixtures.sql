@@ -98,6 +98,13 @@ INSERT OR IGNORE INTO poste (id, utilisateur_id, structure_id, fonction_id, date
 INSERT OR IGNORE INTO application (id, libelle, icone, url) VALUES
   (901, 'Essai catalogue avec JS', 'warehouse', 'https://essai.example.test/js'),
   (902, 'Essai catalogue sans JS', 'warehouse', 'https://essai.example.test/nojs');
+-- Each is granted by 60 functions no post holds, ten in each of six carrier companies: more than the
+-- 50 one save may name, as in an organisation whose templates copied a function into every structure.
+WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 59)
+INSERT OR IGNORE INTO fonction (id, libelle, structure_id)
+SELECT 9000 + i, printf('Quai %02d', i % 10), 955 + i / 10 FROM n;
+INSERT OR IGNORE INTO fonction_application (fonction_id, application_id)
+SELECT f.id, a.id FROM fonction f, application a WHERE f.id BETWEEN 9000 AND 9059 AND a.id IN (901, 902);
 
 -- Posts ending in ten days in Agence Marseille (Direction Sud), for the administration home: one
 -- extended by each mode of its test, one the screens' checks open the extension of.

@@ -25,7 +25,10 @@ export const catalogueApplicationSchema = z.object({
         structure: z.object({ id: z.number().int(), nom: z.string() }),
       }),
     )
-    .describe('The functions that grant it, by structure'),
+    .describe(
+      'The functions that grant it, by structure: all of them, or the first `fonctionsMax` when the call asks so',
+    ),
+  nbFonctions: z.number().int().describe('How many functions grant it (all of them, however many `fonctions` names)'),
   nbUtilisateurs: z
     .number()
     .int()
@@ -37,12 +40,32 @@ export type CatalogueApplication = z.infer<typeof catalogueApplicationSchema>
 
 export const APPLICATION_SORTS = ['libelle', '-libelle', 'nbUtilisateurs', '-nbUtilisateurs'] as const
 
+/** The most functions one call may grant an application (each is a bound value in D1). */
+export const GRANTS_MAX = 50
+
+/**
+ * How many of its granting functions each application names (`fonctions`), when a screen shows only
+ * the first: a catalogue copied into every structure by the templates grants an application through
+ * thousands of functions. Absent, all of them.
+ */
+const fonctionsMaxQuery = {
+  fonctionsMax: z.coerce
+    .number<number>()
+    .int()
+    .min(0)
+    .max(GRANTS_MAX)
+    .optional()
+    .describe(`Name at most this many granting functions per application (0 to ${GRANTS_MAX}); absent, all of them`),
+}
+
 export const applicationListQuery = z.object({
   ...pageQuery,
   tri: z.enum(APPLICATION_SORTS).optional().describe('Sort (default libelle; a leading minus sorts descending)'),
+  ...fonctionsMaxQuery,
 })
 
 export const applicationIdParam = z.object({ id: positiveInt() })
+export const applicationQuery = z.object(fonctionsMaxQuery)
 
 /** An application's name: required, 3 to 50 characters, unique whatever its case. */
 export const applicationLibelleSchema = z
@@ -81,9 +104,6 @@ export function isLaunchUrl(value: string): boolean {
   }
 }
 
-/** The most functions one call may grant an application (each is a bound value in D1). */
-export const GRANTS_MAX = 50
-
 const grantsSchema = z
   .array(z.object({ id: positiveInt() }))
   .max(GRANTS_MAX, 'validation.tooMany')
@@ -100,7 +120,11 @@ export const applicationInputSchema = z.object({
 })
 export type ApplicationInput = z.infer<typeof applicationInputSchema>
 
-export const applicationUpdateSchema = applicationInputSchema.extend({ id: positiveInt() })
+/** PUT rest/bd/application: as POST with its id; without `fonctions`, its grants stay as they are. */
+export const applicationUpdateSchema = applicationInputSchema.extend({
+  id: positiveInt(),
+  fonctions: grantsSchema.optional().describe(`The functions that grant it (${GRANTS_MAX} at most); absent, unchanged`),
+})
 export type ApplicationUpdate = z.infer<typeof applicationUpdateSchema>
 
 /**

@@ -3,6 +3,7 @@ import {
   applicationIdParam,
   applicationInputSchema,
   applicationListQuery,
+  applicationQuery,
   applicationUpdateSchema,
   catalogueApplicationSchema,
   templateFonctionSchema,
@@ -51,10 +52,14 @@ export const catalogueRoutes = router()
       tags: ['Catalogue'],
       summary: 'One application of the catalogue (root administrators)',
       security: [{ bearer: [] }],
-      request: { params: applicationIdParam },
+      request: { params: applicationIdParam, query: applicationQuery },
       responses: { 200: json(catalogueApplicationSchema, 'Application'), ...errors(400, 401, 403, 404) },
     }),
-    async (c) => c.json(await getApplication(c.env, c.get('caller'), c.req.valid('param').id), 200),
+    async (c) =>
+      c.json(
+        await getApplication(c.env, c.get('caller'), c.req.valid('param').id, c.req.valid('query').fonctionsMax),
+        200,
+      ),
   )
   .openapi(
     createRoute({

@@ -81,23 +81,38 @@ function keepLaunchersCounts(db: DB, viewer: Viewer, which: Expression<SqlBool>)
  * may launch each today: kept (`keepLaunchersCounts`, earlier in the same batch) or, for what a write
  * answers, counted. Only for a root administrator: anyone else's call reads no row (and gets 403).
  */
-function catalogueQuery(db: DB, viewer: Viewer, counts: 'kept' | 'counted' = 'counted') {
+function catalogueQuery(db: DB, viewer: Viewer, counts: 'kept' | 'counted' = 'counted', fonctionsMax?: number) {
   const id = sql.ref<number>('a.id')
+  // The granting functions in the order the answer gives them (by structure, then name), the first
+  // `fonctionsMax` only when asked: an application may be granted by thousands.
+  const granting = db
+    .selectFrom('fonction_application as fa')
+    .innerJoin('fonction as f', 'f.id', 'fa.fonction_id')
+    .innerJoin('structure as s', 's.id', 'f.structure_id')
+    .select(['f.id', 'f.libelle', 's.id as structure_id', 's.nom as structure_nom', 's.path'])
+    .where(sql<SqlBool>`fa.application_id = a.id`)
+    .orderBy('s.path')
+    .orderBy(sql`f.libelle collate nocase`)
+    .$if(fonctionsMax !== undefined, (q) => q.limit(fonctionsMax ?? 0))
   return db
     .selectFrom('application as a')
     .where(wholeTreeInScope(db, viewer))
     .select(['a.id', 'a.libelle', 'a.icone', 'a.url', 'a.actif', 'a.protocole'])
     .select((eb) =>
       eb
-        .selectFrom('fonction_application as fa')
-        .innerJoin('fonction as f', 'f.id', 'fa.fonction_id')
-        .innerJoin('structure as s', 's.id', 'f.structure_id')
+        .selectFrom(granting.as('g'))
         .select(
-          sql<string>`json_group_array(json_object('id', f.id, 'libelle', f.libelle, 'structure_id', s.id,
-            'structure_nom', s.nom, 'path', s.path))`.as('fonctions'),
+          sql<string>`json_group_array(json_object('id', g.id, 'libelle', g.libelle, 'structure_id', g.structure_id,
+            'structure_nom', g.structure_nom, 'path', g.path))`.as('fonctions'),
         )
-        .whereRef('fa.application_id', '=', 'a.id')
         .as('fonctions'),
+    )
+    .select((eb) =>
+      eb
+        .selectFrom('fonction_application as counted')
+        .select((count) => count.fn.countAll<number>().as('n'))
+        .whereRef('counted.application_id', '=', 'a.id')
+        .as('nb_fonctions'),
     )
     .select(() =>
       (counts === 'kept' ? keptCount(db, viewer.today, id) : launchersCount(db, viewer.today, id)).as(
@@ -114,6 +129,7 @@ type CatalogueRow = {
   actif: number
   protocole: 'CODE'
   fonctions: string | null
+  nb_fonctions: number | null
   nb_utilisateurs: number | null
 }
 
@@ -133,6 +149,7 @@ function toApplication(row: CatalogueRow): CatalogueApplication {
       libelle: f.libelle,
       structure: { id: f.structure_id, nom: f.structure_nom },
     })),
+    nbFonctions: row.nb_fonctions ?? 0,
     nbUtilisateurs: row.nb_utilisateurs ?? 0,
   }
 }
@@ -149,6 +166,7 @@ export async function listApplications(
     taille?: number | undefined
     q?: string | undefined
     tri?: (typeof APPLICATION_SORTS)[number] | undefined
+    fonctionsMax?: number | undefined
   },
 ): Promise<{ items: CatalogueApplication[]; total: number }> {
   const db = getDb(env.DB)
@@ -157,7 +175,7 @@ export async function listApplications(
   const filter = query.q ? containsText(['a.libelle'], query.q) : sql<SqlBool>`1`
   const tri = query.tri ?? 'libelle'
   const direction = tri.startsWith('-') ? 'desc' : 'asc'
-  const filtered = catalogueQuery(db, viewer, 'kept').where(filter)
+  const filtered = catalogueQuery(db, viewer, 'kept', query.fonctionsMax).where(filter)
   const sorted = (tri.endsWith('nbUtilisateurs') ? filtered.orderBy('nb_utilisateurs', direction) : filtered).orderBy(
     sql`a.libelle collate nocase`,
     tri === '-libelle' ? 'desc' : 'asc',
@@ -174,15 +192,20 @@ export async function listApplications(
   return { items: query.page === undefined ? wholeList(items) : items, total: counted?.total ?? 0 }
 }
 
-/** GET rest/bd/application/{id}: one application of the catalogue. */
-export async function getApplication(env: Env, caller: Caller, id: number): Promise<CatalogueApplication> {
+/** GET rest/bd/application/{id}: one application of the catalogue (the first `fonctionsMax` of its grants when asked). */
+export async function getApplication(
+  env: Env,
+  caller: Caller,
+  id: number,
+  fonctionsMax?: number,
+): Promise<CatalogueApplication> {
   const db = getDb(env.DB)
   const viewer = viewerOf(caller)
   const [, , [row]] = await rootAdminWith(
     env,
     caller,
     keepLaunchersCounts(db, viewer, sql<SqlBool>`a.id = ${id}`),
-    catalogueQuery(db, viewer, 'kept').where('a.id', '=', id),
+    catalogueQuery(db, viewer, 'kept', fonctionsMax).where('a.id', '=', id),
   )
   if (!row) throw notFound('Unknown application')
   return toApplication(row as CatalogueRow)
@@ -314,7 +337,7 @@ const yesNo = (flag: number | boolean) => (flag ? 'actif' : 'inactif')
 
 /**
  * PUT rest/bd/application: changes an application's name, icon, URL, state, protocol and grants (the
- * whole list, as given). Switched off, it leaves every launcher at once and its open launch codes
+ * whole list, as given; without one, its grants stay as they are). Switched off, it leaves every launcher at once and its open launch codes
  * and application sessions are revoked in the same batch; its grants are kept.
  */
 export async function updateApplication(
@@ -325,17 +348,18 @@ export async function updateApplication(
 ): Promise<CatalogueApplication> {
   const db = getDb(env.DB)
   const viewer = viewerOf(caller)
-  const ids = uniqueIds(input.fonctions)
+  // Without a list, the grants stay: nothing of them is read, compared or written.
+  const ids = input.fonctions ? uniqueIds(input.fonctions) : null
   const [actor, [current], [holder], fonctions] = await rootAdminWith(
     env,
     caller,
-    catalogueQuery(db, viewer).where('a.id', '=', input.id),
+    catalogueQuery(db, viewer, 'counted', ids ? undefined : 0).where('a.id', '=', input.id),
     libelleHolder(db, input.libelle).where('id', '!=', input.id),
-    grantedFonctions(db, ids),
+    grantedFonctions(db, ids ?? []),
   )
   if (!current) throw notFound('Unknown application')
   if (holder) throw libelleTaken(holder.libelle)
-  requireKnownFonctions(ids, fonctions)
+  requireKnownFonctions(ids ?? [], fonctions)
   const before = toApplication(current as CatalogueRow)
   const byId = new Map(fonctions.map((f) => [f.id, `${f.libelle} (${f.structure_nom})`]))
   const change = [
@@ -343,12 +367,13 @@ export async function updateApplication(
     before.icone !== input.icone && `${before.icone} → ${input.icone}`,
     before.url !== input.url && `${before.url} → ${input.url}`,
     before.actif !== input.actif && `${yesNo(before.actif)} → ${yesNo(input.actif)}`,
-    ...ids.filter((id) => !before.fonctions.some((f) => f.id === id)).map((id) => `+${byId.get(id)}`),
-    ...before.fonctions.filter((f) => !ids.includes(f.id)).map((f) => `-${f.libelle} (${f.structure.nom})`),
+    ...(ids ?? []).filter((id) => !before.fonctions.some((f) => f.id === id)).map((id) => `+${byId.get(id)}`),
+    ...(ids ? before.fonctions.filter((f) => !ids.includes(f.id)) : []).map(
+      (f) => `-${f.libelle} (${f.structure.nom})`,
+    ),
   ].filter(Boolean)
   const guard = rootHolds(db, viewer)
   const target = applicationHolds(db, input.id, guard)
-  const id = sql<number>`${input.id}`
   let results: D1Result[]
   try {
     results = await batch(env.DB, [
@@ -376,12 +401,7 @@ export async function updateApplication(
         .where('id', '=', input.id)
         .where(({ exists }) => exists(guard))
         .returning('id'),
-      db
-        .deleteFrom('fonction_application')
-        .where('application_id', '=', input.id)
-        .$if(ids.length > 0, (q) => q.where(sql<SqlBool>`fonction_id not in (${sql.join(ids)})`))
-        .where(({ exists }) => exists(guard)),
-      ...(ids.length > 0 ? [addGrants(db, id, ids, target)] : []),
+      ...(ids ? replaceGrants(db, input.id, ids, guard, target) : []),
       // Switched off: no launch code it issued can still be exchanged, no session it opened refreshed.
       db
         .updateTable('refresh_token')
@@ -405,6 +425,18 @@ export async function updateApplication(
   const [row] = (results.at(-1)?.results ?? []) as CatalogueRow[]
   if ((results[1]?.results.length ?? 0) === 0 || !row) return lostRace(db, input.id)
   return toApplication(row)
+}
+
+/** The statements making `ids` the whole list of the application's grants (`guard`, `target`: as updateApplication's). */
+function replaceGrants(db: DB, application: number, ids: number[], guard: Guard, target: Guard) {
+  return [
+    db
+      .deleteFrom('fonction_application')
+      .where('application_id', '=', application)
+      .$if(ids.length > 0, (q) => q.where(sql<SqlBool>`fonction_id not in (${sql.join(ids)})`))
+      .where(({ exists }) => exists(guard)),
+    ...(ids.length > 0 ? [addGrants(db, sql<number>`${application}`, ids, target)] : []),
+  ]
 }
 
 /**
