@@ -28,7 +28,7 @@ function storage(request: Request, context: AppLoadContext) {
   })
 }
 
-export async function getSession(request: Request, context: AppLoadContext) {
+async function readSession(request: Request, context: AppLoadContext) {
   const store = storage(request, context)
   const session = await store.getSession(request.headers.get('Cookie'))
   return {
@@ -38,7 +38,25 @@ export async function getSession(request: Request, context: AppLoadContext) {
   }
 }
 
-export type Session = Awaited<ReturnType<typeof getSession>>
+export type Session = Awaited<ReturnType<typeof readSession>>
+
+/** The sessions read by a page request, by its context: its loaders run side by side. */
+const readByRequest = new WeakMap<AppLoadContext, Promise<Session>>()
+
+/**
+ * The browser session of the request. A page's loaders (the layout's and the page's) share one
+ * reading of the cookie, its signature checked once, and so see each other's refreshed tokens; an
+ * action reads its own.
+ */
+export function getSession(request: Request, context: AppLoadContext): Promise<Session> {
+  if (request.method !== 'GET' && request.method !== 'HEAD') return readSession(request, context)
+  let session = readByRequest.get(context)
+  if (!session) {
+    session = readSession(request, context)
+    readByRequest.set(context, session)
+  }
+  return session
+}
 
 /** `/login?redirect=<path>` for the page the visitor wanted. */
 export function loginRedirect(request: Request, headers?: HeadersInit) {

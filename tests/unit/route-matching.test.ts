@@ -75,7 +75,7 @@ describe('route matching (patched @remix-run/router)', () => {
     expect(new Set(again?.map((match) => match.params)).size).toBe(1)
     // A caller changing its answer changes nobody else's.
     if (first?.[0]) {
-      first[0].params.idStructure = '9'
+      ;(first[0].params as Record<string, string>).idStructure = '9'
       first[0].pathname = '/elsewhere'
     }
     expect(matchRoutes(routes, '/pages/admin/user/structure/4')?.map((m) => [m.pathname, m.params])).toEqual(
