@@ -53,14 +53,32 @@ export async function requireUser(request: Request, context: AppLoadContext) {
 
 type Auth = Awaited<ReturnType<typeof requireUser>>
 
+/** The API's answer about a page request's session, by its context: the layout and the guard ask alike. */
+const sessions = new WeakMap<AppLoadContext, Promise<SessionInfo>>()
+
 /**
  * The session as the API has it now (not the cookie's copy from the sign-in: the admin flag can
- * change); a non-administrator is sent to their access page. `root`: an administrator of the whole
- * tree (a current post on the root structure) is asked for, and any other gets the page that says
- * access is refused (403), as the API answers them.
+ * change), asked once per page read: the layout's loader and an admin page's guard share the answer.
+ * A form's request asks again after its action, which may have changed it.
  */
-async function adminSession(auth: Auth, root = false) {
-  const me = await auth.expect(auth.api.rest.bd.session.$get())
+export function currentSession(request: Request, auth: Auth, context: AppLoadContext): Promise<SessionInfo> {
+  const ask = () => auth.expect(auth.api.rest.bd.session.$get())
+  if (request.method !== 'GET' && request.method !== 'HEAD') return ask()
+  let session = sessions.get(context)
+  if (!session) {
+    session = ask()
+    sessions.set(context, session)
+  }
+  return session
+}
+
+/**
+ * The session as the API has it now; a non-administrator is sent to their access page. `root`: an
+ * administrator of the whole tree (a current post on the root structure) is asked for, and any other
+ * gets the page that says access is refused (403), as the API answers them.
+ */
+async function adminSession(request: Request, auth: Auth, context: AppLoadContext, root = false) {
+  const me = await currentSession(request, auth, context)
   if (!me.admin) throw redirect('/pages/user/acces', { headers: await auth.headers() })
   if (root && !me.racine) throw new Response('FORBIDDEN', { status: 403, headers: await auth.headers() })
   return me
@@ -72,7 +90,7 @@ async function adminSession(auth: Auth, root = false) {
  */
 export async function requireAdmin(request: Request, context: AppLoadContext) {
   const auth = await requireUser(request, context)
-  await adminSession(auth)
+  await adminSession(request, auth, context)
   return auth
 }
 
@@ -90,7 +108,7 @@ export async function adminRead<T>(
   { root = false } = {},
 ): Promise<{ auth: Auth; data: T; t: Awaited<ReturnType<typeof i18nServer.getFixedT>> }> {
   const auth = await requireUser(request, context)
-  const checked = adminSession(auth, root)
+  const checked = adminSession(request, auth, context, root)
   const data = read(auth)
   // Its failure is the check's to decide first; nothing is left unawaited either way.
   data.catch(() => {})
@@ -102,7 +120,7 @@ export async function adminRead<T>(
 /** An administrator of the whole tree (a current post on the root structure): the catalogue's forms. */
 export async function requireRootAdmin(request: Request, context: AppLoadContext) {
   const auth = await requireUser(request, context)
-  await adminSession(auth, true)
+  await adminSession(request, auth, context, true)
   return auth
 }
 

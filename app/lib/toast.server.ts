@@ -7,10 +7,12 @@ export type Toast = { type: 'success' | 'error' | 'info'; key: string; values?: 
  * One-shot notices carried across a redirect, in a signed cookie of their own (not the auth session);
  * Secure over HTTPS, like the session cookie.
  */
+const TOAST_COOKIE = 'portail-toast'
+
 function toastStorage(request: Request, context: AppLoadContext) {
   return createCookieSessionStorage<Record<string, never>, { toast: Toast }>({
     cookie: {
-      name: 'portail-toast',
+      name: TOAST_COOKIE,
       httpOnly: true,
       secure: isHttps(request),
       sameSite: 'lax',
@@ -29,8 +31,11 @@ export async function toastHeaders(request: Request, context: AppLoadContext, to
 }
 
 export async function readToast(request: Request, context: AppLoadContext) {
+  const cookies = request.headers.get('Cookie')
+  // Most pages come without a notice: no cookie to parse and verify then.
+  if (!cookies?.includes(`${TOAST_COOKIE}=`)) return { toast: null, headers: undefined }
   const storage = toastStorage(request, context)
-  const session = await storage.getSession(request.headers.get('Cookie'))
+  const session = await storage.getSession(cookies)
   const toast = session.get('toast') ?? null
   return { toast, headers: toast ? { 'Set-Cookie': await storage.destroySession(session) } : undefined }
 }

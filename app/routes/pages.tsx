@@ -5,7 +5,7 @@ import { useTranslation } from 'react-i18next'
 import { SidebarNav } from '~/components/layout/sidebar'
 import { Topbar } from '~/components/layout/topbar'
 import { PageError } from '~/components/page-error'
-import { requireUser } from '~/lib/auth.server'
+import { currentSession, requireUser } from '~/lib/auth.server'
 import { isAdminPath } from '~/lib/breadcrumb'
 
 /**
@@ -17,7 +17,7 @@ import { isAdminPath } from '~/lib/breadcrumb'
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = await requireUser(request, context)
   // Answered from the token check the page's own API calls share: no read of its own.
-  const user = await auth.expect(auth.api.rest.bd.session.$get())
+  const user = await currentSession(request, auth, context)
   if (isAdminPath(new URL(request.url).pathname) && !user.admin) {
     throw redirect('/pages/user/acces', { headers: await auth.headers() })
   }

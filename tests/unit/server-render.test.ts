@@ -50,9 +50,10 @@ describe('server render (patched react-dom)', () => {
       })
       let ready = false
       function Slow(): ReactNode {
-        if (!ready) throw later.then(() => {
-          ready = true
-        })
+        if (!ready)
+          throw later.then(() => {
+            ready = true
+          })
         return createElement('p', null, 'arrivé ✓')
       }
       const stream = await renderToReadableStream(
