@@ -7,7 +7,7 @@ import { sameDomain } from '../lib/domain'
 import { BusinessError, forbidden, unauthorized } from '../lib/errors'
 import { type AccessClaims, verifyAccessToken } from '../lib/jwt'
 import { type Viewer, wholeTreeInScope } from '../lib/scope'
-import type { Caller } from '../lib/types'
+import type { Caller, RequestEnv } from '../lib/types'
 
 /** The signed-in caller of a non-public endpoint; `app` when it is an application's session. */
 export type Actor = {
@@ -42,7 +42,11 @@ export const unauthorizedDomain = () =>
  */
 export type { Caller }
 
-export async function callerFromBearer(env: Env, authorization: string | undefined, origin: string): Promise<Caller> {
+export async function callerFromBearer(
+  env: RequestEnv,
+  authorization: string | undefined,
+  origin: string,
+): Promise<Caller> {
   const token = /^Bearer ([A-Za-z0-9._-]+)$/.exec(authorization ?? '')?.[1]
   if (!token) throw unauthorized('UNAUTHORIZED', 'Missing bearer token')
   // A page's in-process calls carry the same token: it is checked once per request.
@@ -132,7 +136,7 @@ type Check = {
 
 type Gathering = { reads: Compilable<unknown>[]; results: Promise<D1Result[]> }
 
-function checkOf(env: Env, caller: Caller): { check: Check; fresh: boolean } {
+function checkOf(env: RequestEnv, caller: Caller): { check: Check; fresh: boolean } {
   const memo = env.REQUEST_SCOPE?.memo
   const known = memo?.get(caller.key) as Check | undefined
   if (known) return { check: known, fresh: false }
@@ -156,7 +160,7 @@ function checkOf(env: Env, caller: Caller): { check: Check; fresh: boolean } {
 }
 
 /** Whether the request checked this caller in D1 and found the session live (see app.ts). */
-export function callerChecked(env: Env, caller: Caller): boolean {
+export function callerChecked(env: RequestEnv, caller: Caller): boolean {
   return (env.REQUEST_SCOPE?.memo.get(caller.key) as Check | undefined)?.started === true
 }
 
@@ -165,7 +169,7 @@ export function callerChecked(env: Env, caller: Caller): boolean {
  * check on its own first lets the event loop turn once, so that a read starting alongside (the page's,
  * next to its layout's) carries it in its own round trip.
  */
-export async function actorOf(env: Env, caller: Caller): Promise<Actor> {
+export async function actorOf(env: RequestEnv, caller: Caller): Promise<Actor> {
   const { check, fresh } = checkOf(env, caller)
   if (!fresh || check.started) return check.actor
   if (env.REQUEST_SCOPE?.shared) await new Promise((resolve) => setTimeout(resolve, 0))
@@ -193,7 +197,7 @@ const answered = <Q extends Compilable<unknown>[]>(actor: Actor, results: D1Resu
  * reads' rows come back only once the caller is known to be allowed to be answered at all.
  */
 export async function actorWith<Q extends Compilable<unknown>[]>(
-  env: Env,
+  env: RequestEnv,
   caller: Caller,
   ...reads: Q
 ): Promise<ActorAndRows<Q>> {
@@ -301,21 +305,21 @@ export function requireRootAdmin(actor: Actor) {
  * one round trip (`actorWith`), then 403 unless they are an administrator. What an administrator may
  * see of the rows is the reads' own business, in SQL (lib/scope.ts).
  */
-export async function adminWith<Q extends Compilable<unknown>[]>(env: Env, caller: Caller, ...reads: Q) {
+export async function adminWith<Q extends Compilable<unknown>[]>(env: RequestEnv, caller: Caller, ...reads: Q) {
   const answer = await actorWith(env, caller, ...reads)
   requireAdmin(answer[0])
   return answer
 }
 
 /** `adminWith` for what only an administrator of the whole tree manages (`requireRootAdmin`). */
-export async function rootAdminWith<Q extends Compilable<unknown>[]>(env: Env, caller: Caller, ...reads: Q) {
+export async function rootAdminWith<Q extends Compilable<unknown>[]>(env: RequestEnv, caller: Caller, ...reads: Q) {
   const answer = await actorWith(env, caller, ...reads)
   requireRootAdmin(answer[0])
   return answer
 }
 
 /** `adminWith` without reads of its own: an endpoint whose reads need the checked administrator. */
-export async function adminOf(env: Env, caller: Caller): Promise<Actor> {
+export async function adminOf(env: RequestEnv, caller: Caller): Promise<Actor> {
   const actor = await actorOf(env, caller)
   requireAdmin(actor)
   return actor
