@@ -22,7 +22,8 @@ import { registrationRoutes } from './routes/registration'
 import { structureRoutes } from './routes/structures'
 import { userAdminRoutes } from './routes/user-admin'
 import { userRoutes } from './routes/users'
-import { applicationMayCall, callerChecked, callerFromBearer } from './services/actor'
+import { callerChecked, callerFromBearer } from './services/actor'
+import { applicationMayCall } from './services/application-calls'
 
 /**
  * Every route of spec §7, chained so that their paths, inputs and outputs make one type: the UI's

@@ -1,4 +1,3 @@
-import type { RequestScope } from './db/request-scope'
 import { FIRST_PEPPER_ID, PEPPER_ID, retiredPepperEntries } from './lib/password'
 
 /** Bindings and variables of the Worker (wrangler.toml [vars], .dev.vars, `wrangler secret`). */
@@ -47,8 +46,6 @@ export interface Env {
   CARRIER_PARENT_ID?: string
   /** `on`: responses carry a `Server-Timing` header (always on in development). */
   SERVER_TIMING?: string
-  /** Not a binding: the per-request state the Worker adds (db/request-scope.ts). */
-  REQUEST_SCOPE?: RequestScope
 }
 
 const REQUIRED_SECRETS = ['JWT_SECRET', 'SESSION_SECRET', 'PASSWORD_PEPPER', 'CAPTCHA_HMAC_KEY'] as const

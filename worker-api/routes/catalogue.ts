@@ -14,13 +14,8 @@ import {
 import { errors, json } from '../contract/common'
 import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
-import {
-  createApplication,
-  deleteApplication,
-  getApplication,
-  listApplications,
-  updateApplication,
-} from '../services/catalogue'
+import { getApplication, listApplications } from '../services/catalogue'
+import { createApplication, deleteApplication, updateApplication } from '../services/catalogue-writes'
 import { getTemplate, getTemplates, putTemplate } from '../services/templates'
 
 /**

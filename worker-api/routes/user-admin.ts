@@ -13,16 +13,9 @@ import { afterResponse } from '../lib/after-response'
 import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
 import { deliverOutbox } from '../services/outbox'
-import {
-  checkMail,
-  createUser,
-  deleteUser,
-  listUsers,
-  resendInvitation,
-  restoreUser,
-  setUserAdmin,
-  setUserState,
-} from '../services/user-admin'
+import { deleteUser, resendInvitation, restoreUser, setUserAdmin, setUserState } from '../services/user-admin'
+import { checkMail, createUser } from '../services/user-creation'
+import { listUsers } from '../services/user-list'
 
 const body = <T extends z.ZodType>(schema: T) => ({
   body: { content: { 'application/json': { schema } }, required: true },

@@ -9,7 +9,8 @@ import { actorOf } from '../services/actor'
 import { confirmMailChange, mailChangeOf } from '../services/mail-change'
 import { deliverOutbox } from '../services/outbox'
 import { updatePassword } from '../services/password'
-import { getUser, updateProfile } from '../services/users'
+import { updateProfile } from '../services/profile'
+import { getUser } from '../services/users'
 
 export const userRoutes = router()
   // Before `utilisateur/{id}`, which would take "updatePassword" for an id.

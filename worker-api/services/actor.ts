@@ -1,5 +1,4 @@
 import { type Compilable, type Expression, type InferResult, type SqlBool, sql } from 'kysely'
-import { API_BASE } from '../contract/base'
 import { todayIso } from '../contract/dates'
 import { batch, getDb } from '../db/client'
 import type { Env } from '../env'
@@ -7,7 +6,7 @@ import { sameDomain } from '../lib/domain'
 import { BusinessError, forbidden, unauthorized } from '../lib/errors'
 import { type AccessClaims, verifyAccessToken } from '../lib/jwt'
 import { type Viewer, wholeTreeInScope } from '../lib/scope'
-import type { Caller } from '../lib/types'
+import type { Caller, RequestEnv } from '../lib/types'
 
 /** The signed-in caller of a non-public endpoint; `app` when it is an application's session. */
 export type Actor = {
@@ -42,7 +41,11 @@ export const unauthorizedDomain = () =>
  */
 export type { Caller }
 
-export async function callerFromBearer(env: Env, authorization: string | undefined, origin: string): Promise<Caller> {
+export async function callerFromBearer(
+  env: RequestEnv,
+  authorization: string | undefined,
+  origin: string,
+): Promise<Caller> {
   const token = /^Bearer ([A-Za-z0-9._-]+)$/.exec(authorization ?? '')?.[1]
   if (!token) throw unauthorized('UNAUTHORIZED', 'Missing bearer token')
   // A page's in-process calls carry the same token: it is checked once per request.
@@ -132,7 +135,7 @@ type Check = {
 
 type Gathering = { reads: Compilable<unknown>[]; results: Promise<D1Result[]> }
 
-function checkOf(env: Env, caller: Caller): { check: Check; fresh: boolean } {
+function checkOf(env: RequestEnv, caller: Caller): { check: Check; fresh: boolean } {
   const memo = env.REQUEST_SCOPE?.memo
   const known = memo?.get(caller.key) as Check | undefined
   if (known) return { check: known, fresh: false }
@@ -156,7 +159,7 @@ function checkOf(env: Env, caller: Caller): { check: Check; fresh: boolean } {
 }
 
 /** Whether the request checked this caller in D1 and found the session live (see app.ts). */
-export function callerChecked(env: Env, caller: Caller): boolean {
+export function callerChecked(env: RequestEnv, caller: Caller): boolean {
   return (env.REQUEST_SCOPE?.memo.get(caller.key) as Check | undefined)?.started === true
 }
 
@@ -165,7 +168,7 @@ export function callerChecked(env: Env, caller: Caller): boolean {
  * check on its own first lets the event loop turn once, so that a read starting alongside (the page's,
  * next to its layout's) carries it in its own round trip.
  */
-export async function actorOf(env: Env, caller: Caller): Promise<Actor> {
+export async function actorOf(env: RequestEnv, caller: Caller): Promise<Actor> {
   const { check, fresh } = checkOf(env, caller)
   if (!fresh || check.started) return check.actor
   if (env.REQUEST_SCOPE?.shared) await new Promise((resolve) => setTimeout(resolve, 0))
@@ -193,7 +196,7 @@ const answered = <Q extends Compilable<unknown>[]>(actor: Actor, results: D1Resu
  * reads' rows come back only once the caller is known to be allowed to be answered at all.
  */
 export async function actorWith<Q extends Compilable<unknown>[]>(
-  env: Env,
+  env: RequestEnv,
   caller: Caller,
   ...reads: Q
 ): Promise<ActorAndRows<Q>> {
@@ -239,49 +242,6 @@ function gather(env: Env, caller: Caller, check: Check, reads: Compilable<unknow
   return gathering.results
 }
 
-/**
- * What an application's session may call (DESIGN §4: bound to its application), as an explicit list
- * of route ids — the method and the path as the route is registered — each with the condition on its
- * parameters. A route not listed here is refused, however its path is spelt, so a route added later
- * cannot fall under it by accident.
- */
-export const APPLICATION_ROUTES: Readonly<
-  Record<string, (actor: Pick<Actor, 'id' | 'app'>, params: Record<string, string>) => boolean>
-> = {
-  [`GET ${API_BASE}/rest/bd/utilisateur/:id`]: (actor, params) => params.id === String(actor.id),
-  [`GET ${API_BASE}/rest/bd/session`]: () => true,
-  [`POST ${API_BASE}/rest/bd/logout`]: () => true,
-}
-
-/**
- * The parameters of `path` under a registered route path (`/a/:id/b`), as they appear in the path (not
- * decoded: a condition compares them with what it allows), or null when the path does not fit.
- */
-function routeParams(routePath: string, path: string): Record<string, string> | null {
-  const pattern = routePath.split('/')
-  const actual = path.split('/')
-  if (pattern.length !== actual.length) return null
-  const params: Record<string, string> = {}
-  for (const [i, part] of pattern.entries()) {
-    const value = actual[i] ?? ''
-    if (part.startsWith(':')) params[part.slice(1)] = value
-    else if (part !== value) return null
-  }
-  return params
-}
-
-/** Whether an application's session may make this call: the route it reached, and its parameters. */
-export function applicationMayCall(
-  actor: Pick<Actor, 'id' | 'app'>,
-  method: string,
-  routePath: string,
-  path: string,
-): boolean {
-  const allowed = APPLICATION_ROUTES[`${method} ${routePath}`]
-  const params = allowed ? routeParams(routePath, path) : null
-  return allowed !== undefined && params !== null && allowed(actor, params)
-}
-
 /** Admin endpoints answer 403 to anyone else, before anything about the data (DESIGN §4). */
 export function requireAdmin(actor: Actor) {
   if (!actor.admin) throw forbidden('Administrators only')
@@ -301,21 +261,21 @@ export function requireRootAdmin(actor: Actor) {
  * one round trip (`actorWith`), then 403 unless they are an administrator. What an administrator may
  * see of the rows is the reads' own business, in SQL (lib/scope.ts).
  */
-export async function adminWith<Q extends Compilable<unknown>[]>(env: Env, caller: Caller, ...reads: Q) {
+export async function adminWith<Q extends Compilable<unknown>[]>(env: RequestEnv, caller: Caller, ...reads: Q) {
   const answer = await actorWith(env, caller, ...reads)
   requireAdmin(answer[0])
   return answer
 }
 
 /** `adminWith` for what only an administrator of the whole tree manages (`requireRootAdmin`). */
-export async function rootAdminWith<Q extends Compilable<unknown>[]>(env: Env, caller: Caller, ...reads: Q) {
+export async function rootAdminWith<Q extends Compilable<unknown>[]>(env: RequestEnv, caller: Caller, ...reads: Q) {
   const answer = await actorWith(env, caller, ...reads)
   requireRootAdmin(answer[0])
   return answer
 }
 
 /** `adminWith` without reads of its own: an endpoint whose reads need the checked administrator. */
-export async function adminOf(env: Env, caller: Caller): Promise<Actor> {
+export async function adminOf(env: RequestEnv, caller: Caller): Promise<Actor> {
   const actor = await actorOf(env, caller)
   requireAdmin(actor)
   return actor

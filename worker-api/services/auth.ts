@@ -1,8 +1,7 @@
 import { sql } from 'kysely'
-import { addSeconds, nowIso, todayIso } from '../contract/dates'
+import { addSeconds, todayIso } from '../contract/dates'
 import type { User } from '../contract/user'
-import { batch, type Compilable, type DB, getDb, insertWhen, namedBatch, rawStatement } from '../db/client'
-import type { AttemptCounter } from '../db/schema'
+import { batch, type Compilable, type DB, getDb, insertWhen, namedBatch } from '../db/client'
 import type { Env } from '../env'
 import { openWithToken, randomToken, sealWithToken, sha256Hex } from '../lib/crypto'
 import { sameDomain } from '../lib/domain'
@@ -11,6 +10,7 @@ import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from '../lib/jwt'
 import { hashPassword, pepperKeyring, verifyPassword } from '../lib/password'
 import type { requestContext } from '../lib/request'
 import { type Actor, unauthorizedDomain } from './actor'
+import { attemptCounter, clearAttempts } from './attempt-counter'
 import { logEntry } from './audit'
 import { publicGate } from './captcha'
 import { pendingMail, postesColumn, postesFrom, toUser } from './users'
@@ -20,11 +20,6 @@ export const REFRESH_IDLE_SECONDS = 30 * 60
 export const REFRESH_ABSOLUTE_SECONDS = 10 * 60 * 60
 /** A rotated token presented again within this window is a retry, not a theft. */
 export const REUSE_GRACE_SECONDS = 10
-/** Brute-force throttle: free failures, wait step, cap, and when the count starts over. */
-export const FREE_FAILURES = 4
-const WAIT_STEP_SECONDS = 60
-const MAX_WAIT_SECONDS = 15 * 60
-const FAILURES_RESET_SECONDS = 12 * 60 * 60
 
 export type RequestContext = ReturnType<typeof requestContext>
 export type Tokens = { accessToken: string; refreshToken: string; expiresInMsec: number }
@@ -65,52 +60,6 @@ async function accessTokenFor(
 ) {
   const claims = { sub: String(user.id), admin: user.admin === 1, domain: user.domain, sid }
   return signAccessToken(env.JWT_SECRET, applicationId === null ? claims : { ...claims, app: applicationId })
-}
-
-/**
- * Counts an attempt before the password is checked, as statements of the caller's batch, so that a
- * burst of concurrent attempts cannot all pass a lock check made before any of them is recorded.
- * From the fifth failure in a row, the next attempt waits 60 s, then 60 s more per failure, up to
- * 15 minutes; failures older than 12 hours are forgotten; a success deletes the count. With `onlyIf`
- * (an SQL condition on what the batch did before), the attempt is counted only when it holds.
- * `check` reads the results.
- */
-export function attemptCounter(counter: AttemptCounter, identifier: string, onlyIf = 'true') {
-  const now = nowIso()
-  const resetBefore = addSeconds(-FAILURES_RESET_SECONDS).toISOString()
-  return {
-    statements: {
-      claim: rawStatement<{ failures: number }>(
-        `INSERT INTO login_attempt (counter, identifier, failures, last_failure_at, locked_until)
-         SELECT ?7, ?1, 1, ?2, NULL WHERE ${onlyIf}
-         ON CONFLICT (counter, identifier) DO UPDATE SET
-           failures = CASE WHEN last_failure_at < ?3 THEN 1 ELSE failures + 1 END,
-           last_failure_at = ?2,
-           locked_until = CASE WHEN last_failure_at >= ?3 AND failures + 1 > ?4
-             THEN strftime('%Y-%m-%dT%H:%M:%fZ', ?2, '+' || MIN((failures + 1 - ?4) * ?5, ?6) || ' seconds')
-             ELSE NULL END
-           WHERE locked_until IS NULL OR locked_until <= ?2
-         RETURNING failures`,
-        [identifier, now, resetBefore, FREE_FAILURES, WAIT_STEP_SECONDS, MAX_WAIT_SECONDS, counter],
-      ),
-      lock: rawStatement<{ locked_until: string | null }>(
-        'SELECT locked_until FROM login_attempt WHERE counter = ?1 AND identifier = ?2',
-        [counter, identifier],
-      ),
-    },
-    /** Throws 429 TOO_MANY_ATTEMPTS, with the seconds to wait, when the identifier was locked (the attempt then not counted). */
-    check(results: { claim?: D1Result | undefined; lock?: D1Result<{ locked_until: string | null }> | undefined }) {
-      if (results.claim?.results.length) return
-      const lockedUntil = results.lock?.results[0]?.locked_until
-      const wait = Math.max(1, Math.ceil((Date.parse(lockedUntil ?? now) - Date.now()) / 1000))
-      throw new BusinessError('TOO_MANY_ATTEMPTS', 429, `Too many attempts; retry in ${wait} s`, [wait])
-    },
-  }
-}
-
-/** Starts a count over (after a success), as a statement for the success's batch. */
-export function clearAttempts(db: DB, counter: AttemptCounter, identifier: string) {
-  return db.deleteFrom('login_attempt').where('counter', '=', counter).where('identifier', '=', identifier)
 }
 
 export async function login(

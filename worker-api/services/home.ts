@@ -16,7 +16,7 @@ import { isUserAccount, modificationColumn, scopeStructureIds, type Viewer } fro
 import { adminWith, type Caller, liveAdmin, viewerOf } from './actor'
 import { authorInScope } from './logs'
 import { pendingInScope } from './registration-queue'
-import { keptUserTotal } from './user-admin'
+import { keptUserTotal } from './user-list'
 
 /**
  * The posts of active users in scope ending from today to `ENDING_POST_DAYS - 1` days on — not those

@@ -7,7 +7,8 @@ import { BusinessError, notFound } from '../lib/errors'
 import { mailLanguage, passwordChangedMail, passwordResetMail } from '../lib/mail/templates'
 import { hashPassword, pepperKeyring, verifyPassword } from '../lib/password'
 import type { Actor } from './actor'
-import { attemptCounter, clearAttempts, type RequestContext } from './auth'
+import { attemptCounter, clearAttempts } from './attempt-counter'
+import type { RequestContext } from './auth'
 import { passPublicGate } from './captcha'
 import {
   insertLinkUnderCap,
