@@ -53,8 +53,8 @@ export async function requireUser(request: Request, context: AppLoadContext) {
 
 type Auth = Awaited<ReturnType<typeof requireUser>>
 
-/** The API's answer about a page request's session, by its context: the layout and the guard ask alike. */
-const sessions = new WeakMap<AppLoadContext, Promise<SessionInfo>>()
+/** The API's answers about a page request's session, by its context and access token: the layout and the guard ask alike. */
+const sessions = new WeakMap<AppLoadContext, Map<string, Promise<SessionInfo>>>()
 
 /**
  * The session as the API has it now (not the cookie's copy from the sign-in: the admin flag can
@@ -63,11 +63,17 @@ const sessions = new WeakMap<AppLoadContext, Promise<SessionInfo>>()
  */
 export function currentSession(request: Request, auth: Auth, context: AppLoadContext): Promise<SessionInfo> {
   const ask = () => auth.expect(auth.api.rest.bd.session.$get())
-  if (request.method !== 'GET' && request.method !== 'HEAD') return ask()
-  let session = sessions.get(context)
+  const token = auth.session.session.get('accessToken')
+  if ((request.method !== 'GET' && request.method !== 'HEAD') || !token) return ask()
+  let asked = sessions.get(context)
+  if (!asked) {
+    asked = new Map()
+    sessions.set(context, asked)
+  }
+  let session = asked.get(token)
   if (!session) {
     session = ask()
-    sessions.set(context, session)
+    asked.set(token, session)
   }
   return session
 }

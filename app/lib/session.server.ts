@@ -1,4 +1,4 @@
-import { type AppLoadContext, createCookieSessionStorage, redirect } from '@remix-run/cloudflare'
+import { type AppLoadContext, createCookieSessionStorage, createSession, redirect } from '@remix-run/cloudflare'
 
 export type SessionUser = { id: number; login: string; nom: string; prenom: string; admin: boolean }
 type SessionData = { accessToken: string; refreshToken: string; user: SessionUser }
@@ -28,9 +28,34 @@ function storage(request: Request, context: AppLoadContext) {
   })
 }
 
-async function readSession(request: Request, context: AppLoadContext) {
+/** More browsers than an isolate serves at once: a reading older than that is simply made again. */
+const KEPT_READINGS = 1000
+
+/**
+ * What a Cookie header's session holds, by the header and the key that signs it: a header is read and
+ * its signature checked once, however many loaders, and pages of the same browser, read it. The same
+ * header with the same key always holds the same data; each caller gets a session of its own.
+ */
+const readings = new Map<string, Promise<Partial<SessionData>>>()
+
+function sessionData(request: Request, context: AppLoadContext): Promise<Partial<SessionData>> {
+  const header = request.headers.get('Cookie')
+  if (!header) return Promise.resolve({})
+  const key = `${context.cloudflare.env.SESSION_SECRET}\0${isHttps(request)}\0${header}`
+  let data = readings.get(key)
+  if (!data) {
+    data = storage(request, context)
+      .getSession(header)
+      .then((session) => session.data as Partial<SessionData>)
+    if (readings.size >= KEPT_READINGS) readings.clear()
+    readings.set(key, data)
+  }
+  return data
+}
+
+export async function getSession(request: Request, context: AppLoadContext) {
   const store = storage(request, context)
-  const session = await store.getSession(request.headers.get('Cookie'))
+  const session = createSession<SessionData, SessionData>((await sessionData(request, context)) as SessionData)
   return {
     session,
     commit: () => store.commitSession(session),
@@ -38,25 +63,7 @@ async function readSession(request: Request, context: AppLoadContext) {
   }
 }
 
-export type Session = Awaited<ReturnType<typeof readSession>>
-
-/** The sessions read by a page request, by its context: its loaders run side by side. */
-const readByRequest = new WeakMap<AppLoadContext, Promise<Session>>()
-
-/**
- * The browser session of the request. A page's loaders (the layout's and the page's) share one
- * reading of the cookie, its signature checked once, and so see each other's refreshed tokens; an
- * action reads its own.
- */
-export function getSession(request: Request, context: AppLoadContext): Promise<Session> {
-  if (request.method !== 'GET' && request.method !== 'HEAD') return readSession(request, context)
-  let session = readByRequest.get(context)
-  if (!session) {
-    session = readSession(request, context)
-    readByRequest.set(context, session)
-  }
-  return session
-}
+export type Session = Awaited<ReturnType<typeof getSession>>
 
 /** `/login?redirect=<path>` for the page the visitor wanted. */
 export function loginRedirect(request: Request, headers?: HeadersInit) {

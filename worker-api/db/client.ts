@@ -51,23 +51,36 @@ export async function batch(d1: D1Database, queries: Compilable[]) {
   return d1.batch(statements)
 }
 
+/** What `namedBatch` answers under a name: a statement's result, or the results of a list of them. */
+type NamedResult<Q> = Q extends readonly Compilable[] ? D1Result[] : D1Result<RowOf<NonNullable<Q>>> | undefined
+
 /**
  * `batch` over named queries, run in the order given: each result comes back under its query's name,
  * so adding a statement cannot shift what another result is read as. A `null` query is left out (its
- * result is `undefined`).
+ * result is `undefined`); a list of statements (the rows of a whole list written) runs in its place
+ * and answers the list of their results.
  */
-export async function namedBatch<Q extends Record<string, Compilable | null>>(
+export async function namedBatch<Q extends Record<string, Compilable | readonly Compilable[] | null>>(
   d1: D1Database,
   queries: Q,
-): Promise<{ [K in keyof Q]: D1Result<RowOf<NonNullable<Q[K]>>> | undefined }> {
-  const names = Object.keys(queries).filter((name) => queries[name] !== null)
-  const results = await batch(
-    d1,
-    names.map((name) => queries[name] as Compilable),
-  )
-  return Object.fromEntries(names.map((name, i) => [name, results[i]])) as {
-    [K in keyof Q]: D1Result<RowOf<NonNullable<Q[K]>>> | undefined
+): Promise<{ [K in keyof Q]: NamedResult<Q[K]> }> {
+  const names = Object.keys(queries)
+  const statements = names.flatMap((name) => {
+    const query = queries[name]
+    return query === null || query === undefined ? [] : Array.isArray(query) ? query : [query as Compilable]
+  })
+  const results = await batch(d1, statements)
+  let next = 0
+  const answered: Record<string, unknown> = {}
+  for (const name of names) {
+    const query = queries[name]
+    if (query === null || query === undefined) answered[name] = undefined
+    else if (Array.isArray(query)) {
+      answered[name] = results.slice(next, next + query.length)
+      next += query.length
+    } else answered[name] = results[next++]
   }
+  return answered as { [K in keyof Q]: NamedResult<Q[K]> }
 }
 
 /**

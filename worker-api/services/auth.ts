@@ -230,19 +230,19 @@ export async function refresh(env: Env, presented: string, origin: string): Prom
   const successor = await sealWithToken(presented, SUCCESSOR_SEAL, JSON.stringify(tokens))
   // Of two requests rotating the same token at once, one marks it; only that one's successor is
   // stored, and the other answers with it.
-  const [marked] = await batch(env.DB, [
-    db
+  const { marked } = await namedBatch(env.DB, {
+    marked: db
       .updateTable('refresh_token')
       .set({ rotated_at: now.toISOString(), successor })
       .where('id', '=', token.id)
       .where('rotated_at', 'is', null),
-    insertWhen(
+    successor: insertWhen(
       db,
       'refresh_token',
       next.row,
       db.selectFrom('refresh_token').select('id').where('id', '=', token.id).where('successor', '=', successor),
     ),
-  ])
+  })
   if ((marked?.meta.changes ?? 0) > 0) return tokens
   if (token.kind === 'LAUNCH') throw unauthorized('INVALID_REFRESH_TOKEN', 'Launch code used or expired')
   const winner = await db.selectFrom('refresh_token').select('successor').where('id', '=', token.id).executeTakeFirst()

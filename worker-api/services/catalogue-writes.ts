@@ -1,6 +1,6 @@
 import { type RawBuilder, type SqlBool, sql } from 'kysely'
 import type { ApplicationInput, ApplicationUpdate, CatalogueApplication } from '../contract/catalogue'
-import { batch, type DB, type Guard, getDb, insertWhen } from '../db/client'
+import { type DB, type Guard, getDb, insertWhen, namedBatch } from '../db/client'
 import type { Env } from '../env'
 import { BusinessError, forbidden, invalidField, notFound } from '../lib/errors'
 import { type Caller, rootAdminWith, viewerOf } from './actor'
@@ -104,35 +104,32 @@ export async function createApplication(
   const guard = rootHolds(db, viewer)
   const created = sql<number>`(select id from application where libelle = ${input.libelle})`
   const grants = fonctions.map((f) => `${f.libelle} (${f.structure_nom})`).join(', ')
-  let results: D1Result[]
-  try {
-    results = await batch(env.DB, [
-      insertWhen(
-        db,
-        'application',
-        {
-          libelle: input.libelle,
-          icone: input.icone,
-          url: input.url,
-          actif: input.actif ? 1 : 0,
-          protocole: input.protocole,
-        },
-        guard,
-      ).returning('id'),
-      ...(ids.length > 0 ? [addGrants(db, created, ids, guard)] : []),
-      insertWhen(
-        db,
-        'log',
-        adminLog(actor, 'APPLICATION_CREATION', [input.libelle, grants].filter(Boolean).join(' : '), context.userAgent),
-        guard,
-      ),
-      catalogueQuery(db, viewer).where('a.libelle', '=', input.libelle),
-    ])
-  } catch (error) {
+  const results = await namedBatch(env.DB, {
+    created: insertWhen(
+      db,
+      'application',
+      {
+        libelle: input.libelle,
+        icone: input.icone,
+        url: input.url,
+        actif: input.actif ? 1 : 0,
+        protocole: input.protocole,
+      },
+      guard,
+    ).returning('id'),
+    grants: ids.length > 0 ? addGrants(db, created, ids, guard) : null,
+    log: insertWhen(
+      db,
+      'log',
+      adminLog(actor, 'APPLICATION_CREATION', [input.libelle, grants].filter(Boolean).join(' : '), context.userAgent),
+      guard,
+    ),
+    application: catalogueQuery(db, viewer).where('a.libelle', '=', input.libelle),
+  }).catch((error) => {
     throw libelleRace(error, input.libelle)
-  }
-  const [row] = (results.at(-1)?.results ?? []) as CatalogueRow[]
-  if ((results[0]?.results.length ?? 0) === 0 || !row) throw forbidden('Root administrators only')
+  })
+  const [row] = (results.application?.results ?? []) as CatalogueRow[]
+  if ((results.created?.results.length ?? 0) === 0 || !row) throw forbidden('Root administrators only')
   return toApplication(row)
 }
 
@@ -177,56 +174,53 @@ export async function updateApplication(
   ].filter(Boolean)
   const guard = rootHolds(db, viewer)
   const target = applicationHolds(db, input.id, guard)
-  let results: D1Result[]
-  try {
-    results = await batch(env.DB, [
-      // Before the update, under its very condition.
-      insertWhen(
-        db,
-        'log',
-        adminLog(
-          actor,
-          'APPLICATION_MODIFICATION',
-          `${before.libelle} (#${input.id}) ${change.join(', ')}`,
-          context.userAgent,
-        ),
-        target,
+  const results = await namedBatch(env.DB, {
+    // Before the update, under its very condition.
+    log: insertWhen(
+      db,
+      'log',
+      adminLog(
+        actor,
+        'APPLICATION_MODIFICATION',
+        `${before.libelle} (#${input.id}) ${change.join(', ')}`,
+        context.userAgent,
       ),
-      db
-        .updateTable('application')
-        .set({
-          libelle: input.libelle,
-          icone: input.icone,
-          url: input.url,
-          actif: input.actif ? 1 : 0,
-          protocole: input.protocole,
-        })
-        .where('id', '=', input.id)
-        .where(({ exists }) => exists(guard))
-        .returning('id'),
-      ...(ids ? replaceGrants(db, input.id, ids, guard, target) : []),
-      // Switched off: no launch code it issued can still be exchanged, no session it opened refreshed.
-      db
-        .updateTable('refresh_token')
-        .set({ revoked_at: new Date().toISOString() })
-        .where('application_id', '=', input.id)
-        .where('revoked_at', 'is', null)
-        .where(({ exists }) =>
-          exists(
-            db
-              .selectFrom('application as off')
-              .select('off.id')
-              .where('off.id', '=', input.id)
-              .where('off.actif', '=', 0),
-          ),
+      target,
+    ),
+    updated: db
+      .updateTable('application')
+      .set({
+        libelle: input.libelle,
+        icone: input.icone,
+        url: input.url,
+        actif: input.actif ? 1 : 0,
+        protocole: input.protocole,
+      })
+      .where('id', '=', input.id)
+      .where(({ exists }) => exists(guard))
+      .returning('id'),
+    grants: ids ? replaceGrants(db, input.id, ids, guard, target) : null,
+    // Switched off: no launch code it issued can still be exchanged, no session it opened refreshed.
+    revoked: db
+      .updateTable('refresh_token')
+      .set({ revoked_at: new Date().toISOString() })
+      .where('application_id', '=', input.id)
+      .where('revoked_at', 'is', null)
+      .where(({ exists }) =>
+        exists(
+          db
+            .selectFrom('application as off')
+            .select('off.id')
+            .where('off.id', '=', input.id)
+            .where('off.actif', '=', 0),
         ),
-      catalogueQuery(db, viewer).where('a.id', '=', input.id),
-    ])
-  } catch (error) {
+      ),
+    application: catalogueQuery(db, viewer).where('a.id', '=', input.id),
+  }).catch((error) => {
     throw libelleRace(error, input.libelle)
-  }
-  const [row] = (results.at(-1)?.results ?? []) as CatalogueRow[]
-  if ((results[1]?.results.length ?? 0) === 0 || !row) return lostRace(db, input.id)
+  })
+  const [row] = (results.application?.results ?? []) as CatalogueRow[]
+  if ((results.updated?.results.length ?? 0) === 0 || !row) return lostRace(db, input.id)
   return toApplication(row)
 }
 
@@ -258,18 +252,18 @@ export async function deleteApplication(env: Env, caller: Caller, id: number, co
   if (!current) throw notFound('Unknown application')
   const guard = rootHolds(db, viewer)
   const target = applicationHolds(db, id, guard)
-  const [, deleted] = await batch(env.DB, [
-    insertWhen(
+  const { deleted } = await namedBatch(env.DB, {
+    log: insertWhen(
       db,
       'log',
       adminLog(actor, 'APPLICATION_SUPPRESSION', `${current.libelle} (#${id})`, context.userAgent),
       target,
     ),
-    db
+    deleted: db
       .deleteFrom('application')
       .where('id', '=', id)
       .where(({ exists }) => exists(guard))
       .returning('id'),
-  ])
+  })
   if ((deleted?.results.length ?? 0) === 0) await lostRace(db, id)
 }

@@ -1,6 +1,6 @@
 import { type SqlBool, sql } from 'kysely'
 import type { FonctionInput, FonctionUpdate, StructureFonction } from '../contract/structure'
-import { batch, type DB, type Guard, getDb, insertWhen } from '../db/client'
+import { type DB, type Guard, getDb, insertWhen, namedBatch } from '../db/client'
 import type { Env } from '../env'
 import { BusinessError, forbidden, invalidField } from '../lib/errors'
 import { inScopeColumn, pathInScope, type Viewer } from '../lib/scope'
@@ -130,21 +130,18 @@ export async function createFonction(
   if (!structure.in_scope) throw forbidden('This structure is outside your scope')
   if (holder) throw libelleTaken(holder.libelle)
   const guard = structureHolds(db, viewer, structure.id)
-  let results: D1Result[]
-  try {
-    results = await batch(env.DB, [
-      insertWhen(db, 'fonction', { libelle: input.libelle, structure_id: structure.id }, guard).returning('id'),
-      insertWhen(
-        db,
-        'log',
-        adminLog(actor, 'FONCTION_CREATION', `${input.libelle} (${structure.nom})`, context.userAgent),
-        guard,
-      ),
-    ])
-  } catch (error) {
+  const results = await namedBatch(env.DB, {
+    created: insertWhen(db, 'fonction', { libelle: input.libelle, structure_id: structure.id }, guard).returning('id'),
+    log: insertWhen(
+      db,
+      'log',
+      adminLog(actor, 'FONCTION_CREATION', `${input.libelle} (${structure.nom})`, context.userAgent),
+      guard,
+    ),
+  }).catch((error) => {
     throw libelleRace(error, input.libelle)
-  }
-  const [created] = (results[0]?.results ?? []) as { id: number }[]
+  })
+  const [created] = results.created?.results ?? []
   if (!created) throw forbidden('This structure is outside your scope')
   return { id: created.id, libelle: input.libelle, applications: [], nbPostes: 0 }
 }
@@ -235,35 +232,32 @@ export async function updateFonction(
   const target = fonctionHolds(db, viewer, input.id)
   const grantGuard = fonctionHolds(db, viewer, input.id).where(({ exists }) => exists(rootHolds(db, viewer)))
   const grantWrites = grants ? setGrants(db, input.id, applicationIds, grantGuard) : []
-  let results: D1Result[]
-  try {
-    results = await batch(env.DB, [
-      // Before the update, under its very condition.
-      insertWhen(
-        db,
-        'log',
-        adminLog(
-          actor,
-          'FONCTION_MODIFICATION',
-          `${before.libelle} (${fonction.structure_nom}) ${change.join(', ')}`.trim(),
-          context.userAgent,
-        ),
-        grants ? grantGuard : target,
+  const results = await namedBatch(env.DB, {
+    // Before the update, under its very condition.
+    log: insertWhen(
+      db,
+      'log',
+      adminLog(
+        actor,
+        'FONCTION_MODIFICATION',
+        `${before.libelle} (${fonction.structure_nom}) ${change.join(', ')}`.trim(),
+        context.userAgent,
       ),
-      db
-        .updateTable('fonction')
-        .set({ libelle: input.libelle })
-        .where('id', '=', input.id)
-        .where(({ exists }) => exists(grants ? grantGuard : target))
-        .returning('id'),
-      ...grantWrites,
-      fonctionInScopeQuery(db, viewer, input.id),
-    ])
-  } catch (error) {
+      grants ? grantGuard : target,
+    ),
+    updated: db
+      .updateTable('fonction')
+      .set({ libelle: input.libelle })
+      .where('id', '=', input.id)
+      .where(({ exists }) => exists(grants ? grantGuard : target))
+      .returning('id'),
+    grants: grantWrites,
+    fonction: fonctionInScopeQuery(db, viewer, input.id),
+  }).catch((error) => {
     throw libelleRace(error, input.libelle)
-  }
-  const [row] = (results.at(-1)?.results ?? []) as FonctionRow[]
-  if ((results[1]?.results.length ?? 0) === 0 || !row) {
+  })
+  const [row] = (results.fonction?.results ?? []) as FonctionRow[]
+  if ((results.updated?.results.length ?? 0) === 0 || !row) {
     // The function left the caller's reach between the checks and the write: the checks say how.
     await readFonction(env, caller, input.id, input)
     throw forbidden(grants ? 'Root administrators only' : 'This function is outside your scope')
@@ -286,19 +280,19 @@ export async function deleteFonction(env: Env, caller: Caller, id: number, conte
   const guard = fonctionHolds(db, viewer, id).where(({ not, exists }) =>
     not(exists(db.selectFrom('poste as holding').select('holding.id').where('holding.fonction_id', '=', id))),
   )
-  const [, deleted] = await batch(env.DB, [
-    insertWhen(
+  const { deleted } = await namedBatch(env.DB, {
+    log: insertWhen(
       db,
       'log',
       adminLog(actor, 'FONCTION_SUPPRESSION', `${fonction.libelle} (${fonction.structure_nom})`, context.userAgent),
       guard,
     ),
-    db
+    deleted: db
       .deleteFrom('fonction')
       .where('id', '=', id)
       .where(({ exists }) => exists(guard))
       .returning('id'),
-  ])
+  })
   if ((deleted?.results.length ?? 0) === 0) {
     // Something changed between the check and the delete: a post was given, or the function is gone.
     const again = await readFonction(env, caller, id)

@@ -2,7 +2,7 @@ import { type SqlBool, sql } from 'kysely'
 import { organisationDateTime } from '../contract/dates'
 import type { Language } from '../contract/language'
 import { type LogEntry, logLabel } from '../contract/logs'
-import { batch, getDb } from '../db/client'
+import { getDb, namedBatch } from '../db/client'
 import type { Env } from '../env'
 import { adminOf, type Caller, viewerOf } from './actor'
 import { logEntry } from './audit'
@@ -113,7 +113,7 @@ export async function exportLogs(
     .values(
       logEntry(actor.id, 'ADMINISTRATION', 'HISTORIQUE_EXPORT', context.userAgent, { commentaire: described || null }),
     )
-  const [, firstRead] = await batch(env.DB, [audit, chunk(null)])
+  const { firstRead } = await namedBatch(env.DB, { audit, firstRead: chunk(null) })
   let read: LogRow[] | null = (firstRead?.results ?? []) as LogRow[]
   const encoder = new TextEncoder()
   let after: { date: string; id: number } | null = null

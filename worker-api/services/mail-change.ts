@@ -1,6 +1,6 @@
 import type { Expression, SelectQueryBuilder, SqlBool } from 'kysely'
 import type { ProfileInput } from '../contract/user'
-import { batch, type DB, getDb, insertWhen } from '../db/client'
+import { type DB, getDb, insertWhen, namedBatch } from '../db/client'
 import type { Database } from '../db/schema'
 import type { Env } from '../env'
 import { randomToken, sha256Hex } from '../lib/crypto'
@@ -209,23 +209,28 @@ export async function confirmMailChange(env: Env, token: string, userAgent: stri
   const tokenIsLive = stillLive(db, row.id, now)
   const notice = mailChangedMail(mailLanguage(row.langue), row, newMail)
   try {
-    const results = await batch(env.DB, [
-      db
+    const results = await namedBatch(env.DB, {
+      changed: db
         .updateTable('utilisateur')
         .set({ mail: newMail, login, updated_at: now })
         .where('id', '=', row.user_id)
         .where(({ exists }) => exists(tokenIsLive)),
       // Before the token is marked used below: written only by the request that changed the address.
-      queueMail(db, { ...notice, to: row.mail, userId: row.user_id, kind: 'MAIL_CHANGED' }, new Date(now), tokenIsLive),
-      insertWhen(db, 'log', mailChangeLog(row.user_id, row.mail, newMail, userAgent), tokenIsLive),
-      db.updateTable('mail_token').set({ used_at: now }).where('id', '=', row.id).where('used_at', 'is', null),
-      voidMailChanges(db, row.user_id, now),
-      voidPasswordLinks(db, row.user_id, now),
-    ])
-    if ((results[0]?.meta.changes ?? 0) === 0) {
+      mail: queueMail(
+        db,
+        { ...notice, to: row.mail, userId: row.user_id, kind: 'MAIL_CHANGED' },
+        new Date(now),
+        tokenIsLive,
+      ),
+      log: insertWhen(db, 'log', mailChangeLog(row.user_id, row.mail, newMail, userAgent), tokenIsLive),
+      used: db.updateTable('mail_token').set({ used_at: now }).where('id', '=', row.id).where('used_at', 'is', null),
+      voidedChanges: voidMailChanges(db, row.user_id, now),
+      voidedLinks: voidPasswordLinks(db, row.user_id, now),
+    })
+    if ((results.changed?.meta.changes ?? 0) === 0) {
       throw new BusinessError('TOKEN_USED', 410, 'This link has already been used')
     }
-    return { mail: newMail, login, mailIds: queuedIds(results) }
+    return { mail: newMail, login, mailIds: queuedIds([results.mail]) }
   } catch (error) {
     // The address was taken by another account since the request (the unique index).
     if (String(error).includes('UNIQUE')) throw mailTaken(newMail)

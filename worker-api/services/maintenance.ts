@@ -1,5 +1,5 @@
 import { addSeconds } from '../contract/dates'
-import { batch, getDb } from '../db/client'
+import { getDb, namedBatch } from '../db/client'
 import type { Env } from '../env'
 import { REUSE_GRACE_SECONDS } from './auth'
 
@@ -16,27 +16,27 @@ const DAY = 24 * HOUR
 export async function purgeExpired(env: Env, now = new Date()) {
   const db = getDb(env.DB)
   const at = (seconds: number) => addSeconds(-seconds, now).toISOString()
-  const results = await batch(env.DB, [
-    db.deleteFrom('captcha_used').where('expires_at', '<', now.toISOString()),
-    db.deleteFrom('refresh_token').where('family_expires_at', '<', at(DAY)),
+  const results = await namedBatch(env.DB, {
+    captchas: db.deleteFrom('captcha_used').where('expires_at', '<', now.toISOString()),
+    refreshTokens: db.deleteFrom('refresh_token').where('family_expires_at', '<', at(DAY)),
     // Past its grace window a rotated token only ever revokes: the pair it keeps for retries goes.
-    db
+    successors: db
       .updateTable('refresh_token')
       .set({ successor: null })
       .where('successor', 'is not', null)
       .where('rotated_at', '<', addSeconds(-REUSE_GRACE_SECONDS, now).toISOString()),
-    db
+    loginAttempts: db
       .deleteFrom('login_attempt')
       .where('last_failure_at', '<', at(12 * HOUR))
       .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now.toISOString())])),
-    db.deleteFrom('rate_limit').where('window_start', '<', at(HOUR)),
-    db.deleteFrom('mail_token').where('expires_at', '<', at(30 * DAY)),
+    rateLimits: db.deleteFrom('rate_limit').where('window_start', '<', at(HOUR)),
+    mailTokens: db.deleteFrom('mail_token').where('expires_at', '<', at(30 * DAY)),
     // Mail a month old, delivered or given up on, has told what it had to tell.
-    db.deleteFrom('outbox').where('created_at', '<', at(30 * DAY)),
-    db.deleteFrom('utilisateur_liste_total').where('jour', '<', at(DAY).slice(0, 10)),
-  ])
-  const [captchas, refreshTokens, successors, loginAttempts, rateLimits, mailTokens, mails, listTotals] = results.map(
-    (r) => r.meta.changes,
-  )
-  return { captchas, refreshTokens, successors, loginAttempts, rateLimits, mailTokens, mails, listTotals }
+    mails: db.deleteFrom('outbox').where('created_at', '<', at(30 * DAY)),
+    listTotals: db.deleteFrom('utilisateur_liste_total').where('jour', '<', at(DAY).slice(0, 10)),
+  })
+  return Object.fromEntries(Object.entries(results).map(([name, result]) => [name, result?.meta.changes])) as Record<
+    keyof typeof results,
+    number | undefined
+  >
 }

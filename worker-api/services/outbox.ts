@@ -52,9 +52,9 @@ export function queueMail(
 }
 
 /** The ids a batch's `queueMail` statements returned. */
-export function queuedIds(results: D1Result[]): number[] {
+export function queuedIds(results: (D1Result | undefined)[]): number[] {
   return results.flatMap((result) =>
-    (result.results as { id?: unknown }[]).flatMap((row) => (typeof row.id === 'number' ? [row.id] : [])),
+    ((result?.results ?? []) as { id?: unknown }[]).flatMap((row) => (typeof row.id === 'number' ? [row.id] : [])),
   )
 }
 

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import { batch, getDb, namedBatch } from '../db/client'
+import { getDb, namedBatch } from '../db/client'
 import type { Env } from '../env'
 import { randomToken, sha256Hex } from '../lib/crypto'
 import { linkOrigin } from '../lib/domain'
@@ -74,11 +74,11 @@ export async function queueResetMail(env: Env, address: string, context: Request
     RESET_MAILS_PER_HOUR,
     now,
   )
-  const results = await batch(env.DB, [
-    link.insert,
-    queueMail(db, { ...mail, to: user.mail, userId: user.id, kind: 'PASSWORD_RESET' }, now, link.written),
-  ])
-  return queuedIds(results)
+  const { mail: queued } = await namedBatch(env.DB, {
+    link: link.insert,
+    mail: queueMail(db, { ...mail, to: user.mail, userId: user.id, kind: 'PASSWORD_RESET' }, now, link.written),
+  })
+  return queuedIds([queued])
 }
 
 /** GET rest/public/bd/password/token/{token}: the user the link is for (spec §3: actif, supprime, mail). */
@@ -102,33 +102,33 @@ export async function renewPassword(env: Env, input: { token: string; password: 
   const password_hash = await hashPassword(input.password, pepperKeyring(env).current)
   const tokenIsLive = stillLive(db, row.id, now)
   const notice = passwordChangedMail(mailLanguage(row.langue), row)
-  const results = await batch(env.DB, [
-    db
+  const results = await namedBatch(env.DB, {
+    set: db
       .updateTable('utilisateur')
       .set({ password_hash, registration_state: 'COMPLETE', token_register_expires_at: null, updated_at: now })
       .where('id', '=', row.user_id)
       .where(({ exists }) => exists(tokenIsLive)),
     // Before the token is marked used below: written only by the request that sets the password.
-    queueMail(
+    mail: queueMail(
       db,
       { ...notice, to: row.mail, userId: row.user_id, kind: 'PASSWORD_CHANGED' },
       new Date(now),
       tokenIsLive,
     ),
-    db.updateTable('mail_token').set({ used_at: now }).where('id', '=', row.id).where('used_at', 'is', null),
+    used: db.updateTable('mail_token').set({ used_at: now }).where('id', '=', row.id).where('used_at', 'is', null),
     // Every other link that sets the user's password (reset, invitation, registration) dies with this one.
-    voidPasswordLinks(db, row.user_id, now),
-    db
+    voidedLinks: voidPasswordLinks(db, row.user_id, now),
+    revoked: db
       .updateTable('refresh_token')
       .set({ revoked_at: now })
       .where('utilisateur_id', '=', row.user_id)
       .where('revoked_at', 'is', null),
-    clearAttempts(db, 'login', row.login.toLowerCase()),
-  ])
-  if ((results[0]?.meta.changes ?? 0) === 0) {
+    cleared: clearAttempts(db, 'login', row.login.toLowerCase()),
+  })
+  if ((results.set?.meta.changes ?? 0) === 0) {
     throw new BusinessError('TOKEN_USED', 410, 'This link has already been used')
   }
-  return queuedIds(results)
+  return queuedIds([results.mail])
 }
 
 /**
@@ -154,22 +154,22 @@ export async function updatePassword(env: Env, actor: Actor, input: { oldPasswor
   if (!check.ok) throw new BusinessError('BAD_OLD_PASSWORD', 400, 'The old password is incorrect')
   const now = new Date().toISOString()
   const notice = passwordChangedMail(mailLanguage(user.langue), user)
-  const results = await batch(env.DB, [
-    db
+  const results = await namedBatch(env.DB, {
+    set: db
       .updateTable('utilisateur')
       .set({ password_hash: await hashPassword(input.newPassword, pepperKeyring(env).current), updated_at: now })
       .where('id', '=', actor.id),
-    clearAttempts(db, 'password-change', String(actor.id)),
+    cleared: clearAttempts(db, 'password-change', String(actor.id)),
     // A link sent before (reset, invitation, registration) must not set the password again.
-    voidPasswordLinks(db, actor.id, now),
-    queueMail(db, { ...notice, to: user.mail, userId: actor.id, kind: 'PASSWORD_CHANGED' }, new Date(now)),
-    db
+    voidedLinks: voidPasswordLinks(db, actor.id, now),
+    mail: queueMail(db, { ...notice, to: user.mail, userId: actor.id, kind: 'PASSWORD_CHANGED' }, new Date(now)),
+    revoked: db
       .updateTable('refresh_token')
       .set({ revoked_at: now })
       .where('utilisateur_id', '=', actor.id)
       .where('revoked_at', 'is', null)
       .where('family_id', '!=', actor.sid)
       .where((eb) => eb.or([eb('parent_family_id', 'is', null), eb('parent_family_id', '!=', actor.sid)])),
-  ])
-  return { id: actor.id, mailIds: queuedIds(results) }
+  })
+  return { id: actor.id, mailIds: queuedIds([results.mail]) }
 }

@@ -2,7 +2,7 @@ import { type InferResult, type SqlBool, sql } from 'kysely'
 import { fromWireDate, toWireDate } from '../contract/dates'
 import type { PosteInput, PosteUpdate } from '../contract/structure'
 import type { Poste } from '../contract/user'
-import { batch, type DB, getDb, insertWhen } from '../db/client'
+import { type DB, getDb, insertWhen, namedBatch } from '../db/client'
 import type { Env } from '../env'
 import { BusinessError, forbidden, invalidField, notFound } from '../lib/errors'
 import {
@@ -123,8 +123,8 @@ export async function createPoste(
     date_debut: debut,
     date_fin: fin,
   }
-  const [inserted] = await batch(env.DB, [
-    insertWhen(
+  const { inserted } = await namedBatch(env.DB, {
+    inserted: insertWhen(
       db,
       'poste',
       row,
@@ -134,7 +134,7 @@ export async function createPoste(
         .where(({ not, exists }) => not(exists(overlapping)))
         .where(({ exists }) => exists(manageable)),
     ).returning('id'),
-    insertWhen(
+    log: insertWhen(
       db,
       'log',
       logEntry(actor.id, 'ADMINISTRATION', 'POSTE_CREATION', context.userAgent, {
@@ -149,13 +149,13 @@ export async function createPoste(
         .where('poste.date_debut', '=', row.date_debut)
         .where('poste.date_fin', '=', row.date_fin),
     ),
-  ]).catch((error) => {
+  }).catch((error) => {
     // The function was deleted meanwhile (its key refuses the post): nothing was written.
     if (String(error).includes('FOREIGN KEY'))
       throw invalidField('fonction.id', 'Unknown function', 'validation.unknown')
     throw error
   })
-  const created = inserted?.results[0] as { id: number } | undefined
+  const created = inserted?.results[0]
   // An overlapping post was written between the check and the insert.
   if (!created) throw exists()
   return {
@@ -247,9 +247,9 @@ export async function updatePoste(
     new BusinessError('POSTE_ALREADY_EXIST', 409, 'The user already holds this function here over these dates')
   if (overlaps.length > 0) throw taken()
   const guard = posteManageable(db, viewer, input.id).where(({ not, exists }) => not(exists(overlapping)))
-  const [, updated] = await batch(env.DB, [
+  const { updated } = await namedBatch(env.DB, {
     // Before the update, under its very condition.
-    insertWhen(
+    log: insertWhen(
       db,
       'log',
       logEntry(actor.id, 'ADMINISTRATION', 'POSTE_MODIFICATION', context.userAgent, {
@@ -257,13 +257,13 @@ export async function updatePoste(
       }),
       guard,
     ),
-    db
+    updated: db
       .updateTable('poste')
       .set({ date_debut: debut, date_fin: fin })
       .where('id', '=', input.id)
       .where(({ exists }) => exists(guard))
       .returning('id'),
-  ])
+  })
   if ((updated?.results.length ?? 0) === 0) {
     // Between the check and the write: the post was deleted, left the caller's reach, or another
     // post now overlaps it. The post as it stands says which.
@@ -299,8 +299,8 @@ export async function deletePoste(
   if (!poste) throw notFound('Unknown post')
   if (!poste.in_scope || !poste.modification) throw forbidden('You may not manage this post')
   const guard = posteManageable(db, viewer, id)
-  const [, deleted] = await batch(env.DB, [
-    insertWhen(
+  const { deleted } = await namedBatch(env.DB, {
+    log: insertWhen(
       db,
       'log',
       logEntry(actor.id, 'ADMINISTRATION', 'POSTE_SUPPRESSION', context.userAgent, {
@@ -308,12 +308,12 @@ export async function deletePoste(
       }),
       guard,
     ),
-    db
+    deleted: db
       .deleteFrom('poste')
       .where('id', '=', id)
       .where(({ exists }) => exists(guard))
       .returning('id'),
-  ])
+  })
   if ((deleted?.results.length ?? 0) === 0) {
     // Deleted meanwhile (404), or no longer the caller's to manage (403).
     const [now] = await posteQuery(db, viewer, id).execute()

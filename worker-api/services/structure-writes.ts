@@ -1,6 +1,6 @@
-import { type InferResult, type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
+import { type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
 import type { Structure, StructureInput } from '../contract/structure'
-import { batch, type DB, getDb, insertWhen } from '../db/client'
+import { type DB, getDb, insertWhen, namedBatch } from '../db/client'
 import type { Database } from '../db/schema'
 import type { Env } from '../env'
 import { BusinessError, forbidden, invalidField, notFound } from '../lib/errors'
@@ -111,15 +111,15 @@ export async function createStructure(
     'path',
   ])
   try {
-    const [inserted] = await batch(env.DB, [
-      insert,
+    const { inserted } = await namedBatch(env.DB, {
+      inserted: insert,
       // It starts with its type's functions (the template root administrators set).
-      ...copyTemplate(db, sql<number>`(select id from structure where nom = ${input.nom})`, type.id, createdAt),
-      db
+      template: copyTemplate(db, sql<number>`(select id from structure where nom = ${input.nom})`, type.id, createdAt),
+      log: db
         .insertInto('log')
         .values(adminLog(actor, 'STRUCTURE_CREATION', `${input.nom} (${type.libelle})`, context.userAgent)),
-    ])
-    const created = inserted?.results[0] as { id: number; path: string } | undefined
+    })
+    const created = inserted?.results[0]
     if (!created) throw notFound('Unknown parent structure')
     return {
       id: created.id,
@@ -210,36 +210,32 @@ export async function updateStructure(
   const holds = placementHolds(db, viewer, id, parent && { id: parent.id, typeId: parent.type_id })
   // The structure as it stands after the change, read at the end of the same batch.
   const after = structureInScopeQuery(db, viewer, id)
-  let results: D1Result[]
-  try {
-    results = await batch(env.DB, [
-      // Before the update, under its very condition: nothing the insert writes changes what it reads.
-      insertWhen(
-        db,
-        'log',
-        adminLog(actor, 'STRUCTURE_MODIFICATION', `#${id} ${change.join(', ')}`, context.userAgent),
-        holds,
-      ),
-      db
-        .updateTable('structure')
-        .set({ nom: input.nom, type_id: type.id, parent_id: parent?.id ?? null })
-        .where('id', '=', id)
-        .where(({ exists }) => exists(holds))
-        .returning('id'),
-      // Rewrites nothing unless the structure's path no longer follows its parent's: a move took place.
-      { compile: () => subtreePaths(id).compile(db) },
-      after,
-    ])
-  } catch (error) {
+  const { updated, read } = await namedBatch(env.DB, {
+    // Before the update, under its very condition: nothing the insert writes changes what it reads.
+    log: insertWhen(
+      db,
+      'log',
+      adminLog(actor, 'STRUCTURE_MODIFICATION', `#${id} ${change.join(', ')}`, context.userAgent),
+      holds,
+    ),
+    updated: db
+      .updateTable('structure')
+      .set({ nom: input.nom, type_id: type.id, parent_id: parent?.id ?? null })
+      .where('id', '=', id)
+      .where(({ exists }) => exists(holds))
+      .returning('id'),
+    // Rewrites nothing unless the structure's path no longer follows its parent's: a move took place.
+    paths: { compile: () => subtreePaths(id).compile(db) },
+    read: after,
+  }).catch((error) => {
     throw nameRace(error, input.nom)
-  }
-  const [, updated, , read] = results
+  })
   if ((updated?.results.length ?? 0) === 0) {
     // The tree changed between the checks and the write: the checks again say how it stands now.
     await checkedUpdate(env, caller, input, id)
     throw parentInvalid('The structure or its parent moved meanwhile')
   }
-  const [row] = (read?.results ?? []) as InferResult<typeof after>
+  const [row] = read?.results ?? []
   if (!row) throw notFound('Unknown structure')
   return toStructure(row)
 }
@@ -298,21 +294,21 @@ export async function deleteStructure(env: Env, caller: Caller, id: number, cont
       : new BusinessError('STRUCTURE_HAS_USERS', 409, 'The structure has posts or registrations')
   if (children.length > 0) throw refuse(true)
   if (postes.length > 0 || registrations.length > 0) throw refuse(false)
-  const [deleted] = await batch(env.DB, [
-    db
+  const { deleted } = await namedBatch(env.DB, {
+    deleted: db
       .deleteFrom('structure')
       .where('id', '=', id)
       .where(({ not, exists }) => not(exists(hasChild)))
       .where(({ not, exists }) => not(exists(hasPoste)))
       .where(({ not, exists }) => not(exists(hasRegistration)))
       .returning('id'),
-    insertWhen(
+    log: insertWhen(
       db,
       'log',
       adminLog(actor, 'STRUCTURE_SUPPRESSION', `${structure.nom} (#${id})`, context.userAgent),
       db.selectNoFrom(sql.lit(1).as('gone')).where(({ not, exists }) => not(exists(hasStructure))),
     ),
-  ])
+  })
   // Something was added to it between the check and the delete.
   if ((deleted?.results.length ?? 0) === 0) throw refuse(false)
 }

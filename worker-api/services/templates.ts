@@ -1,6 +1,6 @@
 import { type Expression, type SqlBool, sql } from 'kysely'
 import type { TemplateFonction, TemplateInput, Templates } from '../contract/catalogue'
-import { batch, type DB, getDb, insertWhen } from '../db/client'
+import { type DB, getDb, insertWhen, namedBatch } from '../db/client'
 import type { Env } from '../env'
 import { forbidden, invalidField, notFound } from '../lib/errors'
 import { type Caller, rootAdminWith, viewerOf } from './actor'
@@ -127,8 +127,8 @@ export async function putTemplate(
         ),
     ]
   })
-  const results = await batch(env.DB, [
-    insertWhen(
+  const results = await namedBatch(env.DB, {
+    log: insertWhen(
       db,
       'log',
       adminLog(
@@ -139,19 +139,19 @@ export async function putTemplate(
       ),
       guard,
     ),
-    db
+    emptied: db
       .deleteFrom('modele_fonction')
       .where('type_id', '=', typeId)
       .where(({ exists }) => exists(guard)),
-    ...input.map((fonction, position) =>
+    fonctions: input.map((fonction, position) =>
       insertWhen(db, 'modele_fonction', { type_id: typeId, libelle: fonction.libelle, position }, guard),
     ),
-    ...grants,
-    templateQuery(db, typeId),
-  ])
+    grants,
+    template: templateQuery(db, typeId),
+  })
   // The caller was no longer a root administrator when the batch ran: nothing was written.
-  if ((results[0]?.meta.changes ?? 0) === 0) throw forbidden('Root administrators only')
-  return toTemplate((results.at(-1)?.results ?? []) as TemplateRow[])
+  if ((results.log?.meta.changes ?? 0) === 0) throw forbidden('Root administrators only')
+  return toTemplate((results.template?.results ?? []) as TemplateRow[])
 }
 
 /**
