@@ -1,9 +1,10 @@
 import { Form, Link, useActionData, useLocation, useNavigation } from '@remix-run/react'
 import { KeyRound, type LucideIcon, Pencil, Plus, Save, Trash2 } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
-import { translateError } from '~/lib/api-errors'
+import { type Message, translateError } from '~/lib/api-errors'
 import { anchorId, FOCUS_FIELD } from '~/lib/focus'
-import type { FonctionIntent, FonctionReply } from '~/lib/fonction-forms.server'
+import type { FonctionIntent } from '~/lib/fonction-forms.server'
+import { type FormReply, posted } from '~/lib/form'
 import { urlWith } from '~/lib/url'
 import type { StructureFonction } from '../../worker-api/contract/structure'
 import { ConfirmDialog, ConfirmPanel } from './confirm-dialog'
@@ -36,7 +37,7 @@ export function StructureFonctions({
   const { t } = useTranslation()
   const { search } = useLocation()
   const params = new URLSearchParams(search)
-  const reply = useFonctionReply()
+  const reply = useFonctionReply(fonctions)
   const renaming = Number(reply?.intent === 'fonction-renommer' ? reply.id : params.get('renommer'))
   const granting = Number(reply?.intent === 'fonction-acces' ? reply.id : params.get('acces'))
   const confirming =
@@ -171,7 +172,6 @@ export function StructureFonctions({
   )
 }
 
-/** The failed reply of one of the function forms, if that is what the last submission was. */
 /**
  * A function's link that opens one of its panels in its card (`?renommer=` or `?acces=`), closing
  * any other: the icon alone on a phone, its whole name for screen readers.
@@ -207,11 +207,29 @@ function PanelLink({
   )
 }
 
-function useFonctionReply(): FonctionReply | undefined {
-  const reply = useActionData() as { intent?: string } | undefined
-  return typeof reply?.intent === 'string' && reply.intent.startsWith('fonction-')
-    ? (reply as FonctionReply)
-    : undefined
+/** A failed function form as the card shows it: its function, the name sent, its field's errors, the page's message. */
+type FonctionReply = {
+  intent: FonctionIntent
+  id: number | null
+  libelle: string
+  errors: string[] | null
+  error: Message | null
+}
+
+/** The failed reply of one of the function forms, if that is what the last submission was. */
+function useFonctionReply(fonctions: StructureFonction[]): FonctionReply | undefined {
+  const reply = useActionData() as FormReply | undefined
+  if (!reply?.intent.startsWith('fonction-')) return undefined
+  const id = Number(posted(reply, 'id')) || null
+  const sent = reply.result.initialValue?.libelle
+  return {
+    intent: reply.intent as FonctionIntent,
+    id,
+    // The grants form sends no name: the function's, as the page lists it.
+    libelle: typeof sent === 'string' ? sent : (fonctions.find((f) => f.id === id)?.libelle ?? ''),
+    errors: reply.result.error?.libelle ?? null,
+    error: reply.error,
+  }
 }
 
 function usePending(intent: FonctionIntent, id?: number) {

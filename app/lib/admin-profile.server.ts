@@ -3,8 +3,7 @@ import { data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { type ProfileInput, profileSchema } from '../../worker-api/contract/user'
 import { apiMessage, type Message } from './api-errors'
 import { adminRead, requireAdmin } from './auth.server'
-import type { FormReply } from './form'
-import { focusFragment, formFailure, readForm } from './form.server'
+import { focusFragment, formFailure, formReply, readForm, submitted } from './form.server'
 import { structureId } from './structure-form.server'
 import { pageTitle } from './title'
 import { pathWithout } from './url'
@@ -65,8 +64,7 @@ export async function adminProfileAction({ request, context, params }: Args) {
   const form = await readForm(request)
   const intent = String(form.get('intent')) as AdminProfileIntent
   const back = pathWithout(request.url, ['confirmer', 'id'])
-  const fail = async (error: Message, status = 400) =>
-    data<FormReply<AdminProfileIntent>>({ intent, result: {}, error }, { status, headers: await auth.headers() })
+  const fail = async (error: Message) => formReply(intent, submitted(form).reply(), error, await auth.headers())
   const done = (key: string, values?: Record<string, string>) =>
     auth.redirectWithToast(`${back}${focusFragment(form)}`, { type: 'success', key, values })
 
@@ -98,11 +96,11 @@ export async function adminProfileAction({ request, context, params }: Args) {
     // The admin flag first: an administrator's state cannot change, a former one's can.
     if (after.admin !== before.admin) {
       const result = await auth.settle(auth.api.rest.bd.utilisateur.admin.$put({ json: { id, admin: after.admin } }))
-      if (!result.ok) return fail(apiMessage(result, 'errors.updateFailed'), result.status === 403 ? 403 : 400)
+      if (!result.ok) return fail(apiMessage(result, 'errors.updateFailed'))
     }
     if (after.actif !== before.actif && form.has('wasActif')) {
       const result = await auth.settle(auth.api.rest.bd.utilisateur.state.$put({ json: { id, actif: after.actif } }))
-      if (!result.ok) return fail(apiMessage(result, 'errors.updateFailed'), result.status === 403 ? 403 : 400)
+      if (!result.ok) return fail(apiMessage(result, 'errors.updateFailed'))
     }
     return done('adminProfile.flagsSaved')
   }

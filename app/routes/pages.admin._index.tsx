@@ -12,12 +12,12 @@ import { FormPanel, FormPanelButtons } from '~/components/form-panel'
 import { Pagination } from '~/components/pagination'
 import { Alert } from '~/components/ui/alert'
 import { buttonVariants } from '~/components/ui/button'
-import { apiMessage, fieldErrors, type Message, translateError } from '~/lib/api-errors'
+import { apiMessage, fieldErrors, translateError } from '~/lib/api-errors'
 import { adminRead, requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { FOCUS_FIELD } from '~/lib/focus'
-import { usePendingIntent } from '~/lib/form'
-import { focusFragment, readForm } from '~/lib/form.server'
+import { type FormReply, posted, usePendingIntent } from '~/lib/form'
+import { focusFragment, formReply, readForm, submitted } from '~/lib/form.server'
 import { readPage } from '~/lib/pagination'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { pathWithout, urlWith } from '~/lib/url'
@@ -61,19 +61,17 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   return data({ home, page, title: pageTitle(t, t('home.title')) }, { headers: await auth.headers() })
 }
 
-type ExtendValues = { id: number; dateFin: string; errors: string[] }
-type ActionData = { error: Message; extend?: ExtendValues }
-
 /** "Prolonger": the post's new end (PUT rest/bd/poste, its start kept); a refusal said on the field. */
 export async function action({ request, context }: ActionFunctionArgs) {
   const auth = await requireAdmin(request, context)
   const form = await readForm(request)
+  const submission = submitted(form)
   const id = Number(form.get('id'))
   const dateDebut = String(form.get('dateDebut') ?? '')
   const dateFin = String(form.get('dateFin') ?? '').trim()
   const nom = String(form.get('nom') ?? '')
   if (form.get('intent') !== 'prolonger' || !Number.isSafeInteger(id) || id <= 0) {
-    return data<ActionData>({ error: { key: 'errors.technical' } }, { status: 400 })
+    return formReply('', submission.reply(), { key: 'errors.technical' })
   }
   const back = pathWithout(request.url, [EXTEND])
   const result = await auth.settle(auth.api.rest.bd.poste.$put({ json: { id, dateDebut, dateFin } }))
@@ -88,13 +86,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (result.status === 404 || result.status === 403) {
     return auth.redirectWithToast(back, { type: 'error', key: 'home.extendGone', values: { nom } })
   }
+  // Said on the new end, whichever of the post's dates the API refused, or the refusal itself.
   const fields = fieldErrors(result)
   const said = fields ? [...(fields.dateFin ?? []), ...(fields.dateDebut ?? [])] : []
   const error = apiMessage(result, 'errors.updateFailed')
-  return data<ActionData>(
-    { error, extend: { id, dateFin, errors: said.length > 0 ? said : [error.key] } },
-    { status: result.status === 409 ? 409 : 400, headers: await auth.headers() },
-  )
+  const errors = said.length > 0 ? said : [error.key]
+  return formReply('prolonger', submission.reply({ fieldErrors: { dateFin: errors } }), error, await auth.headers())
 }
 
 /** A figure that links to the list it counts. */
@@ -132,7 +129,7 @@ const usersUrl = (filters: Record<string, string>) =>
   `/pages/admin/listeUtilisateurs?${new URLSearchParams(filters).toString()}`
 
 /** The extension of a post: its new end, a year after the current one unless typed otherwise. */
-function ExtendPanel({ poste, values, cancelHref }: { poste: EndingPost; values?: ExtendValues; cancelHref: string }) {
+function ExtendPanel({ poste, reply, cancelHref }: { poste: EndingPost; reply?: FormReply; cancelHref: string }) {
   const { t } = useTranslation()
   const pending = usePendingIntent('prolonger')
   const nom = `${poste.utilisateur.prenom} ${poste.utilisateur.nom}`
@@ -158,7 +155,7 @@ function ExtendPanel({ poste, values, cancelHref }: { poste: EndingPost; values?
           <Field
             label={t('home.newEnd')}
             hint={t('dateRange.hint')}
-            errors={values?.errors.map((e) => translateError(t, e))}
+            errors={reply?.result.error?.dateFin?.map((e) => translateError(t, e))}
             inputProps={{
               id: 'prolongation-fin',
               name: 'dateFin',
@@ -169,7 +166,7 @@ function ExtendPanel({ poste, values, cancelHref }: { poste: EndingPost; values?
               required: true,
               autoComplete: 'off',
               placeholder: t('dateRange.placeholder'),
-              defaultValue: values?.dateFin ?? aYearAfter(poste.dateFin),
+              defaultValue: reply ? posted(reply, 'dateFin').trim() : aYearAfter(poste.dateFin),
             }}
           />
         </div>
@@ -188,12 +185,14 @@ function ExtendPanel({ poste, values, cancelHref }: { poste: EndingPost; values?
 export default function AdminHome() {
   const { home, page } = useLoaderData<typeof loader>()
   const failure = useActionData<typeof action>()
+  // A refused extension comes back in its panel; any other failure is said above the list.
+  const refused = failure?.intent === 'prolonger' ? failure : undefined
   const { search } = useLocation()
   const { t } = useTranslation()
   const params = new URLSearchParams(search)
   const extending =
     home.postesFinissant.items.find((p) => String(p.id) === params.get(EXTEND)) ??
-    home.postesFinissant.items.find((p) => p.id === failure?.extend?.id)
+    home.postesFinissant.items.find((p) => String(p.id) === posted(refused, 'id'))
   const { utilisateurs, inscriptions, postesFinissant, connexions, lancements } = home
   const first = connexions[0]?.jour ?? ''
   const last = connexions[connexions.length - 1]?.jour ?? ''
@@ -295,7 +294,7 @@ export default function AdminHome() {
       </Section>
 
       <Section title={t('home.endingPosts', { days: ENDING_POST_DAYS, count: postesFinissant.total })}>
-        {failure?.error && !failure.extend ? (
+        {failure?.error && !refused ? (
           <Alert variant="destructive" role="alert">
             {t(failure.error.key, failure.error.values)}
           </Alert>
@@ -303,7 +302,7 @@ export default function AdminHome() {
         {extending ? (
           <ExtendPanel
             poste={extending}
-            values={failure?.extend?.id === extending.id ? failure.extend : undefined}
+            reply={posted(refused, 'id') === String(extending.id) ? refused : undefined}
             cancelHref={`${urlWith(search, { [EXTEND]: null })}#poste-${extending.id}`}
           />
         ) : null}

@@ -15,8 +15,8 @@ import { adminRead, requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { displayDateTime } from '~/lib/dates'
 import { anchorId, FOCUS_FIELD, neighbourAnchor } from '~/lib/focus'
-import { usePendingIntent } from '~/lib/form'
-import { focusFragment, readForm, rowAction } from '~/lib/form.server'
+import { type FormReply, posted, usePendingIntent } from '~/lib/form'
+import { focusFragment, formReply, readForm, rowAction, submitted } from '~/lib/form.server'
 import { DEFAULT_PAGE_SIZE, lastPageUrl, listQuery } from '~/lib/pagination'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { pathWithout, urlWith } from '~/lib/url'
@@ -88,21 +88,18 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   )
 }
 
-type ActionData = { error: Message; intent: string; validation?: ValidateValues }
-
 /** The post a validation gives (`avecPoste`): the function chosen (none: no post) and its period. */
 function postFrom(form: FormData) {
-  if (form.get('avecPoste') !== 'true') return { poste: undefined, values: undefined }
+  if (form.get('avecPoste') !== 'true') return undefined
   const fonction = String(form.get('fonction') ?? '')
-  const dateDebut = String(form.get('dateDebut') ?? '').trim()
-  const dateFin = String(form.get('dateFin') ?? '').trim()
-  const values: ValidateValues = { fonction, dateDebut, dateFin, errors: {} }
   const [kind, ...rest] = fonction.split(':')
   const named = rest.join(':')
-  if (fonction === '' || !named) return { poste: undefined, values }
+  if (fonction === '' || !named) return undefined
   const id = Number(named)
   const chosen = kind === 'id' && Number.isSafeInteger(id) && id > 0 ? { id } : { libelle: named }
-  return { poste: { fonction: chosen, dateDebut, dateFin }, values }
+  const dateDebut = String(form.get('dateDebut') ?? '').trim()
+  const dateFin = String(form.get('dateFin') ?? '').trim()
+  return { fonction: chosen, dateDebut, dateFin }
 }
 
 /**
@@ -112,11 +109,12 @@ function postFrom(form: FormData) {
 export async function action({ request, context }: ActionFunctionArgs) {
   const auth = await requireAdmin(request, context)
   const form = await readForm(request)
+  const submission = submitted(form)
   const mail = String(form.get('mail') ?? '')
   const row = rowAction(form, ['authorize', 'refuse'])
-  if (!row) return data<ActionData>({ error: { key: 'errors.technical' }, intent: '' }, { status: 400 })
+  if (!row) return formReply('', submission.reply(), { key: 'errors.technical' })
   const { intent, id } = row
-  const { poste, values } = intent === 'authorize' ? postFrom(form) : { poste: undefined, values: undefined }
+  const poste = intent === 'authorize' ? postFrom(form) : undefined
   const result = await auth.settle(
     auth.api.rest.bd.authorize.user.$post({
       json: { user: { id }, authorize: intent === 'authorize', ...(poste ? { poste } : {}) },
@@ -124,13 +122,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
   )
   const back = pathWithout(request.url, ['confirmer', 'id', POST_FOR, VALIDATE])
   if (!result.ok) {
+    const refused = async (error: Message, onFields?: Record<string, string[]>) =>
+      formReply(intent, submission.reply(onFields ? { fieldErrors: onFields } : undefined), error, await auth.headers())
     // The company it typed cannot be created under that name: said on the page, the row stays.
     if (result.error.businessCode === 'STRUCTURE_NOM_ALREADY_USED') {
       const nom = String(result.error.attributs[0] ?? '')
-      return data<ActionData>(
-        { error: { key: 'autorisation.companyNameTaken', values: { mail, nom } }, intent },
-        { status: 409, headers: await auth.headers() },
-      )
+      return refused({ key: 'autorisation.companyNameTaken', values: { mail, nom } })
     }
     // Refused or accepted meanwhile (by another administrator), or out of scope: the list is read again.
     if (result.status === 404 || result.status === 409) {
@@ -138,30 +135,22 @@ export async function action({ request, context }: ActionFunctionArgs) {
     }
     // The post refused (a period, a function no longer there): said on its fields, in the panel.
     const fields = fieldErrors(result)
-    if (values && fields) {
+    if (form.get('avecPoste') === 'true' && fields) {
       // The API names a field by its path in the request body (`poste.fonction.id`, `poste.dateDebut`):
       // the panel's field gathers what was said on it and under it.
       const onPost = (field: string) =>
         Object.entries(fields).flatMap(([path, said]) =>
           path === `poste.${field}` || path.startsWith(`poste.${field}.`) ? (said ?? []) : [],
         )
-      const errors = {
-        fonction: onPost('fonction'),
-        dateDebut: onPost('dateDebut'),
-        dateFin: onPost('dateFin'),
-      }
-      return data<ActionData>(
-        { error: { key: 'autorisation.postRefused' }, intent, validation: { ...values, errors } },
-        { status: 400, headers: await auth.headers() },
+      return refused(
+        { key: 'autorisation.postRefused' },
+        { fonction: onPost('fonction'), dateDebut: onPost('dateDebut'), dateFin: onPost('dateFin') },
       )
     }
-    const error =
+    return refused(
       result.error.businessCode === 'TOO_MANY_ATTEMPTS'
         ? { key: 'autorisation.tooManyMails', values: { mail } }
-        : apiMessage(result, 'errors.LISTE_UPDATE_FAILED')
-    return data<ActionData>(
-      { error, intent, ...(values ? { validation: values } : {}) },
-      { status: result.status === 403 ? 403 : result.status === 429 ? 429 : 400, headers: await auth.headers() },
+        : apiMessage(result, 'errors.LISTE_UPDATE_FAILED'),
     )
   }
   const resent = form.get('renvoi') === 'true'
@@ -201,9 +190,22 @@ const ROW = 'inscription'
 
 const fullName = (user: Pick<PendingUser, 'prenom' | 'nom'>) => `${user.prenom} ${user.nom}`
 
+/** What a refused validation chose, shown again in its panel (none for a resend or a deletion). */
+function refusedValidation(reply: FormReply | undefined): ValidateValues | undefined {
+  if (reply?.intent !== 'authorize' || posted(reply, 'avecPoste') !== 'true') return undefined
+  const said = reply.result.error ?? {}
+  return {
+    fonction: posted(reply, 'fonction'),
+    dateDebut: posted(reply, 'dateDebut').trim(),
+    dateFin: posted(reply, 'dateFin').trim(),
+    errors: { fonction: said.fonction ?? [], dateDebut: said.dateDebut ?? [], dateFin: said.dateFin ?? [] },
+  }
+}
+
 export default function Authorisation() {
   const { users, total, page, q, now, failed, validation } = useLoaderData<typeof loader>()
   const failure = useActionData<typeof action>()
+  const refused = refusedValidation(failure)
   const { search } = useLocation()
   const { t } = useTranslation()
   const navigation = useNavigation()
@@ -338,7 +340,7 @@ export default function Authorisation() {
         <h1 className="text-2xl font-semibold tracking-tight">{t('autorisation.title')}</h1>
         <p className="text-muted-foreground">{t('autorisation.intro')}</p>
       </div>
-      {failure ? (
+      {failure?.error ? (
         <Alert variant="destructive" role="alert">
           <p>{t(failure.error.key, failure.error.values)}</p>
         </Alert>
@@ -349,13 +351,13 @@ export default function Authorisation() {
       {validating && validation ? (
         <ValidatePanel
           // A refused validation comes back with what was chosen: the panel shows it again.
-          key={failure?.validation ? 'again' : 'new'}
+          key={refused ? 'again' : 'new'}
           id={validating.id}
           mail={validating.mail}
           company={validating.structure?.nom ?? null}
           fonctions={validation.fonctions}
           values={
-            failure?.validation ?? {
+            refused ?? {
               fonction: validation.fonctions[0] ? offeredValue(validation.fonctions[0]) : '',
               dateDebut: validation.dateDebut,
               dateFin: validation.dateFin,

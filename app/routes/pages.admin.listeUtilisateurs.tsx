@@ -9,12 +9,12 @@ import { DataTable, type DataTableColumn, detailsId } from '~/components/data-ta
 import { EmptyState } from '~/components/empty-state'
 import { SearchForm } from '~/components/search-form'
 import { Button, buttonVariants } from '~/components/ui/button'
-import { apiMessage, type Message } from '~/lib/api-errors'
+import { apiMessage } from '~/lib/api-errors'
 import { adminRead, requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { anchorId, FOCUS_FIELD, neighbourAnchor } from '~/lib/focus'
 import { usePendingIntent } from '~/lib/form'
-import { focusFragment, readForm, rowAction } from '~/lib/form.server'
+import { focusFragment, formReply, readForm, rowAction, submitted } from '~/lib/form.server'
 import { useHydrated } from '~/lib/hydrated'
 import { listQuery } from '~/lib/pagination'
 import { pageTitle, titleMeta } from '~/lib/title'
@@ -49,15 +49,14 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   )
 }
 
-type ActionData = { error: Message; intent: string }
-
 /** The per-row delete (after its confirmation) and restore. */
 export async function action({ request, context }: ActionFunctionArgs) {
   const auth = await requireAdmin(request, context)
   const form = await readForm(request)
+  const submission = submitted(form)
   const nom = String(form.get('nom') ?? '')
   const row = rowAction(form, ['supprimer', 'retablir'])
-  if (!row) return data<ActionData>({ error: { key: 'errors.technical' }, intent: '' }, { status: 400 })
+  if (!row) return formReply('', submission.reply(), { key: 'errors.technical' })
   const { intent, id } = row
   const param = { param: { id } }
   const result = await auth.settle(
@@ -66,10 +65,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
       : auth.api.rest.bd.utilisateur.retablir[':id'].$delete(param),
   )
   if (!result.ok) {
-    return data<ActionData>(
-      { error: apiMessage(result, 'errors.updateFailed'), intent },
-      { status: result.status === 403 ? 403 : 400, headers: await auth.headers() },
-    )
+    return formReply(intent, submission.reply(), apiMessage(result, 'errors.updateFailed'), await auth.headers())
   }
   return auth.redirectWithToast(`${pathWithout(request.url, ['confirmer', 'id'])}${focusFragment(form)}`, {
     type: 'success',
@@ -330,7 +326,7 @@ export default function UserList() {
       title={t('users.title')}
       intro={t('users.intro')}
       create={{ to: '/pages/admin/user/new', icon: UserPlus, label: t('users.create') }}
-      failure={failure ? <p>{t(failure.error.key, failure.error.values)}</p> : null}
+      failure={failure?.error ? <p>{t(failure.error.key, failure.error.values)}</p> : null}
       confirm={
         confirming ? (
           <ConfirmPanel
