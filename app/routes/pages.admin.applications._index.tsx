@@ -249,7 +249,7 @@ export default function Applications() {
           </>
         ) : null
       }
-      confirm={
+      panels={
         confirming ? (
           <ConfirmPanel
             cancelHref={cancelHref}

@@ -195,7 +195,7 @@ export default function Structures() {
           </>
         ) : null
       }
-      confirm={
+      panels={
         confirming ? (
           <ConfirmPanel
             cancelHref={cancelHref}

@@ -327,7 +327,7 @@ export default function UserList() {
       intro={t('users.intro')}
       create={{ to: '/pages/admin/user/new', icon: UserPlus, label: t('users.create') }}
       failure={failure?.error ? <p>{t(failure.error.key, failure.error.values)}</p> : null}
-      confirm={
+      panels={
         confirming ? (
           <ConfirmPanel
             cancelHref={cancelHref}
