@@ -41,7 +41,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const dateFin = String(form.get('dateFin') ?? '').trim()
   const nom = String(form.get('nom') ?? '')
   if (form.get('intent') !== 'prolonger' || !Number.isSafeInteger(id) || id <= 0) {
-    return formReply('', submission.reply(), { key: 'errors.technical' })
+    return formReply('', submission.reply(), { key: 'errors.technical' }, await auth.headers())
   }
   const back = pathWithout(request.url, [EXTEND])
   const result = await auth.settle(auth.api.rest.bd.poste.$put({ json: { id, dateDebut, dateFin } }))

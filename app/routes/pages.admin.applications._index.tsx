@@ -69,7 +69,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const submission = submitted(form)
   const libelle = String(form.get('libelle') ?? '')
   const row = rowAction(form, ['activer', 'desactiver', 'supprimer'])
-  if (!row) return formReply('', submission.reply(), { key: 'errors.technical' })
+  if (!row) return formReply('', submission.reply(), { key: 'errors.technical' }, await auth.headers())
   const failed = async (result: Failure) =>
     formReply(row.intent, submission.reply(), apiMessage(result, 'errors.updateFailed'), await auth.headers())
   const back = `${pathWithout(request.url, ['confirmer', 'id'])}${focusFragment(form)}`

@@ -104,7 +104,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const auth = await requireAdmin(request, context)
   const form = await readForm(request)
   const row = rowAction(form, ['authorize', 'refuse'])
-  if (!row) return formReply('', submitted(form).reply(), { key: 'errors.technical' })
+  if (!row) return formReply('', submitted(form).reply(), { key: 'errors.technical' }, await auth.headers())
   const { intent, id } = row
   const poste = intent === 'authorize' ? postFrom(form) : undefined
   const result = await auth.settle(

@@ -51,7 +51,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const submission = submitted(form)
   const nom = String(form.get('nom') ?? '')
   const row = rowAction(form, ['supprimer'])
-  if (!row) return formReply('', submission.reply(), { key: 'errors.technical' })
+  if (!row) return formReply('', submission.reply(), { key: 'errors.technical' }, await auth.headers())
   const { id } = row
   const result = await auth.settle(auth.api.rest.bd.structure[':id'].$delete({ param: { id } }))
   if (!result.ok) {

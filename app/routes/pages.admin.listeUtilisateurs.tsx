@@ -54,7 +54,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const submission = submitted(form)
   const nom = String(form.get('nom') ?? '')
   const row = rowAction(form, ['supprimer', 'retablir'])
-  if (!row) return formReply('', submission.reply(), { key: 'errors.technical' })
+  if (!row) return formReply('', submission.reply(), { key: 'errors.technical' }, await auth.headers())
   const { intent, id } = row
   const param = { param: { id } }
   const result = await auth.settle(

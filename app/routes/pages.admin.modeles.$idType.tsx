@@ -66,7 +66,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const form = await readForm(request)
   const submission = parseTemplate(form)
   if (submission.status === undefined) {
-    return data<FormReply>({ intent: TEMPLATE_INTENT, result: submission.reply(), error: null })
+    const headers = await auth.headers()
+    return data<FormReply>({ intent: TEMPLATE_INTENT, result: submission.reply(), error: null }, { headers })
   }
   if (submission.status !== 'success') {
     return formFailure(TEMPLATE_INTENT, submission, { headers: await auth.headers() })
