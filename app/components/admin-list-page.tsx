@@ -7,18 +7,19 @@ import { Alert } from './ui/alert'
 import { buttonVariants } from './ui/button'
 
 /**
- * The layout of an administration list (structures, users, applications): its title and what it is
- * for beside the link that creates one, the last action's failure as an alert, the no-JavaScript
- * confirmation of a deletion, the search (and its filters), the count said politely to screen
- * readers, the table in its card, and the pages.
+ * The layout of an administration list (structures, users, applications, the authorisation queue):
+ * its title and what it is for beside the link that creates one, the last action's failure as an
+ * alert, the panels a row's action opens on the page, the search (and its filters), the count said
+ * politely to screen readers, the table in its card, and the pages.
  */
 export function AdminListPage({
   title,
   intro,
   create,
   failure,
-  confirm,
+  panels,
   search,
+  unreadable,
   count,
   page,
   total,
@@ -26,12 +27,14 @@ export function AdminListPage({
 }: {
   title: string
   intro: string
-  create: { to: string; icon: LucideIcon; label: string }
+  create?: { to: string; icon: LucideIcon; label: string }
   /** The alert's paragraphs, when the last action failed. */
   failure: ReactNode
-  /** The deletion's `ConfirmPanel` without JavaScript, while one is asked. */
-  confirm: ReactNode
+  /** What a row's action opens on the page: a deletion's `ConfirmPanel` without JavaScript, a validation. */
+  panels: ReactNode
   search: ReactNode
+  /** In place of the count, the table and the pages, when the list could not be read. */
+  unreadable?: ReactNode
   /** How many rows the search found, in words. */
   count: string
   page: number
@@ -39,7 +42,6 @@ export function AdminListPage({
   /** The table. */
   children: ReactNode
 }) {
-  const Icon = create.icon
   return (
     <div className="flex flex-col gap-6">
       <div className="flex flex-wrap items-end justify-between gap-4">
@@ -47,23 +49,29 @@ export function AdminListPage({
           <h1 className="text-2xl font-semibold tracking-tight">{title}</h1>
           <p className="text-muted-foreground">{intro}</p>
         </div>
-        <Link to={create.to} className={buttonVariants()}>
-          <Icon aria-hidden />
-          {create.label}
-        </Link>
+        {create ? (
+          <Link to={create.to} className={buttonVariants()}>
+            <create.icon aria-hidden />
+            {create.label}
+          </Link>
+        ) : null}
       </div>
       {failure ? (
         <Alert variant="destructive" role="alert">
           {failure}
         </Alert>
       ) : null}
-      {confirm}
+      {panels}
       {search}
-      <p className="text-sm text-muted-foreground" aria-live="polite">
-        {count}
-      </p>
-      <div className="overflow-hidden rounded-lg border bg-card">{children}</div>
-      <Pagination page={page} total={total} pageSize={DEFAULT_PAGE_SIZE} />
+      {unreadable ?? (
+        <>
+          <p className="text-sm text-muted-foreground" aria-live="polite">
+            {count}
+          </p>
+          <div className="overflow-hidden rounded-lg border bg-card">{children}</div>
+          <Pagination page={page} total={total} pageSize={DEFAULT_PAGE_SIZE} />
+        </>
+      )}
     </div>
   )
 }

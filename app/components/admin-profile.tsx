@@ -1,24 +1,19 @@
-import { getFormProps, useForm } from '@conform-to/react'
 import type { getZodConstraint } from '@conform-to/zod/v4'
-import { Form, useActionData, useLocation, useSubmit } from '@remix-run/react'
-import { CalendarClock, Mail, Save, Trash2 } from 'lucide-react'
+import { useActionData, useLocation } from '@remix-run/react'
+import { Trash2 } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { anchorId, FOCUS_FIELD, neighbourAnchor } from '~/lib/focus'
-import { type FormReply, useErrorsFollowInput, useFormReply, usePendingIntent } from '~/lib/form'
-import { useHydrated } from '~/lib/hydrated'
+import type { FormReply } from '~/lib/form'
 import { urlWith } from '~/lib/url'
 import type { ApplicationSummary } from '../../worker-api/contract/access'
-import type { Poste, ProfileInput, User } from '../../worker-api/contract/user'
+import type { Poste, User } from '../../worker-api/contract/user'
+import { AccountCard } from './account-card'
 import { AppIcon } from './app-icon'
 import { ConfirmDialog, ConfirmPanel } from './confirm-dialog'
-import { FormError, formProblem } from './form-error'
+import { IdentityForm } from './identity-form'
 import { PostesTable } from './postes-table'
-import { ProfileFields } from './profile-fields'
 import { Alert } from './ui/alert'
-import { Button } from './ui/button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from './ui/card'
-import { Label } from './ui/label'
-import { Switch } from './ui/switch'
 
 type Props = {
   user: User
@@ -28,19 +23,10 @@ type Props = {
   constraint: ReturnType<typeof getZodConstraint>
 }
 
-/** The ids the page's forms bring focus back to, without JavaScript (`FOCUS_FIELD`). */
+/** The id the identity form brings focus back to, without JavaScript (`FOCUS_FIELD`). */
 const SAVE_PROFILE = 'enregistrer-profil'
-const APPLY_FLAGS = 'appliquer-etats'
-const INVITE = 'inviter'
 /** The prefix of the post rows' ids (`poste-3`). */
 const POSTE_ROW = 'poste'
-
-const dateTime = (epoch: number, language: string) =>
-  new Intl.DateTimeFormat(language === 'en' ? 'en-GB' : 'fr-FR', {
-    dateStyle: 'short',
-    timeStyle: 'short',
-    timeZone: 'Europe/Paris',
-  }).format(epoch)
 
 /**
  * A user's profile as an administrator sees it (spec §2, §6): the own-profile screen's identity and
@@ -78,157 +64,18 @@ export function AdminProfile({ user, self, applications, upcoming, constraint }:
           {t(failure.key, failure.values)}
         </Alert>
       ) : null}
-      <IdentityForm user={user} editable={editable} constraint={constraint} />
+      <IdentityForm
+        user={user}
+        own={false}
+        editable={editable}
+        title={t('adminProfile.identity')}
+        constraint={constraint}
+        focusAfter={SAVE_PROFILE}
+      />
       <AccountCard user={user} editable={editable} />
       <PostesCard user={user} editable={editable} />
       <RightsCard applications={applications} upcoming={upcoming} />
     </div>
-  )
-}
-
-function IdentityForm({ user, editable, constraint }: Pick<Props, 'user' | 'constraint'> & { editable: boolean }) {
-  const { t } = useTranslation()
-  const reply = useFormReply('profile')
-  const pending = usePendingIntent('profile')
-  const [form, fields] = useForm<ProfileInput>({
-    id: 'profile',
-    lastResult: reply?.result,
-    defaultValue: { nom: user.nom, prenom: user.prenom, mail: user.mail },
-    constraint,
-    shouldValidate: 'onSubmit',
-  })
-  const shown = useErrorsFollowInput(reply)
-  return (
-    <Card>
-      <CardHeader>
-        <CardTitle>{t('adminProfile.identity')}</CardTitle>
-      </CardHeader>
-      <CardContent>
-        <Form method="post" {...getFormProps(form)} className="grid gap-4 sm:grid-cols-2" onInput={shown.onInput}>
-          <input type="hidden" name="intent" value="profile" />
-          <input type="hidden" name={FOCUS_FIELD} value={SAVE_PROFILE} />
-          <FormError
-            message={formProblem(t, reply, {
-              nom: t('profile.nom'),
-              prenom: t('profile.prenom'),
-              mail: t('profile.mail'),
-            })}
-            className="sm:col-span-2"
-          />
-          {/* Spec §6: the fields are disabled unless modification is true. */}
-          <fieldset disabled={!editable} className="contents">
-            <ProfileFields fields={fields} login={user.login} own={false} current={shown.current} />
-            {editable ? (
-              <div className="sm:col-span-2">
-                <Button id={SAVE_PROFILE} type="submit" disabled={pending} aria-disabled={pending}>
-                  <Save aria-hidden />
-                  {pending ? t('profile.saving') : t('profile.save')}
-                </Button>
-              </div>
-            ) : null}
-          </fieldset>
-        </Form>
-      </CardContent>
-    </Card>
-  )
-}
-
-/**
- * The active and admin switches (spec §4: the active one is not for administrators) and the
- * invitation. With JavaScript a switch applies as it is flipped; without, the form's button does.
- */
-function AccountCard({ user, editable }: { user: User; editable: boolean }) {
-  const { t, i18n } = useTranslation()
-  const hydrated = useHydrated()
-  const submit = useSubmit()
-  const pending = usePendingIntent('flags')
-  const inviting = usePendingIntent('invitation')
-  return (
-    <Card>
-      <CardHeader>
-        <CardTitle>{t('adminProfile.account')}</CardTitle>
-        <CardDescription>{t('adminProfile.accountIntro')}</CardDescription>
-      </CardHeader>
-      <CardContent className="flex flex-col gap-6">
-        <Form
-          method="post"
-          preventScrollReset
-          className="flex flex-col gap-4"
-          onChange={(event) => submit(event.currentTarget, { preventScrollReset: true, replace: true })}
-        >
-          <input type="hidden" name="intent" value="flags" />
-          <input type="hidden" name={FOCUS_FIELD} value={APPLY_FLAGS} />
-          <input type="hidden" name="wasAdmin" value={String(user.admin)} />
-          {user.admin ? null : <input type="hidden" name="wasActif" value={String(user.actif)} />}
-          <div className="flex items-start gap-3">
-            <Switch
-              id="switch-actif"
-              name="actif"
-              // Keyed by the value, so that a refused change shows the state the server kept.
-              key={`actif-${user.actif}`}
-              defaultChecked={user.actif}
-              disabled={!editable || user.admin || pending}
-              aria-describedby="switch-actif-hint"
-            />
-            <div className="flex flex-col">
-              <Label htmlFor="switch-actif">{t('adminProfile.actif')}</Label>
-              <p id="switch-actif-hint" className="text-sm text-muted-foreground">
-                {t(user.admin ? 'adminProfile.actifAdmin' : 'adminProfile.actifHint')}
-              </p>
-            </div>
-          </div>
-          <div className="flex items-start gap-3">
-            <Switch
-              id="switch-admin"
-              name="admin"
-              key={`admin-${user.admin}`}
-              defaultChecked={user.admin}
-              disabled={!editable || pending}
-              aria-describedby="switch-admin-hint"
-            />
-            <div className="flex flex-col">
-              <Label htmlFor="switch-admin">{t('adminProfile.admin')}</Label>
-              <p id="switch-admin-hint" className="text-sm text-muted-foreground">
-                {t('adminProfile.adminHint')}
-              </p>
-            </div>
-          </div>
-          {editable && !hydrated ? (
-            <div>
-              <Button id={APPLY_FLAGS} type="submit" variant="outline">
-                <Save aria-hidden />
-                {t('adminProfile.applyFlags')}
-              </Button>
-            </div>
-          ) : null}
-          {pending ? (
-            <p role="status" className="text-sm text-muted-foreground">
-              {t('profile.saving')}
-            </p>
-          ) : null}
-        </Form>
-        {user.tokenRegister !== null ? (
-          <div className="flex flex-col gap-2 rounded-md border border-dashed p-3 text-sm">
-            <p className="flex items-start gap-2">
-              <CalendarClock aria-hidden className="mt-0.5 size-4 shrink-0" />
-              {user.tokenRegister > Date.now()
-                ? t('adminProfile.invitationPending', { date: dateTime(user.tokenRegister, i18n.language) })
-                : t('adminProfile.invitationExpired', { date: dateTime(user.tokenRegister, i18n.language) })}
-            </p>
-            {editable && !user.supprime ? (
-              <Form method="post" preventScrollReset>
-                <input type="hidden" name="intent" value="invitation" />
-                <input type="hidden" name={FOCUS_FIELD} value={INVITE} />
-                <Button id={INVITE} type="submit" variant="outline" size="sm" disabled={inviting}>
-                  <Mail aria-hidden />
-                  {inviting ? t('adminProfile.inviting') : t('adminProfile.invite')}
-                </Button>
-              </Form>
-            ) : null}
-          </div>
-        ) : null}
-      </CardContent>
-    </Card>
   )
 }
 

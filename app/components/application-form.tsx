@@ -8,12 +8,12 @@ import { translateError } from '~/lib/api-errors'
 import { type ApplicationFormValues, choiceValue, GRANTS_FIELD, type Grant, grantsFrom } from '~/lib/application-grants'
 import { useErrorsFollowInput, useFormReply, usePendingIntent } from '~/lib/form'
 import { useStructureChange } from '~/lib/structure-change'
-import { APPLICATION_ICONS, type ApplicationForm as Values } from '../../worker-api/contract/catalogue'
-import { AppIcon } from './app-icon'
+import type { ApplicationForm as Values } from '../../worker-api/contract/catalogue'
 import { ChoiceReloadButton } from './choice-reload-button'
 import { EnterSubmits } from './enter-submits'
 import { Field, FieldMessages, fieldMessages } from './field'
 import { FormError, formProblem } from './form-error'
+import { IconPicker } from './icon-picker'
 import { SearchSelect } from './search-select'
 import { Button, buttonVariants } from './ui/button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from './ui/card'
@@ -277,46 +277,6 @@ export function ApplicationForm({
         </Link>
       </div>
     </Form>
-  )
-}
-
-/** The icon as radio buttons that show it, in a group the arrow keys move through. */
-function IconPicker({
-  id,
-  name,
-  defaultValue,
-  errors,
-}: {
-  id: string
-  name: string
-  defaultValue: string
-  errors: string[] | undefined
-}) {
-  const { t } = useTranslation()
-  const messages = fieldMessages(id, undefined, errors)
-  return (
-    <fieldset id={id} aria-invalid={messages.invalid || undefined} aria-describedby={messages.describedBy}>
-      <legend className="mb-2 text-sm font-medium">{t('applications.icone')}</legend>
-      <div className="grid grid-cols-[repeat(auto-fill,minmax(8.5rem,1fr))] gap-2">
-        {APPLICATION_ICONS.map((icon) => (
-          <label
-            key={icon}
-            className="flex cursor-pointer items-center gap-2 rounded-md border p-2 text-sm has-[:checked]:border-primary has-[:checked]:bg-accent has-[:focus-visible]:ring-2 has-[:focus-visible]:ring-ring"
-          >
-            <input
-              type="radio"
-              name={name}
-              value={icon}
-              defaultChecked={defaultValue === icon}
-              className="size-4 shrink-0 accent-primary focus-visible:outline-none"
-            />
-            <AppIcon name={icon} className="size-5 shrink-0" />
-            <span className="min-w-0">{t(`applications.icons.${icon}`)}</span>
-          </label>
-        ))}
-      </div>
-      <FieldMessages id={id} errors={errors} />
-    </fieldset>
   )
 }
 

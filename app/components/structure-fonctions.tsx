@@ -1,20 +1,16 @@
-import { Form, Link, useActionData, useLocation, useNavigation } from '@remix-run/react'
-import { KeyRound, type LucideIcon, Pencil, Plus, Save, Trash2 } from 'lucide-react'
+import { Link, useActionData, useLocation } from '@remix-run/react'
+import { KeyRound, type LucideIcon, Pencil, Trash2 } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
-import { translateError } from '~/lib/api-errors'
 import { anchorId, FOCUS_FIELD } from '~/lib/focus'
-import type { FonctionIntent, FonctionReply } from '~/lib/fonction-forms.server'
+import type { FonctionIntent } from '~/lib/fonction-forms.server'
+import { type FormReply, posted } from '~/lib/form'
 import { urlWith } from '~/lib/url'
 import type { StructureFonction } from '../../worker-api/contract/structure'
 import { ConfirmDialog, ConfirmPanel } from './confirm-dialog'
-import { Field } from './field'
+import { AddFonctionForm, FonctionGrantsForm, type FonctionReply, RenameFonctionForm } from './fonction-forms'
 import { Alert } from './ui/alert'
-import { Button, buttonVariants } from './ui/button'
+import { buttonVariants } from './ui/button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from './ui/card'
-import { Label } from './ui/label'
-
-const CHECKBOX =
-  'mt-0.5 size-4 shrink-0 accent-primary focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring focus-visible:ring-offset-2'
 
 /**
  * The functions of a structure, on its page: each with how many posts hold it and the applications it
@@ -36,7 +32,7 @@ export function StructureFonctions({
   const { t } = useTranslation()
   const { search } = useLocation()
   const params = new URLSearchParams(search)
-  const reply = useFonctionReply()
+  const reply = useFonctionReply(fonctions)
   const renaming = Number(reply?.intent === 'fonction-renommer' ? reply.id : params.get('renommer'))
   const granting = Number(reply?.intent === 'fonction-acces' ? reply.id : params.get('acces'))
   const confirming =
@@ -92,7 +88,7 @@ export function StructureFonctions({
                 className="flex flex-col gap-3 p-3 outline-none"
               >
                 {renaming === fonction.id ? (
-                  <RenameForm
+                  <RenameFonctionForm
                     fonction={fonction}
                     reply={reply?.intent === 'fonction-renommer' ? reply : undefined}
                     cancelHref={`${closed}#fonction-${fonction.id}`}
@@ -155,7 +151,7 @@ export function StructureFonctions({
                   </div>
                 )}
                 {racine && granting === fonction.id ? (
-                  <GrantsForm
+                  <FonctionGrantsForm
                     fonction={fonction}
                     catalogue={catalogue}
                     cancelHref={`${closed}#fonction-${fonction.id}`}
@@ -165,13 +161,12 @@ export function StructureFonctions({
             ))}
           </ul>
         )}
-        <AddForm reply={reply?.intent === 'fonction-ajouter' ? reply : undefined} />
+        <AddFonctionForm reply={reply?.intent === 'fonction-ajouter' ? reply : undefined} />
       </CardContent>
     </Card>
   )
 }
 
-/** The failed reply of one of the function forms, if that is what the last submission was. */
 /**
  * A function's link that opens one of its panels in its card (`?renommer=` or `?acces=`), closing
  * any other: the icon alone on a phone, its whole name for screen readers.
@@ -207,144 +202,18 @@ function PanelLink({
   )
 }
 
-function useFonctionReply(): FonctionReply | undefined {
-  const reply = useActionData() as { intent?: string } | undefined
-  return typeof reply?.intent === 'string' && reply.intent.startsWith('fonction-')
-    ? (reply as FonctionReply)
-    : undefined
-}
-
-function usePending(intent: FonctionIntent, id?: number) {
-  const navigation = useNavigation()
-  return (
-    navigation.state === 'submitting' &&
-    navigation.formData?.get('intent') === intent &&
-    (id === undefined || navigation.formData?.get('id') === String(id))
-  )
-}
-
-function AddForm({ reply }: { reply: FonctionReply | undefined }) {
-  const { t } = useTranslation()
-  const pending = usePending('fonction-ajouter')
-  return (
-    <Form method="post" preventScrollReset className="flex flex-col gap-2 sm:flex-row sm:items-end">
-      <input type="hidden" name="intent" value="fonction-ajouter" />
-      <div className="min-w-0 flex-1">
-        <Field
-          // A new field once a function was added: its name is not typed again by mistake.
-          key={reply ? 'again' : 'new'}
-          label={t('fonctions.newLabel')}
-          errors={
-            reply?.errors?.map((error) => translateError(t, error)) ??
-            (reply?.error ? [t(reply.error.key, reply.error.values)] : undefined)
-          }
-          inputProps={{
-            id: 'fonction-nouvelle',
-            name: 'libelle',
-            defaultValue: reply?.libelle ?? '',
-            autoComplete: 'off',
-            required: true,
-          }}
-        />
-      </div>
-      <Button type="submit" variant="outline" disabled={pending} aria-disabled={pending}>
-        <Plus aria-hidden />
-        {pending ? t('fonctions.adding') : t('fonctions.add')}
-      </Button>
-    </Form>
-  )
-}
-
-function RenameForm({
-  fonction,
-  reply,
-  cancelHref,
-}: {
-  fonction: StructureFonction
-  reply: FonctionReply | undefined
-  cancelHref: string
-}) {
-  const { t } = useTranslation()
-  const pending = usePending('fonction-renommer', fonction.id)
-  return (
-    <Form method="post" preventScrollReset className="flex flex-col gap-2 sm:flex-row sm:items-end">
-      <input type="hidden" name="intent" value="fonction-renommer" />
-      <input type="hidden" name="id" value={fonction.id} />
-      <div className="min-w-0 flex-1">
-        <Field
-          label={t('fonctions.renameField', { libelle: fonction.libelle })}
-          errors={reply?.errors?.map((error) => translateError(t, error))}
-          inputProps={{
-            id: `fonction-${fonction.id}-libelle`,
-            name: 'libelle',
-            defaultValue: reply?.libelle ?? fonction.libelle,
-            autoComplete: 'off',
-            required: true,
-            autoFocus: true,
-          }}
-        />
-      </div>
-      <div className="flex gap-2">
-        <Button type="submit" disabled={pending} aria-disabled={pending}>
-          <Save aria-hidden />
-          {pending ? t('fonctions.saving') : t('fonctions.save')}
-        </Button>
-        <Link to={cancelHref} preventScrollReset className={buttonVariants({ variant: 'outline' })}>
-          {t('fonctions.cancel')}
-        </Link>
-      </div>
-    </Form>
-  )
-}
-
-function GrantsForm({
-  fonction,
-  catalogue,
-  cancelHref,
-}: {
-  fonction: StructureFonction
-  catalogue: { id: number; libelle: string; actif: boolean }[]
-  cancelHref: string
-}) {
-  const { t } = useTranslation()
-  const pending = usePending('fonction-acces', fonction.id)
-  const granted = new Set(fonction.applications.map((a) => a.id))
-  return (
-    <Form method="post" preventScrollReset className="flex flex-col gap-3 rounded-md bg-muted/50 p-3">
-      <input type="hidden" name="intent" value="fonction-acces" />
-      <input type="hidden" name="id" value={fonction.id} />
-      <fieldset className="flex flex-col gap-2">
-        <legend className="mb-2 text-sm font-medium">
-          {t('fonctions.grantsLegend', { libelle: fonction.libelle })}
-        </legend>
-        {catalogue.length === 0 ? <p className="text-sm text-muted-foreground">{t('fonctions.noCatalogue')}</p> : null}
-        {catalogue.map((application) => (
-          <div key={application.id} className="flex items-start gap-2">
-            <input
-              type="checkbox"
-              id={`fonction-${fonction.id}-application-${application.id}`}
-              name="applications"
-              value={application.id}
-              defaultChecked={granted.has(application.id)}
-              className={CHECKBOX}
-            />
-            <Label htmlFor={`fonction-${fonction.id}-application-${application.id}`} className="font-normal">
-              {application.actif
-                ? application.libelle
-                : t('fonctions.applicationOff', { libelle: application.libelle })}
-            </Label>
-          </div>
-        ))}
-      </fieldset>
-      <div className="flex flex-wrap gap-2">
-        <Button type="submit" disabled={pending} aria-disabled={pending}>
-          <Save aria-hidden />
-          {pending ? t('fonctions.saving') : t('fonctions.saveGrants')}
-        </Button>
-        <Link to={cancelHref} preventScrollReset className={buttonVariants({ variant: 'outline' })}>
-          {t('fonctions.cancel')}
-        </Link>
-      </div>
-    </Form>
-  )
+/** The failed reply of one of the function forms, if that is what the last submission was. */
+function useFonctionReply(fonctions: StructureFonction[]): FonctionReply | undefined {
+  const reply = useActionData() as FormReply | undefined
+  if (!reply?.intent.startsWith('fonction-')) return undefined
+  const id = Number(posted(reply, 'id')) || null
+  const sent = reply.result.initialValue?.libelle
+  return {
+    intent: reply.intent as FonctionIntent,
+    id,
+    // The grants form sends no name: the function's, as the page lists it.
+    libelle: typeof sent === 'string' ? sent : (fonctions.find((f) => f.id === id)?.libelle ?? ''),
+    errors: reply.result.error?.libelle ?? null,
+    error: reply.error,
+  }
 }

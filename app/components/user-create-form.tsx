@@ -1,43 +1,30 @@
 import { getFormProps, getInputProps, useForm } from '@conform-to/react'
 import type { getZodConstraint } from '@conform-to/zod/v4'
-import { Form, Link, useFetcher, useLocation, useNavigation } from '@remix-run/react'
+import { Form, Link, useLocation, useNavigation } from '@remix-run/react'
 import { Mail, Save } from 'lucide-react'
 import { useEffect, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { translateError } from '~/lib/api-errors'
 import { type FormReply, useErrorsFollowInput, useFormReply, usePendingIntent, useTyped } from '~/lib/form'
 import { useHydrated } from '~/lib/hydrated'
+import { useMailCheck } from '~/lib/mail-check'
 import { useStructureChange } from '~/lib/structure-change'
 import type { UserFormValues } from '~/lib/user-form.server'
-import { mailProblem } from '../../worker-api/contract/mail-rules'
 import type { Fonction } from '../../worker-api/contract/structure'
 import type { CreateUserForm as Values } from '../../worker-api/contract/user-admin'
-import { ChoiceReloadButton } from './choice-reload-button'
-import { DateRangeInput } from './date-range-input'
 import { EnterSubmits } from './enter-submits'
 import { Field } from './field'
 import { FormError, formProblem } from './form-error'
-import { SearchSelect } from './search-select'
-import { ChoiceField, SelectField } from './select-field'
+import { PosteFields } from './poste-fields'
 import { Button, buttonVariants } from './ui/button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from './ui/card'
 import { Label } from './ui/label'
 
 const INTENT = 'user'
 
-/** What the Save rule reads (spec §5), as the form holds it now. */
 /** The fields Save depends on (spec §5 save-disabled rules). */
 const WATCHED = ['mail', 'confirmation', 'nom', 'prenom', 'structure', 'fonction', 'dateDebut', 'dateFin'] as const
 
-/**
- * The create-user form in logged mode (spec §2, §4, §5): an identity card and a position card. The
- * functions depend on the structure: choosing one reloads the page with `?structure=` on the pick
- * with JavaScript; without, the "show functions" button posts the form (`intent=fonctions`), which
- * comes back for that structure with what is typed — kept out of the URL. Then 0 functions is an
- * error and the select is disabled, 1 is chosen, several leave the choice. The address is checked
- * as it is typed; with JavaScript Save waits for the spec's conditions, without it the server
- * checks the same and answers on the fields.
- */
 /** The create-user screen of both routes (spec §2): its title and the form. */
 export function CreateUserScreen(props: Parameters<typeof UserCreateForm>[0]) {
   const { t } = useTranslation()
@@ -49,6 +36,15 @@ export function CreateUserScreen(props: Parameters<typeof UserCreateForm>[0]) {
   )
 }
 
+/**
+ * The create-user form in logged mode (spec §2, §4, §5): an identity card and a position card. The
+ * functions depend on the structure: choosing one reloads the page with `?structure=` on the pick
+ * with JavaScript; without, the "show functions" button posts the form (`intent=fonctions`), which
+ * comes back for that structure with what is typed — kept out of the URL. Then 0 functions is an
+ * error and the select is disabled, 1 is chosen, several leave the choice. The address is checked
+ * as it is typed; with JavaScript Save waits for the spec's conditions, without it the server
+ * checks the same and answers on the fields.
+ */
 export function UserCreateForm({
   structures,
   structureId,
@@ -224,66 +220,13 @@ export function UserCreateForm({
             <CardDescription>{t('userCreate.positionIntro')}</CardDescription>
           </CardHeader>
           <CardContent className="flex flex-col gap-4">
-            <div className="flex flex-col gap-2">
-              <SearchSelect
-                id={fields.structure.id}
-                name={fields.structure.name}
-                label={labels.structure}
-                options={structures.map((structure) => ({ value: String(structure.id), label: structure.nom }))}
-                defaultValue={structureId ? String(structureId) : ''}
-                placeholder={t('userCreate.chooseStructure')}
-                emptyMessage={t('userCreate.noStructure')}
-                required
-                errors={translate(fields.structure)}
-              />
-              <ChoiceReloadButton intent="fonctions">{t('userCreate.showFonctions')}</ChoiceReloadButton>
-            </div>
-            {structureId ? (
-              <ChoiceField
-                key={structureId}
-                id={fields.fonction.id}
-                name={fields.fonction.name}
-                label={labels.fonction}
-                options={fonctions.map((fonction) => ({ value: String(fonction.id), label: fonction.libelle }))}
-                defaultValue={String(fields.fonction.initialValue ?? '')}
-                placeholder={t('userCreate.chooseFonction')}
-                emptyMessage={t('userCreate.noFonction')}
-                emptyHint={
-                  <Link to={`/pages/admin/structure/detail/${structureId}#fonctions`} className="underline">
-                    {t('userCreate.addFonction')}
-                  </Link>
-                }
-                singleHint={t('userCreate.oneFonction')}
-                errors={translate(fields.fonction)}
-              />
-            ) : (
-              <SelectField
-                label={labels.fonction}
-                hint={t('userCreate.structureFirst')}
-                errors={translate(fields.fonction)}
-                options={[]}
-                placeholder={t('userCreate.chooseFonction')}
-                selectProps={{ id: fields.fonction.id, disabled: true }}
-              />
-            )}
-            <DateRangeInput
-              legend={t('userCreate.period')}
-              start={{
-                name: fields.dateDebut.name,
-                id: fields.dateDebut.id,
-                label: labels.dateDebut,
-                defaultValue: String(fields.dateDebut.initialValue ?? ''),
-                errors: translate(fields.dateDebut),
-                required: true,
-              }}
-              end={{
-                name: fields.dateFin.name,
-                id: fields.dateFin.id,
-                label: labels.dateFin,
-                defaultValue: String(fields.dateFin.initialValue ?? ''),
-                errors: translate(fields.dateFin),
-                required: true,
-              }}
+            <PosteFields
+              words="userCreate"
+              fields={fields}
+              structures={structures}
+              structureId={structureId}
+              fonctions={fonctions}
+              errors={translate}
             />
           </CardContent>
         </Card>
@@ -336,68 +279,4 @@ function formMessage(
   }
   // A refusal on no field of this form (the site's domain, say) still says the save failed.
   return formProblem(t, reply, labels) ?? t('errors.saveFailed')
-}
-
-type MailStatus = 'short' | 'typing' | 'malformed' | 'checking' | 'free' | 'used' | 'inactive' | 'unknown'
-type MailAnswer = { mail: string | null; actif: boolean | null; asked: string; failed: boolean }
-
-/**
- * Spec §4, §5: whether the address typed has an account, checked after a pause once it has 3
- * characters: an active account → used, an inactive one → linked account inactive, none → free. Its
- * form and length (spec §9) come first: an address too long or not one is `malformed`, said after the
- * same pause (`typing` until then), and never asked about. A check that could not be made is
- * `unknown` and blocks nothing (the save checks again).
- */
-export function useMailCheck(url = '/pages/admin/user/mail') {
-  const fetcher = useFetcher<MailAnswer>()
-  const timer = useRef<ReturnType<typeof setTimeout>>()
-  const [asked, setAsked] = useState('')
-  // The malformed address the pause has passed on: its problem is said.
-  const [judged, setJudged] = useState<string | null>(null)
-  const problem = asked.length < 3 ? null : mailProblem(asked)
-  const answer = fetcher.data && fetcher.data.asked === asked ? fetcher.data : undefined
-  const status: MailStatus =
-    asked.length < 3
-      ? 'short'
-      : problem
-        ? judged === asked
-          ? 'malformed'
-          : 'typing'
-        : !answer
-          ? 'checking'
-          : answer.failed
-            ? 'unknown'
-            : answer.mail === null
-              ? 'free'
-              : answer.actif
-                ? 'used'
-                : 'inactive'
-  // The latest `load` for the timer; `check` itself stays the same function for the page's life.
-  const load = useRef(fetcher.load)
-  load.current = fetcher.load
-  const [check] = useState(() => (value: string, wait = 350) => {
-    const mail = value.trim()
-    setAsked(mail)
-    clearTimeout(timer.current)
-    if (mail.length < 3) return
-    timer.current = setTimeout(() => {
-      if (mailProblem(mail)) setJudged(mail)
-      else load.current(`${url}?mail=${encodeURIComponent(mail)}`)
-    }, wait)
-  })
-  useEffect(() => () => clearTimeout(timer.current), [])
-  type T = ReturnType<typeof useTranslation>['t']
-  /** What the check says under the field: the address malformed, used, or held by an inactive account. */
-  const errors = (t: T) =>
-    status === 'malformed' && problem
-      ? [t(problem)]
-      : status === 'used'
-        ? [t('errors.MAIL_ALREADY_USED')]
-        : status === 'inactive'
-          ? [t('userCreate.mailInactive')]
-          : undefined
-  /** And while it runs, or once the address is found free. */
-  const hint = (t: T) =>
-    status === 'free' ? t('userCreate.mailFree') : status === 'checking' ? t('userCreate.mailChecking') : undefined
-  return { status, check, errors, hint }
 }

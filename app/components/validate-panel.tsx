@@ -1,4 +1,4 @@
-import { Form } from '@remix-run/react'
+import { Form, Link } from '@remix-run/react'
 import { UserCheck } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { translateError } from '~/lib/api-errors'
@@ -8,6 +8,8 @@ import type { OfferedFonction } from '../../worker-api/contract/registration'
 import { DateRangeInput } from './date-range-input'
 import { FormPanel, FormPanelButtons } from './form-panel'
 import { SelectField } from './select-field'
+import { Alert } from './ui/alert'
+import { buttonVariants } from './ui/button'
 
 /** A function offered, as the select posts it: `id:12` for one of the company, `nom:Chauffeur` for one of the template. */
 export const offeredValue = (fonction: OfferedFonction) =>
@@ -96,5 +98,30 @@ export function ValidatePanel({
         />
       </Form>
     </FormPanel>
+  )
+}
+
+/**
+ * After a validation: the carrier still needs a post to reach any application, given from their
+ * company's users page (once they have chosen their password: until then they are no user to post).
+ */
+export function NeedsPost({ structureId, closeHref }: { structureId: string | null; closeHref: string }) {
+  const { t } = useTranslation()
+  if (!structureId || !/^[1-9][0-9]{0,15}$/.test(structureId)) return null
+  return (
+    <Alert role="status" className="flex flex-col gap-2">
+      <p>{t('autorisation.needsPost')}</p>
+      <div className="flex flex-wrap gap-2">
+        <Link
+          to={`/pages/admin/user/structure/${structureId}?ajouter=1`}
+          className={buttonVariants({ variant: 'outline', size: 'sm' })}
+        >
+          {t('autorisation.givePost')}
+        </Link>
+        <Link to={closeHref} className={buttonVariants({ variant: 'ghost', size: 'sm' })}>
+          {t('autorisation.dismiss')}
+        </Link>
+      </div>
+    </Alert>
   )
 }

@@ -1,10 +1,10 @@
-import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
+import { getZodConstraint } from '@conform-to/zod/v4'
 import { data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
-import { type ProfileInput, profileSchema } from '../../worker-api/contract/user'
+import { profileSchema } from '../../worker-api/contract/user'
 import { apiMessage, type Message } from './api-errors'
 import { adminRead, requireAdmin } from './auth.server'
-import type { FormReply } from './form'
-import { focusFragment, formFailure, readForm } from './form.server'
+import { focusFragment, formReply, readForm, submitted } from './form.server'
+import { saveIdentity } from './identity.server'
 import { structureId } from './structure-form.server'
 import { pageTitle } from './title'
 import { pathWithout } from './url'
@@ -65,31 +65,15 @@ export async function adminProfileAction({ request, context, params }: Args) {
   const form = await readForm(request)
   const intent = String(form.get('intent')) as AdminProfileIntent
   const back = pathWithout(request.url, ['confirmer', 'id'])
-  const fail = async (error: Message, status = 400) =>
-    data<FormReply<AdminProfileIntent>>({ intent, result: {}, error }, { status, headers: await auth.headers() })
+  const fail = async (error: Message) => formReply(intent, submitted(form).reply(), error, await auth.headers())
   const done = (key: string, values?: Record<string, string>) =>
     auth.redirectWithToast(`${back}${focusFragment(form)}`, { type: 'success', key, values })
 
   if (intent === 'profile') {
-    const submission = parseWithZod(form, { schema: profileSchema })
-    if (submission.status !== 'success') return formFailure('profile', submission, { headers: await auth.headers() })
-    const json: ProfileInput = submission.value
-    const result = await auth.settle(auth.api.rest.bd.utilisateur[':id'].$put({ param: { id }, json }))
-    if (result.ok) {
-      // A new address waits for the link sent to it (the API says so with mailEnAttente).
-      const { mail, mailEnAttente } = result.data
-      const asked = json.mail.toLowerCase()
-      if (mailEnAttente?.toLowerCase() === asked && mail.toLowerCase() !== asked) {
-        return done('adminProfile.mailConfirmationSent', { mail: mailEnAttente })
-      }
-      return done('adminProfile.saved')
-    }
-    return formFailure('profile', submission, {
-      failure: result,
-      fallback: 'errors.updateFailed',
-      onField: { MAIL_ALREADY_USED: 'mail' },
-      headers: await auth.headers(),
-    })
+    const identity = await saveIdentity(auth, id, form)
+    if ('failed' in identity) return identity.failed
+    if (identity.mailPending) return done('adminProfile.mailConfirmationSent', { mail: identity.mailPending })
+    return done('adminProfile.saved')
   }
 
   if (intent === 'flags') {
@@ -98,11 +82,11 @@ export async function adminProfileAction({ request, context, params }: Args) {
     // The admin flag first: an administrator's state cannot change, a former one's can.
     if (after.admin !== before.admin) {
       const result = await auth.settle(auth.api.rest.bd.utilisateur.admin.$put({ json: { id, admin: after.admin } }))
-      if (!result.ok) return fail(apiMessage(result, 'errors.updateFailed'), result.status === 403 ? 403 : 400)
+      if (!result.ok) return fail(apiMessage(result, 'errors.updateFailed'))
     }
     if (after.actif !== before.actif && form.has('wasActif')) {
       const result = await auth.settle(auth.api.rest.bd.utilisateur.state.$put({ json: { id, actif: after.actif } }))
-      if (!result.ok) return fail(apiMessage(result, 'errors.updateFailed'), result.status === 403 ? 403 : 400)
+      if (!result.ok) return fail(apiMessage(result, 'errors.updateFailed'))
     }
     return done('adminProfile.flagsSaved')
   }

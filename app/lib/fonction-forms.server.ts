@@ -1,11 +1,11 @@
+import type { SubmissionResult } from '@conform-to/react'
 import { parseWithZod } from '@conform-to/zod/v4'
-import { data } from '@remix-run/cloudflare'
 import { z } from 'zod'
 import { positiveInt } from '../../worker-api/contract/common'
 import { FONCTION_GRANTS_MAX, fonctionLibelleSchema } from '../../worker-api/contract/structure'
 import { apiMessage, encodeMessage, type Failure, fieldErrors, type Message } from './api-errors'
 import type { requireAdmin } from './auth.server'
-import { focusFragment } from './form.server'
+import { focusFragment, formReply, submitted } from './form.server'
 import { pathWithout } from './url'
 
 type Auth = Awaited<ReturnType<typeof requireAdmin>>
@@ -57,15 +57,6 @@ export async function structureFonctions(auth: Auth, url: URL, structureId: numb
   }
 }
 
-/** A failed function form: its intent, the function it was about, and what the page says. */
-export type FonctionReply = {
-  intent: FonctionIntent
-  id: number | null
-  libelle: string
-  errors: string[] | null
-  error: Message | null
-}
-
 /**
  * A function form of the structure page: add one, rename one, set what it grants (root
  * administrators), delete one. A refused name lands on the form's field; a refused delete (posts hold
@@ -75,17 +66,17 @@ export async function fonctionAction(request: Request, form: FormData, auth: Aut
   const intent = form.get('intent') as FonctionIntent
   const back = (id: number | null) =>
     `${pathWithout(request.url, OPENERS)}${id === null ? '#fonctions' : focusFragment(form) || `#fonction-${id}`}`
-  const refused = async (reply: Omit<FonctionReply, 'intent'>, status = 400) =>
-    data<FonctionReply>({ intent, ...reply }, { status, headers: await auth.headers() })
+  const submission = submitted(form)
+  const refused = async (error: Message) => formReply(intent, submission.reply(), error, await auth.headers())
   const libelle = String(form.get('libelle') ?? '')
 
   if (intent === 'fonction-ajouter') {
-    const submission = parseWithZod(form, { schema: addSchema })
-    if (submission.status !== 'success') return fieldFailure(intent, null, libelle, submission, auth)
+    const checked = parseWithZod(form, { schema: addSchema })
+    if (checked.status !== 'success') return fieldFailure(intent, checked, auth)
     const created = await auth.settle(
-      auth.api.rest.bd.fonction.$post({ json: { libelle: submission.value.libelle, structure: { id: structureId } } }),
+      auth.api.rest.bd.fonction.$post({ json: { libelle: checked.value.libelle, structure: { id: structureId } } }),
     )
-    if (!created.ok) return apiFailure(intent, null, libelle, created, auth)
+    if (!created.ok) return apiFailure(intent, checked, created, auth)
     return auth.redirectWithToast(back(created.data.id), {
       type: 'success',
       key: 'fonctions.created',
@@ -95,10 +86,10 @@ export async function fonctionAction(request: Request, form: FormData, auth: Aut
 
   if (intent === 'fonction-renommer') {
     const id = Number(form.get('id')) || null
-    const submission = parseWithZod(form, { schema: renameSchema })
-    if (submission.status !== 'success') return fieldFailure(intent, id, libelle, submission, auth)
-    const saved = await auth.settle(auth.api.rest.bd.fonction.$put({ json: submission.value }))
-    if (!saved.ok) return apiFailure(intent, id, libelle, saved, auth)
+    const checked = parseWithZod(form, { schema: renameSchema })
+    if (checked.status !== 'success') return fieldFailure(intent, checked, auth)
+    const saved = await auth.settle(auth.api.rest.bd.fonction.$put({ json: checked.value }))
+    if (!saved.ok) return apiFailure(intent, checked, saved, auth)
     return auth.redirectWithToast(back(id), {
       type: 'success',
       key: 'fonctions.renamed',
@@ -107,27 +98,21 @@ export async function fonctionAction(request: Request, form: FormData, auth: Aut
   }
 
   if (intent === 'fonction-acces') {
-    const submission = parseWithZod(form, { schema: accessSchema })
-    if (submission.status !== 'success')
-      return refused({ id: null, libelle, errors: null, error: { key: 'errors.technical' } })
-    const { id, applications } = submission.value
+    const checked = parseWithZod(form, { schema: accessSchema })
+    if (checked.status !== 'success') return refused({ key: 'errors.technical' })
+    const { id, applications } = checked.value
     // The name as it stands now, read again: a rename made meanwhile is kept.
     const current = await auth.settle(auth.api.rest.bd.fonction.structure[':id'].$get({ param: { id: structureId } }))
     const fonction = current.ok ? current.data.find((f) => f.id === id) : undefined
     if (!current.ok || !fonction) {
-      return refused({
-        id,
-        libelle,
-        errors: null,
-        error: current.ok ? { key: 'fonctions.gone' } : apiMessage(current, 'errors.saveFailed'),
-      })
+      return refused(current.ok ? { key: 'fonctions.gone' } : apiMessage(current, 'errors.saveFailed'))
     }
     const saved = await auth.settle(
       auth.api.rest.bd.fonction.$put({
         json: { id, libelle: fonction.libelle, applications: [...new Set(applications)].map((a) => ({ id: a })) },
       }),
     )
-    if (!saved.ok) return apiFailure(intent, id, fonction.libelle, saved, auth)
+    if (!saved.ok) return apiFailure(intent, checked, saved, auth)
     return auth.redirectWithToast(back(id), {
       type: 'success',
       key: 'fonctions.grantsSaved',
@@ -136,42 +121,31 @@ export async function fonctionAction(request: Request, form: FormData, auth: Aut
   }
 
   const id = Number(form.get('id'))
-  if (!Number.isSafeInteger(id) || id < 1) {
-    return refused({ id: null, libelle, errors: null, error: { key: 'errors.technical' } })
-  }
+  if (!Number.isSafeInteger(id) || id < 1) return refused({ key: 'errors.technical' })
   const deleted = await auth.settle(auth.api.rest.bd.fonction[':id'].$delete({ param: { id } }))
-  if (!deleted.ok) {
-    return refused(
-      { id, libelle, errors: null, error: apiMessage(deleted, 'errors.updateFailed') },
-      deleted.status === 409 ? 409 : 400,
-    )
-  }
+  if (!deleted.ok) return refused(apiMessage(deleted, 'errors.updateFailed'))
   return auth.redirectWithToast(back(null), { type: 'success', key: 'fonctions.deleted', values: { libelle } })
 }
+
+/** What conform's reply needs of a checked form. */
+type Checked = { reply(options?: { fieldErrors?: Record<string, string[]> }): SubmissionResult<string[]> }
 
 /** A name the form itself refuses (empty, too short or long): said on the field. */
 async function fieldFailure(
   intent: FonctionIntent,
-  id: number | null,
-  libelle: string,
-  submission: { error?: Record<string, string[] | null> | null | undefined },
+  checked: Checked & { error?: Record<string, string[] | null> | null },
   auth: Auth,
 ) {
-  const errors = submission.error?.libelle ?? null
-  return data<FonctionReply>(
-    { intent, id, libelle, errors, error: errors ? null : { key: 'errors.technical' } },
-    { status: 400, headers: await auth.headers() },
-  )
+  const onField = checked.error?.libelle
+  return formReply(intent, checked.reply(), onField ? null : { key: 'errors.technical' }, await auth.headers())
 }
 
 /** The API's refusal: a name taken or refused on the field, anything else on the page. */
-async function apiFailure(intent: FonctionIntent, id: number | null, libelle: string, failure: Failure, auth: Auth) {
+async function apiFailure(intent: FonctionIntent, checked: Checked, failure: Failure, auth: Auth) {
   const onField = fieldErrors(failure)?.libelle
   const message = apiMessage(failure, 'errors.saveFailed')
   const errors =
     onField ?? (failure.error.businessCode === 'FONCTION_LIBELLE_ALREADY_USED' ? [encodeMessage(message)] : null)
-  return data<FonctionReply>(
-    { intent, id, libelle, errors, error: errors ? null : message },
-    { status: failure.status === 409 ? 409 : 400, headers: await auth.headers() },
-  )
+  const result = checked.reply(errors ? { fieldErrors: { libelle: errors } } : undefined)
+  return formReply(intent, result, errors ? null : message, await auth.headers())
 }

@@ -1,4 +1,4 @@
-import type { SubmissionResult } from '@conform-to/react'
+import { parse, type SubmissionResult } from '@conform-to/react'
 import { data } from '@remix-run/cloudflare'
 import type { BusinessCode } from '../../worker-api/contract/errors'
 import { apiMessage, encodeMessage, type Failure, fieldErrors, type Message } from './api-errors'
@@ -45,10 +45,36 @@ export function rowAction<Intent extends string>(
 }
 
 /**
+ * What a form without a schema of its own posted (a row's button, a panel), as conform reads it: its
+ * `reply()` gives the page back what was sent (`initialValue`). A hand-made post conform cannot read
+ * is a 400, not a 500.
+ */
+export function submitted(form: FormData) {
+  try {
+    return parse<Record<string, unknown>, string[]>(form, { resolve: (value) => ({ value }) })
+  } catch {
+    throw new Response('Malformed form', { status: 400 })
+  }
+}
+
+/**
+ * The one failed answer of every form action (app/lib/form.ts `FormReply`): which form it was,
+ * conform's reply, the form's message; status 400.
+ */
+export function formReply<Intent extends string>(
+  intent: Intent,
+  result: SubmissionResult<string[]>,
+  error: Message | null,
+  headers?: HeadersInit,
+) {
+  return data<FormReply<Intent>>({ intent, result, error }, { status: 400, headers })
+}
+
+/**
  * The failed answer of a form action (app/lib/form.ts `FormReply`), 400: the API's field errors on
- * their fields, a business code the form knows on its field (`onField`, said in the form's own words
- * when `messages` has a key for it), any other failure as the form's message — its code's own, else
- * `fallback`.
+ * their fields, a business code the form knows on its field (`onField`), any other failure as the
+ * form's message — its code's own, else `fallback`. A code `messages` has a key for is said in the
+ * form's own words, on its field or on the form.
  *
  * `nestedIn` names the object of the API's body that holds some of the form's fields (`poste`: the
  * API's `poste.dateFin` is the form's `dateFin`). With `withAttribute` (spec §8, logged creation) the
@@ -86,19 +112,18 @@ export function formFailure<Intent extends string>(
   if (failure) {
     const field = onField[failure.error.businessCode]
     const fields = formFields(fieldErrors(failure), nestedIn)
+    const own = messages[failure.error.businessCode]
+    const message = own ? { key: own } : apiMessage(failure, fallback)
     if (field) {
-      const own = messages[failure.error.businessCode]
-      const message = own ? { key: own } : apiMessage(failure, fallback)
       result = submission.reply({ hideFields, fieldErrors: { [field]: [encodeMessage(message)] } })
       if (withAttribute) error = withFirstAttribute(message, failure)
     } else if (fields && Object.keys(fields).length > 0) {
       result = submission.reply({ hideFields, fieldErrors: fields })
     } else {
-      error = apiMessage(failure, fallback)
-      if (withAttribute) error = withFirstAttribute(error, failure)
+      error = withAttribute ? withFirstAttribute(message, failure) : message
     }
   }
-  return data<FormReply<Intent>>({ intent, result, error }, { status: 400, headers })
+  return formReply(intent, result, error, headers)
 }
 
 /**

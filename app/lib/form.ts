@@ -20,6 +20,12 @@ export function useFormReply<Intent extends string>(intent: Intent): FormReply<I
   return reply?.intent === intent ? (reply as FormReply<Intent>) : undefined
 }
 
+/** A field as the failed form posted it (`reply.result.initialValue`), '' when it sent none. */
+export function posted(reply: FormReply | undefined, name: string): string {
+  const value = reply?.result.initialValue?.[name]
+  return typeof value === 'string' ? value : ''
+}
+
 /** Whether the form `intent` of this page is being sent (its button says so and stays put). */
 export function usePendingIntent(intent: string): boolean {
   const navigation = useNavigation()

@@ -8,6 +8,7 @@ import { Button } from '~/components/ui/button'
 import { publicApi, read } from '~/lib/api.server'
 import { apiMessage, type Failure, type Message } from '~/lib/api-errors'
 import { hasSession } from '~/lib/auth.server'
+import { formReply, readForm, submitted } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { toastHeaders } from '~/lib/toast.server'
@@ -19,9 +20,17 @@ type LinkState = { kind: 'form'; mail: string; login: string } | { kind: 'unusab
 
 const LINK_ERRORS = new Set(['TOKEN_EXPIRED', 'TOKEN_USED', 'TOKEN_NOT_FOUND'])
 
-function failedLinkState(result: Failure): LinkState | null {
+/** Why the link cannot work, when the API's refusal is the link's fault: in this page's words. */
+function linkMessage(result: Failure): Message | null {
   const code = result.error.businessCode
-  return LINK_ERRORS.has(code) ? { kind: 'unusable', message: { key: `confirmMail.${code}` } } : null
+  return LINK_ERRORS.has(code) ? { key: `confirmMail.${code}` } : null
+}
+
+const LINK_MESSAGES = new Set([...LINK_ERRORS].map((code) => `confirmMail.${code}`))
+
+/** The link's state a refusal means, read from its message: the lookup's and a failed confirmation's alike. */
+function failedLinkState(message: Message | null): LinkState | null {
+  return message && LINK_MESSAGES.has(message.key) ? { kind: 'unusable', message } : null
 }
 
 /**
@@ -43,12 +52,13 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const state: LinkState | null =
     lookup.error.businessCode === 'VALIDATION_FAILED'
       ? { kind: 'unusable', message: { key: 'confirmMail.TOKEN_NOT_FOUND' } }
-      : failedLinkState(lookup)
+      : failedLinkState(linkMessage(lookup))
   if (!state) throw new Response(lookup.error.businessCode, { status: lookup.status >= 500 ? 503 : lookup.status })
   return { state, title }
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
+  const submission = submitted(await readForm(request))
   const result = await read(
     publicApi(request, context).rest.public.bd.utilisateur.mail.confirm.index.$post({
       json: { token: params.token ?? '' },
@@ -60,9 +70,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     // Signed in here: back to the profile, which shows the new address; else to sign-in.
     return redirect((await hasSession(request, context)) ? '/pages/user/me' : '/login', { headers })
   }
-  const state = failedLinkState(result)
-  if (state) return { state, error: null }
-  return { state: null, error: apiMessage(result, 'confirmMail.failed') }
+  // The link stopped working meanwhile (used, expired): the page says why.
+  return formReply('confirm', submission.reply(), linkMessage(result) ?? apiMessage(result, 'confirmMail.failed'))
 }
 
 export default function ConfirmMail() {
@@ -70,7 +79,7 @@ export default function ConfirmMail() {
   const actionData = useActionData<typeof action>()
   const navigation = useNavigation()
   const { t } = useTranslation()
-  const state = actionData?.state ?? loaded.state
+  const state = failedLinkState(actionData?.error ?? null) ?? loaded.state
   if (state.kind === 'unusable') {
     return (
       <PublicPage title={t('confirmMail.errorTitle')}>

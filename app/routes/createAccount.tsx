@@ -10,14 +10,14 @@ import { Field } from '~/components/field'
 import { FormError } from '~/components/form-error'
 import { PublicPage } from '~/components/public-page'
 import { Button } from '~/components/ui/button'
-import { useMailCheck } from '~/components/user-create-form'
 import { publicApi, read } from '~/lib/api.server'
 import { apiMessage, encodeMessage, type Failure, fieldErrors, type Message, translateError } from '~/lib/api-errors'
 import { captchaSetup } from '~/lib/captcha.server'
 import { useTyped } from '~/lib/form'
-import { readForm } from '~/lib/form.server'
+import { formReply, readForm } from '~/lib/form.server'
 import { useHydrated } from '~/lib/hydrated'
 import { i18nServer } from '~/lib/i18n.server'
+import { useMailCheck } from '~/lib/mail-check'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { toastHeaders } from '~/lib/toast.server'
 import { type RegistrationForm, registrationFormSchema } from '../../worker-api/contract/registration'
@@ -69,10 +69,12 @@ function onFields(failure: Failure): Record<string, string[]> | null {
 export async function action({ request, context }: ActionFunctionArgs) {
   const formData = await readForm(request)
   const submission = parseWithZod(formData, { schema: registrationFormSchema })
-  const failure = (error: Message | null, fieldErrors?: Record<string, string[]>) => ({
-    result: submission.reply(fieldErrors ? { fieldErrors } : undefined),
-    error: captchaMessage(formData, error),
-  })
+  const failure = (error: Message | null, onFields?: Record<string, string[]>) =>
+    formReply(
+      'register',
+      submission.reply(onFields ? { fieldErrors: onFields } : undefined),
+      captchaMessage(formData, error),
+    )
   const captcha = captchaPayload(formData)
   if (submission.status !== 'success') return failure(captcha ? null : CAPTCHA_REQUIRED)
   if (!captcha) return failure(CAPTCHA_REQUIRED)

@@ -12,7 +12,7 @@ import { Button } from '~/components/ui/button'
 import { publicApi, read } from '~/lib/api.server'
 import { apiMessage, type Message } from '~/lib/api-errors'
 import { captchaSetup } from '~/lib/captcha.server'
-import { readForm } from '~/lib/form.server'
+import { formReply, readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { toastHeaders } from '~/lib/toast.server'
@@ -34,7 +34,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 export async function action({ request, context }: ActionFunctionArgs) {
   const formData = await readForm(request)
   const submission = parseWithZod(formData, { schema: forgotFormSchema })
-  const failure = (error: Message | null) => ({ result: submission.reply(), error: captchaMessage(formData, error) })
+  const failure = (error: Message | null) => formReply('forgot', submission.reply(), captchaMessage(formData, error))
   const captcha = captchaPayload(formData)
   // Every problem at once: the fields' and a missing verification.
   if (submission.status !== 'success') return failure(captcha ? null : CAPTCHA_REQUIRED)

@@ -3,7 +3,7 @@ import { Link, useActionData } from '@remix-run/react'
 import { useTranslation } from 'react-i18next'
 import { Alert } from '~/components/ui/alert'
 import { requireUser } from '~/lib/auth.server'
-import { readForm } from '~/lib/form.server'
+import { formReply, readForm, submitted } from '~/lib/form.server'
 import { WITHOUT_SCRIPTS } from '~/lib/scripts'
 
 /**
@@ -15,13 +15,14 @@ import { WITHOUT_SCRIPTS } from '~/lib/scripts'
  */
 export async function action({ request, context }: ActionFunctionArgs) {
   const auth = await requireUser(request, context)
-  const id = Number((await readForm(request)).get('idApplication'))
-  if (!Number.isSafeInteger(id) || id <= 0) return data({ ok: false as const }, { status: 400 })
+  const form = await readForm(request)
+  const failed = async () =>
+    formReply('launch', submitted(form).reply(), { key: 'errors.launchFailed' }, await auth.headers())
+  const id = Number(form.get('idApplication'))
+  if (!Number.isSafeInteger(id) || id <= 0) return failed()
   const launch = await auth.settle(auth.api.rest.bd.acces.application.$get({ query: { idApplication: id } }))
-  if (!launch.ok) {
-    return data({ ok: false as const }, { status: launch.status, headers: await auth.headers() })
-  }
-  return data({ ok: true as const, url: launch.data.url }, { headers: await auth.headers() })
+  if (!launch.ok) return failed()
+  return data({ url: launch.data.url }, { headers: await auth.headers() })
 }
 
 // The page renders after the action (document POST); opened directly it only offers the way back.
@@ -30,9 +31,10 @@ export const loader = () => null
 export const handle = WITHOUT_SCRIPTS
 
 export default function Launch() {
-  const result = useActionData<typeof action>()
+  const answer = useActionData<typeof action>()
+  const result = answer && 'url' in answer ? answer : null
   const { t } = useTranslation()
-  if (!result?.ok) {
+  if (!result) {
     return (
       <main className="mx-auto max-w-lg p-6">
         <Alert variant="destructive" role="alert">

@@ -23,7 +23,7 @@ import { publicApi, read } from '~/lib/api.server'
 import { loginMessage, type Message } from '~/lib/api-errors'
 import { endSession, hasSession, liveSessionUser } from '~/lib/auth.server'
 import { captchaSetup } from '~/lib/captcha.server'
-import { readForm } from '~/lib/form.server'
+import { formReply, readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { afterLogin } from '~/lib/safe-redirect'
 import { getSession } from '~/lib/session.server'
@@ -85,10 +85,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
     throw redirect(signedIn ? afterLogin(formData.get('redirect')) : `/login${new URL(request.url).search}`)
   }
   const submission = parseWithZod(formData, { schema: loginFormSchema })
-  const failure = (error: Message | null) => ({
-    result: submission.reply({ hideFields: ['motDePasse'] }),
-    error: captchaMessage(formData, error),
-  })
+  const failure = (error: Message | null) =>
+    formReply('login', submission.reply({ hideFields: ['motDePasse'] }), captchaMessage(formData, error))
   const captcha = captchaPayload(formData)
   // Every problem at once: the fields' and a missing verification.
   if (submission.status !== 'success') return failure(captcha ? null : CAPTCHA_REQUIRED)
@@ -212,8 +210,13 @@ function LoginForm({ question, captcha, constraint, ended }: LoginFormSetup) {
         className="flex flex-col gap-4"
       >
         <input type="hidden" name="redirect" value={searchParams.get('redirect') ?? ''} />
-        {ended ? <input type="hidden" name="ended" value={ended} /> : null}
-        {ended && !actionData ? <Alert role="status">{t('login.sessionEnded', { name: ended })}</Alert> : null}
+        {/* Until the first attempt: a failed one's page, as the page opened again, has ended nothing. */}
+        {ended && !actionData ? (
+          <>
+            <input type="hidden" name="ended" value={ended} />
+            <Alert role="status">{t('login.sessionEnded', { name: ended })}</Alert>
+          </>
+        ) : null}
         <FormError message={error} />
         <Field
           label={t('login.identifiant')}

@@ -9,11 +9,12 @@ import { DataTable, type DataTableColumn } from '~/components/data-table'
 import { ListEmptyState } from '~/components/empty-state'
 import { SearchForm } from '~/components/search-form'
 import { Button } from '~/components/ui/button'
-import { apiMessage, type Message } from '~/lib/api-errors'
+import { apiMessage, type Failure } from '~/lib/api-errors'
 import { adminRead, requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { anchorId, FOCUS_FIELD, neighbourAnchor } from '~/lib/focus'
-import { focusFragment, readForm, rowAction } from '~/lib/form.server'
+import { posted } from '~/lib/form'
+import { focusFragment, formReply, readForm, rowAction, submitted } from '~/lib/form.server'
 import { lastPageUrl, listQuery } from '~/lib/pagination'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { pathWithout, urlWith } from '~/lib/url'
@@ -57,8 +58,6 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 /** How many of the functions granting an application its row names. */
 const FONCTIONS_SHOWN = 3
 
-type ActionData = { error: Message; libelle: string }
-
 /**
  * A row's switch (on or off) or its delete, after its confirmation. The switch sends the application
  * as it stands now, read again, with only its state changed: what another administrator changed
@@ -67,14 +66,12 @@ type ActionData = { error: Message; libelle: string }
 export async function action({ request, context }: ActionFunctionArgs) {
   const auth = await requireAdmin(request, context)
   const form = await readForm(request)
+  const submission = submitted(form)
   const libelle = String(form.get('libelle') ?? '')
   const row = rowAction(form, ['activer', 'desactiver', 'supprimer'])
-  if (!row) return data<ActionData>({ error: { key: 'errors.technical' }, libelle }, { status: 400 })
-  const failed = async (result: Parameters<typeof apiMessage>[0]) =>
-    data<ActionData>(
-      { error: apiMessage(result, 'errors.updateFailed'), libelle },
-      { status: result.status === 409 ? 409 : 400, headers: await auth.headers() },
-    )
+  if (!row) return formReply('', submission.reply(), { key: 'errors.technical' }, await auth.headers())
+  const failed = async (result: Failure) =>
+    formReply(row.intent, submission.reply(), apiMessage(result, 'errors.updateFailed'), await auth.headers())
   const back = `${pathWithout(request.url, ['confirmer', 'id'])}${focusFragment(form)}`
   if (row.intent === 'supprimer') {
     const deleted = await auth.settle(auth.api.rest.bd.application[':id'].$delete({ param: { id: row.id } }))
@@ -245,14 +242,14 @@ export default function Applications() {
       intro={t('applications.intro')}
       create={{ to: '/pages/admin/applications/nouvelle', icon: Plus, label: t('applications.new') }}
       failure={
-        failure ? (
+        failure?.error ? (
           <>
-            <p className="font-medium">{t('applications.actionImpossible', { libelle: failure.libelle })}</p>
+            <p className="font-medium">{t('applications.actionImpossible', { libelle: posted(failure, 'libelle') })}</p>
             <p>{t(failure.error.key, failure.error.values)}</p>
           </>
         ) : null
       }
-      confirm={
+      panels={
         confirming ? (
           <ConfirmPanel
             cancelHref={cancelHref}

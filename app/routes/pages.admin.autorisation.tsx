@@ -1,31 +1,39 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from '@remix-run/cloudflare'
-import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation } from '@remix-run/react'
-import { CircleCheck, Mail, Trash2, TriangleAlert, UserCheck } from 'lucide-react'
+import { Link, useActionData, useLoaderData, useLocation } from '@remix-run/react'
+import { CircleCheck, TriangleAlert } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
-import { ConfirmDialog, ConfirmPanel } from '~/components/confirm-dialog'
+import { AdminListPage } from '~/components/admin-list-page'
+import { ConfirmPanel } from '~/components/confirm-dialog'
 import { DataTable, type DataTableColumn } from '~/components/data-table'
 import { EmptyState } from '~/components/empty-state'
-import { Pagination } from '~/components/pagination'
+import {
+  Company,
+  Expiry,
+  fullName,
+  REGISTRATION_ROW,
+  RegistrationActions,
+  refusal,
+  VALIDATE,
+} from '~/components/registration-cells'
 import { SearchForm } from '~/components/search-form'
-import { Alert } from '~/components/ui/alert'
-import { Button, buttonVariants } from '~/components/ui/button'
-import { offeredValue, ValidatePanel, type ValidateValues } from '~/components/validate-panel'
-import { apiMessage, fieldErrors, type Message } from '~/lib/api-errors'
+import { buttonVariants } from '~/components/ui/button'
+import { NeedsPost, offeredValue, ValidatePanel, type ValidateValues } from '~/components/validate-panel'
 import { adminRead, requireAdmin } from '~/lib/auth.server'
+import { defaultPeriod, postFrom, registrationRefusal } from '~/lib/authorisation.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
-import { displayDateTime } from '~/lib/dates'
-import { anchorId, FOCUS_FIELD, neighbourAnchor } from '~/lib/focus'
-import { usePendingIntent } from '~/lib/form'
-import { focusFragment, readForm, rowAction } from '~/lib/form.server'
-import { DEFAULT_PAGE_SIZE, lastPageUrl, listQuery } from '~/lib/pagination'
+import { anchorId } from '~/lib/focus'
+import { type FormReply, posted } from '~/lib/form'
+import { focusFragment, formReply, readForm, rowAction, submitted } from '~/lib/form.server'
+import { lastPageUrl, listQuery } from '~/lib/pagination'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { pathWithout, urlWith } from '~/lib/url'
-import { cn } from '~/lib/utils'
-import { todayIso, toWireDate } from '../../worker-api/contract/dates'
 import { type PendingUser, REGISTRATION_SORTS } from '../../worker-api/contract/registration'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.authorizeUser' }
 export const meta = titleMeta
+
+/** The search param that names the company of a carrier just accepted, whose users page gives posts. */
+const POST_FOR = 'poste'
 
 /**
  * Spec §2 admin/autorisation: the pending registrations of the scope, searched, sorted (by default
@@ -88,23 +96,6 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   )
 }
 
-type ActionData = { error: Message; intent: string; validation?: ValidateValues }
-
-/** The post a validation gives (`avecPoste`): the function chosen (none: no post) and its period. */
-function postFrom(form: FormData) {
-  if (form.get('avecPoste') !== 'true') return { poste: undefined, values: undefined }
-  const fonction = String(form.get('fonction') ?? '')
-  const dateDebut = String(form.get('dateDebut') ?? '').trim()
-  const dateFin = String(form.get('dateFin') ?? '').trim()
-  const values: ValidateValues = { fonction, dateDebut, dateFin, errors: {} }
-  const [kind, ...rest] = fonction.split(':')
-  const named = rest.join(':')
-  if (fonction === '' || !named) return { poste: undefined, values }
-  const id = Number(named)
-  const chosen = kind === 'id' && Number.isSafeInteger(id) && id > 0 ? { id } : { libelle: named }
-  return { poste: { fonction: chosen, dateDebut, dateFin }, values }
-}
-
 /**
  * The per-row validation (a new link, or a resend) and deletion (after its confirmation). The list is
  * read again after the redirect, so the row is gone or shows its new expiry, in its sorted place.
@@ -112,58 +103,17 @@ function postFrom(form: FormData) {
 export async function action({ request, context }: ActionFunctionArgs) {
   const auth = await requireAdmin(request, context)
   const form = await readForm(request)
-  const mail = String(form.get('mail') ?? '')
   const row = rowAction(form, ['authorize', 'refuse'])
-  if (!row) return data<ActionData>({ error: { key: 'errors.technical' }, intent: '' }, { status: 400 })
+  if (!row) return formReply('', submitted(form).reply(), { key: 'errors.technical' }, await auth.headers())
   const { intent, id } = row
-  const { poste, values } = intent === 'authorize' ? postFrom(form) : { poste: undefined, values: undefined }
+  const poste = intent === 'authorize' ? postFrom(form) : undefined
   const result = await auth.settle(
     auth.api.rest.bd.authorize.user.$post({
       json: { user: { id }, authorize: intent === 'authorize', ...(poste ? { poste } : {}) },
     }),
   )
   const back = pathWithout(request.url, ['confirmer', 'id', POST_FOR, VALIDATE])
-  if (!result.ok) {
-    // The company it typed cannot be created under that name: said on the page, the row stays.
-    if (result.error.businessCode === 'STRUCTURE_NOM_ALREADY_USED') {
-      const nom = String(result.error.attributs[0] ?? '')
-      return data<ActionData>(
-        { error: { key: 'autorisation.companyNameTaken', values: { mail, nom } }, intent },
-        { status: 409, headers: await auth.headers() },
-      )
-    }
-    // Refused or accepted meanwhile (by another administrator), or out of scope: the list is read again.
-    if (result.status === 404 || result.status === 409) {
-      return auth.redirectWithToast(back, { type: 'error', key: 'autorisation.notPending', values: { mail } })
-    }
-    // The post refused (a period, a function no longer there): said on its fields, in the panel.
-    const fields = fieldErrors(result)
-    if (values && fields) {
-      // The API names a field by its path in the request body (`poste.fonction.id`, `poste.dateDebut`):
-      // the panel's field gathers what was said on it and under it.
-      const onPost = (field: string) =>
-        Object.entries(fields).flatMap(([path, said]) =>
-          path === `poste.${field}` || path.startsWith(`poste.${field}.`) ? (said ?? []) : [],
-        )
-      const errors = {
-        fonction: onPost('fonction'),
-        dateDebut: onPost('dateDebut'),
-        dateFin: onPost('dateFin'),
-      }
-      return data<ActionData>(
-        { error: { key: 'autorisation.postRefused' }, intent, validation: { ...values, errors } },
-        { status: 400, headers: await auth.headers() },
-      )
-    }
-    const error =
-      result.error.businessCode === 'TOO_MANY_ATTEMPTS'
-        ? { key: 'autorisation.tooManyMails', values: { mail } }
-        : apiMessage(result, 'errors.LISTE_UPDATE_FAILED')
-    return data<ActionData>(
-      { error, intent, ...(values ? { validation: values } : {}) },
-      { status: result.status === 403 ? 403 : result.status === 429 ? 429 : 400, headers: await auth.headers() },
-    )
-  }
+  if (!result.ok) return registrationRefusal(auth, intent, form, result, back)
   const resent = form.get('renvoi') === 'true'
   const company = result.data.user.structure?.id
   // A carrier accepted has no post yet: the page then says so, with the way to give one.
@@ -182,53 +132,30 @@ export async function action({ request, context }: ActionFunctionArgs) {
   })
 }
 
-/** The search param that names the company of a carrier just accepted, whose users page gives posts. */
-const POST_FOR = 'poste'
-
-/** The search param that opens the validation of a registration (its post, then the link). */
-const VALIDATE = 'valider'
-
-/** A post's default period at validation: from today, for a year (wire dates). */
-function defaultPeriod() {
-  const today = todayIso()
-  const [year, month, day] = today.split('-').map(Number) as [number, number, number]
-  const inAYear = new Date(Date.UTC(year + 1, month - 1, day)).toISOString().slice(0, 10)
-  return { dateDebut: toWireDate(today), dateFin: toWireDate(inAYear) }
+/** What a refused validation chose, shown again in its panel (none for a resend or a deletion). */
+function refusedValidation(reply: FormReply | undefined): ValidateValues | undefined {
+  if (reply?.intent !== 'authorize' || posted(reply, 'avecPoste') !== 'true') return undefined
+  const said = reply.result.error ?? {}
+  return {
+    fonction: posted(reply, 'fonction'),
+    dateDebut: posted(reply, 'dateDebut').trim(),
+    dateFin: posted(reply, 'dateFin').trim(),
+    errors: { fonction: said.fonction ?? [], dateDebut: said.dateDebut ?? [], dateFin: said.dateFin ?? [] },
+  }
 }
-
-/** The prefix of the rows' ids (`inscription-11`). */
-const ROW = 'inscription'
-
-const fullName = (user: Pick<PendingUser, 'prenom' | 'nom'>) => `${user.prenom} ${user.nom}`
 
 export default function Authorisation() {
   const { users, total, page, q, now, failed, validation } = useLoaderData<typeof loader>()
   const failure = useActionData<typeof action>()
+  const refused = refusedValidation(failure)
   const { search } = useLocation()
   const { t } = useTranslation()
-  const navigation = useNavigation()
-  const authorizing = usePendingIntent('authorize')
-  const sendingId = authorizing ? navigation.formData?.get('id') : null
   const params = new URLSearchParams(search)
   const confirming =
     params.get('confirmer') === 'refuse' ? users.find((u) => String(u.id) === params.get('id')) : undefined
-  const cancelHref = urlWith(search, { confirmer: null, id: null })
   const validating = validation
     ? users.find((user) => user.id === validation.id && user.tokenRegister === null)
     : undefined
-  const refusal = (user: PendingUser) => ({
-    title: t('autorisation.deleteTitle', { mail: user.mail }),
-    description: t('autorisation.deleteConfirm', { nom: fullName(user) }),
-    confirmLabel: t('autorisation.delete'),
-    pendingLabel: t('autorisation.deleting'),
-    fields: {
-      intent: 'refuse',
-      id: String(user.id),
-      mail: user.mail,
-      // Without JavaScript focus then goes to the row that takes the refused one's place.
-      [FOCUS_FIELD]: neighbourAnchor(users, user, ROW),
-    },
-  })
 
   const columns: DataTableColumn<PendingUser>[] = [
     {
@@ -272,211 +199,80 @@ export default function Authorisation() {
     {
       id: 'actions',
       header: <span className="sr-only">{t('autorisation.actions')}</span>,
-      cell: (user) => {
-        const resend = user.tokenRegister !== null
-        const sending = sendingId === String(user.id)
-        return (
-          <div className="flex flex-wrap justify-end gap-1">
-            {resend ? (
-              <Form method="post" preventScrollReset>
-                <input type="hidden" name="intent" value="authorize" />
-                <input type="hidden" name="id" value={user.id} />
-                <input type="hidden" name="mail" value={user.mail} />
-                <input type="hidden" name="renvoi" value="true" />
-                {/* The row stays (its link sent, its expiry shown): focus comes back to this button. */}
-                <input type="hidden" name={FOCUS_FIELD} value={anchorId('valider', user.id)} />
-                <Button
-                  id={anchorId('valider', user.id)}
-                  type="submit"
-                  variant="ghost"
-                  size="sm"
-                  // One mail at a time: a second click would send a second link.
-                  disabled={authorizing}
-                  aria-label={t('autorisation.resendLabel', { mail: user.mail })}
-                >
-                  <Mail aria-hidden />
-                  <span className="hidden lg:inline">
-                    {sending ? t('autorisation.sending') : t('autorisation.resend')}
-                  </span>
-                </Button>
-              </Form>
-            ) : (
-              // The first validation gives the post the carrier starts with: a panel asks for it.
-              <Link
-                id={anchorId('valider', user.id)}
-                to={`${urlWith(search, { [VALIDATE]: String(user.id), confirmer: null, id: null })}#validation`}
-                preventScrollReset
-                className={buttonVariants({ variant: 'ghost', size: 'sm' })}
-                aria-label={t('autorisation.validateLabel', { mail: user.mail })}
-              >
-                <UserCheck aria-hidden />
-                <span className="hidden lg:inline">{t('autorisation.validate')}</span>
-              </Link>
-            )}
-            <ConfirmDialog
-              id={anchorId('refuser', user.id)}
-              fallbackHref={urlWith(search, { confirmer: 'refuse', id: String(user.id) })}
-              {...refusal(user)}
-              triggerVariant="ghost"
-              triggerClassName="text-destructive"
-            >
-              <Trash2 aria-hidden />
-              <span className="sr-only">{t('autorisation.deleteLabel', { mail: user.mail })}</span>
-              <span aria-hidden className="hidden lg:inline">
-                {t('autorisation.delete')}
-              </span>
-            </ConfirmDialog>
-          </div>
-        )
-      },
+      cell: (user) => <RegistrationActions user={user} rows={users} />,
     },
   ]
 
   return (
-    <div className="flex flex-col gap-6">
-      <div>
-        <h1 className="text-2xl font-semibold tracking-tight">{t('autorisation.title')}</h1>
-        <p className="text-muted-foreground">{t('autorisation.intro')}</p>
-      </div>
-      {failure ? (
-        <Alert variant="destructive" role="alert">
-          <p>{t(failure.error.key, failure.error.values)}</p>
-        </Alert>
-      ) : null}
-      {confirming ? (
-        <ConfirmPanel cancelHref={cancelHref} returnTo={anchorId('refuser', confirming.id)} {...refusal(confirming)} />
-      ) : null}
-      {validating && validation ? (
-        <ValidatePanel
-          // A refused validation comes back with what was chosen: the panel shows it again.
-          key={failure?.validation ? 'again' : 'new'}
-          id={validating.id}
-          mail={validating.mail}
-          company={validating.structure?.nom ?? null}
-          fonctions={validation.fonctions}
-          values={
-            failure?.validation ?? {
-              fonction: validation.fonctions[0] ? offeredValue(validation.fonctions[0]) : '',
-              dateDebut: validation.dateDebut,
-              dateFin: validation.dateFin,
-              errors: {},
-            }
-          }
-          cancelHref={`${urlWith(search, { [VALIDATE]: null })}#${anchorId('valider', validating.id)}`}
-          focusAfter={anchorId('valider', validating.id)}
-        />
-      ) : null}
-      <NeedsPost structureId={params.get(POST_FOR)} closeHref={urlWith(search, { [POST_FOR]: null })} />
-      <SearchForm label={t('autorisation.search')} />
-      {failed ? (
-        <EmptyState
-          icon={TriangleAlert}
-          title={t('errors.fetchFailed')}
-          action={
-            <Link to={urlWith(search, {})} className={buttonVariants({ variant: 'outline' })}>
-              {t('autorisation.retry')}
-            </Link>
-          }
-        />
-      ) : (
+    <AdminListPage
+      title={t('autorisation.title')}
+      intro={t('autorisation.intro')}
+      failure={failure?.error ? <p>{t(failure.error.key, failure.error.values)}</p> : null}
+      panels={
         <>
-          <p className="text-sm text-muted-foreground" aria-live="polite">
-            {t('autorisation.total', { count: total })}
-          </p>
-          <div className="overflow-hidden rounded-lg border bg-card">
-            <DataTable
-              aria-label={t('autorisation.tableLabel')}
-              columns={columns}
-              rows={users}
-              rowKey={(user) => user.id}
-              rowAnchor={ROW}
-              defaultSort="expiry"
-              empty={
-                <EmptyState
-                  icon={CircleCheck}
-                  title={t('autorisation.empty')}
-                  description={q ? t('autorisation.emptySearch', { q }) : undefined}
-                />
-              }
+          {confirming ? (
+            <ConfirmPanel
+              cancelHref={urlWith(search, { confirmer: null, id: null })}
+              returnTo={anchorId('refuser', confirming.id)}
+              {...refusal(t, users, confirming)}
             />
-          </div>
-          <Pagination page={page} total={total} pageSize={DEFAULT_PAGE_SIZE} />
+          ) : null}
+          {validating && validation ? (
+            <ValidatePanel
+              // A refused validation comes back with what was chosen: the panel shows it again.
+              key={refused ? 'again' : 'new'}
+              id={validating.id}
+              mail={validating.mail}
+              company={validating.structure?.nom ?? null}
+              fonctions={validation.fonctions}
+              values={
+                refused ?? {
+                  fonction: validation.fonctions[0] ? offeredValue(validation.fonctions[0]) : '',
+                  dateDebut: validation.dateDebut,
+                  dateFin: validation.dateFin,
+                  errors: {},
+                }
+              }
+              cancelHref={`${urlWith(search, { [VALIDATE]: null })}#${anchorId('valider', validating.id)}`}
+              focusAfter={anchorId('valider', validating.id)}
+            />
+          ) : null}
+          <NeedsPost structureId={params.get(POST_FOR)} closeHref={urlWith(search, { [POST_FOR]: null })} />
         </>
-      )}
-    </div>
-  )
-}
-
-/**
- * Spec §2: the link's expiry as DD/MM/YYYY HH:mm, red once it has passed and green while it works,
- * with a word saying which (the colour is not the only cue); a registration not yet validated has none.
- */
-function Expiry({ expiry, now }: { expiry: number | null; now: number }) {
-  const { t } = useTranslation()
-  if (expiry === null) {
-    return (
-      <span className="text-muted-foreground">
-        <span aria-hidden>— </span>
-        {t('autorisation.notValidated')}
-      </span>
-    )
-  }
-  const expired = expiry < now
-  return (
-    <span className="flex flex-wrap items-center gap-x-2 gap-y-1">
-      <time
-        dateTime={new Date(expiry).toISOString()}
-        className={cn('tabular-nums', expired ? 'text-destructive' : 'text-green-700')}
-      >
-        {displayDateTime(new Date(expiry).toISOString())}
-      </time>
-      <span
-        className={cn(
-          'inline-flex items-center rounded-full border px-2 py-0.5 text-xs font-medium',
-          expired ? 'border-destructive/40 bg-destructive/10 text-destructive' : 'border-green-700/40 text-green-700',
-        )}
-      >
-        {t(expired ? 'autorisation.expired' : 'autorisation.valid')}
-      </span>
-    </span>
-  )
-}
-
-/** The company of a registration: a carrier, or a name typed at registration, created on validation. */
-function Company({ structure }: { structure: PendingUser['structure'] }) {
-  const { t } = useTranslation()
-  if (!structure) return <span className="text-muted-foreground">—</span>
-  return (
-    <>
-      <span className="break-words">{structure.nom}</span>
-      {structure.id === null ? (
-        <span className="block text-xs text-muted-foreground">{t('autorisation.newCompany')}</span>
-      ) : null}
-    </>
-  )
-}
-
-/**
- * After a validation: the carrier still needs a post to reach any application, given from their
- * company's users page (once they have chosen their password: until then they are no user to post).
- */
-function NeedsPost({ structureId, closeHref }: { structureId: string | null; closeHref: string }) {
-  const { t } = useTranslation()
-  if (!structureId || !/^[1-9][0-9]{0,15}$/.test(structureId)) return null
-  return (
-    <Alert role="status" className="flex flex-col gap-2">
-      <p>{t('autorisation.needsPost')}</p>
-      <div className="flex flex-wrap gap-2">
-        <Link
-          to={`/pages/admin/user/structure/${structureId}?ajouter=1`}
-          className={buttonVariants({ variant: 'outline', size: 'sm' })}
-        >
-          {t('autorisation.givePost')}
-        </Link>
-        <Link to={closeHref} className={buttonVariants({ variant: 'ghost', size: 'sm' })}>
-          {t('autorisation.dismiss')}
-        </Link>
-      </div>
-    </Alert>
+      }
+      search={<SearchForm label={t('autorisation.search')} />}
+      unreadable={
+        failed ? (
+          <EmptyState
+            icon={TriangleAlert}
+            title={t('errors.fetchFailed')}
+            action={
+              <Link to={urlWith(search, {})} className={buttonVariants({ variant: 'outline' })}>
+                {t('autorisation.retry')}
+              </Link>
+            }
+          />
+        ) : null
+      }
+      count={t('autorisation.total', { count: total })}
+      page={page}
+      total={total}
+    >
+      <DataTable
+        aria-label={t('autorisation.tableLabel')}
+        columns={columns}
+        rows={users}
+        rowKey={(user) => user.id}
+        rowAnchor={REGISTRATION_ROW}
+        defaultSort="expiry"
+        empty={
+          <EmptyState
+            icon={CircleCheck}
+            title={t('autorisation.empty')}
+            description={q ? t('autorisation.emptySearch', { q }) : undefined}
+          />
+        }
+      />
+    </AdminListPage>
   )
 }

@@ -8,11 +8,11 @@ import { DataTable, type DataTableColumn } from '~/components/data-table'
 import { ListEmptyState } from '~/components/empty-state'
 import { SearchForm } from '~/components/search-form'
 import { buttonVariants } from '~/components/ui/button'
-import { apiMessage, type Message } from '~/lib/api-errors'
+import { apiMessage } from '~/lib/api-errors'
 import { adminRead, requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { anchorId, FOCUS_FIELD, neighbourAnchor } from '~/lib/focus'
-import { focusFragment, readForm, rowAction } from '~/lib/form.server'
+import { focusFragment, formReply, readForm, rowAction, submitted } from '~/lib/form.server'
 import { lastPageUrl, listQuery } from '~/lib/pagination'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { pathWithout, urlWith } from '~/lib/url'
@@ -44,22 +44,18 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   )
 }
 
-type ActionData = { error: Message; nom: string }
-
 /** The per-row delete (after its confirmation): spec §8's messages when the API refuses it. */
 export async function action({ request, context }: ActionFunctionArgs) {
   const auth = await requireAdmin(request, context)
   const form = await readForm(request)
+  const submission = submitted(form)
   const nom = String(form.get('nom') ?? '')
   const row = rowAction(form, ['supprimer'])
-  if (!row) return data<ActionData>({ error: { key: 'errors.technical' }, nom }, { status: 400 })
+  if (!row) return formReply('', submission.reply(), { key: 'errors.technical' }, await auth.headers())
   const { id } = row
   const result = await auth.settle(auth.api.rest.bd.structure[':id'].$delete({ param: { id } }))
   if (!result.ok) {
-    return data<ActionData>(
-      { error: apiMessage(result, 'errors.updateFailed'), nom },
-      { status: result.status === 409 ? 409 : 400, headers: await auth.headers() },
-    )
+    return formReply(row.intent, submission.reply(), apiMessage(result, 'errors.updateFailed'), await auth.headers())
   }
   // Back to the list as it was, without the confirmation's params.
   return auth.redirectWithToast(`${pathWithout(request.url, ['confirmer', 'id'])}${focusFragment(form)}`, {
@@ -192,14 +188,14 @@ export default function Structures() {
       intro={t('structures.intro')}
       create={{ to: '/pages/admin/structure', icon: Plus, label: t('structures.create') }}
       failure={
-        failure ? (
+        failure?.error ? (
           <>
             <p className="font-medium">{t('structures.deleteImpossible')}</p>
             <p>{t(failure.error.key, failure.error.values)}</p>
           </>
         ) : null
       }
-      confirm={
+      panels={
         confirming ? (
           <ConfirmPanel
             cancelHref={cancelHref}

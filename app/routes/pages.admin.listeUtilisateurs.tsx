@@ -1,6 +1,6 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { Form, Link, useActionData, useLoaderData, useLocation } from '@remix-run/react'
-import { ChevronDown, ChevronRight, Eye, RotateCcw, Trash2, UserPlus, Users, X } from 'lucide-react'
+import { ChevronDown, ChevronRight, Eye, RotateCcw, Trash2, UserPlus, Users } from 'lucide-react'
 import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { AdminListPage } from '~/components/admin-list-page'
@@ -9,33 +9,31 @@ import { DataTable, type DataTableColumn, detailsId } from '~/components/data-ta
 import { EmptyState } from '~/components/empty-state'
 import { SearchForm } from '~/components/search-form'
 import { Button, buttonVariants } from '~/components/ui/button'
-import { apiMessage, type Message } from '~/lib/api-errors'
+import { USER_FILTERS, UserFilters } from '~/components/user-filters'
+import { fullName, hasPosition, UserBadges, UserDetails } from '~/components/user-row'
+import { apiMessage } from '~/lib/api-errors'
 import { adminRead, requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { anchorId, FOCUS_FIELD, neighbourAnchor } from '~/lib/focus'
 import { usePendingIntent } from '~/lib/form'
-import { focusFragment, readForm, rowAction } from '~/lib/form.server'
+import { focusFragment, formReply, readForm, rowAction, submitted } from '~/lib/form.server'
 import { useHydrated } from '~/lib/hydrated'
 import { listQuery } from '~/lib/pagination'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { pathWithout, urlWith } from '~/lib/url'
-import { cn } from '~/lib/utils'
-import type { Poste, User } from '../../worker-api/contract/user'
+import type { User } from '../../worker-api/contract/user'
 import { USER_SORTS } from '../../worker-api/contract/user-admin'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.manageUsers' }
 export const meta = titleMeta
 
-/** Spec §2 user list: the three toggle filters, each a URL param the API filters by in SQL. */
-const FILTERS = ['poste', 'actif', 'supprime'] as const
-type Filter = (typeof FILTERS)[number]
 const readFlag = (value: string | null) => (value === 'true' || value === 'false' ? value : undefined)
 
 /** Spec §2 admin/listeUtilisateurs: the scope's users, filtered, searched, sorted and paged by the API. */
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const params = new URL(request.url).searchParams
   const flags = Object.fromEntries(
-    FILTERS.flatMap((name) => (readFlag(params.get(name)) ? [[name, params.get(name)]] : [])),
+    USER_FILTERS.flatMap((name) => (readFlag(params.get(name)) ? [[name, params.get(name)]] : [])),
   )
   const query = { ...listQuery(params, USER_SORTS), ...flags }
   const {
@@ -49,15 +47,14 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   )
 }
 
-type ActionData = { error: Message; intent: string }
-
 /** The per-row delete (after its confirmation) and restore. */
 export async function action({ request, context }: ActionFunctionArgs) {
   const auth = await requireAdmin(request, context)
   const form = await readForm(request)
+  const submission = submitted(form)
   const nom = String(form.get('nom') ?? '')
   const row = rowAction(form, ['supprimer', 'retablir'])
-  if (!row) return data<ActionData>({ error: { key: 'errors.technical' }, intent: '' }, { status: 400 })
+  if (!row) return formReply('', submission.reply(), { key: 'errors.technical' }, await auth.headers())
   const { intent, id } = row
   const param = { param: { id } }
   const result = await auth.settle(
@@ -66,10 +63,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
       : auth.api.rest.bd.utilisateur.retablir[':id'].$delete(param),
   )
   if (!result.ok) {
-    return data<ActionData>(
-      { error: apiMessage(result, 'errors.updateFailed'), intent },
-      { status: result.status === 403 ? 403 : 400, headers: await auth.headers() },
-    )
+    return formReply(intent, submission.reply(), apiMessage(result, 'errors.updateFailed'), await auth.headers())
   }
   return auth.redirectWithToast(`${pathWithout(request.url, ['confirmer', 'id'])}${focusFragment(form)}`, {
     type: 'success',
@@ -80,96 +74,6 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
 /** The prefix of the rows' ids (`utilisateur-7`). */
 const ROW = 'utilisateur'
-
-const fullName = (user: Pick<User, 'prenom' | 'nom'>) => `${user.prenom} ${user.nom}`
-const hasPosition = (user: User) => user.postesEnCours.length + user.postesFutur.length > 0
-
-/** One of the three filters: "yes" and "no" as links that toggle, and a reset when it is set. */
-function FilterToggle({ name, search }: { name: Filter; search: string }) {
-  const { t } = useTranslation()
-  const current = new URLSearchParams(search).get(name)
-  const choice = (value: 'true' | 'false') => {
-    const active = current === value
-    return (
-      <Link
-        to={urlWith(search, { [name]: active ? null : value, page: null })}
-        aria-current={active ? 'true' : undefined}
-        preventScrollReset
-        className={cn(
-          buttonVariants({ variant: active ? 'default' : 'outline', size: 'sm' }),
-          'rounded-none first:rounded-l-md last:rounded-r-md',
-        )}
-      >
-        {t(`users.filters.${name}.${value}`)}
-      </Link>
-    )
-  }
-  return (
-    <fieldset className="flex flex-wrap items-center gap-2">
-      <legend className="sr-only">{t(`users.filters.${name}.label`)}</legend>
-      <span aria-hidden className="text-sm text-muted-foreground">
-        {t(`users.filters.${name}.label`)}
-      </span>
-      <span className="inline-flex">
-        {choice('true')}
-        {choice('false')}
-      </span>
-      {current ? (
-        <Link
-          to={urlWith(search, { [name]: null, page: null })}
-          preventScrollReset
-          className={buttonVariants({ variant: 'ghost', size: 'sm' })}
-          aria-label={t('users.filters.resetLabel', { filter: t(`users.filters.${name}.label`) })}
-        >
-          <X aria-hidden />
-          {t('users.filters.reset')}
-        </Link>
-      ) : null}
-    </fieldset>
-  )
-}
-
-/** The posts of an expanded row (spec §2: structure, function, start to end), or its warning. */
-function UserDetails({ user }: { user: User }) {
-  const { t } = useTranslation()
-  const line = (poste: Poste) => (
-    <li key={poste.id}>
-      {t('users.posteLine', {
-        structure: poste.structure.nom,
-        fonction: poste.fonction.libelle,
-        debut: poste.dateDebut,
-        fin: poste.dateFin,
-      })}
-    </li>
-  )
-  return (
-    <div className="flex flex-col gap-3 py-2 text-sm">
-      {user.supprime ? <p className="font-medium text-destructive">{t('users.deletedWarning')}</p> : null}
-      {hasPosition(user) ? (
-        <div className="grid gap-3 sm:grid-cols-2">
-          <section>
-            <h3 className="font-medium">{t('users.postesEnCours')}</h3>
-            {user.postesEnCours.length ? (
-              <ul className="list-disc pl-5">{user.postesEnCours.map(line)}</ul>
-            ) : (
-              <p className="text-muted-foreground">{t('users.none')}</p>
-            )}
-          </section>
-          <section>
-            <h3 className="font-medium">{t('users.postesFutur')}</h3>
-            {user.postesFutur.length ? (
-              <ul className="list-disc pl-5">{user.postesFutur.map(line)}</ul>
-            ) : (
-              <p className="text-muted-foreground">{t('users.none')}</p>
-            )}
-          </section>
-        </div>
-      ) : (
-        <p className="font-medium">{t('users.noPositionWarning')}</p>
-      )}
-    </div>
-  )
-}
 
 export default function UserList() {
   const { users, total, page, q } = useLoaderData<typeof loader>()
@@ -258,15 +162,7 @@ export default function UserList() {
       id: 'etat',
       header: t('users.state'),
       className: 'hidden sm:table-cell',
-      cell: (user) => (
-        <span className="flex flex-wrap gap-1">
-          {user.supprime ? <Badge tone="danger">{t('users.badges.deleted')}</Badge> : null}
-          {!user.actif ? <Badge tone="muted">{t('users.badges.inactive')}</Badge> : null}
-          {user.admin ? <Badge tone="info">{t('users.badges.admin')}</Badge> : null}
-          {user.tokenRegister !== null ? <Badge tone="muted">{t('users.badges.invited')}</Badge> : null}
-          {!hasPosition(user) ? <Badge tone="warning">{t('users.badges.noPosition')}</Badge> : null}
-        </span>
-      ),
+      cell: (user) => <UserBadges user={user} />,
     },
     {
       id: 'actions',
@@ -330,8 +226,8 @@ export default function UserList() {
       title={t('users.title')}
       intro={t('users.intro')}
       create={{ to: '/pages/admin/user/new', icon: UserPlus, label: t('users.create') }}
-      failure={failure ? <p>{t(failure.error.key, failure.error.values)}</p> : null}
-      confirm={
+      failure={failure?.error ? <p>{t(failure.error.key, failure.error.values)}</p> : null}
+      panels={
         confirming ? (
           <ConfirmPanel
             cancelHref={cancelHref}
@@ -347,11 +243,7 @@ export default function UserList() {
       search={
         <div className="flex flex-col gap-3">
           <SearchForm label={t('users.search')} />
-          <div className="flex flex-wrap gap-x-6 gap-y-2">
-            {FILTERS.map((name) => (
-              <FilterToggle key={name} name={name} search={search} />
-            ))}
-          </div>
+          <UserFilters search={search} />
         </div>
       }
       count={t('users.total', { count: total })}
@@ -376,21 +268,5 @@ export default function UserList() {
         }
       />
     </AdminListPage>
-  )
-}
-
-const TONES = {
-  // Solid: the light tint on a deleted row's own tint gave its text 3.94:1, under WCAG AA's 4.5:1.
-  danger: 'border-destructive bg-destructive text-destructive-foreground',
-  warning: 'border-warning/60 bg-warning/20 text-foreground',
-  info: 'border-primary/40 bg-primary/10 text-primary',
-  muted: 'border-border bg-muted text-muted-foreground',
-} as const
-
-function Badge({ tone, children }: { tone: keyof typeof TONES; children: React.ReactNode }) {
-  return (
-    <span className={cn('inline-flex items-center rounded-full border px-2 py-0.5 text-xs font-medium', TONES[tone])}>
-      {children}
-    </span>
   )
 }

@@ -7,7 +7,7 @@ import { fieldErrors } from '~/lib/api-errors'
 import { adminRead, requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import type { FormReply } from '~/lib/form'
-import { formFailure, readForm } from '~/lib/form.server'
+import { formFailure, formReply, readForm } from '~/lib/form.server'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { templateFormSchema } from '../../worker-api/contract/catalogue'
 
@@ -66,7 +66,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const form = await readForm(request)
   const submission = parseTemplate(form)
   if (submission.status === undefined) {
-    return data<FormReply>({ intent: TEMPLATE_INTENT, result: submission.reply(), error: null })
+    const headers = await auth.headers()
+    return data<FormReply>({ intent: TEMPLATE_INTENT, result: submission.reply(), error: null }, { headers })
   }
   if (submission.status !== 'success') {
     return formFailure(TEMPLATE_INTENT, submission, { headers: await auth.headers() })
@@ -85,10 +86,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
       return [index && name ? `fonctions[${index}].${name}` : 'fonctions', errors] as const
     })
     if (fields.length > 0) {
-      return data<FormReply>(
-        { intent: TEMPLATE_INTENT, result: submission.reply({ fieldErrors: Object.fromEntries(fields) }), error: null },
-        { status: 400, headers: await auth.headers() },
-      )
+      const result = submission.reply({ fieldErrors: Object.fromEntries(fields) })
+      return formReply(TEMPLATE_INTENT, result, null, await auth.headers())
     }
     return formFailure(TEMPLATE_INTENT, submission, { failure: result, headers: await auth.headers() })
   }

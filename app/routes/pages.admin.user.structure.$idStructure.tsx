@@ -1,41 +1,23 @@
-import { getFormProps, useForm } from '@conform-to/react'
 import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
-import { Form, Link, useLoaderData, useLocation, useNavigate } from '@remix-run/react'
+import { Link, useLoaderData, useLocation } from '@remix-run/react'
 import { Plus, UserPlus, Users } from 'lucide-react'
-import { useEffect, useRef } from 'react'
 import { useTranslation } from 'react-i18next'
+import { ADD_POSTE, AddPoste } from '~/components/add-poste'
 import { DataTable, type DataTableColumn } from '~/components/data-table'
-import { DateRangeInput } from '~/components/date-range-input'
 import { EmptyState } from '~/components/empty-state'
-import { FormError, formProblem } from '~/components/form-error'
 import { Pagination } from '~/components/pagination'
 import { SearchForm } from '~/components/search-form'
-import { SearchSelect } from '~/components/search-select'
-import { ChoiceField } from '~/components/select-field'
-import { Button, buttonVariants } from '~/components/ui/button'
-import { Card, CardContent, CardDescription, CardHeader } from '~/components/ui/card'
-import { Dialog, DialogContent, DialogDescription, DialogTitle } from '~/components/ui/dialog'
-import { Input } from '~/components/ui/input'
-import { Label } from '~/components/ui/label'
-import { translateError } from '~/lib/api-errors'
+import { buttonVariants } from '~/components/ui/button'
 import { adminRead, requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
-import { FOCUS_FIELD } from '~/lib/focus'
-import { useFormReply, usePendingIntent } from '~/lib/form'
+import { useFormReply } from '~/lib/form'
 import { focusFragment, formFailure, readForm } from '~/lib/form.server'
-import { useHydrated, useTypedBeforeHydration } from '~/lib/hydrated'
 import { DEFAULT_PAGE_SIZE, readPage } from '~/lib/pagination'
 import { structureId } from '~/lib/structure-form.server'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { pathWithout, readSearch, urlWith } from '~/lib/url'
-import {
-  type Fonction,
-  type PosteForm,
-  posteFormSchema,
-  type Structure,
-  type StructureUsers,
-} from '../../worker-api/contract/structure'
+import { posteFormSchema, type Structure } from '../../worker-api/contract/structure'
 import type { User } from '../../worker-api/contract/user'
 
 export const handle: BreadcrumbHandle = {
@@ -112,11 +94,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   })
 }
 
-/** The add-post link's id: focus comes back to it once a post is added (`FOCUS_FIELD`). */
-const ADD = 'ajouter-poste'
-
 export default function StructureUsersPage() {
-  const { structure, users, page, q } = useLoaderData<typeof loader>()
+  const { structure, users, page, q, recherche, constraint } = useLoaderData<typeof loader>()
   const { search } = useLocation()
   const { t } = useTranslation()
   const adding = new URLSearchParams(search).get('ajouter') === '1' || useFormReply('poste') !== undefined
@@ -127,7 +106,7 @@ export default function StructureUsersPage() {
         <h1 className="text-2xl font-semibold tracking-tight">{t('structureUsers.title', { nom: structure.nom })}</h1>
         <div className="flex flex-wrap gap-2">
           <Link
-            id={ADD}
+            id={ADD_POSTE}
             to={`${urlWith(search, { ajouter: '1' })}#ajout`}
             preventScrollReset
             className={buttonVariants({ variant: 'outline' })}
@@ -141,7 +120,7 @@ export default function StructureUsersPage() {
           </Link>
         </div>
       </div>
-      <AddPoste open={adding} structure={structure} users={users} />
+      <AddPoste open={adding} structure={structure} users={users} recherche={recherche} constraint={constraint} />
       <SearchForm label={t('structureUsers.search')} />
       <UsersTable
         title={t('structureUsers.enCours')}
@@ -236,175 +215,5 @@ function UsersTable({
         />
       </div>
     </section>
-  )
-}
-
-/**
- * The add-post form where it opens: a modal dialog once the page is live (the URL's `ajouter=1` opens
- * it, closing it takes that away), a section of the page without JavaScript.
- */
-function AddPoste({ open, structure, users }: { open: boolean; structure: Structure; users: StructureUsers }) {
-  const { t } = useTranslation()
-  const hydrated = useHydrated()
-  const navigate = useNavigate()
-  const { search } = useLocation()
-  const heading = useRef<HTMLHeadingElement>(null)
-  // What was typed in the section before the page was live is still there in the dialog.
-  const [section, typed] = useTypedBeforeHydration<HTMLDivElement>()
-  // The section opened by its link: focus goes to it, for keyboard and screen-reader users.
-  useEffect(() => {
-    if (open && !hydrated) heading.current?.focus()
-  }, [open, hydrated])
-  const title = t('structureUsers.addTitle', { nom: structure.nom })
-  if (hydrated) {
-    return (
-      <Dialog
-        open={open}
-        onOpenChange={(next) => {
-          if (!next)
-            navigate(urlWith(search, { ajouter: null, recherche: null }), { replace: true, preventScrollReset: true })
-        }}
-      >
-        <DialogContent closeLabel={t('structureUsers.close')} aria-describedby="ajout-intro">
-          <div className="flex flex-col gap-1.5 pr-6">
-            <DialogTitle className="text-xl font-semibold leading-none tracking-tight">{title}</DialogTitle>
-            <DialogDescription id="ajout-intro" className="text-sm text-muted-foreground">
-              {t('structureUsers.addIntro')}
-            </DialogDescription>
-          </div>
-          <AddPosteForm users={users} typed={typed} />
-        </DialogContent>
-      </Dialog>
-    )
-  }
-  if (!open) return null
-  return (
-    <Card id="ajout" className="border-primary/40">
-      <CardHeader>
-        <h2 ref={heading} tabIndex={-1} className="text-xl font-semibold leading-none tracking-tight outline-none">
-          {title}
-        </h2>
-        <CardDescription>{t('structureUsers.addIntro')}</CardDescription>
-      </CardHeader>
-      <CardContent>
-        <div ref={section}>
-          <AddPosteForm users={users} typed={typed} />
-        </div>
-      </CardContent>
-    </Card>
-  )
-}
-
-/**
- * Spec §5 add-post: a user (autocomplete over the candidates the API found), a function (§4: none →
- * the error and a disabled select; one → chosen and disabled; several → to choose), a date range.
- */
-function AddPosteForm({ users, typed }: { users: StructureUsers; typed: Record<string, string> }) {
-  const { t } = useTranslation()
-  const { constraint, recherche, structure } = useLoaderData<typeof loader>()
-  const { search } = useLocation()
-  const reply = useFormReply('poste')
-  const pending = usePendingIntent('poste')
-  const fonctions: Fonction[] = users.rechercheUtilisateur.fonctions
-  const [form, fields] = useForm<PosteForm>({
-    id: 'poste',
-    lastResult: reply?.result,
-    constraint,
-    shouldValidate: 'onSubmit',
-  })
-  const translate = (errors: string[] | undefined) => errors?.map((error) => translateError(t, error))
-  const candidates = users.rechercheUtilisateur.utilisateurs.map((user) => ({
-    value: String(user.id),
-    label: `${user.nom} ${user.prenom} (${user.mail})`,
-  }))
-  return (
-    <div className="flex flex-col gap-4">
-      {/* The candidates are searched by the API: a GET of this page that keeps the section open. */}
-      <Form method="get" preventScrollReset className="flex flex-wrap items-end gap-2">
-        {[...new URLSearchParams(search)]
-          .filter(([name]) => name !== 'recherche')
-          .map(([name, value]) => (
-            <input key={name} type="hidden" name={name} value={value} />
-          ))}
-        <div className="flex min-w-0 flex-1 flex-col gap-1.5">
-          <Label htmlFor="recherche">{t('structureUsers.findUser')}</Label>
-          <Input id="recherche" name="recherche" type="search" defaultValue={typed.recherche ?? recherche} />
-        </div>
-        <Button type="submit" variant="outline">
-          {t('structureUsers.findUserSubmit')}
-        </Button>
-      </Form>
-      <Form method="post" {...getFormProps(form)} className="flex flex-col gap-4">
-        <input type="hidden" name="intent" value="poste" />
-        <input type="hidden" name={FOCUS_FIELD} value={ADD} />
-        <FormError
-          message={formProblem(t, reply, {
-            utilisateur: t('structureUsers.user'),
-            fonction: t('structureUsers.fonction'),
-            dateDebut: t('structureUsers.dateDebut'),
-            dateFin: t('structureUsers.dateFin'),
-          })}
-        />
-        <SearchSelect
-          id={fields.utilisateur.id}
-          name={fields.utilisateur.name}
-          label={t('structureUsers.user')}
-          options={candidates}
-          defaultValue={typed[fields.utilisateur.name]}
-          placeholder={t('structureUsers.chooseUser')}
-          emptyMessage={t('structureUsers.noCandidate')}
-          required
-          errors={translate(fields.utilisateur.errors)}
-        />
-        <ChoiceField
-          id={fields.fonction.id}
-          name={fields.fonction.name}
-          label={t('structureUsers.fonction')}
-          options={fonctions.map((fonction) => ({ value: String(fonction.id), label: fonction.libelle }))}
-          defaultValue={typed[fields.fonction.name] ?? String(fields.fonction.initialValue ?? '')}
-          placeholder={t('structureUsers.chooseFonction')}
-          emptyMessage={t('structureUsers.noFonction')}
-          emptyHint={
-            <Link to={`/pages/admin/structure/detail/${structure.id}#fonctions`} className="underline">
-              {t('structureUsers.addFonction')}
-            </Link>
-          }
-          singleHint={t('structureUsers.oneFonction')}
-          errors={translate(fields.fonction.errors)}
-        />
-        <DateRangeInput
-          legend={t('structureUsers.period')}
-          start={{
-            name: fields.dateDebut.name,
-            id: fields.dateDebut.id,
-            label: t('structureUsers.dateDebut'),
-            defaultValue: typed[fields.dateDebut.name] ?? String(fields.dateDebut.initialValue ?? ''),
-            errors: translate(fields.dateDebut.errors),
-            required: true,
-          }}
-          end={{
-            name: fields.dateFin.name,
-            id: fields.dateFin.id,
-            label: t('structureUsers.dateFin'),
-            defaultValue: typed[fields.dateFin.name] ?? String(fields.dateFin.initialValue ?? ''),
-            errors: translate(fields.dateFin.errors),
-            required: true,
-          }}
-        />
-        <div className="flex flex-wrap gap-2">
-          <Button type="submit" disabled={pending || fonctions.length === 0} aria-disabled={pending}>
-            <Plus aria-hidden />
-            {pending ? t('structureUsers.adding') : t('structureUsers.addSubmit')}
-          </Button>
-          <Link
-            to={urlWith(search, { ajouter: null, recherche: null })}
-            preventScrollReset
-            className={buttonVariants({ variant: 'outline' })}
-          >
-            {t('structureUsers.close')}
-          </Link>
-        </div>
-      </Form>
-    </div>
   )
 }

@@ -1,26 +1,25 @@
-import { getFormProps, getInputProps, type SubmissionResult, useForm } from '@conform-to/react'
+import { getFormProps, getInputProps, useForm } from '@conform-to/react'
 import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { Form, useLoaderData } from '@remix-run/react'
-import { KeyRound, MailCheck, Save } from 'lucide-react'
+import { KeyRound } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { Field } from '~/components/field'
 import { FormError, formProblem } from '~/components/form-error'
+import { IdentityForm } from '~/components/identity-form'
 import { NewPasswordFields } from '~/components/password-rules'
 import { PostesTable } from '~/components/postes-table'
-import { ProfileFields } from '~/components/profile-fields'
 import { Button } from '~/components/ui/button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '~/components/ui/card'
-import { apiMessage, fieldErrors, type Message } from '~/lib/api-errors'
 import { requireUser } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
-import { type FormReply, useErrorsFollowInput, useFormReply, usePendingIntent } from '~/lib/form'
-import { readForm } from '~/lib/form.server'
+import { useFormReply, usePendingIntent } from '~/lib/form'
+import { formFailure, readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
+import { saveIdentity } from '~/lib/identity.server'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { type ChangePasswordForm, changePasswordFormSchema } from '../../worker-api/contract/password'
-import type { User } from '../../worker-api/contract/user'
-import { type ProfileInput, profileSchema } from '../../worker-api/contract/user'
+import { profileSchema } from '../../worker-api/contract/user'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.profile' }
 export const meta = titleMeta
@@ -36,132 +35,50 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   return data({ me, constraints, title: pageTitle(t, t('profile.title')) }, { headers: await auth.headers() })
 }
 
-type Intent = 'profile' | 'password'
-/** The portal's form reply (app/lib/form.ts): which form, conform's result, the form's message. */
-type ActionData = FormReply<Intent>
-
-/** Two forms on one page (STYLE 4): the profile (spec §5 rules) and the password change. */
+/** Two forms on one page (STYLE 4): the identity (spec §5 rules) and the password change. */
 export async function action({ request, context }: ActionFunctionArgs) {
   const auth = await requireUser(request, context)
   const formData = await readForm(request)
-  const reply = async (intent: Intent, result: SubmissionResult<string[]>, error: Message | null = null) =>
-    data<ActionData>({ intent, result, error }, { status: 400, headers: await auth.headers() })
   const done = (key: string, values?: Record<string, string>) =>
     auth.redirectWithToast('/pages/user/me', { type: 'success', key, values })
 
   if (formData.get('intent') === 'password') {
     const submission = parseWithZod(formData, { schema: changePasswordFormSchema })
-    const hide = { hideFields: ['oldPassword', 'newPassword', 'confirmation'] }
-    if (submission.status !== 'success') return reply('password', submission.reply(hide))
+    const hideFields = ['oldPassword', 'newPassword', 'confirmation']
+    if (submission.status !== 'success') {
+      return formFailure('password', submission, { hideFields, headers: await auth.headers() })
+    }
     const { oldPassword, newPassword } = submission.value
     const result = await auth.settle(
       auth.api.rest.bd.utilisateur.updatePassword.$put({ json: { oldPassword, newPassword } }),
     )
     if (result.ok) return done('profile.passwordChanged')
-    if (result.error.businessCode === 'BAD_OLD_PASSWORD') {
-      return reply('password', submission.reply({ ...hide, fieldErrors: { oldPassword: ['errors.BAD_OLD_PASSWORD'] } }))
-    }
-    const fields = fieldErrors(result)
-    if (fields) return reply('password', submission.reply({ ...hide, fieldErrors: fields }))
-    return reply('password', submission.reply(hide), apiMessage(result, 'errors.updateFailed'))
+    return formFailure('password', submission, {
+      failure: result,
+      fallback: 'errors.updateFailed',
+      onField: { BAD_OLD_PASSWORD: 'oldPassword' },
+      hideFields,
+      headers: await auth.headers(),
+    })
   }
 
-  const submission = parseWithZod(formData, { schema: profileSchema })
-  if (submission.status !== 'success') return reply('profile', submission.reply())
-  const result = await auth.settle(
-    auth.api.rest.bd.utilisateur[':id'].$put({ param: { id: auth.user.id }, json: submission.value }),
-  )
-  if (result.ok) {
-    const { nom, prenom, mail, mailEnAttente } = result.data
-    auth.session.session.set('user', { ...auth.user, nom, prenom })
-    // One's own new address waits for the link sent to it (the API says so with mailEnAttente).
-    const asked = submission.value.mail.toLowerCase()
-    if (mailEnAttente?.toLowerCase() === asked && mail.toLowerCase() !== asked) {
-      return done('profile.mailConfirmationSent', { mail: mailEnAttente })
-    }
-    return done('profile.saved')
-  }
-  if (result.error.businessCode === 'MAIL_ALREADY_USED') {
-    return reply('profile', submission.reply({ fieldErrors: { mail: ['errors.MAIL_ALREADY_USED'] } }))
-  }
-  if (result.error.businessCode === 'TOO_MANY_ATTEMPTS') {
-    return reply('profile', submission.reply(), { key: 'profile.tooManyMailChanges' })
-  }
-  const fields = fieldErrors(result)
-  if (fields) return reply('profile', submission.reply({ fieldErrors: fields }))
-  return reply('profile', submission.reply(), apiMessage(result, 'errors.updateFailed'))
+  const identity = await saveIdentity(auth, auth.user.id, formData, {
+    TOO_MANY_ATTEMPTS: 'profile.tooManyMailChanges',
+  })
+  if ('failed' in identity) return identity.failed
+  const { nom, prenom } = identity.saved
+  auth.session.session.set('user', { ...auth.user, nom, prenom })
+  // One's own new address waits for the link sent to it.
+  if (identity.mailPending) return done('profile.mailConfirmationSent', { mail: identity.mailPending })
+  return done('profile.saved')
 }
-
-const useIntentResult = (intent: Intent) => useFormReply(intent)
-const usePending = (intent: Intent) => usePendingIntent(intent)
 
 type Constraint = ReturnType<typeof getZodConstraint>
 
-function ProfileForm({ me, constraint }: { me: User; constraint: Constraint }) {
-  const { t } = useTranslation()
-  const last = useIntentResult('profile')
-  const pending = usePending('profile')
-  const [form, fields] = useForm<ProfileInput>({
-    id: 'profile',
-    lastResult: last?.result,
-    defaultValue: { nom: me.nom, prenom: me.prenom, mail: me.mail },
-    constraint,
-    shouldValidate: 'onSubmit',
-  })
-  const shown = useErrorsFollowInput(last)
-  return (
-    <Card>
-      <CardHeader>
-        <CardTitle>{t('profile.identity')}</CardTitle>
-      </CardHeader>
-      <CardContent>
-        {/* The fragment brings a page reloaded without JavaScript back to this form and its message. */}
-        <Form
-          method="post"
-          action={`/pages/user/me#${form.id}`}
-          {...getFormProps(form)}
-          className="grid gap-4 sm:grid-cols-2"
-          onInput={shown.onInput}
-        >
-          <input type="hidden" name="intent" value="profile" />
-          <FormError
-            message={formProblem(t, last, {
-              nom: t('profile.nom'),
-              prenom: t('profile.prenom'),
-              mail: t('profile.mail'),
-            })}
-            className="sm:col-span-2"
-          />
-          <ProfileFields
-            fields={fields}
-            login={me.login}
-            own
-            current={shown.current}
-            mailHint={
-              me.mailEnAttente ? (
-                <span className="mt-1 flex items-start gap-2 rounded-md border border-primary/30 bg-primary/5 p-2 text-sm text-foreground">
-                  <MailCheck aria-hidden className="mt-0.5 size-4 shrink-0 text-primary" />
-                  {t('profile.mailPending', { mail: me.mailEnAttente, current: me.mail })}
-                </span>
-              ) : undefined
-            }
-          />
-          <div className="sm:col-span-2">
-            <Button type="submit" disabled={pending} aria-disabled={pending}>
-              <Save aria-hidden />
-              {pending ? t('profile.saving') : t('profile.save')}
-            </Button>
-          </div>
-        </Form>
-      </CardContent>
-    </Card>
-  )
-}
-
 function PasswordForm({ login, constraint }: { login: string; constraint: Constraint }) {
   const { t } = useTranslation()
-  const last = useIntentResult('password')
-  const pending = usePending('password')
+  const last = useFormReply('password')
+  const pending = usePendingIntent('password')
   const [form, fields] = useForm<ChangePasswordForm>({
     id: 'password',
     lastResult: last?.result,
@@ -224,7 +141,15 @@ export default function Profile() {
   return (
     <div className="flex max-w-3xl flex-col gap-6">
       <h1 className="text-2xl font-semibold tracking-tight">{t('profile.title')}</h1>
-      <ProfileForm me={me} constraint={constraints.profile} />
+      <IdentityForm
+        user={me}
+        own
+        editable
+        title={t('profile.identity')}
+        constraint={constraints.profile}
+        // The fragment brings a page reloaded without JavaScript back to this form and its message.
+        action="/pages/user/me#profile"
+      />
       <Card>
         <CardHeader>
           <CardTitle>{t('profile.postes')}</CardTitle>

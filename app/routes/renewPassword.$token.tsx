@@ -9,8 +9,8 @@ import { NewPasswordFields } from '~/components/password-rules'
 import { PublicPage } from '~/components/public-page'
 import { Button } from '~/components/ui/button'
 import { publicApi, read } from '~/lib/api.server'
-import { apiMessage, type Failure, fieldErrors, type Message } from '~/lib/api-errors'
-import { readForm } from '~/lib/form.server'
+import { apiMessage, type Message } from '~/lib/api-errors'
+import { formFailure, formReply, readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { toastHeaders } from '~/lib/toast.server'
@@ -21,13 +21,15 @@ export const meta = titleMeta
 /** What the link allows: the form, or why not (spec §2: expired token or disabled user). */
 type LinkState = { kind: 'form'; mail: string } | { kind: 'disabled' } | { kind: 'unusable'; message: Message }
 
-const LINK_ERRORS = new Set(['TOKEN_EXPIRED', 'TOKEN_USED', 'TOKEN_NOT_FOUND'])
+const LINK_ERRORS = new Set(['errors.TOKEN_EXPIRED', 'errors.TOKEN_USED', 'errors.TOKEN_NOT_FOUND'])
 
-/** The state a failed lookup or renewal means for the link, when it is the link's fault (or the user's). */
-function failedLinkState(result: Failure): LinkState | null {
-  const code = result.error.businessCode
-  if (LINK_ERRORS.has(code)) return { kind: 'unusable', message: apiMessage(result, '') }
-  if (code === 'USER_DISABLED') return { kind: 'disabled' }
+/**
+ * The state a refusal means for the link, when it is the link's fault (or the user's), read from its
+ * message: the lookup's and a failed renewal's reply alike.
+ */
+function failedLinkState(message: Message | null): LinkState | null {
+  if (message && LINK_ERRORS.has(message.key)) return { kind: 'unusable', message }
+  if (message?.key === 'errors.USER_DISABLED') return { kind: 'disabled' }
   return null
 }
 
@@ -42,7 +44,7 @@ async function linkState(request: Request, context: LoaderFunctionArgs['context'
   if (!result.ok) {
     // A token the API refuses as malformed (cut, padded, too long) is a link that cannot work.
     if (result.error.businessCode === 'VALIDATION_FAILED') return UNKNOWN_LINK
-    const state = failedLinkState(result)
+    const state = failedLinkState(apiMessage(result, ''))
     if (state) return state
     throw new Response(result.error.businessCode, { status: result.status >= 500 ? 503 : result.status })
   }
@@ -61,7 +63,7 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   const formData = await readForm(request)
   const submission = parseWithZod(formData, { schema: renewFormSchema })
   const hide = { hideFields: ['password', 'confirmation'] }
-  if (submission.status !== 'success') return { result: submission.reply(hide), error: null, state: null }
+  if (submission.status !== 'success') return formReply('renew', submission.reply(hide), null)
 
   const result = await read(
     publicApi(request, context).rest.public.bd.password.renew.index.$post({
@@ -71,12 +73,8 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
   if (result.ok) {
     return redirect('/login', { headers: await toastHeaders(request, context, { type: 'success', key: 'renew.done' }) })
   }
-  // The link stopped working meanwhile (used in another tab, expired, user disabled): say why.
-  const state = failedLinkState(result)
-  if (state) return { result: null, error: null, state }
-  const fields = fieldErrors(result)
-  if (fields) return { result: submission.reply({ ...hide, fieldErrors: fields }), error: null, state: null }
-  return { result: submission.reply(hide), error: apiMessage(result, 'renew.failed'), state: null }
+  // The link stopped working meanwhile (used in another tab, expired, user disabled): the page says why.
+  return formFailure('renew', submission, { failure: result, fallback: 'renew.failed', ...hide })
 }
 
 function Unusable({ title, message }: { title: string; message: string }) {
@@ -94,7 +92,7 @@ function Unusable({ title, message }: { title: string; message: string }) {
 export default function RenewPassword() {
   const loaded = useLoaderData<typeof loader>()
   const actionData = useActionData<typeof action>()
-  const state = actionData?.state ?? loaded.state
+  const state = failedLinkState(actionData?.error ?? null) ?? loaded.state
   const { t } = useTranslation()
   if (state.kind === 'disabled')
     return <Unusable title={t('renew.disabledTitle')} message={t('errors.USER_DISABLED')} />
