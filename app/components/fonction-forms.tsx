@@ -93,15 +93,7 @@ export function RenameFonctionForm({
           }}
         />
       </div>
-      <div className="flex gap-2">
-        <Button type="submit" disabled={pending} aria-disabled={pending}>
-          <Save aria-hidden />
-          {pending ? t('fonctions.saving') : t('fonctions.save')}
-        </Button>
-        <Link to={cancelHref} preventScrollReset className={buttonVariants({ variant: 'outline' })}>
-          {t('fonctions.cancel')}
-        </Link>
-      </div>
+      <SaveOrCancel pending={pending} label={t('fonctions.save')} cancelHref={cancelHref} />
     </Form>
   )
 }
@@ -146,15 +138,23 @@ export function FonctionGrantsForm({
           </div>
         ))}
       </fieldset>
-      <div className="flex flex-wrap gap-2">
-        <Button type="submit" disabled={pending} aria-disabled={pending}>
-          <Save aria-hidden />
-          {pending ? t('fonctions.saving') : t('fonctions.saveGrants')}
-        </Button>
-        <Link to={cancelHref} preventScrollReset className={buttonVariants({ variant: 'outline' })}>
-          {t('fonctions.cancel')}
-        </Link>
-      </div>
+      <SaveOrCancel pending={pending} label={t('fonctions.saveGrants')} cancelHref={cancelHref} />
     </Form>
+  )
+}
+
+/** A row form's two ways out: save (saying so while it does) or go back to the row as it was. */
+function SaveOrCancel({ pending, label, cancelHref }: { pending: boolean; label: string; cancelHref: string }) {
+  const { t } = useTranslation()
+  return (
+    <div className="flex flex-wrap gap-2">
+      <Button type="submit" disabled={pending} aria-disabled={pending}>
+        <Save aria-hidden />
+        {pending ? t('fonctions.saving') : label}
+      </Button>
+      <Link to={cancelHref} preventScrollReset className={buttonVariants({ variant: 'outline' })}>
+        {t('fonctions.cancel')}
+      </Link>
+    </div>
   )
 }

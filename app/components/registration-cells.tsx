@@ -1,7 +1,8 @@
 import { Form, Link, useLocation, useNavigation } from '@remix-run/react'
 import type { TFunction } from 'i18next'
-import { Mail, Trash2, UserCheck } from 'lucide-react'
+import { Mail, UserCheck } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
+import { DeleteTriggerLabel } from '~/components/delete-trigger-label'
 import { displayDateTime } from '~/lib/dates'
 import { anchorId, FOCUS_FIELD, neighbourAnchor } from '~/lib/focus'
 import { usePendingIntent } from '~/lib/form'
@@ -91,11 +92,7 @@ export function RegistrationActions({ user, rows }: { user: PendingUser; rows: P
         triggerVariant="ghost"
         triggerClassName="text-destructive"
       >
-        <Trash2 aria-hidden />
-        <span className="sr-only">{t('autorisation.deleteLabel', { mail: user.mail })}</span>
-        <span aria-hidden className="hidden lg:inline">
-          {t('autorisation.delete')}
-        </span>
+        <DeleteTriggerLabel word={t('autorisation.delete')} name={t('autorisation.deleteLabel', { mail: user.mail })} />
       </ConfirmDialog>
     </div>
   )

@@ -1,6 +1,7 @@
 import { Link, useActionData, useLocation } from '@remix-run/react'
-import { KeyRound, type LucideIcon, Pencil, Trash2 } from 'lucide-react'
+import { KeyRound, type LucideIcon, Pencil } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
+import { DeleteTriggerLabel } from '~/components/delete-trigger-label'
 import { anchorId, FOCUS_FIELD } from '~/lib/focus'
 import type { FonctionIntent } from '~/lib/fonction-forms.server'
 import { type FormReply, posted } from '~/lib/form'
@@ -141,11 +142,11 @@ export function StructureFonctions({
                         triggerVariant="ghost"
                         triggerClassName="text-destructive"
                       >
-                        <Trash2 aria-hidden />
-                        <span className="sr-only">{t('fonctions.deleteLabel', { libelle: fonction.libelle })}</span>
-                        <span aria-hidden className="hidden sm:inline">
-                          {t('fonctions.delete')}
-                        </span>
+                        <DeleteTriggerLabel
+                          word={t('fonctions.delete')}
+                          name={t('fonctions.deleteLabel', { libelle: fonction.libelle })}
+                          from="sm"
+                        />
                       </ConfirmDialog>
                     </div>
                   </div>

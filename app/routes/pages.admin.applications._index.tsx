@@ -1,11 +1,12 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation } from '@remix-run/react'
-import { AppWindow, Plus, Power, PowerOff, Trash2 } from 'lucide-react'
+import { AppWindow, Plus, Power, PowerOff } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { AdminListPage } from '~/components/admin-list-page'
 import { AppIcon } from '~/components/app-icon'
 import { ConfirmDialog, ConfirmPanel } from '~/components/confirm-dialog'
 import { DataTable, type DataTableColumn } from '~/components/data-table'
+import { DeleteTriggerLabel } from '~/components/delete-trigger-label'
 import { ListEmptyState } from '~/components/empty-state'
 import { SearchForm } from '~/components/search-form'
 import { Button } from '~/components/ui/button'
@@ -225,11 +226,10 @@ export default function Applications() {
             triggerVariant="ghost"
             triggerClassName="text-destructive"
           >
-            <Trash2 aria-hidden />
-            <span className="sr-only">{t('applications.deleteLabel', { libelle: application.libelle })}</span>
-            <span aria-hidden className="hidden lg:inline">
-              {t('applications.delete')}
-            </span>
+            <DeleteTriggerLabel
+              word={t('applications.delete')}
+              name={t('applications.deleteLabel', { libelle: application.libelle })}
+            />
           </ConfirmDialog>
         </div>
       ),

@@ -1,10 +1,11 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { Link, useActionData, useLoaderData, useLocation } from '@remix-run/react'
-import { Building2, Pencil, Plus, Trash2, Users } from 'lucide-react'
+import { Building2, Pencil, Plus, Users } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { AdminListPage } from '~/components/admin-list-page'
 import { ConfirmDialog, ConfirmPanel } from '~/components/confirm-dialog'
 import { DataTable, type DataTableColumn } from '~/components/data-table'
+import { DeleteTriggerLabel } from '~/components/delete-trigger-label'
 import { ListEmptyState } from '~/components/empty-state'
 import { SearchForm } from '~/components/search-form'
 import { buttonVariants } from '~/components/ui/button'
@@ -169,12 +170,10 @@ export default function Structures() {
               triggerVariant="ghost"
               triggerClassName="text-destructive"
             >
-              <Trash2 aria-hidden />
-              {/* The visible word alone (the row says whose); the whole name for screen readers. */}
-              <span className="sr-only">{t('structures.deleteLabel', { nom: structure.nom })}</span>
-              <span aria-hidden className="hidden lg:inline">
-                {t('structures.delete')}
-              </span>
+              <DeleteTriggerLabel
+                word={t('structures.delete')}
+                name={t('structures.deleteLabel', { nom: structure.nom })}
+              />
             </ConfirmDialog>
           )}
         </div>

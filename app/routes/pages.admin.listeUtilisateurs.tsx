@@ -1,11 +1,12 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { Form, Link, useActionData, useLoaderData, useLocation } from '@remix-run/react'
-import { ChevronDown, ChevronRight, Eye, RotateCcw, Trash2, UserPlus, Users } from 'lucide-react'
+import { ChevronDown, ChevronRight, Eye, RotateCcw, UserPlus, Users } from 'lucide-react'
 import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { AdminListPage } from '~/components/admin-list-page'
 import { ConfirmDialog, ConfirmPanel } from '~/components/confirm-dialog'
 import { DataTable, type DataTableColumn, detailsId } from '~/components/data-table'
+import { DeleteTriggerLabel } from '~/components/delete-trigger-label'
 import { EmptyState } from '~/components/empty-state'
 import { SearchForm } from '~/components/search-form'
 import { Button, buttonVariants } from '~/components/ui/button'
@@ -208,12 +209,7 @@ export default function UserList() {
               triggerVariant="ghost"
               triggerClassName="text-destructive"
             >
-              <Trash2 aria-hidden />
-              {/* The visible word alone (the row says whose); the whole name for screen readers. */}
-              <span className="sr-only">{t('users.deleteLabel', { nom: fullName(user) })}</span>
-              <span aria-hidden className="hidden lg:inline">
-                {t('users.delete')}
-              </span>
+              <DeleteTriggerLabel word={t('users.delete')} name={t('users.deleteLabel', { nom: fullName(user) })} />
             </ConfirmDialog>
           ) : null}
         </div>

@@ -164,7 +164,9 @@ for (const [index, mode] of MODES.entries()) {
       await deleteFromList(page, mode, agence)
       await notice(page, `Structure ${agence} supprimée`).waitFor()
       if (!mode.javaScriptEnabled) {
-        // The page comes back at the row that took the deleted one's place: the keyboard goes on from there.
+        // The page comes back at the row that took the deleted one's place: the keyboard goes on from there
+        // (once the page has loaded, its stylesheets with it: the browser goes to the row only then).
+        await page.waitForLoadState('load')
         await page.keyboard.press('Tab')
         const row = page.getByRole('row').filter({ hasText: `${direction} modifiée` })
         assert.equal(await row.evaluate((tr) => tr.contains(document.activeElement)), true, 'focus in the next row')

@@ -172,7 +172,9 @@ for (const [index, mode] of MODES.entries()) {
         // Its delete button is gone: focus goes to the control that took its place, the next post's.
         await hasFocus(remaining.getByRole('button', { name: 'Supprimer le poste Agent de quai, Agence Rouen' }))
       } else {
-        // The page comes back at the post that took the deleted one's place.
+        // The page comes back at the post that took the deleted one's place (once loaded, its
+        // stylesheets with it: the browser goes to the row only then).
+        await page.waitForLoadState('load')
         await page.keyboard.press('Tab')
         assert.equal(await remaining.evaluate((row) => row.contains(document.activeElement)), true)
       }

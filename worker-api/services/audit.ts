@@ -1,6 +1,7 @@
 import { nowIso } from '../contract/dates'
 import type { LogType } from '../contract/log-labels'
 import type { AdministrationAction } from '../contract/logs'
+import { type DB, type Guard, insertWhen } from '../db/client'
 import type { NewLog } from '../db/schema'
 import { browserOf } from '../lib/browser'
 
@@ -35,6 +36,21 @@ export function adminLog(
   userAgent: string | null,
 ): NewLog {
   return logEntry(actor.id, 'ADMINISTRATION', nomLog, userAgent, { commentaire })
+}
+
+/**
+ * An administrator's audit entry that is written only if `guard` finds a row at its place in the
+ * batch: the action's own condition, so that an action that did not take place leaves no entry.
+ */
+export function adminLogWhen(
+  db: DB,
+  actor: { id: number },
+  nomLog: AdministrationAction,
+  commentaire: string,
+  userAgent: string | null,
+  guard: Guard,
+) {
+  return insertWhen(db, 'log', adminLog(actor, nomLog, commentaire, userAgent), guard)
 }
 
 /**

@@ -4,7 +4,7 @@ import { type DB, type Guard, getDb, insertWhen, namedBatch } from '../db/client
 import type { Env } from '../env'
 import { BusinessError, forbidden, invalidField, notFound } from '../lib/errors'
 import { type Caller, rootAdminWith, viewerOf } from './actor'
-import { adminLog } from './audit'
+import { adminLogWhen } from './audit'
 import { type CatalogueRow, catalogueQuery, toApplication } from './catalogue'
 import { rootHolds } from './root-admin'
 
@@ -118,10 +118,12 @@ export async function createApplication(
       guard,
     ).returning('id'),
     grants: ids.length > 0 ? addGrants(db, created, ids, guard) : null,
-    log: insertWhen(
+    log: adminLogWhen(
       db,
-      'log',
-      adminLog(actor, 'APPLICATION_CREATION', [input.libelle, grants].filter(Boolean).join(' : '), context.userAgent),
+      actor,
+      'APPLICATION_CREATION',
+      [input.libelle, grants].filter(Boolean).join(' : '),
+      context.userAgent,
       guard,
     ),
     application: catalogueQuery(db, viewer).where('a.libelle', '=', input.libelle),
@@ -176,15 +178,12 @@ export async function updateApplication(
   const target = applicationHolds(db, input.id, guard)
   const results = await namedBatch(env.DB, {
     // Before the update, under its very condition.
-    log: insertWhen(
+    log: adminLogWhen(
       db,
-      'log',
-      adminLog(
-        actor,
-        'APPLICATION_MODIFICATION',
-        `${before.libelle} (#${input.id}) ${change.join(', ')}`,
-        context.userAgent,
-      ),
+      actor,
+      'APPLICATION_MODIFICATION',
+      `${before.libelle} (#${input.id}) ${change.join(', ')}`,
+      context.userAgent,
       target,
     ),
     updated: db
@@ -253,12 +252,7 @@ export async function deleteApplication(env: Env, caller: Caller, id: number, co
   const guard = rootHolds(db, viewer)
   const target = applicationHolds(db, id, guard)
   const { deleted } = await namedBatch(env.DB, {
-    log: insertWhen(
-      db,
-      'log',
-      adminLog(actor, 'APPLICATION_SUPPRESSION', `${current.libelle} (#${id})`, context.userAgent),
-      target,
-    ),
+    log: adminLogWhen(db, actor, 'APPLICATION_SUPPRESSION', `${current.libelle} (#${id})`, context.userAgent, target),
     deleted: db
       .deleteFrom('application')
       .where('id', '=', id)

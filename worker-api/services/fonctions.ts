@@ -5,7 +5,7 @@ import type { Env } from '../env'
 import { BusinessError, forbidden, invalidField } from '../lib/errors'
 import { inScopeColumn, pathInScope, type Viewer } from '../lib/scope'
 import { adminWith, type Caller, requireRootAdmin, viewerOf } from './actor'
-import { adminLog } from './audit'
+import { adminLogWhen } from './audit'
 import { rootHolds } from './root-admin'
 import { inScopeOrFail, structureInScopeQuery } from './structures'
 
@@ -132,12 +132,7 @@ export async function createFonction(
   const guard = structureHolds(db, viewer, structure.id)
   const results = await namedBatch(env.DB, {
     created: insertWhen(db, 'fonction', { libelle: input.libelle, structure_id: structure.id }, guard).returning('id'),
-    log: insertWhen(
-      db,
-      'log',
-      adminLog(actor, 'FONCTION_CREATION', `${input.libelle} (${structure.nom})`, context.userAgent),
-      guard,
-    ),
+    log: adminLogWhen(db, actor, 'FONCTION_CREATION', `${input.libelle} (${structure.nom})`, context.userAgent, guard),
   }).catch((error) => {
     throw libelleRace(error, input.libelle)
   })
@@ -234,15 +229,12 @@ export async function updateFonction(
   const grantWrites = grants ? setGrants(db, input.id, applicationIds, grantGuard) : []
   const results = await namedBatch(env.DB, {
     // Before the update, under its very condition.
-    log: insertWhen(
+    log: adminLogWhen(
       db,
-      'log',
-      adminLog(
-        actor,
-        'FONCTION_MODIFICATION',
-        `${before.libelle} (${fonction.structure_nom}) ${change.join(', ')}`.trim(),
-        context.userAgent,
-      ),
+      actor,
+      'FONCTION_MODIFICATION',
+      `${before.libelle} (${fonction.structure_nom}) ${change.join(', ')}`.trim(),
+      context.userAgent,
       grants ? grantGuard : target,
     ),
     updated: db
@@ -281,10 +273,12 @@ export async function deleteFonction(env: Env, caller: Caller, id: number, conte
     not(exists(db.selectFrom('poste as holding').select('holding.id').where('holding.fonction_id', '=', id))),
   )
   const { deleted } = await namedBatch(env.DB, {
-    log: insertWhen(
+    log: adminLogWhen(
       db,
-      'log',
-      adminLog(actor, 'FONCTION_SUPPRESSION', `${fonction.libelle} (${fonction.structure_nom})`, context.userAgent),
+      actor,
+      'FONCTION_SUPPRESSION',
+      `${fonction.libelle} (${fonction.structure_nom})`,
+      context.userAgent,
       guard,
     ),
     deleted: db

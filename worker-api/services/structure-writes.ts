@@ -1,12 +1,12 @@
 import { type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
 import type { Structure, StructureInput } from '../contract/structure'
-import { type DB, getDb, insertWhen, namedBatch } from '../db/client'
+import { type DB, getDb, namedBatch } from '../db/client'
 import type { Database } from '../db/schema'
 import type { Env } from '../env'
 import { BusinessError, forbidden, invalidField, notFound } from '../lib/errors'
 import { pathInScope, type Viewer } from '../lib/scope'
 import { adminWith, type Caller, viewerOf } from './actor'
-import { adminLog } from './audit'
+import { adminLog, adminLogWhen } from './audit'
 import {
   inScopeOrFail,
   nameHolder,
@@ -212,12 +212,7 @@ export async function updateStructure(
   const after = structureInScopeQuery(db, viewer, id)
   const { updated, read } = await namedBatch(env.DB, {
     // Before the update, under its very condition: nothing the insert writes changes what it reads.
-    log: insertWhen(
-      db,
-      'log',
-      adminLog(actor, 'STRUCTURE_MODIFICATION', `#${id} ${change.join(', ')}`, context.userAgent),
-      holds,
-    ),
+    log: adminLogWhen(db, actor, 'STRUCTURE_MODIFICATION', `#${id} ${change.join(', ')}`, context.userAgent, holds),
     updated: db
       .updateTable('structure')
       .set({ nom: input.nom, type_id: type.id, parent_id: parent?.id ?? null })
@@ -302,10 +297,12 @@ export async function deleteStructure(env: Env, caller: Caller, id: number, cont
       .where(({ not, exists }) => not(exists(hasPoste)))
       .where(({ not, exists }) => not(exists(hasRegistration)))
       .returning('id'),
-    log: insertWhen(
+    log: adminLogWhen(
       db,
-      'log',
-      adminLog(actor, 'STRUCTURE_SUPPRESSION', `${structure.nom} (#${id})`, context.userAgent),
+      actor,
+      'STRUCTURE_SUPPRESSION',
+      `${structure.nom} (#${id})`,
+      context.userAgent,
       db.selectNoFrom(sql.lit(1).as('gone')).where(({ not, exists }) => not(exists(hasStructure))),
     ),
   })

@@ -4,7 +4,7 @@ import { type DB, getDb, insertWhen, namedBatch } from '../db/client'
 import type { Env } from '../env'
 import { forbidden, invalidField, notFound } from '../lib/errors'
 import { type Caller, rootAdminWith, viewerOf } from './actor'
-import { adminLog } from './audit'
+import { adminLogWhen } from './audit'
 import { rootHolds } from './root-admin'
 import { structureTypesQuery } from './structure-types'
 
@@ -128,15 +128,12 @@ export async function putTemplate(
     ]
   })
   const results = await namedBatch(env.DB, {
-    log: insertWhen(
+    log: adminLogWhen(
       db,
-      'log',
-      adminLog(
-        actor,
-        'MODELE_FONCTIONS',
-        `${type.libelle} : ${input.map((f) => f.libelle).join(', ') || '-'}`,
-        context.userAgent,
-      ),
+      actor,
+      'MODELE_FONCTIONS',
+      `${type.libelle} : ${input.map((f) => f.libelle).join(', ') || '-'}`,
+      context.userAgent,
       guard,
     ),
     emptied: db
