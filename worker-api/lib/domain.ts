@@ -1,4 +1,6 @@
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1'])
+/** This machine's names, as URL gives a hostname (an IPv6 address in its brackets). */
+export const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]']
+const LOOPBACK = new Set(LOOPBACK_HOSTS)
 
 function urlOf(origin: string): URL | null {
   try {
@@ -8,7 +10,8 @@ function urlOf(origin: string): URL | null {
   }
 }
 
-const hostOf = (origin: string): string | null => urlOf(origin)?.hostname.toLowerCase() ?? null
+/** An origin's host, lower case, without its port; null for what is no URL. */
+export const hostOf = (origin: string): string | null => urlOf(origin)?.hostname.toLowerCase() ?? null
 
 /** Whether an origin is this machine (localhost, 127.0.0.1, ::1). */
 export function isLoopback(origin: string): boolean {

@@ -1,5 +1,6 @@
 import { type AliasedExpression, type Expression, type SqlBool, sql } from 'kysely'
 import type { DB } from '../db/client'
+import { hostOf, LOOPBACK_HOSTS } from './domain'
 
 /**
  * The delegated administrator's scope (DESIGN §4), in SQL and nowhere else: every admin endpoint
@@ -70,16 +71,6 @@ function viewerIsAdmin(db: DB, viewer: Viewer): Expression<SqlBool> {
     .select('viewer.id')
     .where('viewer.id', '=', viewer.id)
     .where('viewer.admin', '=', 1)}`
-}
-
-const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]']
-
-function hostOf(origin: string): string | null {
-  try {
-    return new URL(origin).hostname.toLowerCase()
-  } catch {
-    return null
-  }
 }
 
 /**
