@@ -70,15 +70,15 @@ function Shell({ user, children }: { user: SignedIn; children: React.ReactNode }
         <div className="flex items-center justify-between px-4 py-2 md:px-6 md:py-4">
           <span className="text-lg font-semibold">{t('app.name')}</span>
         </div>
-        {/* A disclosure on small screens, its button on the name's line: works without JavaScript. */}
-        <details className="group md:hidden">
+        {/* A disclosure on small screens, its button on the name's line: works without JavaScript. It
+            opens the one navigation that follows it, always shown on wider screens (written once). */}
+        <details className="peer md:hidden">
           <summary className="absolute top-1 right-2 flex cursor-pointer list-none items-center gap-2 rounded-md px-3 py-2 text-sm hover:bg-sidebar-accent">
             <Menu aria-hidden className="size-4" />
             {t('common.menu')}
           </summary>
-          <SidebarNav user={user} />
         </details>
-        <div className="hidden md:block">
+        <div className="hidden peer-open:block md:block">
           <SidebarNav user={user} />
         </div>
       </aside>
