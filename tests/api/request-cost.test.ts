@@ -120,9 +120,9 @@ describe('statements per request', () => {
   it('a signed-in page checks its caller once for the layout and the page, with the page data', async () => {
     const user = await createUser({ postes: [currentPost(4, 2)] })
     const { cookie } = await browserCookie(user)
-    // The access page reads what current posts open and what future ones will (two statements).
+    // The access page reads what current posts open and what future ones will in one statement.
     for (const [page, statements] of [
-      ['/pages/user/acces', 3],
+      ['/pages/user/acces', 2],
       ['/pages/user/me', 2],
     ] as const) {
       const response = await visit(page, { headers: { Cookie: cookie } }, TIMING)
@@ -150,8 +150,8 @@ describe('statements per request', () => {
       ['/pages/admin/user/new', 3, 2],
       ['/pages/admin/user/4/new', 5, 3],
       ['/pages/admin/user/structure/4', 9, 3],
-      [`/pages/admin/detail/user/${agent.id}`, 5, 3],
-      [`/pages/admin/user/detail/${agent.id}`, 5, 3],
+      [`/pages/admin/detail/user/${agent.id}`, 4, 3],
+      [`/pages/admin/user/detail/${agent.id}`, 4, 3],
       ['/pages/admin/applications', 4, 2],
       ['/pages/admin/applications/nouvelle', 3, 2],
       ['/pages/admin/applications/1', 5, 3],

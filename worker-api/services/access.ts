@@ -31,22 +31,26 @@ function applicationsQuery(env: Env, userId: number, today = todayIso()) {
 }
 
 /**
- * The applications a future post of the user will open and no current one does, each with the first
- * day one will (DESIGN §4: access starts on the post's start date, with no job to run).
+ * In one statement, the applications of the user's current posts (`courant`, by name) and those a
+ * future post will open and no current one does, each with the first day one will (DESIGN §4: access
+ * starts on the post's start date, with no job to run), soonest first. A post not ended is current
+ * or future: an application is current when one of its posts has begun.
  */
-function futureApplicationsQuery(env: Env, userId: number, today: string) {
+function currentAndFutureApplicationsQuery(env: Env, userId: number, today: string) {
+  const courant = sql<number>`max(p.date_debut <= ${today})`
   return getDb(env.DB)
     .selectFrom('poste as p')
     .innerJoin('fonction_application as fa', 'fa.fonction_id', 'p.fonction_id')
     .innerJoin('application as a', 'a.id', 'fa.application_id')
     .select(['a.id', 'a.libelle', 'a.icone'])
+    .select(courant.as('courant'))
     .select(sql<string>`min(p.date_debut)`.as('date_debut'))
     .where('a.actif', '=', 1)
     .where('p.utilisateur_id', '=', userId)
-    .where('p.date_debut', '>', today)
-    .where('a.id', 'not in', applicationsQuery(env, userId, today).clearSelect().select('a.id'))
+    .where('p.date_fin', '>=', today)
     .groupBy(['a.id', 'a.libelle', 'a.icone'])
-    .orderBy('date_debut')
+    .orderBy(sql`${courant} desc`)
+    .orderBy(sql`case when ${courant} = 1 then '' else min(p.date_debut) end`)
     .orderBy('a.libelle')
 }
 
@@ -57,20 +61,29 @@ function futureApplicationsQuery(env: Env, userId: number, today: string) {
  */
 export async function accessOf(env: Env, caller: Caller, userId: number, futurs = false): Promise<AccessList> {
   const viewer = viewerOf(caller)
-  const applications = applicationsQuery(env, userId, viewer.today)
-  const future = futureApplicationsQuery(env, userId, viewer.today)
   const target = userId === caller.id ? [] : [userQuery(getDb(env.DB), userId, viewer)]
-  const [actor, rows, ...rest] = futurs
-    ? await actorWith(env, caller, applications, future, ...target)
-    : await actorWith(env, caller, applications, ...target)
-  const users = (futurs ? rest[1] : rest[0]) as Parameters<typeof userAs>[2][] | undefined
+  if (!futurs) {
+    const [actor, rows, users] = await actorWith(env, caller, applicationsQuery(env, userId, viewer.today), ...target)
+    if (userId !== actor.id) userAs(actor, userId, users?.[0], viewer.today)
+    return { accesApplication: rows.map((application: ApplicationSummary) => ({ application })) }
+  }
+  const [actor, rows, users] = await actorWith(
+    env,
+    caller,
+    currentAndFutureApplicationsQuery(env, userId, viewer.today),
+    ...target,
+  )
   if (userId !== actor.id) userAs(actor, userId, users?.[0], viewer.today)
-  const list: AccessList = { accesApplication: rows.map((application: ApplicationSummary) => ({ application })) }
-  if (!futurs) return list
-  const upcoming = rest[0] as { id: number; libelle: string; icone: string; date_debut: string }[]
   return {
-    ...list,
-    accesFuturs: upcoming.map(({ date_debut, ...application }) => ({ application, dateDebut: toWireDate(date_debut) })),
+    accesApplication: rows
+      .filter((row) => row.courant === 1)
+      .map(({ id, libelle, icone }) => ({ application: { id, libelle, icone } })),
+    accesFuturs: rows
+      .filter((row) => row.courant !== 1)
+      .map(({ id, libelle, icone, date_debut }) => ({
+        application: { id, libelle, icone },
+        dateDebut: toWireDate(date_debut),
+      })),
   }
 }
 
