@@ -39,10 +39,10 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   }
 }
 
-/** The API's field names (`user.mail`, `structure.nom`) as the form's. */
 /** The fields Validate depends on. */
 const WATCHED = ['structure', 'mail', 'confirmation', 'nom', 'prenom'] as const
 
+/** The API's field names (`user.mail`, `structure.nom`) as the form's. */
 const FORM_FIELD: Record<string, keyof RegistrationForm> = {
   'user.mail': 'mail',
   'user.nom': 'nom',
