@@ -94,14 +94,13 @@ async function saveApplication(form: FormData, auth: Auth, id: number | null) {
     icone: icone as ApplicationIcon,
     url,
     actif,
-    protocole: 'CODE' as const,
     fonctions: fonctions.map((fonction) => ({ id: fonction })),
   }
   // Granted by more functions than a form may send: the form did not list them, they stay as they are.
   const kept = form.get(GRANTS_FIELD) === 'kept'
   const result =
     id === null
-      ? await auth.settle(auth.api.rest.bd.application.$post({ json }))
+      ? await auth.settle(auth.api.rest.bd.application.$post({ json: { ...json, protocole: 'CODE' } }))
       : await auth.settle(
           auth.api.rest.bd.application.$put({ json: kept ? { ...json, id, fonctions: undefined } : { ...json, id } }),
         )

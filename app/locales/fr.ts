@@ -171,6 +171,7 @@ export const fr = {
     STRUCTURE_PARENT_INVALID: "Cette structure parente n'est pas possible pour ce type de structure.",
     POSTE_ALREADY_EXIST: "Poste déjà défini pour l'utilisateur",
     APPLICATION_LIBELLE_ALREADY_USED: '{{nom}} déjà utilisé',
+    OIDC_CLIENT_NOT_CONFIDENTIAL: "Ce client OpenID Connect est public : il n'a pas de secret.",
     FONCTION_LIBELLE_ALREADY_USED: '{{nom}} existe déjà dans cette structure',
     FONCTION_HAS_POSTES:
       'Cette fonction est celle de {{count}} poste(s), passés compris : elle ne peut pas être supprimée.',
@@ -188,6 +189,7 @@ export const fr = {
     mailMax: "L'adresse e-mail compte 50 caractères au plus",
     nameLength: 'Entre 3 et 50 caractères',
     url: 'Adresse invalide',
+    clientUri: 'Adresse https complète attendue (http seulement sur localhost), sans #',
     structureNomLength: 'Entre 3 et 50 caractères',
     date: 'Date invalide (jj/mm/aaaa)',
     dateRange: 'La date de fin doit suivre la date de début',

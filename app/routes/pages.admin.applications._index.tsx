@@ -83,7 +83,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     auth.api.rest.bd.application[':id'].$get({ param: { id: row.id }, query: { fonctionsMax: 0 } }),
   )
   if (!current.ok) return failed(current)
-  const { id, libelle: name, icone, url, protocole } = current.data
+  const { id, libelle: name, icone, url } = current.data
   const actif = row.intent === 'activer'
   const saved = await auth.settle(
     auth.api.rest.bd.application.$put({
@@ -94,8 +94,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
         icone: (APPLICATION_ICONS as readonly string[]).includes(icone) ? (icone as ApplicationIcon) : 'warehouse',
         url,
         actif,
-        protocole,
-        // No `fonctions`: its grants stay as they are, however many.
+        // No `protocole` nor `fonctions`: its protocol, client and grants stay as they are.
       },
     }),
   )

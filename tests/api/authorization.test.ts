@@ -491,6 +491,17 @@ Object.assign(MATRIX, {
     }),
     expect: rootOnly(200),
   },
+  'POST /portail-backend/rest/bd/application/{id}/secret': {
+    request: async () => {
+      const { id } = await freshApplication()
+      await db()
+        .insertInto('oidc_client')
+        .values({ application_id: id, client_id: `matrice-${id}`, secret_hash: 'x', redirect_uris: '[]' })
+        .execute()
+      return { path: `/rest/bd/application/${id}/secret` }
+    },
+    expect: rootOnly(200),
+  },
   'DELETE /portail-backend/rest/bd/application/{id}': {
     request: async () => ({ path: `/rest/bd/application/${(await freshApplication()).id}` }),
     expect: rootOnly(204),

@@ -107,6 +107,7 @@ describe('POST /rest/bd/application', () => {
       url: 'https://suivi.example.test/entree',
       actif: true,
       protocole: 'CODE',
+      oidc: null,
       fonctions: [{ id: 2, libelle: 'Agent de quai', structure: { id: 4, nom: 'Agence Lille' } }],
       nbFonctions: 1,
       // The agent and Agence Lille's administrator hold the function.

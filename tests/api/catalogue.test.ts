@@ -77,6 +77,7 @@ describe('GET /rest/bd/application', () => {
       url: '/demo-app/pesage?lang=fr',
       actif: true,
       protocole: 'CODE',
+      oidc: null,
       fonctions: [{ id: 2, libelle: 'Agent de quai', structure: { id: 4, nom: 'Agence Lille' } }],
       nbFonctions: 1,
       // The three agents: not the inactive, deleted, pending, former or future holders.

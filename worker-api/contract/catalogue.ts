@@ -1,13 +1,17 @@
 import { z } from 'zod'
 import { pageQuery, positiveInt } from './common'
+import { oidcClientInputSchema, oidcClientSchema } from './oidc'
 import { fonctionLibelleSchema } from './structure'
 
 /** The icon names the launcher draws (app/components/app-icon.tsx); an application's `icone` is one. */
 export const APPLICATION_ICONS = ['warning', 'calendar', 'scale', 'receipt', 'truck', 'warehouse'] as const
 export type ApplicationIcon = (typeof APPLICATION_ICONS)[number]
 
-/** How an application receives its users: `CODE`, the single-use launch code (DESIGN §4). */
-export const APPLICATION_PROTOCOLS = ['CODE'] as const
+/**
+ * How an application receives its users: `CODE`, the single-use launch code (DESIGN §4); `OIDC`, as a
+ * client of the portal's OpenID Connect provider (DESIGN §4b).
+ */
+export const APPLICATION_PROTOCOLS = ['CODE', 'OIDC'] as const
 
 /** An application of the catalogue, as root administrators manage it. */
 export const catalogueApplicationSchema = z.object({
@@ -16,7 +20,10 @@ export const catalogueApplicationSchema = z.object({
   icone: z.string().describe(`The launcher's icon: ${APPLICATION_ICONS.join(', ')}`),
   url: z.string().describe('Where a launch sends the user, with the launch code'),
   actif: z.boolean().describe('false: in no launcher, its launch answers 404; its grants are kept'),
-  protocole: z.enum(APPLICATION_PROTOCOLS).describe('CODE: the single-use launch code'),
+  protocole: z
+    .enum(APPLICATION_PROTOCOLS)
+    .describe('CODE: the single-use launch code; OIDC: an OpenID Connect client (see `oidc`)'),
+  oidc: oidcClientSchema.nullable().describe('The OpenID Connect client of an OIDC application; null for CODE'),
   fonctions: z
     .array(
       z.object({
@@ -109,22 +116,45 @@ const grantsSchema = z
   .max(GRANTS_MAX, 'validation.tooMany')
   .describe(`The functions that grant it (${GRANTS_MAX} at most)`)
 
-/** POST and PUT rest/bd/application: `{id, libelle, icone, url, actif, protocole, fonctions: [{id}]}` (id for PUT). */
-export const applicationInputSchema = z.object({
+const applicationFields = z.object({
   libelle: applicationLibelleSchema,
   icone: z.enum(APPLICATION_ICONS, 'validation.required').describe(`One of ${APPLICATION_ICONS.join(', ')}`),
   url: applicationUrlSchema,
   actif: z.boolean('validation.required'),
   protocole: z.enum(APPLICATION_PROTOCOLS, 'validation.required'),
+  oidc: oidcClientInputSchema
+    .nullable()
+    .optional()
+    .describe('Required with `protocole: OIDC` (null or absent otherwise): the client as registered'),
   fonctions: grantsSchema,
 })
+
+/** An OIDC application says its client; a CODE one has none. */
+function clientWithProtocol(input: { protocole?: string | undefined; oidc?: unknown }, ctx: z.RefinementCtx) {
+  if (input.protocole === 'OIDC' && (input.oidc === undefined || input.oidc === null))
+    ctx.addIssue({ code: 'custom', message: 'validation.required', path: ['oidc'] })
+}
+
+/** POST and PUT rest/bd/application: `{id, libelle, icone, url, actif, protocole, oidc, fonctions: [{id}]}` (id for PUT). */
+export const applicationInputSchema = applicationFields.superRefine(clientWithProtocol)
 export type ApplicationInput = z.infer<typeof applicationInputSchema>
 
-/** PUT rest/bd/application: as POST with its id; without `fonctions`, its grants stay as they are. */
-export const applicationUpdateSchema = applicationInputSchema.extend({
-  id: positiveInt(),
-  fonctions: grantsSchema.optional().describe(`The functions that grant it (${GRANTS_MAX} at most); absent, unchanged`),
-})
+/**
+ * PUT rest/bd/application: as POST with its id; without `fonctions`, its grants stay as they are;
+ * without `protocole`, its protocol and client.
+ */
+export const applicationUpdateSchema = applicationFields
+  .extend({
+    id: positiveInt(),
+    protocole: z
+      .enum(APPLICATION_PROTOCOLS, 'validation.required')
+      .optional()
+      .describe('Absent: the protocol and the OpenID Connect client stay as they are'),
+    fonctions: grantsSchema
+      .optional()
+      .describe(`The functions that grant it (${GRANTS_MAX} at most); absent, unchanged`),
+  })
+  .superRefine(clientWithProtocol)
 export type ApplicationUpdate = z.infer<typeof applicationUpdateSchema>
 
 /**

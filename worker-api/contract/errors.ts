@@ -44,6 +44,7 @@ export const BUSINESS_CODES = [
   'POSTE_ALREADY_EXIST',
   // The catalogue and the functions of a structure
   'APPLICATION_LIBELLE_ALREADY_USED',
+  'OIDC_CLIENT_NOT_CONFIDENTIAL',
   'FONCTION_LIBELLE_ALREADY_USED',
   'FONCTION_HAS_POSTES',
   // The registration list (spec §8), raised by the registration screens

@@ -67,8 +67,8 @@ export interface PosteTable {
   date_fin: string
 }
 
-/** How an application receives its users: `CODE`, the spec's single-use launch code. */
-export type ApplicationProtocol = 'CODE'
+/** How an application receives its users: `CODE`, the spec's single-use launch code; `OIDC`, OpenID Connect. */
+export type ApplicationProtocol = 'CODE' | 'OIDC'
 
 export interface ApplicationTable {
   id: Generated<number>
@@ -78,6 +78,35 @@ export interface ApplicationTable {
   /** 0: off — in no launcher, its launch refused as for an unknown one; its grants kept. */
   actif: Generated<number>
   protocole: Generated<ApplicationProtocol>
+}
+
+/** An OIDC application's client (migration 0021); the lists are JSON arrays of URIs. */
+export interface OidcClientTable {
+  application_id: number
+  client_id: string
+  /** SHA-256 of the secret; null: a public client. */
+  secret_hash: string | null
+  redirect_uris: string
+  post_logout_redirect_uris: Generated<string>
+  initiate_login_uri: string | null
+  backchannel_logout_uri: string | null
+}
+
+/** An authorization code (its SHA-256), single use, 60 s. */
+export interface OidcCodeTable {
+  id: Generated<number>
+  code_hash: string
+  application_id: number
+  utilisateur_id: number
+  redirect_uri: string
+  code_challenge: string
+  scope: string
+  nonce: string | null
+  auth_time: string
+  parent_family_id: string
+  family_id: string
+  expires_at: string
+  used_at: string | null
 }
 
 export interface FonctionApplicationTable {
@@ -129,6 +158,9 @@ export interface RefreshTokenTable {
   parent_family_id: string | null
   /** Once rotated: the pair it was exchanged for, sealed with this token (answers a retry in the grace window). */
   successor: Generated<string | null>
+  /** An OIDC session's: the scopes granted, and when its user signed in to the portal. */
+  scope: Generated<string | null>
+  auth_time: Generated<string | null>
 }
 
 export interface OutboxTable {
@@ -217,6 +249,8 @@ export interface Database {
   poste: PosteTable
   application: ApplicationTable
   fonction_application: FonctionApplicationTable
+  oidc_client: OidcClientTable
+  oidc_code: OidcCodeTable
   modele_fonction: ModeleFonctionTable
   modele_fonction_application: ModeleFonctionApplicationTable
   mail_token: MailTokenTable

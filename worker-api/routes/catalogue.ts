@@ -12,10 +12,12 @@ import {
   typeIdParam,
 } from '../contract/catalogue'
 import { errors, json } from '../contract/common'
+import { clientSecretSchema } from '../contract/oidc'
 import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
 import { getApplication, listApplications } from '../services/catalogue'
 import { createApplication, deleteApplication, updateApplication } from '../services/catalogue-writes'
+import { rotateSecret } from '../services/oidc-clients'
 import { getTemplate, getTemplates, putTemplate } from '../services/templates'
 
 /**
@@ -112,6 +114,22 @@ export const catalogueRoutes = router()
     async (c) => {
       await deleteApplication(c.env, c.get('caller'), c.req.valid('param').id, requestContext(c.req.raw))
       return c.body(null, 204)
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/rest/bd/application/{id}/secret',
+      tags: ['Catalogue'],
+      summary:
+        "A confidential OpenID Connect client's new secret, shown this once; the old one stops working at once (root administrators); 409 OIDC_CLIENT_NOT_CONFIDENTIAL for a public client or a launch-code application",
+      security: [{ bearer: [] }],
+      request: { params: applicationIdParam },
+      responses: { 200: json(clientSecretSchema, 'The new secret'), ...errors(400, 401, 403, 404, 409) },
+    }),
+    async (c) => {
+      const param = c.req.valid('param')
+      return c.json(await rotateSecret(c.env, c.get('caller'), param.id, requestContext(c.req.raw)), 200)
     },
   )
   .openapi(

@@ -6,6 +6,7 @@ import { BusinessError, forbidden, invalidField, notFound } from '../lib/errors'
 import { type Caller, rootAdminWith, viewerOf } from './actor'
 import { adminLogWhen } from './audit'
 import { type CatalogueRow, catalogueQuery, toApplication } from './catalogue'
+import { type ClientWrite, clientWrite, removeClient } from './oidc-clients'
 import { rootHolds } from './root-admin'
 
 /**
@@ -104,6 +105,8 @@ export async function createApplication(
   const guard = rootHolds(db, viewer)
   const created = sql<number>`(select id from application where libelle = ${input.libelle})`
   const grants = fonctions.map((f) => `${f.libelle} (${f.structure_nom})`).join(', ')
+  const client =
+    input.protocole === 'OIDC' && input.oidc ? await clientWrite(db, created, input.oidc, null, guard) : null
   const results = await namedBatch(env.DB, {
     created: insertWhen(
       db,
@@ -117,12 +120,13 @@ export async function createApplication(
       },
       guard,
     ).returning('id'),
+    client: client?.statement ?? null,
     grants: ids.length > 0 ? addGrants(db, created, ids, guard) : null,
     log: adminLogWhen(
       db,
       actor,
       'APPLICATION_CREATION',
-      [input.libelle, grants].filter(Boolean).join(' : '),
+      [`${input.libelle}${client ? ' (OpenID Connect)' : ''}`, grants].filter(Boolean).join(' : '),
       context.userAgent,
       guard,
     ),
@@ -132,7 +136,13 @@ export async function createApplication(
   })
   const [row] = (results.application?.results ?? []) as CatalogueRow[]
   if ((results.created?.results.length ?? 0) === 0 || !row) throw forbidden('Root administrators only')
-  return toApplication(row)
+  return withSecret(toApplication(row), client)
+}
+
+/** The answer of the write that generated a client's secret: the one time it is shown. */
+function withSecret(application: CatalogueApplication, client: ClientWrite | null): CatalogueApplication {
+  if (!client?.secret || !application.oidc) return application
+  return { ...application, oidc: { ...application.oidc, clientSecret: client.secret } }
 }
 
 const yesNo = (flag: number | boolean) => (flag ? 'actif' : 'inactif')
@@ -164,11 +174,18 @@ export async function updateApplication(
   requireKnownFonctions(ids ?? [], fonctions)
   const before = toApplication(current as CatalogueRow)
   const byId = new Map(fonctions.map((f) => [f.id, `${f.libelle} (${f.structure_nom})`]))
+  // Without a protocol, the protocol and its client stay as they are.
+  const protocole = input.protocole ?? before.protocole
   const change = [
     before.libelle !== input.libelle && `${before.libelle} → ${input.libelle}`,
     before.icone !== input.icone && `${before.icone} → ${input.icone}`,
     before.url !== input.url && `${before.url} → ${input.url}`,
     before.actif !== input.actif && `${yesNo(before.actif)} → ${yesNo(input.actif)}`,
+    before.protocole !== protocole && `${before.protocole} → ${protocole}`,
+    input.protocole === 'OIDC' &&
+      before.protocole === 'OIDC' &&
+      clientChanged(before.oidc, input.oidc) &&
+      'client OpenID Connect',
     ...(ids ?? []).filter((id) => !before.fonctions.some((f) => f.id === id)).map((id) => `+${byId.get(id)}`),
     ...(ids ? before.fonctions.filter((f) => !ids.includes(f.id)) : []).map(
       (f) => `-${f.libelle} (${f.structure.nom})`,
@@ -176,6 +193,10 @@ export async function updateApplication(
   ].filter(Boolean)
   const guard = rootHolds(db, viewer)
   const target = applicationHolds(db, input.id, guard)
+  const client =
+    input.protocole === 'OIDC' && input.oidc
+      ? await clientWrite(db, sql<number>`${input.id}`, input.oidc, before.oidc, target)
+      : null
   const results = await namedBatch(env.DB, {
     // Before the update, under its very condition.
     log: adminLogWhen(
@@ -193,12 +214,13 @@ export async function updateApplication(
         icone: input.icone,
         url: input.url,
         actif: input.actif ? 1 : 0,
-        protocole: input.protocole,
+        protocole,
       })
       .where('id', '=', input.id)
       .where(({ exists }) => exists(guard))
       .returning('id'),
     grants: ids ? replaceGrants(db, input.id, ids, guard, target) : null,
+    client: client ? client.statement : protocole === 'CODE' && before.oidc ? removeClient(db, input.id, guard) : null,
     // Switched off: no launch code it issued can still be exchanged, no session it opened refreshed.
     revoked: db
       .updateTable('refresh_token')
@@ -220,7 +242,14 @@ export async function updateApplication(
   })
   const [row] = (results.application?.results ?? []) as CatalogueRow[]
   if ((results.updated?.results.length ?? 0) === 0 || !row) return lostRace(db, input.id)
-  return toApplication(row)
+  return withSecret(toApplication(row), client)
+}
+
+/** Whether a write changes what a client registered (its addresses, or public or confidential). */
+function clientChanged(before: CatalogueApplication['oidc'], input: ApplicationUpdate['oidc']) {
+  if (!before || !input) return before !== null || input !== undefined
+  const { clientId: _id, clientSecret: _secret, ...registered } = before
+  return JSON.stringify(registered) !== JSON.stringify({ ...registered, ...input })
 }
 
 /** The statements making `ids` the whole list of the application's grants (`guard`, `target`: as updateApplication's). */

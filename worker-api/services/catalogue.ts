@@ -6,6 +6,7 @@ import { notFound } from '../lib/errors'
 import { containsText, onePage, WHOLE_LIST_READ, wholeList } from '../lib/query'
 import { type Viewer, wholeTreeInScope } from '../lib/scope'
 import { type Caller, rootAdminWith, viewerOf } from './actor'
+import { CLIENT_COLUMNS, type ClientColumns, toClient } from './oidc-clients'
 
 /**
  * The catalogue's reads (the root administrators'): each application with the functions that grant it
@@ -94,8 +95,9 @@ export function catalogueQuery(db: DB, viewer: Viewer, counts: 'kept' | 'counted
     .$if(fonctionsMax !== undefined, (q) => q.limit(fonctionsMax ?? 0))
   return db
     .selectFrom('application as a')
+    .leftJoin('oidc_client as c', 'c.application_id', 'a.id')
     .where(wholeTreeInScope(db, viewer))
-    .select(['a.id', 'a.libelle', 'a.icone', 'a.url', 'a.actif', 'a.protocole'])
+    .select(['a.id', 'a.libelle', 'a.icone', 'a.url', 'a.actif', 'a.protocole', ...CLIENT_COLUMNS])
     .select((eb) =>
       eb
         .selectFrom(granting.as('g'))
@@ -119,13 +121,13 @@ export function catalogueQuery(db: DB, viewer: Viewer, counts: 'kept' | 'counted
     )
 }
 
-export type CatalogueRow = {
+export type CatalogueRow = ClientColumns & {
   id: number
   libelle: string
   icone: string
   url: string
   actif: number
-  protocole: 'CODE'
+  protocole: 'CODE' | 'OIDC'
   fonctions: string | null
   nb_fonctions: number | null
   nb_utilisateurs: number | null
@@ -142,6 +144,7 @@ export function toApplication(row: CatalogueRow): CatalogueApplication {
     url: row.url,
     actif: row.actif === 1,
     protocole: row.protocole,
+    oidc: row.protocole === 'OIDC' ? toClient(row) : null,
     fonctions: fonctions.map((f) => ({
       id: f.id,
       libelle: f.libelle,

@@ -31,6 +31,8 @@ export async function purgeExpired(env: Env, now = new Date()) {
       .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now.toISOString())])),
     rateLimits: db.deleteFrom('rate_limit').where('window_start', '<', at(HOUR)),
     mailTokens: db.deleteFrom('mail_token').where('expires_at', '<', at(30 * DAY)),
+    // An authorization code lives 60 s; kept a day, a replay of it is still recognised (and revokes).
+    oidcCodes: db.deleteFrom('oidc_code').where('expires_at', '<', at(DAY)),
     // Mail a month old, delivered or given up on, has told what it had to tell.
     mails: db.deleteFrom('outbox').where('created_at', '<', at(30 * DAY)),
     listTotals: db.deleteFrom('utilisateur_liste_total').where('jour', '<', at(DAY).slice(0, 10)),

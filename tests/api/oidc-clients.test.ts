@@ -1,0 +1,228 @@
+import { beforeAll, describe, expect, it } from 'vitest'
+import { sha256Hex } from '../../worker-api/lib/crypto'
+import { call, createOrganisation, currentPost, db, expectError, signedInUser } from './helpers'
+
+/**
+ * An OIDC application's client in the catalogue (DESIGN §4b): its id and secret made by the portal,
+ * the secret shown once and kept hashed, rotated on demand; its addresses https (http on loopback
+ * only), matched exactly, checked before they are stored.
+ */
+
+type Client = {
+  clientId: string
+  public: boolean
+  redirectUris: string[]
+  postLogoutRedirectUris: string[]
+  initiateLoginUri: string | null
+  backchannelLogoutUri: string | null
+  clientSecret?: string
+}
+type Application = { id: number; libelle: string; protocole: string; oidc: Client | null }
+
+let root: string
+let lilleAdmin: string
+let rootId: number
+
+const send = (method: string, body: unknown, token = root) =>
+  call('/rest/bd/application', { method, token, body: JSON.stringify(body) })
+
+const client = (overrides: Partial<Client> = {}) => ({
+  public: false,
+  redirectUris: ['https://grafana.example.test/login/generic_oauth'],
+  ...overrides,
+})
+
+const draft = (libelle: string, oidc: unknown = client()) => ({
+  libelle,
+  icone: 'scale',
+  url: 'https://grafana.example.test/',
+  actif: true,
+  protocole: 'OIDC',
+  oidc,
+  fonctions: [{ id: 2 }],
+})
+
+async function created(libelle: string, oidc: unknown = client()) {
+  const response = await send('POST', draft(libelle, oidc))
+  expect(response.status).toBe(201)
+  return (await response.json()) as Application
+}
+
+const stored = (applicationId: number) =>
+  db().selectFrom('oidc_client').selectAll().where('application_id', '=', applicationId).executeTakeFirst()
+
+beforeAll(async () => {
+  await createOrganisation()
+  const rootAdmin = await signedInUser({ admin: true, postes: [currentPost(1, 1)] })
+  root = rootAdmin.jwt.accessToken
+  rootId = rootAdmin.id
+  lilleAdmin = (await signedInUser({ admin: true, postes: [currentPost(4, 2)] })).jwt.accessToken
+})
+
+describe('an OIDC application in the catalogue', () => {
+  it('a confidential client gets an id and a secret, shown once and stored as its SHA-256 only', async () => {
+    const application = await created('Grafana')
+    expect(application.protocole).toBe('OIDC')
+    const oidc = application.oidc as Client
+    expect(oidc).toEqual({
+      clientId: expect.stringMatching(/^[A-Za-z0-9_-]{24}$/),
+      public: false,
+      redirectUris: ['https://grafana.example.test/login/generic_oauth'],
+      postLogoutRedirectUris: [],
+      initiateLoginUri: null,
+      backchannelLogoutUri: null,
+      clientSecret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+    })
+    const row = await stored(application.id)
+    expect(row?.secret_hash).toBe(await sha256Hex(oidc.clientSecret as string))
+    expect(JSON.stringify(row)).not.toContain(oidc.clientSecret)
+    // Read again, the secret is not there.
+    const read = (await (await call(`/rest/bd/application/${application.id}`, { token: root })).json()) as Application
+    expect(read.oidc).toEqual({ ...oidc, clientSecret: undefined })
+    expect('clientSecret' in (read.oidc as Client)).toBe(false)
+    const entry = await db()
+      .selectFrom('log')
+      .select('commentaire')
+      .where('utilisateur_id', '=', rootId)
+      .where('nom_log', '=', 'APPLICATION_CREATION')
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow()
+    expect(entry.commentaire).toBe('Grafana (OpenID Connect) : Agent de quai (Agence Lille)')
+  })
+
+  it('a public client has no secret, and none can be rotated for it', async () => {
+    const application = await created('Tableau mobile', client({ public: true }))
+    expect(application.oidc).toMatchObject({ public: true })
+    expect('clientSecret' in (application.oidc as Client)).toBe(false)
+    expect((await stored(application.id))?.secret_hash).toBeNull()
+    await expectError(
+      await call(`/rest/bd/application/${application.id}/secret`, { method: 'POST', token: root }),
+      409,
+      'OIDC_CLIENT_NOT_CONFIDENTIAL',
+    )
+    // Nor for a launch-code application.
+    await expectError(
+      await call('/rest/bd/application/2/secret', { method: 'POST', token: root }),
+      409,
+      'OIDC_CLIENT_NOT_CONFIDENTIAL',
+    )
+  })
+
+  it('the secret is rotated by a root administrator only, the old one dying at once, audited', async () => {
+    const application = await created('Outline')
+    const first = (application.oidc as Client).clientSecret as string
+    await expectError(
+      await call(`/rest/bd/application/${application.id}/secret`, { method: 'POST' }),
+      401,
+      'UNAUTHORIZED',
+    )
+    await expectError(
+      await call(`/rest/bd/application/${application.id}/secret`, { method: 'POST', token: lilleAdmin }),
+      403,
+      'FORBIDDEN',
+    )
+    expect((await stored(application.id))?.secret_hash).toBe(await sha256Hex(first))
+    const rotated = await call(`/rest/bd/application/${application.id}/secret`, { method: 'POST', token: root })
+    expect(rotated.status).toBe(200)
+    expect(rotated.headers.get('Cache-Control')).toBe('no-store')
+    const body = (await rotated.json()) as { clientId: string; clientSecret: string }
+    expect(body.clientId).toBe((application.oidc as Client).clientId)
+    expect(body.clientSecret).not.toBe(first)
+    expect((await stored(application.id))?.secret_hash).toBe(await sha256Hex(body.clientSecret))
+    const entry = await db()
+      .selectFrom('log')
+      .select('commentaire')
+      .where('nom_log', '=', 'APPLICATION_MODIFICATION')
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow()
+    expect(entry.commentaire).toBe(`Outline (#${application.id}) secret OpenID Connect renouvelé`)
+    await expectError(
+      await call('/rest/bd/application/99999/secret', { method: 'POST', token: root }),
+      404,
+      'NOT_FOUND',
+    )
+  })
+
+  it('a change keeps the client id and the secret; made public, the secret goes; confidential again, a new one', async () => {
+    const application = await created('Nextcloud')
+    const { clientId, clientSecret } = application.oidc as Client
+    const hash = await sha256Hex(clientSecret as string)
+    const update = (oidc: unknown, protocole = 'OIDC') =>
+      send('PUT', { ...draft('Nextcloud', oidc), protocole, id: application.id })
+
+    const changed = await update(client({ redirectUris: ['https://cloud.example.test/apps/oidc/callback'] }))
+    expect(changed.status).toBe(200)
+    const kept = ((await changed.json()) as Application).oidc as Client
+    expect([kept.clientId, kept.redirectUris, 'clientSecret' in kept]).toEqual([
+      clientId,
+      ['https://cloud.example.test/apps/oidc/callback'],
+      false,
+    ])
+    expect((await stored(application.id))?.secret_hash).toBe(hash)
+    // Without a protocol (the catalogue's switch, the screen's form), the client stays as it is.
+    const { protocole: _, oidc: __, ...withoutProtocol } = draft('Nextcloud')
+    const switched = await send('PUT', { ...withoutProtocol, actif: false, id: application.id })
+    expect(((await switched.json()) as Application).oidc).toEqual(kept)
+    expect((await stored(application.id))?.secret_hash).toBe(hash)
+
+    const madePublic = ((await (await update(client({ public: true }))).json()) as Application).oidc as Client
+    expect([madePublic.clientId, madePublic.public]).toEqual([clientId, true])
+    expect((await stored(application.id))?.secret_hash).toBeNull()
+
+    const confidential = ((await (await update(client())).json()) as Application).oidc as Client
+    expect(confidential.clientSecret).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    expect(confidential.clientSecret).not.toBe(clientSecret)
+
+    // Back to the launch code: the client goes.
+    const code = (await (await update(null, 'CODE')).json()) as Application
+    expect([code.protocole, code.oidc]).toEqual(['CODE', null])
+    expect(await stored(application.id)).toBeUndefined()
+  })
+
+  it('refuses an OIDC application without its client, and addresses that are not https (but loopback), or carry a fragment', async () => {
+    const count = async () =>
+      (await db().selectFrom('oidc_client').select(db().fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n
+    const before = await count()
+    const missing = await expectError(
+      await send('POST', { ...draft('Sans client'), oidc: undefined }),
+      400,
+      'VALIDATION_FAILED',
+    )
+    expect(missing.attributs).toEqual([expect.objectContaining({ field: 'oidc' })])
+    for (const uri of [
+      'http://grafana.example.test/callback',
+      'https://grafana.example.test/callback#frag',
+      'https://user:pw@grafana.example.test/callback',
+      'javascript:alert(1)',
+      '/relative/callback',
+      `https://grafana.example.test/${'x'.repeat(2000)}`,
+    ]) {
+      const error = await expectError(
+        await send('POST', draft('Mauvaise adresse', client({ redirectUris: [uri] }))),
+        400,
+        'VALIDATION_FAILED',
+      )
+      expect(error.attributs, uri).toEqual([expect.objectContaining({ field: 'oidc.redirectUris.0' })])
+    }
+    await expectError(
+      await send('POST', draft('Aucune adresse', client({ redirectUris: [] }))),
+      400,
+      'VALIDATION_FAILED',
+    )
+    const eleven = Array.from({ length: 11 }, (_, i) => `https://app.example.test/cb/${i}`)
+    await expectError(await send('POST', draft('Trop', client({ redirectUris: eleven }))), 400, 'VALIDATION_FAILED')
+    const backchannel = await expectError(
+      await send('POST', draft('Logout', { ...client(), backchannelLogoutUri: 'http://rp.example.test/logout' })),
+      400,
+      'VALIDATION_FAILED',
+    )
+    expect(backchannel.attributs).toEqual([expect.objectContaining({ field: 'oidc.backchannelLogoutUri' })])
+    expect(await count()).toBe(before)
+    // Loopback is development's: accepted over http.
+    const local = await created('Local', {
+      ...client({ redirectUris: ['http://localhost:3000/callback', 'http://127.0.0.1:3000/cb'] }),
+      backchannelLogoutUri: 'http://localhost:3000/backchannel',
+    })
+    expect(local.oidc?.backchannelLogoutUri).toBe('http://localhost:3000/backchannel')
+  })
+})
