@@ -20,6 +20,8 @@ import { isSameOriginWrite, securityHeaders, withBoundedBody, withOwnOrigin } fr
 import { purgeExpired } from './worker-api/services/maintenance'
 import { deliverOutbox } from './worker-api/services/outbox'
 
+const DISCOVERY_PATH = '/.well-known/openid-configuration'
+
 /** The hourly trigger of wrangler.toml; the other one runs every minute. */
 const PRUNE_CRON = '17 * * * *'
 
@@ -53,6 +55,10 @@ export default {
     const url = new URL(request.url)
     if (url.pathname === API_BASE || url.pathname.startsWith(`${API_BASE}/`)) {
       return api.fetch(request, env, ctx)
+    }
+    // OpenID Connect Discovery is at the issuer's (the origin's) well-known address (DESIGN §4b).
+    if (url.pathname === DISCOVERY_PATH) {
+      return api.fetch(new Request(`${url.origin}${API_BASE}${DISCOVERY_PATH}${url.search}`, request), env, ctx)
     }
     if (!isSameOriginWrite(request, url)) return new Response('Cross-origin request refused', { status: 403 })
     const bounded = await withBoundedBody(request)

@@ -35,6 +35,9 @@ export default defineConfig(async () => {
             // The carriers of tests/api/helpers.ts `createOrganisation`: type 4 under the agencies, new ones in Agence Lille.
             CARRIER_TYPE_ID: '4',
             CARRIER_PARENT_ID: '4',
+            // A test-only ES256 key of the OpenID Connect provider.
+            OIDC_SIGNING_KEY:
+              '{"kty":"EC","x":"WOWtQZCV4hTGTHtXJESHu9OavdnCHkyHSVhoxtsAHcA","y":"tx2FK5kDEn9SRW66sy2H25_qtvrsgQfe1rMHbQSPJYQ","crv":"P-256","d":"GKzhHeGbyj7QpE5_-iKGU7Gp7I-cqnyNwGJP5SfXx_A"}',
             TEST_MIGRATIONS: migrations,
           },
         },

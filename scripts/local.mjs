@@ -31,11 +31,15 @@ function run(command, args) {
 function readVars(file) {
   const vars = {}
   for (const line of readFileSync(file, 'utf8').split('\n')) {
-    const match = /^\s*([A-Z0-9_]+)\s*=\s*"?(.*?)"?\s*$/.exec(line)
-    if (match) vars[match[1]] = match[2]
+    // "value" or 'value' (a JSON value, such as the signing key, is single-quoted).
+    const match = /^\s*([A-Z0-9_]+)\s*=\s*(?:"(.*)"|'(.*)'|(.*?))\s*$/.exec(line)
+    if (match) vars[match[1]] = match[2] ?? match[3] ?? match[4]
   }
   return vars
 }
+
+/** A line of .dev.vars: double-quoted, or single-quoted when the value holds a double quote. */
+const varLine = (key, value) => (value.includes('"') ? `${key}='${value}'` : `${key}="${value}"`)
 
 /**
  * Creates .dev.vars from the development-only example when it is missing, and adds the keys a newer
@@ -51,7 +55,7 @@ export function ensureDevVars() {
   const vars = readVars(target)
   const added = Object.entries(readVars(example)).filter(([key]) => !(key in vars))
   if (added.length > 0) {
-    appendFileSync(target, `\n${added.map(([key, value]) => `${key}="${value}"`).join('\n')}\n`)
+    appendFileSync(target, `\n${added.map(([key, value]) => varLine(key, value)).join('\n')}\n`)
     console.log(`Added ${added.map(([key]) => key).join(', ')} to .dev.vars from .dev.vars.example.`)
     for (const [key, value] of added) vars[key] = value
   }

@@ -17,6 +17,7 @@ import { fonctionRoutes } from './routes/fonctions'
 import { healthRoutes } from './routes/health'
 import { homeRoutes } from './routes/home'
 import { logRoutes } from './routes/logs'
+import { oidcCors, oidcProtocolRoutes, oidcRoutes } from './routes/oidc'
 import { passwordRoutes } from './routes/password'
 import { registrationRoutes } from './routes/registration'
 import { structureRoutes } from './routes/structures'
@@ -44,6 +45,7 @@ const apiRoutes = router()
   .route('/', fonctionRoutes)
   .route('/', registrationRoutes)
   .route('/', devRoutes)
+  .route('/', oidcRoutes)
 export type ApiRoutes = typeof apiRoutes
 
 /** The REST API (spec §7), the single authority on data and permissions. */
@@ -94,7 +96,10 @@ export function createApp() {
     }
   })
 
+  app.use('/.well-known/openid-configuration', oidcCors)
+  app.use('/oidc/*', oidcCors)
   app.route('/', apiRoutes)
+  app.route('/', oidcProtocolRoutes)
   for (const { path } of app.routes) if (path.length > 1 && path.endsWith('/')) slashed.add(path)
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {

@@ -1,3 +1,4 @@
+import { signingKeyProblem } from './lib/oidc-keys'
 import { FIRST_PEPPER_ID, PEPPER_ID, retiredPepperEntries } from './lib/password'
 
 /** Bindings and variables of the Worker (wrangler.toml [vars], .dev.vars, `wrangler secret`). */
@@ -44,6 +45,14 @@ export interface Env {
   CARRIER_TYPE_ID?: string
   /** The structure a carrier typed at registration is created under (of the carrier type's parent type). */
   CARRIER_PARENT_ID?: string
+  /**
+   * The OpenID Connect provider's ES256 key, a private JWK (README, "OpenID Connect"); without it the
+   * provider is off. `…_NEXT`: the key a rotation brings, published in the JWKS before it signs.
+   */
+  OIDC_SIGNING_KEY?: string
+  OIDC_SIGNING_KEY_NEXT?: string
+  /** Token endpoint calls allowed per OpenID Connect client and minute (default 120). */
+  OIDC_TOKEN_RATE_PER_MINUTE?: string
   /** `on`: responses carry a `Server-Timing` header (always on in development). */
   SERVER_TIMING?: string
 }
@@ -75,6 +84,7 @@ const WHOLE_NUMBER_SETTINGS = [
   'REGISTRATION_RATE_PER_MINUTE',
   'CLIENT_LOG_RATE_PER_MINUTE',
   'CAPTCHA_MAX_NUMBER',
+  'OIDC_TOKEN_RATE_PER_MINUTE',
 ] as const
 
 /**
@@ -85,7 +95,12 @@ const WHOLE_NUMBER_SETTINGS = [
 export function configurationProblems(env: Partial<Env>): string[] {
   const problems = missingSecrets(env).map((key) => `${key} is missing or shorter than ${MIN_SECRET_LENGTH} characters`)
   if (env.ENVIRONMENT !== 'development') {
-    for (const key of [...REQUIRED_SECRETS, 'PASSWORD_PEPPERS_RETIRED'] as const) {
+    for (const key of [
+      ...REQUIRED_SECRETS,
+      'PASSWORD_PEPPERS_RETIRED',
+      'OIDC_SIGNING_KEY',
+      'OIDC_SIGNING_KEY_NEXT',
+    ] as const) {
       if (env[key]?.includes(DEVELOPMENT_ONLY_MARKER)) {
         problems.push(`${key} holds a published development-only value (see .dev.vars.example)`)
       }
@@ -101,6 +116,12 @@ export function configurationProblems(env: Partial<Env>): string[] {
   if (retired.some(([id]) => id === (env.PASSWORD_PEPPER_ID ?? FIRST_PEPPER_ID))) {
     problems.push('PASSWORD_PEPPER_ID names a retired pepper')
   }
+  for (const key of ['OIDC_SIGNING_KEY', 'OIDC_SIGNING_KEY_NEXT'] as const) {
+    const problem = signingKeyProblem(env[key], key)
+    if (problem) problems.push(problem)
+  }
+  if (env.OIDC_SIGNING_KEY_NEXT && !env.OIDC_SIGNING_KEY)
+    problems.push('OIDC_SIGNING_KEY_NEXT is set without OIDC_SIGNING_KEY')
   for (const key of WHOLE_NUMBER_SETTINGS) {
     const value = env[key]
     if (value !== undefined && !/^\d{1,9}$/.test(value.trim())) problems.push(`${key} must be a whole number`)

@@ -172,6 +172,8 @@ export const en: Resource = {
     STRUCTURE_PARENT_INVALID: 'This parent structure is not possible for this type of structure.',
     POSTE_ALREADY_EXIST: 'Post already defined for the user',
     APPLICATION_LIBELLE_ALREADY_USED: '{{nom}} already used',
+    OIDC_UNKNOWN_CLIENT: 'The portal does not know this application (or it is switched off).',
+    OIDC_REDIRECT_URI_MISMATCH: 'The return address asked for is not registered for this application.',
     OIDC_CLIENT_NOT_CONFIDENTIAL: 'This OpenID Connect client is public: it has no secret.',
     FONCTION_LIBELLE_ALREADY_USED: '{{nom}} already exists in this structure',
     FONCTION_HAS_POSTES: '{{count}} post(s), past ones included, hold this function: it cannot be deleted.',
@@ -599,6 +601,10 @@ export const en: Resource = {
     textVersion: 'Text version',
     htmlVersion: 'Message preview',
     back: 'Back to the mailbox',
+  },
+  oidc: {
+    errorTitle: 'Cannot sign in to an application',
+    badRequest: 'The sign-in request the application sent is incomplete or invalid.',
   },
   demoApp: {
     title: 'Demo application',

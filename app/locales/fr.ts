@@ -171,6 +171,8 @@ export const fr = {
     STRUCTURE_PARENT_INVALID: "Cette structure parente n'est pas possible pour ce type de structure.",
     POSTE_ALREADY_EXIST: "Poste déjà défini pour l'utilisateur",
     APPLICATION_LIBELLE_ALREADY_USED: '{{nom}} déjà utilisé',
+    OIDC_UNKNOWN_CLIENT: "Cette application n'est pas connue du portail (ou elle est désactivée).",
+    OIDC_REDIRECT_URI_MISMATCH: "L'adresse de retour demandée n'est pas enregistrée pour cette application.",
     OIDC_CLIENT_NOT_CONFIDENTIAL: "Ce client OpenID Connect est public : il n'a pas de secret.",
     FONCTION_LIBELLE_ALREADY_USED: '{{nom}} existe déjà dans cette structure',
     FONCTION_HAS_POSTES:
@@ -608,6 +610,10 @@ export const fr = {
     textVersion: 'Version texte',
     htmlVersion: 'Aperçu du message',
     back: 'Retour à la boîte mail',
+  },
+  oidc: {
+    errorTitle: 'Connexion à une application impossible',
+    badRequest: "La demande de connexion envoyée par l'application est incomplète ou invalide.",
   },
   demoApp: {
     title: 'Application de démonstration',

@@ -58,7 +58,10 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   // or the way back through history, must not sign anyone out: it offers to continue or to sign out.
   let setCookie: string | null = null
   let ended: string | null = null
-  if (await hasSession(request, context)) {
+  // An application asked for a new sign-in (OpenID Connect prompt=login, max_age): the form, the
+  // session kept until the new sign-in replaces it.
+  const reauth = new URL(request.url).searchParams.get('reauth') === '1'
+  if (!reauth && (await hasSession(request, context))) {
     if (openedThemselves(request)) {
       const { session } = await getSession(request, context)
       const user = session.get('user')

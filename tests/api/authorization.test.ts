@@ -42,7 +42,8 @@ type World = {
   renewer: { id: number }
   mover: { id: number }
 }
-type Request = { path: string; body?: unknown }
+/** `form`: a form-encoded body (the OAuth endpoints'), with the request's own headers. */
+type Request = { path: string; body?: unknown; form?: Record<string, string>; headers?: Record<string, string> }
 type Row = {
   request: (world: World, role: Role) => Request | Promise<Request>
   expect: Expected
@@ -422,6 +423,118 @@ async function freshApplication() {
   return { id, libelle }
 }
 
+/** The matrix's OpenID Connect client, granted to the target's function, with a known secret. */
+const OIDC_CLIENT = { id: 'matrice-oidc', secret: 'matrice-secret', redirect: 'https://rp.matrice.example.test/cb' }
+let oidcReady: Promise<void> | undefined
+function oidcClient() {
+  oidcReady ??= (async () => {
+    const { id } = await db()
+      .insertInto('application')
+      .values({ libelle: 'Matrice OIDC', icone: 'truck', url: 'https://rp.matrice.example.test/', protocole: 'OIDC' })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+    await db()
+      .insertInto('oidc_client')
+      .values({
+        application_id: id,
+        client_id: OIDC_CLIENT.id,
+        secret_hash: await sha256Hex(OIDC_CLIENT.secret),
+        redirect_uris: JSON.stringify([OIDC_CLIENT.redirect]),
+      })
+      .execute()
+    await db().insertInto('fonction_application').values({ fonction_id: 2, application_id: id }).execute()
+  })()
+  return oidcReady
+}
+
+/** An authorization request of the matrix's client, PKCE and all. */
+const authorizationRequest = {
+  client_id: OIDC_CLIENT.id,
+  redirect_uri: OIDC_CLIENT.redirect,
+  response_type: 'code',
+  scope: 'openid',
+  code_challenge: '_QW7SKKyK6JAe1ojBiIk8abAYDNYypK3Fr61-IUp5jI',
+  code_challenge_method: 'S256',
+}
+/** The verifier of that challenge (its SHA-256, base64url). */
+const VERIFIER = 'dBjftJeZ4CQP-pQRbUbi5NjpF9ys3RTOBsf7SQ4lhWI'
+
+/** A code of the matrix's client for the target, in a live portal session of theirs. */
+async function freshCode(world: World) {
+  await oidcClient()
+  const code = `matrice-code-${++sequence}-${crypto.randomUUID()}`
+  const { sid } = await sessionFor(world.target.id)
+  const application = await db()
+    .selectFrom('oidc_client')
+    .select('application_id')
+    .where('client_id', '=', OIDC_CLIENT.id)
+    .executeTakeFirstOrThrow()
+  await db()
+    .insertInto('oidc_code')
+    .values({
+      code_hash: await sha256Hex(code),
+      application_id: application.application_id,
+      utilisateur_id: world.target.id,
+      redirect_uri: OIDC_CLIENT.redirect,
+      code_challenge: authorizationRequest.code_challenge,
+      scope: 'openid',
+      nonce: null,
+      auth_time: new Date().toISOString(),
+      parent_family_id: sid,
+      family_id: crypto.randomUUID(),
+      expires_at: new Date(Date.now() + 60_000).toISOString(),
+      used_at: null,
+    })
+    .execute()
+  return code
+}
+
+// OpenID Connect (DESIGN §4b): the protocol's endpoints answer anyone as the protocol says (the
+// bearer of a portal session is no client credential); UserInfo takes only an OpenID Connect session's
+// access token (tests/api/oidc.test.ts), so every caller here is refused; the authorization page's call
+// is a signed-in user's own (a user not granted the application still gets an answer: access_denied,
+// for the client).
+Object.assign(MATRIX, {
+  'GET /portail-backend/.well-known/openid-configuration': {
+    request: () => ({ path: '/.well-known/openid-configuration' }),
+    expect: everyone(200),
+  },
+  'GET /portail-backend/oidc/jwks': { request: () => ({ path: '/oidc/jwks' }), expect: everyone(200) },
+  'POST /portail-backend/oidc/token': {
+    request: async (world) => ({
+      path: '/oidc/token',
+      form: {
+        grant_type: 'authorization_code',
+        code: await freshCode(world),
+        redirect_uri: OIDC_CLIENT.redirect,
+        code_verifier: VERIFIER,
+        // client_secret_post: the caller's bearer token (a portal session) is no client credential.
+        client_id: OIDC_CLIENT.id,
+        client_secret: OIDC_CLIENT.secret,
+      },
+    }),
+    expect: everyone(200),
+  },
+  'GET /portail-backend/oidc/userinfo': { request: () => ({ path: '/oidc/userinfo' }), expect: everyone(401) },
+  'POST /portail-backend/oidc/userinfo': { request: () => ({ path: '/oidc/userinfo' }), expect: everyone(401) },
+  'GET /portail-backend/rest/public/bd/oidc/client': {
+    request: async () => {
+      await oidcClient()
+      return {
+        path: `/rest/public/bd/oidc/client?client_id=${OIDC_CLIENT.id}&redirect_uri=${encodeURIComponent(OIDC_CLIENT.redirect)}`,
+      }
+    },
+    expect: everyone(200),
+  },
+  'POST /portail-backend/rest/bd/oidc/authorize': {
+    request: async () => {
+      await oidcClient()
+      return { path: '/rest/bd/oidc/authorize', body: authorizationRequest }
+    },
+    expect: signedIn({ user: 200, adminOut: 200, adminIn: 200, self: 200 }),
+  },
+} satisfies Record<string, Row>)
+
 // Carrier registration: anyone registers; the queue is the administrators', each for their scope.
 Object.assign(MATRIX, {
   'GET /portail-backend/rest/public/bd/transporteur/structures': {
@@ -552,6 +665,10 @@ Object.assign(MATRIX, {
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const
 
+/** The OpenID Connect protocol's endpoints (OAuth's error body), and those of them cached. */
+const OAUTH_PROTOCOL = /^[A-Z]+ \/portail-backend\/(oidc\/|\.well-known\/)/
+const PUBLIC_METADATA = ['GET /portail-backend/.well-known/openid-configuration', 'GET /portail-backend/oidc/jwks']
+
 /** The two reads that write: a launch (its code and log entry) and the history's export (its log entry). */
 const READS_THAT_WRITE = ['GET /portail-backend/rest/bd/acces/application', 'GET /portail-backend/rest/bd/logs/export']
 
@@ -626,21 +743,30 @@ describe('the authorisation matrix', () => {
       for (const role of ROLES) {
         const token = row.endsSession ? await sessionOf(role) : sessions[role]
         // The ended session is the target's: it makes the target's own calls.
-        const { path, body } = await row.request(world, role === 'ended' ? 'self' : role)
+        const { path, body, form, headers } = await row.request(world, role === 'ended' ? 'self' : role)
         const response = await call(path, {
           method,
           token,
-          body: body === undefined ? undefined : JSON.stringify(body),
+          body: form ? new URLSearchParams(form).toString() : body === undefined ? undefined : JSON.stringify(body),
+          headers: form ? { 'Content-Type': 'application/x-www-form-urlencoded', ...headers } : headers,
           env: { SERVER_TIMING: 'on' },
         })
         seen[role] = response.status
         trips[role] = Number(/(\d+) round trips/.exec(response.headers.get('Server-Timing') ?? '')?.[1] ?? Number.NaN)
         // Every answer, allowed or refused, carries the API's headers.
         expect(response.headers.get('X-Content-Type-Options'), `${operation} as ${role}`).toBe('nosniff')
-        expect(response.headers.get('Cache-Control'), `${operation} as ${role}`).toBe('no-store')
+        // The provider's metadata and keys are public and cached a while; nothing else is.
+        const cached = PUBLIC_METADATA.includes(operation) && response.status === 200
+        expect(response.headers.get('Cache-Control'), `${operation} as ${role}`).toBe(
+          cached ? 'public, max-age=300' : 'no-store',
+        )
         if (response.status >= 400) {
           const error = (await response.json()) as Record<string, unknown>
-          expect(Object.keys(error).sort(), `${operation} as ${role}`).toEqual(['attributs', 'businessCode', 'message'])
+          // The OpenID Connect protocol's endpoints answer errors as OAuth does.
+          const shape = OAUTH_PROTOCOL.test(operation)
+            ? ['error', 'error_description']
+            : ['attributs', 'businessCode', 'message']
+          expect(Object.keys(error).sort(), `${operation} as ${role}`).toEqual(shape)
           if (response.status === 403 && role === 'application') {
             expect(error.businessCode).toBe('APPLICATION_TOKEN_SCOPE')
           }

@@ -9,7 +9,8 @@ import { app, call, createOrganisation, createUser, currentPost, ORIGIN, session
  * Property-based fuzzing of every operation of the OpenAPI document: hostile path parameters,
  * queries, headers and bodies, sent by anonymous, forged and signed-in callers. Whatever is sent:
  *   1. the answer is never a 5xx;
- *   2. a rejection (>= 400) is JSON with exactly { businessCode, message, attributs };
+ *   2. a rejection (>= 400) is JSON with exactly { businessCode, message, attributs } (the OpenID
+ *      Connect protocol's endpoints: OAuth's { error, error_description });
  *   3. a rejection writes no row of the domain tables.
  * The operations are read from the document itself, so an operation added later is fuzzed too, and
  * the tables from the schema, so a table added later is watched too. Each run must try every request
@@ -17,6 +18,9 @@ import { app, call, createOrganisation, createUser, currentPost, ORIGIN, session
  */
 
 const RUNS_PER_OPERATION = 25
+
+/** The OpenID Connect protocol's endpoints, which answer errors as OAuth does. */
+const OAUTH_PROTOCOL = /^\/portail-backend\/(oidc\/|\.well-known\/)/
 /**
  * Every planned request runs, however busy the machine: a run is never cut short by a time budget
  * (on a loaded 2-core machine a request took up to a second, twenty times what it takes on an idle
@@ -1025,16 +1029,27 @@ async function check(r: FuzzRequest): Promise<string[]> {
       parsed = undefined
     }
     const record = parsed as Record<string, unknown> | undefined
-    const shaped =
+    const json =
       /^application\/json/.test(response.headers.get('Content-Type') ?? '') &&
       typeof record === 'object' &&
       record !== null &&
-      !Array.isArray(record) &&
-      Object.keys(record).sort().join(',') === 'attributs,businessCode,message' &&
-      typeof record.businessCode === 'string' &&
-      typeof record.message === 'string' &&
-      Array.isArray(record.attributs)
-    if (!shaped) problems.push(`not the error body { businessCode, message, attributs }: ${seen}`)
+      !Array.isArray(record)
+    if (OAUTH_PROTOCOL.test(r.path)) {
+      const shaped =
+        json &&
+        Object.keys(record).sort().join(',') === 'error,error_description' &&
+        typeof record.error === 'string' &&
+        typeof record.error_description === 'string'
+      if (!shaped) problems.push(`not OAuth's error body { error, error_description }: ${seen}`)
+    } else {
+      const shaped =
+        json &&
+        Object.keys(record).sort().join(',') === 'attributs,businessCode,message' &&
+        typeof record.businessCode === 'string' &&
+        typeof record.message === 'string' &&
+        Array.isArray(record.attributs)
+      if (!shaped) problems.push(`not the error body { businessCode, message, attributs }: ${seen}`)
+    }
     const written = differences(before, after)
     if (written.length > 0) problems.push(`a rejected request (${seen}) wrote rows:\n    ${written.join('\n    ')}`)
   }

@@ -7,7 +7,17 @@ import { createApp } from '../../worker-api/app'
 import { createMeter } from '../../worker-api/db/meter'
 import { BOOKMARK_HEADER } from '../../worker-api/db/request-scope'
 import { signAccessToken } from '../../worker-api/lib/jwt'
-import { call, createOrganisation, createUser, currentPost, loginWith, ORIGIN, sessionFor, uiContext } from './helpers'
+import {
+  call,
+  createOrganisation,
+  createUser,
+  currentPost,
+  db,
+  loginWith,
+  ORIGIN,
+  sessionFor,
+  uiContext,
+} from './helpers'
 
 /**
  * What a request costs in D1 statements (issue: "≤ 2 for an API read, ≤ 3 for a signed-in page"),
@@ -200,6 +210,46 @@ describe('statements per request', () => {
       measured.push([page, ...row])
     }
     expect(measured).toEqual(pages.map(([page, ...visits]) => [page, ...visits.map((v) => [...v, v[1] === 0 ? 0 : 1])]))
+  })
+
+  it('the OpenID Connect authorization page: the client checked in one round trip, a code in two', async () => {
+    const { id } = await db()
+      .insertInto('application')
+      .values({ libelle: 'Coût OIDC', icone: 'truck', url: 'https://rp.cost.example.test/', protocole: 'OIDC' })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+    await db()
+      .insertInto('oidc_client')
+      .values({
+        application_id: id,
+        client_id: 'cost',
+        secret_hash: null,
+        redirect_uris: '["https://rp.cost.example.test/cb"]',
+      })
+      .execute()
+    await db().insertInto('fonction_application').values({ fonction_id: 2, application_id: id }).execute()
+    const query = new URLSearchParams({
+      client_id: 'cost',
+      redirect_uri: 'https://rp.cost.example.test/cb',
+      response_type: 'code',
+      scope: 'openid',
+      code_challenge: 'A'.repeat(43),
+      code_challenge_method: 'S256',
+    })
+    const anonymous = await visit(`/oidc/authorize?${query}`, { redirect: 'manual' }, TIMING)
+    expect(anonymous.status).toBe(302)
+    expect(cost(anonymous)).toEqual({ statements: 1, roundTrips: 1, apiCalls: 1 })
+    const user = await createUser({ postes: [currentPost(4, 2)] })
+    const { cookie } = await browserCookie(user)
+    const signedIn = await visit(
+      `/oidc/authorize?${query}`,
+      { headers: { Cookie: cookie }, redirect: 'manual' },
+      TIMING,
+    )
+    expect(signedIn.status).toBe(302)
+    expect(new URL(signedIn.headers.get('Location') as string).searchParams.has('code')).toBe(true)
+    // The caller, the client, the grant and the session's sign-in time; then the code and its audit entry.
+    expect(cost(signedIn)).toEqual({ statements: 6, roundTrips: 2, apiCalls: 1 })
   })
 
   it('signing in is two round trips: the checks and the user, then the session; a refusal is one', async () => {

@@ -176,7 +176,9 @@ for (const [index, mode] of MODES.entries()) {
         .getByRole('alert')
         .filter({ hasText: '« agence lille » est déjà le nom d’une autre structure' })
         .waitFor()
-      // As shown at this width (a phone shows it under the address instead).
+      // As shown at this width (a phone shows it under the address instead), once the page's
+      // stylesheet hides the phone's copy.
+      await admin.waitForLoadState('load')
       await admin
         .getByRole('row')
         .filter({ hasText: mail })

@@ -102,25 +102,30 @@ describe('a configuration the Worker refuses to serve with', () => {
   }
   const example = readFileSync(path.join(import.meta.dirname, '../../.dev.vars.example'), 'utf8')
   const published = Object.fromEntries(
-    [...example.matchAll(/^([A-Z_]+)="(.*)"$/gm)].map(([, key, value]) => [key as string, value as string]),
+    [...example.matchAll(/^([A-Z_]+)=(?:"(.*)"|'(.*)')$/gm)].map(([, key, a, b]) => [
+      key as string,
+      (a ?? b) as string,
+    ]),
   )
 
   it('marks every secret of .dev.vars.example as development-only', () => {
     for (const key of ['JWT_SECRET', 'SESSION_SECRET', 'PASSWORD_PEPPER', 'CAPTCHA_HMAC_KEY']) {
       expect(published[key], key).toMatch(new RegExp(`^${DEVELOPMENT_ONLY_MARKER}`))
     }
+    // The signing key is a JWK: the marker is a member of its own.
+    expect(JSON.parse(published.OIDC_SIGNING_KEY as string).note).toMatch(new RegExp(`^${DEVELOPMENT_ONLY_MARKER}`))
   })
 
   it('names the published development values outside development, and accepts them in development', () => {
     expect(configurationProblems(production)).toEqual([])
     const withDevValues = { ...production, ...published, ENVIRONMENT: 'production' }
     const problems = configurationProblems(withDevValues)
-    for (const key of ['JWT_SECRET', 'SESSION_SECRET', 'PASSWORD_PEPPER', 'CAPTCHA_HMAC_KEY']) {
+    for (const key of ['JWT_SECRET', 'SESSION_SECRET', 'PASSWORD_PEPPER', 'CAPTCHA_HMAC_KEY', 'OIDC_SIGNING_KEY']) {
       expect(problems.some((problem) => problem.startsWith(`${key} holds a published development-only value`))).toBe(
         true,
       )
     }
-    expect(configurationProblems({ ...withDevValues, ENVIRONMENT: undefined })).toHaveLength(4)
+    expect(configurationProblems({ ...withDevValues, ENVIRONMENT: undefined })).toHaveLength(5)
     expect(configurationProblems({ ...withDevValues, ENVIRONMENT: 'development' })).toEqual([])
   })
 

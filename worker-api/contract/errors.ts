@@ -45,6 +45,8 @@ export const BUSINESS_CODES = [
   // The catalogue and the functions of a structure
   'APPLICATION_LIBELLE_ALREADY_USED',
   'OIDC_CLIENT_NOT_CONFIDENTIAL',
+  'OIDC_UNKNOWN_CLIENT',
+  'OIDC_REDIRECT_URI_MISMATCH',
   'FONCTION_LIBELLE_ALREADY_USED',
   'FONCTION_HAS_POSTES',
   // The registration list (spec §8), raised by the registration screens

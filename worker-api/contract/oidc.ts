@@ -76,3 +76,55 @@ export type OidcClient = z.infer<typeof oidcClientSchema>
 
 /** POST rest/bd/application/{id}/secret: a confidential client's new secret (the old one dies). */
 export const clientSecretSchema = z.object({ clientId: z.string(), clientSecret: z.string() })
+
+/** The most characters of a free parameter of an authorization request (`state`, `nonce`, …). */
+const PARAM_MAX = 500
+
+/**
+ * An authorization request's parameters as the client sent them (OIDC Core §3.1.2.1), which the
+ * portal's authorization page passes on: bounded here, checked by the API.
+ */
+export const authorizationRequestSchema = z.object({
+  client_id: z.string().min(1).max(128),
+  redirect_uri: z.string().min(1).max(OIDC_URI_MAX_LENGTH),
+  response_type: z.string().max(PARAM_MAX).optional(),
+  scope: z.string().max(PARAM_MAX).optional(),
+  state: z.string().max(PARAM_MAX).optional(),
+  nonce: z.string().max(PARAM_MAX).optional(),
+  code_challenge: z.string().max(PARAM_MAX).optional(),
+  code_challenge_method: z.string().max(PARAM_MAX).optional(),
+  prompt: z.string().max(PARAM_MAX).optional(),
+  max_age: z.string().max(PARAM_MAX).optional(),
+  login_hint: z.string().max(PARAM_MAX).optional(),
+})
+export type AuthorizationRequest = z.infer<typeof authorizationRequestSchema>
+
+/**
+ * What the authorization page does next: go back to the client (with a code, or an error the client
+ * reads, OIDC Core §3.1.2.6), or have the user sign in again first (`prompt=login`, `max_age` passed,
+ * another account hinted).
+ */
+export const authorizationAnswerSchema = z.discriminatedUnion('action', [
+  z.object({ action: z.literal('redirect'), url: z.string(), libelle: z.string() }),
+  z.object({ action: z.literal('login'), libelle: z.string() }),
+])
+export type AuthorizationAnswer = z.infer<typeof authorizationAnswerSchema>
+
+/** The client's redirect URI with the answer's parameters (and the issuer, RFC 9207). */
+export function redirectWith(redirectUri: string, issuer: string, params: Record<string, string | undefined>) {
+  const url = new URL(redirectUri)
+  for (const [key, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(key, value)
+  url.searchParams.set('iss', issuer)
+  return url.toString()
+}
+
+/** An error the client reads on its redirect URI (OIDC Core §3.1.2.6). */
+export const clientError = (request: AuthorizationRequest, issuer: string, error: string, description: string) =>
+  redirectWith(request.redirect_uri, issuer, { error, error_description: description, state: request.state })
+
+/** GET rest/public/bd/oidc/client: a client and one of its redirect URIs, before anyone signs in. */
+export const clientCheckQuery = z.object({
+  client_id: z.string().min(1).max(128),
+  redirect_uri: z.string().min(1).max(OIDC_URI_MAX_LENGTH),
+})
+export const clientCheckSchema = z.object({ libelle: z.string().describe("The application's name") })

@@ -4,8 +4,11 @@ export const ACCESS_TOKEN_TTL_SECONDS = 5 * 60
 const ISSUER = 'portail'
 const AUDIENCE = 'portail'
 
-/** `app`: set on the sessions an application opened with a launch code (scoped, DESIGN §4). */
-export type AccessClaims = { sub: string; admin: boolean; domain: string; sid: string; app?: number }
+/**
+ * `app`: set on the sessions an application opened (a launch code, or OpenID Connect: scoped, DESIGN
+ * §4); `scope`: an OpenID Connect session's granted scopes.
+ */
+export type AccessClaims = { sub: string; admin: boolean; domain: string; sid: string; app?: number; scope?: string }
 
 const HS256 = { name: 'HMAC', hash: { name: 'SHA-256' } }
 
@@ -44,6 +47,7 @@ export async function verifyAccessToken(secret: string, token: string): Promise<
       sid: payload.sid,
     }
     if (typeof payload.app === 'number') claims.app = payload.app
+    if (typeof payload.scope === 'string') claims.scope = payload.scope
     return claims
   } catch {
     return null

@@ -7,7 +7,8 @@ import { requestOrigin } from '../lib/domain'
 import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
 import { actorOf } from '../services/actor'
-import { login, logout, refresh } from '../services/auth'
+import { login, logout } from '../services/auth'
+import { refresh } from '../services/refresh'
 
 export const authRoutes = router()
   .openapi(

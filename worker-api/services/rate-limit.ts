@@ -33,6 +33,10 @@ export function clientKey(ip: string | null | undefined): string {
 export const clientCounter = (kind: string, ip: string | null, limit: number) =>
   rateCounter(`${kind}:${clientKey(ip)}`, limit)
 
+/** Per-client-application limit: at most `limit` requests of one kind per OpenID Connect client and minute. */
+export const oidcClientCounter = (kind: string, clientId: string, limit: number) =>
+  rateCounter(`${kind}:oidc:${clientId}`, limit)
+
 /** Per-user limit: at most `limit` requests of one kind per signed-in user and minute, wherever they come from. */
 export const userCounter = (kind: string, userId: number, limit: number) => rateCounter(`${kind}:user:${userId}`, limit)
 

@@ -1,0 +1,472 @@
+import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test'
+import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose'
+import * as client from 'openid-client'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { getSession } from '../../app/lib/session.server'
+import worker from '../../server'
+import { atHash } from '../../worker-api/lib/oidc-keys'
+import {
+  call,
+  createOrganisation,
+  createUser,
+  currentPost,
+  db,
+  ORIGIN,
+  sessionFor,
+  signedInUser,
+  uiContext,
+} from './helpers'
+
+/**
+ * The OpenID Connect provider (DESIGN §4b) driven by a real relying party, openid-client 6: discovery,
+ * the authorization (the portal's session reused), the code exchanged with PKCE, the ID token checked
+ * against the JWKS, UserInfo, refresh — and what must be refused.
+ */
+
+const REDIRECT = 'https://rp.example.test/callback'
+
+/** Every request of the relying party goes to the real Worker (API and pages alike). */
+async function worker_(url: string | URL | Request, init?: RequestInit): Promise<Response> {
+  const request = new Request(url, init)
+  const ctx = createExecutionContext()
+  const response = await worker.fetch(request, env, ctx)
+  const body = await response.arrayBuffer()
+  await waitOnExecutionContext(ctx)
+  return new Response(body, response)
+}
+
+const options: client.DiscoveryRequestOptions = {
+  execute: [client.allowInsecureRequests, client.enableNonRepudiationChecks],
+  [client.customFetch]: (url, init) => worker_(url, init as RequestInit),
+}
+
+let root: string
+let app: { id: number; clientId: string; clientSecret: string }
+let publicApp: { id: number; clientId: string }
+
+async function oidcApplication(libelle: string, oidc: Record<string, unknown>) {
+  const response = await call('/rest/bd/application', {
+    method: 'POST',
+    token: root,
+    body: JSON.stringify({
+      libelle,
+      icone: 'scale',
+      url: 'https://rp.example.test/',
+      actif: true,
+      protocole: 'OIDC',
+      oidc: { redirectUris: [REDIRECT], ...oidc },
+      fonctions: [{ id: 2 }],
+    }),
+  })
+  expect(response.status).toBe(201)
+  const body = (await response.json()) as { id: number; oidc: { clientId: string; clientSecret?: string } }
+  return { id: body.id, clientId: body.oidc.clientId, clientSecret: body.oidc.clientSecret as string }
+}
+
+const confidential = () =>
+  client.discovery(new URL(ORIGIN), app.clientId, app.clientSecret, client.ClientSecretBasic(app.clientSecret), options)
+
+/** An authorization request's parameters, PKCE and all, as the relying party builds them. */
+async function authorizationRequest(config: client.Configuration, extra: Record<string, string> = {}) {
+  const verifier = client.randomPKCECodeVerifier()
+  const state = client.randomState()
+  const nonce = client.randomNonce()
+  const url = client.buildAuthorizationUrl(config, {
+    redirect_uri: REDIRECT,
+    scope: 'openid profile email postes',
+    code_challenge: await client.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    state,
+    nonce,
+    ...extra,
+  })
+  return { url, verifier, state, nonce }
+}
+
+/** The portal's decision for a signed-in user (what its /oidc/authorize page asks the API). */
+async function authorizeAs(token: string, url: URL) {
+  const response = await call('/rest/bd/oidc/authorize', {
+    method: 'POST',
+    token,
+    body: JSON.stringify(Object.fromEntries(url.searchParams)),
+  })
+  return { status: response.status, body: (await response.json()) as { action: string; url: string } }
+}
+
+async function signedInAgent() {
+  const agent = await createUser({ postes: [currentPost(4, 2)] })
+  return { ...agent, ...(await sessionFor(agent.id)) }
+}
+
+/** The whole code flow for `user`: tokens as openid-client validated them. */
+async function codeFlow(user: { accessToken: string }, config?: client.Configuration) {
+  const rp = config ?? (await confidential())
+  const request = await authorizationRequest(rp)
+  const decision = await authorizeAs(user.accessToken, request.url)
+  expect(decision.body.action).toBe('redirect')
+  const tokens = await client.authorizationCodeGrant(rp, new URL(decision.body.url), {
+    pkceCodeVerifier: request.verifier,
+    expectedState: request.state,
+    expectedNonce: request.nonce,
+  })
+  return { rp, request, tokens, callback: new URL(decision.body.url) }
+}
+
+beforeAll(async () => {
+  await createOrganisation()
+  root = (await signedInUser({ admin: true, postes: [currentPost(1, 1)] })).jwt.accessToken
+  app = await oidcApplication('Grafana', { public: false })
+  publicApp = await oidcApplication('Tableau mobile', { public: true })
+})
+
+describe('discovery and keys', () => {
+  it('publishes the metadata at the origin, with the issuer byte for byte, and the JWKS', async () => {
+    const response = await worker_(`${ORIGIN}/.well-known/openid-configuration`)
+    expect(response.status).toBe(200)
+    expect(response.headers.get('Access-Control-Allow-Origin')).toBe('*')
+    const metadata = (await response.json()) as Record<string, unknown>
+    expect(metadata).toMatchObject({
+      issuer: ORIGIN,
+      authorization_endpoint: `${ORIGIN}/oidc/authorize`,
+      token_endpoint: `${ORIGIN}/portail-backend/oidc/token`,
+      userinfo_endpoint: `${ORIGIN}/portail-backend/oidc/userinfo`,
+      jwks_uri: `${ORIGIN}/portail-backend/oidc/jwks`,
+      response_types_supported: ['code'],
+      code_challenge_methods_supported: ['S256'],
+      id_token_signing_alg_values_supported: ['ES256'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+      scopes_supported: ['openid', 'profile', 'email', 'postes'],
+    })
+    // Another host the Worker serves is another issuer.
+    const other = (await (await worker_('https://portail.example.org/.well-known/openid-configuration')).json()) as {
+      issuer: string
+    }
+    expect(other.issuer).toBe('https://portail.example.org')
+    const keys = (await (await worker_(`${ORIGIN}/portail-backend/oidc/jwks`)).json()) as { keys: { d?: string }[] }
+    expect(keys.keys).toHaveLength(1)
+    expect(keys.keys[0]).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig' })
+    expect(keys.keys[0]?.d).toBeUndefined()
+  })
+
+  it('publishes the next key beside the current one during a rotation', async () => {
+    const next =
+      '{"kty":"EC","x":"2AS_Kukw6QCT9oR2Yq9_W81LGdtuWUnmhH1pj7B7U2g","y":"7bIBPOV7VGsurm7Kybrjtn-l7-KTMrc1CK5j_FKigFw","crv":"P-256","d":"4mlRGuYBjpAcO4x7lxqKGDEYJlTL8sTNQx7J86dVEL0"}'
+    const response = await call('/oidc/jwks', { env: { OIDC_SIGNING_KEY_NEXT: next } })
+    const { keys } = (await response.json()) as { keys: { kid: string }[] }
+    expect(keys).toHaveLength(2)
+    expect(new Set(keys.map((k) => k.kid)).size).toBe(2)
+  })
+
+  it('is off without a signing key', async () => {
+    const response = await call('/oidc/jwks', { env: { OIDC_SIGNING_KEY: undefined } })
+    expect(response.status).toBe(404)
+  })
+})
+
+describe('the code flow with openid-client', () => {
+  it('signs a user in: a code for the portal session, an ID token verified against the JWKS, UserInfo', async () => {
+    const agent = await signedInAgent()
+    const { tokens, request, callback } = await codeFlow(agent)
+    expect(callback.searchParams.get('iss')).toBe(ORIGIN)
+    const claims = tokens.claims() as Record<string, unknown>
+    expect(claims).toMatchObject({
+      iss: ORIGIN,
+      aud: app.clientId,
+      sub: String(agent.id),
+      nonce: request.nonce,
+      preferred_username: agent.login,
+      email: `${agent.login}@example.test`,
+      email_verified: true,
+    })
+    expect(claims.at_hash).toBe(await atHash(tokens.access_token))
+    expect(typeof claims.auth_time).toBe('number')
+    expect(typeof claims.sid).toBe('string')
+    // Verified again here, against the published keys.
+    const keys = createLocalJWKSet(await (await worker_(`${ORIGIN}/portail-backend/oidc/jwks`)).json())
+    const verified = await jwtVerify(tokens.id_token as string, keys, { issuer: ORIGIN, audience: app.clientId })
+    expect(verified.protectedHeader.alg).toBe('ES256')
+    expect(tokens.token_type.toLowerCase()).toBe('bearer')
+    expect(tokens.expires_in).toBe(300)
+
+    const info = await client.fetchUserInfo(await confidential(), tokens.access_token, String(agent.id))
+    expect(info).toMatchObject({
+      sub: String(agent.id),
+      name: `Prenom${agent.login.slice(4)} Nom${agent.login.slice(4)}`,
+      preferred_username: agent.login,
+      locale: 'fr',
+      postes: [{ structure: { id: 4, nom: 'Agence Lille' }, fonction: { id: 2, libelle: 'Agent de quai' } }],
+    })
+    // The code is audited as a launch of the application.
+    const entry = await db()
+      .selectFrom('log')
+      .select(['type_log', 'nom_log'])
+      .where('utilisateur_id', '=', agent.id)
+      .executeTakeFirstOrThrow()
+    expect(entry).toEqual({ type_log: 'APPLICATION', nom_log: 'Grafana' })
+  })
+
+  it('refreshes with rotation; the ID token keeps the sign-in time and carries no nonce', async () => {
+    const agent = await signedInAgent()
+    const { rp, tokens } = await codeFlow(agent)
+    const refreshed = await client.refreshTokenGrant(rp, tokens.refresh_token as string)
+    expect(refreshed.refresh_token).not.toBe(tokens.refresh_token)
+    const first = tokens.claims() as Record<string, unknown>
+    const again = refreshed.claims() as Record<string, unknown>
+    expect([again.auth_time, again.sid, again.sub, again.nonce]).toEqual([
+      first.auth_time,
+      first.sid,
+      first.sub,
+      undefined,
+    ])
+    await expect(client.fetchUserInfo(rp, refreshed.access_token, String(agent.id))).resolves.toMatchObject({
+      sub: String(agent.id),
+    })
+  })
+
+  it('a public client signs in with PKCE alone, and client_secret_post works for a confidential one', async () => {
+    const agent = await signedInAgent()
+    const pub = await client.discovery(new URL(ORIGIN), publicApp.clientId, undefined, client.None(), options)
+    const { tokens } = await codeFlow(agent, pub)
+    expect(tokens.claims()?.aud).toBe(publicApp.clientId)
+    const post = await client.discovery(new URL(ORIGIN), app.clientId, app.clientSecret, undefined, options)
+    await expect(codeFlow(agent, post)).resolves.toBeTruthy()
+  })
+})
+
+describe('what is refused', () => {
+  it('a wrong or missing PKCE verifier, a replayed code (which revokes what it issued), an expired code', async () => {
+    const agent = await signedInAgent()
+    const rp = await confidential()
+    const wrong = await authorizationRequest(rp)
+    const decided = await authorizeAs(agent.accessToken, wrong.url)
+    await expect(
+      client.authorizationCodeGrant(rp, new URL(decided.body.url), {
+        pkceCodeVerifier: client.randomPKCECodeVerifier(),
+        expectedState: wrong.state,
+        expectedNonce: wrong.nonce,
+      }),
+    ).rejects.toMatchObject({ error: 'invalid_grant' })
+
+    const { tokens, callback } = await codeFlow(agent, rp)
+    const replay = await tokenCall(
+      {
+        grant_type: 'authorization_code',
+        code: callback.searchParams.get('code') as string,
+        redirect_uri: REDIRECT,
+        code_verifier: 'x'.repeat(43),
+      },
+      `Basic ${btoa(`${app.clientId}:${app.clientSecret}`)}`,
+    )
+    expect([replay.status, await errorOf(replay)]).toEqual([400, 'invalid_grant'])
+    // What the code issued is revoked: its refresh token no longer works.
+    await expect(client.refreshTokenGrant(rp, tokens.refresh_token as string)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    })
+
+    const late = await authorizationRequest(rp)
+    const lateDecision = await authorizeAs(agent.accessToken, late.url)
+    await db()
+      .updateTable('oidc_code')
+      .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+      .where('used_at', 'is', null)
+      .execute()
+    await expect(
+      client.authorizationCodeGrant(rp, new URL(lateDecision.body.url), {
+        pkceCodeVerifier: late.verifier,
+        expectedState: late.state,
+        expectedNonce: late.nonce,
+      }),
+    ).rejects.toMatchObject({ error: 'invalid_grant' })
+  })
+
+  it('a redirect URI that differs at the token endpoint, a wrong secret (audited), an unknown client', async () => {
+    const agent = await signedInAgent()
+    const rp = await confidential()
+    const request = await authorizationRequest(rp)
+    const decided = await authorizeAs(agent.accessToken, request.url)
+    const code = new URL(decided.body.url).searchParams.get('code') as string
+    const basic = `Basic ${btoa(`${app.clientId}:${app.clientSecret}`)}`
+    const mismatch = await tokenCall(
+      {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: 'https://rp.example.test/other',
+        code_verifier: request.verifier,
+      },
+      basic,
+    )
+    expect([mismatch.status, await errorOf(mismatch)]).toEqual([400, 'invalid_grant'])
+
+    const wrongSecret = await tokenCall(
+      { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: request.verifier },
+      `Basic ${btoa(`${app.clientId}:not-the-secret`)}`,
+    )
+    expect(wrongSecret.status).toBe(401)
+    expect(wrongSecret.headers.get('WWW-Authenticate')).toBe('Basic realm="portail"')
+    expect(await errorOf(wrongSecret)).toBe('invalid_client')
+    const audited = await db()
+      .selectFrom('log')
+      .select(['nom_log', 'commentaire'])
+      .where('commentaire', '=', 'Authentification du client OpenID Connect refusée')
+      .executeTakeFirst()
+    expect(audited?.nom_log).toBe('Grafana')
+
+    const unknown = await tokenCall({
+      grant_type: 'authorization_code',
+      code,
+      client_id: 'nobody',
+      redirect_uri: REDIRECT,
+      code_verifier: request.verifier,
+    })
+    expect([unknown.status, await errorOf(unknown)]).toEqual([401, 'invalid_client'])
+    const grantType = await tokenCall({ grant_type: 'password' }, basic)
+    expect([grantType.status, await errorOf(grantType)]).toEqual([400, 'unsupported_grant_type'])
+  })
+
+  it('a user whose current posts do not grant the application: access_denied, back to the client', async () => {
+    const elsewhere = await createUser({ postes: [currentPost(3, 3)] })
+    const session = await sessionFor(elsewhere.id)
+    const rp = await confidential()
+    const request = await authorizationRequest(rp)
+    const decided = await authorizeAs(session.accessToken, request.url)
+    const back = new URL(decided.body.url)
+    expect([back.origin + back.pathname, back.searchParams.get('error'), back.searchParams.get('state')]).toEqual([
+      REDIRECT,
+      'access_denied',
+      request.state,
+    ])
+    expect(
+      await db().selectFrom('oidc_code').select('id').where('utilisateur_id', '=', elsewhere.id).execute(),
+    ).toEqual([])
+  })
+
+  it('a user deactivated, or whose grant is removed, between two refreshes: the next refresh fails', async () => {
+    const agent = await signedInAgent()
+    const { rp, tokens } = await codeFlow(agent)
+    await db().updateTable('utilisateur').set({ actif: 0 }).where('id', '=', agent.id).execute()
+    await expect(client.refreshTokenGrant(rp, tokens.refresh_token as string)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    })
+
+    const other = await signedInAgent()
+    const second = await codeFlow(other)
+    const refreshed = await client.refreshTokenGrant(rp, second.tokens.refresh_token as string)
+    // The post ends (yesterday): no current post grants the application any more.
+    await db()
+      .updateTable('poste')
+      .set({ date_fin: new Date(Date.now() - 86_400_000).toISOString().slice(0, 10) })
+      .where('utilisateur_id', '=', other.id)
+      .execute()
+    await expect(client.refreshTokenGrant(rp, refreshed.refresh_token as string)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    })
+  })
+
+  it('an unknown client or an unregistered redirect URI: 400 for the page, never a redirect', async () => {
+    const agent = await signedInAgent()
+    const rp = await confidential()
+    const request = await authorizationRequest(rp, { redirect_uri: 'https://evil.example.test/cb' })
+    const mismatch = await authorizeAs(agent.accessToken, request.url)
+    expect(mismatch.status).toBe(400)
+    expect((mismatch.body as unknown as { businessCode: string }).businessCode).toBe('OIDC_REDIRECT_URI_MISMATCH')
+    const unknown = new URL(request.url)
+    unknown.searchParams.set('client_id', 'nobody')
+    unknown.searchParams.set('redirect_uri', REDIRECT)
+    expect((await authorizeAs(agent.accessToken, unknown)).status).toBe(400)
+  })
+
+  it('a request without PKCE, or without openid: an error for the client', async () => {
+    const agent = await signedInAgent()
+    const rp = await confidential()
+    const { url } = await authorizationRequest(rp)
+    url.searchParams.delete('code_challenge')
+    const decided = await authorizeAs(agent.accessToken, url)
+    expect(new URL(decided.body.url).searchParams.get('error')).toBe('invalid_request')
+    const { url: noOpenid } = await authorizationRequest(rp, { scope: 'profile' })
+    expect(new URL((await authorizeAs(agent.accessToken, noOpenid)).body.url).searchParams.get('error')).toBe(
+      'invalid_scope',
+    )
+  })
+
+  it("another host's user gets no code here", async () => {
+    const stranger = await createUser({ postes: [currentPost(4, 2)], domain: 'https://autre.example.test' })
+    const session = await sessionFor(stranger.id)
+    const rp = await confidential()
+    const { url } = await authorizationRequest(rp)
+    expect((await authorizeAs(session.accessToken, url)).status).toBe(403)
+  })
+})
+
+describe('the authorization page', () => {
+  /** The browser cookie of a signed-in user. */
+  async function cookieOf(user: { id: number; login: string; accessToken: string; refreshToken: string }) {
+    const session = await getSession(new Request(`${ORIGIN}/pages/user/acces`), uiContext)
+    session.session.set('accessToken', user.accessToken)
+    session.session.set('refreshToken', user.refreshToken)
+    session.session.set('user', { id: user.id, login: user.login, nom: 'N', prenom: 'P', admin: false })
+    return (await session.commit()).split(';')[0] as string
+  }
+
+  it('reuses the portal session: a redirect to the client with a code that openid-client exchanges', async () => {
+    const agent = await signedInAgent()
+    const rp = await confidential()
+    const request = await authorizationRequest(rp)
+    const response = await worker_(request.url, {
+      headers: { Cookie: await cookieOf(agent), 'Sec-Fetch-Site': 'cross-site' },
+      redirect: 'manual',
+    })
+    expect(response.status).toBe(302)
+    const location = new URL(response.headers.get('Location') as string)
+    const tokens = await client.authorizationCodeGrant(rp, location, {
+      pkceCodeVerifier: request.verifier,
+      expectedState: request.state,
+      expectedNonce: request.nonce,
+    })
+    expect(tokens.claims()?.sub).toBe(String(agent.id))
+  })
+
+  it('sends an anonymous visitor to /login and back; prompt=none answers login_required to the client', async () => {
+    const rp = await confidential()
+    const request = await authorizationRequest(rp)
+    const anonymous = await worker_(request.url, { redirect: 'manual' })
+    expect(anonymous.status).toBe(302)
+    const login = new URL(anonymous.headers.get('Location') as string, ORIGIN)
+    expect(login.pathname).toBe('/login')
+    expect(login.searchParams.get('redirect')).toBe(`${request.url.pathname}${request.url.search}`)
+
+    const silent = await authorizationRequest(rp, { prompt: 'none' })
+    const none = await worker_(silent.url, { redirect: 'manual' })
+    const back = new URL(none.headers.get('Location') as string)
+    expect([back.origin + back.pathname, back.searchParams.get('error'), back.searchParams.get('state')]).toEqual([
+      REDIRECT,
+      'login_required',
+      silent.state,
+    ])
+  })
+
+  it('says an unknown client or an unregistered redirect URI on the page', async () => {
+    const rp = await confidential()
+    const { url } = await authorizationRequest(rp, { redirect_uri: 'https://evil.example.test/cb' })
+    const page = await worker_(url, { redirect: 'manual' })
+    expect(page.status).toBe(400)
+    expect(page.headers.get('Location')).toBeNull()
+    expect(await page.text()).toContain('L&#x27;adresse de retour demandée n&#x27;est pas enregistrée')
+  })
+
+  it('decodes the ID token the page led to (no token in the URL but the code)', async () => {
+    const agent = await signedInAgent()
+    const { callback, tokens } = await codeFlow(agent)
+    expect([...callback.searchParams.keys()].sort()).toEqual(['code', 'iss', 'state'])
+    expect(decodeJwt(tokens.id_token as string).iss).toBe(ORIGIN)
+  })
+})
+
+/** An OAuth error answer's code. */
+const errorOf = async (response: Response) => ((await response.json()) as { error: string }).error
+
+/** A raw token request, form-encoded. */
+function tokenCall(fields: Record<string, string>, authorization?: string) {
+  const headers: Record<string, string> = { 'Content-Type': 'application/x-www-form-urlencoded' }
+  if (authorization) headers.Authorization = authorization
+  return call('/oidc/token', { method: 'POST', body: new URLSearchParams(fields).toString(), headers })
+}
