@@ -17,6 +17,7 @@ import {
 import type { Env } from './worker-api/env'
 import { configurationProblems } from './worker-api/env'
 import { isSameOriginWrite, securityHeaders, withBoundedBody, withOwnOrigin } from './worker-api/lib/security-headers'
+import { deliverLogouts } from './worker-api/services/backchannel'
 import { purgeExpired } from './worker-api/services/maintenance'
 import { deliverOutbox } from './worker-api/services/outbox'
 
@@ -93,6 +94,8 @@ export default {
     if (timingEnabled(env)) {
       secured.headers.set('Server-Timing', serverTiming(scope.meter, performance.now() - started))
     }
+    // A form may have ended OpenID Connect sessions (a sign-out): their clients are told now.
+    if (write) ctx.waitUntil(deliverLogouts(env).catch((error) => console.error('Logout delivery failed', error)))
     return secured
   },
   /**
@@ -108,6 +111,11 @@ export default {
     ctx.waitUntil(
       deliverOutbox(env).then(({ sent, failed }) => {
         if (sent + failed > 0) console.log(`Outbox: ${sent} sent, ${failed} failed`)
+      }),
+    )
+    ctx.waitUntil(
+      deliverLogouts(env).then(({ sent, failed }) => {
+        if (sent + failed > 0) console.log(`Back-channel logouts: ${sent} sent, ${failed} failed`)
       }),
     )
     if (controller.cron === PRUNE_CRON) {

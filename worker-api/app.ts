@@ -4,6 +4,7 @@ import { getPath } from 'hono/utils/url'
 import { API_BASE } from './contract/base'
 import { serverTiming } from './db/meter'
 import { BOOKMARK_HEADER, isWrite, openRequestScope, type RequestScope, timingEnabled } from './db/request-scope'
+import { afterResponse } from './lib/after-response'
 import { requestOrigin } from './lib/domain'
 import { BusinessError, errorBody } from './lib/errors'
 import { apiHeaders } from './lib/security-headers'
@@ -25,6 +26,7 @@ import { userAdminRoutes } from './routes/user-admin'
 import { userRoutes } from './routes/users'
 import { callerChecked, callerFromBearer } from './services/actor'
 import { applicationMayCall } from './services/application-calls'
+import { deliverLogouts } from './services/backchannel'
 
 /**
  * Every route of spec §7, chained so that their paths, inputs and outputs make one type: the UI's
@@ -65,6 +67,7 @@ export function createApp() {
     // the Worker opened for the page.
     const inProcess = c.env.REQUEST_SCOPE !== undefined
     const write = isWrite(c.req.method)
+    const bindings = c.env
     if (!inProcess) c.env = openRequestScope(c.env, { bookmark: c.req.header(BOOKMARK_HEADER), write })
     const scope = c.env.REQUEST_SCOPE as RequestScope
     try {
@@ -78,6 +81,9 @@ export function createApp() {
     if (!inProcess && timingEnabled(c.env)) c.res.headers.set('Server-Timing', serverTiming(scope.meter))
     // Every answer, errors included: not sniffed, not framed, not cached unless a route says otherwise.
     apiHeaders(c.res.headers, new URL(c.req.url).protocol === 'https:')
+    // A write may have ended OpenID Connect sessions: their clients are told now (the page's own
+    // writes: server.ts), outside the request's measure.
+    if (write && !inProcess) afterResponse(c, () => deliverLogouts(bindings))
   })
   // Every non-public call carries a bearer access token.
   app.use('/rest/bd/*', async (c, next) => {

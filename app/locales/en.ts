@@ -605,6 +605,15 @@ export const en: Resource = {
   oidc: {
     errorTitle: 'Cannot sign in to an application',
     badRequest: 'The sign-in request the application sent is incomplete or invalid.',
+    logoutTitle: 'Sign out',
+    logoutAsk: 'An application asks to sign you out of the portal. Do you want to sign out?',
+    logoutAskFrom: '{{libelle}} asks to sign you out of the portal. Do you want to sign out?',
+    logoutConfirm: 'Sign out',
+    logoutStay: 'Stay signed in',
+    logoutRefused: 'The sign-out request the application sent is invalid: nothing was done.',
+    loggedOut: 'You are signed out of the portal and of the applications opened from this session.',
+    backTo: 'Back to {{libelle}}',
+    signInAgain: 'Sign in again',
   },
   demoApp: {
     title: 'Demo application',

@@ -614,6 +614,15 @@ export const fr = {
   oidc: {
     errorTitle: 'Connexion à une application impossible',
     badRequest: "La demande de connexion envoyée par l'application est incomplète ou invalide.",
+    logoutTitle: 'Déconnexion',
+    logoutAsk: 'Une application demande à vous déconnecter du portail. Voulez-vous vous déconnecter ?',
+    logoutAskFrom: '{{libelle}} demande à vous déconnecter du portail. Voulez-vous vous déconnecter ?',
+    logoutConfirm: 'Se déconnecter',
+    logoutStay: 'Rester connecté',
+    logoutRefused: "La demande de déconnexion envoyée par l'application est invalide : rien n'a été fait.",
+    loggedOut: 'Vous êtes déconnecté du portail et des applications ouvertes depuis cette session.',
+    backTo: 'Retourner à {{libelle}}',
+    signInAgain: 'Se reconnecter',
   },
   demoApp: {
     title: 'Application de démonstration',

@@ -526,6 +526,13 @@ Object.assign(MATRIX, {
     },
     expect: everyone(200),
   },
+  'POST /portail-backend/rest/public/bd/oidc/logout': {
+    request: async () => {
+      await oidcClient()
+      return { path: '/rest/public/bd/oidc/logout', body: { client_id: OIDC_CLIENT.id } }
+    },
+    expect: everyone(200),
+  },
   'POST /portail-backend/rest/bd/oidc/authorize': {
     request: async () => {
       await oidcClient()

@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { getSession } from '../../app/lib/session.server'
 import worker from '../../server'
 import { atHash } from '../../worker-api/lib/oidc-keys'
+import { deliverable, deliverLogouts } from '../../worker-api/services/backchannel'
 import {
   call,
   createOrganisation,
@@ -43,6 +44,9 @@ const options: client.DiscoveryRequestOptions = {
 let root: string
 let app: { id: number; clientId: string; clientSecret: string }
 let publicApp: { id: number; clientId: string }
+let logoutApp: { id: number; clientId: string; clientSecret: string }
+const BACKCHANNEL = 'http://localhost:9999/backchannel'
+const BYE = 'https://rp.example.test/bye'
 
 async function oidcApplication(libelle: string, oidc: Record<string, unknown>) {
   const response = await call('/rest/bd/application', {
@@ -117,6 +121,11 @@ beforeAll(async () => {
   root = (await signedInUser({ admin: true, postes: [currentPost(1, 1)] })).jwt.accessToken
   app = await oidcApplication('Grafana', { public: false })
   publicApp = await oidcApplication('Tableau mobile', { public: true })
+  logoutApp = await oidcApplication('Outline', {
+    public: false,
+    postLogoutRedirectUris: [BYE],
+    backchannelLogoutUri: BACKCHANNEL,
+  })
 })
 
 describe('discovery and keys', () => {
@@ -458,6 +467,135 @@ describe('the authorization page', () => {
     const { callback, tokens } = await codeFlow(agent)
     expect([...callback.searchParams.keys()].sort()).toEqual(['code', 'iss', 'state'])
     expect(decodeJwt(tokens.id_token as string).iss).toBe(ORIGIN)
+  })
+})
+
+describe('logout', () => {
+  const logoutRp = () =>
+    client.discovery(
+      new URL(ORIGIN),
+      logoutApp.clientId,
+      logoutApp.clientSecret,
+      client.ClientSecretBasic(logoutApp.clientSecret),
+      options,
+    )
+
+  /** A receiver of back-channel logouts: what was posted, and where. */
+  function receiver() {
+    const received: { url: string; token: string; type: string | null }[] = []
+    const fetcher = (async (url: string | URL | Request, init?: RequestInit) => {
+      const body = new URLSearchParams(String(init?.body))
+      received.push({
+        url: String(url),
+        token: body.get('logout_token') as string,
+        type: new Headers(init?.headers).get('Content-Type'),
+      })
+      return new Response(null, { status: 200 })
+    }) as typeof fetch
+    return { received, fetcher }
+  }
+
+  async function cookieOf(user: { id: number; login: string; accessToken: string; refreshToken: string }) {
+    const session = await getSession(new Request(`${ORIGIN}/pages/user/acces`), uiContext)
+    session.session.set('accessToken', user.accessToken)
+    session.session.set('refreshToken', user.refreshToken)
+    session.session.set('user', { id: user.id, login: user.login, nom: 'N', prenom: 'P', admin: false })
+    return (await session.commit()).split(';')[0] as string
+  }
+
+  it('RP-initiated: the portal session ends, the user goes back to the registered address; the client gets a signed logout token', async () => {
+    const agent = await signedInAgent()
+    const rp = await logoutRp()
+    const { tokens } = await codeFlow(agent, rp)
+    const sid = tokens.claims()?.sid
+    const end = client.buildEndSessionUrl(rp, {
+      id_token_hint: tokens.id_token as string,
+      post_logout_redirect_uri: BYE,
+      state: 'bye-state',
+    })
+    const response = await worker_(end, {
+      headers: { Cookie: await cookieOf(agent), 'Sec-Fetch-Site': 'cross-site' },
+      redirect: 'manual',
+    })
+    expect(response.status).toBe(302)
+    expect(response.headers.get('Location')).toBe(`${BYE}?state=bye-state`)
+    // Told at once (here by the test's receiver, before any other request could try the network).
+    const { received, fetcher } = receiver()
+    expect(await deliverLogouts(env, { fetcher })).toEqual({ sent: 1, failed: 0 })
+    expect(received).toHaveLength(1)
+    expect(received[0]?.url).toBe(BACKCHANNEL)
+    expect(received[0]?.type).toBe('application/x-www-form-urlencoded')
+    const keys = createLocalJWKSet(await (await worker_(`${ORIGIN}/portail-backend/oidc/jwks`)).json())
+    const { payload, protectedHeader } = await jwtVerify(received[0]?.token as string, keys, {
+      issuer: ORIGIN,
+      audience: logoutApp.clientId,
+      typ: 'logout+jwt',
+    })
+    expect(protectedHeader.alg).toBe('ES256')
+    expect(payload).toMatchObject({
+      sub: String(agent.id),
+      sid,
+      events: { 'http://schemas.openid.net/event/backchannel-logout': {} },
+    })
+    expect(payload.nonce).toBeUndefined()
+    expect(typeof payload.jti).toBe('string')
+    expect((payload.exp as number) - (payload.iat as number)).toBeLessThanOrEqual(120)
+    // Sent once: nothing more is due.
+    expect(await deliverLogouts(env, { fetcher })).toEqual({ sent: 0, failed: 0 })
+    // The portal session and the application's are over.
+    expect((await call('/rest/bd/session', { token: agent.accessToken })).status).toBe(401)
+    await expect(client.refreshTokenGrant(rp, tokens.refresh_token as string)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    })
+  })
+
+  it('a deactivation ends the OIDC sessions too, and a failed delivery is retried later', async () => {
+    const agent = await signedInAgent()
+    const { tokens } = await codeFlow(agent, await logoutRp())
+    await db()
+      .updateTable('refresh_token')
+      .set({ revoked_at: new Date().toISOString() })
+      .where('utilisateur_id', '=', agent.id)
+      .execute()
+    const failing = (async () => new Response('down', { status: 503 })) as unknown as typeof fetch
+    expect(await deliverLogouts(env, { fetcher: failing })).toEqual({ sent: 0, failed: 1 })
+    const row = await db()
+      .selectFrom('logout_delivery')
+      .selectAll()
+      .where('family_id', '=', tokens.claims()?.sid as string)
+      .executeTakeFirstOrThrow()
+    expect([row.attempts, row.last_error, row.sent_at]).toEqual([1, 'HTTP 503', null])
+    // Due again a minute later.
+    const { received, fetcher } = receiver()
+    expect(await deliverLogouts(env, { fetcher })).toEqual({ sent: 0, failed: 0 })
+    expect(await deliverLogouts(env, { fetcher, now: new Date(Date.now() + 61_000) })).toEqual({ sent: 1, failed: 0 })
+    expect(received).toHaveLength(1)
+  })
+
+  it('without a hint of the signed-in user, asks first; an unregistered address is refused', async () => {
+    const agent = await signedInAgent()
+    const rp = await logoutRp()
+    const asked = await worker_(client.buildEndSessionUrl(rp, {}), { headers: { Cookie: await cookieOf(agent) } })
+    expect(asked.status).toBe(200)
+    expect(await asked.text()).toContain('Outline demande à vous déconnecter du portail')
+    expect((await call('/rest/bd/session', { token: agent.accessToken })).status).toBe(200)
+    const refused = await worker_(
+      client.buildEndSessionUrl(rp, { post_logout_redirect_uri: 'https://evil.example.test/' }),
+      {
+        headers: { Cookie: await cookieOf(agent) },
+        redirect: 'manual',
+      },
+    )
+    expect(refused.status).toBe(400)
+    expect((await call('/rest/bd/session', { token: agent.accessToken })).status).toBe(200)
+  })
+
+  it('posts only to loopback in development and tests, only to https elsewhere', () => {
+    expect(deliverable({ ENVIRONMENT: 'development' }, 'http://localhost:3000/bc')).toBe(true)
+    expect(deliverable({ ENVIRONMENT: 'development' }, 'https://rp.example.test/bc')).toBe(false)
+    expect(deliverable({ ENVIRONMENT: 'production' }, 'https://rp.example.test/bc')).toBe(true)
+    expect(deliverable({ ENVIRONMENT: 'production' }, 'https://localhost/bc')).toBe(false)
+    expect(deliverable({ ENVIRONMENT: 'production' }, 'http://rp.example.test/bc')).toBe(false)
   })
 })
 

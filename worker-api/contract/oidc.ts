@@ -128,3 +128,29 @@ export const clientCheckQuery = z.object({
   redirect_uri: z.string().min(1).max(OIDC_URI_MAX_LENGTH),
 })
 export const clientCheckSchema = z.object({ libelle: z.string().describe("The application's name") })
+
+/** POST rest/public/bd/oidc/logout: an RP-initiated logout's parameters (RP-Initiated Logout 1.0 §2). */
+export const logoutRequestSchema = z.object({
+  id_token_hint: z.string().max(8000).optional(),
+  client_id: z.string().max(128).optional(),
+  post_logout_redirect_uri: z.string().max(OIDC_URI_MAX_LENGTH).optional(),
+  state: z.string().max(PARAM_MAX).optional(),
+})
+export type LogoutRequest = z.infer<typeof logoutRequestSchema>
+
+/**
+ * What the logout page may do: the client identified (by a valid ID token of ours, or its id), the
+ * user the hint names, and where to send the user back (a registered address only, with `state`).
+ */
+export const logoutAnswerSchema = z.object({
+  libelle: z.string().nullable().describe("The client's application, when one is identified"),
+  sub: z
+    .string()
+    .nullable()
+    .describe('The user the ID token hint was issued to (its signature checked, not its expiry)'),
+  redirectTo: z
+    .string()
+    .nullable()
+    .describe('The registered post-logout address with `state`; null: stay on the portal'),
+})
+export type LogoutAnswer = z.infer<typeof logoutAnswerSchema>

@@ -107,6 +107,23 @@ export interface OidcCodeTable {
   family_id: string
   expires_at: string
   used_at: string | null
+  /** The origin the authorization came to: its ID tokens' and logout token's `iss`. */
+  issuer: Generated<string | null>
+}
+
+/** A back-channel logout to deliver (migration 0022), written by a trigger as an OIDC session ends. */
+export interface LogoutDeliveryTable {
+  id: Generated<number>
+  family_id: string
+  application_id: number
+  utilisateur_id: number
+  issuer: string
+  created_at: Generated<string>
+  attempts: Generated<number>
+  next_attempt_at: Generated<string>
+  locked_until: Generated<string | null>
+  last_error: Generated<string | null>
+  sent_at: Generated<string | null>
 }
 
 export interface FonctionApplicationTable {
@@ -161,6 +178,7 @@ export interface RefreshTokenTable {
   /** An OIDC session's: the scopes granted, and when its user signed in to the portal. */
   scope: Generated<string | null>
   auth_time: Generated<string | null>
+  issuer: Generated<string | null>
 }
 
 export interface OutboxTable {
@@ -251,6 +269,7 @@ export interface Database {
   fonction_application: FonctionApplicationTable
   oidc_client: OidcClientTable
   oidc_code: OidcCodeTable
+  logout_delivery: LogoutDeliveryTable
   modele_fonction: ModeleFonctionTable
   modele_fonction_application: ModeleFonctionApplicationTable
   mail_token: MailTokenTable

@@ -8,7 +8,8 @@ import { base64url } from './crypto'
  * isolate and deploy.
  */
 
-export type SigningKey = { kid: string; key: CryptoKey; publicJwk: JWK }
+/** `key` signs; `publicKey` verifies (an ID token hint coming back). */
+export type SigningKey = { kid: string; key: CryptoKey; publicKey: CryptoKey; publicJwk: JWK }
 
 export const ID_TOKEN_ALG = 'ES256'
 
@@ -35,7 +36,8 @@ export function signingKey(secret: string): Promise<SigningKey> {
       const publicPart = { kty, crv, x, y } as JWK
       const kid = await calculateJwkThumbprint(publicPart, 'sha256')
       const imported = (await importJWK({ kty, crv, x, y, d }, ID_TOKEN_ALG)) as CryptoKey
-      return { kid, key: imported, publicJwk: { ...publicPart, kid, alg: ID_TOKEN_ALG, use: 'sig' } }
+      const publicKey = (await importJWK(publicPart, ID_TOKEN_ALG)) as CryptoKey
+      return { kid, key: imported, publicKey, publicJwk: { ...publicPart, kid, alg: ID_TOKEN_ALG, use: 'sig' } }
     })()
     cache.set(secret, key)
   }

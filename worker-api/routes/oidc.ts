@@ -7,6 +7,8 @@ import {
   authorizationRequestSchema,
   clientCheckQuery,
   clientCheckSchema,
+  logoutAnswerSchema,
+  logoutRequestSchema,
 } from '../contract/oidc'
 import { requestOrigin } from '../lib/domain'
 import { BusinessError } from '../lib/errors'
@@ -18,6 +20,7 @@ import { router } from '../lib/validation'
 import { callerFromBearer } from '../services/actor'
 import { authorize, checkClient } from '../services/oidc-authorize'
 import { discoveryDocument } from '../services/oidc-discovery'
+import { logoutTarget } from '../services/oidc-logout'
 import { type TokenForm, token } from '../services/oidc-token'
 import { invalidToken, userinfo } from '../services/oidc-userinfo'
 
@@ -200,7 +203,7 @@ export const oidcRoutes = router()
       request: {
         body: { content: { 'application/json': { schema: authorizationRequestSchema } }, required: true },
       },
-      responses: { 200: json(authorizationAnswerSchema, 'What to do'), ...errors(400, 401, 403) },
+      responses: { 200: json(authorizationAnswerSchema, 'What to do'), ...errors(400, 401, 403, 404) },
     }),
     async (c) => {
       if (!oidcEnabled(c.env)) throw new BusinessError('NOT_FOUND', 404, 'OpenID Connect is not configured')
@@ -209,5 +212,20 @@ export const oidcRoutes = router()
         userAgent: requestContext(c.req.raw).userAgent,
       })
       return c.json(answer, 200)
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/rest/public/bd/oidc/logout',
+      tags: ['OpenID Connect'],
+      summary:
+        'The portal’s RP-initiated logout page: the client an ID token hint (or client_id) names, its user, and the registered post-logout address to send them back to; 400 for a hint not of this provider or an unregistered address',
+      request: { body: { content: { 'application/json': { schema: logoutRequestSchema } }, required: true } },
+      responses: { 200: json(logoutAnswerSchema, 'The logout’s target'), ...errors(400, 404) },
+    }),
+    async (c) => {
+      if (!oidcEnabled(c.env)) throw new BusinessError('NOT_FOUND', 404, 'OpenID Connect is not configured')
+      return c.json(await logoutTarget(c.env, c.req.valid('json'), requestOrigin(c.req.raw)), 200)
     },
   )

@@ -35,6 +35,7 @@ export async function newRefreshToken(
     parentFamilyId: string | null
     scope?: string | null
     authTime?: string | null
+    issuer?: string | null
   } = { id: null, parentFamilyId: null },
 ) {
   const token = randomToken()
@@ -50,6 +51,7 @@ export async function newRefreshToken(
       parent_family_id: application.parentFamilyId,
       scope: application.scope ?? null,
       auth_time: application.authTime ?? null,
+      issuer: application.issuer ?? null,
       created_at: now.toISOString(),
       expires_at: idle < familyExpiresAt ? idle : familyExpiresAt,
       family_expires_at: familyExpiresAt,

@@ -33,6 +33,7 @@ export async function purgeExpired(env: Env, now = new Date()) {
     mailTokens: db.deleteFrom('mail_token').where('expires_at', '<', at(30 * DAY)),
     // An authorization code lives 60 s; kept a day, a replay of it is still recognised (and revokes).
     oidcCodes: db.deleteFrom('oidc_code').where('expires_at', '<', at(DAY)),
+    logouts: db.deleteFrom('logout_delivery').where('created_at', '<', at(30 * DAY)),
     // Mail a month old, delivered or given up on, has told what it had to tell.
     mails: db.deleteFrom('outbox').where('created_at', '<', at(30 * DAY)),
     listTotals: db.deleteFrom('utilisateur_liste_total').where('jour', '<', at(DAY).slice(0, 10)),

@@ -129,6 +129,7 @@ export async function authorize(
         scope: grantedScopes(request.scope),
         nonce: request.nonce ?? null,
         auth_time: authTime,
+        issuer,
         parent_family_id: actor.sid,
         family_id: crypto.randomUUID(),
         expires_at: addSeconds(CODE_TTL_SECONDS, now).toISOString(),

@@ -191,6 +191,7 @@ async function exchangeCode(
     parentFamilyId: code.parent_family_id,
     scope: code.scope,
     authTime: code.auth_time,
+    issuer: code.issuer,
   })
   // The session opens only with the code spent by this very request, while the portal session lasts.
   const { opened } = await namedBatch(env.DB, {

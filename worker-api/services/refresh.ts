@@ -48,6 +48,7 @@ export function refreshTokenQuery(db: DB, hash: string) {
       't.successor',
       't.scope',
       't.auth_time',
+      't.issuer',
       'u.id as user_id',
       'u.admin',
       'u.domain',
@@ -119,6 +120,7 @@ export async function rotate(env: Env, token: RefreshRow, presented: string, ori
     parentFamilyId: token.parent_family_id,
     scope: token.scope,
     authTime: token.auth_time,
+    issuer: token.issuer,
   })
   const tokens: Tokens = {
     accessToken: await accessTokenFor(
