@@ -526,6 +526,13 @@ Object.assign(MATRIX, {
     },
     expect: everyone(200),
   },
+  'POST /portail-backend/oidc/register': {
+    request: () => ({
+      path: '/oidc/register',
+      body: { client_name: `Client matrice ${++sequence}`, redirect_uris: ['https://rp.matrice.example.test/cb'] },
+    }),
+    expect: { ...rootOnly(201), user: 403, adminOut: 403, adminIn: 403, self: 403 },
+  },
   'POST /portail-backend/rest/public/bd/oidc/logout': {
     request: async () => {
       await oidcClient()
@@ -774,7 +781,7 @@ describe('the authorisation matrix', () => {
             ? ['error', 'error_description']
             : ['attributs', 'businessCode', 'message']
           expect(Object.keys(error).sort(), `${operation} as ${role}`).toEqual(shape)
-          if (response.status === 403 && role === 'application') {
+          if (response.status === 403 && role === 'application' && !OAUTH_PROTOCOL.test(operation)) {
             expect(error.businessCode).toBe('APPLICATION_TOKEN_SCOPE')
           }
         }

@@ -470,6 +470,75 @@ describe('the authorization page', () => {
   })
 })
 
+describe('dynamic client registration and the launcher', () => {
+  it('a root administrator registers a client with openid-client; it signs nobody in until granted', async () => {
+    const registered = await client.dynamicClientRegistration(
+      new URL(ORIGIN),
+      { client_name: 'Metabase', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'client_secret_basic' },
+      undefined,
+      { ...options, initialAccessToken: root },
+    )
+    const metadata = registered.clientMetadata()
+    expect(metadata.client_id).toMatch(/^[A-Za-z0-9_-]{24}$/)
+    expect(metadata.client_secret).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    const application = await db()
+      .selectFrom('oidc_client as c')
+      .innerJoin('application as a', 'a.id', 'c.application_id')
+      .select(['a.id', 'a.libelle', 'a.protocole'])
+      .where('c.client_id', '=', metadata.client_id)
+      .executeTakeFirstOrThrow()
+    expect([application.libelle, application.protocole]).toEqual(['Metabase', 'OIDC'])
+    const agent = await signedInAgent()
+    const request = await authorizationRequest(registered)
+    expect(new URL((await authorizeAs(agent.accessToken, request.url)).body.url).searchParams.get('error')).toBe(
+      'access_denied',
+    )
+    // Granted by a root administrator: the same request signs the agent in.
+    await db().insertInto('fonction_application').values({ fonction_id: 2, application_id: application.id }).execute()
+    await expect(codeFlow(agent, registered)).resolves.toBeTruthy()
+  })
+
+  it('refuses anyone but a root administrator, and metadata the provider does not accept', async () => {
+    const register = (body: unknown, token?: string) =>
+      call('/oidc/register', { method: 'POST', token, body: JSON.stringify(body) })
+    const metadata = { client_name: 'Refusé', redirect_uris: [REDIRECT] }
+    expect((await register(metadata)).status).toBe(401)
+    const lilleAdmin = await signedInUser({ admin: true, postes: [currentPost(4, 2)] })
+    const refused = await register(metadata, lilleAdmin.jwt.accessToken)
+    expect([refused.status, await errorOf(refused)]).toEqual([403, 'invalid_token'])
+    const http = await register({ ...metadata, redirect_uris: ['http://rp.example.test/cb'] }, root)
+    expect([http.status, await errorOf(http)]).toEqual([400, 'invalid_redirect_uri'])
+    const implicit = await register({ ...metadata, response_types: ['token'] }, root)
+    expect([implicit.status, await errorOf(implicit)]).toEqual([400, 'invalid_client_metadata'])
+    const taken = await register({ ...metadata, client_name: 'Grafana' }, root)
+    expect([taken.status, await errorOf(taken)]).toEqual([400, 'invalid_client_metadata'])
+  })
+
+  it('the launcher opens an OIDC application at its initiate-login address, with the issuer and the target, audited', async () => {
+    const launched = await oidcApplication('Wiki', {
+      public: true,
+      initiateLoginUri: 'https://rp.example.test/login',
+    })
+    const agent = await signedInAgent()
+    const response = await call(`/rest/bd/acces/application?idApplication=${launched.id}`, { token: agent.accessToken })
+    expect(response.status).toBe(200)
+    const { url, refreshToken } = (await response.json()) as { url: string; refreshToken: string }
+    expect(refreshToken).toBe('')
+    const opened = new URL(url)
+    expect([
+      opened.origin + opened.pathname,
+      opened.searchParams.get('iss'),
+      opened.searchParams.get('target_link_uri'),
+    ]).toEqual(['https://rp.example.test/login', ORIGIN, 'https://rp.example.test/'])
+    const entry = await db()
+      .selectFrom('log')
+      .select(['type_log', 'nom_log'])
+      .where('utilisateur_id', '=', agent.id)
+      .executeTakeFirstOrThrow()
+    expect(entry).toEqual({ type_log: 'APPLICATION', nom_log: 'Wiki' })
+  })
+})
+
 describe('logout', () => {
   const logoutRp = () =>
     client.discovery(

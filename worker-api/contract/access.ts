@@ -25,5 +25,9 @@ export const launchQuery = z.object({ idApplication: positiveInt() })
 
 export const userIdParam = z.object({ userId: positiveInt() })
 
-/** GET rest/bd/acces/application: where to open the application, with its single-use launch code. */
+/**
+ * GET rest/bd/acces/application: where to open the application, with its single-use launch code; an
+ * OpenID Connect application opens at its initiate-login address (with `iss` and `target_link_uri`) and
+ * signs the user in itself: its `refreshToken` is empty.
+ */
 export const launchSchema = z.object({ url: z.string(), refreshToken: z.string() })

@@ -21,6 +21,7 @@ import { callerFromBearer } from '../services/actor'
 import { authorize, checkClient } from '../services/oidc-authorize'
 import { discoveryDocument } from '../services/oidc-discovery'
 import { logoutTarget } from '../services/oidc-logout'
+import { registerClient } from '../services/oidc-register'
 import { type TokenForm, token } from '../services/oidc-token'
 import { invalidToken, userinfo } from '../services/oidc-userinfo'
 
@@ -154,6 +155,46 @@ const protocolRoutes: [ReturnType<typeof createRoute>, (c: Context<AppEnv>) => P
         })
         c.header('Pragma', 'no-cache')
         return c.json(answer, 200)
+      }),
+  ],
+  [
+    createRoute({
+      method: 'post',
+      path: '/oidc/register',
+      tags: ['OpenID Connect'],
+      summary:
+        'Dynamic client registration (RFC 7591): bearer, a root administrator’s access token; the client is an application no function grants until a root administrator grants it. 201 with client_id (and client_secret for a confidential client, shown once)',
+      security: [{ bearer: [] }],
+      request: {
+        body: { content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } }, required: true },
+      },
+      responses: {
+        201: oauthJson('The registered client'),
+        400: oauthJson('invalid_redirect_uri or invalid_client_metadata'),
+        401: oauthJson('invalid_token: no valid access token'),
+        403: oauthJson('invalid_token: not a root administrator'),
+        404: oauthErrors[404],
+      },
+    }),
+    (c) =>
+      protocol(c, async () => {
+        const caller = await callerFromBearer(c.env, c.req.header('Authorization'), requestOrigin(c.req.raw)).catch(
+          () => {
+            throw new OAuthError('invalid_token', 'Missing, invalid or expired access token', 401, {
+              'WWW-Authenticate': 'Bearer error="invalid_token"',
+            })
+          },
+        )
+        if (caller.app !== null)
+          throw new OAuthError('invalid_token', "An application's session registers nothing", 403)
+        const body = await c.req.json().catch(() => {
+          throw new OAuthError('invalid_client_metadata', 'The body is a JSON object')
+        })
+        const client = await registerClient(c.env, caller, body, {
+          origin: requestOrigin(c.req.raw),
+          userAgent: c.req.header('User-Agent') ?? null,
+        })
+        return c.json(client, 201)
       }),
   ],
   ...(['get', 'post'] as const).map(

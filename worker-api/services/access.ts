@@ -103,12 +103,29 @@ export async function launch(
     env,
     caller,
     // Switched off in the catalogue, it answers as an unknown one.
-    db.selectFrom('application').selectAll().where('id', '=', applicationId).where('actif', '=', 1),
+    db
+      .selectFrom('application as a')
+      .leftJoin('oidc_client as c', 'c.application_id', 'a.id')
+      .select(['a.id', 'a.libelle', 'a.url', 'a.protocole', 'c.initiate_login_uri'])
+      .where('a.id', '=', applicationId)
+      .where('a.actif', '=', 1),
     applicationsQuery(env, caller.id),
   )
   if (!application) throw notFound('Unknown application')
   if (!applications.some((a) => a.id === applicationId))
     throw forbidden('This application is not granted to your current posts')
+  const entry = logEntry(actor.id, logTypeForApplication(application.libelle), application.libelle, context.userAgent)
+  if (application.protocole === 'OIDC') {
+    // Third-party-initiated login (OIDC Core §4): the application starts its own code flow with this
+    // issuer and finds the portal session there. Audited as a launch.
+    await db.insertInto('log').values(entry).execute()
+    const target = new URL(application.url, context.origin).toString()
+    if (!application.initiate_login_uri) return { url: target, refreshToken: '' }
+    const url = new URL(application.initiate_login_uri)
+    url.searchParams.set('iss', context.origin)
+    url.searchParams.set('target_link_uri', target)
+    return { url: url.toString(), refreshToken: '' }
+  }
 
   const code = randomToken()
   const now = new Date()
@@ -128,9 +145,7 @@ export async function launch(
       revoked_at: null,
       parent_family_id: actor.sid,
     }),
-    db
-      .insertInto('log')
-      .values(logEntry(actor.id, logTypeForApplication(application.libelle), application.libelle, context.userAgent)),
+    db.insertInto('log').values(entry),
   ])
   const url = new URL(application.url, context.origin)
   url.searchParams.set('code', code)

@@ -10,6 +10,7 @@ export function oidcEndpoints(issuer: string) {
     token_endpoint: `${issuer}${API_BASE}/oidc/token`,
     userinfo_endpoint: `${issuer}${API_BASE}/oidc/userinfo`,
     jwks_uri: `${issuer}${API_BASE}/oidc/jwks`,
+    registration_endpoint: `${issuer}${API_BASE}/oidc/register`,
   }
 }
 

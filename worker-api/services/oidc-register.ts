@@ -1,0 +1,109 @@
+import { z } from 'zod'
+import { isLaunchUrl } from '../contract/catalogue'
+import { isClientUri, OIDC_URI_MAX_LENGTH, OIDC_URIS_MAX } from '../contract/oidc'
+import type { Env } from '../env'
+import { BusinessError } from '../lib/errors'
+import { OAuthError } from '../lib/oauth'
+import type { Caller } from './actor'
+import { createApplication } from './catalogue-writes'
+
+/**
+ * Dynamic client registration (RFC 7591; DESIGN §4b), for tooling that registers an application
+ * without the screens. The initial access token is a root administrator's access token; the client
+ * becomes an application of the catalogue that no function grants: nobody may use it until a root
+ * administrator grants it (the request cannot name functions). Its creation is audited as the
+ * screens' is.
+ */
+
+const metadataSchema = z.looseObject({
+  redirect_uris: z.array(z.string().max(OIDC_URI_MAX_LENGTH)).min(1).max(OIDC_URIS_MAX),
+  token_endpoint_auth_method: z.enum(['client_secret_basic', 'client_secret_post', 'none']).optional(),
+  grant_types: z.array(z.string()).max(10).optional(),
+  response_types: z.array(z.string()).max(10).optional(),
+  client_name: z.string().max(200).optional(),
+  client_uri: z.string().max(OIDC_URI_MAX_LENGTH).optional(),
+  post_logout_redirect_uris: z.array(z.string().max(OIDC_URI_MAX_LENGTH)).max(OIDC_URIS_MAX).optional(),
+  initiate_login_uri: z.string().max(OIDC_URI_MAX_LENGTH).optional(),
+  backchannel_logout_uri: z.string().max(OIDC_URI_MAX_LENGTH).optional(),
+})
+
+const GRANT_TYPES = ['authorization_code', 'refresh_token']
+
+const badMetadata = (description: string) => new OAuthError('invalid_client_metadata', description)
+
+/** POST /oidc/register: the client registered, with its secret once (a confidential client). */
+export async function registerClient(
+  env: Env,
+  caller: Caller,
+  body: unknown,
+  context: { origin: string; userAgent: string | null },
+) {
+  const parsed = metadataSchema.safeParse(body)
+  if (!parsed.success) throw badMetadata(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '))
+  const metadata = parsed.data
+  if (!metadata.redirect_uris.every(isClientUri)) {
+    throw new OAuthError('invalid_redirect_uri', 'Redirect URIs are https (http on loopback only), without a fragment')
+  }
+  for (const uri of [
+    ...(metadata.post_logout_redirect_uris ?? []),
+    metadata.initiate_login_uri,
+    metadata.backchannel_logout_uri,
+  ]) {
+    if (uri !== undefined && !isClientUri(uri)) throw badMetadata(`Not an accepted address: ${uri}`)
+  }
+  if ((metadata.grant_types ?? []).some((g) => !GRANT_TYPES.includes(g))) {
+    throw badMetadata('grant_types: authorization_code and refresh_token only')
+  }
+  if ((metadata.response_types ?? []).some((r) => r !== 'code')) throw badMetadata('response_types: code only')
+  const name = metadata.client_name?.trim() || `Client ${crypto.randomUUID().slice(0, 8)}`
+  if (name.length < 3 || name.length > 50) throw badMetadata('client_name is 3 to 50 characters')
+  const home = metadata.client_uri && isLaunchUrl(metadata.client_uri) ? metadata.client_uri : null
+  const method = metadata.token_endpoint_auth_method ?? 'client_secret_basic'
+  try {
+    const application = await createApplication(
+      env,
+      caller,
+      {
+        libelle: name,
+        icone: 'warehouse',
+        url: home ?? new URL(metadata.redirect_uris[0] as string).origin,
+        actif: true,
+        protocole: 'OIDC',
+        oidc: {
+          public: method === 'none',
+          redirectUris: metadata.redirect_uris,
+          postLogoutRedirectUris: metadata.post_logout_redirect_uris ?? [],
+          initiateLoginUri: metadata.initiate_login_uri ?? null,
+          backchannelLogoutUri: metadata.backchannel_logout_uri ?? null,
+        },
+        fonctions: [],
+      },
+      context,
+    )
+    const client = application.oidc
+    if (!client) throw new Error('The created application has no client')
+    return {
+      client_id: client.clientId,
+      ...(client.clientSecret ? { client_secret: client.clientSecret, client_secret_expires_at: 0 } : {}),
+      client_id_issued_at: Math.floor(Date.now() / 1000),
+      client_name: application.libelle,
+      client_uri: application.url,
+      redirect_uris: client.redirectUris,
+      post_logout_redirect_uris: client.postLogoutRedirectUris,
+      ...(client.initiateLoginUri ? { initiate_login_uri: client.initiateLoginUri } : {}),
+      ...(client.backchannelLogoutUri
+        ? { backchannel_logout_uri: client.backchannelLogoutUri, backchannel_logout_session_required: true }
+        : {}),
+      token_endpoint_auth_method: method,
+      grant_types: GRANT_TYPES,
+      response_types: ['code'],
+      id_token_signed_response_alg: 'ES256',
+    }
+  } catch (error) {
+    if (!(error instanceof BusinessError)) throw error
+    if (error.status === 409) throw badMetadata('client_name is already the name of an application')
+    if (error.status === 401) throw new OAuthError('invalid_token', 'Missing, invalid or expired access token', 401)
+    if (error.status === 403) throw new OAuthError('invalid_token', 'A root administrator registers clients', 403)
+    throw badMetadata(error.message)
+  }
+}
