@@ -9,7 +9,11 @@ export const DEMO_DOMAIN = 'http://localhost:8787'
 
 export const DEMO_ACCOUNTS = [
   { login: 'admin', password: 'Admin1234', note: 'admin, current post on the root structure' },
-  { login: 'agent', password: 'Agent1234', note: 'dock agent in Lille: three applications' },
+  {
+    login: 'agent',
+    password: 'Agent1234',
+    note: 'dock agent in Lille: four applications, one of them through OpenID Connect',
+  },
   { login: 'adminsud', password: 'Adminsud1', note: 'admin of the southern direction only' },
   { login: 'chauffeur', password: 'Chauffeur1', note: 'carrier driver: one application' },
   { login: 'futur', password: 'Futur1234', note: 'future post only: no access yet' },
@@ -58,6 +62,13 @@ const APPLICATIONS = [
   [3, 'Pesage', 'scale', '/demo-app/pesage'],
   [4, 'Suivi des expéditions', 'truck', '/demo-app/suivi'],
 ] as const
+
+/**
+ * The OpenID Connect demo application (app/routes/demo-app.oidc.*): a public client (PKCE alone) of
+ * the portal, served by the same Worker, granted to the dock agents of Lille (the `agent` account).
+ */
+const DEMO_OIDC = { id: 5, libelle: 'Démo OpenID Connect', icone: 'receipt', path: '/demo-app/oidc', fonctions: [6] }
+const DEMO_OIDC_CLIENT_ID = 'demo-oidc'
 
 /** [fonction, applications] */
 const GRANTS = [
@@ -247,6 +258,28 @@ const q = (value: string | number | null | undefined) =>
 
 const row = (...values: (string | number | null | undefined)[]) => `(${values.map(q).join(', ')})`
 
+/** The OpenID Connect demo application, its client (its addresses on both loopback names) and grants. */
+function demoOidcSql(domain: string): string[] {
+  const origins = [domain, domain.replace('//localhost', '//127.0.0.1')].filter((o, i, all) => all.indexOf(o) === i)
+  const base = `${domain}${DEMO_OIDC.path}`
+  return [
+    `INSERT OR IGNORE INTO application (id, libelle, icone, url, protocole) VALUES ${row(DEMO_OIDC.id, DEMO_OIDC.libelle, DEMO_OIDC.icone, DEMO_OIDC.path, 'OIDC')};`,
+    // Only on the demo's own application (a local database may already hold another one under its id).
+    `INSERT OR IGNORE INTO oidc_client (application_id, client_id, secret_hash, redirect_uris, post_logout_redirect_uris, initiate_login_uri, backchannel_logout_uri) SELECT ${[
+      DEMO_OIDC.id,
+      DEMO_OIDC_CLIENT_ID,
+      null,
+      JSON.stringify(origins.map((o) => `${o}${DEMO_OIDC.path}/callback`)),
+      JSON.stringify(origins.map((o) => `${o}${DEMO_OIDC.path}`)),
+      `${base}/login`,
+      `${base}/backchannel`,
+    ]
+      .map(q)
+      .join(', ')} WHERE EXISTS (SELECT 1 FROM application WHERE id = ${DEMO_OIDC.id} AND protocole = 'OIDC');`,
+    `INSERT OR IGNORE INTO fonction_application (fonction_id, application_id) VALUES ${DEMO_OIDC.fonctions.map((f) => row(f, DEMO_OIDC.id)).join(', ')};`,
+  ]
+}
+
 /** The SQL that loads the demo organisation; passwords are hashed with the given pepper. */
 export async function demoSeedSql(pepper: string, domain = DEMO_DOMAIN): Promise<string> {
   const statements = [
@@ -255,6 +288,7 @@ export async function demoSeedSql(pepper: string, domain = DEMO_DOMAIN): Promise
     `INSERT OR IGNORE INTO fonction (id, libelle, structure_id) VALUES ${FONCTIONS.map((f) => row(...f)).join(', ')};`,
     `INSERT OR IGNORE INTO application (id, libelle, icone, url) VALUES ${APPLICATIONS.map((a) => row(...a)).join(', ')};`,
     `INSERT OR IGNORE INTO fonction_application (fonction_id, application_id) VALUES ${GRANTS.flatMap(([f, apps]) => apps.map((a) => row(f, a))).join(', ')};`,
+    ...demoOidcSql(domain),
     `INSERT OR IGNORE INTO modele_fonction (id, type_id, libelle, position) VALUES ${MODELES.map(([id, type, libelle, position]) => row(id, type, libelle, position)).join(', ')};`,
     `INSERT OR IGNORE INTO modele_fonction_application (modele_id, application_id) VALUES ${MODELES.flatMap(([id, , , , apps]) => apps.map((a) => row(id, a))).join(', ')};`,
   ]

@@ -71,7 +71,8 @@ export function migrate(persistTo) {
 }
 
 /** Loads the demo organisation (idempotent: INSERT OR IGNORE with fixed ids). */
-export async function seed(persistTo, pepper) {
+/** Loads the demo data; `domain` is the origin the portal is served on (the demo OIDC client's addresses). */
+export async function seed(persistTo, pepper, domain = undefined) {
   const esbuild = await import('esbuild')
   const outDir = path.join(root, '.wrangler', 'tmp')
   mkdirSync(outDir, { recursive: true })
@@ -86,7 +87,7 @@ export async function seed(persistTo, pepper) {
   })
   const { demoSeedSql, DEMO_ACCOUNTS } = await import(`${pathToFileURL(bundle).href}?t=${Date.now()}`)
   const sqlFile = path.join(outDir, 'demo-seed.sql')
-  writeFileSync(sqlFile, await demoSeedSql(pepper))
+  writeFileSync(sqlFile, await demoSeedSql(pepper, domain))
   run(bin('wrangler'), ['d1', 'execute', 'DB', '--local', '--persist-to', persistTo, '--file', sqlFile])
   return DEMO_ACCOUNTS
 }

@@ -12,7 +12,7 @@ build()
 console.log('Applying migrations to the local D1…')
 migrate(persistTo)
 console.log('Loading demo data…')
-const accounts = await seed(persistTo, vars.PASSWORD_PEPPER)
+const accounts = await seed(persistTo, vars.PASSWORD_PEPPER, `http://localhost:${port}`)
 const { child, url } = await serve({ port, persistTo })
 
 console.log(`

@@ -630,6 +630,25 @@ export const fr = {
     failed: "Le code de lancement est invalide ou a expiré. Relancez l'application depuis le portail.",
     backToPortal: 'Retour au portail',
   },
+  demoOidc: {
+    title: 'Démo OpenID Connect',
+    intro:
+      "Cette application se connecte par OpenID Connect, comme le ferait une application du marché : si vous êtes déjà connecté au portail, aucun mot de passe n'est redemandé.",
+    signIn: 'Se connecter avec le portail',
+    signedInAs: 'Connecté par le portail : {{name}}',
+    endedByPortal:
+      'Votre session du portail est terminée : le portail a prévenu cette application (déconnexion en arrière-plan).',
+    subject: 'Identifiant (sub)',
+    login: 'Identifiant de connexion',
+    mail: 'Adresse e-mail',
+    posts: 'Postes actuels',
+    idToken: "Contenu du jeton d'identité",
+    refresh: 'Renouveler les jetons',
+    signOut: 'Se déconnecter',
+    denied: 'Vos postes actuels ne donnent pas accès à cette application.',
+    failed: 'La connexion a échoué ({{error}}).',
+    back: "Retour à l'application",
+  },
   adminProfile: {
     crumb: 'Utilisateur',
     identity: 'Identité',

@@ -80,12 +80,14 @@ function reauthentication(url: URL, headers: HeadersInit | undefined) {
 }
 
 /**
- * Back to the client. Reached from another site (the client's link), a redirect; reached from the
- * portal's own sign-in form, a page that goes on by itself: the portal's `form-action 'self'` refuses
- * a form's redirect to another origin.
+ * Back to the client. Reached from another site (the client's link), or by the portal's script (which
+ * follows a redirect itself), a redirect; reached from the portal's own sign-in form without script, a
+ * page that goes on by itself: the portal's `form-action 'self'` refuses a form's redirect to another
+ * origin.
  */
 function toClient(request: Request, location: string, headers?: HeadersInit) {
-  if (request.headers.get('Sec-Fetch-Site') !== 'same-origin') return redirect(location, { headers })
+  const byScript = new URL(request.url).searchParams.has('_data')
+  if (byScript || request.headers.get('Sec-Fetch-Site') !== 'same-origin') return redirect(location, { headers })
   return data(
     { continueTo: location, title: null as string | null },
     { headers: { ...(headers as Record<string, string> | undefined), 'Cache-Control': 'no-store' } },

@@ -58,7 +58,8 @@ async function logout(
   const back = target.data.redirectTo
   if (!back) return data({ state: 'done' as const, libelle: target.data.libelle, params: {}, title }, { headers })
   // A form's redirect to another origin is refused by the portal's form-action 'self': a page goes on.
-  if (request.method === 'GET' && request.headers.get('Sec-Fetch-Site') !== 'same-origin') {
+  const byScript = new URL(request.url).searchParams.has('_data')
+  if (byScript || (request.method === 'GET' && request.headers.get('Sec-Fetch-Site') !== 'same-origin')) {
     return redirect(back, { headers })
   }
   return data(

@@ -10,7 +10,7 @@ for (const mode of MODES) {
       const page = await newPage(mode)
       await signIn(page, mode, 'agent', 'Agent1234')
       const names = await page.getByRole('listitem').getByRole('heading', { level: 2 }).allTextContents()
-      assert.deepEqual(names, ['Pesage', 'Suivi des expéditions', 'Yard dangereux'])
+      assert.deepEqual(names, ['Démo OpenID Connect', 'Pesage', 'Suivi des expéditions', 'Yard dangereux'])
       await page.getByRole('button', { name: 'Lancer Pesage (nouvel onglet)' }).waitFor()
       await page.context().close()
     })

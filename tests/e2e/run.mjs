@@ -21,8 +21,10 @@ function freePort() {
 
 const persistTo = mkdtempSync(path.join(tmpdir(), 'portail-e2e-'))
 const vars = ensureDevVars()
+const port = await freePort()
 migrate(persistTo)
-await seed(persistTo, vars.PASSWORD_PEPPER)
+// The demo OpenID Connect client's addresses are on the port the suite serves on.
+await seed(persistTo, vars.PASSWORD_PEPPER, `http://localhost:${port}`)
 const fixtures = spawnSync(
   path.join(root, 'node_modules', '.bin', 'wrangler'),
   [
@@ -39,7 +41,6 @@ const fixtures = spawnSync(
 )
 if (fixtures.status !== 0) throw new Error(`fixtures failed: ${fixtures.stderr}`)
 
-const port = await freePort()
 const log = openSync(path.join(root, '.wrangler', 'e2e-server.log'), 'w')
 // A lighter proof of work keeps the many sign-ins of the suite quick (the widget and checks are the
 // real ones), and the whole suite signs in from one address, far more often than a person would.
