@@ -9,6 +9,7 @@
 // `--large` runs on the organisation of `npm run seed:large`; `--write` keeps the table in
 // BENCHMARKS.md. Loopback only; numbers, never assertions.
 import { execFileSync, spawn } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -48,6 +49,8 @@ let persistTo
 if (options.large) {
   if (!existsSync(LARGE_PERSIST_DIR)) throw new Error('No large organisation yet: run `npm run seed:large` first.')
   persistTo = LARGE_PERSIST_DIR
+  // The large organisation was made by an earlier version: the migrations since come first.
+  migrate(persistTo)
 } else {
   persistTo = path.join(scratch, 'portail')
   migrate(persistTo)
@@ -92,6 +95,7 @@ function startPortal() {
       QUESTION_RATE_PER_MINUTE: '1000000',
       FORGOT_RATE_PER_MINUTE: '1000000',
       REGISTRATION_RATE_PER_MINUTE: '1000000',
+      OIDC_TOKEN_RATE_PER_MINUTE: '1000000',
       SERVER_TIMING: 'on',
       // The server checks a solved challenge with one hash whatever its work factor: a small one
       // lets the client solve hundreds beforehand in seconds.
@@ -551,6 +555,127 @@ await scenario('POST login/refreshToken (rotation)', 'read', async () => {
   ]
   return { run: () => load(`${api}/public/bd/login/refreshToken`, { requests }) }
 })
+/**
+ * OpenID Connect: a client of the benchmark's own (public, PKCE), granted to the agent's functions,
+ * written between two scenarios (no portal running).
+ */
+const OIDC_REDIRECT = 'http://127.0.0.1/bench/callback'
+const OIDC_VERIFIER = 'bench-pkce-verifier-0123456789abcdefghijklmnopqrstuvwxyz'
+function benchOidcClient() {
+  const sql = `
+    INSERT OR IGNORE INTO application (libelle, icone, url, protocole) VALUES ('Bench OIDC', 'truck', 'http://127.0.0.1/', 'OIDC');
+    INSERT OR IGNORE INTO oidc_client (application_id, client_id, secret_hash, redirect_uris)
+      SELECT id, 'bench-oidc', NULL, '["${OIDC_REDIRECT}"]' FROM application WHERE libelle = 'Bench OIDC';
+    INSERT OR IGNORE INTO fonction_application (fonction_id, application_id)
+      SELECT p.fonction_id, a.id FROM poste p JOIN utilisateur u ON u.id = p.utilisateur_id, application a
+      WHERE u.login = 'agent' AND a.libelle = 'Bench OIDC';`
+  execFileSync(bin('wrangler'), ['d1', 'execute', 'DB', '--local', '--persist-to', persistTo, '--command', sql], {
+    cwd: root,
+    env: quietEnv,
+    stdio: 'ignore',
+  })
+}
+benchOidcClient()
+
+/** `count` authorization codes of the agent (the portal's authorization, 20 at a time). */
+async function oidcCodes(count) {
+  const session = await login(agent.login, agent.password)
+  const challenge = createHash('sha256').update(OIDC_VERIFIER).digest('base64url')
+  const codes = []
+  while (codes.length < count) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(20, count - codes.length) }, async () => {
+        const response = await fetch(`${api}/bd/oidc/authorize`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${session.jwt.accessToken}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify({
+            client_id: 'bench-oidc',
+            redirect_uri: OIDC_REDIRECT,
+            response_type: 'code',
+            scope: 'openid profile email postes',
+            code_challenge: challenge,
+            code_challenge_method: 'S256',
+          }),
+        })
+        const { url } = await response.json()
+        return new URL(url).searchParams.get('code')
+      }),
+    )
+    codes.push(...batch)
+  }
+  return codes
+}
+
+const tokenForm = (fields) => new URLSearchParams({ client_id: 'bench-oidc', ...fields }).toString()
+
+/** Tokens for `count` OpenID Connect sessions of the agent. */
+async function oidcSessions(count) {
+  const sessions = []
+  for (const code of await oidcCodes(count)) {
+    const response = await fetch(`${base}/portail-backend/oidc/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: tokenForm({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: OIDC_REDIRECT,
+        code_verifier: OIDC_VERIFIER,
+      }),
+    })
+    if (!response.ok) throw new Error(`code exchange ${response.status} ${await response.text()}`)
+    sessions.push(await response.json())
+  }
+  return sessions
+}
+
+await scenario('POST oidc/token (authorization_code with PKCE, a new code each)', 'read', async () => {
+  // Codes live 60 s: made just before the run, enough for the floor's rate.
+  const codes = await oidcCodes(Math.ceil(floor.rps * duration) + connections)
+  let next = 0
+  const requests = [
+    {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      setupRequest(request) {
+        const body = tokenForm({
+          grant_type: 'authorization_code',
+          code: codes[next++ % codes.length],
+          redirect_uri: OIDC_REDIRECT,
+          code_verifier: OIDC_VERIFIER,
+        })
+        return { ...request, body }
+      },
+    },
+  ]
+  return { run: () => load(`${base}/portail-backend/oidc/token`, { requests }) }
+})
+await scenario('POST oidc/token (refresh_token rotation)', 'read', async () => {
+  // Each connection rotates its own session, as in the portal's own refresh.
+  const sessions = (await oidcSessions(connections)).map((s) => s.refresh_token)
+  let next = 0
+  const requests = [
+    {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      setupRequest(request, context) {
+        context.token ??= sessions[next++ % sessions.length]
+        return { ...request, body: tokenForm({ grant_type: 'refresh_token', refresh_token: context.token }) }
+      },
+      onResponse(status, body, context) {
+        if (status === 200) context.token = JSON.parse(body).refresh_token
+      },
+    },
+  ]
+  return { run: () => load(`${base}/portail-backend/oidc/token`, { requests }) }
+})
+await scenario('GET oidc/userinfo (profile, email and current posts)', 'read', async () => {
+  const [session] = await oidcSessions(1)
+  return {
+    url: `${base}/portail-backend/oidc/userinfo`,
+    init: { headers: { Authorization: `Bearer ${session.access_token}` } },
+  }
+})
+
 if (!options.large) {
   // Registrations pile up in the D1 they run on: only on the demo organisation, made for each run.
   await scenario('POST rest/public/bd/transporteur/inscription (a new company each)', 'write', async () => {

@@ -72,6 +72,13 @@ export async function deliverLogouts(
 ): Promise<{ sent: number; failed: number }> {
   if (!oidcEnabled(env)) return { sent: 0, failed: 0 }
   const at = now.toISOString()
+  // Asked after every write: a read first, so that the usual answer (nothing due) takes no write lock.
+  const due = await env.DB.prepare(
+    'SELECT 1 FROM logout_delivery WHERE sent_at IS NULL AND next_attempt_at <= ? AND attempts < ? LIMIT 1',
+  )
+    .bind(at, MAX_ATTEMPTS)
+    .first()
+  if (!due) return { sent: 0, failed: 0 }
   const { results: claimed } = await env.DB.prepare(
     `UPDATE logout_delivery SET locked_until = ?, attempts = attempts + 1
      WHERE id IN (
