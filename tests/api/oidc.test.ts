@@ -16,6 +16,7 @@ import {
   sessionFor,
   signedInUser,
   uiContext,
+  withFrozenClock,
 } from './helpers'
 
 /**
@@ -242,6 +243,48 @@ describe('the code flow with openid-client', () => {
   })
 })
 
+describe('lifetimes (README, OpenID Connect)', () => {
+  it('a code lives 60 seconds, an ID token 5 minutes; the session never outlives the portal session', async () => {
+    const agent = await signedInAgent()
+    const rp = await confidential()
+    const basic = `Basic ${btoa(`${app.clientId}:${app.clientSecret}`)}`
+    const exchange = (code: string, verifier: string) =>
+      tokenCall({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, basic)
+    const codeOf = async () => {
+      const request = await authorizationRequest(rp)
+      const decided = await authorizeAs(agent.accessToken, request.url)
+      return { code: new URL(decided.body.url).searchParams.get('code') as string, verifier: request.verifier }
+    }
+    await withFrozenClock(async (clock) => {
+      const late = await codeOf()
+      const inTime = await codeOf()
+      clock.advance(59)
+      const accepted = await exchange(inTime.code, inTime.verifier)
+      expect(accepted.status).toBe(200)
+      const { id_token } = (await accepted.json()) as { id_token: string }
+      const claims = decodeJwt(id_token)
+      expect((claims.exp as number) - (claims.iat as number)).toBe(300)
+      clock.advance(2)
+      const expired = await exchange(late.code, late.verifier)
+      expect([expired.status, await errorOf(expired)]).toEqual([400, 'invalid_grant'])
+    })
+    const [portal, oidc] = await Promise.all([
+      db()
+        .selectFrom('refresh_token')
+        .select('family_expires_at')
+        .where('family_id', '=', agent.sid)
+        .executeTakeFirstOrThrow(),
+      db()
+        .selectFrom('refresh_token')
+        .select(['family_expires_at', 'expires_at', 'created_at'])
+        .where('parent_family_id', '=', agent.sid)
+        .executeTakeFirstOrThrow(),
+    ])
+    expect(oidc.family_expires_at).toBe(portal.family_expires_at)
+    expect(Date.parse(oidc.expires_at) - Date.parse(oidc.created_at)).toBe(30 * 60_000)
+  })
+})
+
 describe('what is refused', () => {
   it('a wrong or missing PKCE verifier, a replayed code (which revokes what it issued), an expired code', async () => {
     const agent = await signedInAgent()
@@ -394,6 +437,25 @@ describe('what is refused', () => {
     const { url: noOpenid } = await authorizationRequest(rp, { scope: 'profile' })
     expect(new URL((await authorizeAs(agent.accessToken, noOpenid)).body.url).searchParams.get('error')).toBe(
       'invalid_scope',
+    )
+  })
+
+  it('limits each client to 120 token requests a minute (README), the next one answered 429 with its wait', async () => {
+    const limited = await oidcApplication('Limité', { public: true })
+    const form = { grant_type: 'refresh_token', refresh_token: 'inconnu', client_id: limited.clientId }
+    await withFrozenClock(
+      async (clock) => {
+        for (let i = 0; i < 120; i++) expect((await tokenCall(form)).status).toBe(400)
+        const refused = await tokenCall(form)
+        expect(refused.status).toBe(429)
+        expect(Number(refused.headers.get('Retry-After'))).toBeGreaterThan(0)
+        // Another client is not held back by this one.
+        const other = await tokenCall({ ...form, client_id: publicApp.clientId })
+        expect(other.status).toBe(400)
+        clock.advance(60)
+        expect((await tokenCall(form)).status).toBe(400)
+      },
+      new Date(Math.floor(Date.now() / 60_000) * 60_000 + 1000),
     )
   })
 
