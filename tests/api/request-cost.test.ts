@@ -250,6 +250,16 @@ describe('statements per request', () => {
     expect(new URL(signedIn.headers.get('Location') as string).searchParams.has('code')).toBe(true)
     // The caller, the client, the grant and the session's sign-in time; then the code and its audit entry.
     expect(cost(signedIn)).toEqual({ statements: 6, roundTrips: 2, apiCalls: 1 })
+    // The page keeps the portal's framing and script rules.
+    const refused = await visit('/oidc/authorize?client_id=cost&redirect_uri=https%3A%2F%2Fevil.example.test%2F')
+    expect(refused.status).toBe(400)
+    expect(refused.headers.get('X-Frame-Options')).toBe('DENY')
+    expect(refused.headers.get('Content-Security-Policy')).toContain("frame-ancestors 'none'")
+    // The end-session page: the client read in one round trip; asking a signed-in user first, nothing more.
+    const logout = await visit('/oidc/logout?client_id=cost', { headers: { Cookie: cookie } }, TIMING)
+    expect(logout.status).toBe(200)
+    expect(cost(logout)).toEqual({ statements: 1, roundTrips: 1, apiCalls: 1 })
+    expect(logout.headers.get('Access-Control-Allow-Origin')).toBeNull()
   })
 
   it('signing in is two round trips: the checks and the user, then the session; a refusal is one', async () => {
