@@ -6,7 +6,7 @@ import {
   type CatalogueApplication,
   GRANTS_MAX,
 } from '../../worker-api/contract/catalogue'
-import { fieldErrors } from './api-errors'
+import { apiMessage, fieldErrors } from './api-errors'
 import {
   type ApplicationFormValues,
   type ClientFormValues,
@@ -15,8 +15,8 @@ import {
   grantsFrom,
 } from './application-grants'
 import type { requireAdmin } from './auth.server'
-import type { ShownSecret } from './client-secret'
-import { formFailure, formReply, readForm } from './form.server'
+import { RENEW_INTENT, type ShownSecret } from './client-secret'
+import { formFailure, formReply, readForm, submitted } from './form.server'
 import { i18nServer } from './i18n.server'
 import { pageTitle } from './title'
 
@@ -76,6 +76,8 @@ export async function applicationFormData(request: Request, auth: Auth, id: numb
   const title = application ? t('applications.editTitle', { libelle: application.libelle }) : t('applications.newTitle')
   return {
     application: application ? { id: application.id, libelle: application.libelle } : null,
+    // The client as saved (its id is the portal's, shown read-only; a secret is never readable again).
+    client: application?.oidc ? { clientId: application.oidc.clientId, public: application.oidc.public } : null,
     values,
     grants,
     grantsKept,
@@ -112,11 +114,13 @@ function savedClient(client: CatalogueApplication['oidc']): ClientFormValues {
 }
 
 /**
- * The application form's post: Save (`intent=application`), or, without JavaScript, "show its
+ * The application form's post: Save (`intent=application`); on the edit page, the renewal of its
+ * client's secret (`intent=secret`, after its confirmation); or, without JavaScript, "show its
  * functions" (`intent=fonctions`): the form again, for the structure chosen, with what was typed and chosen.
  */
 export async function applicationFormAction(request: Request, auth: Auth, id: number | null) {
   const form = await readForm(request)
+  if (id !== null && form.get('intent') === RENEW_INTENT) return renewSecret(form, auth, id)
   if (form.get('intent') !== 'fonctions') return saveApplication(form, auth, id)
   const reloaded = await applicationFormData(request, auth, id, form)
   return data({ ...reloaded, intent: 'fonctions' as const }, { headers: await auth.headers() })
@@ -199,6 +203,24 @@ function formFieldErrors(fields: Record<string, string[]>): Record<string, strin
     byName[name] = [...(byName[name] ?? []), ...errors]
   }
   return byName
+}
+
+/**
+ * POST rest/bd/application/{id}/secret, after its confirmation: the new secret shown this once. A
+ * failure (a public client has none) is the renewal form's message.
+ */
+async function renewSecret(form: FormData, auth: Auth, id: number) {
+  const result = await auth.settle(auth.api.rest.bd.application[':id'].secret.$post({ param: { id } }))
+  if (!result.ok) {
+    const message = apiMessage(result, 'applications.oidc.renewFailed')
+    return formReply(RENEW_INTENT, submitted(form).reply(), message, await auth.headers())
+  }
+  return showSecret(auth, {
+    event: 'renewed',
+    application: { id, libelle: String(form.get('libelle') ?? '') },
+    clientId: result.data.clientId,
+    clientSecret: result.data.clientSecret,
+  })
 }
 
 /**

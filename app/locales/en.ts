@@ -424,10 +424,22 @@ export const en: Resource = {
       backchannelLogoutUriHint:
         'Optional. The portal posts a signed logout token there when a session opened on the application ends. https, or http on localhost, without #.',
       lineError: '“{{uri}}”: {{error}}',
+      credentials: 'Client credentials',
+      confidentialIntro: 'Confidential client: the application authenticates with its id and secret.',
+      publicIntro: 'Public client: without a secret, the application proves itself by PKCE.',
       clientId: 'Client id (client_id)',
+      toCode: 'Switching to the launch code deletes this client: its id and secret will no longer work.',
+      secretLost: 'The secret is shown only once. Lost or disclosed, renew it: the old one stops working at once.',
+      renew: 'Renew the secret',
+      renewTitle: 'Renew the secret of {{libelle}}',
+      renewConfirm:
+        'A new secret replaces the current one, which stops working at once: the application cannot sign in until it has the new one.',
+      renewing: 'Renewing…',
+      renewFailed: 'The secret could not be renewed',
       secretTitle: 'Client secret of {{libelle}}',
       created: 'Application {{libelle}} created.',
       saved: 'Application {{libelle}} saved.',
+      renewed: 'New secret for {{libelle}}: the old one no longer works.',
       secretOnce:
         'Copy this secret now: it will never be shown again. The portal keeps only a fingerprint of it; lost, it will have to be renewed.',
       clientSecret: 'Client secret (client_secret)',

@@ -427,10 +427,23 @@ export const fr = {
       backchannelLogoutUriHint:
         'Facultative. Le portail y poste un jeton de déconnexion signé quand une session ouverte sur l’application prend fin. https, ou http sur localhost, sans #.',
       lineError: '« {{uri}} » : {{error}}',
+      credentials: 'Identifiants du client',
+      confidentialIntro: 'Client confidentiel : l’application s’authentifie avec son identifiant et son secret.',
+      publicIntro: 'Client public : sans secret, l’application se prouve par PKCE.',
       clientId: 'Identifiant client (client_id)',
+      toCode: 'Passer au code de lancement supprime ce client : son identifiant et son secret ne serviront plus.',
+      secretLost:
+        'Le secret ne s’affiche qu’une fois. Perdu ou divulgué, renouvelez-le : l’ancien cesse aussitôt de fonctionner.',
+      renew: 'Renouveler le secret',
+      renewTitle: 'Renouveler le secret de {{libelle}}',
+      renewConfirm:
+        'Un nouveau secret remplace l’actuel, qui cesse aussitôt de fonctionner : l’application ne se connectera plus tant qu’elle n’aura pas reçu le nouveau.',
+      renewing: 'Renouvellement…',
+      renewFailed: 'Renouvellement impossible',
       secretTitle: 'Secret du client {{libelle}}',
       created: 'Application {{libelle}} créée.',
       saved: 'Application {{libelle}} enregistrée.',
+      renewed: 'Nouveau secret pour {{libelle}} : l’ancien ne fonctionne plus.',
       secretOnce:
         'Copiez ce secret maintenant : il ne sera plus jamais affiché. Le portail n’en garde qu’une empreinte ; perdu, il faudra le renouveler.',
       clientSecret: 'Secret client (client_secret)',

@@ -23,7 +23,7 @@ export const meta = titleMeta
 
 /**
  * Edits an application of the catalogue: its name, address, icon, state, protocol (its OpenID Connect
- * client) and the functions that grant it.
+ * client) and the functions that grant it; renews a confidential client's secret.
  */
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const id = applicationId(params.idApplication)
@@ -45,5 +45,12 @@ export default function EditApplication() {
   const shown = shownSecret(reloaded)
   if (shown) return <SecretScreen shown={shown} />
   const libelle = loaded.application?.libelle ?? ''
-  return <ApplicationScreen title={t('applications.editTitle', { libelle })} {...formProps(reloaded, loaded)} />
+  return (
+    <ApplicationScreen
+      title={t('applications.editTitle', { libelle })}
+      application={loaded.application}
+      client={loaded.client}
+      {...formProps(reloaded, loaded)}
+    />
+  )
 }

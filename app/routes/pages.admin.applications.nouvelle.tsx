@@ -37,5 +37,12 @@ export default function NewApplication() {
   const { t } = useTranslation()
   const shown = shownSecret(reloaded)
   if (shown) return <SecretScreen shown={shown} />
-  return <ApplicationScreen title={t('applications.newTitle')} {...formProps(reloaded, loaded)} />
+  return (
+    <ApplicationScreen
+      title={t('applications.newTitle')}
+      application={null}
+      client={null}
+      {...formProps(reloaded, loaded)}
+    />
+  )
 }
