@@ -9,6 +9,7 @@ import { type ApplicationFormValues, choiceValue, GRANTS_FIELD, type Grant, gran
 import { useErrorsFollowInput, useFormReply, usePendingIntent } from '~/lib/form'
 import { useStructureChange } from '~/lib/structure-change'
 import type { ApplicationForm as Values } from '../../worker-api/contract/catalogue'
+import { ProtocolCard } from './application-protocol'
 import { ChoiceReloadButton } from './choice-reload-button'
 import { EnterSubmits } from './enter-submits'
 import { Field, FieldMessages, fieldMessages } from './field'
@@ -21,29 +22,6 @@ import { Label } from './ui/label'
 
 const INTENT = 'application'
 
-type FormProps = Parameters<typeof ApplicationForm>[0]
-
-/**
- * The form's data: the page's, or, after "show its functions" without JavaScript, the action's
- * (the same data for the structure chosen, with what was typed).
- */
-export function formProps(reloaded: unknown, loaded: FormProps): FormProps {
-  const again = reloaded as (FormProps & { intent?: string }) | undefined
-  const { values, grants, grantsKept, structures, structure, fonctions, constraint } =
-    again?.intent === 'fonctions' ? again : loaded
-  return { values, grants, grantsKept, structures, structure, fonctions, constraint }
-}
-
-/** The application screen of both routes (register, edit): its title and the form. */
-export function ApplicationScreen({ title, ...props }: FormProps & { title: string }) {
-  return (
-    <div className="flex flex-col gap-6">
-      <h1 className="text-2xl font-semibold tracking-tight">{title}</h1>
-      <ApplicationForm {...props} />
-    </div>
-  )
-}
-
 const CHECKBOX =
   'mt-0.5 size-4 shrink-0 accent-primary focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring focus-visible:ring-offset-2'
 
@@ -55,7 +33,8 @@ const CHECKBOX =
  * which comes back with what was typed and chosen). Every function chosen stays listed, ticked, above
  * the structure being looked at: unticking one takes it off the grants on save. An application
  * granted by more functions than one save may name (`grantsKept`, how many) keeps them: the form
- * says so and changes the rest.
+ * says so and changes the rest. Below, how its users sign in: the launch code or OpenID Connect, and
+ * the OpenID Connect client's fields (`ProtocolCard`).
  */
 export function ApplicationForm({
   values,
@@ -82,7 +61,11 @@ export function ApplicationForm({
   const [form, fields] = useForm<Values>({
     id: 'application',
     lastResult: reply?.result,
-    defaultValue: { ...values, actif: values.actif ? 'on' : undefined },
+    defaultValue: {
+      ...values,
+      actif: values.actif ? 'on' : undefined,
+      oidc: { ...values.oidc, public: values.oidc.public ? 'on' : undefined },
+    },
     constraint,
     shouldValidate: 'onSubmit',
   })
@@ -151,6 +134,14 @@ export function ApplicationForm({
           url: t('applications.url'),
           icone: t('applications.icone'),
           fonctions: t('applications.fonctions'),
+          protocole: t('applications.protocol.legend'),
+          ...clientLabels(Object.keys(reply?.result.error ?? {}), {
+            oidc: t('applications.oidc.legend'),
+            'oidc.redirectUris': t('applications.oidc.redirectUris'),
+            'oidc.postLogoutRedirectUris': t('applications.oidc.postLogoutRedirectUris'),
+            'oidc.initiateLoginUri': t('applications.oidc.initiateLoginUri'),
+            'oidc.backchannelLogoutUri': t('applications.oidc.backchannelLogoutUri'),
+          }),
         })}
       />
       {[...named.values()].map((grant) => (
@@ -267,6 +258,7 @@ export function ApplicationForm({
           </CardContent>
         </Card>
       </div>
+      <ProtocolCard fields={fields} shown={shown} formRef={formRef} posted={posted ?? undefined} />
       <div className="flex flex-wrap gap-2">
         <Button type="submit" name="intent" value={INTENT} disabled={pending} aria-disabled={pending}>
           <Save aria-hidden />
@@ -278,6 +270,15 @@ export function ApplicationForm({
       </div>
     </Form>
   )
+}
+
+/** The client's fields by their labels, an address of a list (`oidc.redirectUris[1]`) by its list's. */
+function clientLabels(names: string[], labels: Record<string, string>): Record<string, string> {
+  const named = names.flatMap((name) => {
+    const label = labels[name.replace(/\[\d+\]$/, '')]
+    return label ? [[name, label] as const] : []
+  })
+  return Object.fromEntries(named)
 }
 
 const asList = (value: unknown): unknown[] => (Array.isArray(value) ? value : value === undefined ? [] : [value])

@@ -18,9 +18,11 @@ export function formProblem(
 ): string | null {
   if (!failure) return null
   if (failure.error) return t(failure.error.key, failure.error.values)
-  const fields = Object.entries(failure.result?.error ?? {})
+  const named = Object.entries(failure.result?.error ?? {})
     .filter(([name, errors]) => name in labels && errors && errors.length > 0)
     .map(([name]) => labels[name])
+  // Several errors of one field (two addresses of a list) name it once.
+  const fields = [...new Set(named)]
   return fields.length > 0 ? t('form.checkFields', { fields: fields.join(', ') }) : null
 }
 

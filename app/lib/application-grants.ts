@@ -9,8 +9,24 @@ export type Grant = { id: number; libelle: string; structure: { id: number; nom:
  */
 export const GRANTS_FIELD = 'grants'
 
-/** The application form's own fields, as typed. */
-export type ApplicationFormValues = { libelle: string; icone: string; url: string; actif: boolean }
+/** The application form's own fields, as typed (the client's addresses one a line). */
+export type ApplicationFormValues = {
+  libelle: string
+  icone: string
+  url: string
+  actif: boolean
+  protocole: string
+  oidc: ClientFormValues
+}
+
+/** The OpenID Connect client's fields of the application form, as typed. */
+export type ClientFormValues = {
+  public: boolean
+  redirectUris: string
+  postLogoutRedirectUris: string
+  initiateLoginUri: string
+  backchannelLogoutUri: string
+}
 
 /**
  * What a function's `choix` input carries besides its checkbox: how to name it once the form comes

@@ -364,7 +364,8 @@ export const en: Resource = {
     editTitle: 'Edit {{libelle}}',
     editCrumb: 'Edit',
     identity: 'The application',
-    urlHint: 'A full http(s) address, or a path on the portal (/demo-app/pesage). The launch code is added to it.',
+    urlHint:
+      'A full http(s) address, or a path on the portal (/demo-app/pesage). With the launch code, the code is added to it.',
     icone: 'Icon',
     icons: {
       warning: 'Warning',
@@ -394,6 +395,62 @@ export const en: Resource = {
     cancel: 'Cancel',
     created: 'Application {{libelle}} created',
     saved: 'Application {{libelle}} saved',
+    protocol: {
+      title: 'How users sign in',
+      legend: 'Protocol',
+      CODE: 'Launch code',
+      CODEHint:
+        'The portal adds a single-use code to the application’s address, which the application exchanges for the user’s session.',
+      OIDC: 'OpenID Connect',
+      OIDCHint:
+        'The application is an OpenID Connect client of the portal: it leaves signing its users in to the portal.',
+    },
+    oidc: {
+      legend: 'OpenID Connect client',
+      intro: 'These fields apply to the OpenID Connect protocol only; with the launch code they are ignored.',
+      public: 'Public client (no secret)',
+      publicHint:
+        'For an application in the browser or on a phone, which cannot keep a secret: it proves itself by PKCE alone. Otherwise the portal makes it a secret, shown once.',
+      redirectUris: 'Redirect URIs',
+      redirectUrisHint:
+        'Where the portal sends the signed-in user back. One address a line, 10 at most, matched exactly: https, or http on localhost, without #.',
+      postLogoutRedirectUris: 'Post-logout redirect URIs',
+      postLogoutRedirectUrisHint:
+        'Optional. Where the application may send a user it signs out. One address a line, 10 at most: https, or http on localhost, without #.',
+      initiateLoginUri: 'Initiate login URI',
+      initiateLoginUriHint:
+        'Optional. Where the launcher sends the user for the application to start signing in; empty, its address above. https, or http on localhost, without #.',
+      backchannelLogoutUri: 'Back-channel logout URI',
+      backchannelLogoutUriHint:
+        'Optional. The portal posts a signed logout token there when a session opened on the application ends. https, or http on localhost, without #.',
+      lineError: '“{{uri}}”: {{error}}',
+      credentials: 'Client credentials',
+      confidentialIntro: 'Confidential client: the application authenticates with its id and secret.',
+      publicIntro: 'Public client: without a secret, the application proves itself by PKCE.',
+      clientId: 'Client id (client_id)',
+      toCode: 'Switching to the launch code deletes this client: its id and secret will no longer work.',
+      secretLost: 'The secret is shown only once. Lost or disclosed, renew it: the old one stops working at once.',
+      renew: 'Renew the secret',
+      renewTitle: 'Renew the secret of {{libelle}}',
+      renewConfirm:
+        'A new secret replaces the current one, which stops working at once: the application cannot sign in until it has the new one.',
+      renewing: 'Renewing…',
+      renewFailed: 'The secret could not be renewed',
+      secretTitle: 'Client secret of {{libelle}}',
+      created: 'Application {{libelle}} created.',
+      saved: 'Application {{libelle}} saved.',
+      renewed: 'New secret for {{libelle}}: the old one no longer works.',
+      secretOnce:
+        'Copy this secret now: it will never be shown again. The portal keeps only a fingerprint of it; lost, it will have to be renewed.',
+      clientSecret: 'Client secret (client_secret)',
+      copy: 'Copy',
+      copyClientId: 'Copy the client id',
+      copySecret: 'Copy the client secret',
+      copied: 'Copied to the clipboard',
+      copyFailed: 'Could not copy: select the text and copy it.',
+      toApplication: 'Open the application’s page',
+      toCatalogue: 'Back to the catalogue',
+    },
   },
   templates: {
     title: 'Function templates',

@@ -368,7 +368,7 @@ export const fr = {
     editCrumb: 'Modifier',
     identity: 'L’application',
     urlHint:
-      'Une adresse http(s) complète, ou un chemin du portail (/demo-app/pesage). Le code de lancement y est ajouté.',
+      'Une adresse http(s) complète, ou un chemin du portail (/demo-app/pesage). Avec le code de lancement, ce code y est ajouté.',
     icone: 'Icône',
     icons: {
       warning: 'Alerte',
@@ -398,6 +398,63 @@ export const fr = {
     cancel: 'Annuler',
     created: 'Application {{libelle}} créée',
     saved: 'Application {{libelle}} enregistrée',
+    protocol: {
+      title: 'Connexion des utilisateurs',
+      legend: 'Protocole',
+      CODE: 'Code de lancement',
+      CODEHint:
+        'Le portail ajoute à l’adresse de l’application un code à usage unique, qu’elle échange contre la session de l’utilisateur.',
+      OIDC: 'OpenID Connect',
+      OIDCHint:
+        'L’application est un client OpenID Connect du portail : elle lui confie la connexion de ses utilisateurs.',
+    },
+    oidc: {
+      legend: 'Client OpenID Connect',
+      intro: 'Ces champs ne servent qu’avec le protocole OpenID Connect ; avec le code de lancement, ils sont ignorés.',
+      public: 'Client public (sans secret)',
+      publicHint:
+        'Pour une application dans le navigateur ou sur mobile, qui ne peut pas garder de secret : elle se prouve par PKCE seul. Sinon, le portail lui crée un secret, montré une seule fois.',
+      redirectUris: 'URI de redirection',
+      redirectUrisHint:
+        'Où le portail renvoie l’utilisateur connecté. Une adresse par ligne, 10 au plus, comparées à l’identique : https, ou http sur localhost, sans #.',
+      postLogoutRedirectUris: 'URI de retour après déconnexion',
+      postLogoutRedirectUrisHint:
+        'Facultatives. Où l’application peut renvoyer l’utilisateur qu’elle déconnecte. Une adresse par ligne, 10 au plus : https, ou http sur localhost, sans #.',
+      initiateLoginUri: 'URI de lancement',
+      initiateLoginUriHint:
+        'Facultative. Où le lanceur envoie l’utilisateur pour que l’application démarre la connexion ; vide, son adresse ci-dessus. https, ou http sur localhost, sans #.',
+      backchannelLogoutUri: 'URI de déconnexion back-channel',
+      backchannelLogoutUriHint:
+        'Facultative. Le portail y poste un jeton de déconnexion signé quand une session ouverte sur l’application prend fin. https, ou http sur localhost, sans #.',
+      lineError: '« {{uri}} » : {{error}}',
+      credentials: 'Identifiants du client',
+      confidentialIntro: 'Client confidentiel : l’application s’authentifie avec son identifiant et son secret.',
+      publicIntro: 'Client public : sans secret, l’application se prouve par PKCE.',
+      clientId: 'Identifiant client (client_id)',
+      toCode: 'Passer au code de lancement supprime ce client : son identifiant et son secret ne serviront plus.',
+      secretLost:
+        'Le secret ne s’affiche qu’une fois. Perdu ou divulgué, renouvelez-le : l’ancien cesse aussitôt de fonctionner.',
+      renew: 'Renouveler le secret',
+      renewTitle: 'Renouveler le secret de {{libelle}}',
+      renewConfirm:
+        'Un nouveau secret remplace l’actuel, qui cesse aussitôt de fonctionner : l’application ne se connectera plus tant qu’elle n’aura pas reçu le nouveau.',
+      renewing: 'Renouvellement…',
+      renewFailed: 'Renouvellement impossible',
+      secretTitle: 'Secret du client {{libelle}}',
+      created: 'Application {{libelle}} créée.',
+      saved: 'Application {{libelle}} enregistrée.',
+      renewed: 'Nouveau secret pour {{libelle}} : l’ancien ne fonctionne plus.',
+      secretOnce:
+        'Copiez ce secret maintenant : il ne sera plus jamais affiché. Le portail n’en garde qu’une empreinte ; perdu, il faudra le renouveler.',
+      clientSecret: 'Secret client (client_secret)',
+      copy: 'Copier',
+      copyClientId: 'Copier l’identifiant client',
+      copySecret: 'Copier le secret client',
+      copied: 'Copié dans le presse-papiers',
+      copyFailed: 'Copie impossible : sélectionnez le texte et copiez-le.',
+      toApplication: 'Voir la fiche de l’application',
+      toCatalogue: 'Retour au catalogue',
+    },
   },
   templates: {
     title: 'Modèles de fonctions',

@@ -1,10 +1,12 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { useActionData, useLoaderData } from '@remix-run/react'
 import { useTranslation } from 'react-i18next'
-import { ApplicationScreen, formProps } from '~/components/application-form'
+import { ApplicationScreen, formProps } from '~/components/application-screen'
+import { SecretScreen } from '~/components/application-secret'
 import { applicationFormAction, applicationFormData, applicationId } from '~/lib/application-form.server'
 import { adminRead, requireRootAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
+import { shownSecret } from '~/lib/client-secret'
 import { titleMeta } from '~/lib/title'
 
 export const handle: BreadcrumbHandle = {
@@ -19,7 +21,10 @@ export const handle: BreadcrumbHandle = {
 }
 export const meta = titleMeta
 
-/** Edits an application of the catalogue: its name, address, icon, state and the functions that grant it. */
+/**
+ * Edits an application of the catalogue: its name, address, icon, state, protocol (its OpenID Connect
+ * client) and the functions that grant it; renews a confidential client's secret.
+ */
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const id = applicationId(params.idApplication)
   const { auth, data: form } = await adminRead(request, context, (auth) => applicationFormData(request, auth, id), {
@@ -37,6 +42,15 @@ export default function EditApplication() {
   const reloaded = useActionData<typeof action>()
   const loaded = useLoaderData<typeof loader>()
   const { t } = useTranslation()
+  const shown = shownSecret(reloaded)
+  if (shown) return <SecretScreen shown={shown} />
   const libelle = loaded.application?.libelle ?? ''
-  return <ApplicationScreen title={t('applications.editTitle', { libelle })} {...formProps(reloaded, loaded)} />
+  return (
+    <ApplicationScreen
+      title={t('applications.editTitle', { libelle })}
+      application={loaded.application}
+      client={loaded.client}
+      {...formProps(reloaded, loaded)}
+    />
+  )
 }

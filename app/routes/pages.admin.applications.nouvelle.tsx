@@ -1,10 +1,12 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { useActionData, useLoaderData } from '@remix-run/react'
 import { useTranslation } from 'react-i18next'
-import { ApplicationScreen, formProps } from '~/components/application-form'
+import { ApplicationScreen, formProps } from '~/components/application-screen'
+import { SecretScreen } from '~/components/application-secret'
 import { applicationFormAction, applicationFormData } from '~/lib/application-form.server'
 import { adminRead, requireRootAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
+import { shownSecret } from '~/lib/client-secret'
 import { titleMeta } from '~/lib/title'
 
 export const handle: BreadcrumbHandle = {
@@ -28,9 +30,19 @@ export async function action({ request, context }: ActionFunctionArgs) {
 }
 
 export default function NewApplication() {
-  // Without JavaScript, "show its functions" answers the form for the structure chosen.
+  // Without JavaScript, "show its functions" answers the form for the structure chosen; a save that
+  // made a client's secret answers it, shown this once.
   const reloaded = useActionData<typeof action>()
   const loaded = useLoaderData<typeof loader>()
   const { t } = useTranslation()
-  return <ApplicationScreen title={t('applications.newTitle')} {...formProps(reloaded, loaded)} />
+  const shown = shownSecret(reloaded)
+  if (shown) return <SecretScreen shown={shown} />
+  return (
+    <ApplicationScreen
+      title={t('applications.newTitle')}
+      application={null}
+      client={null}
+      {...formProps(reloaded, loaded)}
+    />
+  )
 }

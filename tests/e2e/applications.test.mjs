@@ -1,10 +1,13 @@
 // The catalogue (issue 25): a root administrator registers an application and grants it to the
 // agent's function, the agent launches it at once; switches one off and on and deletes one after a
 // confirmation that says who loses it, with and without JavaScript; the menu entry and the pages
-// are theirs alone.
+// are theirs alone. An application registered as an OpenID Connect client from the form: a
+// confidential client's secret shown once and renewed after a confirmation, a public client's
+// addresses checked on their fields, without JavaScript too.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { MODES, notice, signIn, useBrowser } from './support.mjs'
+import AxeBuilder from '@axe-core/playwright'
+import { BASE_URL, MODES, notice, signIn, useBrowser } from './support.mjs'
 
 const newPage = useBrowser()
 
@@ -162,3 +165,236 @@ for (const [index, mode] of MODES.entries()) {
     })
   })
 }
+
+/** Every WCAG 2.1 A/AA violation axe finds on the page as it is, described. */
+async function violations(page) {
+  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze()
+  return results.violations.map((v) => `${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)
+}
+
+/** The same for a page shown without JavaScript: its HTML, scripts removed, audited in a page that runs axe. */
+async function noScriptViolations(page) {
+  const html = (await page.content())
+    .replace(/<script\b[\s\S]*?<\/script>/g, '')
+    .replace('<head>', `<head><base href="${BASE_URL}/">`)
+  const auditor = await newPage({ javaScriptEnabled: true })
+  await auditor.setContent(html, { waitUntil: 'load' })
+  const found = await violations(auditor)
+  await auditor.context().close()
+  return found
+}
+
+/** What a control's `aria-describedby` says. */
+const description = (locator) =>
+  locator.evaluate((element) =>
+    (element.getAttribute('aria-describedby') ?? '')
+      .split(' ')
+      .map((id) => document.getElementById(id)?.textContent ?? '')
+      .join(' '),
+  )
+
+/** How far the page reaches beyond a 320 px viewport, in pixels. */
+async function overflowAt320(page) {
+  const size = page.viewportSize()
+  await page.setViewportSize({ width: 320, height: 800 })
+  const over = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+  if (size) await page.setViewportSize(size)
+  return over
+}
+
+/** Deletes an application from the catalogue, after its confirmation. */
+async function deleteApplication(page, mode, libelle) {
+  await page.goto(`/pages/admin/applications?q=${encodeURIComponent(libelle)}`)
+  await page.getByRole(mode.javaScriptEnabled ? 'button' : 'link', { name: `Supprimer ${libelle}` }).click()
+  const confirmation = mode.javaScriptEnabled
+    ? page.getByRole('alertdialog')
+    : page.getByRole('region', { name: `Supprimer ${libelle}` })
+  await confirmation.getByRole('button', { name: 'Supprimer' }).click()
+  await notice(page, `Application ${libelle} supprimée`).waitFor()
+}
+
+describe('OpenID Connect clients from the application form', () => {
+  it('with JavaScript: a confidential client, its secret shown once, the client id kept, the secret renewed after a confirmation', async () => {
+    const mode = MODES[0]
+    const name = 'Client OIDC avec JS'
+    const page = await newPage(mode)
+    await signIn(page, mode, 'admin', 'Admin1234')
+    await page.goto('/pages/admin/applications/nouvelle')
+    await page.getByRole('heading', { name: 'Nouvelle application', level: 1 }).waitFor()
+    // The launch code by default: the client's fields are hidden until OpenID Connect is chosen.
+    const client = page.getByRole('group', { name: 'Client OpenID Connect' })
+    assert.ok(await page.getByRole('radio', { name: 'Code de lancement' }).isChecked())
+    await client.waitFor({ state: 'hidden' })
+    await page.getByLabel('Application').fill(name)
+    await page.getByLabel('Adresse').fill('https://oidc-js.example.test/')
+    await page.getByRole('radio', { name: 'Camion' }).check()
+    await page.getByRole('radio', { name: 'OpenID Connect' }).check()
+    await client.waitFor()
+    assert.deepEqual(await violations(page), [], 'the form with the client’s fields')
+    assert.ok((await overflowAt320(page)) <= 0, 'the form scrolls sideways at 320 px')
+    const redirect = client.getByLabel('URI de redirection')
+    assert.match(await description(redirect), /Une adresse par ligne, 10 au plus.*https, ou http sur localhost, sans #/)
+    assert.match(await description(client.getByLabel('URI de lancement')), /https, ou http sur localhost/)
+    // An address refused is said on its field, named.
+    await redirect.fill('https://oidc-js.example.test/callback\nhttp://oidc-js.example.test/callback')
+    await page.getByRole('button', { name: 'Enregistrer' }).click()
+    await client.getByText('« http://oidc-js.example.test/callback » : Adresse https complète attendue').waitFor()
+    assert.equal(await redirect.getAttribute('aria-invalid'), 'true')
+    assert.match(await description(redirect), /« http:\/\/oidc-js\.example\.test\/callback » : Adresse https/)
+    await redirect.fill('https://oidc-js.example.test/callback\nhttp://localhost:3000/callback')
+    await client.getByLabel('URI de déconnexion back-channel').fill('https://oidc-js.example.test/backchannel')
+    await page.getByRole('button', { name: 'Enregistrer' }).click()
+
+    // The secret, this once: in the page the save answered, in no address and no cookie.
+    await page.getByRole('heading', { name: `Secret du client ${name}`, level: 1 }).waitFor()
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Application ${name} créée.` })
+      .waitFor()
+    // It replaced the form: focus is on its heading, not lost.
+    await page.waitForFunction(() => document.activeElement?.tagName === 'H1')
+    await page.getByText('Copiez ce secret maintenant : il ne sera plus jamais affiché.').waitFor()
+    const clientId = await page.getByRole('textbox', { name: 'Identifiant client (client_id)' }).inputValue()
+    const secret = await page.getByRole('textbox', { name: 'Secret client (client_secret)' }).inputValue()
+    assert.match(clientId, /^[\w-]{16,}$/)
+    assert.match(secret, /^[\w-]{32,}$/)
+    assert.match(
+      await description(page.getByRole('textbox', { name: 'Secret client (client_secret)' })),
+      /il ne sera plus jamais affiché/,
+    )
+    assert.ok(!page.url().includes(secret))
+    assert.ok((await page.context().cookies()).every((cookie) => !cookie.value.includes(secret)))
+    assert.deepEqual(await violations(page), [], 'the secret')
+    assert.ok((await overflowAt320(page)) <= 0, 'the secret scrolls sideways at 320 px')
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: BASE_URL })
+    await page.getByRole('button', { name: 'Copier le secret client' }).click()
+    await page.getByText('Copié dans le presse-papiers').waitFor()
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), secret)
+
+    // Its page shows the client as saved, its id, never its secret again, reloaded or not.
+    await page.getByRole('link', { name: 'Voir la fiche de l’application' }).click()
+    await page.getByRole('heading', { name: `Modifier ${name}`, level: 1 }).waitFor()
+    await page.reload()
+    await page.getByRole('heading', { name: `Modifier ${name}`, level: 1 }).waitFor()
+    assert.equal(await page.getByRole('textbox', { name: 'Identifiant client (client_id)' }).inputValue(), clientId)
+    assert.ok(!(await page.content()).includes(secret))
+    assert.equal(await page.getByRole('textbox', { name: 'Secret client (client_secret)' }).count(), 0)
+    await page.getByText('Client confidentiel').waitFor()
+    assert.ok(await page.getByRole('radio', { name: 'OpenID Connect' }).isChecked())
+    assert.equal(
+      await client.getByLabel('URI de redirection').inputValue(),
+      'https://oidc-js.example.test/callback\nhttp://localhost:3000/callback',
+    )
+    assert.ok(!(await client.getByLabel('Client public').isChecked()))
+    assert.deepEqual(await violations(page), [], 'the page of an OpenID Connect application')
+    assert.ok((await overflowAt320(page)) <= 0, 'the page of a client scrolls sideways at 320 px')
+
+    // Saved again as it is, it keeps its secret: nothing to show.
+    await page.getByRole('button', { name: 'Enregistrer' }).click()
+    await notice(page, `Application ${name} enregistrée`).waitFor()
+
+    // Renewed after a confirmation: a new secret, shown once, the same client id.
+    await page.goto(`/pages/admin/applications?q=${encodeURIComponent(name)}`)
+    await page.getByRole('link', { name, exact: true }).click()
+    await page.getByRole('button', { name: 'Renouveler le secret' }).click()
+    const dialog = page.getByRole('alertdialog', { name: `Renouveler le secret de ${name}` })
+    await dialog.getByText('l’actuel, qui cesse aussitôt de fonctionner').waitFor()
+    assert.deepEqual(await violations(page), [], 'the renewal’s confirmation')
+    await dialog.getByRole('button', { name: 'Renouveler le secret' }).click()
+    await page.getByRole('heading', { name: `Secret du client ${name}`, level: 1 }).waitFor()
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Nouveau secret pour ${name}` })
+      .waitFor()
+    const renewed = await page.getByRole('textbox', { name: 'Secret client (client_secret)' }).inputValue()
+    assert.match(renewed, /^[\w-]{32,}$/)
+    assert.notEqual(renewed, secret)
+    assert.equal(await page.getByRole('textbox', { name: 'Identifiant client (client_id)' }).inputValue(), clientId)
+    await page.getByRole('link', { name: 'Retour au catalogue' }).click()
+    await page.getByRole('heading', { name: 'Applications', level: 1 }).waitFor()
+    await deleteApplication(page, mode, name)
+    await page.context().close()
+  })
+
+  it('without JavaScript: a public client with two redirect URIs, a refused address said on its field; made confidential, then its secret renewed', async () => {
+    const mode = MODES[1]
+    const name = 'Client OIDC sans JS'
+    const page = await newPage(mode)
+    await signIn(page, mode, 'admin', 'Admin1234')
+    await page.goto('/pages/admin/applications/nouvelle')
+    // The client's fields are in the page, said to apply to OpenID Connect only.
+    const client = page.getByRole('group', { name: 'Client OpenID Connect' })
+    await client.getByText('Ces champs ne servent qu’avec le protocole OpenID Connect').waitFor()
+    await page.getByLabel('Application').fill(name)
+    await page.getByLabel('Adresse').fill('https://oidc-nojs.example.test/')
+    await page.getByRole('radio', { name: 'Balance' }).check()
+    await page.getByRole('radio', { name: 'OpenID Connect' }).check()
+    await client.getByLabel('Client public').check()
+    const uris = 'https://oidc-nojs.example.test/a\n\n  https://oidc-nojs.example.test/b  \n'
+    await client.getByLabel('URI de redirection').fill(uris)
+    await client
+      .getByLabel('URI de retour après déconnexion')
+      .fill('https://oidc-nojs.example.test/bye\nftp://oidc-nojs.example.test/bye')
+    await page.getByRole('button', { name: 'Enregistrer' }).click()
+
+    // Refused on its field, named, everything typed kept.
+    const postLogout = page.getByLabel('URI de retour après déconnexion')
+    await page
+      .getByText(
+        '« ftp://oidc-nojs.example.test/bye » : Adresse https complète attendue (http seulement sur localhost), sans #',
+      )
+      .waitFor()
+    assert.equal(await postLogout.getAttribute('aria-invalid'), 'true')
+    assert.match(await description(postLogout), /« ftp:\/\/oidc-nojs\.example\.test\/bye » : Adresse https complète/)
+    await page.getByRole('alert').filter({ hasText: 'URI de retour après déconnexion' }).waitFor()
+    assert.equal(await page.getByLabel('URI de redirection').getAttribute('aria-invalid'), null)
+    assert.match(
+      await page.getByLabel('URI de redirection').inputValue(),
+      /^https:\/\/oidc-nojs\.example\.test\/a\n\n\s*https:\/\/oidc-nojs\.example\.test\/b\s*$/,
+    )
+    assert.ok(await page.getByRole('radio', { name: 'OpenID Connect' }).isChecked())
+    assert.ok(await page.getByLabel('Client public').isChecked())
+    assert.equal(await page.getByLabel('Application').inputValue(), name)
+    assert.deepEqual(await noScriptViolations(page), [], 'the refused address')
+
+    await postLogout.fill('https://oidc-nojs.example.test/bye')
+    await page.getByRole('button', { name: 'Enregistrer' }).click()
+    // A public client has no secret: back to the catalogue.
+    await notice(page, `Application ${name} créée`).waitFor()
+    await page.getByLabel('Rechercher une application par son nom').fill(name)
+    await page.getByLabel('Rechercher une application par son nom').press('Enter')
+    await page.getByRole('link', { name, exact: true }).click()
+    await page.getByRole('heading', { name: `Modifier ${name}`, level: 1 }).waitFor()
+    await page.getByText('Client public : sans secret').waitFor()
+    const clientId = await page.getByRole('textbox', { name: 'Identifiant client (client_id)' }).inputValue()
+    assert.match(clientId, /^[\w-]{16,}$/)
+    assert.equal(await page.getByRole('link', { name: 'Renouveler le secret' }).count(), 0)
+    assert.equal(
+      await page.getByLabel('URI de redirection').inputValue(),
+      'https://oidc-nojs.example.test/a\nhttps://oidc-nojs.example.test/b',
+    )
+
+    // Made confidential: the save made it a secret, shown once.
+    await page.getByLabel('Client public').uncheck()
+    await page.getByRole('button', { name: 'Enregistrer' }).click()
+    await page.getByRole('heading', { name: `Secret du client ${name}`, level: 1 }).waitFor()
+    await page.getByText(`Application ${name} enregistrée.`).waitFor()
+    const secret = await page.getByRole('textbox', { name: 'Secret client (client_secret)' }).inputValue()
+    assert.match(secret, /^[\w-]{32,}$/)
+    assert.equal(await page.getByRole('textbox', { name: 'Identifiant client (client_id)' }).inputValue(), clientId)
+    assert.deepEqual(await noScriptViolations(page), [], 'the secret')
+
+    // Renewed through the confirmation's page.
+    await page.getByRole('link', { name: 'Voir la fiche de l’application' }).click()
+    await page.getByRole('link', { name: 'Renouveler le secret' }).click()
+    const confirmation = page.getByRole('region', { name: `Renouveler le secret de ${name}` })
+    await confirmation.getByText('l’actuel, qui cesse aussitôt de fonctionner').waitFor()
+    await confirmation.getByRole('button', { name: 'Renouveler le secret' }).click()
+    await page.getByText(`Nouveau secret pour ${name}`).waitFor()
+    const renewed = await page.getByRole('textbox', { name: 'Secret client (client_secret)' }).inputValue()
+    assert.notEqual(renewed, secret)
+    assert.ok(!page.url().includes(renewed))
+    await deleteApplication(page, mode, name)
+    await page.context().close()
+  })
+})

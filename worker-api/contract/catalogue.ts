@@ -157,21 +157,71 @@ export const applicationUpdateSchema = applicationFields
   .superRefine(clientWithProtocol)
 export type ApplicationUpdate = z.infer<typeof applicationUpdateSchema>
 
+/** A form's checkbox: ticked, it posts `on`; unticked, nothing. */
+const checkbox = z.preprocess((value) => value === 'on' || value === 'true' || value === true, z.boolean())
+
+/** A textarea of addresses, one a line: its lines trimmed, the blank ones left out. */
+const addressLines = z
+  .string()
+  .transform((text) =>
+    text
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line !== ''),
+  )
+  .default([])
+
+/** An address that may be left empty: null then. */
+const optionalAddress = z
+  .string()
+  .trim()
+  .optional()
+  .transform((value) => value || null)
+
+/**
+ * An OIDC application's client, checked by the API's own rules (`oidcClientInputSchema`); the client
+ * fields of a form that chose the launch code are not looked at. Run even when other fields failed, so
+ * that a page sent back says every field to correct at once.
+ */
+function clientWhenOidc(form: { protocole?: unknown; oidc?: unknown }, ctx: z.RefinementCtx) {
+  if (form.protocole !== 'OIDC') return
+  const client = oidcClientInputSchema.safeParse(form.oidc ?? { public: false, redirectUris: [] })
+  if (client.success) return
+  for (const issue of client.error.issues)
+    ctx.addIssue({ code: 'custom', message: issue.message, path: ['oidc', ...issue.path] })
+}
+
 /**
  * The portal's application form: the fields of `applicationInputSchema` as a form posts them (`actif`
- * a checkbox, each function granting it a `fonctions` value); its protocol is the launch code.
+ * a checkbox, each function granting it a `fonctions` value), its protocol a radio group and its
+ * OpenID Connect client a fieldset always in the page: `oidc.public` a checkbox, the addresses of
+ * `oidc.redirectUris` and `oidc.postLogoutRedirectUris` one a line in a textarea, the other two
+ * optional. An address refused is said on its field with its place among the lines kept
+ * (`oidc.redirectUris[1]`), as the API names it (`oidc.redirectUris.1`).
  */
-export const applicationFormSchema = z.object({
-  libelle: applicationLibelleSchema,
-  icone: z.enum(APPLICATION_ICONS, 'validation.required'),
-  url: applicationUrlSchema,
-  actif: z.preprocess((value) => value === 'on' || value === 'true' || value === true, z.boolean()),
-  fonctions: z
-    .array(z.coerce.number<number>().int().positive())
-    .max(GRANTS_MAX, 'validation.tooMany')
-    .default([])
-    .transform((ids) => [...new Set(ids)]),
-})
+export const applicationFormSchema = z
+  .object({
+    libelle: applicationLibelleSchema,
+    icone: z.enum(APPLICATION_ICONS, 'validation.required'),
+    url: applicationUrlSchema,
+    actif: checkbox,
+    protocole: z.enum(APPLICATION_PROTOCOLS, 'validation.required'),
+    oidc: z
+      .object({
+        public: checkbox,
+        redirectUris: addressLines,
+        postLogoutRedirectUris: addressLines,
+        initiateLoginUri: optionalAddress,
+        backchannelLogoutUri: optionalAddress,
+      })
+      .optional(),
+    fonctions: z
+      .array(z.coerce.number<number>().int().positive())
+      .max(GRANTS_MAX, 'validation.tooMany')
+      .default([])
+      .transform((ids) => [...new Set(ids)]),
+  })
+  .superRefine(clientWhenOidc, { when: (payload) => typeof payload.value === 'object' && payload.value !== null })
 export type ApplicationForm = z.input<typeof applicationFormSchema>
 
 /** The most functions a structure type's template holds, and applications each grants. */
