@@ -105,6 +105,8 @@ export const ADMIN_SCREENS = [
   '/pages/admin/applications?confirmer=supprimer&id=3',
   '/pages/admin/applications/nouvelle?structure=4',
   '/pages/admin/applications/3',
+  // An OpenID Connect application (the demo's): its client's fields and card.
+  '/pages/admin/applications/5',
   '/pages/admin/modeles',
   '/pages/admin/modeles/3',
 ]
