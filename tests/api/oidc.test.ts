@@ -427,6 +427,62 @@ describe('what is refused', () => {
     expect((await authorizeAs(agent.accessToken, unknown)).status).toBe(400)
   })
 
+  it('prompt=login, an old sign-in under max_age, another login hinted: sign in again first (prompt=none: login_required)', async () => {
+    const agent = await signedInAgent()
+    const rp = await confidential()
+    const asks: Record<string, string>[] = [{ prompt: 'login' }, { max_age: '0' }, { login_hint: 'quelquun-dautre' }]
+    for (const extra of asks) {
+      const { url } = await authorizationRequest(rp, extra)
+      expect((await authorizeAs(agent.accessToken, url)).body, JSON.stringify(extra)).toEqual({
+        action: 'login',
+        libelle: 'Grafana',
+      })
+    }
+    // Recent enough, or the right login: no new sign-in.
+    const { url: recent } = await authorizationRequest(rp, { max_age: '3600', login_hint: agent.login })
+    expect((await authorizeAs(agent.accessToken, recent)).body.action).toBe('redirect')
+    const { url: silent } = await authorizationRequest(rp, { prompt: 'none', max_age: '0' })
+    const back = new URL((await authorizeAs(agent.accessToken, silent)).body.url)
+    expect(back.searchParams.get('error')).toBe('login_required')
+  })
+
+  it('the page sends a user asked to sign in again to the login form, and back without asking again', async () => {
+    const agent = await signedInAgent()
+    const rp = await confidential()
+    const { url } = await authorizationRequest(rp, { prompt: 'login', max_age: '0' })
+    const session = await getSession(new Request(`${ORIGIN}/pages/user/acces`), uiContext)
+    session.session.set('accessToken', agent.accessToken)
+    session.session.set('refreshToken', agent.refreshToken)
+    session.session.set('user', { id: agent.id, login: agent.login, nom: 'N', prenom: 'P', admin: false })
+    const cookie = (await session.commit()).split(';')[0] as string
+    const response = await worker_(url, { headers: { Cookie: cookie }, redirect: 'manual' })
+    expect(response.status).toBe(302)
+    const login = new URL(response.headers.get('Location') as string, ORIGIN)
+    expect([login.pathname, login.searchParams.get('reauth')]).toEqual(['/login', '1'])
+    const back = new URL(login.searchParams.get('redirect') as string, ORIGIN)
+    expect([back.pathname, back.searchParams.has('prompt'), back.searchParams.has('max_age')]).toEqual([
+      '/oidc/authorize',
+      false,
+      false,
+    ])
+    // The login page shows its form even though a session is open.
+    const form = await worker_(`${ORIGIN}${login.pathname}${login.search}`, {
+      headers: { Cookie: cookie, 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'navigate' },
+    })
+    expect(await form.text()).toContain('id="login"')
+  })
+
+  it('UserInfo answers a POST too, and refuses the portal’s own access token', async () => {
+    const agent = await signedInAgent()
+    const { tokens } = await codeFlow(agent)
+    const posted = await call('/oidc/userinfo', { method: 'POST', token: tokens.access_token })
+    expect(posted.status).toBe(200)
+    expect(((await posted.json()) as { sub: string }).sub).toBe(String(agent.id))
+    const portal = await call('/oidc/userinfo', { token: agent.accessToken })
+    expect(portal.status).toBe(401)
+    expect(portal.headers.get('WWW-Authenticate')).toMatch(/^Bearer error="invalid_token"/)
+  })
+
   it('a request without PKCE, or without openid: an error for the client', async () => {
     const agent = await signedInAgent()
     const rp = await confidential()
