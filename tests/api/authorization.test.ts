@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { sha256Hex } from '../../worker-api/lib/crypto'
 import {
   call,
+  createOidcClient,
   createOrganisation,
   createUser,
   currentPost,
@@ -428,21 +429,13 @@ const OIDC_CLIENT = { id: 'matrice-oidc', secret: 'matrice-secret', redirect: 'h
 let oidcReady: Promise<void> | undefined
 function oidcClient() {
   oidcReady ??= (async () => {
-    const { id } = await db()
-      .insertInto('application')
-      .values({ libelle: 'Matrice OIDC', icone: 'truck', url: 'https://rp.matrice.example.test/', protocole: 'OIDC' })
-      .returning('id')
-      .executeTakeFirstOrThrow()
-    await db()
-      .insertInto('oidc_client')
-      .values({
-        application_id: id,
-        client_id: OIDC_CLIENT.id,
-        secret_hash: await sha256Hex(OIDC_CLIENT.secret),
-        redirect_uris: JSON.stringify([OIDC_CLIENT.redirect]),
-      })
-      .execute()
-    await db().insertInto('fonction_application').values({ fonction_id: 2, application_id: id }).execute()
+    await createOidcClient({
+      libelle: 'Matrice OIDC',
+      clientId: OIDC_CLIENT.id,
+      secret: OIDC_CLIENT.secret,
+      redirectUri: OIDC_CLIENT.redirect,
+      fonctionId: 2,
+    })
   })()
   return oidcReady
 }

@@ -2,6 +2,7 @@ import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:
 import type { AppLoadContext } from '@remix-run/cloudflare'
 import { solveChallenge } from 'altcha-lib'
 import { expect, vi } from 'vitest'
+import { getSession } from '../../app/lib/session.server'
 import { createApp } from '../../worker-api/app'
 import { todayIso } from '../../worker-api/contract/dates'
 import { getDb } from '../../worker-api/db/client'
@@ -285,3 +286,45 @@ export const uiContext = {
   cloudflare: { env, ctx: { waitUntil() {}, passThroughOnException() {} } },
   api: app,
 } as unknown as AppLoadContext
+
+/**
+ * An OpenID Connect client written straight to D1 (the catalogue's own calls are tested apart):
+ * an application with the protocol, its client (`secret`: null for a public one) and a grant to the
+ * function given.
+ */
+export async function createOidcClient(options: {
+  libelle: string
+  clientId: string
+  secret: string | null
+  redirectUri: string
+  fonctionId: number
+}) {
+  const { id } = await db()
+    .insertInto('application')
+    .values({ libelle: options.libelle, icone: 'truck', url: new URL(options.redirectUri).origin, protocole: 'OIDC' })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  await db()
+    .insertInto('oidc_client')
+    .values({
+      application_id: id,
+      client_id: options.clientId,
+      secret_hash: options.secret === null ? null : await sha256Hex(options.secret),
+      redirect_uris: JSON.stringify([options.redirectUri]),
+    })
+    .execute()
+  await db()
+    .insertInto('fonction_application')
+    .values({ fonction_id: options.fonctionId, application_id: id })
+    .execute()
+  return id
+}
+
+/** The browser cookie of a signed-in user, as the login form leaves it. */
+export async function browserCookieOf(user: { id: number; login: string; accessToken: string; refreshToken: string }) {
+  const session = await getSession(new Request(`${ORIGIN}/pages/user/acces`), uiContext)
+  session.session.set('accessToken', user.accessToken)
+  session.session.set('refreshToken', user.refreshToken)
+  session.session.set('user', { id: user.id, login: user.login, nom: 'N', prenom: 'P', admin: false })
+  return (await session.commit()).split(';')[0] as string
+}

@@ -2,11 +2,11 @@ import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose'
 import * as client from 'openid-client'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { getSession } from '../../app/lib/session.server'
 import worker from '../../server'
 import { atHash } from '../../worker-api/lib/oidc-keys'
 import { deliverable, deliverLogouts } from '../../worker-api/services/backchannel'
 import {
+  browserCookieOf,
   call,
   createOrganisation,
   createUser,
@@ -15,7 +15,6 @@ import {
   ORIGIN,
   sessionFor,
   signedInUser,
-  uiContext,
   withFrozenClock,
 } from './helpers'
 
@@ -450,11 +449,7 @@ describe('what is refused', () => {
     const agent = await signedInAgent()
     const rp = await confidential()
     const { url } = await authorizationRequest(rp, { prompt: 'login', max_age: '0' })
-    const session = await getSession(new Request(`${ORIGIN}/pages/user/acces`), uiContext)
-    session.session.set('accessToken', agent.accessToken)
-    session.session.set('refreshToken', agent.refreshToken)
-    session.session.set('user', { id: agent.id, login: agent.login, nom: 'N', prenom: 'P', admin: false })
-    const cookie = (await session.commit()).split(';')[0] as string
+    const cookie = await browserCookieOf(agent)
     const response = await worker_(url, { headers: { Cookie: cookie }, redirect: 'manual' })
     expect(response.status).toBe(302)
     const login = new URL(response.headers.get('Location') as string, ORIGIN)
@@ -525,21 +520,12 @@ describe('what is refused', () => {
 })
 
 describe('the authorization page', () => {
-  /** The browser cookie of a signed-in user. */
-  async function cookieOf(user: { id: number; login: string; accessToken: string; refreshToken: string }) {
-    const session = await getSession(new Request(`${ORIGIN}/pages/user/acces`), uiContext)
-    session.session.set('accessToken', user.accessToken)
-    session.session.set('refreshToken', user.refreshToken)
-    session.session.set('user', { id: user.id, login: user.login, nom: 'N', prenom: 'P', admin: false })
-    return (await session.commit()).split(';')[0] as string
-  }
-
   it('reuses the portal session: a redirect to the client with a code that openid-client exchanges', async () => {
     const agent = await signedInAgent()
     const rp = await confidential()
     const request = await authorizationRequest(rp)
     const response = await worker_(request.url, {
-      headers: { Cookie: await cookieOf(agent), 'Sec-Fetch-Site': 'cross-site' },
+      headers: { Cookie: await browserCookieOf(agent), 'Sec-Fetch-Site': 'cross-site' },
       redirect: 'manual',
     })
     expect(response.status).toBe(302)
@@ -682,14 +668,6 @@ describe('logout', () => {
     return { received, fetcher }
   }
 
-  async function cookieOf(user: { id: number; login: string; accessToken: string; refreshToken: string }) {
-    const session = await getSession(new Request(`${ORIGIN}/pages/user/acces`), uiContext)
-    session.session.set('accessToken', user.accessToken)
-    session.session.set('refreshToken', user.refreshToken)
-    session.session.set('user', { id: user.id, login: user.login, nom: 'N', prenom: 'P', admin: false })
-    return (await session.commit()).split(';')[0] as string
-  }
-
   it('RP-initiated: the portal session ends, the user goes back to the registered address; the client gets a signed logout token', async () => {
     const agent = await signedInAgent()
     const rp = await logoutRp()
@@ -701,7 +679,7 @@ describe('logout', () => {
       state: 'bye-state',
     })
     const response = await worker_(end, {
-      headers: { Cookie: await cookieOf(agent), 'Sec-Fetch-Site': 'cross-site' },
+      headers: { Cookie: await browserCookieOf(agent), 'Sec-Fetch-Site': 'cross-site' },
       redirect: 'manual',
     })
     expect(response.status).toBe(302)
@@ -762,14 +740,16 @@ describe('logout', () => {
   it('without a hint of the signed-in user, asks first; an unregistered address is refused', async () => {
     const agent = await signedInAgent()
     const rp = await logoutRp()
-    const asked = await worker_(client.buildEndSessionUrl(rp, {}), { headers: { Cookie: await cookieOf(agent) } })
+    const asked = await worker_(client.buildEndSessionUrl(rp, {}), {
+      headers: { Cookie: await browserCookieOf(agent) },
+    })
     expect(asked.status).toBe(200)
     expect(await asked.text()).toContain('Outline demande à vous déconnecter du portail')
     expect((await call('/rest/bd/session', { token: agent.accessToken })).status).toBe(200)
     const refused = await worker_(
       client.buildEndSessionUrl(rp, { post_logout_redirect_uri: 'https://evil.example.test/' }),
       {
-        headers: { Cookie: await cookieOf(agent) },
+        headers: { Cookie: await browserCookieOf(agent) },
         redirect: 'manual',
       },
     )

@@ -9,10 +9,10 @@ import { BOOKMARK_HEADER } from '../../worker-api/db/request-scope'
 import { signAccessToken } from '../../worker-api/lib/jwt'
 import {
   call,
+  createOidcClient,
   createOrganisation,
   createUser,
   currentPost,
-  db,
   loginWith,
   ORIGIN,
   sessionFor,
@@ -213,21 +213,13 @@ describe('statements per request', () => {
   })
 
   it('the OpenID Connect authorization page: the client checked in one round trip, a code in two', async () => {
-    const { id } = await db()
-      .insertInto('application')
-      .values({ libelle: 'Coût OIDC', icone: 'truck', url: 'https://rp.cost.example.test/', protocole: 'OIDC' })
-      .returning('id')
-      .executeTakeFirstOrThrow()
-    await db()
-      .insertInto('oidc_client')
-      .values({
-        application_id: id,
-        client_id: 'cost',
-        secret_hash: null,
-        redirect_uris: '["https://rp.cost.example.test/cb"]',
-      })
-      .execute()
-    await db().insertInto('fonction_application').values({ fonction_id: 2, application_id: id }).execute()
+    await createOidcClient({
+      libelle: 'Coût OIDC',
+      clientId: 'cost',
+      secret: null,
+      redirectUri: 'https://rp.cost.example.test/cb',
+      fonctionId: 2,
+    })
     const query = new URLSearchParams({
       client_id: 'cost',
       redirect_uri: 'https://rp.cost.example.test/cb',
