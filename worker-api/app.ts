@@ -7,6 +7,7 @@ import { BOOKMARK_HEADER, isWrite, openRequestScope, type RequestScope, timingEn
 import { afterResponse } from './lib/after-response'
 import { requestOrigin } from './lib/domain'
 import { BusinessError, errorBody } from './lib/errors'
+import { OAuthError, oauthErrorResponse } from './lib/oauth'
 import { apiHeaders } from './lib/security-headers'
 import { router } from './lib/validation'
 import { accessRoutes } from './routes/access'
@@ -49,6 +50,9 @@ const apiRoutes = router()
   .route('/', devRoutes)
   .route('/', oidcRoutes)
 export type ApiRoutes = typeof apiRoutes
+
+/** The OpenID Connect protocol's endpoints, which answer errors as OAuth does. */
+const OAUTH_PROTOCOL_PATH = new RegExp(`^${API_BASE}/(oidc/|\\.well-known/)`)
 
 /** The REST API (spec §7), the single authority on data and permissions. */
 export function createApp() {
@@ -118,7 +122,12 @@ export function createApp() {
     info: { title: 'Portail REST API', version: '1.0.0', description: 'Errors: { businessCode, message, attributs }.' },
   })
 
-  app.notFound((c) => c.json(errorBody('NOT_FOUND', 'No such endpoint'), 404))
+  app.notFound((c) =>
+    // The OpenID Connect protocol's addresses answer as OAuth does, a method they do not take included.
+    OAUTH_PROTOCOL_PATH.test(c.req.path)
+      ? oauthErrorResponse(new OAuthError('invalid_request', 'No such endpoint', 404))
+      : c.json(errorBody('NOT_FOUND', 'No such endpoint'), 404),
+  )
   app.onError((error, c) => {
     if (error instanceof BusinessError) {
       return c.json(errorBody(error.businessCode, error.message, error.attributs), error.status)

@@ -72,6 +72,7 @@ describe('GET /portail-backend/openapi.json', () => {
   })
 
   it('marks the non-public endpoints as needing the bearer token', async () => {
+    const BEARER_PROTOCOL = ['/portail-backend/oidc/userinfo', '/portail-backend/oidc/register']
     const doc = (await (await call('/openapi.json')).json()) as {
       paths: Record<string, Record<string, { security?: unknown[] }>>
       components: { securitySchemes: Record<string, unknown> }
@@ -82,7 +83,9 @@ describe('GET /portail-backend/openapi.json', () => {
         const secured = (operation.security ?? []).length > 0
         expect({ operation: `${method} ${path}`, secured }).toEqual({
           operation: `${method} ${path}`,
-          secured: path.includes('/rest/bd/'),
+          // OpenID Connect's UserInfo and registration take a bearer token too (an OIDC session's, a
+          // root administrator's).
+          secured: path.includes('/rest/bd/') || BEARER_PROTOCOL.includes(path),
         })
       }
     }

@@ -69,7 +69,7 @@ export type RefreshRow = Awaited<ReturnType<ReturnType<typeof refreshTokenQuery>
  */
 export async function refresh(env: Env, presented: string, origin: string): Promise<Tokens> {
   const token = await refreshTokenQuery(getDb(env.DB), await sha256Hex(presented)).executeTakeFirst()
-  return rotate(env, token, presented, origin)
+  return await rotate(env, token, presented, origin)
 }
 
 /**
