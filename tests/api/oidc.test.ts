@@ -330,6 +330,25 @@ describe('what is refused', () => {
     ).rejects.toMatchObject({ error: 'invalid_grant' })
   })
 
+  it('two exchanges of one code at once open one session', async () => {
+    const agent = await signedInAgent()
+    const rp = await confidential()
+    const request = await authorizationRequest(rp)
+    const code = new URL((await authorizeAs(agent.accessToken, request.url)).body.url).searchParams.get(
+      'code',
+    ) as string
+    const basic = `Basic ${btoa(`${app.clientId}:${app.clientSecret}`)}`
+    const form = { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: request.verifier }
+    const answers = await Promise.all([tokenCall(form, basic), tokenCall(form, basic)])
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 400])
+    const sessions = await db()
+      .selectFrom('refresh_token')
+      .select('family_id')
+      .where('parent_family_id', '=', agent.sid)
+      .execute()
+    expect(sessions).toHaveLength(1)
+  })
+
   it('a redirect URI that differs at the token endpoint, a wrong secret (audited), an unknown client', async () => {
     const agent = await signedInAgent()
     const rp = await confidential()
