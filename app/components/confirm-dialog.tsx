@@ -82,6 +82,9 @@ export function ConfirmDialog({
         role: 'button',
         'aria-haspopup': 'dialog' as const,
         'aria-expanded': open,
+        // The dialog's button submits from outside the page's main content: this says whose dialog it
+        // was, for focus to come back here (lib/focus.ts) however soon the form leaves.
+        'data-dialog': `${id}-dialog`,
         onClick(event: MouseEvent<HTMLAnchorElement>) {
           if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return
           event.preventDefault()
@@ -107,6 +110,7 @@ export function ConfirmDialog({
       </a>
       <AlertDialog open={open} onOpenChange={setOpen}>
         <AlertDialogContent
+          id={`${id}-dialog`}
           onCloseAutoFocus={(event) => {
             // Radix returns focus to its own Trigger; this trigger is a link, so it is done here.
             event.preventDefault()

@@ -63,7 +63,10 @@ function originOf(from: Element | null, main: HTMLElement): Origin | null {
   const form = from instanceof HTMLFormElement ? from : from.closest('form')
   let control: HTMLElement | null = from instanceof HTMLFormElement ? null : from
   const dialog = from.closest<HTMLElement>('[role="dialog"], [role="alertdialog"]')
-  if (dialog?.id) control = document.querySelector<HTMLElement>(`[aria-controls="${CSS.escape(dialog.id)}"]`) ?? control
+  if (dialog?.id) {
+    const opener = `[aria-controls="${CSS.escape(dialog.id)}"], [data-dialog="${CSS.escape(dialog.id)}"]`
+    control = document.querySelector<HTMLElement>(opener) ?? control
+  }
   if (!control || !main.contains(control)) return null
   return {
     control,
