@@ -179,6 +179,59 @@ export interface RefreshTokenTable {
   scope: Generated<string | null>
   auth_time: Generated<string | null>
   issuer: Generated<string | null>
+  /** A portal session's browser, as its sign-in saw it (the family's first row). */
+  nom_navigateur: Generated<string | null>
+  version_navigateur: Generated<string | null>
+}
+
+/** The organisation's security settings (one row, id 1). */
+export interface ParametreSecuriteTable {
+  id: number
+  mfa_requis_administrateurs: number
+}
+
+/** TOTP: the confirmed secret (base32) and an enrolment waiting for its first code. */
+export interface MfaTotpTable {
+  utilisateur_id: number
+  secret: string | null
+  confirmed_at: string | null
+  /** The last RFC 6238 time step accepted: a code is accepted once. */
+  last_step: Generated<number>
+  pending_secret: string | null
+  pending_created_at: string | null
+}
+
+export interface MfaRecoveryCodeTable {
+  id: Generated<number>
+  utilisateur_id: number
+  code_hash: string
+  used_at: string | null
+}
+
+export interface PasskeyTable {
+  /** The credential id, base64url. */
+  id: string
+  utilisateur_id: number
+  nom: string
+  /** The COSE public key, base64url. */
+  public_key: string
+  counter: Generated<number>
+  transports: string | null
+  rp_id: string
+  created_at: string
+  last_used_at: string | null
+}
+
+export type MfaChallengePurpose = 'LOGIN' | 'PASSKEY_REGISTRATION' | 'PASSKEY_LOGIN'
+
+export interface MfaChallengeTable {
+  hash: string
+  purpose: MfaChallengePurpose
+  utilisateur_id: number | null
+  identifier: string | null
+  webauthn: string | null
+  created_at: string
+  expires_at: string
 }
 
 export interface OutboxTable {
@@ -280,6 +333,11 @@ export interface Database {
   login_attempt: LoginAttemptTable
   rate_limit: RateLimitTable
   utilisateur_liste_total: UtilisateurListeTotalTable
+  parametre_securite: ParametreSecuriteTable
+  mfa_totp: MfaTotpTable
+  mfa_recovery_code: MfaRecoveryCodeTable
+  passkey: PasskeyTable
+  mfa_challenge: MfaChallengeTable
 }
 
 export type UtilisateurRow = Selectable<UtilisateurTable>

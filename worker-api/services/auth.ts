@@ -4,6 +4,7 @@ import type { User } from '../contract/user'
 import { batch, type Compilable, type DB, getDb, namedBatch } from '../db/client'
 import type { Env } from '../env'
 import { randomToken, sha256Hex } from '../lib/crypto'
+import { browserOf } from '../lib/browser'
 import { sameDomain } from '../lib/domain'
 import { BusinessError } from '../lib/errors'
 import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from '../lib/jwt'
@@ -122,7 +123,7 @@ export async function login(
   const refresh = await newRefreshToken(row.id, familyId, addSeconds(REFRESH_ABSOLUTE_SECONDS, now).toISOString(), now)
   const writes: Compilable[] = [
     clearAttempts(db, 'login', identifier),
-    db.insertInto('refresh_token').values(refresh.row),
+    db.insertInto('refresh_token').values({ ...refresh.row, ...sessionBrowser(context.userAgent) }),
     db.insertInto('log').values(logEntry(row.id, 'CONNEXION', 'CONNEXION', context.userAgent)),
   ]
   // Mails sent later (an invitation, a notice) speak the language the user signs in with.
@@ -142,6 +143,12 @@ export async function login(
       expiresInMsec: ACCESS_TOKEN_TTL_SECONDS * 1000,
     },
   }
+}
+
+/** A portal session's browser, kept with its first token for the list of sessions. */
+export function sessionBrowser(userAgent: string | null) {
+  const browser = browserOf(userAgent)
+  return { nom_navigateur: browser.name, version_navigateur: browser.version }
 }
 
 /** Revokes a session family and the applications' sessions it launched (single logout). */
