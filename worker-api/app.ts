@@ -19,6 +19,7 @@ import { fonctionRoutes } from './routes/fonctions'
 import { healthRoutes } from './routes/health'
 import { homeRoutes } from './routes/home'
 import { logRoutes } from './routes/logs'
+import { mfaRoutes } from './routes/mfa'
 import { oidcCors, oidcProtocolRoutes, oidcRoutes } from './routes/oidc'
 import { passwordRoutes } from './routes/password'
 import { registrationRoutes } from './routes/registration'
@@ -37,6 +38,7 @@ const apiRoutes = router()
   .route('/', healthRoutes)
   .route('/', captchaRoutes)
   .route('/', authRoutes)
+  .route('/', mfaRoutes)
   .route('/', userAdminRoutes)
   .route('/', userRoutes)
   .route('/', accessRoutes)

@@ -145,6 +145,11 @@ export const en: Resource = {
     USER_DISABLED: 'Your account is disabled, please contact your administrator.',
     USER_UNAUTHORIZED_DOMAIN: 'You are not allowed to sign in on this domain.',
     USER_NOT_FINISH_REGISTRATION: 'You have not finished your registration. Check your e-mails.',
+    MFA_CODE_INVALID: 'Wrong or already used code.',
+    MFA_CHALLENGE_INVALID: 'This sign-in step has expired: enter your identifier and password again.',
+    MFA_ENROLMENT_REQUIRED:
+      'Administrators must protect their account with a second factor: register one before using the administration.',
+    MFA_FACTOR_REQUIRED: 'Register a second factor for your own account first.',
     LISTE_CREATION_FAILED: 'Adding the user to the validation list failed.',
     CAPTCHA_CHAR_INVALID: 'The captcha key format is incorrect, please contact support',
     CAPTCHA_VALIDATE_FAILED: 'Invalid captcha',

@@ -144,6 +144,12 @@ export const fr = {
     USER_DISABLED: 'Votre compte est désactivé, merci de contacter votre administrateur.',
     USER_UNAUTHORIZED_DOMAIN: "Vous n'êtes pas autorisé à vous connecter sur ce domaine.",
     USER_NOT_FINISH_REGISTRATION: "Vous n'avez pas terminé votre inscription. Verifiez vos mails.",
+    MFA_CODE_INVALID: 'Code incorrect ou déjà utilisé.',
+    MFA_CHALLENGE_INVALID:
+      'Cette étape de connexion a expiré : saisissez à nouveau votre identifiant et votre mot de passe.',
+    MFA_ENROLMENT_REQUIRED:
+      "Les administrateurs doivent protéger leur compte par un second facteur : enregistrez-en un avant d'accéder à l'administration.",
+    MFA_FACTOR_REQUIRED: "Enregistrez d'abord un second facteur pour votre propre compte.",
     LISTE_CREATION_FAILED: "L'ajout de l'utilisateur dans la liste de validation a echoué.",
     CAPTCHA_CHAR_INVALID: 'Le format de la clé recaptcha est incorrecte, merci de contacter le support',
     CAPTCHA_VALIDATE_FAILED: 'Recaptcha non valide',

@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sha256Hex } from '../../worker-api/lib/crypto'
 import {
   call,
@@ -124,6 +124,62 @@ const MATRIX: Record<string, Row> = {
       body: { refreshToken: (await sessionFor(target.id)).refreshToken },
     }),
     expect: everyone(200),
+  },
+  'POST /portail-backend/rest/public/bd/login/mfa': {
+    // A user past the password step, with a recovery code the test knows.
+    request: async () => {
+      const user = await freshUser()
+      const challenge = `matrix-challenge-${++sequence}-${crypto.randomUUID()}`
+      await db()
+        .insertInto('mfa_totp')
+        .values({
+          utilisateur_id: user.id,
+          secret: 'JBSWY3DPEHPK3PXP',
+          confirmed_at: isoDate(0),
+          pending_secret: null,
+          pending_created_at: null,
+        })
+        .execute()
+      await db()
+        .insertInto('mfa_recovery_code')
+        .values({ utilisateur_id: user.id, code_hash: await sha256Hex('abcdefghjkmnpqrs'), used_at: null })
+        .execute()
+      await db()
+        .insertInto('mfa_challenge')
+        .values({
+          hash: await sha256Hex(challenge),
+          purpose: 'LOGIN',
+          utilisateur_id: user.id,
+          identifier: user.login,
+          webauthn: null,
+          created_at: new Date().toISOString(),
+          expires_at: new Date(Date.now() + 60_000).toISOString(),
+        })
+        .execute()
+      return { path: '/rest/public/bd/login/mfa', body: { challenge, code: 'ABCD-EFGH-JKMN-PQRS' } }
+    },
+    expect: everyone(200),
+  },
+  'GET /portail-backend/rest/bd/mfa': {
+    request: () => ({ path: '/rest/bd/mfa' }),
+    expect: signedIn({ user: 200, adminOut: 200, adminIn: 200, self: 200 }),
+  },
+  'POST /portail-backend/rest/bd/mfa/totp': {
+    request: () => ({ path: '/rest/bd/mfa/totp', body: {} }),
+    expect: signedIn({ user: 200, adminOut: 200, adminIn: 200, self: 200 }),
+  },
+  'POST /portail-backend/rest/bd/mfa/totp/confirm': {
+    // Not six digits: refused whatever is pending.
+    request: () => ({ path: '/rest/bd/mfa/totp/confirm', body: { code: 'abcdefg' } }),
+    expect: signedIn({ user: 400, adminOut: 400, adminIn: 400, self: 400 }),
+  },
+  'DELETE /portail-backend/rest/bd/mfa/totp': {
+    request: () => ({ path: '/rest/bd/mfa/totp', body: { motDePasse: 'NotMine12' } }),
+    expect: signedIn({ user: 404, adminOut: 404, adminIn: 404, self: 404 }),
+  },
+  'POST /portail-backend/rest/bd/mfa/codes-secours': {
+    request: () => ({ path: '/rest/bd/mfa/codes-secours', body: {} }),
+    expect: signedIn({ user: 404, adminOut: 404, adminIn: 404, self: 404 }),
   },
   'GET /portail-backend/rest/bd/session': {
     request: () => ({ path: '/rest/bd/session' }),
@@ -393,6 +449,19 @@ Object.assign(MATRIX, {
       body: {},
     }),
     expect: admins(403, 204),
+  },
+  'DELETE /portail-backend/rest/bd/utilisateur/{id}/mfa': {
+    request: async () => ({ path: `/rest/bd/utilisateur/${(await freshUser()).id}/mfa` }),
+    expect: admins(403, 204),
+  },
+  'GET /portail-backend/rest/bd/parametres/securite': {
+    request: () => ({ path: '/rest/bd/parametres/securite' }),
+    expect: admins(200, 200),
+  },
+  // Turning the requirement off: the root administrators' (on needs their own second factor: mfa.test.ts).
+  'PUT /portail-backend/rest/bd/parametres/securite': {
+    request: () => ({ path: '/rest/bd/parametres/securite', body: { mfaRequisAdministrateurs: false } }),
+    expect: signedIn({ user: 403, adminOut: 403, adminIn: 403, root: 200, self: 403 }),
   },
   'GET /portail-backend/rest/public/bd/utilisateur/mail': {
     request: ({ target }) => ({ path: `/rest/public/bd/utilisateur/mail?mail=${encodeURIComponent(target.mail)}` }),
@@ -785,4 +854,71 @@ describe('the authorisation matrix', () => {
       expect(ROLES.filter((role) => !(trips[role] <= budget)).map((role) => `${role}: ${trips[role]}`)).toEqual([])
     })
   }
+})
+
+/**
+ * While the security settings require a second factor of administrators, an administrator without one
+ * is refused every administration operation of the document (403 MFA_ENROLMENT_REQUIRED) and keeps
+ * the calls anyone signed in has (their factors, their profile, their applications).
+ */
+describe('a second factor required of administrators: every admin operation refused until enrolled', () => {
+  let world: World
+  let token: string
+
+  beforeAll(async () => {
+    const target = await createUser({ postes: [currentPost(4, 2)] })
+    world = {
+      target: { ...target, mail: `${target.login}@example.test` },
+      renewer: await createUser(),
+      mover: await createUser(),
+    }
+    const root = await createUser({ admin: true, postes: [currentPost(1, 1)] })
+    token = (await sessionFor(root.id)).accessToken
+    await db().updateTable('parametre_securite').set({ mfa_requis_administrateurs: 1 }).execute()
+  })
+  afterAll(async () => {
+    await db().updateTable('parametre_securite').set({ mfa_requis_administrateurs: 0 }).execute()
+  })
+
+  const adminOnly = Object.entries(MATRIX as Record<string, Row>).filter(
+    ([, row]) => row.expect.user === 403 && row.expect.root !== 403 && row.expect.self === 403,
+  )
+  const everyoneSignedIn = Object.entries(MATRIX as Record<string, Row>).filter(
+    ([operation, row]) =>
+      row.expect.user !== 403 && row.expect.anonymous === 401 && !row.endsSession && !operation.includes('mfa/totp'),
+  )
+
+  it('the document has administration operations and signed-in ones', () => {
+    expect(adminOnly.length).toBeGreaterThan(30)
+    expect(everyoneSignedIn.length).toBeGreaterThan(5)
+  })
+
+  it.each(adminOnly)('%s: 403 MFA_ENROLMENT_REQUIRED', async (operation, row) => {
+    const { path, body, form, headers } = await row.request(world, 'root')
+    const response = await call(path, {
+      method: operation.split(' ')[0],
+      token,
+      body: form ? new URLSearchParams(form).toString() : body === undefined ? undefined : JSON.stringify(body),
+      headers: form ? { 'Content-Type': 'application/x-www-form-urlencoded', ...headers } : headers,
+    })
+    const error = (await response.json()) as { businessCode?: string; error?: string }
+    // The OpenID Connect protocol's registration answers as OAuth does (RFC 6750's insufficient_scope).
+    const oauth = OAUTH_PROTOCOL.test(operation)
+    const code = oauth ? error.error : error.businessCode
+    expect({ status: response.status, code }).toEqual({
+      status: 403,
+      code: oauth ? 'insufficient_scope' : 'MFA_ENROLMENT_REQUIRED',
+    })
+  })
+
+  it.each(everyoneSignedIn)('%s: answered as for anyone signed in', async (operation, row) => {
+    const { path, body } = await row.request(world, 'root')
+    const response = await call(path, {
+      method: operation.split(' ')[0],
+      token,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+    const text = await response.text()
+    expect(text).not.toContain('MFA_ENROLMENT_REQUIRED')
+  })
 })

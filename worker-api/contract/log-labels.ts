@@ -46,6 +46,13 @@ export const ADMINISTRATION_ACTIONS = [
   'FONCTION_SUPPRESSION',
   'POSTE_MODIFICATION',
   'MODELE_FONCTIONS',
+  'MFA_TOTP_AJOUT',
+  'MFA_TOTP_RETRAIT',
+  'MFA_CLE_AJOUT',
+  'MFA_CLE_RETRAIT',
+  'MFA_CODES_SECOURS',
+  'MFA_REINITIALISATION',
+  'PARAMETRES_SECURITE',
 ] as const
 export type AdministrationAction = (typeof ADMINISTRATION_ACTIONS)[number]
 
@@ -95,6 +102,13 @@ export const LOG_LABELS: Record<'fr' | 'en', Labels> = {
       FONCTION_SUPPRESSION: 'Suppression d’une fonction',
       POSTE_MODIFICATION: 'Modification de la période d’un poste',
       MODELE_FONCTIONS: 'Modèle de fonctions d’un type de structure',
+      MFA_TOTP_AJOUT: 'Application d’authentification ajoutée',
+      MFA_TOTP_RETRAIT: 'Application d’authentification retirée',
+      MFA_CLE_AJOUT: 'Clé d’accès ajoutée',
+      MFA_CLE_RETRAIT: 'Clé d’accès retirée',
+      MFA_CODES_SECOURS: 'Nouveaux codes de secours',
+      MFA_REINITIALISATION: 'Second facteur réinitialisé',
+      PARAMETRES_SECURITE: 'Paramètres de sécurité modifiés',
     },
   },
   en: {
@@ -135,6 +149,13 @@ export const LOG_LABELS: Record<'fr' | 'en', Labels> = {
       FONCTION_SUPPRESSION: 'Function deleted',
       POSTE_MODIFICATION: 'Post period changed',
       MODELE_FONCTIONS: 'Function template of a structure type',
+      MFA_TOTP_AJOUT: 'Authenticator app added',
+      MFA_TOTP_RETRAIT: 'Authenticator app removed',
+      MFA_CLE_AJOUT: 'Passkey added',
+      MFA_CLE_RETRAIT: 'Passkey removed',
+      MFA_CODES_SECOURS: 'New recovery codes',
+      MFA_REINITIALISATION: 'Second factor reset',
+      PARAMETRES_SECURITE: 'Security settings changed',
     },
   },
 }

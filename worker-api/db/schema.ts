@@ -261,6 +261,9 @@ export type MailKind =
   | 'MAIL_NOW_USED'
   | 'INVITATION'
   | 'REGISTRATION'
+  | 'FACTOR_ADDED'
+  | 'FACTOR_REMOVED'
+  | 'FACTOR_RESET'
   | 'OTHER'
 
 export type LogSource = 'SERVEUR' | 'CLIENT'

@@ -12,6 +12,7 @@ export type OAuthErrorCode =
   | 'unsupported_grant_type'
   | 'invalid_scope'
   | 'invalid_token'
+  | 'insufficient_scope'
   | 'invalid_redirect_uri'
   | 'invalid_client_metadata'
   | 'slow_down'

@@ -64,13 +64,28 @@ export function scopeStructureIds(db: DB, viewer: Viewer) {
     .select('in_scope.id')
 }
 
-/** Whether the viewer is an administrator at all (the flag, whatever their posts). */
+/**
+ * Whether a user is an administrator of whom the security settings require a second factor they do
+ * not have (a confirmed TOTP or a passkey): SQL, so that a write's guard holds it too.
+ */
+export const secondFactorMissing = (user: Expression<number>) =>
+  sql<SqlBool>`(
+    exists (select 1 from utilisateur a where a.id = ${user} and a.admin = 1)
+    and exists (select 1 from parametre_securite where id = 1 and mfa_requis_administrateurs = 1)
+    and not exists (select 1 from mfa_totp where utilisateur_id = ${user} and secret is not null)
+    and not exists (select 1 from passkey where utilisateur_id = ${user})
+  )`
+
+/**
+ * Whether the viewer is an administrator at all (the flag, whatever their posts), and not one the
+ * security settings hold back until they enrol a second factor.
+ */
 function viewerIsAdmin(db: DB, viewer: Viewer): Expression<SqlBool> {
-  return sql<SqlBool>`exists ${db
+  return sql<SqlBool>`(exists ${db
     .selectFrom('utilisateur as viewer')
     .select('viewer.id')
     .where('viewer.id', '=', viewer.id)
-    .where('viewer.admin', '=', 1)}`
+    .where('viewer.admin', '=', 1)} and not ${secondFactorMissing(sql`${viewer.id}`)})`
 }
 
 /**

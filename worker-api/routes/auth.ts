@@ -7,8 +7,9 @@ import { requestOrigin } from '../lib/domain'
 import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
 import { actorOf } from '../services/actor'
-import { login, logout } from '../services/auth'
+import { logout } from '../services/auth'
 import { refresh } from '../services/refresh'
+import { login } from '../services/sign-in'
 
 export const authRoutes = router()
   .openapi(

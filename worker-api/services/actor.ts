@@ -5,7 +5,7 @@ import type { Env } from '../env'
 import { sameDomain } from '../lib/domain'
 import { BusinessError, forbidden, unauthorized } from '../lib/errors'
 import { type AccessClaims, verifyAccessToken } from '../lib/jwt'
-import { type Viewer, wholeTreeInScope } from '../lib/scope'
+import { secondFactorMissing, type Viewer, wholeTreeInScope } from '../lib/scope'
 import type { Caller, RequestEnv } from '../lib/types'
 
 /** The signed-in caller of a non-public endpoint; `app` when it is an application's session. */
@@ -21,6 +21,11 @@ export type Actor = {
   sid: string
   langue: 'fr' | 'en'
   app: number | null
+  /**
+   * An administrator whom the security settings require a second factor of and who has none yet:
+   * refused every administration call (403 MFA_ENROLMENT_REQUIRED) until enrolled.
+   */
+  mfaEnrolmentRequired: boolean
 }
 
 /**
@@ -89,7 +94,9 @@ function actorQuery(env: Env, caller: Caller) {
  * current post on a root, lib/scope.ts): the catalogue's managers, known with the caller's check.
  */
 const actorRead = (env: Env, caller: Caller) =>
-  actorQuery(env, caller).select(sql<number>`${wholeTreeInScope(getDb(env.DB), viewerOf(caller))}`.as('racine'))
+  actorQuery(env, caller)
+    .select(sql<number>`${wholeTreeInScope(getDb(env.DB), viewerOf(caller))}`.as('racine'))
+    .select(sql<number>`${secondFactorMissing(sql.ref('u.id'))}`.as('mfa_manquant'))
 
 type ActorRow = InferResult<ReturnType<typeof actorRead>>[number]
 
@@ -100,7 +107,9 @@ type ActorRow = InferResult<ReturnType<typeof actorRead>>[number]
  * cost a statement near D1's 100 bound values a dozen more.)
  */
 export const liveAdmin = (env: Env, caller: Caller): Expression<SqlBool> =>
-  sql<SqlBool>`exists ${actorQuery(env, caller).where('u.admin', '=', 1)}`
+  sql<SqlBool>`exists ${actorQuery(env, caller)
+    .where('u.admin', '=', 1)
+    .where((eb) => eb.not(secondFactorMissing(sql.ref('u.id'))))}`
 
 /** The actor of a row of `actorQuery`; no row means the session ended. The user's own domain only (DESIGN §7). */
 function toActor(row: ActorRow | undefined, caller: Caller): Actor {
@@ -117,6 +126,7 @@ function toActor(row: ActorRow | undefined, caller: Caller): Actor {
     sid: caller.claims.sid,
     langue: row.langue,
     app: caller.app,
+    mfaEnrolmentRequired: row.mfa_manquant === 1,
   }
 }
 
@@ -245,7 +255,11 @@ function gather(env: Env, caller: Caller, check: Check, reads: Compilable<unknow
 /** Admin endpoints answer 403 to anyone else, before anything about the data (DESIGN §4). */
 export function requireAdmin(actor: Actor) {
   if (!actor.admin) throw forbidden('Administrators only')
+  if (actor.mfaEnrolmentRequired) throw mfaEnrolmentRequired()
 }
+
+export const mfaEnrolmentRequired = () =>
+  new BusinessError('MFA_ENROLMENT_REQUIRED', 403, 'Administrators must enrol a second factor first')
 
 /**
  * The catalogue (applications, and which functions grant them) and the function templates are the
@@ -253,7 +267,8 @@ export function requireAdmin(actor: Actor) {
  * read with the caller's check in the batch of the call's reads).
  */
 export function requireRootAdmin(actor: Actor) {
-  if (!actor.admin || !actor.racine) throw forbidden('Root administrators only')
+  requireAdmin(actor)
+  if (!actor.racine) throw forbidden('Root administrators only')
 }
 
 /**

@@ -17,14 +17,18 @@ const FAILURES_RESET_SECONDS = 12 * 60 * 60
  * (an SQL condition on what the batch did before), the attempt is counted only when it holds.
  * `check` reads the results.
  */
-export function attemptCounter(counter: AttemptCounter, identifier: string, onlyIf = 'true') {
+export function attemptCounter(counter: AttemptCounter, identifier: string | CountedBy, onlyIf = 'true') {
+  // The identifier, or the subquery that finds it (bound as ?8): no row found, nothing counted.
+  const id = typeof identifier === 'string' ? '?1' : `(${identifier.sql})`
+  const bound = typeof identifier === 'string' ? [identifier] : [null]
+  const more = typeof identifier === 'string' ? [] : [identifier.bind]
   const now = nowIso()
   const resetBefore = addSeconds(-FAILURES_RESET_SECONDS).toISOString()
   return {
     statements: {
       claim: rawStatement<{ failures: number }>(
         `INSERT INTO login_attempt (counter, identifier, failures, last_failure_at, locked_until)
-         SELECT ?7, ?1, 1, ?2, NULL WHERE ${onlyIf}
+         SELECT ?7, ${id}, 1, ?2, NULL WHERE (${onlyIf}) AND ${id} IS NOT NULL
          ON CONFLICT (counter, identifier) DO UPDATE SET
            failures = CASE WHEN last_failure_at < ?3 THEN 1 ELSE failures + 1 END,
            last_failure_at = ?2,
@@ -33,15 +37,18 @@ export function attemptCounter(counter: AttemptCounter, identifier: string, only
              ELSE NULL END
            WHERE locked_until IS NULL OR locked_until <= ?2
          RETURNING failures`,
-        [identifier, now, resetBefore, FREE_FAILURES, WAIT_STEP_SECONDS, MAX_WAIT_SECONDS, counter],
+        [...bound, now, resetBefore, FREE_FAILURES, WAIT_STEP_SECONDS, MAX_WAIT_SECONDS, counter, ...more],
       ),
       lock: rawStatement<{ locked_until: string | null }>(
-        'SELECT locked_until FROM login_attempt WHERE counter = ?1 AND identifier = ?2',
-        [counter, identifier],
+        `SELECT locked_until FROM login_attempt WHERE counter = ?7 AND identifier = ${id}`,
+        [...bound, null, null, null, null, null, counter, ...more],
       ),
     },
     /** Throws 429 TOO_MANY_ATTEMPTS, with the seconds to wait, when the identifier was locked (the attempt then not counted). */
-    check(results: { claim?: D1Result | undefined; lock?: D1Result<{ locked_until: string | null }> | undefined }) {
+    check(results: {
+      claim?: { results: unknown[] } | undefined
+      lock?: { results: { locked_until: string | null }[] } | undefined
+    }) {
       if (results.claim?.results.length) return
       const lockedUntil = results.lock?.results[0]?.locked_until
       const wait = Math.max(1, Math.ceil((Date.parse(lockedUntil ?? now) - Date.now()) / 1000))
@@ -49,6 +56,9 @@ export function attemptCounter(counter: AttemptCounter, identifier: string, only
     },
   }
 }
+
+/** An identifier found in SQL: `sql` a scalar subquery that reads `bind` as ?8. */
+export type CountedBy = { sql: string; bind: string }
 
 /** Starts a count over (after a success), as a statement for the success's batch. */
 export function clearAttempts(db: DB, counter: AttemptCounter, identifier: string) {

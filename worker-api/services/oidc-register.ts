@@ -103,6 +103,9 @@ export async function registerClient(
     if (!(error instanceof BusinessError)) throw error
     if (error.status === 409) throw badMetadata('client_name is already the name of an application')
     if (error.status === 401) throw new OAuthError('invalid_token', 'Missing, invalid or expired access token', 401)
+    if (error.businessCode === 'MFA_ENROLMENT_REQUIRED') {
+      throw new OAuthError('insufficient_scope', 'Administrators must enrol a second factor first', 403)
+    }
     if (error.status === 403) throw new OAuthError('invalid_token', 'A root administrator registers clients', 403)
     throw badMetadata(error.message)
   }

@@ -1,14 +1,16 @@
+import { sql } from 'kysely'
 import type { User } from '../contract/user'
-import { batch, type DB, getDb, insertWhen, writeThenRead } from '../db/client'
+import { batch, type DB, getDb, insertWhen, namedBatch, writeThenRead } from '../db/client'
 import type { NewLog } from '../db/schema'
 import type { Env } from '../env'
 import { BusinessError, forbidden, notFound } from '../lib/errors'
+import { factorResetMail, mailLanguage } from '../lib/mail/templates'
 import { isUserAccount, modificationColumn, userManageable } from '../lib/scope'
 import { type Actor, adminWith, type Caller, viewerOf } from './actor'
 import { logEntry } from './audit'
 import { invitationWrites } from './invitations'
 import { voidLinks } from './mail-tokens'
-import { queuedIds } from './outbox'
+import { queuedIds, queueMail } from './outbox'
 import { userAs, userQuery } from './users'
 
 /**
@@ -42,6 +44,7 @@ async function managedTarget(env: Env, caller: Caller, id: number) {
         'utilisateur.supprime',
         'utilisateur.admin',
         'utilisateur.registration_state',
+        'utilisateur.langue',
       ])
       .select(modificationColumn(db, viewerOf(caller)))
       .where('utilisateur.id', '=', id)
@@ -224,4 +227,36 @@ export async function resendInvitation(env: Env, caller: Caller, id: number, con
     throw new BusinessError('TOO_MANY_ATTEMPTS', 429, 'Too many invitations for this user; retry later', [3600])
   }
   return mailIds
+}
+
+/**
+ * DELETE rest/bd/utilisateur/{id}/mfa: the user's second factor reset (authenticator app, passkeys,
+ * recovery codes), for a user who lost theirs; audited, and the user told by mail. Nothing happens,
+ * no entry nor mail, when they had none.
+ */
+export async function resetSecondFactor(env: Env, caller: Caller, id: number, context: Context): Promise<number[]> {
+  const { db, actor, target } = await managedTarget(env, caller, id)
+  const had = stillManaged(db, actor, target.id).where(
+    sql<boolean>`(exists (select 1 from mfa_totp where utilisateur_id = ${target.id})
+      or exists (select 1 from passkey where utilisateur_id = ${target.id})
+      or exists (select 1 from mfa_recovery_code where utilisateur_id = ${target.id}))`,
+  )
+  const notice = factorResetMail(mailLanguage(target.langue), target, `${actor.prenom} ${actor.nom}`)
+  const results = await namedBatch(env.DB, {
+    log: insertWhen(db, 'log', userLog(actor, 'MFA_REINITIALISATION', target, context.userAgent), had),
+    mail: queueMail(db, { ...notice, to: target.mail, userId: target.id, kind: 'FACTOR_RESET' }, new Date(), had),
+    totp: db
+      .deleteFrom('mfa_totp')
+      .where('utilisateur_id', '=', target.id)
+      .where(({ exists }) => exists(stillManaged(db, actor, target.id))),
+    passkeys: db
+      .deleteFrom('passkey')
+      .where('utilisateur_id', '=', target.id)
+      .where(({ exists }) => exists(stillManaged(db, actor, target.id))),
+    codes: db
+      .deleteFrom('mfa_recovery_code')
+      .where('utilisateur_id', '=', target.id)
+      .where(({ exists }) => exists(stillManaged(db, actor, target.id))),
+  })
+  return queuedIds([results.mail])
 }

@@ -20,6 +20,27 @@ const fr = {
     intro: "Le mot de passe de votre compte {{login}} vient d'être modifié.",
     warning: "Si vous n'êtes pas à l'origine de ce changement, contactez immédiatement votre administrateur.",
   },
+  factorAdded: {
+    subject: 'Un second facteur a été ajouté à votre compte',
+    intro: "Un second facteur vient d'être ajouté à votre compte {{login}} : {{facteur}}.",
+    warning: "Si vous n'êtes pas à l'origine de ce changement, contactez immédiatement votre administrateur.",
+  },
+  factorRemoved: {
+    subject: 'Un second facteur a été retiré de votre compte',
+    intro: "Un second facteur vient d'être retiré de votre compte {{login}} : {{facteur}}.",
+    warning: "Si vous n'êtes pas à l'origine de ce changement, contactez immédiatement votre administrateur.",
+  },
+  factorReset: {
+    subject: 'Le second facteur de votre compte a été réinitialisé',
+    intro:
+      "{{admin}} a réinitialisé le second facteur de votre compte {{login}} : vos applications d'authentification, clés d'accès et codes de secours ne servent plus. Vous pouvez en enregistrer de nouveaux depuis votre profil.",
+    warning: 'Si vous ne vous attendiez pas à ce changement, contactez votre administrateur.',
+  },
+  factors: {
+    totp: "une application d'authentification (TOTP)",
+    passkey: "la clé d'accès « {{nom}} »",
+    recoveryCodes: 'de nouveaux codes de secours (les précédents ne servent plus)',
+  },
   mailChanged: {
     subject: 'Votre adresse e-mail a été modifiée',
     intro: "L'adresse e-mail de votre compte {{login}} est désormais {{mail}}.",
@@ -95,6 +116,27 @@ const en: MailWords = {
     subject: 'Your password has changed',
     intro: 'The password of your account {{login}} has just been changed.',
     warning: 'If you did not make this change, contact your administrator straight away.',
+  },
+  factorAdded: {
+    subject: 'A second factor was added to your account',
+    intro: 'A second factor has just been added to your account {{login}}: {{facteur}}.',
+    warning: 'If you did not make this change, contact your administrator straight away.',
+  },
+  factorRemoved: {
+    subject: 'A second factor was removed from your account',
+    intro: 'A second factor has just been removed from your account {{login}}: {{facteur}}.',
+    warning: 'If you did not make this change, contact your administrator straight away.',
+  },
+  factorReset: {
+    subject: 'The second factor of your account was reset',
+    intro:
+      '{{admin}} reset the second factor of your account {{login}}: your authenticator apps, passkeys and recovery codes no longer work. You can register new ones from your profile.',
+    warning: 'If you did not expect this change, contact your administrator.',
+  },
+  factors: {
+    totp: 'an authenticator app (TOTP)',
+    passkey: 'the passkey “{{nom}}”',
+    recoveryCodes: 'new recovery codes (the former ones no longer work)',
   },
   mailChanged: {
     subject: 'Your e-mail address has changed',

@@ -104,3 +104,23 @@ export const registrationMail = (
 /** Sent after a password change or reset, so that a change made by someone else does not go unseen. */
 export const passwordChangedMail = (language: MailLanguage, user: Recipient) =>
   noticeMail(language, (w) => w.passwordChanged, user)
+
+/** What a notice about the second factor names: an authenticator app, a passkey, new recovery codes. */
+export type Factor = { kind: 'totp' } | { kind: 'passkey'; nom: string } | { kind: 'recoveryCodes' }
+
+const factorWords = (language: MailLanguage, factor: Factor) => {
+  const words = MAIL_LANGUAGES[language].factors
+  return factor.kind === 'passkey' ? fill(words.passkey, { nom: factor.nom }) : words[factor.kind]
+}
+
+/** Sent when a second factor is added to the account (or its recovery codes renewed). */
+export const factorAddedMail = (language: MailLanguage, user: Recipient, factor: Factor) =>
+  noticeMail(language, (w) => w.factorAdded, user, { facteur: factorWords(language, factor) })
+
+/** Sent when a second factor is removed from the account. */
+export const factorRemovedMail = (language: MailLanguage, user: Recipient, factor: Factor) =>
+  noticeMail(language, (w) => w.factorRemoved, user, { facteur: factorWords(language, factor) })
+
+/** Sent when an administrator (`admin` names them) resets the user's second factor. */
+export const factorResetMail = (language: MailLanguage, user: Recipient, admin: string) =>
+  noticeMail(language, (w) => w.factorReset, user, { admin })

@@ -1,0 +1,77 @@
+import { z } from 'zod'
+
+/**
+ * The second factor (DESIGN §3b): TOTP, passkeys and recovery codes, the sign-in's second step, and
+ * the setting that requires one of administrators. Messages are i18n keys (app/locales).
+ */
+
+/** GET rest/bd/mfa: the caller's factors. */
+export const mfaStatusSchema = z.object({
+  totp: z.boolean().describe('An authenticator app (TOTP) is on'),
+  passkeys: z.array(
+    z.object({
+      id: z.string(),
+      nom: z.string(),
+      creation: z.string(),
+      derniereUtilisation: z.string().nullable(),
+    }),
+  ),
+  codesSecoursRestants: z.number().int().describe('Recovery codes not used yet'),
+})
+export type MfaStatus = z.infer<typeof mfaStatusSchema>
+
+/** POST rest/bd/mfa/totp: a pending enrolment, what an authenticator app needs. */
+export const totpEnrolmentSchema = z.object({
+  secret: z.string().describe('The shared secret, base32 (RFC 4648, no padding)'),
+  otpauthUri: z.string().describe('The otpauth:// address the QR code carries'),
+})
+export type TotpEnrolment = z.infer<typeof totpEnrolmentSchema>
+
+/** A code typed: six digits from an authenticator app, or a recovery code (16 letters and digits). */
+export const mfaCodeSchema = z
+  .string('validation.required')
+  .trim()
+  .min(1, 'validation.required')
+  .max(40, 'validation.tooLong')
+
+export const totpConfirmSchema = z.object({ code: mfaCodeSchema })
+
+/** DELETE rest/bd/mfa/totp: a current code, or the password. */
+export const totpRemovalSchema = z
+  .object({
+    code: mfaCodeSchema.optional(),
+    motDePasse: z.string().min(1, 'validation.required').max(200, 'validation.tooLong').optional(),
+  })
+  .refine((value) => value.code !== undefined || value.motDePasse !== undefined, {
+    message: 'validation.required',
+    path: ['code'],
+  })
+export type TotpRemoval = z.infer<typeof totpRemovalSchema>
+
+/** Ten recovery codes, shown once. */
+export const recoveryCodesSchema = z.object({ codesSecours: z.array(z.string()).length(10) })
+
+/** What may complete a sign-in the password began. */
+export const MFA_METHODS = ['totp', 'passkey', 'codeSecours'] as const
+export type MfaMethod = (typeof MFA_METHODS)[number]
+
+/** The first attribute of 403 MFA_REQUIRED: the sign-in's second step. */
+export const mfaChallengeSchema = z.object({
+  challenge: z.string().describe('Single use, for POST rest/public/bd/login/mfa (or the passkey calls)'),
+  methodes: z.array(z.enum(MFA_METHODS)),
+  expiration: z.string().describe('When the challenge dies (5 minutes after the password)'),
+})
+export type MfaChallenge = z.infer<typeof mfaChallengeSchema>
+
+/** POST rest/public/bd/login/mfa. */
+export const loginMfaSchema = z.object({
+  challenge: z.string('validation.required').min(1, 'validation.required').max(100, 'validation.tooLong'),
+  code: mfaCodeSchema,
+})
+export type LoginMfaInput = z.infer<typeof loginMfaSchema>
+
+/** GET/PUT rest/bd/parametres/securite. */
+export const securitySettingsSchema = z.object({
+  mfaRequisAdministrateurs: z.boolean().describe('A second factor is required of administrators'),
+})
+export type SecuritySettings = z.infer<typeof securitySettingsSchema>

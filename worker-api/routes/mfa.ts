@@ -1,0 +1,162 @@
+import { createRoute, z } from '@hono/zod-openapi'
+import { tokensSchema } from '../contract/auth'
+import { errors, json } from '../contract/common'
+import {
+  loginMfaSchema,
+  mfaStatusSchema,
+  recoveryCodesSchema,
+  securitySettingsSchema,
+  totpConfirmSchema,
+  totpEnrolmentSchema,
+  totpRemovalSchema,
+} from '../contract/mfa'
+import { idParam, userSchema } from '../contract/user'
+import { afterResponse } from '../lib/after-response'
+import { requestContext } from '../lib/request'
+import { router } from '../lib/validation'
+import { confirmTotp, mfaStatus, regenerateRecoveryCodes, removeTotp, startTotp } from '../services/mfa'
+import { deliverOutbox } from '../services/outbox'
+import { securitySettings, updateSecuritySettings } from '../services/security-settings'
+import { loginMfa } from '../services/sign-in'
+import { resetSecondFactor } from '../services/user-admin'
+
+const body = <T extends z.ZodType>(schema: T) => ({
+  body: { content: { 'application/json': { schema } }, required: true },
+})
+
+/** The second factor (DESIGN §3b): one's own factors, the sign-in's second step, the policy. */
+export const mfaRoutes = router()
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/rest/public/bd/login/mfa',
+      tags: ['Session'],
+      summary:
+        'The second step of a sign-in that answered 403 MFA_REQUIRED: its challenge and a TOTP or recovery code (each accepted once; a wrong one counts like a wrong password)',
+      request: body(loginMfaSchema),
+      responses: {
+        200: json(z.object({ user: userSchema, jwt: tokensSchema }), 'Signed in'),
+        ...errors(400, 401, 403, 429),
+      },
+    }),
+    async (c) => c.json(await loginMfa(c.env, c.req.valid('json'), requestContext(c.req.raw)), 200),
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/rest/bd/mfa',
+      tags: ['Second factor'],
+      summary: "The caller's second factors: TOTP, passkeys, recovery codes left",
+      security: [{ bearer: [] }],
+      responses: { 200: json(mfaStatusSchema, 'The factors'), ...errors(401, 403) },
+    }),
+    async (c) => c.json(await mfaStatus(c.env, c.get('caller')), 200),
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/rest/bd/mfa/totp',
+      tags: ['Second factor'],
+      summary:
+        'A pending TOTP enrolment (RFC 6238, 30 s, 6 digits, SHA-1): nothing changes at sign-in until a first code confirms it',
+      security: [{ bearer: [] }],
+      responses: { 200: json(totpEnrolmentSchema, 'The secret for an authenticator app'), ...errors(401, 403) },
+    }),
+    async (c) => c.json(await startTotp(c.env, c.get('caller'), requestContext(c.req.raw)), 200),
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/rest/bd/mfa/totp/confirm',
+      tags: ['Second factor'],
+      summary:
+        'Confirm the pending enrolment with a first code: TOTP is on, and ten recovery codes (shown once) replace any former ones',
+      security: [{ bearer: [] }],
+      request: body(totpConfirmSchema),
+      responses: { 200: json(recoveryCodesSchema, 'TOTP is on'), ...errors(400, 401, 403, 404) },
+    }),
+    async (c) => {
+      const { codesSecours, mailIds } = await confirmTotp(
+        c.env,
+        c.get('caller'),
+        c.req.valid('json').code,
+        requestContext(c.req.raw),
+      )
+      afterResponse(c, () => deliverOutbox(c.env, { ids: mailIds }))
+      return c.json({ codesSecours }, 200)
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'delete',
+      path: '/rest/bd/mfa/totp',
+      tags: ['Second factor'],
+      summary:
+        'Turn TOTP off with a current code or the password (counted like wrong old passwords); with no passkey left, the recovery codes go too',
+      security: [{ bearer: [] }],
+      request: body(totpRemovalSchema),
+      responses: { 204: { description: 'TOTP is off' }, ...errors(400, 401, 403, 404, 429) },
+    }),
+    async (c) => {
+      const { mailIds } = await removeTotp(c.env, c.get('caller'), c.req.valid('json'), requestContext(c.req.raw))
+      afterResponse(c, () => deliverOutbox(c.env, { ids: mailIds }))
+      return c.body(null, 204)
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/rest/bd/mfa/codes-secours',
+      tags: ['Second factor'],
+      summary: 'Ten new recovery codes, shown once (the former ones die); for a user who has a second factor',
+      security: [{ bearer: [] }],
+      responses: { 200: json(recoveryCodesSchema, 'The new codes'), ...errors(401, 403, 404) },
+    }),
+    async (c) => {
+      const { codesSecours, mailIds } = await regenerateRecoveryCodes(c.env, c.get('caller'), requestContext(c.req.raw))
+      afterResponse(c, () => deliverOutbox(c.env, { ids: mailIds }))
+      return c.json({ codesSecours }, 200)
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'delete',
+      path: '/rest/bd/utilisateur/{id}/mfa',
+      tags: ['Users'],
+      summary:
+        'Reset the second factor of a user the caller manages (authenticator app, passkeys, recovery codes); audited, the user told by mail',
+      security: [{ bearer: [] }],
+      request: { params: idParam },
+      responses: { 204: { description: 'Reset' }, ...errors(400, 401, 403, 404) },
+    }),
+    async (c) => {
+      const ids = await resetSecondFactor(c.env, c.get('caller'), c.req.valid('param').id, requestContext(c.req.raw))
+      afterResponse(c, () => deliverOutbox(c.env, { ids }))
+      return c.body(null, 204)
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/rest/bd/parametres/securite',
+      tags: ['Second factor'],
+      summary: 'The security settings (administrators)',
+      security: [{ bearer: [] }],
+      responses: { 200: json(securitySettingsSchema, 'The settings'), ...errors(401, 403) },
+    }),
+    async (c) => c.json(await securitySettings(c.env, c.get('caller')), 200),
+  )
+  .openapi(
+    createRoute({
+      method: 'put',
+      path: '/rest/bd/parametres/securite',
+      tags: ['Second factor'],
+      summary:
+        'Change the security settings (root administrators); turning the requirement on needs a second factor of the caller (403 MFA_FACTOR_REQUIRED)',
+      security: [{ bearer: [] }],
+      request: body(securitySettingsSchema),
+      responses: { 200: json(securitySettingsSchema, 'The settings'), ...errors(400, 401, 403) },
+    }),
+    async (c) =>
+      c.json(await updateSecuritySettings(c.env, c.get('caller'), c.req.valid('json'), requestContext(c.req.raw)), 200),
+  )

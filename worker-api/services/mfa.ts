@@ -1,0 +1,265 @@
+import { type Expression, type SqlBool, sql } from 'kysely'
+import type { MfaStatus, TotpEnrolment, TotpRemoval } from '../contract/mfa'
+import { type DB, getDb, insertWhen, namedBatch } from '../db/client'
+import type { Env } from '../env'
+import { BusinessError, notFound } from '../lib/errors'
+import { type Factor, factorAddedMail, factorRemovedMail, mailLanguage } from '../lib/mail/templates'
+import { pepperKeyring, verifyPassword } from '../lib/password'
+import {
+  acceptedStep,
+  isRecoveryCode,
+  newRecoveryCodes,
+  newTotpSecret,
+  otpauthUri,
+  recoveryCodeHash,
+} from '../lib/totp'
+import type { Caller } from '../lib/types'
+import { actorOf, actorWith } from './actor'
+import { attemptCounter, clearAttempts } from './attempt-counter'
+import { logEntry } from './audit'
+import type { RequestContext } from './auth'
+import { queuedIds, queueMail } from './outbox'
+
+export const mfaCodeInvalid = () => new BusinessError('MFA_CODE_INVALID', 400, 'Wrong or already used code')
+
+/** The caller's TOTP row, their passkeys and how many recovery codes they have left: GET rest/bd/mfa. */
+export function factorsQueries(db: DB, userId: number | Expression<number>) {
+  return {
+    totp: db.selectFrom('mfa_totp').selectAll().where('utilisateur_id', '=', userId),
+    passkeys: db
+      .selectFrom('passkey')
+      .select(['id', 'nom', 'created_at', 'last_used_at'])
+      .where('utilisateur_id', '=', userId)
+      .orderBy('created_at'),
+    codes: db
+      .selectFrom('mfa_recovery_code')
+      .select((eb) => eb.fn.countAll<number>().as('left'))
+      .where('utilisateur_id', '=', userId)
+      .where('used_at', 'is', null),
+  }
+}
+
+export async function mfaStatus(env: Env, caller: Caller): Promise<MfaStatus> {
+  const factors = factorsQueries(getDb(env.DB), caller.id)
+  const [, totp, passkeys, codes] = await actorWith(env, caller, factors.totp, factors.passkeys, factors.codes)
+  return {
+    totp: Boolean(totp[0]?.secret),
+    passkeys: passkeys.map((key) => ({
+      id: key.id,
+      nom: key.nom,
+      creation: key.created_at,
+      derniereUtilisation: key.last_used_at,
+    })),
+    codesSecoursRestants: Number(codes[0]?.left ?? 0),
+  }
+}
+
+/**
+ * A pending TOTP enrolment: a new secret the caller's app reads (nothing changes at sign-in until a
+ * first code confirms it; a confirmed one stays in force until then).
+ */
+export async function startTotp(env: Env, caller: Caller, context: RequestContext): Promise<TotpEnrolment> {
+  const actor = await actorOf(env, caller)
+  const secret = newTotpSecret()
+  const now = new Date().toISOString()
+  await getDb(env.DB)
+    .insertInto('mfa_totp')
+    .values({
+      utilisateur_id: actor.id,
+      secret: null,
+      confirmed_at: null,
+      pending_secret: secret,
+      pending_created_at: now,
+    })
+    .onConflict((oc) => oc.column('utilisateur_id').doUpdateSet({ pending_secret: secret, pending_created_at: now }))
+    .execute()
+  return { secret, otpauthUri: otpauthUri(new URL(context.origin).host, actor.login, secret) }
+}
+
+/** Ten new recovery codes for a user, replacing theirs, when `guard` holds: the statements and the codes. */
+async function recoveryCodesWrite(db: DB, userId: number, guard: Expression<SqlBool>) {
+  const codes = newRecoveryCodes()
+  const hashes = await Promise.all(codes.map(recoveryCodeHash))
+  return {
+    codes,
+    statements: {
+      oldCodes: db.deleteFrom('mfa_recovery_code').where('utilisateur_id', '=', userId).where(guard),
+      newCodes: db
+        .insertInto('mfa_recovery_code')
+        .columns(['utilisateur_id', 'code_hash'])
+        .expression(
+          db
+            .selectFrom(
+              sql<{ code_hash: string }>`(select value as code_hash from json_each(${JSON.stringify(hashes)}))`.as('h'),
+            )
+            .select([sql<number>`${userId}`.as('utilisateur_id'), 'h.code_hash'])
+            .where(guard),
+        ),
+    },
+  }
+}
+
+/** The notice of a factor added or removed, to the caller's address, in the batch of the change. */
+async function noticeTo(
+  db: DB,
+  user: MailUser,
+  mail: typeof factorAddedMail,
+  factor: Factor,
+  guard: Expression<SqlBool>,
+) {
+  const rendered = mail(mailLanguage(user.langue), user, factor)
+  return queueMail(
+    db,
+    { ...rendered, to: user.mail, userId: user.id, kind: mail === factorAddedMail ? 'FACTOR_ADDED' : 'FACTOR_REMOVED' },
+    new Date(),
+    db.selectNoFrom(sql<number>`1`.as('one')).where(guard),
+  )
+}
+
+type MailUser = { id: number; login: string; nom: string; prenom: string; mail: string; langue: string }
+
+const mailUserQuery = (db: DB, userId: number) =>
+  db
+    .selectFrom('utilisateur')
+    .select(['id', 'login', 'nom', 'prenom', 'mail', 'langue', 'password_hash'])
+    .where('id', '=', userId)
+
+/**
+ * Confirms the pending enrolment with a first code: TOTP is on, and ten recovery codes (shown once)
+ * replace any the user had. 400 MFA_CODE_INVALID on a wrong code. The change takes place only for the
+ * secret the code was checked against (two confirmations at once: one wins).
+ */
+export async function confirmTotp(env: Env, caller: Caller, code: string, context: RequestContext) {
+  const db = getDb(env.DB)
+  const [actor, rows, users] = await actorWith(
+    env,
+    caller,
+    db.selectFrom('mfa_totp').selectAll().where('utilisateur_id', '=', caller.id),
+    mailUserQuery(db, caller.id),
+  )
+  const totp = rows[0]
+  const user = users[0]
+  if (!totp?.pending_secret || !user) throw notFound('No TOTP enrolment is pending')
+  const step = acceptedStep(totp.pending_secret, code, 0)
+  if (step === null) throw mfaCodeInvalid()
+  const now = new Date().toISOString()
+  const confirmed = sql<SqlBool>`exists (select 1 from mfa_totp where utilisateur_id = ${actor.id}
+    and confirmed_at = ${now} and secret = ${totp.pending_secret})`
+  const recovery = await recoveryCodesWrite(db, actor.id, confirmed)
+  const results = await namedBatch(env.DB, {
+    confirm: db
+      .updateTable('mfa_totp')
+      .set({
+        secret: totp.pending_secret,
+        confirmed_at: now,
+        last_step: step,
+        pending_secret: null,
+        pending_created_at: null,
+      })
+      .where('utilisateur_id', '=', actor.id)
+      .where('pending_secret', '=', totp.pending_secret),
+    ...recovery.statements,
+    log: insertWhen(
+      db,
+      'log',
+      logEntry(actor.id, 'ADMINISTRATION', 'MFA_TOTP_AJOUT', context.userAgent),
+      selectWhen(db, confirmed),
+    ),
+    mail: await noticeTo(db, user, factorAddedMail, { kind: 'totp' }, confirmed),
+  })
+  if ((results.confirm?.meta.changes ?? 0) === 0) throw notFound('No TOTP enrolment is pending')
+  return { codesSecours: recovery.codes, mailIds: queuedIds([results.mail]) }
+}
+
+const selectWhen = (db: DB, guard: Expression<SqlBool>) => db.selectNoFrom(sql<number>`1`.as('one')).where(guard)
+
+/**
+ * Turns TOTP off with a current code (accepted once, like at sign-in) or the password; both counted
+ * like wrong old passwords (the same lockout). With no passkey left, the recovery codes go too.
+ */
+export async function removeTotp(env: Env, caller: Caller, input: TotpRemoval, context: RequestContext) {
+  const db = getDb(env.DB)
+  const attempt = attemptCounter('password-change', String(caller.id))
+  const factors = factorsQueries(db, caller.id)
+  const [actor, claim, lock, rows, users] = await actorWith(
+    env,
+    caller,
+    attempt.statements.claim,
+    attempt.statements.lock,
+    factors.totp,
+    mailUserQuery(db, caller.id),
+  )
+  attempt.check({ claim: { results: claim }, lock: { results: lock } })
+  const totp = rows[0]
+  const user = users[0]
+  if (!totp?.secret || !user) throw notFound('TOTP is not on')
+  let step = totp.last_step
+  if (input.code !== undefined) {
+    const accepted = acceptedStep(totp.secret, input.code, totp.last_step)
+    if (accepted === null) throw mfaCodeInvalid()
+    step = accepted
+  } else {
+    const check = await verifyPassword(input.motDePasse ?? '', user.password_hash, pepperKeyring(env))
+    if (!check.ok) throw new BusinessError('BAD_OLD_PASSWORD', 400, 'The password is incorrect')
+  }
+  const removed = sql<SqlBool>`changes() = 1`
+  const results = await namedBatch(env.DB, {
+    // The code's step is spent whatever happens next; the removal holds only for the secret checked.
+    removed: db
+      .deleteFrom('mfa_totp')
+      .where('utilisateur_id', '=', actor.id)
+      .where('secret', '=', totp.secret)
+      .where('last_step', '<=', step),
+    log: insertWhen(
+      db,
+      'log',
+      logEntry(actor.id, 'ADMINISTRATION', 'MFA_TOTP_RETRAIT', context.userAgent),
+      selectWhen(db, removed),
+    ),
+    cleared: clearAttempts(db, 'password-change', String(actor.id)),
+    codes: db
+      .deleteFrom('mfa_recovery_code')
+      .where('utilisateur_id', '=', actor.id)
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom('passkey').select('id').where('utilisateur_id', '=', actor.id))),
+      )
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom('mfa_totp').select('utilisateur_id').where('utilisateur_id', '=', actor.id))),
+      ),
+    mail: await noticeTo(
+      db,
+      user,
+      factorRemovedMail,
+      { kind: 'totp' },
+      sql<SqlBool>`not exists (select 1 from mfa_totp where utilisateur_id = ${actor.id} and secret = ${totp.secret})`,
+    ),
+  })
+  if ((results.removed?.meta.changes ?? 0) === 0) throw mfaCodeInvalid()
+  return { mailIds: queuedIds([results.mail]) }
+}
+
+/** Ten new recovery codes (the former ones die), for a user who has a second factor. */
+export async function regenerateRecoveryCodes(env: Env, caller: Caller, context: RequestContext) {
+  const db = getDb(env.DB)
+  const [actor, users] = await actorWith(env, caller, mailUserQuery(db, caller.id))
+  const user = users[0]
+  if (!user) throw notFound('User not found')
+  const hasFactor = sql<SqlBool>`(exists (select 1 from mfa_totp where utilisateur_id = ${actor.id} and secret is not null)
+    or exists (select 1 from passkey where utilisateur_id = ${actor.id}))`
+  const recovery = await recoveryCodesWrite(db, actor.id, hasFactor)
+  const results = await namedBatch(env.DB, {
+    ...recovery.statements,
+    log: insertWhen(
+      db,
+      'log',
+      logEntry(actor.id, 'ADMINISTRATION', 'MFA_CODES_SECOURS', context.userAgent),
+      selectWhen(db, hasFactor),
+    ),
+    mail: await noticeTo(db, user, factorAddedMail, { kind: 'recoveryCodes' }, hasFactor),
+  })
+  if ((results.newCodes?.meta.changes ?? 0) === 0) throw notFound('No second factor to recover')
+  return { codesSecours: recovery.codes, mailIds: queuedIds([results.mail]) }
+}
+
+/** Whether a code typed at sign-in is a recovery code (else a TOTP code). */
+export { isRecoveryCode }
