@@ -1,5 +1,11 @@
 import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
-import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from '@remix-run/cloudflare'
+import {
+  type ActionFunctionArgs,
+  type AppLoadContext,
+  data,
+  type LoaderFunctionArgs,
+  redirect,
+} from '@remix-run/cloudflare'
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
 import { ArrowRight, LogIn, LogOut } from 'lucide-react'
 import { useEffect, useRef } from 'react'
@@ -17,10 +23,11 @@ import { CenteredCard } from '~/components/centered-card'
 import { Field } from '~/components/field'
 import { FormError } from '~/components/form-error'
 import { LanguageSwitch } from '~/components/language-switch'
+import { LoginSecondStep, type SecondStep } from '~/components/login-second-step'
 import { Alert } from '~/components/ui/alert'
 import { Button } from '~/components/ui/button'
 import { publicApi, read } from '~/lib/api.server'
-import { loginMessage, type Message } from '~/lib/api-errors'
+import { type Failure, loginMessage, type Message } from '~/lib/api-errors'
 import { endSession, hasSession, liveSessionUser } from '~/lib/auth.server'
 import { captchaSetup } from '~/lib/captcha.server'
 import { formReply, readForm } from '~/lib/form.server'
@@ -30,6 +37,7 @@ import { getSession } from '~/lib/session.server'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { toastHeaders } from '~/lib/toast.server'
 import { type LoginForm as LoginFields, loginFormSchema } from '../../worker-api/contract/auth'
+import { MFA_METHODS, type MfaChallenge, type MfaMethod } from '../../worker-api/contract/mfa'
 
 export const meta = titleMeta
 
@@ -87,6 +95,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const signedIn = await hasSession(request, context)
     throw redirect(signedIn ? afterLogin(formData.get('redirect')) : `/login${new URL(request.url).search}`)
   }
+  if (formData.get('intent') === 'mfa') return secondStep(request, context, formData)
   const submission = parseWithZod(formData, { schema: loginFormSchema })
   const failure = (error: Message | null) =>
     formReply('login', submission.reply({ hideFields: ['motDePasse'] }), captchaMessage(formData, error))
@@ -99,10 +108,60 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const result = await read(
     publicApi(request, context).rest.public.bd.login.$post({ json: { ...submission.value, captcha } }),
   )
-  if (!result.ok) return failure(loginMessage(result))
+  if (!result.ok) {
+    // The right password of a user with a second factor: its step, with the challenge it needs.
+    const step = secondStepOf(result, submission.value.identifiant)
+    return step ? data(step) : failure(loginMessage(result))
+  }
+  return signedIn(request, context, result.data, formData)
+}
 
+/** What 403 MFA_REQUIRED asks for: the second step's form. */
+function secondStepOf(result: Failure, identifiant: string, error: Message | null = null): SecondStep | null {
+  if (result.error.businessCode !== 'MFA_REQUIRED') return null
+  const attribute = result.error.attributs[0] as Partial<MfaChallenge> | undefined
+  if (!attribute?.challenge) return null
+  return { intent: 'mfa', challenge: attribute.challenge, methodes: attribute.methodes ?? [], identifiant, error }
+}
+
+/**
+ * The second step sent: a right code signs in; a wrong one shows the step again, its challenge still
+ * alive; a dead challenge (expired, used, or ended by the lockout) goes back to the password.
+ */
+async function secondStep(request: Request, context: AppLoadContext, formData: FormData) {
+  const challenge = String(formData.get('challenge') ?? '').slice(0, 100)
+  const code = String(formData.get('code') ?? '').slice(0, 40)
+  const identifiant = String(formData.get('identifiant') ?? '').slice(0, 100)
+  const methodes = String(formData.get('methodes') ?? '')
+    .split(',')
+    .filter((method): method is MfaMethod => (MFA_METHODS as readonly string[]).includes(method))
+  const again = (error: Message): SecondStep => ({ intent: 'mfa', challenge, methodes, identifiant, error })
+  if (code.trim() === '') return data(again({ key: 'validation.required' }), { status: 400 })
+  const result = await read(publicApi(request, context).rest.public.bd.login.mfa.$post({ json: { challenge, code } }))
+  if (result.ok) return signedIn(request, context, result.data, formData)
+  if (result.error.businessCode === 'MFA_CODE_INVALID' || result.error.businessCode === 'VALIDATION_FAILED') {
+    return data(again({ key: 'errors.MFA_CODE_INVALID' }), { status: 400 })
+  }
+  // Back to the password, the identifier kept.
+  const form = new FormData()
+  form.set('identifiant', identifiant)
+  form.set('motDePasse', '-')
+  const submission = parseWithZod(form, { schema: loginFormSchema })
+  return formReply('login', submission.reply({ hideFields: ['motDePasse'] }), loginMessage(result))
+}
+
+/** A sign-in the API accepted: the session's cookie, and on to the page wanted. */
+async function signedIn(
+  request: Request,
+  context: AppLoadContext,
+  signed: {
+    user: { id: number; login: string; nom: string; prenom: string; admin: boolean }
+    jwt: { accessToken: string; refreshToken: string }
+  },
+  formData: FormData,
+) {
   const { session, commit } = await getSession(request, context)
-  const { user, jwt } = result.data
+  const { user, jwt } = signed
   // Whose session this sign-in replaces: one still open (another tab's), or the one the page ended.
   const before = session.get('user')
   const previous = before ? `${before.prenom} ${before.nom}` : String(formData.get('ended') ?? '').slice(0, 101)
@@ -123,7 +182,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
 export default function Login() {
   const loaderData = useLoaderData<typeof loader>()
+  const actionData = useActionData<typeof action>()
   if (loaderData.signedInAs) return <SignedInAlready user={loaderData.signedInAs} />
+  if (actionData && actionData.intent === 'mfa') return <LoginSecondStep step={actionData as SecondStep} />
   return <LoginForm {...loaderData.form} />
 }
 
@@ -170,7 +231,8 @@ type LoginFormSetup = {
  * form library's client half is not worth its weight, since a browser check would add nothing.
  */
 function LoginForm({ question, captcha, constraint, ended }: LoginFormSetup) {
-  const actionData = useActionData<typeof action>()
+  const answered = useActionData<typeof action>()
+  const actionData = answered && 'result' in answered ? answered : undefined
   const [searchParams] = useSearchParams()
   const navigation = useNavigation()
   const { t } = useTranslation()

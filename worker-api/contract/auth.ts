@@ -34,5 +34,8 @@ export const sessionSchema = z.object({
   racine: z
     .boolean()
     .describe('An administrator of the whole tree (a current post on the root): the catalogue is theirs'),
+  mfaEnrolementRequis: z
+    .boolean()
+    .describe('An administrator the security settings hold back until they enrol a second factor'),
 })
 export type SessionInfo = z.infer<typeof sessionSchema>

@@ -57,12 +57,12 @@ export const authRoutes = router()
       path: '/rest/bd/session',
       tags: ['Session'],
       summary:
-        'Who the bearer token speaks for (id, login, names, admin, racine): answered from the token check, no further read',
+        'Who the bearer token speaks for (id, login, names, admin, racine, mfaEnrolementRequis): answered from the token check, no further read',
       security: [{ bearer: [] }],
       responses: { 200: json(sessionSchema, 'The caller'), ...errors(401, 403) },
     }),
     async (c) => {
-      const { id, login, nom, prenom, admin, racine } = await actorOf(c.env, c.get('caller'))
-      return c.json({ id, login, nom, prenom, admin, racine }, 200)
+      const { id, login, nom, prenom, admin, racine, mfaEnrolmentRequired } = await actorOf(c.env, c.get('caller'))
+      return c.json({ id, login, nom, prenom, admin, racine, mfaEnrolementRequis: mfaEnrolmentRequired }, 200)
     },
   )

@@ -6,7 +6,9 @@ import {
   LayoutDashboard,
   LayoutGrid,
   LayoutTemplate,
+  LockKeyhole,
   type LucideIcon,
+  Settings,
   ShieldCheck,
   UserCircle,
   UserPlus,
@@ -33,10 +35,12 @@ const ADMIN_ITEMS: Item[] = [
 const ROOT_ITEMS: Item[] = [
   { to: '/pages/admin/applications', label: 'nav.applications', icon: LayoutGrid },
   { to: '/pages/admin/modeles', label: 'nav.templates', icon: LayoutTemplate },
+  { to: '/pages/admin/securite', label: 'nav.securitySettings', icon: Settings },
 ]
 
 const USER_ITEMS: Item[] = [
   { to: '/pages/user/me', label: 'nav.profile', icon: UserCircle },
+  { to: '/pages/user/securite', label: 'nav.security', icon: LockKeyhole },
   { to: '/pages/user/acces', label: 'nav.myAccess', icon: AppWindow },
 ]
 

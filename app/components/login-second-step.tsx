@@ -1,0 +1,85 @@
+import { Form, useNavigation, useSearchParams } from '@remix-run/react'
+import { KeyRound, LogIn } from 'lucide-react'
+import { useEffect, useRef } from 'react'
+import { useTranslation } from 'react-i18next'
+import type { MfaMethod } from '../../worker-api/contract/mfa'
+import { CenteredCard } from './centered-card'
+import { Field } from './field'
+import { FormError } from './form-error'
+import { LanguageSwitch } from './language-switch'
+import { Button } from './ui/button'
+
+/** What the second step of a sign-in shows: its challenge, the methods the user has, the last refusal. */
+export type SecondStep = {
+  intent: 'mfa'
+  challenge: string
+  methodes: MfaMethod[]
+  identifiant: string
+  error: { key: string; values?: Record<string, string | number> } | null
+}
+
+/**
+ * The second step of a sign-in, after the right password of a user with a second factor: a code of
+ * their authenticator app or one of their recovery codes. A plain form (the challenge travels with
+ * it), so it works without JavaScript.
+ */
+export function LoginSecondStep({ step }: { step: SecondStep }) {
+  const { t } = useTranslation()
+  const [searchParams] = useSearchParams()
+  const navigation = useNavigation()
+  const pending = navigation.state !== 'idle' && navigation.formData?.get('intent') === 'mfa'
+  const input = useRef<HTMLInputElement>(null)
+  // A refused code: the field is emptied and takes the focus again.
+  useEffect(() => {
+    if (!step.error || !input.current) return
+    input.current.value = ''
+    input.current.focus()
+  }, [step])
+  const hint = step.methodes.includes('totp')
+    ? step.methodes.includes('codeSecours')
+      ? t('mfa.login.hintBoth')
+      : t('mfa.login.hintTotp')
+    : t('mfa.login.hintRecovery')
+  return (
+    <CenteredCard
+      eyebrow={t('app.tagline')}
+      title={t('mfa.login.title')}
+      description={t('mfa.login.intro')}
+      after={<LanguageSwitch />}
+    >
+      <Form method="post" replace noValidate className="flex flex-col gap-4">
+        <input type="hidden" name="intent" value="mfa" />
+        <input type="hidden" name="challenge" value={step.challenge} />
+        <input type="hidden" name="identifiant" value={step.identifiant} />
+        <input type="hidden" name="methodes" value={step.methodes.join(',')} />
+        <input type="hidden" name="redirect" value={searchParams.get('redirect') ?? ''} />
+        <FormError message={step.error ? t(step.error.key, step.error.values) : null} />
+        <Field
+          label={t('mfa.login.code')}
+          hint={hint}
+          errors={step.error ? [t(step.error.key, step.error.values)] : undefined}
+          inputProps={{
+            id: 'login-code',
+            name: 'code',
+            type: 'text',
+            ref: input,
+            required: true,
+            maxLength: 40,
+            autoComplete: 'one-time-code',
+            autoCapitalize: 'none',
+            spellCheck: false,
+            autoFocus: true,
+          }}
+        />
+        <Button type="submit" disabled={pending} aria-disabled={pending}>
+          <LogIn aria-hidden />
+          {pending ? t('login.submitting') : t('mfa.login.submit')}
+        </Button>
+      </Form>
+      <p className="mt-2 flex items-start gap-2 text-sm text-muted-foreground">
+        <KeyRound aria-hidden className="mt-0.5 size-4 shrink-0" />
+        {t('mfa.login.lost')}
+      </p>
+    </CenteredCard>
+  )
+}

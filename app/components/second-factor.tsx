@@ -1,0 +1,231 @@
+import { Form, useSearchParams } from '@remix-run/react'
+import { Download, KeyRound, RefreshCw, ShieldCheck, ShieldOff, Smartphone } from 'lucide-react'
+import { useTranslation } from 'react-i18next'
+import { usePendingIntent } from '~/lib/form'
+import { urlWith } from '~/lib/url'
+import { ConfirmDialog, ConfirmPanel } from './confirm-dialog'
+import { CopyField } from './copy-field'
+import { Field } from './field'
+import { FormError } from './form-error'
+import { Alert } from './ui/alert'
+import { Button } from './ui/button'
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from './ui/card'
+
+type Message = { key: string; values?: Record<string, string | number> }
+
+/** A pending enrolment as the page shows it: the secret, its address, its QR code (SVG), a refusal. */
+export type TotpEnrolmentShown = { secret: string; otpauthUri: string; qr: string; error: Message | null }
+
+/** The secret in groups of four, as authenticator apps show and people type it. */
+const grouped = (secret: string) => secret.replace(/(.{4})(?!$)/g, '$1 ')
+
+/** The authenticator app (TOTP): set up, confirmed by a first code, or turned off. */
+export function TotpCard({
+  on,
+  enrolment,
+  removeError,
+}: {
+  on: boolean
+  enrolment: TotpEnrolmentShown | null
+  removeError: Message | null
+}) {
+  const { t } = useTranslation()
+  const starting = usePendingIntent('totp-start')
+  return (
+    <Card id="totp">
+      <CardHeader>
+        <CardTitle>{t('mfa.totp.title')}</CardTitle>
+        <CardDescription>{on ? t('mfa.totp.on') : t('mfa.totp.off')}</CardDescription>
+      </CardHeader>
+      <CardContent className="flex flex-col gap-4">
+        {enrolment ? (
+          <TotpEnrolment enrolment={enrolment} />
+        ) : (
+          <Form method="post" action="/pages/user/securite#totp">
+            <input type="hidden" name="intent" value="totp-start" />
+            <Button type="submit" variant={on ? 'outline' : 'default'} disabled={starting} aria-disabled={starting}>
+              <Smartphone aria-hidden />
+              {on ? t('mfa.totp.replace') : t('mfa.totp.start')}
+            </Button>
+          </Form>
+        )}
+        {on && !enrolment ? <TotpRemoval error={removeError} /> : null}
+      </CardContent>
+    </Card>
+  )
+}
+
+function TotpEnrolment({ enrolment }: { enrolment: TotpEnrolmentShown }) {
+  const { t } = useTranslation()
+  const pending = usePendingIntent('totp-confirm')
+  const error = enrolment.error ? t(enrolment.error.key, enrolment.error.values) : null
+  return (
+    <div className="flex flex-col gap-4">
+      <ol className="flex list-decimal flex-col gap-4 pl-5">
+        <li className="flex flex-col gap-2">
+          <span>{t('mfa.totp.scan')}</span>
+          <div
+            role="img"
+            aria-label={t('mfa.totp.qrLabel')}
+            className="w-48 max-w-full rounded-md border bg-white p-1 [&>svg]:h-auto [&>svg]:w-full"
+            // SVG made on the server from the address the API gave (app/lib/second-factor.server.ts).
+            // biome-ignore lint/security/noDangerouslySetInnerHtml: the portal's own QR code, no user input
+            dangerouslySetInnerHTML={{ __html: enrolment.qr }}
+          />
+        </li>
+        <li className="flex flex-col gap-2">
+          <span>{t('mfa.totp.typeInstead')}</span>
+          <CopyField
+            id="totp-secret"
+            label={t('mfa.totp.secret')}
+            value={grouped(enrolment.secret)}
+            copyLabel={t('mfa.totp.copySecret')}
+          />
+        </li>
+        <li className="flex flex-col gap-2">
+          <Form method="post" action="/pages/user/securite#totp" noValidate className="flex max-w-sm flex-col gap-4">
+            <input type="hidden" name="intent" value="totp-confirm" />
+            <input type="hidden" name="secret" value={enrolment.secret} />
+            <input type="hidden" name="otpauthUri" value={enrolment.otpauthUri} />
+            <FormError message={error} />
+            <Field
+              label={t('mfa.totp.firstCode')}
+              hint={t('mfa.totp.firstCodeHint')}
+              errors={error ? [error] : undefined}
+              inputProps={{
+                id: 'totp-code',
+                name: 'code',
+                type: 'text',
+                inputMode: 'numeric',
+                autoComplete: 'one-time-code',
+                required: true,
+                maxLength: 6,
+                pattern: '[0-9]{6}',
+                autoFocus: Boolean(enrolment.error),
+              }}
+            />
+            <div>
+              <Button type="submit" disabled={pending} aria-disabled={pending}>
+                <ShieldCheck aria-hidden />
+                {pending ? t('mfa.totp.confirming') : t('mfa.totp.confirm')}
+              </Button>
+            </div>
+          </Form>
+        </li>
+      </ol>
+    </div>
+  )
+}
+
+/** TOTP turned off: a current code, or the password (either proves the person at the keyboard). */
+function TotpRemoval({ error }: { error: Message | null }) {
+  const { t } = useTranslation()
+  const pending = usePendingIntent('totp-remove')
+  const message = error ? t(error.key, error.values) : null
+  return (
+    <details className="rounded-md border p-4" open={Boolean(error)}>
+      <summary className="cursor-pointer font-medium">{t('mfa.totp.remove')}</summary>
+      <Form method="post" action="/pages/user/securite#totp" noValidate className="mt-4 flex max-w-sm flex-col gap-4">
+        <input type="hidden" name="intent" value="totp-remove" />
+        <p className="text-sm text-muted-foreground">{t('mfa.totp.removeIntro')}</p>
+        <FormError message={message} />
+        <Field
+          label={t('mfa.totp.currentCode')}
+          inputProps={{
+            id: 'totp-remove-code',
+            name: 'code',
+            type: 'text',
+            inputMode: 'numeric',
+            autoComplete: 'one-time-code',
+            maxLength: 6,
+          }}
+        />
+        <Field
+          label={t('mfa.totp.orPassword')}
+          inputProps={{
+            id: 'totp-remove-password',
+            name: 'motDePasse',
+            type: 'password',
+            autoComplete: 'current-password',
+          }}
+        />
+        <div>
+          <Button type="submit" variant="destructive" disabled={pending} aria-disabled={pending}>
+            <ShieldOff aria-hidden />
+            {pending ? t('mfa.totp.removing') : t('mfa.totp.removeConfirm')}
+          </Button>
+        </div>
+      </Form>
+    </details>
+  )
+}
+
+/** How many recovery codes are left, and new ones (the former die: confirmed first). */
+export function RecoveryCodesCard({ left, hasFactor }: { left: number; hasFactor: boolean }) {
+  const { t } = useTranslation()
+  const [search] = useSearchParams()
+  const confirmation = {
+    title: t('mfa.codes.renewTitle'),
+    description: t('mfa.codes.renewConfirm'),
+    confirmLabel: t('mfa.codes.renew'),
+    pendingLabel: t('mfa.codes.renewing'),
+    fields: { intent: 'codes-renew' },
+    action: '/pages/user/securite',
+    variant: 'default' as const,
+  }
+  return (
+    <Card id="codes">
+      <CardHeader>
+        <CardTitle>{t('mfa.codes.title')}</CardTitle>
+        <CardDescription>{hasFactor ? t('mfa.codes.left', { count: left }) : t('mfa.codes.noFactor')}</CardDescription>
+      </CardHeader>
+      {hasFactor ? (
+        <CardContent className="flex flex-col gap-4">
+          {search.get('confirmer') === 'codes' ? (
+            <ConfirmPanel cancelHref={urlWith(search, { confirmer: null })} returnTo="renew-codes" {...confirmation} />
+          ) : null}
+          <div>
+            <ConfirmDialog
+              id="renew-codes"
+              fallbackHref={urlWith(search, { confirmer: 'codes' })}
+              triggerVariant="outline"
+              {...confirmation}
+            >
+              <RefreshCw aria-hidden />
+              {t('mfa.codes.renew')}
+            </ConfirmDialog>
+          </div>
+        </CardContent>
+      ) : null}
+    </Card>
+  )
+}
+
+/** Recovery codes just made: shown this once, to write down or download as a text file. */
+export function RecoveryCodesShown({ codes, login }: { codes: string[]; login: string }) {
+  const { t } = useTranslation()
+  const text = `${t('mfa.codes.fileHeader', { login })}\n\n${codes.join('\n')}\n`
+  return (
+    <Alert role="status" className="flex flex-col gap-3">
+      <p className="flex items-center gap-2 font-medium">
+        <KeyRound aria-hidden className="size-4" />
+        {t('mfa.codes.shownOnce')}
+      </p>
+      <ol className="grid grid-cols-1 gap-1 font-mono text-sm sm:grid-cols-2" aria-label={t('mfa.codes.title')}>
+        {codes.map((code) => (
+          <li key={code}>{code}</li>
+        ))}
+      </ol>
+      <div>
+        <a
+          className="inline-flex items-center gap-2 text-primary underline-offset-4 hover:underline"
+          href={`data:text/plain;charset=utf-8,${encodeURIComponent(text)}`}
+          download={`codes-secours-${login}.txt`}
+        >
+          <Download aria-hidden className="size-4" />
+          {t('mfa.codes.download')}
+        </a>
+      </div>
+    </Alert>
+  )
+}

@@ -1,0 +1,96 @@
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
+import { Form, Link, useActionData, useLoaderData } from '@remix-run/react'
+import { Save } from 'lucide-react'
+import { useTranslation } from 'react-i18next'
+import { FormError } from '~/components/form-error'
+import { Button } from '~/components/ui/button'
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '~/components/ui/card'
+import { apiMessage, type Message } from '~/lib/api-errors'
+import { adminRead, requireRootAdmin } from '~/lib/auth.server'
+import type { BreadcrumbHandle } from '~/lib/breadcrumb'
+import { usePendingIntent } from '~/lib/form'
+import { readForm } from '~/lib/form.server'
+import { pageTitle, titleMeta } from '~/lib/title'
+
+export const handle: BreadcrumbHandle = { breadcrumb: 'nav.securitySettings' }
+export const meta = titleMeta
+
+/** The organisation's security settings (root administrators; the API answers anyone else 403). */
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const {
+    auth,
+    data: settings,
+    t,
+  } = await adminRead(request, context, (auth) => auth.expect(auth.api.rest.bd.parametres.securite.$get()), {
+    root: true,
+  })
+  return data({ settings, title: pageTitle(t, t('mfa.settings.title')) }, { headers: await auth.headers() })
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  const auth = await requireRootAdmin(request, context)
+  const form = await readForm(request)
+  const mfaRequisAdministrateurs = form.get('mfaRequisAdministrateurs') === 'on'
+  const result = await auth.settle(auth.api.rest.bd.parametres.securite.$put({ json: { mfaRequisAdministrateurs } }))
+  if (result.ok) return auth.redirectWithToast('/pages/admin/securite', { type: 'success', key: 'mfa.settings.saved' })
+  const error: Message = apiMessage(result, 'errors.updateFailed')
+  return data(
+    { error, factorMissing: result.error.businessCode === 'MFA_FACTOR_REQUIRED' },
+    {
+      status: 400,
+      headers: await auth.headers(),
+    },
+  )
+}
+
+export default function SecuritySettings() {
+  const { settings } = useLoaderData<typeof loader>()
+  const reply = useActionData<typeof action>()
+  const pending = usePendingIntent('settings')
+  const { t } = useTranslation()
+  return (
+    <div className="flex max-w-3xl flex-col gap-6">
+      <div className="flex flex-col gap-2">
+        <h1 className="text-2xl font-semibold tracking-tight">{t('mfa.settings.title')}</h1>
+        <p className="max-w-prose text-sm text-muted-foreground">{t('mfa.settings.intro')}</p>
+      </div>
+      <Card>
+        <CardHeader>
+          <CardTitle>{t('mfa.title')}</CardTitle>
+          <CardDescription>{t('mfa.settings.requiredHint')}</CardDescription>
+        </CardHeader>
+        <CardContent>
+          <Form method="post" className="flex flex-col gap-4">
+            <input type="hidden" name="intent" value="settings" />
+            <FormError message={reply ? t(reply.error.key, reply.error.values) : null} />
+            {reply?.factorMissing ? (
+              <p className="text-sm">
+                <Link className="text-primary underline underline-offset-4" to="/pages/user/securite">
+                  {t('nav.security')}
+                </Link>
+              </p>
+            ) : null}
+            <div className="flex items-start gap-3">
+              <input
+                id="mfa-required"
+                name="mfaRequisAdministrateurs"
+                type="checkbox"
+                defaultChecked={settings.mfaRequisAdministrateurs}
+                className="mt-1 size-4 accent-primary"
+              />
+              <label htmlFor="mfa-required" className="font-medium">
+                {t('mfa.settings.required')}
+              </label>
+            </div>
+            <div>
+              <Button type="submit" disabled={pending} aria-disabled={pending}>
+                <Save aria-hidden />
+                {pending ? t('mfa.settings.saving') : t('mfa.settings.save')}
+              </Button>
+            </div>
+          </Form>
+        </CardContent>
+      </Card>
+    </div>
+  )
+}

@@ -1,0 +1,106 @@
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
+import { useActionData, useLoaderData, useSearchParams } from '@remix-run/react'
+import { useTranslation } from 'react-i18next'
+import { RecoveryCodesCard, RecoveryCodesShown, TotpCard, type TotpEnrolmentShown } from '~/components/second-factor'
+import { Alert } from '~/components/ui/alert'
+import { apiMessage, type Message } from '~/lib/api-errors'
+import { requireUser } from '~/lib/auth.server'
+import type { BreadcrumbHandle } from '~/lib/breadcrumb'
+import { readForm } from '~/lib/form.server'
+import { i18nServer } from '~/lib/i18n.server'
+import { qrCodeSvg } from '~/lib/second-factor.server'
+import { pageTitle, titleMeta } from '~/lib/title'
+
+export const handle: BreadcrumbHandle = { breadcrumb: 'nav.security' }
+export const meta = titleMeta
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const auth = await requireUser(request, context)
+  const [status, t] = await Promise.all([auth.expect(auth.api.rest.bd.mfa.$get()), i18nServer.getFixedT(request)])
+  return data({ status, title: pageTitle(t, t('mfa.title')) }, { headers: await auth.headers() })
+}
+
+export type SecurityReply =
+  | ({ intent: 'totp-start' } & TotpEnrolmentShown)
+  | { intent: 'codes'; codes: string[]; login: string }
+  | { intent: 'totp-remove'; error: Message }
+
+/**
+ * The second factor of one's own account: an authenticator app enrolled (its QR code and secret, then
+ * a first code), removed (a current code or the password), and the recovery codes renewed. Each form
+ * posts here; the answers that show something once (the secret, the codes) are this action's data.
+ */
+export async function action({ request, context }: ActionFunctionArgs) {
+  const auth = await requireUser(request, context)
+  const form = await readForm(request)
+  const intent = String(form.get('intent') ?? '')
+  const headers = await auth.headers()
+  const reply = (value: SecurityReply, status = 200) => data(value, { status, headers })
+  const enrolment = (secret: string, otpauthUri: string, error: Message | null = null) =>
+    reply({ intent: 'totp-start', secret, otpauthUri, qr: qrCodeSvg(otpauthUri), error }, error ? 400 : 200)
+
+  if (intent === 'totp-start') {
+    const { secret, otpauthUri } = await auth.expect(auth.api.rest.bd.mfa.totp.$post())
+    return enrolment(secret, otpauthUri)
+  }
+  if (intent === 'totp-confirm') {
+    // The secret shown travels back with the code, to show it again after a wrong code.
+    const secret = String(form.get('secret') ?? '').slice(0, 64)
+    const otpauthUri = String(form.get('otpauthUri') ?? '').slice(0, 400)
+    const code = String(form.get('code') ?? '').slice(0, 40)
+    if (code.trim() === '') return enrolment(secret, otpauthUri, { key: 'validation.required' })
+    const result = await auth.settle(auth.api.rest.bd.mfa.totp.confirm.$post({ json: { code } }))
+    if (result.ok) return reply({ intent: 'codes', codes: result.data.codesSecours, login: auth.user.login })
+    if (result.status === 404) {
+      return auth.redirectWithToast('/pages/user/securite', { type: 'error', key: 'mfa.totp.expired' })
+    }
+    return enrolment(secret, otpauthUri, apiMessage(result, 'errors.saveFailed'))
+  }
+  if (intent === 'totp-remove') {
+    const code = String(form.get('code') ?? '')
+      .slice(0, 40)
+      .trim()
+    const motDePasse = String(form.get('motDePasse') ?? '').slice(0, 200)
+    if (!code && !motDePasse) return reply({ intent: 'totp-remove', error: { key: 'mfa.totp.removeNeeds' } }, 400)
+    const json = code ? { code } : { motDePasse }
+    const result = await auth.settle(auth.api.rest.bd.mfa.totp.$delete({ json }))
+    if (result.ok) return auth.redirectWithToast('/pages/user/securite', { type: 'success', key: 'mfa.totp.removed' })
+    const error =
+      result.error.businessCode === 'BAD_OLD_PASSWORD'
+        ? { key: 'mfa.totp.wrongPassword' }
+        : apiMessage(result, 'errors.updateFailed')
+    return reply({ intent: 'totp-remove', error }, 400)
+  }
+  if (intent === 'codes-renew') {
+    const result = await auth.settle(auth.api.rest.bd.mfa['codes-secours'].$post())
+    if (result.ok) return reply({ intent: 'codes', codes: result.data.codesSecours, login: auth.user.login })
+    return auth.redirectWithToast('/pages/user/securite', { type: 'error', key: 'errors.updateFailed' })
+  }
+  return auth.redirectWithToast('/pages/user/securite', { type: 'error', key: 'errors.technical' })
+}
+
+export default function Security() {
+  const { status } = useLoaderData<typeof loader>()
+  const reply = useActionData<typeof action>() as SecurityReply | undefined
+  const [search] = useSearchParams()
+  const { t } = useTranslation()
+  const hasFactor = status.totp || status.passkeys.length > 0
+  return (
+    <div className="flex max-w-3xl flex-col gap-6">
+      <div className="flex flex-col gap-2">
+        <h1 className="text-2xl font-semibold tracking-tight">{t('mfa.title')}</h1>
+        <p className="text-muted-foreground">{t('mfa.intro')}</p>
+      </div>
+      {!hasFactor && search.get('enrolement') !== null ? (
+        <Alert role="status">{t('errors.MFA_ENROLMENT_REQUIRED')}</Alert>
+      ) : null}
+      {reply?.intent === 'codes' ? <RecoveryCodesShown codes={reply.codes} login={reply.login} /> : null}
+      <TotpCard
+        on={status.totp}
+        enrolment={reply?.intent === 'totp-start' ? reply : null}
+        removeError={reply?.intent === 'totp-remove' ? reply.error : null}
+      />
+      <RecoveryCodesCard left={status.codesSecoursRestants} hasFactor={hasFactor} />
+    </div>
+  )
+}
