@@ -22,6 +22,7 @@ import { logRoutes } from './routes/logs'
 import { oidcCors, oidcProtocolRoutes, oidcRoutes } from './routes/oidc'
 import { passwordRoutes } from './routes/password'
 import { registrationRoutes } from './routes/registration'
+import { sessionRoutes } from './routes/sessions'
 import { structureRoutes } from './routes/structures'
 import { userAdminRoutes } from './routes/user-admin'
 import { userRoutes } from './routes/users'
@@ -37,6 +38,7 @@ const apiRoutes = router()
   .route('/', healthRoutes)
   .route('/', captchaRoutes)
   .route('/', authRoutes)
+  .route('/', sessionRoutes)
   .route('/', userAdminRoutes)
   .route('/', userRoutes)
   .route('/', accessRoutes)

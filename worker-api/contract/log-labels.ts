@@ -46,10 +46,22 @@ export const ADMINISTRATION_ACTIONS = [
   'FONCTION_SUPPRESSION',
   'POSTE_MODIFICATION',
   'MODELE_FONCTIONS',
+  'UTILISATEUR_SESSIONS_FIN',
 ] as const
 export type AdministrationAction = (typeof ADMINISTRATION_ACTIONS)[number]
 
-type Labels = { types: Record<LogType, string>; actions: Record<AdministrationAction, string> }
+/**
+ * The sign-outs a user makes from the list of their sessions (`nomLog` of a DECONNEXION entry): one
+ * session ended from another, or every other one at once. A plain sign-out is named DECONNEXION.
+ */
+export const SESSION_ACTIONS = ['SESSION_FIN', 'SESSIONS_AUTRES_FIN'] as const
+export type SessionAction = (typeof SESSION_ACTIONS)[number]
+
+type Labels = {
+  types: Record<LogType, string>
+  actions: Record<AdministrationAction, string>
+  sessions: Record<SessionAction, string>
+}
 
 /**
  * The action labels of the history (spec §2 logs screen: "action label by log type"), in both
@@ -95,6 +107,11 @@ export const LOG_LABELS: Record<'fr' | 'en', Labels> = {
       FONCTION_SUPPRESSION: 'Suppression d’une fonction',
       POSTE_MODIFICATION: 'Modification de la période d’un poste',
       MODELE_FONCTIONS: 'Modèle de fonctions d’un type de structure',
+      UTILISATEUR_SESSIONS_FIN: 'Fermeture des sessions d’un utilisateur',
+    },
+    sessions: {
+      SESSION_FIN: 'Fermeture d’une session',
+      SESSIONS_AUTRES_FIN: 'Fermeture des autres sessions',
     },
   },
   en: {
@@ -135,15 +152,26 @@ export const LOG_LABELS: Record<'fr' | 'en', Labels> = {
       FONCTION_SUPPRESSION: 'Function deleted',
       POSTE_MODIFICATION: 'Post period changed',
       MODELE_FONCTIONS: 'Function template of a structure type',
+      UTILISATEUR_SESSIONS_FIN: 'User’s sessions ended',
+    },
+    sessions: {
+      SESSION_FIN: 'Session ended',
+      SESSIONS_AUTRES_FIN: 'Other sessions ended',
     },
   },
 }
 
-/** The label of an entry: its administrative action's when it names a known one, else its type's. */
+/**
+ * The label of an entry: its administrative action's, or its sign-out's from the list of sessions,
+ * when it names a known one; else its type's.
+ */
 export function logLabel(language: 'fr' | 'en', entry: { typeLog: LogType; nomLog: string }): string {
   const labels = LOG_LABELS[language]
   if (entry.typeLog === 'ADMINISTRATION' && (ADMINISTRATION_ACTIONS as readonly string[]).includes(entry.nomLog)) {
     return labels.actions[entry.nomLog as AdministrationAction]
+  }
+  if (entry.typeLog === 'DECONNEXION' && (SESSION_ACTIONS as readonly string[]).includes(entry.nomLog)) {
+    return labels.sessions[entry.nomLog as SessionAction]
   }
   return labels.types[entry.typeLog]
 }

@@ -104,3 +104,10 @@ export const registrationMail = (
 /** Sent after a password change or reset, so that a change made by someone else does not go unseen. */
 export const passwordChangedMail = (language: MailLanguage, user: Recipient) =>
   noticeMail(language, (w) => w.passwordChanged, user)
+
+/**
+ * Sent when an administrator (`admin` names them) ended every session of the user: signed out
+ * everywhere by someone else, they are told who did it.
+ */
+export const sessionsEndedByAdminMail = (language: MailLanguage, user: Recipient, admin: string) =>
+  noticeMail(language, (w) => w.sessionsEndedByAdmin, user, { admin })
