@@ -1,5 +1,6 @@
 import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { type LogType, logLabel } from '../../worker-api/contract/log-labels'
 import {
   call,
   changedBeforeWrite,
@@ -469,5 +470,43 @@ describe('an administrator and the sessions of a user they manage', () => {
       expect(await mailsTo(user.id), meanwhile).toEqual([])
       expect(await logsOf(admin.id), meanwhile).toEqual([])
     }
+  })
+})
+
+describe('the history', () => {
+  it('names the endings by their labels and finds them by those words, in both languages', async () => {
+    const root = await createUser({ admin: true, postes: [currentPost(1, 1)] })
+    const rootSession = await sessionFor(root.id)
+    const user = await createUser({ postes: [currentPost(4, 2)] })
+    const first = await sessionFor(user.id)
+    const second = await sessionFor(user.id)
+    expect((await call(`/rest/bd/session/${first.sid}`, { method: 'DELETE', token: second.accessToken })).status).toBe(
+      204,
+    )
+    await sessionFor(user.id)
+    expect((await call('/rest/bd/session/autres', { method: 'DELETE', token: second.accessToken })).status).toBe(204)
+    expect(
+      (await call(`/rest/bd/utilisateur/${user.id}/sessions`, { method: 'DELETE', token: rootSession.accessToken }))
+        .status,
+    ).toBe(204)
+    const found = async (q: string) => {
+      const response = await call(`/rest/bd/logs/?page=1&q=${encodeURIComponent(q)}`, {
+        token: rootSession.accessToken,
+      })
+      expect(response.status).toBe(200)
+      const entries = (await response.json()) as { typeLog: LogType; nomLog: string }[]
+      return entries.map((entry) => [entry.nomLog, logLabel('fr', entry), logLabel('en', entry)])
+    }
+    const own = [
+      ['SESSIONS_AUTRES_FIN', 'Fermeture des autres sessions', 'Other sessions ended'],
+      ['SESSION_FIN', 'Fermeture d’une session', 'Session ended'],
+    ]
+    const byAdmin = ['UTILISATEUR_SESSIONS_FIN', 'Fermeture des sessions d’un utilisateur', 'User’s sessions ended']
+    // The newest first; the administrator's entry names the user in its comment.
+    expect(await found(`fermeture ${user.login}`)).toEqual([byAdmin, ...own])
+    expect(await found(`ended ${user.login}`)).toEqual([byAdmin, ...own])
+    expect(await found(`fermeture utilisateur ${user.login}`)).toEqual([byAdmin])
+    // A sign-out's type still finds them.
+    expect(await found(`déconnexion ${user.login}`)).toEqual(own)
   })
 })
