@@ -102,7 +102,8 @@ function PasswordForm({ login, constraint }: { login: string; constraint: Constr
           method="post"
           action={`/pages/user/me#${form.id}`}
           {...getFormProps(form)}
-          className="flex max-w-md flex-col gap-4"
+          // Brought into view by its fragment, its top (the message of a failure) keeps a margin.
+          className="flex max-w-md scroll-mt-4 flex-col gap-4"
         >
           <input type="hidden" name="intent" value="password" />
           {/* Lets password managers file the new password under the right account. */}
