@@ -296,6 +296,12 @@ await scenario('GET rest/bd/utilisateur/{id}', 'read', async () => {
   const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
   return { url: `${api}/bd/utilisateur/${session.user.id}`, init: { headers } }
 })
+// The list of one's sessions: the agent's every sign-in of the run, each with what it launched.
+await scenario('GET rest/bd/session/liste', 'read', async () => {
+  const session = await login(agent.login, agent.password)
+  const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
+  return { url: `${api}/bd/session/liste`, init: { headers } }
+})
 await scenario('GET rest/bd/utilisateur/{id} (admin, a user in scope)', 'read', async () => {
   const session = await login(admin.login, admin.password)
   const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }

@@ -23,6 +23,7 @@ import { mfaRoutes } from './routes/mfa'
 import { oidcCors, oidcProtocolRoutes, oidcRoutes } from './routes/oidc'
 import { passwordRoutes } from './routes/password'
 import { registrationRoutes } from './routes/registration'
+import { sessionRoutes } from './routes/sessions'
 import { structureRoutes } from './routes/structures'
 import { userAdminRoutes } from './routes/user-admin'
 import { userRoutes } from './routes/users'
@@ -39,6 +40,7 @@ const apiRoutes = router()
   .route('/', captchaRoutes)
   .route('/', authRoutes)
   .route('/', mfaRoutes)
+  .route('/', sessionRoutes)
   .route('/', userAdminRoutes)
   .route('/', userRoutes)
   .route('/', accessRoutes)

@@ -6,12 +6,14 @@ import { anchorId, FOCUS_FIELD, neighbourAnchor } from '~/lib/focus'
 import type { FormReply } from '~/lib/form'
 import { urlWith } from '~/lib/url'
 import type { ApplicationSummary } from '../../worker-api/contract/access'
+import type { PortalSession } from '../../worker-api/contract/sessions'
 import type { Poste, User } from '../../worker-api/contract/user'
 import { AccountCard } from './account-card'
 import { AppIcon } from './app-icon'
 import { ConfirmDialog, ConfirmPanel } from './confirm-dialog'
 import { IdentityForm } from './identity-form'
 import { PostesTable } from './postes-table'
+import { SessionsList } from './sessions-list'
 import { Alert } from './ui/alert'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from './ui/card'
 
@@ -20,6 +22,8 @@ type Props = {
   self: boolean
   applications: ApplicationSummary[]
   upcoming: { application: ApplicationSummary; dateDebut: string }[]
+  /** The user's open sessions, for an administrator who manages them; null otherwise. */
+  sessions: PortalSession[] | null
   constraint: ReturnType<typeof getZodConstraint>
 }
 
@@ -31,10 +35,11 @@ const POSTE_ROW = 'poste'
 /**
  * A user's profile as an administrator sees it (spec §2, §6): the own-profile screen's identity and
  * posts, plus the active and admin switches, post deletion and a new invitation — all enabled only
- * when the server's `modification` flag says the viewer may manage this user — and what their posts
- * grant: the applications they may launch today and those a future post will open.
+ * when the server's `modification` flag says the viewer may manage this user — what their posts
+ * grant: the applications they may launch today and those a future post will open — and, for a user
+ * the viewer manages, their open sessions, which end all at once.
  */
-export function AdminProfile({ user, self, applications, upcoming, constraint }: Props) {
+export function AdminProfile({ user, self, applications, upcoming, sessions, constraint }: Props) {
   const { t } = useTranslation()
   // The profile form shows its own failures; the other forms' show here.
   const reply = useActionData() as FormReply | undefined
@@ -75,6 +80,9 @@ export function AdminProfile({ user, self, applications, upcoming, constraint }:
       <AccountCard user={user} editable={editable} />
       <PostesCard user={user} editable={editable} />
       <RightsCard applications={applications} upcoming={upcoming} />
+      {sessions ? (
+        <SessionsList sessions={sessions} own={false} name={`${user.prenom} ${user.nom}`} editable={editable} />
+      ) : null}
     </div>
   )
 }

@@ -69,7 +69,6 @@ function TotpEnrolment({ enrolment }: { enrolment: TotpEnrolmentShown }) {
             aria-label={t('mfa.totp.qrLabel')}
             className="w-48 max-w-full rounded-md border bg-white p-1 [&>svg]:h-auto [&>svg]:w-full"
             // SVG made on the server from the address the API gave (app/lib/second-factor.server.ts).
-            // biome-ignore lint/security/noDangerouslySetInnerHtml: the portal's own QR code, no user input
             dangerouslySetInnerHTML={{ __html: enrolment.qr }}
           />
         </li>

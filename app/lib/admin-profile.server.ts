@@ -26,7 +26,7 @@ export async function adminProfileLoader({ request, context, params }: Args) {
   const structure = Number.isSafeInteger(asked) && asked > 0 ? asked : null
   const {
     auth,
-    data: [user, access, via],
+    data: [user, access, via, sessions],
     t,
   } = await adminRead(request, context, (auth) =>
     Promise.all([
@@ -37,6 +37,8 @@ export async function adminProfileLoader({ request, context, params }: Args) {
       structure
         ? auth.settle(auth.api.rest.bd.structure[':id'].$get({ param: { id: structure } }))
         : Promise.resolve(null),
+      // Only for a user the administrator manages (else 403: the list is not shown).
+      auth.settle(auth.api.rest.bd.utilisateur[':id'].sessions.$get({ param: { id } })),
     ]),
   )
   return data(
@@ -46,6 +48,7 @@ export async function adminProfileLoader({ request, context, params }: Args) {
       applications: access.accesApplication.map((a) => a.application),
       upcoming: access.accesFuturs ?? [],
       structure: via?.ok ? { id: via.data.id, nom: via.data.nom } : null,
+      sessions: sessions.ok ? sessions.data : null,
       constraint: getZodConstraint(profileSchema),
       title: pageTitle(t, `${user.prenom} ${user.nom}`),
     },
@@ -53,11 +56,12 @@ export async function adminProfileLoader({ request, context, params }: Args) {
   )
 }
 
-export type AdminProfileIntent = 'profile' | 'flags' | 'poste' | 'invitation'
+export type AdminProfileIntent = 'profile' | 'flags' | 'poste' | 'invitation' | 'sessions'
 
 /**
  * The admin profile's forms: identity (the profile call), the active and admin switches (one call per
- * flag that changed), a post's deletion (after its confirmation) and a new invitation.
+ * flag that changed), a post's deletion (after its confirmation), a new invitation and the end of
+ * every session of the user (after its confirmation).
  */
 export async function adminProfileAction({ request, context, params }: Args) {
   const auth = await requireAdmin(request, context)
@@ -103,6 +107,11 @@ export async function adminProfileAction({ request, context, params }: Args) {
     const result = await auth.settle(auth.api.rest.bd.utilisateur[':id'].invitation.$post({ param: { id } }))
     if (!result.ok) return fail(apiMessage(result, 'errors.updateFailed'))
     return done('adminProfile.invitationSent')
+  }
+  if (intent === 'sessions') {
+    const result = await auth.settle(auth.api.rest.bd.utilisateur[':id'].sessions.$delete({ param: { id } }))
+    if (!result.ok) return fail(apiMessage(result, 'sessions.endFailed'))
+    return done('sessions.allEnded', { name: String(form.get('name') ?? '') })
   }
   return fail({ key: 'errors.technical' })
 }

@@ -22,8 +22,15 @@ export const loader = (args: LoaderFunctionArgs) => adminProfileLoader(args)
 export const action = (args: ActionFunctionArgs) => adminProfileAction(args)
 
 export default function AdminUserDetail() {
-  const { user, self, applications, upcoming, constraint } = useLoaderData<typeof loader>()
+  const { user, self, applications, upcoming, sessions, constraint } = useLoaderData<typeof loader>()
   return (
-    <AdminProfile user={user} self={self} applications={applications} upcoming={upcoming} constraint={constraint} />
+    <AdminProfile
+      user={user}
+      self={self}
+      applications={applications}
+      upcoming={upcoming}
+      sessions={sessions}
+      constraint={constraint}
+    />
   )
 }

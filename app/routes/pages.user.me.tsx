@@ -9,6 +9,7 @@ import { FormError, formProblem } from '~/components/form-error'
 import { IdentityForm } from '~/components/identity-form'
 import { NewPasswordFields } from '~/components/password-rules'
 import { PostesTable } from '~/components/postes-table'
+import { SessionsList } from '~/components/sessions-list'
 import { Button } from '~/components/ui/button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '~/components/ui/card'
 import { requireUser } from '~/lib/auth.server'
@@ -17,6 +18,7 @@ import { useFormReply, usePendingIntent } from '~/lib/form'
 import { formFailure, readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { saveIdentity } from '~/lib/identity.server'
+import { ownSessionsAction } from '~/lib/sessions.server'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { type ChangePasswordForm, changePasswordFormSchema } from '../../worker-api/contract/password'
 import { profileSchema } from '../../worker-api/contract/user'
@@ -26,19 +28,22 @@ export const meta = titleMeta
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = await requireUser(request, context)
-  const [me, t] = await Promise.all([
+  const [me, sessions, t] = await Promise.all([
     auth.expect(auth.api.rest.bd.utilisateur[':id'].$get({ param: { id: auth.user.id } })),
+    auth.expect(auth.api.rest.bd.session.liste.$get()),
     i18nServer.getFixedT(request),
   ])
   // The forms are checked on the server only: their rules stay out of the page's JavaScript.
   const constraints = { profile: getZodConstraint(profileSchema), password: getZodConstraint(changePasswordFormSchema) }
-  return data({ me, constraints, title: pageTitle(t, t('profile.title')) }, { headers: await auth.headers() })
+  return data({ me, sessions, constraints, title: pageTitle(t, t('profile.title')) }, { headers: await auth.headers() })
 }
 
-/** Two forms on one page (STYLE 4): the identity (spec §5 rules) and the password change. */
+/** The forms of the page (STYLE 4): the identity (spec §5 rules), the password change, the sessions' ends. */
 export async function action({ request, context }: ActionFunctionArgs) {
   const auth = await requireUser(request, context)
   const formData = await readForm(request)
+  const ended = await ownSessionsAction(auth, formData, '/pages/user/me')
+  if (ended) return ended
   const done = (key: string, values?: Record<string, string>) =>
     auth.redirectWithToast('/pages/user/me', { type: 'success', key, values })
 
@@ -97,7 +102,8 @@ function PasswordForm({ login, constraint }: { login: string; constraint: Constr
           method="post"
           action={`/pages/user/me#${form.id}`}
           {...getFormProps(form)}
-          className="flex max-w-md flex-col gap-4"
+          // Brought into view by its fragment, its top (the message of a failure) keeps a margin.
+          className="flex max-w-md scroll-mt-4 flex-col gap-4"
         >
           <input type="hidden" name="intent" value="password" />
           {/* Lets password managers file the new password under the right account. */}
@@ -136,7 +142,7 @@ function PasswordForm({ login, constraint }: { login: string; constraint: Constr
 }
 
 export default function Profile() {
-  const { me, constraints } = useLoaderData<typeof loader>()
+  const { me, sessions, constraints } = useLoaderData<typeof loader>()
   const { t } = useTranslation()
   return (
     <div className="flex max-w-3xl flex-col gap-6">
@@ -161,6 +167,7 @@ export default function Profile() {
         </CardContent>
       </Card>
       <PasswordForm login={me.login} constraint={constraints.password} />
+      <SessionsList sessions={sessions} own />
     </div>
   )
 }

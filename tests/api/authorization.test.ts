@@ -185,6 +185,20 @@ const MATRIX: Record<string, Row> = {
     request: () => ({ path: '/rest/bd/session' }),
     expect: signedIn({ application: 200, user: 200, adminOut: 200, adminIn: 200, self: 200 }),
   },
+  // One's own sessions: each caller lists and ends theirs. Another's session is none of theirs (404, as
+  // for no session at all), an administrator's included.
+  'GET /portail-backend/rest/bd/session/liste': {
+    request: () => ({ path: '/rest/bd/session/liste' }),
+    expect: signedIn({ user: 200, adminOut: 200, adminIn: 200, self: 200 }),
+  },
+  'DELETE /portail-backend/rest/bd/session/{id}': {
+    request: async ({ target }) => ({ path: `/rest/bd/session/${(await sessionFor(target.id)).sid}` }),
+    expect: signedIn({ user: 404, adminOut: 404, adminIn: 404, self: 204 }),
+  },
+  'DELETE /portail-backend/rest/bd/session/autres': {
+    request: () => ({ path: '/rest/bd/session/autres' }),
+    expect: signedIn({ user: 204, adminOut: 204, adminIn: 204, self: 204 }),
+  },
   'POST /portail-backend/rest/bd/logout': {
     request: () => ({ path: '/rest/bd/logout', body: {} }),
     expect: signedIn({ application: 204, user: 204, adminOut: 204, adminIn: 204, self: 204 }),
@@ -462,6 +476,19 @@ Object.assign(MATRIX, {
   'PUT /portail-backend/rest/bd/parametres/securite': {
     request: () => ({ path: '/rest/bd/parametres/securite', body: { mfaRequisAdministrateurs: false } }),
     expect: signedIn({ user: 403, adminOut: 403, adminIn: 403, root: 200, self: 403 }),
+  },
+  // A user's sessions: the administrators who manage them (T themself has their own list).
+  'GET /portail-backend/rest/bd/utilisateur/{id}/sessions': {
+    request: ({ target }) => ({ path: `/rest/bd/utilisateur/${target.id}/sessions` }),
+    expect: admins(403, 200),
+  },
+  'DELETE /portail-backend/rest/bd/utilisateur/{id}/sessions': {
+    request: async () => {
+      const user = await freshUser()
+      await sessionFor(user.id)
+      return { path: `/rest/bd/utilisateur/${user.id}/sessions` }
+    },
+    expect: admins(403, 204),
   },
   'GET /portail-backend/rest/public/bd/utilisateur/mail': {
     request: ({ target }) => ({ path: `/rest/public/bd/utilisateur/mail?mail=${encodeURIComponent(target.mail)}` }),

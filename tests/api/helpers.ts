@@ -328,3 +328,25 @@ export async function browserCookieOf(user: { id: number; login: string; accessT
   session.session.set('user', { id: user.id, login: user.login, nom: 'N', prenom: 'P', admin: false })
   return (await session.commit()).split(';')[0] as string
 }
+
+/**
+ * The test database, where `change` runs just before the request's second round trip (a decision's
+ * write, after its read): another request acting in between, at a chosen moment.
+ */
+export function changedBeforeWrite(change: () => Promise<unknown>): D1Database {
+  let roundTrips = 0
+  const interleaved = (session: D1DatabaseSession) => ({
+    prepare: (query: string) => session.prepare(query),
+    getBookmark: () => session.getBookmark(),
+    batch: async (statements: D1PreparedStatement[]) => {
+      if (++roundTrips === 2) await change()
+      return session.batch(statements)
+    },
+  })
+  return {
+    ...env.DB,
+    prepare: (query: string) => env.DB.prepare(query),
+    batch: (statements: D1PreparedStatement[]) => env.DB.batch(statements),
+    withSession: (constraint: D1SessionBookmark | D1SessionConstraint) => interleaved(env.DB.withSession(constraint)),
+  } as D1Database
+}

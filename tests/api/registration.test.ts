@@ -8,6 +8,7 @@ import { deliverOutbox } from '../../worker-api/services/outbox'
 import { REGISTRATION_LINKS_PER_HOUR } from '../../worker-api/services/registration-authorize'
 import {
   call,
+  changedBeforeWrite,
   createOrganisation,
   createUser,
   currentPost,
@@ -164,28 +165,6 @@ const logsAbout = (registration: { id: number; mail: string }) =>
     .where('commentaire', '=', `#${registration.id} ${registration.mail}`)
     .orderBy('id')
     .execute()
-
-/**
- * The test database, where `change` runs just before the request's second round trip (a decision's
- * write, after its read): another request acting in between, at a chosen moment.
- */
-function changedBeforeWrite(change: () => Promise<unknown>): D1Database {
-  let roundTrips = 0
-  const interleaved = (session: D1DatabaseSession) => ({
-    prepare: (query: string) => session.prepare(query),
-    getBookmark: () => session.getBookmark(),
-    batch: async (statements: D1PreparedStatement[]) => {
-      if (++roundTrips === 2) await change()
-      return session.batch(statements)
-    },
-  })
-  return {
-    ...env.DB,
-    prepare: (query: string) => env.DB.prepare(query),
-    batch: (statements: D1PreparedStatement[]) => env.DB.batch(statements),
-    withSession: (constraint: D1SessionBookmark | D1SessionConstraint) => interleaved(env.DB.withSession(constraint)),
-  } as D1Database
-}
 
 beforeAll(async () => {
   await createOrganisation()

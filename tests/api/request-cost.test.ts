@@ -98,6 +98,7 @@ describe('statements per request', () => {
     expect(await read('/rest/bd/session')).toEqual({ statements: 1, roundTrips: 1 })
     expect(await read(`/rest/bd/utilisateur/${user.id}`)).toEqual({ statements: 2, roundTrips: 1 })
     expect(await read(`/rest/bd/acces/utilisateur/${user.id}`)).toEqual({ statements: 2, roundTrips: 1 })
+    expect(await read('/rest/bd/session/liste')).toEqual({ statements: 2, roundTrips: 1 })
   })
 
   it('an administrator reading a user in scope: the scope comes with the caller, the posts with the user', async () => {
@@ -125,20 +126,25 @@ describe('statements per request', () => {
     const access = await call(`/rest/bd/acces/utilisateur/${target.id}`, { token, env: TIMING })
     expect(access.status).toBe(200)
     expect(cost(access)).toMatchObject({ statements: 3, roundTrips: 1 })
+    // A user's sessions: the caller, the user (whether the caller manages them) and the sessions together.
+    const sessions = await call(`/rest/bd/utilisateur/${target.id}/sessions`, { token, env: TIMING })
+    expect(sessions.status).toBe(200)
+    expect(cost(sessions)).toMatchObject({ statements: 3, roundTrips: 1 })
   })
 
   it('a signed-in page checks its caller once for the layout and the page, with the page data', async () => {
     const user = await createUser({ postes: [currentPost(4, 2)] })
     const { cookie } = await browserCookie(user)
-    // The access page reads what current posts open and what future ones will in one statement.
-    for (const [page, statements] of [
-      ['/pages/user/acces', 2],
-      ['/pages/user/me', 2],
+    // The access page reads what current posts open and what future ones will in one statement; the
+    // profile asks for the user and for their sessions.
+    for (const [page, statements, apiCalls] of [
+      ['/pages/user/acces', 2, 2],
+      ['/pages/user/me', 3, 3],
     ] as const) {
       const response = await visit(page, { headers: { Cookie: cookie } }, TIMING)
       expect(response.status).toBe(200)
       // The layout asks who the session is, the page asks for its data: one check, one round trip.
-      expect(cost(response)).toEqual({ statements, roundTrips: 1, apiCalls: 2 })
+      expect(cost(response)).toEqual({ statements, roundTrips: 1, apiCalls })
     }
   })
 
@@ -160,8 +166,9 @@ describe('statements per request', () => {
       ['/pages/admin/user/new', 3, 2],
       ['/pages/admin/user/4/new', 5, 3],
       ['/pages/admin/user/structure/4', 9, 3],
-      [`/pages/admin/detail/user/${agent.id}`, 4, 3],
-      [`/pages/admin/user/detail/${agent.id}`, 4, 3],
+      // The user, what their posts open, and their sessions (with whether the caller manages them).
+      [`/pages/admin/detail/user/${agent.id}`, 6, 4],
+      [`/pages/admin/user/detail/${agent.id}`, 6, 4],
       ['/pages/admin/applications', 4, 2],
       ['/pages/admin/applications/nouvelle', 3, 2],
       ['/pages/admin/applications/1', 5, 3],

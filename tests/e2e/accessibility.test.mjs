@@ -233,6 +233,40 @@ describe('accessibility (axe, WCAG 2.1 AA)', () => {
     await page.context().close()
   })
 
+  for (const [language, acceptLanguage, names] of [
+    ['French', 'fr-FR', { end: /^Terminer la session Firefox/, others: 'Terminer les autres sessions' }],
+    ['English', 'en-US', { end: /^End the Firefox 128\.0 session/, others: 'End the other sessions' }],
+  ]) {
+    it(`has no violation at all on the profile's sessions in ${language}: the list, an end's dialog, the panel without JavaScript`, async () => {
+      const mode = { javaScriptEnabled: true }
+      const firefox = await newPage({
+        ...mode,
+        userAgent: 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0',
+      })
+      await signIn(firefox, mode, 'appareils', 'Agent1234')
+      const page = await newPage({ ...mode, locale: acceptLanguage, acceptLanguage })
+      await signIn(page, mode, 'appareils', 'Agent1234', '/login?redirect=/pages/user/me')
+      await page.locator('#sessions').getByRole('listitem').nth(1).waitFor()
+      assert.deepEqual(await violations(page, { every: true }), [], 'the list')
+      // The French run's sessions are still open in the English one: any Firefox session will do.
+      await page.getByRole('button', { name: names.end }).first().click()
+      await page.getByRole('alertdialog').waitFor()
+      assert.deepEqual(await violations(page, { every: true }), [], "an end's dialog")
+      await page.keyboard.press('Escape')
+      await page.getByRole('button', { name: names.others }).focus()
+      await page.keyboard.press('Enter')
+      await page.getByRole('alertdialog').waitFor()
+      assert.deepEqual(await violations(page, { every: true }), [], 'the dialog of the others, opened by keyboard')
+      await page.keyboard.press('Escape')
+      const noScript = await newPage({ javaScriptEnabled: false, locale: acceptLanguage, acceptLanguage })
+      await noScript.context().addCookies(await page.context().cookies())
+      await noScript.goto('/pages/user/me?confirmer=sessions-autres')
+      await noScript.getByRole('region', { name: /\?$/ }).waitFor()
+      assert.deepEqual(await noScriptViolations(noScript), [], 'the confirmation panel without JavaScript')
+      for (const open of [firefox, page, noScript]) await open.context().close()
+    })
+  }
+
   it('has no serious violation on the self-service pages without JavaScript', async () => {
     const page = await newPage({ javaScriptEnabled: false })
     await page.goto('/forgotPassword')

@@ -118,3 +118,23 @@ INSERT OR IGNORE INTO poste (id, utilisateur_id, structure_id, fonction_id, date
 VALUES (9100, 960, 6, 11, date('now', '-100 days'), date('now', '+10 days')),
        (9101, 961, 6, 11, date('now', '-100 days'), date('now', '+10 days')),
        (9102, 962, 6, 11, date('now', '-100 days'), date('now', '+12 days'));
+
+-- The sessions tests: their own accounts, whose sessions they open and end (a dock agent in Agence
+-- Rouen, password Agent1234): one per mode for one's own list, one per mode for an administrator's
+-- end of every session, one for the accessibility checks.
+INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain)
+SELECT 970, 'sessions1', 'Session', 'Salomé', 'salome.session@portail.example', password_hash, 'http://localhost:8787' FROM utilisateur WHERE login = 'agent';
+INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain)
+SELECT 971, 'sessions2', 'Session', 'Samuel', 'samuel.session@portail.example', password_hash, 'http://localhost:8787' FROM utilisateur WHERE login = 'agent';
+INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain)
+SELECT 972, 'fermees1', 'Fermé', 'Fanny', 'fanny.ferme@portail.example', password_hash, 'http://localhost:8787' FROM utilisateur WHERE login = 'agent';
+INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain)
+SELECT 973, 'fermees2', 'Fermé', 'Félix', 'felix.ferme@portail.example', password_hash, 'http://localhost:8787' FROM utilisateur WHERE login = 'agent';
+INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain)
+SELECT 974, 'appareils', 'Appareil', 'Aurore', 'aurore.appareil@portail.example', password_hash, 'http://localhost:8787' FROM utilisateur WHERE login = 'agent';
+INSERT OR IGNORE INTO poste (id, utilisateur_id, structure_id, fonction_id, date_debut, date_fin) VALUES
+  (970, 970, 5, 9, '2024-01-01', '2035-12-31'),
+  (971, 971, 5, 9, '2024-01-01', '2035-12-31'),
+  (972, 972, 5, 9, '2024-01-01', '2035-12-31'),
+  (973, 973, 5, 9, '2024-01-01', '2035-12-31'),
+  (974, 974, 5, 9, '2024-01-01', '2035-12-31');

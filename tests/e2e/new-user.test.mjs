@@ -111,7 +111,7 @@ describe('the finish of the first screens', () => {
     }
     await page.goto('/pages/user/me')
     const sizes = await page
-      .getByRole('heading', { level: 3 })
+      .getByRole('heading', { level: 3, name: /^Postes (en cours|futurs)$/ })
       .evaluateAll((headings) => headings.map((heading) => getComputedStyle(heading).fontSize))
     assert.equal(sizes.length, 2)
     assert.equal(sizes[0], sizes[1])

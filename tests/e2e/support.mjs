@@ -27,18 +27,20 @@ export function useBrowser() {
   after(async () => holder.browser?.close())
   /**
    * A fresh context: French by default, JavaScript on unless `javaScriptEnabled: false`, its clock in
-   * the organisation's time zone unless another is given.
+   * the organisation's time zone unless another is given; `userAgent` makes it another browser.
    */
   return async function newPage({
     javaScriptEnabled = true,
     locale = 'fr-FR',
     acceptLanguage,
     timezoneId = 'Europe/Paris',
+    userAgent,
   } = {}) {
     const context = await holder.browser.newContext({
       baseURL: BASE_URL,
       javaScriptEnabled,
       locale,
+      ...(userAgent ? { userAgent } : {}),
       // The organisation's time zone by default: what a browser's own today (a calendar's) is in.
       timezoneId,
       extraHTTPHeaders: acceptLanguage ? { 'Accept-Language': acceptLanguage } : {},

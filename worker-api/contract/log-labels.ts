@@ -53,10 +53,22 @@ export const ADMINISTRATION_ACTIONS = [
   'MFA_CODES_SECOURS',
   'MFA_REINITIALISATION',
   'PARAMETRES_SECURITE',
+  'UTILISATEUR_SESSIONS_FIN',
 ] as const
 export type AdministrationAction = (typeof ADMINISTRATION_ACTIONS)[number]
 
-type Labels = { types: Record<LogType, string>; actions: Record<AdministrationAction, string> }
+/**
+ * The sign-outs a user makes from the list of their sessions (`nomLog` of a DECONNEXION entry): one
+ * session ended from another, or every other one at once. A plain sign-out is named DECONNEXION.
+ */
+export const SESSION_ACTIONS = ['SESSION_FIN', 'SESSIONS_AUTRES_FIN'] as const
+export type SessionAction = (typeof SESSION_ACTIONS)[number]
+
+type Labels = {
+  types: Record<LogType, string>
+  actions: Record<AdministrationAction, string>
+  sessions: Record<SessionAction, string>
+}
 
 /**
  * The action labels of the history (spec §2 logs screen: "action label by log type"), in both
@@ -109,6 +121,11 @@ export const LOG_LABELS: Record<'fr' | 'en', Labels> = {
       MFA_CODES_SECOURS: 'Nouveaux codes de secours',
       MFA_REINITIALISATION: 'Second facteur réinitialisé',
       PARAMETRES_SECURITE: 'Paramètres de sécurité modifiés',
+      UTILISATEUR_SESSIONS_FIN: 'Fermeture des sessions d’un utilisateur',
+    },
+    sessions: {
+      SESSION_FIN: 'Fermeture d’une session',
+      SESSIONS_AUTRES_FIN: 'Fermeture des autres sessions',
     },
   },
   en: {
@@ -156,15 +173,26 @@ export const LOG_LABELS: Record<'fr' | 'en', Labels> = {
       MFA_CODES_SECOURS: 'New recovery codes',
       MFA_REINITIALISATION: 'Second factor reset',
       PARAMETRES_SECURITE: 'Security settings changed',
+      UTILISATEUR_SESSIONS_FIN: 'User’s sessions ended',
+    },
+    sessions: {
+      SESSION_FIN: 'Session ended',
+      SESSIONS_AUTRES_FIN: 'Other sessions ended',
     },
   },
 }
 
-/** The label of an entry: its administrative action's when it names a known one, else its type's. */
+/**
+ * The label of an entry: its administrative action's, or its sign-out's from the list of sessions,
+ * when it names a known one; else its type's.
+ */
 export function logLabel(language: 'fr' | 'en', entry: { typeLog: LogType; nomLog: string }): string {
   const labels = LOG_LABELS[language]
   if (entry.typeLog === 'ADMINISTRATION' && (ADMINISTRATION_ACTIONS as readonly string[]).includes(entry.nomLog)) {
     return labels.actions[entry.nomLog as AdministrationAction]
+  }
+  if (entry.typeLog === 'DECONNEXION' && (SESSION_ACTIONS as readonly string[]).includes(entry.nomLog)) {
+    return labels.sessions[entry.nomLog as SessionAction]
   }
   return labels.types[entry.typeLog]
 }

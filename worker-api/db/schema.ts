@@ -255,6 +255,7 @@ export interface OutboxTable {
 export type MailKind =
   | 'PASSWORD_RESET'
   | 'PASSWORD_CHANGED'
+  | 'SESSIONS_ENDED'
   | 'MAIL_CHANGE_CONFIRM'
   | 'MAIL_CHANGE_REQUESTED'
   | 'MAIL_CHANGED'

@@ -26,6 +26,7 @@ const foldedLabels = (pick: (labels: (typeof LOG_LABELS)['fr']) => Record<string
   )
 const TYPE_LABELS = foldedLabels((labels) => labels.types)
 const ACTION_LABELS = foldedLabels((labels) => labels.actions)
+const SESSION_LABELS = foldedLabels((labels) => labels.sessions)
 
 const matchingCodes = (labels: { code: string; folded: string }[], word: string) => [
   ...new Set(labels.filter((label) => label.folded.includes(word)).map((label) => label.code)),
@@ -34,7 +35,7 @@ const matchingCodes = (labels: { code: string; folded: string }[], word: string)
 /**
  * Whether an entry matches one word of the search (spec §2 logs screen): its user's first or last
  * name or mail, its comment, its action label in either language (found here among the labels, then asked of the
- * entry's type or administrative action), or its day when the word is one ('dd/MM/yyyy').
+ * entry's type, administrative action or sign-out from the list of sessions), or its day when the word is one ('dd/MM/yyyy').
  */
 function matchesWord(db: DB, word: string): Expression<SqlBool> {
   const author = db
@@ -53,6 +54,12 @@ function matchesWord(db: DB, word: string): Expression<SqlBool> {
   if (actions.length > 0) {
     alternatives.push(
       sql<SqlBool>`(log.type_log = 'ADMINISTRATION' and log.nom_log in (${sql.join(actions.map((action) => sql.lit(action)))}))`,
+    )
+  }
+  const sessions = matchingCodes(SESSION_LABELS, word)
+  if (sessions.length > 0) {
+    alternatives.push(
+      sql<SqlBool>`(log.type_log = 'DECONNEXION' and log.nom_log in (${sql.join(sessions.map((name) => sql.lit(name)))}))`,
     )
   }
   const day = fromWireDate(word.replace(/^(\d)\//, '0$1/').replace(/\/(\d)\//, '/0$1/'))

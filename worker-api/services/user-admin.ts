@@ -67,7 +67,7 @@ const revokeSessions = (db: DB, userId: number, at: string) =>
     .where('revoked_at', 'is', null)
 
 /** The user `id` while `actor` may still manage them: the condition of every write on them. */
-const stillManaged = (db: DB, actor: Actor, id: number) =>
+export const stillManaged = (db: DB, actor: Actor, id: number) =>
   db
     .selectFrom('utilisateur')
     .select('utilisateur.id')

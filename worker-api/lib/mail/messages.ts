@@ -41,6 +41,13 @@ const fr = {
     passkey: "la clé d'accès « {{nom}} »",
     recoveryCodes: 'de nouveaux codes de secours (les précédents ne servent plus)',
   },
+  sessionsEndedByAdmin: {
+    subject: 'Vos sessions ont été fermées',
+    intro:
+      '{{admin}}, administrateur du portail, a fermé toutes les sessions ouvertes de votre compte {{login}}, ainsi que celles des applications lancées depuis le portail. Pour continuer, reconnectez-vous.',
+    warning:
+      "Si vous ne comprenez pas pourquoi, contactez votre administrateur ; si quelqu'un d'autre a pu utiliser votre compte, changez votre mot de passe.",
+  },
   mailChanged: {
     subject: 'Votre adresse e-mail a été modifiée',
     intro: "L'adresse e-mail de votre compte {{login}} est désormais {{mail}}.",
@@ -137,6 +144,13 @@ const en: MailWords = {
     totp: 'an authenticator app (TOTP)',
     passkey: 'the passkey “{{nom}}”',
     recoveryCodes: 'new recovery codes (the former ones no longer work)',
+  },
+  sessionsEndedByAdmin: {
+    subject: 'Your sessions were ended',
+    intro:
+      '{{admin}}, an administrator of the portal, ended every open session of your account {{login}}, and those of the applications launched from the portal. To go on, sign in again.',
+    warning:
+      'If you do not know why, contact your administrator; if someone else may have used your account, change your password.',
   },
   mailChanged: {
     subject: 'Your e-mail address has changed',

@@ -124,3 +124,10 @@ export const factorRemovedMail = (language: MailLanguage, user: Recipient, facto
 /** Sent when an administrator (`admin` names them) resets the user's second factor. */
 export const factorResetMail = (language: MailLanguage, user: Recipient, admin: string) =>
   noticeMail(language, (w) => w.factorReset, user, { admin })
+
+/**
+ * Sent when an administrator (`admin` names them) ended every session of the user: signed out
+ * everywhere by someone else, they are told who did it.
+ */
+export const sessionsEndedByAdminMail = (language: MailLanguage, user: Recipient, admin: string) =>
+  noticeMail(language, (w) => w.sessionsEndedByAdmin, user, { admin })

@@ -1,0 +1,24 @@
+import { z } from 'zod'
+
+/**
+ * A portal session (a sign-in, and the refreshes that kept it): one refresh-token family. What the
+ * list of a user's sessions shows of it, and the applications whose sessions were opened from it.
+ */
+export const portalSessionSchema = z.object({
+  id: z.string().describe('The session: its refresh-token family, as DELETE rest/bd/session/{id} takes it'),
+  navigateur: z.string().nullable().describe('The browser that signed in, as its User-Agent named it'),
+  versionNavigateur: z.string().nullable(),
+  creation: z.string().describe('ISO 8601 instant: the sign-in'),
+  derniereUtilisation: z.string().describe('ISO 8601 instant: the last time it was used (its last refresh)'),
+  courante: z.boolean().describe("The session of the caller's own access token"),
+  applications: z
+    .array(z.object({ id: z.number().int(), libelle: z.string() }))
+    .describe('The applications whose live sessions were opened from it (launch code or OpenID Connect), by name'),
+})
+export type PortalSession = z.infer<typeof portalSessionSchema>
+
+/** GET rest/bd/session/liste, GET rest/bd/utilisateur/{id}/sessions: the open sessions, the latest used first. */
+export const portalSessionListSchema = z.array(portalSessionSchema)
+
+/** DELETE rest/bd/session/{id}: a session's id (a family id; anything else is an unknown session). */
+export const sessionIdParam = z.object({ id: z.string().min(1).max(64) })
