@@ -311,6 +311,9 @@ export function bootstrapStatements(input) {
     `INSERT INTO log (date, utilisateur_id, type_log, nom_log, commentaire)
   SELECT ${at}, t.utilisateur_id, 'ADMINISTRATION', 'ADMIN_BOOTSTRAP', ${m}
   ${thisLink}`,
+    // A new organisation starts with a second factor required of its administrators (README).
+    `UPDATE parametre_securite SET mfa_requis_administrateurs = 1
+  WHERE id = 1 AND EXISTS (SELECT 1 ${thisLink})`,
   ]
 }
 

@@ -1,6 +1,6 @@
 import type { getZodConstraint } from '@conform-to/zod/v4'
 import { useActionData, useLocation } from '@remix-run/react'
-import { Trash2 } from 'lucide-react'
+import { ShieldOff, Trash2 } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { anchorId, FOCUS_FIELD, neighbourAnchor } from '~/lib/focus'
 import type { FormReply } from '~/lib/form'
@@ -83,7 +83,52 @@ export function AdminProfile({ user, self, applications, upcoming, sessions, con
       {sessions ? (
         <SessionsList sessions={sessions} own={false} name={`${user.prenom} ${user.nom}`} editable={editable} />
       ) : null}
+      {editable && !self ? <SecondFactorCard name={`${user.prenom} ${user.nom}`} /> : null}
     </div>
+  )
+}
+
+/**
+ * The user's second factor reset (a lost phone, lost recovery codes), after a confirmation: they sign
+ * in with their password alone again, and register a new one.
+ */
+function SecondFactorCard({ name }: { name: string }) {
+  const { t } = useTranslation()
+  const { search } = useLocation()
+  const confirmation = {
+    title: t('mfa.reset.title', { name }),
+    description: t('mfa.reset.confirm'),
+    confirmLabel: t('mfa.reset.action'),
+    pendingLabel: t('mfa.reset.pending'),
+    fields: { intent: 'mfa-reset', name },
+  }
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>{t('mfa.reset.cardTitle')}</CardTitle>
+        <CardDescription>{t('mfa.reset.intro')}</CardDescription>
+      </CardHeader>
+      <CardContent className="flex flex-col gap-4">
+        {new URLSearchParams(search).get('confirmer') === 'mfa' ? (
+          <ConfirmPanel
+            cancelHref={urlWith(search, { confirmer: null })}
+            returnTo="reinitialiser-mfa"
+            {...confirmation}
+          />
+        ) : null}
+        <div>
+          <ConfirmDialog
+            id="reinitialiser-mfa"
+            fallbackHref={urlWith(search, { confirmer: 'mfa' })}
+            triggerVariant="outline"
+            {...confirmation}
+          >
+            <ShieldOff aria-hidden />
+            {t('mfa.reset.action')}
+          </ConfirmDialog>
+        </div>
+      </CardContent>
+    </Card>
   )
 }
 

@@ -56,7 +56,7 @@ export async function adminProfileLoader({ request, context, params }: Args) {
   )
 }
 
-export type AdminProfileIntent = 'profile' | 'flags' | 'poste' | 'invitation' | 'sessions'
+export type AdminProfileIntent = 'profile' | 'flags' | 'poste' | 'invitation' | 'sessions' | 'mfa-reset'
 
 /**
  * The admin profile's forms: identity (the profile call), the active and admin switches (one call per
@@ -112,6 +112,11 @@ export async function adminProfileAction({ request, context, params }: Args) {
     const result = await auth.settle(auth.api.rest.bd.utilisateur[':id'].sessions.$delete({ param: { id } }))
     if (!result.ok) return fail(apiMessage(result, 'sessions.endFailed'))
     return done('sessions.allEnded', { name: String(form.get('name') ?? '') })
+  }
+  if (intent === 'mfa-reset') {
+    const result = await auth.settle(auth.api.rest.bd.utilisateur[':id'].mfa.$delete({ param: { id } }))
+    if (!result.ok) return fail(apiMessage(result, 'errors.updateFailed'))
+    return done('mfa.reset.done', { name: String(form.get('name') ?? '') })
   }
   return fail({ key: 'errors.technical' })
 }

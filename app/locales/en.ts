@@ -645,6 +645,9 @@ export const en: Resource = {
       saved: 'Security settings saved.',
     },
     reset: {
+      cardTitle: 'Second factor',
+      intro:
+        'If this user lost their authenticator app or passkeys and their recovery codes, reset their second factor: they will sign in with their password alone and can register a new one.',
       action: 'Reset the second factor',
       title: 'Reset the second factor of {{name}}?',
       confirm: 'Their authenticator app, passkeys and recovery codes will stop working; they will be told by mail.',

@@ -652,6 +652,9 @@ export const fr = {
       saved: 'Paramètres de sécurité enregistrés.',
     },
     reset: {
+      cardTitle: 'Second facteur',
+      intro:
+        "Si cet utilisateur a perdu son application d'authentification ou ses clés d'accès et ses codes de secours, réinitialisez son second facteur : il se connectera avec son seul mot de passe et pourra en enregistrer un nouveau.",
       action: 'Réinitialiser le second facteur',
       title: 'Réinitialiser le second facteur de {{name}} ?',
       confirm:

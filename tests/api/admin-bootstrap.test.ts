@@ -1,4 +1,6 @@
 import { env } from 'cloudflare:test'
+import { decodeBase32IgnorePadding } from '@oslojs/encoding'
+import { generateTOTP } from '@oslojs/otp'
 import { describe, expect, it } from 'vitest'
 import {
   bootstrapDates,
@@ -49,8 +51,13 @@ describe('admin:bootstrap on an empty database', () => {
       root: null,
       fonction: null,
     })
+    const required = () =>
+      env.DB.prepare('SELECT mfa_requis_administrateurs AS on_ FROM parametre_securite').first('on_')
+    expect(await required()).toBe(0)
     const { token, created } = await bootstrap({ mail, structure: "L'Équipe" })
     expect(created).toMatchObject({ mail, domain: ORIGIN, structure: "L'Équipe", fonction: 'Administrateur' })
+    // A new organisation requires a second factor of its administrators (README, "Second factor").
+    expect(await required()).toBe(1)
     expect(await counts()).toEqual({
       type_structure: 1,
       structure: 1,
@@ -88,8 +95,16 @@ describe('admin:bootstrap on an empty database', () => {
     const session = await signIn(mail, 'Secret12')
     expect(session.user).toMatchObject({ id: user.id, admin: true })
     expect(session.user.postesEnCours).toHaveLength(1)
+    // A second factor first (the organisation requires one of administrators), then the root is theirs.
+    const token_ = session.jwt.accessToken
+    const refused = await call('/rest/bd/structure/user/me', { token: token_ })
+    expect(refused.status).toBe(403)
+    expect(((await refused.json()) as { businessCode: string }).businessCode).toBe('MFA_ENROLMENT_REQUIRED')
+    const { secret } = (await (await post('/rest/bd/mfa/totp', {}, { token: token_ })).json()) as { secret: string }
+    const code = generateTOTP(decodeBase32IgnorePadding(secret), 30, 6)
+    expect((await post('/rest/bd/mfa/totp/confirm', { code }, { token: token_ })).status).toBe(200)
     // An administrator of the root sees the root.
-    const structures = await call('/rest/bd/structure/user/me', { token: session.jwt.accessToken })
+    const structures = await call('/rest/bd/structure/user/me', { token: token_ })
     expect(structures.status).toBe(200)
     expect(JSON.stringify(await structures.json())).toContain("L'Équipe")
     // Single use.

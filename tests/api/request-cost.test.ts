@@ -140,6 +140,8 @@ describe('statements per request', () => {
     for (const [page, statements, apiCalls] of [
       ['/pages/user/acces', 2, 2],
       ['/pages/user/me', 3, 3],
+      // The second factor: the TOTP row, the passkeys and the recovery codes left.
+      ['/pages/user/securite', 4, 2],
     ] as const) {
       const response = await visit(page, { headers: { Cookie: cookie } }, TIMING)
       expect(response.status).toBe(200)
@@ -174,6 +176,7 @@ describe('statements per request', () => {
       ['/pages/admin/applications/1', 5, 3],
       ['/pages/admin/modeles', 4, 2],
       ['/pages/admin/modeles/3', 4, 2],
+      ['/pages/admin/securite', 2, 2],
     ] as const
     const measured = []
     for (const [page] of pages) {
