@@ -302,6 +302,12 @@ await scenario('GET rest/bd/session/liste', 'read', async () => {
   const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
   return { url: `${api}/bd/session/liste`, init: { headers } }
 })
+// The account security page's read: the caller's factors (TOTP, passkeys, recovery codes left).
+await scenario('GET rest/bd/mfa', 'read', async () => {
+  const session = await login(agent.login, agent.password)
+  const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
+  return { url: `${api}/bd/mfa`, init: { headers } }
+})
 await scenario('GET rest/bd/utilisateur/{id} (admin, a user in scope)', 'read', async () => {
   const session = await login(admin.login, admin.password)
   const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
@@ -508,6 +514,10 @@ await scenario('GET /pages/user/acces (SSR)', 'page', async () => ({
 }))
 await scenario('GET /pages/user/me (SSR)', 'page', async () => ({
   url: `${base}/pages/user/me`,
+  init: { headers: { Cookie: await browserCookie(agent.login, agent.password) } },
+}))
+await scenario('GET /pages/user/securite (SSR)', 'page', async () => ({
+  url: `${base}/pages/user/securite`,
   init: { headers: { Cookie: await browserCookie(agent.login, agent.password) } },
 }))
 /**

@@ -17,7 +17,8 @@ export const authRoutes = router()
       method: 'post',
       path: '/rest/public/bd/login',
       tags: ['Session'],
-      summary: 'Sign in with identifiant, motDePasse and a solved captcha',
+      summary:
+        'Sign in with identifiant, motDePasse and a solved captcha; a user with a second factor gets 403 MFA_REQUIRED with its challenge in attributs[0] (then POST login/mfa)',
       request: { body: { content: { 'application/json': { schema: loginSchema } }, required: true } },
       responses: {
         200: json(z.object({ user: userSchema, jwt: tokensSchema }), 'Signed in'),
