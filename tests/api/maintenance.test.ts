@@ -93,3 +93,55 @@ describe('purgeExpired: the retry copy of a rotated refresh token', () => {
     expect((await rotated()).successor).toBeNull()
   })
 })
+
+describe('purgeExpired: the second factor', () => {
+  it('drops expired challenges and day-old unconfirmed enrolments, and keeps the rest', async () => {
+    const user = await createUser()
+    const other = await createUser()
+    const challenge = (hash: string, expires: string) => ({
+      hash,
+      purpose: 'LOGIN' as const,
+      utilisateur_id: user.id,
+      identifier: user.login,
+      webauthn: null,
+      created_at: ago(1),
+      expires_at: expires,
+    })
+    await db()
+      .insertInto('mfa_challenge')
+      .values([challenge('expired', ago(0.01)), challenge('live', ago(-0.05))])
+      .execute()
+    await db()
+      .insertInto('mfa_totp')
+      .values([
+        // Confirmed, with a pending replacement from two days ago: the replacement goes, the secret stays.
+        {
+          utilisateur_id: user.id,
+          secret: 'ABCD',
+          confirmed_at: ago(72),
+          pending_secret: 'OLD',
+          pending_created_at: ago(48),
+        },
+        {
+          utilisateur_id: other.id,
+          secret: null,
+          confirmed_at: null,
+          pending_secret: 'NEW',
+          pending_created_at: ago(1),
+        },
+      ])
+      .execute()
+    const deleted = await purgeExpired(env)
+    expect(deleted).toMatchObject({ mfaChallenges: 1, pendingTotp: 1 })
+    expect((await db().selectFrom('mfa_challenge').select('hash').execute()).map((r) => r.hash)).toEqual(['live'])
+    const totp = await db()
+      .selectFrom('mfa_totp')
+      .select(['utilisateur_id', 'secret', 'pending_secret'])
+      .orderBy('utilisateur_id')
+      .execute()
+    expect(totp).toEqual([
+      { utilisateur_id: user.id, secret: 'ABCD', pending_secret: null },
+      { utilisateur_id: other.id, secret: null, pending_secret: 'NEW' },
+    ])
+  })
+})

@@ -10,7 +10,7 @@ const DAY = 24 * HOUR
  * Deletes what can no longer matter (run hourly by the cron trigger): used captchas past their
  * expiry, refresh tokens of families past their absolute lifetime (reuse detection needs nothing
  * older) and the retry copies of rotated ones, forgotten sign-in failures, old rate-limit windows,
- * mail tokens expired a month ago, month-old mail, and the user list's totals of past days (whatever
+ * mail tokens expired a month ago, spent second-step challenges and day-old unconfirmed TOTP enrolments, month-old mail, and the user list's totals of past days (whatever
  * the organisation's time zone: a day before yesterday in UTC).
  */
 export async function purgeExpired(env: Env, now = new Date()) {
@@ -33,6 +33,13 @@ export async function purgeExpired(env: Env, now = new Date()) {
     mailTokens: db.deleteFrom('mail_token').where('expires_at', '<', at(30 * DAY)),
     // An authorization code lives 60 s; kept a day, a replay of it is still recognised (and revokes).
     oidcCodes: db.deleteFrom('oidc_code').where('expires_at', '<', at(DAY)),
+    // A sign-in's second step and WebAuthn's ceremonies live 5 minutes.
+    mfaChallenges: db.deleteFrom('mfa_challenge').where('expires_at', '<', now.toISOString()),
+    // An enrolment never confirmed is forgotten after a day (a confirmed TOTP keeps its row).
+    pendingTotp: db
+      .updateTable('mfa_totp')
+      .set({ pending_secret: null, pending_created_at: null })
+      .where('pending_created_at', '<', at(DAY)),
     logouts: db.deleteFrom('logout_delivery').where('created_at', '<', at(30 * DAY)),
     // Mail a month old, delivered or given up on, has told what it had to tell.
     mails: db.deleteFrom('outbox').where('created_at', '<', at(30 * DAY)),
