@@ -87,8 +87,7 @@ async function adminSession(request: Request, auth: Auth, context: AppLoadContex
   const me = await currentSession(request, auth, context)
   if (!me.admin) throw redirect('/pages/user/acces', { headers: await auth.headers() })
   // The security settings hold an administrator without a second factor back until they enrol one.
-  if (me.mfaEnrolementRequis)
-    throw await auth.redirectWithToast('/pages/user/securite', { type: 'error', key: 'errors.MFA_ENROLMENT_REQUIRED' })
+  if (me.mfaEnrolementRequis) throw redirect('/pages/user/securite?enrolement=1', { headers: await auth.headers() })
   if (root && !me.racine) throw new Response('FORBIDDEN', { status: 403, headers: await auth.headers() })
   return me
 }
