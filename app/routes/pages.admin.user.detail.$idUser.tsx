@@ -31,15 +31,6 @@ export const loader = (args: LoaderFunctionArgs) => adminProfileLoader(args)
 export const action = (args: ActionFunctionArgs) => adminProfileAction(args)
 
 export default function StructureUserDetail() {
-  const { user, self, applications, upcoming, sessions, constraint } = useLoaderData<typeof loader>()
-  return (
-    <AdminProfile
-      user={user}
-      self={self}
-      applications={applications}
-      upcoming={upcoming}
-      sessions={sessions}
-      constraint={constraint}
-    />
-  )
+  // The profile takes the loader's data as it is (its title aside).
+  return <AdminProfile {...useLoaderData<typeof loader>()} />
 }
