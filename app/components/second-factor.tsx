@@ -1,9 +1,7 @@
-import { Form, useSearchParams } from '@remix-run/react'
+import { Form } from '@remix-run/react'
 import { Download, KeyRound, RefreshCw, ShieldCheck, ShieldOff, Smartphone } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { usePendingIntent } from '~/lib/form'
-import { urlWith } from '~/lib/url'
-import { ConfirmDialog, ConfirmPanel } from './confirm-dialog'
 import { CopyField } from './copy-field'
 import { Field } from './field'
 import { FormError } from './form-error'
@@ -38,18 +36,27 @@ export function TotpCard({
         <CardDescription>{on ? t('mfa.totp.on') : t('mfa.totp.off')}</CardDescription>
       </CardHeader>
       <CardContent className="flex flex-col gap-4">
-        {enrolment ? (
-          <TotpEnrolment enrolment={enrolment} />
-        ) : (
+        {enrolment ? <TotpEnrolment enrolment={enrolment} /> : null}
+        {!on && !enrolment ? (
           <Form method="post" action="/pages/user/securite#totp">
             <input type="hidden" name="intent" value="totp-start" />
-            <Button type="submit" variant={on ? 'outline' : 'default'} disabled={starting} aria-disabled={starting}>
+            <Button type="submit" disabled={starting} aria-disabled={starting}>
               <Smartphone aria-hidden />
-              {on ? t('mfa.totp.replace') : t('mfa.totp.start')}
+              {t('mfa.totp.start')}
             </Button>
           </Form>
-        )}
-        {on && !enrolment ? <TotpRemoval error={removeError} /> : null}
+        ) : null}
+        {on ? (
+          <ProofForm
+            intent="totp-remove"
+            anchor="totp"
+            error={removeError}
+            summary={t('mfa.totp.remove')}
+            submit={t('mfa.totp.removeConfirm')}
+            pending={t('mfa.totp.removing')}
+            destructive
+          />
+        ) : null}
       </CardContent>
     </Card>
   )
@@ -116,22 +123,50 @@ function TotpEnrolment({ enrolment }: { enrolment: TotpEnrolmentShown }) {
   )
 }
 
-/** TOTP turned off: a current code, or the password (either proves the person at the keyboard). */
-function TotpRemoval({ error }: { error: Message | null }) {
+/**
+ * An action that needs the person at the keyboard proven (TOTP turned off, new recovery codes): a
+ * current code of the app, or the password. The form sits in a disclosure; sending it is the
+ * confirmation.
+ */
+function ProofForm({
+  intent,
+  anchor,
+  error,
+  summary,
+  submit,
+  pending: pendingLabel,
+  destructive = false,
+  note,
+}: {
+  intent: string
+  anchor: string
+  error: Message | null
+  summary: string
+  submit: string
+  pending: string
+  destructive?: boolean
+  note?: string
+}) {
   const { t } = useTranslation()
-  const pending = usePendingIntent('totp-remove')
+  const pending = usePendingIntent(intent)
   const message = error ? t(error.key, error.values) : null
   return (
     <details className="rounded-md border p-4" open={Boolean(error)}>
-      <summary className="cursor-pointer font-medium">{t('mfa.totp.remove')}</summary>
-      <Form method="post" action="/pages/user/securite#totp" noValidate className="mt-4 flex max-w-sm flex-col gap-4">
-        <input type="hidden" name="intent" value="totp-remove" />
-        <p className="text-sm text-muted-foreground">{t('mfa.totp.removeIntro')}</p>
+      <summary className="cursor-pointer font-medium">{summary}</summary>
+      <Form
+        method="post"
+        action={`/pages/user/securite#${anchor}`}
+        noValidate
+        className="mt-4 flex max-w-sm flex-col gap-4"
+      >
+        <input type="hidden" name="intent" value={intent} />
+        {note ? <p className="text-sm">{note}</p> : null}
+        <p className="text-sm text-muted-foreground">{t('mfa.proof.intro')}</p>
         <FormError message={message} />
         <Field
-          label={t('mfa.totp.currentCode')}
+          label={t('mfa.proof.code')}
           inputProps={{
-            id: 'totp-remove-code',
+            id: `${intent}-code`,
             name: 'code',
             type: 'text',
             inputMode: 'numeric',
@@ -140,18 +175,23 @@ function TotpRemoval({ error }: { error: Message | null }) {
           }}
         />
         <Field
-          label={t('mfa.totp.orPassword')}
+          label={t('mfa.proof.password')}
           inputProps={{
-            id: 'totp-remove-password',
+            id: `${intent}-password`,
             name: 'motDePasse',
             type: 'password',
             autoComplete: 'current-password',
           }}
         />
         <div>
-          <Button type="submit" variant="destructive" disabled={pending} aria-disabled={pending}>
-            <ShieldOff aria-hidden />
-            {pending ? t('mfa.totp.removing') : t('mfa.totp.removeConfirm')}
+          <Button
+            type="submit"
+            variant={destructive ? 'destructive' : 'default'}
+            disabled={pending}
+            aria-disabled={pending}
+          >
+            {destructive ? <ShieldOff aria-hidden /> : <RefreshCw aria-hidden />}
+            {pending ? pendingLabel : submit}
           </Button>
         </div>
       </Form>
@@ -159,19 +199,17 @@ function TotpRemoval({ error }: { error: Message | null }) {
   )
 }
 
-/** How many recovery codes are left, and new ones (the former die: confirmed first). */
-export function RecoveryCodesCard({ left, hasFactor }: { left: number; hasFactor: boolean }) {
+/** How many recovery codes are left, and new ones (the former die) with a proof, like a removal. */
+export function RecoveryCodesCard({
+  left,
+  hasFactor,
+  error,
+}: {
+  left: number
+  hasFactor: boolean
+  error: Message | null
+}) {
   const { t } = useTranslation()
-  const [search] = useSearchParams()
-  const confirmation = {
-    title: t('mfa.codes.renewTitle'),
-    description: t('mfa.codes.renewConfirm'),
-    confirmLabel: t('mfa.codes.renew'),
-    pendingLabel: t('mfa.codes.renewing'),
-    fields: { intent: 'codes-renew' },
-    action: '/pages/user/securite',
-    variant: 'default' as const,
-  }
   return (
     <Card id="codes">
       <CardHeader>
@@ -179,21 +217,16 @@ export function RecoveryCodesCard({ left, hasFactor }: { left: number; hasFactor
         <CardDescription>{hasFactor ? t('mfa.codes.left', { count: left }) : t('mfa.codes.noFactor')}</CardDescription>
       </CardHeader>
       {hasFactor ? (
-        <CardContent className="flex flex-col gap-4">
-          {search.get('confirmer') === 'codes' ? (
-            <ConfirmPanel cancelHref={urlWith(search, { confirmer: null })} returnTo="renew-codes" {...confirmation} />
-          ) : null}
-          <div>
-            <ConfirmDialog
-              id="renew-codes"
-              fallbackHref={urlWith(search, { confirmer: 'codes' })}
-              triggerVariant="outline"
-              {...confirmation}
-            >
-              <RefreshCw aria-hidden />
-              {t('mfa.codes.renew')}
-            </ConfirmDialog>
-          </div>
+        <CardContent>
+          <ProofForm
+            intent="codes-renew"
+            anchor="codes"
+            error={error}
+            summary={t('mfa.codes.renew')}
+            note={t('mfa.codes.renewConfirm')}
+            submit={t('mfa.codes.renew')}
+            pending={t('mfa.codes.renewing')}
+          />
         </CardContent>
       ) : null}
     </Card>

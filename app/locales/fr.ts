@@ -150,6 +150,8 @@ export const fr = {
     MFA_ENROLMENT_REQUIRED:
       "Les administrateurs doivent protéger leur compte par un second facteur : enregistrez-en un avant d'accéder à l'administration.",
     MFA_FACTOR_REQUIRED: "Enregistrez d'abord un second facteur pour votre propre compte.",
+    MFA_TOTP_ALREADY_ON:
+      "Une application d'authentification est déjà activée : désactivez-la d'abord pour en configurer une autre.",
     LISTE_CREATION_FAILED: "L'ajout de l'utilisateur dans la liste de validation a echoué.",
     CAPTCHA_CHAR_INVALID: 'Le format de la clé recaptcha est incorrecte, merci de contacter le support',
     CAPTCHA_VALIDATE_FAILED: 'Recaptcha non valide',
@@ -606,7 +608,6 @@ export const fr = {
       on: 'Activée : un code de votre application est demandé à chaque connexion.',
       off: "Aucune application d'authentification n'est configurée.",
       start: "Configurer une application d'authentification",
-      replace: 'Changer d’application',
       scan: "Scannez ce QR code avec votre application d'authentification (FreeOTP, Google Authenticator, Microsoft Authenticator, Aegis…).",
       qrLabel: "QR code de configuration de l'application d'authentification",
       typeInstead: 'Ou saisissez cette clé dans l’application :',
@@ -618,14 +619,16 @@ export const fr = {
       confirming: 'Activation…',
       expired: 'Cette configuration n’est plus en cours : recommencez.',
       remove: 'Désactiver l’application d’authentification',
-      removeIntro: 'Saisissez un code actuel de votre application, ou votre mot de passe.',
-      currentCode: 'Code actuel',
-      orPassword: 'Ou votre mot de passe',
       removeConfirm: 'Désactiver',
       removing: 'Désactivation…',
-      removeNeeds: 'Saisissez un code actuel ou votre mot de passe.',
-      wrongPassword: 'Mot de passe incorrect.',
       removed: "L'application d'authentification est désactivée.",
+    },
+    proof: {
+      intro: 'Saisissez un code actuel de votre application d’authentification, ou votre mot de passe.',
+      code: 'Code actuel',
+      password: 'Ou votre mot de passe',
+      needed: 'Saisissez un code actuel ou votre mot de passe.',
+      wrongPassword: 'Mot de passe incorrect.',
     },
     codes: {
       title: 'Codes de secours',

@@ -23,7 +23,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 export type SecurityReply =
   | ({ intent: 'totp-start' } & TotpEnrolmentShown)
   | { intent: 'codes'; codes: string[]; login: string }
-  | { intent: 'totp-remove'; error: Message }
+  | { intent: 'totp-remove' | 'codes-renew'; error: Message }
 
 /**
  * The second factor of one's own account: an authenticator app enrolled (its QR code and secret, then
@@ -40,8 +40,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
     reply({ intent: 'totp-start', secret, otpauthUri, qr: qrCodeSvg(otpauthUri), error }, error ? 400 : 200)
 
   if (intent === 'totp-start') {
-    const { secret, otpauthUri } = await auth.expect(auth.api.rest.bd.mfa.totp.$post())
-    return enrolment(secret, otpauthUri)
+    const result = await auth.settle(auth.api.rest.bd.mfa.totp.$post())
+    if (result.ok) return enrolment(result.data.secret, result.data.otpauthUri)
+    return auth.redirectWithToast('/pages/user/securite', {
+      type: 'error',
+      key: apiMessage(result, 'errors.saveFailed').key,
+    })
   }
   if (intent === 'totp-confirm') {
     // The secret shown travels back with the code, to show it again after a wrong code.
@@ -51,30 +55,33 @@ export async function action({ request, context }: ActionFunctionArgs) {
     if (code.trim() === '') return enrolment(secret, otpauthUri, { key: 'validation.required' })
     const result = await auth.settle(auth.api.rest.bd.mfa.totp.confirm.$post({ json: { code } }))
     if (result.ok) return reply({ intent: 'codes', codes: result.data.codesSecours, login: auth.user.login })
-    if (result.status === 404) {
+    if (result.status === 404 || result.status === 409) {
       return auth.redirectWithToast('/pages/user/securite', { type: 'error', key: 'mfa.totp.expired' })
     }
     return enrolment(secret, otpauthUri, apiMessage(result, 'errors.saveFailed'))
   }
-  if (intent === 'totp-remove') {
+  if (intent === 'totp-remove' || intent === 'codes-renew') {
     const code = String(form.get('code') ?? '')
       .slice(0, 40)
       .trim()
     const motDePasse = String(form.get('motDePasse') ?? '').slice(0, 200)
-    if (!code && !motDePasse) return reply({ intent: 'totp-remove', error: { key: 'mfa.totp.removeNeeds' } }, 400)
+    if (!code && !motDePasse) return reply({ intent, error: { key: 'mfa.proof.needed' } }, 400)
     const json = code ? { code } : { motDePasse }
-    const result = await auth.settle(auth.api.rest.bd.mfa.totp.$delete({ json }))
-    if (result.ok) return auth.redirectWithToast('/pages/user/securite', { type: 'success', key: 'mfa.totp.removed' })
+    const result =
+      intent === 'totp-remove'
+        ? await auth.settle(auth.api.rest.bd.mfa.totp.$delete({ json }))
+        : await auth.settle(auth.api.rest.bd.mfa['codes-secours'].$post({ json }))
+    if (result.ok) {
+      if (result.data && typeof result.data === 'object' && 'codesSecours' in result.data) {
+        return reply({ intent: 'codes', codes: result.data.codesSecours, login: auth.user.login })
+      }
+      return auth.redirectWithToast('/pages/user/securite', { type: 'success', key: 'mfa.totp.removed' })
+    }
     const error =
       result.error.businessCode === 'BAD_OLD_PASSWORD'
-        ? { key: 'mfa.totp.wrongPassword' }
+        ? { key: 'mfa.proof.wrongPassword' }
         : apiMessage(result, 'errors.updateFailed')
-    return reply({ intent: 'totp-remove', error }, 400)
-  }
-  if (intent === 'codes-renew') {
-    const result = await auth.settle(auth.api.rest.bd.mfa['codes-secours'].$post())
-    if (result.ok) return reply({ intent: 'codes', codes: result.data.codesSecours, login: auth.user.login })
-    return auth.redirectWithToast('/pages/user/securite', { type: 'error', key: 'errors.updateFailed' })
+    return reply({ intent, error }, 400)
   }
   return auth.redirectWithToast('/pages/user/securite', { type: 'error', key: 'errors.technical' })
 }
@@ -100,7 +107,11 @@ export default function Security() {
         enrolment={reply?.intent === 'totp-start' ? reply : null}
         removeError={reply?.intent === 'totp-remove' ? reply.error : null}
       />
-      <RecoveryCodesCard left={status.codesSecoursRestants} hasFactor={hasFactor} />
+      <RecoveryCodesCard
+        left={status.codesSecoursRestants}
+        hasFactor={hasFactor}
+        error={reply?.intent === 'codes-renew' ? reply.error : null}
+      />
     </div>
   )
 }

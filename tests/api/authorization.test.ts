@@ -175,11 +175,11 @@ const MATRIX: Record<string, Row> = {
   },
   'DELETE /portail-backend/rest/bd/mfa/totp': {
     request: () => ({ path: '/rest/bd/mfa/totp', body: { motDePasse: 'NotMine12' } }),
-    expect: signedIn({ user: 404, adminOut: 404, adminIn: 404, self: 404 }),
+    expect: signedIn({ user: 400, adminOut: 400, adminIn: 400, self: 400 }),
   },
   'POST /portail-backend/rest/bd/mfa/codes-secours': {
-    request: () => ({ path: '/rest/bd/mfa/codes-secours', body: {} }),
-    expect: signedIn({ user: 404, adminOut: 404, adminIn: 404, self: 404 }),
+    request: () => ({ path: '/rest/bd/mfa/codes-secours', body: { motDePasse: 'NotMine12' } }),
+    expect: signedIn({ user: 400, adminOut: 400, adminIn: 400, self: 400 }),
   },
   'GET /portail-backend/rest/bd/session': {
     request: () => ({ path: '/rest/bd/session' }),

@@ -148,6 +148,27 @@ describe('TOTP enrolment', () => {
   })
 })
 
+describe('a factor in force is not replaced by a session alone', () => {
+  it('answers 409 MFA_TOTP_ALREADY_ON to a new enrolment while TOTP is on; after turning it off, a new one', async () => {
+    const me = await user()
+    const { secret } = await enrol(me)
+    await expectError(await post('/rest/bd/mfa/totp', {}, { token: me.token }), 409, 'MFA_TOTP_ALREADY_ON')
+    // Nor can an enrolment left pending from before be confirmed over it.
+    await expectError(
+      await post('/rest/bd/mfa/totp/confirm', { code: await totp(secret, Date.now(), 1) }, { token: me.token }),
+      404,
+      'NOT_FOUND',
+    )
+    const off = await call('/rest/bd/mfa/totp', {
+      method: 'DELETE',
+      token: me.token,
+      body: JSON.stringify({ motDePasse: me.password }),
+    })
+    expect(off.status).toBe(204)
+    expect((await post('/rest/bd/mfa/totp', {}, { token: me.token })).status).toBe(200)
+  })
+})
+
 describe('the sign-in with a second factor', () => {
   it('a user without one signs in exactly as before', async () => {
     const me = await createUser()
@@ -261,6 +282,29 @@ describe('the sign-in with a second factor', () => {
     expect(row).toEqual([])
   })
 
+  it('the right password after a wait is not held back by a wait of its own: the code then signs in', async () => {
+    const me = await user()
+    const { secret } = await enrol(me)
+    await withFrozenClock(async (clock) => {
+      clock.advance(30)
+      for (let i = 0; i < 5; i++) await expectError(await login(me.login, 'Wrong1234'), 401, 'BAD_CREDENTIAL')
+      const locked = await expectError(await login(me.login, me.password), 429, 'TOO_MANY_ATTEMPTS')
+      expect(locked.attributs[0]).toBeGreaterThan(50)
+      clock.advance(61)
+      const { challenge } = await passwordStep(me)
+      expect((await secondStep(challenge, await totp(secret))).status).toBe(200)
+    })
+  })
+
+  it('a wait started by wrong codes says how long it lasts', async () => {
+    const me = await user()
+    await enrol(me)
+    const { challenge } = await passwordStep(me)
+    for (let i = 0; i < 5; i++) await expectError(await secondStep(challenge, '000000'), 400, 'MFA_CODE_INVALID')
+    const refused = await expectError(await login(me.login, me.password), 429, 'TOO_MANY_ATTEMPTS')
+    expect(refused.attributs[0]).toBeGreaterThan(50)
+  })
+
   it('a success starts the count over', async () => {
     const me = await user()
     const { secret } = await enrol(me)
@@ -307,11 +351,18 @@ describe('removal and renewal', () => {
     expect((await status(me.token)).totp).toBe(false)
   })
 
-  it('new recovery codes replace the former ones; none without a second factor', async () => {
+  it('new recovery codes replace the former ones, with a proof; none without a second factor', async () => {
     const me = await user()
-    await expectError(await post('/rest/bd/mfa/codes-secours', {}, { token: me.token }), 404, 'NOT_FOUND')
-    const { codes } = await enrol(me)
-    const renewed = await post('/rest/bd/mfa/codes-secours', {}, { token: me.token })
+    const renew = (body: unknown) => post('/rest/bd/mfa/codes-secours', body, { token: me.token })
+    await expectError(await renew({ motDePasse: me.password }), 404, 'NOT_FOUND')
+    const { codes, secret } = await enrol(me)
+    // A stolen session makes no codes of its own: a current code or the password is asked for.
+    await expectError(await renew({}), 400, 'VALIDATION_FAILED')
+    await expectError(await renew({ motDePasse: 'Wrong1234' }), 400, 'BAD_OLD_PASSWORD')
+    // The enrolment's code is spent.
+    await expectError(await renew({ code: await totp(secret) }), 400, 'MFA_CODE_INVALID')
+    expect((await status(me.token)).codesSecoursRestants).toBe(10)
+    const renewed = await renew({ motDePasse: me.password })
     expect(renewed.status).toBe(200)
     const { codesSecours } = (await renewed.json()) as { codesSecours: string[] }
     expect(codesSecours).toHaveLength(10)

@@ -36,8 +36,11 @@ export const mfaCodeSchema = z
 
 export const totpConfirmSchema = z.object({ code: mfaCodeSchema })
 
-/** DELETE rest/bd/mfa/totp: a current code, or the password. */
-export const totpRemovalSchema = z
+/**
+ * What proves the person at the keyboard before a factor is removed or new recovery codes are made:
+ * a current code (of the app, or a recovery code), or the password.
+ */
+export const factorProofSchema = z
   .object({
     code: mfaCodeSchema.optional(),
     motDePasse: z.string().min(1, 'validation.required').max(200, 'validation.tooLong').optional(),
@@ -46,7 +49,7 @@ export const totpRemovalSchema = z
     message: 'validation.required',
     path: ['code'],
   })
-export type TotpRemoval = z.infer<typeof totpRemovalSchema>
+export type FactorProof = z.infer<typeof factorProofSchema>
 
 /** Ten recovery codes, shown once. */
 export const recoveryCodesSchema = z.object({ codesSecours: z.array(z.string()).length(10) })

@@ -31,7 +31,12 @@ export type Viewer = {
 /** Just past the last path of the sub-tree at `path` ('/1/2/' → '/1/2/:'). */
 const SUBTREE_END = ':'
 
-/** The paths of the structures the viewer's scope starts from (none for a non-admin). */
+/**
+ * The paths of the structures the viewer's scope starts from (none for a non-admin). An administrator
+ * the security settings hold back is refused by the caller check (`requireAdmin`) and by
+ * `viewerIsAdmin`, not here: this subquery sits deep in the largest statements, near D1's expression
+ * depth of 100.
+ */
 function scopeRoots(db: DB, viewer: Viewer) {
   return db
     .selectFrom('poste as scope_poste')
@@ -69,12 +74,10 @@ export function scopeStructureIds(db: DB, viewer: Viewer) {
  * not have (a confirmed TOTP or a passkey): SQL, so that a write's guard holds it too.
  */
 export const secondFactorMissing = (user: Expression<number>) =>
-  sql<SqlBool>`(
-    exists (select 1 from utilisateur a where a.id = ${user} and a.admin = 1)
+  sql<SqlBool>`exists (select 1 from utilisateur a where a.id = ${user} and a.admin = 1
     and exists (select 1 from parametre_securite where id = 1 and mfa_requis_administrateurs = 1)
-    and not exists (select 1 from mfa_totp where utilisateur_id = ${user} and secret is not null)
-    and not exists (select 1 from passkey where utilisateur_id = ${user})
-  )`
+    and not exists (select 1 from mfa_totp t where t.utilisateur_id = a.id and t.secret is not null)
+    and not exists (select 1 from passkey p where p.utilisateur_id = a.id))`
 
 /**
  * Whether the viewer is an administrator at all (the flag, whatever their posts), and not one the
@@ -85,7 +88,8 @@ function viewerIsAdmin(db: DB, viewer: Viewer): Expression<SqlBool> {
     .selectFrom('utilisateur as viewer')
     .select('viewer.id')
     .where('viewer.id', '=', viewer.id)
-    .where('viewer.admin', '=', 1)} and not ${secondFactorMissing(sql`${viewer.id}`)})`
+    .where('viewer.admin', '=', 1)
+    .where(sql<SqlBool>`not ${secondFactorMissing(sql.ref('viewer.id'))}`)})`
 }
 
 /**

@@ -2,13 +2,13 @@ import { createRoute, z } from '@hono/zod-openapi'
 import { tokensSchema } from '../contract/auth'
 import { errors, json } from '../contract/common'
 import {
+  factorProofSchema,
   loginMfaSchema,
   mfaStatusSchema,
   recoveryCodesSchema,
   securitySettingsSchema,
   totpConfirmSchema,
   totpEnrolmentSchema,
-  totpRemovalSchema,
 } from '../contract/mfa'
 import { idParam, userSchema } from '../contract/user'
 import { afterResponse } from '../lib/after-response'
@@ -58,9 +58,9 @@ export const mfaRoutes = router()
       path: '/rest/bd/mfa/totp',
       tags: ['Second factor'],
       summary:
-        'A pending TOTP enrolment (RFC 6238, 30 s, 6 digits, SHA-1): nothing changes at sign-in until a first code confirms it',
+        'A pending TOTP enrolment (RFC 6238, 30 s, 6 digits, SHA-1): nothing changes at sign-in until a first code confirms it; 409 MFA_TOTP_ALREADY_ON while one is on (turn it off first)',
       security: [{ bearer: [] }],
-      responses: { 200: json(totpEnrolmentSchema, 'The secret for an authenticator app'), ...errors(401, 403) },
+      responses: { 200: json(totpEnrolmentSchema, 'The secret for an authenticator app'), ...errors(401, 403, 409) },
     }),
     async (c) => c.json(await startTotp(c.env, c.get('caller'), requestContext(c.req.raw)), 200),
   )
@@ -94,7 +94,7 @@ export const mfaRoutes = router()
       summary:
         'Turn TOTP off with a current code or the password (counted like wrong old passwords); with no passkey left, the recovery codes go too',
       security: [{ bearer: [] }],
-      request: body(totpRemovalSchema),
+      request: body(factorProofSchema),
       responses: { 204: { description: 'TOTP is off' }, ...errors(400, 401, 403, 404, 429) },
     }),
     async (c) => {
@@ -108,12 +108,19 @@ export const mfaRoutes = router()
       method: 'post',
       path: '/rest/bd/mfa/codes-secours',
       tags: ['Second factor'],
-      summary: 'Ten new recovery codes, shown once (the former ones die); for a user who has a second factor',
+      summary:
+        'Ten new recovery codes, shown once (the former ones die), for a user who has a second factor; with a current code or the password (counted like wrong old passwords)',
       security: [{ bearer: [] }],
-      responses: { 200: json(recoveryCodesSchema, 'The new codes'), ...errors(401, 403, 404) },
+      request: body(factorProofSchema),
+      responses: { 200: json(recoveryCodesSchema, 'The new codes'), ...errors(400, 401, 403, 404, 429) },
     }),
     async (c) => {
-      const { codesSecours, mailIds } = await regenerateRecoveryCodes(c.env, c.get('caller'), requestContext(c.req.raw))
+      const { codesSecours, mailIds } = await regenerateRecoveryCodes(
+        c.env,
+        c.get('caller'),
+        c.req.valid('json'),
+        requestContext(c.req.raw),
+      )
       afterResponse(c, () => deliverOutbox(c.env, { ids: mailIds }))
       return c.json({ codesSecours }, 200)
     },

@@ -41,7 +41,7 @@ export function attemptCounter(counter: AttemptCounter, identifier: string | Cou
       ),
       lock: rawStatement<{ locked_until: string | null }>(
         `SELECT locked_until FROM login_attempt WHERE counter = ?7 AND identifier = ${id}`,
-        [...bound, null, null, null, null, null, counter, ...more],
+        [...bound, now, null, null, null, null, counter, ...more],
       ),
     },
     /** Throws 429 TOO_MANY_ATTEMPTS, with the seconds to wait, when the identifier was locked (the attempt then not counted). */

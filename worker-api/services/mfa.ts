@@ -1,5 +1,5 @@
 import { type Expression, type SqlBool, sql } from 'kysely'
-import type { MfaStatus, TotpEnrolment, TotpRemoval } from '../contract/mfa'
+import type { FactorProof, MfaStatus, TotpEnrolment } from '../contract/mfa'
 import { type DB, getDb, insertWhen, namedBatch } from '../db/client'
 import type { Env } from '../env'
 import { BusinessError, notFound } from '../lib/errors'
@@ -14,13 +14,16 @@ import {
   recoveryCodeHash,
 } from '../lib/totp'
 import type { Caller } from '../lib/types'
-import { actorOf, actorWith } from './actor'
+import { actorWith } from './actor'
 import { attemptCounter, clearAttempts } from './attempt-counter'
 import { logEntry } from './audit'
 import type { RequestContext } from './auth'
 import { queuedIds, queueMail } from './outbox'
 
 export const mfaCodeInvalid = () => new BusinessError('MFA_CODE_INVALID', 400, 'Wrong or already used code')
+
+const totpAlreadyOn = () =>
+  new BusinessError('MFA_TOTP_ALREADY_ON', 409, 'An authenticator app is on: turn it off first to set up another')
 
 /** The caller's TOTP row, their passkeys and how many recovery codes they have left: GET rest/bd/mfa. */
 export function factorsQueries(db: DB, userId: number | Expression<number>) {
@@ -59,10 +62,14 @@ export async function mfaStatus(env: Env, caller: Caller): Promise<MfaStatus> {
  * first code confirms it; a confirmed one stays in force until then).
  */
 export async function startTotp(env: Env, caller: Caller, context: RequestContext): Promise<TotpEnrolment> {
-  const actor = await actorOf(env, caller)
+  const db = getDb(env.DB)
+  const [actor, rows] = await actorWith(env, caller, factorsQueries(db, caller.id).totp)
+  // Another app replaces this one only once it is turned off (which asks for a code or the password):
+  // a stolen session cannot swap the second factor for its own.
+  if (rows[0]?.secret) throw totpAlreadyOn()
   const secret = newTotpSecret()
   const now = new Date().toISOString()
-  await getDb(env.DB)
+  await db
     .insertInto('mfa_totp')
     .values({
       utilisateur_id: actor.id,
@@ -71,7 +78,12 @@ export async function startTotp(env: Env, caller: Caller, context: RequestContex
       pending_secret: secret,
       pending_created_at: now,
     })
-    .onConflict((oc) => oc.column('utilisateur_id').doUpdateSet({ pending_secret: secret, pending_created_at: now }))
+    .onConflict((oc) =>
+      oc
+        .column('utilisateur_id')
+        .doUpdateSet({ pending_secret: secret, pending_created_at: now })
+        .where('mfa_totp.secret', 'is', null),
+    )
     .execute()
   return { secret, otpauthUri: otpauthUri(new URL(context.origin).host, actor.login, secret) }
 }
@@ -157,7 +169,8 @@ export async function confirmTotp(env: Env, caller: Caller, code: string, contex
         pending_created_at: null,
       })
       .where('utilisateur_id', '=', actor.id)
-      .where('pending_secret', '=', totp.pending_secret),
+      .where('pending_secret', '=', totp.pending_secret)
+      .where('secret', 'is', null),
     ...recovery.statements,
     log: insertWhen(
       db,
@@ -174,42 +187,58 @@ export async function confirmTotp(env: Env, caller: Caller, code: string, contex
 const selectWhen = (db: DB, guard: Expression<SqlBool>) => db.selectNoFrom(sql<number>`1`.as('one')).where(guard)
 
 /**
- * Turns TOTP off with a current code (accepted once, like at sign-in) or the password; both counted
- * like wrong old passwords (the same lockout). With no passkey left, the recovery codes go too.
+ * The caller, their TOTP row and their address, with the attempt counted like a wrong old password
+ * (the same counter and lockout), and the proof checked: a current TOTP code (its step returned, to be
+ * spent by the caller's write) or the password.
  */
-export async function removeTotp(env: Env, caller: Caller, input: TotpRemoval, context: RequestContext) {
+async function proven(env: Env, caller: Caller, input: FactorProof) {
   const db = getDb(env.DB)
   const attempt = attemptCounter('password-change', String(caller.id))
-  const factors = factorsQueries(db, caller.id)
   const [actor, claim, lock, rows, users] = await actorWith(
     env,
     caller,
     attempt.statements.claim,
     attempt.statements.lock,
-    factors.totp,
+    factorsQueries(db, caller.id).totp,
     mailUserQuery(db, caller.id),
   )
   attempt.check({ claim: { results: claim }, lock: { results: lock } })
   const totp = rows[0]
   const user = users[0]
-  if (!totp?.secret || !user) throw notFound('TOTP is not on')
-  let step = totp.last_step
+  if (!user) throw notFound('User not found')
   if (input.code !== undefined) {
-    const accepted = acceptedStep(totp.secret, input.code, totp.last_step)
-    if (accepted === null) throw mfaCodeInvalid()
-    step = accepted
-  } else {
-    const check = await verifyPassword(input.motDePasse ?? '', user.password_hash, pepperKeyring(env))
-    if (!check.ok) throw new BusinessError('BAD_OLD_PASSWORD', 400, 'The password is incorrect')
+    const step = totp?.secret ? acceptedStep(totp.secret, input.code, totp.last_step) : null
+    if (step === null || !totp?.secret) throw mfaCodeInvalid()
+    return { db, actor, user, totp, step }
   }
+  const check = await verifyPassword(input.motDePasse ?? '', user.password_hash, pepperKeyring(env))
+  if (!check.ok) throw new BusinessError('BAD_OLD_PASSWORD', 400, 'The password is incorrect')
+  return { db, actor, user, totp, step: null }
+}
+
+/**
+ * Turns TOTP off with a current code (accepted once, like at sign-in) or the password; both counted
+ * like wrong old passwords (the same lockout). With no passkey left, the recovery codes go too.
+ */
+export async function removeTotp(env: Env, caller: Caller, input: FactorProof, context: RequestContext) {
+  const { db, actor, user, totp, step } = await proven(env, caller, input)
+  if (!totp?.secret) throw notFound('TOTP is not on')
   const removed = sql<SqlBool>`changes() = 1`
+  const rendered = factorRemovedMail(mailLanguage(user.langue), user, { kind: 'totp' })
   const results = await namedBatch(env.DB, {
-    // The code's step is spent whatever happens next; the removal holds only for the secret checked.
+    // The code's step is spent by the removal itself (a code accepted elsewhere meanwhile does not
+    // pass twice); the removal holds only for the secret checked.
     removed: db
       .deleteFrom('mfa_totp')
       .where('utilisateur_id', '=', actor.id)
       .where('secret', '=', totp.secret)
-      .where('last_step', '<=', step),
+      .where('last_step', step === null ? '<=' : '<', step ?? totp.last_step),
+    mail: queueMail(
+      db,
+      { ...rendered, to: user.mail, userId: user.id, kind: 'FACTOR_REMOVED' },
+      new Date(),
+      selectWhen(db, removed),
+    ),
     log: insertWhen(
       db,
       'log',
@@ -226,38 +255,50 @@ export async function removeTotp(env: Env, caller: Caller, input: TotpRemoval, c
       .where(({ not, exists, selectFrom }) =>
         not(exists(selectFrom('mfa_totp').select('utilisateur_id').where('utilisateur_id', '=', actor.id))),
       ),
-    mail: await noticeTo(
-      db,
-      user,
-      factorRemovedMail,
-      { kind: 'totp' },
-      sql<SqlBool>`not exists (select 1 from mfa_totp where utilisateur_id = ${actor.id} and secret = ${totp.secret})`,
-    ),
+    // A sign-in waiting for its second step starts again.
+    challenges: db.deleteFrom('mfa_challenge').where('utilisateur_id', '=', actor.id).where('purpose', '=', 'LOGIN'),
   })
   if ((results.removed?.meta.changes ?? 0) === 0) throw mfaCodeInvalid()
   return { mailIds: queuedIds([results.mail]) }
 }
 
-/** Ten new recovery codes (the former ones die), for a user who has a second factor. */
-export async function regenerateRecoveryCodes(env: Env, caller: Caller, context: RequestContext) {
-  const db = getDb(env.DB)
-  const [actor, users] = await actorWith(env, caller, mailUserQuery(db, caller.id))
-  const user = users[0]
-  if (!user) throw notFound('User not found')
+/**
+ * Ten new recovery codes (the former ones die), for a user who has a second factor, with the proof a
+ * removal asks for (a current code or the password): a stolen session cannot make codes of its own.
+ */
+export async function regenerateRecoveryCodes(env: Env, caller: Caller, input: FactorProof, context: RequestContext) {
+  const { db, actor, user, totp, step } = await proven(env, caller, input)
   const hasFactor = sql<SqlBool>`(exists (select 1 from mfa_totp where utilisateur_id = ${actor.id} and secret is not null)
     or exists (select 1 from passkey where utilisateur_id = ${actor.id}))`
-  const recovery = await recoveryCodesWrite(db, actor.id, hasFactor)
+  // A code proves once: its step spent first, the codes made only with it spent by this request.
+  const spent =
+    step === null || !totp?.secret
+      ? sql<SqlBool>`1 = 1`
+      : sql<SqlBool>`exists (select 1 from mfa_totp where utilisateur_id = ${actor.id} and secret = ${totp.secret}
+          and last_step = ${step})`
+  const guard = sql<SqlBool>`(${hasFactor} and ${spent})`
+  const recovery = await recoveryCodesWrite(db, actor.id, guard)
   const results = await namedBatch(env.DB, {
+    spend: db
+      .updateTable('mfa_totp')
+      .set({ last_step: step ?? 0 })
+      .where('utilisateur_id', '=', actor.id)
+      .where('secret', '=', totp?.secret ?? '')
+      .where('last_step', '<', step ?? 0),
     ...recovery.statements,
     log: insertWhen(
       db,
       'log',
       logEntry(actor.id, 'ADMINISTRATION', 'MFA_CODES_SECOURS', context.userAgent),
-      selectWhen(db, hasFactor),
+      selectWhen(db, guard),
     ),
-    mail: await noticeTo(db, user, factorAddedMail, { kind: 'recoveryCodes' }, hasFactor),
+    mail: await noticeTo(db, user, factorAddedMail, { kind: 'recoveryCodes' }, guard),
+    cleared: clearAttempts(db, 'password-change', String(actor.id)),
   })
-  if ((results.newCodes?.meta.changes ?? 0) === 0) throw notFound('No second factor to recover')
+  if ((results.newCodes?.meta.changes ?? 0) === 0) {
+    if (step !== null) throw mfaCodeInvalid()
+    throw notFound('No second factor to recover')
+  }
   return { codesSecours: recovery.codes, mailIds: queuedIds([results.mail]) }
 }
 

@@ -47,17 +47,20 @@ export async function updateSecuritySettings(
   const allowed = sql<SqlBool>`${liveAdmin(env, caller)} and ${wholeTreeInScope(db, viewerOf(actor))}
     and (${required ? 1 : 0} = 0 or ${hasSecondFactor(actor.id)})`
   const written = await namedBatch(env.DB, {
+    // The entry first, for a change only, on the same conditions as the change.
+    log: insertWhen(
+      db,
+      'log',
+      adminLog(actor, 'PARAMETRES_SECURITE', `mfaRequisAdministrateurs = ${required}`, context.userAgent),
+      settingsQuery(db)
+        .where('mfa_requis_administrateurs', '!=', required ? 1 : 0)
+        .where(allowed),
+    ),
     set: db
       .updateTable('parametre_securite')
       .set({ mfa_requis_administrateurs: required ? 1 : 0 })
       .where('id', '=', 1)
       .where(allowed),
-    log: insertWhen(
-      db,
-      'log',
-      adminLog(actor, 'PARAMETRES_SECURITE', `mfaRequisAdministrateurs = ${required}`, context.userAgent),
-      db.selectNoFrom(sql`1`.as('one')).where(sql<SqlBool>`changes() = 1`),
-    ),
   })
   if ((written.set?.meta.changes ?? 0) === 0) throw forbidden('Root administrators only')
   return { mfaRequisAdministrateurs: required }

@@ -134,7 +134,8 @@ async function secondStep(env: Env, userId: number, identifier: string, methods:
       .updateTable('login_attempt')
       .set((eb) => ({
         failures: eb('failures', '-', 1),
-        locked_until: sql`case when failures - 1 > ${FREE_FAILURES} then locked_until else null end`,
+        // The claim passed, so no wait was running: a wait now is the one this right password started.
+        locked_until: null,
       }))
       .where('counter', '=', 'login')
       .where('identifier', '=', identifier)
@@ -284,6 +285,7 @@ async function spendCode(
     .updateTable('mfa_totp')
     .set({ last_step: step })
     .where('utilisateur_id', '=', userId)
+    .where('secret', '=', totp.secret)
     .where('last_step', '<', step)
     .where(liveChallenge(challengeHash, now))
 }

@@ -237,9 +237,9 @@ export async function resendInvitation(env: Env, caller: Caller, id: number, con
 export async function resetSecondFactor(env: Env, caller: Caller, id: number, context: Context): Promise<number[]> {
   const { db, actor, target } = await managedTarget(env, caller, id)
   const had = stillManaged(db, actor, target.id).where(
-    sql<boolean>`(exists (select 1 from mfa_totp where utilisateur_id = ${target.id})
+    sql<boolean>`(exists (select 1 from mfa_totp where utilisateur_id = ${target.id} and secret is not null)
       or exists (select 1 from passkey where utilisateur_id = ${target.id})
-      or exists (select 1 from mfa_recovery_code where utilisateur_id = ${target.id}))`,
+      or exists (select 1 from mfa_recovery_code where utilisateur_id = ${target.id} and used_at is null))`,
   )
   const notice = factorResetMail(mailLanguage(target.langue), target, `${actor.prenom} ${actor.nom}`)
   const results = await namedBatch(env.DB, {
@@ -255,6 +255,11 @@ export async function resetSecondFactor(env: Env, caller: Caller, id: number, co
       .where(({ exists }) => exists(stillManaged(db, actor, target.id))),
     codes: db
       .deleteFrom('mfa_recovery_code')
+      .where('utilisateur_id', '=', target.id)
+      .where(({ exists }) => exists(stillManaged(db, actor, target.id))),
+    // A sign-in waiting for its second step starts again.
+    challenges: db
+      .deleteFrom('mfa_challenge')
       .where('utilisateur_id', '=', target.id)
       .where(({ exists }) => exists(stillManaged(db, actor, target.id))),
   })
