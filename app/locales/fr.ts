@@ -150,6 +150,7 @@ export const fr = {
     MFA_ENROLMENT_REQUIRED:
       "Les administrateurs doivent protéger leur compte par un second facteur : enregistrez-en un avant d'accéder à l'administration.",
     MFA_FACTOR_REQUIRED: "Enregistrez d'abord un second facteur pour votre propre compte.",
+    PASSKEY_INVALID: "Cette clé d'accès n'a pas pu être vérifiée. Réessayez.",
     LISTE_CREATION_FAILED: "L'ajout de l'utilisateur dans la liste de validation a echoué.",
     CAPTCHA_CHAR_INVALID: 'Le format de la clé recaptcha est incorrecte, merci de contacter le support',
     CAPTCHA_VALIDATE_FAILED: 'Recaptcha non valide',
