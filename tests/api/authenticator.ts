@@ -113,9 +113,9 @@ export async function attest(
 export async function assertion(
   authenticator: Authenticator,
   options: Pick<RequestOptions, 'challenge' | 'rpId'>,
-  { origin = ORIGIN, rpId = options.rpId, counter = ++authenticator.counter } = {},
+  { origin = ORIGIN, rpId = options.rpId, counter = ++authenticator.counter, userVerified = true } = {},
 ) {
-  const authData = concat(await sha256(utf8(rpId)), new Uint8Array([UP | UV]), uint32(counter))
+  const authData = concat(await sha256(utf8(rpId)), new Uint8Array([userVerified ? UP | UV : UP]), uint32(counter))
   const clientDataJSON = utf8(JSON.stringify({ type: 'webauthn.get', challenge: options.challenge, origin }))
   const signed = await crypto.subtle.sign(
     { name: 'ECDSA', hash: 'SHA-256' },

@@ -174,6 +174,26 @@ describe('passwordless sign-in with a passkey', () => {
     expect((await passkeySignIn(await assertion(authenticator, await signInOptions()))).status).toBe(200)
   })
 
+  it('needs the authenticator to verify its user (a PIN, a fingerprint), which a second step does not', async () => {
+    const me = await user()
+    const { authenticator } = await register(me)
+    const options = await signInOptions()
+    expect(options).toMatchObject({ userVerification: 'required' })
+    await expectError(
+      await passkeySignIn(await assertion(authenticator, options, { userVerified: false })),
+      400,
+      'PASSKEY_INVALID',
+    )
+
+    const { challenge } = (await expectError(await login(me.login, me.password), 403, 'MFA_REQUIRED')).attributs[0] as {
+      challenge: string
+    }
+    const second = await signInOptions(challenge)
+    expect(second).toMatchObject({ userVerification: 'preferred' })
+    const answer = await assertion(authenticator, second, { userVerified: false })
+    expect((await passkeySignIn(answer, { challenge })).status).toBe(200)
+  })
+
   it('is bound to the host it was registered on', async () => {
     const me = await user()
     const { authenticator } = await register(me)

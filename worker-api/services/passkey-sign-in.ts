@@ -29,8 +29,8 @@ const rateLimit = (env: Env) => Number(env.LOGIN_RATE_PER_MINUTE ?? 30)
 /**
  * The options of a passkey sign-in, for the host the request reached (a passkey is bound to the host
  * it was registered on). Without `challenge`, passwordless: any discoverable passkey of the site may
- * answer. With the challenge of 403 MFA_REQUIRED, the second step: only that user's passkeys. No
- * captcha (nothing to guess); counted per client like the password sign-in.
+ * answer, and must verify its user. With the challenge of 403 MFA_REQUIRED, the second step: only
+ * that user's passkeys. No captcha (nothing to guess); counted per client like the password sign-in.
  */
 export async function passkeyLoginOptions(
   env: Env,
@@ -78,7 +78,8 @@ export async function passkeyLoginOptions(
       id: key.id,
       transports: transportsOf(key.transports),
     })),
-    userVerification: 'preferred',
+    // Alone, a passkey must also verify its user (a PIN, a fingerprint): possession is not enough.
+    userVerification: loginHash ? 'preferred' : 'required',
     timeout: 5 * 60 * 1000,
   })
 }
@@ -179,7 +180,7 @@ export async function passkeyLogin(env: Env, input: PasskeyLogin, context: Reque
         counter: key.counter,
         transports: transportsOf(key.transports),
       },
-      requireUserVerification: false,
+      requireUserVerification: !loginHash,
     })
   } catch {
     throw await refused()
@@ -216,6 +217,17 @@ export async function passkeyLogin(env: Env, input: PasskeyLogin, context: Reque
           .where(sql<SqlBool>`changes() = 1`)
       : null,
     ...session.statements(sql<SqlBool>`changes() = 1`),
+    // Mails sent later speak the language the user signs in with.
+    language:
+      row.langue === context.language
+        ? null
+        : db
+            .updateTable('utilisateur')
+            .set({ langue: context.language })
+            .where('id', '=', row.id)
+            .where(({ exists, selectFrom }) =>
+              exists(selectFrom('refresh_token').select('id').where('token_hash', '=', session.tokenHash)),
+            ),
   })
   if ((written.opened?.meta.changes ?? 0) === 0) throw await refused()
   return { user: toUser(row, postesFrom(row.postes, today), false), jwt: await session.tokens() }
