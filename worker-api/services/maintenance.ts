@@ -10,6 +10,7 @@ const DAY = 24 * HOUR
  * Deletes what can no longer matter (run hourly by the cron trigger): used captchas past their
  * expiry, refresh tokens of families past their absolute lifetime (reuse detection needs nothing
  * older) and the retry copies of rotated ones, forgotten sign-in failures, old rate-limit windows,
+ * dead second-factor and passkey challenges,
  * mail tokens expired a month ago, month-old mail, and the user list's totals of past days (whatever
  * the organisation's time zone: a day before yesterday in UTC).
  */
@@ -30,6 +31,8 @@ export async function purgeExpired(env: Env, now = new Date()) {
       .where('last_failure_at', '<', at(12 * HOUR))
       .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now.toISOString())])),
     rateLimits: db.deleteFrom('rate_limit').where('window_start', '<', at(HOUR)),
+    // The second step of a sign-in and WebAuthn's challenges live 5 minutes.
+    challenges: db.deleteFrom('mfa_challenge').where('expires_at', '<', now.toISOString()),
     mailTokens: db.deleteFrom('mail_token').where('expires_at', '<', at(30 * DAY)),
     // An authorization code lives 60 s; kept a day, a replay of it is still recognised (and revokes).
     oidcCodes: db.deleteFrom('oidc_code').where('expires_at', '<', at(DAY)),
