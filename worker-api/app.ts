@@ -21,6 +21,7 @@ import { homeRoutes } from './routes/home'
 import { logRoutes } from './routes/logs'
 import { mfaRoutes } from './routes/mfa'
 import { oidcCors, oidcProtocolRoutes, oidcRoutes } from './routes/oidc'
+import { passkeyRoutes } from './routes/passkeys'
 import { passwordRoutes } from './routes/password'
 import { registrationRoutes } from './routes/registration'
 import { sessionRoutes } from './routes/sessions'
@@ -40,6 +41,7 @@ const apiRoutes = router()
   .route('/', captchaRoutes)
   .route('/', authRoutes)
   .route('/', mfaRoutes)
+  .route('/', passkeyRoutes)
   .route('/', sessionRoutes)
   .route('/', userAdminRoutes)
   .route('/', userRoutes)

@@ -151,6 +151,7 @@ export const en: Resource = {
       'Administrators must protect their account with a second factor: register one before using the administration.',
     MFA_FACTOR_REQUIRED: 'Register a second factor for your own account first.',
     MFA_TOTP_ALREADY_ON: 'An authenticator app is already on: turn it off first to set up another.',
+    PASSKEY_INVALID: 'This passkey could not be verified. Try again.',
     LISTE_CREATION_FAILED: 'Adding the user to the validation list failed.',
     CAPTCHA_CHAR_INVALID: 'The captcha key format is incorrect, please contact support',
     CAPTCHA_VALIDATE_FAILED: 'Invalid captcha',

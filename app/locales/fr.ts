@@ -152,6 +152,7 @@ export const fr = {
     MFA_FACTOR_REQUIRED: "Enregistrez d'abord un second facteur pour votre propre compte.",
     MFA_TOTP_ALREADY_ON:
       "Une application d'authentification est déjà activée : désactivez-la d'abord pour en configurer une autre.",
+    PASSKEY_INVALID: "Cette clé d'accès n'a pas pu être vérifiée. Réessayez.",
     LISTE_CREATION_FAILED: "L'ajout de l'utilisateur dans la liste de validation a echoué.",
     CAPTCHA_CHAR_INVALID: 'Le format de la clé recaptcha est incorrecte, merci de contacter le support',
     CAPTCHA_VALIDATE_FAILED: 'Recaptcha non valide',

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sha256Hex } from '../../worker-api/lib/crypto'
+import { registeredAuthenticator, signInAnswer } from './authenticator'
 import {
   call,
   createOidcClient,
@@ -91,6 +92,25 @@ async function mailToken(userId: number, purpose: 'PASSWORD_RESET' | 'MAIL_CHANG
   return token
 }
 
+/** A passkey row of a user (not a usable one: the calls that take it by id only), its id. */
+async function passkeyOf(userId: number) {
+  const id = `matrix-key-${++sequence}`
+  await db()
+    .insertInto('passkey')
+    .values({
+      id,
+      utilisateur_id: userId,
+      nom: 'Clé',
+      public_key: 'AAAA',
+      transports: null,
+      rp_id: 'localhost',
+      created_at: new Date().toISOString(),
+      last_used_at: null,
+    })
+    .execute()
+  return id
+}
+
 /** The matrix: one row per operation of the OpenAPI document ("METHOD /path" as documented). */
 const MATRIX: Record<string, Row> = {
   'GET /portail-backend/rest/public/health': {
@@ -160,6 +180,19 @@ const MATRIX: Record<string, Row> = {
     },
     expect: everyone(200),
   },
+  'POST /portail-backend/rest/public/bd/login/passkey/options': {
+    request: () => ({ path: '/rest/public/bd/login/passkey/options', body: {} }),
+    expect: everyone(200),
+  },
+  'POST /portail-backend/rest/public/bd/login/passkey': {
+    // A user's passkey, registered by their authenticator, answering fresh options.
+    request: async () => {
+      const user = await freshUser()
+      const authenticator = await registeredAuthenticator((await sessionFor(user.id)).accessToken)
+      return { path: '/rest/public/bd/login/passkey', body: { reponse: await signInAnswer(authenticator) } }
+    },
+    expect: everyone(200),
+  },
   'GET /portail-backend/rest/bd/mfa': {
     request: () => ({ path: '/rest/bd/mfa' }),
     expect: signedIn({ user: 200, adminOut: 200, adminIn: 200, self: 200 }),
@@ -180,6 +213,43 @@ const MATRIX: Record<string, Row> = {
   'POST /portail-backend/rest/bd/mfa/codes-secours': {
     request: () => ({ path: '/rest/bd/mfa/codes-secours', body: { motDePasse: 'NotMine12' } }),
     expect: signedIn({ user: 400, adminOut: 400, adminIn: 400, self: 400 }),
+  },
+  // Passkeys: one's own. The answers below are not an authenticator's: refused whatever is pending.
+  'POST /portail-backend/rest/bd/mfa/passkeys/options': {
+    request: () => ({ path: '/rest/bd/mfa/passkeys/options', body: {} }),
+    expect: signedIn({ user: 200, adminOut: 200, adminIn: 200, self: 200 }),
+  },
+  'POST /portail-backend/rest/bd/mfa/passkeys': {
+    request: () => ({
+      path: '/rest/bd/mfa/passkeys',
+      body: {
+        nom: 'Clé',
+        reponse: {
+          id: 'AAAA',
+          rawId: 'AAAA',
+          response: { clientDataJSON: 'e30', attestationObject: 'oA' },
+          clientExtensionResults: {},
+          type: 'public-key',
+        },
+      },
+    }),
+    expect: signedIn({ user: 400, adminOut: 400, adminIn: 400, self: 400 }),
+  },
+  // Another user's passkey: none of the caller's (404), an administrator's included.
+  'PATCH /portail-backend/rest/bd/mfa/passkeys/{id}': {
+    request: async () => ({
+      path: `/rest/bd/mfa/passkeys/${await passkeyOf((await freshUser()).id)}`,
+      body: { nom: 'Clé' },
+    }),
+    expect: signedIn({ user: 404, adminOut: 404, adminIn: 404, self: 404 }),
+  },
+  'DELETE /portail-backend/rest/bd/mfa/passkeys/{id}': {
+    // T removes their own, added for the call (the ended session's, refused, stays: after the row that
+    // signs T in with a password).
+    request: async ({ target }, role) => ({
+      path: `/rest/bd/mfa/passkeys/${await passkeyOf(role === 'self' ? target.id : (await freshUser()).id)}`,
+    }),
+    expect: signedIn({ user: 404, adminOut: 404, adminIn: 404, self: 204 }),
   },
   'GET /portail-backend/rest/bd/session': {
     request: () => ({ path: '/rest/bd/session' }),

@@ -50,6 +50,20 @@ describe('purgeExpired (hourly cron)', () => {
       ])
       .execute()
 
+    const challenge = (hash: string, expires_at: string) => ({
+      hash,
+      purpose: 'PASSKEY_LOGIN' as const,
+      utilisateur_id: null,
+      identifier: null,
+      webauthn: hash,
+      created_at: ago(2),
+      expires_at,
+    })
+    await db()
+      .insertInto('mfa_challenge')
+      .values([challenge('dead-challenge', ago(1)), challenge('live-challenge', ago(-0.05))])
+      .execute()
+
     const day = (days: number) => ago(24 * days).slice(0, 10)
     await db()
       .insertInto('utilisateur_liste_total')
@@ -59,7 +73,16 @@ describe('purgeExpired (hourly cron)', () => {
       ])
       .execute()
     const deleted = await purgeExpired(env)
-    expect(deleted).toMatchObject({ captchas: 1, refreshTokens: 1, loginAttempts: 1, rateLimits: 1, listTotals: 1 })
+    expect(deleted).toMatchObject({
+      captchas: 1,
+      refreshTokens: 1,
+      loginAttempts: 1,
+      rateLimits: 1,
+      mfaChallenges: 1,
+      listTotals: 1,
+    })
+    const challenges = await db().selectFrom('mfa_challenge').select('hash').execute()
+    expect(challenges.map((row) => row.hash)).toEqual(['live-challenge'])
     const totals = await db().selectFrom('utilisateur_liste_total').select('cle').execute()
     expect(totals.map((t) => t.cle)).toEqual(['today'])
 
@@ -133,7 +156,9 @@ describe('purgeExpired: the second factor', () => {
       .execute()
     const deleted = await purgeExpired(env)
     expect(deleted).toMatchObject({ mfaChallenges: 1, pendingTotp: 1 })
-    expect((await db().selectFrom('mfa_challenge').select('hash').execute()).map((r) => r.hash)).toEqual(['live'])
+    const hashes = (await db().selectFrom('mfa_challenge').select('hash').execute()).map((r) => r.hash)
+    expect(hashes).toContain('live')
+    expect(hashes).not.toContain('expired')
     const totp = await db()
       .selectFrom('mfa_totp')
       .select(['utilisateur_id', 'secret', 'pending_secret'])

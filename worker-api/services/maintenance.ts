@@ -10,7 +10,8 @@ const DAY = 24 * HOUR
  * Deletes what can no longer matter (run hourly by the cron trigger): used captchas past their
  * expiry, refresh tokens of families past their absolute lifetime (reuse detection needs nothing
  * older) and the retry copies of rotated ones, forgotten sign-in failures, old rate-limit windows,
- * mail tokens expired a month ago, spent second-step challenges and day-old unconfirmed TOTP enrolments, month-old mail, and the user list's totals of past days (whatever
+ * mail tokens expired a month ago, dead second-factor and passkey challenges, day-old unconfirmed
+ * TOTP enrolments, month-old mail, and the user list's totals of past days (whatever
  * the organisation's time zone: a day before yesterday in UTC).
  */
 export async function purgeExpired(env: Env, now = new Date()) {

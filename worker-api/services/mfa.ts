@@ -89,7 +89,7 @@ export async function startTotp(env: Env, caller: Caller, context: RequestContex
 }
 
 /** Ten new recovery codes for a user, replacing theirs, when `guard` holds: the statements and the codes. */
-async function recoveryCodesWrite(db: DB, userId: number, guard: Expression<SqlBool>) {
+export async function recoveryCodesWrite(db: DB, userId: number, guard: Expression<SqlBool>) {
   const codes = newRecoveryCodes()
   const hashes = await Promise.all(codes.map(recoveryCodeHash))
   return {
@@ -112,7 +112,7 @@ async function recoveryCodesWrite(db: DB, userId: number, guard: Expression<SqlB
 }
 
 /** The notice of a factor added or removed, to the caller's address, in the batch of the change. */
-async function noticeTo(
+export async function noticeTo(
   db: DB,
   user: MailUser,
   mail: typeof factorAddedMail,
@@ -130,7 +130,7 @@ async function noticeTo(
 
 type MailUser = { id: number; login: string; nom: string; prenom: string; mail: string; langue: string }
 
-const mailUserQuery = (db: DB, userId: number) =>
+export const mailUserQuery = (db: DB, userId: number) =>
   db
     .selectFrom('utilisateur')
     .select(['id', 'login', 'nom', 'prenom', 'mail', 'langue', 'password_hash'])
@@ -184,7 +184,7 @@ export async function confirmTotp(env: Env, caller: Caller, code: string, contex
   return { codesSecours: recovery.codes, mailIds: queuedIds([results.mail]) }
 }
 
-const selectWhen = (db: DB, guard: Expression<SqlBool>) => db.selectNoFrom(sql<number>`1`.as('one')).where(guard)
+export const selectWhen = (db: DB, guard: Expression<SqlBool>) => db.selectNoFrom(sql<number>`1`.as('one')).where(guard)
 
 /**
  * The caller, their TOTP row and their address, with the attempt counted like a wrong old password

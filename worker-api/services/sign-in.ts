@@ -29,7 +29,7 @@ import { pendingMail, postesColumn, postesFrom, toUser } from './users'
 /** How long the second step of a sign-in may wait after the right password. */
 export const MFA_CHALLENGE_SECONDS = 5 * 60
 
-type SignedIn = { user: User; jwt: Tokens }
+export type SignedIn = { user: User; jwt: Tokens }
 
 /** The user's second factors, read with them at sign-in. */
 const factorColumns = [
@@ -149,7 +149,7 @@ async function secondStep(env: Env, userId: number, identifier: string, methods:
  * A new portal session for a signed-in user: its statements, each written only while `guard` holds
  * at its place in the batch (the second step's code spent by this very request), then its tokens.
  */
-async function openSession(
+export async function openSession(
   env: Env,
   row: Pick<UtilisateurRow, 'id' | 'admin' | 'domain'>,
   identifier: string,

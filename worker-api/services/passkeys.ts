@@ -1,0 +1,279 @@
+import {
+  type AuthenticatorTransport,
+  generateRegistrationOptions,
+  type PublicKeyCredentialCreationOptionsJSON,
+  verifyRegistrationResponse,
+} from '@simplewebauthn/server'
+import { decodeClientDataJSON } from '@simplewebauthn/server/helpers'
+import { type SqlBool, sql } from 'kysely'
+import { addSeconds } from '../contract/dates'
+import type { PasskeyRegistration } from '../contract/passkeys'
+import { getDb, insertWhen, namedBatch } from '../db/client'
+import type { Env } from '../env'
+import { base64url, sha256Hex } from '../lib/crypto'
+import { hostOf } from '../lib/domain'
+import { BusinessError, notFound } from '../lib/errors'
+import { factorAddedMail, factorRemovedMail } from '../lib/mail/templates'
+import type { Caller } from '../lib/types'
+import { actorOf, actorWith, unauthorizedDomain } from './actor'
+import { logEntry } from './audit'
+import type { RequestContext } from './auth'
+import { mailUserQuery, noticeTo, recoveryCodesWrite, selectWhen } from './mfa'
+import { queuedIds } from './outbox'
+
+/** How long a browser may take between the options and its authenticator's answer. */
+export const PASSKEY_CHALLENGE_SECONDS = 5 * 60
+
+/** The name a passkey prompt shows for the portal. */
+const RP_NAME = 'Portail'
+
+export const passkeyInvalid = () =>
+  new BusinessError('PASSKEY_INVALID', 400, 'The passkey could not be verified (unknown, wrong or used challenge)')
+
+/** The WebAuthn challenge a browser's answer signed, read from its clientDataJSON; null when unreadable. */
+export function signedChallenge(clientDataJSON: string): string | null {
+  try {
+    const challenge = decodeClientDataJSON(clientDataJSON).challenge
+    return typeof challenge === 'string' && challenge.length > 0 && challenge.length <= 200 ? challenge : null
+  } catch {
+    return null
+  }
+}
+
+/** A passkey's transports as stored (JSON), for the options' credential lists. */
+export function transportsOf(stored: string | null): AuthenticatorTransport[] | undefined {
+  if (!stored) return undefined
+  try {
+    const parsed: unknown = JSON.parse(stored)
+    return Array.isArray(parsed) ? (parsed as AuthenticatorTransport[]) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** A WebAuthn challenge row: the SHA-256 of the challenge is its key, so the browser's answer finds it. */
+export async function webauthnChallenge(
+  purpose: 'PASSKEY_REGISTRATION' | 'PASSKEY_LOGIN',
+  challenge: string,
+  userId: number | null,
+  now = new Date(),
+) {
+  return {
+    hash: await sha256Hex(challenge),
+    purpose,
+    utilisateur_id: userId,
+    identifier: null,
+    webauthn: challenge,
+    created_at: now.toISOString(),
+    expires_at: addSeconds(PASSKEY_CHALLENGE_SECONDS, now).toISOString(),
+  }
+}
+
+/**
+ * The options of a new passkey for the caller, bound to their domain's host (the relying party);
+ * their passkeys are excluded, so one authenticator is not registered twice. The challenge lives 5
+ * minutes and serves once.
+ */
+export async function passkeyRegistrationOptions(
+  env: Env,
+  caller: Caller,
+): Promise<PublicKeyCredentialCreationOptionsJSON> {
+  const db = getDb(env.DB)
+  const [actor, keys] = await actorWith(
+    env,
+    caller,
+    db.selectFrom('passkey').select(['id', 'transports']).where('utilisateur_id', '=', caller.id).orderBy('created_at'),
+  )
+  const rpID = hostOf(actor.domain)
+  if (!rpID) throw unauthorizedDomain()
+  const options = await generateRegistrationOptions({
+    rpName: RP_NAME,
+    rpID,
+    userName: actor.login,
+    userDisplayName: `${actor.prenom} ${actor.nom}`.trim(),
+    // Stable per user, so that an authenticator keeps one discoverable passkey per account and site.
+    userID: new TextEncoder().encode(`portail:${actor.id}`),
+    timeout: PASSKEY_CHALLENGE_SECONDS * 1000,
+    attestationType: 'none',
+    excludeCredentials: keys.map((key) => ({ id: key.id, transports: transportsOf(key.transports) })),
+    authenticatorSelection: { residentKey: 'preferred', userVerification: 'preferred' },
+  })
+  await db
+    .insertInto('mfa_challenge')
+    .values(await webauthnChallenge('PASSKEY_REGISTRATION', options.challenge, actor.id))
+    .execute()
+  return options
+}
+
+/**
+ * Registers the caller's new passkey from their authenticator's answer to the options: checked by
+ * @simplewebauthn/server against the challenge (spent in the same batch: once), the request's
+ * origin and the domain's host. Audited and told by mail; as the user's first factor, it comes with
+ * ten recovery codes (shown once). 400 PASSKEY_INVALID when anything does not verify.
+ */
+export async function registerPasskey(env: Env, caller: Caller, input: PasskeyRegistration, context: RequestContext) {
+  const db = getDb(env.DB)
+  const challenge = signedChallenge(input.reponse.response.clientDataJSON)
+  // An unreadable answer finds no challenge, after the caller was checked like on any call.
+  const hash = await sha256Hex(challenge ?? '')
+  const now = new Date().toISOString()
+  const [actor, challenges, users, factors] = await actorWith(
+    env,
+    caller,
+    db
+      .selectFrom('mfa_challenge')
+      .select(['webauthn', 'expires_at'])
+      .where('hash', '=', hash)
+      .where('purpose', '=', 'PASSKEY_REGISTRATION')
+      .where('utilisateur_id', '=', caller.id),
+    mailUserQuery(db, caller.id),
+    db
+      .selectNoFrom([
+        sql<number>`exists (select 1 from mfa_totp where utilisateur_id = ${caller.id} and secret is not null)
+          or exists (select 1 from passkey where utilisateur_id = ${caller.id})`.as('any'),
+      ])
+      .$castTo<{ any: number }>(),
+  )
+  const stored = challenges[0]
+  const user = users[0]
+  const rpID = hostOf(actor.domain)
+  if (!challenge || !stored?.webauthn || stored.expires_at <= now || !user || !rpID) throw passkeyInvalid()
+
+  const { reponse } = input
+  let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>
+  try {
+    verified = await verifyRegistrationResponse({
+      response: {
+        id: reponse.id,
+        rawId: reponse.rawId,
+        response: reponse.response,
+        authenticatorAttachment: reponse.authenticatorAttachment,
+        clientExtensionResults: {},
+        type: reponse.type,
+      },
+      expectedChallenge: stored.webauthn,
+      expectedOrigin: context.origin,
+      expectedRPID: rpID,
+      requireUserVerification: false,
+    })
+  } catch {
+    throw passkeyInvalid()
+  }
+  if (!verified.verified) throw passkeyInvalid()
+  const { credential } = verified.registrationInfo
+  const nom = input.nom
+
+  // Each write holds only once the challenge was spent by this request and the passkey added.
+  const added = sql<SqlBool>`exists (select 1 from passkey where id = ${credential.id}
+    and utilisateur_id = ${actor.id} and created_at = ${now})`
+  const firstFactor = sql<SqlBool>`${added}
+    and not exists (select 1 from mfa_totp where utilisateur_id = ${actor.id} and secret is not null)
+    and not exists (select 1 from passkey where utilisateur_id = ${actor.id} and id <> ${credential.id})`
+  const recovery = Number(factors[0]?.any ?? 0) ? null : await recoveryCodesWrite(db, actor.id, firstFactor)
+  const results = await namedBatch(env.DB, {
+    spent: db
+      .deleteFrom('mfa_challenge')
+      .where('hash', '=', hash)
+      .where('purpose', '=', 'PASSKEY_REGISTRATION')
+      .where('expires_at', '>', now),
+    passkey: insertWhen(
+      db,
+      'passkey',
+      {
+        id: credential.id,
+        utilisateur_id: actor.id,
+        nom,
+        public_key: base64url(credential.publicKey),
+        counter: credential.counter,
+        transports: credential.transports?.length ? JSON.stringify(credential.transports) : null,
+        rp_id: rpID,
+        created_at: now,
+        last_used_at: null,
+      },
+      db
+        .selectNoFrom(sql<number>`1`.as('one'))
+        .where(sql<SqlBool>`changes() = 1`)
+        .where(sql<SqlBool>`not exists (select 1 from passkey where id = ${credential.id})`),
+    ),
+    ...recovery?.statements,
+    log: insertWhen(
+      db,
+      'log',
+      logEntry(actor.id, 'ADMINISTRATION', 'MFA_CLE_AJOUT', context.userAgent),
+      selectWhen(db, added),
+    ),
+    mail: await noticeTo(db, user, factorAddedMail, { kind: 'passkey', nom }, added),
+  })
+  if ((results.passkey?.meta.changes ?? 0) === 0) throw passkeyInvalid()
+  const codesSecours = recovery && (results.newCodes?.meta.changes ?? 0) > 0 ? recovery.codes : undefined
+  return {
+    passkey: { id: credential.id, nom, ...(codesSecours ? { codesSecours } : {}) },
+    mailIds: queuedIds([results.mail]),
+  }
+}
+
+/** Renames one of the caller's passkeys; 404 for any other. */
+export async function renamePasskey(env: Env, caller: Caller, id: string, nom: string) {
+  const actor = await actorOf(env, caller)
+  const { renamed } = await namedBatch(env.DB, {
+    renamed: getDb(env.DB)
+      .updateTable('passkey')
+      .set({ nom })
+      .where('id', '=', id)
+      .where('utilisateur_id', '=', actor.id),
+  })
+  if ((renamed?.meta.changes ?? 0) === 0) throw notFound('No such passkey')
+  return { id, nom }
+}
+
+/**
+ * Removes one of the caller's passkeys (404 for any other): audited and told by mail. With no factor
+ * left, the recovery codes go too.
+ */
+export async function removePasskey(env: Env, caller: Caller, id: string, context: RequestContext) {
+  const db = getDb(env.DB)
+  const [actor, keys, users] = await actorWith(
+    env,
+    caller,
+    db.selectFrom('passkey').select('nom').where('id', '=', id).where('utilisateur_id', '=', caller.id),
+    mailUserQuery(db, caller.id),
+  )
+  const key = keys[0]
+  const user = users[0]
+  if (!key || !user) throw notFound('No such passkey')
+  const removed = sql<SqlBool>`changes() = 1`
+  const results = await namedBatch(env.DB, {
+    removed: db.deleteFrom('passkey').where('id', '=', id).where('utilisateur_id', '=', actor.id),
+    log: insertWhen(
+      db,
+      'log',
+      logEntry(actor.id, 'ADMINISTRATION', 'MFA_CLE_RETRAIT', context.userAgent),
+      selectWhen(db, removed),
+    ),
+    codes: db
+      .deleteFrom('mfa_recovery_code')
+      .where('utilisateur_id', '=', actor.id)
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom('passkey').select('id').where('utilisateur_id', '=', actor.id))),
+      )
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('mfa_totp')
+              .select('utilisateur_id')
+              .where('utilisateur_id', '=', actor.id)
+              .where('secret', 'is not', null),
+          ),
+        ),
+      ),
+    mail: await noticeTo(
+      db,
+      user,
+      factorRemovedMail,
+      { kind: 'passkey', nom: key.nom },
+      sql<SqlBool>`not exists (select 1 from passkey where id = ${id})`,
+    ),
+  })
+  if ((results.removed?.meta.changes ?? 0) === 0) throw notFound('No such passkey')
+  return { mailIds: queuedIds([results.mail]) }
+}
