@@ -135,13 +135,16 @@ export async function assertion(
   }
 }
 
-/** A new authenticator registered through the API for the bearer of `token`. */
-export async function registeredAuthenticator(token: string, nom = 'Clé') {
+/**
+ * A new authenticator registered through the API for the bearer of `token`, whose password proves it
+ * is them (the tests' users' default one unless given).
+ */
+export async function registeredAuthenticator(token: string, nom = 'Clé', motDePasse = 'Secret12') {
   const authenticator = await newAuthenticator()
   const options = (await (await post('/rest/bd/mfa/passkeys/options', {}, { token })).json()) as CreationOptions
   const response = await post(
     '/rest/bd/mfa/passkeys',
-    { nom, reponse: await attest(authenticator, options) },
+    { nom, reponse: await attest(authenticator, options), motDePasse },
     { token },
   )
   if (response.status !== 200) throw new Error(`passkey registration failed: ${response.status}`)

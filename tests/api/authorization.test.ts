@@ -207,12 +207,13 @@ const MATRIX: Record<string, Row> = {
     expect: signedIn({ user: 400, adminOut: 400, adminIn: 400, self: 400 }),
   },
   'DELETE /portail-backend/rest/bd/mfa/totp': {
-    request: () => ({ path: '/rest/bd/mfa/totp', body: { motDePasse: 'NotMine12' } }),
-    expect: signedIn({ user: 400, adminOut: 400, adminIn: 400, self: 400 }),
+    // The callers' own (right) password: proven, but no app to turn off.
+    request: () => ({ path: '/rest/bd/mfa/totp', body: { motDePasse: 'Secret12' } }),
+    expect: signedIn({ user: 404, adminOut: 404, adminIn: 404, self: 404 }),
   },
   'POST /portail-backend/rest/bd/mfa/codes-secours': {
-    request: () => ({ path: '/rest/bd/mfa/codes-secours', body: { motDePasse: 'NotMine12' } }),
-    expect: signedIn({ user: 400, adminOut: 400, adminIn: 400, self: 400 }),
+    request: () => ({ path: '/rest/bd/mfa/codes-secours', body: { motDePasse: 'Secret12' } }),
+    expect: signedIn({ user: 404, adminOut: 404, adminIn: 404, self: 404 }),
   },
   // Passkeys: one's own. The answers below are not an authenticator's: refused whatever is pending.
   'POST /portail-backend/rest/bd/mfa/passkeys/options': {
@@ -224,6 +225,7 @@ const MATRIX: Record<string, Row> = {
       path: '/rest/bd/mfa/passkeys',
       body: {
         nom: 'Clé',
+        motDePasse: 'Secret12',
         reponse: {
           id: 'AAAA',
           rawId: 'AAAA',

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { mfaCodeSchema } from './mfa'
 
 /**
  * Passkeys (WebAuthn, DESIGN §3b): the JSON shapes of @simplewebauthn, which the browser's
@@ -57,7 +58,18 @@ export const authenticationResponseSchema = z.object({
 })
 
 /** POST rest/bd/mfa/passkeys. */
-export const passkeyRegistrationSchema = z.object({ nom: passkeyNameSchema, reponse: registrationResponseSchema })
+export const passkeyRegistrationSchema = z
+  .object({
+    nom: passkeyNameSchema,
+    reponse: registrationResponseSchema,
+    // The proof a factor's change asks for (a stolen session cannot add a passkey of its own).
+    code: mfaCodeSchema.optional(),
+    motDePasse: z.string().min(1, 'validation.required').max(200, 'validation.tooLong').optional(),
+  })
+  .refine((value) => value.code !== undefined || value.motDePasse !== undefined, {
+    message: 'validation.required',
+    path: ['motDePasse'],
+  })
 export type PasskeyRegistration = z.infer<typeof passkeyRegistrationSchema>
 
 /** PATCH rest/bd/mfa/passkeys/{id}. */

@@ -1,4 +1,4 @@
-import { type Expression, type SqlBool, sql } from 'kysely'
+import { type Compilable, type Expression, type SqlBool, sql } from 'kysely'
 import type { FactorProof, MfaStatus, TotpEnrolment } from '../contract/mfa'
 import { type DB, getDb, insertWhen, namedBatch } from '../db/client'
 import type { Env } from '../env'
@@ -191,29 +191,55 @@ export const selectWhen = (db: DB, guard: Expression<SqlBool>) => db.selectNoFro
  * (the same counter and lockout), and the proof checked: a current TOTP code (its step returned, to be
  * spent by the caller's write) or the password.
  */
-async function proven(env: Env, caller: Caller, input: FactorProof) {
+export async function proven<Q extends Compilable<unknown>[]>(
+  env: Env,
+  caller: Caller,
+  input: FactorProof,
+  ...reads: Q
+) {
   const db = getDb(env.DB)
   const attempt = attemptCounter('password-change', String(caller.id))
-  const [actor, claim, lock, rows, users] = await actorWith(
+  const [actor, claim, lock, rows, users, ...extra] = await actorWith(
     env,
     caller,
     attempt.statements.claim,
     attempt.statements.lock,
     factorsQueries(db, caller.id).totp,
     mailUserQuery(db, caller.id),
+    ...reads,
   )
   attempt.check({ claim: { results: claim }, lock: { results: lock } })
   const totp = rows[0]
   const user = users[0]
   if (!user) throw notFound('User not found')
+  const answer = {
+    db,
+    actor,
+    user,
+    totp,
+    extra: extra as { [K in keyof Q]: Q[K] extends Compilable<infer O> ? O[] : never },
+  }
   if (input.code !== undefined) {
     const step = totp?.secret ? acceptedStep(totp.secret, input.code, totp.last_step) : null
     if (step === null || !totp?.secret) throw mfaCodeInvalid()
-    return { db, actor, user, totp, step }
+    return { ...answer, step }
   }
   const check = await verifyPassword(input.motDePasse ?? '', user.password_hash, pepperKeyring(env))
   if (!check.ok) throw new BusinessError('BAD_OLD_PASSWORD', 400, 'The password is incorrect')
-  return { db, actor, user, totp, step: null }
+  return { ...answer, step: null }
+}
+
+/**
+ * The statement that spends the TOTP step a proof used (a code proves once), first in the batch of
+ * what it allows; a statement that changes nothing for a password.
+ */
+export function spendProof(db: DB, userId: number, totp: { secret: string | null } | undefined, step: number | null) {
+  return db
+    .updateTable('mfa_totp')
+    .set({ last_step: step ?? 0 })
+    .where('utilisateur_id', '=', userId)
+    .where('secret', '=', step === null ? '' : (totp?.secret ?? ''))
+    .where('last_step', '<', step ?? 0)
 }
 
 /**
@@ -222,7 +248,11 @@ async function proven(env: Env, caller: Caller, input: FactorProof) {
  */
 export async function removeTotp(env: Env, caller: Caller, input: FactorProof, context: RequestContext) {
   const { db, actor, user, totp, step } = await proven(env, caller, input)
-  if (!totp?.secret) throw notFound('TOTP is not on')
+  if (!totp?.secret) {
+    // Proven (by the password), with nothing to remove: the count starts over as after any success.
+    await clearAttempts(db, 'password-change', String(actor.id)).execute()
+    throw notFound('TOTP is not on')
+  }
   const removed = sql<SqlBool>`changes() = 1`
   const rendered = factorRemovedMail(mailLanguage(user.langue), user, { kind: 'totp' })
   const results = await namedBatch(env.DB, {
@@ -279,12 +309,7 @@ export async function regenerateRecoveryCodes(env: Env, caller: Caller, input: F
   const guard = sql<SqlBool>`(${hasFactor} and ${spent})`
   const recovery = await recoveryCodesWrite(db, actor.id, guard)
   const results = await namedBatch(env.DB, {
-    spend: db
-      .updateTable('mfa_totp')
-      .set({ last_step: step ?? 0 })
-      .where('utilisateur_id', '=', actor.id)
-      .where('secret', '=', totp?.secret ?? '')
-      .where('last_step', '<', step ?? 0),
+    spend: spendProof(db, actor.id, totp, step),
     ...recovery.statements,
     log: insertWhen(
       db,

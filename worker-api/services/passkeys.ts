@@ -18,7 +18,7 @@ import type { Caller } from '../lib/types'
 import { actorOf, actorWith, unauthorizedDomain } from './actor'
 import { logEntry } from './audit'
 import type { RequestContext } from './auth'
-import { mailUserQuery, noticeTo, recoveryCodesWrite, selectWhen } from './mfa'
+import { mailUserQuery, noticeTo, proven, recoveryCodesWrite, selectWhen, spendProof } from './mfa'
 import { queuedIds } from './outbox'
 
 /** How long a browser may take between the options and its authenticator's answer. */
@@ -117,16 +117,25 @@ export async function registerPasskey(env: Env, caller: Caller, input: PasskeyRe
   // An unreadable answer finds no challenge, after the caller was checked like on any call.
   const hash = await sha256Hex(challenge ?? '')
   const now = new Date().toISOString()
-  const [actor, challenges, users, factors] = await actorWith(
+  // The caller proven (a current code or the password, counted like a wrong old password) with the
+  // challenge and their factors read, in one round trip.
+  const proof = { code: input.code, motDePasse: input.motDePasse }
+  const {
+    actor,
+    user,
+    totp,
+    step,
+    extra: [challenges, factors],
+  } = await proven(
     env,
     caller,
+    proof,
     db
       .selectFrom('mfa_challenge')
       .select(['webauthn', 'expires_at'])
       .where('hash', '=', hash)
       .where('purpose', '=', 'PASSKEY_REGISTRATION')
       .where('utilisateur_id', '=', caller.id),
-    mailUserQuery(db, caller.id),
     db
       .selectNoFrom([
         sql<number>`exists (select 1 from mfa_totp where utilisateur_id = ${caller.id} and secret is not null)
@@ -135,7 +144,6 @@ export async function registerPasskey(env: Env, caller: Caller, input: PasskeyRe
       .$castTo<{ any: number }>(),
   )
   const stored = challenges[0]
-  const user = users[0]
   const rpID = hostOf(actor.domain)
   if (!challenge || !stored?.webauthn || stored.expires_at <= now || !user || !rpID) throw passkeyInvalid()
 
@@ -171,11 +179,14 @@ export async function registerPasskey(env: Env, caller: Caller, input: PasskeyRe
     and not exists (select 1 from passkey where utilisateur_id = ${actor.id} and id <> ${credential.id})`
   const recovery = Number(factors[0]?.any ?? 0) ? null : await recoveryCodesWrite(db, actor.id, firstFactor)
   const results = await namedBatch(env.DB, {
+    // A code proves once: its step spent first, and the challenge only with it.
+    proof: spendProof(db, actor.id, totp, step),
     spent: db
       .deleteFrom('mfa_challenge')
       .where('hash', '=', hash)
       .where('purpose', '=', 'PASSKEY_REGISTRATION')
-      .where('expires_at', '>', now),
+      .where('expires_at', '>', now)
+      .where(step === null ? sql<SqlBool>`1 = 1` : sql<SqlBool>`changes() = 1`),
     passkey: insertWhen(
       db,
       'passkey',
