@@ -40,7 +40,7 @@ export function TotpCard({
         {!on && !enrolment ? (
           <Form method="post" action="/pages/user/securite#totp">
             <input type="hidden" name="intent" value="totp-start" />
-            <Button type="submit" disabled={starting} aria-disabled={starting}>
+            <Button type="submit" disabled={starting} aria-disabled={starting} className="h-auto whitespace-normal">
               <Smartphone aria-hidden />
               {t('mfa.totp.start')}
             </Button>

@@ -1,7 +1,18 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import AxeBuilder from '@axe-core/playwright'
-import { ADMIN_SCREENS, BASE_URL, PORT, resetLinkFor, signIn, useBrowser } from './support.mjs'
+import {
+  ADMIN_SCREENS,
+  BASE_URL,
+  fixtureRecoveryCode,
+  nextTotpCode,
+  PORT,
+  resetLinkFor,
+  secondStepHeading,
+  signIn,
+  submitLogin,
+  useBrowser,
+} from './support.mjs'
 
 const newPage = useBrowser()
 
@@ -264,6 +275,100 @@ describe('accessibility (axe, WCAG 2.1 AA)', () => {
       await noScript.getByRole('region', { name: /\?$/ }).waitFor()
       assert.deepEqual(await noScriptViolations(noScript), [], 'the confirmation panel without JavaScript')
       for (const open of [firefox, page, noScript]) await open.context().close()
+    })
+  }
+
+  for (const [language, acceptLanguage, id, words] of [
+    [
+      'French',
+      'fr-FR',
+      986,
+      {
+        verify: 'Vérifier et se connecter',
+        remove: 'Désactiver l’application d’authentification',
+        off: 'Désactiver',
+        start: "Configurer une application d'authentification",
+        confirm: 'Activer',
+        codes: 'Codes de secours',
+      },
+    ],
+    [
+      'English',
+      'en-US',
+      987,
+      {
+        verify: 'Verify and sign in',
+        remove: 'Turn the authenticator app off',
+        off: 'Turn off',
+        start: 'Set up an authenticator app',
+        confirm: 'Turn on',
+        codes: 'Recovery codes',
+      },
+    ],
+  ]) {
+    it(`has no violation at all on the second factor's screens in ${language}: the sign-in's second step, the account security page in each state, the security settings`, async () => {
+      const mode = { javaScriptEnabled: true }
+      const login = `mfaecran${id - 985}`
+      const page = await newPage({ ...mode, locale: acceptLanguage, acceptLanguage })
+      await page.goto('/login')
+      await submitLogin(page, mode, login, 'Agent1234')
+      await secondStepHeading(page).waitFor()
+      assert.deepEqual(await violations(page, { every: true }), [], 'the second step')
+      await page.locator('#login-code').fill('123')
+      await page.getByRole('button', { name: words.verify }).click()
+      await page.locator('#login-code[aria-invalid="true"]').waitFor()
+      assert.deepEqual(await violations(page, { every: true }), [], 'the second step with a wrong code')
+      await page.locator('#login-code').fill(fixtureRecoveryCode(id, 1))
+      await page.getByRole('button', { name: words.verify }).click()
+      await page.waitForURL((url) => url.pathname.startsWith('/pages/'))
+      await page.locator('#login-code').waitFor({ state: 'detached' })
+
+      // Its authenticator app on: the page, then its removal form open.
+      await page.goto('/pages/user/securite')
+      await page.locator('main h1').waitFor()
+      assert.deepEqual(await violations(page, { every: true }), [], 'the security page, the app on')
+      await page.getByText(words.remove).click()
+      await page.locator('#totp-remove-password').waitFor()
+      assert.deepEqual(await violations(page, { every: true }), [], 'the removal form')
+
+      // Without JavaScript: the second step, and the security page.
+      const noScript = await newPage({ javaScriptEnabled: false, locale: acceptLanguage, acceptLanguage })
+      await noScript.goto('/login')
+      await submitLogin(noScript, { javaScriptEnabled: false }, login, 'Agent1234')
+      await secondStepHeading(noScript).waitFor()
+      assert.deepEqual(await noScriptViolations(noScript), [], 'the second step without JavaScript')
+      await noScript.context().addCookies(await page.context().cookies())
+      await noScript.goto('/pages/user/securite')
+      await noScript.locator('#totp details').waitFor()
+      assert.deepEqual(await noScriptViolations(noScript), [], 'the security page without JavaScript')
+
+      // The app turned off (with the password), then a new one's enrolment: the QR code, the secret,
+      // the first code (wrong, then its error), then the recovery codes shown once.
+      await page.locator('#totp-remove-password').fill('Agent1234')
+      await page.getByRole('button', { name: words.off, exact: true }).click()
+      await page.getByRole('button', { name: words.start }).click()
+      await page.locator('#totp-secret').waitFor()
+      assert.deepEqual(await violations(page, { every: true }), [], 'the enrolment step')
+      const secret = (await page.locator('#totp-secret').inputValue()).replace(/\s/g, '')
+      await page.locator('#totp-code').fill('12')
+      await page.getByRole('button', { name: words.confirm, exact: true }).click()
+      await page.locator('#totp-code[aria-invalid="true"]').waitFor()
+      assert.deepEqual(await violations(page, { every: true }), [], 'the enrolment step with a wrong code')
+      await page.locator('#totp-code').fill((await nextTotpCode(secret)).code)
+      await page.getByRole('button', { name: words.confirm, exact: true }).click()
+      await page.getByRole('list', { name: words.codes }).waitFor()
+      assert.deepEqual(await violations(page, { every: true }), [], 'the recovery codes shown')
+
+      // An administrator without a second factor: the security page, and the security settings.
+      const admin = await newPage({ ...mode, locale: acceptLanguage, acceptLanguage })
+      await signIn(admin, mode, 'admin', 'Admin1234')
+      await admin.goto('/pages/user/securite')
+      await admin.locator('main h1').waitFor()
+      assert.deepEqual(await violations(admin, { every: true }), [], 'the security page without a factor')
+      await admin.goto('/pages/admin/securite')
+      await admin.locator('main h1').waitFor()
+      assert.deepEqual(await violations(admin, { every: true }), [], '/pages/admin/securite')
+      for (const open of [page, noScript, admin]) await open.context().close()
     })
   }
 

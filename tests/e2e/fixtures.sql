@@ -138,3 +138,61 @@ INSERT OR IGNORE INTO poste (id, utilisateur_id, structure_id, fonction_id, date
   (972, 972, 5, 9, '2024-01-01', '2035-12-31'),
   (973, 973, 5, 9, '2024-01-01', '2035-12-31'),
   (974, 974, 5, 9, '2024-01-01', '2035-12-31');
+
+-- The second factor's tests: their own accounts (password Agent1234 unless said, bound to the demo
+-- domain). mfa1 and mfa2 enrol an authenticator app, sign in with it and turn it off (one per mode);
+-- mfaracine1 and mfaracine2 are root administrators (password Admin1234) who turn the requirement of a
+-- second factor on and off again; mfadeleg is a delegated administrator of Direction Sud (password
+-- Adminsud1) who never has one.
+INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain)
+SELECT 980, 'mfa1', 'Facteur', 'Fabienne', 'fabienne.facteur@portail.example', password_hash, 'http://localhost:8787' FROM utilisateur WHERE login = 'agent';
+INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain)
+SELECT 981, 'mfa2', 'Facteur', 'Florian', 'florian.facteur@portail.example', password_hash, 'http://localhost:8787' FROM utilisateur WHERE login = 'agent';
+INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain, admin)
+SELECT 982, 'mfaracine1', 'Racine', 'Rose', 'rose.racine@portail.example', password_hash, 'http://localhost:8787', 1 FROM utilisateur WHERE login = 'admin';
+INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain, admin)
+SELECT 983, 'mfaracine2', 'Racine', 'Raoul', 'raoul.racine@portail.example', password_hash, 'http://localhost:8787', 1 FROM utilisateur WHERE login = 'admin';
+INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain, admin)
+SELECT 984, 'mfadeleg', 'Délégué', 'Denis', 'denis.delegue@portail.example', password_hash, 'http://localhost:8787', 1 FROM utilisateur WHERE login = 'adminsud';
+-- Accounts whose authenticator app is already on, with a secret and four recovery codes the tests
+-- know (the secret is the base32 of '12345678901234567890'; the codes are code-0<id>-000<n>-test,
+-- stored as the SHA-256 of their lowercase letters and digits): one for the keyboard test, one per
+-- language for the accessibility checks, one per mode for the widths checks.
+INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain)
+SELECT 985, 'mfaclavier', 'Clavier', 'Claude', 'claude.clavier@portail.example', password_hash, 'http://localhost:8787' FROM utilisateur WHERE login = 'agent';
+INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain)
+SELECT 986, 'mfaecran1', 'Écran', 'Élise', 'elise.ecran@portail.example', password_hash, 'http://localhost:8787' FROM utilisateur WHERE login = 'agent';
+INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain)
+SELECT 987, 'mfaecran2', 'Écran', 'Étienne', 'etienne.ecran@portail.example', password_hash, 'http://localhost:8787' FROM utilisateur WHERE login = 'agent';
+INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain)
+SELECT 988, 'mfalargeur1', 'Largeur', 'Léa', 'lea.largeur@portail.example', password_hash, 'http://localhost:8787' FROM utilisateur WHERE login = 'agent';
+INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain)
+SELECT 989, 'mfalargeur2', 'Largeur', 'Louis', 'louis.largeur@portail.example', password_hash, 'http://localhost:8787' FROM utilisateur WHERE login = 'agent';
+-- The administrators' posts (the others have none: no other test's list of a structure changes).
+INSERT OR IGNORE INTO poste (id, utilisateur_id, structure_id, fonction_id, date_debut, date_fin) VALUES
+  (982, 982, 1, 2, '2024-01-01', '2035-12-31'),
+  (983, 983, 1, 2, '2024-01-01', '2035-12-31'),
+  (984, 984, 3, 4, '2024-01-01', '2035-12-31');
+INSERT OR IGNORE INTO mfa_totp (utilisateur_id, secret, confirmed_at, last_step)
+SELECT id, 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ', '2025-01-01T00:00:00.000Z', 0 FROM utilisateur WHERE id BETWEEN 985 AND 989;
+INSERT OR IGNORE INTO mfa_recovery_code (utilisateur_id, code_hash) VALUES
+  (985, '7630c6c3079d0d3784577dff46f7388a85eb18f43e3a060d606c3fde248e190a'),
+  (985, '20c910fab1de3fb0afc1290ab329ebc1a5425f6f69437d7eba92e34c208e3274'),
+  (985, 'e373a0be5442b524f7a015bcab990ed4274679160c83cfa96822418e4399bbae'),
+  (985, '68984d281bb94dc0357d45d27bcde13f60b46fbfec96de7417561a7011eccd9f'),
+  (986, 'ef85808a0b1b1c28562ca341f659a78369d1403f2e3f1f033d54c64c040a7e26'),
+  (986, '617fb6b2a79623f589523fc578340daeb60bc160125eca58d6db0d8ec6928c64'),
+  (986, 'd8717bfdc8111cffe77b0058ed3c8d2cf8b91a286e5e26119ea054fe1abb576d'),
+  (986, '8de12f8b4dd576805068d07a17b2b7025a11bcf68f18d83fa14ba5147ea7106d'),
+  (987, 'c56c902489117c6bea8693b8f0c15eacaf0284c06ad10540e4b10b2c205f5b0e'),
+  (987, '189eec069c3468d2a24326ee657a087f65d3cdc5f1b43ceb7a227a1851ac2fb8'),
+  (987, 'abbb8d801bd286ed8fba6b39eb0aeaf084b6c851cc9741f86184886a53aa2c65'),
+  (987, '9eb1ce54813f16e85615f7550a40972212a66a5e24bb431b27382a0a8fb5a345'),
+  (988, '3f5059dae5e348b55731bf8c58451a24f8d1b9d9a73363098be656c98798b851'),
+  (988, 'f62c5b55bf1241db334294024a5deadcd18f22e7ad7709040c1de2eb541b16e2'),
+  (988, '6cb9c5d2a7949229e4060aecc3dd6b8d674a48e06140330c380bfee04b4384ec'),
+  (988, '53fe8f0cfc25d0842129be893a1fb5a6e41b97a4d77b73389f3dfd1b27f5c0b6'),
+  (989, '44294ae86579a509d15d51f9c5295327d56ff0fadc0d85fc5aa9c0ee2a660f58'),
+  (989, 'e05dded5c65eddc25762590894be350a1057f509d789a5735c0cd5fc9737a66c'),
+  (989, '9ba69c59966c6ab28791347ecc34f806a38df9fea0a26cf90d33177f46a4fab7'),
+  (989, 'b365dac236d876d2949f3b3f136c116fb399fe6e66fb5fc9688aa03090ce508e');

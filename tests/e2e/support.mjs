@@ -1,6 +1,7 @@
 // Shared helpers of the browser tests: Debian's Chromium through playwright-core, and the sign-in
 // steps as a person does them, with or without JavaScript.
 import assert from 'node:assert/strict'
+import { createHmac } from 'node:crypto'
 import { after, before } from 'node:test'
 import { chromium } from 'playwright-core'
 
@@ -111,6 +112,8 @@ export const ADMIN_SCREENS = [
   '/pages/admin/applications/5',
   '/pages/admin/modeles',
   '/pages/admin/modeles/3',
+  // The security settings (the requirement of a second factor from administrators).
+  '/pages/admin/securite',
 ]
 
 export const MODES = [
@@ -222,4 +225,72 @@ export async function linkFromMailbox(page, to, subject) {
   await mail().click()
   await page.getByRole('heading', { name: subject, level: 1 }).waitFor()
   return page.getByRole('region', { name: 'Liens du message' }).getByRole('link').first()
+}
+
+/**
+ * The TOTP code (RFC 6238: HMAC-SHA-1, 30-second steps, 6 digits) of a base32 secret (spaces
+ * ignored) for a time step, the current one unless given: what an authenticator app shows.
+ */
+export function totpCode(secret, step = totpStep()) {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'
+  const bytes = []
+  let bits = 0
+  let value = 0
+  for (const char of secret.replace(/[\s=]/g, '').toUpperCase()) {
+    const index = alphabet.indexOf(char)
+    assert.ok(index >= 0, `not base32: ${char}`)
+    value = ((value << 5) | index) & 0xffff
+    bits += 5
+    if (bits >= 8) {
+      bits -= 8
+      bytes.push((value >> bits) & 0xff)
+    }
+  }
+  const counter = Buffer.alloc(8)
+  counter.writeBigUInt64BE(BigInt(step))
+  const digest = createHmac('sha1', Buffer.from(bytes)).update(counter).digest()
+  const offset = digest[19] & 0x0f
+  return String((digest.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0')
+}
+
+/** The current TOTP time step (30 s). */
+export const totpStep = (at = Date.now()) => Math.floor(at / 30_000)
+
+/**
+ * A code the server will take after the step `last` it accepted: the first step after it, once that
+ * is no further than the next step (the server accepts one step either side of its own, never one at
+ * or before the last accepted). Returns the code and its step.
+ */
+export async function nextTotpCode(secret, last = 0) {
+  for (;;) {
+    const now = totpStep()
+    const step = Math.max(now, last + 1)
+    if (step <= now + 1) return { code: totpCode(secret, step), step }
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+  }
+}
+
+/** The secret of the fixture accounts whose authenticator app is on (tests/e2e/fixtures.sql). */
+export const FIXTURE_TOTP_SECRET = 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ'
+
+/** The `n`th (1 to 4) recovery code of a fixture account with an authenticator app (tests/e2e/fixtures.sql). */
+export const fixtureRecoveryCode = (id, n) => `code-0${id}-000${n}-test`
+
+/** The second step of a sign-in, once the right password is sent: its heading, in either language. */
+export const secondStepHeading = (page) =>
+  page.getByRole('heading', { name: /^(Vérification en deux étapes|Two-step verification)$/, level: 1 })
+
+/**
+ * Signs in a user with a second factor: the password, then at the second step `code` (a TOTP code or a
+ * recovery code). Lands on `/pages/...`.
+ */
+export async function signInWithCode(page, mode, identifiant, motDePasse, code, path = '/login') {
+  await page.goto(path)
+  await submitLogin(page, mode, identifiant, motDePasse)
+  await secondStepHeading(page).waitFor()
+  await page.locator('#login-code').fill(code)
+  await page.getByRole('button', { name: /^(Vérifier et se connecter|Verify and sign in)$/ }).click()
+  await page.waitForURL((url) => url.pathname.startsWith('/pages/'))
+  await page.locator('#login-code').waitFor({ state: 'detached' })
+  await page.locator('main h1').waitFor()
 }

@@ -3,7 +3,16 @@
 // sideways, a word broken letter by letter), and the top of a phone's page leaves room for the page.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { ADMIN_SCREENS, MODES, signIn, useBrowser } from './support.mjs'
+import {
+  ADMIN_SCREENS,
+  fixtureRecoveryCode,
+  MODES,
+  nextTotpCode,
+  secondStepHeading,
+  signIn,
+  submitLogin,
+  useBrowser,
+} from './support.mjs'
 
 const newPage = useBrowser()
 
@@ -137,3 +146,77 @@ for (const mode of MODES) {
     })
   })
 }
+
+MODES.forEach((mode, index) => {
+  const id = 988 + index
+  describe(`the second factor's screens at phone and tablet widths ${mode.name}`, () => {
+    it('never scroll sideways: the second step (and its error), the security page with the app on and off, an enrolment, the recovery codes shown', async () => {
+      const page = await newPage(mode)
+      const measured = []
+      /** The page as it is, at each width (a form's answer is not opened again: the window is resized). */
+      const measure = async (what) => {
+        for (const width of WIDTHS) {
+          await page.setViewportSize({ width, height: 800 })
+          measured.push({ width, path: what, overflow: await overflow(page) })
+          const hidden = await misfits(page)
+          if (hidden.length > 0) measured.push({ width, path: what, overflow: hidden })
+        }
+        await page.setViewportSize({ width: 1280, height: 800 })
+      }
+      await page.goto('/login')
+      await submitLogin(page, mode, `mfalargeur${index + 1}`, 'Agent1234')
+      await secondStepHeading(page).waitFor()
+      await measure('the second step')
+      await page.locator('#login-code').fill('123')
+      await page.getByRole('button', { name: 'Vérifier et se connecter' }).click()
+      await page.getByText('Code incorrect ou déjà utilisé.').first().waitFor()
+      await measure('the second step with a wrong code')
+      await page.locator('#login-code').fill(fixtureRecoveryCode(id, 1))
+      await page.getByRole('button', { name: 'Vérifier et se connecter' }).click()
+      await page.waitForURL((url) => url.pathname.startsWith('/pages/'))
+      await page.locator('#login-code').waitFor({ state: 'detached' })
+
+      for (const path of ['/pages/user/securite']) {
+        for (const width of WIDTHS) {
+          await page.setViewportSize({ width, height: 800 })
+          await page.goto(path)
+          await page.locator('main h1').waitFor()
+          // The removal form, folded by default, open.
+          await page.locator('#totp details').evaluate((details) => details.setAttribute('open', ''))
+          measured.push({ width, path, overflow: await overflow(page) })
+          const hidden = await misfits(page)
+          if (hidden.length > 0) measured.push({ width, path, overflow: hidden })
+        }
+      }
+      await page.setViewportSize({ width: 1280, height: 800 })
+
+      // The app turned off (with the password), then a new one's enrolment: its QR code, its secret,
+      // its first code refused, then the recovery codes shown once.
+      await page.goto('/pages/user/securite')
+      await page.getByText('Désactiver l’application d’authentification').click()
+      await page.locator('#totp-remove-password').fill('Agent1234')
+      await page.getByRole('button', { name: 'Désactiver', exact: true }).click()
+      // The page without a second factor: its button to set one up.
+      const start = page.getByRole('button', { name: "Configurer une application d'authentification" })
+      await start.waitFor()
+      await measure('the security page without a second factor')
+      await start.click()
+      await page.locator('#totp-secret').waitFor()
+      await measure('the enrolment step')
+      const secret = (await page.locator('#totp-secret').inputValue()).replace(/\s/g, '')
+      await page.locator('#totp-code').fill('12')
+      await page.getByRole('button', { name: 'Activer', exact: true }).click()
+      await page.locator('#totp-code[aria-invalid="true"]').waitFor()
+      await measure('the enrolment step with a wrong code')
+      await page.locator('#totp-code').fill((await nextTotpCode(secret)).code)
+      await page.getByRole('button', { name: 'Activer', exact: true }).click()
+      await page.getByRole('list', { name: 'Codes de secours' }).waitFor()
+      await measure('the recovery codes shown')
+      assert.deepEqual(
+        measured.filter((row) => row.overflow !== 0),
+        [],
+      )
+      await page.context().close()
+    })
+  })
+})
