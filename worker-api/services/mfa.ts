@@ -184,6 +184,18 @@ export async function confirmTotp(env: Env, caller: Caller, code: string, contex
   return { codesSecours: recovery.codes, mailIds: queuedIds([results.mail]) }
 }
 
+/** Whether a user has a second factor (a confirmed TOTP or a passkey), in SQL. */
+export const hasSecondFactor = (userId: number) =>
+  sql<SqlBool>`(exists (select 1 from mfa_totp where utilisateur_id = ${userId} and secret is not null)
+    or exists (select 1 from passkey where utilisateur_id = ${userId}))`
+
+/** The recovery codes of a user whom a removal left without a second factor: they go with it. */
+export const codesOfNoFactor = (db: DB, userId: number) =>
+  db
+    .deleteFrom('mfa_recovery_code')
+    .where('utilisateur_id', '=', userId)
+    .where(sql<SqlBool>`not ${hasSecondFactor(userId)}`)
+
 export const selectWhen = (db: DB, guard: Expression<SqlBool>) => db.selectNoFrom(sql<number>`1`.as('one')).where(guard)
 
 /**
@@ -276,15 +288,7 @@ export async function removeTotp(env: Env, caller: Caller, input: FactorProof, c
       selectWhen(db, removed),
     ),
     cleared: clearAttempts(db, 'password-change', String(actor.id)),
-    codes: db
-      .deleteFrom('mfa_recovery_code')
-      .where('utilisateur_id', '=', actor.id)
-      .where(({ not, exists, selectFrom }) =>
-        not(exists(selectFrom('passkey').select('id').where('utilisateur_id', '=', actor.id))),
-      )
-      .where(({ not, exists, selectFrom }) =>
-        not(exists(selectFrom('mfa_totp').select('utilisateur_id').where('utilisateur_id', '=', actor.id))),
-      ),
+    codes: codesOfNoFactor(db, actor.id),
     // A sign-in waiting for its second step starts again.
     challenges: db.deleteFrom('mfa_challenge').where('utilisateur_id', '=', actor.id).where('purpose', '=', 'LOGIN'),
   })
@@ -298,8 +302,7 @@ export async function removeTotp(env: Env, caller: Caller, input: FactorProof, c
  */
 export async function regenerateRecoveryCodes(env: Env, caller: Caller, input: FactorProof, context: RequestContext) {
   const { db, actor, user, totp, step } = await proven(env, caller, input)
-  const hasFactor = sql<SqlBool>`(exists (select 1 from mfa_totp where utilisateur_id = ${actor.id} and secret is not null)
-    or exists (select 1 from passkey where utilisateur_id = ${actor.id}))`
+  const hasFactor = hasSecondFactor(actor.id)
   // A code proves once: its step spent first, the codes made only with it spent by this request.
   const spent =
     step === null || !totp?.secret

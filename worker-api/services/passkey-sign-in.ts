@@ -15,7 +15,7 @@ import { BusinessError } from '../lib/errors'
 import { unauthorizedDomain } from './actor'
 import { attemptCounter, FREE_FAILURES } from './attempt-counter'
 import type { RequestContext } from './auth'
-import { passkeyInvalid, signedChallenge, transportsOf, webauthnChallenge } from './passkeys'
+import { credentialResponse, passkeyInvalid, signedChallenge, transportsOf, webauthnChallenge } from './passkeys'
 import { clientCounter } from './rate-limit'
 import { challengeInvalid, openSession, type SignedIn } from './sign-in'
 import { pendingMail, postesColumn, postesFrom, toUser } from './users'
@@ -163,14 +163,7 @@ export async function passkeyLogin(env: Env, input: PasskeyLogin, context: Reque
   try {
     const { reponse } = input
     verified = await verifyAuthenticationResponse({
-      response: {
-        id: reponse.id,
-        rawId: reponse.rawId,
-        response: reponse.response,
-        authenticatorAttachment: reponse.authenticatorAttachment,
-        clientExtensionResults: {},
-        type: reponse.type,
-      },
+      response: credentialResponse(reponse),
       expectedChallenge: stored.webauthn,
       expectedOrigin: context.origin,
       expectedRPID: key.rp_id,

@@ -18,7 +18,16 @@ import type { Caller } from '../lib/types'
 import { actorOf, actorWith, unauthorizedDomain } from './actor'
 import { logEntry } from './audit'
 import type { RequestContext } from './auth'
-import { mailUserQuery, noticeTo, proven, recoveryCodesWrite, selectWhen, spendProof } from './mfa'
+import {
+  codesOfNoFactor,
+  hasSecondFactor,
+  mailUserQuery,
+  noticeTo,
+  proven,
+  recoveryCodesWrite,
+  selectWhen,
+  spendProof,
+} from './mfa'
 import { queuedIds } from './outbox'
 
 /** How long a browser may take between the options and its authenticator's answer. */
@@ -106,6 +115,23 @@ export async function passkeyRegistrationOptions(
 }
 
 /**
+ * The browser's answer as @simplewebauthn reads it: its own fields, with no client extension taken
+ * into account (none is asked for).
+ */
+export const credentialResponse = <
+  R extends { id: string; rawId: string; response: unknown; authenticatorAttachment?: unknown; type: 'public-key' },
+>(
+  reponse: R,
+) => ({
+  id: reponse.id,
+  rawId: reponse.rawId,
+  response: reponse.response as R['response'],
+  authenticatorAttachment: reponse.authenticatorAttachment as R['authenticatorAttachment'],
+  clientExtensionResults: {},
+  type: reponse.type,
+})
+
+/**
  * Registers the caller's new passkey from their authenticator's answer to the options: checked by
  * @simplewebauthn/server against the challenge (spent in the same batch: once), the request's
  * origin and the domain's host. Audited and told by mail; as the user's first factor, it comes with
@@ -136,12 +162,7 @@ export async function registerPasskey(env: Env, caller: Caller, input: PasskeyRe
       .where('hash', '=', hash)
       .where('purpose', '=', 'PASSKEY_REGISTRATION')
       .where('utilisateur_id', '=', caller.id),
-    db
-      .selectNoFrom([
-        sql<number>`exists (select 1 from mfa_totp where utilisateur_id = ${caller.id} and secret is not null)
-          or exists (select 1 from passkey where utilisateur_id = ${caller.id})`.as('any'),
-      ])
-      .$castTo<{ any: number }>(),
+    db.selectNoFrom(sql<number>`${hasSecondFactor(caller.id)}`.as('any')),
   )
   const stored = challenges[0]
   const rpID = hostOf(actor.domain)
@@ -151,14 +172,7 @@ export async function registerPasskey(env: Env, caller: Caller, input: PasskeyRe
   let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>
   try {
     verified = await verifyRegistrationResponse({
-      response: {
-        id: reponse.id,
-        rawId: reponse.rawId,
-        response: reponse.response,
-        authenticatorAttachment: reponse.authenticatorAttachment,
-        clientExtensionResults: {},
-        type: reponse.type,
-      },
+      response: credentialResponse(reponse),
       expectedChallenge: stored.webauthn,
       expectedOrigin: context.origin,
       expectedRPID: rpID,
@@ -261,22 +275,7 @@ export async function removePasskey(env: Env, caller: Caller, id: string, contex
       logEntry(actor.id, 'ADMINISTRATION', 'MFA_CLE_RETRAIT', context.userAgent),
       selectWhen(db, removed),
     ),
-    codes: db
-      .deleteFrom('mfa_recovery_code')
-      .where('utilisateur_id', '=', actor.id)
-      .where(({ not, exists, selectFrom }) =>
-        not(exists(selectFrom('passkey').select('id').where('utilisateur_id', '=', actor.id))),
-      )
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('mfa_totp')
-              .select('utilisateur_id')
-              .where('utilisateur_id', '=', actor.id)
-              .where('secret', 'is not', null),
-          ),
-        ),
-      ),
+    codes: codesOfNoFactor(db, actor.id),
     mail: await noticeTo(
       db,
       user,

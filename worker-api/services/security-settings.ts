@@ -8,14 +8,10 @@ import type { Caller } from '../lib/types'
 import { adminWith, liveAdmin, rootAdminWith, viewerOf } from './actor'
 import { adminLog } from './audit'
 import type { RequestContext } from './auth'
+import { hasSecondFactor } from './mfa'
 
 const settingsQuery = (db: DB) =>
   db.selectFrom('parametre_securite').select('mfa_requis_administrateurs').where('id', '=', 1)
-
-/** Whether a user has a second factor (a confirmed TOTP or a passkey), in SQL. */
-export const hasSecondFactor = (userId: number) =>
-  sql<SqlBool>`(exists (select 1 from mfa_totp where utilisateur_id = ${userId} and secret is not null)
-    or exists (select 1 from passkey where utilisateur_id = ${userId}))`
 
 /** GET rest/bd/parametres/securite: for administrators. */
 export async function securitySettings(env: Env, caller: Caller): Promise<SecuritySettings> {

@@ -245,23 +245,16 @@ export async function resetSecondFactor(env: Env, caller: Caller, id: number, co
   const results = await namedBatch(env.DB, {
     log: insertWhen(db, 'log', userLog(actor, 'MFA_REINITIALISATION', target, context.userAgent), had),
     mail: queueMail(db, { ...notice, to: target.mail, userId: target.id, kind: 'FACTOR_RESET' }, new Date(), had),
-    totp: db
-      .deleteFrom('mfa_totp')
-      .where('utilisateur_id', '=', target.id)
-      .where(({ exists }) => exists(stillManaged(db, actor, target.id))),
-    passkeys: db
-      .deleteFrom('passkey')
-      .where('utilisateur_id', '=', target.id)
-      .where(({ exists }) => exists(stillManaged(db, actor, target.id))),
-    codes: db
-      .deleteFrom('mfa_recovery_code')
-      .where('utilisateur_id', '=', target.id)
-      .where(({ exists }) => exists(stillManaged(db, actor, target.id))),
-    // A sign-in waiting for its second step starts again.
-    challenges: db
-      .deleteFrom('mfa_challenge')
-      .where('utilisateur_id', '=', target.id)
-      .where(({ exists }) => exists(stillManaged(db, actor, target.id))),
+    // The app, the passkeys, the codes, and a sign-in waiting for its second step (which starts again).
+    ...Object.fromEntries(
+      (['mfa_totp', 'passkey', 'mfa_recovery_code', 'mfa_challenge'] as const).map((table) => [
+        table,
+        db
+          .deleteFrom(table)
+          .where('utilisateur_id', '=', target.id)
+          .where(({ exists }) => exists(stillManaged(db, actor, target.id))),
+      ]),
+    ),
   })
   return queuedIds([results.mail])
 }
