@@ -250,6 +250,7 @@ const MATRIX: Record<string, Row> = {
     // signs T in with a password).
     request: async ({ target }, role) => ({
       path: `/rest/bd/mfa/passkeys/${await passkeyOf(role === 'self' ? target.id : (await freshUser()).id)}`,
+      body: { motDePasse: 'Secret12' },
     }),
     expect: signedIn({ user: 404, adminOut: 404, adminIn: 404, self: 204 }),
   },

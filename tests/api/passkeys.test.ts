@@ -158,7 +158,9 @@ describe('passkey registration', () => {
   it('is refused without a session (401)', async () => {
     expect((await post('/rest/bd/mfa/passkeys/options', {})).status).toBe(401)
     expect((await post('/rest/bd/mfa/passkeys', { nom: 'Clé', reponse: {} })).status).toBe(401)
-    expect((await call('/rest/bd/mfa/passkeys/abc', { method: 'DELETE' })).status).toBe(401)
+    expect(
+      (await call('/rest/bd/mfa/passkeys/abc', { method: 'DELETE', body: JSON.stringify({ motDePasse: 'x' }) })).status,
+    ).toBe(401)
     expect(
       (await call('/rest/bd/mfa/passkeys/abc', { method: 'PATCH', body: JSON.stringify({ nom: 'Clé' }) })).status,
     ).toBe(401)
@@ -317,14 +319,18 @@ describe('renaming and removing a passkey', () => {
     })
     expect(notMine.status).toBe(404)
 
-    await expectError(
-      await call(`/rest/bd/mfa/passkeys/${theirs.id}`, { method: 'DELETE', token: me.token }),
-      404,
-      'NOT_FOUND',
-    )
+    const remove = (id: string, proof: object) =>
+      call(`/rest/bd/mfa/passkeys/${id}`, { method: 'DELETE', token: me.token, body: JSON.stringify(proof) })
+    await expectError(await remove(theirs.id, { motDePasse: me.password }), 404, 'NOT_FOUND')
     expect((await status(other.token)).passkeys).toHaveLength(1)
 
-    const removed = await call(`/rest/bd/mfa/passkeys/${body.id}`, { method: 'DELETE', token: me.token })
+    // A stolen session cannot remove it: the password or a current code is asked for.
+    await expectError(await remove(body.id, {}), 400, 'VALIDATION_FAILED')
+    await expectError(await remove(body.id, { motDePasse: 'Wrong1234' }), 400, 'BAD_OLD_PASSWORD')
+    await expectError(await remove(body.id, { code: '123456' }), 400, 'MFA_CODE_INVALID')
+    expect((await status(me.token)).passkeys).toHaveLength(1)
+
+    const removed = await remove(body.id, { motDePasse: me.password })
     expect(removed.status).toBe(204)
     expect(await status(me.token)).toEqual({ totp: false, passkeys: [], codesSecoursRestants: 0 })
     expect((await mailsOf(me.id)).map((mail) => mail.kind)).toEqual(['FACTOR_ADDED', 'FACTOR_REMOVED'])

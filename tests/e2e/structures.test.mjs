@@ -2,7 +2,7 @@
 // structures, and pages and sorts the list through its URL, with and without JavaScript.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { holdScripts, MODES, notice, signIn, useBrowser } from './support.mjs'
+import { cameBackAtFragment, holdScripts, MODES, notice, signIn, useBrowser } from './support.mjs'
 
 const newPage = useBrowser()
 
@@ -166,7 +166,7 @@ for (const [index, mode] of MODES.entries()) {
       if (!mode.javaScriptEnabled) {
         // The page comes back at the row that took the deleted one's place: the keyboard goes on from there
         // (once the page has loaded, its stylesheets with it: the browser goes to the row only then).
-        await page.waitForLoadState('load')
+        await cameBackAtFragment(page)
         await page.keyboard.press('Tab')
         const row = page.getByRole('row').filter({ hasText: `${direction} modifiée` })
         assert.equal(await row.evaluate((tr) => tr.contains(document.activeElement)), true, 'focus in the next row')

@@ -206,6 +206,23 @@ export async function waitFor(probe, message, timeoutMs = 10_000) {
   }
 }
 
+/**
+ * Waits until the browser has gone to the element the URL's fragment names, as it does once the page
+ * and its stylesheets have loaded: that element is the document's target, and a frame has been drawn
+ * since (the keyboard's path starts there from that frame's update on). Then a Tab goes on from that element.
+ */
+export async function cameBackAtFragment(page) {
+  await page.waitForLoadState('load')
+  const id = decodeURIComponent(new URL(page.url()).hash.slice(1))
+  assert.notEqual(id, '', `no fragment in ${page.url()}`)
+  // Locators run in the browser's own world, JavaScript off for the page or not.
+  const target = page.locator(':target')
+  await waitFor(async () => (await target.count()) === 1 && (await target.getAttribute('id')) === id, `not at #${id}`)
+  // A frame drawn: the browser goes to the fragment's element in the frame's update (a screenshot asks
+  // for one whether the page runs scripts or not).
+  await page.screenshot({ clip: { x: 0, y: 0, width: 1, height: 1 } })
+}
+
 /** A notice: a toast with JavaScript, the server-rendered banner without. */
 export const notice = (page, text) =>
   page.locator('[data-sonner-toast], [role="status"]').filter({ hasText: text }).first()

@@ -3,7 +3,7 @@
 // rights), with and without JavaScript.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { linkFromMailbox, MODES, notice, signIn, submitLogin, useBrowser } from './support.mjs'
+import { cameBackAtFragment, linkFromMailbox, MODES, notice, signIn, submitLogin, useBrowser } from './support.mjs'
 
 const newPage = useBrowser()
 
@@ -174,7 +174,7 @@ for (const [index, mode] of MODES.entries()) {
       } else {
         // The page comes back at the post that took the deleted one's place (once loaded, its
         // stylesheets with it: the browser goes to the row only then).
-        await page.waitForLoadState('load')
+        await cameBackAtFragment(page)
         await page.keyboard.press('Tab')
         assert.equal(await remaining.evaluate((row) => row.contains(document.activeElement)), true)
       }

@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi'
 import { tokensSchema } from '../contract/auth'
 import { errors, json } from '../contract/common'
+import { factorProofSchema } from '../contract/mfa'
 import {
   creationOptionsSchema,
   passkeyAddedSchema,
@@ -80,16 +81,18 @@ export const passkeyRoutes = router()
       method: 'delete',
       path: '/rest/bd/mfa/passkeys/{id}',
       tags: ['Second factor'],
-      summary: "Remove one of the caller's passkeys; with no second factor left, the recovery codes go too",
+      summary:
+        "Remove one of the caller's passkeys with a current code or the password (counted like wrong old passwords); with no second factor left, the recovery codes go too",
       security: [{ bearer: [] }],
-      request: { params: passkeyIdParam },
-      responses: { 204: { description: 'Removed' }, ...errors(400, 401, 403, 404) },
+      request: { params: passkeyIdParam, ...body(factorProofSchema) },
+      responses: { 204: { description: 'Removed' }, ...errors(400, 401, 403, 404, 429) },
     }),
     async (c) => {
       const { mailIds } = await removePasskey(
         c.env,
         c.get('caller'),
         c.req.valid('param').id,
+        c.req.valid('json'),
         requestContext(c.req.raw),
       )
       afterResponse(c, () => deliverOutbox(c.env, { ids: mailIds }))

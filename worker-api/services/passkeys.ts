@@ -7,6 +7,7 @@ import {
 import { decodeClientDataJSON } from '@simplewebauthn/server/helpers'
 import { type SqlBool, sql } from 'kysely'
 import { addSeconds } from '../contract/dates'
+import type { FactorProof } from '../contract/mfa'
 import type { PasskeyRegistration } from '../contract/passkeys'
 import { getDb, insertWhen, namedBatch } from '../db/client'
 import type { Env } from '../env'
@@ -16,12 +17,13 @@ import { BusinessError, notFound } from '../lib/errors'
 import { factorAddedMail, factorRemovedMail } from '../lib/mail/templates'
 import type { Caller } from '../lib/types'
 import { actorOf, actorWith, unauthorizedDomain } from './actor'
+import { clearAttempts } from './attempt-counter'
 import { logEntry } from './audit'
 import type { RequestContext } from './auth'
 import {
   codesOfNoFactor,
   hasSecondFactor,
-  mailUserQuery,
+  mfaCodeInvalid,
   noticeTo,
   proven,
   recoveryCodesWrite,
@@ -252,38 +254,49 @@ export async function renamePasskey(env: Env, caller: Caller, id: string, nom: s
 }
 
 /**
- * Removes one of the caller's passkeys (404 for any other): audited and told by mail. With no factor
- * left, the recovery codes go too.
+ * Removes one of the caller's passkeys (404 for any other) with the proof a factor's change asks for
+ * (a current code or the password, counted like a wrong old password): audited and told by mail. With
+ * no factor left, the recovery codes go too.
  */
-export async function removePasskey(env: Env, caller: Caller, id: string, context: RequestContext) {
+export async function removePasskey(env: Env, caller: Caller, id: string, input: FactorProof, context: RequestContext) {
   const db = getDb(env.DB)
-  const [actor, keys, users] = await actorWith(
+  const {
+    actor,
+    user,
+    totp,
+    step,
+    extra: [keys],
+  } = await proven(
     env,
     caller,
+    input,
     db.selectFrom('passkey').select('nom').where('id', '=', id).where('utilisateur_id', '=', caller.id),
-    mailUserQuery(db, caller.id),
   )
   const key = keys[0]
-  const user = users[0]
-  if (!key || !user) throw notFound('No such passkey')
-  const removed = sql<SqlBool>`changes() = 1`
+  if (!key) {
+    // Proven, with nothing to remove: the count starts over as after any success.
+    await clearAttempts(db, 'password-change', String(actor.id)).execute()
+    throw notFound('No such passkey')
+  }
+  const removed = sql<SqlBool>`not exists (select 1 from passkey where id = ${id})`
   const results = await namedBatch(env.DB, {
-    removed: db.deleteFrom('passkey').where('id', '=', id).where('utilisateur_id', '=', actor.id),
+    // A code proves once: its step spent first, and the passkey removed only with it.
+    proof: spendProof(db, actor.id, totp, step),
+    removed: db
+      .deleteFrom('passkey')
+      .where('id', '=', id)
+      .where('utilisateur_id', '=', actor.id)
+      .where(step === null ? sql<SqlBool>`1 = 1` : sql<SqlBool>`changes() = 1`),
     log: insertWhen(
       db,
       'log',
       logEntry(actor.id, 'ADMINISTRATION', 'MFA_CLE_RETRAIT', context.userAgent),
-      selectWhen(db, removed),
+      selectWhen(db, sql<SqlBool>`changes() = 1`),
     ),
+    cleared: clearAttempts(db, 'password-change', String(actor.id)),
     codes: codesOfNoFactor(db, actor.id),
-    mail: await noticeTo(
-      db,
-      user,
-      factorRemovedMail,
-      { kind: 'passkey', nom: key.nom },
-      sql<SqlBool>`not exists (select 1 from passkey where id = ${id})`,
-    ),
+    mail: await noticeTo(db, user, factorRemovedMail, { kind: 'passkey', nom: key.nom }, removed),
   })
-  if ((results.removed?.meta.changes ?? 0) === 0) throw notFound('No such passkey')
+  if ((results.removed?.meta.changes ?? 0) === 0) throw step === null ? notFound('No such passkey') : mfaCodeInvalid()
   return { mailIds: queuedIds([results.mail]) }
 }
