@@ -141,10 +141,12 @@ export async function assertion(
  */
 export async function registeredAuthenticator(token: string, nom = 'Clé', motDePasse = 'Secret12') {
   const authenticator = await newAuthenticator()
-  const options = (await (await post('/rest/bd/mfa/passkeys/options', {}, { token })).json()) as CreationOptions
+  const options = (await (
+    await post('/rest/bd/mfa/passkeys/options', { motDePasse }, { token })
+  ).json()) as CreationOptions
   const response = await post(
     '/rest/bd/mfa/passkeys',
-    { nom, reponse: await attest(authenticator, options), motDePasse },
+    { nom, reponse: await attest(authenticator, options) },
     { token },
   )
   if (response.status !== 200) throw new Error(`passkey registration failed: ${response.status}`)

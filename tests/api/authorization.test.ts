@@ -217,7 +217,7 @@ const MATRIX: Record<string, Row> = {
   },
   // Passkeys: one's own. The answers below are not an authenticator's: refused whatever is pending.
   'POST /portail-backend/rest/bd/mfa/passkeys/options': {
-    request: () => ({ path: '/rest/bd/mfa/passkeys/options', body: {} }),
+    request: () => ({ path: '/rest/bd/mfa/passkeys/options', body: { motDePasse: 'Secret12' } }),
     expect: signedIn({ user: 200, adminOut: 200, adminIn: 200, self: 200 }),
   },
   'POST /portail-backend/rest/bd/mfa/passkeys': {
@@ -225,7 +225,6 @@ const MATRIX: Record<string, Row> = {
       path: '/rest/bd/mfa/passkeys',
       body: {
         nom: 'Clé',
-        motDePasse: 'Secret12',
         reponse: {
           id: 'AAAA',
           rawId: 'AAAA',

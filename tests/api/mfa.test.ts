@@ -337,6 +337,18 @@ describe('removal and renewal', () => {
     expect((await mailsOf(me.id)).map((mail) => mail.kind)).toEqual(['FACTOR_ADDED', 'FACTOR_REMOVED'])
   })
 
+  it('asks for a new passkey with a current code, once: the same code asks for no second one', async () => {
+    const me = await user()
+    const { secret } = await enrol(me)
+    await withFrozenClock(async (clock) => {
+      clock.advance(30)
+      const code = await totp(secret)
+      const ask = () => post('/rest/bd/mfa/passkeys/options', { code }, { token: me.token })
+      expect((await ask()).status).toBe(200)
+      await expectError(await ask(), 400, 'MFA_CODE_INVALID')
+    })
+  })
+
   it('removes TOTP with the password, never with a wrong one or a spent code', async () => {
     const me = await user()
     const { secret } = await enrol(me)

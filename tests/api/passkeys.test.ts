@@ -30,7 +30,11 @@ type Status = {
 const status = async (token: string) => (await (await call('/rest/bd/mfa', { token })).json()) as Status
 
 async function registrationOptions(session: Session) {
-  const response = await post('/rest/bd/mfa/passkeys/options', {}, { token: session.token })
+  const response = await post(
+    '/rest/bd/mfa/passkeys/options',
+    { motDePasse: session.password },
+    { token: session.token },
+  )
   expect(response.status).toBe(200)
   return (await response.json()) as CreationOptions
 }
@@ -39,11 +43,7 @@ async function registrationOptions(session: Session) {
 async function register(session: Session, nom = 'Téléphone') {
   const authenticator = await newAuthenticator()
   const reponse = await attest(authenticator, await registrationOptions(session))
-  const response = await post(
-    '/rest/bd/mfa/passkeys',
-    { nom, reponse, motDePasse: session.password },
-    { token: session.token },
-  )
+  const response = await post('/rest/bd/mfa/passkeys', { nom, reponse }, { token: session.token })
   expect(response.status).toBe(200)
   const body = (await response.json()) as { id: string; nom: string; codesSecours?: string[] }
   return { authenticator, body }
@@ -78,21 +78,13 @@ describe('passkey registration', () => {
 
     const authenticator = await newAuthenticator()
     const reponse = await attest(authenticator, options)
-    // A session alone adds no passkey: the password (or a current code) proves it is the user.
-    const unproven = await post('/rest/bd/mfa/passkeys', { nom: 'Clé', reponse }, { token: me.token })
-    expect(unproven.status).toBe(400)
-    const wrong = await post(
-      '/rest/bd/mfa/passkeys',
-      { nom: 'Clé', reponse, motDePasse: 'Wrong1234' },
-      { token: me.token },
-    )
-    expect(((await wrong.json()) as { businessCode: string }).businessCode).toBe('BAD_OLD_PASSWORD')
-    expect((await status(me.token)).passkeys).toEqual([])
-    const response = await post(
-      '/rest/bd/mfa/passkeys',
-      { nom: '  Clé USB  ', reponse, motDePasse: me.password },
-      { token: me.token },
-    )
+    // A session alone asks for no passkey: the password (or a current code) proves it is the user,
+    // before the authenticator is asked.
+    const ask = (proof: object) => post('/rest/bd/mfa/passkeys/options', proof, { token: me.token })
+    await expectError(await ask({}), 400, 'VALIDATION_FAILED')
+    await expectError(await ask({ motDePasse: 'Wrong1234' }), 400, 'BAD_OLD_PASSWORD')
+    await expectError(await ask({ code: '123456' }), 400, 'MFA_CODE_INVALID')
+    const response = await post('/rest/bd/mfa/passkeys', { nom: '  Clé USB  ', reponse }, { token: me.token })
     expect(response.status).toBe(200)
     const body = (await response.json()) as { id: string; nom: string; codesSecours: string[] }
     expect(body.id).toBe(b64u(authenticator.id))
@@ -109,7 +101,7 @@ describe('passkey registration', () => {
 
     // The same answer again: its challenge is spent.
     await expectError(
-      await post('/rest/bd/mfa/passkeys', { nom: 'Encore', reponse, motDePasse: me.password }, { token: me.token }),
+      await post('/rest/bd/mfa/passkeys', { nom: 'Encore', reponse }, { token: me.token }),
       400,
       'PASSKEY_INVALID',
     )
@@ -118,11 +110,7 @@ describe('passkey registration', () => {
     const again = await registrationOptions(me)
     expect(again.excludeCredentials.map((key) => key.id)).toEqual([body.id])
     const second = await attest(await newAuthenticator(), again)
-    const added = await post(
-      '/rest/bd/mfa/passkeys',
-      { nom: 'Ordinateur', reponse: second, motDePasse: me.password },
-      { token: me.token },
-    )
+    const added = await post('/rest/bd/mfa/passkeys', { nom: 'Ordinateur', reponse: second }, { token: me.token })
     expect(added.status).toBe(200)
     expect(await added.json()).toEqual({ id: second.id, nom: 'Ordinateur' })
     expect((await status(me.token)).passkeys.map((key) => key.nom)).toEqual(['Clé USB', 'Ordinateur'])
@@ -134,11 +122,7 @@ describe('passkey registration', () => {
     const authenticator = await newAuthenticator()
     const refused = async (reponse: unknown, session = me) =>
       expectError(
-        await post(
-          '/rest/bd/mfa/passkeys',
-          { nom: 'Clé', reponse, motDePasse: session.password },
-          { token: session.token },
-        ),
+        await post('/rest/bd/mfa/passkeys', { nom: 'Clé', reponse }, { token: session.token }),
         400,
         'PASSKEY_INVALID',
       )

@@ -1,5 +1,4 @@
 import { z } from 'zod'
-import { mfaCodeSchema } from './mfa'
 
 /**
  * Passkeys (WebAuthn, DESIGN §3b): the JSON shapes of @simplewebauthn, which the browser's
@@ -57,19 +56,11 @@ export const authenticationResponseSchema = z.object({
   type: z.literal('public-key'),
 })
 
-/** POST rest/bd/mfa/passkeys. */
-export const passkeyRegistrationSchema = z
-  .object({
-    nom: passkeyNameSchema,
-    reponse: registrationResponseSchema,
-    // The proof a factor's change asks for (a stolen session cannot add a passkey of its own).
-    code: mfaCodeSchema.optional(),
-    motDePasse: z.string().min(1, 'validation.required').max(200, 'validation.tooLong').optional(),
-  })
-  .refine((value) => value.code !== undefined || value.motDePasse !== undefined, {
-    message: 'validation.required',
-    path: ['motDePasse'],
-  })
+/** POST rest/bd/mfa/passkeys: the answer to options the caller asked for with their proof. */
+export const passkeyRegistrationSchema = z.object({
+  nom: passkeyNameSchema,
+  reponse: registrationResponseSchema,
+})
 export type PasskeyRegistration = z.infer<typeof passkeyRegistrationSchema>
 
 /** PATCH rest/bd/mfa/passkeys/{id}. */

@@ -32,11 +32,12 @@ export const passkeyRoutes = router()
       path: '/rest/bd/mfa/passkeys/options',
       tags: ['Second factor'],
       summary:
-        "The options of a new passkey (PublicKeyCredentialCreationOptionsJSON, for @simplewebauthn/browser's startRegistration): bound to the host of the caller's domain, their passkeys excluded; the challenge lives 5 minutes and serves once",
+        "The options of a new passkey (PublicKeyCredentialCreationOptionsJSON, for @simplewebauthn/browser's startRegistration): asked with a current code or the password (counted like wrong old passwords), before the authenticator is; bound to the host of the caller's domain, their passkeys excluded; the challenge lives 5 minutes and serves once",
       security: [{ bearer: [] }],
-      responses: { 200: json(creationOptionsSchema, 'The options'), ...errors(401, 403) },
+      request: body(factorProofSchema),
+      responses: { 200: json(creationOptionsSchema, 'The options'), ...errors(400, 401, 403, 429) },
     }),
-    async (c) => c.json(await passkeyRegistrationOptions(c.env, c.get('caller')), 200),
+    async (c) => c.json(await passkeyRegistrationOptions(c.env, c.get('caller'), c.req.valid('json')), 200),
   )
   .openapi(
     createRoute({

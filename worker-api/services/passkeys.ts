@@ -23,6 +23,7 @@ import type { RequestContext } from './auth'
 import {
   codesOfNoFactor,
   hasSecondFactor,
+  mailUserQuery,
   mfaCodeInvalid,
   noticeTo,
   proven,
@@ -81,18 +82,27 @@ export async function webauthnChallenge(
 }
 
 /**
- * The options of a new passkey for the caller, bound to their domain's host (the relying party);
- * their passkeys are excluded, so one authenticator is not registered twice. The challenge lives 5
- * minutes and serves once.
+ * The options of a new passkey for the caller, with the proof a factor's change asks for (a current
+ * code or the password, counted like a wrong old password — a stolen session cannot add a passkey of
+ * its own), asked before the authenticator is: a refusal leaves nothing in it. Bound to their domain's
+ * host (the relying party); their passkeys are excluded, so one authenticator is not registered twice.
+ * The challenge lives 5 minutes and serves once.
  */
 export async function passkeyRegistrationOptions(
   env: Env,
   caller: Caller,
+  proof: FactorProof,
 ): Promise<PublicKeyCredentialCreationOptionsJSON> {
   const db = getDb(env.DB)
-  const [actor, keys] = await actorWith(
+  const {
+    actor,
+    totp,
+    step,
+    extra: [keys],
+  } = await proven(
     env,
     caller,
+    proof,
     db.selectFrom('passkey').select(['id', 'transports']).where('utilisateur_id', '=', caller.id).orderBy('created_at'),
   )
   const rpID = hostOf(actor.domain)
@@ -109,10 +119,18 @@ export async function passkeyRegistrationOptions(
     excludeCredentials: keys.map((key) => ({ id: key.id, transports: transportsOf(key.transports) })),
     authenticatorSelection: { residentKey: 'preferred', userVerification: 'preferred' },
   })
-  await db
-    .insertInto('mfa_challenge')
-    .values(await webauthnChallenge('PASSKEY_REGISTRATION', options.challenge, actor.id))
-    .execute()
+  const results = await namedBatch(env.DB, {
+    // A code proves once: its step spent first, and the challenge made only with it.
+    proof: spendProof(db, actor.id, totp, step),
+    challenge: insertWhen(
+      db,
+      'mfa_challenge',
+      await webauthnChallenge('PASSKEY_REGISTRATION', options.challenge, actor.id),
+      selectWhen(db, step === null ? sql<SqlBool>`1 = 1` : sql<SqlBool>`changes() = 1`),
+    ),
+    cleared: clearAttempts(db, 'password-change', String(actor.id)),
+  })
+  if ((results.challenge?.meta.changes ?? 0) === 0) throw mfaCodeInvalid()
   return options
 }
 
@@ -145,19 +163,11 @@ export async function registerPasskey(env: Env, caller: Caller, input: PasskeyRe
   // An unreadable answer finds no challenge, after the caller was checked like on any call.
   const hash = await sha256Hex(challenge ?? '')
   const now = new Date().toISOString()
-  // The caller proven (a current code or the password, counted like a wrong old password) with the
-  // challenge and their factors read, in one round trip.
-  const proof = { code: input.code, motDePasse: input.motDePasse }
-  const {
-    actor,
-    user,
-    totp,
-    step,
-    extra: [challenges, factors],
-  } = await proven(
+  // The caller, the challenge (made only for a caller who proved it was them) and their factors, in
+  // one round trip.
+  const [actor, challenges, factors, users] = await actorWith(
     env,
     caller,
-    proof,
     db
       .selectFrom('mfa_challenge')
       .select(['webauthn', 'expires_at'])
@@ -165,7 +175,9 @@ export async function registerPasskey(env: Env, caller: Caller, input: PasskeyRe
       .where('purpose', '=', 'PASSKEY_REGISTRATION')
       .where('utilisateur_id', '=', caller.id),
     db.selectNoFrom(sql<number>`${hasSecondFactor(caller.id)}`.as('any')),
+    mailUserQuery(db, caller.id),
   )
+  const user = users[0]
   const stored = challenges[0]
   const rpID = hostOf(actor.domain)
   if (!challenge || !stored?.webauthn || stored.expires_at <= now || !user || !rpID) throw passkeyInvalid()
@@ -195,14 +207,11 @@ export async function registerPasskey(env: Env, caller: Caller, input: PasskeyRe
     and not exists (select 1 from passkey where utilisateur_id = ${actor.id} and id <> ${credential.id})`
   const recovery = Number(factors[0]?.any ?? 0) ? null : await recoveryCodesWrite(db, actor.id, firstFactor)
   const results = await namedBatch(env.DB, {
-    // A code proves once: its step spent first, and the challenge only with it.
-    proof: spendProof(db, actor.id, totp, step),
     spent: db
       .deleteFrom('mfa_challenge')
       .where('hash', '=', hash)
       .where('purpose', '=', 'PASSKEY_REGISTRATION')
-      .where('expires_at', '>', now)
-      .where(step === null ? sql<SqlBool>`1 = 1` : sql<SqlBool>`changes() = 1`),
+      .where('expires_at', '>', now),
     passkey: insertWhen(
       db,
       'passkey',
