@@ -7,6 +7,7 @@ import { CenteredCard } from './centered-card'
 import { Field } from './field'
 import { FormError } from './form-error'
 import { LanguageSwitch } from './language-switch'
+import { PasskeyButton } from './passkey-sign-in'
 import { Button } from './ui/button'
 
 /** What the second step of a sign-in shows: its challenge, the methods the user has, the last refusal. */
@@ -47,6 +48,17 @@ export function LoginSecondStep({ step }: { step: SecondStep }) {
       description={t('mfa.login.intro')}
       after={<LanguageSwitch />}
     >
+      {step.methodes.includes('passkey') ? (
+        <PasskeyButton
+          label={t('mfa.passkeys.useOne')}
+          fields={{
+            challenge: step.challenge,
+            identifiant: step.identifiant,
+            methodes: step.methodes.join(','),
+            redirect: searchParams.get('redirect') ?? '',
+          }}
+        />
+      ) : null}
       <Form method="post" replace noValidate className="flex flex-col gap-4">
         <input type="hidden" name="intent" value="mfa" />
         <input type="hidden" name="challenge" value={step.challenge} />

@@ -128,7 +128,7 @@ function TotpEnrolment({ enrolment }: { enrolment: TotpEnrolmentShown }) {
  * current code of the app, or the password. The form sits in a disclosure; sending it is the
  * confirmation.
  */
-function ProofForm({
+export function ProofForm({
   intent,
   anchor,
   error,
@@ -137,6 +137,9 @@ function ProofForm({
   pending: pendingLabel,
   destructive = false,
   note,
+  withCode = true,
+  fields = {},
+  id = intent,
 }: {
   intent: string
   anchor: string
@@ -146,9 +149,15 @@ function ProofForm({
   pending: string
   destructive?: boolean
   note?: string
+  /** Whether a code of the app may prove it (the app is on); else the password alone. */
+  withCode?: boolean
+  /** What else the form sends (the passkey it removes). */
+  fields?: Record<string, string>
+  /** What its fields' ids start with, unique on the page. */
+  id?: string
 }) {
   const { t } = useTranslation()
-  const pending = usePendingIntent(intent)
+  const pending = usePendingIntent(intent, fields.id)
   const message = error ? t(error.key, error.values) : null
   return (
     <details className="rounded-md border p-4" open={Boolean(error)}>
@@ -160,29 +169,11 @@ function ProofForm({
         className="mt-4 flex max-w-sm flex-col gap-4"
       >
         <input type="hidden" name="intent" value={intent} />
+        {Object.entries(fields).map(([name, value]) => (
+          <input key={name} type="hidden" name={name} value={value} />
+        ))}
         {note ? <p className="text-sm">{note}</p> : null}
-        <p className="text-sm text-muted-foreground">{t('mfa.proof.intro')}</p>
-        <FormError message={message} />
-        <Field
-          label={t('mfa.proof.code')}
-          inputProps={{
-            id: `${intent}-code`,
-            name: 'code',
-            type: 'text',
-            inputMode: 'numeric',
-            autoComplete: 'one-time-code',
-            maxLength: 6,
-          }}
-        />
-        <Field
-          label={t('mfa.proof.password')}
-          inputProps={{
-            id: `${intent}-password`,
-            name: 'motDePasse',
-            type: 'password',
-            autoComplete: 'current-password',
-          }}
-        />
+        <ProofFields withCode={withCode} id={id} error={message} />
         <div>
           <Button
             type="submit"
@@ -259,5 +250,38 @@ export function RecoveryCodesShown({ codes, login }: { codes: string[]; login: s
         </a>
       </div>
     </Alert>
+  )
+}
+
+/** The proof's fields: a current code of the app (when it is on), or the password. */
+export function ProofFields({ withCode, id, error }: { withCode: boolean; id: string; error: string | null }) {
+  const { t } = useTranslation()
+  return (
+    <>
+      <p className="text-sm text-muted-foreground">{withCode ? t('mfa.proof.intro') : t('mfa.proof.introPassword')}</p>
+      <FormError message={error} />
+      {withCode ? (
+        <Field
+          label={t('mfa.proof.code')}
+          inputProps={{
+            id: `${id}-code`,
+            name: 'code',
+            type: 'text',
+            inputMode: 'numeric',
+            autoComplete: 'one-time-code',
+            maxLength: 6,
+          }}
+        />
+      ) : null}
+      <Field
+        label={withCode ? t('mfa.proof.password') : t('mfa.proof.passwordAlone')}
+        inputProps={{
+          id: `${id}-password`,
+          name: 'motDePasse',
+          type: 'password',
+          autoComplete: 'current-password',
+        }}
+      />
+    </>
   )
 }

@@ -51,7 +51,7 @@ export async function requireUser(request: Request, context: AppLoadContext) {
   return { user, session, api, headers, settle, expect, expectPage, redirectWithToast }
 }
 
-type Auth = Awaited<ReturnType<typeof requireUser>>
+export type Auth = Awaited<ReturnType<typeof requireUser>>
 
 /** The API's answers about a page request's session, by its context and access token: the layout and the guard ask alike. */
 const sessions = new WeakMap<AppLoadContext, Map<string, Promise<SessionInfo>>>()

@@ -26,10 +26,13 @@ export function posted(reply: FormReply | undefined, name: string): string {
   return typeof value === 'string' ? value : ''
 }
 
-/** Whether the form `intent` of this page is being sent (its button says so and stays put). */
-export function usePendingIntent(intent: string): boolean {
+/** Whether the form `intent` of this page (for the row `id`, if given) is being sent (its button says so and stays put). */
+export function usePendingIntent(intent: string, id?: string): boolean {
   const navigation = useNavigation()
-  return navigation.state === 'submitting' && navigation.formData?.get('intent') === intent
+  const form = navigation.formData
+  return (
+    navigation.state === 'submitting' && form?.get('intent') === intent && (id === undefined || form.get('id') === id)
+  )
 }
 
 /**

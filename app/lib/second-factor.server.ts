@@ -1,4 +1,5 @@
 import { renderSVG } from 'uqr'
+import { apiMessage, type Failure, type Message } from './api-errors'
 
 /**
  * The QR code of an otpauth:// address, as SVG rendered on the server: an authenticator app scans it
@@ -6,4 +7,24 @@ import { renderSVG } from 'uqr'
  */
 export function qrCodeSvg(otpauthUri: string): string {
   return renderSVG(otpauthUri, { border: 2, ecc: 'M', pixelSize: 6, whiteColor: '#ffffff', blackColor: '#000000' })
+}
+
+/**
+ * The proof a factor's change asks for, as a form sends it: a current code of the app, else the
+ * password; null when neither was typed.
+ */
+export function proofOf(form: FormData): { code: string } | { motDePasse: string } | null {
+  const code = String(form.get('code') ?? '')
+    .slice(0, 40)
+    .trim()
+  const motDePasse = String(form.get('motDePasse') ?? '').slice(0, 200)
+  if (code) return { code }
+  return motDePasse ? { motDePasse } : null
+}
+
+/** What a refused proof (or what it guarded) says on the page. */
+export function proofError(result: Failure): Message {
+  return result.error.businessCode === 'BAD_OLD_PASSWORD'
+    ? { key: 'mfa.proof.wrongPassword' }
+    : apiMessage(result, 'errors.updateFailed')
 }

@@ -24,6 +24,7 @@ import { Field } from '~/components/field'
 import { FormError } from '~/components/form-error'
 import { LanguageSwitch } from '~/components/language-switch'
 import { LoginSecondStep, type SecondStep } from '~/components/login-second-step'
+import { PasskeyButton, usePasskeyAutofill } from '~/components/passkey-sign-in'
 import { Alert } from '~/components/ui/alert'
 import { Button } from '~/components/ui/button'
 import { publicApi, read } from '~/lib/api.server'
@@ -38,6 +39,7 @@ import { pageTitle, titleMeta } from '~/lib/title'
 import { toastHeaders } from '~/lib/toast.server'
 import { type LoginForm as LoginFields, loginFormSchema } from '../../worker-api/contract/auth'
 import { MFA_METHODS, type MfaChallenge, type MfaMethod } from '../../worker-api/contract/mfa'
+import type { PasskeyLogin } from '../../worker-api/contract/passkeys'
 
 export const meta = titleMeta
 
@@ -96,6 +98,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     throw redirect(signedIn ? afterLogin(formData.get('redirect')) : `/login${new URL(request.url).search}`)
   }
   if (formData.get('intent') === 'mfa') return secondStep(request, context, formData)
+  if (formData.get('intent') === 'passkey') return passkeyStep(request, context, formData)
   const submission = parseWithZod(formData, { schema: loginFormSchema })
   const failure = (error: Message | null) =>
     formReply('login', submission.reply({ hideFields: ['motDePasse'] }), captchaMessage(formData, error))
@@ -129,12 +132,8 @@ function secondStepOf(result: Failure, identifiant: string, error: Message | nul
  * alive; a dead challenge (expired, used, or ended by the lockout) goes back to the password.
  */
 async function secondStep(request: Request, context: AppLoadContext, formData: FormData) {
-  const challenge = String(formData.get('challenge') ?? '').slice(0, 100)
+  const { challenge, identifiant, methodes } = stepFields(formData)
   const code = String(formData.get('code') ?? '').slice(0, 40)
-  const identifiant = String(formData.get('identifiant') ?? '').slice(0, 100)
-  const methodes = String(formData.get('methodes') ?? '')
-    .split(',')
-    .filter((method): method is MfaMethod => (MFA_METHODS as readonly string[]).includes(method))
   const again = (error: Message): SecondStep => ({ intent: 'mfa', challenge, methodes, identifiant, error })
   if (code.trim() === '') return data(again({ key: 'validation.required' }), { status: 400 })
   const result = await read(publicApi(request, context).rest.public.bd.login.mfa.$post({ json: { challenge, code } }))
@@ -142,12 +141,52 @@ async function secondStep(request: Request, context: AppLoadContext, formData: F
   if (result.error.businessCode === 'MFA_CODE_INVALID' || result.error.businessCode === 'VALIDATION_FAILED') {
     return data(again({ key: 'errors.MFA_CODE_INVALID' }), { status: 400 })
   }
-  // Back to the password, the identifier kept.
+  return backToPassword(identifiant, loginMessage(result))
+}
+
+/** The sign-in form again, the identifier kept, saying why. */
+function backToPassword(identifiant: string, message: Message) {
   const form = new FormData()
   form.set('identifiant', identifiant)
   form.set('motDePasse', '-')
   const submission = parseWithZod(form, { schema: loginFormSchema })
-  return formReply('login', submission.reply({ hideFields: ['motDePasse'] }), loginMessage(result))
+  return formReply('login', submission.reply({ hideFields: ['motDePasse'] }), message)
+}
+
+/** The step's fields the second step's forms carry back (its challenge, methods, identifier). */
+function stepFields(formData: FormData) {
+  return {
+    challenge: String(formData.get('challenge') ?? '').slice(0, 100),
+    identifiant: String(formData.get('identifiant') ?? '').slice(0, 100),
+    methodes: String(formData.get('methodes') ?? '')
+      .split(',')
+      .filter((method): method is MfaMethod => (MFA_METHODS as readonly string[]).includes(method)),
+  }
+}
+
+/**
+ * A passkey's answer (the page's script: app/lib/passkeys.ts), passwordless or as the second step
+ * (`challenge`): a verified one signs in; a refused one says so where it was asked — the second step
+ * again while its challenge lives, else the sign-in form.
+ */
+async function passkeyStep(request: Request, context: AppLoadContext, formData: FormData) {
+  const step = stepFields(formData)
+  const raw = String(formData.get('reponse') ?? '')
+  let reponse: PasskeyLogin['reponse'] | null = null
+  try {
+    reponse = raw.length <= 20_000 ? (JSON.parse(raw) as PasskeyLogin['reponse']) : null
+  } catch {
+    reponse = null
+  }
+  const invalid: Message = { key: 'errors.PASSKEY_INVALID' }
+  const again = (error: Message) => data({ intent: 'mfa' as const, ...step, error }, { status: 400 })
+  if (!reponse) return step.challenge ? again(invalid) : backToPassword(step.identifiant, invalid)
+  const json = step.challenge ? { reponse, challenge: step.challenge } : { reponse }
+  const result = await read(publicApi(request, context).rest.public.bd.login.passkey.$post({ json }))
+  if (result.ok) return signedIn(request, context, result.data, formData)
+  const refused = result.error.businessCode === 'PASSKEY_INVALID' || result.error.businessCode === 'VALIDATION_FAILED'
+  if (step.challenge && refused) return again(invalid)
+  return backToPassword(step.identifiant, refused ? invalid : loginMessage(result))
 }
 
 /** A sign-in the API accepted: the session's cookie, and on to the page wanted. */
@@ -240,6 +279,9 @@ function LoginForm({ question, captcha, constraint, ended }: LoginFormSetup) {
   const pending = navigation.state !== 'idle' && navigation.formAction?.startsWith('/login') === true
   const form = useRef<HTMLFormElement>(null)
   const reply = actionData?.result
+  const redirectTo = searchParams.get('redirect') ?? ''
+  // The person's passkeys in the identifier's suggestions, where the browser offers them.
+  usePasskeyAutofill({ redirect: redirectTo }, answered)
 
   useEffect(() => {
     const element = form.current
@@ -293,7 +335,8 @@ function LoginForm({ question, captcha, constraint, ended }: LoginFormSetup) {
             type: 'text',
             defaultValue: typeof reply?.initialValue?.identifiant === 'string' ? reply.initialValue.identifiant : '',
             ...limits('identifiant'),
-            autoComplete: 'username',
+            // `webauthn`: the browser may offer the person's passkeys among the suggestions.
+            autoComplete: 'username webauthn',
             autoFocus: true,
           }}
         />
@@ -315,6 +358,7 @@ function LoginForm({ question, captcha, constraint, ended }: LoginFormSetup) {
           {gate.solving ? t('captcha.verifying') : pending ? t('login.submitting') : t('login.submit')}
         </Button>
       </Form>
+      <PasskeyButton label={t('mfa.passkeys.signIn')} fields={{ redirect: redirectTo }} />
       <nav className="mt-2 flex flex-col gap-2 text-sm">
         <Link className="text-primary underline-offset-4 hover:underline" to="/forgotPassword">
           {t('login.forgotPassword')}

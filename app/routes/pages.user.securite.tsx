@@ -1,15 +1,17 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { useActionData, useLoaderData, useSearchParams } from '@remix-run/react'
 import { useTranslation } from 'react-i18next'
+import { type PasskeyReply, PasskeysCard } from '~/components/passkeys-card'
 import { RecoveryCodesCard, RecoveryCodesShown, TotpCard, type TotpEnrolmentShown } from '~/components/second-factor'
 import { Alert } from '~/components/ui/alert'
 import { apiMessage, type Message } from '~/lib/api-errors'
-import { requireUser } from '~/lib/auth.server'
+import { type Auth, requireUser } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
-import { qrCodeSvg } from '~/lib/second-factor.server'
+import { proofError, proofOf, qrCodeSvg } from '~/lib/second-factor.server'
 import { pageTitle, titleMeta } from '~/lib/title'
+import type { PasskeyRegistration } from '../../worker-api/contract/passkeys'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.security' }
 export const meta = titleMeta
@@ -24,6 +26,7 @@ export type SecurityReply =
   | ({ intent: 'totp-start' } & TotpEnrolmentShown)
   | { intent: 'codes'; codes: string[]; login: string }
   | { intent: 'totp-remove' | 'codes-renew'; error: Message }
+  | PasskeyReply
 
 /**
  * The second factor of one's own account: an authenticator app enrolled (its QR code and secret, then
@@ -61,12 +64,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
     return enrolment(secret, otpauthUri, apiMessage(result, 'errors.saveFailed'))
   }
   if (intent === 'totp-remove' || intent === 'codes-renew') {
-    const code = String(form.get('code') ?? '')
-      .slice(0, 40)
-      .trim()
-    const motDePasse = String(form.get('motDePasse') ?? '').slice(0, 200)
-    if (!code && !motDePasse) return reply({ intent, error: { key: 'mfa.proof.needed' } }, 400)
-    const json = code ? { code } : { motDePasse }
+    const json = proofOf(form)
+    if (!json) return reply({ intent, error: { key: 'mfa.proof.needed' } }, 400)
     const result =
       intent === 'totp-remove'
         ? await auth.settle(auth.api.rest.bd.mfa.totp.$delete({ json }))
@@ -77,13 +76,62 @@ export async function action({ request, context }: ActionFunctionArgs) {
       }
       return auth.redirectWithToast('/pages/user/securite', { type: 'success', key: 'mfa.totp.removed' })
     }
-    const error =
-      result.error.businessCode === 'BAD_OLD_PASSWORD'
-        ? { key: 'mfa.proof.wrongPassword' }
-        : apiMessage(result, 'errors.updateFailed')
-    return reply({ intent, error }, 400)
+    return reply({ intent, error: proofError(result) }, 400)
+  }
+  if (intent === 'passkey-add' || intent === 'passkey-rename' || intent === 'passkey-remove') {
+    return passkeyAction(auth, intent, form, reply)
   }
   return auth.redirectWithToast('/pages/user/securite', { type: 'error', key: 'errors.technical' })
+}
+
+/**
+ * A passkey added (the browser's answer the page's script sends, with its name), renamed, or removed
+ * (with a proof). A refusal is said at the passkey's form.
+ */
+async function passkeyAction(
+  auth: Auth,
+  intent: PasskeyReply['intent'],
+  form: FormData,
+  reply: (value: SecurityReply, status?: number) => ReturnType<typeof data>,
+) {
+  const id = String(form.get('id') ?? '').slice(0, 1400)
+  const nom = String(form.get('nom') ?? '').slice(0, 200)
+  const refuse = (error: Message) => reply({ intent, id, error }, 400)
+  if (intent === 'passkey-add') {
+    let reponse: PasskeyRegistration['reponse'] | null = null
+    try {
+      const raw = String(form.get('reponse') ?? '')
+      reponse = raw.length <= 20_000 ? (JSON.parse(raw) as PasskeyRegistration['reponse']) : null
+    } catch {
+      reponse = null
+    }
+    if (!reponse) return refuse({ key: 'mfa.passkeys.needsScript' })
+    const result = await auth.settle(auth.api.rest.bd.mfa.passkeys.$post({ json: { nom, reponse } }))
+    if (!result.ok) return refuse(apiMessage(result, 'errors.saveFailed'))
+    if (result.data.codesSecours) {
+      return reply({ intent: 'codes', codes: result.data.codesSecours, login: auth.user.login })
+    }
+    return auth.redirectWithToast('/pages/user/securite', {
+      type: 'success',
+      key: 'mfa.passkeys.addedToast',
+      values: { nom: result.data.nom },
+    })
+  }
+  if (intent === 'passkey-rename') {
+    if (nom.trim() === '') return refuse({ key: 'mfa.passkeys.nameNeeded' })
+    const result = await auth.settle(auth.api.rest.bd.mfa.passkeys[':id'].$patch({ param: { id }, json: { nom } }))
+    if (!result.ok) return refuse(apiMessage(result, 'errors.updateFailed'))
+    return auth.redirectWithToast('/pages/user/securite', {
+      type: 'success',
+      key: 'mfa.passkeys.renamed',
+      values: { nom: result.data.nom },
+    })
+  }
+  const proof = proofOf(form)
+  if (!proof) return refuse({ key: 'mfa.proof.needed' })
+  const result = await auth.settle(auth.api.rest.bd.mfa.passkeys[':id'].$delete({ param: { id }, json: proof }))
+  if (!result.ok) return refuse(proofError(result))
+  return auth.redirectWithToast('/pages/user/securite', { type: 'success', key: 'mfa.passkeys.removed' })
 }
 
 export default function Security() {
@@ -106,6 +154,11 @@ export default function Security() {
         on={status.totp}
         enrolment={reply?.intent === 'totp-start' ? reply : null}
         removeError={reply?.intent === 'totp-remove' ? reply.error : null}
+      />
+      <PasskeysCard
+        passkeys={status.passkeys}
+        totp={status.totp}
+        reply={reply?.intent.startsWith('passkey-') ? (reply as PasskeyReply) : null}
       />
       <RecoveryCodesCard
         left={status.codesSecoursRestants}

@@ -60,7 +60,7 @@ describe('accessibility (axe, WCAG 2.1 AA)', () => {
     assert.deepEqual(await noScriptViolations(page), [])
     // The server-rendered error state: field errors (the browser's own required check bypassed).
     await page.locator('form#login').evaluate((form) => form.setAttribute('novalidate', ''))
-    await page.getByRole('button', { name: 'Se connecter' }).click()
+    await page.getByRole('button', { name: 'Se connecter', exact: true }).click()
     await page.getByText('Ce champ est obligatoire').first().waitFor()
     assert.deepEqual(await noScriptViolations(page), [])
     await page.context().close()
@@ -330,6 +330,12 @@ describe('accessibility (axe, WCAG 2.1 AA)', () => {
       await page.getByText(words.remove).click()
       await page.locator('#totp-remove-password').waitFor()
       assert.deepEqual(await violations(page, { every: true }), [], 'the removal form')
+      // Its passkey's forms (rename, remove) and the new passkey's, open.
+      await page.locator('#passkeys details').evaluateAll((all) => {
+        for (const details of all) details.setAttribute('open', '')
+      })
+      await page.locator('#cle-nom').waitFor()
+      assert.deepEqual(await violations(page, { every: true }), [], 'the passkeys forms')
 
       // Without JavaScript: the second step, and the security page.
       const noScript = await newPage({ javaScriptEnabled: false, locale: acceptLanguage, acceptLanguage })

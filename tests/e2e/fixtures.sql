@@ -196,3 +196,15 @@ INSERT OR IGNORE INTO mfa_recovery_code (utilisateur_id, code_hash) VALUES
   (989, 'e05dded5c65eddc25762590894be350a1057f509d789a5735c0cd5fc9737a66c'),
   (989, '9ba69c59966c6ab28791347ecc34f806a38df9fea0a26cf90d33177f46a4fab7'),
   (989, 'b365dac236d876d2949f3b3f136c116fb399fe6e66fb5fc9688aa03090ce508e');
+-- The accounts of the first four (the accessibility and widths checks) also have a passkey on the
+-- list (a public key no authenticator holds: listed, never used to sign in).
+INSERT OR IGNORE INTO passkey (id, utilisateur_id, nom, public_key, counter, rp_id, created_at, last_used_at)
+SELECT 'cle-fictive-' || id, id, 'Clé USB', 'AAAA', 0, 'localhost', '2025-01-01T00:00:00.000Z',
+  '2025-02-01T08:30:00.000Z' FROM utilisateur WHERE id BETWEEN 986 AND 989;
+
+-- The passkeys' tests (password Agent1234, no factor at first): cles registers one with Chromium's
+-- virtual authenticator and signs in with it; clessansjs is the page without JavaScript.
+INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain)
+SELECT 990, 'cles', 'Clé', 'Camille', 'camille.cle@portail.example', password_hash, 'http://localhost:8787' FROM utilisateur WHERE login = 'agent';
+INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain)
+SELECT 991, 'clessansjs', 'Clé', 'Corentin', 'corentin.cle@portail.example', password_hash, 'http://localhost:8787' FROM utilisateur WHERE login = 'agent';

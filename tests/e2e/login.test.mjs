@@ -73,7 +73,7 @@ for (const mode of MODES) {
       await page.goto('/login')
       // Bypass the browser's own required check, to prove our validation answers with field errors.
       await page.locator('form#login').evaluate((form) => form.setAttribute('novalidate', ''))
-      await page.getByRole('button', { name: 'Se connecter' }).click()
+      await page.getByRole('button', { name: 'Se connecter', exact: true }).click()
       await page.getByText('Ce champ est obligatoire').first().waitFor()
       assert.equal(await page.getByLabel('Identifiant').getAttribute('aria-invalid'), 'true')
       await page.context().close()
@@ -88,7 +88,7 @@ describe('sign-in details', () => {
     await page.getByLabel('Identifiant').fill('agent')
     await page.getByLabel('Mot de passe').fill('Agent1234')
     await page.locator('#captchaAnswer').fill('999')
-    await page.getByRole('button', { name: 'Se connecter' }).click()
+    await page.getByRole('button', { name: 'Se connecter', exact: true }).click()
     await page.getByRole('alert').filter({ hasText: 'La réponse à la question de vérification est inexacte' }).waitFor()
     assert.equal(await page.getByText('Recaptcha non valide').count(), 0)
     await page.context().close()

@@ -210,7 +210,7 @@ describe('the verification without JavaScript', () => {
     await page.goto('/login')
     await page.getByLabel('Identifiant').fill('agent')
     await page.getByLabel('Mot de passe').fill('Agent1234')
-    await page.getByRole('button', { name: 'Se connecter' }).click()
+    await page.getByRole('button', { name: 'Se connecter', exact: true }).click()
     await page.getByRole('alert').filter({ hasText: 'Veuillez répondre à la question de vérification.' }).waitFor()
     assert.equal(await page.getByText('Veuillez cocher la case du captcha').count(), 0)
     await page.context().close()

@@ -32,7 +32,7 @@ describe('robustness', () => {
       // The same offer again, and this time signing out.
       await followLinkFromElsewhere(page, `${BASE_URL}/login`)
       await page.getByRole('button', { name: 'Se déconnecter' }).click()
-      await page.getByRole('button', { name: 'Se connecter' }).waitFor()
+      await page.getByRole('button', { name: 'Se connecter', exact: true }).waitFor()
       await page.goto('/pages/user/acces')
       await page.waitForURL((url) => url.pathname === '/login')
       await page.context().close()

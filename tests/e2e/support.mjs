@@ -142,7 +142,7 @@ export async function submitLogin(page, mode, identifiant, motDePasse, { captcha
   await page.getByLabel(/Identifiant|Username/).fill(identifiant)
   await page.getByLabel(/Mot de passe|Password/).fill(motDePasse)
   if (captcha) await passCaptcha(page, mode)
-  await page.getByRole('button', { name: /Se connecter|Sign in/ }).click()
+  await page.getByRole('button', { name: /^(Se connecter|Sign in)$/ }).click()
 }
 
 export async function signIn(page, mode, identifiant, motDePasse, path = '/login') {

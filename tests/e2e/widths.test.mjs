@@ -181,8 +181,10 @@ MODES.forEach((mode, index) => {
           await page.setViewportSize({ width, height: 800 })
           await page.goto(path)
           await page.locator('main h1').waitFor()
-          // The removal form, folded by default, open.
-          await page.locator('#totp details').evaluate((details) => details.setAttribute('open', ''))
+          // The removal forms and the passkeys' forms, folded by default, open.
+          await page.locator('#totp details, #passkeys details').evaluateAll((all) => {
+            for (const details of all) details.setAttribute('open', '')
+          })
           measured.push({ width, path, overflow: await overflow(page) })
           const hidden = await misfits(page)
           if (hidden.length > 0) measured.push({ width, path, overflow: hidden })
