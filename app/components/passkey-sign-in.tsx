@@ -1,7 +1,7 @@
 import { useNavigation, useSubmit } from '@remix-run/react'
 import { type AuthenticationResponseJSON, WebAuthnAbortService } from '@simplewebauthn/browser'
 import { Fingerprint } from 'lucide-react'
-import { useCallback, useEffect, useState } from 'react'
+import { useCallback, useEffect, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import type { Message } from '~/lib/api-errors'
 import { useHydrated } from '~/lib/hydrated'
@@ -29,16 +29,15 @@ function usePasskeySubmit(fields: Record<string, string>) {
  */
 export function usePasskeyAutofill(fields: Record<string, string>, restart: unknown) {
   const send = usePasskeySubmit(fields)
-  // biome-ignore lint/correctness/useExhaustiveDependencies: a new answer of the action starts it again.
   useEffect(() => {
-    let live = true
+    const ended = new AbortController()
     passkeyAutofillSupported().then(async (offered) => {
-      if (!offered || !live) return
-      const result = await passkeyAssertion({ autofill: true })
-      if (live && result.ok) send(result.answer)
+      if (!offered || ended.signal.aborted) return
+      const result = await passkeyAssertion({ autofill: true, signal: ended.signal })
+      if (!ended.signal.aborted && result.ok) send(result.answer)
     })
     return () => {
-      live = false
+      ended.abort()
       WebAuthnAbortService.cancelCeremony()
     }
   }, [restart])
@@ -56,13 +55,23 @@ export function PasskeyButton({ label, fields }: { label: string; fields: Record
   const send = usePasskeySubmit(fields)
   const [asking, setAsking] = useState(false)
   const [error, setError] = useState<Message | null>(null)
+  // A prompt still open when the button leaves the page ends with it.
+  const open = useRef(false)
+  useEffect(
+    () => () => {
+      if (open.current) WebAuthnAbortService.cancelCeremony()
+    },
+    [],
+  )
   if (!hydrated || !passkeysSupported()) return null
   const sending = navigation.state !== 'idle' && navigation.formData?.get('intent') === 'passkey'
   const busy = asking || sending
   async function signIn() {
     setError(null)
     setAsking(true)
+    open.current = true
     const result = await passkeyAssertion({ challenge: fields.challenge })
+    open.current = false
     setAsking(false)
     if (result.ok) send(result.answer)
     else setError(result.error)

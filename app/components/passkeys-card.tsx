@@ -1,6 +1,6 @@
 import { Form, useNavigation, useSubmit } from '@remix-run/react'
 import { Fingerprint, Pencil, Plus } from 'lucide-react'
-import { type FormEvent, useRef, useState } from 'react'
+import { type FormEvent, useEffect, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import type { Message } from '~/lib/api-errors'
 import { displayDateTime } from '~/lib/dates'
@@ -8,7 +8,6 @@ import { usePendingIntent } from '~/lib/form'
 import { useHydrated } from '~/lib/hydrated'
 import { passkeyAttestation, passkeysSupported } from '~/lib/passkeys'
 import { Field } from './field'
-import { FormError } from './form-error'
 import { ProofFields, ProofForm } from './second-factor'
 import { Button } from './ui/button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from './ui/card'
@@ -100,7 +99,6 @@ function PasskeyItem({
         >
           <input type="hidden" name="intent" value="passkey-rename" />
           <input type="hidden" name="id" value={passkey.id} />
-          <FormError message={renameError} />
           <Field
             label={t('mfa.passkeys.name')}
             errors={renameError ? [renameError] : undefined}
@@ -150,11 +148,18 @@ function AddPasskey({ totp, error: refused }: { totp: boolean; error: Message | 
   const navigation = useNavigation()
   const [asking, setAsking] = useState(false)
   const [error, setError] = useState<Message | null>(null)
+  // Open once the person opened it, or a refusal is to be read; a new attempt keeps it open.
+  const [open, setOpen] = useState(Boolean(refused))
+  const [nameError, setNameError] = useState<string | null>(null)
   const form = useRef<HTMLFormElement>(null)
   const sending = navigation.state !== 'idle' && navigation.formData?.get('intent') === 'passkey-add'
   const busy = asking || sending
   const shown = error ?? refused
   const message = shown ? t(shown.key, shown.values) : null
+  // A refusal to read opens the form (a new attempt keeps it open, its prompt's label in sight).
+  useEffect(() => {
+    if (shown) setOpen(true)
+  }, [shown])
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault()
@@ -162,10 +167,11 @@ function AddPasskey({ totp, error: refused }: { totp: boolean; error: Message | 
     const data = new FormData(element)
     const nom = String(data.get('nom') ?? '').trim()
     if (nom === '') {
-      setError({ key: 'mfa.passkeys.nameNeeded' })
+      setNameError(t('mfa.passkeys.nameNeeded'))
       element.querySelector<HTMLInputElement>('input[name="nom"]')?.focus()
       return
     }
+    setNameError(null)
     const proof: Record<string, string> = {}
     for (const name of ['code', 'motDePasse']) {
       const value = data.get(name)
@@ -188,7 +194,7 @@ function AddPasskey({ totp, error: refused }: { totp: boolean; error: Message | 
   }
 
   return (
-    <details className="rounded-md border p-4" open={Boolean(shown)}>
+    <details className="rounded-md border p-4" open={open} onToggle={(event) => setOpen(event.currentTarget.open)}>
       <summary className="cursor-pointer font-medium">{t('mfa.passkeys.add')}</summary>
       {!hydrated ? (
         <p className="mt-4 text-sm">{t('mfa.passkeys.needsScript')}</p>
@@ -199,6 +205,7 @@ function AddPasskey({ totp, error: refused }: { totp: boolean; error: Message | 
           <Field
             label={t('mfa.passkeys.name')}
             hint={t('mfa.passkeys.nameHint')}
+            errors={nameError ? [nameError] : undefined}
             inputProps={{ id: 'cle-nom', name: 'nom', type: 'text', required: true, maxLength: 60 }}
           />
           <ProofFields withCode={totp} id="cle-ajout" error={message} />

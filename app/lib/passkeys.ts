@@ -28,13 +28,19 @@ export const passkeyAutofillSupported = () =>
   passkeysSupported() ? browserSupportsWebAuthnAutofill() : Promise.resolve(false)
 
 /** The options one of the portal's routes gives for `body`: `{options}` or `{error}`, as JSON. */
-async function optionsFrom<T>(path: string, body: Record<string, string>): Promise<Ceremony<T>> {
+async function optionsFrom<T>(path: string, body: Record<string, string>, signal?: AbortSignal): Promise<Ceremony<T>> {
   try {
     const response = await fetch(path, {
       method: 'POST',
       body: new URLSearchParams(body),
       headers: { Accept: 'application/json' },
+      signal,
     })
+    // The session ended meanwhile: the route sent the sign-in page instead; the browser goes there.
+    if (response.redirected) {
+      window.location.assign(response.url)
+      return { ok: false, error: FAILED }
+    }
     const answer = (await response.json()) as { options: T | null; error: Message | null }
     if (answer.options) return { ok: true, answer: answer.options }
     return { ok: false, error: answer.error ?? FAILED }
@@ -63,15 +69,20 @@ function refusal(error: unknown): Message {
 export async function passkeyAssertion({
   challenge,
   autofill = false,
+  signal,
 }: {
   challenge?: string
   autofill?: boolean
+  /** Ends the request before the browser is asked (the page moved on meanwhile). */
+  signal?: AbortSignal
 } = {}): Promise<Ceremony<AuthenticationResponseJSON>> {
   const options = await optionsFrom<PublicKeyCredentialRequestOptionsJSON>(
     '/login/passkey',
     challenge ? { challenge } : {},
+    signal,
   )
   if (!options.ok) return options
+  if (signal?.aborted) return { ok: false, error: { key: 'mfa.passkeys.cancelled' } }
   try {
     const answer = await startAuthentication({ optionsJSON: options.answer, useBrowserAutofill: autofill })
     return { ok: true, answer }

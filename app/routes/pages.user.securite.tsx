@@ -97,6 +97,8 @@ async function passkeyAction(
   const id = String(form.get('id') ?? '').slice(0, 1400)
   const nom = String(form.get('nom') ?? '').slice(0, 200)
   const refuse = (error: Message) => reply({ intent, id, error }, 400)
+  // A credential id (base64url): anything else names no passkey.
+  if (intent !== 'passkey-add' && !/^[A-Za-z0-9_-]{1,1400}$/.test(id)) return refuse({ key: 'errors.PASSKEY_INVALID' })
   if (intent === 'passkey-add') {
     let reponse: PasskeyRegistration['reponse'] | null = null
     try {
@@ -105,7 +107,7 @@ async function passkeyAction(
     } catch {
       reponse = null
     }
-    if (!reponse) return refuse({ key: 'mfa.passkeys.needsScript' })
+    if (!reponse) return refuse({ key: 'errors.PASSKEY_INVALID' })
     const result = await auth.settle(auth.api.rest.bd.mfa.passkeys.$post({ json: { nom, reponse } }))
     if (!result.ok) return refuse(apiMessage(result, 'errors.saveFailed'))
     if (result.data.codesSecours) {

@@ -79,7 +79,7 @@ describe('passkeys with JavaScript', () => {
     await page.goto('/pages/user/securite')
     const item = card.getByRole('listitem').filter({ hasText: 'Ordinateur' })
     await item.waitFor()
-    assert.match(await item.innerText(), /Dernière utilisation\s+Jamais/)
+    assert.match(await item.textContent(), /Dernière utilisation\s*Jamais/)
 
     // Passwordless, from the identifier field's suggestions (the browser's autofill: the authenticator
     // picks its passkey as a person would): nothing typed, no verification to pass.
@@ -87,7 +87,7 @@ describe('passkeys with JavaScript', () => {
     await signedIn(page)
     await page.goto('/pages/user/securite')
     await item.waitFor()
-    assert.doesNotMatch(await item.innerText(), /Jamais/)
+    assert.doesNotMatch(await item.textContent(), /Jamais/)
 
     // Passwordless, with the button.
     await signInPageWithoutAutofill(page)
