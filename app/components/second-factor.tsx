@@ -194,10 +194,13 @@ export function ProofForm({
 export function RecoveryCodesCard({
   left,
   hasFactor,
+  totp,
   error,
 }: {
   left: number
   hasFactor: boolean
+  /** Whether the app is on (a current code may prove it is the user). */
+  totp: boolean
   error: Message | null
 }) {
   const { t } = useTranslation()
@@ -212,6 +215,7 @@ export function RecoveryCodesCard({
           <ProofForm
             intent="codes-renew"
             anchor="codes"
+            withCode={totp}
             error={error}
             summary={t('mfa.codes.renew')}
             note={t('mfa.codes.renewConfirm')}

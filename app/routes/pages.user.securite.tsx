@@ -165,6 +165,7 @@ export default function Security() {
       <RecoveryCodesCard
         left={status.codesSecoursRestants}
         hasFactor={hasFactor}
+        totp={status.totp}
         error={reply?.intent === 'codes-renew' ? reply.error : null}
       />
     </div>

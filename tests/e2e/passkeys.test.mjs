@@ -74,7 +74,8 @@ describe('passkeys with JavaScript', () => {
     await page.getByRole('button', { name: 'Enregistrer la clé' }).click()
     const codes = page.getByRole('list', { name: 'Codes de secours' })
     await codes.waitFor()
-    assert.equal(await codes.getByRole('listitem').count(), 10)
+    const firstCodes = await codes.getByRole('listitem').allTextContents()
+    assert.equal(firstCodes.length, 10)
     assert.equal((await authenticator.credentials()).length, 1)
     await page.goto('/pages/user/securite')
     const item = card.getByRole('listitem').filter({ hasText: 'Ordinateur' })
@@ -100,6 +101,21 @@ describe('passkeys with JavaScript', () => {
     await secondStepHeading(page).waitFor()
     await page.getByRole('button', { name: "Utiliser une clé d'accès" }).click()
     await signedIn(page)
+
+    // New recovery codes (the password proves it: no app to give a code), shown once.
+    await page.goto('/pages/user/securite')
+    await page.locator('#codes summary').click()
+    assert.equal(await page.locator('#codes-renew-code').count(), 0, 'no app: the password alone')
+    await page.locator('#codes-renew-password').fill('Agent1234')
+    await page.locator('#codes').getByRole('button', { name: 'Générer de nouveaux codes' }).click()
+    await codes.waitFor()
+    const renewed = await codes.getByRole('listitem').allTextContents()
+    assert.equal(renewed.length, 10)
+    assert.equal(
+      renewed.some((code) => firstCodes.includes(code)),
+      false,
+      'new codes, not the former ones',
+    )
 
     // Renamed, then removed with the password (its confirmation).
     await page.goto('/pages/user/securite')
