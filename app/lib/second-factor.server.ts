@@ -28,3 +28,17 @@ export function proofError(result: Failure): Message {
     ? { key: 'mfa.proof.wrongPassword' }
     : apiMessage(result, 'errors.updateFailed')
 }
+
+/**
+ * The authenticator's answer the page's script sent as JSON in the form's `reponse` (20 KB at most);
+ * null for anything else. The API checks its shape and its signature.
+ */
+export function webauthnAnswer<T>(form: FormData): T | null {
+  const raw = String(form.get('reponse') ?? '')
+  if (raw.length > 20_000) return null
+  try {
+    return (JSON.parse(raw) as T | null) ?? null
+  } catch {
+    return null
+  }
+}

@@ -34,6 +34,7 @@ import { captchaSetup } from '~/lib/captcha.server'
 import { formReply, readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { afterLogin } from '~/lib/safe-redirect'
+import { webauthnAnswer } from '~/lib/second-factor.server'
 import { getSession } from '~/lib/session.server'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { toastHeaders } from '~/lib/toast.server'
@@ -171,13 +172,7 @@ function stepFields(formData: FormData) {
  */
 async function passkeyStep(request: Request, context: AppLoadContext, formData: FormData) {
   const step = stepFields(formData)
-  const raw = String(formData.get('reponse') ?? '')
-  let reponse: PasskeyLogin['reponse'] | null = null
-  try {
-    reponse = raw.length <= 20_000 ? (JSON.parse(raw) as PasskeyLogin['reponse']) : null
-  } catch {
-    reponse = null
-  }
+  const reponse = webauthnAnswer<PasskeyLogin['reponse']>(formData)
   const invalid: Message = { key: 'errors.PASSKEY_INVALID' }
   const again = (error: Message) => data({ intent: 'mfa' as const, ...step, error }, { status: 400 })
   if (!reponse) return step.challenge ? again(invalid) : backToPassword(step.identifiant, invalid)

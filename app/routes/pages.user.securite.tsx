@@ -9,7 +9,7 @@ import { type Auth, requireUser } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
-import { proofError, proofOf, qrCodeSvg } from '~/lib/second-factor.server'
+import { proofError, proofOf, qrCodeSvg, webauthnAnswer } from '~/lib/second-factor.server'
 import { pageTitle, titleMeta } from '~/lib/title'
 import type { PasskeyRegistration } from '../../worker-api/contract/passkeys'
 
@@ -100,13 +100,7 @@ async function passkeyAction(
   // A credential id (base64url): anything else names no passkey.
   if (intent !== 'passkey-add' && !/^[A-Za-z0-9_-]{1,1400}$/.test(id)) return refuse({ key: 'errors.PASSKEY_INVALID' })
   if (intent === 'passkey-add') {
-    let reponse: PasskeyRegistration['reponse'] | null = null
-    try {
-      const raw = String(form.get('reponse') ?? '')
-      reponse = raw.length <= 20_000 ? (JSON.parse(raw) as PasskeyRegistration['reponse']) : null
-    } catch {
-      reponse = null
-    }
+    const reponse = webauthnAnswer<PasskeyRegistration['reponse']>(form)
     if (!reponse) return refuse({ key: 'errors.PASSKEY_INVALID' })
     const result = await auth.settle(auth.api.rest.bd.mfa.passkeys.$post({ json: { nom, reponse } }))
     if (!result.ok) return refuse(apiMessage(result, 'errors.saveFailed'))
