@@ -1,6 +1,6 @@
 import { Form, useNavigation, useSubmit } from '@remix-run/react'
 import { Fingerprint, Pencil, Plus } from 'lucide-react'
-import { type FormEvent, useEffect, useRef, useState } from 'react'
+import { type FormEvent, useEffect, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import type { Message } from '~/lib/api-errors'
 import { displayDateTime } from '~/lib/dates'
@@ -151,7 +151,6 @@ function AddPasskey({ totp, error: refused }: { totp: boolean; error: Message | 
   // Open once the person opened it, or a refusal is to be read; a new attempt keeps it open.
   const [open, setOpen] = useState(Boolean(refused))
   const [nameError, setNameError] = useState<string | null>(null)
-  const form = useRef<HTMLFormElement>(null)
   const sending = navigation.state !== 'idle' && navigation.formData?.get('intent') === 'passkey-add'
   const busy = asking || sending
   const shown = error ?? refused
@@ -201,7 +200,7 @@ function AddPasskey({ totp, error: refused }: { totp: boolean; error: Message | 
       ) : !passkeysSupported() ? (
         <p className="mt-4 text-sm">{t('mfa.passkeys.unsupported')}</p>
       ) : (
-        <form ref={form} onSubmit={onSubmit} noValidate className="mt-4 flex max-w-sm flex-col gap-4">
+        <form onSubmit={onSubmit} noValidate className="mt-4 flex max-w-sm flex-col gap-4">
           <Field
             label={t('mfa.passkeys.name')}
             hint={t('mfa.passkeys.nameHint')}

@@ -69,15 +69,19 @@ export function scopeStructureIds(db: DB, viewer: Viewer) {
     .select('in_scope.id')
 }
 
+/** Whether a user has a second factor (a confirmed TOTP or a passkey), in SQL. */
+export const hasSecondFactor = (user: number | Expression<number>) =>
+  sql<SqlBool>`(exists (select 1 from mfa_totp where utilisateur_id = ${user} and secret is not null)
+    or exists (select 1 from passkey where utilisateur_id = ${user}))`
+
 /**
  * Whether a user is an administrator of whom the security settings require a second factor they do
- * not have (a confirmed TOTP or a passkey): SQL, so that a write's guard holds it too.
+ * not have: SQL, so that a write's guard holds it too.
  */
 export const secondFactorMissing = (user: Expression<number>) =>
   sql<SqlBool>`exists (select 1 from utilisateur a where a.id = ${user} and a.admin = 1
     and exists (select 1 from parametre_securite where id = 1 and mfa_requis_administrateurs = 1)
-    and not exists (select 1 from mfa_totp t where t.utilisateur_id = a.id and t.secret is not null)
-    and not exists (select 1 from passkey p where p.utilisateur_id = a.id))`
+    and not ${hasSecondFactor(sql.ref('a.id'))})`
 
 /**
  * Whether the viewer is an administrator at all (the flag, whatever their posts), and not one the

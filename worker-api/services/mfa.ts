@@ -5,6 +5,7 @@ import type { Env } from '../env'
 import { BusinessError, notFound } from '../lib/errors'
 import { type Factor, factorAddedMail, factorRemovedMail, mailLanguage } from '../lib/mail/templates'
 import { pepperKeyring, verifyPassword } from '../lib/password'
+import { hasSecondFactor } from '../lib/scope'
 import {
   acceptedStep,
   isRecoveryCode,
@@ -184,11 +185,6 @@ export async function confirmTotp(env: Env, caller: Caller, code: string, contex
   return { codesSecours: recovery.codes, mailIds: queuedIds([results.mail]) }
 }
 
-/** Whether a user has a second factor (a confirmed TOTP or a passkey), in SQL. */
-export const hasSecondFactor = (userId: number) =>
-  sql<SqlBool>`(exists (select 1 from mfa_totp where utilisateur_id = ${userId} and secret is not null)
-    or exists (select 1 from passkey where utilisateur_id = ${userId}))`
-
 /** The recovery codes of a user whom a removal left without a second factor: they go with it. */
 export const codesOfNoFactor = (db: DB, userId: number) =>
   db
@@ -253,6 +249,9 @@ export function spendProof(db: DB, userId: number, totp: { secret: string | null
     .where('secret', '=', step === null ? '' : (totp?.secret ?? ''))
     .where('last_step', '<', step ?? 0)
 }
+
+/** The guard of the statement right after `spendProof`: with a code, only once this request spent its step. */
+export const afterProof = (step: number | null) => (step === null ? sql<SqlBool>`1 = 1` : sql<SqlBool>`changes() = 1`)
 
 /**
  * Turns TOTP off with a current code (accepted once, like at sign-in) or the password; both counted

@@ -15,14 +15,15 @@ import { base64url, sha256Hex } from '../lib/crypto'
 import { hostOf } from '../lib/domain'
 import { BusinessError, notFound } from '../lib/errors'
 import { factorAddedMail, factorRemovedMail } from '../lib/mail/templates'
+import { hasSecondFactor } from '../lib/scope'
 import type { Caller } from '../lib/types'
 import { actorOf, actorWith, unauthorizedDomain } from './actor'
 import { clearAttempts } from './attempt-counter'
 import { logEntry } from './audit'
 import type { RequestContext } from './auth'
 import {
+  afterProof,
   codesOfNoFactor,
-  hasSecondFactor,
   mailUserQuery,
   mfaCodeInvalid,
   noticeTo,
@@ -126,7 +127,7 @@ export async function passkeyRegistrationOptions(
       db,
       'mfa_challenge',
       await webauthnChallenge('PASSKEY_REGISTRATION', options.challenge, actor.id),
-      selectWhen(db, step === null ? sql<SqlBool>`1 = 1` : sql<SqlBool>`changes() = 1`),
+      selectWhen(db, afterProof(step)),
     ),
     cleared: clearAttempts(db, 'password-change', String(actor.id)),
   })
@@ -295,7 +296,7 @@ export async function removePasskey(env: Env, caller: Caller, id: string, input:
       .deleteFrom('passkey')
       .where('id', '=', id)
       .where('utilisateur_id', '=', actor.id)
-      .where(step === null ? sql<SqlBool>`1 = 1` : sql<SqlBool>`changes() = 1`),
+      .where(afterProof(step)),
     log: insertWhen(
       db,
       'log',

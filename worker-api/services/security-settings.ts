@@ -3,12 +3,11 @@ import type { SecuritySettings } from '../contract/mfa'
 import { type DB, getDb, insertWhen, namedBatch } from '../db/client'
 import type { Env } from '../env'
 import { BusinessError, forbidden } from '../lib/errors'
-import { wholeTreeInScope } from '../lib/scope'
+import { hasSecondFactor, wholeTreeInScope } from '../lib/scope'
 import type { Caller } from '../lib/types'
 import { adminWith, liveAdmin, rootAdminWith, viewerOf } from './actor'
 import { adminLog } from './audit'
 import type { RequestContext } from './auth'
-import { hasSecondFactor } from './mfa'
 
 const settingsQuery = (db: DB) =>
   db.selectFrom('parametre_securite').select('mfa_requis_administrateurs').where('id', '=', 1)

@@ -5,7 +5,7 @@ import type { NewLog } from '../db/schema'
 import type { Env } from '../env'
 import { BusinessError, forbidden, notFound } from '../lib/errors'
 import { factorResetMail, mailLanguage } from '../lib/mail/templates'
-import { isUserAccount, modificationColumn, userManageable } from '../lib/scope'
+import { hasSecondFactor, isUserAccount, modificationColumn, userManageable } from '../lib/scope'
 import { type Actor, adminWith, type Caller, viewerOf } from './actor'
 import { logEntry } from './audit'
 import { invitationWrites } from './invitations'
@@ -237,8 +237,7 @@ export async function resendInvitation(env: Env, caller: Caller, id: number, con
 export async function resetSecondFactor(env: Env, caller: Caller, id: number, context: Context): Promise<number[]> {
   const { db, actor, target } = await managedTarget(env, caller, id)
   const had = stillManaged(db, actor, target.id).where(
-    sql<boolean>`(exists (select 1 from mfa_totp where utilisateur_id = ${target.id} and secret is not null)
-      or exists (select 1 from passkey where utilisateur_id = ${target.id})
+    sql<boolean>`(${hasSecondFactor(target.id)}
       or exists (select 1 from mfa_recovery_code where utilisateur_id = ${target.id} and used_at is null))`,
   )
   const notice = factorResetMail(mailLanguage(target.langue), target, `${actor.prenom} ${actor.nom}`)
