@@ -330,16 +330,17 @@ export async function browserCookieOf(user: { id: number; login: string; accessT
 }
 
 /**
- * The test database, where `change` runs just before the request's second round trip (a decision's
- * write, after its read): another request acting in between, at a chosen moment.
+ * The test database, where `change` runs just before the request's second batch (a decision's write,
+ * after its read): another request acting in between, at a chosen moment. `atBatch: 1` for a request
+ * that reads with a single statement and writes with its first batch.
  */
-export function changedBeforeWrite(change: () => Promise<unknown>): D1Database {
+export function changedBeforeWrite(change: () => Promise<unknown>, { atBatch = 2 } = {}): D1Database {
   let roundTrips = 0
   const interleaved = (session: D1DatabaseSession) => ({
     prepare: (query: string) => session.prepare(query),
     getBookmark: () => session.getBookmark(),
     batch: async (statements: D1PreparedStatement[]) => {
-      if (++roundTrips === 2) await change()
+      if (++roundTrips === atBatch) await change()
       return session.batch(statements)
     },
   })

@@ -192,9 +192,7 @@ async function refreshGrant(
   const read = await namedBatch(env.DB, {
     rate: rate.statement(),
     client: clientRead(db, credentials.clientId),
-    token: refreshTokenQuery(db, hash).select(
-      grantedColumn(db, sql.ref<number>('t.utilisateur_id'), sql.ref<number>('t.application_id'), today),
-    ),
+    token: refreshTokenQuery(db, hash, today),
     profile: profileQuery(db, user),
     posts: currentPostsQuery(db, user, today),
   })
@@ -203,11 +201,6 @@ async function refreshGrant(
   const presented = read.token?.results[0]
   if (!presented || presented.application_id !== client.application_id || !presented.scope || !presented.auth_time) {
     throw invalidGrant('Unknown refresh token')
-  }
-  if (presented.granted !== 1 && !presented.revoked_at) {
-    // A post ended, a grant removed: the session ends with this refresh.
-    await revokeSessions(db, presented.family_id).execute()
-    throw invalidGrant('No current post grants this application')
   }
   let tokens: Awaited<ReturnType<typeof rotate>>
   try {

@@ -1,4 +1,5 @@
-import { addSeconds } from '../contract/dates'
+import { type SqlBool, sql } from 'kysely'
+import { addSeconds, todayIso } from '../contract/dates'
 import { type DB, getDb, insertWhen, namedBatch } from '../db/client'
 import type { Env } from '../env'
 import { openWithToken, sealWithToken, sha256Hex } from '../lib/crypto'
@@ -14,6 +15,7 @@ import {
   revokeSessions,
   type Tokens,
 } from './auth'
+import { grantNow } from './oidc-claims'
 
 /** What a rotated refresh token keeps of the pair it was exchanged for (see `sealWithToken`). */
 const SUCCESSOR_SEAL = 'portail/refresh-successor'
@@ -28,8 +30,18 @@ async function issuedSuccessor(presented: string, sealed: string | null | undefi
   return JSON.parse(opened) as Tokens
 }
 
-/** The read of a presented refresh token (by its hash), with its user and its application's state. */
-export function refreshTokenQuery(db: DB, hash: string) {
+/**
+ * Whether the application a token is bound to is still granted to its user today (a current post of a
+ * function that grants it); always true for a portal session (DESIGN §4: access is derived).
+ */
+const stillGranted = (db: DB, today: string) =>
+  sql<SqlBool>`(t.application_id is null or exists ${grantNow(db, sql.ref<number>('t.utilisateur_id'), sql.ref<number>('t.application_id'), today)})`
+
+/**
+ * The read of a presented refresh token (by its hash), with its user, its application's state and
+ * whether that application is still granted.
+ */
+export function refreshTokenQuery(db: DB, hash: string, today = todayIso()) {
   return db
     .selectFrom('refresh_token as t')
     .innerJoin('utilisateur as u', 'u.id', 't.utilisateur_id')
@@ -54,6 +66,7 @@ export function refreshTokenQuery(db: DB, hash: string) {
       'u.domain',
       'u.actif',
       'u.supprime',
+      sql<number>`${stillGranted(db, today)}`.as('granted'),
     ])
     .where('t.token_hash', '=', hash)
 }
@@ -61,20 +74,24 @@ export function refreshTokenQuery(db: DB, hash: string) {
 export type RefreshRow = Awaited<ReturnType<ReturnType<typeof refreshTokenQuery>['executeTakeFirst']>>
 
 /**
- * Exchanges a refresh token (or an application's launch code) for a new access token and a rotated
- * refresh token. A rotated token presented again within the grace window gets the pair it was already
+ * The portal's own refresh endpoint: exchanges a refresh token (or an application's launch code) for a
+ * new access token and a rotated refresh token. A token of an OpenID Connect session is refused here
+ * (401): its client must authenticate at the token endpoint, which rotates it with the same checks. A rotated token presented again within the grace window gets the pair it was already
  * exchanged for; after the window it revokes its whole family (reuse detection, DESIGN §3).
  * A launch code opens a session of the application's own, whose tokens carry its id (`app`) and may
  * only read their user and sign out (DESIGN §4: bound to that application).
  */
 export async function refresh(env: Env, presented: string, origin: string): Promise<Tokens> {
   const token = await refreshTokenQuery(getDb(env.DB), await sha256Hex(presented)).executeTakeFirst()
+  if (token?.scope)
+    throw unauthorized('INVALID_REFRESH_TOKEN', 'An OpenID Connect session refreshes at the token endpoint')
   return await rotate(env, token, presented, origin)
 }
 
 /**
  * The rotation of a token read by `refreshTokenQuery` (its caller may have read it with more, in the
- * same round trip: the OpenID Connect token endpoint does). Its write is one batch.
+ * same round trip: the OpenID Connect token endpoint does), the one both refresh paths use: every
+ * check a refresh makes is here. Its write is one batch, guarded by the grant it checked.
  */
 export async function rotate(env: Env, token: RefreshRow, presented: string, origin: string): Promise<Tokens> {
   const db = getDb(env.DB)
@@ -93,6 +110,12 @@ export async function rotate(env: Env, token: RefreshRow, presented: string, ori
     await revokeFamily()
     throw new BusinessError('USER_DISABLED', 403, 'User disabled')
   }
+  // A post ended, a grant removed: an application's session ends with this refresh (a launch code
+  // opens none).
+  if (token.granted !== 1) {
+    if (token.kind !== 'LAUNCH') await revokeFamily()
+    throw unauthorized('INVALID_REFRESH_TOKEN', 'No current post grants this application')
+  }
   if (token.kind === 'LAUNCH') {
     if (token.rotated_at || token.expires_at < now.toISOString()) {
       throw unauthorized('INVALID_REFRESH_TOKEN', 'Launch code used or expired')
@@ -103,7 +126,7 @@ export async function rotate(env: Env, token: RefreshRow, presented: string, ori
       await revokeFamily()
       throw unauthorized('REFRESH_TOKEN_REUSED', 'Refresh token reused; session revoked')
     }
-    return issuedSuccessor(presented, token.successor)
+    return await issuedSuccessor(presented, token.successor)
   }
   if (token.expires_at < now.toISOString() || token.family_expires_at < now.toISOString()) {
     throw unauthorized('REFRESH_TOKEN_EXPIRED', 'Refresh token expired')
@@ -141,7 +164,13 @@ export async function rotate(env: Env, token: RefreshRow, presented: string, ori
       .updateTable('refresh_token')
       .set({ rotated_at: now.toISOString(), successor })
       .where('id', '=', token.id)
-      .where('rotated_at', 'is', null),
+      .where('rotated_at', 'is', null)
+      // The grant read above still holds when the write runs (a post ended meanwhile: no new token).
+      .where(({ exists }) =>
+        token.application_id === null
+          ? sql<SqlBool>`1 = 1`
+          : exists(grantNow(db, token.user_id, token.application_id, todayIso(now))),
+      ),
     successor: insertWhen(
       db,
       'refresh_token',
@@ -152,5 +181,5 @@ export async function rotate(env: Env, token: RefreshRow, presented: string, ori
   if ((marked?.meta.changes ?? 0) > 0) return tokens
   if (token.kind === 'LAUNCH') throw unauthorized('INVALID_REFRESH_TOKEN', 'Launch code used or expired')
   const winner = await db.selectFrom('refresh_token').select('successor').where('id', '=', token.id).executeTakeFirst()
-  return issuedSuccessor(presented, winner?.successor)
+  return await issuedSuccessor(presented, winner?.successor)
 }

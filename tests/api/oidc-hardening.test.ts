@@ -1,0 +1,120 @@
+import * as client from 'openid-client'
+import { beforeAll, describe, expect, it } from 'vitest'
+import {
+  call,
+  changedBeforeWrite,
+  createOrganisation,
+  currentPost,
+  db,
+  expectError,
+  refreshWith,
+  sessionFor,
+  signedInUser,
+} from './helpers'
+import { codeFlow, confidentialRp, oidcApplication, signedInAgent } from './oidc-rp'
+
+/**
+ * The provider's boundaries with the rest of the portal: an OpenID Connect session is its client's,
+ * refreshed only where the client authenticates, and every refresh, wherever it is made, asks again
+ * whether a current post grants the application.
+ */
+
+let root: string
+let app: { id: number; clientId: string; clientSecret: string }
+
+beforeAll(async () => {
+  await createOrganisation()
+  root = (await signedInUser({ admin: true, postes: [currentPost(1, 1)] })).jwt.accessToken
+  app = await oidcApplication(root, 'Grafana', { public: false })
+})
+
+const familyRevoked = async (familyId: string) =>
+  (
+    await db()
+      .selectFrom('refresh_token')
+      .select('revoked_at')
+      .where('family_id', '=', familyId)
+      .where('revoked_at', 'is', null)
+      .execute()
+  ).length === 0
+
+describe('refresh tokens of OpenID Connect sessions', () => {
+  it("are refused at the portal's own refresh endpoint (401), and still work for their client", async () => {
+    const agent = await signedInAgent()
+    const rp = await confidentialRp(app)
+    const { tokens } = await codeFlow(agent, rp)
+    await expectError(await refreshWith(tokens.refresh_token as string), 401, 'INVALID_REFRESH_TOKEN')
+    // Refused without being used: the client refreshes with it, authenticated, at the token endpoint.
+    const refreshed = await client.refreshTokenGrant(rp, tokens.refresh_token as string)
+    expect(refreshed.access_token).toBeTruthy()
+    await expectError(await refreshWith(refreshed.refresh_token as string), 401, 'INVALID_REFRESH_TOKEN')
+  })
+
+  it('end at the next refresh once a root administrator removes the grant, the session revoked', async () => {
+    const agent = await signedInAgent()
+    const rp = await confidentialRp(app)
+    const { tokens } = await codeFlow(agent, rp)
+    await db()
+      .deleteFrom('fonction_application')
+      .where('application_id', '=', app.id)
+      .where('fonction_id', '=', 2)
+      .execute()
+    try {
+      await expect(client.refreshTokenGrant(rp, tokens.refresh_token as string)).rejects.toMatchObject({
+        error: 'invalid_grant',
+      })
+      expect(await familyRevoked(tokens.claims()?.sid as string)).toBe(true)
+    } finally {
+      await db().insertInto('fonction_application').values({ fonction_id: 2, application_id: app.id }).execute()
+    }
+    // Granted again, the ended session stays ended.
+    await expect(client.refreshTokenGrant(rp, tokens.refresh_token as string)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    })
+  })
+})
+
+describe('the sessions applications open with a launch code', () => {
+  it('end at the next refresh once no current post grants the application, the session revoked', async () => {
+    const agent = await signedInAgent()
+    // Yard dangereux, granted to the agent's function.
+    const launched = await sessionFor(agent.id, { application: 1 })
+    const refreshed = await refreshWith(launched.refreshToken)
+    expect(refreshed.status).toBe(200)
+    const { refreshToken } = (await refreshed.json()) as { refreshToken: string }
+    // The post ends (yesterday): the application is no longer the agent's.
+    await db()
+      .updateTable('poste')
+      .set({ date_fin: new Date(Date.now() - 86_400_000).toISOString().slice(0, 10) })
+      .where('utilisateur_id', '=', agent.id)
+      .execute()
+    await expectError(await refreshWith(refreshToken), 401, 'INVALID_REFRESH_TOKEN')
+    expect(await familyRevoked(launched.sid)).toBe(true)
+  })
+
+  it("get no new token when the post ends between the refresh's read and its write", async () => {
+    const agent = await signedInAgent()
+    const launched = await sessionFor(agent.id, { application: 1 })
+    const endPost = () =>
+      db()
+        .updateTable('poste')
+        .set({ date_fin: new Date(Date.now() - 86_400_000).toISOString().slice(0, 10) })
+        .where('utilisateur_id', '=', agent.id)
+        .execute()
+    const response = await call('/rest/public/bd/login/refreshToken', {
+      method: 'POST',
+      body: JSON.stringify({ refreshToken: launched.refreshToken }),
+      env: { DB: changedBeforeWrite(endPost, { atBatch: 1 }) },
+    })
+    expect(response.status).toBe(401)
+    const issued = await db()
+      .selectFrom('refresh_token')
+      .select('id')
+      .where('family_id', '=', launched.sid)
+      .where('rotated_at', 'is', null)
+      .where('revoked_at', 'is', null)
+      .execute()
+    // Only the presented token, unused: nothing was issued after the post ended.
+    expect(issued).toHaveLength(1)
+  })
+})

@@ -1,0 +1,120 @@
+import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test'
+import * as client from 'openid-client'
+import { expect } from 'vitest'
+import worker from '../../server'
+import { call, createUser, currentPost, sessionFor } from './helpers'
+
+/**
+ * A relying party for the provider's tests: openid-client 6 talking to the real Worker (API and pages
+ * alike), and the steps of a code flow as a client and the portal's authorization page take them.
+ */
+
+export const REDIRECT = 'https://rp.example.test/callback'
+
+/** Every request of the relying party goes to the real Worker. */
+export async function worker_(url: string | URL | Request, init?: RequestInit): Promise<Response> {
+  const request = new Request(url, init)
+  const ctx = createExecutionContext()
+  const response = await worker.fetch(request, env, ctx)
+  const body = await response.arrayBuffer()
+  await waitOnExecutionContext(ctx)
+  return new Response(body, response)
+}
+
+export const rpOptions: client.DiscoveryRequestOptions = {
+  execute: [client.allowInsecureRequests, client.enableNonRepudiationChecks],
+  [client.customFetch]: (url, init) => worker_(url, init as RequestInit),
+}
+
+/** An OIDC application of the catalogue, created by a root administrator and granted to function 2. */
+export async function oidcApplication(rootToken: string, libelle: string, oidc: Record<string, unknown>) {
+  const response = await call('/rest/bd/application', {
+    method: 'POST',
+    token: rootToken,
+    body: JSON.stringify({
+      libelle,
+      icone: 'scale',
+      url: 'https://rp.example.test/',
+      actif: true,
+      protocole: 'OIDC',
+      oidc: { redirectUris: [REDIRECT], ...oidc },
+      fonctions: [{ id: 2 }],
+    }),
+  })
+  expect(response.status).toBe(201)
+  const body = (await response.json()) as { id: number; oidc: { clientId: string; clientSecret?: string } }
+  return { id: body.id, clientId: body.oidc.clientId, clientSecret: body.oidc.clientSecret as string }
+}
+
+/** A confidential client's configuration, from discovery at `origin`. */
+export const confidentialRp = (
+  application: { clientId: string; clientSecret: string },
+  origin = 'http://localhost:8787',
+) =>
+  client.discovery(
+    new URL(origin),
+    application.clientId,
+    application.clientSecret,
+    client.ClientSecretBasic(application.clientSecret),
+    rpOptions,
+  )
+
+/** An authorization request's parameters, PKCE and all, as the relying party builds them. */
+export async function authorizationRequest(config: client.Configuration, extra: Record<string, string> = {}) {
+  const verifier = client.randomPKCECodeVerifier()
+  const state = client.randomState()
+  const nonce = client.randomNonce()
+  const url = client.buildAuthorizationUrl(config, {
+    redirect_uri: REDIRECT,
+    scope: 'openid profile email postes',
+    code_challenge: await client.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    state,
+    nonce,
+    ...extra,
+  })
+  return { url, verifier, state, nonce }
+}
+
+/** The portal's decision for a signed-in user (what its /oidc/authorize page asks the API). */
+export async function authorizeAs(token: string, url: URL, origin?: string) {
+  const response = await call('/rest/bd/oidc/authorize', {
+    method: 'POST',
+    token,
+    body: JSON.stringify(Object.fromEntries(url.searchParams)),
+    origin,
+  })
+  return { status: response.status, body: (await response.json()) as { action: string; url: string } }
+}
+
+/** A dock agent of Lille (function 2), signed in. */
+export async function signedInAgent() {
+  const agent = await createUser({ postes: [currentPost(4, 2)] })
+  return { ...agent, ...(await sessionFor(agent.id)) }
+}
+
+/** The whole code flow for `user`: tokens as openid-client validated them. */
+export async function codeFlow(user: { accessToken: string }, rp: client.Configuration) {
+  const request = await authorizationRequest(rp)
+  const decision = await authorizeAs(user.accessToken, request.url)
+  expect(decision.body.action).toBe('redirect')
+  const tokens = await client.authorizationCodeGrant(rp, new URL(decision.body.url), {
+    pkceCodeVerifier: request.verifier,
+    expectedState: request.state,
+    expectedNonce: request.nonce,
+  })
+  return { request, tokens, callback: new URL(decision.body.url) }
+}
+
+/** An OAuth error answer's code. */
+export const errorOf = async (response: Response) => ((await response.json()) as { error: string }).error
+
+/** A raw token request, form-encoded. */
+export function tokenCall(fields: Record<string, string>, authorization?: string, origin?: string) {
+  const headers: Record<string, string> = { 'Content-Type': 'application/x-www-form-urlencoded' }
+  if (authorization) headers.Authorization = authorization
+  return call('/oidc/token', { method: 'POST', body: new URLSearchParams(fields).toString(), headers, origin })
+}
+
+/** `client_secret_basic`'s header. */
+export const basic = (clientId: string, secret: string) => `Basic ${btoa(`${clientId}:${secret}`)}`
