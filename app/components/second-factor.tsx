@@ -21,14 +21,16 @@ const grouped = (secret: string) => secret.replace(/(.{4})(?!$)/g, '$1 ')
 export function TotpCard({
   on,
   enrolment,
+  startError,
   removeError,
 }: {
   on: boolean
   enrolment: TotpEnrolmentShown | null
+  /** The password that was to open the set-up, refused. */
+  startError: Message | null
   removeError: Message | null
 }) {
   const { t } = useTranslation()
-  const starting = usePendingIntent('totp-start')
   return (
     <Card id="totp">
       <CardHeader>
@@ -38,13 +40,17 @@ export function TotpCard({
       <CardContent className="flex flex-col gap-4">
         {enrolment ? <TotpEnrolment enrolment={enrolment} /> : null}
         {!on && !enrolment ? (
-          <Form method="post" action="/pages/user/securite#totp">
-            <input type="hidden" name="intent" value="totp-start" />
-            <Button type="submit" disabled={starting} aria-disabled={starting} className="h-auto whitespace-normal">
-              <Smartphone aria-hidden />
-              {t('mfa.totp.start')}
-            </Button>
-          </Form>
+          // The password first: a session alone sets up no app (a stolen one would lock the user out).
+          <ProofForm
+            intent="totp-start"
+            anchor="totp"
+            withCode={false}
+            error={startError}
+            summary={t('mfa.totp.start')}
+            submit={t('mfa.totp.startConfirm')}
+            pending={t('mfa.totp.starting')}
+            icon={<Smartphone aria-hidden />}
+          />
         ) : null}
         {on ? (
           <ProofForm
@@ -136,6 +142,7 @@ export function ProofForm({
   submit,
   pending: pendingLabel,
   destructive = false,
+  icon,
   note,
   withCode = true,
   fields = {},
@@ -148,6 +155,8 @@ export function ProofForm({
   submit: string
   pending: string
   destructive?: boolean
+  /** The submit button's icon (a shield for a removal, arrows for a renewal otherwise). */
+  icon?: React.ReactNode
   note?: string
   /** Whether a code of the app may prove it (the app is on); else the password alone. */
   withCode?: boolean
@@ -181,7 +190,7 @@ export function ProofForm({
             disabled={pending}
             aria-disabled={pending}
           >
-            {destructive ? <ShieldOff aria-hidden /> : <RefreshCw aria-hidden />}
+            {icon ?? (destructive ? <ShieldOff aria-hidden /> : <RefreshCw aria-hidden />)}
             {pending ? pendingLabel : submit}
           </Button>
         </div>

@@ -601,6 +601,8 @@ export const en: Resource = {
       on: 'On: a code from your app is asked for at each sign-in.',
       off: 'No authenticator app is set up.',
       start: 'Set up an authenticator app',
+      startConfirm: 'Continue',
+      starting: 'Checking…',
       scan: 'Scan this QR code with your authenticator app (FreeOTP, Google Authenticator, Microsoft Authenticator, Aegis…).',
       qrLabel: 'QR code to set up the authenticator app',
       typeInstead: 'Or type this key into the app:',
@@ -624,6 +626,7 @@ export const en: Resource = {
       wrongPassword: 'Wrong password.',
       introPassword: 'Type your password to confirm.',
       passwordAlone: 'Your password',
+      passwordNeeded: 'Type your password.',
     },
     passkeys: {
       title: 'Passkeys',

@@ -609,6 +609,8 @@ export const fr = {
       on: 'Activée : un code de votre application est demandé à chaque connexion.',
       off: "Aucune application d'authentification n'est configurée.",
       start: "Configurer une application d'authentification",
+      startConfirm: 'Continuer',
+      starting: 'Vérification…',
       scan: "Scannez ce QR code avec votre application d'authentification (FreeOTP, Google Authenticator, Microsoft Authenticator, Aegis…).",
       qrLabel: "QR code de configuration de l'application d'authentification",
       typeInstead: 'Ou saisissez cette clé dans l’application :',
@@ -632,6 +634,7 @@ export const fr = {
       wrongPassword: 'Mot de passe incorrect.',
       introPassword: 'Saisissez votre mot de passe pour confirmer.',
       passwordAlone: 'Votre mot de passe',
+      passwordNeeded: 'Saisissez votre mot de passe.',
     },
     passkeys: {
       title: "Clés d'accès",

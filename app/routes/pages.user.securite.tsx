@@ -25,7 +25,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 export type SecurityReply =
   | ({ intent: 'totp-start' } & TotpEnrolmentShown)
   | { intent: 'codes'; codes: string[]; login: string }
-  | { intent: 'totp-remove' | 'codes-renew'; error: Message }
+  | { intent: 'totp-proof' | 'totp-remove' | 'codes-renew'; error: Message }
   | PasskeyReply
 
 /**
@@ -43,12 +43,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
     reply({ intent: 'totp-start', secret, otpauthUri, qr: qrCodeSvg(otpauthUri), error }, error ? 400 : 200)
 
   if (intent === 'totp-start') {
-    const result = await auth.settle(auth.api.rest.bd.mfa.totp.$post())
+    const motDePasse = String(form.get('motDePasse') ?? '').slice(0, 200)
+    if (!motDePasse) return reply({ intent: 'totp-proof', error: { key: 'mfa.proof.passwordNeeded' } }, 400)
+    const result = await auth.settle(auth.api.rest.bd.mfa.totp.$post({ json: { motDePasse } }))
     if (result.ok) return enrolment(result.data.secret, result.data.otpauthUri)
-    return auth.redirectWithToast('/pages/user/securite', {
-      type: 'error',
-      key: apiMessage(result, 'errors.saveFailed').key,
-    })
+    return reply({ intent: 'totp-proof', error: proofError(result) }, 400)
   }
   if (intent === 'totp-confirm') {
     // The secret shown travels back with the code, to show it again after a wrong code.
@@ -149,6 +148,7 @@ export default function Security() {
       <TotpCard
         on={status.totp}
         enrolment={reply?.intent === 'totp-start' ? reply : null}
+        startError={reply?.intent === 'totp-proof' ? reply.error : null}
         removeError={reply?.intent === 'totp-remove' ? reply.error : null}
       />
       <PasskeysCard

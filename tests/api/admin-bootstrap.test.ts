@@ -100,7 +100,9 @@ describe('admin:bootstrap on an empty database', () => {
     const refused = await call('/rest/bd/structure/user/me', { token: token_ })
     expect(refused.status).toBe(403)
     expect(((await refused.json()) as { businessCode: string }).businessCode).toBe('MFA_ENROLMENT_REQUIRED')
-    const { secret } = (await (await post('/rest/bd/mfa/totp', {}, { token: token_ })).json()) as { secret: string }
+    const { secret } = (await (
+      await post('/rest/bd/mfa/totp', { motDePasse: 'Secret12' }, { token: token_ })
+    ).json()) as { secret: string }
     const code = generateTOTP(decodeBase32IgnorePadding(secret), 30, 6)
     expect((await post('/rest/bd/mfa/totp/confirm', { code }, { token: token_ })).status).toBe(200)
     // An administrator of the root sees the root.

@@ -198,7 +198,8 @@ const MATRIX: Record<string, Row> = {
     expect: signedIn({ user: 200, adminOut: 200, adminIn: 200, self: 200 }),
   },
   'POST /portail-backend/rest/bd/mfa/totp': {
-    request: () => ({ path: '/rest/bd/mfa/totp', body: {} }),
+    // The callers' own (right) password.
+    request: () => ({ path: '/rest/bd/mfa/totp', body: { motDePasse: 'Secret12' } }),
     expect: signedIn({ user: 200, adminOut: 200, adminIn: 200, self: 200 }),
   },
   'POST /portail-backend/rest/bd/mfa/totp/confirm': {

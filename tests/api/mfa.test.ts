@@ -63,7 +63,7 @@ const status = async (token: string) =>
 
 /** Enrols TOTP for a user; returns the secret and the recovery codes. */
 async function enrol(session: Session) {
-  const started = await post('/rest/bd/mfa/totp', {}, { token: session.token })
+  const started = await post('/rest/bd/mfa/totp', { motDePasse: session.password }, { token: session.token })
   expect(started.status).toBe(200)
   const { secret } = (await started.json()) as { secret: string }
   const confirmed = await post('/rest/bd/mfa/totp/confirm', { code: await totp(secret) }, { token: session.token })
@@ -96,7 +96,7 @@ const mailsOf = (userId: number) =>
 describe('TOTP enrolment', () => {
   it('gives a secret and an otpauth address; nothing changes at sign-in until a first code confirms it', async () => {
     const me = await user()
-    const response = await post('/rest/bd/mfa/totp', {}, { token: me.token })
+    const response = await post('/rest/bd/mfa/totp', { motDePasse: me.password }, { token: me.token })
     expect(response.status).toBe(200)
     const body = (await response.json()) as { secret: string; otpauthUri: string }
     expect(body.secret).toMatch(/^[A-Z2-7]{32}$/)
@@ -113,7 +113,9 @@ describe('TOTP enrolment', () => {
 
   it('refuses a wrong first code (400 MFA_CODE_INVALID); the right one turns TOTP on with ten recovery codes, told by mail and audited', async () => {
     const me = await user()
-    const { secret } = (await (await post('/rest/bd/mfa/totp', {}, { token: me.token })).json()) as { secret: string }
+    const { secret } = (await (
+      await post('/rest/bd/mfa/totp', { motDePasse: me.password }, { token: me.token })
+    ).json()) as { secret: string }
     const wrong = String((Number(await totp(secret)) + 1) % 1_000_000).padStart(6, '0')
     await expectError(
       await post('/rest/bd/mfa/totp/confirm', { code: wrong }, { token: me.token }),
@@ -148,11 +150,75 @@ describe('TOTP enrolment', () => {
   })
 })
 
+describe('an authenticator app is set up only with the password', () => {
+  it('refuses a session alone (400 VALIDATION_FAILED) and a wrong password (400 BAD_OLD_PASSWORD): nothing pending', async () => {
+    const me = await user()
+    const missing = await expectError(
+      await post('/rest/bd/mfa/totp', {}, { token: me.token }),
+      400,
+      'VALIDATION_FAILED',
+    )
+    expect(JSON.stringify(missing.attributs)).toContain('motDePasse')
+    await expectError(
+      await post('/rest/bd/mfa/totp', { motDePasse: 'Wrong123' }, { token: me.token }),
+      400,
+      'BAD_OLD_PASSWORD',
+    )
+    expect(
+      await db().selectFrom('mfa_totp').select('utilisateur_id').where('utilisateur_id', '=', me.id).execute(),
+    ).toEqual([])
+  })
+
+  it('counts wrong passwords with the password change: the sixth attempt answers 429, even with the right one', async () => {
+    const me = await user()
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      await expectError(
+        await post('/rest/bd/mfa/totp', { motDePasse: 'Wrong123' }, { token: me.token }),
+        400,
+        'BAD_OLD_PASSWORD',
+      )
+    }
+    // The same count as a wrong old password at the password change.
+    for (let attempt = 4; attempt <= 5; attempt++) {
+      const changed = await call('/rest/bd/utilisateur/updatePassword', {
+        method: 'PUT',
+        token: me.token,
+        body: JSON.stringify({ oldPassword: 'Wrong123', newPassword: 'Nouveau12' }),
+      })
+      await expectError(changed, 400, 'BAD_OLD_PASSWORD')
+    }
+    await expectError(
+      await post('/rest/bd/mfa/totp', { motDePasse: me.password }, { token: me.token }),
+      429,
+      'TOO_MANY_ATTEMPTS',
+    )
+  })
+
+  it('starts the count over once the password is right', async () => {
+    const me = await user()
+    for (let attempt = 1; attempt <= 4; attempt++) {
+      await post('/rest/bd/mfa/totp', { motDePasse: 'Wrong123' }, { token: me.token })
+    }
+    expect((await post('/rest/bd/mfa/totp', { motDePasse: me.password }, { token: me.token })).status).toBe(200)
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      await expectError(
+        await post('/rest/bd/mfa/totp', { motDePasse: 'Wrong123' }, { token: me.token }),
+        400,
+        'BAD_OLD_PASSWORD',
+      )
+    }
+  })
+})
+
 describe('a factor in force is not replaced by a session alone', () => {
   it('answers 409 MFA_TOTP_ALREADY_ON to a new enrolment while TOTP is on; after turning it off, a new one', async () => {
     const me = await user()
     const { secret } = await enrol(me)
-    await expectError(await post('/rest/bd/mfa/totp', {}, { token: me.token }), 409, 'MFA_TOTP_ALREADY_ON')
+    await expectError(
+      await post('/rest/bd/mfa/totp', { motDePasse: me.password }, { token: me.token }),
+      409,
+      'MFA_TOTP_ALREADY_ON',
+    )
     // Nor can an enrolment left pending from before be confirmed over it.
     await expectError(
       await post('/rest/bd/mfa/totp/confirm', { code: await totp(secret, Date.now(), 1) }, { token: me.token }),
@@ -165,7 +231,7 @@ describe('a factor in force is not replaced by a session alone', () => {
       body: JSON.stringify({ motDePasse: me.password }),
     })
     expect(off.status).toBe(204)
-    expect((await post('/rest/bd/mfa/totp', {}, { token: me.token })).status).toBe(200)
+    expect((await post('/rest/bd/mfa/totp', { motDePasse: me.password }, { token: me.token })).status).toBe(200)
   })
 })
 

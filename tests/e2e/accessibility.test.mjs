@@ -288,6 +288,7 @@ describe('accessibility (axe, WCAG 2.1 AA)', () => {
         remove: 'Désactiver l’application d’authentification',
         off: 'Désactiver',
         start: "Configurer une application d'authentification",
+        startConfirm: 'Continuer',
         confirm: 'Activer',
         codes: 'Codes de secours',
       },
@@ -301,6 +302,7 @@ describe('accessibility (axe, WCAG 2.1 AA)', () => {
         remove: 'Turn the authenticator app off',
         off: 'Turn off',
         start: 'Set up an authenticator app',
+        startConfirm: 'Continue',
         confirm: 'Turn on',
         codes: 'Recovery codes',
       },
@@ -352,7 +354,13 @@ describe('accessibility (axe, WCAG 2.1 AA)', () => {
       // the first code (wrong, then its error), then the recovery codes shown once.
       await page.locator('#totp-remove-password').fill('Agent1234')
       await page.getByRole('button', { name: words.off, exact: true }).click()
-      await page.getByRole('button', { name: words.start }).click()
+      await page.getByText(words.start).click()
+      await page.locator('#totp-start-password').fill('Wrong1234')
+      await page.getByRole('button', { name: words.startConfirm, exact: true }).click()
+      await page.locator('#totp-start-password[aria-invalid="true"], #totp [role="alert"]').first().waitFor()
+      assert.deepEqual(await violations(page, { every: true }), [], 'the enrolment asking for the password, refused')
+      await page.locator('#totp-start-password').fill('Agent1234')
+      await page.getByRole('button', { name: words.startConfirm, exact: true }).click()
       await page.locator('#totp-secret').waitFor()
       assert.deepEqual(await violations(page, { every: true }), [], 'the enrolment step')
       const secret = (await page.locator('#totp-secret').inputValue()).replace(/\s/g, '')

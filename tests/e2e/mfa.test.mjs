@@ -64,11 +64,15 @@ const totpCard = (page) => page.locator('#totp')
 const codesCard = (page) => page.locator('#codes')
 
 /**
- * Starts an enrolment on the security page and returns the secret it shows (the groups of four
- * joined), after checking the QR code is there.
+ * Starts an enrolment on the security page (the password first) and returns the secret it shows (the
+ * groups of four joined), after checking the QR code is there.
  */
-async function startEnrolment(page) {
-  await page.getByRole('button', { name: "Configurer une application d'authentification" }).click()
+async function startEnrolment(page, password) {
+  const form = page.locator('#totp details')
+  if ((await form.getAttribute('open')) === null)
+    await page.getByText("Configurer une application d'authentification").click()
+  await page.locator('#totp-start-password').fill(password)
+  await page.getByRole('button', { name: 'Continuer', exact: true }).click()
   return readSecret(page)
 }
 
@@ -119,7 +123,14 @@ MODES.forEach((mode, index) => {
       await totpCard(page).getByText("Aucune application d'authentification n'est configurée.").waitFor()
       await codesCard(page).getByText('Des codes de secours vous seront donnés').waitFor()
 
-      const secret = await startEnrolment(page)
+      // A session alone sets up nothing: the password is asked first, and a wrong one refused.
+      await page.getByText("Configurer une application d'authentification").click()
+      await page.locator('#totp-start-password').fill('Wrong1234')
+      await page.getByRole('button', { name: 'Continuer', exact: true }).click()
+      await totpCard(page).getByText('Mot de passe incorrect.').first().waitFor()
+      assert.equal(await page.locator('#totp-secret').count(), 0)
+
+      const secret = await startEnrolment(page, PASSWORD)
       assert.match(secret, /^[A-Z2-7]{32}$/)
 
       // A wrong code: the error, and the same QR code and secret again to try once more.
@@ -237,7 +248,7 @@ MODES.forEach((mode, index) => {
         await root.getByRole('main').getByRole('link', { name: 'Sécurité du compte' }).click()
         await root.waitForURL((url) => url.pathname === '/pages/user/securite')
 
-        const secret = await startEnrolment(root)
+        const secret = await startEnrolment(root, 'Admin1234')
         await root.locator('#totp-code').fill((await nextTotpCode(secret)).code)
         await root.getByRole('button', { name: 'Activer', exact: true }).click()
         await shownRecoveryCodes(root, `mfaracine${n}`)

@@ -51,6 +51,15 @@ export const factorProofSchema = z
   })
 export type FactorProof = z.infer<typeof factorProofSchema>
 
+/**
+ * What proves the person at the keyboard before an authenticator app is set up: the password (the
+ * app is off by then, so none of its codes can; every account has a password beside its passkeys).
+ */
+export const passwordProofSchema = z.object({
+  motDePasse: z.string('validation.required').min(1, 'validation.required').max(200, 'validation.tooLong'),
+})
+export type PasswordProof = z.infer<typeof passwordProofSchema>
+
 /** Ten recovery codes, shown once. */
 export const recoveryCodesSchema = z.object({ codesSecours: z.array(z.string()).length(10) })
 

@@ -5,6 +5,7 @@ import {
   factorProofSchema,
   loginMfaSchema,
   mfaStatusSchema,
+  passwordProofSchema,
   recoveryCodesSchema,
   securitySettingsSchema,
   totpConfirmSchema,
@@ -58,11 +59,16 @@ export const mfaRoutes = router()
       path: '/rest/bd/mfa/totp',
       tags: ['Second factor'],
       summary:
-        'A pending TOTP enrolment (RFC 6238, 30 s, 6 digits, SHA-1): nothing changes at sign-in until a first code confirms it; 409 MFA_TOTP_ALREADY_ON while one is on (turn it off first)',
+        'A pending TOTP enrolment (RFC 6238, 30 s, 6 digits, SHA-1) once the password proves it is the user (400 BAD_OLD_PASSWORD, counted like wrong old passwords: 429 after 5): nothing changes at sign-in until a first code confirms it; 409 MFA_TOTP_ALREADY_ON while one is on (turn it off first)',
       security: [{ bearer: [] }],
-      responses: { 200: json(totpEnrolmentSchema, 'The secret for an authenticator app'), ...errors(401, 403, 409) },
+      request: body(passwordProofSchema),
+      responses: {
+        200: json(totpEnrolmentSchema, 'The secret for an authenticator app'),
+        ...errors(400, 401, 403, 409, 429),
+      },
     }),
-    async (c) => c.json(await startTotp(c.env, c.get('caller'), requestContext(c.req.raw)), 200),
+    async (c) =>
+      c.json(await startTotp(c.env, c.get('caller'), c.req.valid('json'), requestContext(c.req.raw)), 200),
   )
   .openapi(
     createRoute({

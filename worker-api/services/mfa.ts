@@ -1,5 +1,5 @@
 import { type Compilable, type Expression, type SqlBool, sql } from 'kysely'
-import type { FactorProof, MfaStatus, TotpEnrolment } from '../contract/mfa'
+import type { FactorProof, MfaStatus, PasswordProof, TotpEnrolment } from '../contract/mfa'
 import { type DB, getDb, insertWhen, namedBatch } from '../db/client'
 import type { Env } from '../env'
 import { BusinessError, notFound } from '../lib/errors'
@@ -60,32 +60,44 @@ export async function mfaStatus(env: Env, caller: Caller): Promise<MfaStatus> {
 
 /**
  * A pending TOTP enrolment: a new secret the caller's app reads (nothing changes at sign-in until a
- * first code confirms it; a confirmed one stays in force until then).
+ * first code confirms it; a confirmed one stays in force until then). Only with the password, counted
+ * like wrong old passwords: a stolen session cannot set up an app of its own (which would lock the
+ * user out of a password sign-in and hand the thief the recovery codes).
  */
-export async function startTotp(env: Env, caller: Caller, context: RequestContext): Promise<TotpEnrolment> {
-  const db = getDb(env.DB)
-  const [actor, rows] = await actorWith(env, caller, factorsQueries(db, caller.id).totp)
+export async function startTotp(
+  env: Env,
+  caller: Caller,
+  proof: PasswordProof,
+  context: RequestContext,
+): Promise<TotpEnrolment> {
+  const { db, actor, totp } = await proven(env, caller, { motDePasse: proof.motDePasse })
+  const cleared = clearAttempts(db, 'password-change', String(actor.id))
   // Another app replaces this one only once it is turned off (which asks for a code or the password):
   // a stolen session cannot swap the second factor for its own.
-  if (rows[0]?.secret) throw totpAlreadyOn()
+  if (totp?.secret) {
+    await cleared.execute()
+    throw totpAlreadyOn()
+  }
   const secret = newTotpSecret()
   const now = new Date().toISOString()
-  await db
-    .insertInto('mfa_totp')
-    .values({
-      utilisateur_id: actor.id,
-      secret: null,
-      confirmed_at: null,
-      pending_secret: secret,
-      pending_created_at: now,
-    })
-    .onConflict((oc) =>
-      oc
-        .column('utilisateur_id')
-        .doUpdateSet({ pending_secret: secret, pending_created_at: now })
-        .where('mfa_totp.secret', 'is', null),
-    )
-    .execute()
+  await namedBatch(env.DB, {
+    pending: db
+      .insertInto('mfa_totp')
+      .values({
+        utilisateur_id: actor.id,
+        secret: null,
+        confirmed_at: null,
+        pending_secret: secret,
+        pending_created_at: now,
+      })
+      .onConflict((oc) =>
+        oc
+          .column('utilisateur_id')
+          .doUpdateSet({ pending_secret: secret, pending_created_at: now })
+          .where('mfa_totp.secret', 'is', null),
+      ),
+    cleared,
+  })
   return { secret, otpauthUri: otpauthUri(new URL(context.origin).host, actor.login, secret) }
 }
 
