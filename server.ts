@@ -5,6 +5,7 @@ import { createRequestHandler, type ServerBuild } from '@remix-run/cloudflare'
 import * as build from './build/server'
 import { createApp } from './worker-api/app'
 import { API_BASE } from './worker-api/contract/base'
+import { logoutRequestSchema } from './worker-api/contract/oidc'
 import { serverTiming } from './worker-api/db/meter'
 import {
   bookmarkFromCookie,
@@ -22,6 +23,7 @@ import { purgeExpired } from './worker-api/services/maintenance'
 import { deliverOutbox } from './worker-api/services/outbox'
 
 const DISCOVERY_PATH = '/.well-known/openid-configuration'
+const RP_LOGOUT_PATH = '/oidc/logout'
 
 /** The hourly trigger of wrangler.toml; the other one runs every minute. */
 const PRUNE_CRON = '17 * * * *'
@@ -38,6 +40,30 @@ function problemsOf(env: Env): string[] {
     checked.set(env, problems)
   }
   return problems
+}
+
+/**
+ * RP-initiated logout posted by a relying party's page (RP-Initiated Logout 1.0 §2 allows POST): the
+ * browser carries no session cookie on a cross-site post (SameSite=Lax), so it is sent back by GET to
+ * the same page, with the same parameters and the same checks; nothing else of the post is kept (it
+ * never confirms anything).
+ */
+async function rpLogoutByGet(request: Request): Promise<Response> {
+  const bounded = await withBoundedBody(request)
+  if (!bounded) return new Response('Request too large', { status: 413 })
+  const type = bounded.headers.get('Content-Type') ?? ''
+  const posted = type.startsWith('application/x-www-form-urlencoded')
+    ? new URLSearchParams(await bounded.text())
+    : new URLSearchParams()
+  const query = new URLSearchParams()
+  for (const name of Object.keys(logoutRequestSchema.shape)) {
+    const value = posted.get(name)
+    if (value !== null) query.set(name, value)
+  }
+  return new Response(null, {
+    status: 303,
+    headers: { Location: `${RP_LOGOUT_PATH}?${query}`, 'Cache-Control': 'no-store' },
+  })
 }
 
 function nonce() {
@@ -61,7 +87,10 @@ export default {
     if (url.pathname === DISCOVERY_PATH) {
       return api.fetch(new Request(`${url.origin}${API_BASE}${DISCOVERY_PATH}${url.search}`, request), env, ctx)
     }
-    if (!isSameOriginWrite(request, url)) return new Response('Cross-origin request refused', { status: 403 })
+    if (!isSameOriginWrite(request, url)) {
+      if (url.pathname === RP_LOGOUT_PATH && request.method === 'POST') return await rpLogoutByGet(request)
+      return new Response('Cross-origin request refused', { status: 403 })
+    }
     const bounded = await withBoundedBody(request)
     if (!bounded) return new Response('Request too large', { status: 413 })
     const started = performance.now()

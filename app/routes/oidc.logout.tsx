@@ -1,5 +1,6 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from '@remix-run/cloudflare'
 import { Form, Link, useLoaderData } from '@remix-run/react'
+import { decodeJwt } from 'jose'
 import { LogOut } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { CenteredCard } from '~/components/centered-card'
@@ -19,8 +20,9 @@ export const handle = WITHOUT_SCRIPTS
 
 /**
  * RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0; DESIGN §4b), GET or POST. With an ID
- * token hint of the signed-in user, the portal session ends at once (and with it every application's
- * session it opened: back-channel logout tells their clients); otherwise the user confirms first. The
+ * token hint of the very session signed in here (its `sid` this portal session or one it opened), the
+ * portal session ends at once (and with it every application's session it opened: back-channel logout
+ * tells their clients); any other hint, or none, and the user confirms first. The
  * user goes back to the client's registered post-logout address, else stays on a page that says so.
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
@@ -45,12 +47,15 @@ async function logout(
   const page = (state: 'confirm' | 'done' | 'refused', libelle: string | null, params: LogoutRequest = {}) =>
     data({ state, libelle, params, title }, { status: state === 'refused' ? 400 : 200, headers: NO_STORE })
   if (!parsed.success) return page('refused', null)
-  const target = await read(publicApi(request, context).rest.public.bd.oidc.logout.$post({ json: parsed.data }))
-  if (!target.ok) return page('refused', null)
   const { session } = await getSession(request, context)
   const user = session.get('user')
-  // The hint names the user signed in here: no need to ask. Anyone else, or no hint: ask first.
-  const hinted = user && target.data.sub === String(user.id)
+  const sessionPortail = portalSessionOf(session.get('accessToken'))
+  const target = await read(
+    publicApi(request, context).rest.public.bd.oidc.logout.$post({ json: { ...parsed.data, sessionPortail } }),
+  )
+  if (!target.ok) return page('refused', null)
+  // The hint is of this very session: no need to ask. Another session's, anyone else's, or none: ask.
+  const hinted = user && target.data.memeSession && target.data.sub === String(user.id)
   if (user && !hinted && !confirmed) return page('confirm', target.data.libelle, parsed.data)
   const headers = new Headers(NO_STORE)
   const cleared = user ? await endSession(request, context) : null
@@ -69,6 +74,17 @@ async function logout(
 }
 
 const NO_STORE = { 'Cache-Control': 'no-store' }
+
+/** The portal session (`sid`) of the signed-in browser's access token (from its signed cookie). */
+function portalSessionOf(accessToken: string | undefined): string | undefined {
+  if (!accessToken) return undefined
+  try {
+    const { sid } = decodeJwt(accessToken)
+    return typeof sid === 'string' ? sid : undefined
+  } catch {
+    return undefined
+  }
+}
 
 export default function OidcLogout() {
   const answer = useLoaderData<typeof loader>() as {

@@ -1,17 +1,19 @@
 import * as client from 'openid-client'
 import { beforeAll, describe, expect, it } from 'vitest'
 import {
+  browserCookieOf,
   call,
   changedBeforeWrite,
   createOrganisation,
   currentPost,
   db,
   expectError,
+  ORIGIN,
   refreshWith,
   sessionFor,
   signedInUser,
 } from './helpers'
-import { codeFlow, confidentialRp, oidcApplication, signedInAgent } from './oidc-rp'
+import { codeFlow, confidentialRp, oidcApplication, signedInAgent, worker_ } from './oidc-rp'
 
 /**
  * The provider's boundaries with the rest of the portal: an OpenID Connect session is its client's,
@@ -21,11 +23,15 @@ import { codeFlow, confidentialRp, oidcApplication, signedInAgent } from './oidc
 
 let root: string
 let app: { id: number; clientId: string; clientSecret: string }
+let logoutApp: { id: number; clientId: string; clientSecret: string }
+const BYE = 'https://rp.example.test/bye'
+const RP_ORIGIN = 'https://rp.example.test'
 
 beforeAll(async () => {
   await createOrganisation()
   root = (await signedInUser({ admin: true, postes: [currentPost(1, 1)] })).jwt.accessToken
   app = await oidcApplication(root, 'Grafana', { public: false })
+  logoutApp = await oidcApplication(root, 'Outline', { public: false, postLogoutRedirectUris: [BYE] })
 })
 
 const familyRevoked = async (familyId: string) =>
@@ -116,5 +122,88 @@ describe('the sessions applications open with a launch code', () => {
       .execute()
     // Only the presented token, unused: nothing was issued after the post ended.
     expect(issued).toHaveLength(1)
+  })
+})
+
+describe('RP-initiated logout', () => {
+  /** An ID token of `user`'s portal session (`accessToken`), from the logout client. */
+  async function idTokenOf(user: { accessToken: string }) {
+    const { tokens } = await codeFlow(user, await confidentialRp(logoutApp))
+    return tokens.id_token as string
+  }
+
+  const logoutUrl = (params: Record<string, string>) => `${ORIGIN}/oidc/logout?${new URLSearchParams(params)}`
+  const alive = async (token: string) => (await call('/rest/bd/session', { token })).status === 200
+
+  it('signs out at once for a hint of the session signed in on the page', async () => {
+    const agent = await signedInAgent()
+    const hint = await idTokenOf(agent)
+    const response = await worker_(logoutUrl({ id_token_hint: hint, post_logout_redirect_uri: BYE }), {
+      headers: { Cookie: await browserCookieOf(agent), 'Sec-Fetch-Site': 'cross-site' },
+      redirect: 'manual',
+    })
+    expect([response.status, response.headers.get('Location')]).toEqual([302, BYE])
+    expect(await alive(agent.accessToken)).toBe(false)
+  })
+
+  it("asks first for a hint of the same user's other session, ended or not, and ends nothing unasked", async () => {
+    const agent = await signedInAgent()
+    const elsewhere = await sessionFor(agent.id)
+    const ended = await sessionFor(agent.id)
+    const liveHint = await idTokenOf(elsewhere)
+    const endedHint = await idTokenOf(ended)
+    // That session ends: its ID token stays a valid hint of the user, of no session signed in here.
+    await call(`/rest/bd/session/${ended.sid}`, { method: 'DELETE', token: ended.accessToken })
+    for (const hint of [liveHint, endedHint]) {
+      const response = await worker_(logoutUrl({ id_token_hint: hint, post_logout_redirect_uri: BYE }), {
+        headers: { Cookie: await browserCookieOf(agent), 'Sec-Fetch-Site': 'cross-site' },
+        redirect: 'manual',
+      })
+      expect(response.status).toBe(200)
+      expect(await response.text()).toContain('Outline demande à vous déconnecter du portail')
+      expect(await alive(agent.accessToken)).toBe(true)
+    }
+  })
+
+  it("is accepted by POST from the relying party's page, answered as the same request by GET (never confirmed by the post)", async () => {
+    const agent = await signedInAgent()
+    const hint = await idTokenOf(agent)
+    const posted = await worker_(`${ORIGIN}/oidc/logout`, {
+      method: 'POST',
+      headers: {
+        Origin: RP_ORIGIN,
+        'Sec-Fetch-Site': 'cross-site',
+        'Content-Type': 'application/x-www-form-urlencoded',
+        // Even were the session cookie sent, a post from elsewhere confirms nothing.
+        Cookie: await browserCookieOf(agent),
+      },
+      body: new URLSearchParams({ id_token_hint: hint, post_logout_redirect_uri: BYE, state: 's', confirm: '1' }),
+      redirect: 'manual',
+    })
+    expect(posted.status).toBe(303)
+    const location = new URL(posted.headers.get('Location') as string, ORIGIN)
+    expect(location.pathname).toBe('/oidc/logout')
+    expect(Object.fromEntries(location.searchParams)).toEqual({
+      id_token_hint: hint,
+      post_logout_redirect_uri: BYE,
+      state: 's',
+    })
+    expect(await alive(agent.accessToken)).toBe(true)
+    // The browser follows by GET, with its session: the same checks as a GET.
+    const followed = await worker_(location.toString(), {
+      headers: { Cookie: await browserCookieOf(agent), 'Sec-Fetch-Site': 'cross-site' },
+      redirect: 'manual',
+    })
+    expect([followed.status, followed.headers.get('Location')]).toEqual([302, `${BYE}?state=s`])
+    expect(await alive(agent.accessToken)).toBe(false)
+  })
+
+  it('still refuses cross-origin posts to every other page', async () => {
+    const response = await worker_(`${ORIGIN}/logout`, {
+      method: 'POST',
+      headers: { Origin: RP_ORIGIN, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: 'x=1',
+    })
+    expect(response.status).toBe(403)
   })
 })

@@ -138,6 +138,16 @@ export const logoutRequestSchema = z.object({
 })
 export type LogoutRequest = z.infer<typeof logoutRequestSchema>
 
+/** What the portal's logout page asks of the API: the request, and the portal session signed in there. */
+export const logoutTargetRequestSchema = logoutRequestSchema.extend({
+  sessionPortail: z
+    .string()
+    .max(64)
+    .optional()
+    .describe('The portal session (`sid`) of the browser asking, when one is signed in'),
+})
+export type LogoutTargetRequest = z.infer<typeof logoutTargetRequestSchema>
+
 /**
  * What the logout page may do: the client identified (by a valid ID token of ours, or its id), the
  * user the hint names, and where to send the user back (a registered address only, with `state`).
@@ -148,6 +158,11 @@ export const logoutAnswerSchema = z.object({
     .string()
     .nullable()
     .describe('The user the ID token hint was issued to (its signature checked, not its expiry)'),
+  memeSession: z
+    .boolean()
+    .describe(
+      "Whether the hint's `sid` is `sessionPortail` or one of the OpenID Connect sessions opened from it: only then may the page sign out without asking",
+    ),
   redirectTo: z
     .string()
     .nullable()

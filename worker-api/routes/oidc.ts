@@ -8,7 +8,7 @@ import {
   clientCheckQuery,
   clientCheckSchema,
   logoutAnswerSchema,
-  logoutRequestSchema,
+  logoutTargetRequestSchema,
 } from '../contract/oidc'
 import { requestOrigin } from '../lib/domain'
 import { BusinessError } from '../lib/errors'
@@ -261,8 +261,10 @@ export const oidcRoutes = router()
       path: '/rest/public/bd/oidc/logout',
       tags: ['OpenID Connect'],
       summary:
-        'The portal’s RP-initiated logout page: the client an ID token hint (or client_id) names, its user, and the registered post-logout address to send them back to; 400 for a hint not of this provider or an unregistered address',
-      request: { body: { content: { 'application/json': { schema: logoutRequestSchema } }, required: true } },
+        'The portal’s RP-initiated logout page: the client an ID token hint (or client_id) names, its user, whether the hint is of the portal session signed in on the page, and the registered post-logout address to send them back to; 400 for a hint not of this provider or an unregistered address',
+      request: {
+        body: { content: { 'application/json': { schema: logoutTargetRequestSchema } }, required: true },
+      },
       responses: { 200: json(logoutAnswerSchema, 'The logout’s target'), ...errors(400, 404) },
     }),
     async (c) => {
