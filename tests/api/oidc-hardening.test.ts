@@ -1,3 +1,4 @@
+import { decodeJwt } from 'jose'
 import * as client from 'openid-client'
 import { beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -13,7 +14,19 @@ import {
   sessionFor,
   signedInUser,
 } from './helpers'
-import { codeFlow, confidentialRp, oidcApplication, signedInAgent, worker_ } from './oidc-rp'
+import {
+  authorizationRequest,
+  authorizeAs,
+  basic,
+  codeFlow,
+  confidentialRp,
+  errorOf,
+  oidcApplication,
+  REDIRECT,
+  signedInAgent,
+  tokenCall,
+  worker_,
+} from './oidc-rp'
 
 /**
  * The provider's boundaries with the rest of the portal: an OpenID Connect session is its client's,
@@ -205,5 +218,42 @@ describe('RP-initiated logout', () => {
       body: 'x=1',
     })
     expect(response.status).toBe(403)
+  })
+})
+
+describe('the issuer', () => {
+  const LOOPBACK_IP = 'http://127.0.0.1:8787'
+
+  it('of the ID token is the one the code was issued under, whichever name of the portal the exchange reached', async () => {
+    const agent = await signedInAgent()
+    const rp = await confidentialRp(app)
+    const request = await authorizationRequest(rp)
+    const decision = await authorizeAs(agent.accessToken, request.url)
+    const code = new URL(decision.body.url).searchParams.get('code') as string
+    expect(new URL(decision.body.url).searchParams.get('iss')).toBe(ORIGIN)
+    const exchanged = await tokenCall(
+      { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: request.verifier },
+      basic(app.clientId, app.clientSecret),
+      LOOPBACK_IP,
+    )
+    expect(exchanged.status).toBe(200)
+    const tokens = (await exchanged.json()) as { id_token: string; refresh_token: string }
+    expect(decodeJwt(tokens.id_token).iss).toBe(ORIGIN)
+    // And so at every refresh.
+    const refreshed = await tokenCall(
+      { grant_type: 'refresh_token', refresh_token: tokens.refresh_token },
+      basic(app.clientId, app.clientSecret),
+      LOOPBACK_IP,
+    )
+    expect(refreshed.status).toBe(200)
+    expect(decodeJwt(((await refreshed.json()) as { id_token: string }).id_token).iss).toBe(ORIGIN)
+  })
+
+  it('of the discovery document follows the host, and no shared cache may serve it to another (Vary: Host)', async () => {
+    for (const origin of [ORIGIN, LOOPBACK_IP]) {
+      const response = await worker_(`${origin}/.well-known/openid-configuration`)
+      expect(((await response.json()) as { issuer: string }).issuer).toBe(origin)
+      expect(response.headers.get('Vary')).toMatch(/\bHost\b/)
+    }
   })
 })

@@ -118,6 +118,8 @@ const protocolRoutes: [ReturnType<typeof createRoute>, (c: Context<AppEnv>) => P
     (c) =>
       protocol(c, async () => {
         c.header('Cache-Control', PUBLIC_CACHE)
+        // The issuer is the host the request named: no shared cache may serve one host's to another.
+        c.header('Vary', 'Host')
         return c.json(discoveryDocument(requestOrigin(c.req.raw)), 200)
       }),
   ],

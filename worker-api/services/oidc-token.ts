@@ -165,7 +165,8 @@ async function exchangeCode(
   )
   return answer(env, {
     clientId: credentials.clientId,
-    issuer: context.origin,
+    // The issuer the code was issued under, whichever of the portal's names the exchange reached.
+    issuer: code.issuer ?? context.origin,
     accessToken,
     refreshToken: session.token,
     scope: code.scope,
@@ -211,7 +212,7 @@ async function refreshGrant(
   }
   return answer(env, {
     clientId: credentials.clientId,
-    issuer: context.origin,
+    issuer: presented.issuer ?? context.origin,
     accessToken: tokens.accessToken,
     refreshToken: tokens.refreshToken,
     scope: presented.scope,
