@@ -1,6 +1,13 @@
 import { signingKeyProblem } from './lib/oidc-keys'
 import { FIRST_PEPPER_ID, PEPPER_ID, retiredPepperEntries } from './lib/password'
 
+/**
+ * Development and tests: this machine is where relying parties run (loopback client addresses are
+ * accepted, back-channel logouts go there); never in production.
+ */
+export const isLocalEnvironment = (env: Pick<Env, 'ENVIRONMENT'>) =>
+  env.ENVIRONMENT === 'development' || env.ENVIRONMENT === 'test'
+
 /** Bindings and variables of the Worker (wrangler.toml [vars], .dev.vars, `wrangler secret`). */
 export interface Env {
   DB: D1Database

@@ -197,7 +197,9 @@ export const en: Resource = {
     mailMax: 'The e-mail address has 50 characters at most',
     nameLength: 'Between 3 and 50 characters',
     url: 'Invalid address',
-    clientUri: 'A full https address is expected (http on localhost only), without #',
+    clientUri:
+      'A full https address is expected (http on localhost only), without #, on no private address (10.x, 192.168.x, 169.254.x…)',
+    clientUriLocal: 'An address of this machine (localhost): accepted in development only',
     structureNomLength: 'Between 3 and 50 characters',
     date: 'Invalid date (dd/mm/yyyy)',
     dateRange: 'The end date must follow the start date',

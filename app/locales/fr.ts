@@ -200,7 +200,9 @@ export const fr = {
     mailMax: "L'adresse e-mail compte 50 caractères au plus",
     nameLength: 'Entre 3 et 50 caractères',
     url: 'Adresse invalide',
-    clientUri: 'Adresse https complète attendue (http seulement sur localhost), sans #',
+    clientUri:
+      'Adresse https complète attendue (http seulement sur localhost), sans #, hors des adresses privées (10.x, 192.168.x, 169.254.x…)',
+    clientUriLocal: 'Adresse de cette machine (localhost) : acceptée en développement seulement',
     structureNomLength: 'Entre 3 et 50 caractères',
     date: 'Date invalide (jj/mm/aaaa)',
     dateRange: 'La date de fin doit suivre la date de début',

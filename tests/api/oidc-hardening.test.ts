@@ -1,6 +1,8 @@
 import { decodeJwt } from 'jose'
 import * as client from 'openid-client'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { clientHostKind, isClientUri } from '../../worker-api/contract/oidc'
+import { deliverable } from '../../worker-api/services/backchannel'
 import {
   browserCookieOf,
   call,
@@ -255,5 +257,108 @@ describe('the issuer', () => {
       expect(((await response.json()) as { issuer: string }).issuer).toBe(origin)
       expect(response.headers.get('Vary')).toMatch(/\bHost\b/)
     }
+  })
+})
+
+describe("a client's addresses", () => {
+  const SPECIAL = [
+    'https://169.254.169.254/latest/meta-data',
+    'https://10.0.0.8/cb',
+    'https://172.16.4.2/cb',
+    'https://192.168.1.20/cb',
+    'https://100.64.0.1/cb',
+    'https://0.0.0.0/cb',
+    'https://[fd00::1]/cb',
+    'https://[fe80::1]/cb',
+    'https://[::ffff:10.0.0.8]/cb',
+  ]
+  const LOOPBACK = ['http://localhost:3000/cb', 'https://127.0.0.1/cb', 'https://0x7f.1/cb', 'https://[::1]/cb']
+
+  it('never name a private, link-local or special range; this machine only where allowed', () => {
+    for (const uri of SPECIAL) {
+      expect([uri, isClientUri(uri)]).toEqual([uri, false])
+      expect([uri, isClientUri(uri, { loopback: false })]).toEqual([uri, false])
+    }
+    for (const uri of LOOPBACK) {
+      expect([uri, isClientUri(uri)]).toEqual([uri, true])
+      expect([uri, isClientUri(uri, { loopback: false })]).toEqual([uri, false])
+    }
+    expect(isClientUri('https://93.184.216.34/cb', { loopback: false })).toBe(true)
+    expect(isClientUri('https://rp.example.test/cb', { loopback: false })).toBe(true)
+    expect(isClientUri('http://rp.example.test/cb')).toBe(false)
+    expect(clientHostKind('app.localhost')).toBe('loopback')
+  })
+
+  const application = (oidc: Record<string, unknown>, env?: Record<string, string>) =>
+    call('/rest/bd/application', {
+      method: 'POST',
+      token: root,
+      env,
+      body: JSON.stringify({
+        libelle: `Client ${crypto.randomUUID().slice(0, 8)}`,
+        icone: 'scale',
+        url: 'https://rp.example.test/',
+        actif: true,
+        protocole: 'OIDC',
+        oidc: { public: false, redirectUris: ['https://rp.example.test/cb'], ...oidc },
+        fonctions: [],
+      }),
+    })
+
+  it('are refused by the catalogue on the field that names one (400 VALIDATION_FAILED)', async () => {
+    for (const uri of SPECIAL) {
+      const refused = await expectError(await application({ backchannelLogoutUri: uri }), 400, 'VALIDATION_FAILED')
+      expect([uri, refused.attributs]).toEqual([
+        uri,
+        [{ field: 'oidc.backchannelLogoutUri', message: 'validation.clientUri' }],
+      ])
+    }
+    const redirect = await expectError(
+      await application({ redirectUris: ['https://rp.example.test/cb', 'https://192.168.0.1/cb'] }),
+      400,
+      'VALIDATION_FAILED',
+    )
+    expect(redirect.attributs).toEqual([{ field: 'oidc.redirectUris.1', message: 'validation.clientUri' }])
+  })
+
+  it('on this machine are accepted in development and tests only', async () => {
+    const local = { backchannelLogoutUri: 'http://localhost:9999/bc', initiateLoginUri: 'https://127.0.0.1/login' }
+    expect((await application(local)).status).toBe(201)
+    const production = await expectError(
+      await application(local, { ENVIRONMENT: 'production' }),
+      400,
+      'VALIDATION_FAILED',
+    )
+    expect(production.attributs).toEqual([
+      { field: 'oidc.initiateLoginUri', message: 'validation.clientUriLocal' },
+      { field: 'oidc.backchannelLogoutUri', message: 'validation.clientUriLocal' },
+    ])
+  })
+
+  it('are refused by dynamic registration alike', async () => {
+    const register = (body: Record<string, unknown>, env?: Record<string, string>) =>
+      call('/oidc/register', {
+        method: 'POST',
+        token: root,
+        env,
+        body: JSON.stringify({ client_name: `Dyn ${crypto.randomUUID().slice(0, 8)}`, ...body }),
+      })
+    const redirect = await register({ redirect_uris: ['https://10.1.2.3/cb'] })
+    expect([redirect.status, await errorOf(redirect)]).toEqual([400, 'invalid_redirect_uri'])
+    const backchannel = await register({
+      redirect_uris: ['https://rp.example.test/cb'],
+      backchannel_logout_uri: 'https://169.254.169.254/',
+    })
+    expect([backchannel.status, await errorOf(backchannel)]).toEqual([400, 'invalid_client_metadata'])
+    const loopback = await register({ redirect_uris: ['http://localhost:3000/cb'] }, { ENVIRONMENT: 'production' })
+    expect([loopback.status, await errorOf(loopback)]).toEqual([400, 'invalid_redirect_uri'])
+    expect((await register({ redirect_uris: ['http://localhost:3000/cb'] })).status).toBe(201)
+  })
+
+  it('receive no back-channel logout outside a public https host, even registered before the rule', () => {
+    for (const uri of [...SPECIAL, ...LOOPBACK]) {
+      expect([uri, deliverable({ ENVIRONMENT: 'production' }, uri)]).toEqual([uri, false])
+    }
+    expect(deliverable({ ENVIRONMENT: 'production' }, 'https://rp.example.test/bc')).toBe(true)
   })
 })

@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js'
 import { z } from 'zod'
 
 /**
@@ -10,20 +11,57 @@ export const OIDC_URIS_MAX = 10
 /** The longest address accepted. */
 export const OIDC_URI_MAX_LENGTH = 2000
 
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]'])
+/**
+ * What a client address's host is: this machine (`localhost`, a loopback address), an address of a
+ * private, link-local or otherwise special range (`10.x`, `192.168.x`, `169.254.169.254`, `fd00::/8`,
+ * …; an IPv4 address written as IPv6 counts as itself), or anything else (a name, a public address).
+ */
+export function clientHostKind(hostname: string): 'loopback' | 'special' | 'public' {
+  const host = hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase()
+  if (host === 'localhost' || host.endsWith('.localhost')) return 'loopback'
+  if (!ipaddr.isValid(host)) return 'public'
+  const range = ipaddr.process(host).range()
+  if (range === 'loopback') return 'loopback'
+  return range === 'unicast' ? 'public' : 'special'
+}
 
 /**
- * A client's registered address: absolute, https — or http on this machine's loopback, for
- * development (RFC 8252 §7.3) — without a fragment or credentials.
+ * A client's registered address: absolute, https, without a fragment or credentials, never on an
+ * address of a private, link-local or special range (the portal posts back-channel logouts there, and
+ * sends browsers to the others). This machine's loopback (http too: RFC 8252 §7.3) only where
+ * `loopback` allows it — development and tests; the API decides that, the forms' check allows it.
  */
-export function isClientUri(value: string): boolean {
+export function isClientUri(value: string, { loopback = true }: { loopback?: boolean } = {}): boolean {
   try {
     const url = new URL(value)
     if (url.hash || value.includes('#') || url.username || url.password || url.host === '') return false
-    return url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK.has(url.hostname))
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') return false
+    const kind = clientHostKind(url.hostname)
+    if (kind === 'loopback') return loopback
+    return kind === 'public' && url.protocol === 'https:'
   } catch {
     return false
   }
+}
+
+/** The addresses of a client's configuration, each with its field's path in the catalogue's body. */
+export function clientAddresses(oidc: {
+  redirectUris: string[]
+  postLogoutRedirectUris: string[]
+  initiateLoginUri: string | null
+  backchannelLogoutUri: string | null
+}): [field: string, uri: string][] {
+  const field = (...path: (string | number)[]) => ['oidc', ...path].join('.')
+  const single = (name: 'initiateLoginUri' | 'backchannelLogoutUri'): [string, string][] => {
+    const uri = oidc[name]
+    return uri ? [[field(name), uri]] : []
+  }
+  return [
+    ...oidc.redirectUris.map((uri, i): [string, string] => [field('redirectUris', i), uri]),
+    ...oidc.postLogoutRedirectUris.map((uri, i): [string, string] => [field('postLogoutRedirectUris', i), uri]),
+    ...single('initiateLoginUri'),
+    ...single('backchannelLogoutUri'),
+  ]
 }
 
 const clientUri = z

@@ -67,8 +67,7 @@ export const mfaRoutes = router()
         ...errors(400, 401, 403, 409, 429),
       },
     }),
-    async (c) =>
-      c.json(await startTotp(c.env, c.get('caller'), c.req.valid('json'), requestContext(c.req.raw)), 200),
+    async (c) => c.json(await startTotp(c.env, c.get('caller'), c.req.valid('json'), requestContext(c.req.raw)), 200),
   )
   .openapi(
     createRoute({

@@ -1,7 +1,7 @@
 import { addSeconds } from '../contract/dates'
+import { clientHostKind } from '../contract/oidc'
 import { getDb } from '../db/client'
-import type { Env } from '../env'
-import { isLoopback } from '../lib/domain'
+import { type Env, isLocalEnvironment } from '../env'
 import { oidcEnabled, signJwt } from '../lib/oidc-keys'
 import { MAX_ATTEMPTS, retryDelaySeconds } from './outbox'
 
@@ -22,13 +22,16 @@ const TIMEOUT_MS = 10_000
 
 /**
  * Where a logout may be posted: in development (and tests) this machine only — a local relying party
- * receives it for real; elsewhere https on another host, never the machine the Worker runs on.
+ * receives it for real; elsewhere https on another host, never the machine the Worker runs on nor an
+ * address of a private, link-local or special range (registration refuses them too: this holds for a
+ * client registered before that rule).
  */
 export function deliverable(env: Pick<Env, 'ENVIRONMENT'>, uri: string): boolean {
-  const local = env.ENVIRONMENT === 'development' || env.ENVIRONMENT === 'test'
+  const local = isLocalEnvironment(env)
   try {
     const url = new URL(uri)
-    return local ? isLoopback(uri) : url.protocol === 'https:' && !isLoopback(uri)
+    const kind = clientHostKind(url.hostname)
+    return local ? kind === 'loopback' : url.protocol === 'https:' && kind === 'public'
   } catch {
     return false
   }

@@ -1,7 +1,8 @@
 import { type RawBuilder, type SqlBool, sql } from 'kysely'
 import type { ApplicationInput, ApplicationUpdate, CatalogueApplication } from '../contract/catalogue'
+import { clientAddresses, isClientUri } from '../contract/oidc'
 import { type DB, type Guard, getDb, insertWhen, namedBatch } from '../db/client'
-import type { Env } from '../env'
+import { type Env, isLocalEnvironment } from '../env'
 import { BusinessError, forbidden, invalidField, notFound } from '../lib/errors'
 import { type Caller, rootAdminWith, viewerOf } from './actor'
 import { adminLogWhen } from './audit'
@@ -81,6 +82,23 @@ async function lostRace(db: DB, id: number): Promise<never> {
 }
 
 /**
+ * The client's addresses this portal accepts: every address of the contract's rule, and this machine's
+ * loopback only in development and tests (400 VALIDATION_FAILED on the address's field).
+ */
+function requireClientAddresses(env: Env, oidc: ApplicationInput['oidc']) {
+  if (!oidc || isLocalEnvironment(env)) return
+  const refused = clientAddresses(oidc).filter(([, uri]) => !isClientUri(uri, { loopback: false }))
+  if (refused.length > 0) {
+    throw new BusinessError(
+      'VALIDATION_FAILED',
+      400,
+      'A loopback address is accepted in development only',
+      refused.map(([field]) => ({ field, message: 'validation.clientUriLocal' })),
+    )
+  }
+}
+
+/**
  * POST rest/bd/application: a new application of the catalogue under a free name, granted to the
  * functions given. The application, its grants and its audit entry are one batch, each written only
  * while the caller is still a root administrator.
@@ -91,6 +109,7 @@ export async function createApplication(
   input: ApplicationInput,
   context: Context,
 ): Promise<CatalogueApplication> {
+  requireClientAddresses(env, input.protocole === 'OIDC' ? input.oidc : undefined)
   const db = getDb(env.DB)
   const viewer = viewerOf(caller)
   const ids = uniqueIds(input.fonctions)
@@ -158,6 +177,7 @@ export async function updateApplication(
   input: ApplicationUpdate,
   context: Context,
 ): Promise<CatalogueApplication> {
+  requireClientAddresses(env, input.protocole === 'OIDC' ? input.oidc : undefined)
   const db = getDb(env.DB)
   const viewer = viewerOf(caller)
   // Without a list, the grants stay: nothing of them is read, compared or written.

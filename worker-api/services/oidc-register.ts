@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { isLaunchUrl } from '../contract/catalogue'
 import { isClientUri, OIDC_URI_MAX_LENGTH, OIDC_URIS_MAX } from '../contract/oidc'
-import type { Env } from '../env'
+import { type Env, isLocalEnvironment } from '../env'
 import { BusinessError } from '../lib/errors'
 import { OAuthError } from '../lib/oauth'
 import type { Caller } from './actor'
@@ -41,15 +41,19 @@ export async function registerClient(
   const parsed = metadataSchema.safeParse(body)
   if (!parsed.success) throw badMetadata(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '))
   const metadata = parsed.data
-  if (!metadata.redirect_uris.every(isClientUri)) {
-    throw new OAuthError('invalid_redirect_uri', 'Redirect URIs are https (http on loopback only), without a fragment')
+  const accepted = (uri: string) => isClientUri(uri, { loopback: isLocalEnvironment(env) })
+  if (!metadata.redirect_uris.every(accepted)) {
+    throw new OAuthError(
+      'invalid_redirect_uri',
+      'Redirect URIs are https, on no private, link-local or loopback address (loopback in development only), without a fragment',
+    )
   }
   for (const uri of [
     ...(metadata.post_logout_redirect_uris ?? []),
     metadata.initiate_login_uri,
     metadata.backchannel_logout_uri,
   ]) {
-    if (uri !== undefined && !isClientUri(uri)) throw badMetadata(`Not an accepted address: ${uri}`)
+    if (uri !== undefined && !accepted(uri)) throw badMetadata(`Not an accepted address: ${uri}`)
   }
   if ((metadata.grant_types ?? []).some((g) => !GRANT_TYPES.includes(g))) {
     throw badMetadata('grant_types: authorization_code and refresh_token only')
