@@ -1,3 +1,4 @@
+import { bodyLimit } from 'hono/body-limit'
 import { HTTPException } from 'hono/http-exception'
 import { routePath } from 'hono/route'
 import { getPath } from 'hono/utils/url'
@@ -8,7 +9,7 @@ import { afterResponse } from './lib/after-response'
 import { requestOrigin } from './lib/domain'
 import { BusinessError, errorBody } from './lib/errors'
 import { OAuthError, oauthErrorResponse } from './lib/oauth'
-import { apiHeaders } from './lib/security-headers'
+import { apiHeaders, MAX_FORM_BYTES } from './lib/security-headers'
 import { router } from './lib/validation'
 import { accessRoutes } from './routes/access'
 import { authRoutes } from './routes/auth'
@@ -95,6 +96,19 @@ export function createApp() {
     // writes: server.ts), outside the request's measure.
     if (write && !inProcess) afterResponse(c, () => deliverLogouts(bindings))
   })
+  // A body is bounded as the UI's forms are: anything larger is refused before a route reads it.
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: MAX_FORM_BYTES,
+      onError: (c) => {
+        const message = `The request body is larger than ${MAX_FORM_BYTES / 1024} KiB`
+        return OAUTH_PROTOCOL_PATH.test(c.req.path)
+          ? oauthErrorResponse(new OAuthError('invalid_request', message, 413))
+          : c.json(errorBody('REQUEST_TOO_LARGE', message, [MAX_FORM_BYTES]), 413)
+      },
+    }),
+  )
   // Every non-public call carries a bearer access token.
   app.use('/rest/bd/*', async (c, next) => {
     const caller = await callerFromBearer(c.env, c.req.header('Authorization'), requestOrigin(c.req.raw))
@@ -112,8 +126,10 @@ export function createApp() {
     }
   })
 
-  app.use('/.well-known/openid-configuration', oidcCors)
-  app.use('/oidc/*', oidcCors)
+  // CORS on the protocol's endpoints a browser client calls, and on nothing else (registration included).
+  for (const path of ['/.well-known/openid-configuration', '/oidc/jwks', '/oidc/token', '/oidc/userinfo']) {
+    app.use(path, oidcCors)
+  }
   app.route('/', apiRoutes)
   app.route('/', oidcProtocolRoutes)
   for (const { path } of app.routes) if (path.length > 1 && path.endsWith('/')) slashed.add(path)

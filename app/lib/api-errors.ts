@@ -17,6 +17,7 @@ const OWN_MESSAGE = {
   TOO_MANY_ATTEMPTS: true,
   TECHNICAL_ERROR: false,
   LIST_TOO_LARGE: true,
+  REQUEST_TOO_LARGE: true,
   INVALID_TOKEN: false,
   INVALID_REFRESH_TOKEN: false,
   REFRESH_TOKEN_EXPIRED: false,
@@ -85,6 +86,7 @@ const MESSAGE_VALUE: Partial<Record<OwnMessageCode, (first: unknown) => Record<s
   FONCTION_LIBELLE_ALREADY_USED: (first) => ({ nom: String(first ?? '') }),
   FONCTION_HAS_POSTES: (first) => ({ count: Number(first ?? 0) }),
   LIST_TOO_LARGE: (first) => ({ max: Number(first ?? 0) }),
+  REQUEST_TOO_LARGE: (first) => ({ max: Math.floor(Number(first ?? 65_536) / 1024) }),
 }
 
 /** VALIDATION_FAILED's field errors (`attributs: [{field, message}]`), by field. */

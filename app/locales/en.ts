@@ -158,6 +158,7 @@ export const en: Resource = {
     LISTE_UPDATE_FAILED: 'An error occurred while updating the validation list.',
     TOO_MANY_ATTEMPTS: 'Too many attempts. Try again in {{seconds}} seconds.',
     LIST_TOO_LARGE: 'This list holds more than {{max}} entries: it can only be read page by page.',
+    REQUEST_TOO_LARGE: 'What you sent is too large ({{max}} KiB at most): shorten it.',
     captchaRequired: 'Please tick the captcha box',
     captchaAnswerRequired: 'Please answer the verification question.',
     captchaAnswerWrong: 'The answer to the verification question is wrong: here is a new one.',

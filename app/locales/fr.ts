@@ -159,6 +159,7 @@ export const fr = {
     LISTE_UPDATE_FAILED: 'Une erreur est survenue dans la mise à jour de la liste de validation.',
     TOO_MANY_ATTEMPTS: 'Trop de tentatives. Réessayez dans {{seconds}} secondes.',
     LIST_TOO_LARGE: 'Cette liste compte plus de {{max}} éléments : elle ne se lit que page par page.',
+    REQUEST_TOO_LARGE: 'Ce que vous envoyez est trop volumineux ({{max}} Kio au plus) : raccourcissez-le.',
     captchaRequired: 'Veuillez cocher la case du captcha',
     captchaAnswerRequired: 'Veuillez répondre à la question de vérification.',
     captchaAnswerWrong: 'La réponse à la question de vérification est inexacte : une nouvelle question vous est posée.',

@@ -362,3 +362,65 @@ describe("a client's addresses", () => {
     expect(deliverable({ ENVIRONMENT: 'production' }, 'https://rp.example.test/bc')).toBe(true)
   })
 })
+
+describe('dynamic registration and the size of bodies', () => {
+  const register = (body: string, token?: string) =>
+    call('/oidc/register', { method: 'POST', token, body, headers: { 'Content-Type': 'application/json' } })
+
+  it('judges the caller before the body: 401 anonymous, 403 insufficient_scope for anyone but a root administrator', async () => {
+    const agent = await signedInAgent()
+    const lilleAdmin = await signedInUser({ admin: true, postes: [currentPost(4, 2)] })
+    for (const body of ['not json', '{"redirect_uris": "nope"}', '{}']) {
+      const anonymous = await register(body)
+      expect([body, anonymous.status, await errorOf(anonymous)]).toEqual([body, 401, 'invalid_token'])
+      for (const token of [agent.accessToken, lilleAdmin.jwt.accessToken]) {
+        const refused = await register(body, token)
+        expect([body, refused.status, await errorOf(refused)]).toEqual([body, 403, 'insufficient_scope'])
+        expect(refused.headers.get('WWW-Authenticate')).toBe('Bearer error="insufficient_scope"')
+      }
+    }
+    // A root administrator's bad body is what is wrong with it.
+    const bad = await register('{"redirect_uris": "nope"}', root)
+    expect([bad.status, await errorOf(bad)]).toEqual([400, 'invalid_client_metadata'])
+  })
+
+  it('answers 413 to a body over 64 KiB before reading it, as OAuth does on its endpoints', async () => {
+    const large = JSON.stringify({ redirect_uris: ['https://rp.example.test/cb'], client_name: 'x'.repeat(5_000_000) })
+    const response = await register(large, root)
+    expect([response.status, await errorOf(response)]).toEqual([413, 'invalid_request'])
+  })
+
+  it('answers 413 REQUEST_TOO_LARGE to any call of the API over 64 KiB, announced or streamed; 64 KiB pass', async () => {
+    const body = (size: number) => JSON.stringify({ identifiant: 'x'.repeat(size), motDePasse: 'x', captcha: 'x' })
+    const overhead = body(0).length
+    const at = await call('/rest/public/bd/login', { method: 'POST', body: body(64 * 1024 - overhead) })
+    expect(at.status).not.toBe(413)
+    const over = await call('/rest/public/bd/login', { method: 'POST', body: body(64 * 1024 - overhead + 1) })
+    const refused = await expectError(over, 413, 'REQUEST_TOO_LARGE')
+    expect(refused.attributs).toEqual([65_536])
+    const streamed = new ReadableStream({
+      start(controller) {
+        for (let i = 0; i < 20; i++) controller.enqueue(new TextEncoder().encode('x'.repeat(4096)))
+        controller.close()
+      },
+    })
+    await expectError(
+      await call('/rest/public/bd/login', { method: 'POST', body: streamed, duplex: 'half' } as RequestInit),
+      413,
+      'REQUEST_TOO_LARGE',
+    )
+  })
+
+  it('gives no CORS to registration (a bearer call of administrators, not of browser clients)', async () => {
+    const preflight = await call('/oidc/register', {
+      method: 'OPTIONS',
+      headers: { Origin: RP_ORIGIN, 'Access-Control-Request-Method': 'POST' },
+    })
+    expect(preflight.headers.get('Access-Control-Allow-Origin')).toBeNull()
+    const token = await call('/oidc/token', {
+      method: 'OPTIONS',
+      headers: { Origin: RP_ORIGIN, 'Access-Control-Request-Method': 'POST' },
+    })
+    expect(token.headers.get('Access-Control-Allow-Origin')).toBe('*')
+  })
+})

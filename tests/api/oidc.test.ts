@@ -628,7 +628,7 @@ describe('dynamic client registration and the launcher', () => {
     expect((await register(metadata)).status).toBe(401)
     const lilleAdmin = await signedInUser({ admin: true, postes: [currentPost(4, 2)] })
     const refused = await register(metadata, lilleAdmin.jwt.accessToken)
-    expect([refused.status, await errorOf(refused)]).toEqual([403, 'invalid_token'])
+    expect([refused.status, await errorOf(refused)]).toEqual([403, 'insufficient_scope'])
     const http = await register({ ...metadata, redirect_uris: ['http://rp.example.test/cb'] }, root)
     expect([http.status, await errorOf(http)]).toEqual([400, 'invalid_redirect_uri'])
     const implicit = await register({ ...metadata, response_types: ['token'] }, root)

@@ -13,6 +13,7 @@ export const BUSINESS_CODES = [
   'TOO_MANY_ATTEMPTS',
   'TECHNICAL_ERROR',
   'LIST_TOO_LARGE',
+  'REQUEST_TOO_LARGE',
   // Tokens and sessions
   'INVALID_TOKEN',
   'INVALID_REFRESH_TOKEN',

@@ -21,7 +21,7 @@ export class OAuthError extends Error {
   constructor(
     readonly error: OAuthErrorCode,
     readonly description: string,
-    readonly status: 400 | 401 | 403 | 404 | 429 = 400,
+    readonly status: 400 | 401 | 403 | 404 | 413 | 429 = 400,
     readonly headers: Record<string, string> = {},
   ) {
     super(description)

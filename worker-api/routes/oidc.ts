@@ -174,7 +174,8 @@ const protocolRoutes: [ReturnType<typeof createRoute>, (c: Context<AppEnv>) => P
         201: oauthJson('The registered client'),
         400: oauthJson('invalid_redirect_uri or invalid_client_metadata'),
         401: oauthJson('invalid_token: no valid access token'),
-        403: oauthJson('invalid_token: not a root administrator'),
+        403: oauthJson('insufficient_scope: not a root administrator (checked before the body)'),
+        413: oauthJson('invalid_request: a body over 64 KiB'),
         404: oauthErrors[404],
       },
     }),
@@ -187,12 +188,7 @@ const protocolRoutes: [ReturnType<typeof createRoute>, (c: Context<AppEnv>) => P
             })
           },
         )
-        if (caller.app !== null)
-          throw new OAuthError('invalid_token', "An application's session registers nothing", 403)
-        const body = await c.req.json().catch(() => {
-          throw new OAuthError('invalid_client_metadata', 'The body is a JSON object')
-        })
-        const client = await registerClient(c.env, caller, body, {
+        const client = await registerClient(c.env, caller, await c.req.text(), {
           origin: requestOrigin(c.req.raw),
           userAgent: c.req.header('User-Agent') ?? null,
         })

@@ -4,7 +4,7 @@ import { isClientUri, OIDC_URI_MAX_LENGTH, OIDC_URIS_MAX } from '../contract/oid
 import { type Env, isLocalEnvironment } from '../env'
 import { BusinessError } from '../lib/errors'
 import { OAuthError } from '../lib/oauth'
-import type { Caller } from './actor'
+import { actorOf, type Caller, requireRootAdmin } from './actor'
 import { createApplication } from './catalogue-writes'
 
 /**
@@ -31,19 +31,51 @@ const GRANT_TYPES = ['authorization_code', 'refresh_token']
 
 const badMetadata = (description: string) => new OAuthError('invalid_client_metadata', description)
 
-/** POST /oidc/register: the client registered, with its secret once (a confidential client). */
-export async function registerClient(
-  env: Env,
-  caller: Caller,
-  body: unknown,
-  context: { origin: string; userAgent: string | null },
-) {
+/** A refusal of the caller as RFC 6750 §3.1 says it: 401 invalid_token, 403 insufficient_scope. */
+function callerRefusal(error: BusinessError): OAuthError {
+  if (error.status === 401) {
+    return new OAuthError('invalid_token', 'Missing, invalid or expired access token', 401, {
+      'WWW-Authenticate': 'Bearer error="invalid_token"',
+    })
+  }
+  const description =
+    error.businessCode === 'MFA_ENROLMENT_REQUIRED'
+      ? 'Administrators must enrol a second factor first'
+      : 'A root administrator registers clients'
+  return new OAuthError('insufficient_scope', description, 403, {
+    'WWW-Authenticate': 'Bearer error="insufficient_scope"',
+  })
+}
+
+/**
+ * The caller of POST /oidc/register, a root administrator (one round trip), for a body that is refused
+ * anyway: the caller is judged first (an agent with a bad body is told who may register, not what is
+ * wrong with the body). A good body's caller is judged by the creation's own first read.
+ */
+async function requireRegistrant(env: Env, caller: Caller): Promise<void> {
+  try {
+    requireRootAdmin(await actorOf(env, caller))
+  } catch (error) {
+    if (error instanceof BusinessError && (error.status === 401 || error.status === 403)) throw callerRefusal(error)
+    throw error
+  }
+}
+
+/** The metadata of a registration's body (JSON), or what is wrong with it. */
+function readMetadata(env: Env, text: string): z.infer<typeof metadataSchema> | OAuthError {
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch {
+    return badMetadata('The body is a JSON object')
+  }
   const parsed = metadataSchema.safeParse(body)
-  if (!parsed.success) throw badMetadata(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '))
+  if (!parsed.success)
+    return badMetadata(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '))
   const metadata = parsed.data
   const accepted = (uri: string) => isClientUri(uri, { loopback: isLocalEnvironment(env) })
   if (!metadata.redirect_uris.every(accepted)) {
-    throw new OAuthError(
+    return new OAuthError(
       'invalid_redirect_uri',
       'Redirect URIs are https, on no private, link-local or loopback address (loopback in development only), without a fragment',
     )
@@ -53,14 +85,36 @@ export async function registerClient(
     metadata.initiate_login_uri,
     metadata.backchannel_logout_uri,
   ]) {
-    if (uri !== undefined && !accepted(uri)) throw badMetadata(`Not an accepted address: ${uri}`)
+    if (uri !== undefined && !accepted(uri)) return badMetadata(`Not an accepted address: ${uri}`)
   }
   if ((metadata.grant_types ?? []).some((g) => !GRANT_TYPES.includes(g))) {
-    throw badMetadata('grant_types: authorization_code and refresh_token only')
+    return badMetadata('grant_types: authorization_code and refresh_token only')
   }
-  if ((metadata.response_types ?? []).some((r) => r !== 'code')) throw badMetadata('response_types: code only')
+  if ((metadata.response_types ?? []).some((r) => r !== 'code')) return badMetadata('response_types: code only')
+  const name = metadata.client_name?.trim()
+  if (name !== undefined && name !== '' && (name.length < 3 || name.length > 50)) {
+    return badMetadata('client_name is 3 to 50 characters')
+  }
+  return metadata
+}
+
+/**
+ * POST /oidc/register (`text`, the body as sent): the client registered, with its secret once (a
+ * confidential client). The caller is judged before the body.
+ */
+export async function registerClient(
+  env: Env,
+  caller: Caller,
+  text: string,
+  context: { origin: string; userAgent: string | null },
+) {
+  if (caller.app !== null) throw callerRefusal(new BusinessError('FORBIDDEN', 403, "An application's session"))
+  const metadata = readMetadata(env, text)
+  if (metadata instanceof OAuthError) {
+    await requireRegistrant(env, caller)
+    throw metadata
+  }
   const name = metadata.client_name?.trim() || `Client ${crypto.randomUUID().slice(0, 8)}`
-  if (name.length < 3 || name.length > 50) throw badMetadata('client_name is 3 to 50 characters')
   const home = metadata.client_uri && isLaunchUrl(metadata.client_uri) ? metadata.client_uri : null
   const method = metadata.token_endpoint_auth_method ?? 'client_secret_basic'
   try {
@@ -106,11 +160,8 @@ export async function registerClient(
   } catch (error) {
     if (!(error instanceof BusinessError)) throw error
     if (error.status === 409) throw badMetadata('client_name is already the name of an application')
-    if (error.status === 401) throw new OAuthError('invalid_token', 'Missing, invalid or expired access token', 401)
-    if (error.businessCode === 'MFA_ENROLMENT_REQUIRED') {
-      throw new OAuthError('insufficient_scope', 'Administrators must enrol a second factor first', 403)
-    }
-    if (error.status === 403) throw new OAuthError('invalid_token', 'A root administrator registers clients', 403)
+    // The caller checked first may have lost the right meanwhile.
+    if (error.status === 401 || error.status === 403) throw callerRefusal(error)
     throw badMetadata(error.message)
   }
 }
