@@ -2,6 +2,7 @@ import type { AppLoadContext } from '@remix-run/cloudflare'
 import { type ClientResponse, hc } from 'hono/client'
 import type { SuccessStatusCode } from 'hono/utils/http-status'
 import { API_BASE, type ApiRoutes, type ErrorBody } from '../../worker-api/contract/api'
+import { type SessionEndReason, sessionEndReason } from '../../worker-api/contract/auth'
 import { i18nServer } from './i18n.server'
 import type { Session } from './session.server'
 
@@ -125,7 +126,11 @@ function refreshOncePerRequest(request: Request, context: AppLoadContext, refres
  * keeping the rotated tokens in the session. `state.refreshed` tells the caller to commit the session.
  */
 export function userApi(request: Request, context: AppLoadContext, { session }: Session) {
-  const state = { refreshed: false, failed: false }
+  const state: { refreshed: boolean; failed: boolean; ended: SessionEndReason | null } = {
+    refreshed: false,
+    failed: false,
+    ended: null,
+  }
   const bearer: Bearer = {
     token: () => session.get('accessToken'),
     async refresh() {
@@ -134,6 +139,8 @@ export function userApi(request: Request, context: AppLoadContext, { session }: 
       const result = await refreshOncePerRequest(request, context, refreshToken)
       if (!result.ok) {
         state.failed = true
+        // Ended from another of the user's sessions or by an administrator: the sign-in page says so.
+        state.ended = sessionEndReason(result.error.attributs[0])
         return false
       }
       session.set('accessToken', result.data.accessToken)

@@ -23,7 +23,9 @@ export async function requireUser(request: Request, context: AppLoadContext) {
   /** The outcome of a call, unless the API no longer accepts the session: then it ends at /login. */
   async function settle<R extends ApiResponse>(call: Promise<R>) {
     const result = await read(call)
-    if (result.status === 401) throw loginRedirect(request, { 'Set-Cookie': await session.destroy() })
+    if (result.status === 401) {
+      throw loginRedirect(request, { 'Set-Cookie': await session.destroy() }, state.ended)
+    }
     return result
   }
 

@@ -1,4 +1,5 @@
 import { type AppLoadContext, createCookieSessionStorage, createSession, redirect } from '@remix-run/cloudflare'
+import type { SessionEndReason } from '../../worker-api/contract/auth'
 
 export type SessionUser = { id: number; login: string; nom: string; prenom: string; admin: boolean }
 type SessionData = { accessToken: string; refreshToken: string; user: SessionUser }
@@ -65,9 +66,16 @@ export async function getSession(request: Request, context: AppLoadContext) {
 
 export type Session = Awaited<ReturnType<typeof getSession>>
 
-/** `/login?redirect=<path>` for the page the visitor wanted. */
-export function loginRedirect(request: Request, headers?: HeadersInit) {
+/** The sign-in page's `fin` parameter: why the session it follows was ended. */
+export const LOGIN_END_PARAM = { AUTRE_APPAREIL: 'autre-appareil', ADMINISTRATEUR: 'administrateur' } as const
+
+/**
+ * `/login?redirect=<path>` for the page the visitor wanted; with `ended`, the page says why their
+ * session ended (`&fin=`).
+ */
+export function loginRedirect(request: Request, headers?: HeadersInit, ended: SessionEndReason | null = null) {
   const url = new URL(request.url)
-  const wanted = `${url.pathname}${url.search}`
-  return redirect(`/login?${new URLSearchParams({ redirect: wanted })}`, { headers })
+  const query = new URLSearchParams({ redirect: `${url.pathname}${url.search}` })
+  if (ended) query.set('fin', LOGIN_END_PARAM[ended])
+  return redirect(`/login?${query}`, { headers })
 }

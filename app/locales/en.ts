@@ -46,6 +46,8 @@ export const en: Resource = {
     createAccount: 'Carrier: create an account',
     sessionExpired: 'Your session has expired, please sign in again.',
     sessionEnded: 'You were signed in as {{name}}: that session is now closed.',
+    endedFromAnotherDevice: 'Your session was ended from another device. Sign in again.',
+    endedByAdministrator: 'An administrator ended your session. Sign in again.',
     switched: 'You are now signed in as {{name}} (no longer {{previous}}).',
     loggedOut: 'You are signed out.',
     alreadyTitle: 'Already signed in',

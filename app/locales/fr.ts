@@ -45,6 +45,8 @@ export const fr = {
     createAccount: 'Transporteur : créer un compte',
     sessionExpired: 'Votre session a expiré, merci de vous reconnecter.',
     sessionEnded: 'Vous étiez connecté en tant que {{name}} : cette session est maintenant fermée.',
+    endedFromAnotherDevice: 'Votre session a été terminée depuis un autre appareil. Connectez-vous à nouveau.',
+    endedByAdministrator: 'Votre session a été terminée par un administrateur. Connectez-vous à nouveau.',
     switched: 'Vous êtes maintenant connecté en tant que {{name}} (et non plus {{previous}}).',
     loggedOut: 'Vous êtes déconnecté.',
     alreadyTitle: 'Déjà connecté',

@@ -35,10 +35,10 @@ import { formReply, readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { afterLogin } from '~/lib/safe-redirect'
 import { webauthnAnswer } from '~/lib/second-factor.server'
-import { getSession } from '~/lib/session.server'
+import { getSession, LOGIN_END_PARAM } from '~/lib/session.server'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { toastHeaders } from '~/lib/toast.server'
-import { type LoginForm as LoginFields, loginFormSchema } from '../../worker-api/contract/auth'
+import { type LoginForm as LoginFields, loginFormSchema, type SessionEndReason } from '../../worker-api/contract/auth'
 import { MFA_METHODS, type MfaChallenge, type MfaMethod } from '../../worker-api/contract/mfa'
 import type { PasskeyLogin } from '../../worker-api/contract/passkeys'
 
@@ -87,7 +87,13 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   }
   const { question, captcha } = await captchaSetup(request, context)
   // The form is checked on the server only: its rules stay out of the page's JavaScript.
-  const form = { question, captcha, constraint: getZodConstraint(loginFormSchema), ended }
+  const form = {
+    question,
+    captcha,
+    constraint: getZodConstraint(loginFormSchema),
+    ended,
+    endedElsewhere: endedElsewhere(new URL(request.url).searchParams.get('fin')),
+  }
   return data({ signedInAs: null, form, title }, { headers: setCookie ? { 'Set-Cookie': setCookie } : undefined })
 }
 
@@ -252,9 +258,16 @@ function SignedInAlready({ user }: { user: { login: string; nom: string; prenom:
   )
 }
 
+/** Why the session this page follows was ended (its `fin` parameter), if it says one. */
+function endedElsewhere(fin: string | null): SessionEndReason | null {
+  return (Object.keys(LOGIN_END_PARAM) as SessionEndReason[]).find((reason) => LOGIN_END_PARAM[reason] === fin) ?? null
+}
+
 type LoginFormSetup = {
   /** Whose session opening this page ended (said, never silent). */
   ended: string | null
+  /** Why the session the browser had was ended elsewhere: from another device, by an administrator. */
+  endedElsewhere: SessionEndReason | null
   question: CaptchaQuestion
   captcha: CaptchaConfig
   constraint: ReturnType<typeof getZodConstraint>
@@ -264,7 +277,7 @@ type LoginFormSetup = {
  * The sign-in form. The server checks it (conform's reply, read here): on the most visited page the
  * form library's client half is not worth its weight, since a browser check would add nothing.
  */
-function LoginForm({ question, captcha, constraint, ended }: LoginFormSetup) {
+function LoginForm({ question, captcha, constraint, ended, endedElsewhere }: LoginFormSetup) {
   const answered = useActionData<typeof action>()
   const actionData = answered && 'result' in answered ? answered : undefined
   const [searchParams] = useSearchParams()
@@ -318,6 +331,11 @@ function LoginForm({ question, captcha, constraint, ended }: LoginFormSetup) {
             <input type="hidden" name="ended" value={ended} />
             <Alert role="status">{t('login.sessionEnded', { name: ended })}</Alert>
           </>
+        ) : null}
+        {endedElsewhere && !ended && !actionData ? (
+          <Alert role="status">
+            {endedElsewhere === 'ADMINISTRATEUR' ? t('login.endedByAdministrator') : t('login.endedFromAnotherDevice')}
+          </Alert>
         ) : null}
         <FormError message={error} />
         <Field

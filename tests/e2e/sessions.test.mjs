@@ -15,10 +15,14 @@ async function otherDevice(login, userAgent = FIREFOX) {
   return page
 }
 
-/** Whether that browser's session is over: its next page sends it to the login form. */
-async function signedOut(page) {
+/**
+ * Whether that browser's session is over: its next page sends it to the login form, which says the
+ * session was ended from another device (or by an administrator, `by`).
+ */
+async function signedOut(page, by = 'Votre session a été terminée depuis un autre appareil.') {
   await page.goto('/pages/user/acces')
   await page.waitForURL((url) => url.pathname === '/login')
+  await page.getByRole('status').filter({ hasText: by }).waitFor()
 }
 
 /** The list's rows, under the list's heading. */
@@ -131,7 +135,7 @@ MODES.forEach((mode, index) => {
       await confirm(page, mode, `Terminer toutes les sessions de ${prenom} Fermé ?`, 'Terminer toutes les sessions')
       await notice(page, `Les sessions de ${prenom} Fermé sont terminées ; un mail le lui dit.`).waitFor()
       await page.getByText('Aucune session ouverte.').waitFor()
-      await signedOut(user)
+      await signedOut(user, 'Votre session a été terminée par un administrateur.')
 
       await page.goto('/dev/mails')
       await page

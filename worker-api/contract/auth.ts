@@ -39,3 +39,16 @@ export const sessionSchema = z.object({
     .describe('An administrator the security settings hold back until they enrol a second factor'),
 })
 export type SessionInfo = z.infer<typeof sessionSchema>
+
+/**
+ * Why a session ended, as the refresh that finds it ended says (401 INVALID_REFRESH_TOKEN,
+ * `attributs: [{fin}]`): from another of the user's sessions, or by an administrator.
+ */
+export const SESSION_END_REASONS = ['AUTRE_APPAREIL', 'ADMINISTRATEUR'] as const
+export type SessionEndReason = (typeof SESSION_END_REASONS)[number]
+
+/** The reason a refresh's refusal names (its first attribute `{fin}`), if it is one. */
+export function sessionEndReason(attribut: unknown): SessionEndReason | null {
+  const fin = (attribut as { fin?: unknown } | null | undefined)?.fin
+  return SESSION_END_REASONS.find((reason) => reason === fin) ?? null
+}

@@ -1,4 +1,5 @@
 import type { Generated, Insertable, Selectable } from 'kysely'
+import type { SessionEndReason } from '../contract/auth'
 import type { LogType } from '../contract/log-labels'
 
 export interface TypeStructureTable {
@@ -171,6 +172,8 @@ export interface RefreshTokenTable {
   family_expires_at: string
   rotated_at: string | null
   revoked_at: string | null
+  /** Why it was revoked, when the browser holding it is told (migration 0024): null for a sign-out, a reuse… */
+  revoked_reason: Generated<SessionEndReason | null>
   /** For an application's session: the portal session that launched it (single logout). */
   parent_family_id: string | null
   /** Once rotated: the pair it was exchanged for, sealed with this token (answers a retry in the grace window). */

@@ -1,3 +1,4 @@
+import type { SessionEndReason } from '../contract/auth'
 import { addSeconds } from '../contract/dates'
 import { batch, type DB, getDb } from '../db/client'
 import type { Env } from '../env'
@@ -77,10 +78,10 @@ export function sessionBrowser(userAgent: string | null) {
 }
 
 /** Revokes a session family and the applications' sessions it launched (single logout). */
-export function revokeSessions(db: DB, familyId: string, now = new Date()) {
+export function revokeSessions(db: DB, familyId: string, now = new Date(), reason: SessionEndReason | null = null) {
   return db
     .updateTable('refresh_token')
-    .set({ revoked_at: now.toISOString() })
+    .set({ revoked_at: now.toISOString(), revoked_reason: reason })
     .where((eb) => eb.or([eb('family_id', '=', familyId), eb('parent_family_id', '=', familyId)]))
     .where('revoked_at', 'is', null)
 }

@@ -120,7 +120,7 @@ export async function renewPassword(env: Env, input: { token: string; password: 
     voidedLinks: voidPasswordLinks(db, row.user_id, now),
     revoked: db
       .updateTable('refresh_token')
-      .set({ revoked_at: now })
+      .set({ revoked_at: now, revoked_reason: 'AUTRE_APPAREIL' })
       .where('utilisateur_id', '=', row.user_id)
       .where('revoked_at', 'is', null),
     cleared: clearAttempts(db, 'login', row.login.toLowerCase()),
@@ -163,9 +163,10 @@ export async function updatePassword(env: Env, actor: Actor, input: { oldPasswor
     // A link sent before (reset, invitation, registration) must not set the password again.
     voidedLinks: voidPasswordLinks(db, actor.id, now),
     mail: queueMail(db, { ...notice, to: user.mail, userId: actor.id, kind: 'PASSWORD_CHANGED' }, new Date(now)),
+    // Ended by the password changed in another session: their browsers are told so.
     revoked: db
       .updateTable('refresh_token')
-      .set({ revoked_at: now })
+      .set({ revoked_at: now, revoked_reason: 'AUTRE_APPAREIL' })
       .where('utilisateur_id', '=', actor.id)
       .where('revoked_at', 'is', null)
       .where('family_id', '!=', actor.sid)

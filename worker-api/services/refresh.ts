@@ -66,6 +66,7 @@ export function refreshTokenQuery(db: DB, hash: string, today = todayIso()) {
       'u.domain',
       'u.actif',
       'u.supprime',
+      't.revoked_reason',
       sql<number>`${stillGranted(db, today)}`.as('granted'),
     ])
     .where('t.token_hash', '=', hash)
@@ -95,7 +96,11 @@ export async function refresh(env: Env, presented: string, origin: string): Prom
  */
 export async function rotate(env: Env, token: RefreshRow, presented: string, origin: string): Promise<Tokens> {
   const db = getDb(env.DB)
-  if (!token || token.revoked_at) throw unauthorized('INVALID_REFRESH_TOKEN', 'Unknown or revoked refresh token')
+  if (!token || token.revoked_at) {
+    // A session ended from another of the user's sessions or by an administrator: the browser is told.
+    const reason = token?.revoked_reason ? [{ fin: token.revoked_reason }] : []
+    throw new BusinessError('INVALID_REFRESH_TOKEN', 401, 'Unknown or revoked refresh token', reason)
+  }
   // An application switched off in the catalogue opens no session and keeps none (its tokens are
   // revoked as it is switched off; this also holds for a code issued as that happened).
   if (token.application_id !== null && token.application_actif !== 1)

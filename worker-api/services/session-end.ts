@@ -54,7 +54,12 @@ export async function endOwnSession(env: Env, caller: Caller, id: string, userAg
   await namedBatch(env.DB, {
     // Written only if the session was still open: ended meanwhile, it is not ended twice in the history.
     log: insertWhen(db, 'log', entry, livePortalTokens(db, actor.id, now).where('t.family_id', '=', id)),
-    revoked: revokeSessions(db, id, new Date(now)).where('utilisateur_id', '=', actor.id),
+    // Ended from another session: its browser is told so at its next refresh (its own: a sign-out).
+    revoked: revokeSessions(db, id, new Date(now), id === actor.sid ? null : 'AUTRE_APPAREIL').where(
+      'utilisateur_id',
+      '=',
+      actor.id,
+    ),
   })
 }
 
@@ -81,7 +86,7 @@ export async function endOtherSessions(env: Env, caller: Caller, userAgent: stri
     log: insertWhen(db, 'log', entry, livePortalTokens(db, actor.id, now).where('t.family_id', '!=', actor.sid)),
     revoked: db
       .updateTable('refresh_token')
-      .set({ revoked_at: now })
+      .set({ revoked_at: now, revoked_reason: 'AUTRE_APPAREIL' })
       .where('utilisateur_id', '=', actor.id)
       .where('revoked_at', 'is', null)
       .where((eb) => eb.or([eb('family_id', 'in', families), eb('parent_family_id', 'in', families)])),
@@ -129,7 +134,7 @@ export async function endUserSessions(
     ),
     revoked: db
       .updateTable('refresh_token')
-      .set({ revoked_at: now })
+      .set({ revoked_at: now, revoked_reason: 'ADMINISTRATEUR' })
       .where('utilisateur_id', '=', id)
       .where('revoked_at', 'is', null)
       .where(({ exists }) => exists(managed)),

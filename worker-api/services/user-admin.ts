@@ -58,11 +58,11 @@ async function managedTarget(env: Env, caller: Caller, id: number) {
   return { db, actor, target }
 }
 
-/** Ends every session of a user (disabled or deleted: DESIGN §3). */
+/** Ends every session of a user (disabled or deleted: DESIGN §3), as an administrator's doing. */
 const revokeSessions = (db: DB, userId: number, at: string) =>
   db
     .updateTable('refresh_token')
-    .set({ revoked_at: at })
+    .set({ revoked_at: at, revoked_reason: 'ADMINISTRATEUR' })
     .where('utilisateur_id', '=', userId)
     .where('revoked_at', 'is', null)
 
