@@ -11,17 +11,26 @@ type Auth = Awaited<ReturnType<typeof requireAdmin>>
  * asked for another one (a GET of the form itself, with or without JavaScript), else from the
  * structure being edited — which is never offered as its own parent, nor is anything below it.
  */
-export async function placementChoices(auth: Auth, url: URL, editing: Promise<Structure> | null) {
+export async function placementChoices(
+  auth: Auth,
+  url: URL,
+  editing: { id: number; structure: Promise<Structure> } | null,
+) {
   const asked = Number(url.searchParams.get('type'))
   const askedType = Number.isSafeInteger(asked) && asked > 0 ? asked : null
-  const parentsOf = (typeId: number) =>
-    auth.settle(auth.api.rest.bd.structure.parent[':typeId'].$get({ param: { typeId } }))
-  // The parents of a type the URL names are asked for alongside the types and the structure (one
-  // round trip); those of the edited structure's own type need that structure's answer first.
-  const early = askedType ? parentsOf(askedType) : null
-  const [types, structure] = await Promise.all([auth.expect(auth.api.rest.bd.typestructure.me.$get()), editing])
+  // Asked alongside the types and the structure, in one round trip: the parents of the type the URL
+  // names, else those the edited structure may move under (the API takes its type from it).
+  const asking = askedType
+    ? auth.settle(auth.api.rest.bd.structure.parent[':typeId'].$get({ param: { typeId: askedType } }))
+    : editing
+      ? auth.settle(auth.api.rest.bd.structure[':id'].parents.$get({ param: { id: editing.id } }))
+      : null
+  const [types, structure, found] = await Promise.all([
+    auth.expect(auth.api.rest.bd.typestructure.me.$get()),
+    editing?.structure ?? null,
+    asking,
+  ])
   const typeId = askedType ?? structure?.type.id ?? null
-  const found = await (early ?? (typeId ? parentsOf(typeId) : null))
   const known = types.some((type) => type.id === typeId)
   const candidates = known && found?.ok ? found.data : []
   const parents = structure ? candidates.filter((parent) => !parent.path.startsWith(structure.path)) : candidates

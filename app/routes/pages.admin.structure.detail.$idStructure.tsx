@@ -27,15 +27,15 @@ export const meta = titleMeta
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const id = structureId(params.idStructure)
   const url = new URL(request.url)
-  // One round trip for the structure, its functions, the types and the admin check; the parents the
-  // structure's own type allows need its answer, so they come in a second (none when ?type= names one).
+  // One round trip for the structure, its functions, the types, the parents it may move under and the
+  // admin check.
   const {
     auth,
     data: [structure, choices, fonctions],
     t,
   } = await adminRead(request, context, (auth) => {
     const structure = auth.expect(auth.api.rest.bd.structure[':id'].$get({ param: { id } }))
-    return Promise.all([structure, placementChoices(auth, url, structure), structureFonctions(auth, url, id)])
+    return Promise.all([structure, placementChoices(auth, url, { id, structure }), structureFonctions(auth, url, id)])
   })
   return data(
     {

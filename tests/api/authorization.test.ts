@@ -384,6 +384,11 @@ Object.assign(MATRIX, {
     request: () => ({ path: '/rest/bd/structure/4' }),
     expect: admins(403, 200),
   },
+  'GET /portail-backend/rest/bd/structure/{id}/parents': {
+    // Agence Lille: the admin outside its sub-tree is refused it, as the structure itself.
+    request: () => ({ path: '/rest/bd/structure/4/parents' }),
+    expect: admins(403, 200),
+  },
   'GET /portail-backend/rest/bd/structure/nom/{nom}': {
     request: () => ({ path: '/rest/bd/structure/nom/Agence%20Lille' }),
     expect: admins(200, 200),

@@ -158,6 +158,42 @@ describe('single structure reads', () => {
     await expectError(await get('/rest/bd/structure/parent/999', nordAdmin), 404, 'NOT_FOUND')
   })
 
+  it('GET structure/{id}/parents: where a structure of the scope may move, its own sub-tree left out', async () => {
+    expect(names(await json<StructureBody[]>(await get('/rest/bd/structure/4/parents', rootAdmin)))).toEqual([
+      'Direction Nord',
+      'Direction Sud',
+    ])
+    expect(names(await json<StructureBody[]>(await get('/rest/bd/structure/4/parents', nordAdmin)))).toEqual([
+      'Direction Nord',
+    ])
+    expect(names(await json<StructureBody[]>(await get('/rest/bd/structure/3/parents', rootAdmin)))).toEqual(['Groupe'])
+    await expectError(await get('/rest/bd/structure/4/parents', sudAdmin), 403, 'FORBIDDEN')
+    await expectError(await get('/rest/bd/structure/999/parents', rootAdmin), 404, 'NOT_FOUND')
+    // A type whose structures nest in one another (a service within a service): never below itself
+    // nor below what it holds.
+    await db().insertInto('type_structure').values({ id: 50, libelle: 'Service', parent_type_id: 50 }).execute()
+    await db()
+      .insertInto('structure')
+      .values([
+        { id: 50, nom: 'Service A', type_id: 50, parent_id: 3, path: '/1/3/50/' },
+        { id: 51, nom: 'Service A1', type_id: 50, parent_id: 50, path: '/1/3/50/51/' },
+        { id: 52, nom: 'Service B', type_id: 50, parent_id: 3, path: '/1/3/52/' },
+      ])
+      .execute()
+    try {
+      expect(names(await json<StructureBody[]>(await get('/rest/bd/structure/50/parents', rootAdmin)))).toEqual([
+        'Service B',
+      ])
+      expect(names(await json<StructureBody[]>(await get('/rest/bd/structure/51/parents', rootAdmin)))).toEqual([
+        'Service A',
+        'Service B',
+      ])
+    } finally {
+      await db().deleteFrom('structure').where('id', 'in', [50, 51, 52]).execute()
+      await db().deleteFrom('type_structure').where('id', '=', 50).execute()
+    }
+  })
+
   it('GET fonction/structure/{id}: the functions of a structure in scope, by name', async () => {
     expect(await json(await get('/rest/bd/fonction/structure/4', nordAdmin))).toEqual([
       expect.objectContaining({ id: 2, libelle: 'Agent de quai' }),

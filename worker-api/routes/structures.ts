@@ -21,7 +21,14 @@ import { router } from '../lib/validation'
 import { createPoste, deletePoste, updatePoste } from '../services/postes'
 import { structureUsers } from '../services/structure-users'
 import { createStructure, deleteStructure, updateStructure } from '../services/structure-writes'
-import { getStructure, listStructures, parentCandidates, structureNom, structureTypes } from '../services/structures'
+import {
+  getStructure,
+  listStructures,
+  moveCandidates,
+  parentCandidates,
+  structureNom,
+  structureTypes,
+} from '../services/structures'
 
 /**
  * The organisation tree (spec §7): structures, their types and functions, their users and posts.
@@ -69,6 +76,19 @@ export const structureRoutes = router()
       responses: { 200: json(z.array(structureSchema), 'Parent candidates'), ...errors(400, 401, 403, 404) },
     }),
     async (c) => c.json(await parentCandidates(c.env, c.get('caller'), c.req.valid('param').typeId), 200),
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/rest/bd/structure/{id}/parents',
+      tags: ['Structures'],
+      summary:
+        'The structures of the caller’s scope this structure may move under (of its type’s parent type, outside its own sub-tree), sorted by path',
+      security: [{ bearer: [] }],
+      request: { params: structureIdParam },
+      responses: { 200: json(z.array(structureSchema), 'Parent candidates'), ...errors(400, 401, 403, 404) },
+    }),
+    async (c) => c.json(await moveCandidates(c.env, c.get('caller'), c.req.valid('param').id), 200),
   )
   .openapi(
     createRoute({

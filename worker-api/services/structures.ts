@@ -162,5 +162,34 @@ export async function parentCandidates(env: Env, caller: Caller, typeId: number)
   return rows.map(toStructure)
 }
 
+/**
+ * GET rest/bd/structure/{id}/parents: the structures the structure `id` (of the caller's scope) may
+ * move under — of its own type's parent type, inside the caller's scope, outside its own sub-tree —
+ * sorted by path. Its type is read from the structure itself, in the same statement: one round trip.
+ */
+export async function moveCandidates(env: Env, caller: Caller, id: number): Promise<Structure[]> {
+  const db = getDb(env.DB)
+  const viewer = viewerOf(caller)
+  const moved = db.selectFrom('structure as moved').where('moved.id', '=', id)
+  const [, [structure], rows] = await adminWith(
+    env,
+    caller,
+    structureInScopeQuery(db, viewer, id, false),
+    structuresQuery(db, viewer, false)
+      .where(
+        's.type_id',
+        '=',
+        moved.innerJoin('type_structure as own', 'own.id', 'moved.type_id').select('own.parent_type_id'),
+      )
+      .where('s.id', 'in', scopeStructureIds(db, viewer))
+      .where(({ not, exists }) =>
+        not(exists(moved.select('moved.id').where(sql<SqlBool>`substr(s.path, 1, length(moved.path)) = moved.path`))),
+      )
+      .orderBy('s.path'),
+  )
+  inScopeOrFail(structure)
+  return rows.map(toStructure)
+}
+
 export const fonctionsQuery = (db: DB, structureId: number) =>
   db.selectFrom('fonction').select(['id', 'libelle']).where('structure_id', '=', structureId).orderBy('libelle')
