@@ -393,6 +393,27 @@ describe('what is refused', () => {
     expect([grantType.status, await errorOf(grantType)]).toEqual([400, 'unsupported_grant_type'])
   })
 
+  it('a code issued to one client is refused to another that authenticates correctly, confidential or public, with the same redirect URI and verifier', async () => {
+    const agent = await signedInAgent()
+    const rp = await confidential()
+    const request = await authorizationRequest(rp)
+    const code = new URL((await authorizeAs(agent.accessToken, request.url)).body.url).searchParams.get(
+      'code',
+    ) as string
+    // Everything the code was issued with, but the client: Outline and the public client register the same address.
+    const form = { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: request.verifier }
+    const asOutline = await tokenCall(form, `Basic ${btoa(`${logoutApp.clientId}:${logoutApp.clientSecret}`)}`)
+    expect([asOutline.status, await errorOf(asOutline)]).toEqual([400, 'invalid_grant'])
+    const asPublic = await tokenCall({ ...form, client_id: publicApp.clientId })
+    expect([asPublic.status, await errorOf(asPublic)]).toEqual([400, 'invalid_grant'])
+    const opened = await db()
+      .selectFrom('refresh_token')
+      .select('application_id')
+      .where('parent_family_id', '=', agent.sid)
+      .execute()
+    expect(opened).toEqual([])
+  })
+
   it('a user whose current posts do not grant the application: access_denied, back to the client', async () => {
     const elsewhere = await createUser({ postes: [currentPost(3, 3)] })
     const session = await sessionFor(elsewhere.id)
