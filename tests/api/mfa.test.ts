@@ -1,6 +1,8 @@
+import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
 import {
   call,
+  changedBeforeWrite,
   createOrganisation,
   createUser,
   currentPost,
@@ -442,6 +444,83 @@ describe('the policy: a second factor required of administrators', () => {
     }
     const log = await db().selectFrom('log').select('nom_log').where('utilisateur_id', '=', root.id).execute()
     expect(log.filter((row) => row.nom_log === 'PARAMETRES_SECURITE')).toHaveLength(2)
+  })
+
+  /**
+   * What another request changes between an administrator's read (which lets them in) and their
+   * write: the policy turned on while they have no factor, or their only factor removed while it is on.
+   */
+  async function raced(
+    write: (admin: Session, db: D1Database) => Promise<Response>,
+    adminPost: ReturnType<typeof currentPost>,
+  ) {
+    const setter = await user({ admin: true, postes: [currentPost(1, 1)] })
+    await enrol(setter)
+    const cases = {
+      'the policy turned on': {
+        before: async () => {},
+        change: () => settings(setter.token, true),
+      },
+      "the administrator's factor removed": {
+        before: async (admin: Session) => {
+          await enrol(admin)
+          expect((await settings(setter.token, true)).status).toBe(200)
+        },
+        change: (admin: Session) =>
+          call('/rest/bd/mfa/totp', {
+            method: 'DELETE',
+            token: admin.token,
+            body: JSON.stringify({ motDePasse: admin.password }),
+          }),
+      },
+    }
+    const answers: Record<string, { status: number; meanwhile: number | undefined }> = {}
+    for (const [meanwhile, { before, change }] of Object.entries(cases)) {
+      const admin = await user({ admin: true, postes: [adminPost] })
+      await before(admin)
+      let changed: number | undefined
+      try {
+        const answer = await write(
+          admin,
+          changedBeforeWrite(async () => {
+            changed = (await change(admin)).status
+          }),
+        )
+        answers[meanwhile] = { status: answer.status, meanwhile: changed }
+        // The policy is in force for them now: the same call is refused outright.
+        await expectError(await write(admin, env.DB), 403, 'MFA_ENROLMENT_REQUIRED')
+      } finally {
+        expect((await settings(setter.token, false)).status).toBe(200)
+      }
+    }
+    expect(answers).toEqual({
+      'the policy turned on': { status: 403, meanwhile: 200 },
+      "the administrator's factor removed": { status: 403, meanwhile: 204 },
+    })
+  }
+
+  it('a write on a user of their scope (a deactivation) made after the policy turned on, or the factor removed, since its read: 403, the user untouched', async () => {
+    const agent = await user({ postes: [currentPost(4, 2)] })
+    await raced(
+      (admin, DB) =>
+        call('/rest/bd/utilisateur/state', {
+          method: 'PUT',
+          token: admin.token,
+          env: { DB },
+          body: JSON.stringify({ id: agent.id, actif: false }),
+        }),
+      currentPost(2, 1),
+    )
+    const row = await db()
+      .selectFrom('utilisateur')
+      .select('actif')
+      .where('id', '=', agent.id)
+      .executeTakeFirstOrThrow()
+    expect(row.actif).toBe(1)
+    expect((await call('/rest/bd/mfa', { token: agent.token })).status).toBe(200)
+    expect(
+      await db().selectFrom('log').select('commentaire').where('nom_log', '=', 'UTILISATEUR_DESACTIVATION').execute(),
+    ).toEqual([])
   })
 })
 
