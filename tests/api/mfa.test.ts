@@ -499,6 +499,37 @@ describe('the policy: a second factor required of administrators', () => {
     })
   }
 
+  it('a root-only write (a new application of the catalogue) made after the policy turned on, or the factor removed, since its read: 403, nothing written', async () => {
+    let n = 0
+    const libelles: string[] = []
+    await raced(
+      (admin, DB) => {
+        const libelle = `Course ${++n}`
+        libelles.push(libelle)
+        return call('/rest/bd/application', {
+          method: 'POST',
+          token: admin.token,
+          env: { DB },
+          body: JSON.stringify({
+            libelle,
+            icone: 'truck',
+            url: 'https://course.example.test/',
+            actif: true,
+            protocole: 'CODE',
+            fonctions: [{ id: 2 }],
+          }),
+        })
+      },
+      currentPost(1, 1),
+    )
+    expect(await db().selectFrom('application').select('libelle').where('libelle', 'in', libelles).execute()).toEqual(
+      [],
+    )
+    expect(
+      await db().selectFrom('log').select('commentaire').where('nom_log', '=', 'APPLICATION_CREATION').execute(),
+    ).toEqual([])
+  })
+
   it('a write on a user of their scope (a deactivation) made after the policy turned on, or the factor removed, since its read: 403, the user untouched', async () => {
     const agent = await user({ postes: [currentPost(4, 2)] })
     await raced(
