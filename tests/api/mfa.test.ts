@@ -220,6 +220,51 @@ describe('the sign-in with a second factor', () => {
     })
   })
 
+  it('a code accepted by another sign-in between this one’s read and its write: refused, one session opened', async () => {
+    const me = await user()
+    const { secret } = await enrol(me)
+    await withFrozenClock(async (clock) => {
+      clock.advance(30)
+      const code = await totp(secret)
+      const [first, second] = [await passwordStep(me), await passwordStep(me)]
+      const before = await sessionsOf(me.id)
+      let meanwhile: number | undefined
+      const late = await post(
+        '/rest/public/bd/login/mfa',
+        { challenge: second.challenge, code },
+        {
+          env: {
+            DB: changedBeforeWrite(async () => {
+              meanwhile = (await secondStep(first.challenge, code)).status
+            }),
+          },
+        },
+      )
+      expect(meanwhile).toBe(200)
+      await expectError(late, 400, 'MFA_CODE_INVALID')
+      expect(await sessionsOf(me.id)).toBe(before + 1)
+    })
+  })
+
+  it('a code already accepted counts as a wrong one: as the failure that starts a wait, it ends the challenge', async () => {
+    const me = await user()
+    const { secret } = await enrol(me)
+    await withFrozenClock(async (clock) => {
+      clock.advance(30)
+      const code = await totp(secret)
+      expect((await secondStep((await passwordStep(me)).challenge, code)).status).toBe(200)
+      const { challenge } = await passwordStep(me)
+      for (let i = 0; i < 4; i++) await expectError(await secondStep(challenge, '000000'), 400, 'MFA_CODE_INVALID')
+      // The fifth failure: the code accepted a moment ago.
+      await expectError(await secondStep(challenge, code), 400, 'MFA_CODE_INVALID')
+      // After the wait, that challenge is gone even with the next step's code: the password again.
+      clock.advance(61)
+      await expectError(await secondStep(challenge, await totp(secret)), 401, 'MFA_CHALLENGE_INVALID')
+      const again = await passwordStep(me)
+      expect((await secondStep(again.challenge, await totp(secret))).status).toBe(200)
+    })
+  })
+
   it('accepts the codes of the neighbouring steps only (clock drift of one step either way)', async () => {
     const me = await user()
     const { secret } = await enrol(me)
@@ -348,6 +393,20 @@ describe('removal and renewal', () => {
       const ask = () => post('/rest/bd/mfa/passkeys/options', { code }, { token: me.token })
       expect((await ask()).status).toBe(200)
       await expectError(await ask(), 400, 'MFA_CODE_INVALID')
+    })
+  })
+
+  it('a code already accepted is a wrong proof, counted: as the fifth failure, the next proof waits', async () => {
+    const me = await user()
+    const { secret } = await enrol(me)
+    await withFrozenClock(async (clock) => {
+      clock.advance(30)
+      const code = await totp(secret)
+      expect((await secondStep((await passwordStep(me)).challenge, code)).status).toBe(200)
+      const ask = (body: unknown) => post('/rest/bd/mfa/passkeys/options', body, { token: me.token })
+      for (let i = 0; i < 4; i++) await expectError(await ask({ motDePasse: 'Wrong1234' }), 400, 'BAD_OLD_PASSWORD')
+      await expectError(await ask({ code }), 400, 'MFA_CODE_INVALID')
+      await expectError(await ask({ motDePasse: me.password }), 429, 'TOO_MANY_ATTEMPTS')
     })
   })
 
