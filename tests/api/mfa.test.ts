@@ -396,6 +396,51 @@ describe('removal and renewal', () => {
     })
   })
 
+  it('a code accepted at sign-in between a proof’s read and its write proves nothing: no passkey options, no removal, no new recovery codes', async () => {
+    const me = await user()
+    const { secret, codes } = await enrol(me)
+    const proofs = {
+      'passkey options': (DB: D1Database, code: string) =>
+        post('/rest/bd/mfa/passkeys/options', { code }, { token: me.token, env: { DB } }),
+      'new recovery codes': (DB: D1Database, code: string) =>
+        post('/rest/bd/mfa/codes-secours', { code }, { token: me.token, env: { DB } }),
+      'TOTP removal': (DB: D1Database, code: string) =>
+        call('/rest/bd/mfa/totp', { method: 'DELETE', token: me.token, env: { DB }, body: JSON.stringify({ code }) }),
+    }
+    await withFrozenClock(async (clock) => {
+      const answers: Record<string, { status: number; meanwhile: number | undefined }> = {}
+      for (const [proof, send] of Object.entries(proofs)) {
+        clock.advance(30)
+        const code = await totp(secret)
+        const { challenge } = await passwordStep(me)
+        let meanwhile: number | undefined
+        const answer = await send(
+          changedBeforeWrite(async () => {
+            meanwhile = (await secondStep(challenge, code)).status
+          }),
+          code,
+        )
+        answers[proof] = { status: answer.status, meanwhile }
+      }
+      expect(answers).toEqual({
+        'passkey options': { status: 400, meanwhile: 200 },
+        'new recovery codes': { status: 400, meanwhile: 200 },
+        'TOTP removal': { status: 400, meanwhile: 200 },
+      })
+    })
+    const registrations = await db()
+      .selectFrom('mfa_challenge')
+      .select('hash')
+      .where('utilisateur_id', '=', me.id)
+      .where('purpose', '=', 'PASSKEY_REGISTRATION')
+      .execute()
+    expect(registrations).toEqual([])
+    expect(await status(me.token)).toEqual({ totp: true, passkeys: [], codesSecoursRestants: 10 })
+    // The codes are the enrolment's still.
+    const { challenge } = await passwordStep(me)
+    expect((await secondStep(challenge, codes[0] as string)).status).toBe(200)
+  })
+
   it('a code already accepted is a wrong proof, counted: as the fifth failure, the next proof waits', async () => {
     const me = await user()
     const { secret } = await enrol(me)
