@@ -1,6 +1,8 @@
+import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
 import {
   call,
+  changedBeforeWrite,
   createOrganisation,
   createUser,
   currentPost,
@@ -284,6 +286,51 @@ describe('the sign-in with a second factor', () => {
     })
   })
 
+  it('a code accepted by another sign-in between this one’s read and its write: refused, one session opened', async () => {
+    const me = await user()
+    const { secret } = await enrol(me)
+    await withFrozenClock(async (clock) => {
+      clock.advance(30)
+      const code = await totp(secret)
+      const [first, second] = [await passwordStep(me), await passwordStep(me)]
+      const before = await sessionsOf(me.id)
+      let meanwhile: number | undefined
+      const late = await post(
+        '/rest/public/bd/login/mfa',
+        { challenge: second.challenge, code },
+        {
+          env: {
+            DB: changedBeforeWrite(async () => {
+              meanwhile = (await secondStep(first.challenge, code)).status
+            }),
+          },
+        },
+      )
+      expect(meanwhile).toBe(200)
+      await expectError(late, 400, 'MFA_CODE_INVALID')
+      expect(await sessionsOf(me.id)).toBe(before + 1)
+    })
+  })
+
+  it('a code already accepted counts as a wrong one: as the failure that starts a wait, it ends the challenge', async () => {
+    const me = await user()
+    const { secret } = await enrol(me)
+    await withFrozenClock(async (clock) => {
+      clock.advance(30)
+      const code = await totp(secret)
+      expect((await secondStep((await passwordStep(me)).challenge, code)).status).toBe(200)
+      const { challenge } = await passwordStep(me)
+      for (let i = 0; i < 4; i++) await expectError(await secondStep(challenge, '000000'), 400, 'MFA_CODE_INVALID')
+      // The fifth failure: the code accepted a moment ago.
+      await expectError(await secondStep(challenge, code), 400, 'MFA_CODE_INVALID')
+      // After the wait, that challenge is gone even with the next step's code: the password again.
+      clock.advance(61)
+      await expectError(await secondStep(challenge, await totp(secret)), 401, 'MFA_CHALLENGE_INVALID')
+      const again = await passwordStep(me)
+      expect((await secondStep(again.challenge, await totp(secret))).status).toBe(200)
+    })
+  })
+
   it('accepts the codes of the neighbouring steps only (clock drift of one step either way)', async () => {
     const me = await user()
     const { secret } = await enrol(me)
@@ -415,6 +462,65 @@ describe('removal and renewal', () => {
     })
   })
 
+  it('a code accepted at sign-in between a proof’s read and its write proves nothing: no passkey options, no removal, no new recovery codes', async () => {
+    const me = await user()
+    const { secret, codes } = await enrol(me)
+    const proofs = {
+      'passkey options': (DB: D1Database, code: string) =>
+        post('/rest/bd/mfa/passkeys/options', { code }, { token: me.token, env: { DB } }),
+      'new recovery codes': (DB: D1Database, code: string) =>
+        post('/rest/bd/mfa/codes-secours', { code }, { token: me.token, env: { DB } }),
+      'TOTP removal': (DB: D1Database, code: string) =>
+        call('/rest/bd/mfa/totp', { method: 'DELETE', token: me.token, env: { DB }, body: JSON.stringify({ code }) }),
+    }
+    await withFrozenClock(async (clock) => {
+      const answers: Record<string, { status: number; meanwhile: number | undefined }> = {}
+      for (const [proof, send] of Object.entries(proofs)) {
+        clock.advance(30)
+        const code = await totp(secret)
+        const { challenge } = await passwordStep(me)
+        let meanwhile: number | undefined
+        const answer = await send(
+          changedBeforeWrite(async () => {
+            meanwhile = (await secondStep(challenge, code)).status
+          }),
+          code,
+        )
+        answers[proof] = { status: answer.status, meanwhile }
+      }
+      expect(answers).toEqual({
+        'passkey options': { status: 400, meanwhile: 200 },
+        'new recovery codes': { status: 400, meanwhile: 200 },
+        'TOTP removal': { status: 400, meanwhile: 200 },
+      })
+    })
+    const registrations = await db()
+      .selectFrom('mfa_challenge')
+      .select('hash')
+      .where('utilisateur_id', '=', me.id)
+      .where('purpose', '=', 'PASSKEY_REGISTRATION')
+      .execute()
+    expect(registrations).toEqual([])
+    expect(await status(me.token)).toEqual({ totp: true, passkeys: [], codesSecoursRestants: 10 })
+    // The codes are the enrolment's still.
+    const { challenge } = await passwordStep(me)
+    expect((await secondStep(challenge, codes[0] as string)).status).toBe(200)
+  })
+
+  it('a code already accepted is a wrong proof, counted: as the fifth failure, the next proof waits', async () => {
+    const me = await user()
+    const { secret } = await enrol(me)
+    await withFrozenClock(async (clock) => {
+      clock.advance(30)
+      const code = await totp(secret)
+      expect((await secondStep((await passwordStep(me)).challenge, code)).status).toBe(200)
+      const ask = (body: unknown) => post('/rest/bd/mfa/passkeys/options', body, { token: me.token })
+      for (let i = 0; i < 4; i++) await expectError(await ask({ motDePasse: 'Wrong1234' }), 400, 'BAD_OLD_PASSWORD')
+      await expectError(await ask({ code }), 400, 'MFA_CODE_INVALID')
+      await expectError(await ask({ motDePasse: me.password }), 429, 'TOO_MANY_ATTEMPTS')
+    })
+  })
+
   it('removes TOTP with the password, never with a wrong one or a spent code', async () => {
     const me = await user()
     const { secret } = await enrol(me)
@@ -508,6 +614,114 @@ describe('the policy: a second factor required of administrators', () => {
     }
     const log = await db().selectFrom('log').select('nom_log').where('utilisateur_id', '=', root.id).execute()
     expect(log.filter((row) => row.nom_log === 'PARAMETRES_SECURITE')).toHaveLength(2)
+  })
+
+  /**
+   * What another request changes between an administrator's read (which lets them in) and their
+   * write: the policy turned on while they have no factor, or their only factor removed while it is on.
+   */
+  async function raced(
+    write: (admin: Session, db: D1Database) => Promise<Response>,
+    adminPost: ReturnType<typeof currentPost>,
+  ) {
+    const setter = await user({ admin: true, postes: [currentPost(1, 1)] })
+    await enrol(setter)
+    const cases = {
+      'the policy turned on': {
+        before: async () => {},
+        change: () => settings(setter.token, true),
+      },
+      "the administrator's factor removed": {
+        before: async (admin: Session) => {
+          await enrol(admin)
+          expect((await settings(setter.token, true)).status).toBe(200)
+        },
+        change: (admin: Session) =>
+          call('/rest/bd/mfa/totp', {
+            method: 'DELETE',
+            token: admin.token,
+            body: JSON.stringify({ motDePasse: admin.password }),
+          }),
+      },
+    }
+    const answers: Record<string, { status: number; meanwhile: number | undefined }> = {}
+    for (const [meanwhile, { before, change }] of Object.entries(cases)) {
+      const admin = await user({ admin: true, postes: [adminPost] })
+      await before(admin)
+      let changed: number | undefined
+      try {
+        const answer = await write(
+          admin,
+          changedBeforeWrite(async () => {
+            changed = (await change(admin)).status
+          }),
+        )
+        answers[meanwhile] = { status: answer.status, meanwhile: changed }
+        // The policy is in force for them now: the same call is refused outright.
+        await expectError(await write(admin, env.DB), 403, 'MFA_ENROLMENT_REQUIRED')
+      } finally {
+        expect((await settings(setter.token, false)).status).toBe(200)
+      }
+    }
+    expect(answers).toEqual({
+      'the policy turned on': { status: 403, meanwhile: 200 },
+      "the administrator's factor removed": { status: 403, meanwhile: 204 },
+    })
+  }
+
+  it('a root-only write (a new application of the catalogue) made after the policy turned on, or the factor removed, since its read: 403, nothing written', async () => {
+    let n = 0
+    const libelles: string[] = []
+    await raced(
+      (admin, DB) => {
+        const libelle = `Course ${++n}`
+        libelles.push(libelle)
+        return call('/rest/bd/application', {
+          method: 'POST',
+          token: admin.token,
+          env: { DB },
+          body: JSON.stringify({
+            libelle,
+            icone: 'truck',
+            url: 'https://course.example.test/',
+            actif: true,
+            protocole: 'CODE',
+            fonctions: [{ id: 2 }],
+          }),
+        })
+      },
+      currentPost(1, 1),
+    )
+    expect(await db().selectFrom('application').select('libelle').where('libelle', 'in', libelles).execute()).toEqual(
+      [],
+    )
+    expect(
+      await db().selectFrom('log').select('commentaire').where('nom_log', '=', 'APPLICATION_CREATION').execute(),
+    ).toEqual([])
+  })
+
+  it('a write on a user of their scope (a deactivation) made after the policy turned on, or the factor removed, since its read: 403, the user untouched', async () => {
+    const agent = await user({ postes: [currentPost(4, 2)] })
+    await raced(
+      (admin, DB) =>
+        call('/rest/bd/utilisateur/state', {
+          method: 'PUT',
+          token: admin.token,
+          env: { DB },
+          body: JSON.stringify({ id: agent.id, actif: false }),
+        }),
+      currentPost(2, 1),
+    )
+    const row = await db()
+      .selectFrom('utilisateur')
+      .select('actif')
+      .where('id', '=', agent.id)
+      .executeTakeFirstOrThrow()
+    expect(row.actif).toBe(1)
+    expect((await call('/rest/bd/mfa', { token: agent.token })).status).toBe(200)
+    expect(
+      await db().selectFrom('log').select('commentaire').where('nom_log', '=', 'UTILISATEUR_DESACTIVATION').execute(),
+    ).toEqual([])
   })
 })
 

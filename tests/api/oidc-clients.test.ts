@@ -209,8 +209,6 @@ describe('an OIDC application in the catalogue', () => {
       400,
       'VALIDATION_FAILED',
     )
-    const eleven = Array.from({ length: 11 }, (_, i) => `https://app.example.test/cb/${i}`)
-    await expectError(await send('POST', draft('Trop', client({ redirectUris: eleven }))), 400, 'VALIDATION_FAILED')
     const backchannel = await expectError(
       await send('POST', draft('Logout', { ...client(), backchannelLogoutUri: 'http://rp.example.test/logout' })),
       400,
@@ -224,5 +222,39 @@ describe('an OIDC application in the catalogue', () => {
       backchannelLogoutUri: 'http://localhost:3000/backchannel',
     })
     expect(local.oidc?.backchannelLogoutUri).toBe('http://localhost:3000/backchannel')
+  })
+
+  it('registers 10 addresses of a kind, the last of them answered to by the authorization; 11 refused on their field, nothing stored', async () => {
+    const ten = Array.from({ length: 10 }, (_, i) => `https://dix.example.test/cb/${i}`)
+    const bye = Array.from({ length: 10 }, (_, i) => `https://dix.example.test/bye/${i}`)
+    const application = await created('Dix adresses', client({ redirectUris: ten, postLogoutRedirectUris: bye }))
+    expect([application.oidc?.redirectUris, application.oidc?.postLogoutRedirectUris]).toEqual([ten, bye])
+    const agent = await signedInUser({ postes: [currentPost(4, 2)] })
+    const decision = await call('/rest/bd/oidc/authorize', {
+      method: 'POST',
+      token: agent.jwt.accessToken,
+      body: JSON.stringify({
+        client_id: application.oidc?.clientId,
+        redirect_uri: ten[9],
+        response_type: 'code',
+        scope: 'openid',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+        state: 'dix',
+      }),
+    })
+    const { action, url } = (await decision.json()) as { action: string; url: string }
+    expect([action, url.split('?')[0]]).toEqual(['redirect', ten[9]])
+    const before = await db().selectFrom('oidc_client').select('client_id').execute()
+    for (const field of ['redirectUris', 'postLogoutRedirectUris']) {
+      const eleven = Array.from({ length: 11 }, (_, i) => `https://onze.example.test/${i}`)
+      const refused = await expectError(
+        await send('POST', draft(`Onze ${field}`, client({ [field]: eleven }))),
+        400,
+        'VALIDATION_FAILED',
+      )
+      expect(refused.attributs).toEqual([{ field: `oidc.${field}`, message: 'validation.tooMany' }])
+    }
+    expect(await db().selectFrom('oidc_client').select('client_id').execute()).toEqual(before)
   })
 })

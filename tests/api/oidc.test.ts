@@ -297,6 +297,17 @@ describe('what is refused', () => {
         expectedNonce: wrong.nonce,
       }),
     ).rejects.toMatchObject({ error: 'invalid_grant' })
+    const missing = await authorizationRequest(rp)
+    const withoutVerifier = await tokenCall(
+      {
+        grant_type: 'authorization_code',
+        code: new URL((await authorizeAs(agent.accessToken, missing.url)).body.url).searchParams.get('code') as string,
+        redirect_uri: REDIRECT,
+      },
+      `Basic ${btoa(`${app.clientId}:${app.clientSecret}`)}`,
+    )
+    expect([withoutVerifier.status, await errorOf(withoutVerifier)]).toEqual([400, 'invalid_request'])
+    expect(await oidcSessionsOf(agent.sid)).toEqual([])
 
     const { tokens, callback } = await codeFlow(agent, rp)
     const replay = await tokenCall(
@@ -393,6 +404,22 @@ describe('what is refused', () => {
     expect([grantType.status, await errorOf(grantType)]).toEqual([400, 'unsupported_grant_type'])
   })
 
+  it('a code issued to one client is refused to another that authenticates correctly, confidential or public, with the same redirect URI and verifier', async () => {
+    const agent = await signedInAgent()
+    const rp = await confidential()
+    const request = await authorizationRequest(rp)
+    const code = new URL((await authorizeAs(agent.accessToken, request.url)).body.url).searchParams.get(
+      'code',
+    ) as string
+    // Everything the code was issued with, but the client: Outline and the public client register the same address.
+    const form = { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: request.verifier }
+    const asOutline = await tokenCall(form, `Basic ${btoa(`${logoutApp.clientId}:${logoutApp.clientSecret}`)}`)
+    expect([asOutline.status, await errorOf(asOutline)]).toEqual([400, 'invalid_grant'])
+    const asPublic = await tokenCall({ ...form, client_id: publicApp.clientId })
+    expect([asPublic.status, await errorOf(asPublic)]).toEqual([400, 'invalid_grant'])
+    expect(await oidcSessionsOf(agent.sid)).toEqual([])
+  })
+
   it('a user whose current posts do not grant the application: access_denied, back to the client', async () => {
     const elsewhere = await createUser({ postes: [currentPost(3, 3)] })
     const session = await sessionFor(elsewhere.id)
@@ -410,10 +437,15 @@ describe('what is refused', () => {
     ).toEqual([])
   })
 
-  it('a user deactivated, or whose grant is removed, between two refreshes: the next refresh fails', async () => {
+  it('a user deactivated by an administrator, or whose grant the catalogue removes, between two refreshes: the next refresh fails and revokes the session, which the grant given back does not revive', async () => {
     const agent = await signedInAgent()
     const { rp, tokens } = await codeFlow(agent)
-    await db().updateTable('utilisateur').set({ actif: 0 }).where('id', '=', agent.id).execute()
+    const deactivated = await call('/rest/bd/utilisateur/state', {
+      method: 'PUT',
+      token: root,
+      body: JSON.stringify({ id: agent.id, actif: false }),
+    })
+    expect(deactivated.status).toBe(200)
     await expect(client.refreshTokenGrant(rp, tokens.refresh_token as string)).rejects.toMatchObject({
       error: 'invalid_grant',
     })
@@ -421,15 +453,34 @@ describe('what is refused', () => {
     const other = await signedInAgent()
     const second = await codeFlow(other)
     const refreshed = await client.refreshTokenGrant(rp, second.tokens.refresh_token as string)
-    // The post ends (yesterday): no current post grants the application any more.
-    await db()
-      .updateTable('poste')
-      .set({ date_fin: new Date(Date.now() - 86_400_000).toISOString().slice(0, 10) })
-      .where('utilisateur_id', '=', other.id)
-      .execute()
+    const grants = (fonctions: { id: number }[]) =>
+      call('/rest/bd/application', {
+        method: 'PUT',
+        token: root,
+        body: JSON.stringify({
+          id: app.id,
+          libelle: 'Grafana',
+          icone: 'scale',
+          url: 'https://rp.example.test/',
+          actif: true,
+          fonctions,
+        }),
+      })
+    expect((await grants([])).status).toBe(200)
+    try {
+      await expect(client.refreshTokenGrant(rp, refreshed.refresh_token as string)).rejects.toMatchObject({
+        error: 'invalid_grant',
+      })
+    } finally {
+      expect((await grants([{ id: 2 }])).status).toBe(200)
+    }
+    // Granted again: the session that refresh ended stays ended, its access token reads no UserInfo.
     await expect(client.refreshTokenGrant(rp, refreshed.refresh_token as string)).rejects.toMatchObject({
       error: 'invalid_grant',
     })
+    expect((await call('/oidc/userinfo', { token: refreshed.access_token })).status).toBe(401)
+    // A new sign-in of the same user is granted again.
+    await expect(codeFlow(other)).resolves.toBeTruthy()
   })
 
   it('an unknown client or an unregistered redirect URI: 400 for the page, never a redirect', async () => {
@@ -442,7 +493,11 @@ describe('what is refused', () => {
     const unknown = new URL(request.url)
     unknown.searchParams.set('client_id', 'nobody')
     unknown.searchParams.set('redirect_uri', REDIRECT)
-    expect((await authorizeAs(agent.accessToken, unknown)).status).toBe(400)
+    const refused = await authorizeAs(agent.accessToken, unknown)
+    expect([refused.status, (refused.body as unknown as { businessCode: string }).businessCode]).toEqual([
+      400,
+      'OIDC_UNKNOWN_CLIENT',
+    ])
   })
 
   it('prompt=login, an old sign-in under max_age, another login hinted: sign in again first (prompt=none: login_required)', async () => {
@@ -576,13 +631,23 @@ describe('the authorization page', () => {
     ])
   })
 
-  it('says an unknown client or an unregistered redirect URI on the page', async () => {
+  it('says an unknown client or an unregistered redirect URI on the page, to a visitor signed in or not', async () => {
     const rp = await confidential()
     const { url } = await authorizationRequest(rp, { redirect_uri: 'https://evil.example.test/cb' })
-    const page = await worker_(url, { redirect: 'manual' })
-    expect(page.status).toBe(400)
-    expect(page.headers.get('Location')).toBeNull()
-    expect(await page.text()).toContain('L&#x27;adresse de retour demandée n&#x27;est pas enregistrée')
+    const unknown = new URL((await authorizationRequest(rp)).url)
+    unknown.searchParams.set('client_id', 'nobody')
+    const cookie = await browserCookieOf(await signedInAgent())
+    for (const [address, said] of [
+      [url, 'L&#x27;adresse de retour demandée n&#x27;est pas enregistrée'],
+      [unknown, 'Cette application n&#x27;est pas connue du portail'],
+    ] as const) {
+      for (const headers of [{}, { Cookie: cookie }] as Record<string, string>[]) {
+        const page = await worker_(address, { headers, redirect: 'manual' })
+        const visitor = `${address.searchParams.get('client_id')}, ${'Cookie' in headers ? 'signed in' : 'anonymous'}`
+        expect([page.status, page.headers.get('Location')], visitor).toEqual([400, null])
+        expect(await page.text(), visitor).toContain(said)
+      }
+    }
   })
 
   it('decodes the ID token the page led to (no token in the URL but the code)', async () => {
@@ -733,14 +798,19 @@ describe('logout', () => {
     })
   })
 
-  it('a deactivation ends the OIDC sessions too, and a failed delivery is retried later', async () => {
+  it('a deactivation by an administrator ends the OIDC sessions too: a logout token is due, a failed delivery is retried later, the refresh is refused', async () => {
     const agent = await signedInAgent()
-    const { tokens } = await codeFlow(agent, await logoutRp())
-    await db()
-      .updateTable('refresh_token')
-      .set({ revoked_at: new Date().toISOString() })
-      .where('utilisateur_id', '=', agent.id)
-      .execute()
+    const rp = await logoutRp()
+    const { tokens } = await codeFlow(agent, rp)
+    const deactivated = await call('/rest/bd/utilisateur/state', {
+      method: 'PUT',
+      token: root,
+      body: JSON.stringify({ id: agent.id, actif: false }),
+      // Its own attempt right after the answer is left out here (no signing key for this one request):
+      // the test's receivers are asked first, as in the sign-out above.
+      env: { OIDC_SIGNING_KEY: '' },
+    })
+    expect(deactivated.status).toBe(200)
     const failing = (async () => new Response('down', { status: 503 })) as unknown as typeof fetch
     expect(await deliverLogouts(env, { fetcher: failing })).toEqual({ sent: 0, failed: 1 })
     const row = await db()
@@ -754,6 +824,10 @@ describe('logout', () => {
     expect(await deliverLogouts(env, { fetcher })).toEqual({ sent: 0, failed: 0 })
     expect(await deliverLogouts(env, { fetcher, now: new Date(Date.now() + 61_000) })).toEqual({ sent: 1, failed: 0 })
     expect(received).toHaveLength(1)
+    expect(decodeJwt(received[0]?.token as string)).toMatchObject({ sub: String(agent.id), sid: tokens.claims()?.sid })
+    await expect(client.refreshTokenGrant(rp, tokens.refresh_token as string)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    })
   })
 
   it('without a hint of the signed-in user, asks first; an unregistered address is refused', async () => {
@@ -784,6 +858,10 @@ describe('logout', () => {
     expect(deliverable({ ENVIRONMENT: 'production' }, 'http://rp.example.test/bc')).toBe(false)
   })
 })
+
+/** The OpenID Connect sessions opened from a portal session. */
+const oidcSessionsOf = (sid: string) =>
+  db().selectFrom('refresh_token').select('family_id').where('parent_family_id', '=', sid).execute()
 
 /** An OAuth error answer's code. */
 const errorOf = async (response: Response) => ((await response.json()) as { error: string }).error

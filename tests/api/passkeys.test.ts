@@ -9,7 +9,18 @@ import {
   type RequestOptions,
   utf8,
 } from './authenticator'
-import { call, createOrganisation, createUser, db, expectError, login, ORIGIN, post, sessionFor } from './helpers'
+import {
+  call,
+  changedBeforeWrite,
+  createOrganisation,
+  createUser,
+  db,
+  expectError,
+  login,
+  ORIGIN,
+  post,
+  sessionFor,
+} from './helpers'
 
 beforeAll(createOrganisation)
 
@@ -184,6 +195,51 @@ describe('passwordless sign-in with a passkey', () => {
     forged.response.signature = b64u(derSignature(crypto.getRandomValues(new Uint8Array(64))))
     await expectError(await passkeySignIn(forged), 400, 'PASSKEY_INVALID')
     expect((await passkeySignIn(await assertion(authenticator, await signInOptions()))).status).toBe(200)
+  })
+
+  it('serves each challenge once, also to an authenticator whose counter stays at 0 (most platform ones)', async () => {
+    const me = await user()
+    const { authenticator } = await register(me)
+    const options = await signInOptions()
+    const answer = await assertion(authenticator, options, { counter: 0 })
+    expect((await passkeySignIn(answer)).status).toBe(200)
+    // The same answer again, then a new signature over the same challenge: both refused.
+    await expectError(await passkeySignIn(answer), 400, 'PASSKEY_INVALID')
+    await expectError(
+      await passkeySignIn(await assertion(authenticator, options, { counter: 0 })),
+      400,
+      'PASSKEY_INVALID',
+    )
+    // A new challenge: the authenticator that does not count signs in again.
+    expect((await passkeySignIn(await assertion(authenticator, await signInOptions(), { counter: 0 }))).status).toBe(
+      200,
+    )
+    expect((await logsOf(me.id)).filter((entry) => entry === 'CONNEXION')).toHaveLength(2)
+  })
+
+  it('serves a challenge once to two answers at once: the one that spent it first signs in, not the other', async () => {
+    const me = await user()
+    const { authenticator } = await register(me)
+    const options = await signInOptions()
+    const [first, second] = [
+      await assertion(authenticator, options, { counter: 0 }),
+      await assertion(authenticator, options, { counter: 0 }),
+    ]
+    let meanwhile: Response | undefined
+    const late = await post(
+      '/rest/public/bd/login/passkey',
+      { reponse: second },
+      {
+        env: {
+          DB: changedBeforeWrite(async () => {
+            meanwhile = await passkeySignIn(first)
+          }),
+        },
+      },
+    )
+    expect(meanwhile?.status).toBe(200)
+    await expectError(late, 400, 'PASSKEY_INVALID')
+    expect((await logsOf(me.id)).filter((entry) => entry === 'CONNEXION')).toHaveLength(1)
   })
 
   it('needs the authenticator to verify its user (a PIN, a fingerprint), which a second step does not', async () => {

@@ -435,3 +435,49 @@ describe('authorising a carrier', () => {
     expect(await launcherOf(signedIn.jwt.accessToken, carrier.id)).toEqual([])
   })
 })
+
+describe('the applications of a template’s function', () => {
+  it('are 20 at most: 20 in one function are kept, 21 refused on that function’s field, the 20 staying', async () => {
+    const added = await db()
+      .insertInto('application')
+      .values(
+        Array.from({ length: 17 }, (_, i) => ({
+          libelle: `Outil ${i + 1}`,
+          icone: 'scale',
+          url: `https://outil-${i + 1}.example.test/`,
+        })),
+      )
+      .returning('id')
+      .execute()
+    const catalogue = [1, 2, 3, 4, ...added.map((row) => row.id)].map((id) => ({ id }))
+    const before = (await (await call(templatePath(2), { token: root })).json()) as Template[]
+    try {
+      const twenty = await putTemplate(2, [{ libelle: 'Directeur', applications: catalogue.slice(0, 20) }])
+      expect(twenty.status).toBe(200)
+      const kept = ((await twenty.json()) as Template[]).map((f) => f.applications.length)
+      expect(kept).toEqual([20])
+      const refused = await expectError(
+        await putTemplate(2, [{ libelle: 'Directeur', applications: catalogue }]),
+        400,
+        'VALIDATION_FAILED',
+      )
+      expect(refused.attributs).toEqual([{ field: '0.applications', message: 'validation.tooMany' }])
+      const after = (await (await call(templatePath(2), { token: root })).json()) as Template[]
+      expect(after.map((f) => f.applications.length)).toEqual([20])
+    } finally {
+      const restore = before.map((f) => ({
+        libelle: f.libelle,
+        applications: f.applications.map(({ id }) => ({ id })),
+      }))
+      expect((await putTemplate(2, restore)).status).toBe(200)
+      await db()
+        .deleteFrom('application')
+        .where(
+          'id',
+          'in',
+          added.map((row) => row.id),
+        )
+        .execute()
+    }
+  })
+})

@@ -13,8 +13,17 @@ const newPage = useBrowser()
  */
 for (const mode of MODES) {
   describe(`OpenID Connect ${mode.name}`, () => {
-    it('an anonymous visitor of the application signs in at the portal and comes back signed in', async () => {
+    it('an anonymous visitor of the application signs in at the portal and comes back signed in; no address on the way, redirects included, carries a token', async () => {
       const page = await newPage(mode)
+      // Every address the browser asked for, and every one it was sent to (a redirect's, Remix's own).
+      const addresses = []
+      page.on('request', (request) => addresses.push(request.url()))
+      page.on('response', (response) => {
+        for (const header of ['location', 'x-remix-redirect']) {
+          const to = response.headers()[header]
+          if (to) addresses.push(new URL(to, response.url()).href)
+        }
+      })
       await page.goto('/demo-app/oidc')
       await page.getByRole('button', { name: 'Se connecter avec le portail' }).click()
       await page.waitForURL((url) => url.pathname === '/login' && url.searchParams.has('redirect'))
@@ -23,9 +32,20 @@ for (const mode of MODES) {
       await page.waitForURL((url) => url.pathname === '/demo-app/oidc', { timeout: 20_000 })
       await page.getByText('Connecté par le portail : Thomas Lefebvre').waitFor()
       await page.getByText('Agent de quai — Agence Lille').waitFor()
-      // No token but the code ever travelled in an address.
-      const history = await page.evaluate(() => performance.getEntriesByType('navigation').map((e) => e.name))
-      for (const address of history) assert.doesNotMatch(address, /access_token|id_token|refresh_token/)
+      // The way back went through the authorization and the application's callback, with the code alone.
+      addresses.push(page.url())
+      const callbacks = addresses
+        .map((address) => new URL(address))
+        .filter((url) => url.pathname === '/demo-app/oidc/callback')
+      assert.ok(
+        addresses.some((address) => new URL(address).pathname === '/oidc/authorize'),
+        'the authorization was on the way',
+      )
+      assert.ok(
+        callbacks.length > 0 && callbacks.every((url) => url.searchParams.has('code')),
+        'the callback got the code',
+      )
+      for (const address of addresses) assert.doesNotMatch(address, /access_token|id_token|refresh_token/)
       await page.context().close()
     })
 

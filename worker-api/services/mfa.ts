@@ -101,25 +101,35 @@ export async function startTotp(
   return { secret, otpauthUri: otpauthUri(new URL(context.origin).host, actor.login, secret) }
 }
 
-/** Ten new recovery codes for a user, replacing theirs, when `guard` holds: the statements and the codes. */
+/**
+ * Ten new recovery codes for a user, replacing theirs, when `guard` holds: the statements and the codes.
+ * The new codes go in first, so `guard` may be `changes() = 1` of the statement before them; the former
+ * ones, and whatever else goes with the change (`written`), follow once the new ones are in.
+ */
 export async function recoveryCodesWrite(db: DB, userId: number, guard: Expression<SqlBool>) {
   const codes = newRecoveryCodes()
   const hashes = await Promise.all(codes.map(recoveryCodeHash))
+  const listed = JSON.stringify(hashes)
+  const written = sql<SqlBool>`exists (select 1 from mfa_recovery_code where utilisateur_id = ${userId}
+    and code_hash = ${hashes[0]})`
   return {
     codes,
+    written,
     statements: {
-      oldCodes: db.deleteFrom('mfa_recovery_code').where('utilisateur_id', '=', userId).where(guard),
       newCodes: db
         .insertInto('mfa_recovery_code')
         .columns(['utilisateur_id', 'code_hash'])
         .expression(
           db
-            .selectFrom(
-              sql<{ code_hash: string }>`(select value as code_hash from json_each(${JSON.stringify(hashes)}))`.as('h'),
-            )
+            .selectFrom(sql<{ code_hash: string }>`(select value as code_hash from json_each(${listed}))`.as('h'))
             .select([sql<number>`${userId}`.as('utilisateur_id'), 'h.code_hash'])
             .where(guard),
         ),
+      oldCodes: db
+        .deleteFrom('mfa_recovery_code')
+        .where('utilisateur_id', '=', userId)
+        .where(sql<SqlBool>`code_hash not in (select value from json_each(${listed}))`)
+        .where(written),
     },
   }
 }
@@ -313,15 +323,13 @@ export async function removeTotp(env: Env, caller: Caller, input: FactorProof, c
  */
 export async function regenerateRecoveryCodes(env: Env, caller: Caller, input: FactorProof, context: RequestContext) {
   const { db, actor, user, totp, step } = await proven(env, caller, input)
-  const hasFactor = hasSecondFactor(actor.id)
-  // A code proves once: its step spent first, the codes made only with it spent by this request.
-  const spent =
-    step === null || !totp?.secret
-      ? sql<SqlBool>`1 = 1`
-      : sql<SqlBool>`exists (select 1 from mfa_totp where utilisateur_id = ${actor.id} and secret = ${totp.secret}
-          and last_step = ${step})`
-  const guard = sql<SqlBool>`(${hasFactor} and ${spent})`
-  const recovery = await recoveryCodesWrite(db, actor.id, guard)
+  // A code proves once: its step spent first, by this very request (a sign-in that accepted the same
+  // code meanwhile leaves nothing to renew), the codes made only then and the rest only with them.
+  const recovery = await recoveryCodesWrite(
+    db,
+    actor.id,
+    sql<SqlBool>`(${hasSecondFactor(actor.id)} and ${afterProof(step)})`,
+  )
   const results = await namedBatch(env.DB, {
     spend: spendProof(db, actor.id, totp, step),
     ...recovery.statements,
@@ -329,9 +337,9 @@ export async function regenerateRecoveryCodes(env: Env, caller: Caller, input: F
       db,
       'log',
       logEntry(actor.id, 'ADMINISTRATION', 'MFA_CODES_SECOURS', context.userAgent),
-      selectWhen(db, guard),
+      selectWhen(db, recovery.written),
     ),
-    mail: await noticeTo(db, user, factorAddedMail, { kind: 'recoveryCodes' }, guard),
+    mail: await noticeTo(db, user, factorAddedMail, { kind: 'recoveryCodes' }, recovery.written),
     cleared: clearAttempts(db, 'password-change', String(actor.id)),
   })
   if ((results.newCodes?.meta.changes ?? 0) === 0) {
