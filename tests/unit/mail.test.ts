@@ -146,8 +146,10 @@ describe('retryDelaySeconds', () => {
     expect(retryDelaySeconds(1000)).toBe(cap)
   })
 
-  it('keeps trying for at least a day before giving up', () => {
+  it('keeps trying 11 times over 27.9 hours (README, SECURITY.md) before giving up', () => {
     const waited = Array.from({ length: MAX_ATTEMPTS - 1 }, (_, i) => retryDelaySeconds(i + 1)).reduce((a, b) => a + b)
-    expect(waited).toBeGreaterThanOrEqual(24 * 3600)
+    expect(MAX_ATTEMPTS).toBe(11)
+    expect(waited).toBe(100_380)
+    expect((waited / 3600).toFixed(1)).toBe('27.9')
   })
 })
