@@ -103,7 +103,7 @@ export async function codeFlow(user: { accessToken: string }, rp: client.Configu
     expectedState: request.state,
     expectedNonce: request.nonce,
   })
-  return { request, tokens, callback: new URL(decision.body.url) }
+  return { rp, request, tokens, callback: new URL(decision.body.url) }
 }
 
 /** An OAuth error answer's code. */

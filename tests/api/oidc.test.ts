@@ -1,8 +1,7 @@
-import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test'
+import { env } from 'cloudflare:test'
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose'
 import * as client from 'openid-client'
 import { beforeAll, describe, expect, it } from 'vitest'
-import worker from '../../server'
 import { atHash } from '../../worker-api/lib/oidc-keys'
 import { deliverable, deliverLogouts } from '../../worker-api/services/backchannel'
 import {
@@ -17,29 +16,25 @@ import {
   signedInUser,
   withFrozenClock,
 } from './helpers'
+import {
+  authorizationRequest,
+  authorizeAs,
+  confidentialRp,
+  errorOf,
+  REDIRECT,
+  oidcApplication as rpApplication,
+  codeFlow as rpCodeFlow,
+  rpOptions,
+  signedInAgent,
+  tokenCall,
+  worker_,
+} from './oidc-rp'
 
 /**
  * The OpenID Connect provider (DESIGN §4b) driven by a real relying party, openid-client 6: discovery,
  * the authorization (the portal's session reused), the code exchanged with PKCE, the ID token checked
  * against the JWKS, UserInfo, refresh — and what must be refused.
  */
-
-const REDIRECT = 'https://rp.example.test/callback'
-
-/** Every request of the relying party goes to the real Worker (API and pages alike). */
-async function worker_(url: string | URL | Request, init?: RequestInit): Promise<Response> {
-  const request = new Request(url, init)
-  const ctx = createExecutionContext()
-  const response = await worker.fetch(request, env, ctx)
-  const body = await response.arrayBuffer()
-  await waitOnExecutionContext(ctx)
-  return new Response(body, response)
-}
-
-const options: client.DiscoveryRequestOptions = {
-  execute: [client.allowInsecureRequests, client.enableNonRepudiationChecks],
-  [client.customFetch]: (url, init) => worker_(url, init as RequestInit),
-}
 
 let root: string
 let app: { id: number; clientId: string; clientSecret: string }
@@ -48,72 +43,14 @@ let logoutApp: { id: number; clientId: string; clientSecret: string }
 const BACKCHANNEL = 'http://localhost:9999/backchannel'
 const BYE = 'https://rp.example.test/bye'
 
-async function oidcApplication(libelle: string, oidc: Record<string, unknown>) {
-  const response = await call('/rest/bd/application', {
-    method: 'POST',
-    token: root,
-    body: JSON.stringify({
-      libelle,
-      icone: 'scale',
-      url: 'https://rp.example.test/',
-      actif: true,
-      protocole: 'OIDC',
-      oidc: { redirectUris: [REDIRECT], ...oidc },
-      fonctions: [{ id: 2 }],
-    }),
-  })
-  expect(response.status).toBe(201)
-  const body = (await response.json()) as { id: number; oidc: { clientId: string; clientSecret?: string } }
-  return { id: body.id, clientId: body.oidc.clientId, clientSecret: body.oidc.clientSecret as string }
-}
+/** An OIDC application of the catalogue, created by the root administrator, granted to the agents. */
+const oidcApplication = (libelle: string, oidc: Record<string, unknown>) => rpApplication(root, libelle, oidc)
 
-const confidential = () =>
-  client.discovery(new URL(ORIGIN), app.clientId, app.clientSecret, client.ClientSecretBasic(app.clientSecret), options)
+const confidential = () => confidentialRp(app)
 
-/** An authorization request's parameters, PKCE and all, as the relying party builds them. */
-async function authorizationRequest(config: client.Configuration, extra: Record<string, string> = {}) {
-  const verifier = client.randomPKCECodeVerifier()
-  const state = client.randomState()
-  const nonce = client.randomNonce()
-  const url = client.buildAuthorizationUrl(config, {
-    redirect_uri: REDIRECT,
-    scope: 'openid profile email postes',
-    code_challenge: await client.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-    state,
-    nonce,
-    ...extra,
-  })
-  return { url, verifier, state, nonce }
-}
-
-/** The portal's decision for a signed-in user (what its /oidc/authorize page asks the API). */
-async function authorizeAs(token: string, url: URL) {
-  const response = await call('/rest/bd/oidc/authorize', {
-    method: 'POST',
-    token,
-    body: JSON.stringify(Object.fromEntries(url.searchParams)),
-  })
-  return { status: response.status, body: (await response.json()) as { action: string; url: string } }
-}
-
-async function signedInAgent() {
-  const agent = await createUser({ postes: [currentPost(4, 2)] })
-  return { ...agent, ...(await sessionFor(agent.id)) }
-}
-
-/** The whole code flow for `user`: tokens as openid-client validated them. */
+/** The whole code flow for `user` (the confidential client's, unless another is given). */
 async function codeFlow(user: { accessToken: string }, config?: client.Configuration) {
-  const rp = config ?? (await confidential())
-  const request = await authorizationRequest(rp)
-  const decision = await authorizeAs(user.accessToken, request.url)
-  expect(decision.body.action).toBe('redirect')
-  const tokens = await client.authorizationCodeGrant(rp, new URL(decision.body.url), {
-    pkceCodeVerifier: request.verifier,
-    expectedState: request.state,
-    expectedNonce: request.nonce,
-  })
-  return { rp, request, tokens, callback: new URL(decision.body.url) }
+  return rpCodeFlow(user, config ?? (await confidential()))
 }
 
 beforeAll(async () => {
@@ -234,10 +171,10 @@ describe('the code flow with openid-client', () => {
 
   it('a public client signs in with PKCE alone, and client_secret_post works for a confidential one', async () => {
     const agent = await signedInAgent()
-    const pub = await client.discovery(new URL(ORIGIN), publicApp.clientId, undefined, client.None(), options)
+    const pub = await client.discovery(new URL(ORIGIN), publicApp.clientId, undefined, client.None(), rpOptions)
     const { tokens } = await codeFlow(agent, pub)
     expect(tokens.claims()?.aud).toBe(publicApp.clientId)
-    const post = await client.discovery(new URL(ORIGIN), app.clientId, app.clientSecret, undefined, options)
+    const post = await client.discovery(new URL(ORIGIN), app.clientId, app.clientSecret, undefined, rpOptions)
     await expect(codeFlow(agent, post)).resolves.toBeTruthy()
   })
 })
@@ -664,7 +601,7 @@ describe('dynamic client registration and the launcher', () => {
       new URL(ORIGIN),
       { client_name: 'Metabase', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'client_secret_basic' },
       undefined,
-      { ...options, initialAccessToken: root },
+      { ...rpOptions, initialAccessToken: root },
     )
     const metadata = registered.clientMetadata()
     expect(metadata.client_id).toMatch(/^[A-Za-z0-9_-]{24}$/)
@@ -734,7 +671,7 @@ describe('logout', () => {
       logoutApp.clientId,
       logoutApp.clientSecret,
       client.ClientSecretBasic(logoutApp.clientSecret),
-      options,
+      rpOptions,
     )
 
   /** A receiver of back-channel logouts: what was posted, and where. */
@@ -862,13 +799,3 @@ describe('logout', () => {
 /** The OpenID Connect sessions opened from a portal session. */
 const oidcSessionsOf = (sid: string) =>
   db().selectFrom('refresh_token').select('family_id').where('parent_family_id', '=', sid).execute()
-
-/** An OAuth error answer's code. */
-const errorOf = async (response: Response) => ((await response.json()) as { error: string }).error
-
-/** A raw token request, form-encoded. */
-function tokenCall(fields: Record<string, string>, authorization?: string) {
-  const headers: Record<string, string> = { 'Content-Type': 'application/x-www-form-urlencoded' }
-  if (authorization) headers.Authorization = authorization
-  return call('/oidc/token', { method: 'POST', body: new URLSearchParams(fields).toString(), headers })
-}
