@@ -20,8 +20,10 @@ import { buttonVariants } from './components/ui/button'
 import { useFocusAfterActions } from './lib/focus'
 import { i18nServer } from './lib/i18n.server'
 import { useNonce } from './lib/nonce'
+import { pageErrorKeys } from './lib/page-error'
 import { shipsWithoutScripts } from './lib/scripts'
 import { themeStylesheet } from './lib/theme.server'
+import { errorMeta } from './lib/title'
 import { readToast, type Toast } from './lib/toast.server'
 
 /** Spec §9: notices and errors stay 5 s. */
@@ -30,6 +32,9 @@ export const TOAST_DURATION_MS = 5000
 const LIVE_REGION_DELAY_MS = 150
 
 export const links: LinksFunction = () => [{ rel: 'icon', href: '/favicon.svg', type: 'image/svg+xml' }]
+
+/** A page that could not be shown at all is titled by its error; each page titles itself otherwise. */
+export const meta = errorMeta
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const [locale, { toast, headers }] = await Promise.all([i18nServer.getLocale(request), readToast(request, context)])
@@ -138,12 +143,12 @@ export default function App() {
 export function ErrorBoundary() {
   const error = useRouteError()
   const { t } = useTranslation()
-  const notFound = isRouteErrorResponse(error) && error.status === 404
   if (!isRouteErrorResponse(error)) console.error(error)
+  const [title, text] = pageErrorKeys(error)
   return (
     <main className="mx-auto flex min-h-screen max-w-lg flex-col items-center justify-center gap-4 p-6 text-center">
-      <h1 className="text-2xl font-semibold">{notFound ? t('common.notFoundTitle') : t('common.errorTitle')}</h1>
-      {!notFound ? <p className="text-muted-foreground">{t('errors.technical')}</p> : null}
+      <h1 className="text-2xl font-semibold">{t(title)}</h1>
+      <p className="text-muted-foreground">{t(text)}</p>
       <a href="/" className={buttonVariants()}>
         {t('common.home')}
       </a>

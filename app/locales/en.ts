@@ -31,6 +31,9 @@ export const en: Resource = {
   pageError: {
     forbiddenTitle: 'Not allowed',
     forbidden: 'This page is about a part of the organisation you do not administer.',
+    rootOnlyTitle: 'For the administrators of the root structure only',
+    rootOnly:
+      'This page sets what holds for the whole organisation: only administrators with a post on the root structure may open it. Ask them for the change you need.',
     notFound: 'This page does not exist, or no longer does.',
     toAccess: 'Go to my access',
   },

@@ -30,6 +30,9 @@ export const fr = {
   pageError: {
     forbiddenTitle: 'Accès non autorisé',
     forbidden: "Cette page concerne une partie de l'organisation que vous n'administrez pas.",
+    rootOnlyTitle: 'Réservé aux administrateurs de la structure racine',
+    rootOnly:
+      "Cette page règle ce qui vaut pour toute l'organisation : seuls les administrateurs qui ont un poste sur la structure racine peuvent l'ouvrir. Demandez-leur le changement dont vous avez besoin.",
     notFound: "Cette page n'existe pas, ou plus.",
     toAccess: 'Aller à mes accès',
   },

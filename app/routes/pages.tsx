@@ -5,8 +5,9 @@ import { useTranslation } from 'react-i18next'
 import { SidebarNav } from '~/components/layout/sidebar'
 import { Topbar } from '~/components/layout/topbar'
 import { PageError } from '~/components/page-error'
+import { isAdminPath } from '~/lib/admin-paths'
 import { currentSession, requireUser } from '~/lib/auth.server'
-import { isAdminPath } from '~/lib/breadcrumb'
+import { errorMeta } from '~/lib/title'
 
 /**
  * The authenticated area (spec §2). The guard asks the API who the session is whenever this loader runs
@@ -23,6 +24,9 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   }
   return data({ user }, { headers: await auth.headers() })
 }
+
+/** Titles the pages it shows in place of a child that could not be shown; each child titles itself. */
+export const meta = errorMeta
 
 type SignedIn = SerializeFrom<typeof loader>['user']
 

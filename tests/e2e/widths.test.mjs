@@ -147,6 +147,30 @@ for (const mode of MODES) {
   })
 }
 
+describe('refusal pages at phone and tablet widths', () => {
+  it('never scroll sideways: a root-only page and a page outside the scope, for a sub-tree administrator', async () => {
+    const mode = { javaScriptEnabled: true }
+    const page = await newPage(mode)
+    await signIn(page, mode, 'adminsud', 'Adminsud1')
+    const measured = []
+    for (const width of WIDTHS) {
+      await page.setViewportSize({ width, height: 800 })
+      for (const path of ['/pages/admin/applications', '/pages/admin/structure/detail/4']) {
+        await page.goto(path)
+        await page.locator('main h1').waitFor()
+        measured.push({ width, path, overflow: await overflow(page) })
+        const hidden = await misfits(page)
+        if (hidden.length > 0) measured.push({ width, path, overflow: hidden })
+      }
+    }
+    assert.deepEqual(
+      measured.filter((row) => row.overflow !== 0),
+      [],
+    )
+    await page.context().close()
+  })
+})
+
 MODES.forEach((mode, index) => {
   const id = 988 + index
   describe(`the second factor's screens at phone and tablet widths ${mode.name}`, () => {
