@@ -27,6 +27,7 @@ export const en: Resource = {
     cancel: 'Cancel',
     notices: 'Notifications',
     closeNotice: 'Close the notice',
+    close: 'Close',
   },
   pageError: {
     forbiddenTitle: 'Not allowed',
@@ -509,6 +510,7 @@ export const en: Resource = {
     grantsLabel: 'Applications opened by {{libelle}}',
     grantsLegend: 'Applications opened by {{libelle}}',
     noCatalogue: 'The catalogue has no application.',
+    grantsByRoot: 'The applications each function opens are chosen by the administrators of the root structure.',
     saveGrants: 'Save the applications',
     newLabel: 'New function',
     add: 'Add the function',
@@ -520,6 +522,7 @@ export const en: Resource = {
     deleting: 'Deleting…',
     deleteLabel: 'Delete the function {{libelle}}',
     deleteTitle: 'Delete the function {{libelle}}',
+    deleteHeldTitle: 'The function {{libelle}} cannot be deleted',
     deleteConfirm: 'It will leave {{nom}} and what the applications grant.',
     deleteHeld_one: '{{count}} post, past ones included, holds this function: it cannot be deleted while it exists.',
     deleteHeld_other: '{{count}} posts, past ones included, hold this function: it cannot be deleted while they exist.',

@@ -26,6 +26,7 @@ export const fr = {
     cancel: 'Annuler',
     notices: 'Notifications',
     closeNotice: 'Fermer la notification',
+    close: 'Fermer',
   },
   pageError: {
     forbiddenTitle: 'Accès non autorisé',
@@ -515,6 +516,8 @@ export const fr = {
     grantsLabel: 'Applications ouvertes par {{libelle}}',
     grantsLegend: 'Applications ouvertes par {{libelle}}',
     noCatalogue: 'Le catalogue ne compte aucune application.',
+    grantsByRoot:
+      'Les applications qu’ouvre chaque fonction sont choisies par les administrateurs de la structure racine.',
     saveGrants: 'Enregistrer les applications',
     newLabel: 'Nouvelle fonction',
     add: 'Ajouter la fonction',
@@ -526,6 +529,7 @@ export const fr = {
     deleting: 'Suppression…',
     deleteLabel: 'Supprimer la fonction {{libelle}}',
     deleteTitle: 'Supprimer la fonction {{libelle}}',
+    deleteHeldTitle: 'Impossible de supprimer la fonction {{libelle}}',
     deleteConfirm: 'Elle disparaîtra de {{nom}} et de ce que les applications accordent.',
     deleteHeld_one:
       '{{count}} poste, passé compris, est de cette fonction : elle ne peut pas être supprimée tant qu’il existe.',
