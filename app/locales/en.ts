@@ -143,6 +143,7 @@ export const en: Resource = {
       'Save becomes available once the address is available and confirmed, and the last name, the first name, the structure, the function and the period are filled in.',
     withAttribute: '{{message}} ({{attribut}})',
     created: 'User {{mail}} created: an invitation was sent to them.',
+    openProfile: 'See the profile of {{name}}',
   },
   errors: {
     BAD_CREDENTIAL: 'Incorrect username or password.',

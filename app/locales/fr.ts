@@ -142,6 +142,7 @@ export const fr = {
       'Enregistrer s’active quand l’adresse est disponible et confirmée, et que le nom, le prénom, la structure, la fonction et la période sont renseignés.',
     withAttribute: '{{message}} ({{attribut}})',
     created: 'Utilisateur {{mail}} créé : une invitation lui a été envoyée.',
+    openProfile: 'Voir le profil de {{name}}',
   },
   errors: {
     BAD_CREDENTIAL: 'Identifiant ou mot de passe incorrect.',

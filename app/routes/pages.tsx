@@ -70,7 +70,7 @@ function Shell({ user, children }: { user: SignedIn; children: React.ReactNode }
       >
         {t('app.skipToContent')}
       </a>
-      <aside className="relative bg-sidebar text-sidebar-foreground md:sticky md:top-0 md:h-screen md:w-64 md:shrink-0 md:overflow-y-auto">
+      <aside className="relative bg-sidebar text-sidebar-foreground md:sticky md:top-0 md:flex md:h-screen md:w-64 md:shrink-0 md:flex-col">
         <div className="flex items-center justify-between px-4 py-2 md:px-6 md:py-4">
           <span className="text-lg font-semibold">{t('app.name')}</span>
         </div>
@@ -82,9 +82,12 @@ function Shell({ user, children }: { user: SignedIn; children: React.ReactNode }
             {t('common.menu')}
           </summary>
         </details>
-        <div className="hidden peer-open:block md:block">
+        <div className="hidden peer-open:block md:block md:min-h-0 md:flex-1 md:overflow-y-auto">
           <SidebarNav user={user} />
         </div>
+        {/* While a notice is shown at the sidebar's foot (root.tsx), the foot is its height: the menu
+            ends above it. */}
+        <div className="hidden md:block md:h-(--notices-room) md:shrink-0" />
       </aside>
       <div className="flex min-w-0 flex-1 flex-col">
         <header className="border-b bg-card px-4 py-2 md:px-6 md:py-3">
