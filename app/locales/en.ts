@@ -602,6 +602,7 @@ export const en: Resource = {
       hintRecovery: 'One of your recovery codes.',
       submit: 'Verify and sign in',
       lost: 'Lost your app and your recovery codes? Your administrator can reset your second factor.',
+      switchAccount: 'Use another account',
     },
     totp: {
       title: 'Authenticator app',

@@ -611,6 +611,7 @@ export const fr = {
       hintRecovery: "L'un de vos codes de secours.",
       submit: 'Vérifier et se connecter',
       lost: "Plus d'accès à votre application ni à vos codes de secours ? Votre administrateur peut réinitialiser votre second facteur.",
+      switchAccount: 'Changer de compte',
     },
     totp: {
       title: "Application d'authentification",
