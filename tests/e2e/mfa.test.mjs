@@ -127,6 +127,12 @@ MODES.forEach((mode, index) => {
       await page.getByRole('button', { name: 'Activer', exact: true }).click()
       await totpCard(page).getByText(WRONG_CODE).first().waitFor()
       assert.equal(await page.locator('#totp-code').getAttribute('aria-invalid'), 'true')
+      // Said once, on its field; the form's top says what to do.
+      assert.equal(await page.getByText(WRONG_CODE).count(), 1)
+      await totpCard(page)
+        .getByRole('alert')
+        .filter({ hasText: 'Vérifiez les champs signalés : Code affiché par l’application.' })
+        .waitFor()
       assert.equal(await readSecret(page), secret)
       await totpCard(page).getByText("Aucune application d'authentification n'est configurée.").waitFor()
 
