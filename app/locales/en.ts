@@ -351,6 +351,8 @@ export const en: Resource = {
     users: 'Users',
     actions: 'Actions',
     off: 'Switched off: in no access list, its launch is refused',
+    edit: 'Edit',
+    editLabel: 'Edit {{libelle}}',
     switchOn: 'Switch on',
     switchOff: 'Switch off',
     switchOnLabel: 'Switch on {{libelle}}',

@@ -355,6 +355,8 @@ export const fr = {
     users: 'Utilisateurs',
     actions: 'Actions',
     off: 'Désactivée : absente des accès, son lancement est refusé',
+    edit: 'Modifier',
+    editLabel: 'Modifier {{libelle}}',
     switchOn: 'Activer',
     switchOff: 'Désactiver',
     switchOnLabel: 'Activer {{libelle}}',
