@@ -815,7 +815,8 @@ export const en: Resource = {
       'This application signs in through OpenID Connect, as an off-the-shelf application would: if you are already signed in to the portal, no password is asked again.',
     signIn: 'Sign in with the portal',
     signedInAs: 'Signed in through the portal: {{name}}',
-    endedByPortal: 'Your portal session has ended: the portal told this application (back-channel logout).',
+    endedByPortal:
+      'Your portal session has ended: the portal told this application (back-channel logout), which signed you out too.',
     subject: 'Identifier (sub)',
     login: 'Login',
     mail: 'Email address',

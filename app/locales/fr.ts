@@ -830,7 +830,7 @@ export const fr = {
     signIn: 'Se connecter avec le portail',
     signedInAs: 'Connecté par le portail : {{name}}',
     endedByPortal:
-      'Votre session du portail est terminée : le portail a prévenu cette application (déconnexion en arrière-plan).',
+      'Votre session du portail est terminée : le portail a prévenu cette application (déconnexion en arrière-plan), qui vous a déconnecté à son tour.',
     subject: 'Identifiant (sub)',
     login: 'Identifiant de connexion',
     mail: 'Adresse e-mail',
