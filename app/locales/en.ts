@@ -107,7 +107,6 @@ export const en: Resource = {
   },
   userCreate: {
     title: 'Create a user',
-    usersCrumb: 'Users',
     identity: 'Identity',
     position: 'Post',
     positionIntro: 'The user’s first post: a function in a structure, over a period.',
@@ -907,7 +906,7 @@ export const en: Resource = {
     allEnded: 'The sessions of {{name}} have ended; a mail tells them.',
   },
   users: {
-    title: 'Users',
+    table: 'Users',
     intro: 'The users of your scope, sorted by last name.',
     create: 'Create a user',
     search: 'Search by last or first name',

@@ -106,7 +106,6 @@ export const fr = {
   },
   userCreate: {
     title: 'Créer un utilisateur',
-    usersCrumb: 'Utilisateurs',
     identity: 'Identité',
     position: 'Poste',
     positionIntro: 'Le premier poste de l’utilisateur : une fonction dans une structure, sur une période.',
@@ -922,7 +921,7 @@ export const fr = {
     allEnded: 'Les sessions de {{name}} sont terminées ; un mail le lui dit.',
   },
   users: {
-    title: 'Utilisateurs',
+    table: 'Utilisateurs',
     intro: 'Les utilisateurs de votre périmètre, triés par nom.',
     create: 'Créer un utilisateur',
     search: 'Rechercher par nom ou prénom',

@@ -44,7 +44,7 @@ for (const [index, mode] of MODES.entries()) {
       for (const label of ['Avec un poste en cours', 'Sans poste en cours', 'Inactifs']) {
         const shown = await figure(page, new RegExp(`^\\d+ ${label}`))
         await page.getByRole('link', { name: new RegExp(`^\\d+ ${label}`) }).click()
-        await page.getByRole('heading', { level: 1, name: 'Utilisateurs' }).waitFor()
+        await page.getByRole('heading', { level: 1, name: 'Gérer les utilisateurs' }).waitFor()
         assert.equal(await listTotal(page, /^\d+ utilisateurs?$|^Aucun utilisateur/), shown, label)
         await page.goBack()
         await page.getByRole('heading', { level: 1, name: 'Tableau de bord' }).waitFor()
