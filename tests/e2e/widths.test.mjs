@@ -137,6 +137,20 @@ for (const mode of MODES) {
       await page.locator('main h1').waitFor()
       const top = await headerHeight(page)
       if (top > 120) measured.push({ width: 360, path: 'header', overflow: `${top} px high` })
+      // The breadcrumb of a page three steps deep keeps its first step, Home, on a phone.
+      for (const width of [320, 360]) {
+        await page.setViewportSize({ width, height: 800 })
+        await page.goto('/pages/admin/detail/user/2')
+        await page.locator('main h1').waitFor()
+        const crumbs = page.getByRole('navigation', { name: "Fil d'Ariane" })
+        for (const step of [crumbs.getByRole('link', { name: 'Accueil' }), crumbs.locator('[aria-current="page"]')]) {
+          const visible = await step.evaluate((element) => {
+            const box = element.getBoundingClientRect()
+            return element.checkVisibility() && box.width > 20 && box.right <= window.innerWidth
+          })
+          if (!visible) measured.push({ width, path: 'breadcrumb', overflow: `${await step.textContent()} not shown` })
+        }
+      }
       assert.deepEqual(
         // Anything but 0 fails, 'no panel' too.
         measured.filter((row) => row.overflow !== 0),
