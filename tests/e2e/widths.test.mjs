@@ -151,6 +151,13 @@ for (const mode of MODES) {
           if (!visible) measured.push({ width, path: 'breadcrumb', overflow: `${await step.textContent()} not shown` })
         }
       }
+      // A list's nine page links (first, previous, five pages, next, last) keep to one line at 360 px.
+      await page.setViewportSize({ width: 360, height: 800 })
+      await page.goto('/pages/admin/listeUtilisateurs?page=3')
+      const pages = page.getByRole('navigation', { name: 'Pagination' }).getByRole('listitem')
+      assert.equal(await pages.count(), 9, 'a list of five pages at least')
+      const lines = new Set(await pages.evaluateAll((items) => items.map((item) => item.getBoundingClientRect().top)))
+      if (lines.size > 1) measured.push({ width: 360, path: 'pagination', overflow: `${lines.size} lines` })
       assert.deepEqual(
         // Anything but 0 fails, 'no panel' too.
         measured.filter((row) => row.overflow !== 0),
