@@ -1,5 +1,6 @@
 import { Form, Link, useNavigation } from '@remix-run/react'
 import type { VariantProps } from 'class-variance-authority'
+import type { TFunction } from 'i18next'
 import { type KeyboardEvent, type MouseEvent, type ReactNode, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useHydrated } from '~/lib/hydrated'
@@ -26,8 +27,11 @@ type Confirmation = {
   /** The confirm button's text while the form is sent. */
   pendingLabel?: string
   cancelLabel?: string
-  /** The POST form's hidden inputs, e.g. `{ intent: 'supprimer', id: '3' }`. */
-  fields: Record<string, string>
+  /**
+   * The POST form's hidden inputs, e.g. `{ intent: 'supprimer', id: '3' }`; `null` when the action
+   * cannot be done: the description says why and only the way back is offered (`cancelLabel`, "Close").
+   */
+  fields: Record<string, string> | null
   /** Where the form posts: the current route (and its search params) when omitted. */
   action?: string
   /** The confirm button's look: destructive unless the action is harmless. */
@@ -123,7 +127,7 @@ export function ConfirmDialog({
           </AlertDialogHeader>
           <ConfirmForm
             {...confirmation}
-            cancel={<AlertDialogCancel>{confirmation.cancelLabel ?? t('common.cancel')}</AlertDialogCancel>}
+            cancel={<AlertDialogCancel>{cancelLabel(confirmation, t)}</AlertDialogCancel>}
             onSubmit={() => setOpen(false)}
           />
         </AlertDialogContent>
@@ -177,13 +181,17 @@ export function ConfirmPanel({
             to={returnTo ? `${cancelHref}#${returnTo}` : cancelHref}
             className={buttonVariants({ variant: 'outline' })}
           >
-            {confirmation.cancelLabel ?? t('common.cancel')}
+            {cancelLabel(confirmation, t)}
           </Link>
         }
       />
     </FormPanel>
   )
 }
+
+/** The way back's words: "Cancel" beside an action, "Close" when there is none. */
+const cancelLabel = (confirmation: Confirmation, t: TFunction) =>
+  confirmation.cancelLabel ?? (confirmation.fields === null ? t('common.close') : t('common.cancel'))
 
 function ConfirmForm({
   fields,
@@ -195,6 +203,8 @@ function ConfirmForm({
   onSubmit,
 }: Confirmation & { cancel: ReactNode; onSubmit?: () => void }) {
   const navigation = useNavigation()
+  // Nothing that could work to offer: the way back alone.
+  if (fields === null) return <div className="flex justify-end">{cancel}</div>
   const pending =
     navigation.state === 'submitting' &&
     Object.entries(fields).every(([name, value]) => navigation.formData?.get(name) === value)

@@ -1,5 +1,5 @@
-import { Form, useNavigation, useSearchParams } from '@remix-run/react'
-import { KeyRound, LogIn } from 'lucide-react'
+import { Form, Link, useLocation, useNavigation, useSearchParams } from '@remix-run/react'
+import { ArrowLeft, KeyRound, LogIn } from 'lucide-react'
 import { useEffect, useRef } from 'react'
 import { useTranslation } from 'react-i18next'
 import type { MfaMethod } from '../../worker-api/contract/mfa'
@@ -27,6 +27,7 @@ export type SecondStep = {
 export function LoginSecondStep({ step }: { step: SecondStep }) {
   const { t } = useTranslation()
   const [searchParams] = useSearchParams()
+  const { search } = useLocation()
   const navigation = useNavigation()
   const pending = navigation.state !== 'idle' && navigation.formData?.get('intent') === 'mfa'
   const input = useRef<HTMLInputElement>(null)
@@ -41,6 +42,14 @@ export function LoginSecondStep({ step }: { step: SecondStep }) {
       ? t('mfa.login.hintBoth')
       : t('mfa.login.hintTotp')
     : t('mfa.login.hintRecovery')
+  // A refused code is said on its field; the form's top says where to look.
+  const codeError =
+    step.error && step.error.key !== 'errors.PASSKEY_INVALID' ? t(step.error.key, step.error.values) : null
+  const formError = step.error
+    ? codeError
+      ? t('form.checkFields', { fields: t('mfa.login.code') })
+      : t(step.error.key, step.error.values)
+    : null
   return (
     <CenteredCard
       eyebrow={t('app.tagline')}
@@ -65,11 +74,11 @@ export function LoginSecondStep({ step }: { step: SecondStep }) {
         <input type="hidden" name="identifiant" value={step.identifiant} />
         <input type="hidden" name="methodes" value={step.methodes.join(',')} />
         <input type="hidden" name="redirect" value={searchParams.get('redirect') ?? ''} />
-        <FormError message={step.error ? t(step.error.key, step.error.values) : null} />
+        <FormError message={formError} />
         <Field
           label={t('mfa.login.code')}
           hint={hint}
-          errors={step.error ? [t(step.error.key, step.error.values)] : undefined}
+          errors={codeError ? [codeError] : undefined}
           inputProps={{
             id: 'login-code',
             name: 'code',
@@ -92,6 +101,14 @@ export function LoginSecondStep({ step }: { step: SecondStep }) {
         <KeyRound aria-hidden className="mt-0.5 size-4 shrink-0" />
         {t('mfa.login.lost')}
       </p>
+      {/* Back to the first step, the page asked for kept: the same sign-in page, asked for anew. */}
+      <Link
+        to={`/login${search}`}
+        className="inline-flex items-center gap-2 self-start text-sm text-primary underline-offset-4 hover:underline"
+      >
+        <ArrowLeft aria-hidden className="size-4" />
+        {t('mfa.login.switchAccount')}
+      </Link>
     </CenteredCard>
   )
 }

@@ -1,26 +1,23 @@
 import { isRouteErrorResponse, Link, useRouteError } from '@remix-run/react'
 import { useTranslation } from 'react-i18next'
+import { pageErrorKeys } from '~/lib/page-error'
 import { buttonVariants } from './ui/button'
 
 /**
- * Why a page of the authenticated area cannot be shown: 403, a part of the organisation outside the
- * caller's scope; 404; anything else a technical error; with the way out.
+ * Why a page of the authenticated area cannot be shown (`pageErrorKeys`), with the way out, laid out
+ * as every page is; its title says the same (`errorMeta`).
  */
 export function PageError() {
   const error = useRouteError()
   const { t } = useTranslation()
-  const status = isRouteErrorResponse(error) ? error.status : 500
   if (!isRouteErrorResponse(error)) console.error(error)
-  const [title, text] =
-    status === 403
-      ? [t('pageError.forbiddenTitle'), t('pageError.forbidden')]
-      : status === 404
-        ? [t('common.notFoundTitle'), t('pageError.notFound')]
-        : [t('common.errorTitle'), t('errors.technical')]
+  const [title, text] = pageErrorKeys(error)
   return (
-    <div className="mx-auto flex max-w-xl flex-col items-start gap-4 py-6">
-      <h1 className="text-2xl font-semibold">{title}</h1>
-      <p className="text-muted-foreground">{text}</p>
+    <div className="flex max-w-3xl flex-col items-start gap-6">
+      <div className="flex flex-col gap-2">
+        <h1 className="text-2xl font-semibold tracking-tight">{t(title)}</h1>
+        <p className="max-w-prose text-muted-foreground">{t(text)}</p>
+      </div>
       <Link to="/pages/user/acces" className={buttonVariants({ variant: 'outline' })}>
         {t('pageError.toAccess')}
       </Link>

@@ -6,13 +6,14 @@ import { PAGE_PARAM, urlWith } from '~/lib/url'
 import { cn } from '~/lib/utils'
 import { buttonVariants } from './ui/button'
 
-const itemClass = cn(buttonVariants({ variant: 'ghost', size: 'icon' }), 'size-9 tabular-nums')
+/** 36 px each, 32 px on a phone: the nine of a long list keep to one line down to 320 px (9 × 32). */
+const itemClass = cn(buttonVariants({ variant: 'ghost', size: 'icon' }), 'size-8 tabular-nums sm:size-9')
 
 /**
  * Page links for a list paginated in SQL (spec: 10 per page by default, 5 pages shown, centred on the
  * current one), with first/previous/next/last. Plain links that change `?page=` and keep the other
  * params, so it works without JavaScript; page 1 drops the param. Nothing when everything fits on one
- * page. The row wraps rather than overflow on the narrowest phones.
+ * page. One line from 320 px up; it would wrap rather than overflow on anything narrower.
  */
 export function Pagination({
   page,
@@ -37,7 +38,7 @@ export function Pagination({
   const href = (target: number) => urlWith(search, { [param]: target === 1 ? null : String(target) })
   return (
     <nav aria-label={t('pagination.label')} className={className}>
-      <ul className="flex flex-wrap items-center justify-center gap-1">
+      <ul className="flex flex-wrap items-center justify-center sm:gap-1">
         <li>
           <StepLink to={current > 1 ? href(1) : null} label={t('pagination.first')} icon={ChevronsLeft} />
         </li>

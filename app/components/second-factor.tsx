@@ -99,7 +99,8 @@ function TotpEnrolment({ enrolment }: { enrolment: TotpEnrolmentShown }) {
             <input type="hidden" name="intent" value="totp-confirm" />
             <input type="hidden" name="secret" value={enrolment.secret} />
             <input type="hidden" name="otpauthUri" value={enrolment.otpauthUri} />
-            <FormError message={error} />
+            {/* The refusal is said on the field; the top of the form says where to look. */}
+            <FormError message={error ? t('form.checkFields', { fields: t('mfa.totp.firstCode') }) : null} />
             <Field
               label={t('mfa.totp.firstCode')}
               hint={t('mfa.totp.firstCodeHint')}

@@ -41,12 +41,19 @@ export function StructureFonctions({
       ? fonctions.find((f) => String(f.id) === params.get('id'))
       : undefined
   const closed = urlWith(search, { renommer: null, acces: null, confirmer: null, id: null })
-  const deletion = (fonction: StructureFonction) => ({
-    intent: 'fonction-supprimer',
-    id: String(fonction.id),
-    libelle: fonction.libelle,
-    [FOCUS_FIELD]: 'fonctions',
-  })
+  // A function a post holds (past ones included) cannot be deleted: its dialog says so and offers
+  // nothing to post, only to close.
+  const deletion = (fonction: StructureFonction) =>
+    fonction.nbPostes > 0
+      ? null
+      : {
+          intent: 'fonction-supprimer',
+          id: String(fonction.id),
+          libelle: fonction.libelle,
+          [FOCUS_FIELD]: 'fonctions',
+        }
+  const deleteTitle = (fonction: StructureFonction) =>
+    t(fonction.nbPostes > 0 ? 'fonctions.deleteHeldTitle' : 'fonctions.deleteTitle', { libelle: fonction.libelle })
   const deleteDescription = (fonction: StructureFonction) =>
     fonction.nbPostes > 0
       ? t('fonctions.deleteHeld', { count: fonction.nbPostes })
@@ -58,6 +65,8 @@ export function StructureFonctions({
       <CardHeader>
         <CardTitle>{t('fonctions.title')}</CardTitle>
         <CardDescription>{t('fonctions.intro')}</CardDescription>
+        {/* Shown what each function opens, a delegated administrator is told why they cannot change it. */}
+        {racine ? null : <CardDescription>{t('fonctions.grantsByRoot')}</CardDescription>}
       </CardHeader>
       <CardContent className="flex flex-col gap-4">
         {pageError?.error ? (
@@ -70,7 +79,7 @@ export function StructureFonctions({
           <ConfirmPanel
             cancelHref={`${closed}#fonction-${confirming.id}`}
             returnTo={anchorId('supprimer-fonction', confirming.id)}
-            title={t('fonctions.deleteTitle', { libelle: confirming.libelle })}
+            title={deleteTitle(confirming)}
             description={deleteDescription(confirming)}
             confirmLabel={t('fonctions.delete')}
             pendingLabel={t('fonctions.deleting')}
@@ -134,7 +143,7 @@ export function StructureFonctions({
                       <ConfirmDialog
                         id={anchorId('supprimer-fonction', fonction.id)}
                         fallbackHref={`${urlWith(search, { confirmer: 'supprimer-fonction', id: String(fonction.id), renommer: null, acces: null })}`}
-                        title={t('fonctions.deleteTitle', { libelle: fonction.libelle })}
+                        title={deleteTitle(fonction)}
                         description={deleteDescription(fonction)}
                         confirmLabel={t('fonctions.delete')}
                         pendingLabel={t('fonctions.deleting')}

@@ -1,5 +1,6 @@
 import { type AppLoadContext, redirect } from '@remix-run/cloudflare'
 import type { SessionInfo } from '../../worker-api/contract/auth'
+import { isRootOnlyPath, ROOT_ONLY } from './admin-paths'
 import { type ApiResponse, read, type Success, userApi } from './api.server'
 import { i18nServer } from './i18n.server'
 import { getSession, loginRedirect } from './session.server'
@@ -81,22 +82,25 @@ export function currentSession(request: Request, auth: Auth, context: AppLoadCon
 }
 
 /**
- * The session as the API has it now; a non-administrator is sent to their access page. `root`: an
- * administrator of the whole tree (a current post on the root structure) is asked for, and any other
- * gets the page that says access is refused (403), as the API answers them.
+ * The session as the API has it now; a non-administrator is sent to their access page. On a page of
+ * the whole organisation (`isRootOnlyPath`) an administrator of the whole tree (a current post on the
+ * root structure) is asked for, and any other gets the page that says so (403), as the API answers them.
  */
-async function adminSession(request: Request, auth: Auth, context: AppLoadContext, root = false) {
+async function adminSession(request: Request, auth: Auth, context: AppLoadContext) {
   const me = await currentSession(request, auth, context)
   if (!me.admin) throw redirect('/pages/user/acces', { headers: await auth.headers() })
   // The security settings hold an administrator without a second factor back until they enrol one.
   if (me.mfaEnrolementRequis) throw redirect('/pages/user/securite?enrolement=1', { headers: await auth.headers() })
-  if (root && !me.racine) throw new Response('FORBIDDEN', { status: 403, headers: await auth.headers() })
+  if (!me.racine && isRootOnlyPath(new URL(request.url).pathname)) {
+    throw new Response(ROOT_ONLY, { status: 403, headers: await auth.headers() })
+  }
   return me
 }
 
 /**
- * Guard of the admin screens (spec §6: paths containing 'admin'). Each admin route calls it in its
- * own loader and action: on client-side navigation Remix does not re-run the /pages layout loader.
+ * Guard of the admin screens (spec §6: paths containing 'admin'; the pages of the whole organisation
+ * for the root's administrators). Each admin route calls it in its own loader and action: on
+ * client-side navigation Remix does not re-run the /pages layout loader.
  */
 export async function requireAdmin(request: Request, context: AppLoadContext) {
   const auth = await requireUser(request, context)
@@ -115,23 +119,15 @@ export async function adminRead<T>(
   request: Request,
   context: AppLoadContext,
   read: (auth: Auth) => Promise<T>,
-  { root = false } = {},
 ): Promise<{ auth: Auth; data: T; t: Awaited<ReturnType<typeof i18nServer.getFixedT>> }> {
   const auth = await requireUser(request, context)
-  const checked = adminSession(request, auth, context, root)
+  const checked = adminSession(request, auth, context)
   const data = read(auth)
   // Its failure is the check's to decide first; nothing is left unawaited either way.
   data.catch(() => {})
   const t = i18nServer.getFixedT(request)
   await checked
   return { auth, data: await data, t: await t }
-}
-
-/** An administrator of the whole tree (a current post on the root structure): the catalogue's forms. */
-export async function requireRootAdmin(request: Request, context: AppLoadContext) {
-  const auth = await requireUser(request, context)
-  await adminSession(request, auth, context, true)
-  return auth
 }
 
 /**

@@ -8,6 +8,3 @@ export type Crumb = { label: string; to?: string }
 export type BreadcrumbHandle = {
   breadcrumb?: string | ((data: unknown, t: (key: string, values?: Record<string, string>) => string) => Crumb[])
 }
-
-/** Spec §6: paths containing 'admin' are for administrators only. */
-export const isAdminPath = (pathname: string) => pathname.split('/').includes('admin')

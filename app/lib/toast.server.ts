@@ -1,7 +1,13 @@
 import { type AppLoadContext, createCookieSessionStorage } from '@remix-run/cloudflare'
 import { isHttps } from './session.server'
 
-export type Toast = { type: 'success' | 'error' | 'info'; key: string; values?: Record<string, string | number> }
+export type Toast = {
+  type: 'success' | 'error' | 'info'
+  key: string
+  values?: Record<string, string | number>
+  /** Where the notice leads next (a page of the portal) and the link's words, e.g. the new user's profile. */
+  link?: { to: string; key: string; values?: Record<string, string | number> }
+}
 
 /**
  * One-shot notices carried across a redirect, in a signed cookie of their own (not the auth session);

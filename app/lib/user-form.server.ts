@@ -64,7 +64,8 @@ export async function userFormAction(request: Request, auth: Auth, preset: numbe
  * Saves the create-user form (POST rest/bd/utilisateur, spec §3): the user and their first post,
  * bound to this site (`domain`). The address taken lands on the mail field and, as spec §8 wants it
  * in logged creation, on the form with the address; the post's refusals on their fields. Success
- * goes to the access page (spec §2) with a notice: the user got an invitation to choose a password.
+ * goes to the access page (spec §2) with a notice: the user got an invitation to choose a password,
+ * and the notice links to their profile, where the administrator most likely goes next.
  */
 async function createUser(request: Request, form: FormData, auth: Auth) {
   const submission = parseWithZod(form, { schema: createUserFormSchema })
@@ -93,9 +94,11 @@ async function createUser(request: Request, form: FormData, auth: Auth) {
       headers: await auth.headers(),
     })
   }
+  const { id, mail: created, prenom: first, nom: last } = result.data
   return auth.redirectWithToast('/pages/user/acces', {
     type: 'success',
     key: 'userCreate.created',
-    values: { mail: result.data.mail },
+    values: { mail: created },
+    link: { to: `/pages/admin/detail/user/${id}`, key: 'userCreate.openProfile', values: { name: `${first} ${last}` } },
   })
 }

@@ -27,10 +27,14 @@ export const en: Resource = {
     cancel: 'Cancel',
     notices: 'Notifications',
     closeNotice: 'Close the notice',
+    close: 'Close',
   },
   pageError: {
     forbiddenTitle: 'Not allowed',
     forbidden: 'This page is about a part of the organisation you do not administer.',
+    rootOnlyTitle: 'For the administrators of the root structure only',
+    rootOnly:
+      'This page sets what holds for the whole organisation: only administrators with a post on the root structure may open it. Ask them for the change you need.',
     notFound: 'This page does not exist, or no longer does.',
     toAccess: 'Go to my access',
   },
@@ -105,7 +109,6 @@ export const en: Resource = {
   },
   userCreate: {
     title: 'Create a user',
-    usersCrumb: 'Users',
     identity: 'Identity',
     position: 'Post',
     positionIntro: 'The user’s first post: a function in a structure, over a period.',
@@ -141,6 +144,7 @@ export const en: Resource = {
       'Save becomes available once the address is available and confirmed, and the last name, the first name, the structure, the function and the period are filled in.',
     withAttribute: '{{message}} ({{attribut}})',
     created: 'User {{mail}} created: an invitation was sent to them.',
+    openProfile: 'See the profile of {{name}}',
   },
   errors: {
     BAD_CREDENTIAL: 'Incorrect username or password.',
@@ -351,6 +355,8 @@ export const en: Resource = {
     users: 'Users',
     actions: 'Actions',
     off: 'Switched off: in no access list, its launch is refused',
+    edit: 'Edit',
+    editLabel: 'Edit {{libelle}}',
     switchOn: 'Switch on',
     switchOff: 'Switch off',
     switchOnLabel: 'Switch on {{libelle}}',
@@ -511,6 +517,7 @@ export const en: Resource = {
     grantsLabel: 'Applications opened by {{libelle}}',
     grantsLegend: 'Applications opened by {{libelle}}',
     noCatalogue: 'The catalogue has no application.',
+    grantsByRoot: 'The applications each function opens are chosen by the administrators of the root structure.',
     saveGrants: 'Save the applications',
     newLabel: 'New function',
     add: 'Add the function',
@@ -522,6 +529,7 @@ export const en: Resource = {
     deleting: 'Deleting…',
     deleteLabel: 'Delete the function {{libelle}}',
     deleteTitle: 'Delete the function {{libelle}}',
+    deleteHeldTitle: 'The function {{libelle}} cannot be deleted',
     deleteConfirm: 'It will leave {{nom}} and what the applications grant.',
     deleteHeld_one: '{{count}} post, past ones included, holds this function: it cannot be deleted while it exists.',
     deleteHeld_other: '{{count}} posts, past ones included, hold this function: it cannot be deleted while they exist.',
@@ -600,6 +608,7 @@ export const en: Resource = {
       hintRecovery: 'One of your recovery codes.',
       submit: 'Verify and sign in',
       lost: 'Lost your app and your recovery codes? Your administrator can reset your second factor.',
+      switchAccount: 'Use another account',
     },
     totp: {
       title: 'Authenticator app',
@@ -813,7 +822,8 @@ export const en: Resource = {
       'This application signs in through OpenID Connect, as an off-the-shelf application would: if you are already signed in to the portal, no password is asked again.',
     signIn: 'Sign in with the portal',
     signedInAs: 'Signed in through the portal: {{name}}',
-    endedByPortal: 'Your portal session has ended: the portal told this application (back-channel logout).',
+    endedByPortal:
+      'Your portal session has ended: the portal told this application (back-channel logout), which signed you out too.',
     subject: 'Identifier (sub)',
     login: 'Login',
     mail: 'Email address',
@@ -904,7 +914,7 @@ export const en: Resource = {
     allEnded: 'The sessions of {{name}} have ended; a mail tells them.',
   },
   users: {
-    title: 'Users',
+    table: 'Users',
     intro: 'The users of your scope, sorted by last name.',
     create: 'Create a user',
     search: 'Search by last or first name',

@@ -26,10 +26,14 @@ export const fr = {
     cancel: 'Annuler',
     notices: 'Notifications',
     closeNotice: 'Fermer la notification',
+    close: 'Fermer',
   },
   pageError: {
     forbiddenTitle: 'Accès non autorisé',
     forbidden: "Cette page concerne une partie de l'organisation que vous n'administrez pas.",
+    rootOnlyTitle: 'Réservé aux administrateurs de la structure racine',
+    rootOnly:
+      "Cette page règle ce qui vaut pour toute l'organisation : seuls les administrateurs qui ont un poste sur la structure racine peuvent l'ouvrir. Demandez-leur le changement dont vous avez besoin.",
     notFound: "Cette page n'existe pas, ou plus.",
     toAccess: 'Aller à mes accès',
   },
@@ -104,7 +108,6 @@ export const fr = {
   },
   userCreate: {
     title: 'Créer un utilisateur',
-    usersCrumb: 'Utilisateurs',
     identity: 'Identité',
     position: 'Poste',
     positionIntro: 'Le premier poste de l’utilisateur : une fonction dans une structure, sur une période.',
@@ -140,6 +143,7 @@ export const fr = {
       'Enregistrer s’active quand l’adresse est disponible et confirmée, et que le nom, le prénom, la structure, la fonction et la période sont renseignés.',
     withAttribute: '{{message}} ({{attribut}})',
     created: 'Utilisateur {{mail}} créé : une invitation lui a été envoyée.',
+    openProfile: 'Voir le profil de {{name}}',
   },
   errors: {
     BAD_CREDENTIAL: 'Identifiant ou mot de passe incorrect.',
@@ -355,6 +359,8 @@ export const fr = {
     users: 'Utilisateurs',
     actions: 'Actions',
     off: 'Désactivée : absente des accès, son lancement est refusé',
+    edit: 'Modifier',
+    editLabel: 'Modifier {{libelle}}',
     switchOn: 'Activer',
     switchOff: 'Désactiver',
     switchOnLabel: 'Activer {{libelle}}',
@@ -517,6 +523,8 @@ export const fr = {
     grantsLabel: 'Applications ouvertes par {{libelle}}',
     grantsLegend: 'Applications ouvertes par {{libelle}}',
     noCatalogue: 'Le catalogue ne compte aucune application.',
+    grantsByRoot:
+      'Les applications qu’ouvre chaque fonction sont choisies par les administrateurs de la structure racine.',
     saveGrants: 'Enregistrer les applications',
     newLabel: 'Nouvelle fonction',
     add: 'Ajouter la fonction',
@@ -528,6 +536,7 @@ export const fr = {
     deleting: 'Suppression…',
     deleteLabel: 'Supprimer la fonction {{libelle}}',
     deleteTitle: 'Supprimer la fonction {{libelle}}',
+    deleteHeldTitle: 'Impossible de supprimer la fonction {{libelle}}',
     deleteConfirm: 'Elle disparaîtra de {{nom}} et de ce que les applications accordent.',
     deleteHeld_one:
       '{{count}} poste, passé compris, est de cette fonction : elle ne peut pas être supprimée tant qu’il existe.',
@@ -608,6 +617,7 @@ export const fr = {
       hintRecovery: "L'un de vos codes de secours.",
       submit: 'Vérifier et se connecter',
       lost: "Plus d'accès à votre application ni à vos codes de secours ? Votre administrateur peut réinitialiser votre second facteur.",
+      switchAccount: 'Changer de compte',
     },
     totp: {
       title: "Application d'authentification",
@@ -827,7 +837,7 @@ export const fr = {
     signIn: 'Se connecter avec le portail',
     signedInAs: 'Connecté par le portail : {{name}}',
     endedByPortal:
-      'Votre session du portail est terminée : le portail a prévenu cette application (déconnexion en arrière-plan).',
+      'Votre session du portail est terminée : le portail a prévenu cette application (déconnexion en arrière-plan), qui vous a déconnecté à son tour.',
     subject: 'Identifiant (sub)',
     login: 'Identifiant de connexion',
     mail: 'Adresse e-mail',
@@ -919,7 +929,7 @@ export const fr = {
     allEnded: 'Les sessions de {{name}} sont terminées ; un mail le lui dit.',
   },
   users: {
-    title: 'Utilisateurs',
+    table: 'Utilisateurs',
     intro: 'Les utilisateurs de votre périmètre, triés par nom.',
     create: 'Créer un utilisateur',
     search: 'Rechercher par nom ou prénom',

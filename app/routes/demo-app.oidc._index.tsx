@@ -14,7 +14,7 @@ import { pageTitle, titleMeta } from '~/lib/title'
 /**
  * The OpenID Connect demo application's page: who signed in through the portal, what the ID token and
  * UserInfo said (the `postes` scope: the current posts), a refresh, a sign-out — and, once the portal
- * session ends, the back-channel logout it received.
+ * session ends, the back-channel logout it received, which ends its own session as a real application's.
  */
 export const meta = titleMeta
 
@@ -24,7 +24,11 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const title = pageTitle(t, t('demoOidc.title'))
   const headers = { 'Cache-Control': 'no-store' }
   if (!session) return data({ session: null, endedAt: null, title }, { headers })
-  return data({ session, endedAt: await loggedOutAt(session.sid), title }, { headers })
+  const endedAt = await loggedOutAt(session.sid)
+  if (!endedAt) return data({ session, endedAt: null, title }, { headers })
+  // Told by the portal that the session ended: the demo forgets who it was, and says why, once.
+  const cleared = await demoSessionCookie(context).serialize('', { maxAge: 0 })
+  return data({ session: null, endedAt, title }, { headers: { ...headers, 'Set-Cookie': cleared } })
 }
 
 /** Refresh: the demo asks for new tokens, as an application does when its access token expires. */
@@ -53,6 +57,11 @@ export default function DemoOidc() {
   if (!session) {
     return (
       <CenteredCard eyebrow={t('demoApp.title')} title={t('demoOidc.title')}>
+        {endedAt ? (
+          <Alert variant="destructive" role="alert">
+            {t('demoOidc.endedByPortal')}
+          </Alert>
+        ) : null}
         <p>{t('demoOidc.intro')}</p>
         <Form method="get" action={`${DEMO_PATH}/login`} reloadDocument>
           <Button type="submit">
@@ -69,15 +78,9 @@ export default function DemoOidc() {
   const postes = (session.userinfo.postes ?? []) as { structure: { nom: string }; fonction: { libelle: string } }[]
   return (
     <CenteredCard eyebrow={t('demoApp.title')} title={t('demoOidc.title')}>
-      {endedAt ? (
-        <Alert variant="destructive" role="alert">
-          {t('demoOidc.endedByPortal')}
-        </Alert>
-      ) : (
-        <Alert variant="success" role="status">
-          {t('demoOidc.signedInAs', { name: session.name })}
-        </Alert>
-      )}
+      <Alert variant="success" role="status">
+        {t('demoOidc.signedInAs', { name: session.name })}
+      </Alert>
       <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-sm">
         <dt className="font-medium">{t('demoOidc.subject')}</dt>
         <dd className="break-all">{session.sub}</dd>
@@ -102,7 +105,7 @@ export default function DemoOidc() {
       </details>
       <div className="flex flex-wrap gap-3">
         <Form method="post" reloadDocument>
-          <Button type="submit" variant="outline" disabled={Boolean(endedAt)}>
+          <Button type="submit" variant="outline">
             <RefreshCw aria-hidden />
             {t('demoOidc.refresh')}
           </Button>

@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next'
 import { ApplicationScreen, formProps } from '~/components/application-screen'
 import { SecretScreen } from '~/components/application-secret'
 import { applicationFormAction, applicationFormData, applicationId } from '~/lib/application-form.server'
-import { adminRead, requireRootAdmin } from '~/lib/auth.server'
+import { adminRead, requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { shownSecret } from '~/lib/client-secret'
 import { titleMeta } from '~/lib/title'
@@ -27,14 +27,12 @@ export const meta = titleMeta
  */
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const id = applicationId(params.idApplication)
-  const { auth, data: form } = await adminRead(request, context, (auth) => applicationFormData(request, auth, id), {
-    root: true,
-  })
+  const { auth, data: form } = await adminRead(request, context, (auth) => applicationFormData(request, auth, id))
   return data(form, { headers: await auth.headers() })
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
-  const auth = await requireRootAdmin(request, context)
+  const auth = await requireAdmin(request, context)
   return applicationFormAction(request, auth, applicationId(params.idApplication))
 }
 

@@ -1,6 +1,6 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation } from '@remix-run/react'
-import { AppWindow, Plus, Power, PowerOff } from 'lucide-react'
+import { AppWindow, Pencil, Plus, Power, PowerOff } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { AdminListPage } from '~/components/admin-list-page'
 import { AppIcon } from '~/components/app-icon'
@@ -9,7 +9,7 @@ import { DataTable, type DataTableColumn } from '~/components/data-table'
 import { DeleteTriggerLabel } from '~/components/delete-trigger-label'
 import { ListEmptyState } from '~/components/empty-state'
 import { SearchForm } from '~/components/search-form'
-import { Button } from '~/components/ui/button'
+import { Button, buttonVariants } from '~/components/ui/button'
 import { apiMessage, type Failure } from '~/lib/api-errors'
 import { adminRead, requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
@@ -141,7 +141,7 @@ export default function Applications() {
           <span className="min-w-0">
             <Link
               to={`/pages/admin/applications/${application.id}`}
-              className="block font-medium underline-offset-4 hover:underline"
+              className="block font-medium underline underline-offset-4"
             >
               {application.libelle}
             </Link>
@@ -194,6 +194,16 @@ export default function Applications() {
       header: <span className="sr-only">{t('applications.actions')}</span>,
       cell: (application) => (
         <div className="flex flex-wrap justify-end gap-1">
+          <Link
+            to={`/pages/admin/applications/${application.id}`}
+            className={buttonVariants({ variant: 'ghost', size: 'sm' })}
+            aria-label={t('applications.editLabel', { libelle: application.libelle })}
+          >
+            <Pencil aria-hidden />
+            <span aria-hidden className="hidden lg:inline">
+              {t('applications.edit')}
+            </span>
+          </Link>
           <Form method="post" preventScrollReset>
             <input type="hidden" name="intent" value={application.actif ? 'desactiver' : 'activer'} />
             <input type="hidden" name="id" value={application.id} />

@@ -43,7 +43,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     t,
   } = await adminRead(request, context, (auth) => auth.expectPage(auth.api.rest.bd.utilisateur.liste.$get({ query })))
   return data(
-    { users: items, total, page: query.page, q: query.q ?? '', title: pageTitle(t, t('users.title')) },
+    { users: items, total, page: query.page, q: query.q ?? '', title: pageTitle(t, t('nav.manageUsers')) },
     { headers: await auth.headers() },
   )
 }
@@ -219,7 +219,7 @@ export default function UserList() {
 
   return (
     <AdminListPage
-      title={t('users.title')}
+      title={t('nav.manageUsers')}
       intro={t('users.intro')}
       create={{ to: '/pages/admin/user/new', icon: UserPlus, label: t('users.create') }}
       failure={failure?.error ? <p>{t(failure.error.key, failure.error.values)}</p> : null}
@@ -247,7 +247,7 @@ export default function UserList() {
       total={total}
     >
       <DataTable
-        aria-label={t('users.title')}
+        aria-label={t('users.table')}
         columns={columns}
         rows={users}
         rowKey={(user) => user.id}

@@ -6,7 +6,7 @@ import { FormError } from '~/components/form-error'
 import { Button } from '~/components/ui/button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '~/components/ui/card'
 import { apiMessage, type Message } from '~/lib/api-errors'
-import { adminRead, requireRootAdmin } from '~/lib/auth.server'
+import { adminRead, requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { usePendingIntent } from '~/lib/form'
 import { readForm } from '~/lib/form.server'
@@ -21,14 +21,12 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     auth,
     data: settings,
     t,
-  } = await adminRead(request, context, (auth) => auth.expect(auth.api.rest.bd.parametres.securite.$get()), {
-    root: true,
-  })
+  } = await adminRead(request, context, (auth) => auth.expect(auth.api.rest.bd.parametres.securite.$get()))
   return data({ settings, title: pageTitle(t, t('mfa.settings.title')) }, { headers: await auth.headers() })
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
-  const auth = await requireRootAdmin(request, context)
+  const auth = await requireAdmin(request, context)
   const form = await readForm(request)
   const mfaRequisAdministrateurs = form.get('mfaRequisAdministrateurs') === 'on'
   const result = await auth.settle(auth.api.rest.bd.parametres.securite.$put({ json: { mfaRequisAdministrateurs } }))

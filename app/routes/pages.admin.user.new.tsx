@@ -8,7 +8,7 @@ import { userFormAction, userFormData } from '~/lib/user-form.server'
 
 export const handle: BreadcrumbHandle = {
   breadcrumb: (_data, t) => [
-    { label: t('userCreate.usersCrumb'), to: '/pages/admin/listeUtilisateurs' },
+    { label: t('nav.manageUsers'), to: '/pages/admin/listeUtilisateurs' },
     { label: t('userCreate.title') },
   ],
 }

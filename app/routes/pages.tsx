@@ -5,8 +5,9 @@ import { useTranslation } from 'react-i18next'
 import { SidebarNav } from '~/components/layout/sidebar'
 import { Topbar } from '~/components/layout/topbar'
 import { PageError } from '~/components/page-error'
+import { isAdminPath } from '~/lib/admin-paths'
 import { currentSession, requireUser } from '~/lib/auth.server'
-import { isAdminPath } from '~/lib/breadcrumb'
+import { errorMeta } from '~/lib/title'
 
 /**
  * The authenticated area (spec §2). The guard asks the API who the session is whenever this loader runs
@@ -23,6 +24,9 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   }
   return data({ user }, { headers: await auth.headers() })
 }
+
+/** Titles the pages it shows in place of a child that could not be shown; each child titles itself. */
+export const meta = errorMeta
 
 type SignedIn = SerializeFrom<typeof loader>['user']
 
@@ -66,7 +70,7 @@ function Shell({ user, children }: { user: SignedIn; children: React.ReactNode }
       >
         {t('app.skipToContent')}
       </a>
-      <aside className="relative bg-sidebar text-sidebar-foreground md:sticky md:top-0 md:h-screen md:w-64 md:shrink-0 md:overflow-y-auto">
+      <aside className="relative bg-sidebar text-sidebar-foreground md:sticky md:top-0 md:flex md:h-screen md:w-64 md:shrink-0 md:flex-col">
         <div className="flex items-center justify-between px-4 py-2 md:px-6 md:py-4">
           <span className="text-lg font-semibold">{t('app.name')}</span>
         </div>
@@ -78,9 +82,12 @@ function Shell({ user, children }: { user: SignedIn; children: React.ReactNode }
             {t('common.menu')}
           </summary>
         </details>
-        <div className="hidden peer-open:block md:block">
+        <div className="hidden peer-open:block md:block md:min-h-0 md:flex-1 md:overflow-y-auto">
           <SidebarNav user={user} />
         </div>
+        {/* While a notice is shown at the sidebar's foot (root.tsx), the foot is its height: the menu
+            ends above it. */}
+        <div className="hidden md:block md:h-(--notices-room) md:shrink-0" />
       </aside>
       <div className="flex min-w-0 flex-1 flex-col">
         <header className="border-b bg-card px-4 py-2 md:px-6 md:py-3">

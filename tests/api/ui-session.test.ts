@@ -68,14 +68,18 @@ describe('the UI calling the API as the signed-in user (spec §4)', () => {
 })
 
 /** A browser session of a fresh sign-in, the cookie's copy of the user saying `admin`. */
-async function browserRequest(user: { id: number; login: string; password: string }, admin: boolean) {
+async function browserRequest(
+  user: { id: number; login: string; password: string },
+  admin: boolean,
+  path = '/pages/admin/listeStructures',
+) {
   const { jwt: tokens } = await signIn(user.login, user.password)
   const session = await getSession(new Request('http://localhost:8787/'), context)
   session.session.set('accessToken', tokens.accessToken)
   session.session.set('refreshToken', tokens.refreshToken)
   session.session.set('user', { id: user.id, login: user.login, nom: 'N', prenom: 'P', admin })
   const cookie = (await session.commit()).split(';')[0] as string
-  return new Request('http://localhost:8787/pages/admin/listeStructures', { headers: { Cookie: cookie } })
+  return new Request(`http://localhost:8787${path}`, { headers: { Cookie: cookie } })
 }
 
 describe('requireAdmin', () => {
@@ -117,6 +121,35 @@ describe('adminRead', () => {
     )
     expect(auth.user.id).toBe(user.id)
     expect(data.utilisateurs.avecPoste).toBeGreaterThan(0)
+  })
+})
+
+describe('the root-only pages', () => {
+  it('refuse an administrator of a sub-tree by their path alone, their forms’ posts too, saying why', async () => {
+    const user = await createUser({ admin: true, postes: [currentPost(4, 2)] })
+    for (const path of ['/pages/admin/applications', '/pages/admin/modeles/3', '/pages/admin/securite']) {
+      const request = await browserRequest(user, true, path)
+      const read = await adminRead(request, context, (auth) =>
+        auth.expect(auth.api.rest.bd.accueil.$get({ query: {} })),
+      ).catch((error: unknown) => error)
+      expect((read as Response).status, path).toBe(403)
+      expect(await (read as Response).text(), path).toBe('ROOT_ONLY')
+      const post = new Request(request, { method: 'POST' })
+      const guarded = await requireAdmin(post, context).catch((error: unknown) => error)
+      expect((guarded as Response).status, path).toBe(403)
+    }
+    // Its own pages stay open to it.
+    const home = await browserRequest(user, true, '/pages/admin')
+    expect((await requireAdmin(home, context)).user.id).toBe(user.id)
+  })
+
+  it('let an administrator of the whole tree in', async () => {
+    const user = await createUser({ admin: true, postes: [currentPost(1, 1)] })
+    const request = await browserRequest(user, true, '/pages/admin/applications')
+    const { auth } = await adminRead(request, context, (auth) =>
+      auth.expect(auth.api.rest.bd.accueil.$get({ query: {} })),
+    )
+    expect(auth.user.id).toBe(user.id)
   })
 })
 

@@ -118,6 +118,27 @@ describe('accessibility (axe, WCAG 2.1 AA)', () => {
     })
   }
 
+  for (const [language, acceptLanguage] of [
+    ['French', 'fr-FR'],
+    ['English', 'en-GB'],
+  ]) {
+    it(`has no violation at all on the refusal pages in ${language}: a root-only page, a page outside the scope, an unknown one`, async () => {
+      const mode = { javaScriptEnabled: true }
+      const page = await newPage({ ...mode, locale: acceptLanguage, acceptLanguage })
+      await signIn(page, mode, 'adminsud', 'Adminsud1')
+      for (const path of [
+        '/pages/admin/modeles',
+        '/pages/admin/structure/detail/4',
+        '/pages/admin/structure/detail/999999',
+      ]) {
+        await page.goto(path)
+        await page.locator('main h1').waitFor()
+        assert.deepEqual(await violations(page, { every: true }), [], path)
+      }
+      await page.context().close()
+    })
+  }
+
   it('has no violation at all while a notice is on screen', async () => {
     const mode = { javaScriptEnabled: true }
     const page = await newPage(mode)

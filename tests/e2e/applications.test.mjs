@@ -129,6 +129,22 @@ for (const [index, mode] of MODES.entries()) {
       await page.context().close()
     })
 
+    it('each row offers its edit as a button that says so, beside the switch and the delete', async () => {
+      const page = await newPage(mode)
+      await signIn(page, mode, 'admin', 'Admin1234')
+      await page.goto('/pages/admin/applications?q=Pesage')
+      const edit = rowOf(page, 'Pesage').getByRole('link', { name: 'Modifier Pesage' })
+      // Shaped as the row's other buttons, its word visible on a wide screen.
+      assert.ok(await edit.getByText('Modifier', { exact: true }).isVisible())
+      const remove = rowOf(page, 'Pesage').getByRole(mode.javaScriptEnabled ? 'button' : 'link', {
+        name: 'Supprimer Pesage',
+      })
+      assert.equal((await edit.boundingBox())?.height, (await remove.boundingBox())?.height)
+      await edit.click()
+      await page.getByRole('heading', { name: 'Modifier Pesage', level: 1 }).waitFor()
+      await page.context().close()
+    })
+
     it('a name already used is said on its field, with what was typed kept', async () => {
       const page = await newPage(mode)
       await signIn(page, mode, 'admin', 'Admin1234')

@@ -14,6 +14,10 @@ function wireDate(days) {
   return `${pad(date.getDate())}/${pad(date.getMonth() + 1)}/${date.getFullYear()}`
 }
 
+/** What a delegated administrator reads about the applications a function opens. */
+const GRANTS_BY_ROOT =
+  'Les applications qu’ouvre chaque fonction sont choisies par les administrateurs de la structure racine.'
+
 /** The functions card of a structure page, and one of its functions. */
 const card = (page) => page.locator('#fonctions')
 const itemOf = (page, libelle) =>
@@ -76,8 +80,18 @@ for (const [index, mode] of MODES.entries()) {
 
       await page.goto('/pages/admin/structure/detail/6')
       await itemOf(page, renamed).getByText('1 poste').waitFor()
-      await confirmDelete(page, mode, renamed)
-      await card(page).getByText('Cette fonction est celle de 1 poste(s), passés compris').waitFor()
+      // Held by a post, it cannot be deleted: its dialog (a panel without JavaScript) says why and
+      // offers nothing that would fail, only to close.
+      await page
+        .getByRole(mode.javaScriptEnabled ? 'button' : 'link', { name: `Supprimer la fonction ${renamed}` })
+        .click()
+      const refusal = mode.javaScriptEnabled
+        ? page.getByRole('alertdialog', { name: `Impossible de supprimer la fonction ${renamed}` })
+        : page.getByRole('region', { name: `Impossible de supprimer la fonction ${renamed}` })
+      await refusal.getByText('1 poste, passé compris, est de cette fonction').waitFor()
+      assert.equal(await refusal.getByRole('button', { name: 'Supprimer' }).count(), 0)
+      await refusal.getByRole(mode.javaScriptEnabled ? 'button' : 'link', { name: 'Fermer' }).click()
+      await refusal.waitFor({ state: 'detached' })
       await itemOf(page, renamed).waitFor()
       await page.context().close()
     })
@@ -111,6 +125,17 @@ for (const [index, mode] of MODES.entries()) {
       await itemOf(page, "Chef d'agence").waitFor()
       assert.equal(await page.getByRole('link', { name: /^Applications ouvertes par/ }).count(), 0)
       assert.equal(await page.getByRole('group', { name: /^Applications ouvertes par/ }).count(), 0)
+      // What each function opens is shown, and who sets it is said.
+      await card(page).getByText(GRANTS_BY_ROOT).waitFor()
+      await page.context().close()
+    })
+
+    it('a root administrator, who sets the grants, is not told who sets them', async () => {
+      const page = await newPage(mode)
+      await signIn(page, mode, 'admin', 'Admin1234')
+      await page.goto('/pages/admin/structure/detail/6')
+      await itemOf(page, "Chef d'agence").waitFor()
+      assert.equal(await card(page).getByText(GRANTS_BY_ROOT).count(), 0)
       await page.context().close()
     })
   })

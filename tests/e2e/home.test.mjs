@@ -44,7 +44,7 @@ for (const [index, mode] of MODES.entries()) {
       for (const label of ['Avec un poste en cours', 'Sans poste en cours', 'Inactifs']) {
         const shown = await figure(page, new RegExp(`^\\d+ ${label}`))
         await page.getByRole('link', { name: new RegExp(`^\\d+ ${label}`) }).click()
-        await page.getByRole('heading', { level: 1, name: 'Utilisateurs' }).waitFor()
+        await page.getByRole('heading', { level: 1, name: 'Gérer les utilisateurs' }).waitFor()
         assert.equal(await listTotal(page, /^\d+ utilisateurs?$|^Aucun utilisateur/), shown, label)
         await page.goBack()
         await page.getByRole('heading', { level: 1, name: 'Tableau de bord' }).waitFor()
@@ -71,6 +71,13 @@ for (const [index, mode] of MODES.entries()) {
       await page.goto('/pages/admin')
       const row = page.getByRole('row').filter({ hasText: who })
       await row.getByRole('cell', { name: wireDate(10), exact: true }).waitFor()
+      // The table's caption says what it lists before it, under its heading.
+      const ending = page.getByRole('table', { name: /^Les postes qui se terminent dans les 30 prochains jours/ })
+      const [caption, header] = await ending.evaluate((table) => [
+        table.querySelector('caption')?.getBoundingClientRect().bottom ?? Number.POSITIVE_INFINITY,
+        table.querySelector('thead')?.getBoundingClientRect().top ?? 0,
+      ])
+      assert.ok(caption <= header, 'the caption is above the table')
       await row.getByRole('link', { name: `Prolonger le poste de ${who}` }).click()
       const panel = page.getByRole('region', { name: `Prolonger le poste de ${who}` })
       const field = panel.getByLabel('Nouvelle date de fin')

@@ -138,6 +138,12 @@ MODES.forEach((mode, index) => {
       await page.getByRole('button', { name: 'Activer', exact: true }).click()
       await totpCard(page).getByText(WRONG_CODE).first().waitFor()
       assert.equal(await page.locator('#totp-code').getAttribute('aria-invalid'), 'true')
+      // Said once, on its field; the form's top says what to do.
+      assert.equal(await page.getByText(WRONG_CODE).count(), 1)
+      await totpCard(page)
+        .getByRole('alert')
+        .filter({ hasText: 'Vérifiez les champs signalés : Code affiché par l’application.' })
+        .waitFor()
       assert.equal(await readSecret(page), secret)
       await totpCard(page).getByText("Aucune application d'authentification n'est configurée.").waitFor()
 
@@ -168,6 +174,12 @@ MODES.forEach((mode, index) => {
       await sendCode(page, wrongCode(state.secret))
       await page.getByText(WRONG_CODE).first().waitFor()
       await secondStepHeading(page).waitFor()
+      // Said once, on its field; the form's top says what to do.
+      assert.equal(await page.getByText(WRONG_CODE).count(), 1)
+      await page
+        .getByRole('alert')
+        .filter({ hasText: 'Vérifiez les champs signalés : Code de vérification.' })
+        .waitFor()
       assert.equal(await page.locator('#login-code').inputValue(), '')
       assert.equal(page.url().includes('/pages/'), false)
 
@@ -289,6 +301,30 @@ MODES.forEach((mode, index) => {
       await delegated.waitForURL((url) => url.pathname === '/pages/admin/listeUtilisateurs')
       await delegated.locator('main h1').waitFor()
       for (const open of [root, delegated]) await open.context().close()
+    })
+  })
+
+  describe(`the way back from the second step ${mode.name}`, () => {
+    it('leads to the first step, for another account, with the page asked for kept', async () => {
+      const page = await newPage(mode)
+      await page.goto('/login?redirect=/pages/user/me')
+      await submitLogin(page, mode, 'mfaclavier', PASSWORD)
+      await secondStepHeading(page).waitFor()
+      // By keyboard: from the code field, the next stop after the button.
+      await focusOnCode(page)
+      await page.keyboard.press('Tab')
+      await page.keyboard.press('Tab')
+      assert.equal(await page.evaluate(() => document.activeElement?.textContent?.trim()), 'Changer de compte')
+      await page.getByRole('link', { name: 'Changer de compte' }).waitFor()
+      await page.keyboard.press('Enter')
+      await page.getByRole('heading', { name: 'Connexion', level: 1 }).waitFor()
+      assert.equal(await page.getByLabel('Identifiant').inputValue(), '')
+      assert.equal(await page.locator('#login-code').count(), 0)
+      assert.equal(new URL(page.url()).searchParams.get('redirect'), '/pages/user/me')
+      // Another account signs in from there, and lands where the first was going.
+      await submitLogin(page, mode, 'agent', 'Agent1234')
+      await page.waitForURL((url) => url.pathname === '/pages/user/me')
+      await page.context().close()
     })
   })
 

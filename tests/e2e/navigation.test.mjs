@@ -56,10 +56,44 @@ for (const mode of MODES) {
         const response = await page.goto(path)
         assert.equal(response?.status(), 403, path)
         await page.getByRole('heading', { level: 1, name: 'Accès non autorisé' }).waitFor()
+        assert.equal(await page.title(), 'Accès non autorisé · Portail', path)
         const nav = page.getByRole('navigation', { name: 'Navigation principale' }).last()
         await nav.getByRole('heading', { name: 'Administration' }).waitFor()
         await page.getByRole('link', { name: 'Aller à mes accès' }).waitFor()
       }
+      await page.context().close()
+    })
+
+    it('tells a sub-tree administrator that the catalogue, the templates and the security settings are the root administrators’, in a titled page as wide as any other', async () => {
+      const page = await newPage(mode)
+      await signIn(page, mode, 'adminsud', 'Adminsud1')
+      // Where every page's heading starts: a refusal's starts there too, not in a narrower column.
+      await page.goto('/pages/admin/listeStructures')
+      const left = await page.locator('main h1').evaluate((h1) => h1.getBoundingClientRect().left)
+      const heading = page.getByRole('heading', {
+        level: 1,
+        name: 'Réservé aux administrateurs de la structure racine',
+      })
+      for (const path of [
+        '/pages/admin/applications',
+        '/pages/admin/applications/nouvelle',
+        '/pages/admin/applications/3',
+        '/pages/admin/modeles',
+        '/pages/admin/modeles/3',
+        '/pages/admin/securite',
+      ]) {
+        const response = await page.goto(path)
+        assert.equal(response?.status(), 403, path)
+        await heading.waitFor()
+        assert.equal(await page.title(), 'Réservé aux administrateurs de la structure racine · Portail', path)
+        assert.equal(await heading.evaluate((h1) => h1.getBoundingClientRect().left), left, path)
+        assert.equal(await page.getByText("que vous n'administrez pas").count(), 0, path)
+        await page.getByRole('link', { name: 'Aller à mes accès' }).waitFor()
+      }
+      // An unknown page is titled too.
+      await page.goto('/pages/admin/structure/detail/999999')
+      await page.getByRole('heading', { level: 1, name: 'Page introuvable' }).waitFor()
+      assert.equal(await page.title(), 'Page introuvable · Portail')
       await page.context().close()
     })
 

@@ -71,8 +71,18 @@ for (const mode of MODES) {
         if (!told) await new Promise((resolve) => setTimeout(resolve, 500))
       }
       assert.ok(told, 'the demo application was told of the sign-out')
-      // Its refresh token died with the portal session.
-      await tab.getByRole('button', { name: 'Se déconnecter' }).waitFor()
+      // Told, it ended its own session: nothing of the user is shown any more, a new sign-in is offered.
+      await tab.getByRole('button', { name: 'Se connecter avec le portail' }).waitFor()
+      for (const gone of ['Thomas Lefebvre', 'thomas.lefebvre@portail.example', 'Agent de quai — Agence Lille']) {
+        assert.equal(await tab.getByText(gone, { exact: false }).count(), 0, gone)
+      }
+      assert.equal(await tab.getByRole('button', { name: 'Se déconnecter' }).count(), 0)
+      assert.equal(await tab.getByRole('button', { name: 'Renouveler les jetons' }).count(), 0)
+      if (mode.javaScriptEnabled) assert.deepEqual(await violations(tab), [], 'the demo told of the sign-out')
+      // Opened again, it stays signed out.
+      await tab.reload()
+      await tab.getByRole('button', { name: 'Se connecter avec le portail' }).waitFor()
+      assert.equal(await tab.getByText('Thomas Lefebvre', { exact: false }).count(), 0)
       await page.context().close()
     })
 

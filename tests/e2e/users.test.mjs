@@ -75,7 +75,16 @@ for (const [index, mode] of MODES.entries()) {
       const page = await newPage(mode)
       await signIn(page, mode, 'admin', 'Admin1234')
       await page.goto('/pages/admin/listeUtilisateurs')
-      await page.getByRole('heading', { name: 'Utilisateurs', level: 1 }).waitFor()
+      // One name for the list: the menu's, its heading's, its title's and every breadcrumb's.
+      await page.getByRole('heading', { name: 'Gérer les utilisateurs', level: 1 }).waitFor()
+      assert.equal(await page.title(), 'Gérer les utilisateurs · Portail')
+      const crumbs = page.getByRole('navigation', { name: "Fil d'Ariane" })
+      await crumbs.getByText('Gérer les utilisateurs', { exact: true }).waitFor()
+      for (const path of ['/pages/admin/user/new', '/pages/admin/detail/user/2']) {
+        await page.goto(path)
+        await crumbs.getByRole('link', { name: 'Gérer les utilisateurs', exact: true }).waitFor()
+      }
+      await page.goto('/pages/admin/listeUtilisateurs')
 
       // Spec §5: first and last names, whatever their case — and their accents.
       await search(page, mode, 'ZOE lefevre')

@@ -137,6 +137,27 @@ for (const mode of MODES) {
       await page.locator('main h1').waitFor()
       const top = await headerHeight(page)
       if (top > 120) measured.push({ width: 360, path: 'header', overflow: `${top} px high` })
+      // The breadcrumb of a page three steps deep keeps its first step, Home, on a phone.
+      for (const width of [320, 360]) {
+        await page.setViewportSize({ width, height: 800 })
+        await page.goto('/pages/admin/detail/user/2')
+        await page.locator('main h1').waitFor()
+        const crumbs = page.getByRole('navigation', { name: "Fil d'Ariane" })
+        for (const step of [crumbs.getByRole('link', { name: 'Accueil' }), crumbs.locator('[aria-current="page"]')]) {
+          const visible = await step.evaluate((element) => {
+            const box = element.getBoundingClientRect()
+            return element.checkVisibility() && box.width > 20 && box.right <= window.innerWidth
+          })
+          if (!visible) measured.push({ width, path: 'breadcrumb', overflow: `${await step.textContent()} not shown` })
+        }
+      }
+      // A list's nine page links (first, previous, five pages, next, last) keep to one line at 360 px.
+      await page.setViewportSize({ width: 360, height: 800 })
+      await page.goto('/pages/admin/listeUtilisateurs?page=3')
+      const pages = page.getByRole('navigation', { name: 'Pagination' }).getByRole('listitem')
+      assert.equal(await pages.count(), 9, 'a list of five pages at least')
+      const lines = new Set(await pages.evaluateAll((items) => items.map((item) => item.getBoundingClientRect().top)))
+      if (lines.size > 1) measured.push({ width: 360, path: 'pagination', overflow: `${lines.size} lines` })
       assert.deepEqual(
         // Anything but 0 fails, 'no panel' too.
         measured.filter((row) => row.overflow !== 0),
@@ -146,6 +167,30 @@ for (const mode of MODES) {
     })
   })
 }
+
+describe('refusal pages at phone and tablet widths', () => {
+  it('never scroll sideways: a root-only page and a page outside the scope, for a sub-tree administrator', async () => {
+    const mode = { javaScriptEnabled: true }
+    const page = await newPage(mode)
+    await signIn(page, mode, 'adminsud', 'Adminsud1')
+    const measured = []
+    for (const width of WIDTHS) {
+      await page.setViewportSize({ width, height: 800 })
+      for (const path of ['/pages/admin/applications', '/pages/admin/structure/detail/4']) {
+        await page.goto(path)
+        await page.locator('main h1').waitFor()
+        measured.push({ width, path, overflow: await overflow(page) })
+        const hidden = await misfits(page)
+        if (hidden.length > 0) measured.push({ width, path, overflow: hidden })
+      }
+    }
+    assert.deepEqual(
+      measured.filter((row) => row.overflow !== 0),
+      [],
+    )
+    await page.context().close()
+  })
+})
 
 MODES.forEach((mode, index) => {
   const id = 988 + index

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { isAdminPath } from '../../app/lib/breadcrumb'
+import { isAdminPath, isRootOnlyPath } from '../../app/lib/admin-paths'
 import { afterLogin, safeRedirect } from '../../app/lib/safe-redirect'
 import { themeStylesheet } from '../../app/lib/theme.server'
 import { MAIL_PATTERN, mailProblem } from '../../worker-api/contract/mail-rules'
@@ -34,6 +34,27 @@ describe('admin paths (spec §6)', () => {
     expect(isAdminPath('/pages/admin/listeStructures')).toBe(true)
     expect(isAdminPath('/pages/user/acces')).toBe(false)
     expect(isAdminPath('/pages/user/administrateur')).toBe(false)
+  })
+
+  it('knows the pages of the whole organisation, with their sub-pages, and nothing that merely starts alike', () => {
+    for (const path of [
+      '/pages/admin/applications',
+      '/pages/admin/applications/nouvelle',
+      '/pages/admin/applications/3',
+      '/pages/admin/modeles',
+      '/pages/admin/modeles/3',
+      '/pages/admin/securite',
+    ]) {
+      expect(isRootOnlyPath(path), path).toBe(true)
+    }
+    for (const path of [
+      '/pages/admin',
+      '/pages/admin/listeStructures',
+      '/pages/user/securite',
+      '/pages/admin/securites',
+    ]) {
+      expect(isRootOnlyPath(path), path).toBe(false)
+    }
   })
 })
 

@@ -1,10 +1,10 @@
 import { NavLink } from '@remix-run/react'
 import {
   AppWindow,
+  Blocks,
   Building2,
   History,
   LayoutDashboard,
-  LayoutGrid,
   LayoutTemplate,
   LockKeyhole,
   type LucideIcon,
@@ -16,12 +16,14 @@ import {
 } from 'lucide-react'
 import { useId } from 'react'
 import { useTranslation } from 'react-i18next'
+import { isRootOnlyPath } from '~/lib/admin-paths'
 import type { SessionUser } from '~/lib/session.server'
 import { cn } from '~/lib/utils'
 
 /** `end`: active on its own path only (the home, whose path starts every other admin page's). */
 type Item = { to: string; label: string; icon: LucideIcon; end?: boolean }
 
+/** The pages of the whole organisation (`isRootOnlyPath`) are offered to the root's administrators only. */
 const ADMIN_ITEMS: Item[] = [
   { to: '/pages/admin', label: 'nav.adminHome', icon: LayoutDashboard, end: true },
   { to: '/pages/admin/listeStructures', label: 'nav.structures', icon: Building2 },
@@ -29,11 +31,7 @@ const ADMIN_ITEMS: Item[] = [
   { to: '/pages/admin/listeUtilisateurs', label: 'nav.manageUsers', icon: Users },
   { to: '/pages/admin/autorisation', label: 'nav.authorizeUser', icon: ShieldCheck },
   { to: '/pages/admin/listeLogs', label: 'nav.history', icon: History },
-]
-
-/** The catalogue's screens: administrators of the whole tree only. */
-const ROOT_ITEMS: Item[] = [
-  { to: '/pages/admin/applications', label: 'nav.applications', icon: LayoutGrid },
+  { to: '/pages/admin/applications', label: 'nav.applications', icon: Blocks },
   { to: '/pages/admin/modeles', label: 'nav.templates', icon: LayoutTemplate },
   { to: '/pages/admin/securite', label: 'nav.securitySettings', icon: Settings },
 ]
@@ -82,7 +80,10 @@ export function SidebarNav({ user }: { user: SessionUser & { racine?: boolean } 
   return (
     <nav aria-label={t('common.mainNavigation')} className="flex flex-col gap-2 p-3">
       {user.admin ? (
-        <Group title={t('nav.administration')} items={user.racine ? [...ADMIN_ITEMS, ...ROOT_ITEMS] : ADMIN_ITEMS} />
+        <Group
+          title={t('nav.administration')}
+          items={user.racine ? ADMIN_ITEMS : ADMIN_ITEMS.filter((item) => !isRootOnlyPath(item.to))}
+        />
       ) : null}
       <Group title={`${user.prenom} ${user.nom}`} items={USER_ITEMS} />
     </nav>

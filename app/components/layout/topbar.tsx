@@ -16,10 +16,11 @@ export function Breadcrumb() {
     return breadcrumb(match.data, t).map((crumb) => ({ path: crumb.to ?? match.pathname, label: crumb.label }))
   })
   return (
-    // On a phone, one line: the page and its parent, each cut short if need be (the whole path from sm).
-    <nav aria-label={t('common.breadcrumb')} className="min-w-0 max-sm:flex-1">
+    // On a phone, a line of its own under the bar's buttons: Home, the page's parent and the page, each
+    // but Home cut short if need be (the whole path from sm, beside the buttons).
+    <nav aria-label={t('common.breadcrumb')} className="min-w-0 max-sm:order-last max-sm:basis-full">
       <ol className="flex items-center gap-1 text-sm text-muted-foreground max-sm:flex-nowrap sm:flex-wrap">
-        <li className={cn(crumbs.length > 1 && 'max-sm:hidden')}>
+        <li className="shrink-0">
           <Link to="/pages/user/acces" className="hover:text-foreground hover:underline">
             {t('common.home')}
           </Link>
@@ -34,9 +35,7 @@ export function Breadcrumb() {
               index === crumbs.length - 1 && 'max-sm:max-w-[65%] max-sm:shrink-0',
             )}
           >
-            <span aria-hidden className={cn(index === crumbs.length - 2 && 'max-sm:hidden')}>
-              /
-            </span>
+            <span aria-hidden>/</span>
             {index === crumbs.length - 1 ? (
               <span aria-current="page" className="truncate font-medium text-foreground">
                 {crumb.label}
@@ -88,13 +87,13 @@ export function BackButton() {
 }
 
 /**
- * The bar above every page. On a phone it keeps to one line: the back, documentation and logout
- * buttons show their icon (their names stay for screen readers), the breadcrumb is cut short.
+ * The bar above every page. On a phone the back, documentation and logout buttons show their icon
+ * (their names stay for screen readers) on one line, and the breadcrumb has the line under them.
  */
 export function Topbar() {
   const { t } = useTranslation()
   return (
-    <div className="flex items-center gap-1 sm:flex-wrap sm:gap-3">
+    <div className="flex flex-wrap items-center gap-x-1 sm:gap-3">
       <BackButton />
       <Breadcrumb />
       <div className="ml-auto flex shrink-0 items-center justify-end gap-1 sm:flex-wrap sm:gap-2">

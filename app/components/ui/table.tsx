@@ -8,7 +8,7 @@ import { cn } from '~/lib/utils'
 export function Table({ className, ...props }: React.TableHTMLAttributes<HTMLTableElement>) {
   return (
     <div data-slot="table-container" className="relative w-full overflow-x-auto">
-      <table data-slot="table" className={cn('w-full caption-bottom text-left text-sm', className)} {...props} />
+      <table data-slot="table" className={cn('w-full caption-top text-left text-sm', className)} {...props} />
     </div>
   )
 }
@@ -53,8 +53,13 @@ export function TableCell({ className, ...props }: React.TdHTMLAttributes<HTMLTa
   )
 }
 
+/** Above its table (not below, as in shadcn): it says what the rows are before they are read. */
 export function TableCaption({ className, ...props }: React.HTMLAttributes<HTMLTableCaptionElement>) {
   return (
-    <caption data-slot="table-caption" className={cn('mt-4 text-sm text-muted-foreground', className)} {...props} />
+    <caption
+      data-slot="table-caption"
+      className={cn('mb-2 text-left text-sm text-muted-foreground', className)}
+      {...props}
+    />
   )
 }
