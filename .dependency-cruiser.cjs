@@ -3,11 +3,22 @@
  *
  *   app/ (Remix) ──▶ worker-api/contract/ (the wire: schemas, types, dates; a leaf)
  *   worker-api: app.ts ──▶ routes/ ──▶ services/ ──▶ lib/ ──▶ db/ ──▶ contract/
+ *   services/: oidc/ ──▶ sign-in/ ──▶ organisation/ ──▶ catalogue/ ──▶ history/ ──▶ core/
  *
  * An arrow never runs backwards, and no import leads back to where it started.
  */
 const WORKER = '^worker-api/'
 const ABOVE_SERVICES = '^worker-api/(routes/|app\\.ts|index\\.ts)'
+/** The feature folders of services/, each above the ones after it (the hourly purge at the root sees all). */
+const FEATURES = ['oidc', 'sign-in', 'organisation', 'catalogue', 'history', 'core']
+
+const featureRules = FEATURES.slice(1).map((feature, index) => ({
+  name: `services-${feature}-below-${FEATURES.slice(0, index + 1).join('-')}`,
+  severity: 'error',
+  comment: `services/${feature}/ is used by the features above it and uses none of them.`,
+  from: { path: `${WORKER}services/${feature}/` },
+  to: { path: `${WORKER}services/(${FEATURES.slice(0, index + 1).join('|')}|[^/]+\\.ts$)` },
+}))
 
 module.exports = {
   forbidden: [
@@ -69,6 +80,7 @@ module.exports = {
       from: { path: WORKER, pathNot: [`${WORKER}app\\.ts`, `${WORKER}routes/`] },
       to: { path: `${WORKER}routes/` },
     },
+    ...featureRules,
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -18,9 +18,9 @@ import {
 import type { Env } from './worker-api/env'
 import { configurationProblems } from './worker-api/env'
 import { isSameOriginWrite, securityHeaders, withBoundedBody, withOwnOrigin } from './worker-api/lib/security-headers'
-import { deliverLogouts } from './worker-api/services/backchannel'
+import { deliverOutbox } from './worker-api/services/core/outbox'
 import { purgeExpired } from './worker-api/services/maintenance'
-import { deliverOutbox } from './worker-api/services/outbox'
+import { deliverLogouts } from './worker-api/services/oidc/backchannel'
 
 const DISCOVERY_PATH = '/.well-known/openid-configuration'
 const RP_LOGOUT_PATH = '/oidc/logout'

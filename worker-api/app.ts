@@ -29,9 +29,9 @@ import { sessionRoutes } from './routes/sessions'
 import { structureRoutes } from './routes/structures'
 import { userAdminRoutes } from './routes/user-admin'
 import { userRoutes } from './routes/users'
-import { callerChecked, callerFromBearer } from './services/actor'
-import { applicationMayCall } from './services/application-calls'
-import { deliverLogouts } from './services/backchannel'
+import { applicationMayCall } from './services/catalogue/application-calls'
+import { callerChecked, callerFromBearer } from './services/core/actor'
+import { deliverLogouts } from './services/oidc/backchannel'
 
 /**
  * Every route of spec §7, chained so that their paths, inputs and outputs make one type: the UI's

@@ -2,9 +2,13 @@ import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { ACCESS_TOKEN_TTL_SECONDS } from '../../worker-api/lib/jwt'
 import type { MailProvider } from '../../worker-api/lib/mail/providers'
-import { LAUNCH_CODE_TTL_SECONDS } from '../../worker-api/services/access'
-import { REFRESH_ABSOLUTE_SECONDS, REFRESH_IDLE_SECONDS, REUSE_GRACE_SECONDS } from '../../worker-api/services/auth'
-import { deliverOutbox, queueMail } from '../../worker-api/services/outbox'
+import { LAUNCH_CODE_TTL_SECONDS } from '../../worker-api/services/catalogue/access'
+import { deliverOutbox, queueMail } from '../../worker-api/services/core/outbox'
+import {
+  REFRESH_ABSOLUTE_SECONDS,
+  REFRESH_IDLE_SECONDS,
+  REUSE_GRACE_SECONDS,
+} from '../../worker-api/services/sign-in/auth'
 import {
   call,
   createOrganisation,

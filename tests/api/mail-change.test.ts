@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { MAIL_CHANGE_REQUESTS_PER_HOUR } from '../../worker-api/services/mail-change'
+import { MAIL_CHANGE_REQUESTS_PER_HOUR } from '../../worker-api/services/organisation/mail-change'
 import {
   call,
   createOrganisation,

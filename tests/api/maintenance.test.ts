@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { REUSE_GRACE_SECONDS } from '../../worker-api/services/auth'
 import { purgeExpired } from '../../worker-api/services/maintenance'
+import { REUSE_GRACE_SECONDS } from '../../worker-api/services/sign-in/auth'
 import { createOrganisation, createUser, db, refreshWith, signIn } from './helpers'
 
 beforeAll(createOrganisation)

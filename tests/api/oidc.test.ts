@@ -3,7 +3,7 @@ import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose'
 import * as client from 'openid-client'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { atHash } from '../../worker-api/lib/oidc-keys'
-import { deliverable, deliverLogouts } from '../../worker-api/services/backchannel'
+import { deliverable, deliverLogouts } from '../../worker-api/services/oidc/backchannel'
 import {
   browserCookieOf,
   call,

@@ -8,9 +8,9 @@ import {
   type OutgoingMail,
   RESEND_ENDPOINT,
 } from '../../worker-api/lib/mail/providers'
-import { PASSWORD_RESET_TTL_HOURS } from '../../worker-api/services/mail-tokens'
+import { PASSWORD_RESET_TTL_HOURS } from '../../worker-api/services/core/mail-tokens'
+import { deliverOutbox, MAX_ATTEMPTS, queueMail, RETRY_DELAYS_SECONDS } from '../../worker-api/services/core/outbox'
 import { purgeExpired } from '../../worker-api/services/maintenance'
-import { deliverOutbox, MAX_ATTEMPTS, queueMail, RETRY_DELAYS_SECONDS } from '../../worker-api/services/outbox'
 import { call, createOrganisation, createUser, db, ORIGIN, post, solvedCaptcha } from './helpers'
 
 beforeAll(createOrganisation)

@@ -1,8 +1,8 @@
 import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { sha256Hex } from '../../worker-api/lib/crypto'
-import { FREE_FAILURES } from '../../worker-api/services/attempt-counter'
-import { PASSWORD_RESET_TTL_HOURS, RESET_MAILS_PER_HOUR } from '../../worker-api/services/password'
+import { FREE_FAILURES } from '../../worker-api/services/core/attempt-counter'
+import { PASSWORD_RESET_TTL_HOURS, RESET_MAILS_PER_HOUR } from '../../worker-api/services/sign-in/password'
 import {
   app,
   call,

@@ -4,8 +4,8 @@ import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { pendingUserSchema } from '../../worker-api/contract/registration'
 import { sha256Hex } from '../../worker-api/lib/crypto'
 import type { MailProvider, OutgoingMail } from '../../worker-api/lib/mail/providers'
-import { deliverOutbox } from '../../worker-api/services/outbox'
-import { REGISTRATION_LINKS_PER_HOUR } from '../../worker-api/services/registration-authorize'
+import { deliverOutbox } from '../../worker-api/services/core/outbox'
+import { REGISTRATION_LINKS_PER_HOUR } from '../../worker-api/services/organisation/registration-authorize'
 import {
   call,
   changedBeforeWrite,

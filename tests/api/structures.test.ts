@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { batch } from '../../worker-api/db/client'
-import { subtreePaths } from '../../worker-api/services/structure-writes'
+import { subtreePaths } from '../../worker-api/services/organisation/structure-writes'
 import {
   call,
   createOrganisation,

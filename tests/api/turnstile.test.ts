@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:test'
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
-import { TURNSTILE_VERIFY_URL } from '../../worker-api/services/captcha'
+import { TURNSTILE_VERIFY_URL } from '../../worker-api/services/core/captcha'
 import { app, createOrganisation, createUser, expectError, ORIGIN, solvedCaptcha } from './helpers'
 
 beforeAll(createOrganisation)

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { MAIL_LANGUAGES } from '../../worker-api/lib/mail/messages'
 import { escapeHtml, fill, renderMail } from '../../worker-api/lib/mail/render'
 import { mailChangedMail, mailLanguage, passwordResetMail } from '../../worker-api/lib/mail/templates'
-import { MAX_ATTEMPTS, RETRY_DELAYS_SECONDS, retryDelaySeconds } from '../../worker-api/services/outbox'
+import { MAX_ATTEMPTS, RETRY_DELAYS_SECONDS, retryDelaySeconds } from '../../worker-api/services/core/outbox'
 
 const user = { nom: 'Martin', prenom: 'Claire', login: 'cmartin' }
 const URL_ = 'https://portail.example.org/renewPassword/AbC-123_xyz'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { clientKey, UNKNOWN_CLIENT } from '../../worker-api/services/rate-limit'
+import { clientKey, UNKNOWN_CLIENT } from '../../worker-api/services/core/rate-limit'
 
 describe('clientKey: what a client is counted under', () => {
   it('keeps an IPv4 address as it is', () => {

@@ -51,3 +51,22 @@ export function onePage<Q extends { limit(n: number): Q; offset(n: number): Q }>
   const size = taille ?? DEFAULT_PAGE_SIZE
   return query.limit(size).offset((page - 1) * size)
 }
+
+/**
+ * A list's `tri` (a sort key, `-` first for descending; the contract names the keys) as the key and its
+ * direction, `fallback` when none is asked.
+ */
+export function sortOf<T extends string>(
+  tri: T | undefined,
+  fallback: NoInfer<T>,
+): { key: T extends `-${infer K}` ? K : T; direction: 'asc' | 'desc' } {
+  const asked: string = tri ?? fallback
+  const descending = asked.startsWith('-')
+  return {
+    key: (descending ? asked.slice(1) : asked) as T extends `-${infer K}` ? K : T,
+    direction: descending ? 'desc' : 'asc',
+  }
+}
+
+/** Whether a write failed on a unique index: two writers raced for one name, and the second lost. */
+export const uniqueViolation = (error: unknown) => String(error).includes('UNIQUE constraint failed')

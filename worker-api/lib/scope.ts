@@ -12,7 +12,7 @@ import { hostOf, LOOPBACK_HOSTS } from './domain'
  * structure they belong to (`rattachement_id`: that of the post that ended last, else the company a
  * carrier registered with, kept by triggers, migration 0014); a user with neither (never posted) only
  * in the scope of the whole tree, on its own domain. A pending registration is no user here: only the
- * authorisation queue (services/registration.ts) handles it, by `registrationInScope`. A sub-tree is a range of the materialised path: every path that starts with
+ * authorisation queue (services/organisation/registration-queue.ts) handles it, by `registrationInScope`. A sub-tree is a range of the materialised path: every path that starts with
  * '/1/2/' lies in ['/1/2/', '/1/2/:') (paths hold only digits and '/', and ':' follows '9'), which
  * the index on `structure.path` answers without a scan.
  *

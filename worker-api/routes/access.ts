@@ -3,7 +3,7 @@ import { accessListSchema, accessQuery, launchQuery, launchSchema, userIdParam }
 import { errors, json } from '../contract/common'
 import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
-import { accessOf, launch } from '../services/access'
+import { accessOf, launch } from '../services/catalogue/access'
 
 export const accessRoutes = router()
   .openapi(

@@ -6,10 +6,10 @@ import { userSchema } from '../contract/user'
 import { requestOrigin } from '../lib/domain'
 import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
-import { actorOf } from '../services/actor'
-import { logout } from '../services/auth'
-import { refresh } from '../services/refresh'
-import { login } from '../services/sign-in'
+import { actorOf } from '../services/core/actor'
+import { logout } from '../services/sign-in/auth'
+import { login } from '../services/sign-in/password-sign-in'
+import { refresh } from '../services/sign-in/refresh'
 
 export const authRoutes = router()
   .openapi(

@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { errors, json } from '../contract/common'
 import { BusinessError } from '../lib/errors'
 import { router } from '../lib/validation'
-import { checkCaptcha, newChallenge, newQuestion } from '../services/captcha'
+import { checkCaptcha, newChallenge, newQuestion } from '../services/core/captcha'
 
 export const captchaRoutes = router()
   .openapi(

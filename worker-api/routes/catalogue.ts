@@ -15,10 +15,10 @@ import { errors, json } from '../contract/common'
 import { clientSecretSchema } from '../contract/oidc'
 import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
-import { getApplication, listApplications } from '../services/catalogue'
-import { createApplication, deleteApplication, updateApplication } from '../services/catalogue-writes'
-import { rotateSecret } from '../services/oidc-clients'
-import { getTemplate, getTemplates, putTemplate } from '../services/templates'
+import { createApplication, deleteApplication, updateApplication } from '../services/catalogue/application-writes'
+import { getApplication, listApplications } from '../services/catalogue/applications'
+import { rotateSecret } from '../services/catalogue/oidc-clients'
+import { getTemplate, getTemplates, putTemplate } from '../services/catalogue/templates'
 
 /**
  * The catalogue: the applications the portal launches and the functions that grant them, managed by

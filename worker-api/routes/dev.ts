@@ -1,7 +1,7 @@
 import { Hono } from 'hono'
 import { notFound } from '../lib/errors'
 import type { AppEnv } from '../lib/types'
-import { devMail, devMails } from '../services/dev-mailbox'
+import { devMail, devMails } from '../services/core/dev-mailbox'
 
 /**
  * The development mailbox (DESIGN §5): the outbox as a newcomer needs it to follow a reset link

@@ -9,7 +9,7 @@ import {
 } from '../contract/structure'
 import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
-import { createFonction, deleteFonction, structureFonctions, updateFonction } from '../services/fonctions'
+import { createFonction, deleteFonction, structureFonctions, updateFonction } from '../services/organisation/fonctions'
 
 /**
  * The functions of a structure: every administrator manages those of the structures in their scope;

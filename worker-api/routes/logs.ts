@@ -4,9 +4,9 @@ import { todayIso } from '../contract/dates'
 import { clientLogSchema, logEntrySchema, logExportQuery, logListQuery } from '../contract/logs'
 import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
-import { writeClientLog } from '../services/client-log'
-import { listLogs } from '../services/logs'
-import { exportLogs } from '../services/logs-export'
+import { writeClientLog } from '../services/core/client-log'
+import { listLogs } from '../services/history/logs'
+import { exportLogs } from '../services/history/logs-export'
 
 /**
  * The audit history (spec §2 admin/listeLogs, §7, DESIGN §8): what a client reports, and the

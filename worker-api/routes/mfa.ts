@@ -15,11 +15,11 @@ import { idParam, userSchema } from '../contract/user'
 import { afterResponse } from '../lib/after-response'
 import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
-import { confirmTotp, mfaStatus, regenerateRecoveryCodes, removeTotp, startTotp } from '../services/mfa'
-import { deliverOutbox } from '../services/outbox'
-import { securitySettings, updateSecuritySettings } from '../services/security-settings'
-import { loginMfa } from '../services/sign-in'
-import { resetSecondFactor } from '../services/user-admin'
+import { deliverOutbox } from '../services/core/outbox'
+import { resetSecondFactor } from '../services/organisation/user-admin'
+import { confirmTotp, mfaStatus, regenerateRecoveryCodes, removeTotp, startTotp } from '../services/sign-in/mfa'
+import { loginMfa } from '../services/sign-in/password-sign-in'
+import { securitySettings, updateSecuritySettings } from '../services/sign-in/security-settings'
 
 const body = <T extends z.ZodType>(schema: T) => ({
   body: { content: { 'application/json': { schema } }, required: true },

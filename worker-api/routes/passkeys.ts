@@ -16,9 +16,9 @@ import { userSchema } from '../contract/user'
 import { afterResponse } from '../lib/after-response'
 import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
-import { deliverOutbox } from '../services/outbox'
-import { passkeyLogin, passkeyLoginOptions } from '../services/passkey-sign-in'
-import { passkeyRegistrationOptions, registerPasskey, removePasskey, renamePasskey } from '../services/passkeys'
+import { deliverOutbox } from '../services/core/outbox'
+import { passkeyLogin, passkeyLoginOptions } from '../services/sign-in/passkey-sign-in'
+import { passkeyRegistrationOptions, registerPasskey, removePasskey, renamePasskey } from '../services/sign-in/passkeys'
 
 const body = <T extends z.ZodType>(schema: T) => ({
   body: { content: { 'application/json': { schema } }, required: true },

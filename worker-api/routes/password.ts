@@ -4,8 +4,8 @@ import { forgotSchema, renewSchema, tokenParam, tokenUserSchema } from '../contr
 import { afterResponse } from '../lib/after-response'
 import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
-import { deliverOutbox } from '../services/outbox'
-import { admitForgotRequest, queueResetMail, renewPassword, tokenUser } from '../services/password'
+import { deliverOutbox } from '../services/core/outbox'
+import { admitForgotRequest, queueResetMail, renewPassword, tokenUser } from '../services/sign-in/password'
 
 export const passwordRoutes = router()
   .openapi(

@@ -14,10 +14,10 @@ import {
 import { afterResponse } from '../lib/after-response'
 import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
-import { deliverOutbox } from '../services/outbox'
-import { carrierStructures, register } from '../services/registration'
-import { authorizeRegistration } from '../services/registration-authorize'
-import { listRegistrations, registrationFonctions } from '../services/registration-queue'
+import { deliverOutbox } from '../services/core/outbox'
+import { carrierStructures, register } from '../services/organisation/registration'
+import { authorizeRegistration } from '../services/organisation/registration-authorize'
+import { listRegistrations, registrationFonctions } from '../services/organisation/registration-queue'
 
 const body = <T extends z.ZodType>(schema: T) => ({
   body: { content: { 'application/json': { schema } }, required: true },

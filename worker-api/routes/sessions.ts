@@ -4,9 +4,9 @@ import { portalSessionListSchema, sessionIdParam } from '../contract/sessions'
 import { idParam } from '../contract/user'
 import { afterResponse } from '../lib/after-response'
 import { router } from '../lib/validation'
-import { deliverOutbox } from '../services/outbox'
-import { endOtherSessions, endOwnSession, endUserSessions } from '../services/session-end'
-import { ownSessions, sessionsOfUser } from '../services/sessions'
+import { deliverOutbox } from '../services/core/outbox'
+import { endOtherSessions, endOwnSession, endUserSessions } from '../services/sign-in/session-end'
+import { ownSessions, sessionsOfUser } from '../services/sign-in/sessions'
 
 /**
  * The list of a user's open sessions and their ending (DESIGN §3): the caller's own, and those of a

@@ -18,9 +18,9 @@ import {
 import { posteSchema } from '../contract/user'
 import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
-import { createPoste, deletePoste, updatePoste } from '../services/postes'
-import { structureUsers } from '../services/structure-users'
-import { createStructure, deleteStructure, updateStructure } from '../services/structure-writes'
+import { createPoste, deletePoste, updatePoste } from '../services/organisation/postes'
+import { structureUsers } from '../services/organisation/structure-users'
+import { createStructure, deleteStructure, updateStructure } from '../services/organisation/structure-writes'
 import {
   getStructure,
   listStructures,
@@ -28,7 +28,7 @@ import {
   parentCandidates,
   structureNom,
   structureTypes,
-} from '../services/structures'
+} from '../services/organisation/structures'
 
 /**
  * The organisation tree (spec §7): structures, their types and functions, their users and posts.

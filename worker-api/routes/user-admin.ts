@@ -12,10 +12,16 @@ import {
 import { afterResponse } from '../lib/after-response'
 import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
-import { deliverOutbox } from '../services/outbox'
-import { deleteUser, resendInvitation, restoreUser, setUserAdmin, setUserState } from '../services/user-admin'
-import { checkMail, createUser } from '../services/user-creation'
-import { listUsers } from '../services/user-list'
+import { deliverOutbox } from '../services/core/outbox'
+import {
+  deleteUser,
+  resendInvitation,
+  restoreUser,
+  setUserAdmin,
+  setUserState,
+} from '../services/organisation/user-admin'
+import { checkMail, createUser } from '../services/organisation/user-creation'
+import { listUsers } from '../services/organisation/user-list'
 
 const body = <T extends z.ZodType>(schema: T) => ({
   body: { content: { 'application/json': { schema } }, required: true },

@@ -5,12 +5,12 @@ import { confirmMailSchema, idParam, mailChangeSchema, profileSchema, userSchema
 import { afterResponse } from '../lib/after-response'
 import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
-import { actorOf } from '../services/actor'
-import { confirmMailChange, mailChangeOf } from '../services/mail-change'
-import { deliverOutbox } from '../services/outbox'
-import { updatePassword } from '../services/password'
-import { updateProfile } from '../services/profile'
-import { getUser } from '../services/users'
+import { actorOf } from '../services/core/actor'
+import { deliverOutbox } from '../services/core/outbox'
+import { getUser } from '../services/core/users'
+import { confirmMailChange, mailChangeOf } from '../services/organisation/mail-change'
+import { updateProfile } from '../services/organisation/profile'
+import { updatePassword } from '../services/sign-in/password'
 
 export const userRoutes = router()
   // Before `utilisateur/{id}`, which would take "updatePassword" for an id.

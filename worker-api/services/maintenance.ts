@@ -1,7 +1,7 @@
 import { addSeconds } from '../contract/dates'
 import { getDb, namedBatch } from '../db/client'
 import type { Env } from '../env'
-import { REUSE_GRACE_SECONDS } from './auth'
+import { REUSE_GRACE_SECONDS } from './sign-in/auth'
 
 const HOUR = 3600
 const DAY = 24 * HOUR

@@ -1,0 +1,153 @@
+import { sql } from 'kysely'
+import type { AccessList, ApplicationSummary } from '../../contract/access'
+import { addSeconds, todayIso, toWireDate } from '../../contract/dates'
+import { batch, getDb } from '../../db/client'
+import type { Env } from '../../env'
+import { randomToken, sha256Hex } from '../../lib/crypto'
+import { forbidden, notFound } from '../../lib/errors'
+import { logTypeForApplication } from '../../lib/log-types'
+import { actorWith, type Caller, viewerOf } from '../core/actor'
+import { logEntry } from '../core/audit'
+import { userAs, userQuery } from '../core/users'
+
+export const LAUNCH_CODE_TTL_SECONDS = 60
+
+/**
+ * Applications granted to the functions of the user's current posts (DESIGN §4: derived access); an
+ * application switched off in the catalogue is in no launcher.
+ */
+function applicationsQuery(env: Env, userId: number, today = todayIso()) {
+  return getDb(env.DB)
+    .selectFrom('poste as p')
+    .innerJoin('fonction_application as fa', 'fa.fonction_id', 'p.fonction_id')
+    .innerJoin('application as a', 'a.id', 'fa.application_id')
+    .select(['a.id', 'a.libelle', 'a.icone'])
+    .distinct()
+    .where('a.actif', '=', 1)
+    .where('p.utilisateur_id', '=', userId)
+    .where('p.date_debut', '<=', today)
+    .where('p.date_fin', '>=', today)
+    .orderBy('a.libelle')
+}
+
+/**
+ * In one statement, the applications of the user's current posts (`courant`, by name) and those a
+ * future post will open and no current one does, each with the first day one will (DESIGN §4: access
+ * starts on the post's start date, with no job to run), soonest first. A post not ended is current
+ * or future: an application is current when one of its posts has begun.
+ */
+function currentAndFutureApplicationsQuery(env: Env, userId: number, today: string) {
+  const courant = sql<number>`max(p.date_debut <= ${today})`
+  return getDb(env.DB)
+    .selectFrom('poste as p')
+    .innerJoin('fonction_application as fa', 'fa.fonction_id', 'p.fonction_id')
+    .innerJoin('application as a', 'a.id', 'fa.application_id')
+    .select(['a.id', 'a.libelle', 'a.icone'])
+    .select(courant.as('courant'))
+    .select(sql<string>`min(p.date_debut)`.as('date_debut'))
+    .where('a.actif', '=', 1)
+    .where('p.utilisateur_id', '=', userId)
+    .where('p.date_fin', '>=', today)
+    .groupBy(['a.id', 'a.libelle', 'a.icone'])
+    .orderBy(sql`${courant} desc`)
+    .orderBy(sql`case when ${courant} = 1 then '' else min(p.date_debut) end`)
+    .orderBy('a.libelle')
+}
+
+/**
+ * The access list of a user, for themself or an admin who may see them: the caller's check, the
+ * applications (and for an admin, the user, to check the scope) in one round trip; with `futurs`,
+ * also what future posts will open, in the same round trip.
+ */
+export async function accessOf(env: Env, caller: Caller, userId: number, futurs = false): Promise<AccessList> {
+  const viewer = viewerOf(caller)
+  const target = userId === caller.id ? [] : [userQuery(getDb(env.DB), userId, viewer)]
+  if (!futurs) {
+    const [actor, rows, users] = await actorWith(env, caller, applicationsQuery(env, userId, viewer.today), ...target)
+    if (userId !== actor.id) userAs(actor, userId, users?.[0], viewer.today)
+    return { accesApplication: rows.map((application: ApplicationSummary) => ({ application })) }
+  }
+  const [actor, rows, users] = await actorWith(
+    env,
+    caller,
+    currentAndFutureApplicationsQuery(env, userId, viewer.today),
+    ...target,
+  )
+  if (userId !== actor.id) userAs(actor, userId, users?.[0], viewer.today)
+  return {
+    accesApplication: rows
+      .filter((row) => row.courant === 1)
+      .map(({ id, libelle, icone }) => ({ application: { id, libelle, icone } })),
+    accesFuturs: rows
+      .filter((row) => row.courant !== 1)
+      .map(({ id, libelle, icone, date_debut }) => ({
+        application: { id, libelle, icone },
+        dateDebut: toWireDate(date_debut),
+      })),
+  }
+}
+
+/**
+ * Issues a single-use launch code for an application the actor may launch now, and the URL that
+ * carries it (DESIGN §4). Root-relative application URLs resolve against the portal's origin.
+ */
+export async function launch(
+  env: Env,
+  caller: Caller,
+  applicationId: number,
+  context: { origin: string; userAgent: string | null },
+) {
+  const db = getDb(env.DB)
+  // The caller's check, the application and what the caller may launch: one round trip.
+  const [actor, [application], applications] = await actorWith(
+    env,
+    caller,
+    // Switched off in the catalogue, it answers as an unknown one.
+    db
+      .selectFrom('application as a')
+      .leftJoin('oidc_client as c', 'c.application_id', 'a.id')
+      .select(['a.id', 'a.libelle', 'a.url', 'a.protocole', 'c.initiate_login_uri'])
+      .where('a.id', '=', applicationId)
+      .where('a.actif', '=', 1),
+    applicationsQuery(env, caller.id),
+  )
+  if (!application) throw notFound('Unknown application')
+  if (!applications.some((a) => a.id === applicationId))
+    throw forbidden('This application is not granted to your current posts')
+  const entry = logEntry(actor.id, logTypeForApplication(application.libelle), application.libelle, context.userAgent)
+  if (application.protocole === 'OIDC') {
+    // Third-party-initiated login (OIDC Core §4): the application starts its own code flow with this
+    // issuer and finds the portal session there. Audited as a launch.
+    await db.insertInto('log').values(entry).execute()
+    const target = new URL(application.url, context.origin).toString()
+    if (!application.initiate_login_uri) return { url: target, refreshToken: '' }
+    const url = new URL(application.initiate_login_uri)
+    url.searchParams.set('iss', context.origin)
+    url.searchParams.set('target_link_uri', target)
+    return { url: url.toString(), refreshToken: '' }
+  }
+
+  const code = randomToken()
+  const now = new Date()
+  const expiresAt = addSeconds(LAUNCH_CODE_TTL_SECONDS, now).toISOString()
+  // The code and its log entry are written together or not at all.
+  await batch(env.DB, [
+    db.insertInto('refresh_token').values({
+      token_hash: await sha256Hex(code),
+      utilisateur_id: actor.id,
+      family_id: crypto.randomUUID(),
+      kind: 'LAUNCH',
+      application_id: application.id,
+      created_at: now.toISOString(),
+      expires_at: expiresAt,
+      family_expires_at: expiresAt,
+      rotated_at: null,
+      revoked_at: null,
+      parent_family_id: actor.sid,
+    }),
+    db.insertInto('log').values(entry),
+  ])
+  const url = new URL(application.url, context.origin)
+  url.searchParams.set('code', code)
+  return { url: url.toString(), refreshToken: code }
+}

@@ -1,0 +1,297 @@
+import { type Compilable, type Expression, type InferResult, type SqlBool, sql } from 'kysely'
+import { todayIso } from '../../contract/dates'
+import { batch, getDb } from '../../db/client'
+import type { Env } from '../../env'
+import { sameDomain } from '../../lib/domain'
+import { BusinessError, forbidden, unauthorized } from '../../lib/errors'
+import { type AccessClaims, verifyAccessToken } from '../../lib/jwt'
+import { secondFactorMissing, type Viewer, wholeTreeInScope } from '../../lib/scope'
+import type { Caller, RequestEnv } from '../../lib/types'
+
+/** The signed-in caller of a non-public endpoint; `app` when it is an application's session. */
+export type Actor = {
+  id: number
+  login: string
+  nom: string
+  prenom: string
+  admin: boolean
+  /** An administrator of the whole tree (a current post on a root): the catalogue is theirs. */
+  racine: boolean
+  domain: string
+  sid: string
+  langue: 'fr' | 'en'
+  app: number | null
+  /**
+   * An administrator whom the security settings require a second factor of and who has none yet:
+   * refused every administration call (403 MFA_ENROLMENT_REQUIRED) until enrolled.
+   */
+  mfaEnrolmentRequired: boolean
+}
+
+/**
+ * Who a query's scope is computed for (lib/scope.ts): a caller not yet checked (its request's origin,
+ * which the check compares with the account's domain) or a checked actor.
+ */
+export function viewerOf(who: Pick<Caller, 'id' | 'origin'> | Pick<Actor, 'id' | 'domain'>): Viewer {
+  return { id: who.id, domain: 'origin' in who ? who.origin : who.domain, today: todayIso() }
+}
+
+export const unauthorizedDomain = () =>
+  new BusinessError('USER_UNAUTHORIZED_DOMAIN', 403, 'User not allowed on this domain')
+
+/**
+ * `Caller`: the bearer of a request's access token, its signature and expiry verified (no D1 yet).
+ * Routes turn it into the `Actor` with `actorOf`, or with `actorWith` in the same D1 round trip as
+ * their reads.
+ */
+export type { Caller }
+
+export async function callerFromBearer(
+  env: RequestEnv,
+  authorization: string | undefined,
+  origin: string,
+): Promise<Caller> {
+  const token = /^Bearer ([A-Za-z0-9._-]+)$/.exec(authorization ?? '')?.[1]
+  if (!token) throw unauthorized('UNAUTHORIZED', 'Missing bearer token')
+  // A page's in-process calls carry the same token: it is checked once per request.
+  const memo = env.REQUEST_SCOPE?.memo
+  let verified = memo?.get(`bearer ${token}`) as Promise<AccessClaims | null> | undefined
+  if (!verified) {
+    verified = verifyAccessToken(env.JWT_SECRET, token)
+    memo?.set(`bearer ${token}`, verified)
+  }
+  const claims = await verified
+  const id = Number(claims?.sub)
+  if (!claims || !Number.isSafeInteger(id)) throw unauthorized('INVALID_TOKEN', 'Invalid or expired token')
+  return { id, app: claims.app ?? null, claims, origin, key: `actor ${origin} ${token}` }
+}
+
+/**
+ * The one indexed query that confirms the caller is still active and their session family not
+ * revoked (sign-out and disabling take effect at once), bringing what routes need of the user. An
+ * admin's scope is not read here: queries filter by it in SQL (lib/scope.ts).
+ */
+function actorQuery(env: Env, caller: Caller) {
+  return getDb(env.DB)
+    .selectFrom('utilisateur as u')
+    .select(['u.id', 'u.login', 'u.nom', 'u.prenom', 'u.admin', 'u.domain', 'u.langue'])
+    .where('u.id', '=', caller.id)
+    .where('u.actif', '=', 1)
+    .where('u.supprime', '=', 0)
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('refresh_token')
+          .select('id')
+          .where('family_id', '=', caller.claims.sid)
+          .where('utilisateur_id', '=', caller.id)
+          .where('revoked_at', 'is', null),
+      ),
+    )
+}
+
+/**
+ * `actorQuery` with whether the caller administers the whole tree (`racine`: an administrator with a
+ * current post on a root, lib/scope.ts): the catalogue's managers, known with the caller's check.
+ */
+const actorRead = (env: Env, caller: Caller) =>
+  actorQuery(env, caller)
+    .select(sql<number>`${wholeTreeInScope(getDb(env.DB), viewerOf(caller))}`.as('racine'))
+    .select(sql<number>`${secondFactorMissing(sql.ref('u.id'))}`.as('mfa_manquant'))
+
+type ActorRow = InferResult<ReturnType<typeof actorRead>>[number]
+
+/**
+ * Whether the caller is an administrator with a live session: the condition of a write that a read
+ * makes in the batch that checks the caller, so that a user or a revoked session writes nothing.
+ * (Their domain is compared afterwards, as for every call: in SQL its loopback alternatives would
+ * cost a statement near D1's 100 bound values a dozen more.)
+ */
+export const liveAdmin = (env: Env, caller: Caller): Expression<SqlBool> =>
+  sql<SqlBool>`exists ${actorQuery(env, caller)
+    .where('u.admin', '=', 1)
+    .where((eb) => eb.not(secondFactorMissing(sql.ref('u.id'))))}`
+
+/** The actor of a row of `actorQuery`; no row means the session ended. The user's own domain only (DESIGN §7). */
+function toActor(row: ActorRow | undefined, caller: Caller): Actor {
+  if (!row) throw unauthorized('INVALID_TOKEN', 'Session ended')
+  if (!sameDomain(row.domain, caller.origin)) throw unauthorizedDomain()
+  return {
+    id: row.id,
+    login: row.login,
+    nom: row.nom,
+    prenom: row.prenom,
+    admin: row.admin === 1,
+    racine: row.racine === 1,
+    domain: row.domain,
+    sid: caller.claims.sid,
+    langue: row.langue,
+    app: caller.app,
+    mfaEnrolmentRequired: row.mfa_manquant === 1,
+  }
+}
+
+/**
+ * The check of a caller within a request (kept in the request scope's memo): settled once, by the
+ * first call that runs it, alone or in a batch with reads.
+ */
+type Check = {
+  actor: Promise<Actor>
+  settle(row: ActorRow | undefined): void
+  fail(error: unknown): void
+  started: boolean
+  /** The batch that will carry the check, while it waits for the other calls of the page to join it. */
+  gathering?: Gathering
+}
+
+type Gathering = { reads: Compilable<unknown>[]; results: Promise<D1Result[]> }
+
+function checkOf(env: RequestEnv, caller: Caller): { check: Check; fresh: boolean } {
+  const memo = env.REQUEST_SCOPE?.memo
+  const known = memo?.get(caller.key) as Check | undefined
+  if (known) return { check: known, fresh: false }
+  let settle: (row: ActorRow | undefined) => void = () => {}
+  let fail: (error: unknown) => void = () => {}
+  const actor = new Promise<Actor>((resolve, reject) => {
+    settle = (row) => {
+      try {
+        resolve(toActor(row, caller))
+      } catch (error) {
+        reject(error)
+      }
+    }
+    fail = reject
+  })
+  // A rejection nobody awaits yet must not surface as unhandled; awaiting callers still get it.
+  actor.catch(() => {})
+  const check: Check = { actor, settle, fail, started: false }
+  memo?.set(caller.key, check)
+  return { check, fresh: true }
+}
+
+/** Whether the request checked this caller in D1 and found the session live (see app.ts). */
+export function callerChecked(env: RequestEnv, caller: Caller): boolean {
+  return (env.REQUEST_SCOPE?.memo.get(caller.key) as Check | undefined)?.started === true
+}
+
+/**
+ * The caller checked in D1, once per request whatever number of in-process calls the page makes. A
+ * check on its own first lets the event loop turn once, so that a read starting alongside (the page's,
+ * next to its layout's) carries it in its own round trip.
+ */
+export async function actorOf(env: RequestEnv, caller: Caller): Promise<Actor> {
+  const { check, fresh } = checkOf(env, caller)
+  if (!fresh || check.started) return check.actor
+  if (env.REQUEST_SCOPE?.shared) await new Promise((resolve) => setTimeout(resolve, 0))
+  if (!check.started) {
+    check.started = true
+    actorRead(env, caller).executeTakeFirst().then(check.settle, check.fail)
+  }
+  return check.actor
+}
+
+type Rows<Q> = Q extends Compilable<infer O> ? O[] : never
+
+/** What `actorWith` answers: the actor, then each read's rows in the order of the reads. */
+type ActorAndRows<Q extends Compilable<unknown>[]> = [Actor, ...{ [K in keyof Q]: Rows<Q[K]> }]
+
+/** D1's answers to the reads, typed as the reads say (D1 returns untyped rows). */
+const answered = <Q extends Compilable<unknown>[]>(actor: Actor, results: D1Result[]) =>
+  [actor, ...results.map((result) => result.results)] as ActorAndRows<Q>
+
+/**
+ * The caller checked in D1 with `reads`, in one round trip (a D1 batch) when the request has not
+ * checked them yet: a read of a signed-in API call costs one round trip. Within a page (a shared
+ * request scope) the batch waits for the event loop to turn once, and the reads of the page's other
+ * calls started alongside join it: a page asking several endpoints still makes one round trip. The
+ * reads' rows come back only once the caller is known to be allowed to be answered at all.
+ */
+export async function actorWith<Q extends Compilable<unknown>[]>(
+  env: RequestEnv,
+  caller: Caller,
+  ...reads: Q
+): Promise<ActorAndRows<Q>> {
+  const { check } = checkOf(env, caller)
+  const gathering = check.gathering
+  if (gathering) {
+    const from = gathering.reads.length + 1
+    gathering.reads.push(...reads)
+    const results = await gathering.results
+    const actor = await check.actor
+    return answered<Q>(actor, results.slice(from, from + reads.length))
+  }
+  if (check.started) {
+    const actor = await check.actor
+    const results = reads.length === 0 ? [] : await batch(env.DB, reads)
+    return answered<Q>(actor, results)
+  }
+  check.started = true
+  let results: D1Result[]
+  try {
+    results = await (env.REQUEST_SCOPE?.shared
+      ? gather(env, caller, check, reads)
+      : batch(env.DB, [actorRead(env, caller), ...reads]))
+  } catch (error) {
+    check.fail(error)
+    throw error
+  }
+  check.settle(results[0]?.results[0] as ActorRow | undefined)
+  const actor = await check.actor
+  return answered<Q>(actor, results.slice(1, 1 + reads.length))
+}
+
+/** The check's batch, sent once the page's other calls have had a turn of the event loop to join it. */
+function gather(env: Env, caller: Caller, check: Check, reads: Compilable<unknown>[]): Promise<D1Result[]> {
+  const gathering: Gathering = { reads: [...reads], results: Promise.resolve([]) }
+  gathering.results = new Promise((resolve) => setTimeout(resolve, 0)).then(() => {
+    check.gathering = undefined
+    return batch(env.DB, [actorRead(env, caller), ...gathering.reads])
+  })
+  // Each call that joined awaits it; a failure reaches them, never an unhandled rejection.
+  gathering.results.catch(() => {})
+  check.gathering = gathering
+  return gathering.results
+}
+
+/** Admin endpoints answer 403 to anyone else, before anything about the data (DESIGN §4). */
+export function requireAdmin(actor: Actor) {
+  if (!actor.admin) throw forbidden('Administrators only')
+  if (actor.mfaEnrolmentRequired) throw mfaEnrolmentRequired()
+}
+
+export const mfaEnrolmentRequired = () =>
+  new BusinessError('MFA_ENROLMENT_REQUIRED', 403, 'Administrators must enrol a second factor first')
+
+/**
+ * The catalogue (applications, and which functions grant them) and the function templates are the
+ * root administrators' to manage: administrators with a current post on a root of the tree (`racine`,
+ * read with the caller's check in the batch of the call's reads).
+ */
+export function requireRootAdmin(actor: Actor) {
+  requireAdmin(actor)
+  if (!actor.racine) throw forbidden('Root administrators only')
+}
+
+/**
+ * The entry point of every administration endpoint: the caller checked with the endpoint's `reads` in
+ * one round trip (`actorWith`), then 403 unless they are an administrator. What an administrator may
+ * see of the rows is the reads' own business, in SQL (lib/scope.ts).
+ */
+export async function adminWith<Q extends Compilable<unknown>[]>(env: RequestEnv, caller: Caller, ...reads: Q) {
+  const answer = await actorWith(env, caller, ...reads)
+  requireAdmin(answer[0])
+  return answer
+}
+
+/** `adminWith` for what only an administrator of the whole tree manages (`requireRootAdmin`). */
+export async function rootAdminWith<Q extends Compilable<unknown>[]>(env: RequestEnv, caller: Caller, ...reads: Q) {
+  const answer = await actorWith(env, caller, ...reads)
+  requireRootAdmin(answer[0])
+  return answer
+}
+
+/** `adminWith` without reads of its own: an endpoint whose reads need the checked administrator. */
+export async function adminOf(env: RequestEnv, caller: Caller): Promise<Actor> {
+  const actor = await actorOf(env, caller)
+  requireAdmin(actor)
+  return actor
+}

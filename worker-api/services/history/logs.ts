@@ -1,0 +1,309 @@
+import { type Expression, type SqlBool, sql } from 'kysely'
+import { DEFAULT_PAGE_SIZE } from '../../contract/base'
+import { dayStartInstant, fromCompactDate, fromWireDate, nextDay } from '../../contract/dates'
+import type { LogType } from '../../contract/log-labels'
+import { LOG_LABELS, type LogEntry, type LogListQuery } from '../../contract/logs'
+import { type DB, getDb } from '../../db/client'
+import type { Env } from '../../env'
+import { containsText, WHOLE_LIST_READ, wholeList } from '../../lib/query'
+import {
+  fewUsersInScope,
+  scopeUserIds,
+  smallScope,
+  userListedInScope,
+  type Viewer,
+  wholeTreeInScope,
+} from '../../lib/scope'
+import { foldSearchText, searchWords } from '../../lib/search-text'
+import { adminWith, type Caller, liveAdmin, viewerOf } from '../core/actor'
+
+/** The history's filters (a list query without its page). */
+export type LogFilters = Pick<LogListQuery, 'dateDebut' | 'dateFin' | 'q' | 'type'>
+
+const foldedLabels = (pick: (labels: (typeof LOG_LABELS)['fr']) => Record<string, string>) =>
+  Object.values(LOG_LABELS).flatMap((labels) =>
+    Object.entries(pick(labels)).map(([code, label]) => ({ code, folded: foldSearchText(label.toLowerCase()) })),
+  )
+const TYPE_LABELS = foldedLabels((labels) => labels.types)
+const ACTION_LABELS = foldedLabels((labels) => labels.actions)
+const SESSION_LABELS = foldedLabels((labels) => labels.sessions)
+
+const matchingCodes = (labels: { code: string; folded: string }[], word: string) => [
+  ...new Set(labels.filter((label) => label.folded.includes(word)).map((label) => label.code)),
+]
+
+/**
+ * Whether an entry matches one word of the search (spec §2 logs screen): its user's first or last
+ * name or mail, its comment, its action label in either language (found here among the labels, then asked of the
+ * entry's type, administrative action or sign-out from the list of sessions), or its day when the word is one ('dd/MM/yyyy').
+ */
+function matchesWord(db: DB, word: string): Expression<SqlBool> {
+  const author = db
+    .selectFrom('utilisateur as found')
+    .select(sql<string>`found.recherche || char(10) || found.mail`.as('searched'))
+    .where(sql<SqlBool>`found.id = log.utilisateur_id`)
+  const alternatives: Expression<SqlBool>[] = [
+    // One pattern for the user's names and mail and the entry's comment ("who deleted X?" finds the
+    // entry naming X): D1 binds at most 100 values a statement.
+    containsText([sql<string>`coalesce((${author}), '')`, sql<string>`coalesce(log.commentaire, '')`], word),
+  ]
+  const types = matchingCodes(TYPE_LABELS, word)
+  if (types.length > 0)
+    alternatives.push(sql<SqlBool>`log.type_log in (${sql.join(types.map((type) => sql.lit(type)))})`)
+  const actions = matchingCodes(ACTION_LABELS, word)
+  if (actions.length > 0) {
+    alternatives.push(
+      sql<SqlBool>`(log.type_log = 'ADMINISTRATION' and log.nom_log in (${sql.join(actions.map((action) => sql.lit(action)))}))`,
+    )
+  }
+  const sessions = matchingCodes(SESSION_LABELS, word)
+  if (sessions.length > 0) {
+    alternatives.push(
+      sql<SqlBool>`(log.type_log = 'DECONNEXION' and log.nom_log in (${sql.join(sessions.map((name) => sql.lit(name)))}))`,
+    )
+  }
+  const day = fromWireDate(word.replace(/^(\d)\//, '0$1/').replace(/\/(\d)\//, '/0$1/'))
+  // Instants computed here, written as literals: D1 binds at most 100 values a statement.
+  if (day) {
+    alternatives.push(
+      sql<SqlBool>`(log.date >= ${sql.lit(dayStartInstant(day))} and log.date < ${sql.lit(dayStartInstant(nextDay(day)))})`,
+    )
+  }
+  return sql<SqlBool>`(${sql.join(alternatives, sql` or `)})`
+}
+
+/**
+ * The entries matching the filters, the scope aside: the range's days (inclusive) as instants in the
+ * organisation's time zone, the type, and every word of the search.
+ */
+function filteredLogs(db: DB, filters: LogFilters, after?: Expression<number>) {
+  const words = searchWords(filters.q ?? '')
+  // Counting the entries after `after`, the dates are checked on those rows, not looked up in their
+  // index: the few entries past a kept total are found by their ids.
+  const date = after ? sql<string>`+log.date` : sql<string>`log.date`
+  return db
+    .selectFrom('log')
+    .$if(after !== undefined, (q) => q.where(sql<SqlBool>`log.id > ${after}`))
+    .$if(filters.dateDebut !== undefined, (q) =>
+      q.where(sql<SqlBool>`${date} >= ${sql.lit(dayStartInstant(fromCompactDate(filters.dateDebut as string)))}`),
+    )
+    .$if(filters.dateFin !== undefined, (q) =>
+      q.where(sql<SqlBool>`${date} < ${sql.lit(dayStartInstant(nextDay(fromCompactDate(filters.dateFin as string))))}`),
+    )
+    .$if(filters.type !== undefined, (q) => q.where('log.type_log', '=', filters.type as LogType))
+    .$if(words.length > 0, (q) =>
+      q.where(
+        sql<SqlBool>`${sql.join(
+          words.map((word) => matchesWord(db, word)),
+          sql` and `,
+        )}`,
+      ),
+    )
+}
+
+/**
+ * Whether an entry's user lies in the viewer's scope (DESIGN §4; an entry whose user was deleted is
+ * the whole tree's), written for each way of reading: `users` probes the log's user index for each
+ * user of the scope (a small scope), `log` asks each entry of the date range about its user (a large
+ * one, read newest first: a page stops after a few), and `set` probes the scope's users gathered once
+ * (a large scope counted: a month of the root's entries in a few tens of milliseconds).
+ */
+export function authorInScope(db: DB, viewer: Viewer, way: 'users' | 'log' | 'set'): Expression<SqlBool> {
+  const gone = sql<SqlBool>`(log.utilisateur_id is null and ${wholeTreeInScope(db, viewer)})`
+  if (way === 'users') return sql<SqlBool>`(log.utilisateur_id in ${scopeUserIds(db, viewer)} or ${gone})`
+  if (way === 'set') return sql<SqlBool>`(+log.utilisateur_id in ${scopeUserIds(db, viewer)} or ${gone})`
+  return sql<SqlBool>`(exists ${db
+    .selectFrom('utilisateur as author')
+    .select('author.id')
+    .where(sql<SqlBool>`author.id = log.utilisateur_id`)
+    .where(userListedInScope(db, viewer, { from: 'users', withPostless: true }, 'author'))} or ${gone})`
+}
+
+/** The structure of an entry's user (spec §2): their first current post's, else their first future one's. */
+const structureColumn = (db: DB, today: string) =>
+  db
+    .selectFrom('poste as held')
+    .innerJoin('structure as held_structure', 'held_structure.id', 'held.structure_id')
+    .select(sql<string>`json_object('id', held_structure.id, 'nom', held_structure.nom)`.as('json'))
+    .where(sql<SqlBool>`held.utilisateur_id = log.utilisateur_id`)
+    .where('held.date_fin', '>=', today)
+    .orderBy(sql`held.date_debut > ${today}`)
+    .orderBy('held.date_debut')
+    .orderBy('held.id')
+    .limit(1)
+    .as('structure')
+
+/**
+ * The entries in scope with what the history shows of each, newest first: `select` picks the page's
+ * entries (its order, limit and resumption) by id first, so that only those are joined to their user
+ * and structure — a small scope's range may hold thousands of entries to sort.
+ */
+export function logRows(
+  db: DB,
+  viewer: Viewer,
+  filters: LogFilters,
+  way: 'users' | 'log',
+  select: (ids: ReturnType<typeof pageIds>) => ReturnType<typeof pageIds>,
+) {
+  return db
+    .selectFrom('log')
+    .where('log.id', 'in', select(pageIds(db, viewer, filters, way)))
+    .leftJoin('utilisateur as u', 'u.id', 'log.utilisateur_id')
+    .select([
+      'log.id',
+      'log.date',
+      'log.type_log',
+      'log.nom_log',
+      'log.commentaire',
+      'log.nom_navigateur',
+      'log.version_navigateur',
+      'log.source',
+      'log.utilisateur_id',
+      'u.nom',
+      'u.prenom',
+      'u.mail',
+    ])
+    .select(structureColumn(db, viewer.today))
+    .orderBy('log.date', 'desc')
+    .orderBy('log.id', 'desc')
+}
+
+/** The ids of the entries in scope, newest first. */
+const pageIds = (db: DB, viewer: Viewer, filters: LogFilters, way: 'users' | 'log') =>
+  filteredLogs(db, filters)
+    .where(authorInScope(db, viewer, way))
+    .select('log.id')
+    .orderBy('log.date', 'desc')
+    .orderBy('log.id', 'desc')
+
+export type LogRow = {
+  id: number
+  date: string
+  type_log: LogType
+  nom_log: string
+  commentaire: string | null
+  nom_navigateur: string | null
+  version_navigateur: string | null
+  source: 'SERVEUR' | 'CLIENT'
+  utilisateur_id: number | null
+  nom: string | null
+  prenom: string | null
+  mail: string | null
+  structure: string | null
+}
+
+export function toLogEntry(row: LogRow): LogEntry {
+  return {
+    id: row.id,
+    date: row.date,
+    user:
+      row.utilisateur_id === null
+        ? null
+        : { id: row.utilisateur_id, nom: row.nom ?? '', prenom: row.prenom ?? '', mail: row.mail ?? '' },
+    structure: row.structure ? (JSON.parse(row.structure) as { id: number; nom: string }) : null,
+    typeLog: row.type_log,
+    nomLog: row.nom_log,
+    commentaire: row.commentaire,
+    nomNavigateur: row.nom_navigateur,
+    versionNavigateur: row.version_navigateur,
+    source: row.source,
+  }
+}
+
+/**
+ * The key of a history total in `utilisateur_liste_total`: what the count depends on besides the data
+ * (whose changes empty the table, and whose new entries are counted after `jusqua`).
+ */
+const totalKey = (viewer: Viewer, query: LogFilters) =>
+  JSON.stringify([
+    'history',
+    viewer.today,
+    viewer.id,
+    viewer.domain,
+    query.dateDebut ?? null,
+    query.dateFin ?? null,
+    query.type ?? null,
+    searchWords(query.q ?? ''),
+  ])
+
+/**
+ * The statements of a list read: its page read either way round (a scope of few users from their
+ * entries, user by user; one of many down the date index, newest first, where a page stops after a few
+ * tens of entries — a site of a handful of posts sees every postless user of its domain, thousands in
+ * the large seed: 22 ms a page user by user, 1 ms down the index), then its total kept up to date and
+ * read.
+ *
+ * The total: a kept one plus the entries written since it was counted, else a full count — the scope's
+ * users gathered once and probed down the range (a small scope: each user's entries counted) — written
+ * back only when it changed, so that reading a list again costs a few index lookups, not a count.
+ * Both writes wait for `allowed` (the caller answerable): a refused read keeps nothing.
+ */
+export function logListStatements(db: DB, viewer: Viewer, query: LogListQuery, allowed: Expression<SqlBool>) {
+  const fewUsers = fewUsersInScope(db, viewer)
+  // The first count, over the whole range, by the scope's posts (D1's 100 bound values: the count of
+  // its users would not fit beside the search).
+  const small = smallScope(db, viewer)
+  const size = query.page === undefined ? WHOLE_LIST_READ : (query.taille ?? DEFAULT_PAGE_SIZE)
+  const pageOf = (way: 'users' | 'log') =>
+    logRows(db, viewer, query, way, (ids) =>
+      ids
+        .limit(sql<number>`case when ${way === 'users' ? fewUsers : sql`not ${fewUsers}`} then ${size} else 0 end`)
+        .offset(((query.page ?? 1) - 1) * Math.max(size, 0)),
+    )
+  const count = (way: 'users' | 'set' | 'log', after?: Expression<number>) =>
+    filteredLogs(db, query, after)
+      .where(authorInScope(db, viewer, way))
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+  const key = totalKey(viewer, query)
+  const kept = db.selectFrom('utilisateur_liste_total as kept').where('kept.cle', '=', key)
+  const latest = sql<number>`coalesce((select max(id) from log), 0)`
+  // A kept total, brought up to date with the entries written since (D1 binds at most 100 values a
+  // statement: the two cases are two statements).
+  const catchUp = db
+    .updateTable('utilisateur_liste_total as kept')
+    .set({
+      total: sql<number>`kept.total + (${count('log', sql.ref<number>('kept.jusqua'))})`,
+      jusqua: latest,
+    })
+    .where('kept.cle', '=', key)
+    .where(sql<SqlBool>`kept.jusqua < ${latest}`)
+    .where(allowed)
+  const firstCount = db
+    .insertInto('utilisateur_liste_total')
+    .columns(['cle', 'jour', 'total', 'jusqua'])
+    .expression(
+      db
+        .selectNoFrom([
+          sql.val(key).as('cle'),
+          sql.val(viewer.today).as('jour'),
+          sql<number>`case when ${small} then (${count('users')}) else (${count('set')}) end`.as('total'),
+          latest.as('jusqua'),
+        ])
+        .where(({ and, not, exists }) => and([not(exists(kept.select('kept.cle'))), allowed])),
+    )
+  return [pageOf('users'), pageOf('log'), catchUp, firstCount, kept.select('kept.total')] as const
+}
+
+/**
+ * GET rest/bd/logs/ (spec §7): the entries of the users in the caller's scope, newest first, filtered,
+ * searched and paged in SQL. As for the user list, the page is read by whichever of two statements
+ * suits the scope (`fewUsersInScope`, evaluated once, gives the other a limit of 0), and so is the total,
+ * all with the caller's check in one round trip.
+ */
+export async function listLogs(
+  env: Env,
+  caller: Caller,
+  query: LogListQuery,
+): Promise<{ items: LogEntry[]; total: number }> {
+  const db = getDb(env.DB)
+  // The whole list counts itself: only a page's total is kept.
+  const keepsTotal = query.page === undefined ? sql<SqlBool>`0` : liveAdmin(env, caller)
+  const [, fromUsers, fromLog, , , [counted]] = await adminWith(
+    env,
+    caller,
+    ...logListStatements(db, viewerOf(caller), query, keepsTotal),
+  )
+  const rows = [...fromUsers, ...fromLog] as LogRow[]
+  if (query.page === undefined) return { items: wholeList(rows).map(toLogEntry), total: rows.length }
+  return { items: rows.map(toLogEntry), total: counted?.total ?? 0 }
+}

@@ -1,0 +1,156 @@
+import { addSeconds } from '../../contract/dates'
+import { clientHostKind } from '../../contract/oidc'
+import { getDb } from '../../db/client'
+import { type Env, isLocalEnvironment } from '../../env'
+import { oidcEnabled, signJwt } from '../../lib/oidc-keys'
+import { MAX_ATTEMPTS, retryDelaySeconds } from '../core/outbox'
+
+/**
+ * Back-channel logout (OpenID Connect Back-Channel Logout 1.0; DESIGN §4b): an ended OpenID Connect
+ * session's client gets a signed logout token (`typ: logout+jwt`, its `sid` and `sub`) posted to its
+ * back-channel logout URI, right after the request that ended it and again from the cron, with the
+ * outbox's growing delays. The rows are written by a trigger (migration 0022) in the batch that ended
+ * the session. A sender leases what it takes, so a request and the cron never post one twice.
+ */
+
+const LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout'
+/** A logout token is short-lived (the specification says two minutes at most is best). */
+const LOGOUT_TOKEN_TTL_SECONDS = 120
+const LEASE_SECONDS = 60
+const BATCH = 25
+const TIMEOUT_MS = 10_000
+
+/**
+ * Where a logout may be posted: in development (and tests) this machine only — a local relying party
+ * receives it for real; elsewhere https on another host, never the machine the Worker runs on nor an
+ * address of a private, link-local or special range (registration refuses them too: this holds for a
+ * client registered before that rule).
+ */
+export function deliverable(env: Pick<Env, 'ENVIRONMENT'>, uri: string): boolean {
+  const local = isLocalEnvironment(env)
+  try {
+    const url = new URL(uri)
+    const kind = clientHostKind(url.hostname)
+    return local ? kind === 'loopback' : url.protocol === 'https:' && kind === 'public'
+  } catch {
+    return false
+  }
+}
+
+type Claimed = {
+  id: number
+  family_id: string
+  application_id: number
+  utilisateur_id: number
+  issuer: string
+  attempts: number
+}
+
+/** The logout token of an ended session, signed now. */
+export async function logoutToken(env: Env, delivery: Claimed, clientId: string, now = Date.now()) {
+  const iat = Math.floor(now / 1000)
+  return signJwt(
+    env,
+    {
+      iss: delivery.issuer,
+      aud: clientId,
+      iat,
+      exp: iat + LOGOUT_TOKEN_TTL_SECONDS,
+      jti: crypto.randomUUID(),
+      sub: String(delivery.utilisateur_id),
+      sid: delivery.family_id,
+      events: { [LOGOUT_EVENT]: {} },
+    },
+    'logout+jwt',
+  )
+}
+
+/**
+ * Posts what is due, recording each outcome; never throws. `fetcher` is the network (a test passes
+ * its receiver).
+ */
+export async function deliverLogouts(
+  env: Env,
+  { now = new Date(), fetcher = fetch }: { now?: Date; fetcher?: typeof fetch } = {},
+): Promise<{ sent: number; failed: number }> {
+  if (!oidcEnabled(env)) return { sent: 0, failed: 0 }
+  const at = now.toISOString()
+  // Asked after every write: a read first, so that the usual answer (nothing due) takes no write lock.
+  const due = await env.DB.prepare(
+    'SELECT 1 FROM logout_delivery WHERE sent_at IS NULL AND next_attempt_at <= ? AND attempts < ? LIMIT 1',
+  )
+    .bind(at, MAX_ATTEMPTS)
+    .first()
+  if (!due) return { sent: 0, failed: 0 }
+  const { results: claimed } = await env.DB.prepare(
+    `UPDATE logout_delivery SET locked_until = ?, attempts = attempts + 1
+     WHERE id IN (
+       SELECT id FROM logout_delivery
+       WHERE sent_at IS NULL AND next_attempt_at <= ? AND attempts < ?
+         AND (locked_until IS NULL OR locked_until <= ?)
+       ORDER BY next_attempt_at LIMIT ?)
+     RETURNING id, family_id, application_id, utilisateur_id, issuer, attempts`,
+  )
+    .bind(addSeconds(LEASE_SECONDS, now).toISOString(), at, MAX_ATTEMPTS, at, BATCH)
+    .all<Claimed>()
+  if (claimed.length === 0) return { sent: 0, failed: 0 }
+  const clients = await getDb(env.DB)
+    .selectFrom('oidc_client')
+    .select(['application_id', 'client_id', 'backchannel_logout_uri'])
+    .where('application_id', 'in', [...new Set(claimed.map((d) => d.application_id))])
+    .execute()
+  const byApplication = new Map(clients.map((c) => [c.application_id, c]))
+  const outcomes = await Promise.all(
+    claimed.map(async (delivery) => {
+      const client = byApplication.get(delivery.application_id)
+      const uri = client?.backchannel_logout_uri ?? null
+      let error: string | null = null
+      let final = false
+      if (!client || !uri) {
+        ;[error, final] = ['The client no longer has a back-channel logout URI', true]
+      } else if (!deliverable(env, uri)) {
+        ;[error, final] = ['Address not allowed here (loopback in development only, https elsewhere)', true]
+      } else {
+        error = await post(fetcher, uri, await logoutToken(env, delivery, client.client_id, now.getTime()))
+      }
+      await record(env, delivery, error, final, now)
+      return error === null
+    }),
+  )
+  const sent = outcomes.filter(Boolean).length
+  return { sent, failed: outcomes.length - sent }
+}
+
+/** The POST of a logout token; null when the client took it (any 2xx), else why not. */
+async function post(fetcher: typeof fetch, uri: string, token: string): Promise<string | null> {
+  try {
+    const response = await fetcher(uri, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ logout_token: token }).toString(),
+      redirect: 'manual',
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    })
+    await response.body?.cancel()
+    return response.ok ? null : `HTTP ${response.status}`
+  } catch (error) {
+    return String(error).slice(0, 200)
+  }
+}
+
+function record(env: Env, delivery: Claimed, error: string | null, final: boolean, now: Date) {
+  const statement =
+    error === null
+      ? env.DB.prepare(
+          'UPDATE logout_delivery SET sent_at = ?, locked_until = NULL, last_error = NULL WHERE id = ?',
+        ).bind(now.toISOString(), delivery.id)
+      : env.DB.prepare(
+          'UPDATE logout_delivery SET last_error = ?, locked_until = NULL, next_attempt_at = ?, attempts = ? WHERE id = ?',
+        ).bind(
+          error,
+          addSeconds(retryDelaySeconds(delivery.attempts), now).toISOString(),
+          final ? MAX_ATTEMPTS : delivery.attempts,
+          delivery.id,
+        )
+  return statement.run().catch((failure: unknown) => console.error('Logout delivery outcome not recorded', failure))
+}

@@ -1,0 +1,245 @@
+import { type SqlBool, sql } from 'kysely'
+import { todayIso } from '../../contract/dates'
+import { getDb, insertWhen, namedBatch } from '../../db/client'
+import type { Env } from '../../env'
+import { sha256Hex } from '../../lib/crypto'
+import { sameDomain } from '../../lib/domain'
+import { BusinessError } from '../../lib/errors'
+import { ACCESS_TOKEN_TTL_SECONDS } from '../../lib/jwt'
+import { clientCredentials, OAuthError } from '../../lib/oauth'
+import { grantedColumn } from '../catalogue/grants'
+import { oidcClientCounter } from '../core/rate-limit'
+import { accessTokenFor, newRefreshToken, revokeSessions } from '../sign-in/auth'
+import { refreshTokenQuery, rotate } from '../sign-in/refresh'
+import { currentPostsQuery, idToken, type PostRow, type ProfileRow, profileQuery, userClaims } from './claims'
+import { authenticate, clientRead, pkceMatches } from './client-auth'
+
+/**
+ * The token endpoint (RFC 6749 §3.2, OIDC Core §3.1.3; DESIGN §4b): a code (single use, 60 s, bound to
+ * its client, redirect URI and PKCE challenge) or a refresh token (rotated with the portal's reuse
+ * detection) for tokens; each exchange checks again that the user may sign in and that a current post
+ * grants the application. One read (the client's rate, the client, the grant, the user's claims), then
+ * one write.
+ */
+
+export type TokenForm = Partial<
+  Record<
+    'grant_type' | 'code' | 'redirect_uri' | 'code_verifier' | 'client_id' | 'client_secret' | 'refresh_token',
+    string
+  >
+>
+
+export type TokenContext = { origin: string; userAgent: string | null }
+
+export type TokenAnswer = {
+  access_token: string
+  token_type: 'Bearer'
+  expires_in: number
+  refresh_token: string
+  id_token: string
+  scope: string
+}
+
+const invalidGrant = (description: string) => new OAuthError('invalid_grant', description)
+
+/** POST /oidc/token. */
+export async function token(
+  env: Env,
+  form: TokenForm,
+  authorization: string | undefined,
+  context: TokenContext,
+): Promise<TokenAnswer> {
+  const credentials = clientCredentials(authorization, form)
+  const rate = oidcClientCounter('oidc-token', credentials.clientId, Number(env.OIDC_TOKEN_RATE_PER_MINUTE ?? 120))
+  try {
+    if (form.grant_type === 'authorization_code') return await exchangeCode(env, form, credentials, rate, context)
+    if (form.grant_type === 'refresh_token') return await refreshGrant(env, form, credentials, rate, context)
+  } catch (error) {
+    if (error instanceof BusinessError && error.status === 429) {
+      const wait = String(error.attributs[0] ?? 60)
+      throw new OAuthError('invalid_request', error.message, 429, { 'Retry-After': wait })
+    }
+    throw error
+  }
+  throw new OAuthError('unsupported_grant_type', 'grant_type is authorization_code or refresh_token')
+}
+
+type Rate = ReturnType<typeof oidcClientCounter>
+type Credentials = ReturnType<typeof clientCredentials>
+
+async function exchangeCode(
+  env: Env,
+  form: TokenForm,
+  credentials: Credentials,
+  rate: Rate,
+  context: TokenContext,
+): Promise<TokenAnswer> {
+  if (!form.code || !form.redirect_uri || !form.code_verifier) {
+    throw new OAuthError('invalid_request', 'code, redirect_uri and code_verifier are required')
+  }
+  const db = getDb(env.DB)
+  const today = todayIso()
+  const hash = await sha256Hex(form.code)
+  const user = sql<number>`(select utilisateur_id from oidc_code where code_hash = ${hash})`
+  const read = await namedBatch(env.DB, {
+    rate: rate.statement(),
+    client: clientRead(db, credentials.clientId),
+    code: db
+      .selectFrom('oidc_code as o')
+      .innerJoin('utilisateur as u', 'u.id', 'o.utilisateur_id')
+      .selectAll('o')
+      .select(['u.actif', 'u.supprime', 'u.domain', 'u.admin'])
+      .select(grantedColumn(db, sql.ref<number>('o.utilisateur_id'), sql.ref<number>('o.application_id'), today))
+      // The portal session the code was issued in: its end, while it lasts (the OIDC session ends with it).
+      .select(
+        sql<string | null>`(select max(family_expires_at) from refresh_token
+          where family_id = o.parent_family_id and revoked_at is null)`.as('portal_expires_at'),
+      )
+      .where('o.code_hash', '=', hash),
+    profile: profileQuery(db, user),
+    posts: currentPostsQuery(db, user, today),
+  })
+  rate.check(read.rate?.results[0])
+  const client = await authenticate(env, read.client?.results[0], credentials, context)
+  const code = read.code?.results[0]
+  const now = new Date()
+  if (!code || code.application_id !== client.application_id) throw invalidGrant('Unknown code')
+  if (code.used_at) {
+    // A code comes back: what it issued is revoked (RFC 6749 §4.1.2).
+    await revokeSessions(db, code.family_id, now).execute()
+    throw invalidGrant('Code already used')
+  }
+  const markUsed = db
+    .updateTable('oidc_code')
+    .set({ used_at: now.toISOString() })
+    .where('id', '=', code.id)
+    .where('used_at', 'is', null)
+  const refuse = async (description: string) => {
+    await markUsed.execute()
+    return invalidGrant(description)
+  }
+  if (code.expires_at < now.toISOString()) throw await refuse('Code expired')
+  if (code.redirect_uri !== form.redirect_uri) throw await refuse('redirect_uri differs from the authorization request')
+  if (!(await pkceMatches(form.code_verifier, code.code_challenge))) throw await refuse('Wrong code_verifier')
+  if (!code.actif || code.supprime) throw await refuse('User disabled')
+  if (code.granted !== 1) throw await refuse('No current post grants this application')
+  if (!sameDomain(code.domain, context.origin)) throw await refuse("Not the user's domain")
+  if (!code.portal_expires_at) throw await refuse('The portal session ended')
+
+  const session = await newRefreshToken(code.utilisateur_id, code.family_id, code.portal_expires_at, now, {
+    id: code.application_id,
+    parentFamilyId: code.parent_family_id,
+    scope: code.scope,
+    authTime: code.auth_time,
+    issuer: code.issuer,
+  })
+  // The session opens only with the code spent by this very request, while the portal session lasts.
+  const { opened } = await namedBatch(env.DB, {
+    used: markUsed,
+    opened: insertWhen(
+      db,
+      'refresh_token',
+      session.row,
+      db
+        .selectFrom('refresh_token as portal')
+        .select('portal.id')
+        .where('portal.family_id', '=', code.parent_family_id)
+        .where('portal.revoked_at', 'is', null)
+        .where(sql<SqlBool>`changes() = 1`),
+    ),
+  })
+  if ((opened?.meta.changes ?? 0) === 0) throw invalidGrant('Code already used')
+  const accessToken = await accessTokenFor(
+    env,
+    { id: code.utilisateur_id, admin: code.admin, domain: code.domain },
+    code.family_id,
+    code.application_id,
+    code.scope,
+  )
+  return answer(env, {
+    clientId: credentials.clientId,
+    // The issuer the code was issued under, whichever of the portal's names the exchange reached.
+    issuer: code.issuer ?? context.origin,
+    accessToken,
+    refreshToken: session.token,
+    scope: code.scope,
+    sid: code.family_id,
+    authTime: code.auth_time,
+    nonce: code.nonce,
+    profile: read.profile?.results[0],
+    posts: read.posts?.results ?? [],
+  })
+}
+
+async function refreshGrant(
+  env: Env,
+  form: TokenForm,
+  credentials: Credentials,
+  rate: Rate,
+  context: TokenContext,
+): Promise<TokenAnswer> {
+  if (!form.refresh_token) throw new OAuthError('invalid_request', 'refresh_token is required')
+  const db = getDb(env.DB)
+  const today = todayIso()
+  const hash = await sha256Hex(form.refresh_token)
+  const user = sql<number>`(select utilisateur_id from refresh_token where token_hash = ${hash})`
+  const read = await namedBatch(env.DB, {
+    rate: rate.statement(),
+    client: clientRead(db, credentials.clientId),
+    token: refreshTokenQuery(db, hash, today),
+    profile: profileQuery(db, user),
+    posts: currentPostsQuery(db, user, today),
+  })
+  rate.check(read.rate?.results[0])
+  const client = await authenticate(env, read.client?.results[0], credentials, context)
+  const presented = read.token?.results[0]
+  if (!presented || presented.application_id !== client.application_id || !presented.scope || !presented.auth_time) {
+    throw invalidGrant('Unknown refresh token')
+  }
+  let tokens: Awaited<ReturnType<typeof rotate>>
+  try {
+    tokens = await rotate(env, presented, form.refresh_token, context.origin)
+  } catch (error) {
+    if (error instanceof BusinessError) throw invalidGrant(error.message)
+    throw error
+  }
+  return answer(env, {
+    clientId: credentials.clientId,
+    issuer: presented.issuer ?? context.origin,
+    accessToken: tokens.accessToken,
+    refreshToken: tokens.refreshToken,
+    scope: presented.scope,
+    sid: presented.family_id,
+    authTime: presented.auth_time,
+    nonce: null,
+    profile: read.profile?.results[0],
+    posts: read.posts?.results ?? [],
+  })
+}
+
+async function answer(
+  env: Env,
+  input: {
+    clientId: string
+    issuer: string
+    accessToken: string
+    refreshToken: string
+    scope: string
+    sid: string
+    authTime: string
+    nonce: string | null
+    profile: ProfileRow | undefined
+    posts: PostRow[]
+  },
+): Promise<TokenAnswer> {
+  if (!input.profile) throw invalidGrant('Unknown user')
+  const claims = userClaims(input.scope, input.profile, input.posts)
+  return {
+    access_token: input.accessToken,
+    token_type: 'Bearer',
+    expires_in: ACCESS_TOKEN_TTL_SECONDS,
+    refresh_token: input.refreshToken,
+    id_token: await idToken(env, { ...input, claims }),
+    scope: input.scope,
+  }
+}

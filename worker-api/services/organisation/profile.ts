@@ -1,0 +1,115 @@
+import { type SqlBool, sql } from 'kysely'
+import type { ProfileInput, User } from '../../contract/user'
+import { type DB, getDb, writeThenRead } from '../../db/client'
+import type { Env } from '../../env'
+import { BusinessError, forbidden, notFound } from '../../lib/errors'
+import { uniqueViolation } from '../../lib/query'
+import { userManageable } from '../../lib/scope'
+import { actorWith, type Caller, viewerOf } from '../core/actor'
+import { underHourlyCap } from '../core/mail-tokens'
+import { queuedIds } from '../core/outbox'
+import { mailTaken, userAs, userQuery } from '../core/users'
+import { loginAfterMailChange, MAIL_CHANGE_REQUESTS_PER_HOUR, mailCorrection, requestMailChange } from './mail-change'
+
+/**
+ * Another account holding `mail` as its address, or as its login when the user's login would become
+ * it: either unique index would refuse the change.
+ */
+function holderOf(db: DB, id: number, mail: string) {
+  return db
+    .selectFrom('utilisateur')
+    .select(['id', sql<number>`mail = ${mail} collate nocase`.as('holds_mail')])
+    .where((eb) => eb.or([sql<boolean>`mail = ${mail} collate nocase`, sql<boolean>`login = ${mail} collate nocase`]))
+    .where('id', '!=', id)
+}
+
+/**
+ * PUT rest/bd/utilisateur/{id}: nom, prenom and mail (spec §5; a login that is the address follows
+ * it). A user edits themself; an admin edits a user whose `modification` flag they get (DESIGN §4), a
+ * check the write repeats. A new mail must be free. It takes effect only once confirmed from the new
+ * address (`requestMailChange`), whoever asked: an administrator's session alone must not move an
+ * account to another mailbox either (its "forgot password" would then follow). The one exception is
+ * an administrator's correction of an invited user's address (`mailCorrection`): the account has no
+ * password yet, and its only way in, the invitation, goes to the corrected address. Returns the
+ * outbox ids.
+ */
+export async function updateProfile(
+  env: Env,
+  caller: Caller,
+  id: number,
+  input: ProfileInput,
+  context: { origin: string; userAgent: string | null },
+): Promise<{ user: User; mailIds: number[] }> {
+  const db = getDb(env.DB)
+  const now = new Date()
+  const viewer = viewerOf(caller)
+  // The permission check and the reads the update needs, with the check of the caller: one round
+  // trip. A refusal still comes first.
+  const [actor, [target], [row], taken] = await actorWith(
+    env,
+    caller,
+    userQuery(db, id, viewer),
+    db
+      .selectFrom('utilisateur')
+      .select(['id', 'login', 'nom', 'prenom', 'mail', 'domain', 'langue', 'actif', 'supprime', 'registration_state'])
+      // Whether the user may ask for another address change this hour: the cap the insert keeps.
+      .select((eb) =>
+        eb.exists(underHourlyCap(db, id, 'MAIL_CHANGE', MAIL_CHANGE_REQUESTS_PER_HOUR, now)).as('may_change_mail'),
+      )
+      .where('id', '=', id),
+    holderOf(db, id, input.mail),
+  )
+  const byAdmin = id !== actor.id
+  if (byAdmin && !userAs(actor, id, target, viewer.today).modification) throw forbidden('You may not edit this user')
+  if (!row) throw notFound('Unknown user')
+  const mailChanged = row.mail.toLowerCase() !== input.mail.toLowerCase()
+  const corrected = mailChanged && byAdmin && row.registration_state === 'INVITED'
+  // A login that is the address moves with it (now, or once confirmed): it must be free as well.
+  const loginFollows = mailChanged && loginAfterMailChange(row, input.mail) !== row.login
+  if (taken.some((holder) => holder.holds_mail || loginFollows)) throw mailTaken(input.mail)
+  const at = now.toISOString()
+  // An administrator's write holds only while they may still manage the user (the check above).
+  const managed = db
+    .selectFrom('utilisateur')
+    .select('utilisateur.id')
+    .where('utilisateur.id', '=', id)
+    .where(userManageable(db, viewerOf(actor)))
+  const guard = byAdmin ? sql<SqlBool>`exists ${managed}` : null
+  const names = (mail: string | null) => {
+    const update = db
+      .updateTable('utilisateur')
+      .set({
+        nom: input.nom,
+        prenom: input.prenom,
+        ...(mail ? { mail, login: loginAfterMailChange(row, mail) } : {}),
+        updated_at: at,
+      })
+      .where('id', '=', id)
+    return guard ? update.where(guard) : update
+  }
+  // The user as the update left them, read in its batch.
+  const writeAndRead = async (writes: Parameters<typeof writeThenRead>[1]) => {
+    const { written, rows } = await writeThenRead(env.DB, writes, userQuery(db, id, viewer))
+    return { user: userAs(actor, id, rows[0], viewer.today), mailIds: queuedIds(written) }
+  }
+
+  if (!mailChanged || corrected) {
+    // The same address (perhaps in another case): nothing to prove, nobody to tell. An invited
+    // user's corrected one: its writes go with the update.
+    const correction = corrected
+      ? await mailCorrection(db, actor, { ...row, ...input }, row.mail, context, now, managed)
+      : { before: [], after: [] }
+    try {
+      return await writeAndRead([...correction.before, names(input.mail), ...correction.after])
+    } catch (error) {
+      // Another account took the address meanwhile (the unique index): the same answer as above.
+      if (uniqueViolation(error)) throw mailTaken(input.mail)
+      throw error
+    }
+  }
+  if (!row.may_change_mail) {
+    throw new BusinessError('TOO_MANY_ATTEMPTS', 429, 'Too many address changes; retry later', [3600])
+  }
+  const request = await requestMailChange(db, row, input, { ...context, by: byAdmin ? actor : null, guard }, now)
+  return writeAndRead([names(null), ...request])
+}

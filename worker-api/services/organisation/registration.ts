@@ -1,0 +1,176 @@
+import { type SqlBool, sql } from 'kysely'
+import type { CarrierStructure, Registered, RegistrationInput } from '../../contract/registration'
+import { type DB, getDb, insertWhen, namedBatch } from '../../db/client'
+import type { Env } from '../../env'
+import { BusinessError, invalidField } from '../../lib/errors'
+import { uniqueViolation } from '../../lib/query'
+import { logEntry } from '../core/audit'
+import { publicGate } from '../core/captcha'
+import { mailTaken } from '../core/users'
+
+/**
+ * Carrier self-registration (spec §1, §4): a visitor asks for an account for their company — a
+ * carrier of the public list, or a name they type; the request waits, inactive, in the authorisation
+ * queue of the administrators whose scope holds that company (or, for a typed name, the carriers'
+ * parent), until one of them accepts it (a link to choose a password, like an invitation; a typed
+ * company is created then) or refuses it (the request is deleted, and nothing else was written).
+ */
+
+export type Context = { origin: string; userAgent: string | null; ip: string | null; language: 'fr' | 'en' }
+
+/** The configured carrier type and the structure new carriers hang under (either may be missing). */
+export function carrierSettings(env: Env) {
+  const id = (value: string | undefined) => {
+    const n = Number(value)
+    return Number.isSafeInteger(n) && n > 0 ? n : null
+  }
+  return { typeId: id(env.CARRIER_TYPE_ID), parentId: id(env.CARRIER_PARENT_ID) }
+}
+
+/** A registration that cannot be written (spec §8 LISTE_CREATION_FAILED); nothing was. */
+export const creationFailed = (message: string) => new BusinessError('LISTE_CREATION_FAILED', 503, message)
+
+/** GET rest/public/bd/transporteur/structures: the carrier companies, by name. */
+export async function carrierStructures(env: Env): Promise<CarrierStructure[]> {
+  const { typeId } = carrierSettings(env)
+  if (typeId === null) return []
+  return getDb(env.DB)
+    .selectFrom('structure')
+    .select(['id', 'nom'])
+    .where('type_id', '=', typeId)
+    .orderBy(sql`nom collate nocase`)
+    .orderBy('id')
+    .execute()
+}
+
+/** The carrier company a registration names: by its id, or by its name in any case (names are unique that way). */
+function namedCarrier(db: DB, typeId: number, structure: RegistrationInput['structure']) {
+  const carriers = db.selectFrom('structure').select(['id', 'nom']).where('type_id', '=', typeId)
+  return 'id' in structure
+    ? carriers.where('id', '=', structure.id)
+    : carriers.where(sql<SqlBool>`nom = ${structure.nom} collate nocase`)
+}
+
+/** The structure a typed company will be created under, if it is configured and of the right type. */
+function carriersParent(db: DB, typeId: number, parentId: number | null) {
+  return db
+    .selectFrom('structure as parent')
+    .innerJoin('type_structure as carrier', (join) => join.on('carrier.id', '=', typeId))
+    .select('parent.id')
+    .where('parent.id', '=', parentId ?? 0)
+    .whereRef('parent.type_id', '=', 'carrier.parent_type_id')
+}
+
+/**
+ * POST rest/public/bd/transporteur/inscription: a pending, inactive user for the visitor, with the
+ * carrier company they chose (or typed the name of, in any case), or the name of a company they typed
+ * that no carrier holds. Such a name is only kept on the registration: the company is created when an
+ * administrator authorises it, so an anonymous visitor writes no structure, lists nothing publicly,
+ * holds no name, and learns nothing of the names the organisation uses (a name held by any other
+ * structure is answered as any new one). The registration waits in the structure it names (or the
+ * carriers' parent). Limited per client, behind the captcha. The user and the audit entry are one
+ * batch: a second registration of the same address, even at the same moment, fails on the unique
+ * index and leaves nothing behind (MAIL_ALREADY_USED).
+ */
+export async function register(env: Env, input: RegistrationInput, context: Context): Promise<Registered> {
+  const gate = await publicGate(env, {
+    kind: 'registration',
+    limit: Number(env.REGISTRATION_RATE_PER_MINUTE ?? 5),
+    captcha: input.captcha,
+    remoteIp: context.ip,
+  })
+  const { typeId, parentId } = carrierSettings(env)
+  if (typeId === null) {
+    gate.check(await namedBatch(env.DB, gate.statements))
+    throw creationFailed('Carrier registration is not configured')
+  }
+  const db = getDb(env.DB)
+  const { mail, nom, prenom } = input.user
+  const typed = 'nom' in input.structure ? input.structure.nom : null
+  // (`collate nocase`, as the unique index on mail: an exact `=` would scan every user.)
+  const holder = db
+    .selectFrom('utilisateur')
+    .select('utilisateur.id')
+    .where(sql<SqlBool>`mail = ${mail} collate nocase`)
+  // The client's rate and the payload spent, with what the decision reads: one round trip.
+  const read = await namedBatch(env.DB, {
+    ...gate.statements,
+    holders: holder,
+    carriers: namedCarrier(db, typeId, input.structure),
+    parents: carriersParent(db, typeId, parentId),
+  })
+  gate.check(read)
+  if (read.holders?.results.length) throw mailTaken(mail)
+  const [carrier] = (read.carriers?.results ?? []) as { id: number; nom: string }[]
+  if (typed === null && !carrier) throw invalidField('structure.id', 'Not a carrier company', 'validation.unknown')
+  const [parent] = (read.parents?.results ?? []) as { id: number }[]
+  if (!carrier && !parent) throw creationFailed('No structure is configured for new carriers')
+
+  // The structure the registration waits in: its carrier, or the carriers' parent — still there when
+  // the user is written (the insert reads it).
+  const waitsIn = db
+    .selectFrom('structure as waits_in')
+    .where('waits_in.id', '=', carrier?.id ?? parent?.id ?? 0)
+    .$if(carrier !== undefined, (q) => q.where('waits_in.type_id', '=', typeId))
+  const at = new Date().toISOString()
+  let written: Record<'user' | 'log', D1Result | undefined>
+  try {
+    written = await namedBatch(env.DB, {
+      user: db
+        .insertInto('utilisateur')
+        .columns([
+          'login',
+          'nom',
+          'prenom',
+          'mail',
+          'password_hash',
+          'actif',
+          'domain',
+          'langue',
+          'registration_state',
+          'registration_structure_id',
+          'registration_structure_nom',
+          'rattachement_id',
+          'created_at',
+          'updated_at',
+        ])
+        .expression(
+          waitsIn.select([
+            sql.val(mail).as('login'),
+            sql.val(nom).as('nom'),
+            sql.val(prenom).as('prenom'),
+            sql.val(mail).as('mail'),
+            sql.val(null).as('password_hash'),
+            sql.val(0).as('actif'),
+            sql.val(context.origin).as('domain'),
+            sql.val(context.language).as('langue'),
+            sql.val('PENDING').as('registration_state'),
+            sql.val(carrier ? carrier.id : null).as('registration_structure_id'),
+            sql.val(carrier ? null : typed).as('registration_structure_nom'),
+            'waits_in.id as rattachement_id',
+            sql.val(at).as('created_at'),
+            sql.val(at).as('updated_at'),
+          ]),
+        ),
+      log: insertWhen(
+        db,
+        'log',
+        {
+          ...logEntry(0, 'ADMINISTRATION', 'INSCRIPTION', context.userAgent, {
+            commentaire: `${mail} : ${carrier?.nom ?? typed}`,
+          }),
+          utilisateur_id: sql<number>`(${holder})`,
+        },
+        holder,
+      ),
+    })
+  } catch (error) {
+    // Another registration took the address meanwhile (the unique index).
+    if (uniqueViolation(error)) throw mailTaken(mail)
+    throw error
+  }
+  if (!written.user?.meta.changes) throw creationFailed('The company is no longer available')
+  // Only what the visitor typed, or a carrier of the public list, is answered.
+  const structure = carrier ? { id: carrier.id, nom: carrier.nom } : { id: null, nom: typed ?? '' }
+  return { mail, nom, prenom, structure }
+}

@@ -1,0 +1,259 @@
+import { sql } from 'kysely'
+import type { User } from '../../contract/user'
+import { batch, type DB, getDb, insertWhen, namedBatch, writeThenRead } from '../../db/client'
+import type { NewLog } from '../../db/schema'
+import type { Env } from '../../env'
+import { BusinessError, forbidden, notFound } from '../../lib/errors'
+import { factorResetMail, mailLanguage } from '../../lib/mail/templates'
+import { hasSecondFactor, isUserAccount, modificationColumn, userManageable } from '../../lib/scope'
+import { type Actor, adminWith, type Caller, viewerOf } from '../core/actor'
+import { logEntry } from '../core/audit'
+import { voidLinks } from '../core/mail-tokens'
+import { queuedIds, queueMail } from '../core/outbox'
+import { userAs, userQuery } from '../core/users'
+import { invitationWrites } from './invitations'
+
+/**
+ * What an administrator does to an existing account of their scope: its state, its admin flag, its
+ * deletion and restoration, a new invitation; each with its audit entry in its batch.
+ */
+
+type Context = { origin: string; userAgent: string | null }
+
+/** An audit entry of an administrator's action on a user (DESIGN §8), naming the user in its comment. */
+function userLog(actor: Actor, nomLog: string, user: { id: number; login: string }, userAgent: string | null): NewLog {
+  return logEntry(actor.id, 'ADMINISTRATION', nomLog, userAgent, { commentaire: `#${user.id} ${user.login}` })
+}
+
+/** The target of an action on a user, with whether the caller may manage them (`modification`). */
+async function managedTarget(env: Env, caller: Caller, id: number) {
+  const db = getDb(env.DB)
+  const [actor, [target]] = await adminWith(
+    env,
+    caller,
+    db
+      .selectFrom('utilisateur')
+      .select([
+        'utilisateur.id',
+        'utilisateur.login',
+        'utilisateur.nom',
+        'utilisateur.prenom',
+        'utilisateur.mail',
+        'utilisateur.domain',
+        'utilisateur.actif',
+        'utilisateur.supprime',
+        'utilisateur.admin',
+        'utilisateur.registration_state',
+        'utilisateur.langue',
+      ])
+      .select(modificationColumn(db, viewerOf(caller)))
+      .where('utilisateur.id', '=', id)
+      // A pending registration is the authorisation queue's: unknown here (DESIGN §4).
+      .where(isUserAccount()),
+  )
+  // Nobody deletes, deactivates or demotes themself (the last administrator could lock everyone out).
+  if (id === actor.id) throw forbidden('You may not do this to your own account')
+  if (!target) throw notFound('Unknown user')
+  if (!target.modification) throw forbidden('You may not manage this user')
+  return { db, actor, target }
+}
+
+/** Ends every session of a user (disabled or deleted: DESIGN §3), as an administrator's doing. */
+const revokeSessions = (db: DB, userId: number, at: string) =>
+  db
+    .updateTable('refresh_token')
+    .set({ revoked_at: at, revoked_reason: 'ADMINISTRATEUR' })
+    .where('utilisateur_id', '=', userId)
+    .where('revoked_at', 'is', null)
+
+/** The user `id` while `actor` may still manage them: the condition of every write on them. */
+export const stillManaged = (db: DB, actor: Actor, id: number) =>
+  db
+    .selectFrom('utilisateur')
+    .select('utilisateur.id')
+    .where('utilisateur.id', '=', id)
+    .where(userManageable(db, viewerOf(actor)))
+
+/**
+ * One flag of a user changed by an administrator, with its audit entry — written only when the flag
+ * really changes, in the same batch — and whatever else the change needs (`also`), run before the
+ * flag changes so that it may be conditioned on the former value. Each statement holds only while the
+ * actor may manage the user (a post moved since the check leaves it undone). Returns the outbox ids.
+ */
+async function setFlag(
+  env: Env,
+  db: DB,
+  actor: Actor,
+  target: { id: number; login: string },
+  flag: 'actif' | 'supprime' | 'admin',
+  value: boolean,
+  nomLog: string,
+  userAgent: string | null,
+  also: (at: string, managed: ReturnType<typeof stillManaged>) => Parameters<typeof batch>[1] = () => [],
+) {
+  const at = new Date().toISOString()
+  const stored = value ? 1 : 0
+  const managed = stillManaged(db, actor, target.id)
+  const viewer = viewerOf(actor)
+  // The user as the change left them, read in the same batch.
+  const { written, rows } = await writeThenRead(
+    env.DB,
+    [
+      insertWhen(db, 'log', userLog(actor, nomLog, target, userAgent), managed.where(flag, '!=', stored)),
+      ...also(at, managed),
+      db
+        .updateTable('utilisateur')
+        .set({ [flag]: stored, updated_at: at })
+        .where('id', '=', target.id)
+        .where(flag, '!=', stored)
+        .where(userManageable(db, viewer)),
+    ],
+    userQuery(db, target.id, viewer),
+  )
+  return { mailIds: queuedIds(written), user: () => userAs(actor, target.id, rows[0], viewer.today) }
+}
+
+/**
+ * PUT rest/bd/utilisateur/state (spec §4: not for administrators). Disabling ends the user's sessions.
+ * A user who has not chosen a password yet holds an invitation only while active: activating them
+ * sends it (at most `INVITATIONS_PER_HOUR` an hour), deactivating them voids it. Returns the user
+ * and the outbox ids.
+ */
+export async function setUserState(
+  env: Env,
+  caller: Caller,
+  input: { id: number; actif: boolean },
+  context: Context,
+): Promise<{ user: User; mailIds: number[] }> {
+  const { db, actor, target } = await managedTarget(env, caller, input.id)
+  if (target.admin) throw forbidden("An administrator's state does not change; remove the admin flag first")
+  const nomLog = input.actif ? 'UTILISATEUR_ACTIVATION' : 'UTILISATEUR_DESACTIVATION'
+  const invited = target.registration_state === 'INVITED' && !target.supprime
+  // Sent only when the user really becomes active, still waiting for their password.
+  const becomesActive = stillManaged(db, actor, target.id)
+    .where('actif', '=', 0)
+    .where('registration_state', '=', 'INVITED')
+  const invitation =
+    input.actif && invited
+      ? await invitationWrites(db, actor, target, context, new Date(), { capped: true, onlyIf: becomesActive })
+      : null
+  const { user, mailIds } = await setFlag(
+    env,
+    db,
+    actor,
+    target,
+    'actif',
+    input.actif,
+    nomLog,
+    context.userAgent,
+    (at, managed) => {
+      if (input.actif) return invitation ? Object.values(invitation.statements) : []
+      return [
+        revokeSessions(db, target.id, at).where(({ exists }) => exists(managed)),
+        ...(invited ? uninvite(db, target.id, at) : []),
+      ]
+    },
+  )
+  return { user: user(), mailIds }
+}
+
+/** An inactive user's invitation dies (it could not be used), and `tokenRegister` shows none. */
+function uninvite(db: DB, userId: number, at: string) {
+  return [
+    voidLinks(db, userId, 'INVITATION', at),
+    db
+      .updateTable('utilisateur')
+      .set({ token_register_expires_at: null })
+      .where('id', '=', userId)
+      .where('registration_state', '=', 'INVITED'),
+  ]
+}
+
+/** PUT rest/bd/utilisateur/admin: the "admin des niveaux inférieurs" flag (spec §6). */
+export async function setUserAdmin(
+  env: Env,
+  caller: Caller,
+  input: { id: number; admin: boolean },
+  userAgent: string | null,
+): Promise<User> {
+  const { db, actor, target } = await managedTarget(env, caller, input.id)
+  const nomLog = input.admin ? 'UTILISATEUR_ADMIN' : 'UTILISATEUR_ADMIN_RETRAIT'
+  return (await setFlag(env, db, actor, target, 'admin', input.admin, nomLog, userAgent)).user()
+}
+
+/**
+ * DELETE rest/bd/utilisateur/suppression/{id}: a soft delete (spec §4, restorable). The user keeps
+ * their posts and history but cannot sign in: their sessions end and their unused links die.
+ */
+export async function deleteUser(env: Env, caller: Caller, id: number, userAgent: string | null): Promise<void> {
+  const { db, actor, target } = await managedTarget(env, caller, id)
+  await setFlag(env, db, actor, target, 'supprime', true, 'UTILISATEUR_SUPPRESSION', userAgent, (at, managed) => [
+    revokeSessions(db, id, at).where(({ exists }) => exists(managed)),
+    db
+      .updateTable('mail_token')
+      .set({ used_at: at })
+      .where('utilisateur_id', '=', id)
+      .where('used_at', 'is', null)
+      .where(({ exists }) => exists(managed)),
+  ])
+}
+
+/** DELETE rest/bd/utilisateur/retablir/{id}: the deleted user comes back as they were, posts and all. */
+export async function restoreUser(env: Env, caller: Caller, id: number, userAgent: string | null): Promise<void> {
+  const { db, actor, target } = await managedTarget(env, caller, id)
+  await setFlag(env, db, actor, target, 'supprime', false, 'UTILISATEUR_RETABLISSEMENT', userAgent)
+}
+
+/**
+ * POST rest/bd/utilisateur/{id}/invitation: a new invitation for a user who has not chosen a password
+ * yet; the earlier link dies once the new one is written, at most `INVITATIONS_PER_HOUR` an hour. An
+ * inactive user gets theirs when activated (409 `INVITATION_WAITS_ACTIVATION`).
+ */
+export async function resendInvitation(env: Env, caller: Caller, id: number, context: Context): Promise<number[]> {
+  const { db, actor, target } = await managedTarget(env, caller, id)
+  if (target.supprime) throw forbidden('Restore this user first')
+  if (target.registration_state !== 'INVITED')
+    throw new BusinessError('INVITATION_NOT_PENDING', 409, 'This user has already chosen a password')
+  if (!target.actif)
+    throw new BusinessError('INVITATION_WAITS_ACTIVATION', 409, 'This user is inactive: activating them invites them')
+  const invitation = await invitationWrites(db, actor, target, context, new Date(), { capped: true })
+  const mailIds = queuedIds(
+    await batch(env.DB, [
+      ...Object.values(invitation.statements),
+      insertWhen(db, 'log', userLog(actor, 'INVITATION_RENVOI', target, context.userAgent), invitation.written),
+    ]),
+  )
+  if (mailIds.length === 0) {
+    throw new BusinessError('TOO_MANY_ATTEMPTS', 429, 'Too many invitations for this user; retry later', [3600])
+  }
+  return mailIds
+}
+
+/**
+ * DELETE rest/bd/utilisateur/{id}/mfa: the user's second factor reset (authenticator app, passkeys,
+ * recovery codes), for a user who lost theirs; audited, and the user told by mail. Nothing happens,
+ * no entry nor mail, when they had none.
+ */
+export async function resetSecondFactor(env: Env, caller: Caller, id: number, context: Context): Promise<number[]> {
+  const { db, actor, target } = await managedTarget(env, caller, id)
+  const had = stillManaged(db, actor, target.id).where(
+    sql<boolean>`(${hasSecondFactor(target.id)}
+      or exists (select 1 from mfa_recovery_code where utilisateur_id = ${target.id} and used_at is null))`,
+  )
+  const notice = factorResetMail(mailLanguage(target.langue), target, `${actor.prenom} ${actor.nom}`)
+  const results = await namedBatch(env.DB, {
+    log: insertWhen(db, 'log', userLog(actor, 'MFA_REINITIALISATION', target, context.userAgent), had),
+    mail: queueMail(db, { ...notice, to: target.mail, userId: target.id, kind: 'FACTOR_RESET' }, new Date(), had),
+    // The app, the passkeys, the codes, and a sign-in waiting for its second step (which starts again).
+    ...Object.fromEntries(
+      (['mfa_totp', 'passkey', 'mfa_recovery_code', 'mfa_challenge'] as const).map((table) => [
+        table,
+        db
+          .deleteFrom(table)
+          .where('utilisateur_id', '=', target.id)
+          .where(({ exists }) => exists(stillManaged(db, actor, target.id))),
+      ]),
+    ),
+  })
+  return queuedIds([results.mail])
+}

@@ -1,0 +1,152 @@
+import { type SqlBool, sql } from 'kysely'
+import { fromWireDate } from '../../contract/dates'
+import type { User } from '../../contract/user'
+import type { CreateUserInput, MailCheck } from '../../contract/user-admin'
+import { type DB, getDb, namedBatch } from '../../db/client'
+import type { Env } from '../../env'
+import { isLoopback, sameOrigin } from '../../lib/domain'
+import { invalidField } from '../../lib/errors'
+import { uniqueViolation } from '../../lib/query'
+import { type Actor, adminWith, type Caller, viewerOf } from '../core/actor'
+import { logEntry } from '../core/audit'
+import { queuedIds } from '../core/outbox'
+import { clientCounter } from '../core/rate-limit'
+import { mailTaken, userAs, userQuery } from '../core/users'
+import { invitationWrites } from './invitations'
+import { checkPlacement, placementReads } from './postes'
+
+/**
+ * A new user, created by an administrator with their first post, and the check of an address the
+ * create forms make first.
+ */
+
+type Context = { origin: string; userAgent: string | null }
+
+/** The account holding an address, whatever its case. */
+const mailHolder = (db: DB, mail: string) =>
+  db
+    .selectFrom('utilisateur')
+    .select(['id', 'mail', 'actif', 'supprime'])
+    .where(sql<SqlBool>`mail = ${mail} collate nocase`)
+
+/**
+ * The origin a new account is bound to: the one the payload names (spec §3 `domain`), which must be
+ * the caller's own origin (scheme, host and port) — an administrator cannot mint accounts for another
+ * site — or else theirs. On this machine (a loopback account) the caller's own is the origin the
+ * request reached: a local run serves the same accounts on whatever port it was given.
+ */
+function boundOrigin(actor: Actor, domain: string | undefined, requestOrigin: string): string {
+  const own = isLoopback(actor.domain) ? requestOrigin : actor.domain
+  if (!domain) return own
+  let origin: string
+  try {
+    origin = new URL(domain).origin
+  } catch {
+    throw invalidField('domain', 'Not a site origin', 'validation.url')
+  }
+  // The whole origin: another scheme or port is another site, where every mail link would lead.
+  if (!sameOrigin(origin, own)) throw invalidField('domain', 'Another site than yours', 'validation.domain')
+  return origin
+}
+
+/**
+ * POST rest/bd/utilisateur (spec §3, §5): a user with their first post, in a structure of the caller's
+ * scope. The login is the mail. An active user gets an invitation to choose their password (a
+ * single-use link, valid 7 days); an inactive one gets it when they are activated (`setUserState`),
+ * not before: a link they could not use yet would only run out. The user, the post, the link, the
+ * mail and the audit entry are one batch: all or nothing.
+ */
+export async function createUser(
+  env: Env,
+  caller: Caller,
+  input: CreateUserInput,
+  context: Context,
+): Promise<{ user: User; mailIds: number[] }> {
+  const db = getDb(env.DB)
+  const viewer = viewerOf(caller)
+  const { poste } = input
+  const [actor, structures, fonctions, [holder]] = await adminWith(
+    env,
+    caller,
+    ...placementReads(db, viewer, poste),
+    mailHolder(db, input.mail),
+  )
+  const domain = boundOrigin(actor, input.domain, context.origin)
+  const debut = fromWireDate(poste.dateDebut) ?? ''
+  const fin = fromWireDate(poste.dateFin) ?? ''
+  const { structure, fonction } = checkPlacement(structures[0], fonctions[0], fin, viewer.today, 'poste.')
+  if (holder) throw mailTaken(input.mail)
+
+  const now = new Date()
+  const at = now.toISOString()
+  // The new user's id, for the rows written with them in the batch.
+  // (`collate nocase`, as the unique index on mail: an exact `=` would scan every user.)
+  const newId = sql<number>`(${db
+    .selectFrom('utilisateur as created')
+    .select('created.id')
+    .where(sql<SqlBool>`created.mail = ${input.mail} collate nocase`)})`
+  const user = { id: newId, login: input.mail, nom: input.nom, prenom: input.prenom, mail: input.mail, domain }
+  const invitation = input.actif ? await invitationWrites(db, actor, user, context, now) : null
+  const results = await namedBatch(env.DB, {
+    user: db
+      .insertInto('utilisateur')
+      .values({
+        login: input.mail,
+        nom: input.nom,
+        prenom: input.prenom,
+        mail: input.mail,
+        password_hash: null,
+        actif: input.actif ? 1 : 0,
+        admin: input.admin ? 1 : 0,
+        domain,
+        langue: actor.langue,
+        registration_state: 'INVITED',
+        token_register_expires_at: invitation?.expiresAt ?? null,
+        created_at: at,
+        updated_at: at,
+      })
+      .returning('id'),
+    poste: db.insertInto('poste').values({
+      utilisateur_id: newId,
+      structure_id: structure.id,
+      fonction_id: fonction.id,
+      date_debut: debut,
+      date_fin: fin,
+    }),
+    // A new user has no earlier invitation to void, and their expiry is written with them.
+    invitation: invitation?.statements.link ?? null,
+    invitationMail: invitation?.statements.mail ?? null,
+    log: db.insertInto('log').values(
+      logEntry(actor.id, 'ADMINISTRATION', 'UTILISATEUR_CREATION', context.userAgent, {
+        commentaire: `${input.mail}${input.admin ? ' (admin)' : ''} : ${fonction.libelle}, ${structure.nom}, ${poste.dateDebut} → ${poste.dateFin}`,
+      }),
+    ),
+    // The new user as the caller sees them, read in the same batch.
+    created: userQuery(db, newId, viewer),
+  }).catch((error) => {
+    // Another request took the address meanwhile (the unique index): the same answer as above.
+    if (uniqueViolation(error)) throw mailTaken(input.mail)
+    // The function was deleted meanwhile (its key refuses the post): nothing was written.
+    if (String(error).includes('FOREIGN KEY'))
+      throw invalidField('poste.fonction.id', 'Unknown function', 'validation.unknown')
+    throw error
+  })
+  const [created] = results.user?.results ?? []
+  if (!created) throw new Error('The new user was not written')
+  const mailIds = results.invitationMail ? queuedIds([results.invitationMail]) : []
+  return { user: userAs(actor, created.id, results.created?.results[0], viewer.today), mailIds }
+}
+
+/**
+ * GET rest/public/bd/utilisateur/mail?mail=: the account an address belongs to, and whether it is
+ * active (a deleted one is not), for the create forms (spec §4 mail check). Limited per client: it
+ * tells whether an address has an account.
+ */
+export async function checkMail(env: Env, mail: string, ip: string | null): Promise<MailCheck> {
+  const counter = clientCounter('mail-check', ip, Number(env.MAIL_CHECK_RATE_PER_MINUTE ?? 30))
+  const read = await namedBatch(env.DB, { count: counter.statement(), holder: mailHolder(getDb(env.DB), mail) })
+  counter.check(read.count?.results[0])
+  const holder = read.holder?.results[0]
+  if (!holder) return { mail: null, actif: null }
+  return { mail: holder.mail, actif: holder.actif === 1 && holder.supprime === 0 }
+}

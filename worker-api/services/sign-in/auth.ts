@@ -1,0 +1,99 @@
+import type { SessionEndReason } from '../../contract/auth'
+import { addSeconds } from '../../contract/dates'
+import { batch, type DB, getDb } from '../../db/client'
+import type { Env } from '../../env'
+import { browserOf } from '../../lib/browser'
+import { randomToken, sha256Hex } from '../../lib/crypto'
+import { signAccessToken } from '../../lib/jwt'
+import type { requestContext } from '../../lib/request'
+import type { Actor } from '../core/actor'
+import { logEntry } from '../core/audit'
+
+/** DESIGN §3 session lifetimes. */
+export const REFRESH_IDLE_SECONDS = 30 * 60
+export const REFRESH_ABSOLUTE_SECONDS = 10 * 60 * 60
+/** A rotated token presented again within this window is a retry, not a theft. */
+export const REUSE_GRACE_SECONDS = 10
+
+export type RequestContext = ReturnType<typeof requestContext>
+export type Tokens = { accessToken: string; refreshToken: string; expiresInMsec: number }
+
+/** A new refresh token row for a session family (the caller inserts it, usually in a batch). */
+export async function newRefreshToken(
+  userId: number,
+  familyId: string,
+  familyExpiresAt: string,
+  now = new Date(),
+  application: {
+    id: number | null
+    parentFamilyId: string | null
+    scope?: string | null
+    authTime?: string | null
+    issuer?: string | null
+  } = { id: null, parentFamilyId: null },
+) {
+  const token = randomToken()
+  const idle = addSeconds(REFRESH_IDLE_SECONDS, now).toISOString()
+  return {
+    token,
+    row: {
+      token_hash: await sha256Hex(token),
+      utilisateur_id: userId,
+      family_id: familyId,
+      kind: 'SESSION' as const,
+      application_id: application.id,
+      parent_family_id: application.parentFamilyId,
+      scope: application.scope ?? null,
+      auth_time: application.authTime ?? null,
+      issuer: application.issuer ?? null,
+      created_at: now.toISOString(),
+      expires_at: idle < familyExpiresAt ? idle : familyExpiresAt,
+      family_expires_at: familyExpiresAt,
+      rotated_at: null,
+      revoked_at: null,
+    },
+  }
+}
+
+export async function accessTokenFor(
+  env: Env,
+  user: { id: number; admin: number; domain: string },
+  sid: string,
+  applicationId: number | null = null,
+  scope: string | null = null,
+) {
+  const claims = { sub: String(user.id), admin: user.admin === 1, domain: user.domain, sid }
+  if (applicationId === null) return signAccessToken(env.JWT_SECRET, claims)
+  // An OpenID Connect session's tokens say what was granted (UserInfo answers by it).
+  return signAccessToken(
+    env.JWT_SECRET,
+    scope === null ? { ...claims, app: applicationId } : { ...claims, app: applicationId, scope },
+  )
+}
+
+/** A portal session's browser, kept with its first token for the list of sessions. */
+export function sessionBrowser(userAgent: string | null) {
+  const browser = browserOf(userAgent)
+  return { nom_navigateur: browser.name, version_navigateur: browser.version }
+}
+
+/** Revokes a session family and the applications' sessions it launched (single logout). */
+export function revokeSessions(db: DB, familyId: string, now = new Date(), reason: SessionEndReason | null = null) {
+  return db
+    .updateTable('refresh_token')
+    .set({ revoked_at: now.toISOString(), revoked_reason: reason })
+    .where((eb) => eb.or([eb('family_id', '=', familyId), eb('parent_family_id', '=', familyId)]))
+    .where('revoked_at', 'is', null)
+}
+
+/**
+ * Ends the caller's session, and the sessions applications opened from it: revokes the refresh-token
+ * families and writes DECONNEXION.
+ */
+export async function logout(env: Env, actor: Actor, userAgent: string | null) {
+  const db = getDb(env.DB)
+  await batch(env.DB, [
+    revokeSessions(db, actor.sid),
+    db.insertInto('log').values(logEntry(actor.id, 'DECONNEXION', 'DECONNEXION', userAgent)),
+  ])
+}

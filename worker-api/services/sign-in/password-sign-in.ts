@@ -1,0 +1,291 @@
+import { type Expression, type SqlBool, sql } from 'kysely'
+import { addSeconds, todayIso } from '../../contract/dates'
+import type { LoginMfaInput, MfaChallenge, MfaMethod } from '../../contract/mfa'
+import type { User } from '../../contract/user'
+import { batch, type Compilable, type DB, getDb, insertWhen, namedBatch } from '../../db/client'
+import type { UtilisateurRow } from '../../db/schema'
+import type { Env } from '../../env'
+import { randomToken, sha256Hex } from '../../lib/crypto'
+import { sameDomain } from '../../lib/domain'
+import { BusinessError } from '../../lib/errors'
+import { ACCESS_TOKEN_TTL_SECONDS } from '../../lib/jwt'
+import { hashPassword, pepperKeyring, verifyPassword } from '../../lib/password'
+import { acceptedStep, isRecoveryCode, recoveryCodeHash } from '../../lib/totp'
+import { unauthorizedDomain } from '../core/actor'
+import { attemptCounter, clearAttempts, FREE_FAILURES } from '../core/attempt-counter'
+import { logEntry } from '../core/audit'
+import { publicGate } from '../core/captcha'
+import { pendingMail, postesColumn, postesFrom, toUser } from '../core/users'
+import {
+  accessTokenFor,
+  newRefreshToken,
+  REFRESH_ABSOLUTE_SECONDS,
+  type RequestContext,
+  sessionBrowser,
+  type Tokens,
+} from './auth'
+import { mfaCodeInvalid } from './mfa'
+
+/** How long the second step of a sign-in may wait after the right password. */
+export const MFA_CHALLENGE_SECONDS = 5 * 60
+
+export type SignedIn = { user: User; jwt: Tokens }
+
+/** The user's second factors, read with them at sign-in. */
+const factorColumns = [
+  sql<number>`exists (select 1 from mfa_totp t where t.utilisateur_id = utilisateur.id and t.secret is not null)`.as(
+    'has_totp',
+  ),
+  sql<number>`exists (select 1 from passkey p where p.utilisateur_id = utilisateur.id)`.as('has_passkey'),
+  sql<number>`exists (select 1 from mfa_recovery_code r where r.utilisateur_id = utilisateur.id and r.used_at is null)`.as(
+    'has_codes',
+  ),
+]
+
+/**
+ * The first step of a sign-in: the password. A user without a second factor is signed in; one with
+ * a second factor gets 403 MFA_REQUIRED, with a single-use challenge for the second step.
+ */
+export async function login(
+  env: Env,
+  input: { identifiant: string; motDePasse: string; captcha?: string | undefined },
+  context: RequestContext,
+): Promise<SignedIn> {
+  const identifier = input.identifiant.trim().toLowerCase()
+  const gate = await publicGate(env, {
+    kind: 'login',
+    limit: Number(env.LOGIN_RATE_PER_MINUTE ?? 30),
+    captcha: input.captcha,
+    remoteIp: context.ip,
+  })
+  // One round trip before the hash: the client's rate, the payload spent, the attempt counted (only
+  // once both passed), and the user with their factors.
+  const attempt = attemptCounter('login', identifier, gate.passed)
+  const db = getDb(env.DB)
+  const today = todayIso()
+  const read = await namedBatch(env.DB, {
+    ...gate.statements,
+    ...attempt.statements,
+    user: db
+      .selectFrom('utilisateur')
+      .selectAll()
+      .select(pendingMail)
+      .select(postesColumn(today))
+      .select(factorColumns)
+      .where(sql<boolean>`login = ${identifier} COLLATE NOCASE`),
+  })
+  gate.check(read)
+  attempt.check(read)
+  const row = read.user?.results[0]
+
+  // The hash is computed in every branch, so that the time of an answer tells nothing either.
+  const check = await verifyPassword(input.motDePasse, row?.password_hash ?? null, pepperKeyring(env))
+  if (row && row.registration_state !== 'COMPLETE' && !row.supprime) {
+    throw new BusinessError('USER_NOT_FINISH_REGISTRATION', 403, 'Registration not finished')
+  }
+  if (!row || !check.ok) throw new BusinessError('BAD_CREDENTIAL', 401, 'Bad credentials')
+  if (!row.actif || row.supprime) throw new BusinessError('USER_DISABLED', 403, 'User disabled')
+  if (!sameDomain(row.domain, context.origin)) throw unauthorizedDomain()
+
+  const writes: Compilable[] = []
+  // Mails sent later (an invitation, a notice) speak the language the user signs in with.
+  if (row.langue !== context.language) {
+    writes.push(db.updateTable('utilisateur').set({ langue: context.language }).where('id', '=', row.id))
+  }
+  if (check.needsRehash) {
+    const password_hash = await hashPassword(input.motDePasse, pepperKeyring(env).current)
+    writes.push(db.updateTable('utilisateur').set({ password_hash }).where('id', '=', row.id))
+  }
+  const methods: MfaMethod[] = [
+    ...(row.has_totp ? (['totp'] as const) : []),
+    ...(row.has_passkey ? (['passkey'] as const) : []),
+    ...(row.has_codes ? (['codeSecours'] as const) : []),
+  ]
+  if (row.has_totp || row.has_passkey) throw await secondStep(env, row.id, identifier, methods, writes)
+
+  const now = new Date()
+  const session = await openSession(env, row, identifier, context, now)
+  await batch(env.DB, [...writes, ...Object.values(session.statements(sql<SqlBool>`1 = 1`))])
+  return { user: toUser(row, postesFrom(row.postes, today), false), jwt: await session.tokens() }
+}
+
+/**
+ * The right password of a user with a second factor: a challenge for the second step, and the
+ * attempt the password counted given back (the sign-in is not over, but the password was right; the
+ * codes that follow count in the same lockout). 403 MFA_REQUIRED carries it.
+ */
+async function secondStep(env: Env, userId: number, identifier: string, methods: MfaMethod[], writes: Compilable[]) {
+  const db = getDb(env.DB)
+  const challenge = randomToken()
+  const now = new Date()
+  const expiration = addSeconds(MFA_CHALLENGE_SECONDS, now).toISOString()
+  await batch(env.DB, [
+    ...writes,
+    db.insertInto('mfa_challenge').values({
+      hash: await sha256Hex(challenge),
+      purpose: 'LOGIN',
+      utilisateur_id: userId,
+      identifier,
+      webauthn: null,
+      created_at: now.toISOString(),
+      expires_at: expiration,
+    }),
+    db
+      .updateTable('login_attempt')
+      .set((eb) => ({
+        failures: eb('failures', '-', 1),
+        // The claim passed, so no wait was running: a wait now is the one this right password started.
+        locked_until: null,
+      }))
+      .where('counter', '=', 'login')
+      .where('identifier', '=', identifier)
+      .where('failures', '>', 0),
+  ])
+  const attribute: MfaChallenge = { challenge, methodes: methods, expiration }
+  return new BusinessError('MFA_REQUIRED', 403, 'A second factor is required', [attribute])
+}
+
+/**
+ * A new portal session for a signed-in user: its statements, each written only while `guard` holds
+ * at its place in the batch (the second step's code spent by this very request), then its tokens.
+ */
+export async function openSession(
+  env: Env,
+  row: Pick<UtilisateurRow, 'id' | 'admin' | 'domain'>,
+  identifier: string,
+  context: RequestContext,
+  now: Date,
+) {
+  const db = getDb(env.DB)
+  const familyId = crypto.randomUUID()
+  const refresh = await newRefreshToken(row.id, familyId, addSeconds(REFRESH_ABSOLUTE_SECONDS, now).toISOString(), now)
+  const opened = db.selectFrom('refresh_token').select('id').where('token_hash', '=', refresh.row.token_hash)
+  return {
+    statements: (guard: Expression<SqlBool>) => ({
+      opened: insertWhen(
+        db,
+        'refresh_token',
+        { ...refresh.row, ...sessionBrowser(context.userAgent) },
+        db.selectNoFrom(sql`1`.as('one')).where(guard),
+      ),
+      signInLog: insertWhen(db, 'log', logEntry(row.id, 'CONNEXION', 'CONNEXION', context.userAgent), opened),
+      cleared: clearAttempts(db, 'login', identifier).where(({ exists }) => exists(opened)),
+    }),
+    tokenHash: refresh.row.token_hash,
+    tokens: async (): Promise<Tokens> => ({
+      accessToken: await accessTokenFor(env, row, familyId),
+      refreshToken: refresh.token,
+      expiresInMsec: ACCESS_TOKEN_TTL_SECONDS * 1000,
+    }),
+  }
+}
+
+/** A live sign-in challenge, in SQL. */
+const liveChallenge = (hash: string, now: string) =>
+  sql<SqlBool>`exists (select 1 from mfa_challenge where hash = ${hash} and purpose = 'LOGIN' and expires_at > ${now})`
+
+export const challengeInvalid = () =>
+  new BusinessError('MFA_CHALLENGE_INVALID', 401, 'Unknown, used or expired sign-in challenge')
+
+/**
+ * The second step: a TOTP code or a recovery code for the challenge the password gave. Each code is
+ * accepted once; a wrong one counts like a wrong password (the same counter, the same lockout), and
+ * the challenge dies with the lockout.
+ */
+export async function loginMfa(env: Env, input: LoginMfaInput, context: RequestContext): Promise<SignedIn> {
+  const db = getDb(env.DB)
+  const today = todayIso()
+  const now = new Date()
+  const hash = await sha256Hex(input.challenge)
+  const attempt = attemptCounter('login', {
+    sql: `SELECT identifier FROM mfa_challenge WHERE hash = ?8 AND purpose = 'LOGIN' AND expires_at > ?2`,
+    bind: hash,
+  })
+  const user = sql<number>`(select utilisateur_id from mfa_challenge where hash = ${hash} and purpose = 'LOGIN')`
+  const read = await namedBatch(env.DB, {
+    challenge: db
+      .selectFrom('mfa_challenge')
+      .select(['identifier', 'expires_at'])
+      .where('hash', '=', hash)
+      .where('purpose', '=', 'LOGIN'),
+    ...attempt.statements,
+    user: db
+      .selectFrom('utilisateur')
+      .selectAll()
+      .select(pendingMail)
+      .select(postesColumn(today))
+      .where('id', '=', user),
+    totp: db.selectFrom('mfa_totp').select(['secret', 'last_step']).where('utilisateur_id', '=', user),
+    codes: db
+      .selectFrom('mfa_recovery_code')
+      .select('code_hash')
+      .where('utilisateur_id', '=', user)
+      .where('used_at', 'is', null),
+  })
+  const challenge = read.challenge?.results[0]
+  const row = read.user?.results[0]
+  if (!challenge?.identifier || challenge.expires_at <= now.toISOString() || !row) throw challengeInvalid()
+  const dropChallenge = () => db.deleteFrom('mfa_challenge').where('hash', '=', hash).execute()
+  try {
+    attempt.check(read)
+  } catch (error) {
+    await dropChallenge()
+    throw error
+  }
+  if (!row.actif || row.supprime) throw new BusinessError('USER_DISABLED', 403, 'User disabled')
+  if (!sameDomain(row.domain, context.origin)) throw unauthorizedDomain()
+
+  const spend = await spendCode(db, row.id, input.code, read, hash, now.toISOString())
+  if (!spend) {
+    // The failure that starts a lockout ends the challenge: after the wait, the password again.
+    if (Number(read.claim?.results[0]?.failures ?? 0) > FREE_FAILURES) await dropChallenge()
+    throw mfaCodeInvalid()
+  }
+  const session = await openSession(env, row, challenge.identifier, context, now)
+  const written = await namedBatch(env.DB, {
+    spent: spend,
+    challenge: db.deleteFrom('mfa_challenge').where('hash', '=', hash).where(sql<SqlBool>`changes() = 1`),
+    ...session.statements(sql<SqlBool>`changes() = 1`),
+  })
+  if ((written.opened?.meta.changes ?? 0) === 0) throw mfaCodeInvalid()
+  return { user: toUser(row, postesFrom(row.postes, today), false), jwt: await session.tokens() }
+}
+
+/**
+ * The statement that spends a right code (a TOTP step later than the last one accepted, or an unused
+ * recovery code) while the challenge lives; null for a wrong code.
+ */
+async function spendCode(
+  db: DB,
+  userId: number,
+  code: string,
+  read: {
+    totp?: { results: { secret: string | null; last_step: number }[] } | undefined
+    codes?: { results: { code_hash: string }[] } | undefined
+  },
+  challengeHash: string,
+  now: string,
+) {
+  const totp = read.totp?.results[0]
+  if (isRecoveryCode(code)) {
+    const codeHash = await recoveryCodeHash(code)
+    if (!read.codes?.results.some((row) => row.code_hash === codeHash)) return null
+    return db
+      .updateTable('mfa_recovery_code')
+      .set({ used_at: now })
+      .where('utilisateur_id', '=', userId)
+      .where('code_hash', '=', codeHash)
+      .where('used_at', 'is', null)
+      .where(liveChallenge(challengeHash, now))
+  }
+  if (!totp?.secret) return null
+  const step = acceptedStep(totp.secret, code, totp.last_step)
+  if (step === null) return null
+  return db
+    .updateTable('mfa_totp')
+    .set({ last_step: step })
+    .where('utilisateur_id', '=', userId)
+    .where('secret', '=', totp.secret)
+    .where('last_step', '<', step)
+    .where(liveChallenge(challengeHash, now))
+}

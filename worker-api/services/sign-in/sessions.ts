@@ -1,0 +1,137 @@
+import { type InferResult, type SqlBool, sql } from 'kysely'
+import { nowIso } from '../../contract/dates'
+import type { PortalSession } from '../../contract/sessions'
+import { type DB, getDb } from '../../db/client'
+import type { Env } from '../../env'
+import { forbidden, notFound } from '../../lib/errors'
+import { isUserAccount, modificationColumn } from '../../lib/scope'
+import { type Actor, actorWith, adminWith, type Caller, viewerOf } from '../core/actor'
+
+/**
+ * The open sessions of a user (DESIGN §3): their portal sessions — each a refresh-token family of a
+ * sign-in, rotated at every refresh — still live, with the applications opened from each.
+ */
+
+/**
+ * A token of a session that can still be refreshed at `now`: the family's current token (not rotated
+ * yet), neither revoked nor past its idle or absolute end. Aliased `t` by the queries below.
+ */
+export const liveToken = (now: string) =>
+  sql<SqlBool>`(t.rotated_at is null and t.revoked_at is null and t.expires_at > ${now} and t.family_expires_at > ${now})`
+
+/**
+ * The applications whose sessions, live at `now`, were opened from the family of the row the query
+ * groups (`t.family_id`): launch codes exchanged and OpenID Connect sign-ins (DESIGN §4, single
+ * logout), as one JSON column.
+ */
+const applicationsColumn = (db: DB, now: string) =>
+  db
+    .selectFrom('application as a')
+    .select(sql<string>`json_group_array(json_object('id', a.id, 'libelle', a.libelle))`.as('applications'))
+    .where(
+      'a.id',
+      'in',
+      db
+        .selectFrom('refresh_token as c')
+        .select('c.application_id')
+        .where('c.parent_family_id', '=', sql.ref<string>('t.family_id'))
+        .where('c.kind', '=', 'SESSION')
+        .where('c.rotated_at', 'is', null)
+        .where('c.revoked_at', 'is', null)
+        .where('c.expires_at', '>', now)
+        .where('c.family_expires_at', '>', now),
+    )
+    .as('applications')
+
+/**
+ * The live portal sessions of a user, the latest used first: one row per family of sign-in tokens
+ * (not an application's), its browser as the sign-in saw it (kept on the family's first row), its
+ * first and last token's times. Read from the user's tokens (`refresh_token (utilisateur_id)`).
+ */
+export function sessionsQuery(db: DB, userId: number, now = nowIso()) {
+  return db
+    .selectFrom('refresh_token as t')
+    .select([
+      't.family_id as id',
+      sql<string | null>`max(t.nom_navigateur)`.as('nom_navigateur'),
+      sql<string | null>`max(t.version_navigateur)`.as('version_navigateur'),
+      sql<string>`min(t.created_at)`.as('creation'),
+      sql<string>`max(t.created_at)`.as('derniere_utilisation'),
+      applicationsColumn(db, now),
+    ])
+    .where('t.utilisateur_id', '=', userId)
+    .where('t.kind', '=', 'SESSION')
+    .where('t.application_id', 'is', null)
+    .groupBy('t.family_id')
+    .having(sql<number>`max(${liveToken(now)})`, '=', 1)
+    .orderBy(sql`max(t.created_at)`, 'desc')
+    .orderBy('t.family_id')
+}
+
+export type SessionRow = InferResult<ReturnType<typeof sessionsQuery>>[number]
+
+const byName = new Intl.Collator('fr', { sensitivity: 'base' })
+
+/** A row of `sessionsQuery` as the API answers it; `current`: the caller's own session, if theirs. */
+export function toPortalSession(row: SessionRow, current: string | null): PortalSession {
+  const applications = (JSON.parse(row.applications ?? '[]') as PortalSession['applications']).sort((a, b) =>
+    byName.compare(a.libelle, b.libelle),
+  )
+  return {
+    id: row.id,
+    navigateur: row.nom_navigateur,
+    versionNavigateur: row.version_navigateur,
+    creation: row.creation,
+    derniereUtilisation: row.derniere_utilisation,
+    courante: row.id === current,
+    applications,
+  }
+}
+
+/** GET rest/bd/session/liste: the caller's open sessions, theirs marked, with the caller's check in one round trip. */
+export async function ownSessions(env: Env, caller: Caller): Promise<PortalSession[]> {
+  const [actor, rows] = await actorWith(env, caller, sessionsQuery(getDb(env.DB), caller.id))
+  return rows.map((row) => toPortalSession(row, actor.sid))
+}
+
+/** A user an administrator acts on, with whether the caller may manage them (`modification`). */
+export function managedUserQuery(db: DB, caller: Caller, id: number) {
+  return (
+    db
+      .selectFrom('utilisateur')
+      .select([
+        'utilisateur.id',
+        'utilisateur.login',
+        'utilisateur.nom',
+        'utilisateur.prenom',
+        'utilisateur.mail',
+        'utilisateur.langue',
+      ])
+      .select(modificationColumn(db, viewerOf(caller)))
+      .where('utilisateur.id', '=', id)
+      // A pending registration is the authorisation queue's: unknown here (DESIGN §4).
+      .where(isUserAccount())
+  )
+}
+
+/**
+ * The user of a `managedUserQuery` row, when the administrator manages them (DESIGN §4 `modification`);
+ * else 403, or 404 for no such user. One's own sessions are read and ended from one's own list.
+ */
+export function managedUser<Row extends { modification: number }>(actor: Actor, id: number, row: Row | undefined) {
+  if (id === actor.id) throw forbidden('Your own sessions are at rest/bd/session/liste')
+  if (!row) throw notFound('Unknown user')
+  if (!row.modification) throw forbidden('You may not manage this user')
+  return row
+}
+
+/**
+ * GET rest/bd/utilisateur/{id}/sessions: the open sessions of a user the administrator manages, with
+ * the caller's check and the user in one round trip.
+ */
+export async function sessionsOfUser(env: Env, caller: Caller, id: number): Promise<PortalSession[]> {
+  const db = getDb(env.DB)
+  const [actor, [user], rows] = await adminWith(env, caller, managedUserQuery(db, caller, id), sessionsQuery(db, id))
+  managedUser(actor, id, user)
+  return rows.map((row) => toPortalSession(row, null))
+}
