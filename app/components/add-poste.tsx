@@ -4,6 +4,7 @@ import { Form, Link, useLocation, useNavigate } from '@remix-run/react'
 import { Plus } from 'lucide-react'
 import { useEffect, useRef } from 'react'
 import { useTranslation } from 'react-i18next'
+import { SubmitButton } from '~/components/submit-button'
 import { translateError } from '~/lib/api-errors'
 import { FOCUS_FIELD } from '~/lib/focus'
 import { useFormReply, usePendingIntent } from '~/lib/form'
@@ -155,10 +156,14 @@ function AddPosteForm({ structure, users, recherche, constraint, typed }: Props 
           typed={typed}
         />
         <div className="flex flex-wrap gap-2">
-          <Button type="submit" disabled={pending || fonctions.length === 0} aria-disabled={pending}>
-            <Plus aria-hidden />
-            {pending ? t('structureUsers.adding') : t('structureUsers.addSubmit')}
-          </Button>
+          <SubmitButton
+            icon={Plus}
+            pending={pending}
+            pendingLabel={t('structureUsers.adding')}
+            disabled={fonctions.length === 0}
+          >
+            {t('structureUsers.addSubmit')}
+          </SubmitButton>
           <Link
             to={urlWith(search, { ajouter: null, recherche: null })}
             preventScrollReset

@@ -4,6 +4,7 @@ import { Form, Link, useLocation } from '@remix-run/react'
 import { Save } from 'lucide-react'
 import { useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
+import { SubmitButton } from '~/components/submit-button'
 import { translateError } from '~/lib/api-errors'
 import { type ApplicationFormValues, choiceValue, GRANTS_FIELD, type Grant, grantsFrom } from '~/lib/application-grants'
 import { useErrorsFollowInput, useFormReply, usePendingIntent } from '~/lib/form'
@@ -16,7 +17,7 @@ import { Field, FieldMessages, fieldMessages } from './field'
 import { FormError, formProblem } from './form-error'
 import { IconPicker } from './icon-picker'
 import { SearchSelect } from './search-select'
-import { Button, buttonVariants } from './ui/button'
+import { buttonVariants } from './ui/button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from './ui/card'
 import { Label } from './ui/label'
 
@@ -260,10 +261,15 @@ export function ApplicationForm({
       </div>
       <ProtocolCard fields={fields} shown={shown} formRef={formRef} posted={posted ?? undefined} />
       <div className="flex flex-wrap gap-2">
-        <Button type="submit" name="intent" value={INTENT} disabled={pending} aria-disabled={pending}>
-          <Save aria-hidden />
-          {pending ? t('applications.saving') : t('applications.save')}
-        </Button>
+        <SubmitButton
+          name="intent"
+          value={INTENT}
+          icon={Save}
+          pending={pending}
+          pendingLabel={t('applications.saving')}
+        >
+          {t('applications.save')}
+        </SubmitButton>
         <Link to="/pages/admin/applications" className={buttonVariants({ variant: 'outline' })}>
           {t('applications.cancel')}
         </Link>

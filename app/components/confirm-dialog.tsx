@@ -3,6 +3,7 @@ import type { VariantProps } from 'class-variance-authority'
 import type { TFunction } from 'i18next'
 import { type KeyboardEvent, type MouseEvent, type ReactNode, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
+import { SubmitButton } from '~/components/submit-button'
 import { useHydrated } from '~/lib/hydrated'
 import { cn } from '~/lib/utils'
 import { FormPanel } from './form-panel'
@@ -14,7 +15,7 @@ import {
   AlertDialogHeader,
   AlertDialogTitle,
 } from './ui/alert-dialog'
-import { Button, buttonVariants } from './ui/button'
+import { buttonVariants } from './ui/button'
 
 type ButtonVariant = VariantProps<typeof buttonVariants>['variant']
 
@@ -221,9 +222,9 @@ function ConfirmForm({
         <input key={name} type="hidden" name={name} value={value} />
       ))}
       {cancel}
-      <Button type="submit" variant={variant} disabled={pending} aria-disabled={pending}>
-        {pending && pendingLabel ? pendingLabel : confirmLabel}
-      </Button>
+      <SubmitButton variant={variant} pending={pending} pendingLabel={pendingLabel}>
+        {confirmLabel}
+      </SubmitButton>
     </Form>
   )
 }

@@ -1,11 +1,12 @@
 import { Form, Link, useNavigation } from '@remix-run/react'
 import { Plus, Save } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
+import { SubmitButton } from '~/components/submit-button'
 import { type Message, translateError } from '~/lib/api-errors'
 import type { FonctionIntent } from '~/lib/fonction-forms.server'
 import type { StructureFonction } from '../../worker-api/contract/structure'
 import { Field } from './field'
-import { Button, buttonVariants } from './ui/button'
+import { buttonVariants } from './ui/button'
 import { Label } from './ui/label'
 
 const CHECKBOX =
@@ -55,10 +56,9 @@ export function AddFonctionForm({ reply }: { reply: FonctionReply | undefined })
           }}
         />
       </div>
-      <Button type="submit" variant="outline" disabled={pending} aria-disabled={pending}>
-        <Plus aria-hidden />
-        {pending ? t('fonctions.adding') : t('fonctions.add')}
-      </Button>
+      <SubmitButton variant="outline" icon={Plus} pending={pending} pendingLabel={t('fonctions.adding')}>
+        {t('fonctions.add')}
+      </SubmitButton>
     </Form>
   )
 }
@@ -148,10 +148,9 @@ function SaveOrCancel({ pending, label, cancelHref }: { pending: boolean; label:
   const { t } = useTranslation()
   return (
     <div className="flex flex-wrap gap-2">
-      <Button type="submit" disabled={pending} aria-disabled={pending}>
-        <Save aria-hidden />
-        {pending ? t('fonctions.saving') : label}
-      </Button>
+      <SubmitButton icon={Save} pending={pending} pendingLabel={t('fonctions.saving')}>
+        {label}
+      </SubmitButton>
       <Link to={cancelHref} preventScrollReset className={buttonVariants({ variant: 'outline' })}>
         {t('fonctions.cancel')}
       </Link>

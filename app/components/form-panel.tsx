@@ -2,8 +2,9 @@ import { Link } from '@remix-run/react'
 import type { LucideIcon } from 'lucide-react'
 import { type ReactNode, useId } from 'react'
 import { useTranslation } from 'react-i18next'
+import { SubmitButton } from '~/components/submit-button'
 import { cn } from '~/lib/utils'
-import { Button, buttonVariants } from './ui/button'
+import { buttonVariants } from './ui/button'
 
 /**
  * A region of the page that asks one thing (a confirmation, a validation, a new end date), named by
@@ -67,10 +68,9 @@ export function FormPanelButtons({
   const { t } = useTranslation()
   return (
     <div className="flex flex-wrap gap-2">
-      <Button type="submit" disabled={pending} aria-disabled={pending}>
-        <Icon aria-hidden />
-        {pending ? pendingLabel : label}
-      </Button>
+      <SubmitButton icon={Icon} pending={pending} pendingLabel={pendingLabel}>
+        {label}
+      </SubmitButton>
       <Link to={cancelHref} preventScrollReset className={buttonVariants({ variant: 'outline' })}>
         {t('common.cancel')}
       </Link>

@@ -3,13 +3,13 @@ import type { getZodConstraint } from '@conform-to/zod/v4'
 import { Form } from '@remix-run/react'
 import { MailCheck, Save } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
+import { SubmitButton } from '~/components/submit-button'
 import { translateError } from '~/lib/api-errors'
 import { FOCUS_FIELD } from '~/lib/focus'
 import { useErrorsFollowInput, useFormReply, usePendingIntent } from '~/lib/form'
 import type { ProfileInput, User } from '../../worker-api/contract/user'
 import { Field } from './field'
 import { FormError, formProblem } from './form-error'
-import { Button } from './ui/button'
 import { Card, CardContent, CardHeader, CardTitle } from './ui/card'
 import { Input } from './ui/input'
 import { Label } from './ui/label'
@@ -96,10 +96,9 @@ export function IdentityForm({
       </div>
       {editable ? (
         <div className="sm:col-span-2">
-          <Button id={focusAfter} type="submit" disabled={pending} aria-disabled={pending}>
-            <Save aria-hidden />
-            {pending ? t('profile.saving') : t('profile.save')}
-          </Button>
+          <SubmitButton id={focusAfter} icon={Save} pending={pending} pendingLabel={t('profile.saving')}>
+            {t('profile.save')}
+          </SubmitButton>
         </div>
       ) : null}
     </>

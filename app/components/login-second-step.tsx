@@ -2,13 +2,13 @@ import { Form, Link, useLocation, useNavigation, useSearchParams } from '@remix-
 import { ArrowLeft, KeyRound, LogIn } from 'lucide-react'
 import { useEffect, useRef } from 'react'
 import { useTranslation } from 'react-i18next'
+import { SubmitButton } from '~/components/submit-button'
 import type { MfaMethod } from '../../worker-api/contract/mfa'
 import { CenteredCard } from './centered-card'
 import { Field } from './field'
 import { FormError } from './form-error'
 import { LanguageSwitch } from './language-switch'
 import { PasskeyButton } from './passkey-sign-in'
-import { Button } from './ui/button'
 
 /** What the second step of a sign-in shows: its challenge, the methods the user has, the last refusal. */
 export type SecondStep = {
@@ -92,10 +92,9 @@ export function LoginSecondStep({ step }: { step: SecondStep }) {
             autoFocus: true,
           }}
         />
-        <Button type="submit" disabled={pending} aria-disabled={pending}>
-          <LogIn aria-hidden />
-          {pending ? t('login.submitting') : t('mfa.login.submit')}
-        </Button>
+        <SubmitButton icon={LogIn} pending={pending} pendingLabel={t('login.submitting')}>
+          {t('mfa.login.submit')}
+        </SubmitButton>
       </Form>
       <p className="mt-2 flex items-start gap-2 text-sm text-muted-foreground">
         <KeyRound aria-hidden className="mt-0.5 size-4 shrink-0" />

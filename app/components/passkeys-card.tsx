@@ -2,6 +2,7 @@ import { Form, useNavigation, useSubmit } from '@remix-run/react'
 import { Fingerprint, Pencil, Plus } from 'lucide-react'
 import { type FormEvent, useEffect, useState } from 'react'
 import { useTranslation } from 'react-i18next'
+import { SubmitButton } from '~/components/submit-button'
 import type { Message } from '~/lib/api-errors'
 import { displayDateTime } from '~/lib/dates'
 import { usePendingIntent } from '~/lib/form'
@@ -9,7 +10,6 @@ import { useHydrated } from '~/lib/hydrated'
 import { passkeyAttestation, passkeysSupported } from '~/lib/passkeys'
 import { Field } from './field'
 import { ProofFields, ProofForm } from './second-factor'
-import { Button } from './ui/button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from './ui/card'
 
 /** One of the user's passkeys as `GET rest/bd/mfa` lists it. */
@@ -112,10 +112,9 @@ function PasskeyItem({
             }}
           />
           <div>
-            <Button type="submit" disabled={renaming} aria-disabled={renaming}>
-              <Pencil aria-hidden />
-              {renaming ? t('mfa.passkeys.renaming') : t('mfa.passkeys.renameSubmit')}
-            </Button>
+            <SubmitButton icon={Pencil} pending={renaming} pendingLabel={t('mfa.passkeys.renaming')}>
+              {t('mfa.passkeys.renameSubmit')}
+            </SubmitButton>
           </div>
         </Form>
       </details>
@@ -209,10 +208,14 @@ function AddPasskey({ totp, error: refused }: { totp: boolean; error: Message | 
           />
           <ProofFields withCode={totp} id="cle-ajout" error={message} />
           <div>
-            <Button type="submit" disabled={busy} aria-disabled={busy} className="h-auto whitespace-normal">
-              <Plus aria-hidden />
-              {asking ? t('mfa.passkeys.asking') : sending ? t('mfa.passkeys.adding') : t('mfa.passkeys.addSubmit')}
-            </Button>
+            <SubmitButton
+              icon={Plus}
+              pending={busy}
+              pendingLabel={asking ? t('mfa.passkeys.asking') : t('mfa.passkeys.adding')}
+              className="h-auto whitespace-normal"
+            >
+              {t('mfa.passkeys.addSubmit')}
+            </SubmitButton>
           </div>
         </form>
       )}

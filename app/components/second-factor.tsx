@@ -1,12 +1,12 @@
 import { Form } from '@remix-run/react'
 import { Download, KeyRound, RefreshCw, ShieldCheck, ShieldOff, Smartphone } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
+import { SubmitButton } from '~/components/submit-button'
 import { usePendingIntent } from '~/lib/form'
 import { CopyField } from './copy-field'
 import { Field } from './field'
 import { FormError } from './form-error'
 import { Alert } from './ui/alert'
-import { Button } from './ui/button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from './ui/card'
 
 type Message = { key: string; values?: Record<string, string | number> }
@@ -118,10 +118,9 @@ function TotpEnrolment({ enrolment }: { enrolment: TotpEnrolmentShown }) {
               }}
             />
             <div>
-              <Button type="submit" disabled={pending} aria-disabled={pending}>
-                <ShieldCheck aria-hidden />
-                {pending ? t('mfa.totp.confirming') : t('mfa.totp.confirm')}
-              </Button>
+              <SubmitButton icon={ShieldCheck} pending={pending} pendingLabel={t('mfa.totp.confirming')}>
+                {t('mfa.totp.confirm')}
+              </SubmitButton>
             </div>
           </Form>
         </li>
@@ -185,15 +184,10 @@ export function ProofForm({
         {note ? <p className="text-sm">{note}</p> : null}
         <ProofFields withCode={withCode} id={id} error={message} />
         <div>
-          <Button
-            type="submit"
-            variant={destructive ? 'destructive' : 'default'}
-            disabled={pending}
-            aria-disabled={pending}
-          >
+          <SubmitButton variant={destructive ? 'destructive' : 'default'} pending={pending} pendingLabel={pendingLabel}>
             {icon ?? (destructive ? <ShieldOff aria-hidden /> : <RefreshCw aria-hidden />)}
-            {pending ? pendingLabel : submit}
-          </Button>
+            {submit}
+          </SubmitButton>
         </div>
       </Form>
     </details>

@@ -4,6 +4,7 @@ import { Form, Link, useFetcher, useSubmit } from '@remix-run/react'
 import { Save } from 'lucide-react'
 import { useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
+import { SubmitButton } from '~/components/submit-button'
 import { translateError } from '~/lib/api-errors'
 import { useErrorsFollowInput, useFormReply, usePendingIntent } from '~/lib/form'
 import { useHydrated } from '~/lib/hydrated'
@@ -149,10 +150,9 @@ export function StructureForm({
         <p className="text-sm text-muted-foreground">{t('structures.rootNoParent')}</p>
       )}
       <div className="flex flex-wrap gap-2">
-        <Button type="submit" disabled={pending} aria-disabled={pending}>
-          <Save aria-hidden />
-          {pending ? t('structures.saving') : t('structures.save')}
-        </Button>
+        <SubmitButton icon={Save} pending={pending} pendingLabel={t('structures.saving')}>
+          {t('structures.save')}
+        </SubmitButton>
         <Link to="/pages/admin/listeStructures" className={buttonVariants({ variant: 'outline' })}>
           {t('structures.cancel')}
         </Link>

@@ -4,6 +4,7 @@ import { Form, Link } from '@remix-run/react'
 import { ArrowDown, ArrowUp, Plus, Save, Trash2 } from 'lucide-react'
 import { useEffect, useRef } from 'react'
 import { useTranslation } from 'react-i18next'
+import { SubmitButton } from '~/components/submit-button'
 import { translateError } from '~/lib/api-errors'
 import { useErrorsFollowInput, useFormReply, usePendingIntent } from '~/lib/form'
 import { TEMPLATE_FONCTIONS_MAX, type TemplateForm as Values } from '../../worker-api/contract/catalogue'
@@ -175,10 +176,15 @@ export function TemplateForm({
         </Button>
       </div>
       <div className="flex flex-wrap gap-2">
-        <Button type="submit" name="intent" value={TEMPLATE_INTENT} disabled={pending} aria-disabled={pending}>
-          <Save aria-hidden />
-          {pending ? t('templates.saving') : t('templates.save')}
-        </Button>
+        <SubmitButton
+          name="intent"
+          value={TEMPLATE_INTENT}
+          icon={Save}
+          pending={pending}
+          pendingLabel={t('templates.saving')}
+        >
+          {t('templates.save')}
+        </SubmitButton>
         <Link to="/pages/admin/modeles" className={buttonVariants({ variant: 'outline' })}>
           {t('templates.cancel')}
         </Link>

@@ -4,6 +4,7 @@ import { Form, Link, useLocation, useNavigation } from '@remix-run/react'
 import { Mail, Save } from 'lucide-react'
 import { useEffect, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
+import { SubmitButton } from '~/components/submit-button'
 import { translateError } from '~/lib/api-errors'
 import { type FormReply, useErrorsFollowInput, useFormReply, usePendingIntent, useTyped } from '~/lib/form'
 import { useHydrated } from '~/lib/hydrated'
@@ -16,7 +17,7 @@ import { EnterSubmits } from './enter-submits'
 import { Field } from './field'
 import { FormError, formProblem } from './form-error'
 import { PosteFields } from './poste-fields'
-import { Button, buttonVariants } from './ui/button'
+import { buttonVariants } from './ui/button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from './ui/card'
 import { Label } from './ui/label'
 
@@ -237,17 +238,18 @@ export function UserCreateForm({
       </p>
       <div className="flex flex-col gap-2">
         <div className="flex flex-wrap gap-2">
-          <Button
-            type="submit"
+          <SubmitButton
             name="intent"
             value={INTENT}
-            disabled={pending || blocked}
+            icon={Save}
+            pending={pending}
+            pendingLabel={t('userCreate.saving')}
+            disabled={blocked}
             aria-disabled={pending || blocked}
             aria-describedby={blocked && !pending ? 'user-save-hint' : undefined}
           >
-            <Save aria-hidden />
-            {pending ? t('userCreate.saving') : t('userCreate.save')}
-          </Button>
+            {t('userCreate.save')}
+          </SubmitButton>
           <Link to={cancelTo} className={buttonVariants({ variant: 'outline' })}>
             {t('userCreate.cancel')}
           </Link>

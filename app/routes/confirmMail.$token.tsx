@@ -4,7 +4,7 @@ import { MailCheck } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { FormError } from '~/components/form-error'
 import { PublicPage } from '~/components/public-page'
-import { Button } from '~/components/ui/button'
+import { SubmitButton } from '~/components/submit-button'
 import { publicApi, read } from '~/lib/api.server'
 import { apiMessage, type Failure, type Message } from '~/lib/api-errors'
 import { hasSession } from '~/lib/auth.server'
@@ -94,10 +94,9 @@ export default function ConfirmMail() {
       <p>{t('confirmMail.intro', { login: state.login, mail: state.mail })}</p>
       <Form method="post" className="flex flex-col gap-4">
         <FormError message={error} />
-        <Button type="submit" disabled={pending} aria-disabled={pending}>
-          <MailCheck aria-hidden />
-          {pending ? t('confirmMail.submitting') : t('confirmMail.submit')}
-        </Button>
+        <SubmitButton icon={MailCheck} pending={pending} pendingLabel={t('confirmMail.submitting')}>
+          {t('confirmMail.submit')}
+        </SubmitButton>
       </Form>
     </PublicPage>
   )

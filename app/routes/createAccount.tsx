@@ -9,7 +9,7 @@ import { CAPTCHA_REQUIRED, Captcha, captchaMessage, captchaPayload, useCaptchaGa
 import { Field } from '~/components/field'
 import { FormError } from '~/components/form-error'
 import { PublicPage } from '~/components/public-page'
-import { Button } from '~/components/ui/button'
+import { SubmitButton } from '~/components/submit-button'
 import { publicApi, read } from '~/lib/api.server'
 import { apiMessage, encodeMessage, type Failure, fieldErrors, type Message, translateError } from '~/lib/api-errors'
 import { captchaSetup } from '~/lib/captcha.server'
@@ -203,15 +203,16 @@ export default function CreateAccount() {
         </div>
         <Captcha key={gate.key} question={question} config={captcha} onState={gate.onState} />
         <div className="flex flex-col gap-2">
-          <Button
-            type="submit"
-            disabled={pending || blocked}
+          <SubmitButton
+            icon={Send}
+            pending={pending}
+            pendingLabel={gate.solving ? t('captcha.verifying') : t('register.submitting')}
+            disabled={blocked}
             aria-disabled={pending || blocked}
             aria-describedby={blocked && !pending ? 'register-submit-hint' : undefined}
           >
-            <Send aria-hidden />
-            {gate.solving ? t('captcha.verifying') : pending ? t('register.submitting') : t('register.submit')}
-          </Button>
+            {gate.solving ? t('captcha.verifying') : t('register.submit')}
+          </SubmitButton>
           {blocked && !pending ? (
             <p id="register-submit-hint" className="text-xs text-muted-foreground">
               {t('register.submitHint')}

@@ -8,7 +8,7 @@ import { CAPTCHA_REQUIRED, Captcha, captchaMessage, captchaPayload, useCaptchaGa
 import { Field } from '~/components/field'
 import { FormError } from '~/components/form-error'
 import { PublicPage } from '~/components/public-page'
-import { Button } from '~/components/ui/button'
+import { SubmitButton } from '~/components/submit-button'
 import { publicApi, read } from '~/lib/api.server'
 import { apiMessage, type Message } from '~/lib/api-errors'
 import { captchaSetup } from '~/lib/captcha.server'
@@ -82,10 +82,13 @@ export default function ForgotPassword() {
           }}
         />
         <Captcha key={gate.key} question={question} config={captcha} onState={gate.onState} />
-        <Button type="submit" disabled={pending} aria-disabled={pending}>
-          <Send aria-hidden />
-          {gate.solving ? t('captcha.verifying') : pending ? t('forgot.submitting') : t('forgot.submit')}
-        </Button>
+        <SubmitButton
+          icon={Send}
+          pending={pending}
+          pendingLabel={gate.solving ? t('captcha.verifying') : t('forgot.submitting')}
+        >
+          {gate.solving ? t('captcha.verifying') : t('forgot.submit')}
+        </SubmitButton>
       </Form>
     </PublicPage>
   )

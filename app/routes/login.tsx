@@ -25,6 +25,7 @@ import { FormError } from '~/components/form-error'
 import { LanguageSwitch } from '~/components/language-switch'
 import { LoginSecondStep, type SecondStep } from '~/components/login-second-step'
 import { PasskeyButton, usePasskeyAutofill } from '~/components/passkey-sign-in'
+import { SubmitButton } from '~/components/submit-button'
 import { Alert } from '~/components/ui/alert'
 import { Button } from '~/components/ui/button'
 import { publicApi, read } from '~/lib/api.server'
@@ -366,10 +367,13 @@ function LoginForm({ question, captcha, constraint, ended, endedElsewhere }: Log
         />
         {/* A new widget after each answer: a solved challenge is single use (spec §8). */}
         <Captcha key={gate.key} question={question} config={captcha} onState={gate.onState} />
-        <Button type="submit" disabled={pending} aria-disabled={pending}>
-          <LogIn aria-hidden />
-          {gate.solving ? t('captcha.verifying') : pending ? t('login.submitting') : t('login.submit')}
-        </Button>
+        <SubmitButton
+          icon={LogIn}
+          pending={pending}
+          pendingLabel={gate.solving ? t('captcha.verifying') : t('login.submitting')}
+        >
+          {gate.solving ? t('captcha.verifying') : t('login.submit')}
+        </SubmitButton>
       </Form>
       <PasskeyButton label={t('mfa.passkeys.signIn')} fields={{ redirect: redirectTo }} />
       <nav className="mt-2 flex flex-col gap-2 text-sm">

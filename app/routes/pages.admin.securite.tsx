@@ -3,7 +3,7 @@ import { Form, Link, useActionData, useLoaderData } from '@remix-run/react'
 import { Save } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { FormError } from '~/components/form-error'
-import { Button } from '~/components/ui/button'
+import { SubmitButton } from '~/components/submit-button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '~/components/ui/card'
 import { apiMessage, type Message } from '~/lib/api-errors'
 import { adminRead, requireAdmin } from '~/lib/auth.server'
@@ -81,10 +81,9 @@ export default function SecuritySettings() {
               </label>
             </div>
             <div>
-              <Button type="submit" disabled={pending} aria-disabled={pending}>
-                <Save aria-hidden />
-                {pending ? t('mfa.settings.saving') : t('mfa.settings.save')}
-              </Button>
+              <SubmitButton icon={Save} pending={pending} pendingLabel={t('mfa.settings.saving')}>
+                {t('mfa.settings.save')}
+              </SubmitButton>
             </div>
           </Form>
         </CardContent>

@@ -10,7 +10,7 @@ import { IdentityForm } from '~/components/identity-form'
 import { NewPasswordFields } from '~/components/password-rules'
 import { PostesTable } from '~/components/postes-table'
 import { SessionsList } from '~/components/sessions-list'
-import { Button } from '~/components/ui/button'
+import { SubmitButton } from '~/components/submit-button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '~/components/ui/card'
 import { requireUser } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
@@ -130,10 +130,9 @@ function PasswordForm({ login, constraint }: { login: string; constraint: Constr
             labels={{ password: t('profile.newPassword'), confirmation: t('profile.confirmation') }}
           />
           <div>
-            <Button type="submit" disabled={pending} aria-disabled={pending}>
-              <KeyRound aria-hidden />
-              {pending ? t('profile.changingPassword') : t('profile.changePassword')}
-            </Button>
+            <SubmitButton icon={KeyRound} pending={pending} pendingLabel={t('profile.changingPassword')}>
+              {t('profile.changePassword')}
+            </SubmitButton>
           </div>
         </Form>
       </CardContent>

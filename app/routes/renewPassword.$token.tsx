@@ -7,7 +7,7 @@ import { useTranslation } from 'react-i18next'
 import { FormError } from '~/components/form-error'
 import { NewPasswordFields } from '~/components/password-rules'
 import { PublicPage } from '~/components/public-page'
-import { Button } from '~/components/ui/button'
+import { SubmitButton } from '~/components/submit-button'
 import { publicApi, read } from '~/lib/api.server'
 import { apiMessage, type Message } from '~/lib/api-errors'
 import { formFailure, formReply, readForm } from '~/lib/form.server'
@@ -128,10 +128,9 @@ function RenewForm({ mail, constraint }: { mail: string; constraint: ReturnType<
           labels={{ password: t('renew.password'), confirmation: t('renew.confirmation') }}
           autoFocus
         />
-        <Button type="submit" disabled={pending} aria-disabled={pending}>
-          <KeyRound aria-hidden />
-          {pending ? t('renew.submitting') : t('renew.submit')}
-        </Button>
+        <SubmitButton icon={KeyRound} pending={pending} pendingLabel={t('renew.submitting')}>
+          {t('renew.submit')}
+        </SubmitButton>
       </Form>
     </PublicPage>
   )

@@ -42,14 +42,21 @@ export function wholeList<T>(items: T[]): T[] {
   throw new BusinessError('LIST_TOO_LARGE', 400, `More than ${WHOLE_LIST_MAX} entries: ask for pages`, [WHOLE_LIST_MAX])
 }
 
-/** One page of a list when `page` is asked (DESIGN §1), else all of it. */
-export function onePage<Q extends { limit(n: number): Q; offset(n: number): Q }>(
-  query: Q,
-  { page, taille }: PageQuery,
-): Q {
-  if (page === undefined) return query
+/**
+ * The rows a list reads (DESIGN §1): a page's when `page` is asked, else a whole list's, one more than it
+ * may answer (`WHOLE_LIST_READ`); for the lists that split their read in two (`onePage` for the others).
+ */
+export function pageWindow({ page, taille }: PageQuery): { size: number; offset: number } {
+  if (page === undefined) return { size: WHOLE_LIST_READ, offset: 0 }
   const size = taille ?? DEFAULT_PAGE_SIZE
-  return query.limit(size).offset((page - 1) * size)
+  return { size, offset: (page - 1) * size }
+}
+
+/** One page of a list when `page` is asked (DESIGN §1), else all of it. */
+export function onePage<Q extends { limit(n: number): Q; offset(n: number): Q }>(query: Q, asked: PageQuery): Q {
+  if (asked.page === undefined) return query
+  const { size, offset } = pageWindow(asked)
+  return query.limit(size).offset(offset)
 }
 
 /**

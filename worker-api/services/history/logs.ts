@@ -1,11 +1,10 @@
 import { type Expression, type SqlBool, sql } from 'kysely'
-import { DEFAULT_PAGE_SIZE } from '../../contract/base'
 import { dayStartInstant, fromCompactDate, fromWireDate, nextDay } from '../../contract/dates'
 import type { LogType } from '../../contract/log-labels'
 import { LOG_LABELS, type LogEntry, type LogListQuery } from '../../contract/logs'
 import { type DB, getDb } from '../../db/client'
 import type { Env } from '../../env'
-import { containsText, WHOLE_LIST_READ, wholeList } from '../../lib/query'
+import { containsText, pageWindow, wholeList } from '../../lib/query'
 import {
   fewUsersInScope,
   scopeUserIds,
@@ -243,12 +242,12 @@ export function logListStatements(db: DB, viewer: Viewer, query: LogListQuery, a
   // The first count, over the whole range, by the scope's posts (D1's 100 bound values: the count of
   // its users would not fit beside the search).
   const small = smallScope(db, viewer)
-  const size = query.page === undefined ? WHOLE_LIST_READ : (query.taille ?? DEFAULT_PAGE_SIZE)
+  const { size, offset } = pageWindow(query)
   const pageOf = (way: 'users' | 'log') =>
     logRows(db, viewer, query, way, (ids) =>
       ids
         .limit(sql<number>`case when ${way === 'users' ? fewUsers : sql`not ${fewUsers}`} then ${size} else 0 end`)
-        .offset(((query.page ?? 1) - 1) * Math.max(size, 0)),
+        .offset(offset),
     )
   const count = (way: 'users' | 'set' | 'log', after?: Expression<number>) =>
     filteredLogs(db, query, after)

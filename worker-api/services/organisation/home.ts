@@ -12,6 +12,7 @@ import {
 import { type DB, getDb } from '../../db/client'
 import type { Env } from '../../env'
 import { LAUNCH_LOG_TYPES } from '../../lib/log-types'
+import { onePage } from '../../lib/query'
 import { isUserAccount, modificationColumn, scopeStructureIds, type Viewer } from '../../lib/scope'
 import { adminWith, type Caller, liveAdmin, viewerOf } from '../core/actor'
 import { authorInScope } from '../history/logs'
@@ -184,8 +185,7 @@ export async function readHome(env: Env, caller: Caller, query: HomeQuery): Prom
         .orderBy(sql`u.nom collate nocase`)
         .orderBy(sql`u.prenom collate nocase`)
         .orderBy('p.id')
-        .limit(ENDING_POSTS_PAGE)
-        .offset((page - 1) * ENDING_POSTS_PAGE),
+        .$call((rows) => onePage(rows, { page, taille: ENDING_POSTS_PAGE })),
       ending.select((eb) => eb.fn.countAll<number>().as('n')),
       kept.keep,
       kept.read,

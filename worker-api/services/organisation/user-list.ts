@@ -1,10 +1,9 @@
 import { type Expression, type SqlBool, sql } from 'kysely'
-import { DEFAULT_PAGE_SIZE } from '../../contract/base'
 import type { User } from '../../contract/user'
 import type { UserListQuery } from '../../contract/user-admin'
 import { type DB, getDb, insertWhen } from '../../db/client'
 import type { Env } from '../../env'
-import { containsEveryWord, sortOf, WHOLE_LIST_READ, wholeList } from '../../lib/query'
+import { containsEveryWord, pageWindow, sortOf, wholeList } from '../../lib/query'
 import { modificationColumn, smallScope, userListedInScope, type Viewer } from '../../lib/scope'
 import { searchWords } from '../../lib/search-text'
 import { adminWith, type Caller, liveAdmin, viewerOf } from '../core/actor'
@@ -79,7 +78,7 @@ export async function listUsers(
   const { key, direction } = sortOf(query.tri, 'nom')
   const columns = SORT_COLUMNS[key]
   const small = smallScope(db, viewer)
-  const size = query.page === undefined ? WHOLE_LIST_READ : (query.taille ?? DEFAULT_PAGE_SIZE)
+  const { size, offset } = pageWindow(query)
   const pageOf = (from: 'users' | 'posts') => {
     let sorted = listedUsers(db, viewer, query, from)
       .selectAll('utilisateur')
@@ -91,7 +90,7 @@ export async function listUsers(
     return sorted
       .orderBy('utilisateur.id', direction)
       .limit(sql<number>`case when ${chosen} then ${size} else 0 end`)
-      .offset(((query.page ?? 1) - 1) * Math.max(size, 0))
+      .offset(offset)
   }
   // The whole list (no page) is its own total: nothing to count.
   const total = query.page === undefined ? [] : keptUserTotal(db, viewer, query, liveAdmin(env, caller))

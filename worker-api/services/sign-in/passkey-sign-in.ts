@@ -17,7 +17,15 @@ import { attemptCounter, FREE_FAILURES } from '../core/attempt-counter'
 import { clientCounter } from '../core/rate-limit'
 import { pendingMail, postesColumn, postesFrom, toUser } from '../core/users'
 import type { RequestContext } from './auth'
-import { credentialResponse, passkeyInvalid, signedChallenge, transportsOf, webauthnChallenge } from './passkeys'
+import {
+  credentialResponse,
+  passkeyInvalid,
+  readChallenge,
+  signedChallenge,
+  spendChallenge,
+  transportsOf,
+  webauthnChallenge,
+} from './passkeys'
 import { challengeInvalid, openSession, type SignedIn } from './password-sign-in'
 
 /** A sign-in's LOGIN challenge (after the right password) that still lives, in SQL. */
@@ -117,11 +125,7 @@ export async function passkeyLogin(env: Env, input: PasskeyLogin, context: Reque
           .where('purpose', '=', 'LOGIN')
       : null,
     ...attempt?.statements,
-    challenge: db
-      .selectFrom('mfa_challenge')
-      .select(['webauthn', 'utilisateur_id', 'expires_at'])
-      .where('hash', '=', hash)
-      .where('purpose', '=', 'PASSKEY_LOGIN'),
+    challenge: readChallenge(db, hash, 'PASSKEY_LOGIN'),
     passkey: db.selectFrom('passkey').selectAll().where('id', '=', credentialId),
     user: db
       .selectFrom('utilisateur')
@@ -189,11 +193,7 @@ export async function passkeyLogin(env: Env, input: PasskeyLogin, context: Reque
   const counter = verified.authenticationInfo.newCounter
   const session = await openSession(env, row, login?.identifier ?? row.login.toLowerCase(), context, now)
   const written = await namedBatch(env.DB, {
-    spent: db
-      .deleteFrom('mfa_challenge')
-      .where('hash', '=', hash)
-      .where('purpose', '=', 'PASSKEY_LOGIN')
-      .where('expires_at', '>', nowIso),
+    spent: spendChallenge(db, hash, 'PASSKEY_LOGIN', nowIso),
     // An authenticator that counts must count on: an answer replayed, or cloned, does not pass.
     used: db
       .updateTable('passkey')

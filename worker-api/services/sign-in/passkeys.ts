@@ -9,7 +9,7 @@ import { type SqlBool, sql } from 'kysely'
 import { addSeconds } from '../../contract/dates'
 import type { FactorProof } from '../../contract/mfa'
 import type { PasskeyRegistration } from '../../contract/passkeys'
-import { getDb, insertWhen, namedBatch } from '../../db/client'
+import { type DB, getDb, insertWhen, namedBatch } from '../../db/client'
 import type { Env } from '../../env'
 import { base64url, sha256Hex } from '../../lib/crypto'
 import { hostOf } from '../../lib/domain'
@@ -66,7 +66,7 @@ export function transportsOf(stored: string | null): AuthenticatorTransport[] | 
 
 /** A WebAuthn challenge row: the SHA-256 of the challenge is its key, so the browser's answer finds it. */
 export async function webauthnChallenge(
-  purpose: 'PASSKEY_REGISTRATION' | 'PASSKEY_LOGIN',
+  purpose: WebauthnPurpose,
   challenge: string,
   userId: number | null,
   now = new Date(),
@@ -81,6 +81,20 @@ export async function webauthnChallenge(
     expires_at: addSeconds(PASSKEY_CHALLENGE_SECONDS, now).toISOString(),
   }
 }
+
+type WebauthnPurpose = 'PASSKEY_REGISTRATION' | 'PASSKEY_LOGIN'
+
+/** The challenge a browser's answer signed (`hash`: its SHA-256), as it was stored. */
+export const readChallenge = (db: DB, hash: string, purpose: WebauthnPurpose) =>
+  db
+    .selectFrom('mfa_challenge')
+    .select(['webauthn', 'utilisateur_id', 'expires_at'])
+    .where('hash', '=', hash)
+    .where('purpose', '=', purpose)
+
+/** Spends a challenge that still lives: the statement changes one row for one request only. */
+export const spendChallenge = (db: DB, hash: string, purpose: WebauthnPurpose, now: string) =>
+  db.deleteFrom('mfa_challenge').where('hash', '=', hash).where('purpose', '=', purpose).where('expires_at', '>', now)
 
 /**
  * The options of a new passkey for the caller, with the proof a factor's change asks for (a current
@@ -169,12 +183,7 @@ export async function registerPasskey(env: Env, caller: Caller, input: PasskeyRe
   const [actor, challenges, factors, users] = await actorWith(
     env,
     caller,
-    db
-      .selectFrom('mfa_challenge')
-      .select(['webauthn', 'expires_at'])
-      .where('hash', '=', hash)
-      .where('purpose', '=', 'PASSKEY_REGISTRATION')
-      .where('utilisateur_id', '=', caller.id),
+    readChallenge(db, hash, 'PASSKEY_REGISTRATION').where('utilisateur_id', '=', caller.id),
     db.selectNoFrom(sql<number>`${hasSecondFactor(caller.id)}`.as('any')),
     mailUserQuery(db, caller.id),
   )
@@ -208,11 +217,7 @@ export async function registerPasskey(env: Env, caller: Caller, input: PasskeyRe
     and not exists (select 1 from passkey where utilisateur_id = ${actor.id} and id <> ${credential.id})`
   const recovery = Number(factors[0]?.any ?? 0) ? null : await recoveryCodesWrite(db, actor.id, firstFactor)
   const results = await namedBatch(env.DB, {
-    spent: db
-      .deleteFrom('mfa_challenge')
-      .where('hash', '=', hash)
-      .where('purpose', '=', 'PASSKEY_REGISTRATION')
-      .where('expires_at', '>', now),
+    spent: spendChallenge(db, hash, 'PASSKEY_REGISTRATION', now),
     passkey: insertWhen(
       db,
       'passkey',
