@@ -5,9 +5,8 @@ import { Save } from 'lucide-react'
 import { useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { SubmitButton } from '~/components/submit-button'
-import { translateError } from '~/lib/api-errors'
 import { type ApplicationFormValues, choiceValue, GRANTS_FIELD, type Grant, grantsFrom } from '~/lib/application-grants'
-import { useErrorsFollowInput, useFormReply, usePendingIntent } from '~/lib/form'
+import { useFieldErrors, useFormReply, usePendingIntent } from '~/lib/form'
 import { useStructureChange } from '~/lib/structure-change'
 import type { ApplicationForm as Values } from '../../worker-api/contract/catalogue'
 import { ProtocolCard } from './application-protocol'
@@ -70,9 +69,7 @@ export function ApplicationForm({
     constraint,
     shouldValidate: 'onSubmit',
   })
-  const shown = useErrorsFollowInput(reply)
-  const translate = (field: { name: string; errors?: string[] | undefined }) =>
-    shown.current(field)?.map((error) => translateError(t, error))
+  const shown = useFieldErrors(reply)
   const structureChange = useStructureChange(formRef, 'application-structure', structure?.id ?? null)
 
   // A failed save (without JavaScript) comes back with the functions it had ticked.
@@ -92,7 +89,7 @@ export function ApplicationForm({
     setTicked(next)
   }
   const named = new Map([...listed, ...viewed].map((grant) => [grant.id, grant]))
-  const grantErrors = translate(fields.fonctions)
+  const grantErrors = shown.errors(fields.fonctions)
   const grantMessages = fieldMessages('application-fonctions', undefined, grantErrors)
 
   const checkbox = (grant: Grant, withStructure: boolean) => (
@@ -156,7 +153,7 @@ export function ApplicationForm({
           <CardContent className="flex flex-col gap-4">
             <Field
               label={t('applications.libelle')}
-              errors={translate(fields.libelle)}
+              errors={shown.errors(fields.libelle)}
               inputProps={{
                 ...getInputProps(fields.libelle, { type: 'text' }),
                 id: fields.libelle.id,
@@ -166,7 +163,7 @@ export function ApplicationForm({
             <Field
               label={t('applications.url')}
               hint={t('applications.urlHint')}
-              errors={translate(fields.url)}
+              errors={shown.errors(fields.url)}
               inputProps={{
                 ...getInputProps(fields.url, { type: 'text' }),
                 id: fields.url.id,
@@ -179,7 +176,7 @@ export function ApplicationForm({
               name={fields.icone.name}
               id={fields.icone.id}
               defaultValue={String(fields.icone.initialValue ?? '')}
-              errors={translate(fields.icone)}
+              errors={shown.errors(fields.icone)}
             />
             <div className="flex flex-col gap-1.5">
               <div className="flex items-start gap-2">

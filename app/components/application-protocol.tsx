@@ -2,7 +2,7 @@ import { type FieldMetadata, getInputProps, getTextareaProps } from '@conform-to
 import { type RefObject, useEffect, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { translateError } from '~/lib/api-errors'
-import type { useErrorsFollowInput } from '~/lib/form'
+import type { FieldErrors } from '~/lib/form'
 import { useHydrated } from '~/lib/hydrated'
 import { APPLICATION_PROTOCOLS, type ApplicationForm } from '../../worker-api/contract/catalogue'
 import { Field, FieldMessages, fieldMessages } from './field'
@@ -11,7 +11,7 @@ import { Label } from './ui/label'
 import { Textarea } from './ui/textarea'
 
 type Fields = { [Name in keyof ApplicationForm]-?: FieldMetadata<ApplicationForm[Name], ApplicationForm, string[]> }
-type Shown = ReturnType<typeof useErrorsFollowInput>
+type Shown = FieldErrors
 
 const CHECKBOX =
   'mt-0.5 size-4 shrink-0 accent-primary focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring focus-visible:ring-offset-2'
@@ -47,8 +47,6 @@ export function ProtocolCard({
     if (radios instanceof RadioNodeList && radios.value) setChosen(radios.value)
   }, [formRef, fields.protocole.name])
   const client = fields.oidc.getFieldset()
-  const translate = (field: { name: string; errors?: string[] | undefined }) =>
-    shown.current(field)?.map((error) => translateError(t, error))
   /** A list's errors: its own, then each refused address's, named (`oidc.redirectUris[1]`: the second line kept). */
   const linesErrors = (field: FieldMetadata<string | undefined, ApplicationForm, string[]>) => {
     // The addresses as the failed save posted them (with JavaScript, conform's `initialValue` stays the page's).
@@ -66,7 +64,7 @@ export function ProtocolCard({
     const all = [...(field.errors ?? []).map((error) => translateError(t, error)), ...each]
     return shown.current({ name: field.name, errors: all.length > 0 ? all : undefined })
   }
-  const protocolErrors = translate(fields.protocole)
+  const protocolErrors = shown.errors(fields.protocole)
   const protocolMessages = fieldMessages('application-protocole', undefined, protocolErrors)
   const publicId = 'application-oidc-public'
 
@@ -155,14 +153,14 @@ export function ProtocolCard({
             field={client.initiateLoginUri}
             label={t('applications.oidc.initiateLoginUri')}
             hint={t('applications.oidc.initiateLoginUriHint')}
-            errors={translate(client.initiateLoginUri)}
+            errors={shown.errors(client.initiateLoginUri)}
           />
           <UriField
             id="application-backchannel-logout-uri"
             field={client.backchannelLogoutUri}
             label={t('applications.oidc.backchannelLogoutUri')}
             hint={t('applications.oidc.backchannelLogoutUriHint')}
-            errors={translate(client.backchannelLogoutUri)}
+            errors={shown.errors(client.backchannelLogoutUri)}
           />
         </fieldset>
       </CardContent>

@@ -20,7 +20,7 @@ import { buttonVariants } from './ui/button'
 type ButtonVariant = VariantProps<typeof buttonVariants>['variant']
 
 /** What is asked and what is posted: the same for the dialog and for the no-JavaScript page. */
-type Confirmation = {
+export type Confirmation = {
   title: string
   /** Phrasing content only (it is rendered in a paragraph). */
   description: ReactNode

@@ -1,12 +1,11 @@
-import { type FieldMetadata, getFormProps, getInputProps, useForm } from '@conform-to/react'
+import { getFormProps, getInputProps, useForm } from '@conform-to/react'
 import type { getZodConstraint } from '@conform-to/zod/v4'
 import { Form } from '@remix-run/react'
 import { MailCheck, Save } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { SubmitButton } from '~/components/submit-button'
-import { translateError } from '~/lib/api-errors'
 import { FOCUS_FIELD } from '~/lib/focus'
-import { useErrorsFollowInput, useFormReply, usePendingIntent } from '~/lib/form'
+import { useFieldErrors, useFormReply, usePendingIntent } from '~/lib/form'
 import type { ProfileInput, User } from '../../worker-api/contract/user'
 import { Field } from './field'
 import { FormError, formProblem } from './form-error'
@@ -20,7 +19,7 @@ import { Label } from './ui/label'
  * One's own (`own`) lets the browser fill the fields and says under the mail that a new address waits
  * for its confirmation; an administrator's view does not, and its fields are disabled unless the
  * viewer may manage the user (spec §6, `editable`). A failed save's errors on a field go once it is
- * changed (`useErrorsFollowInput`).
+ * changed (`useFieldErrors`).
  */
 export function IdentityForm({
   user,
@@ -51,8 +50,7 @@ export function IdentityForm({
     constraint,
     shouldValidate: 'onSubmit',
   })
-  const shown = useErrorsFollowInput(reply)
-  const translate = (field: FieldMetadata<string>) => shown.current(field)?.map((error) => translateError(t, error))
+  const shown = useFieldErrors(reply)
   const input = (name: keyof ProfileInput, type: 'text' | 'email', autoComplete: string) => ({
     ...getInputProps(fields[name], { type }),
     id: fields[name].id,
@@ -80,16 +78,20 @@ export function IdentityForm({
           {t('profile.loginReadOnly')}
         </p>
       </div>
-      <Field label={t('profile.nom')} errors={translate(fields.nom)} inputProps={input('nom', 'text', 'family-name')} />
+      <Field
+        label={t('profile.nom')}
+        errors={shown.errors(fields.nom)}
+        inputProps={input('nom', 'text', 'family-name')}
+      />
       <Field
         label={t('profile.prenom')}
-        errors={translate(fields.prenom)}
+        errors={shown.errors(fields.prenom)}
         inputProps={input('prenom', 'text', 'given-name')}
       />
       <div className="sm:col-span-2">
         <Field
           label={t('profile.mail')}
-          errors={translate(fields.mail)}
+          errors={shown.errors(fields.mail)}
           hint={mailHint}
           inputProps={input('mail', 'email', 'email')}
         />

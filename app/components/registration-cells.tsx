@@ -2,14 +2,13 @@ import { Form, Link, useLocation, useNavigation } from '@remix-run/react'
 import type { TFunction } from 'i18next'
 import { Mail, UserCheck } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
-import { DeleteTriggerLabel } from '~/components/delete-trigger-label'
+import { RowDelete } from '~/components/row-delete'
 import { displayDateTime } from '~/lib/dates'
 import { anchorId, FOCUS_FIELD, neighbourAnchor } from '~/lib/focus'
 import { usePendingIntent } from '~/lib/form'
 import { urlWith } from '~/lib/url'
 import { cn } from '~/lib/utils'
 import type { PendingUser } from '../../worker-api/contract/registration'
-import { ConfirmDialog } from './confirm-dialog'
 import { Button, buttonVariants } from './ui/button'
 
 /** The search param that opens the validation of a registration (its post, then the link). */
@@ -85,15 +84,15 @@ export function RegistrationActions({ user, rows }: { user: PendingUser; rows: P
           <span className="hidden lg:inline">{t('autorisation.validate')}</span>
         </Link>
       )}
-      <ConfirmDialog
-        id={anchorId('refuser', user.id)}
-        fallbackHref={urlWith(search, { confirmer: 'refuse', id: String(user.id) })}
+      <RowDelete
+        anchor="refuser"
+        confirm="refuse"
+        id={user.id}
+        search={search}
         {...refusal(t, rows, user)}
-        triggerVariant="ghost"
-        triggerClassName="text-destructive"
-      >
-        <DeleteTriggerLabel word={t('autorisation.delete')} name={t('autorisation.deleteLabel', { mail: user.mail })} />
-      </ConfirmDialog>
+        word={t('autorisation.delete')}
+        name={t('autorisation.deleteLabel', { mail: user.mail })}
+      />
     </div>
   )
 }

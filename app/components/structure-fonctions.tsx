@@ -1,13 +1,13 @@
 import { Link, useActionData, useLocation } from '@remix-run/react'
 import { KeyRound, type LucideIcon, Pencil } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
-import { DeleteTriggerLabel } from '~/components/delete-trigger-label'
+import { RowDelete } from '~/components/row-delete'
 import { anchorId, FOCUS_FIELD } from '~/lib/focus'
 import type { FonctionIntent } from '~/lib/fonction-forms.server'
 import { type FormReply, posted } from '~/lib/form'
 import { urlWith } from '~/lib/url'
 import type { StructureFonction } from '../../worker-api/contract/structure'
-import { ConfirmDialog, ConfirmPanel } from './confirm-dialog'
+import { ConfirmPanel } from './confirm-dialog'
 import { AddFonctionForm, FonctionGrantsForm, type FonctionReply, RenameFonctionForm } from './fonction-forms'
 import { Alert } from './ui/alert'
 import { buttonVariants } from './ui/button'
@@ -140,23 +140,20 @@ export function StructureFonctions({
                           text={t('fonctions.grantsEdit')}
                         />
                       ) : null}
-                      <ConfirmDialog
-                        id={anchorId('supprimer-fonction', fonction.id)}
-                        fallbackHref={`${urlWith(search, { confirmer: 'supprimer-fonction', id: String(fonction.id), renommer: null, acces: null })}`}
+                      <RowDelete
+                        anchor="supprimer-fonction"
+                        id={fonction.id}
+                        search={search}
+                        reset={{ renommer: null, acces: null }}
                         title={deleteTitle(fonction)}
                         description={deleteDescription(fonction)}
                         confirmLabel={t('fonctions.delete')}
                         pendingLabel={t('fonctions.deleting')}
                         fields={deletion(fonction)}
-                        triggerVariant="ghost"
-                        triggerClassName="text-destructive"
-                      >
-                        <DeleteTriggerLabel
-                          word={t('fonctions.delete')}
-                          name={t('fonctions.deleteLabel', { libelle: fonction.libelle })}
-                          from="sm"
-                        />
-                      </ConfirmDialog>
+                        word={t('fonctions.delete')}
+                        name={t('fonctions.deleteLabel', { libelle: fonction.libelle })}
+                        from="sm"
+                      />
                     </div>
                   </div>
                 )}

@@ -5,8 +5,7 @@ import { Save } from 'lucide-react'
 import { useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { SubmitButton } from '~/components/submit-button'
-import { translateError } from '~/lib/api-errors'
-import { useErrorsFollowInput, useFormReply, usePendingIntent } from '~/lib/form'
+import { useFieldErrors, useFormReply, usePendingIntent } from '~/lib/form'
 import { useHydrated } from '~/lib/hydrated'
 import type { Structure, TypeStructure, StructureForm as Values } from '../../worker-api/contract/structure'
 import { Field } from './field'
@@ -58,9 +57,7 @@ export function StructureForm({
     shouldValidate: 'onSubmit',
   })
   // A failed save's errors on a field go once it is changed: the name check then speaks.
-  const shown = useErrorsFollowInput(reply)
-  const translate = (field: { name: string; errors?: string[] | undefined }) =>
-    shown.current(field)?.map((error) => translateError(t, error))
+  const shown = useFieldErrors(reply)
   const nameCheck = useNameCheck(structure?.nom ?? null)
 
   return (
@@ -82,7 +79,7 @@ export function StructureForm({
       <Field
         label={t('structures.nom')}
         errors={
-          translate(fields.nom) ??
+          shown.errors(fields.nom) ??
           (nameCheck.taken ? [t('errors.STRUCTURE_NOM_ALREADY_USED', { nom: nameCheck.taken })] : undefined)
         }
         hint={nameCheck.free ? t('structures.nomFree') : undefined}
@@ -98,7 +95,7 @@ export function StructureForm({
           <div className="flex flex-col gap-2">
             <SelectField
               label={t('structures.type')}
-              errors={translate(fields.type)}
+              errors={shown.errors(fields.type)}
               placeholder={t('structures.chooseType')}
               options={types.map((type) => ({ value: String(type.id), label: type.libelle }))}
               selectProps={{
@@ -142,7 +139,7 @@ export function StructureForm({
               placeholder={t('structures.chooseParent')}
               emptyMessage={t('structures.noParent')}
               singleHint={t('structures.oneParent')}
-              errors={translate(fields.parent)}
+              errors={shown.errors(fields.parent)}
             />
           ) : null}
         </>

@@ -5,8 +5,7 @@ import { ArrowDown, ArrowUp, Plus, Save, Trash2 } from 'lucide-react'
 import { useEffect, useRef } from 'react'
 import { useTranslation } from 'react-i18next'
 import { SubmitButton } from '~/components/submit-button'
-import { translateError } from '~/lib/api-errors'
-import { useErrorsFollowInput, useFormReply, usePendingIntent } from '~/lib/form'
+import { useFieldErrors, useFormReply, usePendingIntent } from '~/lib/form'
 import { TEMPLATE_FONCTIONS_MAX, type TemplateForm as Values } from '../../worker-api/contract/catalogue'
 import { EnterSubmits } from './enter-submits'
 import { Field, FieldMessages, fieldMessages } from './field'
@@ -46,15 +45,13 @@ export function TemplateForm({
     constraint,
     shouldValidate: 'onSubmit',
   })
-  const shown = useErrorsFollowInput(reply)
-  const translate = (field: { name: string; errors?: string[] | undefined }) =>
-    shown.current(field)?.map((error) => translateError(t, error))
+  const shown = useFieldErrors(reply)
   const list = fields.fonctions.getFieldList()
   const addRef = useRef<HTMLButtonElement>(null)
   const focusAfter = useListFocus(list.length, addRef)
   const options = applications.map((application) => String(application.id))
   const named = new Map(applications.map((application) => [String(application.id), application]))
-  const listErrors = translate(fields.fonctions)
+  const listErrors = shown.errors(fields.fonctions)
 
   const labels: Record<string, string> = { fonctions: t('templates.fonctions') }
   list.forEach((item, index) => {
@@ -74,7 +71,7 @@ export function TemplateForm({
       <ol className="flex flex-col gap-4">
         {list.map((item, index) => {
           const { libelle, applications: granted } = item.getFieldset()
-          const grantedErrors = translate(granted)
+          const grantedErrors = shown.errors(granted)
           const grantedMessages = fieldMessages(granted.id, undefined, grantedErrors)
           const n = index + 1
           return (
@@ -84,7 +81,7 @@ export function TemplateForm({
                 <Field
                   label={t('templates.libelle')}
                   hint={index === 0 ? t('templates.firstHint') : undefined}
-                  errors={translate(libelle)}
+                  errors={shown.errors(libelle)}
                   inputProps={{
                     ...getInputProps(libelle, { type: 'text' }),
                     id: libelle.id,

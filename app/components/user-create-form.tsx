@@ -2,11 +2,11 @@ import { getFormProps, getInputProps, useForm } from '@conform-to/react'
 import type { getZodConstraint } from '@conform-to/zod/v4'
 import { Form, Link, useLocation, useNavigation } from '@remix-run/react'
 import { Mail, Save } from 'lucide-react'
-import { useEffect, useRef, useState } from 'react'
+import { useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
+import { MailField } from '~/components/mail-field'
 import { SubmitButton } from '~/components/submit-button'
-import { translateError } from '~/lib/api-errors'
-import { type FormReply, useErrorsFollowInput, useFormReply, usePendingIntent, useTyped } from '~/lib/form'
+import { type FormReply, useFieldErrors, useFormReply, usePendingIntent, useTyped } from '~/lib/form'
 import { useHydrated } from '~/lib/hydrated'
 import { useMailCheck } from '~/lib/mail-check'
 import { useStructureChange } from '~/lib/structure-change'
@@ -78,23 +78,13 @@ export function UserCreateForm({
     shouldValidate: 'onSubmit',
   })
   // A failed save's errors on a field go once it is changed (the address check then speaks).
-  const shown = useErrorsFollowInput(reply)
-  const translate = (field: { name: string; errors?: string[] | undefined }) =>
-    shown.current(field)?.map((error) => translateError(t, error))
-  const mailCheck = useMailCheck()
+  const shown = useFieldErrors(reply)
+  const mailCheck = useMailCheck('/pages/admin/user/mail', fields.mail.id)
   const { typed, refresh } = useTyped(formRef, WATCHED, [structureId, fonctions])
   const structureChange = useStructureChange(formRef, fields.structure.id, structureId)
   const [confirmationLeft, setConfirmationLeft] = useState(false)
   const mismatch =
     typed !== null && typed.confirmation !== '' && typed.mail.toLowerCase() !== typed.confirmation.toLowerCase()
-
-  // The address typed before the page was live (or kept by the browser) is checked once it is.
-  const mailId = fields.mail.id
-  const { check } = mailCheck
-  useEffect(() => {
-    const input = document.getElementById(mailId)
-    if (input instanceof HTMLInputElement && input.value) check(input.value, 0)
-  }, [mailId, check])
 
   // While another structure's functions are on their way, the function shown is the old one's.
   const navigation = useNavigation()
@@ -152,23 +142,18 @@ export function UserCreateForm({
           <CardContent className="flex flex-col gap-4">
             {/* The check's outcome (hint or error) is said as it comes, the field's messages being silent. */}
             <div aria-live="polite">
-              <Field
+              <MailField
                 label={labels.mail}
-                errors={translate(fields.mail) ?? mailCheck.errors(t)}
-                hint={mailCheck.hint(t)}
-                inputProps={{
-                  ...getInputProps(fields.mail, { type: 'email' }),
-                  id: fields.mail.id,
-                  autoComplete: 'off',
-                  spellCheck: false,
-                  onChange: (event) => mailCheck.check(event.currentTarget.value),
-                }}
+                field={fields.mail}
+                errors={shown.errors(fields.mail)}
+                check={mailCheck}
+                autoComplete="off"
               />
             </div>
             <Field
               label={labels.confirmation}
               errors={
-                translate(fields.confirmation) ??
+                shown.errors(fields.confirmation) ??
                 (mismatch && confirmationLeft ? [t('userCreate.mailMismatch')] : undefined)
               }
               inputProps={{
@@ -182,7 +167,7 @@ export function UserCreateForm({
             <div className="grid gap-4 sm:grid-cols-2">
               <Field
                 label={labels.nom}
-                errors={translate(fields.nom)}
+                errors={shown.errors(fields.nom)}
                 inputProps={{
                   ...getInputProps(fields.nom, { type: 'text' }),
                   id: fields.nom.id,
@@ -191,7 +176,7 @@ export function UserCreateForm({
               />
               <Field
                 label={labels.prenom}
-                errors={translate(fields.prenom)}
+                errors={shown.errors(fields.prenom)}
                 inputProps={{
                   ...getInputProps(fields.prenom, { type: 'text' }),
                   id: fields.prenom.id,
@@ -227,7 +212,7 @@ export function UserCreateForm({
               structures={structures}
               structureId={structureId}
               fonctions={fonctions}
-              errors={translate}
+              errors={shown.errors}
             />
           </CardContent>
         </Card>

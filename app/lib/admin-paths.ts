@@ -4,7 +4,7 @@ export const isAdminPath = (pathname: string) => pathname.split('/').includes('a
 /**
  * The pages that act on the whole organisation (the catalogue, the function templates, the security
  * settings): for the administrators of the whole tree alone (a current post on the root structure).
- * The menu offers them to those administrators only, and their guard (`requireAdmin`, `adminRead`)
+ * The menu offers them to those administrators only, and their guard (`requireAdmin`)
  * refuses any other on these very paths, their forms' posts included.
  */
 const ROOT_ONLY_PATHS = ['/pages/admin/applications', '/pages/admin/modeles', '/pages/admin/securite']

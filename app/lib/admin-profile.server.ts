@@ -2,7 +2,7 @@ import { getZodConstraint } from '@conform-to/zod/v4'
 import { data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { profileSchema } from '../../worker-api/contract/user'
 import { apiMessage, type Message } from './api-errors'
-import { adminRead, requireAdmin } from './auth.server'
+import { requireAdmin } from './auth.server'
 import { focusFragment, formReply, readForm, submitted } from './form.server'
 import { saveIdentity } from './identity.server'
 import { structureId } from './structure-form.server'
@@ -28,19 +28,20 @@ export async function adminProfileLoader({ request, context, params }: Args) {
     auth,
     data: [user, access, via, sessions],
     t,
-  } = await adminRead(request, context, (auth) =>
-    Promise.all([
-      auth.expect(auth.api.rest.bd.utilisateur[':id'].$get({ param: { id } })),
-      auth.expect(
-        auth.api.rest.bd.acces.utilisateur[':userId'].$get({ param: { userId: id }, query: { futurs: 'true' } }),
-      ),
-      structure
-        ? auth.settle(auth.api.rest.bd.structure[':id'].$get({ param: { id: structure } }))
-        : Promise.resolve(null),
-      // Only for a user the administrator manages (else 403: the list is not shown).
-      auth.settle(auth.api.rest.bd.utilisateur[':id'].sessions.$get({ param: { id } })),
-    ]),
-  )
+  } = await requireAdmin(request, context, {
+    read: (auth) =>
+      Promise.all([
+        auth.expect(auth.api.rest.bd.utilisateur[':id'].$get({ param: { id } })),
+        auth.expect(
+          auth.api.rest.bd.acces.utilisateur[':userId'].$get({ param: { userId: id }, query: { futurs: 'true' } }),
+        ),
+        structure
+          ? auth.settle(auth.api.rest.bd.structure[':id'].$get({ param: { id: structure } }))
+          : Promise.resolve(null),
+        // Only for a user the administrator manages (else 403: the list is not shown).
+        auth.settle(auth.api.rest.bd.utilisateur[':id'].sessions.$get({ param: { id } })),
+      ]),
+  })
   return data(
     {
       user,

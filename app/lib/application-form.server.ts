@@ -14,13 +14,11 @@ import {
   type Grant,
   grantsFrom,
 } from './application-grants'
-import type { requireAdmin } from './auth.server'
+import type { Auth } from './auth.server'
 import { RENEW_INTENT, type ShownSecret } from './client-secret'
 import { formFailure, formReply, readForm, submitted } from './form.server'
 import { i18nServer } from './i18n.server'
 import { pageTitle } from './title'
-
-type Auth = Awaited<ReturnType<typeof requireAdmin>>
 
 /** An application id of a URL, or the 404 page for a path segment that is not one. */
 export function applicationId(value: string | undefined): number {

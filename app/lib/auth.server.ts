@@ -97,32 +97,36 @@ async function adminSession(request: Request, auth: Auth, context: AppLoadContex
   return me
 }
 
-/**
- * Guard of the admin screens (spec §6: paths containing 'admin'; the pages of the whole organisation
- * for the root's administrators). Each admin route calls it in its own loader and action: on
- * client-side navigation Remix does not re-run the /pages layout loader.
- */
-export async function requireAdmin(request: Request, context: AppLoadContext) {
-  const auth = await requireUser(request, context)
-  await adminSession(request, auth, context)
-  return auth
-}
+type AdminRead<T> = { auth: Auth; data: T; t: Awaited<ReturnType<typeof i18nServer.getFixedT>> }
 
 /**
- * An admin page's reads (`read`), asked alongside the admin check rather than after it: both in-process
+ * The guard of the admin screens (spec §6: paths containing 'admin'; the pages of the whole
+ * organisation, `isRootOnlyPath`, for the root's administrators). Each admin route calls it in its own
+ * loader and action: on client-side navigation Remix does not re-run the /pages layout loader.
+ *
+ * With `read`, the page's reads are asked alongside the check rather than after it: both in-process
  * calls share the request's check of the caller, so the page's data and the check take one D1 round
- * trip. `read`'s outcome is looked at only once the check has passed: a non-administrator is sent to
- * their access page whatever their call was answered (every admin endpoint refuses them by itself).
- * The page's words (`t`) come with them.
+ * trip. `read`'s outcome is looked at only once the check has passed (a non-administrator is sent to
+ * their access page whatever their call was answered); the page's words (`t`) come with them.
  */
-export async function adminRead<T>(
+export async function requireAdmin(request: Request, context: AppLoadContext): Promise<Auth>
+export async function requireAdmin<T>(
   request: Request,
   context: AppLoadContext,
-  read: (auth: Auth) => Promise<T>,
-): Promise<{ auth: Auth; data: T; t: Awaited<ReturnType<typeof i18nServer.getFixedT>> }> {
+  options: { read: (auth: Auth) => Promise<T> },
+): Promise<AdminRead<T>>
+export async function requireAdmin<T>(
+  request: Request,
+  context: AppLoadContext,
+  options?: { read: (auth: Auth) => Promise<T> },
+): Promise<Auth | AdminRead<T>> {
   const auth = await requireUser(request, context)
+  if (!options) {
+    await adminSession(request, auth, context)
+    return auth
+  }
   const checked = adminSession(request, auth, context)
-  const data = read(auth)
+  const data = options.read(auth)
   // Its failure is the check's to decide first; nothing is left unawaited either way.
   data.catch(() => {})
   const t = i18nServer.getFixedT(request)

@@ -1,9 +1,7 @@
 import { todayIso, toWireDate } from '../../worker-api/contract/dates'
 import { apiMessage, type Failure, fieldErrors, type Message } from './api-errors'
-import type { requireAdmin } from './auth.server'
+import type { Auth } from './auth.server'
 import { formReply, submitted } from './form.server'
-
-type Auth = Awaited<ReturnType<typeof requireAdmin>>
 
 /** A post's default period at validation: from today, for a year (wire dates). */
 export function defaultPeriod() {

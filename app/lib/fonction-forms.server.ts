@@ -4,11 +4,9 @@ import { z } from 'zod'
 import { positiveInt } from '../../worker-api/contract/common'
 import { FONCTION_GRANTS_MAX, fonctionLibelleSchema } from '../../worker-api/contract/structure'
 import { apiMessage, encodeMessage, type Failure, fieldErrors, type Message } from './api-errors'
-import type { requireAdmin } from './auth.server'
+import type { Auth } from './auth.server'
 import { focusFragment, formReply, submitted } from './form.server'
 import { pathWithout } from './url'
-
-type Auth = Awaited<ReturnType<typeof requireAdmin>>
 
 /** The forms of a structure's functions, by their `intent`. */
 export const FONCTION_INTENTS = [

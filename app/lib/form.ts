@@ -1,7 +1,8 @@
 import type { SubmissionResult } from '@conform-to/react'
 import { useActionData, useNavigation } from '@remix-run/react'
 import { type FormEvent, type RefObject, useEffect, useRef, useState } from 'react'
-import type { Message } from './api-errors'
+import { useTranslation } from 'react-i18next'
+import { type Message, translateError } from './api-errors'
 
 /**
  * What every form action answers when it fails (the one convention of the portal's forms): which form
@@ -87,3 +88,16 @@ export function useErrorsFollowInput(reply: unknown) {
     },
   }
 }
+
+/** `useErrorsFollowInput`, and what a field shows of them in the page's language (`errors(field)`). */
+export function useFieldErrors(reply: unknown) {
+  const { t } = useTranslation()
+  const shown = useErrorsFollowInput(reply)
+  return {
+    ...shown,
+    errors: (field: { name: string; errors?: string[] | undefined }) =>
+      shown.current(field)?.map((error) => translateError(t, error)),
+  }
+}
+
+export type FieldErrors = ReturnType<typeof useFieldErrors>

@@ -1,10 +1,8 @@
 import { parseWithZod } from '@conform-to/zod/v4'
 import type { BusinessCode } from '../../worker-api/contract/errors'
 import { type ProfileInput, profileSchema } from '../../worker-api/contract/user'
-import type { requireUser } from './auth.server'
+import type { Auth } from './auth.server'
 import { formFailure } from './form.server'
-
-type Auth = Awaited<ReturnType<typeof requireUser>>
 
 /**
  * Saves a profile's identity form (`IdentityForm`: PUT rest/bd/utilisateur/{id}, spec §5), one's own

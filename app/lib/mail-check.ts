@@ -13,7 +13,7 @@ type MailAnswer = { mail: string | null; actif: boolean | null; asked: string; f
  * same pause (`typing` until then), and never asked about. A check that could not be made is
  * `unknown` and blocks nothing (the save checks again).
  */
-export function useMailCheck(url = '/pages/admin/user/mail') {
+export function useMailCheck(url: string, inputId: string) {
   const fetcher = useFetcher<MailAnswer>()
   const timer = useRef<ReturnType<typeof setTimeout>>()
   const [asked, setAsked] = useState('')
@@ -51,6 +51,11 @@ export function useMailCheck(url = '/pages/admin/user/mail') {
     }, wait)
   })
   useEffect(() => () => clearTimeout(timer.current), [])
+  // The address typed before the page was live (or kept by the browser) is checked once it is.
+  useEffect(() => {
+    const input = document.getElementById(inputId)
+    if (input instanceof HTMLInputElement && input.value) check(input.value, 0)
+  }, [inputId, check])
   type T = ReturnType<typeof useTranslation>['t']
   /** What the check says under the field: the address malformed, used, or held by an inactive account. */
   const errors = (t: T) =>
@@ -66,3 +71,5 @@ export function useMailCheck(url = '/pages/admin/user/mail') {
     status === 'free' ? t('userCreate.mailFree') : status === 'checking' ? t('userCreate.mailChecking') : undefined
   return { status, check, errors, hint }
 }
+
+export type MailCheck = ReturnType<typeof useMailCheck>

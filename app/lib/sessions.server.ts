@@ -1,8 +1,6 @@
 import { apiMessage, type Message } from './api-errors'
-import type { requireUser } from './auth.server'
+import type { Auth } from './auth.server'
 import { focusFragment, formReply, submitted } from './form.server'
-
-type Auth = Awaited<ReturnType<typeof requireUser>>
 
 /**
  * The forms of the list of one's own sessions (components/sessions-list.tsx): a session ended

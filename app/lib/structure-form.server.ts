@@ -1,9 +1,7 @@
 import { parseWithZod } from '@conform-to/zod/v4'
 import { type Structure, structureFormSchema } from '../../worker-api/contract/structure'
-import type { requireAdmin } from './auth.server'
+import type { Auth } from './auth.server'
 import { formFailure } from './form.server'
-
-type Auth = Awaited<ReturnType<typeof requireAdmin>>
 
 /**
  * What the structure form needs besides the structure: the types, and the parents the chosen type

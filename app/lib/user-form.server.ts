@@ -1,12 +1,10 @@
 import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
 import { data } from '@remix-run/cloudflare'
 import { createUserFormSchema } from '../../worker-api/contract/user-admin'
-import type { requireAdmin } from './auth.server'
+import type { Auth } from './auth.server'
 import { formFailure, readForm } from './form.server'
 import { i18nServer } from './i18n.server'
 import { pageTitle } from './title'
-
-type Auth = Awaited<ReturnType<typeof requireAdmin>>
 
 /** What the form typed before it asked for a structure's functions (without JavaScript), to show it again. */
 const KEPT = ['mail', 'confirmation', 'nom', 'prenom', 'admin', 'fonction', 'dateDebut', 'dateFin'] as const

@@ -3,11 +3,12 @@ import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
 import { type ActionFunctionArgs, type LoaderFunctionArgs, redirect } from '@remix-run/cloudflare'
 import { Form, useActionData, useLoaderData, useNavigation } from '@remix-run/react'
 import { Send } from 'lucide-react'
-import { useEffect, useRef } from 'react'
+import { useRef } from 'react'
 import { useTranslation } from 'react-i18next'
 import { CAPTCHA_REQUIRED, Captcha, captchaMessage, captchaPayload, useCaptchaGate } from '~/components/captcha'
 import { Field } from '~/components/field'
 import { FormError } from '~/components/form-error'
+import { MailField } from '~/components/mail-field'
 import { PublicPage } from '~/components/public-page'
 import { SubmitButton } from '~/components/submit-button'
 import { publicApi, read } from '~/lib/api.server'
@@ -115,13 +116,7 @@ export default function CreateAccount() {
   // What Validate depends on (spec §5 save-disabled rules).
   const formRef = useRef<HTMLFormElement>(null)
   const { typed, refresh } = useTyped(formRef, WATCHED)
-  const mailCheck = useMailCheck('/createAccount/mail')
-  const mailId = fields.mail.id
-  const { check } = mailCheck
-  useEffect(() => {
-    const input = document.getElementById(mailId)
-    if (input instanceof HTMLInputElement && input.value) check(input.value, 0)
-  }, [mailId, check])
+  const mailCheck = useMailCheck('/createAccount/mail', fields.mail.id)
 
   const known = new Set(carriers.map((nom) => nom.toLowerCase()))
   const newCompany = typed !== null && typed.structure.length >= 3 && !known.has(typed.structure.toLowerCase())
@@ -158,17 +153,12 @@ export default function CreateAccount() {
           ))}
         </datalist>
         <div aria-live="polite">
-          <Field
+          <MailField
             label={t('register.mail')}
-            errors={translate(fields.mail.errors) ?? mailCheck.errors(t)}
-            hint={mailCheck.hint(t)}
-            inputProps={{
-              ...getInputProps(fields.mail, { type: 'email' }),
-              id: fields.mail.id,
-              autoComplete: 'email',
-              spellCheck: false,
-              onChange: (event) => mailCheck.check(event.currentTarget.value),
-            }}
+            field={fields.mail}
+            errors={translate(fields.mail.errors)}
+            check={mailCheck}
+            autoComplete="email"
           />
         </div>
         <Field

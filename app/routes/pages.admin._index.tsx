@@ -5,7 +5,7 @@ import { useTranslation } from 'react-i18next'
 import { BarList, ChartTable, ColumnChart } from '~/components/charts'
 import { EndingPosts, EXTEND } from '~/components/ending-posts'
 import { apiMessage, fieldErrors } from '~/lib/api-errors'
-import { adminRead, requireAdmin } from '~/lib/auth.server'
+import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { focusFragment, formReply, readForm, submitted } from '~/lib/form.server'
 import { readPage } from '~/lib/pagination'
@@ -27,7 +27,9 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     auth,
     data: home,
     t,
-  } = await adminRead(request, context, (auth) => auth.expect(auth.api.rest.bd.accueil.$get({ query: { page } })))
+  } = await requireAdmin(request, context, {
+    read: (auth) => auth.expect(auth.api.rest.bd.accueil.$get({ query: { page } })),
+  })
   return data({ home, page, title: pageTitle(t, t('home.title')) }, { headers: await auth.headers() })
 }
 

@@ -4,14 +4,14 @@ import { AppWindow, Pencil, Plus, Power, PowerOff } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { AdminListPage } from '~/components/admin-list-page'
 import { AppIcon } from '~/components/app-icon'
-import { ConfirmDialog, ConfirmPanel } from '~/components/confirm-dialog'
+import { ConfirmPanel } from '~/components/confirm-dialog'
 import { DataTable, type DataTableColumn } from '~/components/data-table'
-import { DeleteTriggerLabel } from '~/components/delete-trigger-label'
 import { ListEmptyState } from '~/components/empty-state'
+import { RowDelete } from '~/components/row-delete'
 import { SearchForm } from '~/components/search-form'
 import { Button, buttonVariants } from '~/components/ui/button'
 import { apiMessage, type Failure } from '~/lib/api-errors'
-import { adminRead, requireAdmin } from '~/lib/auth.server'
+import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { anchorId, FOCUS_FIELD, neighbourAnchor } from '~/lib/focus'
 import { posted } from '~/lib/form'
@@ -42,7 +42,9 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     auth,
     data: { items, total },
     t,
-  } = await adminRead(request, context, (auth) => auth.expectPage(auth.api.rest.bd.application.$get({ query })))
+  } = await requireAdmin(request, context, {
+    read: (auth) => auth.expectPage(auth.api.rest.bd.application.$get({ query })),
+  })
   return data(
     {
       applications: items,
@@ -224,22 +226,18 @@ export default function Applications() {
               </span>
             </Button>
           </Form>
-          <ConfirmDialog
-            id={anchorId('supprimer', application.id)}
-            fallbackHref={urlWith(search, { confirmer: 'supprimer', id: String(application.id) })}
+          <RowDelete
+            anchor="supprimer"
+            id={application.id}
+            search={search}
             title={t('applications.deleteTitle', { libelle: application.libelle })}
             description={deleteDescription(application)}
             confirmLabel={t('applications.delete')}
             pendingLabel={t('applications.deleting')}
             fields={deletion(application)}
-            triggerVariant="ghost"
-            triggerClassName="text-destructive"
-          >
-            <DeleteTriggerLabel
-              word={t('applications.delete')}
-              name={t('applications.deleteLabel', { libelle: application.libelle })}
-            />
-          </ConfirmDialog>
+            word={t('applications.delete')}
+            name={t('applications.deleteLabel', { libelle: application.libelle })}
+          />
         </div>
       ),
     },

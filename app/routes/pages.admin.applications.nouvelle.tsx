@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next'
 import { ApplicationScreen, formProps } from '~/components/application-screen'
 import { SecretScreen } from '~/components/application-secret'
 import { applicationFormAction, applicationFormData } from '~/lib/application-form.server'
-import { adminRead, requireAdmin } from '~/lib/auth.server'
+import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { shownSecret } from '~/lib/client-secret'
 import { titleMeta } from '~/lib/title'
@@ -19,7 +19,9 @@ export const meta = titleMeta
 
 /** Registers an application in the catalogue (root administrators). */
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const { auth, data: form } = await adminRead(request, context, (auth) => applicationFormData(request, auth, null))
+  const { auth, data: form } = await requireAdmin(request, context, {
+    read: (auth) => applicationFormData(request, auth, null),
+  })
   return data(form, { headers: await auth.headers() })
 }
 

@@ -18,7 +18,7 @@ import {
 import { SearchForm } from '~/components/search-form'
 import { buttonVariants } from '~/components/ui/button'
 import { NeedsPost, offeredValue, ValidatePanel, type ValidateValues } from '~/components/validate-panel'
-import { adminRead, requireAdmin } from '~/lib/auth.server'
+import { requireAdmin } from '~/lib/auth.server'
 import { defaultPeriod, postFrom, registrationRefusal } from '~/lib/authorisation.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { anchorId } from '~/lib/focus'
@@ -48,14 +48,15 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     auth,
     data: [result, offered],
     t,
-  } = await adminRead(request, context, (auth) =>
-    Promise.all([
-      auth.settle(auth.api.rest.bd.authorize.get.user.all.$get({ query })),
-      Number.isSafeInteger(validating) && validating > 0
-        ? auth.settle(auth.api.rest.bd.authorize.user[':id'].fonctions.$get({ param: { id: validating } }))
-        : null,
-    ]),
-  )
+  } = await requireAdmin(request, context, {
+    read: (auth) =>
+      Promise.all([
+        auth.settle(auth.api.rest.bd.authorize.get.user.all.$get({ query })),
+        Number.isSafeInteger(validating) && validating > 0
+          ? auth.settle(auth.api.rest.bd.authorize.user[':id'].fonctions.$get({ param: { id: validating } }))
+          : null,
+      ]),
+  })
   // The registration being validated, on this page and still to validate: the post it may start with.
   const validation = offered?.ok ? { id: validating, fonctions: offered.data, ...defaultPeriod() } : null
   const title = pageTitle(t, t('autorisation.title'))

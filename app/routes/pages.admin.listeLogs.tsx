@@ -12,7 +12,7 @@ import { SelectField } from '~/components/select-field'
 import { Alert } from '~/components/ui/alert'
 import { Button, buttonVariants } from '~/components/ui/button'
 import { Tooltip } from '~/components/ui/tooltip'
-import { adminRead } from '~/lib/auth.server'
+import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { displayDate, displayTime } from '~/lib/dates'
 import { DEFAULT_PAGE_SIZE, lastPageUrl, listQuery } from '~/lib/pagination'
@@ -72,11 +72,14 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     auth,
     data: result,
     t,
-  } = await adminRead(request, context, (auth) =>
-    filters.valid
-      ? auth.settle(auth.api.rest.bd.logs.index.$get({ query: { ...filters.query, page, taille: DEFAULT_PAGE_SIZE } }))
-      : Promise.resolve(null),
-  )
+  } = await requireAdmin(request, context, {
+    read: (auth) =>
+      filters.valid
+        ? auth.settle(
+            auth.api.rest.bd.logs.index.$get({ query: { ...filters.query, page, taille: DEFAULT_PAGE_SIZE } }),
+          )
+        : Promise.resolve(null),
+  })
   const shown = {
     typed: filters.typed,
     errors: filters.errors,

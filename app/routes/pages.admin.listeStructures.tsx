@@ -3,14 +3,14 @@ import { Link, useActionData, useLoaderData, useLocation } from '@remix-run/reac
 import { Building2, Pencil, Plus, Users } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { AdminListPage } from '~/components/admin-list-page'
-import { ConfirmDialog, ConfirmPanel } from '~/components/confirm-dialog'
+import { ConfirmPanel } from '~/components/confirm-dialog'
 import { DataTable, type DataTableColumn } from '~/components/data-table'
-import { DeleteTriggerLabel } from '~/components/delete-trigger-label'
 import { ListEmptyState } from '~/components/empty-state'
+import { RowDelete } from '~/components/row-delete'
 import { SearchForm } from '~/components/search-form'
 import { buttonVariants } from '~/components/ui/button'
 import { apiMessage } from '~/lib/api-errors'
-import { adminRead, requireAdmin } from '~/lib/auth.server'
+import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { anchorId, FOCUS_FIELD, neighbourAnchor } from '~/lib/focus'
 import { focusFragment, formReply, readForm, rowAction, submitted } from '~/lib/form.server'
@@ -30,7 +30,9 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     auth,
     data: { items, total },
     t,
-  } = await adminRead(request, context, (auth) => auth.expectPage(auth.api.rest.bd.structure.user.me.$get({ query })))
+  } = await requireAdmin(request, context, {
+    read: (auth) => auth.expectPage(auth.api.rest.bd.structure.user.me.$get({ query })),
+  })
   return data(
     {
       structures: items,
@@ -159,22 +161,18 @@ export default function Structures() {
           </Link>
           {/* The root always has children: its delete could never succeed, so it is not offered. */}
           {structure.parent === null ? null : (
-            <ConfirmDialog
-              id={anchorId('supprimer', structure.id)}
-              fallbackHref={urlWith(search, { confirmer: 'supprimer', id: String(structure.id) })}
+            <RowDelete
+              anchor="supprimer"
+              id={structure.id}
+              search={search}
               title={t('structures.deleteTitle', { nom: structure.nom })}
               description={t('structures.deleteConfirm')}
               confirmLabel={t('structures.delete')}
               pendingLabel={t('structures.deleting')}
               fields={deletion(structure)}
-              triggerVariant="ghost"
-              triggerClassName="text-destructive"
-            >
-              <DeleteTriggerLabel
-                word={t('structures.delete')}
-                name={t('structures.deleteLabel', { nom: structure.nom })}
-              />
-            </ConfirmDialog>
+              word={t('structures.delete')}
+              name={t('structures.deleteLabel', { nom: structure.nom })}
+            />
           )}
         </div>
       ),

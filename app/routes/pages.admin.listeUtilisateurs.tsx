@@ -4,16 +4,16 @@ import { ChevronDown, ChevronRight, Eye, RotateCcw, UserPlus, Users } from 'luci
 import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { AdminListPage } from '~/components/admin-list-page'
-import { ConfirmDialog, ConfirmPanel } from '~/components/confirm-dialog'
+import { ConfirmPanel } from '~/components/confirm-dialog'
 import { DataTable, type DataTableColumn, detailsId } from '~/components/data-table'
-import { DeleteTriggerLabel } from '~/components/delete-trigger-label'
 import { EmptyState } from '~/components/empty-state'
+import { RowDelete } from '~/components/row-delete'
 import { SearchForm } from '~/components/search-form'
 import { Button, buttonVariants } from '~/components/ui/button'
 import { USER_FILTERS, UserFilters } from '~/components/user-filters'
 import { fullName, hasPosition, UserBadges, UserDetails } from '~/components/user-row'
 import { apiMessage } from '~/lib/api-errors'
-import { adminRead, requireAdmin } from '~/lib/auth.server'
+import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { anchorId, FOCUS_FIELD, neighbourAnchor } from '~/lib/focus'
 import { usePendingIntent } from '~/lib/form'
@@ -41,7 +41,9 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     auth,
     data: { items, total },
     t,
-  } = await adminRead(request, context, (auth) => auth.expectPage(auth.api.rest.bd.utilisateur.liste.$get({ query })))
+  } = await requireAdmin(request, context, {
+    read: (auth) => auth.expectPage(auth.api.rest.bd.utilisateur.liste.$get({ query })),
+  })
   return data(
     { users: items, total, page: query.page, q: query.q ?? '', title: pageTitle(t, t('nav.manageUsers')) },
     { headers: await auth.headers() },
@@ -198,19 +200,18 @@ export default function UserList() {
             </Form>
           ) : null}
           {user.modification && !user.supprime ? (
-            <ConfirmDialog
-              id={anchorId('supprimer', user.id)}
-              fallbackHref={urlWith(search, { confirmer: 'supprimer', id: String(user.id) })}
+            <RowDelete
+              anchor="supprimer"
+              id={user.id}
+              search={search}
               title={t('users.deleteTitle', { nom: fullName(user) })}
               description={t('users.deleteConfirm')}
               confirmLabel={t('users.delete')}
               pendingLabel={t('users.deleting')}
               fields={deletion(user)}
-              triggerVariant="ghost"
-              triggerClassName="text-destructive"
-            >
-              <DeleteTriggerLabel word={t('users.delete')} name={t('users.deleteLabel', { nom: fullName(user) })} />
-            </ConfirmDialog>
+              word={t('users.delete')}
+              name={t('users.deleteLabel', { nom: fullName(user) })}
+            />
           ) : null}
         </div>
       ),

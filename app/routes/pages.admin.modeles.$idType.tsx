@@ -4,7 +4,7 @@ import { useLoaderData } from '@remix-run/react'
 import { useTranslation } from 'react-i18next'
 import { TEMPLATE_INTENT, TemplateForm } from '~/components/template-form'
 import { fieldErrors } from '~/lib/api-errors'
-import { adminRead, requireAdmin } from '~/lib/auth.server'
+import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import type { FormReply } from '~/lib/form'
 import { formFailure, formReply, readForm } from '~/lib/form.server'
@@ -37,7 +37,9 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
     auth,
     data: templates,
     t,
-  } = await adminRead(request, context, (auth) => auth.expect(auth.api.rest.bd.typestructure.fonctions.$get()))
+  } = await requireAdmin(request, context, {
+    read: (auth) => auth.expect(auth.api.rest.bd.typestructure.fonctions.$get()),
+  })
   const type = templates.types.find((candidate) => candidate.id === id)
   if (!type) throw new Response('NOT_FOUND', { status: 404, headers: await auth.headers() })
   return data(

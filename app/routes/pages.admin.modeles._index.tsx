@@ -4,7 +4,7 @@ import { Pencil } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { buttonVariants } from '~/components/ui/button'
 import { Card, CardContent, CardHeader, CardTitle } from '~/components/ui/card'
-import { adminRead } from '~/lib/auth.server'
+import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { pageTitle, titleMeta } from '~/lib/title'
 
@@ -20,7 +20,9 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     auth,
     data: templates,
     t,
-  } = await adminRead(request, context, (auth) => auth.expect(auth.api.rest.bd.typestructure.fonctions.$get()))
+  } = await requireAdmin(request, context, {
+    read: (auth) => auth.expect(auth.api.rest.bd.typestructure.fonctions.$get()),
+  })
   return data({ types: templates.types, title: pageTitle(t, t('templates.title')) }, { headers: await auth.headers() })
 }
 

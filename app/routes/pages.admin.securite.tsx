@@ -6,7 +6,7 @@ import { FormError } from '~/components/form-error'
 import { SubmitButton } from '~/components/submit-button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '~/components/ui/card'
 import { apiMessage, type Message } from '~/lib/api-errors'
-import { adminRead, requireAdmin } from '~/lib/auth.server'
+import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { usePendingIntent } from '~/lib/form'
 import { readForm } from '~/lib/form.server'
@@ -21,7 +21,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     auth,
     data: settings,
     t,
-  } = await adminRead(request, context, (auth) => auth.expect(auth.api.rest.bd.parametres.securite.$get()))
+  } = await requireAdmin(request, context, { read: (auth) => auth.expect(auth.api.rest.bd.parametres.securite.$get()) })
   return data({ settings, title: pageTitle(t, t('mfa.settings.title')) }, { headers: await auth.headers() })
 }
 

@@ -4,7 +4,7 @@ import { useLoaderData } from '@remix-run/react'
 import { useTranslation } from 'react-i18next'
 import { StructureForm } from '~/components/structure-form'
 import { Card, CardContent } from '~/components/ui/card'
-import { adminRead, requireAdmin } from '~/lib/auth.server'
+import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { readForm } from '~/lib/form.server'
 import { placementChoices, saveStructure } from '~/lib/structure-form.server'
@@ -25,7 +25,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     auth,
     data: choices,
     t,
-  } = await adminRead(request, context, (auth) => placementChoices(auth, new URL(request.url), null))
+  } = await requireAdmin(request, context, { read: (auth) => placementChoices(auth, new URL(request.url), null) })
   return data(
     {
       ...choices,

@@ -7,7 +7,7 @@ import { StructureFonctions } from '~/components/structure-fonctions'
 import { StructureForm } from '~/components/structure-form'
 import { buttonVariants } from '~/components/ui/button'
 import { Card, CardContent } from '~/components/ui/card'
-import { adminRead, requireAdmin } from '~/lib/auth.server'
+import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { fonctionAction, isFonctionIntent, structureFonctions } from '~/lib/fonction-forms.server'
 import { readForm } from '~/lib/form.server'
@@ -33,9 +33,11 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
     auth,
     data: [structure, choices, fonctions],
     t,
-  } = await adminRead(request, context, (auth) => {
-    const structure = auth.expect(auth.api.rest.bd.structure[':id'].$get({ param: { id } }))
-    return Promise.all([structure, placementChoices(auth, url, { id, structure }), structureFonctions(auth, url, id)])
+  } = await requireAdmin(request, context, {
+    read: (auth) => {
+      const structure = auth.expect(auth.api.rest.bd.structure[':id'].$get({ param: { id } }))
+      return Promise.all([structure, placementChoices(auth, url, { id, structure }), structureFonctions(auth, url, id)])
+    },
   })
   return data(
     {

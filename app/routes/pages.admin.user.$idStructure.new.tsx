@@ -1,7 +1,7 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { useActionData, useLoaderData } from '@remix-run/react'
 import { CreateUserScreen } from '~/components/user-create-form'
-import { adminRead, requireAdmin } from '~/lib/auth.server'
+import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { structureId as structureInPath } from '~/lib/structure-form.server'
 import { titleMeta } from '~/lib/title'
@@ -27,7 +27,9 @@ export const meta = titleMeta
 /** Spec §2 admin/user/{idStructure}/new: create a user, the structure chosen beforehand (another may be picked). */
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const preset = structureInPath(params.idStructure)
-  const { auth, data: form } = await adminRead(request, context, (auth) => userFormData(request, auth, preset))
+  const { auth, data: form } = await requireAdmin(request, context, {
+    read: (auth) => userFormData(request, auth, preset),
+  })
   return data(form, { headers: await auth.headers() })
 }
 

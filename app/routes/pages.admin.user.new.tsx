@@ -1,7 +1,7 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { useActionData, useLoaderData } from '@remix-run/react'
 import { CreateUserScreen } from '~/components/user-create-form'
-import { adminRead, requireAdmin } from '~/lib/auth.server'
+import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { titleMeta } from '~/lib/title'
 import { userFormAction, userFormData } from '~/lib/user-form.server'
@@ -16,7 +16,9 @@ export const meta = titleMeta
 
 /** Spec §2 admin/user/new: create a user with their first post, in any structure of the admin's scope. */
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const { auth, data: form } = await adminRead(request, context, (auth) => userFormData(request, auth, null))
+  const { auth, data: form } = await requireAdmin(request, context, {
+    read: (auth) => userFormData(request, auth, null),
+  })
   return data(form, { headers: await auth.headers() })
 }
 

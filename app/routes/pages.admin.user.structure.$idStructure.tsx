@@ -9,7 +9,7 @@ import { EmptyState } from '~/components/empty-state'
 import { Pagination } from '~/components/pagination'
 import { SearchForm } from '~/components/search-form'
 import { buttonVariants } from '~/components/ui/button'
-import { adminRead, requireAdmin } from '~/lib/auth.server'
+import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { useFormReply } from '~/lib/form'
 import { focusFragment, formFailure, readForm } from '~/lib/form.server'
@@ -48,12 +48,13 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
     auth,
     data: [structure, users],
     t,
-  } = await adminRead(request, context, (auth) =>
-    Promise.all([
-      auth.expect(auth.api.rest.bd.structure[':id'].$get({ param: { id } })),
-      auth.expect(auth.api.rest.bd.utilisateur.structure[':idStructure'].$get({ param: { idStructure: id }, query })),
-    ]),
-  )
+  } = await requireAdmin(request, context, {
+    read: (auth) =>
+      Promise.all([
+        auth.expect(auth.api.rest.bd.structure[':id'].$get({ param: { id } })),
+        auth.expect(auth.api.rest.bd.utilisateur.structure[':idStructure'].$get({ param: { idStructure: id }, query })),
+      ]),
+  })
   return data(
     {
       structure,

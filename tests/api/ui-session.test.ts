@@ -2,7 +2,7 @@ import { env } from 'cloudflare:test'
 import jwt from '@tsndr/cloudflare-worker-jwt'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { read, userApi } from '../../app/lib/api.server'
-import { adminRead, endSession, requireAdmin, requireUser } from '../../app/lib/auth.server'
+import { endSession, requireAdmin, requireUser } from '../../app/lib/auth.server'
 import { getSession } from '../../app/lib/session.server'
 import { createOrganisation, createUser, currentPost, db, signIn, uiContext } from './helpers'
 
@@ -101,14 +101,14 @@ describe('requireAdmin', () => {
   })
 })
 
-describe('adminRead', () => {
+describe("requireAdmin with the page's reads", () => {
   it('sends an admin demoted since signing in to their access page, whatever their page’s own call was answered', async () => {
     const user = await createUser({ admin: true })
     const request = await browserRequest(user, true)
     await db().updateTable('utilisateur').set({ admin: 0 }).where('id', '=', user.id).execute()
-    const thrown = await adminRead(request, context, (auth) =>
-      auth.expect(auth.api.rest.bd.accueil.$get({ query: {} })),
-    ).catch((error: unknown) => error)
+    const thrown = await requireAdmin(request, context, {
+      read: (auth) => auth.expect(auth.api.rest.bd.accueil.$get({ query: {} })),
+    }).catch((error: unknown) => error)
     expect((thrown as Response).status).toBe(302)
     expect((thrown as Response).headers.get('Location')).toBe('/pages/user/acces')
   })
@@ -116,9 +116,9 @@ describe('adminRead', () => {
   it('gives an administrator the page’s data', async () => {
     const user = await createUser({ admin: true, postes: [currentPost(4, 2)] })
     const request = await browserRequest(user, true)
-    const { auth, data } = await adminRead(request, context, (auth) =>
-      auth.expect(auth.api.rest.bd.accueil.$get({ query: {} })),
-    )
+    const { auth, data } = await requireAdmin(request, context, {
+      read: (auth) => auth.expect(auth.api.rest.bd.accueil.$get({ query: {} })),
+    })
     expect(auth.user.id).toBe(user.id)
     expect(data.utilisateurs.avecPoste).toBeGreaterThan(0)
   })
@@ -129,9 +129,9 @@ describe('the root-only pages', () => {
     const user = await createUser({ admin: true, postes: [currentPost(4, 2)] })
     for (const path of ['/pages/admin/applications', '/pages/admin/modeles/3', '/pages/admin/securite']) {
       const request = await browserRequest(user, true, path)
-      const read = await adminRead(request, context, (auth) =>
-        auth.expect(auth.api.rest.bd.accueil.$get({ query: {} })),
-      ).catch((error: unknown) => error)
+      const read = await requireAdmin(request, context, {
+        read: (auth) => auth.expect(auth.api.rest.bd.accueil.$get({ query: {} })),
+      }).catch((error: unknown) => error)
       expect((read as Response).status, path).toBe(403)
       expect(await (read as Response).text(), path).toBe('ROOT_ONLY')
       const post = new Request(request, { method: 'POST' })
@@ -146,9 +146,9 @@ describe('the root-only pages', () => {
   it('let an administrator of the whole tree in', async () => {
     const user = await createUser({ admin: true, postes: [currentPost(1, 1)] })
     const request = await browserRequest(user, true, '/pages/admin/applications')
-    const { auth } = await adminRead(request, context, (auth) =>
-      auth.expect(auth.api.rest.bd.accueil.$get({ query: {} })),
-    )
+    const { auth } = await requireAdmin(request, context, {
+      read: (auth) => auth.expect(auth.api.rest.bd.accueil.$get({ query: {} })),
+    })
     expect(auth.user.id).toBe(user.id)
   })
 })
