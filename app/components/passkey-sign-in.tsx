@@ -1,11 +1,11 @@
 import { useNavigation, useSubmit } from '@remix-run/react'
-import { type AuthenticationResponseJSON, WebAuthnAbortService } from '@simplewebauthn/browser'
+import type { AuthenticationResponseJSON } from '@simplewebauthn/browser'
 import { Fingerprint } from 'lucide-react'
 import { useCallback, useEffect, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import type { Message } from '~/lib/api-errors'
 import { useHydrated } from '~/lib/hydrated'
-import { passkeyAssertion, passkeyAutofillSupported, passkeysSupported } from '~/lib/passkeys'
+import { cancelPasskeyCeremony, passkeyAssertion, passkeyAutofillSupported, passkeysSupported } from '~/lib/passkeys'
 import { FormError } from './form-error'
 import { Button } from './ui/button'
 
@@ -38,7 +38,7 @@ export function usePasskeyAutofill(fields: Record<string, string>, restart: unkn
     })
     return () => {
       ended.abort()
-      WebAuthnAbortService.cancelCeremony()
+      cancelPasskeyCeremony()
     }
   }, [restart])
 }
@@ -59,7 +59,7 @@ export function PasskeyButton({ label, fields }: { label: string; fields: Record
   const open = useRef(false)
   useEffect(
     () => () => {
-      if (open.current) WebAuthnAbortService.cancelCeremony()
+      if (open.current) cancelPasskeyCeremony()
     },
     [],
   )

@@ -1,12 +1,8 @@
-import {
-  type AuthenticationResponseJSON,
-  browserSupportsWebAuthn,
-  browserSupportsWebAuthnAutofill,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
-  startAuthentication,
-  startRegistration,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/browser'
 import type { Message } from './api-errors'
 
@@ -22,10 +18,24 @@ export type Ceremony<T> = { ok: true; answer: T } | { ok: false; error: Message 
 
 const FAILED: Message = { key: 'mfa.passkeys.failed' }
 
-/** Whether this browser can use passkeys at all (and, for the sign-in's autofill, offer them there). */
-export const passkeysSupported = () => typeof window !== 'undefined' && browserSupportsWebAuthn()
-export const passkeyAutofillSupported = () =>
-  passkeysSupported() ? browserSupportsWebAuthnAutofill() : Promise.resolve(false)
+/**
+ * The WebAuthn library, fetched once a live page has a use for it (a browser with passkeys): not on
+ * the critical path of the pages that offer them.
+ */
+let library: typeof import('@simplewebauthn/browser') | undefined
+const webauthn = async () => {
+  library ??= await import('@simplewebauthn/browser')
+  return library
+}
+
+/** Whether this browser can use passkeys at all (the library's own test, without the library). */
+export const passkeysSupported = () => typeof window !== 'undefined' && typeof window.PublicKeyCredential === 'function'
+/** And whether it offers them in the sign-in's autofill. */
+export const passkeyAutofillSupported = async () =>
+  passkeysSupported() ? (await webauthn()).browserSupportsWebAuthnAutofill() : false
+
+/** Closes a prompt the page opened (none can be open before the library was loaded). */
+export const cancelPasskeyCeremony = () => library?.WebAuthnAbortService.cancelCeremony()
 
 /** The options one of the portal's routes gives for `body`: `{options}` or `{error}`, as JSON. */
 async function optionsFrom<T>(path: string, body: Record<string, string>, signal?: AbortSignal): Promise<Ceremony<T>> {
@@ -84,6 +94,7 @@ export async function passkeyAssertion({
   if (!options.ok) return options
   if (signal?.aborted) return { ok: false, error: { key: 'mfa.passkeys.cancelled' } }
   try {
+    const { startAuthentication } = await webauthn()
     const answer = await startAuthentication({ optionsJSON: options.answer, useBrowserAutofill: autofill })
     return { ok: true, answer }
   } catch (error) {
@@ -99,6 +110,7 @@ export async function passkeyAttestation(proof: Record<string, string>): Promise
   const options = await optionsFrom<PublicKeyCredentialCreationOptionsJSON>('/pages/user/securite/cle', proof)
   if (!options.ok) return options
   try {
+    const { startRegistration } = await webauthn()
     return { ok: true, answer: await startRegistration({ optionsJSON: options.answer }) }
   } catch (error) {
     return { ok: false, error: refusal(error) }
