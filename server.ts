@@ -17,6 +17,7 @@ import {
 } from './worker-api/db/request-scope'
 import type { Env } from './worker-api/env'
 import { configurationProblems } from './worker-api/env'
+import { backgroundContext } from './worker-api/lib/context'
 import { isSameOriginWrite, securityHeaders, withBoundedBody, withOwnOrigin } from './worker-api/lib/security-headers'
 import { deliverOutbox } from './worker-api/services/core/outbox'
 import { purgeExpired } from './worker-api/services/maintenance'
@@ -124,7 +125,10 @@ export default {
       secured.headers.set('Server-Timing', serverTiming(scope.meter, performance.now() - started))
     }
     // A form may have ended OpenID Connect sessions (a sign-out): their clients are told now.
-    if (write) ctx.waitUntil(deliverLogouts(env).catch((error) => console.error('Logout delivery failed', error)))
+    if (write)
+      ctx.waitUntil(
+        deliverLogouts(backgroundContext(env)).catch((error) => console.error('Logout delivery failed', error)),
+      )
     return secured
   },
   /**
@@ -138,17 +142,17 @@ export default {
       return
     }
     ctx.waitUntil(
-      deliverOutbox(env).then(({ sent, failed }) => {
+      deliverOutbox(backgroundContext(env)).then(({ sent, failed }) => {
         if (sent + failed > 0) console.log(`Outbox: ${sent} sent, ${failed} failed`)
       }),
     )
     ctx.waitUntil(
-      deliverLogouts(env).then(({ sent, failed }) => {
+      deliverLogouts(backgroundContext(env)).then(({ sent, failed }) => {
         if (sent + failed > 0) console.log(`Back-channel logouts: ${sent} sent, ${failed} failed`)
       }),
     )
     if (controller.cron === PRUNE_CRON) {
-      ctx.waitUntil(purgeExpired(env).then((deleted) => console.log('Pruned expired rows', deleted)))
+      ctx.waitUntil(purgeExpired(backgroundContext(env)).then((deleted) => console.log('Pruned expired rows', deleted)))
     }
   },
 } satisfies ExportedHandler<Env>

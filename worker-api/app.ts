@@ -6,10 +6,11 @@ import { API_BASE } from './contract/base'
 import { serverTiming } from './db/meter'
 import { BOOKMARK_HEADER, isWrite, openRequestScope, type RequestScope, timingEnabled } from './db/request-scope'
 import { afterResponse } from './lib/after-response'
-import { requestOrigin } from './lib/domain'
+import { backgroundContext, contextOf } from './lib/context'
 import { BusinessError, errorBody } from './lib/errors'
 import { OAuthError, oauthErrorResponse } from './lib/oauth'
 import { apiHeaders, MAX_FORM_BYTES } from './lib/security-headers'
+import type { RequestEnv } from './lib/types'
 import { router } from './lib/validation'
 import { accessRoutes } from './routes/access'
 import { authRoutes } from './routes/auth'
@@ -31,6 +32,7 @@ import { userAdminRoutes } from './routes/user-admin'
 import { userRoutes } from './routes/users'
 import { applicationMayCall } from './services/catalogue/application-calls'
 import { callerChecked, callerFromBearer } from './services/core/actor'
+import { deliverOutbox } from './services/core/outbox'
 import { deliverLogouts } from './services/oidc/backchannel'
 
 /**
@@ -79,13 +81,20 @@ export function createApp() {
     const inProcess = c.env.REQUEST_SCOPE !== undefined
     const write = isWrite(c.req.method)
     const bindings = c.env
-    if (!inProcess) c.env = openRequestScope(c.env, { bookmark: c.req.header(BOOKMARK_HEADER), write })
-    const scope = c.env.REQUEST_SCOPE as RequestScope
+    const env = inProcess
+      ? (c.env as RequestEnv & { REQUEST_SCOPE: RequestScope })
+      : openRequestScope(c.env, { bookmark: c.req.header(BOOKMARK_HEADER), write })
+    c.env = env
+    const ctx = contextOf(env, c.req.raw)
+    const scope = ctx.scope
+    c.set('ctx', ctx)
     try {
       await next()
     } finally {
       // What the request read about its caller may have changed (a sign-out, a new name).
       if (write) scope.memo.clear()
+      // The mail the request queued goes once the answer is out (services/core/outbox.ts).
+      if (ctx.mail.length > 0) afterResponse(c, () => deliverOutbox(ctx, { ids: ctx.mail }))
     }
     const bookmark = scope.bookmark()
     if (bookmark) c.res.headers.set(BOOKMARK_HEADER, bookmark)
@@ -94,7 +103,7 @@ export function createApp() {
     apiHeaders(c.res.headers, new URL(c.req.url).protocol === 'https:')
     // A write may have ended OpenID Connect sessions: their clients are told now (the page's own
     // writes: server.ts), outside the request's measure.
-    if (write && !inProcess) afterResponse(c, () => deliverLogouts(bindings))
+    if (write && !inProcess) afterResponse(c, () => deliverLogouts(backgroundContext(bindings)))
   })
   // A body is bounded as the UI's forms are: anything larger is refused before a route reads it.
   app.use(
@@ -111,7 +120,8 @@ export function createApp() {
   )
   // Every non-public call carries a bearer access token.
   app.use('/rest/bd/*', async (c, next) => {
-    const caller = await callerFromBearer(c.env, c.req.header('Authorization'), requestOrigin(c.req.raw))
+    const ctx = c.var.ctx
+    const caller = await callerFromBearer(ctx, c.req.header('Authorization'))
     // The route the call reached (the last matched: the handler, after the middleware).
     if (caller.app !== null && !applicationMayCall(caller, c.req.method, routePath(c, -1), c.req.path)) {
       throw new BusinessError('APPLICATION_TOKEN_SCOPE', 403, "An application's session may only read its user")
@@ -120,7 +130,7 @@ export function createApp() {
     c.set('caller', caller)
     await next()
     // Fail closed: an answer given without that check could serve a revoked session.
-    if (c.res.ok && !callerChecked(c.env, caller)) {
+    if (c.res.ok && !callerChecked(ctx, caller)) {
       console.error(`${c.req.method} ${routePath(c, -1)} answered without checking its caller`)
       c.res = c.json(errorBody('TECHNICAL_ERROR', 'Technical error'), 500)
     }

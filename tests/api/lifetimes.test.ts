@@ -1,5 +1,6 @@
 import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
+import { backgroundContext } from '../../worker-api/lib/context'
 import { ACCESS_TOKEN_TTL_SECONDS } from '../../worker-api/lib/jwt'
 import type { MailProvider } from '../../worker-api/lib/mail/providers'
 import { LAUNCH_CODE_TTL_SECONDS } from '../../worker-api/services/catalogue/access'
@@ -302,7 +303,7 @@ describe('the outbox retry schedule', () => {
         .executeTakeFirstOrThrow()
     // Minutes from each failed attempt to the next, until the mail is given up (a year later at most).
     const delays: number[] = []
-    while ((await deliverOutbox(env, { provider: failing, now })).failed === 1) {
+    while ((await deliverOutbox(backgroundContext(env), { provider: failing, now })).failed === 1) {
       const next = new Date((await row()).next_attempt_at)
       delays.push((next.getTime() - now.getTime()) / 60_000)
       now = next
@@ -310,7 +311,12 @@ describe('the outbox retry schedule', () => {
     }
     expect(delays.slice(0, 10)).toEqual([1, 2, 5, 15, 30, 60, 120, 240, 480, 720])
     expect((await row()).attempts).toBe(11)
-    expect(await deliverOutbox(env, { provider: failing, now: new Date(now.getTime() + 365 * 86_400_000) })).toEqual({
+    expect(
+      await deliverOutbox(backgroundContext(env), {
+        provider: failing,
+        now: new Date(now.getTime() + 365 * 86_400_000),
+      }),
+    ).toEqual({
       sent: 0,
       failed: 0,
     })

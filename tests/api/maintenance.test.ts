@@ -1,5 +1,6 @@
 import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { backgroundContext } from '../../worker-api/lib/context'
 import { purgeExpired } from '../../worker-api/services/maintenance'
 import { REUSE_GRACE_SECONDS } from '../../worker-api/services/sign-in/auth'
 import { createOrganisation, createUser, db, refreshWith, signIn } from './helpers'
@@ -72,7 +73,7 @@ describe('purgeExpired (hourly cron)', () => {
         { cle: 'today', jour: day(0), total: 1 },
       ])
       .execute()
-    const deleted = await purgeExpired(env)
+    const deleted = await purgeExpired(backgroundContext(env))
     expect(deleted).toMatchObject({
       captchas: 1,
       refreshTokens: 1,
@@ -109,9 +110,12 @@ describe('purgeExpired: the retry copy of a rotated refresh token', () => {
         .where('utilisateur_id', '=', user.id)
         .where('rotated_at', 'is not', null)
         .executeTakeFirstOrThrow()
-    await purgeExpired(env)
+    await purgeExpired(backgroundContext(env))
     expect((await rotated()).successor).not.toBeNull()
-    const { successors } = await purgeExpired(env, new Date(Date.now() + (REUSE_GRACE_SECONDS + 1) * 1000))
+    const { successors } = await purgeExpired(
+      backgroundContext(env),
+      new Date(Date.now() + (REUSE_GRACE_SECONDS + 1) * 1000),
+    )
     expect(successors).toBe(1)
     expect((await rotated()).successor).toBeNull()
   })
@@ -154,7 +158,7 @@ describe('purgeExpired: the second factor', () => {
         },
       ])
       .execute()
-    const deleted = await purgeExpired(env)
+    const deleted = await purgeExpired(backgroundContext(env))
     expect(deleted).toMatchObject({ mfaChallenges: 1, pendingTotp: 1 })
     const hashes = (await db().selectFrom('mfa_challenge').select('hash').execute()).map((r) => r.hash)
     expect(hashes).toContain('live')

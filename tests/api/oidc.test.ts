@@ -2,6 +2,7 @@ import { env } from 'cloudflare:test'
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose'
 import * as client from 'openid-client'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { backgroundContext } from '../../worker-api/lib/context'
 import { atHash } from '../../worker-api/lib/oidc-keys'
 import { deliverable, deliverLogouts } from '../../worker-api/services/oidc/backchannel'
 import {
@@ -707,7 +708,7 @@ describe('logout', () => {
     expect(response.headers.get('Location')).toBe(`${BYE}?state=bye-state`)
     // Told at once (here by the test's receiver, before any other request could try the network).
     const { received, fetcher } = receiver()
-    expect(await deliverLogouts(env, { fetcher })).toEqual({ sent: 1, failed: 0 })
+    expect(await deliverLogouts(backgroundContext(env), { fetcher })).toEqual({ sent: 1, failed: 0 })
     expect(received).toHaveLength(1)
     expect(received[0]?.url).toBe(BACKCHANNEL)
     expect(received[0]?.type).toBe('application/x-www-form-urlencoded')
@@ -727,7 +728,7 @@ describe('logout', () => {
     expect(typeof payload.jti).toBe('string')
     expect((payload.exp as number) - (payload.iat as number)).toBeLessThanOrEqual(120)
     // Sent once: nothing more is due.
-    expect(await deliverLogouts(env, { fetcher })).toEqual({ sent: 0, failed: 0 })
+    expect(await deliverLogouts(backgroundContext(env), { fetcher })).toEqual({ sent: 0, failed: 0 })
     // The portal session and the application's are over.
     expect((await call('/rest/bd/session', { token: agent.accessToken })).status).toBe(401)
     await expect(client.refreshTokenGrant(rp, tokens.refresh_token as string)).rejects.toMatchObject({
@@ -749,7 +750,7 @@ describe('logout', () => {
     })
     expect(deactivated.status).toBe(200)
     const failing = (async () => new Response('down', { status: 503 })) as unknown as typeof fetch
-    expect(await deliverLogouts(env, { fetcher: failing })).toEqual({ sent: 0, failed: 1 })
+    expect(await deliverLogouts(backgroundContext(env), { fetcher: failing })).toEqual({ sent: 0, failed: 1 })
     const row = await db()
       .selectFrom('logout_delivery')
       .selectAll()
@@ -758,8 +759,11 @@ describe('logout', () => {
     expect([row.attempts, row.last_error, row.sent_at]).toEqual([1, 'HTTP 503', null])
     // Due again a minute later.
     const { received, fetcher } = receiver()
-    expect(await deliverLogouts(env, { fetcher })).toEqual({ sent: 0, failed: 0 })
-    expect(await deliverLogouts(env, { fetcher, now: new Date(Date.now() + 61_000) })).toEqual({ sent: 1, failed: 0 })
+    expect(await deliverLogouts(backgroundContext(env), { fetcher })).toEqual({ sent: 0, failed: 0 })
+    expect(await deliverLogouts(backgroundContext(env), { fetcher, now: new Date(Date.now() + 61_000) })).toEqual({
+      sent: 1,
+      failed: 0,
+    })
     expect(received).toHaveLength(1)
     expect(decodeJwt(received[0]?.token as string)).toMatchObject({ sub: String(agent.id), sid: tokens.claims()?.sid })
     await expect(client.refreshTokenGrant(rp, tokens.refresh_token as string)).rejects.toMatchObject({

@@ -1,6 +1,7 @@
 import { env } from 'cloudflare:test'
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { missingSecrets } from '../../worker-api/env'
+import { backgroundContext } from '../../worker-api/lib/context'
 import { sha256Hex } from '../../worker-api/lib/crypto'
 import {
   type MailProvider,
@@ -133,11 +134,17 @@ describe('delivery through Resend (MAIL_PROVIDER=resend, fetch stubbed)', () => 
     expect(link).not.toBeNull()
 
     const cron = { ...env, ...resendEnv }
-    expect(await deliverOutbox(cron, { now: later(failed!.next_attempt_at, -1) })).toEqual({ sent: 0, failed: 0 })
+    expect(await deliverOutbox(backgroundContext(cron), { now: later(failed!.next_attempt_at, -1) })).toEqual({
+      sent: 0,
+      failed: 0,
+    })
     expect(calls).toHaveLength(1)
 
     up = true
-    expect(await deliverOutbox(cron, { now: later(failed!.next_attempt_at, 1) })).toEqual({ sent: 1, failed: 0 })
+    expect(await deliverOutbox(backgroundContext(cron), { now: later(failed!.next_attempt_at, 1) })).toEqual({
+      sent: 1,
+      failed: 0,
+    })
     const [delivered] = await outboxOf(user.id)
     expect(delivered).toMatchObject({
       attempts: 2,
@@ -172,7 +179,10 @@ describe('delivery through Resend (MAIL_PROVIDER=resend, fetch stubbed)', () => 
     expect(token?.token_hash).toBe(await sha256Hex(link?.[1] as string))
 
     // Exactly once: later runs find nothing to send.
-    expect(await deliverOutbox(cron, { now: later(failed!.next_attempt_at, 3600) })).toEqual({ sent: 0, failed: 0 })
+    expect(await deliverOutbox(backgroundContext(cron), { now: later(failed!.next_attempt_at, 3600) })).toEqual({
+      sent: 0,
+      failed: 0,
+    })
     expect(calls).toHaveLength(2)
   })
 
@@ -205,8 +215,8 @@ describe('deliverOutbox', () => {
       return { messageId: 'm-1' }
     })
     const results = await Promise.all([
-      deliverOutbox(env, { ids: [id], provider, now }),
-      deliverOutbox(env, { provider, now }),
+      deliverOutbox(backgroundContext(env), { ids: [id], provider, now }),
+      deliverOutbox(backgroundContext(env), { provider, now }),
     ])
     expect(sent.map((mail) => mail.id)).toEqual([id])
     expect(results.reduce((total, r) => total + r.sent, 0)).toBe(1)
@@ -222,9 +232,15 @@ describe('deliverOutbox', () => {
       .where('id', '=', id)
       .execute()
     const { provider, sent } = testProvider(async () => ({ messageId: null }))
-    expect(await deliverOutbox(env, { provider, now: later(now, 29) })).toEqual({ sent: 0, failed: 0 })
+    expect(await deliverOutbox(backgroundContext(env), { provider, now: later(now, 29) })).toEqual({
+      sent: 0,
+      failed: 0,
+    })
     expect(sent).toEqual([])
-    expect(await deliverOutbox(env, { provider, now: later(now, 31) })).toEqual({ sent: 1, failed: 0 })
+    expect(await deliverOutbox(backgroundContext(env), { provider, now: later(now, 31) })).toEqual({
+      sent: 1,
+      failed: 0,
+    })
     expect(sent.map((mail) => mail.id)).toEqual([id])
   })
 
@@ -232,7 +248,7 @@ describe('deliverOutbox', () => {
     const now = new Date()
     const { id, user } = await queued('MAIL_CHANGED', now)
     const { provider, sent } = testProvider(async () => ({ messageId: null }))
-    await deliverOutbox(env, { provider, now })
+    await deliverOutbox(backgroundContext(env), { provider, now })
     expect(sent).toEqual([
       {
         id,
@@ -253,7 +269,7 @@ describe('deliverOutbox', () => {
       throw new Error('provider exploded')
     })
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      expect(await deliverOutbox(env, { provider, now })).toEqual({ sent: 0, failed: 1 })
+      expect(await deliverOutbox(backgroundContext(env), { provider, now })).toEqual({ sent: 0, failed: 1 })
       const row = await outboxRow(id)
       const delay = RETRY_DELAYS_SECONDS[Math.min(attempt, RETRY_DELAYS_SECONDS.length) - 1] as number
       expect({ attempt, attempts: row.attempts, next: row.next_attempt_at, error: row.last_error }).toEqual({
@@ -263,14 +279,17 @@ describe('deliverOutbox', () => {
         error: 'provider exploded',
       })
       // Nothing happens before the mail is due again.
-      expect(await deliverOutbox(env, { provider, now: later(now, delay - 1) })).toEqual({ sent: 0, failed: 0 })
+      expect(await deliverOutbox(backgroundContext(env), { provider, now: later(now, delay - 1) })).toEqual({
+        sent: 0,
+        failed: 0,
+      })
       now = later(now, delay)
     }
     expect(sent).toHaveLength(MAX_ATTEMPTS)
 
     // Given up: no further attempt, however late, and the mail keeps its content for inspection.
     const { provider: working, sent: none } = testProvider(async () => ({ messageId: 'late' }))
-    expect(await deliverOutbox(env, { provider: working, now: later(now, 365 * 86_400) })).toEqual({
+    expect(await deliverOutbox(backgroundContext(env), { provider: working, now: later(now, 365 * 86_400) })).toEqual({
       sent: 0,
       failed: 0,
     })
@@ -286,7 +305,7 @@ describe('deliverOutbox', () => {
     const reset = await queued('PASSWORD_RESET', now)
     const notice = await queued('MAIL_CHANGED', now)
     const { provider } = testProvider(async () => ({ messageId: 'ok' }))
-    expect(await deliverOutbox(env, { provider, now })).toEqual({ sent: 2, failed: 0 })
+    expect(await deliverOutbox(backgroundContext(env), { provider, now })).toEqual({ sent: 2, failed: 0 })
     expect(await outboxRow(reset.id)).toMatchObject({ html: '', text: '' })
     expect(await outboxRow(notice.id)).toMatchObject({ html: '<p>Bonjour</p>', text: 'Bonjour' })
   })
@@ -294,7 +313,7 @@ describe('deliverOutbox', () => {
   it('does nothing for an empty list of ids', async () => {
     await queued('MAIL_CHANGED')
     const { provider, sent } = testProvider(async () => ({ messageId: null }))
-    expect(await deliverOutbox(env, { ids: [], provider })).toEqual({ sent: 0, failed: 0 })
+    expect(await deliverOutbox(backgroundContext(env), { ids: [], provider })).toEqual({ sent: 0, failed: 0 })
     expect(sent).toEqual([])
   })
 })
@@ -304,7 +323,7 @@ describe('purgeExpired (hourly cron) and the outbox', () => {
     const now = new Date()
     const old = await queued('MAIL_CHANGED', later(now, -31 * 86_400))
     const young = await queued('MAIL_CHANGED', later(now, -29 * 86_400))
-    const deleted = await purgeExpired(env, now)
+    const deleted = await purgeExpired(backgroundContext(env), now)
     expect(deleted.mails).toBe(1)
     const ids = (await db().selectFrom('outbox').select('id').execute()).map((r) => r.id)
     expect(ids).toContain(young.id)
@@ -342,10 +361,16 @@ describe('a reset mail that cannot be delivered while its link lives', () => {
     const failing = testProvider(async () => {
       throw new Error('down')
     })
-    expect(await deliverOutbox(env, { provider: failing.provider, now })).toEqual({ sent: 0, failed: 1 })
+    expect(await deliverOutbox(backgroundContext(env), { provider: failing.provider, now })).toEqual({
+      sent: 0,
+      failed: 1,
+    })
     const working = testProvider(async () => ({ messageId: 'late' }))
     const past = later(now, PASSWORD_RESET_TTL_HOURS * 3600 + 1)
-    expect(await deliverOutbox(env, { provider: working.provider, now: past })).toEqual({ sent: 0, failed: 0 })
+    expect(await deliverOutbox(backgroundContext(env), { provider: working.provider, now: past })).toEqual({
+      sent: 0,
+      failed: 0,
+    })
     expect(working.sent).toEqual([])
     const row = await outboxRow(id)
     expect(row).toMatchObject({ sent_at: null, attempts: MAX_ATTEMPTS, html: '', text: '' })
@@ -359,10 +384,13 @@ describe('a reset mail that cannot be delivered while its link lives', () => {
     const failing = testProvider(async () => {
       throw new Error('down')
     })
-    await deliverOutbox(env, { provider: failing.provider, now })
+    await deliverOutbox(backgroundContext(env), { provider: failing.provider, now })
     const working = testProvider(async () => ({ messageId: 'in-time' }))
     const stillLive = later(now, PASSWORD_RESET_TTL_HOURS * 3600 - 60)
-    expect(await deliverOutbox(env, { provider: working.provider, now: stillLive })).toEqual({ sent: 1, failed: 0 })
+    expect(await deliverOutbox(backgroundContext(env), { provider: working.provider, now: stillLive })).toEqual({
+      sent: 1,
+      failed: 0,
+    })
     expect((await outboxRow(id)).provider_message_id).toBe('in-time')
   })
 })

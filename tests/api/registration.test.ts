@@ -2,6 +2,7 @@ import { env } from 'cloudflare:test'
 import { sql } from 'kysely'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { pendingUserSchema } from '../../worker-api/contract/registration'
+import { backgroundContext } from '../../worker-api/lib/context'
 import { sha256Hex } from '../../worker-api/lib/crypto'
 import type { MailProvider, OutgoingMail } from '../../worker-api/lib/mail/providers'
 import { deliverOutbox } from '../../worker-api/services/core/outbox'
@@ -1003,7 +1004,10 @@ describe('the mail of an accepted registration', () => {
     const row = await undelivered()
     const { provider, sent } = testProvider()
     const now = new Date(Date.now() + 3_600_000)
-    expect(await deliverOutbox(env, { ids: [row.id], provider, now })).toEqual({ sent: 1, failed: 0 })
+    expect(await deliverOutbox(backgroundContext(env), { ids: [row.id], provider, now })).toEqual({
+      sent: 1,
+      failed: 0,
+    })
     expect(sent[0]?.text).toContain('/renewPassword/')
     const after = await db().selectFrom('outbox').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow()
     expect(after.sent_at).not.toBeNull()
@@ -1014,7 +1018,7 @@ describe('the mail of an accepted registration', () => {
     const row = await undelivered()
     const { provider, sent } = testProvider()
     const past = new Date(Date.now() + REGISTRATION_TTL + 60_000)
-    await deliverOutbox(env, { provider, now: past })
+    await deliverOutbox(backgroundContext(env), { provider, now: past })
     expect(sent.filter((m) => m.id === row.id)).toEqual([])
   })
 })

@@ -25,7 +25,7 @@ for (const [index, mode] of MODES.entries()) {
       await page.getByRole('heading', { name: 'Applications', level: 1 }).waitFor()
       // The demo's launchers: the agents of Lille and Rouen and their heads may launch Pesage.
       const pesage = rowOf(page, 'Pesage')
-      assert.match(await pesage.innerText(), /Opérateur pesage/)
+      assert.match(await pesage.textContent(), /Opérateur pesage/)
 
       await page.getByLabel('Rechercher une application par son nom').fill('Essai catalogue')
       await page.getByLabel('Rechercher une application par son nom').press('Enter')

@@ -1,3 +1,5 @@
+import type { Language } from '../contract/language'
+import type { DB } from '../db/client'
 import type { RequestScope } from '../db/request-scope'
 import type { Env } from '../env'
 import type { AccessClaims } from './jwt'
@@ -14,8 +16,31 @@ export type RequestEnv = Env & { REQUEST_SCOPE?: RequestScope }
  */
 export type Caller = { id: number; app: number | null; claims: AccessClaims; origin: string; key: string }
 
-/** The Hono environment of the API's routes: the request's environment, and the caller the auth middleware found. */
+/** What the services know of the HTTP request itself. */
+export type RequestInfo = { origin: string; userAgent: string | null; ip: string | null; language: Language }
+
+/**
+ * What every service works with, built once per request by the API's first middleware (app.ts):
+ * the settings, the request's D1 session (`d1`, and Kysely on it, `db`), its scope (meter, memo,
+ * bookmark), what the request says of itself, and the mail it queued, which the middleware delivers
+ * once the response is sent.
+ */
+export type Ctx = {
+  /** The Worker's settings and secrets (its `DB` is the request's session, as `d1`). */
+  env: RequestEnv
+  d1: D1Database
+  db: DB
+  scope: RequestScope
+  request: RequestInfo
+  /** The outbox's ids the request queued: delivered after the response (app.ts). */
+  mail: number[]
+}
+
+/**
+ * The Hono environment of the API's routes: the request's environment, its context (lib/context.ts)
+ * and the caller the auth middleware found.
+ */
 export type AppEnv = {
   Bindings: RequestEnv
-  Variables: { caller: Caller }
+  Variables: { ctx: Ctx; caller: Caller }
 }

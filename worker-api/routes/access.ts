@@ -22,7 +22,7 @@ export const accessRoutes = router()
     }),
     async (c) =>
       c.json(
-        await accessOf(c.env, c.get('caller'), c.req.valid('param').userId, c.req.valid('query').futurs === 'true'),
+        await accessOf(c.var.ctx, c.get('caller'), c.req.valid('param').userId, c.req.valid('query').futurs === 'true'),
         200,
       ),
   )
@@ -41,7 +41,12 @@ export const accessRoutes = router()
     }),
     async (c) => {
       c.header('Cache-Control', 'no-store')
-      const result = await launch(c.env, c.get('caller'), c.req.valid('query').idApplication, requestContext(c.req.raw))
+      const result = await launch(
+        c.var.ctx,
+        c.get('caller'),
+        c.req.valid('query').idApplication,
+        requestContext(c.req.raw),
+      )
       return c.json(result, 200)
     },
   )

@@ -25,7 +25,7 @@ export const authRoutes = router()
         ...errors(400, 401, 403, 429),
       },
     }),
-    async (c) => c.json(await login(c.env, c.req.valid('json'), requestContext(c.req.raw)), 200),
+    async (c) => c.json(await login(c.var.ctx, c.req.valid('json'), requestContext(c.req.raw)), 200),
   )
   .openapi(
     createRoute({
@@ -36,7 +36,7 @@ export const authRoutes = router()
       request: { body: { content: { 'application/json': { schema: refreshSchema } }, required: true } },
       responses: { 200: json(tokensSchema, 'New tokens'), ...errors(400, 401, 403) },
     }),
-    async (c) => c.json(await refresh(c.env, c.req.valid('json').refreshToken, requestOrigin(c.req.raw)), 200),
+    async (c) => c.json(await refresh(c.var.ctx, c.req.valid('json').refreshToken, requestOrigin(c.req.raw)), 200),
   )
   .openapi(
     createRoute({
@@ -48,7 +48,7 @@ export const authRoutes = router()
       responses: { 204: { description: 'Signed out' }, ...errors(401) },
     }),
     async (c) => {
-      await logout(c.env, await actorOf(c.env, c.get('caller')), c.req.header('User-Agent') ?? null)
+      await logout(c.var.ctx, await actorOf(c.var.ctx, c.get('caller')), c.req.header('User-Agent') ?? null)
       return c.body(null, 204)
     },
   )
@@ -63,7 +63,7 @@ export const authRoutes = router()
       responses: { 200: json(sessionSchema, 'The caller'), ...errors(401, 403) },
     }),
     async (c) => {
-      const { id, login, nom, prenom, admin, racine, mfaEnrolmentRequired } = await actorOf(c.env, c.get('caller'))
+      const { id, login, nom, prenom, admin, racine, mfaEnrolmentRequired } = await actorOf(c.var.ctx, c.get('caller'))
       return c.json({ id, login, nom, prenom, admin, racine, mfaEnrolementRequis: mfaEnrolmentRequired }, 200)
     },
   )

@@ -27,7 +27,7 @@ export const captchaRoutes = router()
     }),
     async (c) => {
       c.header('Cache-Control', 'no-store')
-      return c.json(await newChallenge(c.env), 200)
+      return c.json(await newChallenge(c.var.ctx), 200)
     },
   )
   .openapi(
@@ -40,7 +40,7 @@ export const captchaRoutes = router()
     }),
     async (c) => {
       c.header('Cache-Control', 'no-store')
-      return c.json(await newQuestion(c.env), 200)
+      return c.json(await newQuestion(c.var.ctx), 200)
     },
   )
   .openapi(
@@ -53,7 +53,7 @@ export const captchaRoutes = router()
       responses: { 200: json(z.object({ success: z.boolean() }), 'Verdict'), ...errors(400) },
     }),
     async (c) => {
-      const verdict = await checkCaptcha(c.env, c.req.valid('query').request)
+      const verdict = await checkCaptcha(c.var.ctx, c.req.valid('query').request)
       if (verdict === 'malformed') throw new BusinessError('CAPTCHA_CHAR_INVALID', 400, 'Malformed captcha payload')
       return c.json({ success: verdict === 'ok' }, 200)
     },

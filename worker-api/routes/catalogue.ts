@@ -37,7 +37,7 @@ export const catalogueRoutes = router()
       responses: { 200: json(z.array(catalogueApplicationSchema), 'Applications'), ...errors(400, 401, 403) },
     }),
     async (c) => {
-      const { items, total } = await listApplications(c.env, c.get('caller'), c.req.valid('query'))
+      const { items, total } = await listApplications(c.var.ctx, c.get('caller'), c.req.valid('query'))
       c.header('X-Total-Count', String(total))
       return c.json(items, 200)
     },
@@ -54,7 +54,7 @@ export const catalogueRoutes = router()
     }),
     async (c) =>
       c.json(
-        await getApplication(c.env, c.get('caller'), c.req.valid('param').id, c.req.valid('query').fonctionsMax),
+        await getApplication(c.var.ctx, c.get('caller'), c.req.valid('param').id, c.req.valid('query').fonctionsMax),
         200,
       ),
   )
@@ -71,7 +71,7 @@ export const catalogueRoutes = router()
     }),
     async (c) => {
       const application = await createApplication(
-        c.env,
+        c.var.ctx,
         c.get('caller'),
         c.req.valid('json'),
         requestContext(c.req.raw),
@@ -92,7 +92,7 @@ export const catalogueRoutes = router()
     }),
     async (c) => {
       const application = await updateApplication(
-        c.env,
+        c.var.ctx,
         c.get('caller'),
         c.req.valid('json'),
         requestContext(c.req.raw),
@@ -112,7 +112,7 @@ export const catalogueRoutes = router()
       responses: { 204: { description: 'Deleted' }, ...errors(400, 401, 403, 404) },
     }),
     async (c) => {
-      await deleteApplication(c.env, c.get('caller'), c.req.valid('param').id, requestContext(c.req.raw))
+      await deleteApplication(c.var.ctx, c.get('caller'), c.req.valid('param').id, requestContext(c.req.raw))
       return c.body(null, 204)
     },
   )
@@ -129,7 +129,7 @@ export const catalogueRoutes = router()
     }),
     async (c) => {
       const param = c.req.valid('param')
-      return c.json(await rotateSecret(c.env, c.get('caller'), param.id, requestContext(c.req.raw)), 200)
+      return c.json(await rotateSecret(c.var.ctx, c.get('caller'), param.id, requestContext(c.req.raw)), 200)
     },
   )
   .openapi(
@@ -142,7 +142,7 @@ export const catalogueRoutes = router()
       security: [{ bearer: [] }],
       responses: { 200: json(templatesSchema, 'The templates'), ...errors(401, 403) },
     }),
-    async (c) => c.json(await getTemplates(c.env, c.get('caller')), 200),
+    async (c) => c.json(await getTemplates(c.var.ctx, c.get('caller')), 200),
   )
   .openapi(
     createRoute({
@@ -155,7 +155,7 @@ export const catalogueRoutes = router()
       request: { params: typeIdParam },
       responses: { 200: json(z.array(templateFonctionSchema), 'The template'), ...errors(400, 401, 403, 404) },
     }),
-    async (c) => c.json(await getTemplate(c.env, c.get('caller'), c.req.valid('param').id), 200),
+    async (c) => c.json(await getTemplate(c.var.ctx, c.get('caller'), c.req.valid('param').id), 200),
   )
   .openapi(
     createRoute({
@@ -173,7 +173,7 @@ export const catalogueRoutes = router()
     }),
     async (c) => {
       const template = await putTemplate(
-        c.env,
+        c.var.ctx,
         c.get('caller'),
         c.req.valid('param').id,
         c.req.valid('json'),

@@ -10,13 +10,13 @@ import { devMail, devMails } from '../services/core/dev-mailbox'
  */
 export const devRoutes = new Hono<AppEnv>()
   .use('/rest/dev/*', async (c, next) => {
-    if (c.env.ENVIRONMENT !== 'development') throw notFound('No such endpoint')
+    if (c.var.ctx.env.ENVIRONMENT !== 'development') throw notFound('No such endpoint')
     await next()
   })
-  .get('/rest/dev/mails', async (c) => c.json(await devMails(c.env)))
-  .get('/rest/dev/mails/:id{[0-9]+}', async (c) => c.json(await devMail(c.env, Number(c.req.param('id')))))
+  .get('/rest/dev/mails', async (c) => c.json(await devMails(c.var.ctx)))
+  .get('/rest/dev/mails/:id{[0-9]+}', async (c) => c.json(await devMail(c.var.ctx, Number(c.req.param('id')))))
   .get('/rest/dev/mails/:id{[0-9]+}/html', async (c) => {
-    const mail = await devMail(c.env, Number(c.req.param('id')))
+    const mail = await devMail(c.var.ctx, Number(c.req.param('id')))
     // Shown framed in the mailbox page: no script, its own styles only, links open a new tab.
     c.header(
       'Content-Security-Policy',

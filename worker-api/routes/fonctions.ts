@@ -27,7 +27,7 @@ export const fonctionRoutes = router()
       request: { params: structureIdParam },
       responses: { 200: json(z.array(structureFonctionSchema), 'Functions'), ...errors(400, 401, 403, 404) },
     }),
-    async (c) => c.json(await structureFonctions(c.env, c.get('caller'), c.req.valid('param').id), 200),
+    async (c) => c.json(await structureFonctions(c.var.ctx, c.get('caller'), c.req.valid('param').id), 200),
   )
   .openapi(
     createRoute({
@@ -41,7 +41,7 @@ export const fonctionRoutes = router()
       responses: { 201: json(structureFonctionSchema, 'The new function'), ...errors(400, 401, 403, 409) },
     }),
     async (c) => {
-      const fonction = await createFonction(c.env, c.get('caller'), c.req.valid('json'), requestContext(c.req.raw))
+      const fonction = await createFonction(c.var.ctx, c.get('caller'), c.req.valid('json'), requestContext(c.req.raw))
       return c.json(fonction, 201)
     },
   )
@@ -57,7 +57,7 @@ export const fonctionRoutes = router()
       responses: { 200: json(structureFonctionSchema, 'The function'), ...errors(400, 401, 403, 404, 409) },
     }),
     async (c) => {
-      const fonction = await updateFonction(c.env, c.get('caller'), c.req.valid('json'), requestContext(c.req.raw))
+      const fonction = await updateFonction(c.var.ctx, c.get('caller'), c.req.valid('json'), requestContext(c.req.raw))
       return c.json(fonction, 200)
     },
   )
@@ -73,7 +73,7 @@ export const fonctionRoutes = router()
       responses: { 204: { description: 'Deleted' }, ...errors(400, 401, 403, 404, 409) },
     }),
     async (c) => {
-      await deleteFonction(c.env, c.get('caller'), c.req.valid('param').id, requestContext(c.req.raw))
+      await deleteFonction(c.var.ctx, c.get('caller'), c.req.valid('param').id, requestContext(c.req.raw))
       return c.body(null, 204)
     },
   )

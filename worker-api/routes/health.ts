@@ -24,9 +24,9 @@ export const healthRoutes = router().openapi(
   async (c) => {
     c.header('Cache-Control', 'no-store')
     try {
-      await c.env.DB.prepare('SELECT 1').first()
+      await c.var.ctx.d1.prepare('SELECT 1').first()
       return c.json(
-        { status: 'ok' as const, mail: mailConfigProblem(c.env) ? ('unconfigured' as const) : ('ok' as const) },
+        { status: 'ok' as const, mail: mailConfigProblem(c.var.ctx.env) ? ('unconfigured' as const) : ('ok' as const) },
         200,
       )
     } catch {

@@ -16,5 +16,5 @@ export const homeRoutes = router().openapi(
     request: { query: homeQuery },
     responses: { 200: json(homeSchema, 'Figures'), ...errors(400, 401, 403) },
   }),
-  async (c) => c.json(await readHome(c.env, c.get('caller'), c.req.valid('query')), 200),
+  async (c) => c.json(await readHome(c.var.ctx, c.get('caller'), c.req.valid('query')), 200),
 )

@@ -26,7 +26,7 @@ export const logRoutes = router()
     }),
     async (c) =>
       c.json(
-        await writeClientLog(c.env, c.get('caller'), c.req.valid('json'), c.req.header('User-Agent') ?? null),
+        await writeClientLog(c.var.ctx, c.get('caller'), c.req.valid('json'), c.req.header('User-Agent') ?? null),
         201,
       ),
   )
@@ -42,7 +42,7 @@ export const logRoutes = router()
       responses: { 200: json(z.array(logEntrySchema), 'Entries'), ...errors(400, 401, 403) },
     }),
     async (c) => {
-      const { items, total } = await listLogs(c.env, c.get('caller'), c.req.valid('query'))
+      const { items, total } = await listLogs(c.var.ctx, c.get('caller'), c.req.valid('query'))
       c.header('X-Total-Count', String(total))
       return c.json(items, 200)
     },
@@ -63,7 +63,7 @@ export const logRoutes = router()
     }),
     async (c) => {
       const context = requestContext(c.req.raw)
-      const stream = await exportLogs(c.env, c.get('caller'), c.req.valid('query'), context)
+      const stream = await exportLogs(c.var.ctx, c.get('caller'), c.req.valid('query'), context)
       // The organisation's day, as the history's own days are (a UTC day is yesterday after midnight).
       const day = todayIso()
       return c.body(stream, 200, {

@@ -12,10 +12,8 @@ import {
   totpEnrolmentSchema,
 } from '../contract/mfa'
 import { idParam, userSchema } from '../contract/user'
-import { afterResponse } from '../lib/after-response'
 import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
-import { deliverOutbox } from '../services/core/outbox'
 import { resetSecondFactor } from '../services/organisation/user-admin'
 import { confirmTotp, mfaStatus, regenerateRecoveryCodes, removeTotp, startTotp } from '../services/sign-in/mfa'
 import { loginMfa } from '../services/sign-in/password-sign-in'
@@ -40,7 +38,7 @@ export const mfaRoutes = router()
         ...errors(400, 401, 403, 429),
       },
     }),
-    async (c) => c.json(await loginMfa(c.env, c.req.valid('json'), requestContext(c.req.raw)), 200),
+    async (c) => c.json(await loginMfa(c.var.ctx, c.req.valid('json'), requestContext(c.req.raw)), 200),
   )
   .openapi(
     createRoute({
@@ -51,7 +49,7 @@ export const mfaRoutes = router()
       security: [{ bearer: [] }],
       responses: { 200: json(mfaStatusSchema, 'The factors'), ...errors(401, 403) },
     }),
-    async (c) => c.json(await mfaStatus(c.env, c.get('caller')), 200),
+    async (c) => c.json(await mfaStatus(c.var.ctx, c.get('caller')), 200),
   )
   .openapi(
     createRoute({
@@ -67,7 +65,8 @@ export const mfaRoutes = router()
         ...errors(400, 401, 403, 409, 429),
       },
     }),
-    async (c) => c.json(await startTotp(c.env, c.get('caller'), c.req.valid('json'), requestContext(c.req.raw)), 200),
+    async (c) =>
+      c.json(await startTotp(c.var.ctx, c.get('caller'), c.req.valid('json'), requestContext(c.req.raw)), 200),
   )
   .openapi(
     createRoute({
@@ -81,13 +80,12 @@ export const mfaRoutes = router()
       responses: { 200: json(recoveryCodesSchema, 'TOTP is on'), ...errors(400, 401, 403, 404) },
     }),
     async (c) => {
-      const { codesSecours, mailIds } = await confirmTotp(
-        c.env,
+      const { codesSecours } = await confirmTotp(
+        c.var.ctx,
         c.get('caller'),
         c.req.valid('json').code,
         requestContext(c.req.raw),
       )
-      afterResponse(c, () => deliverOutbox(c.env, { ids: mailIds }))
       return c.json({ codesSecours }, 200)
     },
   )
@@ -103,8 +101,7 @@ export const mfaRoutes = router()
       responses: { 204: { description: 'TOTP is off' }, ...errors(400, 401, 403, 404, 429) },
     }),
     async (c) => {
-      const { mailIds } = await removeTotp(c.env, c.get('caller'), c.req.valid('json'), requestContext(c.req.raw))
-      afterResponse(c, () => deliverOutbox(c.env, { ids: mailIds }))
+      await removeTotp(c.var.ctx, c.get('caller'), c.req.valid('json'), requestContext(c.req.raw))
       return c.body(null, 204)
     },
   )
@@ -120,13 +117,12 @@ export const mfaRoutes = router()
       responses: { 200: json(recoveryCodesSchema, 'The new codes'), ...errors(400, 401, 403, 404, 429) },
     }),
     async (c) => {
-      const { codesSecours, mailIds } = await regenerateRecoveryCodes(
-        c.env,
+      const { codesSecours } = await regenerateRecoveryCodes(
+        c.var.ctx,
         c.get('caller'),
         c.req.valid('json'),
         requestContext(c.req.raw),
       )
-      afterResponse(c, () => deliverOutbox(c.env, { ids: mailIds }))
       return c.json({ codesSecours }, 200)
     },
   )
@@ -142,8 +138,7 @@ export const mfaRoutes = router()
       responses: { 204: { description: 'Reset' }, ...errors(400, 401, 403, 404) },
     }),
     async (c) => {
-      const ids = await resetSecondFactor(c.env, c.get('caller'), c.req.valid('param').id, requestContext(c.req.raw))
-      afterResponse(c, () => deliverOutbox(c.env, { ids }))
+      await resetSecondFactor(c.var.ctx, c.get('caller'), c.req.valid('param').id, requestContext(c.req.raw))
       return c.body(null, 204)
     },
   )
@@ -156,7 +151,7 @@ export const mfaRoutes = router()
       security: [{ bearer: [] }],
       responses: { 200: json(securitySettingsSchema, 'The settings'), ...errors(401, 403) },
     }),
-    async (c) => c.json(await securitySettings(c.env, c.get('caller')), 200),
+    async (c) => c.json(await securitySettings(c.var.ctx, c.get('caller')), 200),
   )
   .openapi(
     createRoute({
@@ -170,5 +165,8 @@ export const mfaRoutes = router()
       responses: { 200: json(securitySettingsSchema, 'The settings'), ...errors(400, 401, 403) },
     }),
     async (c) =>
-      c.json(await updateSecuritySettings(c.env, c.get('caller'), c.req.valid('json'), requestContext(c.req.raw)), 200),
+      c.json(
+        await updateSecuritySettings(c.var.ctx, c.get('caller'), c.req.valid('json'), requestContext(c.req.raw)),
+        200,
+      ),
   )

@@ -41,7 +41,7 @@ const oauthErrors = {
 /** Runs a protocol endpoint: off without a signing key; its refusals in OAuth's shape. */
 async function protocol(c: Context<AppEnv>, handle: () => Promise<Response>): Promise<Response> {
   try {
-    if (!oidcEnabled(c.env)) throw new OAuthError('invalid_request', 'OpenID Connect is not configured', 404)
+    if (!oidcEnabled(c.var.ctx.env)) throw new OAuthError('invalid_request', 'OpenID Connect is not configured', 404)
     return await handle()
   } catch (error) {
     if (error instanceof OAuthError) return oauthErrorResponse(error)
@@ -82,11 +82,11 @@ async function tokenForm(c: Context<AppEnv>): Promise<TokenForm> {
 }
 
 async function userinfoAnswer(c: Context<AppEnv>) {
-  const caller = await callerFromBearer(c.env, c.req.header('Authorization'), requestOrigin(c.req.raw)).catch(() => {
+  const caller = await callerFromBearer(c.var.ctx, c.req.header('Authorization')).catch(() => {
     throw invalidToken('Missing, invalid or expired access token')
   })
   try {
-    return c.json(await userinfo(c.env, caller), 200)
+    return c.json(await userinfo(c.var.ctx, caller), 200)
   } catch (error) {
     if (error instanceof BusinessError && error.status < 500) throw invalidToken('Session ended')
     throw error
@@ -134,7 +134,7 @@ const protocolRoutes: [ReturnType<typeof createRoute>, (c: Context<AppEnv>) => P
     (c) =>
       protocol(c, async () => {
         c.header('Cache-Control', PUBLIC_CACHE)
-        return c.json(await jwks(c.env), 200)
+        return c.json(await jwks(c.var.ctx.env), 200)
       }),
   ],
   [
@@ -151,7 +151,7 @@ const protocolRoutes: [ReturnType<typeof createRoute>, (c: Context<AppEnv>) => P
     }),
     (c) =>
       protocol(c, async () => {
-        const answer = await token(c.env, await tokenForm(c), c.req.header('Authorization'), {
+        const answer = await token(c.var.ctx, await tokenForm(c), c.req.header('Authorization'), {
           origin: requestOrigin(c.req.raw),
           userAgent: c.req.header('User-Agent') ?? null,
         })
@@ -181,14 +181,12 @@ const protocolRoutes: [ReturnType<typeof createRoute>, (c: Context<AppEnv>) => P
     }),
     (c) =>
       protocol(c, async () => {
-        const caller = await callerFromBearer(c.env, c.req.header('Authorization'), requestOrigin(c.req.raw)).catch(
-          () => {
-            throw new OAuthError('invalid_token', 'Missing, invalid or expired access token', 401, {
-              'WWW-Authenticate': 'Bearer error="invalid_token"',
-            })
-          },
-        )
-        const client = await registerClient(c.env, caller, await c.req.text(), {
+        const caller = await callerFromBearer(c.var.ctx, c.req.header('Authorization')).catch(() => {
+          throw new OAuthError('invalid_token', 'Missing, invalid or expired access token', 401, {
+            'WWW-Authenticate': 'Bearer error="invalid_token"',
+          })
+        })
+        const client = await registerClient(c.var.ctx, caller, await c.req.text(), {
           origin: requestOrigin(c.req.raw),
           userAgent: c.req.header('User-Agent') ?? null,
         })
@@ -228,7 +226,7 @@ export const oidcRoutes = router()
     }),
     async (c) => {
       const query = c.req.valid('query')
-      return c.json(await checkClient(c.env, query.client_id, query.redirect_uri), 200)
+      return c.json(await checkClient(c.var.ctx, query.client_id, query.redirect_uri), 200)
     },
   )
   .openapi(
@@ -245,8 +243,8 @@ export const oidcRoutes = router()
       responses: { 200: json(authorizationAnswerSchema, 'What to do'), ...errors(400, 401, 403, 404) },
     }),
     async (c) => {
-      if (!oidcEnabled(c.env)) throw new BusinessError('NOT_FOUND', 404, 'OpenID Connect is not configured')
-      const answer = await authorize(c.env, c.get('caller'), c.req.valid('json'), {
+      if (!oidcEnabled(c.var.ctx.env)) throw new BusinessError('NOT_FOUND', 404, 'OpenID Connect is not configured')
+      const answer = await authorize(c.var.ctx, c.get('caller'), c.req.valid('json'), {
         origin: requestOrigin(c.req.raw),
         userAgent: requestContext(c.req.raw).userAgent,
       })
@@ -266,7 +264,7 @@ export const oidcRoutes = router()
       responses: { 200: json(logoutAnswerSchema, 'The logout’s target'), ...errors(400, 404) },
     }),
     async (c) => {
-      if (!oidcEnabled(c.env)) throw new BusinessError('NOT_FOUND', 404, 'OpenID Connect is not configured')
-      return c.json(await logoutTarget(c.env, c.req.valid('json'), requestOrigin(c.req.raw)), 200)
+      if (!oidcEnabled(c.var.ctx.env)) throw new BusinessError('NOT_FOUND', 404, 'OpenID Connect is not configured')
+      return c.json(await logoutTarget(c.var.ctx, c.req.valid('json'), requestOrigin(c.req.raw)), 200)
     },
   )

@@ -13,10 +13,8 @@ import {
   requestOptionsSchema,
 } from '../contract/passkeys'
 import { userSchema } from '../contract/user'
-import { afterResponse } from '../lib/after-response'
 import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
-import { deliverOutbox } from '../services/core/outbox'
 import { passkeyLogin, passkeyLoginOptions } from '../services/sign-in/passkey-sign-in'
 import { passkeyRegistrationOptions, registerPasskey, removePasskey, renamePasskey } from '../services/sign-in/passkeys'
 
@@ -37,7 +35,7 @@ export const passkeyRoutes = router()
       request: body(factorProofSchema),
       responses: { 200: json(creationOptionsSchema, 'The options'), ...errors(400, 401, 403, 429) },
     }),
-    async (c) => c.json(await passkeyRegistrationOptions(c.env, c.get('caller'), c.req.valid('json')), 200),
+    async (c) => c.json(await passkeyRegistrationOptions(c.var.ctx, c.get('caller'), c.req.valid('json')), 200),
   )
   .openapi(
     createRoute({
@@ -51,13 +49,12 @@ export const passkeyRoutes = router()
       responses: { 200: json(passkeyAddedSchema, 'The passkey is registered'), ...errors(400, 401, 403) },
     }),
     async (c) => {
-      const { passkey, mailIds } = await registerPasskey(
-        c.env,
+      const { passkey } = await registerPasskey(
+        c.var.ctx,
         c.get('caller'),
         c.req.valid('json'),
         requestContext(c.req.raw),
       )
-      afterResponse(c, () => deliverOutbox(c.env, { ids: mailIds }))
       return c.json(passkey, 200)
     },
   )
@@ -75,7 +72,7 @@ export const passkeyRoutes = router()
       },
     }),
     async (c) =>
-      c.json(await renamePasskey(c.env, c.get('caller'), c.req.valid('param').id, c.req.valid('json').nom), 200),
+      c.json(await renamePasskey(c.var.ctx, c.get('caller'), c.req.valid('param').id, c.req.valid('json').nom), 200),
   )
   .openapi(
     createRoute({
@@ -89,14 +86,13 @@ export const passkeyRoutes = router()
       responses: { 204: { description: 'Removed' }, ...errors(400, 401, 403, 404, 429) },
     }),
     async (c) => {
-      const { mailIds } = await removePasskey(
-        c.env,
+      await removePasskey(
+        c.var.ctx,
         c.get('caller'),
         c.req.valid('param').id,
         c.req.valid('json'),
         requestContext(c.req.raw),
       )
-      afterResponse(c, () => deliverOutbox(c.env, { ids: mailIds }))
       return c.body(null, 204)
     },
   )
@@ -110,7 +106,7 @@ export const passkeyRoutes = router()
       request: body(passkeyLoginOptionsSchema),
       responses: { 200: json(requestOptionsSchema, 'The options'), ...errors(400, 401, 403, 429) },
     }),
-    async (c) => c.json(await passkeyLoginOptions(c.env, c.req.valid('json'), requestContext(c.req.raw)), 200),
+    async (c) => c.json(await passkeyLoginOptions(c.var.ctx, c.req.valid('json'), requestContext(c.req.raw)), 200),
   )
   .openapi(
     createRoute({
@@ -125,5 +121,5 @@ export const passkeyRoutes = router()
         ...errors(400, 401, 403, 429),
       },
     }),
-    async (c) => c.json(await passkeyLogin(c.env, c.req.valid('json'), requestContext(c.req.raw)), 200),
+    async (c) => c.json(await passkeyLogin(c.var.ctx, c.req.valid('json'), requestContext(c.req.raw)), 200),
   )

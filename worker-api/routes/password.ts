@@ -23,17 +23,17 @@ export const passwordRoutes = router()
     async (c) => {
       const input = c.req.valid('json')
       const context = requestContext(c.req.raw)
-      await admitForgotRequest(c.env, input.captcha, context)
+      await admitForgotRequest(c.var.ctx, input.captcha, context)
       // Looked up and written after the answer, so that neither its content nor its timing tells
       // whether the address has an account.
       afterResponse(c, async () => {
-        const queue = () => queueResetMail(c.env, input.mail, context)
+        const queue = () => queueResetMail(c.var.ctx, input.mail, context)
         // One more try on a passing database error: the person is already told a mail is on its way.
         const ids = await queue().catch((error: unknown) => {
           console.error('Reset mail not queued; trying again', error)
           return queue()
         })
-        await deliverOutbox(c.env, { ids })
+        await deliverOutbox(c.var.ctx, { ids })
       })
       return c.body(null, 204)
     },
@@ -49,7 +49,7 @@ export const passwordRoutes = router()
     }),
     async (c) => {
       c.header('Referrer-Policy', 'no-referrer')
-      return c.json(await tokenUser(c.env, c.req.valid('param').token), 200)
+      return c.json(await tokenUser(c.var.ctx, c.req.valid('param').token), 200)
     },
   )
   .openapi(
@@ -62,8 +62,7 @@ export const passwordRoutes = router()
       responses: { 204: { description: 'Password set' }, ...errors(400, 403, 404, 410) },
     }),
     async (c) => {
-      const ids = await renewPassword(c.env, c.req.valid('json'))
-      afterResponse(c, () => deliverOutbox(c.env, { ids }))
+      await renewPassword(c.var.ctx, c.req.valid('json'))
       return c.body(null, 204)
     },
   )

@@ -11,10 +11,8 @@ import {
   registrationListQuery,
   registrationSchema,
 } from '../contract/registration'
-import { afterResponse } from '../lib/after-response'
 import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
-import { deliverOutbox } from '../services/core/outbox'
 import { carrierStructures, register } from '../services/organisation/registration'
 import { authorizeRegistration } from '../services/organisation/registration-authorize'
 import { listRegistrations, registrationFonctions } from '../services/organisation/registration-queue'
@@ -36,7 +34,7 @@ export const registrationRoutes = router()
       summary: 'The carrier companies a visitor may register with, by name',
       responses: { 200: json(z.array(carrierStructureSchema), 'Carrier companies') },
     }),
-    async (c) => c.json(await carrierStructures(c.env), 200),
+    async (c) => c.json(await carrierStructures(c.var.ctx), 200),
   )
   .openapi(
     createRoute({
@@ -48,7 +46,7 @@ export const registrationRoutes = router()
       request: body(registrationSchema),
       responses: { 201: json(registeredSchema, 'Registered'), ...errors(400, 409, 429, 503) },
     }),
-    async (c) => c.json(await register(c.env, c.req.valid('json'), requestContext(c.req.raw)), 201),
+    async (c) => c.json(await register(c.var.ctx, c.req.valid('json'), requestContext(c.req.raw)), 201),
   )
   .openapi(
     createRoute({
@@ -62,7 +60,7 @@ export const registrationRoutes = router()
       responses: { 200: json(z.array(pendingUserSchema), 'Pending registrations'), ...errors(400, 401, 403) },
     }),
     async (c) => {
-      const { items, total } = await listRegistrations(c.env, c.get('caller'), c.req.valid('query'))
+      const { items, total } = await listRegistrations(c.var.ctx, c.get('caller'), c.req.valid('query'))
       c.header('X-Total-Count', String(total))
       return c.json(items, 200)
     },
@@ -78,7 +76,7 @@ export const registrationRoutes = router()
       request: { params: registrationIdParam },
       responses: { 200: json(z.array(offeredFonctionSchema), 'Functions'), ...errors(400, 401, 403, 404) },
     }),
-    async (c) => c.json(await registrationFonctions(c.env, c.get('caller'), c.req.valid('param').id), 200),
+    async (c) => c.json(await registrationFonctions(c.var.ctx, c.get('caller'), c.req.valid('param').id), 200),
   )
   .openapi(
     createRoute({
@@ -92,13 +90,12 @@ export const registrationRoutes = router()
       responses: { 200: json(authorizeResultSchema, 'The outcome'), ...errors(400, 401, 403, 404, 409, 429) },
     }),
     async (c) => {
-      const { result, mailIds } = await authorizeRegistration(
-        c.env,
+      const result = await authorizeRegistration(
+        c.var.ctx,
         c.get('caller'),
         c.req.valid('json'),
         requestContext(c.req.raw),
       )
-      afterResponse(c, () => deliverOutbox(c.env, { ids: mailIds }))
       return c.json(result, 200)
     },
   )

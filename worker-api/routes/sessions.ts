@@ -2,9 +2,7 @@ import { createRoute } from '@hono/zod-openapi'
 import { errors, json } from '../contract/common'
 import { portalSessionListSchema, sessionIdParam } from '../contract/sessions'
 import { idParam } from '../contract/user'
-import { afterResponse } from '../lib/after-response'
 import { router } from '../lib/validation'
-import { deliverOutbox } from '../services/core/outbox'
 import { endOtherSessions, endOwnSession, endUserSessions } from '../services/sign-in/session-end'
 import { ownSessions, sessionsOfUser } from '../services/sign-in/sessions'
 
@@ -23,7 +21,7 @@ export const sessionRoutes = router()
       security: [{ bearer: [] }],
       responses: { 200: json(portalSessionListSchema, 'Open sessions'), ...errors(401, 403) },
     }),
-    async (c) => c.json(await ownSessions(c.env, c.get('caller')), 200),
+    async (c) => c.json(await ownSessions(c.var.ctx, c.get('caller')), 200),
   )
   // Before `session/{id}`, which would take "autres" for an id.
   .openapi(
@@ -37,7 +35,7 @@ export const sessionRoutes = router()
       responses: { 204: { description: 'Ended' }, ...errors(401, 403) },
     }),
     async (c) => {
-      await endOtherSessions(c.env, c.get('caller'), c.req.header('User-Agent') ?? null)
+      await endOtherSessions(c.var.ctx, c.get('caller'), c.req.header('User-Agent') ?? null)
       return c.body(null, 204)
     },
   )
@@ -53,7 +51,7 @@ export const sessionRoutes = router()
       responses: { 204: { description: 'Ended' }, ...errors(400, 401, 403, 404) },
     }),
     async (c) => {
-      await endOwnSession(c.env, c.get('caller'), c.req.valid('param').id, c.req.header('User-Agent') ?? null)
+      await endOwnSession(c.var.ctx, c.get('caller'), c.req.valid('param').id, c.req.header('User-Agent') ?? null)
       return c.body(null, 204)
     },
   )
@@ -68,7 +66,7 @@ export const sessionRoutes = router()
       request: { params: idParam },
       responses: { 200: json(portalSessionListSchema, 'Open sessions'), ...errors(400, 401, 403, 404) },
     }),
-    async (c) => c.json(await sessionsOfUser(c.env, c.get('caller'), c.req.valid('param').id), 200),
+    async (c) => c.json(await sessionsOfUser(c.var.ctx, c.get('caller'), c.req.valid('param').id), 200),
   )
   .openapi(
     createRoute({
@@ -82,13 +80,7 @@ export const sessionRoutes = router()
       responses: { 204: { description: 'Ended' }, ...errors(400, 401, 403, 404) },
     }),
     async (c) => {
-      const ids = await endUserSessions(
-        c.env,
-        c.get('caller'),
-        c.req.valid('param').id,
-        c.req.header('User-Agent') ?? null,
-      )
-      afterResponse(c, () => deliverOutbox(c.env, { ids }))
+      await endUserSessions(c.var.ctx, c.get('caller'), c.req.valid('param').id, c.req.header('User-Agent') ?? null)
       return c.body(null, 204)
     },
   )

@@ -48,7 +48,7 @@ export const structureRoutes = router()
       responses: { 200: json(z.array(structureSchema), 'Structures'), ...errors(400, 401, 403) },
     }),
     async (c) => {
-      const { items, total } = await listStructures(c.env, c.get('caller'), c.req.valid('query'))
+      const { items, total } = await listStructures(c.var.ctx, c.get('caller'), c.req.valid('query'))
       c.header('X-Total-Count', String(total))
       return c.json(items, 200)
     },
@@ -63,7 +63,7 @@ export const structureRoutes = router()
       request: { params: nomParam },
       responses: { 200: json(nomTakenSchema, 'Taken or free'), ...errors(400, 401, 403) },
     }),
-    async (c) => c.json(await structureNom(c.env, c.get('caller'), c.req.valid('param').nom), 200),
+    async (c) => c.json(await structureNom(c.var.ctx, c.get('caller'), c.req.valid('param').nom), 200),
   )
   .openapi(
     createRoute({
@@ -75,7 +75,7 @@ export const structureRoutes = router()
       request: { params: typeIdParam },
       responses: { 200: json(z.array(structureSchema), 'Parent candidates'), ...errors(400, 401, 403, 404) },
     }),
-    async (c) => c.json(await parentCandidates(c.env, c.get('caller'), c.req.valid('param').typeId), 200),
+    async (c) => c.json(await parentCandidates(c.var.ctx, c.get('caller'), c.req.valid('param').typeId), 200),
   )
   .openapi(
     createRoute({
@@ -88,7 +88,7 @@ export const structureRoutes = router()
       request: { params: structureIdParam },
       responses: { 200: json(z.array(structureSchema), 'Parent candidates'), ...errors(400, 401, 403, 404) },
     }),
-    async (c) => c.json(await moveCandidates(c.env, c.get('caller'), c.req.valid('param').id), 200),
+    async (c) => c.json(await moveCandidates(c.var.ctx, c.get('caller'), c.req.valid('param').id), 200),
   )
   .openapi(
     createRoute({
@@ -100,7 +100,7 @@ export const structureRoutes = router()
       request: { params: structureIdParam },
       responses: { 200: json(structureSchema, 'Structure'), ...errors(400, 401, 403, 404) },
     }),
-    async (c) => c.json(await getStructure(c.env, c.get('caller'), c.req.valid('param').id), 200),
+    async (c) => c.json(await getStructure(c.var.ctx, c.get('caller'), c.req.valid('param').id), 200),
   )
   .openapi(
     createRoute({
@@ -114,7 +114,12 @@ export const structureRoutes = router()
       responses: { 201: json(structureSchema, 'The new structure'), ...errors(400, 401, 403, 409) },
     }),
     async (c) => {
-      const structure = await createStructure(c.env, c.get('caller'), c.req.valid('json'), requestContext(c.req.raw))
+      const structure = await createStructure(
+        c.var.ctx,
+        c.get('caller'),
+        c.req.valid('json'),
+        requestContext(c.req.raw),
+      )
       return c.json(structure, 201)
     },
   )
@@ -130,7 +135,12 @@ export const structureRoutes = router()
       responses: { 200: json(structureSchema, 'The updated structure'), ...errors(400, 401, 403, 404, 409) },
     }),
     async (c) => {
-      const structure = await updateStructure(c.env, c.get('caller'), c.req.valid('json'), requestContext(c.req.raw))
+      const structure = await updateStructure(
+        c.var.ctx,
+        c.get('caller'),
+        c.req.valid('json'),
+        requestContext(c.req.raw),
+      )
       return c.json(structure, 200)
     },
   )
@@ -146,7 +156,7 @@ export const structureRoutes = router()
       responses: { 204: { description: 'Deleted' }, ...errors(400, 401, 403, 404, 409) },
     }),
     async (c) => {
-      await deleteStructure(c.env, c.get('caller'), c.req.valid('param').id, requestContext(c.req.raw))
+      await deleteStructure(c.var.ctx, c.get('caller'), c.req.valid('param').id, requestContext(c.req.raw))
       return c.body(null, 204)
     },
   )
@@ -159,7 +169,7 @@ export const structureRoutes = router()
       security: [{ bearer: [] }],
       responses: { 200: json(z.array(typeStructureSchema), 'Structure types'), ...errors(401, 403) },
     }),
-    async (c) => c.json(await structureTypes(c.env, c.get('caller')), 200),
+    async (c) => c.json(await structureTypes(c.var.ctx, c.get('caller')), 200),
   )
   .openapi(
     createRoute({
@@ -173,7 +183,10 @@ export const structureRoutes = router()
       responses: { 200: json(structureUsersSchema, 'Structure users'), ...errors(400, 401, 403, 404) },
     }),
     async (c) =>
-      c.json(await structureUsers(c.env, c.get('caller'), c.req.valid('param').idStructure, c.req.valid('query')), 200),
+      c.json(
+        await structureUsers(c.var.ctx, c.get('caller'), c.req.valid('param').idStructure, c.req.valid('query')),
+        200,
+      ),
   )
   .openapi(
     createRoute({
@@ -186,7 +199,8 @@ export const structureRoutes = router()
       request: { body: { content: { 'application/json': { schema: posteInputSchema } }, required: true } },
       responses: { 201: json(posteSchema, 'The new post'), ...errors(400, 401, 403, 409) },
     }),
-    async (c) => c.json(await createPoste(c.env, c.get('caller'), c.req.valid('json'), requestContext(c.req.raw)), 201),
+    async (c) =>
+      c.json(await createPoste(c.var.ctx, c.get('caller'), c.req.valid('json'), requestContext(c.req.raw)), 201),
   )
   .openapi(
     createRoute({
@@ -199,7 +213,8 @@ export const structureRoutes = router()
       request: { body: { content: { 'application/json': { schema: posteUpdateSchema } }, required: true } },
       responses: { 200: json(posteSchema, 'The post'), ...errors(400, 401, 403, 404, 409) },
     }),
-    async (c) => c.json(await updatePoste(c.env, c.get('caller'), c.req.valid('json'), requestContext(c.req.raw)), 200),
+    async (c) =>
+      c.json(await updatePoste(c.var.ctx, c.get('caller'), c.req.valid('json'), requestContext(c.req.raw)), 200),
   )
   .openapi(
     createRoute({
@@ -212,7 +227,7 @@ export const structureRoutes = router()
       responses: { 204: { description: 'Deleted' }, ...errors(400, 401, 403, 404) },
     }),
     async (c) => {
-      await deletePoste(c.env, c.get('caller'), c.req.valid('param').id, requestContext(c.req.raw))
+      await deletePoste(c.var.ctx, c.get('caller'), c.req.valid('param').id, requestContext(c.req.raw))
       return c.body(null, 204)
     },
   )

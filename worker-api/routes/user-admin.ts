@@ -9,10 +9,8 @@ import {
   userListQuery,
   userStateSchema,
 } from '../contract/user-admin'
-import { afterResponse } from '../lib/after-response'
 import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
-import { deliverOutbox } from '../services/core/outbox'
 import {
   deleteUser,
   resendInvitation,
@@ -45,8 +43,7 @@ export const userAdminRoutes = router()
       responses: { 201: json(userSchema, 'The new user'), ...errors(400, 401, 403, 409) },
     }),
     async (c) => {
-      const { user, mailIds } = await createUser(c.env, c.get('caller'), c.req.valid('json'), requestContext(c.req.raw))
-      afterResponse(c, () => deliverOutbox(c.env, { ids: mailIds }))
+      const user = await createUser(c.var.ctx, c.get('caller'), c.req.valid('json'), requestContext(c.req.raw))
       return c.json(user, 201)
     },
   )
@@ -62,7 +59,7 @@ export const userAdminRoutes = router()
       responses: { 200: json(z.array(userSchema), 'Users'), ...errors(400, 401, 403) },
     }),
     async (c) => {
-      const { items, total } = await listUsers(c.env, c.get('caller'), c.req.valid('query'))
+      const { items, total } = await listUsers(c.var.ctx, c.get('caller'), c.req.valid('query'))
       c.header('X-Total-Count', String(total))
       return c.json(items, 200)
     },
@@ -79,13 +76,7 @@ export const userAdminRoutes = router()
       responses: { 200: json(userSchema, 'The user'), ...errors(400, 401, 403, 404) },
     }),
     async (c) => {
-      const { user, mailIds } = await setUserState(
-        c.env,
-        c.get('caller'),
-        c.req.valid('json'),
-        requestContext(c.req.raw),
-      )
-      afterResponse(c, () => deliverOutbox(c.env, { ids: mailIds }))
+      const user = await setUserState(c.var.ctx, c.get('caller'), c.req.valid('json'), requestContext(c.req.raw))
       return c.json(user, 200)
     },
   )
@@ -100,7 +91,10 @@ export const userAdminRoutes = router()
       responses: { 200: json(userSchema, 'The user'), ...errors(400, 401, 403, 404) },
     }),
     async (c) =>
-      c.json(await setUserAdmin(c.env, c.get('caller'), c.req.valid('json'), c.req.header('User-Agent') ?? null), 200),
+      c.json(
+        await setUserAdmin(c.var.ctx, c.get('caller'), c.req.valid('json'), c.req.header('User-Agent') ?? null),
+        200,
+      ),
   )
   .openapi(
     createRoute({
@@ -113,7 +107,7 @@ export const userAdminRoutes = router()
       responses: { 204: { description: 'Deleted' }, ...errors(400, 401, 403, 404) },
     }),
     async (c) => {
-      await deleteUser(c.env, c.get('caller'), c.req.valid('param').id, c.req.header('User-Agent') ?? null)
+      await deleteUser(c.var.ctx, c.get('caller'), c.req.valid('param').id, c.req.header('User-Agent') ?? null)
       return c.body(null, 204)
     },
   )
@@ -128,7 +122,7 @@ export const userAdminRoutes = router()
       responses: { 204: { description: 'Restored' }, ...errors(400, 401, 403, 404) },
     }),
     async (c) => {
-      await restoreUser(c.env, c.get('caller'), c.req.valid('param').id, c.req.header('User-Agent') ?? null)
+      await restoreUser(c.var.ctx, c.get('caller'), c.req.valid('param').id, c.req.header('User-Agent') ?? null)
       return c.body(null, 204)
     },
   )
@@ -144,8 +138,7 @@ export const userAdminRoutes = router()
       responses: { 204: { description: 'Sent' }, ...errors(400, 401, 403, 404, 409, 429) },
     }),
     async (c) => {
-      const ids = await resendInvitation(c.env, c.get('caller'), c.req.valid('param').id, requestContext(c.req.raw))
-      afterResponse(c, () => deliverOutbox(c.env, { ids }))
+      await resendInvitation(c.var.ctx, c.get('caller'), c.req.valid('param').id, requestContext(c.req.raw))
       return c.body(null, 204)
     },
   )
@@ -160,5 +153,5 @@ export const userAdminRoutes = router()
       responses: { 200: json(mailCheckSchema, 'Taken or free'), ...errors(400, 429) },
     }),
     async (c) =>
-      c.json(await checkMail(c.env, c.req.valid('query').mail, c.req.header('CF-Connecting-IP') ?? null), 200),
+      c.json(await checkMail(c.var.ctx, c.req.valid('query').mail, c.req.header('CF-Connecting-IP') ?? null), 200),
   )

@@ -2,11 +2,9 @@ import { createRoute, z } from '@hono/zod-openapi'
 import { errors, json } from '../contract/common'
 import { tokenParam, updatePasswordSchema } from '../contract/password'
 import { confirmMailSchema, idParam, mailChangeSchema, profileSchema, userSchema } from '../contract/user'
-import { afterResponse } from '../lib/after-response'
 import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
 import { actorOf } from '../services/core/actor'
-import { deliverOutbox } from '../services/core/outbox'
 import { getUser } from '../services/core/users'
 import { confirmMailChange, mailChangeOf } from '../services/organisation/mail-change'
 import { updateProfile } from '../services/organisation/profile'
@@ -25,8 +23,7 @@ export const userRoutes = router()
       responses: { 200: json(z.number().int(), 'The user id'), ...errors(400, 401, 429) },
     }),
     async (c) => {
-      const { id, mailIds } = await updatePassword(c.env, await actorOf(c.env, c.get('caller')), c.req.valid('json'))
-      afterResponse(c, () => deliverOutbox(c.env, { ids: mailIds }))
+      const { id } = await updatePassword(c.var.ctx, await actorOf(c.var.ctx, c.get('caller')), c.req.valid('json'))
       return c.json(id, 200)
     },
   )
@@ -40,7 +37,7 @@ export const userRoutes = router()
       request: { params: idParam },
       responses: { 200: json(userSchema, 'User'), ...errors(400, 401, 403, 404) },
     }),
-    async (c) => c.json(await getUser(c.env, c.get('caller'), c.req.valid('param').id), 200),
+    async (c) => c.json(await getUser(c.var.ctx, c.get('caller'), c.req.valid('param').id), 200),
   )
   .openapi(
     createRoute({
@@ -58,14 +55,7 @@ export const userRoutes = router()
     }),
     async (c) => {
       const { id } = c.req.valid('param')
-      const { user, mailIds } = await updateProfile(
-        c.env,
-        c.get('caller'),
-        id,
-        c.req.valid('json'),
-        requestContext(c.req.raw),
-      )
-      afterResponse(c, () => deliverOutbox(c.env, { ids: mailIds }))
+      const user = await updateProfile(c.var.ctx, c.get('caller'), id, c.req.valid('json'), requestContext(c.req.raw))
       return c.json(user, 200)
     },
   )
@@ -81,7 +71,7 @@ export const userRoutes = router()
     }),
     async (c) => {
       c.header('Referrer-Policy', 'no-referrer')
-      return c.json(await mailChangeOf(c.env, c.req.valid('param').token), 200)
+      return c.json(await mailChangeOf(c.var.ctx, c.req.valid('param').token), 200)
     },
   )
   .openapi(
@@ -97,12 +87,7 @@ export const userRoutes = router()
       },
     }),
     async (c) => {
-      const { mailIds, ...changed } = await confirmMailChange(
-        c.env,
-        c.req.valid('json').token,
-        c.req.header('User-Agent') ?? null,
-      )
-      afterResponse(c, () => deliverOutbox(c.env, { ids: mailIds }))
+      const changed = await confirmMailChange(c.var.ctx, c.req.valid('json').token, c.req.header('User-Agent') ?? null)
       return c.json(changed, 200)
     },
   )

@@ -1,6 +1,6 @@
 import { addSeconds } from '../contract/dates'
-import { getDb, namedBatch } from '../db/client'
-import type { Env } from '../env'
+import { namedBatch } from '../db/client'
+import type { Ctx } from '../lib/types'
 import { REUSE_GRACE_SECONDS } from './sign-in/auth'
 
 const HOUR = 3600
@@ -14,10 +14,10 @@ const DAY = 24 * HOUR
  * TOTP enrolments, month-old mail, and the user list's totals of past days (whatever
  * the organisation's time zone: a day before yesterday in UTC).
  */
-export async function purgeExpired(env: Env, now = new Date()) {
-  const db = getDb(env.DB)
+export async function purgeExpired(ctx: Ctx, now = new Date()) {
+  const db = ctx.db
   const at = (seconds: number) => addSeconds(-seconds, now).toISOString()
-  const results = await namedBatch(env.DB, {
+  const results = await namedBatch(ctx.d1, {
     captchas: db.deleteFrom('captcha_used').where('expires_at', '<', now.toISOString()),
     refreshTokens: db.deleteFrom('refresh_token').where('family_expires_at', '<', at(DAY)),
     // Past its grace window a rotated token only ever revokes: the pair it keeps for retries goes.

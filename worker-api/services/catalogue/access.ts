@@ -1,11 +1,11 @@
 import { sql } from 'kysely'
 import type { AccessList, ApplicationSummary } from '../../contract/access'
 import { addSeconds, todayIso, toWireDate } from '../../contract/dates'
-import { batch, getDb } from '../../db/client'
-import type { Env } from '../../env'
+import { batch } from '../../db/client'
 import { randomToken, sha256Hex } from '../../lib/crypto'
 import { forbidden, notFound } from '../../lib/errors'
 import { logTypeForApplication } from '../../lib/log-types'
+import type { Ctx } from '../../lib/types'
 import { actorWith, type Caller, viewerOf } from '../core/actor'
 import { logEntry } from '../core/audit'
 import { userAs, userQuery } from '../core/users'
@@ -16,8 +16,8 @@ export const LAUNCH_CODE_TTL_SECONDS = 60
  * Applications granted to the functions of the user's current posts (DESIGN §4: derived access); an
  * application switched off in the catalogue is in no launcher.
  */
-function applicationsQuery(env: Env, userId: number, today = todayIso()) {
-  return getDb(env.DB)
+function applicationsQuery(ctx: Ctx, userId: number, today = todayIso()) {
+  return ctx.db
     .selectFrom('poste as p')
     .innerJoin('fonction_application as fa', 'fa.fonction_id', 'p.fonction_id')
     .innerJoin('application as a', 'a.id', 'fa.application_id')
@@ -36,9 +36,9 @@ function applicationsQuery(env: Env, userId: number, today = todayIso()) {
  * starts on the post's start date, with no job to run), soonest first. A post not ended is current
  * or future: an application is current when one of its posts has begun.
  */
-function currentAndFutureApplicationsQuery(env: Env, userId: number, today: string) {
+function currentAndFutureApplicationsQuery(ctx: Ctx, userId: number, today: string) {
   const courant = sql<number>`max(p.date_debut <= ${today})`
-  return getDb(env.DB)
+  return ctx.db
     .selectFrom('poste as p')
     .innerJoin('fonction_application as fa', 'fa.fonction_id', 'p.fonction_id')
     .innerJoin('application as a', 'a.id', 'fa.application_id')
@@ -59,18 +59,18 @@ function currentAndFutureApplicationsQuery(env: Env, userId: number, today: stri
  * applications (and for an admin, the user, to check the scope) in one round trip; with `futurs`,
  * also what future posts will open, in the same round trip.
  */
-export async function accessOf(env: Env, caller: Caller, userId: number, futurs = false): Promise<AccessList> {
+export async function accessOf(ctx: Ctx, caller: Caller, userId: number, futurs = false): Promise<AccessList> {
   const viewer = viewerOf(caller)
-  const target = userId === caller.id ? [] : [userQuery(getDb(env.DB), userId, viewer)]
+  const target = userId === caller.id ? [] : [userQuery(ctx.db, userId, viewer)]
   if (!futurs) {
-    const [actor, rows, users] = await actorWith(env, caller, applicationsQuery(env, userId, viewer.today), ...target)
+    const [actor, rows, users] = await actorWith(ctx, caller, applicationsQuery(ctx, userId, viewer.today), ...target)
     if (userId !== actor.id) userAs(actor, userId, users?.[0], viewer.today)
     return { accesApplication: rows.map((application: ApplicationSummary) => ({ application })) }
   }
   const [actor, rows, users] = await actorWith(
-    env,
+    ctx,
     caller,
-    currentAndFutureApplicationsQuery(env, userId, viewer.today),
+    currentAndFutureApplicationsQuery(ctx, userId, viewer.today),
     ...target,
   )
   if (userId !== actor.id) userAs(actor, userId, users?.[0], viewer.today)
@@ -92,15 +92,15 @@ export async function accessOf(env: Env, caller: Caller, userId: number, futurs 
  * carries it (DESIGN §4). Root-relative application URLs resolve against the portal's origin.
  */
 export async function launch(
-  env: Env,
+  ctx: Ctx,
   caller: Caller,
   applicationId: number,
   context: { origin: string; userAgent: string | null },
 ) {
-  const db = getDb(env.DB)
+  const db = ctx.db
   // The caller's check, the application and what the caller may launch: one round trip.
   const [actor, [application], applications] = await actorWith(
-    env,
+    ctx,
     caller,
     // Switched off in the catalogue, it answers as an unknown one.
     db
@@ -109,7 +109,7 @@ export async function launch(
       .select(['a.id', 'a.libelle', 'a.url', 'a.protocole', 'c.initiate_login_uri'])
       .where('a.id', '=', applicationId)
       .where('a.actif', '=', 1),
-    applicationsQuery(env, caller.id),
+    applicationsQuery(ctx, caller.id),
   )
   if (!application) throw notFound('Unknown application')
   if (!applications.some((a) => a.id === applicationId))
@@ -131,7 +131,7 @@ export async function launch(
   const now = new Date()
   const expiresAt = addSeconds(LAUNCH_CODE_TTL_SECONDS, now).toISOString()
   // The code and its log entry are written together or not at all.
-  await batch(env.DB, [
+  await batch(ctx.d1, [
     db.insertInto('refresh_token').values({
       token_hash: await sha256Hex(code),
       utilisateur_id: actor.id,

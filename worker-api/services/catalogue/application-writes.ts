@@ -1,10 +1,11 @@
 import { type RawBuilder, type SqlBool, sql } from 'kysely'
 import type { ApplicationInput, ApplicationUpdate, CatalogueApplication } from '../../contract/catalogue'
 import { clientAddresses, isClientUri } from '../../contract/oidc'
-import { type DB, type Guard, getDb, insertWhen, namedBatch } from '../../db/client'
-import { type Env, isLocalEnvironment } from '../../env'
+import { type DB, type Guard, insertWhen, namedBatch } from '../../db/client'
+import { isLocalEnvironment } from '../../env'
 import { BusinessError, forbidden, invalidField, notFound } from '../../lib/errors'
 import { uniqueViolation } from '../../lib/query'
+import type { Ctx } from '../../lib/types'
 import { type Caller, rootAdminWith, viewerOf } from '../core/actor'
 import { adminLogWhen } from '../core/audit'
 import { rootHolds } from '../core/root-admin'
@@ -85,8 +86,8 @@ async function lostRace(db: DB, id: number): Promise<never> {
  * The client's addresses this portal accepts: every address of the contract's rule, and this machine's
  * loopback only in development and tests (400 VALIDATION_FAILED on the address's field).
  */
-function requireClientAddresses(env: Env, oidc: ApplicationInput['oidc']) {
-  if (!oidc || isLocalEnvironment(env)) return
+function requireClientAddresses(ctx: Ctx, oidc: ApplicationInput['oidc']) {
+  if (!oidc || isLocalEnvironment(ctx.env)) return
   const refused = clientAddresses(oidc).filter(([, uri]) => !isClientUri(uri, { loopback: false }))
   if (refused.length > 0) {
     throw new BusinessError(
@@ -104,17 +105,17 @@ function requireClientAddresses(env: Env, oidc: ApplicationInput['oidc']) {
  * while the caller is still a root administrator.
  */
 export async function createApplication(
-  env: Env,
+  ctx: Ctx,
   caller: Caller,
   input: ApplicationInput,
   context: Context,
 ): Promise<CatalogueApplication> {
-  requireClientAddresses(env, input.protocole === 'OIDC' ? input.oidc : undefined)
-  const db = getDb(env.DB)
+  requireClientAddresses(ctx, input.protocole === 'OIDC' ? input.oidc : undefined)
+  const db = ctx.db
   const viewer = viewerOf(caller)
   const ids = uniqueIds(input.fonctions)
   const [actor, [holder], fonctions] = await rootAdminWith(
-    env,
+    ctx,
     caller,
     libelleHolder(db, input.libelle),
     grantedFonctions(db, ids),
@@ -126,7 +127,7 @@ export async function createApplication(
   const grants = fonctions.map((f) => `${f.libelle} (${f.structure_nom})`).join(', ')
   const client =
     input.protocole === 'OIDC' && input.oidc ? await clientWrite(db, created, input.oidc, null, guard) : null
-  const results = await namedBatch(env.DB, {
+  const results = await namedBatch(ctx.d1, {
     created: insertWhen(
       db,
       'application',
@@ -172,18 +173,18 @@ const yesNo = (flag: number | boolean) => (flag ? 'actif' : 'inactif')
  * and application sessions are revoked in the same batch; its grants are kept.
  */
 export async function updateApplication(
-  env: Env,
+  ctx: Ctx,
   caller: Caller,
   input: ApplicationUpdate,
   context: Context,
 ): Promise<CatalogueApplication> {
-  requireClientAddresses(env, input.protocole === 'OIDC' ? input.oidc : undefined)
-  const db = getDb(env.DB)
+  requireClientAddresses(ctx, input.protocole === 'OIDC' ? input.oidc : undefined)
+  const db = ctx.db
   const viewer = viewerOf(caller)
   // Without a list, the grants stay: nothing of them is read, compared or written.
   const ids = input.fonctions ? uniqueIds(input.fonctions) : null
   const [actor, [current], [holder], fonctions] = await rootAdminWith(
-    env,
+    ctx,
     caller,
     catalogueQuery(db, viewer, 'counted', ids ? undefined : 0).where('a.id', '=', input.id),
     libelleHolder(db, input.libelle).where('id', '!=', input.id),
@@ -217,7 +218,7 @@ export async function updateApplication(
     input.protocole === 'OIDC' && input.oidc
       ? await clientWrite(db, sql<number>`${input.id}`, input.oidc, before.oidc, target)
       : null
-  const results = await namedBatch(env.DB, {
+  const results = await namedBatch(ctx.d1, {
     // Before the update, under its very condition.
     log: adminLogWhen(
       db,
@@ -289,18 +290,18 @@ function replaceGrants(db: DB, application: number, ids: number[], guard: Guard,
  * launch codes and the sessions it opened (the schema's cascades); its log entries stay, with the
  * name it had.
  */
-export async function deleteApplication(env: Env, caller: Caller, id: number, context: Context): Promise<void> {
-  const db = getDb(env.DB)
+export async function deleteApplication(ctx: Ctx, caller: Caller, id: number, context: Context): Promise<void> {
+  const db = ctx.db
   const viewer = viewerOf(caller)
   const [actor, [current]] = await rootAdminWith(
-    env,
+    ctx,
     caller,
     db.selectFrom('application').select(['id', 'libelle']).where('id', '=', id),
   )
   if (!current) throw notFound('Unknown application')
   const guard = rootHolds(db, viewer)
   const target = applicationHolds(db, id, guard)
-  const { deleted } = await namedBatch(env.DB, {
+  const { deleted } = await namedBatch(ctx.d1, {
     log: adminLogWhen(db, actor, 'APPLICATION_SUPPRESSION', `${current.libelle} (#${id})`, context.userAgent, target),
     deleted: db
       .deleteFrom('application')

@@ -1,10 +1,10 @@
 import { type Expression, type SqlBool, sql } from 'kysely'
 import type { APPLICATION_SORTS, CatalogueApplication } from '../../contract/catalogue'
-import { type DB, getDb } from '../../db/client'
-import type { Env } from '../../env'
+import type { DB } from '../../db/client'
 import { notFound } from '../../lib/errors'
 import { containsText, onePage, sortOf, WHOLE_LIST_READ, wholeList } from '../../lib/query'
 import { type Viewer, wholeTreeInScope } from '../../lib/scope'
+import type { Ctx } from '../../lib/types'
 import { type Caller, rootAdminWith, viewerOf } from '../core/actor'
 import { CLIENT_COLUMNS, type ClientColumns, toClient } from './oidc-clients'
 
@@ -160,7 +160,7 @@ export function toApplication(row: CatalogueRow): CatalogueApplication {
  * each, whole or one page (its total in X-Total-Count).
  */
 export async function listApplications(
-  env: Env,
+  ctx: Ctx,
   caller: Caller,
   query: {
     page?: number | undefined
@@ -170,7 +170,7 @@ export async function listApplications(
     fonctionsMax?: number | undefined
   },
 ): Promise<{ items: CatalogueApplication[]; total: number }> {
-  const db = getDb(env.DB)
+  const db = ctx.db
   const viewer = viewerOf(caller)
   // The name as typed (LIKE: any ASCII case), bounded as every search box is.
   const filter = query.q ? containsText(['a.libelle'], query.q) : sql<SqlBool>`1`
@@ -187,22 +187,22 @@ export async function listApplications(
     .where(wholeTreeInScope(db, viewer))
     .where(filter)
   const keep = keepLaunchersCounts(db, viewer, filter)
-  const [, , rows, [counted]] = await rootAdminWith(env, caller, keep, list, count)
+  const [, , rows, [counted]] = await rootAdminWith(ctx, caller, keep, list, count)
   const items = (rows as CatalogueRow[]).map(toApplication)
   return { items: query.page === undefined ? wholeList(items) : items, total: counted?.total ?? 0 }
 }
 
 /** GET rest/bd/application/{id}: one application of the catalogue (the first `fonctionsMax` of its grants when asked). */
 export async function getApplication(
-  env: Env,
+  ctx: Ctx,
   caller: Caller,
   id: number,
   fonctionsMax?: number,
 ): Promise<CatalogueApplication> {
-  const db = getDb(env.DB)
+  const db = ctx.db
   const viewer = viewerOf(caller)
   const [, , [row]] = await rootAdminWith(
-    env,
+    ctx,
     caller,
     keepLaunchersCounts(db, viewer, sql<SqlBool>`a.id = ${id}`),
     catalogueQuery(db, viewer, 'kept', fonctionsMax).where('a.id', '=', id),

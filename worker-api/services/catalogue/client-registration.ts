@@ -1,9 +1,10 @@
 import { z } from 'zod'
 import { isLaunchUrl } from '../../contract/catalogue'
 import { isClientUri, OIDC_URI_MAX_LENGTH, OIDC_URIS_MAX } from '../../contract/oidc'
-import { type Env, isLocalEnvironment } from '../../env'
+import { isLocalEnvironment } from '../../env'
 import { BusinessError } from '../../lib/errors'
 import { OAuthError } from '../../lib/oauth'
+import type { Ctx } from '../../lib/types'
 import { actorOf, type Caller, requireRootAdmin } from '../core/actor'
 import { createApplication } from './application-writes'
 
@@ -52,9 +53,9 @@ function callerRefusal(error: BusinessError): OAuthError {
  * anyway: the caller is judged first (an agent with a bad body is told who may register, not what is
  * wrong with the body). A good body's caller is judged by the creation's own first read.
  */
-async function requireRegistrant(env: Env, caller: Caller): Promise<void> {
+async function requireRegistrant(ctx: Ctx, caller: Caller): Promise<void> {
   try {
-    requireRootAdmin(await actorOf(env, caller))
+    requireRootAdmin(await actorOf(ctx, caller))
   } catch (error) {
     if (error instanceof BusinessError && (error.status === 401 || error.status === 403)) throw callerRefusal(error)
     throw error
@@ -62,7 +63,7 @@ async function requireRegistrant(env: Env, caller: Caller): Promise<void> {
 }
 
 /** The metadata of a registration's body (JSON), or what is wrong with it. */
-function readMetadata(env: Env, text: string): z.infer<typeof metadataSchema> | OAuthError {
+function readMetadata(ctx: Ctx, text: string): z.infer<typeof metadataSchema> | OAuthError {
   let body: unknown
   try {
     body = JSON.parse(text)
@@ -73,7 +74,7 @@ function readMetadata(env: Env, text: string): z.infer<typeof metadataSchema> | 
   if (!parsed.success)
     return badMetadata(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '))
   const metadata = parsed.data
-  const accepted = (uri: string) => isClientUri(uri, { loopback: isLocalEnvironment(env) })
+  const accepted = (uri: string) => isClientUri(uri, { loopback: isLocalEnvironment(ctx.env) })
   if (!metadata.redirect_uris.every(accepted)) {
     return new OAuthError(
       'invalid_redirect_uri',
@@ -103,15 +104,15 @@ function readMetadata(env: Env, text: string): z.infer<typeof metadataSchema> | 
  * confidential client). The caller is judged before the body.
  */
 export async function registerClient(
-  env: Env,
+  ctx: Ctx,
   caller: Caller,
   text: string,
   context: { origin: string; userAgent: string | null },
 ) {
   if (caller.app !== null) throw callerRefusal(new BusinessError('FORBIDDEN', 403, "An application's session"))
-  const metadata = readMetadata(env, text)
+  const metadata = readMetadata(ctx, text)
   if (metadata instanceof OAuthError) {
-    await requireRegistrant(env, caller)
+    await requireRegistrant(ctx, caller)
     throw metadata
   }
   const name = metadata.client_name?.trim() || `Client ${crypto.randomUUID().slice(0, 8)}`
@@ -119,7 +120,7 @@ export async function registerClient(
   const method = metadata.token_endpoint_auth_method ?? 'client_secret_basic'
   try {
     const application = await createApplication(
-      env,
+      ctx,
       caller,
       {
         libelle: name,

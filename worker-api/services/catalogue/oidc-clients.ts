@@ -1,9 +1,9 @@
 import { type RawBuilder, sql } from 'kysely'
 import type { OidcClient, OidcClientInput } from '../../contract/oidc'
-import { type DB, type Guard, getDb, namedBatch } from '../../db/client'
-import type { Env } from '../../env'
+import { type DB, type Guard, namedBatch } from '../../db/client'
 import { randomToken, sha256Hex } from '../../lib/crypto'
 import { BusinessError, forbidden, notFound } from '../../lib/errors'
+import type { Ctx } from '../../lib/types'
 import { type Caller, rootAdminWith, viewerOf } from '../core/actor'
 import { adminLogWhen } from '../core/audit'
 import { rootHolds } from '../core/root-admin'
@@ -123,15 +123,15 @@ export const removeClient = (db: DB, application: number, guard: Guard) =>
  * stops authenticating at once. Written with its audit entry while the caller is a root administrator.
  */
 export async function rotateSecret(
-  env: Env,
+  ctx: Ctx,
   caller: Caller,
   id: number,
   context: { userAgent: string | null },
 ): Promise<{ clientId: string; clientSecret: string }> {
-  const db = getDb(env.DB)
+  const db = ctx.db
   const viewer = viewerOf(caller)
   const [actor, [current]] = await rootAdminWith(
-    env,
+    ctx,
     caller,
     db
       .selectFrom('application as a')
@@ -155,7 +155,7 @@ export async function rotateSecret(
     .where('held.application_id', '=', id)
     .where('held.secret_hash', 'is not', null)
     .where(({ exists }) => exists(guard))
-  const { rotated } = await namedBatch(env.DB, {
+  const { rotated } = await namedBatch(ctx.d1, {
     log: adminLogWhen(
       db,
       actor,

@@ -1,8 +1,8 @@
 import { type Expression, type SqlBool, sql } from 'kysely'
 import type { TemplateFonction, TemplateInput, Templates } from '../../contract/catalogue'
-import { type DB, getDb, insertWhen, namedBatch } from '../../db/client'
-import type { Env } from '../../env'
+import { type DB, insertWhen, namedBatch } from '../../db/client'
 import { forbidden, invalidField, notFound } from '../../lib/errors'
+import type { Ctx } from '../../lib/types'
 import { type Caller, rootAdminWith, viewerOf } from '../core/actor'
 import { adminLogWhen } from '../core/audit'
 import { rootHolds } from '../core/root-admin'
@@ -48,9 +48,9 @@ const typeQuery = (db: DB, typeId: number) =>
   db.selectFrom('type_structure').select(['id', 'libelle']).where('id', '=', typeId)
 
 /** GET rest/bd/typestructure/{id}/fonctions: the template of a structure type (root administrators). */
-export async function getTemplate(env: Env, caller: Caller, typeId: number): Promise<TemplateFonction[]> {
-  const db = getDb(env.DB)
-  const [, [type], rows] = await rootAdminWith(env, caller, typeQuery(db, typeId), templateQuery(db, typeId))
+export async function getTemplate(ctx: Ctx, caller: Caller, typeId: number): Promise<TemplateFonction[]> {
+  const db = ctx.db
+  const [, [type], rows] = await rootAdminWith(ctx, caller, typeQuery(db, typeId), templateQuery(db, typeId))
   if (!type) throw notFound('Unknown structure type')
   return toTemplate(rows)
 }
@@ -59,10 +59,10 @@ export async function getTemplate(env: Env, caller: Caller, typeId: number): Pro
  * GET rest/bd/typestructure/fonctions: every type's template and the catalogue to choose grants from
  * (root administrators), in the one batch of the caller's check.
  */
-export async function getTemplates(env: Env, caller: Caller): Promise<Templates> {
-  const db = getDb(env.DB)
+export async function getTemplates(ctx: Ctx, caller: Caller): Promise<Templates> {
+  const db = ctx.db
   const [, types, rows, applications] = await rootAdminWith(
-    env,
+    ctx,
     caller,
     structureTypesQuery(db),
     templateQuery(db),
@@ -84,17 +84,17 @@ export async function getTemplates(env: Env, caller: Caller): Promise<Templates>
  * structures already created keep their functions.
  */
 export async function putTemplate(
-  env: Env,
+  ctx: Ctx,
   caller: Caller,
   typeId: number,
   input: TemplateInput,
   context: Context,
 ): Promise<TemplateFonction[]> {
-  const db = getDb(env.DB)
+  const db = ctx.db
   const viewer = viewerOf(caller)
   const ids = [...new Set(input.flatMap((f) => f.applications.map((a) => a.id)))]
   const [actor, [type], applications] = await rootAdminWith(
-    env,
+    ctx,
     caller,
     typeQuery(db, typeId),
     db
@@ -127,7 +127,7 @@ export async function putTemplate(
         ),
     ]
   })
-  const results = await namedBatch(env.DB, {
+  const results = await namedBatch(ctx.d1, {
     log: adminLogWhen(
       db,
       actor,

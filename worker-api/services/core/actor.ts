@@ -1,12 +1,11 @@
 import { type Compilable, type Expression, type InferResult, type SqlBool, sql } from 'kysely'
 import { todayIso } from '../../contract/dates'
-import { batch, getDb } from '../../db/client'
-import type { Env } from '../../env'
+import { batch } from '../../db/client'
 import { sameDomain } from '../../lib/domain'
 import { BusinessError, forbidden, unauthorized } from '../../lib/errors'
 import { type AccessClaims, verifyAccessToken } from '../../lib/jwt'
 import { secondFactorMissing, type Viewer, wholeTreeInScope } from '../../lib/scope'
-import type { Caller, RequestEnv } from '../../lib/types'
+import type { Caller, Ctx } from '../../lib/types'
 
 /** The signed-in caller of a non-public endpoint; `app` when it is an application's session. */
 export type Actor = {
@@ -46,23 +45,20 @@ export const unauthorizedDomain = () =>
  */
 export type { Caller }
 
-export async function callerFromBearer(
-  env: RequestEnv,
-  authorization: string | undefined,
-  origin: string,
-): Promise<Caller> {
+export async function callerFromBearer(ctx: Ctx, authorization: string | undefined): Promise<Caller> {
   const token = /^Bearer ([A-Za-z0-9._-]+)$/.exec(authorization ?? '')?.[1]
   if (!token) throw unauthorized('UNAUTHORIZED', 'Missing bearer token')
   // A page's in-process calls carry the same token: it is checked once per request.
-  const memo = env.REQUEST_SCOPE?.memo
-  let verified = memo?.get(`bearer ${token}`) as Promise<AccessClaims | null> | undefined
+  const memo = ctx.scope.memo
+  let verified = memo.get(`bearer ${token}`) as Promise<AccessClaims | null> | undefined
   if (!verified) {
-    verified = verifyAccessToken(env.JWT_SECRET, token)
-    memo?.set(`bearer ${token}`, verified)
+    verified = verifyAccessToken(ctx.env.JWT_SECRET, token)
+    memo.set(`bearer ${token}`, verified)
   }
   const claims = await verified
   const id = Number(claims?.sub)
   if (!claims || !Number.isSafeInteger(id)) throw unauthorized('INVALID_TOKEN', 'Invalid or expired token')
+  const { origin } = ctx.request
   return { id, app: claims.app ?? null, claims, origin, key: `actor ${origin} ${token}` }
 }
 
@@ -71,8 +67,8 @@ export async function callerFromBearer(
  * revoked (sign-out and disabling take effect at once), bringing what routes need of the user. An
  * admin's scope is not read here: queries filter by it in SQL (lib/scope.ts).
  */
-function actorQuery(env: Env, caller: Caller) {
-  return getDb(env.DB)
+function actorQuery(ctx: Ctx, caller: Caller) {
+  return ctx.db
     .selectFrom('utilisateur as u')
     .select(['u.id', 'u.login', 'u.nom', 'u.prenom', 'u.admin', 'u.domain', 'u.langue'])
     .where('u.id', '=', caller.id)
@@ -93,9 +89,9 @@ function actorQuery(env: Env, caller: Caller) {
  * `actorQuery` with whether the caller administers the whole tree (`racine`: an administrator with a
  * current post on a root, lib/scope.ts): the catalogue's managers, known with the caller's check.
  */
-const actorRead = (env: Env, caller: Caller) =>
-  actorQuery(env, caller)
-    .select(sql<number>`${wholeTreeInScope(getDb(env.DB), viewerOf(caller))}`.as('racine'))
+const actorRead = (ctx: Ctx, caller: Caller) =>
+  actorQuery(ctx, caller)
+    .select(sql<number>`${wholeTreeInScope(ctx.db, viewerOf(caller))}`.as('racine'))
     .select(sql<number>`${secondFactorMissing(sql.ref('u.id'))}`.as('mfa_manquant'))
 
 type ActorRow = InferResult<ReturnType<typeof actorRead>>[number]
@@ -106,8 +102,8 @@ type ActorRow = InferResult<ReturnType<typeof actorRead>>[number]
  * (Their domain is compared afterwards, as for every call: in SQL its loopback alternatives would
  * cost a statement near D1's 100 bound values a dozen more.)
  */
-export const liveAdmin = (env: Env, caller: Caller): Expression<SqlBool> =>
-  sql<SqlBool>`exists ${actorQuery(env, caller)
+export const liveAdmin = (ctx: Ctx, caller: Caller): Expression<SqlBool> =>
+  sql<SqlBool>`exists ${actorQuery(ctx, caller)
     .where('u.admin', '=', 1)
     .where((eb) => eb.not(secondFactorMissing(sql.ref('u.id'))))}`
 
@@ -145,9 +141,9 @@ type Check = {
 
 type Gathering = { reads: Compilable<unknown>[]; results: Promise<D1Result[]> }
 
-function checkOf(env: RequestEnv, caller: Caller): { check: Check; fresh: boolean } {
-  const memo = env.REQUEST_SCOPE?.memo
-  const known = memo?.get(caller.key) as Check | undefined
+function checkOf(ctx: Ctx, caller: Caller): { check: Check; fresh: boolean } {
+  const memo = ctx.scope.memo
+  const known = memo.get(caller.key) as Check | undefined
   if (known) return { check: known, fresh: false }
   let settle: (row: ActorRow | undefined) => void = () => {}
   let fail: (error: unknown) => void = () => {}
@@ -164,13 +160,13 @@ function checkOf(env: RequestEnv, caller: Caller): { check: Check; fresh: boolea
   // A rejection nobody awaits yet must not surface as unhandled; awaiting callers still get it.
   actor.catch(() => {})
   const check: Check = { actor, settle, fail, started: false }
-  memo?.set(caller.key, check)
+  memo.set(caller.key, check)
   return { check, fresh: true }
 }
 
 /** Whether the request checked this caller in D1 and found the session live (see app.ts). */
-export function callerChecked(env: RequestEnv, caller: Caller): boolean {
-  return (env.REQUEST_SCOPE?.memo.get(caller.key) as Check | undefined)?.started === true
+export function callerChecked(ctx: Ctx, caller: Caller): boolean {
+  return (ctx.scope.memo.get(caller.key) as Check | undefined)?.started === true
 }
 
 /**
@@ -178,13 +174,13 @@ export function callerChecked(env: RequestEnv, caller: Caller): boolean {
  * check on its own first lets the event loop turn once, so that a read starting alongside (the page's,
  * next to its layout's) carries it in its own round trip.
  */
-export async function actorOf(env: RequestEnv, caller: Caller): Promise<Actor> {
-  const { check, fresh } = checkOf(env, caller)
+export async function actorOf(ctx: Ctx, caller: Caller): Promise<Actor> {
+  const { check, fresh } = checkOf(ctx, caller)
   if (!fresh || check.started) return check.actor
-  if (env.REQUEST_SCOPE?.shared) await new Promise((resolve) => setTimeout(resolve, 0))
+  if (ctx.scope.shared) await new Promise((resolve) => setTimeout(resolve, 0))
   if (!check.started) {
     check.started = true
-    actorRead(env, caller).executeTakeFirst().then(check.settle, check.fail)
+    actorRead(ctx, caller).executeTakeFirst().then(check.settle, check.fail)
   }
   return check.actor
 }
@@ -206,11 +202,11 @@ const answered = <Q extends Compilable<unknown>[]>(actor: Actor, results: D1Resu
  * reads' rows come back only once the caller is known to be allowed to be answered at all.
  */
 export async function actorWith<Q extends Compilable<unknown>[]>(
-  env: RequestEnv,
+  ctx: Ctx,
   caller: Caller,
   ...reads: Q
 ): Promise<ActorAndRows<Q>> {
-  const { check } = checkOf(env, caller)
+  const { check } = checkOf(ctx, caller)
   const gathering = check.gathering
   if (gathering) {
     const from = gathering.reads.length + 1
@@ -221,15 +217,15 @@ export async function actorWith<Q extends Compilable<unknown>[]>(
   }
   if (check.started) {
     const actor = await check.actor
-    const results = reads.length === 0 ? [] : await batch(env.DB, reads)
+    const results = reads.length === 0 ? [] : await batch(ctx.d1, reads)
     return answered<Q>(actor, results)
   }
   check.started = true
   let results: D1Result[]
   try {
-    results = await (env.REQUEST_SCOPE?.shared
-      ? gather(env, caller, check, reads)
-      : batch(env.DB, [actorRead(env, caller), ...reads]))
+    results = await (ctx.scope.shared
+      ? gather(ctx, caller, check, reads)
+      : batch(ctx.d1, [actorRead(ctx, caller), ...reads]))
   } catch (error) {
     check.fail(error)
     throw error
@@ -240,11 +236,11 @@ export async function actorWith<Q extends Compilable<unknown>[]>(
 }
 
 /** The check's batch, sent once the page's other calls have had a turn of the event loop to join it. */
-function gather(env: Env, caller: Caller, check: Check, reads: Compilable<unknown>[]): Promise<D1Result[]> {
+function gather(ctx: Ctx, caller: Caller, check: Check, reads: Compilable<unknown>[]): Promise<D1Result[]> {
   const gathering: Gathering = { reads: [...reads], results: Promise.resolve([]) }
   gathering.results = new Promise((resolve) => setTimeout(resolve, 0)).then(() => {
     check.gathering = undefined
-    return batch(env.DB, [actorRead(env, caller), ...gathering.reads])
+    return batch(ctx.d1, [actorRead(ctx, caller), ...gathering.reads])
   })
   // Each call that joined awaits it; a failure reaches them, never an unhandled rejection.
   gathering.results.catch(() => {})
@@ -276,22 +272,22 @@ export function requireRootAdmin(actor: Actor) {
  * one round trip (`actorWith`), then 403 unless they are an administrator. What an administrator may
  * see of the rows is the reads' own business, in SQL (lib/scope.ts).
  */
-export async function adminWith<Q extends Compilable<unknown>[]>(env: RequestEnv, caller: Caller, ...reads: Q) {
-  const answer = await actorWith(env, caller, ...reads)
+export async function adminWith<Q extends Compilable<unknown>[]>(ctx: Ctx, caller: Caller, ...reads: Q) {
+  const answer = await actorWith(ctx, caller, ...reads)
   requireAdmin(answer[0])
   return answer
 }
 
 /** `adminWith` for what only an administrator of the whole tree manages (`requireRootAdmin`). */
-export async function rootAdminWith<Q extends Compilable<unknown>[]>(env: RequestEnv, caller: Caller, ...reads: Q) {
-  const answer = await actorWith(env, caller, ...reads)
+export async function rootAdminWith<Q extends Compilable<unknown>[]>(ctx: Ctx, caller: Caller, ...reads: Q) {
+  const answer = await actorWith(ctx, caller, ...reads)
   requireRootAdmin(answer[0])
   return answer
 }
 
 /** `adminWith` without reads of its own: an endpoint whose reads need the checked administrator. */
-export async function adminOf(env: RequestEnv, caller: Caller): Promise<Actor> {
-  const actor = await actorOf(env, caller)
+export async function adminOf(ctx: Ctx, caller: Caller): Promise<Actor> {
+  const actor = await actorOf(ctx, caller)
   requireAdmin(actor)
   return actor
 }

@@ -1,9 +1,9 @@
 import { createChallenge, extractParams, verifySolution } from 'altcha-lib'
 import type { Challenge } from 'altcha-lib/types'
-import { getDb, namedBatch, rawStatement } from '../../db/client'
-import type { Env } from '../../env'
+import { namedBatch, rawStatement } from '../../db/client'
 import { base64url, hmacSha256, randomToken, timingSafeEqual } from '../../lib/crypto'
 import { BusinessError } from '../../lib/errors'
+import type { Ctx } from '../../lib/types'
 import { clientCounter } from './rate-limit'
 
 /**
@@ -24,39 +24,39 @@ export type CaptchaVerdict = 'ok' | 'invalid' | 'malformed'
 /** The hash of the challenges we issue (altcha-lib's default); a payload naming another is malformed. */
 const ALTCHA_ALGORITHM = 'SHA-256'
 
-export async function newChallenge(env: Env): Promise<Challenge> {
+export async function newChallenge(ctx: Ctx): Promise<Challenge> {
   return createChallenge({
     algorithm: ALTCHA_ALGORITHM,
-    hmacKey: env.CAPTCHA_HMAC_KEY,
-    maxnumber: Number(env.CAPTCHA_MAX_NUMBER ?? DEFAULT_MAX_NUMBER),
+    hmacKey: ctx.env.CAPTCHA_HMAC_KEY,
+    maxnumber: Number(ctx.env.CAPTCHA_MAX_NUMBER ?? DEFAULT_MAX_NUMBER),
     expires: new Date(Date.now() + CHALLENGE_TTL_SECONDS * 1000),
   })
 }
 
 /** A question for browsers without JavaScript: two small numbers to add, signed by the server. */
-export async function newQuestion(env: Env, now = Date.now()) {
+export async function newQuestion(ctx: Ctx, now = Date.now()) {
   const a = 1 + Math.floor(Math.random() * 9)
   const b = 1 + Math.floor(Math.random() * 9)
   const body = `${a}.${b}.${now + CHALLENGE_TTL_SECONDS * 1000}.${randomToken(12)}`
-  const signature = base64url(await hmacSha256(env.CAPTCHA_HMAC_KEY, `question:${body}`))
+  const signature = base64url(await hmacSha256(ctx.env.CAPTCHA_HMAC_KEY, `question:${body}`))
   return { a, b, question: `${body}.${signature}` }
 }
 
-export const isTurnstile = (env: Env) => env.CAPTCHA_PROVIDER === 'turnstile'
+export const isTurnstile = (ctx: Ctx) => ctx.env.CAPTCHA_PROVIDER === 'turnstile'
 
 type Parsed =
   | { kind: 'altcha'; raw: string; signature: string }
   | { kind: 'question'; question: string; answer: string }
   | { kind: 'turnstile'; token: string }
 
-function parse(payload: string, env: Env): Parsed | null {
+function parse(payload: string, ctx: Ctx): Parsed | null {
   if (payload.length > 4096 || !/^[A-Za-z0-9+/=_.-]+$/.test(payload)) return null
   let data: unknown
   try {
     data = JSON.parse(atob(payload))
   } catch {
     // Turnstile tokens are opaque strings, not base64 JSON.
-    return isTurnstile(env) ? { kind: 'turnstile', token: payload } : null
+    return isTurnstile(ctx) ? { kind: 'turnstile', token: payload } : null
   }
   if (typeof data !== 'object' || data === null) return null
   const record = data as Record<string, unknown>
@@ -75,21 +75,21 @@ function parse(payload: string, env: Env): Parsed | null {
   return null
 }
 
-async function questionIsAnswered(env: Env, question: string, answer: string, now: number) {
+async function questionIsAnswered(ctx: Ctx, question: string, answer: string, now: number) {
   const parts = question.split('.')
   if (parts.length !== 5) return false
   const [a, b, expires, nonce, signature] = parts as [string, string, string, string, string]
-  const expected = base64url(await hmacSha256(env.CAPTCHA_HMAC_KEY, `question:${a}.${b}.${expires}.${nonce}`))
+  const expected = base64url(await hmacSha256(ctx.env.CAPTCHA_HMAC_KEY, `question:${a}.${b}.${expires}.${nonce}`))
   if (!timingSafeEqual(expected, signature) || Number(expires) < now) return false
   return answer.trim() === String(Number(a) + Number(b))
 }
 
 export const TURNSTILE_VERIFY_URL = 'https://challenges.cloudflare.com/turnstile/v0/siteverify'
 
-async function turnstileAccepts(env: Env, token: string, remoteIp: string | null) {
-  if (!env.TURNSTILE_SECRET_KEY) return false
+async function turnstileAccepts(ctx: Ctx, token: string, remoteIp: string | null) {
+  if (!ctx.env.TURNSTILE_SECRET_KEY) return false
   const form = new FormData()
-  form.append('secret', env.TURNSTILE_SECRET_KEY)
+  form.append('secret', ctx.env.TURNSTILE_SECRET_KEY)
   form.append('response', token)
   if (remoteIp) form.append('remoteip', remoteIp)
   try {
@@ -126,8 +126,8 @@ const TURNSTILE_VERIFIED_SECONDS = 300
  * Turnstile tokens are single use at Cloudflare too: a token checked first (spec: validate, then
  * submit) is remembered as verified, and the submission takes that record instead of asking again.
  */
-async function turnstileVerdict(env: Env, token: string, consume: boolean, remoteIp: string | null) {
-  const db = getDb(env.DB)
+async function turnstileVerdict(ctx: Ctx, token: string, consume: boolean, remoteIp: string | null) {
+  const db = ctx.db
   const verifiedKey = `turnstile-verified:${token}`
   const now = new Date().toISOString()
   if (consume) {
@@ -137,7 +137,7 @@ async function turnstileVerdict(env: Env, token: string, consume: boolean, remot
       .where('expires_at', '>', now)
       .returning('signature')
       .executeTakeFirst()
-    return taken !== undefined || turnstileAccepts(env, token, remoteIp)
+    return taken !== undefined || turnstileAccepts(ctx, token, remoteIp)
   }
   const known = await db
     .selectFrom('captcha_used')
@@ -146,7 +146,7 @@ async function turnstileVerdict(env: Env, token: string, consume: boolean, remot
     .where('expires_at', '>', now)
     .executeTakeFirst()
   if (known) return true
-  if (!(await turnstileAccepts(env, token, remoteIp))) return false
+  if (!(await turnstileAccepts(ctx, token, remoteIp))) return false
   const expiresAt = new Date(Date.now() + TURNSTILE_VERIFIED_SECONDS * 1000).toISOString()
   await db
     .insertInto('captcha_used')
@@ -162,12 +162,12 @@ async function turnstileVerdict(env: Env, token: string, consume: boolean, remot
  * wrong (`question`). Turnstile asks Cloudflare (and D1, for a token checked beforehand).
  */
 async function proveCaptcha(
-  env: Env,
+  ctx: Ctx,
   payload: string | undefined | null,
   { consume, remoteIp }: { consume: boolean; remoteIp: string | null },
 ): Promise<{ verdict: CaptchaVerdict; signature: string; question: boolean }> {
   if (!payload) return { verdict: 'invalid', signature: '', question: false }
-  const parsed = parse(payload, env)
+  const parsed = parse(payload, ctx)
   if (!parsed) return { verdict: 'malformed', signature: '', question: false }
   const signature = replayKey(parsed)
   const now = Date.now()
@@ -177,16 +177,16 @@ async function proveCaptcha(
     // ends the salt with a delimiter, so digits of the number cannot be moved into it (challenge
     // splicing, CVE-2025-68113); an expiry later than any challenge we issue is refused besides.
     valid =
-      !isTurnstile(env) &&
+      !isTurnstile(ctx) &&
       expiresInTime(parsed.raw, now) &&
-      (await verifySolution(parsed.raw, env.CAPTCHA_HMAC_KEY, true))
+      (await verifySolution(parsed.raw, ctx.env.CAPTCHA_HMAC_KEY, true))
   } else if (parsed.kind === 'question') {
     // A script reads the question as easily as a person: only with the proof of work as the main
     // widget, and only a few per client address and minute.
-    if (isTurnstile(env)) return { verdict: 'invalid', signature, question: false }
-    valid = await questionIsAnswered(env, parsed.question, parsed.answer, now)
+    if (isTurnstile(ctx)) return { verdict: 'invalid', signature, question: false }
+    valid = await questionIsAnswered(ctx, parsed.question, parsed.answer, now)
   } else {
-    valid = await turnstileVerdict(env, parsed.token, consume, remoteIp)
+    valid = await turnstileVerdict(ctx, parsed.token, consume, remoteIp)
   }
   return { verdict: valid ? 'ok' : 'invalid', signature, question: parsed.kind === 'question' }
 }
@@ -198,10 +198,10 @@ const usedUntil = () => new Date(Date.now() + (CHALLENGE_TTL_SECONDS + CLOCK_SKE
  * Checks a solved payload without using it: whether it would be accepted now (the widget's
  * `validate/captcha` call).
  */
-export async function checkCaptcha(env: Env, payload: string | undefined | null): Promise<CaptchaVerdict> {
-  const proof = await proveCaptcha(env, payload, { consume: false, remoteIp: null })
+export async function checkCaptcha(ctx: Ctx, payload: string | undefined | null): Promise<CaptchaVerdict> {
+  const proof = await proveCaptcha(ctx, payload, { consume: false, remoteIp: null })
   if (proof.verdict !== 'ok') return proof.verdict
-  const used = await getDb(env.DB)
+  const used = await ctx.db
     .selectFrom('captcha_used')
     .select('signature')
     .where('signature', '=', proof.signature)
@@ -218,10 +218,10 @@ type GateOptions = { kind: string; limit: number; captcha: string | undefined | 
  * the SQL condition, for the statement right after them, that this request spent the payload.
  * `check` throws the first refusal the results show, in that order.
  */
-export async function publicGate(env: Env, { kind, limit, captcha, remoteIp }: GateOptions) {
+export async function publicGate(ctx: Ctx, { kind, limit, captcha, remoteIp }: GateOptions) {
   const rate = clientCounter(kind, remoteIp, limit)
-  const proof = await proveCaptcha(env, captcha, { consume: true, remoteIp })
-  const questions = clientCounter('captcha-question', remoteIp, Number(env.QUESTION_RATE_PER_MINUTE ?? 5))
+  const proof = await proveCaptcha(ctx, captcha, { consume: true, remoteIp })
+  const questions = clientCounter('captcha-question', remoteIp, Number(ctx.env.QUESTION_RATE_PER_MINUTE ?? 5))
   const spendable = proof.question ? `${rate.within} AND ${questions.within}` : rate.within
   return {
     statements: {
@@ -254,7 +254,7 @@ export async function publicGate(env: Env, { kind, limit, captcha, remoteIp }: G
 }
 
 /** The gate on its own, in one round trip, for a write whose reads need not share its batch. */
-export async function passPublicGate(env: Env, options: GateOptions) {
-  const gate = await publicGate(env, options)
-  gate.check(await namedBatch(env.DB, gate.statements))
+export async function passPublicGate(ctx: Ctx, options: GateOptions) {
+  const gate = await publicGate(ctx, options)
+  gate.check(await namedBatch(ctx.d1, gate.statements))
 }

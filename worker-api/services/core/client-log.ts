@@ -1,9 +1,9 @@
 import { type SqlBool, sql } from 'kysely'
 import { CLIENT_LOG_TYPES, type ClientLogInput } from '../../contract/logs'
-import { getDb, insertWhen, namedBatch } from '../../db/client'
-import type { Env } from '../../env'
+import { insertWhen, namedBatch } from '../../db/client'
 import { invalidField } from '../../lib/errors'
 import { logTypeForName } from '../../lib/log-types'
+import type { Ctx } from '../../lib/types'
 import { actorWith, type Caller } from './actor'
 import { logEntry } from './audit'
 import { userCounter } from './rate-limit'
@@ -17,11 +17,11 @@ export const CLIENT_LOGS_PER_MINUTE = 60
  * is the caller's, and marked as the client's (`source`), so that it never passes for one the server
  * recorded with the action.
  */
-export async function writeClientLog(env: Env, caller: Caller, input: ClientLogInput, userAgent: string | null) {
-  const db = getDb(env.DB)
+export async function writeClientLog(ctx: Ctx, caller: Caller, input: ClientLogInput, userAgent: string | null) {
+  const db = ctx.db
   const isType = (CLIENT_LOG_TYPES as readonly string[]).includes(input.nomLog)
   const [actor, applications] = await actorWith(
-    env,
+    ctx,
     caller,
     // An application switched off in the catalogue is launched no more: nothing to report of it.
     db.selectFrom('application').select('id').where('libelle', '=', input.nomLog).where('actif', '=', 1),
@@ -31,8 +31,12 @@ export async function writeClientLog(env: Env, caller: Caller, input: ClientLogI
   }
   // Each entry is a row kept for good: a client cannot fill the table at will. The entry is written
   // in the batch that counts it, only when the count is within the limit.
-  const counter = userCounter('client-log', actor.id, Number(env.CLIENT_LOG_RATE_PER_MINUTE ?? CLIENT_LOGS_PER_MINUTE))
-  const written = await namedBatch(env.DB, {
+  const counter = userCounter(
+    'client-log',
+    actor.id,
+    Number(ctx.env.CLIENT_LOG_RATE_PER_MINUTE ?? CLIENT_LOGS_PER_MINUTE),
+  )
+  const written = await namedBatch(ctx.d1, {
     count: counter.statement(),
     entry: insertWhen(
       db,

@@ -1,8 +1,7 @@
 import type { DevMail, DevMailSummary } from '../../contract/dev'
-import { getDb } from '../../db/client'
 import type { OutboxRow } from '../../db/schema'
-import type { Env } from '../../env'
 import { notFound } from '../../lib/errors'
+import type { Ctx } from '../../lib/types'
 
 const LIST_LIMIT = 100
 
@@ -23,8 +22,8 @@ const summary = (row: SummaryRow): DevMailSummary => ({
 })
 
 /** The newest mails of the outbox, delivered or not (development only, see routes/dev.ts). */
-export async function devMails(env: Env): Promise<DevMailSummary[]> {
-  const rows = await getDb(env.DB)
+export async function devMails(ctx: Ctx): Promise<DevMailSummary[]> {
+  const rows = await ctx.db
     .selectFrom('outbox')
     .select(['id', 'to_address', 'subject', 'kind', 'created_at', 'sent_at', 'attempts', 'last_error'])
     .orderBy('id', 'desc')
@@ -34,8 +33,8 @@ export async function devMails(env: Env): Promise<DevMailSummary[]> {
 }
 
 /** One mail, whole, with the links of its text part (so the mailbox can offer to follow them). */
-export async function devMail(env: Env, id: number): Promise<DevMail> {
-  const row = await getDb(env.DB).selectFrom('outbox').selectAll().where('id', '=', id).executeTakeFirst()
+export async function devMail(ctx: Ctx, id: number): Promise<DevMail> {
+  const row = await ctx.db.selectFrom('outbox').selectAll().where('id', '=', id).executeTakeFirst()
   if (!row) throw notFound('Unknown mail')
   return {
     ...summary(row),

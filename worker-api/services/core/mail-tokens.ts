@@ -1,10 +1,10 @@
 import type { Expression, SqlBool } from 'kysely'
 import { addSeconds } from '../../contract/dates'
-import { type DB, getDb, insertWhen } from '../../db/client'
+import { type DB, insertWhen } from '../../db/client'
 import type { MailTokenPurpose } from '../../db/schema'
-import type { Env } from '../../env'
 import { sha256Hex } from '../../lib/crypto'
 import { BusinessError } from '../../lib/errors'
+import type { Ctx } from '../../lib/types'
 
 /** How long a password-reset link works. Several may be live at once; using one ends the others. */
 export const PASSWORD_RESET_TTL_HOURS = 3
@@ -113,8 +113,8 @@ export function stillLive(db: DB, tokenId: number, now: string) {
  * A mail token of one of `purposes` and its user, or the errors of the spec: unknown (a token of
  * another purpose is unknown here too), already used, expired.
  */
-export async function liveMailToken(env: Env, token: string, purposes: readonly MailTokenPurpose[], now = new Date()) {
-  const row = await getDb(env.DB)
+export async function liveMailToken(ctx: Ctx, token: string, purposes: readonly MailTokenPurpose[], now = new Date()) {
+  const row = await ctx.db
     .selectFrom('mail_token as t')
     .innerJoin('utilisateur as u', 'u.id', 't.utilisateur_id')
     .select([

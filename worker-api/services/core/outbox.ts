@@ -2,9 +2,9 @@ import type { Expression, SelectQueryBuilder } from 'kysely'
 import { addSeconds } from '../../contract/dates'
 import { type DB, insertWhen } from '../../db/client'
 import type { Database, MailKind, OutboxRow } from '../../db/schema'
-import type { Env } from '../../env'
 import { type MailProvider, mailProvider } from '../../lib/mail/providers'
 import type { RenderedMail } from '../../lib/mail/render'
+import type { Ctx } from '../../lib/types'
 import {
   INVITATION_TTL_HOURS,
   MAIL_CHANGE_TTL_HOURS,
@@ -51,11 +51,16 @@ export function queueMail(
   return insert.returning('id')
 }
 
-/** The ids a batch's `queueMail` statements returned. */
-export function queuedIds(results: (D1Result | undefined)[]): number[] {
-  return results.flatMap((result) =>
+/**
+ * The mail a batch's `queueMail` statements queued, handed to the request: the API's middleware
+ * delivers it once the response is sent (app.ts). Answers the ids.
+ */
+export function mailQueued(ctx: Ctx, results: (D1Result | undefined)[]): number[] {
+  const ids = results.flatMap((result) =>
     ((result?.results ?? []) as { id?: unknown }[]).flatMap((row) => (typeof row.id === 'number' ? [row.id] : [])),
   )
+  ctx.mail.push(...ids)
+  return ids
 }
 
 type Claimed = Pick<OutboxRow, 'id' | 'created_at' | 'to_address' | 'subject' | 'html' | 'text' | 'attempts' | 'kind'>
@@ -74,18 +79,19 @@ const TOKEN_LIFETIME_SECONDS: Partial<Record<MailKind, number>> = {
 const SEND_CONCURRENCY = 5
 
 /** Leases the due, undelivered mails (all of them, or the given ids) and counts the attempt. */
-async function claim(env: Env, now: Date, ids: number[] | null, limit: number): Promise<Claimed[]> {
+async function claim(ctx: Ctx, now: Date, ids: number[] | null, limit: number): Promise<Claimed[]> {
   const at = now.toISOString()
   const only = ids ? `AND id IN (${ids.map(() => '?').join(', ')})` : ''
-  const { results } = await env.DB.prepare(
-    `UPDATE outbox SET locked_until = ?, attempts = attempts + 1
+  const { results } = await ctx.d1
+    .prepare(
+      `UPDATE outbox SET locked_until = ?, attempts = attempts + 1
      WHERE id IN (
        SELECT id FROM outbox
        WHERE sent_at IS NULL AND next_attempt_at <= ? AND attempts < ?
          AND (locked_until IS NULL OR locked_until <= ?) ${only}
        ORDER BY next_attempt_at LIMIT ?)
      RETURNING id, created_at, to_address, subject, html, text, attempts, kind`,
-  )
+    )
     .bind(addSeconds(LEASE_SECONDS, now).toISOString(), at, MAX_ATTEMPTS, at, ...(ids ?? []), limit)
     .all<Claimed>()
   return results
@@ -95,16 +101,18 @@ async function claim(env: Env, now: Date, ids: number[] | null, limit: number): 
  * A mail whose link has expired before it could be delivered would only bring a dead link: it is
  * given up (attempts at the maximum), with the reason, and its body (the token) is dropped.
  */
-async function dropExpiredLinks(env: Env, now: Date) {
+async function dropExpiredLinks(ctx: Ctx, now: Date) {
   const statements = Object.entries(TOKEN_LIFETIME_SECONDS).map(([kind, lifetime]) =>
-    env.DB.prepare(
-      `UPDATE outbox SET html = '', text = '', attempts = ?, locked_until = NULL,
+    ctx.d1
+      .prepare(
+        `UPDATE outbox SET html = '', text = '', attempts = ?, locked_until = NULL,
          last_error = 'Link expired before delivery'
        WHERE sent_at IS NULL AND kind = ? AND created_at <= ?
          AND (locked_until IS NULL OR locked_until <= ?) AND attempts < ?`,
-    ).bind(MAX_ATTEMPTS, kind, addSeconds(-(lifetime ?? 0), now).toISOString(), now.toISOString(), MAX_ATTEMPTS),
+      )
+      .bind(MAX_ATTEMPTS, kind, addSeconds(-(lifetime ?? 0), now).toISOString(), now.toISOString(), MAX_ATTEMPTS),
   )
-  if (statements.length > 0) await env.DB.batch(statements)
+  if (statements.length > 0) await ctx.d1.batch(statements)
 }
 
 function record(statement: D1PreparedStatement) {
@@ -119,11 +127,11 @@ export const retryDelaySeconds = (attempts: number) =>
  * each outcome. Never throws: a failure is kept on the row (`last_error`) for the next attempt.
  */
 export async function deliverOutbox(
-  env: Env,
+  ctx: Ctx,
   {
     ids = null,
     now = new Date(),
-    provider = mailProvider(env),
+    provider = mailProvider(ctx.env),
   }: {
     ids?: number[] | null
     now?: Date
@@ -131,8 +139,8 @@ export async function deliverOutbox(
   } = {},
 ) {
   if (ids?.length === 0) return { sent: 0, failed: 0 }
-  if (!ids) await dropExpiredLinks(env, now)
-  const claimed = await claim(env, now, ids, ids?.length ?? CRON_BATCH)
+  if (!ids) await dropExpiredLinks(ctx, now)
+  const claimed = await claim(ctx, now, ids, ids?.length ?? CRON_BATCH)
   const outcomes: boolean[] = []
   for (let start = 0; start < claimed.length; start += SEND_CONCURRENCY) {
     outcomes.push(...(await Promise.all(claimed.slice(start, start + SEND_CONCURRENCY).map(sendOne))))
@@ -155,11 +163,9 @@ export async function deliverOutbox(
       const message = error instanceof Error ? error.message : String(error)
       console.error(`Mail #${mail.id} not delivered (attempt ${mail.attempts}): ${message}`)
       await record(
-        env.DB.prepare('UPDATE outbox SET last_error = ?, locked_until = NULL, next_attempt_at = ? WHERE id = ?').bind(
-          message.slice(0, 500),
-          addSeconds(retryDelaySeconds(mail.attempts), now).toISOString(),
-          mail.id,
-        ),
+        ctx.d1
+          .prepare('UPDATE outbox SET last_error = ?, locked_until = NULL, next_attempt_at = ? WHERE id = ?')
+          .bind(message.slice(0, 500), addSeconds(retryDelaySeconds(mail.attempts), now).toISOString(), mail.id),
       )
       return false
     }
@@ -169,10 +175,12 @@ export async function deliverOutbox(
     // provider keeps it: that outbox is the development mailbox.
     const redact = provider.name !== 'log' && TOKEN_LIFETIME_SECONDS[mail.kind] !== undefined
     await record(
-      env.DB.prepare(
-        `UPDATE outbox SET sent_at = ?, locked_until = NULL, last_error = NULL, provider_message_id = ?
+      ctx.d1
+        .prepare(
+          `UPDATE outbox SET sent_at = ?, locked_until = NULL, last_error = NULL, provider_message_id = ?
              ${redact ? ", html = '', text = ''" : ''} WHERE id = ?`,
-      ).bind(new Date().toISOString(), messageId, mail.id),
+        )
+        .bind(new Date().toISOString(), messageId, mail.id),
     )
     return true
   }

@@ -1,11 +1,11 @@
 import { type Expression, type ExpressionBuilder, type InferResult, sql } from 'kysely'
 import { nowIso, toWireDate } from '../../contract/dates'
 import type { Poste, User } from '../../contract/user'
-import { type DB, getDb } from '../../db/client'
+import type { DB } from '../../db/client'
 import type { Database, UtilisateurRow } from '../../db/schema'
-import type { Env } from '../../env'
 import { BusinessError, forbidden, notFound } from '../../lib/errors'
 import { isUserAccount, scopeColumns, type Viewer } from '../../lib/scope'
+import type { Ctx } from '../../lib/types'
 import { type Actor, actorWith, type Caller, viewerOf } from './actor'
 
 /**
@@ -145,9 +145,9 @@ export function userAs(
 }
 
 /** GET rest/bd/utilisateur/{id}: the caller's check and the user in one round trip. */
-export async function getUser(env: Env, caller: Caller, id: number): Promise<User> {
+export async function getUser(ctx: Ctx, caller: Caller, id: number): Promise<User> {
   const viewer = viewerOf(caller)
-  const [actor, rows] = await actorWith(env, caller, userQuery(getDb(env.DB), id, viewer))
+  const [actor, rows] = await actorWith(ctx, caller, userQuery(ctx.db, id, viewer))
   return userAs(actor, id, rows[0], viewer.today)
 }
 

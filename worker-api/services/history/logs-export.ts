@@ -2,8 +2,8 @@ import { type SqlBool, sql } from 'kysely'
 import { organisationDateTime } from '../../contract/dates'
 import type { Language } from '../../contract/language'
 import { type LogEntry, logLabel } from '../../contract/logs'
-import { getDb, namedBatch } from '../../db/client'
-import type { Env } from '../../env'
+import { namedBatch } from '../../db/client'
+import type { Ctx } from '../../lib/types'
 import { adminOf, type Caller, viewerOf } from '../core/actor'
 import { logEntry } from '../core/audit'
 import { type LogFilters, type LogRow, logRows, toLogEntry } from './logs'
@@ -88,13 +88,13 @@ function csvLine(language: Language, entry: LogEntry): string {
  * itself is recorded in the audit, in the batch of its first read.
  */
 export async function exportLogs(
-  env: Env,
+  ctx: Ctx,
   caller: Caller,
   filters: LogFilters,
   context: { userAgent: string | null; language: Language },
 ): Promise<ReadableStream<Uint8Array>> {
-  const db = getDb(env.DB)
-  const actor = await adminOf(env, caller)
+  const db = ctx.db
+  const actor = await adminOf(ctx, caller)
   const viewer = viewerOf(actor)
   const chunk = (after: { date: string; id: number } | null) =>
     logRows(db, viewer, filters, 'log', (ids) =>
@@ -113,7 +113,7 @@ export async function exportLogs(
     .values(
       logEntry(actor.id, 'ADMINISTRATION', 'HISTORIQUE_EXPORT', context.userAgent, { commentaire: described || null }),
     )
-  const { firstRead } = await namedBatch(env.DB, { audit, firstRead: chunk(null) })
+  const { firstRead } = await namedBatch(ctx.d1, { audit, firstRead: chunk(null) })
   let read: LogRow[] | null = (firstRead?.results ?? []) as LogRow[]
   const encoder = new TextEncoder()
   let after: { date: string; id: number } | null = null

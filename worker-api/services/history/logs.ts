@@ -2,8 +2,7 @@ import { type Expression, type SqlBool, sql } from 'kysely'
 import { dayStartInstant, fromCompactDate, fromWireDate, nextDay } from '../../contract/dates'
 import type { LogType } from '../../contract/log-labels'
 import { LOG_LABELS, type LogEntry, type LogListQuery } from '../../contract/logs'
-import { type DB, getDb } from '../../db/client'
-import type { Env } from '../../env'
+import type { DB } from '../../db/client'
 import { containsText, pageWindow, wholeList } from '../../lib/query'
 import {
   fewUsersInScope,
@@ -14,6 +13,7 @@ import {
   wholeTreeInScope,
 } from '../../lib/scope'
 import { foldSearchText, searchWords } from '../../lib/search-text'
+import type { Ctx } from '../../lib/types'
 import { adminWith, type Caller, liveAdmin, viewerOf } from '../core/actor'
 
 /** The history's filters (a list query without its page). */
@@ -290,15 +290,15 @@ export function logListStatements(db: DB, viewer: Viewer, query: LogListQuery, a
  * all with the caller's check in one round trip.
  */
 export async function listLogs(
-  env: Env,
+  ctx: Ctx,
   caller: Caller,
   query: LogListQuery,
 ): Promise<{ items: LogEntry[]; total: number }> {
-  const db = getDb(env.DB)
+  const db = ctx.db
   // The whole list counts itself: only a page's total is kept.
-  const keepsTotal = query.page === undefined ? sql<SqlBool>`0` : liveAdmin(env, caller)
+  const keepsTotal = query.page === undefined ? sql<SqlBool>`0` : liveAdmin(ctx, caller)
   const [, fromUsers, fromLog, , , [counted]] = await adminWith(
-    env,
+    ctx,
     caller,
     ...logListStatements(db, viewerOf(caller), query, keepsTotal),
   )

@@ -1,11 +1,11 @@
 import { sql } from 'kysely'
 import { addSeconds, todayIso } from '../../contract/dates'
 import { type AuthorizationAnswer, type AuthorizationRequest, clientError, redirectWith } from '../../contract/oidc'
-import { type DB, getDb, insertWhen, namedBatch } from '../../db/client'
-import type { Env } from '../../env'
+import { type DB, insertWhen, namedBatch } from '../../db/client'
 import { randomToken, sha256Hex } from '../../lib/crypto'
 import { BusinessError } from '../../lib/errors'
 import { logTypeForApplication } from '../../lib/log-types'
+import type { Ctx } from '../../lib/types'
 import { grantNow } from '../catalogue/grants'
 import { actorWith, type Caller } from '../core/actor'
 import { logEntry } from '../core/audit'
@@ -45,8 +45,8 @@ function registered(client: ClientRow | undefined, redirectUri: string): ClientR
 }
 
 /** GET rest/public/bd/oidc/client: the client and its redirect URI, checked before anyone signs in. */
-export async function checkClient(env: Env, clientId: string, redirectUri: string) {
-  const client = await clientOf(getDb(env.DB), clientId).executeTakeFirst()
+export async function checkClient(ctx: Ctx, clientId: string, redirectUri: string) {
+  const client = await clientOf(ctx.db, clientId).executeTakeFirst()
   return { libelle: registered(client, redirectUri).libelle }
 }
 
@@ -73,15 +73,15 @@ function requestProblem(request: AuthorizationRequest): [string, string] | null 
  * spec's launch entry, as for a launch code): one batch, written only while the grant holds.
  */
 export async function authorize(
-  env: Env,
+  ctx: Ctx,
   caller: Caller,
   request: AuthorizationRequest,
   context: { origin: string; userAgent: string | null },
 ): Promise<AuthorizationAnswer> {
-  const db = getDb(env.DB)
+  const db = ctx.db
   const today = todayIso()
   const [actor, [found], [granted], [session]] = await actorWith(
-    env,
+    ctx,
     caller,
     clientOf(db, request.client_id),
     db
@@ -117,7 +117,7 @@ export async function authorize(
   const code = randomToken()
   const now = new Date()
   const grant = grantNow(db, actor.id, client.application_id, today)
-  await namedBatch(env.DB, {
+  await namedBatch(ctx.d1, {
     code: insertWhen(
       db,
       'oidc_code',

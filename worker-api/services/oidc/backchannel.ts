@@ -1,8 +1,8 @@
 import { addSeconds } from '../../contract/dates'
 import { clientHostKind } from '../../contract/oidc'
-import { getDb } from '../../db/client'
 import { type Env, isLocalEnvironment } from '../../env'
 import { oidcEnabled, signJwt } from '../../lib/oidc-keys'
+import type { Ctx } from '../../lib/types'
 import { MAX_ATTEMPTS, retryDelaySeconds } from '../core/outbox'
 
 /**
@@ -47,10 +47,10 @@ type Claimed = {
 }
 
 /** The logout token of an ended session, signed now. */
-export async function logoutToken(env: Env, delivery: Claimed, clientId: string, now = Date.now()) {
+export async function logoutToken(ctx: Ctx, delivery: Claimed, clientId: string, now = Date.now()) {
   const iat = Math.floor(now / 1000)
   return signJwt(
-    env,
+    ctx.env,
     {
       iss: delivery.issuer,
       aud: clientId,
@@ -70,31 +70,31 @@ export async function logoutToken(env: Env, delivery: Claimed, clientId: string,
  * its receiver).
  */
 export async function deliverLogouts(
-  env: Env,
+  ctx: Ctx,
   { now = new Date(), fetcher = fetch }: { now?: Date; fetcher?: typeof fetch } = {},
 ): Promise<{ sent: number; failed: number }> {
-  if (!oidcEnabled(env)) return { sent: 0, failed: 0 }
+  if (!oidcEnabled(ctx.env)) return { sent: 0, failed: 0 }
   const at = now.toISOString()
   // Asked after every write: a read first, so that the usual answer (nothing due) takes no write lock.
-  const due = await env.DB.prepare(
-    'SELECT 1 FROM logout_delivery WHERE sent_at IS NULL AND next_attempt_at <= ? AND attempts < ? LIMIT 1',
-  )
+  const due = await ctx.d1
+    .prepare('SELECT 1 FROM logout_delivery WHERE sent_at IS NULL AND next_attempt_at <= ? AND attempts < ? LIMIT 1')
     .bind(at, MAX_ATTEMPTS)
     .first()
   if (!due) return { sent: 0, failed: 0 }
-  const { results: claimed } = await env.DB.prepare(
-    `UPDATE logout_delivery SET locked_until = ?, attempts = attempts + 1
+  const { results: claimed } = await ctx.d1
+    .prepare(
+      `UPDATE logout_delivery SET locked_until = ?, attempts = attempts + 1
      WHERE id IN (
        SELECT id FROM logout_delivery
        WHERE sent_at IS NULL AND next_attempt_at <= ? AND attempts < ?
          AND (locked_until IS NULL OR locked_until <= ?)
        ORDER BY next_attempt_at LIMIT ?)
      RETURNING id, family_id, application_id, utilisateur_id, issuer, attempts`,
-  )
+    )
     .bind(addSeconds(LEASE_SECONDS, now).toISOString(), at, MAX_ATTEMPTS, at, BATCH)
     .all<Claimed>()
   if (claimed.length === 0) return { sent: 0, failed: 0 }
-  const clients = await getDb(env.DB)
+  const clients = await ctx.db
     .selectFrom('oidc_client')
     .select(['application_id', 'client_id', 'backchannel_logout_uri'])
     .where('application_id', 'in', [...new Set(claimed.map((d) => d.application_id))])
@@ -108,12 +108,12 @@ export async function deliverLogouts(
       let final = false
       if (!client || !uri) {
         ;[error, final] = ['The client no longer has a back-channel logout URI', true]
-      } else if (!deliverable(env, uri)) {
+      } else if (!deliverable(ctx.env, uri)) {
         ;[error, final] = ['Address not allowed here (loopback in development only, https elsewhere)', true]
       } else {
-        error = await post(fetcher, uri, await logoutToken(env, delivery, client.client_id, now.getTime()))
+        error = await post(fetcher, uri, await logoutToken(ctx, delivery, client.client_id, now.getTime()))
       }
-      await record(env, delivery, error, final, now)
+      await record(ctx, delivery, error, final, now)
       return error === null
     }),
   )
@@ -138,19 +138,21 @@ async function post(fetcher: typeof fetch, uri: string, token: string): Promise<
   }
 }
 
-function record(env: Env, delivery: Claimed, error: string | null, final: boolean, now: Date) {
+function record(ctx: Ctx, delivery: Claimed, error: string | null, final: boolean, now: Date) {
   const statement =
     error === null
-      ? env.DB.prepare(
-          'UPDATE logout_delivery SET sent_at = ?, locked_until = NULL, last_error = NULL WHERE id = ?',
-        ).bind(now.toISOString(), delivery.id)
-      : env.DB.prepare(
-          'UPDATE logout_delivery SET last_error = ?, locked_until = NULL, next_attempt_at = ?, attempts = ? WHERE id = ?',
-        ).bind(
-          error,
-          addSeconds(retryDelaySeconds(delivery.attempts), now).toISOString(),
-          final ? MAX_ATTEMPTS : delivery.attempts,
-          delivery.id,
-        )
+      ? ctx.d1
+          .prepare('UPDATE logout_delivery SET sent_at = ?, locked_until = NULL, last_error = NULL WHERE id = ?')
+          .bind(now.toISOString(), delivery.id)
+      : ctx.d1
+          .prepare(
+            'UPDATE logout_delivery SET last_error = ?, locked_until = NULL, next_attempt_at = ?, attempts = ? WHERE id = ?',
+          )
+          .bind(
+            error,
+            addSeconds(retryDelaySeconds(delivery.attempts), now).toISOString(),
+            final ? MAX_ATTEMPTS : delivery.attempts,
+            delivery.id,
+          )
   return statement.run().catch((failure: unknown) => console.error('Logout delivery outcome not recorded', failure))
 }

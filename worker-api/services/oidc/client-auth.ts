@@ -1,8 +1,8 @@
-import { type DB, getDb } from '../../db/client'
-import type { Env } from '../../env'
+import type { DB } from '../../db/client'
 import { base64url, sha256Hex, timingSafeEqual } from '../../lib/crypto'
 import { logTypeForApplication } from '../../lib/log-types'
 import { type clientCredentials, invalidClient } from '../../lib/oauth'
+import type { Ctx } from '../../lib/types'
 import { logEntry } from '../core/audit'
 
 /**
@@ -34,7 +34,7 @@ export async function pkceMatches(verifier: string, challenge: string): Promise<
  * rest); a failure is audited under the application's name, then answered invalid_client.
  */
 export async function authenticate(
-  env: Env,
+  ctx: Ctx,
   client: ClientRow | undefined,
   credentials: ReturnType<typeof clientCredentials>,
   context: { userAgent: string | null },
@@ -48,7 +48,7 @@ export async function authenticate(
   }
   if (ok && client) return client
   if (client) {
-    const db = getDb(env.DB)
+    const db = ctx.db
     await db
       .insertInto('log')
       .values({

@@ -1,9 +1,9 @@
 import { compactVerify, decodeJwt, decodeProtectedHeader } from 'jose'
 import type { LogoutAnswer, LogoutTargetRequest } from '../../contract/oidc'
-import { getDb, namedBatch } from '../../db/client'
-import type { Env } from '../../env'
+import { namedBatch } from '../../db/client'
 import { BusinessError } from '../../lib/errors'
 import { signingKey } from '../../lib/oidc-keys'
+import type { Ctx } from '../../lib/types'
 
 /**
  * RP-initiated logout (RP-Initiated Logout 1.0; DESIGN §4b): the portal's `/oidc/logout` page asks who
@@ -15,10 +15,10 @@ import { signingKey } from '../../lib/oidc-keys'
  */
 
 /** The claims of an ID token this provider signed, or null. */
-async function ourIdToken(env: Env, token: string, issuer: string): Promise<Record<string, unknown> | null> {
+async function ourIdToken(ctx: Ctx, token: string, issuer: string): Promise<Record<string, unknown> | null> {
   try {
     const { kid } = decodeProtectedHeader(token)
-    const secrets = [env.OIDC_SIGNING_KEY, env.OIDC_SIGNING_KEY_NEXT].filter((s): s is string => Boolean(s))
+    const secrets = [ctx.env.OIDC_SIGNING_KEY, ctx.env.OIDC_SIGNING_KEY_NEXT].filter((s): s is string => Boolean(s))
     for (const secret of secrets) {
       const key = await signingKey(secret)
       if (key.kid !== kid) continue
@@ -36,13 +36,13 @@ async function ourIdToken(env: Env, token: string, issuer: string): Promise<Reco
 
 const invalid = (message: string) => new BusinessError('VALIDATION_FAILED', 400, message)
 
-export async function logoutTarget(env: Env, request: LogoutTargetRequest, issuer: string): Promise<LogoutAnswer> {
-  const hint = request.id_token_hint ? await ourIdToken(env, request.id_token_hint, issuer) : null
+export async function logoutTarget(ctx: Ctx, request: LogoutTargetRequest, issuer: string): Promise<LogoutAnswer> {
+  const hint = request.id_token_hint ? await ourIdToken(ctx, request.id_token_hint, issuer) : null
   if (request.id_token_hint && !hint) throw invalid('id_token_hint is not an ID token of this provider')
   const audience = typeof hint?.aud === 'string' ? hint.aud : null
   if (audience && request.client_id && audience !== request.client_id) throw invalid('client_id differs from the hint')
   const clientId = audience ?? request.client_id ?? null
-  const db = getDb(env.DB)
+  const db = ctx.db
   const sid = typeof hint?.sid === 'string' ? hint.sid : null
   const portal = request.sessionPortail ?? null
   const reads = {
@@ -63,7 +63,7 @@ export async function logoutTarget(env: Env, request: LogoutTargetRequest, issue
             .limit(1)
         : null,
   }
-  const read = reads.client || reads.same ? await namedBatch(env.DB, reads) : null
+  const read = reads.client || reads.same ? await namedBatch(ctx.d1, reads) : null
   const client = read?.client?.results[0]
   const same = (read?.same?.results.length ?? 0) > 0
   let redirectTo: string | null = null

@@ -1,12 +1,12 @@
 import { type SqlBool, sql } from 'kysely'
 import { todayIso } from '../../contract/dates'
-import { getDb, insertWhen, namedBatch } from '../../db/client'
-import type { Env } from '../../env'
+import { insertWhen, namedBatch } from '../../db/client'
 import { sha256Hex } from '../../lib/crypto'
 import { sameDomain } from '../../lib/domain'
 import { BusinessError } from '../../lib/errors'
 import { ACCESS_TOKEN_TTL_SECONDS } from '../../lib/jwt'
 import { clientCredentials, OAuthError } from '../../lib/oauth'
+import type { Ctx } from '../../lib/types'
 import { grantedColumn } from '../catalogue/grants'
 import { oidcClientCounter } from '../core/rate-limit'
 import { accessTokenFor, newRefreshToken, revokeSessions } from '../sign-in/auth'
@@ -44,16 +44,16 @@ const invalidGrant = (description: string) => new OAuthError('invalid_grant', de
 
 /** POST /oidc/token. */
 export async function token(
-  env: Env,
+  ctx: Ctx,
   form: TokenForm,
   authorization: string | undefined,
   context: TokenContext,
 ): Promise<TokenAnswer> {
   const credentials = clientCredentials(authorization, form)
-  const rate = oidcClientCounter('oidc-token', credentials.clientId, Number(env.OIDC_TOKEN_RATE_PER_MINUTE ?? 120))
+  const rate = oidcClientCounter('oidc-token', credentials.clientId, Number(ctx.env.OIDC_TOKEN_RATE_PER_MINUTE ?? 120))
   try {
-    if (form.grant_type === 'authorization_code') return await exchangeCode(env, form, credentials, rate, context)
-    if (form.grant_type === 'refresh_token') return await refreshGrant(env, form, credentials, rate, context)
+    if (form.grant_type === 'authorization_code') return await exchangeCode(ctx, form, credentials, rate, context)
+    if (form.grant_type === 'refresh_token') return await refreshGrant(ctx, form, credentials, rate, context)
   } catch (error) {
     if (error instanceof BusinessError && error.status === 429) {
       const wait = String(error.attributs[0] ?? 60)
@@ -68,7 +68,7 @@ type Rate = ReturnType<typeof oidcClientCounter>
 type Credentials = ReturnType<typeof clientCredentials>
 
 async function exchangeCode(
-  env: Env,
+  ctx: Ctx,
   form: TokenForm,
   credentials: Credentials,
   rate: Rate,
@@ -77,11 +77,11 @@ async function exchangeCode(
   if (!form.code || !form.redirect_uri || !form.code_verifier) {
     throw new OAuthError('invalid_request', 'code, redirect_uri and code_verifier are required')
   }
-  const db = getDb(env.DB)
+  const db = ctx.db
   const today = todayIso()
   const hash = await sha256Hex(form.code)
   const user = sql<number>`(select utilisateur_id from oidc_code where code_hash = ${hash})`
-  const read = await namedBatch(env.DB, {
+  const read = await namedBatch(ctx.d1, {
     rate: rate.statement(),
     client: clientRead(db, credentials.clientId),
     code: db
@@ -100,7 +100,7 @@ async function exchangeCode(
     posts: currentPostsQuery(db, user, today),
   })
   rate.check(read.rate?.results[0])
-  const client = await authenticate(env, read.client?.results[0], credentials, context)
+  const client = await authenticate(ctx, read.client?.results[0], credentials, context)
   const code = read.code?.results[0]
   const now = new Date()
   if (!code || code.application_id !== client.application_id) throw invalidGrant('Unknown code')
@@ -134,7 +134,7 @@ async function exchangeCode(
     issuer: code.issuer,
   })
   // The session opens only with the code spent by this very request, while the portal session lasts.
-  const { opened } = await namedBatch(env.DB, {
+  const { opened } = await namedBatch(ctx.d1, {
     used: markUsed,
     opened: insertWhen(
       db,
@@ -150,13 +150,13 @@ async function exchangeCode(
   })
   if ((opened?.meta.changes ?? 0) === 0) throw invalidGrant('Code already used')
   const accessToken = await accessTokenFor(
-    env,
+    ctx,
     { id: code.utilisateur_id, admin: code.admin, domain: code.domain },
     code.family_id,
     code.application_id,
     code.scope,
   )
-  return answer(env, {
+  return answer(ctx, {
     clientId: credentials.clientId,
     // The issuer the code was issued under, whichever of the portal's names the exchange reached.
     issuer: code.issuer ?? context.origin,
@@ -172,18 +172,18 @@ async function exchangeCode(
 }
 
 async function refreshGrant(
-  env: Env,
+  ctx: Ctx,
   form: TokenForm,
   credentials: Credentials,
   rate: Rate,
   context: TokenContext,
 ): Promise<TokenAnswer> {
   if (!form.refresh_token) throw new OAuthError('invalid_request', 'refresh_token is required')
-  const db = getDb(env.DB)
+  const db = ctx.db
   const today = todayIso()
   const hash = await sha256Hex(form.refresh_token)
   const user = sql<number>`(select utilisateur_id from refresh_token where token_hash = ${hash})`
-  const read = await namedBatch(env.DB, {
+  const read = await namedBatch(ctx.d1, {
     rate: rate.statement(),
     client: clientRead(db, credentials.clientId),
     token: refreshTokenQuery(db, hash, today),
@@ -191,19 +191,19 @@ async function refreshGrant(
     posts: currentPostsQuery(db, user, today),
   })
   rate.check(read.rate?.results[0])
-  const client = await authenticate(env, read.client?.results[0], credentials, context)
+  const client = await authenticate(ctx, read.client?.results[0], credentials, context)
   const presented = read.token?.results[0]
   if (!presented || presented.application_id !== client.application_id || !presented.scope || !presented.auth_time) {
     throw invalidGrant('Unknown refresh token')
   }
   let tokens: Awaited<ReturnType<typeof rotate>>
   try {
-    tokens = await rotate(env, presented, form.refresh_token, context.origin)
+    tokens = await rotate(ctx, presented, form.refresh_token, context.origin)
   } catch (error) {
     if (error instanceof BusinessError) throw invalidGrant(error.message)
     throw error
   }
-  return answer(env, {
+  return answer(ctx, {
     clientId: credentials.clientId,
     issuer: presented.issuer ?? context.origin,
     accessToken: tokens.accessToken,
@@ -218,7 +218,7 @@ async function refreshGrant(
 }
 
 async function answer(
-  env: Env,
+  ctx: Ctx,
   input: {
     clientId: string
     issuer: string
@@ -239,7 +239,7 @@ async function answer(
     token_type: 'Bearer',
     expires_in: ACCESS_TOKEN_TTL_SECONDS,
     refresh_token: input.refreshToken,
-    id_token: await idToken(env, { ...input, claims }),
+    id_token: await idToken(ctx.env, { ...input, claims }),
     scope: input.scope,
   }
 }

@@ -1,7 +1,6 @@
 import { todayIso } from '../../contract/dates'
-import { getDb } from '../../db/client'
-import type { Env } from '../../env'
 import { OAuthError } from '../../lib/oauth'
+import type { Ctx } from '../../lib/types'
 import { actorWith, type Caller } from '../core/actor'
 import { currentPostsQuery, profileQuery, userClaims } from './claims'
 
@@ -16,14 +15,14 @@ export const invalidToken = (description: string) =>
  * access token only (not the portal's own, nor a launch code's), while the session lives: the token's
  * check and the claims in one round trip.
  */
-export async function userinfo(env: Env, caller: Caller): Promise<Record<string, unknown>> {
+export async function userinfo(ctx: Ctx, caller: Caller): Promise<Record<string, unknown>> {
   const scope = caller.claims.scope
   if (caller.app === null || !scope?.split(' ').includes('openid')) {
     throw invalidToken('Not an OpenID Connect access token')
   }
-  const db = getDb(env.DB)
+  const db = ctx.db
   const [, [profile], posts] = await actorWith(
-    env,
+    ctx,
     caller,
     profileQuery(db, caller.id),
     currentPostsQuery(db, caller.id, todayIso()),

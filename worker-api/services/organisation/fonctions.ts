@@ -1,10 +1,10 @@
 import { type SqlBool, sql } from 'kysely'
 import type { FonctionInput, FonctionUpdate, StructureFonction } from '../../contract/structure'
-import { type DB, type Guard, getDb, insertWhen, namedBatch } from '../../db/client'
-import type { Env } from '../../env'
+import { type DB, type Guard, insertWhen, namedBatch } from '../../db/client'
 import { BusinessError, forbidden, invalidField } from '../../lib/errors'
 import { uniqueViolation } from '../../lib/query'
 import { inScopeColumn, pathInScope, type Viewer } from '../../lib/scope'
+import type { Ctx } from '../../lib/types'
 import { adminWith, type Caller, requireRootAdmin, viewerOf } from '../core/actor'
 import { adminLogWhen } from '../core/audit'
 import { rootHolds } from '../core/root-admin'
@@ -63,10 +63,10 @@ const fonctionInScopeQuery = (db: DB, viewer: Viewer, id: number) =>
     .where('f.id', '=', id)
 
 /** GET fonction/structure/{id}: the functions of a structure of the caller's scope, by name. */
-export async function structureFonctions(env: Env, caller: Caller, id: number): Promise<StructureFonction[]> {
-  const db = getDb(env.DB)
+export async function structureFonctions(ctx: Ctx, caller: Caller, id: number): Promise<StructureFonction[]> {
+  const db = ctx.db
   const [, [row], fonctions] = await adminWith(
-    env,
+    ctx,
     caller,
     structureInScopeQuery(db, viewerOf(caller), id, false),
     fonctionsQuery(db).where('f.structure_id', '=', id).orderBy('f.libelle'),
@@ -113,15 +113,15 @@ const fonctionHolds = (db: DB, viewer: Viewer, id: number) =>
  * that structure, with its audit entry; both written only while the structure is still in scope.
  */
 export async function createFonction(
-  env: Env,
+  ctx: Ctx,
   caller: Caller,
   input: FonctionInput,
   context: Context,
 ): Promise<StructureFonction> {
-  const db = getDb(env.DB)
+  const db = ctx.db
   const viewer = viewerOf(caller)
   const [actor, [structure], [holder]] = await adminWith(
-    env,
+    ctx,
     caller,
     structureInScopeQuery(db, viewer, input.structure.id, false),
     libelleHolder(db, input.structure.id, input.libelle),
@@ -130,7 +130,7 @@ export async function createFonction(
   if (!structure.in_scope) throw forbidden('This structure is outside your scope')
   if (holder) throw libelleTaken(holder.libelle)
   const guard = structureHolds(db, viewer, structure.id)
-  const results = await namedBatch(env.DB, {
+  const results = await namedBatch(ctx.d1, {
     created: insertWhen(db, 'fonction', { libelle: input.libelle, structure_id: structure.id }, guard).returning('id'),
     log: adminLogWhen(db, actor, 'FONCTION_CREATION', `${input.libelle} (${structure.nom})`, context.userAgent, guard),
   }).catch((error) => {
@@ -142,13 +142,13 @@ export async function createFonction(
 }
 
 /** What an update or a delete must know of the function first, read with the caller's check. */
-async function readFonction(env: Env, caller: Caller, id: number, input?: FonctionUpdate) {
-  const db = getDb(env.DB)
+async function readFonction(ctx: Ctx, caller: Caller, id: number, input?: FonctionUpdate) {
+  const db = ctx.db
   const viewer = viewerOf(caller)
   const applicationIds = [...new Set((input?.applications ?? []).map((a) => a.id))]
   const structureId = sql<number>`(select structure_id from fonction where id = ${id})`
   const [actor, [row], holders, applications] = await adminWith(
-    env,
+    ctx,
     caller,
     fonctionInScopeQuery(db, viewer, id),
     libelleHolder(db, structureId, input?.libelle ?? '', id),
@@ -197,14 +197,14 @@ function setGrants(db: DB, fonctionId: number, applicationIds: number[], guard: 
  * root administrator); the audit entry under the same condition.
  */
 export async function updateFonction(
-  env: Env,
+  ctx: Ctx,
   caller: Caller,
   input: FonctionUpdate,
   context: Context,
 ): Promise<StructureFonction> {
-  const db = getDb(env.DB)
+  const db = ctx.db
   const { actor, viewer, fonction, holder, applicationIds, applications } = await readFonction(
-    env,
+    ctx,
     caller,
     input.id,
     input,
@@ -227,7 +227,7 @@ export async function updateFonction(
   const target = fonctionHolds(db, viewer, input.id)
   const grantGuard = fonctionHolds(db, viewer, input.id).where(({ exists }) => exists(rootHolds(db, viewer)))
   const grantWrites = grants ? setGrants(db, input.id, applicationIds, grantGuard) : []
-  const results = await namedBatch(env.DB, {
+  const results = await namedBatch(ctx.d1, {
     // Before the update, under its very condition.
     log: adminLogWhen(
       db,
@@ -251,7 +251,7 @@ export async function updateFonction(
   const [row] = (results.fonction?.results ?? []) as FonctionRow[]
   if ((results.updated?.results.length ?? 0) === 0 || !row) {
     // The function left the caller's reach between the checks and the write: the checks say how.
-    await readFonction(env, caller, input.id, input)
+    await readFonction(ctx, caller, input.id, input)
     throw forbidden(grants ? 'Root administrators only' : 'This function is outside your scope')
   }
   return toFonction(row)
@@ -265,14 +265,14 @@ const hasPostes = (count: number) =>
  * its function for the history), of a structure of the caller's scope; its grants go with it. The
  * delete re-checks both when it runs; its audit entry is written under the same condition.
  */
-export async function deleteFonction(env: Env, caller: Caller, id: number, context: Context): Promise<void> {
-  const db = getDb(env.DB)
-  const { actor, viewer, fonction } = await readFonction(env, caller, id)
+export async function deleteFonction(ctx: Ctx, caller: Caller, id: number, context: Context): Promise<void> {
+  const db = ctx.db
+  const { actor, viewer, fonction } = await readFonction(ctx, caller, id)
   if ((fonction.nb_postes ?? 0) > 0) throw hasPostes(fonction.nb_postes ?? 0)
   const guard = fonctionHolds(db, viewer, id).where(({ not, exists }) =>
     not(exists(db.selectFrom('poste as holding').select('holding.id').where('holding.fonction_id', '=', id))),
   )
-  const { deleted } = await namedBatch(env.DB, {
+  const { deleted } = await namedBatch(ctx.d1, {
     log: adminLogWhen(
       db,
       actor,
@@ -289,7 +289,7 @@ export async function deleteFonction(env: Env, caller: Caller, id: number, conte
   })
   if ((deleted?.results.length ?? 0) === 0) {
     // Something changed between the check and the delete: a post was given, or the function is gone.
-    const again = await readFonction(env, caller, id)
+    const again = await readFonction(ctx, caller, id)
     throw hasPostes(again.fonction.nb_postes ?? 0)
   }
 }

@@ -9,11 +9,11 @@ import {
   type Home,
   type HomeQuery,
 } from '../../contract/home'
-import { type DB, getDb } from '../../db/client'
-import type { Env } from '../../env'
+import type { DB } from '../../db/client'
 import { LAUNCH_LOG_TYPES } from '../../lib/log-types'
 import { onePage } from '../../lib/query'
 import { isUserAccount, modificationColumn, scopeStructureIds, type Viewer } from '../../lib/scope'
+import type { Ctx } from '../../lib/types'
 import { adminWith, type Caller, liveAdmin, viewerOf } from '../core/actor'
 import { authorInScope } from '../history/logs'
 import { pendingInScope } from './registration-queue'
@@ -140,13 +140,13 @@ function activityFigures(prefix: string, kept: { cle: string; total: number }[],
  * writes: counted once a day for the root's 100 000 users); the charts are the history's entries of
  * the last `HOME_DAYS` days, the closed days' counts kept the same way and today's counted.
  */
-export async function readHome(env: Env, caller: Caller, query: HomeQuery): Promise<Home> {
-  const db = getDb(env.DB)
+export async function readHome(ctx: Ctx, caller: Caller, query: HomeQuery): Promise<Home> {
+  const db = ctx.db
   const viewer = viewerOf(caller)
   const now = new Date()
   const days = Array.from({ length: HOME_DAYS }, (_, index) => addDays(viewer.today, index - HOME_DAYS + 1))
   const starts = [...days, addDays(viewer.today, 1)].map(dayStartInstant)
-  const allowed = liveAdmin(env, caller)
+  const allowed = liveAdmin(ctx, caller)
   const kept = keptActivity(db, viewer, starts, allowed)
   const [withPost, withoutPost, inactive] = Object.values(HOME_USER_LISTS).map((list) =>
     keptUserTotal(db, viewer, list, allowed),
@@ -155,7 +155,7 @@ export async function readHome(env: Env, caller: Caller, query: HomeQuery): Prom
   const page = query.page ?? 1
   const [, , [avecPoste], , [sansPoste], , [inactifs], [registrations], postes, [postesTotal], , closedDays, today] =
     await adminWith(
-      env,
+      ctx,
       caller,
       ...withPost,
       ...withoutPost,

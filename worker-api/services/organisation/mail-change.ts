@@ -1,8 +1,7 @@
 import type { Expression, SelectQueryBuilder, SqlBool } from 'kysely'
 import type { ProfileInput } from '../../contract/user'
-import { type DB, getDb, insertWhen, namedBatch } from '../../db/client'
+import { type DB, insertWhen, namedBatch } from '../../db/client'
 import type { Database } from '../../db/schema'
-import type { Env } from '../../env'
 import { randomToken, sha256Hex } from '../../lib/crypto'
 import { linkOrigin } from '../../lib/domain'
 import { BusinessError } from '../../lib/errors'
@@ -15,6 +14,7 @@ import {
   mailLanguage,
 } from '../../lib/mail/templates'
 import { uniqueViolation } from '../../lib/query'
+import type { Ctx } from '../../lib/types'
 import type { Actor } from '../core/actor'
 import { mailChangeLog } from '../core/audit'
 import {
@@ -25,7 +25,7 @@ import {
   voidMailChanges,
   voidPasswordLinks,
 } from '../core/mail-tokens'
-import { queuedIds, queueMail } from '../core/outbox'
+import { mailQueued, queueMail } from '../core/outbox'
 import { mailTaken } from '../core/users'
 import { invitationWrites } from './invitations'
 
@@ -188,8 +188,8 @@ export async function mailCorrection(
 }
 
 /** GET rest/public/bd/utilisateur/mail/token/{token}: the address a link would confirm, and for which account. */
-export async function mailChangeOf(env: Env, token: string) {
-  const row = await liveMailToken(env, token, MAIL_CHANGE)
+export async function mailChangeOf(ctx: Ctx, token: string) {
+  const row = await liveMailToken(ctx, token, MAIL_CHANGE)
   return { mail: row.new_mail ?? '', login: row.login }
 }
 
@@ -200,17 +200,17 @@ export async function mailChangeOf(env: Env, token: string) {
  * pending changes) die; the change is in the audit history. Returns the address, the login and the
  * outbox ids.
  */
-export async function confirmMailChange(env: Env, token: string, userAgent: string | null) {
-  const row = await liveMailToken(env, token, MAIL_CHANGE)
+export async function confirmMailChange(ctx: Ctx, token: string, userAgent: string | null) {
+  const row = await liveMailToken(ctx, token, MAIL_CHANGE)
   if (!row.actif || row.supprime) throw new BusinessError('USER_DISABLED', 403, 'User disabled')
   const newMail = row.new_mail ?? ''
   const login = loginAfterMailChange(row, newMail)
-  const db = getDb(env.DB)
+  const db = ctx.db
   const now = new Date().toISOString()
   const tokenIsLive = stillLive(db, row.id, now)
   const notice = mailChangedMail(mailLanguage(row.langue), row, newMail)
   try {
-    const results = await namedBatch(env.DB, {
+    const results = await namedBatch(ctx.d1, {
       changed: db
         .updateTable('utilisateur')
         .set({ mail: newMail, login, updated_at: now })
@@ -231,7 +231,8 @@ export async function confirmMailChange(env: Env, token: string, userAgent: stri
     if ((results.changed?.meta.changes ?? 0) === 0) {
       throw new BusinessError('TOKEN_USED', 410, 'This link has already been used')
     }
-    return { mail: newMail, login, mailIds: queuedIds([results.mail]) }
+    mailQueued(ctx, [results.mail])
+    return { mail: newMail, login }
   } catch (error) {
     // The address was taken by another account since the request (the unique index).
     if (uniqueViolation(error)) throw mailTaken(newMail)

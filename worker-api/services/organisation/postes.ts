@@ -2,8 +2,7 @@ import { type InferResult, type SqlBool, sql } from 'kysely'
 import { fromWireDate, toWireDate } from '../../contract/dates'
 import type { PosteInput, PosteUpdate } from '../../contract/structure'
 import type { Poste } from '../../contract/user'
-import { type DB, getDb, insertWhen, namedBatch } from '../../db/client'
-import type { Env } from '../../env'
+import { type DB, insertWhen, namedBatch } from '../../db/client'
 import { BusinessError, forbidden, invalidField, notFound } from '../../lib/errors'
 import {
   inScopeColumn,
@@ -13,6 +12,7 @@ import {
   userManageable,
   type Viewer,
 } from '../../lib/scope'
+import type { Ctx } from '../../lib/types'
 import { adminWith, type Caller, viewerOf } from '../core/actor'
 import { logEntry } from '../core/audit'
 
@@ -71,12 +71,12 @@ export function requireNotOver(fin: string, today: string, field: string) {
  * is written only with it.
  */
 export async function createPoste(
-  env: Env,
+  ctx: Ctx,
   caller: Caller,
   input: PosteInput,
   context: { userAgent: string | null },
 ): Promise<Poste> {
-  const db = getDb(env.DB)
+  const db = ctx.db
   const viewer = viewerOf(caller)
   const debut = fromWireDate(input.dateDebut) ?? ''
   const fin = fromWireDate(input.dateFin) ?? ''
@@ -89,7 +89,7 @@ export async function createPoste(
     .where('poste.date_debut', '<=', fin)
     .where('poste.date_fin', '>=', debut)
   const [actor, structures, fonctions, [user], overlaps] = await adminWith(
-    env,
+    ctx,
     caller,
     ...placementReads(db, viewer, input),
     db
@@ -123,7 +123,7 @@ export async function createPoste(
     date_debut: debut,
     date_fin: fin,
   }
-  const { inserted } = await namedBatch(env.DB, {
+  const { inserted } = await namedBatch(ctx.d1, {
     inserted: insertWhen(
       db,
       'poste',
@@ -215,12 +215,12 @@ const describePoste = (poste: { user_id: number; login: string; libelle: string;
  * them when it runs; its audit entry is written under the same condition.
  */
 export async function updatePoste(
-  env: Env,
+  ctx: Ctx,
   caller: Caller,
   input: PosteUpdate,
   context: { userAgent: string | null },
 ): Promise<Poste> {
-  const db = getDb(env.DB)
+  const db = ctx.db
   const viewer = viewerOf(caller)
   const debut = fromWireDate(input.dateDebut) ?? ''
   const fin = fromWireDate(input.dateFin) ?? ''
@@ -235,7 +235,7 @@ export async function updatePoste(
     .where('other.date_debut', '<=', fin)
     .where('other.date_fin', '>=', debut)
   const [actor, [poste], overlaps] = await adminWith(
-    env,
+    ctx,
     caller,
     posteQuery(db, viewer, input.id),
     overlapping.limit(1),
@@ -247,7 +247,7 @@ export async function updatePoste(
     new BusinessError('POSTE_ALREADY_EXIST', 409, 'The user already holds this function here over these dates')
   if (overlaps.length > 0) throw taken()
   const guard = posteManageable(db, viewer, input.id).where(({ not, exists }) => not(exists(overlapping)))
-  const { updated } = await namedBatch(env.DB, {
+  const { updated } = await namedBatch(ctx.d1, {
     // Before the update, under its very condition.
     log: insertWhen(
       db,
@@ -288,18 +288,18 @@ export async function updatePoste(
  * audit entry in the same batch, both under those conditions as the batch runs.
  */
 export async function deletePoste(
-  env: Env,
+  ctx: Ctx,
   caller: Caller,
   id: number,
   context: { userAgent: string | null },
 ): Promise<void> {
-  const db = getDb(env.DB)
+  const db = ctx.db
   const viewer = viewerOf(caller)
-  const [actor, [poste]] = await adminWith(env, caller, posteQuery(db, viewer, id))
+  const [actor, [poste]] = await adminWith(ctx, caller, posteQuery(db, viewer, id))
   if (!poste) throw notFound('Unknown post')
   if (!poste.in_scope || !poste.modification) throw forbidden('You may not manage this post')
   const guard = posteManageable(db, viewer, id)
-  const { deleted } = await namedBatch(env.DB, {
+  const { deleted } = await namedBatch(ctx.d1, {
     log: insertWhen(
       db,
       'log',

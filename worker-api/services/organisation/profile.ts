@@ -1,13 +1,13 @@
 import { type SqlBool, sql } from 'kysely'
 import type { ProfileInput, User } from '../../contract/user'
-import { type DB, getDb, writeThenRead } from '../../db/client'
-import type { Env } from '../../env'
+import { type DB, writeThenRead } from '../../db/client'
 import { BusinessError, forbidden, notFound } from '../../lib/errors'
 import { uniqueViolation } from '../../lib/query'
 import { userManageable } from '../../lib/scope'
+import type { Ctx } from '../../lib/types'
 import { actorWith, type Caller, viewerOf } from '../core/actor'
 import { underHourlyCap } from '../core/mail-tokens'
-import { queuedIds } from '../core/outbox'
+import { mailQueued } from '../core/outbox'
 import { mailTaken, userAs, userQuery } from '../core/users'
 import { loginAfterMailChange, MAIL_CHANGE_REQUESTS_PER_HOUR, mailCorrection, requestMailChange } from './mail-change'
 
@@ -34,19 +34,19 @@ function holderOf(db: DB, id: number, mail: string) {
  * outbox ids.
  */
 export async function updateProfile(
-  env: Env,
+  ctx: Ctx,
   caller: Caller,
   id: number,
   input: ProfileInput,
   context: { origin: string; userAgent: string | null },
-): Promise<{ user: User; mailIds: number[] }> {
-  const db = getDb(env.DB)
+): Promise<User> {
+  const db = ctx.db
   const now = new Date()
   const viewer = viewerOf(caller)
   // The permission check and the reads the update needs, with the check of the caller: one round
   // trip. A refusal still comes first.
   const [actor, [target], [row], taken] = await actorWith(
-    env,
+    ctx,
     caller,
     userQuery(db, id, viewer),
     db
@@ -89,8 +89,9 @@ export async function updateProfile(
   }
   // The user as the update left them, read in its batch.
   const writeAndRead = async (writes: Parameters<typeof writeThenRead>[1]) => {
-    const { written, rows } = await writeThenRead(env.DB, writes, userQuery(db, id, viewer))
-    return { user: userAs(actor, id, rows[0], viewer.today), mailIds: queuedIds(written) }
+    const { written, rows } = await writeThenRead(ctx.d1, writes, userQuery(db, id, viewer))
+    mailQueued(ctx, written)
+    return userAs(actor, id, rows[0], viewer.today)
   }
 
   if (!mailChanged || corrected) {

@@ -3,17 +3,17 @@ import { addSeconds, fromWireDate, todayIso } from '../../contract/dates'
 import type { AuthorizeInput, AuthorizeResult } from '../../contract/registration'
 import { type DB, type Guard, insertWhen, namedBatch } from '../../db/client'
 import type { Database, NewLog } from '../../db/schema'
-import type { Env } from '../../env'
 import { randomToken, sha256Hex } from '../../lib/crypto'
 import { linkOrigin } from '../../lib/domain'
 import { BusinessError, invalidField, notFound } from '../../lib/errors'
 import { mailLanguage, registrationMail } from '../../lib/mail/templates'
 import { registrationInScope } from '../../lib/scope'
+import type { Ctx } from '../../lib/types'
 import { copyTemplate } from '../catalogue/templates'
 import { type Caller, viewerOf } from '../core/actor'
 import { logEntry } from '../core/audit'
 import { REGISTRATION_TTL_HOURS, underHourlyCap, voidLinks } from '../core/mail-tokens'
-import { queuedIds, queueMail } from '../core/outbox'
+import { mailQueued, queueMail } from '../core/outbox'
 import { requireNotOver } from './postes'
 import { type Context, carrierSettings, creationFailed } from './registration'
 import { fonctionField, offeredFonction, posteAtAuthorisation } from './registration-poste'
@@ -45,12 +45,12 @@ export const REGISTRATION_LINKS_PER_HOUR = 5
  * creations of a company one takes place.
  */
 export async function authorizeRegistration(
-  env: Env,
+  ctx: Ctx,
   caller: Caller,
   input: AuthorizeInput,
   context: Pick<Context, 'origin' | 'userAgent'>,
-): Promise<{ result: AuthorizeResult; mailIds: number[] }> {
-  const { db, actor, target, holder, read, offered } = await pendingTarget(env, caller, input.user.id)
+): Promise<AuthorizeResult> {
+  const { db, actor, target, holder, read, offered } = await pendingTarget(ctx, caller, input.user.id)
   const id = target.id
   const stillPending = db
     .selectFrom('utilisateur')
@@ -64,7 +64,7 @@ export async function authorizeRegistration(
     logEntry(actor.id, 'ADMINISTRATION', nomLog, context.userAgent, { commentaire: `#${id} ${target.mail}` })
 
   if (!input.authorize) {
-    const refused = await namedBatch(env.DB, {
+    const refused = await namedBatch(ctx.d1, {
       log: insertWhen(db, 'log', log('INSCRIPTION_REFUS'), stillPending),
       // The post an authorisation gave goes with the registration: said as its own deletion is.
       postesLog: postesGoneLog(
@@ -80,10 +80,10 @@ export async function authorizeRegistration(
         .where('supprime', '=', 0),
     })
     if ((refused.deleted?.meta.changes ?? 0) === 0) throw notFound('Unknown registration')
-    return { result: { supprime: true, user: toPendingUser(target) }, mailIds: [] }
+    return { supprime: true, user: toPendingUser(target) }
   }
 
-  const { typeId } = carrierSettings(env)
+  const { typeId } = carrierSettings(ctx)
   const typed = target.registration_structure_id === null ? target.registration_structure_nom : null
   if (typed !== null && holder && holder.type_id !== typeId) throw nomTaken(typed)
   const fonction = input.poste ? offeredFonction(offered, input.poste.fonction) : null
@@ -119,7 +119,7 @@ export async function authorizeRegistration(
           context.userAgent,
         )
       : null
-  const results = await namedBatch(env.DB, {
+  const results = await namedBatch(ctx.d1, {
     creationLog: companyWrites?.creationLog ?? null,
     company: companyWrites?.company ?? null,
     templateFonctions: companyWrites?.templateFonctions ?? null,
@@ -177,7 +177,8 @@ export async function authorizeRegistration(
     throw new BusinessError('TOO_MANY_ATTEMPTS', 429, 'Too many links for this registration; retry later', [3600])
   }
   const queued = results.queued
-  return { result: { supprime: false, user: toPendingUser(updated) }, mailIds: queuedIds(queued ? [queued] : []) }
+  if (queued) mailQueued(ctx, [queued])
+  return { supprime: false, user: toPendingUser(updated) }
 }
 
 /**

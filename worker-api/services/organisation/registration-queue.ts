@@ -1,10 +1,10 @@
 import { type Expression, type SqlBool, sql } from 'kysely'
 import type { OfferedFonction, PendingUser, RegistrationListQuery } from '../../contract/registration'
-import { type DB, getDb } from '../../db/client'
-import type { Env } from '../../env'
+import type { DB } from '../../db/client'
 import { notFound } from '../../lib/errors'
 import { containsEveryWord, onePage, sortOf } from '../../lib/query'
 import { pathInScope, registrationInScope, type Viewer } from '../../lib/scope'
+import type { Ctx } from '../../lib/types'
 import { adminWith, type Caller, viewerOf } from '../core/actor'
 import { toUser } from '../core/users'
 import { carrierSettings } from './registration'
@@ -75,11 +75,11 @@ export function toPendingUser(row: PendingRow): PendingUser {
  * link first, soonest expiry first (spec §4), or sorted by mail, nom or prenom; one page with `page`.
  */
 export async function listRegistrations(
-  env: Env,
+  ctx: Ctx,
   caller: Caller,
   query: RegistrationListQuery,
 ): Promise<{ items: PendingUser[]; total: number }> {
-  const db = getDb(env.DB)
+  const db = ctx.db
   const viewer = viewerOf(caller)
   const matches = containsEveryWord(['u.recherche', 'u.mail'], query.q)
   const filtered = pendingInScope(db, viewer).$if(matches !== null, (q) => q.where(matches as Expression<SqlBool>))
@@ -92,7 +92,7 @@ export async function listRegistrations(
     sorted = sorted.orderBy(sql`${sql.ref(`u.${key}`)} collate nocase`, direction)
   }
   const [, rows, counted] = await adminWith(
-    env,
+    ctx,
     caller,
     onePage(sorted.orderBy('u.id', direction), query),
     filtered.select((eb) => eb.fn.countAll<number>().as('n')),
@@ -104,14 +104,14 @@ export async function listRegistrations(
  * What the queue's "Valider" offers (GET rest/bd/authorize/user/{id}/fonctions): the functions of a
  * pending registration's company, in the caller's scope, as the authorisation would take them.
  */
-export async function registrationFonctions(env: Env, caller: Caller, id: number): Promise<OfferedFonction[]> {
-  const db = getDb(env.DB)
+export async function registrationFonctions(ctx: Ctx, caller: Caller, id: number): Promise<OfferedFonction[]> {
+  const db = ctx.db
   const viewer = viewerOf(caller)
   const [, [target], offered] = await adminWith(
-    env,
+    ctx,
     caller,
     pendingInScope(db, viewer).select('u.id').where('u.id', '=', id),
-    offeredFonctions(db, viewer, id, carrierSettings(env).typeId),
+    offeredFonctions(db, viewer, id, carrierSettings(ctx).typeId),
   )
   if (!target) throw notFound('Unknown registration')
   return offered.map(({ id, libelle }) => ({ id, libelle }))
@@ -121,8 +121,8 @@ export async function registrationFonctions(env: Env, caller: Caller, id: number
  * The registration an administrator acts on, in their queue, still pending, with the structure holding
  * the name it typed if any; `read` reads it again (at the end of the batch that changes it).
  */
-export async function pendingTarget(env: Env, caller: Caller, id: number) {
-  const db = getDb(env.DB)
+export async function pendingTarget(ctx: Ctx, caller: Caller, id: number) {
+  const db = ctx.db
   const read = pendingInScope(db, viewerOf(caller))
     .select([...pendingColumns])
     .where('u.id', '=', id)
@@ -134,11 +134,11 @@ export async function pendingTarget(env: Env, caller: Caller, id: number) {
     .select(['holder.id', 'holder.nom', 'holder.type_id'])
     .where('typed.id', '=', id)
   const [actor, [target], [holder], offered] = await adminWith(
-    env,
+    ctx,
     caller,
     read,
     named,
-    offeredFonctions(db, viewerOf(caller), id, carrierSettings(env).typeId),
+    offeredFonctions(db, viewerOf(caller), id, carrierSettings(ctx).typeId),
   )
   if (!target) throw notFound('Unknown registration')
   return { db, actor, target: target as PendingRow & { domain: string; langue: string }, holder, read, offered }

@@ -1,9 +1,9 @@
 import { type SqlBool, sql } from 'kysely'
 import type { CarrierStructure, Registered, RegistrationInput } from '../../contract/registration'
-import { type DB, getDb, insertWhen, namedBatch } from '../../db/client'
-import type { Env } from '../../env'
+import { type DB, insertWhen, namedBatch } from '../../db/client'
 import { BusinessError, invalidField } from '../../lib/errors'
 import { uniqueViolation } from '../../lib/query'
+import type { Ctx } from '../../lib/types'
 import { logEntry } from '../core/audit'
 import { publicGate } from '../core/captcha'
 import { mailTaken } from '../core/users'
@@ -19,22 +19,22 @@ import { mailTaken } from '../core/users'
 export type Context = { origin: string; userAgent: string | null; ip: string | null; language: 'fr' | 'en' }
 
 /** The configured carrier type and the structure new carriers hang under (either may be missing). */
-export function carrierSettings(env: Env) {
+export function carrierSettings(ctx: Ctx) {
   const id = (value: string | undefined) => {
     const n = Number(value)
     return Number.isSafeInteger(n) && n > 0 ? n : null
   }
-  return { typeId: id(env.CARRIER_TYPE_ID), parentId: id(env.CARRIER_PARENT_ID) }
+  return { typeId: id(ctx.env.CARRIER_TYPE_ID), parentId: id(ctx.env.CARRIER_PARENT_ID) }
 }
 
 /** A registration that cannot be written (spec §8 LISTE_CREATION_FAILED); nothing was. */
 export const creationFailed = (message: string) => new BusinessError('LISTE_CREATION_FAILED', 503, message)
 
 /** GET rest/public/bd/transporteur/structures: the carrier companies, by name. */
-export async function carrierStructures(env: Env): Promise<CarrierStructure[]> {
-  const { typeId } = carrierSettings(env)
+export async function carrierStructures(ctx: Ctx): Promise<CarrierStructure[]> {
+  const { typeId } = carrierSettings(ctx)
   if (typeId === null) return []
-  return getDb(env.DB)
+  return ctx.db
     .selectFrom('structure')
     .select(['id', 'nom'])
     .where('type_id', '=', typeId)
@@ -72,19 +72,19 @@ function carriersParent(db: DB, typeId: number, parentId: number | null) {
  * batch: a second registration of the same address, even at the same moment, fails on the unique
  * index and leaves nothing behind (MAIL_ALREADY_USED).
  */
-export async function register(env: Env, input: RegistrationInput, context: Context): Promise<Registered> {
-  const gate = await publicGate(env, {
+export async function register(ctx: Ctx, input: RegistrationInput, context: Context): Promise<Registered> {
+  const gate = await publicGate(ctx, {
     kind: 'registration',
-    limit: Number(env.REGISTRATION_RATE_PER_MINUTE ?? 5),
+    limit: Number(ctx.env.REGISTRATION_RATE_PER_MINUTE ?? 5),
     captcha: input.captcha,
     remoteIp: context.ip,
   })
-  const { typeId, parentId } = carrierSettings(env)
+  const { typeId, parentId } = carrierSettings(ctx)
   if (typeId === null) {
-    gate.check(await namedBatch(env.DB, gate.statements))
+    gate.check(await namedBatch(ctx.d1, gate.statements))
     throw creationFailed('Carrier registration is not configured')
   }
-  const db = getDb(env.DB)
+  const db = ctx.db
   const { mail, nom, prenom } = input.user
   const typed = 'nom' in input.structure ? input.structure.nom : null
   // (`collate nocase`, as the unique index on mail: an exact `=` would scan every user.)
@@ -93,7 +93,7 @@ export async function register(env: Env, input: RegistrationInput, context: Cont
     .select('utilisateur.id')
     .where(sql<SqlBool>`mail = ${mail} collate nocase`)
   // The client's rate and the payload spent, with what the decision reads: one round trip.
-  const read = await namedBatch(env.DB, {
+  const read = await namedBatch(ctx.d1, {
     ...gate.statements,
     holders: holder,
     carriers: namedCarrier(db, typeId, input.structure),
@@ -115,7 +115,7 @@ export async function register(env: Env, input: RegistrationInput, context: Cont
   const at = new Date().toISOString()
   let written: Record<'user' | 'log', D1Result | undefined>
   try {
-    written = await namedBatch(env.DB, {
+    written = await namedBatch(ctx.d1, {
       user: db
         .insertInto('utilisateur')
         .columns([

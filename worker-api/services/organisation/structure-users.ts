@@ -1,9 +1,9 @@
 import { sql } from 'kysely'
 import type { StructureUsers } from '../../contract/structure'
-import { type DB, getDb } from '../../db/client'
-import type { Env } from '../../env'
+import type { DB } from '../../db/client'
 import { containsText, onePage, type PageQuery } from '../../lib/query'
 import { modificationColumn, userManageable, type Viewer } from '../../lib/scope'
+import type { Ctx } from '../../lib/types'
 import { adminWith, type Caller, viewerOf } from '../core/actor'
 import { postesColumn, postesFrom, toUser } from '../core/users'
 import { fonctionsQuery, inScopeOrFail, structureInScopeQuery } from './structures'
@@ -62,17 +62,17 @@ function candidatesQuery(db: DB, viewer: Viewer, search: string | undefined) {
  * the caller's check, one round trip.
  */
 export async function structureUsers(
-  env: Env,
+  ctx: Ctx,
   caller: Caller,
   structureId: number,
   query: PageQuery & { q?: string | undefined; recherche?: string | undefined },
 ): Promise<StructureUsers> {
-  const db = getDb(env.DB)
+  const db = ctx.db
   const viewer = viewerOf(caller)
   const current = structureUsersQuery(db, viewer, structureId, 'current', query)
   const future = structureUsersQuery(db, viewer, structureId, 'future', query)
   const [, [row], enCours, [totalEnCours], futurs, [totalFuturs], candidates, fonctions] = await adminWith(
-    env,
+    ctx,
     caller,
     structureInScopeQuery(db, viewer, structureId, false),
     current.list,

@@ -1,10 +1,10 @@
 import { type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
 import type { Structure, StructureInput } from '../../contract/structure'
-import { type DB, getDb, namedBatch } from '../../db/client'
+import { type DB, namedBatch } from '../../db/client'
 import type { Database } from '../../db/schema'
-import type { Env } from '../../env'
 import { BusinessError, forbidden, invalidField, notFound } from '../../lib/errors'
 import { pathInScope, type Viewer } from '../../lib/scope'
+import type { Ctx } from '../../lib/types'
 import { copyTemplate } from '../catalogue/templates'
 import { adminWith, type Caller, viewerOf } from '../core/actor'
 import { adminLog, adminLogWhen } from '../core/audit'
@@ -31,11 +31,11 @@ type Context = { userAgent: string | null }
  * structure already holding the name — and for an update (`id`), the structure itself and the types
  * of its children.
  */
-async function readPlacement(env: Env, caller: Caller, input: StructureInput, id: number | null) {
-  const db = getDb(env.DB)
+async function readPlacement(ctx: Ctx, caller: Caller, input: StructureInput, id: number | null) {
+  const db = ctx.db
   const viewer = viewerOf(caller)
   const [actor, [type], parents, [holder], currents, children] = await adminWith(
-    env,
+    ctx,
     caller,
     db.selectFrom('type_structure').select(['id', 'libelle', 'parent_type_id']).where('id', '=', input.type.id),
     structureInScopeQuery(db, viewer, input.parent?.id ?? 0, false),
@@ -96,13 +96,13 @@ export function insertStructure(
  * written with its type's template of functions and its audit entry in one batch.
  */
 export async function createStructure(
-  env: Env,
+  ctx: Ctx,
   caller: Caller,
   input: StructureInput,
   context: Context,
 ): Promise<Structure> {
-  const db = getDb(env.DB)
-  const { actor, type, parent, holder } = await readPlacement(env, caller, input, null)
+  const db = ctx.db
+  const { actor, type, parent, holder } = await readPlacement(ctx, caller, input, null)
   if (holder) throw nomTaken(holder.nom)
   if (!parent) throw parentInvalid('A parent structure is required')
   const createdAt = new Date().toISOString()
@@ -111,7 +111,7 @@ export async function createStructure(
     'path',
   ])
   try {
-    const { inserted } = await namedBatch(env.DB, {
+    const { inserted } = await namedBatch(ctx.d1, {
       inserted: insert,
       // It starts with its type's functions (the template root administrators set).
       template: copyTemplate(db, sql<number>`(select id from structure where nom = ${input.nom})`, type.id, createdAt),
@@ -140,8 +140,8 @@ export async function createStructure(
  * nor below it, and a type its children allow. Only the root has no parent and the root's type, so no
  * administrator can cut a structure (their own scope's root included) out of the tree.
  */
-async function checkedUpdate(env: Env, caller: Caller, input: StructureInput, id: number) {
-  const placement = await readPlacement(env, caller, input, id)
+async function checkedUpdate(ctx: Ctx, caller: Caller, input: StructureInput, id: number) {
+  const placement = await readPlacement(ctx, caller, input, id)
   const { type, parent, holder, children } = placement
   const current = inScopeOrFail(placement.current)
   if (holder && holder.id !== id) throw nomTaken(holder.nom)
@@ -190,15 +190,15 @@ const ancestorsOf = (id: number) =>
  * parent links as they stand when the batch runs, so a concurrent move cannot leave a stale prefix.
  */
 export async function updateStructure(
-  env: Env,
+  ctx: Ctx,
   caller: Caller,
   input: StructureInput,
   context: Context,
 ): Promise<Structure> {
-  const db = getDb(env.DB)
+  const db = ctx.db
   const id = input.id
   if (!id) throw invalidField('id', 'The structure id is required', 'validation.required')
-  const { actor, type, parent, current } = await checkedUpdate(env, caller, input, id)
+  const { actor, type, parent, current } = await checkedUpdate(ctx, caller, input, id)
 
   const moved = (parent?.id ?? null) !== current.parent_id
   const change = [
@@ -210,7 +210,7 @@ export async function updateStructure(
   const holds = placementHolds(db, viewer, id, parent && { id: parent.id, typeId: parent.type_id })
   // The structure as it stands after the change, read at the end of the same batch.
   const after = structureInScopeQuery(db, viewer, id)
-  const { updated, read } = await namedBatch(env.DB, {
+  const { updated, read } = await namedBatch(ctx.d1, {
     // Before the update, under its very condition: nothing the insert writes changes what it reads.
     log: adminLogWhen(db, actor, 'STRUCTURE_MODIFICATION', `#${id} ${change.join(', ')}`, context.userAgent, holds),
     updated: db
@@ -227,7 +227,7 @@ export async function updateStructure(
   })
   if ((updated?.results.length ?? 0) === 0) {
     // The tree changed between the checks and the write: the checks again say how it stands now.
-    await checkedUpdate(env, caller, input, id)
+    await checkedUpdate(ctx, caller, input, id)
     throw parentInvalid('The structure or its parent moved meanwhile')
   }
   const [row] = read?.results ?? []
@@ -258,8 +258,8 @@ export function subtreePaths(id: number) {
  * registrations (STRUCTURE_HAS_USERS: nothing is orphaned); its functions go with it. The delete
  * re-checks those conditions when it runs, and its audit entry is written only if it took place.
  */
-export async function deleteStructure(env: Env, caller: Caller, id: number, context: Context): Promise<void> {
-  const db = getDb(env.DB)
+export async function deleteStructure(ctx: Ctx, caller: Caller, id: number, context: Context): Promise<void> {
+  const db = ctx.db
   const viewer = viewerOf(caller)
   const hasStructure = db.selectFrom('structure as gone').select('gone.id').where('gone.id', '=', id)
   const hasChild = db.selectFrom('structure as child').select('child.id').where('child.parent_id', '=', id)
@@ -275,7 +275,7 @@ export async function deleteStructure(env: Env, caller: Caller, id: number, cont
       ]),
     )
   const [actor, [row], children, postes, registrations] = await adminWith(
-    env,
+    ctx,
     caller,
     structureInScopeQuery(db, viewer, id, false),
     hasChild.limit(1),
@@ -289,7 +289,7 @@ export async function deleteStructure(env: Env, caller: Caller, id: number, cont
       : new BusinessError('STRUCTURE_HAS_USERS', 409, 'The structure has posts or registrations')
   if (children.length > 0) throw refuse(true)
   if (postes.length > 0 || registrations.length > 0) throw refuse(false)
-  const { deleted } = await namedBatch(env.DB, {
+  const { deleted } = await namedBatch(ctx.d1, {
     deleted: db
       .deleteFrom('structure')
       .where('id', '=', id)

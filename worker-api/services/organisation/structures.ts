@@ -1,10 +1,10 @@
 import { type SqlBool, sql } from 'kysely'
 import type { STRUCTURE_SORTS, Structure, TypeStructure } from '../../contract/structure'
-import { type DB, getDb } from '../../db/client'
-import type { Env } from '../../env'
+import type { DB } from '../../db/client'
 import { BusinessError, forbidden, notFound } from '../../lib/errors'
 import { containsText, onePage, type PageQuery, sortOf, uniqueViolation } from '../../lib/query'
 import { inScopeColumn, scopeStructureIds, type Viewer } from '../../lib/scope'
+import type { Ctx } from '../../lib/types'
 import { adminWith, type Caller, viewerOf } from '../core/actor'
 import { structureTypesQuery } from '../core/structure-types'
 
@@ -73,7 +73,7 @@ export function toStructure(row: StructureRow): Structure {
  * trip as the caller's check.
  */
 export async function listStructures(
-  env: Env,
+  ctx: Ctx,
   caller: Caller,
   query: PageQuery & {
     users?: 'true' | 'false' | undefined
@@ -81,7 +81,7 @@ export async function listStructures(
     tri?: (typeof STRUCTURE_SORTS)[number] | undefined
   },
 ): Promise<{ items: Structure[]; total: number }> {
-  const db = getDb(env.DB)
+  const db = ctx.db
   const viewer = viewerOf(caller)
   // The same filter for the page and for the total: the scope, and the name searched.
   const filter = sql<SqlBool>`s.id in ${scopeStructureIds(db, viewer)} and ${
@@ -98,7 +98,7 @@ export async function listStructures(
     .selectFrom('structure as s')
     .select((eb) => eb.fn.countAll<number>().as('total'))
     .where(filter)
-  const [, rows, [counted]] = await adminWith(env, caller, list, count)
+  const [, rows, [counted]] = await adminWith(ctx, caller, list, count)
   return { items: rows.map(toStructure), total: counted?.total ?? 0 }
 }
 
@@ -116,15 +116,15 @@ export function inScopeOrFail<R extends { in_scope: number }>(row: R | undefined
 }
 
 /** GET rest/bd/structure/{id}: one structure of the caller's scope, with its users' count. */
-export async function getStructure(env: Env, caller: Caller, id: number): Promise<Structure> {
-  const db = getDb(env.DB)
-  const [, [row]] = await adminWith(env, caller, structureInScopeQuery(db, viewerOf(caller), id))
+export async function getStructure(ctx: Ctx, caller: Caller, id: number): Promise<Structure> {
+  const db = ctx.db
+  const [, [row]] = await adminWith(ctx, caller, structureInScopeQuery(db, viewerOf(caller), id))
   return toStructure(inScopeOrFail(row))
 }
 
 /** GET rest/bd/structure/nom/{nom}: the name as a structure holds it (any case), or null when free. */
-export async function structureNom(env: Env, caller: Caller, nom: string): Promise<{ nom: string | null }> {
-  const [, [row]] = await adminWith(env, caller, nameHolder(getDb(env.DB), nom.trim()))
+export async function structureNom(ctx: Ctx, caller: Caller, nom: string): Promise<{ nom: string | null }> {
+  const [, [row]] = await adminWith(ctx, caller, nameHolder(ctx.db, nom.trim()))
   return { nom: row?.nom ?? null }
 }
 
@@ -133,8 +133,8 @@ export async function structureNom(env: Env, caller: Caller, nom: string): Promi
  * down. The root's type is not among them: a structure always has a parent (spec §5), and the root
  * is the only one without.
  */
-export async function structureTypes(env: Env, caller: Caller): Promise<TypeStructure[]> {
-  const [, rows] = await adminWith(env, caller, structureTypesQuery(getDb(env.DB)))
+export async function structureTypes(ctx: Ctx, caller: Caller): Promise<TypeStructure[]> {
+  const [, rows] = await adminWith(ctx, caller, structureTypesQuery(ctx.db))
   return rows.map(({ id, libelle }) => ({ id, libelle }))
 }
 
@@ -142,11 +142,11 @@ export async function structureTypes(env: Env, caller: Caller): Promise<TypeStru
  * GET rest/bd/structure/parent/{typeId}: the structures a structure of this type may hang below
  * (those of its parent type, DESIGN §4) inside the caller's scope, sorted by path.
  */
-export async function parentCandidates(env: Env, caller: Caller, typeId: number): Promise<Structure[]> {
-  const db = getDb(env.DB)
+export async function parentCandidates(ctx: Ctx, caller: Caller, typeId: number): Promise<Structure[]> {
+  const db = ctx.db
   const viewer = viewerOf(caller)
   const [, [type], rows] = await adminWith(
-    env,
+    ctx,
     caller,
     db.selectFrom('type_structure').select(['id', 'parent_type_id']).where('id', '=', typeId),
     structuresQuery(db, viewer, false)
@@ -167,12 +167,12 @@ export async function parentCandidates(env: Env, caller: Caller, typeId: number)
  * move under — of its own type's parent type, inside the caller's scope, outside its own sub-tree —
  * sorted by path. Its type is read from the structure itself, in the same statement: one round trip.
  */
-export async function moveCandidates(env: Env, caller: Caller, id: number): Promise<Structure[]> {
-  const db = getDb(env.DB)
+export async function moveCandidates(ctx: Ctx, caller: Caller, id: number): Promise<Structure[]> {
+  const db = ctx.db
   const viewer = viewerOf(caller)
   const moved = db.selectFrom('structure as moved').where('moved.id', '=', id)
   const [, [structure], rows] = await adminWith(
-    env,
+    ctx,
     caller,
     structureInScopeQuery(db, viewer, id, false),
     structuresQuery(db, viewer, false)

@@ -1,15 +1,15 @@
 import { sql } from 'kysely'
 import type { User } from '../../contract/user'
-import { batch, type DB, getDb, insertWhen, namedBatch, writeThenRead } from '../../db/client'
+import { batch, type DB, insertWhen, namedBatch, writeThenRead } from '../../db/client'
 import type { NewLog } from '../../db/schema'
-import type { Env } from '../../env'
 import { BusinessError, forbidden, notFound } from '../../lib/errors'
 import { factorResetMail, mailLanguage } from '../../lib/mail/templates'
 import { hasSecondFactor, isUserAccount, modificationColumn, userManageable } from '../../lib/scope'
+import type { Ctx } from '../../lib/types'
 import { type Actor, adminWith, type Caller, viewerOf } from '../core/actor'
 import { logEntry } from '../core/audit'
 import { voidLinks } from '../core/mail-tokens'
-import { queuedIds, queueMail } from '../core/outbox'
+import { mailQueued, queueMail } from '../core/outbox'
 import { userAs, userQuery } from '../core/users'
 import { invitationWrites } from './invitations'
 
@@ -26,10 +26,10 @@ function userLog(actor: Actor, nomLog: string, user: { id: number; login: string
 }
 
 /** The target of an action on a user, with whether the caller may manage them (`modification`). */
-async function managedTarget(env: Env, caller: Caller, id: number) {
-  const db = getDb(env.DB)
+async function managedTarget(ctx: Ctx, caller: Caller, id: number) {
+  const db = ctx.db
   const [actor, [target]] = await adminWith(
-    env,
+    ctx,
     caller,
     db
       .selectFrom('utilisateur')
@@ -81,7 +81,7 @@ export const stillManaged = (db: DB, actor: Actor, id: number) =>
  * actor may manage the user (a post moved since the check leaves it undone). Returns the outbox ids.
  */
 async function setFlag(
-  env: Env,
+  ctx: Ctx,
   db: DB,
   actor: Actor,
   target: { id: number; login: string },
@@ -97,7 +97,7 @@ async function setFlag(
   const viewer = viewerOf(actor)
   // The user as the change left them, read in the same batch.
   const { written, rows } = await writeThenRead(
-    env.DB,
+    ctx.d1,
     [
       insertWhen(db, 'log', userLog(actor, nomLog, target, userAgent), managed.where(flag, '!=', stored)),
       ...also(at, managed),
@@ -110,7 +110,8 @@ async function setFlag(
     ],
     userQuery(db, target.id, viewer),
   )
-  return { mailIds: queuedIds(written), user: () => userAs(actor, target.id, rows[0], viewer.today) }
+  mailQueued(ctx, written)
+  return () => userAs(actor, target.id, rows[0], viewer.today)
 }
 
 /**
@@ -120,12 +121,12 @@ async function setFlag(
  * and the outbox ids.
  */
 export async function setUserState(
-  env: Env,
+  ctx: Ctx,
   caller: Caller,
   input: { id: number; actif: boolean },
   context: Context,
-): Promise<{ user: User; mailIds: number[] }> {
-  const { db, actor, target } = await managedTarget(env, caller, input.id)
+): Promise<User> {
+  const { db, actor, target } = await managedTarget(ctx, caller, input.id)
   if (target.admin) throw forbidden("An administrator's state does not change; remove the admin flag first")
   const nomLog = input.actif ? 'UTILISATEUR_ACTIVATION' : 'UTILISATEUR_DESACTIVATION'
   const invited = target.registration_state === 'INVITED' && !target.supprime
@@ -137,24 +138,14 @@ export async function setUserState(
     input.actif && invited
       ? await invitationWrites(db, actor, target, context, new Date(), { capped: true, onlyIf: becomesActive })
       : null
-  const { user, mailIds } = await setFlag(
-    env,
-    db,
-    actor,
-    target,
-    'actif',
-    input.actif,
-    nomLog,
-    context.userAgent,
-    (at, managed) => {
-      if (input.actif) return invitation ? Object.values(invitation.statements) : []
-      return [
-        revokeSessions(db, target.id, at).where(({ exists }) => exists(managed)),
-        ...(invited ? uninvite(db, target.id, at) : []),
-      ]
-    },
-  )
-  return { user: user(), mailIds }
+  const user = await setFlag(ctx, db, actor, target, 'actif', input.actif, nomLog, context.userAgent, (at, managed) => {
+    if (input.actif) return invitation ? Object.values(invitation.statements) : []
+    return [
+      revokeSessions(db, target.id, at).where(({ exists }) => exists(managed)),
+      ...(invited ? uninvite(db, target.id, at) : []),
+    ]
+  })
+  return user()
 }
 
 /** An inactive user's invitation dies (it could not be used), and `tokenRegister` shows none. */
@@ -171,23 +162,23 @@ function uninvite(db: DB, userId: number, at: string) {
 
 /** PUT rest/bd/utilisateur/admin: the "admin des niveaux inférieurs" flag (spec §6). */
 export async function setUserAdmin(
-  env: Env,
+  ctx: Ctx,
   caller: Caller,
   input: { id: number; admin: boolean },
   userAgent: string | null,
 ): Promise<User> {
-  const { db, actor, target } = await managedTarget(env, caller, input.id)
+  const { db, actor, target } = await managedTarget(ctx, caller, input.id)
   const nomLog = input.admin ? 'UTILISATEUR_ADMIN' : 'UTILISATEUR_ADMIN_RETRAIT'
-  return (await setFlag(env, db, actor, target, 'admin', input.admin, nomLog, userAgent)).user()
+  return (await setFlag(ctx, db, actor, target, 'admin', input.admin, nomLog, userAgent))()
 }
 
 /**
  * DELETE rest/bd/utilisateur/suppression/{id}: a soft delete (spec §4, restorable). The user keeps
  * their posts and history but cannot sign in: their sessions end and their unused links die.
  */
-export async function deleteUser(env: Env, caller: Caller, id: number, userAgent: string | null): Promise<void> {
-  const { db, actor, target } = await managedTarget(env, caller, id)
-  await setFlag(env, db, actor, target, 'supprime', true, 'UTILISATEUR_SUPPRESSION', userAgent, (at, managed) => [
+export async function deleteUser(ctx: Ctx, caller: Caller, id: number, userAgent: string | null): Promise<void> {
+  const { db, actor, target } = await managedTarget(ctx, caller, id)
+  await setFlag(ctx, db, actor, target, 'supprime', true, 'UTILISATEUR_SUPPRESSION', userAgent, (at, managed) => [
     revokeSessions(db, id, at).where(({ exists }) => exists(managed)),
     db
       .updateTable('mail_token')
@@ -199,9 +190,9 @@ export async function deleteUser(env: Env, caller: Caller, id: number, userAgent
 }
 
 /** DELETE rest/bd/utilisateur/retablir/{id}: the deleted user comes back as they were, posts and all. */
-export async function restoreUser(env: Env, caller: Caller, id: number, userAgent: string | null): Promise<void> {
-  const { db, actor, target } = await managedTarget(env, caller, id)
-  await setFlag(env, db, actor, target, 'supprime', false, 'UTILISATEUR_RETABLISSEMENT', userAgent)
+export async function restoreUser(ctx: Ctx, caller: Caller, id: number, userAgent: string | null): Promise<void> {
+  const { db, actor, target } = await managedTarget(ctx, caller, id)
+  await setFlag(ctx, db, actor, target, 'supprime', false, 'UTILISATEUR_RETABLISSEMENT', userAgent)
 }
 
 /**
@@ -209,16 +200,17 @@ export async function restoreUser(env: Env, caller: Caller, id: number, userAgen
  * yet; the earlier link dies once the new one is written, at most `INVITATIONS_PER_HOUR` an hour. An
  * inactive user gets theirs when activated (409 `INVITATION_WAITS_ACTIVATION`).
  */
-export async function resendInvitation(env: Env, caller: Caller, id: number, context: Context): Promise<number[]> {
-  const { db, actor, target } = await managedTarget(env, caller, id)
+export async function resendInvitation(ctx: Ctx, caller: Caller, id: number, context: Context): Promise<void> {
+  const { db, actor, target } = await managedTarget(ctx, caller, id)
   if (target.supprime) throw forbidden('Restore this user first')
   if (target.registration_state !== 'INVITED')
     throw new BusinessError('INVITATION_NOT_PENDING', 409, 'This user has already chosen a password')
   if (!target.actif)
     throw new BusinessError('INVITATION_WAITS_ACTIVATION', 409, 'This user is inactive: activating them invites them')
   const invitation = await invitationWrites(db, actor, target, context, new Date(), { capped: true })
-  const mailIds = queuedIds(
-    await batch(env.DB, [
+  const mailIds = mailQueued(
+    ctx,
+    await batch(ctx.d1, [
       ...Object.values(invitation.statements),
       insertWhen(db, 'log', userLog(actor, 'INVITATION_RENVOI', target, context.userAgent), invitation.written),
     ]),
@@ -226,7 +218,7 @@ export async function resendInvitation(env: Env, caller: Caller, id: number, con
   if (mailIds.length === 0) {
     throw new BusinessError('TOO_MANY_ATTEMPTS', 429, 'Too many invitations for this user; retry later', [3600])
   }
-  return mailIds
+  return
 }
 
 /**
@@ -234,14 +226,14 @@ export async function resendInvitation(env: Env, caller: Caller, id: number, con
  * recovery codes), for a user who lost theirs; audited, and the user told by mail. Nothing happens,
  * no entry nor mail, when they had none.
  */
-export async function resetSecondFactor(env: Env, caller: Caller, id: number, context: Context): Promise<number[]> {
-  const { db, actor, target } = await managedTarget(env, caller, id)
+export async function resetSecondFactor(ctx: Ctx, caller: Caller, id: number, context: Context): Promise<void> {
+  const { db, actor, target } = await managedTarget(ctx, caller, id)
   const had = stillManaged(db, actor, target.id).where(
     sql<boolean>`(${hasSecondFactor(target.id)}
       or exists (select 1 from mfa_recovery_code where utilisateur_id = ${target.id} and used_at is null))`,
   )
   const notice = factorResetMail(mailLanguage(target.langue), target, `${actor.prenom} ${actor.nom}`)
-  const results = await namedBatch(env.DB, {
+  const results = await namedBatch(ctx.d1, {
     log: insertWhen(db, 'log', userLog(actor, 'MFA_REINITIALISATION', target, context.userAgent), had),
     mail: queueMail(db, { ...notice, to: target.mail, userId: target.id, kind: 'FACTOR_RESET' }, new Date(), had),
     // The app, the passkeys, the codes, and a sign-in waiting for its second step (which starts again).
@@ -255,5 +247,5 @@ export async function resetSecondFactor(env: Env, caller: Caller, id: number, co
       ]),
     ),
   })
-  return queuedIds([results.mail])
+  mailQueued(ctx, [results.mail])
 }

@@ -2,14 +2,14 @@ import { type SqlBool, sql } from 'kysely'
 import { fromWireDate } from '../../contract/dates'
 import type { User } from '../../contract/user'
 import type { CreateUserInput, MailCheck } from '../../contract/user-admin'
-import { type DB, getDb, namedBatch } from '../../db/client'
-import type { Env } from '../../env'
+import { type DB, namedBatch } from '../../db/client'
 import { isLoopback, sameOrigin } from '../../lib/domain'
 import { invalidField } from '../../lib/errors'
 import { uniqueViolation } from '../../lib/query'
+import type { Ctx } from '../../lib/types'
 import { type Actor, adminWith, type Caller, viewerOf } from '../core/actor'
 import { logEntry } from '../core/audit'
-import { queuedIds } from '../core/outbox'
+import { mailQueued } from '../core/outbox'
 import { clientCounter } from '../core/rate-limit'
 import { mailTaken, userAs, userQuery } from '../core/users'
 import { invitationWrites } from './invitations'
@@ -56,17 +56,12 @@ function boundOrigin(actor: Actor, domain: string | undefined, requestOrigin: st
  * not before: a link they could not use yet would only run out. The user, the post, the link, the
  * mail and the audit entry are one batch: all or nothing.
  */
-export async function createUser(
-  env: Env,
-  caller: Caller,
-  input: CreateUserInput,
-  context: Context,
-): Promise<{ user: User; mailIds: number[] }> {
-  const db = getDb(env.DB)
+export async function createUser(ctx: Ctx, caller: Caller, input: CreateUserInput, context: Context): Promise<User> {
+  const db = ctx.db
   const viewer = viewerOf(caller)
   const { poste } = input
   const [actor, structures, fonctions, [holder]] = await adminWith(
-    env,
+    ctx,
     caller,
     ...placementReads(db, viewer, poste),
     mailHolder(db, input.mail),
@@ -87,7 +82,7 @@ export async function createUser(
     .where(sql<SqlBool>`created.mail = ${input.mail} collate nocase`)})`
   const user = { id: newId, login: input.mail, nom: input.nom, prenom: input.prenom, mail: input.mail, domain }
   const invitation = input.actif ? await invitationWrites(db, actor, user, context, now) : null
-  const results = await namedBatch(env.DB, {
+  const results = await namedBatch(ctx.d1, {
     user: db
       .insertInto('utilisateur')
       .values({
@@ -133,8 +128,8 @@ export async function createUser(
   })
   const [created] = results.user?.results ?? []
   if (!created) throw new Error('The new user was not written')
-  const mailIds = results.invitationMail ? queuedIds([results.invitationMail]) : []
-  return { user: userAs(actor, created.id, results.created?.results[0], viewer.today), mailIds }
+  if (results.invitationMail) mailQueued(ctx, [results.invitationMail])
+  return userAs(actor, created.id, results.created?.results[0], viewer.today)
 }
 
 /**
@@ -142,9 +137,9 @@ export async function createUser(
  * active (a deleted one is not), for the create forms (spec §4 mail check). Limited per client: it
  * tells whether an address has an account.
  */
-export async function checkMail(env: Env, mail: string, ip: string | null): Promise<MailCheck> {
-  const counter = clientCounter('mail-check', ip, Number(env.MAIL_CHECK_RATE_PER_MINUTE ?? 30))
-  const read = await namedBatch(env.DB, { count: counter.statement(), holder: mailHolder(getDb(env.DB), mail) })
+export async function checkMail(ctx: Ctx, mail: string, ip: string | null): Promise<MailCheck> {
+  const counter = clientCounter('mail-check', ip, Number(ctx.env.MAIL_CHECK_RATE_PER_MINUTE ?? 30))
+  const read = await namedBatch(ctx.d1, { count: counter.statement(), holder: mailHolder(ctx.db, mail) })
   counter.check(read.count?.results[0])
   const holder = read.holder?.results[0]
   if (!holder) return { mail: null, actif: null }

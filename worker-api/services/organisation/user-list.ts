@@ -1,11 +1,11 @@
 import { type Expression, type SqlBool, sql } from 'kysely'
 import type { User } from '../../contract/user'
 import type { UserListQuery } from '../../contract/user-admin'
-import { type DB, getDb, insertWhen } from '../../db/client'
-import type { Env } from '../../env'
+import { type DB, insertWhen } from '../../db/client'
 import { containsEveryWord, pageWindow, sortOf, wholeList } from '../../lib/query'
 import { modificationColumn, smallScope, userListedInScope, type Viewer } from '../../lib/scope'
 import { searchWords } from '../../lib/search-text'
+import type { Ctx } from '../../lib/types'
 import { adminWith, type Caller, liveAdmin, viewerOf } from '../core/actor'
 import { postesColumn, postesFrom, toUser } from '../core/users'
 
@@ -69,11 +69,11 @@ const totalKey = (viewer: Viewer, query: UserListQuery) =>
  * of a second for the root of 100 000 users, once per day, viewer and filters until anything changes).
  */
 export async function listUsers(
-  env: Env,
+  ctx: Ctx,
   caller: Caller,
   query: UserListQuery,
 ): Promise<{ items: User[]; total: number }> {
-  const db = getDb(env.DB)
+  const db = ctx.db
   const viewer = viewerOf(caller)
   const { key, direction } = sortOf(query.tri, 'nom')
   const columns = SORT_COLUMNS[key]
@@ -93,8 +93,8 @@ export async function listUsers(
       .offset(offset)
   }
   // The whole list (no page) is its own total: nothing to count.
-  const total = query.page === undefined ? [] : keptUserTotal(db, viewer, query, liveAdmin(env, caller))
-  const [, fromPosts, fromUsers, , kept] = await adminWith(env, caller, pageOf('posts'), pageOf('users'), ...total)
+  const total = query.page === undefined ? [] : keptUserTotal(db, viewer, query, liveAdmin(ctx, caller))
+  const [, fromPosts, fromUsers, , kept] = await adminWith(ctx, caller, pageOf('posts'), pageOf('users'), ...total)
   const rows = [...fromPosts, ...fromUsers]
   const items = rows.map((row) => toUser(row, postesFrom(row.postes, viewer.today), row.modification === 1))
   if (query.page === undefined) return { items: wholeList(items), total: items.length }

@@ -1,11 +1,11 @@
 import type { SessionEndReason } from '../../contract/auth'
 import { addSeconds } from '../../contract/dates'
-import { batch, type DB, getDb } from '../../db/client'
-import type { Env } from '../../env'
+import { batch, type DB } from '../../db/client'
 import { browserOf } from '../../lib/browser'
 import { randomToken, sha256Hex } from '../../lib/crypto'
 import { signAccessToken } from '../../lib/jwt'
 import type { requestContext } from '../../lib/request'
+import type { Ctx } from '../../lib/types'
 import type { Actor } from '../core/actor'
 import { logEntry } from '../core/audit'
 
@@ -56,17 +56,17 @@ export async function newRefreshToken(
 }
 
 export async function accessTokenFor(
-  env: Env,
+  ctx: Ctx,
   user: { id: number; admin: number; domain: string },
   sid: string,
   applicationId: number | null = null,
   scope: string | null = null,
 ) {
   const claims = { sub: String(user.id), admin: user.admin === 1, domain: user.domain, sid }
-  if (applicationId === null) return signAccessToken(env.JWT_SECRET, claims)
+  if (applicationId === null) return signAccessToken(ctx.env.JWT_SECRET, claims)
   // An OpenID Connect session's tokens say what was granted (UserInfo answers by it).
   return signAccessToken(
-    env.JWT_SECRET,
+    ctx.env.JWT_SECRET,
     scope === null ? { ...claims, app: applicationId } : { ...claims, app: applicationId, scope },
   )
 }
@@ -90,9 +90,9 @@ export function revokeSessions(db: DB, familyId: string, now = new Date(), reaso
  * Ends the caller's session, and the sessions applications opened from it: revokes the refresh-token
  * families and writes DECONNEXION.
  */
-export async function logout(env: Env, actor: Actor, userAgent: string | null) {
-  const db = getDb(env.DB)
-  await batch(env.DB, [
+export async function logout(ctx: Ctx, actor: Actor, userAgent: string | null) {
+  const db = ctx.db
+  await batch(ctx.d1, [
     revokeSessions(db, actor.sid),
     db.insertInto('log').values(logEntry(actor.id, 'DECONNEXION', 'DECONNEXION', userAgent)),
   ])

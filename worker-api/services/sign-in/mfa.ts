@@ -1,7 +1,6 @@
 import { type Compilable, type Expression, type SqlBool, sql } from 'kysely'
 import type { FactorProof, MfaStatus, PasswordProof, TotpEnrolment } from '../../contract/mfa'
-import { type DB, getDb, insertWhen, namedBatch } from '../../db/client'
-import type { Env } from '../../env'
+import { type DB, insertWhen, namedBatch } from '../../db/client'
 import { BusinessError, notFound } from '../../lib/errors'
 import { type Factor, factorAddedMail, factorRemovedMail, mailLanguage } from '../../lib/mail/templates'
 import { pepperKeyring, verifyPassword } from '../../lib/password'
@@ -14,11 +13,11 @@ import {
   otpauthUri,
   recoveryCodeHash,
 } from '../../lib/totp'
-import type { Caller } from '../../lib/types'
+import type { Caller, Ctx } from '../../lib/types'
 import { actorWith } from '../core/actor'
 import { attemptCounter, clearAttempts } from '../core/attempt-counter'
 import { logEntry } from '../core/audit'
-import { queuedIds, queueMail } from '../core/outbox'
+import { mailQueued, queueMail } from '../core/outbox'
 import type { RequestContext } from './auth'
 
 export const mfaCodeInvalid = () => new BusinessError('MFA_CODE_INVALID', 400, 'Wrong or already used code')
@@ -43,9 +42,9 @@ export function factorsQueries(db: DB, userId: number | Expression<number>) {
   }
 }
 
-export async function mfaStatus(env: Env, caller: Caller): Promise<MfaStatus> {
-  const factors = factorsQueries(getDb(env.DB), caller.id)
-  const [, totp, passkeys, codes] = await actorWith(env, caller, factors.totp, factors.passkeys, factors.codes)
+export async function mfaStatus(ctx: Ctx, caller: Caller): Promise<MfaStatus> {
+  const factors = factorsQueries(ctx.db, caller.id)
+  const [, totp, passkeys, codes] = await actorWith(ctx, caller, factors.totp, factors.passkeys, factors.codes)
   return {
     totp: Boolean(totp[0]?.secret),
     passkeys: passkeys.map((key) => ({
@@ -65,12 +64,12 @@ export async function mfaStatus(env: Env, caller: Caller): Promise<MfaStatus> {
  * user out of a password sign-in and hand the thief the recovery codes).
  */
 export async function startTotp(
-  env: Env,
+  ctx: Ctx,
   caller: Caller,
   proof: PasswordProof,
   context: RequestContext,
 ): Promise<TotpEnrolment> {
-  const { db, actor, totp } = await proven(env, caller, { motDePasse: proof.motDePasse })
+  const { db, actor, totp } = await proven(ctx, caller, { motDePasse: proof.motDePasse })
   const cleared = clearAttempts(db, 'password-change', String(actor.id))
   // Another app replaces this one only once it is turned off (which asks for a code or the password):
   // a stolen session cannot swap the second factor for its own.
@@ -80,7 +79,7 @@ export async function startTotp(
   }
   const secret = newTotpSecret()
   const now = new Date().toISOString()
-  await namedBatch(env.DB, {
+  await namedBatch(ctx.d1, {
     pending: db
       .insertInto('mfa_totp')
       .values({
@@ -164,10 +163,10 @@ export const mailUserQuery = (db: DB, userId: number) =>
  * replace any the user had. 400 MFA_CODE_INVALID on a wrong code. The change takes place only for the
  * secret the code was checked against (two confirmations at once: one wins).
  */
-export async function confirmTotp(env: Env, caller: Caller, code: string, context: RequestContext) {
-  const db = getDb(env.DB)
+export async function confirmTotp(ctx: Ctx, caller: Caller, code: string, context: RequestContext) {
+  const db = ctx.db
   const [actor, rows, users] = await actorWith(
-    env,
+    ctx,
     caller,
     db.selectFrom('mfa_totp').selectAll().where('utilisateur_id', '=', caller.id),
     mailUserQuery(db, caller.id),
@@ -181,7 +180,7 @@ export async function confirmTotp(env: Env, caller: Caller, code: string, contex
   const confirmed = sql<SqlBool>`exists (select 1 from mfa_totp where utilisateur_id = ${actor.id}
     and confirmed_at = ${now} and secret = ${totp.pending_secret})`
   const recovery = await recoveryCodesWrite(db, actor.id, confirmed)
-  const results = await namedBatch(env.DB, {
+  const results = await namedBatch(ctx.d1, {
     confirm: db
       .updateTable('mfa_totp')
       .set({
@@ -204,7 +203,8 @@ export async function confirmTotp(env: Env, caller: Caller, code: string, contex
     mail: await noticeTo(db, user, factorAddedMail, { kind: 'totp' }, confirmed),
   })
   if ((results.confirm?.meta.changes ?? 0) === 0) throw notFound('No TOTP enrolment is pending')
-  return { codesSecours: recovery.codes, mailIds: queuedIds([results.mail]) }
+  mailQueued(ctx, [results.mail])
+  return { codesSecours: recovery.codes }
 }
 
 /** The recovery codes of a user whom a removal left without a second factor: they go with it. */
@@ -222,15 +222,15 @@ export const selectWhen = (db: DB, guard: Expression<SqlBool>) => db.selectNoFro
  * spent by the caller's write) or the password.
  */
 export async function proven<Q extends Compilable<unknown>[]>(
-  env: Env,
+  ctx: Ctx,
   caller: Caller,
   input: FactorProof,
   ...reads: Q
 ) {
-  const db = getDb(env.DB)
+  const db = ctx.db
   const attempt = attemptCounter('password-change', String(caller.id))
   const [actor, claim, lock, rows, users, ...extra] = await actorWith(
-    env,
+    ctx,
     caller,
     attempt.statements.claim,
     attempt.statements.lock,
@@ -254,7 +254,7 @@ export async function proven<Q extends Compilable<unknown>[]>(
     if (step === null || !totp?.secret) throw mfaCodeInvalid()
     return { ...answer, step }
   }
-  const check = await verifyPassword(input.motDePasse ?? '', user.password_hash, pepperKeyring(env))
+  const check = await verifyPassword(input.motDePasse ?? '', user.password_hash, pepperKeyring(ctx.env))
   if (!check.ok) throw new BusinessError('BAD_OLD_PASSWORD', 400, 'The password is incorrect')
   return { ...answer, step: null }
 }
@@ -279,8 +279,8 @@ export const afterProof = (step: number | null) => (step === null ? sql<SqlBool>
  * Turns TOTP off with a current code (accepted once, like at sign-in) or the password; both counted
  * like wrong old passwords (the same lockout). With no passkey left, the recovery codes go too.
  */
-export async function removeTotp(env: Env, caller: Caller, input: FactorProof, context: RequestContext) {
-  const { db, actor, user, totp, step } = await proven(env, caller, input)
+export async function removeTotp(ctx: Ctx, caller: Caller, input: FactorProof, context: RequestContext) {
+  const { db, actor, user, totp, step } = await proven(ctx, caller, input)
   if (!totp?.secret) {
     // Proven (by the password), with nothing to remove: the count starts over as after any success.
     await clearAttempts(db, 'password-change', String(actor.id)).execute()
@@ -288,7 +288,7 @@ export async function removeTotp(env: Env, caller: Caller, input: FactorProof, c
   }
   const removed = sql<SqlBool>`changes() = 1`
   const rendered = factorRemovedMail(mailLanguage(user.langue), user, { kind: 'totp' })
-  const results = await namedBatch(env.DB, {
+  const results = await namedBatch(ctx.d1, {
     // The code's step is spent by the removal itself (a code accepted elsewhere meanwhile does not
     // pass twice); the removal holds only for the secret checked.
     removed: db
@@ -314,15 +314,15 @@ export async function removeTotp(env: Env, caller: Caller, input: FactorProof, c
     challenges: db.deleteFrom('mfa_challenge').where('utilisateur_id', '=', actor.id).where('purpose', '=', 'LOGIN'),
   })
   if ((results.removed?.meta.changes ?? 0) === 0) throw mfaCodeInvalid()
-  return { mailIds: queuedIds([results.mail]) }
+  mailQueued(ctx, [results.mail])
 }
 
 /**
  * Ten new recovery codes (the former ones die), for a user who has a second factor, with the proof a
  * removal asks for (a current code or the password): a stolen session cannot make codes of its own.
  */
-export async function regenerateRecoveryCodes(env: Env, caller: Caller, input: FactorProof, context: RequestContext) {
-  const { db, actor, user, totp, step } = await proven(env, caller, input)
+export async function regenerateRecoveryCodes(ctx: Ctx, caller: Caller, input: FactorProof, context: RequestContext) {
+  const { db, actor, user, totp, step } = await proven(ctx, caller, input)
   // A code proves once: its step spent first, by this very request (a sign-in that accepted the same
   // code meanwhile leaves nothing to renew), the codes made only then and the rest only with them.
   const recovery = await recoveryCodesWrite(
@@ -330,7 +330,7 @@ export async function regenerateRecoveryCodes(env: Env, caller: Caller, input: F
     actor.id,
     sql<SqlBool>`(${hasSecondFactor(actor.id)} and ${afterProof(step)})`,
   )
-  const results = await namedBatch(env.DB, {
+  const results = await namedBatch(ctx.d1, {
     spend: spendProof(db, actor.id, totp, step),
     ...recovery.statements,
     log: insertWhen(
@@ -346,7 +346,8 @@ export async function regenerateRecoveryCodes(env: Env, caller: Caller, input: F
     if (step !== null) throw mfaCodeInvalid()
     throw notFound('No second factor to recover')
   }
-  return { codesSecours: recovery.codes, mailIds: queuedIds([results.mail]) }
+  mailQueued(ctx, [results.mail])
+  return { codesSecours: recovery.codes }
 }
 
 /** Whether a code typed at sign-in is a recovery code (else a TOTP code). */

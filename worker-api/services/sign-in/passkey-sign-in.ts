@@ -7,11 +7,11 @@ import { generateChallenge } from '@simplewebauthn/server/helpers'
 import { type SqlBool, sql } from 'kysely'
 import { todayIso } from '../../contract/dates'
 import type { PasskeyLogin } from '../../contract/passkeys'
-import { getDb, insertWhen, namedBatch } from '../../db/client'
-import type { Env } from '../../env'
+import { insertWhen, namedBatch } from '../../db/client'
 import { base64url, fromBase64url, sha256Hex } from '../../lib/crypto'
 import { hostOf, sameDomain } from '../../lib/domain'
 import { BusinessError } from '../../lib/errors'
+import type { Ctx } from '../../lib/types'
 import { unauthorizedDomain } from '../core/actor'
 import { attemptCounter, FREE_FAILURES } from '../core/attempt-counter'
 import { clientCounter } from '../core/rate-limit'
@@ -32,7 +32,7 @@ import { challengeInvalid, openSession, type SignedIn } from './password-sign-in
 const liveLogin = (hash: string, now: string) =>
   sql<SqlBool>`exists (select 1 from mfa_challenge where hash = ${hash} and purpose = 'LOGIN' and expires_at > ${now})`
 
-const rateLimit = (env: Env) => Number(env.LOGIN_RATE_PER_MINUTE ?? 30)
+const rateLimit = (ctx: Ctx) => Number(ctx.env.LOGIN_RATE_PER_MINUTE ?? 30)
 
 /**
  * The options of a passkey sign-in, for the host the request reached (a passkey is bound to the host
@@ -41,11 +41,11 @@ const rateLimit = (env: Env) => Number(env.LOGIN_RATE_PER_MINUTE ?? 30)
  * that user's passkeys. No captcha (nothing to guess); counted per client like the password sign-in.
  */
 export async function passkeyLoginOptions(
-  env: Env,
+  ctx: Ctx,
   input: { challenge?: string | undefined },
   context: RequestContext,
 ): Promise<PublicKeyCredentialRequestOptionsJSON> {
-  const db = getDb(env.DB)
+  const db = ctx.db
   const rpID = hostOf(context.origin)
   if (!rpID) throw unauthorizedDomain()
   const now = new Date()
@@ -54,10 +54,10 @@ export async function passkeyLoginOptions(
     ? sql<number>`(select utilisateur_id from mfa_challenge where hash = ${loginHash} and purpose = 'LOGIN'
         and expires_at > ${now.toISOString()})`
     : null
-  const rate = clientCounter('passkey-login', context.ip, rateLimit(env))
+  const rate = clientCounter('passkey-login', context.ip, rateLimit(ctx))
   const challenge = base64url(await generateChallenge())
   const row = await webauthnChallenge('PASSKEY_LOGIN', challenge, null, now)
-  const read = await namedBatch(env.DB, {
+  const read = await namedBatch(ctx.d1, {
     rate: rate.statement(),
     keys: loginUser
       ? db
@@ -99,15 +99,15 @@ export async function passkeyLoginOptions(
  * second step (`challenge` of 403 MFA_REQUIRED), the passkey must be that user's and the challenge is
  * spent too; a failure then counts like a wrong password (the same lockout, which ends the challenge).
  */
-export async function passkeyLogin(env: Env, input: PasskeyLogin, context: RequestContext): Promise<SignedIn> {
-  const db = getDb(env.DB)
+export async function passkeyLogin(ctx: Ctx, input: PasskeyLogin, context: RequestContext): Promise<SignedIn> {
+  const db = ctx.db
   const today = todayIso()
   const now = new Date()
   const nowIso = now.toISOString()
   const signed = signedChallenge(input.reponse.response.clientDataJSON)
   const hash = await sha256Hex(signed ?? '')
   const loginHash = input.challenge === undefined ? null : await sha256Hex(input.challenge)
-  const rate = clientCounter('passkey-login', context.ip, rateLimit(env))
+  const rate = clientCounter('passkey-login', context.ip, rateLimit(ctx))
   const attempt = loginHash
     ? attemptCounter('login', {
         sql: `SELECT identifier FROM mfa_challenge WHERE hash = ?8 AND purpose = 'LOGIN' AND expires_at > ?2`,
@@ -115,7 +115,7 @@ export async function passkeyLogin(env: Env, input: PasskeyLogin, context: Reque
       })
     : null
   const credentialId = input.reponse.id
-  const read = await namedBatch(env.DB, {
+  const read = await namedBatch(ctx.d1, {
     rate: rate.statement(),
     login: loginHash
       ? db
@@ -191,8 +191,8 @@ export async function passkeyLogin(env: Env, input: PasskeyLogin, context: Reque
   if (!sameDomain(row.domain, context.origin)) throw await refused(unauthorizedDomain())
 
   const counter = verified.authenticationInfo.newCounter
-  const session = await openSession(env, row, login?.identifier ?? row.login.toLowerCase(), context, now)
-  const written = await namedBatch(env.DB, {
+  const session = await openSession(ctx, row, login?.identifier ?? row.login.toLowerCase(), context, now)
+  const written = await namedBatch(ctx.d1, {
     spent: spendChallenge(db, hash, 'PASSKEY_LOGIN', nowIso),
     // An authenticator that counts must count on: an answer replayed, or cloned, does not pass.
     used: db

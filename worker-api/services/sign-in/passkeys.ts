@@ -9,18 +9,17 @@ import { type SqlBool, sql } from 'kysely'
 import { addSeconds } from '../../contract/dates'
 import type { FactorProof } from '../../contract/mfa'
 import type { PasskeyRegistration } from '../../contract/passkeys'
-import { type DB, getDb, insertWhen, namedBatch } from '../../db/client'
-import type { Env } from '../../env'
+import { type DB, insertWhen, namedBatch } from '../../db/client'
 import { base64url, sha256Hex } from '../../lib/crypto'
 import { hostOf } from '../../lib/domain'
 import { BusinessError, notFound } from '../../lib/errors'
 import { factorAddedMail, factorRemovedMail } from '../../lib/mail/templates'
 import { hasSecondFactor } from '../../lib/scope'
-import type { Caller } from '../../lib/types'
+import type { Caller, Ctx } from '../../lib/types'
 import { actorOf, actorWith, unauthorizedDomain } from '../core/actor'
 import { clearAttempts } from '../core/attempt-counter'
 import { logEntry } from '../core/audit'
-import { queuedIds } from '../core/outbox'
+import { mailQueued } from '../core/outbox'
 import type { RequestContext } from './auth'
 import {
   afterProof,
@@ -104,18 +103,18 @@ export const spendChallenge = (db: DB, hash: string, purpose: WebauthnPurpose, n
  * The challenge lives 5 minutes and serves once.
  */
 export async function passkeyRegistrationOptions(
-  env: Env,
+  ctx: Ctx,
   caller: Caller,
   proof: FactorProof,
 ): Promise<PublicKeyCredentialCreationOptionsJSON> {
-  const db = getDb(env.DB)
+  const db = ctx.db
   const {
     actor,
     totp,
     step,
     extra: [keys],
   } = await proven(
-    env,
+    ctx,
     caller,
     proof,
     db.selectFrom('passkey').select(['id', 'transports']).where('utilisateur_id', '=', caller.id).orderBy('created_at'),
@@ -134,7 +133,7 @@ export async function passkeyRegistrationOptions(
     excludeCredentials: keys.map((key) => ({ id: key.id, transports: transportsOf(key.transports) })),
     authenticatorSelection: { residentKey: 'preferred', userVerification: 'preferred' },
   })
-  const results = await namedBatch(env.DB, {
+  const results = await namedBatch(ctx.d1, {
     // A code proves once: its step spent first, and the challenge made only with it.
     proof: spendProof(db, actor.id, totp, step),
     challenge: insertWhen(
@@ -172,8 +171,8 @@ export const credentialResponse = <
  * origin and the domain's host. Audited and told by mail; as the user's first factor, it comes with
  * ten recovery codes (shown once). 400 PASSKEY_INVALID when anything does not verify.
  */
-export async function registerPasskey(env: Env, caller: Caller, input: PasskeyRegistration, context: RequestContext) {
-  const db = getDb(env.DB)
+export async function registerPasskey(ctx: Ctx, caller: Caller, input: PasskeyRegistration, context: RequestContext) {
+  const db = ctx.db
   const challenge = signedChallenge(input.reponse.response.clientDataJSON)
   // An unreadable answer finds no challenge, after the caller was checked like on any call.
   const hash = await sha256Hex(challenge ?? '')
@@ -181,7 +180,7 @@ export async function registerPasskey(env: Env, caller: Caller, input: PasskeyRe
   // The caller, the challenge (made only for a caller who proved it was them) and their factors, in
   // one round trip.
   const [actor, challenges, factors, users] = await actorWith(
-    env,
+    ctx,
     caller,
     readChallenge(db, hash, 'PASSKEY_REGISTRATION').where('utilisateur_id', '=', caller.id),
     db.selectNoFrom(sql<number>`${hasSecondFactor(caller.id)}`.as('any')),
@@ -216,7 +215,7 @@ export async function registerPasskey(env: Env, caller: Caller, input: PasskeyRe
     and not exists (select 1 from mfa_totp where utilisateur_id = ${actor.id} and secret is not null)
     and not exists (select 1 from passkey where utilisateur_id = ${actor.id} and id <> ${credential.id})`
   const recovery = Number(factors[0]?.any ?? 0) ? null : await recoveryCodesWrite(db, actor.id, firstFactor)
-  const results = await namedBatch(env.DB, {
+  const results = await namedBatch(ctx.d1, {
     spent: spendChallenge(db, hash, 'PASSKEY_REGISTRATION', now),
     passkey: insertWhen(
       db,
@@ -250,19 +249,14 @@ export async function registerPasskey(env: Env, caller: Caller, input: PasskeyRe
   const codesSecours = recovery && (results.newCodes?.meta.changes ?? 0) > 0 ? recovery.codes : undefined
   return {
     passkey: { id: credential.id, nom, ...(codesSecours ? { codesSecours } : {}) },
-    mailIds: queuedIds([results.mail]),
   }
 }
 
 /** Renames one of the caller's passkeys; 404 for any other. */
-export async function renamePasskey(env: Env, caller: Caller, id: string, nom: string) {
-  const actor = await actorOf(env, caller)
-  const { renamed } = await namedBatch(env.DB, {
-    renamed: getDb(env.DB)
-      .updateTable('passkey')
-      .set({ nom })
-      .where('id', '=', id)
-      .where('utilisateur_id', '=', actor.id),
+export async function renamePasskey(ctx: Ctx, caller: Caller, id: string, nom: string) {
+  const actor = await actorOf(ctx, caller)
+  const { renamed } = await namedBatch(ctx.d1, {
+    renamed: ctx.db.updateTable('passkey').set({ nom }).where('id', '=', id).where('utilisateur_id', '=', actor.id),
   })
   if ((renamed?.meta.changes ?? 0) === 0) throw notFound('No such passkey')
   return { id, nom }
@@ -273,8 +267,8 @@ export async function renamePasskey(env: Env, caller: Caller, id: string, nom: s
  * (a current code or the password, counted like a wrong old password): audited and told by mail. With
  * no factor left, the recovery codes go too.
  */
-export async function removePasskey(env: Env, caller: Caller, id: string, input: FactorProof, context: RequestContext) {
-  const db = getDb(env.DB)
+export async function removePasskey(ctx: Ctx, caller: Caller, id: string, input: FactorProof, context: RequestContext) {
+  const db = ctx.db
   const {
     actor,
     user,
@@ -282,7 +276,7 @@ export async function removePasskey(env: Env, caller: Caller, id: string, input:
     step,
     extra: [keys],
   } = await proven(
-    env,
+    ctx,
     caller,
     input,
     db.selectFrom('passkey').select('nom').where('id', '=', id).where('utilisateur_id', '=', caller.id),
@@ -294,7 +288,7 @@ export async function removePasskey(env: Env, caller: Caller, id: string, input:
     throw notFound('No such passkey')
   }
   const removed = sql<SqlBool>`not exists (select 1 from passkey where id = ${id})`
-  const results = await namedBatch(env.DB, {
+  const results = await namedBatch(ctx.d1, {
     // A code proves once: its step spent first, and the passkey removed only with it.
     proof: spendProof(db, actor.id, totp, step),
     removed: db
@@ -313,5 +307,5 @@ export async function removePasskey(env: Env, caller: Caller, id: string, input:
     mail: await noticeTo(db, user, factorRemovedMail, { kind: 'passkey', nom: key.nom }, removed),
   })
   if ((results.removed?.meta.changes ?? 0) === 0) throw step === null ? notFound('No such passkey') : mfaCodeInvalid()
-  return { mailIds: queuedIds([results.mail]) }
+  mailQueued(ctx, [results.mail])
 }

@@ -2,15 +2,15 @@ import { type Expression, type SqlBool, sql } from 'kysely'
 import { addSeconds, todayIso } from '../../contract/dates'
 import type { LoginMfaInput, MfaChallenge, MfaMethod } from '../../contract/mfa'
 import type { User } from '../../contract/user'
-import { batch, type Compilable, type DB, getDb, insertWhen, namedBatch } from '../../db/client'
+import { batch, type Compilable, type DB, insertWhen, namedBatch } from '../../db/client'
 import type { UtilisateurRow } from '../../db/schema'
-import type { Env } from '../../env'
 import { randomToken, sha256Hex } from '../../lib/crypto'
 import { sameDomain } from '../../lib/domain'
 import { BusinessError } from '../../lib/errors'
 import { ACCESS_TOKEN_TTL_SECONDS } from '../../lib/jwt'
 import { hashPassword, pepperKeyring, verifyPassword } from '../../lib/password'
 import { acceptedStep, isRecoveryCode, recoveryCodeHash } from '../../lib/totp'
+import type { Ctx } from '../../lib/types'
 import { unauthorizedDomain } from '../core/actor'
 import { attemptCounter, clearAttempts, FREE_FAILURES } from '../core/attempt-counter'
 import { logEntry } from '../core/audit'
@@ -47,23 +47,23 @@ const factorColumns = [
  * a second factor gets 403 MFA_REQUIRED, with a single-use challenge for the second step.
  */
 export async function login(
-  env: Env,
+  ctx: Ctx,
   input: { identifiant: string; motDePasse: string; captcha?: string | undefined },
   context: RequestContext,
 ): Promise<SignedIn> {
   const identifier = input.identifiant.trim().toLowerCase()
-  const gate = await publicGate(env, {
+  const gate = await publicGate(ctx, {
     kind: 'login',
-    limit: Number(env.LOGIN_RATE_PER_MINUTE ?? 30),
+    limit: Number(ctx.env.LOGIN_RATE_PER_MINUTE ?? 30),
     captcha: input.captcha,
     remoteIp: context.ip,
   })
   // One round trip before the hash: the client's rate, the payload spent, the attempt counted (only
   // once both passed), and the user with their factors.
   const attempt = attemptCounter('login', identifier, gate.passed)
-  const db = getDb(env.DB)
+  const db = ctx.db
   const today = todayIso()
-  const read = await namedBatch(env.DB, {
+  const read = await namedBatch(ctx.d1, {
     ...gate.statements,
     ...attempt.statements,
     user: db
@@ -79,7 +79,7 @@ export async function login(
   const row = read.user?.results[0]
 
   // The hash is computed in every branch, so that the time of an answer tells nothing either.
-  const check = await verifyPassword(input.motDePasse, row?.password_hash ?? null, pepperKeyring(env))
+  const check = await verifyPassword(input.motDePasse, row?.password_hash ?? null, pepperKeyring(ctx.env))
   if (row && row.registration_state !== 'COMPLETE' && !row.supprime) {
     throw new BusinessError('USER_NOT_FINISH_REGISTRATION', 403, 'Registration not finished')
   }
@@ -93,7 +93,7 @@ export async function login(
     writes.push(db.updateTable('utilisateur').set({ langue: context.language }).where('id', '=', row.id))
   }
   if (check.needsRehash) {
-    const password_hash = await hashPassword(input.motDePasse, pepperKeyring(env).current)
+    const password_hash = await hashPassword(input.motDePasse, pepperKeyring(ctx.env).current)
     writes.push(db.updateTable('utilisateur').set({ password_hash }).where('id', '=', row.id))
   }
   const methods: MfaMethod[] = [
@@ -101,11 +101,11 @@ export async function login(
     ...(row.has_passkey ? (['passkey'] as const) : []),
     ...(row.has_codes ? (['codeSecours'] as const) : []),
   ]
-  if (row.has_totp || row.has_passkey) throw await secondStep(env, row.id, identifier, methods, writes)
+  if (row.has_totp || row.has_passkey) throw await secondStep(ctx, row.id, identifier, methods, writes)
 
   const now = new Date()
-  const session = await openSession(env, row, identifier, context, now)
-  await batch(env.DB, [...writes, ...Object.values(session.statements(sql<SqlBool>`1 = 1`))])
+  const session = await openSession(ctx, row, identifier, context, now)
+  await batch(ctx.d1, [...writes, ...Object.values(session.statements(sql<SqlBool>`1 = 1`))])
   return { user: toUser(row, postesFrom(row.postes, today), false), jwt: await session.tokens() }
 }
 
@@ -114,12 +114,12 @@ export async function login(
  * attempt the password counted given back (the sign-in is not over, but the password was right; the
  * codes that follow count in the same lockout). 403 MFA_REQUIRED carries it.
  */
-async function secondStep(env: Env, userId: number, identifier: string, methods: MfaMethod[], writes: Compilable[]) {
-  const db = getDb(env.DB)
+async function secondStep(ctx: Ctx, userId: number, identifier: string, methods: MfaMethod[], writes: Compilable[]) {
+  const db = ctx.db
   const challenge = randomToken()
   const now = new Date()
   const expiration = addSeconds(MFA_CHALLENGE_SECONDS, now).toISOString()
-  await batch(env.DB, [
+  await batch(ctx.d1, [
     ...writes,
     db.insertInto('mfa_challenge').values({
       hash: await sha256Hex(challenge),
@@ -150,13 +150,13 @@ async function secondStep(env: Env, userId: number, identifier: string, methods:
  * at its place in the batch (the second step's code spent by this very request), then its tokens.
  */
 export async function openSession(
-  env: Env,
+  ctx: Ctx,
   row: Pick<UtilisateurRow, 'id' | 'admin' | 'domain'>,
   identifier: string,
   context: RequestContext,
   now: Date,
 ) {
-  const db = getDb(env.DB)
+  const db = ctx.db
   const familyId = crypto.randomUUID()
   const refresh = await newRefreshToken(row.id, familyId, addSeconds(REFRESH_ABSOLUTE_SECONDS, now).toISOString(), now)
   const opened = db.selectFrom('refresh_token').select('id').where('token_hash', '=', refresh.row.token_hash)
@@ -173,7 +173,7 @@ export async function openSession(
     }),
     tokenHash: refresh.row.token_hash,
     tokens: async (): Promise<Tokens> => ({
-      accessToken: await accessTokenFor(env, row, familyId),
+      accessToken: await accessTokenFor(ctx, row, familyId),
       refreshToken: refresh.token,
       expiresInMsec: ACCESS_TOKEN_TTL_SECONDS * 1000,
     }),
@@ -192,8 +192,8 @@ export const challengeInvalid = () =>
  * accepted once; a wrong one counts like a wrong password (the same counter, the same lockout), and
  * the challenge dies with the lockout.
  */
-export async function loginMfa(env: Env, input: LoginMfaInput, context: RequestContext): Promise<SignedIn> {
-  const db = getDb(env.DB)
+export async function loginMfa(ctx: Ctx, input: LoginMfaInput, context: RequestContext): Promise<SignedIn> {
+  const db = ctx.db
   const today = todayIso()
   const now = new Date()
   const hash = await sha256Hex(input.challenge)
@@ -202,7 +202,7 @@ export async function loginMfa(env: Env, input: LoginMfaInput, context: RequestC
     bind: hash,
   })
   const user = sql<number>`(select utilisateur_id from mfa_challenge where hash = ${hash} and purpose = 'LOGIN')`
-  const read = await namedBatch(env.DB, {
+  const read = await namedBatch(ctx.d1, {
     challenge: db
       .selectFrom('mfa_challenge')
       .select(['identifier', 'expires_at'])
@@ -241,8 +241,8 @@ export async function loginMfa(env: Env, input: LoginMfaInput, context: RequestC
     if (Number(read.claim?.results[0]?.failures ?? 0) > FREE_FAILURES) await dropChallenge()
     throw mfaCodeInvalid()
   }
-  const session = await openSession(env, row, challenge.identifier, context, now)
-  const written = await namedBatch(env.DB, {
+  const session = await openSession(ctx, row, challenge.identifier, context, now)
+  const written = await namedBatch(ctx.d1, {
     spent: spend,
     challenge: db.deleteFrom('mfa_challenge').where('hash', '=', hash).where(sql<SqlBool>`changes() = 1`),
     ...session.statements(sql<SqlBool>`changes() = 1`),

@@ -1,11 +1,11 @@
 import { sql } from 'kysely'
-import { getDb, namedBatch } from '../../db/client'
-import type { Env } from '../../env'
+import { namedBatch } from '../../db/client'
 import { randomToken, sha256Hex } from '../../lib/crypto'
 import { linkOrigin } from '../../lib/domain'
 import { BusinessError, notFound } from '../../lib/errors'
 import { mailLanguage, passwordChangedMail, passwordResetMail } from '../../lib/mail/templates'
 import { hashPassword, pepperKeyring, verifyPassword } from '../../lib/password'
+import type { Ctx } from '../../lib/types'
 import type { Actor } from '../core/actor'
 import { attemptCounter, clearAttempts } from '../core/attempt-counter'
 import { passPublicGate } from '../core/captcha'
@@ -21,7 +21,7 @@ import type { RequestContext } from './auth'
 
 export { PASSWORD_RESET_TTL_HOURS }
 
-import { queuedIds, queueMail } from '../core/outbox'
+import { mailQueued, queueMail } from '../core/outbox'
 
 /** Reset mails one account may receive per hour; more requests are answered the same, silently. */
 export const RESET_MAILS_PER_HOUR = 3
@@ -30,10 +30,10 @@ export const RESET_MAILS_PER_HOUR = 3
  * Spec §2 /forgotPassword, first half, before the answer: the per-client limit and the captcha. The
  * answer is then the same whatever the mail, and comes as fast: `queueResetMail` runs after it.
  */
-export async function admitForgotRequest(env: Env, captcha: string | undefined, context: RequestContext) {
-  await passPublicGate(env, {
+export async function admitForgotRequest(ctx: Ctx, captcha: string | undefined, context: RequestContext) {
+  await passPublicGate(ctx, {
     kind: 'forgot',
-    limit: Number(env.FORGOT_RATE_PER_MINUTE ?? 5),
+    limit: Number(ctx.env.FORGOT_RATE_PER_MINUTE ?? 5),
     captcha,
     remoteIp: context.ip,
   })
@@ -45,8 +45,8 @@ export async function admitForgotRequest(env: Env, captcha: string | undefined, 
  * language. Earlier links stay valid until one of them is used, so that somebody else asking for
  * resets cannot void the owner's (every mail goes to the owner anyway). Returns the outbox ids.
  */
-export async function queueResetMail(env: Env, address: string, context: RequestContext): Promise<number[]> {
-  const db = getDb(env.DB)
+export async function queueResetMail(ctx: Ctx, address: string, context: RequestContext): Promise<number[]> {
+  const db = ctx.db
   const now = new Date()
   const user = await db
     .selectFrom('utilisateur as u')
@@ -74,16 +74,16 @@ export async function queueResetMail(env: Env, address: string, context: Request
     RESET_MAILS_PER_HOUR,
     now,
   )
-  const { mail: queued } = await namedBatch(env.DB, {
+  const { mail: queued } = await namedBatch(ctx.d1, {
     link: link.insert,
     mail: queueMail(db, { ...mail, to: user.mail, userId: user.id, kind: 'PASSWORD_RESET' }, now, link.written),
   })
-  return queuedIds([queued])
+  return mailQueued(ctx, [queued])
 }
 
 /** GET rest/public/bd/password/token/{token}: the user the link is for (spec §3: actif, supprime, mail). */
-export async function tokenUser(env: Env, token: string) {
-  const row = await liveMailToken(env, token, PASSWORD_SETTING_PURPOSES)
+export async function tokenUser(ctx: Ctx, token: string) {
+  const row = await liveMailToken(ctx, token, PASSWORD_SETTING_PURPOSES)
   return { mail: row.mail, actif: row.actif === 1, supprime: row.supprime === 1 }
 }
 
@@ -94,15 +94,15 @@ export async function tokenUser(env: Env, token: string) {
  * link completes is complete. The user is told
  * by mail (returns the outbox ids).
  */
-export async function renewPassword(env: Env, input: { token: string; password: string }): Promise<number[]> {
-  const row = await liveMailToken(env, input.token, PASSWORD_SETTING_PURPOSES)
+export async function renewPassword(ctx: Ctx, input: { token: string; password: string }): Promise<void> {
+  const row = await liveMailToken(ctx, input.token, PASSWORD_SETTING_PURPOSES)
   if (!row.actif || row.supprime) throw new BusinessError('USER_DISABLED', 403, 'User disabled')
-  const db = getDb(env.DB)
+  const db = ctx.db
   const now = new Date().toISOString()
-  const password_hash = await hashPassword(input.password, pepperKeyring(env).current)
+  const password_hash = await hashPassword(input.password, pepperKeyring(ctx.env).current)
   const tokenIsLive = stillLive(db, row.id, now)
   const notice = passwordChangedMail(mailLanguage(row.langue), row)
-  const results = await namedBatch(env.DB, {
+  const results = await namedBatch(ctx.d1, {
     set: db
       .updateTable('utilisateur')
       .set({ password_hash, registration_state: 'COMPLETE', token_register_expires_at: null, updated_at: now })
@@ -128,7 +128,7 @@ export async function renewPassword(env: Env, input: { token: string; password: 
   if ((results.set?.meta.changes ?? 0) === 0) {
     throw new BusinessError('TOKEN_USED', 410, 'This link has already been used')
   }
-  return queuedIds([results.mail])
+  mailQueued(ctx, [results.mail])
 }
 
 /**
@@ -136,11 +136,11 @@ export async function renewPassword(env: Env, input: { token: string; password: 
  * stolen session cannot guess it at leisure. The caller's other sessions end; this one stays. The
  * user is told by mail; the mail's outbox ids come back with the id.
  */
-export async function updatePassword(env: Env, actor: Actor, input: { oldPassword: string; newPassword: string }) {
-  const db = getDb(env.DB)
+export async function updatePassword(ctx: Ctx, actor: Actor, input: { oldPassword: string; newPassword: string }) {
+  const db = ctx.db
   // The attempt counted and the user read in one round trip, before the hash.
   const attempt = attemptCounter('password-change', String(actor.id))
-  const read = await namedBatch(env.DB, {
+  const read = await namedBatch(ctx.d1, {
     ...attempt.statements,
     user: db
       .selectFrom('utilisateur')
@@ -150,14 +150,14 @@ export async function updatePassword(env: Env, actor: Actor, input: { oldPasswor
   attempt.check(read)
   const user = read.user?.results[0]
   if (!user) throw notFound('User not found')
-  const check = await verifyPassword(input.oldPassword, user.password_hash, pepperKeyring(env))
+  const check = await verifyPassword(input.oldPassword, user.password_hash, pepperKeyring(ctx.env))
   if (!check.ok) throw new BusinessError('BAD_OLD_PASSWORD', 400, 'The old password is incorrect')
   const now = new Date().toISOString()
   const notice = passwordChangedMail(mailLanguage(user.langue), user)
-  const results = await namedBatch(env.DB, {
+  const results = await namedBatch(ctx.d1, {
     set: db
       .updateTable('utilisateur')
-      .set({ password_hash: await hashPassword(input.newPassword, pepperKeyring(env).current), updated_at: now })
+      .set({ password_hash: await hashPassword(input.newPassword, pepperKeyring(ctx.env).current), updated_at: now })
       .where('id', '=', actor.id),
     cleared: clearAttempts(db, 'password-change', String(actor.id)),
     // A link sent before (reset, invitation, registration) must not set the password again.
@@ -172,5 +172,6 @@ export async function updatePassword(env: Env, actor: Actor, input: { oldPasswor
       .where('family_id', '!=', actor.sid)
       .where((eb) => eb.or([eb('parent_family_id', 'is', null), eb('parent_family_id', '!=', actor.sid)])),
   })
-  return { id: actor.id, mailIds: queuedIds([results.mail]) }
+  mailQueued(ctx, [results.mail])
+  return { id: actor.id }
 }

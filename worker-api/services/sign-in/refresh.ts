@@ -1,11 +1,11 @@
 import { type SqlBool, sql } from 'kysely'
 import { addSeconds, todayIso } from '../../contract/dates'
-import { type DB, getDb, insertWhen, namedBatch } from '../../db/client'
-import type { Env } from '../../env'
+import { type DB, insertWhen, namedBatch } from '../../db/client'
 import { openWithToken, sealWithToken, sha256Hex } from '../../lib/crypto'
 import { sameDomain } from '../../lib/domain'
 import { BusinessError, unauthorized } from '../../lib/errors'
 import { ACCESS_TOKEN_TTL_SECONDS } from '../../lib/jwt'
+import type { Ctx } from '../../lib/types'
 import { grantNow } from '../catalogue/grants'
 import { unauthorizedDomain } from '../core/actor'
 import {
@@ -82,11 +82,11 @@ export type RefreshRow = Awaited<ReturnType<ReturnType<typeof refreshTokenQuery>
  * A launch code opens a session of the application's own, whose tokens carry its id (`app`) and may
  * only read their user and sign out (DESIGN §4: bound to that application).
  */
-export async function refresh(env: Env, presented: string, origin: string): Promise<Tokens> {
-  const token = await refreshTokenQuery(getDb(env.DB), await sha256Hex(presented)).executeTakeFirst()
+export async function refresh(ctx: Ctx, presented: string, origin: string): Promise<Tokens> {
+  const token = await refreshTokenQuery(ctx.db, await sha256Hex(presented)).executeTakeFirst()
   if (token?.scope)
     throw unauthorized('INVALID_REFRESH_TOKEN', 'An OpenID Connect session refreshes at the token endpoint')
-  return await rotate(env, token, presented, origin)
+  return await rotate(ctx, token, presented, origin)
 }
 
 /**
@@ -94,8 +94,8 @@ export async function refresh(env: Env, presented: string, origin: string): Prom
  * same round trip: the OpenID Connect token endpoint does), the one both refresh paths use: every
  * check a refresh makes is here. Its write is one batch, guarded by the grant it checked.
  */
-export async function rotate(env: Env, token: RefreshRow, presented: string, origin: string): Promise<Tokens> {
-  const db = getDb(env.DB)
+export async function rotate(ctx: Ctx, token: RefreshRow, presented: string, origin: string): Promise<Tokens> {
+  const db = ctx.db
   if (!token || token.revoked_at) {
     // A session ended from another of the user's sessions or by an administrator: the browser is told.
     const reason = token?.revoked_reason ? [{ fin: token.revoked_reason }] : []
@@ -152,7 +152,7 @@ export async function rotate(env: Env, token: RefreshRow, presented: string, ori
   })
   const tokens: Tokens = {
     accessToken: await accessTokenFor(
-      env,
+      ctx,
       { id: token.user_id, admin: token.admin, domain: token.domain },
       familyId,
       token.application_id,
@@ -164,7 +164,7 @@ export async function rotate(env: Env, token: RefreshRow, presented: string, ori
   const successor = await sealWithToken(presented, SUCCESSOR_SEAL, JSON.stringify(tokens))
   // Of two requests rotating the same token at once, one marks it; only that one's successor is
   // stored, and the other answers with it.
-  const { marked } = await namedBatch(env.DB, {
+  const { marked } = await namedBatch(ctx.d1, {
     marked: db
       .updateTable('refresh_token')
       .set({ rotated_at: now.toISOString(), successor })

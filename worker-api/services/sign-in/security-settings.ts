@@ -1,10 +1,9 @@
 import { type SqlBool, sql } from 'kysely'
 import type { SecuritySettings } from '../../contract/mfa'
-import { type DB, getDb, insertWhen, namedBatch } from '../../db/client'
-import type { Env } from '../../env'
+import { type DB, insertWhen, namedBatch } from '../../db/client'
 import { BusinessError, forbidden } from '../../lib/errors'
 import { hasSecondFactor, wholeTreeInScope } from '../../lib/scope'
-import type { Caller } from '../../lib/types'
+import type { Caller, Ctx } from '../../lib/types'
 import { adminWith, liveAdmin, rootAdminWith, viewerOf } from '../core/actor'
 import { adminLog } from '../core/audit'
 import type { RequestContext } from './auth'
@@ -13,8 +12,8 @@ const settingsQuery = (db: DB) =>
   db.selectFrom('parametre_securite').select('mfa_requis_administrateurs').where('id', '=', 1)
 
 /** GET rest/bd/parametres/securite: for administrators. */
-export async function securitySettings(env: Env, caller: Caller): Promise<SecuritySettings> {
-  const [, rows] = await adminWith(env, caller, settingsQuery(getDb(env.DB)))
+export async function securitySettings(ctx: Ctx, caller: Caller): Promise<SecuritySettings> {
+  const [, rows] = await adminWith(ctx, caller, settingsQuery(ctx.db))
   return { mfaRequisAdministrateurs: rows[0]?.mfa_requis_administrateurs === 1 }
 }
 
@@ -24,24 +23,24 @@ export async function securitySettings(env: Env, caller: Caller): Promise<Securi
  * write repeats both conditions, so that a caller losing either meanwhile changes nothing.
  */
 export async function updateSecuritySettings(
-  env: Env,
+  ctx: Ctx,
   caller: Caller,
   input: SecuritySettings,
   context: RequestContext,
 ): Promise<SecuritySettings> {
-  const db = getDb(env.DB)
+  const db = ctx.db
   const required = input.mfaRequisAdministrateurs
   const [actor, factors] = await rootAdminWith(
-    env,
+    ctx,
     caller,
     db.selectNoFrom(sql<number>`${hasSecondFactor(caller.id)}`.as('has_factor')),
   )
   if (required && factors[0]?.has_factor !== 1) {
     throw new BusinessError('MFA_FACTOR_REQUIRED', 403, 'Register a second factor for your own account first')
   }
-  const allowed = sql<SqlBool>`${liveAdmin(env, caller)} and ${wholeTreeInScope(db, viewerOf(actor))}
+  const allowed = sql<SqlBool>`${liveAdmin(ctx, caller)} and ${wholeTreeInScope(db, viewerOf(actor))}
     and (${required ? 1 : 0} = 0 or ${hasSecondFactor(actor.id)})`
-  const written = await namedBatch(env.DB, {
+  const written = await namedBatch(ctx.d1, {
     // The entry first, for a change only, on the same conditions as the change.
     log: insertWhen(
       db,

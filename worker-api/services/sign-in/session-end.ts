@@ -1,11 +1,11 @@
 import { nowIso, organisationDateTime } from '../../contract/dates'
-import { type DB, getDb, insertWhen, namedBatch } from '../../db/client'
-import type { Env } from '../../env'
+import { type DB, insertWhen, namedBatch } from '../../db/client'
 import { forbidden, notFound } from '../../lib/errors'
 import { mailLanguage, sessionsEndedByAdminMail } from '../../lib/mail/templates'
+import type { Ctx } from '../../lib/types'
 import { actorWith, adminWith, type Caller, liveAdmin } from '../core/actor'
 import { adminLogWhen, logEntry } from '../core/audit'
-import { queuedIds, queueMail } from '../core/outbox'
+import { mailQueued, queueMail } from '../core/outbox'
 import { stillManaged } from '../organisation/user-admin'
 import { revokeSessions } from './auth'
 import { liveToken, managedUser, managedUserQuery, type SessionRow, sessionsQuery } from './sessions'
@@ -41,17 +41,17 @@ function describe(sessions: SessionRow[]): string {
  * DELETE rest/bd/session/{id}: ends one of the caller's open sessions (their current one too: a
  * sign-out) and what was launched from it. 404 for any id that is not one of their open sessions.
  */
-export async function endOwnSession(env: Env, caller: Caller, id: string, userAgent: string | null): Promise<void> {
-  const db = getDb(env.DB)
+export async function endOwnSession(ctx: Ctx, caller: Caller, id: string, userAgent: string | null): Promise<void> {
+  const db = ctx.db
   const now = nowIso()
   const [actor, [session]] = await actorWith(
-    env,
+    ctx,
     caller,
     sessionsQuery(db, caller.id, now).where('t.family_id', '=', id),
   )
   if (!session) throw notFound('No such open session')
   const entry = logEntry(actor.id, 'DECONNEXION', 'SESSION_FIN', userAgent, { commentaire: describe([session]) })
-  await namedBatch(env.DB, {
+  await namedBatch(ctx.d1, {
     // Written only if the session was still open: ended meanwhile, it is not ended twice in the history.
     log: insertWhen(db, 'log', entry, livePortalTokens(db, actor.id, now).where('t.family_id', '=', id)),
     // Ended from another session: its browser is told so at its next refresh (its own: a sign-out).
@@ -67,10 +67,10 @@ export async function endOwnSession(env: Env, caller: Caller, id: string, userAg
  * DELETE rest/bd/session/autres: ends every open session of the caller but the one of their token,
  * with what was launched from them. Nothing to end, nothing written.
  */
-export async function endOtherSessions(env: Env, caller: Caller, userAgent: string | null): Promise<void> {
-  const db = getDb(env.DB)
+export async function endOtherSessions(ctx: Ctx, caller: Caller, userAgent: string | null): Promise<void> {
+  const db = ctx.db
   const now = nowIso()
-  const [actor, sessions] = await actorWith(env, caller, sessionsQuery(db, caller.id, now))
+  const [actor, sessions] = await actorWith(ctx, caller, sessionsQuery(db, caller.id, now))
   const others = sessions.filter((session) => session.id !== actor.sid)
   if (others.length === 0) return
   // The caller's other portal sessions, read as the batch runs (one opened since the list was read too).
@@ -82,7 +82,7 @@ export async function endOtherSessions(env: Env, caller: Caller, userAgent: stri
     .where('f.application_id', 'is', null)
     .where('f.family_id', '!=', actor.sid)
   const entry = logEntry(actor.id, 'DECONNEXION', 'SESSIONS_AUTRES_FIN', userAgent, { commentaire: describe(others) })
-  await namedBatch(env.DB, {
+  await namedBatch(ctx.d1, {
     log: insertWhen(db, 'log', entry, livePortalTokens(db, actor.id, now).where('t.family_id', '!=', actor.sid)),
     revoked: db
       .updateTable('refresh_token')
@@ -101,17 +101,12 @@ export async function endOtherSessions(env: Env, caller: Caller, userAgent: stri
  * the audit entry and the mail only if there was something to end. Returns the outbox ids; 403 when
  * the guard failed.
  */
-export async function endUserSessions(
-  env: Env,
-  caller: Caller,
-  id: number,
-  userAgent: string | null,
-): Promise<number[]> {
-  const db = getDb(env.DB)
+export async function endUserSessions(ctx: Ctx, caller: Caller, id: number, userAgent: string | null): Promise<void> {
+  const db = ctx.db
   const now = nowIso()
-  const [actor, [row]] = await adminWith(env, caller, managedUserQuery(db, caller, id))
+  const [actor, [row]] = await adminWith(ctx, caller, managedUserQuery(db, caller, id))
   const user = managedUser(actor, id, row)
-  const managed = stillManaged(db, actor, id).where(liveAdmin(env, caller))
+  const managed = stillManaged(db, actor, id).where(liveAdmin(ctx, caller))
   const somethingToEnd = managed.where(({ exists }) =>
     exists(
       db
@@ -124,7 +119,7 @@ export async function endUserSessions(
     ),
   )
   const notice = sessionsEndedByAdminMail(mailLanguage(user.langue), user, `${actor.prenom} ${actor.nom}`)
-  const written = await namedBatch(env.DB, {
+  const written = await namedBatch(ctx.d1, {
     log: adminLogWhen(db, actor, 'UTILISATEUR_SESSIONS_FIN', `#${user.id} ${user.login}`, userAgent, somethingToEnd),
     mail: queueMail(
       db,
@@ -142,5 +137,5 @@ export async function endUserSessions(
     held: managed,
   })
   if ((written.held?.results.length ?? 0) === 0) throw forbidden('You may no longer manage this user')
-  return queuedIds([written.mail])
+  mailQueued(ctx, [written.mail])
 }

@@ -1,10 +1,10 @@
 import { type InferResult, type SqlBool, sql } from 'kysely'
 import { nowIso } from '../../contract/dates'
 import type { PortalSession } from '../../contract/sessions'
-import { type DB, getDb } from '../../db/client'
-import type { Env } from '../../env'
+import type { DB } from '../../db/client'
 import { forbidden, notFound } from '../../lib/errors'
 import { isUserAccount, modificationColumn } from '../../lib/scope'
+import type { Ctx } from '../../lib/types'
 import { type Actor, actorWith, adminWith, type Caller, viewerOf } from '../core/actor'
 
 /**
@@ -89,8 +89,8 @@ export function toPortalSession(row: SessionRow, current: string | null): Portal
 }
 
 /** GET rest/bd/session/liste: the caller's open sessions, theirs marked, with the caller's check in one round trip. */
-export async function ownSessions(env: Env, caller: Caller): Promise<PortalSession[]> {
-  const [actor, rows] = await actorWith(env, caller, sessionsQuery(getDb(env.DB), caller.id))
+export async function ownSessions(ctx: Ctx, caller: Caller): Promise<PortalSession[]> {
+  const [actor, rows] = await actorWith(ctx, caller, sessionsQuery(ctx.db, caller.id))
   return rows.map((row) => toPortalSession(row, actor.sid))
 }
 
@@ -129,9 +129,9 @@ export function managedUser<Row extends { modification: number }>(actor: Actor, 
  * GET rest/bd/utilisateur/{id}/sessions: the open sessions of a user the administrator manages, with
  * the caller's check and the user in one round trip.
  */
-export async function sessionsOfUser(env: Env, caller: Caller, id: number): Promise<PortalSession[]> {
-  const db = getDb(env.DB)
-  const [actor, [user], rows] = await adminWith(env, caller, managedUserQuery(db, caller, id), sessionsQuery(db, id))
+export async function sessionsOfUser(ctx: Ctx, caller: Caller, id: number): Promise<PortalSession[]> {
+  const db = ctx.db
+  const [actor, [user], rows] = await adminWith(ctx, caller, managedUserQuery(db, caller, id), sessionsQuery(db, id))
   managedUser(actor, id, user)
   return rows.map((row) => toPortalSession(row, null))
 }

@@ -1,0 +1,34 @@
+import { getDb } from '../db/client'
+import { createMeter } from '../db/meter'
+import type { RequestScope } from '../db/request-scope'
+import type { Env } from '../env'
+import { requestContext } from './request'
+import type { Ctx, RequestEnv, RequestInfo } from './types'
+
+/** The context of a request whose environment carries its scope (db/request-scope.ts). */
+export function contextOf(env: RequestEnv & { REQUEST_SCOPE: RequestScope }, request: Request): Ctx {
+  return {
+    env,
+    d1: env.DB,
+    db: getDb(env.DB),
+    scope: env.REQUEST_SCOPE,
+    request: requestContext(request),
+    mail: [],
+  }
+}
+
+/**
+ * Work outside any request (the schedule, the deliveries a request leaves behind, scripts, tests): the
+ * database binding itself, no session to follow, and a memo of its own.
+ */
+export function backgroundContext(env: Env, request: Partial<RequestInfo> = {}): Ctx {
+  const scope: RequestScope = { meter: createMeter(), bookmark: () => null, memo: new Map(), shared: false }
+  return {
+    env: { ...env, REQUEST_SCOPE: scope },
+    d1: env.DB,
+    db: getDb(env.DB),
+    scope,
+    request: { origin: '', userAgent: null, ip: null, language: 'fr', ...request },
+    mail: [],
+  }
+}
