@@ -1,6 +1,6 @@
 import type { ExecutionContext } from '@cloudflare/workers-types'
 import type { Meter } from './worker-api/db/meter'
-import type { Env } from './worker-api/env'
+import type { Env } from './worker-api/lib/types'
 
 /** What Remix loaders and actions receive as `context`, in the Worker and under `remix vite:dev`. */
 declare module '@remix-run/cloudflare' {

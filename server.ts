@@ -15,10 +15,10 @@ import {
   type RequestScope,
   timingEnabled,
 } from './worker-api/db/request-scope'
-import type { Env } from './worker-api/env'
 import { configurationProblems } from './worker-api/env'
 import { backgroundContext } from './worker-api/lib/context'
 import { isSameOriginWrite, securityHeaders, withBoundedBody, withOwnOrigin } from './worker-api/lib/security-headers'
+import type { Env } from './worker-api/lib/types'
 import { deliverOutbox } from './worker-api/services/core/outbox'
 import { purgeExpired } from './worker-api/services/maintenance'
 import { deliverLogouts } from './worker-api/services/oidc/backchannel'

@@ -1,5 +1,6 @@
 import { signingKeyProblem } from './lib/oidc-keys'
 import { FIRST_PEPPER_ID, PEPPER_ID, retiredPepperEntries } from './lib/password'
+import type { Env } from './lib/types'
 
 /**
  * Development and tests: this machine is where relying parties run (loopback client addresses are
@@ -7,62 +8,6 @@ import { FIRST_PEPPER_ID, PEPPER_ID, retiredPepperEntries } from './lib/password
  */
 export const isLocalEnvironment = (env: Pick<Env, 'ENVIRONMENT'>) =>
   env.ENVIRONMENT === 'development' || env.ENVIRONMENT === 'test'
-
-/** Bindings and variables of the Worker (wrangler.toml [vars], .dev.vars, `wrangler secret`). */
-export interface Env {
-  DB: D1Database
-  ASSETS?: Fetcher
-  ENVIRONMENT?: string
-  /** HS256 key of the access tokens; at least 32 characters. */
-  JWT_SECRET: string
-  /** Signs the browser session cookie of the Remix side. */
-  SESSION_SECRET: string
-  /** HMAC key mixed into every new password hash. */
-  PASSWORD_PEPPER: string
-  /** The id stored with the hashes PASSWORD_PEPPER makes (default "1"); change it with the pepper. */
-  PASSWORD_PEPPER_ID?: string
-  /** Former peppers, "id:secret" pairs: hashes made with them still verify and are renewed at sign-in. */
-  PASSWORD_PEPPERS_RETIRED?: string
-  /** HMAC key of the self-hosted captcha challenges. */
-  CAPTCHA_HMAC_KEY: string
-  /** `altcha` (self-hosted, default) or `turnstile`. */
-  CAPTCHA_PROVIDER?: string
-  TURNSTILE_SECRET_KEY?: string
-  TURNSTILE_SITE_KEY?: string
-  /** Work factor of the proof-of-work challenge (tests lower it). */
-  CAPTCHA_MAX_NUMBER?: string
-  /** `log` (the mail stays in the outbox, readable at /dev/mails in development) or `resend`. */
-  MAIL_PROVIDER?: string
-  /** Sender of the mails, e.g. `Portail <portail@example.org>` (required with `resend`). */
-  MAIL_FROM?: string
-  RESEND_API_KEY?: string
-  /** Forgotten-password requests allowed per client address and minute (default 5). */
-  FORGOT_RATE_PER_MINUTE?: string
-  /** Mail availability checks per client address and minute (default 30). */
-  MAIL_CHECK_RATE_PER_MINUTE?: string
-  /** Sign-in attempts allowed per client address and minute (default 30). */
-  LOGIN_RATE_PER_MINUTE?: string
-  /** No-JavaScript captcha answers accepted per client address and minute (default 5). */
-  QUESTION_RATE_PER_MINUTE?: string
-  /** Carrier self-registrations per client address and minute (default 5). */
-  REGISTRATION_RATE_PER_MINUTE?: string
-  /** History entries a signed-in user may post (POST logs/) a minute (default 60). */
-  CLIENT_LOG_RATE_PER_MINUTE?: string
-  /** The structure type of carrier companies: those a visitor registers with (spec §1 transporters). */
-  CARRIER_TYPE_ID?: string
-  /** The structure a carrier typed at registration is created under (of the carrier type's parent type). */
-  CARRIER_PARENT_ID?: string
-  /**
-   * The OpenID Connect provider's ES256 key, a private JWK (README, "OpenID Connect"); without it the
-   * provider is off. `…_NEXT`: the key a rotation brings, published in the JWKS before it signs.
-   */
-  OIDC_SIGNING_KEY?: string
-  OIDC_SIGNING_KEY_NEXT?: string
-  /** Token endpoint calls allowed per OpenID Connect client and minute (default 120). */
-  OIDC_TOKEN_RATE_PER_MINUTE?: string
-  /** `on`: responses carry a `Server-Timing` header (always on in development). */
-  SERVER_TIMING?: string
-}
 
 const REQUIRED_SECRETS = ['JWT_SECRET', 'SESSION_SECRET', 'PASSWORD_PEPPER', 'CAPTCHA_HMAC_KEY'] as const
 const MIN_SECRET_LENGTH = 32

@@ -1,5 +1,5 @@
 import type { D1Migration } from '@cloudflare/vitest-pool-workers'
-import type { Env as WorkerEnv } from '../../worker-api/env'
+import type { Env as WorkerEnv } from '../../worker-api/lib/types'
 
 declare global {
   namespace Cloudflare {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { createMeter, meteredD1, serverTiming } from '../../worker-api/db/meter'
 import { openRequestScope, validBookmark } from '../../worker-api/db/request-scope'
-import type { Env } from '../../worker-api/env'
+import type { Env } from '../../worker-api/lib/types'
 
 /** A stand-in for D1 that records what reaches it: the counter is what is under test here. */
 function fakeD1() {

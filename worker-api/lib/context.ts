@@ -1,9 +1,9 @@
+import { languageFromAcceptLanguage } from '../contract/language'
 import { getDb } from '../db/client'
 import { createMeter } from '../db/meter'
 import type { RequestScope } from '../db/request-scope'
-import type { Env } from '../env'
-import { requestContext } from './request'
-import type { Ctx, RequestEnv, RequestInfo } from './types'
+import { requestOrigin } from './domain'
+import type { Ctx, Env, RequestEnv, RequestInfo } from './types'
 
 /** The context of a request whose environment carries its scope (db/request-scope.ts). */
 export function contextOf(env: RequestEnv & { REQUEST_SCOPE: RequestScope }, request: Request): Ctx {
@@ -12,7 +12,7 @@ export function contextOf(env: RequestEnv & { REQUEST_SCOPE: RequestScope }, req
     d1: env.DB,
     db: getDb(env.DB),
     scope: env.REQUEST_SCOPE,
-    request: requestContext(request),
+    request: requestInfo(request),
     mail: [],
   }
 }
@@ -30,5 +30,15 @@ export function backgroundContext(env: Env, request: Partial<RequestInfo> = {}):
     scope,
     request: { origin: '', userAgent: null, ip: null, language: 'fr', ...request },
     mail: [],
+  }
+}
+
+/** What a request says of itself. */
+function requestInfo(request: Request): RequestInfo {
+  return {
+    origin: requestOrigin(request),
+    userAgent: request.headers.get('User-Agent'),
+    ip: request.headers.get('CF-Connecting-IP'),
+    language: languageFromAcceptLanguage(request.headers.get('Accept-Language')),
   }
 }

@@ -1,7 +1,6 @@
 import { createRoute } from '@hono/zod-openapi'
 import { accessListSchema, accessQuery, launchQuery, launchSchema, userIdParam } from '../contract/access'
 import { errors, json } from '../contract/common'
-import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
 import { accessOf, launch } from '../services/catalogue/access'
 
@@ -41,12 +40,7 @@ export const accessRoutes = router()
     }),
     async (c) => {
       c.header('Cache-Control', 'no-store')
-      const result = await launch(
-        c.var.ctx,
-        c.get('caller'),
-        c.req.valid('query').idApplication,
-        requestContext(c.req.raw),
-      )
+      const result = await launch(c.var.ctx, c.get('caller'), c.req.valid('query').idApplication)
       return c.json(result, 200)
     },
   )

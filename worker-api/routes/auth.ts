@@ -3,8 +3,6 @@ import { z } from 'zod'
 import { loginSchema, refreshSchema, sessionSchema, tokensSchema } from '../contract/auth'
 import { errors, json } from '../contract/common'
 import { userSchema } from '../contract/user'
-import { requestOrigin } from '../lib/domain'
-import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
 import { actorOf } from '../services/core/actor'
 import { logout } from '../services/sign-in/auth'
@@ -25,7 +23,7 @@ export const authRoutes = router()
         ...errors(400, 401, 403, 429),
       },
     }),
-    async (c) => c.json(await login(c.var.ctx, c.req.valid('json'), requestContext(c.req.raw)), 200),
+    async (c) => c.json(await login(c.var.ctx, c.req.valid('json')), 200),
   )
   .openapi(
     createRoute({
@@ -36,7 +34,7 @@ export const authRoutes = router()
       request: { body: { content: { 'application/json': { schema: refreshSchema } }, required: true } },
       responses: { 200: json(tokensSchema, 'New tokens'), ...errors(400, 401, 403) },
     }),
-    async (c) => c.json(await refresh(c.var.ctx, c.req.valid('json').refreshToken, requestOrigin(c.req.raw)), 200),
+    async (c) => c.json(await refresh(c.var.ctx, c.req.valid('json').refreshToken), 200),
   )
   .openapi(
     createRoute({
@@ -48,7 +46,7 @@ export const authRoutes = router()
       responses: { 204: { description: 'Signed out' }, ...errors(401) },
     }),
     async (c) => {
-      await logout(c.var.ctx, await actorOf(c.var.ctx, c.get('caller')), c.req.header('User-Agent') ?? null)
+      await logout(c.var.ctx, await actorOf(c.var.ctx, c.get('caller')))
       return c.body(null, 204)
     },
   )

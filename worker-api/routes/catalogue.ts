@@ -13,7 +13,6 @@ import {
 } from '../contract/catalogue'
 import { errors, json } from '../contract/common'
 import { clientSecretSchema } from '../contract/oidc'
-import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
 import { createApplication, deleteApplication, updateApplication } from '../services/catalogue/application-writes'
 import { getApplication, listApplications } from '../services/catalogue/applications'
@@ -70,12 +69,7 @@ export const catalogueRoutes = router()
       responses: { 201: json(catalogueApplicationSchema, 'The new application'), ...errors(400, 401, 403, 409) },
     }),
     async (c) => {
-      const application = await createApplication(
-        c.var.ctx,
-        c.get('caller'),
-        c.req.valid('json'),
-        requestContext(c.req.raw),
-      )
+      const application = await createApplication(c.var.ctx, c.get('caller'), c.req.valid('json'))
       return c.json(application, 201)
     },
   )
@@ -91,12 +85,7 @@ export const catalogueRoutes = router()
       responses: { 200: json(catalogueApplicationSchema, 'The application'), ...errors(400, 401, 403, 404, 409) },
     }),
     async (c) => {
-      const application = await updateApplication(
-        c.var.ctx,
-        c.get('caller'),
-        c.req.valid('json'),
-        requestContext(c.req.raw),
-      )
+      const application = await updateApplication(c.var.ctx, c.get('caller'), c.req.valid('json'))
       return c.json(application, 200)
     },
   )
@@ -112,7 +101,7 @@ export const catalogueRoutes = router()
       responses: { 204: { description: 'Deleted' }, ...errors(400, 401, 403, 404) },
     }),
     async (c) => {
-      await deleteApplication(c.var.ctx, c.get('caller'), c.req.valid('param').id, requestContext(c.req.raw))
+      await deleteApplication(c.var.ctx, c.get('caller'), c.req.valid('param').id)
       return c.body(null, 204)
     },
   )
@@ -129,7 +118,7 @@ export const catalogueRoutes = router()
     }),
     async (c) => {
       const param = c.req.valid('param')
-      return c.json(await rotateSecret(c.var.ctx, c.get('caller'), param.id, requestContext(c.req.raw)), 200)
+      return c.json(await rotateSecret(c.var.ctx, c.get('caller'), param.id), 200)
     },
   )
   .openapi(
@@ -172,13 +161,7 @@ export const catalogueRoutes = router()
       responses: { 200: json(z.array(templateFonctionSchema), 'The template'), ...errors(400, 401, 403, 404) },
     }),
     async (c) => {
-      const template = await putTemplate(
-        c.var.ctx,
-        c.get('caller'),
-        c.req.valid('param').id,
-        c.req.valid('json'),
-        requestContext(c.req.raw),
-      )
+      const template = await putTemplate(c.var.ctx, c.get('caller'), c.req.valid('param').id, c.req.valid('json'))
       return c.json(template, 200)
     },
   )

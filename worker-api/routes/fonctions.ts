@@ -7,7 +7,6 @@ import {
   structureFonctionSchema,
   structureIdParam,
 } from '../contract/structure'
-import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
 import { createFonction, deleteFonction, structureFonctions, updateFonction } from '../services/organisation/fonctions'
 
@@ -41,7 +40,7 @@ export const fonctionRoutes = router()
       responses: { 201: json(structureFonctionSchema, 'The new function'), ...errors(400, 401, 403, 409) },
     }),
     async (c) => {
-      const fonction = await createFonction(c.var.ctx, c.get('caller'), c.req.valid('json'), requestContext(c.req.raw))
+      const fonction = await createFonction(c.var.ctx, c.get('caller'), c.req.valid('json'))
       return c.json(fonction, 201)
     },
   )
@@ -57,7 +56,7 @@ export const fonctionRoutes = router()
       responses: { 200: json(structureFonctionSchema, 'The function'), ...errors(400, 401, 403, 404, 409) },
     }),
     async (c) => {
-      const fonction = await updateFonction(c.var.ctx, c.get('caller'), c.req.valid('json'), requestContext(c.req.raw))
+      const fonction = await updateFonction(c.var.ctx, c.get('caller'), c.req.valid('json'))
       return c.json(fonction, 200)
     },
   )
@@ -73,7 +72,7 @@ export const fonctionRoutes = router()
       responses: { 204: { description: 'Deleted' }, ...errors(400, 401, 403, 404, 409) },
     }),
     async (c) => {
-      await deleteFonction(c.var.ctx, c.get('caller'), c.req.valid('param').id, requestContext(c.req.raw))
+      await deleteFonction(c.var.ctx, c.get('caller'), c.req.valid('param').id)
       return c.body(null, 204)
     },
   )

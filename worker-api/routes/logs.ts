@@ -2,7 +2,6 @@ import { createRoute, z } from '@hono/zod-openapi'
 import { errors, json } from '../contract/common'
 import { todayIso } from '../contract/dates'
 import { clientLogSchema, logEntrySchema, logExportQuery, logListQuery } from '../contract/logs'
-import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
 import { writeClientLog } from '../services/core/client-log'
 import { listLogs } from '../services/history/logs'
@@ -24,11 +23,7 @@ export const logRoutes = router()
       request: { body: { content: { 'application/json': { schema: clientLogSchema } }, required: true } },
       responses: { 201: json(z.object({ id: z.number().int() }), 'Recorded'), ...errors(400, 401, 429) },
     }),
-    async (c) =>
-      c.json(
-        await writeClientLog(c.var.ctx, c.get('caller'), c.req.valid('json'), c.req.header('User-Agent') ?? null),
-        201,
-      ),
+    async (c) => c.json(await writeClientLog(c.var.ctx, c.get('caller'), c.req.valid('json')), 201),
   )
   .openapi(
     createRoute({
@@ -62,8 +57,7 @@ export const logRoutes = router()
       },
     }),
     async (c) => {
-      const context = requestContext(c.req.raw)
-      const stream = await exportLogs(c.var.ctx, c.get('caller'), c.req.valid('query'), context)
+      const stream = await exportLogs(c.var.ctx, c.get('caller'), c.req.valid('query'))
       // The organisation's day, as the history's own days are (a UTC day is yesterday after midnight).
       const day = todayIso()
       return c.body(stream, 200, {

@@ -12,7 +12,6 @@ import {
   totpEnrolmentSchema,
 } from '../contract/mfa'
 import { idParam, userSchema } from '../contract/user'
-import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
 import { resetSecondFactor } from '../services/organisation/user-admin'
 import { confirmTotp, mfaStatus, regenerateRecoveryCodes, removeTotp, startTotp } from '../services/sign-in/mfa'
@@ -38,7 +37,7 @@ export const mfaRoutes = router()
         ...errors(400, 401, 403, 429),
       },
     }),
-    async (c) => c.json(await loginMfa(c.var.ctx, c.req.valid('json'), requestContext(c.req.raw)), 200),
+    async (c) => c.json(await loginMfa(c.var.ctx, c.req.valid('json')), 200),
   )
   .openapi(
     createRoute({
@@ -65,8 +64,7 @@ export const mfaRoutes = router()
         ...errors(400, 401, 403, 409, 429),
       },
     }),
-    async (c) =>
-      c.json(await startTotp(c.var.ctx, c.get('caller'), c.req.valid('json'), requestContext(c.req.raw)), 200),
+    async (c) => c.json(await startTotp(c.var.ctx, c.get('caller'), c.req.valid('json')), 200),
   )
   .openapi(
     createRoute({
@@ -80,12 +78,7 @@ export const mfaRoutes = router()
       responses: { 200: json(recoveryCodesSchema, 'TOTP is on'), ...errors(400, 401, 403, 404) },
     }),
     async (c) => {
-      const { codesSecours } = await confirmTotp(
-        c.var.ctx,
-        c.get('caller'),
-        c.req.valid('json').code,
-        requestContext(c.req.raw),
-      )
+      const { codesSecours } = await confirmTotp(c.var.ctx, c.get('caller'), c.req.valid('json').code)
       return c.json({ codesSecours }, 200)
     },
   )
@@ -101,7 +94,7 @@ export const mfaRoutes = router()
       responses: { 204: { description: 'TOTP is off' }, ...errors(400, 401, 403, 404, 429) },
     }),
     async (c) => {
-      await removeTotp(c.var.ctx, c.get('caller'), c.req.valid('json'), requestContext(c.req.raw))
+      await removeTotp(c.var.ctx, c.get('caller'), c.req.valid('json'))
       return c.body(null, 204)
     },
   )
@@ -117,12 +110,7 @@ export const mfaRoutes = router()
       responses: { 200: json(recoveryCodesSchema, 'The new codes'), ...errors(400, 401, 403, 404, 429) },
     }),
     async (c) => {
-      const { codesSecours } = await regenerateRecoveryCodes(
-        c.var.ctx,
-        c.get('caller'),
-        c.req.valid('json'),
-        requestContext(c.req.raw),
-      )
+      const { codesSecours } = await regenerateRecoveryCodes(c.var.ctx, c.get('caller'), c.req.valid('json'))
       return c.json({ codesSecours }, 200)
     },
   )
@@ -138,7 +126,7 @@ export const mfaRoutes = router()
       responses: { 204: { description: 'Reset' }, ...errors(400, 401, 403, 404) },
     }),
     async (c) => {
-      await resetSecondFactor(c.var.ctx, c.get('caller'), c.req.valid('param').id, requestContext(c.req.raw))
+      await resetSecondFactor(c.var.ctx, c.get('caller'), c.req.valid('param').id)
       return c.body(null, 204)
     },
   )
@@ -164,9 +152,5 @@ export const mfaRoutes = router()
       request: body(securitySettingsSchema),
       responses: { 200: json(securitySettingsSchema, 'The settings'), ...errors(400, 401, 403) },
     }),
-    async (c) =>
-      c.json(
-        await updateSecuritySettings(c.var.ctx, c.get('caller'), c.req.valid('json'), requestContext(c.req.raw)),
-        200,
-      ),
+    async (c) => c.json(await updateSecuritySettings(c.var.ctx, c.get('caller'), c.req.valid('json')), 200),
   )

@@ -10,11 +10,9 @@ import {
   logoutAnswerSchema,
   logoutTargetRequestSchema,
 } from '../contract/oidc'
-import { requestOrigin } from '../lib/domain'
 import { BusinessError } from '../lib/errors'
 import { OAuthError, oauthErrorResponse } from '../lib/oauth'
 import { jwks, oidcEnabled } from '../lib/oidc-keys'
-import { requestContext } from '../lib/request'
 import type { AppEnv } from '../lib/types'
 import { router } from '../lib/validation'
 import { registerClient } from '../services/catalogue/client-registration'
@@ -120,7 +118,7 @@ const protocolRoutes: [ReturnType<typeof createRoute>, (c: Context<AppEnv>) => P
         c.header('Cache-Control', PUBLIC_CACHE)
         // The issuer is the host the request named: no shared cache may serve one host's to another.
         c.header('Vary', 'Host')
-        return c.json(discoveryDocument(requestOrigin(c.req.raw)), 200)
+        return c.json(discoveryDocument(c.var.ctx.request.origin), 200)
       }),
   ],
   [
@@ -151,10 +149,7 @@ const protocolRoutes: [ReturnType<typeof createRoute>, (c: Context<AppEnv>) => P
     }),
     (c) =>
       protocol(c, async () => {
-        const answer = await token(c.var.ctx, await tokenForm(c), c.req.header('Authorization'), {
-          origin: requestOrigin(c.req.raw),
-          userAgent: c.req.header('User-Agent') ?? null,
-        })
+        const answer = await token(c.var.ctx, await tokenForm(c), c.req.header('Authorization'))
         c.header('Pragma', 'no-cache')
         return c.json(answer, 200)
       }),
@@ -186,10 +181,7 @@ const protocolRoutes: [ReturnType<typeof createRoute>, (c: Context<AppEnv>) => P
             'WWW-Authenticate': 'Bearer error="invalid_token"',
           })
         })
-        const client = await registerClient(c.var.ctx, caller, await c.req.text(), {
-          origin: requestOrigin(c.req.raw),
-          userAgent: c.req.header('User-Agent') ?? null,
-        })
+        const client = await registerClient(c.var.ctx, caller, await c.req.text())
         return c.json(client, 201)
       }),
   ],
@@ -244,10 +236,7 @@ export const oidcRoutes = router()
     }),
     async (c) => {
       if (!oidcEnabled(c.var.ctx.env)) throw new BusinessError('NOT_FOUND', 404, 'OpenID Connect is not configured')
-      const answer = await authorize(c.var.ctx, c.get('caller'), c.req.valid('json'), {
-        origin: requestOrigin(c.req.raw),
-        userAgent: requestContext(c.req.raw).userAgent,
-      })
+      const answer = await authorize(c.var.ctx, c.get('caller'), c.req.valid('json'))
       return c.json(answer, 200)
     },
   )
@@ -265,6 +254,6 @@ export const oidcRoutes = router()
     }),
     async (c) => {
       if (!oidcEnabled(c.var.ctx.env)) throw new BusinessError('NOT_FOUND', 404, 'OpenID Connect is not configured')
-      return c.json(await logoutTarget(c.var.ctx, c.req.valid('json'), requestOrigin(c.req.raw)), 200)
+      return c.json(await logoutTarget(c.var.ctx, c.req.valid('json')), 200)
     },
   )

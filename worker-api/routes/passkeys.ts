@@ -13,7 +13,6 @@ import {
   requestOptionsSchema,
 } from '../contract/passkeys'
 import { userSchema } from '../contract/user'
-import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
 import { passkeyLogin, passkeyLoginOptions } from '../services/sign-in/passkey-sign-in'
 import { passkeyRegistrationOptions, registerPasskey, removePasskey, renamePasskey } from '../services/sign-in/passkeys'
@@ -49,12 +48,7 @@ export const passkeyRoutes = router()
       responses: { 200: json(passkeyAddedSchema, 'The passkey is registered'), ...errors(400, 401, 403) },
     }),
     async (c) => {
-      const { passkey } = await registerPasskey(
-        c.var.ctx,
-        c.get('caller'),
-        c.req.valid('json'),
-        requestContext(c.req.raw),
-      )
+      const { passkey } = await registerPasskey(c.var.ctx, c.get('caller'), c.req.valid('json'))
       return c.json(passkey, 200)
     },
   )
@@ -86,13 +80,7 @@ export const passkeyRoutes = router()
       responses: { 204: { description: 'Removed' }, ...errors(400, 401, 403, 404, 429) },
     }),
     async (c) => {
-      await removePasskey(
-        c.var.ctx,
-        c.get('caller'),
-        c.req.valid('param').id,
-        c.req.valid('json'),
-        requestContext(c.req.raw),
-      )
+      await removePasskey(c.var.ctx, c.get('caller'), c.req.valid('param').id, c.req.valid('json'))
       return c.body(null, 204)
     },
   )
@@ -106,7 +94,7 @@ export const passkeyRoutes = router()
       request: body(passkeyLoginOptionsSchema),
       responses: { 200: json(requestOptionsSchema, 'The options'), ...errors(400, 401, 403, 429) },
     }),
-    async (c) => c.json(await passkeyLoginOptions(c.var.ctx, c.req.valid('json'), requestContext(c.req.raw)), 200),
+    async (c) => c.json(await passkeyLoginOptions(c.var.ctx, c.req.valid('json')), 200),
   )
   .openapi(
     createRoute({
@@ -121,5 +109,5 @@ export const passkeyRoutes = router()
         ...errors(400, 401, 403, 429),
       },
     }),
-    async (c) => c.json(await passkeyLogin(c.var.ctx, c.req.valid('json'), requestContext(c.req.raw)), 200),
+    async (c) => c.json(await passkeyLogin(c.var.ctx, c.req.valid('json')), 200),
   )

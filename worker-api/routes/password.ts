@@ -2,7 +2,6 @@ import { createRoute } from '@hono/zod-openapi'
 import { errors, json } from '../contract/common'
 import { forgotSchema, renewSchema, tokenParam, tokenUserSchema } from '../contract/password'
 import { afterResponse } from '../lib/after-response'
-import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
 import { deliverOutbox } from '../services/core/outbox'
 import { admitForgotRequest, queueResetMail, renewPassword, tokenUser } from '../services/sign-in/password'
@@ -22,12 +21,11 @@ export const passwordRoutes = router()
     }),
     async (c) => {
       const input = c.req.valid('json')
-      const context = requestContext(c.req.raw)
-      await admitForgotRequest(c.var.ctx, input.captcha, context)
+      await admitForgotRequest(c.var.ctx, input.captcha)
       // Looked up and written after the answer, so that neither its content nor its timing tells
       // whether the address has an account.
       afterResponse(c, async () => {
-        const queue = () => queueResetMail(c.var.ctx, input.mail, context)
+        const queue = () => queueResetMail(c.var.ctx, input.mail)
         // One more try on a passing database error: the person is already told a mail is on its way.
         const ids = await queue().catch((error: unknown) => {
           console.error('Reset mail not queued; trying again', error)

@@ -11,7 +11,6 @@ import {
   registrationListQuery,
   registrationSchema,
 } from '../contract/registration'
-import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
 import { carrierStructures, register } from '../services/organisation/registration'
 import { authorizeRegistration } from '../services/organisation/registration-authorize'
@@ -46,7 +45,7 @@ export const registrationRoutes = router()
       request: body(registrationSchema),
       responses: { 201: json(registeredSchema, 'Registered'), ...errors(400, 409, 429, 503) },
     }),
-    async (c) => c.json(await register(c.var.ctx, c.req.valid('json'), requestContext(c.req.raw)), 201),
+    async (c) => c.json(await register(c.var.ctx, c.req.valid('json')), 201),
   )
   .openapi(
     createRoute({
@@ -90,12 +89,7 @@ export const registrationRoutes = router()
       responses: { 200: json(authorizeResultSchema, 'The outcome'), ...errors(400, 401, 403, 404, 409, 429) },
     }),
     async (c) => {
-      const result = await authorizeRegistration(
-        c.var.ctx,
-        c.get('caller'),
-        c.req.valid('json'),
-        requestContext(c.req.raw),
-      )
+      const result = await authorizeRegistration(c.var.ctx, c.get('caller'), c.req.valid('json'))
       return c.json(result, 200)
     },
   )

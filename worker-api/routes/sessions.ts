@@ -35,7 +35,7 @@ export const sessionRoutes = router()
       responses: { 204: { description: 'Ended' }, ...errors(401, 403) },
     }),
     async (c) => {
-      await endOtherSessions(c.var.ctx, c.get('caller'), c.req.header('User-Agent') ?? null)
+      await endOtherSessions(c.var.ctx, c.get('caller'))
       return c.body(null, 204)
     },
   )
@@ -51,7 +51,7 @@ export const sessionRoutes = router()
       responses: { 204: { description: 'Ended' }, ...errors(400, 401, 403, 404) },
     }),
     async (c) => {
-      await endOwnSession(c.var.ctx, c.get('caller'), c.req.valid('param').id, c.req.header('User-Agent') ?? null)
+      await endOwnSession(c.var.ctx, c.get('caller'), c.req.valid('param').id)
       return c.body(null, 204)
     },
   )
@@ -80,7 +80,7 @@ export const sessionRoutes = router()
       responses: { 204: { description: 'Ended' }, ...errors(400, 401, 403, 404) },
     }),
     async (c) => {
-      await endUserSessions(c.var.ctx, c.get('caller'), c.req.valid('param').id, c.req.header('User-Agent') ?? null)
+      await endUserSessions(c.var.ctx, c.get('caller'), c.req.valid('param').id)
       return c.body(null, 204)
     },
   )

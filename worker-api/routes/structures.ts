@@ -16,7 +16,6 @@ import {
   typeStructureSchema,
 } from '../contract/structure'
 import { posteSchema } from '../contract/user'
-import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
 import { createPoste, deletePoste, updatePoste } from '../services/organisation/postes'
 import { structureUsers } from '../services/organisation/structure-users'
@@ -114,12 +113,7 @@ export const structureRoutes = router()
       responses: { 201: json(structureSchema, 'The new structure'), ...errors(400, 401, 403, 409) },
     }),
     async (c) => {
-      const structure = await createStructure(
-        c.var.ctx,
-        c.get('caller'),
-        c.req.valid('json'),
-        requestContext(c.req.raw),
-      )
+      const structure = await createStructure(c.var.ctx, c.get('caller'), c.req.valid('json'))
       return c.json(structure, 201)
     },
   )
@@ -135,12 +129,7 @@ export const structureRoutes = router()
       responses: { 200: json(structureSchema, 'The updated structure'), ...errors(400, 401, 403, 404, 409) },
     }),
     async (c) => {
-      const structure = await updateStructure(
-        c.var.ctx,
-        c.get('caller'),
-        c.req.valid('json'),
-        requestContext(c.req.raw),
-      )
+      const structure = await updateStructure(c.var.ctx, c.get('caller'), c.req.valid('json'))
       return c.json(structure, 200)
     },
   )
@@ -156,7 +145,7 @@ export const structureRoutes = router()
       responses: { 204: { description: 'Deleted' }, ...errors(400, 401, 403, 404, 409) },
     }),
     async (c) => {
-      await deleteStructure(c.var.ctx, c.get('caller'), c.req.valid('param').id, requestContext(c.req.raw))
+      await deleteStructure(c.var.ctx, c.get('caller'), c.req.valid('param').id)
       return c.body(null, 204)
     },
   )
@@ -199,8 +188,7 @@ export const structureRoutes = router()
       request: { body: { content: { 'application/json': { schema: posteInputSchema } }, required: true } },
       responses: { 201: json(posteSchema, 'The new post'), ...errors(400, 401, 403, 409) },
     }),
-    async (c) =>
-      c.json(await createPoste(c.var.ctx, c.get('caller'), c.req.valid('json'), requestContext(c.req.raw)), 201),
+    async (c) => c.json(await createPoste(c.var.ctx, c.get('caller'), c.req.valid('json')), 201),
   )
   .openapi(
     createRoute({
@@ -213,8 +201,7 @@ export const structureRoutes = router()
       request: { body: { content: { 'application/json': { schema: posteUpdateSchema } }, required: true } },
       responses: { 200: json(posteSchema, 'The post'), ...errors(400, 401, 403, 404, 409) },
     }),
-    async (c) =>
-      c.json(await updatePoste(c.var.ctx, c.get('caller'), c.req.valid('json'), requestContext(c.req.raw)), 200),
+    async (c) => c.json(await updatePoste(c.var.ctx, c.get('caller'), c.req.valid('json')), 200),
   )
   .openapi(
     createRoute({
@@ -227,7 +214,7 @@ export const structureRoutes = router()
       responses: { 204: { description: 'Deleted' }, ...errors(400, 401, 403, 404) },
     }),
     async (c) => {
-      await deletePoste(c.var.ctx, c.get('caller'), c.req.valid('param').id, requestContext(c.req.raw))
+      await deletePoste(c.var.ctx, c.get('caller'), c.req.valid('param').id)
       return c.body(null, 204)
     },
   )

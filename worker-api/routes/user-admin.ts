@@ -9,7 +9,6 @@ import {
   userListQuery,
   userStateSchema,
 } from '../contract/user-admin'
-import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
 import {
   deleteUser,
@@ -43,7 +42,7 @@ export const userAdminRoutes = router()
       responses: { 201: json(userSchema, 'The new user'), ...errors(400, 401, 403, 409) },
     }),
     async (c) => {
-      const user = await createUser(c.var.ctx, c.get('caller'), c.req.valid('json'), requestContext(c.req.raw))
+      const user = await createUser(c.var.ctx, c.get('caller'), c.req.valid('json'))
       return c.json(user, 201)
     },
   )
@@ -76,7 +75,7 @@ export const userAdminRoutes = router()
       responses: { 200: json(userSchema, 'The user'), ...errors(400, 401, 403, 404) },
     }),
     async (c) => {
-      const user = await setUserState(c.var.ctx, c.get('caller'), c.req.valid('json'), requestContext(c.req.raw))
+      const user = await setUserState(c.var.ctx, c.get('caller'), c.req.valid('json'))
       return c.json(user, 200)
     },
   )
@@ -90,11 +89,7 @@ export const userAdminRoutes = router()
       request: body(userAdminSchema),
       responses: { 200: json(userSchema, 'The user'), ...errors(400, 401, 403, 404) },
     }),
-    async (c) =>
-      c.json(
-        await setUserAdmin(c.var.ctx, c.get('caller'), c.req.valid('json'), c.req.header('User-Agent') ?? null),
-        200,
-      ),
+    async (c) => c.json(await setUserAdmin(c.var.ctx, c.get('caller'), c.req.valid('json')), 200),
   )
   .openapi(
     createRoute({
@@ -107,7 +102,7 @@ export const userAdminRoutes = router()
       responses: { 204: { description: 'Deleted' }, ...errors(400, 401, 403, 404) },
     }),
     async (c) => {
-      await deleteUser(c.var.ctx, c.get('caller'), c.req.valid('param').id, c.req.header('User-Agent') ?? null)
+      await deleteUser(c.var.ctx, c.get('caller'), c.req.valid('param').id)
       return c.body(null, 204)
     },
   )
@@ -122,7 +117,7 @@ export const userAdminRoutes = router()
       responses: { 204: { description: 'Restored' }, ...errors(400, 401, 403, 404) },
     }),
     async (c) => {
-      await restoreUser(c.var.ctx, c.get('caller'), c.req.valid('param').id, c.req.header('User-Agent') ?? null)
+      await restoreUser(c.var.ctx, c.get('caller'), c.req.valid('param').id)
       return c.body(null, 204)
     },
   )
@@ -138,7 +133,7 @@ export const userAdminRoutes = router()
       responses: { 204: { description: 'Sent' }, ...errors(400, 401, 403, 404, 409, 429) },
     }),
     async (c) => {
-      await resendInvitation(c.var.ctx, c.get('caller'), c.req.valid('param').id, requestContext(c.req.raw))
+      await resendInvitation(c.var.ctx, c.get('caller'), c.req.valid('param').id)
       return c.body(null, 204)
     },
   )

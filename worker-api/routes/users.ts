@@ -2,7 +2,6 @@ import { createRoute, z } from '@hono/zod-openapi'
 import { errors, json } from '../contract/common'
 import { tokenParam, updatePasswordSchema } from '../contract/password'
 import { confirmMailSchema, idParam, mailChangeSchema, profileSchema, userSchema } from '../contract/user'
-import { requestContext } from '../lib/request'
 import { router } from '../lib/validation'
 import { actorOf } from '../services/core/actor'
 import { getUser } from '../services/core/users'
@@ -55,7 +54,7 @@ export const userRoutes = router()
     }),
     async (c) => {
       const { id } = c.req.valid('param')
-      const user = await updateProfile(c.var.ctx, c.get('caller'), id, c.req.valid('json'), requestContext(c.req.raw))
+      const user = await updateProfile(c.var.ctx, c.get('caller'), id, c.req.valid('json'))
       return c.json(user, 200)
     },
   )
@@ -87,7 +86,7 @@ export const userRoutes = router()
       },
     }),
     async (c) => {
-      const changed = await confirmMailChange(c.var.ctx, c.req.valid('json').token, c.req.header('User-Agent') ?? null)
+      const changed = await confirmMailChange(c.var.ctx, c.req.valid('json').token)
       return c.json(changed, 200)
     },
   )

@@ -1,4 +1,4 @@
-import type { Env } from '../../env'
+import type { Env } from '../types'
 
 /** One mail as the outbox hands it to a provider. */
 export type OutgoingMail = { id: number; createdAt: string; to: string; subject: string; html: string; text: string }

@@ -91,12 +91,7 @@ export async function accessOf(ctx: Ctx, caller: Caller, userId: number, futurs 
  * Issues a single-use launch code for an application the actor may launch now, and the URL that
  * carries it (DESIGN §4). Root-relative application URLs resolve against the portal's origin.
  */
-export async function launch(
-  ctx: Ctx,
-  caller: Caller,
-  applicationId: number,
-  context: { origin: string; userAgent: string | null },
-) {
+export async function launch(ctx: Ctx, caller: Caller, applicationId: number) {
   const db = ctx.db
   // The caller's check, the application and what the caller may launch: one round trip.
   const [actor, [application], applications] = await actorWith(
@@ -114,15 +109,20 @@ export async function launch(
   if (!application) throw notFound('Unknown application')
   if (!applications.some((a) => a.id === applicationId))
     throw forbidden('This application is not granted to your current posts')
-  const entry = logEntry(actor.id, logTypeForApplication(application.libelle), application.libelle, context.userAgent)
+  const entry = logEntry(
+    actor.id,
+    logTypeForApplication(application.libelle),
+    application.libelle,
+    ctx.request.userAgent,
+  )
   if (application.protocole === 'OIDC') {
     // Third-party-initiated login (OIDC Core §4): the application starts its own code flow with this
     // issuer and finds the portal session there. Audited as a launch.
     await db.insertInto('log').values(entry).execute()
-    const target = new URL(application.url, context.origin).toString()
+    const target = new URL(application.url, ctx.request.origin).toString()
     if (!application.initiate_login_uri) return { url: target, refreshToken: '' }
     const url = new URL(application.initiate_login_uri)
-    url.searchParams.set('iss', context.origin)
+    url.searchParams.set('iss', ctx.request.origin)
     url.searchParams.set('target_link_uri', target)
     return { url: url.toString(), refreshToken: '' }
   }
@@ -147,7 +147,7 @@ export async function launch(
     }),
     db.insertInto('log').values(entry),
   ])
-  const url = new URL(application.url, context.origin)
+  const url = new URL(application.url, ctx.request.origin)
   url.searchParams.set('code', code)
   return { url: url.toString(), refreshToken: code }
 }

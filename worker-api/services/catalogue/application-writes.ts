@@ -66,8 +66,6 @@ function addGrants(db: DB, application: RawBuilder<number>, ids: number[], guard
     )
 }
 
-type Context = { userAgent: string | null }
-
 /** A row while the application `id` exists and the caller is still a root administrator (`guard`). */
 const applicationHolds = (db: DB, id: number, guard: Guard) =>
   db
@@ -108,7 +106,6 @@ export async function createApplication(
   ctx: Ctx,
   caller: Caller,
   input: ApplicationInput,
-  context: Context,
 ): Promise<CatalogueApplication> {
   requireClientAddresses(ctx, input.protocole === 'OIDC' ? input.oidc : undefined)
   const db = ctx.db
@@ -147,7 +144,7 @@ export async function createApplication(
       actor,
       'APPLICATION_CREATION',
       [`${input.libelle}${client ? ' (OpenID Connect)' : ''}`, grants].filter(Boolean).join(' : '),
-      context.userAgent,
+      ctx.request.userAgent,
       guard,
     ),
     application: catalogueQuery(db, viewer).where('a.libelle', '=', input.libelle),
@@ -176,7 +173,6 @@ export async function updateApplication(
   ctx: Ctx,
   caller: Caller,
   input: ApplicationUpdate,
-  context: Context,
 ): Promise<CatalogueApplication> {
   requireClientAddresses(ctx, input.protocole === 'OIDC' ? input.oidc : undefined)
   const db = ctx.db
@@ -225,7 +221,7 @@ export async function updateApplication(
       actor,
       'APPLICATION_MODIFICATION',
       `${before.libelle} (#${input.id}) ${change.join(', ')}`,
-      context.userAgent,
+      ctx.request.userAgent,
       target,
     ),
     updated: db
@@ -290,7 +286,7 @@ function replaceGrants(db: DB, application: number, ids: number[], guard: Guard,
  * launch codes and the sessions it opened (the schema's cascades); its log entries stay, with the
  * name it had.
  */
-export async function deleteApplication(ctx: Ctx, caller: Caller, id: number, context: Context): Promise<void> {
+export async function deleteApplication(ctx: Ctx, caller: Caller, id: number): Promise<void> {
   const db = ctx.db
   const viewer = viewerOf(caller)
   const [actor, [current]] = await rootAdminWith(
@@ -302,7 +298,14 @@ export async function deleteApplication(ctx: Ctx, caller: Caller, id: number, co
   const guard = rootHolds(db, viewer)
   const target = applicationHolds(db, id, guard)
   const { deleted } = await namedBatch(ctx.d1, {
-    log: adminLogWhen(db, actor, 'APPLICATION_SUPPRESSION', `${current.libelle} (#${id})`, context.userAgent, target),
+    log: adminLogWhen(
+      db,
+      actor,
+      'APPLICATION_SUPPRESSION',
+      `${current.libelle} (#${id})`,
+      ctx.request.userAgent,
+      target,
+    ),
     deleted: db
       .deleteFrom('application')
       .where('id', '=', id)

@@ -103,12 +103,7 @@ function readMetadata(ctx: Ctx, text: string): z.infer<typeof metadataSchema> | 
  * POST /oidc/register (`text`, the body as sent): the client registered, with its secret once (a
  * confidential client). The caller is judged before the body.
  */
-export async function registerClient(
-  ctx: Ctx,
-  caller: Caller,
-  text: string,
-  context: { origin: string; userAgent: string | null },
-) {
+export async function registerClient(ctx: Ctx, caller: Caller, text: string) {
   if (caller.app !== null) throw callerRefusal(new BusinessError('FORBIDDEN', 403, "An application's session"))
   const metadata = readMetadata(ctx, text)
   if (metadata instanceof OAuthError) {
@@ -119,26 +114,21 @@ export async function registerClient(
   const home = metadata.client_uri && isLaunchUrl(metadata.client_uri) ? metadata.client_uri : null
   const method = metadata.token_endpoint_auth_method ?? 'client_secret_basic'
   try {
-    const application = await createApplication(
-      ctx,
-      caller,
-      {
-        libelle: name,
-        icone: 'warehouse',
-        url: home ?? new URL(metadata.redirect_uris[0] as string).origin,
-        actif: true,
-        protocole: 'OIDC',
-        oidc: {
-          public: method === 'none',
-          redirectUris: metadata.redirect_uris,
-          postLogoutRedirectUris: metadata.post_logout_redirect_uris ?? [],
-          initiateLoginUri: metadata.initiate_login_uri ?? null,
-          backchannelLogoutUri: metadata.backchannel_logout_uri ?? null,
-        },
-        fonctions: [],
+    const application = await createApplication(ctx, caller, {
+      libelle: name,
+      icone: 'warehouse',
+      url: home ?? new URL(metadata.redirect_uris[0] as string).origin,
+      actif: true,
+      protocole: 'OIDC',
+      oidc: {
+        public: method === 'none',
+        redirectUris: metadata.redirect_uris,
+        postLogoutRedirectUris: metadata.post_logout_redirect_uris ?? [],
+        initiateLoginUri: metadata.initiate_login_uri ?? null,
+        backchannelLogoutUri: metadata.backchannel_logout_uri ?? null,
       },
-      context,
-    )
+      fonctions: [],
+    })
     const client = application.oidc
     if (!client) throw new Error('The created application has no client')
     return {

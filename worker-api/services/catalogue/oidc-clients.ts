@@ -126,7 +126,6 @@ export async function rotateSecret(
   ctx: Ctx,
   caller: Caller,
   id: number,
-  context: { userAgent: string | null },
 ): Promise<{ clientId: string; clientSecret: string }> {
   const db = ctx.db
   const viewer = viewerOf(caller)
@@ -161,7 +160,7 @@ export async function rotateSecret(
       actor,
       'APPLICATION_MODIFICATION',
       `${current.libelle} (#${id}) secret OpenID Connect renouvelé`,
-      context.userAgent,
+      ctx.request.userAgent,
       client,
     ),
     rotated: db

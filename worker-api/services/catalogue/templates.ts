@@ -15,8 +15,6 @@ import { structureTypesQuery } from '../core/structure-types'
  * creates it (`copyTemplate`); from then on they are the structure's own functions.
  */
 
-type Context = { userAgent: string | null }
-
 /** A type's template (every type's without `typeId`), in its order, each function's applications as one JSON column. */
 function templateQuery(db: DB, typeId?: number) {
   const query = db
@@ -88,7 +86,6 @@ export async function putTemplate(
   caller: Caller,
   typeId: number,
   input: TemplateInput,
-  context: Context,
 ): Promise<TemplateFonction[]> {
   const db = ctx.db
   const viewer = viewerOf(caller)
@@ -133,7 +130,7 @@ export async function putTemplate(
       actor,
       'MODELE_FONCTIONS',
       `${type.libelle} : ${input.map((f) => f.libelle).join(', ') || '-'}`,
-      context.userAgent,
+      ctx.request.userAgent,
       guard,
     ),
     emptied: db

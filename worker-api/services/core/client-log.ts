@@ -17,7 +17,7 @@ export const CLIENT_LOGS_PER_MINUTE = 60
  * is the caller's, and marked as the client's (`source`), so that it never passes for one the server
  * recorded with the action.
  */
-export async function writeClientLog(ctx: Ctx, caller: Caller, input: ClientLogInput, userAgent: string | null) {
+export async function writeClientLog(ctx: Ctx, caller: Caller, input: ClientLogInput) {
   const db = ctx.db
   const isType = (CLIENT_LOG_TYPES as readonly string[]).includes(input.nomLog)
   const [actor, applications] = await actorWith(
@@ -41,7 +41,10 @@ export async function writeClientLog(ctx: Ctx, caller: Caller, input: ClientLogI
     entry: insertWhen(
       db,
       'log',
-      { ...logEntry(actor.id, logTypeForName(input.nomLog), input.nomLog, userAgent, input), source: 'CLIENT' },
+      {
+        ...logEntry(actor.id, logTypeForName(input.nomLog), input.nomLog, ctx.request.userAgent, input),
+        source: 'CLIENT',
+      },
       db.selectNoFrom(sql.lit(1).as('within')).where(sql.raw<SqlBool>(counter.within)),
     ).returning('id'),
   })

@@ -87,12 +87,7 @@ function csvLine(language: Language, entry: LogEntry): string {
  * a year of entries needs neither the memory for all of them nor a statement that long. The export
  * itself is recorded in the audit, in the batch of its first read.
  */
-export async function exportLogs(
-  ctx: Ctx,
-  caller: Caller,
-  filters: LogFilters,
-  context: { userAgent: string | null; language: Language },
-): Promise<ReadableStream<Uint8Array>> {
+export async function exportLogs(ctx: Ctx, caller: Caller, filters: LogFilters): Promise<ReadableStream<Uint8Array>> {
   const db = ctx.db
   const actor = await adminOf(ctx, caller)
   const viewer = viewerOf(actor)
@@ -108,11 +103,11 @@ export async function exportLogs(
     .filter(([, value]) => value !== undefined && value !== '')
     .map(([name, value]) => `${name}=${value}`)
     .join(' ')
-  const audit = db
-    .insertInto('log')
-    .values(
-      logEntry(actor.id, 'ADMINISTRATION', 'HISTORIQUE_EXPORT', context.userAgent, { commentaire: described || null }),
-    )
+  const audit = db.insertInto('log').values(
+    logEntry(actor.id, 'ADMINISTRATION', 'HISTORIQUE_EXPORT', ctx.request.userAgent, {
+      commentaire: described || null,
+    }),
+  )
   const { firstRead } = await namedBatch(ctx.d1, { audit, firstRead: chunk(null) })
   let read: LogRow[] | null = (firstRead?.results ?? []) as LogRow[]
   const encoder = new TextEncoder()
@@ -125,9 +120,9 @@ export async function exportLogs(
       let text = ''
       if (!started) {
         started = true
-        text += `\uFEFF${EXPORT_HEADERS[context.language].join(SEPARATOR[context.language])}\r\n`
+        text += `\uFEFF${EXPORT_HEADERS[ctx.request.language].join(SEPARATOR[ctx.request.language])}\r\n`
       }
-      for (const row of rows) text += `${csvLine(context.language, toLogEntry(row))}\r\n`
+      for (const row of rows) text += `${csvLine(ctx.request.language, toLogEntry(row))}\r\n`
       if (text) controller.enqueue(encoder.encode(text))
       const last = rows.at(-1)
       if (rows.length < EXPORT_CHUNK || !last) controller.close()

@@ -72,12 +72,7 @@ function requestProblem(request: AuthorizationRequest): [string, string] | null 
  * current post grants it and when they signed in: one round trip; the code and its audit entry (the
  * spec's launch entry, as for a launch code): one batch, written only while the grant holds.
  */
-export async function authorize(
-  ctx: Ctx,
-  caller: Caller,
-  request: AuthorizationRequest,
-  context: { origin: string; userAgent: string | null },
-): Promise<AuthorizationAnswer> {
+export async function authorize(ctx: Ctx, caller: Caller, request: AuthorizationRequest): Promise<AuthorizationAnswer> {
   const db = ctx.db
   const today = todayIso()
   const [actor, [found], [granted], [session]] = await actorWith(
@@ -96,7 +91,7 @@ export async function authorize(
   )
   const client = registered(found, request.redirect_uri)
   const { libelle } = client
-  const issuer = context.origin
+  const issuer = ctx.request.origin
   const redirect = (url: string): AuthorizationAnswer => ({ action: 'redirect', url, libelle })
   const problem = requestProblem(request)
   if (problem) return redirect(clientError(request, issuer, ...problem))
@@ -138,7 +133,12 @@ export async function authorize(
       },
       grant,
     ),
-    log: insertWhen(db, 'log', logEntry(actor.id, logTypeForApplication(libelle), libelle, context.userAgent), grant),
+    log: insertWhen(
+      db,
+      'log',
+      logEntry(actor.id, logTypeForApplication(libelle), libelle, ctx.request.userAgent),
+      grant,
+    ),
   })
   return redirect(redirectWith(request.redirect_uri, issuer, { code, state: request.state }))
 }

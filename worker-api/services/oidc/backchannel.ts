@@ -1,8 +1,8 @@
 import { addSeconds } from '../../contract/dates'
 import { clientHostKind } from '../../contract/oidc'
-import { type Env, isLocalEnvironment } from '../../env'
+import { isLocalEnvironment } from '../../env'
 import { oidcEnabled, signJwt } from '../../lib/oidc-keys'
-import type { Ctx } from '../../lib/types'
+import type { Ctx, Env } from '../../lib/types'
 import { MAX_ATTEMPTS, retryDelaySeconds } from '../core/outbox'
 
 /**

@@ -37,7 +37,6 @@ export async function authenticate(
   ctx: Ctx,
   client: ClientRow | undefined,
   credentials: ReturnType<typeof clientCredentials>,
-  context: { userAgent: string | null },
 ): Promise<ClientRow> {
   let ok = false
   if (client && client.actif === 1) {
@@ -52,7 +51,7 @@ export async function authenticate(
     await db
       .insertInto('log')
       .values({
-        ...logEntry(0, logTypeForApplication(client.libelle), client.libelle, context.userAgent, {
+        ...logEntry(0, logTypeForApplication(client.libelle), client.libelle, ctx.request.userAgent, {
           commentaire: 'Authentification du client OpenID Connect refusée',
         }),
         utilisateur_id: null,

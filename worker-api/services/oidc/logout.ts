@@ -36,7 +36,8 @@ async function ourIdToken(ctx: Ctx, token: string, issuer: string): Promise<Reco
 
 const invalid = (message: string) => new BusinessError('VALIDATION_FAILED', 400, message)
 
-export async function logoutTarget(ctx: Ctx, request: LogoutTargetRequest, issuer: string): Promise<LogoutAnswer> {
+export async function logoutTarget(ctx: Ctx, request: LogoutTargetRequest): Promise<LogoutAnswer> {
+  const issuer = ctx.request.origin
   const hint = request.id_token_hint ? await ourIdToken(ctx, request.id_token_hint, issuer) : null
   if (request.id_token_hint && !hint) throw invalid('id_token_hint is not an ID token of this provider')
   const audience = typeof hint?.aud === 'string' ? hint.aud : null

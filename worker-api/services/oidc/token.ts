@@ -29,8 +29,6 @@ export type TokenForm = Partial<
   >
 >
 
-export type TokenContext = { origin: string; userAgent: string | null }
-
 export type TokenAnswer = {
   access_token: string
   token_type: 'Bearer'
@@ -43,17 +41,12 @@ export type TokenAnswer = {
 const invalidGrant = (description: string) => new OAuthError('invalid_grant', description)
 
 /** POST /oidc/token. */
-export async function token(
-  ctx: Ctx,
-  form: TokenForm,
-  authorization: string | undefined,
-  context: TokenContext,
-): Promise<TokenAnswer> {
+export async function token(ctx: Ctx, form: TokenForm, authorization: string | undefined): Promise<TokenAnswer> {
   const credentials = clientCredentials(authorization, form)
   const rate = oidcClientCounter('oidc-token', credentials.clientId, Number(ctx.env.OIDC_TOKEN_RATE_PER_MINUTE ?? 120))
   try {
-    if (form.grant_type === 'authorization_code') return await exchangeCode(ctx, form, credentials, rate, context)
-    if (form.grant_type === 'refresh_token') return await refreshGrant(ctx, form, credentials, rate, context)
+    if (form.grant_type === 'authorization_code') return await exchangeCode(ctx, form, credentials, rate)
+    if (form.grant_type === 'refresh_token') return await refreshGrant(ctx, form, credentials, rate)
   } catch (error) {
     if (error instanceof BusinessError && error.status === 429) {
       const wait = String(error.attributs[0] ?? 60)
@@ -67,13 +60,7 @@ export async function token(
 type Rate = ReturnType<typeof oidcClientCounter>
 type Credentials = ReturnType<typeof clientCredentials>
 
-async function exchangeCode(
-  ctx: Ctx,
-  form: TokenForm,
-  credentials: Credentials,
-  rate: Rate,
-  context: TokenContext,
-): Promise<TokenAnswer> {
+async function exchangeCode(ctx: Ctx, form: TokenForm, credentials: Credentials, rate: Rate): Promise<TokenAnswer> {
   if (!form.code || !form.redirect_uri || !form.code_verifier) {
     throw new OAuthError('invalid_request', 'code, redirect_uri and code_verifier are required')
   }
@@ -100,7 +87,7 @@ async function exchangeCode(
     posts: currentPostsQuery(db, user, today),
   })
   rate.check(read.rate?.results[0])
-  const client = await authenticate(ctx, read.client?.results[0], credentials, context)
+  const client = await authenticate(ctx, read.client?.results[0], credentials)
   const code = read.code?.results[0]
   const now = new Date()
   if (!code || code.application_id !== client.application_id) throw invalidGrant('Unknown code')
@@ -123,7 +110,7 @@ async function exchangeCode(
   if (!(await pkceMatches(form.code_verifier, code.code_challenge))) throw await refuse('Wrong code_verifier')
   if (!code.actif || code.supprime) throw await refuse('User disabled')
   if (code.granted !== 1) throw await refuse('No current post grants this application')
-  if (!sameDomain(code.domain, context.origin)) throw await refuse("Not the user's domain")
+  if (!sameDomain(code.domain, ctx.request.origin)) throw await refuse("Not the user's domain")
   if (!code.portal_expires_at) throw await refuse('The portal session ended')
 
   const session = await newRefreshToken(code.utilisateur_id, code.family_id, code.portal_expires_at, now, {
@@ -159,7 +146,7 @@ async function exchangeCode(
   return answer(ctx, {
     clientId: credentials.clientId,
     // The issuer the code was issued under, whichever of the portal's names the exchange reached.
-    issuer: code.issuer ?? context.origin,
+    issuer: code.issuer ?? ctx.request.origin,
     accessToken,
     refreshToken: session.token,
     scope: code.scope,
@@ -171,13 +158,7 @@ async function exchangeCode(
   })
 }
 
-async function refreshGrant(
-  ctx: Ctx,
-  form: TokenForm,
-  credentials: Credentials,
-  rate: Rate,
-  context: TokenContext,
-): Promise<TokenAnswer> {
+async function refreshGrant(ctx: Ctx, form: TokenForm, credentials: Credentials, rate: Rate): Promise<TokenAnswer> {
   if (!form.refresh_token) throw new OAuthError('invalid_request', 'refresh_token is required')
   const db = ctx.db
   const today = todayIso()
@@ -191,21 +172,21 @@ async function refreshGrant(
     posts: currentPostsQuery(db, user, today),
   })
   rate.check(read.rate?.results[0])
-  const client = await authenticate(ctx, read.client?.results[0], credentials, context)
+  const client = await authenticate(ctx, read.client?.results[0], credentials)
   const presented = read.token?.results[0]
   if (!presented || presented.application_id !== client.application_id || !presented.scope || !presented.auth_time) {
     throw invalidGrant('Unknown refresh token')
   }
   let tokens: Awaited<ReturnType<typeof rotate>>
   try {
-    tokens = await rotate(ctx, presented, form.refresh_token, context.origin)
+    tokens = await rotate(ctx, presented, form.refresh_token, ctx.request.origin)
   } catch (error) {
     if (error instanceof BusinessError) throw invalidGrant(error.message)
     throw error
   }
   return answer(ctx, {
     clientId: credentials.clientId,
-    issuer: presented.issuer ?? context.origin,
+    issuer: presented.issuer ?? ctx.request.origin,
     accessToken: tokens.accessToken,
     refreshToken: tokens.refreshToken,
     scope: presented.scope,

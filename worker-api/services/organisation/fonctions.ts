@@ -17,8 +17,6 @@ import { inScopeOrFail, structureInScopeQuery } from './structures'
  * a function grants is the root administrators' to change (the catalogue's rule).
  */
 
-type Context = { userAgent: string | null }
-
 /** Functions with the applications each grants (one JSON column) and the posts holding it. */
 function fonctionsQuery(db: DB) {
   return db
@@ -112,12 +110,7 @@ const fonctionHolds = (db: DB, viewer: Viewer, id: number) =>
  * POST rest/bd/fonction: a new function of a structure of the caller's scope, under a name free in
  * that structure, with its audit entry; both written only while the structure is still in scope.
  */
-export async function createFonction(
-  ctx: Ctx,
-  caller: Caller,
-  input: FonctionInput,
-  context: Context,
-): Promise<StructureFonction> {
+export async function createFonction(ctx: Ctx, caller: Caller, input: FonctionInput): Promise<StructureFonction> {
   const db = ctx.db
   const viewer = viewerOf(caller)
   const [actor, [structure], [holder]] = await adminWith(
@@ -132,7 +125,14 @@ export async function createFonction(
   const guard = structureHolds(db, viewer, structure.id)
   const results = await namedBatch(ctx.d1, {
     created: insertWhen(db, 'fonction', { libelle: input.libelle, structure_id: structure.id }, guard).returning('id'),
-    log: adminLogWhen(db, actor, 'FONCTION_CREATION', `${input.libelle} (${structure.nom})`, context.userAgent, guard),
+    log: adminLogWhen(
+      db,
+      actor,
+      'FONCTION_CREATION',
+      `${input.libelle} (${structure.nom})`,
+      ctx.request.userAgent,
+      guard,
+    ),
   }).catch((error) => {
     throw libelleRace(error, input.libelle)
   })
@@ -196,12 +196,7 @@ function setGrants(db: DB, fonctionId: number, applicationIds: number[], guard: 
  * statement holds only while the function is still in scope (and, for the grants, the caller still a
  * root administrator); the audit entry under the same condition.
  */
-export async function updateFonction(
-  ctx: Ctx,
-  caller: Caller,
-  input: FonctionUpdate,
-  context: Context,
-): Promise<StructureFonction> {
+export async function updateFonction(ctx: Ctx, caller: Caller, input: FonctionUpdate): Promise<StructureFonction> {
   const db = ctx.db
   const { actor, viewer, fonction, holder, applicationIds, applications } = await readFonction(
     ctx,
@@ -234,7 +229,7 @@ export async function updateFonction(
       actor,
       'FONCTION_MODIFICATION',
       `${before.libelle} (${fonction.structure_nom}) ${change.join(', ')}`.trim(),
-      context.userAgent,
+      ctx.request.userAgent,
       grants ? grantGuard : target,
     ),
     updated: db
@@ -265,7 +260,7 @@ const hasPostes = (count: number) =>
  * its function for the history), of a structure of the caller's scope; its grants go with it. The
  * delete re-checks both when it runs; its audit entry is written under the same condition.
  */
-export async function deleteFonction(ctx: Ctx, caller: Caller, id: number, context: Context): Promise<void> {
+export async function deleteFonction(ctx: Ctx, caller: Caller, id: number): Promise<void> {
   const db = ctx.db
   const { actor, viewer, fonction } = await readFonction(ctx, caller, id)
   if ((fonction.nb_postes ?? 0) > 0) throw hasPostes(fonction.nb_postes ?? 0)
@@ -278,7 +273,7 @@ export async function deleteFonction(ctx: Ctx, caller: Caller, id: number, conte
       actor,
       'FONCTION_SUPPRESSION',
       `${fonction.libelle} (${fonction.structure_nom})`,
-      context.userAgent,
+      ctx.request.userAgent,
       guard,
     ),
     deleted: db

@@ -200,7 +200,7 @@ export async function mailChangeOf(ctx: Ctx, token: string) {
  * pending changes) die; the change is in the audit history. Returns the address, the login and the
  * outbox ids.
  */
-export async function confirmMailChange(ctx: Ctx, token: string, userAgent: string | null) {
+export async function confirmMailChange(ctx: Ctx, token: string) {
   const row = await liveMailToken(ctx, token, MAIL_CHANGE)
   if (!row.actif || row.supprime) throw new BusinessError('USER_DISABLED', 403, 'User disabled')
   const newMail = row.new_mail ?? ''
@@ -223,7 +223,7 @@ export async function confirmMailChange(ctx: Ctx, token: string, userAgent: stri
         new Date(now),
         tokenIsLive,
       ),
-      log: insertWhen(db, 'log', mailChangeLog(row.user_id, row.mail, newMail, userAgent), tokenIsLive),
+      log: insertWhen(db, 'log', mailChangeLog(row.user_id, row.mail, newMail, ctx.request.userAgent), tokenIsLive),
       used: db.updateTable('mail_token').set({ used_at: now }).where('id', '=', row.id).where('used_at', 'is', null),
       voidedChanges: voidMailChanges(db, row.user_id, now),
       voidedLinks: voidPasswordLinks(db, row.user_id, now),

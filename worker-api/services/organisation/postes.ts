@@ -70,12 +70,7 @@ export function requireNotOver(fin: string, today: string, field: string) {
  * of the range (POSTE_ALREADY_EXIST). The insert re-checks the overlap when it runs; its audit entry
  * is written only with it.
  */
-export async function createPoste(
-  ctx: Ctx,
-  caller: Caller,
-  input: PosteInput,
-  context: { userAgent: string | null },
-): Promise<Poste> {
+export async function createPoste(ctx: Ctx, caller: Caller, input: PosteInput): Promise<Poste> {
   const db = ctx.db
   const viewer = viewerOf(caller)
   const debut = fromWireDate(input.dateDebut) ?? ''
@@ -137,7 +132,7 @@ export async function createPoste(
     log: insertWhen(
       db,
       'log',
-      logEntry(actor.id, 'ADMINISTRATION', 'POSTE_CREATION', context.userAgent, {
+      logEntry(actor.id, 'ADMINISTRATION', 'POSTE_CREATION', ctx.request.userAgent, {
         commentaire: `#${user.id} ${user.login} : ${fonction.libelle}, ${structure.nom}, ${input.dateDebut} → ${input.dateFin}`,
       }),
       db
@@ -214,12 +209,7 @@ const describePoste = (poste: { user_id: number; login: string; libelle: string;
  * no overlap with another post of the same function there (POSTE_ALREADY_EXIST). The update re-checks
  * them when it runs; its audit entry is written under the same condition.
  */
-export async function updatePoste(
-  ctx: Ctx,
-  caller: Caller,
-  input: PosteUpdate,
-  context: { userAgent: string | null },
-): Promise<Poste> {
+export async function updatePoste(ctx: Ctx, caller: Caller, input: PosteUpdate): Promise<Poste> {
   const db = ctx.db
   const viewer = viewerOf(caller)
   const debut = fromWireDate(input.dateDebut) ?? ''
@@ -252,7 +242,7 @@ export async function updatePoste(
     log: insertWhen(
       db,
       'log',
-      logEntry(actor.id, 'ADMINISTRATION', 'POSTE_MODIFICATION', context.userAgent, {
+      logEntry(actor.id, 'ADMINISTRATION', 'POSTE_MODIFICATION', ctx.request.userAgent, {
         commentaire: `${describePoste(poste)}, ${toWireDate(poste.date_debut)} → ${toWireDate(poste.date_fin)} devient ${input.dateDebut} → ${input.dateFin}`,
       }),
       guard,
@@ -287,12 +277,7 @@ export async function updatePoste(
  * (spec §6: "when the user's modification flag allows"), in a structure of their scope; with its
  * audit entry in the same batch, both under those conditions as the batch runs.
  */
-export async function deletePoste(
-  ctx: Ctx,
-  caller: Caller,
-  id: number,
-  context: { userAgent: string | null },
-): Promise<void> {
+export async function deletePoste(ctx: Ctx, caller: Caller, id: number): Promise<void> {
   const db = ctx.db
   const viewer = viewerOf(caller)
   const [actor, [poste]] = await adminWith(ctx, caller, posteQuery(db, viewer, id))
@@ -303,7 +288,7 @@ export async function deletePoste(
     log: insertWhen(
       db,
       'log',
-      logEntry(actor.id, 'ADMINISTRATION', 'POSTE_SUPPRESSION', context.userAgent, {
+      logEntry(actor.id, 'ADMINISTRATION', 'POSTE_SUPPRESSION', ctx.request.userAgent, {
         commentaire: `${describePoste(poste)}, ${toWireDate(poste.date_debut)} → ${toWireDate(poste.date_fin)}`,
       }),
       guard,

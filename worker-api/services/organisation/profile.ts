@@ -33,13 +33,7 @@ function holderOf(db: DB, id: number, mail: string) {
  * password yet, and its only way in, the invitation, goes to the corrected address. Returns the
  * outbox ids.
  */
-export async function updateProfile(
-  ctx: Ctx,
-  caller: Caller,
-  id: number,
-  input: ProfileInput,
-  context: { origin: string; userAgent: string | null },
-): Promise<User> {
+export async function updateProfile(ctx: Ctx, caller: Caller, id: number, input: ProfileInput): Promise<User> {
   const db = ctx.db
   const now = new Date()
   const viewer = viewerOf(caller)
@@ -98,7 +92,7 @@ export async function updateProfile(
     // The same address (perhaps in another case): nothing to prove, nobody to tell. An invited
     // user's corrected one: its writes go with the update.
     const correction = corrected
-      ? await mailCorrection(db, actor, { ...row, ...input }, row.mail, context, now, managed)
+      ? await mailCorrection(db, actor, { ...row, ...input }, row.mail, ctx.request, now, managed)
       : { before: [], after: [] }
     try {
       return await writeAndRead([...correction.before, names(input.mail), ...correction.after])
@@ -111,6 +105,6 @@ export async function updateProfile(
   if (!row.may_change_mail) {
     throw new BusinessError('TOO_MANY_ATTEMPTS', 429, 'Too many address changes; retry later', [3600])
   }
-  const request = await requestMailChange(db, row, input, { ...context, by: byAdmin ? actor : null, guard }, now)
+  const request = await requestMailChange(db, row, input, { ...ctx.request, by: byAdmin ? actor : null, guard }, now)
   return writeAndRead([names(null), ...request])
 }

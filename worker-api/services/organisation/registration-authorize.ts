@@ -15,7 +15,7 @@ import { logEntry } from '../core/audit'
 import { REGISTRATION_TTL_HOURS, underHourlyCap, voidLinks } from '../core/mail-tokens'
 import { mailQueued, queueMail } from '../core/outbox'
 import { requireNotOver } from './postes'
-import { type Context, carrierSettings, creationFailed } from './registration'
+import { carrierSettings, creationFailed } from './registration'
 import { fonctionField, offeredFonction, posteAtAuthorisation } from './registration-poste'
 import { type PendingRow, pendingTarget, toPendingUser } from './registration-queue'
 import { insertStructure } from './structure-writes'
@@ -44,12 +44,7 @@ export const REGISTRATION_LINKS_PER_HOUR = 5
  * LISTE_UPDATE_FAILED), of two links only the last one lives, its expiry the one shown, and of two
  * creations of a company one takes place.
  */
-export async function authorizeRegistration(
-  ctx: Ctx,
-  caller: Caller,
-  input: AuthorizeInput,
-  context: Pick<Context, 'origin' | 'userAgent'>,
-): Promise<AuthorizeResult> {
+export async function authorizeRegistration(ctx: Ctx, caller: Caller, input: AuthorizeInput): Promise<AuthorizeResult> {
   const { db, actor, target, holder, read, offered } = await pendingTarget(ctx, caller, input.user.id)
   const id = target.id
   const stillPending = db
@@ -61,7 +56,7 @@ export async function authorizeRegistration(
     // Still in the caller's queue as the batch runs (its structure may have moved meanwhile).
     .where(registrationInScope(db, viewerOf(caller), 'utilisateur'))
   const log = (nomLog: string) =>
-    logEntry(actor.id, 'ADMINISTRATION', nomLog, context.userAgent, { commentaire: `#${id} ${target.mail}` })
+    logEntry(actor.id, 'ADMINISTRATION', nomLog, ctx.request.userAgent, { commentaire: `#${id} ${target.mail}` })
 
   if (!input.authorize) {
     const refused = await namedBatch(ctx.d1, {
@@ -70,7 +65,7 @@ export async function authorizeRegistration(
       postesLog: postesGoneLog(
         db,
         target,
-        logEntry(actor.id, 'ADMINISTRATION', 'POSTE_SUPPRESSION', context.userAgent),
+        logEntry(actor.id, 'ADMINISTRATION', 'POSTE_SUPPRESSION', ctx.request.userAgent),
         stillPending,
       ),
       deleted: db
@@ -93,7 +88,7 @@ export async function authorizeRegistration(
   const token = randomToken()
   const tokenHash = await sha256Hex(token)
   const expiresAt = addSeconds(REGISTRATION_TTL_HOURS * 3600, now).toISOString()
-  const url = `${linkOrigin(target.domain, context.origin)}/renewPassword/${token}`
+  const url = `${linkOrigin(target.domain, ctx.request.origin)}/renewPassword/${token}`
   const company = target.company_nom ?? holder?.nom ?? typed ?? ''
   const mail = registrationMail(mailLanguage(target.langue), target, company, url, REGISTRATION_TTL_HOURS)
   const written = db.selectFrom('mail_token').select('id').where('token_hash', '=', tokenHash)
@@ -105,7 +100,7 @@ export async function authorizeRegistration(
   const companyWrites =
     typed === null || typeId === null
       ? null
-      : typedCompany(db, actor.id, target, typed, typeId, underCap, at, context.userAgent)
+      : typedCompany(db, actor.id, target, typed, typeId, underCap, at, ctx.request.userAgent)
   const posteWrites =
     input.poste && fonction
       ? posteAtAuthorisation(
@@ -116,7 +111,7 @@ export async function authorizeRegistration(
           input.poste,
           fonction.libelle,
           written,
-          context.userAgent,
+          ctx.request.userAgent,
         )
       : null
   const results = await namedBatch(ctx.d1, {

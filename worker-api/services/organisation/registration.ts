@@ -16,8 +16,6 @@ import { mailTaken } from '../core/users'
  * company is created then) or refuses it (the request is deleted, and nothing else was written).
  */
 
-export type Context = { origin: string; userAgent: string | null; ip: string | null; language: 'fr' | 'en' }
-
 /** The configured carrier type and the structure new carriers hang under (either may be missing). */
 export function carrierSettings(ctx: Ctx) {
   const id = (value: string | undefined) => {
@@ -72,12 +70,12 @@ function carriersParent(db: DB, typeId: number, parentId: number | null) {
  * batch: a second registration of the same address, even at the same moment, fails on the unique
  * index and leaves nothing behind (MAIL_ALREADY_USED).
  */
-export async function register(ctx: Ctx, input: RegistrationInput, context: Context): Promise<Registered> {
+export async function register(ctx: Ctx, input: RegistrationInput): Promise<Registered> {
   const gate = await publicGate(ctx, {
     kind: 'registration',
     limit: Number(ctx.env.REGISTRATION_RATE_PER_MINUTE ?? 5),
     captcha: input.captcha,
-    remoteIp: context.ip,
+    remoteIp: ctx.request.ip,
   })
   const { typeId, parentId } = carrierSettings(ctx)
   if (typeId === null) {
@@ -142,8 +140,8 @@ export async function register(ctx: Ctx, input: RegistrationInput, context: Cont
             sql.val(mail).as('mail'),
             sql.val(null).as('password_hash'),
             sql.val(0).as('actif'),
-            sql.val(context.origin).as('domain'),
-            sql.val(context.language).as('langue'),
+            sql.val(ctx.request.origin).as('domain'),
+            sql.val(ctx.request.language).as('langue'),
             sql.val('PENDING').as('registration_state'),
             sql.val(carrier ? carrier.id : null).as('registration_structure_id'),
             sql.val(carrier ? null : typed).as('registration_structure_nom'),
@@ -156,7 +154,7 @@ export async function register(ctx: Ctx, input: RegistrationInput, context: Cont
         db,
         'log',
         {
-          ...logEntry(0, 'ADMINISTRATION', 'INSCRIPTION', context.userAgent, {
+          ...logEntry(0, 'ADMINISTRATION', 'INSCRIPTION', ctx.request.userAgent, {
             commentaire: `${mail} : ${carrier?.nom ?? typed}`,
           }),
           utilisateur_id: sql<number>`(${holder})`,

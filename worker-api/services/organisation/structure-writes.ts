@@ -23,8 +23,6 @@ import {
  * functions), moved or renamed, or deleted once empty, each with its audit entry in its batch.
  */
 
-type Context = { userAgent: string | null }
-
 /**
  * What a create or an update must check about the new name, type and parent, read in one round trip
  * with the caller's check: the type (and the type its parents must have), the parent (in scope?), a
@@ -95,12 +93,7 @@ export function insertStructure(
  * type requires, under a free name. Its id and path are given in the one statement that inserts it,
  * written with its type's template of functions and its audit entry in one batch.
  */
-export async function createStructure(
-  ctx: Ctx,
-  caller: Caller,
-  input: StructureInput,
-  context: Context,
-): Promise<Structure> {
+export async function createStructure(ctx: Ctx, caller: Caller, input: StructureInput): Promise<Structure> {
   const db = ctx.db
   const { actor, type, parent, holder } = await readPlacement(ctx, caller, input, null)
   if (holder) throw nomTaken(holder.nom)
@@ -117,7 +110,7 @@ export async function createStructure(
       template: copyTemplate(db, sql<number>`(select id from structure where nom = ${input.nom})`, type.id, createdAt),
       log: db
         .insertInto('log')
-        .values(adminLog(actor, 'STRUCTURE_CREATION', `${input.nom} (${type.libelle})`, context.userAgent)),
+        .values(adminLog(actor, 'STRUCTURE_CREATION', `${input.nom} (${type.libelle})`, ctx.request.userAgent)),
     })
     const created = inserted?.results[0]
     if (!created) throw notFound('Unknown parent structure')
@@ -189,12 +182,7 @@ const ancestorsOf = (id: number) =>
  * and a move keeps every path of the sub-tree right in the same batch: they are recomputed from the
  * parent links as they stand when the batch runs, so a concurrent move cannot leave a stale prefix.
  */
-export async function updateStructure(
-  ctx: Ctx,
-  caller: Caller,
-  input: StructureInput,
-  context: Context,
-): Promise<Structure> {
+export async function updateStructure(ctx: Ctx, caller: Caller, input: StructureInput): Promise<Structure> {
   const db = ctx.db
   const id = input.id
   if (!id) throw invalidField('id', 'The structure id is required', 'validation.required')
@@ -212,7 +200,7 @@ export async function updateStructure(
   const after = structureInScopeQuery(db, viewer, id)
   const { updated, read } = await namedBatch(ctx.d1, {
     // Before the update, under its very condition: nothing the insert writes changes what it reads.
-    log: adminLogWhen(db, actor, 'STRUCTURE_MODIFICATION', `#${id} ${change.join(', ')}`, context.userAgent, holds),
+    log: adminLogWhen(db, actor, 'STRUCTURE_MODIFICATION', `#${id} ${change.join(', ')}`, ctx.request.userAgent, holds),
     updated: db
       .updateTable('structure')
       .set({ nom: input.nom, type_id: type.id, parent_id: parent?.id ?? null })
@@ -258,7 +246,7 @@ export function subtreePaths(id: number) {
  * registrations (STRUCTURE_HAS_USERS: nothing is orphaned); its functions go with it. The delete
  * re-checks those conditions when it runs, and its audit entry is written only if it took place.
  */
-export async function deleteStructure(ctx: Ctx, caller: Caller, id: number, context: Context): Promise<void> {
+export async function deleteStructure(ctx: Ctx, caller: Caller, id: number): Promise<void> {
   const db = ctx.db
   const viewer = viewerOf(caller)
   const hasStructure = db.selectFrom('structure as gone').select('gone.id').where('gone.id', '=', id)
@@ -302,7 +290,7 @@ export async function deleteStructure(ctx: Ctx, caller: Caller, id: number, cont
       actor,
       'STRUCTURE_SUPPRESSION',
       `${structure.nom} (#${id})`,
-      context.userAgent,
+      ctx.request.userAgent,
       db.selectNoFrom(sql.lit(1).as('gone')).where(({ not, exists }) => not(exists(hasStructure))),
     ),
   })

@@ -18,8 +18,6 @@ import { invitationWrites } from './invitations'
  * deletion and restoration, a new invitation; each with its audit entry in its batch.
  */
 
-type Context = { origin: string; userAgent: string | null }
-
 /** An audit entry of an administrator's action on a user (DESIGN §8), naming the user in its comment. */
 function userLog(actor: Actor, nomLog: string, user: { id: number; login: string }, userAgent: string | null): NewLog {
   return logEntry(actor.id, 'ADMINISTRATION', nomLog, userAgent, { commentaire: `#${user.id} ${user.login}` })
@@ -88,7 +86,6 @@ async function setFlag(
   flag: 'actif' | 'supprime' | 'admin',
   value: boolean,
   nomLog: string,
-  userAgent: string | null,
   also: (at: string, managed: ReturnType<typeof stillManaged>) => Parameters<typeof batch>[1] = () => [],
 ) {
   const at = new Date().toISOString()
@@ -99,7 +96,7 @@ async function setFlag(
   const { written, rows } = await writeThenRead(
     ctx.d1,
     [
-      insertWhen(db, 'log', userLog(actor, nomLog, target, userAgent), managed.where(flag, '!=', stored)),
+      insertWhen(db, 'log', userLog(actor, nomLog, target, ctx.request.userAgent), managed.where(flag, '!=', stored)),
       ...also(at, managed),
       db
         .updateTable('utilisateur')
@@ -120,12 +117,7 @@ async function setFlag(
  * sends it (at most `INVITATIONS_PER_HOUR` an hour), deactivating them voids it. Returns the user
  * and the outbox ids.
  */
-export async function setUserState(
-  ctx: Ctx,
-  caller: Caller,
-  input: { id: number; actif: boolean },
-  context: Context,
-): Promise<User> {
+export async function setUserState(ctx: Ctx, caller: Caller, input: { id: number; actif: boolean }): Promise<User> {
   const { db, actor, target } = await managedTarget(ctx, caller, input.id)
   if (target.admin) throw forbidden("An administrator's state does not change; remove the admin flag first")
   const nomLog = input.actif ? 'UTILISATEUR_ACTIVATION' : 'UTILISATEUR_DESACTIVATION'
@@ -136,9 +128,9 @@ export async function setUserState(
     .where('registration_state', '=', 'INVITED')
   const invitation =
     input.actif && invited
-      ? await invitationWrites(db, actor, target, context, new Date(), { capped: true, onlyIf: becomesActive })
+      ? await invitationWrites(db, actor, target, ctx.request, new Date(), { capped: true, onlyIf: becomesActive })
       : null
-  const user = await setFlag(ctx, db, actor, target, 'actif', input.actif, nomLog, context.userAgent, (at, managed) => {
+  const user = await setFlag(ctx, db, actor, target, 'actif', input.actif, nomLog, (at, managed) => {
     if (input.actif) return invitation ? Object.values(invitation.statements) : []
     return [
       revokeSessions(db, target.id, at).where(({ exists }) => exists(managed)),
@@ -161,24 +153,19 @@ function uninvite(db: DB, userId: number, at: string) {
 }
 
 /** PUT rest/bd/utilisateur/admin: the "admin des niveaux inférieurs" flag (spec §6). */
-export async function setUserAdmin(
-  ctx: Ctx,
-  caller: Caller,
-  input: { id: number; admin: boolean },
-  userAgent: string | null,
-): Promise<User> {
+export async function setUserAdmin(ctx: Ctx, caller: Caller, input: { id: number; admin: boolean }): Promise<User> {
   const { db, actor, target } = await managedTarget(ctx, caller, input.id)
   const nomLog = input.admin ? 'UTILISATEUR_ADMIN' : 'UTILISATEUR_ADMIN_RETRAIT'
-  return (await setFlag(ctx, db, actor, target, 'admin', input.admin, nomLog, userAgent))()
+  return (await setFlag(ctx, db, actor, target, 'admin', input.admin, nomLog))()
 }
 
 /**
  * DELETE rest/bd/utilisateur/suppression/{id}: a soft delete (spec §4, restorable). The user keeps
  * their posts and history but cannot sign in: their sessions end and their unused links die.
  */
-export async function deleteUser(ctx: Ctx, caller: Caller, id: number, userAgent: string | null): Promise<void> {
+export async function deleteUser(ctx: Ctx, caller: Caller, id: number): Promise<void> {
   const { db, actor, target } = await managedTarget(ctx, caller, id)
-  await setFlag(ctx, db, actor, target, 'supprime', true, 'UTILISATEUR_SUPPRESSION', userAgent, (at, managed) => [
+  await setFlag(ctx, db, actor, target, 'supprime', true, 'UTILISATEUR_SUPPRESSION', (at, managed) => [
     revokeSessions(db, id, at).where(({ exists }) => exists(managed)),
     db
       .updateTable('mail_token')
@@ -190,9 +177,9 @@ export async function deleteUser(ctx: Ctx, caller: Caller, id: number, userAgent
 }
 
 /** DELETE rest/bd/utilisateur/retablir/{id}: the deleted user comes back as they were, posts and all. */
-export async function restoreUser(ctx: Ctx, caller: Caller, id: number, userAgent: string | null): Promise<void> {
+export async function restoreUser(ctx: Ctx, caller: Caller, id: number): Promise<void> {
   const { db, actor, target } = await managedTarget(ctx, caller, id)
-  await setFlag(ctx, db, actor, target, 'supprime', false, 'UTILISATEUR_RETABLISSEMENT', userAgent)
+  await setFlag(ctx, db, actor, target, 'supprime', false, 'UTILISATEUR_RETABLISSEMENT')
 }
 
 /**
@@ -200,19 +187,19 @@ export async function restoreUser(ctx: Ctx, caller: Caller, id: number, userAgen
  * yet; the earlier link dies once the new one is written, at most `INVITATIONS_PER_HOUR` an hour. An
  * inactive user gets theirs when activated (409 `INVITATION_WAITS_ACTIVATION`).
  */
-export async function resendInvitation(ctx: Ctx, caller: Caller, id: number, context: Context): Promise<void> {
+export async function resendInvitation(ctx: Ctx, caller: Caller, id: number): Promise<void> {
   const { db, actor, target } = await managedTarget(ctx, caller, id)
   if (target.supprime) throw forbidden('Restore this user first')
   if (target.registration_state !== 'INVITED')
     throw new BusinessError('INVITATION_NOT_PENDING', 409, 'This user has already chosen a password')
   if (!target.actif)
     throw new BusinessError('INVITATION_WAITS_ACTIVATION', 409, 'This user is inactive: activating them invites them')
-  const invitation = await invitationWrites(db, actor, target, context, new Date(), { capped: true })
+  const invitation = await invitationWrites(db, actor, target, ctx.request, new Date(), { capped: true })
   const mailIds = mailQueued(
     ctx,
     await batch(ctx.d1, [
       ...Object.values(invitation.statements),
-      insertWhen(db, 'log', userLog(actor, 'INVITATION_RENVOI', target, context.userAgent), invitation.written),
+      insertWhen(db, 'log', userLog(actor, 'INVITATION_RENVOI', target, ctx.request.userAgent), invitation.written),
     ]),
   )
   if (mailIds.length === 0) {
@@ -226,7 +213,7 @@ export async function resendInvitation(ctx: Ctx, caller: Caller, id: number, con
  * recovery codes), for a user who lost theirs; audited, and the user told by mail. Nothing happens,
  * no entry nor mail, when they had none.
  */
-export async function resetSecondFactor(ctx: Ctx, caller: Caller, id: number, context: Context): Promise<void> {
+export async function resetSecondFactor(ctx: Ctx, caller: Caller, id: number): Promise<void> {
   const { db, actor, target } = await managedTarget(ctx, caller, id)
   const had = stillManaged(db, actor, target.id).where(
     sql<boolean>`(${hasSecondFactor(target.id)}
@@ -234,7 +221,7 @@ export async function resetSecondFactor(ctx: Ctx, caller: Caller, id: number, co
   )
   const notice = factorResetMail(mailLanguage(target.langue), target, `${actor.prenom} ${actor.nom}`)
   const results = await namedBatch(ctx.d1, {
-    log: insertWhen(db, 'log', userLog(actor, 'MFA_REINITIALISATION', target, context.userAgent), had),
+    log: insertWhen(db, 'log', userLog(actor, 'MFA_REINITIALISATION', target, ctx.request.userAgent), had),
     mail: queueMail(db, { ...notice, to: target.mail, userId: target.id, kind: 'FACTOR_RESET' }, new Date(), had),
     // The app, the passkeys, the codes, and a sign-in waiting for its second step (which starts again).
     ...Object.fromEntries(

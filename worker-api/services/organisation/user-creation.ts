@@ -20,8 +20,6 @@ import { checkPlacement, placementReads } from './postes'
  * create forms make first.
  */
 
-type Context = { origin: string; userAgent: string | null }
-
 /** The account holding an address, whatever its case. */
 const mailHolder = (db: DB, mail: string) =>
   db
@@ -56,7 +54,7 @@ function boundOrigin(actor: Actor, domain: string | undefined, requestOrigin: st
  * not before: a link they could not use yet would only run out. The user, the post, the link, the
  * mail and the audit entry are one batch: all or nothing.
  */
-export async function createUser(ctx: Ctx, caller: Caller, input: CreateUserInput, context: Context): Promise<User> {
+export async function createUser(ctx: Ctx, caller: Caller, input: CreateUserInput): Promise<User> {
   const db = ctx.db
   const viewer = viewerOf(caller)
   const { poste } = input
@@ -66,7 +64,7 @@ export async function createUser(ctx: Ctx, caller: Caller, input: CreateUserInpu
     ...placementReads(db, viewer, poste),
     mailHolder(db, input.mail),
   )
-  const domain = boundOrigin(actor, input.domain, context.origin)
+  const domain = boundOrigin(actor, input.domain, ctx.request.origin)
   const debut = fromWireDate(poste.dateDebut) ?? ''
   const fin = fromWireDate(poste.dateFin) ?? ''
   const { structure, fonction } = checkPlacement(structures[0], fonctions[0], fin, viewer.today, 'poste.')
@@ -81,7 +79,7 @@ export async function createUser(ctx: Ctx, caller: Caller, input: CreateUserInpu
     .select('created.id')
     .where(sql<SqlBool>`created.mail = ${input.mail} collate nocase`)})`
   const user = { id: newId, login: input.mail, nom: input.nom, prenom: input.prenom, mail: input.mail, domain }
-  const invitation = input.actif ? await invitationWrites(db, actor, user, context, now) : null
+  const invitation = input.actif ? await invitationWrites(db, actor, user, ctx.request, now) : null
   const results = await namedBatch(ctx.d1, {
     user: db
       .insertInto('utilisateur')
@@ -112,7 +110,7 @@ export async function createUser(ctx: Ctx, caller: Caller, input: CreateUserInpu
     invitation: invitation?.statements.link ?? null,
     invitationMail: invitation?.statements.mail ?? null,
     log: db.insertInto('log').values(
-      logEntry(actor.id, 'ADMINISTRATION', 'UTILISATEUR_CREATION', context.userAgent, {
+      logEntry(actor.id, 'ADMINISTRATION', 'UTILISATEUR_CREATION', ctx.request.userAgent, {
         commentaire: `${input.mail}${input.admin ? ' (admin)' : ''} : ${fonction.libelle}, ${structure.nom}, ${poste.dateDebut} → ${poste.dateFin}`,
       }),
     ),

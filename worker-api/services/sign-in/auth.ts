@@ -4,7 +4,6 @@ import { batch, type DB } from '../../db/client'
 import { browserOf } from '../../lib/browser'
 import { randomToken, sha256Hex } from '../../lib/crypto'
 import { signAccessToken } from '../../lib/jwt'
-import type { requestContext } from '../../lib/request'
 import type { Ctx } from '../../lib/types'
 import type { Actor } from '../core/actor'
 import { logEntry } from '../core/audit'
@@ -15,7 +14,6 @@ export const REFRESH_ABSOLUTE_SECONDS = 10 * 60 * 60
 /** A rotated token presented again within this window is a retry, not a theft. */
 export const REUSE_GRACE_SECONDS = 10
 
-export type RequestContext = ReturnType<typeof requestContext>
 export type Tokens = { accessToken: string; refreshToken: string; expiresInMsec: number }
 
 /** A new refresh token row for a session family (the caller inserts it, usually in a batch). */
@@ -90,10 +88,10 @@ export function revokeSessions(db: DB, familyId: string, now = new Date(), reaso
  * Ends the caller's session, and the sessions applications opened from it: revokes the refresh-token
  * families and writes DECONNEXION.
  */
-export async function logout(ctx: Ctx, actor: Actor, userAgent: string | null) {
+export async function logout(ctx: Ctx, actor: Actor) {
   const db = ctx.db
   await batch(ctx.d1, [
     revokeSessions(db, actor.sid),
-    db.insertInto('log').values(logEntry(actor.id, 'DECONNEXION', 'DECONNEXION', userAgent)),
+    db.insertInto('log').values(logEntry(actor.id, 'DECONNEXION', 'DECONNEXION', ctx.request.userAgent)),
   ])
 }

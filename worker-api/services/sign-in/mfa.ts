@@ -18,7 +18,6 @@ import { actorWith } from '../core/actor'
 import { attemptCounter, clearAttempts } from '../core/attempt-counter'
 import { logEntry } from '../core/audit'
 import { mailQueued, queueMail } from '../core/outbox'
-import type { RequestContext } from './auth'
 
 export const mfaCodeInvalid = () => new BusinessError('MFA_CODE_INVALID', 400, 'Wrong or already used code')
 
@@ -63,12 +62,7 @@ export async function mfaStatus(ctx: Ctx, caller: Caller): Promise<MfaStatus> {
  * like wrong old passwords: a stolen session cannot set up an app of its own (which would lock the
  * user out of a password sign-in and hand the thief the recovery codes).
  */
-export async function startTotp(
-  ctx: Ctx,
-  caller: Caller,
-  proof: PasswordProof,
-  context: RequestContext,
-): Promise<TotpEnrolment> {
+export async function startTotp(ctx: Ctx, caller: Caller, proof: PasswordProof): Promise<TotpEnrolment> {
   const { db, actor, totp } = await proven(ctx, caller, { motDePasse: proof.motDePasse })
   const cleared = clearAttempts(db, 'password-change', String(actor.id))
   // Another app replaces this one only once it is turned off (which asks for a code or the password):
@@ -97,7 +91,7 @@ export async function startTotp(
       ),
     cleared,
   })
-  return { secret, otpauthUri: otpauthUri(new URL(context.origin).host, actor.login, secret) }
+  return { secret, otpauthUri: otpauthUri(new URL(ctx.request.origin).host, actor.login, secret) }
 }
 
 /**
@@ -163,7 +157,7 @@ export const mailUserQuery = (db: DB, userId: number) =>
  * replace any the user had. 400 MFA_CODE_INVALID on a wrong code. The change takes place only for the
  * secret the code was checked against (two confirmations at once: one wins).
  */
-export async function confirmTotp(ctx: Ctx, caller: Caller, code: string, context: RequestContext) {
+export async function confirmTotp(ctx: Ctx, caller: Caller, code: string) {
   const db = ctx.db
   const [actor, rows, users] = await actorWith(
     ctx,
@@ -197,7 +191,7 @@ export async function confirmTotp(ctx: Ctx, caller: Caller, code: string, contex
     log: insertWhen(
       db,
       'log',
-      logEntry(actor.id, 'ADMINISTRATION', 'MFA_TOTP_AJOUT', context.userAgent),
+      logEntry(actor.id, 'ADMINISTRATION', 'MFA_TOTP_AJOUT', ctx.request.userAgent),
       selectWhen(db, confirmed),
     ),
     mail: await noticeTo(db, user, factorAddedMail, { kind: 'totp' }, confirmed),
@@ -279,7 +273,7 @@ export const afterProof = (step: number | null) => (step === null ? sql<SqlBool>
  * Turns TOTP off with a current code (accepted once, like at sign-in) or the password; both counted
  * like wrong old passwords (the same lockout). With no passkey left, the recovery codes go too.
  */
-export async function removeTotp(ctx: Ctx, caller: Caller, input: FactorProof, context: RequestContext) {
+export async function removeTotp(ctx: Ctx, caller: Caller, input: FactorProof) {
   const { db, actor, user, totp, step } = await proven(ctx, caller, input)
   if (!totp?.secret) {
     // Proven (by the password), with nothing to remove: the count starts over as after any success.
@@ -305,7 +299,7 @@ export async function removeTotp(ctx: Ctx, caller: Caller, input: FactorProof, c
     log: insertWhen(
       db,
       'log',
-      logEntry(actor.id, 'ADMINISTRATION', 'MFA_TOTP_RETRAIT', context.userAgent),
+      logEntry(actor.id, 'ADMINISTRATION', 'MFA_TOTP_RETRAIT', ctx.request.userAgent),
       selectWhen(db, removed),
     ),
     cleared: clearAttempts(db, 'password-change', String(actor.id)),
@@ -321,7 +315,7 @@ export async function removeTotp(ctx: Ctx, caller: Caller, input: FactorProof, c
  * Ten new recovery codes (the former ones die), for a user who has a second factor, with the proof a
  * removal asks for (a current code or the password): a stolen session cannot make codes of its own.
  */
-export async function regenerateRecoveryCodes(ctx: Ctx, caller: Caller, input: FactorProof, context: RequestContext) {
+export async function regenerateRecoveryCodes(ctx: Ctx, caller: Caller, input: FactorProof) {
   const { db, actor, user, totp, step } = await proven(ctx, caller, input)
   // A code proves once: its step spent first, by this very request (a sign-in that accepted the same
   // code meanwhile leaves nothing to renew), the codes made only then and the rest only with them.
@@ -336,7 +330,7 @@ export async function regenerateRecoveryCodes(ctx: Ctx, caller: Caller, input: F
     log: insertWhen(
       db,
       'log',
-      logEntry(actor.id, 'ADMINISTRATION', 'MFA_CODES_SECOURS', context.userAgent),
+      logEntry(actor.id, 'ADMINISTRATION', 'MFA_CODES_SECOURS', ctx.request.userAgent),
       selectWhen(db, recovery.written),
     ),
     mail: await noticeTo(db, user, factorAddedMail, { kind: 'recoveryCodes' }, recovery.written),

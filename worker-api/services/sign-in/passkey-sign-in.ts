@@ -16,7 +16,6 @@ import { unauthorizedDomain } from '../core/actor'
 import { attemptCounter, FREE_FAILURES } from '../core/attempt-counter'
 import { clientCounter } from '../core/rate-limit'
 import { pendingMail, postesColumn, postesFrom, toUser } from '../core/users'
-import type { RequestContext } from './auth'
 import {
   credentialResponse,
   passkeyInvalid,
@@ -43,10 +42,9 @@ const rateLimit = (ctx: Ctx) => Number(ctx.env.LOGIN_RATE_PER_MINUTE ?? 30)
 export async function passkeyLoginOptions(
   ctx: Ctx,
   input: { challenge?: string | undefined },
-  context: RequestContext,
 ): Promise<PublicKeyCredentialRequestOptionsJSON> {
   const db = ctx.db
-  const rpID = hostOf(context.origin)
+  const rpID = hostOf(ctx.request.origin)
   if (!rpID) throw unauthorizedDomain()
   const now = new Date()
   const loginHash = input.challenge === undefined ? null : await sha256Hex(input.challenge)
@@ -54,7 +52,7 @@ export async function passkeyLoginOptions(
     ? sql<number>`(select utilisateur_id from mfa_challenge where hash = ${loginHash} and purpose = 'LOGIN'
         and expires_at > ${now.toISOString()})`
     : null
-  const rate = clientCounter('passkey-login', context.ip, rateLimit(ctx))
+  const rate = clientCounter('passkey-login', ctx.request.ip, rateLimit(ctx))
   const challenge = base64url(await generateChallenge())
   const row = await webauthnChallenge('PASSKEY_LOGIN', challenge, null, now)
   const read = await namedBatch(ctx.d1, {
@@ -99,7 +97,7 @@ export async function passkeyLoginOptions(
  * second step (`challenge` of 403 MFA_REQUIRED), the passkey must be that user's and the challenge is
  * spent too; a failure then counts like a wrong password (the same lockout, which ends the challenge).
  */
-export async function passkeyLogin(ctx: Ctx, input: PasskeyLogin, context: RequestContext): Promise<SignedIn> {
+export async function passkeyLogin(ctx: Ctx, input: PasskeyLogin): Promise<SignedIn> {
   const db = ctx.db
   const today = todayIso()
   const now = new Date()
@@ -107,7 +105,7 @@ export async function passkeyLogin(ctx: Ctx, input: PasskeyLogin, context: Reque
   const signed = signedChallenge(input.reponse.response.clientDataJSON)
   const hash = await sha256Hex(signed ?? '')
   const loginHash = input.challenge === undefined ? null : await sha256Hex(input.challenge)
-  const rate = clientCounter('passkey-login', context.ip, rateLimit(ctx))
+  const rate = clientCounter('passkey-login', ctx.request.ip, rateLimit(ctx))
   const attempt = loginHash
     ? attemptCounter('login', {
         sql: `SELECT identifier FROM mfa_challenge WHERE hash = ?8 AND purpose = 'LOGIN' AND expires_at > ?2`,
@@ -159,7 +157,7 @@ export async function passkeyLogin(ctx: Ctx, input: PasskeyLogin, context: Reque
   const row = read.user?.results[0]
   if (!signed || !stored?.webauthn || stored.expires_at <= nowIso || !key || !row) throw await refused()
   // Bound to the host it was registered on, and to the user the options were asked for.
-  if (key.rp_id !== hostOf(context.origin)) throw await refused()
+  if (key.rp_id !== hostOf(ctx.request.origin)) throw await refused()
   if (stored.utilisateur_id !== null && stored.utilisateur_id !== key.utilisateur_id) throw await refused()
   if (login && login.utilisateur_id !== key.utilisateur_id) throw await refused()
 
@@ -169,7 +167,7 @@ export async function passkeyLogin(ctx: Ctx, input: PasskeyLogin, context: Reque
     verified = await verifyAuthenticationResponse({
       response: credentialResponse(reponse),
       expectedChallenge: stored.webauthn,
-      expectedOrigin: context.origin,
+      expectedOrigin: ctx.request.origin,
       expectedRPID: key.rp_id,
       credential: {
         id: key.id,
@@ -188,10 +186,10 @@ export async function passkeyLogin(ctx: Ctx, input: PasskeyLogin, context: Reque
     throw await refused(new BusinessError('USER_NOT_FINISH_REGISTRATION', 403, 'Registration not finished'))
   }
   if (!row.actif || row.supprime) throw await refused(new BusinessError('USER_DISABLED', 403, 'User disabled'))
-  if (!sameDomain(row.domain, context.origin)) throw await refused(unauthorizedDomain())
+  if (!sameDomain(row.domain, ctx.request.origin)) throw await refused(unauthorizedDomain())
 
   const counter = verified.authenticationInfo.newCounter
-  const session = await openSession(ctx, row, login?.identifier ?? row.login.toLowerCase(), context, now)
+  const session = await openSession(ctx, row, login?.identifier ?? row.login.toLowerCase(), now)
   const written = await namedBatch(ctx.d1, {
     spent: spendChallenge(db, hash, 'PASSKEY_LOGIN', nowIso),
     // An authenticator that counts must count on: an answer replayed, or cloned, does not pass.
@@ -212,11 +210,11 @@ export async function passkeyLogin(ctx: Ctx, input: PasskeyLogin, context: Reque
     ...session.statements(sql<SqlBool>`changes() = 1`),
     // Mails sent later speak the language the user signs in with.
     language:
-      row.langue === context.language
+      row.langue === ctx.request.language
         ? null
         : db
             .updateTable('utilisateur')
-            .set({ langue: context.language })
+            .set({ langue: ctx.request.language })
             .where('id', '=', row.id)
             .where(({ exists, selectFrom }) =>
               exists(selectFrom('refresh_token').select('id').where('token_hash', '=', session.tokenHash)),

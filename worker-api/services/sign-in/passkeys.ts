@@ -20,7 +20,6 @@ import { actorOf, actorWith, unauthorizedDomain } from '../core/actor'
 import { clearAttempts } from '../core/attempt-counter'
 import { logEntry } from '../core/audit'
 import { mailQueued } from '../core/outbox'
-import type { RequestContext } from './auth'
 import {
   afterProof,
   codesOfNoFactor,
@@ -171,7 +170,7 @@ export const credentialResponse = <
  * origin and the domain's host. Audited and told by mail; as the user's first factor, it comes with
  * ten recovery codes (shown once). 400 PASSKEY_INVALID when anything does not verify.
  */
-export async function registerPasskey(ctx: Ctx, caller: Caller, input: PasskeyRegistration, context: RequestContext) {
+export async function registerPasskey(ctx: Ctx, caller: Caller, input: PasskeyRegistration) {
   const db = ctx.db
   const challenge = signedChallenge(input.reponse.response.clientDataJSON)
   // An unreadable answer finds no challenge, after the caller was checked like on any call.
@@ -197,7 +196,7 @@ export async function registerPasskey(ctx: Ctx, caller: Caller, input: PasskeyRe
     verified = await verifyRegistrationResponse({
       response: credentialResponse(reponse),
       expectedChallenge: stored.webauthn,
-      expectedOrigin: context.origin,
+      expectedOrigin: ctx.request.origin,
       expectedRPID: rpID,
       requireUserVerification: false,
     })
@@ -240,7 +239,7 @@ export async function registerPasskey(ctx: Ctx, caller: Caller, input: PasskeyRe
     log: insertWhen(
       db,
       'log',
-      logEntry(actor.id, 'ADMINISTRATION', 'MFA_CLE_AJOUT', context.userAgent),
+      logEntry(actor.id, 'ADMINISTRATION', 'MFA_CLE_AJOUT', ctx.request.userAgent),
       selectWhen(db, added),
     ),
     mail: await noticeTo(db, user, factorAddedMail, { kind: 'passkey', nom }, added),
@@ -267,7 +266,7 @@ export async function renamePasskey(ctx: Ctx, caller: Caller, id: string, nom: s
  * (a current code or the password, counted like a wrong old password): audited and told by mail. With
  * no factor left, the recovery codes go too.
  */
-export async function removePasskey(ctx: Ctx, caller: Caller, id: string, input: FactorProof, context: RequestContext) {
+export async function removePasskey(ctx: Ctx, caller: Caller, id: string, input: FactorProof) {
   const db = ctx.db
   const {
     actor,
@@ -299,7 +298,7 @@ export async function removePasskey(ctx: Ctx, caller: Caller, id: string, input:
     log: insertWhen(
       db,
       'log',
-      logEntry(actor.id, 'ADMINISTRATION', 'MFA_CLE_RETRAIT', context.userAgent),
+      logEntry(actor.id, 'ADMINISTRATION', 'MFA_CLE_RETRAIT', ctx.request.userAgent),
       selectWhen(db, sql<SqlBool>`changes() = 1`),
     ),
     cleared: clearAttempts(db, 'password-change', String(actor.id)),

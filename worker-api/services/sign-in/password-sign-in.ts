@@ -16,14 +16,7 @@ import { attemptCounter, clearAttempts, FREE_FAILURES } from '../core/attempt-co
 import { logEntry } from '../core/audit'
 import { publicGate } from '../core/captcha'
 import { pendingMail, postesColumn, postesFrom, toUser } from '../core/users'
-import {
-  accessTokenFor,
-  newRefreshToken,
-  REFRESH_ABSOLUTE_SECONDS,
-  type RequestContext,
-  sessionBrowser,
-  type Tokens,
-} from './auth'
+import { accessTokenFor, newRefreshToken, REFRESH_ABSOLUTE_SECONDS, sessionBrowser, type Tokens } from './auth'
 import { mfaCodeInvalid } from './mfa'
 
 /** How long the second step of a sign-in may wait after the right password. */
@@ -49,14 +42,13 @@ const factorColumns = [
 export async function login(
   ctx: Ctx,
   input: { identifiant: string; motDePasse: string; captcha?: string | undefined },
-  context: RequestContext,
 ): Promise<SignedIn> {
   const identifier = input.identifiant.trim().toLowerCase()
   const gate = await publicGate(ctx, {
     kind: 'login',
     limit: Number(ctx.env.LOGIN_RATE_PER_MINUTE ?? 30),
     captcha: input.captcha,
-    remoteIp: context.ip,
+    remoteIp: ctx.request.ip,
   })
   // One round trip before the hash: the client's rate, the payload spent, the attempt counted (only
   // once both passed), and the user with their factors.
@@ -85,12 +77,12 @@ export async function login(
   }
   if (!row || !check.ok) throw new BusinessError('BAD_CREDENTIAL', 401, 'Bad credentials')
   if (!row.actif || row.supprime) throw new BusinessError('USER_DISABLED', 403, 'User disabled')
-  if (!sameDomain(row.domain, context.origin)) throw unauthorizedDomain()
+  if (!sameDomain(row.domain, ctx.request.origin)) throw unauthorizedDomain()
 
   const writes: Compilable[] = []
   // Mails sent later (an invitation, a notice) speak the language the user signs in with.
-  if (row.langue !== context.language) {
-    writes.push(db.updateTable('utilisateur').set({ langue: context.language }).where('id', '=', row.id))
+  if (row.langue !== ctx.request.language) {
+    writes.push(db.updateTable('utilisateur').set({ langue: ctx.request.language }).where('id', '=', row.id))
   }
   if (check.needsRehash) {
     const password_hash = await hashPassword(input.motDePasse, pepperKeyring(ctx.env).current)
@@ -104,7 +96,7 @@ export async function login(
   if (row.has_totp || row.has_passkey) throw await secondStep(ctx, row.id, identifier, methods, writes)
 
   const now = new Date()
-  const session = await openSession(ctx, row, identifier, context, now)
+  const session = await openSession(ctx, row, identifier, now)
   await batch(ctx.d1, [...writes, ...Object.values(session.statements(sql<SqlBool>`1 = 1`))])
   return { user: toUser(row, postesFrom(row.postes, today), false), jwt: await session.tokens() }
 }
@@ -153,7 +145,6 @@ export async function openSession(
   ctx: Ctx,
   row: Pick<UtilisateurRow, 'id' | 'admin' | 'domain'>,
   identifier: string,
-  context: RequestContext,
   now: Date,
 ) {
   const db = ctx.db
@@ -165,10 +156,10 @@ export async function openSession(
       opened: insertWhen(
         db,
         'refresh_token',
-        { ...refresh.row, ...sessionBrowser(context.userAgent) },
+        { ...refresh.row, ...sessionBrowser(ctx.request.userAgent) },
         db.selectNoFrom(sql`1`.as('one')).where(guard),
       ),
-      signInLog: insertWhen(db, 'log', logEntry(row.id, 'CONNEXION', 'CONNEXION', context.userAgent), opened),
+      signInLog: insertWhen(db, 'log', logEntry(row.id, 'CONNEXION', 'CONNEXION', ctx.request.userAgent), opened),
       cleared: clearAttempts(db, 'login', identifier).where(({ exists }) => exists(opened)),
     }),
     tokenHash: refresh.row.token_hash,
@@ -192,7 +183,7 @@ export const challengeInvalid = () =>
  * accepted once; a wrong one counts like a wrong password (the same counter, the same lockout), and
  * the challenge dies with the lockout.
  */
-export async function loginMfa(ctx: Ctx, input: LoginMfaInput, context: RequestContext): Promise<SignedIn> {
+export async function loginMfa(ctx: Ctx, input: LoginMfaInput): Promise<SignedIn> {
   const db = ctx.db
   const today = todayIso()
   const now = new Date()
@@ -233,7 +224,7 @@ export async function loginMfa(ctx: Ctx, input: LoginMfaInput, context: RequestC
     throw error
   }
   if (!row.actif || row.supprime) throw new BusinessError('USER_DISABLED', 403, 'User disabled')
-  if (!sameDomain(row.domain, context.origin)) throw unauthorizedDomain()
+  if (!sameDomain(row.domain, ctx.request.origin)) throw unauthorizedDomain()
 
   const spend = await spendCode(db, row.id, input.code, read, hash, now.toISOString())
   if (!spend) {
@@ -241,7 +232,7 @@ export async function loginMfa(ctx: Ctx, input: LoginMfaInput, context: RequestC
     if (Number(read.claim?.results[0]?.failures ?? 0) > FREE_FAILURES) await dropChallenge()
     throw mfaCodeInvalid()
   }
-  const session = await openSession(ctx, row, challenge.identifier, context, now)
+  const session = await openSession(ctx, row, challenge.identifier, now)
   const written = await namedBatch(ctx.d1, {
     spent: spend,
     challenge: db.deleteFrom('mfa_challenge').where('hash', '=', hash).where(sql<SqlBool>`changes() = 1`),

@@ -17,7 +17,6 @@ import {
   stillLive,
   voidPasswordLinks,
 } from '../core/mail-tokens'
-import type { RequestContext } from './auth'
 
 export { PASSWORD_RESET_TTL_HOURS }
 
@@ -30,12 +29,12 @@ export const RESET_MAILS_PER_HOUR = 3
  * Spec §2 /forgotPassword, first half, before the answer: the per-client limit and the captcha. The
  * answer is then the same whatever the mail, and comes as fast: `queueResetMail` runs after it.
  */
-export async function admitForgotRequest(ctx: Ctx, captcha: string | undefined, context: RequestContext) {
+export async function admitForgotRequest(ctx: Ctx, captcha: string | undefined) {
   await passPublicGate(ctx, {
     kind: 'forgot',
     limit: Number(ctx.env.FORGOT_RATE_PER_MINUTE ?? 5),
     captcha,
-    remoteIp: context.ip,
+    remoteIp: ctx.request.ip,
   })
 }
 
@@ -45,7 +44,7 @@ export async function admitForgotRequest(ctx: Ctx, captcha: string | undefined, 
  * language. Earlier links stay valid until one of them is used, so that somebody else asking for
  * resets cannot void the owner's (every mail goes to the owner anyway). Returns the outbox ids.
  */
-export async function queueResetMail(ctx: Ctx, address: string, context: RequestContext): Promise<number[]> {
+export async function queueResetMail(ctx: Ctx, address: string): Promise<number[]> {
   const db = ctx.db
   const now = new Date()
   const user = await db
@@ -64,7 +63,7 @@ export async function queueResetMail(ctx: Ctx, address: string, context: Request
   const mail = passwordResetMail(
     mailLanguage(user.langue),
     user,
-    `${linkOrigin(user.domain, context.origin)}/renewPassword/${token}`,
+    `${linkOrigin(user.domain, ctx.request.origin)}/renewPassword/${token}`,
     PASSWORD_RESET_TTL_HOURS,
   )
   // The mail goes only with a link written, and a link only under the hourly cap.

@@ -82,11 +82,11 @@ export type RefreshRow = Awaited<ReturnType<ReturnType<typeof refreshTokenQuery>
  * A launch code opens a session of the application's own, whose tokens carry its id (`app`) and may
  * only read their user and sign out (DESIGN §4: bound to that application).
  */
-export async function refresh(ctx: Ctx, presented: string, origin: string): Promise<Tokens> {
+export async function refresh(ctx: Ctx, presented: string): Promise<Tokens> {
   const token = await refreshTokenQuery(ctx.db, await sha256Hex(presented)).executeTakeFirst()
   if (token?.scope)
     throw unauthorized('INVALID_REFRESH_TOKEN', 'An OpenID Connect session refreshes at the token endpoint')
-  return await rotate(ctx, token, presented, origin)
+  return await rotate(ctx, token, presented, ctx.request.origin)
 }
 
 /**

@@ -6,7 +6,6 @@ import { hasSecondFactor, wholeTreeInScope } from '../../lib/scope'
 import type { Caller, Ctx } from '../../lib/types'
 import { adminWith, liveAdmin, rootAdminWith, viewerOf } from '../core/actor'
 import { adminLog } from '../core/audit'
-import type { RequestContext } from './auth'
 
 const settingsQuery = (db: DB) =>
   db.selectFrom('parametre_securite').select('mfa_requis_administrateurs').where('id', '=', 1)
@@ -26,7 +25,6 @@ export async function updateSecuritySettings(
   ctx: Ctx,
   caller: Caller,
   input: SecuritySettings,
-  context: RequestContext,
 ): Promise<SecuritySettings> {
   const db = ctx.db
   const required = input.mfaRequisAdministrateurs
@@ -45,7 +43,7 @@ export async function updateSecuritySettings(
     log: insertWhen(
       db,
       'log',
-      adminLog(actor, 'PARAMETRES_SECURITE', `mfaRequisAdministrateurs = ${required}`, context.userAgent),
+      adminLog(actor, 'PARAMETRES_SECURITE', `mfaRequisAdministrateurs = ${required}`, ctx.request.userAgent),
       settingsQuery(db)
         .where('mfa_requis_administrateurs', '!=', required ? 1 : 0)
         .where(allowed),

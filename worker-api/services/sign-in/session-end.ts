@@ -41,7 +41,7 @@ function describe(sessions: SessionRow[]): string {
  * DELETE rest/bd/session/{id}: ends one of the caller's open sessions (their current one too: a
  * sign-out) and what was launched from it. 404 for any id that is not one of their open sessions.
  */
-export async function endOwnSession(ctx: Ctx, caller: Caller, id: string, userAgent: string | null): Promise<void> {
+export async function endOwnSession(ctx: Ctx, caller: Caller, id: string): Promise<void> {
   const db = ctx.db
   const now = nowIso()
   const [actor, [session]] = await actorWith(
@@ -50,7 +50,9 @@ export async function endOwnSession(ctx: Ctx, caller: Caller, id: string, userAg
     sessionsQuery(db, caller.id, now).where('t.family_id', '=', id),
   )
   if (!session) throw notFound('No such open session')
-  const entry = logEntry(actor.id, 'DECONNEXION', 'SESSION_FIN', userAgent, { commentaire: describe([session]) })
+  const entry = logEntry(actor.id, 'DECONNEXION', 'SESSION_FIN', ctx.request.userAgent, {
+    commentaire: describe([session]),
+  })
   await namedBatch(ctx.d1, {
     // Written only if the session was still open: ended meanwhile, it is not ended twice in the history.
     log: insertWhen(db, 'log', entry, livePortalTokens(db, actor.id, now).where('t.family_id', '=', id)),
@@ -67,7 +69,7 @@ export async function endOwnSession(ctx: Ctx, caller: Caller, id: string, userAg
  * DELETE rest/bd/session/autres: ends every open session of the caller but the one of their token,
  * with what was launched from them. Nothing to end, nothing written.
  */
-export async function endOtherSessions(ctx: Ctx, caller: Caller, userAgent: string | null): Promise<void> {
+export async function endOtherSessions(ctx: Ctx, caller: Caller): Promise<void> {
   const db = ctx.db
   const now = nowIso()
   const [actor, sessions] = await actorWith(ctx, caller, sessionsQuery(db, caller.id, now))
@@ -81,7 +83,9 @@ export async function endOtherSessions(ctx: Ctx, caller: Caller, userAgent: stri
     .where('f.kind', '=', 'SESSION')
     .where('f.application_id', 'is', null)
     .where('f.family_id', '!=', actor.sid)
-  const entry = logEntry(actor.id, 'DECONNEXION', 'SESSIONS_AUTRES_FIN', userAgent, { commentaire: describe(others) })
+  const entry = logEntry(actor.id, 'DECONNEXION', 'SESSIONS_AUTRES_FIN', ctx.request.userAgent, {
+    commentaire: describe(others),
+  })
   await namedBatch(ctx.d1, {
     log: insertWhen(db, 'log', entry, livePortalTokens(db, actor.id, now).where('t.family_id', '!=', actor.sid)),
     revoked: db
@@ -101,7 +105,7 @@ export async function endOtherSessions(ctx: Ctx, caller: Caller, userAgent: stri
  * the audit entry and the mail only if there was something to end. Returns the outbox ids; 403 when
  * the guard failed.
  */
-export async function endUserSessions(ctx: Ctx, caller: Caller, id: number, userAgent: string | null): Promise<void> {
+export async function endUserSessions(ctx: Ctx, caller: Caller, id: number): Promise<void> {
   const db = ctx.db
   const now = nowIso()
   const [actor, [row]] = await adminWith(ctx, caller, managedUserQuery(db, caller, id))
@@ -120,7 +124,14 @@ export async function endUserSessions(ctx: Ctx, caller: Caller, id: number, user
   )
   const notice = sessionsEndedByAdminMail(mailLanguage(user.langue), user, `${actor.prenom} ${actor.nom}`)
   const written = await namedBatch(ctx.d1, {
-    log: adminLogWhen(db, actor, 'UTILISATEUR_SESSIONS_FIN', `#${user.id} ${user.login}`, userAgent, somethingToEnd),
+    log: adminLogWhen(
+      db,
+      actor,
+      'UTILISATEUR_SESSIONS_FIN',
+      `#${user.id} ${user.login}`,
+      ctx.request.userAgent,
+      somethingToEnd,
+    ),
     mail: queueMail(
       db,
       { ...notice, to: user.mail, userId: user.id, kind: 'SESSIONS_ENDED' },
