@@ -61,19 +61,19 @@ function currentAndFutureApplicationsQuery(ctx: Ctx, userId: number, today: stri
  */
 export async function accessOf(ctx: Ctx, caller: Caller, userId: number, futurs = false): Promise<AccessList> {
   const viewer = viewerOf(caller)
-  const target = userId === caller.id ? [] : [userQuery(ctx.db, userId, viewer)]
+  const users = userId === caller.id ? null : userQuery(ctx.db, userId, viewer)
   if (!futurs) {
-    const [actor, rows, users] = await actorWith(ctx, caller, applicationsQuery(ctx, userId, viewer.today), ...target)
-    if (userId !== actor.id) userAs(actor, userId, users?.[0], viewer.today)
+    const answer = await actorWith(ctx, caller, { rows: applicationsQuery(ctx, userId, viewer.today), users })
+    const { actor, rows } = answer
+    if (userId !== actor.id) userAs(actor, userId, answer.users?.[0], viewer.today)
     return { accesApplication: rows.map((application: ApplicationSummary) => ({ application })) }
   }
-  const [actor, rows, users] = await actorWith(
-    ctx,
-    caller,
-    currentAndFutureApplicationsQuery(ctx, userId, viewer.today),
-    ...target,
-  )
-  if (userId !== actor.id) userAs(actor, userId, users?.[0], viewer.today)
+  const answer = await actorWith(ctx, caller, {
+    rows: currentAndFutureApplicationsQuery(ctx, userId, viewer.today),
+    users,
+  })
+  const { actor, rows } = answer
+  if (userId !== actor.id) userAs(actor, userId, answer.users?.[0], viewer.today)
   return {
     accesApplication: rows
       .filter((row) => row.courant === 1)
@@ -94,18 +94,20 @@ export async function accessOf(ctx: Ctx, caller: Caller, userId: number, futurs 
 export async function launch(ctx: Ctx, caller: Caller, applicationId: number) {
   const db = ctx.db
   // The caller's check, the application and what the caller may launch: one round trip.
-  const [actor, [application], applications] = await actorWith(
-    ctx,
-    caller,
-    // Switched off in the catalogue, it answers as an unknown one.
-    db
-      .selectFrom('application as a')
-      .leftJoin('oidc_client as c', 'c.application_id', 'a.id')
-      .select(['a.id', 'a.libelle', 'a.url', 'a.protocole', 'c.initiate_login_uri'])
-      .where('a.id', '=', applicationId)
-      .where('a.actif', '=', 1),
-    applicationsQuery(ctx, caller.id),
-  )
+  const {
+    actor,
+    application: [application],
+    applications,
+  } = await actorWith(ctx, caller, {
+    application: // Switched off in the catalogue, it answers as an unknown one.
+      db
+        .selectFrom('application as a')
+        .leftJoin('oidc_client as c', 'c.application_id', 'a.id')
+        .select(['a.id', 'a.libelle', 'a.url', 'a.protocole', 'c.initiate_login_uri'])
+        .where('a.id', '=', applicationId)
+        .where('a.actif', '=', 1),
+    applications: applicationsQuery(ctx, caller.id),
+  })
   if (!application) throw notFound('Unknown application')
   if (!applications.some((a) => a.id === applicationId))
     throw forbidden('This application is not granted to your current posts')

@@ -111,12 +111,14 @@ export async function createApplication(
   const db = ctx.db
   const viewer = viewerOf(caller)
   const ids = uniqueIds(input.fonctions)
-  const [actor, [holder], fonctions] = await rootAdminWith(
-    ctx,
-    caller,
-    libelleHolder(db, input.libelle),
-    grantedFonctions(db, ids),
-  )
+  const {
+    actor,
+    holder: [holder],
+    fonctions,
+  } = await rootAdminWith(ctx, caller, {
+    holder: libelleHolder(db, input.libelle),
+    fonctions: grantedFonctions(db, ids),
+  })
   if (holder) throw libelleTaken(holder.libelle)
   requireKnownFonctions(ids, fonctions)
   const guard = rootHolds(db, viewer)
@@ -179,13 +181,16 @@ export async function updateApplication(
   const viewer = viewerOf(caller)
   // Without a list, the grants stay: nothing of them is read, compared or written.
   const ids = input.fonctions ? uniqueIds(input.fonctions) : null
-  const [actor, [current], [holder], fonctions] = await rootAdminWith(
-    ctx,
-    caller,
-    catalogueQuery(db, viewer, 'counted', ids ? undefined : 0).where('a.id', '=', input.id),
-    libelleHolder(db, input.libelle).where('id', '!=', input.id),
-    grantedFonctions(db, ids ?? []),
-  )
+  const {
+    actor,
+    current: [current],
+    holder: [holder],
+    fonctions,
+  } = await rootAdminWith(ctx, caller, {
+    current: catalogueQuery(db, viewer, 'counted', ids ? undefined : 0).where('a.id', '=', input.id),
+    holder: libelleHolder(db, input.libelle).where('id', '!=', input.id),
+    fonctions: grantedFonctions(db, ids ?? []),
+  })
   if (!current) throw notFound('Unknown application')
   if (holder) throw libelleTaken(holder.libelle)
   requireKnownFonctions(ids ?? [], fonctions)
@@ -289,11 +294,12 @@ function replaceGrants(db: DB, application: number, ids: number[], guard: Guard,
 export async function deleteApplication(ctx: Ctx, caller: Caller, id: number): Promise<void> {
   const db = ctx.db
   const viewer = viewerOf(caller)
-  const [actor, [current]] = await rootAdminWith(
-    ctx,
-    caller,
-    db.selectFrom('application').select(['id', 'libelle']).where('id', '=', id),
-  )
+  const {
+    actor,
+    current: [current],
+  } = await rootAdminWith(ctx, caller, {
+    current: db.selectFrom('application').select(['id', 'libelle']).where('id', '=', id),
+  })
   if (!current) throw notFound('Unknown application')
   const guard = rootHolds(db, viewer)
   const target = applicationHolds(db, id, guard)

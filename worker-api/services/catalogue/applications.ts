@@ -187,7 +187,10 @@ export async function listApplications(
     .where(wholeTreeInScope(db, viewer))
     .where(filter)
   const keep = keepLaunchersCounts(db, viewer, filter)
-  const [, , rows, [counted]] = await rootAdminWith(ctx, caller, keep, list, count)
+  const {
+    rows,
+    count: [counted],
+  } = await rootAdminWith(ctx, caller, { keep, rows: list, count })
   const items = (rows as CatalogueRow[]).map(toApplication)
   return { items: query.page === undefined ? wholeList(items) : items, total: counted?.total ?? 0 }
 }
@@ -201,12 +204,12 @@ export async function getApplication(
 ): Promise<CatalogueApplication> {
   const db = ctx.db
   const viewer = viewerOf(caller)
-  const [, , [row]] = await rootAdminWith(
-    ctx,
-    caller,
-    keepLaunchersCounts(db, viewer, sql<SqlBool>`a.id = ${id}`),
-    catalogueQuery(db, viewer, 'kept', fonctionsMax).where('a.id', '=', id),
-  )
+  const {
+    application: [row],
+  } = await rootAdminWith(ctx, caller, {
+    keep: keepLaunchersCounts(db, viewer, sql<SqlBool>`a.id = ${id}`),
+    application: catalogueQuery(db, viewer, 'kept', fonctionsMax).where('a.id', '=', id),
+  })
   if (!row) throw notFound('Unknown application')
   return toApplication(row as CatalogueRow)
 }

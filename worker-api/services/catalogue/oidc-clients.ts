@@ -129,15 +129,16 @@ export async function rotateSecret(
 ): Promise<{ clientId: string; clientSecret: string }> {
   const db = ctx.db
   const viewer = viewerOf(caller)
-  const [actor, [current]] = await rootAdminWith(
-    ctx,
-    caller,
-    db
+  const {
+    actor,
+    current: [current],
+  } = await rootAdminWith(ctx, caller, {
+    current: db
       .selectFrom('application as a')
       .leftJoin('oidc_client as c', 'c.application_id', 'a.id')
       .select(['a.id', 'a.libelle', 'c.client_id', 'c.secret_hash'])
       .where('a.id', '=', id),
-  )
+  })
   if (!current) throw notFound('Unknown application')
   if (!current.client_id || current.secret_hash === null) {
     throw new BusinessError(

@@ -48,7 +48,10 @@ const typeQuery = (db: DB, typeId: number) =>
 /** GET rest/bd/typestructure/{id}/fonctions: the template of a structure type (root administrators). */
 export async function getTemplate(ctx: Ctx, caller: Caller, typeId: number): Promise<TemplateFonction[]> {
   const db = ctx.db
-  const [, [type], rows] = await rootAdminWith(ctx, caller, typeQuery(db, typeId), templateQuery(db, typeId))
+  const {
+    type: [type],
+    rows,
+  } = await rootAdminWith(ctx, caller, { type: typeQuery(db, typeId), rows: templateQuery(db, typeId) })
   if (!type) throw notFound('Unknown structure type')
   return toTemplate(rows)
 }
@@ -59,13 +62,15 @@ export async function getTemplate(ctx: Ctx, caller: Caller, typeId: number): Pro
  */
 export async function getTemplates(ctx: Ctx, caller: Caller): Promise<Templates> {
   const db = ctx.db
-  const [, types, rows, applications] = await rootAdminWith(
-    ctx,
-    caller,
-    structureTypesQuery(db),
-    templateQuery(db),
-    db.selectFrom('application').select(['id', 'libelle', 'actif']).orderBy(sql`libelle collate nocase`).orderBy('id'),
-  )
+  const { types, rows, applications } = await rootAdminWith(ctx, caller, {
+    types: structureTypesQuery(db),
+    rows: templateQuery(db),
+    applications: db
+      .selectFrom('application')
+      .select(['id', 'libelle', 'actif'])
+      .orderBy(sql`libelle collate nocase`)
+      .orderBy('id'),
+  })
   return {
     types: types.map((type) => ({
       id: type.id,
@@ -90,15 +95,17 @@ export async function putTemplate(
   const db = ctx.db
   const viewer = viewerOf(caller)
   const ids = [...new Set(input.flatMap((f) => f.applications.map((a) => a.id)))]
-  const [actor, [type], applications] = await rootAdminWith(
-    ctx,
-    caller,
-    typeQuery(db, typeId),
-    db
+  const {
+    actor,
+    type: [type],
+    applications,
+  } = await rootAdminWith(ctx, caller, {
+    type: typeQuery(db, typeId),
+    applications: db
       .selectFrom('application')
       .select('id')
       .where(ids.length > 0 ? sql<SqlBool>`id in (${sql.join(ids)})` : sql<SqlBool>`0`),
-  )
+  })
   if (!type) throw notFound('Unknown structure type')
   if (applications.length < ids.length) {
     const known = new Set(applications.map((a) => a.id))

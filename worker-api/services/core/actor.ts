@@ -185,54 +185,67 @@ export async function actorOf(ctx: Ctx, caller: Caller): Promise<Actor> {
   return check.actor
 }
 
-type Rows<Q> = Q extends Compilable<infer O> ? O[] : never
+/** Reads by name; a `null` read is left out (its rows are `undefined`). */
+export type Reads = Record<string, Compilable<unknown> | null>
 
-/** What `actorWith` answers: the actor, then each read's rows in the order of the reads. */
-type ActorAndRows<Q extends Compilable<unknown>[]> = [Actor, ...{ [K in keyof Q]: Rows<Q[K]> }]
+type RowsOf<Q> = Q extends Compilable<infer O> ? O[] : undefined
 
-/** D1's answers to the reads, typed as the reads say (D1 returns untyped rows). */
-const answered = <Q extends Compilable<unknown>[]>(actor: Actor, results: D1Result[]) =>
-  [actor, ...results.map((result) => result.results)] as ActorAndRows<Q>
+/** What `actorWith` answers: the actor, and each read's rows under the read's name. */
+export type ActorAnd<R extends Reads> = { actor: Actor } & { [K in keyof R]: RowsOf<R[K]> }
+
+/** D1's answers to the reads, under their names and typed as the reads say (D1 returns untyped rows). */
+function answered<R extends Reads>(actor: Actor, names: string[], reads: R, results: D1Result[]): ActorAnd<R> {
+  const answer: Record<string, unknown> = { actor }
+  let next = 0
+  for (const name of names) answer[name] = reads[name] === null ? undefined : results[next++]?.results
+  return answer as ActorAnd<R>
+}
 
 /**
  * The caller checked in D1 with `reads`, in one round trip (a D1 batch) when the request has not
  * checked them yet: a read of a signed-in API call costs one round trip. Within a page (a shared
  * request scope) the batch waits for the event loop to turn once, and the reads of the page's other
  * calls started alongside join it: a page asking several endpoints still makes one round trip. The
- * reads' rows come back only once the caller is known to be allowed to be answered at all.
+ * reads' rows come back, each under its read's name, only once the caller is known to be allowed to
+ * be answered at all.
  */
-export async function actorWith<Q extends Compilable<unknown>[]>(
+export async function actorWith<R extends Reads = Record<never, never>>(
   ctx: Ctx,
   caller: Caller,
-  ...reads: Q
-): Promise<ActorAndRows<Q>> {
+  reads: R = {} as R,
+): Promise<ActorAnd<R>> {
+  const names = Object.keys(reads)
+  const list = names.flatMap((name) => {
+    const read = reads[name]
+    return read ? [read] : []
+  })
   const { check } = checkOf(ctx, caller)
   const gathering = check.gathering
   if (gathering) {
     const from = gathering.reads.length + 1
-    gathering.reads.push(...reads)
+    gathering.reads.push(...list)
     const results = await gathering.results
     const actor = await check.actor
-    return answered<Q>(actor, results.slice(from, from + reads.length))
+    return answered(actor, names, reads, results.slice(from, from + list.length))
   }
   if (check.started) {
     const actor = await check.actor
-    const results = reads.length === 0 ? [] : await batch(ctx.d1, reads)
-    return answered<Q>(actor, results)
+    const results = list.length === 0 ? [] : await batch(ctx.d1, list)
+    return answered(actor, names, reads, results)
   }
   check.started = true
   let results: D1Result[]
   try {
     results = await (ctx.scope.shared
-      ? gather(ctx, caller, check, reads)
-      : batch(ctx.d1, [actorRead(ctx, caller), ...reads]))
+      ? gather(ctx, caller, check, list)
+      : batch(ctx.d1, [actorRead(ctx, caller), ...list]))
   } catch (error) {
     check.fail(error)
     throw error
   }
   check.settle(results[0]?.results[0] as ActorRow | undefined)
   const actor = await check.actor
-  return answered<Q>(actor, results.slice(1, 1 + reads.length))
+  return answered(actor, names, reads, results.slice(1, 1 + list.length))
 }
 
 /** The check's batch, sent once the page's other calls have had a turn of the event loop to join it. */
@@ -272,16 +285,16 @@ export function requireRootAdmin(actor: Actor) {
  * one round trip (`actorWith`), then 403 unless they are an administrator. What an administrator may
  * see of the rows is the reads' own business, in SQL (lib/scope.ts).
  */
-export async function adminWith<Q extends Compilable<unknown>[]>(ctx: Ctx, caller: Caller, ...reads: Q) {
-  const answer = await actorWith(ctx, caller, ...reads)
-  requireAdmin(answer[0])
+export async function adminWith<R extends Reads = Record<never, never>>(ctx: Ctx, caller: Caller, reads?: R) {
+  const answer = await actorWith(ctx, caller, reads)
+  requireAdmin(answer.actor)
   return answer
 }
 
 /** `adminWith` for what only an administrator of the whole tree manages (`requireRootAdmin`). */
-export async function rootAdminWith<Q extends Compilable<unknown>[]>(ctx: Ctx, caller: Caller, ...reads: Q) {
-  const answer = await actorWith(ctx, caller, ...reads)
-  requireRootAdmin(answer[0])
+export async function rootAdminWith<R extends Reads = Record<never, never>>(ctx: Ctx, caller: Caller, reads?: R) {
+  const answer = await actorWith(ctx, caller, reads)
+  requireRootAdmin(answer.actor)
   return answer
 }
 

@@ -20,12 +20,10 @@ export const CLIENT_LOGS_PER_MINUTE = 60
 export async function writeClientLog(ctx: Ctx, caller: Caller, input: ClientLogInput) {
   const db = ctx.db
   const isType = (CLIENT_LOG_TYPES as readonly string[]).includes(input.nomLog)
-  const [actor, applications] = await actorWith(
-    ctx,
-    caller,
-    // An application switched off in the catalogue is launched no more: nothing to report of it.
-    db.selectFrom('application').select('id').where('libelle', '=', input.nomLog).where('actif', '=', 1),
-  )
+  const { actor, applications } = await actorWith(ctx, caller, {
+    applications: // An application switched off in the catalogue is launched no more: nothing to report of it.
+      db.selectFrom('application').select('id').where('libelle', '=', input.nomLog).where('actif', '=', 1),
+  })
   if (!isType && applications.length === 0) {
     throw invalidField('nomLog', 'nomLog is neither a log type nor an application', 'validation.nomLog')
   }

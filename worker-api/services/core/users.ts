@@ -147,7 +147,7 @@ export function userAs(
 /** GET rest/bd/utilisateur/{id}: the caller's check and the user in one round trip. */
 export async function getUser(ctx: Ctx, caller: Caller, id: number): Promise<User> {
   const viewer = viewerOf(caller)
-  const [actor, rows] = await actorWith(ctx, caller, userQuery(ctx.db, id, viewer))
+  const { actor, rows } = await actorWith(ctx, caller, { rows: userQuery(ctx.db, id, viewer) })
   return userAs(actor, id, rows[0], viewer.today)
 }
 

@@ -280,7 +280,7 @@ export function logListStatements(db: DB, viewer: Viewer, query: LogListQuery, a
         ])
         .where(({ and, not, exists }) => and([not(exists(kept.select('kept.cle'))), allowed])),
     )
-  return [pageOf('users'), pageOf('log'), catchUp, firstCount, kept.select('kept.total')] as const
+  return { fromUsers: pageOf('users'), fromLog: pageOf('log'), catchUp, firstCount, counted: kept.select('kept.total') }
 }
 
 /**
@@ -297,11 +297,11 @@ export async function listLogs(
   const db = ctx.db
   // The whole list counts itself: only a page's total is kept.
   const keepsTotal = query.page === undefined ? sql<SqlBool>`0` : liveAdmin(ctx, caller)
-  const [, fromUsers, fromLog, , , [counted]] = await adminWith(
-    ctx,
-    caller,
-    ...logListStatements(db, viewerOf(caller), query, keepsTotal),
-  )
+  const {
+    fromUsers,
+    fromLog,
+    counted: [counted],
+  } = await adminWith(ctx, caller, logListStatements(db, viewerOf(caller), query, keepsTotal))
   const rows = [...fromUsers, ...fromLog] as LogRow[]
   if (query.page === undefined) return { items: wholeList(rows).map(toLogEntry), total: rows.length }
   return { items: rows.map(toLogEntry), total: counted?.total ?? 0 }

@@ -75,20 +75,23 @@ function requestProblem(request: AuthorizationRequest): [string, string] | null 
 export async function authorize(ctx: Ctx, caller: Caller, request: AuthorizationRequest): Promise<AuthorizationAnswer> {
   const db = ctx.db
   const today = todayIso()
-  const [actor, [found], [granted], [session]] = await actorWith(
-    ctx,
-    caller,
-    clientOf(db, request.client_id),
-    db
+  const {
+    actor,
+    found: [found],
+    granted: [granted],
+    session: [session],
+  } = await actorWith(ctx, caller, {
+    found: clientOf(db, request.client_id),
+    granted: db
       .selectFrom('oidc_client as c')
       .select((eb) => eb.exists(grantNow(db, caller.id, sql.ref<number>('c.application_id'), today)).as('granted'))
       .where('c.client_id', '=', request.client_id),
-    db
+    session: db
       .selectFrom('refresh_token')
       .select(sql<string>`min(created_at)`.as('auth_time'))
       .where('family_id', '=', caller.claims.sid)
       .where('utilisateur_id', '=', caller.id),
-  )
+  })
   const client = registered(found, request.redirect_uri)
   const { libelle } = client
   const issuer = ctx.request.origin

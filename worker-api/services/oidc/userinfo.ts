@@ -21,12 +21,13 @@ export async function userinfo(ctx: Ctx, caller: Caller): Promise<Record<string,
     throw invalidToken('Not an OpenID Connect access token')
   }
   const db = ctx.db
-  const [, [profile], posts] = await actorWith(
-    ctx,
-    caller,
-    profileQuery(db, caller.id),
-    currentPostsQuery(db, caller.id, todayIso()),
-  )
+  const {
+    profile: [profile],
+    posts,
+  } = await actorWith(ctx, caller, {
+    profile: profileQuery(db, caller.id),
+    posts: currentPostsQuery(db, caller.id, todayIso()),
+  })
   if (!profile) throw invalidToken('Unknown user')
   return userClaims(scope, profile, posts)
 }

@@ -63,12 +63,13 @@ const fonctionInScopeQuery = (db: DB, viewer: Viewer, id: number) =>
 /** GET fonction/structure/{id}: the functions of a structure of the caller's scope, by name. */
 export async function structureFonctions(ctx: Ctx, caller: Caller, id: number): Promise<StructureFonction[]> {
   const db = ctx.db
-  const [, [row], fonctions] = await adminWith(
-    ctx,
-    caller,
-    structureInScopeQuery(db, viewerOf(caller), id, false),
-    fonctionsQuery(db).where('f.structure_id', '=', id).orderBy('f.libelle'),
-  )
+  const {
+    row: [row],
+    fonctions,
+  } = await adminWith(ctx, caller, {
+    row: structureInScopeQuery(db, viewerOf(caller), id, false),
+    fonctions: fonctionsQuery(db).where('f.structure_id', '=', id).orderBy('f.libelle'),
+  })
   inScopeOrFail(row)
   return fonctions.map(toFonction)
 }
@@ -113,12 +114,14 @@ const fonctionHolds = (db: DB, viewer: Viewer, id: number) =>
 export async function createFonction(ctx: Ctx, caller: Caller, input: FonctionInput): Promise<StructureFonction> {
   const db = ctx.db
   const viewer = viewerOf(caller)
-  const [actor, [structure], [holder]] = await adminWith(
-    ctx,
-    caller,
-    structureInScopeQuery(db, viewer, input.structure.id, false),
-    libelleHolder(db, input.structure.id, input.libelle),
-  )
+  const {
+    actor,
+    structure: [structure],
+    holder: [holder],
+  } = await adminWith(ctx, caller, {
+    structure: structureInScopeQuery(db, viewer, input.structure.id, false),
+    holder: libelleHolder(db, input.structure.id, input.libelle),
+  })
   if (!structure) throw invalidField('structure.id', 'Unknown structure', 'validation.unknown')
   if (!structure.in_scope) throw forbidden('This structure is outside your scope')
   if (holder) throw libelleTaken(holder.libelle)
@@ -147,16 +150,19 @@ async function readFonction(ctx: Ctx, caller: Caller, id: number, input?: Foncti
   const viewer = viewerOf(caller)
   const applicationIds = [...new Set((input?.applications ?? []).map((a) => a.id))]
   const structureId = sql<number>`(select structure_id from fonction where id = ${id})`
-  const [actor, [row], holders, applications] = await adminWith(
-    ctx,
-    caller,
-    fonctionInScopeQuery(db, viewer, id),
-    libelleHolder(db, structureId, input?.libelle ?? '', id),
-    db
+  const {
+    actor,
+    row: [row],
+    holders,
+    applications,
+  } = await adminWith(ctx, caller, {
+    row: fonctionInScopeQuery(db, viewer, id),
+    holders: libelleHolder(db, structureId, input?.libelle ?? '', id),
+    applications: db
       .selectFrom('application')
       .select(['id', 'libelle'])
       .where(applicationIds.length > 0 ? sql<SqlBool>`id in (${sql.join(applicationIds)})` : sql<SqlBool>`0`),
-  )
+  })
   const fonction = inScopeOrFail(row, 'Unknown function')
   return { actor, viewer, fonction, holder: input ? holders[0] : undefined, applicationIds, applications }
 }

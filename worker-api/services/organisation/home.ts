@@ -153,45 +153,57 @@ export async function readHome(ctx: Ctx, caller: Caller, query: HomeQuery): Prom
   ) as [ReturnType<typeof keptUserTotal>, ReturnType<typeof keptUserTotal>, ReturnType<typeof keptUserTotal>]
   const ending = endingPosts(db, viewer)
   const page = query.page ?? 1
-  const [, , [avecPoste], , [sansPoste], , [inactifs], [registrations], postes, [postesTotal], , closedDays, today] =
-    await adminWith(
-      ctx,
-      caller,
-      ...withPost,
-      ...withoutPost,
-      ...inactive,
-      pendingInScope(db, viewer).select((eb) => [
-        eb.fn.countAll<number>().as('waiting'),
-        sql<number>`coalesce(sum(u.token_register_expires_at > ${nowIso(now)}
+  const read = await adminWith(ctx, caller, {
+    keepAvecPoste: withPost.keep,
+    avecPoste: withPost.kept,
+    keepSansPoste: withoutPost.keep,
+    sansPoste: withoutPost.kept,
+    keepInactifs: inactive.keep,
+    inactifs: inactive.kept,
+    registrations: pendingInScope(db, viewer).select((eb) => [
+      eb.fn.countAll<number>().as('waiting'),
+      sql<number>`coalesce(sum(u.token_register_expires_at > ${nowIso(now)}
         and u.token_register_expires_at <= ${nowIso(addSeconds(EXPIRING_LINK_HOURS * 3600, now))}), 0)`.as('expiring'),
-      ]),
-      ending
-        .innerJoin('structure as s', 's.id', 'p.structure_id')
-        .innerJoin('fonction as f', 'f.id', 'p.fonction_id')
-        .select([
-          'p.id',
-          'p.date_debut',
-          'p.date_fin',
-          'u.id as utilisateur_id',
-          'u.nom',
-          'u.prenom',
-          's.id as structure_id',
-          's.nom as structure_nom',
-          'f.id as fonction_id',
-          'f.libelle as fonction_libelle',
-        ])
-        .select(modificationColumn(db, viewer, 'u'))
-        .orderBy('p.date_fin')
-        .orderBy(sql`u.nom collate nocase`)
-        .orderBy(sql`u.prenom collate nocase`)
-        .orderBy('p.id')
-        .$call((rows) => onePage(rows, { page, taille: ENDING_POSTS_PAGE })),
-      ending.select((eb) => eb.fn.countAll<number>().as('n')),
-      kept.keep,
-      kept.read,
-      activity(db, viewer, starts, [starts[starts.length - 2] as string, starts[starts.length - 1] as string], 'log'),
-    )
-  const { perDay, perApplication } = activityFigures(kept.prefix, closedDays, today)
+    ]),
+    postes: ending
+      .innerJoin('structure as s', 's.id', 'p.structure_id')
+      .innerJoin('fonction as f', 'f.id', 'p.fonction_id')
+      .select([
+        'p.id',
+        'p.date_debut',
+        'p.date_fin',
+        'u.id as utilisateur_id',
+        'u.nom',
+        'u.prenom',
+        's.id as structure_id',
+        's.nom as structure_nom',
+        'f.id as fonction_id',
+        'f.libelle as fonction_libelle',
+      ])
+      .select(modificationColumn(db, viewer, 'u'))
+      .orderBy('p.date_fin')
+      .orderBy(sql`u.nom collate nocase`)
+      .orderBy(sql`u.prenom collate nocase`)
+      .orderBy('p.id')
+      .$call((rows) => onePage(rows, { page, taille: ENDING_POSTS_PAGE })),
+    postesTotal: ending.select((eb) => eb.fn.countAll<number>().as('n')),
+    keepDays: kept.keep,
+    closedDays: kept.read,
+    today: activity(
+      db,
+      viewer,
+      starts,
+      [starts[starts.length - 2] as string, starts[starts.length - 1] as string],
+      'log',
+    ),
+  })
+  const [avecPoste] = read.avecPoste
+  const [sansPoste] = read.sansPoste
+  const [inactifs] = read.inactifs
+  const [registrations] = read.registrations
+  const [postesTotal] = read.postesTotal
+  const { postes } = read
+  const { perDay, perApplication } = activityFigures(kept.prefix, read.closedDays, read.today)
   return {
     utilisateurs: {
       avecPoste: avecPoste?.total ?? 0,

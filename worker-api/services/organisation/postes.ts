@@ -21,18 +21,18 @@ import { logEntry } from '../core/audit'
  * scope), for the batch of the caller's check.
  */
 export function placementReads(db: DB, viewer: Viewer, input: { structure: { id: number }; fonction: { id: number } }) {
-  return [
-    db
+  return {
+    structures: db
       .selectFrom('structure as s')
       .select(['s.id', 's.nom'])
       .select(inScopeColumn(db, viewer, 's'))
       .where('s.id', '=', input.structure.id),
-    db.selectFrom('fonction').select(['id', 'libelle', 'structure_id']).where('id', '=', input.fonction.id),
-  ] as const
+    fonctions: db.selectFrom('fonction').select(['id', 'libelle', 'structure_id']).where('id', '=', input.fonction.id),
+  }
 }
 
-type Placement = InferResult<ReturnType<typeof placementReads>[0]>[number]
-type PlacementFonction = InferResult<ReturnType<typeof placementReads>[1]>[number]
+type Placement = InferResult<ReturnType<typeof placementReads>['structures']>[number]
+type PlacementFonction = InferResult<ReturnType<typeof placementReads>['fonctions']>[number]
 
 /**
  * The rules of a new post's place (spec §5, DESIGN §4): a structure of the scope, one of its own
@@ -83,19 +83,23 @@ export async function createPoste(ctx: Ctx, caller: Caller, input: PosteInput): 
     .where('poste.fonction_id', '=', input.fonction.id)
     .where('poste.date_debut', '<=', fin)
     .where('poste.date_fin', '>=', debut)
-  const [actor, structures, fonctions, [user], overlaps] = await adminWith(
-    ctx,
-    caller,
+  const {
+    actor,
+    structures,
+    fonctions,
+    user: [user],
+    overlaps,
+  } = await adminWith(ctx, caller, {
     ...placementReads(db, viewer, input),
-    db
+    user: db
       .selectFrom('utilisateur')
       .select(['utilisateur.id', 'utilisateur.login', 'utilisateur.supprime'])
       .select(modificationColumn(db, viewer))
       .where('utilisateur.id', '=', input.utilisateur.id)
       // A pending registration is the authorisation queue's: unknown here (DESIGN §4).
       .where(isUserAccount()),
-    overlapping.limit(1),
-  )
+    overlaps: overlapping.limit(1),
+  })
   const { structure, fonction } = checkPlacement(structures[0], fonctions[0], fin, viewer.today)
   if (!user) throw invalidField('utilisateur.id', 'Unknown user', 'validation.unknown')
   // Out of scope first: whether someone else's user is deleted is not the caller's to learn.
@@ -224,12 +228,11 @@ export async function updatePoste(ctx: Ctx, caller: Caller, input: PosteUpdate):
     .where('other.id', '!=', input.id)
     .where('other.date_debut', '<=', fin)
     .where('other.date_fin', '>=', debut)
-  const [actor, [poste], overlaps] = await adminWith(
-    ctx,
-    caller,
-    posteQuery(db, viewer, input.id),
-    overlapping.limit(1),
-  )
+  const {
+    actor,
+    poste: [poste],
+    overlaps,
+  } = await adminWith(ctx, caller, { poste: posteQuery(db, viewer, input.id), overlaps: overlapping.limit(1) })
   if (!poste) throw notFound('Unknown post')
   if (!poste.in_scope || !poste.modification) throw forbidden('You may not manage this post')
   requireNotOver(fin, viewer.today, 'dateFin')
@@ -280,7 +283,10 @@ export async function updatePoste(ctx: Ctx, caller: Caller, input: PosteUpdate):
 export async function deletePoste(ctx: Ctx, caller: Caller, id: number): Promise<void> {
   const db = ctx.db
   const viewer = viewerOf(caller)
-  const [actor, [poste]] = await adminWith(ctx, caller, posteQuery(db, viewer, id))
+  const {
+    actor,
+    poste: [poste],
+  } = await adminWith(ctx, caller, { poste: posteQuery(db, viewer, id) })
   if (!poste) throw notFound('Unknown post')
   if (!poste.in_scope || !poste.modification) throw forbidden('You may not manage this post')
   const guard = posteManageable(db, viewer, id)

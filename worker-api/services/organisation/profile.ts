@@ -39,11 +39,14 @@ export async function updateProfile(ctx: Ctx, caller: Caller, id: number, input:
   const viewer = viewerOf(caller)
   // The permission check and the reads the update needs, with the check of the caller: one round
   // trip. A refusal still comes first.
-  const [actor, [target], [row], taken] = await actorWith(
-    ctx,
-    caller,
-    userQuery(db, id, viewer),
-    db
+  const {
+    actor,
+    target: [target],
+    row: [row],
+    taken,
+  } = await actorWith(ctx, caller, {
+    target: userQuery(db, id, viewer),
+    row: db
       .selectFrom('utilisateur')
       .select(['id', 'login', 'nom', 'prenom', 'mail', 'domain', 'langue', 'actif', 'supprime', 'registration_state'])
       // Whether the user may ask for another address change this hour: the cap the insert keeps.
@@ -51,8 +54,8 @@ export async function updateProfile(ctx: Ctx, caller: Caller, id: number, input:
         eb.exists(underHourlyCap(db, id, 'MAIL_CHANGE', MAIL_CHANGE_REQUESTS_PER_HOUR, now)).as('may_change_mail'),
       )
       .where('id', '=', id),
-    holderOf(db, id, input.mail),
-  )
+    taken: holderOf(db, id, input.mail),
+  })
   const byAdmin = id !== actor.id
   if (byAdmin && !userAs(actor, id, target, viewer.today).modification) throw forbidden('You may not edit this user')
   if (!row) throw notFound('Unknown user')

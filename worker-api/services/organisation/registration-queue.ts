@@ -91,12 +91,10 @@ export async function listRegistrations(
   } else {
     sorted = sorted.orderBy(sql`${sql.ref(`u.${key}`)} collate nocase`, direction)
   }
-  const [, rows, counted] = await adminWith(
-    ctx,
-    caller,
-    onePage(sorted.orderBy('u.id', direction), query),
-    filtered.select((eb) => eb.fn.countAll<number>().as('n')),
-  )
+  const { rows, counted } = await adminWith(ctx, caller, {
+    rows: onePage(sorted.orderBy('u.id', direction), query),
+    counted: filtered.select((eb) => eb.fn.countAll<number>().as('n')),
+  })
   return { items: (rows as PendingRow[]).map(toPendingUser), total: counted[0]?.n ?? 0 }
 }
 
@@ -107,12 +105,13 @@ export async function listRegistrations(
 export async function registrationFonctions(ctx: Ctx, caller: Caller, id: number): Promise<OfferedFonction[]> {
   const db = ctx.db
   const viewer = viewerOf(caller)
-  const [, [target], offered] = await adminWith(
-    ctx,
-    caller,
-    pendingInScope(db, viewer).select('u.id').where('u.id', '=', id),
-    offeredFonctions(db, viewer, id, carrierSettings(ctx).typeId),
-  )
+  const {
+    target: [target],
+    offered,
+  } = await adminWith(ctx, caller, {
+    target: pendingInScope(db, viewer).select('u.id').where('u.id', '=', id),
+    offered: offeredFonctions(db, viewer, id, carrierSettings(ctx).typeId),
+  })
   if (!target) throw notFound('Unknown registration')
   return offered.map(({ id, libelle }) => ({ id, libelle }))
 }
@@ -133,13 +132,16 @@ export async function pendingTarget(ctx: Ctx, caller: Caller, id: number) {
     )
     .select(['holder.id', 'holder.nom', 'holder.type_id'])
     .where('typed.id', '=', id)
-  const [actor, [target], [holder], offered] = await adminWith(
-    ctx,
-    caller,
-    read,
-    named,
-    offeredFonctions(db, viewerOf(caller), id, carrierSettings(ctx).typeId),
-  )
+  const {
+    actor,
+    target: [target],
+    holder: [holder],
+    offered,
+  } = await adminWith(ctx, caller, {
+    target: read,
+    holder: named,
+    offered: offeredFonctions(db, viewerOf(caller), id, carrierSettings(ctx).typeId),
+  })
   if (!target) throw notFound('Unknown registration')
   return { db, actor, target: target as PendingRow & { domain: string; langue: string }, holder, read, offered }
 }

@@ -71,17 +71,23 @@ export async function structureUsers(
   const viewer = viewerOf(caller)
   const current = structureUsersQuery(db, viewer, structureId, 'current', query)
   const future = structureUsersQuery(db, viewer, structureId, 'future', query)
-  const [, [row], enCours, [totalEnCours], futurs, [totalFuturs], candidates, fonctions] = await adminWith(
-    ctx,
-    caller,
-    structureInScopeQuery(db, viewer, structureId, false),
-    current.list,
-    current.count,
-    future.list,
-    future.count,
-    candidatesQuery(db, viewer, query.recherche),
-    fonctionsQuery(db, structureId),
-  )
+  const {
+    row: [row],
+    enCours,
+    totalEnCours: [totalEnCours],
+    futurs,
+    totalFuturs: [totalFuturs],
+    candidates,
+    fonctions,
+  } = await adminWith(ctx, caller, {
+    row: structureInScopeQuery(db, viewer, structureId, false),
+    enCours: current.list,
+    totalEnCours: current.count,
+    futurs: future.list,
+    totalFuturs: future.count,
+    candidates: candidatesQuery(db, viewer, query.recherche),
+    fonctions: fonctionsQuery(db, structureId),
+  })
   inScopeOrFail(row)
   const asUsers = (rows: typeof enCours) =>
     rows.map((user) => toUser(user, postesFrom(user.postes, viewer.today), user.modification === 1))

@@ -32,19 +32,24 @@ import {
 async function readPlacement(ctx: Ctx, caller: Caller, input: StructureInput, id: number | null) {
   const db = ctx.db
   const viewer = viewerOf(caller)
-  const [actor, [type], parents, [holder], currents, children] = await adminWith(
-    ctx,
-    caller,
-    db.selectFrom('type_structure').select(['id', 'libelle', 'parent_type_id']).where('id', '=', input.type.id),
-    structureInScopeQuery(db, viewer, input.parent?.id ?? 0, false),
-    nameHolder(db, input.nom),
-    structureInScopeQuery(db, viewer, id ?? 0, false),
-    db
+  const {
+    actor,
+    type: [type],
+    parents,
+    holder: [holder],
+    currents,
+    children,
+  } = await adminWith(ctx, caller, {
+    type: db.selectFrom('type_structure').select(['id', 'libelle', 'parent_type_id']).where('id', '=', input.type.id),
+    parents: structureInScopeQuery(db, viewer, input.parent?.id ?? 0, false),
+    holder: nameHolder(db, input.nom),
+    currents: structureInScopeQuery(db, viewer, id ?? 0, false),
+    children: db
       .selectFrom('structure as c')
       .innerJoin('type_structure as ct', 'ct.id', 'c.type_id')
       .select(['c.id', 'ct.parent_type_id'])
       .where('c.parent_id', '=', id ?? 0),
-  )
+  })
   if (!type) throw invalidField('type.id', 'Unknown structure type', 'validation.unknown')
   const parent = input.parent ? parents[0] : undefined
   if (input.parent && !parent) throw invalidField('parent.id', 'Unknown parent structure', 'validation.unknown')
@@ -262,14 +267,18 @@ export async function deleteStructure(ctx: Ctx, caller: Caller, id: number): Pro
         eb.and([eb('utilisateur.rattachement_id', '=', id), eb('utilisateur.registration_state', '=', 'PENDING')]),
       ]),
     )
-  const [actor, [row], children, postes, registrations] = await adminWith(
-    ctx,
-    caller,
-    structureInScopeQuery(db, viewer, id, false),
-    hasChild.limit(1),
-    hasPoste.limit(1),
-    hasRegistration.limit(1),
-  )
+  const {
+    actor,
+    row: [row],
+    children,
+    postes,
+    registrations,
+  } = await adminWith(ctx, caller, {
+    row: structureInScopeQuery(db, viewer, id, false),
+    children: hasChild.limit(1),
+    postes: hasPoste.limit(1),
+    registrations: hasRegistration.limit(1),
+  })
   const structure = inScopeOrFail(row)
   const refuse = (child: boolean) =>
     child

@@ -98,7 +98,10 @@ export async function listStructures(
     .selectFrom('structure as s')
     .select((eb) => eb.fn.countAll<number>().as('total'))
     .where(filter)
-  const [, rows, [counted]] = await adminWith(ctx, caller, list, count)
+  const {
+    rows,
+    counted: [counted],
+  } = await adminWith(ctx, caller, { rows: list, counted: count })
   return { items: rows.map(toStructure), total: counted?.total ?? 0 }
 }
 
@@ -118,13 +121,17 @@ export function inScopeOrFail<R extends { in_scope: number }>(row: R | undefined
 /** GET rest/bd/structure/{id}: one structure of the caller's scope, with its users' count. */
 export async function getStructure(ctx: Ctx, caller: Caller, id: number): Promise<Structure> {
   const db = ctx.db
-  const [, [row]] = await adminWith(ctx, caller, structureInScopeQuery(db, viewerOf(caller), id))
+  const {
+    row: [row],
+  } = await adminWith(ctx, caller, { row: structureInScopeQuery(db, viewerOf(caller), id) })
   return toStructure(inScopeOrFail(row))
 }
 
 /** GET rest/bd/structure/nom/{nom}: the name as a structure holds it (any case), or null when free. */
 export async function structureNom(ctx: Ctx, caller: Caller, nom: string): Promise<{ nom: string | null }> {
-  const [, [row]] = await adminWith(ctx, caller, nameHolder(ctx.db, nom.trim()))
+  const {
+    row: [row],
+  } = await adminWith(ctx, caller, { row: nameHolder(ctx.db, nom.trim()) })
   return { nom: row?.nom ?? null }
 }
 
@@ -134,7 +141,7 @@ export async function structureNom(ctx: Ctx, caller: Caller, nom: string): Promi
  * is the only one without.
  */
 export async function structureTypes(ctx: Ctx, caller: Caller): Promise<TypeStructure[]> {
-  const [, rows] = await adminWith(ctx, caller, structureTypesQuery(ctx.db))
+  const { rows } = await adminWith(ctx, caller, { rows: structureTypesQuery(ctx.db) })
   return rows.map(({ id, libelle }) => ({ id, libelle }))
 }
 
@@ -145,11 +152,12 @@ export async function structureTypes(ctx: Ctx, caller: Caller): Promise<TypeStru
 export async function parentCandidates(ctx: Ctx, caller: Caller, typeId: number): Promise<Structure[]> {
   const db = ctx.db
   const viewer = viewerOf(caller)
-  const [, [type], rows] = await adminWith(
-    ctx,
-    caller,
-    db.selectFrom('type_structure').select(['id', 'parent_type_id']).where('id', '=', typeId),
-    structuresQuery(db, viewer, false)
+  const {
+    type: [type],
+    rows,
+  } = await adminWith(ctx, caller, {
+    type: db.selectFrom('type_structure').select(['id', 'parent_type_id']).where('id', '=', typeId),
+    rows: structuresQuery(db, viewer, false)
       .where(
         's.type_id',
         '=',
@@ -157,7 +165,7 @@ export async function parentCandidates(ctx: Ctx, caller: Caller, typeId: number)
       )
       .where('s.id', 'in', scopeStructureIds(db, viewer))
       .orderBy('s.path'),
-  )
+  })
   if (!type) throw notFound('Unknown structure type')
   return rows.map(toStructure)
 }
@@ -171,11 +179,12 @@ export async function moveCandidates(ctx: Ctx, caller: Caller, id: number): Prom
   const db = ctx.db
   const viewer = viewerOf(caller)
   const moved = db.selectFrom('structure as moved').where('moved.id', '=', id)
-  const [, [structure], rows] = await adminWith(
-    ctx,
-    caller,
-    structureInScopeQuery(db, viewer, id, false),
-    structuresQuery(db, viewer, false)
+  const {
+    structure: [structure],
+    rows,
+  } = await adminWith(ctx, caller, {
+    structure: structureInScopeQuery(db, viewer, id, false),
+    rows: structuresQuery(db, viewer, false)
       .where(
         's.type_id',
         '=',
@@ -186,7 +195,7 @@ export async function moveCandidates(ctx: Ctx, caller: Caller, id: number): Prom
         not(exists(moved.select('moved.id').where(sql<SqlBool>`substr(s.path, 1, length(moved.path)) = moved.path`))),
       )
       .orderBy('s.path'),
-  )
+  })
   inScopeOrFail(structure)
   return rows.map(toStructure)
 }

@@ -26,10 +26,11 @@ function userLog(actor: Actor, nomLog: string, user: { id: number; login: string
 /** The target of an action on a user, with whether the caller may manage them (`modification`). */
 async function managedTarget(ctx: Ctx, caller: Caller, id: number) {
   const db = ctx.db
-  const [actor, [target]] = await adminWith(
-    ctx,
-    caller,
-    db
+  const {
+    actor,
+    target: [target],
+  } = await adminWith(ctx, caller, {
+    target: db
       .selectFrom('utilisateur')
       .select([
         'utilisateur.id',
@@ -48,7 +49,7 @@ async function managedTarget(ctx: Ctx, caller: Caller, id: number) {
       .where('utilisateur.id', '=', id)
       // A pending registration is the authorisation queue's: unknown here (DESIGN §4).
       .where(isUserAccount()),
-  )
+  })
   // Nobody deletes, deactivates or demotes themself (the last administrator could lock everyone out).
   if (id === actor.id) throw forbidden('You may not do this to your own account')
   if (!target) throw notFound('Unknown user')

@@ -58,12 +58,15 @@ export async function createUser(ctx: Ctx, caller: Caller, input: CreateUserInpu
   const db = ctx.db
   const viewer = viewerOf(caller)
   const { poste } = input
-  const [actor, structures, fonctions, [holder]] = await adminWith(
-    ctx,
-    caller,
+  const {
+    actor,
+    structures,
+    fonctions,
+    holder: [holder],
+  } = await adminWith(ctx, caller, {
     ...placementReads(db, viewer, poste),
-    mailHolder(db, input.mail),
-  )
+    holder: mailHolder(db, input.mail),
+  })
   const domain = boundOrigin(actor, input.domain, ctx.request.origin)
   const debut = fromWireDate(poste.dateDebut) ?? ''
   const fin = fromWireDate(poste.dateFin) ?? ''

@@ -93,8 +93,13 @@ export async function listUsers(
       .offset(offset)
   }
   // The whole list (no page) is its own total: nothing to count.
-  const total = query.page === undefined ? [] : keptUserTotal(db, viewer, query, liveAdmin(ctx, caller))
-  const [, fromPosts, fromUsers, , kept] = await adminWith(ctx, caller, pageOf('posts'), pageOf('users'), ...total)
+  const total = query.page === undefined ? null : keptUserTotal(db, viewer, query, liveAdmin(ctx, caller))
+  const { fromPosts, fromUsers, kept } = await adminWith(ctx, caller, {
+    fromPosts: pageOf('posts'),
+    fromUsers: pageOf('users'),
+    keep: total?.keep ?? null,
+    kept: total?.kept ?? null,
+  })
   const rows = [...fromPosts, ...fromUsers]
   const items = rows.map((row) => toUser(row, postesFrom(row.postes, viewer.today), row.modification === 1))
   if (query.page === undefined) return { items: wholeList(items), total: items.length }
@@ -121,13 +126,13 @@ export function keptUserTotal(db: DB, viewer: Viewer, query: UserListQuery, allo
   const missing = db
     .selectNoFrom(sql.lit(1).as('missing'))
     .where(({ and, not, exists }) => and([not(exists(kept)), allowed]))
-  return [
-    insertWhen(
+  return {
+    keep: insertWhen(
       db,
       'utilisateur_liste_total',
       { cle: key, jour: viewer.today, total: usersCount(db, viewer, query, smallScope(db, viewer)) },
       missing,
     ).onConflict((oc) => oc.column('cle').doNothing()),
     kept,
-  ] as const
+  }
 }

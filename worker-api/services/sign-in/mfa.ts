@@ -1,4 +1,4 @@
-import { type Compilable, type Expression, type SqlBool, sql } from 'kysely'
+import { type Expression, type SqlBool, sql } from 'kysely'
 import type { FactorProof, MfaStatus, PasswordProof, TotpEnrolment } from '../../contract/mfa'
 import { type DB, insertWhen, namedBatch } from '../../db/client'
 import { BusinessError, notFound } from '../../lib/errors'
@@ -14,7 +14,7 @@ import {
   recoveryCodeHash,
 } from '../../lib/totp'
 import type { Caller, Ctx } from '../../lib/types'
-import { actorWith } from '../core/actor'
+import { type ActorAnd, actorWith, type Reads } from '../core/actor'
 import { attemptCounter, clearAttempts } from '../core/attempt-counter'
 import { logEntry } from '../core/audit'
 import { mailQueued, queueMail } from '../core/outbox'
@@ -43,7 +43,11 @@ export function factorsQueries(db: DB, userId: number | Expression<number>) {
 
 export async function mfaStatus(ctx: Ctx, caller: Caller): Promise<MfaStatus> {
   const factors = factorsQueries(ctx.db, caller.id)
-  const [, totp, passkeys, codes] = await actorWith(ctx, caller, factors.totp, factors.passkeys, factors.codes)
+  const { totp, passkeys, codes } = await actorWith(ctx, caller, {
+    totp: factors.totp,
+    passkeys: factors.passkeys,
+    codes: factors.codes,
+  })
   return {
     totp: Boolean(totp[0]?.secret),
     passkeys: passkeys.map((key) => ({
@@ -159,12 +163,10 @@ export const mailUserQuery = (db: DB, userId: number) =>
  */
 export async function confirmTotp(ctx: Ctx, caller: Caller, code: string) {
   const db = ctx.db
-  const [actor, rows, users] = await actorWith(
-    ctx,
-    caller,
-    db.selectFrom('mfa_totp').selectAll().where('utilisateur_id', '=', caller.id),
-    mailUserQuery(db, caller.id),
-  )
+  const { actor, rows, users } = await actorWith(ctx, caller, {
+    rows: db.selectFrom('mfa_totp').selectAll().where('utilisateur_id', '=', caller.id),
+    users: mailUserQuery(db, caller.id),
+  })
   const totp = rows[0]
   const user = users[0]
   if (!totp?.pending_secret || !user) throw notFound('No TOTP enrolment is pending')
@@ -215,23 +217,24 @@ export const selectWhen = (db: DB, guard: Expression<SqlBool>) => db.selectNoFro
  * (the same counter and lockout), and the proof checked: a current TOTP code (its step returned, to be
  * spent by the caller's write) or the password.
  */
-export async function proven<Q extends Compilable<unknown>[]>(
+export async function proven<R extends Reads = Record<never, never>>(
   ctx: Ctx,
   caller: Caller,
   input: FactorProof,
-  ...reads: Q
+  reads: R = {} as R,
 ) {
   const db = ctx.db
   const attempt = attemptCounter('password-change', String(caller.id))
-  const [actor, claim, lock, rows, users, ...extra] = await actorWith(
-    ctx,
-    caller,
-    attempt.statements.claim,
-    attempt.statements.lock,
-    factorsQueries(db, caller.id).totp,
-    mailUserQuery(db, caller.id),
-    ...reads,
-  )
+  const fixed = {
+    claim: attempt.statements.claim,
+    lock: attempt.statements.lock,
+    totp: factorsQueries(db, caller.id).totp,
+    user: mailUserQuery(db, caller.id),
+  }
+  // The caller's reads ride in the same batch, under their own names.
+  const both = await actorWith(ctx, caller, { ...reads, ...fixed } as Reads)
+  const { actor, claim, lock, totp: rows, user: users } = both as unknown as ActorAnd<typeof fixed>
+  const extra = both as unknown as ActorAnd<R>
   attempt.check({ claim: { results: claim }, lock: { results: lock } })
   const totp = rows[0]
   const user = users[0]
@@ -241,7 +244,7 @@ export async function proven<Q extends Compilable<unknown>[]>(
     actor,
     user,
     totp,
-    extra: extra as { [K in keyof Q]: Q[K] extends Compilable<infer O> ? O[] : never },
+    extra,
   }
   if (input.code !== undefined) {
     const step = totp?.secret ? acceptedStep(totp.secret, input.code, totp.last_step) : null

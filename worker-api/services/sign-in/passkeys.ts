@@ -111,13 +111,14 @@ export async function passkeyRegistrationOptions(
     actor,
     totp,
     step,
-    extra: [keys],
-  } = await proven(
-    ctx,
-    caller,
-    proof,
-    db.selectFrom('passkey').select(['id', 'transports']).where('utilisateur_id', '=', caller.id).orderBy('created_at'),
-  )
+    extra: { keys },
+  } = await proven(ctx, caller, proof, {
+    keys: db
+      .selectFrom('passkey')
+      .select(['id', 'transports'])
+      .where('utilisateur_id', '=', caller.id)
+      .orderBy('created_at'),
+  })
   const rpID = hostOf(actor.domain)
   if (!rpID) throw unauthorizedDomain()
   const options = await generateRegistrationOptions({
@@ -178,13 +179,11 @@ export async function registerPasskey(ctx: Ctx, caller: Caller, input: PasskeyRe
   const now = new Date().toISOString()
   // The caller, the challenge (made only for a caller who proved it was them) and their factors, in
   // one round trip.
-  const [actor, challenges, factors, users] = await actorWith(
-    ctx,
-    caller,
-    readChallenge(db, hash, 'PASSKEY_REGISTRATION').where('utilisateur_id', '=', caller.id),
-    db.selectNoFrom(sql<number>`${hasSecondFactor(caller.id)}`.as('any')),
-    mailUserQuery(db, caller.id),
-  )
+  const { actor, challenges, factors, users } = await actorWith(ctx, caller, {
+    challenges: readChallenge(db, hash, 'PASSKEY_REGISTRATION').where('utilisateur_id', '=', caller.id),
+    factors: db.selectNoFrom(sql<number>`${hasSecondFactor(caller.id)}`.as('any')),
+    users: mailUserQuery(db, caller.id),
+  })
   const user = users[0]
   const stored = challenges[0]
   const rpID = hostOf(actor.domain)
@@ -273,13 +272,10 @@ export async function removePasskey(ctx: Ctx, caller: Caller, id: string, input:
     user,
     totp,
     step,
-    extra: [keys],
-  } = await proven(
-    ctx,
-    caller,
-    input,
-    db.selectFrom('passkey').select('nom').where('id', '=', id).where('utilisateur_id', '=', caller.id),
-  )
+    extra: { keys },
+  } = await proven(ctx, caller, input, {
+    keys: db.selectFrom('passkey').select('nom').where('id', '=', id).where('utilisateur_id', '=', caller.id),
+  })
   const key = keys[0]
   if (!key) {
     // Proven, with nothing to remove: the count starts over as after any success.

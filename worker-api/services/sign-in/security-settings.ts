@@ -12,7 +12,7 @@ const settingsQuery = (db: DB) =>
 
 /** GET rest/bd/parametres/securite: for administrators. */
 export async function securitySettings(ctx: Ctx, caller: Caller): Promise<SecuritySettings> {
-  const [, rows] = await adminWith(ctx, caller, settingsQuery(ctx.db))
+  const { rows } = await adminWith(ctx, caller, { rows: settingsQuery(ctx.db) })
   return { mfaRequisAdministrateurs: rows[0]?.mfa_requis_administrateurs === 1 }
 }
 
@@ -28,11 +28,9 @@ export async function updateSecuritySettings(
 ): Promise<SecuritySettings> {
   const db = ctx.db
   const required = input.mfaRequisAdministrateurs
-  const [actor, factors] = await rootAdminWith(
-    ctx,
-    caller,
-    db.selectNoFrom(sql<number>`${hasSecondFactor(caller.id)}`.as('has_factor')),
-  )
+  const { actor, factors } = await rootAdminWith(ctx, caller, {
+    factors: db.selectNoFrom(sql<number>`${hasSecondFactor(caller.id)}`.as('has_factor')),
+  })
   if (required && factors[0]?.has_factor !== 1) {
     throw new BusinessError('MFA_FACTOR_REQUIRED', 403, 'Register a second factor for your own account first')
   }

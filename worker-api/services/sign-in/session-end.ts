@@ -44,11 +44,10 @@ function describe(sessions: SessionRow[]): string {
 export async function endOwnSession(ctx: Ctx, caller: Caller, id: string): Promise<void> {
   const db = ctx.db
   const now = nowIso()
-  const [actor, [session]] = await actorWith(
-    ctx,
-    caller,
-    sessionsQuery(db, caller.id, now).where('t.family_id', '=', id),
-  )
+  const {
+    actor,
+    session: [session],
+  } = await actorWith(ctx, caller, { session: sessionsQuery(db, caller.id, now).where('t.family_id', '=', id) })
   if (!session) throw notFound('No such open session')
   const entry = logEntry(actor.id, 'DECONNEXION', 'SESSION_FIN', ctx.request.userAgent, {
     commentaire: describe([session]),
@@ -72,7 +71,7 @@ export async function endOwnSession(ctx: Ctx, caller: Caller, id: string): Promi
 export async function endOtherSessions(ctx: Ctx, caller: Caller): Promise<void> {
   const db = ctx.db
   const now = nowIso()
-  const [actor, sessions] = await actorWith(ctx, caller, sessionsQuery(db, caller.id, now))
+  const { actor, sessions } = await actorWith(ctx, caller, { sessions: sessionsQuery(db, caller.id, now) })
   const others = sessions.filter((session) => session.id !== actor.sid)
   if (others.length === 0) return
   // The caller's other portal sessions, read as the batch runs (one opened since the list was read too).
@@ -108,7 +107,10 @@ export async function endOtherSessions(ctx: Ctx, caller: Caller): Promise<void> 
 export async function endUserSessions(ctx: Ctx, caller: Caller, id: number): Promise<void> {
   const db = ctx.db
   const now = nowIso()
-  const [actor, [row]] = await adminWith(ctx, caller, managedUserQuery(db, caller, id))
+  const {
+    actor,
+    row: [row],
+  } = await adminWith(ctx, caller, { row: managedUserQuery(db, caller, id) })
   const user = managedUser(actor, id, row)
   const managed = stillManaged(db, actor, id).where(liveAdmin(ctx, caller))
   const somethingToEnd = managed.where(({ exists }) =>

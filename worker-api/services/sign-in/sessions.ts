@@ -90,7 +90,7 @@ export function toPortalSession(row: SessionRow, current: string | null): Portal
 
 /** GET rest/bd/session/liste: the caller's open sessions, theirs marked, with the caller's check in one round trip. */
 export async function ownSessions(ctx: Ctx, caller: Caller): Promise<PortalSession[]> {
-  const [actor, rows] = await actorWith(ctx, caller, sessionsQuery(ctx.db, caller.id))
+  const { actor, rows } = await actorWith(ctx, caller, { rows: sessionsQuery(ctx.db, caller.id) })
   return rows.map((row) => toPortalSession(row, actor.sid))
 }
 
@@ -131,7 +131,11 @@ export function managedUser<Row extends { modification: number }>(actor: Actor, 
  */
 export async function sessionsOfUser(ctx: Ctx, caller: Caller, id: number): Promise<PortalSession[]> {
   const db = ctx.db
-  const [actor, [user], rows] = await adminWith(ctx, caller, managedUserQuery(db, caller, id), sessionsQuery(db, id))
+  const {
+    actor,
+    user: [user],
+    rows,
+  } = await adminWith(ctx, caller, { user: managedUserQuery(db, caller, id), rows: sessionsQuery(db, id) })
   managedUser(actor, id, user)
   return rows.map((row) => toPortalSession(row, null))
 }
