@@ -3,18 +3,10 @@ import i18next from 'i18next'
 import { StrictMode, startTransition } from 'react'
 import { hydrateRoot } from 'react-dom/client'
 import { I18nextProvider, initReactI18next } from 'react-i18next'
-import { i18nConfig } from './lib/i18n'
-import { fetchWords, WORDS_LINK_ID } from './lib/words'
+import { i18nConfig, resources } from './lib/i18n'
 
-/**
- * The page comes alive once its words are here (preloaded with the scripts). Should they fail to
- * come, it stays the server's page, whose forms and links work without scripts.
- */
 async function hydrate() {
-  const lng = document.documentElement.lang === 'en' ? 'en' : 'fr'
-  const href = document.getElementById(WORDS_LINK_ID)?.getAttribute('href') ?? `/locales/${lng}`
-  const resources = { [lng]: { translation: await fetchWords(href) } }
-  await i18next.use(initReactI18next).init({ ...i18nConfig, lng, resources })
+  await i18next.use(initReactI18next).init({ ...i18nConfig, lng: document.documentElement.lang || 'fr', resources })
   startTransition(() => {
     hydrateRoot(
       document,
@@ -27,4 +19,4 @@ async function hydrate() {
   })
 }
 
-hydrate().catch((error: unknown) => console.error('The page stays without scripts', error))
+hydrate()

@@ -803,21 +803,6 @@ const gzipKiB = (files) =>
   [...files].reduce((sum, file) => sum + gzipSync(readFileSync(path.join(root, 'build', 'client', file))).length, 0) /
   1024
 
-/** The French words a page fetches as JSON as it starts (app/lib/words.server.ts), gzip KiB. */
-async function wordsKiB() {
-  const { build } = await import('esbuild')
-  const bundled = await build({
-    entryPoints: [path.join(root, 'app', 'locales', 'fr.ts')],
-    bundle: true,
-    format: 'esm',
-    write: false,
-  })
-  const { fr } = await import(
-    `data:text/javascript;base64,${Buffer.from(bundled.outputFiles[0].text).toString('base64')}`
-  )
-  return gzipSync(JSON.stringify(fr)).length / 1024
-}
-
 function shipped() {
   const manifest = clientManifest()
   const floorFiles = new Set([manifest.entry.module, ...manifest.entry.imports])
@@ -903,8 +888,7 @@ if (exportRows.length > 0) {
 const { floorKiB, pages } = shipped()
 print()
 print(
-  `JavaScript and CSS each page ships (gzip, KiB). Framework floor (entry: react-dom, Remix): ${fixed(floorKiB, 1)}. ` +
-    `Every page also fetches its language's words as JSON, preloaded with its scripts: ${fixed(await wordsKiB(), 1)} for French.`,
+  `JavaScript and CSS each page ships (gzip, KiB). Framework floor (entry: react-dom, Remix): ${fixed(floorKiB, 1)}.`,
 )
 print()
 print('| route | JS | JS over floor | CSS |')
