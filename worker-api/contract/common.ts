@@ -1,6 +1,5 @@
 import { z } from 'zod'
 import { fromWireDate } from './dates'
-import { errorSchema } from './errors'
 
 /** A positive integer in a path or a query: the client passes a number, the URL carries its digits. */
 export const positiveInt = () => z.coerce.number<number>().int().positive()
@@ -11,15 +10,6 @@ export const ref = z.object({ id: positiveInt() })
 /** A choice a form posts as an id (a select): required, a positive integer. */
 export const requiredId = () =>
   z.coerce.number<number>('validation.required').int('validation.required').positive('validation.required')
-
-export const json = <T extends z.ZodType>(schema: T, description: string) => ({
-  content: { 'application/json': { schema } },
-  description,
-})
-
-/** The error responses every route may give, for the OpenAPI description. */
-export const errors = (...statuses: (400 | 401 | 403 | 404 | 409 | 410 | 429 | 503)[]) =>
-  Object.fromEntries(statuses.map((status) => [status, json(errorSchema, 'Error (DESIGN §2)')]))
 
 /** The optional paging, search and sort of a list call (DESIGN §1): one page of the same array. */
 export const pageQuery = {

@@ -1,8 +1,8 @@
 import { createRoute } from '@hono/zod-openapi'
 import { accessListSchema, accessQuery, launchQuery, launchSchema, userIdParam } from '../contract/access'
-import { errors, json } from '../contract/common'
 import { router } from '../lib/validation'
 import { accessOf, launch } from '../services/catalogue/access'
+import { errors, json } from './openapi'
 
 export const accessRoutes = router()
   .openapi(

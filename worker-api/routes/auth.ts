@@ -1,13 +1,13 @@
 import { createRoute } from '@hono/zod-openapi'
 import { z } from 'zod'
 import { loginSchema, refreshSchema, sessionSchema, tokensSchema } from '../contract/auth'
-import { errors, json } from '../contract/common'
 import { userSchema } from '../contract/user'
 import { router } from '../lib/validation'
 import { actorOf } from '../services/core/actor'
 import { logout } from '../services/sign-in/auth'
 import { login } from '../services/sign-in/password-sign-in'
 import { refresh } from '../services/sign-in/refresh'
+import { errors, json, jsonBody } from './openapi'
 
 export const authRoutes = router()
   .openapi(
@@ -17,7 +17,7 @@ export const authRoutes = router()
       tags: ['Session'],
       summary:
         'Sign in with identifiant, motDePasse and a solved captcha; a user with a second factor gets 403 MFA_REQUIRED with its challenge in attributs[0] (then POST login/mfa)',
-      request: { body: { content: { 'application/json': { schema: loginSchema } }, required: true } },
+      request: { body: jsonBody(loginSchema) },
       responses: {
         200: json(z.object({ user: userSchema, jwt: tokensSchema }), 'Signed in'),
         ...errors(400, 401, 403, 429),
@@ -31,7 +31,7 @@ export const authRoutes = router()
       path: '/rest/public/bd/login/refreshToken',
       tags: ['Session'],
       summary: 'Exchange a refresh token or a launch code for a new access token (rotation)',
-      request: { body: { content: { 'application/json': { schema: refreshSchema } }, required: true } },
+      request: { body: jsonBody(refreshSchema) },
       responses: { 200: json(tokensSchema, 'New tokens'), ...errors(400, 401, 403) },
     }),
     async (c) => c.json(await refresh(c.var.ctx, c.req.valid('json').refreshToken), 200),

@@ -1,9 +1,9 @@
 import { createRoute } from '@hono/zod-openapi'
 import { z } from 'zod'
-import { errors, json } from '../contract/common'
 import { BusinessError } from '../lib/errors'
 import { router } from '../lib/validation'
 import { checkCaptcha, newChallenge, newQuestion } from '../services/core/captcha'
+import { errors, json } from './openapi'
 
 export const captchaRoutes = router()
   .openapi(

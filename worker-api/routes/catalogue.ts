@@ -11,13 +11,13 @@ import {
   templatesSchema,
   typeIdParam,
 } from '../contract/catalogue'
-import { errors, json } from '../contract/common'
 import { clientSecretSchema } from '../contract/oidc'
 import { router } from '../lib/validation'
 import { createApplication, deleteApplication, updateApplication } from '../services/catalogue/application-writes'
 import { getApplication, listApplications } from '../services/catalogue/applications'
 import { rotateSecret } from '../services/catalogue/oidc-clients'
 import { getTemplate, getTemplates, putTemplate } from '../services/catalogue/templates'
+import { errors, json, jsonBody } from './openapi'
 
 /**
  * The catalogue: the applications the portal launches and the functions that grant them, managed by
@@ -65,7 +65,7 @@ export const catalogueRoutes = router()
       summary:
         'Register an application, granted to the functions given (root administrators); 409 APPLICATION_LIBELLE_ALREADY_USED',
       security: [{ bearer: [] }],
-      request: { body: { content: { 'application/json': { schema: applicationInputSchema } }, required: true } },
+      request: { body: jsonBody(applicationInputSchema) },
       responses: { 201: json(catalogueApplicationSchema, 'The new application'), ...errors(400, 401, 403, 409) },
     }),
     async (c) => {
@@ -81,7 +81,7 @@ export const catalogueRoutes = router()
       summary:
         'Change an application and the functions that grant it (the whole list; root administrators). Switched off, its launch codes and sessions are revoked; 409 APPLICATION_LIBELLE_ALREADY_USED',
       security: [{ bearer: [] }],
-      request: { body: { content: { 'application/json': { schema: applicationUpdateSchema } }, required: true } },
+      request: { body: jsonBody(applicationUpdateSchema) },
       responses: { 200: json(catalogueApplicationSchema, 'The application'), ...errors(400, 401, 403, 404, 409) },
     }),
     async (c) => {
@@ -156,7 +156,7 @@ export const catalogueRoutes = router()
       security: [{ bearer: [] }],
       request: {
         params: typeIdParam,
-        body: { content: { 'application/json': { schema: templateInputSchema } }, required: true },
+        body: jsonBody(templateInputSchema),
       },
       responses: { 200: json(z.array(templateFonctionSchema), 'The template'), ...errors(400, 401, 403, 404) },
     }),

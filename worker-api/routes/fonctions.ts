@@ -1,5 +1,4 @@
 import { createRoute, z } from '@hono/zod-openapi'
-import { errors, json } from '../contract/common'
 import {
   fonctionIdParam,
   fonctionInputSchema,
@@ -9,6 +8,7 @@ import {
 } from '../contract/structure'
 import { router } from '../lib/validation'
 import { createFonction, deleteFonction, structureFonctions, updateFonction } from '../services/organisation/fonctions'
+import { errors, json, jsonBody } from './openapi'
 
 /**
  * The functions of a structure: every administrator manages those of the structures in their scope;
@@ -36,7 +36,7 @@ export const fonctionRoutes = router()
       summary:
         'Create a function in a structure of the caller’s scope; 409 FONCTION_LIBELLE_ALREADY_USED when the structure has one of that name (any case)',
       security: [{ bearer: [] }],
-      request: { body: { content: { 'application/json': { schema: fonctionInputSchema } }, required: true } },
+      request: { body: jsonBody(fonctionInputSchema) },
       responses: { 201: json(structureFonctionSchema, 'The new function'), ...errors(400, 401, 403, 409) },
     }),
     async (c) => {
@@ -52,7 +52,7 @@ export const fonctionRoutes = router()
       summary:
         'Rename a function of a structure of the caller’s scope; with applications, set what it grants (root administrators); 409 FONCTION_LIBELLE_ALREADY_USED',
       security: [{ bearer: [] }],
-      request: { body: { content: { 'application/json': { schema: fonctionUpdateSchema } }, required: true } },
+      request: { body: jsonBody(fonctionUpdateSchema) },
       responses: { 200: json(structureFonctionSchema, 'The function'), ...errors(400, 401, 403, 404, 409) },
     }),
     async (c) => {

@@ -1,8 +1,8 @@
 import { createRoute } from '@hono/zod-openapi'
 import { z } from 'zod'
-import { json } from '../contract/common'
 import { mailConfigProblem } from '../lib/mail/providers'
 import { router } from '../lib/validation'
+import { json } from './openapi'
 
 export const healthRoutes = router().openapi(
   createRoute({

@@ -1,8 +1,8 @@
 import { createRoute } from '@hono/zod-openapi'
-import { errors, json } from '../contract/common'
 import { homeQuery, homeSchema } from '../contract/home'
 import { router } from '../lib/validation'
 import { readHome } from '../services/organisation/home'
+import { errors, json } from './openapi'
 
 /** The administration home (/pages/admin): the figures of the caller's scope, in one call. */
 export const homeRoutes = router().openapi(

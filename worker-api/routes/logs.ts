@@ -1,11 +1,11 @@
 import { createRoute, z } from '@hono/zod-openapi'
-import { errors, json } from '../contract/common'
 import { todayIso } from '../contract/dates'
 import { clientLogSchema, logEntrySchema, logExportQuery, logListQuery } from '../contract/logs'
 import { router } from '../lib/validation'
 import { writeClientLog } from '../services/core/client-log'
 import { listLogs } from '../services/history/logs'
 import { exportLogs } from '../services/history/logs-export'
+import { errors, json, jsonBody } from './openapi'
 
 /**
  * The audit history (spec §2 admin/listeLogs, §7, DESIGN §8): what a client reports, and the
@@ -20,7 +20,7 @@ export const logRoutes = router()
       summary:
         "Report an action of the caller (a log type, or an application's name: its type by spec §9); kept as reported by the client; 60 a minute per user, then 429 TOO_MANY_ATTEMPTS",
       security: [{ bearer: [] }],
-      request: { body: { content: { 'application/json': { schema: clientLogSchema } }, required: true } },
+      request: { body: jsonBody(clientLogSchema) },
       responses: { 201: json(z.object({ id: z.number().int() }), 'Recorded'), ...errors(400, 401, 429) },
     }),
     async (c) => c.json(await writeClientLog(c.var.ctx, c.get('caller'), c.req.valid('json')), 201),

@@ -1,6 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi'
 import { tokensSchema } from '../contract/auth'
-import { errors, json } from '../contract/common'
 import {
   factorProofSchema,
   loginMfaSchema,
@@ -17,10 +16,7 @@ import { resetSecondFactor } from '../services/organisation/user-admin'
 import { confirmTotp, mfaStatus, regenerateRecoveryCodes, removeTotp, startTotp } from '../services/sign-in/mfa'
 import { loginMfa } from '../services/sign-in/password-sign-in'
 import { securitySettings, updateSecuritySettings } from '../services/sign-in/security-settings'
-
-const body = <T extends z.ZodType>(schema: T) => ({
-  body: { content: { 'application/json': { schema } }, required: true },
-})
+import { errors, json, jsonBody } from './openapi'
 
 /** The second factor (DESIGN §3b): one's own factors, the sign-in's second step, the policy. */
 export const mfaRoutes = router()
@@ -31,7 +27,7 @@ export const mfaRoutes = router()
       tags: ['Session'],
       summary:
         'The second step of a sign-in that answered 403 MFA_REQUIRED: its challenge and a TOTP or recovery code (each accepted once; a wrong one counts like a wrong password)',
-      request: body(loginMfaSchema),
+      request: { body: jsonBody(loginMfaSchema) },
       responses: {
         200: json(z.object({ user: userSchema, jwt: tokensSchema }), 'Signed in'),
         ...errors(400, 401, 403, 429),
@@ -58,7 +54,7 @@ export const mfaRoutes = router()
       summary:
         'A pending TOTP enrolment (RFC 6238, 30 s, 6 digits, SHA-1) once the password proves it is the user (400 BAD_OLD_PASSWORD, counted like wrong old passwords: 429 after 5): nothing changes at sign-in until a first code confirms it; 409 MFA_TOTP_ALREADY_ON while one is on (turn it off first)',
       security: [{ bearer: [] }],
-      request: body(passwordProofSchema),
+      request: { body: jsonBody(passwordProofSchema) },
       responses: {
         200: json(totpEnrolmentSchema, 'The secret for an authenticator app'),
         ...errors(400, 401, 403, 409, 429),
@@ -74,7 +70,7 @@ export const mfaRoutes = router()
       summary:
         'Confirm the pending enrolment with a first code: TOTP is on, and ten recovery codes (shown once) replace any former ones',
       security: [{ bearer: [] }],
-      request: body(totpConfirmSchema),
+      request: { body: jsonBody(totpConfirmSchema) },
       responses: { 200: json(recoveryCodesSchema, 'TOTP is on'), ...errors(400, 401, 403, 404) },
     }),
     async (c) => {
@@ -90,7 +86,7 @@ export const mfaRoutes = router()
       summary:
         'Turn TOTP off with a current code or the password (counted like wrong old passwords); with no passkey left, the recovery codes go too',
       security: [{ bearer: [] }],
-      request: body(factorProofSchema),
+      request: { body: jsonBody(factorProofSchema) },
       responses: { 204: { description: 'TOTP is off' }, ...errors(400, 401, 403, 404, 429) },
     }),
     async (c) => {
@@ -106,7 +102,7 @@ export const mfaRoutes = router()
       summary:
         'Ten new recovery codes, shown once (the former ones die), for a user who has a second factor; with a current code or the password (counted like wrong old passwords)',
       security: [{ bearer: [] }],
-      request: body(factorProofSchema),
+      request: { body: jsonBody(factorProofSchema) },
       responses: { 200: json(recoveryCodesSchema, 'The new codes'), ...errors(400, 401, 403, 404, 429) },
     }),
     async (c) => {
@@ -149,7 +145,7 @@ export const mfaRoutes = router()
       summary:
         'Change the security settings (root administrators); turning the requirement on needs a second factor of the caller (403 MFA_FACTOR_REQUIRED)',
       security: [{ bearer: [] }],
-      request: body(securitySettingsSchema),
+      request: { body: jsonBody(securitySettingsSchema) },
       responses: { 200: json(securitySettingsSchema, 'The settings'), ...errors(400, 401, 403) },
     }),
     async (c) => c.json(await updateSecuritySettings(c.var.ctx, c.get('caller'), c.req.valid('json')), 200),

@@ -1,7 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { cors } from 'hono/cors'
-import { errors, json } from '../contract/common'
 import {
   authorizationAnswerSchema,
   authorizationRequestSchema,
@@ -22,6 +21,7 @@ import { discoveryDocument } from '../services/oidc/discovery'
 import { logoutTarget } from '../services/oidc/logout'
 import { type TokenForm, token } from '../services/oidc/token'
 import { invalidToken, userinfo } from '../services/oidc/userinfo'
+import { errors, json, jsonBody } from './openapi'
 
 /**
  * The OpenID Connect provider (DESIGN §4b). Its protocol endpoints (discovery, JWKS, token, UserInfo)
@@ -163,7 +163,7 @@ const protocolRoutes: [ReturnType<typeof createRoute>, (c: Context<AppEnv>) => P
         'Dynamic client registration (RFC 7591): bearer, a root administrator’s access token; the client is an application no function grants until a root administrator grants it. 201 with client_id (and client_secret for a confidential client, shown once)',
       security: [{ bearer: [] }],
       request: {
-        body: { content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } }, required: true },
+        body: jsonBody(z.record(z.string(), z.unknown())),
       },
       responses: {
         201: oauthJson('The registered client'),
@@ -230,7 +230,7 @@ export const oidcRoutes = router()
         'The portal’s authorization page, for the signed-in user: where to send them (a code or an error for the client) or whether to sign in again',
       security: [{ bearer: [] }],
       request: {
-        body: { content: { 'application/json': { schema: authorizationRequestSchema } }, required: true },
+        body: jsonBody(authorizationRequestSchema),
       },
       responses: { 200: json(authorizationAnswerSchema, 'What to do'), ...errors(400, 401, 403, 404) },
     }),
@@ -248,7 +248,7 @@ export const oidcRoutes = router()
       summary:
         'The portal’s RP-initiated logout page: the client an ID token hint (or client_id) names, its user, whether the hint is of the portal session signed in on the page, and the registered post-logout address to send them back to; 400 for a hint not of this provider or an unregistered address',
       request: {
-        body: { content: { 'application/json': { schema: logoutTargetRequestSchema } }, required: true },
+        body: jsonBody(logoutTargetRequestSchema),
       },
       responses: { 200: json(logoutAnswerSchema, 'The logout’s target'), ...errors(400, 404) },
     }),

@@ -1,6 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi'
 import { tokensSchema } from '../contract/auth'
-import { errors, json } from '../contract/common'
 import { factorProofSchema } from '../contract/mfa'
 import {
   creationOptionsSchema,
@@ -16,10 +15,7 @@ import { userSchema } from '../contract/user'
 import { router } from '../lib/validation'
 import { passkeyLogin, passkeyLoginOptions } from '../services/sign-in/passkey-sign-in'
 import { passkeyRegistrationOptions, registerPasskey, removePasskey, renamePasskey } from '../services/sign-in/passkeys'
-
-const body = <T extends z.ZodType>(schema: T) => ({
-  body: { content: { 'application/json': { schema } }, required: true },
-})
+import { errors, json, jsonBody } from './openapi'
 
 /** Passkeys (WebAuthn, DESIGN §3b): one's own, and the sign-in with one; the shapes of @simplewebauthn. */
 export const passkeyRoutes = router()
@@ -31,7 +27,7 @@ export const passkeyRoutes = router()
       summary:
         "The options of a new passkey (PublicKeyCredentialCreationOptionsJSON, for @simplewebauthn/browser's startRegistration): asked with a current code or the password (counted like wrong old passwords), before the authenticator is; bound to the host of the caller's domain, their passkeys excluded; the challenge lives 5 minutes and serves once",
       security: [{ bearer: [] }],
-      request: body(factorProofSchema),
+      request: { body: jsonBody(factorProofSchema) },
       responses: { 200: json(creationOptionsSchema, 'The options'), ...errors(400, 401, 403, 429) },
     }),
     async (c) => c.json(await passkeyRegistrationOptions(c.var.ctx, c.get('caller'), c.req.valid('json')), 200),
@@ -44,7 +40,7 @@ export const passkeyRoutes = router()
       summary:
         'Register a named passkey from the answer of startRegistration (RegistrationResponseJSON) to the options; as the first factor, with ten recovery codes shown once. 400 PASSKEY_INVALID when it does not verify',
       security: [{ bearer: [] }],
-      request: body(passkeyRegistrationSchema),
+      request: { body: jsonBody(passkeyRegistrationSchema) },
       responses: { 200: json(passkeyAddedSchema, 'The passkey is registered'), ...errors(400, 401, 403) },
     }),
     async (c) => {
@@ -59,7 +55,7 @@ export const passkeyRoutes = router()
       tags: ['Second factor'],
       summary: "Rename one of the caller's passkeys",
       security: [{ bearer: [] }],
-      request: { params: passkeyIdParam, ...body(passkeyRenameSchema) },
+      request: { params: passkeyIdParam, body: jsonBody(passkeyRenameSchema) },
       responses: {
         200: json(z.object({ id: z.string(), nom: z.string() }), 'Renamed'),
         ...errors(400, 401, 403, 404),
@@ -76,7 +72,7 @@ export const passkeyRoutes = router()
       summary:
         "Remove one of the caller's passkeys with a current code or the password (counted like wrong old passwords); with no second factor left, the recovery codes go too",
       security: [{ bearer: [] }],
-      request: { params: passkeyIdParam, ...body(factorProofSchema) },
+      request: { params: passkeyIdParam, body: jsonBody(factorProofSchema) },
       responses: { 204: { description: 'Removed' }, ...errors(400, 401, 403, 404, 429) },
     }),
     async (c) => {
@@ -91,7 +87,7 @@ export const passkeyRoutes = router()
       tags: ['Session'],
       summary:
         "The options of a passkey sign-in (PublicKeyCredentialRequestOptionsJSON, for startAuthentication), for the host the request reached: without a challenge passwordless (any discoverable passkey); with the challenge of 403 MFA_REQUIRED the second step (that user's passkeys). No captcha; counted per client",
-      request: body(passkeyLoginOptionsSchema),
+      request: { body: jsonBody(passkeyLoginOptionsSchema) },
       responses: { 200: json(requestOptionsSchema, 'The options'), ...errors(400, 401, 403, 429) },
     }),
     async (c) => c.json(await passkeyLoginOptions(c.var.ctx, c.req.valid('json')), 200),
@@ -103,7 +99,7 @@ export const passkeyRoutes = router()
       tags: ['Session'],
       summary:
         'Sign in with the answer of startAuthentication (AuthenticationResponseJSON): passwordless, or the second step with the challenge of 403 MFA_REQUIRED (a failure then counts like a wrong password). 400 PASSKEY_INVALID when it does not verify',
-      request: body(passkeyLoginSchema),
+      request: { body: jsonBody(passkeyLoginSchema) },
       responses: {
         200: json(z.object({ user: userSchema, jwt: tokensSchema }), 'Signed in'),
         ...errors(400, 401, 403, 429),

@@ -1,10 +1,10 @@
 import { createRoute } from '@hono/zod-openapi'
-import { errors, json } from '../contract/common'
 import { forgotSchema, renewSchema, tokenParam, tokenUserSchema } from '../contract/password'
 import { afterResponse } from '../lib/after-response'
 import { router } from '../lib/validation'
 import { deliverOutbox } from '../services/core/outbox'
 import { admitForgotRequest, queueResetMail, renewPassword, tokenUser } from '../services/sign-in/password'
+import { errors, json, jsonBody } from './openapi'
 
 export const passwordRoutes = router()
   .openapi(
@@ -13,7 +13,7 @@ export const passwordRoutes = router()
       path: '/rest/public/bd/password/forgot/',
       tags: ['Password'],
       summary: 'Ask for a password-reset mail; the answer is the same whether the mail is known or not',
-      request: { body: { content: { 'application/json': { schema: forgotSchema } }, required: true } },
+      request: { body: jsonBody(forgotSchema) },
       responses: {
         204: { description: 'Accepted: a mail is on its way if an active account has it' },
         ...errors(400, 429),
@@ -56,7 +56,7 @@ export const passwordRoutes = router()
       path: '/rest/public/bd/password/renew/',
       tags: ['Password'],
       summary: 'Set a new password with a reset link (single use); every session of the user ends',
-      request: { body: { content: { 'application/json': { schema: renewSchema } }, required: true } },
+      request: { body: jsonBody(renewSchema) },
       responses: { 204: { description: 'Password set' }, ...errors(400, 403, 404, 410) },
     }),
     async (c) => {

@@ -1,5 +1,4 @@
 import { createRoute, z } from '@hono/zod-openapi'
-import { errors, json } from '../contract/common'
 import {
   authorizeResultSchema,
   authorizeSchema,
@@ -15,10 +14,7 @@ import { router } from '../lib/validation'
 import { carrierStructures, register } from '../services/organisation/registration'
 import { authorizeRegistration } from '../services/organisation/registration-authorize'
 import { listRegistrations, registrationFonctions } from '../services/organisation/registration-queue'
-
-const body = <T extends z.ZodType>(schema: T) => ({
-  body: { content: { 'application/json': { schema } }, required: true },
-})
+import { errors, json, jsonBody } from './openapi'
 
 /**
  * Carrier self-registration (spec §1, §4, §7): the public form's two calls, and the authorisation
@@ -42,7 +38,7 @@ export const registrationRoutes = router()
       tags: ['Registration'],
       summary:
         'Register a carrier: a pending, inactive account waiting for an administrator, with an existing company or a new one. Captcha required; limited per client. 409 MAIL_ALREADY_USED, STRUCTURE_NOM_ALREADY_USED',
-      request: body(registrationSchema),
+      request: { body: jsonBody(registrationSchema) },
       responses: { 201: json(registeredSchema, 'Registered'), ...errors(400, 409, 429, 503) },
     }),
     async (c) => c.json(await register(c.var.ctx, c.req.valid('json')), 201),
@@ -85,7 +81,7 @@ export const registrationRoutes = router()
       summary:
         'Authorise a pending registration of the caller’s scope (send or renew its set-password link, valid 7 days) or refuse it (delete it); 404 once refused or deleted, 409 LISTE_UPDATE_FAILED once completed',
       security: [{ bearer: [] }],
-      request: body(authorizeSchema),
+      request: { body: jsonBody(authorizeSchema) },
       responses: { 200: json(authorizeResultSchema, 'The outcome'), ...errors(400, 401, 403, 404, 409, 429) },
     }),
     async (c) => {

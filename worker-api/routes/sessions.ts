@@ -1,10 +1,10 @@
 import { createRoute } from '@hono/zod-openapi'
-import { errors, json } from '../contract/common'
 import { portalSessionListSchema, sessionIdParam } from '../contract/sessions'
 import { idParam } from '../contract/user'
 import { router } from '../lib/validation'
 import { endOtherSessions, endOwnSession, endUserSessions } from '../services/sign-in/session-end'
 import { ownSessions, sessionsOfUser } from '../services/sign-in/sessions'
+import { errors, json } from './openapi'
 
 /**
  * The list of a user's open sessions and their ending (DESIGN §3): the caller's own, and those of a

@@ -1,5 +1,4 @@
 import { createRoute, z } from '@hono/zod-openapi'
-import { errors, json } from '../contract/common'
 import {
   idStructureParam,
   nomParam,
@@ -28,6 +27,7 @@ import {
   structureNom,
   structureTypes,
 } from '../services/organisation/structures'
+import { errors, json, jsonBody } from './openapi'
 
 /**
  * The organisation tree (spec §7): structures, their types and functions, their users and posts.
@@ -109,7 +109,7 @@ export const structureRoutes = router()
       summary:
         'Create a structure below a parent of the caller’s scope of the type its type requires; 409 STRUCTURE_NOM_ALREADY_USED',
       security: [{ bearer: [] }],
-      request: { body: { content: { 'application/json': { schema: structureInputSchema } }, required: true } },
+      request: { body: jsonBody(structureInputSchema) },
       responses: { 201: json(structureSchema, 'The new structure'), ...errors(400, 401, 403, 409) },
     }),
     async (c) => {
@@ -125,7 +125,7 @@ export const structureRoutes = router()
       summary:
         'Rename, retype or move a structure of the caller’s scope below a parent of that scope (400 STRUCTURE_PARENT_INVALID below itself or its sub-tree, or without a parent but for the root); the sub-tree’s paths follow',
       security: [{ bearer: [] }],
-      request: { body: { content: { 'application/json': { schema: structureInputSchema } }, required: true } },
+      request: { body: jsonBody(structureInputSchema) },
       responses: { 200: json(structureSchema, 'The updated structure'), ...errors(400, 401, 403, 404, 409) },
     }),
     async (c) => {
@@ -185,7 +185,7 @@ export const structureRoutes = router()
       summary:
         'Give a user the caller may manage a function in a structure of the caller’s scope over dates; 409 POSTE_ALREADY_EXIST when it overlaps the same one',
       security: [{ bearer: [] }],
-      request: { body: { content: { 'application/json': { schema: posteInputSchema } }, required: true } },
+      request: { body: jsonBody(posteInputSchema) },
       responses: { 201: json(posteSchema, 'The new post'), ...errors(400, 401, 403, 409) },
     }),
     async (c) => c.json(await createPoste(c.var.ctx, c.get('caller'), c.req.valid('json')), 201),
@@ -198,7 +198,7 @@ export const structureRoutes = router()
       summary:
         'Change the period of a post of a user the caller may manage, in a structure of their scope (extend it); 409 POSTE_ALREADY_EXIST when it would overlap another post of the same function there',
       security: [{ bearer: [] }],
-      request: { body: { content: { 'application/json': { schema: posteUpdateSchema } }, required: true } },
+      request: { body: jsonBody(posteUpdateSchema) },
       responses: { 200: json(posteSchema, 'The post'), ...errors(400, 401, 403, 404, 409) },
     }),
     async (c) => c.json(await updatePoste(c.var.ctx, c.get('caller'), c.req.valid('json')), 200),

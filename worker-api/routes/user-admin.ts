@@ -1,5 +1,4 @@
 import { createRoute, z } from '@hono/zod-openapi'
-import { errors, json } from '../contract/common'
 import { idParam, userSchema } from '../contract/user'
 import {
   createUserSchema,
@@ -19,10 +18,7 @@ import {
 } from '../services/organisation/user-admin'
 import { checkMail, createUser } from '../services/organisation/user-creation'
 import { listUsers } from '../services/organisation/user-list'
-
-const body = <T extends z.ZodType>(schema: T) => ({
-  body: { content: { 'application/json': { schema } }, required: true },
-})
+import { errors, json, jsonBody } from './openapi'
 
 /**
  * User administration (spec §6, §7): administrators only, each on the users of their scope whose
@@ -38,7 +34,7 @@ export const userAdminRoutes = router()
       summary:
         'Create a user with their first post in a structure of the caller’s scope; an active one gets an invitation (valid 7 days) to choose their password, an inactive one gets it on activation. 409 MAIL_ALREADY_USED',
       security: [{ bearer: [] }],
-      request: body(createUserSchema),
+      request: { body: jsonBody(createUserSchema) },
       responses: { 201: json(userSchema, 'The new user'), ...errors(400, 401, 403, 409) },
     }),
     async (c) => {
@@ -71,7 +67,7 @@ export const userAdminRoutes = router()
       summary:
         'Activate or deactivate a user the caller may manage (not an administrator); deactivating ends their sessions. A user without a password yet is invited on activation; deactivating voids the invitation',
       security: [{ bearer: [] }],
-      request: body(userStateSchema),
+      request: { body: jsonBody(userStateSchema) },
       responses: { 200: json(userSchema, 'The user'), ...errors(400, 401, 403, 404) },
     }),
     async (c) => {
@@ -86,7 +82,7 @@ export const userAdminRoutes = router()
       tags: ['Users'],
       summary: 'Give or take the "admin des niveaux inférieurs" flag of a user the caller may manage',
       security: [{ bearer: [] }],
-      request: body(userAdminSchema),
+      request: { body: jsonBody(userAdminSchema) },
       responses: { 200: json(userSchema, 'The user'), ...errors(400, 401, 403, 404) },
     }),
     async (c) => c.json(await setUserAdmin(c.var.ctx, c.get('caller'), c.req.valid('json')), 200),

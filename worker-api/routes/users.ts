@@ -1,5 +1,4 @@
 import { createRoute, z } from '@hono/zod-openapi'
-import { errors, json } from '../contract/common'
 import { tokenParam, updatePasswordSchema } from '../contract/password'
 import { confirmMailSchema, idParam, mailChangeSchema, profileSchema, userSchema } from '../contract/user'
 import { router } from '../lib/validation'
@@ -8,6 +7,7 @@ import { getUser } from '../services/core/users'
 import { confirmMailChange, mailChangeOf } from '../services/organisation/mail-change'
 import { updateProfile } from '../services/organisation/profile'
 import { updatePassword } from '../services/sign-in/password'
+import { errors, json, jsonBody } from './openapi'
 
 export const userRoutes = router()
   // Before `utilisateur/{id}`, which would take "updatePassword" for an id.
@@ -18,7 +18,7 @@ export const userRoutes = router()
       tags: ['Users'],
       summary: "Change the caller's password; answers their id. The caller's other sessions end",
       security: [{ bearer: [] }],
-      request: { body: { content: { 'application/json': { schema: updatePasswordSchema } }, required: true } },
+      request: { body: jsonBody(updatePasswordSchema) },
       responses: { 200: json(z.number().int(), 'The user id'), ...errors(400, 401, 429) },
     }),
     async (c) => {
@@ -48,7 +48,7 @@ export const userRoutes = router()
       security: [{ bearer: [] }],
       request: {
         params: idParam,
-        body: { content: { 'application/json': { schema: profileSchema } }, required: true },
+        body: jsonBody(profileSchema),
       },
       responses: { 200: json(userSchema, 'The updated user'), ...errors(400, 401, 403, 404, 409, 429) },
     }),
@@ -79,7 +79,7 @@ export const userRoutes = router()
       path: '/rest/public/bd/utilisateur/mail/confirm/',
       tags: ['Users'],
       summary: "Confirm a new mail address with the link sent to it (single use): it becomes the account's",
-      request: { body: { content: { 'application/json': { schema: confirmMailSchema } }, required: true } },
+      request: { body: jsonBody(confirmMailSchema) },
       responses: {
         200: json(mailChangeSchema, 'The address is now the account’s'),
         ...errors(400, 403, 404, 409, 410),

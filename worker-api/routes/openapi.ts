@@ -1,0 +1,18 @@
+import type { z } from 'zod'
+import { errorSchema } from '../contract/errors'
+
+/** A JSON answer of a route, for its `responses`. */
+export const json = <T extends z.ZodType>(schema: T, description: string) => ({
+  content: { 'application/json': { schema } },
+  description,
+})
+
+/** The error answers a route may give (the one error body, DESIGN §2), for its `responses`. */
+export const errors = (...statuses: (400 | 401 | 403 | 404 | 409 | 410 | 429 | 503)[]) =>
+  Object.fromEntries(statuses.map((status) => [status, json(errorSchema, 'Error (DESIGN §2)')]))
+
+/** A route's required JSON body, for its `request`: the one way every route declares one. */
+export const jsonBody = <T extends z.ZodType>(schema: T) => ({
+  content: { 'application/json': { schema } },
+  required: true,
+})
