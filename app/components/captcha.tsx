@@ -5,6 +5,7 @@ import 'altcha/altcha.css'
 import type {} from 'altcha'
 import { useCallback, useEffect, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
+import type { CaptchaConfig, CaptchaQuestion } from '~/lib/captcha'
 import { Input } from './ui/input'
 import { Label } from './ui/label'
 
@@ -16,9 +17,6 @@ const FIRST_TOUCH = ['focusin', 'pointerdown', 'keydown', 'input'] as const
 const touchedBeforeHydration = (form: HTMLFormElement) =>
   form.contains(document.activeElement) ||
   [...form.querySelectorAll('input')].some((input) => input.type !== 'hidden' && input.value !== '')
-export type CaptchaQuestion = { a: number; b: number; question: string }
-/** Which widget the server checks (CAPTCHA_PROVIDER), and Turnstile's public site key. */
-export type CaptchaConfig = { provider: 'altcha' | 'turnstile'; siteKey: string | null }
 
 type Turnstile = {
   render(element: HTMLElement, options: Record<string, unknown>): string

@@ -1,6 +1,6 @@
 import type { AppLoadContext } from '@remix-run/cloudflare'
-import type { CaptchaConfig } from '~/components/captcha'
 import { publicApi, read } from './api.server'
+import type { CaptchaConfig } from './captcha'
 
 /** What a page with the human-verification widget needs: the no-JS question and the widget to show. */
 export async function captchaSetup(request: Request, context: AppLoadContext) {

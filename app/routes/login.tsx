@@ -10,15 +10,7 @@ import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParam
 import { ArrowRight, LogIn, LogOut } from 'lucide-react'
 import { useEffect, useRef } from 'react'
 import { useTranslation } from 'react-i18next'
-import {
-  CAPTCHA_REQUIRED,
-  Captcha,
-  type CaptchaConfig,
-  type CaptchaQuestion,
-  captchaMessage,
-  captchaPayload,
-  useCaptchaGate,
-} from '~/components/captcha'
+import { CAPTCHA_REQUIRED, Captcha, captchaMessage, captchaPayload, useCaptchaGate } from '~/components/captcha'
 import { CenteredCard } from '~/components/centered-card'
 import { Field } from '~/components/field'
 import { FormError } from '~/components/form-error'
@@ -31,6 +23,7 @@ import { Button } from '~/components/ui/button'
 import { publicApi, read } from '~/lib/api.server'
 import { type Failure, loginMessage, type Message } from '~/lib/api-errors'
 import { endSession, hasSession, liveSessionUser } from '~/lib/auth.server'
+import type { CaptchaConfig, CaptchaQuestion } from '~/lib/captcha'
 import { captchaSetup } from '~/lib/captcha.server'
 import { formReply, readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
