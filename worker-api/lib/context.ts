@@ -21,14 +21,14 @@ export function contextOf(env: RequestEnv & { REQUEST_SCOPE: RequestScope }, req
  * Work outside any request (the schedule, the deliveries a request leaves behind, scripts, tests): the
  * database binding itself, no session to follow, and a memo of its own.
  */
-export function backgroundContext(env: Env, request: Partial<RequestInfo> = {}): Ctx {
+export function backgroundContext(env: Env): Ctx {
   const scope: RequestScope = { meter: createMeter(), bookmark: () => null, memo: new Map(), shared: false }
   return {
     env: { ...env, REQUEST_SCOPE: scope },
     d1: env.DB,
     db: getDb(env.DB),
     scope,
-    request: { origin: '', userAgent: null, ip: null, language: 'fr', ...request },
+    request: { origin: '', userAgent: null, ip: null, language: 'fr' },
     mail: [],
   }
 }

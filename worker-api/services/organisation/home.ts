@@ -148,9 +148,9 @@ export async function readHome(ctx: Ctx, caller: Caller, query: HomeQuery): Prom
   const starts = [...days, addDays(viewer.today, 1)].map(dayStartInstant)
   const allowed = liveAdmin(ctx, caller)
   const kept = keptActivity(db, viewer, starts, allowed)
-  const [withPost, withoutPost, inactive] = Object.values(HOME_USER_LISTS).map((list) =>
-    keptUserTotal(db, viewer, list, allowed),
-  ) as [ReturnType<typeof keptUserTotal>, ReturnType<typeof keptUserTotal>, ReturnType<typeof keptUserTotal>]
+  const withPost = keptUserTotal(db, viewer, HOME_USER_LISTS.avecPoste, allowed)
+  const withoutPost = keptUserTotal(db, viewer, HOME_USER_LISTS.sansPoste, allowed)
+  const inactive = keptUserTotal(db, viewer, HOME_USER_LISTS.inactifs, allowed)
   const ending = endingPosts(db, viewer)
   const page = query.page ?? 1
   const read = await adminWith(ctx, caller, {
@@ -197,23 +197,18 @@ export async function readHome(ctx: Ctx, caller: Caller, query: HomeQuery): Prom
       'log',
     ),
   })
-  const [avecPoste] = read.avecPoste
-  const [sansPoste] = read.sansPoste
-  const [inactifs] = read.inactifs
   const [registrations] = read.registrations
-  const [postesTotal] = read.postesTotal
-  const { postes } = read
   const { perDay, perApplication } = activityFigures(kept.prefix, read.closedDays, read.today)
   return {
     utilisateurs: {
-      avecPoste: avecPoste?.total ?? 0,
-      sansPoste: sansPoste?.total ?? 0,
-      inactifs: inactifs?.total ?? 0,
+      avecPoste: read.avecPoste[0]?.total ?? 0,
+      sansPoste: read.sansPoste[0]?.total ?? 0,
+      inactifs: read.inactifs[0]?.total ?? 0,
     },
     inscriptions: { enAttente: registrations?.waiting ?? 0, liensExpirant: Number(registrations?.expiring ?? 0) },
     postesFinissant: {
-      total: postesTotal?.n ?? 0,
-      items: postes.map((row) => ({
+      total: read.postesTotal[0]?.n ?? 0,
+      items: read.postes.map((row) => ({
         id: row.id,
         dateDebut: toWireDate(row.date_debut),
         dateFin: toWireDate(row.date_fin),

@@ -197,8 +197,7 @@ export async function mailChangeOf(ctx: Ctx, token: string) {
  * POST rest/public/bd/utilisateur/mail/confirm/: the new address becomes the account's, in one batch
  * that applies only while the link is unused (of two concurrent uses, one wins); a login that was the
  * address follows it. The former address is told; links sent to it (resets, an invitation, other
- * pending changes) die; the change is in the audit history. Returns the address, the login and the
- * outbox ids.
+ * pending changes) die; the change is in the audit history. Returns the address and the login.
  */
 export async function confirmMailChange(ctx: Ctx, token: string) {
   const row = await liveMailToken(ctx, token, MAIL_CHANGE)

@@ -31,7 +31,7 @@ function holderOf(db: DB, id: number, mail: string) {
  * account to another mailbox either (its "forgot password" would then follow). The one exception is
  * an administrator's correction of an invited user's address (`mailCorrection`): the account has no
  * password yet, and its only way in, the invitation, goes to the corrected address. Returns the
- * outbox ids.
+ * user.
  */
 export async function updateProfile(ctx: Ctx, caller: Caller, id: number, input: ProfileInput): Promise<User> {
   const db = ctx.db

@@ -77,11 +77,11 @@ export const stillManaged = (db: DB, actor: Actor, id: number) =>
  * One flag of a user changed by an administrator, with its audit entry — written only when the flag
  * really changes, in the same batch — and whatever else the change needs (`also`), run before the
  * flag changes so that it may be conditioned on the former value. Each statement holds only while the
- * actor may manage the user (a post moved since the check leaves it undone). Returns the outbox ids.
+ * actor may manage the user (a post moved since the check leaves it undone). Answers a read of the
+ * user as the change left them.
  */
 async function setFlag(
   ctx: Ctx,
-  db: DB,
   actor: Actor,
   target: { id: number; login: string },
   flag: 'actif' | 'supprime' | 'admin',
@@ -89,6 +89,7 @@ async function setFlag(
   nomLog: string,
   also: (at: string, managed: ReturnType<typeof stillManaged>) => Parameters<typeof batch>[1] = () => [],
 ) {
+  const db = ctx.db
   const at = new Date().toISOString()
   const stored = value ? 1 : 0
   const managed = stillManaged(db, actor, target.id)
@@ -115,8 +116,7 @@ async function setFlag(
 /**
  * PUT rest/bd/utilisateur/state (spec §4: not for administrators). Disabling ends the user's sessions.
  * A user who has not chosen a password yet holds an invitation only while active: activating them
- * sends it (at most `INVITATIONS_PER_HOUR` an hour), deactivating them voids it. Returns the user
- * and the outbox ids.
+ * sends it (at most `INVITATIONS_PER_HOUR` an hour), deactivating them voids it. Returns the user.
  */
 export async function setUserState(ctx: Ctx, caller: Caller, input: { id: number; actif: boolean }): Promise<User> {
   const { db, actor, target } = await managedTarget(ctx, caller, input.id)
@@ -131,7 +131,7 @@ export async function setUserState(ctx: Ctx, caller: Caller, input: { id: number
     input.actif && invited
       ? await invitationWrites(db, actor, target, ctx.request, new Date(), { capped: true, onlyIf: becomesActive })
       : null
-  const user = await setFlag(ctx, db, actor, target, 'actif', input.actif, nomLog, (at, managed) => {
+  const user = await setFlag(ctx, actor, target, 'actif', input.actif, nomLog, (at, managed) => {
     if (input.actif) return invitation ? Object.values(invitation.statements) : []
     return [
       revokeSessions(db, target.id, at).where(({ exists }) => exists(managed)),
@@ -157,7 +157,7 @@ function uninvite(db: DB, userId: number, at: string) {
 export async function setUserAdmin(ctx: Ctx, caller: Caller, input: { id: number; admin: boolean }): Promise<User> {
   const { db, actor, target } = await managedTarget(ctx, caller, input.id)
   const nomLog = input.admin ? 'UTILISATEUR_ADMIN' : 'UTILISATEUR_ADMIN_RETRAIT'
-  return (await setFlag(ctx, db, actor, target, 'admin', input.admin, nomLog))()
+  return (await setFlag(ctx, actor, target, 'admin', input.admin, nomLog))()
 }
 
 /**
@@ -166,7 +166,7 @@ export async function setUserAdmin(ctx: Ctx, caller: Caller, input: { id: number
  */
 export async function deleteUser(ctx: Ctx, caller: Caller, id: number): Promise<void> {
   const { db, actor, target } = await managedTarget(ctx, caller, id)
-  await setFlag(ctx, db, actor, target, 'supprime', true, 'UTILISATEUR_SUPPRESSION', (at, managed) => [
+  await setFlag(ctx, actor, target, 'supprime', true, 'UTILISATEUR_SUPPRESSION', (at, managed) => [
     revokeSessions(db, id, at).where(({ exists }) => exists(managed)),
     db
       .updateTable('mail_token')
@@ -180,7 +180,7 @@ export async function deleteUser(ctx: Ctx, caller: Caller, id: number): Promise<
 /** DELETE rest/bd/utilisateur/retablir/{id}: the deleted user comes back as they were, posts and all. */
 export async function restoreUser(ctx: Ctx, caller: Caller, id: number): Promise<void> {
   const { db, actor, target } = await managedTarget(ctx, caller, id)
-  await setFlag(ctx, db, actor, target, 'supprime', false, 'UTILISATEUR_RETABLISSEMENT')
+  await setFlag(ctx, actor, target, 'supprime', false, 'UTILISATEUR_RETABLISSEMENT')
 }
 
 /**

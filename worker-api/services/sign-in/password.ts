@@ -90,8 +90,7 @@ export async function tokenUser(ctx: Ctx, token: string) {
  * POST rest/public/bd/password/renew/: sets the password and uses up the token in one batch, which
  * applies only while the token is still unused (of two concurrent uses, one wins). Every session of
  * the user ends (DESIGN §3), every other link that sets their password dies, and a registration the
- * link completes is complete. The user is told
- * by mail (returns the outbox ids).
+ * link completes is complete. The user is told by mail.
  */
 export async function renewPassword(ctx: Ctx, input: { token: string; password: string }): Promise<void> {
   const row = await liveMailToken(ctx, input.token, PASSWORD_SETTING_PURPOSES)
@@ -133,7 +132,7 @@ export async function renewPassword(ctx: Ctx, input: { token: string; password: 
 /**
  * PUT rest/bd/utilisateur/updatePassword. Wrong old passwords count like failed sign-ins, so a
  * stolen session cannot guess it at leisure. The caller's other sessions end; this one stays. The
- * user is told by mail; the mail's outbox ids come back with the id.
+ * user is told by mail.
  */
 export async function updatePassword(ctx: Ctx, actor: Actor, input: { oldPassword: string; newPassword: string }) {
   const db = ctx.db

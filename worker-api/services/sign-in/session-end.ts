@@ -101,7 +101,7 @@ export async function endOtherSessions(ctx: Ctx, caller: Caller): Promise<void> 
  * of theirs — the portal's, the applications', open launch codes — and the user is told by mail who
  * did. Each statement holds only while the caller is a live administrator who manages the user when
  * the batch runs (a post moved, a flag taken or a session ended a moment before: nothing is written);
- * the audit entry and the mail only if there was something to end. Returns the outbox ids; 403 when
+ * the audit entry and the mail only if there was something to end; 403 when
  * the guard failed.
  */
 export async function endUserSessions(ctx: Ctx, caller: Caller, id: number): Promise<void> {
