@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import AxeBuilder from '@axe-core/playwright'
-import { BASE_URL, MODES, notice, signIn, useBrowser } from './support.mjs'
+import { BASE_URL, MODES, notice, signIn, until, useBrowser } from './support.mjs'
 
 const newPage = useBrowser()
 
@@ -36,10 +36,7 @@ for (const [index, mode] of MODES.entries()) {
       await notice(page, `${libelle} est désactivée`).waitFor()
       await rowOf(page, libelle).getByText('Désactivée : absente des accès').waitFor()
       // Focus stays on the row's switch, now the other way round.
-      await page.waitForFunction(
-        (name) => document.activeElement?.getAttribute('aria-label') === name,
-        `Activer ${libelle}`,
-      )
+      await until(page, (name) => document.activeElement?.getAttribute('aria-label') === name, `Activer ${libelle}`)
       await page.getByRole('button', { name: `Activer ${libelle}` }).click()
       await notice(page, `${libelle} est activée`).waitFor()
       assert.equal(await rowOf(page, libelle).getByText('Désactivée : absente des accès').count(), 0)
@@ -155,9 +152,7 @@ for (const [index, mode] of MODES.entries()) {
       await page.getByLabel('Adresse').press('Enter')
       await page.getByText('Pesage déjà utilisé').first().waitFor()
       const field = page.getByLabel('Application')
-      await page.waitForFunction(
-        () => document.querySelector('input[name="libelle"]')?.getAttribute('aria-invalid') === 'true',
-      )
+      await until(page, () => document.querySelector('input[name="libelle"]')?.getAttribute('aria-invalid') === 'true')
       assert.equal(await field.inputValue(), 'PESAGE')
       assert.equal(await page.getByLabel('Adresse').inputValue(), 'https://pesage.example/entree')
       assert.ok(await page.getByRole('radio', { name: 'Balance' }).isChecked())
@@ -268,7 +263,7 @@ describe('OpenID Connect clients from the application form', () => {
       .filter({ hasText: `Application ${name} créée.` })
       .waitFor()
     // It replaced the form: focus is on its heading, not lost.
-    await page.waitForFunction(() => document.activeElement?.tagName === 'H1')
+    await until(page, () => document.activeElement?.tagName === 'H1')
     await page.getByText('Copiez ce secret maintenant : il ne sera plus jamais affiché.').waitFor()
     const clientId = await page.getByRole('textbox', { name: 'Identifiant client (client_id)' }).inputValue()
     const secret = await page.getByRole('textbox', { name: 'Secret client (client_secret)' }).inputValue()

@@ -6,6 +6,7 @@ import { describe, it } from 'node:test'
 import {
   FIXTURE_TOTP_SECRET,
   fixtureRecoveryCode,
+  focused,
   MODES,
   nextTotpCode,
   notice,
@@ -16,7 +17,6 @@ import {
   totpCode,
   totpStep,
   useBrowser,
-  waitFor,
 } from './support.mjs'
 
 const newPage = useBrowser()
@@ -52,12 +52,8 @@ async function landed(page, prefix = '/pages/user/') {
   await page.locator('main h1').waitFor()
 }
 
-/**
- * Waits for the focus on the code field: without JavaScript the browser's own autofocus, applied once
- * the page is first drawn. (Polled from here: waitForFunction has missed it in a page without scripts.)
- */
-const focusOnCode = (page) =>
-  waitFor(() => page.evaluate(() => document.activeElement?.id === 'login-code'), 'the focus is not on the code field')
+/** Waits for the focus on the code field: without JavaScript the browser's own autofocus, applied once the page is first drawn. */
+const focusOnCode = (page) => focused(page.locator('#login-code'))
 
 /** The authenticator app's card and the recovery codes' card. */
 const totpCard = (page) => page.locator('#totp')

@@ -3,7 +3,7 @@
 // from the development mailbox, chooses a password and signs in — with and without JavaScript.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { linkFromMailbox, MODES, notice, passCaptcha, signIn, submitLogin, useBrowser } from './support.mjs'
+import { focused, linkFromMailbox, MODES, notice, passCaptcha, signIn, submitLogin, useBrowser } from './support.mjs'
 
 const newPage = useBrowser()
 
@@ -94,9 +94,7 @@ for (const [index, mode] of MODES.entries()) {
         .filter({ hasText: mail })
         .getByRole('button', { name: new RegExp(`Renvoyer.*${mail.replace(/[.]/g, '\\.')}`) })
       await resend.waitFor()
-      await admin.waitForFunction((button) => button === document.activeElement, await resend.elementHandle(), {
-        timeout: 5_000,
-      })
+      await focused(resend)
 
       const link = await linkFromMailbox(admin, mail, 'Votre inscription sur le portail est acceptée')
       assert.match((await link.getAttribute('href')) ?? '', /\/renewPassword\/[A-Za-z0-9_-]{43}$/)

@@ -128,7 +128,7 @@ export const MODES = [
 export async function passCaptcha(page, { javaScriptEnabled }) {
   if (javaScriptEnabled) {
     await page.getByRole('checkbox').first().click()
-    await page.waitForFunction(() => document.querySelector('input[name="captcha"]')?.value, null, { timeout: 20_000 })
+    await until(page, () => document.querySelector('input[name="captcha"]')?.value, null, 'no proof of work', 20_000)
     return
   }
   const label = await page.locator('label[for="captchaAnswer"]').textContent()
@@ -205,6 +205,22 @@ export async function waitFor(probe, message, timeoutMs = 10_000) {
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
 }
+
+/**
+ * Polls `fn` in the page until it returns something (30 s at most). A page that runs no scripts too, and
+ * across a navigation, the replaced document counting as "not yet": waitForFunction has missed both.
+ */
+export const until = (page, fn, arg, message = 'the page never got there', timeoutMs = 30_000) =>
+  waitFor(() => page.evaluate(fn, arg).catch(() => false), message, timeoutMs)
+
+/** Waits until `locator` holds the keyboard focus (the page settles after an action first). */
+export const focused = (locator, timeoutMs = 10_000) =>
+  waitFor(
+    () =>
+      locator.evaluate((element) => element === document.activeElement, null, { timeout: 1_000 }).catch(() => false),
+    `the focus is not on ${locator}`,
+    timeoutMs,
+  )
 
 /**
  * Waits until the browser has gone to the element the URL's fragment names, as it does once the page

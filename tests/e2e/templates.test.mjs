@@ -4,7 +4,7 @@
 // With and without JavaScript.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { linkFromMailbox, MODES, notice, signIn, useBrowser } from './support.mjs'
+import { linkFromMailbox, MODES, notice, signIn, until, useBrowser } from './support.mjs'
 
 const newPage = useBrowser()
 
@@ -42,7 +42,7 @@ for (const [index, mode] of MODES.entries()) {
       const last = fonction(page, before.length + 1)
       await last.getByLabel('Nom de la fonction').waitFor()
       if (mode.javaScriptEnabled) {
-        await page.waitForFunction(() => document.activeElement?.getAttribute('name')?.endsWith('.libelle'))
+        await until(page, () => document.activeElement?.getAttribute('name')?.endsWith('.libelle'))
       }
       await last.getByLabel('Nom de la fonction').fill('agent de quai')
       await page.getByRole('button', { name: 'Enregistrer le modèle' }).click()
@@ -58,7 +58,8 @@ for (const [index, mode] of MODES.entries()) {
 
       // Moved up one place; another added then removed changes nothing.
       await page.getByRole('button', { name: `Monter la fonction ${before.length + 1}` }).click()
-      await page.waitForFunction(
+      await until(
+        page,
         ([name, at]) => document.querySelectorAll('#modele input[name$=".libelle"]')[at]?.value === name,
         [added, before.length - 1],
       )

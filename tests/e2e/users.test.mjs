@@ -3,20 +3,21 @@
 // rights), with and without JavaScript.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { cameBackAtFragment, linkFromMailbox, MODES, notice, signIn, submitLogin, useBrowser } from './support.mjs'
+import {
+  cameBackAtFragment,
+  focused,
+  linkFromMailbox,
+  MODES,
+  notice,
+  signIn,
+  submitLogin,
+  useBrowser,
+} from './support.mjs'
 
 const newPage = useBrowser()
 
 /** The list's rows (the expandable detail rows aside). */
 const rows = (page) => page.getByRole('table').locator('tbody tr:not([id^="details-"])')
-
-/** Waits until `locator` holds the keyboard focus (the page settles after an action first). */
-async function hasFocus(locator) {
-  await locator.waitFor()
-  await locator
-    .page()
-    .waitForFunction((element) => element === document.activeElement, await locator.elementHandle(), { timeout: 5_000 })
-}
 
 /** 'dd/MM/yyyy' of today + `days`. */
 function wireDate(days) {
@@ -126,7 +127,7 @@ for (const [index, mode] of MODES.entries()) {
       assert.equal(await page.getByRole('switch', { name: 'Actif' }).isChecked(), false)
       // Keyboard focus stays on the control the action came from (WCAG 2.4.3), not on the page's body:
       // the switch with JavaScript, the button that applied it without (the page came back focused on it).
-      await hasFocus(
+      await focused(
         mode.javaScriptEnabled
           ? page.getByRole('switch', { name: 'Actif' })
           : page.getByRole('button', { name: 'Appliquer' }),
@@ -151,11 +152,11 @@ for (const [index, mode] of MODES.entries()) {
       await notice(page, `${fullName} est supprimé.`).waitFor()
       // The delete button is gone: focus goes to what took its place, the row's restore (without
       // JavaScript too, once the page is back from the confirmation).
-      await hasFocus(page.getByRole('button', { name: `Rétablir ${fullName}` }))
+      await focused(page.getByRole('button', { name: `Rétablir ${fullName}` }))
       await page.getByRole('button', { name: `Rétablir ${fullName}` }).click()
       await notice(page, `${fullName} est rétabli.`).waitFor()
       await page.getByRole(mode.javaScriptEnabled ? 'button' : 'link', { name: `Supprimer ${fullName}` }).waitFor()
-      await hasFocus(page.getByRole(mode.javaScriptEnabled ? 'button' : 'link', { name: `Supprimer ${fullName}` }))
+      await focused(page.getByRole(mode.javaScriptEnabled ? 'button' : 'link', { name: `Supprimer ${fullName}` }))
     })
   })
 }
@@ -179,7 +180,7 @@ for (const [index, mode] of MODES.entries()) {
       const remaining = page.getByRole('row').filter({ hasText: 'Agent de quai' })
       if (mode.javaScriptEnabled) {
         // Its delete button is gone: focus goes to the control that took its place, the next post's.
-        await hasFocus(remaining.getByRole('button', { name: 'Supprimer le poste Agent de quai, Agence Rouen' }))
+        await focused(remaining.getByRole('button', { name: 'Supprimer le poste Agent de quai, Agence Rouen' }))
       } else {
         // The page comes back at the post that took the deleted one's place (once loaded, its
         // stylesheets with it: the browser goes to the row only then).
