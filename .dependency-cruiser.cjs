@@ -4,6 +4,7 @@
  *   app/ (Remix) ──▶ worker-api/contract/ (the wire: schemas, types, dates; a leaf)
  *   worker-api: app.ts ──▶ routes/ ──▶ services/ ──▶ lib/ ──▶ db/ ──▶ contract/
  *   services/: oidc/ ──▶ sign-in/ ──▶ organisation/ ──▶ catalogue/ ──▶ history/ ──▶ core/
+ *   app/: routes/ ──▶ features/ (catalogue/ ──▶ organisation/ ──▶ sign-in/; demo/) ──▶ components/, lib/
  *
  * An arrow never runs backwards, and no import leads back to where it started.
  */
@@ -19,6 +20,47 @@ const featureRules = FEATURES.slice(1).map((feature, index) => ({
   from: { path: `${WORKER}services/${feature}/` },
   to: { path: `${WORKER}services/(${FEATURES.slice(0, index + 1).join('|')}|[^/]+\\.ts$)` },
 }))
+
+/** The pages' feature folders, each above the ones after it (demo/, the development-only screens, stands apart). */
+const UI_FEATURES = ['catalogue', 'organisation', 'sign-in']
+
+const uiFeatureRules = [
+  ...UI_FEATURES.slice(1).map((feature, index) => ({
+    name: `app-${feature}-below-${UI_FEATURES.slice(0, index + 1).join('-')}`,
+    severity: 'error',
+    comment: `app/features/${feature}/ is used by the features above it and uses none of them.`,
+    from: { path: `^app/features/${feature}/` },
+    to: { path: `^app/features/(${UI_FEATURES.slice(0, index + 1).join('|')})/` },
+  })),
+  {
+    name: 'app-demo-stands-apart',
+    severity: 'error',
+    comment: 'The demo client and the development mailbox are pages of their own: no feature uses them, they use none.',
+    from: { path: '^app/features/', pathNot: '^app/features/demo/' },
+    to: { path: '^app/features/demo/' },
+  },
+  {
+    name: 'app-demo-uses-no-feature',
+    severity: 'error',
+    comment: 'The demo client and the development mailbox are pages of their own: no feature uses them, they use none.',
+    from: { path: '^app/features/demo/' },
+    to: { path: '^app/features/', pathNot: '^app/features/demo/' },
+  },
+  {
+    name: 'app-kit-below-features',
+    severity: 'error',
+    comment: 'app/lib/ (infrastructure) and app/components/ (the kit) serve every feature and know none of them.',
+    from: { path: '^app/(lib|components)/' },
+    to: { path: '^app/(features|routes)/' },
+  },
+  {
+    name: 'app-routes-imported-by-none',
+    severity: 'error',
+    comment: 'A route module is loaded by Remix; what two routes share lives in a feature folder or the kit.',
+    from: { path: '^app/', pathNot: '^app/routes/' },
+    to: { path: '^app/routes/' },
+  },
+]
 
 module.exports = {
   forbidden: [
@@ -81,6 +123,7 @@ module.exports = {
       to: { path: `${WORKER}routes/` },
     },
     ...featureRules,
+    ...uiFeatureRules,
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

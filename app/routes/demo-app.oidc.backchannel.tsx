@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs } from '@remix-run/cloudflare'
 import { createLocalJWKSet, jwtVerify } from 'jose'
-import { DEMO_CLIENT_ID, noteLoggedOut } from '~/lib/demo-oidc.server'
+import { DEMO_CLIENT_ID, noteLoggedOut } from '~/features/demo/demo-oidc.server'
 import { API_BASE } from '../../worker-api/contract/base'
 
 const LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout'

@@ -1,6 +1,6 @@
 import { type LoaderFunctionArgs, redirect } from '@remix-run/cloudflare'
 import * as client from 'openid-client'
-import { DEMO_PATH, demoClient, demoRedirectUri, flowCookie } from '~/lib/demo-oidc.server'
+import { DEMO_PATH, demoClient, demoRedirectUri, flowCookie } from '~/features/demo/demo-oidc.server'
 
 /**
  * The demo application starts its sign-in: from its own button, or from the portal's launcher

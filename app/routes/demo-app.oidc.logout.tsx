@@ -1,6 +1,6 @@
 import { type ActionFunctionArgs, redirect } from '@remix-run/cloudflare'
 import * as client from 'openid-client'
-import { DEMO_PATH, type DemoSession, demoClient, demoSessionCookie } from '~/lib/demo-oidc.server'
+import { DEMO_PATH, type DemoSession, demoClient, demoSessionCookie } from '~/features/demo/demo-oidc.server'
 
 /**
  * The demo application signs out: its own session goes, and the user is sent to the portal's

@@ -1,10 +1,10 @@
 import type { LoaderFunctionArgs, MetaFunction } from '@remix-run/cloudflare'
 import { Link, useLoaderData } from '@remix-run/react'
 import { useTranslation } from 'react-i18next'
-import { DevMailStatus } from '~/components/dev-mail-status'
+import { DevMailStatus } from '~/features/demo/dev-mail-status'
+import { requireDevelopment } from '~/features/demo/dev-mailbox.server'
 import { publicApi, read } from '~/lib/api.server'
 import { displayDateTime } from '~/lib/dates'
-import { requireDevelopment } from '~/lib/dev-mailbox.server'
 import { API_BASE } from '../../worker-api/contract/base'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [

@@ -3,12 +3,12 @@ import { Link, useLoaderData } from '@remix-run/react'
 import { MailOpen } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { DataTable, type DataTableColumn } from '~/components/data-table'
-import { DevMailStatus, type DevMailSummary } from '~/components/dev-mail-status'
 import { EmptyState } from '~/components/empty-state'
 import { LanguageSwitch } from '~/components/language-switch'
+import { DevMailStatus, type DevMailSummary } from '~/features/demo/dev-mail-status'
+import { requireDevelopment } from '~/features/demo/dev-mailbox.server'
 import { publicApi, read } from '~/lib/api.server'
 import { displayDateTime } from '~/lib/dates'
-import { requireDevelopment } from '~/lib/dev-mailbox.server'
 
 export const meta: MetaFunction = () => [{ title: 'Mails · Portail (dev)' }]
 

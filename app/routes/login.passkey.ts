@@ -4,7 +4,7 @@ import { loginMessage } from '~/lib/api-errors'
 import { readForm } from '~/lib/form.server'
 
 /**
- * The options of a passkey sign-in, for the login page's script (app/lib/passkeys.ts): passwordless,
+ * The options of a passkey sign-in, for the login page's script (app/features/sign-in/passkeys.ts): passwordless,
  * or the second step's with its `challenge`. JSON `{options}` or `{error}`, never a page.
  */
 export async function action({ request, context }: ActionFunctionArgs) {

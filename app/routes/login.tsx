@@ -10,25 +10,25 @@ import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParam
 import { ArrowRight, LogIn, LogOut } from 'lucide-react'
 import { useEffect, useRef } from 'react'
 import { useTranslation } from 'react-i18next'
-import { CAPTCHA_REQUIRED, Captcha, captchaMessage, captchaPayload, useCaptchaGate } from '~/components/captcha'
 import { CenteredCard } from '~/components/centered-card'
 import { Field } from '~/components/field'
 import { FormError } from '~/components/form-error'
 import { LanguageSwitch } from '~/components/language-switch'
-import { LoginSecondStep, type SecondStep } from '~/components/login-second-step'
-import { PasskeyButton, usePasskeyAutofill } from '~/components/passkey-sign-in'
 import { SubmitButton } from '~/components/submit-button'
 import { Alert } from '~/components/ui/alert'
 import { Button } from '~/components/ui/button'
+import { CAPTCHA_REQUIRED, Captcha, captchaMessage, captchaPayload, useCaptchaGate } from '~/features/sign-in/captcha'
+import { captchaSetup } from '~/features/sign-in/captcha.server'
+import type { CaptchaConfig, CaptchaQuestion } from '~/features/sign-in/captcha-config'
+import { LoginSecondStep, type SecondStep } from '~/features/sign-in/login-second-step'
+import { PasskeyButton, usePasskeyAutofill } from '~/features/sign-in/passkey-sign-in'
+import { webauthnAnswer } from '~/features/sign-in/second-factor.server'
 import { publicApi, read } from '~/lib/api.server'
 import { type Failure, loginMessage, type Message } from '~/lib/api-errors'
 import { endSession, hasSession, liveSessionUser } from '~/lib/auth.server'
-import type { CaptchaConfig, CaptchaQuestion } from '~/lib/captcha'
-import { captchaSetup } from '~/lib/captcha.server'
 import { formReply, readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { afterLogin } from '~/lib/safe-redirect'
-import { webauthnAnswer } from '~/lib/second-factor.server'
 import { getSession, LOGIN_END_PARAM } from '~/lib/session.server'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { toastHeaders } from '~/lib/toast.server'
@@ -166,7 +166,7 @@ function stepFields(formData: FormData) {
 }
 
 /**
- * A passkey's answer (the page's script: app/lib/passkeys.ts), passwordless or as the second step
+ * A passkey's answer (the page's script: app/features/sign-in/passkeys.ts), passwordless or as the second step
  * (`challenge`): a verified one signs in; a refused one says so where it was asked — the second step
  * again while its challenge lives, else the sign-in form.
  */

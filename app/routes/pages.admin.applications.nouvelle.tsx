@@ -1,12 +1,12 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { useActionData, useLoaderData } from '@remix-run/react'
 import { useTranslation } from 'react-i18next'
-import { ApplicationScreen, formProps } from '~/components/application-screen'
-import { SecretScreen } from '~/components/application-secret'
-import { applicationFormAction, applicationFormData } from '~/lib/application-form.server'
+import { applicationFormAction, applicationFormData } from '~/features/catalogue/application-form.server'
+import { ApplicationScreen, formProps } from '~/features/catalogue/application-screen'
+import { SecretScreen } from '~/features/catalogue/application-secret'
+import { shownSecret } from '~/features/catalogue/client-secret'
 import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
-import { shownSecret } from '~/lib/client-secret'
 import { titleMeta } from '~/lib/title'
 
 export const handle: BreadcrumbHandle = {

@@ -6,6 +6,9 @@ import { AdminListPage } from '~/components/admin-list-page'
 import { ConfirmPanel } from '~/components/confirm-dialog'
 import { DataTable, type DataTableColumn } from '~/components/data-table'
 import { EmptyState } from '~/components/empty-state'
+import { SearchForm } from '~/components/search-form'
+import { buttonVariants } from '~/components/ui/button'
+import { defaultPeriod, postFrom, registrationRefusal } from '~/features/organisation/authorisation.server'
 import {
   Company,
   Expiry,
@@ -14,12 +17,9 @@ import {
   RegistrationActions,
   refusal,
   VALIDATE,
-} from '~/components/registration-cells'
-import { SearchForm } from '~/components/search-form'
-import { buttonVariants } from '~/components/ui/button'
-import { NeedsPost, offeredValue, ValidatePanel, type ValidateValues } from '~/components/validate-panel'
+} from '~/features/organisation/registration-cells'
+import { NeedsPost, offeredValue, ValidatePanel, type ValidateValues } from '~/features/organisation/validate-panel'
 import { requireAdmin } from '~/lib/auth.server'
-import { defaultPeriod, postFrom, registrationRefusal } from '~/lib/authorisation.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { anchorId } from '~/lib/focus'
 import { type FormReply, posted } from '~/lib/form'

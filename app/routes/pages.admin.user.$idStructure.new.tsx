@@ -1,11 +1,11 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { useActionData, useLoaderData } from '@remix-run/react'
-import { CreateUserScreen } from '~/components/user-create-form'
+import { structureId as structureInPath } from '~/features/organisation/structure-form.server'
+import { CreateUserScreen } from '~/features/organisation/user-create-form'
+import { userFormAction, userFormData } from '~/features/organisation/user-form.server'
 import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
-import { structureId as structureInPath } from '~/lib/structure-form.server'
 import { titleMeta } from '~/lib/title'
-import { userFormAction, userFormData } from '~/lib/user-form.server'
 
 export const handle: BreadcrumbHandle = {
   breadcrumb: (data, t) => {

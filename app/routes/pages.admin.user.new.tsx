@@ -1,10 +1,10 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { useActionData, useLoaderData } from '@remix-run/react'
-import { CreateUserScreen } from '~/components/user-create-form'
+import { CreateUserScreen } from '~/features/organisation/user-create-form'
+import { userFormAction, userFormData } from '~/features/organisation/user-form.server'
 import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { titleMeta } from '~/lib/title'
-import { userFormAction, userFormData } from '~/lib/user-form.server'
 
 export const handle: BreadcrumbHandle = {
   breadcrumb: (_data, t) => [

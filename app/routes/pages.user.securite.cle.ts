@@ -1,11 +1,11 @@
 import type { ActionFunctionArgs } from '@remix-run/cloudflare'
+import { proofError, proofOf } from '~/features/sign-in/second-factor.server'
 import { requireUser } from '~/lib/auth.server'
 import { readForm } from '~/lib/form.server'
-import { proofError, proofOf } from '~/lib/second-factor.server'
 
 /**
  * The options of a new passkey of the signed-in user, for the security page's script
- * (app/lib/passkeys.ts), once the proof the form carries (a current code or the password) is
+ * (app/features/sign-in/passkeys.ts), once the proof the form carries (a current code or the password) is
  * accepted: asked before the authenticator is, so a refusal leaves nothing in it. JSON `{options}` or
  * `{error}`.
  */

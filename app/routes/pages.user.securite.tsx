@@ -1,15 +1,20 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { useActionData, useLoaderData, useSearchParams } from '@remix-run/react'
 import { useTranslation } from 'react-i18next'
-import { type PasskeyReply, PasskeysCard } from '~/components/passkeys-card'
-import { RecoveryCodesCard, RecoveryCodesShown, TotpCard, type TotpEnrolmentShown } from '~/components/second-factor'
 import { Alert } from '~/components/ui/alert'
+import { type PasskeyReply, PasskeysCard } from '~/features/sign-in/passkeys-card'
+import {
+  RecoveryCodesCard,
+  RecoveryCodesShown,
+  TotpCard,
+  type TotpEnrolmentShown,
+} from '~/features/sign-in/second-factor'
+import { proofError, proofOf, qrCodeSvg, webauthnAnswer } from '~/features/sign-in/second-factor.server'
 import { apiMessage, type Message } from '~/lib/api-errors'
 import { type Auth, requireUser } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
-import { proofError, proofOf, qrCodeSvg, webauthnAnswer } from '~/lib/second-factor.server'
 import { pageTitle, titleMeta } from '~/lib/title'
 import type { PasskeyRegistration } from '../../worker-api/contract/passkeys'
 

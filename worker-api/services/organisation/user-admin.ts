@@ -155,7 +155,7 @@ function uninvite(db: DB, userId: number, at: string) {
 
 /** PUT rest/bd/utilisateur/admin: the "admin des niveaux inférieurs" flag (spec §6). */
 export async function setUserAdmin(ctx: Ctx, caller: Caller, input: { id: number; admin: boolean }): Promise<User> {
-  const { db, actor, target } = await managedTarget(ctx, caller, input.id)
+  const { actor, target } = await managedTarget(ctx, caller, input.id)
   const nomLog = input.admin ? 'UTILISATEUR_ADMIN' : 'UTILISATEUR_ADMIN_RETRAIT'
   return (await setFlag(ctx, actor, target, 'admin', input.admin, nomLog))()
 }
@@ -179,7 +179,7 @@ export async function deleteUser(ctx: Ctx, caller: Caller, id: number): Promise<
 
 /** DELETE rest/bd/utilisateur/retablir/{id}: the deleted user comes back as they were, posts and all. */
 export async function restoreUser(ctx: Ctx, caller: Caller, id: number): Promise<void> {
-  const { db, actor, target } = await managedTarget(ctx, caller, id)
+  const { actor, target } = await managedTarget(ctx, caller, id)
   await setFlag(ctx, actor, target, 'supprime', false, 'UTILISATEUR_RETABLISSEMENT')
 }
 

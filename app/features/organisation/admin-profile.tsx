@@ -1,0 +1,261 @@
+import type { getZodConstraint } from '@conform-to/zod/v4'
+import { useActionData, useLocation } from '@remix-run/react'
+import { ShieldOff, Trash2 } from 'lucide-react'
+import { useTranslation } from 'react-i18next'
+import { AppIcon } from '~/components/app-icon'
+import { ConfirmDialog, ConfirmPanel } from '~/components/confirm-dialog'
+import { Alert } from '~/components/ui/alert'
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '~/components/ui/card'
+import { SessionsList } from '~/features/sign-in/sessions-list'
+import { anchorId, FOCUS_FIELD, neighbourAnchor } from '~/lib/focus'
+import type { FormReply } from '~/lib/form'
+import { urlWith } from '~/lib/url'
+import type { ApplicationSummary } from '../../../worker-api/contract/access'
+import type { PortalSession } from '../../../worker-api/contract/sessions'
+import type { Poste, User } from '../../../worker-api/contract/user'
+import { AccountCard } from './account-card'
+import { IdentityForm } from './identity-form'
+import { PostesTable } from './postes-table'
+
+type Props = {
+  user: User
+  self: boolean
+  applications: ApplicationSummary[]
+  upcoming: { application: ApplicationSummary; dateDebut: string }[]
+  /** The user's open sessions, for an administrator who manages them; null otherwise. */
+  sessions: PortalSession[] | null
+  constraint: ReturnType<typeof getZodConstraint>
+}
+
+/** The id the identity form brings focus back to, without JavaScript (`FOCUS_FIELD`). */
+const SAVE_PROFILE = 'enregistrer-profil'
+/** The prefix of the post rows' ids (`poste-3`). */
+const POSTE_ROW = 'poste'
+
+/**
+ * A user's profile as an administrator sees it (spec §2, §6): the own-profile screen's identity and
+ * posts, plus the active and admin switches, post deletion and a new invitation — all enabled only
+ * when the server's `modification` flag says the viewer may manage this user — what their posts
+ * grant: the applications they may launch today and those a future post will open — and, for a user
+ * the viewer manages, their open sessions, which end all at once.
+ */
+export function AdminProfile({ user, self, applications, upcoming, sessions, constraint }: Props) {
+  const { t } = useTranslation()
+  // The profile form shows its own failures; the other forms' show here.
+  const reply = useActionData() as FormReply | undefined
+  const failure = reply && reply.intent !== 'profile' ? reply.error : null
+  const editable = user.modification
+  return (
+    <div className="flex max-w-4xl flex-col gap-6">
+      <div>
+        <h1 className="text-2xl font-semibold tracking-tight break-words">
+          {user.prenom} {user.nom}
+        </h1>
+        <p className="text-muted-foreground break-all">{user.mail}</p>
+        {user.mailEnAttente ? (
+          <p className="text-muted-foreground text-sm break-all">
+            {t('adminProfile.mailPending', { mail: user.mailEnAttente })}
+          </p>
+        ) : null}
+      </div>
+      {editable ? null : <Alert role="note">{t(self ? 'adminProfile.selfReadOnly' : 'adminProfile.readOnly')}</Alert>}
+      {user.supprime ? (
+        <Alert variant="destructive" role="note">
+          {t('adminProfile.deletedNote')}
+        </Alert>
+      ) : null}
+      {failure ? (
+        <Alert variant="destructive" role="alert">
+          {t(failure.key, failure.values)}
+        </Alert>
+      ) : null}
+      <IdentityForm
+        user={user}
+        own={false}
+        editable={editable}
+        title={t('adminProfile.identity')}
+        constraint={constraint}
+        focusAfter={SAVE_PROFILE}
+      />
+      <AccountCard user={user} editable={editable} />
+      <PostesCard user={user} editable={editable} />
+      <RightsCard applications={applications} upcoming={upcoming} />
+      {sessions ? (
+        <SessionsList sessions={sessions} own={false} name={`${user.prenom} ${user.nom}`} editable={editable} />
+      ) : null}
+      {editable && !self ? <SecondFactorCard name={`${user.prenom} ${user.nom}`} /> : null}
+    </div>
+  )
+}
+
+/**
+ * The user's second factor reset (a lost phone, lost recovery codes), after a confirmation: they sign
+ * in with their password alone again, and register a new one.
+ */
+function SecondFactorCard({ name }: { name: string }) {
+  const { t } = useTranslation()
+  const { search } = useLocation()
+  const confirmation = {
+    title: t('mfa.reset.title', { name }),
+    description: t('mfa.reset.confirm'),
+    confirmLabel: t('mfa.reset.action'),
+    pendingLabel: t('mfa.reset.pending'),
+    fields: { intent: 'mfa-reset', name },
+  }
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>{t('mfa.reset.cardTitle')}</CardTitle>
+        <CardDescription>{t('mfa.reset.intro')}</CardDescription>
+      </CardHeader>
+      <CardContent className="flex flex-col gap-4">
+        {new URLSearchParams(search).get('confirmer') === 'mfa' ? (
+          <ConfirmPanel
+            cancelHref={urlWith(search, { confirmer: null })}
+            returnTo="reinitialiser-mfa"
+            {...confirmation}
+          />
+        ) : null}
+        <div>
+          <ConfirmDialog
+            id="reinitialiser-mfa"
+            fallbackHref={urlWith(search, { confirmer: 'mfa' })}
+            triggerVariant="outline"
+            {...confirmation}
+          >
+            <ShieldOff aria-hidden />
+            {t('mfa.reset.action')}
+          </ConfirmDialog>
+        </div>
+      </CardContent>
+    </Card>
+  )
+}
+
+function PostesCard({ user, editable }: { user: User; editable: boolean }) {
+  const { t } = useTranslation()
+  const { search } = useLocation()
+  const params = new URLSearchParams(search)
+  const label = (poste: Poste) => `${poste.fonction.libelle}, ${poste.structure.nom}`
+  const confirming =
+    params.get('confirmer') === 'poste'
+      ? [...user.postesEnCours, ...user.postesFutur].find((p) => String(p.id) === params.get('id'))
+      : undefined
+  /** The delete's form; without JavaScript focus then goes to the post that takes its place in its list. */
+  const fields = (poste: Poste) => ({
+    intent: 'poste',
+    id: String(poste.id),
+    libelle: label(poste),
+    [FOCUS_FIELD]: neighbourAnchor(
+      user.postesEnCours.includes(poste) ? user.postesEnCours : user.postesFutur,
+      poste,
+      POSTE_ROW,
+    ),
+  })
+  const actions = editable
+    ? {
+        header: t('adminProfile.posteActions'),
+        cell: (poste: Poste) => (
+          <ConfirmDialog
+            id={anchorId('supprimer-poste', poste.id)}
+            fallbackHref={urlWith(search, { confirmer: 'poste', id: String(poste.id) })}
+            title={t('adminProfile.posteDeleteTitle', { poste: label(poste) })}
+            description={t('adminProfile.posteDeleteConfirm')}
+            confirmLabel={t('adminProfile.posteDelete')}
+            pendingLabel={t('adminProfile.posteDeleting')}
+            fields={fields(poste)}
+            triggerVariant="ghost"
+            triggerClassName="text-destructive"
+          >
+            <Trash2 aria-hidden />
+            <span className="sr-only">{t('adminProfile.posteDeleteLabel', { poste: label(poste) })}</span>
+          </ConfirmDialog>
+        ),
+      }
+    : undefined
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>{t('adminProfile.postes')}</CardTitle>
+      </CardHeader>
+      <CardContent className="flex flex-col gap-6">
+        {confirming && editable ? (
+          <ConfirmPanel
+            cancelHref={urlWith(search, { confirmer: null, id: null })}
+            returnTo={anchorId('supprimer-poste', confirming.id)}
+            title={t('adminProfile.posteDeleteTitle', { poste: label(confirming) })}
+            description={t('adminProfile.posteDeleteConfirm')}
+            confirmLabel={t('adminProfile.posteDelete')}
+            pendingLabel={t('adminProfile.posteDeleting')}
+            fields={fields(confirming)}
+          />
+        ) : null}
+        <PostesTable
+          caption={t('profile.postesEnCours')}
+          postes={user.postesEnCours}
+          actions={actions}
+          rowAnchor={POSTE_ROW}
+        />
+        <PostesTable
+          caption={t('profile.postesFutur')}
+          postes={user.postesFutur}
+          actions={actions}
+          rowAnchor={POSTE_ROW}
+        />
+      </CardContent>
+    </Card>
+  )
+}
+
+/** What the user's posts grant, as the launcher derives it: today's applications, then future ones. */
+function RightsCard({ applications, upcoming }: Pick<Props, 'applications' | 'upcoming'>) {
+  const { t } = useTranslation()
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>{t('adminProfile.rights')}</CardTitle>
+        <CardDescription>{t('adminProfile.rightsIntro')}</CardDescription>
+      </CardHeader>
+      <CardContent className="flex flex-col gap-4">
+        <section aria-labelledby="rights-today" className="flex flex-col gap-2">
+          <h3 id="rights-today" className="text-sm font-medium">
+            {t('adminProfile.rightsToday')}
+          </h3>
+          {applications.length === 0 ? (
+            <p className="text-sm text-muted-foreground">{t('adminProfile.rightsNone')}</p>
+          ) : (
+            <ul className="flex flex-wrap gap-2">
+              {applications.map((application) => (
+                <li
+                  key={application.id}
+                  className="inline-flex items-center gap-2 rounded-md border bg-accent px-3 py-1.5 text-sm"
+                >
+                  <AppIcon name={application.icone} className="size-4 text-primary" />
+                  {application.libelle}
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+        {upcoming.length > 0 ? (
+          <section aria-labelledby="rights-later" className="flex flex-col gap-2">
+            <h3 id="rights-later" className="text-sm font-medium">
+              {t('adminProfile.rightsLater')}
+            </h3>
+            <ul className="flex flex-wrap gap-2">
+              {upcoming.map(({ application, dateDebut }) => (
+                <li
+                  key={application.id}
+                  className="inline-flex items-center gap-2 rounded-md border border-dashed bg-muted/40 px-3 py-1.5 text-sm text-muted-foreground"
+                >
+                  <AppIcon name={application.icone} className="size-4" />
+                  {t('adminProfile.rightsFrom', { name: application.libelle, date: dateDebut })}
+                </li>
+              ))}
+            </ul>
+          </section>
+        ) : null}
+      </CardContent>
+    </Card>
+  )
+}

@@ -1,0 +1,102 @@
+import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
+import { data } from '@remix-run/cloudflare'
+import type { Auth } from '~/lib/auth.server'
+import { formFailure, readForm } from '~/lib/form.server'
+import { i18nServer } from '~/lib/i18n.server'
+import { pageTitle } from '~/lib/title'
+import { createUserFormSchema } from '../../../worker-api/contract/user-admin'
+
+/** What the form typed before it asked for a structure's functions (without JavaScript), to show it again. */
+const KEPT = ['mail', 'confirmation', 'nom', 'prenom', 'admin', 'fonction', 'dateDebut', 'dateFin'] as const
+export type UserFormValues = Record<(typeof KEPT)[number], string>
+
+/**
+ * What the create-user form needs (spec §2 logged mode, §4): the structures of the admin's scope, the
+ * chosen one and its functions (the function list depends on the structure). The structure comes
+ * from the form when it `posted` itself to ask for another one's functions (without JavaScript,
+ * what is typed then shown again), else from the URL (`?structure=`, alone: nothing typed goes
+ * there), else from the route (`preset`, admin/user/{idStructure}/new), which must be in the scope.
+ */
+export async function userFormData(request: Request, auth: Auth, preset: number | null, posted?: FormData) {
+  const url = new URL(request.url).searchParams
+  const asked = posted ? Number(posted.get('structure')) : url.has('structure') ? Number(url.get('structure')) : preset
+  const wanted = asked !== null && Number.isSafeInteger(asked) && asked > 0 ? asked : null
+  // The functions are asked for alongside the structures; a structure outside the scope answers none.
+  const [structures, fonctions, t] = await Promise.all([
+    auth.expect(auth.api.rest.bd.structure.user.me.$get({ query: {} })),
+    wanted ? auth.settle(auth.api.rest.bd.fonction.structure[':id'].$get({ param: { id: wanted } })) : null,
+    i18nServer.getFixedT(request),
+  ])
+  const presetStructure = preset === null ? null : structures.find((structure) => structure.id === preset)
+  // Not among the caller's structures: the function read (asked for the same id) tells an unknown
+  // structure (404) from one outside the scope (403), as every admin page says them.
+  if (presetStructure === undefined) {
+    throw new Response(fonctions?.status === 404 ? 'NOT_FOUND' : 'FORBIDDEN', {
+      status: fonctions?.status === 404 ? 404 : 403,
+    })
+  }
+  const structureId = structures.some((structure) => structure.id === wanted) ? wanted : null
+  return {
+    structures: structures.map(({ id, nom }) => ({ id, nom })),
+    structureId,
+    fonctions: structureId && fonctions?.ok ? fonctions.data : [],
+    preset: presetStructure ? { id: presetStructure.id, nom: presetStructure.nom } : null,
+    values: Object.fromEntries(KEPT.map((name) => [name, String(posted?.get(name) ?? '')])) as UserFormValues,
+    constraint: getZodConstraint(createUserFormSchema),
+    title: pageTitle(t, t('userCreate.title')),
+  }
+}
+
+/**
+ * The create-user form's post: Save (`intent=user`), or, without JavaScript, "show functions"
+ * (`intent=fonctions`): the form again, for the structure chosen and with what was typed.
+ */
+export async function userFormAction(request: Request, auth: Auth, preset: number | null) {
+  const form = await readForm(request)
+  if (form.get('intent') !== 'fonctions') return createUser(request, form, auth)
+  const reloaded = await userFormData(request, auth, preset, form)
+  return data({ ...reloaded, intent: 'fonctions' as const }, { headers: await auth.headers() })
+}
+
+/**
+ * Saves the create-user form (POST rest/bd/utilisateur, spec §3): the user and their first post,
+ * bound to this site (`domain`). The address taken lands on the mail field and, as spec §8 wants it
+ * in logged creation, on the form with the address; the post's refusals on their fields. Success
+ * goes to the access page (spec §2) with a notice: the user got an invitation to choose a password,
+ * and the notice links to their profile, where the administrator most likely goes next.
+ */
+async function createUser(request: Request, form: FormData, auth: Auth) {
+  const submission = parseWithZod(form, { schema: createUserFormSchema })
+  if (submission.status !== 'success') return formFailure('user', submission, { headers: await auth.headers() })
+  const { mail, nom, prenom, admin, structure, fonction, dateDebut, dateFin } = submission.value
+  const result = await auth.settle(
+    auth.api.rest.bd.utilisateur.$post({
+      json: {
+        mail,
+        nom,
+        prenom,
+        admin,
+        actif: true,
+        domain: new URL(request.url).origin,
+        poste: { structure: { id: structure }, fonction: { id: fonction }, dateDebut, dateFin },
+      },
+    }),
+  )
+  if (!result.ok) {
+    return formFailure('user', submission, {
+      failure: result,
+      fallback: 'errors.saveFailed',
+      onField: { MAIL_ALREADY_USED: 'mail' },
+      nestedIn: 'poste',
+      withAttribute: true,
+      headers: await auth.headers(),
+    })
+  }
+  const { id, mail: created, prenom: first, nom: last } = result.data
+  return auth.redirectWithToast('/pages/user/acces', {
+    type: 'success',
+    key: 'userCreate.created',
+    values: { mail: created },
+    link: { to: `/pages/admin/detail/user/${id}`, key: 'userCreate.openProfile', values: { name: `${first} ${last}` } },
+  })
+}
