@@ -49,6 +49,8 @@ for (const [index, mode] of MODES.entries()) {
       await notice(page, `Application ${libelle} enregistrée`).waitFor()
       await page.getByLabel('Rechercher une application par son nom').fill(libelle)
       await page.getByLabel('Rechercher une application par son nom').press('Enter')
+      // The search's page is there (the row was already listed before it): a click now reaches it.
+      await page.waitForURL((url) => url.searchParams.get('q') === libelle)
       assert.match(await rowOf(page, libelle).textContent(), /v2-\d[\s\S]*et 57 autres/)
 
       const trigger = page.getByRole(mode.javaScriptEnabled ? 'button' : 'link', { name: `Supprimer ${libelle}` })

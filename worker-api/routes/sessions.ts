@@ -23,7 +23,7 @@ export const sessionRoutes = router()
     }),
     async (c) => c.json(await ownSessions(c.var.ctx, c.get('caller')), 200),
   )
-  // Before `session/{id}`, which would take "autres" for an id.
+  // Before `session/{id}`, which would take "autres" for an id (tests/api/route-order.test.ts).
   .openapi(
     createRoute({
       method: 'delete',
