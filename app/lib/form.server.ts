@@ -1,5 +1,6 @@
 import { parse, type SubmissionResult } from '@conform-to/react'
 import { data } from '@remix-run/cloudflare'
+import { z } from 'zod'
 import type { BusinessCode } from '../../worker-api/contract/errors'
 import { apiMessage, encodeMessage, type Failure, fieldErrors, type Message } from './api-errors'
 import { FOCUS_FIELD } from './focus'
@@ -55,6 +56,39 @@ export function submitted(form: FormData) {
   } catch {
     throw new Response('Malformed form', { status: 400 })
   }
+}
+
+/**
+ * The form a page's action was sent and its fields, as `intents` (a zod discriminated union on `intent`)
+ * reads them; null for a post that is none of them (a hand-made one), which the page answers as a
+ * technical error. A form without an `intent` field is the page's main form, `main`.
+ */
+export function intentOf<Intents extends z.ZodType>(form: FormData, intents: Intents, main?: string) {
+  const fields: Record<string, unknown> = main ? { intent: main } : {}
+  for (const [name, value] of form) if (typeof value === 'string') fields[name] = value
+  const parsed = intents.safeParse(fields)
+  return parsed.success ? (parsed.data as z.infer<Intents>) : null
+}
+
+/** A text field of an intent: '' when not sent, cut at `max` characters (the API bounds it again). */
+export const textField = (max: number) =>
+  z
+    .string()
+    .default('')
+    .transform((value) => value.slice(0, max))
+
+/**
+ * A form's answer on its page (app/lib/form.ts `FormReply`): what `form` posted, the secret fields
+ * (`hideFields`) left out, its message and what it shows; 400 when it carries a message, else 200.
+ */
+export function replyTo<Intent extends string, Shown = never>(
+  intent: Intent,
+  form: FormData | null,
+  options: { error?: Message | null; shown?: Shown; hideFields?: string[]; headers?: HeadersInit } = {},
+) {
+  const { error = null, shown, hideFields, headers } = options
+  const result = form ? submitted(form).reply({ hideFields }) : {}
+  return data<FormReply<Intent, Shown>>({ intent, result, error, shown }, { status: error ? 400 : 200, headers })
 }
 
 /**

@@ -5,14 +5,17 @@ import { useTranslation } from 'react-i18next'
 import { type Message, translateError } from './api-errors'
 
 /**
- * What every form action answers when it fails (the one convention of the portal's forms): which form
- * of the page it was (`intent`), conform's submission result with the field errors, and a message for
- * the form as a whole. With status 400; success redirects with a toast instead.
+ * What every form action answers when it stays on its page (the one convention of the portal's forms):
+ * which form of the page it was (`intent`), conform's submission result (what was posted, the field
+ * errors), a message for the form as a whole, and what the answer shows once (`shown`: a secret to copy,
+ * recovery codes, a sign-in's second step). A refusal is status 400; a success redirects with a toast
+ * unless it has something to show.
  */
-export type FormReply<Intent extends string = string> = {
+export type FormReply<Intent extends string = string, Shown = never> = {
   intent: Intent
   result: SubmissionResult<string[]>
   error: Message | null
+  shown?: Shown
 }
 
 /** The failed reply of the form `intent` of this page, if that is what the last submission was. */
@@ -22,7 +25,7 @@ export function useFormReply<Intent extends string>(intent: Intent): FormReply<I
 }
 
 /** A field as the failed form posted it (`reply.result.initialValue`), '' when it sent none. */
-export function posted(reply: FormReply | undefined, name: string): string {
+export function posted(reply: Pick<FormReply, 'result'> | undefined, name: string): string {
   const value = reply?.result.initialValue?.[name]
   return typeof value === 'string' ? value : ''
 }

@@ -10,6 +10,7 @@ import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParam
 import { ArrowRight, LogIn, LogOut } from 'lucide-react'
 import { useEffect, useRef } from 'react'
 import { useTranslation } from 'react-i18next'
+import { z } from 'zod'
 import { CenteredCard } from '~/components/centered-card'
 import { Field } from '~/components/field'
 import { FormError } from '~/components/form-error'
@@ -20,13 +21,13 @@ import { Button } from '~/components/ui/button'
 import { CAPTCHA_REQUIRED, Captcha, captchaMessage, captchaPayload, useCaptchaGate } from '~/features/sign-in/captcha'
 import { captchaSetup } from '~/features/sign-in/captcha.server'
 import type { CaptchaConfig, CaptchaQuestion } from '~/features/sign-in/captcha-config'
-import { LoginSecondStep, type SecondStep } from '~/features/sign-in/login-second-step'
+import { LoginSecondStep, type MfaStep } from '~/features/sign-in/login-second-step'
 import { PasskeyButton, usePasskeyAutofill } from '~/features/sign-in/passkey-sign-in'
 import { webauthnAnswer } from '~/features/sign-in/second-factor.server'
 import { publicApi, read } from '~/lib/api.server'
 import { type Failure, loginMessage, type Message } from '~/lib/api-errors'
 import { endSession, hasSession, liveSessionUser } from '~/lib/auth.server'
-import { formReply, readForm } from '~/lib/form.server'
+import { formReply, intentOf, readForm, replyTo, textField } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { afterLogin } from '~/lib/safe-redirect'
 import { getSession, LOGIN_END_PARAM } from '~/lib/session.server'
@@ -91,15 +92,37 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   return data({ signedInAs: null, form, title }, { headers: setCookie ? { 'Set-Cookie': setCookie } : undefined })
 }
 
+/** A step of a sign-in as its forms carry it back: its challenge, the identifier, the methods offered. */
+const stepFields = {
+  challenge: textField(100),
+  identifiant: textField(100),
+  methodes: textField(100).transform((value) =>
+    value.split(',').filter((method): method is MfaMethod => (MFA_METHODS as readonly string[]).includes(method)),
+  ),
+}
+
+/**
+ * The page's forms: the password (the main one, no `intent`), "continue as …" (the loader's offer),
+ * the second step's code, and a passkey's answer (passwordless, or as the second step).
+ */
+const loginIntents = z.discriminatedUnion('intent', [
+  z.object({ intent: z.literal('login') }),
+  z.object({ intent: z.literal('continue') }),
+  z.object({ intent: z.literal('mfa'), ...stepFields, code: textField(40) }),
+  z.object({ intent: z.literal('passkey'), ...stepFields }),
+])
+
 export async function action({ request, context }: ActionFunctionArgs) {
   const formData = await readForm(request)
+  const sent = intentOf(formData, loginIntents, 'login')
+  if (!sent) throw new Response('Malformed form', { status: 400 })
   // "Already signed in as …: continue" (the loader's offer): on to the page wanted, if still signed in.
-  if (formData.get('intent') === 'continue') {
+  if (sent.intent === 'continue') {
     const signedIn = await hasSession(request, context)
     throw redirect(signedIn ? afterLogin(formData.get('redirect')) : `/login${new URL(request.url).search}`)
   }
-  if (formData.get('intent') === 'mfa') return secondStep(request, context, formData)
-  if (formData.get('intent') === 'passkey') return passkeyStep(request, context, formData)
+  if (sent.intent === 'mfa') return secondStep(request, context, formData, sent)
+  if (sent.intent === 'passkey') return passkeyStep(request, context, formData, sent)
   const submission = parseWithZod(formData, { schema: loginFormSchema })
   const failure = (error: Message | null) =>
     formReply('login', submission.reply({ hideFields: ['motDePasse'] }), captchaMessage(formData, error))
@@ -115,34 +138,41 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (!result.ok) {
     // The right password of a user with a second factor: its step, with the challenge it needs.
     const step = secondStepOf(result, submission.value.identifiant)
-    return step ? data(step) : failure(loginMessage(result))
+    return step ? replyTo('mfa', null, { shown: step }) : failure(loginMessage(result))
   }
   return signedIn(request, context, result.data, formData)
 }
 
 /** What 403 MFA_REQUIRED asks for: the second step's form. */
-function secondStepOf(result: Failure, identifiant: string, error: Message | null = null): SecondStep | null {
+function secondStepOf(result: Failure, identifiant: string): MfaStep | null {
   if (result.error.businessCode !== 'MFA_REQUIRED') return null
   const attribute = result.error.attributs[0] as Partial<MfaChallenge> | undefined
   if (!attribute?.challenge) return null
-  return { intent: 'mfa', challenge: attribute.challenge, methodes: attribute.methodes ?? [], identifiant, error }
+  return { challenge: attribute.challenge, methodes: attribute.methodes ?? [], identifiant }
 }
+
+/** The second step again, saying why (its challenge still alive). */
+const stepAgain = (formData: FormData, { challenge, methodes, identifiant }: MfaStep, error: Message) =>
+  replyTo('mfa', formData, { shown: { challenge, methodes, identifiant }, error, hideFields: ['code', 'reponse'] })
 
 /**
  * The second step sent: a right code signs in; a wrong one shows the step again, its challenge still
  * alive; a dead challenge (expired, used, or ended by the lockout) goes back to the password.
  */
-async function secondStep(request: Request, context: AppLoadContext, formData: FormData) {
-  const { challenge, identifiant, methodes } = stepFields(formData)
-  const code = String(formData.get('code') ?? '').slice(0, 40)
-  const again = (error: Message): SecondStep => ({ intent: 'mfa', challenge, methodes, identifiant, error })
-  if (code.trim() === '') return data(again({ key: 'validation.required' }), { status: 400 })
+async function secondStep(
+  request: Request,
+  context: AppLoadContext,
+  formData: FormData,
+  step: MfaStep & { code: string },
+) {
+  const { challenge, code } = step
+  if (code.trim() === '') return stepAgain(formData, step, { key: 'validation.required' })
   const result = await read(publicApi(request, context).rest.public.bd.login.mfa.$post({ json: { challenge, code } }))
   if (result.ok) return signedIn(request, context, result.data, formData)
   if (result.error.businessCode === 'MFA_CODE_INVALID' || result.error.businessCode === 'VALIDATION_FAILED') {
-    return data(again({ key: 'errors.MFA_CODE_INVALID' }), { status: 400 })
+    return stepAgain(formData, step, { key: 'errors.MFA_CODE_INVALID' })
   }
-  return backToPassword(identifiant, loginMessage(result))
+  return backToPassword(step.identifiant, loginMessage(result))
 }
 
 /** The sign-in form again, the identifier kept, saying why. */
@@ -154,33 +184,20 @@ function backToPassword(identifiant: string, message: Message) {
   return formReply('login', submission.reply({ hideFields: ['motDePasse'] }), message)
 }
 
-/** The step's fields the second step's forms carry back (its challenge, methods, identifier). */
-function stepFields(formData: FormData) {
-  return {
-    challenge: String(formData.get('challenge') ?? '').slice(0, 100),
-    identifiant: String(formData.get('identifiant') ?? '').slice(0, 100),
-    methodes: String(formData.get('methodes') ?? '')
-      .split(',')
-      .filter((method): method is MfaMethod => (MFA_METHODS as readonly string[]).includes(method)),
-  }
-}
-
 /**
- * A passkey's answer (the page's script: app/features/sign-in/passkeys.ts), passwordless or as the second step
- * (`challenge`): a verified one signs in; a refused one says so where it was asked — the second step
- * again while its challenge lives, else the sign-in form.
+ * A passkey's answer (the page's script: app/features/sign-in/passkeys.ts), passwordless or as the
+ * second step (`challenge`): a verified one signs in; a refused one says so where it was asked — the
+ * second step again while its challenge lives, else the sign-in form.
  */
-async function passkeyStep(request: Request, context: AppLoadContext, formData: FormData) {
-  const step = stepFields(formData)
+async function passkeyStep(request: Request, context: AppLoadContext, formData: FormData, step: MfaStep) {
   const reponse = webauthnAnswer<PasskeyLogin['reponse']>(formData)
   const invalid: Message = { key: 'errors.PASSKEY_INVALID' }
-  const again = (error: Message) => data({ intent: 'mfa' as const, ...step, error }, { status: 400 })
-  if (!reponse) return step.challenge ? again(invalid) : backToPassword(step.identifiant, invalid)
+  if (!reponse) return step.challenge ? stepAgain(formData, step, invalid) : backToPassword(step.identifiant, invalid)
   const json = step.challenge ? { reponse, challenge: step.challenge } : { reponse }
   const result = await read(publicApi(request, context).rest.public.bd.login.passkey.$post({ json }))
   if (result.ok) return signedIn(request, context, result.data, formData)
   const refused = result.error.businessCode === 'PASSKEY_INVALID' || result.error.businessCode === 'VALIDATION_FAILED'
-  if (step.challenge && refused) return again(invalid)
+  if (step.challenge && refused) return stepAgain(formData, step, invalid)
   return backToPassword(step.identifiant, refused ? invalid : loginMessage(result))
 }
 
@@ -218,7 +235,8 @@ export default function Login() {
   const loaderData = useLoaderData<typeof loader>()
   const actionData = useActionData<typeof action>()
   if (loaderData.signedInAs) return <SignedInAlready user={loaderData.signedInAs} />
-  if (actionData && actionData.intent === 'mfa') return <LoginSecondStep step={actionData as SecondStep} />
+  if (actionData?.intent === 'mfa' && actionData.shown)
+    return <LoginSecondStep step={actionData.shown} error={actionData.error} />
   return <LoginForm {...loaderData.form} />
 }
 
@@ -273,7 +291,7 @@ type LoginFormSetup = {
  */
 function LoginForm({ question, captcha, constraint, ended, endedElsewhere }: LoginFormSetup) {
   const answered = useActionData<typeof action>()
-  const actionData = answered && 'result' in answered ? answered : undefined
+  const actionData = answered?.intent === 'login' ? answered : undefined
   const [searchParams] = useSearchParams()
   const navigation = useNavigation()
   const { t } = useTranslation()

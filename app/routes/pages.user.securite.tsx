@@ -1,8 +1,9 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { useActionData, useLoaderData, useSearchParams } from '@remix-run/react'
 import { useTranslation } from 'react-i18next'
+import { z } from 'zod'
 import { Alert } from '~/components/ui/alert'
-import { type PasskeyReply, PasskeysCard } from '~/features/sign-in/passkeys-card'
+import { PasskeysCard } from '~/features/sign-in/passkeys-card'
 import {
   RecoveryCodesCard,
   RecoveryCodesShown,
@@ -11,9 +12,9 @@ import {
 } from '~/features/sign-in/second-factor'
 import { proofError, proofOf, qrCodeSvg, webauthnAnswer } from '~/features/sign-in/second-factor.server'
 import { apiMessage, type Message } from '~/lib/api-errors'
-import { type Auth, requireUser } from '~/lib/auth.server'
+import { requireUser } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
-import { readForm } from '~/lib/form.server'
+import { intentOf, readForm, replyTo, textField } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { pageTitle, titleMeta } from '~/lib/title'
 import type { PasskeyRegistration } from '../../worker-api/contract/passkeys'
@@ -27,11 +28,28 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   return data({ status, title: pageTitle(t, t('mfa.title')) }, { headers: await auth.headers() })
 }
 
-export type SecurityReply =
-  | ({ intent: 'totp-start' } & TotpEnrolmentShown)
-  | { intent: 'codes'; codes: string[]; login: string }
-  | { intent: 'totp-proof' | 'totp-remove' | 'codes-renew'; error: Message }
-  | PasskeyReply
+/** The page's forms: the app enrolled (password, then a first code) or removed, the recovery codes renewed, a passkey added, renamed or removed. */
+const securityIntents = z.discriminatedUnion('intent', [
+  z.object({ intent: z.literal('totp-start'), motDePasse: textField(200) }),
+  z.object({
+    intent: z.literal('totp-confirm'),
+    secret: textField(64),
+    otpauthUri: textField(400),
+    code: textField(40),
+  }),
+  z.object({ intent: z.literal('totp-remove') }),
+  z.object({ intent: z.literal('codes-renew') }),
+  z.object({ intent: z.literal('passkey-add'), nom: textField(200) }),
+  z.object({ intent: z.literal('passkey-rename'), id: textField(1400), nom: textField(200) }),
+  z.object({ intent: z.literal('passkey-remove'), id: textField(1400) }),
+])
+type SecurityIntent = z.infer<typeof securityIntents>['intent']
+
+/** What an answer of the page shows once: an enrolment's secret and QR code, or new recovery codes. */
+export type SecurityShown = { enrolment: TotpEnrolmentShown } | { codes: string[]; login: string }
+
+/** The secret fields a reply never gives back. */
+const SECRET_FIELDS = ['motDePasse', 'code', 'reponse']
 
 /**
  * The second factor of one's own account: an authenticator app enrolled (its QR code and secret, then
@@ -41,85 +59,66 @@ export type SecurityReply =
 export async function action({ request, context }: ActionFunctionArgs) {
   const auth = await requireUser(request, context)
   const form = await readForm(request)
-  const intent = String(form.get('intent') ?? '')
+  const sent = intentOf(form, securityIntents)
+  if (!sent) return auth.redirectWithToast('/pages/user/securite', { type: 'error', key: 'errors.technical' })
   const headers = await auth.headers()
-  const reply = (value: SecurityReply, status = 200) => data(value, { status, headers })
-  const enrolment = (secret: string, otpauthUri: string, error: Message | null = null) =>
-    reply({ intent: 'totp-start', secret, otpauthUri, qr: qrCodeSvg(otpauthUri), error }, error ? 400 : 200)
+  const reply = (intent: SecurityIntent, options: { error?: Message; shown?: SecurityShown } = {}) =>
+    replyTo(intent, form, { ...options, hideFields: SECRET_FIELDS, headers })
+  const codes = (codesSecours: string[]) =>
+    reply(sent.intent, { shown: { codes: codesSecours, login: auth.user.login } })
 
-  if (intent === 'totp-start') {
-    const motDePasse = String(form.get('motDePasse') ?? '').slice(0, 200)
-    if (!motDePasse) return reply({ intent: 'totp-proof', error: { key: 'mfa.proof.passwordNeeded' } }, 400)
-    const result = await auth.settle(auth.api.rest.bd.mfa.totp.$post({ json: { motDePasse } }))
-    if (result.ok) return enrolment(result.data.secret, result.data.otpauthUri)
-    return reply({ intent: 'totp-proof', error: proofError(result) }, 400)
+  if (sent.intent === 'totp-start') {
+    if (!sent.motDePasse) return reply(sent.intent, { error: { key: 'mfa.proof.passwordNeeded' } })
+    const result = await auth.settle(auth.api.rest.bd.mfa.totp.$post({ json: { motDePasse: sent.motDePasse } }))
+    if (!result.ok) return reply(sent.intent, { error: proofError(result) })
+    const { secret, otpauthUri } = result.data
+    return reply(sent.intent, { shown: { enrolment: { secret, otpauthUri, qr: qrCodeSvg(otpauthUri) } } })
   }
-  if (intent === 'totp-confirm') {
+  if (sent.intent === 'totp-confirm') {
     // The secret shown travels back with the code, to show it again after a wrong code.
-    const secret = String(form.get('secret') ?? '').slice(0, 64)
-    const otpauthUri = String(form.get('otpauthUri') ?? '').slice(0, 400)
-    const code = String(form.get('code') ?? '').slice(0, 40)
-    if (code.trim() === '') return enrolment(secret, otpauthUri, { key: 'validation.required' })
+    const { secret, otpauthUri, code } = sent
+    const again = (error: Message) =>
+      reply(sent.intent, { error, shown: { enrolment: { secret, otpauthUri, qr: qrCodeSvg(otpauthUri) } } })
+    if (code.trim() === '') return again({ key: 'validation.required' })
     const result = await auth.settle(auth.api.rest.bd.mfa.totp.confirm.$post({ json: { code } }))
-    if (result.ok) return reply({ intent: 'codes', codes: result.data.codesSecours, login: auth.user.login })
+    if (result.ok) return codes(result.data.codesSecours)
     if (result.status === 404 || result.status === 409) {
       return auth.redirectWithToast('/pages/user/securite', { type: 'error', key: 'mfa.totp.expired' })
     }
-    return enrolment(secret, otpauthUri, apiMessage(result, 'errors.saveFailed'))
+    return again(apiMessage(result, 'errors.saveFailed'))
   }
-  if (intent === 'totp-remove' || intent === 'codes-renew') {
+  if (sent.intent === 'totp-remove' || sent.intent === 'codes-renew') {
     const json = proofOf(form)
-    if (!json) return reply({ intent, error: { key: 'mfa.proof.needed' } }, 400)
-    const result =
-      intent === 'totp-remove'
-        ? await auth.settle(auth.api.rest.bd.mfa.totp.$delete({ json }))
-        : await auth.settle(auth.api.rest.bd.mfa['codes-secours'].$post({ json }))
-    if (result.ok) {
-      if (result.data && typeof result.data === 'object' && 'codesSecours' in result.data) {
-        return reply({ intent: 'codes', codes: result.data.codesSecours, login: auth.user.login })
-      }
-      return auth.redirectWithToast('/pages/user/securite', { type: 'success', key: 'mfa.totp.removed' })
+    if (!json) return reply(sent.intent, { error: { key: 'mfa.proof.needed' } })
+    if (sent.intent === 'codes-renew') {
+      const result = await auth.settle(auth.api.rest.bd.mfa['codes-secours'].$post({ json }))
+      return result.ok ? codes(result.data.codesSecours) : reply(sent.intent, { error: proofError(result) })
     }
-    return reply({ intent, error: proofError(result) }, 400)
+    const result = await auth.settle(auth.api.rest.bd.mfa.totp.$delete({ json }))
+    if (!result.ok) return reply(sent.intent, { error: proofError(result) })
+    return auth.redirectWithToast('/pages/user/securite', { type: 'success', key: 'mfa.totp.removed' })
   }
-  if (intent === 'passkey-add' || intent === 'passkey-rename' || intent === 'passkey-remove') {
-    return passkeyAction(auth, intent, form, reply)
-  }
-  return auth.redirectWithToast('/pages/user/securite', { type: 'error', key: 'errors.technical' })
-}
-
-/**
- * A passkey added (the browser's answer the page's script sends, with its name), renamed, or removed
- * (with a proof). A refusal is said at the passkey's form.
- */
-async function passkeyAction(
-  auth: Auth,
-  intent: PasskeyReply['intent'],
-  form: FormData,
-  reply: (value: SecurityReply, status?: number) => ReturnType<typeof data>,
-) {
-  const id = String(form.get('id') ?? '').slice(0, 1400)
-  const nom = String(form.get('nom') ?? '').slice(0, 200)
-  const refuse = (error: Message) => reply({ intent, id, error }, 400)
+  const refuse = (error: Message) => reply(sent.intent, { error })
   // A credential id (base64url): anything else names no passkey.
-  if (intent !== 'passkey-add' && !/^[A-Za-z0-9_-]{1,1400}$/.test(id)) return refuse({ key: 'errors.PASSKEY_INVALID' })
-  if (intent === 'passkey-add') {
+  if (sent.intent !== 'passkey-add' && !/^[A-Za-z0-9_-]{1,1400}$/.test(sent.id)) {
+    return refuse({ key: 'errors.PASSKEY_INVALID' })
+  }
+  if (sent.intent === 'passkey-add') {
     const reponse = webauthnAnswer<PasskeyRegistration['reponse']>(form)
     if (!reponse) return refuse({ key: 'errors.PASSKEY_INVALID' })
-    const result = await auth.settle(auth.api.rest.bd.mfa.passkeys.$post({ json: { nom, reponse } }))
+    const result = await auth.settle(auth.api.rest.bd.mfa.passkeys.$post({ json: { nom: sent.nom, reponse } }))
     if (!result.ok) return refuse(apiMessage(result, 'errors.saveFailed'))
-    if (result.data.codesSecours) {
-      return reply({ intent: 'codes', codes: result.data.codesSecours, login: auth.user.login })
-    }
+    if (result.data.codesSecours) return codes(result.data.codesSecours)
     return auth.redirectWithToast('/pages/user/securite', {
       type: 'success',
       key: 'mfa.passkeys.addedToast',
       values: { nom: result.data.nom },
     })
   }
-  if (intent === 'passkey-rename') {
-    if (nom.trim() === '') return refuse({ key: 'mfa.passkeys.nameNeeded' })
-    const result = await auth.settle(auth.api.rest.bd.mfa.passkeys[':id'].$patch({ param: { id }, json: { nom } }))
+  const param = { id: sent.id }
+  if (sent.intent === 'passkey-rename') {
+    if (sent.nom.trim() === '') return refuse({ key: 'mfa.passkeys.nameNeeded' })
+    const result = await auth.settle(auth.api.rest.bd.mfa.passkeys[':id'].$patch({ param, json: { nom: sent.nom } }))
     if (!result.ok) return refuse(apiMessage(result, 'errors.updateFailed'))
     return auth.redirectWithToast('/pages/user/securite', {
       type: 'success',
@@ -129,17 +128,19 @@ async function passkeyAction(
   }
   const proof = proofOf(form)
   if (!proof) return refuse({ key: 'mfa.proof.needed' })
-  const result = await auth.settle(auth.api.rest.bd.mfa.passkeys[':id'].$delete({ param: { id }, json: proof }))
+  const result = await auth.settle(auth.api.rest.bd.mfa.passkeys[':id'].$delete({ param, json: proof }))
   if (!result.ok) return refuse(proofError(result))
   return auth.redirectWithToast('/pages/user/securite', { type: 'success', key: 'mfa.passkeys.removed' })
 }
 
 export default function Security() {
   const { status } = useLoaderData<typeof loader>()
-  const reply = useActionData<typeof action>() as SecurityReply | undefined
+  const reply = useActionData<typeof action>()
   const [search] = useSearchParams()
   const { t } = useTranslation()
   const hasFactor = status.totp || status.passkeys.length > 0
+  const shown = reply?.shown
+  const errorOf = (intent: SecurityIntent) => (reply?.intent === intent && !shown ? reply.error : null)
   return (
     <div className="flex max-w-3xl flex-col gap-6">
       <div className="flex flex-col gap-2">
@@ -149,23 +150,24 @@ export default function Security() {
       {!hasFactor && search.get('enrolement') !== null ? (
         <Alert role="status">{t('errors.MFA_ENROLMENT_REQUIRED')}</Alert>
       ) : null}
-      {reply?.intent === 'codes' ? <RecoveryCodesShown codes={reply.codes} login={reply.login} /> : null}
+      {shown && 'codes' in shown ? <RecoveryCodesShown codes={shown.codes} login={shown.login} /> : null}
       <TotpCard
         on={status.totp}
-        enrolment={reply?.intent === 'totp-start' ? reply : null}
-        startError={reply?.intent === 'totp-proof' ? reply.error : null}
-        removeError={reply?.intent === 'totp-remove' ? reply.error : null}
+        enrolment={shown && 'enrolment' in shown ? shown.enrolment : null}
+        enrolmentError={shown && 'enrolment' in shown ? (reply?.error ?? null) : null}
+        startError={errorOf('totp-start')}
+        removeError={errorOf('totp-remove')}
       />
       <PasskeysCard
         passkeys={status.passkeys}
         totp={status.totp}
-        reply={reply?.intent.startsWith('passkey-') ? (reply as PasskeyReply) : null}
+        reply={reply?.intent.startsWith('passkey-') ? reply : null}
       />
       <RecoveryCodesCard
         left={status.codesSecoursRestants}
         hasFactor={hasFactor}
         totp={status.totp}
-        error={reply?.intent === 'codes-renew' ? reply.error : null}
+        error={errorOf('codes-renew')}
       />
     </div>
   )

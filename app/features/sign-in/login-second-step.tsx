@@ -7,24 +7,19 @@ import { Field } from '~/components/field'
 import { FormError } from '~/components/form-error'
 import { LanguageSwitch } from '~/components/language-switch'
 import { SubmitButton } from '~/components/submit-button'
+import type { Message } from '~/lib/api-errors'
 import type { MfaMethod } from '../../../worker-api/contract/mfa'
 import { PasskeyButton } from './passkey-sign-in'
 
-/** What the second step of a sign-in shows: its challenge, the methods the user has, the last refusal. */
-export type SecondStep = {
-  intent: 'mfa'
-  challenge: string
-  methodes: MfaMethod[]
-  identifiant: string
-  error: { key: string; values?: Record<string, string | number> } | null
-}
+/** What the second step of a sign-in carries: its challenge, the methods the user has, the identifier. */
+export type MfaStep = { challenge: string; methodes: MfaMethod[]; identifiant: string }
 
 /**
  * The second step of a sign-in, after the right password of a user with a second factor: a code of
  * their authenticator app or one of their recovery codes. A plain form (the challenge travels with
  * it), so it works without JavaScript.
  */
-export function LoginSecondStep({ step }: { step: SecondStep }) {
+export function LoginSecondStep({ step, error }: { step: MfaStep; error: Message | null }) {
   const { t } = useTranslation()
   const [searchParams] = useSearchParams()
   const { search } = useLocation()
@@ -33,22 +28,21 @@ export function LoginSecondStep({ step }: { step: SecondStep }) {
   const input = useRef<HTMLInputElement>(null)
   // A refused code: the field is emptied and takes the focus again.
   useEffect(() => {
-    if (!step.error || !input.current) return
+    if (!error || !input.current) return
     input.current.value = ''
     input.current.focus()
-  }, [step])
+  }, [step, error])
   const hint = step.methodes.includes('totp')
     ? step.methodes.includes('codeSecours')
       ? t('mfa.login.hintBoth')
       : t('mfa.login.hintTotp')
     : t('mfa.login.hintRecovery')
   // A refused code is said on its field; the form's top says where to look.
-  const codeError =
-    step.error && step.error.key !== 'errors.PASSKEY_INVALID' ? t(step.error.key, step.error.values) : null
-  const formError = step.error
+  const codeError = error && error.key !== 'errors.PASSKEY_INVALID' ? t(error.key, error.values) : null
+  const formError = error
     ? codeError
       ? t('form.checkFields', { fields: t('mfa.login.code') })
-      : t(step.error.key, step.error.values)
+      : t(error.key, error.values)
     : null
   return (
     <CenteredCard

@@ -7,7 +7,7 @@ import { SubmitButton } from '~/components/submit-button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '~/components/ui/card'
 import type { Message } from '~/lib/api-errors'
 import { displayDateTime } from '~/lib/dates'
-import { usePendingIntent } from '~/lib/form'
+import { type FormReply, posted, usePendingIntent } from '~/lib/form'
 import { useHydrated } from '~/lib/hydrated'
 import { passkeyAttestation, passkeysSupported } from './passkeys'
 import { ProofFields, ProofForm } from './second-factor'
@@ -15,8 +15,8 @@ import { ProofFields, ProofForm } from './second-factor'
 /** One of the user's passkeys as `GET rest/bd/mfa` lists it. */
 export type PasskeyShown = { id: string; nom: string; creation: string; derniereUtilisation: string | null }
 
-/** What the page's action said about a passkey form: which one (`id`), and why it refused. */
-export type PasskeyReply = { intent: 'passkey-add' | 'passkey-rename' | 'passkey-remove'; id: string; error: Message }
+/** What the page's action said about a passkey form: which one (the `id` it posted), and why it refused. */
+export type PasskeyReply = FormReply<string, unknown>
 
 /**
  * The user's passkeys: each named, with when it was added and last used, renamed or removed (the
@@ -50,7 +50,7 @@ export function PasskeysCard({
                 passkey={passkey}
                 index={index}
                 totp={totp}
-                reply={reply?.id === passkey.id ? reply : null}
+                reply={reply && posted(reply, 'id') === passkey.id ? reply : null}
               />
             ))}
           </ul>
@@ -74,7 +74,7 @@ function PasskeyItem({
 }) {
   const { t } = useTranslation()
   const renaming = usePendingIntent('passkey-rename', passkey.id)
-  const renameError = reply?.intent === 'passkey-rename' ? t(reply.error.key, reply.error.values) : null
+  const renameError = reply?.intent === 'passkey-rename' && reply.error ? t(reply.error.key, reply.error.values) : null
   return (
     <li className="flex flex-col gap-3 rounded-md border p-4" aria-labelledby={`cle-${index}-nom`}>
       <p id={`cle-${index}-nom`} className="flex items-center gap-2 font-medium break-words">

@@ -11,8 +11,8 @@ import { usePendingIntent } from '~/lib/form'
 
 type Message = { key: string; values?: Record<string, string | number> }
 
-/** A pending enrolment as the page shows it: the secret, its address, its QR code (SVG), a refusal. */
-export type TotpEnrolmentShown = { secret: string; otpauthUri: string; qr: string; error: Message | null }
+/** A pending enrolment as the page shows it: the secret, its address, its QR code (SVG). */
+export type TotpEnrolmentShown = { secret: string; otpauthUri: string; qr: string }
 
 /** The secret in groups of four, as authenticator apps show and people type it. */
 const grouped = (secret: string) => secret.replace(/(.{4})(?!$)/g, '$1 ')
@@ -21,11 +21,14 @@ const grouped = (secret: string) => secret.replace(/(.{4})(?!$)/g, '$1 ')
 export function TotpCard({
   on,
   enrolment,
+  enrolmentError,
   startError,
   removeError,
 }: {
   on: boolean
   enrolment: TotpEnrolmentShown | null
+  /** The first code, refused. */
+  enrolmentError: Message | null
   /** The password that was to open the set-up, refused. */
   startError: Message | null
   removeError: Message | null
@@ -38,7 +41,7 @@ export function TotpCard({
         <CardDescription>{on ? t('mfa.totp.on') : t('mfa.totp.off')}</CardDescription>
       </CardHeader>
       <CardContent className="flex flex-col gap-4">
-        {enrolment ? <TotpEnrolment enrolment={enrolment} /> : null}
+        {enrolment ? <TotpEnrolment enrolment={enrolment} refused={enrolmentError} /> : null}
         {!on && !enrolment ? (
           // The password first: a session alone sets up no app (a stolen one would lock the user out).
           <ProofForm
@@ -68,10 +71,10 @@ export function TotpCard({
   )
 }
 
-function TotpEnrolment({ enrolment }: { enrolment: TotpEnrolmentShown }) {
+function TotpEnrolment({ enrolment, refused }: { enrolment: TotpEnrolmentShown; refused: Message | null }) {
   const { t } = useTranslation()
   const pending = usePendingIntent('totp-confirm')
-  const error = enrolment.error ? t(enrolment.error.key, enrolment.error.values) : null
+  const error = refused ? t(refused.key, refused.values) : null
   return (
     <div className="flex flex-col gap-4">
       <ol className="flex list-decimal flex-col gap-4 pl-5">
@@ -114,7 +117,7 @@ function TotpEnrolment({ enrolment }: { enrolment: TotpEnrolmentShown }) {
                 required: true,
                 maxLength: 6,
                 pattern: '[0-9]{6}',
-                autoFocus: Boolean(enrolment.error),
+                autoFocus: Boolean(refused),
               }}
             />
             <div>
