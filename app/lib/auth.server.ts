@@ -1,8 +1,8 @@
 import { type AppLoadContext, redirect } from '@remix-run/cloudflare'
 import type { SessionInfo } from '../../worker-api/contract/auth'
-import { isRootOnlyPath, ROOT_ONLY } from './admin-paths'
 import { type ApiResponse, read, type Success, userApi } from './api.server'
 import { i18nServer } from './i18n.server'
+import { isRootOnlyPath, ROOT_ONLY } from './menu'
 import { getSession, loginRedirect } from './session.server'
 import { type Toast, toastHeaders } from './toast.server'
 

@@ -1,5 +1,5 @@
 import { isRouteErrorResponse } from '@remix-run/react'
-import { ROOT_ONLY } from './admin-paths'
+import { ROOT_ONLY } from './menu'
 
 /**
  * Why a page could not be shown, as the keys of its heading (its title too) and of its text: a page

@@ -5,8 +5,8 @@ import { useTranslation } from 'react-i18next'
 import { SidebarNav } from '~/components/layout/sidebar'
 import { Topbar } from '~/components/layout/topbar'
 import { PageError } from '~/components/page-error'
-import { isAdminPath } from '~/lib/admin-paths'
 import { currentSession, requireUser } from '~/lib/auth.server'
+import { isAdminPath } from '~/lib/menu'
 import { errorMeta } from '~/lib/title'
 
 /**

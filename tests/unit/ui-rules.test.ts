@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { isAdminPath, isRootOnlyPath } from '../../app/lib/admin-paths'
+import { isAdminPath, isRootOnlyPath } from '../../app/lib/menu'
 import { afterLogin, safeRedirect } from '../../app/lib/safe-redirect'
 import { themeStylesheet } from '../../app/lib/theme.server'
 import { MAIL_PATTERN, mailProblem } from '../../worker-api/contract/mail-rules'

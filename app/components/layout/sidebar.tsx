@@ -1,48 +1,11 @@
 import { NavLink } from '@remix-run/react'
-import {
-  AppWindow,
-  Blocks,
-  Building2,
-  History,
-  LayoutDashboard,
-  LayoutTemplate,
-  LockKeyhole,
-  type LucideIcon,
-  Settings,
-  ShieldCheck,
-  UserCircle,
-  UserPlus,
-  Users,
-} from 'lucide-react'
 import { useId } from 'react'
 import { useTranslation } from 'react-i18next'
-import { isRootOnlyPath } from '~/lib/admin-paths'
+import { ADMIN_MENU, type MenuItem, USER_MENU } from '~/lib/menu'
 import type { SessionUser } from '~/lib/session.server'
 import { cn } from '~/lib/utils'
 
-/** `end`: active on its own path only (the home, whose path starts every other admin page's). */
-type Item = { to: string; label: string; icon: LucideIcon; end?: boolean }
-
-/** The pages of the whole organisation (`isRootOnlyPath`) are offered to the root's administrators only. */
-const ADMIN_ITEMS: Item[] = [
-  { to: '/pages/admin', label: 'nav.adminHome', icon: LayoutDashboard, end: true },
-  { to: '/pages/admin/listeStructures', label: 'nav.structures', icon: Building2 },
-  { to: '/pages/admin/user/new', label: 'nav.createUser', icon: UserPlus },
-  { to: '/pages/admin/listeUtilisateurs', label: 'nav.manageUsers', icon: Users },
-  { to: '/pages/admin/autorisation', label: 'nav.authorizeUser', icon: ShieldCheck },
-  { to: '/pages/admin/listeLogs', label: 'nav.history', icon: History },
-  { to: '/pages/admin/applications', label: 'nav.applications', icon: Blocks },
-  { to: '/pages/admin/modeles', label: 'nav.templates', icon: LayoutTemplate },
-  { to: '/pages/admin/securite', label: 'nav.securitySettings', icon: Settings },
-]
-
-const USER_ITEMS: Item[] = [
-  { to: '/pages/user/me', label: 'nav.profile', icon: UserCircle },
-  { to: '/pages/user/securite', label: 'nav.security', icon: LockKeyhole },
-  { to: '/pages/user/acces', label: 'nav.myAccess', icon: AppWindow },
-]
-
-function Group({ title, items }: { title: string; items: Item[] }) {
+function Group({ title, items }: { title: string; items: readonly MenuItem[] }) {
   const { t } = useTranslation()
   // The navigation is rendered twice (the phone's disclosure, the wide sidebar): ids stay unique.
   const id = useId()
@@ -82,10 +45,10 @@ export function SidebarNav({ user }: { user: SessionUser & { racine?: boolean } 
       {user.admin ? (
         <Group
           title={t('nav.administration')}
-          items={user.racine ? ADMIN_ITEMS : ADMIN_ITEMS.filter((item) => !isRootOnlyPath(item.to))}
+          items={user.racine ? ADMIN_MENU : ADMIN_MENU.filter((item) => !item.root)}
         />
       ) : null}
-      <Group title={`${user.prenom} ${user.nom}`} items={USER_ITEMS} />
+      <Group title={`${user.prenom} ${user.nom}`} items={USER_MENU} />
     </nav>
   )
 }
