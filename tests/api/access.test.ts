@@ -1,5 +1,6 @@
 import jwt from '@tsndr/cloudflare-worker-jwt'
 import { beforeAll, describe, expect, it } from 'vitest'
+import type { AccessList } from '../../worker-api/contract/access'
 import { sha256Hex } from '../../worker-api/lib/crypto'
 import {
   call,
@@ -10,14 +11,13 @@ import {
   expectError,
   getUserAs,
   isoDate,
+  type Launch,
   refreshWith,
   signedInUser,
+  type Tokens,
 } from './helpers'
 
 beforeAll(createOrganisation)
-
-type AccessBody = { accesApplication: { application: { id: number; libelle: string; icone: string } }[] }
-type LaunchBody = { url: string; refreshToken: string }
 
 const accessOf = (token: string, userId: number | string) => call(`/rest/bd/acces/utilisateur/${userId}`, { token })
 const launch = (token: string, idApplication: number | string, init: RequestInit = {}) =>
@@ -26,7 +26,7 @@ const launch = (token: string, idApplication: number | string, init: RequestInit
 const applicationIds = async (token: string, userId: number) => {
   const response = await accessOf(token, userId)
   expect(response.status).toBe(200)
-  return ((await response.json()) as AccessBody).accesApplication.map((a) => a.application.id)
+  return ((await response.json()) as AccessList).accesApplication.map((a) => a.application.id)
 }
 
 /** fonction 2 (Agent de quai) grants 1 Yard dangereux + 2 Pesage; 3 grants 3 Module Rendez vous; 1 grants 4 Facturation. */
@@ -44,9 +44,7 @@ describe('GET /rest/bd/acces/utilisateur/{userId}?futurs=true', () => {
       ],
     })
     const response = await call(`/rest/bd/acces/utilisateur/${user.id}?futurs=true`, { token: user.jwt.accessToken })
-    const body = (await response.json()) as AccessBody & {
-      accesFuturs: { application: { id: number }; dateDebut: string }[]
-    }
+    const body = (await response.json()) as Required<AccessList>
     expect(body.accesApplication.map((a) => a.application.id)).toEqual([3])
     const from = isoDate(10).split('-').reverse().join('/')
     expect(body.accesFuturs.map((a) => [a.application.id, a.dateDebut])).toEqual([
@@ -117,7 +115,7 @@ describe('GET /rest/bd/acces/application', () => {
     const response = await launch(user.jwt.accessToken, 1)
     expect(response.status).toBe(200)
     expect(response.headers.get('Cache-Control')).toBe('no-store')
-    const body = (await response.json()) as LaunchBody
+    const body = (await response.json()) as Launch
     expect(Object.keys(body).sort()).toEqual(['refreshToken', 'url'])
     const url = new URL(body.url)
     expect(`${url.origin}${url.pathname}`).toBe('https://yard.example.test/')
@@ -127,7 +125,7 @@ describe('GET /rest/bd/acces/application', () => {
 
   it('resolves a root-relative application url against the portal and keeps its query', async () => {
     const user = await signedInUser({ postes: everyApplication })
-    const body = (await (await launch(user.jwt.accessToken, 2)).json()) as LaunchBody
+    const body = (await (await launch(user.jwt.accessToken, 2)).json()) as Launch
     const url = new URL(body.url)
     expect(url.origin).toBe('http://localhost:8787')
     expect(url.pathname).toBe('/demo-app/pesage')
@@ -189,11 +187,11 @@ describe('GET /rest/bd/acces/application', () => {
 describe('Launch code exchange (POST /rest/public/bd/login/refreshToken)', () => {
   it('exchanges the code once for tokens of the same user', async () => {
     const user = await signedInUser({ postes: everyApplication })
-    const { refreshToken: code } = (await (await launch(user.jwt.accessToken, 2)).json()) as LaunchBody
+    const { refreshToken: code } = (await (await launch(user.jwt.accessToken, 2)).json()) as Launch
 
     const exchange = await refreshWith(code)
     expect(exchange.status).toBe(200)
-    const tokens = (await exchange.json()) as { accessToken: string; refreshToken: string; expiresInMsec: number }
+    const tokens = (await exchange.json()) as Tokens
     expect(tokens.expiresInMsec).toBe(300_000)
     const me = await getUserAs(tokens.accessToken, user.id)
     expect(me.status).toBe(200)
@@ -207,10 +205,10 @@ describe('Launch code exchange (POST /rest/public/bd/login/refreshToken)', () =>
   it("binds the application's session to it: its user's profile and sign-out, nothing else", async () => {
     const user = await signedInUser({ admin: true, postes: everyApplication })
     const other = await createUser({ postes: everyApplication })
-    const { refreshToken: code } = (await (await launch(user.jwt.accessToken, 2)).json()) as LaunchBody
-    const first = (await (await refreshWith(code)).json()) as { accessToken: string; refreshToken: string }
+    const { refreshToken: code } = (await (await launch(user.jwt.accessToken, 2)).json()) as Launch
+    const first = (await (await refreshWith(code)).json()) as Tokens
     // Still bound after a rotation.
-    const tokens = (await (await refreshWith(first.refreshToken)).json()) as { accessToken: string }
+    const tokens = (await (await refreshWith(first.refreshToken)).json()) as Tokens
     const claims = jwt.decode<{ app?: number }>(tokens.accessToken).payload as { app?: number }
     expect(claims.app).toBe(2)
 
@@ -237,12 +235,9 @@ describe('Launch code exchange (POST /rest/public/bd/login/refreshToken)', () =>
 
   it('signs the applications out with the portal: single logout', async () => {
     const user = await signedInUser({ postes: everyApplication })
-    const { refreshToken: code } = (await (await launch(user.jwt.accessToken, 2)).json()) as LaunchBody
-    const first = (await (await refreshWith(code)).json()) as { accessToken: string; refreshToken: string }
-    const appTokens = (await (await refreshWith(first.refreshToken)).json()) as {
-      accessToken: string
-      refreshToken: string
-    }
+    const { refreshToken: code } = (await (await launch(user.jwt.accessToken, 2)).json()) as Launch
+    const first = (await (await refreshWith(code)).json()) as Tokens
+    const appTokens = (await (await refreshWith(first.refreshToken)).json()) as Tokens
     expect((await getUserAs(appTokens.accessToken, user.id)).status).toBe(200)
 
     expect((await call('/rest/bd/logout', { method: 'POST', token: user.jwt.accessToken })).status).toBe(204)
@@ -252,14 +247,14 @@ describe('Launch code exchange (POST /rest/public/bd/login/refreshToken)', () =>
 
   it('lets only one of two concurrent exchanges of the same code succeed', async () => {
     const user = await signedInUser({ postes: everyApplication })
-    const { refreshToken: code } = (await (await launch(user.jwt.accessToken, 1)).json()) as LaunchBody
+    const { refreshToken: code } = (await (await launch(user.jwt.accessToken, 1)).json()) as Launch
     const statuses = (await Promise.all([refreshWith(code), refreshWith(code)])).map((r) => r.status).sort()
     expect(statuses).toEqual([200, 401])
   })
 
   it('answers 401 for an expired code', async () => {
     const user = await signedInUser({ postes: everyApplication })
-    const { refreshToken: code } = (await (await launch(user.jwt.accessToken, 1)).json()) as LaunchBody
+    const { refreshToken: code } = (await (await launch(user.jwt.accessToken, 1)).json()) as Launch
     await db()
       .updateTable('refresh_token')
       .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
@@ -270,7 +265,7 @@ describe('Launch code exchange (POST /rest/public/bd/login/refreshToken)', () =>
 
   it('is not an access token', async () => {
     const user = await signedInUser({ postes: everyApplication })
-    const { refreshToken: code } = (await (await launch(user.jwt.accessToken, 1)).json()) as LaunchBody
+    const { refreshToken: code } = (await (await launch(user.jwt.accessToken, 1)).json()) as Launch
     expect((await getUserAs(code, user.id)).status).toBe(401)
   })
 })

@@ -9,6 +9,8 @@ import {
   preflightSql,
   resultSql,
 } from '../../scripts/admin-bootstrap-lib.mjs'
+import type { ErrorBody } from '../../worker-api/contract/errors'
+import type { TotpEnrolment } from '../../worker-api/contract/mfa'
 import { call, db, ORIGIN, post, signIn } from './helpers'
 
 // The SQL of `npm run admin:bootstrap` on a real D1 with the real migrations, in one batch as
@@ -99,10 +101,10 @@ describe('admin:bootstrap on an empty database', () => {
     const token_ = session.jwt.accessToken
     const refused = await call('/rest/bd/structure/user/me', { token: token_ })
     expect(refused.status).toBe(403)
-    expect(((await refused.json()) as { businessCode: string }).businessCode).toBe('MFA_ENROLMENT_REQUIRED')
+    expect(((await refused.json()) as ErrorBody).businessCode).toBe('MFA_ENROLMENT_REQUIRED')
     const { secret } = (await (
       await post('/rest/bd/mfa/totp', { motDePasse: 'Secret12' }, { token: token_ })
-    ).json()) as { secret: string }
+    ).json()) as TotpEnrolment
     const code = generateTOTP(decodeBase32IgnorePadding(secret), 30, 6)
     expect((await post('/rest/bd/mfa/totp/confirm', { code }, { token: token_ })).status).toBe(200)
     // An administrator of the root sees the root.

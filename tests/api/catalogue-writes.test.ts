@@ -1,10 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest'
+import type { AccessList } from '../../worker-api/contract/access'
+import type { CatalogueApplication } from '../../worker-api/contract/catalogue'
 import {
   call,
   createOrganisation,
   currentPost,
   db,
   expectError,
+  type Launch,
   refreshWith,
   sessionFor,
   signedInUser,
@@ -17,18 +20,6 @@ import {
  * (Agent de quai, Agence Lille) grants 1 Yard dangereux and 2 Pesage; 3 (Responsable, Direction Sud)
  * grants 3; 1 (Directeur, the root) grants 4 Facturation.
  */
-
-type Application = {
-  id: number
-  libelle: string
-  icone: string
-  url: string
-  actif: boolean
-  protocole: string
-  fonctions: { id: number; libelle: string; structure: { id: number; nom: string } }[]
-  nbFonctions: number
-  nbUtilisateurs: number
-}
 
 let root: string
 let lilleAdmin: string
@@ -51,14 +42,14 @@ const draft = (overrides: Record<string, unknown> = {}) => ({
 async function created(overrides: Record<string, unknown> = {}) {
   const response = await send('POST', draft(overrides))
   expect(response.status).toBe(201)
-  return (await response.json()) as Application
+  return (await response.json()) as CatalogueApplication
 }
 
 /** What the agent's launcher shows, by id. */
 async function launcher() {
   const response = await call(`/rest/bd/acces/utilisateur/${agent.id}`, { token: agent.token })
   expect(response.status).toBe(200)
-  const body = (await response.json()) as { accesApplication: { application: { id: number } }[] }
+  const body = (await response.json()) as AccessList
   return body.accesApplication.map((a) => a.application.id)
 }
 
@@ -116,7 +107,7 @@ describe('POST /rest/bd/application', () => {
     expect(await launcher()).toContain(application.id)
     const launched = await launch(application.id)
     expect(launched.status).toBe(200)
-    const { url } = (await launched.json()) as { url: string }
+    const { url } = (await launched.json()) as Launch
     expect(url).toMatch(/^https:\/\/suivi\.example\.test\/entree\?code=/)
     // A name outside spec §9's three: the generic type.
     const entry = await db()
@@ -158,7 +149,7 @@ describe('POST /rest/bd/application', () => {
     }
     expect(await applicationCount()).toBe(before)
     const onThePortal = await created({ libelle: 'Quai', url: '/demo-app/quai?lang=fr' })
-    const launched = (await (await launch(onThePortal.id)).json()) as { url: string }
+    const launched = (await (await launch(onThePortal.id)).json()) as Launch
     expect(launched.url).toMatch(/^http:\/\/localhost:8787\/demo-app\/quai\?lang=fr&code=/)
     await call(`/rest/bd/application/${onThePortal.id}`, { method: 'DELETE', token: root })
   })
@@ -190,7 +181,7 @@ describe('PUT /rest/bd/application', () => {
       id: application.id,
     })
     expect(ungranted.status).toBe(200)
-    const body = (await ungranted.json()) as Application
+    const body = (await ungranted.json()) as CatalogueApplication
     expect([body.fonctions.map((f) => f.id), body.nbUtilisateurs]).toEqual([[3], 0])
     expect(await launcher()).not.toContain(application.id)
     await expectError(await launch(application.id), 403, 'FORBIDDEN')
@@ -199,7 +190,7 @@ describe('PUT /rest/bd/application', () => {
       id: application.id,
     })
     // By structure, in the tree's order: Agence Lille (/1/2/4/) before Direction Sud (/1/3/).
-    expect(((await regranted.json()) as Application).fonctions.map((f) => f.id)).toEqual([2, 3])
+    expect(((await regranted.json()) as CatalogueApplication).fonctions.map((f) => f.id)).toEqual([2, 3])
     expect(await launcher()).toContain(application.id)
     const [, second] = await adminEntries('APPLICATION_MODIFICATION')
     expect(second?.commentaire).toBe(`Inventaire (#${application.id}) +Agent de quai (Agence Lille)`)
@@ -228,10 +219,10 @@ describe('PUT /rest/bd/application', () => {
 
   it('switched off: out of the launcher, its open launch code and its sessions revoked, its grants kept', async () => {
     const application = await created({ libelle: 'Quais' })
-    const code = ((await (await launch(application.id)).json()) as { refreshToken: string }).refreshToken
+    const code = ((await (await launch(application.id)).json()) as Launch).refreshToken
     const opened = await sessionFor(agent.id, { application: application.id })
     const off = await send('PUT', { ...draft({ libelle: 'Quais', actif: false }), id: application.id })
-    expect(((await off.json()) as Application).fonctions.map((f) => f.id)).toEqual([2])
+    expect(((await off.json()) as CatalogueApplication).fonctions.map((f) => f.id)).toEqual([2])
     expect(await launcher()).not.toContain(application.id)
     await expectError(await launch(application.id), 404, 'NOT_FOUND')
     await expectError(await refreshWith(code), 401, 'INVALID_REFRESH_TOKEN')
@@ -293,13 +284,13 @@ describe('an application granted by more functions than one call may name', () =
     const { fonctions: _omitted, ...withoutGrants } = draft({ libelle: 'Quais partagés', actif: false })
     const off = await send('PUT', { ...withoutGrants, id: application.id })
     expect(off.status).toBe(200)
-    const body = (await off.json()) as Application
+    const body = (await off.json()) as CatalogueApplication
     expect([body.actif, body.nbFonctions, body.fonctions.length]).toEqual([false, MANY, MANY])
     expect(await grantsOf(application.id)).toBe(MANY)
     const [entry] = (await adminEntries('APPLICATION_MODIFICATION')).slice(-1)
     expect(entry?.commentaire).toBe(`Quais partagés (#${application.id}) actif → inactif`)
     const on = await send('PUT', { ...withoutGrants, actif: true, id: application.id })
-    expect(((await on.json()) as Application).actif).toBe(true)
+    expect(((await on.json()) as CatalogueApplication).actif).toBe(true)
     expect(await grantsOf(application.id)).toBe(MANY)
   })
 
@@ -307,13 +298,15 @@ describe('an application granted by more functions than one call may name', () =
     const { application, ids } = await grantedByMany('Quais du nord')
     const one = await call(`/rest/bd/application/${application.id}?fonctionsMax=3`, { token: root })
     expect(one.status).toBe(200)
-    const read = (await one.json()) as Application
+    const read = (await one.json()) as CatalogueApplication
     // By structure, then name: the first three of Agence Lille's.
     expect([read.nbFonctions, read.fonctions.map((f) => f.id)]).toEqual([MANY, ids.slice(0, 3)])
     const list = await call('/rest/bd/application?q=Quais%20du%20nord&fonctionsMax=0', { token: root })
-    const [listed] = (await list.json()) as Application[]
+    const [listed] = (await list.json()) as CatalogueApplication[]
     expect([listed?.nbFonctions, listed?.fonctions]).toEqual([MANY, []])
-    const whole = (await (await call(`/rest/bd/application/${application.id}`, { token: root })).json()) as Application
+    const whole = (await (
+      await call(`/rest/bd/application/${application.id}`, { token: root })
+    ).json()) as CatalogueApplication
     expect(whole.fonctions).toHaveLength(MANY)
     for (const wrong of ['-1', '51', 'deux']) {
       await expectError(

@@ -1,4 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
+import type { AccessList } from '../../worker-api/contract/access'
+import type { SessionInfo } from '../../worker-api/contract/auth'
+import type { CatalogueApplication } from '../../worker-api/contract/catalogue'
 import { call, createOrganisation, createUser, currentPost, db, expectError, isoDate, signedInUser } from './helpers'
 
 /**
@@ -9,22 +12,11 @@ import { call, createOrganisation, createUser, currentPost, db, expectError, iso
  * (Directeur, the root) grants 4 Facturation.
  */
 
-type Application = {
-  id: number
-  libelle: string
-  icone: string
-  url: string
-  actif: boolean
-  protocole: string
-  fonctions: { id: number; libelle: string; structure: { id: number; nom: string } }[]
-  nbUtilisateurs: number
-}
-
 const catalogue = (token: string | undefined, search = '') => call(`/rest/bd/application${search}`, { token })
 const listed = async (token: string, search = '') => {
   const response = await catalogue(token, search)
   expect(response.status).toBe(200)
-  return { items: (await response.json()) as Application[], total: response.headers.get('X-Total-Count') }
+  return { items: (await response.json()) as CatalogueApplication[], total: response.headers.get('X-Total-Count') }
 }
 
 let root: string
@@ -148,7 +140,7 @@ describe('who may launch each application (nbUtilisateurs)', () => {
     await db().deleteFrom('fonction_application').where('fonction_id', '=', 2).where('application_id', '=', 3).execute()
     expect(await launchers(3)).toBe(0)
     // The detail reads what the list keeps.
-    const detail = (await (await call('/rest/bd/application/2', { token: root })).json()) as Application
+    const detail = (await (await call('/rest/bd/application/2', { token: root })).json()) as CatalogueApplication
     expect(detail.nbUtilisateurs).toBe(pesage)
   })
 
@@ -163,7 +155,7 @@ describe('who may launch each application (nbUtilisateurs)', () => {
 describe('GET /rest/bd/session', () => {
   it('says whether the caller manages the catalogue (racine), as the catalogue decides', async () => {
     const racine = async (token: string) =>
-      ((await (await call('/rest/bd/session', { token })).json()) as { racine: boolean }).racine
+      ((await (await call('/rest/bd/session', { token })).json()) as SessionInfo).racine
     expect(await racine(root)).toBe(true)
     expect(await racine(lilleAdmin)).toBe(false)
     // A post on the root without the administrator's flag.
@@ -176,7 +168,7 @@ describe('GET /rest/bd/application/{id}', () => {
   it('gives one application, 404 for an unknown one', async () => {
     const response = await call('/rest/bd/application/1', { token: root })
     expect(response.status).toBe(200)
-    const yard = (await response.json()) as Application
+    const yard = (await response.json()) as CatalogueApplication
     expect([yard.libelle, yard.nbUtilisateurs, yard.fonctions.map((f) => f.id)]).toEqual(['Yard dangereux', 3, [2]])
     await expectError(await call('/rest/bd/application/999', { token: root }), 404, 'NOT_FOUND')
   })
@@ -189,10 +181,7 @@ describe('an application switched off in the catalogue', () => {
     })
     const token = sud.jwt.accessToken
     const access = async () =>
-      (await (await call(`/rest/bd/acces/utilisateur/${sud.id}?futurs=true`, { token })).json()) as {
-        accesApplication: { application: { id: number } }[]
-        accesFuturs: { application: { id: number } }[]
-      }
+      (await (await call(`/rest/bd/acces/utilisateur/${sud.id}?futurs=true`, { token })).json()) as Required<AccessList>
     await db().updateTable('application').set({ actif: 0 }).where('id', 'in', [1, 3]).execute()
     try {
       // Off: not in today's launcher, nor among what a future post will open (Yard dangereux).
@@ -207,7 +196,7 @@ describe('an application switched off in the catalogue', () => {
         body: JSON.stringify({ nomLog: 'Module Rendez vous' }),
       })
       await expectError(reported, 400, 'VALIDATION_FAILED')
-      const listedOff = (await (await call('/rest/bd/application/3', { token: root })).json()) as Application
+      const listedOff = (await (await call('/rest/bd/application/3', { token: root })).json()) as CatalogueApplication
       // Its grants kept; nobody may launch it.
       expect([listedOff.actif, listedOff.fonctions.map((f) => f.id), listedOff.nbUtilisateurs]).toEqual([false, [3], 0])
     } finally {

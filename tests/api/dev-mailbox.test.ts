@@ -1,13 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { DevMailSummary } from '../../worker-api/contract/dev'
+import type { DevMail, DevMailSummary } from '../../worker-api/contract/dev'
+import type { ErrorBody } from '../../worker-api/contract/errors'
 import { call, createOrganisation, createUser, db, expectError, ORIGIN, post, solvedCaptcha } from './helpers'
 
 beforeAll(createOrganisation)
 
 const development = { env: { ENVIRONMENT: 'development' } }
 const mailOf = (user: { login: string }) => `${user.login}@example.test`
-
-type Summary = DevMailSummary
 
 /** Asks for a reset mail for a new user; returns the user and the id of the mail. */
 async function resetMailFor(init: Parameters<typeof call>[1] = {}) {
@@ -32,7 +31,7 @@ describe('the development mailbox (ENVIRONMENT=development)', () => {
     const newer = await resetMailFor()
     const response = await call('/rest/dev/mails', development)
     expect(response.status).toBe(200)
-    const list = (await response.json()) as Summary[]
+    const list = (await response.json()) as DevMailSummary[]
     expect(list.slice(0, 2).map((m) => m.id)).toEqual([newer.id, older.id])
     const ids = list.map((m) => m.id)
     expect(ids).toEqual([...ids].sort((a, b) => b - a))
@@ -55,7 +54,7 @@ describe('the development mailbox (ENVIRONMENT=development)', () => {
     const { user, id } = await resetMailFor()
     const response = await call(`/rest/dev/mails/${id}`, development)
     expect(response.status).toBe(200)
-    const mail = (await response.json()) as Summary & { text: string; html: string; links: string[] }
+    const mail = (await response.json()) as DevMail
     expect(mail).toMatchObject({ id, to: mailOf(user), subject: 'Réinitialisation de votre mot de passe' })
     expect(mail.links).toHaveLength(1)
     const link = mail.links[0] as string
@@ -98,7 +97,7 @@ describe('the development mailbox elsewhere', () => {
     for (const path of ['/rest/dev/mails', `/rest/dev/mails/${id}`, `/rest/dev/mails/${id}/html`]) {
       const response = await call(path, { env: { ENVIRONMENT: environment } })
       expect({ path, status: response.status }).toEqual({ path, status: 404 })
-      const body = (await response.json()) as { businessCode: string }
+      const body = (await response.json()) as ErrorBody
       expect(body.businessCode).toBe('NOT_FOUND')
     }
   })

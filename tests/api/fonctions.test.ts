@@ -1,4 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
+import type { AccessList } from '../../worker-api/contract/access'
+import type { StructureFonction } from '../../worker-api/contract/structure'
 import {
   call,
   createOrganisation,
@@ -20,13 +22,6 @@ import {
  * Pesage.
  */
 
-type Fonction = {
-  id: number
-  libelle: string
-  applications: { id: number; libelle: string; actif: boolean }[]
-  nbPostes: number
-}
-
 let root: string
 let nord: string
 let sud: string
@@ -39,13 +34,13 @@ const remove = (id: number, token: string) => call(`/rest/bd/fonction/${id}`, { 
 async function fonctionsOf(structureId: number, token = nord) {
   const response = await call(`/rest/bd/fonction/structure/${structureId}`, { token })
   expect(response.status).toBe(200)
-  return (await response.json()) as Fonction[]
+  return (await response.json()) as StructureFonction[]
 }
 
 async function created(libelle: string, structureId = 4, token = nord) {
   const response = await send('POST', { libelle, structure: { id: structureId } }, token)
   expect(response.status).toBe(201)
-  return (await response.json()) as Fonction
+  return (await response.json()) as StructureFonction
 }
 
 const entries = (action: string) =>
@@ -62,7 +57,7 @@ const fonctionCount = async () =>
 
 async function launcherOf(user: { id: number; token: string }) {
   const response = await call(`/rest/bd/acces/utilisateur/${user.id}`, { token: user.token })
-  const body = (await response.json()) as { accesApplication: { application: { id: number } }[] }
+  const body = (await response.json()) as AccessList
   return body.accesApplication.map((a) => a.application.id).sort()
 }
 
@@ -160,7 +155,7 @@ describe('PUT /rest/bd/fonction', () => {
     const fonction = await created('Pointeur')
     const renamed = await send('PUT', { id: fonction.id, libelle: 'Pointeur de quai' }, nord)
     expect(renamed.status).toBe(200)
-    expect(((await renamed.json()) as Fonction).libelle).toBe('Pointeur de quai')
+    expect(((await renamed.json()) as StructureFonction).libelle).toBe('Pointeur de quai')
     await expectError(
       await send('PUT', { id: fonction.id, libelle: 'agent de quai' }, nord),
       409,
@@ -182,7 +177,7 @@ describe('PUT /rest/bd/fonction', () => {
     expect(await launcherOf(agent)).toEqual([1, 2])
     const granted = await send('PUT', grants, root)
     expect(granted.status).toBe(200)
-    expect(((await granted.json()) as Fonction).applications.map((a) => a.id)).toEqual([4, 2])
+    expect(((await granted.json()) as StructureFonction).applications.map((a) => a.id)).toEqual([4, 2])
     expect(await launcherOf(agent)).toEqual([2, 4])
     await expectError(
       await call('/rest/bd/acces/application?idApplication=1', { token: agent.token }),

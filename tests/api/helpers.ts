@@ -4,7 +4,12 @@ import { solveChallenge } from 'altcha-lib'
 import { expect, vi } from 'vitest'
 import { getSession } from '../../app/lib/session.server'
 import { createApp } from '../../worker-api/app'
+import type { Launch } from '../../worker-api/contract/access'
+import type { Tokens } from '../../worker-api/contract/auth'
 import { todayIso } from '../../worker-api/contract/dates'
+import type { ErrorBody } from '../../worker-api/contract/errors'
+import type { RecoveryCodes } from '../../worker-api/contract/mfa'
+import type { User } from '../../worker-api/contract/user'
 import { getDb } from '../../worker-api/db/client'
 import { randomToken, sha256Hex } from '../../worker-api/lib/crypto'
 import { signAccessToken } from '../../worker-api/lib/jwt'
@@ -159,10 +164,9 @@ export async function createUser(options: UserOptions = {}) {
   return { id, login, password: password ?? '' }
 }
 
-export type LoginBody = {
-  user: { id: number; admin: boolean; nom: string; postesEnCours: unknown[]; postesFutur: unknown[] }
-  jwt: { accessToken: string; refreshToken: string; expiresInMsec: number }
-}
+export type { Launch, RecoveryCodes, Tokens }
+/** A sign-in's answer, as the login routes compose it from the contract's user and tokens. */
+export type LoginBody = { user: User; jwt: Tokens }
 
 export async function login(identifiant: string, motDePasse: string, init: RequestInit = {}) {
   return post('/rest/public/bd/login', { identifiant, motDePasse, captcha: await solvedCaptcha() }, init)
@@ -176,8 +180,6 @@ export async function signIn(identifiant: string, motDePasse: string): Promise<L
 
 // ---------------------------------------------------------------------------------------------
 // Helpers added for the endpoint test files (login, captcha, refresh, tokens, users, access, logs).
-
-export type ErrorBody = { businessCode: string; message: string; attributs: unknown[] }
 
 /** Asserts the status and the businessCode of a DESIGN §2 error body, and returns the body. */
 export async function expectError(response: Response, status: number, businessCode: string): Promise<ErrorBody> {

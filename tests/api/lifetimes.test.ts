@@ -18,18 +18,18 @@ import {
   db,
   expectError,
   getUserAs,
+  type Launch,
   ORIGIN,
   post,
   refreshWith,
   sessionFor,
   signedInUser,
   solvedCaptcha,
+  type Tokens,
   withFrozenClock,
 } from './helpers'
 
 beforeAll(createOrganisation)
-
-type Tokens = { accessToken: string; refreshToken: string; expiresInMsec: number }
 
 /** Seconds on either side of a limit: far from it for the API, never a timed assertion. */
 const MARGIN = 5
@@ -73,7 +73,7 @@ describe('launch code (60 seconds)', () => {
   const launchCode = async (accessToken: string) => {
     const response = await call('/rest/bd/acces/application?idApplication=2', { token: accessToken })
     expect(response.status).toBe(200)
-    return ((await response.json()) as { refreshToken: string }).refreshToken
+    return ((await response.json()) as Launch).refreshToken
   }
 
   it('is exchanged 55 s after it was issued and refused with 401 INVALID_REFRESH_TOKEN 65 s after', async () => {

@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import { beforeAll, describe, expect, it } from 'vitest'
+import type { User } from '../../worker-api/contract/user'
 import type { MailTokenPurpose } from '../../worker-api/db/schema'
 import { randomToken, sha256Hex } from '../../worker-api/lib/crypto'
 import {
@@ -205,12 +206,12 @@ describe('an address mistyped at creation, corrected by the administrator', () =
   it('voids the invitation sent to the typo, invites the corrected address, and the login follows', async () => {
     const typo = 'jean.dupont@exmaple.test'
     const corrected = 'jean.dupont@example.test'
-    const createdUser = (await (await create(typo)).json()) as { id: number }
+    const createdUser = (await (await create(typo)).json()) as User
     const typoLink = await linkMailed(createdUser.id, 'INVITATION', typo)
 
     const response = await updateProfile(admin, createdUser.id, corrected)
     expect(response.status).toBe(200)
-    const user = (await response.json()) as { login: string; mail: string; tokenRegister: number | null }
+    const user = (await response.json()) as User
     expect(user).toMatchObject({ login: corrected, mail: corrected })
     expect(user.tokenRegister).toBeGreaterThan(Date.now())
 
@@ -231,7 +232,7 @@ describe('an address mistyped at creation, corrected by the administrator', () =
   })
 
   it('writes the new invitation, its link and the change in one batch: nothing on a refusal', async () => {
-    const first = (await (await create('refus-a@exmaple.test')).json()) as { id: number }
+    const first = (await (await create('refus-a@exmaple.test')).json()) as User
     await create('refus-b@example.test')
     const before = await db().selectFrom('mail_token').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow()
     await expectError(await updateProfile(admin, first.id, 'refus-b@example.test'), 409, 'MAIL_ALREADY_USED')

@@ -1,5 +1,6 @@
 import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
+import type { ErrorBody } from '../../worker-api/contract/errors'
 import { hashPassword, PBKDF2_ITERATIONS, pepperKeyring } from '../../worker-api/lib/password'
 import {
   app,
@@ -10,6 +11,7 @@ import {
   db,
   editCaptcha,
   expectError,
+  type LoginBody,
   login,
   loginWith,
   post,
@@ -72,7 +74,7 @@ describe('POST /rest/public/bd/login: success', () => {
     const user = await createUser()
     const upper = await login(user.login.toUpperCase(), user.password)
     expect(upper.status).toBe(200)
-    expect(((await upper.json()) as { user: { id: number } }).user.id).toBe(user.id)
+    expect(((await upper.json()) as LoginBody).user.id).toBe(user.id)
     expect((await login(`  ${user.login.replace('u', 'U')}  `, user.password)).status).toBe(200)
   })
 
@@ -250,9 +252,7 @@ describe('POST /rest/public/bd/login: throttle', () => {
     const responses = await Promise.all(
       captchas.map((captcha) => loginWith({ identifiant: user.login, motDePasse: 'Wrong123', captcha })),
     )
-    const codes = await Promise.all(
-      responses.map(async (r) => ((await r.json()) as { businessCode: string }).businessCode),
-    )
+    const codes = await Promise.all(responses.map(async (r) => ((await r.json()) as ErrorBody).businessCode))
     expect(codes.filter((code) => code === 'BAD_CREDENTIAL').length).toBeLessThanOrEqual(5)
     expect(codes.filter((code) => code !== 'BAD_CREDENTIAL').every((code) => code === 'TOO_MANY_ATTEMPTS')).toBe(true)
   })

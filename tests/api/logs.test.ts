@@ -1,5 +1,6 @@
 import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
+import type { LogEntry } from '../../worker-api/contract/logs'
 import type { NewLog } from '../../worker-api/db/schema'
 import { SMALL_SCOPE_POSTS } from '../../worker-api/lib/scope'
 import {
@@ -9,6 +10,7 @@ import {
   currentPost,
   db,
   expectError,
+  type LoginBody,
   login,
   ORIGIN,
   post,
@@ -122,19 +124,6 @@ describe('POST /rest/bd/logs/', () => {
   })
 })
 
-type Entry = {
-  id: number
-  date: string
-  user: { id: number; nom: string; prenom: string; mail: string } | null
-  structure: { id: number; nom: string } | null
-  typeLog: string
-  nomLog: string
-  commentaire: string | null
-  nomNavigateur: string | null
-  versionNavigateur: string | null
-  source: 'SERVEUR' | 'CLIENT'
-}
-
 /** The administrators of the three levels: the root (Groupe), Direction Nord, Direction Sud. */
 async function administrators() {
   const [root, nord, sud] = await Promise.all([
@@ -158,7 +147,7 @@ async function administrators() {
 const history = async (token: string, query: Record<string, string> = {}, init: RequestInit = {}) => {
   const response = await call(`${LOGS}?${new URLSearchParams(query)}`, { ...init, token })
   expect(response.status).toBe(200)
-  return { entries: (await response.json()) as Entry[], total: Number(response.headers.get('X-Total-Count')) }
+  return { entries: (await response.json()) as LogEntry[], total: Number(response.headers.get('X-Total-Count')) }
 }
 
 /** A user's entries in the history as `token` reads it, oldest first. */
@@ -182,7 +171,7 @@ describe('GET /rest/bd/logs/: what the API records, as an administrator reads it
     const mail = `${user.login}@example.test`
     const signed = await login(user.login, user.password, { headers: { 'User-Agent': EDGE } })
     expect(signed.status).toBe(200)
-    const { jwt } = (await signed.json()) as { jwt: { accessToken: string } }
+    const { jwt } = (await signed.json()) as LoginBody
     for (const application of [1, 2, 3, 4]) {
       const launched = await call(`/rest/bd/acces/application?idApplication=${application}`, {
         token: jwt.accessToken,

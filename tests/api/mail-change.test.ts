@@ -7,6 +7,7 @@ import {
   currentPost,
   db,
   expectError,
+  type LoginBody,
   login,
   ORIGIN,
   post,
@@ -106,7 +107,7 @@ describe('PUT rest/bd/utilisateur/{own id} with a new mail', () => {
   it('writes both mails in the language the user last signed in with', async () => {
     const user = await createUser()
     const signed = await login(user.login, user.password, { headers: { 'Accept-Language': 'en-GB' } })
-    const { jwt } = (await signed.json()) as { jwt: { accessToken: string } }
+    const { jwt } = (await signed.json()) as LoginBody
     expect((await updateProfile(jwt.accessToken, user.id, `en-${user.login}@example.test`)).status).toBe(200)
     expect((await outboxOf(user.id)).map((m) => m.subject)).toEqual([
       'Confirm your new e-mail address',

@@ -1,5 +1,6 @@
 import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
+import type { MfaChallenge, MfaStatus, TotpEnrolment } from '../../worker-api/contract/mfa'
 import {
   call,
   changedBeforeWrite,
@@ -8,8 +9,10 @@ import {
   currentPost,
   db,
   expectError,
+  type LoginBody,
   login,
   post,
+  type RecoveryCodes,
   sessionFor,
   withFrozenClock,
 } from './helpers'
@@ -56,29 +59,22 @@ async function user(options: Parameters<typeof createUser>[0] = {}): Promise<Ses
   return { ...created, token: session.accessToken }
 }
 
-const status = async (token: string) =>
-  (await (await call('/rest/bd/mfa', { token })).json()) as {
-    totp: boolean
-    passkeys: unknown[]
-    codesSecoursRestants: number
-  }
+const status = async (token: string) => (await (await call('/rest/bd/mfa', { token })).json()) as MfaStatus
 
 /** Enrols TOTP for a user; returns the secret and the recovery codes. */
 async function enrol(session: Session) {
   const started = await post('/rest/bd/mfa/totp', { motDePasse: session.password }, { token: session.token })
   expect(started.status).toBe(200)
-  const { secret } = (await started.json()) as { secret: string }
+  const { secret } = (await started.json()) as TotpEnrolment
   const confirmed = await post('/rest/bd/mfa/totp/confirm', { code: await totp(secret) }, { token: session.token })
   expect(confirmed.status).toBe(200)
-  const { codesSecours } = (await confirmed.json()) as { codesSecours: string[] }
+  const { codesSecours } = (await confirmed.json()) as RecoveryCodes
   return { secret, codes: codesSecours }
 }
 
-type Challenge = { challenge: string; methodes: string[]; expiration: string }
-
-async function passwordStep(session: Pick<Session, 'login' | 'password'>): Promise<Challenge> {
+async function passwordStep(session: Pick<Session, 'login' | 'password'>): Promise<MfaChallenge> {
   const body = await expectError(await login(session.login, session.password), 403, 'MFA_REQUIRED')
-  return body.attributs[0] as Challenge
+  return body.attributs[0] as MfaChallenge
 }
 
 const secondStep = (challenge: string, code: string) => post('/rest/public/bd/login/mfa', { challenge, code })
@@ -100,7 +96,7 @@ describe('TOTP enrolment', () => {
     const me = await user()
     const response = await post('/rest/bd/mfa/totp', { motDePasse: me.password }, { token: me.token })
     expect(response.status).toBe(200)
-    const body = (await response.json()) as { secret: string; otpauthUri: string }
+    const body = (await response.json()) as TotpEnrolment
     expect(body.secret).toMatch(/^[A-Z2-7]{32}$/)
     const uri = new URL(body.otpauthUri)
     expect(uri.protocol).toBe('otpauth:')
@@ -117,7 +113,7 @@ describe('TOTP enrolment', () => {
     const me = await user()
     const { secret } = (await (
       await post('/rest/bd/mfa/totp', { motDePasse: me.password }, { token: me.token })
-    ).json()) as { secret: string }
+    ).json()) as TotpEnrolment
     const wrong = String((Number(await totp(secret)) + 1) % 1_000_000).padStart(6, '0')
     await expectError(
       await post('/rest/bd/mfa/totp/confirm', { code: wrong }, { token: me.token }),
@@ -128,7 +124,7 @@ describe('TOTP enrolment', () => {
 
     const confirmed = await post('/rest/bd/mfa/totp/confirm', { code: await totp(secret) }, { token: me.token })
     expect(confirmed.status).toBe(200)
-    const { codesSecours } = (await confirmed.json()) as { codesSecours: string[] }
+    const { codesSecours } = (await confirmed.json()) as RecoveryCodes
     expect(codesSecours).toHaveLength(10)
     expect(new Set(codesSecours).size).toBe(10)
     for (const code of codesSecours) expect(code).toMatch(/^[a-z2-9]{4}(-[a-z2-9]{4}){3}$/)
@@ -269,10 +265,7 @@ describe('the sign-in with a second factor', () => {
       const code = await totp(secret)
       const response = await secondStep(first.challenge, code)
       expect(response.status).toBe(200)
-      const body = (await response.json()) as {
-        user: { id: number }
-        jwt: { accessToken: string; refreshToken: string }
-      }
+      const body = (await response.json()) as LoginBody
       expect(body.user.id).toBe(me.id)
       expect((await call('/rest/bd/session', { token: body.jwt.accessToken })).status).toBe(200)
       // The same challenge again: spent.
@@ -548,7 +541,7 @@ describe('removal and renewal', () => {
     expect((await status(me.token)).codesSecoursRestants).toBe(10)
     const renewed = await renew({ motDePasse: me.password })
     expect(renewed.status).toBe(200)
-    const { codesSecours } = (await renewed.json()) as { codesSecours: string[] }
+    const { codesSecours } = (await renewed.json()) as RecoveryCodes
     expect(codesSecours).toHaveLength(10)
     const { challenge } = await passwordStep(me)
     await expectError(await secondStep(challenge, codes[0] as string), 400, 'MFA_CODE_INVALID')

@@ -1,4 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
+import type { CatalogueApplication } from '../../worker-api/contract/catalogue'
+import type { AuthorizationAnswer, ClientSecret, OidcClient, OidcClientInput } from '../../worker-api/contract/oidc'
 import { sha256Hex } from '../../worker-api/lib/crypto'
 import { call, createOrganisation, currentPost, db, expectError, signedInUser } from './helpers'
 
@@ -8,17 +10,6 @@ import { call, createOrganisation, currentPost, db, expectError, signedInUser } 
  * only), matched exactly, checked before they are stored.
  */
 
-type Client = {
-  clientId: string
-  public: boolean
-  redirectUris: string[]
-  postLogoutRedirectUris: string[]
-  initiateLoginUri: string | null
-  backchannelLogoutUri: string | null
-  clientSecret?: string
-}
-type Application = { id: number; libelle: string; protocole: string; oidc: Client | null }
-
 let root: string
 let lilleAdmin: string
 let rootId: number
@@ -26,7 +17,7 @@ let rootId: number
 const send = (method: string, body: unknown, token = root) =>
   call('/rest/bd/application', { method, token, body: JSON.stringify(body) })
 
-const client = (overrides: Partial<Client> = {}) => ({
+const client = (overrides: Partial<OidcClientInput> = {}) => ({
   public: false,
   redirectUris: ['https://grafana.example.test/login/generic_oauth'],
   ...overrides,
@@ -45,7 +36,7 @@ const draft = (libelle: string, oidc: unknown = client()) => ({
 async function created(libelle: string, oidc: unknown = client()) {
   const response = await send('POST', draft(libelle, oidc))
   expect(response.status).toBe(201)
-  return (await response.json()) as Application
+  return (await response.json()) as CatalogueApplication
 }
 
 const stored = (applicationId: number) =>
@@ -63,7 +54,7 @@ describe('an OIDC application in the catalogue', () => {
   it('a confidential client gets an id and a secret, shown once and stored as its SHA-256 only', async () => {
     const application = await created('Grafana')
     expect(application.protocole).toBe('OIDC')
-    const oidc = application.oidc as Client
+    const oidc = application.oidc as OidcClient
     expect(oidc).toEqual({
       clientId: expect.stringMatching(/^[A-Za-z0-9_-]{24}$/),
       public: false,
@@ -77,9 +68,11 @@ describe('an OIDC application in the catalogue', () => {
     expect(row?.secret_hash).toBe(await sha256Hex(oidc.clientSecret as string))
     expect(JSON.stringify(row)).not.toContain(oidc.clientSecret)
     // Read again, the secret is not there.
-    const read = (await (await call(`/rest/bd/application/${application.id}`, { token: root })).json()) as Application
+    const read = (await (
+      await call(`/rest/bd/application/${application.id}`, { token: root })
+    ).json()) as CatalogueApplication
     expect(read.oidc).toEqual({ ...oidc, clientSecret: undefined })
-    expect('clientSecret' in (read.oidc as Client)).toBe(false)
+    expect('clientSecret' in (read.oidc as OidcClient)).toBe(false)
     const entry = await db()
       .selectFrom('log')
       .select('commentaire')
@@ -93,7 +86,7 @@ describe('an OIDC application in the catalogue', () => {
   it('a public client has no secret, and none can be rotated for it', async () => {
     const application = await created('Tableau mobile', client({ public: true }))
     expect(application.oidc).toMatchObject({ public: true })
-    expect('clientSecret' in (application.oidc as Client)).toBe(false)
+    expect('clientSecret' in (application.oidc as OidcClient)).toBe(false)
     expect((await stored(application.id))?.secret_hash).toBeNull()
     await expectError(
       await call(`/rest/bd/application/${application.id}/secret`, { method: 'POST', token: root }),
@@ -110,7 +103,7 @@ describe('an OIDC application in the catalogue', () => {
 
   it('the secret is rotated by a root administrator only, the old one dying at once, audited', async () => {
     const application = await created('Outline')
-    const first = (application.oidc as Client).clientSecret as string
+    const first = (application.oidc as OidcClient).clientSecret as string
     await expectError(
       await call(`/rest/bd/application/${application.id}/secret`, { method: 'POST' }),
       401,
@@ -125,8 +118,8 @@ describe('an OIDC application in the catalogue', () => {
     const rotated = await call(`/rest/bd/application/${application.id}/secret`, { method: 'POST', token: root })
     expect(rotated.status).toBe(200)
     expect(rotated.headers.get('Cache-Control')).toBe('no-store')
-    const body = (await rotated.json()) as { clientId: string; clientSecret: string }
-    expect(body.clientId).toBe((application.oidc as Client).clientId)
+    const body = (await rotated.json()) as ClientSecret
+    expect(body.clientId).toBe((application.oidc as OidcClient).clientId)
     expect(body.clientSecret).not.toBe(first)
     expect((await stored(application.id))?.secret_hash).toBe(await sha256Hex(body.clientSecret))
     const entry = await db()
@@ -145,14 +138,14 @@ describe('an OIDC application in the catalogue', () => {
 
   it('a change keeps the client id and the secret; made public, the secret goes; confidential again, a new one', async () => {
     const application = await created('Nextcloud')
-    const { clientId, clientSecret } = application.oidc as Client
+    const { clientId, clientSecret } = application.oidc as OidcClient
     const hash = await sha256Hex(clientSecret as string)
     const update = (oidc: unknown, protocole = 'OIDC') =>
       send('PUT', { ...draft('Nextcloud', oidc), protocole, id: application.id })
 
     const changed = await update(client({ redirectUris: ['https://cloud.example.test/apps/oidc/callback'] }))
     expect(changed.status).toBe(200)
-    const kept = ((await changed.json()) as Application).oidc as Client
+    const kept = ((await changed.json()) as CatalogueApplication).oidc as OidcClient
     expect([kept.clientId, kept.redirectUris, 'clientSecret' in kept]).toEqual([
       clientId,
       ['https://cloud.example.test/apps/oidc/callback'],
@@ -162,19 +155,20 @@ describe('an OIDC application in the catalogue', () => {
     // Without a protocol (the catalogue's switch, the screen's form), the client stays as it is.
     const { protocole: _, oidc: __, ...withoutProtocol } = draft('Nextcloud')
     const switched = await send('PUT', { ...withoutProtocol, actif: false, id: application.id })
-    expect(((await switched.json()) as Application).oidc).toEqual(kept)
+    expect(((await switched.json()) as CatalogueApplication).oidc).toEqual(kept)
     expect((await stored(application.id))?.secret_hash).toBe(hash)
 
-    const madePublic = ((await (await update(client({ public: true }))).json()) as Application).oidc as Client
+    const madePublic = ((await (await update(client({ public: true }))).json()) as CatalogueApplication)
+      .oidc as OidcClient
     expect([madePublic.clientId, madePublic.public]).toEqual([clientId, true])
     expect((await stored(application.id))?.secret_hash).toBeNull()
 
-    const confidential = ((await (await update(client())).json()) as Application).oidc as Client
+    const confidential = ((await (await update(client())).json()) as CatalogueApplication).oidc as OidcClient
     expect(confidential.clientSecret).toMatch(/^[A-Za-z0-9_-]{43}$/)
     expect(confidential.clientSecret).not.toBe(clientSecret)
 
     // Back to the launch code: the client goes.
-    const code = (await (await update(null, 'CODE')).json()) as Application
+    const code = (await (await update(null, 'CODE')).json()) as CatalogueApplication
     expect([code.protocole, code.oidc]).toEqual(['CODE', null])
     expect(await stored(application.id)).toBeUndefined()
   })
@@ -243,7 +237,7 @@ describe('an OIDC application in the catalogue', () => {
         state: 'dix',
       }),
     })
-    const { action, url } = (await decision.json()) as { action: string; url: string }
+    const { action, url } = (await decision.json()) as Extract<AuthorizationAnswer, { action: 'redirect' }>
     expect([action, url.split('?')[0]]).toEqual(['redirect', ten[9]])
     const before = await db().selectFrom('oidc_client').select('client_id').execute()
     for (const field of ['redirectUris', 'postLogoutRedirectUris']) {

@@ -1,5 +1,6 @@
 import { createLocalJWKSet, type JWTPayload, jwtVerify } from 'jose'
 import { expect } from 'vitest'
+import type { AuthorizationAnswer } from '../../worker-api/contract/oidc'
 import { base64url, randomToken } from '../../worker-api/lib/crypto'
 import { call, createOidcClient, db, ORIGIN } from './helpers'
 
@@ -56,7 +57,7 @@ export async function authorizeAs(accessToken: string, params: Record<string, st
     body: JSON.stringify(params),
   })
   expect(response.status).toBe(200)
-  const answer = (await response.json()) as { action: string; url: string }
+  const answer = (await response.json()) as Extract<AuthorizationAnswer, { action: 'redirect' }>
   expect(answer.action).toBe('redirect')
   return new URL(answer.url)
 }

@@ -15,6 +15,7 @@ import {
   refreshWith,
   sessionFor,
   signedInUser,
+  type Tokens,
 } from './helpers'
 import {
   authorizationRequest,
@@ -102,7 +103,7 @@ describe('the sessions applications open with a launch code', () => {
     const launched = await sessionFor(agent.id, { application: 1 })
     const refreshed = await refreshWith(launched.refreshToken)
     expect(refreshed.status).toBe(200)
-    const { refreshToken } = (await refreshed.json()) as { refreshToken: string }
+    const { refreshToken } = (await refreshed.json()) as Tokens
     // The post ends (yesterday): the application is no longer the agent's.
     await db()
       .updateTable('poste')

@@ -2,6 +2,7 @@ import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:
 import { decodeProtectedHeader } from 'jose'
 import { beforeAll, describe, expect, it } from 'vitest'
 import worker from '../../server'
+import type { LogoutAnswer } from '../../worker-api/contract/oidc'
 import { browserCookieOf, call, createOrganisation, createUser, currentPost, ORIGIN, post, sessionFor } from './helpers'
 import { type Client, confidentialClient, oidcSession } from './oidc-flow'
 
@@ -53,7 +54,7 @@ describe('an ID token hint after a key rotation', () => {
     expect(await publishedKids(announced)).toContain(kid)
     const during = await logoutTarget(announced)
     expect(during.status).toBe(200)
-    expect(((await during.json()) as { sub: string }).sub).toBe(String(user.id))
+    expect(((await during.json()) as LogoutAnswer).sub).toBe(String(user.id))
 
     // Rotated: the hint's key is gone from the JWKS, and the hint is refused.
     expect(await publishedKids(rotated)).not.toContain(kid)

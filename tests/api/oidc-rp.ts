@@ -2,6 +2,8 @@ import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:
 import * as client from 'openid-client'
 import { expect } from 'vitest'
 import worker from '../../server'
+import type { CatalogueApplication } from '../../worker-api/contract/catalogue'
+import type { OidcClient } from '../../worker-api/contract/oidc'
 import { call, createUser, currentPost, sessionFor } from './helpers'
 
 /**
@@ -42,7 +44,7 @@ export async function oidcApplication(rootToken: string, libelle: string, oidc: 
     }),
   })
   expect(response.status).toBe(201)
-  const body = (await response.json()) as { id: number; oidc: { clientId: string; clientSecret?: string } }
+  const body = (await response.json()) as CatalogueApplication & { oidc: OidcClient }
   return { id: body.id, clientId: body.oidc.clientId, clientSecret: body.oidc.clientSecret as string }
 }
 

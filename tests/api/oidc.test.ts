@@ -2,6 +2,7 @@ import { env } from 'cloudflare:test'
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose'
 import * as client from 'openid-client'
 import { beforeAll, describe, expect, it } from 'vitest'
+import type { ErrorBody } from '../../worker-api/contract/errors'
 import { backgroundContext } from '../../worker-api/lib/context'
 import { atHash } from '../../worker-api/lib/oidc-keys'
 import { deliverable, deliverLogouts } from '../../worker-api/services/oidc/backchannel'
@@ -12,6 +13,7 @@ import {
   createUser,
   currentPost,
   db,
+  type Launch,
   ORIGIN,
   sessionFor,
   signedInUser,
@@ -427,15 +429,12 @@ describe('what is refused', () => {
     const request = await authorizationRequest(rp, { redirect_uri: 'https://evil.example.test/cb' })
     const mismatch = await authorizeAs(agent.accessToken, request.url)
     expect(mismatch.status).toBe(400)
-    expect((mismatch.body as unknown as { businessCode: string }).businessCode).toBe('OIDC_REDIRECT_URI_MISMATCH')
+    expect((mismatch.body as unknown as ErrorBody).businessCode).toBe('OIDC_REDIRECT_URI_MISMATCH')
     const unknown = new URL(request.url)
     unknown.searchParams.set('client_id', 'nobody')
     unknown.searchParams.set('redirect_uri', REDIRECT)
     const refused = await authorizeAs(agent.accessToken, unknown)
-    expect([refused.status, (refused.body as unknown as { businessCode: string }).businessCode]).toEqual([
-      400,
-      'OIDC_UNKNOWN_CLIENT',
-    ])
+    expect([refused.status, (refused.body as unknown as ErrorBody).businessCode]).toEqual([400, 'OIDC_UNKNOWN_CLIENT'])
   })
 
   it('prompt=login, an old sign-in under max_age, another login hinted: sign in again first (prompt=none: login_required)', async () => {
@@ -648,7 +647,7 @@ describe('dynamic client registration and the launcher', () => {
     const agent = await signedInAgent()
     const response = await call(`/rest/bd/acces/application?idApplication=${launched.id}`, { token: agent.accessToken })
     expect(response.status).toBe(200)
-    const { url, refreshToken } = (await response.json()) as { url: string; refreshToken: string }
+    const { url, refreshToken } = (await response.json()) as Launch
     expect(refreshToken).toBe('')
     const opened = new URL(url)
     expect([

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
+import type { MfaChallenge } from '../../worker-api/contract/mfa'
 import {
   type Authenticator,
   assertion,
@@ -141,7 +142,7 @@ describe('a passkey as the second step', () => {
     const stranger = await withPasskey()
     await withFrozenClock(async (clock) => {
       const step = await expectError(await login(user.login, user.password), 403, 'MFA_REQUIRED')
-      const { challenge } = step.attributs[0] as { challenge: string }
+      const { challenge } = step.attributs[0] as MfaChallenge
       for (let failure = 1; failure <= 5; failure++) {
         // Another user's passkey: a valid answer, refused as the second step of this sign-in.
         const wrong = await assertion(stranger.authenticator, await optionsFor(challenge))
@@ -156,7 +157,7 @@ describe('a passkey as the second step', () => {
       expect(held.attributs).toEqual([60])
       clock.advance(60)
       const again = await expectError(await login(user.login, user.password), 403, 'MFA_REQUIRED')
-      const { challenge: next } = again.attributs[0] as { challenge: string }
+      const { challenge: next } = again.attributs[0] as MfaChallenge
       const right = await assertion(user.authenticator, await optionsFor(next))
       expect((await signIn(right, {}, next)).status).toBe(200)
     })

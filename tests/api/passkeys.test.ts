@@ -1,4 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
+import type { MfaChallenge, MfaStatus } from '../../worker-api/contract/mfa'
+import type { PasskeyAdded } from '../../worker-api/contract/passkeys'
 import {
   assertion,
   attest,
@@ -16,6 +18,7 @@ import {
   createUser,
   db,
   expectError,
+  type LoginBody,
   login,
   ORIGIN,
   post,
@@ -33,12 +36,7 @@ async function user(options: Parameters<typeof createUser>[0] = {}): Promise<Ses
   return { ...created, token: (await sessionFor(created.id)).accessToken }
 }
 
-type Status = {
-  totp: boolean
-  passkeys: { id: string; nom: string; creation: string; derniereUtilisation: string | null }[]
-  codesSecoursRestants: number
-}
-const status = async (token: string) => (await (await call('/rest/bd/mfa', { token })).json()) as Status
+const status = async (token: string) => (await (await call('/rest/bd/mfa', { token })).json()) as MfaStatus
 
 async function registrationOptions(session: Session) {
   const response = await post(
@@ -56,7 +54,7 @@ async function register(session: Session, nom = 'Téléphone') {
   const reponse = await attest(authenticator, await registrationOptions(session))
   const response = await post('/rest/bd/mfa/passkeys', { nom, reponse }, { token: session.token })
   expect(response.status).toBe(200)
-  const body = (await response.json()) as { id: string; nom: string; codesSecours?: string[] }
+  const body = (await response.json()) as PasskeyAdded
   return { authenticator, body }
 }
 
@@ -97,7 +95,7 @@ describe('passkey registration', () => {
     await expectError(await ask({ code: '123456' }), 400, 'MFA_CODE_INVALID')
     const response = await post('/rest/bd/mfa/passkeys', { nom: '  Clé USB  ', reponse }, { token: me.token })
     expect(response.status).toBe(200)
-    const body = (await response.json()) as { id: string; nom: string; codesSecours: string[] }
+    const body = (await response.json()) as PasskeyAdded
     expect(body.id).toBe(b64u(authenticator.id))
     expect(body.nom).toBe('Clé USB')
     expect(body.codesSecours).toHaveLength(10)
@@ -173,7 +171,7 @@ describe('passwordless sign-in with a passkey', () => {
     const reponse = await assertion(authenticator, options)
     const response = await passkeySignIn(reponse)
     expect(response.status).toBe(200)
-    const signedIn = (await response.json()) as { user: { id: number }; jwt: { accessToken: string } }
+    const signedIn = (await response.json()) as LoginBody
     expect(signedIn.user.id).toBe(me.id)
     expect((await call('/rest/bd/mfa', { token: signedIn.jwt.accessToken })).status).toBe(200)
     const [key] = (await status(me.token)).passkeys
@@ -253,9 +251,8 @@ describe('passwordless sign-in with a passkey', () => {
       'PASSKEY_INVALID',
     )
 
-    const { challenge } = (await expectError(await login(me.login, me.password), 403, 'MFA_REQUIRED')).attributs[0] as {
-      challenge: string
-    }
+    const { challenge } = (await expectError(await login(me.login, me.password), 403, 'MFA_REQUIRED'))
+      .attributs[0] as MfaChallenge
     const second = await signInOptions(challenge)
     expect(second).toMatchObject({ userVerification: 'preferred' })
     const answer = await assertion(authenticator, second, { userVerified: false })
@@ -283,9 +280,8 @@ describe('passwordless sign-in with a passkey', () => {
 })
 
 describe('a passkey as the second factor', () => {
-  type Challenge = { challenge: string; methodes: string[] }
   const passwordStep = async (session: Session) =>
-    (await expectError(await login(session.login, session.password), 403, 'MFA_REQUIRED')).attributs[0] as Challenge
+    (await expectError(await login(session.login, session.password), 403, 'MFA_REQUIRED')).attributs[0] as MfaChallenge
 
   it('completes the sign-in a password began: only that user’s passkeys are offered, and the challenge is spent', async () => {
     const me = await user()
@@ -297,7 +293,7 @@ describe('a passkey as the second factor', () => {
     expect(options.allowCredentials.map((key) => key.id)).toEqual([body.id])
     const response = await passkeySignIn(await assertion(authenticator, options), { challenge })
     expect(response.status).toBe(200)
-    expect(((await response.json()) as { user: { id: number } }).user.id).toBe(me.id)
+    expect(((await response.json()) as LoginBody).user.id).toBe(me.id)
 
     // The password's challenge served once.
     await expectError(await signInOptionsResponse(challenge), 401, 'MFA_CHALLENGE_INVALID')

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
+import type { ProfileInput, User } from '../../worker-api/contract/user'
 import {
   call,
   createOrganisation,
@@ -7,17 +8,17 @@ import {
   db,
   expectError,
   getUserAs,
+  type Launch,
   login,
   ORIGIN,
   post,
   refreshWith,
   signedInUser,
   solvedCaptcha,
+  type Tokens,
 } from './helpers'
 
 beforeAll(createOrganisation)
-
-type Profile = { nom: string; prenom: string; mail: string }
 
 const mailOf = (user: { login: string }) => `${user.login}@example.test`
 
@@ -25,7 +26,7 @@ const updateProfile = (token: string, id: number | string, body: Record<string, 
   call(`/rest/bd/utilisateur/${id}`, { method: 'PUT', body: JSON.stringify(body), token })
 
 /** The profile form as the user has it, with `change` applied. */
-const formOf = (user: { login: string }, change: Partial<Profile> = {}): Profile => ({
+const formOf = (user: { login: string }, change: Partial<ProfileInput> = {}): ProfileInput => ({
   nom: 'Martin',
   prenom: 'Claire',
   mail: mailOf(user),
@@ -80,7 +81,7 @@ describe('PUT /rest/bd/utilisateur/{id}: own profile', () => {
       formOf(user, { mail: `renamed-${user.login}@example.test` }),
     )
     expect(response.status).toBe(200)
-    expect(((await response.json()) as { login: string }).login).toBe(user.login)
+    expect(((await response.json()) as User).login).toBe(user.login)
     expect((await rowOf(user.id)).login).toBe(user.login)
     expect((await login(user.login, user.password)).status).toBe(200)
   })
@@ -331,10 +332,10 @@ describe('PUT /rest/bd/utilisateur/{id}: who may edit whom', () => {
     const user = await signedInUser({ postes: [currentPost(4, 2)] })
     const launch = await call('/rest/bd/acces/application?idApplication=2', { token: user.jwt.accessToken })
     expect(launch.status).toBe(200)
-    const { refreshToken: code } = (await launch.json()) as { refreshToken: string }
+    const { refreshToken: code } = (await launch.json()) as Launch
     const exchange = await refreshWith(code)
     expect(exchange.status).toBe(200)
-    const { accessToken } = (await exchange.json()) as { accessToken: string }
+    const { accessToken } = (await exchange.json()) as Tokens
     const before = await rowOf(user.id)
     await expectError(
       await updateProfile(accessToken, user.id, formOf(user, { nom: 'Applique' })),

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
+import type { FactorProof } from '../../worker-api/contract/mfa'
 import { b64u, registeredAuthenticator } from './authenticator'
 import { call, createOrganisation, createUser, db, expectError, sessionFor, withFrozenClock } from './helpers'
 
@@ -12,7 +13,6 @@ import { call, createOrganisation, createUser, db, expectError, sessionFor, with
 
 beforeAll(createOrganisation)
 
-type Proof = { code?: string; motDePasse?: string }
 type Holder = { token: string; passkeyId: string }
 
 /** A user with an authenticator app and a passkey, and a session of theirs. */
@@ -34,10 +34,10 @@ async function holder() {
   return { ...user, token, passkeyId }
 }
 
-const send = (method: string, path: string, token: string, proof: Proof) =>
+const send = (method: string, path: string, token: string, proof: FactorProof) =>
   call(path, { method, token, body: JSON.stringify(proof) })
 
-type ProvenCall = { name: string; prove: (who: Holder, proof: Proof) => Promise<Response>; success: number }
+type ProvenCall = { name: string; prove: (who: Holder, proof: FactorProof) => Promise<Response>; success: number }
 
 /** Each call that asks for a proof, and its status once it is given. */
 const removeTotp: ProvenCall = {

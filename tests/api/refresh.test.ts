@@ -1,10 +1,18 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { sha256Hex } from '../../worker-api/lib/crypto'
-import { createOrganisation, db, expectError, getUserAs, post, refreshWith, signedInUser, signIn } from './helpers'
+import {
+  createOrganisation,
+  db,
+  expectError,
+  getUserAs,
+  post,
+  refreshWith,
+  signedInUser,
+  signIn,
+  type Tokens,
+} from './helpers'
 
 beforeAll(createOrganisation)
-
-type Tokens = { accessToken: string; refreshToken: string; expiresInMsec: number }
 
 /** Edits the stored row of a refresh token (tokens are stored as their SHA-256). */
 const updateToken = async (

@@ -1,7 +1,14 @@
 import { env } from 'cloudflare:test'
 import { sql } from 'kysely'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
-import { pendingUserSchema } from '../../worker-api/contract/registration'
+import {
+  type AuthorizeResult,
+  type CarrierStructure,
+  type PendingUser,
+  pendingUserSchema,
+  type Registered,
+  type RegistrationInput,
+} from '../../worker-api/contract/registration'
 import { backgroundContext } from '../../worker-api/lib/context'
 import { sha256Hex } from '../../worker-api/lib/crypto'
 import type { MailProvider, OutgoingMail } from '../../worker-api/lib/mail/providers'
@@ -32,25 +39,6 @@ import {
  * carrier). A typed new company goes under Agence Lille (CARRIER_PARENT_ID 4, carrier type 4). The
  * database lives for the whole file: each test registers its own addresses.
  */
-type PosteBody = { structure: { id: number; nom: string }; fonction: { id: number; libelle: string } }
-type PendingBody = {
-  id: number
-  login: string
-  nom: string
-  prenom: string
-  mail: string
-  actif: boolean
-  supprime: boolean
-  admin: boolean
-  modification: boolean
-  postesEnCours: PosteBody[]
-  postesFutur: PosteBody[]
-  tokenRegister: number | null
-  mailEnAttente: string | null
-  structure: { id: number | null; nom: string } | null
-}
-type Registered = { mail: string; nom: string; prenom: string; structure: { id: number | null; nom: string } }
-type AuthorizeBody = { supprime: boolean; user: PendingBody }
 
 const STRUCTURES = '/rest/public/bd/transporteur/structures'
 const REGISTER = '/rest/public/bd/transporteur/inscription'
@@ -81,7 +69,7 @@ let sequence = 0
 /** A fresh address (the tag says which test it belongs to). */
 const newMail = (tag: string) => `${tag}-${++sequence}@transport.example.test`
 
-type Company = { id: number } | { nom: string }
+type Company = RegistrationInput['structure']
 
 /** The registration payload of spec §3, with a freshly solved captcha unless one is given. */
 async function form(mail: string, structure: Company, extra: Record<string, unknown> = {}) {
@@ -123,7 +111,7 @@ async function rowCounts() {
 /** The queue as `token`'s administrator sees it. */
 async function queue(token: string, query = '') {
   const response = await call(`${QUEUE}${query ? `?${query}` : ''}`, { token })
-  const rows = await json<PendingBody[]>(response)
+  const rows = await json<PendingUser[]>(response)
   return { rows, ids: rows.map((u) => u.id), total: Number(response.headers.get('X-Total-Count')) }
 }
 
@@ -192,7 +180,7 @@ beforeAll(async () => {
 
 describe('GET rest/public/bd/transporteur/structures', () => {
   it('lists the carrier companies only, by name, to anybody', async () => {
-    const list = await json<{ id: number; nom: string }[]>(await call(STRUCTURES))
+    const list = await json<CarrierStructure[]>(await call(STRUCTURES))
     expect(list).toEqual(
       expect.arrayContaining([
         { id: 5, nom: 'Transports Martin' },
@@ -264,7 +252,7 @@ describe('a carrier registration, from the form to the first sign-in', () => {
     expect(pendingUserSchema.safeParse(waiting).success).toBe(true)
 
     const before = Date.now()
-    const accepted = await json<AuthorizeBody>(await authorize(id, nordAdmin))
+    const accepted = await json<AuthorizeResult>(await authorize(id, nordAdmin))
     expect(accepted.supprime).toBe(false)
     expect(accepted.user).toMatchObject({ id, mail, actif: true, structure: { id: 5, nom: 'Transports Martin' } })
     expect(accepted.user.tokenRegister).toBeGreaterThanOrEqual(before + REGISTRATION_TTL - 1000)
@@ -297,7 +285,7 @@ describe('a carrier registration, from the form to the first sign-in', () => {
 describe('a company typed at registration', () => {
   /** What an anonymous visitor can learn of a name: the public list and the answer to a registration. */
   async function publicNames() {
-    return (await json<{ id: number; nom: string }[]>(await call(STRUCTURES))).map((s) => s.nom.toLowerCase())
+    return (await json<CarrierStructure[]>(await call(STRUCTURES))).map((s) => s.nom.toLowerCase())
   }
 
   it('is kept on the registration, not created: not listed, not a structure, the answer echoes what was typed', async () => {
@@ -351,7 +339,7 @@ describe('a company typed at registration', () => {
   it('is created when an administrator authorises it, in the batch, under the carriers’ parent, with its audit entry', async () => {
     const mail = newMail('created')
     const body = await registered(mail, { nom: 'Camions Picards' })
-    const accepted = await json<AuthorizeBody>(await authorize(body.id, nordAdmin))
+    const accepted = await json<AuthorizeResult>(await authorize(body.id, nordAdmin))
     const [company, ...more] = await structuresNamed('Camions Picards')
     expect(more).toEqual([])
     expect(company).toMatchObject({ nom: 'Camions Picards', type_id: 4, parent_id: 4 })
@@ -373,7 +361,7 @@ describe('a company typed at registration', () => {
     expect(creation).toEqual([expect.objectContaining({ type_log: 'ADMINISTRATION', utilisateur_id: nordAdminId })])
     expect((await logsAbout(body)).map((l) => l.nom_log)).toEqual(['INSCRIPTION_VALIDATION'])
     // Approved: listed for everybody now, and named in the mail.
-    expect(await json<{ id: number; nom: string }[]>(await call(STRUCTURES))).toContainEqual({
+    expect(await json<CarrierStructure[]>(await call(STRUCTURES))).toContainEqual({
       id: company?.id,
       nom: 'Camions Picards',
     })
@@ -388,7 +376,7 @@ describe('a company typed at registration', () => {
     const joiner = await registered(newMail('join'), { nom: 'ROUTIERS reunis' })
     expect((await authorize(creator.id, nordAdmin)).status).toBe(200)
     const [company] = await structuresNamed('Routiers Reunis')
-    const accepted = await json<AuthorizeBody>(await authorize(joiner.id, nordAdmin))
+    const accepted = await json<AuthorizeResult>(await authorize(joiner.id, nordAdmin))
     expect(accepted.user.structure).toEqual({ id: company?.id, nom: 'Routiers Reunis' })
     expect(await structuresNamed('Routiers Reunis')).toHaveLength(1)
     expect(await userById(joiner.id)).toMatchObject({
@@ -418,21 +406,21 @@ describe('a company typed at registration', () => {
     expect(body.structure).toEqual({ id: 7, nom: 'Fret Sud' })
     expect((await rowCounts()).structure).toBe(before.structure)
     expect(await userById(body.id)).toMatchObject({ registration_structure_id: 7, registration_structure_nom: null })
-    expect(await json<AuthorizeBody>(await refuse(body.id, sudAdmin))).toMatchObject({ supprime: true })
+    expect(await json<AuthorizeResult>(await refuse(body.id, sudAdmin))).toMatchObject({ supprime: true })
     expect(await structuresNamed('Fret Sud')).toHaveLength(1)
   })
 
   it('refusing a registration that picked an unused carrier never deletes the carrier', async () => {
     // Transports Martin has no post, no function, no user: only registrations.
     const body = await registered(newMail('picked'), { id: 5 })
-    expect(await json<AuthorizeBody>(await refuse(body.id, nordAdmin))).toMatchObject({ supprime: true })
+    expect(await json<AuthorizeResult>(await refuse(body.id, nordAdmin))).toMatchObject({ supprime: true })
     expect(await structuresNamed('Transports Martin')).toHaveLength(1)
   })
 
   it('refusing a typed registration leaves no structure behind', async () => {
     const before = await rowCounts()
     const body = await registered(newMail('refused-typed'), { nom: 'Logistique Flandres' })
-    expect(await json<AuthorizeBody>(await refuse(body.id, nordAdmin))).toMatchObject({
+    expect(await json<AuthorizeResult>(await refuse(body.id, nordAdmin))).toMatchObject({
       supprime: true,
       user: { id: body.id, structure: { id: null, nom: 'Logistique Flandres' } },
     })
@@ -738,9 +726,9 @@ describe('POST rest/bd/authorize/user', () => {
   it('sends a new link on a second authorisation: the first link dies, the second works', async () => {
     const mail = newMail('resend')
     const body = await registered(mail, { id: 5 })
-    const first = await json<AuthorizeBody>(await authorize(body.id, nordAdmin))
+    const first = await json<AuthorizeResult>(await authorize(body.id, nordAdmin))
     const firstLink = await registrationMails(mail)
-    const second = await json<AuthorizeBody>(await authorize(body.id, nordAdmin))
+    const second = await json<AuthorizeResult>(await authorize(body.id, nordAdmin))
     const secondLink = await registrationMails(mail)
     expect(second.supprime).toBe(false)
     expect(secondLink.sent).toHaveLength(2)
@@ -759,7 +747,7 @@ describe('POST rest/bd/authorize/user', () => {
   it('refusing deletes the registration, with the answer supprime: true, and the carrier cannot sign in', async () => {
     const mail = newMail('refused')
     const body = await registered(mail, { id: 5 })
-    const answer = await json<AuthorizeBody>(await refuse(body.id, nordAdmin))
+    const answer = await json<AuthorizeResult>(await refuse(body.id, nordAdmin))
     expect(answer).toMatchObject({ supprime: true, user: { id: body.id, mail } })
     expect(await userById(body.id)).toBeUndefined()
     expect((await queue(nordAdmin)).ids).not.toContain(body.id)
@@ -774,7 +762,7 @@ describe('POST rest/bd/authorize/user', () => {
     const body = await registered(mail, { id: 5 })
     expect((await authorize(body.id, nordAdmin)).status).toBe(200)
     const { token } = await registrationMails(mail)
-    expect(await json<AuthorizeBody>(await refuse(body.id, nordAdmin))).toMatchObject({ supprime: true })
+    expect(await json<AuthorizeResult>(await refuse(body.id, nordAdmin))).toMatchObject({ supprime: true })
     expect(await userById(body.id)).toBeUndefined()
     expect(await liveTokens(body.id)).toEqual([])
     await expectError(await renew(token, PASSWORD), 404, 'TOKEN_NOT_FOUND')
@@ -840,7 +828,7 @@ describe('two decisions on one registration at once', () => {
       const live = await liveTokens(body.id)
       expect(live.length).toBeLessThanOrEqual(1)
       if (refused.status === 200) {
-        expect(((await refused.json()) as AuthorizeBody).supprime).toBe(true)
+        expect(((await refused.json()) as AuthorizeResult).supprime).toBe(true)
         expect(row).toBeUndefined()
         expect(live).toEqual([])
       } else {

@@ -4,6 +4,7 @@ import { userApi } from '../../app/lib/api.server'
 import { getSession } from '../../app/lib/session.server'
 import worker from '../../server'
 import { createApp } from '../../worker-api/app'
+import type { User } from '../../worker-api/contract/user'
 import { createMeter } from '../../worker-api/db/meter'
 import { BOOKMARK_HEADER } from '../../worker-api/db/request-scope'
 import { signAccessToken } from '../../worker-api/lib/jwt'
@@ -107,7 +108,7 @@ describe('statements per request', () => {
     const { accessToken: token } = await sessionFor(admin.id)
     const response = await call(`/rest/bd/utilisateur/${target.id}`, { token, env: TIMING })
     expect(response.status).toBe(200)
-    expect(((await response.json()) as { modification: boolean }).modification).toBe(true)
+    expect(((await response.json()) as User).modification).toBe(true)
     expect(cost(response)).toMatchObject({ statements: 2, roundTrips: 1 })
     // The administration home: every figure with the caller, the user counts kept or counted in the batch.
     for (const _ of [1, 2]) {
@@ -350,7 +351,7 @@ describe('D1 sessions and bookmarks (read-your-writes from replicas)', () => {
       env: { DB },
       headers: { [BOOKMARK_HEADER]: bookmark as string },
     })
-    expect(((await read.json()) as { nom: string }).nom).toBe('Renommé')
+    expect(((await read.json()) as User).nom).toBe('Renommé')
     expect(constraints).toEqual(['first-primary', bookmark])
     // Bookmarks order the database's history: the read is at least as recent as the write.
     expect((read.headers.get(BOOKMARK_HEADER) as string) >= (bookmark as string)).toBe(true)

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
+import type { SessionInfo } from '../../worker-api/contract/auth'
 import { registeredAuthenticator } from './authenticator'
 import { call, createOrganisation, createUser, currentPost, db, sessionFor } from './helpers'
 
@@ -25,7 +26,7 @@ async function signedIn(options: Parameters<typeof createUser>[0]) {
 async function enrolmentRequired(token: string) {
   const response = await call('/rest/bd/session', { token })
   expect(response.status).toBe(200)
-  return ((await response.json()) as { mfaEnrolementRequis: boolean }).mfaEnrolementRequis
+  return ((await response.json()) as SessionInfo).mfaEnrolementRequis
 }
 
 const ADMIN = { admin: true, postes: [currentPost(4, 2)] }

@@ -1,6 +1,9 @@
 import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { type LogType, logLabel } from '../../worker-api/contract/log-labels'
+import { logLabel } from '../../worker-api/contract/log-labels'
+import type { LogEntry } from '../../worker-api/contract/logs'
+import type { AuthorizationAnswer } from '../../worker-api/contract/oidc'
+import type { PortalSession } from '../../worker-api/contract/sessions'
 import {
   call,
   changedBeforeWrite,
@@ -10,10 +13,12 @@ import {
   currentPost,
   db,
   expectError,
+  type Launch,
   type LoginBody,
   login,
   refreshWith,
   sessionFor,
+  type Tokens,
 } from './helpers'
 
 /**
@@ -25,16 +30,6 @@ import {
 const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0'
 const CHROME =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36'
-
-type PortalSession = {
-  id: string
-  navigateur: string | null
-  versionNavigateur: string | null
-  creation: string
-  derniereUtilisation: string
-  courante: boolean
-  applications: { id: number; libelle: string }[]
-}
 
 /** The OpenID Connect client of these tests: confidential, granted to Agent de quai, with a back-channel address. */
 const OIDC = { clientId: 'sessions-rp', secret: 'sessions-secret', redirect: 'https://rp.sessions.example.test/cb' }
@@ -79,10 +74,10 @@ const listOf = async (token: string) => {
 async function launchedPesage(accessToken: string) {
   const launched = await call('/rest/bd/acces/application?idApplication=2', { token: accessToken })
   expect(launched.status).toBe(200)
-  const { refreshToken: code } = (await launched.json()) as { refreshToken: string }
+  const { refreshToken: code } = (await launched.json()) as Launch
   const exchanged = await refreshWith(code)
   expect(exchanged.status).toBe(200)
-  return (await exchanged.json()) as { accessToken: string; refreshToken: string }
+  return (await exchanged.json()) as Tokens
 }
 
 /** The OpenID Connect code flow from a portal session: the client's tokens. */
@@ -99,7 +94,7 @@ async function oidcSignIn(accessToken: string) {
       code_challenge_method: 'S256',
     }),
   })
-  const { action, url } = (await decision.json()) as { action: string; url: string }
+  const { action, url } = (await decision.json()) as Extract<AuthorizationAnswer, { action: 'redirect' }>
   expect(action).toBe('redirect')
   const code = new URL(url).searchParams.get('code') as string
   const tokens = await oidcToken({
@@ -177,7 +172,7 @@ describe('GET rest/bd/session/liste', () => {
     )
     // The other session sees the same list, itself marked (the same session after its refresh too).
     expect((await listOf(firefox.accessToken)).map((s) => s.courante)).toEqual([true, false])
-    const { accessToken: rotated } = (await refreshed.json()) as { accessToken: string }
+    const { accessToken: rotated } = (await refreshed.json()) as Tokens
     expect((await listOf(rotated)).map((s) => s.courante)).toEqual([true, false])
   })
 
@@ -348,7 +343,7 @@ describe('an administrator and the sessions of a user they manage', () => {
     const pesage = await launchedPesage(firefox.accessToken)
     const openCode = (await (
       await call('/rest/bd/acces/application?idApplication=1', { token: chrome.accessToken })
-    ).json()) as { refreshToken: string }
+    ).json()) as Launch
 
     const listed = await call(`/rest/bd/utilisateur/${user.id}/sessions`, { token: adminSession.accessToken })
     expect(listed.status).toBe(200)
@@ -494,7 +489,7 @@ describe('the history', () => {
         token: rootSession.accessToken,
       })
       expect(response.status).toBe(200)
-      const entries = (await response.json()) as { typeLog: LogType; nomLog: string }[]
+      const entries = (await response.json()) as LogEntry[]
       return entries.map((entry) => [entry.nomLog, logLabel('fr', entry), logLabel('en', entry)])
     }
     const own = [

@@ -1,5 +1,8 @@
 import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
+import type { AccessList } from '../../worker-api/contract/access'
+import type { Structure, StructureUsers } from '../../worker-api/contract/structure'
+import type { Poste, User } from '../../worker-api/contract/user'
 import { batch } from '../../worker-api/db/client'
 import { subtreePaths } from '../../worker-api/services/organisation/structure-writes'
 import {
@@ -20,15 +23,6 @@ import {
  * Groupe (1) → Direction Nord (2) → Agence Lille (4), and Groupe → Direction Sud (3); types Racine →
  * Direction → Agence. Functions: Directeur (of 1), Agent de quai (of 4), Responsable (of 3).
  */
-type StructureBody = {
-  id: number
-  nom: string
-  type: { id: number; libelle: string }
-  parent: { id: number; nom: string } | null
-  path: string
-  nbUtilisateurs: number | null
-}
-
 let rootAdmin: string
 let nordAdmin: string
 let sudAdmin: string
@@ -46,11 +40,11 @@ async function json<T>(response: Response, status = 200): Promise<T> {
   return (await response.json()) as T
 }
 
-const names = (structures: StructureBody[]) => structures.map((s) => s.nom)
+const names = (structures: Structure[]) => structures.map((s) => s.nom)
 
 /** A structure created through the API, as `token`'s administrator. */
 async function create(token: string, nom: string, typeId: number, parentId: number | null) {
-  return json<StructureBody>(
+  return json<Structure>(
     await post(
       '/rest/bd/structure',
       { nom, type: { id: typeId }, parent: parentId ? { id: parentId } : null },
@@ -76,46 +70,46 @@ beforeAll(async () => {
 
 describe('GET rest/bd/structure/user/me', () => {
   it("lists only the caller's scope, sorted by path, with each structure's type and parent", async () => {
-    const all = await json<StructureBody[]>(await get('/rest/bd/structure/user/me', rootAdmin))
+    const all = await json<Structure[]>(await get('/rest/bd/structure/user/me', rootAdmin))
     expect(names(all).slice(0, 4)).toEqual(['Groupe', 'Direction Nord', 'Agence Lille', 'Direction Sud'])
     expect(all[0]).toMatchObject({ id: 1, parent: null, path: '/1/', type: { id: 1, libelle: 'Racine' } })
     expect(all[2]).toMatchObject({ parent: { id: 2, nom: 'Direction Nord' }, nbUtilisateurs: null })
 
-    const nord = await json<StructureBody[]>(await get('/rest/bd/structure/user/me', nordAdmin))
+    const nord = await json<Structure[]>(await get('/rest/bd/structure/user/me', nordAdmin))
     expect(names(nord)).toEqual(['Direction Nord', 'Agence Lille'])
-    const sud = await json<StructureBody[]>(await get('/rest/bd/structure/user/me', sudAdmin))
+    const sud = await json<Structure[]>(await get('/rest/bd/structure/user/me', sudAdmin))
     expect(names(sud)).toEqual(['Direction Sud'])
   })
 
   it('counts the users of each structure with users=true (current and future posts, deleted users left out)', async () => {
-    const before = await json<StructureBody[]>(await get('/rest/bd/structure/user/me?users=true', sudAdmin))
+    const before = await json<Structure[]>(await get('/rest/bd/structure/user/me?users=true', sudAdmin))
     await createUser({ postes: [currentPost(3, 3)] })
     await createUser({ postes: [{ structureId: 3, fonctionId: 3, from: isoDate(10), to: isoDate(20) }] })
     await createUser({ supprime: true, postes: [currentPost(3, 3)] })
     await createUser({ postes: [{ structureId: 3, fonctionId: 3, from: isoDate(-20), to: isoDate(-10) }] })
-    const after = await json<StructureBody[]>(await get('/rest/bd/structure/user/me?users=true', sudAdmin))
+    const after = await json<Structure[]>(await get('/rest/bd/structure/user/me?users=true', sudAdmin))
     expect((after[0]?.nbUtilisateurs ?? 0) - (before[0]?.nbUtilisateurs ?? 0)).toBe(2)
   })
 
   it('pages, searches and sorts in SQL, with the total in X-Total-Count', async () => {
     const response = await get('/rest/bd/structure/user/me?page=1&taille=2', rootAdmin)
-    const page = await json<StructureBody[]>(response)
+    const page = await json<Structure[]>(response)
     expect(names(page)).toEqual(['Groupe', 'Direction Nord'])
     const total = Number(response.headers.get('X-Total-Count'))
     expect(total).toBeGreaterThanOrEqual(4)
 
-    const second = await json<StructureBody[]>(await get('/rest/bd/structure/user/me?page=2&taille=2', rootAdmin))
+    const second = await json<Structure[]>(await get('/rest/bd/structure/user/me?page=2&taille=2', rootAdmin))
     expect(names(second)).toEqual(['Agence Lille', 'Direction Sud'])
 
     const searched = await get('/rest/bd/structure/user/me?q=direction&page=1', rootAdmin)
-    expect(names(await json<StructureBody[]>(searched))).toEqual(['Direction Nord', 'Direction Sud'])
+    expect(names(await json<Structure[]>(searched))).toEqual(['Direction Nord', 'Direction Sud'])
     expect(searched.headers.get('X-Total-Count')).toBe('2')
 
     // A search for the wildcard itself matches no name, not every name.
     const wildcard = await get('/rest/bd/structure/user/me?q=%25', rootAdmin)
-    expect(await json<StructureBody[]>(wildcard)).toEqual([])
+    expect(await json<Structure[]>(wildcard)).toEqual([])
 
-    const byName = await json<StructureBody[]>(await get('/rest/bd/structure/user/me?tri=-nom&q=direction', rootAdmin))
+    const byName = await json<Structure[]>(await get('/rest/bd/structure/user/me?tri=-nom&q=direction', rootAdmin))
     expect(names(byName)).toEqual(['Direction Sud', 'Direction Nord'])
   })
 
@@ -128,7 +122,7 @@ describe('GET rest/bd/structure/user/me', () => {
 
 describe('single structure reads', () => {
   it('GET structure/{id}: in scope with its users count, 403 outside, 404 unknown', async () => {
-    const lille = await json<StructureBody>(await get('/rest/bd/structure/4', nordAdmin))
+    const lille = await json<Structure>(await get('/rest/bd/structure/4', nordAdmin))
     expect(lille).toMatchObject({ id: 4, nom: 'Agence Lille', parent: { id: 2 }, path: '/1/2/4/' })
     expect(lille.nbUtilisateurs).toBeGreaterThanOrEqual(1)
     await expectError(await get('/rest/bd/structure/4', sudAdmin), 403, 'FORBIDDEN')
@@ -148,9 +142,9 @@ describe('single structure reads', () => {
   })
 
   it('GET structure/parent/{typeId}: structures of the parent type inside the scope', async () => {
-    const forAgence = await json<StructureBody[]>(await get('/rest/bd/structure/parent/3', rootAdmin))
+    const forAgence = await json<Structure[]>(await get('/rest/bd/structure/parent/3', rootAdmin))
     expect(names(forAgence)).toEqual(['Direction Nord', 'Direction Sud'])
-    expect(names(await json<StructureBody[]>(await get('/rest/bd/structure/parent/3', nordAdmin)))).toEqual([
+    expect(names(await json<Structure[]>(await get('/rest/bd/structure/parent/3', nordAdmin)))).toEqual([
       'Direction Nord',
     ])
     // A direction hangs below the root, outside a direction admin's scope: no parent found.
@@ -159,14 +153,14 @@ describe('single structure reads', () => {
   })
 
   it('GET structure/{id}/parents: where a structure of the scope may move, its own sub-tree left out', async () => {
-    expect(names(await json<StructureBody[]>(await get('/rest/bd/structure/4/parents', rootAdmin)))).toEqual([
+    expect(names(await json<Structure[]>(await get('/rest/bd/structure/4/parents', rootAdmin)))).toEqual([
       'Direction Nord',
       'Direction Sud',
     ])
-    expect(names(await json<StructureBody[]>(await get('/rest/bd/structure/4/parents', nordAdmin)))).toEqual([
+    expect(names(await json<Structure[]>(await get('/rest/bd/structure/4/parents', nordAdmin)))).toEqual([
       'Direction Nord',
     ])
-    expect(names(await json<StructureBody[]>(await get('/rest/bd/structure/3/parents', rootAdmin)))).toEqual(['Groupe'])
+    expect(names(await json<Structure[]>(await get('/rest/bd/structure/3/parents', rootAdmin)))).toEqual(['Groupe'])
     await expectError(await get('/rest/bd/structure/4/parents', sudAdmin), 403, 'FORBIDDEN')
     await expectError(await get('/rest/bd/structure/999/parents', rootAdmin), 404, 'NOT_FOUND')
     // A type whose structures nest in one another (a service within a service): never below itself
@@ -181,10 +175,10 @@ describe('single structure reads', () => {
       ])
       .execute()
     try {
-      expect(names(await json<StructureBody[]>(await get('/rest/bd/structure/50/parents', rootAdmin)))).toEqual([
+      expect(names(await json<Structure[]>(await get('/rest/bd/structure/50/parents', rootAdmin)))).toEqual([
         'Service B',
       ])
-      expect(names(await json<StructureBody[]>(await get('/rest/bd/structure/51/parents', rootAdmin)))).toEqual([
+      expect(names(await json<Structure[]>(await get('/rest/bd/structure/51/parents', rootAdmin)))).toEqual([
         'Service A',
         'Service B',
       ])
@@ -216,9 +210,7 @@ describe('POST and PUT rest/bd/structure', () => {
       .executeTakeFirst()
     expect(log?.type_log).toBe('ADMINISTRATION')
     // The new structure is in its creator's scope at once.
-    expect(names(await json<StructureBody[]>(await get('/rest/bd/structure/user/me', nordAdmin)))).toContain(
-      'Agence Douai',
-    )
+    expect(names(await json<Structure[]>(await get('/rest/bd/structure/user/me', nordAdmin)))).toContain('Agence Douai')
   })
 
   it('refuses a parent of the wrong type, no parent, an unknown type and a parent outside the scope', async () => {
@@ -271,7 +263,7 @@ describe('POST and PUT rest/bd/structure', () => {
 
   it('renames, and answers 409 for a name another structure holds', async () => {
     const agence = await create(rootAdmin, 'Agence Arras', 3, 2)
-    const renamed = await json<StructureBody>(
+    const renamed = await json<Structure>(
       await put(
         '/rest/bd/structure',
         { id: agence.id, nom: 'Agence Arras Centre', type: { id: 3 }, parent: { id: 2 } },
@@ -324,7 +316,7 @@ describe('POST and PUT rest/bd/structure', () => {
     const quai = await create(rootAdmin, 'Quai Metz 1', 4, agence.id)
     expect(quai.path).toBe(`/1/${direction.id}/${agence.id}/${quai.id}/`)
 
-    const moved = await json<StructureBody>(
+    const moved = await json<Structure>(
       await put(
         '/rest/bd/structure',
         { id: agence.id, nom: 'Agence Metz', type: { id: 3 }, parent: { id: 3 } },
@@ -343,9 +335,7 @@ describe('POST and PUT rest/bd/structure', () => {
       { id: quai.id, path: `/1/3/${agence.id}/${quai.id}/` },
     ])
     // The scope follows the paths: the quai is now Sud's, and no longer in a Nord-only view.
-    expect(names(await json<StructureBody[]>(await get('/rest/bd/structure/user/me', sudAdmin)))).toContain(
-      'Quai Metz 1',
-    )
+    expect(names(await json<Structure[]>(await get('/rest/bd/structure/user/me', sudAdmin)))).toContain('Quai Metz 1')
     const log = await db()
       .selectFrom('log')
       .select('commentaire')
@@ -377,7 +367,7 @@ describe('POST and PUT rest/bd/structure', () => {
       409,
       'STRUCTURE_HAS_CHILD',
     )
-    const unchanged = await json<StructureBody>(await get(`/rest/bd/structure/${agence.id}`, rootAdmin))
+    const unchanged = await json<Structure>(await get(`/rest/bd/structure/${agence.id}`, rootAdmin))
     expect(unchanged.path).toBe(`/1/${direction.id}/${agence.id}/`)
   })
 })
@@ -449,12 +439,12 @@ describe('the tree stays one tree', () => {
       403,
       'FORBIDDEN',
     )
-    expect(await json<StructureBody>(await get('/rest/bd/structure/3', rootAdmin))).toMatchObject({
+    expect(await json<Structure>(await get('/rest/bd/structure/3', rootAdmin))).toMatchObject({
       parent: { id: 1 },
       type: { id: 2 },
       path: '/1/3/',
     })
-    expect(await json<StructureBody>(await get(`/rest/bd/structure/${agence.id}`, rootAdmin))).toMatchObject({
+    expect(await json<Structure>(await get(`/rest/bd/structure/${agence.id}`, rootAdmin))).toMatchObject({
       parent: { id: 3 },
       path: `/1/3/${agence.id}/`,
     })
@@ -466,7 +456,7 @@ describe('the tree stays one tree', () => {
     const pole = await poles()
     const a = await create(rootAdmin, 'Pôle Croisé A', 5, pole)
     const b = await create(rootAdmin, 'Pôle Croisé B', 5, pole)
-    const below = (moved: StructureBody, parent: StructureBody) => ({
+    const below = (moved: Structure, parent: Structure) => ({
       id: moved.id,
       nom: moved.nom,
       type: { id: 5 },
@@ -589,17 +579,6 @@ describe('DELETE rest/bd/structure/{id}', () => {
   })
 })
 
-type StructureUsersBody = {
-  utilisateursEnCours: { id: number; nom: string; modification: boolean; postesEnCours: unknown[] }[]
-  utilisateursFuturs: { id: number }[]
-  totalEnCours: number
-  totalFuturs: number
-  rechercheUtilisateur: {
-    utilisateurs: { id: number; nom: string; prenom: string; mail: string }[]
-    fonctions: unknown[]
-  }
-}
-
 describe('GET rest/bd/utilisateur/structure/{idStructure}', () => {
   it('splits current and future users, filters and pages them, and offers candidates and functions', async () => {
     const agence = await create(rootAdmin, 'Agence Lens', 3, 2)
@@ -612,14 +591,14 @@ describe('GET rest/bd/utilisateur/structure/{idStructure}', () => {
     const future = await createUser({
       postes: [{ structureId: agence.id, fonctionId: fonction, from: isoDate(5), to: isoDate(50) }],
     })
-    const body = await json<StructureUsersBody>(await get(`/rest/bd/utilisateur/structure/${agence.id}`, nordAdmin))
+    const body = await json<StructureUsers>(await get(`/rest/bd/utilisateur/structure/${agence.id}`, nordAdmin))
     expect(body.utilisateursEnCours.map((u) => u.id).sort()).toEqual(current.map((u) => u.id).sort())
     expect(body.utilisateursEnCours.every((u) => u.modification)).toBe(true)
     expect(body.utilisateursFuturs.map((u) => u.id)).toEqual([future.id])
     expect(body).toMatchObject({ totalEnCours: 3, totalFuturs: 1 })
     expect(body.rechercheUtilisateur.fonctions).toEqual([{ id: fonction, libelle: 'Agent de Lens' }])
 
-    const paged = await json<StructureUsersBody>(
+    const paged = await json<StructureUsers>(
       await get(`/rest/bd/utilisateur/structure/${agence.id}?page=2&taille=2`, nordAdmin),
     )
     expect(paged.utilisateursEnCours).toHaveLength(1)
@@ -630,7 +609,7 @@ describe('GET rest/bd/utilisateur/structure/{idStructure}', () => {
       .select('nom')
       .where('id', '=', current[0]?.id ?? 0)
       .execute()
-    const searched = await json<StructureUsersBody>(
+    const searched = await json<StructureUsers>(
       await get(`/rest/bd/utilisateur/structure/${agence.id}?q=${first?.nom.toLowerCase()}`, nordAdmin),
     )
     expect(searched.utilisateursEnCours.map((u) => u.id)).toEqual([current[0]?.id])
@@ -639,11 +618,11 @@ describe('GET rest/bd/utilisateur/structure/{idStructure}', () => {
   it('offers as candidates only users the caller may manage', async () => {
     const southerner = await createUser({ postes: [currentPost(3, 3)] })
     const [row] = await db().selectFrom('utilisateur').select('nom').where('id', '=', southerner.id).execute()
-    const asNord = await json<StructureUsersBody>(
+    const asNord = await json<StructureUsers>(
       await get(`/rest/bd/utilisateur/structure/4?recherche=${row?.nom}`, nordAdmin),
     )
     expect(asNord.rechercheUtilisateur.utilisateurs).toEqual([])
-    const asRoot = await json<StructureUsersBody>(
+    const asRoot = await json<StructureUsers>(
       await get(`/rest/bd/utilisateur/structure/4?recherche=${row?.nom}`, rootAdmin),
     )
     expect(asRoot.rechercheUtilisateur.utilisateurs.map((u) => u.id)).toEqual([southerner.id])
@@ -669,19 +648,15 @@ describe('posts', () => {
     const newcomer = await createUser({
       postes: [{ structureId: 4, fonctionId: 2, from: isoDate(-60), to: isoDate(-30) }],
     })
-    const created = await json<{ id: number; dateDebut: string }>(
+    const created = await json<Poste>(
       await post('/rest/bd/poste', posteBody(newcomer.id, 0, 30), { token: nordAdmin }),
       201,
     )
     expect(created.dateDebut).toBe(wireDate(isoDate(0)))
-    const user = await json<{ postesEnCours: { id: number }[] }>(
-      await get(`/rest/bd/utilisateur/${newcomer.id}`, nordAdmin),
-    )
+    const user = await json<User>(await get(`/rest/bd/utilisateur/${newcomer.id}`, nordAdmin))
     expect(user.postesEnCours.map((p) => p.id)).toEqual([created.id])
     const { accessToken } = await sessionFor(newcomer.id)
-    const access = await json<{ accesApplication: unknown[] }>(
-      await get(`/rest/bd/acces/utilisateur/${newcomer.id}`, accessToken),
-    )
+    const access = await json<AccessList>(await get(`/rest/bd/acces/utilisateur/${newcomer.id}`, accessToken))
     expect(access.accesApplication.length).toBeGreaterThan(0)
     const log = await db()
       .selectFrom('log')

@@ -1,4 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
+import type { AccessList } from '../../worker-api/contract/access'
+import type { TemplateFonction, Templates } from '../../worker-api/contract/catalogue'
+import type { Structure, StructureFonction } from '../../worker-api/contract/structure'
 import {
   call,
   createOrganisation,
@@ -22,8 +25,6 @@ import {
  * Applications: 1 Yard dangereux, 2 Pesage, 3 Module Rendez vous, 4 Facturation.
  */
 
-type Template = { libelle: string; applications: { id: number; libelle: string }[] }
-
 let root: string
 let nord: string
 
@@ -34,13 +35,13 @@ const putTemplate = (typeId: number, body: unknown, token = root) =>
 async function fonctionsOf(structureId: number) {
   const response = await call(`/rest/bd/fonction/structure/${structureId}`, { token: root })
   expect(response.status).toBe(200)
-  return (await response.json()) as { id: number; libelle: string; applications: { id: number }[] }[]
+  return (await response.json()) as StructureFonction[]
 }
 
 async function launcherOf(token: string, id: number) {
   const response = await call(`/rest/bd/acces/utilisateur/${id}`, { token })
   expect(response.status).toBe(200)
-  const body = (await response.json()) as { accesApplication: { application: { id: number } }[] }
+  const body = (await response.json()) as AccessList
   return body.accesApplication.map((a) => a.application.id).sort()
 }
 
@@ -73,7 +74,7 @@ describe('GET and PUT rest/bd/typestructure/{id}/fonctions', () => {
     ]
     const response = await putTemplate(3, body)
     expect(response.status).toBe(200)
-    const expected: Template[] = [
+    const expected: TemplateFonction[] = [
       {
         libelle: "Chef d'agence",
         applications: [
@@ -125,7 +126,7 @@ describe('GET and PUT rest/bd/typestructure/{id}/fonctions', () => {
       applications: Array.from({ length: 20 }, (_, j) => ({ id: 1000 + i * 20 + j })),
     }))
     await expectError(await putTemplate(3, wide), 400, 'VALIDATION_FAILED')
-    expect(((await (await call(templatePath(3), { token: root })).json()) as Template[]).length).toBe(3)
+    expect(((await (await call(templatePath(3), { token: root })).json()) as TemplateFonction[]).length).toBe(3)
   })
 })
 
@@ -142,10 +143,7 @@ describe('GET rest/bd/typestructure/fonctions (the templates screen)', () => {
     try {
       const response = await all(root)
       expect(response.status).toBe(200)
-      const body = (await response.json()) as {
-        types: { id: number; libelle: string; fonctions: Template[] }[]
-        applications: { id: number; libelle: string; actif: boolean }[]
-      }
+      const body = (await response.json()) as Templates
       // The root's type is no structure's to be given; each type's template is the one its own GET answers.
       expect(body.types.map((type) => type.libelle)).toEqual(['Direction', 'Agence', 'Transporteur'])
       for (const type of body.types) {
@@ -171,7 +169,7 @@ describe('a structure created in the portal', () => {
       body: JSON.stringify({ nom: 'Agence Douai', type: { id: 3 }, parent: { id: 2 } }),
     })
     expect(created.status).toBe(201)
-    const { id } = (await created.json()) as { id: number }
+    const { id } = (await created.json()) as Structure
     const fonctions = await fonctionsOf(id)
     expect(fonctions.map((f) => [f.libelle, f.applications.map((a) => a.id).sort()])).toEqual([
       ['Accueil', []],
@@ -192,7 +190,7 @@ describe('a structure created in the portal', () => {
       token: root,
       body: JSON.stringify({ nom: 'Direction Est', type: { id: 2 }, parent: { id: 1 } }),
     })
-    const { id } = (await created.json()) as { id: number }
+    const { id } = (await created.json()) as Structure
     expect(await fonctionsOf(id)).toEqual([])
   })
 })
@@ -450,11 +448,11 @@ describe('the applications of a template’s function', () => {
       .returning('id')
       .execute()
     const catalogue = [1, 2, 3, 4, ...added.map((row) => row.id)].map((id) => ({ id }))
-    const before = (await (await call(templatePath(2), { token: root })).json()) as Template[]
+    const before = (await (await call(templatePath(2), { token: root })).json()) as TemplateFonction[]
     try {
       const twenty = await putTemplate(2, [{ libelle: 'Directeur', applications: catalogue.slice(0, 20) }])
       expect(twenty.status).toBe(200)
-      const kept = ((await twenty.json()) as Template[]).map((f) => f.applications.length)
+      const kept = ((await twenty.json()) as TemplateFonction[]).map((f) => f.applications.length)
       expect(kept).toEqual([20])
       const refused = await expectError(
         await putTemplate(2, [{ libelle: 'Directeur', applications: catalogue }]),
@@ -462,7 +460,7 @@ describe('the applications of a template’s function', () => {
         'VALIDATION_FAILED',
       )
       expect(refused.attributs).toEqual([{ field: '0.applications', message: 'validation.tooMany' }])
-      const after = (await (await call(templatePath(2), { token: root })).json()) as Template[]
+      const after = (await (await call(templatePath(2), { token: root })).json()) as TemplateFonction[]
       expect(after.map((f) => f.applications.length)).toEqual([20])
     } finally {
       const restore = before.map((f) => ({

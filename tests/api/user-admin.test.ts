@@ -1,5 +1,8 @@
 import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
+import type { AccessList } from '../../worker-api/contract/access'
+import type { Structure } from '../../worker-api/contract/structure'
+import type { Poste, User } from '../../worker-api/contract/user'
 import { sha256Hex } from '../../worker-api/lib/crypto'
 import { SMALL_SCOPE_POSTS } from '../../worker-api/lib/scope'
 import { foldSearchText, SEARCH_WORDS } from '../../worker-api/lib/search-text'
@@ -29,27 +32,6 @@ import {
  * Responsable (of 3). The database lives for the whole file: each test makes its own users and
  * finds them by id or by a name of its own.
  */
-type PosteBody = {
-  structure: { id: number; nom: string }
-  fonction: { id: number; libelle: string }
-  dateDebut: string
-  dateFin: string
-}
-type UserBody = {
-  id: number
-  login: string
-  nom: string
-  prenom: string
-  mail: string
-  actif: boolean
-  supprime: boolean
-  admin: boolean
-  modification: boolean
-  postesEnCours: PosteBody[]
-  postesFutur: PosteBody[]
-  tokenRegister: number | null
-}
-
 let rootAdmin: string
 let rootAdminId: number
 let nordAdmin: string
@@ -101,7 +83,7 @@ function payload(extra: Record<string, unknown> = {}) {
 
 /** A user created through the API by `token`'s administrator. */
 async function created(token: string, extra: Record<string, unknown> = {}) {
-  return json<UserBody>(await post(CREATE, payload(extra), { token }), 201)
+  return json<User>(await post(CREATE, payload(extra), { token }), 201)
 }
 
 /** A user of the factory renamed (its names are NomN/PrenomN), for the list's search and sort. */
@@ -143,13 +125,13 @@ async function rowCounts() {
 /** A page (or all) of the user list as `token`'s administrator sees it. */
 async function list(token: string, query = '') {
   const response = await get(`/rest/bd/utilisateur/liste${query ? `?${query}` : ''}`, token)
-  const rows = await json<UserBody[]>(response)
+  const rows = await json<User[]>(response)
   return { rows, ids: rows.map((u) => u.id), total: Number(response.headers.get('X-Total-Count')) }
 }
 
 const ids = (...users: { id: number }[]) => users.map((u) => u.id)
 const sortedIds = (...users: { id: number }[]) => ids(...users).sort((a, b) => a - b)
-const where = (postes: PosteBody[]) => postes.map((p) => [p.structure.nom, p.fonction.libelle])
+const where = (postes: Poste[]) => postes.map((p) => [p.structure.nom, p.fonction.libelle])
 
 beforeAll(async () => {
   await createOrganisation()
@@ -170,7 +152,7 @@ describe('POST rest/bd/utilisateur', () => {
   it('writes the user, their post, a 7-day INVITATION link, its mail and an audit entry together', async () => {
     const body = payload()
     const before = Date.now()
-    const user = await json<UserBody>(await post(CREATE, body, { token: nordAdmin }), 201)
+    const user = await json<User>(await post(CREATE, body, { token: nordAdmin }), 201)
     // The login is the mail, whatever the payload's `login` says.
     expect(user).toMatchObject({ login: body.mail, mail: body.mail, nom: body.nom, actif: true, admin: false })
     expect(where(user.postesEnCours)).toEqual([['Agence Lille', 'Agent de quai']])
@@ -206,7 +188,7 @@ describe('POST rest/bd/utilisateur', () => {
     const admin = await createUser({ admin: true, domain: portail, postes: [currentPost(1, 1)] })
     const { accessToken } = await sessionFor(admin.id)
     const body = payload({ domain: undefined })
-    const user = await json<UserBody>(
+    const user = await json<User>(
       await post(CREATE, body, { token: accessToken, origin: 'http://portail.example.test' }),
       201,
     )
@@ -236,16 +218,16 @@ describe('POST rest/bd/utilisateur', () => {
     }
     expect(await rowCounts()).toEqual(before)
     // The same origin, however written, is taken (as an origin).
-    await json<UserBody>(await create('https://PORTAIL.example.test:443/any/path', portail), 201)
-    await json<UserBody>(await create('http://127.0.0.1:8787', ORIGIN, rootAdmin), 201)
+    await json<User>(await create('https://PORTAIL.example.test:443/any/path', portail), 201)
+    await json<User>(await create('http://127.0.0.1:8787', ORIGIN, rootAdmin), 201)
     // A local run on another port (`PORT=9000 npm start`, the browser tests): that port is the
     // administrator's own site there.
-    await json<UserBody>(await create('http://localhost:9999', 'http://localhost:9999', rootAdmin), 201)
+    await json<User>(await create('http://localhost:9999', 'http://localhost:9999', rootAdmin), 201)
   })
 
   it('creates an administrator with admin: true', async () => {
     const body = payload({ admin: true })
-    const user = await json<UserBody>(await post(CREATE, body, { token: rootAdmin }), 201)
+    const user = await json<User>(await post(CREATE, body, { token: rootAdmin }), 201)
     expect(user.admin).toBe(true)
     const row = await db().selectFrom('utilisateur').select('admin').where('id', '=', user.id).executeTakeFirstOrThrow()
     expect(row.admin).toBe(1)
@@ -342,9 +324,7 @@ describe('the invited user', () => {
     const signedIn = await signIn(body.mail, 'Choisi12')
     expect(signedIn.user.id).toBe(user.id)
 
-    const access = await json<{ accesApplication: { application: { libelle: string } }[] }>(
-      await get(`/rest/bd/acces/utilisateur/${user.id}`, signedIn.jwt.accessToken),
-    )
+    const access = await json<AccessList>(await get(`/rest/bd/acces/utilisateur/${user.id}`, signedIn.jwt.accessToken))
     expect(access.accesApplication.map((a) => a.application.libelle)).toEqual(['Pesage', 'Yard dangereux'])
   })
 })
@@ -362,7 +342,7 @@ describe('POST rest/bd/utilisateur/{id}/invitation', () => {
     const second = await invitations(user.mail)
     expect(second.count).toBe(2)
     expect(second.token).not.toBe(first.token)
-    const read = await json<UserBody>(await get(`/rest/bd/utilisateur/${user.id}`, nordAdmin))
+    const read = await json<User>(await get(`/rest/bd/utilisateur/${user.id}`, nordAdmin))
     expect(read.tokenRegister).toBeGreaterThanOrEqual(before + INVITATION_TTL)
     expect((await logsAbout(user.id)).map((l) => l.nom_log)).toEqual(['INVITATION_RENVOI'])
 
@@ -442,7 +422,7 @@ describe('a user created inactive', () => {
     expect(await invitationTokens(user.id)).toEqual([])
 
     const before = Date.now()
-    const activated = await json<UserBody>(await setState(user.id, true))
+    const activated = await json<User>(await setState(user.id, true))
     expect(activated.actif).toBe(true)
     expect(activated.tokenRegister).toBeGreaterThanOrEqual(before + INVITATION_TTL)
     const { count, token } = await invitations(user.mail)
@@ -461,11 +441,11 @@ describe('a user created inactive', () => {
   it('loses the invitation when deactivated, and gets a new one when activated again', async () => {
     const user = await created(nordAdmin)
     const first = await invitations(user.mail)
-    const deactivated = await json<UserBody>(await setState(user.id, false))
+    const deactivated = await json<User>(await setState(user.id, false))
     expect(deactivated.tokenRegister).toBeNull()
     await expectError(await renew(first.token, 'Choisi12'), 410, 'TOKEN_USED')
 
-    await json<UserBody>(await setState(user.id, true))
+    await json<User>(await setState(user.id, true))
     const second = await invitations(user.mail)
     expect(second.count).toBe(2)
     expect((await renew(second.token, 'Choisi12')).status).toBe(204)
@@ -473,12 +453,12 @@ describe('a user created inactive', () => {
 
   it('is sent nothing by an activation that changes nothing, nor once the password is chosen', async () => {
     const user = await created(nordAdmin)
-    await json<UserBody>(await setState(user.id, true))
+    await json<User>(await setState(user.id, true))
     expect((await invitations(user.mail)).count).toBe(1)
 
     expect((await renew((await invitations(user.mail)).token, 'Choisi12')).status).toBe(204)
-    await json<UserBody>(await setState(user.id, false))
-    await json<UserBody>(await setState(user.id, true))
+    await json<User>(await setState(user.id, false))
+    await json<User>(await setState(user.id, true))
     expect((await invitations(user.mail)).count).toBe(1)
     expect((await login(user.mail, 'Choisi12')).status).toBe(200)
   })
@@ -776,7 +756,7 @@ describe('PUT rest/bd/utilisateur/state', () => {
     const session = await sessionFor(target.id)
     expect((await get('/rest/bd/session', session.accessToken)).status).toBe(200)
 
-    const off = await json<UserBody>(await setState(target.id, false, nordAdmin))
+    const off = await json<User>(await setState(target.id, false, nordAdmin))
     expect(off).toMatchObject({ id: target.id, actif: false })
     await expectError(await get('/rest/bd/session', session.accessToken), 401, 'INVALID_TOKEN')
     await expectError(await refreshWith(session.refreshToken), 401, 'INVALID_REFRESH_TOKEN')
@@ -787,7 +767,7 @@ describe('PUT rest/bd/utilisateur/state', () => {
     await json(await setState(target.id, false, nordAdmin))
     expect(await logsAbout(target.id)).toHaveLength(1)
 
-    const on = await json<UserBody>(await setState(target.id, true, nordAdmin))
+    const on = await json<User>(await setState(target.id, true, nordAdmin))
     expect(on.actif).toBe(true)
     expect((await login(target.login, target.password)).status).toBe(200)
     await json(await setState(target.id, true, nordAdmin))
@@ -821,12 +801,12 @@ describe('PUT rest/bd/utilisateur/admin', () => {
     const { accessToken } = await sessionFor(target.id)
     await expectError(await scopeOf(accessToken), 403, 'FORBIDDEN')
 
-    expect((await json<UserBody>(await setAdmin(target.id, true, nordAdmin))).admin).toBe(true)
-    const scope = await json<{ nom: string }[]>(await scopeOf(accessToken))
+    expect((await json<User>(await setAdmin(target.id, true, nordAdmin))).admin).toBe(true)
+    const scope = await json<Structure[]>(await scopeOf(accessToken))
     expect(scope.map((s) => s.nom)).toEqual(['Agence Lille'])
 
     await json(await setAdmin(target.id, true, nordAdmin))
-    expect((await json<UserBody>(await setAdmin(target.id, false, nordAdmin))).admin).toBe(false)
+    expect((await json<User>(await setAdmin(target.id, false, nordAdmin))).admin).toBe(false)
     await expectError(await scopeOf(accessToken), 403, 'FORBIDDEN')
     expect((await logsAbout(target.id)).map((l) => l.nom_log)).toEqual([
       'UTILISATEUR_ADMIN',
@@ -893,7 +873,7 @@ describe('DELETE rest/bd/utilisateur/suppression/{id} and retablir/{id}', () => 
     const postes = await postesOf(target.id)
     const logs = await ownLogs(target.id)
     expect(logs.map((l) => l.nom_log)).toEqual(['CONNEXION'])
-    const shown = await json<UserBody>(await get(`/rest/bd/utilisateur/${target.id}`, nordAdmin))
+    const shown = await json<User>(await get(`/rest/bd/utilisateur/${target.id}`, nordAdmin))
 
     expect((await remove(target.id, nordAdmin)).status).toBe(204)
     expect(await postesOf(target.id)).toEqual(postes)
@@ -910,7 +890,7 @@ describe('DELETE rest/bd/utilisateur/suppression/{id} and retablir/{id}', () => 
     expect((await logsAbout(target.id)).map((l) => l.nom_log)).toEqual(['UTILISATEUR_SUPPRESSION'])
 
     expect((await restore(target.id, nordAdmin)).status).toBe(204)
-    const back = await json<UserBody>(await get(`/rest/bd/utilisateur/${target.id}`, nordAdmin))
+    const back = await json<User>(await get(`/rest/bd/utilisateur/${target.id}`, nordAdmin))
     expect(back).toEqual(shown)
     expect(await postesOf(target.id)).toEqual(postes)
     expect((await login(target.login, target.password)).status).toBe(200)

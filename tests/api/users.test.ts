@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
+import type { User } from '../../worker-api/contract/user'
 import {
   createOrganisation,
   createUser,
@@ -13,18 +14,10 @@ import {
 
 beforeAll(createOrganisation)
 
-type UserBody = {
-  id: number
-  modification: boolean
-  tokenRegister: number | null
-  postesEnCours: { id: number; structure: { id: number }; dateDebut: string; dateFin: string }[]
-  postesFutur: { id: number; structure: { id: number }; dateDebut: string; dateFin: string }[]
-}
-
 const view = async (token: string, id: number) => {
   const response = await getUserAs(token, id)
   expect(response.status).toBe(200)
-  return (await response.json()) as UserBody
+  return (await response.json()) as User
 }
 
 /** Admins posted at the root (/1/) and at Direction Sud (/1/3/). */

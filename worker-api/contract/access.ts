@@ -31,3 +31,4 @@ export const userIdParam = z.object({ userId: positiveInt() })
  * signs the user in itself: its `refreshToken` is empty.
  */
 export const launchSchema = z.object({ url: z.string(), refreshToken: z.string() })
+export type Launch = z.infer<typeof launchSchema>

@@ -23,6 +23,7 @@ export const tokensSchema = z.object({
   refreshToken: z.string(),
   expiresInMsec: z.number().int(),
 })
+export type Tokens = z.infer<typeof tokensSchema>
 
 /** GET rest/bd/session: who the bearer token speaks for (what a page header shows). */
 export const sessionSchema = z.object({

@@ -62,6 +62,7 @@ export type PasswordProof = z.infer<typeof passwordProofSchema>
 
 /** Ten recovery codes, shown once. */
 export const recoveryCodesSchema = z.object({ codesSecours: z.array(z.string()).length(10) })
+export type RecoveryCodes = z.infer<typeof recoveryCodesSchema>
 
 /** What may complete a sign-in the password began. */
 export const MFA_METHODS = ['totp', 'passkey', 'codeSecours'] as const

@@ -114,6 +114,7 @@ export type OidcClient = z.infer<typeof oidcClientSchema>
 
 /** POST rest/bd/application/{id}/secret: a confidential client's new secret (the old one dies). */
 export const clientSecretSchema = z.object({ clientId: z.string(), clientSecret: z.string() })
+export type ClientSecret = z.infer<typeof clientSecretSchema>
 
 /** The most characters of a free parameter of an authorization request (`state`, `nonce`, …). */
 const PARAM_MAX = 500

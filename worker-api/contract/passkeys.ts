@@ -75,6 +75,7 @@ export const passkeyAddedSchema = z.object({
   nom: z.string(),
   codesSecours: z.array(z.string()).length(10).optional().describe('Only when it is the first factor'),
 })
+export type PasskeyAdded = z.infer<typeof passkeyAddedSchema>
 
 /** POST rest/public/bd/login/passkey/options: with the challenge of 403 MFA_REQUIRED, a second step. */
 export const passkeyLoginOptionsSchema = z.object({
