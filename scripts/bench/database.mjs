@@ -1,0 +1,53 @@
+// The local D1 the portal serves during the run: the demo organisation made afresh, or the large one.
+import { execFileSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import path from 'node:path'
+import { LARGE_PERSIST_DIR, migrate, quietEnv, root, seed } from '../local.mjs'
+import { bin } from './context.mjs'
+
+/** The demo's accounts the scenarios sign in as. */
+export const agent = { login: 'agent', password: 'Agent1234' }
+export const admin = { login: 'admin', password: 'Admin1234' }
+
+/** Where the run's D1 lives, migrated and seeded: the large organisation's, else a new one in `scratch`. */
+export async function prepareDatabase(options, scratch, vars) {
+  if (options.large) {
+    if (!existsSync(LARGE_PERSIST_DIR)) throw new Error('No large organisation yet: run `npm run seed:large` first.')
+    // The large organisation was made by an earlier version: the migrations since come first.
+    migrate(LARGE_PERSIST_DIR)
+    return LARGE_PERSIST_DIR
+  }
+  const persistTo = path.join(scratch, 'portail')
+  migrate(persistTo)
+  await seed(persistTo, vars.PASSWORD_PEPPER)
+  return persistTo
+}
+
+/** Runs `sql` on the local D1 at `persistTo`; only while no portal runs on it. */
+export function d1Execute(persistTo, sql) {
+  execFileSync(bin('wrangler'), ['d1', 'execute', 'DB', '--local', '--persist-to', persistTo, '--command', sql], {
+    cwd: root,
+    env: quietEnv,
+    stdio: 'ignore',
+  })
+}
+
+/**
+ * Sign-in attempts of one account count against it while they run (DESIGN §3), so 50 concurrent
+ * sign-ins need 50 accounts: copies of the demo agent (same password hash, same posts).
+ */
+export function benchAccounts(persistTo, count) {
+  const sql = `
+    INSERT INTO utilisateur (login, nom, prenom, mail, password_hash, domain, langue)
+      WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${count})
+      SELECT 'bench' || i, nom, prenom, 'bench' || i || '@bench.example', password_hash, domain, langue
+      FROM n, utilisateur WHERE login = 'agent'
+        AND NOT EXISTS (SELECT 1 FROM utilisateur b WHERE b.login = 'bench' || i);
+    INSERT INTO poste (utilisateur_id, structure_id, fonction_id, date_debut, date_fin)
+      SELECT b.id, p.structure_id, p.fonction_id, p.date_debut, p.date_fin
+      FROM utilisateur b, utilisateur a JOIN poste p ON p.utilisateur_id = a.id
+      WHERE a.login = 'agent' AND b.login LIKE 'bench%'
+        AND NOT EXISTS (SELECT 1 FROM poste q WHERE q.utilisateur_id = b.id);`
+  d1Execute(persistTo, sql)
+  return Array.from({ length: count }, (_, i) => `bench${i + 1}`)
+}

@@ -1,0 +1,85 @@
+// The report: the scenarios' table, the export's, what each page ships and the Worker's size, as
+// printed and as kept in BENCHMARKS.md.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { root } from '../local.mjs'
+
+const fixed = (value, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '—')
+const ratio = (value, of) => (of > 0 ? (value / of).toFixed(2) : '—')
+
+/**
+ * The report's Markdown: `rows` and `exportRows` from the scenarios, `references` their divisors,
+ * `shipped` and `worker` the sizes.
+ */
+export function formatReport({ options, connections, duration }, { rows, exportRows, references, shipped, worker }) {
+  const { bare, floor, hash, memory: referenceMemory } = references
+  const lines = []
+  const print = (line = '') => lines.push(line)
+
+  const cpu = os.cpus()[0]?.model.trim() ?? 'unknown CPU'
+  print(
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} × ${cpu}, Node ${process.version}, ` +
+      `wrangler dev (local workerd + SQLite D1), ${connections} connections, ${duration} s per scenario, ` +
+      `${options.large ? 'large organisation (`npm run seed:large`)' : 'demo organisation'}.`,
+  )
+  print()
+  print(
+    '| scenario | req/s | p50 ms | p99 ms | errors | D1 statements | ÷ bare Worker | ÷ one-statement floor | ÷ raw hash | workerd MiB |',
+  )
+  print('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
+  for (const row of rows) {
+    const hashRatio = row.kind === 'hash' || row.name.includes('PBKDF2') ? ratio(row.rps, hash.rps) : ''
+    print(
+      `| ${row.name} | ${fixed(row.rps)} | ${fixed(row.p50)} | ${fixed(row.p99)} | ${row.errors} | ` +
+        `${row.statements ?? '—'} | ${ratio(row.rps, bare.rps)} | ` +
+        `${row.kind === 'hash' ? '' : ratio(row.rps, floor.rps)} | ` +
+        `${hashRatio} | ${row.memory ?? referenceMemory} |`,
+    )
+  }
+
+  if (exportRows.length > 0) {
+    print()
+    print('History export (GET rest/bd/logs/export, admin of the root), once each on a freshly started portal:')
+    print()
+    print('| range | first byte ms | total ms | bytes | CSV rows |')
+    print('|---|---:|---:|---:|---:|')
+    for (const row of exportRows) {
+      print(`| ${row.name} | ${fixed(row.firstByte)} | ${fixed(row.total)} | ${row.bytes} | ${row.entries} |`)
+    }
+  }
+
+  const { floorKiB, pages } = shipped
+  print()
+  print(
+    `JavaScript and CSS each page ships (gzip, KiB). Framework floor (entry: react-dom, Remix): ${fixed(floorKiB, 1)}.`,
+  )
+  print()
+  print('| route | JS | JS over floor | CSS |')
+  print('|---|---:|---:|---:|')
+  for (const page of pages) {
+    print(`| ${page.id} | ${fixed(page.jsKiB, 1)} | ${fixed(page.jsKiB - floorKiB, 1)} | ${fixed(page.cssKiB, 1)} |`)
+  }
+  print()
+  print(
+    worker
+      ? `Worker bundle: ${worker.raw} KiB, ${worker.gzip} KiB gzip.`
+      : 'Worker bundle: size not reported by wrangler.',
+  )
+  return lines.join('\n')
+}
+
+/** Keeps `report` in BENCHMARKS.md, in the demo's or the large organisation's section (replaced, else added). */
+export function writeBenchmarks(large, report) {
+  const file = path.join(root, 'BENCHMARKS.md')
+  const section = large ? 'large' : 'demo'
+  const begin = `<!-- bench:${section} -->`
+  const end = `<!-- /bench:${section} -->`
+  let text = existsSync(file) ? readFileSync(file, 'utf8') : ''
+  const block = `${begin}\n${report}\n${end}`
+  text = text.includes(begin)
+    ? text.replace(new RegExp(`${begin}[\\s\\S]*?${end}`), block)
+    : `${text.trimEnd()}\n\n${block}\n`
+  writeFileSync(file, text)
+  console.log(`Kept in BENCHMARKS.md (${section}).`)
+}

@@ -1,0 +1,429 @@
+// The scenario list: each on a freshly started portal, in an order that keeps the writes after the
+// reads they would change; the references first, measured in the same run to compare against.
+import { selected } from './context.mjs'
+import { admin, agent } from './database.mjs'
+import { exportFigures, HISTORY_MONTH, HISTORY_YEAR, historyQuery } from './history.mjs'
+import { benchOidcClient, OIDC_REDIRECT, OIDC_VERIFIER, oidcGrants, tokenForm } from './oidc.mjs'
+import { benchRegistrations } from './registrations.mjs'
+import { memoryMiB, stop } from './servers.mjs'
+
+/** u050002 of `npm run seed:large`: an agent on a site, five levels below the admin's root post. */
+const LARGE_SAMPLE_USER = 150002
+
+/**
+ * The two references, the bare Worker and the one-statement floor, and the raw PBKDF2 rate of the same
+ * runtime: their rows head the table and the scenarios' ratios divide by them.
+ */
+async function measureReferences({ startReference }, { load }, reference) {
+  const rows = []
+  const referenceServer = await startReference()
+  const bare = await load(`${reference}/json`)
+  const floor = await load(`${reference}/d1`)
+  const hash = await load(`${reference}/pbkdf2`)
+  const referenceMemory = memoryMiB(referenceServer.child.pid)
+  await stop(referenceServer.child)
+  rows.push({ name: 'reference: bare Worker (JSON)', ...bare, statements: 0, kind: 'reference' })
+  rows.push({ name: 'reference: one D1 statement', ...floor, statements: 1, kind: 'reference' })
+  rows.push({ name: 'reference: raw PBKDF2-SHA512 100k', ...hash, statements: 0, kind: 'reference' })
+  return { rows, bare, floor, hash, memory: referenceMemory }
+}
+
+/**
+ * Runs every scenario `--only` selects, in order, after the references; `persistTo` is the portal's D1,
+ * written between two scenarios, `benchLogins` the copies of the agent that sign in concurrently.
+ * Returns the table's rows, the export's and the references the ratios divide by.
+ */
+export async function runScenarios(ctx, { persistTo, servers, client, benchLogins }) {
+  const { options, api, base, reference, port, connections, duration } = ctx
+  const { startPortal } = servers
+  const { solvedCaptcha, login, browserCookie, statementsOf, load } = client
+  const { oidcCodes, oidcSessions } = oidcGrants(ctx, login)
+  const references = await measureReferences(servers, client, reference)
+  const { floor, hash } = references
+  const rows = [...references.rows]
+
+  /** One scenario on a freshly started portal (local D1 keeps ~20 KiB per statement: restart each time). */
+  async function scenario(name, kind, prepare) {
+    if (!selected(options, name)) return
+    const { child } = await startPortal()
+    try {
+      const { url, init = {}, run } = await prepare()
+      const statements = url ? await statementsOf(url, init) : null
+      const result = run ? await run() : await load(url, init)
+      rows.push({ name, kind, statements, ...result, memory: memoryMiB(child.pid) })
+      process.stderr.write(`${name}: ${result.rps.toFixed(0)} req/s\n`)
+    } finally {
+      await stop(child)
+    }
+  }
+
+  await scenario('GET rest/public/health', 'read', async () => ({ url: `${api}/public/health` }))
+  await scenario('GET rest/bd/acces/utilisateur/{id}', 'read', async () => {
+    const session = await login(agent.login, agent.password)
+    const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
+    return { url: `${api}/bd/acces/utilisateur/${session.user.id}`, init: { headers } }
+  })
+  await scenario('GET rest/bd/utilisateur/{id}', 'read', async () => {
+    const session = await login(agent.login, agent.password)
+    const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
+    return { url: `${api}/bd/utilisateur/${session.user.id}`, init: { headers } }
+  })
+  // The list of one's sessions: the agent's every sign-in of the run, each with what it launched.
+  await scenario('GET rest/bd/session/liste', 'read', async () => {
+    const session = await login(agent.login, agent.password)
+    const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
+    return { url: `${api}/bd/session/liste`, init: { headers } }
+  })
+  // The account security page's read: the caller's factors (TOTP, passkeys, recovery codes left).
+  await scenario('GET rest/bd/mfa', 'read', async () => {
+    const session = await login(agent.login, agent.password)
+    const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
+    return { url: `${api}/bd/mfa`, init: { headers } }
+  })
+  await scenario('GET rest/bd/utilisateur/{id} (admin, a user in scope)', 'read', async () => {
+    const session = await login(admin.login, admin.password)
+    const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
+    // In the large organisation, one of its 100 000 users (with a current post on a site).
+    const target = options.large ? LARGE_SAMPLE_USER : (await login(agent.login, agent.password)).user.id
+    return { url: `${api}/bd/utilisateur/${target}`, init: { headers } }
+  })
+  /** An administrator of a leaf: a site of the large organisation (adminsite), else the demo's southern direction. */
+  const leafAdmin = options.large
+    ? { login: 'adminsite', password: admin.password }
+    : { login: 'adminsud', password: 'Adminsud1' }
+  for (const [who, account] of [
+    ['admin of the root', admin],
+    ['admin of a leaf', leafAdmin],
+  ]) {
+    await scenario(`GET rest/bd/structure/user/me?users=true&page=1 (${who})`, 'read', async () => {
+      const session = await login(account.login, account.password)
+      const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
+      return { url: `${api}/bd/structure/user/me?users=true&page=1`, init: { headers } }
+    })
+  }
+  for (const [who, account] of [
+    ['admin of the root', admin],
+    ['admin of a leaf', leafAdmin],
+  ]) {
+    for (const [what, query] of [
+      ['first page', 'page=1'],
+      ['filtered page', 'page=2&q=ma&actif=true&poste=true&tri=-prenom'],
+    ]) {
+      await scenario(`GET rest/bd/utilisateur/liste?${query} (${who}, ${what})`, 'read', async () => {
+        const session = await login(account.login, account.password)
+        const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
+        return { url: `${api}/bd/utilisateur/liste?${query}`, init: { headers } }
+      })
+    }
+  }
+  // The administration home: the user lists' totals (kept after the first count of the day), the queue,
+  // the posts ending within 30 days, and a month of sign-ins and launches counted from the history.
+  for (const [who, account] of [
+    ['admin of the root', admin],
+    ['admin of a leaf', leafAdmin],
+  ]) {
+    await scenario(`GET rest/bd/accueil (${who})`, 'read', async () => {
+      const session = await login(account.login, account.password)
+      const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
+      return { url: `${api}/bd/accueil`, init: { headers } }
+    })
+  }
+  await scenario('GET rest/bd/utilisateur/structure/{id}?page=1 (admin of the root, a site)', 'read', async () => {
+    const session = await login(admin.login, admin.password)
+    const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
+    return { url: `${api}/bd/utilisateur/structure/${options.large ? 2000 : 4}?page=1`, init: { headers } }
+  })
+  await scenario('GET rest/public/bd/transporteur/structures (anonymous)', 'read', async () => ({
+    url: `${api}/public/bd/transporteur/structures`,
+  }))
+  for (const query of ['', '?page=1&tri=nom']) {
+    // The authorisation queue: 300 pending registrations in the large organisation, 3 in the demo.
+    await scenario(`GET rest/bd/authorize/get/user/all${query} (admin of the root)`, 'read', async () => {
+      const session = await login(admin.login, admin.password)
+      const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
+      return { url: `${api}/bd/authorize/get/user/all${query}`, init: { headers } }
+    })
+  }
+
+  // The catalogue as a root administrator reads it: each application with its grants and how many users
+  // may launch it today (a count over the posts of its granting functions).
+  for (const query of ['?page=1', '?page=1&tri=-nbUtilisateurs']) {
+    await scenario(`GET rest/bd/application${query} (admin of the root)`, 'read', async () => {
+      const session = await login(admin.login, admin.password)
+      const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
+      return { url: `${api}/bd/application${query}`, init: { headers } }
+    })
+  }
+  // The templates screen: every structure type's template and the catalogue to choose grants from.
+  await scenario('GET rest/bd/typestructure/fonctions (admin of the root)', 'read', async () => {
+    const session = await login(admin.login, admin.password)
+    const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
+    return { url: `${api}/bd/typestructure/fonctions`, init: { headers } }
+  })
+
+  // The audit history (a million entries over two years in the large organisation, a few sign-ins in
+  // the demo). Its target: a month's first page within a p99 of 250 ms on the large organisation, for
+  // the root's administrator (every entry in scope) as for a leaf's (few of the range's entries in scope).
+  for (const [who, account] of [
+    ['admin of the root', admin],
+    ['admin of a leaf', leafAdmin],
+  ]) {
+    const template = `${HISTORY_MONTH}&page=1&taille=10`
+    await scenario(`GET rest/bd/logs/?${template} (history: a month, page 1, ${who})`, 'read', async () => {
+      const session = await login(account.login, account.password)
+      const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
+      return { url: `${api}/bd/logs/?${historyQuery(template)}`, init: { headers } }
+    })
+  }
+  for (const [what, template] of [
+    // Martin is the large organisation's most frequent last name: the search keeps many of the range's entries.
+    ['a month, searched', `${HISTORY_MONTH}&q=martin&page=1&taille=10`],
+    // Every entry in range: the page is read newest first, the total counts all of them.
+    ['no range, page 3', 'page=3&taille=10'],
+  ]) {
+    await scenario(`GET rest/bd/logs/?${template} (history: ${what}, admin of the root)`, 'read', async () => {
+      const session = await login(admin.login, admin.password)
+      const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
+      return { url: `${api}/bd/logs/?${historyQuery(template)}`, init: { headers } }
+    })
+  }
+
+  /** Figures measured once each rather than under load, printed in their own table after the scenarios'. */
+  const exportRows = await exportFigures(
+    ctx,
+    servers,
+    client,
+    'GET rest/bd/logs/export (history: export, admin of the root)',
+    [
+      ['a month', HISTORY_MONTH],
+      ['a year', HISTORY_YEAR],
+    ],
+  )
+
+  await scenario('GET /pages/admin/listeStructures (SSR, admin of the root)', 'page', async () => ({
+    url: `${base}/pages/admin/listeStructures`,
+    init: { headers: { Cookie: await browserCookie(admin.login, admin.password) } },
+  }))
+  await scenario('GET /pages/admin (SSR, the administration home, admin of the root)', 'page', async () => ({
+    url: `${base}/pages/admin`,
+    init: { headers: { Cookie: await browserCookie(admin.login, admin.password) } },
+  }))
+  /**
+   * The other admin pages, as the root's administrator opens them (a site and one of its users in the large
+   * organisation).
+   */
+  const SITE = options.large ? 2000 : 4
+  for (const [what, path] of [
+    ['the users', () => '/pages/admin/listeUtilisateurs'],
+    ['the registrations', () => '/pages/admin/autorisation'],
+    ['the history', () => '/pages/admin/listeLogs'],
+    ['a new structure', () => '/pages/admin/structure'],
+    ['a structure', () => `/pages/admin/structure/detail/${SITE}`],
+    ["a structure's users", () => `/pages/admin/user/structure/${SITE}`],
+    ['a new user', () => '/pages/admin/user/new'],
+    [
+      'a user',
+      async () =>
+        `/pages/admin/user/detail/${options.large ? LARGE_SAMPLE_USER : (await login(agent.login, agent.password)).user.id}`,
+    ],
+    ['the applications', () => '/pages/admin/applications'],
+    ['an application', () => '/pages/admin/applications/1'],
+    ['the templates', () => '/pages/admin/modeles'],
+    ['a template', () => '/pages/admin/modeles/2'],
+  ]) {
+    await scenario(`GET /pages/admin/… (SSR, ${what}, admin of the root)`, 'page', async () => ({
+      url: `${base}${await path()}`,
+      init: { headers: { Cookie: await browserCookie(admin.login, admin.password) } },
+    }))
+  }
+  await scenario('GET /login (SSR, anonymous)', 'page', async () => ({ url: `${base}/login` }))
+  await scenario('GET /pages/user/acces (SSR)', 'page', async () => ({
+    url: `${base}/pages/user/acces`,
+    init: { headers: { Cookie: await browserCookie(agent.login, agent.password) } },
+  }))
+  await scenario('GET /pages/user/me (SSR)', 'page', async () => ({
+    url: `${base}/pages/user/me`,
+    init: { headers: { Cookie: await browserCookie(agent.login, agent.password) } },
+  }))
+  await scenario('GET /pages/user/securite (SSR)', 'page', async () => ({
+    url: `${base}/pages/user/securite`,
+    init: { headers: { Cookie: await browserCookie(agent.login, agent.password) } },
+  }))
+  /**
+   * A link to confirm a new address, as the mail carries it (read from the development mailbox). Asked
+   * by the first bench account still under its hourly cap of address changes (the large organisation's
+   * D1 is kept from run to run).
+   */
+  async function mailChangeLink() {
+    for (const benchLogin of benchLogins) {
+      const session = await login(benchLogin, agent.password)
+      const response = await fetch(`${api}/bd/utilisateur/${session.user.id}`, {
+        method: 'PUT',
+        headers: { Authorization: `Bearer ${session.jwt.accessToken}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          nom: session.user.nom,
+          prenom: session.user.prenom,
+          mail: `bench.${Date.now()}@bench.example`,
+        }),
+      })
+      if (response.status === 429) continue
+      if (!response.ok) throw new Error(`address change ${response.status}`)
+      const mails = await (await fetch(`${api}/dev/mails`)).json()
+      const confirmation = mails.find((mail) => mail.kind === 'MAIL_CHANGE_CONFIRM')
+      const { links } = await (await fetch(`${api}/dev/mails/${confirmation.id}`)).json()
+      return new URL(links[0]).pathname
+    }
+    throw new Error('every bench account is at its hourly cap of address changes')
+  }
+  await scenario('GET rest/public/bd/utilisateur/mail/token/{token}', 'read', async () => {
+    const token = (await mailChangeLink()).split('/').pop()
+    return { url: `${api}/public/bd/utilisateur/mail/token/${token}` }
+  })
+  await scenario('GET /confirmMail/{token} (SSR)', 'page', async () => ({ url: `${base}${await mailChangeLink()}` }))
+  await scenario('POST login/refreshToken (rotation)', 'read', async () => {
+    // Each connection rotates its own session: every request spends the token the previous one got.
+    const sessions = []
+    for (let i = 0; i < connections; i++) sessions.push((await login(agent.login, agent.password)).jwt.refreshToken)
+    let next = 0
+    const requests = [
+      {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        setupRequest(request, context) {
+          context.token ??= sessions[next++ % sessions.length]
+          return { ...request, body: JSON.stringify({ refreshToken: context.token }) }
+        },
+        onResponse(status, body, context) {
+          if (status === 200) context.token = JSON.parse(body).refreshToken
+        },
+      },
+    ]
+    return { run: () => load(`${api}/public/bd/login/refreshToken`, { requests }) }
+  })
+  // The OpenID Connect client, written between two scenarios (no portal running).
+  benchOidcClient(persistTo)
+
+  await scenario('POST oidc/token (authorization_code with PKCE, a new code each)', 'read', async () => {
+    // Codes live 60 s: made just before the run, enough for the floor's rate.
+    const codes = await oidcCodes(Math.ceil(floor.rps * duration) + connections)
+    let next = 0
+    const requests = [
+      {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        setupRequest(request) {
+          const body = tokenForm({
+            grant_type: 'authorization_code',
+            code: codes[next++ % codes.length],
+            redirect_uri: OIDC_REDIRECT,
+            code_verifier: OIDC_VERIFIER,
+          })
+          return { ...request, body }
+        },
+      },
+    ]
+    return { run: () => load(`${base}/portail-backend/oidc/token`, { requests }) }
+  })
+  await scenario('POST oidc/token (refresh_token rotation)', 'read', async () => {
+    // Each connection rotates its own session, as in the portal's own refresh.
+    const sessions = (await oidcSessions(connections)).map((s) => s.refresh_token)
+    let next = 0
+    const requests = [
+      {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        setupRequest(request, context) {
+          context.token ??= sessions[next++ % sessions.length]
+          return { ...request, body: tokenForm({ grant_type: 'refresh_token', refresh_token: context.token }) }
+        },
+        onResponse(status, body, context) {
+          if (status === 200) context.token = JSON.parse(body).refresh_token
+        },
+      },
+    ]
+    return { run: () => load(`${base}/portail-backend/oidc/token`, { requests }) }
+  })
+  await scenario('GET oidc/userinfo (profile, email and current posts)', 'read', async () => {
+    const [session] = await oidcSessions(1)
+    return {
+      url: `${base}/portail-backend/oidc/userinfo`,
+      init: { headers: { Authorization: `Bearer ${session.access_token}` } },
+    }
+  })
+
+  if (!options.large) {
+    // Registrations pile up in the D1 they run on: only on the demo organisation, made for each run.
+    await scenario('POST rest/public/bd/transporteur/inscription (a new company each)', 'write', async () => {
+      const captchas = []
+      for (let i = 0; i < Math.ceil(floor.rps * duration) + connections; i++) captchas.push(await solvedCaptcha())
+      let next = 0
+      const run = Date.now()
+      const requests = [
+        {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          setupRequest(request) {
+            const n = next++
+            const body = {
+              user: { mail: `carrier${run}.${n}@bench.example`, nom: 'Transporteur', prenom: 'Banc' },
+              structure: { nom: `Bench ${run % 100000} ${n}` },
+              captcha: captchas[n],
+            }
+            return { ...request, body: JSON.stringify(body) }
+          },
+        },
+      ]
+      return { run: () => load(`${api}/public/bd/transporteur/inscription`, { requests }) }
+    })
+  }
+  if (!options.large && selected(options, 'POST rest/bd/authorize/user (authorise, a different registration each)')) {
+    benchRegistrations(persistTo, port)
+    await scenario('POST rest/bd/authorize/user (authorise, a different registration each)', 'write', async () => {
+      const session = await login(admin.login, admin.password)
+      const ids = await (
+        await fetch(`${api}/bd/authorize/get/user/all?tri=mail`, {
+          headers: { Authorization: `Bearer ${session.jwt.accessToken}` },
+        })
+      ).json()
+      // Each once (a second authorisation would be a resend, five an hour at most).
+      const pending = ids.filter((user) => user.mail.endsWith('@bench.example')).map((user) => user.id)
+      let next = 0
+      const requests = [
+        {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${session.jwt.accessToken}` },
+          setupRequest(request) {
+            return {
+              ...request,
+              body: JSON.stringify({ user: { id: pending[next++ % pending.length] }, authorize: true }),
+            }
+          },
+        },
+      ]
+      return { run: () => load(`${api}/bd/authorize/user`, { requests }) }
+    })
+  }
+  await scenario('POST rest/public/bd/login (PBKDF2)', 'hash', async () => {
+    // A solved captcha per sign-in (single use), solved beforehand so that the client costs nothing.
+    const needed = Math.ceil(hash.rps * duration * 1.5) + connections
+    const captchas = []
+    for (let i = 0; i < needed; i++) captchas.push(await solvedCaptcha())
+    let next = 0
+    let accounts = 0
+    const requests = [
+      {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        // Each connection signs in as its own account, again and again.
+        setupRequest(request, context) {
+          context.login ??= benchLogins[accounts++ % benchLogins.length]
+          const body = { identifiant: context.login, motDePasse: agent.password, captcha: captchas[next++] }
+          return { ...request, body: JSON.stringify(body) }
+        },
+      },
+    ]
+    return { run: () => load(`${api}/public/bd/login`, { requests }) }
+  })
+
+  return { rows, exportRows, references }
+}
