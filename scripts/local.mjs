@@ -93,7 +93,7 @@ export async function seed(persistTo, pepper, domain = undefined) {
 }
 
 /** Starts `wrangler dev` on the built Worker; resolves once the health endpoint answers. */
-export async function serve({ port, host = '127.0.0.1', persistTo, stdio = 'inherit', vars = {} }) {
+export async function serve({ port, host = '127.0.0.1', persistTo, stdio = 'inherit', vars = {}, args: extra = [] }) {
   const args = [
     'dev',
     '--ip',
@@ -105,6 +105,7 @@ export async function serve({ port, host = '127.0.0.1', persistTo, stdio = 'inhe
     '--show-interactive-dev-session=false',
   ]
   for (const [key, value] of Object.entries(vars)) args.push('--var', `${key}:${value}`)
+  args.push(...extra)
   // The Worker as it is deployed: wrangler dev would otherwise bundle React and the other libraries in
   // their development builds (NODE_ENV=development), several times slower to render.
   const env = { ...quietEnv, NODE_ENV: 'production' }

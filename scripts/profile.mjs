@@ -1,0 +1,169 @@
+// `npm run profile -- /pages/user/me [--as admin] [--seconds 10] [--connections 10]`
+//
+// Serves the built portal on the demo organisation with the Worker's inspector open, signs in as a
+// browser would, drives the page with autocannon while the inspector samples the Worker's CPU, then
+// prints where the time went: self time by origin (the portal's own folders, each library by package,
+// through the bundle's source map) and the heaviest functions. The profile is kept
+// (`.wrangler/profile/<page>.cpuprofile`) for the browser's DevTools.
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import { originalPositionFor, TraceMap } from '@jridgewell/trace-mapping'
+import WebSocket from 'ws'
+import { benchClient } from './bench/client.mjs'
+import { stop } from './bench/servers.mjs'
+import { build, ensureDevVars, migrate, root, seed, serve } from './local.mjs'
+
+const { values: options, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    as: { type: 'string', default: 'agent' },
+    seconds: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '10' },
+    'skip-build': { type: 'boolean', default: false },
+  },
+})
+const page = positionals[0] ?? '/pages/user/acces'
+const ACCOUNTS = { agent: ['agent', 'Agent1234'], admin: ['admin', 'Admin1234'], adminsud: ['adminsud', 'Adminsud1'] }
+const account = ACCOUNTS[options.as]
+if (!account) throw new Error(`--as is one of ${Object.keys(ACCOUNTS).join(', ')}`)
+
+const port = Number(process.env.PROFILE_PORT ?? 8797)
+const inspectorPort = port + 1
+const base = `http://127.0.0.1:${port}`
+
+const vars = ensureDevVars()
+if (!options['skip-build']) build()
+const persistTo = path.join(mkdtempSync(path.join(os.tmpdir(), 'portail-profile-')), 'portail')
+migrate(persistTo)
+await seed(persistTo, vars.PASSWORD_PEPPER)
+const started = Date.now()
+const { child } = await serve({
+  port,
+  persistTo,
+  stdio: 'ignore',
+  vars: { LOGIN_RATE_PER_MINUTE: '1000000', QUESTION_RATE_PER_MINUTE: '1000000' },
+  args: ['--inspector-port', String(inspectorPort)],
+})
+
+try {
+  const client = benchClient({
+    base,
+    api: `${base}/portail-backend/rest`,
+    connections: Number(options.connections),
+    duration: Number(options.seconds),
+  })
+  const cookie = page.startsWith('/pages/') ? await client.browserCookie(...account) : ''
+  const headers = cookie ? { Cookie: cookie } : {}
+  const check = await fetch(`${base}${page}`, { headers, redirect: 'manual' })
+  if (check.status !== 200) throw new Error(`${page} answered ${check.status}`)
+  // Warmed up first: the profile is of a running Worker, not of its first requests.
+  await client.load(`${base}${page}`, { headers, seconds: 2 })
+
+  const inspector = await connect(inspectorPort)
+  await inspector.send('Profiler.enable')
+  await inspector.send('Profiler.setSamplingInterval', { interval: 200 })
+  await inspector.send('Profiler.start')
+  const run = await client.load(`${base}${page}`, { headers })
+  const { profile } = await inspector.send('Profiler.stop')
+  inspector.close()
+
+  const folder = path.join(root, '.wrangler', 'profile')
+  mkdirSync(folder, { recursive: true })
+  const file = path.join(folder, `${page.replace(/\W+/g, '_').replace(/^_|_$/g, '')}.cpuprofile`)
+  writeFileSync(file, JSON.stringify(profile))
+  report(profile, bundleMap(started), run)
+  console.log(`\nProfile kept in ${path.relative(root, file)} (DevTools, Performance, "Load profile").`)
+} finally {
+  await stop(child)
+}
+
+/** The DevTools protocol on the Worker's inspector (wrangler dev's proxy lists the Worker at /json). */
+async function connect(portNumber) {
+  const [target] = await (await fetch(`http://127.0.0.1:${portNumber}/json`)).json()
+  const socket = new WebSocket(target.webSocketDebuggerUrl)
+  await new Promise((resolve, reject) => {
+    socket.once('open', resolve)
+    socket.once('error', reject)
+  })
+  const waiting = new Map()
+  let next = 1
+  socket.on('message', (data) => {
+    const message = JSON.parse(String(data))
+    const pending = waiting.get(message.id)
+    if (!pending) return
+    waiting.delete(message.id)
+    if (message.error) pending.reject(new Error(`${message.error.message}`))
+    else pending.resolve(message.result)
+  })
+  return {
+    send(method, params = {}) {
+      const id = next++
+      socket.send(JSON.stringify({ id, method, params }))
+      return new Promise((resolve, reject) => waiting.set(id, { resolve, reject }))
+    },
+    close: () => socket.close(),
+  }
+}
+
+/** The source map of the bundle wrangler dev made for this run (the newest under .wrangler/tmp). */
+function bundleMap(since) {
+  const tmp = path.join(root, '.wrangler', 'tmp')
+  const maps = readdirSync(tmp, { recursive: true })
+    .map(String)
+    .filter((name) => name.endsWith('.js.map'))
+    .map((name) => path.join(tmp, name))
+    .filter((name) => statSync(name).mtimeMs >= since - 60_000)
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)
+  return maps[0] ? new TraceMap(readFileSync(maps[0], 'utf8')) : null
+}
+
+/** Where a sample's function comes from: a library by its package, the portal's code by its folder. */
+function originOf(map, frame) {
+  if (!frame.url)
+    return frame.functionName.startsWith('(') ? frame.functionName : `(${frame.functionName || 'runtime'})`
+  const source = map
+    ? originalPositionFor(map, { line: frame.lineNumber + 1, column: frame.columnNumber }).source
+    : null
+  if (!source) return path.basename(frame.url)
+  const modules = source.lastIndexOf('node_modules/')
+  if (modules >= 0) {
+    const [scope, name] = source.slice(modules + 'node_modules/'.length).split('/')
+    return scope.startsWith('@') ? `${scope}/${name}` : scope
+  }
+  const own = (path.isAbsolute(source) ? path.relative(root, source) : source.replace(/^(\.\.\/)+/, '')).match(
+    /^(app\/[^/]+|worker-api\/[^/]+(\/[^/.]+(?=\/))?|[^/]+)/,
+  )
+  return own ? own[0] : source
+}
+
+function report(profile, map, run) {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]))
+  const self = new Map()
+  for (const [index, id] of profile.samples.entries()) {
+    self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0))
+  }
+  const total = [...self.values()].reduce((sum, value) => sum + value, 0)
+  const origins = new Map()
+  const functions = new Map()
+  for (const [id, micros] of self) {
+    const frame = byId.get(id).callFrame
+    const origin = originOf(map, frame)
+    origins.set(origin, (origins.get(origin) ?? 0) + micros)
+    const name = `${frame.functionName || '(anonymous)'} · ${origin}`
+    functions.set(name, (functions.get(name) ?? 0) + micros)
+  }
+  const share = (micros) => `${((100 * micros) / total).toFixed(1).padStart(5)} %`
+  const idle = (origins.get('(idle)') ?? 0) + (origins.get('(program)') ?? 0)
+  console.log(`\n${page} as ${options.as}: ${run.rps.toFixed(0)} req/s at ${options.connections} connections`)
+  console.log(`sampled ${(total / 1e6).toFixed(1)} s, of which idle or outside JavaScript ${share(idle)}\n`)
+  console.log('Self time by origin')
+  for (const [origin, micros] of [...origins].sort((a, b) => b[1] - a[1]).slice(0, 25)) {
+    console.log(`  ${share(micros)}  ${origin}`)
+  }
+  console.log('\nHeaviest functions (self time)')
+  for (const [name, micros] of [...functions].sort((a, b) => b[1] - a[1]).slice(0, 25)) {
+    console.log(`  ${share(micros)}  ${name}`)
+  }
+}
