@@ -22,6 +22,8 @@ const { values: options, positionals } = parseArgs({
     seconds: { type: 'string', default: '10' },
     connections: { type: 'string', default: '10' },
     'skip-build': { type: 'boolean', default: false },
+    /** An origin (`kysely`, `worker-api/services`…) whose callers and own functions are listed too. */
+    within: { type: 'string' },
   },
 })
 const page = positionals[0] ?? '/pages/user/acces'
@@ -164,6 +166,35 @@ function report(profile, map, run) {
   }
   console.log('\nHeaviest functions (self time)')
   for (const [name, micros] of [...functions].sort((a, b) => b[1] - a[1]).slice(0, 25)) {
+    console.log(`  ${share(micros)}  ${name}`)
+  }
+  if (options.within) within(profile, map, self, options.within, share)
+}
+
+/** Where `origin`'s time comes from: the calls into it from outside (time spent inside, by caller). */
+function within(profile, map, self, origin, share) {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]))
+  const parentOf = new Map()
+  for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id)
+  const inside = (id) => originOf(map, byId.get(id).callFrame) === origin
+  const where = (frame) => {
+    const position = frame.url
+      ? originalPositionFor(map, { line: frame.lineNumber + 1, column: frame.columnNumber })
+      : null
+    const file = position?.source ? path.relative(root, path.resolve(root, position.source)) : frame.url
+    return `${position?.name ?? (frame.functionName || '(anonymous)')} · ${file}:${position?.line ?? ''}`
+  }
+  const callers = new Map()
+  for (const [id, micros] of self) {
+    let outermost = null
+    for (let at = id; at !== undefined; at = parentOf.get(at)) if (inside(at)) outermost = at
+    if (outermost === null) continue
+    const caller = parentOf.get(outermost)
+    const name = caller === undefined ? '(root)' : where(byId.get(caller).callFrame)
+    callers.set(name, (callers.get(name) ?? 0) + micros)
+  }
+  console.log(`\nCalls into ${origin}, by caller (time inside, callees included)`)
+  for (const [name, micros] of [...callers].sort((a, b) => b[1] - a[1]).slice(0, 25)) {
     console.log(`  ${share(micros)}  ${name}`)
   }
 }

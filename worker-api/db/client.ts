@@ -27,7 +27,7 @@ export function getDb(d1: D1Database): DB {
 export type Compilable = { compile(): { sql: string; parameters: readonly unknown[] } }
 
 /** The row a statement answers: what Kysely infers of its query, or what a raw statement declares. */
-type RowOf<Q> = Q extends KyselyCompilable<infer O> ? O : Record<string, unknown>
+export type RowOf<Q> = Q extends KyselyCompilable<infer O> ? O : Record<string, unknown>
 
 /**
  * A statement written in SQL (an upsert Kysely cannot say), to run in a batch beside Kysely's, with
@@ -39,6 +39,64 @@ export const rawStatement = <Row = Record<string, unknown>>(
 ): KyselyCompilable<Row> => ({
   compile: () => CompiledQuery.raw(text, [...parameters]) as CompiledQuery<Row>,
 })
+
+/** Where a value of a `prepared` statement goes: a named value of each use, or a constant of the statement. */
+type Slot = { name: string } | { value: unknown }
+type Template = { sql: string; slots: Slot[] }
+
+/** The shapes a prepared statement keeps (one per origin's domain, say); past that, it starts again. */
+const SHAPES_KEPT = 64
+
+/**
+ * A statement compiled once per isolate and shape: `build` writes it with a marker for each named value
+ * and each use binds its own values in their places (building and compiling with Kysely costs more
+ * Worker CPU than the round trip). The values named in `shape` decide the SQL itself: they reach
+ * `build` as they are and key the compiled text. Any other value must come out as a whole parameter.
+ */
+export function prepared<Values extends Record<string, unknown>, Row>(
+  build: (db: DB, values: Values) => KyselyCompilable<Row>,
+  shape: readonly (keyof Values & string)[] = [],
+) {
+  const templates = new Map<string, Template>()
+  return (db: DB, values: Values): KyselyCompilable<Row> => ({
+    compile() {
+      const key = shape.map((name) => String(values[name])).join('\u0000')
+      let template = templates.get(key)
+      if (!template) {
+        if (templates.size >= SHAPES_KEPT) templates.clear()
+        template = compileTemplate(db, build, values, shape)
+        templates.set(key, template)
+      }
+      const parameters = template.slots.map((slot) => ('name' in slot ? values[slot.name] : slot.value))
+      return CompiledQuery.raw(template.sql, parameters) as CompiledQuery<Row>
+    },
+  })
+}
+
+function compileTemplate<Values extends Record<string, unknown>>(
+  db: DB,
+  build: (db: DB, values: Values) => KyselyCompilable<unknown>,
+  values: Values,
+  shape: readonly string[],
+): Template {
+  const names = Object.keys(values).filter((name) => !shape.includes(name))
+  const marker = (name: string) => `\u0000prepared:${name}\u0000`
+  const markers = { ...values, ...Object.fromEntries(names.map((name) => [name, marker(name)])) }
+  const { sql, parameters } = build(db, markers).compile()
+  const byMarker = new Map(names.map((name) => [marker(name), name]))
+  const slots: Slot[] = parameters.map((value) => {
+    const name = typeof value === 'string' ? byMarker.get(value) : undefined
+    return name === undefined ? { value } : { name }
+  })
+  const bound = new Set(slots.flatMap((slot) => ('name' in slot ? [slot.name] : [])))
+  const stray = (value: unknown) =>
+    typeof value === 'string' && value.includes('\u0000prepared:') && !byMarker.has(value)
+  const misplaced = names.filter((name) => !bound.has(name) || sql.includes(marker(name)))
+  if (misplaced.length > 0 || parameters.some(stray)) {
+    throw new Error(`prepared statement: ${misplaced.join(', ') || 'a value'} is not a whole parameter`)
+  }
+  return { sql, slots }
+}
 
 /**
  * Runs compiled queries in one D1 batch: all succeed or none do (kysely-d1 has no transactions).

@@ -8,7 +8,7 @@ import { logTypeForApplication } from '../../lib/log-types'
 import type { Ctx } from '../../lib/types'
 import { actorWith, type Caller, viewerOf } from '../core/actor'
 import { logEntry } from '../core/audit'
-import { userAs, userQuery } from '../core/users'
+import { userAs, userRead } from '../core/users'
 
 export const LAUNCH_CODE_TTL_SECONDS = 60
 
@@ -61,7 +61,7 @@ function currentAndFutureApplicationsQuery(ctx: Ctx, userId: number, today: stri
  */
 export async function accessOf(ctx: Ctx, caller: Caller, userId: number, futurs = false): Promise<AccessList> {
   const viewer = viewerOf(caller)
-  const users = userId === caller.id ? null : userQuery(ctx.db, userId, viewer)
+  const users = userId === caller.id ? null : userRead(ctx.db, userId, viewer)
   if (!futurs) {
     const answer = await actorWith(ctx, caller, { rows: applicationsQuery(ctx, userId, viewer.today), users })
     const { actor, rows } = answer

@@ -1,6 +1,6 @@
-import { type Compilable, type Expression, type InferResult, type SqlBool, sql } from 'kysely'
+import { type Compilable, type Expression, type SqlBool, sql } from 'kysely'
 import { todayIso } from '../../contract/dates'
-import { batch } from '../../db/client'
+import { batch, type DB, prepared, type RowOf } from '../../db/client'
 import { sameDomain } from '../../lib/domain'
 import { BusinessError, forbidden, unauthorized } from '../../lib/errors'
 import { type AccessClaims, verifyAccessToken } from '../../lib/jwt'
@@ -67,19 +67,19 @@ export async function callerFromBearer(ctx: Ctx, authorization: string | undefin
  * revoked (sign-out and disabling take effect at once), bringing what routes need of the user. An
  * admin's scope is not read here: queries filter by it in SQL (lib/scope.ts).
  */
-function actorQuery(ctx: Ctx, caller: Caller) {
-  return ctx.db
+function actorQuery(db: DB, { id, sid }: { id: number; sid: string }) {
+  return db
     .selectFrom('utilisateur as u')
     .select(['u.id', 'u.login', 'u.nom', 'u.prenom', 'u.admin', 'u.domain', 'u.langue'])
-    .where('u.id', '=', caller.id)
+    .where('u.id', '=', id)
     .where('u.actif', '=', 1)
     .where('u.supprime', '=', 0)
     .where(({ exists, selectFrom }) =>
       exists(
         selectFrom('refresh_token')
           .select('id')
-          .where('family_id', '=', caller.claims.sid)
-          .where('utilisateur_id', '=', caller.id)
+          .where('family_id', '=', sid)
+          .where('utilisateur_id', '=', id)
           .where('revoked_at', 'is', null),
       ),
     )
@@ -89,12 +89,18 @@ function actorQuery(ctx: Ctx, caller: Caller) {
  * `actorQuery` with whether the caller administers the whole tree (`racine`: an administrator with a
  * current post on a root, lib/scope.ts): the catalogue's managers, known with the caller's check.
  */
-const actorRead = (ctx: Ctx, caller: Caller) =>
-  actorQuery(ctx, caller)
-    .select(sql<number>`${wholeTreeInScope(ctx.db, viewerOf(caller))}`.as('racine'))
-    .select(sql<number>`${secondFactorMissing(sql.ref('u.id'))}`.as('mfa_manquant'))
+const actorStatement = prepared((db, values: { id: number; sid: string; today: string }) =>
+  actorQuery(db, values)
+    // The whole tree's scope reads the viewer's id and day only (its domain is compared in toActor).
+    .select(sql<number>`${wholeTreeInScope(db, { id: values.id, today: values.today, domain: '' })}`.as('racine'))
+    .select(sql<number>`${secondFactorMissing(sql.ref('u.id'))}`.as('mfa_manquant')),
+)
 
-type ActorRow = InferResult<ReturnType<typeof actorRead>>[number]
+/** The caller's check, every request's first statement: compiled once (db/client.ts `prepared`). */
+const actorRead = (ctx: Ctx, caller: Caller) =>
+  actorStatement(ctx.db, { id: caller.id, sid: caller.claims.sid, today: viewerOf(caller).today })
+
+type ActorRow = RowOf<ReturnType<typeof actorRead>>
 
 /**
  * Whether the caller is an administrator with a live session: the condition of a write that a read
@@ -103,7 +109,7 @@ type ActorRow = InferResult<ReturnType<typeof actorRead>>[number]
  * cost a statement near D1's 100 bound values a dozen more.)
  */
 export const liveAdmin = (ctx: Ctx, caller: Caller): Expression<SqlBool> =>
-  sql<SqlBool>`exists ${actorQuery(ctx, caller)
+  sql<SqlBool>`exists ${actorQuery(ctx.db, { id: caller.id, sid: caller.claims.sid })
     .where('u.admin', '=', 1)
     .where((eb) => eb.not(secondFactorMissing(sql.ref('u.id'))))}`
 
@@ -180,7 +186,7 @@ export async function actorOf(ctx: Ctx, caller: Caller): Promise<Actor> {
   if (ctx.scope.shared) await new Promise((resolve) => setTimeout(resolve, 0))
   if (!check.started) {
     check.started = true
-    actorRead(ctx, caller).executeTakeFirst().then(check.settle, check.fail)
+    ctx.db.executeQuery(actorRead(ctx, caller).compile()).then((result) => check.settle(result.rows[0]), check.fail)
   }
   return check.actor
 }
@@ -202,12 +208,9 @@ function answered<R extends Reads>(actor: Actor, names: string[], reads: R, resu
 }
 
 /**
- * The caller checked in D1 with `reads`, in one round trip (a D1 batch) when the request has not
- * checked them yet: a read of a signed-in API call costs one round trip. Within a page (a shared
- * request scope) the batch waits for the event loop to turn once, and the reads of the page's other
- * calls started alongside join it: a page asking several endpoints still makes one round trip. The
- * reads' rows come back, each under its read's name, only once the caller is known to be allowed to
- * be answered at all.
+ * The caller checked in D1 with `reads`, in one round trip: within a page the batch waits one turn of the event loop,
+ * so the reads of the page's other calls join it. The reads' rows come back only once the caller may be answered at
+ * all.
  */
 export async function actorWith<R extends Reads = Record<never, never>>(
   ctx: Ctx,

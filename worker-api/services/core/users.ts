@@ -1,7 +1,7 @@
 import { type Expression, type ExpressionBuilder, type InferResult, sql } from 'kysely'
 import { nowIso, toWireDate } from '../../contract/dates'
 import type { Poste, User } from '../../contract/user'
-import type { DB } from '../../db/client'
+import { type DB, prepared } from '../../db/client'
 import type { Database, UtilisateurRow } from '../../db/schema'
 import { BusinessError, forbidden, notFound } from '../../lib/errors'
 import { isUserAccount, scopeColumns, type Viewer } from '../../lib/scope'
@@ -128,6 +128,17 @@ export function userQuery(db: DB, id: number | Expression<number>, viewer: Viewe
   )
 }
 
+/** `userQuery` of a user by id, compiled once per viewer's domain (db/client.ts `prepared`): the pages' hot read. */
+const userStatement = prepared(
+  (db, values: { id: number; viewerId: number; today: string; domain: string }) =>
+    userQuery(db, values.id, { id: values.viewerId, today: values.today, domain: values.domain }),
+  ['domain'],
+)
+
+/** A user by id as `viewer` may see them: `userQuery`, compiled once. */
+export const userRead = (db: DB, id: number, viewer: Viewer) =>
+  userStatement(db, { id, viewerId: viewer.id, today: viewer.today, domain: viewer.domain })
+
 /** The user of a `userQuery` row as `actor` may see them: themself, or a user an admin sees in scope; else 403/404. */
 export function userAs(
   actor: Actor,
@@ -147,14 +158,15 @@ export function userAs(
 /** GET rest/bd/utilisateur/{id}: the caller's check and the user in one round trip. */
 export async function getUser(ctx: Ctx, caller: Caller, id: number): Promise<User> {
   const viewer = viewerOf(caller)
-  const { actor, rows } = await actorWith(ctx, caller, { rows: userQuery(ctx.db, id, viewer) })
+  const { actor, rows } = await actorWith(ctx, caller, { rows: userRead(ctx.db, id, viewer) })
   return userAs(actor, id, rows[0], viewer.today)
 }
 
 /** The user as an already checked `actor` may see them (after a write, or to check a permission). */
 export async function readUser(db: DB, actor: Actor, id: number): Promise<User> {
   const viewer = viewerOf(actor)
-  return userAs(actor, id, await userQuery(db, id, viewer).executeTakeFirst(), viewer.today)
+  const { rows } = await db.executeQuery(userRead(db, id, viewer).compile())
+  return userAs(actor, id, rows[0], viewer.today)
 }
 
 /** MAIL_ALREADY_USED: the address belongs to another account (also when it was taken in a race). */

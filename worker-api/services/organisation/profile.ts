@@ -8,7 +8,7 @@ import type { Ctx } from '../../lib/types'
 import { actorWith, type Caller, viewerOf } from '../core/actor'
 import { underHourlyCap } from '../core/mail-tokens'
 import { mailQueued } from '../core/outbox'
-import { mailTaken, userAs, userQuery } from '../core/users'
+import { mailTaken, userAs, userRead } from '../core/users'
 import { loginAfterMailChange, MAIL_CHANGE_REQUESTS_PER_HOUR, mailCorrection, requestMailChange } from './mail-change'
 
 /**
@@ -24,14 +24,9 @@ function holderOf(db: DB, id: number, mail: string) {
 }
 
 /**
- * PUT rest/bd/utilisateur/{id}: nom, prenom and mail (spec §5; a login that is the address follows
- * it). A user edits themself; an admin edits a user whose `modification` flag they get (DESIGN §4), a
- * check the write repeats. A new mail must be free. It takes effect only once confirmed from the new
- * address (`requestMailChange`), whoever asked: an administrator's session alone must not move an
- * account to another mailbox either (its "forgot password" would then follow). The one exception is
- * an administrator's correction of an invited user's address (`mailCorrection`): the account has no
- * password yet, and its only way in, the invitation, goes to the corrected address. Returns the
- * user.
+ * PUT rest/bd/utilisateur/{id} (spec §5): nom, prenom and mail (a login that is the address follows it), by the user or
+ * an admin with `modification` (DESIGN §4). A new mail takes effect once confirmed from it (`requestMailChange`),
+ * whoever asked, except an admin's correction of an invited user's (`mailCorrection`): no password to reset yet.
  */
 export async function updateProfile(ctx: Ctx, caller: Caller, id: number, input: ProfileInput): Promise<User> {
   const db = ctx.db
@@ -45,7 +40,7 @@ export async function updateProfile(ctx: Ctx, caller: Caller, id: number, input:
     row: [row],
     taken,
   } = await actorWith(ctx, caller, {
-    target: userQuery(db, id, viewer),
+    target: userRead(db, id, viewer),
     row: db
       .selectFrom('utilisateur')
       .select(['id', 'login', 'nom', 'prenom', 'mail', 'domain', 'langue', 'actif', 'supprime', 'registration_state'])
@@ -86,7 +81,7 @@ export async function updateProfile(ctx: Ctx, caller: Caller, id: number, input:
   }
   // The user as the update left them, read in its batch.
   const writeAndRead = async (writes: Parameters<typeof writeThenRead>[1]) => {
-    const { written, rows } = await writeThenRead(ctx.d1, writes, userQuery(db, id, viewer))
+    const { written, rows } = await writeThenRead(ctx.d1, writes, userRead(db, id, viewer))
     mailQueued(ctx, written)
     return userAs(actor, id, rows[0], viewer.today)
   }
