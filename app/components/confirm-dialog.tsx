@@ -40,24 +40,9 @@ export type Confirmation = {
 }
 
 /**
- * A button that asks for confirmation before posting a form (delete, disable…).
- *
- * Without JavaScript the trigger is a real link to `fallbackHref` (e.g. `?confirmer=supprimer&id=3`),
- * where the route renders a `ConfirmPanel` with the same text and form. With JavaScript the same link
- * opens an alert dialog instead, whose confirm button posts the form; the dialog closes as the form is
- * sent, and the page's own answer (toast, `FormError`) says how it went. A click with a modifier key
- * still opens the confirmation page, in a new tab as asked.
- *
- * @example
- * ```tsx
- * <ConfirmDialog
- *   fallbackHref={urlWith(search, { confirmer: 'supprimer', id: String(structure.id) })}
- *   title={t(…)} description={t(…)} confirmLabel={t(…)}
- *   fields={{ intent: 'supprimer', id: String(structure.id) }}
- * >
- *   <Trash2 aria-hidden /> {t(…)}
- * </ConfirmDialog>
- * ```
+ * A button that confirms before posting a form (delete, disable…): without JavaScript a link to `fallbackHref`, where
+ * the route renders a `ConfirmPanel`; with it an alert dialog, though a modifier-click still opens the page. The dialog
+ * closes as the form is sent: the page's own answer (toast, `FormError`) says how it went.
  */
 export function ConfirmDialog({
   children,
@@ -138,20 +123,8 @@ export function ConfirmDialog({
 }
 
 /**
- * The confirmation a route renders at `ConfirmDialog`'s `fallbackHref`, for browsers without
- * JavaScript: the same title, description and POST form, and a link back (`cancelHref`, usually the
- * list's URL without the confirmation params). Render it near the top of the page.
- *
- * @example
- * ```tsx
- * {confirming ? (
- *   <ConfirmPanel
- *     title={t(…)} description={t(…)} confirmLabel={t(…)}
- *     fields={{ intent: 'supprimer', id: String(confirming.id) }}
- *     cancelHref={urlWith(search, { confirmer: null, id: null })}
- *   />
- * ) : null}
- * ```
+ * The confirmation a route renders at `ConfirmDialog`'s `fallbackHref`, for browsers without JavaScript: the same text
+ * and POST form, and a link back (`cancelHref`). Render it near the top of the page.
  */
 export function ConfirmPanel({
   cancelHref,

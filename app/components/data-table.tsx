@@ -20,12 +20,8 @@ export type DataTableColumn<Row> = {
 }
 
 /**
- * A list as a table whose state lives in the URL: sortable headers are plain links to the same page
- * with `?tri=<key>` (ascending) or `?tri=-<key>` (descending), keeping the other params and going back
- * to the first page, so sorting works without JavaScript. The loader reads the param (`readSort`) and
- * sorts in SQL; this component only says how the rows are sorted (`aria-sort` and an arrow).
- *
- * With no rows, `empty` is rendered instead of the table (an `EmptyState`): no header row of nothing.
+ * A table whose sort lives in the URL (`?tri=<key>`, `?tri=-<key>`): headers are links, so sorting works without
+ * JavaScript, and the loader sorts in SQL (`readSort`). With no rows, `empty` replaces the table.
  */
 export function DataTable<Row>({
   columns,

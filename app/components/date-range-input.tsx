@@ -17,13 +17,9 @@ export type DateRangeBound = {
 }
 
 /**
- * A period as two labelled text fields (start, end) in dd/MM/yyyy, grouped under a legend. Text
- * rather than `type="date"`: the spec's format, shown and posted the same in every browser, with or
- * without JavaScript, and a GET filter's value comes back in the URL exactly as typed. Each field has its format as a hint and its own errors, wired as `Field` does (`aria-invalid`,
- * `aria-describedby`); the server still parses and checks the dates.
- *
- * With JavaScript, the slashes are typed for the user after the day and the month: the numeric keypad
- * that `inputMode="numeric"` opens on phones has none on some systems.
+ * A period as two dd/MM/yyyy text fields. Text rather than `type="date"`: the spec's format, shown and posted the same
+ * in every browser, with or without JavaScript, and a GET filter's value comes back in the URL as typed. With
+ * JavaScript the slashes are typed for the user: the numeric keypad some phones open has none.
  */
 export function DateRangeInput({
   legend,

@@ -28,14 +28,9 @@ export type DateRangePickerBound = {
 }
 
 /**
- * A period (spec §2 logs screen's date-range picker) as two plain date inputs, which work without
- * JavaScript and give 'yyyy-MM-dd' to the form, each with its own errors (wired as `Field` does). With
- * JavaScript a button opens a calendar under them where the period is picked in two clicks (or from a
- * few usual periods); it fills the same inputs, so what is submitted is always what they show, and
- * Escape closes it back to its button.
- *
- * The inputs stay the browser's own (uncontrolled): a date typed before the script has run is kept
- * when it takes over, and read back into the state that bounds the other input and opens the calendar.
+ * A period (spec §2 logs screen) as two plain date inputs that work without JavaScript; with it, a calendar fills the
+ * same inputs, so what is submitted is what they show. The inputs stay uncontrolled so that a date typed before
+ * hydration is kept.
  */
 export function DateRangePicker({
   legend,

@@ -34,11 +34,8 @@ const inputValue = (day: Date) => format(day, 'yyyy-MM-dd')
 const TWO_MONTHS_WIDTH = 2 * 7 * 40 + 24 + 2 * 12
 
 /**
- * The calendar of `DateRangePicker` (react-day-picker: keyboard navigation, grid semantics and day
- * labels in French and British English — weeks from Monday, and a day's name holding the number it
- * shows, '2 January', which the American '2nd' does not): two months side by side where they fit, else one, days up to
- * today. A click starts a period, the next one ends it (in either order); a usual period is one click.
- * What was picked is said in words for screen readers.
+ * The calendar of `DateRangePicker`, on react-day-picker for keyboard navigation, grid semantics and day labels in
+ * French and British English: weeks from Monday, and a day's label holds the number shown ('2 January', not '2nd').
  */
 export default function RangeCalendar({
   from,

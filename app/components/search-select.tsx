@@ -35,15 +35,9 @@ type ControlProps = {
 }
 
 /**
- * A select for long lists (structures, users…) that one can search. Without JavaScript it is a
- * native `<select>` holding every option, which posts `name=value`. Once hydrated it becomes an ARIA
- * 1.2 combobox (editable, list autocomplete with automatic selection): typing filters the options
- * client-side, ↓/↑ move through them, Enter or a click picks one, Escape closes and restores the
- * choice, and the value is posted by a hidden input of the same name. Labelled and described like
- * `Field` (`aria-invalid`, `aria-describedby` to the hint and the errors).
- *
- * Hand-built rather than cmdk + Radix Popover: two dependencies and a portal for what one input and
- * one list do, and the native fallback is needed anyway.
+ * A searchable select: a native `<select>` without JavaScript, an ARIA 1.2 combobox once hydrated (its value posted by
+ * a hidden input of the same name). Hand-built rather than cmdk + Radix Popover: two dependencies and a portal for one
+ * input and one list, and the native fallback is needed anyway.
  */
 export function SearchSelect({
   id,

@@ -100,14 +100,9 @@ async function adminSession(request: Request, auth: Auth, context: AppLoadContex
 type AdminRead<T> = { auth: Auth; data: T; t: Awaited<ReturnType<typeof i18nServer.getFixedT>> }
 
 /**
- * The guard of the admin screens (spec §6: paths containing 'admin'; the pages of the whole
- * organisation, `isRootOnlyPath`, for the root's administrators). Each admin route calls it in its own
- * loader and action: on client-side navigation Remix does not re-run the /pages layout loader.
- *
- * With `read`, the page's reads are asked alongside the check rather than after it: both in-process
- * calls share the request's check of the caller, so the page's data and the check take one D1 round
- * trip. `read`'s outcome is looked at only once the check has passed (a non-administrator is sent to
- * their access page whatever their call was answered); the page's words (`t`) come with them.
+ * The admin screens' guard (spec §6: paths containing 'admin'; `isRootOnlyPath` for the root's administrators). Every
+ * admin loader and action calls it: on client-side navigation Remix does not re-run the /pages layout loader. `read`
+ * shares the check's D1 round trip; its outcome is looked at only once the check has passed.
  */
 export async function requireAdmin(request: Request, context: AppLoadContext): Promise<Auth>
 export async function requireAdmin<T>(

@@ -105,15 +105,10 @@ export function formReply<Intent extends string>(
 }
 
 /**
- * The failed answer of a form action (app/lib/form.ts `FormReply`), 400: the API's field errors on
- * their fields, a business code the form knows on its field (`onField`), any other failure as the
- * form's message — its code's own, else `fallback`. A code `messages` has a key for is said in the
- * form's own words, on its field or on the form.
- *
- * `nestedIn` names the object of the API's body that holds some of the form's fields (`poste`: the
- * API's `poste.dateFin` is the form's `dateFin`). With `withAttribute` (spec §8, logged creation) the
- * form's message is also said for a code that lands on its field, and carries the code's first
- * attribute as `values.attribut` for the form to show after the message.
+ * A form action's failed answer (`FormReply`, 400): the API's field errors on their fields, a code the form knows on
+ * its field (`onField`), else the form's message. `nestedIn` maps an API body's object to the form (`poste.dateFin` →
+ * `dateFin`); `withAttribute` (spec §8, logged creation) also gives a field's code the form's message and
+ * `values.attribut`.
  */
 export function formFailure<Intent extends string>(
   intent: Intent,

@@ -5,11 +5,8 @@ import { useTranslation } from 'react-i18next'
 import { type Message, translateError } from './api-errors'
 
 /**
- * What every form action answers when it stays on its page (the one convention of the portal's forms):
- * which form of the page it was (`intent`), conform's submission result (what was posted, the field
- * errors), a message for the form as a whole, and what the answer shows once (`shown`: a secret to copy,
- * recovery codes, a sign-in's second step). A refusal is status 400; a success redirects with a toast
- * unless it has something to show.
+ * What every form action answers when it stays on its page: which form (`intent`), conform's submission result, a
+ * message for the whole form, and what to show once (`shown`: a secret, recovery codes, a sign-in's second step).
  */
 export type FormReply<Intent extends string = string, Shown = never> = {
   intent: Intent

@@ -7,11 +7,9 @@ type MailStatus = 'short' | 'typing' | 'malformed' | 'checking' | 'free' | 'used
 type MailAnswer = { mail: string | null; actif: boolean | null; asked: string; failed: boolean }
 
 /**
- * Spec §4, §5: whether the address typed has an account, checked after a pause once it has 3
- * characters: an active account → used, an inactive one → linked account inactive, none → free. Its
- * form and length (spec §9) come first: an address too long or not one is `malformed`, said after the
- * same pause (`typing` until then), and never asked about. A check that could not be made is
- * `unknown` and blocks nothing (the save checks again).
+ * Spec §4, §5: whether the typed address has an account (used, inactive, free), checked after a pause from 3
+ * characters. An address malformed or too long (spec §9) is `malformed` and never asked about; a check that failed is
+ * `unknown` and blocks nothing, since the save checks again.
  */
 export function useMailCheck(url: string, inputId: string) {
   const fetcher = useFetcher<MailAnswer>()

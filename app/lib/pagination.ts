@@ -22,11 +22,9 @@ export function pageCount(total: number, pageSize = DEFAULT_PAGE_SIZE): number {
 }
 
 /**
- * The page numbers to link to: `shown` consecutive pages centred on the current one, shifted to stay
- * within 1…pageCount (an out-of-range page is first brought back into it).
+ * `shown` consecutive page numbers centred on `page`, shifted to stay within 1…pageCount.
  * @example pageWindow(1, 10) // [1, 2, 3, 4, 5]
  * @example pageWindow(6, 10) // [4, 5, 6, 7, 8]
- * @example pageWindow(10, 10) // [6, 7, 8, 9, 10]
  */
 export function pageWindow(page: number, pageCount: number, shown = PAGES_SHOWN): number[] {
   if (pageCount < 1 || shown < 1) return []

@@ -7,11 +7,9 @@ import { formReply, readForm, submitted } from '~/lib/form.server'
 import { WITHOUT_SCRIPTS } from '~/lib/scripts'
 
 /**
- * Opens an application in the tab the launch form targeted: asks the API for a launch URL carrying a
- * single-use code, then forwards to it by a refresh. The page ships no script, so with JavaScript on
- * or off there is exactly one navigation: a second one would spend the single-use code before the one
- * the user sees. (A redirect would be simpler, but a form's redirect to another origin is refused by
- * the portal's `form-action 'self'`.)
+ * Opens an application in the tab the launch form targeted, by a refresh to a URL with a single-use code. The page
+ * ships no script, so there is one navigation only (a second would spend the code); not a redirect, since the portal's
+ * `form-action 'self'` refuses a form's redirect to another origin.
  */
 export async function action({ request, context }: ActionFunctionArgs) {
   const auth = await requireUser(request, context)

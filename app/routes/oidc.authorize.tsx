@@ -15,11 +15,9 @@ export const meta = titleMeta
 export const handle = WITHOUT_SCRIPTS
 
 /**
- * The OpenID Connect authorization endpoint (DESIGN §4b). The portal's session is reused (single
- * sign-on); an anonymous visitor signs in at /login, as always, and comes back here. The API decides
- * (`POST rest/bd/oidc/authorize`): a code or an error goes back to the client; an unknown client or an
- * unregistered redirect URI is said on this page, never redirected to. No consent screen: the
- * organisation's administrators granted the application.
+ * The OpenID Connect authorization endpoint (DESIGN §4b), on the portal's session (single sign-on). An unknown client
+ * or an unregistered redirect URI is said on this page, never redirected to. No consent screen: the organisation's
+ * administrators granted the application.
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const t = await i18nServer.getFixedT(request)

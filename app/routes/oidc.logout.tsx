@@ -19,11 +19,8 @@ export const meta = titleMeta
 export const handle = WITHOUT_SCRIPTS
 
 /**
- * RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0; DESIGN §4b), GET or POST. With an ID
- * token hint of the very session signed in here (its `sid` this portal session or one it opened), the
- * portal session ends at once (and with it every application's session it opened: back-channel logout
- * tells their clients); any other hint, or none, and the user confirms first. The
- * user goes back to the client's registered post-logout address, else stays on a page that says so.
+ * RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0; DESIGN §4b), GET or POST. Only an ID token hint of the
+ * very session signed in here (its `sid`) ends it at once; any other hint, or none, and the user confirms first.
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
   return logout(request, context, Object.fromEntries(new URL(request.url).searchParams), false)

@@ -192,11 +192,8 @@ function clientWhenOidc(form: { protocole?: unknown; oidc?: unknown }, ctx: z.Re
 }
 
 /**
- * The portal's application form: the fields of `applicationInputSchema` as a form posts them (`actif`
- * a checkbox, each function granting it a `fonctions` value), its protocol a radio group and its
- * OpenID Connect client a fieldset always in the page: `oidc.public` a checkbox, the addresses of
- * `oidc.redirectUris` and `oidc.postLogoutRedirectUris` one a line in a textarea, the other two
- * optional. An address refused is said on its field with its place among the lines kept
+ * `applicationInputSchema` as the portal's form posts it: checkboxes, a radio group, and the OpenID Connect addresses
+ * one a line in textareas. A refused address is said on its field by its place among the lines kept
  * (`oidc.redirectUris[1]`), as the API names it (`oidc.redirectUris.1`).
  */
 export const applicationFormSchema = z

@@ -3,22 +3,10 @@ import type { DB } from '../db/client'
 import { hostOf, LOOPBACK_HOSTS } from './domain'
 
 /**
- * The delegated administrator's scope (DESIGN §4), in SQL and nowhere else: every admin endpoint
- * filters and checks through these expressions, so a list can only contain what is in scope and a
- * read, a write or the `modification` flag all say the same thing.
- *
- * The scope of a viewer = the sub-trees of the structures where they hold a current post, if they are
- * an administrator. A user lies in it by their current and future posts; a user with none by the
- * structure they belong to (`rattachement_id`: that of the post that ended last, else the company a
- * carrier registered with, kept by triggers, migration 0014); a user with neither (never posted) only
- * in the scope of the whole tree, on its own domain. A pending registration is no user here: only the
- * authorisation queue (services/organisation/registration-queue.ts) handles it, by `registrationInScope`. A sub-tree is a range of the materialised path: every path that starts with
- * '/1/2/' lies in ['/1/2/', '/1/2/:') (paths hold only digits and '/', and ':' follows '9'), which
- * the index on `structure.path` answers without a scan.
- *
- * The expressions take the viewer as values (their id, domain and today's date), not as a checked
- * actor: they run in the same D1 batch as the caller's own check (`actorWith`), whose failure discards
- * their rows.
+ * The delegated administrator's scope (DESIGN §4), in SQL only, so lists, reads, writes and `modification` agree: the
+ * sub-trees of an administrator's current posts. A user lies in it by their current and future posts, else by
+ * `rattachement_id` (migration 0014), else only in the whole tree's. A sub-tree is the path range ['/1/2/', '/1/2/:')
+ * (':' follows '9'), which the path index answers. The viewer comes as values, to run in `actorWith`'s batch.
  */
 export type Viewer = {
   id: number
@@ -158,11 +146,9 @@ function postlessInScope(db: DB, viewer: Viewer, alias: string, { byIndex = true
 }
 
 /**
- * Whether the pending registration a query reads under `alias` is in the viewer's authorisation queue:
- * the structure it waits in (`rattachement_id`: the carrier company it chose, or for a company it
- * typed the structure that company will be created under, the carriers' parent) lies in scope — the
- * rule of a user without a post, whom a registration is (`postlessInScope`), so one whose structure
- * is gone falls to the administrators of the whole tree of its domain.
+ * Whether the pending registration under `alias` is in the viewer's authorisation queue: its structure
+ * (`rattachement_id`: the company chosen, or the carriers' parent for a typed one) lies in scope by the postless rule
+ * (`postlessInScope`), so one whose structure is gone goes to the administrators of its domain's whole tree.
  */
 export const registrationInScope = (db: DB, viewer: Viewer, alias: string): Expression<SqlBool> =>
   // Read from the few pending registrations (`utilisateur (registration_state, …)`), not from the
@@ -200,11 +186,8 @@ function userVisible(db: DB, viewer: Viewer, alias: string): Expression<SqlBool>
 }
 
 /**
- * A scope of fewer structures than `SMALL_SCOPE_STRUCTURES` holding fewer live posts than
- * `SMALL_SCOPE_POSTS` is listed from its posts; a larger one from the users, in the order of the list.
- * On 100 000 users, a site's list read from the users costs a tenth of a second (few of them are in
- * scope, so the whole index is walked), the root's read from its posts as much (every user is looked
- * up, then sorted); each the other way costs a millisecond.
+ * A scope under both limits is listed from its posts, a larger one from the users in the list's order: on 100 000 users
+ * each costs a millisecond its own way and a tenth of a second the other way round.
  */
 export const SMALL_SCOPE_STRUCTURES = 100
 export const SMALL_SCOPE_POSTS = 1000
@@ -242,12 +225,9 @@ export const fewUsersInScope = (db: DB, viewer: Viewer): Expression<SqlBool> =>
   fewer(scopeUserIds(db, viewer).limit(SMALL_SCOPE_POSTS).as('capped'), SMALL_SCOPE_POSTS)
 
 /**
- * `userVisible` for a list of users, the same rule written so that an index finds the rows either
- * way round (`from`): from the users (their live posts probed against the scope's structure ids, for
- * a large scope walked in the list's order) or from the scope's posts (for a small one). A user has
- * a live post exactly when `postes_fin`, the last end date of their posts, is not past: those without
- * are placed by the structure they belong to (`postlessInScope`). `withPostless: false` leaves them
- * out, for a list that needs a current post anyway.
+ * `userVisible` for a list, written so that an index serves either way round (`from`): from the users (a large scope,
+ * in the list's order) or from the scope's posts (a small one). Users without a live post (`postes_fin` past) are
+ * placed by their structure (`postlessInScope`); `withPostless: false` leaves them out.
  */
 export function userListedInScope(
   db: DB,

@@ -7,12 +7,9 @@ const HOUR = 3600
 const DAY = 24 * HOUR
 
 /**
- * Deletes what can no longer matter (run hourly by the cron trigger): used captchas past their
- * expiry, refresh tokens of families past their absolute lifetime (reuse detection needs nothing
- * older) and the retry copies of rotated ones, forgotten sign-in failures, old rate-limit windows,
- * mail tokens expired a month ago, dead second-factor and passkey challenges, day-old unconfirmed
- * TOTP enrolments, month-old mail, and the user list's totals of past days (whatever
- * the organisation's time zone: a day before yesterday in UTC).
+ * Deletes what can no longer matter (hourly cron): spent captchas, expired tokens and challenges, old counters,
+ * month-old mail. Refresh token families go past their absolute lifetime (reuse detection needs nothing older), the
+ * user list's totals the day before yesterday in UTC, whatever the organisation's time zone.
  */
 export async function purgeExpired(ctx: Ctx, now = new Date()) {
   const db = ctx.db

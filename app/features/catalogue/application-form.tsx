@@ -26,15 +26,9 @@ const CHECKBOX =
   'mt-0.5 size-4 shrink-0 accent-primary focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring focus-visible:ring-offset-2'
 
 /**
- * The application form of the catalogue, to register an application or to edit one: its name, its
- * address, its icon (radio buttons that show the icons), whether it is on, and the functions that
- * grant it, chosen structure by structure. Picking a structure shows its functions (`?structure=`
- * with JavaScript; without, the "show its functions" button posts the form, `intent=fonctions`,
- * which comes back with what was typed and chosen). Every function chosen stays listed, ticked, above
- * the structure being looked at: unticking one takes it off the grants on save. An application
- * granted by more functions than one save may name (`grantsKept`, how many) keeps them: the form
- * says so and changes the rest. Below, how its users sign in: the launch code or OpenID Connect, and
- * the OpenID Connect client's fields (`ProtocolCard`).
+ * The catalogue's application form, to register or edit one. Without JavaScript, the "show its functions" button posts
+ * the form (`intent=fonctions`), which comes back with what was typed. An application granted by more functions than
+ * one save may name (`grantsKept`) keeps its grants: the form says so and changes the rest.
  */
 export function ApplicationForm({
   values,

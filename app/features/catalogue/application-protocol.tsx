@@ -20,11 +20,9 @@ const CHECKBOX =
 const CLIENT = 'application-oidc'
 
 /**
- * How the application's users sign in, in the application form: the protocol (the launch code, or
- * OpenID Connect), and the OpenID Connect client's fields. Those are always in the page, in a fieldset
- * that says they apply to OpenID Connect only (without JavaScript, the server ignores them with the
- * launch code); once the page is live, the fieldset is hidden while the launch code is chosen, what it
- * holds kept for a change of mind.
+ * The application's sign-in protocol (launch code or OpenID Connect) and its OpenID Connect client's fields. Those are
+ * always in the page (without JavaScript the server ignores them for the launch code); once hydrated they are hidden,
+ * not removed, while the launch code is chosen, so a change of mind keeps them.
  */
 export function ProtocolCard({
   fields,

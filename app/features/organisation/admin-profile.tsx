@@ -33,11 +33,9 @@ const SAVE_PROFILE = 'enregistrer-profil'
 const POSTE_ROW = 'poste'
 
 /**
- * A user's profile as an administrator sees it (spec §2, §6): the own-profile screen's identity and
- * posts, plus the active and admin switches, post deletion and a new invitation — all enabled only
- * when the server's `modification` flag says the viewer may manage this user — what their posts
- * grant: the applications they may launch today and those a future post will open — and, for a user
- * the viewer manages, their open sessions, which end all at once.
+ * A user's profile as an administrator sees it (spec §2, §6): identity, posts, switches, the applications their posts
+ * grant now and later, and, for a user the viewer manages, their sessions. Controls are enabled only when the server's
+ * `modification` flag says the viewer may manage this user.
  */
 export function AdminProfile({ user, self, applications, upcoming, sessions, constraint }: Props) {
   const { t } = useTranslation()

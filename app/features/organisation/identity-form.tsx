@@ -14,12 +14,9 @@ import { useFieldErrors, useFormReply, usePendingIntent } from '~/lib/form'
 import type { ProfileInput, User } from '../../../worker-api/contract/user'
 
 /**
- * A profile's identity form (spec §2, §5), the own profile's and the administrator's view of a user's
- * alike (`intent=profile`): the read-only login, nom, prenom and mail in a two-column grid, and Save.
- * One's own (`own`) lets the browser fill the fields and says under the mail that a new address waits
- * for its confirmation; an administrator's view does not, and its fields are disabled unless the
- * viewer may manage the user (spec §6, `editable`). A failed save's errors on a field go once it is
- * changed (`useFieldErrors`).
+ * A profile's identity form (spec §2, §5), one's own and an administrator's view alike (`intent=profile`). Only one's
+ * own (`own`) lets the browser fill it and says a new address waits for its confirmation; an administrator's fields are
+ * disabled unless they may manage the user (spec §6, `editable`).
  */
 export function IdentityForm({
   user,

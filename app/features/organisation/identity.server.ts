@@ -5,11 +5,8 @@ import type { BusinessCode } from '../../../worker-api/contract/errors'
 import { type ProfileInput, profileSchema } from '../../../worker-api/contract/user'
 
 /**
- * Saves a profile's identity form (`IdentityForm`: PUT rest/bd/utilisateur/{id}, spec §5), one's own
- * or a user's an administrator manages: the user as saved and the new address that now waits for its
- * confirmation link, if any; or the form's failed reply (`failed`) — the address taken on its field,
- * the API's field errors on theirs, anything else on the form, in the page's words where `messages`
- * has some.
+ * Saves `IdentityForm` (PUT rest/bd/utilisateur/{id}, spec §5): the saved user and the new address awaiting its
+ * confirmation, if any; or the form's failed reply, in the page's words where `messages` has some.
  */
 export async function saveIdentity(
   auth: Auth,

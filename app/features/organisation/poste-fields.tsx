@@ -10,11 +10,9 @@ import type { Fonction } from '../../../worker-api/contract/structure'
 type PosteField = { id: string; name: string; initialValue?: unknown; errors?: string[] | undefined }
 
 /**
- * A post's fields (spec §2, §5), in both forms that give one — the create-user form's position card
- * and the add-post form of a structure's users: the structure when the form chooses it (with, without
- * JavaScript, the button that shows its functions), a function of that structure (spec §4: none → the
- * error and a disabled select; one → chosen; several → to choose) and the period, dd/MM/yyyy. Each
- * form keeps its own words (`words`, their namespace in the locales).
+ * A post's fields (spec §2, §5), shared by the create-user form and a structure's add-post form, each in its own words
+ * (`words`, their namespace in the locales). Spec §4: a structure with no function is an error and a disabled select,
+ * one is chosen, several leave the choice.
  */
 export function PosteFields({
   words,

@@ -14,11 +14,9 @@ import { useHydrated } from '~/lib/hydrated'
 import type { Structure, TypeStructure, StructureForm as Values } from '../../../worker-api/contract/structure'
 
 /**
- * The structure form (spec §2, §4, §5), to create or to edit. The parents depend on the type: choosing
- * a type reloads the page with `?type=` (a GET of this very form, so the name typed is kept), on
- * change with JavaScript, with the "show parents" button without. Then 0 parents is an error and
- * the field is disabled, 1 is selected and disabled (posted by a hidden input), several leave the
- * choice. In edit mode the root keeps no type nor parent to choose.
+ * The structure form (spec §2, §4, §5). The parents depend on the type: choosing one reloads with `?type=` (a GET of
+ * this very form, so the name typed is kept). Then 0 parents is an error, 1 is selected and disabled (a hidden input
+ * posts it), several leave the choice.
  */
 export function StructureForm({
   structure,

@@ -38,13 +38,9 @@ export function CreateUserScreen(props: Parameters<typeof UserCreateForm>[0]) {
 }
 
 /**
- * The create-user form in logged mode (spec §2, §4, §5): an identity card and a position card. The
- * functions depend on the structure: choosing one reloads the page with `?structure=` on the pick
- * with JavaScript; without, the "show functions" button posts the form (`intent=fonctions`), which
- * comes back for that structure with what is typed — kept out of the URL. Then 0 functions is an
- * error and the select is disabled, 1 is chosen, several leave the choice. The address is checked
- * as it is typed; with JavaScript Save waits for the spec's conditions, without it the server
- * checks the same and answers on the fields.
+ * The create-user form in logged mode (spec §2, §4, §5). The functions depend on the structure: picking one reloads
+ * with `?structure=` with JavaScript; without, "show functions" posts the form (`intent=fonctions`), so that what is
+ * typed stays out of the URL. The server checks the same conditions Save waits for with JavaScript.
  */
 export function UserCreateForm({
   structures,

@@ -11,11 +11,8 @@ const KEPT = ['mail', 'confirmation', 'nom', 'prenom', 'admin', 'fonction', 'dat
 export type UserFormValues = Record<(typeof KEPT)[number], string>
 
 /**
- * What the create-user form needs (spec §2 logged mode, §4): the structures of the admin's scope, the
- * chosen one and its functions (the function list depends on the structure). The structure comes
- * from the form when it `posted` itself to ask for another one's functions (without JavaScript,
- * what is typed then shown again), else from the URL (`?structure=`, alone: nothing typed goes
- * there), else from the route (`preset`, admin/user/{idStructure}/new), which must be in the scope.
+ * What the create-user form needs (spec §2 logged mode, §4): the admin's structures, the chosen one and its functions.
+ * The structure comes from the `posted` form, else `?structure=`, else the route's `preset`, which must be in scope.
  */
 export async function userFormData(request: Request, auth: Auth, preset: number | null, posted?: FormData) {
   const url = new URL(request.url).searchParams
@@ -59,11 +56,9 @@ export async function userFormAction(request: Request, auth: Auth, preset: numbe
 }
 
 /**
- * Saves the create-user form (POST rest/bd/utilisateur, spec §3): the user and their first post,
- * bound to this site (`domain`). The address taken lands on the mail field and, as spec §8 wants it
- * in logged creation, on the form with the address; the post's refusals on their fields. Success
- * goes to the access page (spec §2) with a notice: the user got an invitation to choose a password,
- * and the notice links to their profile, where the administrator most likely goes next.
+ * Saves the create-user form (POST rest/bd/utilisateur, spec §3), bound to this site (`domain`). An address taken is
+ * said on the mail field and, as spec §8 wants in logged creation, on the form with the address. Success goes to the
+ * access page (spec §2) with a notice that links to the new user's profile.
  */
 async function createUser(request: Request, form: FormData, auth: Auth) {
   const submission = parseWithZod(form, { schema: createUserFormSchema })

@@ -179,11 +179,9 @@ export function captchaMessage<M extends { key: string } | null>(form: FormData,
 }
 
 /**
- * The human-verification gate of a public form (spec §4). The server refuses a form sent without a
- * passed verification (with or without JavaScript alike); once the person ticks the widget that
- * message goes. A form sent while the widget is still solving waits for the solution, then goes
- * (`solving` lets the button say so). After each answer from the server (`answered` changes) a new
- * widget replaces the used one, since a solved challenge is single use.
+ * The human-verification gate of a public form (spec §4). A form sent while the widget is solving waits for the
+ * solution (`solving`); each answer of the server (`answered`) brings a new widget, since a solved challenge is single
+ * use.
  */
 export function useCaptchaGate(answered: unknown) {
   const [key, setKey] = useState(0)

@@ -26,11 +26,9 @@ type Props =
   | { sessions: PortalSession[]; own: false; name: string; editable: boolean }
 
 /**
- * The open sessions of a user (DESIGN §3): each browser with its version, when it signed in and was
- * last active, and the applications launched from it. On one's own profile "this device" is marked,
- * each session has its end (the current one signs out), and all the others end at once; on an
- * administrator's view of a user they manage, every session ends at once (the user is told by mail).
- * Every end asks first: an alert dialog, or without JavaScript a panel at `?confirmer=…`.
+ * A user's open sessions (DESIGN §3). On one's own profile each ends alone (the current one signs out) or all the
+ * others at once; on an administrator's view all end at once and the user is told by mail. Every end asks first: an
+ * alert dialog, or without JavaScript a panel at `?confirmer=…`.
  */
 export function SessionsList(props: Props) {
   const { t } = useTranslation()

@@ -48,12 +48,9 @@ const keptCount = (db: DB, today: string, application: Expression<number>) =>
     .where('kept.cle', '=', keptCountKey(today, application))
 
 /**
- * The statement of a catalogue read that counts and keeps today's `nbUtilisateurs` of the applications
- * it reads (`which`, on `a`) whose count is not kept yet — for a root administrator only, as the read
- * itself.
- * Counting them all takes 0.4 s in an organisation of 100 000 users; the count stays kept until a
- * user, a post or a grant is written (the triggers of migrations 0010 and 0020 empty the table) or the
- * day changes (the key holds it).
+ * Counts and keeps today's `nbUtilisateurs` of the applications read (`which`, on `a`) not kept yet, for a root
+ * administrator only, as the read. Counting them all takes 0.4 s on 100 000 users; the triggers of migrations 0010 and
+ * 0020 empty the kept counts on any user, post or grant write, and the key holds the day.
  */
 function keepLaunchersCounts(db: DB, viewer: Viewer, which: Expression<SqlBool>) {
   const id = sql.ref<number>('a.id')

@@ -9,11 +9,9 @@ import { actorOf, type Caller, requireRootAdmin } from '../core/actor'
 import { createApplication } from './application-writes'
 
 /**
- * Dynamic client registration (RFC 7591; DESIGN §4b), for tooling that registers an application
- * without the screens. The initial access token is a root administrator's access token; the client
- * becomes an application of the catalogue that no function grants: nobody may use it until a root
- * administrator grants it (the request cannot name functions). Its creation is audited as the
- * screens' is.
+ * Dynamic client registration (RFC 7591; DESIGN §4b). The initial access token is a root administrator's access token;
+ * the client becomes a catalogue application no function grants (the request cannot name functions), so nobody may use
+ * it until a root administrator grants it.
  */
 
 const metadataSchema = z.looseObject({

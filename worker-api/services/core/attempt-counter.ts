@@ -10,12 +10,9 @@ const MAX_WAIT_SECONDS = 15 * 60
 const FAILURES_RESET_SECONDS = 12 * 60 * 60
 
 /**
- * Counts an attempt before the password is checked, as statements of the caller's batch, so that a
- * burst of concurrent attempts cannot all pass a lock check made before any of them is recorded.
- * From the fifth failure in a row, the next attempt waits 60 s, then 60 s more per failure, up to
- * 15 minutes; failures older than 12 hours are forgotten; a success deletes the count. With `onlyIf`
- * (an SQL condition on what the batch did before), the attempt is counted only when it holds.
- * `check` reads the results.
+ * Counts an attempt before the password is checked, in the caller's batch, so that a burst of concurrent attempts
+ * cannot all pass a lock check made before any is recorded. With `onlyIf` (an SQL condition on what the batch did
+ * before) it counts only when that holds; `check` reads the results.
  */
 export function attemptCounter(counter: AttemptCounter, identifier: string | CountedBy, onlyIf = 'true') {
   // The identifier, or the subquery that finds it (bound as ?8): no row found, nothing counted.

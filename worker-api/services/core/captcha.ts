@@ -7,12 +7,9 @@ import type { Ctx } from '../../lib/types'
 import { clientCounter } from './rate-limit'
 
 /**
- * Human verification (DESIGN §6). CAPTCHA_PROVIDER picks the widget: `altcha` (default, self-hosted
- * proof of work; the payload is base64 JSON `{algorithm, challenge, number, salt, signature}`) or
- * `turnstile` (Cloudflare's token, checked at siteverify). With ALTCHA, a browser without JavaScript
- * answers a signed question instead (`{question, answer}` as base64 JSON), a few times per client
- * address and minute; Turnstile needs JavaScript. Every accepted payload is remembered until it
- * expires, so none is accepted twice.
+ * Human verification (DESIGN §6): CAPTCHA_PROVIDER `altcha` (default, self-hosted proof of work) or `turnstile`
+ * (Cloudflare's, needs JavaScript). Without JavaScript, ALTCHA asks a signed question instead, a few times per client
+ * address and minute. An accepted payload is remembered until it expires, so none is accepted twice.
  */
 const CHALLENGE_TTL_SECONDS = 10 * 60
 /** Clock difference tolerated between the isolate that issued a challenge and the one checking it. */
@@ -212,11 +209,9 @@ export async function checkCaptcha(ctx: Ctx, payload: string | undefined | null)
 type GateOptions = { kind: string; limit: number; captcha: string | undefined | null; remoteIp: string | null }
 
 /**
- * The checks a public write starts with (DESIGN §3, §6): the client's rate for `kind`, then the
- * payload, spent. Their statements open the caller's first batch, each taking effect only when the
- * ones before it passed: a refused request spends no payload and counts nothing further. `passed` is
- * the SQL condition, for the statement right after them, that this request spent the payload.
- * `check` throws the first refusal the results show, in that order.
+ * The checks a public write starts with (DESIGN §3, §6): the client's rate for `kind`, then the payload, spent, each
+ * only once the ones before passed, so a refused request spends nothing. `passed` is the SQL condition for the
+ * statement after them; `check` throws the first refusal.
  */
 export async function publicGate(ctx: Ctx, { kind, limit, captcha, remoteIp }: GateOptions) {
   const rate = clientCounter(kind, remoteIp, limit)

@@ -23,12 +23,9 @@ export function clientKey(ip: string | null | undefined): string {
 }
 
 /**
- * Per-client limit (DESIGN §3): at most `limit` requests of one kind per client and minute, the
- * client as `clientKey` says (Cloudflare, and wrangler dev, set CF-Connecting-IP). The count is one
- * atomic statement of the caller's own batch, so a limited call costs no round trip of its own; with
- * `onlyIf`, an SQL condition (no parameters) on what the batch did before, the request is counted
- * only when it holds. `check` reads the statement's row and throws 429 TOO_MANY_ATTEMPTS, with the
- * seconds to wait, past the limit.
+ * Per-client limit (DESIGN §3): `limit` requests of one kind per client (`clientKey`) and minute, counted by one
+ * statement of the caller's batch, so it costs no round trip. With `onlyIf` (SQL, no parameters) it counts only when
+ * that holds; `check` throws 429 TOO_MANY_ATTEMPTS with the seconds to wait.
  */
 export const clientCounter = (kind: string, ip: string | null, limit: number) =>
   rateCounter(`${kind}:${clientKey(ip)}`, limit)

@@ -81,11 +81,9 @@ function csvLine(language: Language, entry: LogEntry): string {
 }
 
 /**
- * The export of the history (the list's filters, every page): CSV in UTF-8 with a byte order mark, so
- * that spreadsheets read the accents right, in the caller's language. It is streamed a few hundred
- * entries at a time, each read resuming after the last entry written (date and id, newest first), so
- * a year of entries needs neither the memory for all of them nor a statement that long. The export
- * itself is recorded in the audit, in the batch of its first read.
+ * The history's CSV export, in UTF-8 with a byte order mark so that spreadsheets read the accents right. Streamed a few
+ * hundred entries at a time, each read resuming after the last written, so a year needs neither the memory nor one long
+ * statement. The export is audited in the batch of its first read.
  */
 export async function exportLogs(ctx: Ctx, caller: Caller, filters: LogFilters): Promise<ReadableStream<Uint8Array>> {
   const db = ctx.db

@@ -101,11 +101,9 @@ function filteredLogs(db: DB, filters: LogFilters, after?: Expression<number>) {
 }
 
 /**
- * Whether an entry's user lies in the viewer's scope (DESIGN §4; an entry whose user was deleted is
- * the whole tree's), written for each way of reading: `users` probes the log's user index for each
- * user of the scope (a small scope), `log` asks each entry of the date range about its user (a large
- * one, read newest first: a page stops after a few), and `set` probes the scope's users gathered once
- * (a large scope counted: a month of the root's entries in a few tens of milliseconds).
+ * Whether an entry's user is in scope (DESIGN §4; a deleted user's entries are the whole tree's), per way of reading:
+ * `users` probes the log per user of a small scope, `log` asks each entry of a large one (newest first, a page stops
+ * early), `set` probes the scope's users gathered once (a large scope counted).
  */
 export function authorInScope(db: DB, viewer: Viewer, way: 'users' | 'log' | 'set'): Expression<SqlBool> {
   const gone = sql<SqlBool>`(log.utilisateur_id is null and ${wholeTreeInScope(db, viewer)})`
@@ -226,16 +224,9 @@ const totalKey = (viewer: Viewer, query: LogFilters) =>
   ])
 
 /**
- * The statements of a list read: its page read either way round (a scope of few users from their
- * entries, user by user; one of many down the date index, newest first, where a page stops after a few
- * tens of entries — a site of a handful of posts sees every postless user of its domain, thousands in
- * the large seed: 22 ms a page user by user, 1 ms down the index), then its total kept up to date and
- * read.
- *
- * The total: a kept one plus the entries written since it was counted, else a full count — the scope's
- * users gathered once and probed down the range (a small scope: each user's entries counted) — written
- * back only when it changed, so that reading a list again costs a few index lookups, not a count.
- * Both writes wait for `allowed` (the caller answerable): a refused read keeps nothing.
+ * A list read: its page either way round (a scope of few users from their entries, user by user; else down the date
+ * index, newest first, where a page stops after a few tens of entries), then its total: a kept one plus the entries
+ * since, else a full count, written back only when it changed. Both writes wait for `allowed`.
  */
 export function logListStatements(db: DB, viewer: Viewer, query: LogListQuery, allowed: Expression<SqlBool>) {
   const fewUsers = fewUsersInScope(db, viewer)

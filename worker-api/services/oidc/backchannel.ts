@@ -6,11 +6,9 @@ import type { Ctx, Env } from '../../lib/types'
 import { MAX_ATTEMPTS, retryDelaySeconds } from '../core/outbox'
 
 /**
- * Back-channel logout (OpenID Connect Back-Channel Logout 1.0; DESIGN §4b): an ended OpenID Connect
- * session's client gets a signed logout token (`typ: logout+jwt`, its `sid` and `sub`) posted to its
- * back-channel logout URI, right after the request that ended it and again from the cron, with the
- * outbox's growing delays. The rows are written by a trigger (migration 0022) in the batch that ended
- * the session. A sender leases what it takes, so a request and the cron never post one twice.
+ * Back-channel logout (OpenID Connect Back-Channel Logout 1.0; DESIGN §4b): an ended session's client gets a signed
+ * logout token, right after the request that ended it and again from the cron with the outbox's delays. A trigger
+ * (migration 0022) writes the rows in the ending batch; a sender leases what it takes, so none is posted twice.
  */
 
 const LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout'

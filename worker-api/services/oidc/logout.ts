@@ -6,12 +6,10 @@ import { signingKey } from '../../lib/oidc-keys'
 import type { Ctx } from '../../lib/types'
 
 /**
- * RP-initiated logout (RP-Initiated Logout 1.0; DESIGN §4b): the portal's `/oidc/logout` page asks who
- * sent the user, and where it may send them back. An ID token hint must be one of ours (its signature,
- * by the current or the next key, and its issuer; an expired one still names its client and user); a
- * post-logout address is followed only when the client is identified and registered it exactly. The
- * page signs out without asking only for a hint of the very session signed in there (its `sid` the
- * portal session or one of its children, §2): any other ID token the user ever had asks first.
+ * RP-initiated logout (RP-Initiated Logout 1.0; DESIGN §4b). An ID token hint must be ours (signed by the current or
+ * the next key; an expired one still names its client and user); a post-logout address is followed only when the client
+ * is identified and registered it exactly. The page signs out without asking only for a hint of the very session signed
+ * in there (its `sid` that session or one of its children, §2).
  */
 
 /** The claims of an ID token this provider signed, or null. */

@@ -15,11 +15,9 @@ import { currentPostsQuery, idToken, type PostRow, type ProfileRow, profileQuery
 import { authenticate, clientRead, pkceMatches } from './client-auth'
 
 /**
- * The token endpoint (RFC 6749 §3.2, OIDC Core §3.1.3; DESIGN §4b): a code (single use, 60 s, bound to
- * its client, redirect URI and PKCE challenge) or a refresh token (rotated with the portal's reuse
- * detection) for tokens; each exchange checks again that the user may sign in and that a current post
- * grants the application. One read (the client's rate, the client, the grant, the user's claims), then
- * one write.
+ * The token endpoint (RFC 6749 §3.2, OIDC Core §3.1.3; DESIGN §4b): a code (single use, 60 s, bound to its client,
+ * redirect URI and PKCE challenge) or a refresh token (rotated with reuse detection); each exchange checks again that
+ * the user may sign in and that a current post grants the application.
  */
 
 export type TokenForm = Partial<

@@ -55,12 +55,9 @@ function dayIndex(starts: string[]) {
 }
 
 /**
- * The sign-ins per day and launches per application of the scope's users over a range of the
- * history, as rows `{grp, n}`, `grp` the JSON `["c", day]` (a day's sign-ins, `day` from `dayIndex`)
- * or `["l", name]` (an application's launches): one pass down the index of `log (type_log, date,
- * utilisateur_id)`. `way` is `authorInScope`'s: `set` for a month (the scope's users gathered once),
- * `log` for today's few entries (each asked about its user: no set of the root's 100 000 users to
- * gather for them).
+ * The scope users' sign-ins per day and launches per application over a range, as rows `{grp, n}` (`grp` the JSON
+ * `["c", day]` or `["l", name]`), in one pass down `log (type_log, date, utilisateur_id)`. `way`: `set` for a month,
+ * `log` for today's few entries (no set of the root's 100 000 users to gather).
  */
 function activity(db: DB, viewer: Viewer, starts: string[], range: [string, string], way: 'set' | 'log') {
   const group = sql<string>`case when log.type_log = 'CONNEXION' then json_array('c', ${dayIndex(starts)})
@@ -76,11 +73,9 @@ function activity(db: DB, viewer: Viewer, starts: string[], range: [string, stri
 }
 
 /**
- * The home's activity of the closed days (every one but today) kept in `utilisateur_liste_total`:
- * entries are written as they happen, so a closed day's counts never change — only the scope does,
- * and the table's triggers empty it whenever a user, a post or a structure is written. Kept once a
- * day per administrator (rows keyed `prefix` + `grp`, and a `"done"` row that says they are there),
- * read back by their key's prefix; today's entries are counted on each read.
+ * The home's activity of closed days, kept in `utilisateur_liste_total`: entries are never rewritten, so only the scope
+ * changes a closed day's counts, and the table's triggers empty it on any user, post or structure write. Kept once a
+ * day per administrator (rows keyed `prefix` + `grp`, and a `"done"` row); today's are counted on each read.
  */
 function keptActivity(db: DB, viewer: Viewer, starts: string[], allowed: Expression<SqlBool>) {
   const prefix = `${JSON.stringify(['accueil', viewer.today, viewer.id, viewer.domain]).slice(0, -1)},`

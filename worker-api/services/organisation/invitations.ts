@@ -23,12 +23,9 @@ type Invitee = {
 }
 
 /**
- * A new invitation of `user` from `inviter` (the user of a created account chooses their password
- * with it): its single-use link, valid `INVITATION_TTL_HOURS`, and its mail, as statements for the
- * batch of the write they belong to. Once the link is written, the earlier invitations die and the
- * user's `tokenRegister` shows the new expiry. With `capped`, the link is written only while the user
- * got fewer than `INVITATIONS_PER_HOUR` this hour; `onlyIf` adds a condition of the caller's. `written`
- * finds the link once it is in.
+ * A new invitation of `user` from `inviter`, as statements for the write's batch: a single-use link valid
+ * `INVITATION_TTL_HOURS` and its mail; earlier invitations die once it is written. `capped` holds it to
+ * `INVITATIONS_PER_HOUR`, `onlyIf` adds the caller's condition; `written` finds the link once it is in.
  */
 export async function invitationWrites(
   db: DB,

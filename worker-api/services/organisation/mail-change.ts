@@ -49,11 +49,9 @@ export function loginAfterMailChange(user: { login: string; mail: string }, newM
 }
 
 /**
- * A move to another address (security review: a session alone — the user's or an administrator's —
- * must not move the account to another mailbox): a single-use link, valid 24 hours, goes to the new
- * address, and the current one is told of the request, by whom when an administrator (`by`) asked.
- * Earlier requests die with this one. The statements for the caller's batch; the cap on requests per
- * hour and `guard` are kept atomically with the link's insert, on which everything else waits.
+ * A move to another address, confirmed from the new mailbox (security review: a session alone, the user's or an
+ * administrator's, must not move the account); the current address is told, and by whom (`by`). The cap per hour and
+ * `guard` hold atomically with the link's insert, on which everything else waits.
  */
 export async function requestMailChange(
   db: DB,
@@ -123,11 +121,9 @@ function pendingMailChangeLog(
 }
 
 /**
- * The writes that go with an administrator's change of a user's address, in the batch of the update
- * (`before` it, `after` it), for an invited user (no password yet). Every link that sets the password
- * dies: those lying in the former mailbox must not open the account (a mistyped address at creation
- * is the common case). The former address is told, and the new one gets the invitation again when the
- * user may use it (active and not deleted; activation sends it otherwise).
+ * An administrator's correction of an invited user's address, in the update's batch (`before`, `after`): every link
+ * that sets the password dies, since those in the former (often mistyped) mailbox must not open the account. The former
+ * address is told; the new one is invited again when the user may use it (active, not deleted).
  */
 export async function mailCorrection(
   db: DB,

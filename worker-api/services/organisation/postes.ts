@@ -64,11 +64,9 @@ export function requireNotOver(fin: string, today: string, field: string) {
 }
 
 /**
- * POST rest/bd/poste (spec §7): gives a user a function in a structure of the caller's scope over a
- * date range. The caller must be allowed to manage the user (`modification`, DESIGN §4), the function
- * must belong to the structure, and the user must not already hold that function there over any day
- * of the range (POSTE_ALREADY_EXIST). The insert re-checks the overlap when it runs; its audit entry
- * is written only with it.
+ * POST rest/bd/poste (spec §7): a function of a structure in scope, over a date range, to a user the caller may manage
+ * (`modification`, DESIGN §4). POSTE_ALREADY_EXIST if the user holds it there on any day of the range, a check the
+ * insert repeats; its audit entry is written only with it.
  */
 export async function createPoste(ctx: Ctx, caller: Caller, input: PosteInput): Promise<Poste> {
   const db = ctx.db

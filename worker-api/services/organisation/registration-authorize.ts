@@ -30,19 +30,10 @@ import { nomTaken } from './structures'
 export const REGISTRATION_LINKS_PER_HOUR = 5
 
 /**
- * POST rest/bd/authorize/user (spec §4, §7). Authorising sends the carrier a link to choose their
- * password (valid 7 days; a resend voids the last and renews the expiry), at most
- * `REGISTRATION_LINKS_PER_HOUR` an hour; the account becomes active, and complete once the password
- * is chosen. A registration that typed its company gets it then, in the same batch: created under the
- * structure it waited in, with its audit entry — or, when a carrier company of that name exists by
- * then (another registration of it authorised first), that one. When another kind of structure holds
- * the name, nothing is written: 409 STRUCTURE_NOM_ALREADY_USED with the name the carrier typed, for the
- * administrator to rename that structure or refuse the registration. Refusing deletes the
- * registration (a typed company was never written). Every write is conditioned, inside its batch, on
- * the registration still pending, so two administrators acting at once leave one outcome: a refused
- * or deleted registration is gone for the other (404), a completed one gets no link (409
- * LISTE_UPDATE_FAILED), of two links only the last one lives, its expiry the one shown, and of two
- * creations of a company one takes place.
+ * POST rest/bd/authorize/user (spec §4, §7): a link to choose a password (7 days, `REGISTRATION_LINKS_PER_HOUR`), and a
+ * typed company created in the same batch, unless another kind of structure holds the name (409
+ * STRUCTURE_NOM_ALREADY_USED). Refusing deletes the registration. Every write holds only while the registration is
+ * pending, so two administrators acting at once leave one outcome.
  */
 export async function authorizeRegistration(ctx: Ctx, caller: Caller, input: AuthorizeInput): Promise<AuthorizeResult> {
   const { db, actor, target, holder, read, offered } = await pendingTarget(ctx, caller, input.user.id)
@@ -177,11 +168,9 @@ export async function authorizeRegistration(ctx: Ctx, caller: Caller, input: Aut
 }
 
 /**
- * The writes that give a registration the company it typed, for the authorisation's batch, each
- * guarded by the same conditions when it runs (the registration still pending, still typed, under the
- * link cap): the audit entry and the company, under the structure the registration waits in, when no
- * structure holds the name yet; then the registration joins the carrier company of that name, the one
- * just created or one created meanwhile. `holder` reads, at the end, what holds the name.
+ * The writes giving a registration its typed company, each guarded when it runs (still pending, still typed, under the
+ * link cap): the company and its audit entry when no structure holds the name, then the registration joins the carrier
+ * company of that name, created now or meanwhile. `holder` reads what holds the name.
  */
 function typedCompany(
   db: DB,

@@ -35,11 +35,9 @@ export function offeredFonction(offered: { id: number | null; libelle: string }[
 }
 
 /**
- * The writes of the post given at authorisation, for its batch: the post in the carrier's company
- * (as it stands once the batch gave the registration its company) and its audit entry, both once the
- * link is written (the activation), unless the carrier already holds that post over those dates.
- * `ready` finds a row while the function exists in the company: the link waits for it, so that an
- * activation never goes without the post asked for.
+ * The post given at authorisation and its audit entry, written with the link (the activation) unless the carrier
+ * already holds it over those dates. `ready` finds a row while the function exists in the company: the link waits for
+ * it, so that an activation never goes without the post asked for.
  */
 export function posteAtAuthorisation(
   db: DB,

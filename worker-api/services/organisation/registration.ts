@@ -9,11 +9,9 @@ import { publicGate } from '../core/captcha'
 import { mailTaken } from '../core/users'
 
 /**
- * Carrier self-registration (spec §1, §4): a visitor asks for an account for their company — a
- * carrier of the public list, or a name they type; the request waits, inactive, in the authorisation
- * queue of the administrators whose scope holds that company (or, for a typed name, the carriers'
- * parent), until one of them accepts it (a link to choose a password, like an invitation; a typed
- * company is created then) or refuses it (the request is deleted, and nothing else was written).
+ * Carrier self-registration (spec §1, §4): a request for a listed carrier company or a typed name waits, inactive, in
+ * the queue of the administrators whose scope holds the company (or the carriers' parent) until accepted (a password
+ * link; a typed company is created then) or refused (deleted, nothing else was written).
  */
 
 /** The configured carrier type and the structure new carriers hang under (either may be missing). */
@@ -60,15 +58,10 @@ function carriersParent(db: DB, typeId: number, parentId: number | null) {
 }
 
 /**
- * POST rest/public/bd/transporteur/inscription: a pending, inactive user for the visitor, with the
- * carrier company they chose (or typed the name of, in any case), or the name of a company they typed
- * that no carrier holds. Such a name is only kept on the registration: the company is created when an
- * administrator authorises it, so an anonymous visitor writes no structure, lists nothing publicly,
- * holds no name, and learns nothing of the names the organisation uses (a name held by any other
- * structure is answered as any new one). The registration waits in the structure it names (or the
- * carriers' parent). Limited per client, behind the captcha. The user and the audit entry are one
- * batch: a second registration of the same address, even at the same moment, fails on the unique
- * index and leaves nothing behind (MAIL_ALREADY_USED).
+ * POST rest/public/bd/transporteur/inscription: a pending, inactive user. A typed company name is kept on the
+ * registration only, until authorised, so an anonymous visitor writes no structure, holds no name and learns none of
+ * the organisation's. The user and the audit entry are one batch: a second registration of the address fails on the
+ * unique index and leaves nothing (MAIL_ALREADY_USED).
  */
 export async function register(ctx: Ctx, input: RegistrationInput): Promise<Registered> {
   const gate = await publicGate(ctx, {

@@ -74,11 +74,8 @@ export const stillManaged = (db: DB, actor: Actor, id: number) =>
     .where(userManageable(db, viewerOf(actor)))
 
 /**
- * One flag of a user changed by an administrator, with its audit entry — written only when the flag
- * really changes, in the same batch — and whatever else the change needs (`also`), run before the
- * flag changes so that it may be conditioned on the former value. Each statement holds only while the
- * actor may manage the user (a post moved since the check leaves it undone). Answers a read of the
- * user as the change left them.
+ * Changes one flag of a user, with its audit entry, in one batch and only if it really changes. `also` runs first, so
+ * that it may depend on the former value; every statement holds only while the actor may manage the user.
  */
 async function setFlag(
   ctx: Ctx,

@@ -48,11 +48,9 @@ function boundOrigin(actor: Actor, domain: string | undefined, requestOrigin: st
 }
 
 /**
- * POST rest/bd/utilisateur (spec §3, §5): a user with their first post, in a structure of the caller's
- * scope. The login is the mail. An active user gets an invitation to choose their password (a
- * single-use link, valid 7 days); an inactive one gets it when they are activated (`setUserState`),
- * not before: a link they could not use yet would only run out. The user, the post, the link, the
- * mail and the audit entry are one batch: all or nothing.
+ * POST rest/bd/utilisateur (spec §3, §5): a user (the login is the mail) with a first post in scope, in one batch. Only
+ * an active user is invited now; an inactive one is invited on activation, since a link they could not use yet would
+ * only run out.
  */
 export async function createUser(ctx: Ctx, caller: Caller, input: CreateUserInput): Promise<User> {
   const db = ctx.db

@@ -58,15 +58,9 @@ const totalKey = (viewer: Viewer, query: UserListQuery) =>
   ])
 
 /**
- * GET rest/bd/utilisateur/liste: the users of the caller's scope (DESIGN §4) with their current and
- * future posts and `modification`; filtered, searched (first and last names, whatever their case and
- * accents), sorted and paged in SQL.
- *
- * The page is read by whichever of two statements suits the scope (`smallScope`, evaluated by SQLite
- * once, gives the other a limit of 0): a small scope from its posts, a large one from the users in the
- * list's order. Both come with the caller's check and the total in one round trip: the total is kept
- * (`keptUserTotal`), counted in the same batch only when it is not known since the last write (a tenth
- * of a second for the root of 100 000 users, once per day, viewer and filters until anything changes).
+ * GET rest/bd/utilisateur/liste: the scope's users (DESIGN §4), filtered, searched (names, whatever their case and
+ * accents), sorted and paged in SQL. The page comes from whichever of two statements suits the scope (`smallScope`
+ * gives the other a limit of 0), with the caller's check and the kept total (`keptUserTotal`) in one round trip.
  */
 export async function listUsers(
   ctx: Ctx,
@@ -114,11 +108,9 @@ function usersCount(db: DB, viewer: Viewer, query: UserListQuery, small: Express
 }
 
 /**
- * A list's total as two statements of a caller's batch: the first counts and keeps it when it is not
- * kept yet — and only for a caller whose session is live as the batch runs (`allowed`: the batch's own
- * check of the caller comes back with it, so a refused caller must write nothing) — the second reads
- * it. A figure that stands for the list (the administration home's) is thus its `X-Total-Count`,
- * counted once as the list's own total is.
+ * A list's total as two statements: the first counts and keeps it when it is not kept, only for a caller still allowed
+ * as the batch runs (`allowed`: a refused caller writes nothing); the second reads it. The admin home's figures use it,
+ * so that they equal the list's `X-Total-Count`.
  */
 export function keptUserTotal(db: DB, viewer: Viewer, query: UserListQuery, allowed: Expression<SqlBool>) {
   const key = totalKey(viewer, query)

@@ -91,11 +91,9 @@ export async function passkeyLoginOptions(
 }
 
 /**
- * A passkey sign-in: the authenticator's answer to the options, checked by @simplewebauthn/server
- * against the challenge (spent: once), the request's origin and the passkey's host (which must be the
- * host the request reached), its counter moved on. The session opens as after a password. As the
- * second step (`challenge` of 403 MFA_REQUIRED), the passkey must be that user's and the challenge is
- * spent too; a failure then counts like a wrong password (the same lockout, which ends the challenge).
+ * A passkey sign-in, checked against the challenge (spent: once), the request's origin and the host it reached. As a
+ * second step (403 MFA_REQUIRED's `challenge`) the passkey must be that user's, and a failure counts like a wrong
+ * password (the same lockout, which ends the challenge).
  */
 export async function passkeyLogin(ctx: Ctx, input: PasskeyLogin): Promise<SignedIn> {
   const db = ctx.db

@@ -95,11 +95,9 @@ export const spendChallenge = (db: DB, hash: string, purpose: WebauthnPurpose, n
   db.deleteFrom('mfa_challenge').where('hash', '=', hash).where('purpose', '=', purpose).where('expires_at', '>', now)
 
 /**
- * The options of a new passkey for the caller, with the proof a factor's change asks for (a current
- * code or the password, counted like a wrong old password — a stolen session cannot add a passkey of
- * its own), asked before the authenticator is: a refusal leaves nothing in it. Bound to their domain's
- * host (the relying party); their passkeys are excluded, so one authenticator is not registered twice.
- * The challenge lives 5 minutes and serves once.
+ * A new passkey's options, after the proof a factor's change asks for (a current code or the password, counted like a
+ * wrong old password, so a stolen session cannot add its own passkey), checked before the authenticator is asked. Bound
+ * to the domain's host; the user's passkeys are excluded, so none is registered twice.
  */
 export async function passkeyRegistrationOptions(
   ctx: Ctx,

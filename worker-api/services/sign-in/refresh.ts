@@ -75,12 +75,10 @@ export function refreshTokenQuery(db: DB, hash: string, today = todayIso()) {
 export type RefreshRow = Awaited<ReturnType<ReturnType<typeof refreshTokenQuery>['executeTakeFirst']>>
 
 /**
- * The portal's own refresh endpoint: exchanges a refresh token (or an application's launch code) for a
- * new access token and a rotated refresh token. A token of an OpenID Connect session is refused here
- * (401): its client must authenticate at the token endpoint, which rotates it with the same checks. A rotated token presented again within the grace window gets the pair it was already
- * exchanged for; after the window it revokes its whole family (reuse detection, DESIGN §3).
- * A launch code opens a session of the application's own, whose tokens carry its id (`app`) and may
- * only read their user and sign out (DESIGN §4: bound to that application).
+ * The portal's refresh endpoint. An OpenID Connect session's token is refused (401): its client must authenticate at
+ * the token endpoint. A rotated token presented again within the grace window gets the pair it was exchanged for; after
+ * it, it revokes its family (DESIGN §3). A launch code opens the application's own session (`app`), which may only read
+ * its user and sign out (DESIGN §4).
  */
 export async function refresh(ctx: Ctx, presented: string): Promise<Tokens> {
   const token = await refreshTokenQuery(ctx.db, await sha256Hex(presented)).executeTakeFirst()

@@ -97,12 +97,9 @@ export async function endOtherSessions(ctx: Ctx, caller: Caller): Promise<void> 
 }
 
 /**
- * DELETE rest/bd/utilisateur/{id}/sessions: an administrator who manages the user ends every session
- * of theirs — the portal's, the applications', open launch codes — and the user is told by mail who
- * did. Each statement holds only while the caller is a live administrator who manages the user when
- * the batch runs (a post moved, a flag taken or a session ended a moment before: nothing is written);
- * the audit entry and the mail only if there was something to end; 403 when
- * the guard failed.
+ * DELETE rest/bd/utilisateur/{id}/sessions: a managing administrator ends every session of the user (the portal's, the
+ * applications', open launch codes) and the user is told by mail. Every statement holds only while the caller still
+ * manages the user as the batch runs, else 403; the audit entry and the mail only if something ended.
  */
 export async function endUserSessions(ctx: Ctx, caller: Caller, id: number): Promise<void> {
   const db = ctx.db
