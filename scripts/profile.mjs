@@ -1,11 +1,11 @@
-// `npm run profile -- /pages/user/me [--as admin] [--seconds 10] [--connections 10]`
+// `npm run profile -- /pages/user/me [--as admin] [--large] [--seconds 10] [--connections 10] [--within kysely]`
 //
 // Serves the built portal on the demo organisation with the Worker's inspector open, signs in as a
 // browser would, drives the page with autocannon while the inspector samples the Worker's CPU, then
 // prints where the time went: self time by origin (the portal's own folders, each library by package,
 // through the bundle's source map) and the heaviest functions. The profile is kept
 // (`.wrangler/profile/<page>.cpuprofile`) for the browser's DevTools.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
@@ -13,12 +13,14 @@ import { originalPositionFor, TraceMap } from '@jridgewell/trace-mapping'
 import WebSocket from 'ws'
 import { benchClient } from './bench/client.mjs'
 import { stop } from './bench/servers.mjs'
-import { build, ensureDevVars, migrate, root, seed, serve } from './local.mjs'
+import { build, ensureDevVars, LARGE_PERSIST_DIR, migrate, root, seed, serve } from './local.mjs'
 
 const { values: options, positionals } = parseArgs({
   allowPositionals: true,
   options: {
     as: { type: 'string', default: 'agent' },
+    /** On the organisation of `npm run seed:large` instead of the demo's. */
+    large: { type: 'boolean', default: false },
     seconds: { type: 'string', default: '10' },
     connections: { type: 'string', default: '10' },
     'skip-build': { type: 'boolean', default: false },
@@ -37,9 +39,13 @@ const base = `http://127.0.0.1:${port}`
 
 const vars = ensureDevVars()
 if (!options['skip-build']) build()
-const persistTo = path.join(mkdtempSync(path.join(os.tmpdir(), 'portail-profile-')), 'portail')
+const persistTo = options.large
+  ? LARGE_PERSIST_DIR
+  : path.join(mkdtempSync(path.join(os.tmpdir(), 'portail-profile-')), 'portail')
+if (options.large && !existsSync(persistTo))
+  throw new Error('No large organisation yet: run `npm run seed:large` first.')
 migrate(persistTo)
-await seed(persistTo, vars.PASSWORD_PEPPER)
+if (!options.large) await seed(persistTo, vars.PASSWORD_PEPPER)
 const started = Date.now()
 const { child } = await serve({
   port,
