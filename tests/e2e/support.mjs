@@ -1,3 +1,4 @@
+// @ts-check
 // Shared helpers of the browser tests: Debian's Chromium through playwright-core, and the sign-in
 // steps as a person does them, with or without JavaScript.
 import assert from 'node:assert/strict'
@@ -5,11 +6,49 @@ import { createHmac } from 'node:crypto'
 import { after, before } from 'node:test'
 import { chromium } from 'playwright-core'
 
+/** @typedef {import('playwright-core').Browser} Browser */
+/** @typedef {import('playwright-core').Locator} Locator */
+/** @typedef {import('playwright-core').Page} Page */
+/** @typedef {import('playwright-core').Route} Route */
+/** @typedef {import('../../worker-api/contract/dev').DevMailSummary} DevMailSummary */
+
+/**
+ * A function run in the page with an argument, as `page.evaluate` takes it.
+ * @template Arg, R
+ * @typedef {(arg: Arg) => R | Promise<R>} PageFunction
+ */
+
+/**
+ * A way each page is run: its name in the tests' titles, and whether the page runs its scripts.
+ * @typedef {{ name: string, javaScriptEnabled: boolean }} Mode
+ */
+
+/**
+ * What the sign-in helpers need of a mode: whether the page runs its scripts.
+ * @typedef {Pick<Mode, 'javaScriptEnabled'>} Scripting
+ */
+
+/**
+ * The settings of a page from `useBrowser`'s `newPage`: each has the default its description gives.
+ * @typedef {object} PageOptions
+ * @property {boolean} [javaScriptEnabled]
+ * @property {string} [locale]
+ * @property {string} [acceptLanguage] the Accept-Language header sent, none unless given
+ * @property {string} [timezoneId]
+ * @property {string} [userAgent]
+ */
+
+/** The portal under test (E2E_BASE_URL), the local `wrangler dev` unless given. @type {string} */
 export const BASE_URL = process.env.E2E_BASE_URL ?? 'http://localhost:8787'
+/** Its port (E2E_PORT), as a string. @type {string} */
 export const PORT = process.env.E2E_PORT ?? '8787'
 
-/** Launches one browser for a test file and closes it after. */
+/**
+ * Launches one browser for a test file and closes it after.
+ * @returns {(options?: PageOptions) => Promise<Page>} `newPage`, for the file's tests and hooks
+ */
 export function useBrowser() {
+  /** @type {{ browser: Browser | null }} */
   const holder = { browser: null }
   before(async () => {
     holder.browser = await chromium.launch({
@@ -29,6 +68,8 @@ export function useBrowser() {
   /**
    * A fresh context: French by default, JavaScript on unless `javaScriptEnabled: false`, its clock in
    * the organisation's time zone unless another is given; `userAgent` makes it another browser.
+   * @param {PageOptions} [options]
+   * @returns {Promise<Page>}
    */
   return async function newPage({
     javaScriptEnabled = true,
@@ -37,6 +78,7 @@ export function useBrowser() {
     timezoneId = 'Europe/Paris',
     userAgent,
   } = {}) {
+    assert.ok(holder.browser, 'no browser yet: newPage is for the tests and hooks, after the launch')
     const context = await holder.browser.newContext({
       baseURL: BASE_URL,
       javaScriptEnabled,
@@ -64,7 +106,11 @@ export function useBrowser() {
   }
 }
 
-/** Serves a page's stylesheet from the server, asking again when an answer is more than 10 s late. */
+/**
+ * Serves a page's stylesheet from the server, asking again when an answer is more than 10 s late.
+ * @param {Route} route
+ * @returns {Promise<void>}
+ */
 async function fetchStylesheet(route) {
   for (let attempt = 1; attempt <= 3; attempt++) {
     try {
@@ -80,6 +126,7 @@ async function fetchStylesheet(route) {
 /**
  * The administration screens, in their states without a dialog (confirmation pages, the add-post
  * form): what the widths and accessibility checks go through.
+ * @type {string[]}
  */
 export const ADMIN_SCREENS = [
   '/pages/admin',
@@ -116,6 +163,7 @@ export const ADMIN_SCREENS = [
   '/pages/admin/securite',
 ]
 
+/** Each page with JavaScript and without. @type {Mode[]} */
 export const MODES = [
   { name: 'with JavaScript', javaScriptEnabled: true },
   { name: 'without JavaScript', javaScriptEnabled: false },
@@ -124,11 +172,20 @@ export const MODES = [
 /**
  * Passes the human verification as a person would: ticks the ALTCHA box and waits for the proof of
  * work, or, without JavaScript, answers the arithmetic question shown instead.
+ * @param {Page} page
+ * @param {Scripting} mode
+ * @returns {Promise<void>}
  */
 export async function passCaptcha(page, { javaScriptEnabled }) {
   if (javaScriptEnabled) {
     await page.getByRole('checkbox').first().click()
-    await until(page, () => document.querySelector('input[name="captcha"]')?.value, null, 'no proof of work', 20_000)
+    await until(
+      page,
+      () => /** @type {HTMLInputElement | null} */ (document.querySelector('input[name="captcha"]'))?.value,
+      null,
+      'no proof of work',
+      20_000,
+    )
     return
   }
   const label = await page.locator('label[for="captchaAnswer"]').textContent()
@@ -137,7 +194,15 @@ export async function passCaptcha(page, { javaScriptEnabled }) {
   await page.locator('#captchaAnswer').fill(String(Number(a) + Number(b)))
 }
 
-/** Fills the login form and submits it; the caller asserts where it lands. */
+/**
+ * Fills the login form and submits it; the caller asserts where it lands.
+ * @param {Page} page
+ * @param {Scripting} mode
+ * @param {string} identifiant
+ * @param {string} motDePasse
+ * @param {{ captcha?: boolean }} [options] `captcha: false` leaves the human verification alone
+ * @returns {Promise<void>}
+ */
 export async function submitLogin(page, mode, identifiant, motDePasse, { captcha = true } = {}) {
   await page.getByLabel(/Identifiant|Username/).fill(identifiant)
   await page.getByLabel(/Mot de passe|Password/).fill(motDePasse)
@@ -145,6 +210,15 @@ export async function submitLogin(page, mode, identifiant, motDePasse, { captcha
   await page.getByRole('button', { name: /^(Se connecter|Sign in)$/ }).click()
 }
 
+/**
+ * Signs in from the login page at `path` and waits for the page it lands on under `/pages/`.
+ * @param {Page} page
+ * @param {Scripting} mode
+ * @param {string} identifiant
+ * @param {string} motDePasse
+ * @param {string} [path]
+ * @returns {Promise<void>}
+ */
 export async function signIn(page, mode, identifiant, motDePasse, path = '/login') {
   await page.goto(path)
   await submitLogin(page, mode, identifiant, motDePasse)
@@ -158,6 +232,8 @@ export async function signIn(page, mode, identifiant, motDePasse, path = '/login
 /**
  * Asks for a password-reset mail through the public API, as a script would (answering the no-JS
  * question), and returns the link the development mailbox shows for it.
+ * @param {string} mail
+ * @returns {Promise<string>}
  */
 export async function resetLinkFor(mail) {
   const api = `${BASE_URL}/portail-backend/rest`
@@ -172,7 +248,7 @@ export async function resetLinkFor(mail) {
   assert.equal(forgot.status, 204)
   // The mail is looked up and written after the answer (so that its timing tells nothing): wait for it.
   const newest = await waitFor(async () => {
-    const mails = await (await fetch(`${api}/dev/mails`)).json()
+    const mails = /** @type {DevMailSummary[]} */ (await (await fetch(`${api}/dev/mails`)).json())
     return mails.find((m) => m.to === mail && m.kind === 'PASSWORD_RESET' && Date.parse(m.createdAt) >= asked)
   }, `no reset mail to ${mail}`)
   const { links } = await (await fetch(`${api}/dev/mails/${newest.id}`)).json()
@@ -182,9 +258,12 @@ export async function resetLinkFor(mail) {
 /**
  * Holds the page's scripts back, as a slow connection does, until the returned function is called:
  * what is typed meanwhile goes into the server-rendered page, before React takes it over.
+ * @param {Page} page
+ * @returns {Promise<() => void>}
  */
 export async function holdScripts(page) {
   let release = () => {}
+  /** @type {Promise<void>} */
   const held = new Promise((resolve) => {
     release = resolve
   })
@@ -195,7 +274,14 @@ export async function holdScripts(page) {
   return release
 }
 
-/** Polls `probe` until it returns something (10 s at most), for what the server does after answering. */
+/**
+ * Polls `probe` until it returns something (10 s at most), for what the server does after answering.
+ * @template T
+ * @param {() => T | Promise<T>} probe
+ * @param {string} message
+ * @param {number} [timeoutMs]
+ * @returns {Promise<NonNullable<Awaited<T>>>}
+ */
 export async function waitFor(probe, message, timeoutMs = 10_000) {
   const deadline = Date.now() + timeoutMs
   for (;;) {
@@ -209,11 +295,26 @@ export async function waitFor(probe, message, timeoutMs = 10_000) {
 /**
  * Polls `fn` in the page until it returns something (30 s at most). A page that runs no scripts too, and
  * across a navigation, the replaced document counting as "not yet": waitForFunction has missed both.
+ * @template R
+ * @template [Arg=undefined]
+ * @param {Page} page
+ * @param {PageFunction<Arg, R>} fn run in the page with `arg`
+ * @param {Arg} [arg] what `fn` is given (playwright's own types of it are not exported: `fn` is cast for evaluate)
+ * @param {string} [message]
+ * @param {number} [timeoutMs]
+ * @returns {Promise<NonNullable<R>>} what `fn` returned, once truthy (a failed poll's `false` never comes back)
  */
 export const until = (page, fn, arg, message = 'the page never got there', timeoutMs = 30_000) =>
-  waitFor(() => page.evaluate(fn, arg).catch(() => false), message, timeoutMs)
+  /** @type {Promise<NonNullable<R>>} */ (
+    waitFor(() => page.evaluate(/** @type {any} */ (fn), arg).catch(() => false), message, timeoutMs)
+  )
 
-/** Waits until `locator` holds the keyboard focus (the page settles after an action first). */
+/**
+ * Waits until `locator` holds the keyboard focus (the page settles after an action first).
+ * @param {Locator} locator
+ * @param {number} [timeoutMs]
+ * @returns {Promise<boolean>}
+ */
 export const focused = (locator, timeoutMs = 10_000) =>
   waitFor(
     () =>
@@ -226,6 +327,8 @@ export const focused = (locator, timeoutMs = 10_000) =>
  * Waits until the browser has gone to the element the URL's fragment names, as it does once the page
  * and its stylesheets have loaded: that element is the document's target, and a frame has been drawn
  * since (the keyboard's path starts there from that frame's update on). Then a Tab goes on from that element.
+ * @param {Page} page
+ * @returns {Promise<void>}
  */
 export async function cameBackAtFragment(page) {
   await page.waitForLoadState('load')
@@ -239,13 +342,22 @@ export async function cameBackAtFragment(page) {
   await page.screenshot({ clip: { x: 0, y: 0, width: 1, height: 1 } })
 }
 
-/** A notice: a toast with JavaScript, the server-rendered banner without. */
+/**
+ * A notice: a toast with JavaScript, the server-rendered banner without.
+ * @param {Page} page
+ * @param {string | RegExp} text
+ * @returns {Locator}
+ */
 export const notice = (page, text) =>
   page.locator('[data-sonner-toast], [role="status"]').filter({ hasText: text }).first()
 
 /**
  * Opens the newest mail to `to` in the development mailbox and returns its first link. Some mails are
  * written after the answer (the forgotten-password one): the mailbox is read again until it is there.
+ * @param {Page} page
+ * @param {string} to
+ * @param {string} subject
+ * @returns {Promise<Locator>}
  */
 export async function linkFromMailbox(page, to, subject) {
   const mail = () => page.getByRole('row').filter({ hasText: to }).first().getByRole('link', { name: subject })
@@ -263,6 +375,9 @@ export async function linkFromMailbox(page, to, subject) {
 /**
  * The TOTP code (RFC 6238: HMAC-SHA-1, 30-second steps, 6 digits) of a base32 secret (spaces
  * ignored) for a time step, the current one unless given: what an authenticator app shows.
+ * @param {string} secret
+ * @param {number} [step]
+ * @returns {string}
  */
 export function totpCode(secret, step = totpStep()) {
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'
@@ -282,17 +397,25 @@ export function totpCode(secret, step = totpStep()) {
   const counter = Buffer.alloc(8)
   counter.writeBigUInt64BE(BigInt(step))
   const digest = createHmac('sha1', Buffer.from(bytes)).update(counter).digest()
-  const offset = digest[19] & 0x0f
+  // A SHA-1 digest is 20 bytes long.
+  const offset = /** @type {number} */ (digest[19]) & 0x0f
   return String((digest.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0')
 }
 
-/** The current TOTP time step (30 s). */
+/**
+ * The current TOTP time step (30 s).
+ * @param {number} [at] a time in milliseconds since the epoch, now unless given
+ * @returns {number}
+ */
 export const totpStep = (at = Date.now()) => Math.floor(at / 30_000)
 
 /**
  * A code the server will take after the step `last` it accepted: the first step after it, once that
  * is no further than the next step (the server accepts one step either side of its own, never one at
  * or before the last accepted). Returns the code and its step.
+ * @param {string} secret
+ * @param {number} [last]
+ * @returns {Promise<{ code: string, step: number }>}
  */
 export async function nextTotpCode(secret, last = 0) {
   for (;;) {
@@ -303,19 +426,35 @@ export async function nextTotpCode(secret, last = 0) {
   }
 }
 
-/** The secret of the fixture accounts whose authenticator app is on (tests/e2e/fixtures.sql). */
+/** The secret of the fixture accounts whose authenticator app is on (tests/e2e/fixtures.sql). @type {string} */
 export const FIXTURE_TOTP_SECRET = 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ'
 
-/** The `n`th (1 to 4) recovery code of a fixture account with an authenticator app (tests/e2e/fixtures.sql). */
+/**
+ * The `n`th (1 to 4) recovery code of a fixture account with an authenticator app (tests/e2e/fixtures.sql).
+ * @param {number} id
+ * @param {1 | 2 | 3 | 4} n
+ * @returns {string}
+ */
 export const fixtureRecoveryCode = (id, n) => `code-0${id}-000${n}-test`
 
-/** The second step of a sign-in, once the right password is sent: its heading, in either language. */
+/**
+ * The second step of a sign-in, once the right password is sent: its heading, in either language.
+ * @param {Page} page
+ * @returns {Locator}
+ */
 export const secondStepHeading = (page) =>
   page.getByRole('heading', { name: /^(Vérification en deux étapes|Two-step verification)$/, level: 1 })
 
 /**
  * Signs in a user with a second factor: the password, then at the second step `code` (a TOTP code or a
  * recovery code). Lands on `/pages/...`.
+ * @param {Page} page
+ * @param {Scripting} mode
+ * @param {string} identifiant
+ * @param {string} motDePasse
+ * @param {string} code
+ * @param {string} [path]
+ * @returns {Promise<void>}
  */
 export async function signInWithCode(page, mode, identifiant, motDePasse, code, path = '/login') {
   await page.goto(path)
