@@ -146,8 +146,18 @@ function originOf(map, frame) {
   return own ? own[0] : source
 }
 
+/** The `count` largest of `times` (name → microseconds), each with its share of the sampled time. */
+function printTop(title, times, share, count = 25) {
+  console.log(title)
+  for (const [name, micros] of [...times].sort((a, b) => b[1] - a[1]).slice(0, count)) {
+    console.log(`  ${share(micros)}  ${name}`)
+  }
+}
+
 function report(profile, map, run) {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]))
+  // Each node's origin once: a source map lookup per node, not per sample.
+  const originById = new Map(profile.nodes.map((node) => [node.id, originOf(map, node.callFrame)]))
   const self = new Map()
   for (const [index, id] of profile.samples.entries()) {
     self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0))
@@ -156,33 +166,27 @@ function report(profile, map, run) {
   const origins = new Map()
   const functions = new Map()
   for (const [id, micros] of self) {
-    const frame = byId.get(id).callFrame
-    const origin = originOf(map, frame)
+    const origin = originById.get(id)
     origins.set(origin, (origins.get(origin) ?? 0) + micros)
-    const name = `${frame.functionName || '(anonymous)'} · ${origin}`
+    const name = `${byId.get(id).callFrame.functionName || '(anonymous)'} · ${origin}`
     functions.set(name, (functions.get(name) ?? 0) + micros)
   }
   const share = (micros) => `${((100 * micros) / total).toFixed(1).padStart(5)} %`
   const idle = (origins.get('(idle)') ?? 0) + (origins.get('(program)') ?? 0)
   console.log(`\n${page} as ${options.as}: ${run.rps.toFixed(0)} req/s at ${options.connections} connections`)
   console.log(`sampled ${(total / 1e6).toFixed(1)} s, of which idle or outside JavaScript ${share(idle)}\n`)
-  console.log('Self time by origin')
-  for (const [origin, micros] of [...origins].sort((a, b) => b[1] - a[1]).slice(0, 25)) {
-    console.log(`  ${share(micros)}  ${origin}`)
+  printTop('Self time by origin', origins, share)
+  printTop('\nHeaviest functions (self time)', functions, share)
+  if (options.within) {
+    const callers = callersInto(profile, map, byId, originById, self, options.within)
+    printTop(`\nCalls into ${options.within}, by caller (time inside, callees included)`, callers, share)
   }
-  console.log('\nHeaviest functions (self time)')
-  for (const [name, micros] of [...functions].sort((a, b) => b[1] - a[1]).slice(0, 25)) {
-    console.log(`  ${share(micros)}  ${name}`)
-  }
-  if (options.within) within(profile, map, self, options.within, share)
 }
 
 /** Where `origin`'s time comes from: the calls into it from outside (time spent inside, by caller). */
-function within(profile, map, self, origin, share) {
-  const byId = new Map(profile.nodes.map((node) => [node.id, node]))
+function callersInto(profile, map, byId, originById, self, origin) {
   const parentOf = new Map()
   for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id)
-  const inside = (id) => originOf(map, byId.get(id).callFrame) === origin
   const where = (frame) => {
     const position = frame.url
       ? originalPositionFor(map, { line: frame.lineNumber + 1, column: frame.columnNumber })
@@ -193,14 +197,11 @@ function within(profile, map, self, origin, share) {
   const callers = new Map()
   for (const [id, micros] of self) {
     let outermost = null
-    for (let at = id; at !== undefined; at = parentOf.get(at)) if (inside(at)) outermost = at
+    for (let at = id; at !== undefined; at = parentOf.get(at)) if (originById.get(at) === origin) outermost = at
     if (outermost === null) continue
     const caller = parentOf.get(outermost)
     const name = caller === undefined ? '(root)' : where(byId.get(caller).callFrame)
     callers.set(name, (callers.get(name) ?? 0) + micros)
   }
-  console.log(`\nCalls into ${origin}, by caller (time inside, callees included)`)
-  for (const [name, micros] of [...callers].sort((a, b) => b[1] - a[1]).slice(0, 25)) {
-    console.log(`  ${share(micros)}  ${name}`)
-  }
+  return callers
 }

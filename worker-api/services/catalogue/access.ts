@@ -63,17 +63,26 @@ export async function accessOf(ctx: Ctx, caller: Caller, userId: number, futurs 
   const viewer = viewerOf(caller)
   const users = userId === caller.id ? null : userRead(ctx.db, userId, viewer)
   if (!futurs) {
-    const answer = await actorWith(ctx, caller, { rows: applicationsQuery(ctx, userId, viewer.today), users })
-    const { actor, rows } = answer
-    if (userId !== actor.id) userAs(actor, userId, answer.users?.[0], viewer.today)
+    const {
+      actor,
+      rows,
+      users: target,
+    } = await actorWith(ctx, caller, {
+      rows: applicationsQuery(ctx, userId, viewer.today),
+      users,
+    })
+    if (userId !== actor.id) userAs(actor, userId, target?.[0], viewer.today)
     return { accesApplication: rows.map((application: ApplicationSummary) => ({ application })) }
   }
-  const answer = await actorWith(ctx, caller, {
+  const {
+    actor,
+    rows,
+    users: target,
+  } = await actorWith(ctx, caller, {
     rows: currentAndFutureApplicationsQuery(ctx, userId, viewer.today),
     users,
   })
-  const { actor, rows } = answer
-  if (userId !== actor.id) userAs(actor, userId, answer.users?.[0], viewer.today)
+  if (userId !== actor.id) userAs(actor, userId, target?.[0], viewer.today)
   return {
     accesApplication: rows
       .filter((row) => row.courant === 1)
@@ -99,13 +108,13 @@ export async function launch(ctx: Ctx, caller: Caller, applicationId: number) {
     application: [application],
     applications,
   } = await actorWith(ctx, caller, {
-    application: // Switched off in the catalogue, it answers as an unknown one.
-      db
-        .selectFrom('application as a')
-        .leftJoin('oidc_client as c', 'c.application_id', 'a.id')
-        .select(['a.id', 'a.libelle', 'a.url', 'a.protocole', 'c.initiate_login_uri'])
-        .where('a.id', '=', applicationId)
-        .where('a.actif', '=', 1),
+    // Switched off in the catalogue, it answers as an unknown one.
+    application: db
+      .selectFrom('application as a')
+      .leftJoin('oidc_client as c', 'c.application_id', 'a.id')
+      .select(['a.id', 'a.libelle', 'a.url', 'a.protocole', 'c.initiate_login_uri'])
+      .where('a.id', '=', applicationId)
+      .where('a.actif', '=', 1),
     applications: applicationsQuery(ctx, caller.id),
   })
   if (!application) throw notFound('Unknown application')
