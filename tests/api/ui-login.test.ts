@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { getSession } from '../../app/lib/session.server'
-import { loader } from '../../app/routes/login'
+import { action, loader } from '../../app/routes/login'
 import { createOrganisation, createUser, db, signIn, uiContext } from './helpers'
 
 beforeAll(createOrganisation)
@@ -76,5 +76,41 @@ describe('GET /login with a session open in the browser', () => {
     expect(response.data.form?.question).toBeDefined()
     expect(new Headers(response.init?.headers).get('Set-Cookie')).toMatch(/^portail-session=;/)
     expect(await liveTokens(user.id)).toBe(0)
+  })
+})
+
+describe("POST /login: the page's forms", () => {
+  const post = (fields: Record<string, string>) => {
+    const body = new FormData()
+    for (const [name, value] of Object.entries(fields)) body.set(name, value)
+    const request = new Request('http://localhost:8787/login', { method: 'POST', body })
+    return action({ request, context, params: {} } as Parameters<typeof action>[0])
+  }
+
+  it('answers a post that is none of its forms with a 400, never a 500', async () => {
+    const refused = await post({ intent: 'bogus', identifiant: 'agent' }).catch((error: unknown) => error)
+    expect(refused).toBeInstanceOf(Response)
+    expect((refused as Response).status).toBe(400)
+  })
+
+  it('shows the second step again, its challenge kept and the code not sent back, when the code is empty', async () => {
+    const reply = await post({
+      intent: 'mfa',
+      challenge: 'c'.repeat(43),
+      identifiant: 'agent',
+      methodes: 'totp,x',
+      code: ' ',
+    })
+    expect(reply).toMatchObject({
+      init: { status: 400 },
+      data: {
+        intent: 'mfa',
+        error: { key: 'validation.required' },
+        shown: { challenge: 'c'.repeat(43), identifiant: 'agent', methodes: ['totp'] },
+      },
+    })
+    expect(
+      (reply as { data: { result: { initialValue: Record<string, unknown> } } }).data.result.initialValue,
+    ).not.toHaveProperty('code')
   })
 })
