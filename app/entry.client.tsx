@@ -3,10 +3,15 @@ import i18next from 'i18next'
 import { StrictMode, startTransition } from 'react'
 import { hydrateRoot } from 'react-dom/client'
 import { I18nextProvider, initReactI18next } from 'react-i18next'
-import { i18nConfig, resources } from './lib/i18n'
+import { i18nConfig } from './lib/i18n'
+import { loadWords, WORDS_LINK_ID } from './lib/words'
 
+/** The page comes alive once its words are here (preloaded with the scripts, app/root.tsx). */
 async function hydrate() {
-  await i18next.use(initReactI18next).init({ ...i18nConfig, lng: document.documentElement.lang || 'fr', resources })
+  const lng = document.documentElement.lang === 'en' ? 'en' : 'fr'
+  const href = document.getElementById(WORDS_LINK_ID)?.getAttribute('href') ?? `/locales/${lng}`
+  const resources = { [lng]: { translation: await loadWords(lng, href) } }
+  await i18next.use(initReactI18next).init({ ...i18nConfig, lng, resources })
   startTransition(() => {
     hydrateRoot(
       document,
@@ -19,4 +24,4 @@ async function hydrate() {
   })
 }
 
-hydrate()
+hydrate().catch((error: unknown) => console.error('The page stays without scripts', error))

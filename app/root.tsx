@@ -16,7 +16,6 @@ import {
 } from '@remix-run/react'
 import { type CSSProperties, useEffect, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
-import { useChangeLanguage } from 'remix-i18next/react'
 import { Alert } from './components/ui/alert'
 import { buttonVariants } from './components/ui/button'
 import { useFocusAfterActions } from './lib/focus'
@@ -25,8 +24,10 @@ import { useNonce } from './lib/nonce'
 import { pageErrorKeys } from './lib/page-error'
 import { shipsWithoutScripts } from './lib/scripts'
 import { themeStylesheet } from './lib/theme.server'
-import { errorMeta } from './lib/title'
+import { errorMeta, errorTitles } from './lib/title'
 import { readToast, type Toast } from './lib/toast.server'
+import { useLanguage, WORDS_LINK_ID } from './lib/words'
+import { wordsHref } from './lib/words.server'
 
 /** Spec §9: notices and errors stay 5 s. */
 export const TOAST_DURATION_MS = 5000
@@ -39,8 +40,13 @@ export const links: LinksFunction = () => [{ rel: 'icon', href: '/favicon.svg', 
 export const meta = errorMeta
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const [locale, { toast, headers }] = await Promise.all([i18nServer.getLocale(request), readToast(request, context)])
-  return data({ locale, theme: themeStylesheet(request), toast }, { headers })
+  const [locale, t, { toast, headers }] = await Promise.all([
+    i18nServer.getLocale(request),
+    i18nServer.getFixedT(request),
+    readToast(request, context),
+  ])
+  const words = wordsHref(locale === 'en' ? 'en' : 'fr')
+  return data({ locale, theme: themeStylesheet(request), toast, titles: errorTitles(t), words }, { headers })
 }
 
 export function Layout({ children }: { children: React.ReactNode }) {
@@ -57,6 +63,10 @@ export function Layout({ children }: { children: React.ReactNode }) {
         <Links />
         {/* Per-host look, resolved on the server so there is no flash (DESIGN §7). */}
         <link rel="stylesheet" href={root?.theme ?? '/styles/default.css'} />
+        {/* The page's words, fetched alongside its scripts (app/entry.client.tsx). */}
+        {scripts && root ? (
+          <link id={WORDS_LINK_ID} rel="preload" as="fetch" href={root.words} crossOrigin="anonymous" />
+        ) : null}
       </head>
       <body className="min-h-screen antialiased">
         {children}
@@ -196,8 +206,8 @@ function measureNoticeRoom() {
 }
 
 export default function App() {
-  const { locale } = useLoaderData<typeof loader>()
-  useChangeLanguage(locale)
+  const { locale, words } = useLoaderData<typeof loader>()
+  useLanguage(locale === 'en' ? 'en' : 'fr', words)
   useFocusAfterActions()
   return (
     <>

@@ -18,7 +18,7 @@ import { benchAccounts, prepareDatabase } from './bench/database.mjs'
 import { formatReport, writeBenchmarks } from './bench/report.mjs'
 import { runScenarios } from './bench/scenarios.mjs'
 import { benchServers } from './bench/servers.mjs'
-import { shipped, workerSize } from './bench/sizes.mjs'
+import { shipped, wordsKiB, workerSize } from './bench/sizes.mjs'
 import { build, ensureDevVars } from './local.mjs'
 
 const ctx = benchContext(benchOptions())
@@ -33,7 +33,13 @@ const servers = benchServers(ctx, { persistTo, scratch })
 const client = benchClient(ctx)
 
 const { rows, exportRows, references } = await runScenarios(ctx, { persistTo, servers, client, benchLogins })
-const report = formatReport(ctx, { rows, exportRows, references, shipped: shipped(), worker: workerSize(scratch) })
+const report = formatReport(ctx, {
+  rows,
+  exportRows,
+  references,
+  shipped: { ...shipped(), wordsKiB: await wordsKiB() },
+  worker: workerSize(scratch),
+})
 console.log(`\n${report}\n`)
 
 if (options.write) writeBenchmarks(options.large, report)

@@ -2,8 +2,13 @@ import { createCookie } from '@remix-run/cloudflare'
 import { createInstance, type i18n } from 'i18next'
 import { initReactI18next } from 'react-i18next'
 import { RemixI18Next } from 'remix-i18next/server'
-import { i18nConfig, languageFromAcceptLanguage, resources } from './i18n'
+import { en } from '~/locales/en'
+import { fr } from '~/locales/fr'
+import { i18nConfig, languageFromAcceptLanguage } from './i18n'
 import { isHttps } from './session.server'
+
+/** Both languages' words: the server answers in either; a browser fetches its page's (words.server.ts). */
+export const resources = { fr: { translation: fr }, en: { translation: en } }
 
 const LANGUAGE_COOKIE = { path: '/', sameSite: 'lax', httpOnly: true, maxAge: 31_536_000 } as const
 

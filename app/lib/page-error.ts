@@ -6,6 +6,14 @@ import { ROOT_ONLY } from './menu'
  * of the whole organisation (403 `ROOT_ONLY`), another part of the organisation (403), an unknown
  * page (404), anything else a technical error.
  */
+/** Every title `pageErrorKeys` may give. */
+export const PAGE_ERROR_TITLES = [
+  'pageError.rootOnlyTitle',
+  'pageError.forbiddenTitle',
+  'common.notFoundTitle',
+  'common.errorTitle',
+] as const
+
 export function pageErrorKeys(error: unknown): readonly [title: string, text: string] {
   const status = isRouteErrorResponse(error) ? error.status : 500
   if (status === 403 && isRouteErrorResponse(error) && error.data === ROOT_ONLY) {

@@ -1,7 +1,6 @@
 import type { MetaFunction } from '@remix-run/cloudflare'
 import type { TFunction } from 'i18next'
-import { resources } from './i18n'
-import { pageErrorKeys } from './page-error'
+import { PAGE_ERROR_TITLES, pageErrorKeys } from './page-error'
 
 /** A page's title: what the page shows, most specific first, then the portal's name. */
 export const pageTitle = (t: TFunction, ...parts: string[]) => [...parts, t('app.name')].join(' · ')
@@ -11,17 +10,19 @@ export const titleMeta: MetaFunction = ({ data }) => [
   { title: (data as { title?: string } | undefined)?.title ?? 'Portail' },
 ]
 
+/** The words `errorMeta` may need, in the page's language: the root's loader gives them to every page. */
+export const errorTitles = (t: TFunction) =>
+  Object.fromEntries(['app.name', ...PAGE_ERROR_TITLES].map((key) => [key, t(key)])) as Record<string, string>
+
 /**
  * The `meta` of a layout that shows the pages it could not show (its `ErrorBoundary`): the error's
  * heading as the title (`pageErrorKeys`), in the page's language, which a loader that failed could not
  * give; the portal's name for a page of its own that has no title.
  */
 export const errorMeta: MetaFunction = ({ error, matches }) => {
-  const locale = (matches.find((match) => match.id === 'root')?.data as { locale?: string } | null | undefined)?.locale
-  const words = resources[locale === 'en' ? 'en' : 'fr'].translation
-  if (!error) return [{ title: words.app.name }]
-  const [title] = pageErrorKeys(error)
-  // The key names its place in the words: 'pageError.rootOnlyTitle'.
-  const text = title.split('.').reduce<unknown>((node, part) => (node as Record<string, unknown>)[part], words)
-  return [{ title: `${String(text)} · ${words.app.name}` }]
+  const root = matches.find((match) => match.id === 'root')?.data as { titles?: Record<string, string> } | undefined
+  const portal = root?.titles?.['app.name'] ?? 'Portail'
+  if (!error) return [{ title: portal }]
+  const title = root?.titles?.[pageErrorKeys(error)[0]]
+  return [{ title: title ? `${title} · ${portal}` : portal }]
 }

@@ -49,10 +49,11 @@ export function formatReport({ options, connections, duration }, { rows, exportR
     }
   }
 
-  const { floorKiB, pages } = shipped
+  const { floorKiB, pages, wordsKiB } = shipped
   print()
   print(
-    `JavaScript and CSS each page ships (gzip, KiB). Framework floor (entry: react-dom, Remix): ${fixed(floorKiB, 1)}.`,
+    `JavaScript and CSS each page ships (gzip, KiB). Framework floor (entry: react-dom, Remix): ${fixed(floorKiB, 1)}. ` +
+      `Every page also fetches its language's words as JSON, preloaded with its scripts: ${fixed(wordsKiB, 1)} for French.`,
   )
   print()
   print('| route | JS | JS over floor | CSS |')

@@ -18,6 +18,21 @@ const gzipKiB = (files) =>
   [...files].reduce((sum, file) => sum + gzipSync(readFileSync(path.join(root, 'build', 'client', file))).length, 0) /
   1024
 
+/** The French words a page fetches as JSON as it starts (app/lib/words.server.ts), gzip KiB. */
+export async function wordsKiB() {
+  const { build } = await import('esbuild')
+  const bundled = await build({
+    entryPoints: [path.join(root, 'app', 'locales', 'fr.ts')],
+    bundle: true,
+    format: 'esm',
+    write: false,
+  })
+  const { fr } = await import(
+    `data:text/javascript;base64,${Buffer.from(bundled.outputFiles[0].text).toString('base64')}`
+  )
+  return gzipSync(JSON.stringify(fr)).length / 1024
+}
+
 /** The gzip JavaScript and CSS of every page, heaviest first, and the framework's floor they all share. */
 export function shipped() {
   const manifest = clientManifest()

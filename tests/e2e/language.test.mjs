@@ -38,3 +38,17 @@ for (const mode of MODES) {
     })
   })
 }
+
+describe('language when the words cannot be fetched', () => {
+  it('comes alive in its language all the same, and switches', async () => {
+    const mode = MODES[0]
+    const page = await newPage({ ...mode, locale: 'en-GB', acceptLanguage: 'en-GB,en;q=0.9' })
+    await page.route('**/locales/**', (route) => route.abort())
+    // Signing in with JavaScript needs the live page: the verification widget is a script's.
+    await signIn(page, mode, 'agent', 'Agent1234')
+    await page.getByRole('heading', { name: 'My access', level: 1 }).waitFor()
+    await page.getByRole('button', { name: 'Français' }).click()
+    await page.getByRole('heading', { name: 'Mes accès', level: 1 }).waitFor()
+    await page.context().close()
+  })
+})

@@ -14,7 +14,8 @@ import { Pagination } from '../../app/components/pagination'
 import { SearchForm } from '../../app/components/search-form'
 import { filterOptions, SearchSelect } from '../../app/components/search-select'
 import { Switch } from '../../app/components/ui/switch'
-import { i18nConfig, resources } from '../../app/lib/i18n'
+import { i18nConfig } from '../../app/lib/i18n'
+import { resources } from '../../app/lib/i18n.server'
 
 const i18n = createInstance()
 beforeAll(async () => {
