@@ -26,6 +26,8 @@ type ControlProps = {
   id: string
   name: string
   options: SearchSelectOption[]
+  onQuery?: ((query: string) => void) | undefined
+  searching?: boolean | undefined
   defaultValue: string
   placeholder?: string
   disabled?: boolean
@@ -52,11 +54,18 @@ export function SearchSelect({
   hint,
   errors,
   className,
+  onQuery,
+  searching,
 }: {
   id: string
   name: string
   label: ReactNode
+  /** The options; once hydrated they may change as `onQuery` brings the server's matches. */
   options: SearchSelectOption[]
+  /** Told what is typed in the combobox, for a list searched on the server. */
+  onQuery?: (query: string) => void
+  /** Whether the server's matches for what is typed are on their way. */
+  searching?: boolean
   defaultValue?: string
   /** The empty choice's text in the native select, the input's placeholder once enhanced. */
   placeholder?: string
@@ -87,7 +96,13 @@ export function SearchSelect({
         {label}
       </Label>
       {hydrated ? (
-        <Combobox {...control} labelId={`${id}-label`} emptyMessage={emptyMessage} />
+        <Combobox
+          {...control}
+          labelId={`${id}-label`}
+          emptyMessage={emptyMessage}
+          onQuery={onQuery}
+          searching={searching}
+        />
       ) : (
         <NativeSelect {...control} />
       )}
@@ -141,12 +156,18 @@ function Combobox({
   required,
   describedBy,
   invalid,
+  onQuery,
+  searching,
 }: ControlProps & { labelId: string; emptyMessage?: string }) {
   const { t } = useTranslation()
   const listId = `${id}-listbox`
   // Option ids follow the option's place in the full list, so they stay stable while filtering.
   const positions = useMemo(() => new Map(options.map((option, index) => [option, index])), [options])
-  const labelOf = (value: string) => options.find((option) => option.value === value)?.label ?? ''
+  // The option chosen, whose label stays known when the options change under a search.
+  const chosenOption = useRef(options.find((option) => option.value === defaultValue) ?? null)
+  const labelOf = (value: string) =>
+    options.find((option) => option.value === value)?.label ??
+    (chosenOption.current?.value === value ? chosenOption.current.label : '')
   const [value, setValue] = useState(defaultValue)
   // The choice as of now, for a blur that follows a pick in the same keystroke (Tab) before a render.
   const chosen = useRef(defaultValue)
@@ -163,6 +184,11 @@ function Combobox({
   useEffect(() => {
     if (activeId) document.getElementById(activeId)?.scrollIntoView({ block: 'nearest' })
   }, [activeId])
+  // The server's matches arrived while typing: the first is the one Enter would pick.
+  const matches = filtering ? shown.length : -1
+  useEffect(() => {
+    if (matches >= 0) setActive(matches > 0 ? 0 : -1)
+  }, [matches])
 
   function close() {
     setOpen(false)
@@ -178,6 +204,7 @@ function Combobox({
     close()
   }
   function choose(option: SearchSelectOption) {
+    chosenOption.current = option
     pick(option.value)
     setQuery(option.label)
     close()
@@ -245,6 +272,7 @@ function Combobox({
           setActive(filterOptions(options, text).length > 0 ? 0 : -1)
           // Emptying the field empties the choice; any other text must still pick an option.
           if (text === '') pick('')
+          onQuery?.(text)
         }}
         onKeyDown={onKeyDown}
         onClick={() => {
@@ -289,12 +317,18 @@ function Combobox({
       </div>
       {open && shown.length === 0 ? (
         <p className="absolute top-full left-0 z-50 mt-1 w-full rounded-md border bg-card px-3 py-2 text-sm text-muted-foreground shadow-md">
-          {empty}
+          {searching ? t('searchSelect.searching') : empty}
         </p>
       ) : null}
       {/* Present from the start, so that what filtering leaves is announced as it changes. */}
       <p role="status" className="sr-only">
-        {open ? (shown.length > 0 ? t('searchSelect.results', { count: shown.length }) : empty) : ''}
+        {open
+          ? searching
+            ? t('searchSelect.searching')
+            : shown.length > 0
+              ? t('searchSelect.results', { count: shown.length })
+              : empty
+          : ''}
       </p>
     </div>
   )

@@ -89,9 +89,18 @@ export const en: Resource = {
   search: {
     submit: 'Search',
   },
+  structureChoice: {
+    search: 'Find a structure',
+    searchSubmit: 'Search',
+    found_one: '{{count}} structure found.',
+    found_other: '{{count}} structures found.',
+    partial: 'The first {{shown}} by name, of {{count}}: search for the others by name.',
+    live: 'Type part of a name to search the {{count}} structures.',
+  },
   searchSelect: {
     empty: 'No results',
     results: 'Results: {{count}}',
+    searching: 'Searching…',
   },
   dateRange: {
     placeholder: 'dd/mm/yyyy',

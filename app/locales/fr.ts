@@ -88,9 +88,18 @@ export const fr = {
   search: {
     submit: 'Rechercher',
   },
+  structureChoice: {
+    search: 'Chercher une structure',
+    searchSubmit: 'Chercher',
+    found_one: '{{count}} structure trouvée.',
+    found_other: '{{count}} structures trouvées.',
+    partial: 'Les {{shown}} premières par nom, sur {{count}} : cherchez les autres par leur nom.',
+    live: 'Tapez une partie du nom pour chercher parmi les {{count}} structures.',
+  },
   searchSelect: {
     empty: 'Aucun résultat',
     results: 'Résultats : {{count}}',
+    searching: 'Recherche…',
   },
   dateRange: {
     placeholder: 'jj/mm/aaaa',

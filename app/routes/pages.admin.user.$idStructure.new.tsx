@@ -42,11 +42,11 @@ export default function CreateUserInStructure() {
   // Without JavaScript, "show functions" answers the form for the structure chosen.
   const reloaded = useActionData<typeof action>()
   const loaded = useLoaderData<typeof loader>()
-  const { structures, structureId, fonctions, values, constraint, preset } =
+  const { structures, shown, total, recherche, structureId, fonctions, values, constraint, preset } =
     reloaded?.intent === 'fonctions' ? reloaded : loaded
   return (
     <CreateUserScreen
-      structures={structures}
+      choices={{ structures, shown, total, recherche }}
       structureId={structureId}
       fonctions={fonctions}
       values={values}

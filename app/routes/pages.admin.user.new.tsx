@@ -30,11 +30,11 @@ export default function CreateUser() {
   // Without JavaScript, "show functions" answers the form for the structure chosen.
   const reloaded = useActionData<typeof action>()
   const loaded = useLoaderData<typeof loader>()
-  const { structures, structureId, fonctions, values, constraint } =
+  const { structures, shown, total, recherche, structureId, fonctions, values, constraint } =
     reloaded?.intent === 'fonctions' ? reloaded : loaded
   return (
     <CreateUserScreen
-      structures={structures}
+      choices={{ structures, shown, total, recherche }}
       structureId={structureId}
       fonctions={fonctions}
       values={values}

@@ -221,6 +221,7 @@ export async function runScenarios(ctx, { persistTo, servers, client, benchLogin
     ['a structure', () => `/pages/admin/structure/detail/${SITE}`],
     ["a structure's users", () => `/pages/admin/user/structure/${SITE}`],
     ['a new user', () => '/pages/admin/user/new'],
+    ['a structure searched in a choice', () => '/pages/admin/structure/choix?structureRecherche=agence'],
     [
       'a user',
       async () =>

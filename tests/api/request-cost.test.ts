@@ -1,8 +1,7 @@
-import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test'
+import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { userApi } from '../../app/lib/api.server'
 import { getSession } from '../../app/lib/session.server'
-import worker from '../../server'
 import { createApp } from '../../worker-api/app'
 import type { User } from '../../worker-api/contract/user'
 import { createMeter } from '../../worker-api/db/meter'
@@ -19,6 +18,7 @@ import {
   sessionFor,
   uiContext,
 } from './helpers'
+import { visit } from './visit'
 
 /**
  * What a request costs in D1 statements (issue: "≤ 2 for an API read, ≤ 3 for a signed-in page"),
@@ -58,15 +58,6 @@ function recordingDb() {
     },
   })
   return { DB, constraints }
-}
-
-/** One request through the real Worker entry (UI and API alike), its after-response work awaited. */
-async function visit(path: string, init: RequestInit = {}, overrides: Partial<typeof env> = {}) {
-  const ctx = createExecutionContext()
-  const response = await worker.fetch(new Request(`${ORIGIN}${path}`, init), { ...env, ...overrides }, ctx)
-  await response.arrayBuffer()
-  await waitOnExecutionContext(ctx)
-  return response
 }
 
 /** The browser cookie of a signed-in user (what the login form leaves), its access token optionally expired. */
@@ -168,7 +159,8 @@ describe('statements per request', () => {
       ['/pages/admin/structure/detail/4', 7, 6],
       ['/pages/admin/structure/detail/4?type=3', 7, 6],
       ['/pages/admin/user/new', 3, 2],
-      ['/pages/admin/user/4/new', 5, 3],
+      // A page of the structures to choose from, the one in the path by id, and its functions.
+      ['/pages/admin/user/4/new', 6, 4],
       ['/pages/admin/user/structure/4', 9, 3],
       // The user, what their posts open, and their sessions (with whether the caller manages them).
       [`/pages/admin/detail/user/${agent.id}`, 6, 4],

@@ -11,6 +11,8 @@ import {
   type CatalogueApplication,
   GRANTS_MAX,
 } from '../../../worker-api/contract/catalogue'
+import { STRUCTURE_SEARCH } from '../organisation/structure-choice'
+import { structureChoices, structureSearch } from '../organisation/structure-choices.server'
 import {
   type ApplicationFormValues,
   type ClientFormValues,
@@ -37,16 +39,16 @@ export async function applicationFormData(request: Request, auth: Auth, id: numb
   const url = new URL(request.url).searchParams
   const asked = Number(posted ? posted.get('structure') : url.get('structure'))
   const wanted = Number.isSafeInteger(asked) && asked > 0 ? asked : null
-  const [application, structures, fonctions, t] = await Promise.all([
+  const recherche = structureSearch(posted ? posted.get(STRUCTURE_SEARCH) : url.get(STRUCTURE_SEARCH))
+  const [application, { choices, chosen: structure }, fonctions, t] = await Promise.all([
     // One more than a form may send: an application granted by more keeps its grants (`grantsKept`).
     id === null
       ? null
       : auth.expect(auth.api.rest.bd.application[':id'].$get({ param: { id }, query: { fonctionsMax: GRANTS_MAX } })),
-    auth.expect(auth.api.rest.bd.structure.user.me.$get({ query: {} })),
+    structureChoices(auth, recherche, wanted),
     wanted ? auth.settle(auth.api.rest.bd.fonction.structure[':id'].$get({ param: { id: wanted } })) : null,
     i18nServer.getFixedT(request),
   ])
-  const structure = structures.find((s) => s.id === wanted) ?? null
   const values: ApplicationFormValues = posted
     ? {
         libelle: String(posted.get('libelle') ?? ''),
@@ -79,8 +81,8 @@ export async function applicationFormData(request: Request, auth: Auth, id: numb
     values,
     grants,
     grantsKept,
-    structures: grantsKept !== null ? [] : structures.map(({ id, nom }) => ({ id, nom })),
-    structure: structure ? { id: structure.id, nom: structure.nom } : null,
+    ...(grantsKept !== null ? { structures: [], shown: 0, total: 0, recherche: '' } : choices),
+    structure,
     fonctions: structure && fonctions?.ok ? fonctions.data.map(({ id, libelle }) => ({ id, libelle })) : [],
     constraint: getZodConstraint(applicationFormSchema),
     title: pageTitle(t, title),

@@ -8,12 +8,13 @@ import { ChoiceReloadButton } from '~/components/choice-reload-button'
 import { EnterSubmits } from '~/components/enter-submits'
 import { Field, FieldMessages, fieldMessages } from '~/components/field'
 import { FormError, formProblem } from '~/components/form-error'
-import { SearchSelect } from '~/components/search-select'
 import { SubmitButton } from '~/components/submit-button'
 import { buttonVariants } from '~/components/ui/button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '~/components/ui/card'
 import { Label } from '~/components/ui/label'
 import { useStructureChange } from '~/features/organisation/structure-change'
+import type { StructureChoices } from '~/features/organisation/structure-choice'
+import { StructureSelect } from '~/features/organisation/structure-select'
 import { useFieldErrors, useFormReply, usePendingIntent } from '~/lib/form'
 import type { ApplicationForm as Values } from '../../../worker-api/contract/catalogue'
 import { type ApplicationFormValues, choiceValue, GRANTS_FIELD, type Grant, grantsFrom } from './application-grants'
@@ -35,14 +36,16 @@ export function ApplicationForm({
   grants: savedGrants,
   grantsKept,
   structures,
+  shown: listedStructures,
+  total,
+  recherche,
   structure,
   fonctions,
   constraint,
-}: {
+}: StructureChoices & {
   values: ApplicationFormValues
   grants: Grant[]
   grantsKept: number | null
-  structures: { id: number; nom: string }[]
   structure: { id: number; nom: string } | null
   fonctions: { id: number; libelle: string }[]
   constraint: ReturnType<typeof getZodConstraint>
@@ -217,14 +220,15 @@ export function ApplicationForm({
                   <FieldMessages id="application-fonctions" errors={grantErrors} />
                 </fieldset>
                 <div className="flex flex-col gap-2">
-                  <SearchSelect
+                  <StructureSelect
                     id="application-structure"
                     name="structure"
                     label={t('applications.structure')}
-                    options={structures.map((s) => ({ value: String(s.id), label: s.nom }))}
+                    choices={{ structures, shown: listedStructures, total, recherche }}
                     defaultValue={structure ? String(structure.id) : ''}
                     placeholder={t('applications.chooseStructure')}
                     emptyMessage={t('applications.noStructure')}
+                    intent="fonctions"
                   />
                   <ChoiceReloadButton intent="fonctions">{t('applications.showFonctions')}</ChoiceReloadButton>
                 </div>

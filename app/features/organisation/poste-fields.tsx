@@ -2,9 +2,10 @@ import { Link } from '@remix-run/react'
 import { useTranslation } from 'react-i18next'
 import { ChoiceReloadButton } from '~/components/choice-reload-button'
 import { DateRangeInput } from '~/components/date-range-input'
-import { SearchSelect } from '~/components/search-select'
 import { ChoiceField, SelectField } from '~/components/select-field'
 import type { Fonction } from '../../../worker-api/contract/structure'
+import type { StructureChoices } from './structure-choice'
+import { StructureSelect } from './structure-select'
 
 /** A field of the post as conform gives it. */
 type PosteField = { id: string; name: string; initialValue?: unknown; errors?: string[] | undefined }
@@ -17,7 +18,7 @@ type PosteField = { id: string; name: string; initialValue?: unknown; errors?: s
 export function PosteFields({
   words,
   fields,
-  structures,
+  choices,
   structureId,
   fonctions,
   errors,
@@ -26,7 +27,7 @@ export function PosteFields({
   words: 'userCreate' | 'structureUsers'
   fields: { structure?: PosteField; fonction: PosteField; dateDebut: PosteField; dateFin: PosteField }
   /** The structures to choose from; without them the post's structure is the page's (`structureId`). */
-  structures?: { id: number; nom: string }[]
+  choices?: StructureChoices
   structureId: number | null
   fonctions: Fonction[]
   /** The errors a field shows now, in the page's language. */
@@ -40,18 +41,19 @@ export function PosteFields({
   const { structure, fonction, dateDebut, dateFin } = fields
   return (
     <>
-      {structures && structure ? (
+      {choices && structure ? (
         <div className="flex flex-col gap-2">
-          <SearchSelect
+          <StructureSelect
             id={structure.id}
             name={structure.name}
             label={word('structure')}
-            options={structures.map((choice) => ({ value: String(choice.id), label: choice.nom }))}
+            choices={choices}
             defaultValue={structureId ? String(structureId) : ''}
             placeholder={word('chooseStructure')}
             emptyMessage={word('noStructure')}
             required
             errors={errors(structure)}
+            intent="fonctions"
           />
           <ChoiceReloadButton intent="fonctions">{word('showFonctions')}</ChoiceReloadButton>
         </div>

@@ -19,6 +19,7 @@ import type { Fonction } from '../../../worker-api/contract/structure'
 import type { CreateUserForm as Values } from '../../../worker-api/contract/user-admin'
 import { PosteFields } from './poste-fields'
 import { useStructureChange } from './structure-change'
+import type { StructureChoices } from './structure-choice'
 import type { UserFormValues } from './user-form.server'
 
 const INTENT = 'user'
@@ -43,14 +44,14 @@ export function CreateUserScreen(props: Parameters<typeof UserCreateForm>[0]) {
  * typed stays out of the URL. The server checks the same conditions Save waits for with JavaScript.
  */
 export function UserCreateForm({
-  structures,
+  choices,
   structureId,
   fonctions,
   values,
   constraint,
   cancelTo,
 }: {
-  structures: { id: number; nom: string }[]
+  choices: StructureChoices
   structureId: number | null
   fonctions: Fonction[]
   values: UserFormValues
@@ -205,7 +206,7 @@ export function UserCreateForm({
             <PosteFields
               words="userCreate"
               fields={fields}
-              structures={structures}
+              choices={choices}
               structureId={structureId}
               fonctions={fonctions}
               errors={shown.errors}

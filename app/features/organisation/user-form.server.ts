@@ -5,6 +5,8 @@ import { formFailure, readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { pageTitle } from '~/lib/title'
 import { createUserFormSchema } from '../../../worker-api/contract/user-admin'
+import { STRUCTURE_SEARCH } from './structure-choice'
+import { structureChoice, structureChoices, structureSearch } from './structure-choices.server'
 
 /** What the form typed before it asked for a structure's functions (without JavaScript), to show it again. */
 const KEPT = ['mail', 'confirmation', 'nom', 'prenom', 'admin', 'fonction', 'dateDebut', 'dateFin'] as const
@@ -18,26 +20,28 @@ export async function userFormData(request: Request, auth: Auth, preset: number 
   const url = new URL(request.url).searchParams
   const asked = posted ? Number(posted.get('structure')) : url.has('structure') ? Number(url.get('structure')) : preset
   const wanted = asked !== null && Number.isSafeInteger(asked) && asked > 0 ? asked : null
+  const recherche = structureSearch(posted ? posted.get(STRUCTURE_SEARCH) : url.get(STRUCTURE_SEARCH))
+  // The route's structure is read apart only when another is chosen (without JavaScript, posted).
+  const presetApart = preset !== null && preset !== wanted
   // The functions are asked for alongside the structures; a structure outside the scope answers none.
-  const [structures, fonctions, t] = await Promise.all([
-    auth.expect(auth.api.rest.bd.structure.user.me.$get({ query: {} })),
+  const [{ choices, chosen, refused }, presetRead, fonctions, t] = await Promise.all([
+    structureChoices(auth, recherche, wanted),
+    presetApart ? structureChoice(auth, preset) : null,
     wanted ? auth.settle(auth.api.rest.bd.fonction.structure[':id'].$get({ param: { id: wanted } })) : null,
     i18nServer.getFixedT(request),
   ])
-  const presetStructure = preset === null ? null : structures.find((structure) => structure.id === preset)
-  // Not among the caller's structures: the function read (asked for the same id) tells an unknown
-  // structure (404) from one outside the scope (403), as every admin page says them.
-  if (presetStructure === undefined) {
-    throw new Response(fonctions?.status === 404 ? 'NOT_FOUND' : 'FORBIDDEN', {
-      status: fonctions?.status === 404 ? 404 : 403,
-    })
+  const presetFound = preset === null ? null : (presetRead ?? { found: chosen }).found
+  // The route's structure must be in the scope: an unknown one is a 404, one outside it a 403, as every admin page.
+  if (preset !== null && !presetFound) {
+    const unknown = (presetRead ?? { refused }).refused === 404
+    throw new Response(unknown ? 'NOT_FOUND' : 'FORBIDDEN', { status: unknown ? 404 : 403 })
   }
-  const structureId = structures.some((structure) => structure.id === wanted) ? wanted : null
+  const structureId = chosen?.id ?? null
   return {
-    structures: structures.map(({ id, nom }) => ({ id, nom })),
+    ...choices,
     structureId,
     fonctions: structureId && fonctions?.ok ? fonctions.data : [],
-    preset: presetStructure ? { id: presetStructure.id, nom: presetStructure.nom } : null,
+    preset: presetFound,
     values: Object.fromEntries(KEPT.map((name) => [name, String(posted?.get(name) ?? '')])) as UserFormValues,
     constraint: getZodConstraint(createUserFormSchema),
     title: pageTitle(t, t('userCreate.title')),
