@@ -82,7 +82,7 @@ for (const [index, mode] of MODES.entries()) {
         await page.getByRole('option', { name: 'Agence Lille' }).click()
         await page.waitForURL((url) => url.searchParams.get('structure') === '4')
       } else {
-        await page.getByLabel('Structure').selectOption({ label: 'Agence Lille' })
+        await page.getByLabel('Structure', { exact: true }).selectOption({ label: 'Agence Lille' })
         await page.getByRole('button', { name: 'Afficher ses fonctions' }).click()
       }
       const lille = page.getByRole('group', { name: 'Fonctions de Agence Lille' })

@@ -49,6 +49,13 @@ WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 12)
 INSERT OR IGNORE INTO structure (id, nom, type_id, parent_id, path)
 SELECT 949 + i, printf('Transports du Sud %02d', i), 4, 6, printf('/1/3/6/%d/', 949 + i) FROM n;
 
+-- The structure choice: forty relay directions below the root, so that the root's scope holds more
+-- structures than a form lists (50, by name) and 'Transports Martin' is among those found by searching.
+-- Their paths come last: the tree's first pages are as before.
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40)
+INSERT OR IGNORE INTO structure (id, nom, type_id, parent_id, path)
+SELECT 9000 + i, printf('Relais %02d', i), 2, 1, printf('/1/%d/', 9000 + i) FROM n;
+
 -- The user administration tests: one user per mode to deactivate, delete and restore (a dock agent in
 -- Agence Rouen, password Agent1234), and one with an accented name for the search.
 INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain)

@@ -255,7 +255,7 @@ for (const [index, mode] of MODES.entries()) {
         await page.getByRole('option', { name: 'Agence Lille' }).click()
         await page.waitForURL((url) => url.searchParams.get('structure') === '4')
       } else {
-        await page.getByLabel('Structure').selectOption({ label: 'Agence Lille' })
+        await page.getByLabel('Structure', { exact: true }).selectOption({ label: 'Agence Lille' })
         await page.getByRole('button', { name: 'Afficher les fonctions' }).click()
       }
       await page.getByLabel('Fonction').selectOption({ label: 'Opérateur pesage' })
