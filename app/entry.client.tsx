@@ -3,12 +3,12 @@ import i18next from 'i18next'
 import { StrictMode, startTransition } from 'react'
 import { hydrateRoot } from 'react-dom/client'
 import { I18nextProvider, initReactI18next } from 'react-i18next'
-import { i18nConfig } from './lib/i18n'
+import { i18nConfig, pageLanguage } from './lib/i18n'
 import { loadWords, WORDS_LINK_ID } from './lib/words'
 
 /** The page comes alive once its words are here (preloaded with the scripts, app/root.tsx). */
 async function hydrate() {
-  const lng = document.documentElement.lang === 'en' ? 'en' : 'fr'
+  const lng = pageLanguage(document.documentElement.lang)
   const href = document.getElementById(WORDS_LINK_ID)?.getAttribute('href') ?? `/locales/${lng}`
   const resources = { [lng]: { translation: await loadWords(lng, href) } }
   await i18next.use(initReactI18next).init({ ...i18nConfig, lng, resources })

@@ -19,6 +19,7 @@ import { useTranslation } from 'react-i18next'
 import { Alert } from './components/ui/alert'
 import { buttonVariants } from './components/ui/button'
 import { useFocusAfterActions } from './lib/focus'
+import { pageLanguage } from './lib/i18n'
 import { i18nServer } from './lib/i18n.server'
 import { useNonce } from './lib/nonce'
 import { pageErrorKeys } from './lib/page-error'
@@ -40,12 +41,13 @@ export const links: LinksFunction = () => [{ rel: 'icon', href: '/favicon.svg', 
 export const meta = errorMeta
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
-  const [locale, t, { toast, headers }] = await Promise.all([
+  const [detected, t, { toast, headers }] = await Promise.all([
     i18nServer.getLocale(request),
     i18nServer.getFixedT(request),
     readToast(request, context),
   ])
-  const words = wordsHref(locale === 'en' ? 'en' : 'fr')
+  const locale = pageLanguage(detected)
+  const words = wordsHref(locale)
   return data({ locale, theme: themeStylesheet(request), toast, titles: errorTitles(t), words }, { headers })
 }
 
@@ -207,7 +209,7 @@ function measureNoticeRoom() {
 
 export default function App() {
   const { locale, words } = useLoaderData<typeof loader>()
-  useLanguage(locale === 'en' ? 'en' : 'fr', words)
+  useLanguage(locale, words)
   useFocusAfterActions()
   return (
     <>

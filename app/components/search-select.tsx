@@ -179,7 +179,12 @@ function Combobox({
   const shown = filtering ? filterOptions(options, query) : options
   const activeOption = open ? shown[active] : undefined
   const activeId = activeOption ? `${listId}-${positions.get(activeOption)}` : undefined
-  const empty = emptyMessage ?? t('searchSelect.empty')
+  // What the list holds, as the empty box and the live region say it.
+  const said = searching
+    ? t('searchSelect.searching')
+    : shown.length > 0
+      ? t('searchSelect.results', { count: shown.length })
+      : (emptyMessage ?? t('searchSelect.empty'))
 
   useEffect(() => {
     if (activeId) document.getElementById(activeId)?.scrollIntoView({ block: 'nearest' })
@@ -317,18 +322,12 @@ function Combobox({
       </div>
       {open && shown.length === 0 ? (
         <p className="absolute top-full left-0 z-50 mt-1 w-full rounded-md border bg-card px-3 py-2 text-sm text-muted-foreground shadow-md">
-          {searching ? t('searchSelect.searching') : empty}
+          {said}
         </p>
       ) : null}
       {/* Present from the start, so that what filtering leaves is announced as it changes. */}
       <p role="status" className="sr-only">
-        {open
-          ? searching
-            ? t('searchSelect.searching')
-            : shown.length > 0
-              ? t('searchSelect.results', { count: shown.length })
-              : empty
-          : ''}
+        {open ? said : ''}
       </p>
     </div>
   )

@@ -1,4 +1,4 @@
-import { languages } from '../../worker-api/contract/language'
+import { type Language, languages } from '../../worker-api/contract/language'
 
 export { type Language, languageFromAcceptLanguage, languages } from '../../worker-api/contract/language'
 
@@ -9,3 +9,6 @@ export const i18nConfig = {
   defaultNS: 'translation',
   interpolation: { escapeValue: false },
 }
+
+/** A page's language from what names it (`<html lang>`, i18next's, the server's locale): English, else French. */
+export const pageLanguage = (value: string | null | undefined): Language => (value === 'en' ? 'en' : 'fr')

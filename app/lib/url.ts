@@ -19,9 +19,10 @@ export function urlWith(search: URLSearchParams | string, changes: Record<string
   return `?${params.toString()}`
 }
 
-/** A search box's text from the URL (`q` unless named), trimmed, at most 100 characters as the API takes. */
-export function readSearch(params: URLSearchParams, name = SEARCH_PARAM): string {
-  return params.get(name)?.trim().slice(0, 100) ?? ''
+/** A search box's text from the URL or a posted form (`q` unless named), trimmed, at most 100 characters as the API takes. */
+export function readSearch(params: URLSearchParams | FormData, name = SEARCH_PARAM): string {
+  const value = params.get(name)
+  return typeof value === 'string' ? value.trim().slice(0, 100) : ''
 }
 
 /** Where a form that was posted to `url` leads back: the same path and params, less `names`. */

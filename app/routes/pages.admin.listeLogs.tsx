@@ -15,6 +15,7 @@ import { Tooltip } from '~/components/ui/tooltip'
 import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { displayDate, displayTime } from '~/lib/dates'
+import { pageLanguage } from '~/lib/i18n'
 import { DEFAULT_PAGE_SIZE, lastPageUrl, listQuery } from '~/lib/pagination'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { urlWith } from '~/lib/url'
@@ -106,7 +107,7 @@ export default function Logs() {
   const { t, i18n } = useTranslation()
   const { search } = useLocation()
   const navigation = useNavigation()
-  const language = i18n.language === 'en' ? 'en' : 'fr'
+  const language = pageLanguage(i18n.language)
   const filtering = navigation.state === 'loading' && navigation.location.pathname === '/pages/admin/listeLogs'
   const exportSearch = urlWith(search, { page: null })
   const typeId = useId()

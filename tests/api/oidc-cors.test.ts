@@ -1,8 +1,7 @@
-import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
-import worker from '../../server'
-import { createOrganisation, createUser, currentPost, ORIGIN, sessionFor } from './helpers'
+import { createOrganisation, createUser, currentPost, sessionFor } from './helpers'
 import { type Client, confidentialClient, oidcSession } from './oidc-flow'
+import { visit } from './visit'
 
 /**
  * SECURITY.md, "The OpenID Connect provider": "CORS is open only on discovery, the JWKS, the token
@@ -22,11 +21,7 @@ beforeAll(async () => {
 async function fromSite(path: string, init: RequestInit = {}) {
   const headers = new Headers(init.headers)
   headers.set('Origin', SITE)
-  const ctx = createExecutionContext()
-  const response = await worker.fetch(new Request(`${ORIGIN}${path}`, { ...init, headers }), env, ctx)
-  await response.arrayBuffer()
-  await waitOnExecutionContext(ctx)
-  return response
+  return visit(path, { ...init, headers })
 }
 
 const preflight = (path: string, method: string) =>

@@ -1,10 +1,10 @@
-import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test'
+import type { env } from 'cloudflare:test'
 import { decodeProtectedHeader } from 'jose'
 import { beforeAll, describe, expect, it } from 'vitest'
-import worker from '../../server'
 import type { LogoutAnswer } from '../../worker-api/contract/oidc'
-import { browserCookieOf, call, createOrganisation, createUser, currentPost, ORIGIN, post, sessionFor } from './helpers'
+import { browserCookieOf, call, createOrganisation, createUser, currentPost, post, sessionFor } from './helpers'
 import { type Client, confidentialClient, oidcSession } from './oidc-flow'
+import { visit } from './visit'
 
 /**
  * SECURITY.md, "Rotating the OpenID Connect key": the next key is published first
@@ -31,11 +31,8 @@ beforeAll(async () => {
 
 /** A page of the Worker, served with the keys of `keys`. */
 async function page(path: string, headers: Record<string, string>, keys: Partial<typeof env>) {
-  const ctx = createExecutionContext()
-  const response = await worker.fetch(new Request(`${ORIGIN}${path}`, { headers }), { ...env, ...keys }, ctx)
-  const body = await response.text()
-  await waitOnExecutionContext(ctx)
-  return { status: response.status, body }
+  const response = await visit(path, { headers }, keys)
+  return { status: response.status, body: await response.text() }
 }
 
 const publishedKids = async (keys: Partial<typeof env>) =>

@@ -120,6 +120,27 @@ describe('choosing a structure among more than a form lists', () => {
   })
 })
 
+describe('a form for a structure given in its path (/pages/admin/user/{idStructure}/new)', () => {
+  const fonctions = (path: string, cookie: string, structure: string) =>
+    page(path, cookie, {
+      method: 'POST',
+      body: new URLSearchParams({ intent: 'fonctions', structure }),
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: ORIGIN, Host: new URL(ORIGIN).host },
+    })
+
+  it('refuses a structure outside the scope, even with one of the scope chosen in the form', async () => {
+    expect((await page('/pages/admin/user/4/new', sudCookie)).status).toBe(403)
+    expect((await fonctions('/pages/admin/user/4/new', sudCookie, '3')).status).toBe(403)
+  })
+
+  it('says an unknown structure is not found, and keeps its own chosen when another is', async () => {
+    expect((await page('/pages/admin/user/99999/new', rootCookie)).status).toBe(404)
+    const { status, html } = await fonctions(`/pages/admin/user/${agenceId(60)}/new`, rootCookie, String(agenceId(1)))
+    expect(status).toBe(200)
+    expect(structureOptions(html).selected).toBe(agenceNom(1))
+  })
+})
+
 describe("the combobox's structure search (GET /pages/admin/structure/choix)", () => {
   it('answers the first 50 matches by name and how many match', async () => {
     const { status, body } = await search('agence nord', rootCookie)

@@ -11,8 +11,7 @@ import {
   type CatalogueApplication,
   GRANTS_MAX,
 } from '../../../worker-api/contract/catalogue'
-import { STRUCTURE_SEARCH } from '../organisation/structure-choice'
-import { structureChoices, structureSearch } from '../organisation/structure-choices.server'
+import { structureChoices } from '../organisation/structure-choices.server'
 import {
   type ApplicationFormValues,
   type ClientFormValues,
@@ -39,13 +38,12 @@ export async function applicationFormData(request: Request, auth: Auth, id: numb
   const url = new URL(request.url).searchParams
   const asked = Number(posted ? posted.get('structure') : url.get('structure'))
   const wanted = Number.isSafeInteger(asked) && asked > 0 ? asked : null
-  const recherche = structureSearch(posted ? posted.get(STRUCTURE_SEARCH) : url.get(STRUCTURE_SEARCH))
   const [application, { choices, chosen: structure }, fonctions, t] = await Promise.all([
     // One more than a form may send: an application granted by more keeps its grants (`grantsKept`).
     id === null
       ? null
       : auth.expect(auth.api.rest.bd.application[':id'].$get({ param: { id }, query: { fonctionsMax: GRANTS_MAX } })),
-    structureChoices(auth, recherche, wanted),
+    structureChoices(auth, posted ?? url, wanted),
     wanted ? auth.settle(auth.api.rest.bd.fonction.structure[':id'].$get({ param: { id: wanted } })) : null,
     i18nServer.getFixedT(request),
   ])

@@ -1,16 +1,9 @@
 import type { Auth } from '~/lib/auth.server'
-import type { StructureChoices } from './structure-choice'
+import { readSearch } from '~/lib/url'
+import { STRUCTURE_SEARCH, type StructureChoices } from './structure-choice'
 
 /** How many structures a form lists to choose from; the others are found by searching their name. */
 export const STRUCTURE_CHOICES = 50
-/** The longest search the API takes (`q`, worker-api/contract/common.ts). */
-export const STRUCTURE_SEARCH_MAX = 100
-
-/** What was typed in a structure search, within the API's bound. */
-export function structureSearch(value: FormDataEntryValue | null | undefined): string {
-  return typeof value === 'string' ? value.trim().slice(0, STRUCTURE_SEARCH_MAX) : ''
-}
-
 /** A structure of the caller's scope by id, as a choice; its refusal tells unknown (404) from out of scope (403). */
 export async function structureChoice(auth: Auth, id: number) {
   const read = await auth.settle(auth.api.rest.bd.structure[':id'].$get({ param: { id } }))
@@ -20,11 +13,12 @@ export async function structureChoice(auth: Auth, id: number) {
 }
 
 /**
- * The caller's structures matching `recherche`, the first `STRUCTURE_CHOICES` by name, with the structure `chosen`
+ * The caller's structures matching the search `asked` for (in the URL or a posted form), the first `STRUCTURE_CHOICES` by name, with the structure `chosen`
  * (read by id, so that one beyond the page stays chosen). Started in the same tick as the page's other reads, they
  * share its one round trip.
  */
-export async function structureChoices(auth: Auth, recherche: string, chosen: number | null) {
+export async function structureChoices(auth: Auth, asked: URLSearchParams | FormData, chosen: number | null) {
+  const recherche = readSearch(asked, STRUCTURE_SEARCH)
   const [{ items, total }, one] = await Promise.all([
     auth.expectPage(
       auth.api.rest.bd.structure.user.me.$get({

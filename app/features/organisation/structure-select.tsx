@@ -61,8 +61,9 @@ export function StructureSelect({
       SEARCH_DELAY_MS,
     )
   }
+  // Only what was typed last is ever loaded (never an empty search, nor for a complete list).
   const found = fetcher.data && fetcher.data.recherche === query ? fetcher.data.structures : null
-  const listed = query === '' || complete ? structures : (found ?? structures)
+  const listed = found ?? structures
   const searching = !complete && query !== '' && found === null
 
   const hint = complete

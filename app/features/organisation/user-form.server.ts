@@ -5,8 +5,7 @@ import { formFailure, readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { pageTitle } from '~/lib/title'
 import { createUserFormSchema } from '../../../worker-api/contract/user-admin'
-import { STRUCTURE_SEARCH } from './structure-choice'
-import { structureChoice, structureChoices, structureSearch } from './structure-choices.server'
+import { structureChoice, structureChoices } from './structure-choices.server'
 
 /** What the form typed before it asked for a structure's functions (without JavaScript), to show it again. */
 const KEPT = ['mail', 'confirmation', 'nom', 'prenom', 'admin', 'fonction', 'dateDebut', 'dateFin'] as const
@@ -20,20 +19,19 @@ export async function userFormData(request: Request, auth: Auth, preset: number 
   const url = new URL(request.url).searchParams
   const asked = posted ? Number(posted.get('structure')) : url.has('structure') ? Number(url.get('structure')) : preset
   const wanted = asked !== null && Number.isSafeInteger(asked) && asked > 0 ? asked : null
-  const recherche = structureSearch(posted ? posted.get(STRUCTURE_SEARCH) : url.get(STRUCTURE_SEARCH))
   // The route's structure is read apart only when another is chosen (without JavaScript, posted).
   const presetApart = preset !== null && preset !== wanted
   // The functions are asked for alongside the structures; a structure outside the scope answers none.
   const [{ choices, chosen, refused }, presetRead, fonctions, t] = await Promise.all([
-    structureChoices(auth, recherche, wanted),
+    structureChoices(auth, posted ?? url, wanted),
     presetApart ? structureChoice(auth, preset) : null,
     wanted ? auth.settle(auth.api.rest.bd.fonction.structure[':id'].$get({ param: { id: wanted } })) : null,
     i18nServer.getFixedT(request),
   ])
-  const presetFound = preset === null ? null : (presetRead ?? { found: chosen }).found
   // The route's structure must be in the scope: an unknown one is a 404, one outside it a 403, as every admin page.
-  if (preset !== null && !presetFound) {
-    const unknown = (presetRead ?? { refused }).refused === 404
+  const presetCheck = preset === null ? null : (presetRead ?? { found: chosen, refused })
+  if (presetCheck && !presetCheck.found) {
+    const unknown = presetCheck.refused === 404
     throw new Response(unknown ? 'NOT_FOUND' : 'FORBIDDEN', { status: unknown ? 404 : 403 })
   }
   const structureId = chosen?.id ?? null
@@ -41,7 +39,7 @@ export async function userFormData(request: Request, auth: Auth, preset: number 
     ...choices,
     structureId,
     fonctions: structureId && fonctions?.ok ? fonctions.data : [],
-    preset: presetFound,
+    preset: presetCheck?.found ?? null,
     values: Object.fromEntries(KEPT.map((name) => [name, String(posted?.get(name) ?? '')])) as UserFormValues,
     constraint: getZodConstraint(createUserFormSchema),
     title: pageTitle(t, t('userCreate.title')),

@@ -1,4 +1,4 @@
-import { sql } from 'kysely'
+import { type Compilable, sql } from 'kysely'
 import type { AccessList, ApplicationSummary } from '../../contract/access'
 import { addSeconds, todayIso, toWireDate } from '../../contract/dates'
 import { batch } from '../../db/client'
@@ -62,27 +62,17 @@ function currentAndFutureApplicationsQuery(ctx: Ctx, userId: number, today: stri
 export async function accessOf(ctx: Ctx, caller: Caller, userId: number, futurs = false): Promise<AccessList> {
   const viewer = viewerOf(caller)
   const users = userId === caller.id ? null : userRead(ctx.db, userId, viewer)
-  if (!futurs) {
-    const {
-      actor,
-      rows,
-      users: target,
-    } = await actorWith(ctx, caller, {
-      rows: applicationsQuery(ctx, userId, viewer.today),
-      users,
-    })
+  /** The applications read, once the caller is checked and, for another user, may see them. */
+  const checked = async <Q extends Compilable<unknown>>(applications: Q) => {
+    const { actor, rows, users: target } = await actorWith(ctx, caller, { rows: applications, users })
     if (userId !== actor.id) userAs(actor, userId, target?.[0], viewer.today)
+    return rows
+  }
+  if (!futurs) {
+    const rows = await checked(applicationsQuery(ctx, userId, viewer.today))
     return { accesApplication: rows.map((application: ApplicationSummary) => ({ application })) }
   }
-  const {
-    actor,
-    rows,
-    users: target,
-  } = await actorWith(ctx, caller, {
-    rows: currentAndFutureApplicationsQuery(ctx, userId, viewer.today),
-    users,
-  })
-  if (userId !== actor.id) userAs(actor, userId, target?.[0], viewer.today)
+  const rows = await checked(currentAndFutureApplicationsQuery(ctx, userId, viewer.today))
   return {
     accesApplication: rows
       .filter((row) => row.courant === 1)
