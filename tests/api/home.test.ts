@@ -203,9 +203,14 @@ describe('GET rest/bd/accueil', () => {
     const launches = (figures: Home) => figures.lancements.find((row) => row.application === 'Pesage')?.nombre ?? 0
     await logAt(later.id, isoDate(0), 'CONNEXION', 'CONNEXION')
     await logAt(later.id, isoDate(0), 'APPLI_PESAGE', 'Pesage')
+    // Direction Sud's user's launches of today are not Nord's (each user checked once, however many their entries).
+    await logAt(sud.id, isoDate(0), 'APPLI_PESAGE', 'Pesage')
+    await logAt(sud.id, isoDate(0), 'APPLI_PESAGE', 'Pesage')
     const after = await home(nord)
     expect(after.connexions[29]?.nombre).toBe((before.connexions[29]?.nombre ?? 0) + 1)
     expect(launches(after)).toBe(launches(before) + 1)
+    // Today's are kept and caught up from the newest entry counted: read again, nothing is counted twice.
+    expect(await home(nord)).toEqual(after)
     // Direction Sud's user, who signed in three days ago, takes a post in Agence Lille: that sign-in is
     // now Direction Nord's, on its chart as in its history.
     await db()
@@ -219,6 +224,7 @@ describe('GET rest/bd/accueil', () => {
       })
       .execute()
     const moved = await home(nord)
+    expect(launches(moved)).toBe(launches(before) + 3)
     expect(moved.connexions[26]?.nombre).toBe((before.connexions[26]?.nombre ?? 0) + 1)
     const compact = (iso: string) => iso.replaceAll('-', '')
     const history = await total(

@@ -54,22 +54,95 @@ function dayIndex(starts: string[]) {
   return sql<number>`case ${sql.join(branches, sql` `)} else ${sql.lit(starts.length - 2)} end`
 }
 
-/**
- * The scope users' sign-ins per day and launches per application over a range, as rows `{grp, n}` (`grp` the JSON
- * `["c", day]` or `["l", name]`), in one pass down `log (type_log, date, utilisateur_id)`. `way`: `set` for a month,
- * `log` for today's few entries (no set of the root's 100 000 users to gather).
- */
-function activity(db: DB, viewer: Viewer, starts: string[], range: [string, string], way: 'set' | 'log') {
-  const group = sql<string>`case when log.type_log = 'CONNEXION' then json_array('c', ${dayIndex(starts)})
-    else json_array('l', log.nom_log) end`
+/** The sign-ins and launches of a range (`range`, instants) the charts count, in one pass down `log (type_log, date)`. */
+function activityEntries(db: DB, range: [string, string]) {
   return db
     .selectFrom('log')
-    .select([group.as('grp'), (eb) => eb.fn.countAll<number>().as('n')])
     .where('log.type_log', 'in', ['CONNEXION', ...LAUNCH_LOG_TYPES])
     .where(sql<SqlBool>`(log.type_log = 'CONNEXION' or log.source = 'SERVEUR')`)
     .where(sql<SqlBool>`log.date >= ${sql.lit(range[0])} and log.date < ${sql.lit(range[1])}`)
-    .where(authorInScope(db, viewer, way))
+}
+
+/** An entry's group: the JSON `["c", day]` of a sign-in, `["l", name]` of a launch. */
+const activityGroup = (starts: string[]) =>
+  sql<string>`case when log.type_log = 'CONNEXION' then json_array('c', ${dayIndex(starts)})
+    else json_array('l', log.nom_log) end`
+
+/**
+ * The scope users' sign-ins per day and launches per application over closed days, as rows `{grp, n}`, the scope's
+ * users gathered once (a month of the root's 100 000 users).
+ */
+function activity(db: DB, viewer: Viewer, starts: string[], range: [string, string]) {
+  return activityEntries(db, range)
+    .select([activityGroup(starts).as('grp'), (eb) => eb.fn.countAll<number>().as('n')])
+    .where(authorInScope(db, viewer, 'set'))
     .groupBy('grp')
+}
+
+/**
+ * Today's, counted per user first, then each user checked against the scope once: a day's thousands of launches come
+ * from far fewer users. Only the entries after `after` (an entry's id).
+ */
+function activityToday(db: DB, viewer: Viewer, starts: string[], after: Expression<number>) {
+  const perAuthor = activityEntries(db, [starts[starts.length - 2] as string, starts[starts.length - 1] as string])
+    .where(sql<SqlBool>`log.id > ${after}`)
+    .select(['log.utilisateur_id', activityGroup(starts).as('grp'), (eb) => eb.fn.countAll<number>().as('n')])
+    .groupBy(['log.utilisateur_id', 'grp'])
+  return db
+    .selectFrom(perAuthor.as('log'))
+    .select(['log.grp', sql<number>`sum(log.n)`.as('n')])
+    .where(authorInScope(db, viewer, 'log'))
+    .groupBy('log.grp')
+}
+
+/**
+ * Today's activity kept as the closed days' is, and brought up to date on each read with the entries written since the
+ * newest one counted (a `"jusqua"` row): a day's launches are counted once, not on every read. Both writes wait for
+ * `allowed`; the table's triggers empty it when the scope changes, and the key holds the day.
+ */
+function keptToday(db: DB, viewer: Viewer, starts: string[], allowed: Expression<SqlBool>) {
+  const prefix = `${JSON.stringify(['accueil-jour', viewer.today, viewer.id, viewer.domain]).slice(0, -1)},`
+  const markKey = `${prefix}"jusqua"]`
+  const counted = sql<number>`coalesce((select mark.jusqua from utilisateur_liste_total as mark
+    where mark.cle = ${markKey}), 0)`
+  const latest = sql<number>`coalesce((select max(id) from log), 0)`
+  const since = db
+    .selectFrom(activityToday(db, viewer, starts, counted).as('since'))
+    .select([sql<string>`${prefix} || since.grp || ']'`.as('cle'), sql.val(viewer.today).as('jour'), 'since.n'])
+    .where(sql<SqlBool>`${counted} < ${latest}`)
+    .where(allowed)
+  const count = db
+    .insertInto('utilisateur_liste_total')
+    .columns(['cle', 'jour', 'total'])
+    .expression(since)
+    .onConflict((oc) =>
+      oc.column('cle').doUpdateSet({ total: sql<number>`utilisateur_liste_total.total + excluded.total` }),
+    )
+  const mark = db
+    .insertInto('utilisateur_liste_total')
+    .columns(['cle', 'jour', 'total', 'jusqua'])
+    .expression(
+      db
+        .selectNoFrom([
+          sql.val(markKey).as('cle'),
+          sql.val(viewer.today).as('jour'),
+          sql.lit(0).as('n'),
+          latest.as('jusqua'),
+        ])
+        .where(allowed),
+    )
+    .onConflict((oc) =>
+      oc
+        .column('cle')
+        .doUpdateSet({ jusqua: sql<number>`excluded.jusqua` })
+        .where(sql<SqlBool>`utilisateur_liste_total.jusqua < excluded.jusqua`),
+    )
+  const read = db
+    .selectFrom('utilisateur_liste_total as kept')
+    .select(['kept.cle', 'kept.total'])
+    .where('kept.cle', '>', prefix)
+    .where('kept.cle', '<', `${prefix}~`)
+  return { prefix, count, mark, read }
 }
 
 /**
@@ -87,7 +160,7 @@ function keptActivity(db: DB, viewer: Viewer, starts: string[], allowed: Express
   // Said inside the count too, as its limit: once kept, the month is not counted again only to be
   // thrown away. A limit of 0 ends the count before its first row; the same test in its `where` would
   // be made for each of the month's entries, after the scope's users were gathered.
-  const closed = activity(db, viewer, starts, [starts[0] as string, starts[starts.length - 2] as string], 'set').limit(
+  const closed = activity(db, viewer, starts, [starts[0] as string, starts[starts.length - 2] as string]).limit(
     sql<number>`case when ${missing} then -1 else 0 end`,
   )
   const keep = db
@@ -113,16 +186,16 @@ function keptActivity(db: DB, viewer: Viewer, starts: string[], allowed: Express
 }
 
 /** The activity rows, kept and counted, summed as the home's two charts. */
-function activityFigures(prefix: string, kept: { cle: string; total: number }[], today: { grp: string; n: number }[]) {
+function activityFigures(kept: { prefix: string; rows: { cle: string; total: number }[] }[]) {
   const perDay = new Map<number, number>()
   const perApplication = new Map<string, number>()
-  const rows = [
-    ...kept.map((row) => ({ grp: row.cle.slice(prefix.length, -1), n: row.total })),
-    ...today.map((row) => ({ grp: row.grp, n: Number(row.n) })),
-  ]
+  const rows = kept.flatMap(({ prefix, rows }) =>
+    rows.map((row) => ({ grp: row.cle.slice(prefix.length, -1), n: row.total })),
+  )
   for (const { grp, n } of rows) {
-    const parsed = JSON.parse(grp) as ['c', number] | ['l', string] | 'done'
-    if (parsed === 'done') continue
+    // The `"done"` and `"jusqua"` rows are the keeping's own.
+    const parsed = JSON.parse(grp) as ['c', number] | ['l', string] | string
+    if (typeof parsed === 'string') continue
     if (parsed[0] === 'c') perDay.set(parsed[1], (perDay.get(parsed[1]) ?? 0) + n)
     else perApplication.set(parsed[1], (perApplication.get(parsed[1]) ?? 0) + n)
   }
@@ -143,6 +216,7 @@ export async function readHome(ctx: Ctx, caller: Caller, query: HomeQuery): Prom
   const starts = [...days, addDays(viewer.today, 1)].map(dayStartInstant)
   const allowed = liveAdmin(ctx, caller)
   const kept = keptActivity(db, viewer, starts, allowed)
+  const today = keptToday(db, viewer, starts, allowed)
   const withPost = keptUserTotal(db, viewer, HOME_USER_LISTS.avecPoste, allowed)
   const withoutPost = keptUserTotal(db, viewer, HOME_USER_LISTS.sansPoste, allowed)
   const inactive = keptUserTotal(db, viewer, HOME_USER_LISTS.inactifs, allowed)
@@ -184,16 +258,15 @@ export async function readHome(ctx: Ctx, caller: Caller, query: HomeQuery): Prom
     postesTotal: ending.select((eb) => eb.fn.countAll<number>().as('n')),
     keepDays: kept.keep,
     closedDays: kept.read,
-    today: activity(
-      db,
-      viewer,
-      starts,
-      [starts[starts.length - 2] as string, starts[starts.length - 1] as string],
-      'log',
-    ),
+    countToday: today.count,
+    markToday: today.mark,
+    today: today.read,
   })
   const [registrations] = read.registrations
-  const { perDay, perApplication } = activityFigures(kept.prefix, read.closedDays, read.today)
+  const { perDay, perApplication } = activityFigures([
+    { prefix: kept.prefix, rows: read.closedDays },
+    { prefix: today.prefix, rows: read.today },
+  ])
   return {
     utilisateurs: {
       avecPoste: read.avecPoste[0]?.total ?? 0,
