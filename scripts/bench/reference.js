@@ -1,7 +1,10 @@
 // The limits `npm run bench` measures the portal against, served by the same `wrangler dev`:
 // /json is the bare runtime (a small JSON, nothing else), /d1 the floor of any request that must read
 // the database once (one `SELECT 1`), /pbkdf2 the raw password hash the sign-in is bound by
-// (PBKDF2-HMAC-SHA-512, 100 000 iterations, as worker-api/lib/password.ts).
+// (PBKDF2-HMAC-SHA-512, 100 000 iterations, as worker-api/lib/password.ts), /page the floor of a
+// server-rendered page on the portal's stack (reference-page.js).
+import { referencePage } from './reference-page.js'
+
 const salt = new Uint8Array(16)
 
 export default {
@@ -12,6 +15,7 @@ export default {
       await env.DB.prepare('SELECT 1').first()
       return Response.json({ status: 'ok' })
     }
+    if (pathname === '/page') return referencePage(request, env)
     if (pathname === '/pbkdf2') {
       const key = await crypto.subtle.importKey('raw', new TextEncoder().encode('Agent1234'), 'PBKDF2', false, [
         'deriveBits',

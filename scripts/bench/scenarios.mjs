@@ -12,7 +12,8 @@ const LARGE_SAMPLE_USER = 150002
 
 /**
  * The two references, the bare Worker and the one-statement floor, and the raw PBKDF2 rate of the same
- * runtime: their rows head the table and the scenarios' ratios divide by them.
+ * runtime: their rows head the table and the scenarios' ratios divide by them. A bare Remix page
+ * (reference-page.js) shows what the stack itself leaves of the floor to a server-rendered page.
  */
 async function measureReferences({ startReference }, { load }, reference) {
   const rows = []
@@ -20,11 +21,13 @@ async function measureReferences({ startReference }, { load }, reference) {
   const bare = await load(`${reference}/json`)
   const floor = await load(`${reference}/d1`)
   const hash = await load(`${reference}/pbkdf2`)
+  const page = await load(`${reference}/page`)
   const referenceMemory = memoryMiB(referenceServer.child.pid)
   await stop(referenceServer.child)
   rows.push({ name: 'reference: bare Worker (JSON)', ...bare, statements: 0, kind: 'reference' })
   rows.push({ name: 'reference: one D1 statement', ...floor, statements: 1, kind: 'reference' })
   rows.push({ name: 'reference: raw PBKDF2-SHA512 100k', ...hash, statements: 0, kind: 'reference' })
+  rows.push({ name: 'reference: a Remix page, one D1 statement (SSR)', ...page, statements: 1, kind: 'reference' })
   return { rows, bare, floor, hash, memory: referenceMemory }
 }
 

@@ -46,7 +46,8 @@ export function benchServers({ port, referencePort, reference }, { persistTo, sc
         path.join(scratch, 'reference'),
         '--show-interactive-dev-session=false',
       ],
-      { cwd: root, env: quietEnv, stdio: ['ignore', referenceLog, referenceLog] },
+      // React and Remix in their production builds, as the portal's (local.mjs `serve`).
+      { cwd: root, env: { ...quietEnv, NODE_ENV: 'production' }, stdio: ['ignore', referenceLog, referenceLog] },
     )
     const deadline = Date.now() + 60_000
     while (Date.now() < deadline) {
