@@ -131,6 +131,9 @@ function bundleMap(since) {
 function originOf(map, frame) {
   if (!frame.url)
     return frame.functionName.startsWith('(') ? frame.functionName : `(${frame.functionName || 'runtime'})`
+  // The runtime's own modules (`cloudflare-internal:d1-api`, the D1 binding's side in the isolate) are not
+  // the bundle's: its source map would name whatever library sits at the same line and column.
+  if (/^[a-z-]+-internal:/.test(frame.url)) return frame.url
   const source = map
     ? originalPositionFor(map, { line: frame.lineNumber + 1, column: frame.columnNumber }).source
     : null

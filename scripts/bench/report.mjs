@@ -23,6 +23,15 @@ export function formatReport({ options, connections, duration }, { rows, exportR
       `wrangler dev (local workerd + SQLite D1), ${connections} connections, ${duration} s per scenario, ` +
       `${options.large ? 'large organisation (`npm run seed:large`)' : 'demo organisation'}.`,
   )
+  if (references.ends) {
+    const ends = ([start, end]) => `${start.toFixed(0)} then ${end.toFixed(0)}`
+    print()
+    print(
+      `References measured before and after the scenarios (req/s), the ratios dividing by their mean: ` +
+        `one D1 statement ${ends(references.ends.floor)}, bare Worker ${ends(references.ends.bare)}, ` +
+        `Remix page ${ends(references.ends.page)}.`,
+    )
+  }
   print()
   print(
     '| scenario | req/s | p50 ms | p99 ms | errors | D1 statements | ÷ bare Worker | ÷ one-statement floor | ÷ raw hash | workerd MiB |',
