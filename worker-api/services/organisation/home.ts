@@ -9,7 +9,7 @@ import {
   type Home,
   type HomeQuery,
 } from '../../contract/home'
-import type { DB } from '../../db/client'
+import { type DB, insertWhen } from '../../db/client'
 import { LAUNCH_LOG_TYPES } from '../../lib/log-types'
 import { onePage } from '../../lib/query'
 import { isUserAccount, modificationColumn, scopeStructureIds, type Viewer } from '../../lib/scope'
@@ -31,16 +31,41 @@ function endingPosts(db: DB, viewer: Viewer) {
     .where(sql<SqlBool>`next.utilisateur_id = p.utilisateur_id and next.structure_id = p.structure_id
       and next.fonction_id = p.fonction_id and next.date_fin > p.date_fin
       and next.date_debut <= date(p.date_fin, '+1 day')`)
-  return db
-    .selectFrom('poste as p')
-    .innerJoin('utilisateur as u', 'u.id', 'p.utilisateur_id')
-    .where('p.structure_id', 'in', scopeStructureIds(db, viewer))
-    .where('p.date_fin', '>=', viewer.today)
-    .where('p.date_fin', '<=', last)
-    .where('u.actif', '=', 1)
-    .where('u.supprime', '=', 0)
-    .where(isUserAccount('u'))
-    .where(({ not, exists }) => not(exists(continued)))
+  return (
+    db
+      .selectFrom('poste as p')
+      .innerJoin('utilisateur as u', 'u.id', 'p.utilisateur_id')
+      // Down `poste_date_fin` (migration 0025), not the structures' index: a root's scope is every structure.
+      .where(sql<number>`+p.structure_id`, 'in', scopeStructureIds(db, viewer))
+      .where('p.date_fin', '>=', viewer.today)
+      .where('p.date_fin', '<=', last)
+      .where('u.actif', '=', 1)
+      .where('u.supprime', '=', 0)
+      .where(isUserAccount('u'))
+      .where(({ not, exists }) => not(exists(continued)))
+  )
+}
+
+/**
+ * The ending posts' total, kept as the user counts are: the triggers of `utilisateur_liste_total` empty it on any
+ * user, post or structure write, and the key holds the day. Counted only for a caller still allowed.
+ */
+function keptEndingTotal(db: DB, viewer: Viewer, ending: ReturnType<typeof endingPosts>, allowed: Expression<SqlBool>) {
+  const key = JSON.stringify(['accueil-fin', viewer.today, viewer.id, viewer.domain])
+  const kept = db.selectFrom('utilisateur_liste_total').select('total').where('cle', '=', key)
+  const missing = db
+    .selectNoFrom(sql.lit(1).as('missing'))
+    .where(({ and, not, exists }) => and([not(exists(kept)), allowed]))
+  const count = ending.select((eb) => eb.fn.countAll<number>().as('n'))
+  return {
+    keep: insertWhen(
+      db,
+      'utilisateur_liste_total',
+      { cle: key, jour: viewer.today, total: sql<number>`(${count})` },
+      missing,
+    ).onConflict((oc) => oc.column('cle').doNothing()),
+    kept,
+  }
 }
 
 /**
@@ -221,6 +246,7 @@ export async function readHome(ctx: Ctx, caller: Caller, query: HomeQuery): Prom
   const withoutPost = keptUserTotal(db, viewer, HOME_USER_LISTS.sansPoste, allowed)
   const inactive = keptUserTotal(db, viewer, HOME_USER_LISTS.inactifs, allowed)
   const ending = endingPosts(db, viewer)
+  const endingTotal = keptEndingTotal(db, viewer, ending, allowed)
   const page = query.page ?? 1
   const read = await adminWith(ctx, caller, {
     keepAvecPoste: withPost.keep,
@@ -255,7 +281,8 @@ export async function readHome(ctx: Ctx, caller: Caller, query: HomeQuery): Prom
       .orderBy(sql`u.prenom collate nocase`)
       .orderBy('p.id')
       .$call((rows) => onePage(rows, { page, taille: ENDING_POSTS_PAGE })),
-    postesTotal: ending.select((eb) => eb.fn.countAll<number>().as('n')),
+    keepPostesTotal: endingTotal.keep,
+    postesTotal: endingTotal.kept,
     keepDays: kept.keep,
     closedDays: kept.read,
     countToday: today.count,
@@ -275,7 +302,7 @@ export async function readHome(ctx: Ctx, caller: Caller, query: HomeQuery): Prom
     },
     inscriptions: { enAttente: registrations?.waiting ?? 0, liensExpirant: Number(registrations?.expiring ?? 0) },
     postesFinissant: {
-      total: read.postesTotal[0]?.n ?? 0,
+      total: read.postesTotal[0]?.total ?? 0,
       items: read.postes.map((row) => ({
         id: row.id,
         dateDebut: toWireDate(row.date_debut),
