@@ -207,6 +207,9 @@ export function toLogEntry(row: LogRow): LogEntry {
   }
 }
 
+/** The newest entry's id (0 for none): what a kept count has counted up to (`jusqua`). */
+export const LATEST_ENTRY = sql<number>`coalesce((select max(id) from log), 0)`
+
 /**
  * The key of a history total in `utilisateur_liste_total`: what the count depends on besides the data
  * (whose changes empty the table, and whose new entries are counted after `jusqua`).
@@ -246,7 +249,7 @@ export function logListStatements(db: DB, viewer: Viewer, query: LogListQuery, a
       .select((eb) => eb.fn.countAll<number>().as('n'))
   const key = totalKey(viewer, query)
   const kept = db.selectFrom('utilisateur_liste_total as kept').where('kept.cle', '=', key)
-  const latest = sql<number>`coalesce((select max(id) from log), 0)`
+  const latest = LATEST_ENTRY
   // A kept total, brought up to date with the entries written since (D1 binds at most 100 values a
   // statement: the two cases are two statements).
   const catchUp = db

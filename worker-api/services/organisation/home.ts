@@ -9,15 +9,15 @@ import {
   type Home,
   type HomeQuery,
 } from '../../contract/home'
-import { type DB, insertWhen } from '../../db/client'
+import type { DB } from '../../db/client'
 import { LAUNCH_LOG_TYPES } from '../../lib/log-types'
 import { onePage } from '../../lib/query'
 import { isUserAccount, modificationColumn, scopeStructureIds, type Viewer } from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
 import { adminWith, type Caller, liveAdmin, viewerOf } from '../core/actor'
-import { authorInScope } from '../history/logs'
+import { authorInScope, LATEST_ENTRY } from '../history/logs'
 import { pendingInScope } from './registration-queue'
-import { keptUserTotal } from './user-list'
+import { keptTotal, keptUserTotal } from './user-list'
 
 /**
  * The posts of active users in scope ending from today to `ENDING_POST_DAYS - 1` days on — not those
@@ -46,26 +46,14 @@ function endingPosts(db: DB, viewer: Viewer) {
   )
 }
 
-/**
- * The ending posts' total, kept as the user counts are: the triggers of `utilisateur_liste_total` empty it on any
- * user, post or structure write, and the key holds the day. Counted only for a caller still allowed.
- */
+/** The ending posts' total, kept as the user counts are (`keptTotal`): the key holds the day. */
 function keptEndingTotal(db: DB, viewer: Viewer, ending: ReturnType<typeof endingPosts>, allowed: Expression<SqlBool>) {
-  const key = JSON.stringify(['accueil-fin', viewer.today, viewer.id, viewer.domain])
-  const kept = db.selectFrom('utilisateur_liste_total').select('total').where('cle', '=', key)
-  const missing = db
-    .selectNoFrom(sql.lit(1).as('missing'))
-    .where(({ and, not, exists }) => and([not(exists(kept)), allowed]))
   const count = ending.select((eb) => eb.fn.countAll<number>().as('n'))
-  return {
-    keep: insertWhen(
-      db,
-      'utilisateur_liste_total',
-      { cle: key, jour: viewer.today, total: sql<number>`(${count})` },
-      missing,
-    ).onConflict((oc) => oc.column('cle').doNothing()),
-    kept,
-  }
+  return keptTotal(db, viewer, {
+    key: JSON.stringify(['accueil-fin', viewer.today, viewer.id, viewer.domain]),
+    count: sql<number>`(${count})`,
+    allowed,
+  })
 }
 
 /**
@@ -106,11 +94,12 @@ function activity(db: DB, viewer: Viewer, starts: string[], range: [string, stri
 
 /**
  * Today's, counted per user first, then each user checked against the scope once: a day's thousands of launches come
- * from far fewer users. Only the entries after `after` (an entry's id).
+ * from far fewer users. Only the entries after `after` (an entry's id): none, without reading the day, when there is
+ * no newer entry.
  */
 function activityToday(db: DB, viewer: Viewer, starts: string[], after: Expression<number>) {
   const perAuthor = activityEntries(db, [starts[starts.length - 2] as string, starts[starts.length - 1] as string])
-    .where(sql<SqlBool>`log.id > ${after}`)
+    .where(sql<SqlBool>`${after} < ${LATEST_ENTRY} and log.id > ${after}`)
     .select(['log.utilisateur_id', activityGroup(starts).as('grp'), (eb) => eb.fn.countAll<number>().as('n')])
     .groupBy(['log.utilisateur_id', 'grp'])
   return db
@@ -130,11 +119,9 @@ function keptToday(db: DB, viewer: Viewer, starts: string[], allowed: Expression
   const markKey = `${prefix}"jusqua"]`
   const counted = sql<number>`coalesce((select mark.jusqua from utilisateur_liste_total as mark
     where mark.cle = ${markKey}), 0)`
-  const latest = sql<number>`coalesce((select max(id) from log), 0)`
   const since = db
     .selectFrom(activityToday(db, viewer, starts, counted).as('since'))
     .select([sql<string>`${prefix} || since.grp || ']'`.as('cle'), sql.val(viewer.today).as('jour'), 'since.n'])
-    .where(sql<SqlBool>`${counted} < ${latest}`)
     .where(allowed)
   const count = db
     .insertInto('utilisateur_liste_total')
@@ -152,7 +139,7 @@ function keptToday(db: DB, viewer: Viewer, starts: string[], allowed: Expression
           sql.val(markKey).as('cle'),
           sql.val(viewer.today).as('jour'),
           sql.lit(0).as('n'),
-          latest.as('jusqua'),
+          LATEST_ENTRY.as('jusqua'),
         ])
         .where(allowed),
     )

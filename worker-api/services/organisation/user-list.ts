@@ -108,23 +108,32 @@ function usersCount(db: DB, viewer: Viewer, query: UserListQuery, small: Express
 }
 
 /**
- * A list's total as two statements: the first counts and keeps it when it is not kept, only for a caller still allowed
- * as the batch runs (`allowed`: a refused caller writes nothing); the second reads it. The admin home's figures use it,
- * so that they equal the list's `X-Total-Count`.
+ * A total kept under `key` as two statements: the first counts (`count`) and keeps it when it is not kept, only for a
+ * caller still allowed as the batch runs (`allowed`: a refused caller writes nothing); the second reads it. The
+ * table's triggers empty it on any user, post or structure write, and the key holds what else the count depends on.
  */
-export function keptUserTotal(db: DB, viewer: Viewer, query: UserListQuery, allowed: Expression<SqlBool>) {
-  const key = totalKey(viewer, query)
+export function keptTotal(
+  db: DB,
+  viewer: Viewer,
+  { key, count, allowed }: { key: string; count: Expression<number>; allowed: Expression<SqlBool> },
+) {
   const kept = db.selectFrom('utilisateur_liste_total').select('total').where('cle', '=', key)
   const missing = db
     .selectNoFrom(sql.lit(1).as('missing'))
     .where(({ and, not, exists }) => and([not(exists(kept)), allowed]))
   return {
-    keep: insertWhen(
-      db,
-      'utilisateur_liste_total',
-      { cle: key, jour: viewer.today, total: usersCount(db, viewer, query, smallScope(db, viewer)) },
-      missing,
-    ).onConflict((oc) => oc.column('cle').doNothing()),
+    keep: insertWhen(db, 'utilisateur_liste_total', { cle: key, jour: viewer.today, total: count }, missing).onConflict(
+      (oc) => oc.column('cle').doNothing(),
+    ),
     kept,
   }
+}
+
+/** A list's total (`keptTotal`): the admin home's figures use it, so that they equal the list's `X-Total-Count`. */
+export function keptUserTotal(db: DB, viewer: Viewer, query: UserListQuery, allowed: Expression<SqlBool>) {
+  return keptTotal(db, viewer, {
+    key: totalKey(viewer, query),
+    count: usersCount(db, viewer, query, smallScope(db, viewer)),
+    allowed,
+  })
 }
