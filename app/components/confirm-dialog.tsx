@@ -98,26 +98,30 @@ export function ConfirmDialog({
       >
         {children}
       </a>
-      <AlertDialog open={open} onOpenChange={setOpen}>
-        <AlertDialogContent
-          id={`${id}-dialog`}
-          onCloseAutoFocus={(event) => {
-            // Radix returns focus to its own Trigger; this trigger is a link, so it is done here.
-            event.preventDefault()
-            trigger.current?.focus()
-          }}
-        >
-          <AlertDialogHeader>
-            <AlertDialogTitle>{confirmation.title}</AlertDialogTitle>
-            <AlertDialogDescription>{confirmation.description}</AlertDialogDescription>
-          </AlertDialogHeader>
-          <ConfirmForm
-            {...confirmation}
-            cancel={<AlertDialogCancel>{cancelLabel(confirmation, t)}</AlertDialogCancel>}
-            onSubmit={() => setOpen(false)}
-          />
-        </AlertDialogContent>
-      </AlertDialog>
+      {/* Closed until a click after hydration, so nothing of it is rendered on the server: a list of rows
+          each with its confirmation would otherwise build every row's dialog for each request. */}
+      {hydrated ? (
+        <AlertDialog open={open} onOpenChange={setOpen}>
+          <AlertDialogContent
+            id={`${id}-dialog`}
+            onCloseAutoFocus={(event) => {
+              // Radix returns focus to its own Trigger; this trigger is a link, so it is done here.
+              event.preventDefault()
+              trigger.current?.focus()
+            }}
+          >
+            <AlertDialogHeader>
+              <AlertDialogTitle>{confirmation.title}</AlertDialogTitle>
+              <AlertDialogDescription>{confirmation.description}</AlertDialogDescription>
+            </AlertDialogHeader>
+            <ConfirmForm
+              {...confirmation}
+              cancel={<AlertDialogCancel>{cancelLabel(confirmation, t)}</AlertDialogCancel>}
+              onSubmit={() => setOpen(false)}
+            />
+          </AlertDialogContent>
+        </AlertDialog>
+      ) : null}
     </>
   )
 }
