@@ -5,6 +5,7 @@ import {
   isExpression,
   Kysely,
   type Compilable as KyselyCompilable,
+  SqliteQueryCompiler,
   sql,
 } from 'kysely'
 import { D1Dialect } from 'kysely-d1'
@@ -14,11 +15,22 @@ export type DB = Kysely<Database>
 
 const cache = new WeakMap<D1Database, DB>()
 
-/** One Kysely instance per D1 binding (the binding object is stable for an isolate). */
+/**
+ * Every Kysely instance compiles with the isolate's one SQL compiler: compiling is synchronous and
+ * starts afresh each time, and making a compiler was most of the cost of a request's instance.
+ */
+const compiler = new SqliteQueryCompiler()
+class D1SharedCompiler extends D1Dialect {
+  override createQueryCompiler() {
+    return compiler
+  }
+}
+
+/** One Kysely instance per D1 binding: the isolate's binding, or a request's own session of it. */
 export function getDb(d1: D1Database): DB {
   let db = cache.get(d1)
   if (!db) {
-    db = new Kysely<Database>({ dialect: new D1Dialect({ database: d1 }) })
+    db = new Kysely<Database>({ dialect: new D1SharedCompiler({ database: d1 }) })
     cache.set(d1, db)
   }
   return db
