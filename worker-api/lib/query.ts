@@ -7,29 +7,41 @@ import { likePattern, searchWords } from './search-text'
 
 /**
  * Whether one of `columns` contains `text`, whatever its case (a search box), the text cut to what
- * D1 accepts (`likePattern`). Several columns are joined by a line feed, which no pattern holds, so
- * that the text is bound once and never matches across two of them.
+ * D1 accepts (`likePattern`).
  */
-export function containsText(columns: (string | Expression<string>)[], text: string): Expression<SqlBool> {
+export const containsText = (columns: (string | Expression<string>)[], text: string): Expression<SqlBool> =>
+  containsPattern(columns, likePattern(text))
+
+/**
+ * Whether one of `columns` matches a `likePattern`. Several columns are joined by a line feed, which no
+ * pattern holds, so that the pattern is bound once and never matches across two of them.
+ */
+export function containsPattern(columns: (string | Expression<string>)[], pattern: string): Expression<SqlBool> {
   const searched = sql.join(
     columns.map((column) => (typeof column === 'string' ? sql.ref(column) : column)),
     sql` || char(10) || `,
   )
-  return sql<SqlBool>`(${searched} like ${likePattern(text)} escape '\\')`
+  return sql<SqlBool>`(${searched} like ${pattern} escape '\\')`
+}
+
+/** The `likePattern`s of a search box's words (`searchWords`: any case, any accents, its first few within D1's limits). */
+export const searchPatterns = (q: string | undefined) => searchWords(q ?? '').map(likePattern)
+
+/** Whether every one of `patterns` (`searchPatterns`) is in one of `columns`; null for none. */
+export function containsEveryPattern(columns: string[], patterns: readonly string[]): Expression<SqlBool> | null {
+  if (patterns.length === 0) return null
+  return sql<SqlBool>`${sql.join(
+    patterns.map((pattern) => containsPattern(columns, pattern)),
+    sql` and `,
+  )}`
 }
 
 /**
  * Whether every word of a search box (`searchWords`: any case, any accents, its first few words
  * within D1's limits) is in one of `columns`; null when it holds no word.
  */
-export function containsEveryWord(columns: string[], q: string | undefined): Expression<SqlBool> | null {
-  const words = searchWords(q ?? '')
-  if (words.length === 0) return null
-  return sql<SqlBool>`${sql.join(
-    words.map((word) => containsText(columns, word)),
-    sql` and `,
-  )}`
-}
+export const containsEveryWord = (columns: string[], q: string | undefined) =>
+  containsEveryPattern(columns, searchPatterns(q))
 
 export type PageQuery = { page?: number | undefined; taille?: number | undefined }
 

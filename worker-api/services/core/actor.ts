@@ -108,10 +108,17 @@ type ActorRow = RowOf<ReturnType<typeof actorRead>>
  * (Their domain is compared afterwards, as for every call: in SQL its loopback alternatives would
  * cost a statement near D1's 100 bound values a dozen more.)
  */
-export const liveAdmin = (ctx: Ctx, caller: Caller): Expression<SqlBool> =>
-  sql<SqlBool>`exists ${actorQuery(ctx.db, { id: caller.id, sid: caller.claims.sid })
+export const liveAdmin = (ctx: Ctx, caller: Caller): Expression<SqlBool> => liveAdminOf(ctx.db, sessionOf(caller))
+
+/** `liveAdmin` of a caller's id and session (`sessionOf`), for a statement compiled once (`prepared`). */
+export const liveAdminOf = (db: DB, session: CallerSession): Expression<SqlBool> =>
+  sql<SqlBool>`exists ${actorQuery(db, session)
     .where('u.admin', '=', 1)
     .where((eb) => eb.not(secondFactorMissing(sql.ref('u.id'))))}`
+
+/** A caller's id and session, the values of `liveAdminOf`. */
+export type CallerSession = { id: number; sid: string }
+export const sessionOf = (caller: Caller): CallerSession => ({ id: caller.id, sid: caller.claims.sid })
 
 /** The actor of a row of `actorQuery`; no row means the session ended. The user's own domain only (DESIGN §7). */
 function toActor(row: ActorRow | undefined, caller: Caller): Actor {

@@ -14,7 +14,7 @@ import { LAUNCH_LOG_TYPES } from '../../lib/log-types'
 import { onePage } from '../../lib/query'
 import { isUserAccount, modificationColumn, scopeStructureIds, type Viewer } from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
-import { adminWith, type Caller, liveAdmin, viewerOf } from '../core/actor'
+import { adminWith, type Caller, liveAdmin, sessionOf, viewerOf } from '../core/actor'
 import { authorInScope, LATEST_ENTRY } from '../history/logs'
 import { pendingInScope } from './registration-queue'
 import { keptTotal, keptUserTotal } from './user-list'
@@ -227,11 +227,12 @@ export async function readHome(ctx: Ctx, caller: Caller, query: HomeQuery): Prom
   const days = Array.from({ length: HOME_DAYS }, (_, index) => addDays(viewer.today, index - HOME_DAYS + 1))
   const starts = [...days, addDays(viewer.today, 1)].map(dayStartInstant)
   const allowed = liveAdmin(ctx, caller)
+  const session = sessionOf(caller)
   const kept = keptActivity(db, viewer, starts, allowed)
   const today = keptToday(db, viewer, starts, allowed)
-  const withPost = keptUserTotal(db, viewer, HOME_USER_LISTS.avecPoste, allowed)
-  const withoutPost = keptUserTotal(db, viewer, HOME_USER_LISTS.sansPoste, allowed)
-  const inactive = keptUserTotal(db, viewer, HOME_USER_LISTS.inactifs, allowed)
+  const withPost = keptUserTotal(db, viewer, HOME_USER_LISTS.avecPoste, session)
+  const withoutPost = keptUserTotal(db, viewer, HOME_USER_LISTS.sansPoste, session)
+  const inactive = keptUserTotal(db, viewer, HOME_USER_LISTS.inactifs, session)
   const ending = endingPosts(db, viewer)
   const endingTotal = keptEndingTotal(db, viewer, ending, allowed)
   const page = query.page ?? 1
