@@ -9,15 +9,15 @@ import {
   type Home,
   type HomeQuery,
 } from '../../contract/home'
-import type { DB } from '../../db/client'
+import { type DB, prepared } from '../../db/client'
 import { LAUNCH_LOG_TYPES } from '../../lib/log-types'
-import { onePage } from '../../lib/query'
+import { pageWindow } from '../../lib/query'
 import { isUserAccount, modificationColumn, scopeStructureIds, type Viewer } from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
-import { adminWith, type Caller, liveAdmin, sessionOf, viewerOf } from '../core/actor'
+import { adminWith, type Caller, liveAdminOf, sessionOf, viewerOf } from '../core/actor'
 import { authorInScope, LATEST_ENTRY } from '../history/logs'
 import { pendingInScope } from './registration-queue'
-import { keptTotal, keptUserTotal } from './user-list'
+import { keptRead, keptTotal, keptUserTotal } from './user-list'
 
 /**
  * The posts of active users in scope ending from today to `ENDING_POST_DAYS - 1` days on — not those
@@ -46,15 +46,85 @@ function endingPosts(db: DB, viewer: Viewer) {
   )
 }
 
+/** What the home's statements bind besides their shape (the viewer's domain and day): the viewer and the caller. */
+type HomeValues = { viewerId: number; today: string; domain: string }
+const HOME_SHAPE = ['today', 'domain'] as const
+const viewerIn = (values: HomeValues): Viewer => ({ id: values.viewerId, today: values.today, domain: values.domain })
+
+/** A page of the posts ending soon (`endingPosts`), those the viewer may manage said so. */
+const endingPage = prepared((db, values: HomeValues & { size: number; offset: number }) => {
+  const viewer = viewerIn(values)
+  return endingPosts(db, viewer)
+    .innerJoin('structure as s', 's.id', 'p.structure_id')
+    .innerJoin('fonction as f', 'f.id', 'p.fonction_id')
+    .select([
+      'p.id',
+      'p.date_debut',
+      'p.date_fin',
+      'u.id as utilisateur_id',
+      'u.nom',
+      'u.prenom',
+      's.id as structure_id',
+      's.nom as structure_nom',
+      'f.id as fonction_id',
+      'f.libelle as fonction_libelle',
+    ])
+    .select(modificationColumn(db, viewer, 'u'))
+    .orderBy('p.date_fin')
+    .orderBy(sql`u.nom collate nocase`)
+    .orderBy(sql`u.prenom collate nocase`)
+    .orderBy('p.id')
+    .limit(values.size)
+    .offset(values.offset)
+}, HOME_SHAPE)
+
 /** The ending posts' total, kept as the user counts are (`keptTotal`): the key holds the day. */
-function keptEndingTotal(db: DB, viewer: Viewer, ending: ReturnType<typeof endingPosts>, allowed: Expression<SqlBool>) {
-  const count = ending.select((eb) => eb.fn.countAll<number>().as('n'))
-  return keptTotal(db, viewer, {
-    key: JSON.stringify(['accueil-fin', viewer.today, viewer.id, viewer.domain]),
+const keepEndingTotal = prepared((db, values: HomeValues & CallerValues & { key: string }) => {
+  const count = endingPosts(db, viewerIn(values)).select((eb) => eb.fn.countAll<number>().as('n'))
+  return keptTotal(db, viewerIn(values), {
+    key: values.key,
     count: sql<number>`(${count})`,
-    allowed,
-  })
+    allowed: allowedIn(db, values),
+  }).keep
+}, HOME_SHAPE)
+
+/** The caller whose check a write waits for (`liveAdminOf`). */
+type CallerValues = { callerId: number; sid: string }
+const allowedIn = (db: DB, values: CallerValues) => liveAdminOf(db, { id: values.callerId, sid: values.sid })
+
+/** The pending registrations in scope, and those whose link ends between `now` and `until`. */
+const registrationCounts = prepared(
+  (db, values: HomeValues & { now: string; until: string }) =>
+    pendingInScope(db, viewerIn(values)).select((eb) => [
+      eb.fn.countAll<number>().as('waiting'),
+      sql<number>`coalesce(sum(u.token_register_expires_at > ${values.now}
+        and u.token_register_expires_at <= ${values.until}), 0)`.as('expiring'),
+    ]),
+  HOME_SHAPE,
+)
+
+/** The kept rows whose key lies between `from` and `to` (a prefix and its end). */
+const keptRange = prepared((db, values: { from: string; to: string }) =>
+  db
+    .selectFrom('utilisateur_liste_total as kept')
+    .select(['kept.cle', 'kept.total'])
+    .where('kept.cle', '>', values.from)
+    .where('kept.cle', '<', values.to),
+)
+
+/**
+ * The last `HOME_DAYS` days to `today` and the instants each starts at (and the next day), kept for the
+ * day: a day's start in the organisation's time zone takes a few date formats to find.
+ */
+let daysKept: { today: string; days: string[]; starts: string[] } | null = null
+function homeDays(today: string) {
+  if (daysKept?.today !== today) {
+    const days = Array.from({ length: HOME_DAYS }, (_, index) => addDays(today, index - HOME_DAYS + 1))
+    daysKept = { today, days, starts: [...days, addDays(today, 1)].map(dayStartInstant) }
+  }
+  return daysKept
 }
+const startsOf = (today: string) => homeDays(today).starts
 
 /**
  * The day of an entry among the last `HOME_DAYS` (0 the oldest), from the instants each day starts at
@@ -114,47 +184,56 @@ function activityToday(db: DB, viewer: Viewer, starts: string[], after: Expressi
  * newest one counted (a `"jusqua"` row): a day's launches are counted once, not on every read. Both writes wait for
  * `allowed`; the table's triggers empty it when the scope changes, and the key holds the day.
  */
-function keptToday(db: DB, viewer: Viewer, starts: string[], allowed: Expression<SqlBool>) {
-  const prefix = `${JSON.stringify(['accueil-jour', viewer.today, viewer.id, viewer.domain]).slice(0, -1)},`
-  const markKey = `${prefix}"jusqua"]`
+const todayCount = prepared((db, values: HomeValues & CallerValues & { prefix: string; markKey: string }) => {
   const counted = sql<number>`coalesce((select mark.jusqua from utilisateur_liste_total as mark
-    where mark.cle = ${markKey}), 0)`
+      where mark.cle = ${values.markKey}), 0)`
   const since = db
-    .selectFrom(activityToday(db, viewer, starts, counted).as('since'))
-    .select([sql<string>`${prefix} || since.grp || ']'`.as('cle'), sql.val(viewer.today).as('jour'), 'since.n'])
-    .where(allowed)
-  const count = db
+    .selectFrom(activityToday(db, viewerIn(values), startsOf(values.today), counted).as('since'))
+    .select([sql<string>`${values.prefix} || since.grp || ']'`.as('cle'), sql.val(values.today).as('jour'), 'since.n'])
+    .where(allowedIn(db, values))
+  return db
     .insertInto('utilisateur_liste_total')
     .columns(['cle', 'jour', 'total'])
     .expression(since)
     .onConflict((oc) =>
       oc.column('cle').doUpdateSet({ total: sql<number>`utilisateur_liste_total.total + excluded.total` }),
     )
-  const mark = db
-    .insertInto('utilisateur_liste_total')
-    .columns(['cle', 'jour', 'total', 'jusqua'])
-    .expression(
-      db
-        .selectNoFrom([
-          sql.val(markKey).as('cle'),
-          sql.val(viewer.today).as('jour'),
-          sql.lit(0).as('n'),
-          LATEST_ENTRY.as('jusqua'),
-        ])
-        .where(allowed),
-    )
-    .onConflict((oc) =>
-      oc
-        .column('cle')
-        .doUpdateSet({ jusqua: sql<number>`excluded.jusqua` })
-        .where(sql<SqlBool>`utilisateur_liste_total.jusqua < excluded.jusqua`),
-    )
-  const read = db
-    .selectFrom('utilisateur_liste_total as kept')
-    .select(['kept.cle', 'kept.total'])
-    .where('kept.cle', '>', prefix)
-    .where('kept.cle', '<', `${prefix}~`)
-  return { prefix, count, mark, read }
+}, HOME_SHAPE)
+
+const todayMark = prepared(
+  (db, values: CallerValues & { today: string; markKey: string }) =>
+    db
+      .insertInto('utilisateur_liste_total')
+      .columns(['cle', 'jour', 'total', 'jusqua'])
+      .expression(
+        db
+          .selectNoFrom([
+            sql.val(values.markKey).as('cle'),
+            sql.val(values.today).as('jour'),
+            sql.lit(0).as('n'),
+            LATEST_ENTRY.as('jusqua'),
+          ])
+          .where(allowedIn(db, values)),
+      )
+      .onConflict((oc) =>
+        oc
+          .column('cle')
+          .doUpdateSet({ jusqua: sql<number>`excluded.jusqua` })
+          .where(sql<SqlBool>`utilisateur_liste_total.jusqua < excluded.jusqua`),
+      ),
+  ['today'],
+)
+
+function keptToday(db: DB, viewer: Viewer, caller: CallerValues) {
+  const prefix = `${JSON.stringify(['accueil-jour', viewer.today, viewer.id, viewer.domain]).slice(0, -1)},`
+  const markKey = `${prefix}"jusqua"]`
+  const values = { viewerId: viewer.id, today: viewer.today, domain: viewer.domain, ...caller }
+  return {
+    prefix,
+    count: todayCount(db, { ...values, prefix, markKey }),
+    mark: todayMark(db, { ...caller, today: viewer.today, markKey }),
+    read: keptRange(db, { from: prefix, to: `${prefix}~` }),
+  }
 }
 
 /**
@@ -162,39 +241,48 @@ function keptToday(db: DB, viewer: Viewer, starts: string[], allowed: Expression
  * changes a closed day's counts, and the table's triggers empty it on any user, post or structure write. Kept once a
  * day per administrator (rows keyed `prefix` + `grp`, and a `"done"` row); today's are counted on each read.
  */
-function keptActivity(db: DB, viewer: Viewer, starts: string[], allowed: Expression<SqlBool>) {
-  const prefix = `${JSON.stringify(['accueil', viewer.today, viewer.id, viewer.domain]).slice(0, -1)},`
+const keepClosedDays = prepared((db, values: HomeValues & CallerValues & { prefix: string; doneKey: string }) => {
+  const starts = startsOf(values.today)
   const done = db
     .selectFrom('utilisateur_liste_total as kept')
     .select('kept.cle')
-    .where('kept.cle', '=', `${prefix}"done"]`)
-  const missing = sql<SqlBool>`not exists ${done} and ${allowed}`
+    .where('kept.cle', '=', values.doneKey)
+  const missing = sql<SqlBool>`not exists ${done} and ${allowedIn(db, values)}`
   // Said inside the count too, as its limit: once kept, the month is not counted again only to be
   // thrown away. A limit of 0 ends the count before its first row; the same test in its `where` would
   // be made for each of the month's entries, after the scope's users were gathered.
-  const closed = activity(db, viewer, starts, [starts[0] as string, starts[starts.length - 2] as string]).limit(
-    sql<number>`case when ${missing} then -1 else 0 end`,
-  )
-  const keep = db
+  const closed = activity(db, viewerIn(values), starts, [
+    starts[0] as string,
+    starts[starts.length - 2] as string,
+  ]).limit(sql<number>`case when ${missing} then -1 else 0 end`)
+  return db
     .insertInto('utilisateur_liste_total')
     .columns(['cle', 'jour', 'total'])
     .expression(
       db
         .selectFrom(closed.as('closed'))
-        .select([sql<string>`${prefix} || closed.grp || ']'`.as('cle'), sql.val(viewer.today).as('jour'), 'closed.n'])
+        .select([
+          sql<string>`${values.prefix} || closed.grp || ']'`.as('cle'),
+          sql.val(values.today).as('jour'),
+          'closed.n',
+        ])
         .unionAll(
           db
-            .selectNoFrom([sql.val(`${prefix}"done"]`).as('cle'), sql.val(viewer.today).as('jour'), sql.lit(0).as('n')])
+            .selectNoFrom([sql.val(values.doneKey).as('cle'), sql.val(values.today).as('jour'), sql.lit(0).as('n')])
             .where(missing),
         ),
     )
     .onConflict((oc) => oc.column('cle').doNothing())
-  const read = db
-    .selectFrom('utilisateur_liste_total as kept')
-    .select(['kept.cle', 'kept.total'])
-    .where('kept.cle', '>', prefix)
-    .where('kept.cle', '<', `${prefix}~`)
-  return { prefix, keep, read }
+}, HOME_SHAPE)
+
+function keptActivity(db: DB, viewer: Viewer, caller: CallerValues) {
+  const prefix = `${JSON.stringify(['accueil', viewer.today, viewer.id, viewer.domain]).slice(0, -1)},`
+  const values = { viewerId: viewer.id, today: viewer.today, domain: viewer.domain, ...caller }
+  return {
+    prefix,
+    keep: keepClosedDays(db, { ...values, prefix, doneKey: `${prefix}"done"]` }),
+    read: keptRange(db, { from: prefix, to: `${prefix}~` }),
+  }
 }
 
 /** The activity rows, kept and counted, summed as the home's two charts. */
@@ -224,18 +312,17 @@ export async function readHome(ctx: Ctx, caller: Caller, query: HomeQuery): Prom
   const db = ctx.db
   const viewer = viewerOf(caller)
   const now = new Date()
-  const days = Array.from({ length: HOME_DAYS }, (_, index) => addDays(viewer.today, index - HOME_DAYS + 1))
-  const starts = [...days, addDays(viewer.today, 1)].map(dayStartInstant)
-  const allowed = liveAdmin(ctx, caller)
+  const { days } = homeDays(viewer.today)
   const session = sessionOf(caller)
-  const kept = keptActivity(db, viewer, starts, allowed)
-  const today = keptToday(db, viewer, starts, allowed)
+  const caught = { callerId: session.id, sid: session.sid }
+  const values = { viewerId: viewer.id, today: viewer.today, domain: viewer.domain }
+  const kept = keptActivity(db, viewer, caught)
+  const today = keptToday(db, viewer, caught)
   const withPost = keptUserTotal(db, viewer, HOME_USER_LISTS.avecPoste, session)
   const withoutPost = keptUserTotal(db, viewer, HOME_USER_LISTS.sansPoste, session)
   const inactive = keptUserTotal(db, viewer, HOME_USER_LISTS.inactifs, session)
-  const ending = endingPosts(db, viewer)
-  const endingTotal = keptEndingTotal(db, viewer, ending, allowed)
-  const page = query.page ?? 1
+  const endingKey = JSON.stringify(['accueil-fin', viewer.today, viewer.id, viewer.domain])
+  const { size, offset } = pageWindow({ page: query.page ?? 1, taille: ENDING_POSTS_PAGE })
   const read = await adminWith(ctx, caller, {
     keepAvecPoste: withPost.keep,
     avecPoste: withPost.kept,
@@ -243,34 +330,14 @@ export async function readHome(ctx: Ctx, caller: Caller, query: HomeQuery): Prom
     sansPoste: withoutPost.kept,
     keepInactifs: inactive.keep,
     inactifs: inactive.kept,
-    registrations: pendingInScope(db, viewer).select((eb) => [
-      eb.fn.countAll<number>().as('waiting'),
-      sql<number>`coalesce(sum(u.token_register_expires_at > ${nowIso(now)}
-        and u.token_register_expires_at <= ${nowIso(addSeconds(EXPIRING_LINK_HOURS * 3600, now))}), 0)`.as('expiring'),
-    ]),
-    postes: ending
-      .innerJoin('structure as s', 's.id', 'p.structure_id')
-      .innerJoin('fonction as f', 'f.id', 'p.fonction_id')
-      .select([
-        'p.id',
-        'p.date_debut',
-        'p.date_fin',
-        'u.id as utilisateur_id',
-        'u.nom',
-        'u.prenom',
-        's.id as structure_id',
-        's.nom as structure_nom',
-        'f.id as fonction_id',
-        'f.libelle as fonction_libelle',
-      ])
-      .select(modificationColumn(db, viewer, 'u'))
-      .orderBy('p.date_fin')
-      .orderBy(sql`u.nom collate nocase`)
-      .orderBy(sql`u.prenom collate nocase`)
-      .orderBy('p.id')
-      .$call((rows) => onePage(rows, { page, taille: ENDING_POSTS_PAGE })),
-    keepPostesTotal: endingTotal.keep,
-    postesTotal: endingTotal.kept,
+    registrations: registrationCounts(db, {
+      ...values,
+      now: nowIso(now),
+      until: nowIso(addSeconds(EXPIRING_LINK_HOURS * 3600, now)),
+    }),
+    postes: endingPage(db, { ...values, size, offset }),
+    keepPostesTotal: keepEndingTotal(db, { ...values, ...caught, key: endingKey }),
+    postesTotal: keptRead(db, { key: endingKey }),
     keepDays: kept.keep,
     closedDays: kept.read,
     countToday: today.count,

@@ -203,7 +203,8 @@ const keepStatement = prepared((db, values: ListValues & { key: string; callerId
   }).keep
 }, LIST_SHAPE)
 
-const keptStatement = prepared((db, values: { key: string }) =>
+/** A total kept under `key`. */
+export const keptRead = prepared((db, values: { key: string }) =>
   db.selectFrom('utilisateur_liste_total').select('total').where('cle', '=', values.key),
 )
 
@@ -215,6 +216,6 @@ export function keptUserTotal(db: DB, viewer: Viewer, query: UserListQuery, call
   const key = totalKey(viewer, query)
   return {
     keep: keepStatement(db, { ...listValues(viewer, query), key, callerId: caller.id, sid: caller.sid }),
-    kept: keptStatement(db, { key }),
+    kept: keptRead(db, { key }),
   }
 }
