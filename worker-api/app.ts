@@ -8,6 +8,7 @@ import { BOOKMARK_HEADER, isWrite, openRequestScope, type RequestScope, timingEn
 import { afterResponse } from './lib/after-response'
 import { backgroundContext, contextOf } from './lib/context'
 import { BusinessError, errorBody } from './lib/errors'
+import { KeptMatchesRouter } from './lib/kept-matches-router'
 import { OAuthError, oauthErrorResponse } from './lib/oauth'
 import { apiHeaders, MAX_FORM_BYTES } from './lib/security-headers'
 import type { RequestEnv } from './lib/types'
@@ -69,6 +70,7 @@ export function createApp() {
   // typed client, the UI's, drops that slash.
   const slashed = new Set<string>()
   const app = router({
+    router: new KeptMatchesRouter(),
     getPath(request: Request) {
       const path = getPath(request)
       return slashed.has(`${path}/`) ? `${path}/` : path

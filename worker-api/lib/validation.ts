@@ -1,4 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
+import type { HonoOptions } from 'hono/hono-base'
 import { BusinessError } from './errors'
 import type { AppEnv } from './types'
 
@@ -14,6 +15,6 @@ function validationHook(result: { success: boolean; error?: { issues: { path: Pr
 }
 
 /** A router of the API: OpenAPI-described routes whose bad input answers 400 VALIDATION_FAILED. */
-export function router(options: { getPath?: (request: Request) => string } = {}) {
+export function router(options: { getPath?: (request: Request) => string } & Pick<HonoOptions<AppEnv>, 'router'> = {}) {
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook, ...options })
 }
