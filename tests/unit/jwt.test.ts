@@ -1,0 +1,53 @@
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken, verifyAccessToken } from '../../worker-api/lib/jwt'
+
+const SECRET = 'test-only-secret-0123456789abcdef'
+const claims = { sub: '7', admin: false, domain: 'http://localhost', sid: 'family-1' }
+
+afterEach(() => vi.useRealTimers())
+
+describe('verifyAccessToken, which keeps the tokens it checked', () => {
+  it(`accepts a token for ${ACCESS_TOKEN_TTL_SECONDS} s, checked again or not, and refuses it past its last second`, async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    const issued = Date.UTC(2026, 10, 27, 9, 0, 0)
+    vi.setSystemTime(issued)
+    const token = await signAccessToken(SECRET, claims)
+    expect(await verifyAccessToken(SECRET, token)).toEqual(claims)
+    vi.setSystemTime(issued + ACCESS_TOKEN_TTL_SECONDS * 1000 + 999)
+    expect(await verifyAccessToken(SECRET, token)).toEqual(claims)
+    vi.setSystemTime(issued + (ACCESS_TOKEN_TTL_SECONDS + 1) * 1000)
+    expect(await verifyAccessToken(SECRET, token)).toBeNull()
+    // Refused again once forgotten, and a token never checked before is refused the same way.
+    expect(await verifyAccessToken(SECRET, token)).toBeNull()
+    vi.setSystemTime(issued)
+    const other = await signAccessToken(SECRET, { ...claims, sid: 'family-2' })
+    vi.setSystemTime(issued + (ACCESS_TOKEN_TTL_SECONDS + 1) * 1000)
+    expect(await verifyAccessToken(SECRET, other)).toBeNull()
+  })
+
+  it('refuses a token whose payload or signature was changed, after the genuine one was accepted', async () => {
+    const token = await signAccessToken(SECRET, claims)
+    expect(await verifyAccessToken(SECRET, token)).toEqual(claims)
+    const [header, payload, signature] = token.split('.') as [string, string, string]
+    const admin = btoa(JSON.stringify({ ...JSON.parse(atob(payload)), admin: true })).replace(/=+$/, '')
+    expect(await verifyAccessToken(SECRET, `${header}.${admin}.${signature}`)).toBeNull()
+    const flipped = signature.endsWith('A') ? `${signature.slice(0, -1)}B` : `${signature.slice(0, -1)}A`
+    expect(await verifyAccessToken(SECRET, `${header}.${payload}.${flipped}`)).toBeNull()
+    expect(await verifyAccessToken(SECRET, token)).toEqual(claims)
+  })
+
+  it('refuses a token accepted under one secret when checked under another', async () => {
+    const token = await signAccessToken(SECRET, claims)
+    expect(await verifyAccessToken(SECRET, token)).toEqual(claims)
+    expect(await verifyAccessToken(`${SECRET}-rotated`, token)).toBeNull()
+  })
+
+  it('gives claims no caller can change for the next request', async () => {
+    const token = await signAccessToken(SECRET, claims)
+    const first = await verifyAccessToken(SECRET, token)
+    expect(() => {
+      ;(first as { admin: boolean }).admin = true
+    }).toThrow(TypeError)
+    expect((await verifyAccessToken(SECRET, token))?.admin).toBe(false)
+  })
+})
