@@ -1,4 +1,5 @@
 // `npm run profile -- /pages/user/me [--as admin] [--large] [--seconds 10] [--connections 10] [--within kysely]`
+// (or an API path: `/portail-backend/rest/bd/utilisateur/{me}` is read with the account's bearer token)
 //
 // Serves the built portal on the demo organisation with the Worker's inspector open, signs in as a
 // browser would, drives the page with autocannon while the inspector samples the Worker's CPU, then
@@ -28,7 +29,7 @@ const { values: options, positionals } = parseArgs({
     within: { type: 'string' },
   },
 })
-const page = positionals[0] ?? '/pages/user/acces'
+let page = positionals[0] ?? '/pages/user/acces'
 const ACCOUNTS = { agent: ['agent', 'Agent1234'], admin: ['admin', 'Admin1234'], adminsud: ['adminsud', 'Adminsud1'] }
 const account = ACCOUNTS[options.as]
 if (!account) throw new Error(`--as is one of ${Object.keys(ACCOUNTS).join(', ')}`)
@@ -62,8 +63,12 @@ try {
     connections: Number(options.connections),
     duration: Number(options.seconds),
   })
+  // A page is read with the browser's cookie, the API's signed-in calls with a bearer token; `{me}` in
+  // the path is the account's id.
+  const session = page.includes('/rest/bd/') ? await client.login(...account) : null
+  page = page.replace('{me}', session?.user.id ?? '')
   const cookie = page.startsWith('/pages/') ? await client.browserCookie(...account) : ''
-  const headers = cookie ? { Cookie: cookie } : {}
+  const headers = cookie ? { Cookie: cookie } : session ? { Authorization: `Bearer ${session.jwt.accessToken}` } : {}
   const check = await fetch(`${base}${page}`, { headers, redirect: 'manual' })
   if (check.status !== 200) throw new Error(`${page} answered ${check.status}`)
   // Warmed up first: the profile is of a running Worker, not of its first requests.
