@@ -1,5 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken, verifyAccessToken } from '../../worker-api/lib/jwt'
+import {
+  ACCESS_TOKEN_TTL_SECONDS,
+  CHECKED_TOKENS_KEPT,
+  signAccessToken,
+  verifyAccessToken,
+} from '../../worker-api/lib/jwt'
 
 const SECRET = 'test-only-secret-0123456789abcdef'
 const claims = { sub: '7', admin: false, domain: 'http://localhost', sid: 'family-1' }
@@ -40,6 +45,17 @@ describe('verifyAccessToken, which keeps the tokens it checked', () => {
     const token = await signAccessToken(SECRET, claims)
     expect(await verifyAccessToken(SECRET, token)).toEqual(claims)
     expect(await verifyAccessToken(`${SECRET}-rotated`, token)).toBeNull()
+  })
+
+  it('keeps the latest 1000 checked tokens (README), and still checks every token past them', async () => {
+    expect(CHECKED_TOKENS_KEPT).toBe(1000)
+    const tokens = await Promise.all(
+      Array.from({ length: CHECKED_TOKENS_KEPT + 5 }, (_, index) =>
+        signAccessToken(SECRET, { ...claims, sid: `family-${index}` }),
+      ),
+    )
+    for (const token of tokens) expect((await verifyAccessToken(SECRET, token))?.sid).toMatch(/^family-/)
+    expect(await verifyAccessToken(SECRET, tokens[0] as string)).toEqual({ ...claims, sid: 'family-0' })
   })
 
   it('gives claims no caller can change for the next request', async () => {
