@@ -41,6 +41,16 @@ describe('verifyAccessToken, which keeps the tokens it checked', () => {
     expect(await verifyAccessToken(SECRET, token)).toEqual(claims)
   })
 
+  it('refuses a genuine token with anything after its signature, or of more than 4096 characters', async () => {
+    const token = await signAccessToken(SECRET, claims)
+    expect(await verifyAccessToken(SECRET, token)).toEqual(claims)
+    expect(await verifyAccessToken(SECRET, `${token}.x`)).toBeNull()
+    expect(await verifyAccessToken(SECRET, `${token}.${'A'.repeat(5000)}`)).toBeNull()
+    const padded = await signAccessToken(SECRET, { ...claims, domain: `https://${'a'.repeat(3000)}.example` })
+    expect(padded.length).toBeGreaterThan(4096)
+    expect(await verifyAccessToken(SECRET, padded)).toBeNull()
+  })
+
   it('refuses a token accepted under one secret when checked under another', async () => {
     const token = await signAccessToken(SECRET, claims)
     expect(await verifyAccessToken(SECRET, token)).toEqual(claims)

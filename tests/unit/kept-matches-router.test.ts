@@ -51,6 +51,16 @@ describe('KeptMatchesRouter', () => {
     expect(matched(router, 'GET', '/rest/bd/utilisateur/1')).toEqual([['user', { id: '1' }]])
   })
 
+  it('matches a path of more than 256 characters without keeping it', () => {
+    const router = new KeptMatchesRouter<string>()
+    router.add('GET', '/rest/bd/utilisateur/:id', 'user')
+    const long = 'x'.repeat(300)
+    expect(matched(router, 'GET', `/rest/bd/utilisateur/${long}`)).toEqual([['user', { id: long }]])
+    expect(router.size).toBe(0)
+    expect(matched(router, 'GET', '/rest/bd/utilisateur/7')).toEqual([['user', { id: '7' }]])
+    expect(router.size).toBe(1)
+  })
+
   it('forgets what it kept when a route is added', () => {
     const router = new KeptMatchesRouter<string>()
     router.add('GET', '/rest/bd/session/:id', 'end')

@@ -3,6 +3,8 @@ import { TrieRouter } from 'hono/router/trie-router'
 
 /** How many method-and-path matches the router keeps; past that, the oldest goes first. */
 export const KEPT_MATCHES = 1000
+/** The longest path whose match is kept. */
+export const KEPT_PATH_LENGTH = 256
 
 /**
  * The API's router: Hono's trie router, its latest matches kept. The spec's paths put a word and an id at one
@@ -21,6 +23,8 @@ export class KeptMatchesRouter<T> implements Router<T> {
   }
 
   match(method: string, path: string): Result<T> {
+    // No API path is this long: one that is does not push the callers' paths out.
+    if (path.length > KEPT_PATH_LENGTH) return this.#trie.match(method, path)
     const key = `${method} ${path}`
     const kept = this.#kept.get(key)
     if (kept) return kept

@@ -69,7 +69,7 @@ export type RequestEnv = Env & { REQUEST_SCOPE?: RequestScope }
  * Who is calling: the user of the access token (`id`), the application it was issued to (`app`, null
  * for the portal), its claims, the origin of the request and the key its checks are memoised under.
  */
-export type Caller = { id: number; app: number | null; claims: AccessClaims; origin: string; key: string }
+export type Caller = { id: number; app: number | null; claims: Readonly<AccessClaims>; origin: string; key: string }
 
 /** What the services know of the HTTP request itself. */
 export type RequestInfo = { origin: string; userAgent: string | null; ip: string | null; language: Language }
