@@ -79,7 +79,8 @@ function actorQuery(db: DB, { id, sid }: { id: number; sid: string }) {
         selectFrom('refresh_token')
           .select('id')
           .where('family_id', '=', sid)
-          .where('utilisateur_id', '=', id)
+          // Down the family's index (`+`): the user's own index would read every token they ever held.
+          .where(sql<number>`+refresh_token.utilisateur_id`, '=', id)
           .where('revoked_at', 'is', null),
       ),
     )
