@@ -16,6 +16,19 @@ export type Viewer = {
   today: string
 }
 
+/** A viewer as the values of a statement compiled once (db/client.ts `prepared`), and back. */
+export type ViewerValues = { viewerId: number; today: string; domain: string }
+export const viewerValues = (viewer: Viewer): ViewerValues => ({
+  viewerId: viewer.id,
+  today: viewer.today,
+  domain: viewer.domain,
+})
+export const viewerIn = (values: ViewerValues): Viewer => ({
+  id: values.viewerId,
+  today: values.today,
+  domain: values.domain,
+})
+
 /** Just past the last path of the sub-tree at `path` ('/1/2/' → '/1/2/:'). */
 const SUBTREE_END = ':'
 

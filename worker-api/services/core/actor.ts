@@ -109,17 +109,17 @@ type ActorRow = RowOf<ReturnType<typeof actorRead>>
  * (Their domain is compared afterwards, as for every call: in SQL its loopback alternatives would
  * cost a statement near D1's 100 bound values a dozen more.)
  */
-export const liveAdmin = (ctx: Ctx, caller: Caller): Expression<SqlBool> => liveAdminOf(ctx.db, sessionOf(caller))
+export const liveAdmin = (ctx: Ctx, caller: Caller): Expression<SqlBool> => liveAdminOf(ctx.db, callerValues(caller))
 
-/** `liveAdmin` of a caller's id and session (`sessionOf`), for a statement compiled once (`prepared`). */
-export const liveAdminOf = (db: DB, session: CallerSession): Expression<SqlBool> =>
-  sql<SqlBool>`exists ${actorQuery(db, session)
+/** A caller's id and session as the values of a statement compiled once (db/client.ts `prepared`). */
+export type CallerValues = { callerId: number; sid: string }
+export const callerValues = (caller: Caller): CallerValues => ({ callerId: caller.id, sid: caller.claims.sid })
+
+/** `liveAdmin` of a caller's values, for a statement compiled once. */
+export const liveAdminOf = (db: DB, { callerId, sid }: CallerValues): Expression<SqlBool> =>
+  sql<SqlBool>`exists ${actorQuery(db, { id: callerId, sid })
     .where('u.admin', '=', 1)
     .where((eb) => eb.not(secondFactorMissing(sql.ref('u.id'))))}`
-
-/** A caller's id and session, the values of `liveAdminOf`. */
-export type CallerSession = { id: number; sid: string }
-export const sessionOf = (caller: Caller): CallerSession => ({ id: caller.id, sid: caller.claims.sid })
 
 /** The actor of a row of `actorQuery`; no row means the session ended. The user's own domain only (DESIGN §7). */
 function toActor(row: ActorRow | undefined, caller: Caller): Actor {

@@ -12,12 +12,20 @@ import {
 import { type DB, prepared } from '../../db/client'
 import { LAUNCH_LOG_TYPES } from '../../lib/log-types'
 import { pageWindow } from '../../lib/query'
-import { isUserAccount, modificationColumn, scopeStructureIds, type Viewer } from '../../lib/scope'
+import {
+  isUserAccount,
+  modificationColumn,
+  scopeStructureIds,
+  type Viewer,
+  type ViewerValues,
+  viewerIn,
+  viewerValues,
+} from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
-import { adminWith, type Caller, liveAdminOf, sessionOf, viewerOf } from '../core/actor'
+import { adminWith, type Caller, type CallerValues, callerValues, liveAdminOf, viewerOf } from '../core/actor'
 import { authorInScope, LATEST_ENTRY } from '../history/logs'
 import { pendingInScope } from './registration-queue'
-import { keptRead, keptTotal, keptUserTotal } from './user-list'
+import { keepTotal, keptRead, keptUserTotal } from './user-list'
 
 /**
  * The posts of active users in scope ending from today to `ENDING_POST_DAYS - 1` days on — not those
@@ -46,13 +54,11 @@ function endingPosts(db: DB, viewer: Viewer) {
   )
 }
 
-/** What the home's statements bind besides their shape (the viewer's domain and day): the viewer and the caller. */
-type HomeValues = { viewerId: number; today: string; domain: string }
+/** The viewer's day and domain decide the SQL of the home's statements; the viewer's id and the caller are bound. */
 const HOME_SHAPE = ['today', 'domain'] as const
-const viewerIn = (values: HomeValues): Viewer => ({ id: values.viewerId, today: values.today, domain: values.domain })
 
 /** A page of the posts ending soon (`endingPosts`), those the viewer may manage said so. */
-const endingPage = prepared((db, values: HomeValues & { size: number; offset: number }) => {
+const endingPage = prepared((db, values: ViewerValues & { size: number; offset: number }) => {
   const viewer = viewerIn(values)
   return endingPosts(db, viewer)
     .innerJoin('structure as s', 's.id', 'p.structure_id')
@@ -78,23 +84,19 @@ const endingPage = prepared((db, values: HomeValues & { size: number; offset: nu
     .offset(values.offset)
 }, HOME_SHAPE)
 
-/** The ending posts' total, kept as the user counts are (`keptTotal`): the key holds the day. */
-const keepEndingTotal = prepared((db, values: HomeValues & CallerValues & { key: string }) => {
+/** The ending posts' total, kept as the user counts are (`keepTotal`): the key holds the day. */
+const keepEndingTotal = prepared((db, values: ViewerValues & CallerValues & { key: string }) => {
   const count = endingPosts(db, viewerIn(values)).select((eb) => eb.fn.countAll<number>().as('n'))
-  return keptTotal(db, viewerIn(values), {
+  return keepTotal(db, viewerIn(values), {
     key: values.key,
     count: sql<number>`(${count})`,
-    allowed: allowedIn(db, values),
-  }).keep
+    allowed: liveAdminOf(db, values),
+  })
 }, HOME_SHAPE)
-
-/** The caller whose check a write waits for (`liveAdminOf`). */
-type CallerValues = { callerId: number; sid: string }
-const allowedIn = (db: DB, values: CallerValues) => liveAdminOf(db, { id: values.callerId, sid: values.sid })
 
 /** The pending registrations in scope, and those whose link ends between `now` and `until`. */
 const registrationCounts = prepared(
-  (db, values: HomeValues & { now: string; until: string }) =>
+  (db, values: ViewerValues & { now: string; until: string }) =>
     pendingInScope(db, viewerIn(values)).select((eb) => [
       eb.fn.countAll<number>().as('waiting'),
       sql<number>`coalesce(sum(u.token_register_expires_at > ${values.now}
@@ -184,13 +186,13 @@ function activityToday(db: DB, viewer: Viewer, starts: string[], after: Expressi
  * newest one counted (a `"jusqua"` row): a day's launches are counted once, not on every read. Both writes wait for
  * `allowed`; the table's triggers empty it when the scope changes, and the key holds the day.
  */
-const todayCount = prepared((db, values: HomeValues & CallerValues & { prefix: string; markKey: string }) => {
+const todayCount = prepared((db, values: ViewerValues & CallerValues & { prefix: string; markKey: string }) => {
   const counted = sql<number>`coalesce((select mark.jusqua from utilisateur_liste_total as mark
       where mark.cle = ${values.markKey}), 0)`
   const since = db
     .selectFrom(activityToday(db, viewerIn(values), startsOf(values.today), counted).as('since'))
     .select([sql<string>`${values.prefix} || since.grp || ']'`.as('cle'), sql.val(values.today).as('jour'), 'since.n'])
-    .where(allowedIn(db, values))
+    .where(liveAdminOf(db, values))
   return db
     .insertInto('utilisateur_liste_total')
     .columns(['cle', 'jour', 'total'])
@@ -213,7 +215,7 @@ const todayMark = prepared(
             sql.lit(0).as('n'),
             LATEST_ENTRY.as('jusqua'),
           ])
-          .where(allowedIn(db, values)),
+          .where(liveAdminOf(db, values)),
       )
       .onConflict((oc) =>
         oc
@@ -227,7 +229,7 @@ const todayMark = prepared(
 function keptToday(db: DB, viewer: Viewer, caller: CallerValues) {
   const prefix = `${JSON.stringify(['accueil-jour', viewer.today, viewer.id, viewer.domain]).slice(0, -1)},`
   const markKey = `${prefix}"jusqua"]`
-  const values = { viewerId: viewer.id, today: viewer.today, domain: viewer.domain, ...caller }
+  const values = { ...viewerValues(viewer), ...caller }
   return {
     prefix,
     count: todayCount(db, { ...values, prefix, markKey }),
@@ -241,13 +243,13 @@ function keptToday(db: DB, viewer: Viewer, caller: CallerValues) {
  * changes a closed day's counts, and the table's triggers empty it on any user, post or structure write. Kept once a
  * day per administrator (rows keyed `prefix` + `grp`, and a `"done"` row); today's are counted on each read.
  */
-const keepClosedDays = prepared((db, values: HomeValues & CallerValues & { prefix: string; doneKey: string }) => {
+const keepClosedDays = prepared((db, values: ViewerValues & CallerValues & { prefix: string; doneKey: string }) => {
   const starts = startsOf(values.today)
   const done = db
     .selectFrom('utilisateur_liste_total as kept')
     .select('kept.cle')
     .where('kept.cle', '=', values.doneKey)
-  const missing = sql<SqlBool>`not exists ${done} and ${allowedIn(db, values)}`
+  const missing = sql<SqlBool>`not exists ${done} and ${liveAdminOf(db, values)}`
   // Said inside the count too, as its limit: once kept, the month is not counted again only to be
   // thrown away. A limit of 0 ends the count before its first row; the same test in its `where` would
   // be made for each of the month's entries, after the scope's users were gathered.
@@ -277,7 +279,7 @@ const keepClosedDays = prepared((db, values: HomeValues & CallerValues & { prefi
 
 function keptActivity(db: DB, viewer: Viewer, caller: CallerValues) {
   const prefix = `${JSON.stringify(['accueil', viewer.today, viewer.id, viewer.domain]).slice(0, -1)},`
-  const values = { viewerId: viewer.id, today: viewer.today, domain: viewer.domain, ...caller }
+  const values = { ...viewerValues(viewer), ...caller }
   return {
     prefix,
     keep: keepClosedDays(db, { ...values, prefix, doneKey: `${prefix}"done"]` }),
@@ -313,14 +315,13 @@ export async function readHome(ctx: Ctx, caller: Caller, query: HomeQuery): Prom
   const viewer = viewerOf(caller)
   const now = new Date()
   const { days } = homeDays(viewer.today)
-  const session = sessionOf(caller)
-  const caught = { callerId: session.id, sid: session.sid }
-  const values = { viewerId: viewer.id, today: viewer.today, domain: viewer.domain }
-  const kept = keptActivity(db, viewer, caught)
-  const today = keptToday(db, viewer, caught)
-  const withPost = keptUserTotal(db, viewer, HOME_USER_LISTS.avecPoste, session)
-  const withoutPost = keptUserTotal(db, viewer, HOME_USER_LISTS.sansPoste, session)
-  const inactive = keptUserTotal(db, viewer, HOME_USER_LISTS.inactifs, session)
+  const who = callerValues(caller)
+  const values = viewerValues(viewer)
+  const kept = keptActivity(db, viewer, who)
+  const today = keptToday(db, viewer, who)
+  const withPost = keptUserTotal(db, viewer, HOME_USER_LISTS.avecPoste, who)
+  const withoutPost = keptUserTotal(db, viewer, HOME_USER_LISTS.sansPoste, who)
+  const inactive = keptUserTotal(db, viewer, HOME_USER_LISTS.inactifs, who)
   const endingKey = JSON.stringify(['accueil-fin', viewer.today, viewer.id, viewer.domain])
   const { size, offset } = pageWindow({ page: query.page ?? 1, taille: ENDING_POSTS_PAGE })
   const read = await adminWith(ctx, caller, {
@@ -336,7 +337,7 @@ export async function readHome(ctx: Ctx, caller: Caller, query: HomeQuery): Prom
       until: nowIso(addSeconds(EXPIRING_LINK_HOURS * 3600, now)),
     }),
     postes: endingPage(db, { ...values, size, offset }),
-    keepPostesTotal: keepEndingTotal(db, { ...values, ...caught, key: endingKey }),
+    keepPostesTotal: keepEndingTotal(db, { ...values, ...who, key: endingKey }),
     postesTotal: keptRead(db, { key: endingKey }),
     keepDays: kept.keep,
     closedDays: kept.read,

@@ -3,10 +3,18 @@ import type { User } from '../../contract/user'
 import type { UserListQuery } from '../../contract/user-admin'
 import { type DB, insertWhen, prepared } from '../../db/client'
 import { containsEveryPattern, pageWindow, searchPatterns, sortOf, wholeList } from '../../lib/query'
-import { modificationColumn, smallScope, userListedInScope, type Viewer } from '../../lib/scope'
+import {
+  modificationColumn,
+  smallScope,
+  userListedInScope,
+  type Viewer,
+  type ViewerValues,
+  viewerIn,
+  viewerValues,
+} from '../../lib/scope'
 import { searchWords } from '../../lib/search-text'
 import type { Ctx } from '../../lib/types'
-import { adminWith, type Caller, type CallerSession, liveAdminOf, sessionOf, viewerOf } from '../core/actor'
+import { adminWith, type Caller, type CallerValues, callerValues, liveAdminOf, viewerOf } from '../core/actor'
 import { postesColumn, postesFrom, toUser } from '../core/users'
 
 /** The administrators' list of users (DESIGN §4), and its total kept between writes. */
@@ -46,10 +54,7 @@ function listedUsers(db: DB, viewer: Viewer, filters: Filters, patterns: readonl
  * searched words' patterns as `p0`, `p1`… The filters, the viewer's domain and the number of words are
  * the shape (`LIST_SHAPE`): they decide the SQL.
  */
-type ListValues = {
-  viewerId: number
-  today: string
-  domain: string
+type ListValues = ViewerValues & {
   actif: string
   supprime: string
   poste: string
@@ -61,9 +66,7 @@ const LIST_SHAPE = ['domain', 'actif', 'supprime', 'poste', 'words'] as const
 function listValues(viewer: Viewer, query: UserListQuery): ListValues {
   const patterns = searchPatterns(query.q)
   return {
-    viewerId: viewer.id,
-    today: viewer.today,
-    domain: viewer.domain,
+    ...viewerValues(viewer),
     actif: query.actif ?? '',
     supprime: query.supprime ?? '',
     poste: query.poste ?? '',
@@ -75,7 +78,7 @@ function listValues(viewer: Viewer, query: UserListQuery): ListValues {
 function listOf(values: ListValues) {
   const filter = <T extends string>(value: string) => (value === '' ? undefined : (value as T))
   return {
-    viewer: { id: values.viewerId, today: values.today, domain: values.domain },
+    viewer: viewerIn(values),
     filters: { actif: filter(values.actif), supprime: filter(values.supprime), poste: filter(values.poste) } as Filters,
     patterns: Array.from({ length: values.words }, (_, index) => values[`p${index}`] as string),
   }
@@ -151,7 +154,7 @@ export async function listUsers(
   const values = listValues(viewer, query)
   const pageOf = (from: 'users' | 'posts') => pageStatement(db, { ...values, from, sort, direction, size, offset })
   // The whole list (no page) is its own total: nothing to count.
-  const total = query.page === undefined ? null : keptUserTotal(db, viewer, query, sessionOf(caller))
+  const total = query.page === undefined ? null : keptUserTotal(db, viewer, query, callerValues(caller))
   const { fromPosts, fromUsers, kept } = await adminWith(ctx, caller, {
     fromPosts: pageOf('posts'),
     fromUsers: pageOf('users'),
@@ -172,11 +175,11 @@ function usersCount(db: DB, viewer: Viewer, filters: Filters, patterns: readonly
 }
 
 /**
- * A total kept under `key` as two statements: the first counts (`count`) and keeps it when it is not kept, only for a
- * caller still allowed as the batch runs (`allowed`: a refused caller writes nothing); the second reads it. The
- * table's triggers empty it on any user, post or structure write, and the key holds what else the count depends on.
+ * The statement that counts a total (`count`) and keeps it under `key` when it is not kept (`keptRead` reads it), only
+ * for a caller still allowed as the batch runs (`allowed`: a refused caller writes nothing). The table's triggers empty
+ * it on any user, post or structure write, and the key holds what else the count depends on.
  */
-export function keptTotal(
+export function keepTotal(
   db: DB,
   viewer: Viewer,
   { key, count, allowed }: { key: string; count: Expression<number>; allowed: Expression<SqlBool> },
@@ -185,22 +188,19 @@ export function keptTotal(
   const missing = db
     .selectNoFrom(sql.lit(1).as('missing'))
     .where(({ and, not, exists }) => and([not(exists(kept)), allowed]))
-  return {
-    keep: insertWhen(db, 'utilisateur_liste_total', { cle: key, jour: viewer.today, total: count }, missing).onConflict(
-      (oc) => oc.column('cle').doNothing(),
-    ),
-    kept,
-  }
+  return insertWhen(db, 'utilisateur_liste_total', { cle: key, jour: viewer.today, total: count }, missing).onConflict(
+    (oc) => oc.column('cle').doNothing(),
+  )
 }
 
-/** The count kept under `key` when it is not (`keptTotal`), for a caller still a live administrator. */
-const keepStatement = prepared((db, values: ListValues & { key: string; callerId: number; sid: string }) => {
+/** The count kept under `key` when it is not (`keepTotal`), for a caller still a live administrator. */
+const keepStatement = prepared((db, values: ListValues & CallerValues & { key: string }) => {
   const { viewer, filters, patterns } = listOf(values)
-  return keptTotal(db, viewer, {
+  return keepTotal(db, viewer, {
     key: values.key,
     count: usersCount(db, viewer, filters, patterns),
-    allowed: liveAdminOf(db, { id: values.callerId, sid: values.sid }),
-  }).keep
+    allowed: liveAdminOf(db, values),
+  })
 }, LIST_SHAPE)
 
 /** A total kept under `key`. */
@@ -209,13 +209,13 @@ export const keptRead = prepared((db, values: { key: string }) =>
 )
 
 /**
- * A list's total (`keptTotal`), compiled once per shape: the admin home's figures use it, so that they
+ * A list's total (`keepTotal`, `keptRead`), compiled once per shape: the admin home's figures use it, so that they
  * equal the list's `X-Total-Count`. Kept for `caller` only while a live administrator (`liveAdminOf`).
  */
-export function keptUserTotal(db: DB, viewer: Viewer, query: UserListQuery, caller: CallerSession) {
+export function keptUserTotal(db: DB, viewer: Viewer, query: UserListQuery, caller: CallerValues) {
   const key = totalKey(viewer, query)
   return {
-    keep: keepStatement(db, { ...listValues(viewer, query), key, callerId: caller.id, sid: caller.sid }),
+    keep: keepStatement(db, { ...listValues(viewer, query), ...caller, key }),
     kept: keptRead(db, { key }),
   }
 }
