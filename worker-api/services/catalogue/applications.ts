@@ -1,9 +1,10 @@
 import { type Expression, type SqlBool, sql } from 'kysely'
 import type { APPLICATION_SORTS, CatalogueApplication } from '../../contract/catalogue'
-import type { DB } from '../../db/client'
+import { type DB, prepared } from '../../db/client'
 import { notFound } from '../../lib/errors'
-import { containsText, onePage, sortOf, WHOLE_LIST_READ, wholeList } from '../../lib/query'
-import { type Viewer, wholeTreeInScope } from '../../lib/scope'
+import { containsPattern, pageWindow, sortOf, WHOLE_LIST_READ, wholeList } from '../../lib/query'
+import { type Viewer, type ViewerValues, viewerIn, viewerValues, wholeTreeInScope } from '../../lib/scope'
+import { likePattern } from '../../lib/search-text'
 import type { Ctx } from '../../lib/types'
 import { type Caller, rootAdminWith, viewerOf } from '../core/actor'
 import { CLIENT_COLUMNS, type ClientColumns, toClient } from './oidc-clients'
@@ -62,7 +63,7 @@ function keepLaunchersCounts(db: DB, viewer: Viewer, which: Expression<SqlBool>)
         .selectFrom('application as a')
         .select([
           keptCountKey(viewer.today, id).as('cle'),
-          sql.lit(viewer.today).as('jour'),
+          sql<string>`${viewer.today}`.as('jour'),
           launchersCount(db, viewer.today, id).as('total'),
         ])
         .where(which)
@@ -153,6 +154,56 @@ export function toApplication(row: CatalogueRow): CatalogueApplication {
 }
 
 /**
+ * What the list's statements bind (`prepared`): the viewer and the name searched, as a pattern. The viewer's domain
+ * and whether a name is searched decide the SQL (and, for the page, whether each application's grants are cut).
+ */
+type ListValues = ViewerValues & { searched: boolean; pattern?: string }
+const LIST_SHAPE = ['domain', 'searched'] as const
+
+const listFilter = (values: ListValues) =>
+  values.searched ? containsPattern(['a.libelle'], values.pattern ?? '') : sql<SqlBool>`1`
+
+const pageStatement = prepared(
+  (
+    db,
+    values: ListValues & {
+      cut: boolean
+      fonctionsMax?: number
+      sort: 'libelle' | 'nbUtilisateurs'
+      direction: 'asc' | 'desc'
+      paged: boolean
+      size?: number
+      offset?: number
+    },
+  ) => {
+    const viewer = viewerIn(values)
+    const filtered = catalogueQuery(db, viewer, 'kept', values.cut ? values.fonctionsMax : undefined).where(
+      listFilter(values),
+    )
+    const sorted = (
+      values.sort === 'nbUtilisateurs' ? filtered.orderBy('nb_utilisateurs', values.direction) : filtered
+    ).orderBy(sql`a.libelle collate nocase`, values.sort === 'libelle' ? values.direction : 'asc')
+    return values.paged ? sorted.limit(values.size ?? 0).offset(values.offset ?? 0) : sorted.limit(WHOLE_LIST_READ)
+  },
+  [...LIST_SHAPE, 'cut', 'sort', 'direction', 'paged'],
+)
+
+const countStatement = prepared(
+  (db, values: ListValues) =>
+    db
+      .selectFrom('application as a')
+      .select((eb) => eb.fn.countAll<number>().as('total'))
+      .where(wholeTreeInScope(db, viewerIn(values)))
+      .where(listFilter(values)),
+  LIST_SHAPE,
+)
+
+const keepStatement = prepared(
+  (db, values: ListValues) => keepLaunchersCounts(db, viewerIn(values), listFilter(values)),
+  LIST_SHAPE,
+)
+
+/**
  * GET rest/bd/application: the catalogue, searched by name, sorted by name or by how many may launch
  * each, whole or one page (its total in X-Total-Count).
  */
@@ -168,28 +219,35 @@ export async function listApplications(
   },
 ): Promise<{ items: CatalogueApplication[]; total: number }> {
   const db = ctx.db
-  const viewer = viewerOf(caller)
+  // A value each use binds is one its statement holds: no pattern for a list not searched, and so on.
   // The name as typed (LIKE: any ASCII case), bounded as every search box is.
-  const filter = query.q ? containsText(['a.libelle'], query.q) : sql<SqlBool>`1`
-  const { key, direction } = sortOf(query.tri, 'libelle')
-  const filtered = catalogueQuery(db, viewer, 'kept', query.fonctionsMax).where(filter)
-  const sorted = (key === 'nbUtilisateurs' ? filtered.orderBy('nb_utilisateurs', direction) : filtered).orderBy(
-    sql`a.libelle collate nocase`,
-    key === 'libelle' ? direction : 'asc',
-  )
-  const list = query.page === undefined ? sorted.limit(WHOLE_LIST_READ) : onePage(sorted, query)
-  const count = db
-    .selectFrom('application as a')
-    .select((eb) => eb.fn.countAll<number>().as('total'))
-    .where(wholeTreeInScope(db, viewer))
-    .where(filter)
-  const keep = keepLaunchersCounts(db, viewer, filter)
+  const values: ListValues = {
+    ...viewerValues(viewerOf(caller)),
+    searched: Boolean(query.q),
+    ...(query.q ? { pattern: likePattern(query.q) } : {}),
+  }
+  const { key: sort, direction } = sortOf(query.tri, 'libelle')
+  const paged = query.page !== undefined
+  const cut = query.fonctionsMax !== undefined
+  const page = {
+    ...values,
+    ...(cut ? { fonctionsMax: query.fonctionsMax } : {}),
+    cut,
+    sort,
+    direction,
+    paged,
+    ...(paged ? pageWindow(query) : {}),
+  }
   const {
     rows,
     count: [counted],
-  } = await rootAdminWith(ctx, caller, { keep, rows: list, count })
+  } = await rootAdminWith(ctx, caller, {
+    keep: keepStatement(db, values),
+    rows: pageStatement(db, page),
+    count: countStatement(db, values),
+  })
   const items = (rows as CatalogueRow[]).map(toApplication)
-  return { items: query.page === undefined ? wholeList(items) : items, total: counted?.total ?? 0 }
+  return { items: paged ? items : wholeList(items), total: counted?.total ?? 0 }
 }
 
 /** GET rest/bd/application/{id}: one application of the catalogue (the first `fonctionsMax` of its grants when asked). */

@@ -1,9 +1,17 @@
 import { type SqlBool, sql } from 'kysely'
 import type { STRUCTURE_SORTS, Structure, TypeStructure } from '../../contract/structure'
-import type { DB } from '../../db/client'
+import { type DB, prepared } from '../../db/client'
 import { BusinessError, forbidden, notFound } from '../../lib/errors'
-import { containsText, onePage, type PageQuery, sortOf, uniqueViolation } from '../../lib/query'
-import { inScopeColumn, scopeStructureIds, type Viewer } from '../../lib/scope'
+import { containsPattern, type PageQuery, pageWindow, sortOf, uniqueViolation } from '../../lib/query'
+import {
+  inScopeColumn,
+  scopeStructureIds,
+  type Viewer,
+  type ViewerValues,
+  viewerIn,
+  viewerValues,
+} from '../../lib/scope'
+import { likePattern } from '../../lib/search-text'
 import type { Ctx } from '../../lib/types'
 import { adminWith, type Caller, viewerOf } from '../core/actor'
 import { structureTypesQuery } from '../core/structure-types'
@@ -68,6 +76,49 @@ export function toStructure(row: StructureRow): Structure {
 }
 
 /**
+ * What the list's statements bind (`prepared`): the viewer and the name searched, as a pattern. The viewer's
+ * domain, whether users are counted and whether a name is searched decide the SQL.
+ */
+type ListValues = ViewerValues & { users: boolean; searched: boolean; pattern?: string }
+const LIST_SHAPE = ['domain', 'users', 'searched'] as const
+
+/** The same filter for the page and for the total: the scope, and the name searched. */
+const listFilter = (db: DB, values: ListValues) =>
+  sql<SqlBool>`s.id in ${scopeStructureIds(db, viewerIn(values))} and ${
+    values.searched ? containsPattern(['s.nom'], values.pattern ?? '') : sql`1`
+  }`
+
+const pageStatement = prepared(
+  (
+    db,
+    values: ListValues & {
+      sort: 'nom' | 'path'
+      direction: 'asc' | 'desc'
+      paged: boolean
+      size?: number
+      offset?: number
+    },
+  ) => {
+    const filtered = structuresQuery(db, viewerIn(values), values.users).where(listFilter(db, values))
+    const sorted =
+      values.sort === 'nom'
+        ? filtered.orderBy(sql`s.nom collate nocase`, values.direction).orderBy('s.path')
+        : filtered.orderBy('s.path', values.direction)
+    return values.paged ? sorted.limit(values.size ?? 0).offset(values.offset ?? 0) : sorted
+  },
+  [...LIST_SHAPE, 'sort', 'direction', 'paged'],
+)
+
+const countStatement = prepared(
+  (db, values: ListValues) =>
+    db
+      .selectFrom('structure as s')
+      .select((eb) => eb.fn.countAll<number>().as('total'))
+      .where(listFilter(db, values)),
+  LIST_SHAPE,
+)
+
+/**
  * GET rest/bd/structure/user/me: the structures in the caller's scope, sorted by path (spec §5),
  * filtered by name; one page of them when `page` is given. The total comes with it, in the same round
  * trip as the caller's check.
@@ -82,26 +133,20 @@ export async function listStructures(
   },
 ): Promise<{ items: Structure[]; total: number }> {
   const db = ctx.db
-  const viewer = viewerOf(caller)
-  // The same filter for the page and for the total: the scope, and the name searched.
-  const filter = sql<SqlBool>`s.id in ${scopeStructureIds(db, viewer)} and ${
-    query.q ? containsText(['s.nom'], query.q) : sql`1`
-  }`
-  const filtered = structuresQuery(db, viewer, query.users === 'true').where(filter)
-  const { key, direction } = sortOf(query.tri, 'path')
-  const sorted =
-    key === 'nom'
-      ? filtered.orderBy(sql`s.nom collate nocase`, direction).orderBy('s.path')
-      : filtered.orderBy('s.path', direction)
-  const list = onePage(sorted, query)
-  const count = db
-    .selectFrom('structure as s')
-    .select((eb) => eb.fn.countAll<number>().as('total'))
-    .where(filter)
+  const values: ListValues = {
+    ...viewerValues(viewerOf(caller)),
+    users: query.users === 'true',
+    searched: Boolean(query.q),
+    // A value each use binds is one its statement holds: none for a list not searched, or not paged.
+    ...(query.q ? { pattern: likePattern(query.q) } : {}),
+  }
+  const { key: sort, direction } = sortOf(query.tri, 'path')
+  const paged = query.page !== undefined
+  const page = { ...values, sort, direction, paged, ...(paged ? pageWindow(query) : {}) }
   const {
     rows,
     counted: [counted],
-  } = await adminWith(ctx, caller, { rows: list, counted: count })
+  } = await adminWith(ctx, caller, { rows: pageStatement(db, page), counted: countStatement(db, values) })
   return { items: rows.map(toStructure), total: counted?.total ?? 0 }
 }
 
