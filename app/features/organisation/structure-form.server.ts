@@ -2,6 +2,7 @@ import { parseWithZod } from '@conform-to/zod/v4'
 import type { Auth } from '~/lib/auth.server'
 import { formFailure } from '~/lib/form.server'
 import { type Structure, structureFormSchema } from '../../../worker-api/contract/structure'
+import type { ParentChoice } from './structure-form'
 
 /**
  * What the structure form needs besides the structure: the types, and the parents the chosen type
@@ -32,7 +33,13 @@ export async function placementChoices(
   const known = types.some((type) => type.id === typeId)
   const candidates = known && found?.ok ? found.data : []
   const parents = structure ? candidates.filter((parent) => !parent.path.startsWith(structure.path)) : candidates
-  return { types, typeId: known ? typeId : null, parents, nom: url.searchParams.get('nom') }
+  // A parent is an option (its id and name): a type may have hundreds, each sent with the page.
+  return {
+    types,
+    typeId: known ? typeId : null,
+    parents: parents.map(({ id, nom }): ParentChoice => ({ id, nom })),
+    nom: url.searchParams.get('nom'),
+  }
 }
 
 /**

@@ -13,6 +13,9 @@ import { useFieldErrors, useFormReply, usePendingIntent } from '~/lib/form'
 import { useHydrated } from '~/lib/hydrated'
 import type { Structure, TypeStructure, StructureForm as Values } from '../../../worker-api/contract/structure'
 
+/** A parent the form offers: an option, its id and name. */
+export type ParentChoice = Pick<Structure, 'id' | 'nom'>
+
 /**
  * The structure form (spec §2, §4, §5). The parents depend on the type: choosing one reloads with `?type=` (a GET of
  * this very form, so the name typed is kept). Then 0 parents is an error, 1 is selected and disabled (a hidden input
@@ -29,7 +32,7 @@ export function StructureForm({
   structure: Structure | null
   types: TypeStructure[]
   typeId: number | null
-  parents: Structure[]
+  parents: ParentChoice[]
   nom: string | null
   constraint: ReturnType<typeof getZodConstraint>
 }) {
