@@ -41,6 +41,12 @@ const fixtures = spawnSync(
 )
 if (fixtures.status !== 0) throw new Error(`fixtures failed: ${fixtures.stderr}`)
 
+const files = readdirSync(path.join(root, 'tests', 'e2e'))
+  .filter((name) => name.endsWith('.test.mjs') && new RegExp(process.env.E2E_ONLY ?? '').test(name))
+  .map((name) => path.join('tests', 'e2e', name))
+// With no file, `node --test` would look for tests everywhere: a filter that matches none says so.
+if (files.length === 0) throw new Error(`E2E_ONLY=${process.env.E2E_ONLY} matches no tests/e2e/*.test.mjs`)
+
 const log = openSync(path.join(root, '.wrangler', 'e2e-server.log'), 'w')
 // A lighter proof of work keeps the many sign-ins of the suite quick (the widget and checks are the
 // real ones), and the whole suite signs in from one address, far more often than a person would.
@@ -56,9 +62,6 @@ const { child } = await serve({
   },
 })
 
-const files = readdirSync(path.join(root, 'tests', 'e2e'))
-  .filter((name) => name.endsWith('.test.mjs') && new RegExp(process.env.E2E_ONLY ?? '').test(name))
-  .map((name) => path.join('tests', 'e2e', name))
 // No time limit per file: a file takes what its cases take (the accessibility one goes through every
 // screen in two languages). What bounds a run is each browser step's own limit (support.mjs), so a
 // stuck page still fails at the step that waits for it.
