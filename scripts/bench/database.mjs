@@ -1,6 +1,6 @@
 // The local D1 the portal serves during the run: the demo organisation made afresh, or the large one.
 import { execFileSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { LARGE_PERSIST_DIR, migrate, quietEnv, root, seed } from '../local.mjs'
 import { bin } from './context.mjs'
@@ -19,12 +19,46 @@ export async function prepareDatabase(options, scratch, vars) {
     // would still be there for a day: the caller's check, the profile and the session list would be
     // measured on more of them each run. Every run starts with none, as a new organisation.
     d1Execute(LARGE_PERSIST_DIR, 'DELETE FROM refresh_token')
+    // So is the history they wrote (thousands of sign-ins, launches and refreshes each): the history's
+    // scenarios would read more of it each run. Every run reads the history as seeded.
+    const seeded = existsSync(SEEDED_HISTORY)
+      ? Number(JSON.parse(readFileSync(SEEDED_HISTORY, 'utf8')).lastLogId)
+      : markSeededHistory()
+    d1Execute(LARGE_PERSIST_DIR, `DELETE FROM log WHERE id > ${seeded}`)
     return LARGE_PERSIST_DIR
   }
   const persistTo = path.join(scratch, 'portail')
   migrate(persistTo)
   await seed(persistTo, vars.PASSWORD_PEPPER)
   return persistTo
+}
+
+/** Where the large organisation notes the last entry of its history as seeded (`markSeededHistory`). */
+const SEEDED_HISTORY = path.join(LARGE_PERSIST_DIR, 'seeded-history.json')
+
+/**
+ * Notes the large organisation's last history entry as the seeded one: a run deletes any entry past it. Called by
+ * `npm run seed:large`; on an organisation seeded before, the first run notes the history as it finds it.
+ */
+export function markSeededHistory() {
+  const output = execFileSync(
+    bin('wrangler'),
+    [
+      'd1',
+      'execute',
+      'DB',
+      '--local',
+      '--persist-to',
+      LARGE_PERSIST_DIR,
+      '--json',
+      '--command',
+      'SELECT coalesce(max(id), 0) AS last FROM log',
+    ],
+    { cwd: root, env: quietEnv, encoding: 'utf8' },
+  )
+  const lastLogId = Number(JSON.parse(output)[0].results[0].last)
+  writeFileSync(SEEDED_HISTORY, `${JSON.stringify({ lastLogId })}\n`)
+  return lastLogId
 }
 
 /** Runs `sql` on the local D1 at `persistTo`; only while no portal runs on it. */
