@@ -3,7 +3,7 @@
  *
  *   app/ (Remix) ──▶ worker-api/contract/ (the wire: schemas, types, dates; a leaf)
  *   worker-api: app.ts ──▶ routes/ ──▶ services/ ──▶ lib/ ──▶ db/ ──▶ contract/
- *   services/: oidc/ ──▶ sign-in/ ──▶ organisation/ ──▶ catalogue/ ──▶ history/ ──▶ core/
+ *   services/: oidc/ ──▶ machines/ ──▶ sign-in/ ──▶ organisation/ ──▶ catalogue/ ──▶ history/ ──▶ core/
  *   app/: routes/ ──▶ features/ (catalogue/ ──▶ organisation/ ──▶ sign-in/; demo/) ──▶ components/, lib/
  *
  * An arrow never runs backwards, and no import leads back to where it started.
@@ -11,7 +11,7 @@
 const WORKER = '^worker-api/'
 const ABOVE_SERVICES = '^worker-api/(routes/|app\\.ts|index\\.ts)'
 /** The feature folders of services/, each above the ones after it (the hourly purge at the root sees all). */
-const FEATURES = ['oidc', 'sign-in', 'organisation', 'catalogue', 'history', 'core']
+const FEATURES = ['oidc', 'machines', 'sign-in', 'organisation', 'catalogue', 'history', 'core']
 
 const featureRules = FEATURES.slice(1).map((feature, index) => ({
   name: `services-${feature}-below-${FEATURES.slice(0, index + 1).join('-')}`,

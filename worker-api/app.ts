@@ -1,6 +1,6 @@
 import { bodyLimit } from 'hono/body-limit'
 import { HTTPException } from 'hono/http-exception'
-import { routePath } from 'hono/route'
+import { matchedRoutes, routePath } from 'hono/route'
 import { getPath } from 'hono/utils/url'
 import { API_BASE } from './contract/base'
 import { serverTiming } from './db/meter'
@@ -27,6 +27,7 @@ import { oidcCors, oidcProtocolRoutes, oidcRoutes } from './routes/oidc'
 import { passkeyRoutes } from './routes/passkeys'
 import { passwordRoutes } from './routes/password'
 import { registrationRoutes } from './routes/registration'
+import { serviceAccountRoutes } from './routes/service-accounts'
 import { sessionRoutes } from './routes/sessions'
 import { structureRoutes } from './routes/structures'
 import { userAdminRoutes } from './routes/user-admin'
@@ -34,6 +35,7 @@ import { userRoutes } from './routes/users'
 import { applicationMayCall } from './services/catalogue/application-calls'
 import { callerChecked, callerFromBearer } from './services/core/actor'
 import { deliverOutbox } from './services/core/outbox'
+import { serviceAccountMayCall } from './services/machines/service-calls'
 import { deliverLogouts } from './services/oidc/backchannel'
 
 /**
@@ -59,6 +61,7 @@ const apiRoutes = router()
   .route('/', registrationRoutes)
   .route('/', devRoutes)
   .route('/', oidcRoutes)
+  .route('/', serviceAccountRoutes)
 export type ApiRoutes = typeof apiRoutes
 
 /** The OpenID Connect protocol's endpoints, which answer errors as OAuth does. */
@@ -128,6 +131,12 @@ export function createApp() {
     if (caller.app !== null && !applicationMayCall(caller, c.req.method, routePath(c, -1), c.req.path)) {
       throw new BusinessError('APPLICATION_TOKEN_SCOPE', 403, "An application's session may only read its user")
     }
+    // Every route the path matches for the method (`/utilisateur/updatePassword` matches `/utilisateur/:id`
+    // too): a service account's call passes only if all of them are open to it.
+    const handlers = matchedRoutes(c).filter((route) => route.method === c.req.method)
+    if (!handlers.every((route) => serviceAccountMayCall(caller, c.req.method, route.path))) {
+      throw new BusinessError('SERVICE_ACCOUNT_SCOPE', 403, 'Not an operation this service account token may call')
+    }
     // Routes check the caller in D1 themselves (actorOf, or actorWith alongside their reads).
     c.set('caller', caller)
     await next()
@@ -164,6 +173,9 @@ export function createApp() {
   )
   app.onError((error, c) => {
     if (error instanceof BusinessError) {
+      // A limit's answer says when to come back (RFC 9110 §10.2.3); its body says it too.
+      const wait = error.status === 429 ? error.attributs[0] : undefined
+      if (typeof wait === 'number') c.header('Retry-After', String(wait))
       return c.json(errorBody(error.businessCode, error.message, error.attributs), error.status)
     }
     if (error instanceof HTTPException && error.status < 500) {

@@ -221,6 +221,8 @@ export const en: Resource = {
     dateRange: 'The end date must follow the start date',
     datePast: 'The end date has already passed',
     fonctionStructure: 'This function does not belong to the structure',
+    invalid: 'Invalid value',
+    publicKey: 'Unreadable public key: an RSA, EC or OKP JWK, without its private part',
     unknown: 'Not found',
   },
   password: {

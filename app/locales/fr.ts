@@ -224,6 +224,8 @@ export const fr = {
     dateRange: 'La date de fin doit suivre la date de début',
     datePast: 'La date de fin est déjà passée',
     fonctionStructure: "Cette fonction n'appartient pas à la structure",
+    invalid: 'Valeur invalide',
+    publicKey: 'Clé publique illisible : une clé JWK RSA, EC ou OKP, sans sa partie privée',
     unknown: 'Élément introuvable',
   },
   password: {

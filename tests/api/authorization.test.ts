@@ -29,12 +29,15 @@ import {
  * - adminIn: an administrator of Direction Nord (T is inside it);
  * - root: an administrator of the root structure (the whole tree, and the catalogue's manager); a row
  *   that says nothing of it expects what adminIn gets;
+ * - service: an administrator service account of Direction Nord, with the scopes api and logs (a client
+ *   credentials token): what adminIn may, but nothing interactive — refused by default in `signedIn`
+ *   rows, given adminIn's status in `admins` rows unless the row says otherwise;
  * - self: T;
  * - ended: T's session after it was signed out (revoked): refused like no session at all, by every
  *   route (each checks its caller in D1, alone or together with its reads).
  * Calls about "the caller" (launch, logs, password change, sign-out) are made by each about themself.
  */
-const ROLES = ['anonymous', 'application', 'user', 'adminOut', 'adminIn', 'root', 'self', 'ended'] as const
+const ROLES = ['anonymous', 'application', 'user', 'adminOut', 'adminIn', 'root', 'service', 'self', 'ended'] as const
 type Role = (typeof ROLES)[number]
 type Expected = Record<Role, number>
 
@@ -60,17 +63,26 @@ const everyone = (status: number): Expected => ({
   adminOut: status,
   adminIn: status,
   root: status,
+  service: status,
   self: status,
   ended: status,
 })
-/** A non-public call: 401 without a live session, 403 for an application's session unless allowed. */
+/**
+ * A non-public call: 401 without a live session, 403 for an application's session and for a service
+ * account unless allowed.
+ */
 const signedIn = (
-  statuses: Omit<Expected, 'anonymous' | 'application' | 'ended' | 'root'> & { application?: number; root?: number },
+  statuses: Omit<Expected, 'anonymous' | 'application' | 'ended' | 'root' | 'service'> & {
+    application?: number
+    root?: number
+    service?: number
+  },
 ): Expected => ({
   anonymous: 401,
   application: 403,
   ended: 401,
   root: statuses.adminIn,
+  service: 403,
   ...statuses,
 })
 
@@ -279,7 +291,7 @@ const MATRIX: Record<string, Row> = {
   },
   'GET /portail-backend/rest/bd/acces/utilisateur/{userId}': {
     request: ({ target }) => ({ path: `/rest/bd/acces/utilisateur/${target.id}` }),
-    expect: signedIn({ user: 403, adminOut: 403, adminIn: 200, self: 200 }),
+    expect: signedIn({ user: 403, adminOut: 403, adminIn: 200, service: 200, self: 200 }),
   },
   // Launching is for the caller's own current posts: the user shares T's function, the admins do not.
   'GET /portail-backend/rest/bd/acces/application': {
@@ -300,14 +312,14 @@ const MATRIX: Record<string, Row> = {
   },
   'GET /portail-backend/rest/bd/utilisateur/{id}': {
     request: ({ target }) => ({ path: `/rest/bd/utilisateur/${target.id}` }),
-    expect: signedIn({ application: 200, user: 403, adminOut: 403, adminIn: 200, self: 200 }),
+    expect: signedIn({ application: 200, user: 403, adminOut: 403, adminIn: 200, service: 200, self: 200 }),
   },
   'PUT /portail-backend/rest/bd/utilisateur/{id}': {
     request: ({ target }) => ({
       path: `/rest/bd/utilisateur/${target.id}`,
       body: { nom: 'Cible', prenom: 'Thomas', mail: target.mail },
     }),
-    expect: signedIn({ user: 403, adminOut: 403, adminIn: 200, self: 200 }),
+    expect: signedIn({ user: 403, adminOut: 403, adminIn: 200, service: 200, self: 200 }),
   },
   'POST /portail-backend/rest/public/bd/password/forgot/': {
     request: async ({ target }) => ({
@@ -345,7 +357,8 @@ const MATRIX: Record<string, Row> = {
 }
 
 /** The organisation's operations (administrators only, each inside their scope: T's Agence Lille is adminIn's). */
-const admins = (adminOut: number, adminIn: number): Expected => signedIn({ user: 403, adminOut, adminIn, self: 403 })
+const admins = (adminOut: number, adminIn: number, service = adminIn): Expected =>
+  signedIn({ user: 403, adminOut, adminIn, service, self: 403 })
 
 /** A structure below Direction Nord that nothing hangs from, for a call that deletes or edits it. */
 async function freshStructure() {
@@ -544,11 +557,12 @@ Object.assign(MATRIX, {
   },
   'DELETE /portail-backend/rest/bd/utilisateur/{id}/mfa': {
     request: async () => ({ path: `/rest/bd/utilisateur/${(await freshUser()).id}/mfa` }),
-    expect: admins(403, 204),
+    // A program holds no proof of a person: it resets nobody's second factor.
+    expect: admins(403, 204, 403),
   },
   'GET /portail-backend/rest/bd/parametres/securite': {
     request: () => ({ path: '/rest/bd/parametres/securite' }),
-    expect: admins(200, 200),
+    expect: admins(200, 200, 403),
   },
   // Turning the requirement off: the root administrators' (on needs their own second factor: mfa.test.ts).
   'PUT /portail-backend/rest/bd/parametres/securite': {
@@ -844,6 +858,97 @@ Object.assign(MATRIX, {
   },
 } satisfies Record<string, Row>)
 
+/** The matrix's service account (Direction Nord, administrator, api and logs) and its secret. */
+const SERVICE_SECRET = 'matrice-secret-du-compte-de-service-0123456789'
+let serviceClientId = ''
+
+async function serviceAccount() {
+  serviceClientId = `cs-matrice-${++sequence}`
+  return db()
+    .insertInto('compte_service')
+    .values({
+      nom: 'Compte matrice',
+      description: null,
+      structure_id: 2,
+      admin: 1,
+      scopes: 'api logs',
+      client_id: serviceClientId,
+      secret_hash: await sha256Hex(SERVICE_SECRET),
+      ancien_secret_hash: null,
+      ancien_secret_expire: null,
+      jwks: null,
+      domain: ORIGIN,
+      cree_par: null,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+}
+
+/** The service account's access token, by the client credentials grant. */
+async function serviceToken() {
+  const response = await call('/oidc/token', {
+    method: 'POST',
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: serviceClientId,
+      client_secret: SERVICE_SECRET,
+    }).toString(),
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+  })
+  expect(response.status).toBe(200)
+  return ((await response.json()) as { access_token: string }).access_token
+}
+
+/** A service account of Agence Lille (inside adminIn's scope only), not an administrator one. */
+async function freshServiceAccount() {
+  const { id } = await db()
+    .insertInto('compte_service')
+    .values({
+      nom: `Compte ${++sequence}`,
+      description: null,
+      structure_id: 4,
+      admin: 0,
+      scopes: 'api',
+      client_id: `cs-matrice-${sequence}`,
+      secret_hash: await sha256Hex(`secret-${sequence}`),
+      ancien_secret_hash: null,
+      ancien_secret_expire: null,
+      jwks: null,
+      domain: ORIGIN,
+      cree_par: null,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  return id
+}
+
+// Service accounts: the administrators', each for their scope; no program makes or reads programs.
+Object.assign(MATRIX, {
+  'GET /portail-backend/rest/bd/compteService': {
+    request: () => ({ path: '/rest/bd/compteService?page=1' }),
+    expect: admins(200, 200, 403),
+  },
+  'POST /portail-backend/rest/bd/compteService': {
+    request: () => ({
+      path: '/rest/bd/compteService',
+      body: { nom: `Compte créé ${++sequence}`, structure: { id: 4 }, admin: false, scopes: ['api'] },
+    }),
+    expect: admins(403, 201, 403),
+  },
+  'GET /portail-backend/rest/bd/compteService/{id}': {
+    request: async () => ({ path: `/rest/bd/compteService/${await freshServiceAccount()}` }),
+    expect: admins(404, 200, 403),
+  },
+  'DELETE /portail-backend/rest/bd/compteService/{id}': {
+    request: async () => ({ path: `/rest/bd/compteService/${await freshServiceAccount()}` }),
+    expect: admins(404, 204, 403),
+  },
+  'POST /portail-backend/rest/bd/compteService/{id}/secret': {
+    request: async () => ({ path: `/rest/bd/compteService/${await freshServiceAccount()}/secret`, body: {} }),
+    expect: admins(404, 200, 403),
+  },
+} satisfies Record<string, Row>)
+
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const
 
 /** The OpenID Connect protocol's endpoints (OAuth's error body), and those of them cached. */
@@ -886,7 +991,9 @@ describe('the authorisation matrix', () => {
       createUser(),
     ])
     world = { target: { ...target, mail: `${target.login}@example.test` }, renewer, mover }
+    const account = await serviceAccount()
     Object.assign(callers, {
+      service: account.id,
       application: target.id,
       user: user.id,
       adminOut: adminOut.id,
@@ -900,6 +1007,7 @@ describe('the authorisation matrix', () => {
 
   async function sessionOf(role: Role) {
     if (role === 'anonymous') return undefined
+    if (role === 'service') return serviceToken()
     const application = role === 'application' ? { application: 2 } : {}
     const session = await sessionFor(callers[role], application)
     if (role === 'ended') {

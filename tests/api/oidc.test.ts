@@ -83,7 +83,9 @@ describe('discovery and keys', () => {
       response_types_supported: ['code'],
       code_challenge_methods_supported: ['S256'],
       id_token_signing_alg_values_supported: ['ES256'],
-      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+      // private_key_jwt: service accounts' client credentials (tests/api/service-accounts.test.ts).
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'],
+      grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
       scopes_supported: ['openid', 'profile', 'email', 'postes'],
     })
     // Another host the Worker serves is another issuer.

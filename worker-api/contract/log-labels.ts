@@ -54,6 +54,9 @@ export const ADMINISTRATION_ACTIONS = [
   'MFA_REINITIALISATION',
   'PARAMETRES_SECURITE',
   'UTILISATEUR_SESSIONS_FIN',
+  'COMPTE_SERVICE_CREATION',
+  'COMPTE_SERVICE_SUPPRESSION',
+  'COMPTE_SERVICE_SECRET',
 ] as const
 export type AdministrationAction = (typeof ADMINISTRATION_ACTIONS)[number]
 
@@ -122,6 +125,9 @@ export const LOG_LABELS: Record<'fr' | 'en', Labels> = {
       MFA_REINITIALISATION: 'Second facteur réinitialisé',
       PARAMETRES_SECURITE: 'Paramètres de sécurité modifiés',
       UTILISATEUR_SESSIONS_FIN: 'Fermeture des sessions d’un utilisateur',
+      COMPTE_SERVICE_CREATION: 'Création d’un compte de service',
+      COMPTE_SERVICE_SUPPRESSION: 'Suppression d’un compte de service',
+      COMPTE_SERVICE_SECRET: 'Nouveau secret d’un compte de service',
     },
     sessions: {
       SESSION_FIN: 'Fermeture d’une session',
@@ -174,6 +180,9 @@ export const LOG_LABELS: Record<'fr' | 'en', Labels> = {
       MFA_REINITIALISATION: 'Second factor reset',
       PARAMETRES_SECURITE: 'Security settings changed',
       UTILISATEUR_SESSIONS_FIN: 'User’s sessions ended',
+      COMPTE_SERVICE_CREATION: 'Service account created',
+      COMPTE_SERVICE_SUPPRESSION: 'Service account deleted',
+      COMPTE_SERVICE_SECRET: 'Service account secret renewed',
     },
     sessions: {
       SESSION_FIN: 'Session ended',

@@ -60,6 +60,12 @@ type Template = { sql: string; slots: Slot[] }
 const SHAPES_KEPT = 64
 
 /**
+ * Values that always decide a statement's SQL when it has them: whether its viewer or caller is a user
+ * or a service account (lib/scope.ts), whose scope and checks are other statements.
+ */
+const ALWAYS_SHAPE = ['viewerKind', 'callerKind'] as const
+
+/**
  * A statement compiled once per isolate and shape: `build` writes it with a marker for each named value
  * and each use binds its own values in their places (building and compiling with Kysely costs more
  * Worker CPU than the round trip). The values named in `shape` decide the SQL itself: they reach
@@ -72,11 +78,12 @@ export function prepared<Values extends Record<string, unknown>, Row>(
   const templates = new Map<string, Template>()
   return (db: DB, values: Values): KyselyCompilable<Row> => ({
     compile() {
-      const key = shape.map((name) => String(values[name])).join('\u0000')
+      const names = [...shape, ...ALWAYS_SHAPE.filter((name) => name in values)]
+      const key = names.map((name) => String(values[name])).join('\u0000')
       let template = templates.get(key)
       if (!template) {
         if (templates.size >= SHAPES_KEPT) templates.clear()
-        template = compileTemplate(db, build, values, shape)
+        template = compileTemplate(db, build, values, names)
         templates.set(key, template)
       }
       const parameters = template.slots.map((slot) => ('name' in slot ? values[slot.name] : slot.value))
@@ -103,7 +110,10 @@ function compileTemplate<Values extends Record<string, unknown>>(
   const bound = new Set(slots.flatMap((slot) => ('name' in slot ? [slot.name] : [])))
   const stray = (value: unknown) =>
     typeof value === 'string' && value.includes('\u0000prepared:') && !byMarker.has(value)
-  const misplaced = names.filter((name) => !bound.has(name) || sql.includes(marker(name)))
+  // A service account's scope starts from its structure, not from posts current today: a statement
+  // whose only dated part is the viewer's posts has no use for the day then.
+  const unused = (name: string) => !bound.has(name) && !(name === 'today' && values.viewerKind === 'service')
+  const misplaced = names.filter((name) => unused(name) || sql.includes(marker(name)))
   if (misplaced.length > 0 || parameters.some(stray)) {
     throw new Error(`prepared statement: ${misplaced.join(', ') || 'a value'} is not a whole parameter`)
   }

@@ -283,6 +283,45 @@ export interface LogTable {
   version_navigateur: string | null
   /** Who reported the entry: the API with the action it records, or a client (spec §7 POST logs/). */
   source: Generated<LogSource>
+  /** The service account that acted (migration 0026); `utilisateur_id` is null then. */
+  compte_service_id: Generated<number | null>
+}
+
+/** A program's account (migration 0026): client credentials, acting within its structure's sub-tree. */
+export interface CompteServiceTable {
+  id: Generated<number>
+  nom: string
+  description: string | null
+  /** Null only once a deleted account's structure is gone. */
+  structure_id: number | null
+  admin: number
+  /** What it may be granted, space-separated (`SERVICE_SCOPES`). */
+  scopes: string
+  client_id: string
+  /** SHA-256 of the secret; null: keys only (`jwks`). */
+  secret_hash: string | null
+  /** The secret before the last rotation, kept until `ancien_secret_expire`. */
+  ancien_secret_hash: string | null
+  ancien_secret_expire: string | null
+  /** The public keys of `private_key_jwt` (a JWK Set, JSON). */
+  jwks: string | null
+  domain: string
+  actif: Generated<number>
+  supprime: Generated<number>
+  created_at: Generated<string>
+  cree_par: number | null
+  derniere_utilisation: Generated<string | null>
+  /** The calls of the current minute (the rate limit) and day (the administration home), counted at each call. */
+  minute: Generated<string>
+  appels_minute: Generated<number>
+  jour: Generated<string>
+  appels_jour: Generated<number>
+}
+
+/** A client assertion's `jti` accepted once, until the assertion expires. */
+export interface ClientAssertionJtiTable {
+  cle: string
+  expires_at: string
 }
 
 export interface CaptchaUsedTable {
@@ -337,6 +376,8 @@ export interface Database {
   outbox: OutboxTable
   log: LogTable
   captcha_used: CaptchaUsedTable
+  compte_service: CompteServiceTable
+  client_assertion_jti: ClientAssertionJtiTable
   login_attempt: LoginAttemptTable
   rate_limit: RateLimitTable
   utilisateur_liste_total: UtilisateurListeTotalTable

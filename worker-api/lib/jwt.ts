@@ -6,9 +6,18 @@ const AUDIENCE = 'portail'
 
 /**
  * `app`: set on the sessions an application opened (a launch code, or OpenID Connect: scoped, DESIGN
- * §4); `scope`: an OpenID Connect session's granted scopes.
+ * §4); `scope`: an OpenID Connect session's granted scopes; `cs`: a service account's token (client
+ * credentials; `sub` is the account's id), with the scopes granted to it, space-separated.
  */
-export type AccessClaims = { sub: string; admin: boolean; domain: string; sid: string; app?: number; scope?: string }
+export type AccessClaims = {
+  sub: string
+  admin: boolean
+  domain: string
+  sid: string
+  app?: number
+  scope?: string
+  cs?: string
+}
 
 const HS256 = { name: 'HMAC', hash: { name: 'SHA-256' } }
 
@@ -81,6 +90,7 @@ async function checkAccessToken(secret: string, token: string): Promise<{ claims
     }
     if (typeof payload.app === 'number') claims.app = payload.app
     if (typeof payload.scope === 'string') claims.scope = payload.scope
+    if (typeof payload.cs === 'string') claims.cs = payload.cs
     return { claims, exp: payload.exp }
   } catch {
     return null

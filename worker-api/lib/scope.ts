@@ -1,5 +1,6 @@
-import { type AliasedExpression, type Expression, type SqlBool, sql } from 'kysely'
+import { type AliasedExpression, type Expression, type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
 import type { DB } from '../db/client'
+import type { Database, StructureTable } from '../db/schema'
 import { hostOf, LOOPBACK_HOSTS } from './domain'
 
 /**
@@ -9,28 +10,46 @@ import { hostOf, LOOPBACK_HOSTS } from './domain'
  * (':' follows '9'), which the path index answers. The viewer comes as values, to run in `actorWith`'s batch.
  */
 export type Viewer = {
+  /** A user's id; a service account's is the negative of its own (`serviceAccountId`). */
   id: number
   /** The origin the viewer's account is bound to (or the request's, already checked against it). */
   domain: string
   /** Today on the organisation's calendar ('YYYY-MM-DD'): what makes a post current. */
   today: string
+  /**
+   * A service account (migration 0026): its scope starts from the structure it belongs to, not from
+   * posts. It decides the SQL itself, so a statement compiled once keys its text on it (`viewerKind`).
+   */
+  service: boolean
 }
 
+/**
+ * The service account a caller's or viewer's id stands for (null: a user). An account acts under the
+ * negative of its id, so that no user's row, post or entry can ever be taken for it, and an audit
+ * entry written with it as a user fails rather than names someone else.
+ */
+export const serviceAccountId = (id: number): number | null => (id < 0 ? -id : null)
+
 /** A viewer as the values of a statement compiled once (db/client.ts `prepared`), and back. */
-export type ViewerValues = { viewerId: number; today: string; domain: string }
+export type ViewerValues = { viewerId: number; today: string; domain: string; viewerKind: 'user' | 'service' }
 export const viewerValues = (viewer: Viewer): ViewerValues => ({
   viewerId: viewer.id,
   today: viewer.today,
   domain: viewer.domain,
+  viewerKind: viewer.service ? 'service' : 'user',
 })
 export const viewerIn = (values: ViewerValues): Viewer => ({
   id: values.viewerId,
   today: values.today,
   domain: values.domain,
+  service: values.viewerKind === 'service',
 })
 
 /** Just past the last path of the sub-tree at `path` ('/1/2/' → '/1/2/:'). */
 const SUBTREE_END = ':'
+
+/** The roots' query as its users see it: the paths, from a structure named `scope_root`. */
+type ScopeRoots = SelectQueryBuilder<Database & { scope_root: StructureTable }, 'scope_root', { path: string }>
 
 /**
  * The paths of the structures the viewer's scope starts from (none for a non-admin). An administrator
@@ -38,7 +57,19 @@ const SUBTREE_END = ':'
  * `viewerIsAdmin`, not here: this subquery sits deep in the largest statements, near D1's expression
  * depth of 100.
  */
-function scopeRoots(db: DB, viewer: Viewer) {
+function scopeRoots(db: DB, viewer: Viewer): ScopeRoots {
+  if (viewer.service) {
+    // An administrator account's structure, while the account is live (its check at each call says so
+    // too; a write's guard relies on this).
+    return db
+      .selectFrom('compte_service as scope_account')
+      .innerJoin('structure as scope_root', 'scope_root.id', 'scope_account.structure_id')
+      .select('scope_root.path')
+      .where(sql<SqlBool>`scope_account.id = 0 - ${viewer.id}`)
+      .where('scope_account.admin', '=', 1)
+      .where('scope_account.actif', '=', 1)
+      .where('scope_account.supprime', '=', 0) as unknown as ScopeRoots
+  }
   return db
     .selectFrom('poste as scope_poste')
     .innerJoin('structure as scope_root', 'scope_root.id', 'scope_poste.structure_id')
@@ -47,7 +78,7 @@ function scopeRoots(db: DB, viewer: Viewer) {
     .where('scope_poste.utilisateur_id', '=', viewer.id)
     .where('scope_admin.admin', '=', 1)
     .where('scope_poste.date_debut', '<=', viewer.today)
-    .where('scope_poste.date_fin', '>=', viewer.today)
+    .where('scope_poste.date_fin', '>=', viewer.today) as unknown as ScopeRoots
 }
 
 /** Whether a structure's path (a column or any expression) lies in the viewer's scope. */
@@ -86,9 +117,11 @@ export const secondFactorMissing = (user: Expression<number>) =>
 
 /**
  * Whether the viewer is an administrator at all (the flag, whatever their posts), and not one the
- * security settings hold back until they enrol a second factor.
+ * security settings hold back until they enrol a second factor; a service account: a live
+ * administrator account (no second factor is asked of a program: it holds no password to back up).
  */
 function viewerIsAdmin(db: DB, viewer: Viewer): Expression<SqlBool> {
+  if (viewer.service) return sql<SqlBool>`(exists ${scopeRoots(db, viewer)})`
   return sql<SqlBool>`(exists ${db
     .selectFrom('utilisateur as viewer')
     .select('viewer.id')

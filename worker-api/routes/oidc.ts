@@ -12,6 +12,7 @@ import {
 import { BusinessError } from '../lib/errors'
 import { OAuthError, oauthErrorResponse } from '../lib/oauth'
 import { jwks, oidcEnabled } from '../lib/oidc-keys'
+import { serviceAccountId } from '../lib/scope'
 import type { AppEnv } from '../lib/types'
 import { router } from '../lib/validation'
 import { registerClient } from '../services/catalogue/client-registration'
@@ -36,10 +37,16 @@ const oauthErrors = {
   404: oauthJson('OpenID Connect is not configured (no signing key)'),
 }
 
-/** Runs a protocol endpoint: off without a signing key; its refusals in OAuth's shape. */
-async function protocol(c: Context<AppEnv>, handle: () => Promise<Response>): Promise<Response> {
+/** The provider's answer while it has no signing key. */
+const providerOff = () => new OAuthError('invalid_request', 'OpenID Connect is not configured', 404)
+
+/**
+ * Runs a protocol endpoint: off without a signing key (unless `always`: the token endpoint serves
+ * service accounts whatever the provider, checking itself); its refusals in OAuth's shape.
+ */
+async function protocol(c: Context<AppEnv>, handle: () => Promise<Response>, always = false): Promise<Response> {
   try {
-    if (!oidcEnabled(c.var.ctx.env)) throw new OAuthError('invalid_request', 'OpenID Connect is not configured', 404)
+    if (!always && !oidcEnabled(c.var.ctx.env)) throw providerOff()
     return await handle()
   } catch (error) {
     if (error instanceof OAuthError) return oauthErrorResponse(error)
@@ -58,6 +65,9 @@ const tokenFormSchema = z.object({
   client_id: z.string().optional(),
   client_secret: z.string().optional(),
   refresh_token: z.string().optional(),
+  client_assertion: z.string().optional(),
+  client_assertion_type: z.string().optional(),
+  scope: z.string().optional(),
 })
 
 /** The longest value a token request's field may hold (the longest is a redirect URI). */
@@ -141,18 +151,25 @@ const protocolRoutes: [ReturnType<typeof createRoute>, (c: Context<AppEnv>) => P
       path: '/oidc/token',
       tags: ['OpenID Connect'],
       summary:
-        'Token endpoint: authorization_code (PKCE S256, 60 s, single use) or refresh_token (rotated); client_secret_basic, client_secret_post, or none for a public client',
+        'Token endpoint: authorization_code (PKCE S256, 60 s, single use) or refresh_token (rotated), client_secret_basic, client_secret_post, or none for a public client; client_credentials for a service account (client_secret_basic, client_secret_post or private_key_jwt; scope: a subset of api scim logs), a 5-minute access token and no refresh token',
       request: {
         body: { content: { 'application/x-www-form-urlencoded': { schema: tokenFormSchema } }, required: true },
       },
       responses: { 200: oauthJson('Tokens'), ...oauthErrors, 429: oauthJson('Too many calls of this client') },
     }),
     (c) =>
-      protocol(c, async () => {
-        const answer = await token(c.var.ctx, await tokenForm(c), c.req.header('Authorization'))
-        c.header('Pragma', 'no-cache')
-        return c.json(answer, 200)
-      }),
+      protocol(
+        c,
+        async () => {
+          const form = await tokenForm(c)
+          // A service account's client credentials need no signing key: its token is the API's own.
+          if (form.grant_type !== 'client_credentials' && !oidcEnabled(c.var.ctx.env)) throw providerOff()
+          const answer = await token(c.var.ctx, form, c.req.header('Authorization'))
+          c.header('Pragma', 'no-cache')
+          return c.json(answer, 200)
+        },
+        true,
+      ),
   ],
   [
     createRoute({
@@ -181,6 +198,10 @@ const protocolRoutes: [ReturnType<typeof createRoute>, (c: Context<AppEnv>) => P
             'WWW-Authenticate': 'Bearer error="invalid_token"',
           })
         })
+        // A program does not register applications: the initial access token is a person's.
+        if (serviceAccountId(caller.id) !== null) {
+          throw new OAuthError('insufficient_scope', 'A service account may not register clients', 403)
+        }
         const client = await registerClient(c.var.ctx, caller, await c.req.text())
         return c.json(client, 201)
       }),

@@ -16,6 +16,7 @@ export async function purgeExpired(ctx: Ctx, now = new Date()) {
   const at = (seconds: number) => addSeconds(-seconds, now).toISOString()
   const results = await namedBatch(ctx.d1, {
     captchas: db.deleteFrom('captcha_used').where('expires_at', '<', now.toISOString()),
+    assertions: db.deleteFrom('client_assertion_jti').where('expires_at', '<', now.toISOString()),
     refreshTokens: db.deleteFrom('refresh_token').where('family_expires_at', '<', at(DAY)),
     // Past its grace window a rotated token only ever revokes: the pair it keeps for retries goes.
     successors: db

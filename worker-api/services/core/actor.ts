@@ -4,7 +4,7 @@ import { batch, type DB, prepared, type RowOf } from '../../db/client'
 import { sameDomain } from '../../lib/domain'
 import { BusinessError, forbidden, unauthorized } from '../../lib/errors'
 import { type AccessClaims, verifyAccessToken } from '../../lib/jwt'
-import { secondFactorMissing, type Viewer, wholeTreeInScope } from '../../lib/scope'
+import { secondFactorMissing, serviceAccountId, type Viewer, wholeTreeInScope } from '../../lib/scope'
 import type { Caller, Ctx } from '../../lib/types'
 
 /** The signed-in caller of a non-public endpoint; `app` when it is an application's session. */
@@ -32,7 +32,12 @@ export type Actor = {
  * which the check compares with the account's domain) or a checked actor.
  */
 export function viewerOf(who: Pick<Caller, 'id' | 'origin'> | Pick<Actor, 'id' | 'domain'>): Viewer {
-  return { id: who.id, domain: 'origin' in who ? who.origin : who.domain, today: todayIso() }
+  return {
+    id: who.id,
+    domain: 'origin' in who ? who.origin : who.domain,
+    today: todayIso(),
+    service: serviceAccountId(who.id) !== null,
+  }
 }
 
 export const unauthorizedDomain = () =>
@@ -56,9 +61,11 @@ export async function callerFromBearer(ctx: Ctx, authorization: string | undefin
     memo.set(`bearer ${token}`, verified)
   }
   const claims = await verified
-  const id = Number(claims?.sub)
-  if (!claims || !Number.isSafeInteger(id)) throw unauthorized('INVALID_TOKEN', 'Invalid or expired token')
+  const sub = Number(claims?.sub)
+  if (!claims || !Number.isSafeInteger(sub) || sub <= 0) throw unauthorized('INVALID_TOKEN', 'Invalid or expired token')
   const { origin } = ctx.request
+  // A service account's token (client credentials): the account acts under the negative of its id.
+  const id = claims.cs === undefined ? sub : -sub
   return { id, app: claims.app ?? null, claims, origin, key: `actor ${origin} ${token}` }
 }
 
@@ -93,15 +100,60 @@ function actorQuery(db: DB, { id, sid }: { id: number; sid: string }) {
 const actorStatement = prepared((db, values: { id: number; sid: string; today: string }) =>
   actorQuery(db, values)
     // The whole tree's scope reads the viewer's id and day only (its domain is compared in toActor).
-    .select(sql<number>`${wholeTreeInScope(db, { id: values.id, today: values.today, domain: '' })}`.as('racine'))
+    .select(
+      sql<number>`${wholeTreeInScope(db, { id: values.id, today: values.today, domain: '', service: false })}`.as(
+        'racine',
+      ),
+    )
     .select(sql<number>`${secondFactorMissing(sql.ref('u.id'))}`.as('mfa_manquant')),
 )
 
-/** The caller's check, every request's first statement: compiled once (db/client.ts `prepared`). */
-const actorRead = (ctx: Ctx, caller: Caller) =>
-  actorStatement(ctx.db, { id: caller.id, sid: caller.claims.sid, today: viewerOf(caller).today })
+/**
+ * A service account's check, in one statement: the account still live, the call counted (its minute,
+ * for the rate limit; its day, for the administration home) and the time of its last use noted.
+ */
+const serviceActorStatement = prepared((db, values: { accountId: number; now: string; minute: string; day: string }) =>
+  db
+    .updateTable('compte_service')
+    .set({
+      derniere_utilisation: values.now,
+      appels_minute: sql<number>`case when minute = ${values.minute} then appels_minute + 1 else 1 end`,
+      minute: values.minute,
+      appels_jour: sql<number>`case when jour = ${values.day} then appels_jour + 1 else 1 end`,
+      jour: values.day,
+    })
+    .where('id', '=', values.accountId)
+    .where('actif', '=', 1)
+    .where('supprime', '=', 0)
+    .returning([
+      sql<number>`0 - id`.as('id'),
+      'client_id as login',
+      'nom',
+      sql<string>`''`.as('prenom'),
+      'admin',
+      'domain',
+      sql<'fr' | 'en'>`'fr'`.as('langue'),
+      sql<number>`admin = 1 and exists (select 1 from structure s
+          where s.id = compte_service.structure_id and s.parent_id is null)`.as('racine'),
+      sql<number>`0`.as('mfa_manquant'),
+      'appels_minute',
+    ]),
+)
 
-type ActorRow = RowOf<ReturnType<typeof actorRead>>
+/** The calls a service account may make in a minute (README, "For integrators"), past which it gets 429. */
+export const SERVICE_ACCOUNT_CALLS_PER_MINUTE = 600
+
+/** The caller's check, every request's first statement: compiled once (db/client.ts `prepared`). */
+function actorRead(ctx: Ctx, caller: Caller) {
+  const account = serviceAccountId(caller.id)
+  if (account !== null) {
+    const now = new Date().toISOString()
+    return serviceActorStatement(ctx.db, { accountId: account, now, minute: now.slice(0, 16), day: now.slice(0, 10) })
+  }
+  return actorStatement(ctx.db, { id: caller.id, sid: caller.claims.sid, today: viewerOf(caller).today })
+}
+
+type ActorRow = RowOf<ReturnType<typeof actorStatement>> & { appels_minute?: number }
 
 /**
  * Whether the caller is an administrator with a live session: the condition of a write that a read
@@ -111,20 +163,35 @@ type ActorRow = RowOf<ReturnType<typeof actorRead>>
  */
 export const liveAdmin = (ctx: Ctx, caller: Caller): Expression<SqlBool> => liveAdminOf(ctx.db, callerValues(caller))
 
-/** A caller's id and session as the values of a statement compiled once (db/client.ts `prepared`). */
-export type CallerValues = { callerId: number; sid: string }
-export const callerValues = (caller: Caller): CallerValues => ({ callerId: caller.id, sid: caller.claims.sid })
+/**
+ * A caller's id and session as the values of a statement compiled once (db/client.ts `prepared`); a
+ * service account has no session, and its kind keys the statement's text.
+ */
+export type CallerValues =
+  | { callerId: number; callerKind: 'user'; sid: string }
+  | { callerId: number; callerKind: 'service' }
+export const callerValues = (caller: Caller): CallerValues =>
+  serviceAccountId(caller.id) === null
+    ? { callerId: caller.id, callerKind: 'user', sid: caller.claims.sid }
+    : { callerId: caller.id, callerKind: 'service' }
 
-/** `liveAdmin` of a caller's values, for a statement compiled once. */
-export const liveAdminOf = (db: DB, { callerId, sid }: CallerValues): Expression<SqlBool> =>
-  sql<SqlBool>`exists ${actorQuery(db, { id: callerId, sid })
-    .where('u.admin', '=', 1)
-    .where((eb) => eb.not(secondFactorMissing(sql.ref('u.id'))))}`
+/** `liveAdmin` of a caller's values, for a statement compiled once; a service account: a live administrator one. */
+export const liveAdminOf = (db: DB, values: CallerValues): Expression<SqlBool> =>
+  values.callerKind === 'service'
+    ? sql<SqlBool>`exists (select 1 from compte_service where id = 0 - ${values.callerId}
+        and admin = 1 and actif = 1 and supprime = 0)`
+    : sql<SqlBool>`exists ${actorQuery(db, { id: values.callerId, sid: values.sid })
+        .where('u.admin', '=', 1)
+        .where((eb) => eb.not(secondFactorMissing(sql.ref('u.id'))))}`
 
 /** The actor of a row of `actorQuery`; no row means the session ended. The user's own domain only (DESIGN §7). */
 function toActor(row: ActorRow | undefined, caller: Caller): Actor {
   if (!row) throw unauthorized('INVALID_TOKEN', 'Session ended')
   if (!sameDomain(row.domain, caller.origin)) throw unauthorizedDomain()
+  if (row.appels_minute !== undefined && row.appels_minute > SERVICE_ACCOUNT_CALLS_PER_MINUTE) {
+    const wait = 60 - new Date().getUTCSeconds()
+    throw new BusinessError('TOO_MANY_ATTEMPTS', 429, `Too many requests; retry in ${wait} s`, [wait])
+  }
   return {
     id: row.id,
     login: row.login,

@@ -4,10 +4,12 @@ import type { AdministrationAction } from '../../contract/logs'
 import { type DB, type Guard, insertWhen } from '../../db/client'
 import type { NewLog } from '../../db/schema'
 import { browserOf } from '../../lib/browser'
+import { serviceAccountId } from '../../lib/scope'
 
 /**
  * A row of the audit history (DESIGN §8), written by the API in the batch of the action it records.
- * The browser comes from what the client says, else from the User-Agent, parsed on the server.
+ * The browser comes from what the client says, else from the User-Agent, parsed on the server. An
+ * actor's negative id is a service account's (lib/scope.ts `serviceAccountId`): the entry names it.
  */
 export function logEntry(
   userId: number,
@@ -17,9 +19,11 @@ export function logEntry(
   extra: { commentaire?: string | null; nomNavigateur?: string | null; versionNavigateur?: string | null } = {},
 ): NewLog {
   const parsed = browserOf(userAgent)
+  const account = serviceAccountId(userId)
   return {
     date: nowIso(),
-    utilisateur_id: userId,
+    utilisateur_id: account === null ? userId : null,
+    compte_service_id: account,
     type_log: type,
     nom_log: nomLog,
     commentaire: extra.commentaire ?? null,

@@ -4,7 +4,7 @@ import type { Poste, User } from '../../contract/user'
 import { type DB, prepared } from '../../db/client'
 import type { Database, UtilisateurRow } from '../../db/schema'
 import { BusinessError, forbidden, notFound } from '../../lib/errors'
-import { isUserAccount, scopeColumns, type Viewer } from '../../lib/scope'
+import { isUserAccount, scopeColumns, type Viewer, type ViewerValues, viewerIn, viewerValues } from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
 import { type Actor, actorWith, type Caller, viewerOf } from './actor'
 
@@ -130,14 +130,12 @@ export function userQuery(db: DB, id: number | Expression<number>, viewer: Viewe
 
 /** `userQuery` of a user by id, compiled once per viewer's domain (db/client.ts `prepared`): the pages' hot read. */
 const userStatement = prepared(
-  (db, values: { id: number; viewerId: number; today: string; domain: string }) =>
-    userQuery(db, values.id, { id: values.viewerId, today: values.today, domain: values.domain }),
+  (db, values: { id: number } & ViewerValues) => userQuery(db, values.id, viewerIn(values)),
   ['domain'],
 )
 
 /** A user by id as `viewer` may see them: `userQuery`, compiled once. */
-export const userRead = (db: DB, id: number, viewer: Viewer) =>
-  userStatement(db, { id, viewerId: viewer.id, today: viewer.today, domain: viewer.domain })
+export const userRead = (db: DB, id: number, viewer: Viewer) => userStatement(db, { id, ...viewerValues(viewer) })
 
 /** The user of a `userQuery` row as `actor` may see them: themself, or a user an admin sees in scope; else 403/404. */
 export function userAs(

@@ -1,5 +1,6 @@
 import { API_BASE } from '../../contract/base'
 import { ID_TOKEN_ALG } from '../../lib/oidc-keys'
+import { ASSERTION_ALGORITHMS } from '../machines/client-credentials'
 import { SCOPE_CLAIMS, SCOPES } from './claims'
 
 /** Where the provider's endpoints are, under an issuer (the origin a request came to, DESIGN §4b). */
@@ -25,11 +26,12 @@ export function discoveryDocument(issuer: string) {
     ],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
-    grant_types_supported: ['authorization_code', 'refresh_token'],
+    grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: [ID_TOKEN_ALG],
     code_challenge_methods_supported: ['S256'],
-    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'],
+    token_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
     prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
     claims_parameter_supported: false,
     request_parameter_supported: false,

@@ -9,6 +9,7 @@ import { clientCredentials, OAuthError } from '../../lib/oauth'
 import type { Ctx } from '../../lib/types'
 import { grantedColumn } from '../catalogue/grants'
 import { oidcClientCounter } from '../core/rate-limit'
+import { clientCredentialsGrant, type ServiceTokenAnswer } from '../machines/client-credentials'
 import { accessTokenFor, newRefreshToken, revokeSessions } from '../sign-in/auth'
 import { refreshTokenQuery, rotate } from '../sign-in/refresh'
 import { currentPostsQuery, idToken, type PostRow, type ProfileRow, profileQuery, userClaims } from './claims'
@@ -22,7 +23,16 @@ import { authenticate, clientRead, pkceMatches } from './client-auth'
 
 export type TokenForm = Partial<
   Record<
-    'grant_type' | 'code' | 'redirect_uri' | 'code_verifier' | 'client_id' | 'client_secret' | 'refresh_token',
+    | 'grant_type'
+    | 'code'
+    | 'redirect_uri'
+    | 'code_verifier'
+    | 'client_id'
+    | 'client_secret'
+    | 'refresh_token'
+    | 'client_assertion'
+    | 'client_assertion_type'
+    | 'scope',
     string
   >
 >
@@ -38,11 +48,20 @@ export type TokenAnswer = {
 
 const invalidGrant = (description: string) => new OAuthError('invalid_grant', description)
 
-/** POST /oidc/token. */
-export async function token(ctx: Ctx, form: TokenForm, authorization: string | undefined): Promise<TokenAnswer> {
-  const credentials = clientCredentials(authorization, form)
-  const rate = oidcClientCounter('oidc-token', credentials.clientId, Number(ctx.env.OIDC_TOKEN_RATE_PER_MINUTE ?? 120))
+/** POST /oidc/token: an application's grants, or a service account's client credentials (services/machines). */
+export async function token(
+  ctx: Ctx,
+  form: TokenForm,
+  authorization: string | undefined,
+): Promise<TokenAnswer | ServiceTokenAnswer> {
   try {
+    if (form.grant_type === 'client_credentials') return await clientCredentialsGrant(ctx, form, authorization)
+    const credentials = clientCredentials(authorization, form)
+    const rate = oidcClientCounter(
+      'oidc-token',
+      credentials.clientId,
+      Number(ctx.env.OIDC_TOKEN_RATE_PER_MINUTE ?? 120),
+    )
     if (form.grant_type === 'authorization_code') return await exchangeCode(ctx, form, credentials, rate)
     if (form.grant_type === 'refresh_token') return await refreshGrant(ctx, form, credentials, rate)
   } catch (error) {
@@ -52,7 +71,10 @@ export async function token(ctx: Ctx, form: TokenForm, authorization: string | u
     }
     throw error
   }
-  throw new OAuthError('unsupported_grant_type', 'grant_type is authorization_code or refresh_token')
+  throw new OAuthError(
+    'unsupported_grant_type',
+    'grant_type is authorization_code, refresh_token or client_credentials',
+  )
 }
 
 type Rate = ReturnType<typeof oidcClientCounter>

@@ -1,0 +1,118 @@
+import { z } from 'zod'
+import { positiveInt, ref } from './common'
+import { factorProofSchema } from './mfa'
+
+/**
+ * Service accounts (`compte de service`): programs that sign in with client credentials and act within
+ * their structure's sub-tree, as an administrator of it (or a non-administrator), under the scopes
+ * granted to them.
+ */
+
+/** What a service account's token may reach: `api`, the REST API; `scim`, SCIM 2.0; `logs`, the history. */
+export const SERVICE_SCOPES = ['api', 'scim', 'logs'] as const
+export type ServiceScope = (typeof SERVICE_SCOPES)[number]
+
+/** The most public keys an account registers for `private_key_jwt`. */
+export const SERVICE_KEYS_MAX = 5
+
+/** The hours a rotated secret keeps working, unless revoked at once. */
+export const PREVIOUS_SECRET_HOURS = 24
+
+/**
+ * A public key as a JWK (RFC 7517): RSA, EC or OKP, its public members only. A private member (`d`,
+ * the primes) is refused: a private key never leaves its holder.
+ */
+const publicJwkSchema = z
+  .object({
+    kty: z.enum(['RSA', 'EC', 'OKP']),
+    kid: z.string().min(1).max(100).optional(),
+    alg: z.enum(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'EdDSA']).optional(),
+    use: z.literal('sig').optional(),
+    n: z.string().max(1024).optional(),
+    e: z.string().max(16).optional(),
+    crv: z.enum(['P-256', 'P-384', 'Ed25519']).optional(),
+    x: z.string().max(128).optional(),
+    y: z.string().max(128).optional(),
+  })
+  .strict()
+
+export const jwksSchema = z
+  .object({ keys: z.array(publicJwkSchema).min(1).max(SERVICE_KEYS_MAX) })
+  .describe(`The public keys of private_key_jwt (RFC 7523), at most ${SERVICE_KEYS_MAX}; each with a kid when several`)
+  .refine(
+    ({ keys }) =>
+      keys.length === 1 || (keys.every((key) => key.kid) && new Set(keys.map((key) => key.kid)).size === keys.length),
+    { message: 'validation.invalid', path: ['keys'] },
+  )
+export type Jwks = z.infer<typeof jwksSchema>
+
+const nomSchema = z
+  .string('validation.required')
+  .trim()
+  .min(3, 'validation.nameLength')
+  .max(50, 'validation.nameLength')
+
+/** POST rest/bd/compteService. */
+export const serviceAccountCreateSchema = z
+  .object({
+    nom: nomSchema,
+    description: z.string().trim().max(200, 'validation.tooLong').nullish(),
+    structure: ref,
+    admin: z.boolean(),
+    scopes: z
+      .array(z.enum(SERVICE_SCOPES))
+      .min(1, 'validation.required')
+      .max(SERVICE_SCOPES.length)
+      .refine((scopes) => new Set(scopes).size === scopes.length, 'validation.invalid'),
+    jwks: jwksSchema.nullish(),
+    preuve: factorProofSchema
+      .optional()
+      .describe("The creating administrator's password or current code: required for an administrator account"),
+  })
+  .strict()
+export type ServiceAccountCreate = z.infer<typeof serviceAccountCreateSchema>
+
+/** What a creation answers: the client's id, and its secret, shown this once (none for a keys-only account). */
+export const serviceAccountCreatedSchema = z.object({
+  id: z.number().int(),
+  clientId: z.string(),
+  clientSecret: z.string().optional(),
+})
+export type ServiceAccountCreated = z.infer<typeof serviceAccountCreatedSchema>
+
+/** POST rest/bd/compteService/{id}/secret. */
+export const serviceSecretSchema = z
+  .object({
+    revoquerAncien: z
+      .boolean()
+      .optional()
+      .describe(`true: the former secret stops at once; else it keeps working ${PREVIOUS_SECRET_HOURS} h`),
+    preuve: factorProofSchema
+      .optional()
+      .describe("The caller's password or current code: required for an administrator account's secret"),
+  })
+  .strict()
+export const serviceSecretAnswerSchema = z.object({
+  clientSecret: z.string(),
+  ancienSecretExpire: z.string().nullable().describe('Until when the former secret works (ISO), null if none'),
+})
+
+export const serviceAccountSchema = z.object({
+  id: z.number().int(),
+  nom: z.string(),
+  description: z.string().nullable(),
+  structure: z.object({ id: z.number().int(), nom: z.string() }),
+  admin: z.boolean(),
+  scopes: z.array(z.enum(SERVICE_SCOPES)),
+  clientId: z.string(),
+  secret: z.boolean().describe('Whether it has a secret (client_secret_basic / client_secret_post)'),
+  cles: z.number().int().describe('How many public keys it registered (private_key_jwt)'),
+  ancienSecretExpire: z.string().nullable(),
+  creation: z.string(),
+  derniereUtilisation: z.string().nullable().describe('Its last call (ISO), null if never'),
+  appelsJour: z.number().int().describe("Its calls today (UTC's day)"),
+})
+export type ServiceAccount = z.infer<typeof serviceAccountSchema>
+export const serviceAccountListSchema = z.array(serviceAccountSchema)
+
+export const serviceAccountIdParam = z.object({ id: positiveInt() })

@@ -1,0 +1,300 @@
+import { importJWK } from 'jose'
+import { type SqlBool, sql } from 'kysely'
+import { nowIso } from '../../contract/dates'
+import type { FactorProof } from '../../contract/mfa'
+import {
+  PREVIOUS_SECRET_HOURS,
+  type ServiceAccount,
+  type ServiceAccountCreate,
+  type ServiceAccountCreated,
+  type ServiceScope,
+} from '../../contract/service-accounts'
+import { type Compilable, type DB, insertWhen, namedBatch } from '../../db/client'
+import { randomToken, sha256Hex } from '../../lib/crypto'
+import { BusinessError, invalidField, notFound } from '../../lib/errors'
+import { containsEveryWord, onePage, type PageQuery } from '../../lib/query'
+import { pathInScope, type Viewer } from '../../lib/scope'
+import type { Ctx } from '../../lib/types'
+import { type ActorAnd, adminWith, type Caller, liveAdmin, type Reads, requireAdmin, viewerOf } from '../core/actor'
+import { clearAttempts } from '../core/attempt-counter'
+import { adminLogWhen } from '../core/audit'
+import { inScopeOrFail, structureInScopeQuery } from '../organisation/structures'
+import { proven, spendProof } from '../sign-in/mfa'
+
+/**
+ * Service accounts (migration 0026): what the administrators of a sub-tree see and manage of them —
+ * the accounts of the structures in their scope — each write in one batch with its audit entry, its
+ * scope checked again inside it.
+ */
+
+/** A new account's client id: recognisable in a log line, unguessable all the same. */
+const newClientId = () => `cs-${randomToken(18)}`
+
+/** The accounts of the viewer's scope, not deleted, under `cs` with their structure `s`. */
+function accountsQuery(db: DB, viewer: Viewer) {
+  return db
+    .selectFrom('compte_service as cs')
+    .innerJoin('structure as s', 's.id', 'cs.structure_id')
+    .select([
+      'cs.id',
+      'cs.nom',
+      'cs.description',
+      'cs.structure_id',
+      's.nom as structure_nom',
+      'cs.admin',
+      'cs.scopes',
+      'cs.client_id',
+      'cs.jwks',
+      'cs.created_at',
+      'cs.derniere_utilisation',
+      'cs.jour',
+      'cs.appels_jour',
+      'cs.ancien_secret_expire',
+    ])
+    .select(sql<number>`cs.secret_hash is not null`.as('has_secret'))
+    .where('cs.supprime', '=', 0)
+    .where(pathInScope(db, viewer, sql.ref<string>('s.path')))
+}
+
+type AccountRow = Awaited<ReturnType<ReturnType<typeof accountsQuery>['execute']>>[number]
+
+function toAccount(row: AccountRow, now = nowIso()): ServiceAccount {
+  const previous = row.ancien_secret_expire !== null && row.ancien_secret_expire > now ? row.ancien_secret_expire : null
+  return {
+    id: row.id,
+    nom: row.nom,
+    description: row.description,
+    structure: { id: row.structure_id ?? 0, nom: row.structure_nom },
+    admin: row.admin === 1,
+    scopes: row.scopes.split(' ').filter(Boolean) as ServiceScope[],
+    clientId: row.client_id,
+    secret: row.has_secret === 1,
+    cles: row.jwks === null ? 0 : ((JSON.parse(row.jwks) as { keys?: unknown[] }).keys?.length ?? 0),
+    ancienSecretExpire: previous,
+    creation: row.created_at,
+    derniereUtilisation: row.derniere_utilisation,
+    appelsJour: row.jour === now.slice(0, 10) ? row.appels_jour : 0,
+  }
+}
+
+/** GET rest/bd/compteService: the accounts of the caller's scope by name; with `page`, one page and the total. */
+export async function listServiceAccounts(
+  ctx: Ctx,
+  caller: Caller,
+  query: PageQuery & { q?: string | undefined },
+): Promise<{ items: ServiceAccount[]; total: number | null }> {
+  const db = ctx.db
+  const viewer = viewerOf(caller)
+  const search = containsEveryWord(['cs.nom', 'cs.client_id', 's.nom'], query.q)
+  const matching = search === null ? accountsQuery(db, viewer) : accountsQuery(db, viewer).where(search)
+  const { rows, total } = await adminWith(ctx, caller, {
+    rows: onePage(matching.orderBy('cs.nom').orderBy('cs.id'), query),
+    total:
+      query.page === undefined ? null : matching.clearSelect().select((eb) => eb.fn.countAll<number>().as('total')),
+  })
+  return { items: rows.map((row) => toAccount(row)), total: total?.[0]?.total ?? null }
+}
+
+/** GET rest/bd/compteService/{id}: one account of the caller's scope. */
+export async function getServiceAccount(ctx: Ctx, caller: Caller, id: number): Promise<ServiceAccount> {
+  const { rows } = await adminWith(ctx, caller, {
+    rows: accountsQuery(ctx.db, viewerOf(caller)).where('cs.id', '=', id),
+  })
+  const row = rows[0]
+  if (!row) throw notFound('Unknown service account')
+  return toAccount(row)
+}
+
+/** The public keys of a creation, each one a key `jose` can import, as stored (a JWK Set, JSON). */
+async function checkedJwks(jwks: ServiceAccountCreate['jwks']): Promise<string | null> {
+  if (!jwks) return null
+  for (const [index, key] of jwks.keys.entries()) {
+    // An EC or OKP key names its curve; the algorithm follows from it, or from an RSA key's `alg`.
+    const alg =
+      key.alg ?? (key.kty === 'RSA' ? 'RS256' : key.kty === 'OKP' ? 'EdDSA' : key.crv === 'P-384' ? 'ES384' : 'ES256')
+    try {
+      await importJWK(key, alg)
+    } catch {
+      throw invalidField(`jwks.keys.${index}`, 'This public key cannot be read', 'validation.publicKey')
+    }
+  }
+  return JSON.stringify(jwks)
+}
+
+/**
+ * The checked administrator with the reads of a write on an account, in one round trip; with a proof
+ * (the caller's password or a current code, counted as a wrong old password is), the proof checked too
+ * and the statements that spend it, for the write's batch. An administrator account's credentials ask
+ * for one: the proof of a person, which a stolen session alone does not give.
+ */
+async function checkedAdmin<R extends Reads>(
+  ctx: Ctx,
+  caller: Caller,
+  proof: FactorProof | undefined,
+  reads: R,
+): Promise<ActorAnd<R> & { proof: Compilable[] }> {
+  if (!proof) return { ...(await adminWith(ctx, caller, reads)), proof: [] }
+  const { db, actor, extra, totp, step } = await proven(ctx, caller, proof, reads)
+  requireAdmin(actor)
+  // A code proves once: its step spent in the write's batch; the count of wrong proofs cleared.
+  return {
+    ...extra,
+    actor,
+    proof: [spendProof(db, actor.id, totp, step), clearAttempts(db, 'password-change', String(actor.id))],
+  }
+}
+
+const proofRequired = () =>
+  invalidField('preuve', 'An administrator account asks for your password or a current code', 'validation.required')
+
+/** POST rest/bd/compteService: an account on a structure of the caller's scope; its secret shown this once. */
+export async function createServiceAccount(
+  ctx: Ctx,
+  caller: Caller,
+  input: ServiceAccountCreate,
+): Promise<ServiceAccountCreated> {
+  const db = ctx.db
+  const viewer = viewerOf(caller)
+  const jwks = await checkedJwks(input.jwks)
+  if (input.admin && !input.preuve) throw proofRequired()
+  const { actor, structure, proof } = await checkedAdmin(ctx, caller, input.preuve, {
+    structure: structureInScopeQuery(db, viewer, input.structure.id, false),
+  })
+  const target = inScopeOrFail(structure[0])
+  const clientId = newClientId()
+  const secret = jwks === null ? randomToken() : null
+  const inScope = db
+    .selectFrom('structure as s')
+    .select('s.id')
+    .where('s.id', '=', target.id)
+    .where(pathInScope(db, viewer, sql.ref<string>('s.path')))
+    .where(liveAdmin(ctx, caller))
+  const created = sql<SqlBool>`exists (select 1 from compte_service where client_id = ${clientId})`
+  const scopes = [...input.scopes].sort().join(' ')
+  const { account } = await namedBatch(ctx.d1, {
+    proof,
+    account: insertWhen(
+      db,
+      'compte_service',
+      {
+        nom: input.nom,
+        description: input.description || null,
+        structure_id: target.id,
+        admin: input.admin ? 1 : 0,
+        scopes,
+        client_id: clientId,
+        secret_hash: secret === null ? null : await sha256Hex(secret),
+        ancien_secret_hash: null,
+        ancien_secret_expire: null,
+        jwks,
+        domain: actor.domain,
+        cree_par: actor.id,
+      },
+      inScope,
+    ).returning('id'),
+    log: adminLogWhen(
+      db,
+      actor,
+      'COMPTE_SERVICE_CREATION',
+      `${input.nom} (${clientId}) : ${target.nom}, ${input.admin ? 'administrateur' : 'lecture'}, ${scopes}`,
+      ctx.request.userAgent,
+      db.selectNoFrom(sql.lit(1).as('created')).where(created),
+    ),
+  })
+  const id = account?.results[0]?.id
+  // The structure left the caller's scope, or the caller their rights, between the check and the write.
+  if (id === undefined) throw new BusinessError('FORBIDDEN', 403, 'This structure is outside your scope')
+  return secret === null ? { id, clientId } : { id, clientId, clientSecret: secret }
+}
+
+/** The account `id` while it is in the viewer's scope and not deleted, as a write's condition. */
+const accountInScope = (db: DB, viewer: Viewer, id: number) =>
+  db
+    .selectFrom('compte_service as cs')
+    .innerJoin('structure as s', 's.id', 'cs.structure_id')
+    .select('cs.id')
+    .where('cs.id', '=', id)
+    .where('cs.supprime', '=', 0)
+    .where(pathInScope(db, viewer, sql.ref<string>('s.path')))
+
+/**
+ * DELETE rest/bd/compteService/{id}: the account stops at its next call (its tokens included) and its
+ * secrets and keys are forgotten; it stays in the history under its name.
+ */
+export async function deleteServiceAccount(ctx: Ctx, caller: Caller, id: number): Promise<void> {
+  const db = ctx.db
+  const viewer = viewerOf(caller)
+  const { actor, rows } = await adminWith(ctx, caller, { rows: accountsQuery(db, viewer).where('cs.id', '=', id) })
+  const row = rows[0]
+  if (!row) throw notFound('Unknown service account')
+  const { deleted } = await namedBatch(ctx.d1, {
+    log: adminLogWhen(
+      db,
+      actor,
+      'COMPTE_SERVICE_SUPPRESSION',
+      `${row.nom} (${row.client_id})`,
+      ctx.request.userAgent,
+      accountInScope(db, viewer, id).where(liveAdmin(ctx, caller)),
+    ),
+    deleted: db
+      .updateTable('compte_service')
+      .set({
+        supprime: 1,
+        actif: 0,
+        secret_hash: null,
+        ancien_secret_hash: null,
+        ancien_secret_expire: null,
+        jwks: null,
+      })
+      .where('id', 'in', accountInScope(db, viewer, id).where(liveAdmin(ctx, caller)))
+      .returning('id'),
+  })
+  if ((deleted?.results.length ?? 0) === 0) throw notFound('Unknown service account')
+}
+
+/**
+ * POST rest/bd/compteService/{id}/secret: a new secret, shown this once; the former one keeps working
+ * `PREVIOUS_SECRET_HOURS` hours (the time to deploy the new one), or stops at once (`revoquerAncien`).
+ * An administrator account's secret asks for the caller's fresh proof, as its creation does.
+ */
+export async function rotateServiceSecret(
+  ctx: Ctx,
+  caller: Caller,
+  id: number,
+  input: { revoquerAncien?: boolean | undefined; preuve?: FactorProof | undefined },
+): Promise<{ clientSecret: string; ancienSecretExpire: string | null }> {
+  const db = ctx.db
+  const viewer = viewerOf(caller)
+  const { actor, rows, proof } = await checkedAdmin(ctx, caller, input.preuve, {
+    rows: accountsQuery(db, viewer).where('cs.id', '=', id),
+  })
+  const known = rows[0]
+  if (!known) throw notFound('Unknown service account')
+  if (known.admin === 1 && !input.preuve) throw proofRequired()
+  const secret = randomToken()
+  const keepsPrevious = input.revoquerAncien !== true && known.has_secret === 1
+  const until = keepsPrevious ? new Date(Date.now() + PREVIOUS_SECRET_HOURS * 3_600_000).toISOString() : null
+  const guard = accountInScope(db, viewer, id).where(liveAdmin(ctx, caller))
+  const { rotated } = await namedBatch(ctx.d1, {
+    proof,
+    log: adminLogWhen(
+      db,
+      actor,
+      'COMPTE_SERVICE_SECRET',
+      `${known.nom} (${known.client_id})${keepsPrevious ? '' : ' : ancien secret révoqué'}`,
+      ctx.request.userAgent,
+      guard,
+    ),
+    rotated: db
+      .updateTable('compte_service')
+      .set({
+        secret_hash: await sha256Hex(secret),
+        ancien_secret_hash: keepsPrevious ? sql<string | null>`secret_hash` : null,
+        ancien_secret_expire: until,
+      })
+      .where('id', 'in', guard)
+      .returning('id'),
+  })
+  if ((rotated?.results.length ?? 0) === 0) throw notFound('Unknown service account')
+  return { clientSecret: secret, ancienSecretExpire: until }
+}
