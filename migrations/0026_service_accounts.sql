@@ -5,9 +5,7 @@
 -- and never signs in. Its secrets are stored as SHA-256 digests (a secret is 256 random bits, so a
 -- slow hash would protect nothing more); `ancien_secret_hash` keeps working until
 -- `ancien_secret_expire` after a rotation. `jwks` holds the public keys of `private_key_jwt`.
--- The calls of the current minute and day are counted on the row itself, by the statement that checks
--- the account at each call (its rate limit and the administration home's figures), so they cost no
--- round trip. A deleted account stays (`supprime`), so that the history still names it; a live one
+-- A deleted account stays (`supprime`), so that the history still names it; a live one
 -- keeps its structure from being deleted (`structure_id` is null only once a deleted one's is gone).
 CREATE TABLE compte_service (
   id                    INTEGER PRIMARY KEY,
@@ -25,14 +23,21 @@ CREATE TABLE compte_service (
   actif                 INTEGER NOT NULL DEFAULT 1 CHECK (actif IN (0, 1)),
   supprime              INTEGER NOT NULL DEFAULT 0 CHECK (supprime IN (0, 1)),
   created_at            TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
-  cree_par              INTEGER REFERENCES utilisateur (id) ON DELETE SET NULL,
-  derniere_utilisation  TEXT,
-  minute                TEXT    NOT NULL DEFAULT '',
-  appels_minute         INTEGER NOT NULL DEFAULT 0,
-  jour                  TEXT    NOT NULL DEFAULT '',
-  appels_jour           INTEGER NOT NULL DEFAULT 0
+  cree_par              INTEGER REFERENCES utilisateur (id) ON DELETE SET NULL
 );
 CREATE INDEX compte_service_structure ON compte_service (structure_id, supprime);
+
+-- An account's calls: of the current minute (its rate limit) and day (its list and the administration
+-- home), and its last, counted by the very statement that checks the account at each call (so they
+-- cost no round trip), refused calls included. Bookkeeping, as `rate_limit` is.
+CREATE TABLE compte_service_usage (
+  compte_service_id     INTEGER PRIMARY KEY REFERENCES compte_service (id) ON DELETE CASCADE,
+  minute                TEXT    NOT NULL,
+  appels_minute         INTEGER NOT NULL,
+  jour                  TEXT    NOT NULL,
+  appels_jour           INTEGER NOT NULL,
+  derniere_utilisation  TEXT    NOT NULL
+);
 
 -- The `jti` of the client assertions accepted (RFC 7523 §3: single use), kept until they expire.
 CREATE TABLE client_assertion_jti (

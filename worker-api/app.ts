@@ -27,6 +27,7 @@ import { oidcCors, oidcProtocolRoutes, oidcRoutes } from './routes/oidc'
 import { passkeyRoutes } from './routes/passkeys'
 import { passwordRoutes } from './routes/password'
 import { registrationRoutes } from './routes/registration'
+import { scimRoutes } from './routes/scim'
 import { serviceAccountRoutes } from './routes/service-accounts'
 import { sessionRoutes } from './routes/sessions'
 import { structureRoutes } from './routes/structures'
@@ -35,6 +36,7 @@ import { userRoutes } from './routes/users'
 import { applicationMayCall } from './services/catalogue/application-calls'
 import { callerChecked, callerFromBearer } from './services/core/actor'
 import { deliverOutbox } from './services/core/outbox'
+import { asScimError, ScimError, scimErrorResponse } from './services/machines/scim/errors'
 import { serviceAccountMayCall } from './services/machines/service-calls'
 import { deliverLogouts } from './services/oidc/backchannel'
 
@@ -66,6 +68,8 @@ export type ApiRoutes = typeof apiRoutes
 
 /** The OpenID Connect protocol's endpoints, which answer errors as OAuth does. */
 const OAUTH_PROTOCOL_PATH = new RegExp(`^${API_BASE}/(oidc/|\\.well-known/)`)
+/** SCIM's endpoints, which answer errors as SCIM does (RFC 7644 §3.12). */
+const SCIM_PATH = new RegExp(`^${API_BASE}/scim/`)
 
 /** The REST API (spec §7), the single authority on data and permissions. */
 export function createApp() {
@@ -117,6 +121,7 @@ export function createApp() {
       maxSize: MAX_FORM_BYTES,
       onError: (c) => {
         const message = `The request body is larger than ${MAX_FORM_BYTES / 1024} KiB`
+        if (SCIM_PATH.test(c.req.path)) return scimErrorResponse(new ScimError(413, message))
         return OAUTH_PROTOCOL_PATH.test(c.req.path)
           ? oauthErrorResponse(new OAuthError('invalid_request', message, 413))
           : c.json(errorBody('REQUEST_TOO_LARGE', message, [MAX_FORM_BYTES]), 413)
@@ -153,6 +158,8 @@ export function createApp() {
   }
   app.route('/', apiRoutes)
   app.route('/', oidcProtocolRoutes)
+  // SCIM (RFC 7644), for service accounts: not a call of the UI's typed client.
+  app.route('/', scimRoutes)
   for (const { path } of app.routes) if (path.length > 1 && path.endsWith('/')) slashed.add(path)
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
@@ -165,13 +172,20 @@ export function createApp() {
     info: { title: 'Portail REST API', version: '1.0.0', description: 'Errors: { businessCode, message, attributs }.' },
   })
 
-  app.notFound((c) =>
+  app.notFound((c) => {
+    if (SCIM_PATH.test(c.req.path)) return scimErrorResponse(new ScimError(404, 'No such endpoint'))
     // The OpenID Connect protocol's addresses answer as OAuth does, a method they do not take included.
-    OAUTH_PROTOCOL_PATH.test(c.req.path)
+    return OAUTH_PROTOCOL_PATH.test(c.req.path)
       ? oauthErrorResponse(new OAuthError('invalid_request', 'No such endpoint', 404))
-      : c.json(errorBody('NOT_FOUND', 'No such endpoint'), 404),
-  )
+      : c.json(errorBody('NOT_FOUND', 'No such endpoint'), 404)
+  })
   app.onError((error, c) => {
+    if (SCIM_PATH.test(c.req.path)) {
+      const answer = scimErrorResponse(asScimError(error))
+      // The API's headers, as on every answer (the middleware has already run).
+      apiHeaders(answer.headers, new URL(c.req.url).protocol === 'https:')
+      return answer
+    }
     if (error instanceof BusinessError) {
       // A limit's answer says when to come back (RFC 9110 §10.2.3); its body says it too.
       const wait = error.status === 429 ? error.attributs[0] : undefined

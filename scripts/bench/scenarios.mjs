@@ -3,6 +3,7 @@
 import { selected } from './context.mjs'
 import { admin, agent } from './database.mjs'
 import { exportFigures, HISTORY_MONTH, HISTORY_YEAR, historyQuery } from './history.mjs'
+import { benchServiceAccount, clientCredentialsRequest, serviceToken } from './machines.mjs'
 import { benchOidcClient, OIDC_REDIRECT, OIDC_VERIFIER, oidcGrants, tokenForm } from './oidc.mjs'
 import { benchRegistrations } from './registrations.mjs'
 import { memoryMiB, stop } from './servers.mjs'
@@ -323,8 +324,24 @@ export async function runScenarios(ctx, { persistTo, servers, client, benchLogin
     ]
     return { run: () => load(`${api}/public/bd/login/refreshToken`, { requests }) }
   })
-  // The OpenID Connect client, written between two scenarios (no portal running).
+  // The OpenID Connect client and the service account, written between two scenarios (no portal running).
   benchOidcClient(persistTo)
+  benchServiceAccount(persistTo)
+
+  // A program's way in: the client credentials grant (a secret's SHA-256, no password hash), then SCIM as
+  // an HR system reads it (Entra ID looks a user up by userName before each change) and a page of it.
+  await scenario('POST oidc/token (client_credentials, a service account)', 'read', async () => ({
+    run: () => load(`${base}/portail-backend/oidc/token`, clientCredentialsRequest),
+  }))
+  for (const [what, query] of [
+    ['filter userName eq', `filter=${encodeURIComponent('userName eq "agent"')}`],
+    ['a page of 100', 'startIndex=101&count=100'],
+  ]) {
+    await scenario(`GET scim/v2/Users (${what}, an account of the root)`, 'read', async () => {
+      const headers = { Authorization: `Bearer ${await serviceToken(base)}` }
+      return { url: `${base}/portail-backend/scim/v2/Users?${query}`, init: { headers } }
+    })
+  }
 
   await scenario('POST oidc/token (authorization_code with PKCE, a new code each)', 'read', async () => {
     // Codes live 60 s: made just before the run, enough for the floor's rate.

@@ -23,6 +23,7 @@ export function benchServers({ port, referencePort, reference }, { persistTo, sc
         FORGOT_RATE_PER_MINUTE: '1000000',
         REGISTRATION_RATE_PER_MINUTE: '1000000',
         OIDC_TOKEN_RATE_PER_MINUTE: '1000000',
+        SERVICE_ACCOUNT_RATE_PER_MINUTE: '1000000',
         SERVER_TIMING: 'on',
         // The server checks a solved challenge with one hash whatever its work factor: a small one
         // lets the client solve hundreds beforehand in seconds.

@@ -29,7 +29,7 @@ import {
  * - adminIn: an administrator of Direction Nord (T is inside it);
  * - root: an administrator of the root structure (the whole tree, and the catalogue's manager); a row
  *   that says nothing of it expects what adminIn gets;
- * - service: an administrator service account of Direction Nord, with the scopes api and logs (a client
+ * - service: an administrator service account of Direction Nord, with the scopes api, logs and scim (a client
  *   credentials token): what adminIn may, but nothing interactive — refused by default in `signedIn`
  *   rows, given adminIn's status in `admins` rows unless the row says otherwise;
  * - self: T;
@@ -871,7 +871,7 @@ async function serviceAccount() {
       description: null,
       structure_id: 2,
       admin: 1,
-      scopes: 'api logs',
+      scopes: 'api logs scim',
       client_id: serviceClientId,
       secret_hash: await sha256Hex(SERVICE_SECRET),
       ancien_secret_hash: null,
@@ -949,7 +949,38 @@ Object.assign(MATRIX, {
   },
 } satisfies Record<string, Row>)
 
+/** SCIM: a service account's with the scope scim (a person's token, whatever its rights, is refused). */
+const scimOnly = (status: number): Expected => ({
+  ...everyone(403),
+  anonymous: 401,
+  service: status,
+})
+
+Object.assign(MATRIX, {
+  'GET /portail-backend/scim/v2/ServiceProviderConfig': {
+    request: () => ({ path: '/scim/v2/ServiceProviderConfig' }),
+    expect: scimOnly(200),
+  },
+  'GET /portail-backend/scim/v2/ResourceTypes': {
+    request: () => ({ path: '/scim/v2/ResourceTypes' }),
+    expect: scimOnly(200),
+  },
+  'GET /portail-backend/scim/v2/Schemas': { request: () => ({ path: '/scim/v2/Schemas' }), expect: scimOnly(200) },
+  'GET /portail-backend/scim/v2/Users': {
+    request: ({ target }) => ({ path: `/scim/v2/Users?filter=${encodeURIComponent(`userName eq "${target.login}"`)}` }),
+    expect: scimOnly(200),
+  },
+  // T is in Agence Lille, inside the account's Direction Nord.
+  'GET /portail-backend/scim/v2/Users/{id}': {
+    request: ({ target }) => ({ path: `/scim/v2/Users/${target.id}` }),
+    expect: scimOnly(200),
+  },
+} satisfies Record<string, Row>)
+
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const
+
+/** SCIM's endpoints (SCIM's error body). */
+const SCIM = /^[A-Z]+ \/portail-backend\/scim\//
 
 /** The OpenID Connect protocol's endpoints (OAuth's error body), and those of them cached. */
 const OAUTH_PROTOCOL = /^[A-Z]+ \/portail-backend\/(oidc\/|\.well-known\/)/
@@ -1051,12 +1082,16 @@ describe('the authorisation matrix', () => {
         )
         if (response.status >= 400) {
           const error = (await response.json()) as Record<string, unknown>
-          // The OpenID Connect protocol's endpoints answer errors as OAuth does.
+          // The OpenID Connect protocol's endpoints answer errors as OAuth does, SCIM's as SCIM does.
           const shape = OAUTH_PROTOCOL.test(operation)
             ? ['error', 'error_description']
-            : ['attributs', 'businessCode', 'message']
+            : SCIM.test(operation)
+              ? ['detail', 'schemas', 'status']
+              : ['attributs', 'businessCode', 'message']
           expect(Object.keys(error).sort(), `${operation} as ${role}`).toEqual(shape)
-          if (response.status === 403 && role === 'application' && !OAUTH_PROTOCOL.test(operation)) {
+          if (SCIM.test(operation)) expect(response.headers.get('Content-Type')).toBe('application/scim+json')
+          const portal = !OAUTH_PROTOCOL.test(operation) && !SCIM.test(operation)
+          if (response.status === 403 && role === 'application' && portal) {
             expect(error.businessCode).toBe('APPLICATION_TOKEN_SCOPE')
           }
         }

@@ -10,7 +10,7 @@ import { app, call, createOrganisation, createUser, currentPost, ORIGIN, session
  * queries, headers and bodies, sent by anonymous, forged and signed-in callers. Whatever is sent:
  *   1. the answer is never a 5xx;
  *   2. a rejection (>= 400) is JSON with exactly { businessCode, message, attributs } (the OpenID
- *      Connect protocol's endpoints: OAuth's { error, error_description });
+ *      Connect protocol's endpoints: OAuth's { error, error_description }; SCIM's: { schemas, status, detail });
  *   3. a rejection writes no row of the domain tables.
  * The operations are read from the document itself, so an operation added later is fuzzed too, and
  * the tables from the schema, so a table added later is watched too. Each run must try every request
@@ -21,6 +21,8 @@ const RUNS_PER_OPERATION = 25
 
 /** The OpenID Connect protocol's endpoints, which answer errors as OAuth does. */
 const OAUTH_PROTOCOL = /^\/portail-backend\/(oidc\/|\.well-known\/)/
+/** SCIM's endpoints answer errors as SCIM does (RFC 7644 §3.12). */
+const SCIM = /^\/portail-backend\/scim\//
 /**
  * Every planned request runs, however busy the machine: a run is never cut short by a time budget
  * (on a loaded 2-core machine a request took up to a second, twenty times what it takes on an idle
@@ -127,9 +129,17 @@ const operations: DocumentedOperation[] = Object.entries(openapi.paths ?? {}).fl
 /**
  * Tables left out on purpose, as bookkeeping that rejected requests write by design: login_attempt
  * (failed sign-ins and wrong old passwords are counted), rate_limit (requests are counted before they
- * are validated), captcha_used; and the migrations' own record.
+ * are validated), captcha_used, compte_service_usage (a service account's calls, refused ones
+ * included), client_assertion_jti (an assertion is spent once checked); and the migrations' own record.
  */
-const BOOKKEEPING_TABLES = ['login_attempt', 'rate_limit', 'captcha_used', 'd1_migrations']
+const BOOKKEEPING_TABLES = [
+  'login_attempt',
+  'rate_limit',
+  'captcha_used',
+  'compte_service_usage',
+  'client_assertion_jti',
+  'd1_migrations',
+]
 
 /** Every other table of the schema, read from it: a table a later migration adds is watched too. */
 const { results: schemaTables } = await env.DB.prepare(
@@ -1053,11 +1063,19 @@ async function check(r: FuzzRequest): Promise<string[]> {
     }
     const record = parsed as Record<string, unknown> | undefined
     const json =
-      /^application\/json/.test(response.headers.get('Content-Type') ?? '') &&
+      /^application\/(scim\+)?json/.test(response.headers.get('Content-Type') ?? '') &&
       typeof record === 'object' &&
       record !== null &&
       !Array.isArray(record)
-    if (OAUTH_PROTOCOL.test(r.path)) {
+    if (SCIM.test(r.path)) {
+      const keys = Object.keys(record ?? {}).filter((key) => key !== 'scimType')
+      const shaped =
+        json &&
+        keys.sort().join(',') === 'detail,schemas,status' &&
+        response.headers.get('Content-Type') === 'application/scim+json' &&
+        String(record.status) === String(response.status)
+      if (!shaped) problems.push(`not SCIM's error body { schemas, status, detail }: ${seen}`)
+    } else if (OAUTH_PROTOCOL.test(r.path)) {
       const shaped =
         json &&
         Object.keys(record).sort().join(',') === 'error,error_description' &&

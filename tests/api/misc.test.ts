@@ -84,8 +84,8 @@ describe('GET /portail-backend/openapi.json', () => {
         expect({ operation: `${method} ${path}`, secured }).toEqual({
           operation: `${method} ${path}`,
           // OpenID Connect's UserInfo and registration take a bearer token too (an OIDC session's, a
-          // root administrator's).
-          secured: path.includes('/rest/bd/') || BEARER_PROTOCOL.includes(path),
+          // root administrator's), and SCIM (a service account's).
+          secured: path.includes('/rest/bd/') || BEARER_PROTOCOL.includes(path) || path.includes('/scim/v2/'),
         })
       }
     }

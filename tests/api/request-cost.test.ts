@@ -149,7 +149,7 @@ describe('statements per request', () => {
     // [page, statements, in-process calls]: the session call the layout and the guard share, then the
     // page's own, all in the batch of the request's one check of the caller.
     const pages = [
-      ['/pages/admin', 16, 2],
+      ['/pages/admin', 17, 2],
       ['/pages/admin/listeStructures', 3, 2],
       ['/pages/admin/listeUtilisateurs', 5, 2],
       ['/pages/admin/autorisation', 3, 2],

@@ -3,7 +3,18 @@ import * as client from 'openid-client'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { ServiceAccount, ServiceAccountCreated } from '../../worker-api/contract/service-accounts'
 import { SERVICE_ACCOUNT_CALLS_PER_MINUTE } from '../../worker-api/services/core/actor'
-import { call, createOrganisation, createUser, currentPost, db, expectError, ORIGIN, post, sessionFor } from './helpers'
+import {
+  call,
+  createOrganisation,
+  createUser,
+  currentPost,
+  db,
+  expectError,
+  ORIGIN,
+  post,
+  sessionFor,
+  withFrozenClock,
+} from './helpers'
 import { errorOf, rpOptions, tokenCall } from './oidc-rp'
 
 /**
@@ -331,6 +342,38 @@ describe('a service account at work', () => {
     expect(entry).toEqual({ utilisateur_id: null, compte_service_id: account.id })
   })
 
+  it('is in the history of the administrators of its structure, by its name, and in their home by its calls', async () => {
+    const account = await nordAccount({ nom: 'Passerelle Qualité' })
+    const token = await tokenOf(account)
+    expect(
+      (await post('/rest/bd/structure', { nom: 'Agence Douai', type: { id: 3 }, parent: { id: 2 } }, { token })).status,
+    ).toBe(201)
+    const sud = await createUser({ admin: true, postes: [currentPost(3, 3)] })
+    const history = async (viewer: string, q = 'Douai') => {
+      const response = await call(`/rest/bd/logs/?dateDebut=20200101&q=${encodeURIComponent(q)}`, { token: viewer })
+      expect(response.status).toBe(200)
+      return (await response.json()) as { user: unknown; compteService: { id: number; nom: string } | null }[]
+    }
+    for (const viewer of [adminNord.token, root.token]) {
+      const [entry] = await history(viewer)
+      expect(entry).toMatchObject({ user: null, compteService: { id: account.id, nom: 'Passerelle Qualité' } })
+      // Its name finds its entries.
+      expect((await history(viewer, 'Passerelle')).length).toBeGreaterThan(0)
+    }
+    expect(await history((await sessionFor(sud.id)).accessToken)).toEqual([])
+
+    const home = (await (await call('/rest/bd/accueil', { token: adminNord.token })).json()) as {
+      comptesService: { id: number; appels: number }[]
+    }
+    expect(home.comptesService.find((row) => row.id === account.id)?.appels).toBeGreaterThanOrEqual(1)
+    const sudHome = (await (
+      await call('/rest/bd/accueil', { token: (await sessionFor(sud.id)).accessToken })
+    ).json()) as {
+      comptesService: { id: number }[]
+    }
+    expect(sudHome.comptesService.map((row) => row.id)).not.toContain(account.id)
+  })
+
   it('answers 403 to everything interactive', async () => {
     const token = await tokenOf(await nordAccount())
     for (const [method, path] of [
@@ -412,24 +455,30 @@ describe('a service account at work', () => {
     expect(SERVICE_ACCOUNT_CALLS_PER_MINUTE).toBe(600)
     const account = await nordAccount()
     const token = await tokenOf(account)
-    const minute = new Date().toISOString().slice(0, 16)
-    await db()
-      .updateTable('compte_service')
-      .set({ minute, appels_minute: SERVICE_ACCOUNT_CALLS_PER_MINUTE - 1 })
-      .where('id', '=', account.id)
-      .execute()
-    const last = await call('/rest/bd/utilisateur/liste', { token })
-    // The 600th call of the minute passes (unless the minute just turned, which starts the count again).
-    expect(last.status).toBe(200)
-    const over = await call('/rest/bd/utilisateur/liste', { token })
-    if (new Date().toISOString().slice(0, 16) === minute) {
+    // Within one minute of the clock (at its 10th second), 599 calls already counted.
+    const at = new Date(Math.floor(Date.now() / 60_000) * 60_000 + 10_000)
+    await withFrozenClock(async () => {
+      const now = new Date().toISOString()
+      await db()
+        .insertInto('compte_service_usage')
+        .values({
+          compte_service_id: account.id,
+          minute: now.slice(0, 16),
+          appels_minute: SERVICE_ACCOUNT_CALLS_PER_MINUTE - 1,
+          jour: now.slice(0, 10),
+          appels_jour: SERVICE_ACCOUNT_CALLS_PER_MINUTE - 1,
+          derniere_utilisation: now,
+        })
+        .execute()
+      expect((await call('/rest/bd/utilisateur/liste', { token })).status).toBe(200)
+      const over = await call('/rest/bd/utilisateur/liste', { token })
       await expectError(over, 429, 'TOO_MANY_ATTEMPTS')
-      expect(Number(over.headers.get('Retry-After'))).toBeGreaterThan(0)
-    }
+      expect(over.headers.get('Retry-After')).toBe('50')
+    }, at)
     const seen = (await (
       await call(`/rest/bd/compteService/${account.id}`, { token: adminNord.token })
     ).json()) as ServiceAccount
     expect(seen.derniereUtilisation).not.toBeNull()
-    expect(seen.appelsJour).toBeGreaterThanOrEqual(2)
+    expect(seen.appelsJour).toBe(SERVICE_ACCOUNT_CALLS_PER_MINUTE + 1)
   })
 })

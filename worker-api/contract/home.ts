@@ -8,6 +8,8 @@ export const HOME_DAYS = 30
 export const ENDING_POST_DAYS = 30
 /** A registration's link expiring within this many hours is counted as expiring soon. */
 export const EXPIRING_LINK_HOURS = 48
+/** The service accounts the home lists by their calls today. */
+export const HOME_ACCOUNTS = 10
 /** The ending posts a page of the home's list shows. */
 export const ENDING_POSTS_PAGE = 10
 
@@ -64,5 +66,17 @@ export const homeSchema = z.object({
   lancements: z
     .array(z.object({ application: z.string(), nombre: count() }))
     .describe(`Launches by users in scope over the last ${HOME_DAYS} days, per application name, most first`),
+  comptesService: z
+    .array(
+      z.object({
+        id: z.number().int(),
+        nom: z.string(),
+        appels: count(),
+        derniereUtilisation: z.string().nullable().describe('ISO instant of its last call'),
+      }),
+    )
+    .describe(
+      `The service accounts in scope that called today (UTC), with their calls, most first (at most ${HOME_ACCOUNTS})`,
+    ),
 })
 export type Home = z.infer<typeof homeSchema>

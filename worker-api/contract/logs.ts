@@ -77,6 +77,10 @@ export const logEntrySchema = z.object({
   id: z.number().int(),
   date: z.string().describe('ISO 8601 instant'),
   user: logUserSchema.nullable(),
+  compteService: z
+    .object({ id: z.number().int(), nom: z.string() })
+    .nullable()
+    .describe('The service account that acted (then `user` is null): shown as "Compte de service <nom>"'),
   structure: z.object({ id: z.number().int(), nom: z.string() }).nullable(),
   typeLog: z.enum(LOG_TYPES),
   nomLog: z.string(),

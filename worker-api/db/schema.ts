@@ -57,6 +57,10 @@ export interface UtilisateurTable {
   rattachement_id: Generated<number | null>
   created_at: Generated<string>
   updated_at: Generated<string>
+  /** SCIM's `externalId`: the provisioning client's id of the user (migration 0027). */
+  external_id: Generated<string | null>
+  /** One more at each change SCIM shows (migration 0027's triggers): the weak ETag. */
+  version: Generated<number>
 }
 
 export interface PosteTable {
@@ -310,12 +314,16 @@ export interface CompteServiceTable {
   supprime: Generated<number>
   created_at: Generated<string>
   cree_par: number | null
-  derniere_utilisation: Generated<string | null>
-  /** The calls of the current minute (the rate limit) and day (the administration home), counted at each call. */
-  minute: Generated<string>
-  appels_minute: Generated<number>
-  jour: Generated<string>
-  appels_jour: Generated<number>
+}
+
+/** An account's calls of the current minute (its rate limit) and day, and its last (bookkeeping, migration 0026). */
+export interface CompteServiceUsageTable {
+  compte_service_id: number
+  minute: string
+  appels_minute: number
+  jour: string
+  appels_jour: number
+  derniere_utilisation: string
 }
 
 /** A client assertion's `jti` accepted once, until the assertion expires. */
@@ -377,6 +385,7 @@ export interface Database {
   log: LogTable
   captcha_used: CaptchaUsedTable
   compte_service: CompteServiceTable
+  compte_service_usage: CompteServiceUsageTable
   client_assertion_jti: ClientAssertionJtiTable
   login_attempt: LoginAttemptTable
   rate_limit: RateLimitTable

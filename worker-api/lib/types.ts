@@ -55,6 +55,8 @@ export interface Env {
   OIDC_SIGNING_KEY_NEXT?: string
   /** Token endpoint calls allowed per OpenID Connect client and minute (default 120). */
   OIDC_TOKEN_RATE_PER_MINUTE?: string
+  /** Calls a service account may make a minute (default 600, `SERVICE_ACCOUNT_CALLS_PER_MINUTE`). */
+  SERVICE_ACCOUNT_RATE_PER_MINUTE?: string
   /** `on`: responses carry a `Server-Timing` header (always on in development). */
   SERVER_TIMING?: string
 }

@@ -1,6 +1,6 @@
 import { type Compilable, type Expression, type SqlBool, sql } from 'kysely'
 import { todayIso } from '../../contract/dates'
-import { batch, type DB, prepared, type RowOf } from '../../db/client'
+import { batch, type DB, prepared, type RowOf, rawStatement } from '../../db/client'
 import { sameDomain } from '../../lib/domain'
 import { BusinessError, forbidden, unauthorized } from '../../lib/errors'
 import { type AccessClaims, verifyAccessToken } from '../../lib/jwt'
@@ -110,37 +110,36 @@ const actorStatement = prepared((db, values: { id: number; sid: string; today: s
 
 /**
  * A service account's check, in one statement: the account still live, the call counted (its minute,
- * for the rate limit; its day, for the administration home) and the time of its last use noted.
+ * for the rate limit; its day, for the lists) and its last use noted, in its bookkeeping row; the row
+ * answers with what the caller's check needs of the account.
  */
-const serviceActorStatement = prepared((db, values: { accountId: number; now: string; minute: string; day: string }) =>
-  db
-    .updateTable('compte_service')
-    .set({
-      derniere_utilisation: values.now,
-      appels_minute: sql<number>`case when minute = ${values.minute} then appels_minute + 1 else 1 end`,
-      minute: values.minute,
-      appels_jour: sql<number>`case when jour = ${values.day} then appels_jour + 1 else 1 end`,
-      jour: values.day,
-    })
-    .where('id', '=', values.accountId)
-    .where('actif', '=', 1)
-    .where('supprime', '=', 0)
-    .returning([
-      sql<number>`0 - id`.as('id'),
-      'client_id as login',
-      'nom',
-      sql<string>`''`.as('prenom'),
-      'admin',
-      'domain',
-      sql<'fr' | 'en'>`'fr'`.as('langue'),
-      sql<number>`admin = 1 and exists (select 1 from structure s
-          where s.id = compte_service.structure_id and s.parent_id is null)`.as('racine'),
-      sql<number>`0`.as('mfa_manquant'),
-      'appels_minute',
-    ]),
-)
+const serviceActorStatement = (values: { accountId: number; now: string; minute: string; day: string }) =>
+  rawStatement<ActorRow & { appels_minute: number }>(
+    `INSERT INTO compte_service_usage (compte_service_id, minute, appels_minute, jour, appels_jour, derniere_utilisation)
+       SELECT id, ?2, 1, ?3, 1, ?4 FROM compte_service WHERE id = ?1 AND actif = 1 AND supprime = 0
+       ON CONFLICT (compte_service_id) DO UPDATE SET
+         appels_minute = CASE WHEN minute = excluded.minute THEN appels_minute + 1 ELSE 1 END,
+         minute = excluded.minute,
+         appels_jour = CASE WHEN jour = excluded.jour THEN appels_jour + 1 ELSE 1 END,
+         jour = excluded.jour,
+         derniere_utilisation = excluded.derniere_utilisation
+       RETURNING 0 - compte_service_id AS id, appels_minute,
+         (SELECT client_id FROM compte_service cs WHERE cs.id = compte_service_id) AS login,
+         (SELECT nom FROM compte_service cs WHERE cs.id = compte_service_id) AS nom,
+         '' AS prenom,
+         (SELECT admin FROM compte_service cs WHERE cs.id = compte_service_id) AS admin,
+         (SELECT domain FROM compte_service cs WHERE cs.id = compte_service_id) AS domain,
+         'fr' AS langue,
+         (SELECT cs.admin = 1 AND s.parent_id IS NULL FROM compte_service cs
+           JOIN structure s ON s.id = cs.structure_id WHERE cs.id = compte_service_id) AS racine,
+         0 AS mfa_manquant`,
+    [values.accountId, values.minute, values.day, values.now],
+  )
 
-/** The calls a service account may make in a minute (README, "For integrators"), past which it gets 429. */
+/**
+ * The calls a service account may make in a minute (README, "For integrators"), past which it gets 429;
+ * `SERVICE_ACCOUNT_RATE_PER_MINUTE` sets another.
+ */
 export const SERVICE_ACCOUNT_CALLS_PER_MINUTE = 600
 
 /** The caller's check, every request's first statement: compiled once (db/client.ts `prepared`). */
@@ -148,7 +147,7 @@ function actorRead(ctx: Ctx, caller: Caller) {
   const account = serviceAccountId(caller.id)
   if (account !== null) {
     const now = new Date().toISOString()
-    return serviceActorStatement(ctx.db, { accountId: account, now, minute: now.slice(0, 16), day: now.slice(0, 10) })
+    return serviceActorStatement({ accountId: account, now, minute: now.slice(0, 16), day: now.slice(0, 10) })
   }
   return actorStatement(ctx.db, { id: caller.id, sid: caller.claims.sid, today: viewerOf(caller).today })
 }
@@ -185,10 +184,10 @@ export const liveAdminOf = (db: DB, values: CallerValues): Expression<SqlBool> =
         .where((eb) => eb.not(secondFactorMissing(sql.ref('u.id'))))}`
 
 /** The actor of a row of `actorQuery`; no row means the session ended. The user's own domain only (DESIGN §7). */
-function toActor(row: ActorRow | undefined, caller: Caller): Actor {
+function toActor(row: ActorRow | undefined, caller: Caller, callsPerMinute: number): Actor {
   if (!row) throw unauthorized('INVALID_TOKEN', 'Session ended')
   if (!sameDomain(row.domain, caller.origin)) throw unauthorizedDomain()
-  if (row.appels_minute !== undefined && row.appels_minute > SERVICE_ACCOUNT_CALLS_PER_MINUTE) {
+  if (row.appels_minute !== undefined && row.appels_minute > callsPerMinute) {
     const wait = 60 - new Date().getUTCSeconds()
     throw new BusinessError('TOO_MANY_ATTEMPTS', 429, `Too many requests; retry in ${wait} s`, [wait])
   }
@@ -231,7 +230,9 @@ function checkOf(ctx: Ctx, caller: Caller): { check: Check; fresh: boolean } {
   const actor = new Promise<Actor>((resolve, reject) => {
     settle = (row) => {
       try {
-        resolve(toActor(row, caller))
+        resolve(
+          toActor(row, caller, Number(ctx.env.SERVICE_ACCOUNT_RATE_PER_MINUTE ?? SERVICE_ACCOUNT_CALLS_PER_MINUTE)),
+        )
       } catch (error) {
         reject(error)
       }

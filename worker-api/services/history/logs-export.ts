@@ -59,13 +59,16 @@ const EXPORT_HEADERS: Record<Language, string[]> = {
 /** Spreadsheets in French read ';' as the separator, in English ','. */
 const SEPARATOR: Record<Language, string> = { fr: ';', en: ',' }
 
+/** Who acted, when a service account did (the screens say the same). */
+const ACCOUNT = { fr: 'Compte de service', en: 'Service account' }
+
 function csvLine(language: Language, entry: LogEntry): string {
   const { date, time } = organisationDateTime(entry.date)
   const source = { fr: { SERVEUR: 'Serveur', CLIENT: 'Client' }, en: { SERVEUR: 'Server', CLIENT: 'Client' } }[language]
   return [
     date,
     time,
-    entry.user?.nom,
+    entry.user?.nom ?? (entry.compteService ? `${ACCOUNT[language]} ${entry.compteService.nom}` : undefined),
     entry.user?.prenom,
     entry.user?.mail,
     entry.structure?.nom,

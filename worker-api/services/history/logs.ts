@@ -6,6 +6,7 @@ import type { DB } from '../../db/client'
 import { containsText, pageWindow, wholeList } from '../../lib/query'
 import {
   fewUsersInScope,
+  scopeStructureIds,
   scopeUserIds,
   smallScope,
   userListedInScope,
@@ -41,10 +42,17 @@ function matchesWord(db: DB, word: string): Expression<SqlBool> {
     .selectFrom('utilisateur as found')
     .select(sql<string>`found.recherche || char(10) || found.mail`.as('searched'))
     .where(sql<SqlBool>`found.id = log.utilisateur_id`)
+  const account = db
+    .selectFrom('compte_service as found_account')
+    .select('found_account.nom')
+    .where(sql<SqlBool>`found_account.id = log.compte_service_id`)
   const alternatives: Expression<SqlBool>[] = [
-    // One pattern for the user's names and mail and the entry's comment ("who deleted X?" finds the
-    // entry naming X): D1 binds at most 100 values a statement.
-    containsText([sql<string>`coalesce((${author}), '')`, sql<string>`coalesce(log.commentaire, '')`], word),
+    // One pattern for the user's names and mail (or the service account's name) and the entry's
+    // comment ("who deleted X?" finds the entry naming X): D1 binds at most 100 values a statement.
+    containsText(
+      [sql<string>`coalesce((${author}), (${account}), '')`, sql<string>`coalesce(log.commentaire, '')`],
+      word,
+    ),
   ]
   const types = matchingCodes(TYPE_LABELS, word)
   if (types.length > 0)
@@ -106,7 +114,10 @@ function filteredLogs(db: DB, filters: LogFilters, after?: Expression<number>) {
  * early), `set` probes the scope's users gathered once (a large scope counted).
  */
 export function authorInScope(db: DB, viewer: Viewer, way: 'users' | 'log' | 'set'): Expression<SqlBool> {
-  const gone = sql<SqlBool>`(log.utilisateur_id is null and ${wholeTreeInScope(db, viewer)})`
+  const whole = wholeTreeInScope(db, viewer)
+  // A deleted user's entries, and those of a service account (its structure's sub-tree, as its users').
+  const gone = sql<SqlBool>`(log.utilisateur_id is null and (log.compte_service_id is null and ${whole}
+    or log.compte_service_id in ${accountIdsInScope(db, viewer, whole)}))`
   if (way === 'users') return sql<SqlBool>`(log.utilisateur_id in ${scopeUserIds(db, viewer)} or ${gone})`
   if (way === 'set') return sql<SqlBool>`(+log.utilisateur_id in ${scopeUserIds(db, viewer)} or ${gone})`
   return sql<SqlBool>`(exists ${db
@@ -115,6 +126,19 @@ export function authorInScope(db: DB, viewer: Viewer, way: 'users' | 'log' | 'se
     .where(sql<SqlBool>`author.id = log.utilisateur_id`)
     .where(userListedInScope(db, viewer, { from: 'users', withPostless: true }, 'author'))} or ${gone})`
 }
+
+/**
+ * The service accounts whose entries the viewer reads: those of the structures in scope, and for the
+ * whole tree's administrators those whose structure is gone.
+ */
+const accountIdsInScope = (db: DB, viewer: Viewer, whole: Expression<SqlBool>) =>
+  db
+    .selectFrom('compte_service as author_account')
+    .select('author_account.id')
+    .where(
+      sql<SqlBool>`(author_account.structure_id in ${scopeStructureIds(db, viewer)}
+        or (author_account.structure_id is null and ${whole}))`,
+    )
 
 /** The structure of an entry's user (spec §2): their first current post's, else their first future one's. */
 const structureColumn = (db: DB, today: string) =>
@@ -146,6 +170,7 @@ export function logRows(
     .selectFrom('log')
     .where('log.id', 'in', select(pageIds(db, viewer, filters, way)))
     .leftJoin('utilisateur as u', 'u.id', 'log.utilisateur_id')
+    .leftJoin('compte_service as cs', 'cs.id', 'log.compte_service_id')
     .select([
       'log.id',
       'log.date',
@@ -159,6 +184,8 @@ export function logRows(
       'u.nom',
       'u.prenom',
       'u.mail',
+      'log.compte_service_id',
+      'cs.nom as compte_service_nom',
     ])
     .select(structureColumn(db, viewer.today))
     .orderBy('log.date', 'desc')
@@ -186,6 +213,8 @@ export type LogRow = {
   nom: string | null
   prenom: string | null
   mail: string | null
+  compte_service_id: number | null
+  compte_service_nom: string | null
   structure: string | null
 }
 
@@ -197,6 +226,8 @@ export function toLogEntry(row: LogRow): LogEntry {
       row.utilisateur_id === null
         ? null
         : { id: row.utilisateur_id, nom: row.nom ?? '', prenom: row.prenom ?? '', mail: row.mail ?? '' },
+    compteService:
+      row.compte_service_id === null ? null : { id: row.compte_service_id, nom: row.compte_service_nom ?? '' },
     structure: row.structure ? (JSON.parse(row.structure) as { id: number; nom: string }) : null,
     typeLog: row.type_log,
     nomLog: row.nom_log,

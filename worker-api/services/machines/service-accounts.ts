@@ -35,6 +35,7 @@ function accountsQuery(db: DB, viewer: Viewer) {
   return db
     .selectFrom('compte_service as cs')
     .innerJoin('structure as s', 's.id', 'cs.structure_id')
+    .leftJoin('compte_service_usage as usage', 'usage.compte_service_id', 'cs.id')
     .select([
       'cs.id',
       'cs.nom',
@@ -46,9 +47,9 @@ function accountsQuery(db: DB, viewer: Viewer) {
       'cs.client_id',
       'cs.jwks',
       'cs.created_at',
-      'cs.derniere_utilisation',
-      'cs.jour',
-      'cs.appels_jour',
+      'usage.derniere_utilisation',
+      'usage.jour',
+      'usage.appels_jour',
       'cs.ancien_secret_expire',
     ])
     .select(sql<number>`cs.secret_hash is not null`.as('has_secret'))
@@ -73,7 +74,7 @@ function toAccount(row: AccountRow, now = nowIso()): ServiceAccount {
     ancienSecretExpire: previous,
     creation: row.created_at,
     derniereUtilisation: row.derniere_utilisation,
-    appelsJour: row.jour === now.slice(0, 10) ? row.appels_jour : 0,
+    appelsJour: row.jour === now.slice(0, 10) ? (row.appels_jour ?? 0) : 0,
   }
 }
 

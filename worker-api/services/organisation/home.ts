@@ -4,6 +4,7 @@ import {
   ENDING_POST_DAYS,
   ENDING_POSTS_PAGE,
   EXPIRING_LINK_HOURS,
+  HOME_ACCOUNTS,
   HOME_DAYS,
   HOME_USER_LISTS,
   type Home,
@@ -172,8 +173,13 @@ function activity(db: DB, viewer: Viewer, starts: string[], range: [string, stri
 function activityToday(db: DB, viewer: Viewer, starts: string[], after: Expression<number>) {
   const perAuthor = activityEntries(db, [starts[starts.length - 2] as string, starts[starts.length - 1] as string])
     .where(sql<SqlBool>`${after} < ${LATEST_ENTRY} and log.id > ${after}`)
-    .select(['log.utilisateur_id', activityGroup(starts).as('grp'), (eb) => eb.fn.countAll<number>().as('n')])
-    .groupBy(['log.utilisateur_id', 'grp'])
+    .select([
+      'log.utilisateur_id',
+      'log.compte_service_id',
+      activityGroup(starts).as('grp'),
+      (eb) => eb.fn.countAll<number>().as('n'),
+    ])
+    .groupBy(['log.utilisateur_id', 'log.compte_service_id', 'grp'])
   return db
     .selectFrom(perAuthor.as('log'))
     .select(['log.grp', sql<number>`sum(log.n)`.as('n')])
@@ -344,6 +350,7 @@ export async function readHome(ctx: Ctx, caller: Caller, query: HomeQuery): Prom
     countToday: today.count,
     markToday: today.mark,
     today: today.read,
+    comptesService: accountCalls(db, viewer, now.toISOString().slice(0, 10)),
   })
   const [registrations] = read.registrations
   const { perDay, perApplication } = activityFigures([
@@ -376,5 +383,24 @@ export async function readHome(ctx: Ctx, caller: Caller, query: HomeQuery): Prom
       .sort(
         (a, b) => b.nombre - a.nombre || (a.application < b.application ? -1 : a.application > b.application ? 1 : 0),
       ),
+    comptesService: read.comptesService.map((row) => ({
+      id: row.id,
+      nom: row.nom,
+      appels: row.appels_jour,
+      derniereUtilisation: row.derniere_utilisation,
+    })),
   }
 }
+
+/** The service accounts of the scope's structures that called today (their count is kept on their row). */
+const accountCalls = (db: DB, viewer: Viewer, day: string) =>
+  db
+    .selectFrom('compte_service_usage as usage')
+    .innerJoin('compte_service as cs', 'cs.id', 'usage.compte_service_id')
+    .select(['cs.id', 'cs.nom', 'usage.appels_jour', 'usage.derniere_utilisation'])
+    .where('cs.supprime', '=', 0)
+    .where('usage.jour', '=', day)
+    .where('cs.structure_id', 'in', scopeStructureIds(db, viewer))
+    .orderBy('usage.appels_jour', 'desc')
+    .orderBy('cs.nom')
+    .limit(HOME_ACCOUNTS)

@@ -1,0 +1,210 @@
+import { beforeAll, describe, expect, it } from 'vitest'
+import { sha256Hex } from '../../worker-api/lib/crypto'
+import { call, createOrganisation, createUser, currentPost, db, ORIGIN, sessionFor } from './helpers'
+import { tokenCall } from './oidc-rp'
+
+/**
+ * SCIM 2.0 as a provisioning client drives it: the requests of Microsoft Entra ID's provisioning
+ * service (its "Test Connection" query, its filter by userName) and of any RFC 7644 client, answered
+ * in SCIM's shape and within the service account's sub-tree.
+ */
+
+const SCIM_ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error'
+const LIST = 'urn:ietf:params:scim:api:messages:2.0:ListResponse'
+
+let nordToken: string
+let nordUser: { id: number; login: string }
+let sudUser: { id: number; login: string }
+let sequence = 0
+
+/** A service account of `structure` with `scopes`, and its token. */
+async function accountToken(structure: number, scopes: string, admin = 1) {
+  const clientId = `cs-scim-${++sequence}`
+  const secret = `secret-du-compte-scim-${sequence}-0123456789abcdef`
+  await db()
+    .insertInto('compte_service')
+    .values({
+      nom: `SIRH ${sequence}`,
+      description: null,
+      structure_id: structure,
+      admin,
+      scopes,
+      client_id: clientId,
+      secret_hash: await sha256Hex(secret),
+      ancien_secret_hash: null,
+      ancien_secret_expire: null,
+      jwks: null,
+      domain: ORIGIN,
+      cree_par: null,
+    })
+    .execute()
+  const response = await tokenCall({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret })
+  expect(response.status).toBe(200)
+  return ((await response.json()) as { access_token: string }).access_token
+}
+
+const scim = (path: string, token: string | undefined, init: RequestInit = {}) =>
+  call(`/scim/v2${path}`, { ...init, ...(token ? { token } : {}) })
+
+async function list(query: string, token = nordToken) {
+  const response = await scim(`/Users?${query}`, token)
+  expect(response.status).toBe(200)
+  expect(response.headers.get('Content-Type')).toBe('application/scim+json')
+  return (await response.json()) as {
+    schemas: string[]
+    totalResults: number
+    startIndex: number
+    itemsPerPage: number
+    Resources: Record<string, unknown>[]
+  }
+}
+
+async function expectScimError(response: Response, status: number, scimType?: string) {
+  expect(response.status).toBe(status)
+  expect(response.headers.get('Content-Type')).toBe('application/scim+json')
+  const body = (await response.json()) as Record<string, unknown>
+  expect(body).toMatchObject({ schemas: [SCIM_ERROR], status: String(status) })
+  expect(typeof body.detail).toBe('string')
+  if (scimType) expect(body.scimType).toBe(scimType)
+  else expect(body.scimType).toBeUndefined()
+}
+
+const filter = (text: string) => `filter=${encodeURIComponent(text)}`
+
+beforeAll(async () => {
+  await createOrganisation()
+  nordToken = await accountToken(2, 'api scim')
+  nordUser = await createUser({ postes: [currentPost(4, 2)] })
+  sudUser = await createUser({ postes: [currentPost(3, 3)] })
+  for (let n = 0; n < 5; n++) await createUser({ postes: [currentPost(4, 2)] })
+})
+
+describe('who may call SCIM', () => {
+  it('answers SCIM errors: 401 without a token, 403 to a person or an account without the scope scim', async () => {
+    await expectScimError(await scim('/Users', undefined), 401)
+    const admin = await createUser({ admin: true, postes: [currentPost(1, 1)] })
+    await expectScimError(await scim('/Users', (await sessionFor(admin.id)).accessToken), 403)
+    await expectScimError(await scim('/Users', await accountToken(2, 'api')), 403)
+    await expectScimError(await scim('/Nothing', nordToken), 404)
+  })
+})
+
+describe('discovery', () => {
+  it('says truthfully what is supported', async () => {
+    const config = (await (await scim('/ServiceProviderConfig', nordToken)).json()) as Record<string, unknown>
+    expect(config).toMatchObject({
+      filter: { supported: true, maxResults: 200 },
+      bulk: { supported: false },
+      changePassword: { supported: false },
+      sort: { supported: true },
+      etag: { supported: true },
+    })
+    const types = (await (await scim('/ResourceTypes', nordToken)).json()) as { Resources: { id: string }[] }
+    expect(types.Resources.map((type) => type.id)).toContain('User')
+    const schemas = (await (await scim('/Schemas', nordToken)).json()) as { Resources: { id: string }[] }
+    expect(schemas.Resources.map((schema) => schema.id)).toEqual([
+      'urn:ietf:params:scim:schemas:core:2.0:User',
+      'urn:ietf:params:scim:schemas:extension:portail:2.0:User',
+    ])
+  })
+})
+
+describe('GET Users', () => {
+  it("answers Entra ID's Test Connection: a random userName, an empty ListResponse", async () => {
+    const body = await list(filter(`userName eq "${crypto.randomUUID()}"`))
+    expect(body).toEqual({ schemas: [LIST], totalResults: 0, startIndex: 1, itemsPerPage: 0, Resources: [] })
+  })
+
+  it('finds a user by userName whatever its case, with their posts, inside the sub-tree only', async () => {
+    const found = await list(filter(`userName eq "${nordUser.login.toUpperCase()}"`))
+    expect(found.totalResults).toBe(1)
+    expect(found.Resources[0]).toMatchObject({
+      id: String(nordUser.id),
+      userName: nordUser.login,
+      emails: [{ value: `${nordUser.login}@example.test`, type: 'work', primary: true }],
+      active: true,
+      'urn:ietf:params:scim:schemas:extension:portail:2.0:User': {
+        postes: [{ structure: { value: '4', display: 'Agence Lille' }, fonction: { value: '2' } }],
+      },
+      meta: { resourceType: 'User', location: `${ORIGIN}/portail-backend/scim/v2/Users/${nordUser.id}` },
+    })
+    expect((await list(filter(`userName eq "${sudUser.login}"`))).totalResults).toBe(0)
+  })
+
+  it('reads the operators, logic and value paths of RFC 7644 §3.4.2.2', async () => {
+    const all = (await list('')).totalResults
+    expect(all).toBeGreaterThanOrEqual(6)
+    const mail = `${nordUser.login}@example.test`
+    for (const [text, expected] of [
+      [`emails[type eq "work"].value eq "${mail}"`, 1],
+      [`emails.value eq "${mail.toUpperCase()}"`, 1],
+      [`emails[type eq "home"].value eq "${mail}"`, 0],
+      [`userName eq "${nordUser.login}" and active eq true`, 1],
+      [`userName eq "${nordUser.login}" and not (active eq true)`, 0],
+      [`(userName eq "${nordUser.login}") or (userName eq "${sudUser.login}")`, 1],
+      ['name.familyName sw "Nom"', all],
+      ['name.givenName co "renom"', all],
+      ['userName ew "nobody"', 0],
+      ['externalId pr', 0],
+      ['meta.lastModified gt "2000-01-01T00:00:00Z"', all],
+      ['active ne true', 0],
+    ] as const) {
+      expect((await list(filter(text))).totalResults, text).toBe(expected)
+    }
+  })
+
+  it('refuses what it cannot read as 400 invalidFilter, at once', async () => {
+    for (const text of [
+      'password eq "x"',
+      'userName eq',
+      'userName zz "x"',
+      `userName eq "${'a'.repeat(1001)}"`,
+      `userName eq "${'\n'.repeat(50)}`,
+      Array.from({ length: 21 }, (_, n) => `userName eq "u${n}"`).join(' or '),
+      `userName co "${'é'.repeat(25)}"`,
+      'active eq "yes"',
+      'meta.lastModified gt "not a date"',
+    ]) {
+      await expectScimError(await scim(`/Users?${filter(text)}`, nordToken), 400, 'invalidFilter')
+    }
+  })
+
+  it('pages from startIndex, at most 200 a page, sorted as asked', async () => {
+    const all = await list('')
+    const page = await list('startIndex=2&count=2')
+    expect(page).toMatchObject({ totalResults: all.totalResults, startIndex: 2, itemsPerPage: 2 })
+    expect(page.Resources.map((user) => user.id)).toEqual(all.Resources.slice(1, 3).map((user) => user.id))
+    expect((await list('count=1000')).itemsPerPage).toBe(all.totalResults)
+    expect(await list('count=0')).toMatchObject({ totalResults: all.totalResults, itemsPerPage: 0, Resources: [] })
+    const names = (await list('sortBy=userName&sortOrder=descending')).Resources.map((user) => String(user.userName))
+    expect(names).toEqual([...names].sort((a, b) => b.localeCompare(a, 'en', { sensitivity: 'base' })))
+    await expectScimError(await scim('/Users?sortBy=password', nordToken), 400, 'invalidValue')
+    await expectScimError(await scim('/Users?startIndex=abc', nordToken), 400, 'invalidValue')
+  })
+
+  it('answers the attributes asked, or all but those excluded; id and schemas always', async () => {
+    const [only] = (await list(`attributes=userName&${filter(`userName eq "${nordUser.login}"`)}`)).Resources
+    expect(Object.keys(only ?? {}).sort()).toEqual(['id', 'schemas', 'userName'])
+    const [names] = (await list(`attributes=name.familyName&${filter(`userName eq "${nordUser.login}"`)}`)).Resources
+    expect(names?.name).toEqual({ familyName: expect.any(String) })
+    const [without] = (await list(`excludedAttributes=emails,meta&${filter(`userName eq "${nordUser.login}"`)}`))
+      .Resources
+    expect(without?.emails).toBeUndefined()
+    expect(without?.meta).toBeUndefined()
+    expect(without?.userName).toBe(nordUser.login)
+  })
+})
+
+describe('GET Users/{id}', () => {
+  it('answers one user of the sub-tree with its version as ETag; 404 outside it or once deleted', async () => {
+    const response = await scim(`/Users/${nordUser.id}`, nordToken)
+    expect(response.status).toBe(200)
+    const user = (await response.json()) as { meta: { version: string } }
+    expect(response.headers.get('ETag')).toBe(user.meta.version)
+    expect(user.meta.version).toMatch(/^W\/"\d+"$/)
+    await expectScimError(await scim(`/Users/${sudUser.id}`, nordToken), 404)
+    await expectScimError(await scim('/Users/not-a-number', nordToken), 404)
+    const gone = await createUser({ postes: [currentPost(4, 2)], supprime: true })
+    await expectScimError(await scim(`/Users/${gone.id}`, nordToken), 404)
+  })
+})

@@ -1,0 +1,145 @@
+import { createRoute, z } from '@hono/zod-openapi'
+import type { Context } from 'hono'
+import { scimIdParam, scimListQuery } from '../contract/scim'
+import type { AppEnv } from '../lib/types'
+import { router } from '../lib/validation'
+import { actorOf, callerChecked, callerFromBearer } from '../services/core/actor'
+import { resourceTypes, schemas, serviceProviderConfig } from '../services/machines/scim/discovery'
+import { SCIM_CONTENT_TYPE, ScimError } from '../services/machines/scim/errors'
+import { getScimUser, listScimUsers } from '../services/machines/scim/users'
+import { serviceScopes } from '../services/machines/service-calls'
+
+/**
+ * The SCIM 2.0 service provider (RFC 7644) at `/portail-backend/scim/v2`: for service accounts whose
+ * token carries the scope `scim`, within their structure's sub-tree. Answers and errors are SCIM's
+ * (`application/scim+json`; errors rendered by app.ts).
+ */
+
+const scimJson = (description: string) => ({
+  content: { [SCIM_CONTENT_TYPE]: { schema: z.record(z.string(), z.unknown()) } },
+  description,
+})
+const scimErrors = Object.fromEntries(
+  ([400, 401, 403, 404, 429] as const).map((status) => [status, scimJson('SCIM error (RFC 7644 §3.12)')]),
+)
+
+/** An answer in SCIM's content type. */
+function scim<T extends Record<string, unknown>>(c: Context<AppEnv>, body: T, headers: Record<string, string> = {}) {
+  const answer = c.json(body as Record<string, never>, 200)
+  answer.headers.set('Content-Type', SCIM_CONTENT_TYPE)
+  for (const [name, value] of Object.entries(headers)) answer.headers.set(name, value)
+  return answer
+}
+
+const tags = ['SCIM 2.0']
+const security = [{ bearer: [] }]
+
+export const scimRoutes = router()
+
+scimRoutes.use('/scim/v2/*', async (c, next) => {
+  const ctx = c.var.ctx
+  const caller = await callerFromBearer(ctx, c.req.header('Authorization')).catch(() => {
+    throw new ScimError(401, 'A bearer access token is required', undefined, { 'WWW-Authenticate': 'Bearer' })
+  })
+  if (!serviceScopes(caller)?.includes('scim')) {
+    throw new ScimError(403, 'SCIM takes the token of a service account with the scope scim')
+  }
+  c.set('caller', caller)
+  await next()
+  // Fail closed, as on the REST API: an answer given without checking the account could serve a deleted one.
+  if (c.res.ok && !callerChecked(ctx, caller)) {
+    console.error(`${c.req.method} ${c.req.path} answered without checking its caller`)
+    throw new ScimError(500, 'Technical error')
+  }
+})
+
+scimRoutes
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/scim/v2/ServiceProviderConfig',
+      tags,
+      summary: 'SCIM: what the service provider supports (filter, sort, ETag; no bulk, no password change)',
+      security,
+      responses: { 200: scimJson('ServiceProviderConfig'), ...scimErrors },
+    }),
+    async (c) => {
+      await checked(c)
+      return scim(c, serviceProviderConfig(c.var.ctx.request.origin))
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/scim/v2/ResourceTypes',
+      tags,
+      summary: 'SCIM: the resource types (User, with the portal’s extension of posts)',
+      security,
+      responses: { 200: scimJson('ListResponse of ResourceType'), ...scimErrors },
+    }),
+    async (c) => {
+      await checked(c)
+      return scim(c, listOf(resourceTypes(c.var.ctx.request.origin)))
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/scim/v2/Schemas',
+      tags,
+      summary: 'SCIM: the schemas of the resources, attribute by attribute',
+      security,
+      responses: { 200: scimJson('ListResponse of Schema'), ...scimErrors },
+    }),
+    async (c) => {
+      await checked(c)
+      return scim(c, listOf(schemas(c.var.ctx.request.origin)))
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/scim/v2/Users',
+      tags,
+      summary:
+        "SCIM: the users of the account's scope; filter (eq ne co sw ew pr gt ge lt le, and or not, parentheses) on userName, externalId, emails.value, name.familyName, name.givenName, active, meta.lastModified; startIndex, count (≤ 200), sortBy, sortOrder, attributes, excludedAttributes",
+      security,
+      request: { query: scimListQuery },
+      responses: { 200: scimJson('ListResponse of User'), ...scimErrors },
+    }),
+    async (c) => scim(c, await listScimUsers(c.var.ctx, c.get('caller'), c.req.valid('query'))),
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/scim/v2/Users/{id}',
+      tags,
+      summary: "SCIM: one user of the account's scope, with its ETag",
+      security,
+      request: { params: scimIdParam, query: scimListQuery.pick({ attributes: true, excludedAttributes: true }) },
+      responses: { 200: scimJson('User'), ...scimErrors },
+    }),
+    async (c) => {
+      const { user, version } = await getScimUser(
+        c.var.ctx,
+        c.get('caller'),
+        c.req.valid('param').id,
+        c.req.valid('query'),
+      )
+      return scim(c, user, { ETag: version })
+    },
+  )
+
+/** A ListResponse of the whole of a small list (the discovery's). */
+const listOf = (resources: unknown[]) => ({
+  schemas: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'],
+  totalResults: resources.length,
+  startIndex: 1,
+  itemsPerPage: resources.length,
+  Resources: resources,
+})
+
+/** The account checked (live, counted) for an answer that reads nothing else. */
+async function checked(c: Context<AppEnv>) {
+  await actorOf(c.var.ctx, c.get('caller'))
+}

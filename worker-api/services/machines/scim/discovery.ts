@@ -1,0 +1,131 @@
+import { SCIM_MAX_RESULTS, SCIM_PORTAL_USER, SCIM_USER } from '../../../contract/scim'
+import { scimBase } from './users'
+
+/**
+ * SCIM's discovery (RFC 7644 §4, RFC 7643 §5–7): what the portal supports, said truthfully — a client
+ * (Entra ID, Okta) reads it to decide what to send.
+ */
+
+const CONFIG = 'urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig'
+const RESOURCE_TYPE = 'urn:ietf:params:scim:schemas:core:2.0:ResourceType'
+const SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Schema'
+
+export function serviceProviderConfig(origin: string) {
+  return {
+    schemas: [CONFIG],
+    patch: { supported: false },
+    bulk: { supported: false, maxOperations: 0, maxPayloadSize: 0 },
+    filter: { supported: true, maxResults: SCIM_MAX_RESULTS },
+    changePassword: { supported: false },
+    sort: { supported: true },
+    etag: { supported: true },
+    authenticationSchemes: [
+      {
+        type: 'oauthbearertoken',
+        name: 'OAuth Bearer Token',
+        description:
+          "A service account's access token with the scope scim (client credentials at /portail-backend/oidc/token)",
+        specUri: 'https://www.rfc-editor.org/info/rfc6750',
+        primary: true,
+      },
+    ],
+    meta: { resourceType: 'ServiceProviderConfig', location: `${scimBase(origin)}/ServiceProviderConfig` },
+  }
+}
+
+export function resourceTypes(origin: string) {
+  return [
+    {
+      schemas: [RESOURCE_TYPE],
+      id: 'User',
+      name: 'User',
+      endpoint: '/Users',
+      description: "The portal's users: its staff and the carriers' drivers",
+      schema: SCIM_USER,
+      schemaExtensions: [{ schema: SCIM_PORTAL_USER, required: false }],
+      meta: { resourceType: 'ResourceType', location: `${scimBase(origin)}/ResourceTypes/User` },
+    },
+  ]
+}
+
+type Attribute = {
+  name: string
+  type: 'string' | 'boolean' | 'complex' | 'dateTime' | 'reference'
+  multiValued: boolean
+  required: boolean
+  caseExact: boolean
+  mutability: 'readOnly' | 'readWrite' | 'immutable' | 'writeOnly'
+  returned: 'always' | 'default' | 'never' | 'request'
+  uniqueness: 'none' | 'server' | 'global'
+  description: string
+  subAttributes?: Attribute[]
+}
+
+const attribute = (name: string, description: string, rest: Partial<Attribute> = {}): Attribute => ({
+  name,
+  type: 'string',
+  multiValued: false,
+  required: false,
+  caseExact: false,
+  mutability: 'readWrite',
+  returned: 'default',
+  uniqueness: 'none',
+  description,
+  ...rest,
+})
+
+const USER_ATTRIBUTES: Attribute[] = [
+  attribute('userName', 'The login, which in this portal is the mail address: unique whatever its case', {
+    required: true,
+    uniqueness: 'server',
+  }),
+  attribute('name', 'The names', {
+    type: 'complex',
+    required: true,
+    subAttributes: [
+      attribute('givenName', 'First name (prenom), 3 to 50 characters', { required: true }),
+      attribute('familyName', 'Last name (nom), 3 to 50 characters', { required: true }),
+      attribute('formatted', 'givenName familyName', { mutability: 'readOnly' }),
+    ],
+  }),
+  attribute('displayName', 'givenName familyName', { mutability: 'readOnly' }),
+  attribute('emails', 'The one mail address (at most 50 characters), the same as userName', {
+    type: 'complex',
+    multiValued: true,
+    subAttributes: [
+      attribute('value', 'The address'),
+      attribute('type', 'work', { mutability: 'readOnly' }),
+      attribute('primary', 'true', { type: 'boolean', mutability: 'readOnly' }),
+    ],
+  }),
+  attribute('active', 'Whether the user may sign in', { type: 'boolean' }),
+  attribute('externalId', "The provisioning client's id of the user", { caseExact: true }),
+]
+
+const POSTE_ATTRIBUTES: Attribute[] = [
+  attribute('postes', 'Current and future posts; past ones are not shown and not changed', {
+    type: 'complex',
+    multiValued: true,
+    subAttributes: [
+      attribute('structure', 'The structure: value its id, display its name', { type: 'complex' }),
+      attribute('fonction', 'The function, of that structure: value its id, display its name', { type: 'complex' }),
+      attribute('dateDebut', 'First day, YYYY-MM-DD'),
+      attribute('dateFin', 'Last day, YYYY-MM-DD'),
+    ],
+  }),
+]
+
+export function schemas(origin: string) {
+  const schema = (id: string, name: string, description: string, attributes: Attribute[]) => ({
+    schemas: [SCHEMA],
+    id,
+    name,
+    description,
+    attributes,
+    meta: { resourceType: 'Schema', location: `${scimBase(origin)}/Schemas/${id}` },
+  })
+  return [
+    schema(SCIM_USER, 'User', 'A user of the portal', USER_ATTRIBUTES),
+    schema(SCIM_PORTAL_USER, 'Portail user', "A user's posts in the organisation", POSTE_ATTRIBUTES),
+  ]
+}
