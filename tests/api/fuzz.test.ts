@@ -690,7 +690,7 @@ function headersArbitrary(declared: Field[]) {
 // ---------------------------------------------------------------------------------------------
 // Callers
 
-type Identity = 'anonymous' | 'garbage' | 'forged' | 'user' | 'admin' | 'application'
+type Identity = 'anonymous' | 'garbage' | 'forged' | 'user' | 'admin' | 'application' | 'service'
 type AuthShape = 'bearer' | 'lowercase' | 'double-space' | 'no-scheme' | 'suffixed' | 'basic'
 
 const identity: fc.Arbitrary<Identity> = fc.oneof(
@@ -700,6 +700,7 @@ const identity: fc.Arbitrary<Identity> = fc.oneof(
   { weight: 3, arbitrary: fc.constant('user' as const) },
   { weight: 2, arbitrary: fc.constant('admin' as const) },
   { weight: 2, arbitrary: fc.constant('application' as const) },
+  { weight: 2, arbitrary: fc.constant('service' as const) },
 )
 
 const authShape: fc.Arbitrary<AuthShape> = fc.oneof(
@@ -844,7 +845,7 @@ type Place = 'path' | 'query' | 'header' | 'body'
  */
 function corpus(operation: DocumentedOperation, id: string): FuzzRequest[] {
   const { method } = operation
-  const callers: Identity[] = operation.secured ? ['user', 'admin', 'application'] : ['anonymous']
+  const callers: Identity[] = operation.secured ? ['user', 'admin', 'application', 'service'] : ['anonymous']
   const bodyFields =
     operation.bodyProperties.length || BODYLESS.has(method) ? operation.bodyProperties : [{ name: 'a' }]
   const targets: [Place, Field][] = [
@@ -946,6 +947,8 @@ function searchCorpus(operation: DocumentedOperation, id: string): FuzzRequest[]
 
 let plainUser: { id: number }
 let adminUser: { id: number }
+/** A service account of Direction Nord (administrator, every scope): the REST API's and SCIM's program. */
+let serviceAccount: { id: number }
 
 async function forgedToken(forgery: Forgery): Promise<string> {
   const { sid } = await sessionFor(plainUser.id)
@@ -1014,6 +1017,16 @@ async function authorization(r: FuzzRequest): Promise<string | null> {
     case 'application':
       token = (await sessionFor(plainUser.id, { application: 1 })).accessToken
       break
+    case 'service':
+      // What the client credentials grant signs (tests/api/service-accounts.test.ts), without its rate.
+      token = await signAccessToken(env.JWT_SECRET, {
+        sub: String(serviceAccount.id),
+        admin: true,
+        domain: ORIGIN,
+        sid: 'service',
+        cs: 'api logs scim',
+      })
+      break
   }
   switch (r.authShape) {
     case 'bearer':
@@ -1045,7 +1058,8 @@ async function check(r: FuzzRequest): Promise<string[]> {
 
   const before = await writes()
   const ctx = createExecutionContext()
-  const response = await app.fetch(request, env, ctx)
+  // The service account's calls are not limited here: a fuzz run makes more than a program's minute.
+  const response = await app.fetch(request, { ...env, SERVICE_ACCOUNT_RATE_PER_MINUTE: '1000000' }, ctx)
   // Mail delivery and any other work left running after the answer, as the runtime would wait for it.
   await waitOnExecutionContext(ctx)
   const text = await response.text()
@@ -1134,6 +1148,13 @@ beforeAll(async () => {
   // password change or a sign-in would otherwise spend a password hash on every lucky guess).
   plainUser = await createUser({ password: null, postes: [currentPost(4, 2)] })
   adminUser = await createUser({ password: null, admin: true, postes: [currentPost(2, 1)] })
+  serviceAccount = await env.DB.prepare(
+    `INSERT INTO compte_service (nom, structure_id, admin, scopes, client_id, secret_hash, domain)
+     VALUES ('Fuzz', 2, 1, 'api logs scim', 'cs-fuzz', NULL, ?) RETURNING id`,
+  )
+    .bind(ORIGIN)
+    .first<{ id: number }>()
+    .then((row) => row ?? { id: 0 })
 })
 
 /** Random requests with the methods the document does not declare, all paths together. */
