@@ -1,6 +1,7 @@
 import {
   AppWindow,
   Blocks,
+  Bot,
   Building2,
   History,
   LayoutDashboard,
@@ -33,6 +34,7 @@ export const ADMIN_MENU: readonly MenuItem[] = [
   { to: '/pages/admin/listeUtilisateurs', label: 'nav.manageUsers', icon: Users },
   { to: '/pages/admin/autorisation', label: 'nav.authorizeUser', icon: ShieldCheck },
   { to: '/pages/admin/listeLogs', label: 'nav.history', icon: History },
+  { to: '/pages/admin/comptesService', label: 'nav.serviceAccounts', icon: Bot },
   { to: '/pages/admin/applications', label: 'nav.applications', icon: Blocks, root: true },
   { to: '/pages/admin/modeles', label: 'nav.templates', icon: LayoutTemplate, root: true },
   { to: '/pages/admin/securite', label: 'nav.securitySettings', icon: Settings, root: true },

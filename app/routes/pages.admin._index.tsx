@@ -3,15 +3,23 @@ import { Link, useLoaderData } from '@remix-run/react'
 import { type ReactNode, useId } from 'react'
 import { useTranslation } from 'react-i18next'
 import { BarList, ChartTable, ColumnChart } from '~/components/charts'
+import { DataTable, type DataTableColumn } from '~/components/data-table'
 import { EndingPosts, EXTEND } from '~/features/organisation/ending-posts'
 import { apiMessage, fieldErrors } from '~/lib/api-errors'
 import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
+import { displayDateTime } from '~/lib/dates'
 import { focusFragment, formReply, readForm, submitted } from '~/lib/form.server'
 import { readPage } from '~/lib/pagination'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { pathWithout } from '~/lib/url'
-import { ENDING_POST_DAYS, EXPIRING_LINK_HOURS, HOME_DAYS, HOME_USER_LISTS } from '../../worker-api/contract/home'
+import {
+  ENDING_POST_DAYS,
+  EXPIRING_LINK_HOURS,
+  HOME_DAYS,
+  HOME_USER_LISTS,
+  type Home,
+} from '../../worker-api/contract/home'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.adminHome' }
 export const meta = titleMeta
@@ -19,7 +27,8 @@ export const meta = titleMeta
 /**
  * The administration home (/pages/admin): what needs the administrator in their scope — users with
  * and without a post, inactive ones, registrations waiting and links about to expire, posts about to
- * end (each extended here), sign-ins and launches of the last month — from one API call.
+ * end (each extended here), sign-ins and launches of the last month, the service accounts that called
+ * today — from one API call.
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const page = readPage(new URL(request.url).searchParams.get('page'))
@@ -103,7 +112,7 @@ const usersUrl = (filters: Record<string, string>) =>
 export default function AdminHome() {
   const { home, page } = useLoaderData<typeof loader>()
   const { t } = useTranslation()
-  const { utilisateurs, inscriptions, postesFinissant, connexions, lancements } = home
+  const { utilisateurs, inscriptions, postesFinissant, connexions, lancements, comptesService } = home
   const first = connexions[0]?.jour ?? ''
   const last = connexions[connexions.length - 1]?.jour ?? ''
   const signIns = connexions.map((day) => ({ label: day.jour, value: day.nombre }))
@@ -183,6 +192,58 @@ export default function AdminHome() {
           )}
         </Section>
       </div>
+
+      {comptesService.length > 0 ? (
+        <Section
+          title={t('home.serviceAccounts')}
+          action={
+            <Link to="/pages/admin/comptesService" className="text-sm underline underline-offset-4">
+              {t('home.serviceAccountsLink')}
+            </Link>
+          }
+        >
+          <ServiceAccountCalls accounts={comptesService} />
+        </Section>
+      ) : null}
+    </div>
+  )
+}
+
+type AccountCalls = Home['comptesService'][number]
+
+/** The service accounts that called today, the busiest first: their calls and their last one. */
+function ServiceAccountCalls({ accounts }: { accounts: AccountCalls[] }) {
+  const { t } = useTranslation()
+  const columns: DataTableColumn<AccountCalls>[] = [
+    {
+      id: 'nom',
+      header: t('home.serviceAccount'),
+      className: 'break-words',
+      cell: (account) => (
+        <Link
+          to={`/pages/admin/comptesService?${new URLSearchParams({ q: account.nom }).toString()}`}
+          className="font-medium underline underline-offset-4"
+        >
+          {account.nom}
+        </Link>
+      ),
+    },
+    { id: 'appels', header: t('home.calls'), className: 'text-right tabular-nums', cell: (account) => account.appels },
+    {
+      id: 'dernier',
+      header: t('home.lastCall'),
+      className: 'tabular-nums',
+      cell: (account) => (account.derniereUtilisation ? displayDateTime(account.derniereUtilisation) : null),
+    },
+  ]
+  return (
+    <div className="overflow-hidden rounded-lg border bg-card">
+      <DataTable
+        aria-label={t('home.serviceAccountsCaption')}
+        columns={columns}
+        rows={accounts}
+        rowKey={(account) => account.id}
+      />
     </div>
   )
 }

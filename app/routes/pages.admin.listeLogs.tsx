@@ -287,9 +287,13 @@ export default function Logs() {
   )
 }
 
-/** Who acted: their name, with their address in a tooltip (spec §5), or what is known of them. */
+/**
+ * Who acted: their name, with their address in a tooltip (spec §5), or what is known of them; a
+ * program, by its service account's name.
+ */
 function UserName({ entry }: { entry: LogEntry }) {
   const { t } = useTranslation()
+  if (entry.compteService) return <span>{t('logs.serviceAccount', { nom: entry.compteService.nom })}</span>
   return (
     <Tooltip content={entry.user?.mail || t('logs.unknownMail')}>
       {entry.user ? `${entry.user.prenom} ${entry.user.nom}` : t('logs.deletedUser')}

@@ -171,6 +171,9 @@ describe('statements per request', () => {
       ['/pages/admin/modeles', 4, 2],
       ['/pages/admin/modeles/3', 4, 2],
       ['/pages/admin/securite', 2, 2],
+      // A page of the service accounts and their count, the structures to create one in (a page and
+      // its count), and the admin's factors (whether a code may prove it is them).
+      ['/pages/admin/comptesService', 8, 4],
     ] as const
     const measured = []
     for (const [page] of pages) {

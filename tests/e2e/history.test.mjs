@@ -188,6 +188,30 @@ for (const [index, mode] of MODES.entries()) {
       await admin.context().close()
     })
 
+    it('names a service account where it names a user, found by its name, in both languages', async () => {
+      const admin = await newPage(mode)
+      await signIn(admin, mode, 'admin', 'Admin1234')
+      await admin.goto(HISTORY)
+      // The fixtures' entry of the account 'Synchronisation paie' (Direction Sud).
+      await search(admin, mode, 'Synchronisation paie')
+      const rows = await tableRows(admin)
+      const entry = rows.find((row) => row.comment === 'Agence Marseille')
+      assert.ok(entry, JSON.stringify(rows))
+      assert.equal(entry.user, 'Compte de service Synchronisation paie')
+      assert.equal(entry.action, 'Modification d’une structure')
+      // No address to give: a name, not a button with a tooltip.
+      const table = admin.getByRole('table', { name: TABLE_LABEL })
+      assert.equal(await table.getByRole('button', { name: 'Compte de service Synchronisation paie' }).count(), 0)
+      await admin.getByRole('button', { name: 'English' }).click()
+      await admin.getByRole('heading', { name: 'History', level: 1 }).waitFor()
+      await admin
+        .getByRole('table', { name: 'History of actions' })
+        .getByText('Service account Synchronisation paie')
+        .first()
+        .waitFor()
+      await admin.context().close()
+    })
+
     it('filters by a period typed in the date inputs or picked on the calendar', async () => {
       const admin = await newPage(mode)
       await signIn(admin, mode, 'admin', 'Admin1234')

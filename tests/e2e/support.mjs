@@ -161,6 +161,11 @@ export const ADMIN_SCREENS = [
   '/pages/admin/modeles/3',
   // The security settings (the requirement of a second factor from administrators).
   '/pages/admin/securite',
+  // The service accounts (tests/e2e/fixtures.sql): the list and its create form, a deletion's
+  // confirmation, and the new secret of an administrator account (its proof fields).
+  '/pages/admin/comptesService',
+  '/pages/admin/comptesService?confirmer=supprimer&id=902',
+  '/pages/admin/comptesService?secret=901',
 ]
 
 /** Each page with JavaScript and without. @type {Mode[]} */

@@ -1,0 +1,51 @@
+import type { StructureChoices } from './structure-choice'
+
+/**
+ * What the service accounts screen (/pages/admin/comptesService) and its server module share: its
+ * forms' intents, the search param of a row's renewal, and what an action shows once.
+ */
+
+/** The create form's Save. */
+export const CREATE_INTENT = 'creer'
+/** Without JavaScript, the create form posted back to search the structures (nothing saved). */
+export const SEARCH_INTENT = 'structures'
+/** A row's new secret, from its panel. */
+export const RENEW_INTENT = 'secret'
+/** A row's deletion, once confirmed. */
+export const DELETE_INTENT = 'supprimer'
+
+/** The search param that opens a row's renewal panel (`?secret=<id>`), the same with and without JavaScript. */
+export const RENEW_PARAM = 'secret'
+/** The renewal panel's id: the row's link leads there (`#nouveau-secret`). */
+export const RENEW_PANEL = 'nouveau-secret'
+/** The create form's section: the page's "new" link leads there. */
+export const CREATE_SECTION = 'nouveau-compte'
+/** The prefix of the rows' ids (`compte-4`). */
+export const ROW = 'compte'
+
+/** The fields a reply never gives back. */
+export const SECRET_FIELDS = ['motDePasse', 'code']
+
+/**
+ * A client's credentials, shown this once, as the answer of the write that made them (a creation, a
+ * new secret): the portal keeps only the secret's SHA-256, so it travels in that answer alone — never
+ * in a URL, a cookie or a notice. `clientSecret` is null for an account that signs in with its keys.
+ */
+export type ShownServiceSecret = {
+  intent: 'secretShown'
+  event: 'created' | 'renewed'
+  nom: string
+  clientId: string
+  clientSecret: string | null
+  /** After a renewal, until when the former secret works; null once revoked. */
+  ancienSecretExpire: string | null
+}
+
+/** The secret an action answered, if that is what it answered. */
+export function shownServiceSecret(actionData: unknown): ShownServiceSecret | null {
+  const shown = actionData as Partial<ShownServiceSecret> | undefined
+  return shown?.intent === 'secretShown' ? (shown as ShownServiceSecret) : null
+}
+
+/** The create form's answer when it stays on the page: its reply, and the structures to choose from again. */
+export type CreateReplyChoices = { choices?: StructureChoices }

@@ -1,0 +1,272 @@
+import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
+import { data } from '@remix-run/cloudflare'
+import { z } from 'zod'
+import { proofOf } from '~/features/sign-in/second-factor.server'
+import { apiMessage, encodeMessage, type Failure, fieldErrors } from '~/lib/api-errors'
+import type { Auth } from '~/lib/auth.server'
+import type { FormReply } from '~/lib/form'
+import { focusFragment, formReply, readForm, rowAction, submitted } from '~/lib/form.server'
+import { lastPageUrl, listQuery } from '~/lib/pagination'
+import { pathWithout } from '~/lib/url'
+import { requiredId } from '../../../worker-api/contract/common'
+import type { BusinessCode } from '../../../worker-api/contract/errors'
+import { jwksSchema, SERVICE_SCOPES } from '../../../worker-api/contract/service-accounts'
+import {
+  CREATE_INTENT,
+  type CreateReplyChoices,
+  DELETE_INTENT,
+  RENEW_INTENT,
+  RENEW_PARAM,
+  SEARCH_INTENT,
+  SECRET_FIELDS,
+  type ShownServiceSecret,
+} from './service-account'
+import { structureChoices } from './structure-choices.server'
+
+/** A checkbox as a form posts it: 'on' when ticked, absent otherwise. */
+const checkbox = z.preprocess((value) => value === 'on' || value === 'true' || value === true, z.boolean())
+
+/** The public keys' textarea: nothing, a JWK Set, or a single key (taken as a set of one). */
+const jwksText = z
+  .string()
+  .max(20_000, 'validation.tooLong')
+  .optional()
+  .transform((text, ctx) => {
+    if (!text?.trim()) return null
+    let value: unknown
+    try {
+      value = JSON.parse(text)
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'serviceAccounts.jwksJson' })
+      return z.NEVER
+    }
+    const single = typeof value === 'object' && value !== null && !Array.isArray(value) && !('keys' in value)
+    const keys = jwksSchema.safeParse(single ? { keys: [value] } : value)
+    if (!keys.success) {
+      ctx.addIssue({ code: 'custom', message: 'validation.publicKey' })
+      return z.NEVER
+    }
+    return keys.data
+  })
+
+/** An administrator account asks for the proof: the password, or a code. */
+function proofWhenAdmin(form: { admin?: unknown; motDePasse?: unknown; code?: unknown }, ctx: z.RefinementCtx) {
+  if (form.admin === true && !form.motDePasse && !form.code) {
+    ctx.addIssue({ code: 'custom', message: 'serviceAccounts.proofRequired', path: ['motDePasse'] })
+  }
+}
+
+/**
+ * The create form (POST rest/bd/compteService as a form posts it): the scopes as checkboxes, the keys
+ * as JSON text, and the proof of the person at the keyboard, which an administrator account asks for.
+ */
+const serviceAccountFormSchema = z
+  .object({
+    nom: z.string('validation.required').trim().min(3, 'validation.nameLength').max(50, 'validation.nameLength'),
+    description: z.string().trim().max(200, 'validation.tooLong').optional(),
+    structure: requiredId(),
+    admin: checkbox,
+    scopes: z
+      .array(z.enum(SERVICE_SCOPES, 'validation.invalid'), 'serviceAccounts.scopesRequired')
+      .min(1, 'serviceAccounts.scopesRequired')
+      .transform((scopes) => [...new Set(scopes)]),
+    jwks: jwksText,
+    motDePasse: z.string().max(200, 'validation.tooLong').optional(),
+    code: z.string().trim().max(40, 'validation.tooLong').optional(),
+  })
+  // Said with the other fields' errors, not only once they are right.
+  .superRefine(proofWhenAdmin, { when: (payload) => typeof payload.value === 'object' && payload.value !== null })
+export type ServiceAccountForm = z.input<typeof serviceAccountFormSchema>
+
+/**
+ * What the screen reads, in the round trip of the admin check: a page of the accounts of the scope,
+ * the structures to create one in, whether the admin's authenticator app is on (the proof may be a
+ * code), and the account whose renewal is open (`?secret=`), read by id wherever it is listed.
+ */
+export async function serviceAccountsData(request: Request, auth: Auth) {
+  const url = new URL(request.url)
+  const query = listQuery(url.searchParams, [])
+  const renewing = Number(url.searchParams.get(RENEW_PARAM))
+  const [{ items, total }, { choices }, factors, renewed] = await Promise.all([
+    auth.expectPage(auth.api.rest.bd.compteService.$get({ query })),
+    structureChoices(auth, url.searchParams, null),
+    auth.expect(auth.api.rest.bd.mfa.$get()),
+    Number.isSafeInteger(renewing) && renewing > 0
+      ? auth.settle(auth.api.rest.bd.compteService[':id'].$get({ param: { id: renewing } }))
+      : null,
+  ])
+  return {
+    comptes: items,
+    total,
+    page: query.page,
+    lastPage: lastPageUrl(url, query.page, total, items.length),
+    q: query.q ?? '',
+    choices,
+    withCode: factors.totp,
+    renewing: renewed?.ok ? renewed.data : null,
+    constraint: getZodConstraint(serviceAccountFormSchema),
+  }
+}
+
+/**
+ * The screen's forms: an account created (its credentials then shown once), or, without JavaScript,
+ * the create form posted back to search the structures; a row's new secret (shown once) or its
+ * deletion, once confirmed.
+ */
+export async function serviceAccountsAction(request: Request, auth: Auth) {
+  const form = await readForm(request)
+  const intent = form.get('intent')
+  if (intent === CREATE_INTENT || intent === SEARCH_INTENT) return createAccount(auth, form, intent)
+  const row = rowAction(form, [RENEW_INTENT, DELETE_INTENT])
+  if (!row) return formReply('', submitted(form).reply(), { key: 'errors.technical' }, await auth.headers())
+  const nom = String(form.get('nom') ?? '')
+  const back = pathWithout(request.url, ['confirmer', 'id', RENEW_PARAM])
+  if (row.intent === DELETE_INTENT) {
+    const deleted = await auth.settle(auth.api.rest.bd.compteService[':id'].$delete({ param: { id: row.id } }))
+    if (!deleted.ok) {
+      const message = apiMessage(deleted, 'errors.updateFailed')
+      return formReply(DELETE_INTENT, submitted(form).reply(), message, await auth.headers())
+    }
+    return auth.redirectWithToast(`${back}${focusFragment(form)}`, {
+      type: 'success',
+      key: 'serviceAccounts.deleted',
+      values: { nom },
+    })
+  }
+  return renewSecret(auth, form, row.id, back)
+}
+
+/** The API's refusals of a proof, on the field that said it. */
+const PROOF_FIELDS: Partial<Record<BusinessCode, [string, string]>> = {
+  BAD_OLD_PASSWORD: ['motDePasse', 'mfa.proof.wrongPassword'],
+  MFA_CODE_INVALID: ['code', 'errors.MFA_CODE_INVALID'],
+}
+
+/**
+ * The field errors of a refused write, by the form's names: the body's fields (`structure.id` is the
+ * structure's select, a key of `jwks` the textarea, `preuve` the password), or the proof's refusal.
+ */
+function refusedFields(failure: Failure): Record<string, string[]> | null {
+  const proof = PROOF_FIELDS[failure.error.businessCode]
+  if (proof) return { [proof[0]]: [proof[1]] }
+  // A structure deleted meanwhile.
+  if (failure.status === 404) return { structure: ['validation.unknown'] }
+  const fields = fieldErrors(failure)
+  if (!fields || Object.keys(fields).length === 0) return null
+  const byName: Record<string, string[]> = {}
+  for (const [field, errors] of Object.entries(fields)) {
+    const [first = field] = field.split('.')
+    const name = first === 'preuve' ? 'motDePasse' : first
+    const said = first === 'preuve' ? ['serviceAccounts.proofRequired'] : errors
+    byName[name] = [...(byName[name] ?? []), ...said]
+  }
+  return byName
+}
+
+/**
+ * POST rest/bd/compteService from the create form: its credentials shown once. A refusal comes back
+ * on its fields (the proof never echoed), with the structures to choose from as the form posted them
+ * (the one chosen among them, however far down the list): without JavaScript too.
+ */
+async function createAccount(auth: Auth, form: FormData, intent: string) {
+  const structure = Number(form.get('structure'))
+  const chosen = Number.isSafeInteger(structure) && structure > 0 ? structure : null
+  const again = async (result: FormReply['result'], error: FormReply['error'] = null) => {
+    const { choices } = await structureChoices(auth, form, chosen)
+    return data<FormReply<typeof CREATE_INTENT> & CreateReplyChoices>(
+      { intent: CREATE_INTENT, result, error, choices },
+      { status: intent === SEARCH_INTENT ? 200 : 400, headers: await auth.headers() },
+    )
+  }
+  if (intent === SEARCH_INTENT) return again(submitted(form).reply({ hideFields: SECRET_FIELDS }))
+  const submission = parseAccount(form)
+  if (submission.status !== 'success') return again(submission.reply({ hideFields: SECRET_FIELDS }))
+  const { nom, description, admin, scopes, jwks, motDePasse, code } = submission.value
+  const preuve = code ? { code } : motDePasse ? { motDePasse } : undefined
+  const result = await auth.settle(
+    auth.api.rest.bd.compteService.$post({
+      json: {
+        nom,
+        description: description || null,
+        structure: { id: submission.value.structure },
+        admin,
+        scopes,
+        jwks,
+        // Asked of an administrator account only: nothing else checks (nor counts) a proof.
+        ...(admin && preuve ? { preuve } : {}),
+      },
+    }),
+  )
+  if (!result.ok) {
+    const fields = refusedFields(result)
+    if (fields) {
+      const encoded = Object.fromEntries(
+        Object.entries(fields).map(([name, errors]) => [name, errors.map((key) => encodeMessage({ key }))]),
+      )
+      return again(submission.reply({ hideFields: SECRET_FIELDS, fieldErrors: encoded }))
+    }
+    return again(submission.reply({ hideFields: SECRET_FIELDS }), apiMessage(result, 'errors.saveFailed'))
+  }
+  return showSecret(auth, {
+    event: 'created',
+    nom,
+    clientId: result.data.clientId,
+    clientSecret: result.data.clientSecret ?? null,
+    ancienSecretExpire: null,
+  })
+}
+
+/** The create form as conform reads it; a hand-made post conform cannot read is a 400. */
+function parseAccount(form: FormData) {
+  try {
+    return parseWithZod(form, { schema: serviceAccountFormSchema })
+  } catch {
+    throw new Response('Malformed form', { status: 400 })
+  }
+}
+
+/**
+ * POST rest/bd/compteService/{id}/secret from a row's panel: the new secret shown once. An
+ * administrator account's asks for the proof; a refusal stays in the panel, on its field.
+ */
+async function renewSecret(auth: Auth, form: FormData, id: number, back: string) {
+  const nom = String(form.get('nom') ?? '')
+  const preuve = proofOf(form)
+  const reply = async (fields: Record<string, string[]> | undefined, error: FormReply['error'] = null) =>
+    formReply(
+      RENEW_INTENT,
+      submitted(form).reply({ hideFields: SECRET_FIELDS, ...(fields ? { fieldErrors: fields } : {}) }),
+      error,
+      await auth.headers(),
+    )
+  if (form.get('admin') === 'true' && !preuve) return reply({ motDePasse: ['serviceAccounts.proofRequired'] })
+  const result = await auth.settle(
+    auth.api.rest.bd.compteService[':id'].secret.$post({
+      param: { id },
+      json: { revoquerAncien: form.get('revoquerAncien') === 'on', ...(preuve ? { preuve } : {}) },
+    }),
+  )
+  if (!result.ok) {
+    // Deleted meanwhile, or out of the caller's scope: the list, read again, says how it is now.
+    if (result.status === 404) {
+      return auth.redirectWithToast(back, { type: 'error', key: 'serviceAccounts.gone', values: { nom } })
+    }
+    const fields = refusedFields(result)
+    return fields ? reply(fields) : reply(undefined, apiMessage(result, 'serviceAccounts.renewFailed'))
+  }
+  return showSecret(auth, {
+    event: 'renewed',
+    nom,
+    clientId: String(form.get('clientId') ?? ''),
+    clientSecret: result.data.clientSecret,
+    ancienSecretExpire: result.data.ancienSecretExpire,
+  })
+}
+
+/**
+ * The page that shows credentials once: the action's answer itself (data, not a redirect), so that
+ * the secret is in no URL, no history entry's address and no cookie.
+ */
+async function showSecret(auth: Auth, shown: Omit<ShownServiceSecret, 'intent'>) {
+  return data<ShownServiceSecret>({ intent: 'secretShown', ...shown }, { headers: await auth.headers() })
+}
