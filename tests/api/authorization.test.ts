@@ -975,6 +975,29 @@ Object.assign(MATRIX, {
     request: ({ target }) => ({ path: `/scim/v2/Users/${target.id}` }),
     expect: scimOnly(200),
   },
+  'GET /portail-backend/scim/v2/Groups': {
+    request: () => ({ path: '/scim/v2/Groups?excludedAttributes=members' }),
+    expect: scimOnly(200),
+  },
+  // Agence Lille's dock agents, a function inside Direction Nord.
+  'GET /portail-backend/scim/v2/Groups/{id}': { request: () => ({ path: '/scim/v2/Groups/2' }), expect: scimOnly(200) },
+  // Groups are read-only: the account hears so once it is known (501).
+  'POST /portail-backend/scim/v2/Groups': {
+    request: () => ({ path: '/scim/v2/Groups', body: { displayName: 'Matrice' } }),
+    expect: scimOnly(501),
+  },
+  'PUT /portail-backend/scim/v2/Groups/{id}': {
+    request: () => ({ path: '/scim/v2/Groups/2', body: { displayName: 'Matrice' } }),
+    expect: scimOnly(501),
+  },
+  'PATCH /portail-backend/scim/v2/Groups/{id}': {
+    request: () => ({ path: '/scim/v2/Groups/2', body: { Operations: [] } }),
+    expect: scimOnly(501),
+  },
+  'DELETE /portail-backend/scim/v2/Groups/{id}': {
+    request: () => ({ path: '/scim/v2/Groups/2' }),
+    expect: scimOnly(501),
+  },
 } satisfies Record<string, Row>)
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const

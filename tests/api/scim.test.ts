@@ -100,11 +100,12 @@ describe('discovery', () => {
       etag: { supported: true },
     })
     const types = (await (await scim('/ResourceTypes', nordToken)).json()) as { Resources: { id: string }[] }
-    expect(types.Resources.map((type) => type.id)).toContain('User')
+    expect(types.Resources.map((type) => type.id)).toEqual(['User', 'Group'])
     const schemas = (await (await scim('/Schemas', nordToken)).json()) as { Resources: { id: string }[] }
     expect(schemas.Resources.map((schema) => schema.id)).toEqual([
       'urn:ietf:params:scim:schemas:core:2.0:User',
       'urn:ietf:params:scim:schemas:extension:portail:2.0:User',
+      'urn:ietf:params:scim:schemas:core:2.0:Group',
     ])
   })
 })
@@ -206,5 +207,52 @@ describe('GET Users/{id}', () => {
     await expectScimError(await scim('/Users/not-a-number', nordToken), 404)
     const gone = await createUser({ postes: [currentPost(4, 2)], supprime: true })
     await expectScimError(await scim(`/Users/${gone.id}`, nordToken), 404)
+  })
+})
+
+describe('Groups', () => {
+  type Group = { id: string; displayName: string; members?: { value: string; display: string; $ref: string }[] }
+
+  it('lists one read-only group per function of the sub-tree, with the users of a current post in it', async () => {
+    const response = await scim('/Groups', nordToken)
+    expect(response.headers.get('Content-Type')).toBe('application/scim+json')
+    const body = (await response.json()) as { totalResults: number; Resources: Group[] }
+    // Agence Lille's dock agents; not Direction Sud's function, nor the root's.
+    expect(body.Resources.map((group) => group.displayName)).toEqual(['Agence Lille / Agent de quai'])
+    const [group] = body.Resources
+    expect(group?.id).toBe('2')
+    expect(group?.members).toContainEqual({
+      value: String(nordUser.id),
+      display: expect.any(String),
+      $ref: `${ORIGIN}/portail-backend/scim/v2/Users/${nordUser.id}`,
+    })
+    expect(group?.members?.map((member) => member.value)).not.toContain(String(sudUser.id))
+  })
+
+  it('finds a group by displayName, leaves its members out when asked, and hides the others', async () => {
+    const found = (await (
+      await scim(
+        `/Groups?${filter('displayName eq "agence lille / agent de quai"')}&excludedAttributes=members`,
+        nordToken,
+      )
+    ).json()) as { totalResults: number; Resources: Group[] }
+    expect(found.totalResults).toBe(1)
+    expect(found.Resources[0]?.members).toBeUndefined()
+    expect((await scim('/Groups/2', nordToken)).status).toBe(200)
+    await expectScimError(await scim('/Groups/3', nordToken), 404)
+    await expectScimError(await scim(`/Groups?${filter('members.value eq "1"')}`, nordToken), 400, 'invalidFilter')
+  })
+
+  it('answers 501 to every write, saying where posts are written', async () => {
+    for (const [method, path] of [
+      ['POST', '/Groups'],
+      ['PUT', '/Groups/2'],
+      ['PATCH', '/Groups/2'],
+      ['DELETE', '/Groups/2'],
+    ] as const) {
+      const response = await scim(path, nordToken, { method, body: JSON.stringify({ displayName: 'x' }) })
+      await expectScimError(response.clone(), 501)
+      expect(((await response.json()) as { detail: string }).detail).toContain('postes')
+    }
   })
 })

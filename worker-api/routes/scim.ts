@@ -6,6 +6,7 @@ import { router } from '../lib/validation'
 import { actorOf, callerChecked, callerFromBearer } from '../services/core/actor'
 import { resourceTypes, schemas, serviceProviderConfig } from '../services/machines/scim/discovery'
 import { SCIM_CONTENT_TYPE, ScimError } from '../services/machines/scim/errors'
+import { getScimGroup, groupsReadOnly, listScimGroups } from '../services/machines/scim/groups'
 import { getScimUser, listScimUsers } from '../services/machines/scim/users'
 import { serviceScopes } from '../services/machines/service-calls'
 
@@ -129,6 +130,57 @@ scimRoutes
       return scim(c, user, { ETag: version })
     },
   )
+
+scimRoutes
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/scim/v2/Groups',
+      tags,
+      summary:
+        "SCIM: the groups of the account's scope, one per function of a structure (displayName 'Structure / Fonction'), members the users with a current post there; filter on displayName and id",
+      security,
+      request: { query: scimListQuery },
+      responses: { 200: scimJson('ListResponse of Group'), ...scimErrors },
+    }),
+    async (c) => scim(c, await listScimGroups(c.var.ctx, c.get('caller'), c.req.valid('query'))),
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/scim/v2/Groups/{id}',
+      tags,
+      summary: "SCIM: one group of the account's scope",
+      security,
+      request: { params: scimIdParam, query: scimListQuery.pick({ attributes: true, excludedAttributes: true }) },
+      responses: { 200: scimJson('Group'), ...scimErrors },
+    }),
+    async (c) => scim(c, await getScimGroup(c.var.ctx, c.get('caller'), c.req.valid('param').id, c.req.valid('query'))),
+  )
+
+/** Groups are read-only: each write answers 501, once the caller is known to be an account of SCIM. */
+for (const [method, path] of [
+  ['post', '/scim/v2/Groups'],
+  ['put', '/scim/v2/Groups/{id}'],
+  ['patch', '/scim/v2/Groups/{id}'],
+  ['delete', '/scim/v2/Groups/{id}'],
+] as const) {
+  scimRoutes.openapi(
+    createRoute({
+      method,
+      path,
+      tags,
+      summary: 'SCIM: 501, groups are read-only (posts are written through the user’s extension, with their dates)',
+      security,
+      ...(path.endsWith('{id}') ? { request: { params: scimIdParam } } : {}),
+      responses: { 501: scimJson('SCIM error: not implemented'), ...scimErrors },
+    }),
+    async (c) => {
+      await checked(c)
+      throw groupsReadOnly()
+    },
+  )
+}
 
 /** A ListResponse of the whole of a small list (the discovery's). */
 const listOf = (resources: unknown[]) => ({

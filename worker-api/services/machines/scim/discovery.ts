@@ -1,4 +1,4 @@
-import { SCIM_MAX_RESULTS, SCIM_PORTAL_USER, SCIM_USER } from '../../../contract/scim'
+import { SCIM_GROUP, SCIM_MAX_RESULTS, SCIM_PORTAL_USER, SCIM_USER } from '../../../contract/scim'
 import { scimBase } from './users'
 
 /**
@@ -44,6 +44,15 @@ export function resourceTypes(origin: string) {
       schema: SCIM_USER,
       schemaExtensions: [{ schema: SCIM_PORTAL_USER, required: false }],
       meta: { resourceType: 'ResourceType', location: `${scimBase(origin)}/ResourceTypes/User` },
+    },
+    {
+      schemas: [RESOURCE_TYPE],
+      id: 'Group',
+      name: 'Group',
+      endpoint: '/Groups',
+      description: 'The functions of the structures, each with the users holding a current post in it (read-only)',
+      schema: SCIM_GROUP,
+      meta: { resourceType: 'ResourceType', location: `${scimBase(origin)}/ResourceTypes/Group` },
     },
   ]
 }
@@ -115,6 +124,20 @@ const POSTE_ATTRIBUTES: Attribute[] = [
   }),
 ]
 
+const GROUP_ATTRIBUTES: Attribute[] = [
+  attribute('displayName', '"Structure / Fonction"', { required: true, mutability: 'readOnly' }),
+  attribute('members', 'The users with a current post in the function', {
+    type: 'complex',
+    multiValued: true,
+    mutability: 'readOnly',
+    subAttributes: [
+      attribute('value', "The user's id", { mutability: 'readOnly' }),
+      attribute('display', 'givenName familyName', { mutability: 'readOnly' }),
+      attribute('$ref', "The user's address", { type: 'reference', mutability: 'readOnly' }),
+    ],
+  }),
+]
+
 export function schemas(origin: string) {
   const schema = (id: string, name: string, description: string, attributes: Attribute[]) => ({
     schemas: [SCHEMA],
@@ -127,5 +150,6 @@ export function schemas(origin: string) {
   return [
     schema(SCIM_USER, 'User', 'A user of the portal', USER_ATTRIBUTES),
     schema(SCIM_PORTAL_USER, 'Portail user', "A user's posts in the organisation", POSTE_ATTRIBUTES),
+    schema(SCIM_GROUP, 'Group', 'A function of a structure (read-only)', GROUP_ATTRIBUTES),
   ]
 }

@@ -3,7 +3,8 @@ import { type Filter, parse } from 'scim2-parse-filter'
 import { invalidFilter } from './errors'
 
 /**
- * A SCIM filter (RFC 7644 §3.4.2.2) as SQL on the users read under `u`: parsed by scim2-parse-filter,
+ * A SCIM filter (RFC 7644 §3.4.2.2) as SQL on the resources read (users under `u`, groups under `f`
+ * and `s`): parsed by scim2-parse-filter,
  * each comparison on an attribute the portal holds, its values bound. What D1 refuses never reaches
  * it: a filter is at most `FILTER_MAX_LENGTH` characters and `FILTER_MAX_COMPARISONS` comparisons, and
  * a pattern (`co`, `sw`, `ew`) at most `PATTERN_MAX_BYTES`; past that, 400 invalidFilter.
@@ -16,13 +17,13 @@ export const FILTER_MAX_COMPARISONS = 20
 /** D1's LIKE pattern limit (50 bytes) less the two `%`. */
 const PATTERN_MAX_BYTES = 48
 
-type Column = {
+export type Column = {
   sql: Expression<unknown>
   kind: 'text' | 'exact' | 'boolean' | 'instant' | 'id'
 }
 
-/** The attributes a filter may name (lower case, as SCIM compares them), and the column each is. */
-const ATTRIBUTES: Record<string, Column> = {
+/** The attributes a filter on users may name (lower case, as SCIM compares them), and the column each is. */
+export const USER_ATTRIBUTES: Record<string, Column> = {
   id: { sql: sql.ref('u.id'), kind: 'id' },
   username: { sql: sql.ref('u.login'), kind: 'text' },
   externalid: { sql: sql.ref('u.external_id'), kind: 'exact' },
@@ -35,12 +36,13 @@ const ATTRIBUTES: Record<string, Column> = {
   'meta.created': { sql: sql.ref('u.created_at'), kind: 'instant' },
 }
 
-const USER_SCHEMA_PREFIX = 'urn:ietf:params:scim:schemas:core:2.0:user:'
+const SCHEMA_PREFIXES = ['urn:ietf:params:scim:schemas:core:2.0:user:', 'urn:ietf:params:scim:schemas:core:2.0:group:']
 
 /** An attribute path as written, normalised: case folded, the core schema's URN prefix dropped. */
 export function attributeName(path: string): string {
   const lower = path.toLowerCase()
-  return lower.startsWith(USER_SCHEMA_PREFIX) ? lower.slice(USER_SCHEMA_PREFIX.length) : lower
+  const prefix = SCHEMA_PREFIXES.find((urn) => lower.startsWith(urn))
+  return prefix ? lower.slice(prefix.length) : lower
 }
 
 /** The parsed filter, or 400 invalidFilter. */
@@ -55,17 +57,17 @@ export function parsedFilter(text: string): Filter {
   }
 }
 
-/** The filter as SQL (`filterSql`), with the number of comparisons it makes. */
-export function filterSql(text: string): Expression<SqlBool> {
-  const counter = { comparisons: 0 }
-  const expression = toSql(parsedFilter(text), counter, null)
-  return expression
+/** The filter as SQL on the columns `attributes` names (users' by default). */
+export function filterSql(text: string, attributes: Record<string, Column> = USER_ATTRIBUTES): Expression<SqlBool> {
+  return toSql(parsedFilter(text), { comparisons: 0, attributes }, null)
 }
 
 const utf8 = new TextEncoder()
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
 
-function toSql(filter: Filter, counter: { comparisons: number }, within: string | null): Expression<SqlBool> {
+type Walk = { comparisons: number; attributes: Record<string, Column> }
+
+function toSql(filter: Filter, counter: Walk, within: string | null): Expression<SqlBool> {
   switch (filter.op) {
     case 'and':
     case 'or':
@@ -78,7 +80,8 @@ function toSql(filter: Filter, counter: { comparisons: number }, within: string 
     case '[]': {
       // A value path on the one multi-valued attribute held: the user's single mail, of type work and primary.
       const attribute = attributeName(filter.attrPath)
-      if (attribute !== 'emails') throw invalidFilter(`No value filter on ${filter.attrPath}`)
+      if (attribute !== 'emails' || !counter.attributes.emails)
+        throw invalidFilter(`No value filter on ${filter.attrPath}`)
       return toSql(filter.valFilter, counter, 'emails')
     }
     default:
@@ -90,11 +93,11 @@ function toSql(filter: Filter, counter: { comparisons: number }, within: string 
   }
   const name = within === null ? attributeName(filter.attrPath) : `emails.${attributeName(filter.attrPath)}`
   // Within `emails[…]`, its `type` and `primary` are those of the only address held: work, primary.
-  if (name === 'emails.type' || name === 'emails.primary') {
+  if (counter.attributes.emails && (name === 'emails.type' || name === 'emails.primary')) {
     const held = name === 'emails.type' ? 'work' : true
     return constant(filter, held)
   }
-  const column = ATTRIBUTES[name]
+  const column = counter.attributes[name]
   if (!column) throw invalidFilter(`Unknown or unfilterable attribute: ${filter.attrPath}`)
   if (filter.op === 'pr') return sql<SqlBool>`(${column.sql} is not null and ${column.sql} <> '')`
   return compare(column, filter.op, filter.compValue, filter.attrPath)
