@@ -7,6 +7,7 @@ import { actorOf, callerChecked, callerFromBearer } from '../services/core/actor
 import { resourceTypes, schemas, serviceProviderConfig } from '../services/machines/scim/discovery'
 import { SCIM_CONTENT_TYPE, ScimError } from '../services/machines/scim/errors'
 import { getScimGroup, groupsReadOnly, listScimGroups } from '../services/machines/scim/groups'
+import { listResponse } from '../services/machines/scim/page'
 import { getScimUser, listScimUsers } from '../services/machines/scim/users'
 import { serviceScopes } from '../services/machines/service-calls'
 
@@ -80,7 +81,7 @@ scimRoutes
     }),
     async (c) => {
       await checked(c)
-      return scim(c, listOf(resourceTypes(c.var.ctx.request.origin)))
+      return scim(c, listResponse(resourceTypes(c.var.ctx.request.origin)))
     },
   )
   .openapi(
@@ -94,7 +95,7 @@ scimRoutes
     }),
     async (c) => {
       await checked(c)
-      return scim(c, listOf(schemas(c.var.ctx.request.origin)))
+      return scim(c, listResponse(schemas(c.var.ctx.request.origin)))
     },
   )
   .openapi(
@@ -181,15 +182,6 @@ for (const [method, path] of [
     },
   )
 }
-
-/** A ListResponse of the whole of a small list (the discovery's). */
-const listOf = (resources: unknown[]) => ({
-  schemas: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'],
-  totalResults: resources.length,
-  startIndex: 1,
-  itemsPerPage: resources.length,
-  Resources: resources,
-})
 
 /** The account checked (live, counted) for an answer that reads nothing else. */
 async function checked(c: Context<AppEnv>) {

@@ -1,11 +1,12 @@
 import { type SqlBool, sql } from 'kysely'
-import { SCIM_GROUP, SCIM_LIST, SCIM_MAX_RESULTS, type ScimListQuery } from '../../../contract/scim'
+import { SCIM_GROUP, type ScimListQuery } from '../../../contract/scim'
 import type { DB } from '../../../db/client'
 import { isUserAccount, scopeStructureIds, type Viewer } from '../../../lib/scope'
 import type { Ctx } from '../../../lib/types'
 import { adminWith, type Caller, viewerOf } from '../../core/actor'
 import { invalidValue, ScimError } from './errors'
 import { attributeName, type Column, filterSql } from './filter'
+import { listResponse, scimWindow } from './page'
 import { projected } from './projection'
 import { scimBase } from './users'
 
@@ -82,17 +83,10 @@ const membersAnswered = (query: ScimListQuery) => {
 export async function listScimGroups(ctx: Ctx, caller: Caller, query: ScimListQuery) {
   const db = ctx.db
   const viewer = viewerOf(caller)
-  const number = (value: string | undefined, fallback: number, name: string) => {
-    if (value === undefined || value === '') return fallback
-    if (!/^-?\d{1,9}$/.test(value)) throw invalidValue(`${name} is a whole number`)
-    return Number(value)
-  }
-  const startIndex = Math.max(1, number(query.startIndex, 1, 'startIndex'))
-  const count = Math.min(SCIM_MAX_RESULTS, Math.max(0, number(query.count, SCIM_MAX_RESULTS, 'count')))
+  const { startIndex, count, order } = scimWindow(query)
   const filter = query.filter?.trim() ? filterSql(query.filter, GROUP_ATTRIBUTES) : null
   const sortKey = query.sortBy ? attributeName(query.sortBy) : 'id'
   if (sortKey !== 'id' && sortKey !== 'displayname') throw invalidValue(`Groups cannot be sorted by ${query.sortBy}`)
-  const descending = (query.sortOrder ?? 'ascending').toLowerCase() === 'descending' ? 'desc' : 'asc'
   const all = groupsQuery(db, viewer, membersAnswered(query))
   const matching = filter === null ? all : all.where(filter)
   const { rows, total } = await adminWith(ctx, caller, {
@@ -100,20 +94,14 @@ export async function listScimGroups(ctx: Ctx, caller: Caller, query: ScimListQu
       count === 0
         ? null
         : matching
-            .orderBy(sortKey === 'id' ? sql`f.id` : sql`${DISPLAY_NAME} collate nocase`, descending)
-            .orderBy('f.id', descending)
+            .orderBy(sortKey === 'id' ? sql`f.id` : sql`${DISPLAY_NAME} collate nocase`, order)
+            .orderBy('f.id', order)
             .limit(count)
             .offset(startIndex - 1),
     total: matching.clearSelect().select((eb) => eb.fn.countAll<number>().as('n')),
   })
   const resources = (rows ?? []).map((row) => projected(toGroup(row, ctx.request.origin), query, SCIM_GROUP))
-  return {
-    schemas: [SCIM_LIST],
-    totalResults: total[0]?.n ?? 0,
-    startIndex,
-    itemsPerPage: resources.length,
-    Resources: resources,
-  }
+  return listResponse(resources, total[0]?.n ?? 0, startIndex)
 }
 
 /** GET Groups/{id}. */

@@ -1,20 +1,13 @@
 import { type Expression, type SqlBool, sql } from 'kysely'
 import { API_BASE } from '../../../contract/base'
-import {
-  SCIM_LIST,
-  SCIM_MAX_RESULTS,
-  SCIM_PORTAL_USER,
-  SCIM_USER,
-  type ScimListQuery,
-  type ScimPoste,
-  type ScimUser,
-} from '../../../contract/scim'
+import { SCIM_PORTAL_USER, SCIM_USER, type ScimListQuery, type ScimPoste, type ScimUser } from '../../../contract/scim'
 import type { DB } from '../../../db/client'
 import { isUserAccount, userListedInScope, type Viewer } from '../../../lib/scope'
 import type { Ctx } from '../../../lib/types'
 import { adminWith, type Caller, viewerOf } from '../../core/actor'
 import { invalidValue, ScimError } from './errors'
 import { attributeName, filterSql } from './filter'
+import { listResponse, scimWindow } from './page'
 import { projected } from './projection'
 
 /**
@@ -115,44 +108,29 @@ const SORTS: Record<string, Expression<unknown>> = {
   'meta.lastmodified': sql.ref('u.updated_at'),
 }
 
-/** A whole number of the query (`startIndex`, `count`), or the default; anything else is 400 invalidValue. */
-function wholeNumber(value: string | undefined, fallback: number, name: string): number {
-  if (value === undefined || value === '') return fallback
-  if (!/^-?\d{1,9}$/.test(value)) throw invalidValue(`${name} is a whole number`)
-  return Number(value)
-}
-
 /** GET Users: a page of the scope's users matching the filter, sorted, with the total. */
 export async function listScimUsers(ctx: Ctx, caller: Caller, query: ScimListQuery) {
   const db = ctx.db
   const viewer = viewerOf(caller)
-  const startIndex = Math.max(1, wholeNumber(query.startIndex, 1, 'startIndex'))
-  const count = Math.min(SCIM_MAX_RESULTS, Math.max(0, wholeNumber(query.count, SCIM_MAX_RESULTS, 'count')))
+  const { startIndex, count, order } = scimWindow(query)
   const filter = query.filter === undefined || query.filter.trim() === '' ? null : filterSql(query.filter)
   const sortKey = query.sortBy ? attributeName(query.sortBy) : 'id'
   const sort = SORTS[sortKey]
   if (!sort) throw invalidValue(`Users cannot be sorted by ${query.sortBy}`)
-  const descending = (query.sortOrder ?? 'ascending').toLowerCase() === 'descending'
   const matching = filter === null ? scimUsersQuery(db, viewer) : scimUsersQuery(db, viewer).where(filter)
   const { rows, total } = await adminWith(ctx, caller, {
     rows:
       count === 0
         ? null
         : matching
-            .orderBy(sort, descending ? 'desc' : 'asc')
-            .orderBy('u.id', descending ? 'desc' : 'asc')
+            .orderBy(sort, order)
+            .orderBy('u.id', order)
             .limit(count)
             .offset(startIndex - 1),
     total: matching.clearSelect().select((eb) => eb.fn.countAll<number>().as('n')),
   })
   const resources = (rows ?? []).map((row) => projected(toScimUser(row, ctx.request.origin), query, SCIM_USER))
-  return {
-    schemas: [SCIM_LIST],
-    totalResults: total[0]?.n ?? 0,
-    startIndex,
-    itemsPerPage: resources.length,
-    Resources: resources,
-  }
+  return listResponse(resources, total[0]?.n ?? 0, startIndex)
 }
 
 /** The row of one user of the scope, or 404. */
