@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SCIM_PORTAL_USER } from '../../worker-api/contract/scim'
 import { sha256Hex } from '../../worker-api/lib/crypto'
 import { registeredAuthenticator, signInAnswer } from './authenticator'
 import {
@@ -981,6 +982,47 @@ Object.assign(MATRIX, {
   },
   // Agence Lille's dock agents, a function inside Direction Nord.
   'GET /portail-backend/scim/v2/Groups/{id}': { request: () => ({ path: '/scim/v2/Groups/2' }), expect: scimOnly(200) },
+  // The writes, each on a user of its own in Agence Lille (inside the account's Direction Nord).
+  'POST /portail-backend/scim/v2/Users': {
+    request: () => {
+      const mail = `scim-${++sequence}@example.test`
+      return {
+        path: '/scim/v2/Users',
+        body: {
+          userName: mail,
+          name: { givenName: 'Matrice', familyName: 'Provisionnée' },
+          active: false,
+          [SCIM_PORTAL_USER]: {
+            postes: [
+              { structure: { value: '4' }, fonction: { value: '2' }, dateDebut: isoDate(-1), dateFin: isoDate(30) },
+            ],
+          },
+        },
+      }
+    },
+    expect: scimOnly(201),
+  },
+  'PUT /portail-backend/scim/v2/Users/{id}': {
+    request: async () => {
+      const user = await freshUser()
+      return {
+        path: `/scim/v2/Users/${user.id}`,
+        body: { userName: user.login, name: { givenName: 'Matrice', familyName: 'Remplacée' }, active: true },
+      }
+    },
+    expect: scimOnly(200),
+  },
+  'PATCH /portail-backend/scim/v2/Users/{id}': {
+    request: async () => ({
+      path: `/scim/v2/Users/${(await freshUser()).id}`,
+      body: { Operations: [{ op: 'Replace', path: 'name.familyName', value: 'Corrigée' }] },
+    }),
+    expect: scimOnly(200),
+  },
+  'DELETE /portail-backend/scim/v2/Users/{id}': {
+    request: async () => ({ path: `/scim/v2/Users/${(await freshUser()).id}` }),
+    expect: scimOnly(204),
+  },
   // Groups are read-only: the account hears so once it is known (501).
   'POST /portail-backend/scim/v2/Groups': {
     request: () => ({ path: '/scim/v2/Groups', body: { displayName: 'Matrice' } }),

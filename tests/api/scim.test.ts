@@ -93,6 +93,7 @@ describe('discovery', () => {
   it('says truthfully what is supported', async () => {
     const config = (await (await scim('/ServiceProviderConfig', nordToken)).json()) as Record<string, unknown>
     expect(config).toMatchObject({
+      patch: { supported: true },
       filter: { supported: true, maxResults: 200 },
       bulk: { supported: false },
       changePassword: { supported: false },

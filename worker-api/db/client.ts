@@ -206,3 +206,24 @@ export function insertWhen<T extends keyof Database & string>(
         .where(({ exists }) => exists(condition)),
     )
 }
+
+/**
+ * A statement that stops its whole batch unless `condition` finds a row at that point: the first statement of a write
+ * whose every part depends on what was read before it (a version, a permission), so that none of it takes place once
+ * another request has changed that. SQLite raises outside triggers only on an error, here malformed JSON, which
+ * `aborted` recognises.
+ */
+export function abortUnless(db: DB, condition: Guard) {
+  return db.selectNoFrom((eb) =>
+    eb
+      .case()
+      .when(eb.exists(condition as Parameters<typeof eb.exists>[0]))
+      .then(sql<number>`1`)
+      .else(sql<number>`json('batch aborted')`)
+      .end()
+      .as('held'),
+  )
+}
+
+/** Whether a batch failed on its `abortUnless`. */
+export const aborted = (error: unknown) => String(error).includes('malformed JSON')

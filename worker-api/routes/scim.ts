@@ -8,6 +8,13 @@ import { resourceTypes, schemas, serviceProviderConfig } from '../services/machi
 import { SCIM_CONTENT_TYPE, ScimError } from '../services/machines/scim/errors'
 import { getScimGroup, groupsReadOnly, listScimGroups } from '../services/machines/scim/groups'
 import { listResponse } from '../services/machines/scim/page'
+import {
+  createScimUser,
+  deleteScimUser,
+  patchScimUser,
+  precondition,
+  replaceScimUser,
+} from '../services/machines/scim/user-writes'
 import { getScimUser, listScimUsers } from '../services/machines/scim/users'
 import { serviceScopes } from '../services/machines/service-calls'
 
@@ -26,12 +33,33 @@ const scimErrors = Object.fromEntries(
 )
 
 /** An answer in SCIM's content type. */
-function scim<T extends Record<string, unknown>>(c: Context<AppEnv>, body: T, headers: Record<string, string> = {}) {
-  const answer = c.json(body as Record<string, never>, 200)
+function scim<T extends Record<string, unknown>, S extends 200 | 201 = 200>(
+  c: Context<AppEnv>,
+  body: T,
+  headers: Record<string, string> = {},
+  status: S = 200 as S,
+) {
+  const answer = c.json(body as Record<string, never>, status)
   answer.headers.set('Content-Type', SCIM_CONTENT_TYPE)
   for (const [name, value] of Object.entries(headers)) answer.headers.set(name, value)
   return answer
 }
+
+/** A body in SCIM's content type (or plain JSON), read as it comes: the service reads its attributes. */
+const scimBody = (description: string) => ({
+  required: true,
+  description,
+  content: {
+    [SCIM_CONTENT_TYPE]: { schema: z.record(z.string(), z.unknown()) },
+    'application/json': { schema: z.record(z.string(), z.unknown()) },
+  },
+})
+const writeErrors = Object.fromEntries(
+  ([409, 412] as const).map((status) => [status, scimJson('SCIM error (RFC 7644 §3.12)')]),
+)
+const ifMatch = z.object({
+  'if-match': z.string().max(200).optional().describe('W/"version": the write takes place only at that version (412)'),
+})
 
 const tags = ['SCIM 2.0']
 const security = [{ bearer: [] }]
@@ -129,6 +157,83 @@ scimRoutes
         c.req.valid('query'),
       )
       return scim(c, user, { ETag: version })
+    },
+  )
+
+scimRoutes
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/scim/v2/Users',
+      tags,
+      summary:
+        "SCIM: a new user (userName is their mail) with their posts in the account's scope (the portal's extension); an active user with no password gets the invitation mail",
+      security,
+      request: { body: scimBody('User') },
+      responses: { 201: scimJson('User'), ...scimErrors, ...writeErrors },
+    }),
+    async (c) => {
+      const { user, version } = await createScimUser(c.var.ctx, c.get('caller'), c.req.valid('json'))
+      return scim(c, user, { ETag: version, Location: user.meta.location }, 201)
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'put',
+      path: '/scim/v2/Users/{id}',
+      tags,
+      summary:
+        "SCIM: the user replaced (names, mail, active, externalId; the posts when the portal's extension is given); If-Match",
+      security,
+      request: { params: scimIdParam, headers: ifMatch, body: scimBody('User') },
+      responses: { 200: scimJson('User'), ...scimErrors, ...writeErrors },
+    }),
+    async (c) => {
+      const { user, version } = await replaceScimUser(
+        c.var.ctx,
+        c.get('caller'),
+        c.req.valid('param').id,
+        c.req.valid('json'),
+        precondition(c.req.header('If-Match')),
+      )
+      return scim(c, user, { ETag: version })
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'patch',
+      path: '/scim/v2/Users/{id}',
+      tags,
+      summary:
+        'SCIM: add, replace, remove (op in any case; paths such as emails[type eq "work"].value, name.familyName, the extension\'s postes; a path-less replace; active as "False"); If-Match',
+      security,
+      request: { params: scimIdParam, headers: ifMatch, body: scimBody('PatchOp') },
+      responses: { 200: scimJson('User'), ...scimErrors, ...writeErrors },
+    }),
+    async (c) => {
+      const { user, version } = await patchScimUser(
+        c.var.ctx,
+        c.get('caller'),
+        c.req.valid('param').id,
+        c.req.valid('json'),
+        precondition(c.req.header('If-Match')),
+      )
+      return scim(c, user, { ETag: version })
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'delete',
+      path: '/scim/v2/Users/{id}',
+      tags,
+      summary: 'SCIM: the user deleted as the portal deletes (restorable by an administrator); If-Match',
+      security,
+      request: { params: scimIdParam, headers: ifMatch },
+      responses: { 204: { description: 'Deleted' }, ...scimErrors, ...writeErrors },
+    }),
+    async (c) => {
+      await deleteScimUser(c.var.ctx, c.get('caller'), c.req.valid('param').id, precondition(c.req.header('If-Match')))
+      return c.body(null, 204)
     },
   )
 

@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import type { User } from '../../contract/user'
-import { batch, type DB, insertWhen, namedBatch, writeThenRead } from '../../db/client'
+import { batch, type Compilable, type DB, insertWhen, namedBatch, writeThenRead } from '../../db/client'
 import type { NewLog } from '../../db/schema'
 import { BusinessError, forbidden, notFound } from '../../lib/errors'
 import { factorResetMail, mailLanguage } from '../../lib/mail/templates'
@@ -58,7 +58,7 @@ async function managedTarget(ctx: Ctx, caller: Caller, id: number) {
 }
 
 /** Ends every session of a user (disabled or deleted: DESIGN §3), as an administrator's doing. */
-const revokeSessions = (db: DB, userId: number, at: string) =>
+export const revokeSessions = (db: DB, userId: number, at: string) =>
   db
     .updateTable('refresh_token')
     .set({ revoked_at: at, revoked_reason: 'ADMINISTRATEUR' })
@@ -139,7 +139,7 @@ export async function setUserState(ctx: Ctx, caller: Caller, input: { id: number
 }
 
 /** An inactive user's invitation dies (it could not be used), and `tokenRegister` shows none. */
-function uninvite(db: DB, userId: number, at: string) {
+export function uninvite(db: DB, userId: number, at: string) {
   return [
     voidLinks(db, userId, 'INVITATION', at),
     db
@@ -162,8 +162,21 @@ export async function setUserAdmin(ctx: Ctx, caller: Caller, input: { id: number
  * their posts and history but cannot sign in: their sessions end and their unused links die.
  */
 export async function deleteUser(ctx: Ctx, caller: Caller, id: number): Promise<void> {
-  const { db, actor, target } = await managedTarget(ctx, caller, id)
+  const { actor, target } = await managedTarget(ctx, caller, id)
+  await deleteManaged(ctx, actor, target)
+}
+
+/** `deleteUser` of a target already known to be the actor's to manage; `first` runs before any of it. */
+export async function deleteManaged(
+  ctx: Ctx,
+  actor: Actor,
+  target: { id: number; login: string },
+  first: Compilable[] = [],
+): Promise<void> {
+  const db = ctx.db
+  const id = target.id
   await setFlag(ctx, actor, target, 'supprime', true, 'UTILISATEUR_SUPPRESSION', (at, managed) => [
+    ...first,
     revokeSessions(db, id, at).where(({ exists }) => exists(managed)),
     db
       .updateTable('mail_token')

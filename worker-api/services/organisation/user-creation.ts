@@ -33,7 +33,7 @@ const mailHolder = (db: DB, mail: string) =>
  * site — or else theirs. On this machine (a loopback account) the caller's own is the origin the
  * request reached: a local run serves the same accounts on whatever port it was given.
  */
-function boundOrigin(actor: Actor, domain: string | undefined, requestOrigin: string): string {
+export function boundOrigin(actor: Actor, domain: string | undefined, requestOrigin: string): string {
   const own = isLoopback(actor.domain) ? requestOrigin : actor.domain
   if (!domain) return own
   let origin: string

@@ -13,7 +13,7 @@ const SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Schema'
 export function serviceProviderConfig(origin: string) {
   return {
     schemas: [CONFIG],
-    patch: { supported: false },
+    patch: { supported: true },
     bulk: { supported: false, maxOperations: 0, maxPayloadSize: 0 },
     filter: { supported: true, maxResults: SCIM_MAX_RESULTS },
     changePassword: { supported: false },
@@ -84,10 +84,14 @@ const attribute = (name: string, description: string, rest: Partial<Attribute> =
 })
 
 const USER_ATTRIBUTES: Attribute[] = [
-  attribute('userName', 'The login, which in this portal is the mail address: unique whatever its case', {
-    required: true,
-    uniqueness: 'server',
-  }),
+  attribute(
+    'userName',
+    'The login, which in this portal is the mail address: unique whatever its case. A user who has chosen a password moves to a new address once they confirm it from there; until then the current one shows',
+    {
+      required: true,
+      uniqueness: 'server',
+    },
+  ),
   attribute('name', 'The names', {
     type: 'complex',
     required: true,
@@ -112,16 +116,20 @@ const USER_ATTRIBUTES: Attribute[] = [
 ]
 
 const POSTE_ATTRIBUTES: Attribute[] = [
-  attribute('postes', 'Current and future posts; past ones are not shown and not changed', {
-    type: 'complex',
-    multiValued: true,
-    subAttributes: [
-      attribute('structure', 'The structure: value its id, display its name', { type: 'complex' }),
-      attribute('fonction', 'The function, of that structure: value its id, display its name', { type: 'complex' }),
-      attribute('dateDebut', 'First day, YYYY-MM-DD'),
-      attribute('dateFin', 'Last day, YYYY-MM-DD'),
-    ],
-  }),
+  attribute(
+    'postes',
+    "Current and future posts (at most 20), in the account's sub-tree: a write of them replaces those (add joins them); past ones are not shown and not changed",
+    {
+      type: 'complex',
+      multiValued: true,
+      subAttributes: [
+        attribute('structure', 'The structure: value its id, display its name', { type: 'complex' }),
+        attribute('fonction', 'The function, of that structure: value its id, display its name', { type: 'complex' }),
+        attribute('dateDebut', 'First day, YYYY-MM-DD'),
+        attribute('dateFin', 'Last day, YYYY-MM-DD'),
+      ],
+    },
+  ),
 ]
 
 const GROUP_ATTRIBUTES: Attribute[] = [
