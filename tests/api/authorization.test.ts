@@ -9,8 +9,10 @@ import {
   createUser,
   currentPost,
   db,
+  insertServiceAccount,
   isoDate,
   ORIGIN,
+  serviceAccountToken,
   sessionFor,
   solvedCaptcha,
   wireDate,
@@ -859,68 +861,20 @@ Object.assign(MATRIX, {
   },
 } satisfies Record<string, Row>)
 
-/** The matrix's service account (Direction Nord, administrator, api and logs) and its secret. */
-const SERVICE_SECRET = 'matrice-secret-du-compte-de-service-0123456789'
-let serviceClientId = ''
+/** The matrix's service account (Direction Nord, administrator, api, logs and scim) and its secret. */
+let matrixAccount = { id: 0, clientId: '', secret: '' }
 
 async function serviceAccount() {
-  serviceClientId = `cs-matrice-${++sequence}`
-  return db()
-    .insertInto('compte_service')
-    .values({
-      nom: 'Compte matrice',
-      description: null,
-      structure_id: 2,
-      admin: 1,
-      scopes: 'api logs scim',
-      client_id: serviceClientId,
-      secret_hash: await sha256Hex(SERVICE_SECRET),
-      ancien_secret_hash: null,
-      ancien_secret_expire: null,
-      jwks: null,
-      domain: ORIGIN,
-      cree_par: null,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow()
+  matrixAccount = await insertServiceAccount({ structure: 2, scopes: 'api logs scim', nom: 'Compte matrice' })
+  return matrixAccount
 }
 
 /** The service account's access token, by the client credentials grant. */
-async function serviceToken() {
-  const response = await call('/oidc/token', {
-    method: 'POST',
-    body: new URLSearchParams({
-      grant_type: 'client_credentials',
-      client_id: serviceClientId,
-      client_secret: SERVICE_SECRET,
-    }).toString(),
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-  })
-  expect(response.status).toBe(200)
-  return ((await response.json()) as { access_token: string }).access_token
-}
+const serviceToken = () => serviceAccountToken(matrixAccount)
 
 /** A service account of Agence Lille (inside adminIn's scope only), not an administrator one. */
 async function freshServiceAccount() {
-  const { id } = await db()
-    .insertInto('compte_service')
-    .values({
-      nom: `Compte ${++sequence}`,
-      description: null,
-      structure_id: 4,
-      admin: 0,
-      scopes: 'api',
-      client_id: `cs-matrice-${sequence}`,
-      secret_hash: await sha256Hex(`secret-${sequence}`),
-      ancien_secret_hash: null,
-      ancien_secret_expire: null,
-      jwks: null,
-      domain: ORIGIN,
-      cree_par: null,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow()
-  return id
+  return (await insertServiceAccount({ structure: 4, scopes: 'api', admin: 0 })).id
 }
 
 // Service accounts: the administrators', each for their scope; no program makes or reads programs.

@@ -353,3 +353,59 @@ export function changedBeforeWrite(change: () => Promise<unknown>, { atBatch = 2
     withSession: (constraint: D1SessionBookmark | D1SessionConstraint) => interleaved(env.DB.withSession(constraint)),
   } as D1Database
 }
+
+let serviceAccounts = 0
+
+/**
+ * A service account as an administrator would have made it (`structure`, `scopes` as stored: space-separated,
+ * administrator unless `admin: 0`), with its client id and secret.
+ */
+export async function insertServiceAccount({
+  structure,
+  scopes,
+  admin = 1,
+  nom,
+}: {
+  structure: number
+  scopes: string
+  admin?: 0 | 1
+  nom?: string
+}) {
+  const n = ++serviceAccounts
+  const clientId = `cs-test-${n}-${Math.random().toString(36).slice(2, 8)}`
+  const secret = `secret-du-compte-de-service-${n}-0123456789abcdef`
+  const { id } = await db()
+    .insertInto('compte_service')
+    .values({
+      nom: nom ?? `Compte de test ${n}`,
+      description: null,
+      structure_id: structure,
+      admin,
+      scopes,
+      client_id: clientId,
+      secret_hash: await sha256Hex(secret),
+      ancien_secret_hash: null,
+      ancien_secret_expire: null,
+      jwks: null,
+      domain: ORIGIN,
+      cree_par: null,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  return { id, clientId, secret }
+}
+
+/** An access token of the account by the client credentials grant (`client_secret_post`). */
+export async function serviceAccountToken(account: { clientId: string; secret: string }) {
+  const response = await call('/oidc/token', {
+    method: 'POST',
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: account.clientId,
+      client_secret: account.secret,
+    }).toString(),
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+  })
+  expect(response.status).toBe(200)
+  return ((await response.json()) as { access_token: string }).access_token
+}

@@ -1,8 +1,17 @@
 import { type SqlBool, sql } from 'kysely'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { sha256Hex } from '../../worker-api/lib/crypto'
-import { call, createOrganisation, createUser, currentPost, db, isoDate, ORIGIN, sessionFor } from './helpers'
-import { tokenCall } from './oidc-rp'
+import {
+  call,
+  createOrganisation,
+  createUser,
+  currentPost,
+  db,
+  insertServiceAccount,
+  isoDate,
+  ORIGIN,
+  serviceAccountToken,
+  sessionFor,
+} from './helpers'
 
 /**
  * SCIM 2.0 writes (RFC 7644 §3.3, §3.5, §3.6) as a provisioning client drives them: creating, replacing,
@@ -39,33 +48,12 @@ type ScimUser = {
 type Operation = { op: string; path?: string; value?: unknown }
 
 let nord: Account
-let sequence = 0
+const _sequence = 0
 
 /** A service account of `structure` with `scopes` (admin unless said), and its token. */
-async function account(structure: number, scopes: string, admin = 1): Promise<Account> {
-  const clientId = `cs-scim-writes-${++sequence}`
-  const secret = `secret-du-compte-scim-writes-${sequence}-0123456789abcdef`
-  const { id } = await db()
-    .insertInto('compte_service')
-    .values({
-      nom: `SIRH écriture ${sequence}`,
-      description: null,
-      structure_id: structure,
-      admin,
-      scopes,
-      client_id: clientId,
-      secret_hash: await sha256Hex(secret),
-      ancien_secret_hash: null,
-      ancien_secret_expire: null,
-      jwks: null,
-      domain: ORIGIN,
-      cree_par: null,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow()
-  const response = await tokenCall({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret })
-  expect(response.status).toBe(200)
-  return { id, token: ((await response.json()) as { access_token: string }).access_token }
+async function account(structure: number, scopes: string, admin: 0 | 1 = 1): Promise<Account> {
+  const created = await insertServiceAccount({ structure, scopes, admin })
+  return { id: created.id, token: await serviceAccountToken(created) }
 }
 
 const scim = (path: string, token: string | undefined, init: RequestInit = {}) =>
@@ -528,6 +516,22 @@ describe('PATCH Users/{id}', () => {
     // The provisioning client sends its value again at each cycle: the user is not asked again.
     expect((await send('PATCH', `/Users/${user.id}`, nord.token, move)).status).toBe(200)
     expect(await mails()).toHaveLength(2)
+    expect((await row(user.id)).mail).toBe(former)
+    // Nor is another user's address taken for theirs, spaces around it or not.
+    const holder = await createUser({ postes: [currentPost(3, 3)] })
+    const taken = (
+      await db().selectFrom('utilisateur').select('mail').where('id', '=', holder.id).executeTakeFirstOrThrow()
+    ).mail
+    await expectScimError(
+      await send(
+        'PATCH',
+        `/Users/${user.id}`,
+        nord.token,
+        patchOf({ op: 'Replace', path: 'userName', value: ` ${taken} ` }),
+      ),
+      409,
+      'uniqueness',
+    )
     // A PUT takes the same way.
     const other = await createUser({ postes: [currentPost(4, 2)] })
     const otherMail = address()
@@ -618,6 +622,33 @@ describe('PATCH Users/{id}', () => {
     )
     expect((await representation(response))[PORTAIL].postes).toEqual(read[PORTAIL].postes)
     expect(await postesOf(user.id)).toEqual(before)
+  })
+
+  it('adds a post with add, the current one kept', async () => {
+    const user = await createUser({ postes: [currentPost(4, 2)] })
+    const before = await postesOf(user.id)
+    const later = poste(4, 2, isoDate(100), isoDate(130))
+    const response = await send(
+      'PATCH',
+      `/Users/${user.id}`,
+      nord.token,
+      patchOf({ op: 'add', path: `${PORTAIL}:postes`, value: [later] }),
+    )
+    expect((await representation(response))[PORTAIL].postes).toHaveLength(2)
+    expect(await postesOf(user.id)).toEqual(expect.arrayContaining(before))
+    expect(await postesOf(user.id)).toHaveLength(2)
+  })
+
+  it('deactivates a user whose stored names the rules of today would refuse', async () => {
+    const user = await createUser({ postes: [currentPost(4, 2)] })
+    await db().updateTable('utilisateur').set({ nom: 'Li' }).where('id', '=', user.id).execute()
+    const response = await send(
+      'PATCH',
+      `/Users/${user.id}`,
+      nord.token,
+      patchOf({ op: 'Replace', path: 'active', value: 'False' }),
+    )
+    expect((await representation(response)).active).toBe(false)
   })
 
   it('bumps meta.version when the family name changes, as the ETag of a read then says', async () => {

@@ -1,7 +1,14 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { sha256Hex } from '../../worker-api/lib/crypto'
-import { call, createOrganisation, createUser, currentPost, db, ORIGIN, sessionFor } from './helpers'
-import { tokenCall } from './oidc-rp'
+import {
+  call,
+  createOrganisation,
+  createUser,
+  currentPost,
+  insertServiceAccount,
+  ORIGIN,
+  serviceAccountToken,
+  sessionFor,
+} from './helpers'
 
 /**
  * SCIM 2.0 as a provisioning client drives it: the requests of Microsoft Entra ID's provisioning
@@ -15,32 +22,11 @@ const LIST = 'urn:ietf:params:scim:api:messages:2.0:ListResponse'
 let nordToken: string
 let nordUser: { id: number; login: string }
 let sudUser: { id: number; login: string }
-let sequence = 0
+const _sequence = 0
 
 /** A service account of `structure` with `scopes`, and its token. */
-async function accountToken(structure: number, scopes: string, admin = 1) {
-  const clientId = `cs-scim-${++sequence}`
-  const secret = `secret-du-compte-scim-${sequence}-0123456789abcdef`
-  await db()
-    .insertInto('compte_service')
-    .values({
-      nom: `SIRH ${sequence}`,
-      description: null,
-      structure_id: structure,
-      admin,
-      scopes,
-      client_id: clientId,
-      secret_hash: await sha256Hex(secret),
-      ancien_secret_hash: null,
-      ancien_secret_expire: null,
-      jwks: null,
-      domain: ORIGIN,
-      cree_par: null,
-    })
-    .execute()
-  const response = await tokenCall({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret })
-  expect(response.status).toBe(200)
-  return ((await response.json()) as { access_token: string }).access_token
+async function accountToken(structure: number, scopes: string, admin: 0 | 1 = 1) {
+  return serviceAccountToken(await insertServiceAccount({ structure, scopes, admin }))
 }
 
 const scim = (path: string, token: string | undefined, init: RequestInit = {}) =>

@@ -89,6 +89,14 @@ export function useBrowser() {
       extraHTTPHeaders: acceptLanguage ? { 'Accept-Language': acceptLanguage } : {},
     })
     const page = await context.newPage()
+    // What the page's script said went wrong, in the run's output: the evidence of a page that never
+    // came to life (a widget that does not appear) is there and nowhere else.
+    page.on('pageerror', (error) => console.log(`# page error on ${page.url()}: ${error.message}`))
+    page.on('console', (message) => {
+      // An answer in error is the test's to assert (a 400 the page shows), not the script's failure.
+      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource'))
+        console.log(`# console error on ${page.url()}: ${message.text()}`)
+    })
     // A step (a click, a navigation, a wait) may take this long on a busy 2-core machine before it fails.
     page.setDefaultTimeout(30_000)
     page.setDefaultNavigationTimeout(30_000)

@@ -166,7 +166,7 @@ export async function deleteUser(ctx: Ctx, caller: Caller, id: number): Promise<
   await deleteManaged(ctx, actor, target)
 }
 
-/** `deleteUser` of a target already known to be the actor's to manage; `first` runs before any of it. */
+/** `deleteUser` of a target already known to be the actor's to manage; `first` (an `abortUnless`) joins its batch. */
 export async function deleteManaged(
   ctx: Ctx,
   actor: Actor,

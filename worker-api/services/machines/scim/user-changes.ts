@@ -94,20 +94,20 @@ function mailOf(value: unknown): string {
     entries.find((entry) => entry.primary === true || entry.primary === 'True' || entry.primary === 'true') ??
     entries.find((entry) => typeof entry.type === 'string' && entry.type.toLowerCase() === 'work') ??
     entries[0]
-  return text(chosen?.value, 'emails.value')
+  return text(chosen?.value, 'emails.value').trim()
 }
 
 /** Sets one attribute (its name folded to lower case, prefixes dropped); an attribute the portal does not hold is left. */
 function set(changes: UserChanges, attribute: string, value: unknown, op: 'add' | 'replace') {
   switch (attribute) {
     case 'username':
-      changes.userName = text(value, 'userName')
+      changes.userName = text(value, 'userName').trim()
       return
     case 'emails':
       changes.mail = mailOf(value)
       return
     case 'emails.value':
-      changes.mail = text(value, 'emails.value')
+      changes.mail = text(value, 'emails.value').trim()
       return
     case 'name':
       if (!isObject(value)) throw invalidValue('name is an object')

@@ -1,9 +1,16 @@
-import { type SqlBool, sql } from 'kysely'
+import { type Expression, type SqlBool, sql } from 'kysely'
 import type { ADMINISTRATION_ACTIONS } from '../../../contract/log-labels'
 import { mailSchema, nameSchema } from '../../../contract/user'
 import { aborted, abortUnless, type Compilable, type DB, writeThenRead } from '../../../db/client'
 import { uniqueViolation } from '../../../lib/query'
-import { inScopeColumn, modificationColumn, userManageable, type Viewer } from '../../../lib/scope'
+import {
+  inScopeColumn,
+  modificationColumn,
+  pathInScope,
+  serviceAccountId,
+  userManageable,
+  type Viewer,
+} from '../../../lib/scope'
 import type { Ctx } from '../../../lib/types'
 import { type Actor, adminWith, type Caller, viewerOf } from '../../core/actor'
 import { logEntry } from '../../core/audit'
@@ -30,12 +37,13 @@ import { scimUsersQuery, toScimUser, userVersion } from './users'
  * still the account's to manage (`abortUnless`): `If-Match` is answered inside the write it guards.
  */
 
-/** An `If-Match` header: any version (`*`), or the versions it names. */
-export type Precondition = { any: true } | { versions: number[] } | null
+/** An `If-Match` header: the versions it names (none for `*`, any version). */
+export type Precondition = { versions: number[] } | null
 
 export function precondition(header: string | undefined): Precondition {
   if (header === undefined || header.trim() === '') return null
-  if (header.trim() === '*') return { any: true }
+  // Any version: the user exists, which every write checks anyway.
+  if (header.trim() === '*') return null
   const versions = [...header.matchAll(/(?:W\/)?"(\d{1,15})"/g)].map((match) => Number(match[1]))
   return { versions }
 }
@@ -44,7 +52,7 @@ const stale = (version: number) =>
   new ScimError(412, `The user changed since that version: it is now ${userVersion(version)}`)
 
 function checkPrecondition(wanted: Precondition, version: number) {
-  if (wanted && 'versions' in wanted && !wanted.versions.includes(version)) throw stale(version)
+  if (wanted && !wanted.versions.includes(version)) throw stale(version)
 }
 
 /** Attempts of a write without If-Match that another one overtook, before it gives up with 409. */
@@ -72,6 +80,28 @@ function placementReads(db: DB, viewer: Viewer, postes: WantedPoste[] | undefine
       .select(['id', 'libelle', 'structure_id'])
       .where('id', 'in', [...new Set(postes.map((poste) => poste.fonction))]),
   }
+}
+
+/**
+ * The condition a write's posts hold on inside its batch: every function named still exists in a structure of the
+ * scope, and the account acting is still live (a deletion or a move of a structure between the reads and the write
+ * stops it).
+ */
+function placementsHold(db: DB, viewer: Viewer, postes: readonly WantedPoste[]): Expression<SqlBool> {
+  const fonctions = [...new Set(postes.map((poste) => poste.fonction))]
+  const account = serviceAccountId(viewer.id)
+  const live =
+    account === null
+      ? sql<SqlBool>`1 = 1`
+      : sql<SqlBool>`exists (select 1 from compte_service where id = ${account} and actif = 1 and supprime = 0)`
+  if (fonctions.length === 0) return live
+  const placed = db
+    .selectFrom('fonction as held')
+    .innerJoin('structure as held_structure', 'held_structure.id', 'held.structure_id')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('held.id', 'in', fonctions)
+    .where(pathInScope(db, viewer, sql.ref<string>('held_structure.path')))
+  return sql<SqlBool>`(${live} and (${placed}) = ${fonctions.length})`
 }
 
 /** Another account holding `mail` as its address or login (any case): either unique index would refuse it. */
@@ -154,7 +184,9 @@ function postesWrites(
   const said: string[] = []
   wanted.forEach((poste, n) => {
     if (exact[n]) return
-    const same = take((p) => p.structure_id === poste.structure && p.fonction_id === poste.fonction)
+    // `add` adds: only a replacement moves a post's dates.
+    const same =
+      mode === 'set' ? take((p) => p.structure_id === poste.structure && p.fonction_id === poste.fonction) : undefined
     if (same) {
       writes.push(
         db.updateTable('poste').set({ date_debut: poste.dateDebut, date_fin: poste.dateFin }).where('id', '=', same.id),
@@ -192,27 +224,32 @@ function postesWrites(
   return { writes, said, left: wanted.length + kept.length }
 }
 
-/** The names and address a user ends with, checked as the screens check them. */
-function checkedIdentity(identity: { mail: string; nom: string; prenom: string }) {
-  const checks = [
-    ['userName', mailSchema, identity.mail],
-    ['name.familyName', nameSchema, identity.nom],
-    ['name.givenName', nameSchema, identity.prenom],
-  ] as const
-  for (const [attribute, schema, value] of checks) {
-    const result = schema.safeParse(value)
-    if (!result.success) {
-      const problem = result.error.issues[0]?.message ?? 'validation'
-      const why: Record<string, string> = {
-        'validation.required': 'is required',
-        'validation.nameLength': 'holds 3 to 50 characters',
-        'validation.mailMax': 'holds at most 50 characters',
-        'validation.mail': 'is not a mail address',
-      }
-      throw invalidValue(`${attribute} ${why[problem] ?? 'is not valid'}`)
-    }
+const WHY: Record<string, string> = {
+  'validation.required': 'is required',
+  'validation.nameLength': 'holds 3 to 50 characters',
+  'validation.mailMax': 'holds at most 50 characters',
+  'validation.mail': 'is not a mail address',
+}
+
+/** A value the request gives, checked as the screens check it; what it leaves is kept as stored. */
+function checkedValue(attribute: string, schema: typeof mailSchema, given: string | undefined, stored: string) {
+  if (given === undefined) return stored
+  const result = schema.safeParse(given)
+  if (!result.success)
+    throw invalidValue(`${attribute} ${WHY[result.error.issues[0]?.message ?? ''] ?? 'is not valid'}`)
+  return result.data
+}
+
+/** The names and address a user ends with: those the request gives checked, the others as they are. */
+function checkedIdentity(
+  given: { mail: string | undefined; nom: string | undefined; prenom: string | undefined },
+  stored: { mail: string; nom: string; prenom: string } = { mail: '', nom: '', prenom: '' },
+) {
+  return {
+    mail: checkedValue('userName', mailSchema, given.mail, stored.mail),
+    nom: checkedValue('name.familyName', nameSchema, given.nom, stored.nom),
+    prenom: checkedValue('name.givenName', nameSchema, given.prenom, stored.prenom),
   }
-  return { mail: identity.mail.trim(), nom: identity.nom.trim(), prenom: identity.prenom.trim() }
 }
 
 /** The address a write sets: `userName` and `emails` name one address, the login of the users the portal creates. */
@@ -265,6 +302,7 @@ export async function createScimUser(ctx: Ctx, caller: Caller, body: unknown) {
   const user = { id: newId, login: identity.mail, ...identity, domain }
   const invitation = changes.actif ? await invitationWrites(db, actor, user, ctx.request, now) : null
   const writes: Compilable[] = [
+    abortUnless(db, db.selectNoFrom(sql<number>`1`.as('one')).where(placementsHold(db, viewer, wanted))),
     db.insertInto('utilisateur').values({
       login: identity.mail,
       nom: identity.nom,
@@ -309,6 +347,7 @@ export async function createScimUser(ctx: Ctx, caller: Caller, body: unknown) {
   } catch (error) {
     // Another request took the address meanwhile (the unique indexes).
     if (uniqueViolation(error)) throw uniqueness(identity.mail)
+    if (aborted(error)) throw new ScimError(409, 'A structure or function changed meanwhile; retry')
     if (String(error).includes('FOREIGN KEY')) throw invalidValue('A structure or function was deleted meanwhile')
     throw error
   }
@@ -382,11 +421,7 @@ async function updateOnce(
   if (!row.modification) throw new ScimError(403, 'This user holds a post outside this account’s scope')
 
   const mail = wantedMail(changes, row.login)
-  const identity = checkedIdentity({
-    mail: mail ?? row.mail,
-    nom: changes.nom ?? row.nom,
-    prenom: changes.prenom ?? row.prenom,
-  })
+  const identity = checkedIdentity({ mail, nom: changes.nom, prenom: changes.prenom }, row)
   const externalId = changes.externalId === undefined ? row.external_id : changes.externalId
   const actif = changes.actif ?? row.actif === 1
   const mailMoves = identity.mail.toLowerCase() !== row.mail.toLowerCase()
@@ -441,7 +476,7 @@ async function updateOnce(
       })
     }
     after.push(...(await requestMailChange(db, row, identity, { ...ctx.request, by: actor, guard: null }, now)))
-  } else if (identity.mail !== row.mail) {
+  } else if (!mailMoves && identity.mail !== row.mail) {
     // The same address in another case: nobody to tell.
     newMail = identity.mail
   }
@@ -489,7 +524,10 @@ async function updateOnce(
       : []),
     ...(others.length > 0 ? [scimLog(actor, 'UTILISATEUR_MODIFICATION', `${about} : ${others.join(' ; ')}`, ctx)] : []),
   ].map((values) => db.insertInto('log').values(values))
-  const guard = abortUnless(db, managed.where('utilisateur.version', '=', row.version))
+  const guard = abortUnless(
+    db,
+    managed.where('utilisateur.version', '=', row.version).where(placementsHold(db, viewer, postes ?? [])),
+  )
   try {
     const { written, rows } = await writeThenRead(
       ctx.d1,

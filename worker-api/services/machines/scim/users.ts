@@ -4,7 +4,8 @@ import { SCIM_PORTAL_USER, SCIM_USER, type ScimListQuery, type ScimPoste, type S
 import type { DB } from '../../../db/client'
 import { isUserAccount, userListedInScope, type Viewer } from '../../../lib/scope'
 import type { Ctx } from '../../../lib/types'
-import { adminWith, type Caller, viewerOf } from '../../core/actor'
+import { adminWith, type Caller, callerValues, liveAdminOf, viewerOf } from '../../core/actor'
+import { keepTotal, keptRead } from '../../organisation/user-list'
 import { invalidValue, ScimError } from './errors'
 import { attributeName, filterSql } from './filter'
 import { listResponse, scimWindow } from './page'
@@ -118,7 +119,11 @@ export async function listScimUsers(ctx: Ctx, caller: Caller, query: ScimListQue
   const sort = SORTS[sortKey]
   if (!sort) throw invalidValue(`Users cannot be sorted by ${query.sortBy}`)
   const matching = filter === null ? scimUsersQuery(db, viewer) : scimUsersQuery(db, viewer).where(filter)
-  const { rows, total } = await adminWith(ctx, caller, {
+  const counted = matching.clearSelect().select((eb) => eb.fn.countAll<number>().as('n'))
+  // The scope's whole count is kept between writes, as the user list's is (a root account's is 100 000 users); a
+  // filtered one, which a provisioning client makes selective (`userName eq`), is counted each time.
+  const key = JSON.stringify(['scim', viewer.today, viewer.id, viewer.domain])
+  const { rows, total, keep, kept } = await adminWith(ctx, caller, {
     rows:
       count === 0
         ? null
@@ -127,10 +132,20 @@ export async function listScimUsers(ctx: Ctx, caller: Caller, query: ScimListQue
             .orderBy('u.id', order)
             .limit(count)
             .offset(startIndex - 1),
-    total: matching.clearSelect().select((eb) => eb.fn.countAll<number>().as('n')),
+    total: filter === null ? null : counted,
+    keep:
+      filter === null
+        ? keepTotal(db, viewer, {
+            key,
+            count: sql<number>`(${counted})`,
+            allowed: liveAdminOf(db, callerValues(caller)),
+          })
+        : null,
+    kept: filter === null ? keptRead(db, { key }) : null,
   })
   const resources = (rows ?? []).map((row) => projected(toScimUser(row, ctx.request.origin), query, SCIM_USER))
-  return listResponse(resources, total[0]?.n ?? 0, startIndex)
+  const n = filter === null ? (kept?.[0]?.total ?? 0) : (total?.[0]?.n ?? 0)
+  return listResponse(resources, n, startIndex)
 }
 
 /** The row of one user of the scope, or 404. */
