@@ -1,11 +1,19 @@
 // The limits `npm run bench` measures the portal against, served by the same `wrangler dev`:
 // /json is the bare runtime (a small JSON, nothing else), /d1 the floor of any request that must read
-// the database once (one `SELECT 1`), /pbkdf2 the raw password hash the sign-in is bound by
+// the database once (one `SELECT 1`), /d1-write the floor of any request that must write it once (a
+// counter's upsert, as a rate limit counts a call), /pbkdf2 the raw password hash the sign-in is bound by
 // (PBKDF2-HMAC-SHA-512, 100 000 iterations, as worker-api/lib/password.ts), /page the floor of a
 // server-rendered page on the portal's stack (reference-page.js).
 import { referencePage } from './reference-page.js'
 
 const salt = new Uint8Array(16)
+
+/** The counters /d1-write bumps, made once per isolate. */
+let counters
+const countersReady = (db) => {
+  counters ??= db.prepare('CREATE TABLE IF NOT EXISTS compteur (cle TEXT PRIMARY KEY, n INTEGER NOT NULL)').run()
+  return counters
+}
 
 export default {
   async fetch(request, env) {
@@ -13,6 +21,17 @@ export default {
     if (pathname === '/json') return Response.json({ status: 'ok' })
     if (pathname === '/d1') {
       await env.DB.prepare('SELECT 1').first()
+      return Response.json({ status: 'ok' })
+    }
+    if (pathname === '/d1-write') {
+      await countersReady(env.DB)
+      // One of 50 keys, as 50 clients each counted under their own.
+      const key = `client-${Math.floor(Math.random() * 50)}`
+      await env.DB.prepare(
+        'INSERT INTO compteur (cle, n) VALUES (?1, 1) ON CONFLICT (cle) DO UPDATE SET n = n + 1 RETURNING n',
+      )
+        .bind(key)
+        .first()
       return Response.json({ status: 'ok' })
     }
     if (pathname === '/page') return referencePage(request, env)

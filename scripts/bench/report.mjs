@@ -28,7 +28,8 @@ export function formatReport({ options, connections, duration }, { rows, exportR
     print()
     print(
       `References measured before and after the scenarios (req/s), the ratios dividing by their mean: ` +
-        `one D1 statement ${ends(references.ends.floor)}, bare Worker ${ends(references.ends.bare)}, ` +
+        `one D1 statement ${ends(references.ends.floor)}, one D1 write ${ends(references.ends.write)}, ` +
+        `bare Worker ${ends(references.ends.bare)}, ` +
         `Remix page ${ends(references.ends.page)}.`,
     )
   }

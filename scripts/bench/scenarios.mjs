@@ -20,12 +20,13 @@ async function measureReferences({ startReference }, { load }, reference) {
   const referenceServer = await startReference()
   const bare = await load(`${reference}/json`)
   const floor = await load(`${reference}/d1`)
+  const write = await load(`${reference}/d1-write`)
   const page = await load(`${reference}/page`)
   // Last: the hashes still queued when the load stops would slow whatever came next.
   const hash = await load(`${reference}/pbkdf2`)
   const memory = memoryMiB(referenceServer.child.pid)
   await stop(referenceServer.child)
-  return { bare, floor, hash, page, memory }
+  return { bare, floor, write, hash, page, memory }
 }
 
 /**
@@ -35,7 +36,13 @@ async function measureReferences({ startReference }, { load }, reference) {
 async function closeReferences(servers, client, reference, opening) {
   const closing = await measureReferences(servers, client, reference)
   const mean = (name) => ({ ...opening[name], rps: (opening[name].rps + closing[name].rps) / 2 })
-  const references = { bare: mean('bare'), floor: mean('floor'), hash: mean('hash'), page: mean('page') }
+  const references = {
+    bare: mean('bare'),
+    floor: mean('floor'),
+    write: mean('write'),
+    hash: mean('hash'),
+    page: mean('page'),
+  }
   const ends = Object.fromEntries(Object.keys(references).map((name) => [name, [opening[name].rps, closing[name].rps]]))
   return {
     ...references,
@@ -44,6 +51,8 @@ async function closeReferences(servers, client, reference, opening) {
     rows: [
       { name: 'reference: bare Worker (JSON)', ...references.bare, statements: 0, kind: 'reference' },
       { name: 'reference: one D1 statement', ...references.floor, statements: 1, kind: 'reference' },
+      // What a call that must count itself (a rate limit, a program's calls) starts from.
+      { name: 'reference: one D1 write (a counter’s upsert)', ...references.write, statements: 1, kind: 'reference' },
       { name: 'reference: raw PBKDF2-SHA512 100k', ...references.hash, statements: 0, kind: 'reference' },
       { name: 'reference: a Remix page, one D1 statement (SSR)', ...references.page, statements: 1, kind: 'reference' },
     ],

@@ -170,6 +170,24 @@ describe('GET Users', () => {
     await expectScimError(await scim('/Users?startIndex=abc', nordToken), 400, 'invalidValue')
   })
 
+  it('counts a filtered list whatever its window: a page, past the end, the total only', async () => {
+    const active = filter('active eq true')
+    const all = await list(active)
+    expect(all.totalResults).toBe(all.Resources.length)
+    expect(all.totalResults).toBeGreaterThan(2)
+    expect(await list(`${active}&startIndex=2&count=1`)).toMatchObject({
+      totalResults: all.totalResults,
+      itemsPerPage: 1,
+    })
+    expect(await list(`${active}&startIndex=1000&count=5`)).toMatchObject({
+      totalResults: all.totalResults,
+      itemsPerPage: 0,
+      Resources: [],
+    })
+    expect(await list(`${active}&count=0`)).toMatchObject({ totalResults: all.totalResults, itemsPerPage: 0 })
+    expect(await list(filter('userName eq "personne@example.test"'))).toMatchObject({ totalResults: 0, Resources: [] })
+  })
+
   it('answers the attributes asked, or all but those excluded; id and schemas always', async () => {
     const [only] = (await list(`attributes=userName&${filter(`userName eq "${nordUser.login}"`)}`)).Resources
     expect(Object.keys(only ?? {}).sort()).toEqual(['id', 'schemas', 'userName'])

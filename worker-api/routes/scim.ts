@@ -179,50 +179,6 @@ scimRoutes
   )
   .openapi(
     createRoute({
-      method: 'put',
-      path: '/scim/v2/Users/{id}',
-      tags,
-      summary:
-        "SCIM: the user replaced (names, mail, active, externalId; the posts when the portal's extension is given); If-Match",
-      security,
-      request: { params: scimIdParam, headers: ifMatch, body: scimBody('User') },
-      responses: { 200: scimJson('User'), ...scimErrors, ...writeErrors },
-    }),
-    async (c) => {
-      const { user, version } = await replaceScimUser(
-        c.var.ctx,
-        c.get('caller'),
-        c.req.valid('param').id,
-        c.req.valid('json'),
-        precondition(c.req.header('If-Match')),
-      )
-      return scim(c, user, { ETag: version })
-    },
-  )
-  .openapi(
-    createRoute({
-      method: 'patch',
-      path: '/scim/v2/Users/{id}',
-      tags,
-      summary:
-        'SCIM: add, replace, remove (op in any case; paths such as emails[type eq "work"].value, name.familyName, the extension\'s postes; a path-less replace; active as "False"); If-Match',
-      security,
-      request: { params: scimIdParam, headers: ifMatch, body: scimBody('PatchOp') },
-      responses: { 200: scimJson('User'), ...scimErrors, ...writeErrors },
-    }),
-    async (c) => {
-      const { user, version } = await patchScimUser(
-        c.var.ctx,
-        c.get('caller'),
-        c.req.valid('param').id,
-        c.req.valid('json'),
-        precondition(c.req.header('If-Match')),
-      )
-      return scim(c, user, { ETag: version })
-    },
-  )
-  .openapi(
-    createRoute({
       method: 'delete',
       path: '/scim/v2/Users/{id}',
       tags,
@@ -236,6 +192,44 @@ scimRoutes
       return c.body(null, 204)
     },
   )
+
+/** PUT and PATCH of a user: the same request and answer, the body read as a resource or as operations. */
+for (const [method, body, write, summary] of [
+  [
+    'put',
+    'User',
+    replaceScimUser,
+    "SCIM: the user replaced (names, mail, active, externalId; the posts when the portal's extension is given); If-Match",
+  ],
+  [
+    'patch',
+    'PatchOp',
+    patchScimUser,
+    'SCIM: add, replace, remove (op in any case; paths such as emails[type eq "work"].value, name.familyName, the extension\'s postes; a path-less replace; active as "False"); If-Match',
+  ],
+] as const) {
+  scimRoutes.openapi(
+    createRoute({
+      method,
+      path: '/scim/v2/Users/{id}',
+      tags,
+      summary,
+      security,
+      request: { params: scimIdParam, headers: ifMatch, body: scimBody(body) },
+      responses: { 200: scimJson('User'), ...scimErrors, ...writeErrors },
+    }),
+    async (c) => {
+      const { user, version } = await write(
+        c.var.ctx,
+        c.get('caller'),
+        c.req.valid('param').id,
+        c.req.valid('json'),
+        precondition(c.req.header('If-Match')),
+      )
+      return scim(c, user, { ETag: version })
+    },
+  )
+}
 
 scimRoutes
   .openapi(

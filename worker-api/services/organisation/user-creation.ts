@@ -48,6 +48,16 @@ export function boundOrigin(actor: Actor, domain: string | undefined, requestOri
 }
 
 /**
+ * The id of the user created in the same batch with `mail`, for the rows written with them. (`collate nocase`, as the
+ * unique index on mail: an exact `=` would scan every user.)
+ */
+export const createdUserId = (db: DB, mail: string) =>
+  sql<number>`(${db
+    .selectFrom('utilisateur as created')
+    .select('created.id')
+    .where(sql<SqlBool>`created.mail = ${mail} collate nocase`)})`
+
+/**
  * POST rest/bd/utilisateur (spec §3, §5): a user (the login is the mail) with a first post in scope, in one batch. Only
  * an active user is invited now; an inactive one is invited on activation, since a link they could not use yet would
  * only run out.
@@ -73,12 +83,7 @@ export async function createUser(ctx: Ctx, caller: Caller, input: CreateUserInpu
 
   const now = new Date()
   const at = now.toISOString()
-  // The new user's id, for the rows written with them in the batch.
-  // (`collate nocase`, as the unique index on mail: an exact `=` would scan every user.)
-  const newId = sql<number>`(${db
-    .selectFrom('utilisateur as created')
-    .select('created.id')
-    .where(sql<SqlBool>`created.mail = ${input.mail} collate nocase`)})`
+  const newId = createdUserId(db, input.mail)
   const user = { id: newId, login: input.mail, nom: input.nom, prenom: input.prenom, mail: input.mail, domain }
   const invitation = input.actif ? await invitationWrites(db, actor, user, ctx.request, now) : null
   const results = await namedBatch(ctx.d1, {

@@ -24,7 +24,7 @@ import {
   requestMailChange,
 } from '../../organisation/mail-change'
 import { deleteManaged, revokeSessions, uninvite } from '../../organisation/user-admin'
-import { boundOrigin } from '../../organisation/user-creation'
+import { boundOrigin, createdUserId } from '../../organisation/user-creation'
 import { invalidValue, ScimError } from './errors'
 import { patchChanges, resourceChanges, type UserChanges, type WantedPoste } from './user-changes'
 import { scimUsersQuery, toScimUser, userVersion } from './users'
@@ -295,10 +295,7 @@ export async function createScimUser(ctx: Ctx, caller: Caller, body: unknown) {
   const now = new Date()
   const at = now.toISOString()
   const domain = boundOrigin(actor, undefined, ctx.request.origin)
-  const newId = sql<number>`(${db
-    .selectFrom('utilisateur as created')
-    .select('created.id')
-    .where(sql<SqlBool>`created.mail = ${identity.mail} collate nocase`)})`
+  const newId = createdUserId(db, identity.mail)
   const user = { id: newId, login: identity.mail, ...identity, domain }
   const invitation = changes.actif ? await invitationWrites(db, actor, user, ctx.request, now) : null
   const writes: Compilable[] = [

@@ -123,16 +123,24 @@ export async function listScimUsers(ctx: Ctx, caller: Caller, query: ScimListQue
   // The scope's whole count is kept between writes, as the user list's is (a root account's is 100 000 users); a
   // filtered one, which a provisioning client makes selective (`userName eq`), is counted each time.
   const key = JSON.stringify(['scim', viewer.today, viewer.id, viewer.domain])
-  const { rows, total, keep, kept } = await adminWith(ctx, caller, {
-    rows:
-      count === 0
-        ? null
-        : matching
-            .orderBy(sort, order)
-            .orderBy('u.id', order)
-            .limit(count)
-            .offset(startIndex - 1),
-    total: filter === null ? null : counted,
+  // A filtered page carries its count (a window over the matching rows): one statement fewer. (Not the whole scope's:
+  // the window would count every user for each page.)
+  const page =
+    count === 0
+      ? null
+      : matching
+          .select(
+            filter === null
+              ? sql<number | null>`null`.as('matching_total')
+              : sql<number>`count(*) over ()`.as('matching_total'),
+          )
+          .orderBy(sort, order)
+          .orderBy('u.id', order)
+          .limit(count)
+          .offset(startIndex - 1)
+  const { rows, total, kept } = await adminWith(ctx, caller, {
+    rows: page,
+    total: filter !== null && page === null ? counted : null,
     keep:
       filter === null
         ? keepTotal(db, viewer, {
@@ -144,7 +152,14 @@ export async function listScimUsers(ctx: Ctx, caller: Caller, query: ScimListQue
     kept: filter === null ? keptRead(db, { key }) : null,
   })
   const resources = (rows ?? []).map((row) => projected(toScimUser(row, ctx.request.origin), query, SCIM_USER))
-  const n = filter === null ? (kept?.[0]?.total ?? 0) : (total?.[0]?.n ?? 0)
+  const n =
+    filter === null
+      ? (kept?.[0]?.total ?? 0)
+      : page === null
+        ? (total?.[0]?.n ?? 0)
+        : (rows?.[0]?.matching_total ??
+          // A window past the last match says no count: asked on its own (a client reading past the end).
+          (startIndex === 1 ? 0 : ((await counted.executeTakeFirst())?.n ?? 0)))
   return listResponse(resources, n, startIndex)
 }
 
