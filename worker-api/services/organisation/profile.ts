@@ -15,7 +15,7 @@ import { loginAfterMailChange, MAIL_CHANGE_REQUESTS_PER_HOUR, mailCorrection, re
  * Another account holding `mail` as its address, or as its login when the user's login would become
  * it: either unique index would refuse the change.
  */
-function holderOf(db: DB, id: number, mail: string) {
+export function holderOf(db: DB, id: number, mail: string) {
   return db
     .selectFrom('utilisateur')
     .select(['id', sql<number>`mail = ${mail} collate nocase`.as('holds_mail')])

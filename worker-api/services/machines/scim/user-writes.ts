@@ -16,6 +16,7 @@ import {
   mailCorrection,
   requestMailChange,
 } from '../../organisation/mail-change'
+import { holderOf } from '../../organisation/profile'
 import { deleteManaged, revokeSessions, uninvite } from '../../organisation/user-admin'
 import { boundOrigin, createdUserId } from '../../organisation/user-creation'
 import { invalidValue, ScimError } from './errors'
@@ -60,17 +61,8 @@ function targetQuery(db: DB, viewer: Viewer, id: number) {
     .where('u.id', '=', id)
 }
 
-/** Another account holding `mail` as its address or login (any case): either unique index would refuse it. */
-const holders = (db: DB, mail: string | undefined, id: number) =>
-  mail === undefined
-    ? null
-    : db
-        .selectFrom('utilisateur')
-        .select('id')
-        .where((eb) =>
-          eb.or([sql<boolean>`mail = ${mail} collate nocase`, sql<boolean>`login = ${mail} collate nocase`]),
-        )
-        .where('id', '!=', id)
+/** Another account holding `mail` as its address or login (`holderOf`, the profile's check), when a write names one. */
+const holders = (db: DB, mail: string | undefined, id: number) => (mail === undefined ? null : holderOf(db, id, mail))
 
 const uniqueness = (mail: string) => new ScimError(409, `Another user holds ${mail}`, 'uniqueness')
 
@@ -239,27 +231,37 @@ async function updateOnce(
   const db = ctx.db
   const viewer = viewerOf(caller)
   const now = new Date()
+  // What only an address or posts need is read only when the write names them.
+  const named = changes.mail ?? changes.userName
   const reads = await adminWith(ctx, caller, {
     target: targetQuery(db, viewer, userId),
-    current: db
-      .selectFrom('poste')
-      .select(['id', 'structure_id', 'fonction_id', 'date_debut', 'date_fin'])
-      .where('utilisateur_id', '=', userId)
-      .where('date_fin', '>=', viewer.today),
+    current: !changes.postes
+      ? null
+      : db
+          .selectFrom('poste')
+          .select(['id', 'structure_id', 'fonction_id', 'date_debut', 'date_fin'])
+          .where('utilisateur_id', '=', userId)
+          .where('date_fin', '>=', viewer.today),
     ...placementReads(db, viewer, changes.postes?.list),
-    taken: holders(db, changes.mail ?? changes.userName, userId),
+    taken: holders(db, named, userId),
     // A confirmation already asked of that address: asking again would only send the same mails.
-    pending: db
-      .selectFrom('mail_token')
-      .select('id')
-      .where('utilisateur_id', '=', userId)
-      .where('purpose', '=', 'MAIL_CHANGE')
-      .where('used_at', 'is', null)
-      .where('expires_at', '>', now.toISOString())
-      .where(sql<SqlBool>`new_mail = ${changes.mail ?? changes.userName ?? ''} collate nocase`),
-    mayChangeMail: db.selectNoFrom((eb) =>
-      eb.exists(underHourlyCap(db, userId, 'MAIL_CHANGE', MAIL_CHANGE_REQUESTS_PER_HOUR, now)).as('room'),
-    ),
+    pending:
+      named === undefined
+        ? null
+        : db
+            .selectFrom('mail_token')
+            .select('id')
+            .where('utilisateur_id', '=', userId)
+            .where('purpose', '=', 'MAIL_CHANGE')
+            .where('used_at', 'is', null)
+            .where('expires_at', '>', now.toISOString())
+            .where(sql<SqlBool>`new_mail = ${named} collate nocase`),
+    mayChangeMail:
+      named === undefined
+        ? null
+        : db.selectNoFrom((eb) =>
+            eb.exists(underHourlyCap(db, userId, 'MAIL_CHANGE', MAIL_CHANGE_REQUESTS_PER_HOUR, now)).as('room'),
+          ),
   })
   const { actor } = reads
   const row = reads.target[0]
@@ -283,7 +285,7 @@ async function updateOnce(
   // The posts: current and future ones become the wanted ones.
   const postes = changes.postes ? placed(changes.postes.list, reads, viewer.today) : null
   if (postes && changes.postes) {
-    const written = postesWrites(db, userId, reads.current, postes, changes.postes.mode)
+    const written = postesWrites(db, userId, reads.current ?? [], postes, changes.postes.mode)
     if (written.left === 0 && !actor.racine) {
       throw invalidValue("A user of this account's sub-tree keeps a post in it: the posts cannot all go")
     }
@@ -316,8 +318,8 @@ async function updateOnce(
     writes.unshift(...correction.before)
     after.push(...correction.after)
     newMail = identity.mail
-  } else if (mailMoves && reads.pending.length === 0) {
-    if (!reads.mayChangeMail[0]?.room) {
+  } else if (mailMoves && (reads.pending ?? []).length === 0) {
+    if (!reads.mayChangeMail?.[0]?.room) {
       throw new ScimError(429, 'Too many address changes for this user; retry later', undefined, {
         'Retry-After': '3600',
       })
