@@ -125,7 +125,7 @@ export default {
       secured.headers.set('Server-Timing', serverTiming(scope.meter, performance.now() - started))
     }
     // A form may have ended OpenID Connect sessions (a sign-out): their clients are told now.
-    if (write)
+    if (write && scope.meter.revokesTokens)
       ctx.waitUntil(
         deliverLogouts(backgroundContext(env)).catch((error) => console.error('Logout delivery failed', error)),
       )

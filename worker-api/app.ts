@@ -110,9 +110,10 @@ export function createApp() {
     if (!inProcess && timingEnabled(c.env)) c.res.headers.set('Server-Timing', serverTiming(scope.meter))
     // Every answer, errors included: not sniffed, not framed, not cached unless a route says otherwise.
     apiHeaders(c.res.headers, new URL(c.req.url).protocol === 'https:')
-    // A write may have ended OpenID Connect sessions: their clients are told now (the page's own
-    // writes: server.ts), outside the request's measure.
-    if (write && !inProcess) afterResponse(c, () => deliverLogouts(backgroundContext(bindings)))
+    // A write that revoked tokens may have ended OpenID Connect sessions: their clients are told now
+    // (the page's own writes: server.ts), outside the request's measure. Any left go with the cron's.
+    if (write && scope.meter.revokesTokens && !inProcess)
+      afterResponse(c, () => deliverLogouts(backgroundContext(bindings)))
   })
   // A body is bounded as the UI's forms are: anything larger is refused before a route reads it.
   app.use(

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { createMeter, meteredD1, serverTiming } from '../../worker-api/db/meter'
+import { getDb } from '../../worker-api/db/client'
+import { createMeter, meteredD1, revokesTokens, serverTiming } from '../../worker-api/db/meter'
 import { openRequestScope, validBookmark } from '../../worker-api/db/request-scope'
 import type { Env } from '../../worker-api/lib/types'
 
@@ -84,11 +85,59 @@ describe('the statement counter', () => {
   })
 
   it('says it in a Server-Timing header', () => {
-    const meter = { statements: 3, roundTrips: 2, d1Ms: 4.26, apiCalls: 2, apiMs: 9.04, renderMs: 1.5 }
+    const meter = {
+      ...createMeter(),
+      statements: 3,
+      roundTrips: 2,
+      d1Ms: 4.26,
+      apiCalls: 2,
+      apiMs: 9.04,
+      renderMs: 1.5,
+    }
     expect(serverTiming(meter, 12.345)).toBe(
       'd1;dur=4.3;desc="3 statements, 2 round trips", api;dur=9;desc="2 in-process calls", render;dur=1.5, total;dur=12.3',
     )
     expect(serverTiming(createMeter())).toBe('d1;dur=0;desc="0 statements, 0 round trips"')
+  })
+})
+
+/**
+ * A write that revokes refresh tokens may queue back-channel logouts (migrations/0022's trigger), which
+ * the request delivers once its answer is out; a request that revoked none skips that read.
+ */
+describe('the statements that revoke refresh tokens', () => {
+  const db = getDb(fakeD1().database)
+  const at = '2026-01-01T00:00:00.000Z'
+
+  it('are every update of revoked_at on refresh_token, as Kysely or raw SQL writes it', () => {
+    for (const query of [
+      db.updateTable('refresh_token').set({ revoked_at: at, revoked_reason: 'ADMINISTRATEUR' }).where('id', '=', 1),
+      db.updateTable('refresh_token').set({ revoked_at: at }).where('application_id', '=', 2),
+      db.updateTable('refresh_token').set({ revoked_reason: 'AUTRE_APPAREIL', revoked_at: at }),
+    ]) {
+      expect(revokesTokens(query.compile().sql)).toBe(true)
+    }
+    expect(revokesTokens('UPDATE refresh_token\n  SET revoked_at = ?1 WHERE family_id = ?2')).toBe(true)
+  })
+
+  it('are not a rotation, a read of revoked tokens, nor a revocation elsewhere', () => {
+    for (const text of [
+      db.updateTable('refresh_token').set({ rotated_at: at, successor: 'x' }).where('revoked_at', 'is', null),
+      db.selectFrom('refresh_token').select('id').where('revoked_at', 'is', null),
+    ]
+      .map((query) => query.compile().sql)
+      .concat('UPDATE mail_token SET revoked_at = ?1 WHERE utilisateur_id = ?2')) {
+      expect(revokesTokens(text)).toBe(false)
+    }
+  })
+
+  it('mark the request that prepares one', () => {
+    const meter = createMeter()
+    const metered = meteredD1(fakeD1().database, meter)
+    metered.prepare('SELECT 1')
+    expect(meter.revokesTokens).toBe(false)
+    metered.prepare(db.updateTable('refresh_token').set({ revoked_at: at }).compile().sql)
+    expect(meter.revokesTokens).toBe(true)
   })
 })
 

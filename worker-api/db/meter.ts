@@ -10,11 +10,21 @@ export type Meter = {
   apiCalls: number
   apiMs: number
   renderMs: number
+  /**
+   * Whether the request prepared a statement that revokes refresh tokens: the one write that may queue
+   * a back-channel logout (migrations/0022's trigger), to deliver once the answer is out.
+   */
+  revokesTokens: boolean
 }
 
 export function createMeter(): Meter {
-  return { statements: 0, roundTrips: 0, d1Ms: 0, apiCalls: 0, apiMs: 0, renderMs: 0 }
+  return { statements: 0, roundTrips: 0, d1Ms: 0, apiCalls: 0, apiMs: 0, renderMs: 0, revokesTokens: false }
 }
+
+/** A statement that sets `revoked_at` on refresh tokens, as Kysely or raw SQL writes it. */
+const REVOCATION = /\bupdate\s+"?refresh_token"?\s+set\b[\s\S]*?\brevoked_at"?\s*=/i
+
+export const revokesTokens = (query: string) => REVOCATION.test(query)
 
 /** Runs `task` (one round trip of `statements` statements) and adds it to the meter. */
 async function timed<T>(meter: Meter, statements: number, task: () => Promise<T>): Promise<T> {
@@ -50,7 +60,10 @@ export type D1Like = Pick<D1Database, 'prepare' | 'batch'>
 /** `database` with every statement it runs counted in `meter`. */
 export function meteredD1<T extends D1Like>(database: T, meter: Meter): T {
   return {
-    prepare: (query: string) => meteredStatement(database.prepare(query), meter),
+    prepare: (query: string) => {
+      if (revokesTokens(query)) meter.revokesTokens = true
+      return meteredStatement(database.prepare(query), meter)
+    },
     batch: <R = unknown>(statements: D1PreparedStatement[]) =>
       timed(meter, statements.length, () =>
         database.batch<R>(statements.map((statement) => unwrapped.get(statement) ?? statement)),
