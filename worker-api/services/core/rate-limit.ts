@@ -42,14 +42,21 @@ function rateCounter(key: string, limit: number, now = new Date()) {
     Math.floor(now.getTime() / (WINDOW_SECONDS * 1000)) * WINDOW_SECONDS * 1000,
   ).toISOString()
   return {
-    statement: (onlyIf = 'true') =>
-      rawStatement<{ count: number }>(
+    /**
+     * The counting statement. `alongside` adds columns to its answer (SQL whose parameters are `?3` on,
+     * given in `values`): what the request reads with its count, in the same statement.
+     */
+    statement: <Also extends object = object>(
+      onlyIf = 'true',
+      alongside: { columns: string; values: readonly unknown[] } = { columns: '', values: [] },
+    ) =>
+      rawStatement<{ count: number } & Also>(
         `INSERT INTO rate_limit (key, window_start, count) SELECT ?1, ?2, 1 WHERE ${onlyIf}
          ON CONFLICT (key) DO UPDATE SET
            count = CASE WHEN window_start = ?2 THEN count + 1 ELSE 1 END,
            window_start = ?2
-         RETURNING count`,
-        [key, windowStart],
+         RETURNING count${alongside.columns ? `, ${alongside.columns}` : ''}`,
+        [key, windowStart, ...alongside.values],
       ),
     /**
      * SQL true once this request was counted within the limit (for the statements after it). Limits are

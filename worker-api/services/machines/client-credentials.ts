@@ -80,27 +80,19 @@ export async function clientCredentialsGrant(
 ): Promise<ServiceTokenAnswer> {
   const client = presented(form, authorization)
   const rate = oidcClientCounter('oidc-token', client.clientId, Number(ctx.env.OIDC_TOKEN_RATE_PER_MINUTE ?? 120))
-  const db = ctx.db
-  const read = await namedBatch(ctx.d1, {
-    rate: rate.statement(),
-    account: db
-      .selectFrom('compte_service')
-      .select([
-        'id',
-        'admin',
-        'scopes',
-        'domain',
-        'actif',
-        'secret_hash',
-        'ancien_secret_hash',
-        'ancien_secret_expire',
-        'jwks',
-      ])
-      .where('client_id', '=', client.clientId)
-      .where('supprime', '=', 0),
+  // One statement: the call counted, and the account read in its answer.
+  const { read } = await namedBatch(ctx.d1, {
+    read: rate.statement<{ account: string | null }>('true', {
+      columns: `(SELECT json_object(${ACCOUNT_COLUMNS.map((column) => `'${column}', ${column}`).join(', ')})
+        FROM compte_service WHERE client_id = ?3 AND supprime = 0) AS account`,
+      values: [client.clientId],
+    }),
   })
-  rate.check(read.rate?.results[0])
-  const account = read.account?.results[0]
+  const row = read?.results[0]
+  rate.check(row)
+  const account = row?.account
+    ? (JSON.parse(row.account) as AccountRow & { id: number; admin: number; scopes: string })
+    : undefined
   if (!account) throw invalidClient(client.basic)
   const refusal = await refusalOf(ctx, client, account, new Date())
   if (refusal !== null) {
@@ -117,6 +109,19 @@ export async function clientCredentialsGrant(
   })
   return { access_token: token, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS, scope: scopes }
 }
+
+/** What the grant reads of the account. */
+const ACCOUNT_COLUMNS = [
+  'id',
+  'admin',
+  'scopes',
+  'domain',
+  'actif',
+  'secret_hash',
+  'ancien_secret_hash',
+  'ancien_secret_expire',
+  'jwks',
+] as const
 
 type AccountRow = {
   actif: number
