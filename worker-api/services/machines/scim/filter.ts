@@ -1,5 +1,6 @@
 import { type Expression, type SqlBool, sql } from 'kysely'
 import { type Filter, parse } from 'scim2-parse-filter'
+import type { DB } from '../../../db/client'
 import { invalidFilter } from './errors'
 
 /**
@@ -60,6 +61,24 @@ export function parsedFilter(text: string): Filter {
 /** The filter as SQL on the columns `attributes` names (users' by default). */
 export function filterSql(text: string, attributes: Record<string, Column> = USER_ATTRIBUTES): Expression<SqlBool> {
   return toSql(parsedFilter(text), { comparisons: 0, attributes }, null)
+}
+
+/**
+ * The filter as the text of its SQL, a `?` in each value's place, and its values: what keys a statement
+ * compiled once per filter's form (db/client.ts `prepared`), each client's values bound to it.
+ */
+export type FilterForm = { text: string; values: unknown[] }
+
+export function filterForm(db: DB, text: string, attributes: Record<string, Column> = USER_ATTRIBUTES): FilterForm {
+  const { sql: compiled, parameters } = sql<SqlBool>`${filterSql(text, attributes)}`.compile(db)
+  return { text: compiled, values: [...parameters] }
+}
+
+/** A filter's SQL again, from its form and a value (or a prepared statement's marker) for each `?`. */
+export function fromForm(text: string, values: readonly unknown[]): Expression<SqlBool> {
+  const parts = text.split('?')
+  if (parts.length !== values.length + 1) throw new Error('A filter form binds one value per placeholder')
+  return sql<SqlBool>`(${sql<SqlBool>(Object.assign(parts, { raw: parts }), ...values)})`
 }
 
 const utf8 = new TextEncoder()

@@ -1,13 +1,20 @@
 import { type Expression, type SqlBool, sql } from 'kysely'
 import { API_BASE } from '../../../contract/base'
 import { SCIM_PORTAL_USER, SCIM_USER, type ScimListQuery, type ScimPoste, type ScimUser } from '../../../contract/scim'
-import type { DB } from '../../../db/client'
-import { isUserAccount, userListedInScope, type Viewer } from '../../../lib/scope'
+import { type DB, namedBatch, prepared } from '../../../db/client'
+import {
+  isUserAccount,
+  userListedInScope,
+  type Viewer,
+  type ViewerValues,
+  viewerIn,
+  viewerValues,
+} from '../../../lib/scope'
 import type { Ctx } from '../../../lib/types'
-import { adminWith, type Caller, callerValues, liveAdminOf, viewerOf } from '../../core/actor'
+import { adminWith, type Caller, type CallerValues, callerValues, liveAdminOf, viewerOf } from '../../core/actor'
 import { keepTotal, keptRead } from '../../organisation/user-list'
 import { invalidValue, ScimError } from './errors'
-import { attributeName, filterSql } from './filter'
+import { attributeName, filterForm, fromForm } from './filter'
 import { listResponse, scimWindow } from './page'
 import { projected } from './projection'
 
@@ -109,65 +116,111 @@ const SORTS: Record<string, Expression<unknown>> = {
   'meta.lastmodified': sql.ref('u.updated_at'),
 }
 
+/** A filter's values, as the named values of a prepared statement. */
+type FilterValues = { [value: `f${number}`]: unknown }
+const filterValues = (values: readonly unknown[]): FilterValues =>
+  Object.fromEntries(values.map((value, index) => [`f${index}`, value]))
+const filterIn = (filter: string, values: FilterValues) =>
+  filter === ''
+    ? null
+    : fromForm(
+        filter,
+        Array.from({ length: filter.split('?').length - 1 }, (_, index) => values[`f${index}`]),
+      )
+
+/** The scope's users that match a filter's form (`filterForm`; none: '') under `u`. */
+const matchingUsers = (db: DB, values: ViewerValues & FilterValues & { filter: string }) => {
+  const filter = filterIn(values.filter, values)
+  const users = scimUsersQuery(db, viewerIn(values))
+  return filter === null ? users : users.where(filter)
+}
+
+/**
+ * A page of the users that match, sorted, compiled once per filter's form and sort (the values bound at
+ * each call): a filtered page carries its count (a window over the matching rows, one statement fewer;
+ * not the whole scope's, which the window would count for each page).
+ */
+const pageStatement = prepared(
+  (
+    db,
+    values: ViewerValues &
+      FilterValues & { filter: string; sort: string; order: 'asc' | 'desc'; count: number; offset: number },
+  ) =>
+    matchingUsers(db, values)
+      .select(
+        values.filter === ''
+          ? sql<number | null>`null`.as('matching_total')
+          : sql<number>`count(*) over ()`.as('matching_total'),
+      )
+      .orderBy(SORTS[values.sort] ?? sql.ref('u.id'), values.order)
+      .orderBy('u.id', values.order)
+      .limit(values.count)
+      .offset(values.offset),
+  ['domain', 'filter', 'sort', 'order'],
+)
+
+/** How many users match (a page of none, or a window past the last match). */
+const countOf = (db: DB, values: ViewerValues & FilterValues & { filter: string }) =>
+  matchingUsers(db, values)
+    .clearSelect()
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+
+const countStatement = prepared(countOf, ['domain', 'filter'])
+
+/** The scope's whole count, kept between writes as the user list's is (a root account's is 100 000 users). */
+const keepStatement = prepared(
+  (db, values: ViewerValues & CallerValues & { key: string }) =>
+    keepTotal(db, viewerIn(values), {
+      key: values.key,
+      count: sql<number>`(${countOf(db, { ...values, filter: '' })})`,
+      allowed: liveAdminOf(db, values),
+    }),
+  ['domain'],
+)
+
 /** GET Users: a page of the scope's users matching the filter, sorted, with the total. */
 export async function listScimUsers(ctx: Ctx, caller: Caller, query: ScimListQuery) {
   const db = ctx.db
   const viewer = viewerOf(caller)
   const { startIndex, count, order } = scimWindow(query)
-  const filter = query.filter === undefined || query.filter.trim() === '' ? null : filterSql(query.filter)
-  const sortKey = query.sortBy ? attributeName(query.sortBy) : 'id'
-  const sort = SORTS[sortKey]
-  if (!sort) throw invalidValue(`Users cannot be sorted by ${query.sortBy}`)
-  const matching = filter === null ? scimUsersQuery(db, viewer) : scimUsersQuery(db, viewer).where(filter)
-  const counted = matching.clearSelect().select((eb) => eb.fn.countAll<number>().as('n'))
-  // The scope's whole count is kept between writes, as the user list's is (a root account's is 100 000 users); a
-  // filtered one, which a provisioning client makes selective (`userName eq`), is counted each time.
+  const form = query.filter === undefined || query.filter.trim() === '' ? null : filterForm(db, query.filter)
+  const sort = query.sortBy ? attributeName(query.sortBy) : 'id'
+  if (!SORTS[sort]) throw invalidValue(`Users cannot be sorted by ${query.sortBy}`)
+  const matching = { ...viewerValues(viewer), filter: form?.text ?? '', ...filterValues(form?.values ?? []) }
+  const counted = countStatement(db, matching)
+  // A provisioning client makes a filter selective (`userName eq`): its count comes with its page.
   const key = JSON.stringify(['scim', viewer.today, viewer.id, viewer.domain])
-  // A filtered page carries its count (a window over the matching rows): one statement fewer. (Not the whole scope's:
-  // the window would count every user for each page.)
-  const page =
-    count === 0
-      ? null
-      : matching
-          .select(
-            filter === null
-              ? sql<number | null>`null`.as('matching_total')
-              : sql<number>`count(*) over ()`.as('matching_total'),
-          )
-          .orderBy(sort, order)
-          .orderBy('u.id', order)
-          .limit(count)
-          .offset(startIndex - 1)
+  const page = count === 0 ? null : pageStatement(db, { ...matching, sort, order, count, offset: startIndex - 1 })
   const { rows, total, kept } = await adminWith(ctx, caller, {
     rows: page,
-    total: filter !== null && page === null ? counted : null,
-    keep:
-      filter === null
-        ? keepTotal(db, viewer, {
-            key,
-            count: sql<number>`(${counted})`,
-            allowed: liveAdminOf(db, callerValues(caller)),
-          })
-        : null,
-    kept: filter === null ? keptRead(db, { key }) : null,
+    total: form !== null && page === null ? counted : null,
+    keep: form === null ? keepStatement(db, { ...viewerValues(viewer), ...callerValues(caller), key }) : null,
+    kept: form === null ? keptRead(db, { key }) : null,
   })
   const resources = (rows ?? []).map((row) => projected(toScimUser(row, ctx.request.origin), query, SCIM_USER))
   const n =
-    filter === null
+    form === null
       ? (kept?.[0]?.total ?? 0)
       : page === null
         ? (total?.[0]?.n ?? 0)
         : (rows?.[0]?.matching_total ??
           // A window past the last match says no count: asked on its own (a client reading past the end).
-          (startIndex === 1 ? 0 : ((await counted.executeTakeFirst())?.n ?? 0)))
+          (startIndex === 1 ? 0 : ((await namedBatch(ctx.d1, { counted })).counted?.results[0]?.n ?? 0)))
   return listResponse(resources, n, startIndex)
 }
+
+/** One user of the scope, compiled once. */
+const oneUser = prepared(
+  (db, values: ViewerValues & { userId: number }) =>
+    scimUsersQuery(db, viewerIn(values)).where('u.id', '=', values.userId),
+  ['domain'],
+)
 
 /** The row of one user of the scope, or 404. */
 export async function scimUserRow(ctx: Ctx, caller: Caller, id: string): Promise<ScimUserRow> {
   const userId = /^\d{1,15}$/.test(id) ? Number(id) : 0
   const { rows } = await adminWith(ctx, caller, {
-    rows: scimUsersQuery(ctx.db, viewerOf(caller)).where('u.id', '=', userId),
+    rows: oneUser(ctx.db, { ...viewerValues(viewerOf(caller)), userId }),
   })
   const row = rows[0]
   if (!row) throw new ScimError(404, `No user ${id} in this account's scope`)
