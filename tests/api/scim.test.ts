@@ -4,6 +4,7 @@ import {
   createOrganisation,
   createUser,
   currentPost,
+  db,
   insertServiceAccount,
   ORIGIN,
   serviceAccountToken,
@@ -202,6 +203,50 @@ describe('GET Users', () => {
 })
 
 describe('GET Users/{id}', () => {
+  it('writes a user alike in a page and alone, JSON types as RFC 7643 §4.1 has them; externalId only when held', async () => {
+    const held = await createUser({ postes: [currentPost(4, 2)], actif: false })
+    await db().updateTable('utilisateur').set({ external_id: 'hr-4711' }).where('id', '=', held.id).execute()
+    const page = await list(filter(`id eq "${held.id}" or id eq "${nordUser.id}"`))
+    expect(page.Resources).toHaveLength(2)
+    const alone = async (id: number) =>
+      (await (await scim(`/Users/${id}`, nordToken)).json()) as Record<string, unknown>
+    for (const id of [held.id, nordUser.id]) {
+      expect(page.Resources.find((resource) => resource.id === String(id))).toEqual(await alone(id))
+    }
+    expect(await alone(held.id)).toEqual({
+      schemas: [
+        'urn:ietf:params:scim:schemas:core:2.0:User',
+        'urn:ietf:params:scim:schemas:extension:portail:2.0:User',
+      ],
+      id: String(held.id),
+      externalId: 'hr-4711',
+      userName: held.login,
+      name: { givenName: expect.any(String), familyName: expect.any(String), formatted: expect.any(String) },
+      displayName: expect.any(String),
+      emails: [{ value: `${held.login}@example.test`, type: 'work', primary: true }],
+      active: false,
+      'urn:ietf:params:scim:schemas:extension:portail:2.0:User': {
+        postes: [
+          {
+            structure: { value: '4', display: expect.any(String) },
+            fonction: { value: '2', display: expect.any(String) },
+            dateDebut: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+            dateFin: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+          },
+        ],
+      },
+      meta: {
+        resourceType: 'User',
+        created: expect.any(String),
+        lastModified: expect.any(String),
+        location: `${ORIGIN}/portail-backend/scim/v2/Users/${held.id}`,
+        version: expect.stringMatching(/^W\/"\d+"$/),
+      },
+    })
+    expect(Object.keys(await alone(nordUser.id))).not.toContain('externalId')
+    expect((await alone(nordUser.id)).active).toBe(true)
+  })
+
   it('answers one user of the sub-tree with its version as ETag; 404 outside it or once deleted', async () => {
     const response = await scim(`/Users/${nordUser.id}`, nordToken)
     expect(response.status).toBe(200)

@@ -25,3 +25,9 @@ export const listResponse = (resources: unknown[], totalResults = resources.leng
   itemsPerPage: resources.length,
   Resources: resources,
 })
+
+/** A ListResponse whose resources are JSON texts already (a page of users as SQLite wrote them). */
+export function listText(resources: string[], totalResults: number, startIndex: number): string {
+  const head = JSON.stringify({ schemas: [SCIM_LIST], totalResults, startIndex, itemsPerPage: resources.length })
+  return `${head.slice(0, -1)},"Resources":[${resources.join(',')}]}`
+}

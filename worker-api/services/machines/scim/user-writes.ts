@@ -22,7 +22,7 @@ import { boundOrigin, createdUserId } from '../../organisation/user-creation'
 import { invalidValue, ScimError } from './errors'
 import { patchChanges, resourceChanges, type UserChanges } from './user-changes'
 import { placed, placementReads, placementsHold, postesWrites } from './user-postes'
-import { scimUsersQuery, toScimUser, userVersion } from './users'
+import { type ScimUserRow, scimBase, scimUsersQuery, toScimUser, userVersion } from './users'
 
 /**
  * SCIM's writes of users (RFC 7644 §3.3, §3.5, §3.6): an HR system creates, updates, deactivates and deletes the users
@@ -54,8 +54,8 @@ function checkPrecondition(wanted: Precondition, version: number) {
 const ATTEMPTS = 3
 
 /** The extra columns a write reads of its user, beside their SCIM representation. */
-function targetQuery(db: DB, viewer: Viewer, id: number) {
-  return scimUsersQuery(db, viewer)
+function targetQuery(db: DB, viewer: Viewer, id: number, origin: string) {
+  return scimUsersQuery(db, viewer, scimBase(origin))
     .select(['u.registration_state', 'u.admin', 'u.domain', 'u.langue', 'u.supprime'])
     .select(modificationColumn(db, viewer, 'u'))
     .where('u.id', '=', id)
@@ -112,10 +112,10 @@ const scimLog = (actor: Actor, nomLog: (typeof ADMINISTRATION_ACTIONS)[number], 
   logEntry(actor.id, 'ADMINISTRATION', nomLog, ctx.request.userAgent, { commentaire: what })
 
 /** The answer of a write: the user as the batch left them, and their ETag. */
-function answered(ctx: Ctx, rows: Parameters<typeof toScimUser>[0][]) {
+function answered(rows: ScimUserRow[]) {
   const row = rows[0]
   if (!row) throw new ScimError(404, 'The user left this account’s scope')
-  return { user: toScimUser(row, ctx.request.origin), version: userVersion(row.version), id: row.id }
+  return { user: toScimUser(row), version: userVersion(row.version), id: row.id }
 }
 
 /** POST Users: a new user with their posts, invited by mail when active; 201. */
@@ -180,9 +180,13 @@ export async function createScimUser(ctx: Ctx, caller: Caller, body: unknown) {
       ),
   ]
   try {
-    const { written, rows } = await writeThenRead(ctx.d1, writes, scimUsersQuery(db, viewer).where('u.id', '=', newId))
+    const { written, rows } = await writeThenRead(
+      ctx.d1,
+      writes,
+      scimUsersQuery(db, viewer, scimBase(ctx.request.origin)).where('u.id', '=', newId),
+    )
     mailQueued(ctx, written)
-    return answered(ctx, rows)
+    return answered(rows)
   } catch (error) {
     // Another request took the address meanwhile (the unique indexes).
     if (uniqueViolation(error)) throw uniqueness(identity.mail)
@@ -234,7 +238,7 @@ async function updateOnce(
   // What only an address or posts need is read only when the write names them.
   const named = changes.mail ?? changes.userName
   const reads = await adminWith(ctx, caller, {
-    target: targetQuery(db, viewer, userId),
+    target: targetQuery(db, viewer, userId, ctx.request.origin),
     current: !changes.postes
       ? null
       : db
@@ -361,7 +365,7 @@ async function updateOnce(
   }
   if (writes.length === 0 && after.length === 0) {
     // Nothing changes: no write, no entry; the user as they are.
-    return { user: toScimUser(row, ctx.request.origin), version: userVersion(row.version), id: row.id }
+    return { user: toScimUser(row), version: userVersion(row.version), id: row.id }
   }
   // A change of state has its own entry, as on the screens; the rest one entry together.
   const stateSaid = actif ? 'activé' : 'désactivé'
@@ -381,10 +385,10 @@ async function updateOnce(
     const { written, rows } = await writeThenRead(
       ctx.d1,
       [guard, ...writes, ...after, ...entry],
-      scimUsersQuery(db, viewer).where('u.id', '=', userId),
+      scimUsersQuery(db, viewer, scimBase(ctx.request.origin)).where('u.id', '=', userId),
     )
     mailQueued(ctx, written)
-    return answered(ctx, rows)
+    return answered(rows)
   } catch (error) {
     if (aborted(error)) throw new Overtaken()
     if (uniqueViolation(error)) throw uniqueness(identity.mail)
@@ -398,7 +402,9 @@ export async function deleteScimUser(ctx: Ctx, caller: Caller, id: string, wante
   const db = ctx.db
   const viewer = viewerOf(caller)
   const userId = userIdOf(id)
-  const { actor, target } = await adminWith(ctx, caller, { target: targetQuery(db, viewer, userId) })
+  const { actor, target } = await adminWith(ctx, caller, {
+    target: targetQuery(db, viewer, userId, ctx.request.origin),
+  })
   const row = target[0]
   if (!row) throw notInScope(id)
   checkPrecondition(wanted, row.version)

@@ -15,7 +15,7 @@ import { adminWith, type Caller, type CallerValues, callerValues, liveAdminOf, v
 import { keepTotal, keptRead } from '../../organisation/user-list'
 import { invalidValue, ScimError } from './errors'
 import { attributeName, filterForm, fromForm } from './filter'
-import { listResponse, scimWindow } from './page'
+import { listText, scimWindow } from './page'
 import { projected } from './projection'
 
 /**
@@ -42,26 +42,42 @@ const postesColumn = (db: DB, today: string) =>
     .where(sql<SqlBool>`p.utilisateur_id = u.id`)
     .where('p.date_fin', '>=', today)
 
+/**
+ * A user's representation (RFC 7643 §4.1, `ScimUser`), written by SQLite as JSON text: a page of 100 users
+ * comes out of D1 ready to send, with nothing parsed or serialised again in the Worker. `base` is
+ * `scimBase` of the request's origin (a bound value); `externalId` is left out when the user has none.
+ */
+const resourceColumn = (db: DB, today: string, base: string) =>
+  sql<string>`json_patch(json_object(
+    'schemas', json_array(${sql.lit(SCIM_USER)}, ${sql.lit(SCIM_PORTAL_USER)}),
+    'id', cast(u.id as text),
+    'userName', u.login,
+    'name', json_object('givenName', u.prenom, 'familyName', u.nom, 'formatted', u.prenom || ' ' || u.nom),
+    'displayName', u.prenom || ' ' || u.nom,
+    'emails', json_array(json_object('value', u.mail, 'type', 'work', 'primary', json('true'))),
+    'active', json(iif(u.actif = 1, 'true', 'false')),
+    ${sql.lit(SCIM_PORTAL_USER)}, json_object('postes', json(coalesce((${postesColumn(db, today)}), '[]'))),
+    'meta', json_object(
+      'resourceType', 'User',
+      'created', u.created_at,
+      'lastModified', u.updated_at,
+      'location', ${base} || '/Users/' || u.id,
+      'version', 'W/"' || u.version || '"')
+  ), json_object('externalId', u.external_id))`
+
 /** The users of the viewer's scope SCIM shows (not deleted, not a registration waiting), under `u`. */
-export function scimUsersQuery(db: DB, viewer: Viewer) {
-  return db
+const scopeUsers = (db: DB, viewer: Viewer) =>
+  db
     .selectFrom('utilisateur as u')
-    .select([
-      'u.id',
-      'u.external_id',
-      'u.login',
-      'u.nom',
-      'u.prenom',
-      'u.mail',
-      'u.actif',
-      'u.created_at',
-      'u.updated_at',
-      'u.version',
-    ])
-    .select(sql<string>`coalesce((${postesColumn(db, viewer.today)}), '[]')`.as('postes'))
     .where('u.supprime', '=', 0)
     .where(isUserAccount('u'))
     .where(userListedInScope(db, viewer, { from: 'users', withPostless: true }, 'u'))
+
+/** The scope's users with what a write checks and their representation (`resource`; `base`: `scimBase`). */
+export function scimUsersQuery(db: DB, viewer: Viewer, base: string) {
+  return scopeUsers(db, viewer)
+    .select(['u.id', 'u.external_id', 'u.login', 'u.nom', 'u.prenom', 'u.mail', 'u.actif', 'u.version'])
+    .select(resourceColumn(db, viewer.today, base).as('resource'))
 }
 
 export type ScimUserRow = {
@@ -72,36 +88,14 @@ export type ScimUserRow = {
   prenom: string
   mail: string
   actif: number
-  created_at: string
-  updated_at: string
   version: number
-  postes: string
+  resource: string
 }
 
 /** The weak ETag of a user's representation (`version`, kept by migration 0027's triggers). */
 export const userVersion = (version: number) => `W/"${version}"`
 
-export function toScimUser(row: ScimUserRow, origin: string): ScimUser {
-  const user: ScimUser = {
-    schemas: [SCIM_USER, SCIM_PORTAL_USER],
-    id: String(row.id),
-    userName: row.login,
-    name: { givenName: row.prenom, familyName: row.nom, formatted: `${row.prenom} ${row.nom}` },
-    displayName: `${row.prenom} ${row.nom}`,
-    emails: [{ value: row.mail, type: 'work', primary: true }],
-    active: row.actif === 1,
-    [SCIM_PORTAL_USER]: { postes: JSON.parse(row.postes) as ScimPoste[] },
-    meta: {
-      resourceType: 'User',
-      created: row.created_at,
-      lastModified: row.updated_at,
-      location: `${scimBase(origin)}/Users/${row.id}`,
-      version: userVersion(row.version),
-    },
-  }
-  if (row.external_id !== null) user.externalId = row.external_id
-  return user
-}
+export const toScimUser = (row: { resource: string }): ScimUser => JSON.parse(row.resource) as ScimUser
 
 /** The columns a list may be sorted by (RFC 7644 §3.4.2.3), by their normalised names. */
 const SORTS: Record<string, Expression<unknown>> = {
@@ -131,7 +125,7 @@ const filterIn = (filter: string, values: FilterValues) =>
 /** The scope's users that match a filter's form (`filterForm`; none: '') under `u`. */
 const matchingUsers = (db: DB, values: ViewerValues & FilterValues & { filter: string }) => {
   const filter = filterIn(values.filter, values)
-  const users = scimUsersQuery(db, viewerIn(values))
+  const users = scopeUsers(db, viewerIn(values))
   return filter === null ? users : users.where(filter)
 }
 
@@ -144,9 +138,17 @@ const pageStatement = prepared(
   (
     db,
     values: ViewerValues &
-      FilterValues & { filter: string; sort: string; order: 'asc' | 'desc'; count: number; offset: number },
+      FilterValues & {
+        filter: string
+        sort: string
+        order: 'asc' | 'desc'
+        count: number
+        offset: number
+        base: string
+      },
   ) =>
     matchingUsers(db, values)
+      .select(resourceColumn(db, values.today, values.base).as('resource'))
       .select(
         values.filter === ''
           ? sql<number | null>`null`.as('matching_total')
@@ -161,9 +163,7 @@ const pageStatement = prepared(
 
 /** How many users match (a page of none, or a window past the last match). */
 const countOf = (db: DB, values: ViewerValues & FilterValues & { filter: string }) =>
-  matchingUsers(db, values)
-    .clearSelect()
-    .select((eb) => eb.fn.countAll<number>().as('n'))
+  matchingUsers(db, values).select((eb) => eb.fn.countAll<number>().as('n'))
 
 const countStatement = prepared(countOf, ['domain', 'filter'])
 
@@ -190,14 +190,19 @@ export async function listScimUsers(ctx: Ctx, caller: Caller, query: ScimListQue
   const counted = countStatement(db, matching)
   // A provisioning client makes a filter selective (`userName eq`): its count comes with its page.
   const key = JSON.stringify(['scim', viewer.today, viewer.id, viewer.domain])
-  const page = count === 0 ? null : pageStatement(db, { ...matching, sort, order, count, offset: startIndex - 1 })
+  const base = scimBase(ctx.request.origin)
+  const page = count === 0 ? null : pageStatement(db, { ...matching, sort, order, count, offset: startIndex - 1, base })
   const { rows, total, kept } = await adminWith(ctx, caller, {
     rows: page,
     total: form !== null && page === null ? counted : null,
     keep: form === null ? keepStatement(db, { ...viewerValues(viewer), ...callerValues(caller), key }) : null,
     kept: form === null ? keptRead(db, { key }) : null,
   })
-  const resources = (rows ?? []).map((row) => projected(toScimUser(row, ctx.request.origin), query, SCIM_USER))
+  // Each resource is SQLite's JSON text, sent as it is unless the client asked for some attributes only.
+  const projecting = Boolean(query.attributes?.trim() || query.excludedAttributes?.trim())
+  const resources = (rows ?? []).map((row) =>
+    projecting ? JSON.stringify(projected(toScimUser(row), query, SCIM_USER)) : row.resource,
+  )
   const n =
     form === null
       ? (kept?.[0]?.total ?? 0)
@@ -206,13 +211,13 @@ export async function listScimUsers(ctx: Ctx, caller: Caller, query: ScimListQue
         : (rows?.[0]?.matching_total ??
           // A window past the last match says no count: asked on its own (a client reading past the end).
           (startIndex === 1 ? 0 : ((await namedBatch(ctx.d1, { counted })).counted?.results[0]?.n ?? 0)))
-  return listResponse(resources, n, startIndex)
+  return listText(resources, n, startIndex)
 }
 
 /** One user of the scope, compiled once. */
 const oneUser = prepared(
-  (db, values: ViewerValues & { userId: number }) =>
-    scimUsersQuery(db, viewerIn(values)).where('u.id', '=', values.userId),
+  (db, values: ViewerValues & { userId: number; base: string }) =>
+    scimUsersQuery(db, viewerIn(values), values.base).where('u.id', '=', values.userId),
   ['domain'],
 )
 
@@ -220,7 +225,7 @@ const oneUser = prepared(
 export async function scimUserRow(ctx: Ctx, caller: Caller, id: string): Promise<ScimUserRow> {
   const userId = /^\d{1,15}$/.test(id) ? Number(id) : 0
   const { rows } = await adminWith(ctx, caller, {
-    rows: oneUser(ctx.db, { ...viewerValues(viewerOf(caller)), userId }),
+    rows: oneUser(ctx.db, { ...viewerValues(viewerOf(caller)), userId, base: scimBase(ctx.request.origin) }),
   })
   const row = rows[0]
   if (!row) throw new ScimError(404, `No user ${id} in this account's scope`)
@@ -230,5 +235,5 @@ export async function scimUserRow(ctx: Ctx, caller: Caller, id: string): Promise
 /** GET Users/{id}. */
 export async function getScimUser(ctx: Ctx, caller: Caller, id: string, query: ScimListQuery) {
   const row = await scimUserRow(ctx, caller, id)
-  return { user: projected(toScimUser(row, ctx.request.origin), query, SCIM_USER), version: userVersion(row.version) }
+  return { user: projected(toScimUser(row), query, SCIM_USER), version: userVersion(row.version) }
 }
