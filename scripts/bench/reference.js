@@ -1,12 +1,21 @@
 // The limits `npm run bench` measures the portal against, served by the same `wrangler dev`:
 // /json is the bare runtime (a small JSON, nothing else), /d1 the floor of any request that must read
-// the database once (one `SELECT 1`), /d1-write the floor of any request that must write it once (a
+// the database once (one `SELECT 1`), /d1-form that floor for a POST whose form is read (a token request),
+// /d1-rows the floor of a page of 100 users (one statement, ~78 KB answered), /d1-write the floor of any request that must write it once (a
 // counter's upsert, as a rate limit counts a call), /pbkdf2 the raw password hash the sign-in is bound by
 // (PBKDF2-HMAC-SHA-512, 100 000 iterations, as worker-api/lib/password.ts), /page the floor of a
 // server-rendered page on the portal's stack (reference-page.js).
 import { referencePage } from './reference-page.js'
 
 const salt = new Uint8Array(16)
+
+/**
+ * /d1-rows: one statement that reads 100 rows of JSON text (20 attributes, about 780 bytes each) sent as one
+ * array, about 78 KB: the weight of a page of 100 SCIM users, moved from D1 to the client and nothing else.
+ */
+const ROWS = `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100)
+  SELECT json_object(${Array.from({ length: 20 }, (_, k) => `'attribute${k}', i || '-' || hex(zeroblob(10))`).join(', ')}) AS resource
+  FROM n`
 
 /** The counters /d1-write bumps, made once per isolate. */
 let counters
@@ -33,6 +42,17 @@ export default {
         .bind(key)
         .first()
       return Response.json({ status: 'ok' })
+    }
+    if (pathname === '/d1-form') {
+      await request.text()
+      await env.DB.prepare('SELECT 1').first()
+      return Response.json({ status: 'ok' })
+    }
+    if (pathname === '/d1-rows') {
+      const { results } = await env.DB.prepare(ROWS).all()
+      return new Response(`[${results.map((row) => row.resource).join(',')}]`, {
+        headers: { 'Content-Type': 'application/json' },
+      })
     }
     if (pathname === '/page') return referencePage(request, env)
     if (pathname === '/pbkdf2') {
