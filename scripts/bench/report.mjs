@@ -29,7 +29,7 @@ export function formatReport({ options, connections, duration }, { rows, exportR
     print(
       `References measured before and after the scenarios (req/s), the ratios dividing by their mean: ` +
         `one D1 statement ${ends(references.ends.floor)}, one D1 write ${ends(references.ends.write)}, ` +
-        `a POST's form ${ends(references.ends.form)}, 100 rows ${ends(references.ends.rows)}, ` +
+        `a POST's form ${ends(references.ends.form)}, 100 rows ${ends(references.ends.weight)}, ` +
         `bare Worker ${ends(references.ends.bare)}, ` +
         `Remix page ${ends(references.ends.page)}.`,
     )
@@ -53,7 +53,10 @@ export function formatReport({ options, connections, duration }, { rows, exportR
   // floor that does that work and nothing else.
   const owned = rows.filter((row) => row.own && references[row.own])
   if (owned.length > 0) {
-    const floors = { form: 'one D1 statement, a POST whose form is read', rows: 'one D1 statement of 100 rows, ~78 KB' }
+    const floors = {
+      form: 'one D1 statement, a POST whose form is read',
+      weight: 'one D1 statement of 100 rows, ~78 KB',
+    }
     print()
     print('Beside the floor of their own work:')
     print()

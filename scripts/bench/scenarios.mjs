@@ -31,7 +31,7 @@ async function measureReferences({ startReference }, { load }, reference) {
   const hash = await load(`${reference}/pbkdf2`)
   const memory = memoryMiB(referenceServer.child.pid)
   await stop(referenceServer.child)
-  return { bare, floor, form, rows: rowsFloor, write, hash, page, memory }
+  return { bare, floor, form, weight: rowsFloor, write, hash, page, memory }
 }
 
 /**
@@ -46,7 +46,7 @@ async function closeReferences(servers, client, reference, opening) {
     floor: mean('floor'),
     write: mean('write'),
     form: mean('form'),
-    rows: mean('rows'),
+    weight: mean('weight'),
     hash: mean('hash'),
     page: mean('page'),
   }
@@ -68,7 +68,7 @@ async function closeReferences(servers, client, reference, opening) {
       },
       {
         name: 'reference: one D1 statement of 100 rows, ~78 KB answered',
-        ...references.rows,
+        ...references.weight,
         statements: 1,
         kind: 'reference',
       },
@@ -379,7 +379,7 @@ export async function runScenarios(ctx, { persistTo, servers, client, benchLogin
       return {
         url: `${base}/portail-backend/scim/v2/Users?${query}`,
         init: { headers },
-        own: what === 'a page of 100' ? 'rows' : undefined,
+        own: what === 'a page of 100' ? 'weight' : undefined,
       }
     })
   }
