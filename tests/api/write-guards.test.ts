@@ -1,5 +1,7 @@
 import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { SCIM_PATCH, SCIM_PORTAL_USER, SCIM_USER } from '../../worker-api/contract/scim'
+import { SCIM_CONTENT_TYPE } from '../../worker-api/services/machines/scim/errors'
 import {
   call,
   changedBeforeWrite,
@@ -19,11 +21,6 @@ import {
  * request's second batch (`changedBeforeWrite`): the read saw the old state, the write meets the new one.
  * Each test fails when its guard is taken out of the batch.
  */
-
-const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp'
-const CORE_USER = 'urn:ietf:params:scim:schemas:core:2.0:User'
-const PORTAIL = 'urn:ietf:params:scim:schemas:extension:portail:2.0:User'
-const SCIM_JSON = 'application/scim+json'
 
 type Account = { id: number; token: string }
 
@@ -48,7 +45,7 @@ async function racedScim(
   { body, ifMatch }: { body?: unknown; ifMatch?: string } = {},
 ) {
   let changed = 0
-  const headers: Record<string, string> = body === undefined ? {} : { 'Content-Type': SCIM_JSON }
+  const headers: Record<string, string> = body === undefined ? {} : { 'Content-Type': SCIM_CONTENT_TYPE }
   if (ifMatch) headers['If-Match'] = ifMatch
   const response = await call(`/scim/v2${path}`, {
     method,
@@ -79,17 +76,17 @@ const poste = (structure: number, fonction: number) => ({
 
 function newUser(mail: string, postes: ReturnType<typeof poste>[]) {
   return {
-    schemas: [CORE_USER, PORTAIL],
+    schemas: [SCIM_USER, SCIM_PORTAL_USER],
     userName: mail,
     name: { givenName: 'Jeanne', familyName: 'Martin' },
     emails: [{ value: mail, type: 'work', primary: true }],
     active: true,
-    [PORTAIL]: { postes },
+    [SCIM_PORTAL_USER]: { postes },
   }
 }
 
 const patchOf = (...Operations: { op: string; path?: string; value?: unknown }[]) => ({
-  schemas: [PATCH_OP],
+  schemas: [SCIM_PATCH],
   Operations,
 })
 
@@ -194,7 +191,11 @@ describe('SCIM PATCH /Users/{id}, its batch guarded by the version read and plac
     const user = await createUser({ postes: [currentPost(4, 2)] })
     const before = await postesOf(user.id)
     const response = await racedScim('PATCH', `/Users/${user.id}`, nord.token, () => movedSouth(agency.structure), {
-      body: patchOf({ op: 'add', path: `${PORTAIL}:postes`, value: [poste(agency.structure, agency.fonction)] }),
+      body: patchOf({
+        op: 'add',
+        path: `${SCIM_PORTAL_USER}:postes`,
+        value: [poste(agency.structure, agency.fonction)],
+      }),
     })
     // The write stopped, was read again, and the structure is now out of scope.
     expect(response.status).toBe(400)

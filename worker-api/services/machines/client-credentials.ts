@@ -90,9 +90,7 @@ export async function clientCredentialsGrant(
   })
   const row = read?.results[0]
   rate.check(row)
-  const account = row?.account
-    ? (JSON.parse(row.account) as AccountRow & { id: number; admin: number; scopes: string })
-    : undefined
+  const account = row?.account ? (JSON.parse(row.account) as AccountRow) : undefined
   if (!account) throw invalidClient(client.basic)
   const refusal = await refusalOf(ctx, client, account, new Date())
   if (refusal !== null) {
@@ -111,19 +109,10 @@ export async function clientCredentialsGrant(
 }
 
 /** What the grant reads of the account. */
-const ACCOUNT_COLUMNS = [
-  'id',
-  'admin',
-  'scopes',
-  'domain',
-  'actif',
-  'secret_hash',
-  'ancien_secret_hash',
-  'ancien_secret_expire',
-  'jwks',
-] as const
-
 type AccountRow = {
+  id: number
+  admin: number
+  scopes: string
   actif: number
   domain: string
   secret_hash: string | null
@@ -131,6 +120,19 @@ type AccountRow = {
   ancien_secret_expire: string | null
   jwks: string | null
 }
+
+/** The columns of `AccountRow`, read in the grant's one statement. */
+const ACCOUNT_COLUMNS: readonly (keyof AccountRow)[] = [
+  'id',
+  'admin',
+  'scopes',
+  'actif',
+  'domain',
+  'secret_hash',
+  'ancien_secret_hash',
+  'ancien_secret_expire',
+  'jwks',
+]
 
 /** Why an account's authentication is refused, null when it is not: live, on its domain, its secret or assertion good. */
 async function refusalOf(ctx: Ctx, client: Presented, account: AccountRow, now: Date): Promise<string | null> {

@@ -74,10 +74,10 @@ export function filterForm(db: DB, text: string, attributes: Record<string, Colu
   return { text: compiled, values: [...parameters] }
 }
 
-/** A filter's SQL again, from its form and a value (or a prepared statement's marker) for each `?`. */
-export function fromForm(text: string, values: readonly unknown[]): Expression<SqlBool> {
+/** A filter's SQL again, from its form and the value (or a prepared statement's marker) of each `?` by its index. */
+export function fromForm(text: string, valueAt: (index: number) => unknown): Expression<SqlBool> {
   const parts = text.split('?')
-  if (parts.length !== values.length + 1) throw new Error('A filter form binds one value per placeholder')
+  const values = parts.slice(1).map((_, index) => valueAt(index))
   return sql<SqlBool>`(${sql<SqlBool>(Object.assign(parts, { raw: parts }), ...values)})`
 }
 

@@ -1,7 +1,7 @@
 import { type Expression, type SqlBool, sql } from 'kysely'
 import { API_BASE } from '../../../contract/base'
-import { SCIM_PORTAL_USER, SCIM_USER, type ScimListQuery, type ScimPoste, type ScimUser } from '../../../contract/scim'
-import { type DB, namedBatch, prepared } from '../../../db/client'
+import { SCIM_PORTAL_USER, SCIM_USER, type ScimListQuery, type ScimUser } from '../../../contract/scim'
+import { type DB, namedBatch, prepared, type RowOf } from '../../../db/client'
 import {
   isUserAccount,
   userListedInScope,
@@ -80,17 +80,7 @@ export function scimUsersQuery(db: DB, viewer: Viewer, base: string) {
     .select(resourceColumn(db, viewer.today, base).as('resource'))
 }
 
-export type ScimUserRow = {
-  id: number
-  external_id: string | null
-  login: string
-  nom: string
-  prenom: string
-  mail: string
-  actif: number
-  version: number
-  resource: string
-}
+export type ScimUserRow = RowOf<ReturnType<typeof scimUsersQuery>>
 
 /** The weak ETag of a user's representation (`version`, kept by migration 0027's triggers). */
 export const userVersion = (version: number) => `W/"${version}"`
@@ -115,12 +105,7 @@ type FilterValues = { [value: `f${number}`]: unknown }
 const filterValues = (values: readonly unknown[]): FilterValues =>
   Object.fromEntries(values.map((value, index) => [`f${index}`, value]))
 const filterIn = (filter: string, values: FilterValues) =>
-  filter === ''
-    ? null
-    : fromForm(
-        filter,
-        Array.from({ length: filter.split('?').length - 1 }, (_, index) => values[`f${index}`]),
-      )
+  filter === '' ? null : fromForm(filter, (index) => values[`f${index}`])
 
 /** The scope's users that match a filter's form (`filterForm`; none: '') under `u`. */
 const matchingUsers = (db: DB, values: ViewerValues & FilterValues & { filter: string }) => {
