@@ -15,6 +15,7 @@ import type { RequestEnv } from './lib/types'
 import { router } from './lib/validation'
 import { accessRoutes } from './routes/access'
 import { authRoutes } from './routes/auth'
+import { bulkRoutes, IMPORT_PATH } from './routes/bulk'
 import { captchaRoutes } from './routes/captcha'
 import { catalogueRoutes } from './routes/catalogue'
 import { devRoutes } from './routes/dev'
@@ -64,6 +65,7 @@ const apiRoutes = router()
   .route('/', devRoutes)
   .route('/', oidcRoutes)
   .route('/', serviceAccountRoutes)
+  .route('/', bulkRoutes)
 export type ApiRoutes = typeof apiRoutes
 
 /** The OpenID Connect protocol's endpoints, which answer errors as OAuth does. */
@@ -115,20 +117,20 @@ export function createApp() {
     if (write && scope.meter.revokesTokens && !inProcess)
       afterResponse(c, () => deliverLogouts(backgroundContext(bindings)))
   })
-  // A body is bounded as the UI's forms are: anything larger is refused before a route reads it.
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize: MAX_FORM_BYTES,
-      onError: (c) => {
-        const message = `The request body is larger than ${MAX_FORM_BYTES / 1024} KiB`
-        if (SCIM_PATH.test(c.req.path)) return scimErrorResponse(new ScimError(413, message))
-        return OAUTH_PROTOCOL_PATH.test(c.req.path)
-          ? oauthErrorResponse(new OAuthError('invalid_request', message, 413))
-          : c.json(errorBody('REQUEST_TOO_LARGE', message, [MAX_FORM_BYTES]), 413)
-      },
-    }),
-  )
+  // A body is bounded as the UI's forms are: anything larger is refused before a route reads it. A file to import is
+  // bounded by its own reader (services/bulk/file.ts), as it streams.
+  const formBound = bodyLimit({
+    maxSize: MAX_FORM_BYTES,
+    onError: (c) => {
+      const message = `The request body is larger than ${MAX_FORM_BYTES / 1024} KiB`
+      if (SCIM_PATH.test(c.req.path)) return scimErrorResponse(new ScimError(413, message))
+      return OAUTH_PROTOCOL_PATH.test(c.req.path)
+        ? oauthErrorResponse(new OAuthError('invalid_request', message, 413))
+        : c.json(errorBody('REQUEST_TOO_LARGE', message, [MAX_FORM_BYTES]), 413)
+    },
+  })
+  const importPath = `${API_BASE}${IMPORT_PATH}`
+  app.use('*', (c, next) => (c.req.method === 'POST' && c.req.path === importPath ? next() : formBound(c, next)))
   // Every non-public call carries a bearer access token.
   app.use('/rest/bd/*', async (c, next) => {
     const ctx = c.var.ctx

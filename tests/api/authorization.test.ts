@@ -51,7 +51,26 @@ type World = {
   mover: { id: number }
 }
 /** `form`: a form-encoded body (the OAuth endpoints'), with the request's own headers. */
-type Request = { path: string; body?: unknown; form?: Record<string, string>; headers?: Record<string, string> }
+/** `text`: a file's text (text/csv). */
+type Request = {
+  path: string
+  body?: unknown
+  form?: Record<string, string>
+  text?: string
+  headers?: Record<string, string>
+}
+
+/** A row's request as `call` sends it: its body and the type of its body. */
+function sent({ body, form, text, headers }: Request) {
+  if (form) {
+    return {
+      body: new URLSearchParams(form).toString(),
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers },
+    }
+  }
+  if (text !== undefined) return { body: text, headers: { 'Content-Type': 'text/csv', ...headers } }
+  return { body: body === undefined ? undefined : JSON.stringify(body), headers }
+}
 type Row = {
   request: (world: World, role: Role) => Request | Promise<Request>
   expect: Expected
@@ -762,6 +781,18 @@ Object.assign(MATRIX, {
     request: () => ({ path: '/rest/bd/logs/export?dateDebut=20200101' }),
     expect: admins(200, 200),
   },
+  // Every administrator exports and previews in their own scope (what each may reach: bulk-preview.test.ts).
+  'GET /portail-backend/rest/bd/export/{fichier}': {
+    request: () => ({ path: '/rest/bd/export/utilisateurs.csv' }),
+    expect: admins(200, 200),
+  },
+  'POST /portail-backend/rest/bd/import': {
+    request: ({ target }) => ({
+      path: '/rest/bd/import?type=utilisateurs&essai=true',
+      text: `mail;nom;prenom;login;admin;structure;fonction;dateDebut;dateFin;actif\n${target.mail};Cible;Thomas;;;;;;;`,
+    }),
+    expect: admins(200, 200),
+  },
   // Every administrator reads the home of their own scope (its figures per scope: home.test.ts).
   'GET /portail-backend/rest/bd/accueil': {
     request: () => ({ path: '/rest/bd/accueil' }),
@@ -1005,8 +1036,12 @@ const SCIM = /^[A-Z]+ \/portail-backend\/scim\//
 const OAUTH_PROTOCOL = /^[A-Z]+ \/portail-backend\/(oidc\/|\.well-known\/)/
 const PUBLIC_METADATA = ['GET /portail-backend/.well-known/openid-configuration', 'GET /portail-backend/oidc/jwks']
 
-/** The two reads that write: a launch (its code and log entry) and the history's export (its log entry). */
-const READS_THAT_WRITE = ['GET /portail-backend/rest/bd/acces/application', 'GET /portail-backend/rest/bd/logs/export']
+/** The reads that write: a launch (its code and log entry) and the exports (their log entries). */
+const READS_THAT_WRITE = [
+  'GET /portail-backend/rest/bd/acces/application',
+  'GET /portail-backend/rest/bd/logs/export',
+  'GET /portail-backend/rest/bd/export/{fichier}',
+]
 
 /**
  * The D1 round trips an operation may take: a read, one (the caller checked with its
@@ -1082,12 +1117,11 @@ describe('the authorisation matrix', () => {
       for (const role of ROLES) {
         const token = row.endsSession ? await sessionOf(role) : sessions[role]
         // The ended session is the target's: it makes the target's own calls.
-        const { path, body, form, headers } = await row.request(world, role === 'ended' ? 'self' : role)
-        const response = await call(path, {
+        const request = await row.request(world, role === 'ended' ? 'self' : role)
+        const response = await call(request.path, {
           method,
           token,
-          body: form ? new URLSearchParams(form).toString() : body === undefined ? undefined : JSON.stringify(body),
-          headers: form ? { 'Content-Type': 'application/x-www-form-urlencoded', ...headers } : headers,
+          ...sent(request),
           env: { SERVER_TIMING: 'on' },
         })
         seen[role] = response.status
@@ -1161,13 +1195,8 @@ describe('a second factor required of administrators: every admin operation refu
   })
 
   it.each(adminOnly)('%s: 403 MFA_ENROLMENT_REQUIRED', async (operation, row) => {
-    const { path, body, form, headers } = await row.request(world, 'root')
-    const response = await call(path, {
-      method: operation.split(' ')[0],
-      token,
-      body: form ? new URLSearchParams(form).toString() : body === undefined ? undefined : JSON.stringify(body),
-      headers: form ? { 'Content-Type': 'application/x-www-form-urlencoded', ...headers } : headers,
-    })
+    const request = await row.request(world, 'root')
+    const response = await call(request.path, { method: operation.split(' ')[0], token, ...sent(request) })
     const error = (await response.json()) as { businessCode?: string; error?: string }
     // The OpenID Connect protocol's registration answers as OAuth does (RFC 6750's insufficient_scope).
     const oauth = OAUTH_PROTOCOL.test(operation)
@@ -1181,12 +1210,8 @@ describe('a second factor required of administrators: every admin operation refu
   it.each(everyoneSignedIn)(
     '%s: the status the matrix expects of a root administrator, never MFA_ENROLMENT_REQUIRED',
     async (operation, row) => {
-      const { path, body } = await row.request(world, 'root')
-      const response = await call(path, {
-        method: operation.split(' ')[0],
-        token,
-        body: body === undefined ? undefined : JSON.stringify(body),
-      })
+      const request = await row.request(world, 'root')
+      const response = await call(request.path, { method: operation.split(' ')[0], token, ...sent(request) })
       const text = await response.text()
       expect({ status: response.status, text }).toEqual({
         status: row.expect.root,

@@ -58,6 +58,8 @@ export const ADMINISTRATION_ACTIONS = [
   'COMPTE_SERVICE_CREATION',
   'COMPTE_SERVICE_SUPPRESSION',
   'COMPTE_SERVICE_SECRET',
+  'ORGANISATION_EXPORT',
+  'ORGANISATION_IMPORT',
 ] as const
 export type AdministrationAction = (typeof ADMINISTRATION_ACTIONS)[number]
 
@@ -130,6 +132,8 @@ export const LOG_LABELS: Record<'fr' | 'en', Labels> = {
       COMPTE_SERVICE_CREATION: 'Création d’un compte de service',
       COMPTE_SERVICE_SUPPRESSION: 'Suppression d’un compte de service',
       COMPTE_SERVICE_SECRET: 'Nouveau secret d’un compte de service',
+      ORGANISATION_EXPORT: 'Export de l’organisation',
+      ORGANISATION_IMPORT: 'Import dans l’organisation',
     },
     sessions: {
       SESSION_FIN: 'Fermeture d’une session',
@@ -186,6 +190,8 @@ export const LOG_LABELS: Record<'fr' | 'en', Labels> = {
       COMPTE_SERVICE_CREATION: 'Service account created',
       COMPTE_SERVICE_SUPPRESSION: 'Service account deleted',
       COMPTE_SERVICE_SECRET: 'Service account secret renewed',
+      ORGANISATION_EXPORT: 'Organisation exported',
+      ORGANISATION_IMPORT: 'Import into the organisation',
     },
     sessions: {
       SESSION_FIN: 'Session ended',

@@ -8,7 +8,7 @@ export const json = <T extends z.ZodType>(schema: T, description: string) => ({
 })
 
 /** The error answers a route may give (the one error body, DESIGN §2), for its `responses`. */
-export const errors = (...statuses: (400 | 401 | 403 | 404 | 409 | 410 | 429 | 503)[]) =>
+export const errors = (...statuses: (400 | 401 | 403 | 404 | 409 | 410 | 413 | 429 | 503)[]) =>
   Object.fromEntries(statuses.map((status) => [status, json(errorSchema, 'Error (DESIGN §2)')]))
 
 /** A route's required JSON body, for its `request`: the one way every route declares one. */

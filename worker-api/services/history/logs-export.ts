@@ -3,6 +3,7 @@ import { organisationDateTime } from '../../contract/dates'
 import type { Language } from '../../contract/language'
 import { type LogEntry, logLabel } from '../../contract/logs'
 import { namedBatch } from '../../db/client'
+import { CSV_START, csvLine } from '../../lib/csv'
 import type { Ctx } from '../../lib/types'
 import { adminOf, type Caller, viewerOf } from '../core/actor'
 import { logEntry } from '../core/audit'
@@ -10,20 +11,6 @@ import { type LogFilters, type LogRow, logRows, toLogEntry } from './logs'
 
 /** The entries an export reads per statement: a few hundred kilobytes of CSV. */
 const EXPORT_CHUNK = 500
-
-/**
- * What a spreadsheet may read as the start of a formula (OWASP ASVS 5.0 1.2.10): `= + - @`, their
- * full-width and small forms, and any blank or control character before them, which spreadsheets
- * skip — so a cell starting with a blank or a control character is neutralised as well.
- */
-const FORMULA_START = /^[\p{Cc}\p{Z}\s=+\-@\uFF1D\uFF0B\uFF0D\uFF20\uFE66\uFE62\uFE63\uFE6B]/u
-
-/** A CSV cell: quoted when needed, and never read as a formula by a spreadsheet (CSV injection). */
-function cell(value: string | null | undefined): string {
-  let text = value ?? ''
-  if (FORMULA_START.test(text)) text = `'${text}`
-  return /[",;\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
-}
 
 const EXPORT_HEADERS: Record<Language, string[]> = {
   fr: [
@@ -56,16 +43,13 @@ const EXPORT_HEADERS: Record<Language, string[]> = {
   ],
 }
 
-/** Spreadsheets in French read ';' as the separator, in English ','. */
-const SEPARATOR: Record<Language, string> = { fr: ';', en: ',' }
-
 /** Who acted, when a service account did (the screens say the same). */
 const ACCOUNT = { fr: 'Compte de service', en: 'Service account' }
 
-function csvLine(language: Language, entry: LogEntry): string {
+function entryLine(language: Language, entry: LogEntry): string {
   const { date, time } = organisationDateTime(entry.date)
   const source = { fr: { SERVEUR: 'Serveur', CLIENT: 'Client' }, en: { SERVEUR: 'Server', CLIENT: 'Client' } }[language]
-  return [
+  return csvLine(language, [
     date,
     time,
     entry.user?.nom ?? (entry.compteService ? `${ACCOUNT[language]} ${entry.compteService.nom}` : undefined),
@@ -78,9 +62,7 @@ function csvLine(language: Language, entry: LogEntry): string {
     entry.nomNavigateur,
     entry.versionNavigateur,
     source[entry.source],
-  ]
-    .map(cell)
-    .join(SEPARATOR[language])
+  ])
 }
 
 /**
@@ -121,9 +103,9 @@ export async function exportLogs(ctx: Ctx, caller: Caller, filters: LogFilters):
       let text = ''
       if (!started) {
         started = true
-        text += `\uFEFF${EXPORT_HEADERS[ctx.request.language].join(SEPARATOR[ctx.request.language])}\r\n`
+        text += `${CSV_START}${csvLine(ctx.request.language, EXPORT_HEADERS[ctx.request.language])}`
       }
-      for (const row of rows) text += `${csvLine(ctx.request.language, toLogEntry(row))}\r\n`
+      for (const row of rows) text += entryLine(ctx.request.language, toLogEntry(row))
       if (text) controller.enqueue(encoder.encode(text))
       const last = rows.at(-1)
       if (rows.length < EXPORT_CHUNK || !last) controller.close()

@@ -61,6 +61,9 @@ export const SERVICE_ROUTES: Readonly<Record<string, ServiceScope>> = {
     'GET /rest/bd/authorize/get/user/all',
     'POST /rest/bd/authorize/user',
     'GET /rest/bd/authorize/user/:id/fonctions',
+    // Moving an organisation in, and keeping it in step.
+    'POST /rest/bd/import',
+    'GET /rest/bd/export/:fichier',
   ]),
   ...routes('logs', ['GET /rest/bd/logs/', 'GET /rest/bd/logs/export']),
 }

@@ -1,0 +1,31 @@
+import type { Language } from '../contract/language'
+
+/**
+ * The CSV files the portal writes (the history, the organisation's export): UTF-8 with a byte order mark so that
+ * spreadsheets read the accents right, the separator of the reader's language, lines ended by CRLF, and no cell a
+ * spreadsheet would run as a formula.
+ */
+
+/**
+ * What a spreadsheet may read as the start of a formula (OWASP ASVS 5.0 1.2.10): `= + - @`, their
+ * full-width and small forms, and any blank or control character before them, which spreadsheets
+ * skip — so a cell starting with a blank or a control character is neutralised as well.
+ */
+const FORMULA_START = /^[\p{Cc}\p{Z}\s=+\-@\uFF1D\uFF0B\uFF0D\uFF20\uFE66\uFE62\uFE63\uFE6B]/u
+
+/** A CSV cell: quoted when needed, and never read as a formula by a spreadsheet (CSV injection). */
+export function csvCell(value: string | null | undefined): string {
+  let text = value ?? ''
+  if (FORMULA_START.test(text)) text = `'${text}`
+  return /[",;\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
+}
+
+/** Spreadsheets in French read ';' as the separator, in English ','. */
+export const CSV_SEPARATOR: Record<Language, string> = { fr: ';', en: ',' }
+
+/** A line of cells, with its end. */
+export const csvLine = (language: Language, cells: (string | null | undefined)[]) =>
+  `${cells.map(csvCell).join(CSV_SEPARATOR[language])}\r\n`
+
+/** What starts every file: the byte order mark. */
+export const CSV_START = '\uFEFF'
