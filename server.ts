@@ -5,6 +5,7 @@ import { createRequestHandler, type ServerBuild } from '@remix-run/cloudflare'
 import * as build from './build/server'
 import { createApp } from './worker-api/app'
 import { API_BASE } from './worker-api/contract/base'
+import type { ImportMessage } from './worker-api/contract/bulk'
 import { logoutRequestSchema } from './worker-api/contract/oidc'
 import { serverTiming } from './worker-api/db/meter'
 import {
@@ -19,6 +20,7 @@ import { configurationProblems } from './worker-api/env'
 import { backgroundContext } from './worker-api/lib/context'
 import { isSameOriginWrite, securityHeaders, withBoundedBody, withOwnOrigin } from './worker-api/lib/security-headers'
 import type { Env } from './worker-api/lib/types'
+import { failImport, IMPORT_ATTEMPTS, resumeStalled, runLot } from './worker-api/services/bulk/run'
 import { deliverOutbox } from './worker-api/services/core/outbox'
 import { purgeExpired } from './worker-api/services/maintenance'
 import { deliverLogouts } from './worker-api/services/oidc/backchannel'
@@ -151,8 +153,37 @@ export default {
         if (sent + failed > 0) console.log(`Back-channel logouts: ${sent} sent, ${failed} failed`)
       }),
     )
+    ctx.waitUntil(
+      resumeStalled(backgroundContext(env)).then((resumed) => {
+        if (resumed > 0) console.log(`Imports resumed: ${resumed}`)
+      }),
+    )
     if (controller.cron === PRUNE_CRON) {
       ctx.waitUntil(purgeExpired(backgroundContext(env)).then((deleted) => console.log('Pruned expired rows', deleted)))
     }
   },
-} satisfies ExportedHandler<Env>
+  /**
+   * wrangler.toml [[queues.consumers]]: each message runs one lot of an import (services/bulk/run.ts), then sends the
+   * next. A lot that fails is delivered again, planned afresh; after IMPORT_ATTEMPTS the import stops, saying why.
+   */
+  async queue(batch: MessageBatch<ImportMessage>, env: Env, _ctx: ExecutionContext) {
+    const problems = problemsOf(env)
+    if (problems.length > 0) {
+      console.error(`Imports wait until the configuration is fixed: ${problems.join('; ')}`)
+      batch.retryAll({ delaySeconds: 60 })
+      return
+    }
+    for (const message of batch.messages) {
+      try {
+        await runLot(backgroundContext(env), message.body)
+        message.ack()
+      } catch (error) {
+        console.error(`Import #${message.body.importId}, lot ${message.body.lot} (attempt ${message.attempts})`, error)
+        if (message.attempts >= IMPORT_ATTEMPTS) {
+          await failImport(backgroundContext(env), message.body.importId, 'LOT_EN_ECHEC')
+          message.ack()
+        } else message.retry({ delaySeconds: 2 ** message.attempts })
+      }
+    }
+  },
+} satisfies ExportedHandler<Env, ImportMessage>

@@ -46,6 +46,8 @@ type Expected = Record<Role, number>
 
 type World = {
   target: { id: number; login: string; password: string; mail: string }
+  /** An import made by each caller (one's own import is the only one it may follow). */
+  imports: Partial<Record<Role, number>>
   /** Users whose state the public token calls change, apart from the target's sessions. */
   renewer: { id: number }
   mover: { id: number }
@@ -786,6 +788,18 @@ Object.assign(MATRIX, {
     request: () => ({ path: '/rest/bd/export/utilisateurs.csv' }),
     expect: admins(200, 200),
   },
+  'GET /portail-backend/rest/bd/import': {
+    request: () => ({ path: '/rest/bd/import' }),
+    expect: admins(200, 200),
+  },
+  'GET /portail-backend/rest/bd/import/{id}': {
+    request: ({ imports }, role) => ({ path: `/rest/bd/import/${imports[role] ?? 999_999}` }),
+    expect: admins(200, 200),
+  },
+  'GET /portail-backend/rest/bd/import/{id}/erreurs.csv': {
+    request: ({ imports }, role) => ({ path: `/rest/bd/import/${imports[role] ?? 999_999}/erreurs.csv` }),
+    expect: admins(200, 200),
+  },
   'POST /portail-backend/rest/bd/import': {
     request: ({ target }) => ({
       path: '/rest/bd/import?type=utilisateurs&essai=true',
@@ -1050,6 +1064,26 @@ const READS_THAT_WRITE = [
 const roundTripsOf = (operation: string) =>
   operation.startsWith('GET ') && !READS_THAT_WRITE.includes(operation) ? 1 : 2
 
+/** A finished import made by `auteur` (a user's id, or a service account's negative one). */
+async function importBy(auteur: number) {
+  const at = new Date().toISOString()
+  const { id } = await db()
+    .insertInto('import')
+    .values({
+      type: 'utilisateurs',
+      etat: 'TERMINE',
+      auteur_id: auteur,
+      fichier: 'matrice.csv',
+      domaine: ORIGIN,
+      origine: ORIGIN,
+      created_at: at,
+      updated_at: at,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  return id
+}
+
 async function documentedOperations() {
   const doc = (await (await call('/openapi.json')).json()) as { paths: Record<string, Record<string, unknown>> }
   return Object.entries(doc.paths).flatMap(([path, item]) =>
@@ -1075,7 +1109,7 @@ describe('the authorisation matrix', () => {
       createUser(),
       createUser(),
     ])
-    world = { target: { ...target, mail: `${target.login}@example.test` }, renewer, mover }
+    world = { target: { ...target, mail: `${target.login}@example.test` }, renewer, mover, imports: {} }
     const account = await serviceAccount()
     Object.assign(callers, {
       service: account.id,
@@ -1088,6 +1122,11 @@ describe('the authorisation matrix', () => {
       ended: target.id,
     })
     for (const role of ROLES) sessions[role] = await sessionOf(role)
+    // A service account acts under the negative of its id.
+    for (const role of ROLES) {
+      if (role !== 'anonymous')
+        world.imports[role] = await importBy(role === 'service' ? -callers[role] : callers[role])
+    }
   })
 
   async function sessionOf(role: Role) {
@@ -1172,6 +1211,7 @@ describe('a second factor required of administrators: every admin operation refu
       target: { ...target, mail: `${target.login}@example.test` },
       renewer: await createUser(),
       mover: await createUser(),
+      imports: {},
     }
     const root = await createUser({ admin: true, postes: [currentPost(1, 1)] })
     token = (await sessionFor(root.id)).accessToken

@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { backgroundContext } from '../../worker-api/lib/context'
-import { purgeExpired } from '../../worker-api/services/maintenance'
+import { IMPORT_KEPT_DAYS, purgeExpired } from '../../worker-api/services/maintenance'
 import { REUSE_GRACE_SECONDS } from '../../worker-api/services/sign-in/auth'
 import { createOrganisation, createUser, db, refreshWith, signIn } from './helpers'
 
@@ -73,7 +73,35 @@ describe('purgeExpired (hourly cron)', () => {
         { cle: 'today', jour: day(0), total: 1 },
       ])
       .execute()
+    // An import ended IMPORT_KEPT_DAYS ago goes with its errors; a recent one and a running one stay.
+    const job = (finished: string | null, fichier: string) => ({
+      type: 'utilisateurs' as const,
+      etat: finished ? ('TERMINE' as const) : ('EN_COURS' as const),
+      auteur_id: 1,
+      fichier,
+      domaine: 'http://localhost:8787',
+      origine: 'http://localhost:8787',
+      created_at: ago(24 * 40),
+      updated_at: ago(0),
+      finished_at: finished,
+    })
+    const [old] = await db()
+      .insertInto('import')
+      .values([
+        job(ago(24 * IMPORT_KEPT_DAYS + 1), 'old.csv'),
+        job(ago(24 * IMPORT_KEPT_DAYS - 1), 'recent.csv'),
+        job(null, 'running.csv'),
+      ])
+      .returning('id')
+      .execute()
+    await db()
+      .insertInto('import_erreur')
+      .values({ import_id: old?.id ?? 0, ligne: 2, colonne: 'mail', code: 'MAIL', valeurs: null })
+      .execute()
     const deleted = await purgeExpired(backgroundContext(env))
+    const imports = await db().selectFrom('import').select('fichier').orderBy('fichier').execute()
+    expect(imports.map((row) => row.fichier)).toEqual(['recent.csv', 'running.csv'])
+    expect(await db().selectFrom('import_erreur').selectAll().execute()).toEqual([])
     expect(deleted).toMatchObject({
       captchas: 1,
       refreshTokens: 1,

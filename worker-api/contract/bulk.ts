@@ -23,6 +23,9 @@ export const IMPORT_MAX_BYTES = 50 * 1024 * 1024
 /** The errors a preview's answer lists; the others are counted (`totalErreurs`) and in the errors file. */
 export const PREVIEW_ERRORS_LISTED = 1000
 
+/** A message of the imports' queue: the lot of an import to run next, and who imports (services/bulk/run.ts). */
+export type ImportMessage = { importId: number; lot: number; auteur: number }
+
 /** How a structure's path is written: its names from the top, each under the one before. */
 export const PATH_SEPARATOR = ' / '
 
@@ -30,6 +33,21 @@ export const importQuery = z.object({
   type: z.enum(IMPORT_TYPES).describe('What the file holds: structures (nom;type;parent) or users with posts'),
   essai: z.enum(['true', 'false']).optional().describe('true: the preview — what the import would do, nothing written'),
 })
+
+/** POST rest/bd/import without `essai`: the import, run in the background. */
+export const importStartQuery = importQuery.extend({
+  invitation: z
+    .enum(['true', 'false'])
+    .optional()
+    .describe('true: each new active user gets their invitation mail, sent at the mail provider’s pace'),
+  fichier: z.string().trim().max(100).optional().describe('The file’s name, for the history (default import.csv)'),
+})
+
+/** The states of an import a client sees (`RECEPTION`, while its file is stored, reads as waiting). */
+export const IMPORT_STATES = ['EN_ATTENTE', 'EN_COURS', 'TERMINE', 'ECHEC'] as const
+
+/** The errors an import's state lists; the others are counted and in the errors file. */
+export const STATUS_ERRORS_LISTED = 100
 
 export const rowErrorSchema = z.object({
   ligne: z.number().int().describe("The file's line number (the header is line 1)"),
@@ -47,6 +65,28 @@ export const importPreviewSchema = z.object({
   totalErreurs: z.number().int().describe('How many errors in all'),
 })
 export type ImportPreview = z.infer<typeof importPreviewSchema>
+
+export const importIdParam = z.object({ id: z.coerce.number<number>().int().positive() })
+
+export const importStatusSchema = z.object({
+  id: z.number().int(),
+  type: z.enum(IMPORT_TYPES),
+  fichier: z.string(),
+  etat: z.enum(IMPORT_STATES),
+  lignes: z.number().int().describe('Rows of the file'),
+  traitees: z.number().int().describe('Rows done so far'),
+  creees: z.number().int(),
+  modifiees: z.number().int(),
+  inchangees: z.number().int(),
+  erreurs: z.array(rowErrorSchema).describe(`The errors so far, by line; the first ${STATUS_ERRORS_LISTED}`),
+  totalErreurs: z.number().int(),
+  lignesEnErreur: z.number().int().describe('Rows that could not be imported'),
+  secondesRestantes: z.number().int().nullable().describe('The time left at the pace so far; null until known'),
+  motif: z.string().nullable().describe('Why the import stopped (ECHEC)'),
+  debut: z.string().describe('When the file was received (ISO 8601)'),
+  fin: z.string().nullable().describe('When it ended (ISO 8601)'),
+})
+export type ImportStatus = z.infer<typeof importStatusSchema>
 
 /** What is wrong with a row (or with the file, at line 1), with the values its message names. */
 export type RowProblem = { code: RowErrorCode; colonne: string | null; valeurs?: Record<string, string | number> }
@@ -207,6 +247,19 @@ export const ROW_ERRORS = {
   },
 } satisfies Record<string, Messages>
 export type RowErrorCode = keyof typeof ROW_ERRORS
+
+/** Why an import stopped before its end (`motif`). */
+export const IMPORT_FAILURES = {
+  IMPORTATEUR: {
+    fr: 'Import arrêté : son auteur n’est plus administrateur. Les lignes déjà traitées restent importées.',
+    en: 'Import stopped: its author is no longer an administrator. The rows already done stay imported.',
+  },
+  LOT_EN_ECHEC: {
+    fr: 'Import arrêté : une partie du fichier a échoué plusieurs fois. Les lignes déjà traitées restent importées ; réimportez le fichier pour reprendre.',
+    en: 'Import stopped: a part of the file failed several times. The rows already done stay imported; import the file again to resume.',
+  },
+} satisfies Record<string, Record<Language, string>>
+export type ImportFailure = keyof typeof IMPORT_FAILURES
 
 /** A problem as the caller reads it. */
 export function rowMessage(language: Language, problem: RowProblem): string {

@@ -366,6 +366,50 @@ export interface RateLimitTable {
   count: number
 }
 
+export type ImportState = 'RECEPTION' | 'EN_ATTENTE' | 'EN_COURS' | 'TERMINE' | 'ECHEC'
+
+/** A file posted to import (migration 0028), its progress and counts. */
+export interface ImportTable {
+  id: Generated<number>
+  type: 'structures' | 'utilisateurs'
+  etat: Generated<ImportState>
+  /** The importer as the scope knows them: a user's id, a service account's negative. */
+  auteur_id: number
+  fichier: string
+  domaine: string
+  origine: string
+  inviter: Generated<number>
+  lignes: Generated<number>
+  lots: Generated<number>
+  traitees: Generated<number>
+  creees: Generated<number>
+  modifiees: Generated<number>
+  inchangees: Generated<number>
+  lignes_erreur: Generated<number>
+  erreurs: Generated<number>
+  motif_echec: Generated<string | null>
+  created_at: string
+  updated_at: string
+  started_at: Generated<string | null>
+  finished_at: Generated<string | null>
+}
+
+/** A chunk of a file's rows, JSON `[[line, [cells…], [problems…]], …]`, run as one batch that deletes it. */
+export interface ImportLotTable {
+  import_id: number
+  numero: number
+  lignes: string
+}
+
+export interface ImportErreurTable {
+  id: Generated<number>
+  import_id: number
+  ligne: number
+  colonne: string | null
+  code: string
+  valeurs: string | null
+}
+
 export interface Database {
   type_structure: TypeStructureTable
   structure: StructureTable
@@ -395,6 +439,9 @@ export interface Database {
   mfa_recovery_code: MfaRecoveryCodeTable
   passkey: PasskeyTable
   mfa_challenge: MfaChallengeTable
+  import: ImportTable
+  import_lot: ImportLotTable
+  import_erreur: ImportErreurTable
 }
 
 export type UtilisateurRow = Selectable<UtilisateurTable>

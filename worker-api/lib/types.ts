@@ -1,3 +1,4 @@
+import type { ImportMessage } from '../contract/bulk'
 import type { Language } from '../contract/language'
 import type { DB } from '../db/client'
 import type { RequestScope } from '../db/request-scope'
@@ -6,6 +7,8 @@ import type { AccessClaims } from './jwt'
 /** Bindings and variables of the Worker (wrangler.toml [vars], .dev.vars, `wrangler secret`). */
 export interface Env {
   DB: D1Database
+  /** The imports' queue (wrangler.toml): each message runs one lot of a file (services/bulk/run.ts). */
+  IMPORTS?: Queue<ImportMessage>
   ASSETS?: Fetcher
   ENVIRONMENT?: string
   /** HS256 key of the access tokens; at least 32 characters. */

@@ -1,9 +1,20 @@
 import { createRoute, z } from '@hono/zod-openapi'
-import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS, IMPORT_TYPES, importPreviewSchema, importQuery } from '../contract/bulk'
+import {
+  IMPORT_MAX_BYTES,
+  IMPORT_MAX_ROWS,
+  IMPORT_TYPES,
+  importIdParam,
+  importPreviewSchema,
+  importStartQuery,
+  importStatusSchema,
+  STATUS_ERRORS_LISTED,
+} from '../contract/bulk'
 import { todayIso } from '../contract/dates'
 import { router } from '../lib/validation'
 import { exportOrganisation } from '../services/bulk/export'
 import { previewImport } from '../services/bulk/preview'
+import { importErrorsFile, importStatus, listImports } from '../services/bulk/status'
+import { startImport } from '../services/bulk/upload'
 import { errors, json } from './openapi'
 
 /** Where a file is posted: the one route whose body may exceed a form's bound (app.ts). */
@@ -19,19 +30,71 @@ export const bulkRoutes = router()
       method: 'post',
       path: IMPORT_PATH,
       tags: ['Import'],
-      summary: `With essai=true, what importing the file (CSV, up to ${IMPORT_MAX_ROWS} rows and ${IMPORT_MAX_BYTES / 1024 / 1024} MiB) would do in the caller's scope, row by row, nothing written`,
+      summary: `A file (CSV, up to ${IMPORT_MAX_ROWS} rows and ${IMPORT_MAX_BYTES / 1024 / 1024} MiB) into the caller's scope. With essai=true, the preview: what each row would do, nothing written (200). Without, the import runs in the background (202 {id}; its progress: GET import/{id}); a file refused whole (no header, a wrong one, too many rows) is 400 VALIDATION_FAILED`,
       security: [{ bearer: [] }],
       request: {
-        query: importQuery.extend({ essai: z.literal('true').describe('The preview: nothing is written') }),
+        query: importStartQuery,
         body: { content: { 'text/csv': { schema: z.string() } }, required: true },
       },
       responses: {
         200: json(importPreviewSchema, 'What the import would do'),
+        202: json(z.object({ id: z.number().int() }), 'The import, started'),
         ...errors(400, 401, 403, 413),
       },
     }),
-    async (c) =>
-      c.json(await previewImport(c.var.ctx, c.get('caller'), c.req.valid('query').type, c.req.raw.body), 200),
+    async (c) => {
+      const { type, essai, invitation, fichier } = c.req.valid('query')
+      const body = c.req.raw.body
+      if (essai === 'true') return c.json(await previewImport(c.var.ctx, c.get('caller'), type, body), 200)
+      const request = { type, invitation: invitation === 'true', fichier: fichier || 'import.csv' }
+      return c.json(await startImport(c.var.ctx, c.get('caller'), request, body), 202)
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: IMPORT_PATH,
+      tags: ['Import'],
+      summary: "The caller's latest imports, newest first, with their counts",
+      security: [{ bearer: [] }],
+      responses: { 200: json(z.array(importStatusSchema), 'Imports'), ...errors(401, 403) },
+    }),
+    async (c) => c.json(await listImports(c.var.ctx, c.get('caller')), 200),
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: `${IMPORT_PATH}/{id}`,
+      tags: ['Import'],
+      summary: `An import of the caller: its state, counts, first ${STATUS_ERRORS_LISTED} errors and the time left`,
+      security: [{ bearer: [] }],
+      request: { params: importIdParam },
+      responses: { 200: json(importStatusSchema, 'The import'), ...errors(400, 401, 403, 404) },
+    }),
+    async (c) => c.json(await importStatus(c.var.ctx, c.get('caller'), c.req.valid('param').id), 200),
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: `${IMPORT_PATH}/{id}/erreurs.csv`,
+      tags: ['Import'],
+      summary: "An import's errors (line, column, message in the caller's language) as CSV, streamed",
+      security: [{ bearer: [] }],
+      request: { params: importIdParam },
+      responses: {
+        200: { content: { 'text/csv': { schema: z.string() } }, description: 'CSV' },
+        ...errors(400, 401, 403, 404),
+      },
+    }),
+    async (c) => {
+      const id = c.req.valid('param').id
+      const stream = await importErrorsFile(c.var.ctx, c.get('caller'), id)
+      return c.body(stream, 200, {
+        'Content-Type': 'text/csv; charset=utf-8',
+        'Content-Disposition': `attachment; filename="import-${id}-erreurs.csv"`,
+        'Cache-Control': 'no-store',
+      })
+    },
   )
   .openapi(
     createRoute({

@@ -5,10 +5,12 @@ import { REUSE_GRACE_SECONDS } from './sign-in/auth'
 
 const HOUR = 3600
 const DAY = 24 * HOUR
+/** The days an ended import and its errors are kept (README, "Moving an organisation in"). */
+export const IMPORT_KEPT_DAYS = 30
 
 /**
  * Deletes what can no longer matter (hourly cron): spent captchas, expired tokens and challenges, old counters,
- * month-old mail. Refresh token families go past their absolute lifetime (reuse detection needs nothing older), the
+ * month-old mail and imports. Refresh token families go past their absolute lifetime (reuse detection needs nothing older), the
  * user list's totals the day before yesterday in UTC, whatever the organisation's time zone.
  */
 export async function purgeExpired(ctx: Ctx, now = new Date()) {
@@ -43,6 +45,8 @@ export async function purgeExpired(ctx: Ctx, now = new Date()) {
     // Mail a month old, delivered or given up on, has told what it had to tell.
     mails: db.deleteFrom('outbox').where('created_at', '<', at(30 * DAY)),
     listTotals: db.deleteFrom('utilisateur_liste_total').where('jour', '<', at(DAY).slice(0, 10)),
+    // An import ended a month ago, with its errors (ON DELETE CASCADE): its history entry stays.
+    imports: db.deleteFrom('import').where('finished_at', '<', at(IMPORT_KEPT_DAYS * DAY)),
   })
   return Object.fromEntries(Object.entries(results).map(([name, result]) => [name, result?.meta.changes])) as Record<
     keyof typeof results,

@@ -48,6 +48,32 @@ function bounded(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
   )
 }
 
+/**
+ * Line breaks as LF: csv-parse 7.0.3 counts a CRLF inside a quoted cell as two lines, which would shift the line of
+ * every later row (a cell's own line break reads as LF, which a spreadsheet shows the same).
+ */
+function lfLineBreaks(): TransformStream<Uint8Array, Uint8Array> {
+  const CR = 13
+  const LF = 10
+  let pendingCr = false
+  return new TransformStream({
+    transform(chunk, controller) {
+      const out = new Uint8Array(chunk.length + 1)
+      let length = 0
+      for (let n = 0; n < chunk.length; n++) {
+        const byte = chunk[n] as number
+        if (pendingCr && byte !== LF) out[length++] = CR
+        pendingCr = byte === CR
+        if (!pendingCr) out[length++] = byte
+      }
+      controller.enqueue(out.subarray(0, length))
+    },
+    flush(controller) {
+      if (pendingCr) controller.enqueue(new Uint8Array([CR]))
+    },
+  })
+}
+
 /** The separator the header line uses: the one of `;` and `,` it holds more of (`;` when even). */
 async function separatorOf(reader: ReadableStreamDefaultReader<Uint8Array>) {
   const head: Uint8Array[] = []
@@ -101,22 +127,24 @@ export async function* fileChunks(
   const { separator, head } = await separatorOf(reader)
   // The last lines of the records a quote problem kept from being read: each becomes a row in error where it starts.
   const skipped: number[] = []
-  const records = replayed(head, reader).pipeThrough(
-    parse({
-      delimiter: separator,
-      bom: true,
-      info: true,
-      record_delimiter: ['\r\n', '\n', '\r'],
-      relax_column_count: true,
-      // A quote inside a cell that does not start with one is a character of the cell (O"Neil).
-      relax_quotes: true,
-      skip_records_with_error: true,
-      max_record_size: MAX_RECORD_BYTES,
-      on_skip: (error) => {
-        if (error) skipped.push(Number(error.lines) || 0)
-      },
-    }),
-  ) as ReadableStream<{ record: string[]; info: { lines: number } }>
+  const records = replayed(head, reader)
+    .pipeThrough(lfLineBreaks())
+    .pipeThrough(
+      parse({
+        delimiter: separator,
+        bom: true,
+        info: true,
+        record_delimiter: ['\n', '\r'],
+        relax_column_count: true,
+        // A quote inside a cell that does not start with one is a character of the cell (O"Neil).
+        relax_quotes: true,
+        skip_records_with_error: true,
+        max_record_size: MAX_RECORD_BYTES,
+        on_skip: (error) => {
+          if (error) skipped.push(Number(error.lines) || 0)
+        },
+      }),
+    ) as ReadableStream<{ record: string[]; info: { lines: number } }>
 
   const repeated = repeatsCheck(type)
   let chunk: FileChunk = { rows: [], fileProblems: [] }

@@ -48,6 +48,8 @@ export type FoundUser = {
   supprime: number
   registration_state: string
   version: number
+  domain: string
+  langue: 'fr' | 'en'
   modification: number
   /** Their posts, as JSON `[[structure, fonction, 'YYYY-MM-DD', 'YYYY-MM-DD'], …]`. */
   postes: string
@@ -72,6 +74,8 @@ export function userChunkReads(db: DB, viewer: Viewer, names: string[], structur
         'utilisateur.supprime',
         'utilisateur.registration_state',
         'utilisateur.version',
+        'utilisateur.domain',
+        'utilisateur.langue',
       ])
       .select(modificationColumn(db, viewer))
       .select(

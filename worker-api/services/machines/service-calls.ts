@@ -63,6 +63,9 @@ export const SERVICE_ROUTES: Readonly<Record<string, ServiceScope>> = {
     'GET /rest/bd/authorize/user/:id/fonctions',
     // Moving an organisation in, and keeping it in step.
     'POST /rest/bd/import',
+    'GET /rest/bd/import',
+    'GET /rest/bd/import/:id',
+    'GET /rest/bd/import/:id/erreurs.csv',
     'GET /rest/bd/export/:fichier',
   ]),
   ...routes('logs', ['GET /rest/bd/logs/', 'GET /rest/bd/logs/export']),

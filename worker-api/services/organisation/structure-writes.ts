@@ -1,4 +1,4 @@
-import { type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
+import { type Expression, type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
 import type { Structure, StructureInput } from '../../contract/structure'
 import { type DB, namedBatch } from '../../db/client'
 import type { Database } from '../../db/schema'
@@ -71,7 +71,7 @@ async function readPlacement(ctx: Ctx, caller: Caller, input: StructureInput, id
  */
 export function insertStructure(
   db: DB,
-  structure: { nom: string; typeId: number; parentId: number; createdAt: string },
+  structure: { nom: string; typeId: number; parentId: number | Expression<number>; createdAt: string },
   /** Written only if this finds a row when the statement runs (a guard inside a batch). */
   onlyIf?: SelectQueryBuilder<Database, keyof Database, unknown>,
 ) {

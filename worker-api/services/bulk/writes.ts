@@ -1,0 +1,256 @@
+import { type Expression, type SqlBool, sql } from 'kysely'
+import type { AdministrationAction } from '../../contract/log-labels'
+import { abortUnless, type Compilable, type DB } from '../../db/client'
+import { pathInScope, userManageable, type Viewer } from '../../lib/scope'
+import { copyTemplate } from '../catalogue/templates'
+import type { Actor } from '../core/actor'
+import { logEntry } from '../core/audit'
+import { invitationWrites } from '../organisation/invitations'
+import { loginAfterMailChange, mailCorrection, requestMailChange } from '../organisation/mail-change'
+import { insertStructure } from '../organisation/structure-writes'
+import { revokeSessions, uninvite } from '../organisation/user-admin'
+import { createdUserId } from '../organisation/user-creation'
+import type { StructureAction } from './structure-plan'
+import type { Tree } from './tree'
+import type { FoundUser, RowPoste, UserAction } from './user-plan'
+
+/**
+ * The statements of a lot's rows, each write with its audit entry and, where it rests on what was read (a user's
+ * version, the importer's right to manage them, a structure's type), a guard that stops the whole lot's batch when
+ * that changed meanwhile: the lot is then planned again on what D1 holds.
+ */
+
+/** What a lot's writes need to know of their import. */
+export type LotWriter = {
+  db: DB
+  importer: Actor
+  viewer: Viewer
+  importId: number
+  domaine: string
+  origine: string
+  inviter: boolean
+  now: Date
+}
+
+const entry = (w: LotWriter, nomLog: AdministrationAction, commentaire: string) =>
+  w.db.insertInto('log').values(logEntry(w.importer.id, 'ADMINISTRATION', nomLog, null, { commentaire }))
+
+const posteLabel = (poste: RowPoste) =>
+  `${poste.fonction.libelle}, ${poste.structure.nom}, ${poste.debut} → ${poste.fin}`
+
+const insertPoste = (db: DB, user: number | Expression<number>, poste: RowPoste) =>
+  db.insertInto('poste').values({
+    utilisateur_id: user,
+    structure_id: poste.structure.id,
+    fonction_id: poste.fonction.id,
+    date_debut: poste.debut,
+    date_fin: poste.fin,
+  })
+
+/**
+ * The lot's one condition on where its posts go: every function named still in a structure of the importer's scope
+ * (one statement, the functions as one JSON value whatever their number).
+ */
+export function postesPlaced(db: DB, viewer: Viewer, postes: RowPoste[]): Expression<SqlBool> {
+  const fonctions = [...new Set(postes.map((poste) => poste.fonction.id))]
+  if (fonctions.length === 0) return sql<SqlBool>`1 = 1`
+  return sql<SqlBool>`(select count(*) from fonction placed
+    join structure placed_structure on placed_structure.id = placed.structure_id
+    where placed.id in (select value from json_each(${JSON.stringify(fonctions)}))
+      and ${pathInScope(db, viewer, sql.ref<string>('placed_structure.path'))}) = ${fonctions.length}`
+}
+
+/** A new user, their post, their invitation if asked for, and their entry. */
+async function createUser(w: LotWriter, action: Extract<UserAction, { kind: 'create' }>, importer: string) {
+  const { db } = w
+  const { user, poste } = action
+  const id = createdUserId(db, user.mail)
+  const invitee = { id, login: user.mail, nom: user.nom, prenom: user.prenom, mail: user.mail, domain: w.domaine }
+  const invitation =
+    w.inviter && user.actif ? await invitationWrites(db, w.importer, invitee, { origin: w.origine }, w.now) : null
+  const at = w.now.toISOString()
+  return [
+    db.insertInto('utilisateur').values({
+      login: user.mail,
+      nom: user.nom,
+      prenom: user.prenom,
+      mail: user.mail,
+      password_hash: null,
+      actif: user.actif ? 1 : 0,
+      admin: user.admin ? 1 : 0,
+      domain: w.domaine,
+      langue: w.importer.langue,
+      registration_state: 'INVITED',
+      token_register_expires_at: invitation?.expiresAt ?? null,
+      created_at: at,
+      updated_at: at,
+    }),
+    ...(poste ? [insertPoste(db, id, poste)] : []),
+    ...(invitation ? [invitation.statements.link, invitation.statements.mail] : []),
+    entry(
+      w,
+      'UTILISATEUR_CREATION',
+      `${user.mail}${user.admin ? ' (admin)' : ''} : ${poste ? posteLabel(poste) : 'sans poste'}${importer}`,
+    ),
+  ]
+}
+
+/**
+ * An existing user's changes: only while they are at the version read and the importer may manage them (`guarded`:
+ * the first of the lot's rows naming them; the others follow its writes).
+ */
+async function updateUser(
+  w: LotWriter,
+  action: Extract<UserAction, { kind: 'update' }>,
+  found: FoundUser | undefined,
+  guarded: boolean,
+  importer: string,
+): Promise<Compilable[]> {
+  const { db } = w
+  const { target, set, poste } = action
+  if (!('id' in target) || !found) {
+    // A further post of a user an earlier row of the lot creates.
+    const id = createdUserId(db, 'mail' in target ? target.mail : '')
+    return poste ? [insertPoste(db, id, poste), entry(w, 'POSTE_CREATION', `${posteLabel(poste)}${importer}`)] : []
+  }
+  const at = w.now.toISOString()
+  const about = `#${found.id} ${found.login}`
+  const managed = db
+    .selectFrom('utilisateur')
+    .select('utilisateur.id')
+    .where('utilisateur.id', '=', found.id)
+    .where(userManageable(db, w.viewer))
+  const writes: Compilable[] = guarded
+    ? [abortUnless(db, managed.where('utilisateur.version', '=', target.version))]
+    : []
+  const after: Compilable[] = []
+  const invited = found.registration_state === 'INVITED'
+  const said: string[] = []
+  const nom = set.nom ?? found.nom
+  const prenom = set.prenom ?? found.prenom
+  if (set.nom !== undefined || set.prenom !== undefined) said.push(`nom : ${prenom} ${nom}`)
+  if (set.mail !== undefined) {
+    const user = { ...found, nom, prenom }
+    if (invited) {
+      const correction = await mailCorrection(
+        db,
+        w.importer,
+        { ...user, mail: set.mail },
+        found.mail,
+        { origin: w.origine, userAgent: null },
+        w.now,
+        managed,
+      )
+      writes.push(...correction.before)
+      after.push(...correction.after)
+      said.push(`mail : ${set.mail}`)
+    } else {
+      const input = { mail: set.mail, nom, prenom }
+      const context = { origin: w.origine, userAgent: null, by: w.importer, guard: null }
+      after.push(...(await requestMailChange(db, user, input, context, w.now)))
+    }
+  }
+  const fields = {
+    ...(set.nom !== undefined || set.prenom !== undefined ? { nom, prenom } : {}),
+    ...(set.mail !== undefined && invited ? { mail: set.mail, login: loginAfterMailChange(found, set.mail) } : {}),
+    ...(set.admin !== undefined ? { admin: set.admin ? 1 : 0 } : {}),
+    ...(set.actif !== undefined ? { actif: set.actif ? 1 : 0 } : {}),
+  }
+  if (Object.keys(fields).length > 0) {
+    writes.push(
+      db
+        .updateTable('utilisateur')
+        .set({ ...fields, updated_at: at })
+        .where('id', '=', found.id),
+    )
+  }
+  if (set.actif === false) after.push(revokeSessions(db, found.id, at), ...(invited ? uninvite(db, found.id, at) : []))
+  if (set.actif === true && invited && w.inviter) {
+    const invitation = await invitationWrites(db, w.importer, { ...found, nom, prenom }, { origin: w.origine }, w.now, {
+      capped: true,
+    })
+    after.push(...Object.values(invitation.statements))
+  }
+  if (poste) {
+    writes.push(insertPoste(db, found.id, poste))
+    said.push(`+ poste ${posteLabel(poste)}`)
+  }
+  const entries = [
+    ...(set.admin !== undefined
+      ? [entry(w, set.admin ? 'UTILISATEUR_ADMIN' : 'UTILISATEUR_ADMIN_RETRAIT', `${about}${importer}`)]
+      : []),
+    ...(set.actif !== undefined
+      ? [entry(w, set.actif ? 'UTILISATEUR_ACTIVATION' : 'UTILISATEUR_DESACTIVATION', `${about}${importer}`)]
+      : []),
+    ...(said.length > 0 ? [entry(w, 'UTILISATEUR_MODIFICATION', `${about} : ${said.join(' ; ')}${importer}`)] : []),
+  ]
+  return [...writes, ...after, ...entries]
+}
+
+/** The writes of a users lot's rows, in the order of the file. */
+export async function userLotWrites(
+  w: LotWriter,
+  actions: UserAction[],
+  users: FoundUser[],
+  importer: string,
+): Promise<Compilable[]> {
+  const byId = new Map(users.map((user) => [user.id, user]))
+  const guarded = new Set<number>()
+  const writes: Compilable[] = []
+  for (const action of actions) {
+    if (action.kind === 'create') {
+      writes.push(...(await createUser(w, action, importer)))
+      continue
+    }
+    const id = 'id' in action.target ? action.target.id : null
+    const first = id !== null && !guarded.has(id)
+    if (id !== null) guarded.add(id)
+    writes.push(...(await updateUser(w, action, id === null ? undefined : byId.get(id), first, importer)))
+  }
+  return writes
+}
+
+/** The writes of a structures lot's rows: new structures (with their type's functions) and new types. */
+export function structureLotWrites(w: LotWriter, tree: Tree, actions: StructureAction[], importer: string) {
+  const { db } = w
+  const at = w.now.toISOString()
+  const byName = (nom: string) => sql<number>`(select id from structure where nom = ${nom} collate nocase)`
+  return actions.flatMap((action): Compilable[] => {
+    const type = tree.type(action.typeId)?.libelle ?? String(action.typeId)
+    if (action.kind === 'create') {
+      const parent = action.parent
+      const inScope = (id: number) =>
+        db
+          .selectFrom('structure as p')
+          .select('p.id')
+          .where('p.id', '=', id)
+          .where(pathInScope(db, w.viewer, sql.ref<string>('p.path')))
+      return [
+        // A parent the tree holds is still in scope; one the lot creates is, as its own parent was.
+        ...(parent.id === null ? [] : [abortUnless(db, inScope(parent.id))]),
+        insertStructure(db, {
+          nom: action.nom,
+          typeId: action.typeId,
+          parentId: parent.id ?? byName(parent.nom),
+          createdAt: at,
+        }),
+        ...copyTemplate(db, byName(action.nom), action.typeId, at),
+        entry(w, 'STRUCTURE_CREATION', `${action.nom} (${type})${importer}`),
+      ]
+    }
+    const id = action.node.id ?? 0
+    return [
+      abortUnless(
+        db,
+        db
+          .selectFrom('structure as s')
+          .select('s.id')
+          .where('s.id', '=', id)
+          .where('s.type_id', '=', action.node.typeId)
+          .where(pathInScope(db, w.viewer, sql.ref<string>('s.path'))),
+      ),
+      db.updateTable('structure').set({ type_id: action.typeId }).where('id', '=', id),
+      entry(w, 'STRUCTURE_MODIFICATION', `${action.node.nom} : type ${type}${importer}`),
+    ]
+  })
+}
