@@ -1,7 +1,8 @@
 -- Migration number: 0028 	 Imports of structures and users from CSV files, run in the background on a
 -- queue (services/bulk/upload.ts, run.ts).
 --
--- `import`: one file posted, its progress and counts. `auteur_id` is the importer as the scope knows them
+-- `import`: one file posted, its progress and counts; `APERCU`, a preview kept for the screens until it is
+-- imported (a day at most), its counts and errors the preview's. `auteur_id` is the importer as the scope knows them
 -- (a user's id; a service account's, negative). `domaine` is the origin new users are bound to and
 -- `origine` the one their invitation links lead to, both as the request that posted the file saw them.
 -- `import_lot`: the file's rows, cut into chunks as they were read (`lignes`: JSON `[[line, [cells…],
@@ -12,7 +13,7 @@ CREATE TABLE import (
   id             INTEGER PRIMARY KEY,
   type           TEXT    NOT NULL CHECK (type IN ('structures', 'utilisateurs')),
   etat           TEXT    NOT NULL DEFAULT 'RECEPTION'
-                   CHECK (etat IN ('RECEPTION', 'EN_ATTENTE', 'EN_COURS', 'TERMINE', 'ECHEC')),
+                   CHECK (etat IN ('RECEPTION', 'APERCU', 'EN_ATTENTE', 'EN_COURS', 'TERMINE', 'ECHEC')),
   auteur_id      INTEGER NOT NULL,
   fichier        TEXT    NOT NULL,
   domaine        TEXT    NOT NULL,

@@ -55,6 +55,7 @@ const OWN_MESSAGE = {
   OIDC_REDIRECT_URI_MISMATCH: true,
   FONCTION_LIBELLE_ALREADY_USED: true,
   FONCTION_HAS_POSTES: true,
+  IMPORT_ALREADY_STARTED: true,
   LISTE_CREATION_FAILED: true,
   LISTE_UPDATE_FAILED: true,
 } as const satisfies Record<BusinessCode, boolean>

@@ -199,6 +199,7 @@ export const en: Resource = {
     OIDC_REDIRECT_URI_MISMATCH: 'The return address asked for is not registered for this application.',
     OIDC_CLIENT_NOT_CONFIDENTIAL: 'This OpenID Connect client is public: it has no secret.',
     FONCTION_LIBELLE_ALREADY_USED: '{{nom}} already exists in this structure',
+    IMPORT_ALREADY_STARTED: 'This import has already started: follow its progress.',
     FONCTION_HAS_POSTES: '{{count}} post(s), past ones included, hold this function: it cannot be deleted.',
     INVITATION_NOT_PENDING: 'This user has already chosen their password: the invitation is no longer needed.',
     INVITATION_WAITS_ACTIVATION: 'This user is inactive: their invitation will be sent when they are activated.',

@@ -200,6 +200,7 @@ export const fr = {
     OIDC_REDIRECT_URI_MISMATCH: "L'adresse de retour demandée n'est pas enregistrée pour cette application.",
     OIDC_CLIENT_NOT_CONFIDENTIAL: "Ce client OpenID Connect est public : il n'a pas de secret.",
     FONCTION_LIBELLE_ALREADY_USED: '{{nom}} existe déjà dans cette structure',
+    IMPORT_ALREADY_STARTED: 'Cet import est déjà lancé : suivez sa progression.',
     FONCTION_HAS_POSTES:
       'Cette fonction est celle de {{count}} poste(s), passés compris : elle ne peut pas être supprimée.',
     INVITATION_NOT_PENDING: "Cet utilisateur a déjà choisi son mot de passe : l'invitation n'a plus lieu d'être.",

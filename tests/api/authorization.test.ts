@@ -800,6 +800,11 @@ Object.assign(MATRIX, {
     request: ({ imports }, role) => ({ path: `/rest/bd/import/${imports[role] ?? 999_999}/erreurs.csv` }),
     expect: admins(200, 200),
   },
+  // Another's import, or one already started: the permission is reaching that answer (404, 409).
+  'POST /portail-backend/rest/bd/import/{id}/lancement': {
+    request: ({ imports }, role) => ({ path: `/rest/bd/import/${imports[role] ?? 999_999}/lancement`, body: {} }),
+    expect: admins(409, 409),
+  },
   'POST /portail-backend/rest/bd/import': {
     request: ({ target }) => ({
       path: '/rest/bd/import?type=utilisateurs&essai=true',

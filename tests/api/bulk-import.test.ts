@@ -414,6 +414,71 @@ describe('a lot that keeps failing', () => {
   })
 })
 
+describe('a preview kept for the screens, then imported', () => {
+  const rows = (n: number) =>
+    Array.from(
+      { length: n },
+      (_, k) => `kept${k}@example.test;Garde;Apercu;;non;Agence Lille;Inconnue;${today};${future};oui`,
+    )
+
+  it('keeps the file with its preview and errors, pages them, and imports it once', async () => {
+    const queue = importQueue()
+    const text = [
+      USERS_HEADER,
+      `kept@example.test;Garde;Apercu;;non;Agence Lille;Agent de quai;${today};${future};oui`,
+      ...rows(150),
+    ].join('\n')
+    const response = await call('/rest/bd/import?type=utilisateurs&essai=true&conserver=true&fichier=garde.csv', {
+      method: 'POST',
+      token: root.token,
+      body: text,
+      env: queue.env,
+    })
+    const preview = (await response.json()) as ImportPreview
+    expect(preview).toMatchObject({ lignes: 151, creees: 1, totalErreurs: 150, id: expect.any(Number) })
+    const id = preview.id as number
+    // Nothing written but the kept file and its preview.
+    expect(await db().selectFrom('utilisateur').select('id').where('mail', '=', 'kept@example.test').execute()).toEqual(
+      [],
+    )
+    const kept = await statusOf(root.token, id)
+    expect(kept).toMatchObject({ etat: 'APERCU', fichier: 'garde.csv', lignes: 151, creees: 1, totalErreurs: 150 })
+    expect(kept.erreurs).toHaveLength(100)
+    const second = (await (await call(`/rest/bd/import/${id}?page=2`, { token: root.token })).json()) as ImportStatus
+    expect(second.erreurs.map((error) => error.ligne)).toEqual(Array.from({ length: 50 }, (_, k) => 103 + k))
+
+    const launch = () =>
+      call(`/rest/bd/import/${id}/lancement`, {
+        method: 'POST',
+        token: root.token,
+        body: JSON.stringify({ invitation: false }),
+        env: queue.env,
+      })
+    const [first, again] = await Promise.all([launch(), launch()])
+    expect([first.status, again.status].sort()).toEqual([202, 409])
+    await queue.drain()
+    expect(await statusOf(root.token, id)).toMatchObject({
+      etat: 'TERMINE',
+      creees: 1,
+      lignesEnErreur: 150,
+      totalErreurs: 150,
+    })
+    expect((await launch()).status).toBe(409)
+    expect(
+      (await call(`/rest/bd/import/${id}/lancement`, { method: 'POST', token: nord.token, body: '{}' })).status,
+    ).toBe(404)
+  })
+
+  it('refuses to keep a file that cannot be imported at all', async () => {
+    const response = await call('/rest/bd/import?type=utilisateurs&essai=true&conserver=true', {
+      method: 'POST',
+      token: root.token,
+      body: 'nom;type;parent\nA;B;C',
+    })
+    expect(response.status).toBe(400)
+  })
+})
+
 describe('the preview, then the import', () => {
   it('announce the same counts', async () => {
     const text = [

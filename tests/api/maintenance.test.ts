@@ -73,15 +73,21 @@ describe('purgeExpired (hourly cron)', () => {
         { cle: 'today', jour: day(0), total: 1 },
       ])
       .execute()
-    // An import ended IMPORT_KEPT_DAYS ago goes with its errors; a recent one and a running one stay.
-    const job = (finished: string | null, fichier: string) => ({
+    // An import ended IMPORT_KEPT_DAYS ago goes with its errors, and a preview kept a day; a recent one, a running
+    // one and a younger preview stay.
+    const job = (
+      finished: string | null,
+      fichier: string,
+      etat = finished ? 'TERMINE' : 'EN_COURS',
+      created = 24 * 40,
+    ) => ({
       type: 'utilisateurs' as const,
-      etat: finished ? ('TERMINE' as const) : ('EN_COURS' as const),
+      etat: etat as 'TERMINE' | 'EN_COURS' | 'APERCU',
       auteur_id: 1,
       fichier,
       domaine: 'http://localhost:8787',
       origine: 'http://localhost:8787',
-      created_at: ago(24 * 40),
+      created_at: ago(created),
       updated_at: ago(0),
       finished_at: finished,
     })
@@ -91,6 +97,8 @@ describe('purgeExpired (hourly cron)', () => {
         job(ago(24 * IMPORT_KEPT_DAYS + 1), 'old.csv'),
         job(ago(24 * IMPORT_KEPT_DAYS - 1), 'recent.csv'),
         job(null, 'running.csv'),
+        job(null, 'preview-old.csv', 'APERCU', 25),
+        job(null, 'preview-young.csv', 'APERCU', 23),
       ])
       .returning('id')
       .execute()
@@ -100,7 +108,7 @@ describe('purgeExpired (hourly cron)', () => {
       .execute()
     const deleted = await purgeExpired(backgroundContext(env))
     const imports = await db().selectFrom('import').select('fichier').orderBy('fichier').execute()
-    expect(imports.map((row) => row.fichier)).toEqual(['recent.csv', 'running.csv'])
+    expect(imports.map((row) => row.fichier)).toEqual(['preview-young.csv', 'recent.csv', 'running.csv'])
     expect(await db().selectFrom('import_erreur').selectAll().execute()).toEqual([])
     expect(deleted).toMatchObject({
       captchas: 1,

@@ -32,9 +32,15 @@ export const PATH_SEPARATOR = ' / '
 export const importQuery = z.object({
   type: z.enum(IMPORT_TYPES).describe('What the file holds: structures (nom;type;parent) or users with posts'),
   essai: z.enum(['true', 'false']).optional().describe('true: the preview — what the import would do, nothing written'),
+  conserver: z
+    .enum(['true', 'false'])
+    .optional()
+    .describe(
+      'With essai=true: the file kept a day with its preview (answered with its `id`, state APERCU), to be imported by POST import/{id}/lancement without a second upload',
+    ),
 })
 
-/** POST rest/bd/import without `essai`: the import, run in the background. */
+/** POST rest/bd/import: with `essai`, its preview; without, the import run in the background. */
 export const importStartQuery = importQuery.extend({
   invitation: z
     .enum(['true', 'false'])
@@ -43,8 +49,11 @@ export const importStartQuery = importQuery.extend({
   fichier: z.string().trim().max(100).optional().describe('The file’s name, for the history (default import.csv)'),
 })
 
-/** The states of an import a client sees (`RECEPTION`, while its file is stored, reads as waiting). */
-export const IMPORT_STATES = ['EN_ATTENTE', 'EN_COURS', 'TERMINE', 'ECHEC'] as const
+/**
+ * The states of an import a client sees: `APERCU`, a preview kept to be imported (`conserver=true`), then waiting,
+ * running, done or stopped (`RECEPTION`, while its file is stored, reads as waiting).
+ */
+export const IMPORT_STATES = ['APERCU', 'EN_ATTENTE', 'EN_COURS', 'TERMINE', 'ECHEC'] as const
 
 /** The errors an import's state lists; the others are counted and in the errors file. */
 export const STATUS_ERRORS_LISTED = 100
@@ -63,10 +72,26 @@ export const importPreviewSchema = z.object({
   inchangees: z.number().int().describe('Rows that leave everything as it is'),
   erreurs: z.array(rowErrorSchema).describe(`The rows' errors, by line; the first ${PREVIEW_ERRORS_LISTED}`),
   totalErreurs: z.number().int().describe('How many errors in all'),
+  id: z.number().int().optional().describe('With conserver=true: the kept preview'),
 })
 export type ImportPreview = z.infer<typeof importPreviewSchema>
 
 export const importIdParam = z.object({ id: z.coerce.number<number>().int().positive() })
+
+export const importStatusQuery = z.object({
+  page: z.coerce
+    .number<number>()
+    .int()
+    .positive()
+    .max(100_000)
+    .optional()
+    .describe(`The page of errors listed (${STATUS_ERRORS_LISTED} a page, default 1)`),
+})
+
+/** POST rest/bd/import/{id}/lancement. */
+export const importLaunchSchema = z.object({
+  invitation: z.boolean().optional().describe('Each new active user gets their invitation mail'),
+})
 
 export const importStatusSchema = z.object({
   id: z.number().int(),
@@ -78,7 +103,7 @@ export const importStatusSchema = z.object({
   creees: z.number().int(),
   modifiees: z.number().int(),
   inchangees: z.number().int(),
-  erreurs: z.array(rowErrorSchema).describe(`The errors so far, by line; the first ${STATUS_ERRORS_LISTED}`),
+  erreurs: z.array(rowErrorSchema).describe(`The errors so far, by line: ${STATUS_ERRORS_LISTED} a page (page)`),
   totalErreurs: z.number().int(),
   lignesEnErreur: z.number().int().describe('Rows that could not be imported'),
   secondesRestantes: z.number().int().nullable().describe('The time left at the pace so far; null until known'),

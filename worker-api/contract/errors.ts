@@ -59,6 +59,8 @@ export const BUSINESS_CODES = [
   'OIDC_REDIRECT_URI_MISMATCH',
   'FONCTION_LIBELLE_ALREADY_USED',
   'FONCTION_HAS_POSTES',
+  // Imports
+  'IMPORT_ALREADY_STARTED',
   // The registration list (spec §8), raised by the registration screens
   'LISTE_CREATION_FAILED',
   'LISTE_UPDATE_FAILED',

@@ -366,7 +366,7 @@ export interface RateLimitTable {
   count: number
 }
 
-export type ImportState = 'RECEPTION' | 'EN_ATTENTE' | 'EN_COURS' | 'TERMINE' | 'ECHEC'
+export type ImportState = 'RECEPTION' | 'APERCU' | 'EN_ATTENTE' | 'EN_COURS' | 'TERMINE' | 'ECHEC'
 
 /** A file posted to import (migration 0028), its progress and counts. */
 export interface ImportTable {

@@ -4,8 +4,10 @@ import {
   IMPORT_MAX_ROWS,
   IMPORT_TYPES,
   importIdParam,
+  importLaunchSchema,
   importPreviewSchema,
   importStartQuery,
+  importStatusQuery,
   importStatusSchema,
   STATUS_ERRORS_LISTED,
 } from '../contract/bulk'
@@ -14,8 +16,8 @@ import { router } from '../lib/validation'
 import { exportOrganisation } from '../services/bulk/export'
 import { previewImport } from '../services/bulk/preview'
 import { importErrorsFile, importStatus, listImports } from '../services/bulk/status'
-import { startImport } from '../services/bulk/upload'
-import { errors, json } from './openapi'
+import { launchImport, startImport } from '../services/bulk/upload'
+import { errors, json, jsonBody } from './openapi'
 
 /** Where a file is posted: the one route whose body may exceed a form's bound (app.ts). */
 export const IMPORT_PATH = '/rest/bd/import'
@@ -43,10 +45,14 @@ export const bulkRoutes = router()
       },
     }),
     async (c) => {
-      const { type, essai, invitation, fichier } = c.req.valid('query')
+      const { type, essai, conserver, invitation, fichier } = c.req.valid('query')
       const body = c.req.raw.body
-      if (essai === 'true') return c.json(await previewImport(c.var.ctx, c.get('caller'), type, body), 200)
-      const request = { type, invitation: invitation === 'true', fichier: fichier || 'import.csv' }
+      const name = fichier || 'import.csv'
+      if (essai === 'true') {
+        const keep = conserver === 'true' ? { fichier: name } : null
+        return c.json(await previewImport(c.var.ctx, c.get('caller'), type, body, keep), 200)
+      }
+      const request = { type, invitation: invitation === 'true', fichier: name }
       return c.json(await startImport(c.var.ctx, c.get('caller'), request, body), 202)
     },
   )
@@ -66,12 +72,33 @@ export const bulkRoutes = router()
       method: 'get',
       path: `${IMPORT_PATH}/{id}`,
       tags: ['Import'],
-      summary: `An import of the caller: its state, counts, first ${STATUS_ERRORS_LISTED} errors and the time left`,
+      summary: `An import of the caller (or a kept preview): its state, counts, a page of ${STATUS_ERRORS_LISTED} errors and the time left`,
       security: [{ bearer: [] }],
-      request: { params: importIdParam },
+      request: { params: importIdParam, query: importStatusQuery },
       responses: { 200: json(importStatusSchema, 'The import'), ...errors(400, 401, 403, 404) },
     }),
-    async (c) => c.json(await importStatus(c.var.ctx, c.get('caller'), c.req.valid('param').id), 200),
+    async (c) =>
+      c.json(await importStatus(c.var.ctx, c.get('caller'), c.req.valid('param').id, c.req.valid('query').page), 200),
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: `${IMPORT_PATH}/{id}/lancement`,
+      tags: ['Import'],
+      summary:
+        'A preview the caller kept (conserver=true), imported in the background (202); once only: 409 IMPORT_ALREADY_STARTED',
+      security: [{ bearer: [] }],
+      request: { params: importIdParam, body: jsonBody(importLaunchSchema) },
+      responses: {
+        202: json(z.object({ id: z.number().int() }), 'The import, started'),
+        ...errors(400, 401, 403, 404, 409),
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid('param')
+      const { invitation } = c.req.valid('json')
+      return c.json(await launchImport(c.var.ctx, c.get('caller'), id, invitation === true), 202)
+    },
   )
   .openapi(
     createRoute({

@@ -7,12 +7,14 @@ import {
   rowMessage,
 } from '../../contract/bulk'
 import type { Ctx } from '../../lib/types'
-import { adminWith, type Caller, viewerOf } from '../core/actor'
-import { fileChunks } from './file'
+import { type Actor, adminWith, type Caller, viewerOf } from '../core/actor'
+import { type FileChunk, fileChunks } from './file'
 import { count, noCounts } from './plan'
 import { planStructureRow, structureFileState } from './structure-plan'
 import { Tree, treeReads } from './tree'
+import { fileRefused, IMPORT_LOT_ROWS, importRow, lotStore } from './upload'
 import { chunkNames, planUserRow, type UserFileState, userChunkReads, userLookups } from './user-plan'
+import { errorRows, errorsInsert } from './writes'
 
 /** The rows a preview plans per read of D1: the users and functions they name in one statement each. */
 export const PREVIEW_CHUNK_ROWS = 500
@@ -27,10 +29,13 @@ export async function previewImport(
   caller: Caller,
   type: ImportType,
   body: ReadableStream<Uint8Array> | null,
+  keep: { fichier: string } | null = null,
 ): Promise<ImportPreview> {
   const db = ctx.db
   const viewer = viewerOf(caller)
   const { actor, structures, types } = await adminWith(ctx, caller, treeReads(db, viewer))
+  // A preview kept for the screens: its file stored as an import's (upload.ts), its errors with it.
+  const store = keep ? lotStore(ctx, importRow(ctx, actor, { type, invitation: false, fichier: keep.fichier })) : null
   const tree = new Tree(structures, types)
   const importer = { id: actor.id, racine: actor.racine }
   const counts = noCounts()
@@ -45,7 +50,23 @@ export async function previewImport(
   }
   const structureState = structureFileState()
   const userState: UserFileState = new Map()
-  for await (const chunk of fileChunks(body, type, PREVIEW_CHUNK_ROWS)) {
+  try {
+    // Kept, the file is read in the lots its import will run.
+    for await (const chunk of fileChunks(body, type, store ? IMPORT_LOT_ROWS : PREVIEW_CHUNK_ROWS)) {
+      // A file that cannot be imported at all is not kept: 400, as its import would be.
+      const problem = chunk.fileProblems[0]
+      if (store && problem) throw fileRefused(ctx, problem.line, problem.problem)
+      const errors = await previewChunk(chunk)
+      await store?.add(chunk.rows, (id) => (errors.length === 0 ? [] : [errorsInsert(db, id, errors)]))
+    }
+    await store?.flush()
+  } catch (error) {
+    await store?.discard()
+    throw error
+  }
+
+  /** A chunk's rows planned and reported; answers their errors as the kept preview stores them. */
+  async function previewChunk(chunk: FileChunk) {
     for (const { line, problem } of chunk.fileProblems) report(line, [problem])
     const plannable = chunk.rows.filter((row) => row.problems.length === 0)
     const planned = new Map<number, ReturnType<typeof planUserRow> | ReturnType<typeof planStructureRow>>()
@@ -57,11 +78,33 @@ export async function previewImport(
       const world = userLookups({ tree, users, fonctions, importer, today: viewer.today })
       for (const row of plannable) planned.set(row.line, planUserRow(row, world, userState))
     }
+    const errors: ReturnType<typeof errorRows> = []
     for (const row of chunk.rows) {
       const outcome = planned.get(row.line) ?? { kind: 'erreur' as const, problems: row.problems }
       count(counts, outcome)
-      if (outcome.kind === 'erreur') report(row.line, outcome.problems)
+      if (outcome.kind !== 'erreur') continue
+      report(row.line, outcome.problems)
+      errors.push(...errorRows(row.line, outcome.problems))
     }
+    return errors
+  }
+  const kept = store?.id ?? (store ? await emptyPreview(ctx, actor, type, keep?.fichier ?? '') : null)
+  if (store && kept !== null && store.id !== null) {
+    await db
+      .updateTable('import')
+      .set({
+        etat: 'APERCU',
+        lignes: store.lignes,
+        lots: store.lots,
+        creees: counts.creees,
+        modifiees: counts.modifiees,
+        inchangees: counts.inchangees,
+        lignes_erreur: counts.erreurs,
+        erreurs: totalErreurs,
+        updated_at: new Date().toISOString(),
+      })
+      .where('id', '=', kept)
+      .execute()
   }
   return {
     lignes: counts.lignes,
@@ -70,5 +113,12 @@ export async function previewImport(
     inchangees: counts.inchangees,
     erreurs,
     totalErreurs,
+    ...(kept === null ? {} : { id: kept }),
   }
+}
+
+/** A kept preview of a file with no row: an import with nothing to do, waiting for "Importer" all the same. */
+async function emptyPreview(ctx: Ctx, actor: Actor, type: ImportType, fichier: string) {
+  const row = { ...importRow(ctx, actor, { type, invitation: false, fichier }), etat: 'APERCU' as const }
+  return (await ctx.db.insertInto('import').values(row).returning('id').executeTakeFirstOrThrow()).id
 }

@@ -11,7 +11,7 @@ import { type Counts, count, type FileRow, noCounts, type Planned } from './plan
 import { planStructureRow, type StructureAction, structureFileState } from './structure-plan'
 import { Tree, treeReads } from './tree'
 import { chunkNames, planUserRow, type UserAction, userChunkReads, userLookups } from './user-plan'
-import { type LotWriter, postesPlaced, structureLotWrites, userLotWrites } from './writes'
+import { errorRows, errorsInsert, type LotWriter, postesPlaced, structureLotWrites, userLotWrites } from './writes'
 
 /**
  * An import's run, one queue message per lot, in the file's order (a lot sends the next once written, so a structure
@@ -85,7 +85,12 @@ const viewerOfImport = (auteur: number, domaine: string): Viewer => ({
 type StoredRow = [number, string[], RowProblem[]]
 
 /** The import's history entry: who, which file, what it did. */
-function importEntry(importerId: number, job: Pick<ImportRow, 'id' | 'fichier' | 'type'>, counts: Counts, end: string) {
+export function importEntry(
+  importerId: number,
+  job: Pick<ImportRow, 'id' | 'fichier' | 'type'>,
+  counts: Counts,
+  end: string,
+) {
   return logEntry(importerId, 'ADMINISTRATION', 'ORGANISATION_IMPORT', null, {
     commentaire: `#${job.id} ${job.fichier} (${job.type}) : ${counts.lignes} lignes, ${counts.creees} créées, ${counts.modifiees} modifiées, ${counts.inchangees} inchangées, ${counts.erreurs} en erreur${end}`,
   })
@@ -231,14 +236,11 @@ export async function runLot(ctx: Ctx, message: ImportMessage): Promise<void> {
   }
 
   const counts = noCounts()
-  const errors: [number, string | null, string, string | null][] = []
+  const errors: ReturnType<typeof errorRows> = []
   for (const row of rows) {
     const outcome = planned.get(row.line) ?? { kind: 'erreur' as const, problems: row.problems }
     count(counts, outcome)
-    if (outcome.kind !== 'erreur') continue
-    for (const problem of outcome.problems) {
-      errors.push([row.line, problem.colonne, problem.code, problem.valeurs ? JSON.stringify(problem.valeurs) : null])
-    }
+    if (outcome.kind === 'erreur') errors.push(...errorRows(row.line, outcome.problems))
   }
   const last = message.lot >= job.lots
   const total: Counts = {
@@ -256,24 +258,7 @@ export async function runLot(ctx: Ctx, message: ImportMessage): Promise<void> {
   const statements: Compilable[] = [
     abortUnless(db, lotThere.where(importerLive(scoped)).where(placed)),
     ...writes,
-    ...(errors.length === 0
-      ? []
-      : [
-          db
-            .insertInto('import_erreur')
-            .columns(['import_id', 'ligne', 'colonne', 'code', 'valeurs'])
-            .expression(
-              db
-                .selectFrom(sql<{ value: string }>`json_each(${JSON.stringify(errors)})`.as('e'))
-                .select([
-                  sql<number>`${job.id}`.as('import_id'),
-                  sql<number>`json_extract(e.value, '$[0]')`.as('ligne'),
-                  sql<string | null>`json_extract(e.value, '$[1]')`.as('colonne'),
-                  sql<string>`json_extract(e.value, '$[2]')`.as('code'),
-                  sql<string | null>`json_extract(e.value, '$[3]')`.as('valeurs'),
-                ]),
-            ),
-        ]),
+    ...(errors.length === 0 ? [] : [errorsInsert(db, job.id, errors)]),
     db.deleteFrom('import_lot').where('import_id', '=', job.id).where('numero', '=', message.lot),
     db
       .updateTable('import')

@@ -68,6 +68,7 @@ function errorsOf(db: DB, caller: Caller, id: number) {
 /** The seconds left at the pace of the rows done so far. */
 function secondsLeft(job: JobRow, now: number): number | null {
   if (job.etat === 'TERMINE' || job.etat === 'ECHEC') return 0
+  if (job.etat === 'APERCU') return null
   if (!job.started_at || job.traitees === 0) return null
   const elapsed = (now - Date.parse(job.started_at)) / 1000
   return Math.max(0, Math.round(((job.lignes - job.traitees) * elapsed) / job.traitees))
@@ -98,12 +99,14 @@ function toStatus(language: Language, job: JobRow, errors: ErrorRow[]): ImportSt
   }
 }
 
-/** GET rest/bd/import/{id}. */
-export async function importStatus(ctx: Ctx, caller: Caller, id: number): Promise<ImportStatus> {
+/** GET rest/bd/import/{id}: with a page of its errors. */
+export async function importStatus(ctx: Ctx, caller: Caller, id: number, page = 1): Promise<ImportStatus> {
   const db = ctx.db
   const { job, errors } = await adminWith(ctx, caller, {
     job: imports(db, caller).where('id', '=', id),
-    errors: errorsOf(db, caller, id).limit(STATUS_ERRORS_LISTED),
+    errors: errorsOf(db, caller, id)
+      .limit(STATUS_ERRORS_LISTED)
+      .offset((page - 1) * STATUS_ERRORS_LISTED),
   })
   const found = job[0]
   if (!found) throw notFound('Unknown import')

@@ -1,4 +1,5 @@
 import { type Expression, type SqlBool, sql } from 'kysely'
+import type { RowProblem } from '../../contract/bulk'
 import type { AdministrationAction } from '../../contract/log-labels'
 import { abortUnless, type Compilable, type DB } from '../../db/client'
 import { pathInScope, userManageable, type Viewer } from '../../lib/scope'
@@ -19,6 +20,33 @@ import type { FoundUser, RowPoste, UserAction } from './user-plan'
  * version, the importer's right to manage them, a structure's type), a guard that stops the whole lot's batch when
  * that changed meanwhile: the lot is then planned again on what D1 holds.
  */
+
+/** Each problem of a row as a row of `import_erreur`, in one statement whatever their number. */
+export function errorsInsert(db: DB, importId: number, errors: [number, string | null, string, string | null][]) {
+  return db
+    .insertInto('import_erreur')
+    .columns(['import_id', 'ligne', 'colonne', 'code', 'valeurs'])
+    .expression(
+      db
+        .selectFrom(sql<{ value: string }>`json_each(${JSON.stringify(errors)})`.as('e'))
+        .select([
+          sql<number>`${importId}`.as('import_id'),
+          sql<number>`json_extract(e.value, '$[0]')`.as('ligne'),
+          sql<string | null>`json_extract(e.value, '$[1]')`.as('colonne'),
+          sql<string>`json_extract(e.value, '$[2]')`.as('code'),
+          sql<string | null>`json_extract(e.value, '$[3]')`.as('valeurs'),
+        ]),
+    )
+}
+
+/** A row's problems as `errorsInsert` takes them. */
+export const errorRows = (line: number, problems: RowProblem[]): [number, string | null, string, string | null][] =>
+  problems.map((problem) => [
+    line,
+    problem.colonne,
+    problem.code,
+    problem.valeurs ? JSON.stringify(problem.valeurs) : null,
+  ])
 
 /** What a lot's writes need to know of their import. */
 export type LotWriter = {

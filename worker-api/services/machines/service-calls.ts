@@ -66,6 +66,7 @@ export const SERVICE_ROUTES: Readonly<Record<string, ServiceScope>> = {
     'GET /rest/bd/import',
     'GET /rest/bd/import/:id',
     'GET /rest/bd/import/:id/erreurs.csv',
+    'POST /rest/bd/import/:id/lancement',
     'GET /rest/bd/export/:fichier',
   ]),
   ...routes('logs', ['GET /rest/bd/logs/', 'GET /rest/bd/logs/export']),
