@@ -5,7 +5,7 @@ import { createRequestHandler, type ServerBuild } from '@remix-run/cloudflare'
 import * as build from './build/server'
 import { createApp } from './worker-api/app'
 import { API_BASE } from './worker-api/contract/base'
-import type { ImportMessage } from './worker-api/contract/bulk'
+import { IMPORT_MAX_BYTES, type ImportMessage } from './worker-api/contract/bulk'
 import { logoutRequestSchema } from './worker-api/contract/oidc'
 import { serverTiming } from './worker-api/db/meter'
 import {
@@ -18,7 +18,13 @@ import {
 } from './worker-api/db/request-scope'
 import { configurationProblems } from './worker-api/env'
 import { backgroundContext } from './worker-api/lib/context'
-import { isSameOriginWrite, securityHeaders, withBoundedBody, withOwnOrigin } from './worker-api/lib/security-headers'
+import {
+  isSameOriginWrite,
+  securityHeaders,
+  withBoundedBody,
+  withOwnOrigin,
+  withStreamedBound,
+} from './worker-api/lib/security-headers'
 import type { Env } from './worker-api/lib/types'
 import { failImport, IMPORT_ATTEMPTS, resumeStalled, runLot } from './worker-api/services/bulk/run'
 import { deliverOutbox } from './worker-api/services/core/outbox'
@@ -26,6 +32,9 @@ import { purgeExpired } from './worker-api/services/maintenance'
 import { deliverLogouts } from './worker-api/services/oidc/backchannel'
 
 const DISCOVERY_PATH = '/.well-known/openid-configuration'
+/** The page a file to import is posted to, and what its form carries beside the file. */
+const IMPORT_PAGE = '/pages/admin/import'
+const UPLOAD_FORM_BYTES = 64 * 1024
 const RP_LOGOUT_PATH = '/oidc/logout'
 
 /** The hourly trigger of wrangler.toml; the other one runs every minute. */
@@ -94,7 +103,11 @@ export default {
       if (url.pathname === RP_LOGOUT_PATH && request.method === 'POST') return await rpLogoutByGet(request)
       return new Response('Cross-origin request refused', { status: 403 })
     }
-    const bounded = await withBoundedBody(request)
+    // The import page's upload is a file (its own bound, as the API's); every other form a few kilobytes.
+    const upload = request.method === 'POST' && url.pathname === IMPORT_PAGE
+    const bounded = upload
+      ? withStreamedBound(request, IMPORT_MAX_BYTES + UPLOAD_FORM_BYTES)
+      : await withBoundedBody(request)
     if (!bounded) return new Response('Request too large', { status: 413 })
     const started = performance.now()
     const cspNonce = nonce()

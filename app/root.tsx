@@ -51,11 +51,22 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   return data({ locale, theme: themeStylesheet(request), toast, titles: errorTitles(t), words }, { headers })
 }
 
+/** The seconds after which the page asks to be read again (its loader's `autoRefresh`), if it does. */
+function autoRefreshOf(matches: ReturnType<typeof useMatches>): number | null {
+  for (const match of matches) {
+    const seconds = (match.data as { autoRefresh?: unknown } | undefined)?.autoRefresh
+    if (typeof seconds === 'number' && seconds > 0) return seconds
+  }
+  return null
+}
+
 export function Layout({ children }: { children: React.ReactNode }) {
   const root = useRouteLoaderData<typeof loader>('root')
   const nonce = useNonce()
   const locale = root?.locale ?? 'fr'
-  const scripts = !useMatches().some((match) => shipsWithoutScripts(match.handle))
+  const matches = useMatches()
+  const scripts = !matches.some((match) => shipsWithoutScripts(match.handle))
+  const refresh = autoRefreshOf(matches)
   return (
     <html lang={locale} dir="ltr">
       <head>
@@ -63,6 +74,12 @@ export function Layout({ children }: { children: React.ReactNode }) {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <Meta />
         <Links />
+        {/* A page that follows work running elsewhere (an import) reloads itself when no script can read it again. */}
+        {refresh ? (
+          <noscript>
+            <meta httpEquiv="refresh" content={String(refresh)} />
+          </noscript>
+        ) : null}
         {/* Per-host look, resolved on the server so there is no flash (DESIGN §7). */}
         <link rel="stylesheet" href={root?.theme ?? '/styles/default.css'} />
         {/* The page's words, fetched alongside its scripts (app/entry.client.tsx). */}

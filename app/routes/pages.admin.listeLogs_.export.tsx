@@ -1,5 +1,6 @@
 import type { LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { requireAdmin } from '~/lib/auth.server'
+import { passedThrough } from '~/lib/download.server'
 import { logFilters } from './pages.admin.listeLogs'
 
 /**
@@ -13,15 +14,5 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const back = `/pages/admin/listeLogs${url.search}`
   const filters = logFilters(url.searchParams)
   if (!filters.valid) return auth.redirectWithToast(back, { type: 'error', key: 'logs.invalidRange' })
-  const response = await auth.api.rest.bd.logs.export.$get({ query: filters.query })
-  if (!response.ok || !response.body) {
-    await response.body?.cancel()
-    return auth.redirectWithToast(back, { type: 'error', key: 'errors.fetchFailed' })
-  }
-  const headers = new Headers(await auth.headers())
-  for (const name of ['Content-Type', 'Content-Disposition', 'Cache-Control']) {
-    const value = response.headers.get(name)
-    if (value) headers.set(name, value)
-  }
-  return new Response(response.body, { status: 200, headers })
+  return passedThrough(auth, await auth.api.rest.bd.logs.export.$get({ query: filters.query }), back)
 }

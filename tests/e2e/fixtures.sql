@@ -233,3 +233,23 @@ VALUES
 INSERT INTO log (date, utilisateur_id, compte_service_id, type_log, nom_log, commentaire)
 VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), NULL, 901, 'ADMINISTRATION', 'STRUCTURE_MODIFICATION',
         'Agence Marseille');
+
+-- Imports of the administrator (`admin`) for the screens' checks: a preview kept with an error of its
+-- rows, and an import done.
+INSERT OR IGNORE INTO import (id, type, etat, auteur_id, fichier, domaine, origine, lignes, lots, creees,
+                              modifiees, inchangees, lignes_erreur, erreurs, created_at, updated_at,
+                              started_at, finished_at)
+SELECT 950, 'utilisateurs', 'APERCU', id, 'rh-novembre.csv', 'http://localhost:8787', 'http://localhost:8787', 3, 1,
+       1, 0, 1, 1, 1, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), NULL, NULL
+FROM utilisateur WHERE login = 'admin';
+INSERT OR IGNORE INTO import (id, type, etat, auteur_id, fichier, domaine, origine, lignes, lots, creees,
+                              modifiees, inchangees, lignes_erreur, erreurs, created_at, updated_at,
+                              started_at, finished_at)
+SELECT 951, 'structures', 'TERMINE', id, 'agences-est.csv', 'http://localhost:8787', 'http://localhost:8787', 12, 1,
+       10, 1, 0, 1, 1, '2026-11-02T08:00:00.000Z', '2026-11-02T08:00:03.000Z', '2026-11-02T08:00:01.000Z',
+       '2026-11-02T08:00:03.000Z'
+FROM utilisateur WHERE login = 'admin';
+INSERT INTO import_erreur (import_id, ligne, colonne, code, valeurs)
+VALUES (950, 3, 'fonction', 'FONCTION_INCONNUE',
+        '{"valeur":"Cariste","structure":"Agence Lille","connues":"Agent de quai, Chef de quai"}'),
+       (951, 9, 'parent', 'STRUCTURE_INCONNUE', '{"valeur":"Direction Est / Agence Metz"}');

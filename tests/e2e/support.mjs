@@ -176,6 +176,10 @@ export const ADMIN_SCREENS = [
   '/pages/admin/comptesService',
   '/pages/admin/comptesService?confirmer=supprimer&id=902',
   '/pages/admin/comptesService?secret=901',
+  // Import and export (tests/e2e/fixtures.sql): the upload, a kept preview with an error, an import done.
+  '/pages/admin/import',
+  '/pages/admin/import/950',
+  '/pages/admin/import/951',
 ]
 
 /** Each page with JavaScript and without. @type {Mode[]} */

@@ -112,3 +112,25 @@ export async function withBoundedBody(request: Request, limit = MAX_FORM_BYTES):
   }
   return new Request(request, { body })
 }
+
+/**
+ * `withBoundedBody` for a file's upload (the import page): the body passed on as it streams rather than held, and
+ * refused past `limit`, announced or not — the form reading it then fails, and the page says the file could not be
+ * read. Its action answers no submitted value back.
+ */
+export function withStreamedBound(request: Request, limit: number): Request | null {
+  if (request.method === 'GET' || request.method === 'HEAD' || !request.body) return request
+  const declared = Number(request.headers.get('Content-Length') ?? Number.NaN)
+  if (declared > limit) return null
+  let size = 0
+  const body = request.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        size += chunk.byteLength
+        if (size > limit) controller.error(new Error(`The upload is larger than ${limit} bytes`))
+        else controller.enqueue(chunk)
+      },
+    }),
+  )
+  return new Request(request, { body })
+}
