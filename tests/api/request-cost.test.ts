@@ -13,6 +13,7 @@ import {
   createOrganisation,
   createUser,
   currentPost,
+  db,
   loginWith,
   ORIGIN,
   sessionFor,
@@ -146,6 +147,21 @@ describe('statements per request', () => {
     const root = await createUser({ admin: true, postes: [currentPost(1, 1)] })
     const agent = await createUser({ postes: [currentPost(4, 2)] })
     const { cookie } = await browserCookie(root)
+    const at = new Date().toISOString()
+    const { id: imported } = await db()
+      .insertInto('import')
+      .values({
+        type: 'utilisateurs',
+        etat: 'TERMINE',
+        auteur_id: root.id,
+        fichier: 'cout.csv',
+        domaine: 'http://localhost:8787',
+        origine: 'http://localhost:8787',
+        created_at: at,
+        updated_at: at,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow()
     // [page, statements, in-process calls]: the session call the layout and the guard share, then the
     // page's own, all in the batch of the request's one check of the caller.
     const pages = [
@@ -174,6 +190,9 @@ describe('statements per request', () => {
       // A page of the service accounts and their count, the structures to create one in (a page and
       // its count), and the admin's factors (whether a code may prove it is them).
       ['/pages/admin/comptesService', 8, 4],
+      // The admin's latest imports; one import with a page of its errors.
+      ['/pages/admin/import', 2, 2],
+      [`/pages/admin/import/${imported}`, 3, 2],
     ] as const
     const measured = []
     for (const [page] of pages) {
