@@ -10,7 +10,7 @@ import { invitationWrites } from '../organisation/invitations'
 import { loginAfterMailChange, mailCorrection, requestMailChange } from '../organisation/mail-change'
 import { insertStructure } from '../organisation/structure-writes'
 import { revokeSessions, uninvite } from '../organisation/user-admin'
-import { createdUserId } from '../organisation/user-creation'
+import { createdUserId, invitedUserRow } from '../organisation/user-creation'
 import type { StructureAction } from './structure-plan'
 import type { Tree } from './tree'
 import type { FoundUser, RowPoste, UserAction } from './user-plan'
@@ -98,21 +98,11 @@ async function createUser(w: LotWriter, action: Extract<UserAction, { kind: 'cre
     w.inviter && user.actif ? await invitationWrites(db, w.importer, invitee, { origin: w.origine }, w.now) : null
   const at = w.now.toISOString()
   return [
-    db.insertInto('utilisateur').values({
-      login: user.mail,
-      nom: user.nom,
-      prenom: user.prenom,
-      mail: user.mail,
-      password_hash: null,
-      actif: user.actif ? 1 : 0,
-      admin: user.admin ? 1 : 0,
-      domain: w.domaine,
-      langue: w.importer.langue,
-      registration_state: 'INVITED',
-      token_register_expires_at: invitation?.expiresAt ?? null,
-      created_at: at,
-      updated_at: at,
-    }),
+    db
+      .insertInto('utilisateur')
+      .values(
+        invitedUserRow(user, { domain: w.domaine, langue: w.importer.langue }, invitation?.expiresAt ?? null, at),
+      ),
     ...(poste ? [insertPoste(db, id, poste)] : []),
     ...(invitation ? [invitation.statements.link, invitation.statements.mail] : []),
     entry(

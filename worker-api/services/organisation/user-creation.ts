@@ -1,8 +1,9 @@
-import { type SqlBool, sql } from 'kysely'
+import { type Insertable, type SqlBool, sql } from 'kysely'
 import { fromWireDate } from '../../contract/dates'
 import type { User } from '../../contract/user'
 import type { CreateUserInput, MailCheck } from '../../contract/user-admin'
 import { type DB, namedBatch } from '../../db/client'
+import type { UtilisateurTable } from '../../db/schema'
 import { isLoopback, sameOrigin } from '../../lib/domain'
 import { invalidField } from '../../lib/errors'
 import { uniqueViolation } from '../../lib/query'
@@ -58,6 +59,34 @@ export const createdUserId = (db: DB, mail: string) =>
     .where(sql<SqlBool>`created.mail = ${mail} collate nocase`)})`
 
 /**
+ * The row of a user an administrator, an HR system (SCIM) or an import creates: invited (no password yet), their
+ * login their address, in the creator's language; `expiresAt`, their invitation's end when one is sent with them.
+ */
+export function invitedUserRow(
+  user: { mail: string; nom: string; prenom: string; actif: boolean; admin: boolean; externalId?: string | null },
+  creator: { domain: string; langue: 'fr' | 'en' },
+  expiresAt: string | null,
+  at: string,
+): Insertable<UtilisateurTable> {
+  return {
+    login: user.mail,
+    nom: user.nom,
+    prenom: user.prenom,
+    mail: user.mail,
+    ...(user.externalId === undefined ? {} : { external_id: user.externalId }),
+    password_hash: null,
+    actif: user.actif ? 1 : 0,
+    admin: user.admin ? 1 : 0,
+    domain: creator.domain,
+    langue: creator.langue,
+    registration_state: 'INVITED',
+    token_register_expires_at: expiresAt,
+    created_at: at,
+    updated_at: at,
+  }
+}
+
+/**
  * POST rest/bd/utilisateur (spec §3, §5): a user (the login is the mail) with a first post in scope, in one batch. Only
  * an active user is invited now; an inactive one is invited on activation, since a link they could not use yet would
  * only run out.
@@ -89,21 +118,7 @@ export async function createUser(ctx: Ctx, caller: Caller, input: CreateUserInpu
   const results = await namedBatch(ctx.d1, {
     user: db
       .insertInto('utilisateur')
-      .values({
-        login: input.mail,
-        nom: input.nom,
-        prenom: input.prenom,
-        mail: input.mail,
-        password_hash: null,
-        actif: input.actif ? 1 : 0,
-        admin: input.admin ? 1 : 0,
-        domain,
-        langue: actor.langue,
-        registration_state: 'INVITED',
-        token_register_expires_at: invitation?.expiresAt ?? null,
-        created_at: at,
-        updated_at: at,
-      })
+      .values(invitedUserRow(input, { domain, langue: actor.langue }, invitation?.expiresAt ?? null, at))
       .returning('id'),
     poste: db.insertInto('poste').values({
       utilisateur_id: newId,

@@ -18,7 +18,7 @@ import {
 } from '../../organisation/mail-change'
 import { holderOf } from '../../organisation/profile'
 import { deleteManaged, revokeSessions, uninvite } from '../../organisation/user-admin'
-import { boundOrigin, createdUserId } from '../../organisation/user-creation'
+import { boundOrigin, createdUserId, invitedUserRow } from '../../organisation/user-creation'
 import { invalidValue, ScimError } from './errors'
 import { patchChanges, resourceChanges, type UserChanges } from './user-changes'
 import { placed, placementReads, placementsHold, postesWrites } from './user-postes'
@@ -142,22 +142,16 @@ export async function createScimUser(ctx: Ctx, caller: Caller, body: unknown) {
   const invitation = changes.actif ? await invitationWrites(db, actor, user, ctx.request, now) : null
   const writes: Compilable[] = [
     abortUnless(db, db.selectNoFrom(sql<number>`1`.as('one')).where(placementsHold(db, viewer, wanted))),
-    db.insertInto('utilisateur').values({
-      login: identity.mail,
-      nom: identity.nom,
-      prenom: identity.prenom,
-      mail: identity.mail,
-      external_id: changes.externalId ?? null,
-      password_hash: null,
-      actif: changes.actif ? 1 : 0,
-      admin: 0,
-      domain,
-      langue: actor.langue,
-      registration_state: 'INVITED',
-      token_register_expires_at: invitation?.expiresAt ?? null,
-      created_at: at,
-      updated_at: at,
-    }),
+    db
+      .insertInto('utilisateur')
+      .values(
+        invitedUserRow(
+          { ...identity, actif: Boolean(changes.actif), admin: false, externalId: changes.externalId ?? null },
+          { domain, langue: actor.langue },
+          invitation?.expiresAt ?? null,
+          at,
+        ),
+      ),
     ...wanted.map((poste) =>
       db.insertInto('poste').values({
         utilisateur_id: newId,
