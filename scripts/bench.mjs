@@ -32,10 +32,17 @@ const benchLogins = benchAccounts(persistTo, ctx.connections)
 const servers = benchServers(ctx, { persistTo, scratch })
 const client = benchClient(ctx)
 
-const { rows, exportRows, references } = await runScenarios(ctx, { persistTo, servers, client, benchLogins })
+const { rows, exportRows, moving, references } = await runScenarios(ctx, {
+  persistTo,
+  scratch,
+  servers,
+  client,
+  benchLogins,
+})
 const report = formatReport(ctx, {
   rows,
   exportRows,
+  moving,
   references,
   shipped: { ...shipped(), wordsKiB: await wordsKiB() },
   worker: workerSize(scratch),

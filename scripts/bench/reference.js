@@ -4,7 +4,7 @@
 // /d1-rows the floor of a page of 100 users (one statement, ~78 KB answered), /d1-write the floor of any request that must write it once (a
 // counter's upsert, as a rate limit counts a call), /pbkdf2 the raw password hash the sign-in is bound by
 // (PBKDF2-HMAC-SHA-512, 100 000 iterations, as worker-api/lib/password.ts), /page the floor of a
-// server-rendered page on the portal's stack (reference-page.js).
+// server-rendered page on the portal's stack (reference-page.js), /d1-import the floor of moving in (moving.mjs).
 import { referencePage } from './reference-page.js'
 
 const salt = new Uint8Array(16)
@@ -53,6 +53,25 @@ export default {
       return new Response(`[${results.map((row) => row.resource).join(',')}]`, {
         headers: { 'Content-Type': 'application/json' },
       })
+    }
+    if (pathname === '/d1-import' && request.method === 'POST') {
+      // The floor of moving in (moving.mjs): rows `[mail, nom, prenom, structure, fonction, debut, fin]` inserted as
+      // they are, a user and their post each, in one batch (on the portal's own D1: wrangler.floor.toml).
+      const rows = await request.json()
+      const at = new Date().toISOString()
+      await env.DB.batch(
+        rows.flatMap(([mail, nom, prenom, structure, fonction, debut, fin]) => [
+          env.DB.prepare(
+            `INSERT INTO utilisateur (login, nom, prenom, mail, domain, registration_state, created_at, updated_at)
+               VALUES (?1, ?2, ?3, ?1, 'http://127.0.0.1', 'INVITED', ?4, ?4)`,
+          ).bind(mail, nom, prenom, at),
+          env.DB.prepare(
+            `INSERT INTO poste (utilisateur_id, structure_id, fonction_id, date_debut, date_fin)
+               VALUES ((SELECT id FROM utilisateur WHERE mail = ?1 COLLATE NOCASE), ?2, ?3, ?4, ?5)`,
+          ).bind(mail, structure, fonction, debut, fin),
+        ]),
+      )
+      return Response.json({ inserted: rows.length })
     }
     if (pathname === '/page') return referencePage(request, env)
     if (pathname === '/pbkdf2') {

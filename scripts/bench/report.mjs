@@ -12,7 +12,10 @@ const ratio = (value, of) => (of > 0 ? (value / of).toFixed(2) : '—')
  * The report's Markdown: `rows` and `exportRows` from the scenarios, `references` their divisors,
  * `shipped` and `worker` the sizes.
  */
-export function formatReport({ options, connections, duration }, { rows, exportRows, references, shipped, worker }) {
+export function formatReport(
+  { options, connections, duration },
+  { rows, exportRows, moving, references, shipped, worker },
+) {
   const { bare, floor, hash, memory: referenceMemory } = references
   const lines = []
   const print = (line = '') => lines.push(line)
@@ -80,6 +83,32 @@ export function formatReport({ options, connections, duration }, { rows, exportR
     for (const row of exportRows) {
       print(`| ${row.name} | ${fixed(row.firstByte)} | ${fixed(row.total)} | ${row.bytes} | ${row.entries} |`)
     }
+  }
+
+  if (moving) {
+    print()
+    print(
+      `Moving in (POST rest/bd/import, admin of the root): the organisation's users, a row per post, given new ` +
+        `addresses (${moving.rows} rows, ${(moving.bytes / 1024 / 1024).toFixed(1)} MiB), previewed then imported on ` +
+        `the imports' queue, a lot of 100 rows per message; the floor inserts the same rows into the same D1 (its ` +
+        `tables, indexes and triggers) by plain batches of 100 rows (a user and their post each), one after the other:`,
+    )
+    print()
+    print('| step | time s | rows/s | ÷ floor | notes |')
+    print('|---|---:|---:|---:|---|')
+    print(`| export of the scope (GET rest/bd/export/utilisateurs.csv) | ${fixed(moving.exportMs / 1000, 1)} | | | |`)
+    print(
+      `| preview (essai=true) | ${fixed(moving.previewMs / 1000, 1)} | ${fixed(moving.rows / (moving.previewMs / 1000))} | | ` +
+        `Worker outside D1 ${fixed((moving.previewMs - moving.previewD1Ms) / 1000, 1)} s (upload included), D1 ${fixed(moving.previewD1Ms / 1000, 1)} s |`,
+    )
+    print(
+      `| import (202, then the queue) | ${fixed(moving.importSeconds, 1)} | ${fixed(moving.importRps)} | ` +
+        `${ratio(moving.importRps, moving.floorRps)} | upload ${fixed(moving.uploadMs / 1000, 1)} s; portal ` +
+        `${moving.memory[0]}–${moving.memory[1]} MiB over the import |`,
+    )
+    print(
+      `| floor: plain batches of 100 rows | ${fixed(moving.floorSeconds, 1)} | ${fixed(moving.floorRps)} | 1.00 | |`,
+    )
   }
 
   const { floorKiB, pages, wordsKiB } = shipped

@@ -4,6 +4,7 @@ import { selected } from './context.mjs'
 import { admin, agent } from './database.mjs'
 import { exportFigures, HISTORY_MONTH, HISTORY_YEAR, historyQuery } from './history.mjs'
 import { benchServiceAccount, clientCredentialsRequest, serviceToken } from './machines.mjs'
+import { movingFigures } from './moving.mjs'
 import { benchOidcClient, OIDC_REDIRECT, OIDC_VERIFIER, oidcGrants, tokenForm } from './oidc.mjs'
 import { benchRegistrations } from './registrations.mjs'
 import { memoryMiB, stop } from './servers.mjs'
@@ -83,7 +84,7 @@ async function closeReferences(servers, client, reference, opening) {
  * written between two scenarios, `benchLogins` the copies of the agent that sign in concurrently.
  * Returns the table's rows, the export's and the references the ratios divide by.
  */
-export async function runScenarios(ctx, { persistTo, servers, client, benchLogins }) {
+export async function runScenarios(ctx, { persistTo, scratch, servers, client, benchLogins }) {
   const { options, api, base, reference, port, connections, duration } = ctx
   const { startPortal } = servers
   const { solvedCaptcha, login, browserCookie, statementsOf, load } = client
@@ -506,6 +507,9 @@ export async function runScenarios(ctx, { persistTo, servers, client, benchLogin
     return { run: () => load(`${api}/public/bd/login`, { requests }) }
   })
 
+  // Last: it writes 100 000 users into the organisation (and takes them out again).
+  const moving = await movingFigures(ctx, servers, client, { persistTo, scratch })
+
   const references = await closeReferences(servers, client, reference, opening)
-  return { rows: [...references.rows, ...rows], exportRows, references }
+  return { rows: [...references.rows, ...rows], exportRows, moving, references }
 }
