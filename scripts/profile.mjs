@@ -11,8 +11,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { originalPositionFor, TraceMap } from '@jridgewell/trace-mapping'
-import WebSocket from 'ws'
 import { benchClient } from './bench/client.mjs'
+import { connect } from './bench/inspector.mjs'
 import { stop } from './bench/servers.mjs'
 import { build, ensureDevVars, LARGE_PERSIST_DIR, migrate, root, seed, serve } from './local.mjs'
 
@@ -90,34 +90,6 @@ try {
   console.log(`\nProfile kept in ${path.relative(root, file)} (DevTools, Performance, "Load profile").`)
 } finally {
   await stop(child)
-}
-
-/** The DevTools protocol on the Worker's inspector (wrangler dev's proxy lists the Worker at /json). */
-async function connect(portNumber) {
-  const [target] = await (await fetch(`http://127.0.0.1:${portNumber}/json`)).json()
-  const socket = new WebSocket(target.webSocketDebuggerUrl)
-  await new Promise((resolve, reject) => {
-    socket.once('open', resolve)
-    socket.once('error', reject)
-  })
-  const waiting = new Map()
-  let next = 1
-  socket.on('message', (data) => {
-    const message = JSON.parse(String(data))
-    const pending = waiting.get(message.id)
-    if (!pending) return
-    waiting.delete(message.id)
-    if (message.error) pending.reject(new Error(`${message.error.message}`))
-    else pending.resolve(message.result)
-  })
-  return {
-    send(method, params = {}) {
-      const id = next++
-      socket.send(JSON.stringify({ id, method, params }))
-      return new Promise((resolve, reject) => waiting.set(id, { resolve, reject }))
-    },
-    close: () => socket.close(),
-  }
 }
 
 /** The source map of the bundle wrangler dev made for this run (the newest under .wrangler/tmp). */

@@ -8,6 +8,7 @@ import path from 'node:path'
 import { quietEnv, root } from '../local.mjs'
 import { bin, selected } from './context.mjs'
 import { admin } from './database.mjs'
+import { connect } from './inspector.mjs'
 import { memoryMiB, stop } from './servers.mjs'
 
 /** The rows a lot of the import holds (services/bulk/upload.ts IMPORT_LOT_ROWS), and so a floor's batch. */
@@ -111,9 +112,17 @@ export async function movingFigures({ options, api, port }, { startPortal }, { l
 async function moveIn({ api, port }, startPortal, login, { persistTo, scratch, name }) {
   const figures = { name }
   let file
-  const { child } = await startPortal()
+  const inspectorPort = port + 3
+  const { child } = await startPortal({ inspectorPort })
   try {
     const session = await login(admin.login, admin.password)
+    // The Worker's JavaScript heap, read through its inspector: the file is never held whole.
+    const inspector = await connect(inspectorPort)
+    const heapMiB = async () => {
+      await inspector.send('HeapProfiler.collectGarbage')
+      const { usedSize } = await inspector.send('Runtime.getHeapUsage')
+      return Math.round((usedSize / 1024 / 1024) * 10) / 10
+    }
     const auth = { Authorization: `Bearer ${session.jwt.accessToken}` }
     let started = performance.now()
     const exported = await (await fetch(`${api}/bd/export/utilisateurs.csv`, { headers: auth })).text()
@@ -146,10 +155,12 @@ async function moveIn({ api, port }, startPortal, login, { persistTo, scratch, n
     const { id } = await (await post('fichier=moving.csv')).json()
     figures.uploadMs = performance.now() - started
     const memory = []
+    const heap = [await heapMiB()]
     let status
     for (;;) {
       await new Promise((resolve) => setTimeout(resolve, 1000))
       memory.push(memoryMiB(child.pid))
+      heap.push(await heapMiB())
       status = await (await fetch(`${api}/bd/import/${id}`, { headers: auth })).json()
       if (status.etat === 'TERMINE' || status.etat === 'ECHEC') break
     }
@@ -159,6 +170,8 @@ async function moveIn({ api, port }, startPortal, login, { persistTo, scratch, n
     figures.importSeconds = (Date.parse(status.fin) - Date.parse(status.debut)) / 1000
     figures.importRps = file.rows.length / figures.importSeconds
     figures.memory = [Math.min(...memory), Math.max(...memory)]
+    figures.heap = [Math.min(...heap), Math.max(...heap), heap.at(-1)]
+    inspector.close()
     process.stderr.write(`moving in: import at ${figures.importRps.toFixed(0)} rows/s\n`)
   } finally {
     await stop(child)

@@ -103,8 +103,9 @@ export function formatReport(
     )
     print(
       `| import (202, then the queue) | ${fixed(moving.importSeconds, 1)} | ${fixed(moving.importRps)} | ` +
-        `${ratio(moving.importRps, moving.floorRps)} | upload ${fixed(moving.uploadMs / 1000, 1)} s; portal ` +
-        `${moving.memory[0]}–${moving.memory[1]} MiB over the import |`,
+        `${ratio(moving.importRps, moving.floorRps)} | upload ${fixed(moving.uploadMs / 1000, 1)} s; the Worker's ` +
+        `JavaScript heap ${moving.heap[0]}–${moving.heap[1]} MiB over the import (${moving.heap[2]} at its end); ` +
+        `workerd with its SQLite ${moving.memory[0]}–${moving.memory[1]} MiB |`,
     )
     print(
       `| floor: plain batches of 100 rows | ${fixed(moving.floorSeconds, 1)} | ${fixed(moving.floorRps)} | 1.00 | |`,

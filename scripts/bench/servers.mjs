@@ -11,12 +11,16 @@ export function benchServers({ port, referencePort, reference }, { persistTo, sc
   const portalLog = openSync(path.join(scratch, 'portal.log'), 'w')
   const referenceLog = openSync(path.join(scratch, 'reference.log'), 'w')
 
-  /** The portal under `wrangler dev`: the benchmark signs in far more often than a person may. */
-  function startPortal() {
+  /**
+   * The portal under `wrangler dev`: the benchmark signs in far more often than a person may. `inspectorPort`: the
+   * Worker's inspector open there (its heap read while it works).
+   */
+  function startPortal({ inspectorPort } = {}) {
     return serve({
       port,
       persistTo,
       stdio: portalLog,
+      args: inspectorPort ? ['--inspector-port', String(inspectorPort)] : [],
       vars: {
         LOGIN_RATE_PER_MINUTE: '1000000',
         QUESTION_RATE_PER_MINUTE: '1000000',

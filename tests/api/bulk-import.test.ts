@@ -3,7 +3,18 @@ import { sql } from 'kysely'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { ImportPreview, ImportStatus } from '../../worker-api/contract/bulk'
 import { IMPORT_ATTEMPTS, STALLED_MINUTES } from '../../worker-api/services/bulk/run'
-import { call, createOrganisation, createUser, currentPost, db, isoDate, sessionFor, wireDate } from './helpers'
+import {
+  call,
+  createOrganisation,
+  createUser,
+  currentPost,
+  db,
+  insertServiceAccount,
+  isoDate,
+  serviceAccountToken,
+  sessionFor,
+  wireDate,
+} from './helpers'
 import { importQueue } from './import-queue'
 
 /**
@@ -117,6 +128,31 @@ describe('an import of structures', () => {
   })
 })
 
+describe('an import of structures that changes a type', () => {
+  it('gives a structure the type its row names, when its parent and children allow it', async () => {
+    await db().insertInto('type_structure').values({ id: 30, libelle: 'Agence relais', parent_type_id: 2 }).execute()
+    await db()
+      .insertInto('structure')
+      .values({ id: 300, nom: 'Agence Roubaix', type_id: 3, parent_id: 2, path: '/1/2/300/' })
+      .execute()
+    const { status } = await imported(
+      root.token,
+      'structures',
+      'nom;type;parent\nAgence Roubaix;Agence relais;Direction Nord',
+    )
+    expect(status).toMatchObject({ modifiees: 1, totalErreurs: 0 })
+    const agency = await db().selectFrom('structure').select('type_id').where('id', '=', 300).executeTakeFirstOrThrow()
+    expect(agency.type_id).toBe(30)
+    const [entry] = await db()
+      .selectFrom('log')
+      .select('commentaire')
+      .where('nom_log', '=', 'STRUCTURE_MODIFICATION')
+      .where('commentaire', 'like', `%import #${status.id})`)
+      .execute()
+    expect(entry?.commentaire).toBe(`Agence Roubaix : type Agence relais (import #${status.id})`)
+  })
+})
+
 describe('an import of users', () => {
   const file = (rows: string[]) => [USERS_HEADER, ...rows].join('\n')
   const ada = `ada.import@example.test;Lovelace;Ada;;non;Agence Lille;Agent de quai;${today};${future};oui`
@@ -199,6 +235,86 @@ describe('an import of users', () => {
     ])
   })
 
+  it('corrects an invited user’s address at once, and leaves an administrator’s state to the screens', async () => {
+    const signedUp = await createUser({ postes: [currentPost(4, 2, 400)] })
+    const invited = await createUser({ postes: [currentPost(4, 2, 400)], password: null, registration: 'INVITED' })
+    const adminUser = await createUser({ admin: true, postes: [currentPost(4, 2, 400)] })
+    const session = await sessionFor(signedUp.id)
+    const row = (user: { login: string }, mail: string, flags: string, actif: string) =>
+      `${mail};Nom${user.login.slice(4)};Prenom${user.login.slice(4)};${user.login};${flags};;;;;${actif}`
+    const { status } = await imported(
+      root.token,
+      'utilisateurs',
+      file([
+        // Made an administrator and deactivated at once: an administrator's state does not change by an import.
+        row(signedUp, `${signedUp.login}@example.test`, 'oui', 'non'),
+        // Found by login: an invited user's address is corrected at once (and the user deactivated).
+        row(invited, `corrige.${invited.login}@example.test`, 'non', 'non'),
+        row(adminUser, `${adminUser.login}@example.test`, 'oui', 'non'),
+      ]),
+    )
+    expect(status.erreurs.map(({ ligne, colonne }) => [ligne, colonne])).toEqual([
+      [2, 'actif'],
+      [4, 'actif'],
+    ])
+    expect(status).toMatchObject({ modifiees: 1, lignesEnErreur: 2 })
+    const read = (id: number) =>
+      db()
+        .selectFrom('utilisateur')
+        .select(['mail', 'login', 'actif', 'admin'])
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow()
+    expect(await read(invited.id)).toEqual({
+      mail: `corrige.${invited.login}@example.test`,
+      login: invited.login,
+      actif: 0,
+      admin: 0,
+    })
+    // Untouched: its rows were errors.
+    expect(await read(signedUp.id)).toMatchObject({ mail: `${signedUp.login}@example.test`, actif: 1, admin: 0 })
+    expect(await call('/rest/bd/session', { token: session.accessToken }).then((r) => r.status)).toBe(200)
+  })
+
+  it('deactivates a user (their sessions end), makes one an administrator, asks a new address to be confirmed', async () => {
+    const leaving = await createUser({ postes: [currentPost(4, 2, 400)] })
+    const promoted = await createUser({ postes: [currentPost(4, 2, 400)] })
+    const moving = await createUser({ postes: [currentPost(4, 2, 400)] })
+    const session = await sessionFor(leaving.id)
+    const row = (user: { login: string }, mail: string, flags: string, actif: string) =>
+      `${mail};Nom${user.login.slice(4)};Prenom${user.login.slice(4)};${user.login};${flags};;;;;${actif}`
+    const { status } = await imported(
+      root.token,
+      'utilisateurs',
+      file([
+        row(leaving, `${leaving.login}@example.test`, 'non', 'non'),
+        row(promoted, `${promoted.login}@example.test`, 'oui', 'oui'),
+        row(moving, `ailleurs.${moving.login}@example.test`, '', ''),
+      ]),
+    )
+    expect(status).toMatchObject({ modifiees: 3, totalErreurs: 0 })
+    const read = (id: number) =>
+      db().selectFrom('utilisateur').select(['mail', 'actif', 'admin']).where('id', '=', id).executeTakeFirstOrThrow()
+    expect(await read(leaving.id)).toMatchObject({ actif: 0 })
+    expect((await call('/rest/bd/session', { token: session.accessToken })).status).toBe(401)
+    expect(await read(promoted.id)).toMatchObject({ admin: 1 })
+    // The address moves once confirmed from the new mailbox, as on the screens.
+    expect(await read(moving.id)).toMatchObject({ mail: `${moving.login}@example.test` })
+    const confirm = await db()
+      .selectFrom('mail_token')
+      .select('new_mail')
+      .where('utilisateur_id', '=', moving.id)
+      .where('purpose', '=', 'MAIL_CHANGE')
+      .execute()
+    expect(confirm).toEqual([{ new_mail: `ailleurs.${moving.login}@example.test` }])
+    const entries = await db()
+      .selectFrom('log')
+      .select('nom_log')
+      .where('commentaire', 'like', `%import #${status.id})`)
+      .orderBy('id')
+      .execute()
+    expect(entries.map((entry) => entry.nom_log)).toEqual(['UTILISATEUR_DESACTIVATION', 'UTILISATEUR_ADMIN'])
+  })
+
   it('round-trips: the export of the scope imported back changes nothing', async () => {
     for (const type of ['structures', 'utilisateurs']) {
       const exported = await (await call(`/rest/bd/export/${type}.csv`, { token: root.token })).text()
@@ -276,6 +392,48 @@ describe('an import of users', () => {
     expect(queue.waiting).toEqual([])
     const after = await db().selectFrom('import').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow()
     expect(after.n).toBe(before.n)
+  })
+})
+
+describe('a service account moving users in', () => {
+  it('imports within its structure’s sub-tree, each write in the history under its name', async () => {
+    const account = await insertServiceAccount({ structure: 2, scopes: 'api', nom: 'Passerelle RH import' })
+    const token = await serviceAccountToken(account)
+    const { status } = await imported(
+      token,
+      'utilisateurs',
+      [
+        USERS_HEADER,
+        `rh.nord@example.test;Nord;Service;;non;Agence Lille;Agent de quai;${today};${future};oui`,
+        `rh.sud@example.test;Sud;Service;;non;Direction Sud;Responsable;${today};${future};oui`,
+      ].join('\n'),
+    )
+    expect(status).toMatchObject({ etat: 'TERMINE', creees: 1, lignesEnErreur: 1 })
+    expect(status.erreurs).toEqual([
+      { ligne: 3, colonne: 'structure', message: expect.stringContaining('Direction Sud') },
+    ])
+    const entries = await db()
+      .selectFrom('log')
+      .select(['nom_log', 'utilisateur_id', 'compte_service_id'])
+      .where('compte_service_id', '=', account.id)
+      .orderBy('id')
+      .execute()
+    expect(entries).toEqual([
+      { nom_log: 'UTILISATEUR_CREATION', utilisateur_id: null, compte_service_id: account.id },
+      { nom_log: 'ORGANISATION_IMPORT', utilisateur_id: null, compte_service_id: account.id },
+    ])
+  })
+
+  it('is refused to an account without the api scope', async () => {
+    const account = await insertServiceAccount({ structure: 2, scopes: 'scim' })
+    const token = await serviceAccountToken(account)
+    const response = await call('/rest/bd/import?type=utilisateurs&essai=true', {
+      method: 'POST',
+      token,
+      body: `${USERS_HEADER}\n`,
+    })
+    expect(response.status).toBe(403)
+    expect(((await response.json()) as { businessCode: string }).businessCode).toBe('SERVICE_ACCOUNT_SCOPE')
   })
 })
 
