@@ -2,14 +2,14 @@
 // addresses, previewed and imported on the imports' queue; beside them the floor of that work, the same rows
 // inserted into the same D1 (its tables, indexes and triggers) by plain batches of the same size, one after the
 // other as the import's lots run. Timed once each, not loaded.
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { cpSync, openSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import { quietEnv, root } from '../local.mjs'
 import { bin, selected } from './context.mjs'
 import { admin } from './database.mjs'
 import { connect } from './inspector.mjs'
-import { memoryMiB, stop } from './servers.mjs'
+import { memoryMiB, startReferenceWorker, stop } from './servers.mjs'
 
 /** The rows a lot of the import holds (services/bulk/upload.ts IMPORT_LOT_ROWS), and so a floor's batch. */
 const LOT_ROWS = 100
@@ -61,37 +61,14 @@ function movedFile(exported) {
 }
 
 /** The floor's Worker on the portal's own D1 (scripts/bench/wrangler.floor.toml), while the portal is stopped. */
-async function startFloor(persistTo, port, scratch) {
-  const log = openSync(path.join(scratch, 'floor.log'), 'w')
-  const child = spawn(
-    bin('wrangler'),
-    [
-      'dev',
-      '--config',
-      path.join(root, 'scripts', 'bench', 'wrangler.floor.toml'),
-      '--ip',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      '--persist-to',
-      persistTo,
-      '--show-interactive-dev-session=false',
-    ],
-    { cwd: root, env: { ...quietEnv, NODE_ENV: 'production' }, stdio: ['ignore', log, log] },
-  )
-  const deadline = Date.now() + 60_000
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`floor wrangler dev exited with ${child.exitCode}`)
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/json`)).ok) return child
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250))
-  }
-  child.kill()
-  throw new Error('the floor Worker did not start within 60 s')
-}
+const startFloor = (persistTo, port, scratch) =>
+  startReferenceWorker({
+    config: 'wrangler.floor.toml',
+    port,
+    persistTo,
+    log: openSync(path.join(scratch, 'floor.log'), 'w'),
+    what: 'floor',
+  })
 
 /**
  * The figures of moving in, or none when `--only` leaves them out: the export, the preview (its time, and the
@@ -200,7 +177,7 @@ async function moveIn({ api, port }, startPortal, login, { persistTo, scratch, n
     ]
   })
   const floorPort = port + 2
-  const floor = await startFloor(persistTo, floorPort, scratch)
+  const { child: floor } = await startFloor(persistTo, floorPort, scratch)
   try {
     const started = performance.now()
     for (let at = 0; at < rows.length; at += LOT_ROWS) {

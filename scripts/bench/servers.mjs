@@ -7,7 +7,7 @@ import { quietEnv, root, serve } from '../local.mjs'
 import { bin } from './context.mjs'
 
 /** Starts the portal and the reference Worker of the run: `persistTo` is the portal's D1. */
-export function benchServers({ port, referencePort, reference }, { persistTo, scratch }) {
+export function benchServers({ port, referencePort }, { persistTo, scratch }) {
   const portalLog = openSync(path.join(scratch, 'portal.log'), 'w')
   const referenceLog = openSync(path.join(scratch, 'reference.log'), 'w')
 
@@ -36,39 +36,52 @@ export function benchServers({ port, referencePort, reference }, { persistTo, sc
     })
   }
 
-  async function startReference() {
-    const child = spawn(
-      bin('wrangler'),
-      [
-        'dev',
-        '--config',
-        path.join(root, 'scripts', 'bench', 'wrangler.reference.toml'),
-        '--ip',
-        '127.0.0.1',
-        '--port',
-        String(referencePort),
-        '--persist-to',
-        path.join(scratch, 'reference'),
-        '--show-interactive-dev-session=false',
-      ],
-      // React and Remix in their production builds, as the portal's (local.mjs `serve`).
-      { cwd: root, env: { ...quietEnv, NODE_ENV: 'production' }, stdio: ['ignore', referenceLog, referenceLog] },
-    )
-    const deadline = Date.now() + 60_000
-    while (Date.now() < deadline) {
-      if (child.exitCode !== null) throw new Error(`reference wrangler dev exited with ${child.exitCode}`)
-      try {
-        if ((await fetch(`${reference}/json`)).ok) return { child }
-      } catch {
-        // not listening yet
-      }
-      await new Promise((resolve) => setTimeout(resolve, 250))
-    }
-    child.kill()
-    throw new Error('the reference Worker did not start within 60 s')
-  }
+  const startReference = () =>
+    startReferenceWorker({
+      config: 'wrangler.reference.toml',
+      port: referencePort,
+      persistTo: path.join(scratch, 'reference'),
+      log: referenceLog,
+      what: 'reference',
+    })
 
   return { startPortal, startReference }
+}
+
+/**
+ * The reference Worker (scripts/bench/reference.js) under `wrangler dev` with `config` (in scripts/bench) on `port`,
+ * its D1 at `persistTo`, once it answers.
+ */
+export async function startReferenceWorker({ config, port, persistTo, log, what }) {
+  const child = spawn(
+    bin('wrangler'),
+    [
+      'dev',
+      '--config',
+      path.join(root, 'scripts', 'bench', config),
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--persist-to',
+      persistTo,
+      '--show-interactive-dev-session=false',
+    ],
+    // React and Remix in their production builds, as the portal's (local.mjs `serve`).
+    { cwd: root, env: { ...quietEnv, NODE_ENV: 'production' }, stdio: ['ignore', log, log] },
+  )
+  const deadline = Date.now() + 60_000
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${what} wrangler dev exited with ${child.exitCode}`)
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/json`)).ok) return { child }
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+  child.kill()
+  throw new Error(`the ${what} Worker did not start within 60 s`)
 }
 
 /** Resident memory of a wrangler dev process tree (workerd holds the D1 data), in MiB. */

@@ -155,6 +155,9 @@ describe('an import of structures that changes a type', () => {
 
 describe('an import of users', () => {
   const file = (rows: string[]) => [USERS_HEADER, ...rows].join('\n')
+  /** A row naming a user of `createUser` (their names as made), without a post. */
+  const row = (user: { login: string }, mail: string, flags: string, actif: string) =>
+    `${mail};Nom${user.login.slice(4)};Prenom${user.login.slice(4)};${user.login};${flags};;;;;${actif}`
   const ada = `ada.import@example.test;Lovelace;Ada;;non;Agence Lille;Agent de quai;${today};${future};oui`
 
   it('creates users with their posts and invitations, queued for the mail provider’s pace', async () => {
@@ -240,8 +243,6 @@ describe('an import of users', () => {
     const invited = await createUser({ postes: [currentPost(4, 2, 400)], password: null, registration: 'INVITED' })
     const adminUser = await createUser({ admin: true, postes: [currentPost(4, 2, 400)] })
     const session = await sessionFor(signedUp.id)
-    const row = (user: { login: string }, mail: string, flags: string, actif: string) =>
-      `${mail};Nom${user.login.slice(4)};Prenom${user.login.slice(4)};${user.login};${flags};;;;;${actif}`
     const { status } = await imported(
       root.token,
       'utilisateurs',
@@ -280,8 +281,6 @@ describe('an import of users', () => {
     const promoted = await createUser({ postes: [currentPost(4, 2, 400)] })
     const moving = await createUser({ postes: [currentPost(4, 2, 400)] })
     const session = await sessionFor(leaving.id)
-    const row = (user: { login: string }, mail: string, flags: string, actif: string) =>
-      `${mail};Nom${user.login.slice(4)};Prenom${user.login.slice(4)};${user.login};${flags};;;;;${actif}`
     const { status } = await imported(
       root.token,
       'utilisateurs',
