@@ -122,15 +122,20 @@ export function withStreamedBound(request: Request, limit: number): Request | nu
   if (request.method === 'GET' || request.method === 'HEAD' || !request.body) return request
   const declared = Number(request.headers.get('Content-Length') ?? Number.NaN)
   if (declared > limit) return null
+  const body = byteBounded(request.body, limit, () => new Error(`The upload is larger than ${limit} bytes`))
+  return new Request(request, { body })
+}
+
+/** `body` passed on as it streams, failing with `tooLarge()` once it has carried more than `limit` bytes. */
+export function byteBounded(body: ReadableStream<Uint8Array>, limit: number, tooLarge: () => Error) {
   let size = 0
-  const body = request.body.pipeThrough(
+  return body.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
         size += chunk.byteLength
-        if (size > limit) controller.error(new Error(`The upload is larger than ${limit} bytes`))
+        if (size > limit) controller.error(tooLarge())
         else controller.enqueue(chunk)
       },
     }),
   )
-  return new Request(request, { body })
 }

@@ -7,6 +7,7 @@ import {
   type RowProblem,
 } from '../../contract/bulk'
 import { BusinessError } from '../../lib/errors'
+import { byteBounded } from '../../lib/security-headers'
 import type { FileRow } from './plan'
 import { repeatsCheck } from './repeats'
 
@@ -25,28 +26,15 @@ export type FileChunk = { rows: ChunkRow[]; fileProblems: { line: number; proble
 const MAX_RECORD_BYTES = 64 * 1024
 
 /** The body's bytes, refused past the file's limit. */
-function bounded(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
-  let size = 0
-  return body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        size += chunk.byteLength
-        if (size > IMPORT_MAX_BYTES) {
-          controller.error(
-            new BusinessError(
-              'REQUEST_TOO_LARGE',
-              413,
-              `The file is larger than ${IMPORT_MAX_BYTES / 1024 / 1024} MiB`,
-              [IMPORT_MAX_BYTES],
-            ),
-          )
-          return
-        }
-        controller.enqueue(chunk)
-      },
-    }),
+const bounded = (body: ReadableStream<Uint8Array>) =>
+  byteBounded(
+    body,
+    IMPORT_MAX_BYTES,
+    () =>
+      new BusinessError('REQUEST_TOO_LARGE', 413, `The file is larger than ${IMPORT_MAX_BYTES / 1024 / 1024} MiB`, [
+        IMPORT_MAX_BYTES,
+      ]),
   )
-}
 
 /**
  * Line breaks as LF: csv-parse 7.0.3 counts a CRLF inside a quoted cell as two lines, which would shift the line of
