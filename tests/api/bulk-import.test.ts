@@ -457,6 +457,31 @@ describe('a run that meets the unexpected', () => {
     expect(created).toHaveLength(1)
   })
 
+  it('writes a lot once when a second delivery runs it between the first one’s reads and its write', async () => {
+    const queue = importQueue()
+    const { body } = await importFile(root.token, 'utilisateurs', file(['pas-une-adresse;Nom;Prenom;;;;;;;']), queue)
+    const message = queue.waiting[0]
+    if (!message) throw new Error('no message')
+    // The same message delivered again, run in full just before the first delivery writes.
+    let batches = 0
+    const interleaved = {
+      ...env.DB,
+      prepare: (query: string) => env.DB.prepare(query),
+      batch: async (statements: D1PreparedStatement[]) => {
+        if (++batches === 3) {
+          queue.waiting.push({ ...message })
+          await queue.deliverOne()
+        }
+        return env.DB.batch(statements)
+      },
+    } as D1Database
+    await queue.deliverOne({ DB: interleaved })
+    await queue.drain()
+    expect(await statusOf(root.token, body.id)).toMatchObject({ etat: 'TERMINE', traitees: 1, totalErreurs: 1 })
+    const errors = await db().selectFrom('import_erreur').select('code').where('import_id', '=', body.id).execute()
+    expect(errors).toEqual([{ code: 'MAIL' }])
+  })
+
   it('plans a lot again when what it read changed before its write', async () => {
     const target = await createUser({ postes: [currentPost(4, 2, 400)] })
     const queue = importQueue()
