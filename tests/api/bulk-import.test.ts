@@ -439,6 +439,19 @@ describe('a service account moving users in', () => {
 describe('a run that meets the unexpected', () => {
   const file = (rows: string[]) => [USERS_HEADER, ...rows].join('\n')
 
+  /** A delivery whose write batch (the lot's third) runs just after `meanwhile`. */
+  const writingAfter = (meanwhile: () => Promise<unknown>) => {
+    let batches = 0
+    return {
+      ...env.DB,
+      prepare: (query: string) => env.DB.prepare(query),
+      batch: async (statements: D1PreparedStatement[]) => {
+        if (++batches === 3) await meanwhile()
+        return env.DB.batch(statements)
+      },
+    } as D1Database
+  }
+
   it('writes a lot once when its message comes twice', async () => {
     const queue = importQueue()
     const { body } = await importFile(
@@ -463,18 +476,10 @@ describe('a run that meets the unexpected', () => {
     const message = queue.waiting[0]
     if (!message) throw new Error('no message')
     // The same message delivered again, run in full just before the first delivery writes.
-    let batches = 0
-    const interleaved = {
-      ...env.DB,
-      prepare: (query: string) => env.DB.prepare(query),
-      batch: async (statements: D1PreparedStatement[]) => {
-        if (++batches === 3) {
-          queue.waiting.push({ ...message })
-          await queue.deliverOne()
-        }
-        return env.DB.batch(statements)
-      },
-    } as D1Database
+    const interleaved = writingAfter(() => {
+      queue.waiting.push({ ...message })
+      return queue.deliverOne()
+    })
     await queue.deliverOne({ DB: interleaved })
     await queue.drain()
     expect(await statusOf(root.token, body.id)).toMatchObject({ etat: 'TERMINE', traitees: 1, totalErreurs: 1 })
@@ -492,17 +497,9 @@ describe('a run that meets the unexpected', () => {
       queue,
     )
     // Between the lot's reads and its write, an administrator renames the user (their version moves).
-    let batches = 0
-    const interleaved = {
-      ...env.DB,
-      prepare: (query: string) => env.DB.prepare(query),
-      batch: async (statements: D1PreparedStatement[]) => {
-        if (++batches === 3) {
-          await db().updateTable('utilisateur').set({ prenom: 'Change' }).where('id', '=', target.id).execute()
-        }
-        return env.DB.batch(statements)
-      },
-    } as D1Database
+    const interleaved = writingAfter(() =>
+      db().updateTable('utilisateur').set({ prenom: 'Change' }).where('id', '=', target.id).execute(),
+    )
     expect(await queue.deliverOne({ DB: interleaved })).toBe(true)
     await queue.drain()
     expect(queue.delivered.map((delivery) => delivery.outcome)).toEqual(['retry', 'ack'])
@@ -533,6 +530,55 @@ describe('a run that meets the unexpected', () => {
     expect(lots).toEqual([])
     const [entry] = (await logsOf('ORGANISATION_IMPORT')).filter((log) => log.commentaire?.startsWith(`#${body.id} `))
     expect(entry?.commentaire).toContain('100 créées')
+  })
+
+  it('writes nothing of a lot whose author is deactivated between its reads and its write', async () => {
+    const admin = await createUser({ admin: true, postes: [currentPost(1, 1, 400)] })
+    const token = (await sessionFor(admin.id)).accessToken
+    const queue = importQueue()
+    const { body } = await importFile(
+      token,
+      'utilisateurs',
+      file([`tard@example.test;Nom;Prenom;;non;Agence Lille;Agent de quai;${today};${future};non`]),
+      queue,
+    )
+    const deactivated = writingAfter(() =>
+      db().updateTable('utilisateur').set({ actif: 0 }).where('id', '=', admin.id).execute(),
+    )
+    await queue.deliverOne({ DB: deactivated })
+    await queue.drain()
+    const job = await db().selectFrom('import').selectAll().where('id', '=', body.id).executeTakeFirstOrThrow()
+    expect(job).toMatchObject({ etat: 'ECHEC', motif_echec: 'IMPORTATEUR', creees: 0, traitees: 0 })
+    const created = await db().selectFrom('utilisateur').select('id').where('mail', '=', 'tard@example.test').execute()
+    expect(created).toEqual([])
+  })
+
+  it('plans a lot again when its author’s scope shrinks between its reads and its write', async () => {
+    const admin = await createUser({ admin: true, postes: [currentPost(2, 21, 400)] })
+    const token = (await sessionFor(admin.id)).accessToken
+    const queue = importQueue()
+    const { body } = await importFile(
+      token,
+      'utilisateurs',
+      file([`deplace@example.test;Nom;Prenom;;non;Agence Lille;Agent de quai;${today};${future};non`]),
+      queue,
+    )
+    // Meanwhile the author is moved from Direction Nord to Direction Sud: Agence Lille is no longer theirs.
+    const moved = writingAfter(() =>
+      db().updateTable('poste').set({ structure_id: 3 }).where('utilisateur_id', '=', admin.id).execute(),
+    )
+    await queue.deliverOne({ DB: moved })
+    await queue.drain()
+    expect(queue.delivered.map((delivery) => delivery.outcome)).toEqual(['retry', 'ack'])
+    expect(await statusOf(token, body.id)).toMatchObject({ etat: 'TERMINE', creees: 0, totalErreurs: 1 })
+    const errors = await db().selectFrom('import_erreur').select('code').where('import_id', '=', body.id).execute()
+    expect(errors).toEqual([{ code: 'HORS_PERIMETRE' }])
+    const created = await db()
+      .selectFrom('utilisateur')
+      .select('id')
+      .where('mail', '=', 'deplace@example.test')
+      .execute()
+    expect(created).toEqual([])
   })
 
   it('sends a stalled import’s next lot again from the minute’s cron', async () => {
