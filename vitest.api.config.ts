@@ -55,6 +55,11 @@ export default defineConfig(async () => {
           'node_modules/@remix-run/server-runtime/dist/index.js',
         ),
         '@remix-run/router': path.join(import.meta.dirname, 'node_modules/@remix-run/router/dist/router.cjs.js'),
+        // The multipart parser of `unstable_parseMultipartFormData` (the import page's upload).
+        '@web3-storage/multipart-parser': path.join(
+          import.meta.dirname,
+          'node_modules/@web3-storage/multipart-parser/cjs/src/index.js',
+        ),
       },
     },
     test: {

@@ -14,8 +14,8 @@ import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { displayDateTime } from '~/lib/dates'
 import { usePendingIntent } from '~/lib/form'
-import { readForm } from '~/lib/form.server'
 import { pageTitle, titleMeta } from '~/lib/title'
+import { streamedFile } from '~/lib/upload.server'
 import { IMPORT_COLUMNS, IMPORT_TYPES, type ImportStatus, type ImportType } from '../../worker-api/contract/bulk'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.bulk' }
@@ -41,28 +41,38 @@ const isImportType = (value: unknown): value is ImportType => IMPORT_TYPES.inclu
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const auth = await requireAdmin(request, context)
-  const form = await readForm(request)
-  const type = form.get('type')
-  const file = form.get('fichier')
-  const failed = async (error: { key: string; values?: Record<string, string | number> } | { text: string }) =>
-    data({ error, type: isImportType(type) ? type : null }, { status: 400, headers: await auth.headers() })
-  if (!isImportType(type)) return failed({ key: 'bulk.upload.noKind' })
-  if (!(file instanceof File) || file.size === 0) return failed({ key: 'bulk.upload.noFile' })
-  const query = { type, essai: 'true', conserver: 'true', fichier: file.name.slice(0, 100) } as const
-  const result = await auth.settle(
-    auth.api.rest.bd.import.$post(
-      { query },
-      { init: { body: file.stream(), headers: { 'Content-Type': 'text/csv' } } as RequestInit },
-    ),
-  )
+  const failed = async (
+    type: unknown,
+    error: { key: string; values?: Record<string, string | number> } | { text: string },
+  ) => data({ error, type: isImportType(type) ? type : null }, { status: 400, headers: await auth.headers() })
+  // The file goes on to the API as the browser sends it (the form puts the type first): the page never holds it.
+  const streamed = await streamedFile(request, 'fichier', async (fields, file) => {
+    const type = fields.get('type')
+    if (!isImportType(type)) return { type, result: null }
+    const query = { type, essai: 'true', conserver: 'true', fichier: file.name.slice(0, 100) } as const
+    const result = await auth.settle(
+      auth.api.rest.bd.import.$post(
+        { query },
+        { init: { body: file.body, headers: { 'Content-Type': 'text/csv' } } as RequestInit },
+      ),
+    )
+    return { type, result }
+  })
+  if (streamed.kind === 'unreadable') return failed(null, { key: 'bulk.upload.failed' })
+  if (streamed.kind === 'noFile') {
+    const type = streamed.fields.get('type')
+    return failed(type, { key: isImportType(type) ? 'bulk.upload.noFile' : 'bulk.upload.noKind' })
+  }
+  const { type, result } = streamed.result
+  if (!result) return failed(type, { key: 'bulk.upload.noKind' })
   if (result.ok && result.data && 'id' in result.data && result.data.id) {
     return auth.redirectWithToast(`/pages/admin/import/${result.data.id}`, { type: 'success', key: 'bulk.upload.read' })
   }
   if (!result.ok && result.error.businessCode === 'VALIDATION_FAILED' && result.error.message) {
     // The file's own problem (no header, a wrong one, too many rows), said by the API in the user's language.
-    return failed({ text: result.error.message })
+    return failed(type, { text: result.error.message })
   }
-  return failed(result.ok ? { key: 'bulk.upload.failed' } : apiMessage(result, 'bulk.upload.failed'))
+  return failed(type, result.ok ? { key: 'bulk.upload.failed' } : apiMessage(result, 'bulk.upload.failed'))
 }
 
 export default function BulkImport() {

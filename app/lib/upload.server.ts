@@ -1,0 +1,95 @@
+import { unstable_parseMultipartFormData } from '@remix-run/cloudflare'
+
+/** A text field before the file is a choice (a radio, an intent): a few bytes, and never more than this. */
+const FIELD_BYTES = 256
+/** As many text fields as a hand-made form may put before its file. */
+const MAX_FIELDS = 16
+
+/** What a form streamed to `send` gave: `send`'s answer; the form without its file; or a body that is no such form. */
+export type Streamed<T> =
+  | { kind: 'sent'; result: T }
+  | { kind: 'noFile'; fields: ReadonlyMap<string, string> }
+  | { kind: 'unreadable' }
+
+/** Thrown once the file is sent, to stop reading a form that has nothing more the page needs. */
+const SENT = Symbol('sent')
+
+/**
+ * A multipart form whose file comes after its text fields (as a page's form orders them), its file handed to `send` as
+ * the browser sends it: `send` passes the stream on (to the API), so the page never holds the file whole — Remix's
+ * `request.formData()` would. The fields before the file are read, each cut at a few bytes; `noFile` when the form
+ * has no file, or an empty one; `unreadable` when the body is no multipart form, holds more than a few fields before
+ * its file, or breaks off (the server's streamed bound, a dropped connection) before the file begins.
+ */
+export async function streamedFile<T>(
+  request: Request,
+  field: string,
+  send: (fields: ReadonlyMap<string, string>, file: { name: string; body: ReadableStream<Uint8Array> }) => Promise<T>,
+): Promise<Streamed<T>> {
+  const fields = new Map<string, string>()
+  let sent: { result: T } | null = null
+  try {
+    await unstable_parseMultipartFormData(request, async (part) => {
+      if (part.filename === undefined) {
+        if (fields.size >= MAX_FIELDS) throw new Error('Too many fields before the file')
+        fields.set(part.name, await shortText(part.data))
+        return undefined
+      }
+      if (part.name !== field) {
+        for await (const _ of part.data);
+        return undefined
+      }
+      const chunks = part.data[Symbol.asyncIterator]()
+      const first = await chunks.next()
+      // A file input left empty sends a part with no name and no bytes; an empty file is no file either.
+      if (first.done || part.filename === '') throw SENT
+      sent = { result: await send(fields, { name: part.filename, body: streamOf(first.value, chunks) }) }
+      throw SENT
+    })
+  } catch (error) {
+    if (error !== SENT) return { kind: 'unreadable' }
+  }
+  return sent ? { kind: 'sent', result: (sent as { result: T }).result } : { kind: 'noFile', fields }
+}
+
+/** A part's text, cut at `FIELD_BYTES`; a longer one is no field a page's form sends. */
+async function shortText(data: AsyncIterable<Uint8Array>): Promise<string> {
+  const bytes: Uint8Array[] = []
+  let size = 0
+  for await (const chunk of data) {
+    size += chunk.byteLength
+    if (size > FIELD_BYTES) throw new Error('A text field longer than a form sends')
+    bytes.push(chunk)
+  }
+  return new TextDecoder().decode(concat(bytes, size))
+}
+
+function concat(chunks: Uint8Array[], size: number) {
+  const all = new Uint8Array(size)
+  let offset = 0
+  for (const chunk of chunks) {
+    all.set(chunk, offset)
+    offset += chunk.byteLength
+  }
+  return all
+}
+
+/**
+ * The part's bytes as a stream, pulled as its reader reads: one chunk at a time in memory. A reader that stops early
+ * (the API refusing the file at its header) leaves the rest unread; a part that breaks off errors the stream.
+ */
+function streamOf(first: Uint8Array, rest: AsyncIterator<Uint8Array>): ReadableStream<Uint8Array> {
+  let pending: Uint8Array | null = first
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (pending) {
+        controller.enqueue(pending)
+        pending = null
+        return
+      }
+      const next = await rest.next()
+      if (next.done) controller.close()
+      else controller.enqueue(next.value)
+    },
+  })
+}
