@@ -60,8 +60,47 @@ export type LotWriter = {
   now: Date
 }
 
-const entry = (w: LotWriter, nomLog: AdministrationAction, commentaire: string) =>
-  w.db.insertInto('log').values(logEntry(w.importer.id, 'ADMINISTRATION', nomLog, null, { commentaire }))
+/** A row's audit entry, written with the lot's others by `withEntries`. */
+type LotEntry = { nomLog: AdministrationAction; commentaire: string }
+type LotWrite = Compilable | LotEntry
+
+const entry = (nomLog: AdministrationAction, commentaire: string): LotEntry => ({ nomLog, commentaire })
+
+/**
+ * A lot's statements, its rows' audit entries as one last statement (one row each, in the order of the file, whatever
+ * their number): a hundred inserts of one row cost D1 a third of the lot's batch. The batch stops whole at a guard, so
+ * an entry is written exactly when its row's writes are.
+ */
+function withEntries(w: LotWriter, writes: LotWrite[]): Compilable[] {
+  const entries: [AdministrationAction, string][] = []
+  const statements: Compilable[] = []
+  for (const write of writes) {
+    if ('nomLog' in write) entries.push([write.nomLog, write.commentaire])
+    else statements.push(write)
+  }
+  if (entries.length === 0) return statements
+  const { date, utilisateur_id, compte_service_id } = logEntry(w.importer.id, 'ADMINISTRATION', '', null)
+  const { db } = w
+  return [
+    ...statements,
+    db
+      .insertInto('log')
+      .columns(['date', 'utilisateur_id', 'compte_service_id', 'type_log', 'nom_log', 'commentaire'])
+      .expression(
+        db
+          .selectFrom(sql<{ value: string }>`json_each(${JSON.stringify(entries)})`.as('e'))
+          .select([
+            sql<string>`${date}`.as('date'),
+            sql<number | null>`${utilisateur_id}`.as('utilisateur_id'),
+            sql<number | null>`${compte_service_id}`.as('compte_service_id'),
+            sql<string>`'ADMINISTRATION'`.as('type_log'),
+            sql<string>`json_extract(e.value, '$[0]')`.as('nom_log'),
+            sql<string>`json_extract(e.value, '$[1]')`.as('commentaire'),
+          ])
+          .orderBy(sql`e.key`),
+      ),
+  ]
+}
 
 const posteLabel = (poste: RowPoste) =>
   `${poste.fonction.libelle}, ${poste.structure.nom}, ${poste.debut} → ${poste.fin}`
@@ -89,7 +128,11 @@ export function postesPlaced(db: DB, viewer: Viewer, postes: RowPoste[]): Expres
 }
 
 /** A new user, their post, their invitation if asked for, and their entry. */
-async function createUser(w: LotWriter, action: Extract<UserAction, { kind: 'create' }>, importer: string) {
+async function createUser(
+  w: LotWriter,
+  action: Extract<UserAction, { kind: 'create' }>,
+  importer: string,
+): Promise<LotWrite[]> {
   const { db } = w
   const { user, poste } = action
   const id = createdUserId(db, user.mail)
@@ -106,7 +149,6 @@ async function createUser(w: LotWriter, action: Extract<UserAction, { kind: 'cre
     ...(poste ? [insertPoste(db, id, poste)] : []),
     ...(invitation ? [invitation.statements.link, invitation.statements.mail] : []),
     entry(
-      w,
       'UTILISATEUR_CREATION',
       `${user.mail}${user.admin ? ' (admin)' : ''} : ${poste ? posteLabel(poste) : 'sans poste'}${importer}`,
     ),
@@ -123,13 +165,13 @@ async function updateUser(
   found: FoundUser | undefined,
   guarded: boolean,
   importer: string,
-): Promise<Compilable[]> {
+): Promise<LotWrite[]> {
   const { db } = w
   const { target, set, poste } = action
   if (!('id' in target) || !found) {
     // A further post of a user an earlier row of the lot creates.
     const id = createdUserId(db, 'mail' in target ? target.mail : '')
-    return poste ? [insertPoste(db, id, poste), entry(w, 'POSTE_CREATION', `${posteLabel(poste)}${importer}`)] : []
+    return poste ? [insertPoste(db, id, poste), entry('POSTE_CREATION', `${posteLabel(poste)}${importer}`)] : []
   }
   const at = w.now.toISOString()
   const about = `#${found.id} ${found.login}`
@@ -138,9 +180,7 @@ async function updateUser(
     .select('utilisateur.id')
     .where('utilisateur.id', '=', found.id)
     .where(userManageable(db, w.viewer))
-  const writes: Compilable[] = guarded
-    ? [abortUnless(db, managed.where('utilisateur.version', '=', target.version))]
-    : []
+  const writes: LotWrite[] = guarded ? [abortUnless(db, managed.where('utilisateur.version', '=', target.version))] : []
   const after: Compilable[] = []
   const invited = found.registration_state === 'INVITED'
   const said: string[] = []
@@ -195,12 +235,12 @@ async function updateUser(
   }
   const entries = [
     ...(set.admin !== undefined
-      ? [entry(w, set.admin ? 'UTILISATEUR_ADMIN' : 'UTILISATEUR_ADMIN_RETRAIT', `${about}${importer}`)]
+      ? [entry(set.admin ? 'UTILISATEUR_ADMIN' : 'UTILISATEUR_ADMIN_RETRAIT', `${about}${importer}`)]
       : []),
     ...(set.actif !== undefined
-      ? [entry(w, set.actif ? 'UTILISATEUR_ACTIVATION' : 'UTILISATEUR_DESACTIVATION', `${about}${importer}`)]
+      ? [entry(set.actif ? 'UTILISATEUR_ACTIVATION' : 'UTILISATEUR_DESACTIVATION', `${about}${importer}`)]
       : []),
-    ...(said.length > 0 ? [entry(w, 'UTILISATEUR_MODIFICATION', `${about} : ${said.join(' ; ')}${importer}`)] : []),
+    ...(said.length > 0 ? [entry('UTILISATEUR_MODIFICATION', `${about} : ${said.join(' ; ')}${importer}`)] : []),
   ]
   return [...writes, ...after, ...entries]
 }
@@ -214,7 +254,7 @@ export async function userLotWrites(
 ): Promise<Compilable[]> {
   const byId = new Map(users.map((user) => [user.id, user]))
   const guarded = new Set<number>()
-  const writes: Compilable[] = []
+  const writes: LotWrite[] = []
   for (const action of actions) {
     if (action.kind === 'create') {
       writes.push(...(await createUser(w, action, importer)))
@@ -225,7 +265,7 @@ export async function userLotWrites(
     if (id !== null) guarded.add(id)
     writes.push(...(await updateUser(w, action, id === null ? undefined : byId.get(id), first, importer)))
   }
-  return writes
+  return withEntries(w, writes)
 }
 
 /** The writes of a structures lot's rows: new structures (with their type's functions) and new types. */
@@ -233,7 +273,7 @@ export function structureLotWrites(w: LotWriter, tree: Tree, actions: StructureA
   const { db } = w
   const at = w.now.toISOString()
   const byName = (nom: string) => sql<number>`(select id from structure where nom = ${nom} collate nocase)`
-  return actions.flatMap((action): Compilable[] => {
+  const writes = actions.flatMap((action): LotWrite[] => {
     const type = tree.type(action.typeId)?.libelle ?? String(action.typeId)
     if (action.kind === 'create') {
       const parent = action.parent
@@ -253,7 +293,7 @@ export function structureLotWrites(w: LotWriter, tree: Tree, actions: StructureA
           createdAt: at,
         }),
         ...copyTemplate(db, byName(action.nom), action.typeId, at),
-        entry(w, 'STRUCTURE_CREATION', `${action.nom} (${type})${importer}`),
+        entry('STRUCTURE_CREATION', `${action.nom} (${type})${importer}`),
       ]
     }
     const id = action.node.id ?? 0
@@ -268,7 +308,8 @@ export function structureLotWrites(w: LotWriter, tree: Tree, actions: StructureA
           .where(pathInScope(db, w.viewer, sql.ref<string>('s.path'))),
       ),
       db.updateTable('structure').set({ type_id: action.typeId }).where('id', '=', id),
-      entry(w, 'STRUCTURE_MODIFICATION', `${action.node.nom} : type ${type}${importer}`),
+      entry('STRUCTURE_MODIFICATION', `${action.node.nom} : type ${type}${importer}`),
     ]
   })
+  return withEntries(w, writes)
 }
