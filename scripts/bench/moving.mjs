@@ -93,14 +93,20 @@ async function moveIn({ api, port }, startPortal, login, { persistTo, scratch, n
   const { child } = await startPortal({ inspectorPort })
   try {
     const session = await login(admin.login, admin.password)
-    // The Worker's JavaScript heap, read through its inspector (an answer that does not come in 2 s is no figure).
-    const inspector = await connect(inspectorPort)
-    const heapMiB = () =>
-      Promise.race([
-        inspector.send('Runtime.getHeapUsage').then(({ usedSize }) => Math.round((usedSize / 1024 / 1024) * 10) / 10),
-        new Promise((resolve) => setTimeout(() => resolve(Number.NaN), 2000)),
-      ])
     const auth = { Authorization: `Bearer ${session.jwt.accessToken}` }
+    // The Worker's live JavaScript heap, read through its inspector after a full collection, so that what it holds
+    // shows rather than what it has yet to collect. The inspector collects only while the Worker is at work (an idle
+    // Worker's answer never comes): the heap is read while the file is sent and while the queue imports it. An answer
+    // that does not come in 10 s is no figure.
+    const inspector = await connect(inspectorPort)
+    const liveHeapMiB = () =>
+      Promise.race([
+        inspector
+          .send('HeapProfiler.collectGarbage')
+          .then(() => inspector.send('Runtime.getHeapUsage'))
+          .then(({ usedSize }) => Math.round((usedSize / 1024 / 1024) * 10) / 10),
+        new Promise((resolve) => setTimeout(() => resolve(Number.NaN), 10_000)),
+      ])
     let started = performance.now()
     const exported = await (await fetch(`${api}/bd/export/utilisateurs.csv`, { headers: auth })).text()
     figures.exportMs = performance.now() - started
@@ -129,15 +135,29 @@ async function moveIn({ api, port }, startPortal, login, { persistTo, scratch, n
     process.stderr.write(`moving in: preview in ${figures.previewMs.toFixed(0)} ms\n`)
 
     started = performance.now()
-    const { id } = await (await post('fichier=moving.csv')).json()
+    // While the file is sent, the heap is read each second: the upload holds a lot of rows at a time, not the file.
+    const uploaded = post('fichier=moving.csv').then((response) => response.json())
+    let sent = false
+    const done = () => {
+      sent = true
+    }
+    uploaded.then(done, done)
+    const uploading = []
+    while (!sent) {
+      await new Promise((resolve) => setTimeout(resolve, 1000))
+      if (!sent) uploading.push(await liveHeapMiB())
+    }
+    const { id } = await uploaded
     figures.uploadMs = performance.now() - started
+    const readWhileSent = uploading.filter(Number.isFinite)
+    figures.heapUploading = readWhileSent.length > 0 ? Math.max(...readWhileSent) : Number.NaN
     const memory = []
-    const heap = [await heapMiB()]
+    const heap = [await liveHeapMiB()]
     let status
-    for (;;) {
+    for (let tick = 1; ; tick++) {
       await new Promise((resolve) => setTimeout(resolve, 1000))
       memory.push(memoryMiB(child.pid))
-      heap.push(await heapMiB())
+      if (tick % 10 === 0) heap.push(await liveHeapMiB())
       status = await (await fetch(`${api}/bd/import/${id}`, { headers: auth })).json()
       if (status.etat === 'TERMINE' || status.etat === 'ECHEC') break
     }

@@ -104,7 +104,8 @@ export function formatReport(
     print(
       `| import (202, then the queue) | ${fixed(moving.importSeconds, 1)} | ${fixed(moving.importRps)} | ` +
         `${ratio(moving.importRps, moving.floorRps)} | upload ${fixed(moving.uploadMs / 1000, 1)} s; the Worker's ` +
-        `JavaScript heap ${moving.heap[0]}–${moving.heap[1]} MiB over the import (${moving.heap[2]} at its end); ` +
+        `live JavaScript heap (after a collection) at most ${moving.heapUploading} MiB while the file is sent, ` +
+        `${moving.heap[0]}–${moving.heap[1]} over the import, ${moving.heap[2]} at its end; ` +
         `workerd with its SQLite ${moving.memory[0]}–${moving.memory[1]} MiB |`,
     )
     print(
