@@ -103,8 +103,9 @@ export default {
       if (url.pathname === RP_LOGOUT_PATH && request.method === 'POST') return await rpLogoutByGet(request)
       return new Response('Cross-origin request refused', { status: 403 })
     }
-    // The import page's upload is a file (its own bound, as the API's); every other form a few kilobytes.
-    const upload = request.method === 'POST' && url.pathname === IMPORT_PAGE
+    // The import page's upload is a file (its own bound, as the API's), posted to the page without JavaScript and to
+    // its data address with it (Remix's single fetch); every other form a few kilobytes.
+    const upload = request.method === 'POST' && (url.pathname === IMPORT_PAGE || url.pathname === `${IMPORT_PAGE}.data`)
     const bounded = upload
       ? withStreamedBound(request, IMPORT_MAX_BYTES + UPLOAD_FORM_BYTES)
       : await withBoundedBody(request)

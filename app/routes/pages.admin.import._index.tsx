@@ -58,7 +58,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     )
     return { type, result }
   })
-  if (streamed.kind === 'unreadable') return failed(null, { key: 'bulk.upload.failed' })
+  if (streamed.kind === 'unreadable') return failed(streamed.fields.get('type'), { key: 'bulk.upload.failed' })
   if (streamed.kind === 'noFile') {
     const type = streamed.fields.get('type')
     return failed(type, { key: isImportType(type) ? 'bulk.upload.noFile' : 'bulk.upload.noKind' })
