@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS, type ImportPreview } from '../../worker-api/contract/bulk'
+import { fileChunks } from '../../worker-api/services/bulk/file'
 import { call, createOrganisation, createUser, currentPost, db, isoDate, sessionFor, wireDate } from './helpers'
 
 /**
@@ -208,6 +209,23 @@ describe('the limits of a file', () => {
     const { response, body } = await preview(root, 'structures', text)
     expect(response.status).toBe(413)
     expect(body.businessCode).toBe('REQUEST_TOO_LARGE')
+  })
+
+  it('reads a file whose upload breaks off as a 400 of the file, not the server’s error', async () => {
+    const rows = Array.from({ length: 300 }, (_, n) => `Agence Coupee ${n};Agence;Direction Nord`).join('\n')
+    // A client gone after 300 rows: their bytes, then the connection's end without the file's.
+    const cut = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(`nom;type;parent\n${rows}\n`))
+      },
+      pull(controller) {
+        controller.error(new Error('connection reset'))
+      },
+    })
+    const read = async () => {
+      for await (const _chunk of fileChunks(cut, 'structures', 100));
+    }
+    await expect(read()).rejects.toMatchObject({ businessCode: 'VALIDATION_FAILED', status: 400 })
   })
 })
 

@@ -73,8 +73,8 @@ describe('purgeExpired (hourly cron)', () => {
         { cle: 'today', jour: day(0), total: 1 },
       ])
       .execute()
-    // An import ended IMPORT_KEPT_DAYS ago goes with its errors, and a preview kept a day; a recent one, a running
-    // one and a younger preview stay.
+    // An import ended IMPORT_KEPT_DAYS ago goes with its errors, and a preview kept a day, and a file whose upload
+    // stopped midway a day ago; a recent one, a running one, a younger preview and an upload under way stay.
     const job = (
       finished: string | null,
       fichier: string,
@@ -82,7 +82,7 @@ describe('purgeExpired (hourly cron)', () => {
       created = 24 * 40,
     ) => ({
       type: 'utilisateurs' as const,
-      etat: etat as 'TERMINE' | 'EN_COURS' | 'APERCU',
+      etat: etat as 'TERMINE' | 'EN_COURS' | 'APERCU' | 'RECEPTION',
       auteur_id: 1,
       fichier,
       domaine: 'http://localhost:8787',
@@ -99,6 +99,8 @@ describe('purgeExpired (hourly cron)', () => {
         job(null, 'running.csv'),
         job(null, 'preview-old.csv', 'APERCU', 25),
         job(null, 'preview-young.csv', 'APERCU', 23),
+        job(null, 'upload-cut.csv', 'RECEPTION', 25),
+        job(null, 'upload-going.csv', 'RECEPTION', 0),
       ])
       .returning('id')
       .execute()
@@ -108,7 +110,12 @@ describe('purgeExpired (hourly cron)', () => {
       .execute()
     const deleted = await purgeExpired(backgroundContext(env))
     const imports = await db().selectFrom('import').select('fichier').orderBy('fichier').execute()
-    expect(imports.map((row) => row.fichier)).toEqual(['preview-young.csv', 'recent.csv', 'running.csv'])
+    expect(imports.map((row) => row.fichier)).toEqual([
+      'preview-young.csv',
+      'recent.csv',
+      'running.csv',
+      'upload-going.csv',
+    ])
     expect(await db().selectFrom('import_erreur').selectAll().execute()).toEqual([])
     expect(deleted).toMatchObject({
       captchas: 1,

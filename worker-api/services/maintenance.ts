@@ -47,8 +47,9 @@ export async function purgeExpired(ctx: Ctx, now = new Date()) {
     listTotals: db.deleteFrom('utilisateur_liste_total').where('jour', '<', at(DAY).slice(0, 10)),
     // An import ended a month ago, with its errors (ON DELETE CASCADE): its history entry stays.
     imports: db.deleteFrom('import').where('finished_at', '<', at(IMPORT_KEPT_DAYS * DAY)),
-    // A preview kept for "Importer" and left a day.
-    previews: db.deleteFrom('import').where('etat', '=', 'APERCU').where('created_at', '<', at(DAY)),
+    // A preview kept for "Importer" and left a day; a file whose upload stopped midway (its request cut before it
+    // could discard what it had stored), a day after it began.
+    previews: db.deleteFrom('import').where('etat', 'in', ['APERCU', 'RECEPTION']).where('created_at', '<', at(DAY)),
   })
   return Object.fromEntries(Object.entries(results).map(([name, result]) => [name, result?.meta.changes])) as Record<
     keyof typeof results,

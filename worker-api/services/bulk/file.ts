@@ -25,6 +25,21 @@ export type FileChunk = { rows: ChunkRow[]; fileProblems: { line: number; proble
 /** A record longer than this is a quote left open, not a row: it is refused rather than held. */
 const MAX_RECORD_BYTES = 64 * 1024
 
+/**
+ * A read of the body, its failure (a client gone, an upload cut) a 400 of the file rather than the server's error: what
+ * the file had sent is discarded, and its sender may send it again. The file's own problems are rows in error, and its
+ * limit a 413, before this.
+ */
+async function bodyRead<T>(read: Promise<T>): Promise<T> {
+  try {
+    return await read
+  } catch (error) {
+    throw error instanceof BusinessError
+      ? error
+      : new BusinessError('VALIDATION_FAILED', 400, 'The file’s upload broke off before its end')
+  }
+}
+
 /** The body's bytes, refused past the file's limit. */
 const bounded = (body: ReadableStream<Uint8Array>) =>
   byteBounded(
@@ -112,7 +127,7 @@ export async function* fileChunks(
     return
   }
   const reader = bounded(body).getReader()
-  const { separator, head } = await separatorOf(reader)
+  const { separator, head } = await bodyRead(separatorOf(reader))
   // The last lines of the records a quote problem kept from being read: each becomes a row in error where it starts.
   const skipped: number[] = []
   const records = replayed(head, reader)
@@ -151,7 +166,7 @@ export async function* fileChunks(
   const iterator = records.getReader()
   try {
     for (;;) {
-      const next = await iterator.read()
+      const next = await bodyRead(iterator.read())
       flushSkipped(next.done ? Number.POSITIVE_INFINITY : next.value.info.lines)
       if (next.done) break
       const { record, info } = next.value
