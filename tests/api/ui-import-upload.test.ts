@@ -68,6 +68,18 @@ describe('the import page’s upload', () => {
     expect(kept).toMatchObject({ etat: 'APERCU', type: 'structures', fichier: 'agences.csv', lignes: 2, creees: 2 })
   })
 
+  it('takes a file whose name holds the separators of its part’s header', async () => {
+    const response = await upload(
+      multipart([
+        ['type', 'structures'],
+        ['fichier', ['rh;2026=v2.csv', 'nom;type;parent\r\nAgence Bethune;Agence;Direction Nord\r\n']],
+      ]),
+    )
+    expect(response.status).toBe(302)
+    const kept = await db().selectFrom('import').select('lignes').where('fichier', '=', 'rh;2026=v2.csv').execute()
+    expect(kept).toEqual([{ lignes: 1 }])
+  })
+
   it('reads the file while the browser is still sending it: a wrong header is answered before the body ends', async () => {
     const before = await imports()
     const head = multipart([
