@@ -60,24 +60,15 @@ export async function streamedFile<T>(
 
 /** A part's text, cut at `FIELD_BYTES`; a longer one is no field a page's form sends. */
 async function shortText(data: AsyncIterable<Uint8Array>): Promise<string> {
-  const bytes: Uint8Array[] = []
+  const decoder = new TextDecoder()
+  let text = ''
   let size = 0
   for await (const chunk of data) {
     size += chunk.byteLength
     if (size > FIELD_BYTES) throw new Error('A text field longer than a form sends')
-    bytes.push(chunk)
+    text += decoder.decode(chunk, { stream: true })
   }
-  return new TextDecoder().decode(concat(bytes, size))
-}
-
-function concat(chunks: Uint8Array[], size: number) {
-  const all = new Uint8Array(size)
-  let offset = 0
-  for (const chunk of chunks) {
-    all.set(chunk, offset)
-    offset += chunk.byteLength
-  }
-  return all
+  return text + decoder.decode()
 }
 
 /**
@@ -85,14 +76,11 @@ function concat(chunks: Uint8Array[], size: number) {
  * (the API refusing the file at its header) leaves the rest unread; a part that breaks off errors the stream.
  */
 function streamOf(first: Uint8Array, rest: AsyncIterator<Uint8Array>): ReadableStream<Uint8Array> {
-  let pending: Uint8Array | null = first
   return new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(first)
+    },
     async pull(controller) {
-      if (pending) {
-        controller.enqueue(pending)
-        pending = null
-        return
-      }
       const next = await rest.next()
       if (next.done) controller.close()
       else controller.enqueue(next.value)
