@@ -28,6 +28,7 @@ import {
 import type { Env } from './worker-api/lib/types'
 import { failImport, IMPORT_ATTEMPTS, resumeStalled, runLot } from './worker-api/services/bulk/run'
 import { deliverOutbox } from './worker-api/services/core/outbox'
+import { requestDeadlines } from './worker-api/services/governance/request-notices'
 import { purgeExpired } from './worker-api/services/maintenance'
 import { deliverLogouts } from './worker-api/services/oidc/backchannel'
 
@@ -149,7 +150,7 @@ export default {
   },
   /**
    * wrangler.toml [triggers]: every minute, mail that failed is retried once due (DESIGN §5); once an
-   * hour, expired tokens, captchas, counters and old mail are pruned.
+   * hour, expired tokens, captchas, counters and old mail are pruned, and access requests expire or escalate.
    */
   async scheduled(controller: ScheduledController, env: Env, ctx: ExecutionContext) {
     const problems = problemsOf(env)
@@ -174,6 +175,11 @@ export default {
     )
     if (controller.cron === PRUNE_CRON) {
       ctx.waitUntil(purgeExpired(backgroundContext(env)).then((deleted) => console.log('Pruned expired rows', deleted)))
+      ctx.waitUntil(
+        requestDeadlines(backgroundContext(env)).then(({ expired, escalated }) => {
+          if (expired + escalated > 0) console.log(`Access requests: ${expired} expired, ${escalated} escalated`)
+        }),
+      )
     }
   },
   /**

@@ -56,11 +56,12 @@ const FONCTIONS = [
   [13, 'Chauffeur', 8],
 ] as const
 
+/** [id, libelle, icone, url, demandable]: the dock agents of Lille may ask for the appointments module. */
 const APPLICATIONS = [
-  [1, 'Yard dangereux', 'warning', '/demo-app/yard'],
-  [2, 'Module Rendez vous', 'calendar', '/demo-app/rdv'],
-  [3, 'Pesage', 'scale', '/demo-app/pesage'],
-  [4, 'Suivi des expéditions', 'truck', '/demo-app/suivi'],
+  [1, 'Yard dangereux', 'warning', '/demo-app/yard', 0],
+  [2, 'Module Rendez vous', 'calendar', '/demo-app/rdv', 1],
+  [3, 'Pesage', 'scale', '/demo-app/pesage', 0],
+  [4, 'Suivi des expéditions', 'truck', '/demo-app/suivi', 0],
 ] as const
 
 /**
@@ -286,7 +287,7 @@ export async function demoSeedSql(pepper: string, domain = DEMO_DOMAIN): Promise
     `INSERT OR IGNORE INTO type_structure (id, libelle, parent_type_id) VALUES ${TYPES.map((t) => row(...t)).join(', ')};`,
     `INSERT OR IGNORE INTO structure (id, nom, type_id, parent_id, path) VALUES ${STRUCTURES.map((s) => row(...s)).join(', ')};`,
     `INSERT OR IGNORE INTO fonction (id, libelle, structure_id) VALUES ${FONCTIONS.map((f) => row(...f)).join(', ')};`,
-    `INSERT OR IGNORE INTO application (id, libelle, icone, url) VALUES ${APPLICATIONS.map((a) => row(...a)).join(', ')};`,
+    `INSERT OR IGNORE INTO application (id, libelle, icone, url, demandable) VALUES ${APPLICATIONS.map((a) => row(...a)).join(', ')};`,
     `INSERT OR IGNORE INTO fonction_application (fonction_id, application_id) VALUES ${GRANTS.flatMap(([f, apps]) => apps.map((a) => row(f, a))).join(', ')};`,
     ...demoOidcSql(domain),
     `INSERT OR IGNORE INTO modele_fonction (id, type_id, libelle, position) VALUES ${MODELES.map(([id, type, libelle, position]) => row(id, type, libelle, position)).join(', ')};`,

@@ -14,6 +14,7 @@ import { apiHeaders, MAX_FORM_BYTES } from './lib/security-headers'
 import type { RequestEnv } from './lib/types'
 import { router } from './lib/validation'
 import { accessRoutes } from './routes/access'
+import { accessRequestRoutes } from './routes/access-requests'
 import { authRoutes } from './routes/auth'
 import { bulkRoutes, IMPORT_PATH } from './routes/bulk'
 import { captchaRoutes } from './routes/captcha'
@@ -55,6 +56,7 @@ const apiRoutes = router()
   .route('/', userAdminRoutes)
   .route('/', userRoutes)
   .route('/', accessRoutes)
+  .route('/', accessRequestRoutes)
   .route('/', catalogueRoutes)
   .route('/', logRoutes)
   .route('/', homeRoutes)

@@ -56,6 +56,9 @@ const OWN_MESSAGE = {
   FONCTION_LIBELLE_ALREADY_USED: true,
   FONCTION_HAS_POSTES: true,
   IMPORT_ALREADY_STARTED: true,
+  DEMANDE_EN_COURS: true,
+  DEMANDE_TRAITEE: true,
+  ACCES_DEJA_OUVERT: true,
   LISTE_CREATION_FAILED: true,
   LISTE_UPDATE_FAILED: true,
 } as const satisfies Record<BusinessCode, boolean>

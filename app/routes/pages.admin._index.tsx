@@ -28,18 +28,24 @@ export const meta = titleMeta
  * The administration home (/pages/admin): what needs the administrator in their scope — users with
  * and without a post, inactive ones, registrations waiting and links about to expire, posts about to
  * end (each extended here), sign-ins and launches of the last month, the service accounts that called
- * today — from one API call.
+ * today — from one API call; and the access requests waiting for them, counted alongside.
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const page = readPage(new URL(request.url).searchParams.get('page'))
   const {
     auth,
-    data: home,
+    data: [home, requests],
     t,
   } = await requireAdmin(request, context, {
-    read: (auth) => auth.expect(auth.api.rest.bd.accueil.$get({ query: { page } })),
+    read: (auth) =>
+      Promise.all([
+        auth.expect(auth.api.rest.bd.accueil.$get({ query: { page } })),
+        // The access requests waiting for the administrator: their count, in the same round trip.
+        auth.settle(auth.api.rest.bd.demande.aTraiter.$get({ query: { page: 1, taille: 1 } })),
+      ]),
   })
-  return data({ home, page, title: pageTitle(t, t('home.title')) }, { headers: await auth.headers() })
+  const waitingRequests = requests.ok ? (requests.total ?? 0) : null
+  return data({ home, page, waitingRequests, title: pageTitle(t, t('home.title')) }, { headers: await auth.headers() })
 }
 
 /** "Prolonger": the post's new end (PUT rest/bd/poste, its start kept); a refusal said on the field. */
@@ -110,7 +116,7 @@ const usersUrl = (filters: Record<string, string>) =>
   `/pages/admin/listeUtilisateurs?${new URLSearchParams(filters).toString()}`
 
 export default function AdminHome() {
-  const { home, page } = useLoaderData<typeof loader>()
+  const { home, page, waitingRequests } = useLoaderData<typeof loader>()
   const { t } = useTranslation()
   const { utilisateurs, inscriptions, postesFinissant, connexions, lancements, comptesService } = home
   const first = connexions[0]?.jour ?? ''
@@ -150,6 +156,14 @@ export default function AdminHome() {
           />
         </ul>
       </Section>
+
+      {waitingRequests !== null ? (
+        <Section title={t('requests.homeTitle')}>
+          <ul className="grid gap-3 sm:grid-cols-3">
+            <Figure to="/pages/admin/demandes" value={waitingRequests} label={t('requests.homeWaiting')} />
+          </ul>
+        </Section>
+      ) : null}
 
       <Section title={t('home.endingPosts', { days: ENDING_POST_DAYS, count: postesFinissant.total })}>
         <EndingPosts postes={postesFinissant.items} total={postesFinissant.total} page={page} />

@@ -2,10 +2,11 @@ import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-r
 import { Form, Link, useActionData, useLoaderData } from '@remix-run/react'
 import { Save } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
+import { Field } from '~/components/field'
 import { FormError } from '~/components/form-error'
 import { SubmitButton } from '~/components/submit-button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '~/components/ui/card'
-import { apiMessage, type Message } from '~/lib/api-errors'
+import { apiMessage, fieldErrors, type Message } from '~/lib/api-errors'
 import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { usePendingIntent } from '~/lib/form'
@@ -28,12 +29,22 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 export async function action({ request, context }: ActionFunctionArgs) {
   const auth = await requireAdmin(request, context)
   const form = await readForm(request)
-  const mfaRequisAdministrateurs = form.get('mfaRequisAdministrateurs') === 'on'
-  const result = await auth.settle(auth.api.rest.bd.parametres.securite.$put({ json: { mfaRequisAdministrateurs } }))
+  const intent = form.get('intent') === 'requests' ? 'requests' : 'settings'
+  // Each form sends its own setting; the other stays as it is.
+  const json =
+    intent === 'requests'
+      ? { demandeDureeMaxJours: Number(String(form.get('demandeDureeMaxJours') ?? '').trim() || Number.NaN) }
+      : { mfaRequisAdministrateurs: form.get('mfaRequisAdministrateurs') === 'on' }
+  if (intent === 'requests' && !Number.isInteger(json.demandeDureeMaxJours)) {
+    const error: Message = { key: 'validation.requestDuration' }
+    return data({ intent, error, factorMissing: false }, { status: 400, headers: await auth.headers() })
+  }
+  const result = await auth.settle(auth.api.rest.bd.parametres.securite.$put({ json }))
   if (result.ok) return auth.redirectWithToast('/pages/admin/securite', { type: 'success', key: 'mfa.settings.saved' })
-  const error: Message = apiMessage(result, 'errors.updateFailed')
+  const field = fieldErrors(result)?.demandeDureeMaxJours?.[0]
+  const error: Message = field ? { key: field } : apiMessage(result, 'errors.updateFailed')
   return data(
-    { error, factorMissing: result.error.businessCode === 'MFA_FACTOR_REQUIRED' },
+    { intent, error, factorMissing: result.error.businessCode === 'MFA_FACTOR_REQUIRED' },
     {
       status: 400,
       headers: await auth.headers(),
@@ -45,7 +56,10 @@ export default function SecuritySettings() {
   const { settings } = useLoaderData<typeof loader>()
   const reply = useActionData<typeof action>()
   const pending = usePendingIntent('settings')
+  const pendingRequests = usePendingIntent('requests')
   const { t } = useTranslation()
+  const failed = (intent: 'settings' | 'requests') =>
+    reply?.intent === intent ? t(reply.error.key, reply.error.values) : null
   return (
     <div className="flex max-w-3xl flex-col gap-6">
       <div className="flex flex-col gap-2">
@@ -60,7 +74,7 @@ export default function SecuritySettings() {
         <CardContent>
           <Form method="post" className="flex flex-col gap-4">
             <input type="hidden" name="intent" value="settings" />
-            <FormError message={reply ? t(reply.error.key, reply.error.values) : null} />
+            <FormError message={failed('settings')} />
             {reply?.factorMissing ? (
               <p className="text-sm">
                 <Link className="text-primary underline underline-offset-4" to="/pages/user/securite">
@@ -82,6 +96,37 @@ export default function SecuritySettings() {
             </div>
             <div>
               <SubmitButton icon={Save} pending={pending} pendingLabel={t('mfa.settings.saving')}>
+                {t('mfa.settings.save')}
+              </SubmitButton>
+            </div>
+          </Form>
+        </CardContent>
+      </Card>
+      <Card>
+        <CardHeader>
+          <CardTitle>{t('requests.settings.title')}</CardTitle>
+          <CardDescription>{t('requests.settings.hint')}</CardDescription>
+        </CardHeader>
+        <CardContent>
+          <Form method="post" className="flex flex-col gap-4">
+            <input type="hidden" name="intent" value="requests" />
+            <Field
+              label={t('requests.settings.duration')}
+              errors={failed('requests') ? [failed('requests') as string] : undefined}
+              inputProps={{
+                id: 'request-duration',
+                name: 'demandeDureeMaxJours',
+                type: 'number',
+                inputMode: 'numeric',
+                min: 1,
+                max: 3660,
+                required: true,
+                defaultValue: settings.demandeDureeMaxJours,
+                className: 'max-w-40',
+              }}
+            />
+            <div>
+              <SubmitButton icon={Save} pending={pendingRequests} pendingLabel={t('mfa.settings.saving')}>
                 {t('mfa.settings.save')}
               </SubmitButton>
             </div>

@@ -1,31 +1,40 @@
-import { data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
-import { useLoaderData } from '@remix-run/react'
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
+import { useActionData, useLoaderData, useLocation } from '@remix-run/react'
 import { ExternalLink } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { AppIcon } from '~/components/app-icon'
 import { Button } from '~/components/ui/button'
 import { Card } from '~/components/ui/card'
+import { OtherApplications, RequestHistory } from '~/features/governance/request-access'
+import { requestAccessAction } from '~/features/governance/request-access.server'
 import { requireUser } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { i18nServer } from '~/lib/i18n.server'
 import { pageTitle, titleMeta } from '~/lib/title'
+import { todayIso } from '../../worker-api/contract/dates'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.myAccess' }
 export const meta = titleMeta
 
+/** How many of their latest requests the page shows the user. */
+const LATEST_REQUESTS = 5
+
 /**
- * What the user may launch now and what future posts will open; when that is nothing at all, whether
- * they hold any current or future post (read only then), to say why there is nothing.
+ * What the user may launch now and what future posts will open, the demandable applications they may ask for (with
+ * their requests waiting) and their latest requests, in one round trip; when there is nothing to launch at all,
+ * whether they hold any current or future post (read only then), to say why there is nothing.
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = await requireUser(request, context)
-  const [{ accesApplication, accesFuturs = [] }, t] = await Promise.all([
+  const [{ accesApplication, accesFuturs = [] }, requestable, latest, t] = await Promise.all([
     auth.expect(
       auth.api.rest.bd.acces.utilisateur[':userId'].$get({
         param: { userId: auth.user.id },
         query: { futurs: 'true' },
       }),
     ),
+    auth.settle(auth.api.rest.bd.demande.applications.$get()),
+    auth.settle(auth.api.rest.bd.demande.miennes.$get({ query: { page: 1, taille: LATEST_REQUESTS } })),
     i18nServer.getFixedT(request),
   ])
   const postless = accesApplication.length === 0 && accesFuturs.length === 0 && (await hasNoPost(auth))
@@ -33,11 +42,20 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     {
       applications: accesApplication.map((a) => a.application),
       upcoming: accesFuturs,
+      requestable: requestable.ok ? requestable.data : [],
+      latest: latest.ok ? latest.data.filter((request) => request.etat !== 'EN_ATTENTE') : [],
       postless,
+      // The organisation's day, as the server sees it: where a request's period starts by default.
+      today: todayIso(),
       title: pageTitle(t, t('access.title')),
     },
     { headers: await auth.headers() },
   )
+}
+
+/** Asking for an application, or withdrawing a request (features/governance). */
+export async function action({ request, context }: ActionFunctionArgs) {
+  return requestAccessAction(request, await requireUser(request, context))
 }
 
 /** Whether the signed-in user holds no current or future post (their own profile says). */
@@ -50,7 +68,9 @@ async function hasNoPost(auth: Awaited<ReturnType<typeof requireUser>>) {
 const CARD_GRID = 'grid grid-cols-[repeat(auto-fill,minmax(min(100%,18rem),1fr))] gap-4'
 
 export default function Access() {
-  const { applications, upcoming, postless } = useLoaderData<typeof loader>()
+  const { applications, upcoming, requestable, latest, postless, today } = useLoaderData<typeof loader>()
+  const reply = useActionData<typeof action>()
+  const { search } = useLocation()
   const { t } = useTranslation()
   return (
     <div className="flex flex-col gap-6">
@@ -111,6 +131,8 @@ export default function Access() {
           </ul>
         </section>
       ) : null}
+      <OtherApplications requestable={requestable} reply={reply} search={search} today={today} />
+      <RequestHistory requests={latest} />
     </div>
   )
 }

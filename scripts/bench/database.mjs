@@ -25,12 +25,41 @@ export async function prepareDatabase(options, scratch, vars) {
       ? Number(JSON.parse(readFileSync(SEEDED_HISTORY, 'utf8')).lastLogId)
       : markSeededHistory()
     d1Execute(LARGE_PERSIST_DIR, `DELETE FROM log WHERE id > ${seeded}`)
+    d1Execute(LARGE_PERSIST_DIR, accessRequestsSql(BENCH_REQUESTS))
     return LARGE_PERSIST_DIR
   }
   const persistTo = path.join(scratch, 'portail')
   migrate(persistTo)
   await seed(persistTo, vars.PASSWORD_PEPPER)
+  d1Execute(persistTo, accessRequestsSql(BENCH_REQUESTS))
   return persistTo
+}
+
+/** The access requests waiting in every run, whatever the earlier ones left. */
+const BENCH_REQUESTS = 300
+
+/**
+ * Every application demandable, and `count` requests waiting (users with a current post, each asking for the first
+ * application they cannot launch), made afresh: the launcher's "Autres applications" and the administrators' list of
+ * requests are measured with something in them.
+ */
+function accessRequestsSql(count) {
+  return `
+    UPDATE application SET demandable = 1;
+    DELETE FROM demande_acces;
+    INSERT INTO demande_acces (utilisateur_id, application_id, motif, date_debut, date_fin, created_at)
+      SELECT id, application_id, 'Mesure', date('now'), date('now', '+29 days'), strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+      FROM (
+        SELECT u.id, (SELECT a.id FROM application a WHERE a.demandable = 1 AND a.actif = 1 AND a.id NOT IN (
+            SELECT fa.application_id FROM poste p JOIN fonction_application fa ON fa.fonction_id = p.fonction_id
+            WHERE p.utilisateur_id = u.id AND p.date_debut <= date('now') AND p.date_fin >= date('now'))
+          ORDER BY a.id LIMIT 1) AS application_id
+        FROM utilisateur u
+        WHERE u.admin = 0 AND u.actif = 1 AND u.supprime = 0 AND u.login NOT LIKE 'bench%'
+          AND EXISTS (SELECT 1 FROM poste p WHERE p.utilisateur_id = u.id AND p.date_fin >= date('now'))
+        ORDER BY u.id DESC LIMIT ${count * 4})
+      WHERE application_id IS NOT NULL
+      LIMIT ${count};`
 }
 
 /** Where the large organisation notes the last entry of its history as seeded (`markSeededHistory`). */

@@ -121,6 +121,20 @@ export async function runScenarios(ctx, { persistTo, scratch, servers, client, b
     const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
     return { url: `${api}/bd/acces/utilisateur/${session.user.id}`, init: { headers } }
   })
+  await scenario('GET rest/bd/demande/applications (what the agent may ask for)', 'read', async () => {
+    const session = await login(agent.login, agent.password)
+    return {
+      url: `${api}/bd/demande/applications`,
+      init: { headers: { Authorization: `Bearer ${session.jwt.accessToken}` } },
+    }
+  })
+  await scenario('GET rest/bd/demande/aTraiter?page=1 (the requests waiting, admin of the root)', 'read', async () => {
+    const session = await login(admin.login, admin.password)
+    return {
+      url: `${api}/bd/demande/aTraiter?page=1`,
+      init: { headers: { Authorization: `Bearer ${session.jwt.accessToken}` } },
+    }
+  })
   await scenario('GET rest/bd/utilisateur/{id}', 'read', async () => {
     const session = await login(agent.login, agent.password)
     const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
@@ -274,6 +288,7 @@ export async function runScenarios(ctx, { persistTo, scratch, servers, client, b
   for (const [what, path] of [
     ['the users', () => '/pages/admin/listeUtilisateurs'],
     ['the registrations', () => '/pages/admin/autorisation'],
+    ['the access requests', () => '/pages/admin/demandes'],
     ['the history', () => '/pages/admin/listeLogs'],
     ['a new structure', () => '/pages/admin/structure'],
     ['a structure', () => `/pages/admin/structure/detail/${SITE}`],

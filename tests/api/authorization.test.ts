@@ -1046,6 +1046,81 @@ Object.assign(MATRIX, {
   },
 } satisfies Record<string, Row>)
 
+/** A demandable application nobody holds: each request for it is the first. */
+async function demandableApplication() {
+  const { id } = await freshApplication()
+  await db().updateTable('application').set({ demandable: 1 }).where('id', '=', id).execute()
+  return id
+}
+
+/** A waiting request of `userId` (a fresh requester in Agence Lille when absent), its id. */
+async function waitingRequest(userId?: number) {
+  const requester = userId ?? (await createUser({ postes: [currentPost(4, 2)] })).id
+  const { id } = await db()
+    .insertInto('demande_acces')
+    .values({
+      utilisateur_id: requester,
+      application_id: await demandableApplication(),
+      motif: 'Matrice',
+      date_debut: isoDate(0),
+      date_fin: isoDate(10),
+      created_at: new Date().toISOString(),
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  return id
+}
+
+/** The callers who are users (a request of their own may be written for them). */
+const PEOPLE: readonly Role[] = ['user', 'adminOut', 'adminIn', 'root', 'self']
+
+// Access requests: anyone signed in asks and withdraws their own; the administrators who manage the requester decide.
+Object.assign(MATRIX, {
+  'GET /portail-backend/rest/bd/demande/applications': {
+    request: () => ({ path: '/rest/bd/demande/applications' }),
+    expect: signedIn({ user: 200, adminOut: 200, adminIn: 200, self: 200 }),
+  },
+  'GET /portail-backend/rest/bd/demande/miennes': {
+    request: () => ({ path: '/rest/bd/demande/miennes?page=1' }),
+    expect: signedIn({ user: 200, adminOut: 200, adminIn: 200, self: 200 }),
+  },
+  'POST /portail-backend/rest/bd/demande': {
+    request: async () => ({
+      path: '/rest/bd/demande',
+      body: {
+        application: { id: await demandableApplication() },
+        motif: 'Matrice',
+        dateDebut: wireDate(isoDate(0)),
+        dateFin: wireDate(isoDate(10)),
+      },
+    }),
+    expect: signedIn({ user: 201, adminOut: 201, adminIn: 201, self: 201 }),
+  },
+  // One's own request; another's is unknown.
+  'DELETE /portail-backend/rest/bd/demande/{id}': {
+    request: async ({ target }, role) => ({
+      path: `/rest/bd/demande/${PEOPLE.includes(role) ? await waitingRequest(role === 'self' ? target.id : undefined) : 999_999}`,
+    }),
+    expect: signedIn({ user: 404, adminOut: 404, adminIn: 404, root: 404, self: 204 }),
+  },
+  'GET /portail-backend/rest/bd/demande/aTraiter': {
+    request: () => ({ path: '/rest/bd/demande/aTraiter?page=1' }),
+    expect: admins(200, 200),
+  },
+  // A request of a user of Agence Lille: Direction Nord's (and the root's) to decide, not Direction Sud's.
+  'GET /portail-backend/rest/bd/demande/{id}': {
+    request: async () => ({ path: `/rest/bd/demande/${await waitingRequest()}` }),
+    expect: admins(404, 200),
+  },
+  'POST /portail-backend/rest/bd/demande/{id}/decision': {
+    request: async () => ({
+      path: `/rest/bd/demande/${await waitingRequest()}/decision`,
+      body: { accord: false, commentaire: 'Matrice' },
+    }),
+    expect: admins(404, 200),
+  },
+} satisfies Record<string, Row>)
+
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const
 
 /** SCIM's endpoints (SCIM's error body). */

@@ -97,6 +97,7 @@ describe('POST /rest/bd/application', () => {
       icone: 'truck',
       url: 'https://suivi.example.test/entree',
       actif: true,
+      demandable: false,
       protocole: 'CODE',
       oidc: null,
       fonctions: [{ id: 2, libelle: 'Agent de quai', structure: { id: 4, nom: 'Agence Lille' } }],

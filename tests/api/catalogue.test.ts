@@ -68,6 +68,7 @@ describe('GET /rest/bd/application', () => {
       icone: 'scale',
       url: '/demo-app/pesage?lang=fr',
       actif: true,
+      demandable: false,
       protocole: 'CODE',
       oidc: null,
       fonctions: [{ id: 2, libelle: 'Agent de quai', structure: { id: 4, nom: 'Agence Lille' } }],

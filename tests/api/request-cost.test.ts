@@ -128,10 +128,11 @@ describe('statements per request', () => {
   it('a signed-in page checks its caller once for the layout and the page, with the page data', async () => {
     const user = await createUser({ postes: [currentPost(4, 2)] })
     const { cookie } = await browserCookie(user)
-    // The access page reads what current posts open and what future ones will in one statement; the
-    // profile asks for the user and for their sessions.
+    // The access page reads what current posts open and what future ones will in one statement, the
+    // demandable applications in another, the latest requests and their count in two more; the profile
+    // asks for the user and for their sessions.
     for (const [page, statements, apiCalls] of [
-      ['/pages/user/acces', 2, 2],
+      ['/pages/user/acces', 5, 4],
       ['/pages/user/me', 3, 3],
       // The second factor: the TOTP row, the passkeys and the recovery codes left.
       ['/pages/user/securite', 4, 2],
@@ -162,10 +163,24 @@ describe('statements per request', () => {
       })
       .returning('id')
       .executeTakeFirstOrThrow()
+    await db().updateTable('application').set({ demandable: 1 }).where('id', '=', 3).execute()
+    const { id: demande } = await db()
+      .insertInto('demande_acces')
+      .values({
+        utilisateur_id: agent.id,
+        application_id: 3,
+        motif: 'Coût',
+        date_debut: at.slice(0, 10),
+        date_fin: at.slice(0, 10),
+        created_at: at,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow()
     // [page, statements, in-process calls]: the session call the layout and the guard share, then the
     // page's own, all in the batch of the request's one check of the caller.
     const pages = [
-      ['/pages/admin', 17, 2],
+      // The home's figures, and the count of the access requests waiting (a page of one and its total).
+      ['/pages/admin', 19, 3],
       ['/pages/admin/listeStructures', 3, 2],
       ['/pages/admin/listeUtilisateurs', 5, 2],
       ['/pages/admin/autorisation', 3, 2],
@@ -193,6 +208,9 @@ describe('statements per request', () => {
       // The admin's latest imports; one import with a page of its errors.
       ['/pages/admin/import', 2, 2],
       [`/pages/admin/import/${imported}`, 3, 2],
+      // The access requests waiting (a page and its total); one request with the functions that could grant it.
+      ['/pages/admin/demandes', 3, 2],
+      [`/pages/admin/demandes/${demande}`, 3, 2],
     ] as const
     const measured = []
     for (const [page] of pages) {

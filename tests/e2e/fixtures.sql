@@ -253,3 +253,11 @@ INSERT INTO import_erreur (import_id, ligne, colonne, code, valeurs)
 VALUES (950, 3, 'fonction', 'FONCTION_INCONNUE',
         '{"valeur":"Cariste","structure":"Agence Lille","connues":"Agent de quai, Chef de quai"}'),
        (951, 9, 'parent', 'STRUCTURE_INCONNUE', '{"valeur":"Direction Est / Agence Metz"}');
+
+-- An access request waiting for the administrators of Agence Lille's sub-tree (`admin` among them), for the screens'
+-- checks: the driver of Transports Martin asks for Yard dangereux, with a long reason.
+INSERT OR IGNORE INTO demande_acces (id, utilisateur_id, application_id, motif, date_debut, date_fin, created_at)
+SELECT 960, id, 1,
+       'Remplacement du chef de quai pendant ses congés : contrôle des matières dangereuses à l’entrée du site de Lille-Lesquin',
+       date('now'), date('now', '+29 days'), strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+FROM utilisateur WHERE login = 'chauffeur';

@@ -180,6 +180,9 @@ export const ADMIN_SCREENS = [
   '/pages/admin/import',
   '/pages/admin/import/950',
   '/pages/admin/import/951',
+  // Access requests (tests/e2e/fixtures.sql): the list, and one request with its decision forms.
+  '/pages/admin/demandes',
+  '/pages/admin/demandes/960',
 ]
 
 /** Each page with JavaScript and without. @type {Mode[]} */

@@ -20,6 +20,9 @@ export const catalogueApplicationSchema = z.object({
   icone: z.string().describe(`The launcher's icon: ${APPLICATION_ICONS.join(', ')}`),
   url: z.string().describe('Where a launch sends the user, with the launch code'),
   actif: z.boolean().describe('false: in no launcher, its launch answers 404; its grants are kept'),
+  demandable: z
+    .boolean()
+    .describe('true: users who cannot launch it may ask for it from their launcher (access requests)'),
   protocole: z
     .enum(APPLICATION_PROTOCOLS)
     .describe('CODE: the single-use launch code; OIDC: an OpenID Connect client (see `oidc`)'),
@@ -121,6 +124,10 @@ const applicationFields = z.object({
   icone: z.enum(APPLICATION_ICONS, 'validation.required').describe(`One of ${APPLICATION_ICONS.join(', ')}`),
   url: applicationUrlSchema,
   actif: z.boolean('validation.required'),
+  demandable: z
+    .boolean()
+    .optional()
+    .describe('Users may ask for it from their launcher (absent: false at creation, unchanged by PUT)'),
   protocole: z.enum(APPLICATION_PROTOCOLS, 'validation.required'),
   oidc: oidcClientInputSchema
     .nullable()
@@ -202,6 +209,7 @@ export const applicationFormSchema = z
     icone: z.enum(APPLICATION_ICONS, 'validation.required'),
     url: applicationUrlSchema,
     actif: checkbox,
+    demandable: checkbox,
     protocole: z.enum(APPLICATION_PROTOCOLS, 'validation.required'),
     oidc: z
       .object({

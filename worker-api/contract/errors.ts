@@ -61,6 +61,10 @@ export const BUSINESS_CODES = [
   'FONCTION_HAS_POSTES',
   // Imports
   'IMPORT_ALREADY_STARTED',
+  // Access requests
+  'DEMANDE_EN_COURS',
+  'DEMANDE_TRAITEE',
+  'ACCES_DEJA_OUVERT',
   // The registration list (spec §8), raised by the registration screens
   'LISTE_CREATION_FAILED',
   'LISTE_UPDATE_FAILED',

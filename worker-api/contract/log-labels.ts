@@ -11,6 +11,8 @@ export const LOG_TYPES = [
   'APPLI_PESAGE',
   'APPLI_MODRDV',
   'ADMINISTRATION',
+  'DEMANDE_ACCES',
+  'REVUE_ACCES',
 ] as const
 export type LogType = (typeof LOG_TYPES)[number]
 
@@ -70,10 +72,41 @@ export type AdministrationAction = (typeof ADMINISTRATION_ACTIONS)[number]
 export const SESSION_ACTIONS = ['SESSION_FIN', 'SESSIONS_AUTRES_FIN'] as const
 export type SessionAction = (typeof SESSION_ACTIONS)[number]
 
+/**
+ * The steps of an access request (`nomLog` of a DEMANDE_ACCES entry): asked by the user, withdrawn by them, granted or
+ * refused by an administrator, expired undecided.
+ */
+export const REQUEST_ACTIONS = [
+  'DEMANDE_CREATION',
+  'DEMANDE_RETRAIT',
+  'DEMANDE_ACCORD',
+  'DEMANDE_REFUS',
+  'DEMANDE_EXPIRATION',
+] as const
+export type RequestAction = (typeof REQUEST_ACTIONS)[number]
+
+/**
+ * The steps of an access review (`nomLog` of a REVUE_ACCES entry): a campaign opened, a post confirmed or ended by a
+ * reviewer, the posts nobody reviewed handled at the due date, the campaign closed.
+ */
+export const REVIEW_ACTIONS = [
+  'REVUE_OUVERTURE',
+  'REVUE_CONFIRMATION',
+  'REVUE_FIN_POSTE',
+  'REVUE_ECHEANCE',
+  'REVUE_CLOTURE',
+] as const
+export type ReviewAction = (typeof REVIEW_ACTIONS)[number]
+
+/** The server's own types: no client may post an entry of these (POST logs/). */
+export const SERVER_LOG_TYPES: readonly LogType[] = ['ADMINISTRATION', 'DEMANDE_ACCES', 'REVUE_ACCES']
+
 type Labels = {
   types: Record<LogType, string>
   actions: Record<AdministrationAction, string>
   sessions: Record<SessionAction, string>
+  requests: Record<RequestAction, string>
+  reviews: Record<ReviewAction, string>
 }
 
 /**
@@ -91,6 +124,8 @@ export const LOG_LABELS: Record<'fr' | 'en', Labels> = {
       APPLI_PESAGE: 'Lancement de Pesage',
       APPLI_MODRDV: 'Lancement du Module Rendez vous',
       ADMINISTRATION: 'Administration',
+      DEMANDE_ACCES: 'Demande d’accès',
+      REVUE_ACCES: 'Revue des accès',
     },
     actions: {
       UTILISATEUR_CREATION: 'Création d’un utilisateur',
@@ -139,6 +174,20 @@ export const LOG_LABELS: Record<'fr' | 'en', Labels> = {
       SESSION_FIN: 'Fermeture d’une session',
       SESSIONS_AUTRES_FIN: 'Fermeture des autres sessions',
     },
+    requests: {
+      DEMANDE_CREATION: 'Accès demandé',
+      DEMANDE_RETRAIT: 'Demande d’accès retirée',
+      DEMANDE_ACCORD: 'Demande d’accès accordée',
+      DEMANDE_REFUS: 'Demande d’accès refusée',
+      DEMANDE_EXPIRATION: 'Demande d’accès expirée',
+    },
+    reviews: {
+      REVUE_OUVERTURE: 'Campagne de revue ouverte',
+      REVUE_CONFIRMATION: 'Poste confirmé à la revue',
+      REVUE_FIN_POSTE: 'Poste terminé à la revue',
+      REVUE_ECHEANCE: 'Échéance d’une campagne de revue',
+      REVUE_CLOTURE: 'Campagne de revue clôturée',
+    },
   },
   en: {
     types: {
@@ -149,6 +198,8 @@ export const LOG_LABELS: Record<'fr' | 'en', Labels> = {
       APPLI_PESAGE: 'Pesage launch',
       APPLI_MODRDV: 'Module Rendez vous launch',
       ADMINISTRATION: 'Administration',
+      DEMANDE_ACCES: 'Access request',
+      REVUE_ACCES: 'Access review',
     },
     actions: {
       UTILISATEUR_CREATION: 'User created',
@@ -197,12 +248,26 @@ export const LOG_LABELS: Record<'fr' | 'en', Labels> = {
       SESSION_FIN: 'Session ended',
       SESSIONS_AUTRES_FIN: 'Other sessions ended',
     },
+    requests: {
+      DEMANDE_CREATION: 'Access requested',
+      DEMANDE_RETRAIT: 'Access request withdrawn',
+      DEMANDE_ACCORD: 'Access request granted',
+      DEMANDE_REFUS: 'Access request refused',
+      DEMANDE_EXPIRATION: 'Access request expired',
+    },
+    reviews: {
+      REVUE_OUVERTURE: 'Review campaign opened',
+      REVUE_CONFIRMATION: 'Post confirmed in a review',
+      REVUE_FIN_POSTE: 'Post ended in a review',
+      REVUE_ECHEANCE: 'Review campaign due date',
+      REVUE_CLOTURE: 'Review campaign closed',
+    },
   },
 }
 
 /**
- * The label of an entry: its administrative action's, or its sign-out's from the list of sessions,
- * when it names a known one; else its type's.
+ * The label of an entry: its administrative action's, its sign-out's from the list of sessions, or its access request's
+ * or review's step, when it names a known one; else its type's.
  */
 export function logLabel(language: 'fr' | 'en', entry: { typeLog: LogType; nomLog: string }): string {
   const labels = LOG_LABELS[language]
@@ -211,6 +276,12 @@ export function logLabel(language: 'fr' | 'en', entry: { typeLog: LogType; nomLo
   }
   if (entry.typeLog === 'DECONNEXION' && (SESSION_ACTIONS as readonly string[]).includes(entry.nomLog)) {
     return labels.sessions[entry.nomLog as SessionAction]
+  }
+  if (entry.typeLog === 'DEMANDE_ACCES' && (REQUEST_ACTIONS as readonly string[]).includes(entry.nomLog)) {
+    return labels.requests[entry.nomLog as RequestAction]
+  }
+  if (entry.typeLog === 'REVUE_ACCES' && (REVIEW_ACTIONS as readonly string[]).includes(entry.nomLog)) {
+    return labels.reviews[entry.nomLog as ReviewAction]
   }
   return labels.types[entry.typeLog]
 }

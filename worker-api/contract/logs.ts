@@ -8,12 +8,13 @@ import {
   LOG_TYPES,
   type LogType,
   logLabel,
+  SERVER_LOG_TYPES,
 } from './log-labels'
 
 export { ADMINISTRATION_ACTIONS, type AdministrationAction, LOG_LABELS, LOG_TYPES, type LogType, logLabel }
 
 /** The log types a client may post (spec §7 POST logs/); administration entries are the server's alone. */
-export const CLIENT_LOG_TYPES = LOG_TYPES.filter((type) => type !== 'ADMINISTRATION')
+export const CLIENT_LOG_TYPES = LOG_TYPES.filter((type) => !SERVER_LOG_TYPES.includes(type))
 
 /**
  * POST rest/bd/logs/ (spec §7): an action of the caller as a client reports it. `nomLog` is a log

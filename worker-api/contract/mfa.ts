@@ -86,5 +86,14 @@ export type LoginMfaInput = z.infer<typeof loginMfaSchema>
 /** GET/PUT rest/bd/parametres/securite. */
 export const securitySettingsSchema = z.object({
   mfaRequisAdministrateurs: z.boolean().describe('A second factor is required of administrators'),
+  demandeDureeMaxJours: z.coerce
+    .number<number>('validation.required')
+    .int('validation.requestDuration')
+    .min(1, 'validation.requestDuration')
+    .max(3660, 'validation.requestDuration')
+    .describe('The longest period an access request may ask for, in days (1 to 3660; default 90)'),
 })
 export type SecuritySettings = z.infer<typeof securitySettingsSchema>
+/** PUT rest/bd/parametres/securite: a setting absent stays as it is. */
+export const securitySettingsUpdateSchema = securitySettingsSchema.partial()
+export type SecuritySettingsUpdate = z.infer<typeof securitySettingsUpdateSchema>

@@ -83,6 +83,8 @@ export interface ApplicationTable {
   /** 0: off — in no launcher, its launch refused as for an unknown one; its grants kept. */
   actif: Generated<number>
   protocole: Generated<ApplicationProtocol>
+  /** 1: users may ask for it from their launcher (migration 0029). */
+  demandable: Generated<number>
 }
 
 /** An OIDC application's client (migration 0021); the lists are JSON arrays of URIs. */
@@ -195,6 +197,8 @@ export interface RefreshTokenTable {
 export interface ParametreSecuriteTable {
   id: number
   mfa_requis_administrateurs: number
+  /** The longest period an access request may ask for, in days (migration 0029). */
+  demande_duree_max_jours: Generated<number>
 }
 
 /** TOTP: the confirmed secret (base32) and an enrolment waiting for its first code. */
@@ -272,6 +276,8 @@ export type MailKind =
   | 'FACTOR_ADDED'
   | 'FACTOR_REMOVED'
   | 'FACTOR_RESET'
+  | 'ACCESS_REQUEST'
+  | 'ACCESS_DECISION'
   | 'OTHER'
 
 export type LogSource = 'SERVEUR' | 'CLIENT'
@@ -442,6 +448,27 @@ export interface Database {
   import: ImportTable
   import_lot: ImportLotTable
   import_erreur: ImportErreurTable
+  demande_acces: DemandeAccesTable
+}
+
+export type DemandeEtat = 'EN_ATTENTE' | 'ACCORDEE' | 'REFUSEE' | 'RETIREE' | 'EXPIREE'
+
+/** A user's request for an application (migration 0029); `decision` marks the batch that decided it. */
+export interface DemandeAccesTable {
+  id: Generated<number>
+  utilisateur_id: number
+  application_id: number
+  motif: string
+  date_debut: string
+  date_fin: string
+  etat: Generated<DemandeEtat>
+  created_at: string
+  relance_at: string | null
+  decided_at: string | null
+  decideur_id: number | null
+  commentaire: string | null
+  decision: string | null
+  poste_id: number | null
 }
 
 export type UtilisateurRow = Selectable<UtilisateurTable>

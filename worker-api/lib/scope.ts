@@ -1,5 +1,5 @@
 import { type AliasedExpression, type Expression, type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
-import type { DB } from '../db/client'
+import { type DB, rawStatement } from '../db/client'
 import type { Database, StructureTable } from '../db/schema'
 import { hostOf, LOOPBACK_HOSTS } from './domain'
 
@@ -344,4 +344,48 @@ export const inScopeColumn = (db: DB, viewer: Viewer, alias: string) =>
 export function scopeColumns(db: DB, viewer: Viewer) {
   return () =>
     [sql<number>`${userVisible(db, viewer, 'utilisateur')}`.as('visible'), modificationColumn(db, viewer)] as const
+}
+
+/**
+ * The administrators who manage a user (`userManageable` read the other way round: those for whom it holds of this
+ * user), with the depth of the nearest sub-tree through which each does — the longest path of their scope's roots above
+ * the user's structures. The user's structures are those of their current and future posts, else the structure they
+ * belong to; an administrator manages them when each lies in one of their scope's sub-trees. Read from the user's
+ * structures up (`parent_id`), then the current posts held there: a few index lookups, whatever the tree's size.
+ * A user who belongs nowhere is the whole tree's: not told to anyone here, found in every root administrator's list.
+ */
+export type UserManager = {
+  id: number
+  mail: string
+  nom: string
+  prenom: string
+  langue: string
+  domain: string
+  profondeur: number
+}
+
+export function userManagers(userId: number, today: string) {
+  const covers = (root: string) => `t.path >= ${root}.path and t.path < ${root}.path || '${SUBTREE_END}'`
+  return rawStatement<UserManager>(
+    `with recursive targets (id, path) as (
+        select s.id, s.path from poste p join structure s on s.id = p.structure_id
+          where p.utilisateur_id = ?1 and p.date_fin >= ?2
+        union select s.id, s.path from utilisateur u join structure s on s.id = u.rattachement_id
+          where u.id = ?1 and u.postes_fin < ?2),
+      up (id, parent_id) as (
+        select s.id, s.parent_id from structure s where s.id in (select id from targets)
+        union select s.id, s.parent_id from structure s join up on s.id = up.parent_id)
+      select a.id, a.mail, a.nom, a.prenom, a.langue, a.domain, max(length(r.path)) as profondeur
+      from up
+      join poste ap on ap.structure_id = up.id and ap.date_fin >= ?2 and ap.date_debut <= ?2
+      join structure r on r.id = ap.structure_id
+      join utilisateur a on a.id = ap.utilisateur_id
+      where a.admin = 1 and a.actif = 1 and a.supprime = 0 and a.registration_state <> 'PENDING' and a.id <> ?1
+        and not exists (select 1 from targets t where not exists (
+          select 1 from poste held join structure hr on hr.id = held.structure_id
+          where held.utilisateur_id = a.id and held.date_debut <= ?2 and held.date_fin >= ?2 and ${covers('hr')}))
+      group by a.id
+      order by profondeur desc, a.id`,
+    [userId, today],
+  )
 }

@@ -7,6 +7,7 @@ import {
   passwordProofSchema,
   recoveryCodesSchema,
   securitySettingsSchema,
+  securitySettingsUpdateSchema,
   totpConfirmSchema,
   totpEnrolmentSchema,
 } from '../contract/mfa'
@@ -145,7 +146,7 @@ export const mfaRoutes = router()
       summary:
         'Change the security settings (root administrators); turning the requirement on needs a second factor of the caller (403 MFA_FACTOR_REQUIRED)',
       security: [{ bearer: [] }],
-      request: { body: jsonBody(securitySettingsSchema) },
+      request: { body: jsonBody(securitySettingsUpdateSchema) },
       responses: { 200: json(securitySettingsSchema, 'The settings'), ...errors(400, 401, 403) },
     }),
     async (c) => c.json(await updateSecuritySettings(c.var.ctx, c.get('caller'), c.req.valid('json')), 200),

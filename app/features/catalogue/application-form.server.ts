@@ -53,6 +53,7 @@ export async function applicationFormData(request: Request, auth: Auth, id: numb
         icone: String(posted.get('icone') ?? ''),
         url: String(posted.get('url') ?? ''),
         actif: posted.get('actif') === 'on',
+        demandable: posted.get('demandable') === 'on',
         protocole: String(posted.get('protocole') ?? 'CODE'),
         oidc: postedClient(posted),
       }
@@ -61,6 +62,7 @@ export async function applicationFormData(request: Request, auth: Auth, id: numb
         icone: application?.icone ?? '',
         url: application?.url ?? '',
         actif: application?.actif ?? true,
+        demandable: application?.demandable ?? false,
         protocole: application?.protocole ?? 'CODE',
         oidc: savedClient(application?.oidc ?? null),
       }
@@ -133,12 +135,13 @@ export async function applicationFormAction(request: Request, auth: Auth, id: nu
 async function saveApplication(form: FormData, auth: Auth, id: number | null) {
   const submission = parseApplication(form)
   if (submission.status !== 'success') return formFailure('application', submission, { headers: await auth.headers() })
-  const { libelle, icone, url, actif, protocole, oidc, fonctions } = submission.value
+  const { libelle, icone, url, actif, demandable, protocole, oidc, fonctions } = submission.value
   const json = {
     libelle,
     icone: icone as ApplicationIcon,
     url,
     actif,
+    demandable,
     protocole,
     // The client's fields of a launch-code application are not sent: it has none.
     oidc: protocole === 'OIDC' ? (oidc ?? null) : null,

@@ -61,6 +61,7 @@ export function ApplicationForm({
     defaultValue: {
       ...values,
       actif: values.actif ? 'on' : undefined,
+      demandable: values.demandable ? 'on' : undefined,
       oidc: { ...values.oidc, public: values.oidc.public ? 'on' : undefined },
     },
     constraint,
@@ -187,6 +188,20 @@ export function ApplicationForm({
               </div>
               <p id={`${fields.actif.id}-hint`} className="text-xs text-muted-foreground">
                 {t('applications.actifHint')}
+              </p>
+            </div>
+            <div className="flex flex-col gap-1.5">
+              <div className="flex items-start gap-2">
+                <input
+                  {...getInputProps(fields.demandable, { type: 'checkbox' })}
+                  id={fields.demandable.id}
+                  aria-describedby={`${fields.demandable.id}-hint`}
+                  className={CHECKBOX}
+                />
+                <Label htmlFor={fields.demandable.id}>{t('applications.demandable')}</Label>
+              </div>
+              <p id={`${fields.demandable.id}-hint`} className="text-xs text-muted-foreground">
+                {t('applications.demandableHint')}
               </p>
             </div>
           </CardContent>

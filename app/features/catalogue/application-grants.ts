@@ -15,6 +15,7 @@ export type ApplicationFormValues = {
   icone: string
   url: string
   actif: boolean
+  demandable: boolean
   protocole: string
   oidc: ClientFormValues
 }

@@ -102,6 +102,36 @@ const fr = {
     ignore:
       "Si vous n'avez pas demandé à vous inscrire, ignorez ce message : le compte restera inutilisable sans mot de passe.",
   },
+  accessRequested: {
+    subject: "Demande d'accès à {{application}}",
+    intro: "{{demandeur}} demande l'accès à {{application}} du {{debut}} au {{fin}}, pour ce motif : « {{motif}} ».",
+    action: 'Traiter la demande',
+    expiry: 'Sans décision, la demande expire le {{expiration}}.',
+  },
+  accessRequestWaiting: {
+    subject: "Demande d'accès à {{application}} en attente",
+    intro:
+      "{{demandeur}} attend depuis {{jours}} jours une décision sur sa demande d'accès à {{application}} (du {{debut}} au {{fin}}), pour ce motif : « {{motif}} ».",
+    action: 'Traiter la demande',
+    expiry: 'Sans décision, la demande expire le {{expiration}}.',
+  },
+  accessGranted: {
+    subject: 'Accès accordé : {{application}}',
+    intro:
+      "{{admin}} a accordé votre demande d'accès à {{application}} : {{fonction}}, {{structure}}, du {{debut}} au {{fin}}.",
+    comment: 'Son commentaire : « {{commentaire}} ».',
+    note: "L'application apparaît dans « Mes accès » à partir du {{debut}}.",
+  },
+  accessRefused: {
+    subject: "Demande d'accès refusée : {{application}}",
+    intro: "{{admin}} a refusé votre demande d'accès à {{application}}, pour ce motif : « {{commentaire}} ».",
+    note: 'Vous pouvez faire une nouvelle demande depuis « Mes accès ».',
+  },
+  accessExpired: {
+    subject: "Demande d'accès expirée : {{application}}",
+    intro: "Votre demande d'accès à {{application}} n'a pas reçu de décision en {{jours}} jours : elle a expiré.",
+    note: 'Vous pouvez la renouveler depuis « Mes accès ».',
+  },
 }
 
 type Shape<T> = { [K in keyof T]: T[K] extends string ? string : Shape<T[K]> }
@@ -202,6 +232,36 @@ const en: MailWords = {
     expiry:
       'This link is valid for {{days}} days and works only once. After that, ask your administrator for another one.',
     ignore: 'If you did not ask to register, ignore this message: the account stays unusable without a password.',
+  },
+  accessRequested: {
+    subject: 'Access request for {{application}}',
+    intro: '{{demandeur}} asks for access to {{application}} from {{debut}} to {{fin}}, for this reason: “{{motif}}”.',
+    action: 'Handle the request',
+    expiry: 'Without a decision, the request expires on {{expiration}}.',
+  },
+  accessRequestWaiting: {
+    subject: 'Access request for {{application}} still waiting',
+    intro:
+      '{{demandeur}} has been waiting {{jours}} days for a decision on their request for access to {{application}} (from {{debut}} to {{fin}}), for this reason: “{{motif}}”.',
+    action: 'Handle the request',
+    expiry: 'Without a decision, the request expires on {{expiration}}.',
+  },
+  accessGranted: {
+    subject: 'Access granted: {{application}}',
+    intro:
+      '{{admin}} granted your request for access to {{application}}: {{fonction}}, {{structure}}, from {{debut}} to {{fin}}.',
+    comment: 'Their comment: “{{commentaire}}”.',
+    note: 'The application shows in “My access” from {{debut}}.',
+  },
+  accessRefused: {
+    subject: 'Access request refused: {{application}}',
+    intro: '{{admin}} refused your request for access to {{application}}, for this reason: “{{commentaire}}”.',
+    note: 'You may make a new request from “My access”.',
+  },
+  accessExpired: {
+    subject: 'Access request expired: {{application}}',
+    intro: 'Your request for access to {{application}} received no decision within {{jours}} days: it has expired.',
+    note: 'You may make it again from “My access”.',
   },
 }
 

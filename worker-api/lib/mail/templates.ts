@@ -131,3 +131,64 @@ export const factorResetMail = (language: MailLanguage, user: Recipient, admin: 
  */
 export const sessionsEndedByAdminMail = (language: MailLanguage, user: Recipient, admin: string) =>
   noticeMail(language, (w) => w.sessionsEndedByAdmin, user, { admin })
+
+/** What a mail about an access request names (dates as dd/MM/yyyy). */
+export type RequestFacts = { application: string; debut: string; fin: string; motif: string; expiration: string }
+
+/**
+ * Sent to an administrator who manages the requester (`demandeur` names them): what is asked, why, and the link to
+ * the requests to decide; `waitingDays` set, the reminder to the next sub-tree up of a request still waiting.
+ */
+export function accessRequestedMail(
+  language: MailLanguage,
+  admin: Recipient | { nom: string; prenom: string },
+  demandeur: string,
+  facts: RequestFacts,
+  url: string,
+  waitingDays?: number,
+): RenderedMail {
+  const all = MAIL_LANGUAGES[language]
+  const m = waitingDays === undefined ? all.accessRequested : all.accessRequestWaiting
+  const values = { ...facts, demandeur, jours: waitingDays ?? 0 }
+  return renderMail(language, {
+    subject: fill(m.subject, values),
+    greeting: fill(all.greeting, admin),
+    paragraphs: [fill(m.intro, values)],
+    action: { label: m.action, url },
+    notes: [fill(m.expiry, values)],
+  })
+}
+
+/** Sent to the requester once a request is decided or expired: what was granted, why it was refused, or that it lapsed. */
+export function accessAnsweredMail(
+  language: MailLanguage,
+  user: { nom: string; prenom: string },
+  answer:
+    | { kind: 'granted'; admin: string; fonction: string; structure: string; commentaire: string | null }
+    | { kind: 'refused'; admin: string; commentaire: string }
+    | { kind: 'expired'; days: number },
+  facts: { application: string; debut: string; fin: string },
+): RenderedMail {
+  const all = MAIL_LANGUAGES[language]
+  const paragraphs: string[] = []
+  let subject: string
+  let note: string
+  if (answer.kind === 'granted') {
+    const values = { ...facts, ...answer, commentaire: answer.commentaire ?? '' }
+    subject = fill(all.accessGranted.subject, values)
+    paragraphs.push(fill(all.accessGranted.intro, values))
+    if (answer.commentaire) paragraphs.push(fill(all.accessGranted.comment, values))
+    note = fill(all.accessGranted.note, values)
+  } else if (answer.kind === 'refused') {
+    const values = { ...facts, ...answer }
+    subject = fill(all.accessRefused.subject, values)
+    paragraphs.push(fill(all.accessRefused.intro, values))
+    note = all.accessRefused.note
+  } else {
+    const values = { ...facts, jours: answer.days }
+    subject = fill(all.accessExpired.subject, values)
+    paragraphs.push(fill(all.accessExpired.intro, values))
+    note = all.accessExpired.note
+  }
+  return renderMail(language, { subject, greeting: fill(all.greeting, user), paragraphs, notes: [note] })
+}

@@ -16,7 +16,7 @@ export const LAUNCH_CODE_TTL_SECONDS = 60
  * Applications granted to the functions of the user's current posts (DESIGN §4: derived access); an
  * application switched off in the catalogue is in no launcher.
  */
-function applicationsQuery(ctx: Ctx, userId: number, today = todayIso()) {
+export function launchableApplications(ctx: Ctx, userId: number, today = todayIso()) {
   return ctx.db
     .selectFrom('poste as p')
     .innerJoin('fonction_application as fa', 'fa.fonction_id', 'p.fonction_id')
@@ -69,7 +69,7 @@ export async function accessOf(ctx: Ctx, caller: Caller, userId: number, futurs 
     return rows
   }
   if (!futurs) {
-    const rows = await checked(applicationsQuery(ctx, userId, viewer.today))
+    const rows = await checked(launchableApplications(ctx, userId, viewer.today))
     return { accesApplication: rows.map((application: ApplicationSummary) => ({ application })) }
   }
   const rows = await checked(currentAndFutureApplicationsQuery(ctx, userId, viewer.today))
@@ -105,7 +105,7 @@ export async function launch(ctx: Ctx, caller: Caller, applicationId: number) {
       .select(['a.id', 'a.libelle', 'a.url', 'a.protocole', 'c.initiate_login_uri'])
       .where('a.id', '=', applicationId)
       .where('a.actif', '=', 1),
-    applications: applicationsQuery(ctx, caller.id),
+    applications: launchableApplications(ctx, caller.id),
   })
   if (!application) throw notFound('Unknown application')
   if (!applications.some((a) => a.id === applicationId))

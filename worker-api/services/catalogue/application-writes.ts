@@ -135,6 +135,7 @@ export async function createApplication(
         icone: input.icone,
         url: input.url,
         actif: input.actif ? 1 : 0,
+        demandable: input.demandable ? 1 : 0,
         protocole: input.protocole,
       },
       guard,
@@ -198,11 +199,13 @@ export async function updateApplication(
   const byId = new Map(fonctions.map((f) => [f.id, `${f.libelle} (${f.structure_nom})`]))
   // Without a protocol, the protocol and its client stay as they are.
   const protocole = input.protocole ?? before.protocole
+  const demandable = input.demandable ?? before.demandable
   const change = [
     before.libelle !== input.libelle && `${before.libelle} → ${input.libelle}`,
     before.icone !== input.icone && `${before.icone} → ${input.icone}`,
     before.url !== input.url && `${before.url} → ${input.url}`,
     before.actif !== input.actif && `${yesNo(before.actif)} → ${yesNo(input.actif)}`,
+    before.demandable !== demandable && (demandable ? 'demandable' : 'non demandable'),
     before.protocole !== protocole && `${before.protocole} → ${protocole}`,
     input.protocole === 'OIDC' &&
       before.protocole === 'OIDC' &&
@@ -236,6 +239,7 @@ export async function updateApplication(
         icone: input.icone,
         url: input.url,
         actif: input.actif ? 1 : 0,
+        demandable: demandable ? 1 : 0,
         protocole,
       })
       .where('id', '=', input.id)

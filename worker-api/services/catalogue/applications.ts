@@ -95,7 +95,7 @@ export function catalogueQuery(db: DB, viewer: Viewer, counts: 'kept' | 'counted
     .selectFrom('application as a')
     .leftJoin('oidc_client as c', 'c.application_id', 'a.id')
     .where(wholeTreeInScope(db, viewer))
-    .select(['a.id', 'a.libelle', 'a.icone', 'a.url', 'a.actif', 'a.protocole', ...CLIENT_COLUMNS])
+    .select(['a.id', 'a.libelle', 'a.icone', 'a.url', 'a.actif', 'a.demandable', 'a.protocole', ...CLIENT_COLUMNS])
     .select((eb) =>
       eb
         .selectFrom(granting.as('g'))
@@ -125,6 +125,7 @@ export type CatalogueRow = ClientColumns & {
   icone: string
   url: string
   actif: number
+  demandable: number
   protocole: 'CODE' | 'OIDC'
   fonctions: string | null
   nb_fonctions: number | null
@@ -141,6 +142,7 @@ export function toApplication(row: CatalogueRow): CatalogueApplication {
     icone: row.icone,
     url: row.url,
     actif: row.actif === 1,
+    demandable: row.demandable === 1,
     protocole: row.protocole,
     oidc: row.protocole === 'OIDC' ? toClient(row) : null,
     fonctions: fonctions.map((f) => ({

@@ -27,6 +27,8 @@ const foldedLabels = (pick: (labels: (typeof LOG_LABELS)['fr']) => Record<string
 const TYPE_LABELS = foldedLabels((labels) => labels.types)
 const ACTION_LABELS = foldedLabels((labels) => labels.actions)
 const SESSION_LABELS = foldedLabels((labels) => labels.sessions)
+const REQUEST_LABELS = foldedLabels((labels) => labels.requests)
+const REVIEW_LABELS = foldedLabels((labels) => labels.reviews)
 
 const matchingCodes = (labels: { code: string; folded: string }[], word: string) => [
   ...new Set(labels.filter((label) => label.folded.includes(word)).map((label) => label.code)),
@@ -63,11 +65,17 @@ function matchesWord(db: DB, word: string): Expression<SqlBool> {
       sql<SqlBool>`(log.type_log = 'ADMINISTRATION' and log.nom_log in (${sql.join(actions.map((action) => sql.lit(action)))}))`,
     )
   }
-  const sessions = matchingCodes(SESSION_LABELS, word)
-  if (sessions.length > 0) {
-    alternatives.push(
-      sql<SqlBool>`(log.type_log = 'DECONNEXION' and log.nom_log in (${sql.join(sessions.map((name) => sql.lit(name)))}))`,
-    )
+  for (const [type, labels] of [
+    ['DECONNEXION', SESSION_LABELS],
+    ['DEMANDE_ACCES', REQUEST_LABELS],
+    ['REVUE_ACCES', REVIEW_LABELS],
+  ] as const) {
+    const names = matchingCodes(labels, word)
+    if (names.length > 0) {
+      alternatives.push(
+        sql<SqlBool>`(log.type_log = ${sql.lit(type)} and log.nom_log in (${sql.join(names.map((name) => sql.lit(name)))}))`,
+      )
+    }
   }
   const day = fromWireDate(word.replace(/^(\d)\//, '0$1/').replace(/\/(\d)\//, '/0$1/'))
   // Instants computed here, written as literals: D1 binds at most 100 values a statement.

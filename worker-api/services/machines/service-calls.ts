@@ -68,6 +68,10 @@ export const SERVICE_ROUTES: Readonly<Record<string, ServiceScope>> = {
     'GET /rest/bd/import/:id/erreurs.csv',
     'POST /rest/bd/import/:id/lancement',
     'GET /rest/bd/export/:fichier',
+    // Access requests, decided by a program (a service desk) as by an administrator of its structure.
+    'GET /rest/bd/demande/aTraiter',
+    'GET /rest/bd/demande/:id',
+    'POST /rest/bd/demande/:id/decision',
   ]),
   ...routes('logs', ['GET /rest/bd/logs/', 'GET /rest/bd/logs/export']),
 }

@@ -1,5 +1,5 @@
 import { type SqlBool, sql } from 'kysely'
-import type { SecuritySettings } from '../../contract/mfa'
+import type { SecuritySettings, SecuritySettingsUpdate } from '../../contract/mfa'
 import { type DB, insertWhen, namedBatch } from '../../db/client'
 import { BusinessError, forbidden } from '../../lib/errors'
 import { hasSecondFactor, wholeTreeInScope } from '../../lib/scope'
@@ -8,13 +8,21 @@ import { adminWith, liveAdmin, rootAdminWith, viewerOf } from '../core/actor'
 import { adminLog } from '../core/audit'
 
 const settingsQuery = (db: DB) =>
-  db.selectFrom('parametre_securite').select('mfa_requis_administrateurs').where('id', '=', 1)
+  db
+    .selectFrom('parametre_securite')
+    .select(['mfa_requis_administrateurs', 'demande_duree_max_jours'])
+    .where('id', '=', 1)
 
 /** GET rest/bd/parametres/securite: for administrators. */
 export async function securitySettings(ctx: Ctx, caller: Caller): Promise<SecuritySettings> {
   const { rows } = await adminWith(ctx, caller, { rows: settingsQuery(ctx.db) })
-  return { mfaRequisAdministrateurs: rows[0]?.mfa_requis_administrateurs === 1 }
+  return toSettings(rows[0])
 }
+
+const toSettings = (row: { mfa_requis_administrateurs: number; demande_duree_max_jours: number } | undefined) => ({
+  mfaRequisAdministrateurs: row?.mfa_requis_administrateurs === 1,
+  demandeDureeMaxJours: row?.demande_duree_max_jours ?? 0,
+})
 
 /**
  * PUT rest/bd/parametres/securite: a root administrator's. Turning the requirement on needs the caller
@@ -24,34 +32,54 @@ export async function securitySettings(ctx: Ctx, caller: Caller): Promise<Securi
 export async function updateSecuritySettings(
   ctx: Ctx,
   caller: Caller,
-  input: SecuritySettings,
+  input: SecuritySettingsUpdate,
 ): Promise<SecuritySettings> {
   const db = ctx.db
-  const required = input.mfaRequisAdministrateurs
-  const { actor, factors } = await rootAdminWith(ctx, caller, {
+  const {
+    actor,
+    factors,
+    settings: [settings],
+  } = await rootAdminWith(ctx, caller, {
     factors: db.selectNoFrom(sql<number>`${hasSecondFactor(caller.id)}`.as('has_factor')),
+    settings: settingsQuery(db),
   })
+  const required = input.mfaRequisAdministrateurs ?? settings?.mfa_requis_administrateurs === 1
+  const duree = input.demandeDureeMaxJours ?? settings?.demande_duree_max_jours ?? 0
   if (required && factors[0]?.has_factor !== 1) {
     throw new BusinessError('MFA_FACTOR_REQUIRED', 403, 'Register a second factor for your own account first')
   }
   const allowed = sql<SqlBool>`${liveAdmin(ctx, caller)} and ${wholeTreeInScope(db, viewerOf(actor))}
     and (${required ? 1 : 0} = 0 or ${hasSecondFactor(actor.id)})`
+  // Only what the call names changes: a setting it leaves out keeps what another administrator may be writing.
+  const changes = {
+    ...(input.mfaRequisAdministrateurs === undefined ? {} : { mfa_requis_administrateurs: required ? 1 : 0 }),
+    ...(input.demandeDureeMaxJours === undefined ? {} : { demande_duree_max_jours: duree }),
+  }
+  const described = Object.entries({
+    mfaRequisAdministrateurs: input.mfaRequisAdministrateurs,
+    demandeDureeMaxJours: input.demandeDureeMaxJours,
+  })
+    .filter(([, value]) => value !== undefined)
+    .map(([name, value]) => `${name} = ${value}`)
   const written = await namedBatch(ctx.d1, {
     // The entry first, for a change only, on the same conditions as the change.
-    log: insertWhen(
-      db,
-      'log',
-      adminLog(actor, 'PARAMETRES_SECURITE', `mfaRequisAdministrateurs = ${required}`, ctx.request.userAgent),
-      settingsQuery(db)
-        .where('mfa_requis_administrateurs', '!=', required ? 1 : 0)
-        .where(allowed),
-    ),
+    log:
+      described.length === 0
+        ? null
+        : insertWhen(
+            db,
+            'log',
+            adminLog(actor, 'PARAMETRES_SECURITE', described.join(', '), ctx.request.userAgent),
+            settingsQuery(db)
+              .where((eb) => eb.or(Object.entries(changes).map(([column, value]) => eb(sql.ref(column), '!=', value))))
+              .where(allowed),
+          ),
     set: db
       .updateTable('parametre_securite')
-      .set({ mfa_requis_administrateurs: required ? 1 : 0 })
+      .set({ id: 1, ...changes })
       .where('id', '=', 1)
       .where(allowed),
   })
   if ((written.set?.meta.changes ?? 0) === 0) throw forbidden('Root administrators only')
-  return { mfaRequisAdministrateurs: required }
+  return { mfaRequisAdministrateurs: required, demandeDureeMaxJours: duree }
 }

@@ -1,0 +1,284 @@
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
+import { Form, Link, useActionData, useLoaderData } from '@remix-run/react'
+import { ArrowLeft, Check, X } from 'lucide-react'
+import { useTranslation } from 'react-i18next'
+import { DateRangeInput } from '~/components/date-range-input'
+import { FieldMessages, fieldMessages } from '~/components/field'
+import { FormError } from '~/components/form-error'
+import { SearchForm } from '~/components/search-form'
+import { SelectField } from '~/components/select-field'
+import { SubmitButton } from '~/components/submit-button'
+import { Alert } from '~/components/ui/alert'
+import { buttonVariants } from '~/components/ui/button'
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '~/components/ui/card'
+import { Label } from '~/components/ui/label'
+import { Textarea } from '~/components/ui/textarea'
+import { HeldPosts, requesterName } from '~/features/governance/request-cells'
+import { apiMessage, fieldErrors, type Message } from '~/lib/api-errors'
+import { requireAdmin } from '~/lib/auth.server'
+import type { BreadcrumbHandle } from '~/lib/breadcrumb'
+import { displayDate } from '~/lib/dates'
+import { usePendingIntent } from '~/lib/form'
+import { readForm } from '~/lib/form.server'
+import { pageTitle, titleMeta } from '~/lib/title'
+import { readSearch } from '~/lib/url'
+import { REQUEST_PROPOSALS_MAX } from '../../worker-api/contract/access-requests'
+
+export const handle: BreadcrumbHandle = { breadcrumb: 'nav.accessRequests' }
+export const meta = titleMeta
+
+function requestId(value: string | undefined): number {
+  const id = Number(value)
+  if (!Number.isSafeInteger(id) || id < 1) throw new Response('NOT_FOUND', { status: 404 })
+  return id
+}
+
+/**
+ * One access request and its decision (README, "Access requests"): who asks, what, why, for how long and what they
+ * hold; granting chooses a function of the scope that opens the application (the requester's structures first,
+ * `?q=` finds others) and the post's dates; refusing says why.
+ */
+export async function loader({ request, context, params }: LoaderFunctionArgs) {
+  const id = requestId(params.id)
+  const q = readSearch(new URL(request.url).searchParams)
+  const {
+    auth,
+    data: demande,
+    t,
+  } = await requireAdmin(request, context, {
+    read: (auth) => auth.expect(auth.api.rest.bd.demande[':id'].$get({ param: { id }, query: q ? { q } : {} })),
+  })
+  return data(
+    { demande, q, title: pageTitle(t, t('requests.detailTitle', { name: requesterName(demande) })) },
+    { headers: await auth.headers() },
+  )
+}
+
+type Intent = 'grant' | 'refuse'
+type Failed = {
+  intent: Intent
+  error: Message | null
+  fields: Record<string, string[]>
+  values: Record<string, string>
+}
+
+export async function action({ request, context, params }: ActionFunctionArgs) {
+  const id = requestId(params.id)
+  const auth = await requireAdmin(request, context)
+  const form = await readForm(request)
+  const intent: Intent = form.get('intent') === 'refuse' ? 'refuse' : 'grant'
+  const text = (name: string) => String(form.get(name) ?? '').trim()
+  const values = Object.fromEntries(
+    ['proposition', 'dateDebut', 'dateFin', 'commentaire', 'motifRefus'].map((name) => [name, text(name)]),
+  )
+  const [fonction, structure] = values.proposition?.split(':').map(Number) ?? []
+  const chosen = Number.isSafeInteger(fonction) && Number.isSafeInteger(structure) && fonction && structure
+  const failed = async (failure: Omit<Failed, 'intent' | 'values'>) =>
+    data({ intent, values, ...failure } satisfies Failed, { status: 400, headers: await auth.headers() })
+  if (intent === 'grant' && !chosen) return failed({ error: null, fields: { proposition: ['validation.required'] } })
+  const json =
+    intent === 'grant'
+      ? {
+          accord: true,
+          fonction: { id: fonction as number },
+          structure: { id: structure as number },
+          dateDebut: values.dateDebut ?? '',
+          dateFin: values.dateFin ?? '',
+          ...(values.commentaire ? { commentaire: values.commentaire } : {}),
+        }
+      : { accord: false, commentaire: values.motifRefus ?? '' }
+  const result = await auth.settle(auth.api.rest.bd.demande[':id'].decision.$post({ param: { id }, json }))
+  if (result.ok) {
+    const name = String(form.get('nom') ?? '')
+    return auth.redirectWithToast('/pages/admin/demandes', {
+      type: 'success',
+      key: intent === 'grant' ? 'requests.granted' : 'requests.refused',
+      values: { name },
+    })
+  }
+  const byField = fieldErrors(result) ?? {}
+  // The API names the body's fields; the refusal's reason is the form's `motifRefus`.
+  const fields: Record<string, string[]> = {}
+  for (const [field, messages] of Object.entries(byField)) {
+    const name =
+      field === 'commentaire' && intent === 'refuse'
+        ? 'motifRefus'
+        : field.startsWith('fonction') || field.startsWith('structure')
+          ? 'proposition'
+          : field
+    fields[name] = [...(fields[name] ?? []), ...messages]
+  }
+  const error = Object.keys(fields).length > 0 ? null : apiMessage(result, 'errors.updateFailed')
+  return failed({ error, fields })
+}
+
+export default function AccessRequest() {
+  const { demande, q } = useLoaderData<typeof loader>()
+  const reply = useActionData<typeof action>()
+  const { t } = useTranslation()
+  const granting = usePendingIntent('grant')
+  const refusing = usePendingIntent('refuse')
+  const name = requesterName(demande)
+  const application = demande.application.libelle
+  const said = (intent: Intent) => (reply?.intent === intent ? reply : undefined)
+  const formError = (intent: Intent) => {
+    const error = said(intent)?.error
+    return error ? t(error.key, error.values) : null
+  }
+  const errorsOf = (intent: Intent, field: string) => said(intent)?.fields[field]
+  const value = (intent: Intent, field: string, fallback = '') => said(intent)?.values[field] ?? fallback
+  const waiting = demande.etat === 'EN_ATTENTE'
+  const proposals = demande.propositions.map((p) => ({
+    value: `${p.fonction.id}:${p.structure.id}`,
+    label: `${p.fonction.libelle}, ${p.structure.nom}${p.actuelle ? ` ${t('requests.ownStructure')}` : ''}`,
+  }))
+  const textarea = (id: string, field: string, intent: Intent, label: string, hint?: string, required = false) => {
+    const errors = errorsOf(intent, field)?.map((key) => t(key))
+    const messages = fieldMessages(id, hint, errors)
+    return (
+      <div className="flex flex-col gap-1.5">
+        <Label htmlFor={id}>{label}</Label>
+        <Textarea
+          id={id}
+          name={field}
+          rows={3}
+          maxLength={500}
+          required={required}
+          defaultValue={value(intent, field)}
+          aria-invalid={messages.invalid || undefined}
+          aria-describedby={messages.describedBy}
+        />
+        <FieldMessages id={id} hint={hint} errors={errors} />
+      </div>
+    )
+  }
+  return (
+    <div className="flex max-w-3xl flex-col gap-6">
+      <div className="flex flex-col gap-2">
+        <Link
+          to="/pages/admin/demandes"
+          className="inline-flex items-center gap-1 text-sm text-primary underline-offset-4 hover:underline"
+        >
+          <ArrowLeft aria-hidden className="size-4" />
+          {t('requests.back')}
+        </Link>
+        <h1 className="text-2xl font-semibold tracking-tight break-words">{t('requests.detailTitle', { name })}</h1>
+      </div>
+      <Card>
+        <CardHeader>
+          <CardTitle className="break-words">{application}</CardTitle>
+          <CardDescription className="break-all">{demande.utilisateur.mail}</CardDescription>
+        </CardHeader>
+        <CardContent>
+          <dl className="grid gap-x-6 gap-y-3 sm:grid-cols-[max-content_1fr]">
+            <dt className="font-medium">{t('requests.why')}</dt>
+            <dd className="break-words whitespace-pre-line">{demande.motif}</dd>
+            <dt className="font-medium">{t('requests.period')}</dt>
+            <dd className="tabular-nums">
+              {demande.dateDebut} → {demande.dateFin}
+            </dd>
+            <dt className="font-medium">{t('requests.asked')}</dt>
+            <dd>
+              {displayDate(demande.dateDemande)} · {t('requests.expires', { date: demande.expiration })}
+            </dd>
+            <dt className="font-medium">{t('requests.holds')}</dt>
+            <dd>
+              <HeldPosts postes={demande.postes} />
+            </dd>
+          </dl>
+        </CardContent>
+      </Card>
+      {!waiting ? (
+        <Alert role="status">{t('requests.alreadyDecided', { state: t(`requests.states.${demande.etat}`) })}</Alert>
+      ) : (
+        <>
+          <Card>
+            <CardHeader>
+              <CardTitle>{t('requests.grantTitle')}</CardTitle>
+              <CardDescription>{t('requests.grantIntro')}</CardDescription>
+            </CardHeader>
+            <CardContent className="flex flex-col gap-4">
+              {proposals.length >= REQUEST_PROPOSALS_MAX || q ? <SearchForm label={t('requests.fonction')} /> : null}
+              {proposals.length === 0 ? (
+                <p className="text-sm">{t('requests.noProposal', { application })}</p>
+              ) : (
+                <Form method="post" className="flex flex-col gap-4">
+                  <input type="hidden" name="intent" value="grant" />
+                  <input type="hidden" name="nom" value={name} />
+                  <FormError message={formError('grant')} />
+                  <SelectField
+                    label={t('requests.fonction')}
+                    hint={t('requests.fonctionHint', { application })}
+                    errors={errorsOf('grant', 'proposition')?.map((key) => t(key))}
+                    options={proposals}
+                    selectProps={{
+                      id: 'proposition',
+                      name: 'proposition',
+                      required: true,
+                      defaultValue: value('grant', 'proposition', proposals[0]?.value),
+                    }}
+                  />
+                  <DateRangeInput
+                    legend={t('requests.period')}
+                    start={{
+                      name: 'dateDebut',
+                      id: 'grant-start',
+                      label: t('requests.from'),
+                      defaultValue: value('grant', 'dateDebut', demande.dateDebut),
+                      errors: errorsOf('grant', 'dateDebut')?.map((key) => t(key)),
+                      required: true,
+                    }}
+                    end={{
+                      name: 'dateFin',
+                      id: 'grant-end',
+                      label: t('requests.to'),
+                      defaultValue: value('grant', 'dateFin', demande.dateFin),
+                      errors: errorsOf('grant', 'dateFin')?.map((key) => t(key)),
+                      required: true,
+                    }}
+                  />
+                  {textarea('grant-comment', 'commentaire', 'grant', t('requests.comment'))}
+                  <div>
+                    <SubmitButton icon={Check} pending={granting} pendingLabel={t('requests.granting')}>
+                      {t('requests.grant')}
+                    </SubmitButton>
+                  </div>
+                </Form>
+              )}
+            </CardContent>
+          </Card>
+          <Card>
+            <CardHeader>
+              <CardTitle>{t('requests.refuseTitle')}</CardTitle>
+            </CardHeader>
+            <CardContent>
+              <Form method="post" className="flex flex-col gap-4">
+                <input type="hidden" name="intent" value="refuse" />
+                <input type="hidden" name="nom" value={name} />
+                <FormError message={formError('refuse')} />
+                {textarea(
+                  'refuse-reason',
+                  'motifRefus',
+                  'refuse',
+                  t('requests.refuseReason'),
+                  t('requests.refuseHint'),
+                  true,
+                )}
+                <div>
+                  <SubmitButton icon={X} variant="destructive" pending={refusing} pendingLabel={t('requests.refusing')}>
+                    {t('requests.refuse')}
+                  </SubmitButton>
+                </div>
+              </Form>
+            </CardContent>
+          </Card>
+        </>
+      )}
+      <div>
+        <Link to="/pages/admin/demandes" className={buttonVariants({ variant: 'outline' })}>
+          {t('requests.back')}
+        </Link>
+      </div>
+    </div>
+  )
+}
