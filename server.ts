@@ -4,6 +4,7 @@ import { createRequestHandler, type ServerBuild } from '@remix-run/cloudflare'
 // @ts-ignore
 import * as build from './build/server'
 import { createApp } from './worker-api/app'
+import type { ReviewMessage } from './worker-api/contract/access-reviews'
 import { API_BASE } from './worker-api/contract/base'
 import { IMPORT_MAX_BYTES, type ImportMessage } from './worker-api/contract/bulk'
 import { logoutRequestSchema } from './worker-api/contract/oidc'
@@ -29,6 +30,7 @@ import type { Env } from './worker-api/lib/types'
 import { failImport, IMPORT_ATTEMPTS, resumeStalled, runLot } from './worker-api/services/bulk/run'
 import { deliverOutbox } from './worker-api/services/core/outbox'
 import { requestDeadlines } from './worker-api/services/governance/request-notices'
+import { reviewDeadlines, runReviewStep } from './worker-api/services/governance/review-runs'
 import { purgeExpired } from './worker-api/services/maintenance'
 import { deliverLogouts } from './worker-api/services/oidc/backchannel'
 
@@ -169,6 +171,12 @@ export default {
       }),
     )
     ctx.waitUntil(
+      reviewDeadlines(backgroundContext(env)).then(({ due, resumed, reminded }) => {
+        if (due + resumed + reminded > 0)
+          console.log(`Access reviews: ${due} due, ${resumed} resumed, ${reminded} administrators reminded`)
+      }),
+    )
+    ctx.waitUntil(
       resumeStalled(backgroundContext(env)).then((resumed) => {
         if (resumed > 0) console.log(`Imports resumed: ${resumed}`)
       }),
@@ -186,7 +194,7 @@ export default {
    * wrangler.toml [[queues.consumers]]: each message runs one lot of an import (services/bulk/run.ts), then sends the
    * next. A lot that fails is delivered again, planned afresh; after IMPORT_ATTEMPTS the import stops, saying why.
    */
-  async queue(batch: MessageBatch<ImportMessage>, env: Env, _ctx: ExecutionContext) {
+  async queue(batch: MessageBatch<ImportMessage | ReviewMessage>, env: Env, _ctx: ExecutionContext) {
     const problems = problemsOf(env)
     if (problems.length > 0) {
       console.error(`Imports wait until the configuration is fixed: ${problems.join('; ')}`)
@@ -194,6 +202,18 @@ export default {
       return
     }
     for (const message of batch.messages) {
+      if ('revueId' in message.body) {
+        // A step of an access review campaign: retried until it passes (a step is idempotent, the cron sends a
+        // stalled campaign's next step again).
+        try {
+          await runReviewStep(backgroundContext(env), message.body)
+          message.ack()
+        } catch (error) {
+          console.error(`Review #${message.body.revueId}, ${message.body.etape} (attempt ${message.attempts})`, error)
+          message.retry({ delaySeconds: Math.min(300, 2 ** message.attempts) })
+        }
+        continue
+      }
       try {
         await runLot(backgroundContext(env), message.body)
         message.ack()
@@ -206,4 +226,4 @@ export default {
       }
     }
   },
-} satisfies ExportedHandler<Env, ImportMessage>
+} satisfies ExportedHandler<Env, ImportMessage | ReviewMessage>

@@ -15,6 +15,7 @@ import type { RequestEnv } from './lib/types'
 import { router } from './lib/validation'
 import { accessRoutes } from './routes/access'
 import { accessRequestRoutes } from './routes/access-requests'
+import { accessReviewRoutes } from './routes/access-reviews'
 import { authRoutes } from './routes/auth'
 import { bulkRoutes, IMPORT_PATH } from './routes/bulk'
 import { captchaRoutes } from './routes/captcha'
@@ -57,6 +58,7 @@ const apiRoutes = router()
   .route('/', userRoutes)
   .route('/', accessRoutes)
   .route('/', accessRequestRoutes)
+  .route('/', accessReviewRoutes)
   .route('/', catalogueRoutes)
   .route('/', logRoutes)
   .route('/', homeRoutes)

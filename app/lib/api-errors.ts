@@ -59,6 +59,9 @@ const OWN_MESSAGE = {
   DEMANDE_EN_COURS: true,
   DEMANDE_TRAITEE: true,
   ACCES_DEJA_OUVERT: true,
+  REVUE_FERMEE: true,
+  REVUE_DEJA_DECIDEE: true,
+  REVUE_INCOMPLETE: true,
   LISTE_CREATION_FAILED: true,
   LISTE_UPDATE_FAILED: true,
 } as const satisfies Record<BusinessCode, boolean>

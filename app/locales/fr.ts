@@ -204,6 +204,10 @@ export const fr = {
     DEMANDE_EN_COURS: 'Vous avez déjà une demande en attente pour cette application.',
     DEMANDE_TRAITEE: 'Cette demande a déjà reçu une réponse (ou a été retirée) : la liste est à jour.',
     ACCES_DEJA_OUVERT: 'Vous avez déjà accès à cette application.',
+    REVUE_FERMEE:
+      'Cette campagne de revue ne reçoit plus de décisions (ouverture en cours, échéance passée ou clôturée).',
+    REVUE_DEJA_DECIDEE: 'Ces postes ont déjà été revus entre-temps : la liste est à jour.',
+    REVUE_INCOMPLETE: 'Des postes restent à revoir : la campagne se clôture une fois tout revu ou son échéance passée.',
     FONCTION_HAS_POSTES:
       'Cette fonction est celle de {{count}} poste(s), passés compris : elle ne peut pas être supprimée.',
     INVITATION_NOT_PENDING: "Cet utilisateur a déjà choisi son mot de passe : l'invitation n'a plus lieu d'être.",

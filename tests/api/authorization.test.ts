@@ -1121,6 +1121,99 @@ Object.assign(MATRIX, {
   },
 } satisfies Record<string, Row>)
 
+/** A campaign over Direction Nord (`etat`), with one item to review: the target's post in Agence Lille. */
+async function freshReview(etat: 'OUVERTE' | 'ECHUE', target: { id: number }) {
+  const at = new Date().toISOString()
+  const { id } = await db()
+    .insertInto('revue')
+    .values({
+      nom: `Revue matrice ${++sequence}`,
+      structure_id: 2,
+      structure_nom: 'Direction Nord',
+      chemin: '/1/2/',
+      echeance: isoDate(30),
+      si_non_revu: 'CONSERVER',
+      etat,
+      auteur_id: target.id,
+      domaine: ORIGIN,
+      created_at: at,
+      updated_at: at,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  const poste = await db().selectFrom('poste').select('id').where('utilisateur_id', '=', target.id).executeTakeFirst()
+  const { id: element } = await db()
+    .insertInto('revue_element')
+    .values({
+      revue_id: id,
+      poste_id: poste?.id ?? null,
+      utilisateur_id: target.id,
+      structure_id: 4,
+      chemin: '/1/2/4/',
+      login: 'cible',
+      nom: 'Cible',
+      prenom: 'Thomas',
+      structure_nom: 'Agence Lille',
+      fonction_libelle: 'Agent de quai',
+      date_debut: isoDate(-30),
+      date_fin: isoDate(30),
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  await db()
+    .insertInto('revue_progression')
+    .values({ revue_id: id, structure_id: 4, chemin: '/1/2/4/', nom: 'Agence Lille', total: 1 })
+    .execute()
+  return { id, element }
+}
+
+// Access reviews: the administrators of a campaign's sub-tree (and above it) run it; nobody else sees it.
+Object.assign(MATRIX, {
+  'POST /portail-backend/rest/bd/revue': {
+    request: () => ({
+      path: '/rest/bd/revue',
+      body: {
+        nom: `Revue ${++sequence}`,
+        structure: { id: 4 },
+        echeance: wireDate(isoDate(30)),
+        siNonRevu: 'CONSERVER',
+      },
+    }),
+    expect: admins(403, 201),
+  },
+  'GET /portail-backend/rest/bd/revue': {
+    request: () => ({ path: '/rest/bd/revue?page=1' }),
+    expect: admins(200, 200),
+  },
+  'GET /portail-backend/rest/bd/revue/{id}': {
+    request: async ({ target }) => ({ path: `/rest/bd/revue/${(await freshReview('OUVERTE', target)).id}` }),
+    expect: admins(404, 200),
+  },
+  'GET /portail-backend/rest/bd/revue/{id}/elements': {
+    request: async ({ target }) => ({
+      path: `/rest/bd/revue/${(await freshReview('OUVERTE', target)).id}/elements?page=1`,
+    }),
+    expect: admins(404, 200),
+  },
+  'POST /portail-backend/rest/bd/revue/{id}/decisions': {
+    request: async ({ target }) => {
+      const { id, element } = await freshReview('OUVERTE', target)
+      return { path: `/rest/bd/revue/${id}/decisions`, body: [{ element: { id: element }, decision: 'CONFIRMER' }] }
+    },
+    expect: admins(404, 200),
+  },
+  'POST /portail-backend/rest/bd/revue/{id}/cloture': {
+    request: async ({ target }) => ({ path: `/rest/bd/revue/${(await freshReview('ECHUE', target)).id}/cloture` }),
+    expect: admins(404, 204),
+  },
+  'GET /portail-backend/rest/bd/revue/{id}/rapport.csv': {
+    request: async ({ target }) => ({
+      path: `/rest/bd/revue/${(await freshReview('OUVERTE', target)).id}/rapport.csv`,
+    }),
+    expect: admins(404, 200),
+  },
+} satisfies Record<string, Row>)
+
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const
 
 /** SCIM's endpoints (SCIM's error body). */

@@ -6,14 +6,16 @@ import {
   waitOnExecutionContext,
 } from 'cloudflare:test'
 import worker from '../../server'
-import type { ImportMessage } from '../../worker-api/contract/bulk'
+import type { ReviewMessage } from '../../worker-api/contract/access-reviews'
+import type { ImportMessage as Lot } from '../../worker-api/contract/bulk'
 
 /**
- * The imports' queue in the tests: what the API sends is kept, then delivered one message at a time to the real
+ * The background queue in the tests (imports, review campaigns): what the API sends is kept, then delivered one message at a time to the real
  * Worker's `queue` handler (server.ts) over the real D1, as Cloudflare Queues would — a message the handler retries
  * comes again with its attempt counted, and the lot it runs sends the next.
  */
-export function importQueue() {
+/** The queue's messages are an import's lots unless the test says otherwise (a review campaign's steps). */
+export function importQueue<ImportMessage extends Lot | ReviewMessage = Lot>() {
   const waiting: { body: ImportMessage; attempts: number }[] = []
   const delivered: { body: ImportMessage; attempts: number; outcome: 'ack' | 'retry' }[] = []
   let next = 0

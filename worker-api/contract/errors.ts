@@ -65,6 +65,10 @@ export const BUSINESS_CODES = [
   'DEMANDE_EN_COURS',
   'DEMANDE_TRAITEE',
   'ACCES_DEJA_OUVERT',
+  // Access reviews
+  'REVUE_FERMEE',
+  'REVUE_DEJA_DECIDEE',
+  'REVUE_INCOMPLETE',
   // The registration list (spec §8), raised by the registration screens
   'LISTE_CREATION_FAILED',
   'LISTE_UPDATE_FAILED',

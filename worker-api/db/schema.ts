@@ -278,6 +278,7 @@ export type MailKind =
   | 'FACTOR_RESET'
   | 'ACCESS_REQUEST'
   | 'ACCESS_DECISION'
+  | 'ACCESS_REVIEW'
   | 'OTHER'
 
 export type LogSource = 'SERVEUR' | 'CLIENT'
@@ -449,6 +450,9 @@ export interface Database {
   import_lot: ImportLotTable
   import_erreur: ImportErreurTable
   demande_acces: DemandeAccesTable
+  revue: RevueTable
+  revue_element: RevueElementTable
+  revue_progression: RevueProgressionTable
 }
 
 export type DemandeEtat = 'EN_ATTENTE' | 'ACCORDEE' | 'REFUSEE' | 'RETIREE' | 'EXPIREE'
@@ -469,6 +473,66 @@ export interface DemandeAccesTable {
   commentaire: string | null
   decision: string | null
   poste_id: number | null
+}
+
+/** An access review campaign (migration 0030). */
+export interface RevueTable {
+  id: Generated<number>
+  nom: string
+  structure_id: number
+  structure_nom: string
+  chemin: string
+  echeance: string
+  si_non_revu: 'CONSERVER' | 'TERMINER'
+  etat: Generated<'OUVERTURE' | 'OUVERTE' | 'ECHEANCE' | 'ECHUE' | 'CLOTUREE'>
+  auteur_id: number
+  domaine: string
+  created_at: string
+  updated_at: string
+  curseur: Generated<number>
+  dernier_poste: Generated<number>
+  elements: Generated<number>
+  rappel_mi_parcours_at: string | null
+  rappel_echeance_at: string | null
+  echue_at: string | null
+  cloturee_at: string | null
+  cloture_par: number | null
+}
+
+/** A post of a campaign, as it was when the campaign opened, and its review. */
+export interface RevueElementTable {
+  id: Generated<number>
+  revue_id: number
+  poste_id: number | null
+  utilisateur_id: number | null
+  structure_id: number
+  chemin: string
+  login: string
+  nom: string
+  prenom: string
+  structure_nom: string
+  fonction_libelle: string
+  date_debut: string
+  date_fin: string
+  etat: Generated<'A_REVOIR' | 'CONFIRME' | 'TERMINE'>
+  decided_at: string | null
+  decideur_id: number | null
+  decideur_nom: string | null
+  commentaire: string | null
+  date_fin_decidee: string | null
+  automatique: Generated<number>
+  decision: string | null
+}
+
+/** A campaign's items and decisions per structure. */
+export interface RevueProgressionTable {
+  revue_id: number
+  structure_id: number
+  chemin: string
+  nom: string
+  total: Generated<number>
+  confirmes: Generated<number>
+  termines: Generated<number>
 }
 
 export type UtilisateurRow = Selectable<UtilisateurTable>

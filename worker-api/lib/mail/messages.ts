@@ -127,6 +127,13 @@ const fr = {
     intro: "{{admin}} a refusé votre demande d'accès à {{application}}, pour ce motif : « {{commentaire}} ».",
     note: 'Vous pouvez faire une nouvelle demande depuis « Mes accès ».',
   },
+  reviewReminder: {
+    subject: 'Revue des accès « {{campagne}} » : {{restants}} postes à revoir',
+    intro:
+      'La campagne de revue des accès « {{campagne}} » attend votre décision sur {{restants}} postes de votre périmètre : confirmez-les, ou terminez ceux qui ne sont plus justifiés.',
+    action: 'Revoir les postes',
+    due: "Échéance : {{echeance}}. Passé cette date, les postes non revus sont traités comme la campagne l'a prévu.",
+  },
   accessExpired: {
     subject: "Demande d'accès expirée : {{application}}",
     intro: "Votre demande d'accès à {{application}} n'a pas reçu de décision en {{jours}} jours : elle a expiré.",
@@ -257,6 +264,13 @@ const en: MailWords = {
     subject: 'Access request refused: {{application}}',
     intro: '{{admin}} refused your request for access to {{application}}, for this reason: “{{commentaire}}”.',
     note: 'You may make a new request from “My access”.',
+  },
+  reviewReminder: {
+    subject: 'Access review “{{campagne}}”: {{restants}} posts to review',
+    intro:
+      'The access review campaign “{{campagne}}” waits for your decision on {{restants}} posts of your scope: confirm them, or end those no longer justified.',
+    action: 'Review the posts',
+    due: 'Due date: {{echeance}}. After it, the posts not reviewed are handled as the campaign planned.',
   },
   accessExpired: {
     subject: 'Access request expired: {{application}}',

@@ -192,3 +192,20 @@ export function accessAnsweredMail(
   }
   return renderMail(language, { subject, greeting: fill(all.greeting, user), paragraphs, notes: [note] })
 }
+
+/** Sent to an administrator with posts of a review campaign left to review: halfway, and two days before the due date. */
+export function reviewReminderMail(
+  language: MailLanguage,
+  admin: { nom: string; prenom: string },
+  review: { campagne: string; echeance: string; restants: number; url: string },
+): RenderedMail {
+  const all = MAIL_LANGUAGES[language]
+  const m = all.reviewReminder
+  return renderMail(language, {
+    subject: fill(m.subject, review),
+    greeting: fill(all.greeting, admin),
+    paragraphs: [fill(m.intro, review)],
+    action: { label: m.action, url: review.url },
+    notes: [fill(m.due, review)],
+  })
+}

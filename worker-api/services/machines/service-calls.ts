@@ -72,6 +72,14 @@ export const SERVICE_ROUTES: Readonly<Record<string, ServiceScope>> = {
     'GET /rest/bd/demande/aTraiter',
     'GET /rest/bd/demande/:id',
     'POST /rest/bd/demande/:id/decision',
+    // Access reviews, run by a program (a governance tool) as by an administrator of its structure.
+    'POST /rest/bd/revue',
+    'GET /rest/bd/revue',
+    'GET /rest/bd/revue/:id',
+    'GET /rest/bd/revue/:id/elements',
+    'POST /rest/bd/revue/:id/decisions',
+    'POST /rest/bd/revue/:id/cloture',
+    'GET /rest/bd/revue/:id/rapport.csv',
   ]),
   ...routes('logs', ['GET /rest/bd/logs/', 'GET /rest/bd/logs/export']),
 }

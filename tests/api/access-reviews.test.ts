@@ -1,0 +1,337 @@
+import { env } from 'cloudflare:test'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { REVIEW_BATCH, type ReviewMessage } from '../../worker-api/contract/access-reviews'
+import { backgroundContext } from '../../worker-api/lib/context'
+import { OPENING_WINDOW, reviewDeadlines } from '../../worker-api/services/governance/review-runs'
+import {
+  call,
+  changedBeforeWrite,
+  createOrganisation,
+  createUser,
+  currentPost,
+  db,
+  expectError,
+  isoDate,
+  post,
+  sessionFor,
+  wireDate,
+} from './helpers'
+import { importQueue } from './import-queue'
+
+/**
+ * Access reviews (README, "Access reviews"): a campaign over a sub-tree makes every current post of it an item, written
+ * on the queue a window of post ids per message; the administrators of each structure confirm or end them; at the due
+ * date the cron hands the undecided to the queue, which keeps or ends them as the campaign said; closed, the report
+ * stays. The organisation of helpers.ts: Groupe (1) › Direction Nord (2) › Agence Lille (4), Direction Sud (3).
+ */
+
+type Caller = { id: number; token: string; login: string }
+let nord: Caller
+let sud: Caller
+let root: Caller
+
+async function caller(options: Parameters<typeof createUser>[0]): Promise<Caller> {
+  const user = await createUser(options)
+  return { id: user.id, login: user.login, token: (await sessionFor(user.id)).accessToken }
+}
+
+const queue = importQueue<ReviewMessage>()
+const open = (who: Caller, body: Record<string, unknown>) =>
+  post('/rest/bd/revue', body, { token: who.token, env: queue.env })
+const campaign = (structure: number, overrides: Record<string, unknown> = {}) => ({
+  nom: `Revue ${structure} ${crypto.randomUUID().slice(0, 6)}`,
+  structure: { id: structure },
+  echeance: wireDate(isoDate(30)),
+  siNonRevu: 'TERMINER',
+  ...overrides,
+})
+type Item = {
+  id: number
+  etat: string
+  poste: { id: number | null }
+  utilisateur: { id: number | null; login: string }
+}
+async function itemsOf(who: Caller, id: number, query = ''): Promise<{ items: Item[]; total: string | null }> {
+  const response = await call(`/rest/bd/revue/${id}/elements?page=1&taille=100${query}`, { token: who.token })
+  expect(response.status).toBe(200)
+  return { items: (await response.json()) as Item[], total: response.headers.get('X-Total-Count') }
+}
+const decide = (who: Caller, id: number, body: unknown, init: Parameters<typeof call>[1] = {}) =>
+  post(`/rest/bd/revue/${id}/decisions`, body, { token: who.token, ...init })
+const stateOf = (id: number) => db().selectFrom('revue').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
+const endOf = async (posteId: number | null) =>
+  (
+    await db()
+      .selectFrom('poste')
+      .select('date_fin')
+      .where('id', '=', posteId ?? 0)
+      .executeTakeFirstOrThrow()
+  ).date_fin
+const entries = (nomLog: string) =>
+  db().selectFrom('log').select(['utilisateur_id', 'commentaire']).where('nom_log', '=', nomLog).execute()
+
+/** Opens a campaign and delivers its opening; its id. */
+async function opened(who: Caller, body: Record<string, unknown>) {
+  const response = await open(who, body)
+  expect(response.status).toBe(201)
+  const { id } = (await response.json()) as { id: number }
+  await queue.drain()
+  expect((await stateOf(id)).etat).toBe('OUVERTE')
+  return id
+}
+
+let lille: { id: number; login: string }[]
+let former: { id: number }
+let elsewhere: { id: number }
+
+beforeAll(async () => {
+  await createOrganisation()
+  nord = await caller({ admin: true, postes: [currentPost(2, 1)] })
+  sud = await caller({ admin: true, postes: [currentPost(3, 3)] })
+  root = await caller({ admin: true, postes: [currentPost(1, 1)] })
+  lille = await Promise.all([1, 2, 3].map(() => createUser({ postes: [currentPost(4, 2)] })))
+  // Not items: a post over, one to come, a deleted user's, a post in Direction Sud.
+  former = await createUser({ postes: [{ structureId: 4, fonctionId: 2, from: isoDate(-60), to: isoDate(-1) }] })
+  await createUser({ postes: [{ structureId: 4, fonctionId: 2, from: isoDate(5), to: isoDate(60) }] })
+  await createUser({ supprime: true, postes: [currentPost(4, 2)] })
+  elsewhere = await createUser({ postes: [currentPost(3, 3)] })
+  // The last sign-in the history knows of one of them.
+  await db()
+    .insertInto('log')
+    .values({
+      date: new Date().toISOString(),
+      utilisateur_id: lille[0]?.id ?? 0,
+      type_log: 'CONNEXION',
+      nom_log: 'CONNEXION',
+    })
+    .execute()
+})
+
+describe('opening', () => {
+  it('makes every current post of the sub-tree an item, on the queue, one window of post ids per message', async () => {
+    // A post far ahead in the ids: the opening goes through three windows.
+    const far = await createUser()
+    await db()
+      .insertInto('poste')
+      .values({
+        id: OPENING_WINDOW * 2 + 500,
+        utilisateur_id: far.id,
+        structure_id: 4,
+        fonction_id: 2,
+        date_debut: isoDate(-10),
+        date_fin: isoDate(10),
+      })
+      .execute()
+    const sent = queue.delivered.length
+    const id = await opened(nord, campaign(2))
+    expect(queue.delivered.slice(sent).map((message) => message.body.depuis)).toEqual([
+      0,
+      OPENING_WINDOW,
+      OPENING_WINDOW * 2,
+    ])
+    const { items } = await itemsOf(root, id)
+    const users = items.map((item) => item.utilisateur.id)
+    for (const user of [...lille, far, nord]) expect(users).toContain(user.id)
+    expect(users).not.toContain(former.id)
+    expect(users).not.toContain(elsewhere.id)
+    expect(items).toHaveLength(5)
+    expect((await stateOf(id)).elements).toBe(5)
+    expect(await entries('REVUE_OUVERTURE')).toContainEqual(expect.objectContaining({ utilisateur_id: nord.id }))
+    // A message delivered twice writes once.
+    await queue.env.IMPORTS.send({ revueId: id, etape: 'ouverture', depuis: 0 })
+    await queue.drain()
+    expect((await itemsOf(root, id)).items).toHaveLength(5)
+    await db().deleteFrom('poste').where('utilisateur_id', '=', far.id).execute()
+  })
+
+  it('is for a structure of the caller’s scope, due after today and within a year', async () => {
+    await expectError(await open(sud, campaign(2)), 403, 'FORBIDDEN')
+    const field = async (body: Record<string, unknown>) =>
+      ((await expectError(await open(nord, body), 400, 'VALIDATION_FAILED')).attributs as { field: string }[])[0]?.field
+    expect(await field(campaign(2, { echeance: wireDate(isoDate(0)) }))).toBe('echeance')
+    expect(await field(campaign(2, { echeance: wireDate(isoDate(400)) }))).toBe('echeance')
+    expect(await field(campaign(999))).toBe('structure.id')
+  })
+
+  it('is seen by the administrators of its sub-tree and above, with the progress of their scope', async () => {
+    const id = await opened(nord, campaign(2))
+    const seen = async (who: Caller) =>
+      (
+        (await (await call('/rest/bd/revue', { token: who.token })).json()) as { id: number; progression: unknown }[]
+      ).find((review) => review.id === id)
+    expect((await seen(nord))?.progression).toEqual({ total: 4, confirmes: 0, termines: 0 })
+    expect((await seen(root))?.progression).toEqual({ total: 4, confirmes: 0, termines: 0 })
+    expect(await seen(sud)).toBeUndefined()
+    await expectError(await call(`/rest/bd/revue/${id}`, { token: sud.token }), 404, 'NOT_FOUND')
+    await expectError(await call(`/rest/bd/revue/${id}/elements`, { token: sud.token }), 404, 'NOT_FOUND')
+    const detail = (await (await call(`/rest/bd/revue/${id}`, { token: nord.token })).json()) as {
+      structures: { id: number; total: number }[]
+    }
+    expect(detail.structures.map((s) => [s.id, s.total])).toEqual([
+      [2, 1],
+      [4, 3],
+    ])
+  })
+})
+
+describe('reviewing', () => {
+  it('lists each item with what the post opens and the user’s last sign-in, filtered and searched', async () => {
+    const id = await opened(nord, campaign(2))
+    const { items, total } = await itemsOf(nord, id, '&structure=4')
+    expect(total).toBe('3')
+    const first = items.find((item) => item.utilisateur.id === lille[0]?.id) as Item & {
+      applications: string[]
+      utilisateur: { derniereConnexion: string | null }
+    }
+    expect(first.applications.sort()).toEqual(['Pesage', 'Yard dangereux'])
+    expect(first.utilisateur.derniereConnexion).not.toBeNull()
+    const searched = await itemsOf(nord, id, `&q=${lille[1]?.login}`)
+    expect(searched.items.map((item) => item.utilisateur.login)).toEqual([lille[1]?.login])
+    expect(searched.total).toBe('1')
+  })
+
+  it('confirms and ends items (today by default), audited each, never the reviewer’s own post; decided is decided', async () => {
+    const id = await opened(nord, campaign(2))
+    const { items } = await itemsOf(nord, id)
+    const [a, b] = items.filter((item) => item.utilisateur.id !== nord.id)
+    const own = items.find((item) => item.utilisateur.id === nord.id)
+    if (!a || !b || !own) throw new Error('items missing')
+    const response = await decide(nord, id, [
+      { element: { id: a.id }, decision: 'CONFIRMER', commentaire: 'Toujours au quai' },
+      { element: { id: b.id }, decision: 'TERMINER', commentaire: 'Parti à Rouen' },
+      { element: { id: own.id }, decision: 'CONFIRMER' },
+    ])
+    expect(response.status).toBe(200)
+    expect(await response.json()).toEqual({ decides: [a.id, b.id], dejaDecides: [own.id] })
+    expect(await endOf(b.poste.id)).toBe(isoDate(0))
+    expect(await entries('REVUE_CONFIRMATION')).toContainEqual(
+      expect.objectContaining({ utilisateur_id: nord.id, commentaire: expect.stringContaining('Toujours au quai') }),
+    )
+    expect(await entries('REVUE_FIN_POSTE')).toContainEqual(
+      expect.objectContaining({ utilisateur_id: nord.id, commentaire: expect.stringContaining('Parti à Rouen') }),
+    )
+    const detail = (await (await call(`/rest/bd/revue/${id}`, { token: nord.token })).json()) as {
+      progression: unknown
+    }
+    expect(detail.progression).toEqual({ total: 4, confirmes: 1, termines: 1 })
+    await expectError(
+      await decide(root, id, [{ element: { id: a.id }, decision: 'TERMINER' }]),
+      409,
+      'REVUE_DEJA_DECIDEE',
+    )
+    // The root reviews the Direction's administrator's post.
+    expect((await decide(root, id, [{ element: { id: own.id }, decision: 'CONFIRMER' }])).status).toBe(200)
+    // Sud reviews nothing of Nord's.
+    const left = (await itemsOf(nord, id, '&etat=A_REVOIR')).items
+    await expectError(
+      await decide(sud, id, [{ element: { id: left[0]?.id ?? 0 }, decision: 'TERMINER' }]),
+      404,
+      'NOT_FOUND',
+    )
+    await expectError(
+      await decide(nord, id, [
+        { element: { id: left[0]?.id ?? 0 }, decision: 'TERMINER', dateFin: wireDate(isoDate(-1)) },
+      ]),
+      400,
+      'VALIDATION_FAILED',
+    )
+  })
+
+  it('two reviewers deciding one item at once: one wins, the other is told', async () => {
+    const id = await opened(nord, campaign(2))
+    const [item] = (await itemsOf(nord, id, '&structure=4')).items
+    if (!item) throw new Error('no item')
+    const response = await decide(nord, id, [{ element: { id: item.id }, decision: 'TERMINER' }], {
+      env: {
+        DB: changedBeforeWrite(async () => {
+          expect((await decide(root, id, [{ element: { id: item.id }, decision: 'CONFIRMER' }])).status).toBe(200)
+        }),
+      },
+    })
+    await expectError(response, 409, 'REVUE_DEJA_DECIDEE')
+    expect(
+      await db()
+        .selectFrom('revue_element')
+        .select(['etat', 'decideur_id'])
+        .where('id', '=', item.id)
+        .executeTakeFirst(),
+    ).toEqual({ etat: 'CONFIRME', decideur_id: root.id })
+    expect(await endOf(item.poste.id)).not.toBe(isoDate(0))
+  })
+})
+
+describe('the due date, the reminders and the report', () => {
+  it('reminds the administrators with posts left halfway and two days before, once each', async () => {
+    const id = await opened(nord, campaign(2, { echeance: wireDate(isoDate(2)) }))
+    await db()
+      .updateTable('revue')
+      .set({ created_at: new Date(Date.now() - 10 * 86_400_000).toISOString() })
+      .where('id', '=', id)
+      .execute()
+    const mails = () =>
+      db().selectFrom('outbox').select(['utilisateur_id', 'subject']).where('kind', '=', 'ACCESS_REVIEW').execute()
+    const before = (await mails()).length
+    await reviewDeadlines(backgroundContext(env))
+    const told = (await mails()).slice(before)
+    expect(told.map((mail) => mail.utilisateur_id).sort()).toEqual([nord.id, root.id].sort())
+    expect(told[0]?.subject).toMatch(/^Revue des accès « Revue 2 .* » : \d+ postes à revoir$/)
+    await reviewDeadlines(backgroundContext(env))
+    expect((await mails()).length).toBe(before + told.length)
+    expect(await stateOf(id)).toMatchObject({ rappel_echeance_at: expect.any(String) })
+  })
+
+  it(`keeps the posts nobody reviewed (CONSERVER), ${REVIEW_BATCH} items per message`, async () => {
+    const id = await opened(nord, campaign(2, { siNonRevu: 'CONSERVER' }))
+    const { items } = await itemsOf(nord, id)
+    const ends = await Promise.all(items.map((item) => endOf(item.poste.id)))
+    await db()
+      .updateTable('revue')
+      .set({ echeance: isoDate(-1) })
+      .where('id', '=', id)
+      .execute()
+    await reviewDeadlines(backgroundContext({ ...env, ...queue.env }))
+    await queue.drain()
+    expect((await stateOf(id)).etat).toBe('ECHUE')
+    expect(await Promise.all(items.map((item) => endOf(item.poste.id)))).toEqual(ends)
+    expect((await itemsOf(nord, id, '&etat=CONFIRME')).total).toBe('4')
+  })
+
+  it('at the due date ends the posts nobody reviewed (TERMINER), on the queue, then closes with its report', async () => {
+    const id = await opened(nord, campaign(2))
+    const { items } = await itemsOf(nord, id, '&structure=4')
+    const [kept] = items
+    if (!kept) throw new Error('no item')
+    expect(
+      (await decide(nord, id, [{ element: { id: kept.id }, decision: 'CONFIRMER', commentaire: 'Oui' }])).status,
+    ).toBe(200)
+    await expectError(await post(`/rest/bd/revue/${id}/cloture`, {}, { token: nord.token }), 409, 'REVUE_INCOMPLETE')
+    const due = isoDate(-1)
+    await db().updateTable('revue').set({ echeance: due }).where('id', '=', id).execute()
+    await reviewDeadlines(backgroundContext({ ...env, ...queue.env }))
+    expect((await stateOf(id)).etat).toBe('ECHEANCE')
+    await queue.drain()
+    expect((await stateOf(id)).etat).toBe('ECHUE')
+    for (const item of items.slice(1)) expect(await endOf(item.poste.id)).toBe(due)
+    expect(await endOf(kept.poste.id)).not.toBe(due)
+    await expectError(await decide(root, id, [{ element: { id: kept.id }, decision: 'TERMINER' }]), 409, 'REVUE_FERMEE')
+    await expectError(await post(`/rest/bd/revue/${id}/cloture`, {}, { token: sud.token }), 404, 'NOT_FOUND')
+    // Nord's own post was among those nobody reviewed: the root closes.
+    expect((await post(`/rest/bd/revue/${id}/cloture`, {}, { token: root.token })).status).toBe(204)
+    expect((await stateOf(id)).etat).toBe('CLOTUREE')
+    expect(await entries('REVUE_CLOTURE')).toContainEqual(
+      expect.objectContaining({
+        utilisateur_id: root.id,
+        commentaire: expect.stringContaining('1 confirmés, 3 terminés'),
+      }),
+    )
+    const report = await call(`/rest/bd/revue/${id}/rapport.csv`, { token: root.token })
+    expect(report.headers.get('Content-Type')).toBe('text/csv; charset=utf-8')
+    const lines = (await report.text()).replace('\uFEFF', '').trim().split('\r\n')
+    expect(lines[0]).toBe(
+      'Structure;Identifiant;Nom;Prénom;Fonction;Début du poste;Fin du poste;Décision;Fin décidée;Décidé le;Par;Commentaire',
+    )
+    expect(lines).toHaveLength(5)
+    expect(lines.filter((line) => line.includes(';Terminé;') && line.includes('Échéance (non revu)'))).toHaveLength(3)
+    expect(lines.filter((line) => line.includes(';Confirmé;') && line.endsWith(';Oui'))).toHaveLength(1)
+  })
+})

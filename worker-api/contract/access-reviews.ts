@@ -1,0 +1,133 @@
+import { z } from 'zod'
+import { pageQuery, positiveInt, ref, wireDateSchema } from './common'
+
+/** What happens at the due date to a post nobody reviewed: kept (confirmed), or ended that day. */
+export const UNREVIEWED_OUTCOMES = ['CONSERVER', 'TERMINER'] as const
+/** A campaign's life: its items being written, open, its due date being applied, past it, closed. */
+export const REVIEW_STATES = ['OUVERTURE', 'OUVERTE', 'ECHEANCE', 'ECHUE', 'CLOTUREE'] as const
+export type ReviewState = (typeof REVIEW_STATES)[number]
+export const ITEM_STATES = ['A_REVOIR', 'CONFIRME', 'TERMINE'] as const
+export type ItemState = (typeof ITEM_STATES)[number]
+export const ITEM_DECISIONS = ['CONFIRMER', 'TERMINER'] as const
+
+/** The posts one message of the queue writes as items when a campaign opens, or handles at its due date. */
+export const REVIEW_BATCH = 2000
+/** The most items one call decides (one JSON value, whatever their number). */
+export const DECISIONS_MAX = 500
+/** How far ahead a campaign's due date may be. */
+export const REVIEW_DUE_MAX_DAYS = 366
+/** The reminders before the due date: halfway, and this many days before it. */
+export const REVIEW_LAST_REMINDER_DAYS = 2
+
+export const reviewNameSchema = z
+  .string('validation.required')
+  .trim()
+  .min(1, { message: 'validation.required', abort: true })
+  .min(3, 'validation.nameLength')
+  .max(100, 'validation.tooLong')
+
+/** POST rest/bd/revue. */
+export const reviewInputSchema = z.object({
+  nom: reviewNameSchema,
+  structure: ref.describe('The sub-tree reviewed: a structure of the caller’s scope'),
+  echeance: wireDateSchema.describe('The due date, dd/MM/yyyy: after today, within a year'),
+  siNonRevu: z.enum(UNREVIEWED_OUTCOMES, 'validation.required'),
+})
+export type ReviewInput = z.infer<typeof reviewInputSchema>
+
+const progressSchema = z.object({
+  total: z.number().int(),
+  confirmes: z.number().int(),
+  termines: z.number().int(),
+})
+
+/** A campaign with its progress in the caller's scope. */
+export const reviewSchema = z.object({
+  id: z.number().int(),
+  nom: z.string(),
+  structure: z.object({ id: z.number().int(), nom: z.string() }),
+  echeance: z.string().describe('dd/MM/yyyy'),
+  siNonRevu: z.enum(UNREVIEWED_OUTCOMES),
+  etat: z.enum(REVIEW_STATES),
+  dateCreation: z.string().describe('ISO 8601 instant'),
+  dateCloture: z.string().nullable(),
+  progression: progressSchema.describe('The items of the caller’s scope: all, confirmed, ended'),
+})
+export type Review = z.infer<typeof reviewSchema>
+
+export const reviewListQuery = z.object({ page: pageQuery.page, taille: pageQuery.taille })
+
+/** GET rest/bd/revue/{id}: a campaign with its progress per structure of the caller's scope. */
+export const reviewDetailSchema = reviewSchema.extend({
+  structures: z
+    .array(progressSchema.extend({ id: z.number().int(), nom: z.string() }))
+    .describe('Per structure with items in the caller’s scope, in the tree’s order'),
+})
+export type ReviewDetail = z.infer<typeof reviewDetailSchema>
+
+/** An item: a post of the campaign, with its user and what is known of their activity. */
+export const reviewItemSchema = z.object({
+  id: z.number().int(),
+  etat: z.enum(ITEM_STATES),
+  poste: z.object({
+    id: z.number().int().nullable().describe('null once the post was deleted'),
+    structure: z.object({ id: z.number().int(), nom: z.string() }),
+    fonction: z.object({ libelle: z.string() }),
+    dateDebut: z.string().describe('dd/MM/yyyy'),
+    dateFin: z.string().describe('dd/MM/yyyy, as the campaign found it'),
+  }),
+  utilisateur: z.object({
+    id: z.number().int().nullable(),
+    login: z.string(),
+    nom: z.string(),
+    prenom: z.string(),
+    derniereConnexion: z.string().nullable().describe('ISO 8601 instant of their last sign-in'),
+    dernierLancement: z.string().nullable().describe('ISO 8601 instant of their last launch'),
+  }),
+  applications: z.array(z.string()).describe('What the post opens'),
+  decision: z
+    .object({
+      date: z.string(),
+      par: z.string().nullable(),
+      commentaire: z.string().nullable(),
+      dateFin: z.string().nullable().describe('dd/MM/yyyy: the end given, for an ended post'),
+      automatique: z.boolean().describe('Decided at the due date, nobody having reviewed it'),
+    })
+    .nullable(),
+})
+export type ReviewItem = z.infer<typeof reviewItemSchema>
+
+export const reviewItemsQuery = z.object({
+  ...pageQuery,
+  q: pageQuery.q.describe("Words (the first 6) each found in the user's login and names or the function"),
+  structure: positiveInt().optional().describe('Only the items of this structure'),
+  etat: z.enum(ITEM_STATES).optional().describe('Only the items in this state'),
+})
+export type ReviewItemsQuery = z.infer<typeof reviewItemsQuery>
+
+/** POST rest/bd/revue/{id}/decisions: items confirmed or ended (on `dateFin`, today by default). */
+export const reviewDecisionsSchema = z
+  .array(
+    z.object({
+      element: ref,
+      decision: z.enum(ITEM_DECISIONS, 'validation.required'),
+      dateFin: wireDateSchema.optional().describe('TERMINER: the post’s last day (today by default)'),
+      commentaire: z.string().trim().max(500, 'validation.reasonLength').optional(),
+    }),
+  )
+  .min(1, 'validation.required')
+  .max(DECISIONS_MAX, 'validation.tooMany')
+export type ReviewDecisions = z.infer<typeof reviewDecisionsSchema>
+
+export const reviewDecisionsResultSchema = z.object({
+  decides: z.array(z.number().int()).describe('The items this call decided'),
+  dejaDecides: z.array(z.number().int()).describe('Items decided meanwhile by someone else (or not the caller’s)'),
+})
+
+/**
+ * A message of the background queue about a campaign (the imports' queue, whose messages name an import instead): which
+ * step, and from which post id the opening goes on.
+ */
+export type ReviewMessage = { revueId: number; etape: 'ouverture' | 'echeance'; depuis: number }
+
+export const reviewIdParam = z.object({ id: positiveInt() })

@@ -1,0 +1,306 @@
+import { type SqlBool, sql } from 'kysely'
+import type { ItemState, ReviewDecisions, ReviewItem, ReviewItemsQuery } from '../../contract/access-reviews'
+import { fromWireDate, nowIso, toWireDate } from '../../contract/dates'
+import { type DB, namedBatch } from '../../db/client'
+import { browserOf } from '../../lib/browser'
+import { BusinessError, invalidField, notFound } from '../../lib/errors'
+import { LAUNCH_LOG_TYPES } from '../../lib/log-types'
+import { containsEveryWord, onePage } from '../../lib/query'
+import { pathInScope, type Viewer } from '../../lib/scope'
+import type { Ctx } from '../../lib/types'
+import { adminWith, type Caller, liveAdmin, viewerOf } from '../core/actor'
+import { reviewRead } from './reviews'
+
+/** The items of campaign `id` the viewer reviews: those of the structures of their scope. */
+function itemsQuery(db: DB, viewer: Viewer, id: number) {
+  return db
+    .selectFrom('revue_element as e')
+    .where('e.revue_id', '=', id)
+    .where(pathInScope(db, viewer, sql.ref<string>('e.chemin')))
+}
+
+const launchTypes = sql.join(LAUNCH_LOG_TYPES.map((type) => sql.lit(type)))
+
+/**
+ * GET rest/bd/revue/{id}/elements: the items of the caller's scope, grouped by structure (in the tree's order), those
+ * to review first, searched and filtered in SQL, each with what the post opens and the user's last sign-in and launch
+ * (the history knows them). The total comes from the structures' counts unless a search asks for a count.
+ */
+export async function reviewItems(
+  ctx: Ctx,
+  caller: Caller,
+  id: number,
+  query: ReviewItemsQuery,
+): Promise<{ items: ReviewItem[]; total: number | null }> {
+  const db = ctx.db
+  const viewer = viewerOf(caller)
+  const search = containsEveryWord(['e.login', 'e.nom', 'e.prenom', 'e.fonction_libelle'], query.q)
+  const filtered = itemsQuery(db, viewer, id)
+    .$if(query.structure !== undefined, (q) => q.where('e.structure_id', '=', query.structure as number))
+    .$if(query.etat !== undefined, (q) => q.where('e.etat', '=', query.etat as ItemState))
+    .$if(search !== null, (q) => q.where(search as NonNullable<typeof search>))
+  const rows = filtered
+    .select([
+      'e.id',
+      'e.etat',
+      'e.poste_id',
+      'e.structure_id',
+      'e.structure_nom',
+      'e.fonction_libelle',
+      'e.date_debut',
+      'e.date_fin',
+      'e.utilisateur_id',
+      'e.login',
+      'e.nom',
+      'e.prenom',
+      'e.decided_at',
+      'e.decideur_nom',
+      'e.commentaire',
+      'e.date_fin_decidee',
+      'e.automatique',
+    ])
+    .select([
+      sql<string | null>`(select l.date from log l where l.utilisateur_id = e.utilisateur_id
+        and l.type_log = 'CONNEXION' order by l.date desc limit 1)`.as('connexion'),
+      sql<string | null>`(select l.date from log l where l.utilisateur_id = e.utilisateur_id
+        and l.type_log in (${launchTypes}) order by l.date desc limit 1)`.as('lancement'),
+      sql<string>`(select coalesce(json_group_array(a.libelle), '[]') from poste p
+        join fonction_application fa on fa.fonction_id = p.fonction_id
+        join application a on a.id = fa.application_id and a.actif = 1
+        where p.id = e.poste_id)`.as('applications'),
+    ])
+    .orderBy('e.chemin')
+    .orderBy('e.etat')
+    .orderBy('e.id')
+  const counted = query.q !== undefined && query.q !== ''
+  const {
+    review: [review],
+    items,
+    total,
+    counts,
+  } = await adminWith(ctx, caller, {
+    review: reviewRead(db, viewer, id),
+    items: onePage(rows, query),
+    total: query.page !== undefined && counted ? filtered.select((eb) => eb.fn.countAll<number>().as('total')) : null,
+    counts:
+      query.page !== undefined && !counted
+        ? db
+            .selectFrom('revue_progression as rp')
+            .select((eb) => [
+              eb.fn.sum<number>('rp.total').as('total'),
+              eb.fn.sum<number>('rp.confirmes').as('confirmes'),
+              eb.fn.sum<number>('rp.termines').as('termines'),
+            ])
+            .where('rp.revue_id', '=', id)
+            .$if(query.structure !== undefined, (q) => q.where('rp.structure_id', '=', query.structure as number))
+            .where(pathInScope(db, viewer, sql.ref<string>('rp.chemin')))
+        : null,
+  })
+  if (!review?.visible) throw notFound('Unknown review campaign')
+  const sums = counts?.[0]
+  const fromCounts = () => {
+    const all = Number(sums?.total ?? 0)
+    const confirmes = Number(sums?.confirmes ?? 0)
+    const termines = Number(sums?.termines ?? 0)
+    if (query.etat === 'CONFIRME') return confirmes
+    if (query.etat === 'TERMINE') return termines
+    if (query.etat === 'A_REVOIR') return all - confirmes - termines
+    return all
+  }
+  return {
+    items: items.map((row) => ({
+      id: row.id,
+      etat: row.etat,
+      poste: {
+        id: row.poste_id,
+        structure: { id: row.structure_id, nom: row.structure_nom },
+        fonction: { libelle: row.fonction_libelle },
+        dateDebut: toWireDate(row.date_debut),
+        dateFin: toWireDate(row.date_fin),
+      },
+      utilisateur: {
+        id: row.utilisateur_id,
+        login: row.login,
+        nom: row.nom,
+        prenom: row.prenom,
+        derniereConnexion: row.connexion,
+        dernierLancement: row.lancement,
+      },
+      applications: JSON.parse(row.applications) as string[],
+      decision: row.decided_at
+        ? {
+            date: row.decided_at,
+            par: row.decideur_nom,
+            commentaire: row.commentaire,
+            dateFin: row.date_fin_decidee ? toWireDate(row.date_fin_decidee) : null,
+            automatique: row.automatique === 1,
+          }
+        : null,
+    })),
+    total: query.page === undefined ? null : counted ? (total?.[0]?.total ?? 0) : fromCounts(),
+  }
+}
+
+/**
+ * What follows the decision of items in the batch that marked them with `mark`: the posts ended (on the end given, never
+ * later than theirs, never before their start), the structures' counts, and the history's entries — one per item
+ * (`each`), or only per post ended plus one for the batch (the due date's).
+ */
+export function decidedItems(
+  db: DB,
+  batch: {
+    revueId: number
+    mark: string
+    actorId: number
+    userAgent: string | null
+    describe: string
+    each?: boolean
+  },
+) {
+  const marked = sql<SqlBool>`revue_element.revue_id = ${batch.revueId} and revue_element.decision = ${batch.mark}`
+  const account = batch.actorId < 0 ? -batch.actorId : null
+  const user = account === null ? batch.actorId : null
+  const browser = browserOf(batch.userAgent)
+  const date = nowIso()
+  const nomLog = sql<string>`case revue_element.etat when 'TERMINE' then 'REVUE_FIN_POSTE' else 'REVUE_CONFIRMATION' end`
+  const commentaire = sql<string>`${batch.describe} || ' : ' || revue_element.login || ', ' || revue_element.fonction_libelle
+    || ', ' || revue_element.structure_nom
+    || case when revue_element.etat = 'TERMINE' then ' → ' || revue_element.date_fin_decidee else '' end
+    || case when revue_element.commentaire is not null then ' — ' || revue_element.commentaire else '' end`
+  return {
+    ended: db
+      .updateTable('poste')
+      .set({
+        date_fin: sql`max(poste.date_debut, min(poste.date_fin, (select revue_element.date_fin_decidee from revue_element
+          where ${marked} and revue_element.etat = 'TERMINE' and revue_element.poste_id = poste.id)))`,
+      })
+      .where(
+        sql<SqlBool>`poste.id in (select revue_element.poste_id from revue_element
+          where ${marked} and revue_element.etat = 'TERMINE')`,
+      ),
+    progress: db
+      .updateTable('revue_progression')
+      .set({
+        confirmes: sql`confirmes + (select count(*) from revue_element where ${marked}
+          and revue_element.structure_id = revue_progression.structure_id and revue_element.etat = 'CONFIRME')`,
+        termines: sql`termines + (select count(*) from revue_element where ${marked}
+          and revue_element.structure_id = revue_progression.structure_id and revue_element.etat = 'TERMINE')`,
+      })
+      .where('revue_id', '=', batch.revueId)
+      .where(sql<SqlBool>`structure_id in (select revue_element.structure_id from revue_element where ${marked})`),
+    entries: db
+      .insertInto('log')
+      .columns([
+        'date',
+        'utilisateur_id',
+        'compte_service_id',
+        'type_log',
+        'nom_log',
+        'commentaire',
+        'nom_navigateur',
+        'version_navigateur',
+      ])
+      .expression(
+        db
+          .selectFrom('revue_element')
+          .select([
+            sql<string>`${date}`.as('date'),
+            sql<number | null>`${user}`.as('utilisateur_id'),
+            sql<number | null>`${account}`.as('compte_service_id'),
+            sql<string>`'REVUE_ACCES'`.as('type_log'),
+            nomLog.as('nom_log'),
+            commentaire.as('commentaire'),
+            sql<string | null>`${browser.name}`.as('nom_navigateur'),
+            sql<string | null>`${browser.version}`.as('version_navigateur'),
+          ])
+          .where(marked)
+          .$if(!batch.each, (q) => q.where('revue_element.etat', '=', 'TERMINE')),
+      ),
+  }
+}
+
+/** Today ('YYYY-MM-DD') or a later day of a decision's end (`dateFin`, dd/MM/yyyy), else 400 on its field. */
+function endOf(wire: string | undefined, today: string, index: number): string {
+  if (wire === undefined) return today
+  const day = fromWireDate(wire)
+  if (!day) throw invalidField(`${index}.dateFin`, 'Not a date', 'validation.date')
+  if (day < today) throw invalidField(`${index}.dateFin`, 'The post cannot end in the past', 'validation.datePast')
+  return day
+}
+
+/**
+ * POST rest/bd/revue/{id}/decisions: items of the caller's scope confirmed or ended, in one statement whatever their
+ * number (the decisions as one JSON value), each only if still to review, in an open campaign, and not the caller's own
+ * post; then, under the mark of that statement, the posts ended, the counts and one entry per item. Two reviewers
+ * deciding one item at once: one wins, the other finds it among `dejaDecides` (409 REVUE_DEJA_DECIDEE when none was
+ * theirs to decide).
+ */
+export async function decideItems(
+  ctx: Ctx,
+  caller: Caller,
+  id: number,
+  decisions: ReviewDecisions,
+): Promise<{ decides: number[]; dejaDecides: number[] }> {
+  const db = ctx.db
+  const viewer = viewerOf(caller)
+  const today = viewer.today
+  // One decision per item: the last given wins.
+  const byItem = new Map(
+    decisions.map((decision, index) => [
+      decision.element.id,
+      {
+        id: decision.element.id,
+        etat: decision.decision === 'TERMINER' ? 'TERMINE' : 'CONFIRME',
+        fin: decision.decision === 'TERMINER' ? endOf(decision.dateFin, today, index) : null,
+        commentaire: decision.commentaire?.trim() || null,
+      },
+    ]),
+  )
+  const {
+    actor,
+    review: [review],
+  } = await adminWith(ctx, caller, { review: reviewRead(db, viewer, id) })
+  if (!review?.visible) throw notFound('Unknown review campaign')
+  if (review.etat !== 'OUVERTE') throw new BusinessError('REVUE_FERMEE', 409, 'This campaign takes no decision now')
+  const mark = crypto.randomUUID()
+  const json = JSON.stringify([...byItem.values()])
+  const given = sql`(select json_extract(value, '$.id') as id, json_extract(value, '$.etat') as etat,
+    json_extract(value, '$.fin') as fin, json_extract(value, '$.commentaire') as commentaire from json_each(${json}))`
+  const decideur = actor.prenom ? `${actor.prenom} ${actor.nom}` : actor.nom
+  const { decided } = await namedBatch(ctx.d1, {
+    decided: db
+      .updateTable('revue_element')
+      .set({
+        etat: sql`(select given.etat from ${given} given where given.id = revue_element.id)`,
+        date_fin_decidee: sql`(select given.fin from ${given} given where given.id = revue_element.id)`,
+        commentaire: sql`(select given.commentaire from ${given} given where given.id = revue_element.id)`,
+        decided_at: nowIso(),
+        decideur_id: actor.id,
+        decideur_nom: decideur,
+        decision: mark,
+      })
+      .where('revue_id', '=', id)
+      .where(sql<SqlBool>`revue_element.id in (select given.id from ${given} given)`)
+      .where('etat', '=', 'A_REVOIR')
+      .where(sql<SqlBool>`revue_element.utilisateur_id is not ${actor.id}`)
+      .where(pathInScope(db, viewer, sql.ref<string>('revue_element.chemin')))
+      .where(({ exists }) =>
+        exists(db.selectFrom('revue').select('id').where('id', '=', id).where('etat', '=', 'OUVERTE')),
+      )
+      .where(liveAdmin(ctx, caller))
+      .returning('id'),
+    ...decidedItems(db, {
+      revueId: id,
+      mark,
+      actorId: actor.id,
+      userAgent: ctx.request.userAgent,
+      describe: review.nom,
+      each: true,
+    }),
+  })
+  const decides = (decided?.results ?? []).map((row) => row.id)
+  const dejaDecides = [...byItem.keys()].filter((item) => !decides.includes(item))
+  if (decides.length === 0)
+    throw new BusinessError('REVUE_DEJA_DECIDEE', 409, 'None of these items is yours to review now', [dejaDecides])
+  return { decides, dejaDecides }
+}

@@ -1,0 +1,321 @@
+import { type SqlBool, sql } from 'kysely'
+import { REVIEW_BATCH, REVIEW_LAST_REMINDER_DAYS, type ReviewMessage } from '../../contract/access-reviews'
+import { addDays, todayIso, toWireDate } from '../../contract/dates'
+import { aborted, abortUnless, batch, type DB, insertWhen, namedBatch, rawStatement } from '../../db/client'
+import { mailLanguage, reviewReminderMail } from '../../lib/mail/templates'
+import type { Ctx } from '../../lib/types'
+import { logEntry } from '../core/audit'
+import { queueMail } from '../core/outbox'
+import { decidedItems } from './review-items'
+
+/** The post ids one message of a campaign's opening goes through. */
+export const OPENING_WINDOW = REVIEW_BATCH * 2
+/** Minutes without progress after which the cron sends a campaign's next message again (a message lost). */
+const STALLED_MINUTES = 5
+/** The reviewers one reminder of a campaign tells at most. */
+export const REMINDED_MAX = 500
+
+/**
+ * One step of a campaign on the queue. The opening writes the current posts of the sub-tree whose ids lie in the next
+ * window as items, with their structures' counts, then sends the next window; the due date's step decides up to
+ * `REVIEW_BATCH` undecided items as the campaign said, then sends the next. Each step's batch starts with a guard (the
+ * campaign still at that step, and for the opening at that window), so a message delivered twice writes once.
+ */
+export async function runReviewStep(ctx: Ctx, message: ReviewMessage): Promise<void> {
+  if (message.etape === 'ouverture') await openingStep(ctx, message)
+  else await dueStep(ctx, message)
+}
+
+async function openingStep(ctx: Ctx, message: ReviewMessage) {
+  const db = ctx.db
+  const review = await db
+    .selectFrom('revue')
+    .select(['id', 'etat', 'curseur', 'dernier_poste', 'chemin'])
+    .where('id', '=', message.revueId)
+    .executeTakeFirst()
+  if (review?.etat !== 'OUVERTURE' || review.curseur !== message.depuis) return
+  const from = review.curseur
+  const to = Math.min(from + OPENING_WINDOW, review.dernier_poste)
+  const today = todayIso()
+  const window = sql<SqlBool>`e.poste_id > ${from} and e.poste_id <= ${to}`
+  try {
+    await batch(ctx.d1, [
+      abortUnless(
+        db,
+        db
+          .selectFrom('revue')
+          .select('id')
+          .where('id', '=', review.id)
+          .where('etat', '=', 'OUVERTURE')
+          .where('curseur', '=', from),
+      ),
+      // The current posts of the window in the sub-tree, of users who are not deleted.
+      rawStatement(
+        `INSERT OR IGNORE INTO revue_element (revue_id, poste_id, utilisateur_id, structure_id, chemin, login, nom, prenom,
+           structure_nom, fonction_libelle, date_debut, date_fin)
+         SELECT ?1, p.id, u.id, s.id, s.path, u.login, u.nom, u.prenom, s.nom, f.libelle, p.date_debut, p.date_fin
+         FROM poste p
+         JOIN structure s ON s.id = p.structure_id
+         JOIN utilisateur u ON u.id = p.utilisateur_id
+         JOIN fonction f ON f.id = p.fonction_id
+         WHERE p.id > ?2 AND p.id <= ?3 AND p.date_debut <= ?4 AND p.date_fin >= ?4
+           AND s.path >= ?5 AND s.path < ?5 || ':' AND u.supprime = 0`,
+        [review.id, from, to, today, review.chemin],
+      ),
+      db
+        .insertInto('revue_progression')
+        .columns(['revue_id', 'structure_id', 'chemin', 'nom', 'total'])
+        .expression(
+          db
+            .selectFrom('revue_element as e')
+            .select([
+              'e.revue_id',
+              'e.structure_id',
+              'e.chemin',
+              'e.structure_nom',
+              (eb) => eb.fn.countAll<number>().as('total'),
+            ])
+            .where('e.revue_id', '=', review.id)
+            .where(window)
+            .groupBy(['e.revue_id', 'e.structure_id', 'e.chemin', 'e.structure_nom']),
+        )
+        .onConflict((oc) =>
+          oc
+            .columns(['revue_id', 'structure_id'])
+            .doUpdateSet({ total: sql`revue_progression.total + excluded.total` }),
+        ),
+      db
+        .updateTable('revue')
+        .set({
+          curseur: to,
+          elements: sql`elements + (select count(*) from revue_element e where e.revue_id = ${review.id} and ${window})`,
+          etat: to >= review.dernier_poste ? 'OUVERTE' : 'OUVERTURE',
+          updated_at: new Date().toISOString(),
+        })
+        .where('id', '=', review.id),
+    ])
+  } catch (error) {
+    // Another delivery of the same window got there first.
+    if (aborted(error)) return
+    throw error
+  }
+  if (to < review.dernier_poste) await ctx.env.IMPORTS?.send({ revueId: review.id, etape: 'ouverture', depuis: to })
+}
+
+async function dueStep(ctx: Ctx, message: ReviewMessage) {
+  const db = ctx.db
+  const review = await db
+    .selectFrom('revue')
+    .select(['id', 'nom', 'etat', 'echeance', 'si_non_revu', 'auteur_id'])
+    .where('id', '=', message.revueId)
+    .executeTakeFirst()
+  if (review?.etat !== 'ECHEANCE') return
+  const mark = crypto.randomUUID()
+  const ending = review.si_non_revu === 'TERMINER'
+  const now = new Date().toISOString()
+  const chosen = db
+    .selectFrom('revue_element')
+    .select('id')
+    .where('revue_id', '=', review.id)
+    .where('etat', '=', 'A_REVOIR')
+    .orderBy('id')
+    .limit(REVIEW_BATCH)
+  const { decided } = await namedBatch(ctx.d1, {
+    decided: db
+      .updateTable('revue_element')
+      .set({
+        etat: ending ? 'TERMINE' : 'CONFIRME',
+        automatique: 1,
+        decided_at: now,
+        date_fin_decidee: ending ? review.echeance : null,
+        decision: mark,
+      })
+      .where('id', 'in', chosen)
+      .where('etat', '=', 'A_REVOIR')
+      .where(({ exists }) =>
+        exists(db.selectFrom('revue').select('id').where('id', '=', review.id).where('etat', '=', 'ECHEANCE')),
+      )
+      .returning('id'),
+    ...decidedItems(db, {
+      revueId: review.id,
+      mark,
+      actorId: review.auteur_id,
+      userAgent: null,
+      describe: `${review.nom} (échéance)`,
+    }),
+  })
+  const count = decided?.results.length ?? 0
+  if (count === REVIEW_BATCH) {
+    await ctx.env.IMPORTS?.send({ revueId: review.id, etape: 'echeance', depuis: 0 })
+    return
+  }
+  // None left: the due date is applied, said once in the history with what it did.
+  const applied = db
+    .selectFrom('revue')
+    .select('id')
+    .where('id', '=', review.id)
+    .where('etat', '=', 'ECHUE')
+    .where('echue_at', '=', now)
+  await namedBatch(ctx.d1, {
+    done: db
+      .updateTable('revue')
+      .set({ etat: 'ECHUE', echue_at: now, updated_at: now })
+      .where('id', '=', review.id)
+      .where('etat', '=', 'ECHEANCE')
+      .where(({ not, exists }) =>
+        not(
+          exists(
+            db
+              .selectFrom('revue_element')
+              .select('id')
+              .where('revue_id', '=', review.id)
+              .where('etat', '=', 'A_REVOIR'),
+          ),
+        ),
+      ),
+    log: insertWhen(
+      db,
+      'log',
+      logEntry(review.auteur_id, 'REVUE_ACCES', 'REVUE_ECHEANCE', null, {
+        commentaire: `${review.nom} : ${ending ? 'postes non revus terminés' : 'postes non revus conservés'}`,
+      }),
+      applied,
+    ),
+  })
+}
+
+/**
+ * The cron's work on the campaigns: a campaign past its due date starts applying it (on the queue); one whose
+ * messages stopped moving gets its next one again; the reminders go halfway to the due date and
+ * `REVIEW_LAST_REMINDER_DAYS` days before it, to the administrators with posts left to review.
+ */
+export async function reviewDeadlines(ctx: Ctx, now = new Date()) {
+  const db = ctx.db
+  const queue = ctx.env.IMPORTS
+  const today = todayIso(now)
+  const at = now.toISOString()
+  let due = 0
+  const past = await db
+    .selectFrom('revue')
+    .select('id')
+    .where('etat', '=', 'OUVERTE')
+    .where('echeance', '<', today)
+    .execute()
+  for (const { id } of past) {
+    const started = await db
+      .updateTable('revue')
+      .set({ etat: 'ECHEANCE', updated_at: at })
+      .where('id', '=', id)
+      .where('etat', '=', 'OUVERTE')
+      .returning('id')
+      .executeTakeFirst()
+    if (started) {
+      due++
+      await queue?.send({ revueId: id, etape: 'echeance', depuis: 0 })
+    }
+  }
+  const stalledBefore = new Date(now.getTime() - STALLED_MINUTES * 60_000).toISOString()
+  const stalled = await db
+    .selectFrom('revue')
+    .select(['id', 'etat', 'curseur'])
+    .where('etat', 'in', ['OUVERTURE', 'ECHEANCE'])
+    .where('updated_at', '<', stalledBefore)
+    .execute()
+  for (const review of stalled) {
+    await queue?.send({
+      revueId: review.id,
+      etape: review.etat === 'OUVERTURE' ? 'ouverture' : 'echeance',
+      depuis: review.curseur,
+    })
+    await db.updateTable('revue').set({ updated_at: at }).where('id', '=', review.id).execute()
+  }
+  return { due, resumed: stalled.length, reminded: await remind(ctx, now) }
+}
+
+/** The campaigns whose reminder is due, and the administrators who still have posts of them to review. */
+async function remind(ctx: Ctx, now: Date) {
+  const db = ctx.db
+  const today = todayIso(now)
+  const at = now.toISOString()
+  const open = await db
+    .selectFrom('revue')
+    .select(['id', 'nom', 'chemin', 'echeance', 'created_at', 'rappel_mi_parcours_at', 'rappel_echeance_at'])
+    .where('etat', '=', 'OUVERTE')
+    .where((eb) => eb.or([eb('rappel_mi_parcours_at', 'is', null), eb('rappel_echeance_at', 'is', null)]))
+    .execute()
+  let told = 0
+  for (const review of open) {
+    const opened = Date.parse(review.created_at)
+    const halfway = new Date(opened + (Date.parse(`${review.echeance}T00:00:00Z`) - opened) / 2).toISOString()
+    const last = addDays(review.echeance, -REVIEW_LAST_REMINDER_DAYS) <= today
+    const which =
+      last && !review.rappel_echeance_at ? 'echeance' : !review.rappel_mi_parcours_at && at >= halfway ? 'mi' : null
+    if (!which) continue
+    const column = which === 'echeance' ? 'rappel_echeance_at' : 'rappel_mi_parcours_at'
+    const reviewers = await reviewersLeft(db, review.id, review.chemin, today).execute()
+    const marked = db
+      .selectFrom('revue')
+      .select('id')
+      .where('id', '=', review.id)
+      .where(sql<SqlBool>`${sql.ref(column)} = ${at}`)
+    await batch(ctx.d1, [
+      db
+        .updateTable('revue')
+        .set(
+          which === 'echeance'
+            ? { rappel_echeance_at: at, rappel_mi_parcours_at: review.rappel_mi_parcours_at ?? at }
+            : { rappel_mi_parcours_at: at },
+        )
+        .where('id', '=', review.id)
+        .where(column, 'is', null),
+      ...reviewers.map((reviewer) =>
+        queueMail(
+          db,
+          {
+            ...reviewReminderMail(mailLanguage(reviewer.langue), reviewer, {
+              campagne: review.nom,
+              echeance: toWireDate(review.echeance),
+              restants: reviewer.restants,
+              url: `${reviewer.domain.replace(/\/+$/, '')}/pages/admin/revues/${review.id}`,
+            }),
+            to: reviewer.mail,
+            userId: reviewer.id,
+            kind: 'ACCESS_REVIEW',
+          },
+          now,
+          marked,
+        ),
+      ),
+    ])
+    told += reviewers.length
+  }
+  return told
+}
+
+/**
+ * The administrators with a current post in the campaign's sub-tree or above it who have items left to review in the
+ * sub-tree of that post (never their own), with how many: those a reminder tells (`REMINDED_MAX` at most).
+ */
+function reviewersLeft(db: DB, revueId: number, chemin: string, today: string) {
+  return db
+    .selectFrom('poste as held')
+    .innerJoin('structure as root', 'root.id', 'held.structure_id')
+    .innerJoin('utilisateur as a', 'a.id', 'held.utilisateur_id')
+    .select(['a.id', 'a.mail', 'a.nom', 'a.prenom', 'a.langue', 'a.domain'])
+    .select(
+      sql<number>`(select count(*) from revue_element e where e.revue_id = ${revueId} and e.etat = 'A_REVOIR'
+        and e.chemin >= root.path and e.chemin < root.path || ':' and e.utilisateur_id is not a.id)`.as('restants'),
+    )
+    .where('a.admin', '=', 1)
+    .where('a.actif', '=', 1)
+    .where('a.supprime', '=', 0)
+    .where('held.date_debut', '<=', today)
+    .where('held.date_fin', '>=', today)
+    .where(
+      sql<SqlBool>`((root.path >= ${chemin} and root.path < ${chemin} || ':') or (${chemin} >= root.path and ${chemin} < root.path || ':'))`,
+    )
+    .groupBy('a.id')
+    .having(sql<SqlBool>`restants > 0`)
+    .orderBy('a.id')
+    .limit(REMINDED_MAX)
+}

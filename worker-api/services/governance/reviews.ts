@@ -1,0 +1,286 @@
+import { type Expression, type SqlBool, sql } from 'kysely'
+import {
+  REVIEW_DUE_MAX_DAYS,
+  type Review,
+  type ReviewDetail,
+  type ReviewInput,
+  type ReviewMessage,
+  type ReviewState,
+} from '../../contract/access-reviews'
+import { addDays, fromWireDate, toWireDate } from '../../contract/dates'
+import { aborted, abortUnless, type DB, insertWhen, namedBatch } from '../../db/client'
+import { BusinessError, forbidden, invalidField, notFound } from '../../lib/errors'
+import { onePage, type PageQuery } from '../../lib/query'
+import { inScopeColumn, pathInScope, scopeStructureIds, type Viewer } from '../../lib/scope'
+import type { Ctx } from '../../lib/types'
+import { adminWith, type Caller, liveAdmin, viewerOf } from '../core/actor'
+import { logEntry } from '../core/audit'
+
+/** Whether the viewer sees the campaign read under `alias`: its structure in scope, or structures of it with items. */
+export function reviewVisible(db: DB, viewer: Viewer, alias = 'r'): Expression<SqlBool> {
+  return sql<SqlBool>`(${pathInScope(db, viewer, sql.ref<string>(`${alias}.chemin`))} or exists (
+    select 1 from revue_progression seen where seen.revue_id = ${sql.ref(`${alias}.id`)}
+      and seen.structure_id in ${scopeStructureIds(db, viewer)}))`
+}
+
+/** The items of the campaign under `alias` in the viewer's scope, and those decided: `[total, confirmes, termines]`. */
+const progressInScope = (db: DB, viewer: Viewer, alias = 'r') =>
+  sql<string>`(select json_array(coalesce(sum(rp.total), 0), coalesce(sum(rp.confirmes), 0), coalesce(sum(rp.termines), 0))
+    from revue_progression rp where rp.revue_id = ${sql.ref(`${alias}.id`)}
+      and rp.structure_id in ${scopeStructureIds(db, viewer)})`
+
+/** The campaigns the viewer sees, with their progress in the viewer's scope. */
+function reviewsQuery(db: DB, viewer: Viewer) {
+  return db
+    .selectFrom('revue as r')
+    .select([
+      'r.id',
+      'r.nom',
+      'r.structure_id',
+      'r.structure_nom',
+      'r.echeance',
+      'r.si_non_revu',
+      'r.etat',
+      'r.created_at',
+      'r.cloturee_at',
+      'r.chemin',
+    ])
+    .select(progressInScope(db, viewer).as('progression'))
+    .where(reviewVisible(db, viewer))
+}
+
+type ReviewRow = {
+  id: number
+  nom: string
+  structure_id: number
+  structure_nom: string
+  echeance: string
+  si_non_revu: 'CONSERVER' | 'TERMINER'
+  etat: ReviewState
+  created_at: string
+  cloturee_at: string | null
+  progression: string
+}
+
+const progressOf = (json: string) => {
+  const [total = 0, confirmes = 0, termines = 0] = JSON.parse(json) as number[]
+  return { total, confirmes, termines }
+}
+
+function toReview(row: ReviewRow): Review {
+  return {
+    id: row.id,
+    nom: row.nom,
+    structure: { id: row.structure_id, nom: row.structure_nom },
+    echeance: toWireDate(row.echeance),
+    siNonRevu: row.si_non_revu,
+    etat: row.etat,
+    dateCreation: row.created_at,
+    dateCloture: row.cloturee_at,
+    progression: progressOf(row.progression),
+  }
+}
+
+/** GET rest/bd/revue: the campaigns the caller sees, the newest first, with their progress in the caller's scope. */
+export async function listReviews(
+  ctx: Ctx,
+  caller: Caller,
+  query: PageQuery,
+): Promise<{ items: Review[]; total: number | null }> {
+  const db = ctx.db
+  const viewer = viewerOf(caller)
+  const visible = reviewsQuery(db, viewer)
+  const { rows, total } = await adminWith(ctx, caller, {
+    rows: onePage(visible.orderBy('r.created_at', 'desc').orderBy('r.id', 'desc'), query),
+    total: query.page === undefined ? null : visible.clearSelect().select((eb) => eb.fn.countAll<number>().as('total')),
+  })
+  return { items: rows.map(toReview), total: total?.[0]?.total ?? null }
+}
+
+/** The progress per structure of a campaign, for the structures of the viewer's scope, in the tree's order. */
+const structuresProgress = (db: DB, viewer: Viewer, id: number) =>
+  db
+    .selectFrom('revue_progression as rp')
+    .select(['rp.structure_id', 'rp.nom', 'rp.total', 'rp.confirmes', 'rp.termines'])
+    .where('rp.revue_id', '=', id)
+    .where('rp.structure_id', 'in', scopeStructureIds(db, viewer))
+    .orderBy('rp.chemin')
+
+/** GET rest/bd/revue/{id}: a campaign the caller sees, with its progress per structure of the caller's scope. */
+export async function reviewDetail(ctx: Ctx, caller: Caller, id: number): Promise<ReviewDetail> {
+  const db = ctx.db
+  const viewer = viewerOf(caller)
+  const {
+    review: [review],
+    structures,
+  } = await adminWith(ctx, caller, {
+    review: reviewsQuery(db, viewer).where('r.id', '=', id),
+    structures: structuresProgress(db, viewer, id),
+  })
+  if (!review) throw notFound('Unknown review campaign')
+  return {
+    ...toReview(review),
+    structures: structures.map((row) => ({
+      id: row.structure_id,
+      nom: row.nom,
+      total: row.total,
+      confirmes: row.confirmes,
+      termines: row.termines,
+    })),
+  }
+}
+
+/** A campaign as its writes check it: its state and whether its structure lies in the viewer's scope. */
+export const reviewRead = (db: DB, viewer: Viewer, id: number) =>
+  db
+    .selectFrom('revue as r')
+    .innerJoin('structure as s', 's.id', 'r.structure_id')
+    .select(['r.id', 'r.nom', 'r.etat', 'r.chemin', 'r.echeance', 'r.si_non_revu', 'r.structure_nom'])
+    .select(inScopeColumn(db, viewer, 's'))
+    .select(sql<number>`${reviewVisible(db, viewer)}`.as('visible'))
+    .where('r.id', '=', id)
+
+/**
+ * POST rest/bd/revue: a root administrator, or an administrator for a structure of their scope, opens a campaign over
+ * its sub-tree, due after today and within a year. Its items are written on the queue, a window of post ids per message
+ * (review-runs.ts), so that a campaign over the whole organisation never meets the Worker's limits. Written with its
+ * entry under the caller's rights as the batch runs.
+ */
+export async function createReview(ctx: Ctx, caller: Caller, input: ReviewInput): Promise<{ id: number }> {
+  const db = ctx.db
+  const viewer = viewerOf(caller)
+  const echeance = fromWireDate(input.echeance) ?? ''
+  const {
+    actor,
+    structures: [structure],
+    last: [last],
+  } = await adminWith(ctx, caller, {
+    structures: db
+      .selectFrom('structure as s')
+      .select(['s.id', 's.nom', 's.path'])
+      .select(inScopeColumn(db, viewer, 's'))
+      .where('s.id', '=', input.structure.id),
+    last: db.selectFrom('poste').select((eb) => eb.fn.max('id').as('id')),
+  })
+  if (!structure) throw invalidField('structure.id', 'Unknown structure', 'validation.unknown')
+  if (!structure.in_scope) throw forbidden('This structure is outside your scope')
+  if (echeance <= viewer.today)
+    throw invalidField('echeance', 'The due date must come after today', 'validation.dueDate')
+  if (echeance > addDays(viewer.today, REVIEW_DUE_MAX_DAYS))
+    throw invalidField('echeance', `The due date must be within ${REVIEW_DUE_MAX_DAYS} days`, 'validation.dueDate')
+  const queue = ctx.env.IMPORTS
+  if (!queue) throw new BusinessError('TECHNICAL_ERROR', 503, 'The queue is not configured on this server (IMPORTS)')
+  const now = new Date().toISOString()
+  const lastPoste = Number(last?.id ?? 0)
+  const mine = db
+    .selectFrom('revue')
+    .select('id')
+    .where('auteur_id', '=', actor.id)
+    .where('created_at', '=', now)
+    .where('nom', '=', input.nom)
+  const allowed = db
+    .selectFrom('structure as s')
+    .select('s.id')
+    .where('s.id', '=', structure.id)
+    .where(pathInScope(db, viewer, sql.ref<string>('s.path')))
+    .where(liveAdmin(ctx, caller))
+  const { created } = await namedBatch(ctx.d1, {
+    created: insertWhen(
+      db,
+      'revue',
+      {
+        nom: input.nom,
+        structure_id: structure.id,
+        structure_nom: structure.nom,
+        chemin: structure.path,
+        echeance,
+        si_non_revu: input.siNonRevu,
+        // Nothing to go through: open at once.
+        etat: lastPoste === 0 ? 'OUVERTE' : 'OUVERTURE',
+        auteur_id: actor.id,
+        domaine: ctx.request.origin,
+        created_at: now,
+        updated_at: now,
+        dernier_poste: lastPoste,
+      },
+      allowed,
+    ).returning('id'),
+    log: insertWhen(
+      db,
+      'log',
+      logEntry(actor.id, 'REVUE_ACCES', 'REVUE_OUVERTURE', ctx.request.userAgent, {
+        commentaire: `${input.nom} : ${structure.nom}, ${input.echeance}, ${input.siNonRevu}`,
+      }),
+      mine,
+    ),
+  })
+  const id = created?.results[0]?.id
+  if (id === undefined) throw forbidden('This structure is outside your scope')
+  if (lastPoste > 0) await queue.send({ revueId: id, etape: 'ouverture', depuis: 0 } satisfies ReviewMessage)
+  return { id }
+}
+
+/**
+ * POST rest/bd/revue/{id}/cloture: an administrator of the campaign's structure closes it once every item is decided,
+ * or once its due date has been applied (409 REVUE_INCOMPLETE before). The report stays: the items, and the history's
+ * entry with its counts. The state changes under those conditions as the batch runs.
+ */
+export async function closeReview(ctx: Ctx, caller: Caller, id: number): Promise<void> {
+  const db = ctx.db
+  const viewer = viewerOf(caller)
+  const {
+    actor,
+    review: [review],
+    counts: [counts],
+  } = await adminWith(ctx, caller, {
+    review: reviewRead(db, viewer, id),
+    counts: db
+      .selectFrom('revue_progression')
+      .select((eb) => [
+        eb.fn.sum<number>('total').as('total'),
+        eb.fn.sum<number>('confirmes').as('confirmes'),
+        eb.fn.sum<number>('termines').as('termines'),
+      ])
+      .where('revue_id', '=', id),
+  })
+  if (!review?.visible) throw notFound('Unknown review campaign')
+  if (!review.in_scope) throw forbidden('Only the administrators of the campaign’s structure close it')
+  if (review.etat === 'CLOTUREE') throw new BusinessError('REVUE_FERMEE', 409, 'This campaign is closed already')
+  const undecided = db
+    .selectFrom('revue_element')
+    .select('id')
+    .where('revue_id', '=', id)
+    .where('etat', '=', 'A_REVOIR')
+  const closable = db
+    .selectFrom('revue as open')
+    .select('open.id')
+    .where('open.id', '=', id)
+    .where((eb) =>
+      eb.or([eb('open.etat', '=', 'ECHUE'), eb.and([eb('open.etat', '=', 'OUVERTE'), eb.not(eb.exists(undecided))])]),
+    )
+    .where(liveAdmin(ctx, caller))
+  const total = Number(counts?.total ?? 0)
+  const confirmes = Number(counts?.confirmes ?? 0)
+  const termines = Number(counts?.termines ?? 0)
+  try {
+    await namedBatch(ctx.d1, {
+      held: abortUnless(db, closable),
+      log: db.insertInto('log').values(
+        logEntry(actor.id, 'REVUE_ACCES', 'REVUE_CLOTURE', ctx.request.userAgent, {
+          commentaire: `${review.nom} : ${total} postes, ${confirmes} confirmés, ${termines} terminés`,
+        }),
+      ),
+      closed: db
+        .updateTable('revue')
+        .set({ etat: 'CLOTUREE', cloturee_at: new Date().toISOString(), cloture_par: actor.id })
+        .where('id', '=', id),
+    })
+  } catch (error) {
+    if (!aborted(error)) throw error
+    throw new BusinessError(
+      'REVUE_INCOMPLETE',
+      409,
+      'Posts remain to review: close the campaign once all are reviewed or its due date has passed',
+    )
+  }
+}
