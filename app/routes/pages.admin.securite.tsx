@@ -127,7 +127,7 @@ export default function SecuritySettings() {
             />
             <div>
               <SubmitButton icon={Save} pending={pendingRequests} pendingLabel={t('mfa.settings.saving')}>
-                {t('mfa.settings.save')}
+                {t('requests.settings.save')}
               </SubmitButton>
             </div>
           </Form>

@@ -176,6 +176,23 @@ describe('statements per request', () => {
       })
       .returning('id')
       .executeTakeFirstOrThrow()
+    const { id: revue } = await db()
+      .insertInto('revue')
+      .values({
+        nom: 'Coût',
+        structure_id: 2,
+        structure_nom: 'Direction Nord',
+        chemin: '/1/2/',
+        echeance: '2099-01-01',
+        si_non_revu: 'CONSERVER',
+        etat: 'OUVERTE',
+        auteur_id: root.id,
+        domaine: 'http://localhost:8787',
+        created_at: at,
+        updated_at: at,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow()
     // [page, statements, in-process calls]: the session call the layout and the guard share, then the
     // page's own, all in the batch of the request's one check of the caller.
     const pages = [
@@ -211,6 +228,10 @@ describe('statements per request', () => {
       // The access requests waiting (a page and its total); one request with the functions that could grant it.
       ['/pages/admin/demandes', 3, 2],
       [`/pages/admin/demandes/${demande}`, 3, 2],
+      // The campaigns (a page and its total) and the structures to open one on (a page, its count); one campaign
+      // with its progress per structure, and a page of its items with the counts of their total.
+      ['/pages/admin/revues', 5, 3],
+      [`/pages/admin/revues/${revue}`, 6, 3],
     ] as const
     const measured = []
     for (const [page] of pages) {

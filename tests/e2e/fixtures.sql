@@ -261,3 +261,22 @@ SELECT 960, id, 1,
        'Remplacement du chef de quai pendant ses congés : contrôle des matières dangereuses à l’entrée du site de Lille-Lesquin',
        date('now'), date('now', '+29 days'), strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
 FROM utilisateur WHERE login = 'chauffeur';
+
+-- An access review campaign over Direction Nord, open, for the screens' checks: its items written as the queue would
+-- (every current post of the sub-tree), and their counts per structure.
+INSERT OR IGNORE INTO revue (id, nom, structure_id, structure_nom, chemin, echeance, si_non_revu, etat, auteur_id,
+                             domaine, created_at, updated_at, curseur, dernier_poste, elements)
+SELECT 970, 'Revue annuelle de la Direction Nord', 2, 'Direction Nord', '/1/2/', date('now', '+30 days'), 'CONSERVER',
+       'OUVERTE', id, 'http://localhost:8787', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'),
+       strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 0, 0, 0
+FROM utilisateur WHERE login = 'admin';
+INSERT OR IGNORE INTO revue_element (revue_id, poste_id, utilisateur_id, structure_id, chemin, login, nom, prenom,
+                                     structure_nom, fonction_libelle, date_debut, date_fin)
+SELECT 970, p.id, u.id, s.id, s.path, u.login, u.nom, u.prenom, s.nom, f.libelle, p.date_debut, p.date_fin
+FROM poste p JOIN structure s ON s.id = p.structure_id JOIN utilisateur u ON u.id = p.utilisateur_id
+JOIN fonction f ON f.id = p.fonction_id
+WHERE s.path >= '/1/2/' AND s.path < '/1/2/:' AND p.date_debut <= date('now') AND p.date_fin >= date('now')
+  AND u.supprime = 0;
+INSERT OR IGNORE INTO revue_progression (revue_id, structure_id, chemin, nom, total)
+SELECT 970, structure_id, chemin, structure_nom, count(*) FROM revue_element WHERE revue_id = 970
+GROUP BY structure_id, chemin, structure_nom;

@@ -183,6 +183,9 @@ export const ADMIN_SCREENS = [
   // Access requests (tests/e2e/fixtures.sql): the list, and one request with its decision forms.
   '/pages/admin/demandes',
   '/pages/admin/demandes/960',
+  // Access reviews (tests/e2e/fixtures.sql): the campaigns and their form, one campaign with its posts.
+  '/pages/admin/revues',
+  '/pages/admin/revues/970',
 ]
 
 /** Each page with JavaScript and without. @type {Mode[]} */

@@ -22,7 +22,7 @@ function Group({ title, items }: { title: string; items: readonly MenuItem[] }) 
               end={end}
               className={({ isActive }) =>
                 cn(
-                  'flex items-center gap-3 rounded-md px-3 py-1.5 text-sm transition-colors duration-[250ms] hover:bg-sidebar-accent',
+                  'flex items-center gap-3 rounded-md px-3 py-1 text-sm transition-colors duration-[250ms] hover:bg-sidebar-accent',
                   isActive && 'bg-sidebar-accent font-semibold',
                 )
               }

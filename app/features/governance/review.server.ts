@@ -1,0 +1,109 @@
+import { data } from '@remix-run/cloudflare'
+import { apiMessage, fieldErrors, type Message } from '~/lib/api-errors'
+import type { Auth } from '~/lib/auth.server'
+import { readForm } from '~/lib/form.server'
+import { readPage } from '~/lib/pagination'
+import { readSearch } from '~/lib/url'
+import { DECISIONS_MAX, ITEM_STATES, type ItemState } from '../../../worker-api/contract/access-reviews'
+import { ITEMS_PER_PAGE } from './review-page'
+
+/** A campaign id of a URL, or the 404 page for a path segment that is not one. */
+export function reviewId(value: string | undefined): number {
+  const id = Number(value)
+  if (!Number.isSafeInteger(id) || id < 1) throw new Response('NOT_FOUND', { status: 404 })
+  return id
+}
+
+/** The campaign, its progress per structure and a page of its items (filtered by the URL), in one round trip. */
+export async function reviewData(request: Request, auth: Auth, id: number) {
+  const params = new URL(request.url).searchParams
+  const structure = Number(params.get('structure'))
+  const etat = params.get('etat')
+  const q = readSearch(params)
+  const query = {
+    page: readPage(params.get('page')),
+    taille: ITEMS_PER_PAGE,
+    ...(q ? { q } : {}),
+    ...(Number.isSafeInteger(structure) && structure > 0 ? { structure } : {}),
+    ...((ITEM_STATES as readonly string[]).includes(etat ?? '') ? { etat: etat as ItemState } : {}),
+  }
+  const [revue, items] = await Promise.all([
+    auth.expect(auth.api.rest.bd.revue[':id'].$get({ param: { id } })),
+    auth.expectPage(auth.api.rest.bd.revue[':id'].elements.$get({ param: { id }, query })),
+  ])
+  return { revue, items: items.items, total: items.total, query }
+}
+
+/** What a decision of the page brings back: a confirmation to give (ending posts), or why it was refused. */
+export type DecisionReply =
+  | {
+      kind: 'confirm'
+      ids: number[]
+      names: string[]
+      dateFin: string
+      commentaire: string
+    }
+  | { kind: 'refused'; error: Message; fields: Record<string, string[]> }
+
+/**
+ * The page's forms: the decision of one item (`un=CONFIRMER:<id>`) or of the items ticked (`decision`, with the end and
+ * the comment given for them); ending posts asks for a confirmation first (`confirme`), the page again with what will
+ * be ended. Closing the campaign (`intent=cloture`, after its confirmation).
+ */
+export async function reviewAction(request: Request, auth: Auth, id: number) {
+  const form = await readForm(request)
+  const back = new URL(request.url)
+  const here = `${back.pathname}${back.search}`
+  const refused = async (error: Message, fields: Record<string, string[]> = {}) =>
+    data({ kind: 'refused', error, fields } satisfies DecisionReply, { status: 400, headers: await auth.headers() })
+  if (form.get('intent') === 'cloture') {
+    const result = await auth.settle(auth.api.rest.bd.revue[':id'].cloture.$post({ param: { id } }))
+    if (result.ok) return auth.redirectWithToast(here, { type: 'success', key: 'reviews.closed' })
+    return refused(apiMessage(result, 'errors.updateFailed'))
+  }
+  const single = String(form.get('un') ?? '')
+  const [one, oneId] = single.split(':')
+  const decision = single ? one : String(form.get('decision') ?? '')
+  const ids = (single ? [oneId] : form.getAll('element'))
+    .map(Number)
+    .filter((value) => Number.isSafeInteger(value) && value > 0)
+    .slice(0, DECISIONS_MAX)
+  if (decision !== 'CONFIRMER' && decision !== 'TERMINER') return refused({ key: 'errors.technical' })
+  if (ids.length === 0) return refused({ key: 'reviews.noneTicked' })
+  const dateFin = String(form.get('dateFin') ?? '').trim()
+  const commentaire = String(form.get('commentaire') ?? '').trim()
+  if (decision === 'TERMINER' && form.get('confirme') !== 'oui') {
+    const names = form.getAll('nom').map(String)
+    return data(
+      {
+        kind: 'confirm',
+        ids,
+        names: single ? [String(form.get(`nom-${oneId}`) ?? '')] : names,
+        dateFin,
+        commentaire,
+      } satisfies DecisionReply,
+      { headers: await auth.headers() },
+    )
+  }
+  const json = ids.map((element) => ({
+    element: { id: element },
+    decision: decision as 'CONFIRMER' | 'TERMINER',
+    ...(decision === 'TERMINER' && dateFin ? { dateFin } : {}),
+    ...(commentaire ? { commentaire } : {}),
+  }))
+  const result = await auth.settle(auth.api.rest.bd.revue[':id'].decisions.$post({ param: { id }, json }))
+  if (result.ok) {
+    const late = result.data.dejaDecides.length
+    return auth.redirectWithToast(here, {
+      type: late > 0 ? 'error' : 'success',
+      key: late > 0 ? 'reviews.partlyDecided' : decision === 'TERMINER' ? 'reviews.ended' : 'reviews.confirmed',
+      values: { count: result.data.decides.length, late },
+    })
+  }
+  const fields: Record<string, string[]> = {}
+  for (const [field, messages] of Object.entries(fieldErrors(result) ?? {})) {
+    const name = field.endsWith('dateFin') ? 'dateFin' : field.endsWith('commentaire') ? 'commentaire' : field
+    fields[name] = [...(fields[name] ?? []), ...messages]
+  }
+  return refused(apiMessage(result, 'errors.updateFailed'), fields)
+}

@@ -1,0 +1,93 @@
+// Access reviews (README, "Access reviews"). Without JavaScript, the administrator opens a campaign over Agence Rouen,
+// whose current posts (Marie-Christine Fontaine-Durand's and the others of tests/e2e/fixtures.sql) are written by the
+// queue; asked to end hers, they cancel at the confirmation, then confirm them all with the selection, close the campaign after its
+// confirmation and download its report. With JavaScript, on the open campaign of Direction Nord (fixtures), they find
+// the driver by a search and end his post after the confirmation. Ending "today" keeps the post current today: the
+// other tests of the run are not changed.
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { notice, signIn, useBrowser } from './support.mjs'
+
+const newPage = useBrowser()
+
+/** A day `days` from today, as the forms write it (dd/MM/yyyy). */
+function wireDate(days) {
+  return new Date(Date.now() + days * 86_400_000).toLocaleDateString('fr-FR', { timeZone: 'Europe/Paris' })
+}
+
+describe('access reviews', () => {
+  it('without JavaScript: opened on the queue, confirmed, closed, its report downloaded', async () => {
+    const mode = { javaScriptEnabled: false }
+    const page = await newPage(mode)
+    await signIn(page, mode, 'admin', 'Admin1234')
+    await page.goto('/pages/admin/revues')
+    await page.getByLabel('Nom de la campagne').fill('Revue de Rouen')
+    await page.getByLabel('Structure', { exact: true }).selectOption({ label: 'Agence Rouen' })
+    await page.getByLabel('Échéance').fill(wireDate(30))
+    await page.getByLabel('terminé ce jour-là').check()
+    await page.getByRole('button', { name: 'Ouvrir la campagne' }).click()
+    await page.getByRole('heading', { name: 'Revue de Rouen', level: 1 }).waitFor()
+    await notice(page, 'Campagne ouverte : ses postes s’ajoutent en arrière-plan.').waitFor()
+    // The queue writes the items in the background.
+    const item = page.getByRole('checkbox', { name: 'Sélectionner le poste de Marie-Christine Fontaine-Durand' })
+    for (let attempt = 0; attempt < 30 && (await item.count()) === 0; attempt++) {
+      await page.waitForTimeout(500)
+      await page.reload()
+    }
+    await item.waitFor()
+
+    await page.getByRole('button', { name: 'Terminer le poste de Marie-Christine Fontaine-Durand' }).click()
+    await page.getByRole('heading', { name: 'Terminer 1 poste ?' }).waitFor()
+    await page.getByRole('link', { name: 'Annuler' }).click()
+    await page.getByRole('heading', { name: 'Terminer 1 poste ?' }).waitFor({ state: 'detached' })
+
+    // Every post of the agency ticked (one page), confirmed together.
+    const boxes = page.getByRole('checkbox', { name: /^Sélectionner le poste de / })
+    const count = await boxes.count()
+    for (let index = 0; index < count; index++) await boxes.nth(index).check()
+    await page.getByLabel('Commentaire (facultatif)').fill('Toujours à Rouen')
+    await page.getByRole('button', { name: 'Confirmer la sélection' }).click()
+    await notice(page, count === 1 ? '1 poste confirmé.' : `${count} postes confirmés.`).waitFor()
+    await page.getByText(`${count} / ${count}`).first().waitFor()
+
+    await page.getByRole('link', { name: 'Clôturer la campagne' }).click()
+    await page.getByRole('heading', { name: 'Clôturer « Revue de Rouen » ?' }).waitFor()
+    await page.getByRole('button', { name: 'Clôturer la campagne' }).click()
+    await notice(page, 'Campagne clôturée.').waitFor()
+    await page.getByText(/· Clôturée$/).waitFor()
+
+    const href = (await page.getByRole('link', { name: 'Rapport (CSV)' }).getAttribute('href')) ?? ''
+    const report = await page.request.get(href)
+    assert.equal(report.status(), 200)
+    const lines = (await report.text()).replace('\uFEFF', '').trim().split('\r\n')
+    assert.equal(lines.length, count + 1)
+    const fontaine = lines.find((line) => line.includes(';Fontaine-Durand;')) ?? ''
+    assert.match(
+      fontaine,
+      /^Agence Rouen;fontaine;Fontaine-Durand;Marie-Christine;Agent de quai;.*;Confirmé;;.*;Toujours à Rouen$/,
+    )
+    await page.context().close()
+  })
+
+  it('with JavaScript: a post found by a search and ended after the confirmation', async () => {
+    const mode = { javaScriptEnabled: true }
+    const page = await newPage(mode)
+    await signIn(page, mode, 'admin', 'Admin1234')
+    await page.goto('/pages/admin/revues/970')
+    await page.getByRole('heading', { name: 'Revue annuelle de la Direction Nord', level: 1 }).waitFor()
+    await page.getByLabel('Rechercher un utilisateur ou une fonction').fill('chauffeur')
+    await page.getByRole('button', { name: 'Filtrer' }).click()
+    await page.getByText('1 poste', { exact: true }).waitFor()
+    await page.getByRole('button', { name: 'Terminer le poste de Lucas Martin' }).click()
+    await page.getByRole('heading', { name: 'Terminer 1 poste ?' }).waitFor()
+    await page.getByRole('button', { name: 'Terminer 1 poste' }).click()
+    await notice(page, '1 poste terminé.').waitFor()
+    await page
+      .getByRole('row')
+      .filter({ hasText: 'Lucas Martin' })
+      .getByText('Terminé', { exact: true })
+      .filter({ visible: true })
+      .waitFor()
+    await page.context().close()
+  })
+})
