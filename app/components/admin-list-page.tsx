@@ -1,7 +1,10 @@
-import { Link } from '@remix-run/react'
-import type { LucideIcon } from 'lucide-react'
+import { Link, useLocation } from '@remix-run/react'
+import { type LucideIcon, TriangleAlert } from 'lucide-react'
 import type { ReactNode } from 'react'
+import { useTranslation } from 'react-i18next'
 import { DEFAULT_PAGE_SIZE } from '~/lib/pagination'
+import { urlWith } from '~/lib/url'
+import { EmptyState } from './empty-state'
 import { Pagination } from './pagination'
 import { Alert } from './ui/alert'
 import { buttonVariants } from './ui/button'
@@ -73,5 +76,22 @@ export function AdminListPage({
         </>
       )}
     </div>
+  )
+}
+
+/** What a list says in place of its table when it could not be read (spec §8), with the way to try again. */
+export function ListUnreadable({ retry }: { retry: string }) {
+  const { t } = useTranslation()
+  const { search } = useLocation()
+  return (
+    <EmptyState
+      icon={TriangleAlert}
+      title={t('errors.fetchFailed')}
+      action={
+        <Link to={urlWith(search, {})} className={buttonVariants({ variant: 'outline' })}>
+          {retry}
+        </Link>
+      }
+    />
   )
 }

@@ -1,13 +1,12 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from '@remix-run/cloudflare'
-import { Link, useActionData, useLoaderData, useLocation } from '@remix-run/react'
-import { CircleCheck, TriangleAlert } from 'lucide-react'
+import { useActionData, useLoaderData, useLocation } from '@remix-run/react'
+import { CircleCheck } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
-import { AdminListPage } from '~/components/admin-list-page'
+import { AdminListPage, ListUnreadable } from '~/components/admin-list-page'
 import { ConfirmPanel } from '~/components/confirm-dialog'
 import { DataTable, type DataTableColumn } from '~/components/data-table'
 import { EmptyState } from '~/components/empty-state'
 import { SearchForm } from '~/components/search-form'
-import { buttonVariants } from '~/components/ui/button'
 import { defaultPeriod, postFrom, registrationRefusal } from '~/features/organisation/authorisation.server'
 import {
   Company,
@@ -242,19 +241,7 @@ export default function Authorisation() {
         </>
       }
       search={<SearchForm label={t('autorisation.search')} />}
-      unreadable={
-        failed ? (
-          <EmptyState
-            icon={TriangleAlert}
-            title={t('errors.fetchFailed')}
-            action={
-              <Link to={urlWith(search, {})} className={buttonVariants({ variant: 'outline' })}>
-                {t('autorisation.retry')}
-              </Link>
-            }
-          />
-        ) : null
-      }
+      unreadable={failed ? <ListUnreadable retry={t('autorisation.retry')} /> : null}
       count={t('autorisation.total', { count: total })}
       page={page}
       total={total}

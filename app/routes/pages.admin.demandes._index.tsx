@@ -1,8 +1,8 @@
 import { data, type LoaderFunctionArgs, redirect } from '@remix-run/cloudflare'
-import { Link, useLoaderData, useLocation } from '@remix-run/react'
-import { CircleCheck, TriangleAlert } from 'lucide-react'
+import { Link, useLoaderData } from '@remix-run/react'
+import { CircleCheck } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
-import { AdminListPage } from '~/components/admin-list-page'
+import { AdminListPage, ListUnreadable } from '~/components/admin-list-page'
 import { DataTable, type DataTableColumn } from '~/components/data-table'
 import { EmptyState } from '~/components/empty-state'
 import { SearchForm } from '~/components/search-form'
@@ -13,7 +13,6 @@ import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { displayDate } from '~/lib/dates'
 import { lastPageUrl, listQuery } from '~/lib/pagination'
 import { pageTitle, titleMeta } from '~/lib/title'
-import { urlWith } from '~/lib/url'
 import { type PendingRequest, REQUEST_EXPIRY_DAYS, REQUEST_SORTS } from '../../worker-api/contract/access-requests'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.accessRequests' }
@@ -50,7 +49,6 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 
 export default function AccessRequests() {
   const { requests, total, page, q, failed } = useLoaderData<typeof loader>()
-  const { search } = useLocation()
   const { t } = useTranslation()
   const columns: DataTableColumn<PendingRequest>[] = [
     {
@@ -131,19 +129,7 @@ export default function AccessRequests() {
       failure={null}
       panels={null}
       search={<SearchForm label={t('requests.search')} />}
-      unreadable={
-        failed ? (
-          <EmptyState
-            icon={TriangleAlert}
-            title={t('errors.fetchFailed')}
-            action={
-              <Link to={urlWith(search, {})} className={buttonVariants({ variant: 'outline' })}>
-                {t('requests.retry')}
-              </Link>
-            }
-          />
-        ) : null
-      }
+      unreadable={failed ? <ListUnreadable retry={t('requests.retry')} /> : null}
       count={t('requests.total', { count: total })}
       page={page}
       total={total}

@@ -2,10 +2,11 @@ import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { REQUESTS_PER_DAY } from '../../worker-api/contract/access-requests'
 import {
+  type Caller,
   call,
+  callerOf,
   changedBeforeWrite,
   createOrganisation,
-  createUser,
   currentPost,
   db,
   expectError,
@@ -13,7 +14,6 @@ import {
   isoDate,
   post,
   serviceAccountToken,
-  sessionFor,
   wireDate,
 } from './helpers'
 
@@ -25,16 +25,10 @@ import {
  * Sud) grant Module Rendez vous (3), which is demandable.
  */
 
-type Caller = { id: number; token: string; login: string }
 let nord: Caller
 let sud: Caller
 let root: Caller
 let agent: Caller
-
-async function caller(options: Parameters<typeof createUser>[0]): Promise<Caller> {
-  const user = await createUser(options)
-  return { id: user.id, login: user.login, token: (await sessionFor(user.id)).accessToken }
-}
 
 const ask = (who: { token: string }, body: unknown, init: Parameters<typeof call>[1] = {}) =>
   post('/rest/bd/demande', body, { token: who.token, ...init })
@@ -79,7 +73,7 @@ const postEntriesAbout = (login: string) =>
 
 /** A fresh requester in Agence Lille (Agent de quai) and their waiting request for Module Rendez vous. */
 async function waitingRequest(postes = [currentPost(4, 2)]) {
-  const requester = await caller({ postes })
+  const requester = await callerOf({ postes })
   const response = await ask(requester, request())
   expect(response.status).toBe(201)
   const { id } = (await response.json()) as { id: number }
@@ -130,10 +124,10 @@ beforeAll(async () => {
   await db().insertInto('fonction').values({ id: 4, libelle: 'Planificateur', structure_id: 4 }).execute()
   await db().insertInto('fonction_application').values({ fonction_id: 4, application_id: 3 }).execute()
   await db().updateTable('application').set({ demandable: 1 }).where('id', 'in', [1, 3]).execute()
-  nord = await caller({ admin: true, postes: [currentPost(2, 1)] })
-  sud = await caller({ admin: true, postes: [currentPost(3, 3)] })
-  root = await caller({ admin: true, postes: [currentPost(1, 1)] })
-  agent = await caller({ postes: [currentPost(4, 2)] })
+  nord = await callerOf({ admin: true, postes: [currentPost(2, 1)] })
+  sud = await callerOf({ admin: true, postes: [currentPost(3, 3)] })
+  root = await callerOf({ admin: true, postes: [currentPost(1, 1)] })
+  agent = await callerOf({ postes: [currentPost(4, 2)] })
 })
 
 describe('a delegated administrator reaching past their sub-tree', () => {
@@ -183,7 +177,7 @@ describe('a delegated administrator reaching past their sub-tree', () => {
 
   it('an administrator whose post has not started yet has no scope: 404 on the request, nothing listed', async () => {
     const { id } = await waitingRequest()
-    const early = await caller({
+    const early = await callerOf({
       admin: true,
       postes: [{ structureId: 2, fonctionId: 1, from: isoDate(1), to: isoDate(30) }],
     })
@@ -240,7 +234,7 @@ describe('an ordinary user', () => {
   it('asks for no application disabled in the catalogue, even one marked demandable', async () => {
     await db().updateTable('application').set({ actif: 0, demandable: 1 }).where('id', '=', 2).execute()
     try {
-      const requester = await caller({ postes: [currentPost(2, 1)] })
+      const requester = await callerOf({ postes: [currentPost(2, 1)] })
       const refused = await expectError(await ask(requester, request(2)), 400, 'VALIDATION_FAILED')
       expect(refused.attributs).toEqual([{ field: 'application.id', message: 'validation.unknown' }])
       const listed = (await (await call('/rest/bd/demande/applications', { token: requester.token })).json()) as {
@@ -253,7 +247,7 @@ describe('an ordinary user', () => {
   })
 
   it('odd or huge input is a 400 (or 404), never the server’s error, and writes nothing', async () => {
-    const requester = await caller({ postes: [currentPost(4, 2)] })
+    const requester = await callerOf({ postes: [currentPost(4, 2)] })
     const bodies: unknown[] = [
       null,
       [],
@@ -320,7 +314,7 @@ describe('an ordinary user', () => {
   // Each request mails the requester's administrators: 10 a day (README, "Access requests"), asked and withdrawn or not.
   it('cannot flood the administrators: 10 requests a day, then 429 TOO_MANY_ATTEMPTS with the wait', async () => {
     expect(REQUESTS_PER_DAY).toBe(10)
-    const requester = await caller({ postes: [currentPost(4, 2)] })
+    const requester = await callerOf({ postes: [currentPost(4, 2)] })
     const before = (await mailsTo(nord.id)).length
     const statuses: number[] = []
     for (let round = 0; round < 12; round++) {
@@ -462,7 +456,7 @@ describe('two writers at once', () => {
 
   it("the administrator's flag is taken away meanwhile: nothing written", async () => {
     const { requester, id } = await waitingRequest()
-    const loser = await caller({ admin: true, postes: [currentPost(2, 1)] })
+    const loser = await callerOf({ admin: true, postes: [currentPost(2, 1)] })
     const response = await decide(loser, id, grant, {
       env: {
         DB: changedBeforeWrite(() =>
@@ -478,7 +472,7 @@ describe('two writers at once', () => {
 
   it('the application is taken off the demandable list between the ask’s read and its write: no request, no entry, no mail', async () => {
     await db().updateTable('application').set({ demandable: 1 }).where('id', '=', 4).execute()
-    const requester = await caller({ postes: [currentPost(4, 2)] })
+    const requester = await callerOf({ postes: [currentPost(4, 2)] })
     const mails = await db()
       .selectFrom('outbox')
       .select((eb) => eb.fn.countAll<number>().as('n'))

@@ -4,17 +4,17 @@ import { REQUEST_ESCALATION_DAYS, REQUEST_EXPIRY_DAYS } from '../../worker-api/c
 import { backgroundContext } from '../../worker-api/lib/context'
 import { requestDeadlines } from '../../worker-api/services/governance/request-notices'
 import {
+  type Caller,
   call,
+  callerOf,
   changedBeforeWrite,
   createOrganisation,
-  createUser,
   currentPost,
   db,
   expectError,
   isoDate,
   ORIGIN,
   post,
-  sessionFor,
   wireDate,
 } from './helpers'
 
@@ -26,17 +26,11 @@ import {
  * (Planificateur, Lille) grants Module Rendez vous (3), which fonction 3 (Responsable, Direction Sud) grants too.
  */
 
-type Caller = { id: number; token: string; login: string }
 let agent: Caller
 let nord: Caller
 let nordEn: Caller
 let sud: Caller
 let root: Caller
-
-async function caller(options: Parameters<typeof createUser>[0]): Promise<Caller> {
-  const user = await createUser(options)
-  return { id: user.id, login: user.login, token: (await sessionFor(user.id)).accessToken }
-}
 
 const ask = (who: Caller, body: Record<string, unknown>) => post('/rest/bd/demande', body, { token: who.token })
 const period = (from: number, to: number) => ({ dateDebut: wireDate(isoDate(from)), dateFin: wireDate(isoDate(to)) })
@@ -62,7 +56,7 @@ const stateOf = (id: number) =>
 
 /** A fresh requester in Agence Lille (Agent de quai) and their waiting request for Module Rendez vous. */
 async function waitingRequest(options: { application?: number } = {}) {
-  const requester = await caller({ postes: [currentPost(4, 2)] })
+  const requester = await callerOf({ postes: [currentPost(4, 2)] })
   const response = await ask(requester, request(options.application ?? 3))
   expect(response.status).toBe(201)
   const { id } = (await response.json()) as { id: number }
@@ -74,12 +68,12 @@ beforeAll(async () => {
   await db().insertInto('fonction').values({ id: 4, libelle: 'Planificateur', structure_id: 4 }).execute()
   await db().insertInto('fonction_application').values({ fonction_id: 4, application_id: 3 }).execute()
   await db().updateTable('application').set({ demandable: 1 }).where('id', 'in', [1, 3]).execute()
-  agent = await caller({ postes: [currentPost(4, 2)] })
-  nord = await caller({ admin: true, postes: [currentPost(2, 1)] })
-  nordEn = await caller({ admin: true, postes: [currentPost(2, 1)] })
+  agent = await callerOf({ postes: [currentPost(4, 2)] })
+  nord = await callerOf({ admin: true, postes: [currentPost(2, 1)] })
+  nordEn = await callerOf({ admin: true, postes: [currentPost(2, 1)] })
   await db().updateTable('utilisateur').set({ langue: 'en' }).where('id', '=', nordEn.id).execute()
-  sud = await caller({ admin: true, postes: [currentPost(3, 3)] })
-  root = await caller({ admin: true, postes: [currentPost(1, 1)] })
+  sud = await callerOf({ admin: true, postes: [currentPost(3, 3)] })
+  root = await callerOf({ admin: true, postes: [currentPost(1, 1)] })
 })
 
 describe('asking', () => {
@@ -124,7 +118,7 @@ describe('asking', () => {
   })
 
   it('writes the request with its entry, tells the nearest administrators in their language, and shows it waiting', async () => {
-    const requester = await caller({ postes: [currentPost(4, 2)] })
+    const requester = await callerOf({ postes: [currentPost(4, 2)] })
     const response = await ask(requester, request())
     expect(response.status).toBe(201)
     const { id, etat } = (await response.json()) as { id: number; etat: string }
@@ -158,7 +152,7 @@ describe('asking', () => {
   })
 
   it('allows one waiting request per application, none for an application already open, none not demandable', async () => {
-    const requester = await caller({ postes: [currentPost(4, 2)] })
+    const requester = await callerOf({ postes: [currentPost(4, 2)] })
     expect((await ask(requester, request())).status).toBe(201)
     await expectError(await ask(requester, request()), 409, 'DEMANDE_EN_COURS')
     await expectError(await ask(requester, request(1)), 409, 'ACCES_DEJA_OUVERT')
@@ -167,7 +161,7 @@ describe('asking', () => {
   })
 
   it('two requests sent at once: the index of waiting requests keeps one', async () => {
-    const requester = await caller({ postes: [currentPost(4, 2)] })
+    const requester = await callerOf({ postes: [currentPost(4, 2)] })
     const answers = await Promise.all([ask(requester, request()), ask(requester, request())])
     expect(answers.map((answer) => answer.status).sort()).toEqual([201, 409])
     const rows = await db()
@@ -180,7 +174,7 @@ describe('asking', () => {
   })
 
   it('bounds the period: from today, within a year, at most the settings’ days (90, then what the root sets)', async () => {
-    const requester = await caller({ postes: [currentPost(4, 2)] })
+    const requester = await callerOf({ postes: [currentPost(4, 2)] })
     const field = async (body: Record<string, unknown>) =>
       ((await expectError(await ask(requester, body), 400, 'VALIDATION_FAILED')).attributs as { message: string }[])[0]
         ?.message
@@ -368,7 +362,7 @@ describe('deciding', () => {
   })
 
   it('nobody decides their own request', async () => {
-    const adminAgent = await caller({ admin: true, postes: [currentPost(4, 2)] })
+    const adminAgent = await callerOf({ admin: true, postes: [currentPost(4, 2)] })
     const response = await ask(adminAgent, request())
     const { id } = (await response.json()) as { id: number }
     await expectError(await decide(adminAgent, id, { accord: false, commentaire: 'Moi-même' }), 403, 'FORBIDDEN')
@@ -452,7 +446,7 @@ describe('deadlines (the hourly job)', () => {
       .values({ id: 5, nom: 'Agence Marseille', type_id: 3, parent_id: 3, path: '/1/3/5/' })
       .execute()
     await db().insertInto('fonction').values({ id: 5, libelle: 'Agent', structure_id: 5 }).execute()
-    const south = await caller({ postes: [currentPost(5, 5)] })
+    const south = await callerOf({ postes: [currentPost(5, 5)] })
     const asked = await ask(south, request())
     const { id: waiting } = (await asked.json()) as { id: number }
     // An hour short of its expiry, a request still waits (and was already escalated).

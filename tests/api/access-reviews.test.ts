@@ -4,7 +4,9 @@ import { REVIEW_BATCH, type ReviewMessage } from '../../worker-api/contract/acce
 import { backgroundContext } from '../../worker-api/lib/context'
 import { OPENING_WINDOW, reviewDeadlines } from '../../worker-api/services/governance/review-runs'
 import {
+  type Caller,
   call,
+  callerOf,
   changedBeforeWrite,
   createOrganisation,
   createUser,
@@ -13,7 +15,6 @@ import {
   expectError,
   isoDate,
   post,
-  sessionFor,
   wireDate,
 } from './helpers'
 import { importQueue } from './import-queue'
@@ -25,15 +26,9 @@ import { importQueue } from './import-queue'
  * stays. The organisation of helpers.ts: Groupe (1) › Direction Nord (2) › Agence Lille (4), Direction Sud (3).
  */
 
-type Caller = { id: number; token: string; login: string }
 let nord: Caller
 let sud: Caller
 let root: Caller
-
-async function caller(options: Parameters<typeof createUser>[0]): Promise<Caller> {
-  const user = await createUser(options)
-  return { id: user.id, login: user.login, token: (await sessionFor(user.id)).accessToken }
-}
 
 const queue = importQueue<ReviewMessage>()
 const open = (who: Caller, body: Record<string, unknown>) =>
@@ -86,9 +81,9 @@ let elsewhere: { id: number }
 
 beforeAll(async () => {
   await createOrganisation()
-  nord = await caller({ admin: true, postes: [currentPost(2, 1)] })
-  sud = await caller({ admin: true, postes: [currentPost(3, 3)] })
-  root = await caller({ admin: true, postes: [currentPost(1, 1)] })
+  nord = await callerOf({ admin: true, postes: [currentPost(2, 1)] })
+  sud = await callerOf({ admin: true, postes: [currentPost(3, 3)] })
+  root = await callerOf({ admin: true, postes: [currentPost(1, 1)] })
   lille = await Promise.all([1, 2, 3].map(() => createUser({ postes: [currentPost(4, 2)] })))
   // Not items: a post over, one to come, a deleted user's, a post in Direction Sud.
   former = await createUser({ postes: [{ structureId: 4, fonctionId: 2, from: isoDate(-60), to: isoDate(-1) }] })

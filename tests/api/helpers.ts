@@ -206,6 +206,13 @@ export function editCaptcha(payload: string, change: (data: Record<string, unkno
 }
 
 /** A signed-in user: the created user, their tokens and the login body's user. */
+/** A caller of the API: a user made with `options` and the access token of a session of theirs (no sign-in). */
+export type Caller = { id: number; login: string; token: string }
+export async function callerOf(options: Parameters<typeof createUser>[0] = {}): Promise<Caller> {
+  const user = await createUser(options)
+  return { id: user.id, login: user.login, token: (await sessionFor(user.id)).accessToken }
+}
+
 export async function signedInUser(options: Parameters<typeof createUser>[0] = {}) {
   const user = await createUser(options)
   const body = await signIn(user.login, user.password)
