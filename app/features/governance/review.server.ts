@@ -39,7 +39,6 @@ export type DecisionReply =
   | {
       kind: 'confirm'
       ids: number[]
-      names: string[]
       dateFin: string
       commentaire: string
     }
@@ -73,17 +72,9 @@ export async function reviewAction(request: Request, auth: Auth, id: number) {
   const dateFin = String(form.get('dateFin') ?? '').trim()
   const commentaire = String(form.get('commentaire') ?? '').trim()
   if (decision === 'TERMINER' && form.get('confirme') !== 'oui') {
-    const names = form.getAll('nom').map(String)
-    return data(
-      {
-        kind: 'confirm',
-        ids,
-        names: single ? [String(form.get(`nom-${oneId}`) ?? '')] : names,
-        dateFin,
-        commentaire,
-      } satisfies DecisionReply,
-      { headers: await auth.headers() },
-    )
+    return data({ kind: 'confirm', ids, dateFin, commentaire } satisfies DecisionReply, {
+      headers: await auth.headers(),
+    })
   }
   const json = ids.map((element) => ({
     element: { id: element },

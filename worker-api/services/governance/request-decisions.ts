@@ -1,4 +1,4 @@
-import { type Compilable, type SqlBool, sql } from 'kysely'
+import { type Compilable, type Expression, type SqlBool, sql } from 'kysely'
 import {
   type DecisionInput,
   type DecisionResult,
@@ -255,7 +255,7 @@ export async function decideRequest(
     .where('utilisateur.id', '=', request.user_id)
     .where('utilisateur.supprime', '=', 0)
     .where(userManageable(db, viewer))
-  const decide = (etat: RequestState, guards: SqlBool[] = []) =>
+  const decide = (etat: RequestState, guards: Expression<SqlBool>[] = []) =>
     db
       .updateTable('demande_acces')
       .set({ etat, decided_at: now.toISOString(), decideur_id: actor.id, commentaire, decision: mark })
@@ -263,7 +263,7 @@ export async function decideRequest(
       .where('etat', '=', 'EN_ATTENTE')
       .where('created_at', '>', expiryCutoff(now))
       .where(({ exists }) => exists(requester))
-      .$call((query) => guards.reduce((q, guard) => q.where(sql<SqlBool>`${guard}`), query))
+      .$call((query) => guards.reduce((q, guard) => q.where(guard), query))
       .returning('id')
   const tell = (answer: Parameters<typeof accessAnsweredMail>[2], dates: { debut: string; fin: string }) =>
     queueMail(
@@ -333,7 +333,7 @@ export async function decideRequest(
       sql<SqlBool>`exists ${inScope}`,
       sql<SqlBool>`exists ${granting}`,
       sql<SqlBool>`not exists ${overlapping}`,
-    ] as unknown as SqlBool[]),
+    ]),
     poste: insertWhen(db, 'poste', row, done).returning('id'),
     linked: db
       .updateTable('demande_acces')
