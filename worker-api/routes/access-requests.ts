@@ -15,7 +15,8 @@ import {
   requestInputSchema,
 } from '../contract/access-requests'
 import { router } from '../lib/validation'
-import { decideRequest, pendingRequests, requestDetail } from '../services/governance/request-decisions'
+import { decideRequest } from '../services/governance/request-decisions'
+import { pendingRequests, requestDetail } from '../services/governance/request-reads'
 import { createRequest, ownRequests, requestableApplications, withdrawRequest } from '../services/governance/requests'
 import { errors, json, jsonBody } from './openapi'
 
