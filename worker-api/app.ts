@@ -2,6 +2,7 @@ import { bodyLimit } from 'hono/body-limit'
 import { HTTPException } from 'hono/http-exception'
 import { matchedRoutes, routePath } from 'hono/route'
 import { getPath } from 'hono/utils/url'
+import { DECISIONS_BODY_BYTES } from './contract/access-reviews'
 import { API_BASE } from './contract/base'
 import { serverTiming } from './db/meter'
 import { BOOKMARK_HEADER, isWrite, openRequestScope, type RequestScope, timingEnabled } from './db/request-scope'
@@ -76,6 +77,7 @@ export type ApiRoutes = typeof apiRoutes
 const OAUTH_PROTOCOL_PATH = new RegExp(`^${API_BASE}/(oidc/|\\.well-known/)`)
 /** SCIM's endpoints, which answer errors as SCIM does (RFC 7644 §3.12). */
 const SCIM_PATH = new RegExp(`^${API_BASE}/scim/`)
+const DECISIONS_PATH = new RegExp(`^${API_BASE}/rest/bd/revue/\\d+/decisions$`)
 
 /** The REST API (spec §7), the single authority on data and permissions. */
 export function createApp() {
@@ -133,8 +135,23 @@ export function createApp() {
         : c.json(errorBody('REQUEST_TOO_LARGE', message, [MAX_FORM_BYTES]), 413)
     },
   })
+  // A review's decisions carry up to 500 comments (contract/access-reviews.ts).
+  const decisionsBound = bodyLimit({
+    maxSize: DECISIONS_BODY_BYTES,
+    onError: (c) =>
+      c.json(
+        errorBody('REQUEST_TOO_LARGE', `The request body is larger than ${DECISIONS_BODY_BYTES / 1024} KiB`, [
+          DECISIONS_BODY_BYTES,
+        ]),
+        413,
+      ),
+  })
   const importPath = `${API_BASE}${IMPORT_PATH}`
-  app.use('*', (c, next) => (c.req.method === 'POST' && c.req.path === importPath ? next() : formBound(c, next)))
+  app.use('*', (c, next) => {
+    if (c.req.method !== 'POST') return formBound(c, next)
+    if (c.req.path === importPath) return next()
+    return DECISIONS_PATH.test(c.req.path) ? decisionsBound(c, next) : formBound(c, next)
+  })
   // Every non-public call carries a bearer access token.
   app.use('/rest/bd/*', async (c, next) => {
     const ctx = c.var.ctx

@@ -1374,7 +1374,8 @@ export const en: Resource = {
     confirmed_other: '{{count}} posts confirmed.',
     ended_one: '{{count}} post ended.',
     ended_other: '{{count}} posts ended.',
-    partlyDecided: '{{count}} posts reviewed; {{late}} had been reviewed meanwhile.',
+    partlyDecided:
+      '{{count}} posts reviewed; {{late}} were not: reviewed meanwhile, or a user you do not manage whole (ending their post falls to an administrator above you).',
   },
   autorisation: {
     title: 'Authorise registrations',

@@ -1397,7 +1397,8 @@ export const fr = {
     confirmed_other: '{{count}} postes confirmés.',
     ended_one: '{{count}} poste terminé.',
     ended_other: '{{count}} postes terminés.',
-    partlyDecided: '{{count}} postes revus ; {{late}} l’avaient déjà été entre-temps.',
+    partlyDecided:
+      '{{count}} postes revus ; {{late}} ne l’ont pas été : revus entre-temps, ou d’un utilisateur que vous ne gérez pas entièrement (terminer son poste revient à un administrateur au-dessus de vous).',
   },
   autorisation: {
     title: 'Autoriser les inscriptions',

@@ -14,6 +14,11 @@ export const ITEM_DECISIONS = ['CONFIRMER', 'TERMINER'] as const
 export const REVIEW_BATCH = 2000
 /** The most items one call decides (one JSON value, whatever their number). */
 export const DECISIONS_MAX = 500
+/**
+ * The largest body of a call deciding items: 500 decisions, each with a comment of 500 characters, where other calls
+ * take 64 KiB.
+ */
+export const DECISIONS_BODY_BYTES = 1024 * 1024
 /** How far ahead a campaign's due date may be. */
 export const REVIEW_DUE_MAX_DAYS = 366
 /** The reminders before the due date: halfway, and this many days before it. */

@@ -497,6 +497,8 @@ export interface RevueTable {
   echue_at: string | null
   cloturee_at: string | null
   cloture_par: number | null
+  /** The mark of the due date's last step (migration 0031). */
+  marque: string | null
 }
 
 /** A post of a campaign, as it was when the campaign opened, and its review. */
@@ -522,6 +524,8 @@ export interface RevueElementTable {
   date_fin_decidee: string | null
   automatique: Generated<number>
   decision: string | null
+  /** The user's folded "nom prenom" as the campaign found it (migration 0031). */
+  recherche: Generated<string>
 }
 
 /** A campaign's items and decisions per structure. */

@@ -89,6 +89,18 @@ export function pathInScope(db: DB, viewer: Viewer, path: Expression<string>): E
 }
 
 /**
+ * `pathInScope` with the span of the viewer's scope as a range beside it: from the first root's path to the end of the
+ * last sub-tree. A list read in the order of the path index (`…, path, …`) then reads that span rather than walking
+ * every row before it, each checked against the scope.
+ */
+export function pathInScopeSpan(db: DB, viewer: Viewer, path: Expression<string>): Expression<SqlBool> {
+  const roots = scopeRoots(db, viewer)
+  return sql<SqlBool>`(${path} >= (${roots.clearSelect().select(sql<string>`min(scope_root.path)`.as('first'))})
+    and ${path} < (${roots.clearSelect().select(sql<string>`max(scope_root.path || ${SUBTREE_END})`.as('last'))})
+    and ${pathInScope(db, viewer, path)})`
+}
+
+/**
  * The ids of the structures in the viewer's scope, for `structure.id in (…)`: each root's sub-tree as
  * a range of the path index, so a list over a small scope reads only that scope.
  */

@@ -5,8 +5,8 @@ import { type DB, namedBatch } from '../../db/client'
 import { browserOf } from '../../lib/browser'
 import { BusinessError, invalidField, notFound } from '../../lib/errors'
 import { LAUNCH_LOG_TYPES } from '../../lib/log-types'
-import { containsEveryWord, onePage } from '../../lib/query'
-import { pathInScope, type Viewer } from '../../lib/scope'
+import { containsEveryWord, pageWindow, wholeList } from '../../lib/query'
+import { pathInScope, pathInScopeSpan, userManageable, type Viewer } from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
 import { adminWith, type Caller, liveAdmin, viewerOf } from '../core/actor'
 import { reviewRead } from './reviews'
@@ -16,7 +16,7 @@ function itemsQuery(db: DB, viewer: Viewer, id: number) {
   return db
     .selectFrom('revue_element as e')
     .where('e.revue_id', '=', id)
-    .where(pathInScope(db, viewer, sql.ref<string>('e.chemin')))
+    .where(pathInScopeSpan(db, viewer, sql.ref<string>('e.chemin')))
 }
 
 const launchTypes = sql.join(LAUNCH_LOG_TYPES.map((type) => sql.lit(type)))
@@ -34,7 +34,7 @@ export async function reviewItems(
 ): Promise<{ items: ReviewItem[]; total: number | null }> {
   const db = ctx.db
   const viewer = viewerOf(caller)
-  const search = containsEveryWord(['e.login', 'e.nom', 'e.prenom', 'e.fonction_libelle'], query.q)
+  const search = containsEveryWord(['e.recherche', 'e.login', 'e.fonction_libelle'], query.q)
   const filtered = itemsQuery(db, viewer, id)
     .$if(query.structure !== undefined, (q) => q.where('e.structure_id', '=', query.structure as number))
     .$if(query.etat !== undefined, (q) => q.where('e.etat', '=', query.etat as ItemState))
@@ -60,9 +60,11 @@ export async function reviewItems(
       'e.automatique',
     ])
     .select([
-      sql<string | null>`(select l.date from log l where l.utilisateur_id = e.utilisateur_id
+      // A user's own entries, newest first: the type-and-date index would walk every sign-in of the organisation for one
+      // who never signed in.
+      sql<string | null>`(select l.date from log l indexed by log_utilisateur where l.utilisateur_id = e.utilisateur_id
         and l.type_log = 'CONNEXION' order by l.date desc limit 1)`.as('connexion'),
-      sql<string | null>`(select l.date from log l where l.utilisateur_id = e.utilisateur_id
+      sql<string | null>`(select l.date from log l indexed by log_utilisateur where l.utilisateur_id = e.utilisateur_id
         and l.type_log in (${launchTypes}) order by l.date desc limit 1)`.as('lancement'),
       sql<string>`(select coalesce(json_group_array(a.libelle), '[]') from poste p
         join fonction_application fa on fa.fonction_id = p.fonction_id
@@ -80,7 +82,8 @@ export async function reviewItems(
     counts,
   } = await adminWith(ctx, caller, {
     review: reviewRead(db, viewer, id),
-    items: onePage(rows, query),
+    // Without a page, a whole list's rows at most: a campaign over the organisation has 100 000 items.
+    items: rows.limit(pageWindow(query).size).offset(pageWindow(query).offset),
     total: query.page !== undefined && counted ? filtered.select((eb) => eb.fn.countAll<number>().as('total')) : null,
     counts:
       query.page !== undefined && !counted
@@ -108,7 +111,7 @@ export async function reviewItems(
     return all
   }
   return {
-    items: items.map((row) => ({
+    items: (query.page === undefined ? wholeList(items) : items).map((row) => ({
       id: row.id,
       etat: row.etat,
       poste: {
@@ -143,7 +146,7 @@ export async function reviewItems(
 
 /**
  * What follows the decision of items in the batch that marked them with `mark`: the posts ended (on the end given, never
- * later than theirs, never before their start), the structures' counts, and the history's entries — one per item
+ * later than theirs; one that would start after it deleted), the structures' counts, and the history's entries — one per item
  * (`each`), or only per post ended plus one for the batch (the due date's).
  */
 export function decidedItems(
@@ -167,17 +170,20 @@ export function decidedItems(
     || ', ' || revue_element.structure_nom
     || case when revue_element.etat = 'TERMINE' then ' → ' || revue_element.date_fin_decidee else '' end
     || case when revue_element.commentaire is not null then ' — ' || revue_element.commentaire else '' end`
+  const endedHere = sql<SqlBool>`poste.id in (select revue_element.poste_id from revue_element
+    where ${marked} and revue_element.etat = 'TERMINE'`
   return {
+    // A post moved since to start after the end given would open after it: it never opens, it goes.
+    removed: db
+      .deleteFrom('poste')
+      .where(sql<SqlBool>`${endedHere} and revue_element.date_fin_decidee < poste.date_debut)`),
     ended: db
       .updateTable('poste')
       .set({
-        date_fin: sql`max(poste.date_debut, min(poste.date_fin, (select revue_element.date_fin_decidee from revue_element
-          where ${marked} and revue_element.etat = 'TERMINE' and revue_element.poste_id = poste.id)))`,
+        date_fin: sql`min(poste.date_fin, (select revue_element.date_fin_decidee from revue_element
+          where ${marked} and revue_element.etat = 'TERMINE' and revue_element.poste_id = poste.id))`,
       })
-      .where(
-        sql<SqlBool>`poste.id in (select revue_element.poste_id from revue_element
-          where ${marked} and revue_element.etat = 'TERMINE')`,
-      ),
+      .where(sql<SqlBool>`${endedHere})`),
     progress: db
       .updateTable('revue_progression')
       .set({
@@ -261,7 +267,9 @@ export async function decideItems(
     review: [review],
   } = await adminWith(ctx, caller, { review: reviewRead(db, viewer, id) })
   if (!review?.visible) throw notFound('Unknown review campaign')
-  if (review.etat !== 'OUVERTE') throw new BusinessError('REVUE_FERMEE', 409, 'This campaign takes no decision now')
+  // Past its due date, a campaign waits for the cron to apply it: no decision comes between.
+  if (review.etat !== 'OUVERTE' || review.echeance < today)
+    throw new BusinessError('REVUE_FERMEE', 409, 'This campaign takes no decision now')
   const mark = crypto.randomUUID()
   const json = JSON.stringify([...byItem.values()])
   const given = sql`(select json_extract(value, '$.id') as id, json_extract(value, '$.etat') as etat,
@@ -284,8 +292,23 @@ export async function decideItems(
       .where('etat', '=', 'A_REVOIR')
       .where(sql<SqlBool>`revue_element.utilisateur_id is not ${actor.id}`)
       .where(pathInScope(db, viewer, sql.ref<string>('revue_element.chemin')))
+      // Ending a post changes a user: only one the reviewer manages, as the posts' own screens say (DESIGN §4) — unless
+      // the post or its user is gone already, when it changes nothing.
+      .where(
+        sql<SqlBool>`((select given.etat from ${given} given where given.id = revue_element.id) = 'CONFIRME'
+          or revue_element.poste_id is null or revue_element.utilisateur_id is null
+          or exists (select 1 from utilisateur where utilisateur.id = revue_element.utilisateur_id
+            and (utilisateur.supprime = 1 or ${userManageable(db, viewer)})))`,
+      )
       .where(({ exists }) =>
-        exists(db.selectFrom('revue').select('id').where('id', '=', id).where('etat', '=', 'OUVERTE')),
+        exists(
+          db
+            .selectFrom('revue')
+            .select('id')
+            .where('id', '=', id)
+            .where('etat', '=', 'OUVERTE')
+            .where('echeance', '>=', today),
+        ),
       )
       .where(liveAdmin(ctx, caller))
       .returning('id'),

@@ -52,8 +52,9 @@ async function openingStep(ctx: Ctx, message: ReviewMessage) {
       // The current posts of the window in the sub-tree, of users who are not deleted.
       rawStatement(
         `INSERT OR IGNORE INTO revue_element (revue_id, poste_id, utilisateur_id, structure_id, chemin, login, nom, prenom,
-           structure_nom, fonction_libelle, date_debut, date_fin)
-         SELECT ?1, p.id, u.id, s.id, s.path, u.login, u.nom, u.prenom, s.nom, f.libelle, p.date_debut, p.date_fin
+           structure_nom, fonction_libelle, date_debut, date_fin, recherche)
+         SELECT ?1, p.id, u.id, s.id, s.path, u.login, u.nom, u.prenom, s.nom, f.libelle, p.date_debut, p.date_fin,
+           u.recherche
          FROM poste p
          JOIN structure s ON s.id = p.structure_id
          JOIN utilisateur u ON u.id = p.utilisateur_id
@@ -149,17 +150,18 @@ async function dueStep(ctx: Ctx, message: ReviewMessage) {
     await ctx.env.IMPORTS?.send({ revueId: review.id, etape: 'echeance', depuis: 0 })
     return
   }
-  // None left: the due date is applied, said once in the history with what it did.
+  // None left: the due date is applied, said once in the history with what it did (under this delivery's mark: two
+  // deliveries of the last step at once may share a millisecond).
   const applied = db
     .selectFrom('revue')
     .select('id')
     .where('id', '=', review.id)
     .where('etat', '=', 'ECHUE')
-    .where('echue_at', '=', now)
+    .where('marque', '=', mark)
   await namedBatch(ctx.d1, {
     done: db
       .updateTable('revue')
-      .set({ etat: 'ECHUE', echue_at: now, updated_at: now })
+      .set({ etat: 'ECHUE', echue_at: now, updated_at: now, marque: mark })
       .where('id', '=', review.id)
       .where('etat', '=', 'ECHEANCE')
       .where(({ not, exists }) =>

@@ -130,13 +130,15 @@ export async function reviewDetail(ctx: Ctx, caller: Caller, id: number): Promis
   }
 }
 
-/** A campaign as its writes check it: its state and whether its structure lies in the viewer's scope. */
+/**
+ * A campaign as its writes check it: its state and whether its structure lies in the viewer's scope — by its path, kept
+ * on the structure's as it moves (migration 0031) and kept after it is deleted, so that its report stays.
+ */
 export const reviewRead = (db: DB, viewer: Viewer, id: number) =>
   db
     .selectFrom('revue as r')
-    .innerJoin('structure as s', 's.id', 'r.structure_id')
     .select(['r.id', 'r.nom', 'r.etat', 'r.chemin', 'r.echeance', 'r.si_non_revu', 'r.structure_nom'])
-    .select(inScopeColumn(db, viewer, 's'))
+    .select(sql<number>`${pathInScope(db, viewer, sql.ref<string>('r.chemin'))}`.as('in_scope'))
     .select(sql<number>`${reviewVisible(db, viewer)}`.as('visible'))
     .where('r.id', '=', id)
 
@@ -231,18 +233,7 @@ export async function closeReview(ctx: Ctx, caller: Caller, id: number): Promise
   const {
     actor,
     review: [review],
-    counts: [counts],
-  } = await adminWith(ctx, caller, {
-    review: reviewRead(db, viewer, id),
-    counts: db
-      .selectFrom('revue_progression')
-      .select((eb) => [
-        eb.fn.sum<number>('total').as('total'),
-        eb.fn.sum<number>('confirmes').as('confirmes'),
-        eb.fn.sum<number>('termines').as('termines'),
-      ])
-      .where('revue_id', '=', id),
-  })
+  } = await adminWith(ctx, caller, { review: reviewRead(db, viewer, id) })
   if (!review?.visible) throw notFound('Unknown review campaign')
   if (!review.in_scope) throw forbidden('Only the administrators of the campaign’s structure close it')
   if (review.etat === 'CLOTUREE') throw new BusinessError('REVUE_FERMEE', 409, 'This campaign is closed already')
@@ -258,18 +249,18 @@ export async function closeReview(ctx: Ctx, caller: Caller, id: number): Promise
     .where((eb) =>
       eb.or([eb('open.etat', '=', 'ECHUE'), eb.and([eb('open.etat', '=', 'OUVERTE'), eb.not(eb.exists(undecided))])]),
     )
+    .where(pathInScope(db, viewer, sql.ref<string>('open.chemin')))
     .where(liveAdmin(ctx, caller))
-  const total = Number(counts?.total ?? 0)
-  const confirmes = Number(counts?.confirmes ?? 0)
-  const termines = Number(counts?.termines ?? 0)
+  // The counts the campaign ends with, read in the batch that closes it: a decision either lands before it or is refused.
+  const counts = sql<string>`(select ${review.nom} || ' : ' || coalesce(sum(total), 0) || ' postes, '
+    || coalesce(sum(confirmes), 0) || ' confirmés, ' || coalesce(sum(termines), 0) || ' terminés'
+    from revue_progression where revue_id = ${id})`
   try {
     await namedBatch(ctx.d1, {
       held: abortUnless(db, closable),
-      log: db.insertInto('log').values(
-        logEntry(actor.id, 'REVUE_ACCES', 'REVUE_CLOTURE', ctx.request.userAgent, {
-          commentaire: `${review.nom} : ${total} postes, ${confirmes} confirmés, ${termines} terminés`,
-        }),
-      ),
+      log: db
+        .insertInto('log')
+        .values({ ...logEntry(actor.id, 'REVUE_ACCES', 'REVUE_CLOTURE', ctx.request.userAgent), commentaire: counts }),
       closed: db
         .updateTable('revue')
         .set({ etat: 'CLOTUREE', cloturee_at: new Date().toISOString(), cloture_par: actor.id })
