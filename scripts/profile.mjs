@@ -1,5 +1,6 @@
 // `npm run profile -- /pages/user/me [--as admin] [--large] [--seconds 10] [--connections 10] [--within kysely]`
 // (or an API path: `/portail-backend/rest/bd/utilisateur/{me}` is read with the account's bearer token)
+// (`{review}` in a path: a campaign opened over the whole organisation first, e.g. `/pages/admin/revues/{review}`)
 //
 // Serves the built portal on the demo organisation with the Worker's inspector open, signs in as a
 // browser would, drives the page with autocannon while the inspector samples the Worker's CPU, then
@@ -65,8 +66,9 @@ try {
   })
   // A page is read with the browser's cookie, the API's signed-in calls with a bearer token; `{me}` in
   // the path is the account's id.
-  const session = page.includes('/rest/bd/') ? await client.login(...account) : null
+  const session = page.includes('/rest/bd/') || page.includes('{review}') ? await client.login(...account) : null
   page = page.replace('{me}', session?.user.id ?? '')
+  if (page.includes('{review}')) page = page.replace('{review}', await openedReview(session))
   const cookie = page.startsWith('/pages/') ? await client.browserCookie(...account) : ''
   const headers = cookie ? { Cookie: cookie } : session ? { Authorization: `Bearer ${session.jwt.accessToken}` } : {}
   const check = await fetch(`${base}${page}`, { headers, redirect: 'manual' })
@@ -90,6 +92,27 @@ try {
   console.log(`\nProfile kept in ${path.relative(root, file)} (DevTools, Performance, "Load profile").`)
 } finally {
   await stop(child)
+}
+
+/**
+ * `{review}` in the path: a campaign the account opens over the root's sub-tree, once the queue has written its items
+ * (every current post of the organisation).
+ */
+async function openedReview(session) {
+  const headers = { Authorization: `Bearer ${session.jwt.accessToken}`, 'Content-Type': 'application/json' }
+  const due = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10).split('-').reverse().join('/')
+  const response = await fetch(`${base}/portail-backend/rest/bd/revue`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ nom: `Profil ${Date.now()}`, structure: { id: 1 }, echeance: due, siNonRevu: 'CONSERVER' }),
+  })
+  if (response.status !== 201) throw new Error(`campaign ${response.status} ${await response.text()}`)
+  const { id } = await response.json()
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    const { etat } = await (await fetch(`${base}/portail-backend/rest/bd/revue/${id}`, { headers })).json()
+    if (etat !== 'OUVERTURE') return String(id)
+  }
 }
 
 /** The source map of the bundle wrangler dev made for this run (the newest under .wrangler/tmp). */

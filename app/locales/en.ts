@@ -1315,6 +1315,16 @@ export const en: Resource = {
     progressValue: '{{done}} reviewed of {{total}}: {{confirmes}} confirmed, {{termines}} ended',
     summary: '{{structure}} · due {{due}} · not reviewed: {{outcome}} · {{state}}',
     report: 'Report (CSV)',
+    structuresShown:
+      'The {{count}} structures with the most posts left to review. For the others, search their name in the list of posts.',
+    reportTitle: 'Campaign report',
+    reportIntro:
+      'Who confirmed or ended which post, when and why: the list below, filtered by state, and the CSV file.',
+    reportOpened: 'Opened on {{date}} by {{name}}',
+    reportApplied: 'Due date {{due}} applied on {{date}} (not reviewed: {{outcome}})',
+    reportClosed: 'Closed on {{date}} by {{name}}',
+    reportCounts: 'Posts: {{total}} · confirmed: {{confirmes}} · ended: {{termines}}',
+    reportSomeone: 'a deleted account',
     closeTitle: 'Close “{{name}}”?',
     closeConfirm: 'The campaign will take no more decisions. Its report stays to read and download.',
     close: 'Close the campaign',

@@ -1337,6 +1337,16 @@ export const fr = {
     progressValue: '{{done}} revus sur {{total}} : {{confirmes}} confirmés, {{termines}} terminés',
     summary: '{{structure}} · échéance {{due}} · non revu : {{outcome}} · {{state}}',
     report: 'Rapport (CSV)',
+    structuresShown:
+      'Les {{count}} structures où il reste le plus de postes à revoir. Les autres : cherchez leur nom dans la liste des postes.',
+    reportTitle: 'Rapport de la campagne',
+    reportIntro:
+      'Qui a confirmé ou terminé quel poste, quand et pourquoi : la liste ci-dessous, filtrée par état, et le fichier CSV.',
+    reportOpened: 'Ouverte le {{date}} par {{name}}',
+    reportApplied: 'Échéance du {{due}} appliquée le {{date}} (non revu : {{outcome}})',
+    reportClosed: 'Clôturée le {{date}} par {{name}}',
+    reportCounts: 'Postes : {{total}} · confirmés : {{confirmes}} · terminés : {{termines}}',
+    reportSomeone: 'un compte supprimé',
     closeTitle: 'Clôturer « {{name}} » ?',
     closeConfirm: 'La campagne ne recevra plus de décision. Son rapport reste consultable et téléchargeable.',
     close: 'Clôturer la campagne',

@@ -17,10 +17,10 @@ import { ITEMS_PER_PAGE } from '~/features/governance/review-page'
 import { Progress } from '~/features/governance/review-progress'
 import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
-import { displayDate } from '~/lib/dates'
+import { displayDate, displayDateTime } from '~/lib/dates'
 import { usePendingIntent } from '~/lib/form'
 import { pageTitle, titleMeta } from '~/lib/title'
-import type { ReviewItem } from '../../worker-api/contract/access-reviews'
+import type { ReviewDetail, ReviewItem } from '../../worker-api/contract/access-reviews'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.reviews' }
 export const meta = titleMeta
@@ -150,6 +150,8 @@ export default function ReviewCampaign() {
       ) : null}
       <FormError message={refused ? t(refused.error.key, refused.error.values) : null} />
 
+      {revue.etat === 'CLOTUREE' || revue.etat === 'ECHUE' ? <CampaignReport revue={revue} /> : null}
+
       <section aria-labelledby="progress" className="flex flex-col gap-3">
         <h2 id="progress" className="text-lg font-semibold">
           {t('reviews.progressTitle')}
@@ -171,6 +173,11 @@ export default function ReviewCampaign() {
               </li>
             ))}
           </ul>
+        ) : null}
+        {revue.structuresTronquees ? (
+          <p className="text-sm text-muted-foreground">
+            {t('reviews.structuresShown', { count: revue.structures.length })}
+          </p>
         ) : null}
       </section>
 
@@ -371,6 +378,41 @@ export default function ReviewCampaign() {
         <Pagination page={query.page} total={total} pageSize={ITEMS_PER_PAGE} />
       </section>
     </div>
+  )
+}
+
+/** What an auditor asks of a campaign once its due date is applied or it is closed: who opened, applied, closed it. */
+function CampaignReport({ revue }: { revue: ReviewDetail }) {
+  const { t } = useTranslation()
+  const { total, confirmes, termines } = revue.progression
+  const someone = t('reviews.reportSomeone')
+  return (
+    <section aria-labelledby="rapport" className="flex flex-col gap-2 rounded-lg border bg-card p-4">
+      <h2 id="rapport" className="text-lg font-semibold">
+        {t('reviews.reportTitle')}
+      </h2>
+      <p className="text-sm text-muted-foreground">{t('reviews.reportIntro')}</p>
+      <ul className="flex flex-col gap-1 text-sm">
+        <li>
+          {t('reviews.reportOpened', { date: displayDateTime(revue.dateCreation), name: revue.auteur ?? someone })}
+        </li>
+        {revue.dateEcheanceAppliquee ? (
+          <li>
+            {t('reviews.reportApplied', {
+              due: revue.echeance,
+              date: displayDateTime(revue.dateEcheanceAppliquee),
+              outcome: t(`reviews.outcomes.${revue.siNonRevu}`),
+            })}
+          </li>
+        ) : null}
+        {revue.dateCloture ? (
+          <li>
+            {t('reviews.reportClosed', { date: displayDateTime(revue.dateCloture), name: revue.cloturePar ?? someone })}
+          </li>
+        ) : null}
+        <li className="font-medium">{t('reviews.reportCounts', { total, confirmes, termines })}</li>
+      </ul>
+    </section>
   )
 }
 

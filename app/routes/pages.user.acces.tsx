@@ -34,7 +34,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       }),
     ),
     auth.settle(auth.api.rest.bd.demande.applications.$get()),
-    auth.settle(auth.api.rest.bd.demande.miennes.$get({ query: { page: 1, taille: LATEST_REQUESTS } })),
+    auth.settle(auth.api.rest.bd.demande.miennes.$get({ query: { taille: LATEST_REQUESTS } })),
     i18nServer.getFixedT(request),
   ])
   const postless = accesApplication.length === 0 && accesFuturs.length === 0 && (await hasNoPost(auth))

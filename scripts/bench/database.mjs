@@ -26,6 +26,8 @@ export async function prepareDatabase(options, scratch, vars) {
       : markSeededHistory()
     d1Execute(LARGE_PERSIST_DIR, `DELETE FROM log WHERE id > ${seeded}`)
     d1Execute(LARGE_PERSIST_DIR, accessRequestsSql(BENCH_REQUESTS))
+    // And the campaigns: each run opens its own over the whole organisation.
+    d1Execute(LARGE_PERSIST_DIR, 'DELETE FROM revue_progression; DELETE FROM revue_element; DELETE FROM revue;')
     return LARGE_PERSIST_DIR
   }
   const persistTo = path.join(scratch, 'portail')
@@ -117,4 +119,14 @@ export function benchAccounts(persistTo, count) {
         AND NOT EXISTS (SELECT 1 FROM poste q WHERE q.utilisateur_id = b.id);`
   d1Execute(persistTo, sql)
   return Array.from({ length: count }, (_, i) => `bench${i + 1}`)
+}
+
+/** `SELECT`s on the local D1 at `persistTo` (no portal running), as rows. */
+export function d1Query(persistTo, sql) {
+  const output = execFileSync(
+    bin('wrangler'),
+    ['d1', 'execute', 'DB', '--local', '--persist-to', persistTo, '--json', '--command', sql],
+    { cwd: root, env: quietEnv, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
+  )
+  return JSON.parse(output)[0].results
 }

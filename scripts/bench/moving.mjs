@@ -2,12 +2,10 @@
 // addresses, previewed and imported on the imports' queue; beside them the floor of that work, the same rows
 // inserted into the same D1 (its tables, indexes and triggers) by plain batches of the same size, one after the
 // other as the import's lots run. Timed once each, not loaded.
-import { execFileSync } from 'node:child_process'
 import { cpSync, openSync, rmSync } from 'node:fs'
 import path from 'node:path'
-import { quietEnv, root } from '../local.mjs'
-import { bin, selected } from './context.mjs'
-import { admin } from './database.mjs'
+import { selected } from './context.mjs'
+import { admin, d1Query } from './database.mjs'
 import { connect } from './inspector.mjs'
 import { memoryMiB, startReferenceWorker, stop } from './servers.mjs'
 
@@ -31,16 +29,6 @@ function snapshot(persistTo, scratch) {
     cpSync(kept, files, { recursive: true })
     rmSync(kept, { recursive: true, force: true })
   }
-}
-
-/** `SELECT`s on the local D1 at `persistTo` (no portal running), as rows. */
-function d1Query(persistTo, sql) {
-  const output = execFileSync(
-    bin('wrangler'),
-    ['d1', 'execute', 'DB', '--local', '--persist-to', persistTo, '--json', '--command', sql],
-    { cwd: root, env: quietEnv, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
-  )
-  return JSON.parse(output)[0].results
 }
 
 /** The export's rows with a post, each given a new address: a file of people the organisation does not have yet. */

@@ -7,6 +7,7 @@ import { benchServiceAccount, clientCredentialsRequest, serviceToken } from './m
 import { movingFigures } from './moving.mjs'
 import { benchOidcClient, OIDC_REDIRECT, OIDC_VERIFIER, oidcGrants, tokenForm } from './oidc.mjs'
 import { benchRegistrations } from './registrations.mjs'
+import { openedCampaign } from './reviews.mjs'
 import { memoryMiB, stop } from './servers.mjs'
 
 /** u050002 of `npm run seed:large`: an agent on a site, five levels below the admin's root post. */
@@ -200,6 +201,31 @@ export async function runScenarios(ctx, { persistTo, scratch, servers, client, b
       return { url: `${api}/bd/accueil`, init: { headers } }
     })
   }
+  // An access review over the whole organisation, opened on the queue (timed), then a reviewer's page of 50 items of
+  // it: the root's administrator sees every item, a site's sees its own.
+  const campaign = await openedCampaign(ctx, servers, client, persistTo)
+  for (const [who, account] of [
+    ['admin of the root', admin],
+    ['admin of a leaf', leafAdmin],
+  ]) {
+    await scenario(
+      `GET rest/bd/revue/{id}/elements?page=1&taille=50 (a reviewer's 50 items, ${who})`,
+      'read',
+      async () => {
+        const session = await login(account.login, account.password)
+        const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
+        return { url: `${api}/bd/revue/${campaign.id}/elements?page=1&taille=50`, init: { headers } }
+      },
+    )
+  }
+  await scenario('GET /pages/admin/revues/{id} (SSR, a reviewer’s 50 items, admin of the root)', 'page', async () => ({
+    url: `${base}/pages/admin/revues/${campaign.id}`,
+    init: { headers: { Cookie: await browserCookie(admin.login, admin.password) } },
+  }))
+  await scenario('GET /pages/admin/revues/{id} (SSR, a reviewer’s 50 items, admin of a leaf)', 'page', async () => ({
+    url: `${base}/pages/admin/revues/${campaign.id}`,
+    init: { headers: { Cookie: await browserCookie(leafAdmin.login, leafAdmin.password) } },
+  }))
   await scenario('GET rest/bd/utilisateur/structure/{id}?page=1 (admin of the root, a site)', 'read', async () => {
     const session = await login(admin.login, admin.password)
     const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
@@ -289,6 +315,7 @@ export async function runScenarios(ctx, { persistTo, scratch, servers, client, b
     ['the users', () => '/pages/admin/listeUtilisateurs'],
     ['the registrations', () => '/pages/admin/autorisation'],
     ['the access requests', () => '/pages/admin/demandes'],
+    ['the access reviews', () => '/pages/admin/revues'],
     ['the history', () => '/pages/admin/listeLogs'],
     ['a new structure', () => '/pages/admin/structure'],
     ['a structure', () => `/pages/admin/structure/detail/${SITE}`],
@@ -526,5 +553,5 @@ export async function runScenarios(ctx, { persistTo, scratch, servers, client, b
   const moving = await movingFigures(ctx, servers, client, { persistTo, scratch })
 
   const references = await closeReferences(servers, client, reference, opening)
-  return { rows: [...references.rows, ...rows], exportRows, moving, references }
+  return { rows: [...references.rows, ...rows], exportRows, moving, campaign: campaign?.figures ?? null, references }
 }

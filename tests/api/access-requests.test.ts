@@ -149,6 +149,10 @@ describe('asking', () => {
     const mine = await call('/rest/bd/demande/miennes?page=1', { token: requester.token })
     expect(mine.headers.get('X-Total-Count')).toBe('1')
     expect(await mine.json()).toEqual([expect.objectContaining({ id, etat: 'EN_ATTENTE', motif: request().motif })])
+    // The launcher's latest: that many of the newest, uncounted.
+    const latest = await call('/rest/bd/demande/miennes?taille=1', { token: requester.token })
+    expect(latest.headers.get('X-Total-Count')).toBeNull()
+    expect(((await latest.json()) as { id: number }[]).map((mine) => mine.id)).toEqual([id])
   })
 
   it('allows one waiting request per application, none for an application already open, none not demandable', async () => {

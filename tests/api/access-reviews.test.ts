@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { REVIEW_BATCH, type ReviewMessage } from '../../worker-api/contract/access-reviews'
+import { REVIEW_BATCH, REVIEW_STRUCTURES_SHOWN, type ReviewMessage } from '../../worker-api/contract/access-reviews'
 import { backgroundContext } from '../../worker-api/lib/context'
 import { OPENING_WINDOW, reviewDeadlines } from '../../worker-api/services/governance/review-runs'
 import {
@@ -169,6 +169,49 @@ describe('opening', () => {
   })
 })
 
+describe('progress', () => {
+  it(`names the ${REVIEW_STRUCTURES_SHOWN} structures with the most posts left to review, in the tree's order`, async () => {
+    // Direction Est: 101 agencies of one post each, and one more post in the first (two left to review there).
+    const count = REVIEW_STRUCTURES_SHOWN + 1
+    await db()
+      .insertInto('structure')
+      .values({ id: 700, nom: 'Direction Est', type_id: 2, parent_id: 1, path: '/1/700/' })
+      .execute()
+    const agencies = Array.from({ length: count }, (_, n) => 701 + n)
+    // In rows of 10: D1 binds 100 values a statement at most.
+    for (let at = 0; at < count; at += 10) {
+      const some = agencies.slice(at, at + 10)
+      await db()
+        .insertInto('structure')
+        .values(some.map((id) => ({ id, nom: `Agence Est ${id}`, type_id: 3, parent_id: 700, path: `/1/700/${id}/` })))
+        .execute()
+      await db()
+        .insertInto('fonction')
+        .values(some.map((id) => ({ id, libelle: 'Quai', structure_id: id })))
+        .execute()
+    }
+    for (const id of [...agencies, 701]) await createUser({ postes: [currentPost(id, id)] })
+    const review = await opened(root, campaign(700))
+    const read = async () =>
+      (await (await call(`/rest/bd/revue/${review}`, { token: root.token })).json()) as {
+        structures: { id: number; total: number }[]
+        structuresTronquees: boolean
+      }
+    const before = await read()
+    expect(before.structuresTronquees).toBe(true)
+    expect(before.structures).toHaveLength(REVIEW_STRUCTURES_SHOWN)
+    expect(before.structures[0]).toMatchObject({ id: 701, total: 2 })
+    expect(before.structures.map((s) => s.id)).toEqual([...before.structures.map((s) => s.id)].sort((a, b) => a - b))
+    // One agency reviewed: it has none left, and makes room for the one the list left out.
+    const { items } = await itemsOf(root, review, '&structure=702')
+    expect((await decide(root, review, [{ element: { id: items[0]?.id }, decision: 'CONFIRMER' }])).status).toBe(200)
+    const after = await read()
+    expect(after.structures.map((s) => s.id)).not.toContain(702)
+    expect(after.structures.map((s) => s.id)).toContain(agencies.at(-1))
+    // A hundred users made one by one: more than the default five seconds on a busy machine.
+  }, 30_000)
+})
+
 describe('reviewing', () => {
   it('lists each item with what the post opens and the user’s last sign-in, filtered and searched', async () => {
     const id = await opened(nord, campaign(2))
@@ -319,6 +362,15 @@ describe('the due date, the reminders and the report', () => {
         commentaire: expect.stringContaining('1 confirmés, 3 terminés'),
       }),
     )
+    // The campaign says who opened, applied and closed it, as its report's page shows.
+    const closed = (await (await call(`/rest/bd/revue/${id}`, { token: root.token })).json()) as Record<string, unknown>
+    expect(closed).toMatchObject({
+      etat: 'CLOTUREE',
+      auteur: expect.any(String),
+      cloturePar: expect.any(String),
+      dateEcheanceAppliquee: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+      dateCloture: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+    })
     const report = await call(`/rest/bd/revue/${id}/rapport.csv`, { token: root.token })
     expect(report.headers.get('Content-Type')).toBe('text/csv; charset=utf-8')
     const lines = (await report.text()).replace('\uFEFF', '').trim().split('\r\n')

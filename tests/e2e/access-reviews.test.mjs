@@ -55,6 +55,10 @@ describe('access reviews', () => {
     await page.getByRole('button', { name: 'Clôturer la campagne' }).click()
     await notice(page, 'Campagne clôturée.').waitFor()
     await page.getByText(/· Clôturée$/).waitFor()
+    // The campaign's page is its report: who opened and closed it, and what it ends with.
+    await page.getByRole('heading', { name: 'Rapport de la campagne' }).waitFor()
+    await page.getByText(/^Clôturée le \d{2}\/\d{2}\/\d{4} \d{2}:\d{2} par /).waitFor()
+    await page.getByText(`Postes : ${count} · confirmés : ${count} · terminés : 0`).waitFor()
 
     const href = (await page.getByRole('link', { name: 'Rapport (CSV)' }).getAttribute('href')) ?? ''
     const report = await page.request.get(href)

@@ -19,6 +19,8 @@ export const DECISIONS_MAX = 500
  * take 64 KiB.
  */
 export const DECISIONS_BODY_BYTES = 1024 * 1024
+/** The structures a campaign's progress names at most: those with the most posts left to review. */
+export const REVIEW_STRUCTURES_SHOWN = 100
 /** How far ahead a campaign's due date may be. */
 export const REVIEW_DUE_MAX_DAYS = 366
 /** The reminders before the due date: halfway, and this many days before it. */
@@ -56,6 +58,12 @@ export const reviewSchema = z.object({
   etat: z.enum(REVIEW_STATES),
   dateCreation: z.string().describe('ISO 8601 instant'),
   dateCloture: z.string().nullable(),
+  dateEcheanceAppliquee: z
+    .string()
+    .nullable()
+    .describe('ISO 8601 instant the posts nobody reviewed were kept or ended, once done'),
+  auteur: z.string().nullable().describe('Who opened it (a user, or a service account)'),
+  cloturePar: z.string().nullable().describe('Who closed it'),
   progression: progressSchema.describe('The items of the caller’s scope: all, confirmed, ended'),
 })
 export type Review = z.infer<typeof reviewSchema>
@@ -66,7 +74,10 @@ export const reviewListQuery = z.object({ page: pageQuery.page, taille: pageQuer
 export const reviewDetailSchema = reviewSchema.extend({
   structures: z
     .array(progressSchema.extend({ id: z.number().int(), nom: z.string() }))
-    .describe('Per structure with items in the caller’s scope, in the tree’s order'),
+    .describe(
+      `Per structure with items in the caller’s scope, in the tree’s order: the ${REVIEW_STRUCTURES_SHOWN} with the most posts left to review`,
+    ),
+  structuresTronquees: z.boolean().describe(`More than ${REVIEW_STRUCTURES_SHOWN} structures have items`),
 })
 export type ReviewDetail = z.infer<typeof reviewDetailSchema>
 

@@ -43,7 +43,8 @@ export const accessRequestRoutes = router()
       method: 'get',
       path: '/rest/bd/demande/miennes',
       tags: ['Access requests'],
-      summary: "The caller's requests, newest first; with page, one page (total in X-Total-Count)",
+      summary:
+        "The caller's requests, newest first; with page, one page (total in X-Total-Count); with taille alone, that many of the newest, uncounted",
       security: [{ bearer: [] }],
       request: { query: ownRequestsQuery },
       responses: { 200: json(z.array(ownRequestSchema), 'Requests'), ...errors(400, 401, 403) },

@@ -11,7 +11,7 @@ import {
 import { addDays, addSeconds, fromWireDate, toWireDate } from '../../contract/dates'
 import { type DB, insertWhen, namedBatch } from '../../db/client'
 import { BusinessError, invalidField, notFound } from '../../lib/errors'
-import { onePage, type PageQuery } from '../../lib/query'
+import { type PageQuery, pageWindow, wholeList } from '../../lib/query'
 import { userManagers } from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
 import { launchableApplications } from '../catalogue/access'
@@ -132,15 +132,20 @@ export function ownRequestsQuery(db: DB, userId: number) {
     .orderBy('d.id', 'desc')
 }
 
-/** GET rest/bd/demande/miennes: the caller's requests, newest first, paged (total in X-Total-Count). */
+/**
+ * GET rest/bd/demande/miennes: the caller's requests, newest first, paged (total in X-Total-Count); without a page, the
+ * `taille` newest, uncounted (the launcher's latest), else the whole list.
+ */
 export async function ownRequests(
   ctx: Ctx,
   caller: Caller,
   query: PageQuery,
 ): Promise<{ items: OwnRequest[]; total: number | null }> {
   const db = ctx.db
+  const newest = query.page === undefined && query.taille !== undefined
+  const window = newest ? { size: query.taille as number, offset: 0 } : pageWindow(query)
   const { rows, total } = await actorWith(ctx, caller, {
-    rows: onePage(ownRequestsQuery(db, caller.id), query),
+    rows: ownRequestsQuery(db, caller.id).limit(window.size).offset(window.offset),
     total:
       query.page === undefined
         ? null
@@ -149,7 +154,8 @@ export async function ownRequests(
             .select((eb) => eb.fn.countAll<number>().as('total'))
             .where('utilisateur_id', '=', caller.id),
   })
-  return { items: rows.map(toOwnRequest), total: total?.[0]?.total ?? null }
+  const items = query.page === undefined && !newest ? wholeList(rows) : rows
+  return { items: items.map(toOwnRequest), total: total?.[0]?.total ?? null }
 }
 
 const DAY_SECONDS = 24 * 3600

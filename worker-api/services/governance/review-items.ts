@@ -34,7 +34,7 @@ export async function reviewItems(
 ): Promise<{ items: ReviewItem[]; total: number | null }> {
   const db = ctx.db
   const viewer = viewerOf(caller)
-  const search = containsEveryWord(['e.recherche', 'e.login', 'e.fonction_libelle'], query.q)
+  const search = containsEveryWord(['e.recherche', 'e.login', 'e.fonction_libelle', 'e.structure_nom'], query.q)
   const filtered = itemsQuery(db, viewer, id)
     .$if(query.structure !== undefined, (q) => q.where('e.structure_id', '=', query.structure as number))
     .$if(query.etat !== undefined, (q) => q.where('e.etat', '=', query.etat as ItemState))
@@ -60,11 +60,15 @@ export async function reviewItems(
       'e.automatique',
     ])
     .select([
-      // A user's own entries, newest first: the type-and-date index would walk every sign-in of the organisation for one
-      // who never signed in.
-      sql<string | null>`(select l.date from log l indexed by log_utilisateur where l.utilisateur_id = e.utilisateur_id
+      // A user's last entry of a type, in one seek (migration 0031): the type-and-date index would walk every sign-in
+      // of the organisation for one who never signed in.
+      sql<
+        string | null
+      >`(select l.date from log l indexed by log_utilisateur_type where l.utilisateur_id = e.utilisateur_id
         and l.type_log = 'CONNEXION' order by l.date desc limit 1)`.as('connexion'),
-      sql<string | null>`(select l.date from log l indexed by log_utilisateur where l.utilisateur_id = e.utilisateur_id
+      sql<
+        string | null
+      >`(select l.date from log l indexed by log_utilisateur_type where l.utilisateur_id = e.utilisateur_id
         and l.type_log in (${launchTypes}) order by l.date desc limit 1)`.as('lancement'),
       sql<string>`(select coalesce(json_group_array(a.libelle), '[]') from poste p
         join fonction_application fa on fa.fonction_id = p.fonction_id

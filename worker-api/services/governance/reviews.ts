@@ -1,6 +1,7 @@
 import { type Expression, type SqlBool, sql } from 'kysely'
 import {
   REVIEW_DUE_MAX_DAYS,
+  REVIEW_STRUCTURES_SHOWN,
   type Review,
   type ReviewDetail,
   type ReviewInput,
@@ -29,6 +30,11 @@ const progressInScope = (db: DB, viewer: Viewer, alias = 'r') =>
     from revue_progression rp where rp.revue_id = ${sql.ref(`${alias}.id`)}
       and rp.structure_id in ${scopeStructureIds(db, viewer)})`
 
+/** Who an actor id names (a user, or a service account under its negative id), as the report shows them. */
+const actorName = (id: Expression<number | null>) =>
+  sql<string | null>`(case when ${id} < 0 then (select nom from compte_service where id = 0 - ${id})
+    else (select trim(prenom || ' ' || nom) from utilisateur where id = ${id}) end)`
+
 /** The campaigns the viewer sees, with their progress in the viewer's scope. */
 function reviewsQuery(db: DB, viewer: Viewer) {
   return db
@@ -43,8 +49,10 @@ function reviewsQuery(db: DB, viewer: Viewer) {
       'r.etat',
       'r.created_at',
       'r.cloturee_at',
+      'r.echue_at',
       'r.chemin',
     ])
+    .select([actorName(sql.ref('r.auteur_id')).as('auteur'), actorName(sql.ref('r.cloture_par')).as('cloture_nom')])
     .select(progressInScope(db, viewer).as('progression'))
     .where(reviewVisible(db, viewer))
 }
@@ -59,6 +67,9 @@ type ReviewRow = {
   etat: ReviewState
   created_at: string
   cloturee_at: string | null
+  echue_at: string | null
+  auteur: string | null
+  cloture_nom: string | null
   progression: string
 }
 
@@ -77,6 +88,9 @@ function toReview(row: ReviewRow): Review {
     etat: row.etat,
     dateCreation: row.created_at,
     dateCloture: row.cloturee_at,
+    dateEcheanceAppliquee: row.echue_at,
+    auteur: row.auteur,
+    cloturePar: row.cloture_nom,
     progression: progressOf(row.progression),
   }
 }
@@ -97,14 +111,33 @@ export async function listReviews(
   return { items: rows.map(toReview), total: total?.[0]?.total ?? null }
 }
 
-/** The progress per structure of a campaign, for the structures of the viewer's scope, in the tree's order. */
+/**
+ * The progress per structure of a campaign, for the structures of the viewer's scope: the `REVIEW_STRUCTURES_SHOWN`
+ * with the most posts left to review (one more, to know there are others), in the tree's order.
+ */
 const structuresProgress = (db: DB, viewer: Viewer, id: number) =>
   db
-    .selectFrom('revue_progression as rp')
-    .select(['rp.structure_id', 'rp.nom', 'rp.total', 'rp.confirmes', 'rp.termines'])
-    .where('rp.revue_id', '=', id)
-    .where('rp.structure_id', 'in', scopeStructureIds(db, viewer))
-    .orderBy('rp.chemin')
+    .selectFrom(
+      db
+        .selectFrom('revue_progression as rp')
+        .select(['rp.structure_id', 'rp.nom', 'rp.chemin', 'rp.total', 'rp.confirmes', 'rp.termines'])
+        .where('rp.revue_id', '=', id)
+        .where('rp.structure_id', 'in', scopeStructureIds(db, viewer))
+        .orderBy(sql`rp.total - rp.confirmes - rp.termines`, 'desc')
+        .orderBy('rp.chemin')
+        .limit(REVIEW_STRUCTURES_SHOWN + 1)
+        .as('most_left'),
+    )
+    .selectAll()
+    .orderBy('most_left.chemin')
+
+/** The structures shown: the one read past `REVIEW_STRUCTURES_SHOWN` (the one with the least left of them) dropped. */
+function mostLeft<R extends { total: number; confirmes: number; termines: number }>(rows: R[]): R[] {
+  if (rows.length <= REVIEW_STRUCTURES_SHOWN) return rows
+  const left = (row: R) => row.total - row.confirmes - row.termines
+  const least = rows.reduce((min, row, index) => (left(row) < left(rows[min] as R) ? index : min), rows.length - 1)
+  return rows.filter((_, index) => index !== least)
+}
 
 /** GET rest/bd/revue/{id}: a campaign the caller sees, with its progress per structure of the caller's scope. */
 export async function reviewDetail(ctx: Ctx, caller: Caller, id: number): Promise<ReviewDetail> {
@@ -120,7 +153,8 @@ export async function reviewDetail(ctx: Ctx, caller: Caller, id: number): Promis
   if (!review) throw notFound('Unknown review campaign')
   return {
     ...toReview(review),
-    structures: structures.map((row) => ({
+    structuresTronquees: structures.length > REVIEW_STRUCTURES_SHOWN,
+    structures: mostLeft(structures).map((row) => ({
       id: row.structure_id,
       nom: row.nom,
       total: row.total,
