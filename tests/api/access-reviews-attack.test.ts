@@ -22,7 +22,7 @@ import {
   wireDate,
   withFrozenClock,
 } from './helpers'
-import { importQueue } from './import-queue'
+import { type Item, reviewKit } from './review-kit'
 
 /**
  * Access reviews under attack: a delegated administrator reaching past their sub-tree, an ordinary user, an anonymous
@@ -38,51 +38,7 @@ let root: Caller
 let agent: Caller
 let lille: { id: number; login: string }[]
 
-const queue = importQueue<ReviewMessage>()
-const open = (who: { token: string }, body: unknown) =>
-  post('/rest/bd/revue', body, { token: who.token, env: queue.env })
-const campaign = (structure: number, overrides: Record<string, unknown> = {}) => ({
-  nom: `Revue ${structure} ${crypto.randomUUID().slice(0, 8)}`,
-  structure: { id: structure },
-  echeance: wireDate(isoDate(30)),
-  siNonRevu: 'CONSERVER',
-  ...overrides,
-})
-type Item = {
-  id: number
-  etat: string
-  poste: { id: number | null; structure: { id: number } }
-  utilisateur: { id: number | null; login: string }
-}
-const elements = (who: { token: string }, id: number | string, query = '') =>
-  call(`/rest/bd/revue/${id}/elements?page=1&taille=100${query}`, { token: who.token })
-async function itemsOf(who: { token: string }, id: number, query = '') {
-  const response = await elements(who, id, query)
-  expect(response.status).toBe(200)
-  return { items: (await response.json()) as Item[], total: response.headers.get('X-Total-Count') }
-}
-/** The item of user `userId` in campaign `id`, as the root administrator lists it. */
-async function itemOf(id: number, userId: number) {
-  const item = (await itemsOf(root, id)).items.find((candidate) => candidate.utilisateur.id === userId)
-  if (!item) throw new Error(`no item of user ${userId} in campaign ${id}`)
-  return item
-}
-const decide = (who: { token: string }, id: number, body: unknown, init: Parameters<typeof call>[1] = {}) =>
-  post(`/rest/bd/revue/${id}/decisions`, body, { token: who.token, ...init })
-const close = (who: { token: string }, id: number, init: Parameters<typeof call>[1] = {}) =>
-  post(`/rest/bd/revue/${id}/cloture`, {}, { token: who.token, ...init })
-const report = (who: { token: string }, id: number) => call(`/rest/bd/revue/${id}/rapport.csv`, { token: who.token })
-const stateOf = (id: number) => db().selectFrom('revue').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
-const rowOf = (itemId: number) =>
-  db().selectFrom('revue_element').selectAll().where('id', '=', itemId).executeTakeFirstOrThrow()
-const endOf = async (posteId: number | null) =>
-  (
-    await db()
-      .selectFrom('poste')
-      .select('date_fin')
-      .where('id', '=', posteId ?? 0)
-      .executeTakeFirstOrThrow()
-  ).date_fin
+const { queue, open, campaign, stateOf, elements, itemsOf, decide, opened, endOf } = reviewKit('CONSERVER')
 /** The history's entries of a campaign (named `nom`) about one login (the decisions write `nom : login, …`). */
 const entriesAbout = (nom: string, login: string) =>
   db()
@@ -99,6 +55,17 @@ const closings = (nom: string) =>
     .where('commentaire', 'like', `${nom} : %`)
     .execute()
 
+/** The item of user `userId` in campaign `id`, as the root administrator lists it. */
+async function itemOf(id: number, userId: number) {
+  const item = (await itemsOf(root, id)).items.find((candidate) => candidate.utilisateur.id === userId)
+  if (!item) throw new Error(`no item of user ${userId} in campaign ${id}`)
+  return item
+}
+const close = (who: { token: string }, id: number, init: Parameters<typeof call>[1] = {}) =>
+  post(`/rest/bd/revue/${id}/cloture`, {}, { token: who.token, ...init })
+const report = (who: { token: string }, id: number) => call(`/rest/bd/revue/${id}/rapport.csv`, { token: who.token })
+const rowOf = (itemId: number) =>
+  db().selectFrom('revue_element').selectAll().where('id', '=', itemId).executeTakeFirstOrThrow()
 /** Whatever a refused call could have written: campaigns, decisions, closings, entries, posts' ends, queued steps. */
 async function footprint() {
   const row = await env.DB.prepare(
@@ -109,16 +76,6 @@ async function footprint() {
        (select group_concat(id || ':' || date_fin) from poste) as ends`,
   ).first()
   return { ...row, queued: queue.waiting.length }
-}
-
-/** Opens a campaign and delivers its opening; its id. */
-async function opened(who: { token: string }, body: ReturnType<typeof campaign>) {
-  const response = await open(who, body)
-  expect(response.status).toBe(201)
-  const { id } = (await response.json()) as { id: number }
-  await queue.drain()
-  expect((await stateOf(id)).etat).toBe('OUVERTE')
-  return id
 }
 
 /** The due date passed: the cron hands the campaign to the queue, which applies it. */
@@ -893,15 +850,7 @@ describe('two writers at once', () => {
     const response = await decide(sud, id, [{ element: { id: item.id }, decision: 'CONFIRMER' }], {
       env: {
         // The due date passes between the decision's read and its write, and the cron applies it.
-        DB: changedBeforeWrite(async () => {
-          await db()
-            .updateTable('revue')
-            .set({ echeance: isoDate(-1) })
-            .where('id', '=', id)
-            .execute()
-          await reviewDeadlines(backgroundContext({ ...env, ...queue.env }))
-          await queue.drain()
-        }),
+        DB: changedBeforeWrite(() => pastDue(id)),
       },
     })
     expect(response.status).toBe(409)

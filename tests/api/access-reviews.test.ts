@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { REVIEW_BATCH, REVIEW_STRUCTURES_SHOWN, type ReviewMessage } from '../../worker-api/contract/access-reviews'
+import { REVIEW_BATCH, REVIEW_STRUCTURES_SHOWN } from '../../worker-api/contract/access-reviews'
 import { backgroundContext } from '../../worker-api/lib/context'
 import { OPENING_WINDOW, reviewDeadlines } from '../../worker-api/services/governance/review-runs'
 import {
@@ -17,7 +17,7 @@ import {
   post,
   wireDate,
 } from './helpers'
-import { importQueue } from './import-queue'
+import { type Item, reviewKit } from './review-kit'
 
 /**
  * Access reviews (README, "Access reviews"): a campaign over a sub-tree makes every current post of it an item, written
@@ -30,50 +30,9 @@ let nord: Caller
 let sud: Caller
 let root: Caller
 
-const queue = importQueue<ReviewMessage>()
-const open = (who: Caller, body: Record<string, unknown>) =>
-  post('/rest/bd/revue', body, { token: who.token, env: queue.env })
-const campaign = (structure: number, overrides: Record<string, unknown> = {}) => ({
-  nom: `Revue ${structure} ${crypto.randomUUID().slice(0, 6)}`,
-  structure: { id: structure },
-  echeance: wireDate(isoDate(30)),
-  siNonRevu: 'TERMINER',
-  ...overrides,
-})
-type Item = {
-  id: number
-  etat: string
-  poste: { id: number | null }
-  utilisateur: { id: number | null; login: string }
-}
-async function itemsOf(who: Caller, id: number, query = ''): Promise<{ items: Item[]; total: string | null }> {
-  const response = await call(`/rest/bd/revue/${id}/elements?page=1&taille=100${query}`, { token: who.token })
-  expect(response.status).toBe(200)
-  return { items: (await response.json()) as Item[], total: response.headers.get('X-Total-Count') }
-}
-const decide = (who: Caller, id: number, body: unknown, init: Parameters<typeof call>[1] = {}) =>
-  post(`/rest/bd/revue/${id}/decisions`, body, { token: who.token, ...init })
-const stateOf = (id: number) => db().selectFrom('revue').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
-const endOf = async (posteId: number | null) =>
-  (
-    await db()
-      .selectFrom('poste')
-      .select('date_fin')
-      .where('id', '=', posteId ?? 0)
-      .executeTakeFirstOrThrow()
-  ).date_fin
+const { queue, open, campaign, stateOf, itemsOf, decide, opened, endOf } = reviewKit('TERMINER')
 const entries = (nomLog: string) =>
   db().selectFrom('log').select(['utilisateur_id', 'commentaire']).where('nom_log', '=', nomLog).execute()
-
-/** Opens a campaign and delivers its opening; its id. */
-async function opened(who: Caller, body: Record<string, unknown>) {
-  const response = await open(who, body)
-  expect(response.status).toBe(201)
-  const { id } = (await response.json()) as { id: number }
-  await queue.drain()
-  expect((await stateOf(id)).etat).toBe('OUVERTE')
-  return id
-}
 
 let lille: { id: number; login: string }[]
 let former: { id: number }

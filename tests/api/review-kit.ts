@@ -1,0 +1,59 @@
+import { expect } from 'vitest'
+import type { ReviewMessage } from '../../worker-api/contract/access-reviews'
+import { call, db, isoDate, post, wireDate } from './helpers'
+import { importQueue } from './import-queue'
+
+/** An item as the review tests read it. */
+export type Item = {
+  id: number
+  etat: string
+  poste: { id: number | null; structure: { id: number } }
+  utilisateur: { id: number | null; login: string }
+}
+
+type Who = { token: string }
+
+/**
+ * What the review test files share: the imports' queue the campaigns open on, a campaign's body (what happens to a post
+ * nobody reviewed: `outcome`, unless a test says otherwise), its opening delivered, its items as a reviewer lists them,
+ * a decision, a campaign's row and a post's end.
+ */
+export function reviewKit(outcome: 'CONSERVER' | 'TERMINER') {
+  const queue = importQueue<ReviewMessage>()
+  const open = (who: Who, body: unknown) => post('/rest/bd/revue', body, { token: who.token, env: queue.env })
+  const campaign = (structure: number, overrides: Record<string, unknown> = {}) => ({
+    nom: `Revue ${structure} ${crypto.randomUUID().slice(0, 8)}`,
+    structure: { id: structure },
+    echeance: wireDate(isoDate(30)),
+    siNonRevu: outcome,
+    ...overrides,
+  })
+  const stateOf = (id: number) => db().selectFrom('revue').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
+  const elements = (who: Who, id: number | string, query = '') =>
+    call(`/rest/bd/revue/${id}/elements?page=1&taille=100${query}`, { token: who.token })
+  async function itemsOf(who: Who, id: number, query = ''): Promise<{ items: Item[]; total: string | null }> {
+    const response = await elements(who, id, query)
+    expect(response.status).toBe(200)
+    return { items: (await response.json()) as Item[], total: response.headers.get('X-Total-Count') }
+  }
+  const decide = (who: Who, id: number, body: unknown, init: Parameters<typeof call>[1] = {}) =>
+    post(`/rest/bd/revue/${id}/decisions`, body, { token: who.token, ...init })
+  /** Opens a campaign and delivers its opening; its id. */
+  async function opened(who: Who, body: Record<string, unknown>) {
+    const response = await open(who, body)
+    expect(response.status).toBe(201)
+    const { id } = (await response.json()) as { id: number }
+    await queue.drain()
+    expect((await stateOf(id)).etat).toBe('OUVERTE')
+    return id
+  }
+  const endOf = async (posteId: number | null) =>
+    (
+      await db()
+        .selectFrom('poste')
+        .select('date_fin')
+        .where('id', '=', posteId ?? 0)
+        .executeTakeFirstOrThrow()
+    ).date_fin
+  return { queue, open, campaign, stateOf, elements, itemsOf, decide, opened, endOf }
+}
