@@ -79,6 +79,8 @@ export async function reviewItems(
     .orderBy('e.etat')
     .orderBy('e.id')
   const counted = query.q !== undefined && query.q !== ''
+  // Without a page, a whole list's rows at most: a campaign over the organisation has 100 000 items.
+  const window = pageWindow(query)
   const {
     review: [review],
     items,
@@ -86,8 +88,7 @@ export async function reviewItems(
     counts,
   } = await adminWith(ctx, caller, {
     review: reviewRead(db, viewer, id),
-    // Without a page, a whole list's rows at most: a campaign over the organisation has 100 000 items.
-    items: rows.limit(pageWindow(query).size).offset(pageWindow(query).offset),
+    items: rows.limit(window.size).offset(window.offset),
     total: query.page !== undefined && counted ? filtered.select((eb) => eb.fn.countAll<number>().as('total')) : null,
     counts:
       query.page !== undefined && !counted

@@ -113,7 +113,7 @@ export async function listReviews(
 
 /**
  * The progress per structure of a campaign, for the structures of the viewer's scope: the `REVIEW_STRUCTURES_SHOWN`
- * with the most posts left to review (one more, to know there are others), in the tree's order.
+ * with the most posts left to review, ranked (one more read, to know there are others), in the tree's order.
  */
 const structuresProgress = (db: DB, viewer: Viewer, id: number) =>
   db
@@ -121,23 +121,17 @@ const structuresProgress = (db: DB, viewer: Viewer, id: number) =>
       db
         .selectFrom('revue_progression as rp')
         .select(['rp.structure_id', 'rp.nom', 'rp.chemin', 'rp.total', 'rp.confirmes', 'rp.termines'])
+        .select(
+          sql<number>`row_number() over (order by rp.total - rp.confirmes - rp.termines desc, rp.chemin)`.as('rang'),
+        )
         .where('rp.revue_id', '=', id)
         .where('rp.structure_id', 'in', scopeStructureIds(db, viewer))
-        .orderBy(sql`rp.total - rp.confirmes - rp.termines`, 'desc')
-        .orderBy('rp.chemin')
+        .orderBy('rang')
         .limit(REVIEW_STRUCTURES_SHOWN + 1)
         .as('most_left'),
     )
     .selectAll()
     .orderBy('most_left.chemin')
-
-/** The structures shown: the one read past `REVIEW_STRUCTURES_SHOWN` (the one with the least left of them) dropped. */
-function mostLeft<R extends { total: number; confirmes: number; termines: number }>(rows: R[]): R[] {
-  if (rows.length <= REVIEW_STRUCTURES_SHOWN) return rows
-  const left = (row: R) => row.total - row.confirmes - row.termines
-  const least = rows.reduce((min, row, index) => (left(row) < left(rows[min] as R) ? index : min), rows.length - 1)
-  return rows.filter((_, index) => index !== least)
-}
 
 /** GET rest/bd/revue/{id}: a campaign the caller sees, with its progress per structure of the caller's scope. */
 export async function reviewDetail(ctx: Ctx, caller: Caller, id: number): Promise<ReviewDetail> {
@@ -154,13 +148,15 @@ export async function reviewDetail(ctx: Ctx, caller: Caller, id: number): Promis
   return {
     ...toReview(review),
     structuresTronquees: structures.length > REVIEW_STRUCTURES_SHOWN,
-    structures: mostLeft(structures).map((row) => ({
-      id: row.structure_id,
-      nom: row.nom,
-      total: row.total,
-      confirmes: row.confirmes,
-      termines: row.termines,
-    })),
+    structures: structures
+      .filter((row) => row.rang <= REVIEW_STRUCTURES_SHOWN)
+      .map((row) => ({
+        id: row.structure_id,
+        nom: row.nom,
+        total: row.total,
+        confirmes: row.confirmes,
+        termines: row.termines,
+      })),
   }
 }
 
