@@ -12,3 +12,22 @@ export const i18nConfig = {
 
 /** A page's language from what names it (`<html lang>`, i18next's, the server's locale): English, else French. */
 export const pageLanguage = (value: string | null | undefined): Language => (value === 'en' ? 'en' : 'fr')
+
+/** What marks a value's place in a translation read once for many rows (never found in a translation itself). */
+const SLOT = '\u0000'
+
+/**
+ * A translation with values that change from row to row, read from i18next once and filled for each row: a page of
+ * many rows asks i18next for a label once, not once a row. Plain interpolations only (no plural, no nesting).
+ */
+export function rowText<Name extends string>(
+  t: (key: string, values: Record<string, string>) => string,
+  key: string,
+  names: readonly Name[],
+): (values: Record<Name, string | number>) => string {
+  const slots = Object.fromEntries(names.map((name, index) => [name, `${SLOT}${index}${SLOT}`]))
+  // Text and value indexes alternate: "Confirmer le poste de \u00000\u0000" splits into ["Confirmer…", "0", ""].
+  const parts = t(key, slots).split(SLOT)
+  return (values) =>
+    parts.map((part, index) => (index % 2 === 1 ? String(values[names[Number(part)] as Name]) : part)).join('')
+}

@@ -1,5 +1,6 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { Form, Link, useActionData, useLoaderData, useLocation } from '@remix-run/react'
+import type { TFunction } from 'i18next'
 import { Check, Download, Filter, Lock, X } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { ConfirmDialog } from '~/components/confirm-dialog'
@@ -11,7 +12,7 @@ import { Pagination } from '~/components/pagination'
 import { SelectField } from '~/components/select-field'
 import { SubmitButton } from '~/components/submit-button'
 import { Button, buttonVariants } from '~/components/ui/button'
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '~/components/ui/table'
+import { Table, TableHead, TableHeader, TableRow } from '~/components/ui/table'
 import { reviewAction, reviewData, reviewId } from '~/features/governance/review.server'
 import { ITEMS_PER_PAGE } from '~/features/governance/review-page'
 import { Progress } from '~/features/governance/review-progress'
@@ -19,8 +20,15 @@ import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { displayDate, displayDateTime } from '~/lib/dates'
 import { usePendingIntent } from '~/lib/form'
+import { rowText } from '~/lib/i18n'
 import { pageTitle, titleMeta } from '~/lib/title'
-import type { ReviewDetail, ReviewItem } from '../../worker-api/contract/access-reviews'
+import { cn } from '~/lib/utils'
+import {
+  ITEM_STATES,
+  type ItemState,
+  type ReviewDetail,
+  type ReviewItem,
+} from '../../worker-api/contract/access-reviews'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.reviews' }
 export const meta = titleMeta
@@ -47,6 +55,11 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
 
 const fullName = (item: ReviewItem) => `${item.utilisateur.prenom} ${item.utilisateur.nom}`
 
+/** The table's classes, as `TableRow` and `TableCell` write them, merged once for the 50 rows. */
+const ROW = 'border-b transition-colors hover:bg-muted/50'
+const CELL = 'p-2 align-top whitespace-normal break-words'
+const ROW_BUTTON = cn(buttonVariants({ variant: 'outline', size: 'sm' }), 'px-2.5')
+
 export default function ReviewCampaign() {
   const { revue, items, total, query, me } = useLoaderData<typeof loader>()
   const reply = useActionData<typeof action>()
@@ -61,40 +74,22 @@ export default function ReviewCampaign() {
   const mine = (item: ReviewItem) => item.utilisateur.id === me
   const toReview = (item: ReviewItem) => open && item.etat === 'A_REVOIR' && !mine(item)
   const byId = new Map(items.map((item) => [item.id, item]))
-  /** An item's decision buttons, or how it was decided. */
-  const decisionOf = (item: ReviewItem) => (
-    <>
-      {toReview(item) ? (
-        <div className="flex flex-wrap gap-2">
-          <Button
-            type="submit"
-            name="un"
-            value={`CONFIRMER:${item.id}`}
-            size="sm"
-            variant="outline"
-            aria-label={t('reviews.confirmOne', { name: fullName(item) })}
-          >
-            <Check aria-hidden />
-            <span aria-hidden>{t('reviews.confirm')}</span>
-          </Button>
-          <Button
-            type="submit"
-            name="un"
-            value={`TERMINER:${item.id}`}
-            size="sm"
-            variant="outline"
-            className="text-destructive"
-            aria-label={t('reviews.endOne', { name: fullName(item) })}
-          >
-            <X aria-hidden />
-            <span aria-hidden>{t('reviews.end')}</span>
-          </Button>
-        </div>
-      ) : (
-        <ItemDecision item={item} own={mine(item) && item.etat === 'A_REVOIR'} />
-      )}
-    </>
-  )
+  // A page of 50 items and up to 100 structures: each label is read from i18next once and filled row by row.
+  const each = {
+    select: rowText(t, 'reviews.selectOne', ['name']),
+    confirm: rowText(t, 'reviews.confirmOne', ['name']),
+    end: rowText(t, 'reviews.endOne', ['name']),
+    opens: rowText(t, 'reviews.opens', ['applications']),
+    lastSignIn: rowText(t, 'reviews.lastSignIn', ['date']),
+    lastLaunch: rowText(t, 'reviews.lastLaunch', ['date']),
+    progressOf: rowText(t, 'reviews.progressOf', ['name']),
+    progressValue: rowText(t, 'reviews.progressValue', ['done', 'total', 'confirmes', 'termines']),
+    decision: decisionTexts(t),
+  }
+  const confirmLabel = t('reviews.confirm')
+  const endLabel = t('reviews.end')
+  const never = t('reviews.never')
+  const dayOr = (iso: string | null) => (iso ? displayDate(iso) : never)
   return (
     <div className="flex flex-col gap-6">
       <div className="flex flex-wrap items-end justify-between gap-4">
@@ -169,7 +164,11 @@ export default function ReviewCampaign() {
                 >
                   {structure.nom}
                 </Link>
-                <Progress {...structure} label={t('reviews.progressOf', { name: structure.nom })} />
+                <Progress
+                  {...structure}
+                  label={each.progressOf({ name: structure.nom })}
+                  valueText={each.progressValue({ ...structure, done: structure.confirmes + structure.termines })}
+                />
               </li>
             ))}
           </ul>
@@ -265,65 +264,87 @@ export default function ReviewCampaign() {
                     <TableHead>{t('reviews.who')}</TableHead>
                     <TableHead className="hidden lg:table-cell">{t('reviews.post')}</TableHead>
                     <TableHead className="hidden xl:table-cell">{t('reviews.activity')}</TableHead>
-                    <TableHead className="hidden sm:table-cell">{t('reviews.decision')}</TableHead>
+                    <TableHead>{t('reviews.decision')}</TableHead>
                   </TableRow>
                 </TableHeader>
-                <TableBody>
-                  {items.map((item) => (
-                    <TableRow key={item.id} id={`element-${item.id}`}>
-                      <TableCell className="align-top">
-                        {toReview(item) ? (
-                          <input
-                            type="checkbox"
-                            name="element"
-                            value={item.id}
-                            aria-label={t('reviews.selectOne', { name: fullName(item) })}
-                            className="mt-1 size-4 accent-primary"
-                          />
-                        ) : null}
-                      </TableCell>
-                      <TableCell className="align-top whitespace-normal break-words">
-                        <span className="font-medium">{fullName(item)}</span>
-                        <span className="block wrap-anywhere text-muted-foreground">{item.utilisateur.login}</span>
-                        <span className="mt-1 block lg:hidden">
-                          {item.poste.fonction.libelle}, {item.poste.structure.nom}
-                        </span>
-                        {/* On a phone the decision rides under the post: the table keeps the room for names. */}
-                        <div className="mt-2 sm:hidden">{decisionOf(item)}</div>
-                      </TableCell>
-                      <TableCell className="hidden align-top whitespace-normal lg:table-cell">
-                        {item.poste.fonction.libelle}, {item.poste.structure.nom}
-                        <span className="block text-xs tabular-nums text-muted-foreground">
-                          {item.poste.dateDebut} → {item.poste.dateFin}
-                        </span>
-                        {item.applications.length > 0 ? (
-                          <span className="block text-xs text-muted-foreground">
-                            {t('reviews.opens', { applications: item.applications.join(', ') })}
+                {/* Plain rows, one markup at every width: 50 of them are the page's weight. */}
+                <tbody className="[&_tr:last-child]:border-0">
+                  {items.map((item) => {
+                    const name = fullName(item)
+                    const post = `${item.poste.fonction.libelle}, ${item.poste.structure.nom}`
+                    return (
+                      <tr key={item.id} id={`element-${item.id}`} className={ROW}>
+                        <td className={CELL}>
+                          {toReview(item) ? (
+                            <input
+                              type="checkbox"
+                              name="element"
+                              value={item.id}
+                              aria-label={each.select({ name })}
+                              className="mt-1 size-4 accent-primary"
+                            />
+                          ) : null}
+                        </td>
+                        <td className={CELL}>
+                          <span className="font-medium">{name}</span>
+                          <span className="block wrap-anywhere text-xs text-muted-foreground">
+                            {item.utilisateur.login}
                           </span>
-                        ) : null}
-                      </TableCell>
-                      <TableCell className="hidden align-top whitespace-normal text-xs xl:table-cell">
-                        <span className="block">
-                          {t('reviews.lastSignIn', {
-                            date: item.utilisateur.derniereConnexion
-                              ? displayDate(item.utilisateur.derniereConnexion)
-                              : t('reviews.never'),
-                          })}
-                        </span>
-                        <span className="block">
-                          {t('reviews.lastLaunch', {
-                            date: item.utilisateur.dernierLancement
-                              ? displayDate(item.utilisateur.dernierLancement)
-                              : t('reviews.never'),
-                          })}
-                        </span>
-                      </TableCell>
-                      <TableCell className="hidden align-top whitespace-normal sm:table-cell">
-                        {decisionOf(item)}
-                      </TableCell>
-                    </TableRow>
-                  ))}
-                </TableBody>
+                          <span className="mt-1 block lg:hidden">{post}</span>
+                        </td>
+                        <td className={`${CELL} hidden lg:table-cell`}>
+                          {post}
+                          <span className="block text-xs tabular-nums text-muted-foreground">
+                            {item.poste.dateDebut} → {item.poste.dateFin}
+                          </span>
+                          {item.applications.length > 0 ? (
+                            <span className="block text-xs text-muted-foreground">
+                              {each.opens({ applications: item.applications.join(', ') })}
+                            </span>
+                          ) : null}
+                        </td>
+                        <td className={`${CELL} hidden text-xs xl:table-cell`}>
+                          <span className="block">
+                            {each.lastSignIn({ date: dayOr(item.utilisateur.derniereConnexion) })}
+                          </span>
+                          <span className="block">
+                            {each.lastLaunch({ date: dayOr(item.utilisateur.dernierLancement) })}
+                          </span>
+                        </td>
+                        <td className={CELL}>
+                          {toReview(item) ? (
+                            <div className="flex flex-col gap-2 sm:flex-row sm:flex-wrap">
+                              <button
+                                type="submit"
+                                name="un"
+                                value={`CONFIRMER:${item.id}`}
+                                className={ROW_BUTTON}
+                                aria-label={each.confirm({ name })}
+                              >
+                                {confirmLabel}
+                              </button>
+                              <button
+                                type="submit"
+                                name="un"
+                                value={`TERMINER:${item.id}`}
+                                className={`${ROW_BUTTON} text-destructive`}
+                                aria-label={each.end({ name })}
+                              >
+                                {endLabel}
+                              </button>
+                            </div>
+                          ) : (
+                            <ItemDecision
+                              item={item}
+                              own={mine(item) && item.etat === 'A_REVOIR'}
+                              texts={each.decision}
+                            />
+                          )}
+                        </td>
+                      </tr>
+                    )
+                  })}
+                </tbody>
               </Table>
             </div>
             {open ? (
@@ -416,20 +437,41 @@ function CampaignReport({ revue }: { revue: ReviewDetail }) {
   )
 }
 
+/** What says how an item was decided, read once for the page. */
+function decisionTexts(t: TFunction) {
+  return {
+    own: t('reviews.own'),
+    states: Object.fromEntries(ITEM_STATES.map((etat) => [etat, t(`reviews.itemStates.${etat}`)])) as Record<
+      ItemState,
+      string
+    >,
+    automatic: rowText(t, 'reviews.automatic', ['date']),
+    decidedBy: rowText(t, 'reviews.decidedBy', ['name', 'date']),
+    endsOn: rowText(t, 'reviews.endsOn', ['date']),
+  }
+}
+
 /** How an item was decided (or why it is not the reviewer's to decide). */
-function ItemDecision({ item, own }: { item: ReviewItem; own: boolean }) {
-  const { t } = useTranslation()
-  if (own) return <span className="text-sm text-muted-foreground">{t('reviews.own')}</span>
+function ItemDecision({
+  item,
+  own,
+  texts,
+}: {
+  item: ReviewItem
+  own: boolean
+  texts: ReturnType<typeof decisionTexts>
+}) {
+  if (own) return <span className="text-sm text-muted-foreground">{texts.own}</span>
   const decision = item.decision
   return (
     <div className="flex flex-col gap-1 text-sm">
-      <span className="font-medium">{t(`reviews.itemStates.${item.etat}`)}</span>
+      <span className="font-medium">{texts.states[item.etat]}</span>
       {decision ? (
         <span className="text-xs text-muted-foreground">
           {decision.automatique
-            ? t('reviews.automatic', { date: displayDate(decision.date) })
-            : t('reviews.decidedBy', { name: decision.par ?? '', date: displayDate(decision.date) })}
-          {decision.dateFin ? ` · ${t('reviews.endsOn', { date: decision.dateFin })}` : ''}
+            ? texts.automatic({ date: displayDate(decision.date) })
+            : texts.decidedBy({ name: decision.par ?? '', date: displayDate(decision.date) })}
+          {decision.dateFin ? ` · ${texts.endsOn({ date: decision.dateFin })}` : ''}
         </span>
       ) : null}
       {decision?.commentaire ? <span className="break-words text-xs">{decision.commentaire}</span> : null}

@@ -208,6 +208,11 @@ export async function runScenarios(ctx, { persistTo, scratch, servers, client, b
     ['admin of the root', admin],
     ['admin of a leaf', leafAdmin],
   ]) {
+    await scenario(`GET rest/bd/revue/{id} (a campaign and its progress, ${who})`, 'read', async () => {
+      const session = await login(account.login, account.password)
+      const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
+      return { url: `${api}/bd/revue/${campaign.id}`, init: { headers } }
+    })
     await scenario(
       `GET rest/bd/revue/{id}/elements?page=1&taille=50 (a reviewer's 50 items, ${who})`,
       'read',

@@ -93,3 +93,21 @@ describe('language from the browser (spec §1)', () => {
     expect(languageFromAcceptLanguage(header)).toBe(language)
   })
 })
+
+describe('a translation filled row by row', () => {
+  it('reads as i18next would have written it, for every value and in both languages', async () => {
+    const { createInstance } = await import('i18next')
+    const { rowText, i18nConfig } = await import('../../app/lib/i18n')
+    for (const lng of ['fr', 'en'] as const) {
+      const i18n = createInstance()
+      await i18n.init({ ...i18nConfig, lng, resources: { fr: { translation: fr }, en: { translation: en } } })
+      const t = i18n.t.bind(i18n) as (key: string, values: Record<string, string>) => string
+      const confirm = rowText(t, 'reviews.confirmOne', ['name'])
+      expect(confirm({ name: 'Zoé d’Arc' })).toBe(i18n.t('reviews.confirmOne', { name: 'Zoé d’Arc' }))
+      const progress = rowText(t, 'reviews.progressValue', ['done', 'total', 'confirmes', 'termines'])
+      const values = { done: 3, total: 10, confirmes: 2, termines: 1 }
+      expect(progress(values)).toBe(i18n.t('reviews.progressValue', values))
+      expect(progress(values)).toContain('10')
+    }
+  })
+})

@@ -9,16 +9,19 @@ export function Progress({
   confirmes,
   termines,
   label,
+  valueText,
 }: {
   total: number
   confirmes: number
   termines: number
   label?: string
+  /** Its accessible value, for a list of many bars that reads the translation once (`rowText`). */
+  valueText?: string
 }) {
   const { t } = useTranslation()
   const done = confirmes + termines
   const share = total === 0 ? 0 : Math.round((done / total) * 100)
-  const text = t('reviews.progressValue', { done, total, confirmes, termines })
+  const text = valueText ?? t('reviews.progressValue', { done, total, confirmes, termines })
   return (
     <div className="flex min-w-0 flex-col gap-1">
       <div

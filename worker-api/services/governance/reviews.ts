@@ -113,25 +113,35 @@ export async function listReviews(
 
 /**
  * The progress per structure of a campaign, for the structures of the viewer's scope: the `REVIEW_STRUCTURES_SHOWN`
- * with the most posts left to review, ranked (one more read, to know there are others), in the tree's order.
+ * with the most posts left to review (one more read, to know there are others), ranked, in the tree's order. Ranked
+ * after the limit: a window over the root's 2 000 structures costs five times the sort that picks them.
  */
-const structuresProgress = (db: DB, viewer: Viewer, id: number) =>
-  db
+const structuresProgress = (db: DB, viewer: Viewer, id: number) => {
+  const left = sql<number>`rp.total - rp.confirmes - rp.termines`
+  const mostLeft = db
+    .selectFrom('revue_progression as rp')
+    .select(['rp.structure_id', 'rp.nom', 'rp.chemin', 'rp.total', 'rp.confirmes', 'rp.termines'])
+    .where('rp.revue_id', '=', id)
+    .where('rp.structure_id', 'in', scopeStructureIds(db, viewer))
+    .orderBy(left, 'desc')
+    .orderBy('rp.chemin')
+    .limit(REVIEW_STRUCTURES_SHOWN + 1)
+    .as('most_left')
+  return db
     .selectFrom(
       db
-        .selectFrom('revue_progression as rp')
-        .select(['rp.structure_id', 'rp.nom', 'rp.chemin', 'rp.total', 'rp.confirmes', 'rp.termines'])
+        .selectFrom(mostLeft)
+        .selectAll()
         .select(
-          sql<number>`row_number() over (order by rp.total - rp.confirmes - rp.termines desc, rp.chemin)`.as('rang'),
+          sql<number>`row_number() over (order by most_left.total - most_left.confirmes - most_left.termines desc, most_left.chemin)`.as(
+            'rang',
+          ),
         )
-        .where('rp.revue_id', '=', id)
-        .where('rp.structure_id', 'in', scopeStructureIds(db, viewer))
-        .orderBy('rang')
-        .limit(REVIEW_STRUCTURES_SHOWN + 1)
-        .as('most_left'),
+        .as('ranked'),
     )
     .selectAll()
-    .orderBy('most_left.chemin')
+    .orderBy('ranked.chemin')
+}
 
 /** GET rest/bd/revue/{id}: a campaign the caller sees, with its progress per structure of the caller's scope. */
 export async function reviewDetail(ctx: Ctx, caller: Caller, id: number): Promise<ReviewDetail> {
