@@ -21,20 +21,18 @@ const LATEST_REQUESTS = 5
 
 /**
  * What the user may launch now and what future posts will open, the demandable applications they may ask for (with
- * their requests waiting) and their latest requests, in one round trip; when there is nothing to launch at all,
+ * their requests waiting) and their latest requests, in one call and one round trip; when there is nothing to launch at all,
  * whether they hold any current or future post (read only then), to say why there is nothing.
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = await requireUser(request, context)
-  const [{ accesApplication, accesFuturs = [] }, requestable, latest, t] = await Promise.all([
+  const [{ accesApplication, accesFuturs = [], demandables = [], demandes = [] }, t] = await Promise.all([
     auth.expect(
       auth.api.rest.bd.acces.utilisateur[':userId'].$get({
         param: { userId: auth.user.id },
-        query: { futurs: 'true' },
+        query: { futurs: 'true', demandes: LATEST_REQUESTS },
       }),
     ),
-    auth.settle(auth.api.rest.bd.demande.applications.$get()),
-    auth.settle(auth.api.rest.bd.demande.miennes.$get({ query: { taille: LATEST_REQUESTS } })),
     i18nServer.getFixedT(request),
   ])
   const postless = accesApplication.length === 0 && accesFuturs.length === 0 && (await hasNoPost(auth))
@@ -42,8 +40,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     {
       applications: accesApplication.map((a) => a.application),
       upcoming: accesFuturs,
-      requestable: requestable.ok ? requestable.data : [],
-      latest: latest.ok ? latest.data.filter((request) => request.etat !== 'EN_ATTENTE') : [],
+      requestable: demandables,
+      latest: demandes.filter((request) => request.etat !== 'EN_ATTENTE'),
       postless,
       // The organisation's day, as the server sees it: where a request's period starts by default.
       today: todayIso(),

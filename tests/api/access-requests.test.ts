@@ -86,6 +86,29 @@ describe('asking', () => {
     ])
   })
 
+  it("the launcher reads its other applications and latest requests with its access, in one call on one's own list", async () => {
+    const { requester } = await waitingRequest()
+    const access = (who: Caller, userId: number, query: string) =>
+      call(`/rest/bd/acces/utilisateur/${userId}?${query}`, { token: who.token })
+    const launcher = await access(requester, requester.id, 'futurs=true&demandes=5')
+    expect(launcher.status).toBe(200)
+    const body = (await launcher.json()) as Record<string, unknown>
+    const alone = async (path: string) => (await call(path, { token: requester.token })).json()
+    // The same as the two calls it stands for, beside the access list the call has always answered.
+    expect(body.demandables).toEqual(await alone('/rest/bd/demande/applications'))
+    expect(body.demandes).toEqual(await alone('/rest/bd/demande/miennes?taille=5'))
+    expect(body.demandes).toMatchObject([{ application: { id: 3 }, etat: 'EN_ATTENTE' }])
+    const plain = (await (await access(requester, requester.id, 'futurs=true')).json()) as Record<string, unknown>
+    expect(body).toMatchObject(plain)
+    expect(plain.accesApplication).toHaveLength(2)
+    expect(await (await access(requester, requester.id, 'demandes=5')).json()).not.toHaveProperty('accesFuturs')
+    // Another user's requests are theirs: not even an administrator who manages them reads them here.
+    await expectError(await access(nord, requester.id, 'futurs=true&demandes=5'), 400, 'VALIDATION_FAILED')
+    for (const bad of ['demandes=0', 'demandes=21', 'demandes=tous'])
+      await expectError(await access(requester, requester.id, bad), 400, 'VALIDATION_FAILED')
+    expect((await access(requester, requester.id, 'demandes=20')).status).toBe(200)
+  })
+
   it('a root administrator marks an application demandable (PUT application), audited; a PUT without the flag keeps it', async () => {
     const read = async () =>
       (await (await call('/rest/bd/application/4', { token: root.token })).json()) as Record<string, unknown> & {

@@ -129,10 +129,10 @@ describe('statements per request', () => {
     const user = await createUser({ postes: [currentPost(4, 2)] })
     const { cookie } = await browserCookie(user)
     // The access page reads what current posts open and what future ones will in one statement, the
-    // demandable applications in another, the latest requests (uncounted) in one more; the profile
-    // asks for the user and for their sessions.
+    // demandable applications in another, the latest requests (uncounted) in one more, all in one call;
+    // the profile asks for the user and for their sessions.
     for (const [page, statements, apiCalls] of [
-      ['/pages/user/acces', 4, 4],
+      ['/pages/user/acces', 4, 2],
       ['/pages/user/me', 3, 3],
       // The second factor: the TOTP row, the passkeys and the recovery codes left.
       ['/pages/user/securite', 4, 2],

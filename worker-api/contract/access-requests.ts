@@ -1,6 +1,5 @@
 import { z } from 'zod'
-import { applicationSchema } from './access'
-import { datesInOrder, pageQuery, positiveInt, ref, wireDateSchema } from './common'
+import { applicationSchema, datesInOrder, pageQuery, positiveInt, ref, wireDateSchema } from './common'
 
 /** A request's life: waiting, then granted, refused, withdrawn by its author, or expired undecided. */
 export const REQUEST_STATES = ['EN_ATTENTE', 'ACCORDEE', 'REFUSEE', 'RETIREE', 'EXPIREE'] as const

@@ -38,3 +38,7 @@ export const datesInOrder = <T extends z.ZodType<{ dateDebut: string; dateFin: s
     message: 'validation.dateRange',
     path: ['dateFin'],
   })
+
+/** An application as a launcher shows it. */
+export const applicationSchema = z.object({ id: z.number().int(), libelle: z.string(), icone: z.string() })
+export type ApplicationSummary = z.infer<typeof applicationSchema>

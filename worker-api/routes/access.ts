@@ -2,6 +2,7 @@ import { createRoute } from '@hono/zod-openapi'
 import { accessListSchema, accessQuery, launchQuery, launchSchema, userIdParam } from '../contract/access'
 import { router } from '../lib/validation'
 import { accessOf, launch } from '../services/catalogue/access'
+import { launcherAccess } from '../services/governance/requests'
 import { errors, json } from './openapi'
 
 export const accessRoutes = router()
@@ -11,7 +12,7 @@ export const accessRoutes = router()
       path: '/rest/bd/acces/utilisateur/{userId}',
       tags: ['Access'],
       summary:
-        'The applications a user may launch today (derived from the functions of their current posts); with futurs=true, those future posts will open',
+        "The applications a user may launch today (derived from the functions of their current posts); with futurs=true, those future posts will open; with demandes=N, on one's own list, the launcher's other applications and latest requests too",
       security: [{ bearer: [] }],
       request: { params: userIdParam, query: accessQuery },
       responses: {
@@ -19,11 +20,18 @@ export const accessRoutes = router()
         ...errors(400, 401, 403, 404),
       },
     }),
-    async (c) =>
-      c.json(
-        await accessOf(c.var.ctx, c.get('caller'), c.req.valid('param').userId, c.req.valid('query').futurs === 'true'),
+    async (c) => {
+      const { userId } = c.req.valid('param')
+      const { futurs, demandes } = c.req.valid('query')
+      const ctx = c.var.ctx
+      const caller = c.get('caller')
+      return c.json(
+        demandes === undefined
+          ? await accessOf(ctx, caller, userId, futurs === 'true')
+          : await launcherAccess(ctx, caller, userId, futurs === 'true', demandes),
         200,
-      ),
+      )
+    },
   )
   .openapi(
     createRoute({

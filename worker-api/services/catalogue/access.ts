@@ -36,7 +36,7 @@ export function launchableApplications(ctx: Ctx, userId: number, today = todayIs
  * starts on the post's start date, with no job to run), soonest first. A post not ended is current
  * or future: an application is current when one of its posts has begun.
  */
-function currentAndFutureApplicationsQuery(ctx: Ctx, userId: number, today: string) {
+export function currentAndFutureApplicationsQuery(ctx: Ctx, userId: number, today: string) {
   const courant = sql<number>`max(p.date_debut <= ${today})`
   return ctx.db
     .selectFrom('poste as p')
@@ -72,7 +72,13 @@ export async function accessOf(ctx: Ctx, caller: Caller, userId: number, futurs 
     const rows = await checked(launchableApplications(ctx, userId, viewer.today))
     return { accesApplication: rows.map((application: ApplicationSummary) => ({ application })) }
   }
-  const rows = await checked(currentAndFutureApplicationsQuery(ctx, userId, viewer.today))
+  return currentAndFuture(await checked(currentAndFutureApplicationsQuery(ctx, userId, viewer.today)))
+}
+
+/** The access list of the rows of `currentAndFutureApplicationsQuery`: those launchable today, then the future ones. */
+export function currentAndFuture(
+  rows: { id: number; libelle: string; icone: string; courant: number; date_debut: string }[],
+): Pick<Required<AccessList>, 'accesApplication' | 'accesFuturs'> {
   return {
     accesApplication: rows
       .filter((row) => row.courant === 1)

@@ -1,4 +1,5 @@
 import { type SqlBool, sql } from 'kysely'
+import type { AccessList } from '../../contract/access'
 import {
   type OwnRequest,
   REQUEST_APPROVERS_TOLD,
@@ -14,7 +15,7 @@ import { BusinessError, invalidField, notFound } from '../../lib/errors'
 import { type PageQuery, pageWindow, wholeList } from '../../lib/query'
 import { userManagers } from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
-import { launchableApplications } from '../catalogue/access'
+import { currentAndFuture, currentAndFutureApplicationsQuery, launchableApplications } from '../catalogue/access'
 import { actorWith, type Caller, viewerOf } from '../core/actor'
 import { logEntry } from '../core/audit'
 import { mailQueued } from '../core/outbox'
@@ -156,6 +157,34 @@ export async function ownRequests(
   })
   const items = query.page === undefined && !newest ? wholeList(rows) : rows
   return { items: items.map(toOwnRequest), total: total?.[0]?.total ?? null }
+}
+
+/**
+ * GET rest/bd/acces/utilisateur/{own id}?demandes=N: the launcher's whole read in one round trip — what the caller
+ * may launch (and with `futurs`, what future posts will open), the demandable applications they cannot launch with
+ * their requests waiting, and their N newest requests. Only on one's own list: another user's requests are theirs.
+ */
+export async function launcherAccess(
+  ctx: Ctx,
+  caller: Caller,
+  userId: number,
+  futurs: boolean,
+  latest: number,
+): Promise<AccessList> {
+  if (userId !== caller.id) throw invalidField('demandes', "Only on one's own access list", 'validation.invalid')
+  const today = viewerOf(caller).today
+  const { applications, requestable, requests } = await actorWith(ctx, caller, {
+    applications: currentAndFutureApplicationsQuery(ctx, caller.id, today),
+    requestable: requestableQuery(ctx, caller.id, today),
+    requests: ownRequestsQuery(ctx.db, caller.id).limit(latest),
+  })
+  const { accesApplication, accesFuturs } = currentAndFuture(applications)
+  return {
+    accesApplication,
+    ...(futurs ? { accesFuturs } : {}),
+    demandables: requestable.map(toRequestable),
+    demandes: requests.map(toOwnRequest),
+  }
 }
 
 const DAY_SECONDS = 24 * 3600
