@@ -16,7 +16,7 @@ export const LAUNCH_CODE_TTL_SECONDS = 60
  * Applications granted to the functions of the user's current posts (DESIGN §4: derived access); an
  * application switched off in the catalogue is in no launcher.
  */
-export function launchableApplications(ctx: Ctx, userId: number, today = todayIso()) {
+export function launchableApplications(ctx: Pick<Ctx, 'db'>, userId: number, today = todayIso()) {
   return ctx.db
     .selectFrom('poste as p')
     .innerJoin('fonction_application as fa', 'fa.fonction_id', 'p.fonction_id')
@@ -36,7 +36,7 @@ export function launchableApplications(ctx: Ctx, userId: number, today = todayIs
  * starts on the post's start date, with no job to run), soonest first. A post not ended is current
  * or future: an application is current when one of its posts has begun.
  */
-export function currentAndFutureApplicationsQuery(ctx: Ctx, userId: number, today: string) {
+export function currentAndFutureApplicationsQuery(ctx: Pick<Ctx, 'db'>, userId: number, today: string) {
   const courant = sql<number>`max(p.date_debut <= ${today})`
   return ctx.db
     .selectFrom('poste as p')

@@ -10,7 +10,7 @@ import {
   type RequestState,
 } from '../../contract/access-requests'
 import { addDays, addSeconds, fromWireDate, toWireDate } from '../../contract/dates'
-import { type DB, insertWhen, namedBatch } from '../../db/client'
+import { type DB, insertWhen, namedBatch, prepared } from '../../db/client'
 import { BusinessError, invalidField, notFound } from '../../lib/errors'
 import { type PageQuery, pageWindow, wholeList } from '../../lib/query'
 import { userManagers } from '../../lib/scope'
@@ -69,7 +69,7 @@ export function toOwnRequest(row: OwnRequestRow): OwnRequest {
  * The demandable applications of the catalogue (on) that the user cannot launch today, each with their request of it
  * waiting, and the longest period one may ask for.
  */
-export function requestableQuery(ctx: Ctx, userId: number, today: string) {
+export function requestableQuery(ctx: Pick<Ctx, 'db'>, userId: number, today: string) {
   const db = ctx.db
   return db
     .selectFrom('application as a')
@@ -159,6 +159,17 @@ export async function ownRequests(
   return { items: items.map(toOwnRequest), total: total?.[0]?.total ?? null }
 }
 
+/** The launcher's statements, compiled once per isolate (each page of every user's launcher reads them). */
+type UserDay = { userId: number; today: string }
+const launcherStatements = {
+  applications: prepared((db, v: UserDay) => currentAndFutureApplicationsQuery({ db }, v.userId, v.today)),
+  requestable: prepared((db, v: UserDay) => requestableQuery({ db }, v.userId, v.today)),
+  requests: prepared(
+    (db, v: { userId: number; latest: number }) => ownRequestsQuery(db, v.userId).limit(v.latest),
+    ['latest'],
+  ),
+}
+
 /**
  * GET rest/bd/acces/utilisateur/{own id}?demandes=N: the launcher's whole read in one round trip — what the caller
  * may launch (and with `futurs`, what future posts will open), the demandable applications they cannot launch with
@@ -173,10 +184,11 @@ export async function launcherAccess(
 ): Promise<AccessList> {
   if (userId !== caller.id) throw invalidField('demandes', "Only on one's own access list", 'validation.invalid')
   const today = viewerOf(caller).today
+  const day = { userId: caller.id, today }
   const { applications, requestable, requests } = await actorWith(ctx, caller, {
-    applications: currentAndFutureApplicationsQuery(ctx, caller.id, today),
-    requestable: requestableQuery(ctx, caller.id, today),
-    requests: ownRequestsQuery(ctx.db, caller.id).limit(latest),
+    applications: launcherStatements.applications(ctx.db, day),
+    requestable: launcherStatements.requestable(ctx.db, day),
+    requests: launcherStatements.requests(ctx.db, { userId: caller.id, latest }),
   })
   const { accesApplication, accesFuturs } = currentAndFuture(applications)
   return {
