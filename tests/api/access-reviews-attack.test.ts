@@ -886,6 +886,64 @@ describe('two writers at once', () => {
     }
   })
 
+  it('the due date passing between a decision’s read and its write, before the cron applies it: nothing is written', async () => {
+    const place = await agency(1)
+    const [kept] = place.users
+    if (!kept) throw new Error('no user')
+    const id = await opened(sud, campaign(place.id))
+    const item = await itemOf(id, kept.id)
+    const end = await endOf(kept.poste)
+    const before = await footprint()
+    const response = await decide(sud, id, [{ element: { id: item.id }, decision: 'TERMINER' }], {
+      env: {
+        // The campaign is still open (the cron has not run): only the due date in the write refuses it.
+        DB: changedBeforeWrite(() =>
+          db()
+            .updateTable('revue')
+            .set({ echeance: isoDate(-1) })
+            .where('id', '=', id)
+            .execute(),
+        ),
+      },
+    })
+    expect(response.status).toBe(409)
+    expect(await footprint()).toEqual(before)
+    expect(await rowOf(item.id)).toMatchObject({ etat: 'A_REVOIR' })
+    expect(await endOf(kept.poste)).toBe(end)
+    expect((await stateOf(id)).etat).toBe('OUVERTE')
+    // Due again later: the due date's tests below run the cron over every campaign past due.
+    await db()
+      .updateTable('revue')
+      .set({ echeance: isoDate(30) })
+      .where('id', '=', id)
+      .execute()
+  })
+
+  it('an administrator who loses their scope between the closing’s read and its write closes nothing', async () => {
+    const place = await agency(1)
+    const [kept] = place.users
+    if (!kept) throw new Error('no user')
+    const body = campaign(place.id)
+    const id = await opened(sud, body)
+    const item = await itemOf(id, kept.id)
+    expect((await decide(sud, id, [{ element: { id: item.id }, decision: 'CONFIRMER' }])).status).toBe(200)
+    const closer = await callerOf({ admin: true, postes: [currentPost(3, 3)] })
+    const response = await close(closer, id, {
+      env: {
+        DB: changedBeforeWrite(() =>
+          db()
+            .updateTable('poste')
+            .set({ date_fin: isoDate(-1) })
+            .where('utilisateur_id', '=', closer.id)
+            .execute(),
+        ),
+      },
+    })
+    expect(response.status).toBe(409)
+    expect((await stateOf(id)).etat).toBe('OUVERTE')
+    expect(await closings(body.nom)).toEqual([])
+  })
+
   it('a reviewer who loses their scope between the read and the write of a decision writes nothing', async () => {
     const loser = await callerOf({ admin: true, postes: [currentPost(2, 1)] })
     const id = await opened(nord, campaign(4))
