@@ -222,6 +222,16 @@ export async function runScenarios(ctx, { persistTo, scratch, servers, client, b
         return { url: `${api}/bd/revue/${campaign.id}/elements?page=1&taille=50`, init: { headers } }
       },
     )
+    // The reviewer's page's one call: both reads above in one round trip.
+    await scenario(
+      `GET rest/bd/revue/{id}?elements=50 (the campaign and 50 items in one call, ${who})`,
+      'read',
+      async () => {
+        const session = await login(account.login, account.password)
+        const headers = { Authorization: `Bearer ${session.jwt.accessToken}` }
+        return { url: `${api}/bd/revue/${campaign.id}?elements=50`, init: { headers } }
+      },
+    )
   }
   await scenario('GET /pages/admin/revues/{id} (SSR, a reviewer’s 50 items, admin of the root)', 'page', async () => ({
     url: `${base}/pages/admin/revues/${campaign.id}`,

@@ -341,3 +341,84 @@ describe('the due date, the reminders and the report', () => {
     expect(lines.filter((line) => line.includes(';Confirmé;') && line.endsWith(';Oui'))).toHaveLength(1)
   })
 })
+
+describe('the reviewer’s page in one call', () => {
+  type Page = Record<string, unknown> & { elements?: Item[]; totalElements?: number; progression?: unknown }
+  const page = async (who: Caller, id: number, query: string) => {
+    const response = await call(`/rest/bd/revue/${id}?${query}`, { token: who.token })
+    expect(response.status).toBe(200)
+    return (await response.json()) as Page
+  }
+  // Direction Nord's administrator of the tests above saw their own post ended at a due date: another one.
+  let nord: Caller
+  beforeAll(async () => {
+    nord = await callerOf({ admin: true, postes: [currentPost(2, 1)] })
+  })
+
+  it('answers elements=N with the campaign, a page of its items and their total, as the two calls do', async () => {
+    const id = await opened(nord, campaign(2))
+    const { items } = await itemsOf(nord, id, '&structure=4')
+    expect((await decide(nord, id, [{ element: { id: items[0]?.id }, decision: 'CONFIRMER' }])).status).toBe(200)
+    const detail = await (await call(`/rest/bd/revue/${id}`, { token: nord.token })).json()
+    for (const filters of [
+      '',
+      '&etat=A_REVOIR',
+      '&etat=CONFIRME',
+      '&structure=4',
+      `&q=${lille[1]?.login}`,
+      '&page=2',
+    ]) {
+      const alone = await call(
+        `/rest/bd/revue/${id}/elements?taille=2${filters.includes('page') ? '' : '&page=1'}${filters}`,
+        {
+          token: nord.token,
+        },
+      )
+      expect(await page(nord, id, `elements=2${filters}`)).toEqual({
+        ...(detail as object),
+        elements: await alone.json(),
+        totalElements: Number(alone.headers.get('X-Total-Count')),
+      })
+    }
+    expect((await page(nord, id, 'elements=100')).elements).toEqual((await itemsOf(nord, id)).items)
+    // Another sub-tree's administrator learns nothing more with it.
+    await expectError(await call(`/rest/bd/revue/${id}?elements=10`, { token: sud.token }), 404, 'NOT_FOUND')
+  })
+
+  it('refuses a page of the items without elements, and elements beyond 1 to 100', async () => {
+    const id = await opened(nord, campaign(2))
+    for (const query of [
+      'page=1',
+      'etat=CONFIRME',
+      'structure=4',
+      'q=x',
+      'elements=0',
+      'elements=101',
+      'elements=tous',
+    ]) {
+      const body = await expectError(
+        await call(`/rest/bd/revue/${id}?${query}`, { token: nord.token }),
+        400,
+        'VALIDATION_FAILED',
+      )
+      expect((body.attributs as { field: string }[]).map((error) => error.field)).toContain('elements')
+    }
+  })
+
+  it('counts the items of a structure deleted since as it lists them, by its last path', async () => {
+    await db()
+      .insertInto('structure')
+      .values({ id: 900, nom: 'Agence Roubaix', type_id: 3, parent_id: 2, path: '/1/2/900/' })
+      .execute()
+    await db().insertInto('fonction').values({ id: 900, libelle: 'Quai', structure_id: 900 }).execute()
+    const user = await createUser({ postes: [currentPost(900, 900)] })
+    const id = await opened(nord, campaign(900))
+    // Its post ended and gone, then the structure itself: the campaign's item and its count stay.
+    await db().deleteFrom('poste').where('utilisateur_id', '=', user.id).execute()
+    await db().deleteFrom('fonction').where('id', '=', 900).execute()
+    await db().deleteFrom('structure').where('id', '=', 900).execute()
+    const seen = await page(nord, id, 'elements=10')
+    expect(seen.elements?.map((item) => item.utilisateur.id)).toEqual([user.id])
+    expect(seen).toMatchObject({ totalElements: 1, progression: { total: 1, confirmes: 0, termines: 0 } })
+  })
+})

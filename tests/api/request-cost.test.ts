@@ -229,9 +229,9 @@ describe('statements per request', () => {
       ['/pages/admin/demandes', 3, 2],
       [`/pages/admin/demandes/${demande}`, 3, 2],
       // The campaigns (a page and its total) and the structures to open one on (a page, its count); one campaign
-      // with its progress per structure, and a page of its items with the counts of their total.
+      // with its progress per structure and a page of its items, in one call (their total is the progress).
       ['/pages/admin/revues', 5, 3],
-      [`/pages/admin/revues/${revue}`, 6, 3],
+      [`/pages/admin/revues/${revue}`, 4, 2],
     ] as const
     const measured = []
     for (const [page] of pages) {

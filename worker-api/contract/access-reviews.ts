@@ -121,6 +121,38 @@ export const reviewItemsQuery = z.object({
 })
 export type ReviewItemsQuery = z.infer<typeof reviewItemsQuery>
 
+/** The most items `GET rest/bd/revue/{id}?elements=N` reads with the campaign: a page of the items' call. */
+export const REVIEW_PAGE_ITEMS_MAX = 100
+
+/**
+ * GET rest/bd/revue/{id}: with `elements=N`, also a page of N of the caller's items with their total, as `GET
+ * rest/bd/revue/{id}/elements?taille=N` answers it (`page`, `structure`, `etat` and `q` as there), in the same round
+ * trip; those four without `elements` are refused rather than ignored.
+ */
+export const reviewDetailQuery = z
+  .object({
+    elements: positiveInt()
+      .max(REVIEW_PAGE_ITEMS_MAX)
+      .optional()
+      .describe(`Add one page of this many items (≤ ${REVIEW_PAGE_ITEMS_MAX}) and their total, as …/elements answers`),
+    page: positiveInt().optional().describe('With elements: the 1-based page of the items (1 by default)'),
+    q: reviewItemsQuery.shape.q.describe('With elements: as …/elements'),
+    structure: reviewItemsQuery.shape.structure.describe('With elements: as …/elements'),
+    etat: reviewItemsQuery.shape.etat.describe('With elements: as …/elements'),
+  })
+  .refine(
+    ({ elements, ...items }) => elements !== undefined || Object.values(items).every((value) => value === undefined),
+    { path: ['elements'], message: 'validation.required' },
+  )
+export type ReviewDetailQuery = z.infer<typeof reviewDetailQuery>
+
+/** GET rest/bd/revue/{id}, with `elements=N` a page of the items and their total beside the campaign. */
+export const reviewPageSchema = reviewDetailSchema.extend({
+  elements: z.array(reviewItemSchema).optional().describe('With elements=N: one page of the items'),
+  totalElements: z.number().int().optional().describe('With elements=N: the items the filters keep'),
+})
+export type ReviewPage = z.infer<typeof reviewPageSchema>
+
 /** POST rest/bd/revue/{id}/decisions: items confirmed or ended (on `dateFin`, today by default). */
 export const reviewDecisionsSchema = z
   .array(

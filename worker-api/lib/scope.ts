@@ -89,6 +89,22 @@ export function pathInScope(db: DB, viewer: Viewer, path: Expression<string>): E
 }
 
 /**
+ * A statement with the viewer's scope roots as its common table `scope_roots`, materialised: read once however many
+ * rows `pathInScopeRoots` then checks, where `pathInScope` would join the viewer's posts again for each (the progress
+ * of a campaign over the organisation: 1 549 structures in 0.5 ms rather than 1.6).
+ */
+export const withScopeRoots = (db: DB, viewer: Viewer) =>
+  db.with(
+    (cte) => cte('scope_roots').materialized(),
+    () => scopeRoots(db, viewer),
+  )
+
+/** `pathInScope` in a statement of `withScopeRoots`. */
+export const pathInScopeRoots = (path: Expression<string>): Expression<SqlBool> =>
+  sql<SqlBool>`exists (select 1 from scope_roots where ${path} >= scope_roots.path
+    and ${path} < scope_roots.path || ${SUBTREE_END})`
+
+/**
  * `pathInScope` with the span of the viewer's scope as a range beside it: from the first root's path to the end of the
  * last sub-tree. A list read in the order of the path index (`…, path, …`) then reads that span rather than walking
  * every row before it, each checked against the scope.

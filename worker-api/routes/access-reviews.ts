@@ -3,16 +3,17 @@ import {
   DECISIONS_MAX,
   reviewDecisionsResultSchema,
   reviewDecisionsSchema,
-  reviewDetailSchema,
+  reviewDetailQuery,
   reviewIdParam,
   reviewInputSchema,
   reviewItemSchema,
   reviewItemsQuery,
   reviewListQuery,
+  reviewPageSchema,
   reviewSchema,
 } from '../contract/access-reviews'
 import { router } from '../lib/validation'
-import { decideItems, reviewItems } from '../services/governance/review-items'
+import { decideItems, reviewItems, reviewPage } from '../services/governance/review-items'
 import { reviewReport } from '../services/governance/review-report'
 import { closeReview, createReview, listReviews, reviewDetail } from '../services/governance/reviews'
 import { errors, json, jsonBody } from './openapi'
@@ -58,12 +59,24 @@ export const accessReviewRoutes = router()
       method: 'get',
       path: '/rest/bd/revue/{id}',
       tags: ['Access reviews'],
-      summary: 'A campaign, with its progress per structure of the caller’s scope',
+      summary:
+        'A campaign, with its progress per structure of the caller’s scope; with elements=N, a page of N of its items and their total too (page, structure, etat and q as …/elements)',
       security: [{ bearer: [] }],
-      request: { params: reviewIdParam },
-      responses: { 200: json(reviewDetailSchema, 'The campaign'), ...errors(400, 401, 403, 404) },
+      request: { params: reviewIdParam, query: reviewDetailQuery },
+      responses: { 200: json(reviewPageSchema, 'The campaign'), ...errors(400, 401, 403, 404) },
     }),
-    async (c) => c.json(await reviewDetail(c.var.ctx, c.get('caller'), c.req.valid('param').id), 200),
+    async (c) => {
+      const { ctx } = c.var
+      const id = c.req.valid('param').id
+      const query = c.req.valid('query')
+      const { elements } = query
+      return c.json(
+        elements === undefined
+          ? await reviewDetail(ctx, c.get('caller'), id)
+          : await reviewPage(ctx, c.get('caller'), id, { ...query, elements }),
+        200,
+      )
+    },
   )
   .openapi(
     createRoute({

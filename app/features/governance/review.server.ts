@@ -14,7 +14,7 @@ export function reviewId(value: string | undefined): number {
   return id
 }
 
-/** The campaign, its progress per structure and a page of its items (filtered by the URL), in one round trip. */
+/** The campaign, its progress per structure and a page of its items (filtered by the URL): one call, one round trip. */
 export async function reviewData(request: Request, auth: Auth, id: number) {
   const params = new URL(request.url).searchParams
   const structure = Number(params.get('structure'))
@@ -22,16 +22,14 @@ export async function reviewData(request: Request, auth: Auth, id: number) {
   const q = readSearch(params)
   const query = {
     page: readPage(params.get('page')),
-    taille: ITEMS_PER_PAGE,
     ...(q ? { q } : {}),
     ...(Number.isSafeInteger(structure) && structure > 0 ? { structure } : {}),
     ...((ITEM_STATES as readonly string[]).includes(etat ?? '') ? { etat: etat as ItemState } : {}),
   }
-  const [revue, items] = await Promise.all([
-    auth.expect(auth.api.rest.bd.revue[':id'].$get({ param: { id } })),
-    auth.expectPage(auth.api.rest.bd.revue[':id'].elements.$get({ param: { id }, query })),
-  ])
-  return { revue, items: items.items, total: items.total, query }
+  const { elements, totalElements, ...revue } = await auth.expect(
+    auth.api.rest.bd.revue[':id'].$get({ param: { id }, query: { ...query, elements: ITEMS_PER_PAGE } }),
+  )
+  return { revue, items: elements ?? [], total: totalElements ?? 0, query: { ...query, taille: ITEMS_PER_PAGE } }
 }
 
 /** What a decision of the page brings back: a confirmation to give (ending posts), or why it was refused. */

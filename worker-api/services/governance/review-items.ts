@@ -1,15 +1,29 @@
 import { type SqlBool, sql } from 'kysely'
-import type { ItemState, ReviewDecisions, ReviewItem, ReviewItemsQuery } from '../../contract/access-reviews'
+import type {
+  ItemState,
+  ReviewDecisions,
+  ReviewDetailQuery,
+  ReviewItem,
+  ReviewItemsQuery,
+  ReviewPage,
+} from '../../contract/access-reviews'
 import { fromWireDate, nowIso, toWireDate } from '../../contract/dates'
 import { type DB, namedBatch } from '../../db/client'
 import { browserOf } from '../../lib/browser'
 import { BusinessError, invalidField, notFound } from '../../lib/errors'
 import { LAUNCH_LOG_TYPES } from '../../lib/log-types'
 import { containsEveryWord, pageWindow, wholeList } from '../../lib/query'
-import { pathInScope, pathInScopeSpan, userManageable, type Viewer } from '../../lib/scope'
+import {
+  pathInScope,
+  pathInScopeRoots,
+  pathInScopeSpan,
+  userManageable,
+  type Viewer,
+  withScopeRoots,
+} from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
-import { adminWith, type Caller, liveAdmin, viewerOf } from '../core/actor'
-import { reviewRead } from './reviews'
+import { type ActorAnd, adminWith, type Caller, liveAdmin, viewerOf } from '../core/actor'
+import { detailOf, detailReads, reviewRead } from './reviews'
 
 /** The items of campaign `id` the viewer reviews: those of the structures of their scope. */
 function itemsQuery(db: DB, viewer: Viewer, id: number) {
@@ -22,18 +36,11 @@ function itemsQuery(db: DB, viewer: Viewer, id: number) {
 const launchTypes = sql.join(LAUNCH_LOG_TYPES.map((type) => sql.lit(type)))
 
 /**
- * GET rest/bd/revue/{id}/elements: the items of the caller's scope, grouped by structure (in the tree's order), those
- * to review first, searched and filtered in SQL, each with what the post opens and the user's last sign-in and launch
- * (the history knows them). The total comes from the structures' counts unless a search asks for a count.
+ * The reads of a page of the items of the viewer's scope, grouped by structure (in the tree's order), those to review
+ * first, searched and filtered in SQL, each with what the post opens and the user's last sign-in and launch (the history
+ * knows them); and of their total, counted when a search asks, else summed from the structures' counts.
  */
-export async function reviewItems(
-  ctx: Ctx,
-  caller: Caller,
-  id: number,
-  query: ReviewItemsQuery,
-): Promise<{ items: ReviewItem[]; total: number | null }> {
-  const db = ctx.db
-  const viewer = viewerOf(caller)
+function itemReads(db: DB, viewer: Viewer, id: number, query: ReviewItemsQuery) {
   const search = containsEveryWord(['e.recherche', 'e.login', 'e.fonction_libelle', 'e.structure_nom'], query.q)
   const filtered = itemsQuery(db, viewer, id)
     .$if(query.structure !== undefined, (q) => q.where('e.structure_id', '=', query.structure as number))
@@ -81,18 +88,12 @@ export async function reviewItems(
   const counted = query.q !== undefined && query.q !== ''
   // Without a page, a whole list's rows at most: a campaign over the organisation has 100 000 items.
   const window = pageWindow(query)
-  const {
-    review: [review],
-    items,
-    total,
-    counts,
-  } = await adminWith(ctx, caller, {
-    review: reviewRead(db, viewer, id),
+  return {
     items: rows.limit(window.size).offset(window.offset),
     total: query.page !== undefined && counted ? filtered.select((eb) => eb.fn.countAll<number>().as('total')) : null,
     counts:
       query.page !== undefined && !counted
-        ? db
+        ? withScopeRoots(db, viewer)
             .selectFrom('revue_progression as rp')
             .select((eb) => [
               eb.fn.sum<number>('rp.total').as('total'),
@@ -101,10 +102,16 @@ export async function reviewItems(
             ])
             .where('rp.revue_id', '=', id)
             .$if(query.structure !== undefined, (q) => q.where('rp.structure_id', '=', query.structure as number))
-            .where(pathInScope(db, viewer, sql.ref<string>('rp.chemin')))
+            .where(pathInScopeRoots(sql.ref<string>('rp.chemin')))
         : null,
-  })
-  if (!review?.visible) throw notFound('Unknown review campaign')
+  }
+}
+
+/** What D1 answers to `itemReads`. */
+type ItemRows = Omit<ActorAnd<ReturnType<typeof itemReads>>, 'actor'>
+
+/** The items of `itemReads`' rows and their total (null without a page). */
+function itemsOf(query: ReviewItemsQuery, { items, total, counts }: ItemRows) {
   const sums = counts?.[0]
   const fromCounts = () => {
     const all = Number(sums?.total ?? 0)
@@ -116,37 +123,79 @@ export async function reviewItems(
     return all
   }
   return {
-    items: (query.page === undefined ? wholeList(items) : items).map((row) => ({
-      id: row.id,
-      etat: row.etat,
-      poste: {
-        id: row.poste_id,
-        structure: { id: row.structure_id, nom: row.structure_nom },
-        fonction: { libelle: row.fonction_libelle },
-        dateDebut: toWireDate(row.date_debut),
-        dateFin: toWireDate(row.date_fin),
-      },
-      utilisateur: {
-        id: row.utilisateur_id,
-        login: row.login,
-        nom: row.nom,
-        prenom: row.prenom,
-        derniereConnexion: row.connexion,
-        dernierLancement: row.lancement,
-      },
-      applications: JSON.parse(row.applications) as string[],
-      decision: row.decided_at
-        ? {
-            date: row.decided_at,
-            par: row.decideur_nom,
-            commentaire: row.commentaire,
-            dateFin: row.date_fin_decidee ? toWireDate(row.date_fin_decidee) : null,
-            automatique: row.automatique === 1,
-          }
-        : null,
-    })),
-    total: query.page === undefined ? null : counted ? (total?.[0]?.total ?? 0) : fromCounts(),
+    items: (query.page === undefined ? wholeList(items) : items).map(
+      (row): ReviewItem => ({
+        id: row.id,
+        etat: row.etat,
+        poste: {
+          id: row.poste_id,
+          structure: { id: row.structure_id, nom: row.structure_nom },
+          fonction: { libelle: row.fonction_libelle },
+          dateDebut: toWireDate(row.date_debut),
+          dateFin: toWireDate(row.date_fin),
+        },
+        utilisateur: {
+          id: row.utilisateur_id,
+          login: row.login,
+          nom: row.nom,
+          prenom: row.prenom,
+          derniereConnexion: row.connexion,
+          dernierLancement: row.lancement,
+        },
+        applications: JSON.parse(row.applications) as string[],
+        decision: row.decided_at
+          ? {
+              date: row.decided_at,
+              par: row.decideur_nom,
+              commentaire: row.commentaire,
+              dateFin: row.date_fin_decidee ? toWireDate(row.date_fin_decidee) : null,
+              automatique: row.automatique === 1,
+            }
+          : null,
+      }),
+    ),
+    total: query.page === undefined ? null : total ? (total[0]?.total ?? 0) : fromCounts(),
   }
+}
+
+/** GET rest/bd/revue/{id}/elements: a page of the items of the caller's scope (`itemReads`) and their total. */
+export async function reviewItems(
+  ctx: Ctx,
+  caller: Caller,
+  id: number,
+  query: ReviewItemsQuery,
+): Promise<{ items: ReviewItem[]; total: number | null }> {
+  const viewer = viewerOf(caller)
+  const {
+    review: [review],
+    ...rows
+  } = await adminWith(ctx, caller, { review: reviewRead(ctx.db, viewer, id), ...itemReads(ctx.db, viewer, id, query) })
+  if (!review?.visible) throw notFound('Unknown review campaign')
+  return itemsOf(query, rows)
+}
+
+/**
+ * GET rest/bd/revue/{id}?elements=N: the campaign (`reviewDetail`) and a page of N of its items with their total
+ * (`reviewItems`), in one round trip — the reviewer's page.
+ */
+export async function reviewPage(
+  ctx: Ctx,
+  caller: Caller,
+  id: number,
+  { elements, ...filters }: ReviewDetailQuery & { elements: number },
+): Promise<ReviewPage> {
+  const viewer = viewerOf(caller)
+  const items: ReviewItemsQuery = { ...filters, page: filters.page ?? 1, taille: elements }
+  // Neither searched nor of one structure, the items' total is the campaign's progress, read already.
+  const whole = items.structure === undefined && !items.q
+  const { review, structures, ...rows } = await adminWith(ctx, caller, {
+    ...detailReads(ctx.db, viewer, id),
+    ...itemReads(ctx.db, viewer, id, items),
+    ...(whole ? { counts: null } : {}),
+  })
+  const detail = detailOf({ review, structures })
+  const page = itemsOf(items, whole ? { ...rows, counts: [detail.progression] } : rows)
+  return { ...detail, elements: page.items, totalElements: page.total ?? 0 }
 }
 
 /**

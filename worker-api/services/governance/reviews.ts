@@ -12,9 +12,16 @@ import { addDays, fromWireDate, toWireDate } from '../../contract/dates'
 import { aborted, abortUnless, type DB, insertWhen, namedBatch } from '../../db/client'
 import { BusinessError, forbidden, invalidField, notFound } from '../../lib/errors'
 import { onePage, type PageQuery } from '../../lib/query'
-import { inScopeColumn, pathInScope, scopeStructureIds, type Viewer } from '../../lib/scope'
+import {
+  inScopeColumn,
+  pathInScope,
+  pathInScopeRoots,
+  scopeStructureIds,
+  type Viewer,
+  withScopeRoots,
+} from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
-import { adminWith, type Caller, liveAdmin, viewerOf } from '../core/actor'
+import { type ActorAnd, adminWith, type Caller, liveAdmin, viewerOf } from '../core/actor'
 import { logEntry } from '../core/audit'
 
 /** Whether the viewer sees the campaign read under `alias`: its structure in scope, or structures of it with items. */
@@ -25,10 +32,12 @@ export function reviewVisible(db: DB, viewer: Viewer, alias = 'r'): Expression<S
 }
 
 /** The items of the campaign under `alias` in the viewer's scope, and those decided: `[total, confirmes, termines]`. */
-const progressInScope = (db: DB, viewer: Viewer, alias = 'r') =>
+// By the structures' paths, as the items are listed: a structure deleted keeps its items and its counts (migration 0031).
+// In a statement of `withScopeRoots`.
+const progressInScope = (alias = 'r') =>
   sql<string>`(select json_array(coalesce(sum(rp.total), 0), coalesce(sum(rp.confirmes), 0), coalesce(sum(rp.termines), 0))
     from revue_progression rp where rp.revue_id = ${sql.ref(`${alias}.id`)}
-      and rp.structure_id in ${scopeStructureIds(db, viewer)})`
+      and ${pathInScopeRoots(sql.ref<string>('rp.chemin'))})`
 
 /** Who an actor id names (a user, or a service account under its negative id), as the report shows them. */
 const actorName = (id: Expression<number | null>) =>
@@ -37,7 +46,7 @@ const actorName = (id: Expression<number | null>) =>
 
 /** The campaigns the viewer sees, with their progress in the viewer's scope. */
 function reviewsQuery(db: DB, viewer: Viewer) {
-  return db
+  return withScopeRoots(db, viewer)
     .selectFrom('revue as r')
     .select([
       'r.id',
@@ -53,7 +62,7 @@ function reviewsQuery(db: DB, viewer: Viewer) {
       'r.chemin',
     ])
     .select([actorName(sql.ref('r.auteur_id')).as('auteur'), actorName(sql.ref('r.cloture_par')).as('cloture_nom')])
-    .select(progressInScope(db, viewer).as('progression'))
+    .select(progressInScope().as('progression'))
     .where(reviewVisible(db, viewer))
 }
 
@@ -122,12 +131,12 @@ const structuresProgress = (db: DB, viewer: Viewer, id: number) => {
     .selectFrom('revue_progression as rp')
     .select(['rp.structure_id', 'rp.nom', 'rp.chemin', 'rp.total', 'rp.confirmes', 'rp.termines'])
     .where('rp.revue_id', '=', id)
-    .where('rp.structure_id', 'in', scopeStructureIds(db, viewer))
+    .where(pathInScopeRoots(sql.ref<string>('rp.chemin')))
     .orderBy(left, 'desc')
     .orderBy('rp.chemin')
     .limit(REVIEW_STRUCTURES_SHOWN + 1)
     .as('most_left')
-  return db
+  return withScopeRoots(db, viewer)
     .selectFrom(
       db
         .selectFrom(mostLeft)
@@ -143,17 +152,17 @@ const structuresProgress = (db: DB, viewer: Viewer, id: number) => {
     .orderBy('ranked.chemin')
 }
 
-/** GET rest/bd/revue/{id}: a campaign the caller sees, with its progress per structure of the caller's scope. */
-export async function reviewDetail(ctx: Ctx, caller: Caller, id: number): Promise<ReviewDetail> {
-  const db = ctx.db
-  const viewer = viewerOf(caller)
-  const {
-    review: [review],
-    structures,
-  } = await adminWith(ctx, caller, {
-    review: reviewsQuery(db, viewer).where('r.id', '=', id),
-    structures: structuresProgress(db, viewer, id),
-  })
+/** The reads of `GET rest/bd/revue/{id}`: the campaign, if the viewer sees it, and its progress per structure. */
+export const detailReads = (db: DB, viewer: Viewer, id: number) => ({
+  review: reviewsQuery(db, viewer).where('r.id', '=', id),
+  structures: structuresProgress(db, viewer, id),
+})
+
+/** What D1 answers to `detailReads`. */
+type DetailRows = Omit<ActorAnd<ReturnType<typeof detailReads>>, 'actor'>
+
+/** The campaign of `detailReads`' rows, else 404 (unknown, or not seen by the viewer). */
+export function detailOf({ review: [review], structures }: DetailRows): ReviewDetail {
   if (!review) throw notFound('Unknown review campaign')
   return {
     ...toReview(review),
@@ -168,6 +177,11 @@ export async function reviewDetail(ctx: Ctx, caller: Caller, id: number): Promis
         termines: row.termines,
       })),
   }
+}
+
+/** GET rest/bd/revue/{id}: a campaign the caller sees, with its progress per structure of the caller's scope. */
+export async function reviewDetail(ctx: Ctx, caller: Caller, id: number): Promise<ReviewDetail> {
+  return detailOf(await adminWith(ctx, caller, detailReads(ctx.db, viewerOf(caller), id)))
 }
 
 /**
