@@ -374,6 +374,21 @@ describe('a stolen service account token', () => {
     expect((await stateOf(id)).etat).toBe('EN_ATTENTE')
   })
 
+  it('an account decides no request of the one who made it, nor lists it: a program does not decide for its maker', async () => {
+    const { requester, id } = await waitingRequest()
+    const token = await serviceAccountToken(
+      await insertServiceAccount({ structure: 2, scopes: 'api', creePar: requester.id }),
+    )
+    const listed = (await (await call(`/rest/bd/demande/aTraiter?q=${requester.login}`, { token })).json()) as unknown[]
+    expect(listed).toEqual([])
+    await expectError(await call(`/rest/bd/demande/${id}`, { token }), 403, 'FORBIDDEN')
+    await expectError(await decide({ token }, id, grant), 403, 'FORBIDDEN')
+    await expectError(await decide({ token }, id, { accord: false, commentaire: 'Non' }), 403, 'FORBIDDEN')
+    expect((await stateOf(id)).etat).toBe('EN_ATTENTE')
+    expect(await postsOf(requester.id)).toEqual([])
+    expect(await entriesOf(id)).toEqual([])
+  })
+
   it("Direction Nord's account grants a request of its sub-tree: the post, the request and both entries name the account", async () => {
     const { requester, id } = await waitingRequest()
     const account = await insertServiceAccount({ structure: 2, scopes: 'api' })

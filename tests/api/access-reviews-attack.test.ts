@@ -413,6 +413,32 @@ describe('nobody reviews their own post', () => {
     expect(byRoot.status).toBe(200)
   })
 
+  it('nor through a service account they made: its maker’s post is named in dejaDecides, the others decided', async () => {
+    const { id: structure, users } = await agency(1)
+    const maker = await callerOf({ admin: true, postes: [currentPost(structure, structure)] })
+    const token = await serviceAccountToken(
+      await insertServiceAccount({ structure: 3, scopes: 'api', nom: 'Outil du responsable', creePar: maker.id }),
+    )
+    const body = campaign(structure)
+    const id = await opened(root, body)
+    const own = await itemOf(id, maker.id)
+    const other = await itemOf(id, users[0]?.id ?? 0)
+    const before = await footprint()
+    await expectError(
+      await decide({ token }, id, [{ element: { id: own.id }, decision: 'CONFIRMER' }]),
+      409,
+      'REVUE_DEJA_DECIDEE',
+    )
+    expect(await footprint()).toEqual(before)
+    const response = await decide({ token }, id, [
+      { element: { id: own.id }, decision: 'TERMINER' },
+      { element: { id: other.id }, decision: 'CONFIRMER' },
+    ])
+    expect(await response.json()).toEqual({ decides: [other.id], dejaDecides: [own.id] })
+    expect(await rowOf(own.id)).toMatchObject({ etat: 'A_REVOIR', decideur_id: null })
+    expect(await entriesAbout(body.nom, maker.login)).toEqual([])
+  })
+
   it('in a mixed batch the own post, first or last, is named in dejaDecides while the others are decided and counted', async () => {
     const staff = await lilleStaff(2)
     const body = campaign(2)

@@ -365,18 +365,20 @@ let serviceAccounts = 0
 
 /**
  * A service account as an administrator would have made it (`structure`, `scopes` as stored: space-separated,
- * administrator unless `admin: 0`), with its client id and secret.
+ * administrator unless `admin: 0`; made by the user `creePar`, else by nobody known), with its client id and secret.
  */
 export async function insertServiceAccount({
   structure,
   scopes,
   admin = 1,
   nom,
+  creePar = null,
 }: {
   structure: number
   scopes: string
   admin?: 0 | 1
   nom?: string
+  creePar?: number | null
 }) {
   const n = ++serviceAccounts
   const clientId = `cs-test-${n}-${Math.random().toString(36).slice(2, 8)}`
@@ -395,7 +397,7 @@ export async function insertServiceAccount({
       ancien_secret_expire: null,
       jwks: null,
       domain: ORIGIN,
-      cree_par: null,
+      cree_par: creePar,
     })
     .returning('id')
     .executeTakeFirstOrThrow()

@@ -30,6 +30,19 @@ export type Viewer = {
  */
 export const serviceAccountId = (id: number): number | null => (id < 0 ? -id : null)
 
+/**
+ * Whether the user `user` (an id) is the viewer, or the administrator who made the viewer's service account: a program
+ * acts for whoever made it, so what nobody decides for themselves (their own request, their own post in a review) their
+ * account does not decide for them either.
+ */
+export function actsFor(viewerId: number, user: Expression<number | null>): Expression<SqlBool> {
+  const account = serviceAccountId(viewerId)
+  return account === null
+    ? sql<SqlBool>`(${user} is ${viewerId})`
+    : sql<SqlBool>`(${user} is not null and ${user} is (select maker.cree_par from compte_service maker
+        where maker.id = ${account}))`
+}
+
 /** A viewer as the values of a statement compiled once (db/client.ts `prepared`), and back. */
 export type ViewerValues = { viewerId: number; today: string; domain: string; viewerKind: 'user' | 'service' }
 export const viewerValues = (viewer: Viewer): ViewerValues => ({

@@ -71,7 +71,7 @@ export async function decideRequest(
       : null,
     overlaps: input.accord ? overlapping.limit(1) : null,
   })
-  const request = decidable(found, actor.id)
+  const request = decidable(found)
   if (!stillWaiting(request)) throw alreadyDecided()
   const commentaire = input.commentaire?.trim() || null
   const mark = crypto.randomUUID()
@@ -128,7 +128,7 @@ export async function decideRequest(
       log: entry('DEMANDE_REFUS', ` — ${reason}`),
       mail: tell({ kind: 'refused', admin, commentaire: reason }, { debut: request.date_debut, fin: request.date_fin }),
     })
-    if ((written.decided?.results.length ?? 0) === 0) throw await whyNot(ctx, viewer, id, actor.id, null)
+    if ((written.decided?.results.length ?? 0) === 0) throw await whyNot(ctx, viewer, id, null)
     mailQueued(ctx, [written.mail])
     return { id, etat: 'REFUSEE', poste: null }
   }
@@ -198,8 +198,7 @@ export async function decideRequest(
       throw invalidField('fonction.id', 'Unknown function', 'validation.unknown')
     throw error
   })
-  if ((written.decided?.results.length ?? 0) === 0)
-    throw await whyNot(ctx, viewer, id, actor.id, { overlapping, granting })
+  if ((written.decided?.results.length ?? 0) === 0) throw await whyNot(ctx, viewer, id, { overlapping, granting })
   mailQueued(ctx, [written.mail])
   return { id, etat: 'ACCORDEE', poste: { id: written.poste?.results[0]?.id ?? 0 } }
 }
@@ -213,7 +212,6 @@ async function whyNot(
   ctx: Ctx,
   viewer: Viewer,
   id: number,
-  actorId: number,
   grant: { overlapping: Compilable; granting: Compilable } | null,
 ): Promise<BusinessError> {
   const db = ctx.db
@@ -225,7 +223,7 @@ async function whyNot(
   const request = now?.results[0]
   if (request && !stillWaiting(request)) return alreadyDecided()
   try {
-    decidable(request, actorId)
+    decidable(request)
   } catch (error) {
     return error as BusinessError
   }

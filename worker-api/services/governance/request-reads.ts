@@ -1,4 +1,4 @@
-import { sql } from 'kysely'
+import { type SqlBool, sql } from 'kysely'
 import {
   type PendingRequest,
   type PendingRequestsQuery,
@@ -10,7 +10,7 @@ import { toWireDate } from '../../contract/dates'
 import type { DB } from '../../db/client'
 import { forbidden, notFound } from '../../lib/errors'
 import { containsEveryWord, onePage } from '../../lib/query'
-import { modificationColumn, pathInScope, userManageable, type Viewer } from '../../lib/scope'
+import { actsFor, modificationColumn, pathInScope, userManageable, type Viewer } from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
 import { adminWith, type Caller, viewerOf } from '../core/actor'
 import { expiryCutoff, expiryDay } from './request-notices'
@@ -114,6 +114,7 @@ export async function pendingRequests(
     .where('d.created_at', '>', expiryCutoff())
     .where('utilisateur.supprime', '=', 0)
     .where(userManageable(db, viewer))
+    .where(sql<SqlBool>`not ${actsFor(viewer.id, sql.ref<number>('d.utilisateur_id'))}`)
     .$if(search !== null, (q) => q.where(search as NonNullable<typeof search>))
   const direction = query.tri === '-dateDemande' ? 'desc' : 'asc'
   const { rows, total } = await adminWith(ctx, caller, {
@@ -125,14 +126,17 @@ export async function pendingRequests(
 
 /** The request `id` with whether the viewer manages its requester (`modification`). */
 export const requestRead = (db: DB, viewer: Viewer, id: number) =>
-  requestsQuery(db, viewer).select(modificationColumn(db, viewer)).where('d.id', '=', id)
+  requestsQuery(db, viewer)
+    .select(modificationColumn(db, viewer))
+    .select(sql<number>`${actsFor(viewer.id, sql.ref<number>('d.utilisateur_id'))}`.as('own'))
+    .where('d.id', '=', id)
 
-/** A request the caller may decide: 403 their own, 404 unknown or another administrator's. */
-export function decidable<R extends { user_id: number; modification: number; supprime: number }>(
-  row: R | undefined,
-  actorId: number,
-): R {
-  if (row?.user_id === actorId) throw forbidden('Nobody decides their own request')
+/**
+ * A request the caller may decide: 403 their own (or, for a service account, its maker's: `actsFor`), 404 unknown or
+ * another administrator's.
+ */
+export function decidable<R extends { own: number; modification: number; supprime: number }>(row: R | undefined): R {
+  if (row?.own) throw forbidden('Nobody decides their own request')
   if (!row?.modification || row.supprime) throw notFound('Unknown request')
   return row
 }
@@ -171,11 +175,10 @@ export async function requestDetail(
     .orderBy('f.libelle')
     .limit(REQUEST_PROPOSALS_MAX)
   const {
-    actor,
     request: [found],
     proposals: rows,
   } = await adminWith(ctx, caller, { request: requestRead(db, viewer, id), proposals })
-  const request = decidable(found, actor.id)
+  const request = decidable(found)
   return {
     ...toPendingRequest(request),
     etat: request.etat,
