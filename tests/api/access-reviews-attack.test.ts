@@ -912,6 +912,38 @@ describe('two writers at once', () => {
     }
   })
 
+  it('an opening refused in its write writes no entry, even beside a campaign of the same author, name and instant', async () => {
+    const place = await agency(1)
+    const admin = await callerOf({ admin: true, postes: [currentPost(place.id, place.id)] })
+    const body = campaign(place.id)
+    const openings = () =>
+      db()
+        .selectFrom('log')
+        .select('utilisateur_id')
+        .where('nom_log', '=', 'REVUE_OUVERTURE')
+        .where('commentaire', 'like', `${body.nom} :%`)
+        .execute()
+    await withFrozenClock(async () => {
+      expect((await open(admin, body)).status).toBe(201)
+      // The same campaign again, in the same millisecond, by its author who loses their post before the write.
+      const again = await post('/rest/bd/revue', body, {
+        token: admin.token,
+        env: {
+          ...queue.env,
+          DB: changedBeforeWrite(() =>
+            db()
+              .updateTable('poste')
+              .set({ date_fin: isoDate(-1) })
+              .where('utilisateur_id', '=', admin.id)
+              .execute(),
+          ),
+        },
+      })
+      await expectError(again, 403, 'FORBIDDEN')
+    })
+    expect(await openings()).toEqual([{ utilisateur_id: admin.id }])
+  })
+
   it('the due date passing between a decision’s read and its write, before the cron applies it: nothing is written', async () => {
     const place = await agency(1)
     const [kept] = place.users

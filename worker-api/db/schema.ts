@@ -497,7 +497,7 @@ export interface RevueTable {
   echue_at: string | null
   cloturee_at: string | null
   cloture_par: number | null
-  /** The mark of the due date's last step (migration 0031). */
+  /** The mark of the last batch that wrote the campaign with its entry: its opening, then its due date's step (0031). */
   marque: string | null
 }
 

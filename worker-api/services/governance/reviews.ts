@@ -228,12 +228,9 @@ export async function createReview(ctx: Ctx, caller: Caller, input: ReviewInput)
   if (!queue) throw new BusinessError('TECHNICAL_ERROR', 503, 'The queue is not configured on this server (IMPORTS)')
   const now = new Date().toISOString()
   const lastPoste = Number(last?.id ?? 0)
-  const mine = db
-    .selectFrom('revue')
-    .select('id')
-    .where('auteur_id', '=', actor.id)
-    .where('created_at', '=', now)
-    .where('nom', '=', input.nom)
+  // The entry goes with this very campaign: its mark, not its author, name and instant, which another could share.
+  const mark = crypto.randomUUID()
+  const mine = db.selectFrom('revue').select('id').where('marque', '=', mark)
   const allowed = db
     .selectFrom('structure as s')
     .select('s.id')
@@ -258,6 +255,7 @@ export async function createReview(ctx: Ctx, caller: Caller, input: ReviewInput)
         created_at: now,
         updated_at: now,
         dernier_poste: lastPoste,
+        marque: mark,
       },
       allowed,
     ).returning('id'),
