@@ -61,6 +61,10 @@ export const viewerIn = (values: ViewerValues): Viewer => ({
 /** Just past the last path of the sub-tree at `path` ('/1/2/' → '/1/2/:'). */
 const SUBTREE_END = ':'
 
+/** Whether `path` lies in the sub-tree at `root` (its range of the path index). */
+const inSubtree = (path: Expression<string>, root: Expression<string>) =>
+  sql<SqlBool>`(${path} >= ${root} and ${path} < ${root} || ${SUBTREE_END})`
+
 /** The roots' query as its users see it: the paths, from a structure named `scope_root`. */
 type ScopeRoots = SelectQueryBuilder<Database & { scope_root: StructureTable }, 'scope_root', { path: string }>
 
@@ -96,9 +100,7 @@ function scopeRoots(db: DB, viewer: Viewer): ScopeRoots {
 
 /** Whether a structure's path (a column or any expression) lies in the viewer's scope. */
 export function pathInScope(db: DB, viewer: Viewer, path: Expression<string>): Expression<SqlBool> {
-  return sql<SqlBool>`exists ${scopeRoots(db, viewer)
-    .where(sql<SqlBool>`${path} >= scope_root.path`)
-    .where(sql<SqlBool>`${path} < scope_root.path || ${SUBTREE_END}`)}`
+  return sql<SqlBool>`exists ${scopeRoots(db, viewer).where(inSubtree(path, sql.ref('scope_root.path')))}`
 }
 
 /**
@@ -114,8 +116,7 @@ export const withScopeRoots = (db: DB, viewer: Viewer) =>
 
 /** `pathInScope` in a statement of `withScopeRoots`. */
 export const pathInScopeRoots = (path: Expression<string>): Expression<SqlBool> =>
-  sql<SqlBool>`exists (select 1 from scope_roots where ${path} >= scope_roots.path
-    and ${path} < scope_roots.path || ${SUBTREE_END})`
+  sql<SqlBool>`exists (select 1 from scope_roots where ${inSubtree(path, sql.ref('scope_roots.path'))})`
 
 /**
  * `pathInScope` with the span of the viewer's scope as a range beside it: from the first root's path to the end of the
@@ -136,9 +137,7 @@ export function pathInScopeSpan(db: DB, viewer: Viewer, path: Expression<string>
 export function scopeStructureIds(db: DB, viewer: Viewer) {
   return db
     .selectFrom(scopeRoots(db, viewer).as('root'))
-    .innerJoin('structure as in_scope', (join) =>
-      join.on(sql<SqlBool>`in_scope.path >= root.path`).on(sql<SqlBool>`in_scope.path < root.path || ${SUBTREE_END}`),
-    )
+    .innerJoin('structure as in_scope', (join) => join.on(inSubtree(sql.ref('in_scope.path'), sql.ref('root.path'))))
     .select('in_scope.id')
 }
 
