@@ -1196,6 +1196,25 @@ export const en: Resource = {
       'It stops working at its next call, its tokens with it; its secrets and keys are forgotten. The history keeps its name.',
     deleting: 'Deleting…',
     deleted: 'Service account {{nom}} deleted',
+    actsFor: 'Acts for {{nom}}',
+    actsForNobody: 'Acts for nobody',
+    suspended: 'Stopped',
+    suspendedHint:
+      'Its administrator no longer administers its structure: its tokens and calls are refused until an administrator of the structure takes it over.',
+    takeOver: 'Take over',
+    takeOverLabel: 'Take over {{nom}}',
+    takeOverTitle: 'Take over {{nom}}',
+    takeOverIntro:
+      'The account will act for you from now on. Its secret is renewed and shown once; the former ones stop at once, since whoever knew them no longer answers for it.',
+    takeOverIntroKeys:
+      'The account will act for you from now on. It signs in with its public keys: they stay the same.',
+    takeOverSubmit: 'Take the account over',
+    takingOver: 'Taking over…',
+    takenOver: 'You took over the service account {{nom}}.',
+    takeOverFailed: 'The account could not be taken over.',
+    handover: {
+      notAdministrator: 'This person does not administer the account’s structure',
+    },
     actionImpossible: 'Action impossible on {{nom}}',
   },
   requests: {

@@ -1216,6 +1216,25 @@ export const fr = {
       'Il cessera de fonctionner dès son prochain appel, ses jetons avec lui ; ses secrets et ses clés sont oubliés. L’historique garde son nom.',
     deleting: 'Suppression…',
     deleted: 'Compte de service {{nom}} supprimé',
+    actsFor: 'Agit pour {{nom}}',
+    actsForNobody: 'N’agit pour personne',
+    suspended: 'Arrêté',
+    suspendedHint:
+      'Son administrateur n’administre plus sa structure : ses jetons et ses appels sont refusés tant qu’un administrateur de la structure ne le reprend pas.',
+    takeOver: 'Reprendre',
+    takeOverLabel: 'Reprendre {{nom}}',
+    takeOverTitle: 'Reprendre {{nom}}',
+    takeOverIntro:
+      'Le compte agira désormais pour vous. Son secret est renouvelé et affiché une seule fois ; les anciens cessent aussitôt de fonctionner, car celui qui les connaissait n’en répond plus.',
+    takeOverIntroKeys:
+      'Le compte agira désormais pour vous. Il s’authentifie avec ses clés publiques : elles restent les mêmes.',
+    takeOverSubmit: 'Reprendre le compte',
+    takingOver: 'Reprise…',
+    takenOver: 'Vous avez repris le compte de service {{nom}}.',
+    takeOverFailed: 'Le compte n’a pas pu être repris.',
+    handover: {
+      notAdministrator: 'Cette personne n’administre pas la structure du compte',
+    },
     actionImpossible: 'Action impossible sur {{nom}}',
   },
   requests: {

@@ -1,6 +1,6 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { Link, useActionData, useLoaderData, useLocation } from '@remix-run/react'
-import { Bot, KeyRound, Plus } from 'lucide-react'
+import { Bot, KeyRound, Plus, UserCheck } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { AdminListPage } from '~/components/admin-list-page'
 import { ConfirmPanel } from '~/components/confirm-dialog'
@@ -17,9 +17,12 @@ import {
   RENEW_PARAM,
   ROW,
   shownServiceSecret,
+  TAKEOVER_PANEL,
+  TAKEOVER_PARAM,
 } from '~/features/organisation/service-account'
 import { ServiceAccountCreate } from '~/features/organisation/service-account-form'
 import { RenewPanel, ServiceSecretScreen } from '~/features/organisation/service-account-secret'
+import { TakeOverPanel } from '~/features/organisation/service-account-takeover'
 import { serviceAccountsAction, serviceAccountsData } from '~/features/organisation/service-accounts.server'
 import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
@@ -36,8 +39,9 @@ export const meta = titleMeta
 /**
  * The service accounts of the admin's scope (README, For integrators): the programs that call the API
  * with client credentials, searched and paged by the API, each with its rights, scopes, client id,
- * secret or keys, last use and calls today; created below the list (its credentials then shown once),
- * given a new secret (`?secret=<id>`, shown once) or deleted after a confirmation.
+ * secret or keys, last use and calls today, and the administrator it acts for (stopped once they no longer administer
+ * its structure); created below the list (its credentials then shown once), given a new secret (`?secret=<id>`, shown
+ * once), taken over (`?reprendre=<id>`) or deleted after a confirmation.
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const {
@@ -69,6 +73,8 @@ function ServiceAccountsList({
   choices,
   withCode,
   renewing,
+  takingOver,
+  moi,
   constraint,
   answer,
 }: ReturnType<typeof useLoaderData<typeof loader>> & { answer: (FormReply & CreateReplyChoices) | undefined }) {
@@ -104,6 +110,9 @@ function ServiceAccountsList({
           <span className="block text-muted-foreground md:hidden">{account.structure.nom}</span>
           <span className="mt-1 block lg:hidden">
             <Rights account={account} />
+          </span>
+          <span className="mt-1 block">
+            <Responsible account={account} />
           </span>
           <span className="mt-1 block xl:hidden">
             <Credentials account={account} />
@@ -143,10 +152,23 @@ function ServiceAccountsList({
       header: <span className="sr-only">{t('serviceAccounts.actions')}</span>,
       cell: (account) => (
         <div className="flex flex-wrap justify-end gap-1">
+          {account.responsable?.id !== moi ? (
+            <Link
+              id={anchorId('reprendre', account.id)}
+              to={`${urlWith(search, { [TAKEOVER_PARAM]: String(account.id), [RENEW_PARAM]: null, confirmer: null, id: null })}#${TAKEOVER_PANEL}`}
+              className={buttonVariants({ variant: account.suspendu ? 'outline' : 'ghost', size: 'sm' })}
+              aria-label={t('serviceAccounts.takeOverLabel', { nom: account.nom })}
+            >
+              <UserCheck aria-hidden />
+              <span aria-hidden className="hidden lg:inline">
+                {t('serviceAccounts.takeOver')}
+              </span>
+            </Link>
+          ) : null}
           {account.secret ? (
             <Link
               id={anchorId('secret', account.id)}
-              to={`${urlWith(search, { [RENEW_PARAM]: String(account.id), confirmer: null, id: null })}#${RENEW_PANEL}`}
+              to={`${urlWith(search, { [RENEW_PARAM]: String(account.id), [TAKEOVER_PARAM]: null, confirmer: null, id: null })}#${RENEW_PANEL}`}
               className={buttonVariants({ variant: 'ghost', size: 'sm' })}
               aria-label={t('serviceAccounts.renewLabel', { nom: account.nom })}
             >
@@ -160,7 +182,7 @@ function ServiceAccountsList({
             anchor="supprimer"
             id={account.id}
             search={search}
-            reset={{ [RENEW_PARAM]: null }}
+            reset={{ [RENEW_PARAM]: null, [TAKEOVER_PARAM]: null }}
             {...deleteTexts(account)}
             fields={deletion(account)}
             word={t('serviceAccounts.delete')}
@@ -203,6 +225,15 @@ function ServiceAccountsList({
                 withCode={withCode}
                 cancelHref={urlWith(search, { [RENEW_PARAM]: null })}
                 returnTo={anchorId('secret', renewing.id)}
+              />
+            ) : null}
+            {takingOver ? (
+              <TakeOverPanel
+                key={answer ? 'again' : 'new'}
+                account={takingOver}
+                withCode={withCode}
+                cancelHref={urlWith(search, { [TAKEOVER_PARAM]: null })}
+                returnTo={anchorId('reprendre', takingOver.id)}
               />
             ) : null}
           </>
@@ -250,6 +281,29 @@ function Rights({ account }: { account: ServiceAccount }) {
           </span>
         ))}
       </span>
+    </span>
+  )
+}
+
+/** The administrator it acts for, and whether it is stopped because they no longer administer its structure. */
+function Responsible({ account }: { account: ServiceAccount }) {
+  const { t } = useTranslation()
+  const who = account.responsable
+  return (
+    <span className="flex flex-col gap-0.5 text-xs">
+      <span className="text-muted-foreground">
+        {who
+          ? t('serviceAccounts.actsFor', { nom: [who.prenom, who.nom].filter(Boolean).join(' ') })
+          : t('serviceAccounts.actsForNobody')}
+      </span>
+      {account.suspendu ? (
+        <span className="flex flex-col gap-0.5">
+          <span className="w-fit rounded-full border border-destructive px-2 py-0.5 font-medium text-destructive">
+            {t('serviceAccounts.suspended')}
+          </span>
+          <span className="text-muted-foreground">{t('serviceAccounts.suspendedHint')}</span>
+        </span>
+      ) : null}
     </span>
   )
 }

@@ -6,16 +6,16 @@ import { d1Execute } from './database.mjs'
 export const BENCH_ACCOUNT = { clientId: 'cs-bench', secret: 'bench-service-account-secret-0123456789abcdef' }
 
 /**
- * An administrator account of the root structure with every scope, on the root administrator's
- * domain, written between two scenarios (no portal running).
+ * An administrator account of the root structure with every scope, acting for the root administrator
+ * (`admin`) on their domain, written between two scenarios (no portal running).
  */
 export function benchServiceAccount(persistTo) {
   const hash = createHash('sha256').update(BENCH_ACCOUNT.secret).digest('hex')
   d1Execute(
     persistTo,
-    `INSERT OR IGNORE INTO compte_service (nom, structure_id, admin, scopes, client_id, secret_hash, domain)
+    `INSERT OR IGNORE INTO compte_service (nom, structure_id, admin, scopes, client_id, secret_hash, domain, cree_par)
        SELECT 'Bench', s.id, 1, 'api logs scim', '${BENCH_ACCOUNT.clientId}', '${hash}',
-         (SELECT domain FROM utilisateur WHERE login = 'admin')
+         (SELECT domain FROM utilisateur WHERE login = 'admin'), (SELECT id FROM utilisateur WHERE login = 'admin')
        FROM structure s WHERE s.parent_id IS NULL ORDER BY s.id LIMIT 1;`,
   )
 }

@@ -376,6 +376,18 @@ describe('a stolen service account token', () => {
 
   it('an account decides no request of the one who made it, nor lists it: a program does not decide for its maker', async () => {
     const { requester, id } = await waitingRequest()
+    // The requester is an administrator of Direction Nord too, for whom the account acts (it acts for nobody else).
+    await db().updateTable('utilisateur').set({ admin: 1 }).where('id', '=', requester.id).execute()
+    await db()
+      .insertInto('poste')
+      .values({
+        utilisateur_id: requester.id,
+        structure_id: 2,
+        fonction_id: 1,
+        date_debut: isoDate(-1),
+        date_fin: isoDate(30),
+      })
+      .execute()
     const token = await serviceAccountToken(
       await insertServiceAccount({ structure: 2, scopes: 'api', creePar: requester.id }),
     )

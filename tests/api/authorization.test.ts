@@ -952,6 +952,16 @@ Object.assign(MATRIX, {
     request: async () => ({ path: `/rest/bd/compteService/${await freshServiceAccount()}/secret`, body: {} }),
     expect: admins(404, 200, 403),
   },
+  'PUT /portail-backend/rest/bd/compteService/{id}/responsable': {
+    request: async () => ({
+      path: `/rest/bd/compteService/${await freshServiceAccount()}/responsable`,
+      // To a root administrator, who administers every structure.
+      body: {
+        utilisateur: { id: (await createUser({ admin: true, password: null, postes: [currentPost(1, 1)] })).id },
+      },
+    }),
+    expect: admins(404, 200, 403),
+  },
 } satisfies Record<string, Row>)
 
 /** SCIM: a service account's with the scope scim (a person's token, whatever its rights, is refused). */

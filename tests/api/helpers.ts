@@ -365,14 +365,16 @@ let serviceAccounts = 0
 
 /**
  * A service account as an administrator would have made it (`structure`, `scopes` as stored: space-separated,
- * administrator unless `admin: 0`; made by the user `creePar`, else by nobody known), with its client id and secret.
+ * administrator unless `admin: 0`), with its client id and secret. It acts for the user `creePar`, else for a root
+ * administrator made for it (a current post on structure 1, function 1 of `createOrganisation`): an account acts only
+ * while the administrator it belongs to administers its structure.
  */
 export async function insertServiceAccount({
   structure,
   scopes,
   admin = 1,
   nom,
-  creePar = null,
+  creePar,
 }: {
   structure: number
   scopes: string
@@ -397,7 +399,10 @@ export async function insertServiceAccount({
       ancien_secret_expire: null,
       jwks: null,
       domain: ORIGIN,
-      cree_par: creePar,
+      cree_par:
+        creePar === undefined
+          ? (await createUser({ admin: true, password: null, postes: [currentPost(1, 1, 3650)] })).id
+          : creePar,
     })
     .returning('id')
     .executeTakeFirstOrThrow()

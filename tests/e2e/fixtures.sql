@@ -219,17 +219,18 @@ SELECT 991, 'clessansjs', 'Clé', 'Corentin', 'corentin.cle@portail.example', pa
 -- Service accounts the screens' checks open, which no test changes: an administrator account of
 -- Direction Sud with a secret (its renewal asks for the proof), its former secret still valid, and a
 -- read-only account of Agence Lille that signs with a public key (no secret to renew). The first one's
--- entry in the history is read there as "Compte de service Synchronisation paie".
+-- entry in the history is read there as "Compte de service Synchronisation paie". Both act for the root
+-- administrator (`admin`), who administers their structures.
 INSERT OR IGNORE INTO compte_service (id, nom, description, structure_id, admin, scopes, client_id, secret_hash,
-  ancien_secret_hash, ancien_secret_expire, jwks, domain)
+  ancien_secret_hash, ancien_secret_expire, jwks, domain, cree_par)
 VALUES
   (901, 'Synchronisation paie', 'Envoie les arrivées et les départs au logiciel de paie', 3, 1, 'api logs',
    'cs-fixture-synchronisation-paie', 'cc202def29277b0eb78b148a6a24034f3cf257549c1cbe21bc8adca74a743197',
    'cc202def29277b0eb78b148a6a24034f3cf257549c1cbe21bc8adca74a743198', '2035-12-31T12:00:00.000Z', NULL,
-   'http://localhost:8787'),
+   'http://localhost:8787', (SELECT id FROM utilisateur WHERE login = 'admin')),
   (902, 'Lecture des registres', NULL, 4, 0, 'logs', 'cs-fixture-lecture-registres', NULL, NULL, NULL,
    '{"keys":[{"kty":"OKP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}]}',
-   'http://localhost:8787');
+   'http://localhost:8787', (SELECT id FROM utilisateur WHERE login = 'admin'));
 INSERT INTO log (date, utilisateur_id, compte_service_id, type_log, nom_log, commentaire)
 VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), NULL, 901, 'ADMINISTRATION', 'STRUCTURE_MODIFICATION',
         'Agence Marseille');

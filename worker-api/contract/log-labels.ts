@@ -60,6 +60,7 @@ export const ADMINISTRATION_ACTIONS = [
   'COMPTE_SERVICE_CREATION',
   'COMPTE_SERVICE_SUPPRESSION',
   'COMPTE_SERVICE_SECRET',
+  'COMPTE_SERVICE_RESPONSABLE',
   'ORGANISATION_EXPORT',
   'ORGANISATION_IMPORT',
 ] as const
@@ -167,6 +168,7 @@ export const LOG_LABELS: Record<'fr' | 'en', Labels> = {
       COMPTE_SERVICE_CREATION: 'Création d’un compte de service',
       COMPTE_SERVICE_SUPPRESSION: 'Suppression d’un compte de service',
       COMPTE_SERVICE_SECRET: 'Nouveau secret d’un compte de service',
+      COMPTE_SERVICE_RESPONSABLE: 'Compte de service confié à un autre administrateur',
       ORGANISATION_EXPORT: 'Export de l’organisation',
       ORGANISATION_IMPORT: 'Import dans l’organisation',
     },
@@ -241,6 +243,7 @@ export const LOG_LABELS: Record<'fr' | 'en', Labels> = {
       COMPTE_SERVICE_CREATION: 'Service account created',
       COMPTE_SERVICE_SUPPRESSION: 'Service account deleted',
       COMPTE_SERVICE_SECRET: 'Service account secret renewed',
+      COMPTE_SERVICE_RESPONSABLE: 'Service account handed to another administrator',
       ORGANISATION_EXPORT: 'Organisation exported',
       ORGANISATION_IMPORT: 'Import into the organisation',
     },

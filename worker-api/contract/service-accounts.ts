@@ -111,8 +111,37 @@ export const serviceAccountSchema = z.object({
   creation: z.string(),
   derniereUtilisation: z.string().nullable().describe('Its last call (ISO), null if never'),
   appelsJour: z.number().int().describe("Its calls today (UTC's day)"),
+  responsable: z
+    .object({ id: z.number().int(), nom: z.string(), prenom: z.string() })
+    .nullable()
+    .describe('The administrator the account acts for: who made it, or took it over'),
+  suspendu: z
+    .boolean()
+    .describe(
+      'Whether that administrator no longer administers its structure: its tokens and calls are refused until an administrator of the structure takes it over',
+    ),
 })
 export type ServiceAccount = z.infer<typeof serviceAccountSchema>
 export const serviceAccountListSchema = z.array(serviceAccountSchema)
 
 export const serviceAccountIdParam = z.object({ id: positiveInt() })
+
+/**
+ * PUT rest/bd/compteService/{id}/responsable: the account acts for another administrator of its structure (or the
+ * caller). Its secret is renewed at once, the former ones stopped: whoever held it before holds nothing now.
+ */
+export const serviceHandoverSchema = z
+  .object({
+    utilisateur: ref.describe('The administrator the account acts for from now on: one who administers its structure'),
+    preuve: factorProofSchema
+      .optional()
+      .describe("The caller's password or current code: required for an administrator account"),
+  })
+  .strict()
+export type ServiceHandover = z.infer<typeof serviceHandoverSchema>
+export const serviceHandoverAnswerSchema = z.object({
+  clientSecret: z
+    .string()
+    .optional()
+    .describe('The account’s new secret, in this answer only (none for an account that signs with its keys)'),
+})

@@ -31,16 +31,16 @@ export type Viewer = {
 export const serviceAccountId = (id: number): number | null => (id < 0 ? -id : null)
 
 /**
- * Whether the user `user` (an id) is the viewer, or the administrator who made the viewer's service account: a program
- * acts for whoever made it, so what nobody decides for themselves (their own request, their own post in a review) their
- * account does not decide for them either.
+ * Whether the user `user` (an id) is the viewer, or the administrator the viewer's service account acts for (its maker,
+ * or whoever took it over): a program acts for that administrator, so what nobody decides for themselves (their own
+ * request, their own post in a review, their own record) their account does not decide for them either. The account's
+ * id is taken in SQL, so that a statement compiled once (its viewer's id a parameter) keeps the rule.
  */
-export function actsFor(viewerId: number, user: Expression<number | null>): Expression<SqlBool> {
-  const account = serviceAccountId(viewerId)
-  return account === null
-    ? sql<SqlBool>`(${user} is ${viewerId})`
-    : sql<SqlBool>`(${user} is not null and ${user} is (select maker.cree_par from compte_service maker
-        where maker.id = ${account}))`
+export function actsFor(viewer: Pick<Viewer, 'id' | 'service'>, user: Expression<number | null>): Expression<SqlBool> {
+  return viewer.service
+    ? sql<SqlBool>`(${user} is not null and ${user} is (select maker.cree_par from compte_service maker
+        where maker.id = 0 - ${viewer.id}))`
+    : sql<SqlBool>`(${user} is ${viewer.id})`
 }
 
 /** A viewer as the values of a statement compiled once (db/client.ts `prepared`), and back. */
@@ -65,6 +65,32 @@ const SUBTREE_END = ':'
 const inSubtree = (path: Expression<string>, root: Expression<string>) =>
   sql<SqlBool>`(${path} >= ${root} and ${path} < ${root} || ${SUBTREE_END})`
 
+/**
+ * Whether the user in column `maker` still administers the structure whose path is in column `path`: an administrator,
+ * active and not deleted, with a current post whose sub-tree holds it, on the day `today` (SQL). A service account
+ * acts for the administrator it belongs to (`cree_par`, its maker or whoever took it over): its scope is its
+ * structure's sub-tree while this holds, nothing once it does not, and its every call, token and write asks again.
+ */
+const administers = (maker: string, path: string, today: string) =>
+  `exists (select 1 from poste maker_post
+    join utilisateur maker on maker.id = maker_post.utilisateur_id and maker.admin = 1 and maker.actif = 1
+      and maker.supprime = 0
+    join structure maker_root on maker_root.id = maker_post.structure_id
+    where maker_post.utilisateur_id = ${maker} and ${today} between maker_post.date_debut and maker_post.date_fin
+      and ${path} >= maker_root.path and ${path} < maker_root.path || '${SUBTREE_END}')`
+
+/**
+ * `administers` with today bound once, for Kysely: the account's scope sits in the largest statements, several times,
+ * and costs no more of D1's 100 bound values than a person's.
+ */
+export function administersPath(maker: string, path: string, today: string): Expression<SqlBool> {
+  const [before, after] = administers(maker, path, '\u0000').split('\u0000')
+  return sql<SqlBool>`${sql.raw(before ?? '')}${today}${sql.raw(after ?? '')}`
+}
+
+/** `administers` for a raw statement whose parameter `today` (e.g. '?5') is the day. */
+export const administersPathSql = (maker: string, path: string, today: string) => administers(maker, path, today)
+
 /** The roots' query as its users see it: the paths, from a structure named `scope_root`. */
 type ScopeRoots = SelectQueryBuilder<Database & { scope_root: StructureTable }, 'scope_root', { path: string }>
 
@@ -85,7 +111,8 @@ function scopeRoots(db: DB, viewer: Viewer): ScopeRoots {
       .where(sql<SqlBool>`scope_account.id = 0 - ${viewer.id}`)
       .where('scope_account.admin', '=', 1)
       .where('scope_account.actif', '=', 1)
-      .where('scope_account.supprime', '=', 0) as unknown as ScopeRoots
+      .where('scope_account.supprime', '=', 0)
+      .where(administersPath('scope_account.cree_par', 'scope_root.path', viewer.today)) as unknown as ScopeRoots
   }
   return db
     .selectFrom('poste as scope_poste')
@@ -367,7 +394,11 @@ export function wholeTreeInScope(db: DB, viewer: Viewer): Expression<SqlBool> {
 export function userManageable(db: DB, viewer: Viewer, alias = 'utilisateur'): Expression<SqlBool> {
   const user = userOf(alias)
   const posts = livePostes(db, viewer, user.id)
-  return sql<SqlBool>`(${user.id} <> ${viewer.id} and ${viewerIsAdmin(db, viewer)} and ${isUserAccount(alias)}
+  // Nobody acts on themselves, nor a program on the administrator it acts for (`actsFor`).
+  const someoneElse = viewer.service
+    ? sql<SqlBool>`not ${actsFor(viewer, user.id)}`
+    : sql<SqlBool>`${user.id} <> ${viewer.id}`
+  return sql<SqlBool>`(${someoneElse} and ${viewerIsAdmin(db, viewer)} and ${isUserAccount(alias)}
     and not exists ${posts.where(sql<SqlBool>`not ${pathInScope(db, viewer, sql.ref<string>('live_structure.path'))}`)}
     and (exists ${posts} or ${postlessInScope(db, viewer, alias)}))`
 }

@@ -6,10 +6,13 @@ import {
   serviceAccountIdParam,
   serviceAccountListSchema,
   serviceAccountSchema,
+  serviceHandoverAnswerSchema,
+  serviceHandoverSchema,
   serviceSecretAnswerSchema,
   serviceSecretSchema,
 } from '../contract/service-accounts'
 import { router } from '../lib/validation'
+import { handOverServiceAccount } from '../services/machines/service-account-handover'
 import {
   createServiceAccount,
   deleteServiceAccount,
@@ -105,6 +108,31 @@ export const serviceAccountRoutes = router()
     async (c) => {
       c.header('Cache-Control', 'no-store')
       const answer = await rotateServiceSecret(c.var.ctx, c.get('caller'), c.req.valid('param').id, c.req.valid('json'))
+      return c.json(answer, 200)
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'put',
+      path: '/rest/bd/compteService/{id}/responsable',
+      tags: ['Service accounts'],
+      summary:
+        "Hands the account to another administrator of its structure (or the caller), for whom it acts from then on; its secret renewed, in this answer only, the former ones stopped. An administrator account's asks for the caller's password or current code (preuve)",
+      security: [{ bearer: [] }],
+      request: { params: serviceAccountIdParam, body: jsonBody(serviceHandoverSchema) },
+      responses: {
+        200: json(serviceHandoverAnswerSchema, 'Handed over; the new secret if it has one'),
+        ...errors(400, 401, 403, 404, 429),
+      },
+    }),
+    async (c) => {
+      c.header('Cache-Control', 'no-store')
+      const answer = await handOverServiceAccount(
+        c.var.ctx,
+        c.get('caller'),
+        c.req.valid('param').id,
+        c.req.valid('json'),
+      )
       return c.json(answer, 200)
     },
   )

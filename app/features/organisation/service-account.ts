@@ -13,11 +13,17 @@ export const SEARCH_INTENT = 'structures'
 export const RENEW_INTENT = 'secret'
 /** A row's deletion, once confirmed. */
 export const DELETE_INTENT = 'supprimer'
+/** A row taken over by the administrator at the keyboard, from its panel. */
+export const TAKEOVER_INTENT = 'reprendre'
 
 /** The search param that opens a row's renewal panel (`?secret=<id>`), the same with and without JavaScript. */
 export const RENEW_PARAM = 'secret'
 /** The renewal panel's id: the row's link leads there (`#nouveau-secret`). */
 export const RENEW_PANEL = 'nouveau-secret'
+/** The search param that opens a row's take-over panel (`?reprendre=<id>`). */
+export const TAKEOVER_PARAM = 'reprendre'
+/** The take-over panel's id (`#reprendre-compte`). */
+export const TAKEOVER_PANEL = 'reprendre-compte'
 /** The create form's section: the page's "new" link leads there. */
 export const CREATE_SECTION = 'nouveau-compte'
 /** The prefix of the rows' ids (`compte-4`). */
@@ -33,7 +39,7 @@ export const SECRET_FIELDS = ['motDePasse', 'code']
  */
 export type ShownServiceSecret = {
   intent: 'secretShown'
-  event: 'created' | 'renewed'
+  event: 'created' | 'renewed' | 'takenOver'
   nom: string
   clientId: string
   clientSecret: string | null

@@ -20,6 +20,8 @@ import {
   SEARCH_INTENT,
   SECRET_FIELDS,
   type ShownServiceSecret,
+  TAKEOVER_INTENT,
+  TAKEOVER_PARAM,
 } from './service-account'
 import { structureChoices } from './structure-choices.server'
 
@@ -86,14 +88,18 @@ export type ServiceAccountForm = z.input<typeof serviceAccountFormSchema>
 export async function serviceAccountsData(request: Request, auth: Auth) {
   const url = new URL(request.url)
   const query = listQuery(url.searchParams, [])
-  const renewing = Number(url.searchParams.get(RENEW_PARAM))
-  const [{ items, total }, { choices }, factors, renewed] = await Promise.all([
+  const one = (param: string) => {
+    const id = Number(url.searchParams.get(param))
+    return Number.isSafeInteger(id) && id > 0
+      ? auth.settle(auth.api.rest.bd.compteService[':id'].$get({ param: { id } }))
+      : null
+  }
+  const [{ items, total }, { choices }, factors, renewed, taken] = await Promise.all([
     auth.expectPage(auth.api.rest.bd.compteService.$get({ query })),
     structureChoices(auth, url.searchParams, null),
     auth.expect(auth.api.rest.bd.mfa.$get()),
-    Number.isSafeInteger(renewing) && renewing > 0
-      ? auth.settle(auth.api.rest.bd.compteService[':id'].$get({ param: { id: renewing } }))
-      : null,
+    one(RENEW_PARAM),
+    one(TAKEOVER_PARAM),
   ])
   return {
     comptes: items,
@@ -104,6 +110,8 @@ export async function serviceAccountsData(request: Request, auth: Auth) {
     choices,
     withCode: factors.totp,
     renewing: renewed?.ok ? renewed.data : null,
+    takingOver: taken?.ok ? taken.data : null,
+    moi: auth.user.id,
     constraint: getZodConstraint(serviceAccountFormSchema),
   }
 }
@@ -117,10 +125,10 @@ export async function serviceAccountsAction(request: Request, auth: Auth) {
   const form = await readForm(request)
   const intent = form.get('intent')
   if (intent === CREATE_INTENT || intent === SEARCH_INTENT) return createAccount(auth, form, intent)
-  const row = rowAction(form, [RENEW_INTENT, DELETE_INTENT])
+  const row = rowAction(form, [RENEW_INTENT, DELETE_INTENT, TAKEOVER_INTENT])
   if (!row) return formReply('', submitted(form).reply(), { key: 'errors.technical' }, await auth.headers())
   const nom = String(form.get('nom') ?? '')
-  const back = pathWithout(request.url, ['confirmer', 'id', RENEW_PARAM])
+  const back = pathWithout(request.url, ['confirmer', 'id', RENEW_PARAM, TAKEOVER_PARAM])
   if (row.intent === DELETE_INTENT) {
     const deleted = await auth.settle(auth.api.rest.bd.compteService[':id'].$delete({ param: { id: row.id } }))
     if (!deleted.ok) {
@@ -133,6 +141,7 @@ export async function serviceAccountsAction(request: Request, auth: Auth) {
       values: { nom },
     })
   }
+  if (row.intent === TAKEOVER_INTENT) return takeOver(auth, form, row.id, back)
   return renewSecret(auth, form, row.id, back)
 }
 
@@ -260,6 +269,48 @@ async function renewSecret(auth: Auth, form: FormData, id: number, back: string)
     clientId: String(form.get('clientId') ?? ''),
     clientSecret: result.data.clientSecret,
     ancienSecretExpire: result.data.ancienSecretExpire,
+  })
+}
+
+/**
+ * PUT rest/bd/compteService/{id}/responsable from a row's panel, for the administrator at the keyboard: the account's
+ * new secret shown once (an account with keys keeps them: back to the list). An administrator account's asks for the
+ * proof; a refusal stays in the panel, on its field.
+ */
+async function takeOver(auth: Auth, form: FormData, id: number, back: string) {
+  const nom = String(form.get('nom') ?? '')
+  const preuve = proofOf(form)
+  const reply = async (fields: Record<string, string[]> | undefined, error: FormReply['error'] = null) =>
+    formReply(
+      TAKEOVER_INTENT,
+      submitted(form).reply({ hideFields: SECRET_FIELDS, ...(fields ? { fieldErrors: fields } : {}) }),
+      error,
+      await auth.headers(),
+    )
+  if (form.get('admin') === 'true' && !preuve) return reply({ motDePasse: ['serviceAccounts.proofRequired'] })
+  const result = await auth.settle(
+    auth.api.rest.bd.compteService[':id'].responsable.$put({
+      param: { id },
+      json: { utilisateur: { id: auth.user.id }, ...(preuve ? { preuve } : {}) },
+    }),
+  )
+  if (!result.ok) {
+    if (result.status === 404) {
+      return auth.redirectWithToast(back, { type: 'error', key: 'serviceAccounts.gone', values: { nom } })
+    }
+    const proof = PROOF_FIELDS[result.error.businessCode]
+    if (proof) return reply({ [proof[0]]: [proof[1]] })
+    return reply(undefined, apiMessage(result, 'serviceAccounts.takeOverFailed'))
+  }
+  if (!result.data.clientSecret) {
+    return auth.redirectWithToast(back, { type: 'success', key: 'serviceAccounts.takenOver', values: { nom } })
+  }
+  return showSecret(auth, {
+    event: 'takenOver',
+    nom,
+    clientId: String(form.get('clientId') ?? ''),
+    clientSecret: result.data.clientSecret,
+    ancienSecretExpire: null,
   })
 }
 

@@ -4,7 +4,14 @@ import { batch, type DB, prepared, type RowOf, rawStatement } from '../../db/cli
 import { sameDomain } from '../../lib/domain'
 import { BusinessError, forbidden, unauthorized } from '../../lib/errors'
 import { type AccessClaims, verifyAccessToken } from '../../lib/jwt'
-import { secondFactorMissing, serviceAccountId, type Viewer, wholeTreeInScope } from '../../lib/scope'
+import {
+  administersPath,
+  administersPathSql,
+  secondFactorMissing,
+  serviceAccountId,
+  type Viewer,
+  wholeTreeInScope,
+} from '../../lib/scope'
 import type { Caller, Ctx } from '../../lib/types'
 
 /** The signed-in caller of a non-public endpoint; `app` when it is an application's session. */
@@ -39,6 +46,17 @@ export function viewerOf(who: Pick<Caller, 'id' | 'origin'> | Pick<Actor, 'id' |
     service: serviceAccountId(who.id) !== null,
   }
 }
+
+/**
+ * A service account whose administrator no longer administers its structure (demoted, post ended, deleted): it acts
+ * for nobody until an administrator of the structure takes it over.
+ */
+export const serviceAccountSuspended = () =>
+  new BusinessError(
+    'SERVICE_ACCOUNT_SUSPENDED',
+    403,
+    'The administrator this account acts for no longer administers its structure',
+  )
 
 export const unauthorizedDomain = () =>
   new BusinessError('USER_UNAUTHORIZED_DOMAIN', 403, 'User not allowed on this domain')
@@ -113,7 +131,13 @@ const actorStatement = prepared((db, values: { id: number; sid: string; today: s
  * for the rate limit; its day, for the lists) and its last use noted, in its bookkeeping row; the row
  * answers with what the caller's check needs of the account.
  */
-const serviceActorStatement = (values: { accountId: number; now: string; minute: string; day: string }) =>
+const serviceActorStatement = (values: {
+  accountId: number
+  now: string
+  minute: string
+  day: string
+  today: string
+}) =>
   rawStatement<ActorRow & { appels_minute: number }>(
     `INSERT INTO compte_service_usage (compte_service_id, minute, appels_minute, jour, appels_jour, derniere_utilisation)
        SELECT id, ?2, 1, ?3, 1, ?4 FROM compte_service WHERE id = ?1 AND actif = 1 AND supprime = 0
@@ -132,8 +156,10 @@ const serviceActorStatement = (values: { accountId: number; now: string; minute:
          'fr' AS langue,
          (SELECT cs.admin = 1 AND s.parent_id IS NULL FROM compte_service cs
            JOIN structure s ON s.id = cs.structure_id WHERE cs.id = compte_service_id) AS racine,
-         0 AS mfa_manquant`,
-    [values.accountId, values.minute, values.day, values.now],
+         0 AS mfa_manquant,
+         (SELECT ${administersPathSql('cs.cree_par', 's.path', '?5')} FROM compte_service cs
+           JOIN structure s ON s.id = cs.structure_id WHERE cs.id = compte_service_id) AS responsable_admin`,
+    [values.accountId, values.minute, values.day, values.now, values.today],
   )
 
 /**
@@ -147,12 +173,18 @@ function actorRead(ctx: Ctx, caller: Caller) {
   const account = serviceAccountId(caller.id)
   if (account !== null) {
     const now = new Date().toISOString()
-    return serviceActorStatement({ accountId: account, now, minute: now.slice(0, 16), day: now.slice(0, 10) })
+    return serviceActorStatement({
+      accountId: account,
+      now,
+      minute: now.slice(0, 16),
+      day: now.slice(0, 10),
+      today: viewerOf(caller).today,
+    })
   }
   return actorStatement(ctx.db, { id: caller.id, sid: caller.claims.sid, today: viewerOf(caller).today })
 }
 
-type ActorRow = RowOf<ReturnType<typeof actorStatement>> & { appels_minute?: number }
+type ActorRow = RowOf<ReturnType<typeof actorStatement>> & { appels_minute?: number; responsable_admin?: number }
 
 /**
  * Whether the caller is an administrator with a live session: the condition of a write that a read
@@ -168,17 +200,23 @@ export const liveAdmin = (ctx: Ctx, caller: Caller): Expression<SqlBool> => live
  */
 export type CallerValues =
   | { callerId: number; callerKind: 'user'; sid: string }
-  | { callerId: number; callerKind: 'service' }
+  | { callerId: number; callerKind: 'service'; today: string }
 export const callerValues = (caller: Caller): CallerValues =>
   serviceAccountId(caller.id) === null
     ? { callerId: caller.id, callerKind: 'user', sid: caller.claims.sid }
-    : { callerId: caller.id, callerKind: 'service' }
+    : { callerId: caller.id, callerKind: 'service', today: viewerOf(caller).today }
 
-/** `liveAdmin` of a caller's values, for a statement compiled once; a service account: a live administrator one. */
+/**
+ * `liveAdmin` of a caller's values, for a statement compiled once; a service account: a live administrator one whose
+ * administrator still administers its structure.
+ */
 export const liveAdminOf = (db: DB, values: CallerValues): Expression<SqlBool> =>
   values.callerKind === 'service'
-    ? sql<SqlBool>`exists (select 1 from compte_service where id = 0 - ${values.callerId}
-        and admin = 1 and actif = 1 and supprime = 0)`
+    ? sql<SqlBool>`exists (select 1 from compte_service live_account
+        join structure live_root on live_root.id = live_account.structure_id
+        where live_account.id = 0 - ${values.callerId} and live_account.admin = 1 and live_account.actif = 1
+          and live_account.supprime = 0
+          and ${administersPath('live_account.cree_par', 'live_root.path', values.today)})`
     : sql<SqlBool>`exists ${actorQuery(db, { id: values.callerId, sid: values.sid })
         .where('u.admin', '=', 1)
         .where((eb) => eb.not(secondFactorMissing(sql.ref('u.id'))))}`
@@ -187,6 +225,7 @@ export const liveAdminOf = (db: DB, values: CallerValues): Expression<SqlBool> =
 function toActor(row: ActorRow | undefined, caller: Caller, callsPerMinute: number): Actor {
   if (!row) throw unauthorized('INVALID_TOKEN', 'Session ended')
   if (!sameDomain(row.domain, caller.origin)) throw unauthorizedDomain()
+  if (row.responsable_admin === 0) throw serviceAccountSuspended()
   if (row.appels_minute !== undefined && row.appels_minute > callsPerMinute) {
     const wait = 60 - new Date().getUTCSeconds()
     throw new BusinessError('TOO_MANY_ATTEMPTS', 429, `Too many requests; retry in ${wait} s`, [wait])

@@ -114,7 +114,7 @@ export async function pendingRequests(
     .where('d.created_at', '>', expiryCutoff())
     .where('utilisateur.supprime', '=', 0)
     .where(userManageable(db, viewer))
-    .where(sql<SqlBool>`not ${actsFor(viewer.id, sql.ref<number>('d.utilisateur_id'))}`)
+    .where(sql<SqlBool>`not ${actsFor(viewer, sql.ref<number>('d.utilisateur_id'))}`)
     .$if(search !== null, (q) => q.where(search as NonNullable<typeof search>))
   const direction = query.tri === '-dateDemande' ? 'desc' : 'asc'
   const { rows, total } = await adminWith(ctx, caller, {
@@ -128,7 +128,7 @@ export async function pendingRequests(
 export const requestRead = (db: DB, viewer: Viewer, id: number) =>
   requestsQuery(db, viewer)
     .select(modificationColumn(db, viewer))
-    .select(sql<number>`${actsFor(viewer.id, sql.ref<number>('d.utilisateur_id'))}`.as('own'))
+    .select(sql<number>`${actsFor(viewer, sql.ref<number>('d.utilisateur_id'))}`.as('own'))
     .where('d.id', '=', id)
 
 /**

@@ -345,7 +345,7 @@ export async function decideItems(
       .where('revue_id', '=', id)
       .where(sql<SqlBool>`revue_element.id in (select given.id from ${given} given)`)
       .where('etat', '=', 'A_REVOIR')
-      .where(sql<SqlBool>`not ${actsFor(actor.id, sql.ref<number | null>('revue_element.utilisateur_id'))}`)
+      .where(sql<SqlBool>`not ${actsFor(viewer, sql.ref<number | null>('revue_element.utilisateur_id'))}`)
       .where(pathInScope(db, viewer, sql.ref<string>('revue_element.chemin')))
       // Ending a post changes a user: only one the reviewer manages, as the posts' own screens say (DESIGN §4) — unless
       // the post or its user is gone already, when it changes nothing.

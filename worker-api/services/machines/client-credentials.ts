@@ -1,11 +1,13 @@
 import { createLocalJWKSet, decodeJwt, type JSONWebKeySet, errors as joseErrors, jwtVerify } from 'jose'
 import { API_BASE } from '../../contract/base'
+import { todayIso } from '../../contract/dates'
 import { SERVICE_SCOPES } from '../../contract/service-accounts'
 import { namedBatch } from '../../db/client'
 import { sha256Hex, timingSafeEqual } from '../../lib/crypto'
 import { sameDomain } from '../../lib/domain'
 import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from '../../lib/jwt'
 import { clientCredentials, invalidClient, OAuthError } from '../../lib/oauth'
+import { administersPathSql } from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
 import { logEntry } from '../core/audit'
 import { oidcClientCounter } from '../core/rate-limit'
@@ -83,9 +85,11 @@ export async function clientCredentialsGrant(
   // One statement: the call counted, and the account read in its answer.
   const { read } = await namedBatch(ctx.d1, {
     read: rate.statement<{ account: string | null }>('true', {
-      columns: `(SELECT json_object(${ACCOUNT_COLUMNS.map((column) => `'${column}', ${column}`).join(', ')})
-        FROM compte_service WHERE client_id = ?3 AND supprime = 0) AS account`,
-      values: [client.clientId],
+      columns: `(SELECT json_object(${ACCOUNT_COLUMNS.map((column) => `'${column}', cs.${column}`).join(', ')},
+          'responsable_admin', ${administersPathSql('cs.cree_par', 's.path', '?4')})
+        FROM compte_service cs LEFT JOIN structure s ON s.id = cs.structure_id
+        WHERE cs.client_id = ?3 AND cs.supprime = 0) AS account`,
+      values: [client.clientId, todayIso()],
     }),
   })
   const row = read?.results[0]
@@ -96,6 +100,14 @@ export async function clientCredentialsGrant(
   if (refusal !== null) {
     await refusedLog(ctx, account.id, refusal)
     throw invalidClient(client.basic)
+  }
+  // Authenticated, but acting for nobody: told plainly, as only the account's holder gets this far.
+  if (account.responsable_admin !== 1) {
+    await refusedLog(ctx, account.id, 'l’administrateur du compte n’administre plus sa structure')
+    throw new OAuthError(
+      'unauthorized_client',
+      'The administrator this account acts for no longer administers its structure; an administrator of the structure can take it over',
+    )
   }
   const scopes = grantedScopes(form.scope, account.scopes).join(' ')
   const token = await signAccessToken(ctx.env.JWT_SECRET, {
@@ -119,6 +131,8 @@ type AccountRow = {
   ancien_secret_hash: string | null
   ancien_secret_expire: string | null
   jwks: string | null
+  /** Whether the administrator the account acts for still administers its structure (lib/scope.ts). */
+  responsable_admin: number
 }
 
 /** The columns of `AccountRow`, read in the grant's one statement. */

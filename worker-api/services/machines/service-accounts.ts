@@ -13,7 +13,7 @@ import { type Compilable, type DB, insertWhen, namedBatch } from '../../db/clien
 import { randomToken, sha256Hex } from '../../lib/crypto'
 import { BusinessError, invalidField, notFound } from '../../lib/errors'
 import { containsEveryWord, onePage, type PageQuery } from '../../lib/query'
-import { pathInScope, type Viewer } from '../../lib/scope'
+import { administersPath, pathInScope, type Viewer } from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
 import { type ActorAnd, adminWith, type Caller, liveAdmin, type Reads, requireAdmin, viewerOf } from '../core/actor'
 import { clearAttempts } from '../core/attempt-counter'
@@ -31,12 +31,16 @@ import { proven, spendProof } from '../sign-in/mfa'
 const newClientId = () => `cs-${randomToken(18)}`
 
 /** The accounts of the viewer's scope, not deleted, under `cs` with their structure `s`. */
-function accountsQuery(db: DB, viewer: Viewer) {
+export function accountsQuery(db: DB, viewer: Viewer) {
   return db
     .selectFrom('compte_service as cs')
     .innerJoin('structure as s', 's.id', 'cs.structure_id')
     .leftJoin('compte_service_usage as usage', 'usage.compte_service_id', 'cs.id')
+    .leftJoin('utilisateur as responsable', 'responsable.id', 'cs.cree_par')
     .select([
+      'cs.cree_par',
+      'responsable.nom as responsable_nom',
+      'responsable.prenom as responsable_prenom',
       'cs.id',
       'cs.nom',
       'cs.description',
@@ -53,13 +57,14 @@ function accountsQuery(db: DB, viewer: Viewer) {
       'cs.ancien_secret_expire',
     ])
     .select(sql<number>`cs.secret_hash is not null`.as('has_secret'))
+    .select(sql<number>`${administersPath('cs.cree_par', 's.path', viewer.today)}`.as('responsable_admin'))
     .where('cs.supprime', '=', 0)
     .where(pathInScope(db, viewer, sql.ref<string>('s.path')))
 }
 
 type AccountRow = Awaited<ReturnType<ReturnType<typeof accountsQuery>['execute']>>[number]
 
-function toAccount(row: AccountRow, now = nowIso()): ServiceAccount {
+export function toAccount(row: AccountRow, now = nowIso()): ServiceAccount {
   const previous = row.ancien_secret_expire !== null && row.ancien_secret_expire > now ? row.ancien_secret_expire : null
   return {
     id: row.id,
@@ -75,6 +80,11 @@ function toAccount(row: AccountRow, now = nowIso()): ServiceAccount {
     creation: row.created_at,
     derniereUtilisation: row.derniere_utilisation,
     appelsJour: row.jour === now.slice(0, 10) ? (row.appels_jour ?? 0) : 0,
+    responsable:
+      row.cree_par === null
+        ? null
+        : { id: row.cree_par, nom: row.responsable_nom ?? '', prenom: row.responsable_prenom ?? '' },
+    suspendu: row.responsable_admin !== 1,
   }
 }
 
@@ -128,7 +138,7 @@ async function checkedJwks(jwks: ServiceAccountCreate['jwks']): Promise<string |
  * and the statements that spend it, for the write's batch. An administrator account's credentials ask
  * for one: the proof of a person, which a stolen session alone does not give.
  */
-async function checkedAdmin<R extends Reads>(
+export async function checkedAdmin<R extends Reads>(
   ctx: Ctx,
   caller: Caller,
   proof: FactorProof | undefined,
@@ -145,7 +155,7 @@ async function checkedAdmin<R extends Reads>(
   }
 }
 
-const proofRequired = () =>
+export const proofRequired = () =>
   invalidField('preuve', 'An administrator account asks for your password or a current code', 'validation.required')
 
 /** POST rest/bd/compteService: an account on a structure of the caller's scope; its secret shown this once. */
@@ -209,7 +219,7 @@ export async function createServiceAccount(
 }
 
 /** The account `id` while it is in the viewer's scope and not deleted, as a write's condition. */
-const accountInScope = (db: DB, viewer: Viewer, id: number) =>
+export const accountInScope = (db: DB, viewer: Viewer, id: number) =>
   db
     .selectFrom('compte_service as cs')
     .innerJoin('structure as s', 's.id', 'cs.structure_id')
