@@ -224,6 +224,42 @@ for (const [index, mode] of MODES.entries()) {
   })
 }
 
+describe('service accounts: an account acts for an administrator, and another takes it over', () => {
+  for (const [index, mode] of MODES.entries()) {
+    it(`shows whom each acts for, and the root administrator takes over Direction Sud's (${mode.name})`, async () => {
+      const nom = `Relais sud ${index === 0 ? 'avec JS' : 'sans JS'}`
+      const sud = await newPage(mode)
+      await signIn(sud, mode, 'adminsud', 'Adminsud1')
+      await sud.goto(SCREEN)
+      const form = sud.locator('#nouveau-compte')
+      await form.getByLabel('Nom', { exact: true }).fill(nom)
+      await chooseStructure(sud, mode, 'Direction Sud')
+      await form.getByRole('button', { name: 'Créer le compte' }).click()
+      await shownCredentials(sud, nom)
+      await sud.context().close()
+
+      const page = await newPage(mode)
+      await signIn(page, mode, 'admin', 'Admin1234')
+      await page.goto(`${SCREEN}?q=${encodeURIComponent(nom)}`)
+      await rowOf(page, nom).getByText('Agit pour Sofia Garcia').waitFor()
+      await page.getByRole('link', { name: `Reprendre ${nom}` }).click()
+      const panel = page.getByRole('region', { name: `Reprendre ${nom}` })
+      await panel.getByText('Le compte agira désormais pour vous.', { exact: false }).waitFor()
+      if (mode.javaScriptEnabled) assert.deepEqual(await violations(page), [], 'the take-over panel')
+      await panel.getByRole('button', { name: 'Reprendre le compte' }).click()
+      await page.getByText(`Vous avez repris le compte de service ${nom}. L’ancien secret ne fonctionne plus.`).waitFor()
+      await shownCredentials(page, nom)
+      await page.getByRole('link', { name: 'Retour aux comptes de service' }).click()
+      await page.getByRole('heading', { name: 'Comptes de service', level: 1 }).waitFor()
+      await page.goto(`${SCREEN}?q=${encodeURIComponent(nom)}`)
+      await rowOf(page, nom).getByText('Agit pour Claire Durand').waitFor()
+      // Theirs now: nothing to take over.
+      assert.equal(await page.getByRole('link', { name: `Reprendre ${nom}` }).count(), 0)
+      await page.context().close()
+    })
+  }
+})
+
 describe('service accounts: what a delegated administrator sees', () => {
   it('lists the accounts of their sub-tree only, and offers the screen in the menu', async () => {
     const mode = { javaScriptEnabled: true }
