@@ -247,7 +247,9 @@ describe('service accounts: an account acts for an administrator, and another ta
       await panel.getByText('Le compte agira désormais pour vous.', { exact: false }).waitFor()
       if (mode.javaScriptEnabled) assert.deepEqual(await violations(page), [], 'the take-over panel')
       await panel.getByRole('button', { name: 'Reprendre le compte' }).click()
-      await page.getByText(`Vous avez repris le compte de service ${nom}. L’ancien secret ne fonctionne plus.`).waitFor()
+      await page
+        .getByText(`Vous avez repris le compte de service ${nom}. L’ancien secret ne fonctionne plus.`)
+        .waitFor()
       await shownCredentials(page, nom)
       await page.getByRole('link', { name: 'Retour aux comptes de service' }).click()
       await page.getByRole('heading', { name: 'Comptes de service', level: 1 }).waitFor()
