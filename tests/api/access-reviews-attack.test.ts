@@ -305,7 +305,7 @@ describe('an ordinary user and an anonymous caller', () => {
 })
 
 describe('a stolen service account token', () => {
-  it('a token without the api scope, or of an account that is not an administrator, calls none of the campaigns’ routes', async () => {
+  it('a token without the api scope calls none of the campaigns’ routes; a read-only account’s only reads them', async () => {
     const id = await opened(nord, campaign(4))
     const [item] = (await itemsOf(nord, id)).items
     const logsOnly = await serviceAccountToken(await insertServiceAccount({ structure: 2, scopes: 'logs' }))
@@ -325,7 +325,9 @@ describe('a stolen service account token', () => {
     ]
     for (const [path, init] of calls) {
       await expectError(await call(path, { ...init, token: logsOnly, env: queue.env }), 403, 'SERVICE_ACCOUNT_SCOPE')
-      await expectError(await call(path, { ...init, token: plain, env: queue.env }), 403, 'FORBIDDEN')
+      const read = await call(path, { ...init, token: plain, env: queue.env })
+      if (init.method === 'POST') await expectError(read, 403, 'SERVICE_ACCOUNT_SCOPE')
+      else expect(read.status, path).toBe(200)
     }
     expect(await footprint()).toEqual(before)
   })

@@ -353,3 +353,60 @@ describe('an administrator of the structure takes an account over, or hands it o
     expect((await tokenRequest(account)).status).toBe(200)
   })
 })
+
+describe('a read-only account (not an administrator one) reads its sub-tree and writes nothing', () => {
+  it('lists and reads users, SCIM and the history of its sub-tree; every write is refused before anything runs', async () => {
+    const maker = await createUser({ admin: true, postes: [currentPost(2, 2)] })
+    const made = await post(
+      '/rest/bd/compteService',
+      { nom: 'Lecteur Nord', structure: { id: 2 }, admin: false, scopes: ['api', 'scim', 'logs'] },
+      { token: (await sessionFor(maker.id)).accessToken },
+    )
+    expect(made.status).toBe(201)
+    const token = await accountToken((await made.json()) as ServiceAccountCreated)
+    const nord = await createUser({ postes: [currentPost(4, 2)] })
+    const sud = await createUser({ postes: [currentPost(3, 3)] })
+
+    const listed = (await (await call('/rest/bd/utilisateur/liste', { token })).json()) as User[]
+    expect(listed.map((user) => user.id)).toContain(nord.id)
+    expect(listed.map((user) => user.id)).not.toContain(sud.id)
+    // It changes nobody, and says so.
+    expect(listed.every((user) => user.modification === false)).toBe(true)
+    expect((await call(`/rest/bd/utilisateur/${sud.id}`, { token })).status).toBe(403)
+    expect((await call('/scim/v2/Users', { token })).status).toBe(200)
+    expect((await call('/rest/bd/logs/?dateDebut=20200101&dateFin=20991231', { token })).status).toBe(200)
+
+    const before = await db()
+      .selectFrom('log')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow()
+    await expectError(
+      await post('/rest/bd/structure', { nom: 'Agence Béthune', type: { id: 3 }, parent: { id: 2 } }, { token }),
+      403,
+      'SERVICE_ACCOUNT_SCOPE',
+    )
+    await expectError(
+      await call('/rest/bd/utilisateur/state', {
+        method: 'PUT',
+        token,
+        body: JSON.stringify({ id: nord.id, actif: false }),
+      }),
+      403,
+      'SERVICE_ACCOUNT_SCOPE',
+    )
+    const scimWrite = await call(`/scim/v2/Users/${nord.id}`, {
+      method: 'PATCH',
+      token,
+      headers: { 'Content-Type': SCIM_CONTENT_TYPE },
+      body: JSON.stringify({ schemas: [SCIM_PATCH], Operations: [{ op: 'replace', path: 'active', value: false }] }),
+    })
+    expect(scimWrite.status).toBe(403)
+    const after = await db()
+      .selectFrom('log')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow()
+    expect(after.n).toBe(before.n)
+    const row = await db().selectFrom('utilisateur').select('actif').where('id', '=', nord.id).executeTakeFirstOrThrow()
+    expect(row.actif).toBe(1)
+  })
+})

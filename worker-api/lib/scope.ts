@@ -102,14 +102,14 @@ type ScopeRoots = SelectQueryBuilder<Database & { scope_root: StructureTable }, 
  */
 function scopeRoots(db: DB, viewer: Viewer): ScopeRoots {
   if (viewer.service) {
-    // An administrator account's structure, while the account is live (its check at each call says so
-    // too; a write's guard relies on this).
+    // The account's structure, while the account is live and its administrator administers it (its check at each call
+    // says so too; a write's guard relies on this). A read-only account reads there too: its token writes nothing (the
+    // routes' gate), nor may it change anyone (`userManageable`), nor pass a write's `liveAdmin`.
     return db
       .selectFrom('compte_service as scope_account')
       .innerJoin('structure as scope_root', 'scope_root.id', 'scope_account.structure_id')
       .select('scope_root.path')
       .where(sql<SqlBool>`scope_account.id = 0 - ${viewer.id}`)
-      .where('scope_account.admin', '=', 1)
       .where('scope_account.actif', '=', 1)
       .where('scope_account.supprime', '=', 0)
       .where(administersPath('scope_account.cree_par', 'scope_root.path', viewer.today)) as unknown as ScopeRoots
@@ -395,8 +395,10 @@ export function userManageable(db: DB, viewer: Viewer, alias = 'utilisateur'): E
   const user = userOf(alias)
   const posts = livePostes(db, viewer, user.id)
   // Nobody acts on themselves, nor a program on the administrator it acts for (`actsFor`).
+  // A read-only account changes nobody.
   const someoneElse = viewer.service
-    ? sql<SqlBool>`not ${actsFor(viewer, user.id)}`
+    ? sql<SqlBool>`(not ${actsFor(viewer, user.id)}
+        and exists (select 1 from compte_service writer where writer.id = 0 - ${viewer.id} and writer.admin = 1))`
     : sql<SqlBool>`${user.id} <> ${viewer.id}`
   return sql<SqlBool>`(${someoneElse} and ${viewerIsAdmin(db, viewer)} and ${isUserAccount(alias)}
     and not exists ${posts.where(sql<SqlBool>`not ${pathInScope(db, viewer, sql.ref<string>('live_structure.path'))}`)}

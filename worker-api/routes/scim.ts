@@ -16,7 +16,7 @@ import {
   replaceScimUser,
 } from '../services/machines/scim/user-writes'
 import { getScimUser, listScimUsers } from '../services/machines/scim/users'
-import { serviceScopes } from '../services/machines/service-calls'
+import { serviceAccountWrites, serviceScopes } from '../services/machines/service-calls'
 
 /**
  * The SCIM 2.0 service provider (RFC 7644) at `/portail-backend/scim/v2`: for service accounts whose
@@ -82,6 +82,7 @@ scimRoutes.use('/scim/v2/*', async (c, next) => {
   if (!serviceScopes(caller)?.includes('scim')) {
     throw new ScimError(403, 'SCIM takes the token of a service account with the scope scim')
   }
+  if (!serviceAccountWrites(caller, c.req.method)) throw new ScimError(403, 'A read-only service account only reads')
   c.set('caller', caller)
   await next()
   // Fail closed, as on the REST API: an answer given without checking the account could serve a deleted one.

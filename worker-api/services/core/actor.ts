@@ -127,7 +127,8 @@ const actorStatement = prepared((db, values: { id: number; sid: string; today: s
 )
 
 /**
- * A service account's check, in one statement: the account still live, the call counted (its minute,
+ * A service account's check, in one statement (an account reads the administration calls of its scope, `admin`; a
+ * read-only one writes nothing, which its token's `admin` claim tells the routes' gate, `serviceAccountMayCall`): the account still live, the call counted (its minute,
  * for the rate limit; its day, for the lists) and its last use noted, in its bookkeeping row; the row
  * answers with what the caller's check needs of the account.
  */
@@ -151,10 +152,10 @@ const serviceActorStatement = (values: {
          (SELECT client_id FROM compte_service cs WHERE cs.id = compte_service_id) AS login,
          (SELECT nom FROM compte_service cs WHERE cs.id = compte_service_id) AS nom,
          '' AS prenom,
-         (SELECT admin FROM compte_service cs WHERE cs.id = compte_service_id) AS admin,
+         1 AS admin,
          (SELECT domain FROM compte_service cs WHERE cs.id = compte_service_id) AS domain,
          'fr' AS langue,
-         (SELECT cs.admin = 1 AND s.parent_id IS NULL FROM compte_service cs
+         (SELECT s.parent_id IS NULL FROM compte_service cs
            JOIN structure s ON s.id = cs.structure_id WHERE cs.id = compte_service_id) AS racine,
          0 AS mfa_manquant,
          (SELECT ${administersPathSql('cs.cree_par', 's.path', '?5')} FROM compte_service cs

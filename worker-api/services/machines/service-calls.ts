@@ -90,10 +90,18 @@ export function serviceScopes(caller: Caller): readonly string[] | null {
   return (caller.claims.cs ?? '').split(' ').filter(Boolean)
 }
 
-/** Whether the caller may make this call: anyone but a service account; an account, on a route its token's scopes open. */
+/**
+ * Whether the caller may make this call: anyone but a service account; an account, on a route its token's scopes open —
+ * a read-only account's token (`admin` false), only to read.
+ */
 export function serviceAccountMayCall(caller: Caller, method: string, routePath: string): boolean {
   const scopes = serviceScopes(caller)
   if (scopes === null) return true
+  if (!serviceAccountWrites(caller, method)) return false
   const scope = SERVICE_ROUTES[`${method} ${routePath}`]
   return scope !== undefined && scopes.includes(scope)
 }
+
+/** Whether a service account's token may make a call of this method: any, an administrator account's; a read, any. */
+export const serviceAccountWrites = (caller: Caller, method: string) =>
+  caller.claims.admin === true || method === 'GET' || method === 'HEAD'
