@@ -8,13 +8,8 @@ import { resourceTypes, schemas, serviceProviderConfig } from '../services/machi
 import { SCIM_CONTENT_TYPE, ScimError } from '../services/machines/scim/errors'
 import { getScimGroup, groupsReadOnly, listScimGroups } from '../services/machines/scim/groups'
 import { listResponse } from '../services/machines/scim/page'
-import {
-  createScimUser,
-  deleteScimUser,
-  patchScimUser,
-  precondition,
-  replaceScimUser,
-} from '../services/machines/scim/user-writes'
+import { createScimUser } from '../services/machines/scim/user-create'
+import { deleteScimUser, patchScimUser, precondition, replaceScimUser } from '../services/machines/scim/user-writes'
 import { getScimUser, listScimUsers } from '../services/machines/scim/users'
 import { serviceScopes } from '../services/machines/service-calls'
 
@@ -175,7 +170,7 @@ scimRoutes
       path: '/scim/v2/Users',
       tags,
       summary:
-        "SCIM: a new user (userName is their mail) with their posts in the account's scope (the portal's extension); an active user with no password gets the invitation mail",
+        "SCIM: a new user (userName their login, emails their address) with their posts in the account's scope (the portal's extension); an active user with no password gets the invitation mail",
       security,
       request: { body: scimBody('User') },
       responses: { 201: scimJson('User'), ...scimErrors, ...writeErrors },
@@ -207,7 +202,7 @@ for (const [method, body, write, summary] of [
     'put',
     'User',
     replaceScimUser,
-    "SCIM: the user replaced (names, mail, active, externalId; the posts when the portal's extension is given); If-Match",
+    "SCIM: the user replaced (login, names, mail, active, externalId; the posts when the portal's extension is given); If-Match",
   ],
   [
     'patch',
