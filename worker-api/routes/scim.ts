@@ -79,11 +79,15 @@ scimRoutes.use('/scim/v2/*', async (c, next) => {
   }
   c.set('caller', caller)
   await next()
+  if (callerChecked(ctx, caller)) return
   // Fail closed, as on the REST API: an answer given without checking the account could serve a deleted one.
-  if (c.res.ok && !callerChecked(ctx, caller)) {
+  if (c.res.ok) {
     console.error(`${c.req.method} ${c.req.path} answered without checking its caller`)
     throw new ScimError(500, 'Technical error')
   }
+  // A call refused before its check (a filter or a body it cannot read) counts against the account's rate all the
+  // same; the check's own refusal (429, an account gone) answers instead.
+  await actorOf(ctx, caller)
 })
 
 scimRoutes
