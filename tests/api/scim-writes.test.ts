@@ -788,6 +788,98 @@ describe("the account's sub-tree", () => {
     expect((await historyOf(nord)).length).toBe(history)
   })
 
+  const METHODS = ['PATCH', 'PUT', 'DELETE'] as const
+
+  /** One of the three ways a client turns a user off: PATCH active "False", PUT active false (the rest kept), DELETE. */
+  async function turnOff(
+    user: { id: number; login: string },
+    method: (typeof METHODS)[number],
+    env: NonNullable<Parameters<typeof call>[1]>['env'] = {},
+  ) {
+    const { mail } = await row(user.id)
+    const put = newUser(mail, { userName: user.login, active: false }) as Record<string, unknown>
+    delete put[PORTAIL]
+    const body = { PATCH: patchOf({ op: 'Replace', path: 'active', value: 'False' }), PUT: put, DELETE: undefined }[
+      method
+    ]
+    return call(`/scim/v2/Users/${user.id}`, {
+      method,
+      token: nord.token,
+      env,
+      headers: { 'Content-Type': SCIM_JSON },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    })
+  }
+
+  /** What turning a user off would change: their row (its version aside: a post's write moves it), their sessions, the history. */
+  async function stateOf(id: number) {
+    const sessions = await db()
+      .selectFrom('refresh_token')
+      .select('revoked_at')
+      .where('utilisateur_id', '=', id)
+      .execute()
+    const { version: _version, ...user } = await row(id)
+    return { user, sessions, history: (await historyOf(nord)).length }
+  }
+
+  const outside = (from: number, to: number) => ({
+    structureId: 3,
+    fonctionId: 3,
+    from: isoDate(from),
+    to: isoDate(to),
+  })
+
+  it('answers 403 to turning off a user who also holds a current or future post outside it, writing nothing', async () => {
+    for (const elsewhere of [outside(-1, 30), outside(10, 40)]) {
+      const user = await createUser({ postes: [currentPost(4, 2), elsewhere] })
+      await sessionFor(user.id)
+      const before = await stateOf(user.id)
+      for (const method of METHODS) {
+        await expectScimError(await turnOff(user, method), 403)
+      }
+      expect(await stateOf(user.id)).toEqual(before)
+    }
+    // A post outside it that is over leaves the user the account's.
+    const former = await createUser({ postes: [currentPost(4, 2), outside(-40, -10)] })
+    expect((await turnOff(former, 'PATCH')).status).toBe(200)
+  })
+
+  it('answers 403 when a post outside it comes between the read and the write, writing nothing', async () => {
+    for (const method of METHODS) {
+      const user = await createUser({ postes: [currentPost(4, 2)] })
+      await sessionFor(user.id)
+      const before = await stateOf(user.id)
+      const post = outside(-1, 30)
+      const meanwhile = changedBeforeWrite(() =>
+        db()
+          .insertInto('poste')
+          .values({
+            utilisateur_id: user.id,
+            structure_id: post.structureId,
+            fonction_id: post.fonctionId,
+            date_debut: post.from,
+            date_fin: post.to,
+          })
+          .execute(),
+      )
+      await expectScimError(await turnOff(user, method, { DB: meanwhile }), 403)
+      expect(await stateOf(user.id), method).toEqual(before)
+    }
+  })
+
+  it('answers 400 mutability to turning off an administrator, writing nothing', async () => {
+    const admin = await createUser({ admin: true, postes: [currentPost(4, 2)] })
+    await sessionFor(admin.id)
+    const before = await stateOf(admin.id)
+    for (const method of ['PATCH', 'PUT'] as const) {
+      await expectScimError(await turnOff(admin, method), 400, 'mutability')
+    }
+    const pathless = patchOf({ op: 'Replace', value: { active: false, 'name.familyName': 'Durand' } })
+    await expectScimError(await send('PATCH', `/Users/${admin.id}`, nord.token, pathless), 400, 'mutability')
+    expect(await stateOf(admin.id)).toEqual(before)
+    expect((await row(admin.id)).actif).toBe(1)
+  })
+
   it('refuses as invalidValue posts that would leave the user none in it', async () => {
     const user = await created()
     const before = await postesOf(user.id)

@@ -286,7 +286,7 @@ async function updateOnce(
 }
 
 /** DELETE Users/{id}: the portal's deletion (restorable by an administrator); 204. */
-export async function deleteScimUser(ctx: Ctx, caller: Caller, id: string, wanted: Precondition) {
+export async function deleteScimUser(ctx: Ctx, caller: Caller, id: string, wanted: Precondition, attempt = 1) {
   const db = ctx.db
   const viewer = viewerOf(caller)
   const userId = userIdOf(id)
@@ -297,23 +297,19 @@ export async function deleteScimUser(ctx: Ctx, caller: Caller, id: string, wante
   if (!row) throw notInScope(id)
   checkPrecondition(wanted, row.version)
   if (!row.modification) throw new ScimError(403, 'This user holds a post outside this account’s scope')
-  const guard = wanted
-    ? [
-        abortUnless(
-          db,
-          db
-            .selectFrom('utilisateur')
-            .select('id')
-            .where('id', '=', userId)
-            .where('version', '=', row.version)
-            .where(userManageable(db, viewerOf(actor))),
-        ),
-      ]
-    : []
+  // The user still the account's to manage (and at the version asked) when the batch runs, else it writes nothing.
+  const managed = db
+    .selectFrom('utilisateur')
+    .select('id')
+    .where('id', '=', userId)
+    .where(userManageable(db, viewerOf(actor)))
+  const guard = abortUnless(db, wanted ? managed.where('version', '=', row.version) : managed)
   try {
-    await deleteManaged(ctx, actor, row, guard)
+    await deleteManaged(ctx, actor, row, [guard])
   } catch (error) {
-    if (aborted(error)) throw new ScimError(412, 'The user changed meanwhile; retry')
-    throw error
+    if (!aborted(error)) throw error
+    // Without If-Match, the user is read again so that the answer says what stopped the deletion (a post outside, …).
+    if (wanted || attempt === ATTEMPTS) throw new ScimError(wanted ? 412 : 409, 'The user changed meanwhile; retry')
+    return deleteScimUser(ctx, caller, id, wanted, attempt + 1)
   }
 }
