@@ -12,7 +12,8 @@ import {
 } from './helpers'
 
 /**
- * SCIM's limits as a client meets them: a filter's nesting, and the account's calls a minute, refused ones counted too.
+ * SCIM's limits as a client meets them: a filter's nesting, its values bound and never read as SQL, a page of at most
+ * 200 users, and the account's calls a minute, refused ones counted too, past which it gets SCIM's 429 with Retry-After.
  */
 
 const SCIM_ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error'
@@ -47,6 +48,9 @@ async function expectScimError(response: Response, status: number, scimType?: st
   if (scimType) expect(body.scimType).toBe(scimType)
 }
 
+const userCount = async () =>
+  Number((await sql<{ n: number }>`select count(*) as n from utilisateur`.execute(db())).rows[0]?.n)
+
 beforeAll(async () => {
   await createOrganisation()
   await db()
@@ -61,6 +65,19 @@ beforeAll(async () => {
   await sql`insert into poste (utilisateur_id, structure_id, fonction_id, date_debut, date_fin)
     select id, 10, 10, ${isoDate(-1)}, ${isoDate(60)} from utilisateur where login like 'est%'`.execute(db())
   token = await accountToken()
+})
+
+describe('a page', () => {
+  it(`holds at most 200 users, whatever count asks, with the total of ${USERS}`, async () => {
+    for (const query of ['count=500', '', `count=500&${filter('active eq true')}`]) {
+      const first = await page(`/Users?${query}`)
+      expect(first, query).toMatchObject({ totalResults: USERS, itemsPerPage: 200, startIndex: 1 })
+      expect(first.Resources).toHaveLength(200)
+    }
+    const rest = await page('/Users?count=500&startIndex=201')
+    expect(rest).toMatchObject({ totalResults: USERS, itemsPerPage: USERS - 200 })
+    expect(rest.Resources).toHaveLength(USERS - 200)
+  })
 })
 
 describe('a filter', () => {
@@ -98,9 +115,40 @@ describe('a filter', () => {
     // Brackets and parentheses inside a value are the value's.
     expect((await page(`/Users?${filter(`userName eq "${'(['.repeat(20)}"`)}`)).totalResults).toBe(0)
   })
+
+  it('binds its values: SQL in them finds what it says, breaks nothing', async () => {
+    const before = await userCount()
+    for (const text of [
+      `userName eq "' or 1=1 --"`,
+      `userName eq "est1' or '1'='1"`,
+      `name.familyName co "'); delete from utilisateur; --"`,
+      'externalId eq "\\" or \\"1\\"=\\"1"',
+      `emails.value sw "%"`,
+      `userName co "_"`,
+      `userName eq "est1" and externalId eq "x' or externalId is null or '"`,
+    ]) {
+      expect((await page(`/Users?${filter(text)}`)).totalResults, text).toBe(0)
+    }
+    expect((await page(`/Users?${filter(`userName ne "' or 1=1 --"`)}`)).totalResults).toBe(USERS)
+    expect(await userCount()).toBe(before)
+    expect((await page(`/Users?${filter('userName eq "est1"')}`)).totalResults).toBe(1)
+  })
 })
 
 describe("the account's rate", () => {
+  it('answers past it a SCIM 429 with Retry-After, until the minute ends', async () => {
+    const limited = await accountToken()
+    // The 20th second of a minute: 40 seconds to wait.
+    const at = new Date(Math.floor(Date.now() / 60_000) * 60_000 + 20_000)
+    await withFrozenClock(async () => {
+      expect((await get('/Users?count=1', limited, 2)).status).toBe(200)
+      expect((await get('/ServiceProviderConfig', limited, 2)).status).toBe(200)
+      const over = await get('/Users?count=1', limited, 2)
+      expect(over.headers.get('Retry-After')).toBe('40')
+      await expectScimError(over, 429)
+    }, at)
+  })
+
   it('counts the calls it refuses before reading anything, a filter too deep among them', async () => {
     const limited = await accountToken()
     await withFrozenClock(async () => {
