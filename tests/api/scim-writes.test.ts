@@ -2,6 +2,7 @@ import { type SqlBool, sql } from 'kysely'
 import { beforeAll, describe, expect, it } from 'vitest'
 import {
   call,
+  changedBeforeWrite,
   createOrganisation,
   createUser,
   currentPost,
@@ -164,6 +165,13 @@ async function listed(userName: string, token = nord.token) {
   return (await response.json()) as { schemas: string[]; totalResults: number; Resources: ScimUser[] }
 }
 
+/** The user with their address as their login, as the screens and the import make them; `login` is then the address. */
+async function loginIsMail<T extends { id: number; login: string }>(user: T): Promise<T> {
+  const { mail } = await row(user.id)
+  await db().updateTable('utilisateur').set({ login: mail }).where('id', '=', user.id).execute()
+  return { ...user, login: mail }
+}
+
 const versionNumber = (version: string) => Number(/^W\/"(\d+)"$/.exec(version)?.[1] ?? Number.NaN)
 
 /** Functions of Agence Lille besides its dock agents: ids 101 to 121. */
@@ -271,10 +279,13 @@ describe('POST Users', () => {
     expect(await db().selectFrom('outbox').select('id').where('to_address', '=', mail).execute()).toEqual([])
   })
 
-  it('refuses as invalidValue an address in emails other than userName, and names outside 3–50 characters', async () => {
+  it('refuses as invalidValue an address that is none or is missing, and names outside 3–50 characters', async () => {
     const mail = address()
     const refused: Record<string, unknown>[] = [
-      newUser(mail, { emails: [{ value: address(), type: 'work', primary: true }] }),
+      newUser(mail, { emails: [{ value: 'lea.martin', type: 'work', primary: true }] }),
+      // A userName that is not an address names no address.
+      newUser('lea.martin', { emails: undefined }),
+      newUser(mail, { userName: ` ${'l'.repeat(101)} ` }),
       newUser(mail, { name: { givenName: 'Jo', familyName: 'Martin' } }),
       newUser(mail, { name: { givenName: 'Jeanne', familyName: 'Li' } }),
       newUser(mail, { name: { givenName: 'J'.repeat(51), familyName: 'Martin' } }),
@@ -380,7 +391,7 @@ describe('PUT Users/{id}', () => {
     expect(await postesOf(user.id)).toEqual(before)
   })
 
-  it("answers 409 uniqueness for another user's address and refuses emails other than userName", async () => {
+  it("answers 409 uniqueness for another user's address or login", async () => {
     const user = await created()
     const other = await created()
     const before = await row(user.id)
@@ -389,8 +400,9 @@ describe('PUT Users/{id}', () => {
       409,
       'uniqueness',
     )
-    const mismatch = newUser(address(), { emails: [{ value: address(), type: 'work', primary: true }] })
-    await expectScimError(await send('PUT', `/Users/${user.id}`, nord.token, mismatch), 400, 'invalidValue')
+    const ownLogin = await createUser({ postes: [currentPost(3, 3)] })
+    const logins = newUser(user.userName, { userName: ownLogin.login.toUpperCase() })
+    await expectScimError(await send('PUT', `/Users/${user.id}`, nord.token, logins), 409, 'uniqueness')
     expect(await row(user.id)).toEqual(before)
   })
 })
@@ -491,7 +503,8 @@ describe('PATCH Users/{id}', () => {
   })
 
   it('moves the address of a user who has chosen a password once they confirm it, asking them once', async () => {
-    const user = await createUser({ postes: [currentPost(4, 2)] })
+    // A user whose login is their address, as the screens make them: the login follows the address.
+    const user = await loginIsMail(await createUser({ postes: [currentPost(4, 2)] }))
     const former = (await row(user.id)).mail
     const mail = address()
     const move = patchOf(
@@ -533,7 +546,7 @@ describe('PATCH Users/{id}', () => {
       'uniqueness',
     )
     // A PUT takes the same way.
-    const other = await createUser({ postes: [currentPost(4, 2)] })
+    const other = await loginIsMail(await createUser({ postes: [currentPost(4, 2)] }))
     const otherMail = address()
     const replaced = await representation(await send('PUT', `/Users/${other.id}`, nord.token, newUser(otherMail)))
     expect(replaced.userName).toBe(other.login)
@@ -775,6 +788,98 @@ describe("the account's sub-tree", () => {
     expect((await historyOf(nord)).length).toBe(history)
   })
 
+  const METHODS = ['PATCH', 'PUT', 'DELETE'] as const
+
+  /** One of the three ways a client turns a user off: PATCH active "False", PUT active false (the rest kept), DELETE. */
+  async function turnOff(
+    user: { id: number; login: string },
+    method: (typeof METHODS)[number],
+    env: NonNullable<Parameters<typeof call>[1]>['env'] = {},
+  ) {
+    const { mail } = await row(user.id)
+    const put = newUser(mail, { userName: user.login, active: false }) as Record<string, unknown>
+    delete put[PORTAIL]
+    const body = { PATCH: patchOf({ op: 'Replace', path: 'active', value: 'False' }), PUT: put, DELETE: undefined }[
+      method
+    ]
+    return call(`/scim/v2/Users/${user.id}`, {
+      method,
+      token: nord.token,
+      env,
+      headers: { 'Content-Type': SCIM_JSON },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    })
+  }
+
+  /** What turning a user off would change: their row (its version aside: a post's write moves it), their sessions, the history. */
+  async function stateOf(id: number) {
+    const sessions = await db()
+      .selectFrom('refresh_token')
+      .select('revoked_at')
+      .where('utilisateur_id', '=', id)
+      .execute()
+    const { version: _version, ...user } = await row(id)
+    return { user, sessions, history: (await historyOf(nord)).length }
+  }
+
+  const outside = (from: number, to: number) => ({
+    structureId: 3,
+    fonctionId: 3,
+    from: isoDate(from),
+    to: isoDate(to),
+  })
+
+  it('answers 403 to turning off a user who also holds a current or future post outside it, writing nothing', async () => {
+    for (const elsewhere of [outside(-1, 30), outside(10, 40)]) {
+      const user = await createUser({ postes: [currentPost(4, 2), elsewhere] })
+      await sessionFor(user.id)
+      const before = await stateOf(user.id)
+      for (const method of METHODS) {
+        await expectScimError(await turnOff(user, method), 403)
+      }
+      expect(await stateOf(user.id)).toEqual(before)
+    }
+    // A post outside it that is over leaves the user the account's.
+    const former = await createUser({ postes: [currentPost(4, 2), outside(-40, -10)] })
+    expect((await turnOff(former, 'PATCH')).status).toBe(200)
+  })
+
+  it('answers 403 when a post outside it comes between the read and the write, writing nothing', async () => {
+    for (const method of METHODS) {
+      const user = await createUser({ postes: [currentPost(4, 2)] })
+      await sessionFor(user.id)
+      const before = await stateOf(user.id)
+      const post = outside(-1, 30)
+      const meanwhile = changedBeforeWrite(() =>
+        db()
+          .insertInto('poste')
+          .values({
+            utilisateur_id: user.id,
+            structure_id: post.structureId,
+            fonction_id: post.fonctionId,
+            date_debut: post.from,
+            date_fin: post.to,
+          })
+          .execute(),
+      )
+      await expectScimError(await turnOff(user, method, { DB: meanwhile }), 403)
+      expect(await stateOf(user.id), method).toEqual(before)
+    }
+  })
+
+  it('answers 400 mutability to turning off an administrator, writing nothing', async () => {
+    const admin = await createUser({ admin: true, postes: [currentPost(4, 2)] })
+    await sessionFor(admin.id)
+    const before = await stateOf(admin.id)
+    for (const method of ['PATCH', 'PUT'] as const) {
+      await expectScimError(await turnOff(admin, method), 400, 'mutability')
+    }
+    const pathless = patchOf({ op: 'Replace', value: { active: false, 'name.familyName': 'Durand' } })
+    await expectScimError(await send('PATCH', `/Users/${admin.id}`, nord.token, pathless), 400, 'mutability')
+    expect(await stateOf(admin.id)).toEqual(before)
+    expect((await row(admin.id)).actif).toBe(1)
+  })
+
   it('refuses as invalidValue posts that would leave the user none in it', async () => {
     const user = await created()
     const before = await postesOf(user.id)
@@ -838,5 +943,136 @@ describe('Microsoft Entra ID provisioning', () => {
     expect((await listed(mail, entra.token)).totalResults).toBe(0)
     expect(await row(user.id)).toMatchObject({ actif: 0, supprime: 1 })
     expect((await historyOf(entra)).length).toBeGreaterThanOrEqual(3)
+  })
+})
+
+describe('userName, the login', () => {
+  /** Entra ID's user principal name, other than the mail in many tenants. */
+  const principal = () => `${crypto.randomUUID().slice(0, 8)}@contoso.onmicrosoft.com`
+
+  /** A POST body as Entra ID sends it: the principal name as userName, the mail as the work address. */
+  const entraUser = (userName: string, mail: string) =>
+    newUser(mail, { userName, emails: [{ type: 'work', primary: true, value: mail }] })
+
+  const found = async (text: string) => {
+    const response = await scim(`/Users?filter=${encodeURIComponent(text)}`, nord.token)
+    expect(response.status).toBe(200)
+    return ((await response.json()) as { Resources: ScimUser[] }).Resources.map((user) => user.id)
+  }
+
+  it('creates a user whose login is the userName and whose address is the work mail, found by either', async () => {
+    const userName = 'lea.martin@contoso.onmicrosoft.com'
+    const mail = 'lea.martin@portail.example'
+    const user = await created(entraUser(userName, mail))
+    expect(user).toMatchObject({ userName, emails: [{ value: mail, type: 'work', primary: true }] })
+    expect(await row(user.id)).toMatchObject({ login: userName, mail })
+    expect(
+      await db().selectFrom('outbox').select('to_address').where('utilisateur_id', '=', Number(user.id)).execute(),
+    ).toEqual([{ to_address: mail }])
+    for (const text of [
+      `userName eq "${userName}"`,
+      `userName eq "${userName.toUpperCase()}"`,
+      `emails[type eq "work"].value eq "${mail}"`,
+      `emails.value eq "${mail}"`,
+    ]) {
+      expect(await found(text), text).toEqual([user.id])
+    }
+    expect(await found(`userName eq "${mail}"`)).toEqual([])
+    expect(await found(`emails.value eq "${userName}"`)).toEqual([])
+  })
+
+  it('takes an address as userName without emails for both, as clients of the address alone send it', async () => {
+    const mail = address()
+    const user = await created(newUser(mail, { emails: undefined }))
+    expect(user).toMatchObject({ userName: mail, emails: [{ value: mail }] })
+    expect(await row(user.id)).toMatchObject({ login: mail, mail })
+  })
+
+  it('answers 409 uniqueness for a login another user holds as login or address, in any case', async () => {
+    const holder = await createUser({ postes: [currentPost(3, 3)] })
+    const entra = await created(entraUser(principal(), address()))
+    for (const taken of [holder.login.toUpperCase(), `${holder.login}@example.test`, entra.userName.toUpperCase()]) {
+      const mail = address()
+      await expectScimError(await send('POST', '/Users', nord.token, entraUser(taken, mail)), 409, 'uniqueness')
+      expect(await usersWithMail(mail)).toEqual([])
+    }
+  })
+
+  it('gives a login to one user only when another request takes it meanwhile: the write holds it, 409', async () => {
+    const userName = principal()
+    const mail = address()
+    const other = address()
+    const response = await call('/scim/v2/Users', {
+      method: 'POST',
+      token: nord.token,
+      headers: { 'Content-Type': SCIM_JSON },
+      body: JSON.stringify(entraUser(userName, mail)),
+      env: {
+        DB: changedBeforeWrite(() =>
+          db()
+            .insertInto('utilisateur')
+            .values({ login: userName, nom: 'Autre', prenom: 'Requete', mail: other, domain: ORIGIN })
+            .execute(),
+        ),
+      },
+    })
+    const body = await expectScimError(response, 409, 'uniqueness')
+    expect(body.detail).toContain(userName)
+    expect(await usersWithMail(mail)).toEqual([])
+    const holders = await db()
+      .selectFrom('utilisateur')
+      .select('mail')
+      .where(sql<SqlBool>`login = ${userName} collate nocase`)
+      .execute()
+    expect(holders).toEqual([{ mail: other }])
+  })
+
+  it('changes the login at once with PATCH userName or PUT, the address by its own rules', async () => {
+    // A user who has chosen a password, whose login is their address.
+    const user = await loginIsMail(await createUser({ postes: [currentPost(4, 2)] }))
+    const mail = (await row(user.id)).mail
+    const userName = principal()
+    const patched = await representation(
+      await logged(nord, () =>
+        send('PATCH', `/Users/${user.id}`, nord.token, patchOf({ op: 'Replace', path: 'userName', value: userName })),
+      ),
+    )
+    expect(patched).toMatchObject({ userName, emails: [{ value: mail }] })
+    expect(await row(user.id)).toMatchObject({ login: userName, mail })
+    expect(await found(`userName eq "${userName}"`)).toEqual([String(user.id)])
+    const comments = await db()
+      .selectFrom('log')
+      .select('commentaire')
+      .where('compte_service_id', '=', nord.id)
+      .where('commentaire', 'like', `%login : ${userName}%`)
+      .execute()
+    expect(comments).toHaveLength(1)
+    // Entra ID's replace of both: the login at once, the new address once confirmed from its mailbox.
+    const renamed = principal()
+    const moved = address()
+    const put = newUser(moved, { userName: renamed, emails: [{ type: 'work', primary: true, value: moved }] })
+    const replaced = await representation(await send('PUT', `/Users/${user.id}`, nord.token, put))
+    expect(replaced).toMatchObject({ userName: renamed, emails: [{ value: mail }] })
+    expect(await row(user.id)).toMatchObject({ login: renamed, mail })
+    expect(await db().selectFrom('outbox').select('kind').where('to_address', '=', moved).execute()).toEqual([
+      { kind: 'MAIL_CHANGE_CONFIRM' },
+    ])
+    // Another user's login is not taken.
+    const holder = await createUser({ postes: [currentPost(3, 3)] })
+    const taking = patchOf({ op: 'Replace', path: 'userName', value: holder.login })
+    await expectScimError(await send('PATCH', `/Users/${user.id}`, nord.token, taking), 409, 'uniqueness')
+    expect((await row(user.id)).login).toBe(renamed)
+  })
+
+  it("corrects an invited user's address and login together, inviting them at the new address", async () => {
+    const user = await created(entraUser(principal(), address()))
+    const userName = principal()
+    const mail = address()
+    const replaced = await representation(await send('PUT', `/Users/${user.id}`, nord.token, entraUser(userName, mail)))
+    expect(replaced).toMatchObject({ userName, emails: [{ value: mail }] })
+    expect(await row(user.id)).toMatchObject({ login: userName, mail })
+    expect(await db().selectFrom('outbox').select('kind').where('to_address', '=', mail).execute()).toEqual([
+      { kind: 'INVITATION' },
+    ])
   })
 })

@@ -126,6 +126,29 @@ describe('a resource (POST, PUT)', () => {
     })
   })
 
+  it('takes userName as the login, and as the address too only when emails is left out and it is one', () => {
+    const name = { givenName: 'Léa', familyName: 'Martin' }
+    const work = [{ value: 'lea.martin@portail.example', type: 'work', primary: true }]
+    expect(resourceChanges({ userName: 'lea.martin@contoso.onmicrosoft.com', name, emails: work })).toMatchObject({
+      userName: 'lea.martin@contoso.onmicrosoft.com',
+      mail: 'lea.martin@portail.example',
+    })
+    expect(resourceChanges({ userName: ' lea@example.test ', name })).toMatchObject({
+      userName: 'lea@example.test',
+      mail: 'lea@example.test',
+    })
+    expect(resourceChanges({ userName: 'lea.martin', name })).not.toHaveProperty('mail')
+    expect(patchChanges(patch({ op: 'replace', path: 'userName', value: 'lea@example.test' }))).toEqual({
+      userName: 'lea@example.test',
+    })
+    for (const userName of [' ', 'l'.repeat(101), 'lea\tmartin']) {
+      expect(
+        refusal(() => resourceChanges({ userName, name })),
+        userName,
+      ).toMatchObject({ scimType: 'invalidValue' })
+    }
+  })
+
   it('requires userName and both names, and a post with a real date', () => {
     expect(refusal(() => resourceChanges({ name: { givenName: 'Léa', familyName: 'Martin' } }))).toMatchObject({
       scimType: 'invalidValue',

@@ -8,13 +8,8 @@ import { resourceTypes, schemas, serviceProviderConfig } from '../services/machi
 import { SCIM_CONTENT_TYPE, ScimError } from '../services/machines/scim/errors'
 import { getScimGroup, groupsReadOnly, listScimGroups } from '../services/machines/scim/groups'
 import { listResponse } from '../services/machines/scim/page'
-import {
-  createScimUser,
-  deleteScimUser,
-  patchScimUser,
-  precondition,
-  replaceScimUser,
-} from '../services/machines/scim/user-writes'
+import { createScimUser } from '../services/machines/scim/user-create'
+import { deleteScimUser, patchScimUser, precondition, replaceScimUser } from '../services/machines/scim/user-writes'
 import { getScimUser, listScimUsers } from '../services/machines/scim/users'
 import { serviceAccountWrites, serviceScopes } from '../services/machines/service-calls'
 
@@ -85,11 +80,15 @@ scimRoutes.use('/scim/v2/*', async (c, next) => {
   if (!serviceAccountWrites(caller, c.req.method)) throw new ScimError(403, 'A read-only service account only reads')
   c.set('caller', caller)
   await next()
+  if (callerChecked(ctx, caller)) return
   // Fail closed, as on the REST API: an answer given without checking the account could serve a deleted one.
-  if (c.res.ok && !callerChecked(ctx, caller)) {
+  if (c.res.ok) {
     console.error(`${c.req.method} ${c.req.path} answered without checking its caller`)
     throw new ScimError(500, 'Technical error')
   }
+  // A call refused before its check (a filter or a body it cannot read) counts against the account's rate all the
+  // same; the check's own refusal (429, an account gone) answers instead.
+  await actorOf(ctx, caller)
 })
 
 scimRoutes
@@ -176,7 +175,7 @@ scimRoutes
       path: '/scim/v2/Users',
       tags,
       summary:
-        "SCIM: a new user (userName is their mail) with their posts in the account's scope (the portal's extension); an active user with no password gets the invitation mail",
+        "SCIM: a new user (userName their login, emails their address) with their posts in the account's scope (the portal's extension); an active user with no password gets the invitation mail",
       security,
       request: { body: scimBody('User') },
       responses: { 201: scimJson('User'), ...scimErrors, ...writeErrors },
@@ -208,7 +207,7 @@ for (const [method, body, write, summary] of [
     'put',
     'User',
     replaceScimUser,
-    "SCIM: the user replaced (names, mail, active, externalId; the posts when the portal's extension is given); If-Match",
+    "SCIM: the user replaced (login, names, mail, active, externalId; the posts when the portal's extension is given); If-Match",
   ],
   [
     'patch',

@@ -60,16 +60,26 @@ export const createdUserId = (db: DB, mail: string) =>
 
 /**
  * The row of a user an administrator, an HR system (SCIM) or an import creates: invited (no password yet), their
- * login their address, in the creator's language; `expiresAt`, their invitation's end when one is sent with them.
+ * login their address unless SCIM names one, in the creator's language; `expiresAt`, their invitation's end when one
+ * is sent with them.
  */
 export function invitedUserRow(
-  user: { mail: string; nom: string; prenom: string; actif: boolean; admin: boolean; externalId?: string | null },
+  user: {
+    mail: string
+    nom: string
+    prenom: string
+    actif: boolean
+    admin: boolean
+    externalId?: string | null
+    /** A login of its own (SCIM's userName); else the address. */
+    login?: string
+  },
   creator: { domain: string; langue: 'fr' | 'en' },
   expiresAt: string | null,
   at: string,
 ): Insertable<UtilisateurTable> {
   return {
-    login: user.mail,
+    login: user.login ?? user.mail,
     nom: user.nom,
     prenom: user.prenom,
     mail: user.mail,

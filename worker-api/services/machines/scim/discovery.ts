@@ -86,7 +86,7 @@ const attribute = (name: string, description: string, rest: Partial<Attribute> =
 const USER_ATTRIBUTES: Attribute[] = [
   attribute(
     'userName',
-    'The login, which in this portal is the mail address: unique whatever its case. A user who has chosen a password moves to a new address once they confirm it from there; until then the current one shows',
+    "The login one signs in with (at most 100 characters), unique whatever its case, and not another user's address: Entra ID's user principal name, say. a resource (POST, PUT) sent without emails takes it as the address too, when it is one",
     {
       required: true,
       uniqueness: 'server',
@@ -102,15 +102,19 @@ const USER_ATTRIBUTES: Attribute[] = [
     ],
   }),
   attribute('displayName', 'givenName familyName', { mutability: 'readOnly' }),
-  attribute('emails', 'The one mail address (at most 50 characters), the same as userName', {
-    type: 'complex',
-    multiValued: true,
-    subAttributes: [
-      attribute('value', 'The address'),
-      attribute('type', 'work', { mutability: 'readOnly' }),
-      attribute('primary', 'true', { type: 'boolean', mutability: 'readOnly' }),
-    ],
-  }),
+  attribute(
+    'emails',
+    'The one mail address (at most 50 characters): the primary one sent, else the work one. A user who has chosen a password moves to a new address once they confirm it from there; until then the current one shows',
+    {
+      type: 'complex',
+      multiValued: true,
+      subAttributes: [
+        attribute('value', 'The address'),
+        attribute('type', 'work', { mutability: 'readOnly' }),
+        attribute('primary', 'true', { type: 'boolean', mutability: 'readOnly' }),
+      ],
+    },
+  ),
   attribute('active', 'Whether the user may sign in', { type: 'boolean' }),
   attribute('externalId', "The provisioning client's id of the user", { caseExact: true }),
 ]

@@ -7,14 +7,20 @@ import { invalidFilter } from './errors'
  * A SCIM filter (RFC 7644 §3.4.2.2) as SQL on the resources read (users under `u`, groups under `f`
  * and `s`): parsed by scim2-parse-filter,
  * each comparison on an attribute the portal holds, its values bound. What D1 refuses never reaches
- * it: a filter is at most `FILTER_MAX_LENGTH` characters and `FILTER_MAX_COMPARISONS` comparisons, and
- * a pattern (`co`, `sw`, `ew`) at most `PATTERN_MAX_BYTES`; past that, 400 invalidFilter.
+ * it: a filter is at most `FILTER_MAX_LENGTH` characters, `FILTER_MAX_COMPARISONS` comparisons and
+ * `FILTER_MAX_DEPTH` levels, and a pattern (`co`, `sw`, `ew`) at most `PATTERN_MAX_BYTES`; past that,
+ * 400 invalidFilter.
  */
 
 /** Far above what a provisioning client sends (`userName eq "…"`); the parser is slow on long unterminated strings. */
 export const FILTER_MAX_LENGTH = 1000
 /** Each comparison binds one or two values; D1 binds 100 a statement, the rest of the statement some. */
 export const FILTER_MAX_COMPARISONS = 20
+/**
+ * How deep parentheses (a value path's brackets with them) and, apart, `not` nest: each level deepens the SQL, which
+ * D1 parses at most 100 deep with the scope's own conditions (a `not` takes two: 50 of them were a 500).
+ */
+export const FILTER_MAX_DEPTH = 10
 /** D1's LIKE pattern limit (50 bytes) less the two `%`. */
 const PATTERN_MAX_BYTES = 48
 
@@ -51,10 +57,47 @@ export function parsedFilter(text: string): Filter {
   // Control characters first: with a quote left open, the parser's time grows with each line feed.
   if (text.length > FILTER_MAX_LENGTH) throw invalidFilter(`A filter holds at most ${FILTER_MAX_LENGTH} characters`)
   if (/\p{Cc}/u.test(text)) throw invalidFilter('A filter holds no control character')
+  const tooDeep = invalidFilter(`Parentheses and not nest at most ${FILTER_MAX_DEPTH} deep in a filter`)
+  if (bracketDepth(text) > FILTER_MAX_DEPTH) throw tooDeep
+  let filter: Filter
   try {
-    return parse(text)
+    filter = parse(text)
   } catch {
     throw invalidFilter('The filter cannot be read (RFC 7644 §3.4.2.2)')
+  }
+  if (notDepth(filter) > FILTER_MAX_DEPTH) throw tooDeep
+  return filter
+}
+
+/** How deep parentheses and brackets nest in a filter's text, those of its quoted values aside. */
+function bracketDepth(text: string): number {
+  let depth = 0
+  let deepest = 0
+  let quoted = false
+  for (let at = 0; at < text.length; at++) {
+    const char = text[at]
+    if (quoted) {
+      if (char === '\\') at++
+      else if (char === '"') quoted = false
+    } else if (char === '"') quoted = true
+    else if (char === '(' || char === '[') deepest = Math.max(deepest, ++depth)
+    else if (char === ')' || char === ']') depth--
+  }
+  return deepest
+}
+
+/** How many `not` a parsed filter holds one within another (the parser takes `not` without parentheses too). */
+function notDepth(filter: Filter): number {
+  switch (filter.op) {
+    case 'and':
+    case 'or':
+      return Math.max(...filter.filters.map(notDepth))
+    case 'not':
+      return 1 + notDepth(filter.filter)
+    case '[]':
+      return notDepth(filter.valFilter)
+    default:
+      return 0
   }
 }
 

@@ -1,3 +1,4 @@
+import { MAIL_PATTERN } from '../../../contract/mail-rules'
 import { SCIM_PATCH, SCIM_PORTAL_USER, SCIM_USER } from '../../../contract/scim'
 import { invalidPath, invalidValue, ScimError } from './errors'
 
@@ -12,9 +13,9 @@ import { invalidPath, invalidValue, ScimError } from './errors'
 export type WantedPoste = { structure: number; fonction: number; dateDebut: string; dateFin: string }
 
 export type UserChanges = {
-  /** The address, from `userName` or `emails` (the login of a user the portal creates is their address). */
+  /** The address, from `emails` (or a resource's `userName` when it is one and `emails` is left out: `resourceChanges`). */
   mail?: string
-  /** The login as `userName` named it, to tell a login of its own left as it is from a new address. */
+  /** The login one signs in with: `userName` (Entra ID sends the user principal name, often not the mail). */
   userName?: string
   nom?: string
   prenom?: string
@@ -28,6 +29,8 @@ export type UserChanges = {
 export const SCIM_MAX_POSTES = 20
 /** Most operations a PATCH holds. */
 export const SCIM_MAX_OPERATIONS = 50
+/** Most characters of a login: what the sign-in form takes as its identifier (contract/auth.ts). */
+export const LOGIN_MAX = 100
 
 const EXTENSION = SCIM_PORTAL_USER.toLowerCase()
 const CORE = `${SCIM_USER.toLowerCase()}:`
@@ -84,6 +87,15 @@ function postes(value: unknown): WantedPoste[] {
   })
 }
 
+/** A login as the sign-in form can take it: trimmed, 1 to `LOGIN_MAX` characters, no control character. */
+function login(value: unknown): string {
+  const given = text(value, 'userName').trim()
+  if (given === '' || given.length > LOGIN_MAX || /\p{Cc}/u.test(given)) {
+    throw invalidValue(`userName (the login) holds 1 to ${LOGIN_MAX} characters, none of them a control character`)
+  }
+  return given
+}
+
 /** The address of `emails`: the primary one, else the work one, else the first. */
 function mailOf(value: unknown): string {
   const list = Array.isArray(value) ? value : [value]
@@ -101,7 +113,7 @@ function mailOf(value: unknown): string {
 function set(changes: UserChanges, attribute: string, value: unknown, op: 'add' | 'replace') {
   switch (attribute) {
     case 'username':
-      changes.userName = text(value, 'userName').trim()
+      changes.userName = login(value)
       return
     case 'emails':
       changes.mail = mailOf(value)
@@ -157,7 +169,10 @@ function setAll(changes: UserChanges, resource: Record<string, unknown>, op: 'ad
   for (const [key, value] of Object.entries(resource)) set(changes, normalised(key), value, op)
 }
 
-/** POST and PUT: the user as the resource describes them; `userName` and the names are required. */
+/**
+ * POST and PUT: the user as the resource describes them; `userName` and the names are required, and the address is
+ * `emails`' or, left out, the userName when it is one.
+ */
 export function resourceChanges(body: unknown): UserChanges {
   if (!isObject(body)) throw new ScimError(400, 'The body is a User resource', 'invalidSyntax')
   const changes: UserChanges = {}
@@ -170,6 +185,8 @@ export function resourceChanges(body: unknown): UserChanges {
   changes.actif ??= true
   // PUT replaces: an absent externalId is none.
   if (!('externalId' in changes)) changes.externalId = null
+  // Without `emails`, a userName that is an address names it too, as clients that took userName for the address send it.
+  if (changes.mail === undefined && MAIL_PATTERN.test(changes.userName)) changes.mail = changes.userName
   return changes
 }
 

@@ -1,6 +1,5 @@
 import { type SqlBool, sql } from 'kysely'
 import type { ADMINISTRATION_ACTIONS } from '../../../contract/log-labels'
-import { mailSchema, nameSchema } from '../../../contract/user'
 import { aborted, abortUnless, type Compilable, type DB, writeThenRead } from '../../../db/client'
 import { uniqueViolation } from '../../../lib/query'
 import { modificationColumn, userManageable, type Viewer } from '../../../lib/scope'
@@ -16,18 +15,18 @@ import {
   mailCorrection,
   requestMailChange,
 } from '../../organisation/mail-change'
-import { holderOf } from '../../organisation/profile'
 import { deleteManaged, revokeSessions, uninvite } from '../../organisation/user-admin'
-import { boundOrigin, createdUserId, invitedUserRow } from '../../organisation/user-creation'
 import { invalidValue, ScimError } from './errors'
 import { patchChanges, resourceChanges, type UserChanges } from './user-changes'
+import { checkedIdentity, holders, newLogin, raced, uniqueness } from './user-identity'
 import { placed, placementReads, placementsHold, postesWrites } from './user-postes'
 import { type ScimUserRow, scimBase, scimUsersQuery, toScimUser, userVersion } from './users'
 
 /**
- * SCIM's writes of users (RFC 7644 §3.3, §3.5, §3.6): an HR system creates, updates, deactivates and deletes the users
- * of its account's sub-tree with their posts, under the rules of the screens (a post in scope, the address a login
- * follows, the invitation of a user with no password yet, the confirmation of a new address by a user who has one).
+ * SCIM's writes of existing users (RFC 7644 §3.5, §3.6; the creation is `user-create.ts`): an HR system updates,
+ * deactivates and deletes the users of its account's sub-tree with their posts, under the rules of the screens (a post
+ * in scope, the address a login follows, the invitation of a user with no password yet, the confirmation of a new
+ * address by a user who has one).
  * Each write is one D1 batch with its audit entry, first checking that the user is still at the version read and
  * still the account's to manage (`abortUnless`): `If-Match` is answered inside the write it guards.
  */
@@ -61,133 +60,15 @@ function targetQuery(db: DB, viewer: Viewer, id: number, origin: string) {
     .where('u.id', '=', id)
 }
 
-/** Another account holding `mail` as its address or login (`holderOf`, the profile's check), when a write names one. */
-const holders = (db: DB, mail: string | undefined, id: number) => (mail === undefined ? null : holderOf(db, id, mail))
-
-const uniqueness = (mail: string) => new ScimError(409, `Another user holds ${mail}`, 'uniqueness')
-
-const WHY: Record<string, string> = {
-  'validation.required': 'is required',
-  'validation.nameLength': 'holds 3 to 50 characters',
-  'validation.mailMax': 'holds at most 50 characters',
-  'validation.mail': 'is not a mail address',
-}
-
-/** A value the request gives, checked as the screens check it; what it leaves is kept as stored. */
-function checkedValue(attribute: string, schema: typeof mailSchema, given: string | undefined, stored: string) {
-  if (given === undefined) return stored
-  const result = schema.safeParse(given)
-  if (!result.success)
-    throw invalidValue(`${attribute} ${WHY[result.error.issues[0]?.message ?? ''] ?? 'is not valid'}`)
-  return result.data
-}
-
-/** The names and address a user ends with: those the request gives checked, the others as they are. */
-function checkedIdentity(
-  given: { mail: string | undefined; nom: string | undefined; prenom: string | undefined },
-  stored: { mail: string; nom: string; prenom: string } = { mail: '', nom: '', prenom: '' },
-) {
-  return {
-    mail: checkedValue('userName', mailSchema, given.mail, stored.mail),
-    nom: checkedValue('name.familyName', nameSchema, given.nom, stored.nom),
-    prenom: checkedValue('name.givenName', nameSchema, given.prenom, stored.prenom),
-  }
-}
-
-/** The address a write sets: `userName` and `emails` name one address, the login of the users the portal creates. */
-function wantedMail(changes: UserChanges, login: string | null): string | undefined {
-  // A login of its own, given back as it is, is not a new address.
-  const userName =
-    changes.userName !== undefined && login !== null && changes.userName.toLowerCase() === login.toLowerCase()
-      ? undefined
-      : changes.userName
-  if (userName !== undefined && changes.mail !== undefined && userName.toLowerCase() !== changes.mail.toLowerCase()) {
-    throw invalidValue('userName is the user’s mail address here: emails cannot name another')
-  }
-  return changes.mail ?? userName
-}
-
 /** The audit entry of an account's write on a user. */
-const scimLog = (actor: Actor, nomLog: (typeof ADMINISTRATION_ACTIONS)[number], what: string, ctx: Ctx) =>
+export const scimLog = (actor: Actor, nomLog: (typeof ADMINISTRATION_ACTIONS)[number], what: string, ctx: Ctx) =>
   logEntry(actor.id, 'ADMINISTRATION', nomLog, ctx.request.userAgent, { commentaire: what })
 
 /** The answer of a write: the user as the batch left them, and their ETag. */
-function answered(rows: ScimUserRow[]) {
+export function answered(rows: ScimUserRow[]) {
   const row = rows[0]
   if (!row) throw new ScimError(404, 'The user left this account’s scope')
   return { user: toScimUser(row), version: userVersion(row.version), id: row.id }
-}
-
-/** POST Users: a new user with their posts, invited by mail when active; 201. */
-export async function createScimUser(ctx: Ctx, caller: Caller, body: unknown) {
-  const changes = resourceChanges(body)
-  const db = ctx.db
-  const viewer = viewerOf(caller)
-  const mail = wantedMail(changes, null) ?? ''
-  const postes = changes.postes?.list ?? []
-  const reads = await adminWith(ctx, caller, { ...placementReads(db, viewer, postes), taken: holders(db, mail, 0) })
-  const { actor } = reads
-  const identity = checkedIdentity({ mail, nom: changes.nom ?? '', prenom: changes.prenom ?? '' })
-  const wanted = placed(postes, reads, viewer.today)
-  if (wanted.length === 0 && !actor.racine) {
-    throw invalidValue(`A user of this account's sub-tree holds a post in it (${'postes'} of the portal's extension)`)
-  }
-  if ((reads.taken ?? []).length > 0) throw uniqueness(identity.mail)
-
-  const now = new Date()
-  const at = now.toISOString()
-  const domain = boundOrigin(actor, undefined, ctx.request.origin)
-  const newId = createdUserId(db, identity.mail)
-  const user = { id: newId, login: identity.mail, ...identity, domain }
-  const invitation = changes.actif ? await invitationWrites(db, actor, user, ctx.request, now) : null
-  const writes: Compilable[] = [
-    abortUnless(db, db.selectNoFrom(sql<number>`1`.as('one')).where(placementsHold(db, viewer, wanted))),
-    db
-      .insertInto('utilisateur')
-      .values(
-        invitedUserRow(
-          { ...identity, actif: Boolean(changes.actif), admin: false, externalId: changes.externalId ?? null },
-          { domain, langue: actor.langue },
-          invitation?.expiresAt ?? null,
-          at,
-        ),
-      ),
-    ...wanted.map((poste) =>
-      db.insertInto('poste').values({
-        utilisateur_id: newId,
-        structure_id: poste.structure,
-        fonction_id: poste.fonction,
-        date_debut: poste.dateDebut,
-        date_fin: poste.dateFin,
-      }),
-    ),
-    ...(invitation ? [invitation.statements.link, invitation.statements.mail] : []),
-    db
-      .insertInto('log')
-      .values(
-        scimLog(
-          actor,
-          'UTILISATEUR_CREATION',
-          `${identity.mail} : ${wanted.map((poste) => `${poste.label}, ${poste.dateDebut} → ${poste.dateFin}`).join(' ; ') || 'sans poste'}`,
-          ctx,
-        ),
-      ),
-  ]
-  try {
-    const { written, rows } = await writeThenRead(
-      ctx.d1,
-      writes,
-      scimUsersQuery(db, viewer, scimBase(ctx.request.origin)).where('u.id', '=', newId),
-    )
-    mailQueued(ctx, written)
-    return answered(rows)
-  } catch (error) {
-    // Another request took the address meanwhile (the unique indexes).
-    if (uniqueViolation(error)) throw uniqueness(identity.mail)
-    if (aborted(error)) throw new ScimError(409, 'A structure or function changed meanwhile; retry')
-    if (String(error).includes('FOREIGN KEY')) throw invalidValue('A structure or function was deleted meanwhile')
-    throw error
-  }
 }
 
 /** PUT Users/{id}: the user replaced by the resource (the posts only when the portal's extension is given). */
@@ -229,8 +110,8 @@ async function updateOnce(
   const db = ctx.db
   const viewer = viewerOf(caller)
   const now = new Date()
-  // What only an address or posts need is read only when the write names them.
-  const named = changes.mail ?? changes.userName
+  // What only an address, a login or posts need is read only when the write names them.
+  const mail = changes.mail
   const reads = await adminWith(ctx, caller, {
     target: targetQuery(db, viewer, userId, ctx.request.origin),
     current: !changes.postes
@@ -241,10 +122,11 @@ async function updateOnce(
           .where('utilisateur_id', '=', userId)
           .where('date_fin', '>=', viewer.today),
     ...placementReads(db, viewer, changes.postes?.list),
-    taken: holders(db, named, userId),
+    taken: holders(db, mail, userId),
+    takenLogin: holders(db, changes.userName, userId),
     // A confirmation already asked of that address: asking again would only send the same mails.
     pending:
-      named === undefined
+      mail === undefined
         ? null
         : db
             .selectFrom('mail_token')
@@ -253,9 +135,9 @@ async function updateOnce(
             .where('purpose', '=', 'MAIL_CHANGE')
             .where('used_at', 'is', null)
             .where('expires_at', '>', now.toISOString())
-            .where(sql<SqlBool>`new_mail = ${named} collate nocase`),
+            .where(sql<SqlBool>`new_mail = ${mail} collate nocase`),
     mayChangeMail:
-      named === undefined
+      mail === undefined
         ? null
         : db.selectNoFrom((eb) =>
             eb.exists(underHourlyCap(db, userId, 'MAIL_CHANGE', MAIL_CHANGE_REQUESTS_PER_HOUR, now)).as('room'),
@@ -267,8 +149,13 @@ async function updateOnce(
   checkPrecondition(wantedVersion, row.version)
   if (!row.modification) throw new ScimError(403, 'This user holds a post outside this account’s scope')
 
-  const mail = wantedMail(changes, row.login)
   const identity = checkedIdentity({ mail, nom: changes.nom, prenom: changes.prenom }, row)
+  const login = newLogin(changes.userName, mail, row)
+  if (login !== undefined && login.toLowerCase() !== row.login.toLowerCase() && (reads.takenLogin ?? []).length > 0) {
+    throw uniqueness(login)
+  }
+  // The user as the mails of this write name them: with the login they will sign in with.
+  const recipient = { ...row, login: login ?? row.login }
   const externalId = changes.externalId === undefined ? row.external_id : changes.externalId
   const actif = changes.actif ?? row.actif === 1
   const mailMoves = identity.mail.toLowerCase() !== row.mail.toLowerCase()
@@ -307,7 +194,7 @@ async function updateOnce(
     const correction = await mailCorrection(
       db,
       actor,
-      { ...row, ...identity, actif: actif ? 1 : 0 },
+      { ...recipient, ...identity, actif: actif ? 1 : 0 },
       row.mail,
       ctx.request,
       now,
@@ -322,7 +209,7 @@ async function updateOnce(
         'Retry-After': '3600',
       })
     }
-    after.push(...(await requestMailChange(db, row, identity, { ...ctx.request, by: actor, guard: null }, now)))
+    after.push(...(await requestMailChange(db, recipient, identity, { ...ctx.request, by: actor, guard: null }, now)))
   } else if (!mailMoves && identity.mail !== row.mail) {
     // The same address in another case: nobody to tell.
     newMail = identity.mail
@@ -331,7 +218,9 @@ async function updateOnce(
     if (!actif) {
       after.push(revokeSessions(db, userId, at), ...(invited ? uninvite(db, userId, at) : []))
     } else if (invited && !(mailMoves && invited)) {
-      const invitation = await invitationWrites(db, actor, { ...row, ...identity }, ctx.request, now, { capped: true })
+      const invitation = await invitationWrites(db, actor, { ...recipient, ...identity }, ctx.request, now, {
+        capped: true,
+      })
       after.push(...Object.values(invitation.statements))
     }
   }
@@ -339,9 +228,13 @@ async function updateOnce(
   const names = identity.nom !== row.nom || identity.prenom !== row.prenom
   if (names) said.push(`nom : ${identity.prenom} ${identity.nom}`)
   if (newMail && !mailMoves) said.push(`mail : ${newMail}`)
+  // A login named moves at once; one that is the address follows it (now, or once the new address is confirmed).
+  const loginAfter = login ?? (newMail ? loginAfterMailChange(row, newMail) : row.login)
+  if (login !== undefined) said.push(`login : ${login}`)
   if (externalId !== row.external_id) said.push(`externalId : ${externalId ?? '—'}`)
   if (stateChanges) said.push(actif ? 'activé' : 'désactivé')
-  const userWrite = names || newMail !== null || externalId !== row.external_id || stateChanges
+  const userWrite =
+    names || newMail !== null || loginAfter !== row.login || externalId !== row.external_id || stateChanges
   if (userWrite) {
     writes.push(
       db
@@ -349,7 +242,8 @@ async function updateOnce(
         .set({
           nom: identity.nom,
           prenom: identity.prenom,
-          ...(newMail ? { mail: newMail, login: loginAfterMailChange(row, newMail) } : {}),
+          ...(newMail ? { mail: newMail } : {}),
+          login: loginAfter,
           external_id: externalId,
           actif: actif ? 1 : 0,
           updated_at: at,
@@ -385,14 +279,14 @@ async function updateOnce(
     return answered(rows)
   } catch (error) {
     if (aborted(error)) throw new Overtaken()
-    if (uniqueViolation(error)) throw uniqueness(identity.mail)
+    if (uniqueViolation(error)) throw raced(error, { login: loginAfter, mail: identity.mail })
     if (String(error).includes('FOREIGN KEY')) throw invalidValue('A structure or function was deleted meanwhile')
     throw error
   }
 }
 
 /** DELETE Users/{id}: the portal's deletion (restorable by an administrator); 204. */
-export async function deleteScimUser(ctx: Ctx, caller: Caller, id: string, wanted: Precondition) {
+export async function deleteScimUser(ctx: Ctx, caller: Caller, id: string, wanted: Precondition, attempt = 1) {
   const db = ctx.db
   const viewer = viewerOf(caller)
   const userId = userIdOf(id)
@@ -403,23 +297,19 @@ export async function deleteScimUser(ctx: Ctx, caller: Caller, id: string, wante
   if (!row) throw notInScope(id)
   checkPrecondition(wanted, row.version)
   if (!row.modification) throw new ScimError(403, 'This user holds a post outside this account’s scope')
-  const guard = wanted
-    ? [
-        abortUnless(
-          db,
-          db
-            .selectFrom('utilisateur')
-            .select('id')
-            .where('id', '=', userId)
-            .where('version', '=', row.version)
-            .where(userManageable(db, viewerOf(actor))),
-        ),
-      ]
-    : []
+  // The user still the account's to manage (and at the version asked) when the batch runs, else it writes nothing.
+  const managed = db
+    .selectFrom('utilisateur')
+    .select('id')
+    .where('id', '=', userId)
+    .where(userManageable(db, viewerOf(actor)))
+  const guard = abortUnless(db, wanted ? managed.where('version', '=', row.version) : managed)
   try {
-    await deleteManaged(ctx, actor, row, guard)
+    await deleteManaged(ctx, actor, row, [guard])
   } catch (error) {
-    if (aborted(error)) throw new ScimError(412, 'The user changed meanwhile; retry')
-    throw error
+    if (!aborted(error)) throw error
+    // Without If-Match, the user is read again so that the answer says what stopped the deletion (a post outside, …).
+    if (wanted || attempt === ATTEMPTS) throw new ScimError(wanted ? 412 : 409, 'The user changed meanwhile; retry')
+    return deleteScimUser(ctx, caller, id, wanted, attempt + 1)
   }
 }
