@@ -29,7 +29,7 @@ export const ASSERTION_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384'
 
 /** The longest an assertion may live (its `exp` past now), and the clock skew forgiven. */
 export const ASSERTION_MAX_SECONDS = 300
-const CLOCK_TOLERANCE_SECONDS = 30
+export const ASSERTION_CLOCK_SKEW_SECONDS = 30
 
 /** How the client authenticates: its id, and a secret or an assertion. */
 type Presented = { clientId: string; basic: boolean } & ({ secret: string } | { assertion: string })
@@ -170,7 +170,7 @@ async function assertionRefusal(
       audience: [`${issuer}${API_BASE}/oidc/token`, issuer],
       algorithms: ASSERTION_ALGORITHMS,
       requiredClaims: ['exp', 'jti'],
-      clockTolerance: CLOCK_TOLERANCE_SECONDS,
+      clockTolerance: ASSERTION_CLOCK_SKEW_SECONDS,
       currentDate: now,
     })
     payload = verified.payload
@@ -179,13 +179,17 @@ async function assertionRefusal(
   }
   const seconds = Math.floor(now.getTime() / 1000)
   const exp = payload.exp ?? 0
-  if (exp > seconds + ASSERTION_MAX_SECONDS + CLOCK_TOLERANCE_SECONDS) return 'The assertion lives more than 5 minutes'
+  if (exp > seconds + ASSERTION_MAX_SECONDS + ASSERTION_CLOCK_SKEW_SECONDS)
+    return 'The assertion lives more than 5 minutes'
   const jti = payload.jti ?? ''
   if (jti.length === 0 || jti.length > 200) return 'The assertion has no usable jti'
   const { spent } = await namedBatch(ctx.d1, {
     spent: ctx.db
       .insertInto('client_assertion_jti')
-      .values({ cle: `${clientId} ${jti}`, expires_at: new Date((exp + CLOCK_TOLERANCE_SECONDS) * 1000).toISOString() })
+      .values({
+        cle: `${clientId} ${jti}`,
+        expires_at: new Date((exp + ASSERTION_CLOCK_SKEW_SECONDS) * 1000).toISOString(),
+      })
       .onConflict((conflict) => conflict.doNothing()),
   })
   return (spent?.meta.changes ?? 0) === 1 ? null : 'The assertion was already used'
