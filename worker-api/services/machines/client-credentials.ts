@@ -8,7 +8,7 @@ import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from '../../lib/jwt'
 import { clientCredentials, invalidClient, OAuthError } from '../../lib/oauth'
 import type { Ctx } from '../../lib/types'
 import { logEntry } from '../core/audit'
-import { oidcClientCounter } from '../core/rate-limit'
+import { tokenLimits } from '../core/client-auth-failures'
 
 /**
  * The client credentials grant (RFC 6749 §4.4) of service accounts: a secret (client_secret_basic,
@@ -79,24 +79,31 @@ export async function clientCredentialsGrant(
   authorization: string | undefined,
 ): Promise<ServiceTokenAnswer> {
   const client = presented(form, authorization)
-  const rate = oidcClientCounter('oidc-token', client.clientId, Number(ctx.env.OIDC_TOKEN_RATE_PER_MINUTE ?? 120))
-  // One statement: the call counted, and the account read in its answer.
-  const { read } = await namedBatch(ctx.d1, {
-    read: rate.statement<{ account: string | null }>('true', {
-      columns: `(SELECT json_object(${ACCOUNT_COLUMNS.map((column) => `'${column}', ${column}`).join(', ')})
-        FROM compte_service WHERE client_id = ?3 AND supprime = 0) AS account`,
-      values: [client.clientId],
-    }),
+  const limits = tokenLimits(ctx, client.clientId)
+  const read = await namedBatch(ctx.d1, {
+    failures: limits.failuresSoFar,
+    account: ctx.db
+      .selectFrom('compte_service')
+      .select(ACCOUNT_COLUMNS)
+      .where('client_id', '=', client.clientId)
+      .where('supprime', '=', 0),
   })
-  const row = read?.results[0]
-  rate.check(row)
-  const account = row?.account ? (JSON.parse(row.account) as AccountRow) : undefined
-  if (!account) throw invalidClient(client.basic)
-  const refusal = await refusalOf(ctx, client, account, new Date())
-  if (refusal !== null) {
-    await refusedLog(ctx, account.id, refusal)
+  limits.checkFailures(read.failures?.results[0])
+  const account = read.account?.results[0]
+  if (!account) {
+    await limits.failed(null)
     throw invalidClient(client.basic)
   }
+  const refusal = await refusalOf(ctx, client, account, new Date())
+  if (refusal !== null) {
+    await limits.failed({
+      entry: logEntry(-account.id, 'CONNEXION', 'COMPTE_SERVICE', ctx.request.userAgent),
+      what: 'Authentification du compte de service refusée',
+      reason: refusal,
+    })
+    throw invalidClient(client.basic)
+  }
+  await limits.spend()
   const scopes = grantedScopes(form.scope, account.scopes).join(' ')
   const token = await signAccessToken(ctx.env.JWT_SECRET, {
     sub: String(account.id),
@@ -121,7 +128,7 @@ type AccountRow = {
   jwks: string | null
 }
 
-/** The columns of `AccountRow`, read in the grant's one statement. */
+/** The columns of `AccountRow`, read with the failures of the client's address. */
 const ACCOUNT_COLUMNS: readonly (keyof AccountRow)[] = [
   'id',
   'admin',
@@ -193,12 +200,4 @@ async function assertionRefusal(
       .onConflict((conflict) => conflict.doNothing()),
   })
   return (spent?.meta.changes ?? 0) === 1 ? null : 'The assertion was already used'
-}
-
-/** A refused authentication of an existing account, in the history under the account's name. */
-function refusedLog(ctx: Ctx, accountId: number, reason: string) {
-  const entry = logEntry(-accountId, 'CONNEXION', 'COMPTE_SERVICE', ctx.request.userAgent, {
-    commentaire: `Authentification du compte de service refusée : ${reason}`,
-  })
-  return ctx.db.insertInto('log').values(entry).execute()
 }
