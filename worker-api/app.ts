@@ -156,14 +156,16 @@ export function createApp() {
   app.use('/rest/bd/*', async (c, next) => {
     const ctx = c.var.ctx
     const caller = await callerFromBearer(ctx, c.req.header('Authorization'))
+    // HEAD runs the GET handler (Hono answers it without the body): it is allowed exactly what GET is.
+    const method = c.req.method === 'HEAD' ? 'GET' : c.req.method
     // The route the call reached (the last matched: the handler, after the middleware).
-    if (caller.app !== null && !applicationMayCall(caller, c.req.method, routePath(c, -1), c.req.path)) {
+    if (caller.app !== null && !applicationMayCall(caller, method, routePath(c, -1), c.req.path)) {
       throw new BusinessError('APPLICATION_TOKEN_SCOPE', 403, "An application's session may only read its user")
     }
     // Every route the path matches for the method (`/utilisateur/updatePassword` matches `/utilisateur/:id`
     // too): a service account's call passes only if all of them are open to it.
-    const handlers = matchedRoutes(c).filter((route) => route.method === c.req.method)
-    if (!handlers.every((route) => serviceAccountMayCall(caller, c.req.method, route.path))) {
+    const handlers = matchedRoutes(c).filter((route) => route.method === method)
+    if (!handlers.every((route) => serviceAccountMayCall(caller, method, route.path))) {
       throw new BusinessError('SERVICE_ACCOUNT_SCOPE', 403, 'Not an operation this service account token may call')
     }
     // Routes check the caller in D1 themselves (actorOf, or actorWith alongside their reads).

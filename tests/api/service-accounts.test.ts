@@ -374,6 +374,25 @@ describe('a service account at work', () => {
     expect(sudHome.comptesService.map((row) => row.id)).not.toContain(account.id)
   })
 
+  it('is refused on HEAD what it is refused on GET: nothing runs, nothing is written, no total comes back', async () => {
+    const account = await nordAccount({ nom: 'Lecteur de l’historique', scopes: ['logs'] })
+    const token = await tokenOf(account)
+    const exports = () =>
+      db()
+        .selectFrom('log')
+        .select('id')
+        .where('nom_log', '=', 'ORGANISATION_EXPORT')
+        .where('compte_service_id', '=', account.id)
+        .execute()
+    for (const path of ['/rest/bd/export/utilisateurs.csv', '/rest/bd/utilisateur/liste?page=1']) {
+      await expectError(await call(path, { token }), 403, 'SERVICE_ACCOUNT_SCOPE')
+      const head = await call(path, { method: 'HEAD', token })
+      expect(head.status, path).toBe(403)
+      expect(head.headers.get('X-Total-Count')).toBeNull()
+    }
+    expect(await exports()).toEqual([])
+  })
+
   it('answers 403 to everything interactive', async () => {
     const token = await tokenOf(await nordAccount())
     for (const [method, path] of [

@@ -180,6 +180,11 @@ describe('same-origin writes (DESIGN §3)', () => {
     expect(isSameOriginWrite(post({ Origin: 'null' }))).toBe(false)
     expect(isSameOriginWrite(post({ Origin: 'null', 'Sec-Fetch-Site': 'cross-site' }))).toBe(false)
   })
+  it('refuses a post without Origin that the browser says comes from another site', () => {
+    expect(isSameOriginWrite(post({ 'Sec-Fetch-Site': 'cross-site' }))).toBe(false)
+    expect(isSameOriginWrite(post({ 'Sec-Fetch-Site': 'same-site' }))).toBe(false)
+    expect(isSameOriginWrite(post({ 'Sec-Fetch-Site': 'same-origin' }))).toBe(true)
+  })
 })
 
 describe('the size of what a form may send to the UI', () => {

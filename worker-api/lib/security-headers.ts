@@ -53,15 +53,20 @@ export function apiHeaders(headers: Headers, https: boolean) {
   if (https) headers.set('Strict-Transport-Security', HSTS)
 }
 
+/** What Sec-Fetch-Site says of a request sent from a page of another origin. */
+const OTHER_SITE = new Set(['cross-site', 'same-site'])
+
 /**
  * Cookie-authenticated forms: refuse cross-site writes (DESIGN §3). A page served with
  * `Referrer-Policy: no-referrer` makes the browser send `Origin: null` even for its own forms; the
- * browser's Sec-Fetch-Site then says whether the request is really same-origin.
+ * browser's Sec-Fetch-Site then says whether the request is really same-origin. Without Origin (a
+ * client that is no browser, or a browser that left it out), a Sec-Fetch-Site naming another site is
+ * believed all the same.
  */
 export function isSameOriginWrite(request: Request, url = new URL(request.url)) {
   if (request.method === 'GET' || request.method === 'HEAD') return true
   const origin = request.headers.get('Origin')
-  if (!origin) return true
+  if (!origin) return !OTHER_SITE.has(request.headers.get('Sec-Fetch-Site') ?? '')
   if (origin === 'null') return request.headers.get('Sec-Fetch-Site') === 'same-origin'
   return origin === url.origin
 }
