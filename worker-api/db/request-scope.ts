@@ -1,4 +1,5 @@
 import { createMeter, type Meter, meteredD1 } from './meter'
+import { isLocalEnvironment, productionLimited } from './production-limits'
 
 /**
  * A D1 bookmark: where in the database's history a client has been (after its last write). API
@@ -29,13 +30,15 @@ export type RequestScope = {
  * are counted. A request that writes starts at the primary; a read starts anywhere no older than the
  * client's bookmark (read-your-writes), or anywhere at all without one.
  */
-export function openRequestScope<E extends { DB: D1Database }>(
+export function openRequestScope<E extends { DB: D1Database; ENVIRONMENT?: string }>(
   env: E,
   options: { bookmark?: string | null; write: boolean; shared?: boolean },
 ): E & { REQUEST_SCOPE: RequestScope } {
-  const session = env.DB.withSession(
+  const opened = env.DB.withSession(
     options.write ? 'first-primary' : (validBookmark(options.bookmark) ?? 'first-unconstrained'),
   )
+  // Locally, what production's D1 would refuse fails here too (db/production-limits.ts).
+  const session = isLocalEnvironment(env) ? productionLimited(opened) : opened
   const meter = createMeter()
   const scope: RequestScope = {
     meter,

@@ -1,6 +1,7 @@
 import { languageFromAcceptLanguage } from '../contract/language'
 import { getDb } from '../db/client'
 import { createMeter } from '../db/meter'
+import { isLocalEnvironment, productionLimited } from '../db/production-limits'
 import type { RequestScope } from '../db/request-scope'
 import { requestOrigin } from './domain'
 import type { Ctx, Env, RequestEnv, RequestInfo } from './types'
@@ -23,10 +24,12 @@ export function contextOf(env: RequestEnv & { REQUEST_SCOPE: RequestScope }, req
  */
 export function backgroundContext(env: Env): Ctx {
   const scope: RequestScope = { meter: createMeter(), bookmark: () => null, memo: new Map(), shared: false }
+  // Locally, what production's D1 would refuse fails here too (db/production-limits.ts).
+  const d1 = isLocalEnvironment(env) ? productionLimited(env.DB) : env.DB
   return {
-    env: { ...env, REQUEST_SCOPE: scope },
-    d1: env.DB,
-    db: getDb(env.DB),
+    env: { ...env, DB: d1, REQUEST_SCOPE: scope },
+    d1,
+    db: getDb(d1),
     scope,
     request: { origin: '', userAgent: null, ip: null, language: 'fr' },
     mail: [],
