@@ -1,5 +1,4 @@
 import { createLocalJWKSet, decodeJwt, type JSONWebKeySet, errors as joseErrors, jwtVerify } from 'jose'
-import { sql } from 'kysely'
 import { API_BASE } from '../../contract/base'
 import { todayIso } from '../../contract/dates'
 import { SERVICE_SCOPES } from '../../contract/service-accounts'
@@ -8,10 +7,10 @@ import { sha256Hex, timingSafeEqual } from '../../lib/crypto'
 import { sameDomain } from '../../lib/domain'
 import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from '../../lib/jwt'
 import { clientCredentials, invalidClient, OAuthError } from '../../lib/oauth'
-import { administersPath } from '../../lib/scope'
+import { administersPathSql } from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
 import { logEntry } from '../core/audit'
-import { tokenLimits } from '../core/client-auth-failures'
+import { oidcClientCounter } from '../core/rate-limit'
 
 /**
  * The client credentials grant (RFC 6749 §4.4) of service accounts: a secret (client_secret_basic,
@@ -82,42 +81,29 @@ export async function clientCredentialsGrant(
   authorization: string | undefined,
 ): Promise<ServiceTokenAnswer> {
   const client = presented(form, authorization)
-  const limits = tokenLimits(ctx, client.clientId)
-  const read = await namedBatch(ctx.d1, {
-    failures: limits.failuresSoFar,
-    account: ctx.db
-      .selectFrom('compte_service')
-      .select(ACCOUNT_COLUMNS)
-      .select(
-        sql<number>`(select ${administersPath('compte_service.cree_par', 's.path', todayIso())} from structure s
-          where s.id = compte_service.structure_id)`.as('responsable_admin'),
-      )
-      .where('client_id', '=', client.clientId)
-      .where('supprime', '=', 0),
+  const rate = oidcClientCounter('oidc-token', client.clientId, Number(ctx.env.OIDC_TOKEN_RATE_PER_MINUTE ?? 120))
+  // One statement: the call counted, and the account read in its answer.
+  const { read } = await namedBatch(ctx.d1, {
+    read: rate.statement<{ account: string | null }>('true', {
+      columns: `(SELECT json_object(${ACCOUNT_COLUMNS.map((column) => `'${column}', cs.${column}`).join(', ')},
+          'responsable_admin', ${administersPathSql('cs.cree_par', 's.path', '?4')})
+        FROM compte_service cs LEFT JOIN structure s ON s.id = cs.structure_id
+        WHERE cs.client_id = ?3 AND cs.supprime = 0) AS account`,
+      values: [client.clientId, todayIso()],
+    }),
   })
-  limits.checkFailures(read.failures?.results[0])
-  const account = read.account?.results[0]
-  if (!account) {
-    await limits.failed(null)
-    throw invalidClient(client.basic)
-  }
+  const row = read?.results[0]
+  rate.check(row)
+  const account = row?.account ? (JSON.parse(row.account) as AccountRow) : undefined
+  if (!account) throw invalidClient(client.basic)
   const refusal = await refusalOf(ctx, client, account, new Date())
   if (refusal !== null) {
-    await limits.failed({
-      entry: logEntry(-account.id, 'CONNEXION', 'COMPTE_SERVICE', ctx.request.userAgent),
-      what: 'Authentification du compte de service refusée',
-      reason: refusal,
-    })
+    await refusedLog(ctx, account.id, refusal)
     throw invalidClient(client.basic)
   }
-  await limits.spend()
   // Authenticated, but acting for nobody: told plainly, as only the account's holder gets this far.
   if (account.responsable_admin !== 1) {
-    const entry = logEntry(-account.id, 'CONNEXION', 'COMPTE_SERVICE', ctx.request.userAgent, {
-      commentaire:
-        'Authentification du compte de service refusée : l’administrateur du compte n’administre plus sa structure',
-    })
-    await ctx.db.insertInto('log').values(entry).execute()
+    await refusedLog(ctx, account.id, 'l’administrateur du compte n’administre plus sa structure')
     throw new OAuthError(
       'unauthorized_client',
       'The administrator this account acts for no longer administers its structure; an administrator of the structure can take it over',
@@ -149,8 +135,8 @@ type AccountRow = {
   responsable_admin: number
 }
 
-/** The columns of `AccountRow`, read with the failures of the client's address. */
-const ACCOUNT_COLUMNS: readonly Exclude<keyof AccountRow, 'responsable_admin'>[] = [
+/** The columns of `AccountRow`, read in the grant's one statement. */
+const ACCOUNT_COLUMNS: readonly (keyof AccountRow)[] = [
   'id',
   'admin',
   'scopes',
@@ -221,4 +207,12 @@ async function assertionRefusal(
       .onConflict((conflict) => conflict.doNothing()),
   })
   return (spent?.meta.changes ?? 0) === 1 ? null : 'The assertion was already used'
+}
+
+/** A refused authentication of an existing account, in the history under the account's name. */
+function refusedLog(ctx: Ctx, accountId: number, reason: string) {
+  const entry = logEntry(-accountId, 'CONNEXION', 'COMPTE_SERVICE', ctx.request.userAgent, {
+    commentaire: `Authentification du compte de service refusée : ${reason}`,
+  })
+  return ctx.db.insertInto('log').values(entry).execute()
 }

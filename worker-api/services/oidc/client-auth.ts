@@ -4,7 +4,6 @@ import { logTypeForApplication } from '../../lib/log-types'
 import { type clientCredentials, invalidClient } from '../../lib/oauth'
 import type { Ctx } from '../../lib/types'
 import { logEntry } from '../core/audit'
-import type { tokenLimits } from '../core/client-auth-failures'
 
 /**
  * The token endpoint's client: read with the request's other reads, then authenticated; and the PKCE
@@ -19,8 +18,6 @@ export const clientRead = (db: DB, clientId: string) =>
     .select(['c.application_id', 'c.secret_hash', 'a.libelle', 'a.actif'])
     .where('c.client_id', '=', clientId)
 
-type TokenLimits = ReturnType<typeof tokenLimits>
-
 export type ClientRow = { application_id: number; secret_hash: string | null; libelle: string; actif: number }
 
 /** RFC 7636 §4.1: 43 to 128 unreserved characters. */
@@ -34,14 +31,12 @@ export async function pkceMatches(verifier: string, challenge: string): Promise<
 
 /**
  * The client authenticated by its secret (confidential) or by its id alone (public: PKCE proves the
- * rest); a failure is counted for the client's address and in the history's entry of its run, under the
- * application's name, then answered invalid_client.
+ * rest); a failure is audited under the application's name, then answered invalid_client.
  */
 export async function authenticate(
   ctx: Ctx,
   client: ClientRow | undefined,
   credentials: ReturnType<typeof clientCredentials>,
-  limits: TokenLimits,
 ): Promise<ClientRow> {
   let ok = false
   if (client && client.actif === 1) {
@@ -51,25 +46,17 @@ export async function authenticate(
         : credentials.secret !== null && timingSafeEqual(await sha256Hex(credentials.secret), client.secret_hash)
   }
   if (ok && client) return client
-  await limits.failed(
-    client
-      ? {
-          entry: {
-            ...logEntry(0, logTypeForApplication(client.libelle), client.libelle, ctx.request.userAgent),
-            utilisateur_id: null,
-          },
-          what: 'Authentification du client OpenID Connect refusée',
-        }
-      : null,
-  )
+  if (client) {
+    const db = ctx.db
+    await db
+      .insertInto('log')
+      .values({
+        ...logEntry(0, logTypeForApplication(client.libelle), client.libelle, ctx.request.userAgent, {
+          commentaire: 'Authentification du client OpenID Connect refusée',
+        }),
+        utilisateur_id: null,
+      })
+      .execute()
+  }
   throw invalidClient(credentials.basic)
-}
-
-/**
- * Once the client is authenticated, its request spends the client's budget; a public client, which is its id alone
- * (anyone may know it), proves itself by a grant it was given: an unknown one is its address's failure instead.
- */
-export async function spendAuthenticated(limits: TokenLimits, client: ClientRow, granted: boolean) {
-  if (!granted && client.secret_hash === null) await limits.failed(null)
-  else await limits.spend()
 }
