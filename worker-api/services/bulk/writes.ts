@@ -141,11 +141,15 @@ async function createUser(
     w.inviter && user.actif ? await invitationWrites(db, w.importer, invitee, { origin: w.origine }, w.now) : null
   const at = w.now.toISOString()
   return [
-    db
-      .insertInto('utilisateur')
-      .values(
-        invitedUserRow(user, { domain: w.domaine, langue: w.importer.langue }, invitation?.expiresAt ?? null, at),
+    db.insertInto('utilisateur').values(
+      // A new user's login is their address (README, the import).
+      invitedUserRow(
+        { ...user, login: undefined },
+        { domain: w.domaine, langue: w.importer.langue },
+        invitation?.expiresAt ?? null,
+        at,
       ),
+    ),
     ...(poste ? [insertPoste(db, id, poste)] : []),
     ...(invitation ? [invitation.statements.link, invitation.statements.mail] : []),
     entry(

@@ -72,7 +72,7 @@ export function invitedUserRow(
     admin: boolean
     externalId?: string | null
     /** A login of its own (SCIM's userName); else the address. */
-    login?: string
+    login?: string | undefined
   },
   creator: { domain: string; langue: 'fr' | 'en' },
   expiresAt: string | null,
@@ -128,7 +128,15 @@ export async function createUser(ctx: Ctx, caller: Caller, input: CreateUserInpu
   const results = await namedBatch(ctx.d1, {
     user: db
       .insertInto('utilisateur')
-      .values(invitedUserRow(input, { domain, langue: actor.langue }, invitation?.expiresAt ?? null, at))
+      .values(
+        // The login of a user made from the screens or this API is their address (`login` is ignored).
+        invitedUserRow(
+          { ...input, login: undefined },
+          { domain, langue: actor.langue },
+          invitation?.expiresAt ?? null,
+          at,
+        ),
+      )
       .returning('id'),
     poste: db.insertInto('poste').values({
       utilisateur_id: newId,
