@@ -330,9 +330,10 @@ describe('what is refused', () => {
     const audited = await db()
       .selectFrom('log')
       .select(['nom_log', 'commentaire'])
-      .where('commentaire', '=', 'Authentification du client OpenID Connect refusée')
+      .where('commentaire', 'like', '%OpenID Connect refusée%')
       .executeTakeFirst()
     expect(audited?.nom_log).toBe('Grafana')
+    expect(audited?.commentaire).toContain('1 échec')
 
     const unknown = await tokenCall({
       grant_type: 'authorization_code',
@@ -504,20 +505,21 @@ describe('what is refused', () => {
     )
   })
 
-  it('limits each client to 120 token requests a minute (README), the next one answered 429 with its wait', async () => {
-    const limited = await oidcApplication('Limité', { public: true })
-    const form = { grant_type: 'refresh_token', refresh_token: 'inconnu', client_id: limited.clientId }
+  it('limits each client to 120 authenticated token requests a minute (README), the next one answered 429 with its wait', async () => {
+    const limited = await oidcApplication('Limité', { public: false })
+    const form = { grant_type: 'refresh_token', refresh_token: 'inconnu' }
+    const own = `Basic ${btoa(`${limited.clientId}:${limited.clientSecret}`)}`
     await withFrozenClock(
       async (clock) => {
-        for (let i = 0; i < 120; i++) expect((await tokenCall(form)).status).toBe(400)
-        const refused = await tokenCall(form)
+        for (let i = 0; i < 120; i++) expect((await tokenCall(form, own)).status).toBe(400)
+        const refused = await tokenCall(form, own)
         expect(refused.status).toBe(429)
         expect(Number(refused.headers.get('Retry-After'))).toBeGreaterThan(0)
         // Another client is not held back by this one.
         const other = await tokenCall({ ...form, client_id: publicApp.clientId })
         expect(other.status).toBe(400)
         clock.advance(60)
-        expect((await tokenCall(form)).status).toBe(400)
+        expect((await tokenCall(form, own)).status).toBe(400)
       },
       new Date(Math.floor(Date.now() / 60_000) * 60_000 + 1000),
     )

@@ -6,6 +6,7 @@ import { createApp } from '../../worker-api/app'
 import type { User } from '../../worker-api/contract/user'
 import { createMeter } from '../../worker-api/db/meter'
 import { BOOKMARK_HEADER } from '../../worker-api/db/request-scope'
+import { base64url } from '../../worker-api/lib/crypto'
 import { signAccessToken } from '../../worker-api/lib/jwt'
 import {
   call,
@@ -14,6 +15,7 @@ import {
   createUser,
   currentPost,
   db,
+  insertServiceAccount,
   loginWith,
   ORIGIN,
   sessionFor,
@@ -312,6 +314,65 @@ describe('statements per request', () => {
     expect(logout.status).toBe(200)
     expect(cost(logout)).toEqual({ statements: 1, roundTrips: 1, apiCalls: 1 })
     expect(logout.headers.get('Access-Control-Allow-Origin')).toBeNull()
+  })
+
+  it('the token endpoint: a code exchanged and a token refreshed in two round trips each, a service account’s token in one', async () => {
+    await createOidcClient({
+      libelle: 'Coût jetons',
+      clientId: 'cost-token',
+      secret: null,
+      redirectUri: 'https://rp.cost.example.test/cb',
+      fonctionId: 2,
+    })
+    const verifier = 'v'.repeat(43)
+    const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier))
+    const query = new URLSearchParams({
+      client_id: 'cost-token',
+      redirect_uri: 'https://rp.cost.example.test/cb',
+      response_type: 'code',
+      scope: 'openid',
+      code_challenge: base64url(new Uint8Array(digest)),
+      code_challenge_method: 'S256',
+    })
+    const user = await createUser({ postes: [currentPost(4, 2)] })
+    const { cookie } = await browserCookie(user)
+    const authorized = await visit(`/oidc/authorize?${query}`, { headers: { Cookie: cookie }, redirect: 'manual' })
+    const code = new URL(authorized.headers.get('Location') as string).searchParams.get('code') as string
+    const form = (fields: Record<string, string>) => ({
+      method: 'POST',
+      body: new URLSearchParams(fields).toString(),
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      env: TIMING,
+    })
+    const exchanged = await call(
+      '/oidc/token',
+      form({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: 'https://rp.cost.example.test/cb',
+        code_verifier: verifier,
+        client_id: 'cost-token',
+      }),
+    )
+    expect(exchanged.status).toBe(200)
+    // The address's failures, the budget spent (the grant is the client's), the client, the code, the
+    // profile and the posts; then the code spent and the session opened.
+    expect(cost(exchanged)).toMatchObject({ statements: 8, roundTrips: 2 })
+    const { refresh_token } = (await exchanged.json()) as { refresh_token: string }
+    const refreshed = await call(
+      '/oidc/token',
+      form({ grant_type: 'refresh_token', refresh_token, client_id: 'cost-token' }),
+    )
+    expect(refreshed.status).toBe(200)
+    expect(cost(refreshed).roundTrips).toBe(2)
+    const account = await insertServiceAccount({ structure: 2, scopes: 'api' })
+    const serviceToken = await call(
+      '/oidc/token',
+      form({ grant_type: 'client_credentials', client_id: account.clientId, client_secret: account.secret }),
+    )
+    expect(serviceToken.status).toBe(200)
+    // The address's failures, the budget spent (the secret is the account's) and the account.
+    expect(cost(serviceToken)).toEqual({ statements: 3, roundTrips: 1, apiCalls: 0 })
   })
 
   it('signing in is two round trips: the checks and the user, then the session; a refusal is one', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { clientKey, UNKNOWN_CLIENT } from '../../worker-api/services/core/rate-limit'
+import { clientKey, oidcClientAddressCounter, UNKNOWN_CLIENT } from '../../worker-api/services/core/rate-limit'
 
 describe('clientKey: what a client is counted under', () => {
   it('keeps an IPv4 address as it is', () => {
@@ -23,5 +23,16 @@ describe('clientKey: what a client is counted under', () => {
     for (const ip of [null, undefined, '', 'garbage', '999.1.1.1', '1.2.3.4, 5.6.7.8', 'x'.repeat(500)]) {
       expect(clientKey(ip)).toBe(UNKNOWN_CLIENT)
     }
+  })
+})
+
+describe('oidcClientAddressCounter: a client’s failures counted per address', () => {
+  it('keys by the client and the address as clientKey counts it, apart from the client’s own budget', () => {
+    const within = (clientId: string, ip: string | null) => oidcClientAddressCounter('failure', clientId, ip, 10).within
+    expect(within('cs-1', '2001:db8:1:2::1')).toBe(within('cs-1', '2001:db8:1:2::ffff'))
+    expect(within('cs-1', '2001:db8:1:2::1')).toContain("'failure:oidc:cs-1:2001:db8:1:2::/64'")
+    expect(within('cs-1', '203.0.113.7')).not.toBe(within('cs-1', '203.0.113.8'))
+    expect(within('cs-1', '203.0.113.7')).not.toBe(within('cs-2', '203.0.113.7'))
+    expect(within('cs-1', null)).toContain(`:${UNKNOWN_CLIENT}'`)
   })
 })

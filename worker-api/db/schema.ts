@@ -339,6 +339,13 @@ export interface ClientAssertionJtiTable {
   expires_at: string
 }
 
+export interface ClientAuthFailureRunTable {
+  client_id: string
+  log_id: number
+  failures: number
+  last_failure_at: string
+}
+
 export interface CaptchaUsedTable {
   signature: string
   expires_at: string
@@ -438,6 +445,7 @@ export interface Database {
   compte_service: CompteServiceTable
   compte_service_usage: CompteServiceUsageTable
   client_assertion_jti: ClientAssertionJtiTable
+  client_auth_failure_run: ClientAuthFailureRunTable
   login_attempt: LoginAttemptTable
   rate_limit: RateLimitTable
   utilisateur_liste_total: UtilisateurListeTotalTable

@@ -1,6 +1,7 @@
 import { addSeconds } from '../contract/dates'
 import { namedBatch } from '../db/client'
 import type { Ctx } from '../lib/types'
+import { FAILURE_RUN_QUIET_SECONDS } from './core/client-auth-failures'
 import { REUSE_GRACE_SECONDS } from './sign-in/auth'
 
 const HOUR = 3600
@@ -31,6 +32,8 @@ export async function purgeExpired(ctx: Ctx, now = new Date()) {
       .where('last_failure_at', '<', at(12 * HOUR))
       .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now.toISOString())])),
     rateLimits: db.deleteFrom('rate_limit').where('window_start', '<', at(HOUR)),
+    // A run of failed client authentications ends after an hour without one (its history entry stays).
+    failureRuns: db.deleteFrom('client_auth_failure_run').where('last_failure_at', '<', at(FAILURE_RUN_QUIET_SECONDS)),
     mailTokens: db.deleteFrom('mail_token').where('expires_at', '<', at(30 * DAY)),
     // An authorization code lives 60 s; kept a day, a replay of it is still recognised (and revokes).
     oidcCodes: db.deleteFrom('oidc_code').where('expires_at', '<', at(DAY)),

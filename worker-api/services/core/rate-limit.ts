@@ -34,6 +34,13 @@ export const clientCounter = (kind: string, ip: string | null, limit: number) =>
 export const oidcClientCounter = (kind: string, clientId: string, limit: number) =>
   rateCounter(`${kind}:oidc:${clientId}`, limit)
 
+/**
+ * Per client application and address: at most `limit` requests of one kind a minute for one OpenID Connect client
+ * (or service account) from one client address (`clientKey`).
+ */
+export const oidcClientAddressCounter = (kind: string, clientId: string, ip: string | null, limit: number) =>
+  rateCounter(`${kind}:oidc:${clientId}:${clientKey(ip)}`, limit)
+
 /** Per-user limit: at most `limit` requests of one kind per signed-in user and minute, wherever they come from. */
 export const userCounter = (kind: string, userId: number, limit: number) => rateCounter(`${kind}:user:${userId}`, limit)
 
@@ -58,6 +65,12 @@ function rateCounter(key: string, limit: number, now = new Date()) {
          RETURNING count${alongside.columns ? `, ${alongside.columns}` : ''}`,
         [key, windowStart, ...alongside.values],
       ),
+    /** This minute's count so far, counting nothing (no row when there is none). */
+    current: () =>
+      rawStatement<{ count: number }>('SELECT count FROM rate_limit WHERE key = ?1 AND window_start = ?2', [
+        key,
+        windowStart,
+      ]),
     /**
      * SQL true once this request was counted within the limit (for the statements after it). Limits are
      * whole numbers: the Worker refuses to serve with any other (`configurationProblems`).

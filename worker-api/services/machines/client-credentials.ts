@@ -2,7 +2,7 @@ import { createLocalJWKSet, decodeJwt, type JSONWebKeySet, errors as joseErrors,
 import { API_BASE } from '../../contract/base'
 import { todayIso } from '../../contract/dates'
 import { SERVICE_SCOPES } from '../../contract/service-accounts'
-import { namedBatch } from '../../db/client'
+import { namedBatch, rawStatement } from '../../db/client'
 import { sha256Hex, timingSafeEqual } from '../../lib/crypto'
 import { sameDomain } from '../../lib/domain'
 import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from '../../lib/jwt'
@@ -10,7 +10,7 @@ import { clientCredentials, invalidClient, OAuthError } from '../../lib/oauth'
 import { administersPathSql } from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
 import { logEntry } from '../core/audit'
-import { oidcClientCounter } from '../core/rate-limit'
+import { type TokenLimits, tokenLimits } from '../core/client-auth-failures'
 
 /**
  * The client credentials grant (RFC 6749 §4.4) of service accounts: a secret (client_secret_basic,
@@ -81,26 +81,42 @@ export async function clientCredentialsGrant(
   authorization: string | undefined,
 ): Promise<ServiceTokenAnswer> {
   const client = presented(form, authorization)
-  const rate = oidcClientCounter('oidc-token', client.clientId, Number(ctx.env.OIDC_TOKEN_RATE_PER_MINUTE ?? 120))
-  // One statement: the call counted, and the account read in its answer.
-  const { read } = await namedBatch(ctx.d1, {
-    read: rate.statement<{ account: string | null }>('true', {
-      columns: `(SELECT json_object(${ACCOUNT_COLUMNS.map((column) => `'${column}', cs.${column}`).join(', ')},
-          'responsable_admin', ${administersPathSql('cs.cree_par', 's.path', '?4')})
-        FROM compte_service cs LEFT JOIN structure s ON s.id = cs.structure_id
-        WHERE cs.client_id = ?3 AND cs.supprime = 0) AS account`,
-      values: [client.clientId, todayIso()],
+  const limits = tokenLimits(ctx, client.clientId)
+  const now = new Date()
+  // A secret is compared in SQL too, so that the budget counts its request in this first round trip (an
+  // assertion's request is counted as its jti is spent).
+  const secretHash = 'assertion' in client ? null : await sha256Hex(client.secret)
+  const read = await namedBatch(ctx.d1, {
+    failures: limits.failuresSoFar,
+    spent: limits.spend({
+      sql: `EXISTS (SELECT 1 FROM compte_service WHERE client_id = ?3 AND supprime = 0 AND actif = 1
+        AND (secret_hash = ?4 OR (ancien_secret_hash = ?4 AND ancien_secret_expire > ?5)))`,
+      values: [client.clientId, secretHash, now.toISOString()],
     }),
+    account: rawStatement<AccountRow>(
+      `SELECT ${ACCOUNT_COLUMNS.map((column) => `cs.${column}`).join(', ')},
+         ${administersPathSql('cs.cree_par', 's.path', '?2')} AS responsable_admin
+       FROM compte_service cs LEFT JOIN structure s ON s.id = cs.structure_id
+       WHERE cs.client_id = ?1 AND cs.supprime = 0`,
+      [client.clientId, todayIso()],
+    ),
   })
-  const row = read?.results[0]
-  rate.check(row)
-  const account = row?.account ? (JSON.parse(row.account) as AccountRow) : undefined
-  if (!account) throw invalidClient(client.basic)
-  const refusal = await refusalOf(ctx, client, account, new Date())
-  if (refusal !== null) {
-    await refusedLog(ctx, account.id, refusal)
+  limits.checkFailures(read.failures?.results[0])
+  const account = read.account?.results[0]
+  if (!account) {
+    await limits.failed(null)
     throw invalidClient(client.basic)
   }
+  const refusal = await refusalOf(ctx, client, account, now, limits)
+  if (refusal !== null) {
+    await limits.failed({
+      entry: logEntry(-account.id, 'CONNEXION', 'COMPTE_SERVICE', ctx.request.userAgent),
+      what: 'Authentification du compte de service refusée',
+      reason: refusal,
+    })
+    throw invalidClient(client.basic)
+  }
+  if (!('assertion' in client)) limits.checkBudget(read.spent?.results[0])
   // Authenticated, but acting for nobody: told plainly, as only the account's holder gets this far.
   if (account.responsable_admin !== 1) {
     await refusedLog(ctx, account.id, 'l’administrateur du compte n’administre plus sa structure')
@@ -135,7 +151,7 @@ type AccountRow = {
   responsable_admin: number
 }
 
-/** The columns of `AccountRow`, read in the grant's one statement. */
+/** The columns of `AccountRow` read as they are stored (`responsable_admin` is computed). */
 const ACCOUNT_COLUMNS: readonly (keyof AccountRow)[] = [
   'id',
   'admin',
@@ -149,10 +165,16 @@ const ACCOUNT_COLUMNS: readonly (keyof AccountRow)[] = [
 ]
 
 /** Why an account's authentication is refused, null when it is not: live, on its domain, its secret or assertion good. */
-async function refusalOf(ctx: Ctx, client: Presented, account: AccountRow, now: Date): Promise<string | null> {
+async function refusalOf(
+  ctx: Ctx,
+  client: Presented,
+  account: AccountRow,
+  now: Date,
+  limits: TokenLimits,
+): Promise<string | null> {
   if (account.actif !== 1) return 'The account is switched off'
   if (!sameDomain(account.domain, ctx.request.origin)) return 'Not the account’s domain'
-  if ('assertion' in client) return assertionRefusal(ctx, client.clientId, client.assertion, account.jwks, now)
+  if ('assertion' in client) return assertionRefusal(ctx, client, account.jwks, now, limits)
   const hash = await sha256Hex(client.secret)
   const current = account.secret_hash !== null && timingSafeEqual(hash, account.secret_hash)
   const previous =
@@ -169,10 +191,10 @@ async function refusalOf(ctx: Ctx, client: Presented, account: AccountRow, now: 
  */
 async function assertionRefusal(
   ctx: Ctx,
-  clientId: string,
-  assertion: string,
+  { clientId, assertion }: { clientId: string; assertion: string },
   jwks: string | null,
   now: Date,
+  limits: TokenLimits,
 ): Promise<string | null> {
   if (jwks === null) return 'The account registered no key'
   const issuer = ctx.request.origin
@@ -197,7 +219,7 @@ async function assertionRefusal(
     return 'The assertion lives more than 5 minutes'
   const jti = payload.jti ?? ''
   if (jti.length === 0 || jti.length > 200) return 'The assertion has no usable jti'
-  const { spent } = await namedBatch(ctx.d1, {
+  const { spent, counted } = await namedBatch(ctx.d1, {
     spent: ctx.db
       .insertInto('client_assertion_jti')
       .values({
@@ -205,8 +227,12 @@ async function assertionRefusal(
         expires_at: new Date((exp + ASSERTION_CLOCK_SKEW_SECONDS) * 1000).toISOString(),
       })
       .onConflict((conflict) => conflict.doNothing()),
+    // The request counted in the client's budget once its assertion is accepted, and only then.
+    counted: limits.spend({ sql: 'changes() = 1', values: [] }),
   })
-  return (spent?.meta.changes ?? 0) === 1 ? null : 'The assertion was already used'
+  if ((spent?.meta.changes ?? 0) !== 1) return 'The assertion was already used'
+  limits.checkBudget(counted?.results[0])
+  return null
 }
 
 /** A refused authentication of an existing account, in the history under the account's name. */

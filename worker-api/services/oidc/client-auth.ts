@@ -4,6 +4,7 @@ import { logTypeForApplication } from '../../lib/log-types'
 import { type clientCredentials, invalidClient } from '../../lib/oauth'
 import type { Ctx } from '../../lib/types'
 import { logEntry } from '../core/audit'
+import type { Authenticated, TokenLimits } from '../core/client-auth-failures'
 
 /**
  * The token endpoint's client: read with the request's other reads, then authenticated; and the PKCE
@@ -30,13 +31,34 @@ export async function pkceMatches(verifier: string, challenge: string): Promise<
 }
 
 /**
+ * SQL true when the request's credentials are its client's, for the budget's statement in the request's first batch
+ * (`tokenLimits`): the secret of a confidential client, or, for a public client (its id alone, which anyone may
+ * know), a grant it was given (`grant`: the code's or refresh token's hash in `table`). What `authenticate` then
+ * checks in the Worker, so that a request counted is one the client made.
+ */
+export async function authenticatedSql(
+  credentials: ReturnType<typeof clientCredentials>,
+  grant: { table: 'oidc_code' | 'refresh_token'; column: 'code_hash' | 'token_hash'; hash: string },
+): Promise<Authenticated> {
+  const secret = credentials.secret ? await sha256Hex(credentials.secret) : null
+  return {
+    sql: `EXISTS (SELECT 1 FROM oidc_client c JOIN application a ON a.id = c.application_id
+      WHERE c.client_id = ?3 AND a.actif = 1 AND (c.secret_hash = ?4 OR (c.secret_hash IS NULL AND ?4 IS NULL
+        AND EXISTS (SELECT 1 FROM ${grant.table} g WHERE g.${grant.column} = ?5 AND g.application_id = c.application_id))))`,
+    values: [credentials.clientId, secret, grant.hash],
+  }
+}
+
+/**
  * The client authenticated by its secret (confidential) or by its id alone (public: PKCE proves the
- * rest); a failure is audited under the application's name, then answered invalid_client.
+ * rest); a failure is counted for the client's address and in the history's entry of its run, under the
+ * application's name, then answered invalid_client.
  */
 export async function authenticate(
   ctx: Ctx,
   client: ClientRow | undefined,
   credentials: ReturnType<typeof clientCredentials>,
+  limits: TokenLimits,
 ): Promise<ClientRow> {
   let ok = false
   if (client && client.actif === 1) {
@@ -46,17 +68,24 @@ export async function authenticate(
         : credentials.secret !== null && timingSafeEqual(await sha256Hex(credentials.secret), client.secret_hash)
   }
   if (ok && client) return client
-  if (client) {
-    const db = ctx.db
-    await db
-      .insertInto('log')
-      .values({
-        ...logEntry(0, logTypeForApplication(client.libelle), client.libelle, ctx.request.userAgent, {
-          commentaire: 'Authentification du client OpenID Connect refusée',
-        }),
-        utilisateur_id: null,
-      })
-      .execute()
-  }
+  await limits.failed(
+    client
+      ? {
+          entry: {
+            ...logEntry(0, logTypeForApplication(client.libelle), client.libelle, ctx.request.userAgent),
+            utilisateur_id: null,
+          },
+          what: 'Authentification du client OpenID Connect refusée',
+        }
+      : null,
+  )
   throw invalidClient(credentials.basic)
+}
+
+/**
+ * A grant the client names but does not hold: for a public client, whose id anyone may know, a failure of its
+ * address, as a wrong secret is a confidential one's.
+ */
+export async function unknownGrant(limits: TokenLimits, client: ClientRow): Promise<void> {
+  if (client.secret_hash === null) await limits.failed(null)
 }

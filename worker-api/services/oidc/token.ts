@@ -8,12 +8,12 @@ import { ACCESS_TOKEN_TTL_SECONDS } from '../../lib/jwt'
 import { clientCredentials, OAuthError } from '../../lib/oauth'
 import type { Ctx } from '../../lib/types'
 import { grantedColumn } from '../catalogue/grants'
-import { oidcClientCounter } from '../core/rate-limit'
+import { type TokenLimits, tokenLimits } from '../core/client-auth-failures'
 import { clientCredentialsGrant, type ServiceTokenAnswer } from '../machines/client-credentials'
 import { accessTokenFor, newRefreshToken, revokeSessions } from '../sign-in/auth'
 import { refreshTokenQuery, rotate } from '../sign-in/refresh'
 import { currentPostsQuery, idToken, type PostRow, type ProfileRow, profileQuery, userClaims } from './claims'
-import { authenticate, clientRead, pkceMatches } from './client-auth'
+import { authenticate, authenticatedSql, clientRead, pkceMatches, unknownGrant } from './client-auth'
 
 /**
  * The token endpoint (RFC 6749 §3.2, OIDC Core §3.1.3; DESIGN §4b): a code (single use, 60 s, bound to its client,
@@ -57,13 +57,9 @@ export async function token(
   try {
     if (form.grant_type === 'client_credentials') return await clientCredentialsGrant(ctx, form, authorization)
     const credentials = clientCredentials(authorization, form)
-    const rate = oidcClientCounter(
-      'oidc-token',
-      credentials.clientId,
-      Number(ctx.env.OIDC_TOKEN_RATE_PER_MINUTE ?? 120),
-    )
-    if (form.grant_type === 'authorization_code') return await exchangeCode(ctx, form, credentials, rate)
-    if (form.grant_type === 'refresh_token') return await refreshGrant(ctx, form, credentials, rate)
+    const limits = tokenLimits(ctx, credentials.clientId)
+    if (form.grant_type === 'authorization_code') return await exchangeCode(ctx, form, credentials, limits)
+    if (form.grant_type === 'refresh_token') return await refreshGrant(ctx, form, credentials, limits)
   } catch (error) {
     if (error instanceof BusinessError && error.status === 429) {
       const wait = String(error.attributs[0] ?? 60)
@@ -77,10 +73,14 @@ export async function token(
   )
 }
 
-type Rate = ReturnType<typeof oidcClientCounter>
 type Credentials = ReturnType<typeof clientCredentials>
 
-async function exchangeCode(ctx: Ctx, form: TokenForm, credentials: Credentials, rate: Rate): Promise<TokenAnswer> {
+async function exchangeCode(
+  ctx: Ctx,
+  form: TokenForm,
+  credentials: Credentials,
+  limits: TokenLimits,
+): Promise<TokenAnswer> {
   if (!form.code || !form.redirect_uri || !form.code_verifier) {
     throw new OAuthError('invalid_request', 'code, redirect_uri and code_verifier are required')
   }
@@ -89,7 +89,8 @@ async function exchangeCode(ctx: Ctx, form: TokenForm, credentials: Credentials,
   const hash = await sha256Hex(form.code)
   const user = sql<number>`(select utilisateur_id from oidc_code where code_hash = ${hash})`
   const read = await namedBatch(ctx.d1, {
-    rate: rate.statement(),
+    failures: limits.failuresSoFar,
+    spent: limits.spend(await authenticatedSql(credentials, { table: 'oidc_code', column: 'code_hash', hash })),
     client: clientRead(db, credentials.clientId),
     code: db
       .selectFrom('oidc_code as o')
@@ -106,11 +107,15 @@ async function exchangeCode(ctx: Ctx, form: TokenForm, credentials: Credentials,
     profile: profileQuery(db, user),
     posts: currentPostsQuery(db, user, today),
   })
-  rate.check(read.rate?.results[0])
-  const client = await authenticate(ctx, read.client?.results[0], credentials)
+  limits.checkFailures(read.failures?.results[0])
+  const client = await authenticate(ctx, read.client?.results[0], credentials, limits)
+  limits.checkBudget(read.spent?.results[0])
   const code = read.code?.results[0]
   const now = new Date()
-  if (!code || code.application_id !== client.application_id) throw invalidGrant('Unknown code')
+  if (!code || code.application_id !== client.application_id) {
+    await unknownGrant(limits, client)
+    throw invalidGrant('Unknown code')
+  }
   if (code.used_at) {
     // A code comes back: what it issued is revoked (RFC 6749 §4.1.2).
     await revokeSessions(db, code.family_id, now).execute()
@@ -178,23 +183,31 @@ async function exchangeCode(ctx: Ctx, form: TokenForm, credentials: Credentials,
   })
 }
 
-async function refreshGrant(ctx: Ctx, form: TokenForm, credentials: Credentials, rate: Rate): Promise<TokenAnswer> {
+async function refreshGrant(
+  ctx: Ctx,
+  form: TokenForm,
+  credentials: Credentials,
+  limits: TokenLimits,
+): Promise<TokenAnswer> {
   if (!form.refresh_token) throw new OAuthError('invalid_request', 'refresh_token is required')
   const db = ctx.db
   const today = todayIso()
   const hash = await sha256Hex(form.refresh_token)
   const user = sql<number>`(select utilisateur_id from refresh_token where token_hash = ${hash})`
   const read = await namedBatch(ctx.d1, {
-    rate: rate.statement(),
+    failures: limits.failuresSoFar,
+    spent: limits.spend(await authenticatedSql(credentials, { table: 'refresh_token', column: 'token_hash', hash })),
     client: clientRead(db, credentials.clientId),
     token: refreshTokenQuery(db, hash, today),
     profile: profileQuery(db, user),
     posts: currentPostsQuery(db, user, today),
   })
-  rate.check(read.rate?.results[0])
-  const client = await authenticate(ctx, read.client?.results[0], credentials)
+  limits.checkFailures(read.failures?.results[0])
+  const client = await authenticate(ctx, read.client?.results[0], credentials, limits)
+  limits.checkBudget(read.spent?.results[0])
   const presented = read.token?.results[0]
   if (!presented || presented.application_id !== client.application_id || !presented.scope || !presented.auth_time) {
+    await unknownGrant(limits, client)
     throw invalidGrant('Unknown refresh token')
   }
   let tokens: Awaited<ReturnType<typeof rotate>>
