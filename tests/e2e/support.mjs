@@ -107,21 +107,34 @@ export function useBrowser() {
     // kept pending for 30 s on a busy machine once failed a run at this step.)
     const waitForURL = page.waitForURL.bind(page)
     page.waitForURL = (url, options) => waitForURL(url, { waitUntil: 'domcontentloaded', ...options })
-    // The local `wrangler dev` has twice kept one stylesheet request of a page pending until the test
-    // gave up (30 s), both times `/styles/default.css` right after a form post, under CI load; the
-    // same file answers in milliseconds otherwise. A stylesheet that has not answered in 10 s is asked
-    // again (and the retry is printed, so a run says how often it happened).
-    await page.route(/\/(assets|styles)\/[^?#]+\.css$/, fetchStylesheet)
+    // The local `wrangler dev` has now and then kept one request of a page pending until the test
+    // gave up (30 s) under CI load: `/styles/default.css` right after a form post, twice, and a
+    // navigation's own resources; the same file answers in milliseconds otherwise. A static file
+    // (a stylesheet, a script, a translation, the icon) that has not answered in 10 s is asked again,
+    // and a navigation that timed out is made once more; each retry is printed, so a run says how
+    // often it happened.
+    await page.route(/\/(assets|styles|locales)\/[^?#]+$|\/favicon\.svg$/, fetchStatic)
+    const goto = page.goto.bind(page)
+    page.goto = async (url, options) => {
+      try {
+        return await goto(url, options)
+      } catch (error) {
+        if (!/Timeout/i.test(String(error))) throw error
+        console.log(`# the navigation to ${url} had not ended in time: made again`)
+        return goto(url, options)
+      }
+    }
     return page
   }
 }
 
 /**
- * Serves a page's stylesheet from the server, asking again when an answer is more than 10 s late.
+ * Serves a page's static file from the server, asking again when an answer is more than 10 s late.
  * @param {Route} route
  * @returns {Promise<void>}
  */
-async function fetchStylesheet(route) {
+async function fetchStatic(route) {
+  if (route.request().method() !== 'GET') return route.continue()
   for (let attempt = 1; attempt <= 3; attempt++) {
     try {
       return await route.fulfill({ response: await route.fetch({ timeout: 10_000 }) })
