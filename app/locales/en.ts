@@ -203,6 +203,8 @@ export const en: Resource = {
     DEMANDE_EN_COURS: 'You already have a request waiting for this application.',
     DEMANDE_TRAITEE: 'This request has already been answered (or withdrawn): the list is up to date.',
     ACCES_DEJA_OUVERT: 'You already have access to this application.',
+    SERVICE_ACCOUNT_KEYS_ONLY:
+      'This service account signs in with its public keys: giving it a secret changes its authentication method and removes its keys, which must be asked for explicitly.',
     REVUE_FERMEE: 'This review campaign no longer takes decisions (still opening, past its due date, or closed).',
     REVUE_DEJA_DECIDEE: 'These posts were reviewed meanwhile: the list is up to date.',
     REVUE_INCOMPLETE: 'Posts remain to review: the campaign closes once all are reviewed or its due date has passed.',

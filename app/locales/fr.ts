@@ -204,6 +204,8 @@ export const fr = {
     DEMANDE_EN_COURS: 'Vous avez déjà une demande en attente pour cette application.',
     DEMANDE_TRAITEE: 'Cette demande a déjà reçu une réponse (ou a été retirée) : la liste est à jour.',
     ACCES_DEJA_OUVERT: 'Vous avez déjà accès à cette application.',
+    SERVICE_ACCOUNT_KEYS_ONLY:
+      'Ce compte de service s’authentifie par ses clés publiques : lui donner un secret change sa méthode d’authentification et retire ses clés, ce qui se demande expressément.',
     REVUE_FERMEE:
       'Cette campagne de revue ne reçoit plus de décisions (ouverture en cours, échéance passée ou clôturée).',
     REVUE_DEJA_DECIDEE: 'Ces postes ont déjà été revus entre-temps : la liste est à jour.',

@@ -7,7 +7,17 @@ import {
   ASSERTION_MAX_SECONDS,
   JWT_BEARER,
 } from '../../worker-api/services/machines/client-credentials'
-import { createOrganisation, createUser, currentPost, ORIGIN, post, sessionFor, withFrozenClock } from './helpers'
+import {
+  createOrganisation,
+  createUser,
+  currentPost,
+  db,
+  expectError,
+  ORIGIN,
+  post,
+  sessionFor,
+  withFrozenClock,
+} from './helpers'
 import { basic, errorOf, tokenCall } from './oidc-rp'
 
 /**
@@ -184,5 +194,69 @@ describe('a secret', () => {
       const latest = basic(created.clientId, clientSecret)
       expect(await outcome(await tokenCall({ grant_type: 'client_credentials' }, latest))).toBe(200)
     })
+  })
+})
+
+describe('a keys-only account', () => {
+  const secretEntries = (clientId: string) =>
+    db()
+      .selectFrom('log')
+      .select('commentaire')
+      .where('nom_log', '=', 'COMPTE_SERVICE_SECRET')
+      .where('commentaire', 'like', `%${clientId}%`)
+      .execute()
+
+  it('is given no secret by an administrator of its structure, unless its method is changed on purpose', async () => {
+    const created = await keyedAccount()
+    const renewal = `/rest/bd/compteService/${created.id}/secret`
+    await expectError(await post(renewal, {}, { token: adminNord.token }), 409, 'SERVICE_ACCOUNT_KEYS_ONLY')
+    await expectError(
+      await post(renewal, { revoquerAncien: true }, { token: adminNord.token }),
+      409,
+      'SERVICE_ACCOUNT_KEYS_ONLY',
+    )
+    const stored = () =>
+      db()
+        .selectFrom('compte_service')
+        .select(['secret_hash', 'jwks'])
+        .where('id', '=', created.id)
+        .executeTakeFirstOrThrow()
+    expect((await stored()).secret_hash).toBeNull()
+    expect(await secretEntries(created.clientId)).toEqual([])
+    expect(await outcome(await grant(await assertion(created.clientId, created.privateKey, { kid: 'k1' })))).toBe(200)
+
+    // Asked for: the account signs in with a secret from now on, and its keys are forgotten.
+    const changed = await post(renewal, { methode: 'client_secret' }, { token: adminNord.token })
+    expect(changed.status).toBe(200)
+    const { clientSecret, ancienSecretExpire } = (await changed.json()) as {
+      clientSecret: string
+      ancienSecretExpire: string | null
+    }
+    expect(ancienSecretExpire).toBeNull()
+    expect((await stored()).jwks).toBeNull()
+    const secret = basic(created.clientId, clientSecret)
+    expect(await outcome(await tokenCall({ grant_type: 'client_credentials' }, secret))).toBe(200)
+    expect(await outcome(await grant(await assertion(created.clientId, created.privateKey, { kid: 'k1' })))).toEqual(
+      refused,
+    )
+    expect(await secretEntries(created.clientId)).toEqual([{ commentaire: expect.stringContaining('clés retirées') }])
+  })
+
+  it('leaves an account with a secret as it was: a new secret, with or without methode', async () => {
+    const created = await account()
+    for (const body of [{}, { methode: 'client_secret' }]) {
+      expect((await post(`/rest/bd/compteService/${created.id}/secret`, body, { token: adminNord.token })).status).toBe(
+        200,
+      )
+    }
+    await expectError(
+      await post(
+        `/rest/bd/compteService/${created.id}/secret`,
+        { methode: 'private_key_jwt' },
+        { token: adminNord.token },
+      ),
+      400,
+      'VALIDATION_FAILED',
+    )
   })
 })

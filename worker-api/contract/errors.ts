@@ -60,6 +60,8 @@ export const BUSINESS_CODES = [
   'OIDC_REDIRECT_URI_MISMATCH',
   'FONCTION_LIBELLE_ALREADY_USED',
   'FONCTION_HAS_POSTES',
+  // Service accounts
+  'SERVICE_ACCOUNT_KEYS_ONLY',
   // Imports
   'IMPORT_ALREADY_STARTED',
   // Access requests

@@ -90,8 +90,15 @@ export const serviceSecretSchema = z
     preuve: factorProofSchema
       .optional()
       .describe("The caller's password or current code: required for an administrator account's secret"),
+    methode: z
+      .enum(['client_secret'])
+      .optional()
+      .describe(
+        'client_secret: a keys-only account (private_key_jwt) signs in with this secret from now on, its keys forgotten; without it, such an account answers 409 SERVICE_ACCOUNT_KEYS_ONLY',
+      ),
   })
   .strict()
+export type ServiceSecretInput = z.infer<typeof serviceSecretSchema>
 export const serviceSecretAnswerSchema = z.object({
   clientSecret: z.string(),
   ancienSecretExpire: z.string().nullable().describe('Until when the former secret works (ISO), null if none'),

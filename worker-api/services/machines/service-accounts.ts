@@ -8,6 +8,7 @@ import {
   type ServiceAccountCreate,
   type ServiceAccountCreated,
   type ServiceScope,
+  type ServiceSecretInput,
 } from '../../contract/service-accounts'
 import { type Compilable, type DB, insertWhen, namedBatch } from '../../db/client'
 import { randomToken, sha256Hex } from '../../lib/crypto'
@@ -272,7 +273,7 @@ export async function rotateServiceSecret(
   ctx: Ctx,
   caller: Caller,
   id: number,
-  input: { revoquerAncien?: boolean | undefined; preuve?: FactorProof | undefined },
+  input: ServiceSecretInput,
 ): Promise<{ clientSecret: string; ancienSecretExpire: string | null }> {
   const db = ctx.db
   const viewer = viewerOf(caller)
@@ -282,17 +283,32 @@ export async function rotateServiceSecret(
   const known = rows[0]
   if (!known) throw notFound('Unknown service account')
   if (known.admin === 1 && !input.preuve) throw proofRequired()
+  // A secret beside an account's keys would make the weaker of the two its proof: it changes the method, when asked.
+  const switches = known.jwks !== null
+  if (switches && input.methode !== 'client_secret') {
+    throw new BusinessError(
+      'SERVICE_ACCOUNT_KEYS_ONLY',
+      409,
+      'This account signs in with its keys (methode: client_secret to change it)',
+    )
+  }
   const secret = randomToken()
   const keepsPrevious = input.revoquerAncien !== true && known.has_secret === 1
   const until = keepsPrevious ? new Date(Date.now() + PREVIOUS_SECRET_HOURS * 3_600_000).toISOString() : null
-  const guard = accountInScope(db, viewer, id).where(liveAdmin(ctx, caller))
+  const inScope = accountInScope(db, viewer, id).where(liveAdmin(ctx, caller))
+  // Keys registered meanwhile are not overwritten by a renewal that did not ask for it.
+  const guard = switches ? inScope : inScope.where('cs.jwks', 'is', null)
+  const change = [
+    known.has_secret === 1 && !keepsPrevious ? 'ancien secret révoqué' : '',
+    switches ? 'clés retirées, authentification par secret' : '',
+  ].filter(Boolean)
   const { rotated } = await namedBatch(ctx.d1, {
     proof,
     log: adminLogWhen(
       db,
       actor,
       'COMPTE_SERVICE_SECRET',
-      `${known.nom} (${known.client_id})${keepsPrevious ? '' : ' : ancien secret révoqué'}`,
+      `${known.nom} (${known.client_id})${change.length > 0 ? ` : ${change.join(', ')}` : ''}`,
       ctx.request.userAgent,
       guard,
     ),
@@ -302,6 +318,8 @@ export async function rotateServiceSecret(
         secret_hash: await sha256Hex(secret),
         ancien_secret_hash: keepsPrevious ? sql<string | null>`secret_hash` : null,
         ancien_secret_expire: until,
+        // The account signs in by its secret alone (one without keys has none to forget: the guard).
+        jwks: null,
       })
       .where('id', 'in', guard)
       .returning('id'),
