@@ -1064,6 +1064,20 @@ describe('userName, the login', () => {
     expect((await row(user.id)).login).toBe(renamed)
   })
 
+  it('keeps the address of a user with a login of their own when a PUT leaves emails out', async () => {
+    const mail = address()
+    const user = await created(entraUser(principal(), mail))
+    const body = newUser(user.userName, { emails: undefined, name: { givenName: 'Jeanne', familyName: 'Petit' } })
+    const replaced = await representation(await send('PUT', `/Users/${user.id}`, nord.token, body))
+    expect(replaced).toMatchObject({
+      userName: user.userName,
+      emails: [{ value: mail }],
+      name: { familyName: 'Petit' },
+    })
+    expect(await row(user.id)).toMatchObject({ login: user.userName, mail })
+    expect(await db().selectFrom('outbox').select('kind').where('to_address', '=', user.userName).execute()).toEqual([])
+  })
+
   it("corrects an invited user's address and login together, inviting them at the new address", async () => {
     const user = await created(entraUser(principal(), address()))
     const userName = principal()

@@ -86,7 +86,7 @@ const attribute = (name: string, description: string, rest: Partial<Attribute> =
 const USER_ATTRIBUTES: Attribute[] = [
   attribute(
     'userName',
-    "The login one signs in with (at most 100 characters), unique whatever its case, and not another user's address: Entra ID's user principal name, say. a resource (POST, PUT) sent without emails takes it as the address too, when it is one",
+    "The login one signs in with (at most 100 characters), unique whatever its case, and not another user's address: Entra ID's user principal name, say. A resource sent without emails takes it as the address too when it is one (a PUT, of a user whose login is their address)",
     {
       required: true,
       uniqueness: 'server',

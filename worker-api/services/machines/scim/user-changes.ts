@@ -17,6 +17,8 @@ export type UserChanges = {
   mail?: string
   /** The login one signs in with: `userName` (Entra ID sends the user principal name, often not the mail). */
   userName?: string
+  /** `mail` is the userName of a resource without `emails`: the address only for a user whose login it is. */
+  mailIsUserName?: true
   nom?: string
   prenom?: string
   actif?: boolean
@@ -186,7 +188,10 @@ export function resourceChanges(body: unknown): UserChanges {
   // PUT replaces: an absent externalId is none.
   if (!('externalId' in changes)) changes.externalId = null
   // Without `emails`, a userName that is an address names it too, as clients that took userName for the address send it.
-  if (changes.mail === undefined && MAIL_PATTERN.test(changes.userName)) changes.mail = changes.userName
+  if (changes.mail === undefined && MAIL_PATTERN.test(changes.userName)) {
+    changes.mail = changes.userName
+    changes.mailIsUserName = true
+  }
   return changes
 }
 

@@ -111,7 +111,7 @@ async function updateOnce(
   const viewer = viewerOf(caller)
   const now = new Date()
   // What only an address, a login or posts need is read only when the write names them.
-  const mail = changes.mail
+  const asked = changes.mail
   const reads = await adminWith(ctx, caller, {
     target: targetQuery(db, viewer, userId, ctx.request.origin),
     current: !changes.postes
@@ -122,11 +122,11 @@ async function updateOnce(
           .where('utilisateur_id', '=', userId)
           .where('date_fin', '>=', viewer.today),
     ...placementReads(db, viewer, changes.postes?.list),
-    taken: holders(db, mail, userId),
+    taken: holders(db, asked, userId),
     takenLogin: holders(db, changes.userName, userId),
     // A confirmation already asked of that address: asking again would only send the same mails.
     pending:
-      mail === undefined
+      asked === undefined
         ? null
         : db
             .selectFrom('mail_token')
@@ -135,9 +135,9 @@ async function updateOnce(
             .where('purpose', '=', 'MAIL_CHANGE')
             .where('used_at', 'is', null)
             .where('expires_at', '>', now.toISOString())
-            .where(sql<SqlBool>`new_mail = ${mail} collate nocase`),
+            .where(sql<SqlBool>`new_mail = ${asked} collate nocase`),
     mayChangeMail:
-      mail === undefined
+      asked === undefined
         ? null
         : db.selectNoFrom((eb) =>
             eb.exists(underHourlyCap(db, userId, 'MAIL_CHANGE', MAIL_CHANGE_REQUESTS_PER_HOUR, now)).as('room'),
@@ -149,6 +149,8 @@ async function updateOnce(
   checkPrecondition(wantedVersion, row.version)
   if (!row.modification) throw new ScimError(403, 'This user holds a post outside this account’s scope')
 
+  // A PUT without emails names no address of a user whose login is not theirs: its userName is that login.
+  const mail = changes.mailIsUserName && row.login.toLowerCase() !== row.mail.toLowerCase() ? undefined : asked
   const identity = checkedIdentity({ mail, nom: changes.nom, prenom: changes.prenom }, row)
   const login = newLogin(changes.userName, mail, row)
   if (login !== undefined && login.toLowerCase() !== row.login.toLowerCase() && (reads.takenLogin ?? []).length > 0) {
