@@ -27,6 +27,7 @@ import {
   withStreamedBound,
 } from './worker-api/lib/security-headers'
 import type { Env } from './worker-api/lib/types'
+import { drainable } from './worker-api/lib/upload-drain'
 import { failImport, IMPORT_ATTEMPTS, resumeStalled, runLot } from './worker-api/services/bulk/run'
 import { deliverOutbox } from './worker-api/services/core/outbox'
 import { requestDeadlines } from './worker-api/services/governance/request-notices'
@@ -85,70 +86,81 @@ function nonce() {
   return btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16))))
 }
 
-/** The Worker: /portail-backend/* is the REST API, everything else is the Remix UI. */
+/** A request of the Worker: /portail-backend/* is the REST API, everything else is the Remix UI. */
+async function serve(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+  const problems = problemsOf(env)
+  if (problems.length > 0) {
+    // Named in the logs only: the public answer says nothing about the configuration.
+    console.error(`Refusing to serve until the configuration is fixed: ${problems.join('; ')}`)
+    return new Response('Service unavailable: server misconfigured', { status: 503 })
+  }
+  const url = new URL(request.url)
+  if (url.pathname === API_BASE || url.pathname.startsWith(`${API_BASE}/`)) {
+    return api.fetch(request, env, ctx)
+  }
+  // OpenID Connect Discovery is at the issuer's (the origin's) well-known address (DESIGN §4b).
+  if (url.pathname === DISCOVERY_PATH) {
+    return api.fetch(new Request(`${url.origin}${API_BASE}${DISCOVERY_PATH}${url.search}`, request), env, ctx)
+  }
+  if (!isSameOriginWrite(request, url)) {
+    if (url.pathname === RP_LOGOUT_PATH && request.method === 'POST') return await rpLogoutByGet(request)
+    return new Response('Cross-origin request refused', { status: 403 })
+  }
+  // The import page's upload is a file (its own bound, as the API's), posted to the page without JavaScript and to
+  // its data address with it (Remix's single fetch); every other form a few kilobytes.
+  const upload = request.method === 'POST' && (url.pathname === IMPORT_PAGE || url.pathname === `${IMPORT_PAGE}.data`)
+  const bounded = upload
+    ? withStreamedBound(request, IMPORT_MAX_BYTES + UPLOAD_FORM_BYTES)
+    : await withBoundedBody(request)
+  if (!bounded) return new Response('Request too large', { status: 413 })
+  const started = performance.now()
+  const cspNonce = nonce()
+  const https = url.protocol === 'https:'
+  const write = isWrite(request.method)
+  // One D1 session and meter for the page: its loaders and all their in-process API calls share them.
+  const scoped = openRequestScope(env, {
+    bookmark: bookmarkFromCookie(request.headers.get('Cookie'), https),
+    write,
+    shared: true,
+  })
+  const scope = scoped.REQUEST_SCOPE as RequestScope
+  // The one API instance also serves the UI's in-process calls (DESIGN §1).
+  const response = await handleRemix(withOwnOrigin(bounded, url), {
+    cloudflare: { env: scoped, ctx },
+    cspNonce,
+    api,
+    meter: scope.meter,
+  })
+  const secured = securityHeaders(response, {
+    nonce: cspNonce,
+    https,
+    path: url.pathname,
+    turnstile: env.CAPTCHA_PROVIDER === 'turnstile',
+  })
+  // After a write, the browser's later reads must see it, wherever they are served from.
+  const bookmark = scope.bookmark()
+  if (write && bookmark) secured.headers.append('Set-Cookie', bookmarkSetCookie(bookmark, https))
+  if (timingEnabled(env)) {
+    secured.headers.set('Server-Timing', serverTiming(scope.meter, performance.now() - started))
+  }
+  // A form may have ended OpenID Connect sessions (a sign-out): their clients are told now.
+  if (write && scope.meter.revokesTokens)
+    ctx.waitUntil(
+      deliverLogouts(backgroundContext(env)).catch((error) => console.error('Logout delivery failed', error)),
+    )
+  return secured
+}
+
 export default {
   async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
-    const problems = problemsOf(env)
-    if (problems.length > 0) {
-      // Named in the logs only: the public answer says nothing about the configuration.
-      console.error(`Refusing to serve until the configuration is fixed: ${problems.join('; ')}`)
-      return new Response('Service unavailable: server misconfigured', { status: 503 })
+    if (env.ENVIRONMENT !== 'development' || !request.body) return serve(request, env, ctx)
+    // wrangler dev breaks the connection of an upload answered before its end (lib/upload-drain.ts).
+    const { request: drained, drain } = drainable(request)
+    try {
+      return await serve(drained, env, ctx)
+    } finally {
+      await drain()
     }
-    const url = new URL(request.url)
-    if (url.pathname === API_BASE || url.pathname.startsWith(`${API_BASE}/`)) {
-      return api.fetch(request, env, ctx)
-    }
-    // OpenID Connect Discovery is at the issuer's (the origin's) well-known address (DESIGN §4b).
-    if (url.pathname === DISCOVERY_PATH) {
-      return api.fetch(new Request(`${url.origin}${API_BASE}${DISCOVERY_PATH}${url.search}`, request), env, ctx)
-    }
-    if (!isSameOriginWrite(request, url)) {
-      if (url.pathname === RP_LOGOUT_PATH && request.method === 'POST') return await rpLogoutByGet(request)
-      return new Response('Cross-origin request refused', { status: 403 })
-    }
-    // The import page's upload is a file (its own bound, as the API's), posted to the page without JavaScript and to
-    // its data address with it (Remix's single fetch); every other form a few kilobytes.
-    const upload = request.method === 'POST' && (url.pathname === IMPORT_PAGE || url.pathname === `${IMPORT_PAGE}.data`)
-    const bounded = upload
-      ? withStreamedBound(request, IMPORT_MAX_BYTES + UPLOAD_FORM_BYTES)
-      : await withBoundedBody(request)
-    if (!bounded) return new Response('Request too large', { status: 413 })
-    const started = performance.now()
-    const cspNonce = nonce()
-    const https = url.protocol === 'https:'
-    const write = isWrite(request.method)
-    // One D1 session and meter for the page: its loaders and all their in-process API calls share them.
-    const scoped = openRequestScope(env, {
-      bookmark: bookmarkFromCookie(request.headers.get('Cookie'), https),
-      write,
-      shared: true,
-    })
-    const scope = scoped.REQUEST_SCOPE as RequestScope
-    // The one API instance also serves the UI's in-process calls (DESIGN §1).
-    const response = await handleRemix(withOwnOrigin(bounded, url), {
-      cloudflare: { env: scoped, ctx },
-      cspNonce,
-      api,
-      meter: scope.meter,
-    })
-    const secured = securityHeaders(response, {
-      nonce: cspNonce,
-      https,
-      path: url.pathname,
-      turnstile: env.CAPTCHA_PROVIDER === 'turnstile',
-    })
-    // After a write, the browser's later reads must see it, wherever they are served from.
-    const bookmark = scope.bookmark()
-    if (write && bookmark) secured.headers.append('Set-Cookie', bookmarkSetCookie(bookmark, https))
-    if (timingEnabled(env)) {
-      secured.headers.set('Server-Timing', serverTiming(scope.meter, performance.now() - started))
-    }
-    // A form may have ended OpenID Connect sessions (a sign-out): their clients are told now.
-    if (write && scope.meter.revokesTokens)
-      ctx.waitUntil(
-        deliverLogouts(backgroundContext(env)).catch((error) => console.error('Logout delivery failed', error)),
-      )
-    return secured
   },
   /**
    * wrangler.toml [triggers]: every minute, mail that failed is retried once due (DESIGN §5); once an
