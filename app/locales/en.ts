@@ -1398,6 +1398,7 @@ export const en: Resource = {
     endSelection: 'End the selection',
     own: 'Your own post: another administrator reviews it.',
     automatic: 'At the due date, on {{date}}',
+    automaticKept: 'At the due date, on {{date}}: kept, the campaign’s author could not end it',
     decidedBy: 'By {{name}}, on {{date}}',
     endsOn: 'ends on {{date}}',
     noneTicked: 'Select at least one post.',

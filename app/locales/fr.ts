@@ -1421,6 +1421,7 @@ export const fr = {
     endSelection: 'Terminer la sélection',
     own: 'Votre propre poste : un autre administrateur le revoit.',
     automatic: 'À l’échéance, le {{date}}',
+    automaticKept: 'À l’échéance, le {{date}} : conservé, l’auteur de la campagne ne pouvait pas le terminer',
     decidedBy: 'Par {{name}}, le {{date}}',
     endsOn: 'fin le {{date}}',
     noneTicked: 'Sélectionnez au moins un poste.',

@@ -337,6 +337,7 @@ export default function ReviewCampaign() {
                             <ItemDecision
                               item={item}
                               own={mine(item) && item.etat === 'A_REVOIR'}
+                              ending={revue.siNonRevu === 'TERMINER'}
                               texts={each.decision}
                             />
                           )}
@@ -446,6 +447,7 @@ function decisionTexts(t: TFunction) {
       string
     >,
     automatic: rowText(t, 'reviews.automatic', ['date']),
+    automaticKept: rowText(t, 'reviews.automaticKept', ['date']),
     decidedBy: rowText(t, 'reviews.decidedBy', ['name', 'date']),
     endsOn: rowText(t, 'reviews.endsOn', ['date']),
   }
@@ -455,10 +457,13 @@ function decisionTexts(t: TFunction) {
 function ItemDecision({
   item,
   own,
+  ending,
   texts,
 }: {
   item: ReviewItem
   own: boolean
+  /** The campaign ends the posts left unreviewed: one confirmed at the due date was kept, its author unable to end it. */
+  ending: boolean
   texts: ReturnType<typeof decisionTexts>
 }) {
   if (own) return <span className="text-sm text-muted-foreground">{texts.own}</span>
@@ -469,7 +474,9 @@ function ItemDecision({
       {decision ? (
         <span className="text-xs text-muted-foreground">
           {decision.automatique
-            ? texts.automatic({ date: displayDate(decision.date) })
+            ? (ending && item.etat === 'CONFIRME' ? texts.automaticKept : texts.automatic)({
+                date: displayDate(decision.date),
+              })
             : texts.decidedBy({ name: decision.par ?? '', date: displayDate(decision.date) })}
           {decision.dateFin ? ` · ${texts.endsOn({ date: decision.dateFin })}` : ''}
         </span>

@@ -47,6 +47,11 @@ const STATES: Record<Language, Record<string, string>> = {
   en: { A_REVOIR: 'To review', CONFIRME: 'Confirmed', TERMINE: 'Ended' },
 }
 const AUTOMATIC: Record<Language, string> = { fr: 'Échéance (non revu)', en: 'Due date (not reviewed)' }
+/** A post the due date was to end, kept: the campaign's author could not end it (services/governance/review-runs.ts). */
+const AUTOMATIC_KEPT: Record<Language, string> = {
+  fr: 'Échéance (non revu) : conservé, l’auteur de la campagne ne pouvait pas le terminer',
+  en: 'Due date (not reviewed): kept, the campaign’s author could not end it',
+}
 
 /**
  * GET rest/bd/revue/{id}/rapport.csv: who confirmed or ended which post of the caller's scope, when and why — what an
@@ -112,7 +117,11 @@ export async function reviewReport(ctx: Ctx, caller: Caller, id: number): Promis
           STATES[language][row.etat],
           row.date_fin_decidee ? toWireDate(row.date_fin_decidee) : '',
           decided ? `${decided.date} ${decided.time}` : '',
-          row.automatique ? AUTOMATIC[language] : row.decideur_nom,
+          row.automatique
+            ? review.si_non_revu === 'TERMINER' && row.etat === 'CONFIRME'
+              ? AUTOMATIC_KEPT[language]
+              : AUTOMATIC[language]
+            : row.decideur_nom,
           row.commentaire,
         ])
       }

@@ -3,6 +3,7 @@ import { REVIEW_BATCH, REVIEW_LAST_REMINDER_DAYS, type ReviewMessage } from '../
 import { addDays, todayIso, toWireDate } from '../../contract/dates'
 import { aborted, abortUnless, batch, type DB, insertWhen, namedBatch, rawStatement } from '../../db/client'
 import { mailLanguage, reviewReminderMail } from '../../lib/mail/templates'
+import { actsFor, pathInScope, serviceAccountId, userManageable, type Viewer } from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
 import { logEntry } from '../core/audit'
 import { queueMail } from '../core/outbox'
@@ -107,13 +108,21 @@ async function dueStep(ctx: Ctx, message: ReviewMessage) {
   const db = ctx.db
   const review = await db
     .selectFrom('revue')
-    .select(['id', 'nom', 'etat', 'echeance', 'si_non_revu', 'auteur_id'])
+    .select(['id', 'nom', 'etat', 'echeance', 'si_non_revu', 'auteur_id', 'domaine'])
     .where('id', '=', message.revueId)
     .executeTakeFirst()
   if (review?.etat !== 'ECHEANCE') return
   const mark = crypto.randomUUID()
   const ending = review.si_non_revu === 'TERMINER'
   const now = new Date().toISOString()
+  // The due date ends only what the campaign's author could end that day; the rest is kept, and says so (the report).
+  const author: Viewer = {
+    id: review.auteur_id,
+    domain: review.domaine,
+    today: todayIso(),
+    service: serviceAccountId(review.auteur_id) !== null,
+  }
+  const ends = ending ? sql<SqlBool>`${authorCouldEnd(db, author)}` : sql<SqlBool>`0`
   const chosen = db
     .selectFrom('revue_element')
     .select('id')
@@ -125,10 +134,10 @@ async function dueStep(ctx: Ctx, message: ReviewMessage) {
     decided: db
       .updateTable('revue_element')
       .set({
-        etat: ending ? 'TERMINE' : 'CONFIRME',
+        etat: sql<'TERMINE' | 'CONFIRME'>`case when ${ends} then 'TERMINE' else 'CONFIRME' end`,
         automatique: 1,
         decided_at: now,
-        date_fin_decidee: ending ? review.echeance : null,
+        date_fin_decidee: sql<string | null>`case when ${ends} then ${review.echeance} else null end`,
         decision: mark,
       })
       .where('id', 'in', chosen)
@@ -158,6 +167,18 @@ async function dueStep(ctx: Ctx, message: ReviewMessage) {
     .where('id', '=', review.id)
     .where('etat', '=', 'ECHUE')
     .where('marque', '=', mark)
+  const kept = ending
+    ? await db
+        .selectFrom('revue_element')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('revue_id', '=', review.id)
+        .where('automatique', '=', 1)
+        .where('etat', '=', 'CONFIRME')
+        .executeTakeFirst()
+    : undefined
+  const outcome = ending
+    ? `postes non revus terminés${kept?.count ? `, ${kept.count} conservés : l’auteur de la campagne ne pouvait pas les terminer` : ''}`
+    : 'postes non revus conservés'
   await namedBatch(ctx.d1, {
     done: db
       .updateTable('revue')
@@ -179,11 +200,24 @@ async function dueStep(ctx: Ctx, message: ReviewMessage) {
       db,
       'log',
       logEntry(review.auteur_id, 'REVUE_ACCES', 'REVUE_ECHEANCE', null, {
-        commentaire: `${review.nom} : ${ending ? 'postes non revus terminés' : 'postes non revus conservés'}`,
+        commentaire: `${review.nom} : ${outcome}`,
       }),
       applied,
     ),
   })
+}
+
+/**
+ * Whether the campaign's author could end the post of the item `revue_element` that day, as their own decision would
+ * (`decideItems`): an administrator still, its structure in their scope, neither their own post nor, for a service
+ * account, its administrator's, and its user one they manage — or the post or its user gone already.
+ */
+function authorCouldEnd(db: DB, author: Viewer) {
+  return sql<SqlBool>`(not ${actsFor(author, sql.ref<number | null>('revue_element.utilisateur_id'))}
+    and ${pathInScope(db, author, sql.ref<string>('revue_element.chemin'))}
+    and (revue_element.poste_id is null or revue_element.utilisateur_id is null
+      or exists (select 1 from utilisateur where utilisateur.id = revue_element.utilisateur_id
+        and (utilisateur.supprime = 1 or ${userManageable(db, author)}))))`
 }
 
 /**
