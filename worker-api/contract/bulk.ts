@@ -231,8 +231,9 @@ export const ROW_ERRORS = {
   },
   COMPTE_HORS_PERIMETRE: {
     fr: () =>
-      'Un compte hors de votre périmètre porte cette adresse : un administrateur de sa branche peut le changer.',
-    en: () => 'An account outside your scope holds this address: an administrator of its branch may change it.',
+      'Un compte hors de votre périmètre porte cette adresse ou cet identifiant : un administrateur de sa branche peut le changer.',
+    en: () =>
+      'An account outside your scope holds this address or login: an administrator of its branch may change it.',
   },
   COMPTE_SUPPRIME: {
     fr: () => 'Le compte de cette adresse est supprimé : rétablissez-le depuis sa fiche avant de l’importer.',
