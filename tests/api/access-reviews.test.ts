@@ -344,6 +344,18 @@ describe('the due date, the reminders and the report', () => {
     expect(lines.filter((line) => line.includes(';Confirmé;') && line.includes('conservé, l’auteur'))).toHaveLength(1)
     expect(lines.filter((line) => line.includes(';Confirmé;') && line.endsWith(';Oui'))).toHaveLength(1)
   })
+
+  it('writes a comment a spreadsheet would run as a formula neutralised in its report', async () => {
+    // Direction Nord's administrator saw their own post ended at the due date above: the root reviews.
+    const id = await opened(root, campaign(2))
+    const [item] = (await itemsOf(root, id, '&structure=4')).items
+    if (!item) throw new Error('no item')
+    const commentaire = '=HYPERLINK("http://x";"y")'
+    const decided = await decide(root, id, [{ element: { id: item.id }, decision: 'CONFIRMER', commentaire }])
+    expect(decided.status).toBe(200)
+    const report = await (await call(`/rest/bd/revue/${id}/rapport.csv`, { token: root.token })).text()
+    expect(report).toContain(';"\'=HYPERLINK(""http://x"";""y"")"\r\n')
+  })
 })
 
 describe('the reviewer’s page in one call', () => {

@@ -1,6 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS, type ImportPreview } from '../../worker-api/contract/bulk'
-import { fileChunks } from '../../worker-api/services/bulk/file'
+import type { ImportPreview } from '../../worker-api/contract/bulk'
 import { call, createOrganisation, createUser, currentPost, db, isoDate, sessionFor, wireDate } from './helpers'
 
 /**
@@ -190,42 +189,6 @@ describe('the preview of a structures file', () => {
     ])
     expect(body.erreurs[1]?.message).toContain('un import ne déplace pas une structure')
     expect(await domainRows()).toEqual(before)
-  })
-})
-
-describe('the limits of a file', () => {
-  it(`reads ${IMPORT_MAX_ROWS} rows, and says so at the first row past them`, async () => {
-    const rows = Array.from({ length: IMPORT_MAX_ROWS + 1 }, (_, n) => `Agence limite ${n};Agence;Direction Nord`)
-    const { body } = await preview(root, 'structures', ['nom;type;parent', ...rows].join('\n'))
-    expect(body).toMatchObject({ lignes: IMPORT_MAX_ROWS, creees: IMPORT_MAX_ROWS, totalErreurs: 1 })
-    expect(body.erreurs).toEqual([
-      { ligne: IMPORT_MAX_ROWS + 2, colonne: null, message: expect.stringContaining('100\u202f000 lignes') },
-    ])
-  })
-
-  it(`refuses a file over ${IMPORT_MAX_BYTES / 1024 / 1024} MiB with 413 REQUEST_TOO_LARGE`, async () => {
-    const line = `${'x'.repeat(1000)};Agence;Direction Nord\n`
-    const text = `nom;type;parent\n${line.repeat(Math.ceil(IMPORT_MAX_BYTES / line.length))}`
-    const { response, body } = await preview(root, 'structures', text)
-    expect(response.status).toBe(413)
-    expect(body.businessCode).toBe('REQUEST_TOO_LARGE')
-  })
-
-  it('reads a file whose upload breaks off as a 400 of the file, not the server’s error', async () => {
-    const rows = Array.from({ length: 300 }, (_, n) => `Agence Coupee ${n};Agence;Direction Nord`).join('\n')
-    // A client gone after 300 rows: their bytes, then the connection's end without the file's.
-    const cut = new ReadableStream<Uint8Array>({
-      start(controller) {
-        controller.enqueue(new TextEncoder().encode(`nom;type;parent\n${rows}\n`))
-      },
-      pull(controller) {
-        controller.error(new Error('connection reset'))
-      },
-    })
-    const read = async () => {
-      for await (const _chunk of fileChunks(cut, 'structures', 100));
-    }
-    await expect(read()).rejects.toMatchObject({ businessCode: 'VALIDATION_FAILED', status: 400 })
   })
 })
 

@@ -20,6 +20,13 @@ export type ImportColumn = (typeof IMPORT_COLUMNS)[ImportType][number]
 export const IMPORT_MAX_ROWS = 100_000
 /** The largest file taken, in bytes (100 000 rows of the users' longest cells fit). */
 export const IMPORT_MAX_BYTES = 50 * 1024 * 1024
+/** The longest header line, in bytes: a few column names; the separator is looked for within it. */
+export const IMPORT_MAX_HEADER_BYTES = 64 * 1024
+/**
+ * The most blank lines (or lines of empty cells) a file may hold: they are no rows, but each costs as much to read as a
+ * row, so a file of line feeds is refused early rather than read for an hour.
+ */
+export const IMPORT_MAX_BLANK_LINES = 10_000
 /** The errors a preview's answer lists; the others are counted (`totalErreurs`) and in the errors file. */
 export const PREVIEW_ERRORS_LISTED = 1000
 
@@ -124,6 +131,17 @@ export const ROW_ERRORS = {
     fr: () => 'Le fichier est vide : la première ligne doit nommer les colonnes.',
     en: () => 'The file is empty: its first line must name the columns.',
   },
+  PAS_DU_TEXTE: {
+    fr: () =>
+      'Ce fichier n’est pas un fichier texte CSV (un classeur Excel ?) : enregistrez-le au format « CSV UTF-8 » et recommencez.',
+    en: () => 'This file is not a CSV text file (an Excel workbook?): save it as “CSV UTF-8” and try again.',
+  },
+  ENTETE_TROP_LONGUE: {
+    fr: (v) =>
+      `La première ligne dépasse ${v.max} Kio : elle doit nommer les colonnes. Enregistrez le fichier au format « CSV UTF-8 » et recommencez.`,
+    en: (v) =>
+      `The first line is longer than ${v.max} KiB: it must name the columns. Save the file as “CSV UTF-8” and try again.`,
+  },
   ENTETE: {
     fr: (v) => `La première ligne doit nommer les colonnes « ${v.attendu} » (trouvé : « ${v.trouve} »).`,
     en: (v) => `The first line must name the columns “${v.attendu}” (found: “${v.trouve}”).`,
@@ -131,6 +149,12 @@ export const ROW_ERRORS = {
   TROP_DE_LIGNES: {
     fr: (v) => `Le fichier dépasse ${Number(v.max).toLocaleString('fr-FR')} lignes : coupez-le en plusieurs fichiers.`,
     en: (v) => `The file holds more than ${Number(v.max).toLocaleString('en-GB')} rows: split it into several files.`,
+  },
+  LIGNES_VIDES: {
+    fr: (v) =>
+      `Le fichier a plus de ${Number(v.max).toLocaleString('fr-FR')} lignes vides : supprimez-les (souvent sous le tableau) et recommencez.`,
+    en: (v) =>
+      `The file holds more than ${Number(v.max).toLocaleString('en-GB')} blank lines: delete them (often below the table) and try again.`,
   },
   ENCODAGE: {
     fr: () =>
@@ -207,8 +231,9 @@ export const ROW_ERRORS = {
   },
   COMPTE_HORS_PERIMETRE: {
     fr: () =>
-      'Un compte hors de votre périmètre porte cette adresse : un administrateur de sa branche peut le changer.',
-    en: () => 'An account outside your scope holds this address: an administrator of its branch may change it.',
+      'Un compte hors de votre périmètre porte cette adresse ou cet identifiant : un administrateur de sa branche peut le changer.',
+    en: () =>
+      'An account outside your scope holds this address or login: an administrator of its branch may change it.',
   },
   COMPTE_SUPPRIME: {
     fr: () => 'Le compte de cette adresse est supprimé : rétablissez-le depuis sa fiche avant de l’importer.',

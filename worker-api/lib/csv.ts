@@ -9,14 +9,25 @@ import type { Language } from '../contract/language'
 /**
  * What a spreadsheet may read as the start of a formula (OWASP ASVS 5.0 1.2.10): `= + - @`, their
  * full-width and small forms, and any blank or control character before them, which spreadsheets
- * skip — so a cell starting with a blank or a control character is neutralised as well.
+ * skip — so a cell starting with a blank or a control character is neutralised as well. Quotes
+ * before such a start count with it: a text that already reads as a neutralised cell is neutralised
+ * again, so that `formulaRestored` gives back every text as it was.
  */
-const FORMULA_START = /^[\p{Cc}\p{Z}\s=+\-@\uFF1D\uFF0B\uFF0D\uFF20\uFE66\uFE62\uFE63\uFE6B]/u
+const FORMULA_START = /^'*[\p{Cc}\p{Z}\s=+\-@\uFF1D\uFF0B\uFF0D\uFF20\uFE66\uFE62\uFE63\uFE6B]/u
+
+/** A text a spreadsheet will not run: a `'` before any that could start a formula. */
+export const formulaSafe = (text: string) => (FORMULA_START.test(text) ? `'${text}` : text)
+
+/**
+ * A cell as it was before `formulaSafe` (an import reading back an export): the `'` removed when what follows it would
+ * have been neutralised, and only then. `formulaRestored(formulaSafe(text)) === text` for every text.
+ */
+export const formulaRestored = (text: string) =>
+  text.startsWith("'") && FORMULA_START.test(text.slice(1)) ? text.slice(1) : text
 
 /** A CSV cell: quoted when needed, and never read as a formula by a spreadsheet (CSV injection). */
 export function csvCell(value: string | null | undefined): string {
-  let text = value ?? ''
-  if (FORMULA_START.test(text)) text = `'${text}`
+  const text = formulaSafe(value ?? '')
   return /[",;\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
 }
 

@@ -290,7 +290,7 @@ function postlessUserIds(db: DB, viewer: Viewer) {
  * May the viewer see this user at all: an administrator, and one of the user's current or future
  * posts in scope — or no such post and the user's structure in scope (DESIGN §4).
  */
-function userVisible(db: DB, viewer: Viewer, alias: string): Expression<SqlBool> {
+export function userVisible(db: DB, viewer: Viewer, alias: string): Expression<SqlBool> {
   const user = userOf(alias)
   const posts = livePostes(db, viewer, user.id)
   return sql<SqlBool>`(${viewerIsAdmin(db, viewer)} and ${isUserAccount(alias)} and (

@@ -32,7 +32,7 @@ export const bulkRoutes = router()
       method: 'post',
       path: IMPORT_PATH,
       tags: ['Import'],
-      summary: `A file (CSV, up to ${IMPORT_MAX_ROWS} rows and ${IMPORT_MAX_BYTES / 1024 / 1024} MiB) into the caller's scope. With essai=true, the preview: what each row would do, nothing written (200). Without, the import runs in the background (202 {id}; its progress: GET import/{id}); a file refused whole (no header, a wrong one, too many rows) is 400 VALIDATION_FAILED`,
+      summary: `A file (CSV, up to ${IMPORT_MAX_ROWS} rows and ${IMPORT_MAX_BYTES / 1024 / 1024} MiB) into the caller's scope. With essai=true, the preview: what each row would do, nothing written (200). Without, the import runs in the background (202 {id}; its progress: GET import/{id}); a file refused whole (not text, no header, a wrong one, one past 64 KiB, too many rows or blank lines) is 400 VALIDATION_FAILED`,
       security: [{ bearer: [] }],
       request: {
         query: importStartQuery,

@@ -1,16 +1,19 @@
 import type { RowProblem } from '../../contract/bulk'
 import { fromWireDate } from '../../contract/dates'
 import { mailSchema, nameSchema } from '../../contract/user'
+import { formulaRestored } from '../../lib/csv'
 
 /**
  * A row's cells read as values, each with the problem that keeps it from being one. A cell the export neutralised
  * against spreadsheet formulas (a leading `'`, lib/csv.ts) reads as it was written.
  */
 
-/** A cell as written: blanks around it dropped, the export's neutralising quote removed. */
+/**
+ * A cell as written: the export's neutralising quote removed by the export's own rule, then blanks around it dropped
+ * (a cell of blanks the export neutralised reads as blank, as it would have without its quote).
+ */
 export function cellText(raw: string | undefined): string {
-  const text = (raw ?? '').trim()
-  return text.startsWith("'") && /^'[=+\-@\s]/.test(text) ? text.slice(1) : text
+  return formulaRestored((raw ?? '').trimStart()).trim()
 }
 
 type Read<T> = { value: T } | { problem: RowProblem }

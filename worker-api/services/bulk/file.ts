@@ -1,22 +1,22 @@
 import { parse } from 'csv-parse/stream'
 import {
   IMPORT_COLUMNS,
-  IMPORT_MAX_BYTES,
+  IMPORT_MAX_BLANK_LINES,
   IMPORT_MAX_ROWS,
   type ImportType,
   type RowProblem,
 } from '../../contract/bulk'
-import { BusinessError } from '../../lib/errors'
-import { byteBounded } from '../../lib/security-headers'
+import { bodyRead, boundedReader, parsedBody } from './body'
+import { fileHead } from './head'
 import type { FileRow } from './plan'
 import { repeatsCheck } from './repeats'
 
 /**
  * A file as people make them, read as it arrives: UTF-8 with or without a byte order mark, `;` or `,` (the header line
- * decides), quoted cells holding separators, quotes and line breaks, any line ending. Each row comes with the line it
- * starts on and what keeps it from being read (characters that are not UTF-8, an unclosed quote, a wrong number of
- * cells, a repeat of an earlier row); the file's own problems (no header, a wrong one, too many rows) come at line 1
- * or where they arise. Parsed by csv-parse's WHATWG stream, so the body is never held whole.
+ * decides, head.ts), quoted cells holding separators, quotes and line breaks, any line ending. Each row comes with the
+ * line it starts on and what keeps it from being read (characters that are not UTF-8, an unclosed quote, a wrong number
+ * of cells, a repeat of an earlier row); the file's own problems (no text, no header, a wrong one, too many rows or
+ * blank lines) come at line 1 or where they arise. Parsed by csv-parse's WHATWG stream, so the body is never held whole.
  */
 
 export type ChunkRow = FileRow & { problems: RowProblem[] }
@@ -25,88 +25,9 @@ export type FileChunk = { rows: ChunkRow[]; fileProblems: { line: number; proble
 /** A record longer than this is a quote left open, not a row: it is refused rather than held. */
 const MAX_RECORD_BYTES = 64 * 1024
 
-/**
- * A read of the body, its failure (a client gone, an upload cut) a 400 of the file rather than the server's error: what
- * the file had sent is discarded, and its sender may send it again. The file's own problems are rows in error, and its
- * limit a 413, before this.
- */
-async function bodyRead<T>(read: Promise<T>): Promise<T> {
-  try {
-    return await read
-  } catch (error) {
-    throw error instanceof BusinessError
-      ? error
-      : new BusinessError('VALIDATION_FAILED', 400, 'The file’s upload broke off before its end')
-  }
-}
-
-/** The body's bytes, refused past the file's limit. */
-const bounded = (body: ReadableStream<Uint8Array>) =>
-  byteBounded(
-    body,
-    IMPORT_MAX_BYTES,
-    () =>
-      new BusinessError('REQUEST_TOO_LARGE', 413, `The file is larger than ${IMPORT_MAX_BYTES / 1024 / 1024} MiB`, [
-        IMPORT_MAX_BYTES,
-      ]),
-  )
-
-/**
- * Line breaks as LF: csv-parse 7.0.3 counts a CRLF inside a quoted cell as two lines, which would shift the line of
- * every later row (a cell's own line break reads as LF, which a spreadsheet shows the same).
- */
-function lfLineBreaks(): TransformStream<Uint8Array, Uint8Array> {
-  const CR = 13
-  const LF = 10
-  let pendingCr = false
-  return new TransformStream({
-    transform(chunk, controller) {
-      const out = new Uint8Array(chunk.length + 1)
-      let length = 0
-      for (let n = 0; n < chunk.length; n++) {
-        const byte = chunk[n] as number
-        if (pendingCr && byte !== LF) out[length++] = CR
-        pendingCr = byte === CR
-        if (!pendingCr) out[length++] = byte
-      }
-      controller.enqueue(out.subarray(0, length))
-    },
-    flush(controller) {
-      if (pendingCr) controller.enqueue(new Uint8Array([CR]))
-    },
-  })
-}
-
-/** The separator the header line uses: the one of `;` and `,` it holds more of (`;` when even). */
-async function separatorOf(reader: ReadableStreamDefaultReader<Uint8Array>) {
-  const head: Uint8Array[] = []
-  let text = ''
-  const decoder = new TextDecoder()
-  while (!/[\r\n]/.test(text)) {
-    const { done, value } = await reader.read()
-    if (done) break
-    head.push(value)
-    text += decoder.decode(value, { stream: true })
-  }
-  const header = text.split(/[\r\n]/)[0] ?? ''
-  const count = (separator: string) => header.split(separator).length - 1
-  return { separator: count(',') > count(';') ? ',' : ';', head }
-}
-
-/** The body again, its first chunks (already read) first. */
-function replayed(head: Uint8Array[], reader: ReadableStreamDefaultReader<Uint8Array>) {
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      for (const chunk of head) controller.enqueue(chunk)
-    },
-    async pull(controller) {
-      const { done, value } = await reader.read()
-      if (done) controller.close()
-      else controller.enqueue(value)
-    },
-    cancel: (reason) => reader.cancel(reason),
-  })
-}
+/** The header quoted in its error: enough to recognise it, never a page of it. */
+const HEADER_QUOTED = 200
+const shortened = (text: string) => (text.length > HEADER_QUOTED ? `${text.slice(0, HEADER_QUOTED)}…` : text)
 
 const headerKey = (name: string) =>
   name
@@ -126,33 +47,39 @@ export async function* fileChunks(
     yield empty
     return
   }
-  const reader = bounded(body).getReader()
-  const { separator, head } = await bodyRead(separatorOf(reader))
+  const reader = boundedReader(body)
+  const first = await bodyRead(fileHead(reader))
+  if ('problem' in first) {
+    await reader.cancel().catch(() => {})
+    yield { rows: [], fileProblems: [{ line: 1, problem: first.problem }] }
+    return
+  }
+  const { separator, head } = first
   // The last lines of the records a quote problem kept from being read: each becomes a row in error where it starts.
   const skipped: number[] = []
-  const records = replayed(head, reader)
-    .pipeThrough(lfLineBreaks())
-    .pipeThrough(
-      parse({
-        delimiter: separator,
-        bom: true,
-        info: true,
-        record_delimiter: ['\n', '\r'],
-        relax_column_count: true,
-        // A quote inside a cell that does not start with one is a character of the cell (O"Neil).
-        relax_quotes: true,
-        skip_records_with_error: true,
-        max_record_size: MAX_RECORD_BYTES,
-        on_skip: (error) => {
-          if (error) skipped.push(Number(error.lines) || 0)
-        },
-      }),
-    ) as ReadableStream<{ record: string[]; info: { lines: number } }>
+  const parsed = parsedBody(head, reader)
+  const records = parsed.stream.pipeThrough(
+    parse({
+      delimiter: separator,
+      bom: true,
+      info: true,
+      record_delimiter: ['\n', '\r'],
+      relax_column_count: true,
+      // A quote inside a cell that does not start with one is a character of the cell (O"Neil).
+      relax_quotes: true,
+      skip_records_with_error: true,
+      max_record_size: MAX_RECORD_BYTES,
+      on_skip: (error) => {
+        if (error) skipped.push(Number(error.lines) || 0)
+      },
+    }),
+  ) as ReadableStream<{ record: string[]; info: { lines: number } }>
 
   const repeated = repeatsCheck(type)
   let chunk: FileChunk = { rows: [], fileProblems: [] }
   let lastLine = 0
   let rows = 0
+  let blankLines = 0
   let headerRead = false
   /** The rows the records skipped before the line `before` stood for. */
   const flushSkipped = (before: number) => {
@@ -180,15 +107,25 @@ export async function* fileChunks(
           const problem: RowProblem = {
             code: 'ENTETE',
             colonne: null,
-            valeurs: { attendu: columns.join(separator), trouve: record.join(separator).replace(/^\uFEFF/, '') },
+            valeurs: {
+              attendu: columns.join(separator),
+              trouve: shortened(record.join(separator).replace(/^\uFEFF/, '')),
+            },
           }
           yield { rows: [], fileProblems: [{ line: 1, problem }] }
           return
         }
         continue
       }
-      // Blank lines, and lines of empty cells a spreadsheet leaves below a table, are no rows.
-      if (record.every((cell) => cell.trim() === '')) continue
+      // Blank lines, and lines of empty cells a spreadsheet leaves below a table, are no rows, but bounded all the same.
+      if (record.every((cell) => cell.trim() === '')) {
+        if (++blankLines <= IMPORT_MAX_BLANK_LINES) continue
+        chunk.fileProblems.push({
+          line,
+          problem: { code: 'LIGNES_VIDES', colonne: null, valeurs: { max: IMPORT_MAX_BLANK_LINES } },
+        })
+        break
+      }
       if (rows >= IMPORT_MAX_ROWS) {
         chunk.fileProblems.push({
           line,
@@ -204,7 +141,8 @@ export async function* fileChunks(
       }
     }
   } finally {
-    await iterator.cancel().catch(() => {})
+    iterator.releaseLock()
+    await parsed.stop()
   }
   if (!headerRead && chunk.rows.length === 0) {
     yield empty

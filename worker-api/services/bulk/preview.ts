@@ -13,7 +13,8 @@ import { count, noCounts } from './plan'
 import { planStructureRow, structureFileState } from './structure-plan'
 import { Tree, treeReads } from './tree'
 import { fileRefused, IMPORT_LOT_ROWS, importRow, lotStore } from './upload'
-import { chunkNames, planUserRow, type UserFileState, userChunkReads, userLookups } from './user-plan'
+import { chunkNames, planUserRow, type UserFileState, userLookups } from './user-plan'
+import { userChunkReads } from './user-reads'
 import { errorRows, errorsInsert } from './writes'
 
 /** The rows a preview plans per read of D1: the users and functions they name in one statement each. */

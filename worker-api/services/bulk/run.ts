@@ -10,7 +10,8 @@ import { logEntry } from '../core/audit'
 import { type Counts, count, type FileRow, noCounts, type Planned } from './plan'
 import { planStructureRow, type StructureAction, structureFileState } from './structure-plan'
 import { Tree, treeReads } from './tree'
-import { chunkNames, planUserRow, type UserAction, userChunkReads, userLookups } from './user-plan'
+import { chunkNames, planUserRow, type UserAction, userLookups } from './user-plan'
+import { userChunkReads } from './user-reads'
 import { errorRows, errorsInsert, type LotWriter, postesPlaced, structureLotWrites, userLotWrites } from './writes'
 
 /**

@@ -1,7 +1,7 @@
 import type { RowProblem } from '../../contract/bulk'
 import { cellText, isRead, nameCell } from './cells'
 import type { FileRow, Planned } from './plan'
-import { isProblem, nameKey, type Tree, type TreeNode } from './tree'
+import { isProblem, nameKey, outside, type Tree, type TreeNode } from './tree'
 
 /**
  * What each row of a structures file (`nom;type;parent`) does, found by its path: a structure that does not exist is
@@ -45,7 +45,7 @@ export function planStructureRow(row: FileRow, tree: Tree, state: StructureFileS
   const existing = tree.byName(nom.value)
   if (existing) {
     state.lines.set(key, { line: row.line, failed: false })
-    const outcome = planExisting(row, tree, existing, parentText === '' ? null : parent, type.id)
+    const outcome = planExisting(row, tree, existing, parentText === '' ? null : parent, type.id, nom.value)
     if (outcome.kind === 'erreur') state.lines.set(key, { line: row.line, failed: true })
     return outcome
   }
@@ -54,9 +54,7 @@ export function planStructureRow(row: FileRow, tree: Tree, state: StructureFileS
     return failed(row, [{ code: 'TYPE_RACINE', colonne: 'type', valeurs: { type: type.libelle } }], state, nom.value)
   }
   if (!parent) return failed(row, [{ code: 'PARENT_REQUIS', colonne: 'parent' }], state, nom.value)
-  if (!parent.inScope) {
-    return failed(row, [outOfScope(tree, parent, 'parent')], state, nom.value)
-  }
+  if (!parent.inScope) return failed(row, [outside(parentText, 'parent')], state, nom.value)
   if (parent.typeId !== type.parent_type_id) {
     const attendu = tree.type(type.parent_type_id)?.libelle ?? String(type.parent_type_id)
     return failed(
@@ -84,7 +82,11 @@ function planExisting(
   existing: TreeNode,
   parent: TreeNode | null,
   typeId: number,
+  nom: string,
 ): Planned<StructureAction> {
+  // The importer's scope first: of a structure outside it, a row learns neither where it is nor whether its type and
+  // parent are the row's.
+  if (!existing.inScope) return failed(row, [outside(nom, 'nom')])
   if (existing.parent !== parent) {
     const where = existing.parent ? tree.path(existing.parent) : '—'
     return failed(row, [
@@ -92,7 +94,6 @@ function planExisting(
     ])
   }
   if (existing.typeId === typeId) return { line: row.line, kind: 'inchangee', problems: [] }
-  if (!existing.inScope) return failed(row, [outOfScope(tree, existing, 'nom')])
   const type = tree.type(typeId)
   const wanted = type?.parent_type_id ?? null
   if (wanted !== (existing.parent?.typeId ?? null)) {
@@ -113,12 +114,6 @@ function planExisting(
   }
   return { line: row.line, kind: 'modifiee', problems: [], action: { kind: 'retype', node: existing, typeId } }
 }
-
-const outOfScope = (tree: Tree, node: TreeNode, column: string): RowProblem => ({
-  code: 'HORS_PERIMETRE',
-  colonne: column,
-  valeurs: { valeur: tree.path(node) },
-})
 
 /** A parent not found because its own row failed says so, rather than that it does not exist. */
 function parentProblem(problem: RowProblem, text: string, state: StructureFileState): RowProblem {

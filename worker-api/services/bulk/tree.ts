@@ -122,6 +122,8 @@ export class Tree {
     let at: TreeNode | null = node.parent
     for (let n = names.length - 2; n >= 0; n--, at = at?.parent ?? null) {
       if (!at || nameKey(at.nom) !== nameKey(names[n] ?? '')) {
+        // The path of a structure outside the importer's scope is not theirs to learn, nor whether they guessed it.
+        if (!node.inScope) return outside(text, column)
         return { code: 'STRUCTURE_CHEMIN', colonne: column, valeurs: { valeur: text, chemin: this.path(node) } }
       }
     }
@@ -130,3 +132,10 @@ export class Tree {
 }
 
 export const isProblem = (value: object): value is RowProblem => 'code' in value
+
+/** A structure outside the importer's scope, named as the row writes it (its id, name or path): never where it is. */
+export const outside = (text: string, column: string): RowProblem => ({
+  code: 'HORS_PERIMETRE',
+  colonne: column,
+  valeurs: { valeur: text },
+})

@@ -1,11 +1,9 @@
-import { type SqlBool, sql } from 'kysely'
 import type { RowProblem } from '../../contract/bulk'
 import { toWireDate } from '../../contract/dates'
-import type { DB } from '../../db/client'
-import { modificationColumn, type Viewer } from '../../lib/scope'
 import { cellText, dateCell, flagCell, isRead, mailCell, nameCell } from './cells'
 import type { FileRow, Planned } from './plan'
-import { isProblem, type Tree, type TreeNode } from './tree'
+import { isProblem, outside, type Tree, type TreeNode } from './tree'
+import type { FoundUser, HeldPoste } from './user-reads'
 
 /**
  * What each row of a users file (`mail;nom;prenom;login;admin;structure;fonction;dateDebut;dateFin;actif`) does. A
@@ -36,68 +34,6 @@ export type UserAction =
       poste: RowPoste | null
     }
 
-/** A user as the rows of a chunk find them. */
-export type FoundUser = {
-  id: number
-  login: string
-  mail: string
-  nom: string
-  prenom: string
-  admin: number
-  actif: number
-  supprime: number
-  registration_state: string
-  version: number
-  domain: string
-  langue: 'fr' | 'en'
-  modification: number
-  /** Their posts, as JSON `[[structure, fonction, 'YYYY-MM-DD', 'YYYY-MM-DD'], …]`. */
-  postes: string
-}
-
-type HeldPoste = [number, number, string, string]
-
-/** The users whose address or login the chunk names, and the functions of the structures it names: one read. */
-export function userChunkReads(db: DB, viewer: Viewer, names: string[], structureIds: number[]) {
-  const listed = JSON.stringify(names)
-  return {
-    users: db
-      .selectFrom('utilisateur')
-      .select([
-        'utilisateur.id',
-        'utilisateur.login',
-        'utilisateur.mail',
-        'utilisateur.nom',
-        'utilisateur.prenom',
-        'utilisateur.admin',
-        'utilisateur.actif',
-        'utilisateur.supprime',
-        'utilisateur.registration_state',
-        'utilisateur.version',
-        'utilisateur.domain',
-        'utilisateur.langue',
-      ])
-      .select(modificationColumn(db, viewer))
-      .select(
-        sql<string>`(select coalesce(json_group_array(json_array(p.structure_id, p.fonction_id, p.date_debut, p.date_fin)), '[]')
-          from poste p where p.utilisateur_id = utilisateur.id)`.as('postes'),
-      )
-      // Each name down the index of addresses, then of logins (both unique whatever the case).
-      .where(
-        sql<SqlBool>`utilisateur.id in (
-          select by_mail.id from json_each(${listed}) wanted
-            join utilisateur by_mail on by_mail.mail = wanted.value collate nocase
-          union select by_login.id from json_each(${listed}) wanted
-            join utilisateur by_login on by_login.login = wanted.value collate nocase)`,
-      ),
-    fonctions: db
-      .selectFrom('fonction')
-      .select(['id', 'libelle', 'structure_id'])
-      .where(sql<SqlBool>`structure_id in (select value from json_each(${JSON.stringify(structureIds)}))`)
-      .orderBy('libelle'),
-  }
-}
-
 /** What the rows of a chunk are planned against: the tree, the users and functions read, the importer. */
 export type UserWorld = {
   tree: Tree
@@ -127,7 +63,8 @@ export function chunkNames(rows: FileRow[], tree: Tree) {
     const structure = cellText(row.cells[5])
     if (structure) {
       const node = tree.resolve(structure, 'structure')
-      if (!isProblem(node) && node.id !== null) structures.add(node.id)
+      // Only a structure of the scope has its functions read: the others' rows are errors before them.
+      if (!isProblem(node) && node.id !== null && node.inScope) structures.add(node.id)
     }
   }
   return { names: [...names], structureIds: [...structures] }
@@ -173,7 +110,7 @@ function rowPoste(cells: string[], world: Lookups, problems: RowProblem[]): RowP
     return null
   }
   if (!structure.inScope || structure.id === null) {
-    problems.push({ code: 'HORS_PERIMETRE', colonne: 'structure', valeurs: { valeur: world.tree.path(structure) } })
+    problems.push(outside(structureText, 'structure'))
     return null
   }
   const known = world.fonctionsOf(structure.id)
@@ -192,6 +129,13 @@ function rowPoste(cells: string[], world: Lookups, problems: RowProblem[]): RowP
   if (!isRead(debut) || !isRead(fin) || problems.length > 0) return null
   return { structure: structure as TreeNode & { id: number }, fonction, debut: debut.value, fin: fin.value }
 }
+
+/** The one answer to a row naming an account the importer may not change: outside their scope, or astride it. */
+const OUTSIDE: RowProblem = { code: 'COMPTE_HORS_PERIMETRE', colonne: 'mail' }
+
+/** An address the row gives that is another account's address or login: said so only of an account in sight. */
+const addressTaken = (holder: FoundUser, valeur: string): RowProblem =>
+  holder.visible ? { code: 'ADRESSE_PRISE', colonne: 'mail', valeurs: { valeur } } : OUTSIDE
 
 /** Whether a user holds that function of that structure on one of the post's days. */
 const holds = (postes: HeldPoste[], poste: RowPoste) =>
@@ -239,7 +183,8 @@ export function planUserRow(row: FileRow, world: Lookups, state: UserFileState):
   if (!found && !earlier) {
     // No account of that address or login: a new user, whose address is not another account's login.
     if (loginText !== '' && lower(loginText) !== key) return fail({ code: 'LOGIN_NOUVEAU', colonne: 'login' })
-    if (world.byLogin.has(key)) return fail({ code: 'ADRESSE_PRISE', colonne: 'mail', valeurs: { valeur: mail.value } })
+    const holder = world.byLogin.get(key)
+    if (holder) return fail(addressTaken(holder, mail.value))
     if (!poste && !world.importer.racine) return fail({ code: 'POSTE_REQUIS', colonne: 'structure' })
     state.set(key, { postes: poste ? [heldOf(poste)] : [] })
     const user = { ...identity, admin: identity.admin ?? false, actif: identity.actif ?? true }
@@ -274,6 +219,9 @@ function planFound(
 ): Planned<UserAction> {
   const { identity, loginText, poste, earlier } = given
   const fail = (problem: RowProblem): Planned<UserAction> => ({ line: row.line, kind: 'erreur', problems: [problem] })
+  // The importer's scope first: of an account they cannot see, a row learns nothing (its login, its state, whether its
+  // names and flags are the row's), whatever it gives.
+  if (!found.visible) return fail(OUTSIDE)
   if (found.supprime) return fail({ code: 'COMPTE_SUPPRIME', colonne: 'mail' })
   if (found.registration_state === 'PENDING') return fail({ code: 'INSCRIPTION_EN_ATTENTE', colonne: 'mail' })
   if (loginText !== '' && lower(loginText) !== lower(found.login)) {
@@ -300,14 +248,12 @@ function planFound(
     return { line: row.line, kind: 'inchangee', problems: [] }
   }
   if (found.id === world.importer.id) return fail({ code: 'PROPRE_COMPTE', colonne: null })
-  if (!found.modification) return fail({ code: 'COMPTE_HORS_PERIMETRE', colonne: 'mail' })
+  if (!found.modification) return fail(OUTSIDE)
   const isAdmin = set.admin ?? found.admin === 1
   if (set.actif !== undefined && (found.admin === 1 || isAdmin)) return fail({ code: 'ADMIN_ETAT', colonne: 'actif' })
   const holder =
     set.mail === undefined ? undefined : (world.byMail.get(lower(set.mail)) ?? world.byLogin.get(lower(set.mail)))
-  if (set.mail !== undefined && holder && holder.id !== found.id) {
-    return fail({ code: 'ADRESSE_PRISE', colonne: 'mail', valeurs: { valeur: set.mail } })
-  }
+  if (set.mail !== undefined && holder && holder.id !== found.id) return fail(addressTaken(holder, set.mail))
   mark()
   return {
     line: row.line,

@@ -13,7 +13,8 @@ import { revokeSessions, uninvite } from '../organisation/user-admin'
 import { createdUserId, invitedUserRow } from '../organisation/user-creation'
 import type { StructureAction } from './structure-plan'
 import type { Tree } from './tree'
-import type { FoundUser, RowPoste, UserAction } from './user-plan'
+import type { RowPoste, UserAction } from './user-plan'
+import type { FoundUser } from './user-reads'
 
 /**
  * The statements of a lot's rows, each write with its audit entry and, where it rests on what was read (a user's
