@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { AccessList } from '../../worker-api/contract/access'
-import type { CatalogueApplication } from '../../worker-api/contract/catalogue'
+import { type CatalogueApplication, LIST_GRANTS_SHOWN } from '../../worker-api/contract/catalogue'
 import {
   call,
   createOrganisation,
@@ -305,6 +305,14 @@ describe('an application granted by more functions than one call may name', () =
     const list = await call('/rest/bd/application?q=Quais%20du%20nord&fonctionsMax=0', { token: root })
     const [listed] = (await list.json()) as CatalogueApplication[]
     expect([listed?.nbFonctions, listed?.fonctions]).toEqual([MANY, []])
+    // The list names the first 10 unless asked otherwise (README), the whole list and a page alike.
+    expect(LIST_GRANTS_SHOWN).toBe(10)
+    for (const query of ['', '&page=1']) {
+      const [first] = (await (
+        await call(`/rest/bd/application?q=Quais%20du%20nord${query}`, { token: root })
+      ).json()) as CatalogueApplication[]
+      expect([first?.nbFonctions, first?.fonctions.map((f) => f.id)]).toEqual([MANY, ids.slice(0, 10)])
+    }
     const whole = (await (
       await call(`/rest/bd/application/${application.id}`, { token: root })
     ).json()) as CatalogueApplication

@@ -54,24 +54,32 @@ export const APPLICATION_SORTS = ['libelle', '-libelle', 'nbUtilisateurs', '-nbU
 export const GRANTS_MAX = 50
 
 /**
+ * The granting functions each application of the list names unless the call asks for another number: a catalogue
+ * copied into every structure by the templates grants an application through thousands of functions, and naming them
+ * all made the list the slowest read of a large organisation (`nbFonctions` counts them all; one application's read
+ * names all of them).
+ */
+export const LIST_GRANTS_SHOWN = 10
+
+/**
  * How many of its granting functions each application names (`fonctions`), when a screen shows only
  * the first: a catalogue copied into every structure by the templates grants an application through
- * thousands of functions. Absent, all of them.
+ * thousands of functions.
  */
-const fonctionsMaxQuery = {
-  fonctionsMax: z.coerce
+const fonctionsMax = (absent: string) =>
+  z.coerce
     .number<number>()
     .int()
     .min(0)
     .max(GRANTS_MAX)
     .optional()
-    .describe(`Name at most this many granting functions per application (0 to ${GRANTS_MAX}); absent, all of them`),
-}
+    .describe(`Name at most this many granting functions per application (0 to ${GRANTS_MAX}); absent, ${absent}`)
+const fonctionsMaxQuery = { fonctionsMax: fonctionsMax('all of them') }
 
 export const applicationListQuery = z.object({
   ...pageQuery,
   tri: z.enum(APPLICATION_SORTS).optional().describe('Sort (default libelle; a leading minus sorts descending)'),
-  ...fonctionsMaxQuery,
+  fonctionsMax: fonctionsMax(`the first ${LIST_GRANTS_SHOWN}`),
 })
 
 export const applicationIdParam = z.object({ id: positiveInt() })

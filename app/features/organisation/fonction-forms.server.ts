@@ -38,12 +38,13 @@ const OPENERS = ['renommer', 'acces', 'confirmer', 'id']
 export async function structureFonctions(auth: Auth, url: URL, structureId: number) {
   const granting = Number(url.searchParams.get('acces'))
   // The catalogue is asked for with the rest when a function's grants are open: one round trip (the
-  // API refuses it to an administrator who is not of the root, whose page then shows no grants form).
+  // API refuses it to an administrator who is not of the root, whose page then shows no grants form),
+  // without the functions that grant each application, which the form does not show.
   const [fonctions, me, offered] = await Promise.all([
     auth.expect(auth.api.rest.bd.fonction.structure[':id'].$get({ param: { id: structureId } })),
     auth.expect(auth.api.rest.bd.session.$get()),
     Number.isSafeInteger(granting) && granting > 0
-      ? auth.settle(auth.api.rest.bd.application.$get({ query: {} }))
+      ? auth.settle(auth.api.rest.bd.application.$get({ query: { fonctionsMax: 0 } }))
       : null,
   ])
   const opened = me.racine ? fonctions.find((f) => f.id === granting) : undefined

@@ -1,5 +1,5 @@
 import { type Expression, type SqlBool, sql } from 'kysely'
-import type { APPLICATION_SORTS, CatalogueApplication } from '../../contract/catalogue'
+import { type APPLICATION_SORTS, type CatalogueApplication, LIST_GRANTS_SHOWN } from '../../contract/catalogue'
 import { type DB, prepared } from '../../db/client'
 import { notFound } from '../../lib/errors'
 import { containsPattern, pageWindow, sortOf, WHOLE_LIST_READ, wholeList } from '../../lib/query'
@@ -169,8 +169,7 @@ const pageStatement = prepared(
   (
     db,
     values: ListValues & {
-      cut: boolean
-      fonctionsMax?: number
+      fonctionsMax: number
       sort: 'libelle' | 'nbUtilisateurs'
       direction: 'asc' | 'desc'
       paged: boolean
@@ -179,15 +178,13 @@ const pageStatement = prepared(
     },
   ) => {
     const viewer = viewerIn(values)
-    const filtered = catalogueQuery(db, viewer, 'kept', values.cut ? values.fonctionsMax : undefined).where(
-      listFilter(values),
-    )
+    const filtered = catalogueQuery(db, viewer, 'kept', values.fonctionsMax).where(listFilter(values))
     const sorted = (
       values.sort === 'nbUtilisateurs' ? filtered.orderBy('nb_utilisateurs', values.direction) : filtered
     ).orderBy(sql`a.libelle collate nocase`, values.sort === 'libelle' ? values.direction : 'asc')
     return values.paged ? sorted.limit(values.size ?? 0).offset(values.offset ?? 0) : sorted.limit(WHOLE_LIST_READ)
   },
-  [...LIST_SHAPE, 'cut', 'sort', 'direction', 'paged'],
+  [...LIST_SHAPE, 'sort', 'direction', 'paged'],
 )
 
 const countStatement = prepared(
@@ -230,11 +227,9 @@ export async function listApplications(
   }
   const { key: sort, direction } = sortOf(query.tri, 'libelle')
   const paged = query.page !== undefined
-  const cut = query.fonctionsMax !== undefined
   const page = {
     ...values,
-    ...(cut ? { fonctionsMax: query.fonctionsMax } : {}),
-    cut,
+    fonctionsMax: query.fonctionsMax ?? LIST_GRANTS_SHOWN,
     sort,
     direction,
     paged,
