@@ -896,6 +896,10 @@ export const en: Resource = {
     invitationPending: 'Invitation sent, pending: the link to choose a password is valid until {{date}}.',
     invitationExpired: 'Invitation expired on {{date}}: the account is still waiting for its password.',
     invite: 'Send the invitation again',
+    inviteFirst: 'Send the invitation',
+    notInvited:
+      'Not invited yet: the account is waiting for its password and no invitation is under way (an import without invitations, say).',
+    invitedOnActivation: 'The account is waiting for its password: activating it sends the invitation.',
     inviting: 'Sending…',
     invitationSent: 'A new invitation is sent; the previous link no longer works.',
     postes: 'Posts',

@@ -915,6 +915,10 @@ export const fr = {
       "Invitation envoyée, en attente : le lien pour choisir un mot de passe est valable jusqu'au {{date}}.",
     invitationExpired: 'Invitation expirée le {{date}} : le compte attend toujours son mot de passe.',
     invite: "Renvoyer l'invitation",
+    inviteFirst: "Envoyer l'invitation",
+    notInvited:
+      "Pas encore invité : le compte attend son mot de passe et aucune invitation n'est en cours (un import sans invitation, par exemple).",
+    invitedOnActivation: 'Le compte attend son mot de passe : son activation lui enverra l’invitation.',
     inviting: 'Envoi…',
     invitationSent: 'Une nouvelle invitation est envoyée ; le lien précédent ne fonctionne plus.',
     postes: 'Postes',

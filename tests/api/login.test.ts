@@ -49,6 +49,7 @@ describe('POST /rest/public/bd/login: success', () => {
         'postesFutur',
         'tokenRegister',
         'mailEnAttente',
+        'motDePasseChoisi',
       ].sort(),
     )
     expect(body.user).toMatchObject({

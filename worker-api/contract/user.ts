@@ -24,6 +24,11 @@ export const userSchema = z.object({
   postesEnCours: z.array(posteSchema),
   postesFutur: z.array(posteSchema),
   tokenRegister: z.number().int().nullable().describe('Registration token expiry, epoch milliseconds'),
+  motDePasseChoisi: z
+    .boolean()
+    .describe(
+      'Whether the user has chosen their password: false for one invited (tokenRegister: until when), imported or provisioned without an invitation (tokenRegister null: POST utilisateur/{id}/invitation invites them), or whose registration waits',
+    ),
   mailEnAttente: z
     .string()
     .nullable()

@@ -95,21 +95,26 @@ export function AccountCard({ user, editable }: { user: User; editable: boolean 
             </p>
           ) : null}
         </Form>
-        {user.tokenRegister !== null ? (
+        {user.tokenRegister !== null || !user.motDePasseChoisi ? (
           <div className="flex flex-col gap-2 rounded-md border border-dashed p-3 text-sm">
             <p className="flex items-start gap-2">
               <CalendarClock aria-hidden className="mt-0.5 size-4 shrink-0" />
-              {user.tokenRegister > Date.now()
-                ? t('adminProfile.invitationPending', { date: dateTime(user.tokenRegister, i18n.language) })
-                : t('adminProfile.invitationExpired', { date: dateTime(user.tokenRegister, i18n.language) })}
+              {user.tokenRegister === null
+                ? // Imported or provisioned without an invitation, or deactivated since (its link died).
+                  t(user.actif ? 'adminProfile.notInvited' : 'adminProfile.invitedOnActivation')
+                : user.tokenRegister > Date.now()
+                  ? t('adminProfile.invitationPending', { date: dateTime(user.tokenRegister, i18n.language) })
+                  : t('adminProfile.invitationExpired', { date: dateTime(user.tokenRegister, i18n.language) })}
             </p>
-            {editable && !user.supprime ? (
+            {editable && !user.supprime && user.actif ? (
               <Form method="post" preventScrollReset>
                 <input type="hidden" name="intent" value="invitation" />
                 <input type="hidden" name={FOCUS_FIELD} value={INVITE} />
                 <Button id={INVITE} type="submit" variant="outline" size="sm" disabled={inviting}>
                   <Mail aria-hidden />
-                  {inviting ? t('adminProfile.inviting') : t('adminProfile.invite')}
+                  {inviting
+                    ? t('adminProfile.inviting')
+                    : t(user.tokenRegister === null ? 'adminProfile.inviteFirst' : 'adminProfile.invite')}
                 </Button>
               </Form>
             ) : null}

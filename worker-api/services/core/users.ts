@@ -92,7 +92,16 @@ export function pendingMail(eb: ExpressionBuilder<Database, 'utilisateur'>) {
 /** What a user's answer (spec §3) is made of: the columns it shows and their pending address. */
 type UserRow = Pick<
   UtilisateurRow,
-  'id' | 'login' | 'nom' | 'prenom' | 'mail' | 'actif' | 'supprime' | 'admin' | 'token_register_expires_at'
+  | 'id'
+  | 'login'
+  | 'nom'
+  | 'prenom'
+  | 'mail'
+  | 'actif'
+  | 'supprime'
+  | 'admin'
+  | 'token_register_expires_at'
+  | 'registration_state'
 > & { mail_en_attente?: string | null }
 
 export function toUser(row: UserRow, postes: PosteWithPath[], modification: boolean): User {
@@ -109,6 +118,7 @@ export function toUser(row: UserRow, postes: PosteWithPath[], modification: bool
     postesEnCours: postes.filter((p) => p.current).map(strip),
     postesFutur: postes.filter((p) => !p.current).map(strip),
     tokenRegister: row.token_register_expires_at ? Date.parse(row.token_register_expires_at) : null,
+    motDePasseChoisi: row.registration_state === 'COMPLETE',
     mailEnAttente: row.mail_en_attente ?? null,
   }
 }

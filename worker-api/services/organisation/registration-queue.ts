@@ -1,6 +1,7 @@
 import { type Expression, type SqlBool, sql } from 'kysely'
 import type { OfferedFonction, PendingUser, RegistrationListQuery } from '../../contract/registration'
 import type { DB } from '../../db/client'
+import type { RegistrationState } from '../../db/schema'
 import { notFound } from '../../lib/errors'
 import { containsEveryWord, onePage, sortOf } from '../../lib/query'
 import { pathInScope, registrationInScope, type Viewer } from '../../lib/scope'
@@ -34,6 +35,7 @@ export const pendingColumns = [
   'u.supprime',
   'u.admin',
   'u.token_register_expires_at',
+  'u.registration_state',
   'u.registration_structure_id',
   'u.registration_structure_nom',
   'u.domain',
@@ -52,6 +54,7 @@ export type PendingRow = {
   supprime: number
   admin: number
   token_register_expires_at: string | null
+  registration_state: RegistrationState
   registration_structure_id: number | null
   registration_structure_nom: string | null
   rattachement_id: number | null

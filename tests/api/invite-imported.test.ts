@@ -1,0 +1,55 @@
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { User } from '../../worker-api/contract/user'
+import { call, createOrganisation, createUser, currentPost, db, isoDate, post, sessionFor, wireDate } from './helpers'
+import { importQueue } from './import-queue'
+
+/**
+ * A user imported without an invitation waits for their password with no link under way: their record says so
+ * (`motDePasseChoisi` false, `tokenRegister` null), which the user's page shows with an invitation button, and
+ * `POST rest/bd/utilisateur/{id}/invitation` invites them then.
+ */
+
+let root: { token: string }
+
+beforeAll(async () => {
+  await createOrganisation()
+  const admin = await createUser({ admin: true, postes: [currentPost(1, 1, 400)] })
+  root = { token: (await sessionFor(admin.id)).accessToken }
+})
+
+const userOf = async (id: number) => (await (await call(`/rest/bd/utilisateur/${id}`, root)).json()) as User
+
+describe('a user imported without an invitation', () => {
+  it('is shown waiting for a password with no invitation, and is invited from their record', async () => {
+    const mail = `importe.${crypto.randomUUID().slice(0, 8)}@example.test`
+    const file = [
+      'mail;nom;prenom;login;admin;structure;fonction;dateDebut;dateFin;actif',
+      `${mail};Martin;Léa;;non;Agence Lille;Agent de quai;${wireDate(isoDate(0))};${wireDate(isoDate(300))};oui`,
+    ].join('\n')
+    const queue = importQueue()
+    const started = await call('/rest/bd/import?type=utilisateurs', {
+      method: 'POST',
+      token: root.token,
+      body: file,
+      headers: { 'Content-Type': 'text/csv' },
+      env: queue.env,
+    })
+    expect(started.status).toBe(202)
+    await queue.drain()
+    const { id } = await db().selectFrom('utilisateur').select('id').where('mail', '=', mail).executeTakeFirstOrThrow()
+
+    expect(await userOf(id)).toMatchObject({ motDePasseChoisi: false, tokenRegister: null, actif: true })
+    expect(await db().selectFrom('outbox').select('id').where('to_address', '=', mail).execute()).toEqual([])
+
+    expect((await post(`/rest/bd/utilisateur/${id}/invitation`, {}, root)).status).toBe(204)
+    const invited = await userOf(id)
+    expect(invited.motDePasseChoisi).toBe(false)
+    expect(invited.tokenRegister).toBeGreaterThan(Date.now())
+    expect(await db().selectFrom('outbox').select('kind').where('to_address', '=', mail).execute()).toHaveLength(1)
+  })
+
+  it('is told apart from a user who chose their password', async () => {
+    const user = await createUser({ postes: [currentPost(4, 2)] })
+    expect(await userOf(user.id)).toMatchObject({ motDePasseChoisi: true, tokenRegister: null })
+  })
+})
