@@ -53,3 +53,44 @@ describe('a user imported without an invitation', () => {
     expect(await userOf(user.id)).toMatchObject({ motDePasseChoisi: true, tokenRegister: null })
   })
 })
+
+describe('an import that invites, given again a file whose users were imported without invitations', () => {
+  it('invites each of them once, changing nothing else, and leaves those invited already', async () => {
+    const mails = [1, 2].map((n) => `reimporte${n}.${crypto.randomUUID().slice(0, 8)}@example.test`)
+    const file = [
+      'mail;nom;prenom;login;admin;structure;fonction;dateDebut;dateFin;actif',
+      ...mails.map(
+        (mail) =>
+          `${mail};Martin;Léa;;non;Agence Lille;Agent de quai;${wireDate(isoDate(0))};${wireDate(isoDate(300))};oui`,
+      ),
+    ].join('\n')
+    const run = async (query: string) => {
+      const queue = importQueue()
+      const started = await call(`/rest/bd/import?type=utilisateurs${query}`, {
+        method: 'POST',
+        token: root.token,
+        body: file,
+        headers: { 'Content-Type': 'text/csv' },
+        env: queue.env,
+      })
+      expect(started.status).toBe(202)
+      await queue.drain()
+      const { id } = (await started.json()) as { id: number }
+      return (await (await call(`/rest/bd/import/${id}`, root)).json()) as Record<string, unknown>
+    }
+    const sent = () =>
+      db().selectFrom('outbox').select('to_address').where('to_address', 'in', mails).orderBy('id').execute()
+    await run('')
+    expect(await sent()).toEqual([])
+    const first = mails[0] as string
+    const [invitedFirst] = await db().selectFrom('utilisateur').select('id').where('mail', '=', first).execute()
+    expect((await post(`/rest/bd/utilisateur/${invitedFirst?.id}/invitation`, {}, root)).status).toBe(204)
+
+    const again = await run('&invitation=true')
+    expect(again).toMatchObject({ etat: 'TERMINE', inchangees: 2, modifiees: 0, creees: 0 })
+    // The second one invited by the import; the first, whose link lives, not again.
+    expect((await sent()).map((mail) => mail.to_address)).toEqual([first, mails[1]])
+    await run('&invitation=true')
+    expect(await sent()).toHaveLength(2)
+  })
+})

@@ -6,7 +6,8 @@ export type FileRow = { line: number; cells: string[] }
 /** What a row does: creates, changes, leaves everything as it is, or cannot be imported (its problems). */
 export type Planned<Action> =
   | { line: number; kind: 'creee' | 'modifiee'; problems: []; action: Action }
-  | { line: number; kind: 'inchangee'; problems: [] }
+  /** `invitable`: the user it names waits for a password with no invitation under way, which an import may send. */
+  | { line: number; kind: 'inchangee'; problems: []; invitable?: Action }
   | { line: number; kind: 'erreur'; problems: RowProblem[] }
 
 /** The counts of a preview or of an import. */

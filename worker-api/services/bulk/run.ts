@@ -227,6 +227,7 @@ export async function runLot(ctx: Ctx, message: ImportMessage): Promise<void> {
       const outcome = planUserRow(row, world, state)
       planned.set(row.line, outcome)
       if (outcome.kind === 'creee' || outcome.kind === 'modifiee') actions.push(outcome.action)
+      else if (outcome.kind === 'inchangee' && outcome.invitable && writer.inviter) actions.push(outcome.invitable)
     }
     writes = await userLotWrites(writer, actions, users, suffix)
     placed = postesPlaced(

@@ -1,5 +1,5 @@
 import type { RowProblem } from '../../contract/bulk'
-import { toWireDate } from '../../contract/dates'
+import { nowIso, toWireDate } from '../../contract/dates'
 import { cellText, dateCell, flagCell, isRead, mailCell, nameCell } from './cells'
 import type { FileRow, Planned } from './plan'
 import { isProblem, outside, type Tree, type TreeNode } from './tree'
@@ -245,7 +245,29 @@ function planFound(
   }
   if (Object.keys(set).length === 0 && !addsPoste) {
     mark()
-    return { line: row.line, kind: 'inchangee', problems: [] }
+    // Imported earlier without an invitation: an import that invites sends it now (`run.ts`), changing nothing else.
+    const invitable =
+      !earlier &&
+      found.registration_state === 'INVITED' &&
+      found.actif === 1 &&
+      found.modification === 1 &&
+      found.id !== world.importer.id &&
+      (found.token_register_expires_at === null || found.token_register_expires_at < nowIso())
+    return {
+      line: row.line,
+      kind: 'inchangee',
+      problems: [],
+      ...(invitable
+        ? {
+            invitable: {
+              kind: 'update' as const,
+              target: { id: found.id, version: found.version, login: found.login },
+              set: {},
+              poste: null,
+            },
+          }
+        : {}),
+    }
   }
   if (found.id === world.importer.id) return fail({ code: 'PROPRE_COMPTE', colonne: null })
   if (!found.modification) return fail(OUTSIDE)

@@ -18,6 +18,8 @@ export type FoundUser = {
   actif: number
   supprime: number
   registration_state: string
+  /** Until when their invitation's link lives (null: none sent, or it died). */
+  token_register_expires_at: string | null
   version: number
   domain: string
   langue: 'fr' | 'en'
@@ -47,6 +49,7 @@ export function userChunkReads(db: DB, viewer: Viewer, names: string[], structur
         'utilisateur.actif',
         'utilisateur.supprime',
         'utilisateur.registration_state',
+        'utilisateur.token_register_expires_at',
         'utilisateur.version',
         'utilisateur.domain',
         'utilisateur.langue',

@@ -228,7 +228,15 @@ async function updateUser(
     )
   }
   if (set.actif === false) after.push(revokeSessions(db, found.id, at), ...(invited ? uninvite(db, found.id, at) : []))
-  if (set.actif === true && invited && w.inviter) {
+  // Activated, or active with no invitation under way (imported without one): an import that invites sends it.
+  const waiting =
+    found.actif === 1 &&
+    set.actif === undefined &&
+    // A corrected address sends its own invitation (`mailCorrection`).
+    set.mail === undefined &&
+    (found.token_register_expires_at === null || found.token_register_expires_at < at)
+  const invites = invited && w.inviter && (set.actif === true || waiting)
+  if (invites) {
     const invitation = await invitationWrites(db, w.importer, { ...found, nom, prenom }, { origin: w.origine }, w.now, {
       capped: true,
     })
@@ -246,6 +254,7 @@ async function updateUser(
       ? [entry(set.actif ? 'UTILISATEUR_ACTIVATION' : 'UTILISATEUR_DESACTIVATION', `${about}${importer}`)]
       : []),
     ...(said.length > 0 ? [entry('UTILISATEUR_MODIFICATION', `${about} : ${said.join(' ; ')}${importer}`)] : []),
+    ...(invites && set.actif === undefined ? [entry('INVITATION_RENVOI', `${about}${importer}`)] : []),
   ]
   return [...writes, ...after, ...entries]
 }
