@@ -258,23 +258,45 @@ describe('reviewing', () => {
 })
 
 describe('the due date, the reminders and the report', () => {
-  it('reminds the administrators with posts left halfway and two days before, once each', async () => {
-    const id = await opened(nord, campaign(2, { echeance: wireDate(isoDate(2)) }))
-    await db()
-      .updateTable('revue')
-      .set({ created_at: new Date(Date.now() - 10 * 86_400_000).toISOString() })
-      .where('id', '=', id)
-      .execute()
+  it('reminds the administrators with posts left halfway to the due date, then two days before it, once each', async () => {
+    const body = campaign(2, { echeance: wireDate(isoDate(10)) })
+    const id = await opened(nord, body)
     const mails = () =>
-      db().selectFrom('outbox').select(['utilisateur_id', 'subject']).where('kind', '=', 'ACCESS_REVIEW').execute()
-    const before = (await mails()).length
-    await reviewDeadlines(backgroundContext(env))
-    const told = (await mails()).slice(before)
-    expect(told.map((mail) => mail.utilisateur_id).sort()).toEqual([nord.id, root.id].sort())
-    expect(told[0]?.subject).toMatch(/^Revue des accès « Revue 2 .* » : \d+ postes à revoir$/)
-    await reviewDeadlines(backgroundContext(env))
-    expect((await mails()).length).toBe(before + told.length)
+      db()
+        .selectFrom('outbox')
+        .select(['utilisateur_id', 'subject', 'text'])
+        .where('kind', '=', 'ACCESS_REVIEW')
+        .where('subject', 'like', `%« ${body.nom} »%`)
+        .orderBy('id')
+        .execute()
+    const cron = () => reviewDeadlines(backgroundContext(env))
+    const set = (values: { created_at?: string; echeance?: string }) =>
+      db().updateTable('revue').set(values).where('id', '=', id).execute()
+    // Opened today, due in ten days: halfway is days ahead.
+    await cron()
+    expect(await mails()).toEqual([])
+    // Opened twelve days ago: halfway has passed.
+    await set({ created_at: new Date(Date.now() - 12 * 86_400_000).toISOString() })
+    await cron()
+    const halfway = await mails()
+    expect(halfway.map((mail) => mail.utilisateur_id).sort()).toEqual([nord.id, root.id].sort())
+    expect(halfway[0]?.subject).toMatch(/^Revue des accès « Revue 2 .* » : \d+ postes à revoir$/)
+    for (const mail of halfway) expect(mail.text).toContain(wireDate(isoDate(10)))
+    expect(await stateOf(id)).toMatchObject({ rappel_mi_parcours_at: expect.any(String), rappel_echeance_at: null })
+    await cron()
+    expect(await mails()).toHaveLength(2)
+    // Three days before the due date is not yet two.
+    await set({ echeance: isoDate(3) })
+    await cron()
+    expect(await mails()).toHaveLength(2)
+    await set({ echeance: isoDate(2) })
+    await cron()
+    const last = (await mails()).slice(2)
+    expect(last.map((mail) => mail.utilisateur_id).sort()).toEqual([nord.id, root.id].sort())
+    for (const mail of last) expect(mail.text).toContain(wireDate(isoDate(2)))
     expect(await stateOf(id)).toMatchObject({ rappel_echeance_at: expect.any(String) })
+    await cron()
+    expect(await mails()).toHaveLength(4)
   })
 
   it(`keeps the posts nobody reviewed (CONSERVER), ${REVIEW_BATCH} items per message`, async () => {
