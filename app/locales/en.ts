@@ -1279,7 +1279,10 @@ export const en: Resource = {
     grantTitle: 'Grant',
     grantIntro: 'Granting creates a post: the chosen function, in its structure, over the chosen period.',
     fonction: 'Function',
-    fonctionHint: 'The functions of your scope that open {{application}}; those of the requester’s structures first.',
+    fonctionHint:
+      'The functions of your scope that open {{application}}: those of the requester’s structures first, then those that open the fewest other applications. The post opens every application of its function.',
+    alsoOpens: 'also opens {{applications}}',
+    opensOnly: 'opens {{application}} only',
     noProposal:
       'No function of your scope opens {{application}}: a catalogue administrator may grant it to one, or refuse the request.',
     ownStructure: '(their structure)',

@@ -1300,7 +1300,9 @@ export const fr = {
     grantIntro: 'Accorder crée un poste : la fonction choisie, dans sa structure, sur la période choisie.',
     fonction: 'Fonction',
     fonctionHint:
-      'Les fonctions de votre périmètre qui ouvrent {{application}} ; celles des structures du demandeur d’abord.',
+      'Les fonctions de votre périmètre qui ouvrent {{application}} : celles des structures du demandeur d’abord, puis celles qui ouvrent le moins d’autres applications. Le poste ouvre toutes les applications de sa fonction.',
+    alsoOpens: 'ouvre aussi : {{applications}}',
+    opensOnly: 'n’ouvre que {{application}}',
     noProposal:
       'Aucune fonction de votre périmètre n’ouvre {{application}} : un administrateur du catalogue peut l’accorder à une fonction, ou refusez la demande.',
     ownStructure: '(sa structure)',

@@ -130,7 +130,12 @@ export default function AccessRequest() {
   const waiting = demande.etat === 'EN_ATTENTE'
   const proposals = demande.propositions.map((p) => ({
     value: `${p.fonction.id}:${p.structure.id}`,
-    label: `${p.fonction.libelle}, ${p.structure.nom}${p.actuelle ? ` ${t('requests.ownStructure')}` : ''}`,
+    // What else the post would open, said in the choice itself (a post grants every application of its function).
+    label: `${p.fonction.libelle}, ${p.structure.nom}${p.actuelle ? ` ${t('requests.ownStructure')}` : ''} — ${
+      p.ouvreAussi.length > 0
+        ? t('requests.alsoOpens', { applications: p.ouvreAussi.join(', ') })
+        : t('requests.opensOnly', { application })
+    }`,
   }))
   const textarea = (id: string, field: string, intent: Intent, label: string, hint?: string, required = false) => {
     const errors = errorsOf(intent, field)?.map((key) => t(key))

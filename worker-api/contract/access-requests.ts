@@ -111,10 +111,13 @@ export const requestDetailSchema = pendingRequestSchema.extend({
         fonction: z.object({ id: z.number().int(), libelle: z.string() }),
         structure: z.object({ id: z.number().int(), nom: z.string() }),
         actuelle: z.boolean().describe('The requester holds a post in this structure'),
+        ouvreAussi: z
+          .array(z.string())
+          .describe('The other active applications a post of this function opens, by name: granting it opens them too'),
       }),
     )
     .describe(
-      `The functions of the caller's scope that open the application, the requester's own structures first (${REQUEST_PROPOSALS_MAX} at most)`,
+      `The functions of the caller's scope that open the application: the requester's own structures first, then those that open the fewest other applications (${REQUEST_PROPOSALS_MAX} at most)`,
     ),
 })
 export type RequestDetail = z.infer<typeof requestDetailSchema>

@@ -58,6 +58,7 @@ export async function decideRequest(
     fonctions,
     grants,
     overlaps,
+    alsoOpens,
   } = await adminWith(ctx, caller, {
     request: requestRead(db, viewer, id),
     ...(input.accord ? placementReads(db, viewer, placement) : { structures: null, fonctions: null }),
@@ -70,6 +71,18 @@ export async function decideRequest(
           .where('fa.fonction_id', '=', placement.fonction.id)
       : null,
     overlaps: input.accord ? overlapping.limit(1) : null,
+    // What else the post opens: said with the decision, in the history.
+    alsoOpens: input.accord
+      ? db
+          .selectFrom('fonction_application as other')
+          .innerJoin('application as a', 'a.id', 'other.application_id')
+          .innerJoin('demande_acces as d', (join) => join.on('d.id', '=', id))
+          .select('a.libelle')
+          .where('other.fonction_id', '=', placement.fonction.id)
+          .where('a.actif', '=', 1)
+          .whereRef('other.application_id', '<>', 'd.application_id')
+          .orderBy('a.libelle')
+      : null,
   })
   const request = decidable(found)
   if (!stillWaiting(request)) throw alreadyDecided()
@@ -158,6 +171,8 @@ export async function decideRequest(
     .where('fonction_id', '=', fonction.id)
     .where('application_id', '=', request.application_id)
   const dates = `${toWireDate(debut)} → ${toWireDate(fin)}`
+  const others = (alsoOpens ?? []).map((other) => other.libelle)
+  const opensToo = others.length > 0 ? ` (ouvre aussi : ${others.join(', ')})` : ''
   const written = await namedBatch(ctx.d1, {
     decided: decide('ACCORDEE', [
       sql<SqlBool>`exists ${inScope}`,
@@ -187,7 +202,7 @@ export async function decideRequest(
       }),
       done,
     ),
-    log: entry('DEMANDE_ACCORD', ` — ${fonction.libelle}, ${structure.nom}, ${dates}`),
+    log: entry('DEMANDE_ACCORD', ` — ${fonction.libelle}, ${structure.nom}, ${dates}${opensToo}`),
     mail: tell(
       { kind: 'granted', admin, fonction: fonction.libelle, structure: structure.nom, commentaire },
       { debut, fin },

@@ -160,6 +160,9 @@ export async function requestDetail(
   const search = containsEveryWord(['s.nom', 'f.libelle'], q)
   const actuelle = sql<number>`exists (select 1 from poste held where held.utilisateur_id = d.utilisateur_id
     and held.structure_id = s.id and held.date_fin >= ${viewer.today})`
+  // What else each function opens (the active applications besides the one asked for): a post grants them all.
+  const others = sql`(select x.application_id from fonction_application x join application other
+    on other.id = x.application_id and other.actif = 1 where x.fonction_id = f.id and x.application_id <> d.application_id)`
   const proposals = db
     .selectFrom('demande_acces as d')
     .innerJoin('fonction_application as fa', 'fa.application_id', 'd.application_id')
@@ -167,10 +170,16 @@ export async function requestDetail(
     .innerJoin('structure as s', 's.id', 'f.structure_id')
     .select(['f.id as fonction_id', 'f.libelle', 's.id as structure_id', 's.nom'])
     .select(actuelle.as('actuelle'))
+    .select(
+      sql<string>`(select coalesce(json_group_array(libelle), '[]') from (select a.libelle from application a
+        where a.id in ${others} order by a.libelle))`.as('ouvre_aussi'),
+    )
     .where('d.id', '=', id)
     .where(pathInScope(db, viewer, sql.ref<string>('s.path')))
     .$if(search !== null, (query) => query.where(search as NonNullable<typeof search>))
     .orderBy(sql`${actuelle}`, 'desc')
+    // The narrowest first: a function that opens nothing else grants only what was asked for.
+    .orderBy(sql`(select count(*) from ${others} counted)`)
     .orderBy('s.path')
     .orderBy('f.libelle')
     .limit(REQUEST_PROPOSALS_MAX)
@@ -186,6 +195,7 @@ export async function requestDetail(
       fonction: { id: row.fonction_id, libelle: row.libelle },
       structure: { id: row.structure_id, nom: row.nom },
       actuelle: row.actuelle === 1,
+      ouvreAussi: JSON.parse(row.ouvre_aussi) as string[],
     })),
   }
 }
