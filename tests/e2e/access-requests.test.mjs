@@ -83,11 +83,11 @@ describe('access requests', () => {
     const admin = await newPage({ javaScriptEnabled: true })
     await signIn(admin, { javaScriptEnabled: true }, ...ADMIN)
     await openRequest(admin)
-    // The requester's own structure first: Chef d'agence, Agence Lille.
+    // The requester's own structure first: Chef d'agence, Agence Lille, saying what else the post opens.
     const fonction = admin.getByLabel('Fonction')
     assert.match(
       (await fonction.locator('option:checked').textContent()) ?? '',
-      /^Chef d'agence, Agence Lille \(sa structure\)$/,
+      /^Chef d'agence, Agence Lille \(sa structure\) — ouvre aussi : Pesage, Suivi des expéditions, Yard dangereux$/,
     )
     await admin.getByRole('button', { name: 'Accorder et créer le poste' }).click()
     await notice(admin, 'Accès accordé : Marc Girard en est prévenu par mail.').waitFor()

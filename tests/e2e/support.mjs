@@ -109,11 +109,11 @@ export function useBrowser() {
     page.waitForURL = (url, options) => waitForURL(url, { waitUntil: 'domcontentloaded', ...options })
     // The local `wrangler dev` has now and then kept one request of a page pending until the test
     // gave up (30 s) under CI load: `/styles/default.css` right after a form post, twice, and a
-    // navigation's own resources; the same file answers in milliseconds otherwise. A static file
-    // (a stylesheet, a script, a translation, the icon) that has not answered in 10 s is asked again,
-    // and a navigation that timed out is made once more; each retry is printed, so a run says how
-    // often it happened.
-    await page.route(/\/(assets|styles|locales)\/[^?#]+$|\/favicon\.svg$/, fetchStatic)
+    // navigation (`/login`); the same file answers in milliseconds otherwise. A stylesheet that has
+    // not answered in 10 s is asked again, and a navigation that timed out is made once more; each
+    // retry is printed, so a run says how often it happened. (Routing every script too made such
+    // stalls more frequent, not less: scripts are left to the browser.)
+    await page.route(/\/(assets|styles)\/[^?#]+\.css$/, fetchStatic)
     const goto = page.goto.bind(page)
     page.goto = async (url, options) => {
       try {
