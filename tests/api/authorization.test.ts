@@ -1212,6 +1212,13 @@ Object.assign(MATRIX, {
     },
     expect: admins(404, 200),
   },
+  'POST /portail-backend/rest/bd/revue/{id}/decisions/tous': {
+    request: async ({ target }) => ({
+      path: `/rest/bd/revue/${(await freshReview('OUVERTE', target)).id}/decisions/tous`,
+      body: { decision: 'CONFIRMER', structure: 4 },
+    }),
+    expect: admins(404, 200),
+  },
   'POST /portail-backend/rest/bd/revue/{id}/cloture': {
     request: async ({ target }) => ({ path: `/rest/bd/revue/${(await freshReview('ECHUE', target)).id}/cloture` }),
     expect: admins(404, 204),

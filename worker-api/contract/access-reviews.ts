@@ -14,6 +14,8 @@ export const ITEM_DECISIONS = ['CONFIRMER', 'TERMINER'] as const
 export const REVIEW_BATCH = 2000
 /** The most items one call decides (one JSON value, whatever their number). */
 export const DECISIONS_MAX = 500
+/** The most items one call decides by a filter (`…/decisions/tous`): a message of the due date's worth. */
+export const DECISIONS_ALL_MAX = REVIEW_BATCH
 /**
  * The largest body of a call deciding items: 500 decisions, each with a comment of 500 characters, where other calls
  * take 64 KiB.
@@ -166,6 +168,29 @@ export const reviewDecisionsSchema = z
   .min(1, 'validation.required')
   .max(DECISIONS_MAX, 'validation.tooMany')
 export type ReviewDecisions = z.infer<typeof reviewDecisionsSchema>
+
+/**
+ * POST rest/bd/revue/{id}/decisions/tous: every item still to review of the caller's scope that the filters keep (as
+ * …/elements filters them), confirmed or ended alike.
+ */
+export const reviewDecideAllSchema = z.object({
+  decision: z.enum(ITEM_DECISIONS, 'validation.required'),
+  structure: positiveInt().optional().describe('Only the items of this structure'),
+  q: reviewItemsQuery.shape.q,
+  dateFin: wireDateSchema.optional().describe('TERMINER: the posts’ last day (today by default)'),
+  commentaire: z.string().trim().max(500, 'validation.reasonLength').optional(),
+})
+export type ReviewDecideAll = z.infer<typeof reviewDecideAllSchema>
+
+export const reviewDecideAllResultSchema = z.object({
+  decides: z.number().int().describe('The items this call decided'),
+  restants: z
+    .number()
+    .int()
+    .describe(
+      `The items the filters keep still to review: past ${DECISIONS_ALL_MAX} a call, or not the caller's to decide (their own post, a user they do not manage)`,
+    ),
+})
 
 export const reviewDecisionsResultSchema = z.object({
   decides: z.array(z.number().int()).describe('The items this call decided'),

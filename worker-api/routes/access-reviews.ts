@@ -1,6 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi'
 import {
+  DECISIONS_ALL_MAX,
   DECISIONS_MAX,
+  reviewDecideAllResultSchema,
+  reviewDecideAllSchema,
   reviewDecisionsResultSchema,
   reviewDecisionsSchema,
   reviewDetailQuery,
@@ -13,7 +16,7 @@ import {
   reviewSchema,
 } from '../contract/access-reviews'
 import { router } from '../lib/validation'
-import { decideItems, reviewItems, reviewPage } from '../services/governance/review-items'
+import { decideAll, decideItems, reviewItems, reviewPage } from '../services/governance/review-items'
 import { reviewReport } from '../services/governance/review-report'
 import { closeReview, createReview, listReviews, reviewDetail } from '../services/governance/reviews'
 import { errors, json, jsonBody } from './openapi'
@@ -112,6 +115,18 @@ export const accessReviewRoutes = router()
     }),
     async (c) =>
       c.json(await decideItems(c.var.ctx, c.get('caller'), c.req.valid('param').id, c.req.valid('json')), 200),
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/rest/bd/revue/{id}/decisions/tous',
+      tags: ['Access reviews'],
+      summary: `Confirm or end every item still to review of the caller’s scope that structure and q keep (as …/elements filters them), ${DECISIONS_ALL_MAX} at most a call, never the caller’s own post nor, to end it, a user they do not manage; restants counts those the filters keep still to review`,
+      security: [{ bearer: [] }],
+      request: { params: reviewIdParam, body: jsonBody(reviewDecideAllSchema) },
+      responses: { 200: json(reviewDecideAllResultSchema, 'The decisions'), ...errors(400, 401, 403, 404, 409) },
+    }),
+    async (c) => c.json(await decideAll(c.var.ctx, c.get('caller'), c.req.valid('param').id, c.req.valid('json')), 200),
   )
   .openapi(
     createRoute({

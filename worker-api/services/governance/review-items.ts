@@ -1,11 +1,13 @@
-import { type SqlBool, sql } from 'kysely'
-import type {
-  ItemState,
-  ReviewDecisions,
-  ReviewDetailQuery,
-  ReviewItem,
-  ReviewItemsQuery,
-  ReviewPage,
+import { type Expression, type SqlBool, sql } from 'kysely'
+import {
+  DECISIONS_ALL_MAX,
+  type ItemState,
+  type ReviewDecideAll,
+  type ReviewDecisions,
+  type ReviewDetailQuery,
+  type ReviewItem,
+  type ReviewItemsQuery,
+  type ReviewPage,
 } from '../../contract/access-reviews'
 import { fromWireDate, nowIso, toWireDate } from '../../contract/dates'
 import { type DB, namedBatch } from '../../db/client'
@@ -280,21 +282,109 @@ export function decidedItems(
   }
 }
 
-/** Today ('YYYY-MM-DD') or a later day of a decision's end (`dateFin`, dd/MM/yyyy), else 400 on its field. */
-function endOf(wire: string | undefined, today: string, index: number): string {
+/** Today ('YYYY-MM-DD') or a later day of a decision's end (`dateFin`, dd/MM/yyyy), else 400 on its field (of decision `index`). */
+function endOf(wire: string | undefined, today: string, index: number | null): string {
   if (wire === undefined) return today
   const day = fromWireDate(wire)
-  if (!day) throw invalidField(`${index}.dateFin`, 'Not a date', 'validation.date')
-  if (day < today) throw invalidField(`${index}.dateFin`, 'The post cannot end in the past', 'validation.datePast')
+  const field = index === null ? 'dateFin' : `${index}.dateFin`
+  if (!day) throw invalidField(field, 'Not a date', 'validation.date')
+  if (day < today) throw invalidField(field, 'The post cannot end in the past', 'validation.datePast')
   return day
+}
+
+/** One item's decision as the write takes it: its state, its end ('YYYY-MM-DD') and its comment. */
+type Decision = { id: number; etat: ItemState; fin: string | null; commentaire: string | null }
+
+/**
+ * What makes an item of the campaign the viewer's to decide as `etat`: still to review, in their scope, not their own
+ * post (nor, for a service account, its administrator's); and, to end it, a post of a user they manage (DESIGN §4) —
+ * unless the post or its user is gone already, when ending it changes nothing. Over `revue_element`.
+ */
+function decidable(db: DB, viewer: Viewer, etat: Expression<ItemState>) {
+  return sql<SqlBool>`revue_element.etat = 'A_REVOIR'
+    and not ${actsFor(viewer, sql.ref<number | null>('revue_element.utilisateur_id'))}
+    and ${pathInScope(db, viewer, sql.ref<string>('revue_element.chemin'))}
+    and (${etat} = 'CONFIRME' or revue_element.poste_id is null or revue_element.utilisateur_id is null
+      or exists (select 1 from utilisateur where utilisateur.id = revue_element.utilisateur_id
+        and (utilisateur.supprime = 1 or ${userManageable(db, viewer)})))`
+}
+
+/** The caller and campaign `id`, read with `reads`: 404 unless they see it, 409 REVUE_FERMEE unless it takes decisions. */
+async function decidingIn<R extends Parameters<typeof adminWith>[2]>(ctx: Ctx, caller: Caller, id: number, reads: R) {
+  const viewer = viewerOf(caller)
+  const answer = await adminWith(ctx, caller, { ...reads, review: reviewRead(ctx.db, viewer, id) })
+  const review = answer.review[0]
+  if (!review?.visible) throw notFound('Unknown review campaign')
+  // Past its due date, a campaign waits for the cron to apply it: no decision comes between.
+  if (review.etat !== 'OUVERTE' || review.echeance < viewer.today)
+    throw new BusinessError('REVUE_FERMEE', 409, 'This campaign takes no decision now')
+  return { ...answer, review: { id, nom: review.nom } }
+}
+
+/**
+ * The statements of `decisions` (one JSON value, whatever their number): each item still the caller's to decide
+ * (`decidable`, checked in the write) marked and given its decision, while the campaign is open and the caller an
+ * administrator; then what follows from them (`decidedItems`), one history entry per item.
+ */
+function decisionStatements(
+  ctx: Ctx,
+  caller: Caller,
+  actor: { id: number; nom: string; prenom: string | null },
+  review: { id: number; nom: string },
+  decisions: Decision[],
+) {
+  const db = ctx.db
+  const viewer = viewerOf(caller)
+  const mark = crypto.randomUUID()
+  // The decisions joined to their items (UPDATE … FROM): one pass over the list, by the items' key.
+  const given = sql<Decision>`(select json_extract(value, '$.id') as id, json_extract(value, '$.etat') as etat,
+    json_extract(value, '$.fin') as fin, json_extract(value, '$.commentaire') as commentaire
+    from json_each(${JSON.stringify(decisions)}))`
+  const etat = sql.ref<ItemState>('given.etat')
+  return {
+    decided: db
+      .updateTable('revue_element')
+      .from(given.as('given'))
+      .set({
+        etat,
+        date_fin_decidee: sql.ref('given.fin'),
+        commentaire: sql.ref('given.commentaire'),
+        decided_at: nowIso(),
+        decideur_id: actor.id,
+        decideur_nom: actor.prenom ? `${actor.prenom} ${actor.nom}` : actor.nom,
+        decision: mark,
+      })
+      .where('revue_id', '=', review.id)
+      .where(sql<SqlBool>`given.id = revue_element.id`)
+      .where(decidable(db, viewer, etat))
+      .where(({ exists }) =>
+        exists(
+          db
+            .selectFrom('revue')
+            .select('id')
+            .where('id', '=', review.id)
+            .where('etat', '=', 'OUVERTE')
+            .where('echeance', '>=', viewer.today),
+        ),
+      )
+      .where(liveAdmin(ctx, caller))
+      .returning('id'),
+    ...decidedItems(db, {
+      revueId: review.id,
+      mark,
+      actorId: actor.id,
+      userAgent: ctx.request.userAgent,
+      describe: review.nom,
+      each: true,
+    }),
+  }
 }
 
 /**
  * POST rest/bd/revue/{id}/decisions: items of the caller's scope confirmed or ended, in one statement whatever their
- * number (the decisions as one JSON value), each only if still to review, in an open campaign, and not the caller's own
- * post; then, under the mark of that statement, the posts ended, the counts and one entry per item. Two reviewers
- * deciding one item at once: one wins, the other finds it among `dejaDecides` (409 REVUE_DEJA_DECIDEE when none was
- * theirs to decide).
+ * number (`decisionStatements`); then, under the mark of that statement, the posts ended, the counts and one entry per
+ * item. Two reviewers deciding one item at once: one wins, the other finds it among `dejaDecides` (409
+ * REVUE_DEJA_DECIDEE when none was theirs to decide).
  */
 export async function decideItems(
   ctx: Ctx,
@@ -302,12 +392,10 @@ export async function decideItems(
   id: number,
   decisions: ReviewDecisions,
 ): Promise<{ decides: number[]; dejaDecides: number[] }> {
-  const db = ctx.db
-  const viewer = viewerOf(caller)
-  const today = viewer.today
+  const today = viewerOf(caller).today
   // One decision per item: the last given wins.
   const byItem = new Map(
-    decisions.map((decision, index) => [
+    decisions.map((decision, index): [number, Decision] => [
       decision.element.id,
       {
         id: decision.element.id,
@@ -317,68 +405,56 @@ export async function decideItems(
       },
     ]),
   )
-  const {
-    actor,
-    review: [review],
-  } = await adminWith(ctx, caller, { review: reviewRead(db, viewer, id) })
-  if (!review?.visible) throw notFound('Unknown review campaign')
-  // Past its due date, a campaign waits for the cron to apply it: no decision comes between.
-  if (review.etat !== 'OUVERTE' || review.echeance < today)
-    throw new BusinessError('REVUE_FERMEE', 409, 'This campaign takes no decision now')
-  const mark = crypto.randomUUID()
-  const json = JSON.stringify([...byItem.values()])
-  const given = sql`(select json_extract(value, '$.id') as id, json_extract(value, '$.etat') as etat,
-    json_extract(value, '$.fin') as fin, json_extract(value, '$.commentaire') as commentaire from json_each(${json}))`
-  const decideur = actor.prenom ? `${actor.prenom} ${actor.nom}` : actor.nom
-  const { decided } = await namedBatch(ctx.d1, {
-    decided: db
-      .updateTable('revue_element')
-      .set({
-        etat: sql`(select given.etat from ${given} given where given.id = revue_element.id)`,
-        date_fin_decidee: sql`(select given.fin from ${given} given where given.id = revue_element.id)`,
-        commentaire: sql`(select given.commentaire from ${given} given where given.id = revue_element.id)`,
-        decided_at: nowIso(),
-        decideur_id: actor.id,
-        decideur_nom: decideur,
-        decision: mark,
-      })
-      .where('revue_id', '=', id)
-      .where(sql<SqlBool>`revue_element.id in (select given.id from ${given} given)`)
-      .where('etat', '=', 'A_REVOIR')
-      .where(sql<SqlBool>`not ${actsFor(viewer, sql.ref<number | null>('revue_element.utilisateur_id'))}`)
-      .where(pathInScope(db, viewer, sql.ref<string>('revue_element.chemin')))
-      // Ending a post changes a user: only one the reviewer manages, as the posts' own screens say (DESIGN §4) — unless
-      // the post or its user is gone already, when it changes nothing.
-      .where(
-        sql<SqlBool>`((select given.etat from ${given} given where given.id = revue_element.id) = 'CONFIRME'
-          or revue_element.poste_id is null or revue_element.utilisateur_id is null
-          or exists (select 1 from utilisateur where utilisateur.id = revue_element.utilisateur_id
-            and (utilisateur.supprime = 1 or ${userManageable(db, viewer)})))`,
-      )
-      .where(({ exists }) =>
-        exists(
-          db
-            .selectFrom('revue')
-            .select('id')
-            .where('id', '=', id)
-            .where('etat', '=', 'OUVERTE')
-            .where('echeance', '>=', today),
-        ),
-      )
-      .where(liveAdmin(ctx, caller))
-      .returning('id'),
-    ...decidedItems(db, {
-      revueId: id,
-      mark,
-      actorId: actor.id,
-      userAgent: ctx.request.userAgent,
-      describe: review.nom,
-      each: true,
-    }),
-  })
+  const { actor, review } = await decidingIn(ctx, caller, id, {})
+  const { decided } = await namedBatch(ctx.d1, decisionStatements(ctx, caller, actor, review, [...byItem.values()]))
   const decides = (decided?.results ?? []).map((row) => row.id)
   const dejaDecides = [...byItem.keys()].filter((item) => !decides.includes(item))
   if (decides.length === 0)
     throw new BusinessError('REVUE_DEJA_DECIDEE', 409, 'None of these items is yours to review now', [dejaDecides])
   return { decides, dejaDecides }
+}
+
+/**
+ * POST rest/bd/revue/{id}/decisions/tous: every item still to review that the filters keep (structure, search, as the
+ * items' list filters them) and that is the caller's to decide, confirmed or ended alike. The first `DECISIONS_ALL_MAX`
+ * of them in the list's order are read with the caller, then decided as a list is (`decisionStatements`, each checked
+ * again in the write); how many the filters keep still to review is counted after them, in the same batch.
+ */
+export async function decideAll(
+  ctx: Ctx,
+  caller: Caller,
+  id: number,
+  { decision, structure, q, dateFin, commentaire }: ReviewDecideAll,
+): Promise<{ decides: number; restants: number }> {
+  const db = ctx.db
+  const viewer = viewerOf(caller)
+  const etat: ItemState = decision === 'TERMINER' ? 'TERMINE' : 'CONFIRME'
+  const fin = decision === 'TERMINER' ? endOf(dateFin, viewer.today, null) : null
+  const search = containsEveryWord(
+    ['revue_element.recherche', 'revue_element.login', 'revue_element.fonction_libelle', 'revue_element.structure_nom'],
+    q,
+  )
+  const kept = db
+    .selectFrom('revue_element')
+    .where('revue_element.revue_id', '=', id)
+    .where('revue_element.etat', '=', 'A_REVOIR')
+    .$if(structure !== undefined, (query) => query.where('revue_element.structure_id', '=', structure as number))
+    .$if(search !== null, (query) => query.where(search as NonNullable<typeof search>))
+  const { actor, review, chosen } = await decidingIn(ctx, caller, id, {
+    chosen: kept
+      .select('revue_element.id')
+      .where(decidable(db, viewer, sql<ItemState>`${etat}`))
+      .orderBy('revue_element.chemin')
+      .orderBy('revue_element.id')
+      .limit(DECISIONS_ALL_MAX),
+  })
+  const given = chosen.map((row) => ({ id: row.id, etat, fin, commentaire: commentaire || null }))
+  const { decided, left } = await namedBatch(ctx.d1, {
+    ...decisionStatements(ctx, caller, actor, review, given),
+    left: kept
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where(pathInScope(db, viewer, sql.ref<string>('revue_element.chemin')))
+      .where(sql<SqlBool>`not ${actsFor(viewer, sql.ref<number | null>('revue_element.utilisateur_id'))}`),
+  })
+  return { decides: decided?.results.length ?? 0, restants: Number(left?.results[0]?.n ?? 0) }
 }

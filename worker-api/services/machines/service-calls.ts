@@ -78,6 +78,7 @@ export const SERVICE_ROUTES: Readonly<Record<string, ServiceScope>> = {
     'GET /rest/bd/revue/:id',
     'GET /rest/bd/revue/:id/elements',
     'POST /rest/bd/revue/:id/decisions',
+    'POST /rest/bd/revue/:id/decisions/tous',
     'POST /rest/bd/revue/:id/cloture',
     'GET /rest/bd/revue/:id/rapport.csv',
   ]),
