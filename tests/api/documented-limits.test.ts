@@ -1,0 +1,414 @@
+import { env } from 'cloudflare:test'
+import { beforeAll, describe, expect, it, vi } from 'vitest'
+import type { ReviewMessage } from '../../worker-api/contract/access-reviews'
+import { backgroundContext } from '../../worker-api/lib/context'
+import type { MailProvider } from '../../worker-api/lib/mail/providers'
+import { resumeStalled } from '../../worker-api/services/bulk/run'
+import { deliverOutbox, queueMail } from '../../worker-api/services/core/outbox'
+import { requestDeadlines } from '../../worker-api/services/governance/request-notices'
+import { reviewDeadlines } from '../../worker-api/services/governance/review-runs'
+import { purgeExpired } from '../../worker-api/services/maintenance'
+import {
+  type Caller,
+  call,
+  callerOf,
+  createOrganisation,
+  createUser,
+  currentPost,
+  db,
+  expectError,
+  isoDate,
+  ORIGIN,
+  post,
+  solvedCaptcha,
+  wireDate,
+  withFrozenClock,
+} from './helpers'
+import { importQueue } from './import-queue'
+import { reviewKit } from './review-kit'
+
+/*
+ * The numbers README.md and SECURITY.md give users and integrators, each pinned by the number the document states,
+ * written out: a test that took it from the code's constant would follow a change of the code instead of catching
+ * it. Each test names its number and where it is documented. The numbers pinned so already are in their own files
+ * (lifetimes.test.ts, bulk-file.test.ts, scim-limits.test.ts…); these are the ones that were not.
+ */
+
+const MINUTE = 60_000
+const DAY = 86_400_000
+
+let root: Caller
+
+beforeAll(async () => {
+  await createOrganisation()
+  root = await callerOf({ admin: true, password: null, postes: [currentPost(1, 1, 3650)] })
+})
+
+describe('a review\'s decisions (README, "Access reviews" and the API\'s bounds)', () => {
+  const { queue, campaign, itemsOf, decide, opened } = reviewKit('CONSERVER')
+
+  it('take a body of 1 MiB: 1 048 576 bytes pass, 1 048 577 are refused 413 REQUEST_TOO_LARGE naming 1 048 576', async () => {
+    // A JSON list padded with blanks to the size wanted: every byte is read before the route answers.
+    const body = (bytes: number) => `[${' '.repeat(bytes - 2)}]`
+    const send = (bytes: number) =>
+      call('/rest/bd/revue/999999/decisions', { method: 'POST', token: root.token, body: body(bytes) })
+    expect((await send(1_048_576)).status).not.toBe(413)
+    const refused = await expectError(await send(1_048_577), 413, 'REQUEST_TOO_LARGE')
+    expect(refused.attributs).toEqual([1_048_576])
+  })
+
+  it('go 500 to a call (README, "Access reviews"): 501 are refused 400, nothing decided; 500 are taken', async () => {
+    const user = await createUser({ password: null, postes: [currentPost(4, 2)] })
+    const id = await opened(root, campaign(4))
+    const item = (await itemsOf(root, id)).items.find((candidate) => candidate.utilisateur.id === user.id)
+    if (!item) throw new Error('no item for the user')
+    // The user's item first, then ids no campaign holds (named back as already decided).
+    const decisions = (count: number) =>
+      [item.id, ...Array.from({ length: count - 1 }, (_, n) => 10_000_000 + n)].map((element) => ({
+        element: { id: element },
+        decision: 'CONFIRMER',
+      }))
+    await expectError(await decide(root, id, decisions(501)), 400, 'VALIDATION_FAILED')
+    expect((await itemsOf(root, id)).items.find((candidate) => candidate.id === item.id)?.etat).toBe('A_REVOIR')
+
+    const taken = await decide(root, id, decisions(500))
+    expect(taken.status).toBe(200)
+    const answer = (await taken.json()) as { decides: number[]; dejaDecides: number[] }
+    expect(answer.decides).toEqual([item.id])
+    expect(answer.dejaDecides).toHaveLength(499)
+    expect(queue.waiting).toEqual([])
+  })
+
+  it('are opened through windows of 4 000 post ids, one message each (README, "Access reviews")', async () => {
+    const far = await createUser({ password: null })
+    await db()
+      .insertInto('poste')
+      .values({
+        id: 8_500,
+        utilisateur_id: far.id,
+        structure_id: 4,
+        fonction_id: 2,
+        date_debut: isoDate(-10),
+        date_fin: isoDate(10),
+      })
+      .execute()
+    const sent = queue.delivered.length
+    const id = await opened(root, campaign(4))
+    expect(queue.delivered.slice(sent).map((message) => message.body.depuis)).toEqual([0, 4_000, 8_000])
+    expect((await itemsOf(root, id)).items.map((item) => item.utilisateur.id)).toContain(far.id)
+  })
+
+  it('of a campaign whose opening message was lost: sent again after 5 minutes without progress (README): not at 4 min 54 s, at 5 min 6 s', async () => {
+    const lost = reviewKit('CONSERVER')
+    const response = await lost.open(root, lost.campaign(4))
+    expect(response.status).toBe(201)
+    const { id } = (await response.json()) as { id: number }
+    lost.queue.waiting.length = 0
+    const { updated_at } = await lost.stateOf(id)
+    const cron = async (minutes: number) => {
+      await reviewDeadlines(
+        backgroundContext({ ...env, ...lost.queue.env }),
+        new Date(Date.parse(updated_at) + minutes * MINUTE),
+      )
+      return lost.queue.waiting.map((message) => message.body).filter((body: ReviewMessage) => body.revueId === id)
+    }
+    expect(await cron(4.9)).toEqual([])
+    expect(await cron(5.1)).toEqual([{ revueId: id, etape: 'ouverture', depuis: 0 }])
+  })
+})
+
+describe('a function grants 50 applications at most (README, `PUT rest/bd/fonction`)', () => {
+  it('takes 50 and refuses 51 with 400, the grants unchanged', async () => {
+    // Ten rows a statement: D1 binds 100 values at most.
+    for (let first = 0; first < 51; first += 10) {
+      await db()
+        .insertInto('application')
+        .values(
+          Array.from({ length: Math.min(10, 51 - first) }, (_, n) => ({
+            id: 1_000 + first + n,
+            libelle: `Application documentée ${first + n}`,
+            icone: 'truck' as const,
+            url: 'https://documentee.example.test/',
+          })),
+        )
+        .execute()
+    }
+    const grant = (count: number) =>
+      call('/rest/bd/fonction', {
+        method: 'PUT',
+        token: root.token,
+        body: JSON.stringify({
+          id: 3,
+          libelle: 'Responsable',
+          applications: Array.from({ length: count }, (_, n) => ({ id: 1_000 + n })),
+        }),
+      })
+    const grants = async () =>
+      (await db().selectFrom('fonction_application').select('application_id').where('fonction_id', '=', 3).execute())
+        .length
+    await expectError(await grant(51), 400, 'VALIDATION_FAILED')
+    expect(await grants()).toBe(1)
+    expect((await grant(50)).status).toBe(200)
+    expect(await grants()).toBe(50)
+    await db().deleteFrom('fonction_application').where('fonction_id', '=', 3).execute()
+    await db().insertInto('fonction_application').values({ fonction_id: 3, application_id: 3 }).execute()
+    await db().deleteFrom('application').where('id', '>=', 1_000).execute()
+  })
+})
+
+describe('an import (README, "Moving an organisation in")', () => {
+  const header = 'mail;nom;prenom;login;admin;structure;fonction;dateDebut;dateFin;actif'
+  const row = (mail: string) =>
+    `${mail};Documenté;Import;;non;Agence Lille;Agent de quai;${wireDate(isoDate(0))};${wireDate(isoDate(365))};non`
+  async function started(rows: string[], queue: ReturnType<typeof importQueue>) {
+    const response = await call('/rest/bd/import?type=utilisateurs', {
+      method: 'POST',
+      token: root.token,
+      body: [header, ...rows].join('\n'),
+      headers: { 'Content-Type': 'text/csv' },
+      env: queue.env,
+    })
+    expect(response.status).toBe(202)
+    return ((await response.json()) as { id: number }).id
+  }
+  const statusOf = async (id: number) =>
+    (await (await call(`/rest/bd/import/${id}`, { token: root.token })).json()) as {
+      etat: string
+      lignes: number
+      traitees: number
+    }
+
+  it('goes in lots of 100 rows: 101 rows are a lot of 100, then one of 1', async () => {
+    const queue = importQueue()
+    const id = await started(
+      Array.from({ length: 101 }, (_, n) => row(`lot-${n}@example.test`)),
+      queue,
+    )
+    expect(await queue.deliverOne()).toBe(true)
+    expect(await statusOf(id)).toMatchObject({ etat: 'EN_COURS', lignes: 101, traitees: 100 })
+    expect(await queue.deliverOne()).toBe(true)
+    expect(await statusOf(id)).toMatchObject({ etat: 'TERMINE', lignes: 101, traitees: 101 })
+  })
+
+  it('that stops moving for 5 minutes is sent on by the cron: not at 4 min 54 s, at 5 min 6 s', async () => {
+    const queue = importQueue()
+    const id = await started([row('cale@example.test')], queue)
+    queue.waiting.length = 0
+    const { updated_at } = await db()
+      .selectFrom('import')
+      .select('updated_at')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow()
+    const cron = async (minutes: number) => {
+      await resumeStalled(
+        backgroundContext({ ...env, ...queue.env }),
+        new Date(Date.parse(updated_at) + minutes * MINUTE),
+      )
+      return queue.waiting.filter((message) => message.body.importId === id).length
+    }
+    expect(await cron(4.9)).toBe(0)
+    expect(await cron(5.1)).toBe(1)
+    await queue.drain()
+    expect(await statusOf(id)).toMatchObject({ etat: 'TERMINE', traitees: 1 })
+  })
+
+  it('whose lot fails 5 times stops (ECHEC); after 4 failures it is still tried', async () => {
+    const quiet = vi.spyOn(console, 'error').mockImplementation(() => {})
+    const queue = importQueue()
+    const id = await started([row('echec-documente@example.test')], queue)
+    // D1 refuses every batch of the lot's writes; its reads go through.
+    const refusing = {
+      ...env.DB,
+      prepare: (query: string) => env.DB.prepare(query),
+      batch: async (statements: D1PreparedStatement[]) => {
+        await scheduler.wait(1)
+        if (statements.length > 5) throw new Error('D1 is unavailable')
+        return env.DB.batch(statements)
+      },
+    } as D1Database
+    for (let attempt = 1; attempt <= 4; attempt++) await queue.deliverOne({ DB: refusing })
+    expect(queue.delivered.map((delivery) => delivery.outcome)).toEqual(['retry', 'retry', 'retry', 'retry'])
+    expect((await statusOf(id)).etat).not.toBe('ECHEC')
+    await queue.deliverOne({ DB: refusing })
+    expect(queue.delivered.at(-1)?.outcome).toBe('ack')
+    expect(queue.waiting).toEqual([])
+    expect((await statusOf(id)).etat).toBe('ECHEC')
+    quiet.mockRestore()
+  })
+
+  it('is kept 30 days after it ends: one ended 30 days and an hour ago goes, one ended 30 days less an hour stays', async () => {
+    const ago = (hours: number) => new Date(Date.now() - hours * 3_600_000).toISOString()
+    const job = (finished: string, fichier: string) => ({
+      type: 'utilisateurs' as const,
+      etat: 'TERMINE' as const,
+      auteur_id: root.id,
+      fichier,
+      domaine: ORIGIN,
+      origine: ORIGIN,
+      created_at: ago(24 * 40),
+      updated_at: ago(0),
+      finished_at: finished,
+    })
+    await db()
+      .insertInto('import')
+      .values([job(ago(30 * 24 + 1), 'documente-ancien.csv'), job(ago(30 * 24 - 1), 'documente-recent.csv')])
+      .execute()
+    await purgeExpired(backgroundContext(env))
+    const kept = await db().selectFrom('import').select('fichier').where('fichier', 'like', 'documente-%').execute()
+    expect(kept.map((job) => job.fichier)).toEqual(['documente-recent.csv'])
+  })
+
+  it("'s invitations go at the mail provider's pace, 25 a minute: the minute's delivery sends 25 of 26", async () => {
+    const user = await createUser({ password: null })
+    const queuedAt = new Date(Date.now() - MINUTE)
+    for (let n = 0; n < 26; n++) {
+      await queueMail(
+        db(),
+        {
+          to: `rythme-${n}@example.test`,
+          subject: 'S',
+          html: '<p>T</p>',
+          text: 'T',
+          userId: user.id,
+          kind: 'MAIL_CHANGED',
+        },
+        queuedAt,
+      ).execute()
+    }
+    const sent: string[] = []
+    const provider: MailProvider = {
+      name: 'counting',
+      async send(mail) {
+        sent.push(mail.to)
+        return { messageId: null }
+      },
+    }
+    expect(await deliverOutbox(backgroundContext(env), { provider })).toMatchObject({ sent: 25 })
+    expect(sent).toHaveLength(25)
+    await deliverOutbox(backgroundContext(env), { provider })
+    expect(sent.filter((to) => to.startsWith('rythme-'))).toHaveLength(26)
+  })
+})
+
+describe('access requests (README, "Access requests")', () => {
+  it('expire 100 a run of the hourly job: of 101 past their 14 days, 100 expire, the next run takes the last', async () => {
+    const requesters = await Promise.all(Array.from({ length: 26 }, () => createUser({ password: null })))
+    const created = new Date(Date.now() - 15 * DAY).toISOString()
+    const rows = requesters
+      .flatMap((requester) =>
+        [1, 2, 3, 4].map((application) => ({
+          utilisateur_id: requester.id,
+          application_id: application,
+          motif: 'Pour le document',
+          date_debut: isoDate(1),
+          date_fin: isoDate(30),
+          created_at: created,
+        })),
+      )
+      .slice(0, 101)
+    // Ten rows a statement: D1 binds 100 values at most.
+    for (let start = 0; start < rows.length; start += 10) {
+      await db()
+        .insertInto('demande_acces')
+        .values(rows.slice(start, start + 10))
+        .execute()
+    }
+    const mine = db()
+      .selectFrom('demande_acces')
+      .select('etat')
+      .where(
+        'utilisateur_id',
+        'in',
+        requesters.map((requester) => requester.id),
+      )
+    expect((await requestDeadlines(backgroundContext(env))).expired).toBe(100)
+    expect((await mine.where('etat', '=', 'EXPIREE').execute()).length).toBe(100)
+    expect((await requestDeadlines(backgroundContext(env))).expired).toBe(1)
+    expect((await mine.where('etat', '=', 'EXPIREE').execute()).length).toBe(101)
+  })
+})
+
+describe('the per-client limits left at their defaults (README, "Configuration")', () => {
+  it('FORGOT_RATE_PER_MINUTE: 5 forgotten-password requests a client address and minute, the 6th answered 429', async () => {
+    const from = { headers: { 'CF-Connecting-IP': '198.51.100.21' }, env: { FORGOT_RATE_PER_MINUTE: undefined } }
+    const captchas = await Promise.all(Array.from({ length: 6 }, () => solvedCaptcha()))
+    const ask = (captcha: string) =>
+      post('/rest/public/bd/password/forgot/', { mail: 'personne@example.test', domain: ORIGIN, captcha }, from)
+    await withFrozenClock(async () => {
+      for (const captcha of captchas.slice(0, 5)) expect((await ask(captcha)).status).toBe(204)
+      await expectError(await ask(captchas[5] as string), 429, 'TOO_MANY_ATTEMPTS')
+    })
+  })
+
+  it('QUESTION_RATE_PER_MINUTE: 5 no-JavaScript captcha answers a client address and minute, the 6th answered 429', async () => {
+    const user = await createUser()
+    const from = { headers: { 'CF-Connecting-IP': '198.51.100.22' }, env: { QUESTION_RATE_PER_MINUTE: undefined } }
+    const answered = async () => {
+      const q = (await (await call('/rest/public/bd/captcha/question')).json()) as {
+        a: number
+        b: number
+        question: string
+      }
+      return btoa(JSON.stringify({ question: q.question, answer: String(q.a + q.b) }))
+    }
+    const signIn = async () =>
+      post(
+        '/rest/public/bd/login',
+        { identifiant: user.login, motDePasse: user.password, captcha: await answered() },
+        from,
+      )
+    await withFrozenClock(async () => {
+      for (let n = 0; n < 5; n++) expect((await signIn()).status).toBe(200)
+      await expectError(await signIn(), 429, 'TOO_MANY_ATTEMPTS')
+    })
+  })
+
+  it('CAPTCHA_MAX_NUMBER: a challenge of work factor 50 000', async () => {
+    const response = await call('/rest/public/bd/captcha/challenge', { env: { CAPTCHA_MAX_NUMBER: undefined } })
+    expect(((await response.json()) as { maxnumber: number }).maxnumber).toBe(50_000)
+  })
+})
+
+describe('the organisation\'s lists (README, "The organisation")', () => {
+  let named: { id: number }[]
+
+  beforeAll(async () => {
+    named = []
+    for (let n = 0; n < 21; n++) {
+      named.push(
+        await db()
+          .insertInto('utilisateur')
+          .values({
+            login: `documente${n}`,
+            nom: 'Paginé',
+            prenom: `Numéro${n}`,
+            mail: `documente${n}@example.test`,
+            password_hash: null,
+            actif: 1,
+            supprime: 0,
+            admin: 0,
+            domain: ORIGIN,
+            registration_state: 'COMPLETE',
+            registration_structure_id: null,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow(),
+      )
+    }
+  })
+
+  it('answer pages of 10 by default (`taille`): 10 of 21 users', async () => {
+    const response = await call('/rest/bd/utilisateur/liste?page=1&q=Pagine', { token: root.token })
+    expect(response.status).toBe(200)
+    expect(response.headers.get('X-Total-Count')).toBe('21')
+    expect(await response.json()).toHaveLength(10)
+  })
+
+  it("offer the 20 first users the caller may manage as a structure's candidates: 20 of 21", async () => {
+    const response = await call('/rest/bd/utilisateur/structure/4?recherche=Pagin', { token: root.token })
+    expect(response.status).toBe(200)
+    const body = (await response.json()) as { rechercheUtilisateur: { utilisateurs: { id: number }[] } }
+    expect(body.rechercheUtilisateur.utilisateurs).toHaveLength(20)
+    expect(named).toHaveLength(21)
+  })
+})
