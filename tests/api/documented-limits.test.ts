@@ -25,6 +25,7 @@ import {
   withFrozenClock,
 } from './helpers'
 import { importQueue } from './import-queue'
+import { manyUsers } from './many-users'
 import { reviewKit } from './review-kit'
 
 /*
@@ -114,6 +115,57 @@ describe('a review\'s decisions (README, "Access reviews" and the API\'s bounds)
     }
     expect(await cron(4.9)).toEqual([])
     expect(await cron(5.1)).toEqual([{ revueId: id, etape: 'ouverture', depuis: 0 }])
+  })
+})
+
+describe('a campaign over 2 101 posts (README, "Access reviews")', () => {
+  const { queue, campaign, opened, stateOf } = reviewKit('CONSERVER')
+  let id: number
+  const left = async () =>
+    (
+      await db()
+        .selectFrom('revue_element')
+        .select('id')
+        .where('revue_id', '=', id)
+        .where('etat', '=', 'A_REVOIR')
+        .execute()
+    ).length
+
+  beforeAll(async () => {
+    // 501 administrators with a post each in Agence Lille (each reviews the others'), and 1 600 agents beside them.
+    const reviewers = await manyUsers(501, 4, 2)
+    await env.DB.prepare('update utilisateur set admin = 1 where id in (select value from json_each(?))')
+      .bind(JSON.stringify(reviewers))
+      .run()
+    await manyUsers(1_600, 4, 2)
+    id = await opened(root, campaign(4))
+    expect(await left()).toBeGreaterThan(2_101)
+  })
+
+  it('reminds 500 administrators at most: of the 501 with posts left to review halfway to the due date, 500', async () => {
+    await db()
+      .updateTable('revue')
+      .set({ created_at: new Date(Date.now() - 40 * DAY).toISOString() })
+      .where('id', '=', id)
+      .execute()
+    expect((await reviewDeadlines(backgroundContext({ ...env, ...queue.env }))).reminded).toBe(500)
+  })
+
+  it('applies its due date 2 000 items a message: the first leaves the rest to the next', async () => {
+    const before = await left()
+    await db()
+      .updateTable('revue')
+      .set({ echeance: isoDate(-1) })
+      .where('id', '=', id)
+      .execute()
+    await reviewDeadlines(backgroundContext({ ...env, ...queue.env }))
+    expect(queue.waiting.map((message) => message.body)).toEqual([{ revueId: id, etape: 'echeance', depuis: 0 }])
+    await queue.deliverOne()
+    expect(await left()).toBe(before - 2_000)
+    expect(queue.waiting.map((message) => message.body)).toEqual([{ revueId: id, etape: 'echeance', depuis: 0 }])
+    await queue.drain()
+    expect(await left()).toBe(0)
+    expect((await stateOf(id)).etat).toBe('ECHUE')
   })
 })
 
@@ -285,7 +337,10 @@ describe('an import (README, "Moving an organisation in")', () => {
     }
     expect(await deliverOutbox(backgroundContext(env), { provider })).toMatchObject({ sent: 25 })
     expect(sent).toHaveLength(25)
-    await deliverOutbox(backgroundContext(env), { provider })
+    // The next minutes send the rest (mail queued by other tests of the file included).
+    for (let minute = 0; minute < 40 && sent.filter((to) => to.startsWith('rythme-')).length < 26; minute++) {
+      await deliverOutbox(backgroundContext(env), { provider })
+    }
     expect(sent.filter((to) => to.startsWith('rythme-'))).toHaveLength(26)
   })
 })
@@ -325,6 +380,25 @@ describe('access requests (README, "Access requests")', () => {
     expect((await mine.where('etat', '=', 'EXPIREE').execute()).length).toBe(100)
     expect((await requestDeadlines(backgroundContext(env))).expired).toBe(1)
     expect((await mine.where('etat', '=', 'EXPIREE').execute()).length).toBe(101)
+  })
+})
+
+describe('an access request\'s reason (README, "Access requests")', () => {
+  it('is 3 to 500 characters: 2 and 501 are refused, 3 and 500 taken', async () => {
+    await db().updateTable('application').set({ demandable: 1 }).where('id', '=', 3).execute()
+    const ask = async (motif: string) => {
+      const requester = await callerOf({ password: null, postes: [currentPost(4, 2)] })
+      return post(
+        '/rest/bd/demande',
+        { application: { id: 3 }, motif, dateDebut: wireDate(isoDate(0)), dateFin: wireDate(isoDate(29)) },
+        { token: requester.token },
+      )
+    }
+    for (const motif of ['ab', 'x'.repeat(501)]) {
+      const refused = await expectError(await ask(motif), 400, 'VALIDATION_FAILED')
+      expect(refused.attributs).toEqual([expect.objectContaining({ message: 'validation.reasonLength' })])
+    }
+    for (const motif of ['abc', 'x'.repeat(500)]) expect((await ask(motif)).status).toBe(201)
   })
 })
 
@@ -410,5 +484,29 @@ describe('the organisation\'s lists (README, "The organisation")', () => {
     const body = (await response.json()) as { rechercheUtilisateur: { utilisateurs: { id: number }[] } }
     expect(body.rechercheUtilisateur.utilisateurs).toHaveLength(20)
     expect(named).toHaveLength(21)
+  })
+})
+
+describe('the administration home (README, `GET rest/bd/accueil`)', () => {
+  it('counts the registrations whose link expires within 48 hours: one in 47 h is, one in 49 h is not', async () => {
+    for (const hours of [47, 49]) {
+      const pending = await createUser({
+        registration: 'PENDING',
+        password: null,
+        actif: false,
+        registrationStructure: 4,
+      })
+      await db()
+        .updateTable('utilisateur')
+        .set({ token_register_expires_at: new Date(Date.now() + hours * 3_600_000).toISOString() })
+        .where('id', '=', pending.id)
+        .execute()
+    }
+    const response = await call('/rest/bd/accueil', { token: root.token })
+    expect(response.status).toBe(200)
+    expect(((await response.json()) as { inscriptions: unknown }).inscriptions).toEqual({
+      enAttente: 2,
+      liensExpirant: 1,
+    })
   })
 })
