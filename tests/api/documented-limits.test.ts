@@ -8,10 +8,12 @@ import { deliverOutbox, queueMail } from '../../worker-api/services/core/outbox'
 import { requestDeadlines } from '../../worker-api/services/governance/request-notices'
 import { reviewDeadlines } from '../../worker-api/services/governance/review-runs'
 import { purgeExpired } from '../../worker-api/services/maintenance'
+import { deliverLogouts } from '../../worker-api/services/oidc/backchannel'
 import {
   type Caller,
   call,
   callerOf,
+  createOidcClient,
   createOrganisation,
   createUser,
   currentPost,
@@ -507,6 +509,53 @@ describe('the administration home (README, `GET rest/bd/accueil`)', () => {
     expect(((await response.json()) as { inscriptions: unknown }).inscriptions).toEqual({
       enAttente: 2,
       liensExpirant: 1,
+    })
+  })
+})
+
+describe('a back-channel logout that keeps failing (SECURITY.md, "The OpenID Connect provider")', () => {
+  it('is tried 11 times over 27.9 hours: after 1, 2, 5, 15 and 30 min, then 1, 2, 4, 8 and 12 h', async () => {
+    const application = await createOidcClient({
+      libelle: 'Déconnexion documentée',
+      clientId: 'deconnexion-documentee',
+      secret: null,
+      redirectUri: 'https://rp.example.test/cb',
+      fonctionId: 2,
+    })
+    await db()
+      .updateTable('oidc_client')
+      .set({ backchannel_logout_uri: 'http://127.0.0.1:9/logout' })
+      .where('application_id', '=', application)
+      .execute()
+    const { id } = await db()
+      .insertInto('logout_delivery')
+      .values({ family_id: crypto.randomUUID(), application_id: application, utilisateur_id: root.id, issuer: ORIGIN })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+    const row = () =>
+      db()
+        .selectFrom('logout_delivery')
+        .select(['attempts', 'next_attempt_at'])
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow()
+    const failing = (async () => new Response('down', { status: 503 })) as unknown as typeof fetch
+    let now = new Date(Date.parse((await row()).next_attempt_at) + 1000)
+    const first = now
+    const delays: number[] = []
+    while ((await deliverLogouts(backgroundContext(env), { fetcher: failing, now })).failed === 1) {
+      const next = new Date((await row()).next_attempt_at)
+      delays.push((next.getTime() - now.getTime()) / MINUTE)
+      if ((await row()).attempts === 11 || delays.length > 20) break
+      now = next
+    }
+    expect(delays.slice(0, 10)).toEqual([1, 2, 5, 15, 30, 60, 120, 240, 480, 720])
+    expect((await row()).attempts).toBe(11)
+    // From the first attempt to the last: 27.9 hours.
+    expect(Math.round((now.getTime() - first.getTime()) / 360_000) / 10).toBe(27.9)
+    const later = new Date(now.getTime() + 365 * DAY)
+    expect(await deliverLogouts(backgroundContext(env), { fetcher: failing, now: later })).toEqual({
+      sent: 0,
+      failed: 0,
     })
   })
 })
