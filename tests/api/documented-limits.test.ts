@@ -1,6 +1,9 @@
 import { env } from 'cloudflare:test'
+import { decodeBase32IgnorePadding } from '@oslojs/encoding'
+import { generateTOTP } from '@oslojs/otp'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
 import type { ReviewMessage } from '../../worker-api/contract/access-reviews'
+import type { MfaChallenge, TotpEnrolment } from '../../worker-api/contract/mfa'
 import { backgroundContext } from '../../worker-api/lib/context'
 import type { MailProvider } from '../../worker-api/lib/mail/providers'
 import { resumeStalled } from '../../worker-api/services/bulk/run'
@@ -20,8 +23,11 @@ import {
   db,
   expectError,
   isoDate,
+  login,
   ORIGIN,
   post,
+  type RecoveryCodes,
+  sessionFor,
   solvedCaptcha,
   wireDate,
   withFrozenClock,
@@ -556,6 +562,44 @@ describe('a back-channel logout that keeps failing (SECURITY.md, "The OpenID Con
     expect(await deliverLogouts(backgroundContext(env), { fetcher: failing, now: later })).toEqual({
       sent: 0,
       failed: 0,
+    })
+  })
+})
+
+describe('failed sign-ins (SECURITY.md, "Online guessing", and README, "Second factor")', () => {
+  it('are forgotten after 12 hours: 4 of 11 h 54 min ago and one now wait, 4 of 12 h 6 min ago and one now do not', async () => {
+    const after = async (hoursAgo: number) => {
+      const user = await createUser()
+      const then = new Date(Date.now() - hoursAgo * 3_600_000).toISOString()
+      await db()
+        .insertInto('login_attempt')
+        .values({ identifier: user.login, failures: 4, last_failure_at: then, locked_until: null })
+        .execute()
+      await expectError(await login(user.login, 'Wrong123'), 401, 'BAD_CREDENTIAL')
+      return (await login(user.login, user.password)).status
+    }
+    expect(await after(11.9)).toBe(429)
+    expect(await after(12.1)).toBe(200)
+  })
+})
+
+describe('a second factor\'s sign-in challenge (README, "Second factor", and SECURITY.md)', () => {
+  it('is valid 5 minutes: it expires 300 s after the password, and a code 4 min 55 s after still signs in', async () => {
+    const user = await createUser()
+    const { accessToken } = await sessionFor(user.id)
+    await withFrozenClock(async (clock) => {
+      const started = await post('/rest/bd/mfa/totp', { motDePasse: user.password }, { token: accessToken })
+      const { secret } = (await started.json()) as TotpEnrolment
+      const code = generateTOTP(decodeBase32IgnorePadding(secret), 30, 6)
+      const confirmed = await post('/rest/bd/mfa/totp/confirm', { code }, { token: accessToken })
+      const [recovery] = ((await confirmed.json()) as RecoveryCodes).codesSecours
+      const passwordAt = Date.now()
+      const body = await expectError(await login(user.login, user.password), 403, 'MFA_REQUIRED')
+      const challenge = body.attributs[0] as MfaChallenge
+      expect(Date.parse(challenge.expiration) - passwordAt).toBe(300_000)
+      clock.advance(295)
+      const signedIn = await post('/rest/public/bd/login/mfa', { challenge: challenge.challenge, code: recovery })
+      expect(signedIn.status).toBe(200)
     })
   })
 })
