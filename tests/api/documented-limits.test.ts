@@ -216,6 +216,26 @@ describe('a function grants 50 applications at most (README, `PUT rest/bd/foncti
   })
 })
 
+describe("an application's address (README, `POST rest/bd/application`)", () => {
+  it('is 2000 characters at most: 2000 are taken, 2001 refused on `url`', async () => {
+    const address = (length: number) => {
+      const start = 'https://suivi.example.test/'
+      return start + 'x'.repeat(length - start.length)
+    }
+    const create = (libelle: string, url: string) =>
+      post(
+        '/rest/bd/application',
+        { libelle, icone: 'truck', url, actif: true, protocole: 'CODE', fonctions: [] },
+        {
+          token: root.token,
+        },
+      )
+    const refused = await expectError(await create('Adresse trop longue', address(2001)), 400, 'VALIDATION_FAILED')
+    expect(refused.attributs).toEqual([expect.objectContaining({ field: 'url' })])
+    expect((await create('Adresse la plus longue', address(2000))).status).toBe(201)
+  })
+})
+
 describe('an import (README, "Moving an organisation in")', () => {
   const header = 'mail;nom;prenom;login;admin;structure;fonction;dateDebut;dateFin;actif'
   const row = (mail: string) =>
@@ -236,6 +256,8 @@ describe('an import (README, "Moving an organisation in")', () => {
       etat: string
       lignes: number
       traitees: number
+      erreurs: unknown[]
+      totalErreurs: number
     }
 
   it('goes in lots of 100 rows: 101 rows are a lot of 100, then one of 1', async () => {
@@ -248,6 +270,19 @@ describe('an import (README, "Moving an organisation in")', () => {
     expect(await statusOf(id)).toMatchObject({ etat: 'EN_COURS', lignes: 101, traitees: 100 })
     expect(await queue.deliverOne()).toBe(true)
     expect(await statusOf(id)).toMatchObject({ etat: 'TERMINE', lignes: 101, traitees: 101 })
+  })
+
+  it('lists 100 errors in its state (README, "Decisions and why"): of 101 wrong rows, 100 listed, 101 counted', async () => {
+    const queue = importQueue()
+    const wrong = (mail: string) => row(mail).replace('Agent de quai', 'Fonction inconnue')
+    const id = await started(
+      Array.from({ length: 101 }, (_, n) => wrong(`faux-${n}@example.test`)),
+      queue,
+    )
+    await queue.drain()
+    const status = await statusOf(id)
+    expect(status).toMatchObject({ etat: 'TERMINE', totalErreurs: 101 })
+    expect(status.erreurs).toHaveLength(100)
   })
 
   it('that stops moving for 5 minutes is sent on by the cron: not at 4 min 54 s, at 5 min 6 s', async () => {
