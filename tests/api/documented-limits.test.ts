@@ -424,6 +424,32 @@ describe('access requests (README, "Access requests")', () => {
     expect((await requestDeadlines(backgroundContext(env))).expired).toBe(1)
     expect((await mine.where('etat', '=', 'EXPIREE').execute()).length).toBe(101)
   })
+
+  it('escalate 25 a run of the hourly job: of 26 waiting past their 7 days, 25 go up, the next run takes the last', async () => {
+    const requesters = await Promise.all(Array.from({ length: 7 }, () => createUser({ password: null })))
+    const created = new Date(Date.now() - 8 * DAY).toISOString()
+    const rows = requesters
+      .flatMap((requester) =>
+        [1, 2, 3, 4].map((application) => ({
+          utilisateur_id: requester.id,
+          application_id: application,
+          motif: 'Pour la relance',
+          date_debut: isoDate(1),
+          date_fin: isoDate(30),
+          created_at: created,
+        })),
+      )
+      .slice(0, 26)
+    for (let start = 0; start < rows.length; start += 10) {
+      await db()
+        .insertInto('demande_acces')
+        .values(rows.slice(start, start + 10))
+        .execute()
+    }
+    expect((await requestDeadlines(backgroundContext(env))).escalated).toBe(25)
+    expect((await requestDeadlines(backgroundContext(env))).escalated).toBe(1)
+    expect((await requestDeadlines(backgroundContext(env))).escalated).toBe(0)
+  })
 })
 
 describe('an access request\'s reason (README, "Access requests")', () => {
