@@ -1,6 +1,6 @@
 import { Link } from '@remix-run/react'
 import type { LucideIcon } from 'lucide-react'
-import { type ReactNode, useId } from 'react'
+import { type ReactNode, useEffect, useId, useRef } from 'react'
 import { useTranslation } from 'react-i18next'
 import { SubmitButton } from '~/components/submit-button'
 import { cn } from '~/lib/utils'
@@ -18,6 +18,7 @@ export function FormPanel({
   tone = 'primary',
   heading: Heading = 'h2',
   className,
+  focusOnShow = false,
   children,
 }: {
   id?: string
@@ -27,12 +28,20 @@ export function FormPanel({
   /** The heading's level where the panel stands (`h3` inside a section of its own). */
   heading?: 'h2' | 'h3'
   className?: string
+  /** Takes the focus when it appears (a confirmation that follows a keyboard action), so that its heading is read. */
+  focusOnShow?: boolean
   children: ReactNode
 }) {
   const headingId = useId()
+  const section = useRef<HTMLElement>(null)
+  useEffect(() => {
+    if (focusOnShow) section.current?.focus()
+  }, [focusOnShow])
   return (
     <section
+      ref={section}
       id={id}
+      tabIndex={focusOnShow ? -1 : undefined}
       aria-labelledby={headingId}
       className={cn(
         'flex flex-col gap-4 rounded-lg border bg-card p-6 shadow-sm',

@@ -1409,6 +1409,26 @@ export const en: Resource = {
     decidedBy: 'By {{name}}, on {{date}}',
     endsOn: 'ends on {{date}}',
     noneTicked: 'Select at least one post.',
+    allHint:
+      'For every post to review that the filter above keeps (structure and search), on every page: those that are yours, 2,000 at a time, after a confirmation.',
+    confirmAll: 'Confirm all',
+    endAll: 'End all',
+    confirmAllTitle_one: 'Confirm {{count}} post to review?',
+    confirmAllTitle_other: 'Confirm the {{count}} posts to review?',
+    endAllTitle_one: 'End {{count}} post to review?',
+    endAllTitle_other: 'End the {{count}} posts to review?',
+    allScope:
+      'Every post the filter keeps, on every page, except your own and, to end them, those of users you do not manage entirely; 2,000 at most at a time.',
+    allFilter: 'Filter: {{structure}}; search: {{q}}.',
+    confirmAllButton_one: 'Confirm {{count}} post',
+    confirmAllButton_other: 'Confirm the {{count}} posts',
+    endAllButton_one: 'End {{count}} post',
+    endAllButton_other: 'End the {{count}} posts',
+    allNone: 'No post to review matches the filter.',
+    allLeft_one:
+      '{{count}} post reviewed; {{restants}} still to review with this filter (past 2,000, do it again; otherwise your own post, or that of a user you do not manage entirely).',
+    allLeft_other:
+      '{{count}} posts reviewed; {{restants}} still to review with this filter (past 2,000, do it again; otherwise your own post, or that of a user you do not manage entirely).',
     confirmed_one: '{{count}} post confirmed.',
     confirmed_other: '{{count}} posts confirmed.',
     ended_one: '{{count}} post ended.',

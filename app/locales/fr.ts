@@ -1431,6 +1431,26 @@ export const fr = {
     decidedBy: 'Par {{name}}, le {{date}}',
     endsOn: 'fin le {{date}}',
     noneTicked: 'Sélectionnez au moins un poste.',
+    allHint:
+      'Pour tous les postes à revoir que garde le filtre ci-dessus (structure et recherche), sur toutes les pages : ceux qui vous reviennent, 2 000 à la fois, après confirmation.',
+    confirmAll: 'Tout confirmer',
+    endAll: 'Tout terminer',
+    confirmAllTitle_one: 'Confirmer {{count}} poste à revoir ?',
+    confirmAllTitle_other: 'Confirmer les {{count}} postes à revoir ?',
+    endAllTitle_one: 'Terminer {{count}} poste à revoir ?',
+    endAllTitle_other: 'Terminer les {{count}} postes à revoir ?',
+    allScope:
+      'Tous ceux que garde le filtre, sur toutes les pages, sauf votre propre poste et, pour terminer, ceux des utilisateurs que vous ne gérez pas entièrement ; 2 000 au plus à la fois.',
+    allFilter: 'Filtre : {{structure}} ; recherche : {{q}}.',
+    confirmAllButton_one: 'Confirmer {{count}} poste',
+    confirmAllButton_other: 'Confirmer les {{count}} postes',
+    endAllButton_one: 'Terminer {{count}} poste',
+    endAllButton_other: 'Terminer les {{count}} postes',
+    allNone: 'Aucun poste à revoir ne correspond au filtre.',
+    allLeft_one:
+      '{{count}} poste revu ; {{restants}} restent à revoir avec ce filtre (au-delà de 2 000, recommencez ; sinon votre propre poste, ou celui d’un utilisateur que vous ne gérez pas entièrement).',
+    allLeft_other:
+      '{{count}} postes revus ; {{restants}} restent à revoir avec ce filtre (au-delà de 2 000, recommencez ; sinon votre propre poste, ou celui d’un utilisateur que vous ne gérez pas entièrement).',
     confirmed_one: '{{count}} poste confirmé.',
     confirmed_other: '{{count}} postes confirmés.',
     ended_one: '{{count}} poste terminé.',

@@ -1,7 +1,8 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
-import { Form, Link, useActionData, useLoaderData, useLocation } from '@remix-run/react'
+import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation } from '@remix-run/react'
 import type { TFunction } from 'i18next'
-import { Check, Download, Filter, Lock, X } from 'lucide-react'
+import { Check, CheckCheck, Download, Filter, Lock, X } from 'lucide-react'
+import { useEffect, useRef } from 'react'
 import { useTranslation } from 'react-i18next'
 import { ConfirmDialog } from '~/components/confirm-dialog'
 import { EmptyState } from '~/components/empty-state'
@@ -71,6 +72,22 @@ export default function ReviewCampaign() {
   const closable = revue.etat === 'ECHUE' || (open && progress.total === progress.confirmes + progress.termines)
   const refused = reply?.kind === 'refused' ? reply : undefined
   const confirming = reply?.kind === 'confirm' ? reply : undefined
+  const confirmingAll = reply?.kind === 'confirmAll' ? reply : undefined
+  // Everything the filter keeps still to review: offered unless the filter shows decided items only.
+  const allOffered = open && (query.etat === undefined || query.etat === 'A_REVOIR')
+  const filterStructure = revue.structures.find((structure) => structure.id === query.structure)?.nom
+  // A decision made, the focus leaves the row that was decided for the list's heading: a second Enter decides nothing
+  // nobody looked at (a confirmation asked takes the focus itself).
+  const navigation = useNavigation()
+  const itemsHeading = useRef<HTMLHeadingElement>(null)
+  const wasDeciding = useRef(false)
+  useEffect(() => {
+    if (deciding) wasDeciding.current = true
+    else if (wasDeciding.current && navigation.state === 'idle') {
+      wasDeciding.current = false
+      if (!reply) itemsHeading.current?.focus()
+    }
+  }, [deciding, navigation.state, reply])
   const mine = (item: ReviewItem) => item.utilisateur.id === me
   const toReview = (item: ReviewItem) => open && item.etat === 'A_REVOIR' && !mine(item)
   const byId = new Map(items.map((item) => [item.id, item]))
@@ -183,6 +200,7 @@ export default function ReviewCampaign() {
       {confirming ? (
         <FormPanel
           tone="destructive"
+          focusOnShow
           title={t('reviews.endTitle', { count: confirming.ids.length })}
           intro={t('reviews.endConfirm', { date: confirming.dateFin || t('reviews.today') })}
         >
@@ -215,8 +233,49 @@ export default function ReviewCampaign() {
         </FormPanel>
       ) : null}
 
+      {confirmingAll ? (
+        <FormPanel
+          tone={confirmingAll.decision === 'TERMINER' ? 'destructive' : 'primary'}
+          focusOnShow
+          title={t(confirmingAll.decision === 'TERMINER' ? 'reviews.endAllTitle' : 'reviews.confirmAllTitle', {
+            count: confirmingAll.count,
+          })}
+          intro={
+            confirmingAll.decision === 'TERMINER'
+              ? `${t('reviews.allScope')} ${t('reviews.endConfirm', { date: confirmingAll.dateFin || t('reviews.today') })}`
+              : t('reviews.allScope')
+          }
+        >
+          <p className="text-sm">
+            {t('reviews.allFilter', {
+              structure: filterStructure ?? t('reviews.allStructures'),
+              q: query.q ?? '—',
+            })}
+          </p>
+          <Form method="post" className="flex flex-wrap gap-2">
+            <input type="hidden" name="intent" value="decider" />
+            <input type="hidden" name="tous" value={confirmingAll.decision} />
+            <input type="hidden" name="confirme" value="oui" />
+            <input type="hidden" name="dateFin" value={confirmingAll.dateFin} />
+            <input type="hidden" name="commentaire" value={confirmingAll.commentaire} />
+            <SubmitButton
+              variant={confirmingAll.decision === 'TERMINER' ? 'destructive' : 'default'}
+              pending={deciding}
+              pendingLabel={t('reviews.sending')}
+            >
+              {t(confirmingAll.decision === 'TERMINER' ? 'reviews.endAllButton' : 'reviews.confirmAllButton', {
+                count: confirmingAll.count,
+              })}
+            </SubmitButton>
+            <Link to={`${pathname}${search}`} className={buttonVariants({ variant: 'outline' })}>
+              {t('reviews.cancel')}
+            </Link>
+          </Form>
+        </FormPanel>
+      ) : null}
+
       <section aria-labelledby="items" className="flex flex-col gap-3">
-        <h2 id="items" className="text-lg font-semibold">
+        <h2 id="items" ref={itemsHeading} tabIndex={-1} className="text-lg font-semibold">
           {t('reviews.itemsTitle')}
         </h2>
         <Form method="get" className="grid items-end gap-3 sm:grid-cols-2 lg:grid-cols-4">
@@ -393,6 +452,34 @@ export default function ReviewCampaign() {
                     {t('reviews.endSelection')}
                   </SubmitButton>
                 </div>
+                {allOffered ? (
+                  <div className="flex flex-col gap-2 border-t pt-3">
+                    <p className="text-sm text-muted-foreground">{t('reviews.allHint')}</p>
+                    <div className="flex flex-wrap gap-2">
+                      <SubmitButton
+                        name="tous"
+                        value="CONFIRMER"
+                        variant="outline"
+                        icon={CheckCheck}
+                        pending={deciding}
+                        pendingLabel={t('reviews.sending')}
+                      >
+                        {t('reviews.confirmAll')}
+                      </SubmitButton>
+                      <SubmitButton
+                        name="tous"
+                        value="TERMINER"
+                        variant="outline"
+                        icon={X}
+                        pending={deciding}
+                        pendingLabel={t('reviews.sending')}
+                        className="text-destructive"
+                      >
+                        {t('reviews.endAll')}
+                      </SubmitButton>
+                    </div>
+                  </div>
+                ) : null}
               </fieldset>
             ) : null}
           </Form>

@@ -1,8 +1,9 @@
 // Access reviews (README, "Access reviews"). Without JavaScript, the administrator opens a campaign over Agence Rouen,
 // whose current posts (Marie-Christine Fontaine-Durand's and the others of tests/e2e/fixtures.sql) are written by the
-// queue; asked to end hers, they cancel at the confirmation, then confirm them all with the selection, close the campaign after its
-// confirmation and download its report. With JavaScript, on the open campaign of Direction Nord (fixtures), they find
-// the driver by a search and end his post after the confirmation. Ending "today" keeps the post current today: the
+// queue; asked to end hers, they cancel at the confirmation, then confirm hers with the selection and all the others at
+// once ("Tout confirmer", after its confirmation), close the campaign after its confirmation and download its report.
+// With JavaScript, on the open campaign of Direction Nord (fixtures), they find the driver by a search and end his post
+// by the keyboard after the confirmation, the focus following. Ending "today" keeps the post current today: the
 // other tests of the run are not changed.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
@@ -41,13 +42,19 @@ describe('access reviews', () => {
     await page.getByRole('link', { name: 'Annuler' }).click()
     await page.getByRole('heading', { name: 'Terminer 1 poste ?' }).waitFor({ state: 'detached' })
 
-    // Every post of the agency ticked (one page), confirmed together.
-    const boxes = page.getByRole('checkbox', { name: /^Sélectionner le poste de / })
-    const count = await boxes.count()
-    for (let index = 0; index < count; index++) await boxes.nth(index).check()
+    // Her post ticked and confirmed with a comment; then every other post of the agency at once, after its confirmation.
+    const count = await page.getByRole('checkbox', { name: /^Sélectionner le poste de / }).count()
+    await item.check()
     await page.getByLabel('Commentaire (facultatif)').fill('Toujours à Rouen')
     await page.getByRole('button', { name: 'Confirmer la sélection' }).click()
-    await notice(page, count === 1 ? '1 poste confirmé.' : `${count} postes confirmés.`).waitFor()
+    await notice(page, '1 poste confirmé.').waitFor()
+    await page.getByRole('button', { name: 'Tout confirmer' }).click()
+    const rest = count - 1
+    const title = rest === 1 ? 'Confirmer 1 poste à revoir ?' : `Confirmer les ${rest} postes à revoir ?`
+    await page.getByRole('heading', { name: title }).waitFor()
+    await page.getByText('Filtre : Toutes les structures ; recherche : —.').waitFor()
+    await page.getByRole('button', { name: rest === 1 ? 'Confirmer 1 poste' : `Confirmer les ${rest} postes` }).click()
+    await notice(page, rest === 1 ? '1 poste confirmé.' : `${rest} postes confirmés.`).waitFor()
     await page.getByText(`${count} / ${count}`).first().waitFor()
 
     await page.getByRole('link', { name: 'Clôturer la campagne' }).click()
@@ -82,10 +89,15 @@ describe('access reviews', () => {
     await page.getByLabel('Rechercher un utilisateur ou une fonction').fill('chauffeur')
     await page.getByRole('button', { name: 'Filtrer' }).click()
     await page.getByText('1 poste', { exact: true }).waitFor()
-    await page.getByRole('button', { name: 'Terminer le poste de Lucas Martin' }).click()
+    // By the keyboard: the confirmation takes the focus, and once the post is ended the focus is on the list's heading,
+    // not on the next person's buttons.
+    await page.getByRole('button', { name: 'Terminer le poste de Lucas Martin' }).focus()
+    await page.keyboard.press('Enter')
     await page.getByRole('heading', { name: 'Terminer 1 poste ?' }).waitFor()
+    await page.waitForFunction(() => document.activeElement?.getAttribute('aria-labelledby') !== null)
     await page.getByRole('button', { name: 'Terminer 1 poste' }).click()
     await notice(page, '1 poste terminé.').waitFor()
+    await page.waitForFunction(() => document.activeElement?.id === 'items')
     await page
       .getByRole('row')
       .filter({ hasText: 'Lucas Martin' })

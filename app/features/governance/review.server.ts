@@ -14,16 +14,20 @@ export function reviewId(value: string | undefined): number {
   return id
 }
 
+/** The items' filters of a campaign's URL: its structure and search (what "everything the filter keeps" decides). */
+function filtersOf(params: URLSearchParams): { structure?: number; q?: string } {
+  const structure = Number(params.get('structure'))
+  const q = readSearch(params)
+  return { ...(q ? { q } : {}), ...(Number.isSafeInteger(structure) && structure > 0 ? { structure } : {}) }
+}
+
 /** The campaign, its progress per structure and a page of its items (filtered by the URL): one call, one round trip. */
 export async function reviewData(request: Request, auth: Auth, id: number) {
   const params = new URL(request.url).searchParams
-  const structure = Number(params.get('structure'))
   const etat = params.get('etat')
-  const q = readSearch(params)
   const query = {
     page: readPage(params.get('page')),
-    ...(q ? { q } : {}),
-    ...(Number.isSafeInteger(structure) && structure > 0 ? { structure } : {}),
+    ...filtersOf(params),
     ...((ITEM_STATES as readonly string[]).includes(etat ?? '') ? { etat: etat as ItemState } : {}),
   }
   const { elements, totalElements, ...revue } = await auth.expect(
@@ -40,12 +44,21 @@ export type DecisionReply =
       dateFin: string
       commentaire: string
     }
+  | {
+      /** Everything the URL's filter keeps still to review (`count` of them), to confirm or end. */
+      kind: 'confirmAll'
+      decision: 'CONFIRMER' | 'TERMINER'
+      count: number
+      dateFin: string
+      commentaire: string
+    }
   | { kind: 'refused'; error: Message; fields: Record<string, string[]> }
 
 /**
- * The page's forms: the decision of one item (`un=CONFIRMER:<id>`) or of the items ticked (`decision`, with the end and
- * the comment given for them); ending posts asks for a confirmation first (`confirme`), the page again with what will
- * be ended. Closing the campaign (`intent=cloture`, after its confirmation).
+ * The page's forms: the decision of one item (`un=CONFIRMER:<id>`), of the items ticked (`decision`), or of every item
+ * the URL's filter keeps still to review (`tous`), with the end and the comment given for them; ending posts, or deciding
+ * everything, asks for a confirmation first (`confirme`), the page again with what will be decided. Closing the
+ * campaign (`intent=cloture`, after its confirmation).
  */
 export async function reviewAction(request: Request, auth: Auth, id: number) {
   const form = await readForm(request)
@@ -58,6 +71,44 @@ export async function reviewAction(request: Request, auth: Auth, id: number) {
     if (result.ok) return auth.redirectWithToast(here, { type: 'success', key: 'reviews.closed' })
     return refused(apiMessage(result, 'errors.updateFailed'))
   }
+  const dateFin = String(form.get('dateFin') ?? '').trim()
+  const commentaire = String(form.get('commentaire') ?? '').trim()
+  const everything = form.get('tous')
+  if (everything === 'CONFIRMER' || everything === 'TERMINER') {
+    const filters = filtersOf(back.searchParams)
+    if (form.get('confirme') !== 'oui') {
+      const counted = await auth.settle(
+        auth.api.rest.bd.revue[':id'].$get({
+          param: { id },
+          query: { ...filters, etat: 'A_REVOIR', elements: 1 },
+        }),
+      )
+      if (!counted.ok) return refused(apiMessage(counted, 'errors.technical'))
+      const count = counted.data.totalElements ?? 0
+      if (count === 0) return refused({ key: 'reviews.allNone' })
+      return data({ kind: 'confirmAll', decision: everything, count, dateFin, commentaire } satisfies DecisionReply, {
+        headers: await auth.headers(),
+      })
+    }
+    const result = await auth.settle(
+      auth.api.rest.bd.revue[':id'].decisions.tous.$post({
+        param: { id },
+        json: {
+          decision: everything,
+          ...filters,
+          ...(everything === 'TERMINER' && dateFin ? { dateFin } : {}),
+          ...(commentaire ? { commentaire } : {}),
+        },
+      }),
+    )
+    if (!result.ok) return refused(apiMessage(result, 'errors.updateFailed'), fieldErrors(result) ?? {})
+    const { decides, restants } = result.data
+    return auth.redirectWithToast(here, {
+      type: decides === 0 ? 'error' : 'success',
+      key: restants > 0 ? 'reviews.allLeft' : everything === 'TERMINER' ? 'reviews.ended' : 'reviews.confirmed',
+      values: { count: decides, restants },
+    })
+  }
   const single = String(form.get('un') ?? '')
   const [one, oneId] = single.split(':')
   const decision = single ? one : String(form.get('decision') ?? '')
@@ -67,8 +118,6 @@ export async function reviewAction(request: Request, auth: Auth, id: number) {
     .slice(0, DECISIONS_MAX)
   if (decision !== 'CONFIRMER' && decision !== 'TERMINER') return refused({ key: 'errors.technical' })
   if (ids.length === 0) return refused({ key: 'reviews.noneTicked' })
-  const dateFin = String(form.get('dateFin') ?? '').trim()
-  const commentaire = String(form.get('commentaire') ?? '').trim()
   if (decision === 'TERMINER' && form.get('confirme') !== 'oui') {
     return data({ kind: 'confirm', ids, dateFin, commentaire } satisfies DecisionReply, {
       headers: await auth.headers(),
