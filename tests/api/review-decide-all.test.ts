@@ -160,8 +160,9 @@ describe('deciding every item a filter keeps', () => {
       decideAll(root, id, { decision: 'CONFIRMER', structure: 4 }),
     ])
     const decided = async (answer: Response | undefined) => {
-      expect(answer?.status).toBe(200)
-      return ((await answer?.json()) as { decides: number }).decides
+      if (!answer) throw new Error('no answer')
+      expect(answer.status).toBe(200)
+      return ((await answer.json()) as { decides: number }).decides
     }
     expect((await decided(first)) + (await decided(second))).toBe(3)
     expect(await entriesOf(body.nom)).toHaveLength(3)
