@@ -13,6 +13,13 @@ export const i18nConfig = {
 /** A page's language from what names it (`<html lang>`, i18next's, the server's locale): English, else French. */
 export const pageLanguage = (value: string | null | undefined): Language => (value === 'en' ? 'en' : 'fr')
 
+/**
+ * A count as the page's language writes it ("2 900" in French, "2,900" in English), the same on the server and in the
+ * browser: never the runtime's own locale, which is English on the server whatever the page.
+ */
+export const formatCount = (value: number, language: string | undefined) =>
+  value.toLocaleString(pageLanguage(language) === 'en' ? 'en-GB' : 'fr-FR')
+
 /** What marks a value's place in a translation read once for many rows (never found in a translation itself). */
 const SLOT = '\u0000'
 

@@ -14,6 +14,7 @@ import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { usePendingIntent } from '~/lib/form'
 import { readForm } from '~/lib/form.server'
+import { formatCount } from '~/lib/i18n'
 import { readPage } from '~/lib/pagination'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { type ImportStatus, type RowError, STATUS_ERRORS_LISTED } from '../../worker-api/contract/bulk'
@@ -124,12 +125,13 @@ function useLiveWhileRunning(live: boolean) {
 }
 
 function Figures({ items }: { items: [label: string, value: number][] }) {
+  const { i18n } = useTranslation()
   return (
     <dl className="grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-5">
       {items.map(([label, value]) => (
         <div key={label} className="rounded-lg border p-3">
           <dt className="text-sm text-muted-foreground">{label}</dt>
-          <dd className="text-2xl font-semibold tabular-nums">{value.toLocaleString()}</dd>
+          <dd className="text-2xl font-semibold tabular-nums">{formatCount(value, i18n.language)}</dd>
         </div>
       ))}
     </dl>
@@ -155,7 +157,7 @@ function Summary({ status }: { status: ImportStatus }) {
 }
 
 function Progress({ status }: { status: ImportStatus }) {
-  const { t } = useTranslation()
+  const { t, i18n } = useTranslation()
   const left = status.secondesRestantes
   const time =
     status.etat === 'EN_ATTENTE'
@@ -175,7 +177,10 @@ function Progress({ status }: { status: ImportStatus }) {
           aria-label={t('bulk.detail.progressLabel')}
         />
         <p className="font-medium tabular-nums">
-          {t('bulk.detail.progress', { done: status.traitees.toLocaleString(), total: status.lignes.toLocaleString() })}
+          {t('bulk.detail.progress', {
+            done: formatCount(status.traitees, i18n.language),
+            total: formatCount(status.lignes, i18n.language),
+          })}
         </p>
         <p className="text-sm text-muted-foreground">{time}</p>
       </div>
@@ -234,7 +239,7 @@ function Launch({ status }: { status: ImportStatus }) {
 }
 
 function Errors({ status, page }: { status: ImportStatus; page: number }) {
-  const { t } = useTranslation()
+  const { t, i18n } = useTranslation()
   const columns: DataTableColumn<RowError>[] = [
     { id: 'line', header: t('bulk.detail.line'), className: 'tabular-nums', cell: (row) => row.ligne },
     { id: 'column', header: t('bulk.detail.column'), cell: (row) => row.colonne ?? '—' },
@@ -249,7 +254,8 @@ function Errors({ status, page }: { status: ImportStatus; page: number }) {
     <section aria-labelledby="import-errors" className="flex flex-col gap-3">
       <div className="flex flex-wrap items-center justify-between gap-3">
         <h2 id="import-errors" className="text-lg font-semibold">
-          {t('bulk.detail.errorsTitle')} <span className="tabular-nums">({status.totalErreurs.toLocaleString()})</span>
+          {t('bulk.detail.errorsTitle')}{' '}
+          <span className="tabular-nums">({formatCount(status.totalErreurs, i18n.language)})</span>
         </h2>
         {status.totalErreurs > 0 ? (
           <a

@@ -111,3 +111,12 @@ describe('a translation filled row by row', () => {
     }
   })
 })
+
+describe('counts', () => {
+  it('are written as the page’s language writes them, whatever the runtime’s locale: 2 900 in French, 2,900 in English', async () => {
+    const { formatCount } = await import('../../app/lib/i18n')
+    expect(formatCount(2900, 'fr')).toBe('2\u202f900')
+    expect(formatCount(2900, 'en')).toBe('2,900')
+    expect(formatCount(12, undefined)).toBe('12')
+  })
+})
