@@ -67,6 +67,9 @@ export default defineConfig(async () => {
       // Two files at a time even on two cores (vitest would take one): much of a file's time is
       // waiting on workerd and D1, so the suite takes two thirds of the time.
       maxWorkers: Math.max(2, availableParallelism() - 1),
+      // A test that signs in five times (PBKDF2 each) or reads a scope of 1 000 users takes seconds on a loaded two-core
+      // machine: the time it needs, where 5 s failed it for the load alone. No test waits on a timer to pass.
+      testTimeout: 30_000,
       setupFiles: ['tests/api/setup.ts'],
     },
   }
