@@ -1,9 +1,9 @@
-import { createRoute, z } from '@hono/zod-openapi'
-import { pageQuery } from '../contract/common'
+import { createRoute } from '@hono/zod-openapi'
 import {
   serviceAccountCreatedSchema,
   serviceAccountCreateSchema,
   serviceAccountIdParam,
+  serviceAccountListQuery,
   serviceAccountListSchema,
   serviceAccountSchema,
   serviceHandoverAnswerSchema,
@@ -34,9 +34,9 @@ export const serviceAccountRoutes = router()
       path: '/rest/bd/compteService',
       tags: ['Service accounts'],
       summary:
-        "The service accounts of the caller's scope, by name; with page, one page (total in X-Total-Count); q searches name, client id and structure",
+        "The service accounts of the caller's scope, by name; with page, one page (total in X-Total-Count); q searches name, client id and structure; responsable and suspendu keep the accounts acting for one administrator, stopped or working",
       security: [{ bearer: [] }],
-      request: { query: z.object(pageQuery) },
+      request: { query: serviceAccountListQuery },
       responses: { 200: json(serviceAccountListSchema, 'Service accounts'), ...errors(400, 401, 403) },
     }),
     async (c) => {
