@@ -15,6 +15,7 @@ import {
   DELETE_INTENT,
   RENEW_PANEL,
   RENEW_PARAM,
+  RESPONSIBLE_PARAM,
   ROW,
   shownServiceSecret,
   TAKEOVER_PANEL,
@@ -70,6 +71,7 @@ function ServiceAccountsList({
   page,
   lastPage,
   q,
+  actingFor,
   choices,
   withCode,
   renewing,
@@ -238,7 +240,22 @@ function ServiceAccountsList({
             ) : null}
           </>
         }
-        search={<SearchForm label={t('serviceAccounts.search')} />}
+        search={
+          <div className="flex flex-col gap-3">
+            <SearchForm label={t('serviceAccounts.search')} />
+            {actingFor ? (
+              <p className="text-sm">
+                {t('serviceAccounts.actingForFilter')}{' '}
+                <Link
+                  to={urlWith(search, { [RESPONSIBLE_PARAM]: null, page: null })}
+                  className="font-medium underline underline-offset-4"
+                >
+                  {t('serviceAccounts.showAll')}
+                </Link>
+              </p>
+            ) : null}
+          </div>
+        }
         count={t('serviceAccounts.total', { count: total })}
         page={page}
         total={total}

@@ -145,7 +145,9 @@ export const serviceAccountListQuery = z.object({
   suspendu: z
     .enum(['true', 'false'])
     .optional()
-    .describe('true: only the stopped accounts (their administrator no longer administers their structure); false: only the working ones'),
+    .describe(
+      'true: only the stopped accounts (their administrator no longer administers their structure); false: only the working ones',
+    ),
 })
 export type ServiceAccountListQuery = z.infer<typeof serviceAccountListQuery>
 

@@ -24,6 +24,8 @@ export const RENEW_PANEL = 'nouveau-secret'
 export const TAKEOVER_PARAM = 'reprendre'
 /** The take-over panel's id (`#reprendre-compte`). */
 export const TAKEOVER_PANEL = 'reprendre-compte'
+/** The search param that keeps the accounts acting for one administrator (`?responsable=<user id>`). */
+export const RESPONSIBLE_PARAM = 'responsable'
 /** The create form's section: the page's "new" link leads there. */
 export const CREATE_SECTION = 'nouveau-compte'
 /** The prefix of the rows' ids (`compte-4`). */

@@ -17,6 +17,7 @@ import {
   DELETE_INTENT,
   RENEW_INTENT,
   RENEW_PARAM,
+  RESPONSIBLE_PARAM,
   SEARCH_INTENT,
   SECRET_FIELDS,
   type ShownServiceSecret,
@@ -87,7 +88,10 @@ export type ServiceAccountForm = z.input<typeof serviceAccountFormSchema>
  */
 export async function serviceAccountsData(request: Request, auth: Auth) {
   const url = new URL(request.url)
-  const query = listQuery(url.searchParams, [])
+  // `?responsable=`: the accounts acting for one administrator (a departure's confirmation links here).
+  const responsable = Number(url.searchParams.get(RESPONSIBLE_PARAM))
+  const actingFor = Number.isSafeInteger(responsable) && responsable > 0 ? responsable : null
+  const query = { ...listQuery(url.searchParams, []), ...(actingFor ? { responsable: actingFor } : {}) }
   const one = (param: string) => {
     const id = Number(url.searchParams.get(param))
     return Number.isSafeInteger(id) && id > 0
@@ -107,6 +111,7 @@ export async function serviceAccountsData(request: Request, auth: Auth) {
     page: query.page,
     lastPage: lastPageUrl(url, query.page, total, items.length),
     q: query.q ?? '',
+    actingFor,
     choices,
     withCode: factors.totp,
     renewing: renewed?.ok ? renewed.data : null,
