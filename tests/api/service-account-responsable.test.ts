@@ -15,6 +15,7 @@ let maker: Awaited<ReturnType<typeof createUser>>
 let nord: ServiceAccountCreated
 let south: ServiceAccountCreated
 let other: ServiceAccountCreated
+let neighbour: Awaited<ReturnType<typeof createUser>>
 
 async function tokenOf(options: Parameters<typeof createUser>[0]) {
   const user = await createUser(options)
@@ -40,7 +41,7 @@ beforeAll(async () => {
   const makerToken = (await sessionFor(maker.id)).accessToken
   nord = await makeAccount(makerToken, 'Synchro Nord', 2, maker.password)
   south = await makeAccount(makerToken, 'Synchro Sud', 3, maker.password)
-  const neighbour = await createUser({ admin: true, postes: [currentPost(2, 2)] })
+  neighbour = await createUser({ admin: true, postes: [currentPost(2, 2)] })
   other = await makeAccount((await sessionFor(neighbour.id)).accessToken, 'Autre Nord', 2, neighbour.password)
 })
 
@@ -97,5 +98,50 @@ describe('the accounts acting for one administrator', () => {
     }
     const agent = await tokenOf({ postes: [currentPost(4, 2)] })
     expect((await call(`/rest/bd/compteService?responsable=${maker.id}`, { token: agent.token })).status).toBe(403)
+  })
+})
+
+describe('whom an account may be handed to', () => {
+  const heirs = async (token: string, id: number, query = '') => {
+    const response = await call(`/rest/bd/compteService/${id}/responsables${query}`, { token })
+    const body = (await response.json()) as { id: number }[]
+    return { status: response.status, total: response.headers.get('X-Total-Count'), body, ids: body.map((h) => h.id) }
+  }
+
+  it('the active administrators of its structure the caller sees, neither the caller nor its current one', async () => {
+    // Below the structure, not an administrator, deactivated, or of another direction: none of them.
+    const below = await createUser({ admin: true, postes: [currentPost(4, 2)] })
+    await createUser({ postes: [currentPost(2, 2)] })
+    await createUser({ admin: true, actif: false, postes: [currentPost(2, 2)] })
+    await createUser({ admin: true, postes: [currentPost(3, 3)] })
+    const fromRoot = await heirs(root.token, nord.id, '?page=1&taille=50')
+    expect(fromRoot.status).toBe(200)
+    expect(fromRoot.body).toEqual([{ id: neighbour.id, nom: expect.any(String), prenom: expect.any(String) }])
+    expect(fromRoot.total).toBe('1')
+    expect((await heirs(root.token, nord.id)).body).toHaveLength(1)
+    expect(JSON.stringify(fromRoot.body)).not.toContain(`"id":${below.id}`)
+
+    // Direction Sud's administrator hands the Sud account to another of Sud's, never to one above them they do not see.
+    const sud2 = await createUser({ admin: true, postes: [currentPost(3, 3)] })
+    const fromSud = await heirs(sud.token, south.id, '?page=1')
+    expect(fromSud.body.map((h: { id: number }) => h.id).sort()).toEqual(expect.arrayContaining([sud2.id]))
+    expect(fromSud.ids).not.toContain(root.id)
+    expect(fromSud.ids).not.toContain(sud.id)
+  })
+
+  it('searched by name, and only for an account of the caller’s scope', async () => {
+    expect((await heirs(root.token, nord.id, `?q=${neighbour.login}`)).body).toHaveLength(1)
+    expect((await heirs(root.token, nord.id, '?q=zzzz&page=1')).total).toBe('0')
+    await expectError(
+      await call(`/rest/bd/compteService/${nord.id}/responsables`, { token: sud.token }),
+      404,
+      'NOT_FOUND',
+    )
+    await expectError(await call('/rest/bd/compteService/999999/responsables', { token: root.token }), 404, 'NOT_FOUND')
+    await expectError(
+      await call(`/rest/bd/compteService/${nord.id}/responsables?taille=1000`, { token: root.token }),
+      400,
+      'VALIDATION_FAILED',
+    )
   })
 })

@@ -164,6 +164,12 @@ export const serviceHandoverSchema = z
   })
   .strict()
 export type ServiceHandover = z.infer<typeof serviceHandoverSchema>
+/** GET rest/bd/compteService/{id}/responsables: the page and a search of the administrators it may be handed to. */
+export const serviceHeirsQuery = z.object(pageQuery)
+export const serviceHeirSchema = z.object({ id: z.number().int(), nom: z.string(), prenom: z.string() })
+export type ServiceHeir = z.infer<typeof serviceHeirSchema>
+export const serviceHeirListSchema = z.array(serviceHeirSchema)
+
 export const serviceHandoverAnswerSchema = z.object({
   clientSecret: z
     .string()
