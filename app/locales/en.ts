@@ -1223,6 +1223,23 @@ export const en: Resource = {
     takingOver: 'Taking over…',
     takenOver: 'You took over the service account {{nom}}.',
     takeOverFailed: 'The account could not be taken over.',
+    handOver: 'Hand over',
+    handOverLabel: 'Hand {{nom}} to another administrator',
+    handOverTitle: 'Hand {{nom}} to another administrator',
+    handOverIntro:
+      'The account will act for the administrator chosen, who administers {{structure}}. Its secret is renewed and shown once, for you to pass on to them; the former ones stop at once.',
+    handOverIntroKeys:
+      'The account will act for the administrator chosen, who administers {{structure}}. It signs in with its public keys: they stay the same.',
+    handOverTo: 'Administrator',
+    handOverChoose: 'Choose an administrator',
+    handOverSearch: 'Search for an administrator',
+    handOverFirst: 'The first {{count}} by name of {{total}}: search for a name to find the others.',
+    handOverNone: 'No other administrator of {{structure}} that you can see.',
+    handOverNoneFound: 'No administrator of {{structure}} matches this search.',
+    handOverSubmit: 'Hand the account over',
+    handingOver: 'Handing over…',
+    handedOver: 'The service account {{nom}} now acts for the administrator chosen.',
+    handOverFailed: 'The account could not be handed over.',
     handover: {
       notAdministrator: 'This person does not administer the account’s structure',
     },

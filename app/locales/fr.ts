@@ -1243,6 +1243,23 @@ export const fr = {
     takingOver: 'Reprise…',
     takenOver: 'Vous avez repris le compte de service {{nom}}.',
     takeOverFailed: 'Le compte n’a pas pu être repris.',
+    handOver: 'Confier',
+    handOverLabel: 'Confier {{nom}} à un autre administrateur',
+    handOverTitle: 'Confier {{nom}} à un autre administrateur',
+    handOverIntro:
+      'Le compte agira désormais pour l’administrateur choisi, qui administre {{structure}}. Son secret est renouvelé et affiché une seule fois, pour que vous le lui transmettiez ; les anciens cessent aussitôt de fonctionner.',
+    handOverIntroKeys:
+      'Le compte agira désormais pour l’administrateur choisi, qui administre {{structure}}. Il s’authentifie avec ses clés publiques : elles restent les mêmes.',
+    handOverTo: 'Administrateur',
+    handOverChoose: 'Choisir un administrateur',
+    handOverSearch: 'Chercher un administrateur',
+    handOverFirst: 'Les {{count}} premiers par nom sur {{total}} : cherchez un nom pour trouver les autres.',
+    handOverNone: 'Aucun autre administrateur de {{structure}} que vous voyez.',
+    handOverNoneFound: 'Aucun administrateur de {{structure}} ne correspond à cette recherche.',
+    handOverSubmit: 'Confier le compte',
+    handingOver: 'Transmission…',
+    handedOver: 'Le compte de service {{nom}} agit désormais pour l’administrateur choisi.',
+    handOverFailed: 'Le compte n’a pas pu être confié.',
     handover: {
       notAdministrator: 'Cette personne n’administre pas la structure du compte',
     },
