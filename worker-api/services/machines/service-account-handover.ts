@@ -3,7 +3,7 @@ import type { ServiceHandover, ServiceHeir } from '../../contract/service-accoun
 import { namedBatch } from '../../db/client'
 import { randomToken, sha256Hex } from '../../lib/crypto'
 import { invalidField, notFound } from '../../lib/errors'
-import { containsEveryWord, onePage, type PageQuery } from '../../lib/query'
+import { containsEveryWord, type PageQuery, pageWindow, wholeList } from '../../lib/query'
 import { administersPath, pathInScope, userVisible } from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
 import { adminWith, type Caller, liveAdmin, viewerOf } from '../core/actor'
@@ -122,18 +122,20 @@ export async function listServiceHeirs(
     .where(userVisible(db, viewer, 'heir'))
   const search = containsEveryWord(['heir.nom', 'heir.prenom', 'heir.mail'], query.q)
   const matching = search === null ? candidates : candidates.where(search)
+  // Without `page`, the whole list, refused past its bound (LIST_TOO_LARGE) as the other lists are.
+  const { size, offset } = pageWindow(query)
   const { account, rows, total } = await adminWith(ctx, caller, {
     account: accountInScope(db, viewer, id),
-    rows: onePage(
-      matching
-        .select(['heir.id', 'heir.nom', 'heir.prenom'])
-        .orderBy('heir.nom')
-        .orderBy('heir.prenom')
-        .orderBy('heir.id'),
-      query,
-    ),
+    rows: matching
+      .select(['heir.id', 'heir.nom', 'heir.prenom'])
+      .orderBy('heir.nom')
+      .orderBy('heir.prenom')
+      .orderBy('heir.id')
+      .limit(size)
+      .offset(offset),
     total: query.page === undefined ? null : matching.select((eb) => eb.fn.countAll<number>().as('total')),
   })
   if (account.length === 0) throw notFound('Unknown service account')
-  return { items: rows.map(({ id, nom, prenom }) => ({ id, nom, prenom })), total: total?.[0]?.total ?? null }
+  const items = rows.map(({ id, nom, prenom }) => ({ id, nom, prenom }))
+  return { items: query.page === undefined ? wholeList(items) : items, total: total?.[0]?.total ?? null }
 }
