@@ -51,6 +51,7 @@ export function ConfirmDialog({
   triggerVariant = 'outline',
   triggerSize = 'sm',
   triggerClassName,
+  onPage = false,
   ...confirmation
 }: Confirmation & {
   /** The trigger's content; give icon-only triggers an `sr-only` text. */
@@ -61,11 +62,28 @@ export function ConfirmDialog({
   triggerVariant?: ButtonVariant
   triggerSize?: VariantProps<typeof buttonVariants>['size']
   triggerClassName?: string
+  /**
+   * The confirmation needs what only the page's loader reads (the service accounts an administrator's departure
+   * stops): the trigger opens the page's panel (`fallbackHref`) with JavaScript too, and the dialog is not used.
+   */
+  onPage?: boolean
 }) {
   const { t } = useTranslation()
   const hydrated = useHydrated()
   const [open, setOpen] = useState(false)
   const trigger = useRef<HTMLAnchorElement>(null)
+  if (onPage) {
+    return (
+      <Link
+        id={id}
+        to={fallbackHref}
+        preventScrollReset
+        className={cn(buttonVariants({ variant: triggerVariant, size: triggerSize }), triggerClassName)}
+      >
+        {children}
+      </Link>
+    )
+  }
   // Once hydrated the link opens a dialog, so it becomes a button (Space included) that says so.
   const enhanced = hydrated
     ? {
@@ -135,6 +153,7 @@ export function ConfirmPanel({
   returnTo,
   id,
   className,
+  children,
   ...confirmation
 }: Confirmation & {
   cancelHref: string
@@ -142,6 +161,8 @@ export function ConfirmPanel({
   returnTo?: string
   id?: string
   className?: string
+  /** What the confirmation says beyond its description (a list), above its buttons. */
+  children?: ReactNode
 }) {
   const { t } = useTranslation()
   return (
@@ -152,6 +173,7 @@ export function ConfirmPanel({
       intro={confirmation.description}
       className={className}
     >
+      {children}
       <ConfirmForm
         {...confirmation}
         cancel={

@@ -34,6 +34,7 @@ export function RowDelete({
   word,
   name,
   from,
+  onPage,
   ...confirmation
 }: Confirmation & {
   anchor: string
@@ -44,11 +45,15 @@ export function RowDelete({
   word: string
   name: string
   from?: 'sm' | 'lg'
+  /** The page's panel confirms, with JavaScript too (`ConfirmDialog`'s `onPage`), at `#<panel>`. */
+  onPage?: { panel: string }
 }) {
+  const fallbackHref = urlWith(search, { confirmer: confirm, id: String(id), ...reset })
   return (
     <ConfirmDialog
       id={anchorId(anchor, id)}
-      fallbackHref={urlWith(search, { confirmer: confirm, id: String(id), ...reset })}
+      fallbackHref={onPage ? `${fallbackHref}#${onPage.panel}` : fallbackHref}
+      onPage={onPage !== undefined}
       {...confirmation}
       triggerVariant="ghost"
       triggerClassName="text-destructive"

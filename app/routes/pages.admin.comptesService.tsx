@@ -1,6 +1,6 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { Link, useActionData, useLoaderData, useLocation } from '@remix-run/react'
-import { Bot, KeyRound, Plus, UserCheck } from 'lucide-react'
+import { Bot, KeyRound, Plus, Send, UserCheck } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { AdminListPage } from '~/components/admin-list-page'
 import { ConfirmPanel } from '~/components/confirm-dialog'
@@ -13,14 +13,19 @@ import {
   CREATE_SECTION,
   type CreateReplyChoices,
   DELETE_INTENT,
+  HANDOVER_PANEL,
+  HANDOVER_PARAM,
+  HEIR_SEARCH_PARAM,
   RENEW_PANEL,
   RENEW_PARAM,
+  RESPONSIBLE_PARAM,
   ROW,
   shownServiceSecret,
   TAKEOVER_PANEL,
   TAKEOVER_PARAM,
 } from '~/features/organisation/service-account'
 import { ServiceAccountCreate } from '~/features/organisation/service-account-form'
+import { HandOverPanel } from '~/features/organisation/service-account-handover'
 import { RenewPanel, ServiceSecretScreen } from '~/features/organisation/service-account-secret'
 import { TakeOverPanel } from '~/features/organisation/service-account-takeover'
 import { serviceAccountsAction, serviceAccountsData } from '~/features/organisation/service-accounts.server'
@@ -41,7 +46,8 @@ export const meta = titleMeta
  * with client credentials, searched and paged by the API, each with its rights, scopes, client id,
  * secret or keys, last use and calls today, and the administrator it acts for (stopped once they no longer administer
  * its structure); created below the list (its credentials then shown once), given a new secret (`?secret=<id>`, shown
- * once), taken over (`?reprendre=<id>`) or deleted after a confirmation.
+ * once), taken over (`?reprendre=<id>`), handed to another administrator of its structure (`?confier=<id>`) or deleted
+ * after a confirmation; `?responsable=<user id>` keeps the accounts acting for one administrator.
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const {
@@ -70,10 +76,12 @@ function ServiceAccountsList({
   page,
   lastPage,
   q,
+  actingFor,
   choices,
   withCode,
   renewing,
   takingOver,
+  handingOver,
   moi,
   constraint,
   answer,
@@ -96,6 +104,17 @@ function ServiceAccountsList({
     pendingLabel: t('serviceAccounts.deleting'),
   })
   const failed = answer?.intent === DELETE_INTENT && answer.error ? answer : null
+  // A row's panel link: that panel open, the others closed.
+  const panelLink = (param: string, account: ServiceAccount, panel: string) =>
+    `${urlWith(search, {
+      [TAKEOVER_PARAM]: null,
+      [RENEW_PARAM]: null,
+      [HANDOVER_PARAM]: null,
+      [HEIR_SEARCH_PARAM]: null,
+      confirmer: null,
+      id: null,
+      [param]: String(account.id),
+    })}#${panel}`
 
   const columns: DataTableColumn<ServiceAccount>[] = [
     {
@@ -155,7 +174,7 @@ function ServiceAccountsList({
           {account.responsable?.id !== moi ? (
             <Link
               id={anchorId('reprendre', account.id)}
-              to={`${urlWith(search, { [TAKEOVER_PARAM]: String(account.id), [RENEW_PARAM]: null, confirmer: null, id: null })}#${TAKEOVER_PANEL}`}
+              to={panelLink(TAKEOVER_PARAM, account, TAKEOVER_PANEL)}
               className={buttonVariants({ variant: account.suspendu ? 'outline' : 'ghost', size: 'sm' })}
               aria-label={t('serviceAccounts.takeOverLabel', { nom: account.nom })}
             >
@@ -165,10 +184,21 @@ function ServiceAccountsList({
               </span>
             </Link>
           ) : null}
+          <Link
+            id={anchorId('confier', account.id)}
+            to={panelLink(HANDOVER_PARAM, account, HANDOVER_PANEL)}
+            className={buttonVariants({ variant: 'ghost', size: 'sm' })}
+            aria-label={t('serviceAccounts.handOverLabel', { nom: account.nom })}
+          >
+            <Send aria-hidden />
+            <span aria-hidden className="hidden lg:inline">
+              {t('serviceAccounts.handOver')}
+            </span>
+          </Link>
           {account.secret ? (
             <Link
               id={anchorId('secret', account.id)}
-              to={`${urlWith(search, { [RENEW_PARAM]: String(account.id), [TAKEOVER_PARAM]: null, confirmer: null, id: null })}#${RENEW_PANEL}`}
+              to={panelLink(RENEW_PARAM, account, RENEW_PANEL)}
               className={buttonVariants({ variant: 'ghost', size: 'sm' })}
               aria-label={t('serviceAccounts.renewLabel', { nom: account.nom })}
             >
@@ -182,7 +212,7 @@ function ServiceAccountsList({
             anchor="supprimer"
             id={account.id}
             search={search}
-            reset={{ [RENEW_PARAM]: null, [TAKEOVER_PARAM]: null }}
+            reset={{ [RENEW_PARAM]: null, [TAKEOVER_PARAM]: null, [HANDOVER_PARAM]: null, [HEIR_SEARCH_PARAM]: null }}
             {...deleteTexts(account)}
             fields={deletion(account)}
             word={t('serviceAccounts.delete')}
@@ -236,9 +266,36 @@ function ServiceAccountsList({
                 returnTo={anchorId('reprendre', takingOver.id)}
               />
             ) : null}
+            {handingOver ? (
+              <HandOverPanel
+                key={answer ? 'again' : 'new'}
+                account={handingOver.account}
+                heirs={handingOver.heirs}
+                total={handingOver.total}
+                search={handingOver.search}
+                withCode={withCode}
+                cancelHref={urlWith(search, { [HANDOVER_PARAM]: null, [HEIR_SEARCH_PARAM]: null })}
+                returnTo={anchorId('confier', handingOver.account.id)}
+              />
+            ) : null}
           </>
         }
-        search={<SearchForm label={t('serviceAccounts.search')} />}
+        search={
+          <div className="flex flex-col gap-3">
+            <SearchForm label={t('serviceAccounts.search')} />
+            {actingFor ? (
+              <p className="text-sm">
+                {t('serviceAccounts.actingForFilter')}{' '}
+                <Link
+                  to={urlWith(search, { [RESPONSIBLE_PARAM]: null, page: null })}
+                  className="font-medium underline underline-offset-4"
+                >
+                  {t('serviceAccounts.showAll')}
+                </Link>
+              </p>
+            ) : null}
+          </div>
+        }
         count={t('serviceAccounts.total', { count: total })}
         page={page}
         total={total}

@@ -10,6 +10,8 @@ import { EmptyState } from '~/components/empty-state'
 import { RowDelete } from '~/components/row-delete'
 import { SearchForm } from '~/components/search-form'
 import { Button, buttonVariants } from '~/components/ui/button'
+import { stoppingAccounts } from '~/features/organisation/stopping-accounts.server'
+import { StoppingAccountsNote } from '~/features/organisation/stopping-accounts-note'
 import { USER_FILTERS, UserFilters } from '~/features/organisation/user-filters'
 import { fullName, hasPosition, UserBadges, UserDetails } from '~/features/organisation/user-row'
 import { apiMessage } from '~/lib/api-errors'
@@ -30,22 +32,35 @@ export const meta = titleMeta
 
 const readFlag = (value: string | null) => (value === 'true' || value === 'false' ? value : undefined)
 
-/** Spec §2 admin/listeUtilisateurs: the scope's users, filtered, searched, sorted and paged by the API. */
+/** The deletion's panel: an administrator's row leads there, with JavaScript too, for the accounts it stops. */
+const DELETE_PANEL = 'confirmer-suppression'
+
+/**
+ * Spec §2 admin/listeUtilisateurs: the scope's users, filtered, searched, sorted and paged by the API. A deletion being
+ * confirmed (`?confirmer=supprimer&id=`) reads, beside the page, the service accounts that act for that user and would
+ * stop.
+ */
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const params = new URL(request.url).searchParams
   const flags = Object.fromEntries(
     USER_FILTERS.flatMap((name) => (readFlag(params.get(name)) ? [[name, params.get(name)]] : [])),
   )
   const query = { ...listQuery(params, USER_SORTS), ...flags }
+  const confirmed = Number(params.get('id'))
+  const deleting = params.get('confirmer') === 'supprimer' && Number.isSafeInteger(confirmed) && confirmed > 0
   const {
     auth,
-    data: { items, total },
+    data: [{ items, total }, stopping],
     t,
   } = await requireAdmin(request, context, {
-    read: (auth) => auth.expectPage(auth.api.rest.bd.utilisateur.liste.$get({ query })),
+    read: (auth) =>
+      Promise.all([
+        auth.expectPage(auth.api.rest.bd.utilisateur.liste.$get({ query })),
+        deleting ? stoppingAccounts(auth, confirmed) : Promise.resolve(null),
+      ]),
   })
   return data(
-    { users: items, total, page: query.page, q: query.q ?? '', title: pageTitle(t, t('nav.manageUsers')) },
+    { users: items, total, page: query.page, q: query.q ?? '', stopping, title: pageTitle(t, t('nav.manageUsers')) },
     { headers: await auth.headers() },
   )
 }
@@ -79,7 +94,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 const ROW = 'utilisateur'
 
 export default function UserList() {
-  const { users, total, page, q } = useLoaderData<typeof loader>()
+  const { users, total, page, q, stopping } = useLoaderData<typeof loader>()
   const failure = useActionData<typeof action>()
   const { search } = useLocation()
   const { t } = useTranslation()
@@ -211,6 +226,8 @@ export default function UserList() {
               fields={deletion(user)}
               word={t('users.delete')}
               name={t('users.deleteLabel', { nom: fullName(user) })}
+              // An administrator's deletion stops the service accounts acting for them: its panel names them.
+              onPage={user.admin ? { panel: DELETE_PANEL } : undefined}
             />
           ) : null}
         </div>
@@ -227,6 +244,7 @@ export default function UserList() {
       panels={
         confirming ? (
           <ConfirmPanel
+            id={DELETE_PANEL}
             cancelHref={cancelHref}
             returnTo={anchorId('supprimer', confirming.id)}
             title={t('users.deleteTitle', { nom: fullName(confirming) })}
@@ -234,7 +252,9 @@ export default function UserList() {
             confirmLabel={t('users.delete')}
             pendingLabel={t('users.deleting')}
             fields={deletion(confirming)}
-          />
+          >
+            <StoppingAccountsNote stopping={stopping} userId={confirming.id} name={fullName(confirming)} />
+          </ConfirmPanel>
         ) : null
       }
       search={

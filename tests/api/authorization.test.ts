@@ -952,6 +952,10 @@ Object.assign(MATRIX, {
     request: async () => ({ path: `/rest/bd/compteService/${await freshServiceAccount()}/secret`, body: {} }),
     expect: admins(404, 200, 403),
   },
+  'GET /portail-backend/rest/bd/compteService/{id}/responsables': {
+    request: async () => ({ path: `/rest/bd/compteService/${await freshServiceAccount()}/responsables?page=1` }),
+    expect: admins(404, 200, 403),
+  },
   'PUT /portail-backend/rest/bd/compteService/{id}/responsable': {
     request: async () => ({
       path: `/rest/bd/compteService/${await freshServiceAccount()}/responsable`,

@@ -259,6 +259,32 @@ describe('service accounts: an account acts for an administrator, and another ta
       assert.equal(await page.getByRole('link', { name: `Reprendre ${nom}` }).count(), 0)
       await page.context().close()
     })
+
+    it(`the root administrator hands an account to Direction Sud's administrator (${mode.name})`, async () => {
+      const nom = `Relais transmis ${index === 0 ? 'avec JS' : 'sans JS'}`
+      const page = await newPage(mode)
+      await signIn(page, mode, 'admin', 'Admin1234')
+      await page.goto(SCREEN)
+      const form = page.locator('#nouveau-compte')
+      await form.getByLabel('Nom', { exact: true }).fill(nom)
+      await chooseStructure(page, mode, 'Direction Sud')
+      await form.getByRole('button', { name: 'Créer le compte' }).click()
+      await shownCredentials(page, nom)
+      await page.goto(`${SCREEN}?q=${encodeURIComponent(nom)}`)
+      await rowOf(page, nom).getByText('Agit pour Claire Durand').waitFor()
+      await page.getByRole('link', { name: `Confier ${nom} à un autre administrateur` }).click()
+      const panel = page.getByRole('region', { name: `Confier ${nom} à un autre administrateur` })
+      await panel.getByLabel('Administrateur').selectOption({ label: 'Sofia Garcia' })
+      if (mode.javaScriptEnabled) assert.deepEqual(await violations(page), [], 'the hand-over panel')
+      await panel.getByRole('button', { name: 'Confier le compte' }).click()
+      await page
+        .getByText(`Le compte de service ${nom} agit désormais pour l’administrateur choisi.`, { exact: false })
+        .waitFor()
+      await shownCredentials(page, nom)
+      await page.goto(`${SCREEN}?q=${encodeURIComponent(nom)}`)
+      await rowOf(page, nom).getByText('Agit pour Sofia Garcia').waitFor()
+      await page.context().close()
+    })
   }
 })
 

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { positiveInt, ref } from './common'
+import { pageQuery, positiveInt, ref } from './common'
 import { factorProofSchema } from './mfa'
 
 /**
@@ -134,6 +134,24 @@ export const serviceAccountListSchema = z.array(serviceAccountSchema)
 export const serviceAccountIdParam = z.object({ id: positiveInt() })
 
 /**
+ * GET rest/bd/compteService: the page, the search, and the accounts acting for one administrator (`responsable`),
+ * stopped or not (`suspendu`) — what demoting, ending the last post of or deleting that administrator stops.
+ */
+export const serviceAccountListQuery = z.object({
+  ...pageQuery,
+  responsable: positiveInt()
+    .optional()
+    .describe("A user's id: only the accounts of the caller's scope that act for them"),
+  suspendu: z
+    .enum(['true', 'false'])
+    .optional()
+    .describe(
+      'true: only the stopped accounts (their administrator no longer administers their structure); false: only the working ones',
+    ),
+})
+export type ServiceAccountListQuery = z.infer<typeof serviceAccountListQuery>
+
+/**
  * PUT rest/bd/compteService/{id}/responsable: the account acts for another administrator of its structure (or the
  * caller). Its secret is renewed at once, the former ones stopped: whoever held it before holds nothing now.
  */
@@ -146,6 +164,12 @@ export const serviceHandoverSchema = z
   })
   .strict()
 export type ServiceHandover = z.infer<typeof serviceHandoverSchema>
+/** GET rest/bd/compteService/{id}/responsables: the page and a search of the administrators it may be handed to. */
+export const serviceHeirsQuery = z.object(pageQuery)
+export const serviceHeirSchema = z.object({ id: z.number().int(), nom: z.string(), prenom: z.string() })
+export type ServiceHeir = z.infer<typeof serviceHeirSchema>
+export const serviceHeirListSchema = z.array(serviceHeirSchema)
+
 export const serviceHandoverAnswerSchema = z.object({
   clientSecret: z
     .string()

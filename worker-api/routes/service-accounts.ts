@@ -1,18 +1,20 @@
-import { createRoute, z } from '@hono/zod-openapi'
-import { pageQuery } from '../contract/common'
+import { createRoute } from '@hono/zod-openapi'
 import {
   serviceAccountCreatedSchema,
   serviceAccountCreateSchema,
   serviceAccountIdParam,
+  serviceAccountListQuery,
   serviceAccountListSchema,
   serviceAccountSchema,
   serviceHandoverAnswerSchema,
   serviceHandoverSchema,
+  serviceHeirListSchema,
+  serviceHeirsQuery,
   serviceSecretAnswerSchema,
   serviceSecretSchema,
 } from '../contract/service-accounts'
 import { router } from '../lib/validation'
-import { handOverServiceAccount } from '../services/machines/service-account-handover'
+import { handOverServiceAccount, listServiceHeirs } from '../services/machines/service-account-handover'
 import {
   createServiceAccount,
   deleteServiceAccount,
@@ -34,9 +36,9 @@ export const serviceAccountRoutes = router()
       path: '/rest/bd/compteService',
       tags: ['Service accounts'],
       summary:
-        "The service accounts of the caller's scope, by name; with page, one page (total in X-Total-Count); q searches name, client id and structure",
+        "The service accounts of the caller's scope, by name; with page, one page (total in X-Total-Count); q searches name, client id and structure; responsable and suspendu keep the accounts acting for one administrator, stopped or working",
       security: [{ bearer: [] }],
-      request: { query: z.object(pageQuery) },
+      request: { query: serviceAccountListQuery },
       responses: { 200: json(serviceAccountListSchema, 'Service accounts'), ...errors(400, 401, 403) },
     }),
     async (c) => {
@@ -109,6 +111,28 @@ export const serviceAccountRoutes = router()
       c.header('Cache-Control', 'no-store')
       const answer = await rotateServiceSecret(c.var.ctx, c.get('caller'), c.req.valid('param').id, c.req.valid('json'))
       return c.json(answer, 200)
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/rest/bd/compteService/{id}/responsables',
+      tags: ['Service accounts'],
+      summary:
+        'The administrators the caller may hand the account to: active administrators of its structure whom the caller sees, the caller and its current one aside, by name; with page, one page (total in X-Total-Count); q searches names and mail',
+      security: [{ bearer: [] }],
+      request: { params: serviceAccountIdParam, query: serviceHeirsQuery },
+      responses: { 200: json(serviceHeirListSchema, 'Administrators'), ...errors(400, 401, 403, 404) },
+    }),
+    async (c) => {
+      const { items, total } = await listServiceHeirs(
+        c.var.ctx,
+        c.get('caller'),
+        c.req.valid('param').id,
+        c.req.valid('query'),
+      )
+      if (total !== null) c.header('X-Total-Count', String(total))
+      return c.json(items, 200)
     },
   )
   .openapi(

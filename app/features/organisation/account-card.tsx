@@ -1,18 +1,23 @@
-import { Form, useSubmit } from '@remix-run/react'
+import { Form, useActionData, useLocation, useSubmit } from '@remix-run/react'
 import { CalendarClock, Mail, Save } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
+import { ConfirmPanel } from '~/components/confirm-dialog'
 import { Button } from '~/components/ui/button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '~/components/ui/card'
 import { Label } from '~/components/ui/label'
 import { Switch } from '~/components/ui/switch'
 import { FOCUS_FIELD } from '~/lib/focus'
-import { usePendingIntent } from '~/lib/form'
+import { type FormReply, usePendingIntent } from '~/lib/form'
 import { useHydrated } from '~/lib/hydrated'
 import type { User } from '../../../worker-api/contract/user'
+import type { DemotionShown } from './stopping-accounts'
+import { StoppingAccountsNote } from './stopping-accounts-note'
 
 /** The ids the card's forms bring focus back to, without JavaScript (`FOCUS_FIELD`). */
 const APPLY_FLAGS = 'appliquer-etats'
 const INVITE = 'inviter'
+/** The demotion's confirmation, when it stops service accounts. */
+const DEMOTE_PANEL = 'confirmer-retrait-admin'
 
 const dateTime = (epoch: number, language: string) =>
   new Intl.DateTimeFormat(language === 'en' ? 'en-GB' : 'fr-FR', {
@@ -31,6 +36,11 @@ export function AccountCard({ user, editable }: { user: User; editable: boolean 
   const submit = useSubmit()
   const pending = usePendingIntent('flags')
   const inviting = usePendingIntent('invitation')
+  const { pathname, search } = useLocation()
+  // A demotion that would stop service accounts comes back to be confirmed, the accounts named; the flag unchanged.
+  const reply = useActionData() as FormReply<'flags', DemotionShown> | undefined
+  const demoting = reply?.intent === 'flags' && user.admin ? (reply.shown?.stopping ?? null) : null
+  const name = `${user.prenom} ${user.nom}`
   return (
     <Card>
       <CardHeader>
@@ -69,7 +79,7 @@ export function AccountCard({ user, editable }: { user: User; editable: boolean 
             <Switch
               id="switch-admin"
               name="admin"
-              key={`admin-${user.admin}`}
+              key={`admin-${user.admin}-${demoting ? 'asked' : ''}`}
               defaultChecked={user.admin}
               disabled={!editable || pending}
               aria-describedby="switch-admin-hint"
@@ -95,6 +105,20 @@ export function AccountCard({ user, editable }: { user: User; editable: boolean 
             </p>
           ) : null}
         </Form>
+        {demoting && editable ? (
+          <ConfirmPanel
+            id={DEMOTE_PANEL}
+            cancelHref={`${pathname}${search}`}
+            returnTo="switch-admin"
+            title={t('adminProfile.demoteTitle', { name })}
+            description={t('adminProfile.demoteConfirm')}
+            confirmLabel={t('adminProfile.demote')}
+            pendingLabel={t('adminProfile.demoting')}
+            fields={{ intent: 'flags', wasAdmin: 'true', confirme: 'oui', [FOCUS_FIELD]: 'switch-admin' }}
+          >
+            <StoppingAccountsNote stopping={demoting} userId={user.id} name={name} />
+          </ConfirmPanel>
+        ) : null}
         {user.tokenRegister !== null || !user.motDePasseChoisi ? (
           <div className="flex flex-col gap-2 rounded-md border border-dashed p-3 text-sm">
             <p className="flex items-start gap-2">

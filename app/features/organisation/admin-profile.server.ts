@@ -2,11 +2,13 @@ import { getZodConstraint } from '@conform-to/zod/v4'
 import { data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { apiMessage, type Message } from '~/lib/api-errors'
 import { requireAdmin } from '~/lib/auth.server'
-import { focusFragment, formReply, readForm, submitted } from '~/lib/form.server'
+import { focusFragment, formReply, readForm, replyTo, submitted } from '~/lib/form.server'
 import { pageTitle } from '~/lib/title'
 import { pathWithout } from '~/lib/url'
 import { profileSchema } from '../../../worker-api/contract/user'
 import { saveIdentity } from './identity.server'
+import type { DemotionShown } from './stopping-accounts'
+import { stoppingAccounts } from './stopping-accounts.server'
 import { structureId } from './structure-form.server'
 
 type Args = Pick<LoaderFunctionArgs, 'request' | 'context' | 'params'>
@@ -18,15 +20,17 @@ export const userId = (value: string | undefined) => structureId(value)
  * Spec §2 admin/detail/user/{idUser} and admin/user/detail/{idUser}: a user as an administrator sees
  * them (`modification` decides what is editable), with the applications their posts open today and
  * later — the launcher's own answer, so the panel shows exactly what a delegation grants. Reached from
- * a structure (`?structure=`), the breadcrumb names it.
+ * a structure (`?structure=`), the breadcrumb names it. A post's deletion being confirmed (`?confirmer=poste`) reads
+ * the service accounts acting for the user, which ending an administrator's last current post stops.
  */
 export async function adminProfileLoader({ request, context, params }: Args) {
   const id = userId(params.idUser)
   const asked = Number(new URL(request.url).searchParams.get('structure'))
   const structure = Number.isSafeInteger(asked) && asked > 0 ? asked : null
+  const endingPost = new URL(request.url).searchParams.get('confirmer') === 'poste'
   const {
     auth,
-    data: [user, access, via, sessions],
+    data: [user, access, via, sessions, stopping],
     t,
   } = await requireAdmin(request, context, {
     read: (auth) =>
@@ -40,6 +44,7 @@ export async function adminProfileLoader({ request, context, params }: Args) {
           : Promise.resolve(null),
         // Only for a user the administrator manages (else 403: the list is not shown).
         auth.settle(auth.api.rest.bd.utilisateur[':id'].sessions.$get({ param: { id } })),
+        endingPost ? stoppingAccounts(auth, id) : Promise.resolve(null),
       ]),
   })
   return data(
@@ -50,6 +55,7 @@ export async function adminProfileLoader({ request, context, params }: Args) {
       upcoming: access.accesFuturs ?? [],
       structure: via?.ok ? { id: via.data.id, nom: via.data.nom } : null,
       sessions: sessions.ok ? sessions.data : null,
+      stopping,
       constraint: getZodConstraint(profileSchema),
       title: pageTitle(t, `${user.prenom} ${user.nom}`),
     },
@@ -84,6 +90,13 @@ export async function adminProfileAction({ request, context, params }: Args) {
   if (intent === 'flags') {
     const before = { actif: form.get('wasActif') === 'true', admin: form.get('wasAdmin') === 'true' }
     const after = { actif: form.get('actif') === 'on', admin: form.get('admin') === 'on' }
+    // Demoting an administrator stops the service accounts acting for them: said first, then done once confirmed.
+    if (before.admin && !after.admin && form.get('confirme') !== 'oui') {
+      const stopping = await stoppingAccounts(auth, id)
+      if (stopping && stopping.total > 0) {
+        return replyTo<'flags', DemotionShown>('flags', form, { shown: { stopping }, headers: await auth.headers() })
+      }
+    }
     // The admin flag first: an administrator's state cannot change, a former one's can.
     if (after.admin !== before.admin) {
       const result = await auth.settle(auth.api.rest.bd.utilisateur.admin.$put({ json: { id, admin: after.admin } }))

@@ -16,6 +16,8 @@ import type { Poste, User } from '../../../worker-api/contract/user'
 import { AccountCard } from './account-card'
 import { IdentityForm } from './identity-form'
 import { PostesTable } from './postes-table'
+import type { StoppingAccounts } from './stopping-accounts'
+import { StoppingAccountsNote } from './stopping-accounts-note'
 
 type Props = {
   user: User
@@ -24,6 +26,8 @@ type Props = {
   upcoming: { application: ApplicationSummary; dateDebut: string }[]
   /** The user's open sessions, for an administrator who manages them; null otherwise. */
   sessions: PortalSession[] | null
+  /** While a post's deletion is confirmed, the service accounts acting for the user (null otherwise). */
+  stopping: StoppingAccounts | null
   constraint: ReturnType<typeof getZodConstraint>
 }
 
@@ -31,13 +35,15 @@ type Props = {
 const SAVE_PROFILE = 'enregistrer-profil'
 /** The prefix of the post rows' ids (`poste-3`). */
 const POSTE_ROW = 'poste'
+/** The post deletion's panel: the trigger of an administrator's last current post leads there, with JavaScript too. */
+const POSTE_PANEL = 'confirmer-fin-poste'
 
 /**
  * A user's profile as an administrator sees it (spec §2, §6): identity, posts, switches, the applications their posts
  * grant now and later, and, for a user the viewer manages, their sessions. Controls are enabled only when the server's
  * `modification` flag says the viewer may manage this user.
  */
-export function AdminProfile({ user, self, applications, upcoming, sessions, constraint }: Props) {
+export function AdminProfile({ user, self, applications, upcoming, sessions, stopping, constraint }: Props) {
   const { t } = useTranslation()
   // The profile form shows its own failures; the other forms' show here.
   const reply = useActionData() as FormReply | undefined
@@ -76,7 +82,7 @@ export function AdminProfile({ user, self, applications, upcoming, sessions, con
         focusAfter={SAVE_PROFILE}
       />
       <AccountCard user={user} editable={editable} />
-      <PostesCard user={user} editable={editable} />
+      <PostesCard user={user} editable={editable} stopping={stopping} />
       <RightsCard applications={applications} upcoming={upcoming} />
       {sessions ? (
         <SessionsList sessions={sessions} own={false} name={`${user.prenom} ${user.nom}`} editable={editable} />
@@ -130,11 +136,22 @@ function SecondFactorCard({ name }: { name: string }) {
   )
 }
 
-function PostesCard({ user, editable }: { user: User; editable: boolean }) {
+function PostesCard({
+  user,
+  editable,
+  stopping,
+}: {
+  user: User
+  editable: boolean
+  stopping: StoppingAccounts | null
+}) {
   const { t } = useTranslation()
   const { search } = useLocation()
   const params = new URLSearchParams(search)
   const label = (poste: Poste) => `${poste.fonction.libelle}, ${poste.structure.nom}`
+  // An administrator's last current post: ending it stops the service accounts acting for them, which its panel names.
+  const lastOfAdmin = (poste: Poste) =>
+    user.admin && user.postesEnCours.length === 1 && user.postesEnCours[0]?.id === poste.id
   const confirming =
     params.get('confirmer') === 'poste'
       ? [...user.postesEnCours, ...user.postesFutur].find((p) => String(p.id) === params.get('id'))
@@ -156,7 +173,8 @@ function PostesCard({ user, editable }: { user: User; editable: boolean }) {
         cell: (poste: Poste) => (
           <ConfirmDialog
             id={anchorId('supprimer-poste', poste.id)}
-            fallbackHref={urlWith(search, { confirmer: 'poste', id: String(poste.id) })}
+            fallbackHref={`${urlWith(search, { confirmer: 'poste', id: String(poste.id) })}${lastOfAdmin(poste) ? `#${POSTE_PANEL}` : ''}`}
+            onPage={lastOfAdmin(poste)}
             title={t('adminProfile.posteDeleteTitle', { poste: label(poste) })}
             description={t('adminProfile.posteDeleteConfirm')}
             confirmLabel={t('adminProfile.posteDelete')}
@@ -179,6 +197,8 @@ function PostesCard({ user, editable }: { user: User; editable: boolean }) {
       <CardContent className="flex flex-col gap-6">
         {confirming && editable ? (
           <ConfirmPanel
+            id={POSTE_PANEL}
+            className="scroll-mt-4"
             cancelHref={urlWith(search, { confirmer: null, id: null })}
             returnTo={anchorId('supprimer-poste', confirming.id)}
             title={t('adminProfile.posteDeleteTitle', { poste: label(confirming) })}
@@ -186,7 +206,11 @@ function PostesCard({ user, editable }: { user: User; editable: boolean }) {
             confirmLabel={t('adminProfile.posteDelete')}
             pendingLabel={t('adminProfile.posteDeleting')}
             fields={fields(confirming)}
-          />
+          >
+            {lastOfAdmin(confirming) ? (
+              <StoppingAccountsNote stopping={stopping} userId={user.id} name={`${user.prenom} ${user.nom}`} />
+            ) : null}
+          </ConfirmPanel>
         ) : null}
         <PostesTable
           caption={t('profile.postesEnCours')}

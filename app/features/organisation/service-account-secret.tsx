@@ -34,7 +34,14 @@ export function ServiceSecretScreen({ shown }: { shown: ShownServiceSecret }) {
   const done =
     shown.event === 'created'
       ? t('serviceAccounts.created', { nom })
-      : `${t(shown.event === 'takenOver' ? 'serviceAccounts.takenOver' : 'serviceAccounts.renewed', { nom })} ${
+      : `${t(
+          shown.event === 'takenOver'
+            ? 'serviceAccounts.takenOver'
+            : shown.event === 'handedOver'
+              ? 'serviceAccounts.handedOver'
+              : 'serviceAccounts.renewed',
+          { nom },
+        )} ${
           shown.ancienSecretExpire
             ? t('serviceAccounts.previousKept', { date: displayDateTime(shown.ancienSecretExpire) })
             : t('serviceAccounts.previousRevoked')

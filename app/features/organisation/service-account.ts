@@ -16,6 +16,9 @@ export const DELETE_INTENT = 'supprimer'
 /** A row taken over by the administrator at the keyboard, from its panel. */
 export const TAKEOVER_INTENT = 'reprendre'
 
+/** A row handed to another administrator of its structure, from its panel. */
+export const HANDOVER_INTENT = 'confier'
+
 /** The search param that opens a row's renewal panel (`?secret=<id>`), the same with and without JavaScript. */
 export const RENEW_PARAM = 'secret'
 /** The renewal panel's id: the row's link leads there (`#nouveau-secret`). */
@@ -24,6 +27,16 @@ export const RENEW_PANEL = 'nouveau-secret'
 export const TAKEOVER_PARAM = 'reprendre'
 /** The take-over panel's id (`#reprendre-compte`). */
 export const TAKEOVER_PANEL = 'reprendre-compte'
+/** The search param that opens a row's hand-over panel (`?confier=<id>`). */
+export const HANDOVER_PARAM = 'confier'
+/** The hand-over panel's id (`#confier-compte`). */
+export const HANDOVER_PANEL = 'confier-compte'
+/** The search of the administrators to hand an account to (`?administrateur=`), when more than the select shows. */
+export const HEIR_SEARCH_PARAM = 'administrateur'
+/** How many of them the select offers. */
+export const HEIRS_SHOWN = 50
+/** The search param that keeps the accounts acting for one administrator (`?responsable=<user id>`). */
+export const RESPONSIBLE_PARAM = 'responsable'
 /** The create form's section: the page's "new" link leads there. */
 export const CREATE_SECTION = 'nouveau-compte'
 /** The prefix of the rows' ids (`compte-4`). */
@@ -39,7 +52,7 @@ export const SECRET_FIELDS = ['motDePasse', 'code']
  */
 export type ShownServiceSecret = {
   intent: 'secretShown'
-  event: 'created' | 'renewed' | 'takenOver'
+  event: 'created' | 'renewed' | 'takenOver' | 'handedOver'
   nom: string
   clientId: string
   clientSecret: string | null

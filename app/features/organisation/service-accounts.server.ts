@@ -15,8 +15,13 @@ import {
   CREATE_INTENT,
   type CreateReplyChoices,
   DELETE_INTENT,
+  HANDOVER_INTENT,
+  HANDOVER_PARAM,
+  HEIR_SEARCH_PARAM,
+  HEIRS_SHOWN,
   RENEW_INTENT,
   RENEW_PARAM,
+  RESPONSIBLE_PARAM,
   SEARCH_INTENT,
   SECRET_FIELDS,
   type ShownServiceSecret,
@@ -87,19 +92,36 @@ export type ServiceAccountForm = z.input<typeof serviceAccountFormSchema>
  */
 export async function serviceAccountsData(request: Request, auth: Auth) {
   const url = new URL(request.url)
-  const query = listQuery(url.searchParams, [])
+  // `?responsable=`: the accounts acting for one administrator (a departure's confirmation links here).
+  const responsable = Number(url.searchParams.get(RESPONSIBLE_PARAM))
+  const actingFor = Number.isSafeInteger(responsable) && responsable > 0 ? responsable : null
+  const query = { ...listQuery(url.searchParams, []), ...(actingFor ? { responsable: actingFor } : {}) }
   const one = (param: string) => {
     const id = Number(url.searchParams.get(param))
     return Number.isSafeInteger(id) && id > 0
       ? auth.settle(auth.api.rest.bd.compteService[':id'].$get({ param: { id } }))
       : null
   }
-  const [{ items, total }, { choices }, factors, renewed, taken] = await Promise.all([
+  // The hand-over panel (`?confier=`): the account, and the administrators it may go to (searched past the select's).
+  const handed = Number(url.searchParams.get(HANDOVER_PARAM))
+  const heirSearch = url.searchParams.get(HEIR_SEARCH_PARAM)?.trim().slice(0, 100) ?? ''
+  const heirsOf =
+    Number.isSafeInteger(handed) && handed > 0
+      ? auth.settle(
+          auth.api.rest.bd.compteService[':id'].responsables.$get({
+            param: { id: handed },
+            query: { page: 1, taille: HEIRS_SHOWN, ...(heirSearch ? { q: heirSearch } : {}) },
+          }),
+        )
+      : null
+  const [{ items, total }, { choices }, factors, renewed, taken, handing, heirs] = await Promise.all([
     auth.expectPage(auth.api.rest.bd.compteService.$get({ query })),
     structureChoices(auth, url.searchParams, null),
     auth.expect(auth.api.rest.bd.mfa.$get()),
     one(RENEW_PARAM),
     one(TAKEOVER_PARAM),
+    one(HANDOVER_PARAM),
+    heirsOf,
   ])
   return {
     comptes: items,
@@ -107,10 +129,15 @@ export async function serviceAccountsData(request: Request, auth: Auth) {
     page: query.page,
     lastPage: lastPageUrl(url, query.page, total, items.length),
     q: query.q ?? '',
+    actingFor,
     choices,
     withCode: factors.totp,
     renewing: renewed?.ok ? renewed.data : null,
     takingOver: taken?.ok ? taken.data : null,
+    handingOver:
+      handing?.ok && heirs?.ok
+        ? { account: handing.data, heirs: heirs.data, total: heirs.total ?? heirs.data.length, search: heirSearch }
+        : null,
     moi: auth.user.id,
     constraint: getZodConstraint(serviceAccountFormSchema),
   }
@@ -125,10 +152,17 @@ export async function serviceAccountsAction(request: Request, auth: Auth) {
   const form = await readForm(request)
   const intent = form.get('intent')
   if (intent === CREATE_INTENT || intent === SEARCH_INTENT) return createAccount(auth, form, intent)
-  const row = rowAction(form, [RENEW_INTENT, DELETE_INTENT, TAKEOVER_INTENT])
+  const row = rowAction(form, [RENEW_INTENT, DELETE_INTENT, TAKEOVER_INTENT, HANDOVER_INTENT])
   if (!row) return formReply('', submitted(form).reply(), { key: 'errors.technical' }, await auth.headers())
   const nom = String(form.get('nom') ?? '')
-  const back = pathWithout(request.url, ['confirmer', 'id', RENEW_PARAM, TAKEOVER_PARAM])
+  const back = pathWithout(request.url, [
+    'confirmer',
+    'id',
+    RENEW_PARAM,
+    TAKEOVER_PARAM,
+    HANDOVER_PARAM,
+    HEIR_SEARCH_PARAM,
+  ])
   if (row.intent === DELETE_INTENT) {
     const deleted = await auth.settle(auth.api.rest.bd.compteService[':id'].$delete({ param: { id: row.id } }))
     if (!deleted.ok) {
@@ -141,7 +175,8 @@ export async function serviceAccountsAction(request: Request, auth: Auth) {
       values: { nom },
     })
   }
-  if (row.intent === TAKEOVER_INTENT) return takeOver(auth, form, row.id, back)
+  if (row.intent === TAKEOVER_INTENT) return takeOver(auth, form, row.id, back, TAKEOVER_INTENT)
+  if (row.intent === HANDOVER_INTENT) return takeOver(auth, form, row.id, back, HANDOVER_INTENT)
   return renewSecret(auth, form, row.id, back)
 }
 
@@ -273,40 +308,60 @@ async function renewSecret(auth: Auth, form: FormData, id: number, back: string)
 }
 
 /**
- * PUT rest/bd/compteService/{id}/responsable from a row's panel, for the administrator at the keyboard: the account's
- * new secret shown once (an account with keys keeps them: back to the list). An administrator account's asks for the
- * proof; a refusal stays in the panel, on its field.
+ * PUT rest/bd/compteService/{id}/responsable from a row's panel, for the administrator at the keyboard (`reprendre`)
+ * or another administrator of the structure chosen in the panel (`confier`): the account's new secret shown once (an
+ * account with keys keeps them: back to the list). An administrator account's asks for the proof; a refusal stays in
+ * the panel, on its field (the administrator chosen, the proof).
  */
-async function takeOver(auth: Auth, form: FormData, id: number, back: string) {
+async function takeOver(
+  auth: Auth,
+  form: FormData,
+  id: number,
+  back: string,
+  intent: typeof TAKEOVER_INTENT | typeof HANDOVER_INTENT,
+) {
   const nom = String(form.get('nom') ?? '')
   const preuve = proofOf(form)
   const reply = async (fields: Record<string, string[]> | undefined, error: FormReply['error'] = null) =>
     formReply(
-      TAKEOVER_INTENT,
+      intent,
       submitted(form).reply({ hideFields: SECRET_FIELDS, ...(fields ? { fieldErrors: fields } : {}) }),
       error,
       await auth.headers(),
     )
-  if (form.get('admin') === 'true' && !preuve) return reply({ motDePasse: ['serviceAccounts.proofRequired'] })
+  const chosen = Number(form.get('utilisateur'))
+  const to = intent === TAKEOVER_INTENT ? auth.user.id : Number.isSafeInteger(chosen) && chosen > 0 ? chosen : null
+  const missing = {
+    ...(to === null ? { utilisateur: ['validation.required'] } : {}),
+    ...(form.get('admin') === 'true' && !preuve ? { motDePasse: ['serviceAccounts.proofRequired'] } : {}),
+  }
+  if (to === null || Object.keys(missing).length > 0) return reply(missing)
   const result = await auth.settle(
     auth.api.rest.bd.compteService[':id'].responsable.$put({
       param: { id },
-      json: { utilisateur: { id: auth.user.id }, ...(preuve ? { preuve } : {}) },
+      json: { utilisateur: { id: to }, ...(preuve ? { preuve } : {}) },
     }),
   )
+  const done = intent === TAKEOVER_INTENT ? 'takenOver' : 'handedOver'
   if (!result.ok) {
     if (result.status === 404) {
       return auth.redirectWithToast(back, { type: 'error', key: 'serviceAccounts.gone', values: { nom } })
     }
-    const proof = PROOF_FIELDS[result.error.businessCode]
-    if (proof) return reply({ [proof[0]]: [proof[1]] })
-    return reply(undefined, apiMessage(result, 'serviceAccounts.takeOverFailed'))
+    const { utilisateur, ...fields } = refusedFields(result) ?? {}
+    // Taking an account over chooses nobody: a refusal of the one it would act for is the form's.
+    if (utilisateur && intent === TAKEOVER_INTENT) return reply(fields, { key: utilisateur[0] ?? 'errors.technical' })
+    if (utilisateur || Object.keys(fields).length > 0)
+      return reply({ ...fields, ...(utilisateur ? { utilisateur } : {}) })
+    return reply(
+      undefined,
+      apiMessage(result, `serviceAccounts.${intent === TAKEOVER_INTENT ? 'takeOver' : 'handOver'}Failed`),
+    )
   }
   if (!result.data.clientSecret) {
-    return auth.redirectWithToast(back, { type: 'success', key: 'serviceAccounts.takenOver', values: { nom } })
+    return auth.redirectWithToast(back, { type: 'success', key: `serviceAccounts.${done}`, values: { nom } })
   }
   return showSecret(auth, {
-    event: 'takenOver',
+    event: done,
     nom,
     clientId: String(form.get('clientId') ?? ''),
     clientSecret: result.data.clientSecret,

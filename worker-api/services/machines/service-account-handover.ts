@@ -1,11 +1,12 @@
 import { type SqlBool, sql } from 'kysely'
-import type { ServiceHandover } from '../../contract/service-accounts'
+import type { ServiceHandover, ServiceHeir } from '../../contract/service-accounts'
 import { namedBatch } from '../../db/client'
 import { randomToken, sha256Hex } from '../../lib/crypto'
 import { invalidField, notFound } from '../../lib/errors'
-import { administersPath } from '../../lib/scope'
+import { containsEveryWord, type PageQuery, pageWindow, wholeList } from '../../lib/query'
+import { administersPath, pathInScope, userVisible } from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
-import { type Caller, liveAdmin, viewerOf } from '../core/actor'
+import { adminWith, type Caller, liveAdmin, viewerOf } from '../core/actor'
 import { adminLogWhen } from '../core/audit'
 import { accountInScope, accountsQuery, checkedAdmin, proofRequired } from './service-accounts'
 
@@ -75,4 +76,66 @@ export async function handOverServiceAccount(
   // The account left the caller's scope, or the chosen administrator their rights, between the check and the write.
   if ((handed?.results.length ?? 0) === 0) throw notFound('Unknown service account')
   return secret === null ? {} : { clientSecret: secret }
+}
+
+/**
+ * GET rest/bd/compteService/{id}/responsables: whom the caller may hand the account to — the administrators, active and
+ * not deleted, whose current post's sub-tree holds its structure, among the users the caller sees, the caller and the
+ * one it acts for aside; by name, paged, searched by name and mail. Read from the structure up (its ancestors' current
+ * posts), a few index lookups whatever the organisation's size. 404 for an account outside the caller's scope.
+ */
+export async function listServiceHeirs(
+  ctx: Ctx,
+  caller: Caller,
+  id: number,
+  query: PageQuery & { q?: string | undefined },
+): Promise<{ items: ServiceHeir[]; total: number | null }> {
+  const db = ctx.db
+  const viewer = viewerOf(caller)
+  const candidates = db
+    .withRecursive('up(id, parent_id)', (q) =>
+      q
+        .selectFrom('compte_service as cs')
+        .innerJoin('structure as s', 's.id', 'cs.structure_id')
+        .select(['s.id', 's.parent_id'])
+        .where('cs.id', '=', id)
+        .where('cs.supprime', '=', 0)
+        .where(pathInScope(db, viewer, sql.ref<string>('s.path')))
+        .unionAll(
+          q
+            .selectFrom('structure as parent')
+            .innerJoin('up', 'up.parent_id', 'parent.id')
+            .select(['parent.id', 'parent.parent_id']),
+        ),
+    )
+    .selectFrom('utilisateur as heir')
+    .where(
+      sql<SqlBool>`exists (select 1 from up join poste heir_post on heir_post.structure_id = up.id
+        where heir_post.utilisateur_id = heir.id and heir_post.date_debut <= ${viewer.today}
+          and heir_post.date_fin >= ${viewer.today})`,
+    )
+    .where('heir.admin', '=', 1)
+    .where('heir.actif', '=', 1)
+    .where('heir.supprime', '=', 0)
+    .where('heir.id', '<>', viewer.id)
+    .where(sql<SqlBool>`heir.id is not (select cree_par from compte_service where id = ${id})`)
+    .where(userVisible(db, viewer, 'heir'))
+  const search = containsEveryWord(['heir.nom', 'heir.prenom', 'heir.mail'], query.q)
+  const matching = search === null ? candidates : candidates.where(search)
+  // Without `page`, the whole list, refused past its bound (LIST_TOO_LARGE) as the other lists are.
+  const { size, offset } = pageWindow(query)
+  const { account, rows, total } = await adminWith(ctx, caller, {
+    account: accountInScope(db, viewer, id),
+    rows: matching
+      .select(['heir.id', 'heir.nom', 'heir.prenom'])
+      .orderBy('heir.nom')
+      .orderBy('heir.prenom')
+      .orderBy('heir.id')
+      .limit(size)
+      .offset(offset),
+    total: query.page === undefined ? null : matching.select((eb) => eb.fn.countAll<number>().as('total')),
+  })
+  if (account.length === 0) throw notFound('Unknown service account')
+  const items = rows.map(({ id, nom, prenom }) => ({ id, nom, prenom }))
+  return { items: query.page === undefined ? wholeList(items) : items, total: total?.[0]?.total ?? null }
 }

@@ -7,13 +7,14 @@ import {
   type ServiceAccount,
   type ServiceAccountCreate,
   type ServiceAccountCreated,
+  type ServiceAccountListQuery,
   type ServiceScope,
   type ServiceSecretInput,
 } from '../../contract/service-accounts'
 import { type Compilable, type DB, insertWhen, namedBatch } from '../../db/client'
 import { randomToken, sha256Hex } from '../../lib/crypto'
 import { BusinessError, invalidField, notFound } from '../../lib/errors'
-import { containsEveryWord, onePage, type PageQuery } from '../../lib/query'
+import { containsEveryWord, onePage } from '../../lib/query'
 import { administersPath, pathInScope, type Viewer } from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
 import { type ActorAnd, adminWith, type Caller, liveAdmin, type Reads, requireAdmin, viewerOf } from '../core/actor'
@@ -89,16 +90,25 @@ export function toAccount(row: AccountRow, now = nowIso()): ServiceAccount {
   }
 }
 
-/** GET rest/bd/compteService: the accounts of the caller's scope by name; with `page`, one page and the total. */
+/**
+ * GET rest/bd/compteService: the accounts of the caller's scope by name; with `page`, one page and the total. The
+ * filters narrow that scope, never widen it: an administrator named as `responsable` shows only their accounts the
+ * caller sees anyway.
+ */
 export async function listServiceAccounts(
   ctx: Ctx,
   caller: Caller,
-  query: PageQuery & { q?: string | undefined },
+  query: ServiceAccountListQuery,
 ): Promise<{ items: ServiceAccount[]; total: number | null }> {
   const db = ctx.db
   const viewer = viewerOf(caller)
   const search = containsEveryWord(['cs.nom', 'cs.client_id', 's.nom'], query.q)
-  const matching = search === null ? accountsQuery(db, viewer) : accountsQuery(db, viewer).where(search)
+  let matching = search === null ? accountsQuery(db, viewer) : accountsQuery(db, viewer).where(search)
+  if (query.responsable !== undefined) matching = matching.where('cs.cree_par', '=', query.responsable)
+  if (query.suspendu !== undefined) {
+    const working = administersPath('cs.cree_par', 's.path', viewer.today)
+    matching = matching.where(query.suspendu === 'true' ? sql<SqlBool>`not ${working}` : working)
+  }
   const { rows, total } = await adminWith(ctx, caller, {
     rows: onePage(matching.orderBy('cs.nom').orderBy('cs.id'), query),
     total:
