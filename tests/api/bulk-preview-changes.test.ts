@@ -59,7 +59,11 @@ describe('the changes of existing users a preview lists', () => {
       { ligne: 4, login: deactivated.login, actif: false },
     ]
 
-    const essai = await call('/rest/bd/import?type=utilisateurs&essai=true', { method: 'POST', token: root, body: text })
+    const essai = await call('/rest/bd/import?type=utilisateurs&essai=true', {
+      method: 'POST',
+      token: root,
+      body: text,
+    })
     expect(essai.status).toBe(200)
     const preview = (await essai.json()) as ImportPreview
     expect(preview).toMatchObject({ modifiees: 4, totalErreurs: 0, totalChangements: 3 })
