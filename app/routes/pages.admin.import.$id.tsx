@@ -17,7 +17,12 @@ import { readForm } from '~/lib/form.server'
 import { formatCount } from '~/lib/i18n'
 import { readPage } from '~/lib/pagination'
 import { pageTitle, titleMeta } from '~/lib/title'
-import { type ImportStatus, type RowError, STATUS_ERRORS_LISTED } from '../../worker-api/contract/bulk'
+import {
+  type ImportChange,
+  type ImportStatus,
+  type RowError,
+  STATUS_ERRORS_LISTED,
+} from '../../worker-api/contract/bulk'
 
 export const handle: BreadcrumbHandle = {
   breadcrumb: (data, t) => [
@@ -99,6 +104,7 @@ export default function ImportDetail() {
       </div>
       {status.motif ? <Alert variant="destructive">{status.motif}</Alert> : null}
       {running(status) ? <Progress status={status} /> : <Summary status={status} />}
+      {status.etat === 'APERCU' && status.totalChangements > 0 ? <Changes status={status} /> : null}
       {status.etat === 'APERCU' ? <Launch status={status} /> : null}
       <Errors status={status} page={page} />
       <p>
@@ -235,6 +241,62 @@ function Launch({ status }: { status: ImportStatus }) {
         </Form>
       </CardContent>
     </Card>
+  )
+}
+
+/** What each change of an existing user will do, in words: "Nom : Dupont → Durand", "Devient administrateur"… */
+function changeWords(change: ImportChange, t: ReturnType<typeof useTranslation>['t']): string[] {
+  const words: string[] = []
+  for (const field of ['nom', 'prenom', 'mail'] as const) {
+    const value = change[field]
+    if (value) words.push(t(`bulk.detail.change.${field}`, { avant: value.avant, apres: value.apres }))
+  }
+  if (change.admin !== undefined)
+    words.push(t(change.admin ? 'bulk.detail.change.admin' : 'bulk.detail.change.notAdmin'))
+  if (change.actif !== undefined) {
+    words.push(t(change.actif ? 'bulk.detail.change.reactivated' : 'bulk.detail.change.deactivated'))
+  }
+  return words
+}
+
+/** A kept preview's rows that rename, readdress, promote, demote, deactivate or reactivate existing users. */
+function Changes({ status }: { status: ImportStatus }) {
+  const { t, i18n } = useTranslation()
+  const more = status.totalChangements - status.changements.length
+  const columns: DataTableColumn<ImportChange>[] = [
+    { id: 'line', header: t('bulk.detail.line'), className: 'tabular-nums', cell: (row) => row.ligne },
+    { id: 'login', header: t('bulk.detail.login'), className: 'whitespace-normal break-all', cell: (row) => row.login },
+    {
+      id: 'what',
+      header: t('bulk.detail.what'),
+      className: 'whitespace-normal [overflow-wrap:anywhere]',
+      cell: (row) => (
+        <ul className="flex flex-col gap-1">
+          {changeWords(row, t).map((words) => (
+            <li key={words}>{words}</li>
+          ))}
+        </ul>
+      ),
+    },
+  ]
+  return (
+    <section aria-labelledby="import-changes" className="flex flex-col gap-3">
+      <h2 id="import-changes" className="text-lg font-semibold">
+        {t('bulk.detail.changesTitle')}{' '}
+        <span className="tabular-nums">({formatCount(status.totalChangements, i18n.language)})</span>
+      </h2>
+      <DataTable
+        columns={columns}
+        rows={status.changements}
+        rowKey={(row) => row.ligne}
+        aria-labelledby="import-changes"
+      />
+      {more > 0 ? (
+        <p className="text-sm text-muted-foreground">
+          {t('bulk.detail.moreChanges', { count: more, n: formatCount(more, i18n.language) })}
+        </p>
+      ) : null}
+    </section>
   )
 }
 

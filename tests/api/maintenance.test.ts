@@ -108,6 +108,10 @@ describe('purgeExpired (hourly cron)', () => {
       .insertInto('import_erreur')
       .values({ import_id: old?.id ?? 0, ligne: 2, colonne: 'mail', code: 'MAIL', valeurs: null })
       .execute()
+    await db()
+      .insertInto('import_changement')
+      .values({ import_id: old?.id ?? 0, ligne: 2, login: 'agent', valeurs: '{"admin":true}' })
+      .execute()
     const deleted = await purgeExpired(backgroundContext(env))
     const imports = await db().selectFrom('import').select('fichier').orderBy('fichier').execute()
     expect(imports.map((row) => row.fichier)).toEqual([
@@ -117,6 +121,7 @@ describe('purgeExpired (hourly cron)', () => {
       'upload-going.csv',
     ])
     expect(await db().selectFrom('import_erreur').selectAll().execute()).toEqual([])
+    expect(await db().selectFrom('import_changement').selectAll().execute()).toEqual([])
     expect(deleted).toMatchObject({
       captchas: 1,
       refreshTokens: 1,

@@ -224,9 +224,9 @@ describe('statements per request', () => {
       // A page of the service accounts and their count, the structures to create one in (a page and
       // its count), and the admin's factors (whether a code may prove it is them).
       ['/pages/admin/comptesService', 8, 4],
-      // The admin's latest imports; one import with a page of its errors.
+      // The admin's latest imports; one import with a page of its errors and, a kept preview, its first changes.
       ['/pages/admin/import', 2, 2],
-      [`/pages/admin/import/${imported}`, 3, 2],
+      [`/pages/admin/import/${imported}`, 4, 2],
       // The access requests waiting (a page and its total); one request with the functions that could grant it.
       ['/pages/admin/demandes', 3, 2],
       [`/pages/admin/demandes/${demande}`, 3, 2],

@@ -2,7 +2,8 @@
 // will do, the errors), imports it and follows its progress to the summary — with JavaScript (the page reads the
 // import again by itself) and without (the page reloads itself) — then downloads the errors file and finds the new
 // users in the export. A file that is no import says why on the upload form; the same file imported twice changes
-// nothing the second time; at 360 px the preview reads without sideways scrolling.
+// nothing the second time, and one renaming a user says whom before it is imported; at 360 px the preview reads
+// without sideways scrolling.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { MODES, signIn, useBrowser } from './support.mjs'
@@ -97,6 +98,20 @@ for (const [index, mode] of MODES.entries()) {
       assert.equal(await figure(page, 'À créer').textContent(), '0')
       assert.equal(await figure(page, 'À modifier').textContent(), '0')
       assert.equal(await figure(page, 'Inchangées').textContent(), '2')
+
+      // A file renaming one of them: the preview says whom and how before anything is imported.
+      await upload(
+        page,
+        'Des utilisateurs et leurs postes',
+        name,
+        usersFile(tag).replace(';Import;Jules;', ';Importé;Jules;'),
+      )
+      await page.getByRole('heading', { name: `Aperçu de l’import de ${name}`, level: 1 }).waitFor()
+      const changes = page.getByRole('table', { name: /Ce que l’import changera/ })
+      assert.match(
+        (await changes.getByRole('row').nth(1).textContent()) ?? '',
+        new RegExp(`^3\\s*jules\\.import\\.${tag}@portail\\.example\\s*Nom : Import → Importé$`),
+      )
       await page.context().close()
     })
 

@@ -29,6 +29,11 @@ export const IMPORT_MAX_HEADER_BYTES = 64 * 1024
 export const IMPORT_MAX_BLANK_LINES = 10_000
 /** The errors a preview's answer lists; the others are counted (`totalErreurs`) and in the errors file. */
 export const PREVIEW_ERRORS_LISTED = 1000
+/**
+ * The changes of existing users a preview lists (and a kept preview's state, while APERCU); the others are counted
+ * (`totalChangements`).
+ */
+export const PREVIEW_CHANGES_LISTED = 100
 
 /** A message of the imports' queue: the lot of an import to run next, and who imports (services/bulk/run.ts). */
 export type ImportMessage = { importId: number; lot: number; auteur: number }
@@ -72,6 +77,27 @@ export const rowErrorSchema = z.object({
 })
 export type RowError = z.infer<typeof rowErrorSchema>
 
+const valueChangeSchema = z.object({ avant: z.string(), apres: z.string() })
+
+/**
+ * What a row of a users file changes of an existing user that an administrator should see before importing: their
+ * names, their address, their administrator right, their state. A post added alone is no such change.
+ */
+export const importChangeSchema = z.object({
+  ligne: z.number().int().describe("The file's line number (the header is line 1)"),
+  login: z.string().describe("The user's login"),
+  nom: valueChangeSchema.optional().describe('Their last name, before and after'),
+  prenom: valueChangeSchema.optional().describe('Their first name, before and after'),
+  mail: valueChangeSchema
+    .optional()
+    .describe('Their address, before and after (an active account confirms the new one by mail)'),
+  admin: z.boolean().optional().describe('true: becomes an administrator; false: is one no longer'),
+  actif: z.boolean().optional().describe('false: deactivated (their sessions end); true: reactivated'),
+})
+export type ImportChange = z.infer<typeof importChangeSchema>
+
+const changesDescription = `The rows that rename an existing user, change their address, make them an administrator or remove them as one, deactivate or reactivate them, by line; the first ${PREVIEW_CHANGES_LISTED}`
+
 export const importPreviewSchema = z.object({
   lignes: z.number().int().describe('Rows read (the header apart)'),
   creees: z.number().int().describe('Rows that create'),
@@ -79,6 +105,8 @@ export const importPreviewSchema = z.object({
   inchangees: z.number().int().describe('Rows that leave everything as it is'),
   erreurs: z.array(rowErrorSchema).describe(`The rows' errors, by line; the first ${PREVIEW_ERRORS_LISTED}`),
   totalErreurs: z.number().int().describe('How many errors in all'),
+  changements: z.array(importChangeSchema).describe(changesDescription),
+  totalChangements: z.number().int().describe('How many such rows in all'),
   id: z.number().int().optional().describe('With conserver=true: the kept preview'),
 })
 export type ImportPreview = z.infer<typeof importPreviewSchema>
@@ -113,6 +141,10 @@ export const importStatusSchema = z.object({
   erreurs: z.array(rowErrorSchema).describe(`The errors so far, by line: ${STATUS_ERRORS_LISTED} a page (page)`),
   totalErreurs: z.number().int(),
   lignesEnErreur: z.number().int().describe('Rows that could not be imported'),
+  changements: z
+    .array(importChangeSchema)
+    .describe(`A kept preview (APERCU): ${changesDescription}; empty once imported`),
+  totalChangements: z.number().int().describe('A kept preview (APERCU): how many such rows in all; 0 once imported'),
   secondesRestantes: z.number().int().nullable().describe('The time left at the pace so far; null until known'),
   motif: z.string().nullable().describe('Why the import stopped (ECHEC)'),
   debut: z.string().describe('When the file was received (ISO 8601)'),

@@ -401,6 +401,8 @@ export interface ImportTable {
   inchangees: Generated<number>
   lignes_erreur: Generated<number>
   erreurs: Generated<number>
+  /** A kept preview's changes of existing users (`import_changement`), all of them. */
+  changements: Generated<number>
   motif_echec: Generated<string | null>
   created_at: string
   updated_at: string
@@ -422,6 +424,14 @@ export interface ImportErreurTable {
   colonne: string | null
   code: string
   valeurs: string | null
+}
+
+/** A change of an existing user a kept preview's row will make (`valeurs`: JSON, the contract's fields). */
+export interface ImportChangementTable {
+  import_id: number
+  ligne: number
+  login: string
+  valeurs: string
 }
 
 export interface Database {
@@ -457,6 +467,7 @@ export interface Database {
   import: ImportTable
   import_lot: ImportLotTable
   import_erreur: ImportErreurTable
+  import_changement: ImportChangementTable
   demande_acces: DemandeAccesTable
   revue: RevueTable
   revue_element: RevueElementTable

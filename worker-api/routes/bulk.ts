@@ -9,6 +9,7 @@ import {
   importStartQuery,
   importStatusQuery,
   importStatusSchema,
+  PREVIEW_CHANGES_LISTED,
   STATUS_ERRORS_LISTED,
 } from '../contract/bulk'
 import { todayIso } from '../contract/dates'
@@ -32,7 +33,7 @@ export const bulkRoutes = router()
       method: 'post',
       path: IMPORT_PATH,
       tags: ['Import'],
-      summary: `A file (CSV, up to ${IMPORT_MAX_ROWS} rows and ${IMPORT_MAX_BYTES / 1024 / 1024} MiB) into the caller's scope. With essai=true, the preview: what each row would do, nothing written (200). Without, the import runs in the background (202 {id}; its progress: GET import/{id}); a file refused whole (not text, no header, a wrong one, one past 64 KiB, too many rows or blank lines) is 400 VALIDATION_FAILED`,
+      summary: `A file (CSV, up to ${IMPORT_MAX_ROWS} rows and ${IMPORT_MAX_BYTES / 1024 / 1024} MiB) into the caller's scope. With essai=true, the preview: what each row would do and, of a users file, which existing users it renames, readdresses, makes or unmakes administrator, deactivates or reactivates, nothing written (200). Without, the import runs in the background (202 {id}; its progress: GET import/{id}); a file refused whole (not text, no header, a wrong one, one past 64 KiB, too many rows or blank lines) is 400 VALIDATION_FAILED`,
       security: [{ bearer: [] }],
       request: {
         query: importStartQuery,
@@ -72,7 +73,7 @@ export const bulkRoutes = router()
       method: 'get',
       path: `${IMPORT_PATH}/{id}`,
       tags: ['Import'],
-      summary: `An import of the caller (or a kept preview): its state, counts, a page of ${STATUS_ERRORS_LISTED} errors and the time left`,
+      summary: `An import of the caller (or a kept preview): its state, counts, a page of ${STATUS_ERRORS_LISTED} errors, the time left and, a kept preview, the first ${PREVIEW_CHANGES_LISTED} changes of existing users`,
       security: [{ bearer: [] }],
       request: { params: importIdParam, query: importStatusQuery },
       responses: { 200: json(importStatusSchema, 'The import'), ...errors(400, 401, 403, 404) },

@@ -1,6 +1,8 @@
 import {
+  type ImportChange,
   type ImportPreview,
   type ImportType,
+  PREVIEW_CHANGES_LISTED,
   PREVIEW_ERRORS_LISTED,
   type RowError,
   type RowProblem,
@@ -8,6 +10,7 @@ import {
 } from '../../contract/bulk'
 import type { Ctx } from '../../lib/types'
 import { type Actor, adminWith, type Caller, viewerOf } from '../core/actor'
+import { changesInsert, userChange } from './changes'
 import { type FileChunk, fileChunks } from './file'
 import { count, noCounts } from './plan'
 import { planStructureRow, structureFileState } from './structure-plan'
@@ -49,6 +52,8 @@ export async function previewImport(
       erreurs.push({ ligne: line, colonne: problem.colonne, message: rowMessage(ctx.request.language, problem) })
     }
   }
+  const changements: ImportChange[] = []
+  let totalChangements = 0
   const structureState = structureFileState()
   const userState: UserFileState = new Map()
   try {
@@ -57,8 +62,11 @@ export async function previewImport(
       // A file that cannot be imported at all is not kept: 400, as its import would be.
       const problem = chunk.fileProblems[0]
       if (store && problem) throw fileRefused(ctx, problem.line, problem.problem)
-      const errors = await previewChunk(chunk)
-      await store?.add(chunk.rows, (id) => (errors.length === 0 ? [] : [errorsInsert(db, id, errors)]))
+      const { errors, changes } = await previewChunk(chunk)
+      await store?.add(chunk.rows, (id) => [
+        ...(errors.length === 0 ? [] : [errorsInsert(db, id, errors)]),
+        ...(changes.length === 0 ? [] : [changesInsert(db, id, changes)]),
+      ])
     }
     await store?.flush()
   } catch (error) {
@@ -66,19 +74,30 @@ export async function previewImport(
     throw error
   }
 
-  /** A chunk's rows planned and reported; answers their errors as the kept preview stores them. */
+  /** A chunk's rows planned and reported; answers their errors and changes as the kept preview stores them. */
   async function previewChunk(chunk: FileChunk) {
     for (const { line, problem } of chunk.fileProblems) report(line, [problem])
     const plannable = chunk.rows.filter((row) => row.problems.length === 0)
     const planned = new Map<number, ReturnType<typeof planUserRow> | ReturnType<typeof planStructureRow>>()
+    const changes: ImportChange[] = []
     if (type === 'structures') {
       for (const row of plannable) planned.set(row.line, planStructureRow(row, tree, structureState))
     } else if (plannable.length > 0) {
       const { names, structureIds } = chunkNames(plannable, tree)
       const { users, fonctions } = await adminWith(ctx, caller, userChunkReads(db, viewer, names, structureIds))
       const world = userLookups({ tree, users, fonctions, importer, today: viewer.today })
-      for (const row of plannable) planned.set(row.line, planUserRow(row, world, userState))
+      const byId = new Map(users.map((user) => [user.id, user]))
+      for (const row of plannable) {
+        const outcome = planUserRow(row, world, userState)
+        planned.set(row.line, outcome)
+        if (outcome.kind !== 'modifiee' || outcome.action.kind !== 'update') continue
+        const target = outcome.action.target
+        const change = userChange(row.line, outcome.action, 'id' in target ? byId.get(target.id) : undefined)
+        if (change) changes.push(change)
+      }
     }
+    totalChangements += changes.length
+    changements.push(...changes.slice(0, PREVIEW_CHANGES_LISTED - changements.length))
     const errors: ReturnType<typeof errorRows> = []
     for (const row of chunk.rows) {
       const outcome = planned.get(row.line) ?? { kind: 'erreur' as const, problems: row.problems }
@@ -87,7 +106,7 @@ export async function previewImport(
       report(row.line, outcome.problems)
       errors.push(...errorRows(row.line, outcome.problems))
     }
-    return errors
+    return { errors, changes }
   }
   const kept = store?.id ?? (store ? await emptyPreview(ctx, actor, type, keep?.fichier ?? '') : null)
   if (store && kept !== null && store.id !== null) {
@@ -102,6 +121,7 @@ export async function previewImport(
         inchangees: counts.inchangees,
         lignes_erreur: counts.erreurs,
         erreurs: totalErreurs,
+        changements: totalChangements,
         updated_at: new Date().toISOString(),
       })
       .where('id', '=', kept)
@@ -114,6 +134,8 @@ export async function previewImport(
     inchangees: counts.inchangees,
     erreurs,
     totalErreurs,
+    changements,
+    totalChangements,
     ...(kept === null ? {} : { id: kept }),
   }
 }

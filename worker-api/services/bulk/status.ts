@@ -1,8 +1,10 @@
 import { type SqlBool, sql } from 'kysely'
 import {
   IMPORT_FAILURES,
+  type ImportChange,
   type ImportFailure,
   type ImportStatus,
+  PREVIEW_CHANGES_LISTED,
   type RowErrorCode,
   type RowProblem,
   rowMessage,
@@ -14,6 +16,7 @@ import { CSV_START, csvLine } from '../../lib/csv'
 import { notFound } from '../../lib/errors'
 import type { Ctx } from '../../lib/types'
 import { adminWith, type Caller } from '../core/actor'
+import { changeOf } from './changes'
 
 /**
  * What an import has done so far, for its author (another administrator gets 404): the counts, the first errors,
@@ -46,6 +49,7 @@ const imports = (db: DB, caller: Caller) =>
       'inchangees',
       'lignes_erreur',
       'erreurs',
+      'changements',
       'motif_echec',
       'created_at',
       'started_at',
@@ -65,6 +69,19 @@ function errorsOf(db: DB, caller: Caller, id: number) {
     .orderBy('id')
 }
 
+/** A kept preview's changes of existing users, by line: none once it is imported (`launchImport` deletes them). */
+function changesOf(db: DB, caller: Caller, id: number) {
+  return db
+    .selectFrom('import_changement')
+    .select(['ligne', 'login', 'valeurs'])
+    .where('import_id', '=', id)
+    .where(
+      sql<SqlBool>`exists (select 1 from import where import.id = ${id} and import.auteur_id = ${caller.id} and import.etat = 'APERCU')`,
+    )
+    .orderBy('ligne')
+    .limit(PREVIEW_CHANGES_LISTED)
+}
+
 /** The seconds left at the pace of the rows done so far. */
 function secondsLeft(job: JobRow, now: number): number | null {
   if (job.etat === 'TERMINE' || job.etat === 'ECHEC') return 0
@@ -74,7 +91,8 @@ function secondsLeft(job: JobRow, now: number): number | null {
   return Math.max(0, Math.round(((job.lignes - job.traitees) * elapsed) / job.traitees))
 }
 
-function toStatus(language: Language, job: JobRow, errors: ErrorRow[]): ImportStatus {
+function toStatus(language: Language, job: JobRow, errors: ErrorRow[], changes: ImportChange[] = []): ImportStatus {
+  const preview = job.etat === 'APERCU'
   return {
     id: job.id,
     type: job.type,
@@ -92,6 +110,8 @@ function toStatus(language: Language, job: JobRow, errors: ErrorRow[]): ImportSt
     })),
     totalErreurs: job.erreurs,
     lignesEnErreur: job.lignes_erreur,
+    changements: preview ? changes : [],
+    totalChangements: preview ? job.changements : 0,
     secondesRestantes: secondsLeft(job, Date.now()),
     motif: job.motif_echec ? (IMPORT_FAILURES[job.motif_echec as ImportFailure]?.[language] ?? job.motif_echec) : null,
     debut: job.created_at,
@@ -99,18 +119,19 @@ function toStatus(language: Language, job: JobRow, errors: ErrorRow[]): ImportSt
   }
 }
 
-/** GET rest/bd/import/{id}: with a page of its errors. */
+/** GET rest/bd/import/{id}: with a page of its errors and, a kept preview, the first of its changes. */
 export async function importStatus(ctx: Ctx, caller: Caller, id: number, page = 1): Promise<ImportStatus> {
   const db = ctx.db
-  const { job, errors } = await adminWith(ctx, caller, {
+  const { job, errors, changes } = await adminWith(ctx, caller, {
     job: imports(db, caller).where('id', '=', id),
     errors: errorsOf(db, caller, id)
       .limit(STATUS_ERRORS_LISTED)
       .offset((page - 1) * STATUS_ERRORS_LISTED),
+    changes: changesOf(db, caller, id),
   })
   const found = job[0]
   if (!found) throw notFound('Unknown import')
-  return toStatus(ctx.request.language, found, errors)
+  return toStatus(ctx.request.language, found, errors, changes.map(changeOf))
 }
 
 /** GET rest/bd/import: the caller's latest imports, newest first (their counts; their errors in each one's own read). */

@@ -153,8 +153,9 @@ export async function launchImport(ctx: Ctx, caller: Caller, id: number, invitat
           .where('etat', '=', 'APERCU')
           .where(liveAdmin(ctx, caller)),
       ),
-      // The preview's counts and errors give way to the import's own.
+      // The preview's counts, errors and changes give way to the import's own.
       errors: db.deleteFrom('import_erreur').where('import_id', '=', id),
+      changes: db.deleteFrom('import_changement').where('import_id', '=', id),
       empty: empty ? db.insertInto('log').values(importEntry(caller.id, found, noCounts(), '')) : null,
       start: db
         .updateTable('import')
@@ -166,6 +167,7 @@ export async function launchImport(ctx: Ctx, caller: Caller, id: number, invitat
           inchangees: 0,
           lignes_erreur: 0,
           erreurs: 0,
+          changements: 0,
           updated_at: at,
           finished_at: empty ? at : null,
         })
