@@ -205,6 +205,8 @@ export const en: Resource = {
     ACCES_DEJA_OUVERT: 'You already have access to this application.',
     SERVICE_ACCOUNT_KEYS_ONLY:
       'This service account signs in with its public keys: giving it a secret changes its authentication method and removes its keys, which must be asked for explicitly.',
+    SERVICE_ACCOUNT_SECRET_ONLY:
+      'This service account signs in with a secret: public keys are registered when an account is created (create a keys account).',
     REVUE_FERMEE: 'This review campaign no longer takes decisions (still opening, past its due date, or closed).',
     REVUE_DEJA_DECIDEE: 'These posts were reviewed meanwhile: the list is up to date.',
     REVUE_INCOMPLETE: 'Posts remain to review: the campaign closes once all are reviewed or its due date has passed.',

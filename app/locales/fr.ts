@@ -206,6 +206,8 @@ export const fr = {
     ACCES_DEJA_OUVERT: 'Vous avez déjà accès à cette application.',
     SERVICE_ACCOUNT_KEYS_ONLY:
       'Ce compte de service s’authentifie par ses clés publiques : lui donner un secret change sa méthode d’authentification et retire ses clés, ce qui se demande expressément.',
+    SERVICE_ACCOUNT_SECRET_ONLY:
+      'Ce compte de service s’authentifie par un secret : ses clés publiques s’enregistrent à sa création (créez un compte à clés).',
     REVUE_FERMEE:
       'Cette campagne de revue ne reçoit plus de décisions (ouverture en cours, échéance passée ou clôturée).',
     REVUE_DEJA_DECIDEE: 'Ces postes ont déjà été revus entre-temps : la liste est à jour.',

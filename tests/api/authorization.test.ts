@@ -948,6 +948,13 @@ Object.assign(MATRIX, {
     request: async () => ({ path: `/rest/bd/compteService/${await freshServiceAccount()}` }),
     expect: admins(404, 204, 403),
   },
+  'PATCH /portail-backend/rest/bd/compteService/{id}': {
+    request: async () => ({
+      path: `/rest/bd/compteService/${await freshServiceAccount()}`,
+      body: { description: 'Matrice' },
+    }),
+    expect: admins(404, 200, 403),
+  },
   'POST /portail-backend/rest/bd/compteService/{id}/secret': {
     request: async () => ({ path: `/rest/bd/compteService/${await freshServiceAccount()}/secret`, body: {} }),
     expect: admins(404, 200, 403),

@@ -62,6 +62,7 @@ export const BUSINESS_CODES = [
   'FONCTION_HAS_POSTES',
   // Service accounts
   'SERVICE_ACCOUNT_KEYS_ONLY',
+  'SERVICE_ACCOUNT_SECRET_ONLY',
   // Imports
   'IMPORT_ALREADY_STARTED',
   // Access requests

@@ -61,6 +61,7 @@ export const ADMINISTRATION_ACTIONS = [
   'COMPTE_SERVICE_SUPPRESSION',
   'COMPTE_SERVICE_SECRET',
   'COMPTE_SERVICE_RESPONSABLE',
+  'COMPTE_SERVICE_MODIFICATION',
   'ORGANISATION_EXPORT',
   'ORGANISATION_IMPORT',
 ] as const
@@ -169,6 +170,7 @@ export const LOG_LABELS: Record<'fr' | 'en', Labels> = {
       COMPTE_SERVICE_SUPPRESSION: 'Suppression d’un compte de service',
       COMPTE_SERVICE_SECRET: 'Nouveau secret d’un compte de service',
       COMPTE_SERVICE_RESPONSABLE: 'Compte de service confié à un autre administrateur',
+      COMPTE_SERVICE_MODIFICATION: 'Modification d’un compte de service',
       ORGANISATION_EXPORT: 'Export de l’organisation',
       ORGANISATION_IMPORT: 'Import dans l’organisation',
     },
@@ -244,6 +246,7 @@ export const LOG_LABELS: Record<'fr' | 'en', Labels> = {
       COMPTE_SERVICE_SUPPRESSION: 'Service account deleted',
       COMPTE_SERVICE_SECRET: 'Service account secret renewed',
       COMPTE_SERVICE_RESPONSABLE: 'Service account handed to another administrator',
+      COMPTE_SERVICE_MODIFICATION: 'Service account changed',
       ORGANISATION_EXPORT: 'Organisation exported',
       ORGANISATION_IMPORT: 'Import into the organisation',
     },

@@ -52,6 +52,12 @@ const nomSchema = z
   .min(3, 'validation.nameLength')
   .max(50, 'validation.nameLength')
 
+const scopesSchema = z
+  .array(z.enum(SERVICE_SCOPES))
+  .min(1, 'validation.required')
+  .max(SERVICE_SCOPES.length)
+  .refine((scopes) => new Set(scopes).size === scopes.length, 'validation.invalid')
+
 /** POST rest/bd/compteService. */
 export const serviceAccountCreateSchema = z
   .object({
@@ -59,11 +65,7 @@ export const serviceAccountCreateSchema = z
     description: z.string().trim().max(200, 'validation.tooLong').nullish(),
     structure: ref,
     admin: z.boolean(),
-    scopes: z
-      .array(z.enum(SERVICE_SCOPES))
-      .min(1, 'validation.required')
-      .max(SERVICE_SCOPES.length)
-      .refine((scopes) => new Set(scopes).size === scopes.length, 'validation.invalid'),
+    scopes: scopesSchema,
     jwks: jwksSchema.nullish(),
     preuve: factorProofSchema
       .optional()
@@ -71,6 +73,33 @@ export const serviceAccountCreateSchema = z
   })
   .strict()
 export type ServiceAccountCreate = z.infer<typeof serviceAccountCreateSchema>
+
+/**
+ * PATCH rest/bd/compteService/{id}: what changes of an account (one thing at least), under the same client id. What
+ * widens an administrator account (its scopes, its keys, switching it on again) asks for the caller's proof.
+ */
+export const serviceAccountUpdateSchema = z
+  .object({
+    nom: nomSchema.optional(),
+    description: z.string().trim().max(200, 'validation.tooLong').nullish(),
+    scopes: scopesSchema.optional().describe('What its tokens may be granted from its next token on'),
+    actif: z.boolean().optional().describe('false: switched off, its tokens and calls refused at once; true: on again'),
+    jwks: jwksSchema
+      .optional()
+      .describe('Its public keys replaced (a keys-only account): assertions signed by the former ones are refused'),
+    preuve: factorProofSchema
+      .optional()
+      .describe(
+        "The caller's password or current code: required to change an administrator account's scopes or keys, or to switch it on",
+      ),
+  })
+  .strict()
+  .refine(
+    (input) =>
+      [input.nom, input.description, input.scopes, input.actif, input.jwks].some((value) => value !== undefined),
+    { message: 'validation.required', path: ['nom'] },
+  )
+export type ServiceAccountUpdate = z.infer<typeof serviceAccountUpdateSchema>
 
 /** What a creation answers: the client's id, and its secret, shown this once (none for a keys-only account). */
 export const serviceAccountCreatedSchema = z.object({
@@ -112,6 +141,7 @@ export const serviceAccountSchema = z.object({
   admin: z.boolean(),
   scopes: z.array(z.enum(SERVICE_SCOPES)),
   clientId: z.string(),
+  actif: z.boolean().describe('false: switched off (PATCH actif), its tokens and calls refused'),
   secret: z.boolean().describe('Whether it has a secret (client_secret_basic / client_secret_post)'),
   cles: z.number().int().describe('How many public keys it registered (private_key_jwt)'),
   ancienSecretExpire: z.string().nullable(),

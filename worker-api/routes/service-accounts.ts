@@ -6,6 +6,7 @@ import {
   serviceAccountListQuery,
   serviceAccountListSchema,
   serviceAccountSchema,
+  serviceAccountUpdateSchema,
   serviceHandoverAnswerSchema,
   serviceHandoverSchema,
   serviceHeirListSchema,
@@ -21,6 +22,7 @@ import {
   getServiceAccount,
   listServiceAccounts,
   rotateServiceSecret,
+  updateServiceAccount,
 } from '../services/machines/service-accounts'
 import { errors, json, jsonBody } from './openapi'
 
@@ -92,6 +94,23 @@ export const serviceAccountRoutes = router()
       await deleteServiceAccount(c.var.ctx, c.get('caller'), c.req.valid('param').id)
       return c.body(null, 204)
     },
+  )
+  .openapi(
+    createRoute({
+      method: 'patch',
+      path: '/rest/bd/compteService/{id}',
+      tags: ['Service accounts'],
+      summary:
+        "Changes an account of the caller's scope under the same client id: its name, description, scopes (from its next token), keys (a keys-only account's, replaced) or whether it is on (off: refused at its next call). Widening an administrator account asks for the caller's password or current code (preuve)",
+      security: [{ bearer: [] }],
+      request: { params: serviceAccountIdParam, body: jsonBody(serviceAccountUpdateSchema) },
+      responses: {
+        200: json(serviceAccountSchema, 'The account as it is now'),
+        ...errors(400, 401, 403, 404, 409, 429),
+      },
+    }),
+    async (c) =>
+      c.json(await updateServiceAccount(c.var.ctx, c.get('caller'), c.req.valid('param').id, c.req.valid('json')), 200),
   )
   .openapi(
     createRoute({

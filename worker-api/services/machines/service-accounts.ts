@@ -8,6 +8,7 @@ import {
   type ServiceAccountCreate,
   type ServiceAccountCreated,
   type ServiceAccountListQuery,
+  type ServiceAccountUpdate,
   type ServiceScope,
   type ServiceSecretInput,
 } from '../../contract/service-accounts'
@@ -49,6 +50,7 @@ export function accountsQuery(db: DB, viewer: Viewer) {
       'cs.structure_id',
       's.nom as structure_nom',
       'cs.admin',
+      'cs.actif',
       'cs.scopes',
       'cs.client_id',
       'cs.jwks',
@@ -74,6 +76,7 @@ export function toAccount(row: AccountRow, now = nowIso()): ServiceAccount {
     description: row.description,
     structure: { id: row.structure_id ?? 0, nom: row.structure_nom },
     admin: row.admin === 1,
+    actif: row.actif === 1,
     scopes: row.scopes.split(' ').filter(Boolean) as ServiceScope[],
     clientId: row.client_id,
     secret: row.has_secret === 1,
@@ -336,4 +339,72 @@ export async function rotateServiceSecret(
   })
   if ((rotated?.results.length ?? 0) === 0) throw notFound('Unknown service account')
   return { clientSecret: secret, ancienSecretExpire: until }
+}
+
+/**
+ * PATCH rest/bd/compteService/{id}: its name, description, scopes, keys (a keys-only account's, replaced under the same
+ * client id) or whether it is on, in one batch with its history entry, the account's scope checked again inside it (and,
+ * for keys, that it still signs in with keys). Switched off, it stops at its next call; its scopes narrowed, from its
+ * next token. What widens an administrator account asks for the caller's proof, as its creation does.
+ */
+export async function updateServiceAccount(
+  ctx: Ctx,
+  caller: Caller,
+  id: number,
+  input: ServiceAccountUpdate,
+): Promise<ServiceAccount> {
+  const db = ctx.db
+  const viewer = viewerOf(caller)
+  const jwks = input.jwks ? await checkedJwks(input.jwks) : null
+  const { actor, rows, proof } = await checkedAdmin(ctx, caller, input.preuve, {
+    rows: accountsQuery(db, viewer).where('cs.id', '=', id),
+  })
+  const known = rows[0]
+  if (!known) throw notFound('Unknown service account')
+  const scopes = input.scopes ? [...input.scopes].sort().join(' ') : undefined
+  const widens =
+    jwks !== null || (scopes !== undefined && scopes !== known.scopes) || (input.actif && known.actif !== 1)
+  if (known.admin === 1 && widens && !input.preuve) throw proofRequired()
+  // Keys beside a secret would make the weaker of the two its proof: a secret account keeps its method.
+  if (jwks !== null && known.jwks === null) {
+    throw new BusinessError(
+      'SERVICE_ACCOUNT_SECRET_ONLY',
+      409,
+      'This account signs in with its secret: its keys are registered at its creation',
+    )
+  }
+  const set = {
+    ...(input.nom === undefined ? {} : { nom: input.nom }),
+    ...(input.description === undefined ? {} : { description: input.description || null }),
+    ...(scopes === undefined ? {} : { scopes }),
+    ...(input.actif === undefined ? {} : { actif: input.actif ? 1 : 0 }),
+    ...(jwks === null ? {} : { jwks }),
+  }
+  const change = [
+    input.nom !== undefined && input.nom !== known.nom ? `nom → ${input.nom}` : '',
+    input.description !== undefined ? 'description' : '',
+    scopes !== undefined && scopes !== known.scopes ? `portées ${known.scopes} → ${scopes}` : '',
+    input.actif === false && known.actif === 1 ? 'désactivé' : '',
+    input.actif === true && known.actif !== 1 ? 'réactivé' : '',
+    input.jwks ? `clés remplacées (${input.jwks.keys.length})` : '',
+  ].filter(Boolean)
+  const inScope = accountInScope(db, viewer, id).where(liveAdmin(ctx, caller))
+  // Keys replace keys only: an account turned to a secret meanwhile keeps it.
+  const guard = jwks === null ? inScope : inScope.where('cs.jwks', 'is not', null)
+  const { updated, account } = await namedBatch(ctx.d1, {
+    proof,
+    log: adminLogWhen(
+      db,
+      actor,
+      'COMPTE_SERVICE_MODIFICATION',
+      `${known.nom} (${known.client_id})${change.length > 0 ? ` : ${change.join(', ')}` : ''}`,
+      ctx.request.userAgent,
+      guard,
+    ),
+    updated: db.updateTable('compte_service').set(set).where('id', 'in', guard).returning('id'),
+    account: accountsQuery(db, viewer).where('cs.id', '=', id),
+  })
+  const row = account?.results[0]
+  if ((updated?.results.length ?? 0) === 0 || !row) throw notFound('Unknown service account')
+  return toAccount(row)
 }
