@@ -1240,8 +1240,8 @@ export const en: Resource = {
     takenOver: 'You took over the service account {{nom}}.',
     takeOverFailed: 'The account could not be taken over.',
     handOver: 'Hand over',
-    handOverLabel: 'Hand {{nom}} to another administrator',
-    handOverTitle: 'Hand {{nom}} to another administrator',
+    handOverLabel: 'Hand over {{nom}} to another administrator',
+    handOverTitle: 'Hand over {{nom}} to another administrator',
     handOverIntro:
       'The account will act for the administrator chosen, who administers {{structure}}. Its secret is renewed and shown once, for you to pass on to them; the former ones stop at once.',
     handOverIntroKeys:
