@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { ServiceAccount, ServiceAccountCreated } from '../../worker-api/contract/service-accounts'
-import { call, createOrganisation, createUser, currentPost, expectError, post, sessionFor } from './helpers'
+import { call, createOrganisation, createUser, currentPost, db, expectError, post, sessionFor } from './helpers'
 
 /**
  * GET rest/bd/compteService?responsable={id}: the accounts of the caller's scope that act for one administrator, what
@@ -92,8 +92,58 @@ describe('the accounts acting for one administrator', () => {
     })
   })
 
+  it('ending one post: the working accounts of the structures it alone gives its holder', async () => {
+    const posts = await db()
+      .selectFrom('poste')
+      .select(['id', 'structure_id'])
+      .where('utilisateur_id', '=', maker.id)
+      .execute()
+    const at = (structure: number) => posts.find((p) => p.structure_id === structure)?.id ?? 0
+    // Ending the Nord post stops the Nord account alone; the Sud one, the Sud account alone.
+    expect((await listed(root.token, `responsable=${maker.id}&sansPoste=${at(2)}`)).ids).toEqual([nord.id])
+    expect((await listed(root.token, `responsable=${maker.id}&sansPoste=${at(3)}&page=1`)).ids).toEqual([south.id])
+    // Without naming the administrator too: the same, and another administrator's account never.
+    expect((await listed(root.token, `sansPoste=${at(2)}`)).ids).toEqual([nord.id])
+    // A post above both directions: ending either lower one stops nothing, ending it neither (the others remain).
+    const above = await db()
+      .insertInto('poste')
+      .values({
+        utilisateur_id: maker.id,
+        structure_id: 1,
+        fonction_id: 1,
+        date_debut: '2000-01-01',
+        date_fin: '2999-12-31',
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+    try {
+      expect((await listed(root.token, `responsable=${maker.id}&sansPoste=${at(2)}`)).ids).toEqual([])
+      expect((await listed(root.token, `responsable=${maker.id}&sansPoste=${above.id}`)).ids).toEqual([])
+    } finally {
+      await db().deleteFrom('poste').where('id', '=', above.id).execute()
+    }
+    // Someone else's post, or none: nothing stops.
+    const neighbourPost = await db()
+      .selectFrom('poste')
+      .select('id')
+      .where('utilisateur_id', '=', neighbour.id)
+      .executeTakeFirstOrThrow()
+    expect((await listed(root.token, `responsable=${maker.id}&sansPoste=${neighbourPost.id}`)).ids).toEqual([])
+    expect((await listed(root.token, `responsable=${maker.id}&sansPoste=999999`)).ids).toEqual([])
+    // Direction Sud's administrator asks of the Nord post: nothing of Nord's shows.
+    expect((await listed(sud.token, `responsable=${maker.id}&sansPoste=${at(2)}`)).ids).toEqual([])
+  })
+
   it('refuses what is not an id or a flag, and a caller who is not an administrator', async () => {
-    for (const query of ['responsable=0', 'responsable=-3', 'responsable=abc', 'responsable=1e400', 'suspendu=oui']) {
+    for (const query of [
+      'responsable=0',
+      'responsable=-3',
+      'responsable=abc',
+      'responsable=1e400',
+      'suspendu=oui',
+      'sansPoste=0',
+      'sansPoste=x',
+    ]) {
       await expectError(await call(`/rest/bd/compteService?${query}`, { token: root.token }), 400, 'VALIDATION_FAILED')
     }
     const agent = await tokenOf({ postes: [currentPost(4, 2)] })

@@ -4,8 +4,8 @@ import { browserCookieOf, createOrganisation, createUser, currentPost, db, ORIGI
 import { visit } from './visit'
 
 /**
- * Demoting an administrator, ending their last current post or deleting them stops the service accounts acting for
- * them: each confirmation names those accounts (name and structure) and leads to the service accounts' page, where
+ * Demoting an administrator, ending a post that alone gives them an account's structure, or deleting them stops the
+ * service accounts acting for them: each confirmation names those accounts (name and structure) and leads to the service accounts' page, where
  * they are handed over. A demotion that stops none applies at once, as before.
  */
 
@@ -58,6 +58,33 @@ describe('a confirmation names the service accounts it stops', () => {
     expect(html).toContain(`confirmer=poste&amp;id=${poste.id}#confirmer-fin-poste`)
     // Not read with the page itself.
     expect((await page(`/pages/admin/detail/user/${maker.id}`)).html).not.toContain('Passerelle Paie')
+  })
+
+  it('ending a post that is not the last, when the account’s structure is theirs through it alone', async () => {
+    const both = await createUser({ admin: true, postes: [currentPost(2, 2), currentPost(3, 3)] })
+    const created = await post(
+      '/rest/bd/compteService',
+      { nom: 'Passerelle Quai', structure: { id: 3 }, admin: false, scopes: ['api'] },
+      { token: (await sessionFor(both.id)).accessToken },
+    )
+    expect(created.status).toBe(201)
+    const posts = await db()
+      .selectFrom('poste')
+      .select(['id', 'structure_id'])
+      .where('utilisateur_id', '=', both.id)
+      .execute()
+    const at = (structure: number) => posts.find((p) => p.structure_id === structure)?.id
+    const sud = await page(`/pages/admin/detail/user/${both.id}?confirmer=poste&id=${at(3)}`)
+    expect(sud.status).toBe(200)
+    expect(sud.html).toContain('Passerelle Quai (Direction Sud)')
+    expect(sud.html).toContain(`href="/pages/admin/comptesService?responsable=${both.id}"`)
+    // Each of an administrator's current posts leads to its panel, where the server says what it stops.
+    expect(sud.html).toContain(`confirmer=poste&amp;id=${at(2)}#confirmer-fin-poste`)
+    // Ending the Nord post stops nothing: no note.
+    const nord = await page(`/pages/admin/detail/user/${both.id}?confirmer=poste&id=${at(2)}`)
+    expect(nord.status).toBe(200)
+    expect(nord.html).not.toContain('Passerelle Quai')
+    expect(nord.html).not.toContain('Ce compte de service agit pour')
   })
 
   it('deleting an administrator from the users’ list', async () => {

@@ -165,7 +165,8 @@ export const serviceAccountIdParam = z.object({ id: positiveInt() })
 
 /**
  * GET rest/bd/compteService: the page, the search, and the accounts acting for one administrator (`responsable`),
- * stopped or not (`suspendu`) — what demoting, ending the last post of or deleting that administrator stops.
+ * stopped or not (`suspendu`) — what demoting or deleting that administrator stops — and what ending one post stops
+ * (`sansPoste`).
  */
 export const serviceAccountListQuery = z.object({
   ...pageQuery,
@@ -177,6 +178,11 @@ export const serviceAccountListQuery = z.object({
     .optional()
     .describe(
       'true: only the stopped accounts (their administrator no longer administers their structure); false: only the working ones',
+    ),
+  sansPoste: positiveInt()
+    .optional()
+    .describe(
+      "A post's id: only the working accounts that ending this post would stop (their administrator administers their structure through it alone)",
     ),
 })
 export type ServiceAccountListQuery = z.infer<typeof serviceAccountListQuery>

@@ -71,21 +71,32 @@ const inSubtree = (path: Expression<string>, root: Expression<string>) =>
  * acts for the administrator it belongs to (`cree_par`, its maker or whoever took it over): its scope is its
  * structure's sub-tree while this holds, nothing once it does not, and its every call, token and write asks again.
  */
-const administers = (maker: string, path: string, today: string) =>
+const administers = (maker: string, path: string, today: string, otherPost = '') =>
   `exists (select 1 from poste maker_post
     join utilisateur maker on maker.id = maker_post.utilisateur_id and maker.admin = 1 and maker.actif = 1
       and maker.supprime = 0
     join structure maker_root on maker_root.id = maker_post.structure_id
-    where maker_post.utilisateur_id = ${maker} and ${today} between maker_post.date_debut and maker_post.date_fin
+    where maker_post.utilisateur_id = ${maker} and ${today} between maker_post.date_debut and maker_post.date_fin${otherPost}
       and ${path} >= maker_root.path and ${path} < maker_root.path || '${SUBTREE_END}')`
 
 /**
  * `administers` with today bound once, for Kysely: the account's scope sits in the largest statements, several times,
- * and costs no more of D1's 100 bound values than a person's.
+ * and costs no more of D1's 100 bound values than a person's. With `withoutPost`, whether it would still hold once
+ * that post ended: what ending it stops.
  */
-export function administersPath(maker: string, path: string, today: string): Expression<SqlBool> {
-  const [before, after] = administers(maker, path, '\u0000').split('\u0000')
-  return sql<SqlBool>`${sql.raw(before ?? '')}${today}${sql.raw(after ?? '')}`
+export function administersPath(
+  maker: string,
+  path: string,
+  today: string,
+  withoutPost?: number,
+): Expression<SqlBool> {
+  if (withoutPost === undefined) {
+    const [before, after] = administers(maker, path, '\u0000').split('\u0000')
+    return sql<SqlBool>`${sql.raw(before ?? '')}${today}${sql.raw(after ?? '')}`
+  }
+  // The day comes first in the text, then the post.
+  const [before, middle, after] = administers(maker, path, '\u0000', ' and maker_post.id <> \u0000').split('\u0000')
+  return sql<SqlBool>`${sql.raw(before ?? '')}${today}${sql.raw(middle ?? '')}${withoutPost}${sql.raw(after ?? '')}`
 }
 
 /** `administers` for a raw statement whose parameter `today` (e.g. '?5') is the day. */

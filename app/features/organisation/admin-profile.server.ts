@@ -27,7 +27,8 @@ export async function adminProfileLoader({ request, context, params }: Args) {
   const id = userId(params.idUser)
   const asked = Number(new URL(request.url).searchParams.get('structure'))
   const structure = Number.isSafeInteger(asked) && asked > 0 ? asked : null
-  const endingPost = new URL(request.url).searchParams.get('confirmer') === 'poste'
+  const search = new URL(request.url).searchParams
+  const endingPost = search.get('confirmer') === 'poste' ? Number(search.get('id')) : null
   const {
     auth,
     data: [user, access, via, sessions, stopping],
@@ -44,7 +45,9 @@ export async function adminProfileLoader({ request, context, params }: Args) {
           : Promise.resolve(null),
         // Only for a user the administrator manages (else 403: the list is not shown).
         auth.settle(auth.api.rest.bd.utilisateur[':id'].sessions.$get({ param: { id } })),
-        endingPost ? stoppingAccounts(auth, id) : Promise.resolve(null),
+        endingPost && Number.isSafeInteger(endingPost) && endingPost > 0
+          ? stoppingAccounts(auth, id, endingPost)
+          : Promise.resolve(null),
       ]),
   })
   return data(

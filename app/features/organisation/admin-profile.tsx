@@ -149,9 +149,9 @@ function PostesCard({
   const { search } = useLocation()
   const params = new URLSearchParams(search)
   const label = (poste: Poste) => `${poste.fonction.libelle}, ${poste.structure.nom}`
-  // An administrator's last current post: ending it stops the service accounts acting for them, which its panel names.
-  const lastOfAdmin = (poste: Poste) =>
-    user.admin && user.postesEnCours.length === 1 && user.postesEnCours[0]?.id === poste.id
+  // An administrator's current post: ending it may stop service accounts acting for them (those of structures they
+  // administer through it alone), which its panel, read from the server, names.
+  const adminPost = (poste: Poste) => user.admin && user.postesEnCours.some((p) => p.id === poste.id)
   const confirming =
     params.get('confirmer') === 'poste'
       ? [...user.postesEnCours, ...user.postesFutur].find((p) => String(p.id) === params.get('id'))
@@ -173,8 +173,8 @@ function PostesCard({
         cell: (poste: Poste) => (
           <ConfirmDialog
             id={anchorId('supprimer-poste', poste.id)}
-            fallbackHref={`${urlWith(search, { confirmer: 'poste', id: String(poste.id) })}${lastOfAdmin(poste) ? `#${POSTE_PANEL}` : ''}`}
-            onPage={lastOfAdmin(poste)}
+            fallbackHref={`${urlWith(search, { confirmer: 'poste', id: String(poste.id) })}${adminPost(poste) ? `#${POSTE_PANEL}` : ''}`}
+            onPage={adminPost(poste)}
             title={t('adminProfile.posteDeleteTitle', { poste: label(poste) })}
             description={t('adminProfile.posteDeleteConfirm')}
             confirmLabel={t('adminProfile.posteDelete')}
@@ -207,7 +207,7 @@ function PostesCard({
             pendingLabel={t('adminProfile.posteDeleting')}
             fields={fields(confirming)}
           >
-            {lastOfAdmin(confirming) ? (
+            {adminPost(confirming) ? (
               <StoppingAccountsNote stopping={stopping} userId={user.id} name={`${user.prenom} ${user.nom}`} />
             ) : null}
           </ConfirmPanel>

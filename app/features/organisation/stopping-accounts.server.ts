@@ -3,12 +3,18 @@ import { STOPPING_SHOWN, type StoppingAccounts } from './stopping-accounts'
 
 /**
  * The working service accounts of the admin's scope that act for the user `userId` (GET rest/bd/compteService
- * ?responsable=&suspendu=false, one page): null when the list cannot be read, so that a confirmation still asks.
+ * ?responsable=&suspendu=false, one page), or with `post` those that ending that post of theirs stops (`sansPoste`):
+ * null when the list cannot be read, so that a confirmation still asks.
  */
-export async function stoppingAccounts(auth: Auth, userId: number): Promise<StoppingAccounts | null> {
+export async function stoppingAccounts(auth: Auth, userId: number, post?: number): Promise<StoppingAccounts | null> {
   const result = await auth.settle(
     auth.api.rest.bd.compteService.$get({
-      query: { responsable: userId, suspendu: 'false', page: 1, taille: STOPPING_SHOWN },
+      query: {
+        responsable: userId,
+        ...(post === undefined ? { suspendu: 'false' as const } : { sansPoste: post }),
+        page: 1,
+        taille: STOPPING_SHOWN,
+      },
     }),
   )
   if (!result.ok) return null

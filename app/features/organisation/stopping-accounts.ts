@@ -1,7 +1,7 @@
 import type { ServiceAccount } from '../../../worker-api/contract/service-accounts'
 
 /**
- * The service accounts that act for an administrator and work today: what demoting them, ending their last current post
+ * The service accounts that act for an administrator and work today: what demoting them, ending a post of theirs
  * or deleting them stops (README, service accounts). Read on the confirmation step only, never with the page.
  */
 export type StoppingAccounts = {

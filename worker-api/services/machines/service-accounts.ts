@@ -112,6 +112,12 @@ export async function listServiceAccounts(
     const working = administersPath('cs.cree_par', 's.path', viewer.today)
     matching = matching.where(query.suspendu === 'true' ? sql<SqlBool>`not ${working}` : working)
   }
+  if (query.sansPoste !== undefined) {
+    const without = administersPath('cs.cree_par', 's.path', viewer.today, query.sansPoste)
+    matching = matching
+      .where(administersPath('cs.cree_par', 's.path', viewer.today))
+      .where(sql<SqlBool>`not ${without}`)
+  }
   const { rows, total } = await adminWith(ctx, caller, {
     rows: onePage(matching.orderBy('cs.nom').orderBy('cs.id'), query),
     total:
