@@ -195,3 +195,34 @@ describe('whom an account may be handed to', () => {
     )
   })
 })
+
+describe('searching whatever the case and accents', () => {
+  it('an account by its name or its structure’s, an heir by their name', async () => {
+    const response = await post(
+      '/rest/bd/compteService',
+      { nom: 'Réseau Électrique', structure: { id: 2 }, admin: false, scopes: ['api'] },
+      { token: root.token },
+    )
+    expect(response.status).toBe(201)
+    const { id } = (await response.json()) as ServiceAccountCreated
+    for (const q of ['reseau', 'RÉSEAU', 'Électrique elec', 'réseau électrique']) {
+      expect((await listed(root.token, `q=${encodeURIComponent(q)}`)).ids, q).toEqual([id])
+    }
+    expect((await listed(root.token, 'q=reseaux')).ids).toEqual([])
+
+    // A structure renamed: its accounts are found by its new name, folded too.
+    await db().updateTable('structure').set({ nom: 'Direction Sud Île-de-Bréhat' }).where('id', '=', 3).execute()
+    try {
+      expect((await listed(root.token, `q=${encodeURIComponent('île bréhat')}`)).ids).toEqual([south.id])
+      expect((await listed(root.token, 'q=ILE%20brehat')).ids).toEqual([south.id])
+    } finally {
+      await db().updateTable('structure').set({ nom: 'Direction Sud' }).where('id', '=', 3).execute()
+    }
+
+    // An heir whose name holds accents, found without them.
+    const heir = await createUser({ admin: true, postes: [currentPost(2, 2)] })
+    await db().updateTable('utilisateur').set({ nom: 'Lefèvre', prenom: 'Hélène' }).where('id', '=', heir.id).execute()
+    const heirs = await call(`/rest/bd/compteService/${nord.id}/responsables?q=helene%20LEFEVRE`, { token: root.token })
+    expect(((await heirs.json()) as { id: number }[]).map((h) => h.id)).toEqual([heir.id])
+  })
+})

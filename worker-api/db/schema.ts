@@ -15,6 +15,8 @@ export interface StructureTable {
   parent_id: number | null
   path: string
   created_at: Generated<string>
+  /** Its name folded for search (migration 0034's triggers). */
+  recherche: Generated<string>
 }
 
 export interface FonctionTable {
@@ -302,6 +304,8 @@ export interface LogTable {
 export interface CompteServiceTable {
   id: Generated<number>
   nom: string
+  /** Its name folded for search (migration 0034's triggers). */
+  recherche: Generated<string>
   description: string | null
   /** Null only once a deleted account's structure is gone. */
   structure_id: number | null

@@ -157,7 +157,7 @@ export async function requestDetail(
 ): Promise<RequestDetail> {
   const db = ctx.db
   const viewer = viewerOf(caller)
-  const search = containsEveryWord(['s.nom', 'f.libelle'], q)
+  const search = containsEveryWord(['s.recherche', 'f.libelle'], q)
   const actuelle = sql<number>`exists (select 1 from poste held where held.utilisateur_id = d.utilisateur_id
     and held.structure_id = s.id and held.date_fin >= ${viewer.today})`
   // What else each function opens (the active applications besides the one asked for): a post grants them all.

@@ -120,7 +120,7 @@ export async function listServiceHeirs(
     .where('heir.id', '<>', viewer.id)
     .where(sql<SqlBool>`heir.id is not (select cree_par from compte_service where id = ${id})`)
     .where(userVisible(db, viewer, 'heir'))
-  const search = containsEveryWord(['heir.nom', 'heir.prenom', 'heir.mail'], query.q)
+  const search = containsEveryWord(['heir.recherche', 'heir.mail'], query.q)
   const matching = search === null ? candidates : candidates.where(search)
   // Without `page`, the whole list, refused past its bound (LIST_TOO_LARGE) as the other lists are.
   const { size, offset } = pageWindow(query)

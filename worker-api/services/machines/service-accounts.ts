@@ -105,7 +105,7 @@ export async function listServiceAccounts(
 ): Promise<{ items: ServiceAccount[]; total: number | null }> {
   const db = ctx.db
   const viewer = viewerOf(caller)
-  const search = containsEveryWord(['cs.nom', 'cs.client_id', 's.nom'], query.q)
+  const search = containsEveryWord(['cs.recherche', 'cs.client_id', 's.recherche'], query.q)
   let matching = search === null ? accountsQuery(db, viewer) : accountsQuery(db, viewer).where(search)
   if (query.responsable !== undefined) matching = matching.where('cs.cree_par', '=', query.responsable)
   if (query.suspendu !== undefined) {
