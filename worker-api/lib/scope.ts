@@ -84,12 +84,7 @@ const administers = (maker: string, path: string, today: string, otherPost = '')
  * and costs no more of D1's 100 bound values than a person's. With `withoutPost`, whether it would still hold once
  * that post ended: what ending it stops.
  */
-export function administersPath(
-  maker: string,
-  path: string,
-  today: string,
-  withoutPost?: number,
-): Expression<SqlBool> {
+export function administersPath(maker: string, path: string, today: string, withoutPost?: number): Expression<SqlBool> {
   if (withoutPost === undefined) {
     const [before, after] = administers(maker, path, '\u0000').split('\u0000')
     return sql<SqlBool>`${sql.raw(before ?? '')}${today}${sql.raw(after ?? '')}`
