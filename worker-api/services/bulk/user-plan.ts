@@ -3,7 +3,7 @@ import { nowIso, toWireDate } from '../../contract/dates'
 import { cellText, dateCell, flagCell, isRead, mailCell, nameCell } from './cells'
 import type { FileRow, Planned } from './plan'
 import { isProblem, outside, type Tree, type TreeNode } from './tree'
-import type { FoundUser, HeldPoste } from './user-reads'
+import { awaitsInvitation, type FoundUser, type HeldPoste } from './user-reads'
 
 /**
  * What each row of a users file (`mail;nom;prenom;login;admin;structure;fonction;dateDebut;dateFin;actif`) does. A
@@ -247,12 +247,7 @@ function planFound(
     mark()
     // Imported earlier without an invitation: an import that invites sends it now (`run.ts`), changing nothing else.
     const invitable =
-      !earlier &&
-      found.registration_state === 'INVITED' &&
-      found.actif === 1 &&
-      found.modification === 1 &&
-      found.id !== world.importer.id &&
-      (found.token_register_expires_at === null || found.token_register_expires_at < nowIso())
+      !earlier && found.modification === 1 && found.id !== world.importer.id && awaitsInvitation(found, nowIso())
     return {
       line: row.line,
       kind: 'inchangee',

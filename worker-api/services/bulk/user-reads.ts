@@ -30,6 +30,18 @@ export type FoundUser = {
   postes: string
 }
 
+/**
+ * Whether an imported user waits for an invitation nobody sent: invited, active, with none under way (never sent, or
+ * lapsed at `now`). What an import that invites sends them, and what its preview counts.
+ */
+export const awaitsInvitation = (
+  found: Pick<FoundUser, 'registration_state' | 'actif' | 'token_register_expires_at'>,
+  now: string,
+) =>
+  found.registration_state === 'INVITED' &&
+  found.actif === 1 &&
+  (found.token_register_expires_at === null || found.token_register_expires_at < now)
+
 /** A post held: `[structure, fonction, 'YYYY-MM-DD', 'YYYY-MM-DD']`. */
 export type HeldPoste = [number, number, string, string]
 

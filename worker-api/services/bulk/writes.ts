@@ -14,7 +14,7 @@ import { createdUserId, invitedUserRow } from '../organisation/user-creation'
 import type { StructureAction } from './structure-plan'
 import type { Tree } from './tree'
 import type { RowPoste, UserAction } from './user-plan'
-import type { FoundUser } from './user-reads'
+import { awaitsInvitation, type FoundUser } from './user-reads'
 
 /**
  * The statements of a lot's rows, each write with its audit entry and, where it rests on what was read (a user's
@@ -229,12 +229,8 @@ async function updateUser(
   }
   if (set.actif === false) after.push(revokeSessions(db, found.id, at), ...(invited ? uninvite(db, found.id, at) : []))
   // Activated, or active with no invitation under way (imported without one): an import that invites sends it.
-  const waiting =
-    found.actif === 1 &&
-    set.actif === undefined &&
-    // A corrected address sends its own invitation (`mailCorrection`).
-    set.mail === undefined &&
-    (found.token_register_expires_at === null || found.token_register_expires_at < at)
+  // A corrected address sends its own invitation (`mailCorrection`).
+  const waiting = set.actif === undefined && set.mail === undefined && awaitsInvitation(found, at)
   const invites = invited && w.inviter && (set.actif === true || waiting)
   if (invites) {
     const invitation = await invitationWrites(db, w.importer, { ...found, nom, prenom }, { origin: w.origine }, w.now, {
