@@ -2,8 +2,8 @@
 // will do, the errors), imports it and follows its progress to the summary — with JavaScript (the page reads the
 // import again by itself) and without (the page reloads itself) — then downloads the errors file and finds the new
 // users in the export. A file that is no import says why on the upload form; the same file imported twice changes
-// nothing the second time, and one renaming a user says whom before it is imported; at 360 px the preview reads
-// without sideways scrolling.
+// nothing the second time, and one renaming a user says whom before it is imported; at 320 and 360 px the preview and
+// its list of changes read without sideways scrolling.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { MODES, signIn, useBrowser } from './support.mjs'
@@ -151,6 +151,28 @@ describe('import and export at 360 px', () => {
       () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
     )
     assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow} px`)
+    await page.context().close()
+  })
+
+  it('lists what a users file changes without sideways scrolling, at 320 and 360 px', async () => {
+    const page = await newPage()
+    await signIn(page, MODES[0], 'admin', 'Admin1234')
+    const dates = `${wireDate(0)};${wireDate(365)}`
+    const file = [
+      HEADER,
+      `odile.oubli@portail.example;Oubli-de-Montmorency-Laval-Étendue;Odile-Marie-Éléonore;;non;Agence Lille;Agent de quai;${dates};oui`,
+    ].join('\r\n')
+    for (const width of [320, 360]) {
+      await page.setViewportSize({ width, height: 740 })
+      await upload(page, 'Des utilisateurs et leurs postes', 'renommer.csv', file)
+      await page.getByRole('heading', { name: 'Aperçu de l’import de renommer.csv', level: 1 }).waitFor()
+      const changes = page.getByRole('table', { name: /Ce que l’import changera/ })
+      assert.match((await changes.textContent()) ?? '', /Oubli → Oubli-de-Montmorency-Laval-Étendue/)
+      const overflow = await page.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      )
+      assert.ok(overflow <= 0, `the changes scroll the page sideways by ${overflow} px at ${width} px`)
+    }
     await page.context().close()
   })
 })
