@@ -3,10 +3,11 @@
 // password asked, a wrong one and a missing one said on the field, keys that are not JSON on theirs),
 // renews its secret (the former revoked at once), deletes both after a confirmation, and edits an
 // account (a refusal said in its panel, then renamed and switched off: no token since; an
-// administrator account's scope added, the proof asked) — with and without JavaScript. With
-// JavaScript, the program then calls the API with its credentials: its calls show on the list and
-// the administration home, its write in the history under its name.
+// administrator account's scope added, the proof asked; a keys-only account's keys replaced) — with
+// and without JavaScript. With JavaScript, the program then calls the API with its credentials: its
+// calls show on the list and the administration home, its write in the history under its name.
 import assert from 'node:assert/strict'
+import { generateKeyPairSync } from 'node:crypto'
 import { describe, it } from 'node:test'
 import AxeBuilder from '@axe-core/playwright'
 import { BASE_URL, MODES, notice, signIn, useBrowser } from './support.mjs'
@@ -22,6 +23,12 @@ const rowOf = (page, nom) => page.getByRole('row').filter({ hasText: nom })
 async function violations(page) {
   const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze()
   return results.violations.map((v) => `${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)
+}
+
+/** A new public key as a JWK (P-256), with `kid` when given. */
+function publicJwk(kid) {
+  const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+  return { ...publicKey.export({ format: 'jwk' }), ...(kid ? { kid } : {}) }
 }
 
 /** How far the page reaches beyond the narrow viewports (320 and 360 px), in pixels: the widest. */
@@ -333,6 +340,36 @@ for (const [index, mode] of MODES.entries()) {
       await panel.getByRole('button', { name: 'Enregistrer' }).click()
       await notice(page, `Compte de service ${nom} enregistré.`).waitFor()
       assert.match(await rowOf(page, nom).textContent(), /API REST[\s\S]*Historique/)
+      await page.context().close()
+    })
+
+    it('replaces a keys-only account’s keys from its panel, left empty kept', async () => {
+      const nom = `Signataire ${suffix}`
+      const page = await newPage(mode)
+      await signIn(page, mode, 'admin', 'Admin1234')
+      await page.goto(SCREEN)
+      const form = page.locator('#nouveau-compte')
+      await form.getByLabel('Nom', { exact: true }).fill(nom)
+      await chooseStructure(page, mode, 'Agence Lille')
+      await form.getByLabel('Clés publiques (JWKS, facultatif)').fill(JSON.stringify(publicJwk()))
+      await form.getByRole('button', { name: 'Créer le compte' }).click()
+      await page.getByRole('heading', { name: `Identifiants de ${nom}`, level: 1 }).waitFor()
+      await page.getByText('Ce compte s’authentifie avec ses clés publiques', { exact: false }).waitFor()
+
+      await page.goto(`${SCREEN}?q=${encodeURIComponent(nom)}`)
+      await page.getByRole('link', { name: `Modifier ${nom}` }).click()
+      const panel = page.getByRole('region', { name: `Modifier le compte de service ${nom}` })
+      const keys = panel.getByLabel('Nouvelles clés publiques (JWKS, facultatif)')
+      await panel.getByText('Laissé vide, il garde sa clé actuelle.', { exact: false }).waitFor()
+      assert.equal(await keys.inputValue(), '')
+      await keys.fill('pas du JSON')
+      await panel.getByRole('button', { name: 'Enregistrer' }).click()
+      await panel.getByText('JSON illisible', { exact: false }).waitFor()
+      assert.equal(await keys.getAttribute('aria-invalid'), 'true')
+      await keys.fill(JSON.stringify({ keys: [publicJwk('a'), publicJwk('b')] }))
+      await panel.getByRole('button', { name: 'Enregistrer' }).click()
+      await notice(page, `Compte de service ${nom} enregistré.`).waitFor()
+      assert.match(await rowOf(page, nom).textContent(), /2 clés publiques/)
       await page.context().close()
     })
   })
