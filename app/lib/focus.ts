@@ -36,6 +36,8 @@ type Origin = {
   id: string
   label: string | null
   row: string | null
+  /** The control the form names as where focus goes back (`FOCUS_FIELD`), if any. */
+  back: string | null
   index: number
 }
 
@@ -73,11 +75,17 @@ function originOf(from: Element | null, main: HTMLElement): Origin | null {
     id: control.id,
     label: control.getAttribute('aria-label') ?? control.textContent,
     row: form ? rowOf(form) : null,
+    back: form
+      ? (form.querySelector<HTMLInputElement>(`input[type="hidden"][name="${FOCUS_FIELD}"]`)?.value ?? null)
+      : null,
     index: controlsOf(main).indexOf(control),
   }
 }
 
-/** Where focus goes back once the page has settled: the control, its twin in the row, its place, or the title. */
+/**
+ * Where focus goes back once the page has settled: the control, its twin in the row, the control the form names, its
+ * place, or the title.
+ */
 function focusTarget(origin: Origin, main: HTMLElement): HTMLElement | null {
   if (origin.control.isConnected && origin.control.matches(FOCUSABLE)) return origin.control
   if (origin.id) {
@@ -88,6 +96,11 @@ function focusTarget(origin: Origin, main: HTMLElement): HTMLElement | null {
     const row = rowControls(main, origin.row)
     const twin = row.find((control) => (control.getAttribute('aria-label') ?? control.textContent) === origin.label)
     if (twin ?? row[0]) return twin ?? row[0] ?? null
+  }
+  // A panel closed: the control it names (the row's link that opened it).
+  if (origin.back) {
+    const named = document.getElementById(origin.back)
+    if (named && main.contains(named) && named.matches(FOCUSABLE)) return named
   }
   // The row is gone: its place is now the next row's (or the last control before it).
   const controls = controlsOf(main)

@@ -1271,6 +1271,27 @@ export const en: Resource = {
       handOver_other: 'Hand them to another administrator',
     },
     actionImpossible: 'Action impossible on {{nom}}',
+    edit: 'Edit',
+    editLabel: 'Edit {{nom}}',
+    editTitle: 'Edit the service account {{nom}}',
+    editIntro: 'Its client id stays the same. Scopes taken away hold from its next token (5 minutes at most).',
+    actif: 'Active',
+    actifHint: 'Switched off, it is refused from its next call on, its tokens too. Switch it on again for it to work.',
+    off: 'Switched off',
+    editJwks: 'New public keys (JWKS, optional)',
+    editJwksHint_one:
+      'Left empty, it keeps its current key. Paste a JWK Set ({"keys": […]}) or one JWK to replace it: assertions signed by the former one are then refused.',
+    editJwksHint_other:
+      'Left empty, it keeps its {{count}} current keys. Paste a JWK Set ({"keys": […]}) or one JWK to replace them: assertions signed by the former ones are then refused.',
+    editProofHint:
+      'Required to change an administrator account’s scopes or keys, or to switch it on again: your password, or a current code of your app.',
+    editProofHintPassword:
+      'Required to change an administrator account’s scopes or keys, or to switch it on again: your password.',
+    editSubmit: 'Save',
+    saving: 'Saving…',
+    edited: 'Service account {{nom}} saved.',
+    unchanged: 'Nothing changed for {{nom}}.',
+    editFailed: 'The account could not be changed.',
   },
   requests: {
     otherTitle: 'Other applications',

@@ -1291,6 +1291,29 @@ export const fr = {
       handOver_other: 'Les confier à un autre administrateur',
     },
     actionImpossible: 'Action impossible sur {{nom}}',
+    edit: 'Modifier',
+    editLabel: 'Modifier {{nom}}',
+    editTitle: 'Modifier le compte de service {{nom}}',
+    editIntro:
+      'Son identifiant client reste le même. Des portées retirées valent dès son prochain jeton (5 minutes au plus).',
+    actif: 'Actif',
+    actifHint:
+      'Désactivé, il est refusé dès son prochain appel, ses jetons avec lui. Réactivez-le pour qu’il fonctionne de nouveau.',
+    off: 'Désactivé',
+    editJwks: 'Nouvelles clés publiques (JWKS, facultatif)',
+    editJwksHint_one:
+      'Laissé vide, il garde sa clé actuelle. Collez un JWK Set ({"keys": […]}) ou une clé JWK pour la remplacer : les assertions signées par l’ancienne seront refusées.',
+    editJwksHint_other:
+      'Laissé vide, il garde ses {{count}} clés actuelles. Collez un JWK Set ({"keys": […]}) ou une clé JWK pour les remplacer : les assertions signées par les anciennes seront refusées.',
+    editProofHint:
+      'Obligatoire pour changer les portées ou les clés d’un compte administrateur, ou pour le réactiver : votre mot de passe, ou un code actuel de votre application.',
+    editProofHintPassword:
+      'Obligatoire pour changer les portées ou les clés d’un compte administrateur, ou pour le réactiver : votre mot de passe.',
+    editSubmit: 'Enregistrer',
+    saving: 'Enregistrement…',
+    edited: 'Compte de service {{nom}} enregistré.',
+    unchanged: 'Rien n’a changé pour {{nom}}.',
+    editFailed: 'Le compte n’a pas pu être modifié.',
   },
   requests: {
     otherTitle: 'Autres applications',

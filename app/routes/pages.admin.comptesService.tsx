@@ -1,6 +1,6 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { Link, useActionData, useLoaderData, useLocation } from '@remix-run/react'
-import { Bot, KeyRound, Plus, Send, UserCheck } from 'lucide-react'
+import { Bot, KeyRound, Pencil, Plus, Send, UserCheck } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { AdminListPage } from '~/components/admin-list-page'
 import { ConfirmPanel } from '~/components/confirm-dialog'
@@ -13,6 +13,8 @@ import {
   CREATE_SECTION,
   type CreateReplyChoices,
   DELETE_INTENT,
+  EDIT_PANEL,
+  EDIT_PARAM,
   HANDOVER_PANEL,
   HANDOVER_PARAM,
   HEIR_SEARCH_PARAM,
@@ -24,6 +26,7 @@ import {
   TAKEOVER_PANEL,
   TAKEOVER_PARAM,
 } from '~/features/organisation/service-account'
+import { EditPanel } from '~/features/organisation/service-account-edit'
 import { ServiceAccountCreate } from '~/features/organisation/service-account-form'
 import { HandOverPanel } from '~/features/organisation/service-account-handover'
 import { RenewPanel, ServiceSecretScreen } from '~/features/organisation/service-account-secret'
@@ -46,7 +49,7 @@ export const meta = titleMeta
  * with client credentials, searched and paged by the API, each with its rights, scopes, client id,
  * secret or keys, last use and calls today, and the administrator it acts for (stopped once they no longer administer
  * its structure); created below the list (its credentials then shown once), given a new secret (`?secret=<id>`, shown
- * once), taken over (`?reprendre=<id>`), handed to another administrator of its structure (`?confier=<id>`) or deleted
+ * once), changed (`?modifier=<id>`), taken over (`?reprendre=<id>`), handed to another administrator of its structure (`?confier=<id>`) or deleted
  * after a confirmation; `?responsable=<user id>` keeps the accounts acting for one administrator.
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
@@ -82,6 +85,7 @@ function ServiceAccountsList({
   renewing,
   takingOver,
   handingOver,
+  editing,
   moi,
   constraint,
   answer,
@@ -111,6 +115,7 @@ function ServiceAccountsList({
       [RENEW_PARAM]: null,
       [HANDOVER_PARAM]: null,
       [HEIR_SEARCH_PARAM]: null,
+      [EDIT_PARAM]: null,
       confirmer: null,
       id: null,
       [param]: String(account.id),
@@ -124,6 +129,11 @@ function ServiceAccountsList({
       cell: (account) => (
         <>
           <span className="block font-medium">{account.nom}</span>
+          {account.actif ? null : (
+            <span className="mt-1 block w-fit rounded-full border border-destructive px-2 py-0.5 text-xs font-medium text-destructive">
+              {t('serviceAccounts.off')}
+            </span>
+          )}
           {account.description ? <span className="block text-muted-foreground">{account.description}</span> : null}
           {/* Narrower, the columns hidden ride under the name. */}
           <span className="block text-muted-foreground md:hidden">{account.structure.nom}</span>
@@ -171,6 +181,17 @@ function ServiceAccountsList({
       header: <span className="sr-only">{t('serviceAccounts.actions')}</span>,
       cell: (account) => (
         <div className="flex flex-wrap justify-end gap-1">
+          <Link
+            id={anchorId('modifier', account.id)}
+            to={panelLink(EDIT_PARAM, account, EDIT_PANEL)}
+            className={buttonVariants({ variant: 'ghost', size: 'sm' })}
+            aria-label={t('serviceAccounts.editLabel', { nom: account.nom })}
+          >
+            <Pencil aria-hidden />
+            <span aria-hidden className="hidden lg:inline">
+              {t('serviceAccounts.edit')}
+            </span>
+          </Link>
           {account.responsable?.id !== moi ? (
             <Link
               id={anchorId('reprendre', account.id)}
@@ -212,7 +233,13 @@ function ServiceAccountsList({
             anchor="supprimer"
             id={account.id}
             search={search}
-            reset={{ [RENEW_PARAM]: null, [TAKEOVER_PARAM]: null, [HANDOVER_PARAM]: null, [HEIR_SEARCH_PARAM]: null }}
+            reset={{
+              [RENEW_PARAM]: null,
+              [TAKEOVER_PARAM]: null,
+              [HANDOVER_PARAM]: null,
+              [HEIR_SEARCH_PARAM]: null,
+              [EDIT_PARAM]: null,
+            }}
             {...deleteTexts(account)}
             fields={deletion(account)}
             word={t('serviceAccounts.delete')}
@@ -245,6 +272,17 @@ function ServiceAccountsList({
                 returnTo={anchorId('supprimer', confirming.id)}
                 {...deleteTexts(confirming)}
                 fields={deletion(confirming)}
+              />
+            ) : null}
+            {editing ? (
+              <EditPanel
+                // A refusal comes back with what was posted: the panel shows it, on its fields.
+                key={answer ? 'again' : 'new'}
+                account={editing.account}
+                withCode={withCode}
+                constraint={editing.constraint}
+                cancelHref={urlWith(search, { [EDIT_PARAM]: null })}
+                returnTo={anchorId('modifier', editing.account.id)}
               />
             ) : null}
             {renewing ? (

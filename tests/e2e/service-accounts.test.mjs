@@ -1,10 +1,13 @@
 // The service accounts (/pages/admin/comptesService): an administrator creates a read-only account
 // and sees its secret once (never again, the page reloaded), creates an administrator account (their
 // password asked, a wrong one and a missing one said on the field, keys that are not JSON on theirs),
-// renews its secret (the former revoked at once) and deletes both after a confirmation — with and
-// without JavaScript. With JavaScript, the program then calls the API with its credentials: its calls
-// show on the list and the administration home, its write in the history under its name.
+// renews its secret (the former revoked at once), deletes both after a confirmation, and edits an
+// account (a refusal said in its panel, then renamed and switched off: no token since; an
+// administrator account's scope added, the proof asked; a keys-only account's keys replaced) — with
+// and without JavaScript. With JavaScript, the program then calls the API with its credentials: its
+// calls show on the list and the administration home, its write in the history under its name.
 import assert from 'node:assert/strict'
+import { generateKeyPairSync } from 'node:crypto'
 import { describe, it } from 'node:test'
 import AxeBuilder from '@axe-core/playwright'
 import { BASE_URL, MODES, notice, signIn, useBrowser } from './support.mjs'
@@ -20,6 +23,27 @@ const rowOf = (page, nom) => page.getByRole('row').filter({ hasText: nom })
 async function violations(page) {
   const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze()
   return results.violations.map((v) => `${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)
+}
+
+/** A new public key as a JWK (P-256), with `kid` when given. */
+function publicJwk(kid) {
+  const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+  return { ...publicKey.export({ format: 'jwk' }), ...(kid ? { kid } : {}) }
+}
+
+/** How far the page reaches beyond the narrow viewports (320 and 360 px), in pixels: the widest. */
+async function sideways(page) {
+  const size = page.viewportSize()
+  let over = 0
+  for (const width of [320, 360]) {
+    await page.setViewportSize({ width, height: 800 })
+    over = Math.max(
+      over,
+      await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth),
+    )
+  }
+  if (size) await page.setViewportSize(size)
+  return over
 }
 
 /** The structure chosen as a person does: typed in the combobox and picked, or in the native select. */
@@ -219,6 +243,133 @@ for (const [index, mode] of MODES.entries()) {
         // The search is kept.
         assert.equal(new URL(page.url()).searchParams.get('q'), suffix)
       }
+      await page.context().close()
+    })
+
+    it('edits an account: a refusal said in the panel, then its new name and switched off', async () => {
+      const nom = `Relais à modifier ${suffix}`
+      const renamed = `Relais renommé ${suffix}`
+      const page = await newPage(mode)
+      await signIn(page, mode, 'admin', 'Admin1234')
+      await page.goto(SCREEN)
+      const form = page.locator('#nouveau-compte')
+      await form.getByLabel('Nom', { exact: true }).fill(nom)
+      await chooseStructure(page, mode, 'Agence Lille')
+      await form.getByRole('button', { name: 'Créer le compte' }).click()
+      const { clientId, secret } = await shownCredentials(page, nom)
+      assert.ok((await tokenFor(clientId, secret)).token, 'on: it gets a token')
+
+      // Opened from a search its new name still matches: the list kept, the focus back on its row.
+      await page.goto(`${SCREEN}?q=${encodeURIComponent(suffix)}`)
+      await page.getByRole('link', { name: `Modifier ${nom}` }).click()
+      const panel = page.getByRole('region', { name: `Modifier le compte de service ${nom}` })
+      // Prefilled with the account as it is.
+      assert.equal(await panel.getByLabel('Nom', { exact: true }).inputValue(), nom)
+      assert.ok(await panel.getByRole('switch', { name: 'Actif' }).isChecked())
+      assert.ok(await panel.getByRole('checkbox', { name: 'API REST (api)' }).isChecked())
+      await panel.getByText('refusé dès son prochain appel', { exact: false }).waitFor()
+      // A read-only account asks for no proof, nor has keys to replace.
+      assert.equal(await panel.getByLabel('Votre mot de passe').count(), 0)
+      assert.equal(await panel.getByLabel('Nouvelles clés publiques (JWKS, facultatif)').count(), 0)
+      if (mode.javaScriptEnabled) assert.deepEqual(await violations(page), [], 'the edit panel')
+      assert.equal(await sideways(page), 0, 'the edit panel scrolls no sideways at 320 and 360 px')
+
+      // No scope left: said on the scopes, in the panel, the name typed kept.
+      await panel.getByLabel('Nom', { exact: true }).fill(renamed)
+      await panel.getByRole('checkbox', { name: 'API REST (api)' }).uncheck()
+      await panel.getByRole('button', { name: 'Enregistrer' }).click()
+      await panel.getByText('Choisissez au moins une portée').waitFor()
+      assert.equal(await panel.getByLabel('Nom', { exact: true }).inputValue(), renamed)
+      if (mode.javaScriptEnabled) assert.deepEqual(await violations(page), [], 'the edit panel with its error')
+
+      await panel.getByRole('checkbox', { name: 'API REST (api)' }).check()
+      await panel.getByRole('switch', { name: 'Actif' }).uncheck()
+      await panel.getByRole('button', { name: 'Enregistrer' }).click()
+      await notice(page, `Compte de service ${renamed} enregistré.`).waitFor()
+      await page.getByRole('region', { name: `Modifier le compte de service ${nom}` }).waitFor({ state: 'detached' })
+      assert.equal(new URL(page.url()).searchParams.get('q'), suffix)
+      if (mode.javaScriptEnabled) {
+        // Focus is back on the row's link that opened the panel.
+        await page.getByRole('link', { name: `Modifier ${renamed}` }).waitFor()
+        await page.waitForFunction(
+          (label) => document.activeElement?.getAttribute('aria-label') === label,
+          `Modifier ${renamed}`,
+        )
+      }
+      const row = rowOf(page, renamed)
+      await row.getByText('Désactivé', { exact: true }).waitFor()
+      assert.equal(await rowOf(page, nom).count(), 0)
+      // Switched off, under the same client id: refused at its next call.
+      assert.match(await row.textContent(), new RegExp(clientId))
+      assert.equal((await tokenFor(clientId, secret)).token, null, 'off: no token')
+      await page.context().close()
+    })
+
+    it('edits an administrator account: a scope added asks for the proof', async () => {
+      const nom = `Passerelle à modifier ${suffix}`
+      const page = await newPage(mode)
+      await signIn(page, mode, 'admin', 'Admin1234')
+      await page.goto(SCREEN)
+      const form = page.locator('#nouveau-compte')
+      await form.getByLabel('Nom', { exact: true }).fill(nom)
+      await chooseStructure(page, mode, 'Agence Lille')
+      await form.getByRole('checkbox', { name: 'Compte administrateur' }).check()
+      await form.getByLabel('Votre mot de passe').fill('Admin1234')
+      await form.getByRole('button', { name: 'Créer le compte' }).click()
+      await shownCredentials(page, nom)
+
+      await page.goto(`${SCREEN}?q=${encodeURIComponent(nom)}`)
+      await page.getByRole('link', { name: `Modifier ${nom}` }).click()
+      const panel = page.getByRole('region', { name: `Modifier le compte de service ${nom}` })
+      const history = panel.getByRole('checkbox', { name: 'Historique (logs)' })
+      if (mode.javaScriptEnabled) {
+        // Asked once the change widens it, and required then.
+        assert.equal(await panel.getByLabel('Votre mot de passe').count(), 0)
+        await history.check()
+        assert.equal(await panel.getByLabel('Votre mot de passe').getAttribute('required'), '')
+      } else {
+        // Without JavaScript, always there, saying when it is needed; the API's refusal said on the field.
+        await panel.getByText('Obligatoire pour changer les portées', { exact: false }).waitFor()
+        await history.check()
+        await panel.getByRole('button', { name: 'Enregistrer' }).click()
+        await panel.getByText('Un compte administrateur demande votre mot de passe (ou un code actuel)').waitFor()
+        assert.equal(await panel.getByLabel('Votre mot de passe').getAttribute('aria-invalid'), 'true')
+        assert.ok(await history.isChecked(), 'what was ticked is kept')
+      }
+      await panel.getByLabel('Votre mot de passe').fill('Admin1234')
+      await panel.getByRole('button', { name: 'Enregistrer' }).click()
+      await notice(page, `Compte de service ${nom} enregistré.`).waitFor()
+      assert.match(await rowOf(page, nom).textContent(), /API REST[\s\S]*Historique/)
+      await page.context().close()
+    })
+
+    it('replaces a keys-only account’s keys from its panel, left empty kept', async () => {
+      const nom = `Signataire ${suffix}`
+      const page = await newPage(mode)
+      await signIn(page, mode, 'admin', 'Admin1234')
+      await page.goto(SCREEN)
+      const form = page.locator('#nouveau-compte')
+      await form.getByLabel('Nom', { exact: true }).fill(nom)
+      await chooseStructure(page, mode, 'Agence Lille')
+      await form.getByLabel('Clés publiques (JWKS, facultatif)').fill(JSON.stringify(publicJwk()))
+      await form.getByRole('button', { name: 'Créer le compte' }).click()
+      await page.getByRole('heading', { name: `Identifiants de ${nom}`, level: 1 }).waitFor()
+      await page.getByText('Ce compte s’authentifie avec ses clés publiques', { exact: false }).waitFor()
+
+      await page.goto(`${SCREEN}?q=${encodeURIComponent(nom)}`)
+      await page.getByRole('link', { name: `Modifier ${nom}` }).click()
+      const panel = page.getByRole('region', { name: `Modifier le compte de service ${nom}` })
+      const keys = panel.getByLabel('Nouvelles clés publiques (JWKS, facultatif)')
+      await panel.getByText('Laissé vide, il garde sa clé actuelle.', { exact: false }).waitFor()
+      assert.equal(await keys.inputValue(), '')
+      await keys.fill('pas du JSON')
+      await panel.getByRole('button', { name: 'Enregistrer' }).click()
+      await panel.getByText('JSON illisible', { exact: false }).waitFor()
+      assert.equal(await keys.getAttribute('aria-invalid'), 'true')
+      await keys.fill(JSON.stringify({ keys: [publicJwk('a'), publicJwk('b')] }))
+      await panel.getByRole('button', { name: 'Enregistrer' }).click()
+      await notice(page, `Compte de service ${nom} enregistré.`).waitFor()
+      assert.match(await rowOf(page, nom).textContent(), /2 clés publiques/)
       await page.context().close()
     })
   })

@@ -54,8 +54,6 @@ export function ServiceAccountCreate({
   const shown = useFieldErrors(reply)
   const [admin, setAdmin] = useState(fields.admin.initialValue === 'on')
   const scopes = asList(fields.scopes.initialValue)
-  const scopeErrors = shown.errors(fields.scopes)
-  const scopeMessages = fieldMessages('compte-scopes', t('serviceAccounts.scopesHint'), scopeErrors)
   const jwksErrors = shown.errors(fields.jwks)
   const jwksMessages = fieldMessages(fields.jwks.id, t('serviceAccounts.jwksHint'), jwksErrors)
   const labels = {
@@ -139,38 +137,12 @@ export function ServiceAccountCreate({
               errors={{ motDePasse: shown.errors(fields.motDePasse), code: shown.errors(fields.code) }}
             />
           )}
-          <fieldset
-            id="compte-scopes"
-            aria-invalid={scopeMessages.invalid || undefined}
-            aria-describedby={scopeMessages.describedBy}
-            className="flex flex-col gap-2"
-          >
-            <legend className="mb-2 text-sm font-medium">{labels.scopes}</legend>
-            <ul className="flex flex-col gap-2">
-              {SERVICE_SCOPES.map((scope) => (
-                <li key={scope} className="flex items-start gap-2">
-                  <input
-                    type="checkbox"
-                    id={`compte-scope-${scope}`}
-                    name={fields.scopes.name}
-                    value={scope}
-                    defaultChecked={scopes.includes(scope)}
-                    aria-describedby={`compte-scope-${scope}-hint`}
-                    className={CHECKBOX}
-                  />
-                  <div className="flex flex-col gap-0.5">
-                    <Label htmlFor={`compte-scope-${scope}`}>
-                      {t(`serviceAccounts.scope.${scope}`)} <span className="font-mono text-xs">({scope})</span>
-                    </Label>
-                    <p id={`compte-scope-${scope}-hint`} className="text-xs text-muted-foreground">
-                      {t(`serviceAccounts.scope.${scope}Hint`)}
-                    </p>
-                  </div>
-                </li>
-              ))}
-            </ul>
-            <FieldMessages id="compte-scopes" hint={t('serviceAccounts.scopesHint')} errors={scopeErrors} />
-          </fieldset>
+          <ScopeFields
+            idPrefix="compte"
+            name={fields.scopes.name}
+            checked={scopes}
+            errors={shown.errors(fields.scopes)}
+          />
           <div className="flex flex-col gap-1.5">
             <Label htmlFor={fields.jwks.id}>{labels.jwks}</Label>
             <Textarea
@@ -203,29 +175,83 @@ export function ServiceAccountCreate({
   )
 }
 
+/** An account's scopes as checkboxes, each with what it reaches: at least one. */
+export function ScopeFields({
+  idPrefix,
+  name,
+  checked,
+  errors,
+}: {
+  idPrefix: string
+  name: string
+  checked: string[]
+  errors: string[] | undefined
+}) {
+  const { t } = useTranslation()
+  const id = `${idPrefix}-scopes`
+  const messages = fieldMessages(id, t('serviceAccounts.scopesHint'), errors)
+  return (
+    <fieldset
+      id={id}
+      aria-invalid={messages.invalid || undefined}
+      aria-describedby={messages.describedBy}
+      className="flex min-w-0 flex-col gap-2"
+    >
+      <legend className="mb-2 text-sm font-medium">{t('serviceAccounts.scopes')}</legend>
+      <ul className="flex flex-col gap-2">
+        {SERVICE_SCOPES.map((scope) => (
+          <li key={scope} className="flex items-start gap-2">
+            <input
+              type="checkbox"
+              id={`${idPrefix}-scope-${scope}`}
+              name={name}
+              value={scope}
+              defaultChecked={checked.includes(scope)}
+              aria-describedby={`${idPrefix}-scope-${scope}-hint`}
+              className={CHECKBOX}
+            />
+            <div className="flex min-w-0 flex-col gap-0.5">
+              <Label htmlFor={`${idPrefix}-scope-${scope}`}>
+                {t(`serviceAccounts.scope.${scope}`)} <span className="font-mono text-xs">({scope})</span>
+              </Label>
+              <p id={`${idPrefix}-scope-${scope}-hint`} className="text-xs text-muted-foreground">
+                {t(`serviceAccounts.scope.${scope}Hint`)}
+              </p>
+            </div>
+          </li>
+        ))}
+      </ul>
+      <FieldMessages id={id} hint={t('serviceAccounts.scopesHint')} errors={errors} />
+    </fieldset>
+  )
+}
+
 /**
  * The proof of the person at the keyboard that an administrator account's credentials ask for: the
  * password, or a current code of their authenticator app when it is on. `required` once it is known
- * to be needed (the box ticked, a page that is live).
+ * to be needed (the box ticked, a page that is live); `hint` says when it is, if not always.
  */
 export function ProofFields({
   idPrefix,
   withCode,
   required,
   errors,
+  hint,
 }: {
   idPrefix: string
   withCode: boolean
   required: boolean
   errors: { motDePasse?: string[] | undefined; code?: string[] | undefined }
+  /** When it is asked for, if not always for an administrator account. */
+  hint?: string
 }) {
   const { t } = useTranslation()
-  const hint = `${idPrefix}-preuve-hint`
+  const hintId = `${idPrefix}-preuve-hint`
   return (
-    <fieldset aria-describedby={hint} className="flex min-w-0 flex-col gap-3 rounded-md border p-4">
+    <fieldset aria-describedby={hintId} className="flex min-w-0 flex-col gap-3 rounded-md border p-4">
       <legend className="px-1 text-sm font-medium">{t('serviceAccounts.proofLegend')}</legend>
-      <p id={hint} className="text-xs text-muted-foreground">
-        {t(withCode ? 'serviceAccounts.proofHint' : 'serviceAccounts.proofHintPassword')}
+      <p id={hintId} className="text-xs text-muted-foreground">
+        {hint ?? t(withCode ? 'serviceAccounts.proofHint' : 'serviceAccounts.proofHintPassword')}
       </p>
       <Field
         label={t('serviceAccounts.password')}
@@ -258,5 +284,5 @@ export function ProofFields({
   )
 }
 
-const asList = (value: unknown): string[] =>
+export const asList = (value: unknown): string[] =>
   Array.isArray(value) ? value.map(String) : typeof value === 'string' ? [value] : []

@@ -18,6 +18,8 @@ export const TAKEOVER_INTENT = 'reprendre'
 
 /** A row handed to another administrator of its structure, from its panel. */
 export const HANDOVER_INTENT = 'confier'
+/** A row changed (name, description, scopes, on or off, keys), from its panel. */
+export const EDIT_INTENT = 'modifier'
 
 /** The search param that opens a row's renewal panel (`?secret=<id>`), the same with and without JavaScript. */
 export const RENEW_PARAM = 'secret'
@@ -31,6 +33,10 @@ export const TAKEOVER_PANEL = 'reprendre-compte'
 export const HANDOVER_PARAM = 'confier'
 /** The hand-over panel's id (`#confier-compte`). */
 export const HANDOVER_PANEL = 'confier-compte'
+/** The search param that opens a row's edit panel (`?modifier=<id>`). */
+export const EDIT_PARAM = 'modifier'
+/** The edit panel's id (`#modifier-compte`). */
+export const EDIT_PANEL = 'modifier-compte'
 /** The search of the administrators to hand an account to (`?administrateur=`), when more than the select shows. */
 export const HEIR_SEARCH_PARAM = 'administrateur'
 /** How many of them the select offers. */

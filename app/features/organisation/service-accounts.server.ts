@@ -2,19 +2,19 @@ import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
 import { data } from '@remix-run/cloudflare'
 import { z } from 'zod'
 import { proofOf } from '~/features/sign-in/second-factor.server'
-import { apiMessage, encodeMessage, type Failure, fieldErrors } from '~/lib/api-errors'
+import { apiMessage, encodeMessage } from '~/lib/api-errors'
 import type { Auth } from '~/lib/auth.server'
 import type { FormReply } from '~/lib/form'
 import { focusFragment, formReply, readForm, rowAction, submitted } from '~/lib/form.server'
 import { lastPageUrl, listQuery } from '~/lib/pagination'
 import { pathWithout } from '~/lib/url'
 import { requiredId } from '../../../worker-api/contract/common'
-import type { BusinessCode } from '../../../worker-api/contract/errors'
-import { jwksSchema, SERVICE_SCOPES } from '../../../worker-api/contract/service-accounts'
 import {
   CREATE_INTENT,
   type CreateReplyChoices,
   DELETE_INTENT,
+  EDIT_INTENT,
+  EDIT_PARAM,
   HANDOVER_INTENT,
   HANDOVER_PARAM,
   HEIR_SEARCH_PARAM,
@@ -28,33 +28,9 @@ import {
   TAKEOVER_INTENT,
   TAKEOVER_PARAM,
 } from './service-account'
+import { editAccount, serviceAccountEditSchema } from './service-account-edit.server'
+import { accountFields, checkbox, refusedFields } from './service-account-fields.server'
 import { structureChoices } from './structure-choices.server'
-
-/** A checkbox as a form posts it: 'on' when ticked, absent otherwise. */
-const checkbox = z.preprocess((value) => value === 'on' || value === 'true' || value === true, z.boolean())
-
-/** The public keys' textarea: nothing, a JWK Set, or a single key (taken as a set of one). */
-const jwksText = z
-  .string()
-  .max(20_000, 'validation.tooLong')
-  .optional()
-  .transform((text, ctx) => {
-    if (!text?.trim()) return null
-    let value: unknown
-    try {
-      value = JSON.parse(text)
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'serviceAccounts.jwksJson' })
-      return z.NEVER
-    }
-    const single = typeof value === 'object' && value !== null && !Array.isArray(value) && !('keys' in value)
-    const keys = jwksSchema.safeParse(single ? { keys: [value] } : value)
-    if (!keys.success) {
-      ctx.addIssue({ code: 'custom', message: 'validation.publicKey' })
-      return z.NEVER
-    }
-    return keys.data
-  })
 
 /** An administrator account asks for the proof: the password, or a code. */
 function proofWhenAdmin(form: { admin?: unknown; motDePasse?: unknown; code?: unknown }, ctx: z.RefinementCtx) {
@@ -69,17 +45,9 @@ function proofWhenAdmin(form: { admin?: unknown; motDePasse?: unknown; code?: un
  */
 const serviceAccountFormSchema = z
   .object({
-    nom: z.string('validation.required').trim().min(3, 'validation.nameLength').max(50, 'validation.nameLength'),
-    description: z.string().trim().max(200, 'validation.tooLong').optional(),
+    ...accountFields,
     structure: requiredId(),
     admin: checkbox,
-    scopes: z
-      .array(z.enum(SERVICE_SCOPES, 'validation.invalid'), 'serviceAccounts.scopesRequired')
-      .min(1, 'serviceAccounts.scopesRequired')
-      .transform((scopes) => [...new Set(scopes)]),
-    jwks: jwksText,
-    motDePasse: z.string().max(200, 'validation.tooLong').optional(),
-    code: z.string().trim().max(40, 'validation.tooLong').optional(),
   })
   // Said with the other fields' errors, not only once they are right.
   .superRefine(proofWhenAdmin, { when: (payload) => typeof payload.value === 'object' && payload.value !== null })
@@ -114,7 +82,7 @@ export async function serviceAccountsData(request: Request, auth: Auth) {
           }),
         )
       : null
-  const [{ items, total }, { choices }, factors, renewed, taken, handing, heirs] = await Promise.all([
+  const [{ items, total }, { choices }, factors, renewed, taken, handing, heirs, edited] = await Promise.all([
     auth.expectPage(auth.api.rest.bd.compteService.$get({ query })),
     structureChoices(auth, url.searchParams, null),
     auth.expect(auth.api.rest.bd.mfa.$get()),
@@ -122,6 +90,7 @@ export async function serviceAccountsData(request: Request, auth: Auth) {
     one(TAKEOVER_PARAM),
     one(HANDOVER_PARAM),
     heirsOf,
+    one(EDIT_PARAM),
   ])
   return {
     comptes: items,
@@ -138,6 +107,7 @@ export async function serviceAccountsData(request: Request, auth: Auth) {
       handing?.ok && heirs?.ok
         ? { account: handing.data, heirs: heirs.data, total: heirs.total ?? heirs.data.length, search: heirSearch }
         : null,
+    editing: edited?.ok ? { account: edited.data, constraint: getZodConstraint(serviceAccountEditSchema) } : null,
     moi: auth.user.id,
     constraint: getZodConstraint(serviceAccountFormSchema),
   }
@@ -145,14 +115,14 @@ export async function serviceAccountsData(request: Request, auth: Auth) {
 
 /**
  * The screen's forms: an account created (its credentials then shown once), or, without JavaScript,
- * the create form posted back to search the structures; a row's new secret (shown once) or its
- * deletion, once confirmed.
+ * the create form posted back to search the structures; a row's new secret (shown once), its change (its
+ * panel, `?modifier=<id>`) or its deletion, once confirmed.
  */
 export async function serviceAccountsAction(request: Request, auth: Auth) {
   const form = await readForm(request)
   const intent = form.get('intent')
   if (intent === CREATE_INTENT || intent === SEARCH_INTENT) return createAccount(auth, form, intent)
-  const row = rowAction(form, [RENEW_INTENT, DELETE_INTENT, TAKEOVER_INTENT, HANDOVER_INTENT])
+  const row = rowAction(form, [RENEW_INTENT, DELETE_INTENT, TAKEOVER_INTENT, HANDOVER_INTENT, EDIT_INTENT])
   if (!row) return formReply('', submitted(form).reply(), { key: 'errors.technical' }, await auth.headers())
   const nom = String(form.get('nom') ?? '')
   const back = pathWithout(request.url, [
@@ -162,6 +132,7 @@ export async function serviceAccountsAction(request: Request, auth: Auth) {
     TAKEOVER_PARAM,
     HANDOVER_PARAM,
     HEIR_SEARCH_PARAM,
+    EDIT_PARAM,
   ])
   if (row.intent === DELETE_INTENT) {
     const deleted = await auth.settle(auth.api.rest.bd.compteService[':id'].$delete({ param: { id: row.id } }))
@@ -177,34 +148,8 @@ export async function serviceAccountsAction(request: Request, auth: Auth) {
   }
   if (row.intent === TAKEOVER_INTENT) return takeOver(auth, form, row.id, back, TAKEOVER_INTENT)
   if (row.intent === HANDOVER_INTENT) return takeOver(auth, form, row.id, back, HANDOVER_INTENT)
+  if (row.intent === EDIT_INTENT) return editAccount(auth, form, row.id, back)
   return renewSecret(auth, form, row.id, back)
-}
-
-/** The API's refusals of a proof, on the field that said it. */
-const PROOF_FIELDS: Partial<Record<BusinessCode, [string, string]>> = {
-  BAD_OLD_PASSWORD: ['motDePasse', 'mfa.proof.wrongPassword'],
-  MFA_CODE_INVALID: ['code', 'errors.MFA_CODE_INVALID'],
-}
-
-/**
- * The field errors of a refused write, by the form's names: the body's fields (`structure.id` is the
- * structure's select, a key of `jwks` the textarea, `preuve` the password), or the proof's refusal.
- */
-function refusedFields(failure: Failure): Record<string, string[]> | null {
-  const proof = PROOF_FIELDS[failure.error.businessCode]
-  if (proof) return { [proof[0]]: [proof[1]] }
-  // A structure deleted meanwhile.
-  if (failure.status === 404) return { structure: ['validation.unknown'] }
-  const fields = fieldErrors(failure)
-  if (!fields || Object.keys(fields).length === 0) return null
-  const byName: Record<string, string[]> = {}
-  for (const [field, errors] of Object.entries(fields)) {
-    const [first = field] = field.split('.')
-    const name = first === 'preuve' ? 'motDePasse' : first
-    const said = first === 'preuve' ? ['serviceAccounts.proofRequired'] : errors
-    byName[name] = [...(byName[name] ?? []), ...said]
-  }
-  return byName
 }
 
 /**
