@@ -1284,9 +1284,9 @@ export const en: Resource = {
     editJwksHint_other:
       'Left empty, it keeps its {{count}} current keys. Paste a JWK Set ({"keys": […]}) or one JWK to replace them: assertions signed by the former ones are then refused.',
     editProofHint:
-      'Required to change an administrator account’s scopes or keys, or to switch it on again: your password, or a current code of your app.',
+      'Required to add a scope to an administrator account, to change its keys or to switch it on again: your password, or a current code of your app.',
     editProofHintPassword:
-      'Required to change an administrator account’s scopes or keys, or to switch it on again: your password.',
+      'Required to add a scope to an administrator account, to change its keys or to switch it on again: your password.',
     editSubmit: 'Save',
     saving: 'Saving…',
     edited: 'Service account {{nom}} saved.',

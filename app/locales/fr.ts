@@ -1306,9 +1306,9 @@ export const fr = {
     editJwksHint_other:
       'Laissé vide, il garde ses {{count}} clés actuelles. Collez un JWK Set ({"keys": […]}) ou une clé JWK pour les remplacer : les assertions signées par les anciennes seront refusées.',
     editProofHint:
-      'Obligatoire pour changer les portées ou les clés d’un compte administrateur, ou pour le réactiver : votre mot de passe, ou un code actuel de votre application.',
+      'Obligatoire pour ajouter une portée ou changer les clés d’un compte administrateur, ou pour le réactiver : votre mot de passe, ou un code actuel de votre application.',
     editProofHintPassword:
-      'Obligatoire pour changer les portées ou les clés d’un compte administrateur, ou pour le réactiver : votre mot de passe.',
+      'Obligatoire pour ajouter une portée ou changer les clés d’un compte administrateur, ou pour le réactiver : votre mot de passe.',
     editSubmit: 'Enregistrer',
     saving: 'Enregistrement…',
     edited: 'Compte de service {{nom}} enregistré.',

@@ -132,7 +132,7 @@ describe('editing a service account', () => {
     expect(await entries(account.clientId)).toEqual([])
   })
 
-  it('asks for a proof to widen an administrator account or switch it on, not to switch it off or rename it', async () => {
+  it('asks for a proof to widen an administrator account or switch it on, not to narrow it, switch it off or rename it', async () => {
     const account = await create({ admin: true, scopes: ['api'], preuve: { motDePasse: adminNord.password } })
     const field = async (body: Record<string, unknown>) =>
       ((await expectError(await edit(account.id, body), 400, 'VALIDATION_FAILED')).attributs as { field: string }[])[0]
@@ -147,6 +147,11 @@ describe('editing a service account', () => {
     })
     expect(proven.status).toBe(200)
     expect(await proven.json()).toMatchObject({ actif: true, scopes: ['api', 'scim'], nom: 'Synchronisation RH' })
+    // Taking a scope away narrows it: no proof; swapping one for another adds one: a proof.
+    expect(await field({ scopes: ['scim', 'logs'] })).toBe('preuve')
+    const narrowed = await edit(account.id, { scopes: ['scim'] })
+    expect(narrowed.status).toBe(200)
+    expect(await narrowed.json()).toMatchObject({ scopes: ['scim'] })
   })
 
   it('reaches no account outside the caller’s sub-tree: 404, nothing changed, no entry', async () => {

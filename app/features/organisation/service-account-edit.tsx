@@ -22,16 +22,18 @@ import { asList, ProofFields, ScopeFields } from './service-account-form'
 const keysOnly = (account: Pick<ServiceAccount, 'secret' | 'cles'>) => !account.secret && account.cles > 0
 
 /**
- * Whether what the form holds widens the account as the API reads it (its scopes changed, new keys, switched on
- * again): for an administrator account, that asks for the proof of the person at the keyboard.
+ * Whether what the form holds widens the account as the API reads it (a scope added, new keys, switched on again):
+ * for an administrator account, that asks for the proof of the person at the keyboard. A scope taken away does not.
  */
 function widens(
   account: Pick<ServiceAccount, 'scopes' | 'actif'>,
   values: { scopes: string[]; actif: boolean; jwks: string },
 ) {
-  const sorted = (scopes: readonly string[]) => [...new Set(scopes)].sort().join(' ')
+  const held: readonly string[] = account.scopes
   return (
-    sorted(values.scopes) !== sorted(account.scopes) || (values.actif && !account.actif) || values.jwks.trim() !== ''
+    values.scopes.some((scope) => !held.includes(scope)) ||
+    (values.actif && !account.actif) ||
+    values.jwks.trim() !== ''
   )
 }
 

@@ -368,8 +368,10 @@ export async function updateServiceAccount(
   const known = rows[0]
   if (!known) throw notFound('Unknown service account')
   const scopes = input.scopes ? [...input.scopes].sort().join(' ') : undefined
+  // A scope added widens it; one taken away, or the same ones, do not.
+  const held = known.scopes.split(' ')
   const widens =
-    jwks !== null || (scopes !== undefined && scopes !== known.scopes) || (input.actif && known.actif !== 1)
+    jwks !== null || (input.scopes ?? []).some((scope) => !held.includes(scope)) || (input.actif && known.actif !== 1)
   if (known.admin === 1 && widens && !input.preuve) throw proofRequired()
   // Keys beside a secret would make the weaker of the two its proof: a secret account keeps its method.
   if (jwks !== null && known.jwks === null) {
