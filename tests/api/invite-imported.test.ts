@@ -19,6 +19,22 @@ beforeAll(async () => {
 
 const userOf = async (id: number) => (await (await call(`/rest/bd/utilisateur/${id}`, root)).json()) as User
 
+/** Imports a users file (`query`: the import's options, e.g. '&invitation=true') to its end; its state. */
+async function imported(file: string, query = '') {
+  const queue = importQueue()
+  const started = await call(`/rest/bd/import?type=utilisateurs${query}`, {
+    method: 'POST',
+    token: root.token,
+    body: file,
+    headers: { 'Content-Type': 'text/csv' },
+    env: queue.env,
+  })
+  expect(started.status).toBe(202)
+  await queue.drain()
+  const { id } = (await started.json()) as { id: number }
+  return (await (await call(`/rest/bd/import/${id}`, root)).json()) as Record<string, unknown>
+}
+
 describe('a user imported without an invitation', () => {
   it('is shown waiting for a password with no invitation, and is invited from their record', async () => {
     const mail = `importe.${crypto.randomUUID().slice(0, 8)}@example.test`
@@ -26,16 +42,7 @@ describe('a user imported without an invitation', () => {
       'mail;nom;prenom;login;admin;structure;fonction;dateDebut;dateFin;actif',
       `${mail};Martin;Léa;;non;Agence Lille;Agent de quai;${wireDate(isoDate(0))};${wireDate(isoDate(300))};oui`,
     ].join('\n')
-    const queue = importQueue()
-    const started = await call('/rest/bd/import?type=utilisateurs', {
-      method: 'POST',
-      token: root.token,
-      body: file,
-      headers: { 'Content-Type': 'text/csv' },
-      env: queue.env,
-    })
-    expect(started.status).toBe(202)
-    await queue.drain()
+    expect(await imported(file)).toMatchObject({ etat: 'TERMINE', creees: 1 })
     const { id } = await db().selectFrom('utilisateur').select('id').where('mail', '=', mail).executeTakeFirstOrThrow()
 
     expect(await userOf(id)).toMatchObject({ motDePasseChoisi: false, tokenRegister: null, actif: true })
@@ -64,33 +71,19 @@ describe('an import that invites, given again a file whose users were imported w
           `${mail};Martin;Léa;;non;Agence Lille;Agent de quai;${wireDate(isoDate(0))};${wireDate(isoDate(300))};oui`,
       ),
     ].join('\n')
-    const run = async (query: string) => {
-      const queue = importQueue()
-      const started = await call(`/rest/bd/import?type=utilisateurs${query}`, {
-        method: 'POST',
-        token: root.token,
-        body: file,
-        headers: { 'Content-Type': 'text/csv' },
-        env: queue.env,
-      })
-      expect(started.status).toBe(202)
-      await queue.drain()
-      const { id } = (await started.json()) as { id: number }
-      return (await (await call(`/rest/bd/import/${id}`, root)).json()) as Record<string, unknown>
-    }
     const sent = () =>
       db().selectFrom('outbox').select('to_address').where('to_address', 'in', mails).orderBy('id').execute()
-    await run('')
+    await imported(file)
     expect(await sent()).toEqual([])
     const first = mails[0] as string
     const [invitedFirst] = await db().selectFrom('utilisateur').select('id').where('mail', '=', first).execute()
     expect((await post(`/rest/bd/utilisateur/${invitedFirst?.id}/invitation`, {}, root)).status).toBe(204)
 
-    const again = await run('&invitation=true')
+    const again = await imported(file, '&invitation=true')
     expect(again).toMatchObject({ etat: 'TERMINE', inchangees: 2, modifiees: 0, creees: 0 })
     // The second one invited by the import; the first, whose link lives, not again.
     expect((await sent()).map((mail) => mail.to_address)).toEqual([first, mails[1]])
-    await run('&invitation=true')
+    await imported(file, '&invitation=true')
     expect(await sent()).toHaveLength(2)
   })
 })
