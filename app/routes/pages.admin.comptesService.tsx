@@ -7,8 +7,8 @@ import { ConfirmPanel } from '~/components/confirm-dialog'
 import { DataTable, type DataTableColumn } from '~/components/data-table'
 import { ListEmptyState } from '~/components/empty-state'
 import { RowDelete } from '~/components/row-delete'
+import { RowPanelLink } from '~/components/row-panel-link'
 import { SearchForm } from '~/components/search-form'
-import { buttonVariants } from '~/components/ui/button'
 import {
   CREATE_SECTION,
   type CreateReplyChoices,
@@ -181,53 +181,38 @@ function ServiceAccountsList({
       header: <span className="sr-only">{t('serviceAccounts.actions')}</span>,
       cell: (account) => (
         <div className="flex flex-wrap justify-end gap-1">
-          <Link
+          <RowPanelLink
             id={anchorId('modifier', account.id)}
             to={panelLink(EDIT_PARAM, account, EDIT_PANEL)}
-            className={buttonVariants({ variant: 'ghost', size: 'sm' })}
-            aria-label={t('serviceAccounts.editLabel', { nom: account.nom })}
-          >
-            <Pencil aria-hidden />
-            <span aria-hidden className="hidden lg:inline">
-              {t('serviceAccounts.edit')}
-            </span>
-          </Link>
+            icon={Pencil}
+            label={t('serviceAccounts.editLabel', { nom: account.nom })}
+            text={t('serviceAccounts.edit')}
+          />
           {account.responsable?.id !== moi ? (
-            <Link
+            <RowPanelLink
               id={anchorId('reprendre', account.id)}
               to={panelLink(TAKEOVER_PARAM, account, TAKEOVER_PANEL)}
-              className={buttonVariants({ variant: account.suspendu ? 'outline' : 'ghost', size: 'sm' })}
-              aria-label={t('serviceAccounts.takeOverLabel', { nom: account.nom })}
-            >
-              <UserCheck aria-hidden />
-              <span aria-hidden className="hidden lg:inline">
-                {t('serviceAccounts.takeOver')}
-              </span>
-            </Link>
+              icon={UserCheck}
+              label={t('serviceAccounts.takeOverLabel', { nom: account.nom })}
+              text={t('serviceAccounts.takeOver')}
+              variant={account.suspendu ? 'outline' : 'ghost'}
+            />
           ) : null}
-          <Link
+          <RowPanelLink
             id={anchorId('confier', account.id)}
             to={panelLink(HANDOVER_PARAM, account, HANDOVER_PANEL)}
-            className={buttonVariants({ variant: 'ghost', size: 'sm' })}
-            aria-label={t('serviceAccounts.handOverLabel', { nom: account.nom })}
-          >
-            <Send aria-hidden />
-            <span aria-hidden className="hidden lg:inline">
-              {t('serviceAccounts.handOver')}
-            </span>
-          </Link>
+            icon={Send}
+            label={t('serviceAccounts.handOverLabel', { nom: account.nom })}
+            text={t('serviceAccounts.handOver')}
+          />
           {account.secret ? (
-            <Link
+            <RowPanelLink
               id={anchorId('secret', account.id)}
               to={panelLink(RENEW_PARAM, account, RENEW_PANEL)}
-              className={buttonVariants({ variant: 'ghost', size: 'sm' })}
-              aria-label={t('serviceAccounts.renewLabel', { nom: account.nom })}
-            >
-              <KeyRound aria-hidden />
-              <span aria-hidden className="hidden lg:inline">
-                {t('serviceAccounts.renew')}
-              </span>
-            </Link>
+              icon={KeyRound}
+              label={t('serviceAccounts.renewLabel', { nom: account.nom })}
+              text={t('serviceAccounts.renew')}
+            />
           ) : null}
           <RowDelete
             anchor="supprimer"

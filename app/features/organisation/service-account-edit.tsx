@@ -4,7 +4,7 @@ import { Form } from '@remix-run/react'
 import { Save } from 'lucide-react'
 import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
-import { Field, FieldMessages, fieldMessages } from '~/components/field'
+import { FieldMessages, fieldMessages } from '~/components/field'
 import { FormError, formProblem } from '~/components/form-error'
 import { FormPanel, FormPanelButtons } from '~/components/form-panel'
 import { Label } from '~/components/ui/label'
@@ -16,7 +16,7 @@ import { useHydrated } from '~/lib/hydrated'
 import type { ServiceAccount } from '../../../worker-api/contract/service-accounts'
 import { EDIT_INTENT, EDIT_PANEL } from './service-account'
 import type { ServiceAccountEditForm as Values } from './service-account-edit.server'
-import { asList, ProofFields, ScopeFields } from './service-account-form'
+import { asList, NameFields, ProofFields, ScopeFields } from './service-account-form'
 
 /** A keys-only account: it signs in with its public keys (private_key_jwt), which the panel may replace. */
 const keysOnly = (account: Pick<ServiceAccount, 'secret' | 'cles'>) => !account.secret && account.cles > 0
@@ -125,23 +125,7 @@ export function EditPanel({
         <input type="hidden" name="ancienNom" value={account.nom} />
         <input type="hidden" name={FOCUS_FIELD} value={returnTo} />
         <FormError message={formProblem(t, reply, labels)} />
-        <div className="grid gap-4 lg:grid-cols-2">
-          <Field
-            label={labels.nom}
-            errors={shown.errors(fields.nom)}
-            inputProps={{ ...getInputProps(fields.nom, { type: 'text' }), id: fields.nom.id, autoComplete: 'off' }}
-          />
-          <Field
-            label={labels.description}
-            hint={t('serviceAccounts.descriptionHint')}
-            errors={shown.errors(fields.description)}
-            inputProps={{
-              ...getInputProps(fields.description, { type: 'text' }),
-              id: fields.description.id,
-              autoComplete: 'off',
-            }}
-          />
-        </div>
+        <NameFields nom={fields.nom} description={fields.description} shown={shown} labels={labels} />
         <div className="flex items-start gap-3">
           <Switch
             {...getInputProps(fields.actif, { type: 'checkbox' })}

@@ -1,4 +1,4 @@
-import { getFormProps, getInputProps, getTextareaProps, useForm } from '@conform-to/react'
+import { type FieldMetadata, getFormProps, getInputProps, getTextareaProps, useForm } from '@conform-to/react'
 import type { getZodConstraint } from '@conform-to/zod/v4'
 import { Form } from '@remix-run/react'
 import { Plus } from 'lucide-react'
@@ -11,7 +11,7 @@ import { SubmitButton } from '~/components/submit-button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '~/components/ui/card'
 import { Label } from '~/components/ui/label'
 import { Textarea } from '~/components/ui/textarea'
-import { useFieldErrors, useFormReply, usePendingIntent } from '~/lib/form'
+import { type FieldErrors, useFieldErrors, useFormReply, usePendingIntent } from '~/lib/form'
 import { useHydrated } from '~/lib/hydrated'
 import { SERVICE_SCOPES } from '../../../worker-api/contract/service-accounts'
 import { CREATE_INTENT, CREATE_SECTION, SEARCH_INTENT } from './service-account'
@@ -84,23 +84,7 @@ export function ServiceAccountCreate({
             {t('serviceAccounts.create')}
           </EnterSubmits>
           <FormError message={formProblem(t, reply, labels)} />
-          <div className="grid gap-4 lg:grid-cols-2">
-            <Field
-              label={labels.nom}
-              errors={shown.errors(fields.nom)}
-              inputProps={{ ...getInputProps(fields.nom, { type: 'text' }), id: fields.nom.id, autoComplete: 'off' }}
-            />
-            <Field
-              label={labels.description}
-              hint={t('serviceAccounts.descriptionHint')}
-              errors={shown.errors(fields.description)}
-              inputProps={{
-                ...getInputProps(fields.description, { type: 'text' }),
-                id: fields.description.id,
-                autoComplete: 'off',
-              }}
-            />
-          </div>
+          <NameFields nom={fields.nom} description={fields.description} shown={shown} labels={labels} />
           <StructureSelect
             id={fields.structure.id}
             name={fields.structure.name}
@@ -172,6 +156,36 @@ export function ServiceAccountCreate({
         </Form>
       </CardContent>
     </Card>
+  )
+}
+
+/** An account's name and what it is for, side by side on a wide screen: on its creation and on its panel. */
+export function NameFields({
+  nom,
+  description,
+  shown,
+  labels,
+}: {
+  nom: FieldMetadata<string>
+  description: FieldMetadata<string | undefined>
+  shown: FieldErrors
+  labels: { nom: string; description: string }
+}) {
+  const { t } = useTranslation()
+  return (
+    <div className="grid gap-4 lg:grid-cols-2">
+      <Field
+        label={labels.nom}
+        errors={shown.errors(nom)}
+        inputProps={{ ...getInputProps(nom, { type: 'text' }), id: nom.id, autoComplete: 'off' }}
+      />
+      <Field
+        label={labels.description}
+        hint={t('serviceAccounts.descriptionHint')}
+        errors={shown.errors(description)}
+        inputProps={{ ...getInputProps(description, { type: 'text' }), id: description.id, autoComplete: 'off' }}
+      />
+    </div>
   )
 }
 
