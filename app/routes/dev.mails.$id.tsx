@@ -5,6 +5,7 @@ import { DevMailStatus } from '~/features/demo/dev-mail-status'
 import { requireDevelopment } from '~/features/demo/dev-mailbox.server'
 import { publicApi, read } from '~/lib/api.server'
 import { displayDateTime } from '~/lib/dates'
+import { idParam } from '~/lib/id-param'
 import { API_BASE } from '../../worker-api/contract/base'
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
@@ -13,8 +14,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   requireDevelopment(context)
-  const id = Number(params.id)
-  if (!Number.isSafeInteger(id) || id < 1) throw new Response('Not found', { status: 404 })
+  const id = idParam(params.id)
   const mail = await read(publicApi(request, context).rest.dev.mails[':id{[0-9]+}'].$get({ param: { id: String(id) } }))
   if (!mail.ok) throw new Response(mail.error.businessCode, { status: mail.status })
   const { html: _html, ...rest } = mail.data

@@ -1,12 +1,13 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { useActionData, useLoaderData } from '@remix-run/react'
 import { useTranslation } from 'react-i18next'
-import { applicationFormAction, applicationFormData, applicationId } from '~/features/catalogue/application-form.server'
+import { applicationFormAction, applicationFormData } from '~/features/catalogue/application-form.server'
 import { ApplicationScreen, formProps } from '~/features/catalogue/application-screen'
 import { SecretScreen } from '~/features/catalogue/application-secret'
 import { shownSecret } from '~/features/catalogue/client-secret'
 import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
+import { idParam } from '~/lib/id-param'
 import { titleMeta } from '~/lib/title'
 
 export const handle: BreadcrumbHandle = {
@@ -26,7 +27,7 @@ export const meta = titleMeta
  * client) and the functions that grant it; renews a confidential client's secret.
  */
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
-  const id = applicationId(params.idApplication)
+  const id = idParam(params.idApplication)
   const { auth, data: form } = await requireAdmin(request, context, {
     read: (auth) => applicationFormData(request, auth, id),
   })
@@ -35,7 +36,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
   const auth = await requireAdmin(request, context)
-  return applicationFormAction(request, auth, applicationId(params.idApplication))
+  return applicationFormAction(request, auth, idParam(params.idApplication))
 }
 
 export default function EditApplication() {

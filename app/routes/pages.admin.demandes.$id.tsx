@@ -20,6 +20,7 @@ import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { displayDate } from '~/lib/dates'
 import { usePendingIntent } from '~/lib/form'
 import { readForm } from '~/lib/form.server'
+import { idParam } from '~/lib/id-param'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { readSearch } from '~/lib/url'
 import { REQUEST_PROPOSALS_MAX } from '../../worker-api/contract/access-requests'
@@ -27,19 +28,13 @@ import { REQUEST_PROPOSALS_MAX } from '../../worker-api/contract/access-requests
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.accessRequests' }
 export const meta = titleMeta
 
-function requestId(value: string | undefined): number {
-  const id = Number(value)
-  if (!Number.isSafeInteger(id) || id < 1) throw new Response('NOT_FOUND', { status: 404 })
-  return id
-}
-
 /**
  * One access request and its decision (README, "Access requests"): who asks, what, why, for how long and what they
  * hold; granting chooses a function of the scope that opens the application (the requester's structures first,
  * `?q=` finds others) and the post's dates; refusing says why.
  */
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
-  const id = requestId(params.id)
+  const id = idParam(params.id)
   const q = readSearch(new URL(request.url).searchParams)
   const {
     auth,
@@ -63,7 +58,7 @@ type Failed = {
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
-  const id = requestId(params.id)
+  const id = idParam(params.id)
   const auth = await requireAdmin(request, context)
   const form = await readForm(request)
   const intent: Intent = form.get('intent') === 'refuse' ? 'refuse' : 'grant'

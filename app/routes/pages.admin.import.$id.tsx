@@ -15,6 +15,7 @@ import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { usePendingIntent } from '~/lib/form'
 import { readForm } from '~/lib/form.server'
 import { formatCount } from '~/lib/i18n'
+import { idParam } from '~/lib/id-param'
 import { readPage } from '~/lib/pagination'
 import { pageTitle, titleMeta } from '~/lib/title'
 import {
@@ -44,7 +45,7 @@ const running = (status: ImportStatus) => status.etat === 'EN_ATTENTE' || status
  * page reloading itself without), and its summary with the errors file.
  */
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
-  const id = Number(params.id)
+  const id = idParam(params.id)
   const page = readPage(new URL(request.url).searchParams.get('page'))
   const {
     auth,
@@ -75,11 +76,12 @@ function titleKey(status: ImportStatus) {
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
   const auth = await requireAdmin(request, context)
+  const id = idParam(params.id)
   const form = await readForm(request)
-  const here = `/pages/admin/import/${Number(params.id) || 0}`
+  const here = `/pages/admin/import/${id}`
   const result = await auth.settle(
     auth.api.rest.bd.import[':id'].lancement.$post({
-      param: { id: Number(params.id) || 0 },
+      param: { id },
       json: { invitation: form.get('invitation') === 'on' },
     }),
   )

@@ -8,6 +8,7 @@ import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import type { FormReply } from '~/lib/form'
 import { formFailure, formReply, readForm } from '~/lib/form.server'
+import { idParam } from '~/lib/id-param'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { templateFormSchema } from '../../worker-api/contract/catalogue'
 
@@ -19,20 +20,13 @@ export const handle: BreadcrumbHandle = {
 }
 export const meta = titleMeta
 
-/** A structure type's id of a URL, or the 404 page for a path segment that is not one. */
-function typeId(value: string | undefined): number {
-  const id = Number(value)
-  if (!Number.isSafeInteger(id) || id < 1) throw new Response('NOT_FOUND', { status: 404 })
-  return id
-}
-
 /**
  * Edits the template of a structure type (root administrators; the API answers anyone else 403):
  * the functions a new structure of the type starts with, in order, and what each opens. One call
  * reads the type's template and the catalogue to choose from.
  */
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
-  const id = typeId(params.idType)
+  const id = idParam(params.idType)
   const {
     auth,
     data: templates,
@@ -64,7 +58,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
  */
 export async function action({ request, context, params }: ActionFunctionArgs) {
   const auth = await requireAdmin(request, context)
-  const id = typeId(params.idType)
+  const id = idParam(params.idType)
   const form = await readForm(request)
   const submission = parseTemplate(form)
   if (submission.status === undefined) {

@@ -14,7 +14,7 @@ import { SelectField } from '~/components/select-field'
 import { SubmitButton } from '~/components/submit-button'
 import { Button, buttonVariants } from '~/components/ui/button'
 import { Table, TableHead, TableHeader, TableRow } from '~/components/ui/table'
-import { reviewAction, reviewData, reviewId } from '~/features/governance/review.server'
+import { reviewAction, reviewData } from '~/features/governance/review.server'
 import { ITEMS_PER_PAGE } from '~/features/governance/review-page'
 import { Progress } from '~/features/governance/review-progress'
 import { requireAdmin } from '~/lib/auth.server'
@@ -22,6 +22,7 @@ import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { displayDate, displayDateTime } from '~/lib/dates'
 import { usePendingIntent } from '~/lib/form'
 import { rowText } from '~/lib/i18n'
+import { idParam } from '~/lib/id-param'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { cn } from '~/lib/utils'
 import {
@@ -40,7 +41,7 @@ export const meta = titleMeta
  * ticked together, ending after a confirmation; closed, the same page is its report.
  */
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
-  const id = reviewId(params.id)
+  const id = idParam(params.id)
   const {
     auth,
     data: screen,
@@ -50,7 +51,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
 }
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
-  const id = reviewId(params.id)
+  const id = idParam(params.id)
   return reviewAction(request, await requireAdmin(request, context), id)
 }
 

@@ -8,10 +8,11 @@ import { Card, CardContent } from '~/components/ui/card'
 import { fonctionAction, isFonctionIntent, structureFonctions } from '~/features/organisation/fonction-forms.server'
 import { StructureFonctions } from '~/features/organisation/structure-fonctions'
 import { StructureForm } from '~/features/organisation/structure-form'
-import { placementChoices, saveStructure, structureId } from '~/features/organisation/structure-form.server'
+import { placementChoices, saveStructure } from '~/features/organisation/structure-form.server'
 import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { readForm } from '~/lib/form.server'
+import { idParam } from '~/lib/id-param'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { type Structure, structureFormSchema } from '../../worker-api/contract/structure'
 
@@ -25,7 +26,7 @@ export const meta = titleMeta
 
 /** Spec §2 admin/structure/detail/{idStructure}: edit a structure, with a way to its users; its functions (issue 25). */
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
-  const id = structureId(params.idStructure)
+  const id = idParam(params.idStructure)
   const url = new URL(request.url)
   // One round trip for the structure, its functions, the types, the parents it may move under and the
   // admin check.
@@ -53,7 +54,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
   const auth = await requireAdmin(request, context)
-  const id = structureId(params.idStructure)
+  const id = idParam(params.idStructure)
   const form = await readForm(request)
   if (isFonctionIntent(form.get('intent'))) return fonctionAction(request, form, auth, id)
   return saveStructure(form, auth, id)

@@ -1,10 +1,10 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { useActionData, useLoaderData } from '@remix-run/react'
-import { structureId as structureInPath } from '~/features/organisation/structure-form.server'
 import { CreateUserScreen } from '~/features/organisation/user-create-form'
 import { userFormAction, userFormData } from '~/features/organisation/user-form.server'
 import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
+import { idParam } from '~/lib/id-param'
 import { titleMeta } from '~/lib/title'
 
 export const handle: BreadcrumbHandle = {
@@ -26,7 +26,7 @@ export const meta = titleMeta
 
 /** Spec §2 admin/user/{idStructure}/new: create a user, the structure chosen beforehand (another may be picked). */
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
-  const preset = structureInPath(params.idStructure)
+  const preset = idParam(params.idStructure)
   const { auth, data: form } = await requireAdmin(request, context, {
     read: (auth) => userFormData(request, auth, preset),
   })
@@ -35,7 +35,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
 
 export async function action({ request, context, params }: ActionFunctionArgs) {
   const auth = await requireAdmin(request, context)
-  return userFormAction(request, auth, structureInPath(params.idStructure))
+  return userFormAction(request, auth, idParam(params.idStructure))
 }
 
 export default function CreateUserInStructure() {

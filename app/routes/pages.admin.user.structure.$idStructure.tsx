@@ -9,11 +9,11 @@ import { Pagination } from '~/components/pagination'
 import { SearchForm } from '~/components/search-form'
 import { buttonVariants } from '~/components/ui/button'
 import { ADD_POSTE, AddPoste } from '~/features/organisation/add-poste'
-import { structureId } from '~/features/organisation/structure-form.server'
 import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { useFormReply } from '~/lib/form'
 import { focusFragment, formFailure, readForm } from '~/lib/form.server'
+import { idParam } from '~/lib/id-param'
 import { DEFAULT_PAGE_SIZE, readPage } from '~/lib/pagination'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { pathWithout, readSearch, urlWith } from '~/lib/url'
@@ -38,7 +38,7 @@ export const meta = titleMeta
  * (`recherche`). The form is a section of the page (`?ajouter=1`), reached by a plain link.
  */
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
-  const id = structureId(params.idStructure)
+  const id = idParam(params.idStructure)
   const url = new URL(request.url).searchParams
   const q = readSearch(url)
   const recherche = readSearch(url, 'recherche')
@@ -72,7 +72,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
 /** The add-post form: POST rest/bd/poste; the API's refusals on their fields or on the form. */
 export async function action({ request, context, params }: ActionFunctionArgs) {
   const auth = await requireAdmin(request, context)
-  const id = structureId(params.idStructure)
+  const id = idParam(params.idStructure)
   const form = await readForm(request)
   const submission = parseWithZod(form, { schema: posteFormSchema })
   if (submission.status !== 'success') return formFailure('poste', submission, { headers: await auth.headers() })

@@ -21,13 +21,6 @@ import {
 } from './application-grants'
 import { RENEW_INTENT, type ShownSecret } from './client-secret'
 
-/** An application id of a URL, or the 404 page for a path segment that is not one. */
-export function applicationId(value: string | undefined): number {
-  const id = Number(value)
-  if (!Number.isSafeInteger(id) || id < 1) throw new Response('NOT_FOUND', { status: 404 })
-  return id
-}
-
 /**
  * What the application form needs (root administrators): the application (when editing), the
  * structures, and the functions of the one being looked at to choose grants from. That structure

@@ -7,13 +7,6 @@ import { readSearch } from '~/lib/url'
 import { DECISIONS_MAX, ITEM_STATES, type ItemState } from '../../../worker-api/contract/access-reviews'
 import { ITEMS_PER_PAGE } from './review-page'
 
-/** A campaign id of a URL, or the 404 page for a path segment that is not one. */
-export function reviewId(value: string | undefined): number {
-  const id = Number(value)
-  if (!Number.isSafeInteger(id) || id < 1) throw new Response('NOT_FOUND', { status: 404 })
-  return id
-}
-
 /** The items' filters of a campaign's URL: its structure and search (what "everything the filter keeps" decides). */
 function filtersOf(params: URLSearchParams): { structure?: number; q?: string } {
   const structure = Number(params.get('structure'))

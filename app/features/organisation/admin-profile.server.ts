@@ -3,18 +3,15 @@ import { data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { apiMessage, type Message } from '~/lib/api-errors'
 import { requireAdmin } from '~/lib/auth.server'
 import { focusFragment, formReply, readForm, replyTo, submitted } from '~/lib/form.server'
+import { idParam } from '~/lib/id-param'
 import { pageTitle } from '~/lib/title'
 import { pathWithout } from '~/lib/url'
 import { profileSchema } from '../../../worker-api/contract/user'
 import { saveIdentity } from './identity.server'
 import type { DemotionShown } from './stopping-accounts'
 import { stoppingAccounts } from './stopping-accounts.server'
-import { structureId } from './structure-form.server'
 
 type Args = Pick<LoaderFunctionArgs, 'request' | 'context' | 'params'>
-
-/** The user id of a URL, or the 404 page for a path segment that is not one. */
-export const userId = (value: string | undefined) => structureId(value)
 
 /**
  * Spec §2 admin/detail/user/{idUser} and admin/user/detail/{idUser}: a user as an administrator sees
@@ -24,7 +21,7 @@ export const userId = (value: string | undefined) => structureId(value)
  * the service accounts acting for the user, which ending an administrator's last current post stops.
  */
 export async function adminProfileLoader({ request, context, params }: Args) {
-  const id = userId(params.idUser)
+  const id = idParam(params.idUser)
   const asked = Number(new URL(request.url).searchParams.get('structure'))
   const structure = Number.isSafeInteger(asked) && asked > 0 ? asked : null
   const search = new URL(request.url).searchParams
@@ -75,7 +72,7 @@ export type AdminProfileIntent = 'profile' | 'flags' | 'poste' | 'invitation' | 
  */
 export async function adminProfileAction({ request, context, params }: Args) {
   const auth = await requireAdmin(request, context)
-  const id = userId(params.idUser)
+  const id = idParam(params.idUser)
   const form = await readForm(request)
   const intent = String(form.get('intent')) as AdminProfileIntent
   const back = pathWithout(request.url, ['confirmer', 'id'])

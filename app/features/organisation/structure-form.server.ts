@@ -72,10 +72,3 @@ export async function saveStructure(formData: FormData, auth: Auth, id: number |
     values: { nom: result.data.nom },
   })
 }
-
-/** The structure id of a URL, or the 404 page for a path segment that is not one. */
-export function structureId(value: string | undefined): number {
-  const id = Number(value)
-  if (!Number.isSafeInteger(id) || id < 1) throw new Response('NOT_FOUND', { status: 404 })
-  return id
-}
