@@ -3,7 +3,7 @@
 // their figures in a table. With and without JavaScript, as a delegated administrator (Direction Sud).
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { MODES, notice, signIn, useBrowser } from './support.mjs'
+import { FIXTURES_DAY, MODES, notice, signIn, useBrowser } from './support.mjs'
 
 const newPage = useBrowser()
 
@@ -20,9 +20,9 @@ async function listTotal(page, pattern) {
   return Number(/\d+/.exec(text ?? '')?.[0] ?? Number.NaN)
 }
 
-/** 'dd/MM/yyyy' of today + `days` (UTC, as the fixtures' `date('now', …)`), a year later when asked. */
+/** 'dd/MM/yyyy' of the fixtures' day + `days` (as their `date('now', …)`), a year later when asked. */
 function wireDate(days, years = 0) {
-  const date = new Date(Date.now() + days * 86_400_000)
+  const date = new Date(Date.parse(`${FIXTURES_DAY}T00:00:00Z`) + days * 86_400_000)
   const pad = (n) => String(n).padStart(2, '0')
   return `${pad(date.getUTCDate())}/${pad(date.getUTCMonth() + 1)}/${date.getUTCFullYear() + years}`
 }

@@ -25,6 +25,8 @@ const port = await freePort()
 migrate(persistTo)
 // The demo OpenID Connect client's addresses are on the port the suite serves on.
 await seed(persistTo, vars.PASSWORD_PEPPER, `http://localhost:${port}`)
+// The fixtures' dates count from the day they are loaded (`date('now', …)`): the tests count from it too.
+const fixturesDay = new Date().toISOString().slice(0, 10)
 const fixtures = spawnSync(
   path.join(root, 'node_modules', '.bin', 'wrangler'),
   [
@@ -73,7 +75,12 @@ const runFile = (file) =>
     const runner = spawn(process.execPath, ['--test', file], {
       cwd: root,
       stdio: 'inherit',
-      env: { ...process.env, E2E_BASE_URL: `http://localhost:${port}`, E2E_PORT: String(port) },
+      env: {
+        ...process.env,
+        E2E_BASE_URL: `http://localhost:${port}`,
+        E2E_PORT: String(port),
+        E2E_FIXTURES_DAY: fixturesDay,
+      },
     })
     runner.on('exit', (exitCode) => resolve(exitCode ?? 1))
   })

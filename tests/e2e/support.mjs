@@ -42,6 +42,12 @@ import { chromium } from 'playwright-core'
 export const BASE_URL = process.env.E2E_BASE_URL ?? 'http://localhost:8787'
 /** Its port (E2E_PORT), as a string. @type {string} */
 export const PORT = process.env.E2E_PORT ?? '8787'
+/**
+ * The UTC day its fixtures were loaded ('YYYY-MM-DD', E2E_FIXTURES_DAY), from which their `date('now', …)` count:
+ * a test that expects one of those dates counts from it, not from the clock, which may have passed midnight since.
+ * @type {string}
+ */
+export const FIXTURES_DAY = process.env.E2E_FIXTURES_DAY ?? new Date().toISOString().slice(0, 10)
 
 /**
  * Launches one browser for a test file and closes it after.
