@@ -1,22 +1,20 @@
-import { getFormProps, getInputProps, getTextareaProps, useForm } from '@conform-to/react'
+import { getFormProps, getInputProps, useForm } from '@conform-to/react'
 import type { getZodConstraint } from '@conform-to/zod/v4'
 import { Form } from '@remix-run/react'
 import { Save } from 'lucide-react'
 import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
-import { FieldMessages, fieldMessages } from '~/components/field'
 import { FormError, formProblem } from '~/components/form-error'
 import { FormPanel, FormPanelButtons } from '~/components/form-panel'
 import { Label } from '~/components/ui/label'
 import { Switch } from '~/components/ui/switch'
-import { Textarea } from '~/components/ui/textarea'
 import { FOCUS_FIELD } from '~/lib/focus'
 import { useFieldErrors, useFormReply, usePendingIntent } from '~/lib/form'
 import { useHydrated } from '~/lib/hydrated'
 import type { ServiceAccount } from '../../../worker-api/contract/service-accounts'
 import { EDIT_INTENT, EDIT_PANEL } from './service-account'
 import type { ServiceAccountEditForm as Values } from './service-account-edit.server'
-import { asList, NameFields, ProofFields, ScopeFields } from './service-account-form'
+import { asList, KeysField, NameFields, ProofFields, ScopeFields } from './service-account-form'
 
 /** A keys-only account: it signs in with its public keys (private_key_jwt), which the panel may replace. */
 const keysOnly = (account: Pick<ServiceAccount, 'secret' | 'cles'>) => !account.secret && account.cles > 0
@@ -84,9 +82,6 @@ export function EditPanel({
   )
   const proofAsked = Boolean(reply?.result.error?.motDePasse || reply?.result.error?.code)
   const keys = keysOnly(account)
-  const jwksErrors = shown.errors(fields.jwks)
-  const jwksHint = t('serviceAccounts.editJwksHint', { count: account.cles })
-  const jwksMessages = fieldMessages(fields.jwks.id, jwksHint, jwksErrors)
   const labels = {
     nom: t('serviceAccounts.nom'),
     description: t('serviceAccounts.description'),
@@ -146,21 +141,12 @@ export function EditPanel({
           errors={shown.errors(fields.scopes)}
         />
         {keys ? (
-          <div className="flex flex-col gap-1.5">
-            <Label htmlFor={fields.jwks.id}>{labels.jwks}</Label>
-            <Textarea
-              {...getTextareaProps(fields.jwks)}
-              id={fields.jwks.id}
-              rows={4}
-              autoComplete="off"
-              autoCapitalize="off"
-              spellCheck={false}
-              className="font-mono text-xs"
-              aria-invalid={jwksMessages.invalid || undefined}
-              aria-describedby={jwksMessages.describedBy}
-            />
-            <FieldMessages id={fields.jwks.id} hint={jwksHint} errors={jwksErrors} />
-          </div>
+          <KeysField
+            field={fields.jwks}
+            label={labels.jwks}
+            hint={t('serviceAccounts.editJwksHint', { count: account.cles })}
+            shown={shown}
+          />
         ) : null}
         {account.admin && (!hydrated || widening || proofAsked) ? (
           <ProofFields

@@ -54,8 +54,6 @@ export function ServiceAccountCreate({
   const shown = useFieldErrors(reply)
   const [admin, setAdmin] = useState(fields.admin.initialValue === 'on')
   const scopes = asList(fields.scopes.initialValue)
-  const jwksErrors = shown.errors(fields.jwks)
-  const jwksMessages = fieldMessages(fields.jwks.id, t('serviceAccounts.jwksHint'), jwksErrors)
   const labels = {
     nom: t('serviceAccounts.nom'),
     description: t('serviceAccounts.description'),
@@ -127,21 +125,7 @@ export function ServiceAccountCreate({
             checked={scopes}
             errors={shown.errors(fields.scopes)}
           />
-          <div className="flex flex-col gap-1.5">
-            <Label htmlFor={fields.jwks.id}>{labels.jwks}</Label>
-            <Textarea
-              {...getTextareaProps(fields.jwks)}
-              id={fields.jwks.id}
-              rows={4}
-              autoComplete="off"
-              autoCapitalize="off"
-              spellCheck={false}
-              className="font-mono text-xs"
-              aria-invalid={jwksMessages.invalid || undefined}
-              aria-describedby={jwksMessages.describedBy}
-            />
-            <FieldMessages id={fields.jwks.id} hint={t('serviceAccounts.jwksHint')} errors={jwksErrors} />
-          </div>
+          <KeysField field={fields.jwks} label={labels.jwks} hint={t('serviceAccounts.jwksHint')} shown={shown} />
           <div>
             <SubmitButton
               name="intent"
@@ -185,6 +169,39 @@ export function NameFields({
         errors={shown.errors(description)}
         inputProps={{ ...getInputProps(description, { type: 'text' }), id: description.id, autoComplete: 'off' }}
       />
+    </div>
+  )
+}
+
+/** An account's public keys (a JWK Set, JSON), in a box that keeps their text as pasted. */
+export function KeysField({
+  field,
+  label,
+  hint,
+  shown,
+}: {
+  field: FieldMetadata<string | undefined>
+  label: string
+  hint: string
+  shown: FieldErrors
+}) {
+  const errors = shown.errors(field)
+  const messages = fieldMessages(field.id, hint, errors)
+  return (
+    <div className="flex flex-col gap-1.5">
+      <Label htmlFor={field.id}>{label}</Label>
+      <Textarea
+        {...getTextareaProps(field)}
+        id={field.id}
+        rows={4}
+        autoComplete="off"
+        autoCapitalize="off"
+        spellCheck={false}
+        className="font-mono text-xs"
+        aria-invalid={messages.invalid || undefined}
+        aria-describedby={messages.describedBy}
+      />
+      <FieldMessages id={field.id} hint={hint} errors={errors} />
     </div>
   )
 }
