@@ -110,10 +110,28 @@ export async function serve({ port, host = '127.0.0.1', persistTo, stdio = 'inhe
   // their development builds (NODE_ENV=development), several times slower to render.
   const env = { ...quietEnv, NODE_ENV: 'production' }
   const child = spawn(bin('wrangler'), args, { cwd: root, env, stdio: ['ignore', stdio, stdio] })
+  return healthy(child, host, port, 'wrangler dev')
+}
+
+/**
+ * Serves the built Worker bundled as deployed and run by Miniflare alone, without `wrangler dev`'s
+ * proxy (scripts/serve-bundle.mjs says why the browser tests use it); resolves once it is healthy.
+ */
+export async function serveBundle({ port, host = '127.0.0.1', persistTo, stdio = 'inherit', vars = {} }) {
+  const child = spawn(process.execPath, [path.join(root, 'scripts', 'serve-bundle.mjs')], {
+    cwd: root,
+    env: { ...quietEnv, SERVE_BUNDLE: JSON.stringify({ host, port, persistTo, vars }) },
+    stdio: ['ignore', stdio, stdio],
+  })
+  return healthy(child, host, port, 'the bundled Worker')
+}
+
+/** Waits (60 s at most) for the health endpoint of the server `child` starts. */
+async function healthy(child, host, port, name) {
   const url = `http://${host === '127.0.0.1' ? 'localhost' : host}:${port}`
   const deadline = Date.now() + 60_000
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`wrangler dev exited with ${child.exitCode}`)
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}`)
     try {
       const response = await fetch(`http://${host}:${port}/portail-backend/rest/public/health`)
       if (response.ok) return { child, url }
@@ -123,7 +141,7 @@ export async function serve({ port, host = '127.0.0.1', persistTo, stdio = 'inhe
     await new Promise((resolve) => setTimeout(resolve, 250))
   }
   child.kill()
-  throw new Error('wrangler dev did not become healthy within 60 s')
+  throw new Error(`${name} did not become healthy within 60 s`)
 }
 
 /** Where `npm run seed:large` keeps the large organisation's local D1 (`npm run bench -- --large` reads it). */

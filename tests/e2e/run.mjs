@@ -1,11 +1,12 @@
-// Browser tests: one fresh local D1 (migrations + demo data + fixtures) and one `wrangler dev` on a
-// free port for the whole run, then node's test runner over tests/e2e/*.test.mjs.
+// Browser tests: one fresh local D1 (migrations + demo data + fixtures) and the built Worker on a free
+// port for the whole run (bundled as deployed and run by Miniflare alone: scripts/serve-bundle.mjs),
+// then node's test runner over tests/e2e/*.test.mjs.
 import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { ensureDevVars, migrate, quietEnv, root, seed, serve } from '../../scripts/local.mjs'
+import { ensureDevVars, migrate, quietEnv, root, seed, serveBundle } from '../../scripts/local.mjs'
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -52,7 +53,7 @@ if (files.length === 0) throw new Error(`E2E_ONLY=${process.env.E2E_ONLY} matche
 const log = openSync(path.join(root, '.wrangler', 'e2e-server.log'), 'w')
 // A lighter proof of work keeps the many sign-ins of the suite quick (the widget and checks are the
 // real ones), and the whole suite signs in from one address, far more often than a person would.
-const { child } = await serve({
+const { child } = await serveBundle({
   port,
   persistTo,
   stdio: log,
@@ -67,9 +68,10 @@ const { child } = await serve({
 // No time limit per file: a file takes what its cases take (the accessibility one goes through every
 // screen in two languages). What bounds a run is each browser step's own limit (support.mjs), so a
 // stuck page still fails at the step that waits for it.
-// One file at a time. The local `wrangler dev` now and then holds an answer it has logged as sent until
-// the browser gives up (30 s), under the load of a 2-core CI machine (never in production, which it only
-// imitates): a file that fails is run once more, and the run says so. A file that fails twice fails the run.
+// One file at a time. A file that fails is run once more, and the run says so; a file that fails twice
+// fails the run. (Under `wrangler dev`, whose proxy now and then held an answer it had logged as sent
+// until the browser gave up on a loaded 2-core machine, that second run was often needed; the Worker
+// now runs without that proxy, and a file run twice is a defect to look into.)
 const runFile = (file) =>
   new Promise((resolve) => {
     const runner = spawn(process.execPath, ['--test', file], {
