@@ -89,3 +89,6 @@ export function sortOf<T extends string>(
 
 /** Whether a write failed on a unique index: two writers raced for one name, and the second lost. */
 export const uniqueViolation = (error: unknown) => String(error).includes('UNIQUE constraint failed')
+
+/** Whether a write failed on a foreign key: what it points to was deleted meanwhile, and nothing was written. */
+export const foreignKeyViolation = (error: unknown) => String(error).includes('FOREIGN KEY constraint failed')

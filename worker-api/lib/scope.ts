@@ -62,8 +62,12 @@ export const viewerIn = (values: ViewerValues): Viewer => ({
 const SUBTREE_END = ':'
 
 /** Whether `path` lies in the sub-tree at `root` (its range of the path index). */
-const inSubtree = (path: Expression<string>, root: Expression<string>) =>
-  sql<SqlBool>`(${path} >= ${root} and ${path} < ${root} || ${SUBTREE_END})`
+export const inSubtree = (path: Expression<string>, root: Expression<string>) =>
+  sql<SqlBool>`(${path} >= ${root} and ${path} < ${root} || ${sql.lit(SUBTREE_END)})`
+
+/** `inSubtree` for a raw statement: `path` and `root` are SQL text (columns, or parameters such as '?5'). */
+export const inSubtreeSql = (path: string, root: string) =>
+  `(${path} >= ${root} and ${path} < ${root} || '${SUBTREE_END}')`
 
 /**
  * Whether the user in column `maker` still administers the structure whose path is in column `path`: an administrator,
@@ -77,7 +81,7 @@ const administers = (maker: string, path: string, today: string, otherPost = '')
       and maker.supprime = 0
     join structure maker_root on maker_root.id = maker_post.structure_id
     where maker_post.utilisateur_id = ${maker} and ${today} between maker_post.date_debut and maker_post.date_fin${otherPost}
-      and ${path} >= maker_root.path and ${path} < maker_root.path || '${SUBTREE_END}')`
+      and ${inSubtreeSql(path, 'maker_root.path')})`
 
 /**
  * `administers` with today bound once, for Kysely: the account's scope sits in the largest statements, several times,

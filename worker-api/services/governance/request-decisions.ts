@@ -4,6 +4,7 @@ import { fromWireDate, toWireDate } from '../../contract/dates'
 import { insertWhen, namedBatch } from '../../db/client'
 import { BusinessError, forbidden, invalidField } from '../../lib/errors'
 import { accessAnsweredMail, mailLanguage } from '../../lib/mail/templates'
+import { foreignKeyViolation } from '../../lib/query'
 import { pathInScope, userManageable, type Viewer } from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
 import { adminWith, type Caller, viewerOf } from '../core/actor'
@@ -209,8 +210,7 @@ export async function decideRequest(
     ),
   }).catch((error) => {
     // The function was deleted meanwhile (its key refuses the post): nothing was written.
-    if (String(error).includes('FOREIGN KEY'))
-      throw invalidField('fonction.id', 'Unknown function', 'validation.unknown')
+    if (foreignKeyViolation(error)) throw invalidField('fonction.id', 'Unknown function', 'validation.unknown')
     throw error
   })
   if ((written.decided?.results.length ?? 0) === 0) throw await whyNot(ctx, viewer, id, { overlapping, granting })

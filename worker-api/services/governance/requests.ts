@@ -12,7 +12,7 @@ import {
 import { addDays, addSeconds, fromWireDate, toWireDate } from '../../contract/dates'
 import { type DB, insertWhen, namedBatch, prepared } from '../../db/client'
 import { BusinessError, invalidField, notFound } from '../../lib/errors'
-import { type PageQuery, pageWindow, wholeList } from '../../lib/query'
+import { type PageQuery, pageWindow, uniqueViolation, wholeList } from '../../lib/query'
 import { userManagers } from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
 import { currentAndFuture, currentAndFutureApplicationsQuery, launchableApplications } from '../catalogue/access'
@@ -321,7 +321,7 @@ export async function createRequest(
     mails,
   }).catch((error) => {
     // Another request of the caller for it was written meanwhile: the index of waiting requests refused this one.
-    if (String(error).includes('UNIQUE constraint failed')) throw pending()
+    if (uniqueViolation(error)) throw pending()
     throw error
   })
   mailQueued(ctx, written.mails)

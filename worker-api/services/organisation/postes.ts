@@ -4,6 +4,7 @@ import type { PosteInput, PosteUpdate } from '../../contract/structure'
 import type { Poste } from '../../contract/user'
 import { type DB, insertWhen, namedBatch } from '../../db/client'
 import { BusinessError, forbidden, invalidField, notFound } from '../../lib/errors'
+import { foreignKeyViolation } from '../../lib/query'
 import {
   inScopeColumn,
   isUserAccount,
@@ -148,8 +149,7 @@ export async function createPoste(ctx: Ctx, caller: Caller, input: PosteInput): 
     ),
   }).catch((error) => {
     // The function was deleted meanwhile (its key refuses the post): nothing was written.
-    if (String(error).includes('FOREIGN KEY'))
-      throw invalidField('fonction.id', 'Unknown function', 'validation.unknown')
+    if (foreignKeyViolation(error)) throw invalidField('fonction.id', 'Unknown function', 'validation.unknown')
     throw error
   })
   const created = inserted?.results[0]

@@ -6,7 +6,7 @@ import { type DB, namedBatch } from '../../db/client'
 import type { UtilisateurTable } from '../../db/schema'
 import { isLoopback, sameOrigin } from '../../lib/domain'
 import { invalidField } from '../../lib/errors'
-import { uniqueViolation } from '../../lib/query'
+import { foreignKeyViolation, uniqueViolation } from '../../lib/query'
 import type { Ctx } from '../../lib/types'
 import { type Actor, adminWith, type Caller, viewerOf } from '../core/actor'
 import { logEntry } from '../core/audit'
@@ -159,8 +159,7 @@ export async function createUser(ctx: Ctx, caller: Caller, input: CreateUserInpu
     // Another request took the address meanwhile (the unique index): the same answer as above.
     if (uniqueViolation(error)) throw mailTaken(input.mail)
     // The function was deleted meanwhile (its key refuses the post): nothing was written.
-    if (String(error).includes('FOREIGN KEY'))
-      throw invalidField('poste.fonction.id', 'Unknown function', 'validation.unknown')
+    if (foreignKeyViolation(error)) throw invalidField('poste.fonction.id', 'Unknown function', 'validation.unknown')
     throw error
   })
   const [created] = results.user?.results ?? []

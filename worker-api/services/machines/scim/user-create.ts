@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import { aborted, abortUnless, type Compilable, writeThenRead } from '../../../db/client'
-import { uniqueViolation } from '../../../lib/query'
+import { foreignKeyViolation, uniqueViolation } from '../../../lib/query'
 import type { Ctx } from '../../../lib/types'
 import { adminWith, type Caller, viewerOf } from '../../core/actor'
 import { mailQueued } from '../../core/outbox'
@@ -94,7 +94,7 @@ export async function createScimUser(ctx: Ctx, caller: Caller, body: unknown) {
     // Another request took the login or the address meanwhile (the unique indexes).
     if (uniqueViolation(error)) throw raced(error, { login, mail: identity.mail })
     if (aborted(error)) throw new ScimError(409, 'A structure or function changed meanwhile; retry')
-    if (String(error).includes('FOREIGN KEY')) throw invalidValue('A structure or function was deleted meanwhile')
+    if (foreignKeyViolation(error)) throw invalidValue('A structure or function was deleted meanwhile')
     throw error
   }
 }

@@ -1,7 +1,7 @@
 import { type SqlBool, sql } from 'kysely'
 import type { ADMINISTRATION_ACTIONS } from '../../../contract/log-labels'
 import { aborted, abortUnless, type Compilable, type DB, writeThenRead } from '../../../db/client'
-import { uniqueViolation } from '../../../lib/query'
+import { foreignKeyViolation, uniqueViolation } from '../../../lib/query'
 import { modificationColumn, userManageable, type Viewer } from '../../../lib/scope'
 import type { Ctx } from '../../../lib/types'
 import { type Actor, adminWith, type Caller, viewerOf } from '../../core/actor'
@@ -282,7 +282,7 @@ async function updateOnce(
   } catch (error) {
     if (aborted(error)) throw new Overtaken()
     if (uniqueViolation(error)) throw raced(error, { login: loginAfter, mail: identity.mail })
-    if (String(error).includes('FOREIGN KEY')) throw invalidValue('A structure or function was deleted meanwhile')
+    if (foreignKeyViolation(error)) throw invalidValue('A structure or function was deleted meanwhile')
     throw error
   }
 }
