@@ -35,8 +35,44 @@ export function csvCell(value: string | null | undefined): string {
 export const CSV_SEPARATOR: Record<Language, string> = { fr: ';', en: ',' }
 
 /** A line of cells, with its end. */
-export const csvLine = (language: Language, cells: (string | null | undefined)[]) =>
+export const csvLine = (language: Language, cells: readonly (string | null | undefined)[]) =>
   `${cells.map(csvCell).join(CSV_SEPARATOR[language])}\r\n`
 
 /** What starts every file: the byte order mark. */
 export const CSV_START = '\uFEFF'
+
+/** A CSV file read from D1 a chunk of rows at a time, each read resuming after the last row written. */
+export type CsvFile<Row, Cursor> = {
+  language: Language
+  header: readonly string[]
+  /** The first chunk, read with the call's checks (and its audit entry, in the same batch). */
+  first: readonly Row[]
+  /** A row's lines, ends included (`csvLine`). */
+  lines: (row: Row) => string
+  /** The rows after `after`, and what marks a chunk's last row; without them, `first` is the whole file. */
+  next?: { chunk: number; read: (after: Cursor) => Promise<readonly Row[]>; cursor: (last: Row) => Cursor }
+}
+
+/**
+ * A CSV file as the portal writes it (the byte order mark, the header in the reader's language, then the rows), streamed:
+ * a chunk is read only when the reader has taken the last, and a chunk shorter than `next.chunk` is the end. A year of
+ * history needs neither the memory nor one long statement.
+ */
+export function csvStream<Row, Cursor>(file: CsvFile<Row, Cursor>): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder()
+  let text = `${CSV_START}${csvLine(file.language, file.header)}`
+  let rows: readonly Row[] | null = file.first
+  let after: Cursor | null = null
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const chunk = rows ?? (after !== null && file.next ? await file.next.read(after) : [])
+      rows = null
+      for (const row of chunk) text += file.lines(row)
+      if (text) controller.enqueue(encoder.encode(text))
+      text = ''
+      const last = chunk.at(-1)
+      if (!file.next || chunk.length < file.next.chunk || last === undefined) controller.close()
+      else after = file.next.cursor(last)
+    },
+  })
+}

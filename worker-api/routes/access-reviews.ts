@@ -19,7 +19,7 @@ import { router } from '../lib/validation'
 import { decideAll, decideItems, reviewItems, reviewPage } from '../services/governance/review-items'
 import { reviewReport } from '../services/governance/review-report'
 import { closeReview, createReview, listReviews, reviewDetail } from '../services/governance/reviews'
-import { errors, json, jsonBody } from './openapi'
+import { csv, csvFile, errors, json, jsonBody } from './openapi'
 
 /**
  * Access reviews: an administrator opens a campaign over a sub-tree of their scope; the administrators who manage each
@@ -154,17 +154,13 @@ export const accessReviewRoutes = router()
       security: [{ bearer: [] }],
       request: { params: reviewIdParam },
       responses: {
-        200: { content: { 'text/csv': { schema: z.string() } }, description: 'CSV' },
+        200: csv,
         ...errors(400, 401, 403, 404),
       },
     }),
     async (c) => {
       const id = c.req.valid('param').id
       const stream = await reviewReport(c.var.ctx, c.get('caller'), id)
-      return c.body(stream, 200, {
-        'Content-Type': 'text/csv; charset=utf-8',
-        'Content-Disposition': `attachment; filename="revue-${id}.csv"`,
-        'Cache-Control': 'no-store',
-      })
+      return c.body(stream, 200, csvFile(`revue-${id}.csv`))
     },
   )

@@ -18,7 +18,7 @@ import { exportOrganisation } from '../services/bulk/export'
 import { previewImport } from '../services/bulk/preview'
 import { importErrorsFile, importStatus, listImports } from '../services/bulk/status'
 import { launchImport, startImport } from '../services/bulk/upload'
-import { errors, json, jsonBody } from './openapi'
+import { csv, csvFile, errors, json, jsonBody } from './openapi'
 
 /** Where a file is posted: the one route whose body may exceed a form's bound (app.ts). */
 export const IMPORT_PATH = '/rest/bd/import'
@@ -110,18 +110,14 @@ export const bulkRoutes = router()
       security: [{ bearer: [] }],
       request: { params: importIdParam },
       responses: {
-        200: { content: { 'text/csv': { schema: z.string() } }, description: 'CSV' },
+        200: csv,
         ...errors(400, 401, 403, 404),
       },
     }),
     async (c) => {
       const id = c.req.valid('param').id
       const stream = await importErrorsFile(c.var.ctx, c.get('caller'), id)
-      return c.body(stream, 200, {
-        'Content-Type': 'text/csv; charset=utf-8',
-        'Content-Disposition': `attachment; filename="import-${id}-erreurs.csv"`,
-        'Cache-Control': 'no-store',
-      })
+      return c.body(stream, 200, csvFile(`import-${id}-erreurs.csv`))
     },
   )
   .openapi(
@@ -136,7 +132,7 @@ export const bulkRoutes = router()
         params: z.object({ fichier: z.enum(IMPORT_TYPES.map((type) => `${type}.csv` as const)) }),
       },
       responses: {
-        200: { content: { 'text/csv': { schema: z.string() } }, description: 'CSV' },
+        200: csv,
         ...errors(400, 401, 403),
       },
     }),
@@ -144,10 +140,6 @@ export const bulkRoutes = router()
       const fichier = c.req.valid('param').fichier
       const type = fichier === 'structures.csv' ? 'structures' : 'utilisateurs'
       const stream = await exportOrganisation(c.var.ctx, c.get('caller'), type)
-      return c.body(stream, 200, {
-        'Content-Type': 'text/csv; charset=utf-8',
-        'Content-Disposition': `attachment; filename="${type}-${todayIso()}.csv"`,
-        'Cache-Control': 'no-store',
-      })
+      return c.body(stream, 200, csvFile(`${type}-${todayIso()}.csv`))
     },
   )

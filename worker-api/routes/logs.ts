@@ -5,7 +5,7 @@ import { router } from '../lib/validation'
 import { writeClientLog } from '../services/core/client-log'
 import { listLogs } from '../services/history/logs'
 import { exportLogs } from '../services/history/logs-export'
-import { errors, json, jsonBody } from './openapi'
+import { csv, csvFile, errors, json, jsonBody } from './openapi'
 
 /**
  * The audit history (spec §2 admin/listeLogs, §7, DESIGN §8): what a client reports, and the
@@ -52,7 +52,7 @@ export const logRoutes = router()
       security: [{ bearer: [] }],
       request: { query: logExportQuery },
       responses: {
-        200: { content: { 'text/csv': { schema: z.string() } }, description: 'CSV' },
+        200: csv,
         ...errors(400, 401, 403),
       },
     }),
@@ -60,10 +60,6 @@ export const logRoutes = router()
       const stream = await exportLogs(c.var.ctx, c.get('caller'), c.req.valid('query'))
       // The organisation's day, as the history's own days are (a UTC day is yesterday after midnight).
       const day = todayIso()
-      return c.body(stream, 200, {
-        'Content-Type': 'text/csv; charset=utf-8',
-        'Content-Disposition': `attachment; filename="historique-${day}.csv"`,
-        'Cache-Control': 'no-store',
-      })
+      return c.body(stream, 200, csvFile(`historique-${day}.csv`))
     },
   )

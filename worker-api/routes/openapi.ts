@@ -1,4 +1,4 @@
-import type { z } from 'zod'
+import { z } from 'zod'
 import { errorSchema } from '../contract/errors'
 
 /** A JSON answer of a route, for its `responses`. */
@@ -15,4 +15,14 @@ export const errors = (...statuses: (400 | 401 | 403 | 404 | 409 | 410 | 413 | 4
 export const jsonBody = <T extends z.ZodType>(schema: T) => ({
   content: { 'application/json': { schema } },
   required: true,
+})
+
+/** A CSV file a route answers, for its `responses` (the body `csvStream` writes, lib/csv.ts). */
+export const csv = { content: { 'text/csv': { schema: z.string() } }, description: 'CSV' }
+
+/** The headers of a CSV file's answer: a download named `name`, never kept by a cache (it is the caller's scope). */
+export const csvFile = (name: string) => ({
+  'Content-Type': 'text/csv; charset=utf-8',
+  'Content-Disposition': `attachment; filename="${name}"`,
+  'Cache-Control': 'no-store',
 })

@@ -3,7 +3,7 @@ import { IMPORT_COLUMNS, type ImportType } from '../../contract/bulk'
 import { toWireDate } from '../../contract/dates'
 import type { Language } from '../../contract/language'
 import { type DB, namedBatch } from '../../db/client'
-import { CSV_START, csvLine } from '../../lib/csv'
+import { csvLine, csvStream } from '../../lib/csv'
 import { scopeStructureIds, userListedInScope, type Viewer } from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
 import { adminWith, type Caller, viewerOf } from '../core/actor'
@@ -90,34 +90,28 @@ export async function exportOrganisation(
   const { actor, structures, types } = await adminWith(ctx, caller, treeReads(db, viewer))
   const tree = new Tree(structures, types)
   const audit = db.insertInto('log').values(adminLog(actor, 'ORGANISATION_EXPORT', type, ctx.request.userAgent))
-  const header = `${CSV_START}${csvLine(language, [...IMPORT_COLUMNS[type]])}`
-  const encoder = new TextEncoder()
+  const header = IMPORT_COLUMNS[type]
   if (type === 'structures') {
     await namedBatch(ctx.d1, { audit })
-    // The structures of the scope in path order: a parent before its children, as an import needs them.
-    let text = header
-    for (const row of structures) {
-      const node = tree.byId(row.id)
-      if (!row.in_scope || !node) continue
-      text += csvLine(language, [node.nom, tree.type(node.typeId)?.libelle, node.parent ? tree.path(node.parent) : ''])
-    }
-    return new Response(encoder.encode(text)).body as ReadableStream<Uint8Array>
+    // The structures of the scope in path order (a parent before its children, as an import needs them), read already.
+    return csvStream({
+      language,
+      header,
+      first: structures.flatMap((row) => (row.in_scope ? (tree.byId(row.id) ?? []) : [])),
+      lines: (node) =>
+        csvLine(language, [node.nom, tree.type(node.typeId)?.libelle, node.parent ? tree.path(node.parent) : '']),
+    })
   }
   const { first } = await namedBatch(ctx.d1, { audit, first: usersAfter(db, viewer, 0) })
-  let read: UserRow[] | null = (first?.results ?? []) as UserRow[]
-  let after = 0
-  let started = false
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const rows = read ?? ((await usersAfter(db, viewer, after).execute()) as UserRow[])
-      read = null
-      let text = started ? '' : header
-      started = true
-      for (const row of rows) text += userLines(language, tree, row)
-      if (text) controller.enqueue(encoder.encode(text))
-      const last = rows.at(-1)
-      if (rows.length < EXPORT_CHUNK || !last) controller.close()
-      else after = last.id
+  return csvStream({
+    language,
+    header,
+    first: (first?.results ?? []) as UserRow[],
+    lines: (row) => userLines(language, tree, row),
+    next: {
+      chunk: EXPORT_CHUNK,
+      read: async (after: number) => (await usersAfter(db, viewer, after).execute()) as UserRow[],
+      cursor: (last) => last.id,
     },
   })
 }

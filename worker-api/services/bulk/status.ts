@@ -12,7 +12,7 @@ import {
 } from '../../contract/bulk'
 import type { Language } from '../../contract/language'
 import type { DB } from '../../db/client'
-import { CSV_START, csvLine } from '../../lib/csv'
+import { csvLine, csvStream } from '../../lib/csv'
 import { notFound } from '../../lib/errors'
 import type { Ctx } from '../../lib/types'
 import { adminWith, type Caller } from '../core/actor'
@@ -164,23 +164,15 @@ export async function importErrorsFile(ctx: Ctx, caller: Caller, id: number): Pr
     errors: chunk(null),
   })
   if (!job[0]) throw notFound('Unknown import')
-  let read: ErrorRow[] | null = errors
-  let after: { ligne: number; id: number } | null = null
-  let started = false
-  const encoder = new TextEncoder()
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const rows = read ?? (await chunk(after).execute())
-      read = null
-      let text = started ? '' : `${CSV_START}${csvLine(language, HEADERS[language])}`
-      started = true
-      for (const row of rows) {
-        text += csvLine(language, [String(row.ligne), row.colonne, rowMessage(language, problemOf(row))])
-      }
-      if (text) controller.enqueue(encoder.encode(text))
-      const last = rows.at(-1)
-      if (rows.length < ERRORS_CHUNK || !last) controller.close()
-      else after = { ligne: last.ligne, id: last.id }
+  return csvStream({
+    language,
+    header: HEADERS[language],
+    first: errors as ErrorRow[],
+    lines: (row) => csvLine(language, [String(row.ligne), row.colonne, rowMessage(language, problemOf(row))]),
+    next: {
+      chunk: ERRORS_CHUNK,
+      read: (after: { ligne: number; id: number }) => chunk(after).execute(),
+      cursor: (last) => ({ ligne: last.ligne, id: last.id }),
     },
   })
 }

@@ -1,7 +1,7 @@
 import { type SqlBool, sql } from 'kysely'
 import { organisationDateTime, toWireDate } from '../../contract/dates'
 import type { Language } from '../../contract/language'
-import { CSV_START, csvLine } from '../../lib/csv'
+import { csvLine, csvStream } from '../../lib/csv'
 import { notFound } from '../../lib/errors'
 import { pathInScope } from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
@@ -94,41 +94,35 @@ export async function reviewReport(ctx: Ctx, caller: Caller, id: number): Promis
   } = await adminWith(ctx, caller, { review: reviewRead(db, viewer, id), first: chunk(null) })
   if (!review?.visible) throw notFound('Unknown review campaign')
   const language = ctx.request.language
-  const encoder = new TextEncoder()
-  let read: typeof first | null = first
-  let after: { chemin: string; id: number } | null = null
-  let started = false
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const rows = read ?? (await chunk(after).execute())
-      read = null
-      let text = started ? '' : `${CSV_START}${csvLine(language, HEADERS[language])}`
-      started = true
-      for (const row of rows) {
-        const decided = row.decided_at ? organisationDateTime(row.decided_at) : null
-        text += csvLine(language, [
-          row.structure_nom,
-          row.login,
-          row.nom,
-          row.prenom,
-          row.fonction_libelle,
-          toWireDate(row.date_debut),
-          toWireDate(row.date_fin),
-          STATES[language][row.etat],
-          row.date_fin_decidee ? toWireDate(row.date_fin_decidee) : '',
-          decided ? `${decided.date} ${decided.time}` : '',
-          row.automatique
-            ? review.si_non_revu === 'TERMINER' && row.etat === 'CONFIRME'
-              ? AUTOMATIC_KEPT[language]
-              : AUTOMATIC[language]
-            : row.decideur_nom,
-          row.commentaire,
-        ])
-      }
-      if (text) controller.enqueue(encoder.encode(text))
-      const last = rows.at(-1)
-      if (rows.length < REPORT_CHUNK || !last) controller.close()
-      else after = { chemin: last.chemin, id: last.id }
+  return csvStream({
+    language,
+    header: HEADERS[language],
+    first,
+    lines: (row) => {
+      const decided = row.decided_at ? organisationDateTime(row.decided_at) : null
+      return csvLine(language, [
+        row.structure_nom,
+        row.login,
+        row.nom,
+        row.prenom,
+        row.fonction_libelle,
+        toWireDate(row.date_debut),
+        toWireDate(row.date_fin),
+        STATES[language][row.etat],
+        row.date_fin_decidee ? toWireDate(row.date_fin_decidee) : '',
+        decided ? `${decided.date} ${decided.time}` : '',
+        row.automatique
+          ? review.si_non_revu === 'TERMINER' && row.etat === 'CONFIRME'
+            ? AUTOMATIC_KEPT[language]
+            : AUTOMATIC[language]
+          : row.decideur_nom,
+        row.commentaire,
+      ])
+    },
+    next: {
+      chunk: REPORT_CHUNK,
+      read: (after: { chemin: string; id: number }) => chunk(after).execute(),
+      cursor: (last) => ({ chemin: last.chemin, id: last.id }),
     },
   })
 }

@@ -3,7 +3,7 @@ import { organisationDateTime } from '../../contract/dates'
 import type { Language } from '../../contract/language'
 import { type LogEntry, logLabel } from '../../contract/logs'
 import { namedBatch } from '../../db/client'
-import { CSV_START, csvLine } from '../../lib/csv'
+import { csvLine, csvStream } from '../../lib/csv'
 import type { Ctx } from '../../lib/types'
 import { adminOf, type Caller, viewerOf } from '../core/actor'
 import { logEntry } from '../core/audit'
@@ -92,24 +92,16 @@ export async function exportLogs(ctx: Ctx, caller: Caller, filters: LogFilters):
     }),
   )
   const { firstRead } = await namedBatch(ctx.d1, { audit, firstRead: chunk(null) })
-  let read: LogRow[] | null = (firstRead?.results ?? []) as LogRow[]
-  const encoder = new TextEncoder()
-  let after: { date: string; id: number } | null = null
-  let started = false
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const rows = read ?? ((await chunk(after).execute()) as LogRow[])
-      read = null
-      let text = ''
-      if (!started) {
-        started = true
-        text += `${CSV_START}${csvLine(ctx.request.language, EXPORT_HEADERS[ctx.request.language])}`
-      }
-      for (const row of rows) text += entryLine(ctx.request.language, toLogEntry(row))
-      if (text) controller.enqueue(encoder.encode(text))
-      const last = rows.at(-1)
-      if (rows.length < EXPORT_CHUNK || !last) controller.close()
-      else after = { date: last.date, id: last.id }
+  const language = ctx.request.language
+  return csvStream({
+    language,
+    header: EXPORT_HEADERS[language],
+    first: (firstRead?.results ?? []) as LogRow[],
+    lines: (row) => entryLine(language, toLogEntry(row)),
+    next: {
+      chunk: EXPORT_CHUNK,
+      read: async (after: { date: string; id: number }) => (await chunk(after).execute()) as LogRow[],
+      cursor: (last) => ({ date: last.date, id: last.id }),
     },
   })
 }
