@@ -4,9 +4,9 @@ import { createRequestHandler, type ServerBuild } from '@remix-run/cloudflare'
 // @ts-ignore
 import * as build from './build/server'
 import { createApp } from './worker-api/app'
-import type { ReviewMessage } from './worker-api/contract/access-reviews'
 import { API_BASE } from './worker-api/contract/base'
-import { IMPORT_MAX_BYTES, type ImportMessage } from './worker-api/contract/bulk'
+import { IMPORT_MAX_BYTES } from './worker-api/contract/bulk'
+import type { Job } from './worker-api/contract/jobs'
 import { logoutRequestSchema } from './worker-api/contract/oidc'
 import { serverTiming } from './worker-api/db/meter'
 import {
@@ -206,10 +206,11 @@ export default {
     )
   },
   /**
-   * wrangler.toml [[queues.consumers]]: each message runs one lot of an import (services/bulk/run.ts), then sends the
-   * next. A lot that fails is delivered again, planned afresh; after IMPORT_ATTEMPTS the import stops, saying why.
+   * wrangler.toml [[queues.consumers]]: each message of the jobs queue runs one step of its kind (contract/jobs.ts).
+   * An import's lot (services/bulk/run.ts) sends the next; one that fails is delivered again, planned afresh, and
+   * after IMPORT_ATTEMPTS the import stops, saying why. A campaign's step is retried until it passes.
    */
-  async queue(batch: MessageBatch<ImportMessage | ReviewMessage>, env: Env, _ctx: ExecutionContext) {
+  async queue(batch: MessageBatch<Job>, env: Env, _ctx: ExecutionContext) {
     const problems = problemsOf(env)
     if (problems.length > 0) {
       console.error(`Imports wait until the configuration is fixed: ${problems.join('; ')}`)
@@ -217,28 +218,36 @@ export default {
       return
     }
     for (const message of batch.messages) {
-      if ('revueId' in message.body) {
-        // A step of an access review campaign: retried until it passes (a step is idempotent, the cron sends a
-        // stalled campaign's next step again).
-        try {
-          await runReviewStep(backgroundContext(env), message.body)
+      const job = message.body
+      switch (job.kind) {
+        case 'review-step':
+          // A step of an access review campaign: retried until it passes (a step is idempotent, the cron sends a
+          // stalled campaign's next step again).
+          try {
+            await runReviewStep(backgroundContext(env), job)
+            message.ack()
+          } catch (error) {
+            console.error(`Review #${job.revueId}, ${job.etape} (attempt ${message.attempts})`, error)
+            message.retry({ delaySeconds: Math.min(300, 2 ** message.attempts) })
+          }
+          break
+        case 'import-lot':
+          try {
+            await runLot(backgroundContext(env), job)
+            message.ack()
+          } catch (error) {
+            console.error(`Import #${job.importId}, lot ${job.lot} (attempt ${message.attempts})`, error)
+            if (message.attempts >= IMPORT_ATTEMPTS) {
+              await failImport(backgroundContext(env), job.importId, 'LOT_EN_ECHEC')
+              message.ack()
+            } else message.retry({ delaySeconds: 2 ** message.attempts })
+          }
+          break
+        default:
+          // A message of no kind this Worker knows (sent by another version): said, and left, never retried forever.
+          console.error('A job of an unknown kind was dropped', job satisfies never)
           message.ack()
-        } catch (error) {
-          console.error(`Review #${message.body.revueId}, ${message.body.etape} (attempt ${message.attempts})`, error)
-          message.retry({ delaySeconds: Math.min(300, 2 ** message.attempts) })
-        }
-        continue
-      }
-      try {
-        await runLot(backgroundContext(env), message.body)
-        message.ack()
-      } catch (error) {
-        console.error(`Import #${message.body.importId}, lot ${message.body.lot} (attempt ${message.attempts})`, error)
-        if (message.attempts >= IMPORT_ATTEMPTS) {
-          await failImport(backgroundContext(env), message.body.importId, 'LOT_EN_ECHEC')
-          message.ack()
-        } else message.retry({ delaySeconds: 2 ** message.attempts })
       }
     }
   },
-} satisfies ExportedHandler<Env, ImportMessage | ReviewMessage>
+} satisfies ExportedHandler<Env, Job>

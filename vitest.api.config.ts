@@ -16,8 +16,8 @@ export default defineConfig(async () => {
           compatibilityDate: '2025-09-01',
           compatibilityFlags: ['nodejs_compat'],
           d1Databases: ['DB'],
-          // The imports' queue, as wrangler.toml binds it (its messages are delivered by tests/api/import-queue.ts).
-          queueProducers: { IMPORTS: { queueName: 'portail-imports' } },
+          // The jobs queue, as wrangler.toml binds it (its messages are delivered by tests/api/jobs-queue.ts).
+          queueProducers: { JOBS: { queueName: 'portail-jobs' } },
           bindings: {
             ENVIRONMENT: 'test',
             JWT_SECRET: 'test-jwt-secret-0123456789abcdef0123456789abcdef',

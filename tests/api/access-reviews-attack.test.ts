@@ -1034,7 +1034,7 @@ describe('two writers at once', () => {
     const response = await open(sud, campaign(place.id))
     const { id } = (await response.json()) as { id: number }
     const message = queue.waiting.shift()
-    expect(message?.body).toEqual({ revueId: id, etape: 'ouverture', depuis: 0 })
+    expect(message?.body).toEqual({ kind: 'review-step', revueId: id, etape: 'ouverture', depuis: 0 })
     const step = () => runReviewStep(backgroundContext({ ...env, ...queue.env }), message?.body as ReviewMessage)
     await Promise.all([step(), step(), step()])
     await queue.drain()

@@ -92,7 +92,7 @@ describe('opening', () => {
     expect((await stateOf(id)).elements).toBe(5)
     expect(await entries('REVUE_OUVERTURE')).toContainEqual(expect.objectContaining({ utilisateur_id: nord.id }))
     // A message delivered twice writes once.
-    await queue.env.IMPORTS.send({ revueId: id, etape: 'ouverture', depuis: 0 })
+    await queue.env.JOBS.send({ kind: 'review-step', revueId: id, etape: 'ouverture', depuis: 0 })
     await queue.drain()
     expect((await itemsOf(root, id)).items).toHaveLength(5)
     await db().deleteFrom('poste').where('utilisateur_id', '=', far.id).execute()

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { ImportStatus } from '../../worker-api/contract/bulk'
 import { call, createOrganisation, createUser, currentPost, db, isoDate, sessionFor } from './helpers'
-import { importQueue } from './import-queue'
+import { jobsQueue } from './jobs-queue'
 
 /**
  * Cells a spreadsheet would run as formulas, in the organisation's exports and back through the import: each export
@@ -39,7 +39,7 @@ beforeAll(async () => {
 const exported = async (type: string) => (await call(`/rest/bd/export/${type}.csv`, { token: root })).text()
 
 async function imported(type: string, text: string) {
-  const queue = importQueue()
+  const queue = jobsQueue()
   const response = await call(`/rest/bd/import?type=${type}`, {
     method: 'POST',
     token: root,

@@ -9,13 +9,14 @@ import {
   createUser,
   currentPost,
   db,
+  expectError,
   insertServiceAccount,
   isoDate,
   serviceAccountToken,
   sessionFor,
   wireDate,
 } from './helpers'
-import { importQueue } from './import-queue'
+import { jobsQueue } from './jobs-queue'
 
 /**
  * An import run in the background (`POST rest/bd/import` → 202, then one queue message per lot of 100 rows): what it
@@ -48,13 +49,7 @@ beforeAll(async () => {
     .execute()
 })
 
-async function importFile(
-  token: string,
-  type: string,
-  text: string,
-  queue: ReturnType<typeof importQueue>,
-  query = '',
-) {
+async function importFile(token: string, type: string, text: string, queue: ReturnType<typeof jobsQueue>, query = '') {
   const response = await call(`/rest/bd/import?type=${type}${query}`, {
     method: 'POST',
     token,
@@ -73,7 +68,7 @@ const logsOf = (nomLog: string) =>
 
 /** Runs a file to its end; answers its final state. */
 async function imported(token: string, type: string, text: string, query = '') {
-  const queue = importQueue()
+  const queue = jobsQueue()
   const { response, body } = await importFile(token, type, text, queue, query)
   expect(response.status).toBe(202)
   await queue.drain()
@@ -85,7 +80,7 @@ describe('an import of structures', () => {
     // 250 agencies in three lots, each named under a direction the first lot creates.
     const rows = ['nom;type;parent', 'Direction Est;Direction;Groupe']
     for (let n = 1; n <= 250; n++) rows.push(`Agence Est ${n};Agence;Groupe / Direction Est`)
-    const queue = importQueue()
+    const queue = jobsQueue()
     const { response, body } = await importFile(root.token, 'structures', rows.join('\r\n'), queue, '&fichier=est.csv')
     expect(response.status).toBe(202)
     expect(await statusOf(root.token, body.id)).toMatchObject({ etat: 'EN_ATTENTE', lignes: 251, traitees: 0 })
@@ -125,6 +120,28 @@ describe('an import of structures', () => {
       utilisateur_id: root.id,
       commentaire: `#${body.id} est.csv (structures) : 251 lignes, 251 créées, 0 modifiées, 0 inchangées, 0 en erreur`,
     })
+  })
+})
+
+describe('an import on a server without the jobs queue', () => {
+  it('is refused before anything is stored: 503, no import, no entry', async () => {
+    const before = await db()
+      .selectFrom('import')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow()
+    const response = await call('/rest/bd/import?type=structures', {
+      method: 'POST',
+      token: root.token,
+      body: 'nom;type;parent\r\nAgence Sans File;Agence;Groupe',
+      headers: { 'Content-Type': 'text/csv' },
+      env: { JOBS: undefined },
+    })
+    await expectError(response, 503, 'TECHNICAL_ERROR')
+    const after = await db()
+      .selectFrom('import')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow()
+    expect(Number(after.n)).toBe(Number(before.n))
   })
 })
 
@@ -383,7 +400,7 @@ describe('an import of users', () => {
   })
 
   it('refuses a file with a wrong header whole (400), keeping nothing', async () => {
-    const queue = importQueue()
+    const queue = jobsQueue()
     const before = await db().selectFrom('import').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow()
     const { response, body } = await importFile(root.token, 'utilisateurs', 'nom;type;parent\nA;B;C', queue)
     expect(response.status).toBe(400)
@@ -453,7 +470,7 @@ describe('a run that meets the unexpected', () => {
   }
 
   it('writes a lot once when its message comes twice', async () => {
-    const queue = importQueue()
+    const queue = jobsQueue()
     const { body } = await importFile(
       root.token,
       'utilisateurs',
@@ -471,7 +488,7 @@ describe('a run that meets the unexpected', () => {
   })
 
   it('writes a lot once when a second delivery runs it between the first one’s reads and its write', async () => {
-    const queue = importQueue()
+    const queue = jobsQueue()
     const { body } = await importFile(root.token, 'utilisateurs', file(['pas-une-adresse;Nom;Prenom;;;;;;;']), queue)
     const message = queue.waiting[0]
     if (!message) throw new Error('no message')
@@ -489,7 +506,7 @@ describe('a run that meets the unexpected', () => {
 
   it('plans a lot again when what it read changed before its write', async () => {
     const target = await createUser({ postes: [currentPost(4, 2, 400)] })
-    const queue = importQueue()
+    const queue = jobsQueue()
     const { body } = await importFile(
       root.token,
       'utilisateurs',
@@ -519,7 +536,7 @@ describe('a run that meets the unexpected', () => {
       { length: 150 },
       (_, n) => `stop${n}@example.test;Nom;Prenom;;non;Agence Lille;Agent de quai;${today};${future};non`,
     )
-    const queue = importQueue()
+    const queue = jobsQueue()
     const { body } = await importFile(token, 'utilisateurs', file(rows), queue)
     await queue.deliverOne()
     await db().updateTable('utilisateur').set({ admin: 0 }).where('id', '=', admin.id).execute()
@@ -535,7 +552,7 @@ describe('a run that meets the unexpected', () => {
   it('writes nothing of a lot whose author is deactivated between its reads and its write', async () => {
     const admin = await createUser({ admin: true, postes: [currentPost(1, 1, 400)] })
     const token = (await sessionFor(admin.id)).accessToken
-    const queue = importQueue()
+    const queue = jobsQueue()
     const { body } = await importFile(
       token,
       'utilisateurs',
@@ -556,7 +573,7 @@ describe('a run that meets the unexpected', () => {
   it('plans a lot again when its author’s scope shrinks between its reads and its write', async () => {
     const admin = await createUser({ admin: true, postes: [currentPost(2, 21, 400)] })
     const token = (await sessionFor(admin.id)).accessToken
-    const queue = importQueue()
+    const queue = jobsQueue()
     const { body } = await importFile(
       token,
       'utilisateurs',
@@ -582,7 +599,7 @@ describe('a run that meets the unexpected', () => {
   })
 
   it('sends a stalled import’s next lot again from the minute’s cron', async () => {
-    const queue = importQueue()
+    const queue = jobsQueue()
     const { body } = await importFile(
       root.token,
       'utilisateurs',
@@ -602,7 +619,9 @@ describe('a run that meets the unexpected', () => {
     expect(queue.waiting).toEqual([])
     await idleFor(STALLED_MINUTES + 1)
     await queue.cron()
-    expect(queue.waiting.map((message) => message.body)).toEqual([{ importId: body.id, lot: 1, auteur: root.id }])
+    expect(queue.waiting.map((message) => message.body)).toEqual([
+      { kind: 'import-lot', importId: body.id, lot: 1, auteur: root.id },
+    ])
     await queue.drain()
     expect(await statusOf(root.token, body.id)).toMatchObject({ etat: 'TERMINE', creees: 1 })
   })
@@ -610,7 +629,7 @@ describe('a run that meets the unexpected', () => {
 
 describe('a lot that keeps failing', () => {
   it(`stops its import after ${IMPORT_ATTEMPTS} deliveries, saying why`, async () => {
-    const queue = importQueue()
+    const queue = jobsQueue()
     const { body } = await importFile(
       root.token,
       'utilisateurs',
@@ -650,7 +669,7 @@ describe('a preview kept for the screens, then imported', () => {
     )
 
   it('keeps the file with its preview and errors, pages them, and imports it once', async () => {
-    const queue = importQueue()
+    const queue = jobsQueue()
     const text = [
       USERS_HEADER,
       `kept@example.test;Garde;Apercu;;non;Agence Lille;Agent de quai;${today};${future};oui`,

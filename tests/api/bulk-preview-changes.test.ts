@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { type ImportPreview, type ImportStatus, PREVIEW_CHANGES_LISTED } from '../../worker-api/contract/bulk'
 import { call, createOrganisation, createUser, currentPost, db, isoDate, sessionFor, wireDate } from './helpers'
-import { importQueue } from './import-queue'
+import { jobsQueue } from './jobs-queue'
 
 /**
  * What a users file will change of existing users, listed before "Importer": who it renames, readdresses, makes an
@@ -69,7 +69,7 @@ describe('the changes of existing users a preview lists', () => {
     expect(preview).toMatchObject({ modifiees: 4, totalErreurs: 0, totalChangements: 3 })
     expect(preview.changements).toEqual(expected)
 
-    const queue = importQueue()
+    const queue = jobsQueue()
     const keep = await call('/rest/bd/import?type=utilisateurs&essai=true&conserver=true&fichier=changements.csv', {
       method: 'POST',
       token: root,

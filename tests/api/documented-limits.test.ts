@@ -2,7 +2,6 @@ import { env } from 'cloudflare:test'
 import { decodeBase32IgnorePadding } from '@oslojs/encoding'
 import { generateTOTP } from '@oslojs/otp'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
-import type { ReviewMessage } from '../../worker-api/contract/access-reviews'
 import type { MfaChallenge, TotpEnrolment } from '../../worker-api/contract/mfa'
 import { backgroundContext } from '../../worker-api/lib/context'
 import type { MailProvider } from '../../worker-api/lib/mail/providers'
@@ -32,7 +31,7 @@ import {
   wireDate,
   withFrozenClock,
 } from './helpers'
-import { importQueue } from './import-queue'
+import { jobsQueue } from './jobs-queue'
 import { manyUsers } from './many-users'
 import { reviewKit } from './review-kit'
 
@@ -119,10 +118,10 @@ describe('a review\'s decisions (README, "Access reviews" and the API\'s bounds)
         backgroundContext({ ...env, ...lost.queue.env }),
         new Date(Date.parse(updated_at) + minutes * MINUTE),
       )
-      return lost.queue.waiting.map((message) => message.body).filter((body: ReviewMessage) => body.revueId === id)
+      return lost.queue.waiting.map((message) => message.body).filter((body) => body.revueId === id)
     }
     expect(await cron(4.9)).toEqual([])
-    expect(await cron(5.1)).toEqual([{ revueId: id, etape: 'ouverture', depuis: 0 }])
+    expect(await cron(5.1)).toEqual([{ kind: 'review-step', revueId: id, etape: 'ouverture', depuis: 0 }])
   })
 })
 
@@ -167,10 +166,14 @@ describe('a campaign over 2 101 posts (README, "Access reviews")', () => {
       .where('id', '=', id)
       .execute()
     await reviewDeadlines(backgroundContext({ ...env, ...queue.env }))
-    expect(queue.waiting.map((message) => message.body)).toEqual([{ revueId: id, etape: 'echeance', depuis: 0 }])
+    expect(queue.waiting.map((message) => message.body)).toEqual([
+      { kind: 'review-step', revueId: id, etape: 'echeance', depuis: 0 },
+    ])
     await queue.deliverOne()
     expect(await left()).toBe(before - 2_000)
-    expect(queue.waiting.map((message) => message.body)).toEqual([{ revueId: id, etape: 'echeance', depuis: 0 }])
+    expect(queue.waiting.map((message) => message.body)).toEqual([
+      { kind: 'review-step', revueId: id, etape: 'echeance', depuis: 0 },
+    ])
     await queue.drain()
     expect(await left()).toBe(0)
     expect((await stateOf(id)).etat).toBe('ECHUE')
@@ -240,7 +243,7 @@ describe('an import (README, "Moving an organisation in")', () => {
   const header = 'mail;nom;prenom;login;admin;structure;fonction;dateDebut;dateFin;actif'
   const row = (mail: string) =>
     `${mail};Documenté;Import;;non;Agence Lille;Agent de quai;${wireDate(isoDate(0))};${wireDate(isoDate(365))};non`
-  async function started(rows: string[], queue: ReturnType<typeof importQueue>) {
+  async function started(rows: string[], queue: ReturnType<typeof jobsQueue>) {
     const response = await call('/rest/bd/import?type=utilisateurs', {
       method: 'POST',
       token: root.token,
@@ -261,7 +264,7 @@ describe('an import (README, "Moving an organisation in")', () => {
     }
 
   it('goes in lots of 100 rows: 101 rows are a lot of 100, then one of 1', async () => {
-    const queue = importQueue()
+    const queue = jobsQueue()
     const id = await started(
       Array.from({ length: 101 }, (_, n) => row(`lot-${n}@example.test`)),
       queue,
@@ -273,7 +276,7 @@ describe('an import (README, "Moving an organisation in")', () => {
   })
 
   it('lists 100 errors in its state (README, "Decisions and why"): of 101 wrong rows, 100 listed, 101 counted', async () => {
-    const queue = importQueue()
+    const queue = jobsQueue()
     const wrong = (mail: string) => row(mail).replace('Agent de quai', 'Fonction inconnue')
     const id = await started(
       Array.from({ length: 101 }, (_, n) => wrong(`faux-${n}@example.test`)),
@@ -286,7 +289,7 @@ describe('an import (README, "Moving an organisation in")', () => {
   })
 
   it('that stops moving for 5 minutes is sent on by the cron: not at 4 min 54 s, at 5 min 6 s', async () => {
-    const queue = importQueue()
+    const queue = jobsQueue()
     const id = await started([row('cale@example.test')], queue)
     queue.waiting.length = 0
     const { updated_at } = await db()
@@ -309,7 +312,7 @@ describe('an import (README, "Moving an organisation in")', () => {
 
   it('whose lot fails 5 times stops (ECHEC); after 4 failures it is still tried', async () => {
     const quiet = vi.spyOn(console, 'error').mockImplementation(() => {})
-    const queue = importQueue()
+    const queue = jobsQueue()
     const id = await started([row('echec-documente@example.test')], queue)
     // D1 refuses every batch of the lot's writes; its reads go through.
     const refusing = {

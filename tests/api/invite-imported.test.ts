@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { User } from '../../worker-api/contract/user'
 import { call, createOrganisation, createUser, currentPost, db, isoDate, post, sessionFor, wireDate } from './helpers'
-import { importQueue } from './import-queue'
+import { jobsQueue } from './jobs-queue'
 
 /**
  * A user imported without an invitation waits for their password with no link under way: their record says so
@@ -21,7 +21,7 @@ const userOf = async (id: number) => (await (await call(`/rest/bd/utilisateur/${
 
 /** Imports a users file (`query`: the import's options, e.g. '&invitation=true') to its end; its state. */
 async function imported(file: string, query = '') {
-  const queue = importQueue()
+  const queue = jobsQueue()
   const started = await call(`/rest/bd/import?type=utilisateurs${query}`, {
     method: 'POST',
     token: root.token,

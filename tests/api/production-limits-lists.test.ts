@@ -10,7 +10,7 @@ import {
 import { FONCTION_GRANTS_MAX } from '../../worker-api/contract/structure'
 import { IMPORT_LOT_ROWS } from '../../worker-api/services/bulk/upload'
 import { type Caller, call, callerOf, createOrganisation, currentPost, db, isoDate, wireDate } from './helpers'
-import { importQueue } from './import-queue'
+import { jobsQueue } from './jobs-queue'
 import { manyUsers } from './many-users'
 import { reviewKit } from './review-kit'
 
@@ -83,7 +83,7 @@ describe('an import, a lot at a time', () => {
     )
 
   async function imported(type: string, text: string, query = '') {
-    const queue = importQueue()
+    const queue = jobsQueue()
     const response = await call(`/rest/bd/import?type=${type}${query}`, {
       method: 'POST',
       token: root.token,

@@ -78,7 +78,9 @@ describe('the due date', () => {
     await setDueDate(id, isoDate(-1))
     await reviewDeadlines(backgroundContext({ ...env, ...queue.env }))
     expect((await stateOf(id)).etat).toBe('ECHEANCE')
-    expect(queue.waiting.map((message) => message.body)).toEqual([{ revueId: id, etape: 'echeance', depuis: 0 }])
+    expect(queue.waiting.map((message) => message.body)).toEqual([
+      { kind: 'review-step', revueId: id, etape: 'echeance', depuis: 0 },
+    ])
     await queue.drain()
     expect((await stateOf(id)).etat).toBe('ECHUE')
   })
@@ -88,7 +90,9 @@ describe('the due date', () => {
     await setDueDate(id, isoDate(-1))
     await queue.cron()
     expect((await stateOf(id)).etat).toBe('ECHEANCE')
-    expect(queue.waiting.map((message) => message.body)).toEqual([{ revueId: id, etape: 'echeance', depuis: 0 }])
+    expect(queue.waiting.map((message) => message.body)).toEqual([
+      { kind: 'review-step', revueId: id, etape: 'echeance', depuis: 0 },
+    ])
     await queue.drain()
     expect((await stateOf(id)).etat).toBe('ECHUE')
   })

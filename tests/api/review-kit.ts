@@ -1,7 +1,6 @@
 import { expect } from 'vitest'
-import type { ReviewMessage } from '../../worker-api/contract/access-reviews'
 import { call, db, isoDate, post, wireDate } from './helpers'
-import { importQueue } from './import-queue'
+import { type JobOf, jobsQueue } from './jobs-queue'
 
 /** An item as the review tests read it. */
 export type Item = {
@@ -19,7 +18,7 @@ type Who = { token: string }
  * a decision, a campaign's row and a post's end.
  */
 export function reviewKit(outcome: 'CONSERVER' | 'TERMINER') {
-  const queue = importQueue<ReviewMessage>()
+  const queue = jobsQueue<JobOf<'review-step'>>()
   const open = (who: Who, body: unknown) => post('/rest/bd/revue', body, { token: who.token, env: queue.env })
   const campaign = (structure: number, overrides: Record<string, unknown> = {}) => ({
     nom: `Revue ${structure} ${crypto.randomUUID().slice(0, 8)}`,

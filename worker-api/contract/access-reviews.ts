@@ -197,10 +197,7 @@ export const reviewDecisionsResultSchema = z.object({
   dejaDecides: z.array(z.number().int()).describe('Items decided meanwhile by someone else (or not the caller’s)'),
 })
 
-/**
- * A message of the background queue about a campaign (the imports' queue, whose messages name an import instead): which
- * step, and from which post id the opening goes on.
- */
+/** A step of a campaign on the jobs queue (contract/jobs.ts): which step, and from which post id the opening goes on. */
 export type ReviewMessage = { revueId: number; etape: 'ouverture' | 'echeance'; depuis: number }
 
 export const reviewIdParam = z.object({ id: positiveInt() })

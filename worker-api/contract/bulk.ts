@@ -35,7 +35,7 @@ export const PREVIEW_ERRORS_LISTED = 1000
  */
 export const PREVIEW_CHANGES_LISTED = 100
 
-/** A message of the imports' queue: the lot of an import to run next, and who imports (services/bulk/run.ts). */
+/** A lot of an import on the jobs queue (contract/jobs.ts): the lot to run next, and who imports (services/bulk/run.ts). */
 export type ImportMessage = { importId: number; lot: number; auteur: number }
 
 /** How a structure's path is written: its names from the top, each under the one before. */

@@ -1,5 +1,4 @@
-import type { ReviewMessage } from '../contract/access-reviews'
-import type { ImportMessage } from '../contract/bulk'
+import type { Job } from '../contract/jobs'
 import type { Language } from '../contract/language'
 import type { DB } from '../db/client'
 import type { RequestScope } from '../db/request-scope'
@@ -8,11 +7,8 @@ import type { AccessClaims } from './jwt'
 /** Bindings and variables of the Worker (wrangler.toml [vars], .dev.vars, `wrangler secret`). */
 export interface Env {
   DB: D1Database
-  /**
-   * The background queue (wrangler.toml): a message runs one lot of an import's file (services/bulk/run.ts), or one
-   * step of an access review campaign (services/governance/review-runs.ts).
-   */
-  IMPORTS?: Queue<ImportMessage | ReviewMessage>
+  /** The jobs queue (wrangler.toml): each message one step of a long piece of work (contract/jobs.ts). */
+  JOBS?: Queue<Job>
   ASSETS?: Fetcher
   ENVIRONMENT?: string
   /** HS256 key of the access tokens; at least 32 characters. */

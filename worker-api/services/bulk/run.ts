@@ -7,6 +7,7 @@ import { secondFactorMissing, serviceAccountId, type Viewer, wholeTreeInScope } 
 import type { Ctx } from '../../lib/types'
 import type { Actor } from '../core/actor'
 import { logEntry } from '../core/audit'
+import { enqueue } from '../core/jobs'
 import { type Counts, count, type FileRow, noCounts, type Planned } from './plan'
 import { planStructureRow, type StructureAction, structureFileState } from './structure-plan'
 import { Tree, treeReads } from './tree'
@@ -140,7 +141,7 @@ export async function failImport(ctx: Ctx, importId: number, motif: ImportFailur
 
 /** The lot after this one, if any, to the queue. */
 async function sendNext(ctx: Ctx, job: ImportRow, lot: number) {
-  if (lot < job.lots) await ctx.env.IMPORTS?.send({ importId: job.id, lot: lot + 1, auteur: job.auteur_id })
+  if (lot < job.lots) await enqueue(ctx, { kind: 'import-lot', importId: job.id, lot: lot + 1, auteur: job.auteur_id })
 }
 
 /**
@@ -300,8 +301,7 @@ export async function runLot(ctx: Ctx, message: ImportMessage): Promise<void> {
  * queue lost, or one sent while the queue refused it). A lot sent twice is written once.
  */
 export async function resumeStalled(ctx: Ctx, now = new Date()) {
-  const queue = ctx.env.IMPORTS
-  if (!queue) return 0
+  if (!ctx.env.JOBS) return 0
   const before = new Date(now.getTime() - STALLED_MINUTES * 60_000).toISOString()
   const stalled = await ctx.db
     .selectFrom('import')
@@ -318,7 +318,7 @@ export async function resumeStalled(ctx: Ctx, now = new Date()) {
     .execute()
   for (const job of stalled) {
     if (job.next === null) continue
-    await queue.send({ importId: job.id, lot: Number(job.next), auteur: job.auteur_id })
+    await enqueue(ctx, { kind: 'import-lot', importId: job.id, lot: Number(job.next), auteur: job.auteur_id })
     await ctx.db.updateTable('import').set({ updated_at: now.toISOString() }).where('id', '=', job.id).execute()
   }
   return stalled.length

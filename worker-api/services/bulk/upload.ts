@@ -5,6 +5,7 @@ import type { ImportTable } from '../../db/schema'
 import { BusinessError, notFound } from '../../lib/errors'
 import type { Ctx } from '../../lib/types'
 import { type Actor, adminWith, type Caller, liveAdmin } from '../core/actor'
+import { enqueue, jobsConfigured } from '../core/jobs'
 import { boundOrigin } from '../organisation/user-creation'
 import { type ChunkRow, fileChunks } from './file'
 import { noCounts } from './plan'
@@ -13,7 +14,7 @@ import { finishEmpty, importEntry } from './run'
 /**
  * `POST rest/bd/import`: the file stored as it arrives, cut into lots of `IMPORT_LOT_ROWS` rows (in D1 beside the
  * organisation: a lot is a run's unit, written and deleted in the batch of its rows), then the first lot sent to the
- * imports' queue; the answer (202) does not wait for the run. A file refused whole (no header, a wrong one, too many
+ * jobs queue; the answer (202) does not wait for the run. A file refused whole (no header, a wrong one, too many
  * rows) leaves nothing behind. A preview kept for the screens (`APERCU`) is stored the same way and started later
  * (`launchImport`), so that "Importer" needs no second upload.
  */
@@ -94,9 +95,8 @@ export async function startImport(
   body: ReadableStream<Uint8Array> | null,
 ): Promise<{ id: number }> {
   const db = ctx.db
-  const queue = ctx.env.IMPORTS
   const { actor } = await adminWith(ctx, caller)
-  if (!queue) throw new BusinessError('TECHNICAL_ERROR', 503, 'Imports are not configured on this server (IMPORTS)')
+  jobsConfigured(ctx)
   const row = importRow(ctx, actor, request)
   const store = lotStore(ctx, row)
   try {
@@ -117,7 +117,7 @@ export async function startImport(
     .set({ etat: 'EN_ATTENTE', lignes: store.lignes, lots: store.lots, updated_at: new Date().toISOString() })
     .where('id', '=', id)
     .execute()
-  await queue.send({ importId: id, lot: 1, auteur: actor.id })
+  await enqueue(ctx, { kind: 'import-lot', importId: id, lot: 1, auteur: actor.id })
   return { id }
 }
 
@@ -127,7 +127,6 @@ export async function startImport(
  */
 export async function launchImport(ctx: Ctx, caller: Caller, id: number, invitation: boolean): Promise<{ id: number }> {
   const db = ctx.db
-  const queue = ctx.env.IMPORTS
   const { job } = await adminWith(ctx, caller, {
     job: db
       .selectFrom('import')
@@ -137,7 +136,7 @@ export async function launchImport(ctx: Ctx, caller: Caller, id: number, invitat
   })
   const found = job[0]
   if (!found) throw notFound('Unknown import')
-  if (!queue) throw new BusinessError('TECHNICAL_ERROR', 503, 'Imports are not configured on this server (IMPORTS)')
+  jobsConfigured(ctx)
   const started = () => new BusinessError('IMPORT_ALREADY_STARTED', 409, 'This import has already started')
   if (found.etat !== 'APERCU') throw started()
   const at = new Date().toISOString()
@@ -177,6 +176,6 @@ export async function launchImport(ctx: Ctx, caller: Caller, id: number, invitat
     if (aborted(error)) throw started()
     throw error
   }
-  if (!empty) await queue.send({ importId: id, lot: 1, auteur: caller.id })
+  if (!empty) await enqueue(ctx, { kind: 'import-lot', importId: id, lot: 1, auteur: caller.id })
   return { id }
 }

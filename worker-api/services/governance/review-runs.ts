@@ -3,9 +3,18 @@ import { REVIEW_BATCH, REVIEW_LAST_REMINDER_DAYS, type ReviewMessage } from '../
 import { addDays, todayIso, toWireDate } from '../../contract/dates'
 import { aborted, abortUnless, batch, type DB, insertWhen, namedBatch, rawStatement } from '../../db/client'
 import { mailLanguage, reviewReminderMail } from '../../lib/mail/templates'
-import { actsFor, pathInScope, serviceAccountId, userManageable, type Viewer } from '../../lib/scope'
+import {
+  actsFor,
+  inSubtree,
+  inSubtreeSql,
+  pathInScope,
+  serviceAccountId,
+  userManageable,
+  type Viewer,
+} from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
 import { logEntry } from '../core/audit'
+import { enqueue } from '../core/jobs'
 import { queueMail } from '../core/outbox'
 import { decidedItems } from './review-items'
 
@@ -61,7 +70,7 @@ async function openingStep(ctx: Ctx, message: ReviewMessage) {
          JOIN utilisateur u ON u.id = p.utilisateur_id
          JOIN fonction f ON f.id = p.fonction_id
          WHERE p.id > ?2 AND p.id <= ?3 AND p.date_debut <= ?4 AND p.date_fin >= ?4
-           AND s.path >= ?5 AND s.path < ?5 || ':' AND u.supprime = 0`,
+           AND ${inSubtreeSql('s.path', '?5')} AND u.supprime = 0`,
         [review.id, from, to, today, review.chemin],
       ),
       db
@@ -101,7 +110,8 @@ async function openingStep(ctx: Ctx, message: ReviewMessage) {
     if (aborted(error)) return
     throw error
   }
-  if (to < review.dernier_poste) await ctx.env.IMPORTS?.send({ revueId: review.id, etape: 'ouverture', depuis: to })
+  if (to < review.dernier_poste)
+    await enqueue(ctx, { kind: 'review-step', revueId: review.id, etape: 'ouverture', depuis: to })
 }
 
 async function dueStep(ctx: Ctx, message: ReviewMessage) {
@@ -156,7 +166,7 @@ async function dueStep(ctx: Ctx, message: ReviewMessage) {
   })
   const count = decided?.results.length ?? 0
   if (count === REVIEW_BATCH) {
-    await ctx.env.IMPORTS?.send({ revueId: review.id, etape: 'echeance', depuis: 0 })
+    await enqueue(ctx, { kind: 'review-step', revueId: review.id, etape: 'echeance', depuis: 0 })
     return
   }
   // None left: the due date is applied, said once in the history with what it did (under this delivery's mark: two
@@ -227,7 +237,6 @@ function authorCouldEnd(db: DB, author: Viewer) {
  */
 export async function reviewDeadlines(ctx: Ctx, now = new Date()) {
   const db = ctx.db
-  const queue = ctx.env.IMPORTS
   const today = todayIso(now)
   const at = now.toISOString()
   let due = 0
@@ -247,7 +256,7 @@ export async function reviewDeadlines(ctx: Ctx, now = new Date()) {
       .executeTakeFirst()
     if (started) {
       due++
-      await queue?.send({ revueId: id, etape: 'echeance', depuis: 0 })
+      await enqueue(ctx, { kind: 'review-step', revueId: id, etape: 'echeance', depuis: 0 })
     }
   }
   const stalledBefore = new Date(now.getTime() - STALLED_MINUTES * 60_000).toISOString()
@@ -258,7 +267,8 @@ export async function reviewDeadlines(ctx: Ctx, now = new Date()) {
     .where('updated_at', '<', stalledBefore)
     .execute()
   for (const review of stalled) {
-    await queue?.send({
+    await enqueue(ctx, {
+      kind: 'review-step',
       revueId: review.id,
       etape: review.etat === 'OUVERTURE' ? 'ouverture' : 'echeance',
       depuis: review.curseur,
@@ -340,7 +350,7 @@ function reviewersLeft(db: DB, revueId: number, chemin: string, today: string) {
     .select(['a.id', 'a.mail', 'a.nom', 'a.prenom', 'a.langue', 'a.domain'])
     .select(
       sql<number>`(select count(*) from revue_element e where e.revue_id = ${revueId} and e.etat = 'A_REVOIR'
-        and e.chemin >= root.path and e.chemin < root.path || ':' and e.utilisateur_id is not a.id)`.as('restants'),
+        and ${inSubtree(sql.ref('e.chemin'), sql.ref('root.path'))} and e.utilisateur_id is not a.id)`.as('restants'),
     )
     .where('a.admin', '=', 1)
     .where('a.actif', '=', 1)
@@ -348,7 +358,8 @@ function reviewersLeft(db: DB, revueId: number, chemin: string, today: string) {
     .where('held.date_debut', '<=', today)
     .where('held.date_fin', '>=', today)
     .where(
-      sql<SqlBool>`((root.path >= ${chemin} and root.path < ${chemin} || ':') or (${chemin} >= root.path and ${chemin} < root.path || ':'))`,
+      // The reviewers above the campaign's structure, and those of a sub-tree within it.
+      sql<SqlBool>`(${inSubtree(sql.ref('root.path'), sql.val(chemin))} or ${inSubtree(sql.val(chemin), sql.ref('root.path'))})`,
     )
     .groupBy('a.id')
     .having(sql<SqlBool>`restants > 0`)

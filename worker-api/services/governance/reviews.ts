@@ -5,7 +5,6 @@ import {
   type Review,
   type ReviewDetail,
   type ReviewInput,
-  type ReviewMessage,
   type ReviewState,
 } from '../../contract/access-reviews'
 import { addDays, fromWireDate, toWireDate } from '../../contract/dates'
@@ -23,6 +22,7 @@ import {
 import type { Ctx } from '../../lib/types'
 import { type ActorAnd, adminWith, type Caller, liveAdmin, viewerOf } from '../core/actor'
 import { logEntry } from '../core/audit'
+import { enqueue, jobsConfigured } from '../core/jobs'
 
 /** Whether the viewer sees the campaign read under `alias`: its structure in scope, or structures of it with items. */
 export function reviewVisible(db: DB, viewer: Viewer, alias = 'r'): Expression<SqlBool> {
@@ -224,8 +224,7 @@ export async function createReview(ctx: Ctx, caller: Caller, input: ReviewInput)
     throw invalidField('echeance', 'The due date must come after today', 'validation.dueDate')
   if (echeance > addDays(viewer.today, REVIEW_DUE_MAX_DAYS))
     throw invalidField('echeance', `The due date must be within ${REVIEW_DUE_MAX_DAYS} days`, 'validation.dueDate')
-  const queue = ctx.env.IMPORTS
-  if (!queue) throw new BusinessError('TECHNICAL_ERROR', 503, 'The queue is not configured on this server (IMPORTS)')
+  jobsConfigured(ctx)
   const now = new Date().toISOString()
   const lastPoste = Number(last?.id ?? 0)
   // The entry goes with this very campaign: its mark, not its author, name and instant, which another could share.
@@ -270,7 +269,7 @@ export async function createReview(ctx: Ctx, caller: Caller, input: ReviewInput)
   })
   const id = created?.results[0]?.id
   if (id === undefined) throw forbidden('This structure is outside your scope')
-  if (lastPoste > 0) await queue.send({ revueId: id, etape: 'ouverture', depuis: 0 } satisfies ReviewMessage)
+  if (lastPoste > 0) await enqueue(ctx, { kind: 'review-step', revueId: id, etape: 'ouverture', depuis: 0 })
   return { id }
 }
 

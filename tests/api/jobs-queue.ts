@@ -6,35 +6,37 @@ import {
   waitOnExecutionContext,
 } from 'cloudflare:test'
 import worker from '../../server'
-import type { ReviewMessage } from '../../worker-api/contract/access-reviews'
-import type { ImportMessage as Lot } from '../../worker-api/contract/bulk'
+import type { Job } from '../../worker-api/contract/jobs'
+
+/** A job's step of one kind, as the queue carries it. */
+export type JobOf<Kind extends Job['kind']> = Extract<Job, { kind: Kind }>
 
 /**
- * The background queue in the tests (imports, review campaigns): what the API sends is kept, then delivered one message at a time to the real
- * Worker's `queue` handler (server.ts) over the real D1, as Cloudflare Queues would — a message the handler retries
- * comes again with its attempt counted, and the lot it runs sends the next.
+ * The jobs queue in the tests (imports, review campaigns): what the API sends is kept, then delivered one message at a
+ * time to the real Worker's `queue` handler (server.ts) over the real D1, as Cloudflare Queues would — a message the
+ * handler retries comes again with its attempt counted, and the step it runs sends the next.
+ * The messages are an import's lots unless the test says otherwise (`jobsQueue<JobOf<'review-step'>>()`).
  */
-/** The queue's messages are an import's lots unless the test says otherwise (a review campaign's steps). */
-export function importQueue<ImportMessage extends Lot | ReviewMessage = Lot>() {
-  const waiting: { body: ImportMessage; attempts: number }[] = []
-  const delivered: { body: ImportMessage; attempts: number; outcome: 'ack' | 'retry' }[] = []
+export function jobsQueue<Message extends Job = JobOf<'import-lot'>>() {
+  const waiting: { body: Message; attempts: number }[] = []
+  const delivered: { body: Message; attempts: number; outcome: 'ack' | 'retry' }[] = []
   let next = 0
   const binding = {
-    async send(body: ImportMessage) {
+    async send(body: Message) {
       waiting.push({ body: structuredClone(body), attempts: 1 })
     },
-    async sendBatch(messages: Iterable<{ body: ImportMessage }>) {
+    async sendBatch(messages: Iterable<{ body: Message }>) {
       for (const message of messages) waiting.push({ body: structuredClone(message.body), attempts: 1 })
     },
-  } as unknown as Queue<ImportMessage>
-  const bindings = { ...env, IMPORTS: binding }
+  } as unknown as Queue<Message>
+  const bindings = { ...env, JOBS: binding }
 
   /** Delivers one waiting message (with bindings changed: `overrides`); false when none waits. */
   async function deliverOne(overrides: Partial<typeof env> = {}): Promise<boolean> {
     const message = waiting.shift()
     if (!message) return false
     const id = `m${++next}`
-    const batch = createMessageBatch<ImportMessage>('portail-imports', [
+    const batch = createMessageBatch<Message>('portail-jobs', [
       { id, timestamp: new Date(), body: message.body, attempts: message.attempts },
     ])
     const ctx = createExecutionContext()
@@ -49,7 +51,7 @@ export function importQueue<ImportMessage extends Lot | ReviewMessage = Lot>() {
 
   return {
     /** The binding to give the API (`call(…, { env: queue.env })`). */
-    env: { IMPORTS: binding },
+    env: { JOBS: binding },
     waiting,
     delivered,
     deliverOne,
