@@ -1,20 +1,37 @@
+import { getFormProps, getInputProps, useForm } from '@conform-to/react'
+import { parseWithZod } from '@conform-to/zod/v4'
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
-import { Form, Link, useActionData, useLoaderData } from '@remix-run/react'
+import { Form, Link, useLoaderData } from '@remix-run/react'
 import { Save } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
+import { z } from 'zod'
 import { Field } from '~/components/field'
-import { FormError } from '~/components/form-error'
+import { FormError, formProblem } from '~/components/form-error'
 import { SubmitButton } from '~/components/submit-button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '~/components/ui/card'
-import { apiMessage, fieldErrors, type Message } from '~/lib/api-errors'
 import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
-import { usePendingIntent } from '~/lib/form'
-import { readForm } from '~/lib/form.server'
+import { useFieldErrors, useFormReply, usePendingIntent } from '~/lib/form'
+import { formFailure, readForm } from '~/lib/form.server'
 import { pageTitle, titleMeta } from '~/lib/title'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.securitySettings' }
 export const meta = titleMeta
+
+/** The longest period an access request may ask for, in days, as the API bounds it (contract/mfa.ts). */
+const REQUEST_DAYS = { min: 1, max: 3660 } as const
+const requestDays = z
+  .number('validation.requestDuration')
+  .int('validation.requestDuration')
+  .min(REQUEST_DAYS.min, 'validation.requestDuration')
+  .max(REQUEST_DAYS.max, 'validation.requestDuration')
+
+/** The page's two forms: each sends its own setting, and the other stays as it is. */
+const securityForms = z.discriminatedUnion('intent', [
+  z.object({ intent: z.literal('settings'), mfaRequisAdministrateurs: z.boolean().default(false) }),
+  z.object({ intent: z.literal('requests'), demandeDureeMaxJours: requestDays }),
+])
+type Intent = z.infer<typeof securityForms>['intent']
 
 /** The organisation's security settings (root administrators; the API answers anyone else 403). */
 export async function loader({ request, context }: LoaderFunctionArgs) {
@@ -26,113 +43,128 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   return data({ settings, title: pageTitle(t, t('mfa.settings.title')) }, { headers: await auth.headers() })
 }
 
+/** Saves the setting of the form sent (PUT rest/bd/parametres/securite) and comes back with a notice; a refusal stays on its form. */
 export async function action({ request, context }: ActionFunctionArgs) {
   const auth = await requireAdmin(request, context)
-  const form = await readForm(request)
-  const intent = form.get('intent') === 'requests' ? 'requests' : 'settings'
-  // Each form sends its own setting; the other stays as it is.
-  const json =
-    intent === 'requests'
-      ? { demandeDureeMaxJours: Number(String(form.get('demandeDureeMaxJours') ?? '').trim() || Number.NaN) }
-      : { mfaRequisAdministrateurs: form.get('mfaRequisAdministrateurs') === 'on' }
-  if (intent === 'requests' && !Number.isInteger(json.demandeDureeMaxJours)) {
-    const error: Message = { key: 'validation.requestDuration' }
-    return data({ intent, error, factorMissing: false }, { status: 400, headers: await auth.headers() })
-  }
+  const submission = parseWithZod(await readForm(request), { schema: securityForms })
+  // The form that answers: a post that names neither (a hand-made one) is answered on the first.
+  const intent: Intent = submission.payload.intent === 'requests' ? 'requests' : 'settings'
+  if (submission.status !== 'success') return formFailure(intent, submission, { headers: await auth.headers() })
+  const { intent: _, ...json } = submission.value
   const result = await auth.settle(auth.api.rest.bd.parametres.securite.$put({ json }))
   if (result.ok) return auth.redirectWithToast('/pages/admin/securite', { type: 'success', key: 'mfa.settings.saved' })
-  const field = fieldErrors(result)?.demandeDureeMaxJours?.[0]
-  const error: Message = field ? { key: field } : apiMessage(result, 'errors.updateFailed')
-  return data(
-    { intent, error, factorMissing: result.error.businessCode === 'MFA_FACTOR_REQUIRED' },
-    {
-      status: 400,
-      headers: await auth.headers(),
-    },
-  )
+  return formFailure(intent, submission, {
+    failure: result,
+    fallback: 'errors.updateFailed',
+    headers: await auth.headers(),
+  })
 }
 
 export default function SecuritySettings() {
-  const { settings } = useLoaderData<typeof loader>()
-  const reply = useActionData<typeof action>()
-  const pending = usePendingIntent('settings')
-  const pendingRequests = usePendingIntent('requests')
   const { t } = useTranslation()
-  const failed = (intent: 'settings' | 'requests') =>
-    reply?.intent === intent ? t(reply.error.key, reply.error.values) : null
   return (
     <div className="flex max-w-3xl flex-col gap-6">
       <div className="flex flex-col gap-2">
         <h1 className="text-2xl font-semibold tracking-tight">{t('mfa.settings.title')}</h1>
         <p className="max-w-prose text-sm text-muted-foreground">{t('mfa.settings.intro')}</p>
       </div>
-      <Card>
-        <CardHeader>
-          <CardTitle>{t('mfa.title')}</CardTitle>
-          <CardDescription>{t('mfa.settings.requiredHint')}</CardDescription>
-        </CardHeader>
-        <CardContent>
-          <Form method="post" className="flex flex-col gap-4">
-            <input type="hidden" name="intent" value="settings" />
-            <FormError message={failed('settings')} />
-            {reply?.factorMissing ? (
-              <p className="text-sm">
-                <Link className="text-primary underline underline-offset-4" to="/pages/user/securite">
-                  {t('nav.security')}
-                </Link>
-              </p>
-            ) : null}
-            <div className="flex items-start gap-3">
-              <input
-                id="mfa-required"
-                name="mfaRequisAdministrateurs"
-                type="checkbox"
-                defaultChecked={settings.mfaRequisAdministrateurs}
-                className="mt-1 size-4 accent-primary"
-              />
-              <label htmlFor="mfa-required" className="font-medium">
-                {t('mfa.settings.required')}
-              </label>
-            </div>
-            <div>
-              <SubmitButton icon={Save} pending={pending} pendingLabel={t('mfa.settings.saving')}>
-                {t('mfa.settings.save')}
-              </SubmitButton>
-            </div>
-          </Form>
-        </CardContent>
-      </Card>
-      <Card>
-        <CardHeader>
-          <CardTitle>{t('requests.settings.title')}</CardTitle>
-          <CardDescription>{t('requests.settings.hint')}</CardDescription>
-        </CardHeader>
-        <CardContent>
-          <Form method="post" className="flex flex-col gap-4">
-            <input type="hidden" name="intent" value="requests" />
-            <Field
-              label={t('requests.settings.duration')}
-              errors={failed('requests') ? [failed('requests') as string] : undefined}
-              inputProps={{
-                id: 'request-duration',
-                name: 'demandeDureeMaxJours',
-                type: 'number',
-                inputMode: 'numeric',
-                min: 1,
-                max: 3660,
-                required: true,
-                defaultValue: settings.demandeDureeMaxJours,
-                className: 'max-w-40',
-              }}
-            />
-            <div>
-              <SubmitButton icon={Save} pending={pendingRequests} pendingLabel={t('mfa.settings.saving')}>
-                {t('requests.settings.save')}
-              </SubmitButton>
-            </div>
-          </Form>
-        </CardContent>
-      </Card>
+      <SecondFactorForm />
+      <RequestDurationForm />
     </div>
+  )
+}
+
+/** Whether administrators must have a second factor; refused to one who has none of their own (a link to get one). */
+function SecondFactorForm() {
+  const { settings } = useLoaderData<typeof loader>()
+  const { t } = useTranslation()
+  const reply = useFormReply<Intent>('settings')
+  const pending = usePendingIntent('settings')
+  const [form, fields] = useForm({
+    id: 'mfa-settings',
+    lastResult: reply?.result,
+    defaultValue: { mfaRequisAdministrateurs: settings.mfaRequisAdministrateurs ? 'on' : '' },
+  })
+  const { key, ...checkbox } = getInputProps(fields.mfaRequisAdministrateurs, { type: 'checkbox' })
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>{t('mfa.title')}</CardTitle>
+        <CardDescription>{t('mfa.settings.requiredHint')}</CardDescription>
+      </CardHeader>
+      <CardContent>
+        <Form method="post" {...getFormProps(form)} className="flex flex-col gap-4">
+          <input type="hidden" name="intent" value="settings" />
+          <FormError message={formProblem(t, reply, {})} />
+          {reply?.error?.key === 'errors.MFA_FACTOR_REQUIRED' ? (
+            <p className="text-sm">
+              <Link className="text-primary underline underline-offset-4" to="/pages/user/securite">
+                {t('nav.security')}
+              </Link>
+            </p>
+          ) : null}
+          <div className="flex items-start gap-3">
+            <input key={key} {...checkbox} id="mfa-required" className="mt-1 size-4 accent-primary" />
+            <label htmlFor="mfa-required" className="font-medium">
+              {t('mfa.settings.required')}
+            </label>
+          </div>
+          <div>
+            <SubmitButton icon={Save} pending={pending} pendingLabel={t('mfa.settings.saving')}>
+              {t('mfa.settings.save')}
+            </SubmitButton>
+          </div>
+        </Form>
+      </CardContent>
+    </Card>
+  )
+}
+
+/** The longest period an access request may ask for; what is wrong with it said on the field. */
+function RequestDurationForm() {
+  const { settings } = useLoaderData<typeof loader>()
+  const { t } = useTranslation()
+  const reply = useFormReply<Intent>('requests')
+  const pending = usePendingIntent('requests')
+  const [form, fields] = useForm({
+    id: 'request-settings',
+    lastResult: reply?.result,
+    defaultValue: { demandeDureeMaxJours: String(settings.demandeDureeMaxJours) },
+  })
+  const shown = useFieldErrors(reply)
+  const duration = fields.demandeDureeMaxJours
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>{t('requests.settings.title')}</CardTitle>
+        <CardDescription>{t('requests.settings.hint')}</CardDescription>
+      </CardHeader>
+      <CardContent>
+        <Form method="post" {...getFormProps(form)} onInput={shown.onInput} className="flex flex-col gap-4">
+          <input type="hidden" name="intent" value="requests" />
+          <FormError message={reply?.error ? t(reply.error.key, reply.error.values) : null} />
+          <Field
+            label={t('requests.settings.duration')}
+            errors={shown.errors(duration)}
+            inputProps={{
+              id: 'request-duration',
+              name: duration.name,
+              type: 'number',
+              inputMode: 'numeric',
+              min: REQUEST_DAYS.min,
+              max: REQUEST_DAYS.max,
+              required: true,
+              defaultValue: duration.initialValue ?? '',
+              className: 'max-w-40',
+            }}
+          />
+          <div>
+            <SubmitButton icon={Save} pending={pending} pendingLabel={t('mfa.settings.saving')}>
+              {t('requests.settings.save')}
+            </SubmitButton>
+          </div>
+        </Form>
+      </CardContent>
+    </Card>
   )
 }
