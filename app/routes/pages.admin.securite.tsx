@@ -3,10 +3,11 @@ import { parseWithZod } from '@conform-to/zod/v4'
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { Form, Link, useLoaderData } from '@remix-run/react'
 import { Save } from 'lucide-react'
+import type { FormEvent, ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import { z } from 'zod'
 import { Field } from '~/components/field'
-import { FormError, formProblem } from '~/components/form-error'
+import { FormError } from '~/components/form-error'
 import { SubmitButton } from '~/components/submit-button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '~/components/ui/card'
 import { requireAdmin } from '~/lib/auth.server'
@@ -14,12 +15,11 @@ import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { useFieldErrors, useFormReply, usePendingIntent } from '~/lib/form'
 import { formFailure, readForm } from '~/lib/form.server'
 import { pageTitle, titleMeta } from '~/lib/title'
+import { REQUEST_DAYS } from '../../worker-api/contract/mfa'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.securitySettings' }
 export const meta = titleMeta
 
-/** The longest period an access request may ask for, in days, as the API bounds it (contract/mfa.ts). */
-const REQUEST_DAYS = { min: 1, max: 3660 } as const
 const requestDays = z
   .number('validation.requestDuration')
   .int('validation.requestDuration')
@@ -79,7 +79,6 @@ function SecondFactorForm() {
   const { settings } = useLoaderData<typeof loader>()
   const { t } = useTranslation()
   const reply = useFormReply<Intent>('settings')
-  const pending = usePendingIntent('settings')
   const [form, fields] = useForm({
     id: 'mfa-settings',
     lastResult: reply?.result,
@@ -87,36 +86,27 @@ function SecondFactorForm() {
   })
   const { key, ...checkbox } = getInputProps(fields.mfaRequisAdministrateurs, { type: 'checkbox' })
   return (
-    <Card>
-      <CardHeader>
-        <CardTitle>{t('mfa.title')}</CardTitle>
-        <CardDescription>{t('mfa.settings.requiredHint')}</CardDescription>
-      </CardHeader>
-      <CardContent>
-        <Form method="post" {...getFormProps(form)} className="flex flex-col gap-4">
-          <input type="hidden" name="intent" value="settings" />
-          <FormError message={formProblem(t, reply, {})} />
-          {reply?.error?.key === 'errors.MFA_FACTOR_REQUIRED' ? (
-            <p className="text-sm">
-              <Link className="text-primary underline underline-offset-4" to="/pages/user/securite">
-                {t('nav.security')}
-              </Link>
-            </p>
-          ) : null}
-          <div className="flex items-start gap-3">
-            <input key={key} {...checkbox} id="mfa-required" className="mt-1 size-4 accent-primary" />
-            <label htmlFor="mfa-required" className="font-medium">
-              {t('mfa.settings.required')}
-            </label>
-          </div>
-          <div>
-            <SubmitButton icon={Save} pending={pending} pendingLabel={t('mfa.settings.saving')}>
-              {t('mfa.settings.save')}
-            </SubmitButton>
-          </div>
-        </Form>
-      </CardContent>
-    </Card>
+    <SettingCard
+      intent="settings"
+      formProps={getFormProps(form)}
+      title={t('mfa.title')}
+      description={t('mfa.settings.requiredHint')}
+      save={t('mfa.settings.save')}
+    >
+      {reply?.error?.key === 'errors.MFA_FACTOR_REQUIRED' ? (
+        <p className="text-sm">
+          <Link className="text-primary underline underline-offset-4" to="/pages/user/securite">
+            {t('nav.security')}
+          </Link>
+        </p>
+      ) : null}
+      <div className="flex items-start gap-3">
+        <input key={key} {...checkbox} id="mfa-required" className="mt-1 size-4 accent-primary" />
+        <label htmlFor="mfa-required" className="font-medium">
+          {t('mfa.settings.required')}
+        </label>
+      </div>
+    </SettingCard>
   )
 }
 
@@ -125,7 +115,6 @@ function RequestDurationForm() {
   const { settings } = useLoaderData<typeof loader>()
   const { t } = useTranslation()
   const reply = useFormReply<Intent>('requests')
-  const pending = usePendingIntent('requests')
   const [form, fields] = useForm({
     id: 'request-settings',
     lastResult: reply?.result,
@@ -134,33 +123,68 @@ function RequestDurationForm() {
   const shown = useFieldErrors(reply)
   const duration = fields.demandeDureeMaxJours
   return (
+    <SettingCard
+      intent="requests"
+      formProps={getFormProps(form)}
+      onInput={shown.onInput}
+      title={t('requests.settings.title')}
+      description={t('requests.settings.hint')}
+      save={t('requests.settings.save')}
+    >
+      <Field
+        label={t('requests.settings.duration')}
+        errors={shown.errors(duration)}
+        inputProps={{
+          id: 'request-duration',
+          name: duration.name,
+          type: 'number',
+          inputMode: 'numeric',
+          min: REQUEST_DAYS.min,
+          max: REQUEST_DAYS.max,
+          required: true,
+          defaultValue: duration.initialValue ?? '',
+          className: 'max-w-40',
+        }}
+      />
+    </SettingCard>
+  )
+}
+
+/** One setting's card: its form (which names itself by `intent`), the form's own message at its top, its button. */
+function SettingCard({
+  intent,
+  formProps,
+  onInput,
+  title,
+  description,
+  save,
+  children,
+}: {
+  intent: Intent
+  formProps: ReturnType<typeof getFormProps>
+  onInput?: (event: FormEvent<HTMLFormElement>) => void
+  title: string
+  description: string
+  save: string
+  children: ReactNode
+}) {
+  const { t } = useTranslation()
+  const reply = useFormReply<Intent>(intent)
+  const pending = usePendingIntent(intent)
+  return (
     <Card>
       <CardHeader>
-        <CardTitle>{t('requests.settings.title')}</CardTitle>
-        <CardDescription>{t('requests.settings.hint')}</CardDescription>
+        <CardTitle>{title}</CardTitle>
+        <CardDescription>{description}</CardDescription>
       </CardHeader>
       <CardContent>
-        <Form method="post" {...getFormProps(form)} onInput={shown.onInput} className="flex flex-col gap-4">
-          <input type="hidden" name="intent" value="requests" />
+        <Form method="post" {...formProps} onInput={onInput} className="flex flex-col gap-4">
+          <input type="hidden" name="intent" value={intent} />
           <FormError message={reply?.error ? t(reply.error.key, reply.error.values) : null} />
-          <Field
-            label={t('requests.settings.duration')}
-            errors={shown.errors(duration)}
-            inputProps={{
-              id: 'request-duration',
-              name: duration.name,
-              type: 'number',
-              inputMode: 'numeric',
-              min: REQUEST_DAYS.min,
-              max: REQUEST_DAYS.max,
-              required: true,
-              defaultValue: duration.initialValue ?? '',
-              className: 'max-w-40',
-            }}
-          />
+          {children}
           <div>
             <SubmitButton icon={Save} pending={pending} pendingLabel={t('mfa.settings.saving')}>
-              {t('requests.settings.save')}
+              {save}
             </SubmitButton>
           </div>
         </Form>

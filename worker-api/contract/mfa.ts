@@ -83,14 +83,17 @@ export const loginMfaSchema = z.object({
 })
 export type LoginMfaInput = z.infer<typeof loginMfaSchema>
 
+/** The longest period an access request may ask for, in days: its bounds. */
+export const REQUEST_DAYS = { min: 1, max: 3660 } as const
+
 /** GET/PUT rest/bd/parametres/securite. */
 export const securitySettingsSchema = z.object({
   mfaRequisAdministrateurs: z.boolean().describe('A second factor is required of administrators'),
   demandeDureeMaxJours: z.coerce
     .number<number>('validation.required')
     .int('validation.requestDuration')
-    .min(1, 'validation.requestDuration')
-    .max(3660, 'validation.requestDuration')
+    .min(REQUEST_DAYS.min, 'validation.requestDuration')
+    .max(REQUEST_DAYS.max, 'validation.requestDuration')
     .describe('The longest period an access request may ask for, in days (1 to 3660; default 90)'),
 })
 export type SecuritySettings = z.infer<typeof securitySettingsSchema>
