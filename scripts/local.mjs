@@ -1,6 +1,6 @@
 // Local environment helpers shared by `npm start` and the browser tests.
 import { spawn, spawnSync } from 'node:child_process'
-import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
@@ -86,7 +86,9 @@ export async function seed(persistTo, pepper, domain = undefined) {
     logLevel: 'silent',
   })
   const { demoSeedSql, DEMO_ACCOUNTS } = await import(`${pathToFileURL(bundle).href}?t=${Date.now()}`)
-  const sqlFile = path.join(outDir, 'demo-seed.sql')
+  // Beside the database it loads: two databases seeded for two origins do not share one file.
+  mkdirSync(persistTo, { recursive: true })
+  const sqlFile = path.join(persistTo, 'demo-seed.sql')
   writeFileSync(sqlFile, await demoSeedSql(pepper, domain))
   run(bin('wrangler'), ['d1', 'execute', 'DB', '--local', '--persist-to', persistTo, '--file', sqlFile])
   return DEMO_ACCOUNTS
@@ -113,9 +115,24 @@ export async function serve({ port, host = '127.0.0.1', persistTo, stdio = 'inhe
   return healthy(child, host, port, 'wrangler dev')
 }
 
+/** Where `bundleWorker` writes the Worker as it is deployed, and `serveBundle` reads it. */
+export const BUNDLE_DIR = path.join(root, '.wrangler', 'bundle')
+
+/** Bundles the built Worker as wrangler deploys it (`deploy --dry-run`: production builds of the libraries). */
+export function bundleWorker() {
+  rmSync(BUNDLE_DIR, { recursive: true, force: true })
+  mkdirSync(BUNDLE_DIR, { recursive: true })
+  const bundled = spawnSync(bin('wrangler'), ['deploy', '--dry-run', '--outdir', BUNDLE_DIR], {
+    cwd: root,
+    env: { ...quietEnv, NODE_ENV: 'production' },
+    encoding: 'utf8',
+  })
+  if (bundled.status !== 0) throw new Error(`wrangler deploy --dry-run failed:\n${bundled.stdout}${bundled.stderr}`)
+}
+
 /**
- * Serves the built Worker bundled as deployed and run by Miniflare alone, without `wrangler dev`'s
- * proxy (scripts/serve-bundle.mjs says why the browser tests use it); resolves once it is healthy.
+ * Serves the bundle of `bundleWorker`, run by Miniflare alone, without `wrangler dev`'s proxy
+ * (scripts/serve-bundle.mjs says why the browser tests use it); resolves once it is healthy.
  */
 export async function serveBundle({ port, host = '127.0.0.1', persistTo, stdio = 'inherit', vars = {} }) {
   const child = spawn(process.execPath, [path.join(root, 'scripts', 'serve-bundle.mjs')], {
