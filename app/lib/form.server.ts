@@ -70,6 +70,12 @@ export function intentOf<Intents extends z.ZodType>(form: FormData, intents: Int
   return parsed.success ? (parsed.data as z.infer<Intents>) : null
 }
 
+/** A text the API judges (its rules and messages are its own): the form carries it trimmed, '' when not sent. */
+export const carried = z.string().trim().default('')
+
+/** A row's or a record's id in a form: a positive whole number. */
+export const formId = z.number().int().positive()
+
 /** A text field of an intent: '' when not sent, cut at `max` characters (the API bounds it again). */
 export const textField = (max: number) =>
   z
@@ -93,15 +99,17 @@ export function replyTo<Intent extends string, Shown = never>(
 
 /**
  * The one failed answer of every form action (app/lib/form.ts `FormReply`): which form it was,
- * conform's reply, the form's message; status 400.
+ * conform's reply, the form's message, and what the form needs to be shown again (`extra`: the
+ * structures to choose from, say); status 400.
  */
-export function formReply<Intent extends string>(
+export function formReply<Intent extends string, Extra extends object = object>(
   intent: Intent,
   result: SubmissionResult<string[]>,
   error: Message | null,
   headers?: HeadersInit,
+  extra?: Extra,
 ) {
-  return data<FormReply<Intent>>({ intent, result, error }, { status: 400, headers })
+  return data<FormReply<Intent> & Extra>({ ...(extra as Extra), intent, result, error }, { status: 400, headers })
 }
 
 /**
@@ -110,10 +118,11 @@ export function formReply<Intent extends string>(
  * `dateFin`); `withAttribute` (spec §8, logged creation) also gives a field's code the form's message and
  * `values.attribut`.
  */
-export function formFailure<Intent extends string>(
+export function formFailure<Intent extends string, Extra extends object = object>(
   intent: Intent,
   submission: {
     reply(options?: { fieldErrors?: Record<string, string[]>; hideFields?: string[] }): SubmissionResult<string[]>
+    error?: Record<string, string[] | null> | null | undefined
   },
   options: {
     failure?: Failure
@@ -123,10 +132,15 @@ export function formFailure<Intent extends string>(
     headers?: HeadersInit | undefined
     hideFields?: string[]
     nestedIn?: string
+    /** The form's name of an API body field where they differ (`{ commentaire: 'motifRefus' }`, or a function of it). */
+    fieldNames?: FieldNames
     withAttribute?: boolean
+    /** What the form needs to be shown again, beside its reply (`formReply`'s `extra`). */
+    extra?: Extra
   } = {},
 ) {
   const {
+    extra,
     failure,
     fallback = 'errors.saveFailed',
     onField = {},
@@ -134,13 +148,15 @@ export function formFailure<Intent extends string>(
     headers,
     hideFields,
     nestedIn,
+    fieldNames = {},
     withAttribute,
   } = options
   let result = submission.reply({ hideFields })
-  let error: Message | null = null
+  // A post that names no form of the page (a hand-made one) has nowhere to show its fields' errors.
+  let error: Message | null = submission.error?.intent ? { key: 'errors.technical' } : null
   if (failure) {
     const field = onField[failure.error.businessCode]
-    const fields = formFields(fieldErrors(failure), nestedIn)
+    const fields = formFields(fieldErrors(failure), nestedIn, fieldNames)
     const own = messages[failure.error.businessCode]
     const message = own ? { key: own } : apiMessage(failure, fallback)
     if (field) {
@@ -152,18 +168,35 @@ export function formFailure<Intent extends string>(
       error = withAttribute ? withFirstAttribute(message, failure) : message
     }
   }
-  return formReply(intent, result, error, headers)
+  return formReply(intent, result, error, headers, extra)
 }
+
+/** The form's names of the API body's fields, where they differ: by name, or as a function of the API's. */
+type FieldNames = Record<string, string> | ((field: string) => string)
+
+/** `formFailure`'s `nestedIn` for a body that is a list: each element's field is the form's one field (`3.dateFin` is `dateFin`). */
+export const EACH_ELEMENT = '[]'
 
 /**
  * The API's body fields as a form's: a reference `type.id` is the form's `type` select, and a field
- * of the `nestedIn` object is the form's own (`poste.structure.id` is `structure`).
+ * of the `nestedIn` object is the form's own (`poste.structure.id` is `structure`; with `EACH_ELEMENT`,
+ * `0.dateFin` is `dateFin`), and `fieldNames` renames what the form calls otherwise. A message said of
+ * several elements, or of two fields the form shows as one, is said once.
  */
-function formFields(fields: Record<string, string[]> | null, nestedIn?: string) {
+function formFields(fields: Record<string, string[]> | null, nestedIn?: string, fieldNames: FieldNames = {}) {
   if (!fields) return null
-  const prefix = nestedIn ? `${nestedIn}.` : null
-  const name = (field: string) => (prefix && field.startsWith(prefix) ? field.slice(prefix.length) : field)
-  return Object.fromEntries(Object.entries(fields).map(([field, errors]) => [name(field).replace(/\.id$/, ''), errors]))
+  const prefix = nestedIn && nestedIn !== EACH_ELEMENT ? `${nestedIn}.` : null
+  const name = (field: string) => {
+    if (nestedIn === EACH_ELEMENT) return field.replace(/^\d+\./, '')
+    return prefix && field.startsWith(prefix) ? field.slice(prefix.length) : field
+  }
+  const byField: Record<string, string[]> = {}
+  for (const [field, errors] of Object.entries(fields)) {
+    const api = name(field).replace(/\.id$/, '')
+    const own = typeof fieldNames === 'function' ? fieldNames(api) : (fieldNames[api] ?? api)
+    byField[own] = [...new Set([...(byField[own] ?? []), ...errors])]
+  }
+  return byField
 }
 
 /** `message` with the failure's first attribute as `values.attribut`, when it is a text or a number. */

@@ -16,9 +16,11 @@ export type FormReply<Intent extends string = string, Shown = never> = {
 }
 
 /** The failed reply of the form `intent` of this page, if that is what the last submission was. */
-export function useFormReply<Intent extends string>(intent: Intent): FormReply<Intent> | undefined {
-  const reply = useActionData() as FormReply | undefined
-  return reply?.intent === intent ? (reply as FormReply<Intent>) : undefined
+export function useFormReply<Intent extends string, Shown = never>(
+  intent: Intent,
+): FormReply<Intent, Shown> | undefined {
+  const reply = useActionData() as FormReply<string, Shown> | undefined
+  return reply?.intent === intent ? (reply as FormReply<Intent, Shown>) : undefined
 }
 
 /** A field as the failed form posted it (`reply.result.initialValue`), '' when it sent none. */
@@ -89,14 +91,19 @@ export function useErrorsFollowInput(reply: unknown) {
   }
 }
 
-/** `useErrorsFollowInput`, and what a field shows of them in the page's language (`errors(field)`). */
-export function useFieldErrors(reply: unknown) {
+/**
+ * `useErrorsFollowInput`, and what a field shows of them in the page's language: `errors(field)` for conform's
+ * metadata, `of(name)` for a field of a form written without it, straight from the reply.
+ */
+export function useFieldErrors(reply: Pick<FormReply, 'result'> | undefined) {
   const { t } = useTranslation()
   const shown = useErrorsFollowInput(reply)
+  const errors = (field: { name: string; errors?: string[] | undefined }) =>
+    shown.current(field)?.map((error) => translateError(t, error))
   return {
     ...shown,
-    errors: (field: { name: string; errors?: string[] | undefined }) =>
-      shown.current(field)?.map((error) => translateError(t, error)),
+    errors,
+    of: (name: string) => errors({ name, errors: reply?.result.error?.[name] ?? undefined }),
   }
 }
 

@@ -1067,6 +1067,8 @@ export const en: Resource = {
       submitting: 'Reading the file…',
       noFile: 'Choose a CSV file.',
       noKind: 'Choose what the file holds.',
+      // The file's own problem, as the API said it in the reader's language.
+      said: '{{text}}',
       failed: 'The file could not be read. Try again.',
       read: 'File read: here is what the import will do.',
     },

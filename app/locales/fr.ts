@@ -1086,6 +1086,8 @@ export const fr = {
       submitting: 'Lecture du fichier…',
       noFile: 'Choisissez un fichier CSV.',
       noKind: 'Choisissez ce que contient le fichier.',
+      // The file's own problem, as the API said it in the reader's language.
+      said: '{{text}}',
       failed: 'Le fichier n’a pas pu être lu. Réessayez.',
       read: 'Fichier lu : voici ce que l’import fera.',
     },

@@ -1,7 +1,9 @@
+import { parseWithZod } from '@conform-to/zod/v4'
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
-import { Form, Link, useActionData, useLoaderData } from '@remix-run/react'
+import { Form, Link, useLoaderData } from '@remix-run/react'
 import { ArrowLeft, Check, X } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
+import { z } from 'zod'
 import { DateRangeInput } from '~/components/date-range-input'
 import { FieldMessages, fieldMessages } from '~/components/field'
 import { FormError } from '~/components/form-error'
@@ -14,12 +16,11 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '~/com
 import { Label } from '~/components/ui/label'
 import { Textarea } from '~/components/ui/textarea'
 import { HeldPosts, requesterName } from '~/features/governance/request-cells'
-import { apiMessage, fieldErrors, type Message } from '~/lib/api-errors'
 import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { displayDate } from '~/lib/dates'
-import { usePendingIntent } from '~/lib/form'
-import { readForm } from '~/lib/form.server'
+import { posted, useFieldErrors, useFormReply, usePendingIntent } from '~/lib/form'
+import { carried, formFailure, readForm } from '~/lib/form.server'
 import { idParam } from '~/lib/id-param'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { readSearch } from '~/lib/url'
@@ -49,79 +50,71 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   )
 }
 
-type Intent = 'grant' | 'refuse'
-type Failed = {
-  intent: Intent
-  error: Message | null
-  fields: Record<string, string[]>
-  values: Record<string, string>
-}
+/** The page's two forms: granting with a function and structure proposed (`<fonction>:<structure>`), or refusing. */
+const decisionForms = z.discriminatedUnion('intent', [
+  z.object({
+    intent: z.literal('grant'),
+    proposition: z.string('validation.required').regex(/^[1-9]\d{0,15}:[1-9]\d{0,15}$/, 'validation.required'),
+    dateDebut: carried,
+    dateFin: carried,
+    commentaire: carried,
+    nom: carried,
+  }),
+  z.object({ intent: z.literal('refuse'), motifRefus: carried, nom: carried }),
+])
+type Intent = z.infer<typeof decisionForms>['intent']
 
+/** Grants or refuses the request (POST rest/bd/demande/:id/decision), then the list with a notice; a refusal stays on its form. */
 export async function action({ request, context, params }: ActionFunctionArgs) {
   const id = idParam(params.id)
   const auth = await requireAdmin(request, context)
-  const form = await readForm(request)
-  const intent: Intent = form.get('intent') === 'refuse' ? 'refuse' : 'grant'
-  const text = (name: string) => String(form.get(name) ?? '').trim()
-  const values = Object.fromEntries(
-    ['proposition', 'dateDebut', 'dateFin', 'commentaire', 'motifRefus'].map((name) => [name, text(name)]),
-  )
-  const [fonction, structure] = values.proposition?.split(':').map(Number) ?? []
-  const chosen = Number.isSafeInteger(fonction) && Number.isSafeInteger(structure) && fonction && structure
-  const failed = async (failure: Omit<Failed, 'intent' | 'values'>) =>
-    data({ intent, values, ...failure } satisfies Failed, { status: 400, headers: await auth.headers() })
-  if (intent === 'grant' && !chosen) return failed({ error: null, fields: { proposition: ['validation.required'] } })
+  const submission = parseWithZod(await readForm(request), { schema: decisionForms })
+  const intent: Intent = submission.payload.intent === 'refuse' ? 'refuse' : 'grant'
+  const headers = await auth.headers()
+  if (submission.status !== 'success') return formFailure(intent, submission, { headers })
+  const form = submission.value
   const json =
-    intent === 'grant'
+    form.intent === 'grant'
       ? {
           accord: true,
-          fonction: { id: fonction as number },
-          structure: { id: structure as number },
-          dateDebut: values.dateDebut ?? '',
-          dateFin: values.dateFin ?? '',
-          ...(values.commentaire ? { commentaire: values.commentaire } : {}),
+          fonction: { id: Number(form.proposition.split(':')[0]) },
+          structure: { id: Number(form.proposition.split(':')[1]) },
+          dateDebut: form.dateDebut,
+          dateFin: form.dateFin,
+          ...(form.commentaire ? { commentaire: form.commentaire } : {}),
         }
-      : { accord: false, commentaire: values.motifRefus ?? '' }
+      : { accord: false, commentaire: form.motifRefus }
   const result = await auth.settle(auth.api.rest.bd.demande[':id'].decision.$post({ param: { id }, json }))
   if (result.ok) {
-    const name = String(form.get('nom') ?? '')
     return auth.redirectWithToast('/pages/admin/demandes', {
       type: 'success',
-      key: intent === 'grant' ? 'requests.granted' : 'requests.refused',
-      values: { name },
+      key: form.intent === 'grant' ? 'requests.granted' : 'requests.refused',
+      values: { name: form.nom },
     })
   }
-  const byField = fieldErrors(result) ?? {}
-  // The API names the body's fields; the refusal's reason is the form's `motifRefus`.
-  const fields: Record<string, string[]> = {}
-  for (const [field, messages] of Object.entries(byField)) {
-    const name =
-      field === 'commentaire' && intent === 'refuse'
-        ? 'motifRefus'
-        : field.startsWith('fonction') || field.startsWith('structure')
-          ? 'proposition'
-          : field
-    fields[name] = [...(fields[name] ?? []), ...messages]
-  }
-  const error = Object.keys(fields).length > 0 ? null : apiMessage(result, 'errors.updateFailed')
-  return failed({ error, fields })
+  // The API names the body's fields: the chosen function and structure are the form's one choice, and a refusal's
+  // reason is its `motifRefus`.
+  const fieldNames: Record<string, string> =
+    form.intent === 'grant' ? { fonction: 'proposition', structure: 'proposition' } : { commentaire: 'motifRefus' }
+  return formFailure(intent, submission, { failure: result, fallback: 'errors.updateFailed', fieldNames, headers })
 }
 
 export default function AccessRequest() {
   const { demande, q } = useLoaderData<typeof loader>()
-  const reply = useActionData<typeof action>()
   const { t } = useTranslation()
   const granting = usePendingIntent('grant')
   const refusing = usePendingIntent('refuse')
   const name = requesterName(demande)
   const application = demande.application.libelle
-  const said = (intent: Intent) => (reply?.intent === intent ? reply : undefined)
+  const replies = { grant: useFormReply<Intent>('grant'), refuse: useFormReply<Intent>('refuse') }
+  const shown = { grant: useFieldErrors(replies.grant), refuse: useFieldErrors(replies.refuse) }
   const formError = (intent: Intent) => {
-    const error = said(intent)?.error
+    const error = replies[intent]?.error
     return error ? t(error.key, error.values) : null
   }
-  const errorsOf = (intent: Intent, field: string) => said(intent)?.fields[field]
-  const value = (intent: Intent, field: string, fallback = '') => said(intent)?.values[field] ?? fallback
+  const errorsOf = (intent: Intent, field: string) => shown[intent].of(field)
+  const value = (intent: Intent, field: string, fallback = '') =>
+    replies[intent] ? posted(replies[intent], field) : fallback
   const waiting = demande.etat === 'EN_ATTENTE'
   const proposals = demande.propositions.map((p) => ({
     value: `${p.fonction.id}:${p.structure.id}`,
@@ -133,7 +126,7 @@ export default function AccessRequest() {
     }`,
   }))
   const textarea = (id: string, field: string, intent: Intent, label: string, hint?: string, required = false) => {
-    const errors = errorsOf(intent, field)?.map((key) => t(key))
+    const errors = errorsOf(intent, field)
     const messages = fieldMessages(id, hint, errors)
     return (
       <div className="flex flex-col gap-1.5">
@@ -202,14 +195,14 @@ export default function AccessRequest() {
               {proposals.length === 0 ? (
                 <p className="text-sm">{t('requests.noProposal', { application })}</p>
               ) : (
-                <Form method="post" className="flex flex-col gap-4">
+                <Form method="post" className="flex flex-col gap-4" onInput={shown.grant.onInput}>
                   <input type="hidden" name="intent" value="grant" />
                   <input type="hidden" name="nom" value={name} />
                   <FormError message={formError('grant')} />
                   <SelectField
                     label={t('requests.fonction')}
                     hint={t('requests.fonctionHint', { application })}
-                    errors={errorsOf('grant', 'proposition')?.map((key) => t(key))}
+                    errors={errorsOf('grant', 'proposition')}
                     options={proposals}
                     selectProps={{
                       id: 'proposition',
@@ -225,7 +218,7 @@ export default function AccessRequest() {
                       id: 'grant-start',
                       label: t('requests.from'),
                       defaultValue: value('grant', 'dateDebut', demande.dateDebut),
-                      errors: errorsOf('grant', 'dateDebut')?.map((key) => t(key)),
+                      errors: errorsOf('grant', 'dateDebut'),
                       required: true,
                     }}
                     end={{
@@ -233,7 +226,7 @@ export default function AccessRequest() {
                       id: 'grant-end',
                       label: t('requests.to'),
                       defaultValue: value('grant', 'dateFin', demande.dateFin),
-                      errors: errorsOf('grant', 'dateFin')?.map((key) => t(key)),
+                      errors: errorsOf('grant', 'dateFin'),
                       required: true,
                     }}
                   />
@@ -252,7 +245,7 @@ export default function AccessRequest() {
               <CardTitle>{t('requests.refuseTitle')}</CardTitle>
             </CardHeader>
             <CardContent>
-              <Form method="post" className="flex flex-col gap-4">
+              <Form method="post" className="flex flex-col gap-4" onInput={shown.refuse.onInput}>
                 <input type="hidden" name="intent" value="refuse" />
                 <input type="hidden" name="nom" value={name} />
                 <FormError message={formError('refuse')} />

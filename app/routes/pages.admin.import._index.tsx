@@ -1,5 +1,5 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
-import { Form, Link, useActionData, useLoaderData } from '@remix-run/react'
+import { Form, Link, useLoaderData } from '@remix-run/react'
 import { Download, FileUp } from 'lucide-react'
 import { Fragment } from 'react'
 import { useTranslation } from 'react-i18next'
@@ -9,11 +9,12 @@ import { SubmitButton } from '~/components/submit-button'
 import { buttonVariants } from '~/components/ui/button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '~/components/ui/card'
 import { Label } from '~/components/ui/label'
-import { apiMessage } from '~/lib/api-errors'
+import { apiMessage, type Message } from '~/lib/api-errors'
 import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { displayDateTime } from '~/lib/dates'
-import { usePendingIntent } from '~/lib/form'
+import { posted, useFormReply, usePendingIntent } from '~/lib/form'
+import { formReply, submitted } from '~/lib/form.server'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { streamedFile } from '~/lib/upload.server'
 import { IMPORT_COLUMNS, IMPORT_TYPES, type ImportStatus, type ImportType } from '../../worker-api/contract/bulk'
@@ -39,16 +40,21 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 
 const isImportType = (value: unknown): value is ImportType => IMPORT_TYPES.includes(value as ImportType)
 
+/**
+ * Sends the file for its preview (POST rest/bd/import with `essai` and `conserver`), then its page; a file refused comes
+ * back as a `FormReply` with what was chosen and why (the file's own problem as the API says it).
+ */
 export async function action({ request, context }: ActionFunctionArgs) {
   const auth = await requireAdmin(request, context)
-  const failed = async (
-    type: unknown,
-    error: { key: string; values?: Record<string, string | number> } | { text: string },
-  ) => data({ error, type: isImportType(type) ? type : null }, { status: 400, headers: await auth.headers() })
+  const failed = async (fields: ReadonlyMap<string, string>, error: Message) => {
+    const form = new FormData()
+    for (const [name, value] of fields) form.set(name, value)
+    return formReply(INTENT, submitted(form).reply(), error, await auth.headers())
+  }
   // The file goes on to the API as the browser sends it (the form puts the type first): the page never holds it.
   const streamed = await streamedFile(request, 'fichier', async (fields, file) => {
     const type = fields.get('type')
-    if (!isImportType(type)) return { type, result: null }
+    if (!isImportType(type)) return { fields, result: null }
     const query = { type, essai: 'true', conserver: 'true', fichier: file.name.slice(0, 100) } as const
     const result = await auth.settle(
       auth.api.rest.bd.import.$post(
@@ -56,35 +62,32 @@ export async function action({ request, context }: ActionFunctionArgs) {
         { init: { body: file.body, headers: { 'Content-Type': 'text/csv' } } as RequestInit },
       ),
     )
-    return { type, result }
+    return { fields, result }
   })
-  if (streamed.kind === 'unreadable') return failed(streamed.fields.get('type'), { key: 'bulk.upload.failed' })
+  if (streamed.kind === 'unreadable') return failed(streamed.fields, { key: 'bulk.upload.failed' })
   if (streamed.kind === 'noFile') {
-    const type = streamed.fields.get('type')
-    return failed(type, { key: isImportType(type) ? 'bulk.upload.noFile' : 'bulk.upload.noKind' })
+    const chosen = isImportType(streamed.fields.get('type'))
+    return failed(streamed.fields, { key: chosen ? 'bulk.upload.noFile' : 'bulk.upload.noKind' })
   }
-  const { type, result } = streamed.result
-  if (!result) return failed(type, { key: 'bulk.upload.noKind' })
+  const { fields, result } = streamed.result
+  if (!result) return failed(fields, { key: 'bulk.upload.noKind' })
   if (result.ok && result.data && 'id' in result.data && result.data.id) {
     return auth.redirectWithToast(`/pages/admin/import/${result.data.id}`, { type: 'success', key: 'bulk.upload.read' })
   }
   if (!result.ok && result.error.businessCode === 'VALIDATION_FAILED' && result.error.message) {
     // The file's own problem (no header, a wrong one, too many rows), said by the API in the user's language.
-    return failed(type, { text: result.error.message })
+    return failed(fields, { key: 'bulk.upload.said', values: { text: result.error.message } })
   }
-  return failed(type, result.ok ? { key: 'bulk.upload.failed' } : apiMessage(result, 'bulk.upload.failed'))
+  return failed(fields, result.ok ? { key: 'bulk.upload.failed' } : apiMessage(result, 'bulk.upload.failed'))
 }
 
 export default function BulkImport() {
   const { imports } = useLoaderData<typeof loader>()
-  const reply = useActionData<typeof action>()
+  const reply = useFormReply(INTENT)
   const pending = usePendingIntent(INTENT)
   const { t } = useTranslation()
-  const error = reply?.error
-    ? 'text' in reply.error
-      ? reply.error.text
-      : t(reply.error.key, reply.error.values)
-    : null
+  const error = reply?.error ? t(reply.error.key, reply.error.values) : null
+  const chosen = posted(reply, 'type') || 'utilisateurs'
   return (
     <div className="flex max-w-5xl flex-col gap-6">
       <div className="flex flex-col gap-2">
@@ -109,7 +112,7 @@ export default function BulkImport() {
                     name="type"
                     value={type}
                     required
-                    defaultChecked={(reply?.type ?? 'utilisateurs') === type}
+                    defaultChecked={chosen === type}
                     aria-describedby={`type-${type}-hint`}
                     className="mt-1 size-4 accent-primary"
                   />

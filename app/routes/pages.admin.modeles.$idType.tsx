@@ -3,11 +3,10 @@ import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-r
 import { useLoaderData } from '@remix-run/react'
 import { useTranslation } from 'react-i18next'
 import { TEMPLATE_INTENT, TemplateForm } from '~/features/catalogue/template-form'
-import { fieldErrors } from '~/lib/api-errors'
 import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import type { FormReply } from '~/lib/form'
-import { formFailure, formReply, readForm } from '~/lib/form.server'
+import { formFailure, readForm } from '~/lib/form.server'
 import { idParam } from '~/lib/id-param'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { templateFormSchema } from '../../worker-api/contract/catalogue'
@@ -77,15 +76,11 @@ export async function action({ request, context, params }: ActionFunctionArgs) {
     // Not (or no longer) an administrator of the root: refused as the page itself is.
     if (result.status === 403) throw new Response('FORBIDDEN', { status: 403, headers: await auth.headers() })
     // The API names a function's field by its place in the list: `1.libelle` is the form's `fonctions[1].libelle`.
-    const fields = Object.entries(fieldErrors(result) ?? {}).map(([field, errors]) => {
+    const fieldNames = (field: string) => {
       const [index, name] = field.split('.')
-      return [index && name ? `fonctions[${index}].${name}` : 'fonctions', errors] as const
-    })
-    if (fields.length > 0) {
-      const result = submission.reply({ fieldErrors: Object.fromEntries(fields) })
-      return formReply(TEMPLATE_INTENT, result, null, await auth.headers())
+      return index && name ? `fonctions[${index}].${name}` : 'fonctions'
     }
-    return formFailure(TEMPLATE_INTENT, submission, { failure: result, headers: await auth.headers() })
+    return formFailure(TEMPLATE_INTENT, submission, { failure: result, fieldNames, headers: await auth.headers() })
   }
   return auth.redirectWithToast('/pages/admin/modeles', {
     type: 'success',

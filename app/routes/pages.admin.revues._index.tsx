@@ -9,13 +9,13 @@ import { FormError } from '~/components/form-error'
 import { Pagination } from '~/components/pagination'
 import { SubmitButton } from '~/components/submit-button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '~/components/ui/card'
-import { REVIEW_SEARCH_INTENT } from '~/features/governance/review-page'
+import { OPEN_INTENT, REVIEW_SEARCH_INTENT } from '~/features/governance/review-page'
 import { Progress } from '~/features/governance/review-progress'
 import { reviewsAction, reviewsData } from '~/features/governance/reviews.server'
 import { StructureSelect } from '~/features/organisation/structure-select'
 import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
-import { usePendingIntent } from '~/lib/form'
+import { posted, useFieldErrors, usePendingIntent } from '~/lib/form'
 import { DEFAULT_PAGE_SIZE } from '~/lib/pagination'
 import { pageTitle, titleMeta } from '~/lib/title'
 import type { Review } from '../../worker-api/contract/access-reviews'
@@ -37,10 +37,10 @@ export default function Reviews() {
   const { revues, total, page, choices } = useLoaderData<typeof loader>()
   const reply = useActionData<typeof action>()
   const { t } = useTranslation()
-  const pending = usePendingIntent('ouvrir')
-  const errors = (field: string) => reply?.fields[field]?.map((key) => t(key))
-  const value = (field: string, fallback = '') =>
-    (reply?.values as Record<string, string> | undefined)?.[field] ?? fallback
+  const pending = usePendingIntent(OPEN_INTENT)
+  const shown = useFieldErrors(reply)
+  const errors = shown.of
+  const value = (field: string, fallback = '') => posted(reply, field) || fallback
   const columns: DataTableColumn<Review>[] = [
     {
       id: 'nom',
@@ -107,8 +107,8 @@ export default function Reviews() {
           <CardDescription>{t('reviews.openIntro')}</CardDescription>
         </CardHeader>
         <CardContent>
-          <Form method="post" className="flex flex-col gap-4" aria-labelledby="open-review">
-            <input type="hidden" name="intent" value="ouvrir" />
+          <Form method="post" className="flex flex-col gap-4" aria-labelledby="open-review" onInput={shown.onInput}>
+            <input type="hidden" name="intent" value={OPEN_INTENT} />
             <FormError message={reply?.error ? t(reply.error.key, reply.error.values) : null} />
             <Field
               label={t('reviews.name')}

@@ -1,5 +1,5 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
-import { useActionData, useLoaderData, useLocation } from '@remix-run/react'
+import { useLoaderData, useLocation } from '@remix-run/react'
 import { ExternalLink } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { AppIcon } from '~/components/app-icon'
@@ -67,7 +67,6 @@ const CARD_GRID = 'grid grid-cols-[repeat(auto-fill,minmax(min(100%,18rem),1fr))
 
 export default function Access() {
   const { applications, upcoming, requestable, latest, postless, today } = useLoaderData<typeof loader>()
-  const reply = useActionData<typeof action>()
   const { search } = useLocation()
   const { t } = useTranslation()
   return (
@@ -129,7 +128,7 @@ export default function Access() {
           </ul>
         </section>
       ) : null}
-      <OtherApplications requestable={requestable} reply={reply} search={search} today={today} />
+      <OtherApplications requestable={requestable} search={search} today={today} />
       <RequestHistory requests={latest} />
     </div>
   )

@@ -1,49 +1,48 @@
-import { data } from '@remix-run/cloudflare'
-import { apiMessage, fieldErrors, type Message } from '~/lib/api-errors'
+import { parseWithZod } from '@conform-to/zod/v4'
+import { z } from 'zod'
 import type { Auth } from '~/lib/auth.server'
-import { readForm } from '~/lib/form.server'
-
-/** What a refused request or withdrawal brings back to "Mes accès": which application, why, and what was typed. */
-export type RequestReply = {
-  intent: 'request' | 'withdraw'
-  application: number
-  error: Message | null
-  fields: Record<string, string[]>
-  values: Record<string, string>
-}
+import { carried, formFailure, formId, formReply, readForm } from '~/lib/form.server'
 
 const ACCESS_PAGE = '/pages/user/acces'
 
 /**
- * "Mes accès"' forms: ask for a demandable application (`intent=request`: why and for when), or withdraw a waiting
- * request (`intent=withdraw`, after its confirmation). Success comes back to the page with a notice; a refusal shows
- * on the application's own form, opened again with what was typed.
+ * "Mes accès"' two forms: asking for an application (one form per application, `application` saying which) and
+ * withdrawing a waiting request (`id`, after its confirmation).
+ */
+export const requestForms = z.discriminatedUnion('intent', [
+  z.object({ intent: z.literal('request'), application: formId, motif: carried, dateDebut: carried, dateFin: carried }),
+  z.object({ intent: z.literal('withdraw'), id: formId, application: formId.optional() }),
+])
+export type RequestIntent = z.infer<typeof requestForms>['intent']
+
+/**
+ * Asks for a demandable application (POST rest/bd/demande: why and for when) or withdraws a waiting request (DELETE
+ * rest/bd/demande/:id). Success comes back to the page with a notice; a refusal is a `FormReply` on the application's
+ * own form, opened again with what was typed. A post whose ids no form writes (a hand-made one) is a technical error.
  */
 export async function requestAccessAction(request: Request, auth: Auth) {
-  const form = await readForm(request)
-  const intent = form.get('intent') === 'withdraw' ? 'withdraw' : 'request'
-  const text = (name: string) => String(form.get(name) ?? '').trim()
-  const application = Number(form.get('application'))
-  const values = { motif: text('motif'), dateDebut: text('dateDebut'), dateFin: text('dateFin') }
-  const failed = async (failure: Pick<RequestReply, 'error' | 'fields'>) =>
-    data({ intent, application, values, ...failure } satisfies RequestReply, {
-      status: 400,
-      headers: await auth.headers(),
-    })
-  if (intent === 'withdraw') {
-    const id = Number(form.get('id'))
-    if (!Number.isSafeInteger(id) || id < 1) return failed({ error: { key: 'errors.technical' }, fields: {} })
-    const result = await auth.settle(auth.api.rest.bd.demande[':id'].$delete({ param: { id } }))
-    if (result.ok) return auth.redirectWithToast(ACCESS_PAGE, { type: 'success', key: 'requests.withdrawn' })
-    return failed({ error: apiMessage(result, 'errors.updateFailed'), fields: {} })
+  const submission = parseWithZod(await readForm(request), { schema: requestForms })
+  const intent: RequestIntent = submission.payload.intent === 'withdraw' ? 'withdraw' : 'request'
+  const headers = await auth.headers()
+  if (submission.status !== 'success')
+    return formReply(intent, submission.reply(), { key: 'errors.technical' }, headers)
+  const form = submission.value
+  const result =
+    form.intent === 'withdraw'
+      ? await auth.settle(auth.api.rest.bd.demande[':id'].$delete({ param: { id: form.id } }))
+      : await auth.settle(
+          auth.api.rest.bd.demande.$post({
+            json: {
+              application: { id: form.application },
+              motif: form.motif,
+              dateDebut: form.dateDebut,
+              dateFin: form.dateFin,
+            },
+          }),
+        )
+  if (result.ok) {
+    const key = form.intent === 'withdraw' ? 'requests.withdrawn' : 'requests.sent'
+    return auth.redirectWithToast(ACCESS_PAGE, { type: 'success', key })
   }
-  if (!Number.isSafeInteger(application) || application < 1)
-    return failed({ error: { key: 'errors.technical' }, fields: {} })
-  const result = await auth.settle(
-    auth.api.rest.bd.demande.$post({ json: { application: { id: application }, ...values } }),
-  )
-  if (result.ok) return auth.redirectWithToast(ACCESS_PAGE, { type: 'success', key: 'requests.sent' })
-  const fields = fieldErrors(result) ?? {}
-  const onFields = ['motif', 'dateDebut', 'dateFin'].some((name) => fields[name])
-  return failed({ error: onFields ? null : apiMessage(result, 'errors.updateFailed'), fields: onFields ? fields : {} })
+  return formFailure(intent, submission, { failure: result, fallback: 'errors.updateFailed', headers })
 }

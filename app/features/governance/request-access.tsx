@@ -12,11 +12,11 @@ import { Label } from '~/components/ui/label'
 import { Textarea } from '~/components/ui/textarea'
 import { displayDate } from '~/lib/dates'
 import { anchorId } from '~/lib/focus'
-import { usePendingIntent } from '~/lib/form'
+import { posted, useFieldErrors, useFormReply, usePendingIntent } from '~/lib/form'
 import { urlWith } from '~/lib/url'
 import type { OwnRequest, Requestable } from '../../../worker-api/contract/access-requests'
 import { addDays, toWireDate } from '../../../worker-api/contract/dates'
-import type { RequestReply } from './request-access.server'
+import type { RequestIntent } from './request-access.server'
 
 /** The no-JavaScript confirmation of a withdrawal: `?confirmer=retrait&id=<request>`. */
 const WITHDRAW = 'retrait'
@@ -29,17 +29,22 @@ const CARD_GRID = 'grid grid-cols-[repeat(auto-fill,minmax(min(100%,18rem),1fr))
  */
 export function OtherApplications({
   requestable,
-  reply,
   search,
   today,
 }: {
   requestable: Requestable[]
-  reply: RequestReply | undefined
   search: string
   today: string
 }) {
   const { t } = useTranslation()
+  const withdrawn = useFormReply<RequestIntent>('withdraw')
+  const asked = useFormReply<RequestIntent>('request')
   if (requestable.length === 0) return null
+  // A refusal shows on its application's form; one that names no application of the page (a hand-made post, or one
+  // that is no longer demandable) and a refused withdrawal show above the cards.
+  const onNoForm =
+    asked && !requestable.some((item) => !item.demande && posted(asked, 'application') === String(item.application.id))
+  const error = withdrawn?.error ?? (onNoForm ? asked.error : null)
   const params = new URLSearchParams(search)
   const confirming =
     params.get('confirmer') === WITHDRAW
@@ -53,9 +58,7 @@ export function OtherApplications({
         </h2>
         <p className="text-sm text-muted-foreground">{t('requests.otherIntro')}</p>
       </div>
-      {reply?.intent === 'withdraw' && reply.error ? (
-        <FormError message={t(reply.error.key, reply.error.values)} />
-      ) : null}
+      {error ? <FormError message={t(error.key, error.values)} /> : null}
       {confirming?.demande ? (
         <ConfirmPanel
           cancelHref={urlWith(search, { confirmer: null, id: null })}
@@ -73,15 +76,7 @@ export function OtherApplications({
                 </span>
                 <h3 className="min-w-0 flex-1 font-medium break-words">{item.application.libelle}</h3>
               </div>
-              {item.demande ? (
-                <PendingRequest item={item} search={search} />
-              ) : (
-                <AskForm
-                  item={item}
-                  reply={reply?.application === item.application.id ? reply : undefined}
-                  today={today}
-                />
-              )}
+              {item.demande ? <PendingRequest item={item} search={search} /> : <AskForm item={item} today={today} />}
             </Card>
           </li>
         ))}
@@ -126,21 +121,25 @@ function PendingRequest({ item, search }: { item: Requestable; search: string })
   )
 }
 
-function AskForm({ item, reply, today }: { item: Requestable; reply: RequestReply | undefined; today: string }) {
+/** The request of one application; the page's last reply is its own when it names this application. */
+function AskForm({ item, today }: { item: Requestable; today: string }) {
   const { t } = useTranslation()
   const id = item.application.id
   const pending = usePendingIntent('request', String(id))
-  const errors = (field: string) => reply?.fields[field]?.map((key) => t(key))
+  const last = useFormReply<RequestIntent>('request')
+  const reply = posted(last, 'application') === String(id) ? last : undefined
+  const shown = useFieldErrors(reply)
+  const errors = shown.of
   const motifId = `motif-${id}`
   const motif = fieldMessages(motifId, t('requests.reasonHint'), errors('motif'))
-  const last = Math.min(item.dureeMaxJours, 30) - 1
+  const lastDay = Math.min(item.dureeMaxJours, 30) - 1
   return (
     <details open={reply !== undefined} className="group">
       <summary className="inline-flex cursor-pointer items-center rounded-md border border-input bg-card px-3 py-1.5 text-sm font-medium hover:bg-accent focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring">
         <span aria-hidden>{t('requests.ask')}</span>
         <span className="sr-only">{t('requests.askLabel', { name: item.application.libelle })}</span>
       </summary>
-      <Form method="post" className="mt-3 flex flex-col gap-3">
+      <Form method="post" className="mt-3 flex flex-col gap-3" onInput={shown.onInput}>
         <input type="hidden" name="intent" value="request" />
         <input type="hidden" name="application" value={id} />
         <input type="hidden" name="id" value={id} />
@@ -154,7 +153,7 @@ function AskForm({ item, reply, today }: { item: Requestable; reply: RequestRepl
             required
             minLength={3}
             maxLength={500}
-            defaultValue={reply?.values.motif ?? ''}
+            defaultValue={posted(reply, 'motif')}
             aria-invalid={motif.invalid || undefined}
             aria-describedby={motif.describedBy}
           />
@@ -167,7 +166,7 @@ function AskForm({ item, reply, today }: { item: Requestable; reply: RequestRepl
             name: 'dateDebut',
             id: `debut-${id}`,
             label: t('requests.from'),
-            defaultValue: reply?.values.dateDebut ?? toWireDate(today),
+            defaultValue: reply ? posted(reply, 'dateDebut') : toWireDate(today),
             errors: errors('dateDebut'),
             required: true,
           }}
@@ -175,7 +174,7 @@ function AskForm({ item, reply, today }: { item: Requestable; reply: RequestRepl
             name: 'dateFin',
             id: `fin-${id}`,
             label: t('requests.to'),
-            defaultValue: reply?.values.dateFin ?? toWireDate(addDays(today, last)),
+            defaultValue: reply ? posted(reply, 'dateFin') : toWireDate(addDays(today, lastDay)),
             errors: errors('dateFin'),
             required: true,
           }}

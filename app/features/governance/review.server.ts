@@ -1,7 +1,10 @@
+import { parseWithZod } from '@conform-to/zod/v4'
 import { data } from '@remix-run/cloudflare'
-import { apiMessage, fieldErrors, type Message } from '~/lib/api-errors'
+import { z } from 'zod'
+import type { Failure } from '~/lib/api-errors'
 import type { Auth } from '~/lib/auth.server'
-import { readForm } from '~/lib/form.server'
+import type { FormReply } from '~/lib/form'
+import { carried, EACH_ELEMENT, formFailure, formId, formReply, readForm } from '~/lib/form.server'
 import { readPage } from '~/lib/pagination'
 import { readSearch } from '~/lib/url'
 import { DECISIONS_MAX, ITEM_STATES, type ItemState } from '../../../worker-api/contract/access-reviews'
@@ -29,112 +32,114 @@ export async function reviewData(request: Request, auth: Auth, id: number) {
   return { revue, items: elements ?? [], total: totalElements ?? 0, query: { ...query, taille: ITEMS_PER_PAGE } }
 }
 
-/** What a decision of the page brings back: a confirmation to give (ending posts), or why it was refused. */
-export type DecisionReply =
-  | {
-      kind: 'confirm'
-      ids: number[]
-      dateFin: string
-      commentaire: string
-    }
-  | {
-      /** Everything the URL's filter keeps still to review (`count` of them), to confirm or end. */
-      kind: 'confirmAll'
-      decision: 'CONFIRMER' | 'TERMINER'
-      count: number
-      dateFin: string
-      commentaire: string
-    }
-  | { kind: 'refused'; error: Message; fields: Record<string, string[]> }
+const DECISIONS = ['CONFIRMER', 'TERMINER'] as const
+type Decision = (typeof DECISIONS)[number]
 
 /**
- * The page's forms: the decision of one item (`un=CONFIRMER:<id>`), of the items ticked (`decision`), or of every item
- * the URL's filter keeps still to review (`tous`), with the end and the comment given for them; ending posts, or deciding
- * everything, asks for a confirmation first (`confirme`), the page again with what will be decided. Closing the
- * campaign (`intent=cloture`, after its confirmation).
+ * The page's forms: closing the campaign (`cloture`, after its confirmation), and deciding (`decider`): one item
+ * (`un=CONFIRMER:<id>`, a row's button), the items ticked (`decision`, with `element` for each), or every item the
+ * URL's filter keeps still to review (`tous`), with the end and the comment given; `confirme=oui` once confirmed.
+ */
+const reviewForms = z.discriminatedUnion('intent', [
+  z.object({ intent: z.literal('cloture') }),
+  z.object({
+    intent: z.literal('decider'),
+    un: z
+      .string()
+      .regex(/^(CONFIRMER|TERMINER):[1-9]\d{0,15}$/)
+      .optional(),
+    decision: z.enum(DECISIONS).optional(),
+    tous: z.enum(DECISIONS).optional(),
+    element: z.array(formId).max(DECISIONS_MAX).default([]),
+    confirme: z.literal('oui').optional(),
+    dateFin: carried,
+    commentaire: carried,
+  }),
+])
+type ReviewIntent = z.infer<typeof reviewForms>['intent']
+
+/** What a decision asks to be confirmed before it is made: ending the items ticked, or deciding everything the filter keeps. */
+export type DecisionConfirmation =
+  | { kind: 'confirm'; ids: number[]; dateFin: string; commentaire: string }
+  | { kind: 'confirmAll'; decision: Decision; count: number; dateFin: string; commentaire: string }
+
+/**
+ * Closes the campaign or decides (`reviewForms`). Ending posts, or deciding everything, is shown for confirmation first
+ * (a `FormReply` whose `shown` says what will be decided); a refusal is a `FormReply` with its message, and the end's
+ * and the comment's rules on their fields. A post no form of the page writes is a technical error.
  */
 export async function reviewAction(request: Request, auth: Auth, id: number) {
-  const form = await readForm(request)
+  const submission = parseWithZod(await readForm(request), { schema: reviewForms })
+  const intent: ReviewIntent = submission.payload.intent === 'cloture' ? 'cloture' : 'decider'
+  const headers = await auth.headers()
   const back = new URL(request.url)
   const here = `${back.pathname}${back.search}`
-  const refused = async (error: Message, fields: Record<string, string[]> = {}) =>
-    data({ kind: 'refused', error, fields } satisfies DecisionReply, { status: 400, headers: await auth.headers() })
-  if (form.get('intent') === 'cloture') {
+  if (submission.status !== 'success')
+    return formReply(intent, submission.reply(), { key: 'errors.technical' }, headers)
+  const form = submission.value
+  const refused = (failure: Failure, fallback = 'errors.updateFailed') =>
+    formFailure(intent, submission, { failure, fallback, headers, nestedIn: EACH_ELEMENT })
+  const confirm = (shown: DecisionConfirmation) =>
+    data<FormReply<ReviewIntent, DecisionConfirmation>>(
+      { intent, result: submission.reply(), error: null, shown },
+      { headers },
+    )
+  if (form.intent === 'cloture') {
     const result = await auth.settle(auth.api.rest.bd.revue[':id'].cloture.$post({ param: { id } }))
     if (result.ok) return auth.redirectWithToast(here, { type: 'success', key: 'reviews.closed' })
-    return refused(apiMessage(result, 'errors.updateFailed'))
+    return refused(result)
   }
-  const dateFin = String(form.get('dateFin') ?? '').trim()
-  const commentaire = String(form.get('commentaire') ?? '').trim()
-  const everything = form.get('tous')
-  if (everything === 'CONFIRMER' || everything === 'TERMINER') {
+  const { dateFin, commentaire } = form
+  const given = {
+    ...(dateFin ? { dateFin } : {}),
+    ...(commentaire ? { commentaire } : {}),
+  }
+  if (form.tous) {
     const filters = filtersOf(back.searchParams)
-    if (form.get('confirme') !== 'oui') {
+    if (form.confirme !== 'oui') {
       const counted = await auth.settle(
-        auth.api.rest.bd.revue[':id'].$get({
-          param: { id },
-          query: { ...filters, etat: 'A_REVOIR', elements: 1 },
-        }),
+        auth.api.rest.bd.revue[':id'].$get({ param: { id }, query: { ...filters, etat: 'A_REVOIR', elements: 1 } }),
       )
-      if (!counted.ok) return refused(apiMessage(counted, 'errors.technical'))
+      if (!counted.ok) return refused(counted, 'errors.technical')
       const count = counted.data.totalElements ?? 0
-      if (count === 0) return refused({ key: 'reviews.allNone' })
-      return data({ kind: 'confirmAll', decision: everything, count, dateFin, commentaire } satisfies DecisionReply, {
-        headers: await auth.headers(),
-      })
+      if (count === 0) return formReply(intent, submission.reply(), { key: 'reviews.allNone' }, headers)
+      return confirm({ kind: 'confirmAll', decision: form.tous, count, dateFin, commentaire })
     }
     const result = await auth.settle(
       auth.api.rest.bd.revue[':id'].decisions.tous.$post({
         param: { id },
         json: {
-          decision: everything,
+          decision: form.tous,
           ...filters,
-          ...(everything === 'TERMINER' && dateFin ? { dateFin } : {}),
-          ...(commentaire ? { commentaire } : {}),
+          ...(form.tous === 'TERMINER' ? given : { ...(commentaire ? { commentaire } : {}) }),
         },
       }),
     )
-    if (!result.ok) return refused(apiMessage(result, 'errors.updateFailed'), fieldErrors(result) ?? {})
+    if (!result.ok) return refused(result)
     const { decides, restants } = result.data
     return auth.redirectWithToast(here, {
       type: decides === 0 ? 'error' : 'success',
-      key: restants > 0 ? 'reviews.allLeft' : everything === 'TERMINER' ? 'reviews.ended' : 'reviews.confirmed',
+      key: restants > 0 ? 'reviews.allLeft' : form.tous === 'TERMINER' ? 'reviews.ended' : 'reviews.confirmed',
       values: { count: decides, restants },
     })
   }
-  const single = String(form.get('un') ?? '')
-  const [one, oneId] = single.split(':')
-  const decision = single ? one : String(form.get('decision') ?? '')
-  const ids = (single ? [oneId] : form.getAll('element'))
-    .map(Number)
-    .filter((value) => Number.isSafeInteger(value) && value > 0)
-    .slice(0, DECISIONS_MAX)
-  if (decision !== 'CONFIRMER' && decision !== 'TERMINER') return refused({ key: 'errors.technical' })
-  if (ids.length === 0) return refused({ key: 'reviews.noneTicked' })
-  if (decision === 'TERMINER' && form.get('confirme') !== 'oui') {
-    return data({ kind: 'confirm', ids, dateFin, commentaire } satisfies DecisionReply, {
-      headers: await auth.headers(),
-    })
-  }
+  const [one, oneId] = form.un?.split(':') ?? []
+  const decision = (one ?? form.decision) as Decision | undefined
+  const ids = oneId ? [Number(oneId)] : form.element
+  if (!decision) return formReply(intent, submission.reply(), { key: 'errors.technical' }, headers)
+  if (ids.length === 0) return formReply(intent, submission.reply(), { key: 'reviews.noneTicked' }, headers)
+  if (decision === 'TERMINER' && form.confirme !== 'oui') return confirm({ kind: 'confirm', ids, dateFin, commentaire })
   const json = ids.map((element) => ({
     element: { id: element },
-    decision: decision as 'CONFIRMER' | 'TERMINER',
-    ...(decision === 'TERMINER' && dateFin ? { dateFin } : {}),
-    ...(commentaire ? { commentaire } : {}),
+    decision,
+    ...(decision === 'TERMINER' ? given : { ...(commentaire ? { commentaire } : {}) }),
   }))
   const result = await auth.settle(auth.api.rest.bd.revue[':id'].decisions.$post({ param: { id }, json }))
-  if (result.ok) {
-    const late = result.data.dejaDecides.length
-    return auth.redirectWithToast(here, {
-      type: late > 0 ? 'error' : 'success',
-      key: late > 0 ? 'reviews.partlyDecided' : decision === 'TERMINER' ? 'reviews.ended' : 'reviews.confirmed',
-      values: { count: result.data.decides.length, late },
-    })
-  }
-  const fields: Record<string, string[]> = {}
-  for (const [field, messages] of Object.entries(fieldErrors(result) ?? {})) {
-    const name = field.endsWith('dateFin') ? 'dateFin' : field.endsWith('commentaire') ? 'commentaire' : field
-    fields[name] = [...(fields[name] ?? []), ...messages]
-  }
-  return refused(apiMessage(result, 'errors.updateFailed'), fields)
+  if (!result.ok) return refused(result)
+  const late = result.data.dejaDecides.length
+  return auth.redirectWithToast(here, {
+    type: late > 0 ? 'error' : 'success',
+    key: late > 0 ? 'reviews.partlyDecided' : decision === 'TERMINER' ? 'reviews.ended' : 'reviews.confirmed',
+    values: { count: result.data.decides.length, late },
+  })
 }

@@ -1,19 +1,24 @@
+import { parseWithZod } from '@conform-to/zod/v4'
 import { data } from '@remix-run/cloudflare'
+import { z } from 'zod'
 import { structureChoices } from '~/features/organisation/structure-choices.server'
-import { apiMessage, fieldErrors, type Message } from '~/lib/api-errors'
 import type { Auth } from '~/lib/auth.server'
-import { readForm } from '~/lib/form.server'
+import type { FormReply } from '~/lib/form'
+import { carried, formFailure, formId, readForm, submitted } from '~/lib/form.server'
 import { listQuery } from '~/lib/pagination'
 import { UNREVIEWED_OUTCOMES } from '../../../worker-api/contract/access-reviews'
-import { REVIEW_SEARCH_INTENT } from './review-page'
+import { OPEN_INTENT, REVIEW_SEARCH_INTENT } from './review-page'
 
-/** What a refused campaign form brings back: its fields as typed, their errors, the structures to choose from. */
-export type ReviewFormReply = {
-  values: Record<string, string>
-  fields: Record<string, string[]>
-  error: Message | null
-  choices: Awaited<ReturnType<typeof structureChoices>>['choices']
-}
+/** The campaign form: what the API needs to open one; its own rules and messages judge the name and the due date. */
+const openForm = z.object({
+  nom: carried,
+  structure: z.number('validation.required').int('validation.required').positive('validation.required'),
+  echeance: carried,
+  siNonRevu: z.enum(UNREVIEWED_OUTCOMES, 'validation.required'),
+})
+
+/** A campaign form sent back (refused, or its structures searched without JavaScript): the structures to choose from. */
+export type ReviewFormChoices = { choices: Awaited<ReturnType<typeof structureChoices>>['choices'] }
 
 /** The campaigns the administrator sees (a page), and the structures to open one on, in one round trip. */
 export async function reviewsData(request: Request, auth: Auth) {
@@ -28,44 +33,32 @@ export async function reviewsData(request: Request, auth: Auth) {
 
 /**
  * The campaign form: opens one (POST rest/bd/revue, then its page), or, without JavaScript, searches the structures
- * (`intent=structures`: the form again with what was typed). A refusal comes back on its fields.
+ * (`intent=structures`: the form again with what was typed). A refusal comes back on its fields (`FormReply`), with the
+ * structures to choose from as the form posted them.
  */
 export async function reviewsAction(request: Request, auth: Auth) {
   const form = await readForm(request)
-  const text = (name: string) => String(form.get(name) ?? '').trim()
-  const values = {
-    nom: text('nom'),
-    structure: text('structure'),
-    echeance: text('echeance'),
-    siNonRevu: text('siNonRevu'),
+  const submission = parseWithZod(form, { schema: openForm })
+  // The structure posted stays among the choices, however far down the list, whatever else was refused.
+  const chosen = formId.safeParse(Number(form.get('structure'))).data ?? null
+  const again = async () => ({ choices: (await structureChoices(auth, form, chosen)).choices })
+  const headers = await auth.headers()
+  if (form.get('intent') === REVIEW_SEARCH_INTENT) {
+    return data<FormReply<typeof OPEN_INTENT> & ReviewFormChoices>(
+      { intent: OPEN_INTENT, result: submitted(form).reply(), error: null, ...(await again()) },
+      { headers },
+    )
   }
-  const structure = Number(values.structure)
-  const chosen = Number.isSafeInteger(structure) && structure > 0 ? structure : null
-  const again = async (fields: Record<string, string[]>, error: Message | null, status = 400) => {
-    const { choices } = await structureChoices(auth, form, chosen)
-    return data({ values, fields, error, choices } satisfies ReviewFormReply, {
-      status,
-      headers: await auth.headers(),
-    })
-  }
-  if (form.get('intent') === REVIEW_SEARCH_INTENT) return again({}, null, 200)
-  if (!chosen) return again({ structure: ['validation.required'] }, null)
-  const siNonRevu = (UNREVIEWED_OUTCOMES as readonly string[]).includes(values.siNonRevu)
-    ? (values.siNonRevu as (typeof UNREVIEWED_OUTCOMES)[number])
-    : null
-  if (!siNonRevu) return again({ siNonRevu: ['validation.required'] }, null)
-  const result = await auth.settle(
-    auth.api.rest.bd.revue.$post({
-      json: { nom: values.nom, structure: { id: chosen }, echeance: values.echeance, siNonRevu },
-    }),
-  )
+  if (submission.status !== 'success') return formFailure(OPEN_INTENT, submission, { headers, extra: await again() })
+  const { structure, ...fields } = submission.value
+  const result = await auth.settle(auth.api.rest.bd.revue.$post({ json: { ...fields, structure: { id: structure } } }))
   if (result.ok) {
     return auth.redirectWithToast(`/pages/admin/revues/${result.data.id}`, { type: 'success', key: 'reviews.opened' })
   }
-  const fields: Record<string, string[]> = {}
-  for (const [field, messages] of Object.entries(fieldErrors(result) ?? {})) {
-    const name = field.startsWith('structure') ? 'structure' : field
-    fields[name] = [...(fields[name] ?? []), ...messages]
-  }
-  return again(fields, Object.keys(fields).length > 0 ? null : apiMessage(result, 'errors.updateFailed'))
+  return formFailure(OPEN_INTENT, submission, {
+    failure: result,
+    fallback: 'errors.updateFailed',
+    headers,
+    extra: await again(),
+  })
 }
