@@ -1,7 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { AccessList } from '../../worker-api/contract/access'
-import type { TemplateFonction, Templates } from '../../worker-api/contract/catalogue'
-import type { Structure, StructureFonction } from '../../worker-api/contract/structure'
+import type { TemplateFonction } from '../../worker-api/contract/catalogue'
+import { api, okBody } from './client'
 import {
   call,
   createOrganisation,
@@ -32,18 +31,16 @@ const templatePath = (typeId: number) => `/rest/bd/typestructure/${typeId}/fonct
 const putTemplate = (typeId: number, body: unknown, token = root) =>
   call(templatePath(typeId), { method: 'PUT', token, body: JSON.stringify(body) })
 
-async function fonctionsOf(structureId: number) {
-  const response = await call(`/rest/bd/fonction/structure/${structureId}`, { token: root })
-  expect(response.status).toBe(200)
-  return (await response.json()) as StructureFonction[]
-}
+const fonctionsOf = (structureId: number) =>
+  okBody(api(root).rest.bd.fonction.structure[':id'].$get({ param: { id: structureId } }))
 
 async function launcherOf(token: string, id: number) {
-  const response = await call(`/rest/bd/acces/utilisateur/${id}`, { token })
-  expect(response.status).toBe(200)
-  const body = (await response.json()) as AccessList
+  const body = await okBody(api(token).rest.bd.acces.utilisateur[':userId'].$get({ param: { userId: id }, query: {} }))
   return body.accesApplication.map((a) => a.application.id).sort()
 }
+
+const templateOf = (typeId: number) =>
+  okBody(api(root).rest.bd.typestructure[':id'].fonctions.$get({ param: { id: typeId } }))
 
 beforeAll(async () => {
   await createOrganisation()
@@ -126,7 +123,7 @@ describe('GET and PUT rest/bd/typestructure/{id}/fonctions', () => {
       applications: Array.from({ length: 20 }, (_, j) => ({ id: 1000 + i * 20 + j })),
     }))
     await expectError(await putTemplate(3, wide), 400, 'VALIDATION_FAILED')
-    expect(((await (await call(templatePath(3), { token: root })).json()) as TemplateFonction[]).length).toBe(3)
+    expect((await templateOf(3)).length).toBe(3)
   })
 })
 
@@ -141,13 +138,11 @@ describe('GET rest/bd/typestructure/fonctions (the templates screen)', () => {
   it('lists every type a structure may be given, top down, with its template, and the catalogue by name', async () => {
     await db().updateTable('application').set({ actif: 0 }).where('id', '=', 4).execute()
     try {
-      const response = await all(root)
-      expect(response.status).toBe(200)
-      const body = (await response.json()) as Templates
+      const body = await okBody(api(root).rest.bd.typestructure.fonctions.$get())
       // The root's type is no structure's to be given; each type's template is the one its own GET answers.
       expect(body.types.map((type) => type.libelle)).toEqual(['Direction', 'Agence', 'Transporteur'])
       for (const type of body.types) {
-        expect(type.fonctions).toEqual(await (await call(templatePath(type.id), { token: root })).json())
+        expect(type.fonctions).toEqual(await templateOf(type.id))
       }
       expect(body.applications).toEqual([
         { id: 4, libelle: 'Facturation', actif: false },
@@ -163,13 +158,10 @@ describe('GET rest/bd/typestructure/fonctions (the templates screen)', () => {
 
 describe('a structure created in the portal', () => {
   it('starts with its type’s functions and grants: a user posted there launches at once', async () => {
-    const created = await call('/rest/bd/structure', {
-      method: 'POST',
-      token: nord,
-      body: JSON.stringify({ nom: 'Agence Douai', type: { id: 3 }, parent: { id: 2 } }),
-    })
-    expect(created.status).toBe(201)
-    const { id } = (await created.json()) as Structure
+    const { id } = await okBody(
+      api(nord).rest.bd.structure.$post({ json: { nom: 'Agence Douai', type: { id: 3 }, parent: { id: 2 } } }),
+      201,
+    )
     const fonctions = await fonctionsOf(id)
     expect(fonctions.map((f) => [f.libelle, f.applications.map((a) => a.id).sort()])).toEqual([
       ['Accueil', []],
@@ -185,12 +177,10 @@ describe('a structure created in the portal', () => {
   })
 
   it('of a type without a template starts with none, as before', async () => {
-    const created = await call('/rest/bd/structure', {
-      method: 'POST',
-      token: root,
-      body: JSON.stringify({ nom: 'Direction Est', type: { id: 2 }, parent: { id: 1 } }),
-    })
-    const { id } = (await created.json()) as Structure
+    const { id } = await okBody(
+      api(root).rest.bd.structure.$post({ json: { nom: 'Direction Est', type: { id: 2 }, parent: { id: 1 } } }),
+      201,
+    )
     expect(await fonctionsOf(id)).toEqual([])
   })
 })
@@ -448,11 +438,15 @@ describe('the applications of a template’s function', () => {
       .returning('id')
       .execute()
     const catalogue = [1, 2, 3, 4, ...added.map((row) => row.id)].map((id) => ({ id }))
-    const before = (await (await call(templatePath(2), { token: root })).json()) as TemplateFonction[]
+    const before = await templateOf(2)
     try {
-      const twenty = await putTemplate(2, [{ libelle: 'Directeur', applications: catalogue.slice(0, 20) }])
-      expect(twenty.status).toBe(200)
-      const kept = ((await twenty.json()) as TemplateFonction[]).map((f) => f.applications.length)
+      const twenty = await okBody(
+        api(root).rest.bd.typestructure[':id'].fonctions.$put({
+          param: { id: 2 },
+          json: [{ libelle: 'Directeur', applications: catalogue.slice(0, 20) }],
+        }),
+      )
+      const kept = twenty.map((f) => f.applications.length)
       expect(kept).toEqual([20])
       const refused = await expectError(
         await putTemplate(2, [{ libelle: 'Directeur', applications: catalogue }]),
@@ -460,7 +454,7 @@ describe('the applications of a template’s function', () => {
         'VALIDATION_FAILED',
       )
       expect(refused.attributs).toEqual([{ field: '0.applications', message: 'validation.tooMany' }])
-      const after = (await (await call(templatePath(2), { token: root })).json()) as TemplateFonction[]
+      const after = await templateOf(2)
       expect(after.map((f) => f.applications.length)).toEqual([20])
     } finally {
       const restore = before.map((f) => ({
