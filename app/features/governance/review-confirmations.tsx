@@ -1,4 +1,5 @@
 import { Form, Link } from '@remix-run/react'
+import type { ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import { FormPanel } from '~/components/form-panel'
 import { SubmitButton } from '~/components/submit-button'
@@ -25,89 +26,109 @@ export function DecisionConfirmations({
   back: string
 }) {
   const { t } = useTranslation()
-  const reply = useFormReply<'decider', DecisionConfirmation>('decider')
-  const deciding = usePendingIntent('decider')
-  const shown = reply?.shown
-  const confirming = shown?.kind === 'confirm' ? shown : undefined
-  const confirmingAll = shown?.kind === 'confirmAll' ? shown : undefined
-  const byId = new Map(items.map((item) => [item.id, item]))
-  return (
-    <>
-      {confirming ? (
-        <FormPanel
-          tone="destructive"
-          focusOnShow
-          title={t('reviews.endTitle', { count: confirming.ids.length })}
-          intro={t('reviews.endConfirm', { date: confirming.dateFin || t('reviews.today') })}
-        >
-          <ul className="list-disc pl-5 text-sm">
-            {confirming.ids.map((id) => {
-              const item = byId.get(id)
-              return (
-                <li key={id}>
-                  {item ? `${fullName(item)}, ${item.poste.fonction.libelle}, ${item.poste.structure.nom}` : `#${id}`}
-                </li>
-              )
-            })}
-          </ul>
-          <Form method="post" className="flex flex-wrap gap-2">
-            <input type="hidden" name="intent" value="decider" />
-            <input type="hidden" name="decision" value="TERMINER" />
-            <input type="hidden" name="confirme" value="oui" />
-            <input type="hidden" name="dateFin" value={confirming.dateFin} />
-            <input type="hidden" name="commentaire" value={confirming.commentaire} />
-            {confirming.ids.map((id) => (
-              <input key={id} type="hidden" name="element" value={id} />
-            ))}
-            <SubmitButton variant="destructive" pending={deciding} pendingLabel={t('reviews.ending')}>
-              {t('reviews.endConfirmButton', { count: confirming.ids.length })}
-            </SubmitButton>
-            <Link to={back} className={buttonVariants({ variant: 'outline' })}>
-              {t('reviews.cancel')}
-            </Link>
-          </Form>
-        </FormPanel>
-      ) : null}
-      {confirmingAll ? (
-        <FormPanel
-          tone={confirmingAll.decision === 'TERMINER' ? 'destructive' : 'primary'}
-          focusOnShow
-          title={t(confirmingAll.decision === 'TERMINER' ? 'reviews.endAllTitle' : 'reviews.confirmAllTitle', {
-            count: confirmingAll.count,
+  const shown = useFormReply<'decider', DecisionConfirmation>('decider')?.shown
+  if (shown?.kind === 'confirm') {
+    const byId = new Map(items.map((item) => [item.id, item]))
+    return (
+      <Confirmation
+        tone="destructive"
+        title={t('reviews.endTitle', { count: shown.ids.length })}
+        intro={t('reviews.endConfirm', { date: shown.dateFin || t('reviews.today') })}
+        fields={[
+          ['decision', 'TERMINER'],
+          ...decided(shown),
+          ...shown.ids.map((id) => ['element', String(id)] as const),
+        ]}
+        label={t('reviews.endConfirmButton', { count: shown.ids.length })}
+        pendingLabel={t('reviews.ending')}
+        back={back}
+      >
+        <ul className="list-disc pl-5 text-sm">
+          {shown.ids.map((id) => {
+            const item = byId.get(id)
+            return (
+              <li key={id}>
+                {item ? `${fullName(item)}, ${item.poste.fonction.libelle}, ${item.poste.structure.nom}` : `#${id}`}
+              </li>
+            )
           })}
-          intro={
-            confirmingAll.decision === 'TERMINER'
-              ? `${t('reviews.allScope')} ${t('reviews.endConfirm', { date: confirmingAll.dateFin || t('reviews.today') })}`
-              : t('reviews.allScope')
-          }
+        </ul>
+      </Confirmation>
+    )
+  }
+  if (shown?.kind === 'confirmAll') {
+    const ending = shown.decision === 'TERMINER'
+    return (
+      <Confirmation
+        tone={ending ? 'destructive' : 'primary'}
+        title={t(ending ? 'reviews.endAllTitle' : 'reviews.confirmAllTitle', { count: shown.count })}
+        intro={
+          ending
+            ? `${t('reviews.allScope')} ${t('reviews.endConfirm', { date: shown.dateFin || t('reviews.today') })}`
+            : t('reviews.allScope')
+        }
+        fields={[['tous', shown.decision], ...decided(shown)]}
+        label={t(ending ? 'reviews.endAllButton' : 'reviews.confirmAllButton', { count: shown.count })}
+        pendingLabel={t('reviews.sending')}
+        back={back}
+      >
+        <p className="text-sm">{t('reviews.allFilter', filter)}</p>
+      </Confirmation>
+    )
+  }
+  return null
+}
+
+/** The end and the comment given with a decision, posted again with its confirmation. */
+const decided = (shown: DecisionConfirmation) =>
+  [
+    ['dateFin', shown.dateFin],
+    ['commentaire', shown.commentaire],
+  ] as const
+
+/** A decision shown before it is made: what it decides (`children`), the same decision confirmed (`confirme=oui`), or Cancel. */
+function Confirmation({
+  tone,
+  title,
+  intro,
+  fields,
+  label,
+  pendingLabel,
+  back,
+  children,
+}: {
+  tone: 'primary' | 'destructive'
+  title: string
+  intro: string
+  /** The decision's fields, as its form posted them. */
+  fields: ReadonlyArray<readonly [string, string]>
+  label: string
+  pendingLabel: string
+  back: string
+  children: ReactNode
+}) {
+  const { t } = useTranslation()
+  const deciding = usePendingIntent('decider')
+  return (
+    <FormPanel tone={tone} focusOnShow title={title} intro={intro}>
+      {children}
+      <Form method="post" className="flex flex-wrap gap-2">
+        <input type="hidden" name="intent" value="decider" />
+        <input type="hidden" name="confirme" value="oui" />
+        {fields.map(([name, value]) => (
+          <input key={`${name}:${value}`} type="hidden" name={name} value={value} />
+        ))}
+        <SubmitButton
+          variant={tone === 'destructive' ? 'destructive' : 'default'}
+          pending={deciding}
+          pendingLabel={pendingLabel}
         >
-          <p className="text-sm">
-            {t('reviews.allFilter', {
-              structure: filter.structure,
-              q: filter.q,
-            })}
-          </p>
-          <Form method="post" className="flex flex-wrap gap-2">
-            <input type="hidden" name="intent" value="decider" />
-            <input type="hidden" name="tous" value={confirmingAll.decision} />
-            <input type="hidden" name="confirme" value="oui" />
-            <input type="hidden" name="dateFin" value={confirmingAll.dateFin} />
-            <input type="hidden" name="commentaire" value={confirmingAll.commentaire} />
-            <SubmitButton
-              variant={confirmingAll.decision === 'TERMINER' ? 'destructive' : 'default'}
-              pending={deciding}
-              pendingLabel={t('reviews.sending')}
-            >
-              {t(confirmingAll.decision === 'TERMINER' ? 'reviews.endAllButton' : 'reviews.confirmAllButton', {
-                count: confirmingAll.count,
-              })}
-            </SubmitButton>
-            <Link to={back} className={buttonVariants({ variant: 'outline' })}>
-              {t('reviews.cancel')}
-            </Link>
-          </Form>
-        </FormPanel>
-      ) : null}
-    </>
+          {label}
+        </SubmitButton>
+        <Link to={back} className={buttonVariants({ variant: 'outline' })}>
+          {t('reviews.cancel')}
+        </Link>
+      </Form>
+    </FormPanel>
   )
 }
