@@ -6,11 +6,10 @@ import {
   currentPost,
   db,
   isoDate,
-  ORIGIN,
   sessionFor,
   wireDate,
 } from './helpers'
-import { visit } from './visit'
+import { postForm } from './visit'
 
 /**
  * "Mes accès"' two forms answer as every form does (`FormReply`): a request the API refuses comes back on the
@@ -23,16 +22,7 @@ import { visit } from './visit'
 let cookie = ''
 let requesterId = 0
 
-const FORM = { 'Content-Type': 'application/x-www-form-urlencoded', Origin: ORIGIN, Host: new URL(ORIGIN).host }
-
-const send = async (fields: Record<string, string>) => {
-  const response = await visit('/pages/user/acces', {
-    method: 'POST',
-    headers: { ...FORM, Cookie: cookie },
-    body: new URLSearchParams(fields).toString(),
-  })
-  return { status: response.status, location: response.headers.get('Location'), html: await response.text() }
-}
+const send = (fields: Record<string, string>) => postForm('/pages/user/acces', cookie, fields)
 
 const requests = () =>
   db().selectFrom('demande_acces').select(['id', 'etat', 'motif']).where('utilisateur_id', '=', requesterId).execute()

@@ -6,11 +6,10 @@ import {
   createOrganisation,
   createUser,
   currentPost,
-  ORIGIN,
   sessionFor,
 } from './helpers'
 import { type Item, reviewKit } from './review-kit'
-import { visit } from './visit'
+import { postForm } from './visit'
 
 /**
  * The review screens' forms answer as every form does (`FormReply`): the campaign form keeps what was typed and says
@@ -25,16 +24,7 @@ let cookie = ''
 let reviewId = 0
 let items: Item[] = []
 
-const FORM = { 'Content-Type': 'application/x-www-form-urlencoded', Origin: ORIGIN, Host: new URL(ORIGIN).host }
-
-const send = async (path: string, fields: [string, string][]) => {
-  const response = await visit(path, {
-    method: 'POST',
-    headers: { ...FORM, Cookie: cookie },
-    body: new URLSearchParams(fields).toString(),
-  })
-  return { status: response.status, location: response.headers.get('Location'), html: await response.text() }
-}
+const send = (path: string, fields: [string, string][]) => postForm(path, cookie, fields)
 const invalid = (html: string, id: string) =>
   new RegExp(`id="${id}"[^>]*aria-invalid="true"|aria-invalid="true"[^>]*id="${id}"`).test(html)
 

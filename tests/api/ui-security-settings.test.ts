@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { browserCookieOf, createOrganisation, createUser, currentPost, db, ORIGIN, sessionFor } from './helpers'
-import { visit } from './visit'
+import { browserCookieOf, createOrganisation, createUser, currentPost, db, sessionFor } from './helpers'
+import { postForm } from './visit'
 
 /**
  * The security settings' page answers its two forms as every form does (`FormReply`): a value it refuses stays on its
@@ -10,16 +10,7 @@ import { visit } from './visit'
 
 let rootCookie = ''
 
-const FORM = { 'Content-Type': 'application/x-www-form-urlencoded', Origin: ORIGIN, Host: new URL(ORIGIN).host }
-
-const send = async (fields: Record<string, string>) => {
-  const response = await visit('/pages/admin/securite', {
-    method: 'POST',
-    headers: { ...FORM, Cookie: rootCookie },
-    body: new URLSearchParams(fields).toString(),
-  })
-  return { status: response.status, location: response.headers.get('Location'), html: await response.text() }
-}
+const send = (fields: Record<string, string>) => postForm('/pages/admin/securite', rootCookie, fields)
 
 const setting = async () =>
   await db()

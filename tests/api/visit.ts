@@ -11,3 +11,18 @@ export async function visit(path: string, init: RequestInit = {}, overrides: Par
   await waitOnExecutionContext(ctx)
   return response
 }
+
+/** A page's form posted as a browser posts it (urlencoded, from the portal's own origin) with the session `cookie`. */
+export async function postForm(path: string, cookie: string, fields: Record<string, string> | [string, string][]) {
+  const response = await visit(path, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/x-www-form-urlencoded',
+      Origin: ORIGIN,
+      Host: new URL(ORIGIN).host,
+      Cookie: cookie,
+    },
+    body: new URLSearchParams(fields).toString(),
+  })
+  return { status: response.status, location: response.headers.get('Location'), html: await response.text() }
+}
