@@ -1,41 +1,22 @@
 import { getZodConstraint, parseWithZod } from '@conform-to/zod/v4'
-import {
-  type ActionFunctionArgs,
-  type AppLoadContext,
-  data,
-  type LoaderFunctionArgs,
-  redirect,
-} from '@remix-run/cloudflare'
-import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from '@remix-run/react'
-import { ArrowRight, LogIn, LogOut } from 'lucide-react'
-import { useEffect, useRef } from 'react'
-import { useTranslation } from 'react-i18next'
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from '@remix-run/cloudflare'
+import { useActionData, useLoaderData } from '@remix-run/react'
 import { z } from 'zod'
-import { CenteredCard } from '~/components/centered-card'
-import { Field } from '~/components/field'
-import { FormError } from '~/components/form-error'
-import { LanguageSwitch } from '~/components/language-switch'
-import { SubmitButton } from '~/components/submit-button'
-import { Alert } from '~/components/ui/alert'
-import { Button } from '~/components/ui/button'
-import { CAPTCHA_REQUIRED, Captcha, captchaMessage, captchaPayload, useCaptchaGate } from '~/features/sign-in/captcha'
+import { CAPTCHA_REQUIRED, captchaMessage, captchaPayload } from '~/features/sign-in/captcha'
 import { captchaSetup } from '~/features/sign-in/captcha.server'
-import type { CaptchaConfig, CaptchaQuestion } from '~/features/sign-in/captcha-config'
-import { LoginSecondStep, type MfaStep } from '~/features/sign-in/login-second-step'
-import { PasskeyButton, usePasskeyAutofill } from '~/features/sign-in/passkey-sign-in'
-import { webauthnAnswer } from '~/features/sign-in/second-factor.server'
+import { LoginForm, SignedInAlready } from '~/features/sign-in/login-form'
+import { LoginSecondStep } from '~/features/sign-in/login-second-step'
+import { passkeyStep, secondStep, secondStepOf, signedIn } from '~/features/sign-in/sign-in-steps.server'
 import { publicApi, read } from '~/lib/api.server'
-import { type Failure, loginMessage, type Message } from '~/lib/api-errors'
+import { loginMessage, type Message } from '~/lib/api-errors'
 import { endSession, hasSession, liveSessionUser } from '~/lib/auth.server'
 import { formReply, intentOf, readForm, replyTo, textField } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { afterLogin } from '~/lib/safe-redirect'
 import { getSession, LOGIN_END_PARAM } from '~/lib/session.server'
 import { pageTitle, titleMeta } from '~/lib/title'
-import { toastHeaders } from '~/lib/toast.server'
-import { type LoginForm as LoginFields, loginFormSchema, type SessionEndReason } from '../../worker-api/contract/auth'
-import { MFA_METHODS, type MfaChallenge, type MfaMethod } from '../../worker-api/contract/mfa'
-import type { PasskeyLogin } from '../../worker-api/contract/passkeys'
+import { loginFormSchema, type SessionEndReason } from '../../worker-api/contract/auth'
+import { MFA_METHODS, type MfaMethod } from '../../worker-api/contract/mfa'
 
 export const meta = titleMeta
 
@@ -143,94 +124,6 @@ export async function action({ request, context }: ActionFunctionArgs) {
   return signedIn(request, context, result.data, formData)
 }
 
-/** What 403 MFA_REQUIRED asks for: the second step's form. */
-function secondStepOf(result: Failure, identifiant: string): MfaStep | null {
-  if (result.error.businessCode !== 'MFA_REQUIRED') return null
-  const attribute = result.error.attributs[0] as Partial<MfaChallenge> | undefined
-  if (!attribute?.challenge) return null
-  return { challenge: attribute.challenge, methodes: attribute.methodes ?? [], identifiant }
-}
-
-/** The second step again, saying why (its challenge still alive). */
-const stepAgain = (formData: FormData, { challenge, methodes, identifiant }: MfaStep, error: Message) =>
-  replyTo('mfa', formData, { shown: { challenge, methodes, identifiant }, error, hideFields: ['code', 'reponse'] })
-
-/**
- * The second step sent: a right code signs in; a wrong one shows the step again, its challenge still
- * alive; a dead challenge (expired, used, or ended by the lockout) goes back to the password.
- */
-async function secondStep(
-  request: Request,
-  context: AppLoadContext,
-  formData: FormData,
-  step: MfaStep & { code: string },
-) {
-  const { challenge, code } = step
-  if (code.trim() === '') return stepAgain(formData, step, { key: 'validation.required' })
-  const result = await read(publicApi(request, context).rest.public.bd.login.mfa.$post({ json: { challenge, code } }))
-  if (result.ok) return signedIn(request, context, result.data, formData)
-  if (result.error.businessCode === 'MFA_CODE_INVALID' || result.error.businessCode === 'VALIDATION_FAILED') {
-    return stepAgain(formData, step, { key: 'errors.MFA_CODE_INVALID' })
-  }
-  return backToPassword(step.identifiant, loginMessage(result))
-}
-
-/** The sign-in form again, the identifier kept, saying why. */
-function backToPassword(identifiant: string, message: Message) {
-  const form = new FormData()
-  form.set('identifiant', identifiant)
-  form.set('motDePasse', '-')
-  const submission = parseWithZod(form, { schema: loginFormSchema })
-  return formReply('login', submission.reply({ hideFields: ['motDePasse'] }), message)
-}
-
-/**
- * A passkey's answer (the page's script: app/features/sign-in/passkeys.ts), passwordless or as the
- * second step (`challenge`): a verified one signs in; a refused one says so where it was asked — the
- * second step again while its challenge lives, else the sign-in form.
- */
-async function passkeyStep(request: Request, context: AppLoadContext, formData: FormData, step: MfaStep) {
-  const reponse = webauthnAnswer<PasskeyLogin['reponse']>(formData)
-  const invalid: Message = { key: 'errors.PASSKEY_INVALID' }
-  if (!reponse) return step.challenge ? stepAgain(formData, step, invalid) : backToPassword(step.identifiant, invalid)
-  const json = step.challenge ? { reponse, challenge: step.challenge } : { reponse }
-  const result = await read(publicApi(request, context).rest.public.bd.login.passkey.$post({ json }))
-  if (result.ok) return signedIn(request, context, result.data, formData)
-  const refused = result.error.businessCode === 'PASSKEY_INVALID' || result.error.businessCode === 'VALIDATION_FAILED'
-  if (step.challenge && refused) return stepAgain(formData, step, invalid)
-  return backToPassword(step.identifiant, refused ? invalid : loginMessage(result))
-}
-
-/** A sign-in the API accepted: the session's cookie, and on to the page wanted. */
-async function signedIn(
-  request: Request,
-  context: AppLoadContext,
-  signed: {
-    user: { id: number; login: string; nom: string; prenom: string; admin: boolean }
-    jwt: { accessToken: string; refreshToken: string }
-  },
-  formData: FormData,
-) {
-  const { session, commit } = await getSession(request, context)
-  const { user, jwt } = signed
-  // Whose session this sign-in replaces: one still open (another tab's), or the one the page ended.
-  const before = session.get('user')
-  const previous = before ? `${before.prenom} ${before.nom}` : String(formData.get('ended') ?? '').slice(0, 101)
-  const name = `${user.prenom} ${user.nom}`
-  session.set('accessToken', jwt.accessToken)
-  session.set('refreshToken', jwt.refreshToken)
-  session.set('user', { id: user.id, login: user.login, nom: user.nom, prenom: user.prenom, admin: user.admin })
-  const headers = new Headers({ 'Set-Cookie': await commit() })
-  // Another account than the one before: the next page says who is signed in now.
-  if (previous && previous !== name) {
-    const toast = new Headers(
-      await toastHeaders(request, context, { type: 'info', key: 'login.switched', values: { name, previous } }),
-    )
-    for (const cookie of toast.getSetCookie()) headers.append('Set-Cookie', cookie)
-  }
-  return redirect(afterLogin(formData.get('redirect')), { headers })
-}
-
 export default function Login() {
   const loaderData = useLoaderData<typeof loader>()
   const actionData = useActionData<typeof action>()
@@ -240,161 +133,7 @@ export default function Login() {
   return <LoginForm {...loaderData.form} />
 }
 
-/**
- * The login page reached while a session is open, from a visit the person did not make themselves
- * (another site's link): the session is kept until they choose. Two plain forms.
- */
-function SignedInAlready({ user }: { user: { login: string; nom: string; prenom: string } }) {
-  const { t } = useTranslation()
-  const [searchParams] = useSearchParams()
-  return (
-    <CenteredCard eyebrow={t('app.tagline')} title={t('login.alreadyTitle')} after={<LanguageSwitch />}>
-      <p>{t('login.alreadySignedIn', { name: `${user.prenom} ${user.nom}`, login: user.login })}</p>
-      <div className="flex flex-wrap gap-3">
-        <Form method="post" replace>
-          <input type="hidden" name="intent" value="continue" />
-          <input type="hidden" name="redirect" value={searchParams.get('redirect') ?? ''} />
-          <Button type="submit">
-            <ArrowRight aria-hidden />
-            {t('login.continue')}
-          </Button>
-        </Form>
-        <Form method="post" action="/logout">
-          <Button type="submit" variant="outline">
-            <LogOut aria-hidden />
-            {t('login.signOut')}
-          </Button>
-        </Form>
-      </div>
-    </CenteredCard>
-  )
-}
-
 /** Why the session this page follows was ended (its `fin` parameter), if it says one. */
 function endedElsewhere(fin: string | null): SessionEndReason | null {
   return (Object.keys(LOGIN_END_PARAM) as SessionEndReason[]).find((reason) => LOGIN_END_PARAM[reason] === fin) ?? null
-}
-
-type LoginFormSetup = {
-  /** Whose session opening this page ended (said, never silent). */
-  ended: string | null
-  /** Why the session the browser had was ended elsewhere: from another device, by an administrator. */
-  endedElsewhere: SessionEndReason | null
-  question: CaptchaQuestion
-  captcha: CaptchaConfig
-  constraint: ReturnType<typeof getZodConstraint>
-}
-
-/**
- * The sign-in form. The server checks it (conform's reply, read here): on the most visited page the
- * form library's client half is not worth its weight, since a browser check would add nothing.
- */
-function LoginForm({ question, captcha, constraint, ended, endedElsewhere }: LoginFormSetup) {
-  const answered = useActionData<typeof action>()
-  const actionData = answered?.intent === 'login' ? answered : undefined
-  const [searchParams] = useSearchParams()
-  const navigation = useNavigation()
-  const { t } = useTranslation()
-  const gate = useCaptchaGate(actionData)
-  const pending = navigation.state !== 'idle' && navigation.formAction?.startsWith('/login') === true
-  const form = useRef<HTMLFormElement>(null)
-  const reply = actionData?.result
-  const redirectTo = searchParams.get('redirect') ?? ''
-  // The person's passkeys in the identifier's suggestions, where the browser offers them.
-  usePasskeyAutofill({ redirect: redirectTo }, answered)
-
-  useEffect(() => {
-    const element = form.current
-    if (!actionData || !element) return
-    // Like the page without JavaScript, a failed attempt leaves the password field empty…
-    const password = element.elements.namedItem('motDePasse')
-    if (password instanceof HTMLInputElement) password.value = ''
-    // …and the first field the server refused takes the focus.
-    element.querySelector<HTMLInputElement>('input[aria-invalid="true"]')?.focus()
-  }, [actionData])
-  const serverError = actionData?.error ? t(actionData.error.key, actionData.error.values) : null
-  const error = gate.shown(actionData?.error) ? serverError : null
-  const fieldErrors = (name: keyof LoginFields) => reply?.error?.[name]?.map((key) => t(key))
-  const limits = (name: keyof LoginFields) => ({
-    required: constraint[name]?.required,
-    maxLength: constraint[name]?.maxLength,
-  })
-
-  return (
-    <CenteredCard
-      eyebrow={t('app.tagline')}
-      title={t('login.title')}
-      description={t('login.intro')}
-      after={<LanguageSwitch />}
-    >
-      <Form
-        method="post"
-        id="login"
-        ref={form}
-        replace
-        noValidate
-        onSubmit={gate.onSubmit}
-        className="flex flex-col gap-4"
-      >
-        <input type="hidden" name="redirect" value={searchParams.get('redirect') ?? ''} />
-        {/* Until the first attempt: a failed one's page, as the page opened again, has ended nothing. */}
-        {ended && !actionData ? (
-          <>
-            <input type="hidden" name="ended" value={ended} />
-            <Alert role="status">{t('login.sessionEnded', { name: ended })}</Alert>
-          </>
-        ) : null}
-        {endedElsewhere && !ended && !actionData ? (
-          <Alert role="status">
-            {endedElsewhere === 'ADMINISTRATEUR' ? t('login.endedByAdministrator') : t('login.endedFromAnotherDevice')}
-          </Alert>
-        ) : null}
-        <FormError message={error} />
-        <Field
-          label={t('login.identifiant')}
-          hint={t('login.identifiantHint')}
-          errors={fieldErrors('identifiant')}
-          inputProps={{
-            id: 'login-identifiant',
-            name: 'identifiant',
-            type: 'text',
-            defaultValue: typeof reply?.initialValue?.identifiant === 'string' ? reply.initialValue.identifiant : '',
-            ...limits('identifiant'),
-            // `webauthn`: the browser may offer the person's passkeys among the suggestions.
-            autoComplete: 'username webauthn',
-            autoFocus: true,
-          }}
-        />
-        <Field
-          label={t('login.motDePasse')}
-          errors={fieldErrors('motDePasse')}
-          inputProps={{
-            id: 'login-motDePasse',
-            name: 'motDePasse',
-            type: 'password',
-            ...limits('motDePasse'),
-            autoComplete: 'current-password',
-          }}
-        />
-        {/* A new widget after each answer: a solved challenge is single use (spec §8). */}
-        <Captcha key={gate.key} question={question} config={captcha} onState={gate.onState} />
-        <SubmitButton
-          icon={LogIn}
-          pending={pending}
-          pendingLabel={gate.solving ? t('captcha.verifying') : t('login.submitting')}
-        >
-          {gate.solving ? t('captcha.verifying') : t('login.submit')}
-        </SubmitButton>
-      </Form>
-      <PasskeyButton label={t('mfa.passkeys.signIn')} fields={{ redirect: redirectTo }} />
-      <nav className="mt-2 flex flex-col gap-2 text-sm">
-        <Link className="text-primary underline-offset-4 hover:underline" to="/forgotPassword">
-          {t('login.forgotPassword')}
-        </Link>
-        <Link className="text-primary underline-offset-4 hover:underline" to="/createAccount">
-          {t('login.createAccount')}
-        </Link>
-      </nav>
-    </CenteredCard>
-  )
 }
