@@ -1,6 +1,7 @@
 import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { REQUESTS_PER_DAY } from '../../worker-api/contract/access-requests'
+import { api, errorBody, okBody } from './client'
 import {
   type Caller,
   call,
@@ -74,9 +75,7 @@ const postEntriesAbout = (login: string) =>
 /** A fresh requester in Agence Lille (Agent de quai) and their waiting request for Module Rendez vous. */
 async function waitingRequest(postes = [currentPost(4, 2)]) {
   const requester = await callerOf({ postes })
-  const response = await ask(requester, request())
-  expect(response.status).toBe(201)
-  const { id } = (await response.json()) as { id: number }
+  const { id } = await okBody(api(requester.token).rest.bd.demande.$post({ json: request() }), 201)
   return { requester, id }
 }
 
@@ -164,9 +163,7 @@ describe('a delegated administrator reaching past their sub-tree', () => {
     expect((await mailsTo(nord.id)).length).toBe(nordMails)
     // The nearest administrators managing them all: the root's.
     expect((await mailsTo(root.id)).length).toBeGreaterThan(0)
-    const listed = (await (
-      await call(`/rest/bd/demande/aTraiter?q=${requester.login}`, { token: nord.token })
-    ).json()) as unknown[]
+    const listed = await okBody(api(nord.token).rest.bd.demande.aTraiter.$get({ query: { q: requester.login } }))
     expect(listed).toEqual([])
     await expectError(await call(`/rest/bd/demande/${id}`, { token: nord.token }), 404, 'NOT_FOUND')
     await expectError(await decide(nord, id, grant), 404, 'NOT_FOUND')
@@ -204,9 +201,7 @@ describe('a delegated administrator reaching past their sub-tree', () => {
       'VALIDATION_FAILED',
     )
     // …and so should the decision of their request.
-    const listed = (await (
-      await call(`/rest/bd/demande/aTraiter?q=${requester.login}`, { token: nord.token })
-    ).json()) as { id: number }[]
+    const listed = await okBody(api(nord.token).rest.bd.demande.aTraiter.$get({ query: { q: requester.login } }))
     expect
       .soft(
         listed.map((r) => r.id),
@@ -237,9 +232,7 @@ describe('an ordinary user', () => {
       const requester = await callerOf({ postes: [currentPost(2, 1)] })
       const refused = await expectError(await ask(requester, request(2)), 400, 'VALIDATION_FAILED')
       expect(refused.attributs).toEqual([{ field: 'application.id', message: 'validation.unknown' }])
-      const listed = (await (await call('/rest/bd/demande/applications', { token: requester.token })).json()) as {
-        application: { id: number }
-      }[]
+      const listed = await okBody(api(requester.token).rest.bd.demande.applications.$get())
       expect(listed.map((item) => item.application.id)).not.toContain(2)
     } finally {
       await db().updateTable('application').set({ actif: 1, demandable: 0 }).where('id', '=', 2).execute()
@@ -318,16 +311,18 @@ describe('an ordinary user', () => {
     const before = (await mailsTo(nord.id)).length
     const statuses: number[] = []
     for (let round = 0; round < 12; round++) {
-      const response = await ask(requester, request())
-      statuses.push(response.status)
-      if (response.status === 429) {
+      const response = await api(requester.token).rest.bd.demande.$post({ json: request() })
+      // The route declares no 429 (its answers are 201, 400, 401, 403 and 409): the status read as any number.
+      const status: number = response.status
+      statuses.push(status)
+      if (status === 429) {
         const wait = Number(response.headers.get('Retry-After'))
         expect(wait).toBeGreaterThan(86_000)
         expect(wait).toBeLessThanOrEqual(86_400)
-        await expectError(response, 429, 'TOO_MANY_ATTEMPTS')
+        await errorBody(response, 429, 'TOO_MANY_ATTEMPTS')
         continue
       }
-      const { id } = (await response.json()) as { id: number }
+      const { id } = await okBody(response, 201)
       expect((await withdraw(requester, id)).status).toBe(204)
     }
     expect(statuses).toEqual([...Array(10).fill(201), 429, 429])
@@ -363,7 +358,7 @@ describe('a stolen service account token', () => {
   it("Direction Sud's account decides no request of Agence Lille", async () => {
     const { requester, id } = await waitingRequest()
     const token = await serviceAccountToken(await insertServiceAccount({ structure: 3, scopes: 'api' }))
-    const listed = (await (await call(`/rest/bd/demande/aTraiter?q=${requester.login}`, { token })).json()) as unknown[]
+    const listed = await okBody(api(token).rest.bd.demande.aTraiter.$get({ query: { q: requester.login } }))
     expect(listed).toEqual([])
     await expectError(await call(`/rest/bd/demande/${id}`, { token }), 404, 'NOT_FOUND')
     await expectError(await decide({ token }, id, { accord: false, commentaire: 'Pas chez nous' }), 404, 'NOT_FOUND')
@@ -392,7 +387,7 @@ describe('a stolen service account token', () => {
     const token = await serviceAccountToken(
       await insertServiceAccount({ structure: 2, scopes: 'api', creePar: requester.id }),
     )
-    const listed = (await (await call(`/rest/bd/demande/aTraiter?q=${requester.login}`, { token })).json()) as unknown[]
+    const listed = await okBody(api(token).rest.bd.demande.aTraiter.$get({ query: { q: requester.login } }))
     expect(listed).toEqual([])
     await expectError(await call(`/rest/bd/demande/${id}`, { token }), 403, 'FORBIDDEN')
     await expectError(await decide({ token }, id, grant), 403, 'FORBIDDEN')
@@ -407,11 +402,14 @@ describe('a stolen service account token', () => {
     const account = await insertServiceAccount({ structure: 2, scopes: 'api' })
     const token = await serviceAccountToken(account)
     const { database, seen } = measuredDb()
-    const response = await decide({ token }, id, { ...grant, commentaire: 'x'.repeat(500) }, { env: { DB: database } })
-    expect(response.status).toBe(200)
-    const { poste } = (await response.json()) as { poste: { id: number } }
-    expect(await stateOf(id)).toMatchObject({ etat: 'ACCORDEE', decideur_id: -account.id, poste_id: poste.id })
-    expect(await postsOf(requester.id)).toEqual([expect.objectContaining({ id: poste.id })])
+    const { poste } = await okBody(
+      api(token, { DB: database }).rest.bd.demande[':id'].decision.$post({
+        param: { id },
+        json: { ...grant, commentaire: 'x'.repeat(500) },
+      }),
+    )
+    expect(await stateOf(id)).toMatchObject({ etat: 'ACCORDEE', decideur_id: -account.id, poste_id: poste?.id })
+    expect(await postsOf(requester.id)).toEqual([expect.objectContaining({ id: poste?.id })])
     expect(await entriesOf(id)).toEqual([
       expect.objectContaining({ nom_log: 'DEMANDE_ACCORD', utilisateur_id: null, compte_service_id: account.id }),
     ])
@@ -470,16 +468,11 @@ describe('two writers at once', () => {
         },
       },
     )
-    const status = response.status
-    const body = (await response.json()) as { businessCode: string; attributs?: unknown }
     expect(await postsOf(requester.id, 6)).toEqual([])
     expect((await stateOf(id)).etat).toBe('EN_ATTENTE')
     // The structure is Nord's all along: the refusal should name the function, as without the race.
-    expect({ status, businessCode: body.businessCode, attributs: body.attributs }).toEqual({
-      status: 400,
-      businessCode: 'VALIDATION_FAILED',
-      attributs: [{ field: 'fonction.id', message: 'validation.fonctionApplication' }],
-    })
+    const body = await expectError(response, 400, 'VALIDATION_FAILED')
+    expect(body.attributs).toEqual([{ field: 'fonction.id', message: 'validation.fonctionApplication' }])
   })
 
   it("the administrator's flag is taken away meanwhile: nothing written", async () => {

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { REQUEST_ESCALATION_DAYS, REQUEST_EXPIRY_DAYS } from '../../worker-api/contract/access-requests'
 import { backgroundContext } from '../../worker-api/lib/context'
 import { requestDeadlines } from '../../worker-api/services/governance/request-notices'
+import { api, okBody } from './client'
 import {
   type Caller,
   call,
@@ -57,9 +58,10 @@ const stateOf = (id: number) =>
 /** A fresh requester in Agence Lille (Agent de quai) and their waiting request for Module Rendez vous. */
 async function waitingRequest(options: { application?: number } = {}) {
   const requester = await callerOf({ postes: [currentPost(4, 2)] })
-  const response = await ask(requester, request(options.application ?? 3))
-  expect(response.status).toBe(201)
-  const { id } = (await response.json()) as { id: number }
+  const { id } = await okBody(
+    api(requester.token).rest.bd.demande.$post({ json: request(options.application ?? 3) }),
+    201,
+  )
   return { requester, id }
 }
 
@@ -90,15 +92,15 @@ describe('asking', () => {
     const { requester } = await waitingRequest()
     const access = (who: Caller, userId: number, query: string) =>
       call(`/rest/bd/acces/utilisateur/${userId}?${query}`, { token: who.token })
-    const launcher = await access(requester, requester.id, 'futurs=true&demandes=5')
-    expect(launcher.status).toBe(200)
-    const body = (await launcher.json()) as Record<string, unknown>
+    const accessOf = (query: { futurs?: 'true' | 'false'; demandes?: number }) =>
+      okBody(api(requester.token).rest.bd.acces.utilisateur[':userId'].$get({ param: { userId: requester.id }, query }))
+    const body = await accessOf({ futurs: 'true', demandes: 5 })
     const alone = async (path: string) => (await call(path, { token: requester.token })).json()
     // The same as the two calls it stands for, beside the access list the call has always answered.
     expect(body.demandables).toEqual(await alone('/rest/bd/demande/applications'))
     expect(body.demandes).toEqual(await alone('/rest/bd/demande/miennes?taille=5'))
     expect(body.demandes).toMatchObject([{ application: { id: 3 }, etat: 'EN_ATTENTE' }])
-    const plain = (await (await access(requester, requester.id, 'futurs=true')).json()) as Record<string, unknown>
+    const plain = await accessOf({ futurs: 'true' })
     expect(body).toMatchObject(plain)
     expect(plain.accesApplication).toHaveLength(2)
     expect(await (await access(requester, requester.id, 'demandes=5')).json()).not.toHaveProperty('accesFuturs')
@@ -110,10 +112,7 @@ describe('asking', () => {
   })
 
   it('a root administrator marks an application demandable (PUT application), audited; a PUT without the flag keeps it', async () => {
-    const read = async () =>
-      (await (await call('/rest/bd/application/4', { token: root.token })).json()) as Record<string, unknown> & {
-        fonctions: { id: number }[]
-      }
+    const read = () => okBody(api(root.token).rest.bd.application[':id'].$get({ param: { id: 4 }, query: {} }))
     const put = (body: Record<string, unknown>) =>
       call('/rest/bd/application', { method: 'PUT', token: root.token, body: JSON.stringify(body) })
     const before = await read()
@@ -133,18 +132,14 @@ describe('asking', () => {
     expect(await entries('APPLICATION_MODIFICATION')).toContainEqual(
       expect.objectContaining({ utilisateur_id: root.id, commentaire: expect.stringContaining('demandable') }),
     )
-    const listed = (await (await call('/rest/bd/demande/applications', { token: agent.token })).json()) as {
-      application: { id: number }
-    }[]
+    const listed = await okBody(api(agent.token).rest.bd.demande.applications.$get())
     expect(listed.map((item) => item.application.id)).toEqual([4, 3])
     expect((await put({ ...body, demandable: false })).status).toBe(200)
   })
 
   it('writes the request with its entry, tells the nearest administrators in their language, and shows it waiting', async () => {
     const requester = await callerOf({ postes: [currentPost(4, 2)] })
-    const response = await ask(requester, request())
-    expect(response.status).toBe(201)
-    const { id, etat } = (await response.json()) as { id: number; etat: string }
+    const { id, etat } = await okBody(api(requester.token).rest.bd.demande.$post({ json: request() }), 201)
     expect(etat).toBe('EN_ATTENTE')
     expect(await entries('DEMANDE_CREATION')).toContainEqual({
       utilisateur_id: requester.id,
@@ -161,9 +156,7 @@ describe('asking', () => {
     expect(await mailsTo(root.id)).toEqual([])
     expect(await mailsTo(sud.id)).toEqual([])
 
-    const listed = (await (await call('/rest/bd/demande/applications', { token: requester.token })).json()) as {
-      demande: { id: number; etat: string; expiration: string } | null
-    }[]
+    const listed = await okBody(api(requester.token).rest.bd.demande.applications.$get())
     expect(listed[0]?.demande).toMatchObject({
       id,
       etat: 'EN_ATTENTE',
@@ -173,9 +166,9 @@ describe('asking', () => {
     expect(mine.headers.get('X-Total-Count')).toBe('1')
     expect(await mine.json()).toEqual([expect.objectContaining({ id, etat: 'EN_ATTENTE', motif: request().motif })])
     // The launcher's latest: that many of the newest, uncounted.
-    const latest = await call('/rest/bd/demande/miennes?taille=1', { token: requester.token })
+    const latest = await api(requester.token).rest.bd.demande.miennes.$get({ query: { taille: 1 } })
     expect(latest.headers.get('X-Total-Count')).toBeNull()
-    expect(((await latest.json()) as { id: number }[]).map((mine) => mine.id)).toEqual([id])
+    expect((await okBody(latest)).map((mine) => mine.id)).toEqual([id])
   })
 
   it('allows one waiting request per application, none for an application already open, none not demandable', async () => {
@@ -216,9 +209,7 @@ describe('asking', () => {
     expect((await settings({ mfaRequisAdministrateurs: false, demandeDureeMaxJours: 10 })).status).toBe(200)
     try {
       expect(await field(request(3, [0, 10]))).toBe('validation.requestTooLong')
-      const listed = (await (await call('/rest/bd/demande/applications', { token: requester.token })).json()) as {
-        dureeMaxJours: number
-      }[]
+      const listed = await okBody(api(requester.token).rest.bd.demande.applications.$get())
       expect(listed[0]?.dureeMaxJours).toBe(10)
       expect((await ask(requester, request(3, [0, 9]))).status).toBe(201)
       for (const days of [0, 3661, 1.5])
@@ -251,25 +242,19 @@ describe('deciding', () => {
   it('lists the waiting requests of the users each administrator manages, with what they hold', async () => {
     const { requester, id } = await waitingRequest()
     const listed = async (who: Caller) => {
-      const response = await call(`/rest/bd/demande/aTraiter?page=1&taille=100&q=${requester.login}`, {
-        token: who.token,
+      const response = await api(who.token).rest.bd.demande.aTraiter.$get({
+        query: { page: 1, taille: 100, q: requester.login },
       })
-      expect(response.status).toBe(200)
       return {
         total: response.headers.get('X-Total-Count'),
-        ids: ((await response.json()) as { id: number }[]).map((r) => r.id),
+        ids: (await okBody(response)).map((r) => r.id),
       }
     }
     expect(await listed(nord)).toEqual({ total: '1', ids: [id] })
     expect(await listed(root)).toEqual({ total: '1', ids: [id] })
     expect(await listed(sud)).toEqual({ total: '0', ids: [] })
     await expectError(await call('/rest/bd/demande/aTraiter', { token: agent.token }), 403, 'FORBIDDEN')
-    const [shown] = (await (
-      await call(`/rest/bd/demande/aTraiter?q=${requester.login}`, { token: nord.token })
-    ).json()) as {
-      postes: unknown[]
-      utilisateur: { id: number }
-    }[]
+    const [shown] = await okBody(api(nord.token).rest.bd.demande.aTraiter.$get({ query: { q: requester.login } }))
     expect(shown?.utilisateur.id).toBe(requester.id)
     expect(shown?.postes).toEqual([
       expect.objectContaining({
@@ -282,11 +267,10 @@ describe('deciding', () => {
   it('offers the functions of the scope that open the application, the requester’s structures first', async () => {
     const { id } = await waitingRequest()
     const proposals = async (who: Caller) =>
-      (
-        (await (await call(`/rest/bd/demande/${id}`, { token: who.token })).json()) as {
-          propositions: { fonction: { id: number }; actuelle: boolean }[]
-        }
-      ).propositions.map((p) => [p.fonction.id, p.actuelle])
+      (await okBody(api(who.token).rest.bd.demande[':id'].$get({ param: { id }, query: {} }))).propositions.map((p) => [
+        p.fonction.id,
+        p.actuelle,
+      ])
     expect(await proposals(nord)).toEqual([[4, true]])
     expect(await proposals(root)).toEqual([
       [4, true],
@@ -297,21 +281,19 @@ describe('deciding', () => {
 
   it('granting creates the post (audited as any post), opens the application and tells the user', async () => {
     const { requester, id } = await waitingRequest()
-    const response = await decide(nord, id, {
-      accord: true,
-      fonction: { id: 4 },
-      structure: { id: 4 },
-      commentaire: 'Pour la saison',
-    })
-    expect(response.status).toBe(200)
-    const decision = (await response.json()) as { etat: string; poste: { id: number } }
+    const decision = await okBody(
+      api(nord.token).rest.bd.demande[':id'].decision.$post({
+        param: { id },
+        json: { accord: true, fonction: { id: 4 }, structure: { id: 4 }, commentaire: 'Pour la saison' },
+      }),
+    )
     expect(decision.etat).toBe('ACCORDEE')
     const row = await stateOf(id)
-    expect(row).toMatchObject({ etat: 'ACCORDEE', decideur_id: nord.id, poste_id: decision.poste.id })
+    expect(row).toMatchObject({ etat: 'ACCORDEE', decideur_id: nord.id, poste_id: decision.poste?.id })
     const poste = await db()
       .selectFrom('poste')
       .selectAll()
-      .where('id', '=', decision.poste.id)
+      .where('id', '=', decision.poste?.id ?? 0)
       .executeTakeFirstOrThrow()
     expect(poste).toMatchObject({
       utilisateur_id: requester.id,
@@ -327,11 +309,9 @@ describe('deciding', () => {
     const [told] = await mailsTo(requester.id)
     expect(told).toMatchObject({ kind: 'ACCESS_DECISION', subject: 'Accès accordé : Module Rendez vous' })
     expect(told?.text).toContain('Pour la saison')
-    const access = (await (
-      await call(`/rest/bd/acces/utilisateur/${requester.id}`, { token: requester.token })
-    ).json()) as {
-      accesApplication: { application: { id: number } }[]
-    }
+    const access = await okBody(
+      api(requester.token).rest.bd.acces.utilisateur[':userId'].$get({ param: { userId: requester.id }, query: {} }),
+    )
     expect(access.accesApplication.map((a) => a.application.id)).toContain(3)
     // Decided: a second decision is told so, and nothing more is written.
     await expectError(await decide(root, id, { accord: false, commentaire: 'Trop tard' }), 409, 'DEMANDE_TRAITEE')
@@ -357,16 +337,18 @@ describe('deciding', () => {
       403,
       'FORBIDDEN',
     )
-    const response = await decide(nord, id, {
-      accord: true,
-      fonction: { id: 4 },
-      structure: { id: 4 },
-      ...period(2, 5),
-    })
-    expect(response.status).toBe(200)
-    const { poste } = (await response.json()) as { poste: { id: number } }
+    const { poste } = await okBody(
+      api(nord.token).rest.bd.demande[':id'].decision.$post({
+        param: { id },
+        json: { accord: true, fonction: { id: 4 }, structure: { id: 4 }, ...period(2, 5) },
+      }),
+    )
     expect(
-      await db().selectFrom('poste').select(['date_debut', 'date_fin']).where('id', '=', poste.id).executeTakeFirst(),
+      await db()
+        .selectFrom('poste')
+        .select(['date_debut', 'date_fin'])
+        .where('id', '=', poste?.id ?? 0)
+        .executeTakeFirst(),
     ).toEqual({
       date_debut: isoDate(2),
       date_fin: isoDate(5),
@@ -383,19 +365,16 @@ describe('deciding', () => {
     expect(told?.subject).toBe("Demande d'accès refusée : Module Rendez vous")
     expect(told?.text).toContain('Pas de besoin au quai')
     expect(await entries('DEMANDE_REFUS')).toContainEqual(expect.objectContaining({ utilisateur_id: nord.id }))
-    const mine = (await (await call('/rest/bd/demande/miennes', { token: requester.token })).json()) as unknown[]
+    const mine = await okBody(api(requester.token).rest.bd.demande.miennes.$get({ query: {} }))
     expect(mine).toEqual([expect.objectContaining({ id, etat: 'REFUSEE', commentaire: 'Pas de besoin au quai' })])
     expect((await ask(requester, request())).status).toBe(201)
   })
 
   it('nobody decides their own request', async () => {
     const adminAgent = await callerOf({ admin: true, postes: [currentPost(4, 2)] })
-    const response = await ask(adminAgent, request())
-    const { id } = (await response.json()) as { id: number }
+    const { id } = await okBody(api(adminAgent.token).rest.bd.demande.$post({ json: request() }), 201)
     await expectError(await decide(adminAgent, id, { accord: false, commentaire: 'Moi-même' }), 403, 'FORBIDDEN')
-    const listed = (await (await call('/rest/bd/demande/aTraiter', { token: adminAgent.token })).json()) as {
-      id: number
-    }[]
+    const listed = await okBody(api(adminAgent.token).rest.bd.demande.aTraiter.$get({ query: {} }))
     expect(listed.map((r) => r.id)).not.toContain(id)
   })
 
@@ -474,8 +453,7 @@ describe('deadlines (the hourly job)', () => {
       .execute()
     await db().insertInto('fonction').values({ id: 5, libelle: 'Agent', structure_id: 5 }).execute()
     const south = await callerOf({ postes: [currentPost(5, 5)] })
-    const asked = await ask(south, request())
-    const { id: waiting } = (await asked.json()) as { id: number }
+    const { id: waiting } = await okBody(api(south.token).rest.bd.demande.$post({ json: request() }), 201)
     // An hour short of its expiry, a request still waits (and was already escalated).
     const { id: almost } = await waitingRequest()
     await db()

@@ -1,10 +1,11 @@
 import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { DECISIONS_MAX, type ReviewMessage } from '../../worker-api/contract/access-reviews'
+import { DECISIONS_MAX, type ReviewDecisions, type ReviewMessage } from '../../worker-api/contract/access-reviews'
 import { WHOLE_LIST_MAX } from '../../worker-api/contract/base'
 import { addDays, todayIso } from '../../worker-api/contract/dates'
 import { backgroundContext } from '../../worker-api/lib/context'
 import { reviewDeadlines, runReviewStep } from '../../worker-api/services/governance/review-runs'
+import { api, okBody } from './client'
 import {
   type Caller,
   call,
@@ -61,6 +62,16 @@ async function itemOf(id: number, userId: number) {
   if (!item) throw new Error(`no item of user ${userId} in campaign ${id}`)
   return item
 }
+/** Decisions on campaign `id`, as the route declares them; `overrides` change the Worker's bindings. */
+const decided = (
+  who: { token: string },
+  id: number,
+  json: ReviewDecisions,
+  overrides: Parameters<typeof api>[1] = {},
+) => api(who.token, overrides).rest.bd.revue[':id'].decisions.$post({ param: { id }, json })
+/** A campaign with its progress per structure, as `who` sees it. */
+const detailOf = (who: { token: string }, id: number) =>
+  okBody(api(who.token).rest.bd.revue[':id'].$get({ param: { id }, query: {} }))
 const close = (who: { token: string }, id: number, init: Parameters<typeof call>[1] = {}) =>
   post(`/rest/bd/revue/${id}/cloture`, {}, { token: who.token, ...init })
 const report = (who: { token: string }, id: number) => call(`/rest/bd/revue/${id}/rapport.csv`, { token: who.token })
@@ -169,9 +180,7 @@ describe('a delegated administrator reaching past their sub-tree', () => {
 
   it("reads nothing of Direction Nord's campaign: not listed, 404 on it, its items (filtered on Agence Lille too), its report", async () => {
     const id = await opened(nord, campaign(2))
-    const listed = (await (await call('/rest/bd/revue?page=1&taille=100', { token: sud.token })).json()) as {
-      id: number
-    }[]
+    const listed = await okBody(api(sud.token).rest.bd.revue.$get({ query: { page: 1, taille: 100 } }))
     expect(listed.map((review) => review.id)).not.toContain(id)
     await expectError(await call(`/rest/bd/revue/${id}`, { token: sud.token }), 404, 'NOT_FOUND')
     await expectError(await elements(sud, id), 404, 'NOT_FOUND')
@@ -206,10 +215,7 @@ describe('a delegated administrator reaching past their sub-tree', () => {
     expect(String(items.length)).toBe(total)
     for (const item of items) expect([1, 2, 4]).not.toContain(item.poste.structure.id)
     expect(await itemsOf(sud, id, '&structure=4')).toEqual({ items: [], total: '0' })
-    const detail = (await (await call(`/rest/bd/revue/${id}`, { token: sud.token })).json()) as {
-      progression: { total: number }
-      structures: { id: number; total: number }[]
-    }
+    const detail = await detailOf(sud, id)
     expect(detail.structures.map((s) => s.id)).not.toContain(4)
     expect(detail.structures.map((s) => s.id)).not.toContain(2)
     expect(detail.progression.total).toBe(items.length)
@@ -339,7 +345,7 @@ describe('a stolen service account token', () => {
     const before = await footprint()
     await expectError(await open({ token }, campaign(2)), 403, 'FORBIDDEN')
     await expectError(await open({ token }, campaign(1)), 403, 'FORBIDDEN')
-    const listed = (await (await call('/rest/bd/revue', { token })).json()) as { id: number }[]
+    const listed = await okBody(api(token).rest.bd.revue.$get({ query: {} }))
     expect(listed.map((review) => review.id)).not.toContain(id)
     await expectError(await call(`/rest/bd/revue/${id}`, { token }), 404, 'NOT_FOUND')
     await expectError(await elements({ token }, id, '&structure=4'), 404, 'NOT_FOUND')
@@ -364,13 +370,14 @@ describe('a stolen service account token', () => {
     const id = await opened({ token }, body)
     const { items } = await itemsOf({ token }, id)
     // No item is the account's "own": every post of the sub-tree is its to review.
-    const response = await decide(
-      { token },
-      id,
-      items.map((item) => ({ element: { id: item.id }, decision: 'CONFIRMER' })),
+    const answer = await okBody(
+      decided(
+        { token },
+        id,
+        items.map((item) => ({ element: { id: item.id }, decision: 'CONFIRMER' })),
+      ),
     )
-    expect(response.status).toBe(200)
-    expect(((await response.json()) as { dejaDecides: number[] }).dejaDecides).toEqual([])
+    expect(answer.dejaDecides).toEqual([])
     expect((await close({ token }, id)).status).toBe(204)
     expect(await stateOf(id)).toMatchObject({ auteur_id: -account.id, cloture_par: -account.id, etat: 'CLOTUREE' })
     expect(await rowOf(items[0]?.id ?? 0)).toMatchObject({
@@ -461,9 +468,7 @@ describe('nobody reviews their own post', () => {
     expect(await endOf(own.poste.id)).toBe(isoDate(30))
     expect(await endOf(b.poste.id)).toBe(isoDate(5))
     expect(await entriesAbout(body.nom, nord.login)).toEqual([])
-    const detail = (await (await call(`/rest/bd/revue/${id}`, { token: nord.token })).json()) as {
-      progression: { confirmes: number; termines: number }
-    }
+    const detail = await detailOf(nord, id)
     expect(detail.progression).toMatchObject({ confirmes: 1, termines: 1 })
   })
 
@@ -515,14 +520,15 @@ describe('the organisation changing under a campaign', () => {
     ).toBe(204)
     expect((await itemOf(id, gone.id)).poste.id).toBeNull()
 
-    const response = await decide(sud, id, [
-      { element: { id: items.get(gone.id) }, decision: 'TERMINER' },
-      { element: { id: items.get(shortened.id) }, decision: 'TERMINER', dateFin: wireDate(isoDate(20)) },
-      { element: { id: items.get(deleted.id) }, decision: 'TERMINER' },
-      { element: { id: items.get(far.id) }, decision: 'TERMINER', dateFin: '31/12/9999' },
-    ])
-    expect(response.status).toBe(200)
-    expect(((await response.json()) as { decides: number[] }).decides).toHaveLength(4)
+    const answer = await okBody(
+      decided(sud, id, [
+        { element: { id: items.get(gone.id) ?? 0 }, decision: 'TERMINER' },
+        { element: { id: items.get(shortened.id) ?? 0 }, decision: 'TERMINER', dateFin: wireDate(isoDate(20)) },
+        { element: { id: items.get(deleted.id) ?? 0 }, decision: 'TERMINER' },
+        { element: { id: items.get(far.id) ?? 0 }, decision: 'TERMINER', dateFin: '31/12/9999' },
+      ]),
+    )
+    expect(answer.decides).toHaveLength(4)
     expect(await db().selectFrom('poste').select('id').where('utilisateur_id', '=', gone.id).execute()).toEqual([])
     expect(await endOf(shortened.poste)).toBe(isoDate(2))
     expect(await endOf(deleted.poste)).toBe(isoDate(0))
@@ -669,9 +675,7 @@ describe('odd input', () => {
     for (const [index, body] of bodies.entries()) {
       const response = await decide(nord, id, body)
       expect(response.status, `body ${index}`).toBe(400)
-      expect(((await response.json()) as { businessCode: string }).businessCode, `body ${index}`).toBe(
-        'VALIDATION_FAILED',
-      )
+      await expectError(response, 400, 'VALIDATION_FAILED')
     }
     const past = await expectError(
       await decide(nord, id, [confirm, end(wireDate(isoDate(-1)))]),
@@ -691,16 +695,11 @@ describe('odd input', () => {
     const reason =
       'Contrat terminé fin novembre : remplacé par l’équipe de Rouen, accès au quai et au pesage à retirer.'
     const dateFin = wireDate(isoDate(10))
-    const body = [x.id, ...Array.from({ length: DECISIONS_MAX - 1 }, (_, n) => 10_000_000 + n)].map((element) => ({
-      element: { id: element },
-      decision: 'TERMINER',
-      dateFin,
-      commentaire: reason,
-    }))
+    const body: ReviewDecisions = [x.id, ...Array.from({ length: DECISIONS_MAX - 1 }, (_, n) => 10_000_000 + n)].map(
+      (element) => ({ element: { id: element }, decision: 'TERMINER', dateFin, commentaire: reason }),
+    )
     const { database, seen } = measuredDb()
-    const response = await decide(nord, id, body, { env: { DB: database } })
-    expect(response.status).toBe(200)
-    const answer = (await response.json()) as { decides: number[]; dejaDecides: number[] }
+    const answer = await okBody(decided(nord, id, body, { DB: database }))
     expect(answer.decides).toEqual([x.id])
     expect(answer.dejaDecides).toHaveLength(DECISIONS_MAX - 1)
     expect(await rowOf(x.id)).toMatchObject({ etat: 'TERMINE', commentaire: reason })
@@ -722,9 +721,7 @@ describe('odd input', () => {
     expect(await rowOf(x.id)).toMatchObject({ etat: 'TERMINE', commentaire: 'Non' })
     expect(await endOf(x.poste.id)).toBe(isoDate(7))
     expect((await entriesAbout(body.nom, user?.login ?? '')).map((entry) => entry.nom_log)).toEqual(['REVUE_FIN_POSTE'])
-    const detail = (await (await call(`/rest/bd/revue/${id}`, { token: nord.token })).json()) as {
-      progression: { confirmes: number; termines: number }
-    }
+    const detail = await detailOf(nord, id)
     expect(detail.progression).toMatchObject({ confirmes: 0, termines: 1 })
   })
 
@@ -1031,8 +1028,7 @@ describe('two writers at once', () => {
 
   it('the opening delivered twice at once writes each item once and counts it once', async () => {
     const place = await agency(3)
-    const response = await open(sud, campaign(place.id))
-    const { id } = (await response.json()) as { id: number }
+    const { id } = await okBody(api(sud.token, queue.env).rest.bd.revue.$post({ json: campaign(place.id) }), 201)
     const message = queue.waiting.shift()
     expect(message?.body).toEqual({ kind: 'review-step', revueId: id, etape: 'ouverture', depuis: 0 })
     const step = () => runReviewStep(backgroundContext({ ...env, ...queue.env }), message?.body as ReviewMessage)

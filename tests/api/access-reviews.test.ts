@@ -1,8 +1,10 @@
 import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { REVIEW_BATCH, REVIEW_STRUCTURES_SHOWN } from '../../worker-api/contract/access-reviews'
+import type { z } from 'zod'
+import { REVIEW_BATCH, REVIEW_STRUCTURES_SHOWN, type reviewDetailQuery } from '../../worker-api/contract/access-reviews'
 import { backgroundContext } from '../../worker-api/lib/context'
 import { OPENING_WINDOW, reviewDeadlines } from '../../worker-api/services/governance/review-runs'
+import { api, okBody } from './client'
 import {
   type Caller,
   call,
@@ -17,7 +19,7 @@ import {
   post,
   wireDate,
 } from './helpers'
-import { type Item, reviewKit } from './review-kit'
+import { reviewKit } from './review-kit'
 
 /**
  * Access reviews (README, "Access reviews"): a campaign over a sub-tree makes every current post of it an item, written
@@ -31,6 +33,9 @@ let sud: Caller
 let root: Caller
 
 const { queue, open, campaign, stateOf, itemsOf, decide, opened, endOf } = reviewKit('TERMINER')
+/** Campaign `id` with its progress, as `who` reads it; with `query`'s elements=N, a page of its items too. */
+const detailOf = (who: Caller, id: number, query: z.input<typeof reviewDetailQuery> = {}) =>
+  okBody(api(who.token).rest.bd.revue[':id'].$get({ param: { id }, query }))
 const entries = (nomLog: string) =>
   db().selectFrom('log').select(['utilisateur_id', 'commentaire']).where('nom_log', '=', nomLog).execute()
 
@@ -110,17 +115,13 @@ describe('opening', () => {
   it('is seen by the administrators of its sub-tree and above, with the progress of their scope', async () => {
     const id = await opened(nord, campaign(2))
     const seen = async (who: Caller) =>
-      (
-        (await (await call('/rest/bd/revue', { token: who.token })).json()) as { id: number; progression: unknown }[]
-      ).find((review) => review.id === id)
+      (await okBody(api(who.token).rest.bd.revue.$get({ query: {} }))).find((review) => review.id === id)
     expect((await seen(nord))?.progression).toEqual({ total: 4, confirmes: 0, termines: 0 })
     expect((await seen(root))?.progression).toEqual({ total: 4, confirmes: 0, termines: 0 })
     expect(await seen(sud)).toBeUndefined()
     await expectError(await call(`/rest/bd/revue/${id}`, { token: sud.token }), 404, 'NOT_FOUND')
     await expectError(await call(`/rest/bd/revue/${id}/elements`, { token: sud.token }), 404, 'NOT_FOUND')
-    const detail = (await (await call(`/rest/bd/revue/${id}`, { token: nord.token })).json()) as {
-      structures: { id: number; total: number }[]
-    }
+    const detail = await detailOf(nord, id)
     expect(detail.structures.map((s) => [s.id, s.total])).toEqual([
       [2, 1],
       [4, 3],
@@ -151,11 +152,7 @@ describe('progress', () => {
     }
     for (const id of [...agencies, 701]) await createUser({ postes: [currentPost(id, id)] })
     const review = await opened(root, campaign(700))
-    const read = async () =>
-      (await (await call(`/rest/bd/revue/${review}`, { token: root.token })).json()) as {
-        structures: { id: number; total: number }[]
-        structuresTronquees: boolean
-      }
+    const read = () => detailOf(root, review)
     const before = await read()
     expect(before.structuresTronquees).toBe(true)
     expect(before.structures).toHaveLength(REVIEW_STRUCTURES_SHOWN)
@@ -174,14 +171,15 @@ describe('progress', () => {
 describe('reviewing', () => {
   it('lists each item with what the post opens and the user’s last sign-in, filtered and searched', async () => {
     const id = await opened(nord, campaign(2))
-    const { items, total } = await itemsOf(nord, id, '&structure=4')
-    expect(total).toBe('3')
-    const first = items.find((item) => item.utilisateur.id === lille[0]?.id) as Item & {
-      applications: string[]
-      utilisateur: { derniereConnexion: string | null }
-    }
-    expect(first.applications.sort()).toEqual(['Pesage', 'Yard dangereux'])
-    expect(first.utilisateur.derniereConnexion).not.toBeNull()
+    const response = await api(nord.token).rest.bd.revue[':id'].elements.$get({
+      param: { id },
+      query: { page: 1, taille: 100, structure: 4 },
+    })
+    const items = await okBody(response)
+    expect(response.headers.get('X-Total-Count')).toBe('3')
+    const first = items.find((item) => item.utilisateur.id === lille[0]?.id)
+    expect(first?.applications.sort()).toEqual(['Pesage', 'Yard dangereux'])
+    expect(first?.utilisateur.derniereConnexion).not.toBeNull()
     const searched = await itemsOf(nord, id, `&q=${lille[1]?.login}`)
     expect(searched.items.map((item) => item.utilisateur.login)).toEqual([lille[1]?.login])
     expect(searched.total).toBe('1')
@@ -207,9 +205,7 @@ describe('reviewing', () => {
     expect(await entries('REVUE_FIN_POSTE')).toContainEqual(
       expect.objectContaining({ utilisateur_id: nord.id, commentaire: expect.stringContaining('Parti à Rouen') }),
     )
-    const detail = (await (await call(`/rest/bd/revue/${id}`, { token: nord.token })).json()) as {
-      progression: unknown
-    }
+    const detail = await detailOf(nord, id)
     expect(detail.progression).toEqual({ total: 4, confirmes: 1, termines: 1 })
     await expectError(
       await decide(root, id, [{ element: { id: a.id }, decision: 'TERMINER' }]),
@@ -347,7 +343,7 @@ describe('the due date, the reminders and the report', () => {
       }),
     )
     // The campaign says who opened, applied and closed it, as its report's page shows.
-    const closed = (await (await call(`/rest/bd/revue/${id}`, { token: root.token })).json()) as Record<string, unknown>
+    const closed = await detailOf(root, id)
     expect(closed).toMatchObject({
       etat: 'CLOTUREE',
       auteur: expect.any(String),
@@ -381,12 +377,7 @@ describe('the due date, the reminders and the report', () => {
 })
 
 describe('the reviewer’s page in one call', () => {
-  type Page = Record<string, unknown> & { elements?: Item[]; totalElements?: number; progression?: unknown }
-  const page = async (who: Caller, id: number, query: string) => {
-    const response = await call(`/rest/bd/revue/${id}?${query}`, { token: who.token })
-    expect(response.status).toBe(200)
-    return (await response.json()) as Page
-  }
+  const page = detailOf
   // Direction Nord's administrator of the tests above saw their own post ended at a due date: another one.
   let nord: Caller
   beforeAll(async () => {
@@ -397,28 +388,27 @@ describe('the reviewer’s page in one call', () => {
     const id = await opened(nord, campaign(2))
     const { items } = await itemsOf(nord, id, '&structure=4')
     expect((await decide(nord, id, [{ element: { id: items[0]?.id }, decision: 'CONFIRMER' }])).status).toBe(200)
-    const detail = await (await call(`/rest/bd/revue/${id}`, { token: nord.token })).json()
-    for (const filters of [
-      '',
-      '&etat=A_REVOIR',
-      '&etat=CONFIRME',
-      '&structure=4',
-      `&q=${lille[1]?.login}`,
-      '&page=2',
-    ]) {
-      const alone = await call(
-        `/rest/bd/revue/${id}/elements?taille=2${filters.includes('page') ? '' : '&page=1'}${filters}`,
-        {
-          token: nord.token,
-        },
-      )
-      expect(await page(nord, id, `elements=2${filters}`)).toEqual({
-        ...(detail as object),
-        elements: await alone.json(),
+    const detail = await detailOf(nord, id)
+    const everyFilter: Pick<z.input<typeof reviewDetailQuery>, 'etat' | 'structure' | 'q' | 'page'>[] = [
+      {},
+      { etat: 'A_REVOIR' },
+      { etat: 'CONFIRME' },
+      { structure: 4 },
+      { q: `${lille[1]?.login}` },
+      { page: 2 },
+    ]
+    for (const filters of everyFilter) {
+      const alone = await api(nord.token).rest.bd.revue[':id'].elements.$get({
+        param: { id },
+        query: { taille: 2, page: 1, ...filters },
+      })
+      expect(await page(nord, id, { elements: 2, ...filters })).toEqual({
+        ...detail,
+        elements: await okBody(alone),
         totalElements: Number(alone.headers.get('X-Total-Count')),
       })
     }
-    expect((await page(nord, id, 'elements=100')).elements).toEqual((await itemsOf(nord, id)).items)
+    expect((await page(nord, id, { elements: 100 })).elements).toEqual((await itemsOf(nord, id)).items)
     // Another sub-tree's administrator learns nothing more with it.
     await expectError(await call(`/rest/bd/revue/${id}?elements=10`, { token: sud.token }), 404, 'NOT_FOUND')
   })
@@ -455,7 +445,7 @@ describe('the reviewer’s page in one call', () => {
     await db().deleteFrom('poste').where('utilisateur_id', '=', user.id).execute()
     await db().deleteFrom('fonction').where('id', '=', 900).execute()
     await db().deleteFrom('structure').where('id', '=', 900).execute()
-    const seen = await page(nord, id, 'elements=10')
+    const seen = await page(nord, id, { elements: 10 })
     expect(seen.elements?.map((item) => item.utilisateur.id)).toEqual([user.id])
     expect(seen).toMatchObject({ totalElements: 1, progression: { total: 1, confirmes: 0, termines: 0 } })
   })

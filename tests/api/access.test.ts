@@ -1,7 +1,7 @@
 import jwt from '@tsndr/cloudflare-worker-jwt'
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { AccessList } from '../../worker-api/contract/access'
 import { sha256Hex } from '../../worker-api/lib/crypto'
+import { api, okBody } from './client'
 import {
   call,
   createOrganisation,
@@ -11,10 +11,8 @@ import {
   expectError,
   getUserAs,
   isoDate,
-  type Launch,
   refreshWith,
   signedInUser,
-  type Tokens,
 } from './helpers'
 
 beforeAll(createOrganisation)
@@ -23,11 +21,16 @@ const accessOf = (token: string, userId: number | string) => call(`/rest/bd/acce
 const launch = (token: string, idApplication: number | string, init: RequestInit = {}) =>
   call(`/rest/bd/acces/application?idApplication=${idApplication}`, { ...init, token })
 
-const applicationIds = async (token: string, userId: number) => {
-  const response = await accessOf(token, userId)
-  expect(response.status).toBe(200)
-  return ((await response.json()) as AccessList).accesApplication.map((a) => a.application.id)
-}
+const accessListOf = (token: string, userId: number, query: { futurs?: 'true' } = {}) =>
+  okBody(api(token).rest.bd.acces.utilisateur[':userId'].$get({ param: { userId }, query }))
+const applicationIds = async (token: string, userId: number) =>
+  (await accessListOf(token, userId)).accesApplication.map((a) => a.application.id)
+/** The launch code of the application `idApplication`, launched by the holder of `token`. */
+const launchCode = async (token: string, idApplication: number) =>
+  (await okBody(api(token).rest.bd.acces.application.$get({ query: { idApplication } }))).refreshToken
+/** The tokens a refresh token or a launch code is exchanged for. */
+const refreshed = (refreshToken: string) =>
+  okBody(api().rest.public.bd.login.refreshToken.$post({ json: { refreshToken } }))
 
 /** fonction 2 (Agent de quai) grants 1 Yard dangereux + 2 Pesage; 3 grants 3 Module Rendez vous; 1 grants 4 Facturation. */
 const everyApplication = [currentPost(4, 2), currentPost(3, 3), currentPost(1, 1)]
@@ -43,18 +46,15 @@ describe('GET /rest/bd/acces/utilisateur/{userId}?futurs=true', () => {
         { structureId: 3, fonctionId: 3, from: isoDate(60), to: isoDate(70) },
       ],
     })
-    const response = await call(`/rest/bd/acces/utilisateur/${user.id}?futurs=true`, { token: user.jwt.accessToken })
-    const body = (await response.json()) as Required<AccessList>
+    const body = await accessListOf(user.jwt.accessToken, user.id, { futurs: 'true' })
     expect(body.accesApplication.map((a) => a.application.id)).toEqual([3])
     const from = isoDate(10).split('-').reverse().join('/')
-    expect(body.accesFuturs.map((a) => [a.application.id, a.dateDebut])).toEqual([
+    expect(body.accesFuturs?.map((a) => [a.application.id, a.dateDebut])).toEqual([
       [2, from],
       [1, from],
     ])
     // The spec's answer, without the parameter, is unchanged.
-    expect(Object.keys((await (await accessOf(user.jwt.accessToken, user.id)).json()) as object)).toEqual([
-      'accesApplication',
-    ])
+    expect(Object.keys(await accessListOf(user.jwt.accessToken, user.id))).toEqual(['accesApplication'])
   })
 })
 
@@ -112,10 +112,10 @@ describe('GET /rest/bd/acces/utilisateur/{userId}', () => {
 describe('GET /rest/bd/acces/application', () => {
   it('returns the application url carrying the launch code as `code`', async () => {
     const user = await signedInUser({ postes: everyApplication })
-    const response = await launch(user.jwt.accessToken, 1)
+    const response = await api(user.jwt.accessToken).rest.bd.acces.application.$get({ query: { idApplication: 1 } })
     expect(response.status).toBe(200)
     expect(response.headers.get('Cache-Control')).toBe('no-store')
-    const body = (await response.json()) as Launch
+    const body = await okBody(response)
     expect(Object.keys(body).sort()).toEqual(['refreshToken', 'url'])
     const url = new URL(body.url)
     expect(`${url.origin}${url.pathname}`).toBe('https://yard.example.test/')
@@ -125,7 +125,7 @@ describe('GET /rest/bd/acces/application', () => {
 
   it('resolves a root-relative application url against the portal and keeps its query', async () => {
     const user = await signedInUser({ postes: everyApplication })
-    const body = (await (await launch(user.jwt.accessToken, 2)).json()) as Launch
+    const body = await okBody(api(user.jwt.accessToken).rest.bd.acces.application.$get({ query: { idApplication: 2 } }))
     const url = new URL(body.url)
     expect(url.origin).toBe('http://localhost:8787')
     expect(url.pathname).toBe('/demo-app/pesage')
@@ -187,11 +187,9 @@ describe('GET /rest/bd/acces/application', () => {
 describe('Launch code exchange (POST /rest/public/bd/login/refreshToken)', () => {
   it('exchanges the code once for tokens of the same user', async () => {
     const user = await signedInUser({ postes: everyApplication })
-    const { refreshToken: code } = (await (await launch(user.jwt.accessToken, 2)).json()) as Launch
+    const code = await launchCode(user.jwt.accessToken, 2)
 
-    const exchange = await refreshWith(code)
-    expect(exchange.status).toBe(200)
-    const tokens = (await exchange.json()) as Tokens
+    const tokens = await refreshed(code)
     expect(tokens.expiresInMsec).toBe(300_000)
     const me = await getUserAs(tokens.accessToken, user.id)
     expect(me.status).toBe(200)
@@ -205,10 +203,10 @@ describe('Launch code exchange (POST /rest/public/bd/login/refreshToken)', () =>
   it("binds the application's session to it: its user's profile and sign-out, nothing else", async () => {
     const user = await signedInUser({ admin: true, postes: everyApplication })
     const other = await createUser({ postes: everyApplication })
-    const { refreshToken: code } = (await (await launch(user.jwt.accessToken, 2)).json()) as Launch
-    const first = (await (await refreshWith(code)).json()) as Tokens
+    const code = await launchCode(user.jwt.accessToken, 2)
+    const first = await refreshed(code)
     // Still bound after a rotation.
-    const tokens = (await (await refreshWith(first.refreshToken)).json()) as Tokens
+    const tokens = await refreshed(first.refreshToken)
     const claims = jwt.decode<{ app?: number }>(tokens.accessToken).payload as { app?: number }
     expect(claims.app).toBe(2)
 
@@ -235,9 +233,9 @@ describe('Launch code exchange (POST /rest/public/bd/login/refreshToken)', () =>
 
   it('signs the applications out with the portal: single logout', async () => {
     const user = await signedInUser({ postes: everyApplication })
-    const { refreshToken: code } = (await (await launch(user.jwt.accessToken, 2)).json()) as Launch
-    const first = (await (await refreshWith(code)).json()) as Tokens
-    const appTokens = (await (await refreshWith(first.refreshToken)).json()) as Tokens
+    const code = await launchCode(user.jwt.accessToken, 2)
+    const first = await refreshed(code)
+    const appTokens = await refreshed(first.refreshToken)
     expect((await getUserAs(appTokens.accessToken, user.id)).status).toBe(200)
 
     expect((await call('/rest/bd/logout', { method: 'POST', token: user.jwt.accessToken })).status).toBe(204)
@@ -247,14 +245,14 @@ describe('Launch code exchange (POST /rest/public/bd/login/refreshToken)', () =>
 
   it('lets only one of two concurrent exchanges of the same code succeed', async () => {
     const user = await signedInUser({ postes: everyApplication })
-    const { refreshToken: code } = (await (await launch(user.jwt.accessToken, 1)).json()) as Launch
+    const code = await launchCode(user.jwt.accessToken, 1)
     const statuses = (await Promise.all([refreshWith(code), refreshWith(code)])).map((r) => r.status).sort()
     expect(statuses).toEqual([200, 401])
   })
 
   it('answers 401 for an expired code', async () => {
     const user = await signedInUser({ postes: everyApplication })
-    const { refreshToken: code } = (await (await launch(user.jwt.accessToken, 1)).json()) as Launch
+    const code = await launchCode(user.jwt.accessToken, 1)
     await db()
       .updateTable('refresh_token')
       .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
@@ -265,7 +263,7 @@ describe('Launch code exchange (POST /rest/public/bd/login/refreshToken)', () =>
 
   it('is not an access token', async () => {
     const user = await signedInUser({ postes: everyApplication })
-    const { refreshToken: code } = (await (await launch(user.jwt.accessToken, 1)).json()) as Launch
+    const code = await launchCode(user.jwt.accessToken, 1)
     expect((await getUserAs(code, user.id)).status).toBe(401)
   })
 })

@@ -9,9 +9,8 @@ import {
   preflightSql,
   resultSql,
 } from '../../scripts/admin-bootstrap-lib.mjs'
-import type { ErrorBody } from '../../worker-api/contract/errors'
-import type { TotpEnrolment } from '../../worker-api/contract/mfa'
-import { call, db, ORIGIN, post, signIn } from './helpers'
+import { api, okBody } from './client'
+import { call, db, expectError, ORIGIN, post, signIn } from './helpers'
 
 // The SQL of `npm run admin:bootstrap` on a real D1 with the real migrations, in one batch as
 // `wrangler d1 execute --file` runs it; then the link it prints, used as a browser would.
@@ -100,11 +99,8 @@ describe('admin:bootstrap on an empty database', () => {
     // A second factor first (the organisation requires one of administrators), then the root is theirs.
     const token_ = session.jwt.accessToken
     const refused = await call('/rest/bd/structure/user/me', { token: token_ })
-    expect(refused.status).toBe(403)
-    expect(((await refused.json()) as ErrorBody).businessCode).toBe('MFA_ENROLMENT_REQUIRED')
-    const { secret } = (await (
-      await post('/rest/bd/mfa/totp', { motDePasse: 'Secret12' }, { token: token_ })
-    ).json()) as TotpEnrolment
+    await expectError(refused, 403, 'MFA_ENROLMENT_REQUIRED')
+    const { secret } = await okBody(api(token_).rest.bd.mfa.totp.$post({ json: { motDePasse: 'Secret12' } }))
     const code = generateTOTP(decodeBase32IgnorePadding(secret), 30, 6)
     expect((await post('/rest/bd/mfa/totp/confirm', { code }, { token: token_ })).status).toBe(200)
     // An administrator of the root sees the root.

@@ -1,8 +1,9 @@
 import { env } from 'cloudflare:test'
 import { sql } from 'kysely'
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { ImportPreview, ImportStatus } from '../../worker-api/contract/bulk'
+import type { ImportType } from '../../worker-api/contract/bulk'
 import { IMPORT_ATTEMPTS, STALLED_MINUTES } from '../../worker-api/services/bulk/run'
+import { api, errorBody, okBody } from './client'
 import {
   call,
   createOrganisation,
@@ -49,28 +50,40 @@ beforeAll(async () => {
     .execute()
 })
 
-async function importFile(token: string, type: string, text: string, queue: ReturnType<typeof jobsQueue>, query = '') {
-  const response = await call(`/rest/bd/import?type=${type}${query}`, {
-    method: 'POST',
-    token,
-    body: text,
-    headers: { 'Content-Type': 'text/csv' },
-    env: queue.env,
-  })
-  return { response, body: (await response.json()) as { id: number } & Record<string, unknown> }
-}
+type ImportQuery = { essai?: 'true'; conserver?: 'true'; invitation?: 'true'; fichier?: string }
 
-const statusOf = async (token: string, id: number) =>
-  (await (await call(`/rest/bd/import/${id}`, { token })).json()) as ImportStatus
+/** A file sent to the import as it is (the client's `init`): the route reads its body raw, as text/csv. */
+const sendFile = (
+  token: string,
+  type: ImportType,
+  text: string,
+  queue?: ReturnType<typeof jobsQueue>,
+  query: ImportQuery = {},
+) =>
+  api(token, queue?.env).rest.bd.import.$post(
+    { query: { type, ...query } },
+    { headers: { 'Content-Type': 'text/csv' }, init: { body: text } },
+  )
+
+/** A file's import, started (202): its id. */
+const importFile = (
+  token: string,
+  type: ImportType,
+  text: string,
+  queue: ReturnType<typeof jobsQueue>,
+  query: ImportQuery = {},
+) => okBody(sendFile(token, type, text, queue, query), 202)
+
+const statusOf = (token: string, id: number) =>
+  okBody(api(token).rest.bd.import[':id'].$get({ param: { id }, query: {} }))
 
 const logsOf = (nomLog: string) =>
   db().selectFrom('log').select(['commentaire', 'utilisateur_id']).where('nom_log', '=', nomLog).execute()
 
 /** Runs a file to its end; answers its final state. */
-async function imported(token: string, type: string, text: string, query = '') {
+async function imported(token: string, type: ImportType, text: string, query: ImportQuery = {}) {
   const queue = jobsQueue()
-  const { response, body } = await importFile(token, type, text, queue, query)
-  expect(response.status).toBe(202)
+  const body = await importFile(token, type, text, queue, query)
   await queue.drain()
   return { status: await statusOf(token, body.id), queue }
 }
@@ -81,8 +94,7 @@ describe('an import of structures', () => {
     const rows = ['nom;type;parent', 'Direction Est;Direction;Groupe']
     for (let n = 1; n <= 250; n++) rows.push(`Agence Est ${n};Agence;Groupe / Direction Est`)
     const queue = jobsQueue()
-    const { response, body } = await importFile(root.token, 'structures', rows.join('\r\n'), queue, '&fichier=est.csv')
-    expect(response.status).toBe(202)
+    const body = await importFile(root.token, 'structures', rows.join('\r\n'), queue, { fichier: 'est.csv' })
     expect(await statusOf(root.token, body.id)).toMatchObject({ etat: 'EN_ATTENTE', lignes: 251, traitees: 0 })
     expect(await queue.deliverOne()).toBe(true)
     const halfway = await statusOf(root.token, body.id)
@@ -187,7 +199,7 @@ describe('an import of users', () => {
         `grace.import@example.test;Hopper;Grace;;oui;Agence Lille;Agent de quai;${today};${future};non`,
         `bad.import@example.test;Nom;Prenom;;non;Agence Lille;Inconnue;${today};${future};oui`,
       ]),
-      '&invitation=true',
+      { invitation: 'true' },
     )
     expect(status).toMatchObject({ etat: 'TERMINE', lignes: 4, creees: 2, modifiees: 1, lignesEnErreur: 1 })
     expect(status.erreurs).toEqual([{ ligne: 5, colonne: 'fonction', message: expect.stringContaining('Inconnue') }])
@@ -332,7 +344,7 @@ describe('an import of users', () => {
   })
 
   it('round-trips: the export of the scope imported back changes nothing', async () => {
-    for (const type of ['structures', 'utilisateurs']) {
+    for (const type of ['structures', 'utilisateurs'] as const) {
       const exported = await (await call(`/rest/bd/export/${type}.csv`, { token: root.token })).text()
       const { status } = await imported(root.token, type, exported)
       expect(status).toMatchObject({ etat: 'TERMINE', creees: 0, modifiees: 0, totalErreurs: 0 })
@@ -402,9 +414,8 @@ describe('an import of users', () => {
   it('refuses a file with a wrong header whole (400), keeping nothing', async () => {
     const queue = jobsQueue()
     const before = await db().selectFrom('import').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow()
-    const { response, body } = await importFile(root.token, 'utilisateurs', 'nom;type;parent\nA;B;C', queue)
-    expect(response.status).toBe(400)
-    expect(body).toMatchObject({ businessCode: 'VALIDATION_FAILED' })
+    const response = await sendFile(root.token, 'utilisateurs', 'nom;type;parent\nA;B;C', queue)
+    await errorBody(response, 400, 'VALIDATION_FAILED')
     expect(queue.waiting).toEqual([])
     const after = await db().selectFrom('import').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow()
     expect(after.n).toBe(before.n)
@@ -448,8 +459,7 @@ describe('a service account moving users in', () => {
       token,
       body: `${USERS_HEADER}\n`,
     })
-    expect(response.status).toBe(403)
-    expect(((await response.json()) as { businessCode: string }).businessCode).toBe('SERVICE_ACCOUNT_SCOPE')
+    await expectError(response, 403, 'SERVICE_ACCOUNT_SCOPE')
   })
 })
 
@@ -471,7 +481,7 @@ describe('a run that meets the unexpected', () => {
 
   it('writes a lot once when its message comes twice', async () => {
     const queue = jobsQueue()
-    const { body } = await importFile(
+    const body = await importFile(
       root.token,
       'utilisateurs',
       file([`once@example.test;Une;Fois;;non;Agence Lille;Agent de quai;${today};${future};oui`]),
@@ -489,7 +499,7 @@ describe('a run that meets the unexpected', () => {
 
   it('writes a lot once when a second delivery runs it between the first one’s reads and its write', async () => {
     const queue = jobsQueue()
-    const { body } = await importFile(root.token, 'utilisateurs', file(['pas-une-adresse;Nom;Prenom;;;;;;;']), queue)
+    const body = await importFile(root.token, 'utilisateurs', file(['pas-une-adresse;Nom;Prenom;;;;;;;']), queue)
     const message = queue.waiting[0]
     if (!message) throw new Error('no message')
     // The same message delivered again, run in full just before the first delivery writes.
@@ -507,7 +517,7 @@ describe('a run that meets the unexpected', () => {
   it('plans a lot again when what it read changed before its write', async () => {
     const target = await createUser({ postes: [currentPost(4, 2, 400)] })
     const queue = jobsQueue()
-    const { body } = await importFile(
+    const body = await importFile(
       root.token,
       'utilisateurs',
       file([`${target.login}@example.test;Renomme;Prenom;${target.login};non;;;;;oui`]),
@@ -537,7 +547,7 @@ describe('a run that meets the unexpected', () => {
       (_, n) => `stop${n}@example.test;Nom;Prenom;;non;Agence Lille;Agent de quai;${today};${future};non`,
     )
     const queue = jobsQueue()
-    const { body } = await importFile(token, 'utilisateurs', file(rows), queue)
+    const body = await importFile(token, 'utilisateurs', file(rows), queue)
     await queue.deliverOne()
     await db().updateTable('utilisateur').set({ admin: 0 }).where('id', '=', admin.id).execute()
     await queue.drain()
@@ -553,7 +563,7 @@ describe('a run that meets the unexpected', () => {
     const admin = await createUser({ admin: true, postes: [currentPost(1, 1, 400)] })
     const token = (await sessionFor(admin.id)).accessToken
     const queue = jobsQueue()
-    const { body } = await importFile(
+    const body = await importFile(
       token,
       'utilisateurs',
       file([`tard@example.test;Nom;Prenom;;non;Agence Lille;Agent de quai;${today};${future};non`]),
@@ -574,7 +584,7 @@ describe('a run that meets the unexpected', () => {
     const admin = await createUser({ admin: true, postes: [currentPost(2, 21, 400)] })
     const token = (await sessionFor(admin.id)).accessToken
     const queue = jobsQueue()
-    const { body } = await importFile(
+    const body = await importFile(
       token,
       'utilisateurs',
       file([`deplace@example.test;Nom;Prenom;;non;Agence Lille;Agent de quai;${today};${future};non`]),
@@ -600,7 +610,7 @@ describe('a run that meets the unexpected', () => {
 
   it('sends a stalled import’s next lot again from the minute’s cron', async () => {
     const queue = jobsQueue()
-    const { body } = await importFile(
+    const body = await importFile(
       root.token,
       'utilisateurs',
       file([`lost@example.test;Perdu;Message;;non;Agence Lille;Agent de quai;${today};${future};non`]),
@@ -630,7 +640,7 @@ describe('a run that meets the unexpected', () => {
 describe('a lot that keeps failing', () => {
   it(`stops its import after ${IMPORT_ATTEMPTS} deliveries, saying why`, async () => {
     const queue = jobsQueue()
-    const { body } = await importFile(
+    const body = await importFile(
       root.token,
       'utilisateurs',
       [USERS_HEADER, `fails@example.test;Echec;Lot;;non;Agence Lille;Agent de quai;${today};${future};oui`].join('\n'),
@@ -675,15 +685,11 @@ describe('a preview kept for the screens, then imported', () => {
       `kept@example.test;Garde;Apercu;;non;Agence Lille;Agent de quai;${today};${future};oui`,
       ...rows(150),
     ].join('\n')
-    const response = await call('/rest/bd/import?type=utilisateurs&essai=true&conserver=true&fichier=garde.csv', {
-      method: 'POST',
-      token: root.token,
-      body: text,
-      env: queue.env,
-    })
-    const preview = (await response.json()) as ImportPreview
+    const preview = await okBody(
+      sendFile(root.token, 'utilisateurs', text, queue, { essai: 'true', conserver: 'true', fichier: 'garde.csv' }),
+    )
     expect(preview).toMatchObject({ lignes: 151, creees: 1, totalErreurs: 150, id: expect.any(Number) })
-    const id = preview.id as number
+    const id = preview.id ?? 0
     // Nothing written but the kept file and its preview.
     expect(await db().selectFrom('utilisateur').select('id').where('mail', '=', 'kept@example.test').execute()).toEqual(
       [],
@@ -691,7 +697,7 @@ describe('a preview kept for the screens, then imported', () => {
     const kept = await statusOf(root.token, id)
     expect(kept).toMatchObject({ etat: 'APERCU', fichier: 'garde.csv', lignes: 151, creees: 1, totalErreurs: 150 })
     expect(kept.erreurs).toHaveLength(100)
-    const second = (await (await call(`/rest/bd/import/${id}?page=2`, { token: root.token })).json()) as ImportStatus
+    const second = await okBody(api(root.token).rest.bd.import[':id'].$get({ param: { id }, query: { page: 2 } }))
     expect(second.erreurs.map((error) => error.ligne)).toEqual(Array.from({ length: 50 }, (_, k) => 103 + k))
 
     const launch = () =>
@@ -734,9 +740,7 @@ describe('the preview, then the import', () => {
       `same1@example.test;Meme;Compte;;non;Direction Sud;Responsable;${today};${future};oui`,
       `same2@example.test;Meme;Compte;;non;Agence Lille;Inconnue;${today};${future};oui`,
     ].join('\n')
-    const preview = (await (
-      await call('/rest/bd/import?type=utilisateurs&essai=true', { method: 'POST', token: root.token, body: text })
-    ).json()) as ImportPreview
+    const preview = await okBody(sendFile(root.token, 'utilisateurs', text, undefined, { essai: 'true' }))
     const { status } = await imported(root.token, 'utilisateurs', text)
     expect({
       creees: status.creees,

@@ -1,5 +1,8 @@
+import type { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { type ImportPreview, type ImportStatus, PREVIEW_CHANGES_LISTED } from '../../worker-api/contract/bulk'
+import type { z } from 'zod'
+import { type importStartQuery, PREVIEW_CHANGES_LISTED } from '../../worker-api/contract/bulk'
+import { api, okBody } from './client'
 import { call, createOrganisation, createUser, currentPost, db, isoDate, sessionFor, wireDate } from './helpers'
 import { jobsQueue } from './jobs-queue'
 
@@ -20,6 +23,12 @@ beforeAll(async () => {
   const rootAdmin = await createUser({ admin: true, postes: [currentPost(1, 1, 400)] })
   root = (await sessionFor(rootAdmin.id)).accessToken
 })
+
+/** A file posted to the import by the root administrator, with `query`. */
+const upload = (query: z.input<typeof importStartQuery>, text: string, overrides: Partial<typeof env> = {}) =>
+  api(root, overrides).rest.bd.import.$post({ query }, { init: { body: text } })
+/** An import as the root administrator reads it. */
+const importOf = (id: number) => okBody(api(root).rest.bd.import[':id'].$get({ param: { id }, query: {} }))
 
 /** A user as the export writes them, with `cells` in place of theirs. */
 const rowOf = (user: { login: string }, cells: Partial<Record<'mail' | 'nom' | 'admin' | 'poste' | 'actif', string>>) =>
@@ -59,26 +68,21 @@ describe('the changes of existing users a preview lists', () => {
       { ligne: 4, login: deactivated.login, actif: false },
     ]
 
-    const essai = await call('/rest/bd/import?type=utilisateurs&essai=true', {
-      method: 'POST',
-      token: root,
-      body: text,
-    })
+    const essai = await upload({ type: 'utilisateurs', essai: 'true' }, text)
     expect(essai.status).toBe(200)
-    const preview = (await essai.json()) as ImportPreview
+    const preview = await okBody(essai)
     expect(preview).toMatchObject({ modifiees: 4, totalErreurs: 0, totalChangements: 3 })
     expect(preview.changements).toEqual(expected)
 
     const queue = jobsQueue()
-    const keep = await call('/rest/bd/import?type=utilisateurs&essai=true&conserver=true&fichier=changements.csv', {
-      method: 'POST',
-      token: root,
-      body: text,
-      env: queue.env,
-    })
-    const kept = (await keep.json()) as ImportPreview
+    const keep = upload(
+      { type: 'utilisateurs', essai: 'true', conserver: 'true', fichier: 'changements.csv' },
+      text,
+      queue.env,
+    )
+    const kept = await okBody(keep)
     expect(kept).toMatchObject({ totalChangements: 3, changements: expected, id: expect.any(Number) })
-    const status = (await (await call(`/rest/bd/import/${kept.id}`, { token: root })).json()) as ImportStatus
+    const status = await importOf(kept.id ?? 0)
     expect(status).toMatchObject({ etat: 'APERCU', modifiees: 4, totalChangements: 3 })
     expect(status.changements).toEqual(expected)
 
@@ -90,7 +94,7 @@ describe('the changes of existing users a preview lists', () => {
       env: queue.env,
     })
     expect(launch.status).toBe(202)
-    const started = (await (await call(`/rest/bd/import/${kept.id}`, { token: root })).json()) as ImportStatus
+    const started = await importOf(kept.id ?? 0)
     expect(started).toMatchObject({ changements: [], totalChangements: 0 })
     const rows = await db()
       .selectFrom('import_changement')
@@ -107,15 +111,10 @@ describe('the changes of existing users a preview lists', () => {
     const text = [USERS_HEADER, ...users.map((user) => rowOf(user, { nom: `Renomme${user.login.slice(4)}` }))].join(
       '\n',
     )
-    const response = await call('/rest/bd/import?type=utilisateurs&essai=true&conserver=true', {
-      method: 'POST',
-      token: root,
-      body: text,
-    })
-    const preview = (await response.json()) as ImportPreview
+    const preview = await okBody(upload({ type: 'utilisateurs', essai: 'true', conserver: 'true' }, text))
     expect(preview).toMatchObject({ modifiees: 101, totalErreurs: 0, totalChangements: 101 })
     expect(preview.changements.map((change) => change.ligne)).toEqual(Array.from({ length: 100 }, (_, k) => k + 2))
-    const status = (await (await call(`/rest/bd/import/${preview.id}`, { token: root })).json()) as ImportStatus
+    const status = await importOf(preview.id ?? 0)
     expect(status.totalChangements).toBe(101)
     expect(status.changements.map((change) => change.ligne)).toEqual(Array.from({ length: 100 }, (_, k) => k + 2))
     expect(status.changements[0]).toEqual({

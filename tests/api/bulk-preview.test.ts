@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { ImportPreview } from '../../worker-api/contract/bulk'
+import type { ImportType } from '../../worker-api/contract/bulk'
+import { api, okBody } from './client'
 import { call, createOrganisation, createUser, currentPost, db, isoDate, sessionFor, wireDate } from './helpers'
 
 /**
@@ -27,14 +28,21 @@ beforeAll(async () => {
   agent = await createUser({ postes: [currentPost(4, 2, 400)] })
 })
 
-const preview = async (token: string, type: string, text: string | Uint8Array) => {
-  const response = await call(`/rest/bd/import?type=${type}&essai=true`, {
-    method: 'POST',
-    token,
-    body: typeof text === 'string' ? text : (text.buffer as ArrayBuffer),
-    headers: { 'Content-Type': 'text/csv' },
-  })
-  return { response, body: (await response.json()) as ImportPreview & { businessCode?: string } }
+/** A file's preview; the Blob's type is the request's Content-Type. */
+const preview = async (
+  token: string,
+  type: ImportType,
+  text: string | Uint8Array,
+  headers: Record<string, string> = {},
+) => {
+  const response = await api(token).rest.bd.import.$post(
+    { query: { type, essai: 'true' } },
+    {
+      headers,
+      init: { body: new Blob([typeof text === 'string' ? text : (text.buffer as ArrayBuffer)], { type: 'text/csv' }) },
+    },
+  )
+  return { response, body: await okBody(response) }
 }
 
 const domainRows = async () => {
@@ -101,13 +109,12 @@ describe('the preview of a users file', () => {
   })
 
   it('answers in English for an English caller', async () => {
-    const response = await call('/rest/bd/import?type=utilisateurs&essai=true', {
-      method: 'POST',
-      token: root,
-      body: `${USERS_HEADER}\nx@example.test;Nom;Prenom;;;Nowhere;Agent;${today};${future};`,
-      headers: { 'Content-Type': 'text/csv', 'Accept-Language': 'en-GB' },
-    })
-    const body = (await response.json()) as ImportPreview
+    const { body } = await preview(
+      root,
+      'utilisateurs',
+      `${USERS_HEADER}\nx@example.test;Nom;Prenom;;;Nowhere;Agent;${today};${future};`,
+      { 'Accept-Language': 'en-GB' },
+    )
     expect(body.erreurs[0]?.message).toBe('No structure “Nowhere”: check its name, or import the structures first.')
   })
 

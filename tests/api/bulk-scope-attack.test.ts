@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { ImportPreview } from '../../worker-api/contract/bulk'
-import { call, createOrganisation, createUser, currentPost, db, isoDate, sessionFor, wireDate } from './helpers'
+import { api, okBody } from './client'
+import { createOrganisation, createUser, currentPost, db, isoDate, sessionFor, wireDate } from './helpers'
 
 /**
  * A delegated administrator probing outside their sub-tree with previews: whatever account or structure a row names
@@ -44,13 +44,12 @@ beforeAll(async () => {
 
 const preview = async (type: 'utilisateurs' | 'structures', row: string) => {
   const header = type === 'utilisateurs' ? USERS_HEADER : 'nom;type;parent'
-  const response = await call(`/rest/bd/import?type=${type}&essai=true`, {
-    method: 'POST',
-    token: nord,
-    body: `${header}\n${row}\n`,
-    headers: { 'Content-Type': 'text/csv', 'Accept-Language': 'fr' },
-  })
-  return (await response.json()) as ImportPreview
+  // A text/csv body: the Blob's type is the request's Content-Type.
+  const response = api(nord).rest.bd.import.$post(
+    { query: { type, essai: 'true' } },
+    { headers: { 'Accept-Language': 'fr' }, init: { body: new Blob([`${header}\n${row}\n`], { type: 'text/csv' }) } },
+  )
+  return okBody(response)
 }
 
 /** A one-row file's errors, the row doing nothing. */

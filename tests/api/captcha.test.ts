@@ -1,6 +1,7 @@
 import { env } from 'cloudflare:test'
 import { createChallenge, extractParams, solveChallenge } from 'altcha-lib'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { api, okBody } from './client'
 import {
   call,
   createOrganisation,
@@ -23,26 +24,26 @@ const validate = (request?: string) =>
 
 describe('GET /rest/public/bd/captcha/challenge', () => {
   it('returns a fresh signed challenge that is never cached', async () => {
-    const response = await call('/rest/public/bd/captcha/challenge')
+    const response = await api().rest.public.bd.captcha.challenge.$get()
     expect(response.status).toBe(200)
     expect(response.headers.get('Cache-Control')).toBe('no-store')
-    const body = (await response.json()) as Record<string, unknown>
+    const body = await okBody(response)
     expect(Object.keys(body).sort()).toEqual(['algorithm', 'challenge', 'maxnumber', 'salt', 'signature'])
     expect(body).toMatchObject({ algorithm: 'SHA-256', maxnumber: 500 })
     expect(body.challenge).toMatch(/^[0-9a-f]{64}$/)
     expect(body.signature).toMatch(/^[0-9a-f]{64}$/)
 
-    const other = (await (await call('/rest/public/bd/captcha/challenge')).json()) as Record<string, unknown>
+    const other = await okBody(api().rest.public.bd.captcha.challenge.$get())
     expect(other.challenge).not.toBe(body.challenge)
   })
 })
 
 describe('GET /rest/public/bd/captcha/question', () => {
   it('returns two numbers and a signed question, never cached', async () => {
-    const response = await call('/rest/public/bd/captcha/question')
+    const response = await api().rest.public.bd.captcha.question.$get()
     expect(response.status).toBe(200)
     expect(response.headers.get('Cache-Control')).toBe('no-store')
-    const body = (await response.json()) as { a: number; b: number; question: string }
+    const body = await okBody(response)
     expect(Object.keys(body).sort()).toEqual(['a', 'b', 'question'])
     expect(body.question.startsWith(`${body.a}.${body.b}.`)).toBe(true)
   })
@@ -82,11 +83,7 @@ describe('GET /rest/public/bd/utilisateur/validate/captcha', () => {
   })
 
   it('accepts an answered no-JavaScript question', async () => {
-    const { a, b, question } = (await (await call('/rest/public/bd/captcha/question')).json()) as {
-      a: number
-      b: number
-      question: string
-    }
+    const { a, b, question } = await okBody(api().rest.public.bd.captcha.question.$get())
     expect(await (await validate(btoa(JSON.stringify({ question, answer: String(a + b) })))).json()).toEqual({
       success: true,
     })
@@ -111,11 +108,7 @@ describe('no-JavaScript question: per-client limit', () => {
     const user = await createUser()
     const from = { headers: { 'CF-Connecting-IP': '192.0.2.44' }, env: { QUESTION_RATE_PER_MINUTE: '5' } }
     const answered = async () => {
-      const q = (await (await call('/rest/public/bd/captcha/question')).json()) as {
-        a: number
-        b: number
-        question: string
-      }
+      const q = await okBody(api().rest.public.bd.captcha.question.$get())
       return btoa(JSON.stringify({ question: q.question, answer: String(q.a + q.b) }))
     }
     const signIn = async () =>

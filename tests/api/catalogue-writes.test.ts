@@ -1,13 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { AccessList } from '../../worker-api/contract/access'
-import { type CatalogueApplication, LIST_GRANTS_SHOWN } from '../../worker-api/contract/catalogue'
+import { type ApplicationInput, type ApplicationUpdate, LIST_GRANTS_SHOWN } from '../../worker-api/contract/catalogue'
+import { api, okBody } from './client'
 import {
   call,
   createOrganisation,
   currentPost,
   db,
   expectError,
-  type Launch,
   refreshWith,
   sessionFor,
   signedInUser,
@@ -29,7 +28,7 @@ let agent: { id: number; token: string }
 const send = (method: string, body: unknown, token: string | null = root) =>
   call('/rest/bd/application', { method, token: token ?? undefined, body: JSON.stringify(body) })
 
-const draft = (overrides: Record<string, unknown> = {}) => ({
+const draft = (overrides: Partial<ApplicationInput> = {}): ApplicationInput => ({
   libelle: 'Suivi des expéditions',
   icone: 'truck',
   url: 'https://suivi.example.test/entree',
@@ -39,21 +38,24 @@ const draft = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 })
 
-async function created(overrides: Record<string, unknown> = {}) {
-  const response = await send('POST', draft(overrides))
-  expect(response.status).toBe(201)
-  return (await response.json()) as CatalogueApplication
-}
+const created = (overrides: Partial<ApplicationInput> = {}) =>
+  okBody(api(root).rest.bd.application.$post({ json: draft(overrides) }), 201)
+
+/** A change of the catalogue by the root administrator, as the route declares it. */
+const updated = (body: ApplicationUpdate) => api(root).rest.bd.application.$put({ json: body })
 
 /** What the agent's launcher shows, by id. */
 async function launcher() {
-  const response = await call(`/rest/bd/acces/utilisateur/${agent.id}`, { token: agent.token })
-  expect(response.status).toBe(200)
-  const body = (await response.json()) as AccessList
+  const body = await okBody(
+    api(agent.token).rest.bd.acces.utilisateur[':userId'].$get({ param: { userId: agent.id }, query: {} }),
+  )
   return body.accesApplication.map((a) => a.application.id)
 }
 
 const launch = (id: number) => call(`/rest/bd/acces/application?idApplication=${id}`, { token: agent.token })
+/** The agent's launch of the application `id`, its URL and code. */
+const launchOf = (id: number) =>
+  okBody(api(agent.token).rest.bd.acces.application.$get({ query: { idApplication: id } }))
 
 async function adminEntries(action: string) {
   return db()
@@ -106,9 +108,7 @@ describe('POST /rest/bd/application', () => {
       nbUtilisateurs: 2,
     })
     expect(await launcher()).toContain(application.id)
-    const launched = await launch(application.id)
-    expect(launched.status).toBe(200)
-    const { url } = (await launched.json()) as Launch
+    const { url } = await launchOf(application.id)
     expect(url).toMatch(/^https:\/\/suivi\.example\.test\/entree\?code=/)
     // A name outside spec §9's three: the generic type.
     const entry = await db()
@@ -150,14 +150,14 @@ describe('POST /rest/bd/application', () => {
     }
     expect(await applicationCount()).toBe(before)
     const onThePortal = await created({ libelle: 'Quai', url: '/demo-app/quai?lang=fr' })
-    const launched = (await (await launch(onThePortal.id)).json()) as Launch
+    const launched = await launchOf(onThePortal.id)
     expect(launched.url).toMatch(/^http:\/\/localhost:8787\/demo-app\/quai\?lang=fr&code=/)
     await call(`/rest/bd/application/${onThePortal.id}`, { method: 'DELETE', token: root })
   })
 
   it('refuses an icon the launcher does not draw, a function that does not exist, a missing field', async () => {
     const before = await applicationCount()
-    const icon = await expectError(await send('POST', draft({ icone: 'rocket' })), 400, 'VALIDATION_FAILED')
+    const icon = await expectError(await send('POST', { ...draft(), icone: 'rocket' }), 400, 'VALIDATION_FAILED')
     expect(icon.attributs).toEqual([expect.objectContaining({ field: 'icone' })])
     const unknown = await expectError(
       await send('POST', draft({ fonctions: [{ id: 2 }, { id: 999 }] })),
@@ -177,21 +177,20 @@ describe('POST /rest/bd/application', () => {
 describe('PUT /rest/bd/application', () => {
   it('a grant removed: the launch answers 403 at once; added again: the launcher shows it', async () => {
     const application = await created({ libelle: 'Inventaire' })
-    const ungranted = await send('PUT', {
-      ...draft({ libelle: 'Inventaire', fonctions: [{ id: 3 }] }),
-      id: application.id,
-    })
-    expect(ungranted.status).toBe(200)
-    const body = (await ungranted.json()) as CatalogueApplication
+    const body = await okBody(
+      updated({ ...draft({ libelle: 'Inventaire', fonctions: [{ id: 3 }] }), id: application.id }),
+    )
     expect([body.fonctions.map((f) => f.id), body.nbUtilisateurs]).toEqual([[3], 0])
     expect(await launcher()).not.toContain(application.id)
     await expectError(await launch(application.id), 403, 'FORBIDDEN')
-    const regranted = await send('PUT', {
-      ...draft({ libelle: 'Inventaire', fonctions: [{ id: 2 }, { id: 3 }, { id: 2 }] }),
-      id: application.id,
-    })
+    const regranted = await okBody(
+      updated({
+        ...draft({ libelle: 'Inventaire', fonctions: [{ id: 2 }, { id: 3 }, { id: 2 }] }),
+        id: application.id,
+      }),
+    )
     // By structure, in the tree's order: Agence Lille (/1/2/4/) before Direction Sud (/1/3/).
-    expect(((await regranted.json()) as CatalogueApplication).fonctions.map((f) => f.id)).toEqual([2, 3])
+    expect(regranted.fonctions.map((f) => f.id)).toEqual([2, 3])
     expect(await launcher()).toContain(application.id)
     const [, second] = await adminEntries('APPLICATION_MODIFICATION')
     expect(second?.commentaire).toBe(`Inventaire (#${application.id}) +Agent de quai (Agence Lille)`)
@@ -220,10 +219,10 @@ describe('PUT /rest/bd/application', () => {
 
   it('switched off: out of the launcher, its open launch code and its sessions revoked, its grants kept', async () => {
     const application = await created({ libelle: 'Quais' })
-    const code = ((await (await launch(application.id)).json()) as Launch).refreshToken
+    const code = (await launchOf(application.id)).refreshToken
     const opened = await sessionFor(agent.id, { application: application.id })
-    const off = await send('PUT', { ...draft({ libelle: 'Quais', actif: false }), id: application.id })
-    expect(((await off.json()) as CatalogueApplication).fonctions.map((f) => f.id)).toEqual([2])
+    const off = await okBody(updated({ ...draft({ libelle: 'Quais', actif: false }), id: application.id }))
+    expect(off.fonctions.map((f) => f.id)).toEqual([2])
     expect(await launcher()).not.toContain(application.id)
     await expectError(await launch(application.id), 404, 'NOT_FOUND')
     await expectError(await refreshWith(code), 401, 'INVALID_REFRESH_TOKEN')
@@ -283,39 +282,34 @@ describe('an application granted by more functions than one call may name', () =
     })
     await expectError(refused, 400, 'VALIDATION_FAILED')
     const { fonctions: _omitted, ...withoutGrants } = draft({ libelle: 'Quais partagés', actif: false })
-    const off = await send('PUT', { ...withoutGrants, id: application.id })
-    expect(off.status).toBe(200)
-    const body = (await off.json()) as CatalogueApplication
+    const body = await okBody(updated({ ...withoutGrants, id: application.id }))
     expect([body.actif, body.nbFonctions, body.fonctions.length]).toEqual([false, MANY, MANY])
     expect(await grantsOf(application.id)).toBe(MANY)
     const [entry] = (await adminEntries('APPLICATION_MODIFICATION')).slice(-1)
     expect(entry?.commentaire).toBe(`Quais partagés (#${application.id}) actif → inactif`)
-    const on = await send('PUT', { ...withoutGrants, actif: true, id: application.id })
-    expect(((await on.json()) as CatalogueApplication).actif).toBe(true)
+    const on = await okBody(updated({ ...withoutGrants, actif: true, id: application.id }))
+    expect(on.actif).toBe(true)
     expect(await grantsOf(application.id)).toBe(MANY)
   })
 
   it('is named by its first functions when a read asks for fewer, with how many grant it', async () => {
     const { application, ids } = await grantedByMany('Quais du nord')
-    const one = await call(`/rest/bd/application/${application.id}?fonctionsMax=3`, { token: root })
-    expect(one.status).toBe(200)
-    const read = (await one.json()) as CatalogueApplication
+    const read = await okBody(
+      api(root).rest.bd.application[':id'].$get({ param: { id: application.id }, query: { fonctionsMax: 3 } }),
+    )
     // By structure, then name: the first three of Agence Lille's.
     expect([read.nbFonctions, read.fonctions.map((f) => f.id)]).toEqual([MANY, ids.slice(0, 3)])
-    const list = await call('/rest/bd/application?q=Quais%20du%20nord&fonctionsMax=0', { token: root })
-    const [listed] = (await list.json()) as CatalogueApplication[]
+    const [listed] = await okBody(
+      api(root).rest.bd.application.$get({ query: { q: 'Quais du nord', fonctionsMax: 0 } }),
+    )
     expect([listed?.nbFonctions, listed?.fonctions]).toEqual([MANY, []])
     // The list names the first 10 unless asked otherwise (README), the whole list and a page alike.
     expect(LIST_GRANTS_SHOWN).toBe(10)
-    for (const query of ['', '&page=1']) {
-      const [first] = (await (
-        await call(`/rest/bd/application?q=Quais%20du%20nord${query}`, { token: root })
-      ).json()) as CatalogueApplication[]
+    for (const query of [{}, { page: 1 }]) {
+      const [first] = await okBody(api(root).rest.bd.application.$get({ query: { q: 'Quais du nord', ...query } }))
       expect([first?.nbFonctions, first?.fonctions.map((f) => f.id)]).toEqual([MANY, ids.slice(0, 10)])
     }
-    const whole = (await (
-      await call(`/rest/bd/application/${application.id}`, { token: root })
-    ).json()) as CatalogueApplication
+    const whole = await okBody(api(root).rest.bd.application[':id'].$get({ param: { id: application.id }, query: {} }))
     expect(whole.fonctions).toHaveLength(MANY)
     for (const wrong of ['-1', '51', 'deux']) {
       await expectError(

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { AccessList } from '../../worker-api/contract/access'
-import type { SessionInfo } from '../../worker-api/contract/auth'
-import type { CatalogueApplication } from '../../worker-api/contract/catalogue'
+import type { z } from 'zod'
+import type { applicationListQuery } from '../../worker-api/contract/catalogue'
+import { api, okBody } from './client'
 import { call, createOrganisation, createUser, currentPost, db, expectError, isoDate, signedInUser } from './helpers'
 
 /**
@@ -13,10 +13,10 @@ import { call, createOrganisation, createUser, currentPost, db, expectError, iso
  */
 
 const catalogue = (token: string | undefined, search = '') => call(`/rest/bd/application${search}`, { token })
-const listed = async (token: string, search = '') => {
-  const response = await catalogue(token, search)
+const listed = async (token: string, query: z.input<typeof applicationListQuery> = {}) => {
+  const response = await api(token).rest.bd.application.$get({ query })
   expect(response.status).toBe(200)
-  return { items: (await response.json()) as CatalogueApplication[], total: response.headers.get('X-Total-Count') }
+  return { items: await okBody(response), total: response.headers.get('X-Total-Count') }
 }
 
 let root: string
@@ -81,18 +81,18 @@ describe('GET /rest/bd/application', () => {
   })
 
   it('pages, sorts and searches in SQL; a long or many-word search is an answer, not an error', async () => {
-    const page = await listed(root, '?page=2&taille=3')
+    const page = await listed(root, { page: 2, taille: 3 })
     expect(page.total).toBe('4')
     expect(page.items.map((a) => a.libelle)).toEqual(['Yard dangereux'])
-    const byUsers = await listed(root, '?tri=-nbUtilisateurs')
+    const byUsers = await listed(root, { tri: '-nbUtilisateurs' })
     expect(byUsers.items.map((a) => [a.libelle, a.nbUtilisateurs])).toEqual([
       ['Pesage', 3],
       ['Yard dangereux', 3],
       ['Facturation', 2],
       ['Module Rendez vous', 0],
     ])
-    expect((await listed(root, '?tri=-libelle')).items[0]?.libelle).toBe('Yard dangereux')
-    const searched = await listed(root, `?q=${encodeURIComponent('  PES  ')}&page=1`)
+    expect((await listed(root, { tri: '-libelle' })).items[0]?.libelle).toBe('Yard dangereux')
+    const searched = await listed(root, { q: '  PES  ', page: 1 })
     expect([searched.total, searched.items.map((a) => a.libelle)]).toEqual(['1', ['Pesage']])
     const words = Array.from({ length: 30 }, () => 'ab').join(' ')
     for (const q of [words, 'é'.repeat(30), 'x'.repeat(100)]) {
@@ -101,7 +101,7 @@ describe('GET /rest/bd/application', () => {
     }
     // A name with an accent is found as typed.
     await db().insertInto('application').values({ id: 5, libelle: 'Réception', icone: 'truck', url: '/r' }).execute()
-    expect((await listed(root, '?q=r%C3%A9cep')).items.map((a) => a.libelle)).toEqual(['Réception'])
+    expect((await listed(root, { q: 'récep' })).items.map((a) => a.libelle)).toEqual(['Réception'])
     await db().deleteFrom('application').where('id', '=', 5).execute()
     // Past the 100 characters of a search box: said as such.
     await expectError(await catalogue(root, `?q=${'x'.repeat(101)}`), 400, 'VALIDATION_FAILED')
@@ -141,7 +141,7 @@ describe('who may launch each application (nbUtilisateurs)', () => {
     await db().deleteFrom('fonction_application').where('fonction_id', '=', 2).where('application_id', '=', 3).execute()
     expect(await launchers(3)).toBe(0)
     // The detail reads what the list keeps.
-    const detail = (await (await call('/rest/bd/application/2', { token: root })).json()) as CatalogueApplication
+    const detail = await okBody(api(root).rest.bd.application[':id'].$get({ param: { id: 2 }, query: {} }))
     expect(detail.nbUtilisateurs).toBe(pesage)
   })
 
@@ -155,8 +155,7 @@ describe('who may launch each application (nbUtilisateurs)', () => {
 
 describe('GET /rest/bd/session', () => {
   it('says whether the caller manages the catalogue (racine), as the catalogue decides', async () => {
-    const racine = async (token: string) =>
-      ((await (await call('/rest/bd/session', { token })).json()) as SessionInfo).racine
+    const racine = async (token: string) => (await okBody(api(token).rest.bd.session.$get())).racine
     expect(await racine(root)).toBe(true)
     expect(await racine(lilleAdmin)).toBe(false)
     // A post on the root without the administrator's flag.
@@ -167,9 +166,7 @@ describe('GET /rest/bd/session', () => {
 
 describe('GET /rest/bd/application/{id}', () => {
   it('gives one application, 404 for an unknown one', async () => {
-    const response = await call('/rest/bd/application/1', { token: root })
-    expect(response.status).toBe(200)
-    const yard = (await response.json()) as CatalogueApplication
+    const yard = await okBody(api(root).rest.bd.application[':id'].$get({ param: { id: 1 }, query: {} }))
     expect([yard.libelle, yard.nbUtilisateurs, yard.fonctions.map((f) => f.id)]).toEqual(['Yard dangereux', 3, [2]])
     await expectError(await call('/rest/bd/application/999', { token: root }), 404, 'NOT_FOUND')
   })
@@ -182,13 +179,15 @@ describe('an application switched off in the catalogue', () => {
     })
     const token = sud.jwt.accessToken
     const access = async () =>
-      (await (await call(`/rest/bd/acces/utilisateur/${sud.id}?futurs=true`, { token })).json()) as Required<AccessList>
+      okBody(
+        api(token).rest.bd.acces.utilisateur[':userId'].$get({ param: { userId: sud.id }, query: { futurs: 'true' } }),
+      )
     await db().updateTable('application').set({ actif: 0 }).where('id', 'in', [1, 3]).execute()
     try {
       // Off: not in today's launcher, nor among what a future post will open (Yard dangereux).
       const off = await access()
       expect(off.accesApplication).toEqual([])
-      expect(off.accesFuturs.map((a) => a.application.id)).toEqual([2])
+      expect(off.accesFuturs?.map((a) => a.application.id)).toEqual([2])
       await expectError(await call('/rest/bd/acces/application?idApplication=3', { token }), 404, 'NOT_FOUND')
       // Nor may a client report having launched it.
       const reported = await call('/rest/bd/logs/', {
@@ -197,7 +196,7 @@ describe('an application switched off in the catalogue', () => {
         body: JSON.stringify({ nomLog: 'Module Rendez vous' }),
       })
       await expectError(reported, 400, 'VALIDATION_FAILED')
-      const listedOff = (await (await call('/rest/bd/application/3', { token: root })).json()) as CatalogueApplication
+      const listedOff = await okBody(api(root).rest.bd.application[':id'].$get({ param: { id: 3 }, query: {} }))
       // Its grants kept; nobody may launch it.
       expect([listedOff.actif, listedOff.fonctions.map((f) => f.id), listedOff.nbUtilisateurs]).toEqual([false, [3], 0])
     } finally {
@@ -205,7 +204,7 @@ describe('an application switched off in the catalogue', () => {
     }
     const on = await access()
     expect(on.accesApplication.map((a) => a.application.id)).toEqual([3])
-    expect(on.accesFuturs.map((a) => a.application.id).sort()).toEqual([1, 2])
+    expect(on.accesFuturs?.map((a) => a.application.id).sort()).toEqual([1, 2])
     expect((await call('/rest/bd/acces/application?idApplication=3', { token })).status).toBe(200)
     const reported = await call('/rest/bd/logs/', {
       method: 'POST',

@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { DevMail, DevMailSummary } from '../../worker-api/contract/dev'
-import type { ErrorBody } from '../../worker-api/contract/errors'
+import { api, okBody } from './client'
 import { call, createOrganisation, createUser, db, expectError, ORIGIN, post, solvedCaptcha } from './helpers'
 
 beforeAll(createOrganisation)
 
 const development = { env: { ENVIRONMENT: 'development' } }
+const devApi = () => api(undefined, development.env).rest.dev.mails
 const mailOf = (user: { login: string }) => `${user.login}@example.test`
 
 /** Asks for a reset mail for a new user; returns the user and the id of the mail. */
@@ -29,9 +29,7 @@ describe('the development mailbox (ENVIRONMENT=development)', () => {
   it('lists the mails newest first with their delivery state', async () => {
     const older = await resetMailFor()
     const newer = await resetMailFor()
-    const response = await call('/rest/dev/mails', development)
-    expect(response.status).toBe(200)
-    const list = (await response.json()) as DevMailSummary[]
+    const list = await okBody(devApi().$get())
     expect(list.slice(0, 2).map((m) => m.id)).toEqual([newer.id, older.id])
     const ids = list.map((m) => m.id)
     expect(ids).toEqual([...ids].sort((a, b) => b - a))
@@ -52,9 +50,7 @@ describe('the development mailbox (ENVIRONMENT=development)', () => {
 
   it('shows one mail whole, with the reset link to follow', async () => {
     const { user, id } = await resetMailFor()
-    const response = await call(`/rest/dev/mails/${id}`, development)
-    expect(response.status).toBe(200)
-    const mail = (await response.json()) as DevMail
+    const mail = await okBody(devApi()[':id{[0-9]+}'].$get({ param: { id: String(id) } }))
     expect(mail).toMatchObject({ id, to: mailOf(user), subject: 'Réinitialisation de votre mot de passe' })
     expect(mail.links).toHaveLength(1)
     const link = mail.links[0] as string
@@ -97,8 +93,7 @@ describe('the development mailbox elsewhere', () => {
     for (const path of ['/rest/dev/mails', `/rest/dev/mails/${id}`, `/rest/dev/mails/${id}/html`]) {
       const response = await call(path, { env: { ENVIRONMENT: environment } })
       expect({ path, status: response.status }).toEqual({ path, status: 404 })
-      const body = (await response.json()) as ErrorBody
-      expect(body.businessCode).toBe('NOT_FOUND')
+      await expectError(response, 404, 'NOT_FOUND')
     }
   })
 

@@ -2,7 +2,8 @@ import { env } from 'cloudflare:test'
 import { decodeBase32IgnorePadding } from '@oslojs/encoding'
 import { generateTOTP } from '@oslojs/otp'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
-import type { MfaChallenge, TotpEnrolment } from '../../worker-api/contract/mfa'
+import type { ReviewDecisions } from '../../worker-api/contract/access-reviews'
+import type { MfaChallenge } from '../../worker-api/contract/mfa'
 import { backgroundContext } from '../../worker-api/lib/context'
 import type { MailProvider } from '../../worker-api/lib/mail/providers'
 import { resumeStalled } from '../../worker-api/services/bulk/run'
@@ -11,6 +12,7 @@ import { requestDeadlines } from '../../worker-api/services/governance/request-n
 import { reviewDeadlines } from '../../worker-api/services/governance/review-runs'
 import { purgeExpired } from '../../worker-api/services/maintenance'
 import { deliverLogouts } from '../../worker-api/services/oidc/backchannel'
+import { api, okBody } from './client'
 import {
   type Caller,
   call,
@@ -25,7 +27,6 @@ import {
   login,
   ORIGIN,
   post,
-  type RecoveryCodes,
   sessionFor,
   solvedCaptcha,
   wireDate,
@@ -71,7 +72,7 @@ describe('a review\'s decisions (README, "Access reviews" and the API\'s bounds)
     const item = (await itemsOf(root, id)).items.find((candidate) => candidate.utilisateur.id === user.id)
     if (!item) throw new Error('no item for the user')
     // The user's item first, then ids no campaign holds (named back as already decided).
-    const decisions = (count: number) =>
+    const decisions = (count: number): ReviewDecisions =>
       [item.id, ...Array.from({ length: count - 1 }, (_, n) => 10_000_000 + n)].map((element) => ({
         element: { id: element },
         decision: 'CONFIRMER',
@@ -79,9 +80,9 @@ describe('a review\'s decisions (README, "Access reviews" and the API\'s bounds)
     await expectError(await decide(root, id, decisions(501)), 400, 'VALIDATION_FAILED')
     expect((await itemsOf(root, id)).items.find((candidate) => candidate.id === item.id)?.etat).toBe('A_REVOIR')
 
-    const taken = await decide(root, id, decisions(500))
-    expect(taken.status).toBe(200)
-    const answer = (await taken.json()) as { decides: number[]; dejaDecides: number[] }
+    const answer = await okBody(
+      api(root.token).rest.bd.revue[':id'].decisions.$post({ param: { id }, json: decisions(500) }),
+    )
     expect(answer.decides).toEqual([item.id])
     expect(answer.dejaDecides).toHaveLength(499)
     expect(queue.waiting).toEqual([])
@@ -108,9 +109,7 @@ describe('a review\'s decisions (README, "Access reviews" and the API\'s bounds)
 
   it('of a campaign whose opening message was lost: sent again after 5 minutes without progress (README): not at 4 min 54 s, at 5 min 6 s', async () => {
     const lost = reviewKit('CONSERVER')
-    const response = await lost.open(root, lost.campaign(4))
-    expect(response.status).toBe(201)
-    const { id } = (await response.json()) as { id: number }
+    const { id } = await okBody(api(root.token, lost.queue.env).rest.bd.revue.$post({ json: lost.campaign(4) }), 201)
     lost.queue.waiting.length = 0
     const { updated_at } = await lost.stateOf(id)
     const cron = async (minutes: number) => {
@@ -244,24 +243,14 @@ describe('an import (README, "Moving an organisation in")', () => {
   const row = (mail: string) =>
     `${mail};Documenté;Import;;non;Agence Lille;Agent de quai;${wireDate(isoDate(0))};${wireDate(isoDate(365))};non`
   async function started(rows: string[], queue: ReturnType<typeof jobsQueue>) {
-    const response = await call('/rest/bd/import?type=utilisateurs', {
-      method: 'POST',
-      token: root.token,
-      body: [header, ...rows].join('\n'),
-      headers: { 'Content-Type': 'text/csv' },
-      env: queue.env,
-    })
-    expect(response.status).toBe(202)
-    return ((await response.json()) as { id: number }).id
+    // The file is the request's body as it is (the client's `init`): the route reads it raw, as text/csv.
+    const response = api(root.token, queue.env).rest.bd.import.$post(
+      { query: { type: 'utilisateurs' } },
+      { headers: { 'Content-Type': 'text/csv' }, init: { body: [header, ...rows].join('\n') } },
+    )
+    return (await okBody(response, 202)).id
   }
-  const statusOf = async (id: number) =>
-    (await (await call(`/rest/bd/import/${id}`, { token: root.token })).json()) as {
-      etat: string
-      lignes: number
-      traitees: number
-      erreurs: unknown[]
-      totalErreurs: number
-    }
+  const statusOf = (id: number) => okBody(api(root.token).rest.bd.import[':id'].$get({ param: { id }, query: {} }))
 
   it('goes in lots of 100 rows: 101 rows are a lot of 100, then one of 1', async () => {
     const queue = jobsQueue()
@@ -490,11 +479,7 @@ describe('the per-client limits left at their defaults (README, "Configuration")
     const user = await createUser()
     const from = { headers: { 'CF-Connecting-IP': '198.51.100.22' }, env: { QUESTION_RATE_PER_MINUTE: undefined } }
     const answered = async () => {
-      const q = (await (await call('/rest/public/bd/captcha/question')).json()) as {
-        a: number
-        b: number
-        question: string
-      }
+      const q = await okBody(api().rest.public.bd.captcha.question.$get())
       return btoa(JSON.stringify({ question: q.question, answer: String(q.a + q.b) }))
     }
     const signIn = async () =>
@@ -510,8 +495,10 @@ describe('the per-client limits left at their defaults (README, "Configuration")
   })
 
   it('CAPTCHA_MAX_NUMBER: a challenge of work factor 50 000', async () => {
-    const response = await call('/rest/public/bd/captcha/challenge', { env: { CAPTCHA_MAX_NUMBER: undefined } })
-    expect(((await response.json()) as { maxnumber: number }).maxnumber).toBe(50_000)
+    const challenge = await okBody(
+      api(undefined, { CAPTCHA_MAX_NUMBER: undefined }).rest.public.bd.captcha.challenge.$get(),
+    )
+    expect(challenge.maxnumber).toBe(50_000)
   })
 })
 
@@ -551,9 +538,12 @@ describe('the organisation\'s lists (README, "The organisation")', () => {
   })
 
   it("offer the 20 first users the caller may manage as a structure's candidates: 20 of 21", async () => {
-    const response = await call('/rest/bd/utilisateur/structure/4?recherche=Pagin', { token: root.token })
-    expect(response.status).toBe(200)
-    const body = (await response.json()) as { rechercheUtilisateur: { utilisateurs: { id: number }[] } }
+    const body = await okBody(
+      api(root.token).rest.bd.utilisateur.structure[':idStructure'].$get({
+        param: { idStructure: 4 },
+        query: { recherche: 'Pagin' },
+      }),
+    )
     expect(body.rechercheUtilisateur.utilisateurs).toHaveLength(20)
     expect(named).toHaveLength(21)
   })
@@ -574,9 +564,8 @@ describe('the administration home (README, `GET rest/bd/accueil`)', () => {
         .where('id', '=', pending.id)
         .execute()
     }
-    const response = await call('/rest/bd/accueil', { token: root.token })
-    expect(response.status).toBe(200)
-    expect(((await response.json()) as { inscriptions: unknown }).inscriptions).toEqual({
+    const home = await okBody(api(root.token).rest.bd.accueil.$get({ query: {} }))
+    expect(home.inscriptions).toEqual({
       enAttente: 2,
       liensExpirant: 1,
     })
@@ -652,11 +641,10 @@ describe('a second factor\'s sign-in challenge (README, "Second factor", and SEC
     const user = await createUser()
     const { accessToken } = await sessionFor(user.id)
     await withFrozenClock(async (clock) => {
-      const started = await post('/rest/bd/mfa/totp', { motDePasse: user.password }, { token: accessToken })
-      const { secret } = (await started.json()) as TotpEnrolment
+      const { secret } = await okBody(api(accessToken).rest.bd.mfa.totp.$post({ json: { motDePasse: user.password } }))
       const code = generateTOTP(decodeBase32IgnorePadding(secret), 30, 6)
-      const confirmed = await post('/rest/bd/mfa/totp/confirm', { code }, { token: accessToken })
-      const [recovery] = ((await confirmed.json()) as RecoveryCodes).codesSecours
+      const [recovery] = (await okBody(api(accessToken).rest.bd.mfa.totp.confirm.$post({ json: { code } })))
+        .codesSecours
       const passwordAt = Date.now()
       const body = await expectError(await login(user.login, user.password), 403, 'MFA_REQUIRED')
       const challenge = body.attributs[0] as MfaChallenge

@@ -1,14 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import {
-  call,
-  createOrganisation,
-  currentPost,
-  expectError,
-  type Launch,
-  post,
-  refreshWith,
-  signedInUser,
-} from './helpers'
+import { api, okBody } from './client'
+import { call, createOrganisation, currentPost, expectError, post, refreshWith, signedInUser } from './helpers'
 
 beforeAll(createOrganisation)
 
@@ -61,8 +53,9 @@ describe('domain binding after sign-in', () => {
 
   it('refuses the exchange of a launch code on another host', async () => {
     const user = await signedInUser({ postes: [currentPost(4, 2)] })
-    const launch = await call('/rest/bd/acces/application?idApplication=2', { token: user.jwt.accessToken })
-    const { refreshToken: code } = (await launch.json()) as Launch
+    const { refreshToken: code } = await okBody(
+      api(user.jwt.accessToken).rest.bd.acces.application.$get({ query: { idApplication: 2 } }),
+    )
     await expectError(
       await post('/rest/public/bd/login/refreshToken', { refreshToken: code }, { origin: ELSEWHERE }),
       403,

@@ -1,6 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { AccessList } from '../../worker-api/contract/access'
-import type { StructureFonction } from '../../worker-api/contract/structure'
+import { api, okBody } from './client'
 import {
   call,
   createOrganisation,
@@ -31,17 +30,11 @@ const send = (method: string, body: unknown, token: string) =>
   call('/rest/bd/fonction', { method, token, body: JSON.stringify(body) })
 const remove = (id: number, token: string) => call(`/rest/bd/fonction/${id}`, { method: 'DELETE', token })
 
-async function fonctionsOf(structureId: number, token = nord) {
-  const response = await call(`/rest/bd/fonction/structure/${structureId}`, { token })
-  expect(response.status).toBe(200)
-  return (await response.json()) as StructureFonction[]
-}
+const fonctionsOf = (structureId: number, token = nord) =>
+  okBody(api(token).rest.bd.fonction.structure[':id'].$get({ param: { id: structureId } }))
 
-async function created(libelle: string, structureId = 4, token = nord) {
-  const response = await send('POST', { libelle, structure: { id: structureId } }, token)
-  expect(response.status).toBe(201)
-  return (await response.json()) as StructureFonction
-}
+const created = (libelle: string, structureId = 4, token = nord) =>
+  okBody(api(token).rest.bd.fonction.$post({ json: { libelle, structure: { id: structureId } } }), 201)
 
 const entries = (action: string) =>
   db()
@@ -56,8 +49,9 @@ const fonctionCount = async () =>
   (await db().selectFrom('fonction').select(db().fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n
 
 async function launcherOf(user: { id: number; token: string }) {
-  const response = await call(`/rest/bd/acces/utilisateur/${user.id}`, { token: user.token })
-  const body = (await response.json()) as AccessList
+  const body = await okBody(
+    api(user.token).rest.bd.acces.utilisateur[':userId'].$get({ param: { userId: user.id }, query: {} }),
+  )
   return body.accesApplication.map((a) => a.application.id).sort()
 }
 
@@ -153,9 +147,10 @@ describe('POST /rest/bd/fonction', () => {
 describe('PUT /rest/bd/fonction', () => {
   it('renames a function of the caller’s scope; refuses a taken name and another scope', async () => {
     const fonction = await created('Pointeur')
-    const renamed = await send('PUT', { id: fonction.id, libelle: 'Pointeur de quai' }, nord)
-    expect(renamed.status).toBe(200)
-    expect(((await renamed.json()) as StructureFonction).libelle).toBe('Pointeur de quai')
+    const renamed = await okBody(
+      api(nord).rest.bd.fonction.$put({ json: { id: fonction.id, libelle: 'Pointeur de quai' } }),
+    )
+    expect(renamed.libelle).toBe('Pointeur de quai')
     await expectError(
       await send('PUT', { id: fonction.id, libelle: 'agent de quai' }, nord),
       409,
@@ -175,9 +170,8 @@ describe('PUT /rest/bd/fonction', () => {
     const grants = { id: 2, libelle: 'Agent de quai', applications: [{ id: 2 }, { id: 4 }] }
     await expectError(await send('PUT', grants, nord), 403, 'FORBIDDEN')
     expect(await launcherOf(agent)).toEqual([1, 2])
-    const granted = await send('PUT', grants, root)
-    expect(granted.status).toBe(200)
-    expect(((await granted.json()) as StructureFonction).applications.map((a) => a.id)).toEqual([4, 2])
+    const granted = await okBody(api(root).rest.bd.fonction.$put({ json: grants }))
+    expect(granted.applications.map((a) => a.id)).toEqual([4, 2])
     expect(await launcherOf(agent)).toEqual([2, 4])
     await expectError(
       await call('/rest/bd/acces/application?idApplication=1', { token: agent.token }),

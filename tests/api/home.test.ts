@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { dayStartInstant } from '../../worker-api/contract/dates'
 import type { Home } from '../../worker-api/contract/home'
+import { api, okBody } from './client'
 import { call, createOrganisation, createUser, currentPost, db, isoDate, signedInUser, wireDate } from './helpers'
 
 /**
@@ -14,11 +15,7 @@ let nord: string
 let agent: string
 const users: Record<string, { id: number }> = {}
 
-const home = async (token: string, query = '') => {
-  const response = await call(`/rest/bd/accueil${query}`, { token })
-  expect(response.status).toBe(200)
-  return (await response.json()) as Home
-}
+const home = (token: string, query: { page?: number } = {}) => okBody(api(token).rest.bd.accueil.$get({ query }))
 
 const total = async (token: string, path: string) => {
   const response = await call(path, { token })
@@ -121,7 +118,7 @@ describe('GET rest/bd/accueil', () => {
     const rootPosts = (await home(root)).postesFinissant
     expect(rootPosts.items.map((p) => p.utilisateur.id)).toEqual([users.sud?.id, users.ending?.id])
     // Ten a page: the second is empty, its total the same.
-    expect(await home(root, '?page=2')).toMatchObject({ postesFinissant: { total: 2, items: [] } })
+    expect(await home(root, { page: 2 })).toMatchObject({ postesFinissant: { total: 2, items: [] } })
   })
 
   it('an extended post leaves the list, and the counts follow a write at once', async () => {
@@ -175,7 +172,7 @@ describe('GET rest/bd/accueil', () => {
     const first = (await home(root)).postesFinissant
     expect(first.total).toBe(before + 11)
     expect(first.items).toHaveLength(10)
-    expect((await home(root, '?page=2')).postesFinissant.items).toHaveLength(before + 1)
+    expect((await home(root, { page: 2 })).postesFinissant.items).toHaveLength(before + 1)
   })
 
   it('is for administrators: a user gets 403, a bad page 400', async () => {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { User } from '../../worker-api/contract/user'
-import { call, createOrganisation, createUser, currentPost, db, isoDate, post, sessionFor, wireDate } from './helpers'
+import { api, okBody } from './client'
+import { createOrganisation, createUser, currentPost, db, isoDate, post, sessionFor, wireDate } from './helpers'
 import { jobsQueue } from './jobs-queue'
 
 /**
@@ -17,22 +17,20 @@ beforeAll(async () => {
   root = { token: (await sessionFor(admin.id)).accessToken }
 })
 
-const userOf = async (id: number) => (await (await call(`/rest/bd/utilisateur/${id}`, root)).json()) as User
+const userOf = (id: number) => okBody(api(root.token).rest.bd.utilisateur[':id'].$get({ param: { id } }))
 
-/** Imports a users file (`query`: the import's options, e.g. '&invitation=true') to its end; its state. */
-async function imported(file: string, query = '') {
+/** Imports a users file (`query`: the import's options, e.g. { invitation: 'true' }) to its end; its state. */
+async function imported(file: string, query: { invitation?: 'true' } = {}) {
   const queue = jobsQueue()
-  const started = await call(`/rest/bd/import?type=utilisateurs${query}`, {
-    method: 'POST',
-    token: root.token,
-    body: file,
-    headers: { 'Content-Type': 'text/csv' },
-    env: queue.env,
-  })
+  // The file is the request's body as it is (the client's `init`): the route reads it raw, as text/csv.
+  const started = await api(root.token, queue.env).rest.bd.import.$post(
+    { query: { type: 'utilisateurs', ...query } },
+    { headers: { 'Content-Type': 'text/csv' }, init: { body: file } },
+  )
   expect(started.status).toBe(202)
   await queue.drain()
-  const { id } = (await started.json()) as { id: number }
-  return (await (await call(`/rest/bd/import/${id}`, root)).json()) as Record<string, unknown>
+  const { id } = await okBody(started, 202)
+  return okBody(api(root.token).rest.bd.import[':id'].$get({ param: { id }, query: {} }))
 }
 
 describe('a user imported without an invitation', () => {
@@ -79,11 +77,11 @@ describe('an import that invites, given again a file whose users were imported w
     const [invitedFirst] = await db().selectFrom('utilisateur').select('id').where('mail', '=', first).execute()
     expect((await post(`/rest/bd/utilisateur/${invitedFirst?.id}/invitation`, {}, root)).status).toBe(204)
 
-    const again = await imported(file, '&invitation=true')
+    const again = await imported(file, { invitation: 'true' })
     expect(again).toMatchObject({ etat: 'TERMINE', inchangees: 2, modifiees: 0, creees: 0 })
     // The second one invited by the import; the first, whose link lives, not again.
     expect((await sent()).map((mail) => mail.to_address)).toEqual([first, mails[1]])
-    await imported(file, '&invitation=true')
+    await imported(file, { invitation: 'true' })
     expect(await sent()).toHaveLength(2)
   })
 })

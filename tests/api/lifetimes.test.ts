@@ -10,6 +10,7 @@ import {
   REFRESH_IDLE_SECONDS,
   REUSE_GRACE_SECONDS,
 } from '../../worker-api/services/sign-in/auth'
+import { api, okBody } from './client'
 import {
   call,
   createOrganisation,
@@ -18,14 +19,12 @@ import {
   db,
   expectError,
   getUserAs,
-  type Launch,
   ORIGIN,
   post,
   refreshWith,
   sessionFor,
   signedInUser,
   solvedCaptcha,
-  type Tokens,
   withFrozenClock,
 } from './helpers'
 
@@ -35,11 +34,8 @@ beforeAll(createOrganisation)
 const MARGIN = 5
 const MINUTE = 60
 
-async function refreshed(refreshToken: string): Promise<Tokens> {
-  const response = await refreshWith(refreshToken)
-  expect(response.status).toBe(200)
-  return (await response.json()) as Tokens
-}
+const refreshed = (refreshToken: string) =>
+  okBody(api().rest.public.bd.login.refreshToken.$post({ json: { refreshToken } }))
 
 describe('the session lifetimes of DESIGN §3 and §4', () => {
   it('are 5 min (access token), 60 s (launch code), 30 min idle, 10 h in all, 10 s of grace', () => {
@@ -70,11 +66,8 @@ describe('access token (5 minutes)', () => {
 })
 
 describe('launch code (60 seconds)', () => {
-  const launchCode = async (accessToken: string) => {
-    const response = await call('/rest/bd/acces/application?idApplication=2', { token: accessToken })
-    expect(response.status).toBe(200)
-    return ((await response.json()) as Launch).refreshToken
-  }
+  const launchCode = async (accessToken: string) =>
+    (await okBody(api(accessToken).rest.bd.acces.application.$get({ query: { idApplication: 2 } }))).refreshToken
 
   it('is exchanged 55 s after it was issued and refused with 401 INVALID_REFRESH_TOKEN 65 s after', async () => {
     await withFrozenClock(async (clock) => {

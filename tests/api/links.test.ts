@@ -1,8 +1,8 @@
 import { sql } from 'kysely'
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { User } from '../../worker-api/contract/user'
 import type { MailTokenPurpose } from '../../worker-api/db/schema'
 import { randomToken, sha256Hex } from '../../worker-api/lib/crypto'
+import { api, okBody } from './client'
 import {
   call,
   createOrganisation,
@@ -184,9 +184,8 @@ describe('the login of an account whose login is its address', () => {
 
 describe('an address mistyped at creation, corrected by the administrator', () => {
   const create = (mail: string) =>
-    post(
-      '/rest/bd/utilisateur',
-      {
+    api(admin).rest.bd.utilisateur.$post({
+      json: {
         nom: 'Typo',
         prenom: 'Tom',
         mail,
@@ -200,18 +199,20 @@ describe('an address mistyped at creation, corrected by the administrator', () =
           dateFin: wireDate(isoDate(30)),
         },
       },
-      { token: admin },
-    )
+    })
 
   it('voids the invitation sent to the typo, invites the corrected address, and the login follows', async () => {
     const typo = 'jean.dupont@exmaple.test'
     const corrected = 'jean.dupont@example.test'
-    const createdUser = (await (await create(typo)).json()) as User
+    const createdUser = await okBody(create(typo), 201)
     const typoLink = await linkMailed(createdUser.id, 'INVITATION', typo)
 
-    const response = await updateProfile(admin, createdUser.id, corrected)
-    expect(response.status).toBe(200)
-    const user = (await response.json()) as User
+    const user = await okBody(
+      api(admin).rest.bd.utilisateur[':id'].$put({
+        param: { id: createdUser.id },
+        json: { nom: 'Nom', prenom: 'Prenom', mail: corrected },
+      }),
+    )
     expect(user).toMatchObject({ login: corrected, mail: corrected })
     expect(user.tokenRegister).toBeGreaterThan(Date.now())
 
@@ -232,7 +233,7 @@ describe('an address mistyped at creation, corrected by the administrator', () =
   })
 
   it('writes the new invitation, its link and the change in one batch: nothing on a refusal', async () => {
-    const first = (await (await create('refus-a@exmaple.test')).json()) as User
+    const first = await okBody(create('refus-a@exmaple.test'), 201)
     await create('refus-b@example.test')
     const before = await db().selectFrom('mail_token').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow()
     await expectError(await updateProfile(admin, first.id, 'refus-b@example.test'), 409, 'MAIL_ALREADY_USED')

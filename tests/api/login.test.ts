@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
-import type { ErrorBody } from '../../worker-api/contract/errors'
 import { hashPassword, PBKDF2_ITERATIONS, pepperKeyring } from '../../worker-api/lib/password'
+import { api, okBody } from './client'
 import {
   app,
   call,
@@ -11,7 +11,6 @@ import {
   db,
   editCaptcha,
   expectError,
-  type LoginBody,
   login,
   loginWith,
   post,
@@ -24,15 +23,19 @@ beforeAll(createOrganisation)
 const LOGIN = '/rest/public/bd/login'
 const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36'
 
+/** A sign-in with a solved captcha, as the route declares it. */
+const signIn = async (identifiant: string, motDePasse: string) =>
+  api().rest.public.bd.login.$post({ json: { identifiant, motDePasse, captcha: await solvedCaptcha() } })
+
 const fieldsOf = (attributs: unknown[]) => attributs.map((a) => (a as { field: string }).field)
 
 describe('POST /rest/public/bd/login: success', () => {
   it('returns exactly the user fields and the token pair', async () => {
     const user = await createUser({ postes: [currentPost(4, 2)] })
-    const response = await login(user.login, user.password)
+    const response = await signIn(user.login, user.password)
     expect(response.status).toBe(200)
     expect(response.headers.get('Cache-Control')).toBe('no-store')
-    const body = (await response.json()) as Record<string, any>
+    const body = await okBody(response)
     expect(Object.keys(body).sort()).toEqual(['jwt', 'user'])
     expect(Object.keys(body.user).sort()).toEqual(
       [
@@ -73,9 +76,7 @@ describe('POST /rest/public/bd/login: success', () => {
 
   it('accepts the identifier in any case and with surrounding spaces', async () => {
     const user = await createUser()
-    const upper = await login(user.login.toUpperCase(), user.password)
-    expect(upper.status).toBe(200)
-    expect(((await upper.json()) as LoginBody).user.id).toBe(user.id)
+    expect((await okBody(signIn(user.login.toUpperCase(), user.password))).user.id).toBe(user.id)
     expect((await login(`  ${user.login.replace('u', 'U')}  `, user.password)).status).toBe(200)
   })
 
@@ -251,9 +252,16 @@ describe('POST /rest/public/bd/login: throttle', () => {
     const user = await createUser()
     const captchas = await Promise.all(Array.from({ length: 10 }, () => solvedCaptcha()))
     const responses = await Promise.all(
-      captchas.map((captcha) => loginWith({ identifiant: user.login, motDePasse: 'Wrong123', captcha })),
+      captchas.map((captcha) =>
+        api().rest.public.bd.login.$post({ json: { identifiant: user.login, motDePasse: 'Wrong123', captcha } }),
+      ),
     )
-    const codes = await Promise.all(responses.map(async (r) => ((await r.json()) as ErrorBody).businessCode))
+    const codes = await Promise.all(
+      responses.map(async (r) => {
+        const body = await r.json()
+        return 'businessCode' in body ? body.businessCode : undefined
+      }),
+    )
     expect(codes.filter((code) => code === 'BAD_CREDENTIAL').length).toBeLessThanOrEqual(5)
     expect(codes.filter((code) => code !== 'BAD_CREDENTIAL').every((code) => code === 'TOO_MANY_ATTEMPTS')).toBe(true)
   })
@@ -374,9 +382,7 @@ describe('POST /rest/public/bd/login: captcha', () => {
 
   it('accepts the no-JavaScript question once, answered right and untampered', async () => {
     const user = await createUser()
-    const question = await call('/rest/public/bd/captcha/question')
-    expect(question.status).toBe(200)
-    const { a, b, question: text } = (await question.json()) as { a: number; b: number; question: string }
+    const { a, b, question: text } = await okBody(api().rest.public.bd.captcha.question.$get())
     expect(Number.isInteger(a) && Number.isInteger(b)).toBe(true)
     expect(typeof text).toBe('string')
 

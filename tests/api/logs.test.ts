@@ -1,8 +1,8 @@
 import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { LogEntry } from '../../worker-api/contract/logs'
 import type { NewLog } from '../../worker-api/db/schema'
 import { SMALL_SCOPE_POSTS } from '../../worker-api/lib/scope'
+import { api, okBody } from './client'
 import {
   call,
   createOrganisation,
@@ -10,12 +10,11 @@ import {
   currentPost,
   db,
   expectError,
-  type LoginBody,
-  login,
   ORIGIN,
   post,
   sessionFor,
   signedInUser,
+  solvedCaptcha,
 } from './helpers'
 
 beforeAll(createOrganisation)
@@ -29,13 +28,12 @@ const rowOf = (id: number) => db().selectFrom('log').selectAll().where('id', '='
 describe('POST /rest/bd/logs/', () => {
   it('answers 201 with the id of the row it wrote for the caller', async () => {
     const user = await signedInUser()
-    const response = await post(
-      LOGS,
-      { nomLog: 'Pesage', commentaire: 'ouverture', nomNavigateur: 'Firefox', versionNavigateur: '128.0' },
-      { token: user.jwt.accessToken },
+    const body = await okBody(
+      api(user.jwt.accessToken).rest.bd.logs.index.$post({
+        json: { nomLog: 'Pesage', commentaire: 'ouverture', nomNavigateur: 'Firefox', versionNavigateur: '128.0' },
+      }),
+      201,
     )
-    expect(response.status).toBe(201)
-    const body = (await response.json()) as { id: number }
     expect(Object.keys(body)).toEqual(['id'])
     expect(await rowOf(body.id)).toMatchObject({
       utilisateur_id: user.id,
@@ -49,7 +47,7 @@ describe('POST /rest/bd/logs/', () => {
 
   it('derives the type from nomLog', async () => {
     const user = await signedInUser()
-    const cases = [
+    const cases: [string, string][] = [
       ['CONNEXION', 'CONNEXION'],
       ['DECONNEXION', 'DECONNEXION'],
       ['Pesage', 'APPLI_PESAGE'],
@@ -60,26 +58,25 @@ describe('POST /rest/bd/logs/', () => {
       ['APPLI_PESAGE', 'APPLI_PESAGE'],
     ]
     for (const [nomLog, typeLog] of cases) {
-      const response = await post(
-        LOGS,
-        { nomLog, nomNavigateur: 'Chrome', versionNavigateur: '120' },
-        { token: user.jwt.accessToken },
+      const { id } = await okBody(
+        api(user.jwt.accessToken).rest.bd.logs.index.$post({
+          json: { nomLog, nomNavigateur: 'Chrome', versionNavigateur: '120' },
+        }),
+        201,
       )
-      expect(response.status).toBe(201)
-      const { id } = (await response.json()) as { id: number }
       expect({ nomLog, type: (await rowOf(id)).type_log }).toEqual({ nomLog, type: typeLog })
     }
   })
 
   it('falls back to the browser of the User-Agent when the client sends none', async () => {
     const user = await signedInUser()
-    const response = await post(
-      LOGS,
-      { nomLog: 'Pesage' },
-      { token: user.jwt.accessToken, headers: { 'User-Agent': EDGE } },
+    const { id } = await okBody(
+      api(user.jwt.accessToken).rest.bd.logs.index.$post(
+        { json: { nomLog: 'Pesage' } },
+        { headers: { 'User-Agent': EDGE } },
+      ),
+      201,
     )
-    expect(response.status).toBe(201)
-    const { id } = (await response.json()) as { id: number }
     expect(await rowOf(id)).toMatchObject({
       nom_navigateur: 'Microsoft Edge',
       version_navigateur: '124.0.2478.51',
@@ -144,10 +141,12 @@ async function administrators() {
   }
 }
 
-const history = async (token: string, query: Record<string, string> = {}, init: RequestInit = {}) => {
-  const response = await call(`${LOGS}?${new URLSearchParams(query)}`, { ...init, token })
-  expect(response.status).toBe(200)
-  return { entries: (await response.json()) as LogEntry[], total: Number(response.headers.get('X-Total-Count')) }
+/** The history's filters, as its route declares them. */
+type HistoryQuery = Parameters<ReturnType<typeof api>['rest']['bd']['logs']['index']['$get']>[0]['query']
+
+const history = async (token: string, query: HistoryQuery = {}) => {
+  const response = await api(token).rest.bd.logs.index.$get({ query })
+  return { entries: await okBody(response), total: Number(response.headers.get('X-Total-Count')) }
 }
 
 /** A user's entries in the history as `token` reads it, oldest first. */
@@ -169,9 +168,12 @@ describe('GET /rest/bd/logs/: what the API records, as an administrator reads it
     const admins = await administrators()
     const user = await createUser({ postes: [currentPost(4, 2), currentPost(1, 1), currentPost(3, 3)] })
     const mail = `${user.login}@example.test`
-    const signed = await login(user.login, user.password, { headers: { 'User-Agent': EDGE } })
-    expect(signed.status).toBe(200)
-    const { jwt } = (await signed.json()) as LoginBody
+    const { jwt } = await okBody(
+      api().rest.public.bd.login.$post(
+        { json: { identifiant: user.login, motDePasse: user.password, captcha: await solvedCaptcha() } },
+        { headers: { 'User-Agent': EDGE } },
+      ),
+    )
     for (const application of [1, 2, 3, 4]) {
       const launched = await call(`/rest/bd/acces/application?idApplication=${application}`, {
         token: jwt.accessToken,
@@ -270,7 +272,7 @@ describe('GET /rest/bd/logs/: range, scope, search and pages', () => {
       '2026-07-14T22:00:00.000Z',
     ]
     await entriesAt(user.id, [...winter, ...summer])
-    const dates = async (query: Record<string, string>) =>
+    const dates = async (query: HistoryQuery) =>
       (await history(admins.nord, { q: mail, ...query })).entries.map((entry) => entry.date).reverse()
 
     expect(await dates({ dateDebut: '20260310', dateFin: '20260310' })).toEqual(winter.slice(1, 3))
@@ -384,11 +386,11 @@ describe('GET /rest/bd/logs/: range, scope, search and pages', () => {
     expect(await totals()).toBe(before)
     // An administrator's read keeps its total, as before.
     const admin = await createUser({ admin: true, postes: [currentPost(1, 1)] })
-    await history((await sessionFor(admin.id)).accessToken, { page: '1', q: 'quatre' })
+    await history((await sessionFor(admin.id)).accessToken, { page: 1, q: 'quatre' })
     expect(await totals()).toBe(before + 1)
     // With every filter and more words than are looked for, the statements still fit D1's 100 values.
-    const everything = { dateDebut: '20240101', dateFin: '20991231', type: 'CONNEXION', taille: '5' }
-    await history((await sessionFor(admin.id)).accessToken, { ...everything, page: '1', q: 'a b c d e f g h i j' })
+    const everything: HistoryQuery = { dateDebut: '20240101', dateFin: '20991231', type: 'CONNEXION', taille: 5 }
+    await history((await sessionFor(admin.id)).accessToken, { ...everything, page: 1, q: 'a b c d e f g h i j' })
     expect(await totals()).toBe(before + 2)
   })
 
@@ -400,12 +402,12 @@ describe('GET /rest/bd/logs/: range, scope, search and pages', () => {
     await entriesAt(user.id, dates)
     await entriesAt(user.id, ['2025-02-20T08:00:00.000Z'], { type_log: 'DECONNEXION', nom_log: 'DECONNEXION' })
 
-    const first = await history(admins.nord, { q: mail, page: '1', taille: '5' })
+    const first = await history(admins.nord, { q: mail, page: 1, taille: 5 })
     expect(first.total).toBe(13)
     expect(first.entries.map((entry) => entry.date)).toEqual(['2025-02-20T08:00:00.000Z', ...dates.slice(8).reverse()])
-    const third = await history(admins.nord, { q: mail, page: '3', taille: '5' })
+    const third = await history(admins.nord, { q: mail, page: 3, taille: 5 })
     expect(third.entries.map((entry) => entry.date)).toEqual(dates.slice(0, 3).reverse())
-    const signOuts = await history(admins.nord, { q: mail, type: 'DECONNEXION', page: '1' })
+    const signOuts = await history(admins.nord, { q: mail, type: 'DECONNEXION', page: 1 })
     expect(signOuts.total).toBe(1)
     expect(signOuts.entries.map((entry) => entry.typeLog)).toEqual(['DECONNEXION'])
   })
@@ -413,7 +415,7 @@ describe('GET /rest/bd/logs/: range, scope, search and pages', () => {
   it('keeps its total right as entries are written and as the scope changes', async () => {
     const admins = await administrators()
     const user = await createUser({ postes: [currentPost(4, 2)] })
-    const may = { q: `${user.login}@example.test`, dateDebut: '20250501', dateFin: '20250531', page: '1' }
+    const may = { q: `${user.login}@example.test`, dateDebut: '20250501', dateFin: '20250531', page: 1 }
     await entriesAt(user.id, ['2025-05-02T08:00:00.000Z', '2025-05-03T08:00:00.000Z'])
     expect((await history(admins.nord, may)).total).toBe(2)
     // Counted again from the kept total: one more in the range, one outside it.
@@ -599,17 +601,17 @@ describe('GET /rest/bd/logs/ on a large scope', () => {
       await entriesAt(user.id, [september(4, hour), september(12, hour), september(20, hour)])
       await entriesAt(user.id, [september(25, hour)], { type_log: 'DECONNEXION', nom_log: 'DECONNEXION' })
     }
-    const queries: Record<string, string>[] = [{}, { type: 'DECONNEXION' }, { q: postless.login }, { q: '12/09/2023' }]
+    const queries: HistoryQuery[] = [{}, { type: 'DECONNEXION' }, { q: postless.login }, { q: '12/09/2023' }]
     const answers = async () => {
       const out: Record<string, { ids: number[]; total: number }> = {}
       for (const [who, token] of Object.entries({ root: admins.root, nord: admins.nord, sud: admins.sud })) {
         for (const [i, query] of queries.entries()) {
-          for (const page of ['1', '2']) {
+          for (const page of [1, 2]) {
             const { entries, total } = await history(token, {
               dateDebut: '20230901',
               dateFin: '20230930',
               page,
-              taille: '3',
+              taille: 3,
               ...query,
             })
             out[`${who} ${i} ${page}`] = { ids: entries.map((entry) => entry.id), total }
@@ -639,10 +641,10 @@ describe('GET /rest/bd/logs/ on a large scope', () => {
       [admins.nord, false],
       [admins.sud, false],
     ] as const) {
-      const { entries } = await history(token, { dateDebut: '20230901', dateFin: '20230930', page: '1', taille: '3' })
+      const { entries } = await history(token, { dateDebut: '20230901', dateFin: '20230930', page: 1, taille: 3 })
       expect(entries[0]?.user?.mail === 'foule7@example.test').toBe(seen)
     }
-    const latest = await history(admins.root, { dateDebut: '20230901', dateFin: '20230930', page: '1' })
+    const latest = await history(admins.root, { dateDebut: '20230901', dateFin: '20230930', page: 1 })
     expect(latest.total).toBe(13)
   })
 })

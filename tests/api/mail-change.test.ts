@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { MAIL_CHANGE_REQUESTS_PER_HOUR } from '../../worker-api/services/organisation/mail-change'
+import { api, okBody } from './client'
 import {
   call,
   createOrganisation,
@@ -7,7 +8,6 @@ import {
   currentPost,
   db,
   expectError,
-  type LoginBody,
   login,
   ORIGIN,
   post,
@@ -106,8 +106,12 @@ describe('PUT rest/bd/utilisateur/{own id} with a new mail', () => {
 
   it('writes both mails in the language the user last signed in with', async () => {
     const user = await createUser()
-    const signed = await login(user.login, user.password, { headers: { 'Accept-Language': 'en-GB' } })
-    const { jwt } = (await signed.json()) as LoginBody
+    const { jwt } = await okBody(
+      api().rest.public.bd.login.$post(
+        { json: { identifiant: user.login, motDePasse: user.password, captcha: await solvedCaptcha() } },
+        { headers: { 'Accept-Language': 'en-GB' } },
+      ),
+    )
     expect((await updateProfile(jwt.accessToken, user.id, `en-${user.login}@example.test`)).status).toBe(200)
     expect((await outboxOf(user.id)).map((m) => m.subject)).toEqual([
       'Confirm your new e-mail address',

@@ -1,6 +1,7 @@
 import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { MfaChallenge, MfaStatus, TotpEnrolment } from '../../worker-api/contract/mfa'
+import type { MfaChallenge } from '../../worker-api/contract/mfa'
+import { api, okBody } from './client'
 import {
   call,
   changedBeforeWrite,
@@ -9,10 +10,8 @@ import {
   currentPost,
   db,
   expectError,
-  type LoginBody,
   login,
   post,
-  type RecoveryCodes,
   sessionFor,
   withFrozenClock,
 } from './helpers'
@@ -59,16 +58,14 @@ async function user(options: Parameters<typeof createUser>[0] = {}): Promise<Ses
   return { ...created, token: session.accessToken }
 }
 
-const status = async (token: string) => (await (await call('/rest/bd/mfa', { token })).json()) as MfaStatus
+const status = (token: string) => okBody(api(token).rest.bd.mfa.$get())
 
 /** Enrols TOTP for a user; returns the secret and the recovery codes. */
 async function enrol(session: Session) {
-  const started = await post('/rest/bd/mfa/totp', { motDePasse: session.password }, { token: session.token })
-  expect(started.status).toBe(200)
-  const { secret } = (await started.json()) as TotpEnrolment
-  const confirmed = await post('/rest/bd/mfa/totp/confirm', { code: await totp(secret) }, { token: session.token })
-  expect(confirmed.status).toBe(200)
-  const { codesSecours } = (await confirmed.json()) as RecoveryCodes
+  const { secret } = await okBody(api(session.token).rest.bd.mfa.totp.$post({ json: { motDePasse: session.password } }))
+  const { codesSecours } = await okBody(
+    api(session.token).rest.bd.mfa.totp.confirm.$post({ json: { code: await totp(secret) } }),
+  )
   return { secret, codes: codesSecours }
 }
 
@@ -94,9 +91,7 @@ const mailsOf = (userId: number) =>
 describe('TOTP enrolment', () => {
   it('gives a secret and an otpauth address; nothing changes at sign-in until a first code confirms it', async () => {
     const me = await user()
-    const response = await post('/rest/bd/mfa/totp', { motDePasse: me.password }, { token: me.token })
-    expect(response.status).toBe(200)
-    const body = (await response.json()) as TotpEnrolment
+    const body = await okBody(api(me.token).rest.bd.mfa.totp.$post({ json: { motDePasse: me.password } }))
     expect(body.secret).toMatch(/^[A-Z2-7]{32}$/)
     const uri = new URL(body.otpauthUri)
     expect(uri.protocol).toBe('otpauth:')
@@ -111,9 +106,7 @@ describe('TOTP enrolment', () => {
 
   it('refuses a wrong first code (400 MFA_CODE_INVALID); the right one turns TOTP on with ten recovery codes, told by mail and audited', async () => {
     const me = await user()
-    const { secret } = (await (
-      await post('/rest/bd/mfa/totp', { motDePasse: me.password }, { token: me.token })
-    ).json()) as TotpEnrolment
+    const { secret } = await okBody(api(me.token).rest.bd.mfa.totp.$post({ json: { motDePasse: me.password } }))
     const wrong = String((Number(await totp(secret)) + 1) % 1_000_000).padStart(6, '0')
     await expectError(
       await post('/rest/bd/mfa/totp/confirm', { code: wrong }, { token: me.token }),
@@ -122,9 +115,9 @@ describe('TOTP enrolment', () => {
     )
     expect((await status(me.token)).totp).toBe(false)
 
-    const confirmed = await post('/rest/bd/mfa/totp/confirm', { code: await totp(secret) }, { token: me.token })
-    expect(confirmed.status).toBe(200)
-    const { codesSecours } = (await confirmed.json()) as RecoveryCodes
+    const { codesSecours } = await okBody(
+      api(me.token).rest.bd.mfa.totp.confirm.$post({ json: { code: await totp(secret) } }),
+    )
     expect(codesSecours).toHaveLength(10)
     expect(new Set(codesSecours).size).toBe(10)
     for (const code of codesSecours) expect(code).toMatch(/^[a-z2-9]{4}(-[a-z2-9]{4}){3}$/)
@@ -263,9 +256,7 @@ describe('the sign-in with a second factor', () => {
       clock.advance(30) // a step after the enrolment's code
       const first = await passwordStep(me)
       const code = await totp(secret)
-      const response = await secondStep(first.challenge, code)
-      expect(response.status).toBe(200)
-      const body = (await response.json()) as LoginBody
+      const body = await okBody(api().rest.public.bd.login.mfa.$post({ json: { challenge: first.challenge, code } }))
       expect(body.user.id).toBe(me.id)
       expect((await call('/rest/bd/session', { token: body.jwt.accessToken })).status).toBe(200)
       // The same challenge again: spent.
@@ -539,9 +530,9 @@ describe('removal and renewal', () => {
     // The enrolment's code is spent.
     await expectError(await renew({ code: await totp(secret) }), 400, 'MFA_CODE_INVALID')
     expect((await status(me.token)).codesSecoursRestants).toBe(10)
-    const renewed = await renew({ motDePasse: me.password })
-    expect(renewed.status).toBe(200)
-    const { codesSecours } = (await renewed.json()) as RecoveryCodes
+    const { codesSecours } = await okBody(
+      api(me.token).rest.bd.mfa['codes-secours'].$post({ json: { motDePasse: me.password } }),
+    )
     expect(codesSecours).toHaveLength(10)
     const { challenge } = await passwordStep(me)
     await expectError(await secondStep(challenge, codes[0] as string), 400, 'MFA_CODE_INVALID')

@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { CatalogueApplication } from '../../worker-api/contract/catalogue'
-import type { AuthorizationAnswer, ClientSecret, OidcClient, OidcClientInput } from '../../worker-api/contract/oidc'
+import type { z } from 'zod'
+import type { OidcClient, oidcClientInputSchema } from '../../worker-api/contract/oidc'
 import { sha256Hex } from '../../worker-api/lib/crypto'
+import { api, okBody } from './client'
 import { call, createOrganisation, currentPost, db, expectError, signedInUser } from './helpers'
 
 /**
@@ -17,27 +18,27 @@ let rootId: number
 const send = (method: string, body: unknown, token = root) =>
   call('/rest/bd/application', { method, token, body: JSON.stringify(body) })
 
-const client = (overrides: Partial<OidcClientInput> = {}) => ({
+/** A client as a write sends it. */
+type ClientInput = z.input<typeof oidcClientInputSchema>
+
+const client = (overrides: Partial<ClientInput> = {}): ClientInput => ({
   public: false,
   redirectUris: ['https://grafana.example.test/login/generic_oauth'],
   ...overrides,
 })
 
-const draft = (libelle: string, oidc: unknown = client()) => ({
+const draft = (libelle: string, oidc: ClientInput | null = client()) => ({
   libelle,
-  icone: 'scale',
+  icone: 'scale' as const,
   url: 'https://grafana.example.test/',
   actif: true,
-  protocole: 'OIDC',
+  protocole: 'OIDC' as const,
   oidc,
   fonctions: [{ id: 2 }],
 })
 
-async function created(libelle: string, oidc: unknown = client()) {
-  const response = await send('POST', draft(libelle, oidc))
-  expect(response.status).toBe(201)
-  return (await response.json()) as CatalogueApplication
-}
+const created = (libelle: string, oidc: ClientInput = client()) =>
+  okBody(api(root).rest.bd.application.$post({ json: draft(libelle, oidc) }), 201)
 
 const stored = (applicationId: number) =>
   db().selectFrom('oidc_client').selectAll().where('application_id', '=', applicationId).executeTakeFirst()
@@ -68,9 +69,7 @@ describe('an OIDC application in the catalogue', () => {
     expect(row?.secret_hash).toBe(await sha256Hex(oidc.clientSecret as string))
     expect(JSON.stringify(row)).not.toContain(oidc.clientSecret)
     // Read again, the secret is not there.
-    const read = (await (
-      await call(`/rest/bd/application/${application.id}`, { token: root })
-    ).json()) as CatalogueApplication
+    const read = await okBody(api(root).rest.bd.application[':id'].$get({ param: { id: application.id }, query: {} }))
     expect(read.oidc).toEqual({ ...oidc, clientSecret: undefined })
     expect('clientSecret' in (read.oidc as OidcClient)).toBe(false)
     const entry = await db()
@@ -115,10 +114,10 @@ describe('an OIDC application in the catalogue', () => {
       'FORBIDDEN',
     )
     expect((await stored(application.id))?.secret_hash).toBe(await sha256Hex(first))
-    const rotated = await call(`/rest/bd/application/${application.id}/secret`, { method: 'POST', token: root })
+    const rotated = await api(root).rest.bd.application[':id'].secret.$post({ param: { id: application.id } })
     expect(rotated.status).toBe(200)
     expect(rotated.headers.get('Cache-Control')).toBe('no-store')
-    const body = (await rotated.json()) as ClientSecret
+    const body = await okBody(rotated)
     expect(body.clientId).toBe((application.oidc as OidcClient).clientId)
     expect(body.clientSecret).not.toBe(first)
     expect((await stored(application.id))?.secret_hash).toBe(await sha256Hex(body.clientSecret))
@@ -140,12 +139,13 @@ describe('an OIDC application in the catalogue', () => {
     const application = await created('Nextcloud')
     const { clientId, clientSecret } = application.oidc as OidcClient
     const hash = await sha256Hex(clientSecret as string)
-    const update = (oidc: unknown, protocole = 'OIDC') =>
-      send('PUT', { ...draft('Nextcloud', oidc), protocole, id: application.id })
+    const update = (oidc: ClientInput | null, protocole: 'OIDC' | 'CODE' = 'OIDC') =>
+      okBody(
+        api(root).rest.bd.application.$put({ json: { ...draft('Nextcloud', oidc), protocole, id: application.id } }),
+      )
 
     const changed = await update(client({ redirectUris: ['https://cloud.example.test/apps/oidc/callback'] }))
-    expect(changed.status).toBe(200)
-    const kept = ((await changed.json()) as CatalogueApplication).oidc as OidcClient
+    const kept = changed.oidc as OidcClient
     expect([kept.clientId, kept.redirectUris, 'clientSecret' in kept]).toEqual([
       clientId,
       ['https://cloud.example.test/apps/oidc/callback'],
@@ -154,21 +154,22 @@ describe('an OIDC application in the catalogue', () => {
     expect((await stored(application.id))?.secret_hash).toBe(hash)
     // Without a protocol (the catalogue's switch, the screen's form), the client stays as it is.
     const { protocole: _, oidc: __, ...withoutProtocol } = draft('Nextcloud')
-    const switched = await send('PUT', { ...withoutProtocol, actif: false, id: application.id })
-    expect(((await switched.json()) as CatalogueApplication).oidc).toEqual(kept)
+    const switched = await okBody(
+      api(root).rest.bd.application.$put({ json: { ...withoutProtocol, actif: false, id: application.id } }),
+    )
+    expect(switched.oidc).toEqual(kept)
     expect((await stored(application.id))?.secret_hash).toBe(hash)
 
-    const madePublic = ((await (await update(client({ public: true }))).json()) as CatalogueApplication)
-      .oidc as OidcClient
+    const madePublic = (await update(client({ public: true }))).oidc as OidcClient
     expect([madePublic.clientId, madePublic.public]).toEqual([clientId, true])
     expect((await stored(application.id))?.secret_hash).toBeNull()
 
-    const confidential = ((await (await update(client())).json()) as CatalogueApplication).oidc as OidcClient
+    const confidential = (await update(client())).oidc as OidcClient
     expect(confidential.clientSecret).toMatch(/^[A-Za-z0-9_-]{43}$/)
     expect(confidential.clientSecret).not.toBe(clientSecret)
 
     // Back to the launch code: the client goes.
-    const code = (await (await update(null, 'CODE')).json()) as CatalogueApplication
+    const code = await update(null, 'CODE')
     expect([code.protocole, code.oidc]).toEqual(['CODE', null])
     expect(await stored(application.id)).toBeUndefined()
   })
@@ -224,21 +225,20 @@ describe('an OIDC application in the catalogue', () => {
     const application = await created('Dix adresses', client({ redirectUris: ten, postLogoutRedirectUris: bye }))
     expect([application.oidc?.redirectUris, application.oidc?.postLogoutRedirectUris]).toEqual([ten, bye])
     const agent = await signedInUser({ postes: [currentPost(4, 2)] })
-    const decision = await call('/rest/bd/oidc/authorize', {
-      method: 'POST',
-      token: agent.jwt.accessToken,
-      body: JSON.stringify({
-        client_id: application.oidc?.clientId,
-        redirect_uri: ten[9],
-        response_type: 'code',
-        scope: 'openid',
-        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-        code_challenge_method: 'S256',
-        state: 'dix',
+    const decision = await okBody(
+      api(agent.jwt.accessToken).rest.bd.oidc.authorize.$post({
+        json: {
+          client_id: application.oidc?.clientId ?? '',
+          redirect_uri: ten[9] ?? '',
+          response_type: 'code',
+          scope: 'openid',
+          code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+          code_challenge_method: 'S256',
+          state: 'dix',
+        },
       }),
-    })
-    const { action, url } = (await decision.json()) as Extract<AuthorizationAnswer, { action: 'redirect' }>
-    expect([action, url.split('?')[0]]).toEqual(['redirect', ten[9]])
+    )
+    expect([decision.action, 'url' in decision ? decision.url.split('?')[0] : undefined]).toEqual(['redirect', ten[9]])
     const before = await db().selectFrom('oidc_client').select('client_id').execute()
     for (const field of ['redirectUris', 'postLogoutRedirectUris']) {
       const eleven = Array.from({ length: 11 }, (_, i) => `https://onze.example.test/${i}`)

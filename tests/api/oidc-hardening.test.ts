@@ -3,6 +3,7 @@ import * as client from 'openid-client'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { clientHostKind, isClientUri } from '../../worker-api/contract/oidc'
 import { deliverable } from '../../worker-api/services/oidc/backchannel'
+import { api, okBody } from './client'
 import {
   browserCookieOf,
   call,
@@ -15,7 +16,6 @@ import {
   refreshWith,
   sessionFor,
   signedInUser,
-  type Tokens,
 } from './helpers'
 import {
   authorizationRequest,
@@ -101,9 +101,9 @@ describe('the sessions applications open with a launch code', () => {
     const agent = await signedInAgent()
     // Yard dangereux, granted to the agent's function.
     const launched = await sessionFor(agent.id, { application: 1 })
-    const refreshed = await refreshWith(launched.refreshToken)
-    expect(refreshed.status).toBe(200)
-    const { refreshToken } = (await refreshed.json()) as Tokens
+    const { refreshToken } = await okBody(
+      api().rest.public.bd.login.refreshToken.$post({ json: { refreshToken: launched.refreshToken } }),
+    )
     // The post ends (yesterday): the application is no longer the agent's.
     await db()
       .updateTable('poste')
@@ -255,7 +255,7 @@ describe('the issuer', () => {
   it('of the discovery document follows the host, and no shared cache may serve it to another (Vary: Host)', async () => {
     for (const origin of [ORIGIN, LOOPBACK_IP]) {
       const response = await worker_(`${origin}/.well-known/openid-configuration`)
-      expect(((await response.json()) as { issuer: string }).issuer).toBe(origin)
+      expect(await response.json()).toMatchObject({ issuer: origin })
       expect(response.headers.get('Vary')).toMatch(/\bHost\b/)
     }
   })

@@ -2,10 +2,10 @@ import { env } from 'cloudflare:test'
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose'
 import * as client from 'openid-client'
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { ErrorBody } from '../../worker-api/contract/errors'
 import { backgroundContext } from '../../worker-api/lib/context'
 import { atHash } from '../../worker-api/lib/oidc-keys'
 import { deliverable, deliverLogouts } from '../../worker-api/services/oidc/backchannel'
+import { api, okBody } from './client'
 import {
   browserCookieOf,
   call,
@@ -13,7 +13,7 @@ import {
   createUser,
   currentPost,
   db,
-  type Launch,
+  expectError,
   ORIGIN,
   sessionFor,
   signedInUser,
@@ -73,8 +73,7 @@ describe('discovery and keys', () => {
     const response = await worker_(`${ORIGIN}/.well-known/openid-configuration`)
     expect(response.status).toBe(200)
     expect(response.headers.get('Access-Control-Allow-Origin')).toBe('*')
-    const metadata = (await response.json()) as Record<string, unknown>
-    expect(metadata).toMatchObject({
+    expect(await response.json()).toMatchObject({
       issuer: ORIGIN,
       authorization_endpoint: `${ORIGIN}/oidc/authorize`,
       token_endpoint: `${ORIGIN}/portail-backend/oidc/token`,
@@ -89,10 +88,8 @@ describe('discovery and keys', () => {
       scopes_supported: ['openid', 'profile', 'email', 'postes'],
     })
     // Another host the Worker serves is another issuer.
-    const other = (await (await worker_('https://portail.example.org/.well-known/openid-configuration')).json()) as {
-      issuer: string
-    }
-    expect(other.issuer).toBe('https://portail.example.org')
+    const other = await worker_('https://portail.example.org/.well-known/openid-configuration')
+    expect(await other.json()).toMatchObject({ issuer: 'https://portail.example.org' })
     const keys = (await (await worker_(`${ORIGIN}/portail-backend/oidc/jwks`)).json()) as { keys: { d?: string }[] }
     expect(keys.keys).toHaveLength(1)
     expect(keys.keys[0]).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig' })
@@ -430,14 +427,18 @@ describe('what is refused', () => {
     const agent = await signedInAgent()
     const rp = await confidential()
     const request = await authorizationRequest(rp, { redirect_uri: 'https://evil.example.test/cb' })
-    const mismatch = await authorizeAs(agent.accessToken, request.url)
-    expect(mismatch.status).toBe(400)
-    expect((mismatch.body as unknown as ErrorBody).businessCode).toBe('OIDC_REDIRECT_URI_MISMATCH')
+    // A refusal, read as one (authorizeAs reads a decision).
+    const authorize = (url: URL) =>
+      call('/rest/bd/oidc/authorize', {
+        method: 'POST',
+        token: agent.accessToken,
+        body: JSON.stringify(Object.fromEntries(url.searchParams)),
+      })
+    await expectError(await authorize(request.url), 400, 'OIDC_REDIRECT_URI_MISMATCH')
     const unknown = new URL(request.url)
     unknown.searchParams.set('client_id', 'nobody')
     unknown.searchParams.set('redirect_uri', REDIRECT)
-    const refused = await authorizeAs(agent.accessToken, unknown)
-    expect([refused.status, (refused.body as unknown as ErrorBody).businessCode]).toEqual([400, 'OIDC_UNKNOWN_CLIENT'])
+    await expectError(await authorize(unknown), 400, 'OIDC_UNKNOWN_CLIENT')
   })
 
   it('prompt=login, an old sign-in under max_age, another login hinted: sign in again first (prompt=none: login_required)', async () => {
@@ -486,7 +487,7 @@ describe('what is refused', () => {
     const { tokens } = await codeFlow(agent)
     const posted = await call('/oidc/userinfo', { method: 'POST', token: tokens.access_token })
     expect(posted.status).toBe(200)
-    expect(((await posted.json()) as { sub: string }).sub).toBe(String(agent.id))
+    expect(await posted.json()).toMatchObject({ sub: String(agent.id) })
     const portal = await call('/oidc/userinfo', { token: agent.accessToken })
     expect(portal.status).toBe(401)
     expect(portal.headers.get('WWW-Authenticate')).toMatch(/^Bearer error="invalid_token"/)
@@ -649,9 +650,9 @@ describe('dynamic client registration and the launcher', () => {
       initiateLoginUri: 'https://rp.example.test/login',
     })
     const agent = await signedInAgent()
-    const response = await call(`/rest/bd/acces/application?idApplication=${launched.id}`, { token: agent.accessToken })
-    expect(response.status).toBe(200)
-    const { url, refreshToken } = (await response.json()) as Launch
+    const { url, refreshToken } = await okBody(
+      api(agent.accessToken).rest.bd.acces.application.$get({ query: { idApplication: launched.id } }),
+    )
     expect(refreshToken).toBe('')
     const opened = new URL(url)
     expect([

@@ -1,9 +1,9 @@
 import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
-import type { ErrorBody } from '../../worker-api/contract/errors'
 import { sha256Hex } from '../../worker-api/lib/crypto'
 import { FREE_FAILURES } from '../../worker-api/services/core/attempt-counter'
 import { PASSWORD_RESET_TTL_HOURS, RESET_MAILS_PER_HOUR } from '../../worker-api/services/sign-in/password'
+import { api, okBody } from './client'
 import {
   app,
   call,
@@ -13,7 +13,6 @@ import {
   db,
   expectError,
   getUserAs,
-  type Launch,
   login,
   ORIGIN,
   post,
@@ -21,7 +20,6 @@ import {
   signedInUser,
   signIn,
   solvedCaptcha,
-  type Tokens,
   withFrozenClock,
 } from './helpers'
 
@@ -519,7 +517,7 @@ describe('POST /rest/public/bd/password/renew/', () => {
     const responses = await Promise.all([renew(token, 'Premier12'), renew(token, 'Second12')])
     const outcomes = await Promise.all(
       responses.map(async (r) =>
-        r.status === 204 ? '204' : `${r.status} ${((await r.json()) as ErrorBody).businessCode}`,
+        r.status === 204 ? '204' : `${r.status} ${(await expectError(r, 410, 'TOKEN_USED')).businessCode}`,
       ),
     )
     expect(outcomes.sort()).toEqual(['204', '410 TOKEN_USED'])
@@ -715,9 +713,12 @@ describe('PUT /rest/bd/utilisateur/updatePassword', () => {
 
   it("is refused to an application's session (launch code)", async () => {
     const user = await signedInUser({ postes: [currentPost(4, 2)] })
-    const launch = await call('/rest/bd/acces/application?idApplication=2', { token: user.jwt.accessToken })
-    const { refreshToken: code } = (await launch.json()) as Launch
-    const { accessToken } = (await (await refreshWith(code)).json()) as Tokens
+    const { refreshToken: code } = await okBody(
+      api(user.jwt.accessToken).rest.bd.acces.application.$get({ query: { idApplication: 2 } }),
+    )
+    const { accessToken } = await okBody(
+      api().rest.public.bd.login.refreshToken.$post({ json: { refreshToken: code } }),
+    )
     await expectError(
       await updatePassword(accessToken, { oldPassword: user.password, newPassword: 'Nouveau12' }),
       403,

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { DECISIONS_MAX, REVIEW_PAGE_ITEMS_MAX } from '../../worker-api/contract/access-reviews'
-import { STATUS_ERRORS_LISTED } from '../../worker-api/contract/bulk'
+import { DECISIONS_MAX, REVIEW_PAGE_ITEMS_MAX, type ReviewDecisions } from '../../worker-api/contract/access-reviews'
+import { type ImportType, STATUS_ERRORS_LISTED } from '../../worker-api/contract/bulk'
 import {
   GRANTS_MAX,
   TEMPLATE_APPLICATIONS_MAX,
@@ -9,6 +9,7 @@ import {
 } from '../../worker-api/contract/catalogue'
 import { FONCTION_GRANTS_MAX } from '../../worker-api/contract/structure'
 import { IMPORT_LOT_ROWS } from '../../worker-api/services/bulk/upload'
+import { api, okBody } from './client'
 import { type Caller, call, callerOf, createOrganisation, currentPost, db, isoDate, wireDate } from './helpers'
 import { jobsQueue } from './jobs-queue'
 import { manyUsers } from './many-users'
@@ -25,7 +26,7 @@ const CROWD = 600
 
 let root: Caller
 let nord: Caller
-const { opened, campaign, decide } = reviewKit('CONSERVER')
+const { opened, campaign } = reviewKit('CONSERVER')
 
 beforeAll(async () => {
   await createOrganisation()
@@ -48,24 +49,24 @@ describe('an access review', () => {
       .execute()
     expect(items).toHaveLength(DECISIONS_MAX)
     const reason = 'é'.repeat(500)
-    const body = items.map((item) => ({
+    const body: ReviewDecisions = items.map((item) => ({
       element: { id: item.id },
       decision: 'TERMINER',
       dateFin: wireDate(isoDate(1)),
       commentaire: reason,
     }))
-    const response = await decide(nord, id, body)
-    expect(response.status).toBe(200)
-    expect(((await response.json()) as { decides: number[] }).decides).toHaveLength(DECISIONS_MAX)
+    const decided = await okBody(api(nord.token).rest.bd.revue[':id'].decisions.$post({ param: { id }, json: body }))
+    expect(decided.decides).toHaveLength(DECISIONS_MAX)
     const entries = await db()
       .selectFrom('log')
       .select(db().fn.countAll<number>().as('n'))
       .where('nom_log', '=', 'REVUE_FIN_POSTE')
       .executeTakeFirstOrThrow()
     expect(entries.n).toBe(DECISIONS_MAX)
-    const page = await call(`/rest/bd/revue/${id}?elements=${REVIEW_PAGE_ITEMS_MAX}&page=1`, { token: nord.token })
-    expect(page.status).toBe(200)
-    expect(((await page.json()) as { elements: unknown[] }).elements).toHaveLength(REVIEW_PAGE_ITEMS_MAX)
+    const page = await okBody(
+      api(nord.token).rest.bd.revue[':id'].$get({ param: { id }, query: { elements: REVIEW_PAGE_ITEMS_MAX, page: 1 } }),
+    )
+    expect(page.elements).toHaveLength(REVIEW_PAGE_ITEMS_MAX)
     const report = await call(`/rest/bd/revue/${id}/rapport.csv`, { token: nord.token })
     expect(report.status).toBe(200)
     expect(lines(await report.text()).length).toBeGreaterThan(CROWD)
@@ -82,20 +83,17 @@ describe('an import, a lot at a time', () => {
       (_, n) => `lot${n}@example.test;${nom};Personne${n};;non;Agence Lille;${fonction};${period};oui`,
     )
 
-  async function imported(type: string, text: string, query = '') {
+  async function imported(type: ImportType, text: string, query: { invitation?: 'true' } = {}) {
     const queue = jobsQueue()
-    const response = await call(`/rest/bd/import?type=${type}${query}`, {
-      method: 'POST',
-      token: root.token,
-      body: text,
-      headers: { 'Content-Type': 'text/csv' },
-      env: queue.env,
-    })
-    expect(response.status).toBe(202)
-    const { id } = (await response.json()) as { id: number }
+    // A text/csv body: the Blob's type is the request's Content-Type.
+    const response = api(root.token, queue.env).rest.bd.import.$post(
+      { query: { type, ...query } },
+      { init: { body: new Blob([text], { type: 'text/csv' }) } },
+    )
+    const { id } = await okBody(response, 202)
     await queue.drain()
     expect(queue.delivered).toHaveLength(1)
-    return { id, status: (await (await call(`/rest/bd/import/${id}`, { token: root.token })).json()) as object }
+    return { id, status: await okBody(api(root.token).rest.bd.import[':id'].$get({ param: { id }, query: {} })) }
   }
 
   it(`previews, creates with invitations, then changes ${IMPORT_LOT_ROWS} users: one lot each`, async () => {
@@ -107,7 +105,7 @@ describe('an import, a lot at a time', () => {
     })
     expect(preview.status).toBe(200)
     expect(await preview.json()).toMatchObject({ lignes: IMPORT_LOT_ROWS, creees: IMPORT_LOT_ROWS, totalErreurs: 0 })
-    const created = await imported('utilisateurs', file(people('Lot')), '&invitation=true')
+    const created = await imported('utilisateurs', file(people('Lot')), { invitation: 'true' })
     expect(created.status).toMatchObject({ etat: 'TERMINE', creees: IMPORT_LOT_ROWS, totalErreurs: 0 })
     const changed = await imported('utilisateurs', file(people('Lotchange')))
     expect(changed.status).toMatchObject({ etat: 'TERMINE', modifiees: IMPORT_LOT_ROWS, totalErreurs: 0 })
@@ -116,7 +114,7 @@ describe('an import, a lot at a time', () => {
   it(`lists ${STATUS_ERRORS_LISTED} errors of a lot whose every row is wrong, and gives them all as a file`, async () => {
     const wrong = await imported('utilisateurs', file(people('Faux', 'Fonction inconnue')))
     expect(wrong.status).toMatchObject({ etat: 'TERMINE', totalErreurs: IMPORT_LOT_ROWS })
-    expect((wrong.status as { erreurs: unknown[] }).erreurs).toHaveLength(STATUS_ERRORS_LISTED)
+    expect(wrong.status.erreurs).toHaveLength(STATUS_ERRORS_LISTED)
     const errors = await call(`/rest/bd/import/${wrong.id}/erreurs.csv`, { token: root.token })
     expect(errors.status).toBe(200)
     expect(lines(await errors.text())).toHaveLength(IMPORT_LOT_ROWS + 1)
@@ -155,12 +153,18 @@ describe('the catalogue’s lists of grants', () => {
   it(`an application granted by ${GRANTS_MAX} functions, then by ${GRANTS_MAX} others`, async () => {
     const first = await many(GRANTS_MAX, (n) => ({ id: 5000 + n, libelle: `Grant A${n}` }))
     const second = await many(GRANTS_MAX, (n) => ({ id: 6000 + n, libelle: `Grant B${n}` }))
-    const draft = { libelle: 'Suivi des quais', icone: 'truck', url: 'https://quais.example.test/', actif: true }
+    const draft = {
+      libelle: 'Suivi des quais',
+      icone: 'truck' as const,
+      url: 'https://quais.example.test/',
+      actif: true,
+    }
     const send = (method: string, body: object) =>
       call('/rest/bd/application', { method, token: root.token, body: JSON.stringify(body) })
-    const created = await send('POST', { ...draft, protocole: 'CODE', fonctions: first })
-    expect(created.status).toBe(201)
-    const { id } = (await created.json()) as { id: number }
+    const { id } = await okBody(
+      api(root.token).rest.bd.application.$post({ json: { ...draft, protocole: 'CODE', fonctions: first } }),
+      201,
+    )
     const updated = await send('PUT', { ...draft, id, fonctions: second })
     expect(updated.status).toBe(200)
     const grants = await db().selectFrom('fonction_application').select('fonction_id').where('application_id', '=', id)

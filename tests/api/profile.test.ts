@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { ProfileInput, User } from '../../worker-api/contract/user'
+import type { ProfileInput } from '../../worker-api/contract/user'
+import { api, okBody } from './client'
 import {
   call,
   createOrganisation,
@@ -8,14 +9,11 @@ import {
   db,
   expectError,
   getUserAs,
-  type Launch,
   login,
   ORIGIN,
   post,
-  refreshWith,
   signedInUser,
   solvedCaptcha,
-  type Tokens,
 } from './helpers'
 
 beforeAll(createOrganisation)
@@ -24,6 +22,10 @@ const mailOf = (user: { login: string }) => `${user.login}@example.test`
 
 const updateProfile = (token: string, id: number | string, body: Record<string, unknown>) =>
   call(`/rest/bd/utilisateur/${id}`, { method: 'PUT', body: JSON.stringify(body), token })
+
+/** A profile sent as the route declares it. */
+const profileUpdated = (token: string, id: number, json: ProfileInput) =>
+  okBody(api(token).rest.bd.utilisateur[':id'].$put({ param: { id }, json }))
 
 /** The profile form as the user has it, with `change` applied. */
 const formOf = (user: { login: string }, change: Partial<ProfileInput> = {}): ProfileInput => ({
@@ -49,13 +51,11 @@ const messagesFor = (attributs: unknown[], field: string) =>
 describe('PUT /rest/bd/utilisateur/{id}: own profile', () => {
   it('answers 200 with the updated user, trimmed, and a later GET agrees', async () => {
     const user = await signedInUser({ postes: [currentPost(4, 2)] })
-    const response = await updateProfile(user.jwt.accessToken, user.id, {
+    const body = await profileUpdated(user.jwt.accessToken, user.id, {
       nom: '  Dupont ',
       prenom: ' Jean  ',
       mail: '  jean.dupont@example.test ',
     })
-    expect(response.status).toBe(200)
-    const body = (await response.json()) as Record<string, unknown>
     expect(body).toMatchObject({
       id: user.id,
       login: user.login,
@@ -75,13 +75,12 @@ describe('PUT /rest/bd/utilisateur/{id}: own profile', () => {
 
   it('leaves the login as it was: the user still signs in with it', async () => {
     const user = await signedInUser()
-    const response = await updateProfile(
+    const body = await profileUpdated(
       user.jwt.accessToken,
       user.id,
       formOf(user, { mail: `renamed-${user.login}@example.test` }),
     )
-    expect(response.status).toBe(200)
-    expect(((await response.json()) as User).login).toBe(user.login)
+    expect(body.login).toBe(user.login)
     expect((await rowOf(user.id)).login).toBe(user.login)
     expect((await login(user.login, user.password)).status).toBe(200)
   })
@@ -330,12 +329,12 @@ describe('PUT /rest/bd/utilisateur/{id}: who may edit whom', () => {
 
   it("answers 403 APPLICATION_TOKEN_SCOPE to an application's session, even on its own user", async () => {
     const user = await signedInUser({ postes: [currentPost(4, 2)] })
-    const launch = await call('/rest/bd/acces/application?idApplication=2', { token: user.jwt.accessToken })
-    expect(launch.status).toBe(200)
-    const { refreshToken: code } = (await launch.json()) as Launch
-    const exchange = await refreshWith(code)
-    expect(exchange.status).toBe(200)
-    const { accessToken } = (await exchange.json()) as Tokens
+    const { refreshToken: code } = await okBody(
+      api(user.jwt.accessToken).rest.bd.acces.application.$get({ query: { idApplication: 2 } }),
+    )
+    const { accessToken } = await okBody(
+      api().rest.public.bd.login.refreshToken.$post({ json: { refreshToken: code } }),
+    )
     const before = await rowOf(user.id)
     await expectError(
       await updateProfile(accessToken, user.id, formOf(user, { nom: 'Applique' })),

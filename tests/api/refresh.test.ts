@@ -1,18 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { sha256Hex } from '../../worker-api/lib/crypto'
-import {
-  createOrganisation,
-  db,
-  expectError,
-  getUserAs,
-  post,
-  refreshWith,
-  signedInUser,
-  signIn,
-  type Tokens,
-} from './helpers'
+import { api, okBody } from './client'
+import { createOrganisation, db, expectError, getUserAs, post, refreshWith, signedInUser, signIn } from './helpers'
 
 beforeAll(createOrganisation)
+
+/** refreshWith, through the typed client. */
+const refreshed = (refreshToken: string) => api().rest.public.bd.login.refreshToken.$post({ json: { refreshToken } })
 
 /** Edits the stored row of a refresh token (tokens are stored as their SHA-256). */
 const updateToken = async (
@@ -41,10 +35,10 @@ const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).
 describe('POST /rest/public/bd/login/refreshToken', () => {
   it('returns a new token pair whose access token works and whose refresh token is new', async () => {
     const user = await signedInUser()
-    const response = await refreshWith(user.jwt.refreshToken)
+    const response = await refreshed(user.jwt.refreshToken)
     expect(response.status).toBe(200)
     expect(response.headers.get('Cache-Control')).toBe('no-store')
-    const tokens = (await response.json()) as Tokens
+    const tokens = await okBody(response)
     expect(Object.keys(tokens).sort()).toEqual(['accessToken', 'expiresInMsec', 'refreshToken'])
     expect(tokens.expiresInMsec).toBe(300_000)
     expect(tokens.refreshToken).not.toBe(user.jwt.refreshToken)
@@ -64,9 +58,7 @@ describe('POST /rest/public/bd/login/refreshToken', () => {
 
   it('answers a retry within the grace window with the pair already issued, never a second one', async () => {
     const user = await signedInUser()
-    const first = await refreshWith(user.jwt.refreshToken)
-    expect(first.status).toBe(200)
-    const issued = (await first.json()) as Tokens
+    const issued = await okBody(refreshed(user.jwt.refreshToken))
     const retry = await refreshWith(user.jwt.refreshToken)
     expect(retry.status).toBe(200)
     expect(await retry.json()).toEqual(issued)
@@ -76,9 +68,9 @@ describe('POST /rest/public/bd/login/refreshToken', () => {
 
   it('gives concurrent uses of one refresh token the same successor: the session does not fork', async () => {
     const user = await signedInUser()
-    const responses = await Promise.all([1, 2, 3, 4].map(() => refreshWith(user.jwt.refreshToken)))
+    const responses = await Promise.all([1, 2, 3, 4].map(() => refreshed(user.jwt.refreshToken)))
     expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 200])
-    const pairs = (await Promise.all(responses.map((response) => response.json()))) as Tokens[]
+    const pairs = await Promise.all(responses.map((response) => okBody(response)))
     expect(new Set(pairs.map((pair) => pair.refreshToken)).size).toBe(1)
     expect(new Set(pairs.map((pair) => pair.accessToken)).size).toBe(1)
     // One successor stored; it rotates on as usual.
@@ -88,7 +80,7 @@ describe('POST /rest/public/bd/login/refreshToken', () => {
 
   it('keeps no readable copy of the successor: only the token presented can open it', async () => {
     const user = await signedInUser()
-    const issued = (await (await refreshWith(user.jwt.refreshToken)).json()) as Tokens
+    const issued = await okBody(refreshed(user.jwt.refreshToken))
     const rows = await db().selectFrom('refresh_token').selectAll().where('utilisateur_id', '=', user.id).execute()
     const stored = JSON.stringify(rows)
     expect(stored).not.toContain(issued.refreshToken)
@@ -97,7 +89,7 @@ describe('POST /rest/public/bd/login/refreshToken', () => {
 
   it('answers 401 REFRESH_TOKEN_REUSED to a rotated token after the grace window and revokes the session', async () => {
     const user = await signedInUser()
-    const rotated = (await (await refreshWith(user.jwt.refreshToken)).json()) as Tokens
+    const rotated = await okBody(refreshed(user.jwt.refreshToken))
     await updateToken(user.jwt.refreshToken, { rotated_at: minutesAgo(1) })
 
     await expectError(await refreshWith(user.jwt.refreshToken), 401, 'REFRESH_TOKEN_REUSED')

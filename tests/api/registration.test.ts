@@ -1,19 +1,18 @@
 import { env } from 'cloudflare:test'
 import { sql } from 'kysely'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
+import type { z } from 'zod'
 import {
-  type AuthorizeResult,
-  type CarrierStructure,
-  type PendingUser,
   pendingUserSchema,
-  type Registered,
   type RegistrationInput,
+  type registrationListQuery,
 } from '../../worker-api/contract/registration'
 import { backgroundContext } from '../../worker-api/lib/context'
 import { sha256Hex } from '../../worker-api/lib/crypto'
 import type { MailProvider, OutgoingMail } from '../../worker-api/lib/mail/providers'
 import { deliverOutbox } from '../../worker-api/services/core/outbox'
 import { REGISTRATION_LINKS_PER_HOUR } from '../../worker-api/services/organisation/registration-authorize'
+import { api, okBody } from './client'
 import {
   call,
   changedBeforeWrite,
@@ -40,7 +39,6 @@ import {
  * database lives for the whole file: each test registers its own addresses.
  */
 
-const STRUCTURES = '/rest/public/bd/transporteur/structures'
 const REGISTER = '/rest/public/bd/transporteur/inscription'
 const QUEUE = '/rest/bd/authorize/get/user/all'
 const AUTHORIZE = '/rest/bd/authorize/user'
@@ -60,11 +58,6 @@ let nordAdminId: number
 let sudAdmin: string
 let agent: string
 
-async function json<T>(response: Response, status = 200): Promise<T> {
-  expect(response.status, await response.clone().text()).toBe(status)
-  return (await response.json()) as T
-}
-
 let sequence = 0
 /** A fresh address (the tag says which test it belongs to). */
 const newMail = (tag: string) => `${tag}-${++sequence}@transport.example.test`
@@ -78,10 +71,15 @@ async function form(mail: string, structure: Company, extra: Record<string, unkn
 
 const register = async (mail: string, structure: Company, extra: Record<string, unknown> = {}) =>
   post(REGISTER, await form(mail, structure, extra))
+/** A registration sent as the route declares it. */
+const signUp = async (mail: string, structure: Company) =>
+  api().rest.public.bd.transporteur.inscription.$post({ json: await form(mail, structure) })
+/** The public list of the carrier companies. */
+const carrierList = () => okBody(api().rest.public.bd.transporteur.structures.$get())
 
 /** A successful registration, and the id of the user row it wrote. */
 async function registered(mail: string, structure: Company) {
-  const body = await json<Registered>(await register(mail, structure), 201)
+  const body = await okBody(signUp(mail, structure), 201)
   const row = await userRow(mail)
   if (!row) throw new Error(`no user row for ${mail}`)
   return { ...body, id: row.id }
@@ -109,9 +107,9 @@ async function rowCounts() {
 }
 
 /** The queue as `token`'s administrator sees it. */
-async function queue(token: string, query = '') {
-  const response = await call(`${QUEUE}${query ? `?${query}` : ''}`, { token })
-  const rows = await json<PendingUser[]>(response)
+async function queue(token: string, query: z.input<typeof registrationListQuery> = {}) {
+  const response = await api(token).rest.bd.authorize.get.user.all.$get({ query })
+  const rows = await okBody(response)
   return { rows, ids: rows.map((u) => u.id), total: Number(response.headers.get('X-Total-Count')) }
 }
 
@@ -119,6 +117,9 @@ const decide = (id: number, authorize: boolean, token: string) =>
   post(AUTHORIZE, { user: { id }, authorize }, { token })
 const authorize = (id: number, token: string) => decide(id, true, token)
 const refuse = (id: number, token: string) => decide(id, false, token)
+/** A decision on registration `id` as the route declares it, and its answer. */
+const decided = (id: number, authorize: boolean, token: string) =>
+  okBody(api(token).rest.bd.authorize.user.$post({ json: { user: { id }, authorize } }))
 
 const renew = (token: string, password: string) => post(RENEW, { token, password })
 
@@ -180,7 +181,7 @@ beforeAll(async () => {
 
 describe('GET rest/public/bd/transporteur/structures', () => {
   it('lists the carrier companies only, by name, to anybody', async () => {
-    const list = await json<CarrierStructure[]>(await call(STRUCTURES))
+    const list = await carrierList()
     expect(list).toEqual(
       expect.arrayContaining([
         { id: 5, nom: 'Transports Martin' },
@@ -200,8 +201,7 @@ describe('GET rest/public/bd/transporteur/structures', () => {
 describe('a carrier registration, from the form to the first sign-in', () => {
   it('waits inactive for an administrator of its company, then the link mailed lets the carrier in', async () => {
     const mail = newMail('loop')
-    const response = await register(mail, { id: 5 })
-    expect(await json<Registered>(response, 201)).toEqual({
+    expect(await okBody(signUp(mail, { id: 5 }), 201)).toEqual({
       mail,
       nom: 'Martin',
       prenom: 'Jeanne',
@@ -252,7 +252,7 @@ describe('a carrier registration, from the form to the first sign-in', () => {
     expect(pendingUserSchema.safeParse(waiting).success).toBe(true)
 
     const before = Date.now()
-    const accepted = await json<AuthorizeResult>(await authorize(id, nordAdmin))
+    const accepted = await decided(id, true, nordAdmin)
     expect(accepted.supprime).toBe(false)
     expect(accepted.user).toMatchObject({ id, mail, actif: true, structure: { id: 5, nom: 'Transports Martin' } })
     expect(accepted.user.tokenRegister).toBeGreaterThanOrEqual(before + REGISTRATION_TTL - 1000)
@@ -285,7 +285,7 @@ describe('a carrier registration, from the form to the first sign-in', () => {
 describe('a company typed at registration', () => {
   /** What an anonymous visitor can learn of a name: the public list and the answer to a registration. */
   async function publicNames() {
-    return (await json<CarrierStructure[]>(await call(STRUCTURES))).map((s) => s.nom.toLowerCase())
+    return (await carrierList()).map((s) => s.nom.toLowerCase())
   }
 
   it('is kept on the registration, not created: not listed, not a structure, the answer echoes what was typed', async () => {
@@ -318,9 +318,9 @@ describe('a company typed at registration', () => {
     for (const nom of ['Agence Lille', 'direction sud', 'GROUPE', 'Transports Inconnus']) {
       const mail = newMail('taken-name')
       const before = await rowCounts()
-      const response = await register(mail, { nom })
+      const response = await signUp(mail, { nom })
       const text = await response.clone().text()
-      expect(await json<Registered>(response, 201)).toEqual({
+      expect(await okBody(response, 201)).toEqual({
         mail,
         nom: 'Martin',
         prenom: 'Jeanne',
@@ -339,7 +339,7 @@ describe('a company typed at registration', () => {
   it('is created when an administrator authorises it, in the batch, under the carriers’ parent, with its audit entry', async () => {
     const mail = newMail('created')
     const body = await registered(mail, { nom: 'Camions Picards' })
-    const accepted = await json<AuthorizeResult>(await authorize(body.id, nordAdmin))
+    const accepted = await decided(body.id, true, nordAdmin)
     const [company, ...more] = await structuresNamed('Camions Picards')
     expect(more).toEqual([])
     expect(company).toMatchObject({ nom: 'Camions Picards', type_id: 4, parent_id: 4 })
@@ -361,7 +361,7 @@ describe('a company typed at registration', () => {
     expect(creation).toEqual([expect.objectContaining({ type_log: 'ADMINISTRATION', utilisateur_id: nordAdminId })])
     expect((await logsAbout(body)).map((l) => l.nom_log)).toEqual(['INSCRIPTION_VALIDATION'])
     // Approved: listed for everybody now, and named in the mail.
-    expect(await json<CarrierStructure[]>(await call(STRUCTURES))).toContainEqual({
+    expect(await carrierList()).toContainEqual({
       id: company?.id,
       nom: 'Camions Picards',
     })
@@ -376,7 +376,7 @@ describe('a company typed at registration', () => {
     const joiner = await registered(newMail('join'), { nom: 'ROUTIERS reunis' })
     expect((await authorize(creator.id, nordAdmin)).status).toBe(200)
     const [company] = await structuresNamed('Routiers Reunis')
-    const accepted = await json<AuthorizeResult>(await authorize(joiner.id, nordAdmin))
+    const accepted = await decided(joiner.id, true, nordAdmin)
     expect(accepted.user.structure).toEqual({ id: company?.id, nom: 'Routiers Reunis' })
     expect(await structuresNamed('Routiers Reunis')).toHaveLength(1)
     expect(await userById(joiner.id)).toMatchObject({
@@ -406,21 +406,21 @@ describe('a company typed at registration', () => {
     expect(body.structure).toEqual({ id: 7, nom: 'Fret Sud' })
     expect((await rowCounts()).structure).toBe(before.structure)
     expect(await userById(body.id)).toMatchObject({ registration_structure_id: 7, registration_structure_nom: null })
-    expect(await json<AuthorizeResult>(await refuse(body.id, sudAdmin))).toMatchObject({ supprime: true })
+    expect(await decided(body.id, false, sudAdmin)).toMatchObject({ supprime: true })
     expect(await structuresNamed('Fret Sud')).toHaveLength(1)
   })
 
   it('refusing a registration that picked an unused carrier never deletes the carrier', async () => {
     // Transports Martin has no post, no function, no user: only registrations.
     const body = await registered(newMail('picked'), { id: 5 })
-    expect(await json<AuthorizeResult>(await refuse(body.id, nordAdmin))).toMatchObject({ supprime: true })
+    expect(await decided(body.id, false, nordAdmin)).toMatchObject({ supprime: true })
     expect(await structuresNamed('Transports Martin')).toHaveLength(1)
   })
 
   it('refusing a typed registration leaves no structure behind', async () => {
     const before = await rowCounts()
     const body = await registered(newMail('refused-typed'), { nom: 'Logistique Flandres' })
-    expect(await json<AuthorizeResult>(await refuse(body.id, nordAdmin))).toMatchObject({
+    expect(await decided(body.id, false, nordAdmin)).toMatchObject({
       supprime: true,
       user: { id: body.id, structure: { id: null, nom: 'Logistique Flandres' } },
     })
@@ -529,8 +529,10 @@ describe('POST rest/public/bd/transporteur/inscription refusals', () => {
   it('of two registrations of different addresses typing one new company at once, both win, each with its name', async () => {
     const [a, b] = [newMail('race-company'), newMail('race-company')]
     const bodies = await Promise.all([form(a, { nom: 'Fret Jumeau' }), form(b, { nom: 'FRET JUMEAU' })])
-    const responses = await Promise.all(bodies.map((body) => post(REGISTER, body)))
-    const answers = await Promise.all(responses.map((r) => json<Registered>(r, 201)))
+    const responses = await Promise.all(
+      bodies.map((json) => api().rest.public.bd.transporteur.inscription.$post({ json })),
+    )
+    const answers = await Promise.all(responses.map((r) => okBody(r, 201)))
     expect(answers.map((r) => r.structure)).toEqual([
       { id: null, nom: 'Fret Jumeau' },
       { id: null, nom: 'FRET JUMEAU' },
@@ -697,25 +699,25 @@ describe('GET rest/bd/authorize/get/user/all', () => {
     expect(all.ids).toEqual([b.id, a.id, c.id])
     expect(all.rows.map((u) => u.tokenRegister)).toEqual([Date.parse(sooner), Date.parse(later), null])
     expect(all.total).toBe(3)
-    expect((await queue(niceAdmin, 'tri=expiry')).ids).toEqual([b.id, a.id, c.id])
+    expect((await queue(niceAdmin, { tri: 'expiry' })).ids).toEqual([b.id, a.id, c.id])
     // Latest expiry first, those without a link still last.
-    expect((await queue(niceAdmin, 'tri=-expiry')).ids).toEqual([a.id, b.id, c.id])
+    expect((await queue(niceAdmin, { tri: '-expiry' })).ids).toEqual([a.id, b.id, c.id])
 
-    expect((await queue(niceAdmin, 'tri=mail')).ids).toEqual([a.id, b.id, c.id])
-    expect((await queue(niceAdmin, 'tri=-mail')).ids).toEqual([c.id, b.id, a.id])
+    expect((await queue(niceAdmin, { tri: 'mail' })).ids).toEqual([a.id, b.id, c.id])
+    expect((await queue(niceAdmin, { tri: '-mail' })).ids).toEqual([c.id, b.id, a.id])
 
-    const page1 = await queue(niceAdmin, 'page=1&taille=2')
+    const page1 = await queue(niceAdmin, { page: 1, taille: 2 })
     expect(page1.ids).toEqual([b.id, a.id])
     expect(page1.total).toBe(3)
-    const page2 = await queue(niceAdmin, 'page=2&taille=2')
+    const page2 = await queue(niceAdmin, { page: 2, taille: 2 })
     expect(page2.ids).toEqual([c.id])
     expect(page2.total).toBe(3)
-    const mailPage = await queue(niceAdmin, 'tri=mail&page=2&taille=2')
+    const mailPage = await queue(niceAdmin, { tri: 'mail', page: 2, taille: 2 })
     expect(mailPage.ids).toEqual([c.id])
     expect(mailPage.total).toBe(3)
 
     // A search narrows the list and its total.
-    const found = await queue(niceAdmin, 'q=alpha')
+    const found = await queue(niceAdmin, { q: 'alpha' })
     expect(found.ids).toEqual([a.id])
     expect(found.total).toBe(1)
     await expectError(await call(`${QUEUE}?tri=login`, { token: niceAdmin }), 400, 'VALIDATION_FAILED')
@@ -726,9 +728,9 @@ describe('POST rest/bd/authorize/user', () => {
   it('sends a new link on a second authorisation: the first link dies, the second works', async () => {
     const mail = newMail('resend')
     const body = await registered(mail, { id: 5 })
-    const first = await json<AuthorizeResult>(await authorize(body.id, nordAdmin))
+    const first = await decided(body.id, true, nordAdmin)
     const firstLink = await registrationMails(mail)
-    const second = await json<AuthorizeResult>(await authorize(body.id, nordAdmin))
+    const second = await decided(body.id, true, nordAdmin)
     const secondLink = await registrationMails(mail)
     expect(second.supprime).toBe(false)
     expect(secondLink.sent).toHaveLength(2)
@@ -747,7 +749,7 @@ describe('POST rest/bd/authorize/user', () => {
   it('refusing deletes the registration, with the answer supprime: true, and the carrier cannot sign in', async () => {
     const mail = newMail('refused')
     const body = await registered(mail, { id: 5 })
-    const answer = await json<AuthorizeResult>(await refuse(body.id, nordAdmin))
+    const answer = await decided(body.id, false, nordAdmin)
     expect(answer).toMatchObject({ supprime: true, user: { id: body.id, mail } })
     expect(await userById(body.id)).toBeUndefined()
     expect((await queue(nordAdmin)).ids).not.toContain(body.id)
@@ -762,7 +764,7 @@ describe('POST rest/bd/authorize/user', () => {
     const body = await registered(mail, { id: 5 })
     expect((await authorize(body.id, nordAdmin)).status).toBe(200)
     const { token } = await registrationMails(mail)
-    expect(await json<AuthorizeResult>(await refuse(body.id, nordAdmin))).toMatchObject({ supprime: true })
+    expect(await decided(body.id, false, nordAdmin)).toMatchObject({ supprime: true })
     expect(await userById(body.id)).toBeUndefined()
     expect(await liveTokens(body.id)).toEqual([])
     await expectError(await renew(token, PASSWORD), 404, 'TOKEN_NOT_FOUND')
@@ -828,7 +830,7 @@ describe('two decisions on one registration at once', () => {
       const live = await liveTokens(body.id)
       expect(live.length).toBeLessThanOrEqual(1)
       if (refused.status === 200) {
-        expect(((await refused.json()) as AuthorizeResult).supprime).toBe(true)
+        expect(await refused.json()).toMatchObject({ supprime: true })
         expect(row).toBeUndefined()
         expect(live).toEqual([])
       } else {

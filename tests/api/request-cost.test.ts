@@ -3,11 +3,11 @@ import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { userApi } from '../../app/lib/api.server'
 import { getSession } from '../../app/lib/session.server'
 import { createApp } from '../../worker-api/app'
-import type { User } from '../../worker-api/contract/user'
 import { createMeter } from '../../worker-api/db/meter'
 import { BOOKMARK_HEADER } from '../../worker-api/db/request-scope'
 import { base64url } from '../../worker-api/lib/crypto'
 import { signAccessToken } from '../../worker-api/lib/jwt'
+import { api, okBody } from './client'
 import {
   call,
   createOidcClient,
@@ -34,7 +34,7 @@ beforeAll(createOrganisation)
 const TIMING = { SERVER_TIMING: 'on' }
 
 /** The D1 statements, round trips and in-process API calls a response reports. */
-function cost(response: Response) {
+function cost(response: { headers: Headers }) {
   const header = response.headers.get('Server-Timing') ?? ''
   const d1 = /d1;dur=[\d.]+;desc="(\d+) statements, (\d+) round trips"/.exec(header)
   const calls = /api;dur=[\d.]+;desc="(\d+) in-process calls"/.exec(header)?.[1]
@@ -100,9 +100,9 @@ describe('statements per request', () => {
     const admin = await createUser({ admin: true, postes: [currentPost(2, 1)] })
     const target = await createUser({ postes: [currentPost(4, 2)] })
     const { accessToken: token } = await sessionFor(admin.id)
-    const response = await call(`/rest/bd/utilisateur/${target.id}`, { token, env: TIMING })
+    const response = await api(token, TIMING).rest.bd.utilisateur[':id'].$get({ param: { id: target.id } })
     expect(response.status).toBe(200)
-    expect(((await response.json()) as User).modification).toBe(true)
+    expect((await okBody(response)).modification).toBe(true)
     expect(cost(response)).toMatchObject({ statements: 2, roundTrips: 1 })
     // The administration home: every figure with the caller, the user counts kept or counted in the batch.
     for (const _ of [1, 2]) {
@@ -460,12 +460,11 @@ describe('D1 sessions and bookmarks (read-your-writes from replicas)', () => {
     const bookmark = write.headers.get(BOOKMARK_HEADER)
     expect(bookmark).toMatch(/^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/)
 
-    const read = await call(`/rest/bd/utilisateur/${user.id}`, {
-      token,
-      env: { DB },
-      headers: { [BOOKMARK_HEADER]: bookmark as string },
-    })
-    expect(((await read.json()) as User).nom).toBe('Renommé')
+    const read = await api(token, { DB }).rest.bd.utilisateur[':id'].$get(
+      { param: { id: user.id } },
+      { headers: { [BOOKMARK_HEADER]: bookmark as string } },
+    )
+    expect((await okBody(read)).nom).toBe('Renommé')
     expect(constraints).toEqual(['first-primary', bookmark])
     // Bookmarks order the database's history: the read is at least as recent as the write.
     expect((read.headers.get(BOOKMARK_HEADER) as string) >= (bookmark as string)).toBe(true)

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { RequestDetail } from '../../worker-api/contract/access-requests'
-import { type Caller, call, callerOf, createOrganisation, currentPost, db, isoDate, post, wireDate } from './helpers'
+import { api, okBody } from './client'
+import { type Caller, callerOf, createOrganisation, currentPost, db, isoDate, post, wireDate } from './helpers'
 
 /**
  * A request's decision says what else the post it creates opens (README, "Access requests"): a post opens every
@@ -35,24 +35,26 @@ beforeAll(async () => {
 /** A requester of Direction Nord, outside the agency, asking for Yard dangereux. */
 async function waiting() {
   const requester = await callerOf({ postes: [currentPost(2, 1)] })
-  const response = await post(
-    '/rest/bd/demande',
-    {
-      application: { id: 1 },
-      motif: 'Remplacer un cariste',
-      dateDebut: wireDate(isoDate(0)),
-      dateFin: wireDate(isoDate(20)),
-    },
-    { token: requester.token },
+  const { id } = await okBody(
+    api(requester.token).rest.bd.demande.$post({
+      json: {
+        application: { id: 1 },
+        motif: 'Remplacer un cariste',
+        dateDebut: wireDate(isoDate(0)),
+        dateFin: wireDate(isoDate(20)),
+      },
+    }),
+    201,
   )
-  expect(response.status).toBe(201)
-  return ((await response.json()) as { id: number }).id
+  return id
 }
+
+const detailOf = (id: number) => okBody(api(nord.token).rest.bd.demande[':id'].$get({ param: { id }, query: {} }))
 
 describe('the functions proposed to grant a request', () => {
   it('name what else each opens, the narrowest first', async () => {
     const id = await waiting()
-    const detail = (await (await call(`/rest/bd/demande/${id}`, { token: nord.token })).json()) as RequestDetail
+    const detail = await detailOf(id)
     expect(detail.propositions.map((p) => [p.fonction.libelle, p.ouvreAussi])).toEqual([
       ['Cariste', []],
       ['Agent de quai', ['Pesage']],
@@ -64,7 +66,7 @@ describe('the functions proposed to grant a request', () => {
     await db().updateTable('application').set({ actif: 0 }).where('id', '=', 4).execute()
     try {
       const id = await waiting()
-      const detail = (await (await call(`/rest/bd/demande/${id}`, { token: nord.token })).json()) as RequestDetail
+      const detail = await detailOf(id)
       expect(detail.propositions.find((p) => p.fonction.id === 5)?.ouvreAussi).toEqual(['Module Rendez vous', 'Pesage'])
     } finally {
       await db().updateTable('application').set({ actif: 1 }).where('id', '=', 4).execute()

@@ -1,8 +1,6 @@
 import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { LogEntry } from '../../worker-api/contract/logs'
-import type { PendingUser } from '../../worker-api/contract/registration'
-import type { User } from '../../worker-api/contract/user'
+import { api, okBody } from './client'
 import {
   call,
   createOrganisation,
@@ -89,18 +87,20 @@ async function footprint(id: number) {
   }
 }
 
+/** User `id` as `token`'s administrator reads them. */
+const userAs = (token: string, id: number) => okBody(api(token).rest.bd.utilisateur[':id'].$get({ param: { id } }))
+
 /** The users of the list as `token`'s administrator sees it. */
 async function listed(token: string) {
-  const response = await call('/rest/bd/utilisateur/liste', { token })
-  expect(response.status).toBe(200)
-  return ((await response.json()) as User[]).map((u) => u.id)
+  return (await okBody(api(token).rest.bd.utilisateur.liste.$get({ query: {} }))).map((u) => u.id)
 }
 
 /** The users whose entries `token`'s administrator reads in the history of September 2023. */
 async function historyAuthors(token: string) {
-  const response = await call('/rest/bd/logs/?dateDebut=20230901&dateFin=20230930', { token })
-  expect(response.status).toBe(200)
-  return ((await response.json()) as LogEntry[]).map((entry) => entry.user?.id)
+  const entries = await okBody(
+    api(token).rest.bd.logs.index.$get({ query: { dateDebut: '20230901', dateFin: '20230930' } }),
+  )
+  return entries.map((entry) => entry.user?.id)
 }
 
 beforeAll(async () => {
@@ -151,10 +151,10 @@ describe('an administrator of Direction Sud reaching for Nordâ€™s people without
     const backNorth = await createUser({ postes: [ended(3, 3, 40), ended(4, 2, 5)] })
     const wentSouth = await createUser({ postes: [ended(4, 2, 40), ended(3, 3, 5)] })
     await expectError(await callsAbout(backNorth.id, sud).read(), 403, 'FORBIDDEN')
-    expect((await (await callsAbout(backNorth.id, nord).read()).json()) as User).toMatchObject({
+    expect(await userAs(nord, backNorth.id)).toMatchObject({
       modification: true,
     })
-    expect((await (await callsAbout(wentSouth.id, sud).read()).json()) as User).toMatchObject({
+    expect(await userAs(sud, wentSouth.id)).toMatchObject({
       modification: true,
     })
     await expectError(await callsAbout(wentSouth.id, nord).read(), 403, 'FORBIDDEN')
@@ -165,7 +165,7 @@ describe('the administrators whose scope held the last post, and the whole treeâ
   it('let Nordâ€™s administrator and the rootâ€™s manage a Nord employee who lost their post', async () => {
     const { former } = await nordPeople()
     for (const token of [nord, root]) {
-      const body = (await (await callsAbout(former.id, token).read()).json()) as User
+      const body = await userAs(token, former.id)
       expect(body).toMatchObject({ id: former.id, modification: true })
       expect((await listed(token)).includes(former.id)).toBe(true)
     }
@@ -184,7 +184,7 @@ describe('the administrators whose scope held the last post, and the whole treeâ
     const { never } = await nordPeople()
     await expectError(await callsAbout(never.id, nord).read(), 403, 'FORBIDDEN')
     expect(await listed(nord)).not.toContain(never.id)
-    const body = (await (await callsAbout(never.id, root).read()).json()) as User
+    const body = await userAs(root, never.id)
     expect(body.modification).toBe(true)
     expect(await listed(root)).toContain(never.id)
     const elsewhere = await createUser({ domain: 'https://ailleurs.example.test' })
@@ -193,7 +193,7 @@ describe('the administrators whose scope held the last post, and the whole treeâ
 
   it('give a carrier who never had a post to the scope of the company they registered with', async () => {
     const carrier = await createUser({ registrationStructure: 4 })
-    expect(((await (await callsAbout(carrier.id, nord).read()).json()) as User).modification).toBe(true)
+    expect((await userAs(nord, carrier.id)).modification).toBe(true)
     await expectError(await callsAbout(carrier.id, sud).read(), 403, 'FORBIDDEN')
   })
 })
@@ -218,7 +218,7 @@ describe('a pending registration', () => {
   it('stays in the authorisation queue of Nord, not of Sud', async () => {
     const { pending } = await nordPeople()
     const queue = async (token: string) =>
-      ((await (await call('/rest/bd/authorize/get/user/all', { token })).json()) as PendingUser[]).map((u) => u.id)
+      (await okBody(api(token).rest.bd.authorize.get.user.all.$get({ query: {} }))).map((u) => u.id)
     expect(await queue(nord)).toContain(pending.id)
     expect(await queue(sud)).not.toContain(pending.id)
   })

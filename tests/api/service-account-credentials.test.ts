@@ -1,12 +1,17 @@
 import { exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { PREVIOUS_SECRET_HOURS, type ServiceAccountCreated } from '../../worker-api/contract/service-accounts'
+import {
+  jwksSchema,
+  PREVIOUS_SECRET_HOURS,
+  type ServiceAccountCreated,
+} from '../../worker-api/contract/service-accounts'
 import {
   ASSERTION_ALGORITHMS,
   ASSERTION_CLOCK_SKEW_SECONDS,
   ASSERTION_MAX_SECONDS,
   JWT_BEARER,
 } from '../../worker-api/services/machines/client-credentials'
+import { api, okBody } from './client'
 import {
   createOrganisation,
   createUser,
@@ -38,13 +43,14 @@ beforeAll(async () => {
 
 /** A reader account of Direction Nord, with a secret or with these public keys. */
 async function account(jwks?: { keys: JWK[] }): Promise<ServiceAccountCreated> {
-  const response = await post(
-    '/rest/bd/compteService',
-    { nom: 'Synchronisation', structure: { id: 2 }, admin: false, scopes: ['api'], ...(jwks ? { jwks } : {}) },
-    { token: adminNord.token },
+  // The keys as the contract reads them (public members, a key type it knows): jose's JWK type is wider.
+  const keys = jwks ? { jwks: jwksSchema.parse(jwks) } : {}
+  return okBody(
+    api(adminNord.token).rest.bd.compteService.$post({
+      json: { nom: 'Synchronisation', structure: { id: 2 }, admin: false, scopes: ['api'], ...keys },
+    }),
+    201,
   )
-  expect(response.status).toBe(201)
-  return (await response.json()) as ServiceAccountCreated
 }
 
 /** An assertion of `clientId`, signed by `key`, expiring `lifetime` seconds from now (the clock as the API reads it). */
@@ -183,14 +189,15 @@ describe('a secret', () => {
     expect(PREVIOUS_SECRET_HOURS).toBe(24)
     const created = await account()
     await withFrozenClock(async (clock) => {
-      const rotated = await post(`/rest/bd/compteService/${created.id}/secret`, {}, { token: adminNord.token })
-      expect(rotated.status).toBe(200)
+      const rotated = await okBody(
+        api(adminNord.token).rest.bd.compteService[':id'].secret.$post({ param: { id: created.id }, json: {} }),
+      )
       const former = basic(created.clientId, created.clientSecret ?? '')
       clock.advance(PREVIOUS_SECRET_HOURS * 3600 - MARGIN)
       expect(await outcome(await tokenCall({ grant_type: 'client_credentials' }, former))).toBe(200)
       clock.advance(2 * MARGIN)
       expect(await outcome(await tokenCall({ grant_type: 'client_credentials' }, former))).toEqual(refused)
-      const { clientSecret } = (await rotated.json()) as { clientSecret: string }
+      const { clientSecret } = rotated
       const latest = basic(created.clientId, clientSecret)
       expect(await outcome(await tokenCall({ grant_type: 'client_credentials' }, latest))).toBe(200)
     })
@@ -226,12 +233,12 @@ describe('a keys-only account', () => {
     expect(await outcome(await grant(await assertion(created.clientId, created.privateKey, { kid: 'k1' })))).toBe(200)
 
     // Asked for: the account signs in with a secret from now on, and its keys are forgotten.
-    const changed = await post(renewal, { methode: 'client_secret' }, { token: adminNord.token })
-    expect(changed.status).toBe(200)
-    const { clientSecret, ancienSecretExpire } = (await changed.json()) as {
-      clientSecret: string
-      ancienSecretExpire: string | null
-    }
+    const { clientSecret, ancienSecretExpire } = await okBody(
+      api(adminNord.token).rest.bd.compteService[':id'].secret.$post({
+        param: { id: created.id },
+        json: { methode: 'client_secret' },
+      }),
+    )
     expect(ancienSecretExpire).toBeNull()
     expect((await stored()).jwks).toBeNull()
     const secret = basic(created.clientId, clientSecret)

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { SCIM_PATCH } from '../../worker-api/contract/scim'
 import type { ServiceAccountCreated } from '../../worker-api/contract/service-accounts'
-import type { User } from '../../worker-api/contract/user'
 import { SCIM_CONTENT_TYPE } from '../../worker-api/services/machines/scim/errors'
+import { api, okBody } from './client'
 import {
   call,
   changedBeforeWrite,
@@ -37,19 +37,18 @@ beforeAll(async () => {
 async function makerWithAccount() {
   const maker = await createUser({ admin: true, postes: [currentPost(2, 2)] })
   const token = (await sessionFor(maker.id)).accessToken
-  const response = await post(
-    '/rest/bd/compteService',
-    {
-      nom: `Passerelle ${maker.login}`,
-      structure: { id: 2 },
-      admin: true,
-      scopes: ['api', 'scim', 'logs'],
-      preuve: { motDePasse: maker.password },
-    },
-    { token },
+  const account = await okBody(
+    api(token).rest.bd.compteService.$post({
+      json: {
+        nom: `Passerelle ${maker.login}`,
+        structure: { id: 2 },
+        admin: true,
+        scopes: ['api', 'scim', 'logs'],
+        preuve: { motDePasse: maker.password },
+      },
+    }),
+    201,
   )
-  expect(response.status).toBe(201)
-  const account = (await response.json()) as ServiceAccountCreated
   return { maker, makerToken: token, account, accountToken: await accountToken(account) }
 }
 
@@ -161,13 +160,12 @@ describe('a service account stops when its administrator no longer administers i
   })
 
   it('a root structure’s account of a root administrator keeps working while they administer the root', async () => {
-    const response = await post(
-      '/rest/bd/compteService',
-      { nom: 'Racine', structure: { id: 1 }, admin: false, scopes: ['logs'] },
-      { token: root.token },
+    const account = await okBody(
+      api(root.token).rest.bd.compteService.$post({
+        json: { nom: 'Racine', structure: { id: 1 }, admin: false, scopes: ['logs'] },
+      }),
+      201,
     )
-    expect(response.status).toBe(201)
-    const account = (await response.json()) as ServiceAccountCreated
     expect((await tokenRequest(account)).status).toBe(200)
   })
 })
@@ -206,14 +204,13 @@ describe('a service account never acts on the administrator it acts for', () => 
       .execute()
     expect(after).toEqual(before)
 
-    const record = await call(`/rest/bd/utilisateur/${maker.id}`, { token })
-    expect(record.status).toBe(200)
-    expect(((await record.json()) as User).modification).toBe(false)
+    const record = await okBody(api(token).rest.bd.utilisateur[':id'].$get({ param: { id: maker.id } }))
+    expect(record.modification).toBe(false)
 
     // Someone else of the sub-tree, it manages.
     const agent = await createUser({ postes: [currentPost(4, 2)] })
-    const theirs = await call(`/rest/bd/utilisateur/${agent.id}`, { token })
-    expect(((await theirs.json()) as User).modification).toBe(true)
+    const theirs = await okBody(api(token).rest.bd.utilisateur[':id'].$get({ param: { id: agent.id } }))
+    expect(theirs.modification).toBe(true)
   })
 
   it('over SCIM, changes nothing of theirs', async () => {
@@ -243,14 +240,13 @@ describe('a service account never acts on the administrator it acts for', () => 
       'mail;nom;prenom;login;admin;structure;fonction;dateDebut;dateFin;actif',
       `${person.mail};${person.nom};${person.prenom};${person.login};oui;Agence Lille;Agent de quai;${wireDate(isoDate(0))};${wireDate(isoDate(90))};oui`,
     ].join('\n')
-    const preview = await call('/rest/bd/import?type=utilisateurs&essai=true', {
-      method: 'POST',
-      token,
-      headers: { 'Content-Type': 'text/csv' },
-      body: csv,
-    })
-    expect(preview.status).toBe(200)
-    const answer = (await preview.json()) as { erreurs: { ligne: number }[]; modifiees: number }
+    // The file is the request's body as it is (the client's `init`): the route reads it raw, as text/csv.
+    const answer = await okBody(
+      api(token).rest.bd.import.$post(
+        { query: { type: 'utilisateurs', essai: 'true' } },
+        { headers: { 'Content-Type': 'text/csv' }, init: { body: csv } },
+      ),
+    )
     expect(answer.erreurs.map((error) => error.ligne)).toEqual([2])
     expect(answer.modifiees).toBe(0)
   })
@@ -277,13 +273,13 @@ describe('an administrator of the structure takes an account over, or hands it o
     )
     const rootUser = await createUser({ admin: true, postes: [currentPost(1, 1)] })
     const rootToken = (await sessionFor(rootUser.id)).accessToken
-    const taken = await handOver(rootToken, account.id, {
-      utilisateur: { id: rootUser.id },
-      preuve: { motDePasse: rootUser.password },
+    const taken = await api(rootToken).rest.bd.compteService[':id'].responsable.$put({
+      param: { id: account.id },
+      json: { utilisateur: { id: rootUser.id }, preuve: { motDePasse: rootUser.password } },
     })
     expect(taken.status).toBe(200)
     expect(taken.headers.get('Cache-Control')).toBe('no-store')
-    const { clientSecret } = (await taken.json()) as { clientSecret: string }
+    const { clientSecret } = await okBody(taken)
     expect(clientSecret).toMatch(/^[A-Za-z0-9_-]{43}$/)
 
     // The token made before the hand-over acts again (it acts for the new administrator), the former secret buys none.
@@ -357,17 +353,17 @@ describe('an administrator of the structure takes an account over, or hands it o
 describe('a read-only account (not an administrator one) reads its sub-tree and writes nothing', () => {
   it('lists and reads users, SCIM and the history of its sub-tree; every write is refused before anything runs', async () => {
     const maker = await createUser({ admin: true, postes: [currentPost(2, 2)] })
-    const made = await post(
-      '/rest/bd/compteService',
-      { nom: 'Lecteur Nord', structure: { id: 2 }, admin: false, scopes: ['api', 'scim', 'logs'] },
-      { token: (await sessionFor(maker.id)).accessToken },
+    const made = await okBody(
+      api((await sessionFor(maker.id)).accessToken).rest.bd.compteService.$post({
+        json: { nom: 'Lecteur Nord', structure: { id: 2 }, admin: false, scopes: ['api', 'scim', 'logs'] },
+      }),
+      201,
     )
-    expect(made.status).toBe(201)
-    const token = await accountToken((await made.json()) as ServiceAccountCreated)
+    const token = await accountToken(made)
     const nord = await createUser({ postes: [currentPost(4, 2)] })
     const sud = await createUser({ postes: [currentPost(3, 3)] })
 
-    const listed = (await (await call('/rest/bd/utilisateur/liste', { token })).json()) as User[]
+    const listed = await okBody(api(token).rest.bd.utilisateur.liste.$get({ query: {} }))
     expect(listed.map((user) => user.id)).toContain(nord.id)
     expect(listed.map((user) => user.id)).not.toContain(sud.id)
     // It changes nobody, and says so.

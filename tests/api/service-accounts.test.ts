@@ -1,8 +1,9 @@
 import { exportJWK, generateKeyPair, SignJWT } from 'jose'
 import * as client from 'openid-client'
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { ServiceAccount, ServiceAccountCreated } from '../../worker-api/contract/service-accounts'
+import type { ServiceAccountCreate, ServiceAccountCreated } from '../../worker-api/contract/service-accounts'
 import { SERVICE_ACCOUNT_CALLS_PER_MINUTE } from '../../worker-api/services/core/actor'
+import { api, okBody } from './client'
 import {
   call,
   createOrganisation,
@@ -64,16 +65,23 @@ function create(token: string, input: Creation = {}) {
   )
 }
 
-/** An administrator account of Direction Nord made by its administrator, with their password as proof. */
-async function nordAccount(input: Creation = {}): Promise<ServiceAccountCreated> {
-  const response = await create(adminNord.token, {
-    admin: true,
-    scopes: ['api', 'logs'],
-    preuve: { motDePasse: adminNord.password },
-    ...input,
+/** The same creation as `create`, through the typed client. */
+const createAccount = (token: string, input: Partial<ServiceAccountCreate> = {}) =>
+  api(token).rest.bd.compteService.$post({
+    json: { nom: 'Synchronisation RH', structure: { id: 2 }, admin: false, scopes: ['api'], ...input },
   })
-  expect(response.status).toBe(201)
-  return (await response.json()) as ServiceAccountCreated
+
+/** An administrator account of Direction Nord made by its administrator, with their password as proof. */
+function nordAccount(input: Partial<ServiceAccountCreate> = {}): Promise<ServiceAccountCreated> {
+  return okBody(
+    createAccount(adminNord.token, {
+      admin: true,
+      scopes: ['api', 'logs'],
+      preuve: { motDePasse: adminNord.password },
+      ...input,
+    }),
+    201,
+  )
 }
 
 const basic = (clientId: string, secret: string) =>
@@ -91,15 +99,14 @@ async function tokenOf(account: ServiceAccountCreated, scope?: string) {
 
 describe('an administrator makes a service account', () => {
   it('answers its client id and secret once, and lists it without the secret', async () => {
-    const response = await create(adminNord.token, { nom: 'Lecteur du référentiel' })
+    const response = await createAccount(adminNord.token, { nom: 'Lecteur du référentiel' })
     expect(response.status).toBe(201)
     expect(response.headers.get('Cache-Control')).toBe('no-store')
-    const created = (await response.json()) as ServiceAccountCreated
+    const created = await okBody(response, 201)
     expect(created.clientId).toMatch(/^cs-[A-Za-z0-9_-]{24}$/)
     expect(created.clientSecret).toMatch(/^[A-Za-z0-9_-]{43}$/)
 
-    const one = await call(`/rest/bd/compteService/${created.id}`, { token: adminNord.token })
-    const account = (await one.json()) as ServiceAccount
+    const account = await okBody(api(adminNord.token).rest.bd.compteService[':id'].$get({ param: { id: created.id } }))
     expect(account).toMatchObject({
       nom: 'Lecteur du référentiel',
       structure: { id: 2, nom: 'Direction Nord' },
@@ -143,9 +150,7 @@ describe('an administrator makes a service account', () => {
 
   it('keeps a delegated administrator within their sub-tree', async () => {
     await expectError(await create(adminNord.token, { structure: 3 }), 403, 'FORBIDDEN')
-    const sud = (await (
-      await create(root.token, { structure: 3, nom: 'Compte du Sud' })
-    ).json()) as ServiceAccountCreated
+    const sud = await okBody(createAccount(root.token, { structure: { id: 3 }, nom: 'Compte du Sud' }), 201)
     await expectError(await call(`/rest/bd/compteService/${sud.id}`, { token: adminNord.token }), 404, 'NOT_FOUND')
     await expectError(
       await call(`/rest/bd/compteService/${sud.id}`, { method: 'DELETE', token: adminNord.token }),
@@ -157,9 +162,9 @@ describe('an administrator makes a service account', () => {
       404,
       'NOT_FOUND',
     )
-    const listed = (await (await call('/rest/bd/compteService', { token: adminNord.token })).json()) as ServiceAccount[]
+    const listed = await okBody(api(adminNord.token).rest.bd.compteService.$get({ query: {} }))
     expect(listed.map((account) => account.structure.nom)).not.toContain('Direction Sud')
-    const all = (await (await call('/rest/bd/compteService', { token: root.token })).json()) as ServiceAccount[]
+    const all = await okBody(api(root.token).rest.bd.compteService.$get({ query: {} }))
     expect(all.map((account) => account.nom)).toContain('Compte du Sud')
   })
 
@@ -196,7 +201,8 @@ describe('the client credentials grant', () => {
 
   it('signs in with private_key_jwt: an assertion of a registered key, single use, for this endpoint, short-lived', async () => {
     const { publicKey, privateKey } = await generateKeyPair('ES256')
-    const account = await nordAccount({ jwks: { keys: [{ ...(await exportJWK(publicKey)), kid: 'k1' }] } })
+    const { x, y } = await exportJWK(publicKey)
+    const account = await nordAccount({ jwks: { keys: [{ kty: 'EC', crv: 'P-256', x, y, kid: 'k1' }] } })
     expect(account.clientSecret).toBeUndefined()
     const config = await client.discovery(
       new URL(ORIGIN),
@@ -304,9 +310,11 @@ describe('the client credentials grant', () => {
   })
 
   it('is listed by discovery', async () => {
-    const metadata = (await (await call('/.well-known/openid-configuration')).json()) as Record<string, string[]>
-    expect(metadata.grant_types_supported).toContain('client_credentials')
-    expect(metadata.token_endpoint_auth_methods_supported).toContain('private_key_jwt')
+    // The provider's protocol routes are no part of the typed client's routes.
+    expect(await (await call('/.well-known/openid-configuration')).json()).toMatchObject({
+      grant_types_supported: expect.arrayContaining(['client_credentials']),
+      token_endpoint_auth_methods_supported: expect.arrayContaining(['private_key_jwt']),
+    })
   })
 })
 
@@ -314,7 +322,7 @@ describe('a service account at work', () => {
   it('reads and writes within its structure’s sub-tree only, each write audited under its name', async () => {
     const account = await nordAccount({ nom: 'Annuaire Nord' })
     const token = await tokenOf(account)
-    const users = (await (await call('/rest/bd/utilisateur/liste', { token })).json()) as { id: number }[]
+    const users = await okBody(api(token).rest.bd.utilisateur.liste.$get({ query: {} }))
     const ids = users.map((user) => user.id)
     expect(ids).toContain(nordUser.id)
     expect(ids).not.toContain(sudUser.id)
@@ -349,11 +357,8 @@ describe('a service account at work', () => {
       (await post('/rest/bd/structure', { nom: 'Agence Douai', type: { id: 3 }, parent: { id: 2 } }, { token })).status,
     ).toBe(201)
     const sud = await createUser({ admin: true, postes: [currentPost(3, 3)] })
-    const history = async (viewer: string, q = 'Douai') => {
-      const response = await call(`/rest/bd/logs/?dateDebut=20200101&q=${encodeURIComponent(q)}`, { token: viewer })
-      expect(response.status).toBe(200)
-      return (await response.json()) as { user: unknown; compteService: { id: number; nom: string } | null }[]
-    }
+    const history = (viewer: string, q = 'Douai') =>
+      okBody(api(viewer).rest.bd.logs.index.$get({ query: { dateDebut: '20200101', q } }))
     for (const viewer of [adminNord.token, root.token]) {
       const [entry] = await history(viewer)
       expect(entry).toMatchObject({ user: null, compteService: { id: account.id, nom: 'Passerelle Qualité' } })
@@ -362,15 +367,9 @@ describe('a service account at work', () => {
     }
     expect(await history((await sessionFor(sud.id)).accessToken)).toEqual([])
 
-    const home = (await (await call('/rest/bd/accueil', { token: adminNord.token })).json()) as {
-      comptesService: { id: number; appels: number }[]
-    }
+    const home = await okBody(api(adminNord.token).rest.bd.accueil.$get({ query: {} }))
     expect(home.comptesService.find((row) => row.id === account.id)?.appels).toBeGreaterThanOrEqual(1)
-    const sudHome = (await (
-      await call('/rest/bd/accueil', { token: (await sessionFor(sud.id)).accessToken })
-    ).json()) as {
-      comptesService: { id: number }[]
-    }
+    const sudHome = await okBody(api((await sessionFor(sud.id)).accessToken).rest.bd.accueil.$get({ query: {} }))
     expect(sudHome.comptesService.map((row) => row.id)).not.toContain(account.id)
   })
 
@@ -432,23 +431,15 @@ describe('a service account at work', () => {
 
   it('keeps the former secret 24 hours after a rotation, unless revoked at once', async () => {
     const account = await nordAccount({ admin: false, preuve: undefined })
-    const rotated = await post(`/rest/bd/compteService/${account.id}/secret`, {}, { token: adminNord.token })
-    expect(rotated.status).toBe(200)
-    const { clientSecret, ancienSecretExpire } = (await rotated.json()) as {
-      clientSecret: string
-      ancienSecretExpire: string
-    }
-    const hours = (Date.parse(ancienSecretExpire) - Date.now()) / 3_600_000
+    const secretOf = (json: { revoquerAncien?: boolean }) =>
+      okBody(api(adminNord.token).rest.bd.compteService[':id'].secret.$post({ param: { id: account.id }, json }))
+    const { clientSecret, ancienSecretExpire } = await secretOf({})
+    const hours = (Date.parse(ancienSecretExpire ?? '') - Date.now()) / 3_600_000
     expect(hours).toBeGreaterThan(23.9)
     expect(hours).toBeLessThanOrEqual(24)
     await tokenOf(account)
     await tokenOf({ ...account, clientSecret })
-    const revoked = await post(
-      `/rest/bd/compteService/${account.id}/secret`,
-      { revoquerAncien: true },
-      { token: adminNord.token },
-    )
-    const latest = ((await revoked.json()) as { clientSecret: string }).clientSecret
+    const latest = (await secretOf({ revoquerAncien: true })).clientSecret
     for (const former of [account.clientSecret ?? '', clientSecret]) {
       expect((await tokenCall({ grant_type: 'client_credentials' }, basic(account.clientId, former))).status).toBe(401)
     }
@@ -494,9 +485,7 @@ describe('a service account at work', () => {
       await expectError(over, 429, 'TOO_MANY_ATTEMPTS')
       expect(over.headers.get('Retry-After')).toBe('50')
     }, at)
-    const seen = (await (
-      await call(`/rest/bd/compteService/${account.id}`, { token: adminNord.token })
-    ).json()) as ServiceAccount
+    const seen = await okBody(api(adminNord.token).rest.bd.compteService[':id'].$get({ param: { id: account.id } }))
     expect(seen.derniereUtilisation).not.toBeNull()
     expect(seen.appelsJour).toBe(SERVICE_ACCOUNT_CALLS_PER_MINUTE + 1)
   })

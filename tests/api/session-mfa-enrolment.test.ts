@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { SessionInfo } from '../../worker-api/contract/auth'
 import { registeredAuthenticator } from './authenticator'
-import { call, createOrganisation, createUser, currentPost, db, sessionFor } from './helpers'
+import { api, okBody } from './client'
+import { createOrganisation, createUser, currentPost, db, sessionFor } from './helpers'
 
 /**
  * README, "A second factor required of administrators": while `mfaRequisAdministrateurs` is on, an
@@ -24,9 +24,7 @@ async function signedIn(options: Parameters<typeof createUser>[0]) {
 }
 
 async function enrolmentRequired(token: string) {
-  const response = await call('/rest/bd/session', { token })
-  expect(response.status).toBe(200)
-  return ((await response.json()) as SessionInfo).mfaEnrolementRequis
+  return (await okBody(api(token).rest.bd.session.$get())).mfaEnrolementRequis
 }
 
 const ADMIN = { admin: true, postes: [currentPost(4, 2)] }

@@ -1,9 +1,8 @@
 import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { logLabel } from '../../worker-api/contract/log-labels'
-import type { LogEntry } from '../../worker-api/contract/logs'
-import type { AuthorizationAnswer } from '../../worker-api/contract/oidc'
 import type { PortalSession } from '../../worker-api/contract/sessions'
+import { api, okBody } from './client'
 import {
   call,
   changedBeforeWrite,
@@ -13,13 +12,11 @@ import {
   currentPost,
   db,
   expectError,
-  type Launch,
-  type LoginBody,
-  login,
   refreshWith,
   sessionFor,
-  type Tokens,
+  solvedCaptcha,
 } from './helpers'
+import { errorOf } from './oidc-rp'
 
 /**
  * The list of a user's open sessions and their ending (DESIGN §3): GET rest/bd/session/liste,
@@ -57,45 +54,42 @@ beforeAll(async () => {
 
 /** A sign-in through the API from a browser: its tokens and the session's id (the access token's `sid`). */
 async function signInFrom(user: { login: string; password: string }, userAgent: string) {
-  const response = await login(user.login, user.password, { headers: { 'User-Agent': userAgent } })
-  expect(response.status).toBe(200)
-  const { jwt } = (await response.json()) as LoginBody
+  const { jwt } = await okBody(
+    api().rest.public.bd.login.$post(
+      { json: { identifiant: user.login, motDePasse: user.password, captcha: await solvedCaptcha() } },
+      { headers: { 'User-Agent': userAgent } },
+    ),
+  )
   const sid = JSON.parse(atob(jwt.accessToken.split('.')[1] as string)).sid as string
   return { ...jwt, sid }
 }
 
-const listOf = async (token: string) => {
-  const response = await call('/rest/bd/session/liste', { token })
-  expect(response.status).toBe(200)
-  return (await response.json()) as PortalSession[]
-}
+const listOf = (token: string) => okBody(api(token).rest.bd.session.liste.$get())
 
 /** Pesage (id 2, granted to Agent de quai) launched from a session, its code exchanged: the application's session. */
 async function launchedPesage(accessToken: string) {
-  const launched = await call('/rest/bd/acces/application?idApplication=2', { token: accessToken })
-  expect(launched.status).toBe(200)
-  const { refreshToken: code } = (await launched.json()) as Launch
-  const exchanged = await refreshWith(code)
-  expect(exchanged.status).toBe(200)
-  return (await exchanged.json()) as Tokens
+  const { refreshToken: code } = await okBody(
+    api(accessToken).rest.bd.acces.application.$get({ query: { idApplication: 2 } }),
+  )
+  return okBody(api().rest.public.bd.login.refreshToken.$post({ json: { refreshToken: code } }))
 }
 
 /** The OpenID Connect code flow from a portal session: the client's tokens. */
 async function oidcSignIn(accessToken: string) {
-  const decision = await call('/rest/bd/oidc/authorize', {
-    method: 'POST',
-    token: accessToken,
-    body: JSON.stringify({
-      client_id: OIDC.clientId,
-      redirect_uri: OIDC.redirect,
-      response_type: 'code',
-      scope: 'openid',
-      code_challenge: CHALLENGE,
-      code_challenge_method: 'S256',
+  const decision = await okBody(
+    api(accessToken).rest.bd.oidc.authorize.$post({
+      json: {
+        client_id: OIDC.clientId,
+        redirect_uri: OIDC.redirect,
+        response_type: 'code',
+        scope: 'openid',
+        code_challenge: CHALLENGE,
+        code_challenge_method: 'S256',
+      },
     }),
-  })
-  const { action, url } = (await decision.json()) as Extract<AuthorizationAnswer, { action: 'redirect' }>
-  expect(action).toBe('redirect')
+  )
+  expect(decision.action).toBe('redirect')
+  const url = decision.action === 'redirect' ? decision.url : ''
   const code = new URL(url).searchParams.get('code') as string
   const tokens = await oidcToken({
     grant_type: 'authorization_code',
@@ -134,8 +128,9 @@ describe('GET rest/bd/session/liste', () => {
     const firefox = await signInFrom(user, FIREFOX)
     const chrome = await signInFrom(user, CHROME)
     // Firefox's session used last: a refresh (a rotation row, which carries no browser) and two launches.
-    const refreshed = await refreshWith(firefox.refreshToken)
-    expect(refreshed.status).toBe(200)
+    const refreshed = await okBody(
+      api().rest.public.bd.login.refreshToken.$post({ json: { refreshToken: firefox.refreshToken } }),
+    )
     await launchedPesage(firefox.accessToken)
     await oidcSignIn(firefox.accessToken)
     // A launch code not exchanged yet opens no application's session.
@@ -172,7 +167,7 @@ describe('GET rest/bd/session/liste', () => {
     )
     // The other session sees the same list, itself marked (the same session after its refresh too).
     expect((await listOf(firefox.accessToken)).map((s) => s.courante)).toEqual([true, false])
-    const { accessToken: rotated } = (await refreshed.json()) as Tokens
+    const { accessToken: rotated } = refreshed
     expect((await listOf(rotated)).map((s) => s.courante)).toEqual([true, false])
   })
 
@@ -215,7 +210,7 @@ describe('DELETE rest/bd/session/{id}', () => {
     expect(await alive(pesage.accessToken)).toBe(401)
     const oidcRefresh = await oidcToken({ grant_type: 'refresh_token', refresh_token: oidc.refresh_token })
     expect(oidcRefresh.status).toBe(400)
-    expect(((await oidcRefresh.json()) as { error: string }).error).toBe('invalid_grant')
+    expect(await errorOf(oidcRefresh)).toBe('invalid_grant')
     const oidcSid = JSON.parse(atob(oidc.id_token.split('.')[1] as string)).sid as string
     const delivery = await db()
       .selectFrom('logout_delivery')
@@ -341,13 +336,13 @@ describe('an administrator and the sessions of a user they manage', () => {
     const firefox = await signInFrom(user, FIREFOX)
     const chrome = await signInFrom(user, CHROME)
     const pesage = await launchedPesage(firefox.accessToken)
-    const openCode = (await (
-      await call('/rest/bd/acces/application?idApplication=1', { token: chrome.accessToken })
-    ).json()) as Launch
+    const openCode = await okBody(
+      api(chrome.accessToken).rest.bd.acces.application.$get({ query: { idApplication: 1 } }),
+    )
 
-    const listed = await call(`/rest/bd/utilisateur/${user.id}/sessions`, { token: adminSession.accessToken })
-    expect(listed.status).toBe(200)
-    const sessions = (await listed.json()) as PortalSession[]
+    const sessions = await okBody(
+      api(adminSession.accessToken).rest.bd.utilisateur[':id'].sessions.$get({ param: { id: user.id } }),
+    )
     expect(sessions.map((s) => [s.id, s.navigateur, s.courante, s.applications.map((a) => a.id)])).toEqual([
       [chrome.sid, 'Chrome', false, []],
       [firefox.sid, 'Firefox', false, [2]],
@@ -485,11 +480,7 @@ describe('the history', () => {
         .status,
     ).toBe(204)
     const found = async (q: string) => {
-      const response = await call(`/rest/bd/logs/?page=1&q=${encodeURIComponent(q)}`, {
-        token: rootSession.accessToken,
-      })
-      expect(response.status).toBe(200)
-      const entries = (await response.json()) as LogEntry[]
+      const entries = await okBody(api(rootSession.accessToken).rest.bd.logs.index.$get({ query: { page: 1, q } }))
       return entries.map((entry) => [entry.nomLog, logLabel('fr', entry), logLabel('en', entry)])
     }
     const own = [

@@ -1,6 +1,7 @@
 import { env } from 'cloudflare:test'
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { TURNSTILE_VERIFY_URL } from '../../worker-api/services/core/captcha'
+import { api, okBody } from './client'
 import { app, createOrganisation, createUser, expectError, ORIGIN, solvedCaptcha } from './helpers'
 
 beforeAll(createOrganisation)
@@ -73,9 +74,7 @@ describe('sign-in with CAPTCHA_PROVIDER=turnstile', () => {
 
   it('refuses the no-JavaScript question: Turnstile needs JavaScript', async () => {
     const user = await createUser()
-    const question = (await (
-      await app.request(`${ORIGIN}/portail-backend/rest/public/bd/captcha/question`, {}, turnstileEnv)
-    ).json()) as { a: number; b: number; question: string }
+    const question = await okBody(api(undefined, turnstileEnv).rest.public.bd.captcha.question.$get())
     const captcha = btoa(JSON.stringify({ question: question.question, answer: String(question.a + question.b) }))
     await expectError(
       await loginWith({ identifiant: user.login, motDePasse: user.password, captcha }),

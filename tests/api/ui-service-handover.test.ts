@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { ServiceAccountCreated } from '../../worker-api/contract/service-accounts'
-import { browserCookieOf, createOrganisation, createUser, currentPost, db, ORIGIN, post, sessionFor } from './helpers'
+import { api, okBody } from './client'
+import { browserCookieOf, createOrganisation, createUser, currentPost, db, ORIGIN, sessionFor } from './helpers'
 import { visit } from './visit'
 
 /**
@@ -43,13 +44,12 @@ beforeAll(async () => {
   const maker = await createUser({ admin: true, postes: [currentPost(2, 2)] })
   heir = await createUser({ admin: true, postes: [currentPost(2, 2)] })
   agent = await createUser({ postes: [currentPost(4, 2)] })
-  const response = await post(
-    '/rest/bd/compteService',
-    { nom: 'Passerelle Achats', structure: { id: 2 }, admin: false, scopes: ['api'] },
-    { token: (await sessionFor(maker.id)).accessToken },
+  account = await okBody(
+    api((await sessionFor(maker.id)).accessToken).rest.bd.compteService.$post({
+      json: { nom: 'Passerelle Achats', structure: { id: 2 }, admin: false, scopes: ['api'] },
+    }),
+    201,
   )
-  expect(response.status).toBe(201)
-  account = (await response.json()) as ServiceAccountCreated
 })
 
 describe('handing a service account to another administrator', () => {

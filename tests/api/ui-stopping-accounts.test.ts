@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { ServiceAccountCreated } from '../../worker-api/contract/service-accounts'
-import { browserCookieOf, createOrganisation, createUser, currentPost, db, ORIGIN, post, sessionFor } from './helpers'
+import { api, okBody } from './client'
+import { browserCookieOf, createOrganisation, createUser, currentPost, db, ORIGIN, sessionFor } from './helpers'
 import { visit } from './visit'
 
 /**
@@ -28,13 +29,12 @@ beforeAll(async () => {
   const root = await createUser({ admin: true, postes: [currentPost(1, 1)] })
   rootCookie = await browserCookieOf({ ...root, ...(await sessionFor(root.id)) })
   maker = await createUser({ admin: true, postes: [currentPost(2, 2)] })
-  const response = await post(
-    '/rest/bd/compteService',
-    { nom: 'Passerelle Paie', structure: { id: 2 }, admin: false, scopes: ['api'] },
-    { token: (await sessionFor(maker.id)).accessToken },
+  account = await okBody(
+    api((await sessionFor(maker.id)).accessToken).rest.bd.compteService.$post({
+      json: { nom: 'Passerelle Paie', structure: { id: 2 }, admin: false, scopes: ['api'] },
+    }),
+    201,
   )
-  expect(response.status).toBe(201)
-  account = (await response.json()) as ServiceAccountCreated
 })
 
 /** The confirmation's note: the account's name and structure, and the link to hand it over. */
@@ -62,12 +62,12 @@ describe('a confirmation names the service accounts it stops', () => {
 
   it('ending a post that is not the last, when the account’s structure is theirs through it alone', async () => {
     const both = await createUser({ admin: true, postes: [currentPost(2, 2), currentPost(3, 3)] })
-    const created = await post(
-      '/rest/bd/compteService',
-      { nom: 'Passerelle Quai', structure: { id: 3 }, admin: false, scopes: ['api'] },
-      { token: (await sessionFor(both.id)).accessToken },
+    await okBody(
+      api((await sessionFor(both.id)).accessToken).rest.bd.compteService.$post({
+        json: { nom: 'Passerelle Quai', structure: { id: 3 }, admin: false, scopes: ['api'] },
+      }),
+      201,
     )
-    expect(created.status).toBe(201)
     const posts = await db()
       .selectFrom('poste')
       .select(['id', 'structure_id'])

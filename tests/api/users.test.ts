@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { User } from '../../worker-api/contract/user'
+import { api, okBody } from './client'
 import {
   createOrganisation,
   createUser,
@@ -14,11 +14,7 @@ import {
 
 beforeAll(createOrganisation)
 
-const view = async (token: string, id: number) => {
-  const response = await getUserAs(token, id)
-  expect(response.status).toBe(200)
-  return (await response.json()) as User
-}
+const view = (token: string, id: number) => okBody(api(token).rest.bd.utilisateur[':id'].$get({ param: { id } }))
 
 /** Admins posted at the root (/1/) and at Direction Sud (/1/3/). */
 const rootAdmin = () => signedInUser({ admin: true, postes: [currentPost(1, 1)] })

@@ -32,7 +32,7 @@ async function expectBoundAt(path: string, addEntries: (count: number) => Promis
   await addEntries(WHOLE_LIST_MAX - (await totalOf(path)))
   const whole = await call(path, { token })
   expect(whole.status).toBe(200)
-  expect(((await whole.json()) as unknown[]).length).toBe(WHOLE_LIST_MAX)
+  expect(await whole.json()).toHaveLength(WHOLE_LIST_MAX)
 
   await addEntries(1)
   const kept = await totalsKept()
