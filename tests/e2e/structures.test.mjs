@@ -136,6 +136,11 @@ for (const [index, mode] of MODES.entries()) {
       await page.getByRole('link', { name: `Modifier ${direction} modifiée` }).click()
       await page.getByRole('heading', { name: 'Modifier la structure', level: 1 }).waitFor()
       await chooseType(page, mode, 'Agence')
+      // The URL changes before the page shows the new type's parents: wait for one of them.
+      await page
+        .getByLabel('Structure parente')
+        .locator('option', { hasText: 'Direction Nord' })
+        .waitFor({ state: 'attached' })
       const parents = await page.getByLabel('Structure parente').locator('option').allTextContents()
       assert.ok(parents.includes('Direction Nord'), 'the other directions are offered')
       assert.ok(!parents.includes(`${direction} modifiée`), 'a structure is not offered as its own parent')
