@@ -4,6 +4,8 @@
  *   app/ (Remix) ──▶ worker-api/contract/ (the wire: schemas, types, dates; a leaf)
  *   worker-api: app.ts ──▶ routes/ ──▶ services/ ──▶ lib/ ──▶ db/ ──▶ contract/
  *   services/: bulk/ ──▶ governance/ ──▶ oidc/ ──▶ machines/ ──▶ sign-in/ ──▶ organisation/ ──▶ catalogue/ ──▶ history/ ──▶ core/
+ *   routes/: the same feature folders, apart from each other
+ *   contract/: bulk/ ──▶ machines/ ──▶ catalogue/ ──▶ governance/ ──▶ oidc/ ──▶ sign-in/ ──▶ organisation/ ──▶ history/
  *   app/: routes/ ──▶ features/ (governance/ ──▶ catalogue/ ──▶ organisation/ ──▶ sign-in/; demo/) ──▶ components/, lib/
  *
  * An arrow never runs backwards, and no import leads back to where it started.
@@ -19,6 +21,30 @@ const featureRules = FEATURES.slice(1).map((feature, index) => ({
   comment: `services/${feature}/ is used by the features above it and uses none of them.`,
   from: { path: `${WORKER}services/${feature}/` },
   to: { path: `${WORKER}services/(${FEATURES.slice(0, index + 1).join('|')}|[^/]+\\.ts$)` },
+}))
+
+/**
+ * The feature folders of contract/, each above the ones after it (an application's wire form carries its OIDC client
+ * and the functions it opens to; a service account's proof is a second factor's); the shared wire (dates, errors,
+ * jobs…) sits at its root.
+ */
+const CONTRACT_FEATURES = ['bulk', 'machines', 'catalogue', 'governance', 'oidc', 'sign-in', 'organisation', 'history']
+
+const contractFeatureRules = CONTRACT_FEATURES.slice(1).map((feature, index) => ({
+  name: `contract-${feature}-below-${CONTRACT_FEATURES.slice(0, index + 1).join('-')}`,
+  severity: 'error',
+  comment: `contract/${feature}/ is read by the features above it and reads none of them.`,
+  from: { path: `${WORKER}contract/${feature}/` },
+  to: { path: `${WORKER}contract/(${CONTRACT_FEATURES.slice(0, index + 1).join('|')})/` },
+}))
+
+/** A feature's routes mount its own services' calls: no route file uses another feature's routes. */
+const routeFeatureRules = FEATURES.slice(0, -1).map((feature) => ({
+  name: `routes-${feature}-alone`,
+  severity: 'error',
+  comment: `routes/${feature}/ uses the shared route helpers (routes/*.ts), never another feature's routes.`,
+  from: { path: `${WORKER}routes/${feature}/` },
+  to: { path: `${WORKER}routes/[^/]+/`, pathNot: `${WORKER}routes/${feature}/` },
 }))
 
 /** The pages' feature folders, each above the ones after it (demo/, the development-only screens, stands apart). */
@@ -123,6 +149,8 @@ module.exports = {
       to: { path: `${WORKER}routes/` },
     },
     ...featureRules,
+    ...contractFeatureRules,
+    ...routeFeatureRules,
     ...uiFeatureRules,
   ],
   options: {

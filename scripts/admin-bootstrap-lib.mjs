@@ -47,7 +47,7 @@ const VALUED = ['mail', 'domain', 'persist-to', 'nom', 'prenom', 'structure']
 const FLAGS = ['remote', 'help']
 
 /**
- * A mail address as the API accepts it (mailSchema in worker-api/contract/user.ts): trimmed, at most
+ * A mail address as the API accepts it (mailSchema in worker-api/contract/organisation/user.ts): trimmed, at most
  * 50 characters, zod's address pattern. Returns the address or an error message.
  * @param {string} raw
  * @returns {{ value: string } | { error: string }}

@@ -8,7 +8,7 @@ import {
   Truck,
   Warehouse,
 } from 'lucide-react'
-import type { ApplicationIcon } from '../../worker-api/contract/catalogue'
+import type { ApplicationIcon } from '../../worker-api/contract/catalogue/catalogue'
 
 /**
  * Application icons are names stored with the application (the catalogue accepts these names only);

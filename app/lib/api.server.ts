@@ -2,7 +2,7 @@ import type { AppLoadContext } from '@remix-run/cloudflare'
 import { type ClientResponse, hc } from 'hono/client'
 import type { SuccessStatusCode } from 'hono/utils/http-status'
 import { API_BASE, type ApiRoutes, type ErrorBody } from '../../worker-api/contract/api'
-import { type SessionEndReason, sessionEndReason } from '../../worker-api/contract/auth'
+import { type SessionEndReason, sessionEndReason } from '../../worker-api/contract/sign-in/auth'
 import { i18nServer } from './i18n.server'
 import type { Session } from './session.server'
 

@@ -1,5 +1,5 @@
 import { type AppLoadContext, redirect } from '@remix-run/cloudflare'
-import type { SessionInfo } from '../../worker-api/contract/auth'
+import type { SessionInfo } from '../../worker-api/contract/sign-in/auth'
 import { type ApiResponse, read, type Success, userApi } from './api.server'
 import { i18nServer } from './i18n.server'
 import { isRootOnlyPath, ROOT_ONLY } from './menu'

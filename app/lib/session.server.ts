@@ -1,5 +1,5 @@
 import { type AppLoadContext, createCookieSessionStorage, createSession, redirect } from '@remix-run/cloudflare'
-import type { SessionEndReason } from '../../worker-api/contract/auth'
+import type { SessionEndReason } from '../../worker-api/contract/sign-in/auth'
 
 export type SessionUser = { id: number; login: string; nom: string; prenom: string; admin: boolean }
 type SessionData = { accessToken: string; refreshToken: string; user: SessionUser }

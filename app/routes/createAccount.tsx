@@ -21,7 +21,7 @@ import { i18nServer } from '~/lib/i18n.server'
 import { useMailCheck } from '~/lib/mail-check'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { toastHeaders } from '~/lib/toast.server'
-import { type RegistrationForm, registrationFormSchema } from '../../worker-api/contract/registration'
+import { type RegistrationForm, registrationFormSchema } from '../../worker-api/contract/organisation/registration'
 
 export const meta = titleMeta
 

@@ -16,7 +16,7 @@ import { formReply, readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { toastHeaders } from '~/lib/toast.server'
-import { type ForgotForm, forgotFormSchema } from '../../worker-api/contract/password'
+import { type ForgotForm, forgotFormSchema } from '../../worker-api/contract/sign-in/password'
 
 export const meta = titleMeta
 

@@ -15,8 +15,8 @@ import { i18nServer } from '~/lib/i18n.server'
 import { afterLogin } from '~/lib/safe-redirect'
 import { getSession, LOGIN_END_PARAM } from '~/lib/session.server'
 import { pageTitle, titleMeta } from '~/lib/title'
-import { loginFormSchema, type SessionEndReason } from '../../worker-api/contract/auth'
-import { MFA_METHODS, type MfaMethod } from '../../worker-api/contract/mfa'
+import { loginFormSchema, type SessionEndReason } from '../../worker-api/contract/sign-in/auth'
+import { MFA_METHODS, type MfaMethod } from '../../worker-api/contract/sign-in/mfa'
 
 export const meta = titleMeta
 

@@ -9,7 +9,7 @@ import { i18nServer } from '~/lib/i18n.server'
 import { WITHOUT_SCRIPTS } from '~/lib/scripts'
 import { loginRedirect } from '~/lib/session.server'
 import { pageTitle, titleMeta } from '~/lib/title'
-import { type AuthorizationRequest, authorizationRequestSchema, clientError } from '../../worker-api/contract/oidc'
+import { type AuthorizationRequest, authorizationRequestSchema, clientError } from '../../worker-api/contract/oidc/oidc'
 
 export const meta = titleMeta
 export const handle = WITHOUT_SCRIPTS

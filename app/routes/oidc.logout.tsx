@@ -13,7 +13,7 @@ import { i18nServer } from '~/lib/i18n.server'
 import { WITHOUT_SCRIPTS } from '~/lib/scripts'
 import { getSession } from '~/lib/session.server'
 import { pageTitle, titleMeta } from '~/lib/title'
-import { type LogoutRequest, logoutRequestSchema } from '../../worker-api/contract/oidc'
+import { type LogoutRequest, logoutRequestSchema } from '../../worker-api/contract/oidc/oidc'
 
 export const meta = titleMeta
 export const handle = WITHOUT_SCRIPTS

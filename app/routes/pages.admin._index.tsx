@@ -19,7 +19,7 @@ import {
   HOME_DAYS,
   HOME_USER_LISTS,
   type Home,
-} from '../../worker-api/contract/home'
+} from '../../worker-api/contract/organisation/home'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.adminHome' }
 export const meta = titleMeta

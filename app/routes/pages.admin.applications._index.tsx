@@ -24,7 +24,7 @@ import {
   APPLICATION_SORTS,
   type ApplicationIcon,
   type CatalogueApplication,
-} from '../../worker-api/contract/catalogue'
+} from '../../worker-api/contract/catalogue/catalogue'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.applications' }
 export const meta = titleMeta

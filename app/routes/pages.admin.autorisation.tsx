@@ -26,7 +26,7 @@ import { focusFragment, formReply, readForm, rowAction, submitted } from '~/lib/
 import { lastPageUrl, listQuery } from '~/lib/pagination'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { pathWithout, urlWith } from '~/lib/url'
-import { type PendingUser, REGISTRATION_SORTS } from '../../worker-api/contract/registration'
+import { type PendingUser, REGISTRATION_SORTS } from '../../worker-api/contract/organisation/registration'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.authorizeUser' }
 export const meta = titleMeta

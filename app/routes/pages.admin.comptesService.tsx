@@ -39,7 +39,7 @@ import { anchorId, FOCUS_FIELD, neighbourAnchor } from '~/lib/focus'
 import { type FormReply, posted } from '~/lib/form'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { urlWith } from '~/lib/url'
-import type { ServiceAccount } from '../../worker-api/contract/service-accounts'
+import type { ServiceAccount } from '../../worker-api/contract/machines/service-accounts'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.serviceAccounts' }
 export const meta = titleMeta

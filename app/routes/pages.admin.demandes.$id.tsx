@@ -24,7 +24,7 @@ import { carried, formFailure, readForm } from '~/lib/form.server'
 import { idParam } from '~/lib/id-param'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { readSearch } from '~/lib/url'
-import { REQUEST_PROPOSALS_MAX } from '../../worker-api/contract/access-requests'
+import { REQUEST_PROPOSALS_MAX } from '../../worker-api/contract/governance/access-requests'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.accessRequests' }
 export const meta = titleMeta

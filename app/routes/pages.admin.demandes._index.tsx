@@ -13,7 +13,11 @@ import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { displayDate } from '~/lib/dates'
 import { lastPageUrl, listQuery } from '~/lib/pagination'
 import { pageTitle, titleMeta } from '~/lib/title'
-import { type PendingRequest, REQUEST_EXPIRY_DAYS, REQUEST_SORTS } from '../../worker-api/contract/access-requests'
+import {
+  type PendingRequest,
+  REQUEST_EXPIRY_DAYS,
+  REQUEST_SORTS,
+} from '../../worker-api/contract/governance/access-requests'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.accessRequests' }
 export const meta = titleMeta

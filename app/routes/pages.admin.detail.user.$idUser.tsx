@@ -4,7 +4,7 @@ import { AdminProfile } from '~/features/organisation/admin-profile'
 import { adminProfileAction, adminProfileLoader } from '~/features/organisation/admin-profile.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { titleMeta } from '~/lib/title'
-import type { User } from '../../worker-api/contract/user'
+import type { User } from '../../worker-api/contract/organisation/user'
 
 /** Spec §2 admin/detail/user/{idUser}: a user's profile seen by an admin, reached from the user list. */
 export const handle: BreadcrumbHandle = {

@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { requireAdmin } from '~/lib/auth.server'
 import { passedThrough } from '~/lib/download.server'
-import { IMPORT_TYPES } from '../../worker-api/contract/bulk'
+import { IMPORT_TYPES } from '../../worker-api/contract/bulk/bulk'
 
 const FILES = IMPORT_TYPES.map((type) => `${type}.csv` as const)
 type ExportFile = (typeof FILES)[number]

@@ -23,7 +23,7 @@ import {
   type ImportStatus,
   type RowError,
   STATUS_ERRORS_LISTED,
-} from '../../worker-api/contract/bulk'
+} from '../../worker-api/contract/bulk/bulk'
 
 export const handle: BreadcrumbHandle = {
   breadcrumb: (data, t) => [

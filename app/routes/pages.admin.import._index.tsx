@@ -17,7 +17,7 @@ import { posted, useFormReply, usePendingIntent } from '~/lib/form'
 import { formReply, submitted } from '~/lib/form.server'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { streamedFile } from '~/lib/upload.server'
-import { IMPORT_COLUMNS, IMPORT_TYPES, type ImportStatus, type ImportType } from '../../worker-api/contract/bulk'
+import { IMPORT_COLUMNS, IMPORT_TYPES, type ImportStatus, type ImportType } from '../../worker-api/contract/bulk/bulk'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.bulk' }
 export const meta = titleMeta

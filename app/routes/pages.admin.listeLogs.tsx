@@ -19,8 +19,8 @@ import { pageLanguage } from '~/lib/i18n'
 import { DEFAULT_PAGE_SIZE, lastPageUrl, listQuery } from '~/lib/pagination'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { urlWith } from '~/lib/url'
+import type { LogEntry } from '../../worker-api/contract/history/logs'
 import { fromFormDate, LOG_TYPES, type LogType, logLabel } from '../../worker-api/contract/log-labels'
-import type { LogEntry } from '../../worker-api/contract/logs'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.history' }
 export const meta = titleMeta

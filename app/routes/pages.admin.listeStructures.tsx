@@ -17,7 +17,7 @@ import { focusFragment, formReply, readForm, rowAction, submitted } from '~/lib/
 import { lastPageUrl, listQuery } from '~/lib/pagination'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { pathWithout, urlWith } from '~/lib/url'
-import { STRUCTURE_SORTS, type Structure } from '../../worker-api/contract/structure'
+import { STRUCTURE_SORTS, type Structure } from '../../worker-api/contract/organisation/structure'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.structures' }
 export const meta = titleMeta

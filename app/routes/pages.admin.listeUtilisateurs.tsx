@@ -24,8 +24,8 @@ import { useHydrated } from '~/lib/hydrated'
 import { listQuery } from '~/lib/pagination'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { pathWithout, urlWith } from '~/lib/url'
-import type { User } from '../../worker-api/contract/user'
-import { USER_SORTS } from '../../worker-api/contract/user-admin'
+import type { User } from '../../worker-api/contract/organisation/user'
+import { USER_SORTS } from '../../worker-api/contract/organisation/user-admin'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.manageUsers' }
 export const meta = titleMeta

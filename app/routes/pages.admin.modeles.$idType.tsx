@@ -9,7 +9,7 @@ import type { FormReply } from '~/lib/form'
 import { formFailure, readForm } from '~/lib/form.server'
 import { idParam } from '~/lib/id-param'
 import { pageTitle, titleMeta } from '~/lib/title'
-import { templateFormSchema } from '../../worker-api/contract/catalogue'
+import { templateFormSchema } from '../../worker-api/contract/catalogue/catalogue'
 
 export const handle: BreadcrumbHandle = {
   breadcrumb: (data, t) => [

@@ -18,7 +18,7 @@ import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { posted, useFieldErrors, usePendingIntent } from '~/lib/form'
 import { DEFAULT_PAGE_SIZE } from '~/lib/pagination'
 import { pageTitle, titleMeta } from '~/lib/title'
-import type { Review } from '../../worker-api/contract/access-reviews'
+import type { Review } from '../../worker-api/contract/governance/access-reviews'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.reviews' }
 export const meta = titleMeta

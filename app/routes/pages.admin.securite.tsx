@@ -15,7 +15,7 @@ import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { useFieldErrors, useFormReply, usePendingIntent } from '~/lib/form'
 import { formFailure, readForm } from '~/lib/form.server'
 import { pageTitle, titleMeta } from '~/lib/title'
-import { REQUEST_DAYS } from '../../worker-api/contract/mfa'
+import { REQUEST_DAYS } from '../../worker-api/contract/sign-in/mfa'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.securitySettings' }
 export const meta = titleMeta

@@ -9,7 +9,7 @@ import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { readForm } from '~/lib/form.server'
 import { pageTitle, titleMeta } from '~/lib/title'
-import { structureFormSchema } from '../../worker-api/contract/structure'
+import { structureFormSchema } from '../../worker-api/contract/organisation/structure'
 
 export const handle: BreadcrumbHandle = {
   breadcrumb: (_data, t) => [

@@ -14,7 +14,7 @@ import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { readForm } from '~/lib/form.server'
 import { idParam } from '~/lib/id-param'
 import { pageTitle, titleMeta } from '~/lib/title'
-import { type Structure, structureFormSchema } from '../../worker-api/contract/structure'
+import { type Structure, structureFormSchema } from '../../worker-api/contract/organisation/structure'
 
 export const handle: BreadcrumbHandle = {
   breadcrumb: (data, t) => [

@@ -17,8 +17,8 @@ import { idParam } from '~/lib/id-param'
 import { DEFAULT_PAGE_SIZE, readPage } from '~/lib/pagination'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { pathWithout, readSearch, urlWith } from '~/lib/url'
-import { posteFormSchema, type Structure } from '../../worker-api/contract/structure'
-import type { User } from '../../worker-api/contract/user'
+import { posteFormSchema, type Structure } from '../../worker-api/contract/organisation/structure'
+import type { User } from '../../worker-api/contract/organisation/user'
 
 export const handle: BreadcrumbHandle = {
   breadcrumb: (data, t) => {

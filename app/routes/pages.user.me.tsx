@@ -20,8 +20,8 @@ import { useFormReply, usePendingIntent } from '~/lib/form'
 import { formFailure, readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { pageTitle, titleMeta } from '~/lib/title'
-import { type ChangePasswordForm, changePasswordFormSchema } from '../../worker-api/contract/password'
-import { profileSchema } from '../../worker-api/contract/user'
+import { profileSchema } from '../../worker-api/contract/organisation/user'
+import { type ChangePasswordForm, changePasswordFormSchema } from '../../worker-api/contract/sign-in/password'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.profile' }
 export const meta = titleMeta

@@ -17,7 +17,7 @@ import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { intentOf, readForm, replyTo, textField } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { pageTitle, titleMeta } from '~/lib/title'
-import type { PasskeyRegistration } from '../../worker-api/contract/passkeys'
+import type { PasskeyRegistration } from '../../worker-api/contract/sign-in/passkeys'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.security' }
 export const meta = titleMeta

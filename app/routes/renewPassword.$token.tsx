@@ -14,7 +14,7 @@ import { formFailure, formReply, readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { toastHeaders } from '~/lib/toast.server'
-import { type RenewForm as RenewFields, renewFormSchema } from '../../worker-api/contract/password'
+import { type RenewForm as RenewFields, renewFormSchema } from '../../worker-api/contract/sign-in/password'
 
 export const meta = titleMeta
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { SCIM_PORTAL_USER } from '../../worker-api/contract/scim'
+import { SCIM_PORTAL_USER } from '../../worker-api/contract/machines/scim'
 import { sha256Hex } from '../../worker-api/lib/crypto'
 import { registeredAuthenticator, signInAnswer } from './authenticator'
 import {
@@ -696,7 +696,7 @@ async function freshCode(world: World) {
 
 // OpenID Connect (DESIGN §4b): the protocol's endpoints answer anyone as the protocol says (the
 // bearer of a portal session is no client credential); UserInfo takes only an OpenID Connect session's
-// access token (tests/api/oidc.test.ts), so every caller here is refused; the authorization page's call
+// access token (tests/api/oidc/oidc.test.ts), so every caller here is refused; the authorization page's call
 // is a signed-in user's own (a user not granted the application still gets an answer: access_denied,
 // for the client).
 Object.assign(MATRIX, {

@@ -1034,7 +1034,7 @@ async function authorization(r: FuzzRequest): Promise<string | null> {
       token = (await sessionFor(plainUser.id, { application: 1 })).accessToken
       break
     case 'service':
-      // What the client credentials grant signs (tests/api/service-accounts.test.ts), without its rate.
+      // What the client credentials grant signs (tests/api/machines/service-accounts.test.ts), without its rate.
       token = await signAccessToken(env.JWT_SECRET, {
         sub: String(serviceAccount.id),
         admin: true,

@@ -1,13 +1,13 @@
 import { createLocalJWKSet, type JWTPayload, jwtVerify } from 'jose'
 import { expect } from 'vitest'
-import type { AuthorizationAnswer } from '../../worker-api/contract/oidc'
+import type { AuthorizationAnswer } from '../../worker-api/contract/oidc/oidc'
 import { base64url, randomToken } from '../../worker-api/lib/crypto'
 import { call, createOidcClient, db, ORIGIN } from './helpers'
 
 /**
  * The OpenID Connect code flow as a client's back end runs it, in raw HTTP (the authorization decision
  * the portal's page asks for, then the token endpoint), for the tests that pin what ends or refuses a
- * session. `tests/api/oidc.test.ts` drives the same flow with openid-client.
+ * session. `tests/api/oidc/oidc.test.ts` drives the same flow with openid-client.
  */
 
 export const REDIRECT = 'https://rp.example.test/callback'

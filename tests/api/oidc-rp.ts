@@ -2,8 +2,8 @@ import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:
 import * as client from 'openid-client'
 import { expect } from 'vitest'
 import worker from '../../server'
-import type { CatalogueApplication } from '../../worker-api/contract/catalogue'
-import type { OidcClient } from '../../worker-api/contract/oidc'
+import type { CatalogueApplication } from '../../worker-api/contract/catalogue/catalogue'
+import type { OidcClient } from '../../worker-api/contract/oidc/oidc'
 import { call, createUser, currentPost, sessionFor } from './helpers'
 
 /**

@@ -1,13 +1,17 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { DECISIONS_MAX, REVIEW_PAGE_ITEMS_MAX, type ReviewDecisions } from '../../worker-api/contract/access-reviews'
-import { type ImportType, STATUS_ERRORS_LISTED } from '../../worker-api/contract/bulk'
+import { type ImportType, STATUS_ERRORS_LISTED } from '../../worker-api/contract/bulk/bulk'
 import {
   GRANTS_MAX,
   TEMPLATE_APPLICATIONS_MAX,
   TEMPLATE_FONCTIONS_MAX,
   TEMPLATE_GRANTS_MAX,
-} from '../../worker-api/contract/catalogue'
-import { FONCTION_GRANTS_MAX } from '../../worker-api/contract/structure'
+} from '../../worker-api/contract/catalogue/catalogue'
+import {
+  DECISIONS_MAX,
+  REVIEW_PAGE_ITEMS_MAX,
+  type ReviewDecisions,
+} from '../../worker-api/contract/governance/access-reviews'
+import { FONCTION_GRANTS_MAX } from '../../worker-api/contract/organisation/structure'
 import { IMPORT_LOT_ROWS } from '../../worker-api/services/bulk/upload'
 import { api, okBody } from './client'
 import { type Caller, call, callerOf, createOrganisation, currentPost, db, isoDate, wireDate } from './helpers'

@@ -17,7 +17,7 @@ import {
   sqlString,
   tokenHashOf,
 } from '../../scripts/admin-bootstrap-lib.mjs'
-import { mailSchema, nameSchema } from '../../worker-api/contract/user'
+import { mailSchema, nameSchema } from '../../worker-api/contract/organisation/user'
 import { sha256Hex } from '../../worker-api/lib/crypto'
 
 const REQUIRED = ['--mail', 'admin@example.org', '--domain', 'https://portail.example.org']

@@ -4,9 +4,9 @@ import { isAdminPath, isRootOnlyPath } from '../../app/lib/menu'
 import { afterLogin, safeRedirect } from '../../app/lib/safe-redirect'
 import { themeStylesheet } from '../../app/lib/theme.server'
 import { MAIL_PATTERN, mailProblem } from '../../worker-api/contract/mail-rules'
-import { posteFormSchema } from '../../worker-api/contract/structure'
-import { mailSchema } from '../../worker-api/contract/user'
-import { createUserFormSchema } from '../../worker-api/contract/user-admin'
+import { posteFormSchema } from '../../worker-api/contract/organisation/structure'
+import { mailSchema } from '../../worker-api/contract/organisation/user'
+import { createUserFormSchema } from '../../worker-api/contract/organisation/user-admin'
 
 describe('redirect after sign-in (DESIGN §3)', () => {
   it.each([

@@ -1,5 +1,5 @@
-import type { ReviewMessage } from './access-reviews'
-import type { ImportMessage } from './bulk'
+import type { ImportMessage } from './bulk/bulk'
+import type { ReviewMessage } from './governance/access-reviews'
 
 /**
  * What the jobs queue carries (wrangler.toml, binding `JOBS`): one step of a long piece of work, tagged by its kind —

@@ -1,6 +1,6 @@
 import type { Generated, Insertable, Selectable } from 'kysely'
-import type { SessionEndReason } from '../contract/auth'
 import type { LogType } from '../contract/log-labels'
+import type { SessionEndReason } from '../contract/sign-in/auth'
 
 export interface TypeStructureTable {
   id: Generated<number>

@@ -10,7 +10,7 @@ import {
   applicationFormSchema,
   type CatalogueApplication,
   GRANTS_MAX,
-} from '../../../worker-api/contract/catalogue'
+} from '../../../worker-api/contract/catalogue/catalogue'
 import { structureChoices } from '../organisation/structure-choices.server'
 import {
   type ApplicationFormValues,

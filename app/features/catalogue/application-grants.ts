@@ -1,4 +1,4 @@
-import { GRANTS_MAX } from '../../../worker-api/contract/catalogue'
+import { GRANTS_MAX } from '../../../worker-api/contract/catalogue/catalogue'
 
 /** A function that grants an application, named as the form shows it. */
 export type Grant = { id: number; libelle: string; structure: { id: number; nom: string } }

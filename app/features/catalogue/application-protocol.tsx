@@ -8,7 +8,7 @@ import { Textarea } from '~/components/ui/textarea'
 import { translateError } from '~/lib/api-errors'
 import type { FieldErrors } from '~/lib/form'
 import { useHydrated } from '~/lib/hydrated'
-import { APPLICATION_PROTOCOLS, type ApplicationForm } from '../../../worker-api/contract/catalogue'
+import { APPLICATION_PROTOCOLS, type ApplicationForm } from '../../../worker-api/contract/catalogue/catalogue'
 
 type Fields = { [Name in keyof ApplicationForm]-?: FieldMetadata<ApplicationForm[Name], ApplicationForm, string[]> }
 type Shown = FieldErrors

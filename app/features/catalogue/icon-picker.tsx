@@ -1,7 +1,7 @@
 import { useTranslation } from 'react-i18next'
 import { AppIcon } from '~/components/app-icon'
 import { FieldMessages, fieldMessages } from '~/components/field'
-import { APPLICATION_ICONS } from '../../../worker-api/contract/catalogue'
+import { APPLICATION_ICONS } from '../../../worker-api/contract/catalogue/catalogue'
 
 /** The icon as radio buttons that show it, in a group the arrow keys move through. */
 export function IconPicker({

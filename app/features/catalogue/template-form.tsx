@@ -11,7 +11,7 @@ import { SubmitButton } from '~/components/submit-button'
 import { Button, buttonVariants } from '~/components/ui/button'
 import { Label } from '~/components/ui/label'
 import { useFieldErrors, useFormReply, usePendingIntent } from '~/lib/form'
-import { TEMPLATE_FONCTIONS_MAX, type TemplateForm as Values } from '../../../worker-api/contract/catalogue'
+import { TEMPLATE_FONCTIONS_MAX, type TemplateForm as Values } from '../../../worker-api/contract/catalogue/catalogue'
 
 export const TEMPLATE_INTENT = 'modele'
 

@@ -14,8 +14,8 @@ import { displayDate } from '~/lib/dates'
 import { anchorId } from '~/lib/focus'
 import { posted, useFieldErrors, useFormReply, usePendingIntent } from '~/lib/form'
 import { urlWith } from '~/lib/url'
-import type { OwnRequest, Requestable } from '../../../worker-api/contract/access-requests'
 import { addDays, toWireDate } from '../../../worker-api/contract/dates'
+import type { OwnRequest, Requestable } from '../../../worker-api/contract/governance/access-requests'
 import type { RequestIntent } from './request-access.server'
 
 /** The no-JavaScript confirmation of a withdrawal: `?confirmer=retrait&id=<request>`. */

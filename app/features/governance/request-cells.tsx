@@ -1,5 +1,5 @@
 import { useTranslation } from 'react-i18next'
-import type { PendingRequest } from '../../../worker-api/contract/access-requests'
+import type { PendingRequest } from '../../../worker-api/contract/governance/access-requests'
 
 /** The requester as the lists name them: first name, last name. */
 export const requesterName = (request: Pick<PendingRequest, 'utilisateur'>) =>

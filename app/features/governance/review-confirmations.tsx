@@ -5,7 +5,7 @@ import { FormPanel } from '~/components/form-panel'
 import { SubmitButton } from '~/components/submit-button'
 import { buttonVariants } from '~/components/ui/button'
 import { useFormReply, usePendingIntent } from '~/lib/form'
-import type { ReviewItem } from '../../../worker-api/contract/access-reviews'
+import type { ReviewItem } from '../../../worker-api/contract/governance/access-reviews'
 import type { DecisionConfirmation } from './review.server'
 
 export const fullName = (item: ReviewItem) => `${item.utilisateur.prenom} ${item.utilisateur.nom}`

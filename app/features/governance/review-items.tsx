@@ -10,7 +10,7 @@ import { displayDate } from '~/lib/dates'
 import { useFieldErrors, useFormReply, usePendingIntent } from '~/lib/form'
 import { rowText } from '~/lib/i18n'
 import { cn } from '~/lib/utils'
-import { ITEM_STATES, type ItemState, type ReviewItem } from '../../../worker-api/contract/access-reviews'
+import { ITEM_STATES, type ItemState, type ReviewItem } from '../../../worker-api/contract/governance/access-reviews'
 import { fullName } from './review-confirmations'
 
 /** The table's classes, as `TableRow` and `TableCell` write them, merged once for the 50 rows. */

@@ -2,7 +2,7 @@ import { Link } from '@remix-run/react'
 import { useTranslation } from 'react-i18next'
 import { displayDateTime } from '~/lib/dates'
 import { rowText } from '~/lib/i18n'
-import type { ReviewDetail } from '../../../worker-api/contract/access-reviews'
+import type { ReviewDetail } from '../../../worker-api/contract/governance/access-reviews'
 import { Progress } from './review-progress'
 
 /** A campaign's progress in the administrator's scope: in all, then per structure (each a link to its items). */

@@ -7,7 +7,7 @@ import type { FormReply } from '~/lib/form'
 import { carried, EACH_ELEMENT, formFailure, formId, formReply, readForm } from '~/lib/form.server'
 import { readPage } from '~/lib/pagination'
 import { readSearch } from '~/lib/url'
-import { DECISIONS_MAX, ITEM_STATES, type ItemState } from '../../../worker-api/contract/access-reviews'
+import { DECISIONS_MAX, ITEM_STATES, type ItemState } from '../../../worker-api/contract/governance/access-reviews'
 import { ITEMS_PER_PAGE } from './review-page'
 
 /** The items' filters of a campaign's URL: its structure and search (what "everything the filter keeps" decides). */

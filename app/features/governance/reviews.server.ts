@@ -6,7 +6,7 @@ import type { Auth } from '~/lib/auth.server'
 import type { FormReply } from '~/lib/form'
 import { carried, formFailure, formId, readForm, submitted } from '~/lib/form.server'
 import { listQuery } from '~/lib/pagination'
-import { UNREVIEWED_OUTCOMES } from '../../../worker-api/contract/access-reviews'
+import { UNREVIEWED_OUTCOMES } from '../../../worker-api/contract/governance/access-reviews'
 import { OPEN_INTENT, REVIEW_SEARCH_INTENT } from './review-page'
 
 /** The campaign form: what the API needs to open one; its own rules and messages judge the name and the due date. */

@@ -9,7 +9,7 @@ import { Switch } from '~/components/ui/switch'
 import { FOCUS_FIELD } from '~/lib/focus'
 import { type FormReply, usePendingIntent } from '~/lib/form'
 import { useHydrated } from '~/lib/hydrated'
-import type { User } from '../../../worker-api/contract/user'
+import type { User } from '../../../worker-api/contract/organisation/user'
 import type { DemotionShown } from './stopping-accounts'
 import { StoppingAccountsNote } from './stopping-accounts-note'
 

@@ -17,7 +17,7 @@ import { FOCUS_FIELD } from '~/lib/focus'
 import { useFormReply, usePendingIntent } from '~/lib/form'
 import { useHydrated, useTypedBeforeHydration } from '~/lib/hydrated'
 import { urlWith } from '~/lib/url'
-import type { PosteForm, Structure, StructureUsers } from '../../../worker-api/contract/structure'
+import type { PosteForm, Structure, StructureUsers } from '../../../worker-api/contract/organisation/structure'
 import { PosteFields } from './poste-fields'
 
 /** The add-post link's id: focus comes back to it once a post is added (`FOCUS_FIELD`). */

@@ -6,7 +6,7 @@ import { focusFragment, formReply, readForm, replyTo, submitted } from '~/lib/fo
 import { idParam } from '~/lib/id-param'
 import { pageTitle } from '~/lib/title'
 import { pathWithout } from '~/lib/url'
-import { profileSchema } from '../../../worker-api/contract/user'
+import { profileSchema } from '../../../worker-api/contract/organisation/user'
 import { saveIdentity } from './identity.server'
 import type { DemotionShown } from './stopping-accounts'
 import { stoppingAccounts } from './stopping-accounts.server'

@@ -13,7 +13,7 @@ import { translateError } from '~/lib/api-errors'
 import { FOCUS_FIELD } from '~/lib/focus'
 import { type FormReply, posted, usePendingIntent } from '~/lib/form'
 import { urlWith } from '~/lib/url'
-import { ENDING_POST_DAYS, ENDING_POSTS_PAGE, type EndingPost } from '../../../worker-api/contract/home'
+import { ENDING_POST_DAYS, ENDING_POSTS_PAGE, type EndingPost } from '../../../worker-api/contract/organisation/home'
 
 /** The URL's name of the post whose extension is open (`?prolonger=12#prolongation`). */
 export const EXTEND = 'prolonger'

@@ -6,7 +6,7 @@ import type { Auth } from '~/lib/auth.server'
 import { focusFragment, formReply, submitted } from '~/lib/form.server'
 import { pathWithout } from '~/lib/url'
 import { positiveInt } from '../../../worker-api/contract/common'
-import { FONCTION_GRANTS_MAX, fonctionLibelleSchema } from '../../../worker-api/contract/structure'
+import { FONCTION_GRANTS_MAX, fonctionLibelleSchema } from '../../../worker-api/contract/organisation/structure'
 
 /** The forms of a structure's functions, by their `intent`. */
 export const FONCTION_INTENTS = [

@@ -6,7 +6,7 @@ import { SubmitButton } from '~/components/submit-button'
 import { buttonVariants } from '~/components/ui/button'
 import { Label } from '~/components/ui/label'
 import { type Message, translateError } from '~/lib/api-errors'
-import type { StructureFonction } from '../../../worker-api/contract/structure'
+import type { StructureFonction } from '../../../worker-api/contract/organisation/structure'
 import type { FonctionIntent } from './fonction-forms.server'
 
 const CHECKBOX =

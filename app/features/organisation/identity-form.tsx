@@ -11,7 +11,7 @@ import { Input } from '~/components/ui/input'
 import { Label } from '~/components/ui/label'
 import { FOCUS_FIELD } from '~/lib/focus'
 import { useFieldErrors, useFormReply, usePendingIntent } from '~/lib/form'
-import type { ProfileInput, User } from '../../../worker-api/contract/user'
+import type { ProfileInput, User } from '../../../worker-api/contract/organisation/user'
 
 /**
  * A profile's identity form (spec §2, §5), one's own and an administrator's view alike (`intent=profile`). Only one's

@@ -2,7 +2,7 @@ import { parseWithZod } from '@conform-to/zod/v4'
 import type { Auth } from '~/lib/auth.server'
 import { formFailure } from '~/lib/form.server'
 import type { BusinessCode } from '../../../worker-api/contract/errors'
-import { type ProfileInput, profileSchema } from '../../../worker-api/contract/user'
+import { type ProfileInput, profileSchema } from '../../../worker-api/contract/organisation/user'
 
 /**
  * Saves `IdentityForm` (PUT rest/bd/utilisateur/{id}, spec §5): the saved user and the new address awaiting its

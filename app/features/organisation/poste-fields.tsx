@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next'
 import { ChoiceReloadButton } from '~/components/choice-reload-button'
 import { DateRangeInput } from '~/components/date-range-input'
 import { ChoiceField, SelectField } from '~/components/select-field'
-import type { Fonction } from '../../../worker-api/contract/structure'
+import type { Fonction } from '../../../worker-api/contract/organisation/structure'
 import type { StructureChoices } from './structure-choice'
 import { StructureSelect } from './structure-select'
 

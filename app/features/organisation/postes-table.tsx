@@ -4,7 +4,7 @@ import { useId } from 'react'
 import { useTranslation } from 'react-i18next'
 import { DataTable, type DataTableColumn } from '~/components/data-table'
 import { EmptyState } from '~/components/empty-state'
-import type { Poste } from '../../../worker-api/contract/user'
+import type { Poste } from '../../../worker-api/contract/organisation/user'
 
 /**
  * One list of posts under its heading, the same heading whether the list is empty or not (the

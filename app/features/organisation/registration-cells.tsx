@@ -9,7 +9,7 @@ import { anchorId, FOCUS_FIELD, neighbourAnchor } from '~/lib/focus'
 import { usePendingIntent } from '~/lib/form'
 import { urlWith } from '~/lib/url'
 import { cn } from '~/lib/utils'
-import type { PendingUser } from '../../../worker-api/contract/registration'
+import type { PendingUser } from '../../../worker-api/contract/organisation/registration'
 
 /** The search param that opens the validation of a registration (its post, then the link). */
 export const VALIDATE = 'valider'

@@ -4,7 +4,7 @@ import { apiMessage, encodeMessage } from '~/lib/api-errors'
 import type { Auth } from '~/lib/auth.server'
 import type { FormReply } from '~/lib/form'
 import { focusFragment, formReply } from '~/lib/form.server'
-import type { ServiceAccount, ServiceAccountUpdate } from '../../../worker-api/contract/service-accounts'
+import type { ServiceAccount, ServiceAccountUpdate } from '../../../worker-api/contract/machines/service-accounts'
 import { EDIT_INTENT, SECRET_FIELDS } from './service-account'
 import { accountFields, checkbox, refusedFields } from './service-account-fields.server'
 

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { type Failure, fieldErrors } from '~/lib/api-errors'
 import type { BusinessCode } from '../../../worker-api/contract/errors'
-import { jwksSchema, SERVICE_SCOPES } from '../../../worker-api/contract/service-accounts'
+import { jwksSchema, SERVICE_SCOPES } from '../../../worker-api/contract/machines/service-accounts'
 
 /**
  * What the service accounts' forms share as a form posts them (the create form, a row's edit panel): the fields, and

@@ -7,7 +7,7 @@ import { SearchForm } from '~/components/search-form'
 import { SelectField } from '~/components/select-field'
 import { translateError } from '~/lib/api-errors'
 import { posted, useFormReply, usePendingIntent } from '~/lib/form'
-import type { ServiceAccount, ServiceHeir } from '../../../worker-api/contract/service-accounts'
+import type { ServiceAccount, ServiceHeir } from '../../../worker-api/contract/machines/service-accounts'
 import { HANDOVER_INTENT, HANDOVER_PANEL, HEIR_SEARCH_PARAM } from './service-account'
 import { ProofFields } from './service-account-form'
 

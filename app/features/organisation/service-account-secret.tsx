@@ -12,7 +12,7 @@ import { Label } from '~/components/ui/label'
 import { translateError } from '~/lib/api-errors'
 import { displayDateTime } from '~/lib/dates'
 import { useFormReply, usePendingIntent } from '~/lib/form'
-import { PREVIOUS_SECRET_HOURS, type ServiceAccount } from '../../../worker-api/contract/service-accounts'
+import { PREVIOUS_SECRET_HOURS, type ServiceAccount } from '../../../worker-api/contract/machines/service-accounts'
 import { RENEW_INTENT, RENEW_PANEL, type ShownServiceSecret } from './service-account'
 import { CHECKBOX, ProofFields } from './service-account-form'
 

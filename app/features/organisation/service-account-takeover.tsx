@@ -5,7 +5,7 @@ import { FormError } from '~/components/form-error'
 import { FormPanel, FormPanelButtons } from '~/components/form-panel'
 import { translateError } from '~/lib/api-errors'
 import { useFormReply, usePendingIntent } from '~/lib/form'
-import type { ServiceAccount } from '../../../worker-api/contract/service-accounts'
+import type { ServiceAccount } from '../../../worker-api/contract/machines/service-accounts'
 import { TAKEOVER_INTENT, TAKEOVER_PANEL } from './service-account'
 import { ProofFields } from './service-account-form'
 

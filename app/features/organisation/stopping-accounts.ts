@@ -1,4 +1,4 @@
-import type { ServiceAccount } from '../../../worker-api/contract/service-accounts'
+import type { ServiceAccount } from '../../../worker-api/contract/machines/service-accounts'
 
 /**
  * The service accounts that act for an administrator and work today: what demoting them, ending a post of theirs

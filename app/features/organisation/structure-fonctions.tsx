@@ -9,7 +9,7 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '~/com
 import { anchorId, FOCUS_FIELD } from '~/lib/focus'
 import { type FormReply, posted } from '~/lib/form'
 import { urlWith } from '~/lib/url'
-import type { StructureFonction } from '../../../worker-api/contract/structure'
+import type { StructureFonction } from '../../../worker-api/contract/organisation/structure'
 import { AddFonctionForm, FonctionGrantsForm, type FonctionReply, RenameFonctionForm } from './fonction-forms'
 import type { FonctionIntent } from './fonction-forms.server'
 

@@ -1,7 +1,7 @@
 import { parseWithZod } from '@conform-to/zod/v4'
 import type { Auth } from '~/lib/auth.server'
 import { formFailure } from '~/lib/form.server'
-import { type Structure, structureFormSchema } from '../../../worker-api/contract/structure'
+import { type Structure, structureFormSchema } from '../../../worker-api/contract/organisation/structure'
 import type { ParentChoice } from './structure-form'
 
 /**

@@ -11,7 +11,11 @@ import { SubmitButton } from '~/components/submit-button'
 import { Button, buttonVariants } from '~/components/ui/button'
 import { useFieldErrors, useFormReply, usePendingIntent } from '~/lib/form'
 import { useHydrated } from '~/lib/hydrated'
-import type { Structure, TypeStructure, StructureForm as Values } from '../../../worker-api/contract/structure'
+import type {
+  Structure,
+  TypeStructure,
+  StructureForm as Values,
+} from '../../../worker-api/contract/organisation/structure'
 
 /** A parent the form offers: an option, its id and name. */
 export type ParentChoice = Pick<Structure, 'id' | 'nom'>

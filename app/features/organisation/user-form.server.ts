@@ -4,7 +4,7 @@ import type { Auth } from '~/lib/auth.server'
 import { formFailure, readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { pageTitle } from '~/lib/title'
-import { createUserFormSchema } from '../../../worker-api/contract/user-admin'
+import { createUserFormSchema } from '../../../worker-api/contract/organisation/user-admin'
 import { structureChoice, structureChoices } from './structure-choices.server'
 
 /** What the form typed before it asked for a structure's functions (without JavaScript), to show it again. */

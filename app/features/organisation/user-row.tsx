@@ -1,7 +1,7 @@
 import type * as React from 'react'
 import { useTranslation } from 'react-i18next'
 import { cn } from '~/lib/utils'
-import type { Poste, User } from '../../../worker-api/contract/user'
+import type { Poste, User } from '../../../worker-api/contract/organisation/user'
 
 export const fullName = (user: Pick<User, 'prenom' | 'nom'>) => `${user.prenom} ${user.nom}`
 export const hasPosition = (user: User) => user.postesEnCours.length + user.postesFutur.length > 0

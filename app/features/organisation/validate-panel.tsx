@@ -9,7 +9,7 @@ import { buttonVariants } from '~/components/ui/button'
 import { translateError } from '~/lib/api-errors'
 import { FOCUS_FIELD } from '~/lib/focus'
 import { usePendingIntent } from '~/lib/form'
-import type { OfferedFonction } from '../../../worker-api/contract/registration'
+import type { OfferedFonction } from '../../../worker-api/contract/organisation/registration'
 
 /** A function offered, as the select posts it: `id:12` for one of the company, `nom:Chauffeur` for one of the template. */
 export const offeredValue = (fonction: OfferedFonction) =>

@@ -8,7 +8,7 @@ import { FormError } from '~/components/form-error'
 import { LanguageSwitch } from '~/components/language-switch'
 import { SubmitButton } from '~/components/submit-button'
 import type { Message } from '~/lib/api-errors'
-import type { MfaMethod } from '../../../worker-api/contract/mfa'
+import type { MfaMethod } from '../../../worker-api/contract/sign-in/mfa'
 import { PasskeyButton } from './passkey-sign-in'
 
 /** What the second step of a sign-in carries: its challenge, the methods the user has, the identifier. */

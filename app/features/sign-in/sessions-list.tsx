@@ -9,7 +9,7 @@ import { displayDateTime } from '~/lib/dates'
 import { anchorId, FOCUS_FIELD, neighbourOf } from '~/lib/focus'
 import type { FormReply } from '~/lib/form'
 import { urlWith } from '~/lib/url'
-import type { PortalSession } from '../../../worker-api/contract/sessions'
+import type { PortalSession } from '../../../worker-api/contract/sign-in/sessions'
 
 /** The forms of the list of one's own sessions (sessions.server.ts): one session ended, or all the others. */
 const OWN_SESSION_INTENTS = ['session', 'sessions-autres'] as const

@@ -1,4 +1,4 @@
-import { IMPORT_MAX_BYTES } from '../../contract/bulk'
+import { IMPORT_MAX_BYTES } from '../../contract/bulk/bulk'
 import { BusinessError } from '../../lib/errors'
 
 /**

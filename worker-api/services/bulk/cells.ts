@@ -1,6 +1,6 @@
-import type { RowProblem } from '../../contract/bulk'
+import type { RowProblem } from '../../contract/bulk/bulk'
 import { fromWireDate } from '../../contract/dates'
-import { mailSchema, nameSchema } from '../../contract/user'
+import { mailSchema, nameSchema } from '../../contract/organisation/user'
 import { formulaRestored } from '../../lib/csv'
 
 /**

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { ImportChange } from '../../contract/bulk'
+import type { ImportChange } from '../../contract/bulk/bulk'
 import type { DB } from '../../db/client'
 import type { UserAction } from './user-plan'
 import type { FoundUser } from './user-reads'

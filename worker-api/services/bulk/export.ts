@@ -1,5 +1,5 @@
 import { type SqlBool, sql } from 'kysely'
-import { IMPORT_COLUMNS, type ImportType } from '../../contract/bulk'
+import { IMPORT_COLUMNS, type ImportType } from '../../contract/bulk/bulk'
 import { toWireDate } from '../../contract/dates'
 import type { Language } from '../../contract/language'
 import { type DB, namedBatch } from '../../db/client'

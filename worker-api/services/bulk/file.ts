@@ -5,7 +5,7 @@ import {
   IMPORT_MAX_ROWS,
   type ImportType,
   type RowProblem,
-} from '../../contract/bulk'
+} from '../../contract/bulk/bulk'
 import { bodyRead, boundedReader, parsedBody } from './body'
 import { fileHead } from './head'
 import type { FileRow } from './plan'

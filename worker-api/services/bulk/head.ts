@@ -1,4 +1,4 @@
-import { IMPORT_MAX_HEADER_BYTES, type RowProblem } from '../../contract/bulk'
+import { IMPORT_MAX_HEADER_BYTES, type RowProblem } from '../../contract/bulk/bulk'
 import type { BodyReader } from './body'
 
 /**

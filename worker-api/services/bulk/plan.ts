@@ -1,4 +1,4 @@
-import type { RowProblem } from '../../contract/bulk'
+import type { RowProblem } from '../../contract/bulk/bulk'
 
 /** A row of a file: its cells, and the line of the file it starts on (the header is line 1). */
 export type FileRow = { line: number; cells: string[] }

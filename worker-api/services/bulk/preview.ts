@@ -7,7 +7,7 @@ import {
   type RowError,
   type RowProblem,
   rowMessage,
-} from '../../contract/bulk'
+} from '../../contract/bulk/bulk'
 import type { Ctx } from '../../lib/types'
 import { type Actor, adminWith, type Caller, viewerOf } from '../core/actor'
 import { changesInsert, userChange } from './changes'

@@ -1,4 +1,4 @@
-import type { ImportType, RowProblem } from '../../contract/bulk'
+import type { ImportType, RowProblem } from '../../contract/bulk/bulk'
 import { cellText } from './cells'
 import type { FileRow } from './plan'
 import { nameKey } from './tree'

@@ -1,13 +1,12 @@
 import { type Expression, type Insertable, type Selectable, type SqlBool, sql } from 'kysely'
-import type { ImportFailure, ImportMessage, RowProblem } from '../../contract/bulk'
-import { todayIso } from '../../contract/dates'
-import { aborted, abortUnless, batch, type Compilable, type DB, namedBatch } from '../../db/client'
+import type { ImportFailure, ImportMessage, RowProblem } from '../../contract/bulk/bulk'
+import { aborted, abortUnless, batch, type Compilable, namedBatch } from '../../db/client'
 import type { ImportTable } from '../../db/schema'
-import { secondFactorMissing, serviceAccountId, type Viewer, wholeTreeInScope } from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
 import type { Actor } from '../core/actor'
 import { logEntry } from '../core/audit'
 import { enqueue } from '../core/jobs'
+import { importerLive, importerRead, viewerOfImport } from './importer'
 import { type Counts, count, type FileRow, noCounts, type Planned } from './plan'
 import { planStructureRow, type StructureAction, structureFileState } from './structure-plan'
 import { Tree, treeReads } from './tree'
@@ -29,59 +28,6 @@ export const IMPORT_ATTEMPTS = 5
 export const STALLED_MINUTES = 5
 
 type ImportRow = Selectable<ImportTable>
-
-/** The importer as a lot finds them, and whether they may still import (an administrator, live, whose scope…). */
-function importerRead(db: DB, viewer: Viewer) {
-  const account = serviceAccountId(viewer.id)
-  if (account !== null) {
-    return db
-      .selectFrom('compte_service as cs')
-      .innerJoin('structure as s', 's.id', 'cs.structure_id')
-      .select([
-        sql<number>`0 - cs.id`.as('id'),
-        'cs.client_id as login',
-        'cs.nom',
-        sql<string>`''`.as('prenom'),
-        sql<'fr' | 'en'>`'fr'`.as('langue'),
-        'cs.domain',
-        sql<number>`cs.admin = 1 and cs.actif = 1 and cs.supprime = 0`.as('live'),
-        sql<number>`s.parent_id is null`.as('racine'),
-      ])
-      .where('cs.id', '=', account)
-  }
-  return db
-    .selectFrom('utilisateur as u')
-    .select([
-      'u.id',
-      'u.login',
-      'u.nom',
-      'u.prenom',
-      'u.langue',
-      'u.domain',
-      sql<number>`u.admin = 1 and u.actif = 1 and u.supprime = 0 and not ${secondFactorMissing(sql.ref('u.id'))}`.as(
-        'live',
-      ),
-      sql<number>`${wholeTreeInScope(db, viewer)}`.as('racine'),
-    ])
-    .where('u.id', '=', viewer.id)
-}
-
-/** Whether the importer may still import, as the condition of each lot's batch. */
-function importerLive(viewer: Viewer): Expression<SqlBool> {
-  const account = serviceAccountId(viewer.id)
-  if (account !== null) {
-    return sql<SqlBool>`exists (select 1 from compte_service where id = ${account} and admin = 1 and actif = 1 and supprime = 0)`
-  }
-  return sql<SqlBool>`exists (select 1 from utilisateur a where a.id = ${viewer.id} and a.admin = 1 and a.actif = 1
-    and a.supprime = 0 and not ${secondFactorMissing(sql.ref('a.id'))})`
-}
-
-const viewerOfImport = (auteur: number, domaine: string): Viewer => ({
-  id: auteur,
-  domain: domaine,
-  today: todayIso(),
-  service: serviceAccountId(auteur) !== null,
-})
 
 /** How a lot stores its rows (upload.ts). */
 type StoredRow = [number, string[], RowProblem[]]

@@ -9,7 +9,7 @@ import {
   type RowProblem,
   rowMessage,
   STATUS_ERRORS_LISTED,
-} from '../../contract/bulk'
+} from '../../contract/bulk/bulk'
 import type { Language } from '../../contract/language'
 import type { DB } from '../../db/client'
 import { csvLine, csvStream } from '../../lib/csv'

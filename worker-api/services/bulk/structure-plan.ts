@@ -1,4 +1,4 @@
-import type { RowProblem } from '../../contract/bulk'
+import type { RowProblem } from '../../contract/bulk/bulk'
 import { cellText, isRead, nameCell } from './cells'
 import type { FileRow, Planned } from './plan'
 import { isProblem, nameKey, outside, type Tree, type TreeNode } from './tree'

@@ -1,4 +1,4 @@
-import { PATH_SEPARATOR, type RowProblem } from '../../contract/bulk'
+import { PATH_SEPARATOR, type RowProblem } from '../../contract/bulk/bulk'
 import type { DB } from '../../db/client'
 import { inScopeColumn, type Viewer } from '../../lib/scope'
 

@@ -1,5 +1,5 @@
 import type { Insertable } from 'kysely'
-import { type ImportType, type RowProblem, rowMessage } from '../../contract/bulk'
+import { type ImportType, type RowProblem, rowMessage } from '../../contract/bulk/bulk'
 import { aborted, abortUnless, batch, type Compilable, namedBatch } from '../../db/client'
 import type { ImportTable } from '../../db/schema'
 import { BusinessError, notFound } from '../../lib/errors'

@@ -1,4 +1,4 @@
-import type { RowProblem } from '../../contract/bulk'
+import type { RowProblem } from '../../contract/bulk/bulk'
 import { nowIso, toWireDate } from '../../contract/dates'
 import { cellText, dateCell, flagCell, isRead, mailCell, nameCell } from './cells'
 import type { FileRow, Planned } from './plan'

@@ -1,5 +1,5 @@
 import { type Expression, type SqlBool, sql } from 'kysely'
-import type { RowProblem } from '../../contract/bulk'
+import type { RowProblem } from '../../contract/bulk/bulk'
 import type { AdministrationAction } from '../../contract/log-labels'
 import { abortUnless, type Compilable, type DB } from '../../db/client'
 import { pathInScope, userManageable, type Viewer } from '../../lib/scope'

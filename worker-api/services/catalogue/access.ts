@@ -1,5 +1,5 @@
 import { type Compilable, sql } from 'kysely'
-import type { AccessList, ApplicationSummary } from '../../contract/access'
+import type { AccessList, ApplicationSummary } from '../../contract/catalogue/access'
 import { addSeconds, todayIso, toWireDate } from '../../contract/dates'
 import { batch } from '../../db/client'
 import { randomToken, sha256Hex } from '../../lib/crypto'

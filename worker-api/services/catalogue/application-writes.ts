@@ -1,6 +1,6 @@
 import { type RawBuilder, type SqlBool, sql } from 'kysely'
-import type { ApplicationInput, ApplicationUpdate, CatalogueApplication } from '../../contract/catalogue'
-import { clientAddresses, isClientUri } from '../../contract/oidc'
+import type { ApplicationInput, ApplicationUpdate, CatalogueApplication } from '../../contract/catalogue/catalogue'
+import { clientAddresses, isClientUri } from '../../contract/oidc/oidc'
 import { type DB, type Guard, insertWhen, namedBatch } from '../../db/client'
 import { isLocalEnvironment } from '../../env'
 import { BusinessError, forbidden, invalidField, notFound } from '../../lib/errors'

@@ -1,5 +1,9 @@
 import { type Expression, type SqlBool, sql } from 'kysely'
-import { type APPLICATION_SORTS, type CatalogueApplication, LIST_GRANTS_SHOWN } from '../../contract/catalogue'
+import {
+  type APPLICATION_SORTS,
+  type CatalogueApplication,
+  LIST_GRANTS_SHOWN,
+} from '../../contract/catalogue/catalogue'
 import { type DB, prepared } from '../../db/client'
 import { notFound } from '../../lib/errors'
 import { containsPattern, pageWindow, sortOf, WHOLE_LIST_READ, wholeList } from '../../lib/query'

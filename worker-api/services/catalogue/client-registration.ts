@@ -1,6 +1,6 @@
 import { z } from 'zod'
-import { isLaunchUrl } from '../../contract/catalogue'
-import { isClientUri, OIDC_URI_MAX_LENGTH, OIDC_URIS_MAX } from '../../contract/oidc'
+import { isLaunchUrl } from '../../contract/catalogue/catalogue'
+import { isClientUri, OIDC_URI_MAX_LENGTH, OIDC_URIS_MAX } from '../../contract/oidc/oidc'
 import { isLocalEnvironment } from '../../env'
 import { BusinessError } from '../../lib/errors'
 import { OAuthError } from '../../lib/oauth'

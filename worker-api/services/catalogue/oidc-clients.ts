@@ -1,5 +1,5 @@
 import { type RawBuilder, sql } from 'kysely'
-import type { OidcClient, OidcClientInput } from '../../contract/oidc'
+import type { OidcClient, OidcClientInput } from '../../contract/oidc/oidc'
 import { type DB, type Guard, namedBatch } from '../../db/client'
 import { randomToken, sha256Hex } from '../../lib/crypto'
 import { BusinessError, forbidden, notFound } from '../../lib/errors'

@@ -1,5 +1,5 @@
 import { type Expression, type SqlBool, sql } from 'kysely'
-import type { TemplateFonction, TemplateInput, Templates } from '../../contract/catalogue'
+import type { TemplateFonction, TemplateInput, Templates } from '../../contract/catalogue/catalogue'
 import { type DB, insertWhen, namedBatch } from '../../db/client'
 import { forbidden, invalidField, notFound } from '../../lib/errors'
 import type { Ctx } from '../../lib/types'

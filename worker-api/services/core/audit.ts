@@ -1,6 +1,6 @@
 import { nowIso } from '../../contract/dates'
+import type { AdministrationAction } from '../../contract/history/logs'
 import type { LogType } from '../../contract/log-labels'
-import type { AdministrationAction } from '../../contract/logs'
 import { type DB, type Guard, insertWhen } from '../../db/client'
 import type { NewLog } from '../../db/schema'
 import { browserOf } from '../../lib/browser'

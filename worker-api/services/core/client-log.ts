@@ -1,5 +1,5 @@
 import { type SqlBool, sql } from 'kysely'
-import { CLIENT_LOG_TYPES, type ClientLogInput } from '../../contract/logs'
+import { CLIENT_LOG_TYPES, type ClientLogInput } from '../../contract/history/logs'
 import { insertWhen, namedBatch } from '../../db/client'
 import { invalidField } from '../../lib/errors'
 import { logTypeForName } from '../../lib/log-types'

@@ -1,6 +1,6 @@
 import { type Expression, type ExpressionBuilder, type InferResult, sql } from 'kysely'
 import { nowIso, toWireDate } from '../../contract/dates'
-import type { Poste, User } from '../../contract/user'
+import type { Poste, User } from '../../contract/organisation/user'
 import { type DB, prepared } from '../../db/client'
 import type { Database, UtilisateurRow } from '../../db/schema'
 import { BusinessError, forbidden, notFound } from '../../lib/errors'

@@ -1,6 +1,6 @@
 import { type Compilable, type Expression, type SqlBool, sql } from 'kysely'
-import type { DecisionInput, DecisionResult, RequestState } from '../../contract/access-requests'
 import { fromWireDate, toWireDate } from '../../contract/dates'
+import type { DecisionInput, DecisionResult, RequestState } from '../../contract/governance/access-requests'
 import { insertWhen, namedBatch } from '../../db/client'
 import { BusinessError, forbidden, invalidField } from '../../lib/errors'
 import { accessAnsweredMail, mailLanguage } from '../../lib/mail/templates'

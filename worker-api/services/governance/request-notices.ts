@@ -1,6 +1,10 @@
 import { type SqlBool, sql } from 'kysely'
-import { REQUEST_APPROVERS_TOLD, REQUEST_ESCALATION_DAYS, REQUEST_EXPIRY_DAYS } from '../../contract/access-requests'
 import { addDays, addSeconds, todayIso, toWireDate } from '../../contract/dates'
+import {
+  REQUEST_APPROVERS_TOLD,
+  REQUEST_ESCALATION_DAYS,
+  REQUEST_EXPIRY_DAYS,
+} from '../../contract/governance/access-requests'
 import { batch, type DB, insertWhen, namedBatch } from '../../db/client'
 import { accessAnsweredMail, accessRequestedMail, mailLanguage, type RequestFacts } from '../../lib/mail/templates'
 import { type UserManager, userManagers } from '../../lib/scope'

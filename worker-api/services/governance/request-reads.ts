@@ -1,12 +1,12 @@
 import { type SqlBool, sql } from 'kysely'
+import { toWireDate } from '../../contract/dates'
 import {
   type PendingRequest,
   type PendingRequestsQuery,
   REQUEST_PROPOSALS_MAX,
   type RequestDetail,
   type RequestState,
-} from '../../contract/access-requests'
-import { toWireDate } from '../../contract/dates'
+} from '../../contract/governance/access-requests'
 import type { DB } from '../../db/client'
 import { forbidden, notFound } from '../../lib/errors'
 import { containsEveryWord, onePage } from '../../lib/query'

@@ -1,5 +1,6 @@
 import { type SqlBool, sql } from 'kysely'
-import type { AccessList } from '../../contract/access'
+import type { AccessList } from '../../contract/catalogue/access'
+import { addDays, addSeconds, fromWireDate, toWireDate } from '../../contract/dates'
 import {
   type OwnRequest,
   REQUEST_APPROVERS_TOLD,
@@ -8,8 +9,7 @@ import {
   type Requestable,
   type RequestInput,
   type RequestState,
-} from '../../contract/access-requests'
-import { addDays, addSeconds, fromWireDate, toWireDate } from '../../contract/dates'
+} from '../../contract/governance/access-requests'
 import { type DB, insertWhen, namedBatch, prepared } from '../../db/client'
 import { BusinessError, invalidField, notFound } from '../../lib/errors'
 import { type PageQuery, pageWindow, uniqueViolation, wholeList } from '../../lib/query'

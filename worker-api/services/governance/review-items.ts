@@ -1,4 +1,5 @@
 import { type Expression, type SqlBool, sql } from 'kysely'
+import { fromWireDate, nowIso, toWireDate } from '../../contract/dates'
 import {
   DECISIONS_ALL_MAX,
   type ItemState,
@@ -8,8 +9,7 @@ import {
   type ReviewItem,
   type ReviewItemsQuery,
   type ReviewPage,
-} from '../../contract/access-reviews'
-import { fromWireDate, nowIso, toWireDate } from '../../contract/dates'
+} from '../../contract/governance/access-reviews'
 import { type DB, namedBatch } from '../../db/client'
 import { browserOf } from '../../lib/browser'
 import { BusinessError, invalidField, notFound } from '../../lib/errors'

@@ -1,4 +1,5 @@
 import { type Expression, type SqlBool, sql } from 'kysely'
+import { addDays, fromWireDate, toWireDate } from '../../contract/dates'
 import {
   REVIEW_DUE_MAX_DAYS,
   REVIEW_STRUCTURES_SHOWN,
@@ -6,8 +7,7 @@ import {
   type ReviewDetail,
   type ReviewInput,
   type ReviewState,
-} from '../../contract/access-reviews'
-import { addDays, fromWireDate, toWireDate } from '../../contract/dates'
+} from '../../contract/governance/access-reviews'
 import { aborted, abortUnless, type DB, insertWhen, namedBatch } from '../../db/client'
 import { BusinessError, forbidden, invalidField, notFound } from '../../lib/errors'
 import { onePage, type PageQuery } from '../../lib/query'

@@ -1,7 +1,7 @@
 import { type SqlBool, sql } from 'kysely'
 import { organisationDateTime } from '../../contract/dates'
+import { type LogEntry, logLabel } from '../../contract/history/logs'
 import type { Language } from '../../contract/language'
-import { type LogEntry, logLabel } from '../../contract/logs'
 import { namedBatch } from '../../db/client'
 import { csvLine, csvStream } from '../../lib/csv'
 import type { Ctx } from '../../lib/types'

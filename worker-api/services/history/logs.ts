@@ -1,7 +1,7 @@
 import { type Expression, type SqlBool, sql } from 'kysely'
 import { dayStartInstant, fromCompactDate, fromWireDate, nextDay } from '../../contract/dates'
+import { LOG_LABELS, type LogEntry, type LogListQuery } from '../../contract/history/logs'
 import type { LogType } from '../../contract/log-labels'
-import { LOG_LABELS, type LogEntry, type LogListQuery } from '../../contract/logs'
 import type { DB } from '../../db/client'
 import { containsText, pageWindow, wholeList } from '../../lib/query'
 import {

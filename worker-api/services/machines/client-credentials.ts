@@ -1,7 +1,7 @@
 import { createLocalJWKSet, decodeJwt, type JSONWebKeySet, errors as joseErrors, jwtVerify } from 'jose'
 import { API_BASE } from '../../contract/base'
 import { todayIso } from '../../contract/dates'
-import { SERVICE_SCOPES } from '../../contract/service-accounts'
+import { SERVICE_SCOPES } from '../../contract/machines/service-accounts'
 import { namedBatch, rawStatement } from '../../db/client'
 import { sha256Hex, timingSafeEqual } from '../../lib/crypto'
 import { sameDomain } from '../../lib/domain'

@@ -1,5 +1,5 @@
 import { type SqlBool, sql } from 'kysely'
-import type { ServiceHandover, ServiceHeir } from '../../contract/service-accounts'
+import type { ServiceHandover, ServiceHeir } from '../../contract/machines/service-accounts'
 import { namedBatch } from '../../db/client'
 import { randomToken, sha256Hex } from '../../lib/crypto'
 import { invalidField, notFound } from '../../lib/errors'

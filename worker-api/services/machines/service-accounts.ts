@@ -1,7 +1,6 @@
 import { importJWK } from 'jose'
 import { type SqlBool, sql } from 'kysely'
 import { nowIso } from '../../contract/dates'
-import type { FactorProof } from '../../contract/mfa'
 import {
   PREVIOUS_SECRET_HOURS,
   type ServiceAccount,
@@ -11,7 +10,8 @@ import {
   type ServiceAccountUpdate,
   type ServiceScope,
   type ServiceSecretInput,
-} from '../../contract/service-accounts'
+} from '../../contract/machines/service-accounts'
+import type { FactorProof } from '../../contract/sign-in/mfa'
 import { type Compilable, type DB, insertWhen, namedBatch } from '../../db/client'
 import { randomToken, sha256Hex } from '../../lib/crypto'
 import { BusinessError, invalidField, notFound } from '../../lib/errors'
@@ -22,7 +22,7 @@ import { type ActorAnd, adminWith, type Caller, liveAdmin, type Reads, requireAd
 import { clearAttempts } from '../core/attempt-counter'
 import { adminLogWhen } from '../core/audit'
 import { inScopeOrFail, structureInScopeQuery } from '../organisation/structures'
-import { proven, spendProof } from '../sign-in/mfa'
+import { proven, spendProof } from '../sign-in/factors'
 
 /**
  * Service accounts (migration 0026): what the administrators of a sub-tree see and manage of them —

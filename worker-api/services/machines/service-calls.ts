@@ -1,5 +1,5 @@
 import { API_BASE } from '../../contract/base'
-import type { ServiceScope } from '../../contract/service-accounts'
+import type { ServiceScope } from '../../contract/machines/service-accounts'
 import { serviceAccountId } from '../../lib/scope'
 import type { Caller } from '../../lib/types'
 

@@ -1,6 +1,11 @@
 import { sql } from 'kysely'
 import { addSeconds, todayIso } from '../../contract/dates'
-import { type AuthorizationAnswer, type AuthorizationRequest, clientError, redirectWith } from '../../contract/oidc'
+import {
+  type AuthorizationAnswer,
+  type AuthorizationRequest,
+  clientError,
+  redirectWith,
+} from '../../contract/oidc/oidc'
 import { type DB, insertWhen, namedBatch } from '../../db/client'
 import { randomToken, sha256Hex } from '../../lib/crypto'
 import { BusinessError } from '../../lib/errors'

@@ -1,5 +1,5 @@
 import { addSeconds } from '../../contract/dates'
-import { clientHostKind } from '../../contract/oidc'
+import { clientHostKind } from '../../contract/oidc/oidc'
 import { isLocalEnvironment } from '../../env'
 import { oidcEnabled, signJwt } from '../../lib/oidc-keys'
 import type { Ctx, Env } from '../../lib/types'

@@ -1,5 +1,5 @@
 import { compactVerify, decodeJwt, decodeProtectedHeader } from 'jose'
-import type { LogoutAnswer, LogoutTargetRequest } from '../../contract/oidc'
+import type { LogoutAnswer, LogoutTargetRequest } from '../../contract/oidc/oidc'
 import { namedBatch } from '../../db/client'
 import { BusinessError } from '../../lib/errors'
 import { signingKey } from '../../lib/oidc-keys'

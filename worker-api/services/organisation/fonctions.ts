@@ -1,5 +1,5 @@
 import { type SqlBool, sql } from 'kysely'
-import type { FonctionInput, FonctionUpdate, StructureFonction } from '../../contract/structure'
+import type { FonctionInput, FonctionUpdate, StructureFonction } from '../../contract/organisation/structure'
 import { type DB, type Guard, insertWhen, namedBatch } from '../../db/client'
 import { BusinessError, forbidden, invalidField } from '../../lib/errors'
 import { uniqueViolation } from '../../lib/query'

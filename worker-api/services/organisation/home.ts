@@ -9,7 +9,7 @@ import {
   HOME_USER_LISTS,
   type Home,
   type HomeQuery,
-} from '../../contract/home'
+} from '../../contract/organisation/home'
 import { type DB, prepared } from '../../db/client'
 import { LAUNCH_LOG_TYPES } from '../../lib/log-types'
 import { pageWindow } from '../../lib/query'

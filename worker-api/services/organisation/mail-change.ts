@@ -1,5 +1,5 @@
 import type { Expression, SelectQueryBuilder, SqlBool } from 'kysely'
-import type { ProfileInput } from '../../contract/user'
+import type { ProfileInput } from '../../contract/organisation/user'
 import { type DB, insertWhen, namedBatch } from '../../db/client'
 import type { Database } from '../../db/schema'
 import { randomToken, sha256Hex } from '../../lib/crypto'

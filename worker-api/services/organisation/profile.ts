@@ -1,5 +1,5 @@
 import { type SqlBool, sql } from 'kysely'
-import type { ProfileInput, User } from '../../contract/user'
+import type { ProfileInput, User } from '../../contract/organisation/user'
 import { type DB, writeThenRead } from '../../db/client'
 import { BusinessError, forbidden, notFound } from '../../lib/errors'
 import { uniqueViolation } from '../../lib/query'

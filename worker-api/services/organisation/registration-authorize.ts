@@ -1,6 +1,6 @@
 import { type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
 import { addSeconds, fromWireDate, todayIso } from '../../contract/dates'
-import type { AuthorizeInput, AuthorizeResult } from '../../contract/registration'
+import type { AuthorizeInput, AuthorizeResult } from '../../contract/organisation/registration'
 import { type DB, type Guard, insertWhen, namedBatch } from '../../db/client'
 import type { Database, NewLog } from '../../db/schema'
 import { randomToken, sha256Hex } from '../../lib/crypto'

@@ -1,6 +1,6 @@
 import { type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
 import { fromWireDate } from '../../contract/dates'
-import type { AuthorizeInput } from '../../contract/registration'
+import type { AuthorizeInput } from '../../contract/organisation/registration'
 import { type DB, type Guard, insertWhen } from '../../db/client'
 import type { Database } from '../../db/schema'
 import { invalidField } from '../../lib/errors'

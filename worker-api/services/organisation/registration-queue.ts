@@ -1,5 +1,5 @@
 import { type Expression, type SqlBool, sql } from 'kysely'
-import type { OfferedFonction, PendingUser, RegistrationListQuery } from '../../contract/registration'
+import type { OfferedFonction, PendingUser, RegistrationListQuery } from '../../contract/organisation/registration'
 import type { DB } from '../../db/client'
 import type { RegistrationState } from '../../db/schema'
 import { notFound } from '../../lib/errors'

@@ -1,5 +1,5 @@
 import { type SqlBool, sql } from 'kysely'
-import type { CarrierStructure, Registered, RegistrationInput } from '../../contract/registration'
+import type { CarrierStructure, Registered, RegistrationInput } from '../../contract/organisation/registration'
 import { type DB, insertWhen, namedBatch } from '../../db/client'
 import { BusinessError, invalidField } from '../../lib/errors'
 import { uniqueViolation } from '../../lib/query'

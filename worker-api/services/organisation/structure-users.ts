@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { StructureUsers } from '../../contract/structure'
+import type { StructureUsers } from '../../contract/organisation/structure'
 import { type DB, prepared } from '../../db/client'
 import { containsPattern, type PageQuery, pageWindow } from '../../lib/query'
 import { modificationColumn, userManageable, type ViewerValues, viewerIn, viewerValues } from '../../lib/scope'

@@ -1,5 +1,5 @@
 import { type Expression, type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
-import type { Structure, StructureInput } from '../../contract/structure'
+import type { Structure, StructureInput } from '../../contract/organisation/structure'
 import { type DB, namedBatch } from '../../db/client'
 import type { Database } from '../../db/schema'
 import { BusinessError, forbidden, invalidField, notFound } from '../../lib/errors'

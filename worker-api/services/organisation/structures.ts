@@ -1,5 +1,5 @@
 import { type SqlBool, sql } from 'kysely'
-import type { STRUCTURE_SORTS, Structure, TypeStructure } from '../../contract/structure'
+import type { STRUCTURE_SORTS, Structure, TypeStructure } from '../../contract/organisation/structure'
 import { type DB, prepared } from '../../db/client'
 import { BusinessError, forbidden, notFound } from '../../lib/errors'
 import { containsPattern, type PageQuery, pageWindow, sortOf, uniqueViolation } from '../../lib/query'

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { User } from '../../contract/user'
+import type { User } from '../../contract/organisation/user'
 import { batch, type Compilable, type DB, insertWhen, namedBatch, writeThenRead } from '../../db/client'
 import type { NewLog } from '../../db/schema'
 import { BusinessError, forbidden, notFound } from '../../lib/errors'

@@ -1,6 +1,6 @@
 import { type Expression, type SqlBool, sql } from 'kysely'
-import type { User } from '../../contract/user'
-import type { UserListQuery } from '../../contract/user-admin'
+import type { User } from '../../contract/organisation/user'
+import type { UserListQuery } from '../../contract/organisation/user-admin'
 import { type DB, insertWhen, prepared } from '../../db/client'
 import { containsEveryPattern, pageWindow, searchPatterns, sortOf, wholeList } from '../../lib/query'
 import {

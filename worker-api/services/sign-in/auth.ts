@@ -1,5 +1,5 @@
-import type { SessionEndReason } from '../../contract/auth'
 import { addSeconds } from '../../contract/dates'
+import type { SessionEndReason } from '../../contract/sign-in/auth'
 import { batch, type DB } from '../../db/client'
 import { browserOf } from '../../lib/browser'
 import { randomToken, sha256Hex } from '../../lib/crypto'

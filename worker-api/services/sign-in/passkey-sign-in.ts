@@ -6,7 +6,7 @@ import {
 import { generateChallenge } from '@simplewebauthn/server/helpers'
 import { type SqlBool, sql } from 'kysely'
 import { todayIso } from '../../contract/dates'
-import type { PasskeyLogin } from '../../contract/passkeys'
+import type { PasskeyLogin } from '../../contract/sign-in/passkeys'
 import { insertWhen, namedBatch } from '../../db/client'
 import { base64url, fromBase64url, sha256Hex } from '../../lib/crypto'
 import { hostOf, sameDomain } from '../../lib/domain'

@@ -7,8 +7,8 @@ import {
 import { decodeClientDataJSON } from '@simplewebauthn/server/helpers'
 import { type SqlBool, sql } from 'kysely'
 import { addSeconds } from '../../contract/dates'
-import type { FactorProof } from '../../contract/mfa'
-import type { PasskeyRegistration } from '../../contract/passkeys'
+import type { FactorProof } from '../../contract/sign-in/mfa'
+import type { PasskeyRegistration } from '../../contract/sign-in/passkeys'
 import { type DB, insertWhen, namedBatch } from '../../db/client'
 import { base64url, sha256Hex } from '../../lib/crypto'
 import { hostOf } from '../../lib/domain'
@@ -30,7 +30,7 @@ import {
   recoveryCodesWrite,
   selectWhen,
   spendProof,
-} from './mfa'
+} from './factors'
 
 /** How long a browser may take between the options and its authenticator's answer. */
 export const PASSKEY_CHALLENGE_SECONDS = 5 * 60

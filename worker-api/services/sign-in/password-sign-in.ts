@@ -1,7 +1,7 @@
 import { type Expression, type SqlBool, sql } from 'kysely'
 import { addSeconds, todayIso } from '../../contract/dates'
-import type { LoginMfaInput, MfaChallenge, MfaMethod } from '../../contract/mfa'
-import type { User } from '../../contract/user'
+import type { User } from '../../contract/organisation/user'
+import type { LoginMfaInput, MfaChallenge, MfaMethod } from '../../contract/sign-in/mfa'
 import { batch, type Compilable, type DB, insertWhen, namedBatch } from '../../db/client'
 import type { UtilisateurRow } from '../../db/schema'
 import { randomToken, sha256Hex } from '../../lib/crypto'
@@ -17,7 +17,7 @@ import { logEntry } from '../core/audit'
 import { publicGate } from '../core/captcha'
 import { pendingMail, postesColumn, postesFrom, toUser } from '../core/users'
 import { accessTokenFor, newRefreshToken, REFRESH_ABSOLUTE_SECONDS, sessionBrowser, type Tokens } from './auth'
-import { mfaCodeInvalid } from './mfa'
+import { mfaCodeInvalid } from './factors'
 
 /** How long the second step of a sign-in may wait after the right password. */
 export const MFA_CHALLENGE_SECONDS = 5 * 60

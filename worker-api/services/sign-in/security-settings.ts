@@ -1,5 +1,5 @@
 import { type SqlBool, sql } from 'kysely'
-import type { SecuritySettings, SecuritySettingsUpdate } from '../../contract/mfa'
+import type { SecuritySettings, SecuritySettingsUpdate } from '../../contract/sign-in/mfa'
 import { type DB, insertWhen, namedBatch } from '../../db/client'
 import { BusinessError, forbidden } from '../../lib/errors'
 import { hasSecondFactor, wholeTreeInScope } from '../../lib/scope'

@@ -1,6 +1,6 @@
 import { type InferResult, type SqlBool, sql } from 'kysely'
 import { nowIso } from '../../contract/dates'
-import type { PortalSession } from '../../contract/sessions'
+import type { PortalSession } from '../../contract/sign-in/sessions'
 import type { DB } from '../../db/client'
 import { forbidden, notFound } from '../../lib/errors'
 import { isUserAccount, modificationColumn } from '../../lib/scope'

@@ -1,4 +1,4 @@
-import { SCIM_GROUP, SCIM_MAX_RESULTS, SCIM_PORTAL_USER, SCIM_USER } from '../../../contract/scim'
+import { SCIM_GROUP, SCIM_MAX_RESULTS, SCIM_PORTAL_USER, SCIM_USER } from '../../../contract/machines/scim'
 import { scimBase } from './users'
 
 /**

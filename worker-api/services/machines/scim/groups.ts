@@ -1,5 +1,5 @@
 import { type SqlBool, sql } from 'kysely'
-import { SCIM_GROUP, type ScimListQuery } from '../../../contract/scim'
+import { SCIM_GROUP, type ScimListQuery } from '../../../contract/machines/scim'
 import type { DB } from '../../../db/client'
 import { isUserAccount, scopeStructureIds, type Viewer } from '../../../lib/scope'
 import type { Ctx } from '../../../lib/types'

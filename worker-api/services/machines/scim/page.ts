@@ -1,4 +1,4 @@
-import { SCIM_LIST, SCIM_MAX_RESULTS, type ScimListQuery } from '../../../contract/scim'
+import { SCIM_LIST, SCIM_MAX_RESULTS, type ScimListQuery } from '../../../contract/machines/scim'
 import { invalidValue } from './errors'
 
 /** A whole number of the query (`startIndex`, `count`), or the default; anything else is 400 invalidValue. */

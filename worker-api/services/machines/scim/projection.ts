@@ -1,4 +1,4 @@
-import { SCIM_PORTAL_USER } from '../../../contract/scim'
+import { SCIM_PORTAL_USER } from '../../../contract/machines/scim'
 
 /**
  * `attributes` and `excludedAttributes` (RFC 7644 §3.4.2.5): the attributes a resource is answered

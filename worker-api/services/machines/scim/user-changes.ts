@@ -1,5 +1,5 @@
+import { SCIM_PATCH, SCIM_PORTAL_USER, SCIM_USER } from '../../../contract/machines/scim'
 import { MAIL_PATTERN } from '../../../contract/mail-rules'
-import { SCIM_PATCH, SCIM_PORTAL_USER, SCIM_USER } from '../../../contract/scim'
 import { invalidPath, invalidValue, ScimError } from './errors'
 
 /**
@@ -31,7 +31,7 @@ export type UserChanges = {
 export const SCIM_MAX_POSTES = 20
 /** Most operations a PATCH holds. */
 export const SCIM_MAX_OPERATIONS = 50
-/** Most characters of a login: what the sign-in form takes as its identifier (contract/auth.ts). */
+/** Most characters of a login: what the sign-in form takes as its identifier (contract/sign-in/auth.ts). */
 export const LOGIN_MAX = 100
 
 const EXTENSION = SCIM_PORTAL_USER.toLowerCase()

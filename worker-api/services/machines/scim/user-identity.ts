@@ -1,4 +1,4 @@
-import { mailSchema, nameSchema } from '../../../contract/user'
+import { mailSchema, nameSchema } from '../../../contract/organisation/user'
 import type { DB } from '../../../db/client'
 import { holderOf } from '../../organisation/profile'
 import { invalidValue, ScimError } from './errors'

@@ -1,6 +1,6 @@
 import { type Expression, type SqlBool, sql } from 'kysely'
 import { API_BASE } from '../../../contract/base'
-import { SCIM_PORTAL_USER, SCIM_USER, type ScimListQuery, type ScimUser } from '../../../contract/scim'
+import { SCIM_PORTAL_USER, SCIM_USER, type ScimListQuery, type ScimUser } from '../../../contract/machines/scim'
 import { type DB, namedBatch, prepared, type RowOf } from '../../../db/client'
 import {
   isUserAccount,
