@@ -1,3 +1,4 @@
+// @ts-check
 // Access requests (README, "Access requests"): Marc Girard (Opérateur pesage, Agence Lille) asks for "Module Rendez
 // vous" from "Mes accès", withdraws his request after a confirmation and asks again; the root administrator finds it
 // in "Demandes d'accès" and refuses it with a reason, which Marc then reads — without JavaScript. With JavaScript, he
@@ -6,15 +7,26 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { notice, signIn, useBrowser } from './support.mjs'
 
+/** @typedef {import('./support.mjs').Page} Page */
+
 const newPage = useBrowser()
 
+/** @type {[string, string]} */
 const MARC = ['marc.girard@portail.example', 'Pesage2024']
+/** @type {[string, string]} */
 const ADMIN = ['admin', 'Admin1234']
 const APPLICATION = 'Module Rendez vous'
 
-/** The card of an application under "Autres applications". */
+/**
+ * The card of an application under "Autres applications".
+ * @param {Page} page
+ */
 const card = (page) => page.locator('section[aria-labelledby="other-applications"] li').filter({ hasText: APPLICATION })
 
+/**
+ * @param {Page} page
+ * @param {string} motif
+ */
 async function ask(page, motif) {
   await page.goto('/pages/user/acces')
   await page.getByRole('heading', { name: 'Autres applications', level: 2 }).waitFor()
@@ -27,7 +39,10 @@ async function ask(page, motif) {
     .waitFor()
 }
 
-/** The administrator opens Marc's request from the list. */
+/**
+ * The administrator opens Marc's request from the list.
+ * @param {Page} page
+ */
 async function openRequest(page) {
   await page.goto('/pages/admin/demandes?q=girard')
   await page.getByRole('link', { name: `Traiter la demande de Marc Girard pour ${APPLICATION}` }).click()

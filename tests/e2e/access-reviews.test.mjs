@@ -1,3 +1,4 @@
+// @ts-check
 // Access reviews (README, "Access reviews"). Without JavaScript, the administrator opens a campaign over Agence Rouen,
 // whose current posts (Marie-Christine Fontaine-Durand's and the others of tests/e2e/fixtures.sql) are written by the
 // queue; asked to end hers, they cancel at the confirmation, then confirm hers with the selection and all the others at
@@ -11,7 +12,10 @@ import { notice, signIn, useBrowser } from './support.mjs'
 
 const newPage = useBrowser()
 
-/** A day `days` from today, as the forms write it (dd/MM/yyyy). */
+/**
+ * A day `days` from today, as the forms write it (dd/MM/yyyy).
+ * @param {number} days
+ */
 function wireDate(days) {
   return new Date(Date.now() + days * 86_400_000).toLocaleDateString('fr-FR', { timeZone: 'Europe/Paris' })
 }

@@ -1,3 +1,4 @@
+// @ts-check
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { MODES, signIn, useBrowser } from './support.mjs'
@@ -52,10 +53,10 @@ for (const mode of MODES) {
     })
 
     it('tells a user without a current post that there is no access', async () => {
-      for (const [login, password] of [
+      for (const [login, password] of /** @type {[string, string][]} */ ([
         ['sansposte', 'Sansposte1'],
         ['futur', 'Futur1234'],
-      ]) {
+      ])) {
         const page = await newPage(mode)
         await signIn(page, mode, login, password)
         await page.getByText('Aucun accès, merci de vous rapprocher de votre administrateur.').waitFor()

@@ -1,3 +1,4 @@
+// @ts-check
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import AxeBuilder from '@axe-core/playwright'
@@ -14,9 +15,26 @@ import {
   useBrowser,
 } from './support.mjs'
 
+/** @typedef {import('./support.mjs').Page} Page */
+/**
+ * The labels of the second factor's screens in one language.
+ * @typedef {object} FactorWords
+ * @property {string} verify
+ * @property {string} remove
+ * @property {string} off
+ * @property {string} start
+ * @property {string} startConfirm
+ * @property {string} confirm
+ * @property {string} codes
+ */
+
 const newPage = useBrowser()
 
-/** WCAG 2.1 A/AA violations (serious and critical unless `every`), described well enough to act on. */
+/**
+ * WCAG 2.1 A/AA violations (serious and critical unless `every`), described well enough to act on.
+ * @param {Page} page
+ * @param {{ every?: boolean }} [options]
+ */
 async function violations(page, { every = false } = {}) {
   // Only the violations in full: axe then details one node of what passes or does not apply, not every one.
   // (`options` first: it replaces the options `withTags` sets.)
@@ -32,6 +50,7 @@ async function violations(page, { every = false } = {}) {
 /**
  * axe needs scripting, so a page as a browser without JavaScript shows it is audited as a snapshot:
  * its HTML with the <noscript> content in place and the scripts removed, styles still applied.
+ * @param {Page} noScriptPage
  */
 async function noScriptViolations(noScriptPage) {
   const html = (await noScriptPage.content())
@@ -196,7 +215,7 @@ describe('accessibility (axe, WCAG 2.1 AA)', () => {
       await page.locator('form#register input[name="confirmation"]').fill('autre')
       await page.locator('form#register input[name="nom"]').fill('X')
       // Validate waits for a valid form: the form is sent as a script would.
-      await page.locator('form#register').evaluate((form) => form.requestSubmit())
+      await page.locator('form#register').evaluate((/** @type {HTMLFormElement} */ form) => form.requestSubmit())
       await page.locator('form#register [aria-invalid="true"]').first().waitFor()
       assert.deepEqual(await violations(page, { every: true }), [], 'with errors')
       await page.context().close()
@@ -270,10 +289,10 @@ describe('accessibility (axe, WCAG 2.1 AA)', () => {
     await page.context().close()
   })
 
-  for (const [language, acceptLanguage, names] of [
+  for (const [language, acceptLanguage, names] of /** @type {[string, string, { end: RegExp, others: string }][]} */ ([
     ['French', 'fr-FR', { end: /^Terminer la session Firefox/, others: 'Terminer les autres sessions' }],
     ['English', 'en-US', { end: /^End the Firefox 128\.0 session/, others: 'End the other sessions' }],
-  ]) {
+  ])) {
     it(`has no violation at all on the profile's sessions in ${language}: the list, an end's dialog, the panel without JavaScript`, async () => {
       const mode = { javaScriptEnabled: true }
       const firefox = await newPage({
@@ -304,7 +323,7 @@ describe('accessibility (axe, WCAG 2.1 AA)', () => {
     })
   }
 
-  for (const [language, acceptLanguage, id, words] of [
+  for (const [language, acceptLanguage, id, words] of /** @type {[string, string, number, FactorWords][]} */ ([
     [
       'French',
       'fr-FR',
@@ -333,7 +352,7 @@ describe('accessibility (axe, WCAG 2.1 AA)', () => {
         codes: 'Recovery codes',
       },
     ],
-  ]) {
+  ])) {
     it(`has no violation at all on the second factor's screens in ${language}: the sign-in's second step, the account security page in each state, the security settings`, async () => {
       const mode = { javaScriptEnabled: true }
       const login = `mfaecran${id - 985}`

@@ -1,3 +1,4 @@
+// @ts-check
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { linkFromMailbox, MODES, notice, passCaptcha, signIn, submitLogin, useBrowser } from './support.mjs'
@@ -63,7 +64,8 @@ MODES.forEach((mode, index) => {
       await submitLogin(page, mode, `oubli${n}`, 'Nouveau12')
       await page.waitForURL((url) => url.pathname === '/pages/user/acces')
 
-      await page.goto(href)
+      // A string: matched above.
+      await page.goto(/** @type {string} */ (href))
       await page
         .getByRole('alert')
         .filter({ hasText: "Ce lien a déjà servi : il ne fonctionne qu'une fois." })
@@ -163,7 +165,7 @@ MODES.forEach((mode, index) => {
 
       // The current address is told of the request; the new one gets the link.
       const link = await linkFromMailbox(page, newMail, 'Confirmez votre nouvelle adresse e-mail')
-      await page.goto(await link.getAttribute('href'))
+      await page.goto((await link.getAttribute('href')) ?? '')
       await page.getByRole('heading', { name: 'Confirmer votre nouvelle adresse', level: 1 }).waitFor()
       await page.getByText(`L'adresse e-mail du compte profil${n} deviendra ${newMail}.`).waitFor()
       await page.getByRole('button', { name: 'Confirmer cette adresse' }).click()

@@ -1,3 +1,4 @@
+// @ts-check
 // The catalogue (issue 25): a root administrator registers an application and grants it to the
 // agent's function, the agent launches it at once; switches one off and on and deletes one after a
 // confirmation that says who loses it, with and without JavaScript; the menu entry and the pages
@@ -9,9 +10,17 @@ import { describe, it } from 'node:test'
 import AxeBuilder from '@axe-core/playwright'
 import { BASE_URL, MODES, notice, signIn, until, useBrowser } from './support.mjs'
 
+/** @typedef {import('./support.mjs').Locator} Locator */
+/** @typedef {import('./support.mjs').Page} Page */
+/** @typedef {import('./support.mjs').Scripting} Scripting */
+
 const newPage = useBrowser()
 
-/** The list's row of an application. */
+/**
+ * The list's row of an application.
+ * @param {Page} page
+ * @param {string} libelle
+ */
 const rowOf = (page, libelle) => page.getByRole('row').filter({ hasText: libelle })
 
 for (const [index, mode] of MODES.entries()) {
@@ -25,13 +34,16 @@ for (const [index, mode] of MODES.entries()) {
       await page.getByRole('heading', { name: 'Applications', level: 1 }).waitFor()
       // The demo's launchers: the agents of Lille and Rouen and their heads may launch Pesage.
       const pesage = rowOf(page, 'Pesage')
-      assert.match(await pesage.textContent(), /Opérateur pesage/)
+      assert.match((await pesage.textContent()) ?? '', /Opérateur pesage/)
 
       await page.getByLabel('Rechercher une application par son nom').fill('Essai catalogue')
       await page.getByLabel('Rechercher une application par son nom').press('Enter')
       await rowOf(page, libelle).waitFor()
       // Sixty functions grant it: the row names the first three and counts the rest.
-      assert.match(await rowOf(page, libelle).textContent(), /Quai 00 · Transports du Sud 06[\s\S]*et 57 autres/)
+      assert.match(
+        (await rowOf(page, libelle).textContent()) ?? '',
+        /Quai 00 · Transports du Sud 06[\s\S]*et 57 autres/,
+      )
       await page.getByRole('button', { name: `Désactiver ${libelle}` }).click()
       await notice(page, `${libelle} est désactivée`).waitFor()
       await rowOf(page, libelle).getByText('Désactivée : absente des accès').waitFor()
@@ -51,7 +63,7 @@ for (const [index, mode] of MODES.entries()) {
       await page.getByLabel('Rechercher une application par son nom').press('Enter')
       // The search's page is there (the row was already listed before it): a click now reaches it.
       await page.waitForURL((url) => url.searchParams.get('q') === libelle)
-      assert.match(await rowOf(page, libelle).textContent(), /v2-\d[\s\S]*et 57 autres/)
+      assert.match((await rowOf(page, libelle).textContent()) ?? '', /v2-\d[\s\S]*et 57 autres/)
 
       const trigger = page.getByRole(mode.javaScriptEnabled ? 'button' : 'link', { name: `Supprimer ${libelle}` })
       await trigger.click()
@@ -179,13 +191,19 @@ for (const [index, mode] of MODES.entries()) {
   })
 }
 
-/** Every WCAG 2.1 A/AA violation axe finds on the page as it is, described. */
+/**
+ * Every WCAG 2.1 A/AA violation axe finds on the page as it is, described.
+ * @param {Page} page
+ */
 async function violations(page) {
   const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze()
   return results.violations.map((v) => `${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)
 }
 
-/** The same for a page shown without JavaScript: its HTML, scripts removed, audited in a page that runs axe. */
+/**
+ * The same for a page shown without JavaScript: its HTML, scripts removed, audited in a page that runs axe.
+ * @param {Page} page
+ */
 async function noScriptViolations(page) {
   const html = (await page.content())
     .replace(/<script\b[\s\S]*?<\/script>/g, '')
@@ -197,7 +215,10 @@ async function noScriptViolations(page) {
   return found
 }
 
-/** What a control's `aria-describedby` says. */
+/**
+ * What a control's `aria-describedby` says.
+ * @param {Locator} locator
+ */
 const description = (locator) =>
   locator.evaluate((element) =>
     (element.getAttribute('aria-describedby') ?? '')
@@ -206,7 +227,10 @@ const description = (locator) =>
       .join(' '),
   )
 
-/** How far the page reaches beyond a 320 px viewport, in pixels. */
+/**
+ * How far the page reaches beyond a 320 px viewport, in pixels.
+ * @param {Page} page
+ */
 async function overflowAt320(page) {
   const size = page.viewportSize()
   await page.setViewportSize({ width: 320, height: 800 })
@@ -215,7 +239,12 @@ async function overflowAt320(page) {
   return over
 }
 
-/** Deletes an application from the catalogue, after its confirmation. */
+/**
+ * Deletes an application from the catalogue, after its confirmation.
+ * @param {Page} page
+ * @param {Scripting} mode
+ * @param {string} libelle
+ */
 async function deleteApplication(page, mode, libelle) {
   await page.goto(`/pages/admin/applications?q=${encodeURIComponent(libelle)}`)
   await page.getByRole(mode.javaScriptEnabled ? 'button' : 'link', { name: `Supprimer ${libelle}` }).click()

@@ -1,3 +1,4 @@
+// @ts-check
 // A structure's functions on its page (issue 25): a delegated administrator adds one, renames it
 // and creates a user with it; its delete is refused while a post holds it, saying how many; a root
 // administrator ticks the applications a function opens. With and without JavaScript.
@@ -5,12 +6,18 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { MODES, notice, signIn, useBrowser } from './support.mjs'
 
+/** @typedef {import('./support.mjs').Page} Page */
+/** @typedef {import('./support.mjs').Scripting} Scripting */
+
 const newPage = useBrowser()
 
-/** 'dd/MM/yyyy' of today + `days`. */
+/**
+ * 'dd/MM/yyyy' of today + `days`.
+ * @param {number} days
+ */
 function wireDate(days) {
   const date = new Date(Date.now() + days * 86_400_000)
-  const pad = (n) => String(n).padStart(2, '0')
+  const pad = (/** @type {number} */ n) => String(n).padStart(2, '0')
   return `${pad(date.getDate())}/${pad(date.getMonth() + 1)}/${date.getFullYear()}`
 }
 
@@ -18,14 +25,26 @@ function wireDate(days) {
 const GRANTS_BY_ROOT =
   'Les applications qu’ouvre chaque fonction sont choisies par les administrateurs de la structure racine.'
 
-/** The functions card of a structure page, and one of its functions. */
+/**
+ * The functions card of a structure page, and one of its functions.
+ * @param {Page} page
+ */
 const card = (page) => page.locator('#fonctions')
+/**
+ * @param {Page} page
+ * @param {string} libelle
+ */
 const itemOf = (page, libelle) =>
   card(page)
     .getByRole('listitem')
     .filter({ has: page.getByRole('heading', { name: libelle, exact: true, level: 3 }) })
 
-/** Deletes a function through its confirmation: a dialog with JavaScript, a page without. */
+/**
+ * Deletes a function through its confirmation: a dialog with JavaScript, a page without.
+ * @param {Page} page
+ * @param {Scripting} mode
+ * @param {string} libelle
+ */
 async function confirmDelete(page, mode, libelle) {
   await page.getByRole(mode.javaScriptEnabled ? 'button' : 'link', { name: `Supprimer la fonction ${libelle}` }).click()
   const confirmation = mode.javaScriptEnabled

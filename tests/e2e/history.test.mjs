@@ -1,9 +1,25 @@
+// @ts-check
 // The audit history (spec §2 admin/listeLogs): what an agent does shows in the administrator's
 // history, newest first, searched and filtered from the URL, exported as CSV, its users' mails in a
 // tooltip, a wrong period said on its fields, and ten entries a page — with and without JavaScript.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { holdScripts, MODES, signIn, useBrowser } from './support.mjs'
+
+/** @typedef {import('./support.mjs').Page} Page */
+/** @typedef {import('./support.mjs').Scripting} Scripting */
+/**
+ * A row of the history's table as `tableRows` reads it.
+ * @typedef {object} Row
+ * @property {string} instant
+ * @property {string} date
+ * @property {string} time
+ * @property {string} user
+ * @property {string} action
+ * @property {string} structure
+ * @property {string} comment
+ * @property {string} browser
+ */
 
 const newPage = useBrowser()
 
@@ -18,12 +34,17 @@ const CSV_HEADER = 'Date;Heure;Nom;Prénom;Mail;Structure;Action;Code;Commentair
  * Each mode launches its own application, so that the second mode cannot pass on the first one's
  * entries: the agent (scripts/demo-data.ts) has Pesage, Suivi des expéditions and Yard dangereux.
  */
+/** @type {{ application: string, label: string }[]} */
 const LAUNCHES = [
   { application: 'Pesage', label: 'Lancement de Pesage' },
   { application: 'Yard dangereux', label: 'Lancement de Yard dangereux' },
 ]
 
-/** The day `offset` days from today in Paris, as a date input holds it ('yyyy-MM-dd') and as it is shown. */
+/**
+ * The day `offset` days from today in Paris, as a date input holds it ('yyyy-MM-dd') and as it is shown.
+ * @param {number} offset
+ * @param {string} locale
+ */
 const dayFromToday = (offset, locale) =>
   new Intl.DateTimeFormat(locale, {
     timeZone: 'Europe/Paris',
@@ -31,14 +52,17 @@ const dayFromToday = (offset, locale) =>
     month: '2-digit',
     year: 'numeric',
   }).format(new Date(Date.now() + offset * 86_400_000))
-const isoDay = (offset) => dayFromToday(offset, 'en-CA')
-const frenchDay = (offset) => dayFromToday(offset, 'fr-FR')
+const isoDay = (/** @type {number} */ offset) => dayFromToday(offset, 'en-CA')
+const frenchDay = (/** @type {number} */ offset) => dayFromToday(offset, 'fr-FR')
 
-const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+const escapeRegExp = (/** @type {string} */ text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 /**
  * Searches the history as a person does: typing is enough with JavaScript (the search runs a moment
  * after the last key), the search button submits it without. Waits for the page of that search.
+ * @param {Page} page
+ * @param {Scripting} mode
+ * @param {string} text
  */
 async function search(page, mode, text) {
   await page.getByLabel(SEARCH_LABEL).fill(text)
@@ -52,29 +76,42 @@ async function search(page, mode, text) {
 /**
  * The rows of the table as the reader sees them at this width: each cell's visible text (the parts
  * only shown on phones are hidden at the default 1280 px) and the instant of its `<time>`.
+ * @param {Page} page
+ * @returns {Promise<Row[]>}
  */
 const tableRows = (page) =>
   page
     .getByRole('table', { name: TABLE_LABEL })
     .locator('tbody tr')
-    .evaluateAll((rows) =>
+    .evaluateAll((/** @type {HTMLTableRowElement[]} */ rows) =>
       rows.map((row) => {
-        const [date, time, user, action, structure, comment, browser] = [...row.cells].map((cell) =>
-          // biome-ignore lint/performance/useDomNodeTextContent: the text as shown, the phone-only parts hidden
-          cell.innerText.trim(),
-        )
+        // The table's seven columns.
+        const [date, time, user, action, structure, comment, browser] =
+          /** @type {[string, string, string, string, string, string, string]} */ (
+            [...row.cells].map((cell) =>
+              // biome-ignore lint/performance/useDomNodeTextContent: the text as shown, the phone-only parts hidden
+              cell.innerText.trim(),
+            )
+          )
         const instant = row.querySelector('time')?.getAttribute('datetime') ?? ''
         return { instant, date, time, user, action, structure, comment, browser }
       }),
     )
 
-/** The number of entries the page says it found ('12 actions'). */
+/**
+ * The number of entries the page says it found ('12 actions').
+ * @param {Page} page
+ */
 async function total(page) {
   const text = await page.getByText(/^\d+ actions?$/).textContent()
   return Number.parseInt(text ?? '', 10)
 }
 
-/** Signs the agent in on a page of their own and launches one application from the access page. */
+/**
+ * Signs the agent in on a page of their own and launches one application from the access page.
+ * @param {import('./support.mjs').Mode} mode
+ * @param {string} application
+ */
 async function agentLaunches(mode, application) {
   const agent = await newPage(mode)
   await signIn(agent, mode, 'agent', 'Agent1234')
@@ -90,7 +127,8 @@ async function agentLaunches(mode, application) {
 }
 
 for (const [index, mode] of MODES.entries()) {
-  const launch = LAUNCHES[index]
+  // One launch for each mode.
+  const launch = /** @type {{ application: string, label: string }} */ (LAUNCHES[index])
 
   describe(`history ${mode.name}`, () => {
     it("shows the agent's sign-in and launch to the administrator, newest first, and exports them", async () => {
@@ -108,7 +146,8 @@ for (const [index, mode] of MODES.entries()) {
       // The search also reads the comments: an export filtered on the agent's address (an earlier run
       // of this test) names them too, and is found with them.
       const found = await tableRows(admin)
-      const rows = found.filter((row) => row.action !== 'Export de l’historique')
+      // Two at least: asserted on the next line.
+      const rows = /** @type {[Row, Row, ...Row[]]} */ (found.filter((row) => row.action !== 'Export de l’historique'))
       assert.ok(rows.length >= 2, `expected at least two entries, got ${JSON.stringify(found)}`)
       for (const row of rows) {
         assert.equal(row.date, today)
@@ -152,8 +191,9 @@ for (const [index, mode] of MODES.entries()) {
       const signedIn = entries.findIndex((line) => line.includes(';Connexion;CONNEXION;'))
       assert.equal(launched, 0, `launch line in ${JSON.stringify(entries)}`)
       assert.equal(signedIn, 1, `sign-in line in ${JSON.stringify(entries)}`)
-      assert.ok(entries[0].startsWith(`${today};`))
-      assert.ok(entries[1].includes(';Lefebvre;Thomas;'))
+      // The launch and the sign-in: the first two, asserted above.
+      assert.ok(/** @type {string} */ (entries[0]).startsWith(`${today};`))
+      assert.ok(/** @type {string} */ (entries[1]).includes(';Lefebvre;Thomas;'))
 
       // The export is itself an administrator's action in the history, naming what it exported.
       await search(admin, mode, `${ADMIN_MAIL} ${today}`)
@@ -284,7 +324,8 @@ for (const [index, mode] of MODES.entries()) {
     it("takes today from the organisation's calendar, not from a browser's clock in another time zone", async () => {
       if (!mode.javaScriptEnabled) return
       // Whatever the hour, one of these two is on another day than Paris (UTC+14 and UTC−11).
-      const dayIn = (timeZone) => new Intl.DateTimeFormat('en-CA', { timeZone }).format(new Date())
+      const dayIn = (/** @type {string} */ timeZone) =>
+        new Intl.DateTimeFormat('en-CA', { timeZone }).format(new Date())
       const timezoneId = ['Pacific/Kiritimati', 'Pacific/Pago_Pago'].find((zone) => dayIn(zone) !== isoDay(0))
       assert.ok(timezoneId)
       const admin = await newPage({ ...mode, timezoneId })
@@ -374,8 +415,11 @@ for (const [index, mode] of MODES.entries()) {
       const rows = await admin
         .getByRole('table', { name: 'History of actions' })
         .locator('tbody tr')
-        // biome-ignore lint/performance/useDomNodeTextContent: the text as shown, the phone-only parts hidden
-        .evaluateAll((trs) => trs.map((tr) => tr.cells[3].innerText.trim()))
+        .evaluateAll((/** @type {HTMLTableRowElement[]} */ trs) =>
+          // The action's column, the fourth of seven.
+          // biome-ignore lint/performance/useDomNodeTextContent: the text as shown, the phone-only parts hidden
+          trs.map((tr) => /** @type {HTMLTableCellElement} */ (tr.cells[3]).innerText.trim()),
+        )
       assert.ok(rows.length > 0)
       assert.ok(
         rows.every((action) => action === 'Sign-in'),
@@ -387,7 +431,7 @@ for (const [index, mode] of MODES.entries()) {
       assert.equal(response.status(), 200)
       const [header, line] = (await response.text()).replace(/^\uFEFF/, '').split('\r\n')
       assert.equal(header, 'Date,Time,Last name,First name,Mail,Structure,Action,Code,Comment,Browser,Version,Source')
-      assert.match(line, new RegExp(`,Durand,Claire,${escapeRegExp(ADMIN_MAIL)},.*,Sign-in,CONNEXION,`))
+      assert.match(line ?? '', new RegExp(`,Durand,Claire,${escapeRegExp(ADMIN_MAIL)},.*,Sign-in,CONNEXION,`))
       await admin.context().close()
     })
   })

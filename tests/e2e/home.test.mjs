@@ -1,3 +1,4 @@
+// @ts-check
 // The administration home (issue 25): its figures match the lists they link to, a post about to end
 // is extended from it (a refused date said on its field), and its charts show without JavaScript with
 // their figures in a table. With and without JavaScript, as a delegated administrator (Direction Sud).
@@ -5,25 +6,39 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { FIXTURES_DAY, MODES, notice, signIn, useBrowser } from './support.mjs'
 
+/** @typedef {import('./support.mjs').Page} Page */
+
 const newPage = useBrowser()
 
-/** The number a figure of the home shows, by its label. */
+/**
+ * The number a figure of the home shows, by its label.
+ * @param {Page} page
+ * @param {RegExp} label
+ */
 async function figure(page, label) {
   const link = page.getByRole('link', { name: label })
   const text = await link.locator('span').first().textContent()
   return Number(text)
 }
 
-/** The total a list page announces ("12 utilisateurs", "3 actions"), 0 when it says it has none. */
+/**
+ * The total a list page announces ("12 utilisateurs", "3 actions"), 0 when it says it has none.
+ * @param {Page} page
+ * @param {string | RegExp} pattern
+ */
 async function listTotal(page, pattern) {
   const text = await page.getByText(pattern).first().textContent()
   return Number(/\d+/.exec(text ?? '')?.[0] ?? Number.NaN)
 }
 
-/** 'dd/MM/yyyy' of the fixtures' day + `days` (as their `date('now', …)`), a year later when asked. */
+/**
+ * 'dd/MM/yyyy' of the fixtures' day + `days` (as their `date('now', …)`), a year later when asked.
+ * @param {number} days
+ * @param {number} [years]
+ */
 function wireDate(days, years = 0) {
   const date = new Date(Date.parse(`${FIXTURES_DAY}T00:00:00Z`) + days * 86_400_000)
-  const pad = (n) => String(n).padStart(2, '0')
+  const pad = (/** @type {number} */ n) => String(n).padStart(2, '0')
   return `${pad(date.getUTCDate())}/${pad(date.getUTCMonth() + 1)}/${date.getUTCFullYear() + years}`
 }
 

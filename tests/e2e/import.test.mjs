@@ -1,3 +1,4 @@
+// @ts-check
 // Import and export (/pages/admin/import): an administrator uploads a users file, reads its preview (what each row
 // will do, the errors), imports it and follows its progress to the summary — with JavaScript (the page reads the
 // import again by itself) and without (the page reloads itself) — then downloads the errors file and finds the new
@@ -8,18 +9,26 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { MODES, signIn, useBrowser } from './support.mjs'
 
+/** @typedef {import('./support.mjs').Page} Page */
+
 const newPage = useBrowser()
 
 const SCREEN = '/pages/admin/import'
 const HEADER = 'mail;nom;prenom;login;admin;structure;fonction;dateDebut;dateFin;actif'
 
-/** dd/MM/yyyy of today + `days`. */
+/**
+ * dd/MM/yyyy of today + `days`.
+ * @param {number} days
+ */
 function wireDate(days) {
   const date = new Date(Date.now() + days * 86_400_000)
   return `${String(date.getDate()).padStart(2, '0')}/${String(date.getMonth() + 1).padStart(2, '0')}/${date.getFullYear()}`
 }
 
-/** A users file: two new people in Agence Lille and a row naming a function the agency does not have. */
+/**
+ * A users file: two new people in Agence Lille and a row naming a function the agency does not have.
+ * @param {string} tag
+ */
 function usersFile(tag) {
   const dates = `${wireDate(0)};${wireDate(365)}`
   return [
@@ -30,14 +39,24 @@ function usersFile(tag) {
   ].join('\r\n')
 }
 
-/** The figure a summary shows under `label`. */
+/**
+ * The figure a summary shows under `label`.
+ * @param {Page} page
+ * @param {string} label
+ */
 const figure = (page, label) =>
   page
     .locator('dl > div')
     .filter({ has: page.getByText(label, { exact: true }) })
     .locator('dd')
 
-/** Uploads `text` as `name`, holding what `kind` says, and waits for the page the form leads to. */
+/**
+ * Uploads `text` as `name`, holding what `kind` says, and waits for the page the form leads to.
+ * @param {Page} page
+ * @param {string} kind
+ * @param {string} name
+ * @param {string} text
+ */
 async function upload(page, kind, name, text) {
   await page.goto(SCREEN)
   await page.getByRole('heading', { name: 'Import et export', level: 1 }).waitFor()

@@ -1,3 +1,4 @@
+// @ts-check
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { MODES, PORT, signIn, submitLogin, useBrowser } from './support.mjs'
@@ -14,6 +15,10 @@ for (const mode of MODES) {
       await page.context().close()
     })
 
+    /**
+     * What is tried, with which identifier and password, and the message it gets.
+     * @type {[string, string, string, string][]}
+     */
     const failures = [
       [
         'an unknown identifier',
@@ -97,7 +102,8 @@ describe('sign-in details', () => {
   it('offers the verification box to someone who clicked into the form before the page’s scripts ran', async () => {
     const page = await newPage({ javaScriptEnabled: true })
     // The page's scripts arrive only after the click, as on a slow connection.
-    let release
+    let release = () => {}
+    /** @type {Promise<void>} */
     const held = new Promise((resolve) => (release = resolve))
     await page.route(/\/assets\/.*\.js$/, async (route) => {
       await held

@@ -1,3 +1,4 @@
+// @ts-check
 // The second factor: an authenticator app (TOTP) enrolled from the secret the page shows, the sign-in's
 // second step with its codes and recovery codes, its removal, the requirement of a second factor from
 // administrators, and the second step done with the keyboard alone; with and without JavaScript.
@@ -19,25 +20,41 @@ import {
   useBrowser,
 } from './support.mjs'
 
+/** @typedef {import('./support.mjs').Page} Page */
+/** @typedef {import('./support.mjs').Scripting} Scripting */
+
 const newPage = useBrowser()
 
 const PASSWORD = 'Agent1234'
 const WRONG_CODE = 'Code incorrect ou déjà utilisé.'
 
-/** A 6-digit code that is none of the secret's codes around now: a wrong one, for sure. */
+/**
+ * A 6-digit code that is none of the secret's codes around now: a wrong one, for sure.
+ * @param {string} secret
+ */
 function wrongCode(secret) {
   const now = totpStep()
   const codes = new Set([-2, -1, 0, 1, 2].map((shift) => totpCode(secret, now + shift)))
   for (let n = 135_790; ; n++) if (!codes.has(String(n))) return String(n)
 }
 
-/** The second step's code sent. */
+/**
+ * The second step's code sent.
+ * @param {Page} page
+ * @param {string} code
+ */
 async function sendCode(page, code) {
   await page.locator('#login-code').fill(code)
   await page.getByRole('button', { name: 'Vérifier et se connecter' }).click()
 }
 
-/** The password sent, up to the second step. */
+/**
+ * The password sent, up to the second step.
+ * @param {Page} page
+ * @param {Scripting} mode
+ * @param {string} login
+ * @param {string} [password]
+ */
 async function toSecondStep(page, mode, login, password = PASSWORD) {
   await page.goto('/login')
   await submitLogin(page, mode, login, password)
@@ -45,23 +62,35 @@ async function toSecondStep(page, mode, login, password = PASSWORD) {
   await page.getByLabel('Code de vérification').waitFor()
 }
 
-/** Signed in: on the user's pages, the second step gone. */
+/**
+ * Signed in: on the user's pages, the second step gone.
+ * @param {Page} page
+ * @param {string} [prefix]
+ */
 async function landed(page, prefix = '/pages/user/') {
   await page.waitForURL((url) => url.pathname.startsWith(prefix))
   await page.locator('#login-code').waitFor({ state: 'detached' })
   await page.locator('main h1').waitFor()
 }
 
-/** Waits for the focus on the code field: without JavaScript the browser's own autofocus, applied once the page is first drawn. */
+/**
+ * Waits for the focus on the code field: without JavaScript the browser's own autofocus, applied once the page is first drawn.
+ * @param {Page} page
+ */
 const focusOnCode = (page) => focused(page.locator('#login-code'))
 
-/** The authenticator app's card and the recovery codes' card. */
+/**
+ * The authenticator app's card and the recovery codes' card.
+ * @param {Page} page
+ */
 const totpCard = (page) => page.locator('#totp')
-const codesCard = (page) => page.locator('#codes')
+const codesCard = (/** @type {Page} */ page) => page.locator('#codes')
 
 /**
  * Starts an enrolment on the security page (the password first) and returns the secret it shows (the
  * groups of four joined), after checking the QR code is there.
+ * @param {Page} page
+ * @param {string} password
  */
 async function startEnrolment(page, password) {
   const form = page.locator('#totp details')
@@ -72,6 +101,7 @@ async function startEnrolment(page, password) {
   return readSecret(page)
 }
 
+/** @param {Page} page */
 async function readSecret(page) {
   const qr = page.getByRole('img', { name: "QR code de configuration de l'application d'authentification" })
   await qr.waitFor()
@@ -82,7 +112,11 @@ async function readSecret(page) {
   return shown.replace(/\s/g, '')
 }
 
-/** The ten recovery codes shown after an enrolment, checked with their download link. */
+/**
+ * The ten recovery codes shown after an enrolment, checked with their download link.
+ * @param {Page} page
+ * @param {string} login
+ */
 async function shownRecoveryCodes(page, login) {
   const list = page.getByRole('list', { name: 'Codes de secours' })
   await list.waitFor()
@@ -97,7 +131,8 @@ async function shownRecoveryCodes(page, login) {
   assert.equal(await download.getAttribute('download'), `codes-secours-${login}.txt`)
   const href = await download.getAttribute('href')
   assert.ok(href?.startsWith('data:text/plain'), href ?? 'no href')
-  const text = decodeURIComponent(href.slice(href.indexOf(',') + 1))
+  // A string: asserted above.
+  const text = decodeURIComponent(/** @type {string} */ (href).slice(/** @type {string} */ (href).indexOf(',') + 1))
   assert.match(text, new RegExp(login))
   for (const code of codes) assert.ok(text.includes(code), `${code} in the file`)
   return codes
@@ -107,6 +142,7 @@ MODES.forEach((mode, index) => {
   const n = index + 1
   const login = `mfa${n}`
   // What the cases of a mode share, in order: the secret enrolled, the last step accepted, the codes.
+  /** @type {{ secret: string, lastStep: number, codes: string[] }} */
   const state = { secret: '', lastStep: 0, codes: [] }
 
   describe(`the authenticator app ${mode.name}`, () => {
@@ -187,7 +223,8 @@ MODES.forEach((mode, index) => {
       await page.context().close()
 
       // A recovery code instead (typed in capitals: they do not matter).
-      const [first, second] = state.codes
+      // The ten codes of the first case (shown and counted there, with the secret asserted above).
+      const [first, second] = /** @type {[string, string, ...string[]]} */ (state.codes)
       const again = await newPage(mode)
       await toSecondStep(again, mode, login)
       await sendCode(again, first.toUpperCase())
@@ -210,7 +247,8 @@ MODES.forEach((mode, index) => {
     it('is turned off with the password (a wrong one refused); then the password alone signs in', async () => {
       assert.ok(state.secret, 'enrolled by the first case')
       const page = await newPage(mode)
-      await signInWithCode(page, mode, login, PASSWORD, state.codes[2])
+      // The third of the ten codes of the first case (its secret asserted above).
+      await signInWithCode(page, mode, login, PASSWORD, /** @type {string} */ (state.codes[2]))
       await page.goto('/pages/user/securite')
       await page.getByText('Désactiver l’application d’authentification').click()
       // A current code or the password, in the card (the recovery codes' card may ask for them too).

@@ -1,3 +1,4 @@
+// @ts-check
 // What a new user tripped over on the first screens (issue "What a new user trips over"): each
 // defect, as a person meets it, with and without JavaScript where it applies.
 import assert from 'node:assert/strict'

@@ -1,3 +1,4 @@
+// @ts-check
 // The notices a page gives after an action: where they show (never over the top bar's or the menu's
 // controls), and the notice of a new user, which leads to the user's profile by a link that a keyboard
 // reaches and a screen reader hears, with and without JavaScript.
@@ -6,16 +7,24 @@ import { describe, it } from 'node:test'
 import AxeBuilder from '@axe-core/playwright'
 import { MODES, notice, signIn, useBrowser } from './support.mjs'
 
+/** @typedef {import('./support.mjs').Page} Page */
+
 const newPage = useBrowser()
 
-/** 'dd/MM/yyyy' of today + `days`. */
+/**
+ * 'dd/MM/yyyy' of today + `days`.
+ * @param {number} days
+ */
 function wireDate(days) {
   const date = new Date(Date.now() + days * 86_400_000)
-  const pad = (n) => String(n).padStart(2, '0')
+  const pad = (/** @type {number} */ n) => String(n).padStart(2, '0')
   return `${pad(date.getDate())}/${pad(date.getMonth() + 1)}/${date.getFullYear()}`
 }
 
-/** A toast once it has come in (its entrance over). */
+/**
+ * A toast once it has come in (its entrance over).
+ * @param {Page} page
+ */
 async function shownToast(page) {
   const toast = page.locator('[data-sonner-toast][data-mounted="true"]').first()
   await toast.waitFor()
@@ -26,6 +35,8 @@ async function shownToast(page) {
 /**
  * The controls (links, buttons, fields) of `scope` that the toasts cover: shown in the viewport, and
  * another element on top at their centre, inside the toasts' region.
+ * @param {Page} page
+ * @param {string} scope
  */
 const covered = (page, scope) =>
   page.evaluate((selector) => {
@@ -54,12 +65,12 @@ describe('notices', () => {
     // A short laptop screen: the administrator's menu nearly fills the sidebar's height.
     await page.setViewportSize({ width: 1280, height: 720 })
     await signIn(page, mode, 'admin', 'Admin1234')
-    for (const [width, height, scope] of [
+    for (const [width, height, scope] of /** @type {[number, number, string][]} */ ([
       [1280, 720, 'body'],
       // On a phone the notice lies at the screen's bottom edge, over the page for its few seconds.
       [360, 640, 'header, aside'],
       [768, 1024, 'body'],
-    ]) {
+    ])) {
       await page.setViewportSize({ width, height })
       await page.goto('/pages/user/me')
       await page.getByRole('button', { name: 'Enregistrer', exact: true }).click()

@@ -1,3 +1,4 @@
+// @ts-check
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import AxeBuilder from '@axe-core/playwright'
@@ -113,13 +114,16 @@ for (const mode of MODES) {
   })
 }
 
-/** WCAG 2.1 A/AA violations, every impact. */
+/**
+ * WCAG 2.1 A/AA violations, every impact.
+ * @param {import('./support.mjs').Page} page
+ */
 async function violations(page) {
   const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze()
   return results.violations.map((v) => `${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)
 }
 
-/** The OpenID Connect pages a person sees: the portal's and the demo application's. */
+/** The OpenID Connect pages a person sees: the portal's and the demo application's. @type {[string, string][]} */
 const PAGES = [
   ['the demo signed out', '/demo-app/oidc'],
   ['a refused authorization', '/oidc/authorize?client_id=inconnu&redirect_uri=https%3A%2F%2Frp.example.test%2Fcb'],
@@ -135,7 +139,7 @@ for (const [language, acceptLanguage] of [
       const mode = { javaScriptEnabled: true }
       const page = await newPage({ ...mode, locale: acceptLanguage, acceptLanguage })
       await signIn(page, mode, 'agent', 'Agent1234')
-      const check = async (name) => {
+      const check = async (/** @type {string} */ name) => {
         assert.deepEqual(await violations(page), [], name)
         for (const width of [320, 360, 768]) {
           await page.setViewportSize({ width, height: 800 })

@@ -1,3 +1,4 @@
+// @ts-check
 // Passkeys in Chromium, through its virtual authenticator (the DevTools protocol's WebAuthn domain):
 // one registered from the security page, then the sign-in with it — passwordless, and as the second
 // step after the password — renamed and removed; and what the pages say without JavaScript.
@@ -5,11 +6,14 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { notice, secondStepHeading, signIn, submitLogin, useBrowser } from './support.mjs'
 
+/** @typedef {import('./support.mjs').Page} Page */
+
 const newPage = useBrowser()
 
 /**
  * A platform authenticator in this page's browser: it keeps discoverable passkeys and verifies its
  * user (as a fingerprint reader would), answering every prompt at once.
+ * @param {Page} page
  */
 async function virtualAuthenticator(page) {
   const cdp = await page.context().newCDPSession(page)
@@ -32,6 +36,7 @@ async function virtualAuthenticator(page) {
  * Opens the sign-in page with its autofill request refused (as on a browser that offers no passkey in
  * its suggestions): Chromium's virtual authenticator would answer it at once, where a person picks the
  * passkey among the identifier's suggestions. The page's buttons are then what asks.
+ * @param {Page} page
  */
 async function signInPageWithoutAutofill(page) {
   await page.context().clearCookies()
@@ -42,9 +47,12 @@ async function signInPageWithoutAutofill(page) {
   await page.unroute('**/login/passkey')
 }
 
-const signedIn = (page) => page.waitForURL((url) => url.pathname.startsWith('/pages/'))
+const signedIn = (/** @type {Page} */ page) => page.waitForURL((url) => url.pathname.startsWith('/pages/'))
 
-/** Ends the session the way a closed browser would: its cookies gone. */
+/**
+ * Ends the session the way a closed browser would: its cookies gone.
+ * @param {Page} page
+ */
 async function forget(page) {
   await page.context().clearCookies()
   await page.goto('/login')
@@ -80,7 +88,7 @@ describe('passkeys with JavaScript', () => {
     await page.goto('/pages/user/securite')
     const item = card.getByRole('listitem').filter({ hasText: 'Ordinateur' })
     await item.waitFor()
-    assert.match(await item.textContent(), /Dernière utilisation\s*Jamais/)
+    assert.match((await item.textContent()) ?? '', /Dernière utilisation\s*Jamais/)
 
     // Passwordless, from the identifier field's suggestions (the browser's autofill: the authenticator
     // picks its passkey as a person would): nothing typed, no verification to pass.
@@ -88,7 +96,8 @@ describe('passkeys with JavaScript', () => {
     await signedIn(page)
     await page.goto('/pages/user/securite')
     await item.waitFor()
-    assert.doesNotMatch(await item.textContent(), /Jamais/)
+    // An element's text: a string, never null.
+    assert.doesNotMatch(/** @type {string} */ (await item.textContent()), /Jamais/)
 
     // Passwordless, with the button.
     await signInPageWithoutAutofill(page)

@@ -1,3 +1,4 @@
+// @ts-check
 // Carrier self-registration and the authorisation queue (spec §2 /createAccount, admin/autorisation):
 // a carrier registers, an administrator authorises them from the queue, the carrier follows the mail
 // from the development mailbox, chooses a password and signs in — with and without JavaScript.
@@ -5,29 +6,43 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { focused, linkFromMailbox, MODES, notice, passCaptcha, signIn, submitLogin, useBrowser } from './support.mjs'
 
+/** @typedef {import('./support.mjs').Page} Page */
+
 const newPage = useBrowser()
 
-const pad = (n) => String(n).padStart(2, '0')
+const pad = (/** @type {number} */ n) => String(n).padStart(2, '0')
 /** Today in the organisation's time zone, as [year, month, day]. */
 function organisationToday() {
   const parts = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Paris' }).format(new Date()).split('-')
-  return parts.map(Number)
+  // 'yyyy-MM-dd': three numbers.
+  return /** @type {[number, number, number]} */ (parts.map(Number))
 }
-/** 'dd/MM/yyyy' of the organisation's today, and of that day next year (29 February: 1 March). */
+/**
+ * 'dd/MM/yyyy' of the organisation's today, and of that day next year (29 February: 1 March).
+ * @param {{ years?: number }} [options]
+ */
 function wireToday({ years = 0 } = {}) {
   const [year, month, day] = organisationToday()
   const date = new Date(Date.UTC(year + years, month - 1, day))
   return `${pad(date.getUTCDate())}/${pad(date.getUTCMonth() + 1)}/${date.getUTCFullYear()}`
 }
 
-/** The names of the public carrier list, as any visitor reads them. */
+/**
+ * The names of the public carrier list, as any visitor reads them.
+ * @param {Page} page
+ * @returns {Promise<string[]>}
+ */
 async function publicCarriers(page) {
   const response = await page.request.get('/portail-backend/rest/public/bd/transporteur/structures')
   assert.equal(response.status(), 200)
-  return (await response.json()).map((carrier) => carrier.nom)
+  return (await response.json()).map((/** @type {{ nom: string }} */ carrier) => carrier.nom)
 }
 
-/** Fills the registration form as a carrier does (the company typed or picked by its name). */
+/**
+ * Fills the registration form as a carrier does (the company typed or picked by its name).
+ * @param {Page} page
+ * @param {{ company: string, mail: string, nom: string, prenom: string }} fields
+ */
 async function fillRegistration(page, { company, mail, nom, prenom }) {
   await page.getByLabel('Entreprise').fill(company)
   await page.getByLabel('Adresse e-mail', { exact: true }).fill(mail)

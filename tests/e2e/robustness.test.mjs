@@ -1,3 +1,4 @@
+// @ts-check
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { BASE_URL, MODES, PORT, signIn, useBrowser } from './support.mjs'
@@ -5,7 +6,11 @@ import { BASE_URL, MODES, PORT, signIn, useBrowser } from './support.mjs'
 const newPage = useBrowser()
 
 describe('robustness', () => {
-  /** A page of another site (127.0.0.1 is not the same site as localhost) with a link to `target`. */
+  /**
+   * A page of another site (127.0.0.1 is not the same site as localhost) with a link to `target`.
+   * @param {import('./support.mjs').Page} page
+   * @param {string} target
+   */
   async function followLinkFromElsewhere(page, target) {
     const elsewhere = `http://127.0.0.1:${PORT}/elsewhere`
     await page.route(elsewhere, (route) =>

@@ -1,3 +1,4 @@
+// @ts-check
 // Browser tests: the built Worker bundled once as deployed, then two servers (E2E_WORKERS), each with its
 // own fresh local D1 (migrations + demo data + fixtures) on its own free port, run by Miniflare alone
 // (scripts/serve-bundle.mjs); node's test runner goes through tests/e2e/*.test.mjs, each server taking the
@@ -9,13 +10,18 @@ import { availableParallelism, tmpdir } from 'node:os'
 import path from 'node:path'
 import { bundleWorker, ensureDevVars, migrate, quietEnv, root, seed, serveBundle } from '../../scripts/local.mjs'
 
+/**
+ * A port free on 127.0.0.1 now, as the system gives one.
+ * @returns {Promise<number>}
+ */
 function freePort() {
   return new Promise((resolve, reject) => {
     const server = createServer()
     server.unref()
     server.on('error', reject)
     server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address()
+      // Listening on a TCP port: its address is one (a pipe's would be a string).
+      const { port } = /** @type {import('node:net').AddressInfo} */ (server.address())
       server.close(() => resolve(port))
     })
   })
@@ -32,18 +38,27 @@ if (files.length === 0) throw new Error(`E2E_ONLY=${process.env.E2E_ONLY} matche
 // Two at once on two cores: a file's time is partly the server's and the network's, and each file's
 // browser waits on its pages; more would only queue for the processor.
 const workers = Math.min(files.length, Number(process.env.E2E_WORKERS ?? Math.max(2, availableParallelism())))
-const vars = ensureDevVars()
+// scripts/local.mjs has no JSDoc types: .dev.vars read as names and values.
+const vars = /** @type {Record<string, string>} */ (ensureDevVars())
 // The fixtures' dates count from the day they are loaded (`date('now', …)`): the tests count from it too.
 const fixturesDay = new Date().toISOString().slice(0, 10)
 bundleWorker()
 
-/** One server: its port, its fresh database loaded, the bundle served on it (log in .wrangler/e2e-server-<n>.log). */
+/**
+ * One server: its port, its fresh database loaded, the bundle served on it (log in .wrangler/e2e-server-<n>.log).
+ * @param {number} index
+ */
 async function startServer(index) {
   const persistTo = mkdtempSync(path.join(tmpdir(), 'portail-e2e-'))
   const port = await freePort()
   migrate(persistTo)
   // The demo OpenID Connect client's addresses are on the port this server serves on.
-  await seed(persistTo, vars.PASSWORD_PEPPER, `http://localhost:${port}`)
+  // (`seed`'s `domain` is typed by its default alone, `undefined`, in scripts/local.mjs, which has no JSDoc types.)
+  await /** @type {(persistTo: string, pepper: string | undefined, domain?: string) => Promise<unknown>} */ (seed)(
+    persistTo,
+    vars.PASSWORD_PEPPER,
+    `http://localhost:${port}`,
+  )
   const fixtures = spawnSync(
     path.join(root, 'node_modules', '.bin', 'wrangler'),
     [
@@ -65,7 +80,9 @@ async function startServer(index) {
   const { child } = await serveBundle({
     port,
     persistTo,
-    stdio: openSync(logFile, 'w'),
+    // A file descriptor, as spawn takes it (scripts/local.mjs, without JSDoc types, types `stdio` by its
+    // default 'inherit' alone).
+    stdio: /** @type {any} */ (openSync(logFile, 'w')),
     vars: {
       CAPTCHA_MAX_NUMBER: '5000',
       LOGIN_RATE_PER_MINUTE: '1000',
@@ -76,6 +93,9 @@ async function startServer(index) {
   return { index, port, persistTo, child, logFile }
 }
 
+/** @typedef {Awaited<ReturnType<typeof startServer>>} Server */
+
+/** @type {Server[]} */
 const servers = []
 for (let index = 1; index <= workers; index++) servers.push(await startServer(index))
 
@@ -83,9 +103,13 @@ for (let index = 1; index <= workers; index++) servers.push(await startServer(in
  * Runs one file against `server`; its output is printed whole when it ends (two files' lines never mix).
  * No time limit per file: a file takes what its cases take. What bounds a run is each browser step's own
  * limit (support.mjs), so a stuck page still fails at the step that waits for it.
+ * @param {string} file
+ * @param {Server} server
+ * @returns {Promise<number>} its exit code
  */
 const runFile = (file, server) =>
   new Promise((resolve) => {
+    /** @type {Buffer[]} */
     const chunks = []
     const runner = spawn(process.execPath, ['--test', file], {
       cwd: root,
@@ -108,8 +132,11 @@ const runFile = (file, server) =>
 // A file that fails is run once more, and the run says so; a file that fails twice fails the run.
 // A file run twice is a defect to look into.
 const queue = [...files]
+/** @type {string[]} */
 const retried = []
+/** @type {{ file: string, server: Server }[]} */
 const failed = []
+/** @param {Server} server */
 async function work(server) {
   for (let file = queue.shift(); file; file = queue.shift()) {
     if ((await runFile(file, server)) === 0) continue

@@ -1,3 +1,4 @@
+// @ts-check
 // The service accounts (/pages/admin/comptesService): an administrator creates a read-only account
 // and sees its secret once (never again, the page reloaded), creates an administrator account (their
 // password asked, a wrong one and a missing one said on the field, keys that are not JSON on theirs),
@@ -12,26 +13,42 @@ import { describe, it } from 'node:test'
 import AxeBuilder from '@axe-core/playwright'
 import { BASE_URL, MODES, notice, signIn, useBrowser } from './support.mjs'
 
+/** @typedef {import('./support.mjs').Page} Page */
+/** @typedef {import('./support.mjs').Scripting} Scripting */
+
 const newPage = useBrowser()
 
 const SCREEN = '/pages/admin/comptesService'
 
-/** The list's row of an account. */
+/**
+ * The list's row of an account.
+ * @param {Page} page
+ * @param {string} nom
+ */
 const rowOf = (page, nom) => page.getByRole('row').filter({ hasText: nom })
 
-/** WCAG 2.1 A/AA violations, described well enough to act on (as tests/e2e/accessibility.test.mjs). */
+/**
+ * WCAG 2.1 A/AA violations, described well enough to act on (as tests/e2e/accessibility.test.mjs).
+ * @param {Page} page
+ */
 async function violations(page) {
   const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze()
   return results.violations.map((v) => `${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)
 }
 
-/** A new public key as a JWK (P-256), with `kid` when given. */
+/**
+ * A new public key as a JWK (P-256), with `kid` when given.
+ * @param {string} [kid]
+ */
 function publicJwk(kid) {
   const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
   return { ...publicKey.export({ format: 'jwk' }), ...(kid ? { kid } : {}) }
 }
 
-/** How far the page reaches beyond the narrow viewports (320 and 360 px), in pixels: the widest. */
+/**
+ * How far the page reaches beyond the narrow viewports (320 and 360 px), in pixels: the widest.
+ * @param {Page} page
+ */
 async function sideways(page) {
   const size = page.viewportSize()
   let over = 0
@@ -46,7 +63,12 @@ async function sideways(page) {
   return over
 }
 
-/** The structure chosen as a person does: typed in the combobox and picked, or in the native select. */
+/**
+ * The structure chosen as a person does: typed in the combobox and picked, or in the native select.
+ * @param {Page} page
+ * @param {Scripting} mode
+ * @param {string} nom
+ */
 async function chooseStructure(page, mode, nom) {
   const form = page.locator('#nouveau-compte')
   if (mode.javaScriptEnabled) {
@@ -57,7 +79,11 @@ async function chooseStructure(page, mode, nom) {
   }
 }
 
-/** The credentials the page shows once: the client id and the secret. */
+/**
+ * The credentials the page shows once: the client id and the secret.
+ * @param {Page} page
+ * @param {string} nom
+ */
 async function shownCredentials(page, nom) {
   await page.getByRole('heading', { name: `Identifiants de ${nom}`, level: 1 }).waitFor()
   await page.getByText('Copiez ce secret maintenant : il ne sera plus jamais affiché.', { exact: false }).waitFor()
@@ -68,7 +94,11 @@ async function shownCredentials(page, nom) {
   return { clientId, secret }
 }
 
-/** A token of the client credentials grant (client_secret_basic), or the refusal's status. */
+/**
+ * A token of the client credentials grant (client_secret_basic), or the refusal's status.
+ * @param {string} clientId
+ * @param {string} secret
+ */
 async function tokenFor(clientId, secret) {
   const response = await fetch(`${BASE_URL}/portail-backend/oidc/token`, {
     method: 'POST',
@@ -85,7 +115,13 @@ async function tokenFor(clientId, secret) {
   }
 }
 
-/** A REST call of the program. */
+/**
+ * A REST call of the program.
+ * @param {string | null} token
+ * @param {string} method
+ * @param {string} path
+ * @param {unknown} [body]
+ */
 const apiCall = (token, method, path, body) =>
   fetch(`${BASE_URL}/portail-backend/rest${path}`, {
     method,
@@ -182,7 +218,7 @@ for (const [index, mode] of MODES.entries()) {
 
       await page.getByRole('link', { name: 'Retour aux comptes de service' }).click()
       await page.getByRole('heading', { name: 'Comptes de service', level: 1 }).waitFor()
-      assert.match(await rowOf(page, writer).textContent(), /Administrateur/)
+      assert.match((await rowOf(page, writer).textContent()) ?? '', /Administrateur/)
       await page.getByRole('link', { name: `Nouveau secret pour ${writer}` }).click()
       const panel = page.getByRole('region', { name: `Nouveau secret pour ${writer}` })
       await panel.getByText('L’ancien fonctionne encore 24 h', { exact: false }).waitFor()
@@ -212,8 +248,9 @@ for (const [index, mode] of MODES.entries()) {
         await page.getByRole('link', { name: 'Retour aux comptes de service' }).click()
         const row = rowOf(page, writer)
         await row.waitFor()
-        assert.match(await row.textContent(), /[2-9]\d* appels aujourd’hui/)
-        assert.doesNotMatch(await row.textContent(), /Jamais utilisé/)
+        assert.match((await row.textContent()) ?? '', /[2-9]\d* appels aujourd’hui/)
+        // An element's text: a string, never null.
+        assert.doesNotMatch(/** @type {string} */ (await row.textContent()), /Jamais utilisé/)
         // The history names it where it names a user.
         await page.goto(`/pages/admin/listeLogs?q=${encodeURIComponent(writer)}`)
         const history = page.getByRole('table', { name: 'Historique des actions' })
@@ -303,7 +340,7 @@ for (const [index, mode] of MODES.entries()) {
       await row.getByText('Désactivé', { exact: true }).waitFor()
       assert.equal(await rowOf(page, nom).count(), 0)
       // Switched off, under the same client id: refused at its next call.
-      assert.match(await row.textContent(), new RegExp(clientId))
+      assert.match((await row.textContent()) ?? '', new RegExp(clientId))
       assert.equal((await tokenFor(clientId, secret)).token, null, 'off: no token')
       await page.context().close()
     })
@@ -342,7 +379,7 @@ for (const [index, mode] of MODES.entries()) {
       await panel.getByLabel('Votre mot de passe').fill('Admin1234')
       await panel.getByRole('button', { name: 'Enregistrer' }).click()
       await notice(page, `Compte de service ${nom} enregistré.`).waitFor()
-      assert.match(await rowOf(page, nom).textContent(), /API REST[\s\S]*Historique/)
+      assert.match((await rowOf(page, nom).textContent()) ?? '', /API REST[\s\S]*Historique/)
       await page.context().close()
     })
 
@@ -372,7 +409,7 @@ for (const [index, mode] of MODES.entries()) {
       await keys.fill(JSON.stringify({ keys: [publicJwk('a'), publicJwk('b')] }))
       await panel.getByRole('button', { name: 'Enregistrer' }).click()
       await notice(page, `Compte de service ${nom} enregistré.`).waitFor()
-      assert.match(await rowOf(page, nom).textContent(), /2 clés publiques/)
+      assert.match((await rowOf(page, nom).textContent()) ?? '', /2 clés publiques/)
       await page.context().close()
     })
   })

@@ -1,6 +1,10 @@
+// @ts-check
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { MODES, notice, signIn, useBrowser } from './support.mjs'
+
+/** @typedef {import('./support.mjs').Page} Page */
+/** @typedef {import('./support.mjs').Scripting} Scripting */
 
 const newPage = useBrowser()
 
@@ -8,7 +12,11 @@ const newPage = useBrowser()
 const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0'
 const PASSWORD = 'Agent1234'
 
-/** A browser of its own, signed in as `login` (its scripts on: what it does is not under test). */
+/**
+ * A browser of its own, signed in as `login` (its scripts on: what it does is not under test).
+ * @param {string} login
+ * @param {string} [userAgent]
+ */
 async function otherDevice(login, userAgent = FIREFOX) {
   const page = await newPage({ javaScriptEnabled: true, userAgent })
   await signIn(page, { javaScriptEnabled: true }, login, PASSWORD)
@@ -18,6 +26,8 @@ async function otherDevice(login, userAgent = FIREFOX) {
 /**
  * Whether that browser's session is over: its next page sends it to the login form, which says the
  * session was ended from another device (or by an administrator, `by`).
+ * @param {Page} page
+ * @param {string} [by]
  */
 async function signedOut(page, by = 'Votre session a été terminée depuis un autre appareil.') {
   await page.goto('/pages/user/acces')
@@ -25,13 +35,27 @@ async function signedOut(page, by = 'Votre session a été terminée depuis un a
   await page.getByRole('status').filter({ hasText: by }).waitFor()
 }
 
-/** The list's rows, under the list's heading. */
+/**
+ * The list's rows, under the list's heading.
+ * @param {Page} page
+ */
 const rows = (page) => page.locator('#sessions').getByRole('listitem')
 
-/** A confirmation's trigger: a button that opens the dialog once the page is live, else a link to the panel. */
+/**
+ * A confirmation's trigger: a button that opens the dialog once the page is live, else a link to the panel.
+ * @param {Page} page
+ * @param {Scripting} mode
+ * @param {string | RegExp} name
+ */
 const trigger = (page, mode, name) => page.getByRole(mode.javaScriptEnabled ? 'button' : 'link', { name })
 
-/** Confirms in the dialog, or without JavaScript in the panel the link led to. */
+/**
+ * Confirms in the dialog, or without JavaScript in the panel the link led to.
+ * @param {Page} page
+ * @param {Scripting} mode
+ * @param {string} title
+ * @param {string} button
+ */
 async function confirm(page, mode, title, button) {
   const where = mode.javaScriptEnabled
     ? page.getByRole('alertdialog', { name: title })
@@ -40,7 +64,10 @@ async function confirm(page, mode, title, button) {
   await where.getByRole('button', { name: button, exact: true }).click()
 }
 
-/** How far the page reaches beyond the viewport, in pixels. */
+/**
+ * How far the page reaches beyond the viewport, in pixels.
+ * @param {Page} page
+ */
 const overflow = (page) =>
   page.evaluate(() => Math.max(0, document.documentElement.scrollWidth - document.documentElement.clientWidth))
 
@@ -60,7 +87,7 @@ MODES.forEach((mode, index) => {
       await other.getByRole('heading', { name: 'Firefox 128.0', level: 3 }).waitFor()
       await other.getByText('Ouverte le', { exact: true }).waitFor()
       await other.getByText('Dernière activité', { exact: true }).waitFor()
-      assert.match(await other.textContent(), /Applications lancéesAucune/)
+      assert.match((await other.textContent()) ?? '', /Applications lancéesAucune/)
 
       // Nothing scrolls sideways on a phone or a tablet, the confirmation's panel open or not.
       for (const path of ['/pages/user/me', '/pages/user/me?confirmer=sessions-autres']) {

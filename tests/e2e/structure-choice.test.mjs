@@ -1,3 +1,4 @@
+// @ts-check
 // A structure to choose among more than a form lists (the first 50 of the scope, by name): the others are
 // found by name, as one types with JavaScript, through a search field without.
 import assert from 'node:assert/strict'

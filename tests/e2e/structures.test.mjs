@@ -1,23 +1,39 @@
+// @ts-check
 // The organisation screens (issue 10): an administrator creates, edits, staffs and deletes
 // structures, and pages and sorts the list through its URL, with and without JavaScript.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { cameBackAtFragment, holdScripts, MODES, notice, signIn, useBrowser } from './support.mjs'
 
+/** @typedef {import('./support.mjs').Page} Page */
+/** @typedef {import('./support.mjs').Scripting} Scripting */
+
 const newPage = useBrowser()
 
-/** The first cell of the list's first row, once it reads `text` (the page may still be loading). */
+/**
+ * The first cell of the list's first row, once it reads `text` (the page may still be loading).
+ * @param {Page} page
+ * @param {string | RegExp} text
+ */
 const firstCellReads = (page, text) =>
   page.getByRole('table').locator('tbody tr').first().locator('td').first().filter({ hasText: text }).waitFor()
 
-/** 'dd/MM/yyyy' of today + `days`. */
+/**
+ * 'dd/MM/yyyy' of today + `days`.
+ * @param {number} days
+ */
 function wireDate(days) {
   const date = new Date(Date.now() + days * 86_400_000)
-  const pad = (n) => String(n).padStart(2, '0')
+  const pad = (/** @type {number} */ n) => String(n).padStart(2, '0')
   return `${pad(date.getDate())}/${pad(date.getMonth() + 1)}/${date.getFullYear()}`
 }
 
-/** Chooses a type in the structure form: on change with JavaScript, with its button without. */
+/**
+ * Chooses a type in the structure form: on change with JavaScript, with its button without.
+ * @param {Page} page
+ * @param {Scripting} mode
+ * @param {string} label
+ */
 async function chooseType(page, mode, label) {
   await page.getByLabel('Type').selectOption({ label })
   if (!mode.javaScriptEnabled)
@@ -25,7 +41,12 @@ async function chooseType(page, mode, label) {
   await page.waitForURL((url) => url.searchParams.has('type'))
 }
 
-/** Deletes a structure of the list through its confirmation: a dialog with JavaScript, a page without. */
+/**
+ * Deletes a structure of the list through its confirmation: a dialog with JavaScript, a page without.
+ * @param {Page} page
+ * @param {Scripting} mode
+ * @param {string} nom
+ */
 async function deleteFromList(page, mode, nom) {
   const trigger = page.getByRole(mode.javaScriptEnabled ? 'button' : 'link', { name: `Supprimer ${nom}` })
   await trigger.click()

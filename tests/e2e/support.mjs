@@ -218,7 +218,10 @@ export const ADMIN_SCREENS = [
   '/pages/admin/revues/970',
 ]
 
-/** Each page with JavaScript and without. @type {Mode[]} */
+/**
+ * Each page with JavaScript and without: a pair, so that `MODES[0]` is a mode, not possibly undefined.
+ * @type {[Mode, Mode]}
+ */
 export const MODES = [
   { name: 'with JavaScript', javaScriptEnabled: true },
   { name: 'without JavaScript', javaScriptEnabled: false },

@@ -1,3 +1,4 @@
+// @ts-check
 // The function templates (issue 25) and the story that was a dead end: a root administrator adds a
 // function to the agencies' template; a delegated administrator creates an agency under their
 // direction, which starts with it; a user created there with it is invited, signs in and launches.
@@ -6,21 +7,35 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { linkFromMailbox, MODES, notice, signIn, until, useBrowser } from './support.mjs'
 
+/** @typedef {import('./support.mjs').Page} Page */
+
 const newPage = useBrowser()
 
-/** 'dd/MM/yyyy' of today + `days`. */
+/**
+ * 'dd/MM/yyyy' of today + `days`.
+ * @param {number} days
+ */
 function wireDate(days) {
   const date = new Date(Date.now() + days * 86_400_000)
-  const pad = (n) => String(n).padStart(2, '0')
+  const pad = (/** @type {number} */ n) => String(n).padStart(2, '0')
   return `${pad(date.getDate())}/${pad(date.getMonth() + 1)}/${date.getFullYear()}`
 }
 
-/** A function of the template form, by its place (1 for the first). */
+/**
+ * A function of the template form, by its place (1 for the first).
+ * @param {Page} page
+ * @param {number} n
+ */
 const fonction = (page, n) => page.getByRole('group', { name: `Fonction ${n}`, exact: true })
 
-/** The names of the template form's functions, in order. */
+/**
+ * The names of the template form's functions, in order.
+ * @param {Page} page
+ */
 const names = (page) =>
-  page.locator('#modele input[name$=".libelle"]').evaluateAll((inputs) => inputs.map((i) => i.value))
+  page
+    .locator('#modele input[name$=".libelle"]')
+    .evaluateAll((/** @type {HTMLInputElement[]} */ inputs) => inputs.map((i) => i.value))
 
 for (const [index, mode] of MODES.entries()) {
   const suffix = index === 0 ? 'JS' : 'sans JS'
@@ -60,7 +75,9 @@ for (const [index, mode] of MODES.entries()) {
       await page.getByRole('button', { name: `Monter la fonction ${before.length + 1}` }).click()
       await until(
         page,
-        ([name, at]) => document.querySelectorAll('#modele input[name$=".libelle"]')[at]?.value === name,
+        (/** @type {[string, number]} */ [name, at]) =>
+          /** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll('#modele input[name$=".libelle"]'))[at]
+            ?.value === name,
         [added, before.length - 1],
       )
       await page.getByRole('button', { name: 'Ajouter une fonction' }).click()

@@ -7,7 +7,14 @@ import http from 'node:http'
 import { describe, it } from 'node:test'
 import { BASE_URL, PORT } from './support.mjs'
 
-/** Sends `body` by POST on `agent`'s one connection; the status and the body of the answer. */
+/**
+ * Sends `body` by POST on `agent`'s one connection; the status and the body of the answer.
+ * @param {http.Agent} agent
+ * @param {string} path
+ * @param {string} body
+ * @param {Record<string, string>} headers
+ * @returns {Promise<{ status: number | undefined, text: string }>}
+ */
 function post(agent, path, body, headers) {
   return new Promise((resolve, reject) => {
     const request = http.request(

@@ -1,3 +1,4 @@
+// @ts-check
 // The user administration screens: the list of the scope's users (filters, search, pages, expandable
 // rows, delete and restore) and a user's profile as an administrator sees it (switches, effective
 // rights), with and without JavaScript.
@@ -14,19 +15,33 @@ import {
   useBrowser,
 } from './support.mjs'
 
+/** @typedef {import('./support.mjs').Page} Page */
+/** @typedef {import('./support.mjs').Scripting} Scripting */
+
 const newPage = useBrowser()
 
-/** The list's rows (the expandable detail rows aside). */
+/**
+ * The list's rows (the expandable detail rows aside).
+ * @param {Page} page
+ */
 const rows = (page) => page.getByRole('table').locator('tbody tr:not([id^="details-"])')
 
-/** 'dd/MM/yyyy' of today + `days`. */
+/**
+ * 'dd/MM/yyyy' of today + `days`.
+ * @param {number} days
+ */
 function wireDate(days) {
   const date = new Date(Date.now() + days * 86_400_000)
-  const pad = (n) => String(n).padStart(2, '0')
+  const pad = (/** @type {number} */ n) => String(n).padStart(2, '0')
   return `${pad(date.getDate())}/${pad(date.getMonth() + 1)}/${date.getFullYear()}`
 }
 
-/** Searches the list: as one types with JavaScript, with the button without. */
+/**
+ * Searches the list: as one types with JavaScript, with the button without.
+ * @param {Page} page
+ * @param {Scripting} mode
+ * @param {string} text
+ */
 async function search(page, mode, text) {
   await page.getByLabel('Rechercher par nom ou prénom').fill(text)
   if (!mode.javaScriptEnabled) await page.getByRole('button', { name: 'Rechercher' }).click()
@@ -194,7 +209,10 @@ for (const [index, mode] of MODES.entries()) {
 }
 
 describe('a new administrator creating a user with JavaScript', () => {
-  /** The create-user form of Agence Lille, filled but for the address. */
+  /**
+   * The create-user form of Agence Lille, filled but for the address.
+   * @param {Page} page
+   */
   async function fillAllButTheAddress(page) {
     await signIn(page, { javaScriptEnabled: true }, 'admin', 'Admin1234')
     await page.goto('/pages/admin/user/4/new')
@@ -209,10 +227,10 @@ describe('a new administrator creating a user with JavaScript', () => {
     const page = await newPage({ javaScriptEnabled: true })
     await fillAllButTheAddress(page)
     const long = `${'a'.repeat(41)}@portail.example`
-    for (const [typed, message] of [
+    for (const [typed, message] of /** @type {[string, string][]} */ ([
       ['abc', 'Adresse e-mail invalide'],
       [long, "L'adresse e-mail compte 50 caractères au plus"],
-    ]) {
+    ])) {
       await page.getByLabel('Adresse e-mail', { exact: true }).fill(typed)
       await page.getByLabel('Confirmation de l’adresse e-mail').fill(typed)
       await page.getByText(message).waitFor()

@@ -1,3 +1,4 @@
+// @ts-check
 // Every screen at phone and tablet widths: nothing may make the page scroll sideways, from 320 px up;
 // nor may a list hide what it holds (a clipped cell, an action off-screen in a table that scrolls
 // sideways, a word broken letter by letter), and the top of a phone's page leaves room for the page.
@@ -14,8 +15,11 @@ import {
   useBrowser,
 } from './support.mjs'
 
+/** @typedef {import('./support.mjs').Page} Page */
+
 const newPage = useBrowser()
 
+/** @type {[number, number, number]} */
 const WIDTHS = [320, 360, 768]
 const PUBLIC = [
   '/login',
@@ -37,7 +41,10 @@ const SIGNED_IN = [
   '/pages/admin/listeLogs?q=fontaine-durand',
 ]
 
-/** How far the page reaches beyond the viewport, in pixels (0 when it fits). */
+/**
+ * How far the page reaches beyond the viewport, in pixels (0 when it fits).
+ * @param {Page} page
+ */
 const overflow = (page) =>
   page.evaluate(() => Math.max(0, document.documentElement.scrollWidth - document.documentElement.clientWidth))
 
@@ -45,12 +52,15 @@ const overflow = (page) =>
  * What the page's content hides or mangles, described: a table that scrolls sideways or a cell whose
  * content overflows it, a link or button of the content that reaches past the viewport, a word spread
  * over more than two lines (a mail broken letter by letter in a narrow column).
+ * @param {Page} page
  */
 const misfits = (page) =>
   page.evaluate(() => {
+    /** @type {string[]} */
     const found = []
-    const name = (element) => (element.getAttribute('aria-label') || element.textContent || '').trim().slice(0, 40)
-    const shown = (element) => {
+    const name = (/** @type {Element} */ element) =>
+      (element.getAttribute('aria-label') || element.textContent || '').trim().slice(0, 40)
+    const shown = (/** @type {Element} */ element) => {
       const box = element.getBoundingClientRect()
       // The visually hidden (sr-only) are 1 px: not what a person sees.
       return element.checkVisibility() && box.width > 1 && box.height > 1
@@ -68,10 +78,20 @@ const misfits = (page) =>
       const box = control.getBoundingClientRect()
       return shown(control) && (box.left < -1 || box.right > width + 1)
     })
-    if (outside.length > 0) found.push(`${outside.length} off-screen, first: ${name(outside[0])}`)
-    const walker = document.createTreeWalker(document.querySelector('main'), NodeFilter.SHOW_TEXT)
+    if (outside.length > 0)
+      found.push(`${outside.length} off-screen, first: ${name(/** @type {Element} */ (outside[0]))}`)
+    // Every screen measured has its <main>.
+    const walker = document.createTreeWalker(
+      /** @type {HTMLElement} */ (document.querySelector('main')),
+      NodeFilter.SHOW_TEXT,
+    )
     const range = document.createRange()
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    // Text nodes alone (SHOW_TEXT).
+    for (
+      let node = /** @type {Text | null} */ (walker.nextNode());
+      node;
+      node = /** @type {Text | null} */ (walker.nextNode())
+    ) {
       if (!node.parentElement || !shown(node.parentElement)) continue
       for (const word of node.data.matchAll(/\S{6,}/g)) {
         range.setStart(node, word.index)
@@ -86,6 +106,9 @@ const misfits = (page) =>
 /**
  * The page at `width`, laid out again; with JavaScript, two frames later (a script that follows the width has answered).
  * (A page without scripts draws no frame for the test to wait on: its layout is the style sheet's alone.)
+ * @param {Page} page
+ * @param {number} width
+ * @param {import('./support.mjs').Scripting} mode
  */
 async function resize(page, width, { javaScriptEnabled }) {
   await page.setViewportSize({ width, height: 800 })
@@ -94,9 +117,17 @@ async function resize(page, width, { javaScriptEnabled }) {
   }
 }
 
-/** The height of the page's top bar, with the menu's bar above it on a phone. */
+/**
+ * The height of the page's top bar, with the menu's bar above it on a phone.
+ * @param {Page} page
+ */
 const headerHeight = (page) =>
-  page.evaluate(() => Math.round(document.querySelector('main').getBoundingClientRect().top + window.scrollY))
+  page.evaluate(() =>
+    // Every screen measured has its <main>.
+    Math.round(
+      /** @type {HTMLElement} */ (document.querySelector('main')).getBoundingClientRect().top + window.scrollY,
+    ),
+  )
 
 for (const mode of MODES) {
   describe(`screen widths ${mode.name}`, () => {
@@ -217,7 +248,7 @@ MODES.forEach((mode, index) => {
       const page = await newPage(mode)
       const measured = []
       /** The page as it is, at each width (a form's answer is not opened again: the window is resized). */
-      const measure = async (what) => {
+      const measure = async (/** @type {string} */ what) => {
         for (const width of WIDTHS) {
           await page.setViewportSize({ width, height: 800 })
           measured.push({ width, path: what, overflow: await overflow(page) })
