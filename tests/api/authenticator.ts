@@ -1,4 +1,7 @@
 import { isoBase64URL, isoCBOR } from '@simplewebauthn/server/helpers'
+import type { z } from 'zod'
+import type { creationOptionsSchema, requestOptionsSchema } from '../../worker-api/contract/sign-in/passkeys'
+import { api, okBody } from './client'
 import { ORIGIN, post } from './helpers'
 
 /*
@@ -53,20 +56,22 @@ const UP = 0x01
 const UV = 0x04
 const AT = 0x40
 
-export type CreationOptions = {
-  challenge: string
-  rp: { id: string; name: string }
-  user: { id: string; name: string; displayName: string }
-  attestation: string
-  excludeCredentials: { id: string }[]
+/** The options of a new passkey, as the API declares them (PublicKeyCredentialCreationOptionsJSON). */
+export type CreationOptions = z.infer<typeof creationOptionsSchema>
+/** The options of a passkey sign-in, as the API declares them (PublicKeyCredentialRequestOptionsJSON). */
+export type RequestOptions = z.infer<typeof requestOptionsSchema>
+
+/** The host the options bind the answer to: the API always names one. */
+function rpIdOf(id: string | undefined): string {
+  if (id === undefined) throw new Error('the options name no relying party id')
+  return id
 }
-export type RequestOptions = { challenge: string; rpId: string; allowCredentials: { id: string }[] }
 
 /** The authenticator's answer to registration options (what startRegistration gives). */
 export async function attest(
   authenticator: Authenticator,
   options: Pick<CreationOptions, 'challenge' | 'rp'>,
-  { origin = ORIGIN, rpId = options.rp.id } = {},
+  { origin = ORIGIN, rpId = rpIdOf(options.rp.id) } = {},
 ) {
   const jwk = await crypto.subtle.exportKey('jwk', authenticator.keys.publicKey)
   const cose = isoCBOR.encode(
@@ -103,9 +108,9 @@ export async function attest(
       attestationObject: b64u(new Uint8Array(attestationObject)),
       transports: ['internal'],
     },
-    authenticatorAttachment: 'platform',
+    authenticatorAttachment: 'platform' as const,
     clientExtensionResults: {},
-    type: 'public-key',
+    type: 'public-key' as const,
   }
 }
 
@@ -113,7 +118,7 @@ export async function attest(
 export async function assertion(
   authenticator: Authenticator,
   options: Pick<RequestOptions, 'challenge' | 'rpId'>,
-  { origin = ORIGIN, rpId = options.rpId, counter = ++authenticator.counter, userVerified = true } = {},
+  { origin = ORIGIN, rpId = rpIdOf(options.rpId), counter = ++authenticator.counter, userVerified = true } = {},
 ) {
   const authData = concat(await sha256(utf8(rpId)), new Uint8Array([userVerified ? UP | UV : UP]), uint32(counter))
   const clientDataJSON = utf8(JSON.stringify({ type: 'webauthn.get', challenge: options.challenge, origin }))
@@ -131,7 +136,7 @@ export async function assertion(
       signature: b64u(derSignature(new Uint8Array(signed))),
     },
     clientExtensionResults: {},
-    type: 'public-key',
+    type: 'public-key' as const,
   }
 }
 
@@ -141,9 +146,7 @@ export async function assertion(
  */
 export async function registeredAuthenticator(token: string, nom = 'Clé', motDePasse = 'Secret12') {
   const authenticator = await newAuthenticator()
-  const options = (await (
-    await post('/rest/bd/mfa/passkeys/options', { motDePasse }, { token })
-  ).json()) as CreationOptions
+  const options = await okBody(api(token).rest.bd.mfa.passkeys.options.$post({ json: { motDePasse } }))
   const response = await post(
     '/rest/bd/mfa/passkeys',
     { nom, reponse: await attest(authenticator, options) },
@@ -155,8 +158,8 @@ export async function registeredAuthenticator(token: string, nom = 'Clé', motDe
 
 /** The authenticator's answer to fresh sign-in options (passwordless, or the second step of `challenge`). */
 export async function signInAnswer(authenticator: Authenticator, challenge?: string) {
-  const options = (await (
-    await post('/rest/public/bd/login/passkey/options', challenge ? { challenge } : {})
-  ).json()) as RequestOptions
+  const options = await okBody(
+    api().rest.public.bd.login.passkey.options.$post({ json: challenge ? { challenge } : {} }),
+  )
   return assertion(authenticator, options)
 }

@@ -10,10 +10,11 @@ import { app, ORIGIN } from './helpers'
  * path, a parameter or a body the routes do not declare fails `npm run typecheck`, and an answer is read as the type
  * its status declares (`okBody`), never cast by hand. It runs in-process (`app.request`, real routing, middleware and
  * D1), then waits for the work a response left running (mail delivery), as the Workers runtime would. `token` is the
- * caller's bearer token; `overrides` change the Worker's bindings for these calls.
+ * caller's bearer token; `overrides` change the Worker's bindings for these calls; `origin` is the host the calls
+ * reach (the portal's own unless given).
  */
-export function api(token?: string, overrides: Partial<typeof env> = {}) {
-  return hc<ApiRoutes>(`${ORIGIN}${API_BASE}`, {
+export function api(token?: string, overrides: Partial<typeof env> = {}, origin = ORIGIN) {
+  return hc<ApiRoutes>(`${origin}${API_BASE}`, {
     headers: token ? { Authorization: `Bearer ${token}` } : {},
     fetch: async (input: RequestInfo | URL, init?: RequestInit) => {
       const ctx = createExecutionContext()

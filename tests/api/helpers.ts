@@ -6,7 +6,6 @@ import { getSession } from '../../app/lib/session.server'
 import { createApp } from '../../worker-api/app'
 import type { Launch } from '../../worker-api/contract/catalogue/access'
 import { todayIso } from '../../worker-api/contract/dates'
-import type { ErrorBody } from '../../worker-api/contract/errors'
 import type { User } from '../../worker-api/contract/organisation/user'
 import type { Tokens } from '../../worker-api/contract/sign-in/auth'
 import type { RecoveryCodes } from '../../worker-api/contract/sign-in/mfa'
@@ -14,6 +13,7 @@ import { getDb } from '../../worker-api/db/client'
 import { randomToken, sha256Hex } from '../../worker-api/lib/crypto'
 import { signAccessToken } from '../../worker-api/lib/jwt'
 import { hashPassword, pepperKeyring } from '../../worker-api/lib/password'
+import { api, errorBody, okBody } from './client'
 
 export const app = createApp()
 export const ORIGIN = 'http://localhost:8787'
@@ -47,13 +47,7 @@ export const post = (path: string, body: unknown, init: Parameters<typeof call>[
 
 /** Fetches a challenge and solves it the way the browser widget does. */
 export async function solvedCaptcha(): Promise<string> {
-  const challenge = (await (await call('/rest/public/bd/captcha/challenge')).json()) as {
-    algorithm: string
-    challenge: string
-    maxnumber: number
-    salt: string
-    signature: string
-  }
+  const challenge = await okBody(api().rest.public.bd.captcha.challenge.$get())
   const solution = await solveChallenge(challenge.challenge, challenge.salt, challenge.algorithm, challenge.maxnumber)
     .promise
   if (!solution) throw new Error('challenge not solvable')
@@ -173,20 +167,14 @@ export async function login(identifiant: string, motDePasse: string, init: Reque
 }
 
 export async function signIn(identifiant: string, motDePasse: string): Promise<LoginBody> {
-  const response = await login(identifiant, motDePasse)
-  if (response.status !== 200) throw new Error(`sign-in failed: ${response.status} ${await response.text()}`)
-  return (await response.json()) as LoginBody
+  return okBody(api().rest.public.bd.login.$post({ json: { identifiant, motDePasse, captcha: await solvedCaptcha() } }))
 }
 
 // ---------------------------------------------------------------------------------------------
 // Helpers added for the endpoint test files (login, captcha, refresh, tokens, users, access, logs).
 
-/** Asserts the status and the businessCode of a DESIGN §2 error body, and returns the body. */
-export async function expectError(response: Response, status: number, businessCode: string): Promise<ErrorBody> {
-  const body = (await response.json()) as ErrorBody
-  expect({ status: response.status, businessCode: body.businessCode }).toEqual({ status, businessCode })
-  return body
-}
+/** Asserts the status and the businessCode of a DESIGN §2 error body, and returns the body (client.ts). */
+export const expectError = errorBody
 
 /** Posts an arbitrary login body (with a fresh solved captcha unless the body sets one). */
 export async function loginWith(

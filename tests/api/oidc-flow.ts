@@ -1,7 +1,8 @@
 import { createLocalJWKSet, type JWTPayload, jwtVerify } from 'jose'
 import { expect } from 'vitest'
-import type { AuthorizationAnswer } from '../../worker-api/contract/oidc/oidc'
+import type { AuthorizationRequest } from '../../worker-api/contract/oidc/oidc'
 import { base64url, randomToken } from '../../worker-api/lib/crypto'
+import { api, okBody } from './client'
 import { call, createOidcClient, db, ORIGIN } from './helpers'
 
 /**
@@ -50,15 +51,10 @@ export async function authorizationParams(client: Client, extra: Record<string, 
 }
 
 /** The portal's decision for the bearer of a portal access token (what its /oidc/authorize page asks). */
-export async function authorizeAs(accessToken: string, params: Record<string, string>) {
-  const response = await call('/rest/bd/oidc/authorize', {
-    method: 'POST',
-    token: accessToken,
-    body: JSON.stringify(params),
-  })
-  expect(response.status).toBe(200)
-  const answer = (await response.json()) as Extract<AuthorizationAnswer, { action: 'redirect' }>
+export async function authorizeAs(accessToken: string, params: AuthorizationRequest) {
+  const answer = await okBody(api(accessToken).rest.bd.oidc.authorize.$post({ json: params }))
   expect(answer.action).toBe('redirect')
+  if (answer.action !== 'redirect') throw new Error(`not a redirect: ${JSON.stringify(answer)}`)
   return new URL(answer.url)
 }
 

@@ -1,9 +1,10 @@
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test'
 import * as client from 'openid-client'
 import { expect } from 'vitest'
+import type { z } from 'zod'
 import worker from '../../server'
-import type { CatalogueApplication } from '../../worker-api/contract/catalogue/catalogue'
-import type { OidcClient } from '../../worker-api/contract/oidc/oidc'
+import type { AuthorizationRequest, oidcClientInputSchema } from '../../worker-api/contract/oidc/oidc'
+import { api, okBody } from './client'
 import { call, createUser, currentPost, sessionFor } from './helpers'
 
 /**
@@ -29,22 +30,26 @@ export const rpOptions: client.DiscoveryRequestOptions = {
 }
 
 /** An OIDC application of the catalogue, created by a root administrator and granted to function 2. */
-export async function oidcApplication(rootToken: string, libelle: string, oidc: Record<string, unknown>) {
-  const response = await call('/rest/bd/application', {
-    method: 'POST',
-    token: rootToken,
-    body: JSON.stringify({
-      libelle,
-      icone: 'scale',
-      url: 'https://rp.example.test/',
-      actif: true,
-      protocole: 'OIDC',
-      oidc: { redirectUris: [REDIRECT], ...oidc },
-      fonctions: [{ id: 2 }],
+export async function oidcApplication(
+  rootToken: string,
+  libelle: string,
+  oidc: Omit<z.input<typeof oidcClientInputSchema>, 'redirectUris'>,
+) {
+  const body = await okBody(
+    api(rootToken).rest.bd.application.$post({
+      json: {
+        libelle,
+        icone: 'scale',
+        url: 'https://rp.example.test/',
+        actif: true,
+        protocole: 'OIDC',
+        oidc: { redirectUris: [REDIRECT], ...oidc },
+        fonctions: [{ id: 2 }],
+      },
     }),
-  })
-  expect(response.status).toBe(201)
-  const body = (await response.json()) as CatalogueApplication & { oidc: OidcClient }
+    201,
+  )
+  if (!body.oidc) throw new Error(`an OIDC application without its client: ${JSON.stringify(body)}`)
   return { id: body.id, clientId: body.oidc.clientId, clientSecret: body.oidc.clientSecret as string }
 }
 
@@ -78,15 +83,27 @@ export async function authorizationRequest(config: client.Configuration, extra: 
   return { url, verifier, state, nonce }
 }
 
-/** The portal's decision for a signed-in user (what its /oidc/authorize page asks the API). */
-export async function authorizeAs(token: string, url: URL, origin?: string) {
-  const response = await call('/rest/bd/oidc/authorize', {
-    method: 'POST',
-    token,
-    body: JSON.stringify(Object.fromEntries(url.searchParams)),
-    origin,
-  })
-  return { status: response.status, body: (await response.json()) as { action: string; url: string } }
+/** An authorization request's parameters, all of them, as the portal's page passes them on to the API. */
+function requestOf(url: URL): AuthorizationRequest {
+  const params = Object.fromEntries(url.searchParams)
+  const { client_id, redirect_uri } = params
+  if (client_id === undefined || redirect_uri === undefined) throw new Error(`not an authorization request: ${url}`)
+  return { ...params, client_id, redirect_uri }
+}
+
+/** The call of the portal's authorization page for a signed-in user (what its /oidc/authorize page asks the API). */
+export const authorizeCall = (token: string, url: URL, origin?: string) =>
+  api(token, {}, origin).rest.bd.oidc.authorize.$post({ json: requestOf(url) })
+
+/** The portal's decision for a signed-in user. */
+export const authorizeAs = (token: string, url: URL, origin?: string) => okBody(authorizeCall(token, url, origin))
+
+/** Where a decision that must be a redirect sends the user back to the client. */
+export async function redirectOf(token: string, url: URL, origin?: string) {
+  const decision = await authorizeAs(token, url, origin)
+  expect(decision.action).toBe('redirect')
+  if (decision.action !== 'redirect') throw new Error(`not a redirect: ${JSON.stringify(decision)}`)
+  return new URL(decision.url)
 }
 
 /** A dock agent of Lille (function 2), signed in. */
@@ -98,14 +115,13 @@ export async function signedInAgent() {
 /** The whole code flow for `user`: tokens as openid-client validated them. */
 export async function codeFlow(user: { accessToken: string }, rp: client.Configuration) {
   const request = await authorizationRequest(rp)
-  const decision = await authorizeAs(user.accessToken, request.url)
-  expect(decision.body.action).toBe('redirect')
-  const tokens = await client.authorizationCodeGrant(rp, new URL(decision.body.url), {
+  const callback = await redirectOf(user.accessToken, request.url)
+  const tokens = await client.authorizationCodeGrant(rp, new URL(callback), {
     pkceCodeVerifier: request.verifier,
     expectedState: request.state,
     expectedNonce: request.nonce,
   })
-  return { rp, request, tokens, callback: new URL(decision.body.url) }
+  return { rp, request, tokens, callback }
 }
 
 /** An OAuth error answer's code. */

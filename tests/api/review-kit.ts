@@ -1,14 +1,8 @@
 import { expect } from 'vitest'
+import type { ReviewInput } from '../../worker-api/contract/governance/access-reviews'
+import { api, okBody } from './client'
 import { call, db, isoDate, post, wireDate } from './helpers'
 import { type JobOf, jobsQueue } from './jobs-queue'
-
-/** An item as the review tests read it. */
-export type Item = {
-  id: number
-  etat: string
-  poste: { id: number | null; structure: { id: number } }
-  utilisateur: { id: number | null; login: string }
-}
 
 type Who = { token: string }
 
@@ -30,18 +24,18 @@ export function reviewKit(outcome: 'CONSERVER' | 'TERMINER') {
   const stateOf = (id: number) => db().selectFrom('revue').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
   const elements = (who: Who, id: number | string, query = '') =>
     call(`/rest/bd/revue/${id}/elements?page=1&taille=100${query}`, { token: who.token })
-  async function itemsOf(who: Who, id: number, query = ''): Promise<{ items: Item[]; total: string | null }> {
-    const response = await elements(who, id, query)
-    expect(response.status).toBe(200)
-    return { items: (await response.json()) as Item[], total: response.headers.get('X-Total-Count') }
+  async function itemsOf(who: Who, id: number, query = '') {
+    const response = await api(who.token).rest.bd.revue[':id'].elements.$get({
+      param: { id },
+      query: { page: 1, taille: 100, ...Object.fromEntries(new URLSearchParams(query)) },
+    })
+    return { items: await okBody(response), total: response.headers.get('X-Total-Count') }
   }
   const decide = (who: Who, id: number, body: unknown, init: Parameters<typeof call>[1] = {}) =>
     post(`/rest/bd/revue/${id}/decisions`, body, { token: who.token, ...init })
   /** Opens a campaign and delivers its opening; its id. */
-  async function opened(who: Who, body: Record<string, unknown>) {
-    const response = await open(who, body)
-    expect(response.status).toBe(201)
-    const { id } = (await response.json()) as { id: number }
+  async function opened(who: Who, body: ReviewInput) {
+    const { id } = await okBody(api(who.token, queue.env).rest.bd.revue.$post({ json: body }), 201)
     await queue.drain()
     expect((await stateOf(id)).etat).toBe('OUVERTE')
     return id

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
+import type { ReviewItem } from '../../../worker-api/contract/governance/access-reviews'
 import {
   browserCookieOf,
   type Caller,
@@ -8,7 +9,7 @@ import {
   currentPost,
   sessionFor,
 } from '../helpers'
-import { type Item, reviewKit } from '../review-kit'
+import { reviewKit } from '../review-kit'
 import { postForm } from '../visit'
 
 /**
@@ -22,7 +23,7 @@ const { campaign, itemsOf, opened } = reviewKit('CONSERVER')
 let nord: Caller
 let cookie = ''
 let reviewId = 0
-let items: Item[] = []
+let items: ReviewItem[] = []
 
 const send = (path: string, fields: [string, string][]) => postForm(path, cookie, fields)
 const invalid = (html: string, id: string) =>

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { SCIM_MAX_RESULTS } from '../../../worker-api/contract/machines/scim'
+import { SCIM_MAX_RESULTS, type ScimUser } from '../../../worker-api/contract/machines/scim'
 import { FILTER_MAX_COMPARISONS, FILTER_MAX_LENGTH } from '../../../worker-api/services/machines/scim/filter'
 import { SCIM_MAX_POSTES } from '../../../worker-api/services/machines/scim/user-changes'
 import { call, createOrganisation, db, insertServiceAccount, isoDate, serviceAccountToken } from '../helpers'
@@ -140,7 +140,7 @@ describe(`a user's ${SCIM_MAX_POSTES} posts`, () => {
     const first = FONCTIONS.slice(0, SCIM_MAX_POSTES).map((id) => poste(id, isoDate(-1), isoDate(60)))
     const created = await scim('/Users', { method: 'POST', body: JSON.stringify(user(mail, first)) })
     expect(created.status, await created.clone().text()).toBe(201)
-    const { id } = (await created.json()) as { id: string }
+    const { id } = (await created.json()) as ScimUser
     expect(await held(id)).toBe(SCIM_MAX_POSTES)
     const second = FONCTIONS.slice(SCIM_MAX_POSTES).map((fonction) => poste(fonction, isoDate(2), isoDate(90)))
     const replaced = await scim(`/Users/${id}`, { method: 'PUT', body: JSON.stringify(user(mail, second)) })
@@ -154,8 +154,6 @@ describe(`a user's ${SCIM_MAX_POSTES} posts`, () => {
       }),
     })
     expect(patched.status, await patched.clone().text()).toBe(200)
-    expect(((await patched.json()) as Record<string, { postes: unknown[] }>)[PORTAIL]?.postes).toHaveLength(
-      SCIM_MAX_POSTES,
-    )
+    expect(((await patched.json()) as ScimUser)[PORTAIL]?.postes).toHaveLength(SCIM_MAX_POSTES)
   })
 })

@@ -1,5 +1,6 @@
 import { type SqlBool, sql } from 'kysely'
 import { beforeAll, describe, expect, it } from 'vitest'
+import type { ScimUser } from '../../../worker-api/contract/machines/scim'
 import {
   call,
   changedBeforeWrite,
@@ -34,17 +35,6 @@ type Poste = {
   fonction: { value: string; display?: string }
   dateDebut: string
   dateFin: string
-}
-type ScimUser = {
-  schemas: string[]
-  id: string
-  externalId?: string
-  userName: string
-  name: { givenName: string; familyName: string }
-  emails: { value: string; type: string; primary: boolean }[]
-  active: boolean
-  [PORTAIL]: { postes: Poste[] }
-  meta: { resourceType: string; location: string; version: string; created: string; lastModified: string }
 }
 type Operation = { op: string; path?: string; value?: unknown }
 

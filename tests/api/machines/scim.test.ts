@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
+import type { ScimUser } from '../../../worker-api/contract/machines/scim'
 import {
   call,
   createOrganisation,
@@ -250,7 +251,7 @@ describe('GET Users/{id}', () => {
   it('answers one user of the sub-tree with its version as ETag; 404 outside it or once deleted', async () => {
     const response = await scim(`/Users/${nordUser.id}`, nordToken)
     expect(response.status).toBe(200)
-    const user = (await response.json()) as { meta: { version: string } }
+    const user = (await response.json()) as ScimUser
     expect(response.headers.get('ETag')).toBe(user.meta.version)
     expect(user.meta.version).toMatch(/^W\/"\d+"$/)
     await expectScimError(await scim(`/Users/${sudUser.id}`, nordToken), 404)

@@ -4,6 +4,7 @@ import {
   jwksSchema,
   PREVIOUS_SECRET_HOURS,
   type ServiceAccountCreated,
+  serviceAccountCreatedSchema,
 } from '../../../worker-api/contract/machines/service-accounts'
 import {
   ASSERTION_ALGORITHMS,
@@ -143,7 +144,7 @@ describe('private_key_jwt', () => {
       { token: adminNord.token },
     )
     if (registered.status === 201) {
-      const { clientId } = (await registered.json()) as ServiceAccountCreated
+      const { clientId } = serviceAccountCreatedSchema.parse(await registered.json())
       const signed = await assertion(clientId, p521.privateKey, { alg: 'ES512', kid: 'p521' })
       expect(await outcome(await grant(signed))).toEqual(refused)
     } else expect(registered.status).toBe(400)

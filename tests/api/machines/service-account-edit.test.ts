@@ -1,18 +1,14 @@
 import { exportJWK, generateKeyPair, SignJWT } from 'jose'
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { ServiceAccount, ServiceAccountCreated } from '../../../worker-api/contract/machines/service-accounts'
-import { JWT_BEARER } from '../../../worker-api/services/machines/client-credentials'
+import type { z } from 'zod'
 import {
-  call,
-  createOrganisation,
-  createUser,
-  currentPost,
-  db,
-  expectError,
-  ORIGIN,
-  post,
-  sessionFor,
-} from '../helpers'
+  jwksSchema,
+  type ServiceAccountCreated,
+  type serviceAccountCreateSchema,
+} from '../../../worker-api/contract/machines/service-accounts'
+import { JWT_BEARER } from '../../../worker-api/services/machines/client-credentials'
+import { api, okBody } from '../client'
+import { call, createOrganisation, createUser, currentPost, db, expectError, ORIGIN, sessionFor } from '../helpers'
 import { basic, tokenCall } from '../oidc-rp'
 
 /**
@@ -33,15 +29,13 @@ beforeAll(async () => {
   adminSud = { token: (await sessionFor(sud.id)).accessToken }
 })
 
-async function create(body: Record<string, unknown>): Promise<ServiceAccountCreated> {
-  const response = await post(
-    '/rest/bd/compteService',
-    { nom: 'Synchronisation', structure: { id: 2 }, admin: false, scopes: ['api', 'logs'], ...body },
-    { token: adminNord.token },
+const create = (body: Partial<z.input<typeof serviceAccountCreateSchema>>) =>
+  okBody(
+    api(adminNord.token).rest.bd.compteService.$post({
+      json: { nom: 'Synchronisation', structure: { id: 2 }, admin: false, scopes: ['api', 'logs'], ...body },
+    }),
+    201,
   )
-  expect(response.status).toBe(201)
-  return (await response.json()) as ServiceAccountCreated
-}
 
 const edit = (id: number, body: Record<string, unknown>, token = adminNord.token) =>
   call(`/rest/bd/compteService/${id}`, { method: 'PATCH', token, body: JSON.stringify(body) })
@@ -68,9 +62,12 @@ describe('editing a service account', () => {
     const account = await create({})
     const token = await accessToken(account)
     expect((await call('/rest/bd/structure/2', { token })).status).toBe(200)
-    const off = await edit(account.id, { actif: false })
+    const off = await api(adminNord.token).rest.bd.compteService[':id'].$patch({
+      param: { id: account.id },
+      json: { actif: false },
+    })
     expect(off.status).toBe(200)
-    expect(((await off.json()) as ServiceAccount).actif).toBe(false)
+    expect((await okBody(off)).actif).toBe(false)
     expect((await call('/rest/bd/structure/2', { token })).status).toBe(401)
     expect((await secretToken(account)).status).toBe(401)
     expect((await edit(account.id, { actif: true })).status).toBe(200)
@@ -102,7 +99,9 @@ describe('editing a service account', () => {
   it('replaces a keys-only account’s keys under the same client id: the former key is refused, the new one signs in', async () => {
     const first = await generateKeyPair('ES256', { extractable: true })
     const second = await generateKeyPair('ES256', { extractable: true })
-    const account = await create({ jwks: { keys: [{ ...(await exportJWK(first.publicKey)), kid: 'k1' }] } })
+    const account = await create({
+      jwks: jwksSchema.parse({ keys: [{ ...(await exportJWK(first.publicKey)), kid: 'k1' }] }),
+    })
     const signIn = async (key: CryptoKey, kid: string) => {
       const assertion = await new SignJWT({ jti: crypto.randomUUID() })
         .setProtectedHeader({ alg: 'ES256', kid })

@@ -1,10 +1,12 @@
 import { exportJWK, generateKeyPair, SignJWT } from 'jose'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { jwksSchema } from '../../../worker-api/contract/machines/service-accounts'
 import {
   CLIENT_AUTH_FAILURES_PER_MINUTE,
   FAILURE_RUN_QUIET_SECONDS,
 } from '../../../worker-api/services/core/client-auth-failures'
 import { JWT_BEARER } from '../../../worker-api/services/machines/client-credentials'
+import { api, okBody } from '../client'
 import {
   call,
   createOrganisation,
@@ -13,7 +15,6 @@ import {
   db,
   insertServiceAccount,
   ORIGIN,
-  post,
   sessionFor,
   withFrozenClock,
 } from '../helpers'
@@ -84,18 +85,18 @@ describe('an attacker who knows a client id', () => {
 
   it('cannot hold a service account back with assertions signed by a key of its own', async () => {
     const registered = await generateKeyPair('ES256')
-    const response = await post(
-      '/rest/bd/compteService',
-      {
-        nom: 'Clés seulement',
-        structure: { id: 2 },
-        admin: false,
-        scopes: ['api'],
-        jwks: { keys: [{ ...(await exportJWK(registered.publicKey)), kid: 'k1' }] },
-      },
-      { token: root },
+    const { clientId } = await okBody(
+      api(root).rest.bd.compteService.$post({
+        json: {
+          nom: 'Clés seulement',
+          structure: { id: 2 },
+          admin: false,
+          scopes: ['api'],
+          jwks: jwksSchema.parse({ keys: [{ ...(await exportJWK(registered.publicKey)), kid: 'k1' }] }),
+        },
+      }),
+      201,
     )
-    const { clientId } = (await response.json()) as { clientId: string }
     const forged = (await generateKeyPair('ES256')).privateKey
     const assertion = (key: CryptoKey) =>
       new SignJWT({ jti: crypto.randomUUID() })

@@ -19,13 +19,13 @@ import {
 } from '../helpers'
 import {
   authorizationRequest,
-  authorizeAs,
   basic,
   codeFlow,
   confidentialRp,
   errorOf,
   oidcApplication,
   REDIRECT,
+  redirectOf,
   signedInAgent,
   tokenCall,
   worker_,
@@ -231,9 +231,9 @@ describe('the issuer', () => {
     const agent = await signedInAgent()
     const rp = await confidentialRp(app)
     const request = await authorizationRequest(rp)
-    const decision = await authorizeAs(agent.accessToken, request.url)
-    const code = new URL(decision.body.url).searchParams.get('code') as string
-    expect(new URL(decision.body.url).searchParams.get('iss')).toBe(ORIGIN)
+    const decision = await redirectOf(agent.accessToken, request.url)
+    const code = decision.searchParams.get('code') as string
+    expect(decision.searchParams.get('iss')).toBe(ORIGIN)
     const exchanged = await tokenCall(
       { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: request.verifier },
       basic(app.clientId, app.clientSecret),

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
+import type { AuthorizationRequest } from '../../../worker-api/contract/oidc/oidc'
 import { call, createOrganisation, createUser, currentPost, db, sessionFor } from '../helpers'
 import {
   authorizationParams,
@@ -33,7 +34,7 @@ describe('PKCE', () => {
     for (const method of ['plain', undefined]) {
       const { params, verifier } = await authorizationParams(client)
       // A plain challenge is the verifier itself: 43 characters, as an S256 one has.
-      const request: Record<string, string> = { ...params, code_challenge: verifier }
+      const request: AuthorizationRequest = { ...params, code_challenge: verifier }
       if (method) request.code_challenge_method = method
       else delete request.code_challenge_method
       const back = await authorizeAs(user.portal.accessToken, request)

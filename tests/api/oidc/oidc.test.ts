@@ -22,9 +22,11 @@ import {
 import {
   authorizationRequest,
   authorizeAs,
+  authorizeCall,
   confidentialRp,
   errorOf,
   REDIRECT,
+  redirectOf,
   oidcApplication as rpApplication,
   codeFlow as rpCodeFlow,
   rpOptions,
@@ -47,7 +49,8 @@ const BACKCHANNEL = 'http://localhost:9999/backchannel'
 const BYE = 'https://rp.example.test/bye'
 
 /** An OIDC application of the catalogue, created by the root administrator, granted to the agents. */
-const oidcApplication = (libelle: string, oidc: Record<string, unknown>) => rpApplication(root, libelle, oidc)
+const oidcApplication = (libelle: string, oidc: Parameters<typeof rpApplication>[2]) =>
+  rpApplication(root, libelle, oidc)
 
 const confidential = () => confidentialRp(app)
 
@@ -190,8 +193,8 @@ describe('lifetimes (README, OpenID Connect)', () => {
       tokenCall({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, basic)
     const codeOf = async () => {
       const request = await authorizationRequest(rp)
-      const decided = await authorizeAs(agent.accessToken, request.url)
-      return { code: new URL(decided.body.url).searchParams.get('code') as string, verifier: request.verifier }
+      const decided = await redirectOf(agent.accessToken, request.url)
+      return { code: decided.searchParams.get('code') as string, verifier: request.verifier }
     }
     await withFrozenClock(async (clock) => {
       const late = await codeOf()
@@ -228,9 +231,9 @@ describe('what is refused', () => {
     const agent = await signedInAgent()
     const rp = await confidential()
     const wrong = await authorizationRequest(rp)
-    const decided = await authorizeAs(agent.accessToken, wrong.url)
+    const decided = await redirectOf(agent.accessToken, wrong.url)
     await expect(
-      client.authorizationCodeGrant(rp, new URL(decided.body.url), {
+      client.authorizationCodeGrant(rp, decided, {
         pkceCodeVerifier: client.randomPKCECodeVerifier(),
         expectedState: wrong.state,
         expectedNonce: wrong.nonce,
@@ -240,7 +243,7 @@ describe('what is refused', () => {
     const withoutVerifier = await tokenCall(
       {
         grant_type: 'authorization_code',
-        code: new URL((await authorizeAs(agent.accessToken, missing.url)).body.url).searchParams.get('code') as string,
+        code: (await redirectOf(agent.accessToken, missing.url)).searchParams.get('code') as string,
         redirect_uri: REDIRECT,
       },
       `Basic ${btoa(`${app.clientId}:${app.clientSecret}`)}`,
@@ -265,14 +268,14 @@ describe('what is refused', () => {
     })
 
     const late = await authorizationRequest(rp)
-    const lateDecision = await authorizeAs(agent.accessToken, late.url)
+    const lateDecision = await redirectOf(agent.accessToken, late.url)
     await db()
       .updateTable('oidc_code')
       .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
       .where('used_at', 'is', null)
       .execute()
     await expect(
-      client.authorizationCodeGrant(rp, new URL(lateDecision.body.url), {
+      client.authorizationCodeGrant(rp, lateDecision, {
         pkceCodeVerifier: late.verifier,
         expectedState: late.state,
         expectedNonce: late.nonce,
@@ -284,9 +287,7 @@ describe('what is refused', () => {
     const agent = await signedInAgent()
     const rp = await confidential()
     const request = await authorizationRequest(rp)
-    const code = new URL((await authorizeAs(agent.accessToken, request.url)).body.url).searchParams.get(
-      'code',
-    ) as string
+    const code = (await redirectOf(agent.accessToken, request.url)).searchParams.get('code') as string
     const basic = `Basic ${btoa(`${app.clientId}:${app.clientSecret}`)}`
     const form = { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: request.verifier }
     const answers = await Promise.all([tokenCall(form, basic), tokenCall(form, basic)])
@@ -303,8 +304,8 @@ describe('what is refused', () => {
     const agent = await signedInAgent()
     const rp = await confidential()
     const request = await authorizationRequest(rp)
-    const decided = await authorizeAs(agent.accessToken, request.url)
-    const code = new URL(decided.body.url).searchParams.get('code') as string
+    const decided = await redirectOf(agent.accessToken, request.url)
+    const code = decided.searchParams.get('code') as string
     const basic = `Basic ${btoa(`${app.clientId}:${app.clientSecret}`)}`
     const mismatch = await tokenCall(
       {
@@ -348,9 +349,7 @@ describe('what is refused', () => {
     const agent = await signedInAgent()
     const rp = await confidential()
     const request = await authorizationRequest(rp)
-    const code = new URL((await authorizeAs(agent.accessToken, request.url)).body.url).searchParams.get(
-      'code',
-    ) as string
+    const code = (await redirectOf(agent.accessToken, request.url)).searchParams.get('code') as string
     // Everything the code was issued with, but the client: Outline and the public client register the same address.
     const form = { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: request.verifier }
     const asOutline = await tokenCall(form, `Basic ${btoa(`${logoutApp.clientId}:${logoutApp.clientSecret}`)}`)
@@ -365,8 +364,7 @@ describe('what is refused', () => {
     const session = await sessionFor(elsewhere.id)
     const rp = await confidential()
     const request = await authorizationRequest(rp)
-    const decided = await authorizeAs(session.accessToken, request.url)
-    const back = new URL(decided.body.url)
+    const back = await redirectOf(session.accessToken, request.url)
     expect([back.origin + back.pathname, back.searchParams.get('error'), back.searchParams.get('state')]).toEqual([
       REDIRECT,
       'access_denied',
@@ -447,16 +445,16 @@ describe('what is refused', () => {
     const asks: Record<string, string>[] = [{ prompt: 'login' }, { max_age: '0' }, { login_hint: 'quelquun-dautre' }]
     for (const extra of asks) {
       const { url } = await authorizationRequest(rp, extra)
-      expect((await authorizeAs(agent.accessToken, url)).body, JSON.stringify(extra)).toEqual({
+      expect(await authorizeAs(agent.accessToken, url), JSON.stringify(extra)).toEqual({
         action: 'login',
         libelle: 'Grafana',
       })
     }
     // Recent enough, or the right login: no new sign-in.
     const { url: recent } = await authorizationRequest(rp, { max_age: '3600', login_hint: agent.login })
-    expect((await authorizeAs(agent.accessToken, recent)).body.action).toBe('redirect')
+    expect((await authorizeAs(agent.accessToken, recent)).action).toBe('redirect')
     const { url: silent } = await authorizationRequest(rp, { prompt: 'none', max_age: '0' })
-    const back = new URL((await authorizeAs(agent.accessToken, silent)).body.url)
+    const back = await redirectOf(agent.accessToken, silent)
     expect(back.searchParams.get('error')).toBe('login_required')
   })
 
@@ -498,12 +496,10 @@ describe('what is refused', () => {
     const rp = await confidential()
     const { url } = await authorizationRequest(rp)
     url.searchParams.delete('code_challenge')
-    const decided = await authorizeAs(agent.accessToken, url)
-    expect(new URL(decided.body.url).searchParams.get('error')).toBe('invalid_request')
+    const decided = await redirectOf(agent.accessToken, url)
+    expect(decided.searchParams.get('error')).toBe('invalid_request')
     const { url: noOpenid } = await authorizationRequest(rp, { scope: 'profile' })
-    expect(new URL((await authorizeAs(agent.accessToken, noOpenid)).body.url).searchParams.get('error')).toBe(
-      'invalid_scope',
-    )
+    expect((await redirectOf(agent.accessToken, noOpenid)).searchParams.get('error')).toBe('invalid_scope')
   })
 
   it('limits each client to 120 authenticated token requests a minute (README), the next one answered 429 with its wait', async () => {
@@ -531,7 +527,7 @@ describe('what is refused', () => {
     const session = await sessionFor(stranger.id)
     const rp = await confidential()
     const { url } = await authorizationRequest(rp)
-    expect((await authorizeAs(session.accessToken, url)).status).toBe(403)
+    expect((await authorizeCall(session.accessToken, url)).status).toBe(403)
   })
 })
 
@@ -620,9 +616,7 @@ describe('dynamic client registration and the launcher', () => {
     expect([application.libelle, application.protocole]).toEqual(['Metabase', 'OIDC'])
     const agent = await signedInAgent()
     const request = await authorizationRequest(registered)
-    expect(new URL((await authorizeAs(agent.accessToken, request.url)).body.url).searchParams.get('error')).toBe(
-      'access_denied',
-    )
+    expect((await redirectOf(agent.accessToken, request.url)).searchParams.get('error')).toBe('access_denied')
     // Granted by a root administrator: the same request signs the agent in.
     await db().insertInto('fonction_application').values({ fonction_id: 2, application_id: application.id }).execute()
     await expect(codeFlow(agent, registered)).resolves.toBeTruthy()

@@ -1,10 +1,10 @@
 import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { AccessList } from '../../../worker-api/contract/catalogue/access'
-import type { Structure, StructureUsers } from '../../../worker-api/contract/organisation/structure'
-import type { Poste, User } from '../../../worker-api/contract/organisation/user'
+import type { z } from 'zod'
+import type { Structure, structureInputSchema } from '../../../worker-api/contract/organisation/structure'
 import { batch } from '../../../worker-api/db/client'
 import { subtreePaths } from '../../../worker-api/services/organisation/structure-writes'
+import { api, okBody } from '../client'
 import {
   call,
   createOrganisation,
@@ -35,24 +35,33 @@ const put = (path: string, body: unknown, token: string) =>
   call(path, { method: 'PUT', body: JSON.stringify(body), token })
 const del = (path: string, token: string) => call(path, { method: 'DELETE', token })
 
-async function json<T>(response: Response, status = 200): Promise<T> {
-  expect(response.status, await response.clone().text()).toBe(status)
-  return (await response.json()) as T
-}
-
 const names = (structures: Structure[]) => structures.map((s) => s.nom)
 
 /** A structure created through the API, as `token`'s administrator. */
-async function create(token: string, nom: string, typeId: number, parentId: number | null) {
-  return json<Structure>(
-    await post(
-      '/rest/bd/structure',
-      { nom, type: { id: typeId }, parent: parentId ? { id: parentId } : null },
-      { token },
-    ),
+const create = (token: string, nom: string, typeId: number, parentId: number | null) =>
+  okBody(
+    api(token).rest.bd.structure.$post({
+      json: { nom, type: { id: typeId }, parent: parentId ? { id: parentId } : null },
+    }),
     201,
   )
-}
+
+/** The call listing `token`'s administrator's scope, with the query given. */
+const scopeCall = (token: string, query: Record<string, string> = {}) =>
+  api(token).rest.bd.structure.user.me.$get({ query })
+/** `token`'s administrator's scope (a page of it with `page`). */
+const scopeOf = (token: string, query: Record<string, string> = {}) => okBody(scopeCall(token, query))
+/** One structure as `token`'s administrator reads it. */
+const structureAs = (token: string, id: number) => okBody(api(token).rest.bd.structure[':id'].$get({ param: { id } }))
+/** Where a structure may move, as `token`'s administrator sees it. */
+const parentsOf = (token: string, id: number) =>
+  okBody(api(token).rest.bd.structure[':id'].parents.$get({ param: { id } }))
+/** The users of a structure, as `token`'s administrator sees them. */
+const usersOf = (token: string, id: number, query: Record<string, string> = {}) =>
+  okBody(api(token).rest.bd.utilisateur.structure[':idStructure'].$get({ param: { idStructure: id }, query }))
+/** A structure's update, as `token`'s administrator sends it. */
+const update = (token: string, json: z.input<typeof structureInputSchema>) =>
+  api(token).rest.bd.structure.$put({ json })
 
 beforeAll(async () => {
   await createOrganisation()
@@ -70,46 +79,46 @@ beforeAll(async () => {
 
 describe('GET rest/bd/structure/user/me', () => {
   it("lists only the caller's scope, sorted by path, with each structure's type and parent", async () => {
-    const all = await json<Structure[]>(await get('/rest/bd/structure/user/me', rootAdmin))
+    const all = await scopeOf(rootAdmin)
     expect(names(all).slice(0, 4)).toEqual(['Groupe', 'Direction Nord', 'Agence Lille', 'Direction Sud'])
     expect(all[0]).toMatchObject({ id: 1, parent: null, path: '/1/', type: { id: 1, libelle: 'Racine' } })
     expect(all[2]).toMatchObject({ parent: { id: 2, nom: 'Direction Nord' }, nbUtilisateurs: null })
 
-    const nord = await json<Structure[]>(await get('/rest/bd/structure/user/me', nordAdmin))
+    const nord = await scopeOf(nordAdmin)
     expect(names(nord)).toEqual(['Direction Nord', 'Agence Lille'])
-    const sud = await json<Structure[]>(await get('/rest/bd/structure/user/me', sudAdmin))
+    const sud = await scopeOf(sudAdmin)
     expect(names(sud)).toEqual(['Direction Sud'])
   })
 
   it('counts the users of each structure with users=true (current and future posts, deleted users left out)', async () => {
-    const before = await json<Structure[]>(await get('/rest/bd/structure/user/me?users=true', sudAdmin))
+    const before = await scopeOf(sudAdmin, { users: 'true' })
     await createUser({ postes: [currentPost(3, 3)] })
     await createUser({ postes: [{ structureId: 3, fonctionId: 3, from: isoDate(10), to: isoDate(20) }] })
     await createUser({ supprime: true, postes: [currentPost(3, 3)] })
     await createUser({ postes: [{ structureId: 3, fonctionId: 3, from: isoDate(-20), to: isoDate(-10) }] })
-    const after = await json<Structure[]>(await get('/rest/bd/structure/user/me?users=true', sudAdmin))
+    const after = await scopeOf(sudAdmin, { users: 'true' })
     expect((after[0]?.nbUtilisateurs ?? 0) - (before[0]?.nbUtilisateurs ?? 0)).toBe(2)
   })
 
   it('pages, searches and sorts in SQL, with the total in X-Total-Count', async () => {
-    const response = await get('/rest/bd/structure/user/me?page=1&taille=2', rootAdmin)
-    const page = await json<Structure[]>(response)
+    const response = await scopeCall(rootAdmin, { page: '1', taille: '2' })
+    const page = await okBody(response)
     expect(names(page)).toEqual(['Groupe', 'Direction Nord'])
     const total = Number(response.headers.get('X-Total-Count'))
     expect(total).toBeGreaterThanOrEqual(4)
 
-    const second = await json<Structure[]>(await get('/rest/bd/structure/user/me?page=2&taille=2', rootAdmin))
+    const second = await scopeOf(rootAdmin, { page: '2', taille: '2' })
     expect(names(second)).toEqual(['Agence Lille', 'Direction Sud'])
 
-    const searched = await get('/rest/bd/structure/user/me?q=direction&page=1', rootAdmin)
-    expect(names(await json<Structure[]>(searched))).toEqual(['Direction Nord', 'Direction Sud'])
+    const searched = await scopeCall(rootAdmin, { q: 'direction', page: '1' })
+    expect(names(await okBody(searched))).toEqual(['Direction Nord', 'Direction Sud'])
     expect(searched.headers.get('X-Total-Count')).toBe('2')
 
     // A search for the wildcard itself matches no name, not every name.
-    const wildcard = await get('/rest/bd/structure/user/me?q=%25', rootAdmin)
-    expect(await json<Structure[]>(wildcard)).toEqual([])
+    const wildcard = await scopeCall(rootAdmin, { q: '%' })
+    expect(await okBody(wildcard)).toEqual([])
 
-    const byName = await json<Structure[]>(await get('/rest/bd/structure/user/me?tri=-nom&q=direction', rootAdmin))
+    const byName = await scopeOf(rootAdmin, { tri: '-nom', q: 'direction' })
     expect(names(byName)).toEqual(['Direction Sud', 'Direction Nord'])
   })
 
@@ -122,7 +131,7 @@ describe('GET rest/bd/structure/user/me', () => {
 
 describe('single structure reads', () => {
   it('GET structure/{id}: in scope with its users count, 403 outside, 404 unknown', async () => {
-    const lille = await json<Structure>(await get('/rest/bd/structure/4', nordAdmin))
+    const lille = await structureAs(nordAdmin, 4)
     expect(lille).toMatchObject({ id: 4, nom: 'Agence Lille', parent: { id: 2 }, path: '/1/2/4/' })
     expect(lille.nbUtilisateurs).toBeGreaterThanOrEqual(1)
     await expectError(await get('/rest/bd/structure/4', sudAdmin), 403, 'FORBIDDEN')
@@ -130,37 +139,36 @@ describe('single structure reads', () => {
   })
 
   it('GET structure/nom/{nom}: the name as held, whatever the case, or null when free', async () => {
-    expect(await json(await get('/rest/bd/structure/nom/agence%20LILLE', sudAdmin))).toEqual({ nom: 'Agence Lille' })
-    expect(await json(await get('/rest/bd/structure/nom/Agence%20Nulle%20Part', sudAdmin))).toEqual({ nom: null })
+    expect(await okBody(api(sudAdmin).rest.bd.structure.nom[':nom'].$get({ param: { nom: 'agence LILLE' } }))).toEqual({
+      nom: 'Agence Lille',
+    })
+    expect(
+      await okBody(api(sudAdmin).rest.bd.structure.nom[':nom'].$get({ param: { nom: 'Agence Nulle Part' } })),
+    ).toEqual({ nom: null })
   })
 
   it('GET typestructure/me: every type but the root’s, from the top down', async () => {
-    expect(await json(await get('/rest/bd/typestructure/me', nordAdmin))).toEqual([
+    expect(await okBody(api(nordAdmin).rest.bd.typestructure.me.$get())).toEqual([
       { id: 2, libelle: 'Direction' },
       { id: 3, libelle: 'Agence' },
     ])
   })
 
   it('GET structure/parent/{typeId}: structures of the parent type inside the scope', async () => {
-    const forAgence = await json<Structure[]>(await get('/rest/bd/structure/parent/3', rootAdmin))
+    const forAgence = await okBody(api(rootAdmin).rest.bd.structure.parent[':typeId'].$get({ param: { typeId: 3 } }))
     expect(names(forAgence)).toEqual(['Direction Nord', 'Direction Sud'])
-    expect(names(await json<Structure[]>(await get('/rest/bd/structure/parent/3', nordAdmin)))).toEqual([
-      'Direction Nord',
-    ])
+    expect(
+      names(await okBody(api(nordAdmin).rest.bd.structure.parent[':typeId'].$get({ param: { typeId: 3 } }))),
+    ).toEqual(['Direction Nord'])
     // A direction hangs below the root, outside a direction admin's scope: no parent found.
-    expect(await json(await get('/rest/bd/structure/parent/2', nordAdmin))).toEqual([])
+    expect(await okBody(api(nordAdmin).rest.bd.structure.parent[':typeId'].$get({ param: { typeId: 2 } }))).toEqual([])
     await expectError(await get('/rest/bd/structure/parent/999', nordAdmin), 404, 'NOT_FOUND')
   })
 
   it('GET structure/{id}/parents: where a structure of the scope may move, its own sub-tree left out', async () => {
-    expect(names(await json<Structure[]>(await get('/rest/bd/structure/4/parents', rootAdmin)))).toEqual([
-      'Direction Nord',
-      'Direction Sud',
-    ])
-    expect(names(await json<Structure[]>(await get('/rest/bd/structure/4/parents', nordAdmin)))).toEqual([
-      'Direction Nord',
-    ])
-    expect(names(await json<Structure[]>(await get('/rest/bd/structure/3/parents', rootAdmin)))).toEqual(['Groupe'])
+    expect(names(await parentsOf(rootAdmin, 4))).toEqual(['Direction Nord', 'Direction Sud'])
+    expect(names(await parentsOf(nordAdmin, 4))).toEqual(['Direction Nord'])
+    expect(names(await parentsOf(rootAdmin, 3))).toEqual(['Groupe'])
     await expectError(await get('/rest/bd/structure/4/parents', sudAdmin), 403, 'FORBIDDEN')
     await expectError(await get('/rest/bd/structure/999/parents', rootAdmin), 404, 'NOT_FOUND')
     // A type whose structures nest in one another (a service within a service): never below itself
@@ -175,13 +183,8 @@ describe('single structure reads', () => {
       ])
       .execute()
     try {
-      expect(names(await json<Structure[]>(await get('/rest/bd/structure/50/parents', rootAdmin)))).toEqual([
-        'Service B',
-      ])
-      expect(names(await json<Structure[]>(await get('/rest/bd/structure/51/parents', rootAdmin)))).toEqual([
-        'Service A',
-        'Service B',
-      ])
+      expect(names(await parentsOf(rootAdmin, 50))).toEqual(['Service B'])
+      expect(names(await parentsOf(rootAdmin, 51))).toEqual(['Service A', 'Service B'])
     } finally {
       await db().deleteFrom('structure').where('id', 'in', [50, 51, 52]).execute()
       await db().deleteFrom('type_structure').where('id', '=', 50).execute()
@@ -189,10 +192,10 @@ describe('single structure reads', () => {
   })
 
   it('GET fonction/structure/{id}: the functions of a structure in scope, by name', async () => {
-    expect(await json(await get('/rest/bd/fonction/structure/4', nordAdmin))).toEqual([
+    expect(await okBody(api(nordAdmin).rest.bd.fonction.structure[':id'].$get({ param: { id: 4 } }))).toEqual([
       expect.objectContaining({ id: 2, libelle: 'Agent de quai' }),
     ])
-    expect(await json(await get('/rest/bd/fonction/structure/2', nordAdmin))).toEqual([])
+    expect(await okBody(api(nordAdmin).rest.bd.fonction.structure[':id'].$get({ param: { id: 2 } }))).toEqual([])
     await expectError(await get('/rest/bd/fonction/structure/4', sudAdmin), 403, 'FORBIDDEN')
   })
 })
@@ -210,7 +213,7 @@ describe('POST and PUT rest/bd/structure', () => {
       .executeTakeFirst()
     expect(log?.type_log).toBe('ADMINISTRATION')
     // The new structure is in its creator's scope at once.
-    expect(names(await json<Structure[]>(await get('/rest/bd/structure/user/me', nordAdmin)))).toContain('Agence Douai')
+    expect(names(await scopeOf(nordAdmin))).toContain('Agence Douai')
   })
 
   it('refuses a parent of the wrong type, no parent, an unknown type and a parent outside the scope', async () => {
@@ -263,22 +266,12 @@ describe('POST and PUT rest/bd/structure', () => {
 
   it('renames, and answers 409 for a name another structure holds', async () => {
     const agence = await create(rootAdmin, 'Agence Arras', 3, 2)
-    const renamed = await json<Structure>(
-      await put(
-        '/rest/bd/structure',
-        { id: agence.id, nom: 'Agence Arras Centre', type: { id: 3 }, parent: { id: 2 } },
-        nordAdmin,
-      ),
+    const renamed = await okBody(
+      update(nordAdmin, { id: agence.id, nom: 'Agence Arras Centre', type: { id: 3 }, parent: { id: 2 } }),
     )
     expect(renamed).toMatchObject({ nom: 'Agence Arras Centre', path: agence.path })
     // Its own name in another case is no conflict.
-    await json(
-      await put(
-        '/rest/bd/structure',
-        { ...renamed, nom: 'AGENCE ARRAS CENTRE', type: { id: 3 }, parent: { id: 2 } },
-        nordAdmin,
-      ),
-    )
+    await okBody(update(nordAdmin, { ...renamed, nom: 'AGENCE ARRAS CENTRE', type: { id: 3 }, parent: { id: 2 } }))
     await expectError(
       await put(
         '/rest/bd/structure',
@@ -316,12 +309,8 @@ describe('POST and PUT rest/bd/structure', () => {
     const quai = await create(rootAdmin, 'Quai Metz 1', 4, agence.id)
     expect(quai.path).toBe(`/1/${direction.id}/${agence.id}/${quai.id}/`)
 
-    const moved = await json<Structure>(
-      await put(
-        '/rest/bd/structure',
-        { id: agence.id, nom: 'Agence Metz', type: { id: 3 }, parent: { id: 3 } },
-        rootAdmin,
-      ),
+    const moved = await okBody(
+      update(rootAdmin, { id: agence.id, nom: 'Agence Metz', type: { id: 3 }, parent: { id: 3 } }),
     )
     expect(moved.path).toBe(`/1/3/${agence.id}/`)
     const paths = await db()
@@ -335,7 +324,7 @@ describe('POST and PUT rest/bd/structure', () => {
       { id: quai.id, path: `/1/3/${agence.id}/${quai.id}/` },
     ])
     // The scope follows the paths: the quai is now Sud's, and no longer in a Nord-only view.
-    expect(names(await json<Structure[]>(await get('/rest/bd/structure/user/me', sudAdmin)))).toContain('Quai Metz 1')
+    expect(names(await scopeOf(sudAdmin))).toContain('Quai Metz 1')
     const log = await db()
       .selectFrom('log')
       .select('commentaire')
@@ -367,7 +356,7 @@ describe('POST and PUT rest/bd/structure', () => {
       409,
       'STRUCTURE_HAS_CHILD',
     )
-    const unchanged = await json<Structure>(await get(`/rest/bd/structure/${agence.id}`, rootAdmin))
+    const unchanged = await structureAs(rootAdmin, agence.id)
     expect(unchanged.path).toBe(`/1/${direction.id}/${agence.id}/`)
   })
 })
@@ -439,12 +428,12 @@ describe('the tree stays one tree', () => {
       403,
       'FORBIDDEN',
     )
-    expect(await json<Structure>(await get('/rest/bd/structure/3', rootAdmin))).toMatchObject({
+    expect(await structureAs(rootAdmin, 3)).toMatchObject({
       parent: { id: 1 },
       type: { id: 2 },
       path: '/1/3/',
     })
-    expect(await json<Structure>(await get(`/rest/bd/structure/${agence.id}`, rootAdmin))).toMatchObject({
+    expect(await structureAs(rootAdmin, agence.id)).toMatchObject({
       parent: { id: 3 },
       path: `/1/3/${agence.id}/`,
     })
@@ -591,16 +580,14 @@ describe('GET rest/bd/utilisateur/structure/{idStructure}', () => {
     const future = await createUser({
       postes: [{ structureId: agence.id, fonctionId: fonction, from: isoDate(5), to: isoDate(50) }],
     })
-    const body = await json<StructureUsers>(await get(`/rest/bd/utilisateur/structure/${agence.id}`, nordAdmin))
+    const body = await usersOf(nordAdmin, agence.id)
     expect(body.utilisateursEnCours.map((u) => u.id).sort()).toEqual(current.map((u) => u.id).sort())
     expect(body.utilisateursEnCours.every((u) => u.modification)).toBe(true)
     expect(body.utilisateursFuturs.map((u) => u.id)).toEqual([future.id])
     expect(body).toMatchObject({ totalEnCours: 3, totalFuturs: 1 })
     expect(body.rechercheUtilisateur.fonctions).toEqual([{ id: fonction, libelle: 'Agent de Lens' }])
 
-    const paged = await json<StructureUsers>(
-      await get(`/rest/bd/utilisateur/structure/${agence.id}?page=2&taille=2`, nordAdmin),
-    )
+    const paged = await usersOf(nordAdmin, agence.id, { page: '2', taille: '2' })
     expect(paged.utilisateursEnCours).toHaveLength(1)
     expect(paged.totalEnCours).toBe(3)
 
@@ -609,22 +596,16 @@ describe('GET rest/bd/utilisateur/structure/{idStructure}', () => {
       .select('nom')
       .where('id', '=', current[0]?.id ?? 0)
       .execute()
-    const searched = await json<StructureUsers>(
-      await get(`/rest/bd/utilisateur/structure/${agence.id}?q=${first?.nom.toLowerCase()}`, nordAdmin),
-    )
+    const searched = await usersOf(nordAdmin, agence.id, { q: `${first?.nom.toLowerCase()}` })
     expect(searched.utilisateursEnCours.map((u) => u.id)).toEqual([current[0]?.id])
   })
 
   it('offers as candidates only users the caller may manage', async () => {
     const southerner = await createUser({ postes: [currentPost(3, 3)] })
     const [row] = await db().selectFrom('utilisateur').select('nom').where('id', '=', southerner.id).execute()
-    const asNord = await json<StructureUsers>(
-      await get(`/rest/bd/utilisateur/structure/4?recherche=${row?.nom}`, nordAdmin),
-    )
+    const asNord = await usersOf(nordAdmin, 4, { recherche: `${row?.nom}` })
     expect(asNord.rechercheUtilisateur.utilisateurs).toEqual([])
-    const asRoot = await json<StructureUsers>(
-      await get(`/rest/bd/utilisateur/structure/4?recherche=${row?.nom}`, rootAdmin),
-    )
+    const asRoot = await usersOf(rootAdmin, 4, { recherche: `${row?.nom}` })
     expect(asRoot.rechercheUtilisateur.utilisateurs.map((u) => u.id)).toEqual([southerner.id])
   })
 
@@ -648,15 +629,14 @@ describe('posts', () => {
     const newcomer = await createUser({
       postes: [{ structureId: 4, fonctionId: 2, from: isoDate(-60), to: isoDate(-30) }],
     })
-    const created = await json<Poste>(
-      await post('/rest/bd/poste', posteBody(newcomer.id, 0, 30), { token: nordAdmin }),
-      201,
-    )
+    const created = await okBody(api(nordAdmin).rest.bd.poste.$post({ json: posteBody(newcomer.id, 0, 30) }), 201)
     expect(created.dateDebut).toBe(wireDate(isoDate(0)))
-    const user = await json<User>(await get(`/rest/bd/utilisateur/${newcomer.id}`, nordAdmin))
+    const user = await okBody(api(nordAdmin).rest.bd.utilisateur[':id'].$get({ param: { id: newcomer.id } }))
     expect(user.postesEnCours.map((p) => p.id)).toEqual([created.id])
     const { accessToken } = await sessionFor(newcomer.id)
-    const access = await json<AccessList>(await get(`/rest/bd/acces/utilisateur/${newcomer.id}`, accessToken))
+    const access = await okBody(
+      api(accessToken).rest.bd.acces.utilisateur[':userId'].$get({ param: { userId: newcomer.id }, query: {} }),
+    )
     expect(access.accesApplication.length).toBeGreaterThan(0)
     const log = await db()
       .selectFrom('log')
@@ -671,13 +651,13 @@ describe('posts', () => {
     // Never posted: a user of the whole tree's administrators (DESIGN §4).
     const user = await createUser()
     await expectError(await post('/rest/bd/poste', posteBody(user.id, 0, 10), { token: nordAdmin }), 403, 'FORBIDDEN')
-    await json(await post('/rest/bd/poste', posteBody(user.id, 0, 10), { token: rootAdmin }), 201)
+    await okBody(api(rootAdmin).rest.bd.poste.$post({ json: posteBody(user.id, 0, 10) }), 201)
     await expectError(
       await post('/rest/bd/poste', posteBody(user.id, 10, 20), { token: nordAdmin }),
       409,
       'POSTE_ALREADY_EXIST',
     )
-    await json(await post('/rest/bd/poste', posteBody(user.id, 11, 20), { token: nordAdmin }), 201)
+    await okBody(api(nordAdmin).rest.bd.poste.$post({ json: posteBody(user.id, 11, 20) }), 201)
     const count = await db().selectFrom('poste').select('id').where('utilisateur_id', '=', user.id).execute()
     expect(count).toHaveLength(2)
   })

@@ -1,11 +1,10 @@
 import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { AccessList } from '../../../worker-api/contract/catalogue/access'
-import type { Structure } from '../../../worker-api/contract/organisation/structure'
-import type { Poste, User } from '../../../worker-api/contract/organisation/user'
+import type { Poste } from '../../../worker-api/contract/organisation/user'
 import { sha256Hex } from '../../../worker-api/lib/crypto'
 import { SMALL_SCOPE_POSTS } from '../../../worker-api/lib/scope'
 import { foldSearchText, SEARCH_WORDS } from '../../../worker-api/lib/search-text'
+import { api, okBody } from '../client'
 import {
   call,
   createOrganisation,
@@ -48,16 +47,9 @@ const CREATE = '/rest/bd/utilisateur'
 const RENEW = '/rest/public/bd/password/renew/'
 
 const get = (path: string, token: string) => call(path, { token })
-const put = (path: string, body: unknown, token: string) =>
-  call(path, { method: 'PUT', body: JSON.stringify(body), token })
 const del = (path: string, token: string) => call(path, { method: 'DELETE', token })
 const resend = (id: number, token: string) => call(`/rest/bd/utilisateur/${id}/invitation`, { method: 'POST', token })
 const renew = (token: string, password: string) => post(RENEW, { token, password })
-
-async function json<T>(response: Response, status = 200): Promise<T> {
-  expect(response.status, await response.clone().text()).toBe(status)
-  return (await response.json()) as T
-}
 
 let sequence = 0
 /** The create payload of spec §3 for a user in Agence Lille as a dock agent. */
@@ -83,8 +75,11 @@ function payload(extra: Record<string, unknown> = {}) {
 
 /** A user created through the API by `token`'s administrator. */
 async function created(token: string, extra: Record<string, unknown> = {}) {
-  return json<User>(await post(CREATE, payload(extra), { token }), 201)
+  return okBody(api(token).rest.bd.utilisateur.$post({ json: payload(extra) }), 201)
 }
+
+/** A user as `token`'s administrator reads them. */
+const userAs = (token: string, id: number) => okBody(api(token).rest.bd.utilisateur[':id'].$get({ param: { id } }))
 
 /** A user of the factory renamed (its names are NomN/PrenomN), for the list's search and sort. */
 async function named(nom: string, prenom: string, options: Parameters<typeof createUser>[0] = {}) {
@@ -124,8 +119,10 @@ async function rowCounts() {
 
 /** A page (or all) of the user list as `token`'s administrator sees it. */
 async function list(token: string, query = '') {
-  const response = await get(`/rest/bd/utilisateur/liste${query ? `?${query}` : ''}`, token)
-  const rows = await json<User[]>(response)
+  const response = await api(token).rest.bd.utilisateur.liste.$get({
+    query: Object.fromEntries(new URLSearchParams(query)),
+  })
+  const rows = await okBody(response)
   return { rows, ids: rows.map((u) => u.id), total: Number(response.headers.get('X-Total-Count')) }
 }
 
@@ -152,7 +149,7 @@ describe('POST rest/bd/utilisateur', () => {
   it('writes the user, their post, a 7-day INVITATION link, its mail and an audit entry together', async () => {
     const body = payload()
     const before = Date.now()
-    const user = await json<User>(await post(CREATE, body, { token: nordAdmin }), 201)
+    const user = await okBody(api(nordAdmin).rest.bd.utilisateur.$post({ json: body }), 201)
     // The login is the mail, whatever the payload's `login` says.
     expect(user).toMatchObject({ login: body.mail, mail: body.mail, nom: body.nom, actif: true, admin: false })
     expect(where(user.postesEnCours)).toEqual([['Agence Lille', 'Agent de quai']])
@@ -188,8 +185,8 @@ describe('POST rest/bd/utilisateur', () => {
     const admin = await createUser({ admin: true, domain: portail, postes: [currentPost(1, 1)] })
     const { accessToken } = await sessionFor(admin.id)
     const body = payload({ domain: undefined })
-    const user = await json<User>(
-      await post(CREATE, body, { token: accessToken, origin: 'http://portail.example.test' }),
+    const user = await okBody(
+      api(accessToken, {}, 'http://portail.example.test').rest.bd.utilisateur.$post({ json: body }),
       201,
     )
     const row = await db()
@@ -206,7 +203,7 @@ describe('POST rest/bd/utilisateur', () => {
     const admin = await createUser({ admin: true, domain: portail, postes: [currentPost(1, 1)] })
     const { accessToken } = await sessionFor(admin.id)
     const create = (domain: string, origin: string, token = accessToken) =>
-      post(CREATE, payload({ domain }), { token, origin })
+      api(token, {}, origin).rest.bd.utilisateur.$post({ json: payload({ domain }) })
     const before = await rowCounts()
     for (const domain of ['http://portail.example.test', 'https://portail.example.test:8443']) {
       const refused = await expectError(await create(domain, portail), 400, 'VALIDATION_FAILED')
@@ -218,16 +215,16 @@ describe('POST rest/bd/utilisateur', () => {
     }
     expect(await rowCounts()).toEqual(before)
     // The same origin, however written, is taken (as an origin).
-    await json<User>(await create('https://PORTAIL.example.test:443/any/path', portail), 201)
-    await json<User>(await create('http://127.0.0.1:8787', ORIGIN, rootAdmin), 201)
+    await okBody(create('https://PORTAIL.example.test:443/any/path', portail), 201)
+    await okBody(create('http://127.0.0.1:8787', ORIGIN, rootAdmin), 201)
     // A local run on another port (`PORT=9000 npm start`, the browser tests): that port is the
     // administrator's own site there.
-    await json<User>(await create('http://localhost:9999', 'http://localhost:9999', rootAdmin), 201)
+    await okBody(create('http://localhost:9999', 'http://localhost:9999', rootAdmin), 201)
   })
 
   it('creates an administrator with admin: true', async () => {
     const body = payload({ admin: true })
-    const user = await json<User>(await post(CREATE, body, { token: rootAdmin }), 201)
+    const user = await okBody(api(rootAdmin).rest.bd.utilisateur.$post({ json: body }), 201)
     expect(user.admin).toBe(true)
     const row = await db().selectFrom('utilisateur').select('admin').where('id', '=', user.id).executeTakeFirstOrThrow()
     expect(row.admin).toBe(1)
@@ -324,7 +321,12 @@ describe('the invited user', () => {
     const signedIn = await signIn(body.mail, 'Choisi12')
     expect(signedIn.user.id).toBe(user.id)
 
-    const access = await json<AccessList>(await get(`/rest/bd/acces/utilisateur/${user.id}`, signedIn.jwt.accessToken))
+    const access = await okBody(
+      api(signedIn.jwt.accessToken).rest.bd.acces.utilisateur[':userId'].$get({
+        param: { userId: user.id },
+        query: {},
+      }),
+    )
     expect(access.accesApplication.map((a) => a.application.libelle)).toEqual(['Pesage', 'Yard dangereux'])
   })
 })
@@ -342,7 +344,7 @@ describe('POST rest/bd/utilisateur/{id}/invitation', () => {
     const second = await invitations(user.mail)
     expect(second.count).toBe(2)
     expect(second.token).not.toBe(first.token)
-    const read = await json<User>(await get(`/rest/bd/utilisateur/${user.id}`, nordAdmin))
+    const read = await userAs(nordAdmin, user.id)
     expect(read.tokenRegister).toBeGreaterThanOrEqual(before + INVITATION_TTL)
     expect((await logsAbout(user.id)).map((l) => l.nom_log)).toEqual(['INVITATION_RENVOI'])
 
@@ -406,7 +408,8 @@ describe('POST rest/bd/utilisateur/{id}/invitation', () => {
 })
 
 describe('a user created inactive', () => {
-  const setState = (id: number, actif: boolean) => put('/rest/bd/utilisateur/state', { id, actif }, nordAdmin)
+  const setState = (id: number, actif: boolean) =>
+    api(nordAdmin).rest.bd.utilisateur.state.$put({ json: { id, actif } })
   const invitationTokens = (id: number) =>
     db()
       .selectFrom('mail_token')
@@ -422,7 +425,7 @@ describe('a user created inactive', () => {
     expect(await invitationTokens(user.id)).toEqual([])
 
     const before = Date.now()
-    const activated = await json<User>(await setState(user.id, true))
+    const activated = await okBody(setState(user.id, true))
     expect(activated.actif).toBe(true)
     expect(activated.tokenRegister).toBeGreaterThanOrEqual(before + INVITATION_TTL)
     const { count, token } = await invitations(user.mail)
@@ -441,11 +444,11 @@ describe('a user created inactive', () => {
   it('loses the invitation when deactivated, and gets a new one when activated again', async () => {
     const user = await created(nordAdmin)
     const first = await invitations(user.mail)
-    const deactivated = await json<User>(await setState(user.id, false))
+    const deactivated = await okBody(setState(user.id, false))
     expect(deactivated.tokenRegister).toBeNull()
     await expectError(await renew(first.token, 'Choisi12'), 410, 'TOKEN_USED')
 
-    await json<User>(await setState(user.id, true))
+    await okBody(setState(user.id, true))
     const second = await invitations(user.mail)
     expect(second.count).toBe(2)
     expect((await renew(second.token, 'Choisi12')).status).toBe(204)
@@ -453,12 +456,12 @@ describe('a user created inactive', () => {
 
   it('is sent nothing by an activation that changes nothing, nor once the password is chosen', async () => {
     const user = await created(nordAdmin)
-    await json<User>(await setState(user.id, true))
+    await okBody(setState(user.id, true))
     expect((await invitations(user.mail)).count).toBe(1)
 
     expect((await renew((await invitations(user.mail)).token, 'Choisi12')).status).toBe(204)
-    await json<User>(await setState(user.id, false))
-    await json<User>(await setState(user.id, true))
+    await okBody(setState(user.id, false))
+    await okBody(setState(user.id, true))
     expect((await invitations(user.mail)).count).toBe(1)
     expect((await login(user.mail, 'Choisi12')).status).toBe(200)
   })
@@ -467,7 +470,7 @@ describe('a user created inactive', () => {
 describe('GET rest/public/bd/utilisateur/mail', () => {
   /** The answer for `mail`, asked from `ip`. */
   const check = (mail: string, ip: string) =>
-    call(`/rest/public/bd/utilisateur/mail?mail=${encodeURIComponent(mail)}`, { headers: { 'CF-Connecting-IP': ip } })
+    api().rest.public.bd.utilisateur.mail.$get({ query: { mail } }, { headers: { 'CF-Connecting-IP': ip } })
 
   it('answers the holder and whether they are active (a deleted one is not), or nulls; any case', async () => {
     const ip = '198.51.100.1'
@@ -475,10 +478,10 @@ describe('GET rest/public/bd/utilisateur/mail', () => {
     const inactive = await createUser({ actif: false })
     const deleted = await createUser({ supprime: true })
     const mailOf = (u: { login: string }) => `${u.login}@example.test`
-    expect(await json(await check(mailOf(active).toUpperCase(), ip))).toEqual({ mail: mailOf(active), actif: true })
-    expect(await json(await check(mailOf(inactive), ip))).toEqual({ mail: mailOf(inactive), actif: false })
-    expect(await json(await check(mailOf(deleted), ip))).toEqual({ mail: mailOf(deleted), actif: false })
-    expect(await json(await check('nobody@example.test', ip))).toEqual({ mail: null, actif: null })
+    expect(await okBody(check(mailOf(active).toUpperCase(), ip))).toEqual({ mail: mailOf(active), actif: true })
+    expect(await okBody(check(mailOf(inactive), ip))).toEqual({ mail: mailOf(inactive), actif: false })
+    expect(await okBody(check(mailOf(deleted), ip))).toEqual({ mail: mailOf(deleted), actif: false })
+    expect(await okBody(check('nobody@example.test', ip))).toEqual({ mail: null, actif: null })
   })
 
   it('answers a client 30 times a minute, then 429; other clients go on', async () => {
@@ -698,7 +701,7 @@ describe('GET rest/bd/utilisateur/liste', () => {
     })
     expect((await list(sudAdmin, 'page=1&q=tenu')).ids).toEqual([ending.id])
 
-    await json(await put('/rest/bd/utilisateur/state', { id: lille.id, actif: false }, rootAdmin), 200)
+    await okBody(api(rootAdmin).rest.bd.utilisateur.state.$put({ json: { id: lille.id, actif: false } }))
     expect((await del(`/rest/bd/utilisateur/suppression/${ending.id}`, rootAdmin)).status).toBe(204)
     expect(await totals(rootAdmin)).toEqual({
       all: 2,
@@ -749,14 +752,14 @@ describe('GET rest/bd/utilisateur/liste', () => {
 
 describe('PUT rest/bd/utilisateur/state', () => {
   const setState = (id: number, actif: boolean, token: string) =>
-    put('/rest/bd/utilisateur/state', { id, actif }, token)
+    api(token).rest.bd.utilisateur.state.$put({ json: { id, actif } })
 
   it('deactivating ends the sessions and the sign-in; activating gives the sign-in back; one log per change', async () => {
     const target = await createUser({ postes: [currentPost(4, 2)] })
     const session = await sessionFor(target.id)
     expect((await get('/rest/bd/session', session.accessToken)).status).toBe(200)
 
-    const off = await json<User>(await setState(target.id, false, nordAdmin))
+    const off = await okBody(setState(target.id, false, nordAdmin))
     expect(off).toMatchObject({ id: target.id, actif: false })
     await expectError(await get('/rest/bd/session', session.accessToken), 401, 'INVALID_TOKEN')
     await expectError(await refreshWith(session.refreshToken), 401, 'INVALID_REFRESH_TOKEN')
@@ -764,13 +767,13 @@ describe('PUT rest/bd/utilisateur/state', () => {
     expect((await logsAbout(target.id)).map((l) => l.nom_log)).toEqual(['UTILISATEUR_DESACTIVATION'])
 
     // The same value again changes nothing, and logs nothing.
-    await json(await setState(target.id, false, nordAdmin))
+    await okBody(setState(target.id, false, nordAdmin))
     expect(await logsAbout(target.id)).toHaveLength(1)
 
-    const on = await json<User>(await setState(target.id, true, nordAdmin))
+    const on = await okBody(setState(target.id, true, nordAdmin))
     expect(on.actif).toBe(true)
     expect((await login(target.login, target.password)).status).toBe(200)
-    await json(await setState(target.id, true, nordAdmin))
+    await okBody(setState(target.id, true, nordAdmin))
     expect(await logsAbout(target.id)).toEqual([
       { nom_log: 'UTILISATEUR_DESACTIVATION', type_log: 'ADMINISTRATION', utilisateur_id: nordAdminId },
       { nom_log: 'UTILISATEUR_ACTIVATION', type_log: 'ADMINISTRATION', utilisateur_id: nordAdminId },
@@ -793,20 +796,20 @@ describe('PUT rest/bd/utilisateur/state', () => {
 
 describe('PUT rest/bd/utilisateur/admin', () => {
   const setAdmin = (id: number, admin: boolean, token: string) =>
-    put('/rest/bd/utilisateur/admin', { id, admin }, token)
-  const scopeOf = (token: string) => get('/rest/bd/structure/user/me', token)
+    api(token).rest.bd.utilisateur.admin.$put({ json: { id, admin } })
+  const scopeOf = (token: string) => api(token).rest.bd.structure.user.me.$get({ query: {} })
 
   it('promotes a user, who then administers the sub-tree of their post, and demotes them', async () => {
     const target = await createUser({ postes: [currentPost(4, 2)] })
     const { accessToken } = await sessionFor(target.id)
     await expectError(await scopeOf(accessToken), 403, 'FORBIDDEN')
 
-    expect((await json<User>(await setAdmin(target.id, true, nordAdmin))).admin).toBe(true)
-    const scope = await json<Structure[]>(await scopeOf(accessToken))
+    expect((await okBody(setAdmin(target.id, true, nordAdmin))).admin).toBe(true)
+    const scope = await okBody(scopeOf(accessToken))
     expect(scope.map((s) => s.nom)).toEqual(['Agence Lille'])
 
-    await json(await setAdmin(target.id, true, nordAdmin))
-    expect((await json<User>(await setAdmin(target.id, false, nordAdmin))).admin).toBe(false)
+    await okBody(setAdmin(target.id, true, nordAdmin))
+    expect((await okBody(setAdmin(target.id, false, nordAdmin))).admin).toBe(false)
     await expectError(await scopeOf(accessToken), 403, 'FORBIDDEN')
     expect((await logsAbout(target.id)).map((l) => l.nom_log)).toEqual([
       'UTILISATEUR_ADMIN',
@@ -817,8 +820,8 @@ describe('PUT rest/bd/utilisateur/admin', () => {
   it('gives a user promoted before their post starts no scope until it does', async () => {
     const target = await createUser({ postes: [{ structureId: 4, fonctionId: 2, from: isoDate(5), to: isoDate(30) }] })
     const { accessToken } = await sessionFor(target.id)
-    await json(await setAdmin(target.id, true, nordAdmin))
-    expect(await json(await scopeOf(accessToken))).toEqual([])
+    await okBody(setAdmin(target.id, true, nordAdmin))
+    expect(await okBody(scopeOf(accessToken))).toEqual([])
     // No scope, so nobody (DESIGN §4): not Lille's users, nor a user of the domain without a post.
     const postless = await createUser()
     const seen = await list(accessToken)
@@ -873,7 +876,7 @@ describe('DELETE rest/bd/utilisateur/suppression/{id} and retablir/{id}', () => 
     const postes = await postesOf(target.id)
     const logs = await ownLogs(target.id)
     expect(logs.map((l) => l.nom_log)).toEqual(['CONNEXION'])
-    const shown = await json<User>(await get(`/rest/bd/utilisateur/${target.id}`, nordAdmin))
+    const shown = await userAs(nordAdmin, target.id)
 
     expect((await remove(target.id, nordAdmin)).status).toBe(204)
     expect(await postesOf(target.id)).toEqual(postes)
@@ -890,7 +893,7 @@ describe('DELETE rest/bd/utilisateur/suppression/{id} and retablir/{id}', () => 
     expect((await logsAbout(target.id)).map((l) => l.nom_log)).toEqual(['UTILISATEUR_SUPPRESSION'])
 
     expect((await restore(target.id, nordAdmin)).status).toBe(204)
-    const back = await json<User>(await get(`/rest/bd/utilisateur/${target.id}`, nordAdmin))
+    const back = await userAs(nordAdmin, target.id)
     expect(back).toEqual(shown)
     expect(await postesOf(target.id)).toEqual(postes)
     expect((await login(target.login, target.password)).status).toBe(200)

@@ -1,3 +1,4 @@
+import type { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { MfaChallenge } from '../../../worker-api/contract/sign-in/mfa'
 import {
@@ -6,9 +7,9 @@ import {
   attest,
   type CreationOptions,
   newAuthenticator,
-  type RequestOptions,
   registeredAuthenticator,
 } from '../authenticator'
+import { api, okBody } from '../client'
 import { createOrganisation, createUser, db, expectError, login, post, sessionFor, withFrozenClock } from '../helpers'
 
 /**
@@ -28,13 +29,16 @@ async function withPasskey() {
   return { ...user, authenticator }
 }
 
-type Init = Parameters<typeof post>[2]
+/** Who calls: the client's address, and the Worker's bindings. */
+type Init = { headers?: Record<string, string>; env?: Partial<typeof env> }
 
-async function optionsFor(challenge?: string, init: Init = {}) {
-  const response = await post('/rest/public/bd/login/passkey/options', challenge ? { challenge } : {}, init)
-  expect(response.status).toBe(200)
-  return (await response.json()) as RequestOptions
-}
+const optionsFor = (challenge?: string, init: Init = {}) =>
+  okBody(
+    api(undefined, init.env).rest.public.bd.login.passkey.options.$post(
+      { json: challenge ? { challenge } : {} },
+      { headers: init.headers ?? {} },
+    ),
+  )
 
 const signIn = (reponse: unknown, init: Init = {}, challenge?: string) =>
   post('/rest/public/bd/login/passkey', challenge ? { reponse, challenge } : { reponse }, init)
@@ -114,10 +118,8 @@ describe('a WebAuthn challenge lives 5 minutes', () => {
     const user = await createUser()
     await withFrozenClock(async (clock) => {
       const { accessToken } = await sessionFor(user.id)
-      const creationOptions = async () =>
-        (await (
-          await post('/rest/bd/mfa/passkeys/options', { motDePasse: user.password }, { token: accessToken })
-        ).json()) as CreationOptions
+      const creationOptions = () =>
+        okBody(api(accessToken).rest.bd.mfa.passkeys.options.$post({ json: { motDePasse: user.password } }))
       const inTime = await creationOptions()
       const late = await creationOptions()
       clock.advance(299)

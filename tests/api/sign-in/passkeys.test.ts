@@ -1,16 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { MfaChallenge, MfaStatus } from '../../../worker-api/contract/sign-in/mfa'
-import type { PasskeyAdded } from '../../../worker-api/contract/sign-in/passkeys'
-import {
-  assertion,
-  attest,
-  b64u,
-  type CreationOptions,
-  derSignature,
-  newAuthenticator,
-  type RequestOptions,
-  utf8,
-} from '../authenticator'
+import type { MfaChallenge } from '../../../worker-api/contract/sign-in/mfa'
+import type { PasskeyLogin } from '../../../worker-api/contract/sign-in/passkeys'
+import { assertion, attest, b64u, derSignature, newAuthenticator, utf8 } from '../authenticator'
+import { api, okBody } from '../client'
 import {
   call,
   changedBeforeWrite,
@@ -18,7 +10,6 @@ import {
   createUser,
   db,
   expectError,
-  type LoginBody,
   login,
   ORIGIN,
   post,
@@ -36,38 +27,31 @@ async function user(options: Parameters<typeof createUser>[0] = {}): Promise<Ses
   return { ...created, token: (await sessionFor(created.id)).accessToken }
 }
 
-const status = async (token: string) => (await (await call('/rest/bd/mfa', { token })).json()) as MfaStatus
+const status = (token: string) => okBody(api(token).rest.bd.mfa.$get())
 
-async function registrationOptions(session: Session) {
-  const response = await post(
-    '/rest/bd/mfa/passkeys/options',
-    { motDePasse: session.password },
-    { token: session.token },
-  )
-  expect(response.status).toBe(200)
-  return (await response.json()) as CreationOptions
-}
+const registrationOptions = (session: Session) =>
+  okBody(api(session.token).rest.bd.mfa.passkeys.options.$post({ json: { motDePasse: session.password } }))
 
 /** Registers a new authenticator for a user; returns it and the answer. */
 async function register(session: Session, nom = 'Téléphone') {
   const authenticator = await newAuthenticator()
   const reponse = await attest(authenticator, await registrationOptions(session))
-  const response = await post('/rest/bd/mfa/passkeys', { nom, reponse }, { token: session.token })
-  expect(response.status).toBe(200)
-  const body = (await response.json()) as PasskeyAdded
+  const body = await okBody(api(session.token).rest.bd.mfa.passkeys.$post({ json: { nom, reponse } }))
   return { authenticator, body }
 }
 
-async function signInOptions(challenge?: string, origin = ORIGIN) {
-  const response = await post('/rest/public/bd/login/passkey/options', challenge ? { challenge } : {}, { origin })
-  expect(response.status).toBe(200)
-  return (await response.json()) as RequestOptions
-}
+const signInOptions = (challenge?: string, origin = ORIGIN) =>
+  okBody(
+    api(undefined, {}, origin).rest.public.bd.login.passkey.options.$post({ json: challenge ? { challenge } : {} }),
+  )
 
 const passkeySignIn = (
-  reponse: unknown,
+  reponse: PasskeyLogin['reponse'],
   { challenge, origin = ORIGIN }: { challenge?: string; origin?: string } = {},
-) => post('/rest/public/bd/login/passkey', challenge ? { reponse, challenge } : { reponse }, { origin })
+) =>
+  api(undefined, {}, origin).rest.public.bd.login.passkey.$post({
+    json: challenge ? { reponse, challenge } : { reponse },
+  })
 
 const mailsOf = (userId: number) =>
   db().selectFrom('outbox').select(['kind', 'subject']).where('utilisateur_id', '=', userId).execute()
@@ -93,9 +77,9 @@ describe('passkey registration', () => {
     await expectError(await ask({}), 400, 'VALIDATION_FAILED')
     await expectError(await ask({ motDePasse: 'Wrong1234' }), 400, 'BAD_OLD_PASSWORD')
     await expectError(await ask({ code: '123456' }), 400, 'MFA_CODE_INVALID')
-    const response = await post('/rest/bd/mfa/passkeys', { nom: '  Clé USB  ', reponse }, { token: me.token })
+    const response = await api(me.token).rest.bd.mfa.passkeys.$post({ json: { nom: '  Clé USB  ', reponse } })
     expect(response.status).toBe(200)
-    const body = (await response.json()) as PasskeyAdded
+    const body = await okBody(response)
     expect(body.id).toBe(b64u(authenticator.id))
     expect(body.nom).toBe('Clé USB')
     expect(body.codesSecours).toHaveLength(10)
@@ -117,7 +101,7 @@ describe('passkey registration', () => {
 
     // A second passkey: the first is excluded from its options, and no new recovery codes come.
     const again = await registrationOptions(me)
-    expect(again.excludeCredentials.map((key) => key.id)).toEqual([body.id])
+    expect(again.excludeCredentials?.map((key) => key.id)).toEqual([body.id])
     const second = await attest(await newAuthenticator(), again)
     const added = await post('/rest/bd/mfa/passkeys', { nom: 'Ordinateur', reponse: second }, { token: me.token })
     expect(added.status).toBe(200)
@@ -171,7 +155,7 @@ describe('passwordless sign-in with a passkey', () => {
     const reponse = await assertion(authenticator, options)
     const response = await passkeySignIn(reponse)
     expect(response.status).toBe(200)
-    const signedIn = (await response.json()) as LoginBody
+    const signedIn = await okBody(response)
     expect(signedIn.user.id).toBe(me.id)
     expect((await call('/rest/bd/mfa', { token: signedIn.jwt.accessToken })).status).toBe(200)
     const [key] = (await status(me.token)).passkeys
@@ -223,7 +207,7 @@ describe('passwordless sign-in with a passkey', () => {
       await assertion(authenticator, options, { counter: 0 }),
       await assertion(authenticator, options, { counter: 0 }),
     ]
-    let meanwhile: Response | undefined
+    let meanwhile: { status: number } | undefined
     const late = await post(
       '/rest/public/bd/login/passkey',
       { reponse: second },
@@ -290,10 +274,10 @@ describe('a passkey as the second factor', () => {
     expect(methodes).toEqual(['passkey', 'codeSecours'])
 
     const options = await signInOptions(challenge)
-    expect(options.allowCredentials.map((key) => key.id)).toEqual([body.id])
+    expect(options.allowCredentials?.map((key) => key.id)).toEqual([body.id])
     const response = await passkeySignIn(await assertion(authenticator, options), { challenge })
     expect(response.status).toBe(200)
-    expect(((await response.json()) as LoginBody).user.id).toBe(me.id)
+    expect((await okBody(response)).user.id).toBe(me.id)
 
     // The password's challenge served once.
     await expectError(await signInOptionsResponse(challenge), 401, 'MFA_CHALLENGE_INVALID')
