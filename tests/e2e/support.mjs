@@ -6,6 +6,7 @@ import { createHmac } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { after, before } from 'node:test'
 import { chromium } from 'playwright-core'
+import { ADMIN_MENU_PAGES } from './menu-pages.mjs'
 
 /** @typedef {import('playwright-core').Browser} Browser */
 /** @typedef {import('playwright-core').Locator} Locator */
@@ -164,14 +165,13 @@ async function fetchStatic(route) {
 }
 
 /**
- * The administration screens, in their states without a dialog (confirmation pages, the add-post
- * form): what the widths and accessibility checks go through.
+ * The administration screens: the menu's pages, then the pages outside the menu and the states without a dialog
+ * (confirmation pages, the add-post form): what the widths and accessibility checks go through.
  * @type {string[]}
  */
 export const ADMIN_SCREENS = [
-  '/pages/admin',
+  ...ADMIN_MENU_PAGES,
   '/pages/admin?prolonger=9102',
-  '/pages/admin/listeStructures',
   '/pages/admin/listeStructures?confirmer=supprimer&id=4',
   '/pages/admin/structure?type=3',
   '/pages/admin/structure/detail/4',
@@ -186,35 +186,26 @@ export const ADMIN_SCREENS = [
   '/pages/admin/user/4/new',
   '/pages/admin/detail/user/2',
   '/pages/admin/user/detail/2?structure=4&confirmer=poste&id=2',
-  '/pages/admin/autorisation',
   '/pages/admin/autorisation?confirmer=refuse&id=11',
   '/pages/admin/autorisation?valider=12',
-  '/pages/admin/listeLogs',
   '/pages/admin/listeLogs?du=2020-01-01&type=CONNEXION',
-  '/pages/admin/applications',
   '/pages/admin/applications?confirmer=supprimer&id=3',
   '/pages/admin/applications/nouvelle?structure=4',
   '/pages/admin/applications/3',
   // An OpenID Connect application (the demo's): its client's fields and card.
   '/pages/admin/applications/5',
-  '/pages/admin/modeles',
   '/pages/admin/modeles/3',
   // The security settings (the requirement of a second factor from administrators).
-  '/pages/admin/securite',
   // The service accounts (tests/e2e/fixtures.sql): the list and its create form, a deletion's
   // confirmation, and the new secret of an administrator account (its proof fields).
-  '/pages/admin/comptesService',
   '/pages/admin/comptesService?confirmer=supprimer&id=902',
   '/pages/admin/comptesService?secret=901',
   // Import and export (tests/e2e/fixtures.sql): the upload, a kept preview with an error, an import done.
-  '/pages/admin/import',
   '/pages/admin/import/950',
   '/pages/admin/import/951',
   // Access requests (tests/e2e/fixtures.sql): the list, and one request with its decision forms.
-  '/pages/admin/demandes',
   '/pages/admin/demandes/960',
   // Access reviews (tests/e2e/fixtures.sql): the campaigns and their form, one campaign with its posts.
-  '/pages/admin/revues',
   '/pages/admin/revues/970',
 ]
 

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ADMIN_MENU, USER_MENU } from '~/lib/menu'
+import { ADMIN_MENU_PAGES } from '../e2e/menu-pages.mjs'
 
 /**
  * Every page is pinned where a page must be: its round trips in the request-cost test, and its address in the browser
@@ -43,10 +44,14 @@ function addresses(file: string): string[] {
   return [...found].map(([, address]) => (address ?? '').replace(/\$\{[^}]*\}/g, '1'))
 }
 
-const costed = addresses('tests/api/request-cost.test.ts')
+// The request-cost test reads the menu's pages besides those its tables pin (withMenu).
+const costed = [...[...ADMIN_MENU, ...USER_MENU].map((item) => item.to), ...addresses('tests/api/request-cost.test.ts')]
 const walked = [
+  // support.mjs's ADMIN_SCREENS start with the menu's pages.
+  ...ADMIN_MENU_PAGES,
   ...addresses('tests/e2e/support.mjs'),
   ...addresses('tests/e2e/accessibility.test.mjs'),
+  ...addresses('tests/e2e/accessibility-screens.test.mjs'),
   ...addresses('tests/e2e/widths.test.mjs'),
 ]
 
@@ -68,7 +73,8 @@ describe('every page is pinned', () => {
     expect(unpinned(costed)).toEqual([])
   })
 
-  it('is walked by the accessibility and width tests', () => {
+  it('is walked by the accessibility and width tests, the menu’s as the menu lists them', () => {
+    expect(ADMIN_MENU_PAGES).toEqual(ADMIN_MENU.map((item) => item.to))
     expect(unpinned(walked)).toEqual([])
   })
 })
