@@ -1,9 +1,8 @@
 // @ts-check
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import AxeBuilder from '@axe-core/playwright'
+import { violations } from './axe.mjs'
 import {
-  ADMIN_SCREENS,
   BASE_URL,
   fixtureRecoveryCode,
   nextTotpCode,
@@ -29,23 +28,6 @@ import {
  */
 
 const newPage = useBrowser()
-
-/**
- * WCAG 2.1 A/AA violations (serious and critical unless `every`), described well enough to act on.
- * @param {Page} page
- * @param {{ every?: boolean }} [options]
- */
-async function violations(page, { every = false } = {}) {
-  // Only the violations in full: axe then details one node of what passes or does not apply, not every one.
-  // (`options` first: it replaces the options `withTags` sets.)
-  const results = await new AxeBuilder({ page })
-    .options({ resultTypes: ['violations'] })
-    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
-    .analyze()
-  return results.violations
-    .filter((v) => every || v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)
-}
 
 /**
  * axe needs scripting, so a page as a browser without JavaScript shows it is audited as a snapshot:
@@ -100,47 +82,6 @@ describe('accessibility (axe, WCAG 2.1 AA)', () => {
     }
     await page.context().close()
   })
-
-  for (const [language, acceptLanguage] of [
-    ['French', 'fr-FR'],
-    ['English', 'en-US'],
-  ]) {
-    it(`has no violation at all on the organisation screens in ${language}, none in the delete dialog nor in the history's calendar`, async () => {
-      const mode = { javaScriptEnabled: true }
-      const page = await newPage({ ...mode, locale: acceptLanguage, acceptLanguage })
-      await signIn(page, mode, 'admin', 'Admin1234')
-      for (const path of ADMIN_SCREENS) {
-        await page.goto(path)
-        await page.locator('main h1').waitFor()
-        assert.deepEqual(await violations(page, { every: true }), [], path)
-      }
-      await page.goto('/pages/admin/listeStructures')
-      const remove = page.getByRole('button', {
-        name: language === 'French' ? 'Supprimer Agence Lille' : 'Delete Agence Lille',
-      })
-      // The row says whose: the button shows the word alone, the name is for screen readers.
-      assert.equal(
-        await remove.evaluate((button) =>
-          [...button.querySelectorAll('span')]
-            .filter((span) => span.checkVisibility() && getComputedStyle(span).position !== 'absolute')
-            .map((span) => span.textContent)
-            .join('')
-            .trim(),
-        ),
-        language === 'French' ? 'Supprimer' : 'Delete',
-      )
-      await remove.click()
-      await page.getByRole('alertdialog').waitFor()
-      assert.deepEqual(await violations(page, { every: true }), [], 'dialog')
-      await page.goto('/pages/admin/listeLogs?du=2020-01-01')
-      await page
-        .getByRole('button', { name: language === 'French' ? 'Choisir sur le calendrier' : 'Pick on the calendar' })
-        .click()
-      await page.getByRole('grid').first().waitFor()
-      assert.deepEqual(await violations(page, { every: true }), [], 'the history with its calendar open')
-      await page.context().close()
-    })
-  }
 
   for (const [language, acceptLanguage] of [
     ['French', 'fr-FR'],
