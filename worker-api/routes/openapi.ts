@@ -17,6 +17,10 @@ export const jsonBody = <T extends z.ZodType>(schema: T) => ({
   required: true,
 })
 
+/** The total of a paged list's answer, in X-Total-Count (none for a list asked without a page). */
+export const totalCount = (total: number | null): Record<string, string> =>
+  total === null ? {} : { 'X-Total-Count': String(total) }
+
 /** A CSV file a route answers, for its `responses` (the body `csvStream` writes, lib/csv.ts). */
 export const csv = { content: { 'text/csv': { schema: z.string() } }, description: 'CSV' }
 

@@ -17,7 +17,7 @@ import { createApplication, deleteApplication, updateApplication } from '../../s
 import { getApplication, listApplications } from '../../services/catalogue/applications'
 import { rotateSecret } from '../../services/catalogue/oidc-clients'
 import { getTemplate, getTemplates, putTemplate } from '../../services/catalogue/templates'
-import { errors, json, jsonBody } from '../openapi'
+import { errors, json, jsonBody, totalCount } from '../openapi'
 
 /**
  * The catalogue: the applications the portal launches and the functions that grant them, managed by
@@ -37,8 +37,7 @@ export const catalogueRoutes = router()
     }),
     async (c) => {
       const { items, total } = await listApplications(c.var.ctx, c.get('caller'), c.req.valid('query'))
-      c.header('X-Total-Count', String(total))
-      return c.json(items, 200)
+      return c.json(items, 200, totalCount(total))
     },
   )
   .openapi(

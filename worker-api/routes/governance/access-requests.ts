@@ -23,7 +23,7 @@ import {
   requestableApplications,
   withdrawRequest,
 } from '../../services/governance/requests'
-import { errors, json, jsonBody } from '../openapi'
+import { errors, json, jsonBody, totalCount } from '../openapi'
 
 /**
  * Access requests: a user asks for a demandable application from their launcher; an administrator who manages them
@@ -56,8 +56,7 @@ export const accessRequestRoutes = router()
     }),
     async (c) => {
       const { items, total } = await ownRequests(c.var.ctx, c.get('caller'), c.req.valid('query'))
-      if (total !== null) c.header('X-Total-Count', String(total))
-      return c.json(items, 200)
+      return c.json(items, 200, totalCount(total))
     },
   )
   .openapi(
@@ -73,8 +72,7 @@ export const accessRequestRoutes = router()
     }),
     async (c) => {
       const { items, total } = await pendingRequests(c.var.ctx, c.get('caller'), c.req.valid('query'))
-      if (total !== null) c.header('X-Total-Count', String(total))
-      return c.json(items, 200)
+      return c.json(items, 200, totalCount(total))
     },
   )
   .openapi(

@@ -19,7 +19,7 @@ import { router } from '../../lib/validation'
 import { decideAll, decideItems, reviewItems, reviewPage } from '../../services/governance/review-items'
 import { reviewReport } from '../../services/governance/review-report'
 import { closeReview, createReview, listReviews, reviewDetail } from '../../services/governance/reviews'
-import { csv, csvFile, errors, json, jsonBody } from '../openapi'
+import { csv, csvFile, errors, json, jsonBody, totalCount } from '../openapi'
 
 /**
  * Access reviews: an administrator opens a campaign over a sub-tree of their scope; the administrators who manage each
@@ -53,8 +53,7 @@ export const accessReviewRoutes = router()
     }),
     async (c) => {
       const { items, total } = await listReviews(c.var.ctx, c.get('caller'), c.req.valid('query'))
-      if (total !== null) c.header('X-Total-Count', String(total))
-      return c.json(items, 200)
+      return c.json(items, 200, totalCount(total))
     },
   )
   .openapi(
@@ -99,8 +98,7 @@ export const accessReviewRoutes = router()
         c.req.valid('param').id,
         c.req.valid('query'),
       )
-      if (total !== null) c.header('X-Total-Count', String(total))
-      return c.json(items, 200)
+      return c.json(items, 200, totalCount(total))
     },
   )
   .openapi(

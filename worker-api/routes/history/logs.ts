@@ -5,7 +5,7 @@ import { router } from '../../lib/validation'
 import { writeClientLog } from '../../services/core/client-log'
 import { listLogs } from '../../services/history/logs'
 import { exportLogs } from '../../services/history/logs-export'
-import { csv, csvFile, errors, json, jsonBody } from '../openapi'
+import { csv, csvFile, errors, json, jsonBody, totalCount } from '../openapi'
 
 /**
  * The audit history (spec §2 admin/listeLogs, §7, DESIGN §8): what a client reports, and the
@@ -38,8 +38,7 @@ export const logRoutes = router()
     }),
     async (c) => {
       const { items, total } = await listLogs(c.var.ctx, c.get('caller'), c.req.valid('query'))
-      c.header('X-Total-Count', String(total))
-      return c.json(items, 200)
+      return c.json(items, 200, totalCount(total))
     },
   )
   .openapi(

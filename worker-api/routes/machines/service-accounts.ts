@@ -24,7 +24,7 @@ import {
   rotateServiceSecret,
   updateServiceAccount,
 } from '../../services/machines/service-accounts'
-import { errors, json, jsonBody } from '../openapi'
+import { errors, json, jsonBody, totalCount } from '../openapi'
 
 /**
  * Service accounts: the programs of the caller's scope that call the API with client credentials
@@ -45,8 +45,7 @@ export const serviceAccountRoutes = router()
     }),
     async (c) => {
       const { items, total } = await listServiceAccounts(c.var.ctx, c.get('caller'), c.req.valid('query'))
-      if (total !== null) c.header('X-Total-Count', String(total))
-      return c.json(items, 200)
+      return c.json(items, 200, totalCount(total))
     },
   )
   .openapi(
@@ -150,8 +149,7 @@ export const serviceAccountRoutes = router()
         c.req.valid('param').id,
         c.req.valid('query'),
       )
-      if (total !== null) c.header('X-Total-Count', String(total))
-      return c.json(items, 200)
+      return c.json(items, 200, totalCount(total))
     },
   )
   .openapi(

@@ -14,7 +14,7 @@ import { router } from '../../lib/validation'
 import { carrierStructures, register } from '../../services/organisation/registration'
 import { authorizeRegistration } from '../../services/organisation/registration-authorize'
 import { listRegistrations, registrationFonctions } from '../../services/organisation/registration-queue'
-import { errors, json, jsonBody } from '../openapi'
+import { errors, json, jsonBody, totalCount } from '../openapi'
 
 /**
  * Carrier self-registration (spec §1, §4, §7): the public form's two calls, and the authorisation
@@ -56,8 +56,7 @@ export const registrationRoutes = router()
     }),
     async (c) => {
       const { items, total } = await listRegistrations(c.var.ctx, c.get('caller'), c.req.valid('query'))
-      c.header('X-Total-Count', String(total))
-      return c.json(items, 200)
+      return c.json(items, 200, totalCount(total))
     },
   )
   .openapi(

@@ -27,7 +27,7 @@ import {
   structureNom,
   structureTypes,
 } from '../../services/organisation/structures'
-import { errors, json, jsonBody } from '../openapi'
+import { errors, json, jsonBody, totalCount } from '../openapi'
 
 /**
  * The organisation tree (spec §7): structures, their types and functions, their users and posts.
@@ -48,8 +48,7 @@ export const structureRoutes = router()
     }),
     async (c) => {
       const { items, total } = await listStructures(c.var.ctx, c.get('caller'), c.req.valid('query'))
-      c.header('X-Total-Count', String(total))
-      return c.json(items, 200)
+      return c.json(items, 200, totalCount(total))
     },
   )
   .openapi(

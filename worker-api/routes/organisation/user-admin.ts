@@ -18,7 +18,7 @@ import {
 } from '../../services/organisation/user-admin'
 import { checkMail, createUser } from '../../services/organisation/user-creation'
 import { listUsers } from '../../services/organisation/user-list'
-import { errors, json, jsonBody } from '../openapi'
+import { errors, json, jsonBody, totalCount } from '../openapi'
 
 /**
  * User administration (spec §6, §7): administrators only, each on the users of their scope whose
@@ -55,8 +55,7 @@ export const userAdminRoutes = router()
     }),
     async (c) => {
       const { items, total } = await listUsers(c.var.ctx, c.get('caller'), c.req.valid('query'))
-      c.header('X-Total-Count', String(total))
-      return c.json(items, 200)
+      return c.json(items, 200, totalCount(total))
     },
   )
   .openapi(
