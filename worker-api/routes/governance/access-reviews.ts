@@ -16,7 +16,8 @@ import {
   reviewSchema,
 } from '../../contract/governance/access-reviews'
 import { router } from '../../lib/validation'
-import { decideAll, decideItems, reviewItems, reviewPage } from '../../services/governance/review-items'
+import { decideAll, decideItems } from '../../services/governance/review-decisions'
+import { reviewItems, reviewPage } from '../../services/governance/review-items'
 import { reviewReport } from '../../services/governance/review-report'
 import { closeReview, createReview, listReviews, reviewDetail } from '../../services/governance/reviews'
 import { csv, csvFile, errors, json, jsonBody, totalCount } from '../openapi'

@@ -6,7 +6,7 @@ import { actsFor, inSubtreeSql, pathInScope, serviceAccountId, userManageable, t
 import type { Ctx } from '../../lib/types'
 import { logEntry } from '../core/audit'
 import { enqueue } from '../core/jobs'
-import { decidedItems } from './review-items'
+import { decidedItems } from './review-decisions'
 
 /** The post ids one message of a campaign's opening goes through. */
 export const OPENING_WINDOW = REVIEW_BATCH * 2
