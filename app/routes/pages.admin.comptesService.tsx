@@ -25,13 +25,13 @@ import {
   shownServiceSecret,
   TAKEOVER_PANEL,
   TAKEOVER_PARAM,
-} from '~/features/organisation/service-account'
-import { EditPanel } from '~/features/organisation/service-account-edit'
-import { ServiceAccountCreate } from '~/features/organisation/service-account-form'
-import { HandOverPanel } from '~/features/organisation/service-account-handover'
-import { RenewPanel, ServiceSecretScreen } from '~/features/organisation/service-account-secret'
-import { TakeOverPanel } from '~/features/organisation/service-account-takeover'
-import { serviceAccountsAction, serviceAccountsData } from '~/features/organisation/service-accounts.server'
+} from '~/features/machines/service-account'
+import { EditPanel } from '~/features/machines/service-account-edit'
+import { ServiceAccountCreate } from '~/features/machines/service-account-form'
+import { HandOverPanel } from '~/features/machines/service-account-handover'
+import { RenewPanel, ServiceSecretScreen } from '~/features/machines/service-account-secret'
+import { TakeOverPanel } from '~/features/machines/service-account-takeover'
+import { serviceAccountsAction, serviceAccountsData } from '~/features/machines/service-accounts.server'
 import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { displayDateTime } from '~/lib/dates'

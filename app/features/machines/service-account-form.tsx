@@ -14,10 +14,10 @@ import { Textarea } from '~/components/ui/textarea'
 import { type FieldErrors, useFieldErrors, useFormReply, usePendingIntent } from '~/lib/form'
 import { useHydrated } from '~/lib/hydrated'
 import { SERVICE_SCOPES } from '../../../worker-api/contract/machines/service-accounts'
+import type { StructureChoices } from '../organisation/structure-choice'
+import { StructureSelect } from '../organisation/structure-select'
 import { CREATE_INTENT, CREATE_SECTION, SEARCH_INTENT } from './service-account'
 import type { ServiceAccountForm as Values } from './service-accounts.server'
-import type { StructureChoices } from './structure-choice'
-import { StructureSelect } from './structure-select'
 
 export const CHECKBOX =
   'mt-0.5 size-4 shrink-0 accent-primary focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring focus-visible:ring-offset-2'

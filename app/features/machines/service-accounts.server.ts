@@ -9,6 +9,7 @@ import { focusFragment, formReply, readForm, rowAction, submitted } from '~/lib/
 import { lastPageUrl, listQuery } from '~/lib/pagination'
 import { pathWithout } from '~/lib/url'
 import { requiredId } from '../../../worker-api/contract/common'
+import { structureChoices } from '../organisation/structure-choices.server'
 import {
   CREATE_INTENT,
   type CreateReplyChoices,
@@ -30,7 +31,6 @@ import {
 } from './service-account'
 import { editAccount, serviceAccountEditSchema } from './service-account-edit.server'
 import { accountFields, checkbox, refusedFields } from './service-account-fields.server'
-import { structureChoices } from './structure-choices.server'
 
 /** An administrator account asks for the proof: the password, or a code. */
 function proofWhenAdmin(form: { admin?: unknown; motDePasse?: unknown; code?: unknown }, ctx: z.RefinementCtx) {

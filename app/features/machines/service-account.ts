@@ -1,4 +1,4 @@
-import type { StructureChoices } from './structure-choice'
+import type { StructureChoices } from '../organisation/structure-choice'
 
 /**
  * What the service accounts screen (/pages/admin/comptesService) and its server module share: its
