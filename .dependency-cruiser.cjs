@@ -6,7 +6,7 @@
  *   services/: bulk/ ──▶ governance/ ──▶ oidc/ ──▶ machines/ ──▶ sign-in/ ──▶ organisation/ ──▶ catalogue/ ──▶ history/ ──▶ core/
  *   routes/: the same feature folders, apart from each other
  *   contract/: bulk/ ──▶ machines/ ──▶ catalogue/ ──▶ governance/ ──▶ oidc/ ──▶ sign-in/ ──▶ organisation/ ──▶ history/
- *   app/: routes/ ──▶ features/ (governance/ ──▶ machines/ ──▶ catalogue/ ──▶ organisation/ ──▶ sign-in/; demo/) ──▶ components/, lib/
+ *   app/: routes/ ──▶ features/ (bulk/ ──▶ governance/ ──▶ machines/ ──▶ catalogue/ ──▶ organisation/ ──▶ sign-in/; demo/) ──▶ components/, lib/
  *
  * An arrow never runs backwards, and no import leads back to where it started.
  */
@@ -48,7 +48,7 @@ const routeFeatureRules = FEATURES.slice(0, -1).map((feature) => ({
 }))
 
 /** The pages' feature folders, each above the ones after it (demo/, the development-only screens, stands apart). */
-const UI_FEATURES = ['governance', 'machines', 'catalogue', 'organisation', 'sign-in']
+const UI_FEATURES = ['bulk', 'governance', 'machines', 'catalogue', 'organisation', 'sign-in']
 
 const uiFeatureRules = [
   ...UI_FEATURES.slice(1).map((feature, index) => ({
