@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { violations } from './axe.mjs'
-import { ADMIN_SCREENS, signIn, useBrowser } from './support.mjs'
+import { ADMIN_SCREENS, signIn, useBrowser, waitFor } from './support.mjs'
 
 const newPage = useBrowser()
 
@@ -27,16 +27,20 @@ describe('accessibility of the administration screens (axe, WCAG 2.1 AA)', () =>
       const remove = page.getByRole('button', {
         name: language === 'French' ? 'Supprimer Agence Lille' : 'Delete Agence Lille',
       })
-      // The row says whose: the button shows the word alone, the name is for screen readers.
-      assert.equal(
-        await remove.evaluate((button) =>
+      // The row says whose: the button shows the word alone, the name is for screen readers (read once the page's
+      // styles apply: until then every span shows).
+      const shown = language === 'French' ? 'Supprimer' : 'Delete'
+      const visibleText = () =>
+        remove.evaluate((button) =>
           [...button.querySelectorAll('span')]
             .filter((span) => span.checkVisibility() && getComputedStyle(span).position !== 'absolute')
             .map((span) => span.textContent)
             .join('')
             .trim(),
-        ),
-        language === 'French' ? 'Supprimer' : 'Delete',
+        )
+      await waitFor(
+        async () => (await visibleText()) === shown,
+        `the button shows ${await visibleText()}, not ${shown}`,
       )
       await remove.click()
       await page.getByRole('alertdialog').waitFor()
