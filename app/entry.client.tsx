@@ -3,7 +3,6 @@ import i18next from 'i18next'
 import { StrictMode, startTransition } from 'react'
 import { hydrateRoot } from 'react-dom/client'
 import { I18nextProvider, initReactI18next } from 'react-i18next'
-import { holdEventsWhileHydrating, ReleaseHeldEvents } from './lib/hydration-hold'
 import { i18nConfig, pageLanguage } from './lib/i18n'
 import { loadWords, WORDS_LINK_ID } from './lib/words'
 
@@ -13,14 +12,12 @@ async function hydrate() {
   const href = document.getElementById(WORDS_LINK_ID)?.getAttribute('href') ?? `/locales/${lng}`
   const resources = { [lng]: { translation: await loadWords(lng, href) } }
   await i18next.use(initReactI18next).init({ ...i18nConfig, lng, resources })
-  holdEventsWhileHydrating()
   startTransition(() => {
     hydrateRoot(
       document,
       <I18nextProvider i18n={i18next}>
         <StrictMode>
           <RemixBrowser />
-          <ReleaseHeldEvents />
         </StrictMode>
       </I18nextProvider>,
     )
