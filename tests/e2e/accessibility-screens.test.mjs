@@ -38,10 +38,7 @@ describe('accessibility of the administration screens (axe, WCAG 2.1 AA)', () =>
             .join('')
             .trim(),
         )
-      await waitFor(
-        async () => (await visibleText()) === shown,
-        `the button shows ${await visibleText()}, not ${shown}`,
-      )
+      await waitFor(async () => (await visibleText()) === shown, `the button does not show ${shown} alone`)
       await remove.click()
       await page.getByRole('alertdialog').waitFor()
       assert.deepEqual(await violations(page, { every: true }), [], 'dialog')
