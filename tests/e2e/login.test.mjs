@@ -117,6 +117,43 @@ describe('sign-in details', () => {
     await page.context().close()
   })
 
+  it('stays alive when a key is typed as the page starts to hydrate', async () => {
+    const page = await newPage({ javaScriptEnabled: true })
+    /** @type {string[]} */
+    const errors = []
+    page.on('pageerror', (error) => errors.push(error.message))
+    // A key typed into the identifier the moment React has taken the document as its root, before its first render
+    // (a microtask after hydrateRoot, ahead of React's scheduled work): the event on which React would hydrate at once.
+    await page.addInitScript(() => {
+      const add = EventTarget.prototype.addEventListener
+      let typed = false
+      /** @this {EventTarget} @type {EventTarget['addEventListener']} */
+      const watched = function (type, listener, options) {
+        add.call(this, type, listener, options)
+        const taken = this === document && Object.keys(document).some((key) => key.startsWith('__reactContainer$'))
+        if (typed || !taken) return
+        typed = true
+        queueMicrotask(() => {
+          const field = document.querySelector('#login-identifiant')
+          field?.dispatchEvent(new KeyboardEvent('keydown', { key: 'a', bubbles: true }))
+          field?.dispatchEvent(new InputEvent('input', { data: 'a', bubbles: true }))
+          document.documentElement.dataset.typedWhileHydrating = 'yes'
+        })
+      }
+      EventTarget.prototype.addEventListener = watched
+    })
+    await page.goto('/login')
+    await page.locator('html[data-typed-while-hydrating="yes"]').waitFor({ state: 'attached' })
+    // The page is live: the verification box comes with the first focus, and the form signs in.
+    await page.getByLabel('Identifiant').click()
+    await page.getByRole('checkbox').first().waitFor()
+    assert.deepEqual(errors, [])
+    await submitLogin(page, { javaScriptEnabled: true }, 'agent', 'Agent1234')
+    await page.waitForURL((url) => url.pathname === '/pages/user/acces')
+    assert.deepEqual(errors, [])
+    await page.context().close()
+  })
+
   it('lets demo users sign in on 127.0.0.1 as on localhost', async () => {
     const page = await newPage({ javaScriptEnabled: true })
     await signIn(page, { javaScriptEnabled: true }, 'agent', 'Agent1234', `http://127.0.0.1:${PORT}/login`)
