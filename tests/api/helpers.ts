@@ -1,7 +1,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test'
 import type { AppLoadContext } from '@remix-run/cloudflare'
 import { solveChallenge } from 'altcha-lib'
-import { expect, vi } from 'vitest'
+import { vi } from 'vitest'
 import { getSession } from '../../app/lib/session.server'
 import { createApp } from '../../worker-api/app'
 import type { Launch } from '../../worker-api/contract/catalogue/access'
@@ -14,6 +14,7 @@ import { randomToken, sha256Hex } from '../../worker-api/lib/crypto'
 import { signAccessToken } from '../../worker-api/lib/jwt'
 import { hashPassword, pepperKeyring } from '../../worker-api/lib/password'
 import { api, errorBody, okBody } from './client'
+import { serviceAccessToken } from './oauth-answers'
 
 export const app = createApp()
 export const ORIGIN = 'http://localhost:8787'
@@ -408,6 +409,5 @@ export async function serviceAccountToken(account: { clientId: string; secret: s
     }).toString(),
     headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
   })
-  expect(response.status).toBe(200)
-  return ((await response.json()) as { access_token: string }).access_token
+  return serviceAccessToken(response)
 }

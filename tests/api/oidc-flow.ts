@@ -4,6 +4,7 @@ import type { AuthorizationRequest } from '../../worker-api/contract/oidc/oidc'
 import { base64url, randomToken } from '../../worker-api/lib/crypto'
 import { api, okBody } from './client'
 import { call, createOidcClient, db, ORIGIN } from './helpers'
+import { oauthErrorCode, tokenBody } from './oauth-answers'
 
 /**
  * The OpenID Connect code flow as a client's back end runs it, in raw HTTP (the authorization decision
@@ -94,8 +95,7 @@ export type OidcTokens = { access_token: string; refresh_token: string; id_token
 
 /** A token endpoint's answer that must be tokens: them, with the session (`sid`) their ID token names. */
 export async function tokensOf(response: Response): Promise<OidcTokens> {
-  expect(response.status).toBe(200)
-  const tokens = (await response.json()) as Omit<OidcTokens, 'sid'>
+  const tokens = await tokenBody(response)
   const claims = await verifiedIdToken(tokens.id_token)
   return { ...tokens, sid: claims.sid as string }
 }
@@ -113,7 +113,7 @@ export async function verifiedIdToken(idToken: string): Promise<JWTPayload> {
 
 /** An OAuth error answer's status and code. */
 export async function oauthError(response: Response) {
-  return [response.status, ((await response.json()) as { error: string }).error]
+  return [response.status, await oauthErrorCode(response)]
 }
 
 /** Whether the session `sid` of `client` has a back-channel logout due (its client is to be told). */

@@ -22,6 +22,7 @@ import {
   sessionFor,
   uiContext,
 } from './helpers'
+import { tokenBody } from './oauth-answers'
 import { visit } from './visit'
 
 /**
@@ -381,7 +382,7 @@ describe('statements per request', () => {
     // The address's failures, the budget spent (the grant is the client's), the client, the code, the
     // profile and the posts; then the code spent and the session opened.
     expect(cost(exchanged)).toMatchObject({ statements: 8, roundTrips: 2 })
-    const { refresh_token } = (await exchanged.json()) as { refresh_token: string }
+    const { refresh_token } = await tokenBody(exchanged)
     const refreshed = await call(
       '/oidc/token',
       form({ grant_type: 'refresh_token', refresh_token, client_id: 'cost-token' }),

@@ -9,6 +9,7 @@ import {
 import { JWT_BEARER } from '../../../worker-api/services/machines/client-credentials'
 import { api, okBody } from '../client'
 import { call, createOrganisation, createUser, currentPost, db, expectError, ORIGIN, sessionFor } from '../helpers'
+import { serviceAccessToken } from '../oauth-answers'
 import { basic, tokenCall } from '../oidc-rp'
 
 /**
@@ -45,8 +46,7 @@ const secretToken = (account: ServiceAccountCreated) =>
 
 async function accessToken(account: ServiceAccountCreated) {
   const response = await secretToken(account)
-  expect(response.status).toBe(200)
-  return ((await response.json()) as { access_token: string }).access_token
+  return serviceAccessToken(response)
 }
 
 const entries = (clientId: string) =>

@@ -16,6 +16,7 @@ import {
   sessionFor,
   wireDate,
 } from '../helpers'
+import { serviceAccessToken } from '../oauth-answers'
 import { tokenCall } from '../oidc-rp'
 
 /**
@@ -60,8 +61,7 @@ const tokenRequest = (account: ServiceAccountCreated) =>
 
 async function accountToken(account: ServiceAccountCreated) {
   const response = await tokenRequest(account)
-  expect(response.status).toBe(200)
-  return ((await response.json()) as { access_token: string }).access_token
+  return serviceAccessToken(response)
 }
 
 /** The account's token refused everywhere: REST, SCIM and a new token. */

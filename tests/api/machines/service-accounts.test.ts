@@ -19,6 +19,7 @@ import {
   sessionFor,
   withFrozenClock,
 } from '../helpers'
+import { serviceAccessToken } from '../oauth-answers'
 import { errorOf, rpOptions, tokenCall } from '../oidc-rp'
 
 /**
@@ -96,8 +97,7 @@ async function tokenOf(account: ServiceAccountCreated, scope?: string) {
     { grant_type: 'client_credentials', ...(scope ? { scope } : {}) },
     basic(account.clientId, account.clientSecret ?? ''),
   )
-  expect(response.status).toBe(200)
-  return ((await response.json()) as { access_token: string }).access_token
+  return serviceAccessToken(response)
 }
 
 describe('an administrator makes a service account', () => {

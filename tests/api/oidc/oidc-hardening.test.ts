@@ -17,6 +17,7 @@ import {
   sessionFor,
   signedInUser,
 } from '../helpers'
+import { tokenBody } from '../oauth-answers'
 import {
   authorizationRequest,
   basic,
@@ -240,7 +241,7 @@ describe('the issuer', () => {
       LOOPBACK_IP,
     )
     expect(exchanged.status).toBe(200)
-    const tokens = (await exchanged.json()) as { id_token: string; refresh_token: string }
+    const tokens = await tokenBody(exchanged)
     expect(decodeJwt(tokens.id_token).iss).toBe(ORIGIN)
     // And so at every refresh.
     const refreshed = await tokenCall(
@@ -249,7 +250,7 @@ describe('the issuer', () => {
       LOOPBACK_IP,
     )
     expect(refreshed.status).toBe(200)
-    expect(decodeJwt(((await refreshed.json()) as { id_token: string }).id_token).iss).toBe(ORIGIN)
+    expect(decodeJwt((await tokenBody(refreshed)).id_token).iss).toBe(ORIGIN)
   })
 
   it('of the discovery document follows the host, and no shared cache may serve it to another (Vary: Host)', async () => {

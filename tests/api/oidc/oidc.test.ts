@@ -19,6 +19,7 @@ import {
   signedInUser,
   withFrozenClock,
 } from '../helpers'
+import { tokenBody } from '../oauth-answers'
 import {
   authorizationRequest,
   authorizeAs,
@@ -202,7 +203,7 @@ describe('lifetimes (README, OpenID Connect)', () => {
       clock.advance(59)
       const accepted = await exchange(inTime.code, inTime.verifier)
       expect(accepted.status).toBe(200)
-      const { id_token } = (await accepted.json()) as { id_token: string }
+      const { id_token } = await tokenBody(accepted)
       const claims = decodeJwt(id_token)
       expect((claims.exp as number) - (claims.iat as number)).toBe(300)
       clock.advance(2)

@@ -16,6 +16,7 @@ import {
   sessionFor,
   solvedCaptcha,
 } from '../helpers'
+import { tokenBody } from '../oauth-answers'
 import { errorOf } from '../oidc-rp'
 
 /**
@@ -98,7 +99,7 @@ async function oidcSignIn(accessToken: string) {
     code_verifier: VERIFIER,
   })
   expect(tokens.status).toBe(200)
-  return (await tokens.json()) as { refresh_token: string; id_token: string }
+  return tokenBody(tokens)
 }
 
 const oidcToken = (fields: Record<string, string>) =>

@@ -1,0 +1,53 @@
+import { expect } from 'vitest'
+import { z } from 'zod'
+import type { OAuthErrorCode } from '../../worker-api/lib/oauth'
+import type { ServiceTokenAnswer } from '../../worker-api/services/machines/client-credentials'
+import type { TokenAnswer } from '../../worker-api/services/oidc/token'
+
+/**
+ * The OAuth protocol's answers (`/oidc/token`, its errors), which the typed client does not cover: their endpoints
+ * answer as OAuth does, outside the API's typed chain. Each is read through a schema tied to the type the Worker builds
+ * (`satisfies`), so a changed answer fails the typecheck, and an answer of another shape fails the test where it is
+ * read, never a cast.
+ */
+
+/** A token endpoint's tokens for an application (authorization code or refresh). */
+const tokenAnswer = z.object({
+  access_token: z.string(),
+  token_type: z.literal('Bearer'),
+  expires_in: z.number(),
+  refresh_token: z.string(),
+  id_token: z.string(),
+  scope: z.string(),
+}) satisfies z.ZodType<TokenAnswer>
+
+/** A service account's token, by the client credentials grant. */
+const serviceTokenAnswer = z.object({
+  access_token: z.string(),
+  token_type: z.literal('Bearer'),
+  expires_in: z.number(),
+  scope: z.string(),
+}) satisfies z.ZodType<ServiceTokenAnswer>
+
+/** An OAuth error's body (RFC 6749 §5.2). */
+const oauthErrorAnswer = z.object({
+  error: z.string() as z.ZodType<OAuthErrorCode>,
+  error_description: z.string(),
+})
+
+/** The tokens of a token endpoint's answer, which must be 200. */
+export async function tokenBody(response: Response): Promise<TokenAnswer> {
+  expect(response.status).toBe(200)
+  return tokenAnswer.parse(await response.json())
+}
+
+/** The access token of a service account's token answer, which must be 200. */
+export async function serviceAccessToken(response: Response): Promise<string> {
+  expect(response.status).toBe(200)
+  return serviceTokenAnswer.parse(await response.json()).access_token
+}
+
+/** The error code of an OAuth error's answer. */
+export async function oauthErrorCode(response: Response): Promise<OAuthErrorCode> {
+  return oauthErrorAnswer.parse(await response.json()).error
+}
