@@ -29,11 +29,23 @@ const serviceTokenAnswer = z.object({
   scope: z.string(),
 }) satisfies z.ZodType<ServiceTokenAnswer>
 
+/** The error codes the Worker answers (lib/oauth.ts): the record's type makes the list whole. */
+const OAUTH_ERROR_CODES: { [C in OAuthErrorCode]: C } = {
+  invalid_request: 'invalid_request',
+  invalid_client: 'invalid_client',
+  invalid_grant: 'invalid_grant',
+  unauthorized_client: 'unauthorized_client',
+  unsupported_grant_type: 'unsupported_grant_type',
+  invalid_scope: 'invalid_scope',
+  invalid_token: 'invalid_token',
+  insufficient_scope: 'insufficient_scope',
+  invalid_redirect_uri: 'invalid_redirect_uri',
+  invalid_client_metadata: 'invalid_client_metadata',
+  slow_down: 'slow_down',
+}
+
 /** An OAuth error's body (RFC 6749 §5.2). */
-const oauthErrorAnswer = z.object({
-  error: z.string() as z.ZodType<OAuthErrorCode>,
-  error_description: z.string(),
-})
+const oauthErrorAnswer = z.object({ error: z.enum(OAUTH_ERROR_CODES), error_description: z.string() })
 
 /** The tokens of a token endpoint's answer, which must be 200. */
 export async function tokenBody(response: Response): Promise<TokenAnswer> {

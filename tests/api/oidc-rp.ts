@@ -6,7 +6,6 @@ import worker from '../../server'
 import type { AuthorizationRequest, oidcClientInputSchema } from '../../worker-api/contract/oidc/oidc'
 import { api, okBody } from './client'
 import { call, createUser, currentPost, sessionFor } from './helpers'
-import { oauthErrorCode } from './oauth-answers'
 
 /**
  * A relying party for the provider's tests: openid-client 6 talking to the real Worker (API and pages
@@ -124,9 +123,6 @@ export async function codeFlow(user: { accessToken: string }, rp: client.Configu
   })
   return { rp, request, tokens, callback }
 }
-
-/** An OAuth error answer's code. */
-export const errorOf = oauthErrorCode
 
 /** A raw token request, form-encoded. */
 export function tokenCall(fields: Record<string, string>, authorization?: string, origin?: string) {

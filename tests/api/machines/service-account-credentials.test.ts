@@ -24,7 +24,8 @@ import {
   sessionFor,
   withFrozenClock,
 } from '../helpers'
-import { basic, errorOf, tokenCall } from '../oidc-rp'
+import { oauthErrorCode } from '../oauth-answers'
+import { basic, tokenCall } from '../oidc-rp'
 
 /**
  * How a service account proves itself at the token endpoint, at the edges: whose keys, which algorithms,
@@ -73,7 +74,7 @@ const grant = (signed: string, origin?: string) =>
   )
 
 const outcome = async (response: Response) =>
-  response.status === 200 ? 200 : { status: response.status, error: await errorOf(response) }
+  response.status === 200 ? 200 : { status: response.status, error: await oauthErrorCode(response) }
 const refused = { status: 401, error: 'invalid_client' }
 
 async function keyedAccount(alg = 'ES256', kid = 'k1') {

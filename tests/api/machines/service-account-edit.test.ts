@@ -44,10 +44,7 @@ const edit = (id: number, body: Record<string, unknown>, token = adminNord.token
 const secretToken = (account: ServiceAccountCreated) =>
   tokenCall({ grant_type: 'client_credentials' }, basic(account.clientId, account.clientSecret ?? ''))
 
-async function accessToken(account: ServiceAccountCreated) {
-  const response = await secretToken(account)
-  return serviceAccessToken(response)
-}
+const accessToken = async (account: ServiceAccountCreated) => serviceAccessToken(await secretToken(account))
 
 const entries = (clientId: string) =>
   db()

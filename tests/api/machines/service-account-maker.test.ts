@@ -59,10 +59,7 @@ const tokenRequest = (account: ServiceAccountCreated) =>
     `Basic ${btoa(`${encodeURIComponent(account.clientId)}:${encodeURIComponent(account.clientSecret ?? '')}`)}`,
   )
 
-async function accountToken(account: ServiceAccountCreated) {
-  const response = await tokenRequest(account)
-  return serviceAccessToken(response)
-}
+const accountToken = async (account: ServiceAccountCreated) => serviceAccessToken(await tokenRequest(account))
 
 /** The account's token refused everywhere: REST, SCIM and a new token. */
 async function expectStopped(account: ServiceAccountCreated, token: string) {

@@ -19,8 +19,8 @@ import {
   sessionFor,
   withFrozenClock,
 } from '../helpers'
-import { serviceAccessToken } from '../oauth-answers'
-import { errorOf, rpOptions, tokenCall } from '../oidc-rp'
+import { oauthErrorCode, serviceAccessToken } from '../oauth-answers'
+import { rpOptions, tokenCall } from '../oidc-rp'
 
 /**
  * Service accounts: programs that sign in with client credentials (a secret or a signed assertion) and
@@ -236,7 +236,10 @@ describe('the client credentials grant', () => {
     expect((await grant(once)).status).toBe(200)
     // The same assertion again: refused.
     const again = await grant(once)
-    expect({ status: again.status, error: await errorOf(again) }).toEqual({ status: 401, error: 'invalid_client' })
+    expect({ status: again.status, error: await oauthErrorCode(again) }).toEqual({
+      status: 401,
+      error: 'invalid_client',
+    })
     // Living past five minutes, for another audience, or signed by another key: refused.
     for (const refused of [
       await assertion(TOKEN_ENDPOINT, 600),
@@ -250,7 +253,7 @@ describe('the client credentials grant', () => {
         .sign((await generateKeyPair('ES256')).privateKey),
     ]) {
       const response = await grant(refused)
-      expect({ status: response.status, error: await errorOf(response) }).toEqual({
+      expect({ status: response.status, error: await oauthErrorCode(response) }).toEqual({
         status: 401,
         error: 'invalid_client',
       })
@@ -266,7 +269,10 @@ describe('the client credentials grant', () => {
       { grant_type: 'client_credentials', scope: 'api' },
       basic(account.clientId, account.clientSecret ?? ''),
     )
-    expect({ status: refused.status, error: await errorOf(refused) }).toEqual({ status: 400, error: 'invalid_scope' })
+    expect({ status: refused.status, error: await oauthErrorCode(refused) }).toEqual({
+      status: 400,
+      error: 'invalid_scope',
+    })
     const token = await tokenOf(account, 'logs')
     expect((await call('/rest/bd/logs/?dateDebut=20200101&dateFin=20991231', { token })).status).toBe(200)
     await expectError(await call('/rest/bd/utilisateur/liste', { token }), 403, 'SERVICE_ACCOUNT_SCOPE')
@@ -275,7 +281,7 @@ describe('the client credentials grant', () => {
   it('refuses a wrong secret, and records the refusal under the account', async () => {
     const account = await nordAccount({ nom: 'Compte refusé' })
     const response = await tokenCall({ grant_type: 'client_credentials' }, basic(account.clientId, 'not-the-secret'))
-    expect({ status: response.status, error: await errorOf(response) }).toEqual({
+    expect({ status: response.status, error: await oauthErrorCode(response) }).toEqual({
       status: 401,
       error: 'invalid_client',
     })

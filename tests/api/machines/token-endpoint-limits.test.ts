@@ -18,7 +18,8 @@ import {
   sessionFor,
   withFrozenClock,
 } from '../helpers'
-import { basic, errorOf, oidcApplication } from '../oidc-rp'
+import { oauthErrorCode } from '../oauth-answers'
+import { basic, oidcApplication } from '../oidc-rp'
 
 /**
  * The token endpoint's two limits: a client's budget (`OIDC_TOKEN_RATE_PER_MINUTE`, 120 a minute) is spent by its
@@ -49,7 +50,7 @@ function tokenFrom(ip: string, fields: Record<string, string>, authorization?: s
 }
 
 const outcome = async (response: Response) =>
-  response.status === 200 ? 200 : { status: response.status, error: await errorOf(response) }
+  response.status === 200 ? 200 : { status: response.status, error: await oauthErrorCode(response) }
 
 /** A frozen clock at the start of a minute, so that no window ends in the middle of a burst. */
 const minuteStart = () => new Date(Math.floor(Date.now() / 60_000) * 60_000 + 1000)

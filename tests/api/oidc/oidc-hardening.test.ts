@@ -17,13 +17,12 @@ import {
   sessionFor,
   signedInUser,
 } from '../helpers'
-import { tokenBody } from '../oauth-answers'
+import { oauthErrorCode, tokenBody } from '../oauth-answers'
 import {
   authorizationRequest,
   basic,
   codeFlow,
   confidentialRp,
-  errorOf,
   oidcApplication,
   REDIRECT,
   redirectOf,
@@ -346,14 +345,14 @@ describe("a client's addresses", () => {
         body: JSON.stringify({ client_name: `Dyn ${crypto.randomUUID().slice(0, 8)}`, ...body }),
       })
     const redirect = await register({ redirect_uris: ['https://10.1.2.3/cb'] })
-    expect([redirect.status, await errorOf(redirect)]).toEqual([400, 'invalid_redirect_uri'])
+    expect([redirect.status, await oauthErrorCode(redirect)]).toEqual([400, 'invalid_redirect_uri'])
     const backchannel = await register({
       redirect_uris: ['https://rp.example.test/cb'],
       backchannel_logout_uri: 'https://169.254.169.254/',
     })
-    expect([backchannel.status, await errorOf(backchannel)]).toEqual([400, 'invalid_client_metadata'])
+    expect([backchannel.status, await oauthErrorCode(backchannel)]).toEqual([400, 'invalid_client_metadata'])
     const loopback = await register({ redirect_uris: ['http://localhost:3000/cb'] }, { ENVIRONMENT: 'production' })
-    expect([loopback.status, await errorOf(loopback)]).toEqual([400, 'invalid_redirect_uri'])
+    expect([loopback.status, await oauthErrorCode(loopback)]).toEqual([400, 'invalid_redirect_uri'])
     expect((await register({ redirect_uris: ['http://localhost:3000/cb'] })).status).toBe(201)
   })
 
@@ -374,22 +373,22 @@ describe('dynamic registration and the size of bodies', () => {
     const lilleAdmin = await signedInUser({ admin: true, postes: [currentPost(4, 2)] })
     for (const body of ['not json', '{"redirect_uris": "nope"}', '{}']) {
       const anonymous = await register(body)
-      expect([body, anonymous.status, await errorOf(anonymous)]).toEqual([body, 401, 'invalid_token'])
+      expect([body, anonymous.status, await oauthErrorCode(anonymous)]).toEqual([body, 401, 'invalid_token'])
       for (const token of [agent.accessToken, lilleAdmin.jwt.accessToken]) {
         const refused = await register(body, token)
-        expect([body, refused.status, await errorOf(refused)]).toEqual([body, 403, 'insufficient_scope'])
+        expect([body, refused.status, await oauthErrorCode(refused)]).toEqual([body, 403, 'insufficient_scope'])
         expect(refused.headers.get('WWW-Authenticate')).toBe('Bearer error="insufficient_scope"')
       }
     }
     // A root administrator's bad body is what is wrong with it.
     const bad = await register('{"redirect_uris": "nope"}', root)
-    expect([bad.status, await errorOf(bad)]).toEqual([400, 'invalid_client_metadata'])
+    expect([bad.status, await oauthErrorCode(bad)]).toEqual([400, 'invalid_client_metadata'])
   })
 
   it('answers 413 to a body over 64 KiB before reading it, as OAuth does on its endpoints', async () => {
     const large = JSON.stringify({ redirect_uris: ['https://rp.example.test/cb'], client_name: 'x'.repeat(5_000_000) })
     const response = await register(large, root)
-    expect([response.status, await errorOf(response)]).toEqual([413, 'invalid_request'])
+    expect([response.status, await oauthErrorCode(response)]).toEqual([413, 'invalid_request'])
   })
 
   it('answers 413 REQUEST_TOO_LARGE to any call of the API over 64 KiB, announced or streamed; 64 KiB pass', async () => {

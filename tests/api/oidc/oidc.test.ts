@@ -19,13 +19,12 @@ import {
   signedInUser,
   withFrozenClock,
 } from '../helpers'
-import { tokenBody } from '../oauth-answers'
+import { oauthErrorCode, tokenBody } from '../oauth-answers'
 import {
   authorizationRequest,
   authorizeAs,
   authorizeCall,
   confidentialRp,
-  errorOf,
   REDIRECT,
   redirectOf,
   oidcApplication as rpApplication,
@@ -208,7 +207,7 @@ describe('lifetimes (README, OpenID Connect)', () => {
       expect((claims.exp as number) - (claims.iat as number)).toBe(300)
       clock.advance(2)
       const expired = await exchange(late.code, late.verifier)
-      expect([expired.status, await errorOf(expired)]).toEqual([400, 'invalid_grant'])
+      expect([expired.status, await oauthErrorCode(expired)]).toEqual([400, 'invalid_grant'])
     })
     const [portal, oidc] = await Promise.all([
       db()
@@ -249,7 +248,7 @@ describe('what is refused', () => {
       },
       `Basic ${btoa(`${app.clientId}:${app.clientSecret}`)}`,
     )
-    expect([withoutVerifier.status, await errorOf(withoutVerifier)]).toEqual([400, 'invalid_request'])
+    expect([withoutVerifier.status, await oauthErrorCode(withoutVerifier)]).toEqual([400, 'invalid_request'])
     expect(await oidcSessionsOf(agent.sid)).toEqual([])
 
     const { tokens, callback } = await codeFlow(agent, rp)
@@ -262,7 +261,7 @@ describe('what is refused', () => {
       },
       `Basic ${btoa(`${app.clientId}:${app.clientSecret}`)}`,
     )
-    expect([replay.status, await errorOf(replay)]).toEqual([400, 'invalid_grant'])
+    expect([replay.status, await oauthErrorCode(replay)]).toEqual([400, 'invalid_grant'])
     // What the code issued is revoked: its refresh token no longer works.
     await expect(client.refreshTokenGrant(rp, tokens.refresh_token as string)).rejects.toMatchObject({
       error: 'invalid_grant',
@@ -317,7 +316,7 @@ describe('what is refused', () => {
       },
       basic,
     )
-    expect([mismatch.status, await errorOf(mismatch)]).toEqual([400, 'invalid_grant'])
+    expect([mismatch.status, await oauthErrorCode(mismatch)]).toEqual([400, 'invalid_grant'])
 
     const wrongSecret = await tokenCall(
       { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: request.verifier },
@@ -325,7 +324,7 @@ describe('what is refused', () => {
     )
     expect(wrongSecret.status).toBe(401)
     expect(wrongSecret.headers.get('WWW-Authenticate')).toBe('Basic realm="portail"')
-    expect(await errorOf(wrongSecret)).toBe('invalid_client')
+    expect(await oauthErrorCode(wrongSecret)).toBe('invalid_client')
     const audited = await db()
       .selectFrom('log')
       .select(['nom_log', 'commentaire'])
@@ -341,9 +340,9 @@ describe('what is refused', () => {
       redirect_uri: REDIRECT,
       code_verifier: request.verifier,
     })
-    expect([unknown.status, await errorOf(unknown)]).toEqual([401, 'invalid_client'])
+    expect([unknown.status, await oauthErrorCode(unknown)]).toEqual([401, 'invalid_client'])
     const grantType = await tokenCall({ grant_type: 'password' }, basic)
-    expect([grantType.status, await errorOf(grantType)]).toEqual([400, 'unsupported_grant_type'])
+    expect([grantType.status, await oauthErrorCode(grantType)]).toEqual([400, 'unsupported_grant_type'])
   })
 
   it('a code issued to one client is refused to another that authenticates correctly, confidential or public, with the same redirect URI and verifier', async () => {
@@ -354,9 +353,9 @@ describe('what is refused', () => {
     // Everything the code was issued with, but the client: Outline and the public client register the same address.
     const form = { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: request.verifier }
     const asOutline = await tokenCall(form, `Basic ${btoa(`${logoutApp.clientId}:${logoutApp.clientSecret}`)}`)
-    expect([asOutline.status, await errorOf(asOutline)]).toEqual([400, 'invalid_grant'])
+    expect([asOutline.status, await oauthErrorCode(asOutline)]).toEqual([400, 'invalid_grant'])
     const asPublic = await tokenCall({ ...form, client_id: publicApp.clientId })
-    expect([asPublic.status, await errorOf(asPublic)]).toEqual([400, 'invalid_grant'])
+    expect([asPublic.status, await oauthErrorCode(asPublic)]).toEqual([400, 'invalid_grant'])
     expect(await oidcSessionsOf(agent.sid)).toEqual([])
   })
 
@@ -630,13 +629,13 @@ describe('dynamic client registration and the launcher', () => {
     expect((await register(metadata)).status).toBe(401)
     const lilleAdmin = await signedInUser({ admin: true, postes: [currentPost(4, 2)] })
     const refused = await register(metadata, lilleAdmin.jwt.accessToken)
-    expect([refused.status, await errorOf(refused)]).toEqual([403, 'insufficient_scope'])
+    expect([refused.status, await oauthErrorCode(refused)]).toEqual([403, 'insufficient_scope'])
     const http = await register({ ...metadata, redirect_uris: ['http://rp.example.test/cb'] }, root)
-    expect([http.status, await errorOf(http)]).toEqual([400, 'invalid_redirect_uri'])
+    expect([http.status, await oauthErrorCode(http)]).toEqual([400, 'invalid_redirect_uri'])
     const implicit = await register({ ...metadata, response_types: ['token'] }, root)
-    expect([implicit.status, await errorOf(implicit)]).toEqual([400, 'invalid_client_metadata'])
+    expect([implicit.status, await oauthErrorCode(implicit)]).toEqual([400, 'invalid_client_metadata'])
     const taken = await register({ ...metadata, client_name: 'Grafana' }, root)
-    expect([taken.status, await errorOf(taken)]).toEqual([400, 'invalid_client_metadata'])
+    expect([taken.status, await oauthErrorCode(taken)]).toEqual([400, 'invalid_client_metadata'])
   })
 
   it('the launcher opens an OIDC application at its initiate-login address, with the issuer and the target, audited', async () => {

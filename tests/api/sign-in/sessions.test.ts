@@ -16,8 +16,7 @@ import {
   sessionFor,
   solvedCaptcha,
 } from '../helpers'
-import { tokenBody } from '../oauth-answers'
-import { errorOf } from '../oidc-rp'
+import { oauthErrorCode, tokenBody } from '../oauth-answers'
 
 /**
  * The list of a user's open sessions and their ending (DESIGN §3): GET rest/bd/session/liste,
@@ -211,7 +210,7 @@ describe('DELETE rest/bd/session/{id}', () => {
     expect(await alive(pesage.accessToken)).toBe(401)
     const oidcRefresh = await oidcToken({ grant_type: 'refresh_token', refresh_token: oidc.refresh_token })
     expect(oidcRefresh.status).toBe(400)
-    expect(await errorOf(oidcRefresh)).toBe('invalid_grant')
+    expect(await oauthErrorCode(oidcRefresh)).toBe('invalid_grant')
     const oidcSid = JSON.parse(atob(oidc.id_token.split('.')[1] as string)).sid as string
     const delivery = await db()
       .selectFrom('logout_delivery')
