@@ -80,6 +80,17 @@ async function startServer(index) {
   )
   if (fixtures.status !== 0) throw new Error(`fixtures failed: ${fixtures.stderr}`)
   const logFile = path.join(root, '.wrangler', `e2e-server-${index}.log`)
+  const server = { index, port, persistTo, logFile, child: await launch(port, persistTo, openSync(logFile, 'w')) }
+  return server
+}
+
+/**
+ * The bundle served on `port` over the database at `persistTo`, its log appended to the file `log` (a descriptor).
+ * @param {number} port
+ * @param {string} persistTo
+ * @param {number} log
+ */
+async function launch(port, persistTo, log) {
   // A lighter proof of work keeps the many sign-ins of the suite quick (the widget and checks are the
   // real ones), and the whole suite signs in from one address, far more often than a person would.
   const { child } = await serveBundle({
@@ -87,7 +98,7 @@ async function startServer(index) {
     persistTo,
     // A file descriptor, as spawn takes it (scripts/local.mjs, without JSDoc types, types `stdio` by its
     // default 'inherit' alone).
-    stdio: /** @type {any} */ (openSync(logFile, 'w')),
+    stdio: /** @type {any} */ (log),
     vars: {
       CAPTCHA_MAX_NUMBER: '5000',
       LOGIN_RATE_PER_MINUTE: '1000',
@@ -95,14 +106,55 @@ async function startServer(index) {
       FORGOT_RATE_PER_MINUTE: '1000',
     },
   })
-  return { index, port, persistTo, child, logFile }
+  return /** @type {import('node:child_process').ChildProcess} */ (child)
 }
 
 /** @typedef {Awaited<ReturnType<typeof startServer>>} Server */
 
+/**
+ * Whether `server` answers its health check within 5 s.
+ * @param {Server} server
+ */
+async function answers(server) {
+  try {
+    const response = await fetch(`http://127.0.0.1:${server.port}/portail-backend/rest/public/health`, {
+      signal: AbortSignal.timeout(5_000),
+    })
+    return response.ok
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Stops `server` (Miniflare kills its workerd) and serves the bundle again on the same port and database.
+ * @param {Server} server
+ */
+async function restart(server) {
+  const stopped = new Promise((resolve) => server.child.once('exit', resolve))
+  server.child.kill('SIGTERM')
+  await Promise.race([stopped, new Promise((resolve) => setTimeout(resolve, 10_000))])
+  if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL')
+  server.child = await launch(server.port, server.persistTo, openSync(server.logFile, 'a'))
+}
+
 /** @type {Server[]} */
 const servers = []
 for (let index = 1; index <= workers; index++) servers.push(await startServer(index))
+
+/**
+ * The last 80 lines `server` logged since `from` (a byte offset): its requests, their status and time, and the Worker's
+ * own messages while a file ran. Evidence for a failure the test's own message cannot explain.
+ * @param {Server} server
+ * @param {number} from
+ */
+function serverSaid(server, from) {
+  const lines = readFileSync(server.logFile).subarray(from).toString('utf8').trimEnd().split('\n')
+  const shown = lines.slice(-80)
+  return `# server ${server.index} while it ran (the last ${shown.length} of ${lines.length} lines):\n${shown
+    .map((line) => `#   ${line}`)
+    .join('\n')}\n`
+}
 
 /**
  * Runs one file against `server`; its output is printed whole when it ends (two files' lines never mix).
@@ -128,8 +180,26 @@ const runFile = (file, server) =>
     })
     runner.stdout.on('data', (chunk) => chunks.push(chunk))
     runner.stderr.on('data', (chunk) => chunks.push(chunk))
+    // Where the server's log stands as the file starts: what it says during a failed file is printed with it.
+    const logFrom = statSync(server.logFile).size
+    // A server that has stopped answering (its health check unanswered twice, 10 s apart) ends the file at once: its
+    // steps would otherwise wait out their limits one after the other, and every file after it on that server fail.
+    let misses = 0
+    let asking = false
+    const watch = setInterval(async () => {
+      if (asking) return
+      asking = true
+      misses = (await answers(server)) ? 0 : misses + 1
+      asking = false
+      if (misses < 2 || runner.exitCode !== null) return
+      clearInterval(watch)
+      hung.add(server)
+      runner.kill('SIGTERM')
+    }, 10_000)
     runner.on('close', (exitCode) => {
+      clearInterval(watch)
       process.stdout.write(`# ${file} (server ${server.index})\n${Buffer.concat(chunks).toString()}`)
+      if (exitCode !== 0) process.stdout.write(serverSaid(server, logFrom))
       resolve(exitCode ?? 1)
     })
   })
@@ -141,14 +211,34 @@ const queue = [...files]
 const retried = []
 /** @type {{ file: string, server: Server }[]} */
 const failed = []
+/** The servers the watch found silent, until they are served again. */
+/** @type {Set<Server>} */
+const hung = new Set()
 /** @param {Server} server */
 async function work(server) {
   for (let file = queue.shift(); file; file = queue.shift()) {
     if ((await runFile(file, server)) === 0) continue
+    await restartIfHung(server)
     console.log(`# ${file} failed: run once more`)
     retried.push(file)
-    if ((await runFile(file, server)) !== 0) failed.push({ file, server })
+    if ((await runFile(file, server)) !== 0) {
+      failed.push({ file, server })
+      await restartIfHung(server)
+    }
   }
+}
+
+/**
+ * Serves the bundle again when `server` stopped answering during a file. workerd (2026-04-26) has been seen to spin on
+ * one request for good, its main thread pumping V8's garbage-collector sweeping tasks without end (`perf` and `gdb`:
+ * `IoContext::runImpl` → `PumpMessageLoop` → `IncrementalSweepTask::Run`), after a dozen minutes of the suite's
+ * requests: no request was ever answered again.
+ * @param {Server} server
+ */
+async function restartIfHung(server) {
+  if (!hung.delete(server)) return
+  console.log(`# server ${server.index} stopped answering its health check: served again on its database`)
+  await restart(server)
 }
 await Promise.all(servers.map(work))
 
@@ -157,15 +247,5 @@ if (retried.length > 0) {
   console.log(`# files run twice: ${retried.join(', ')}; failed twice: ${twice}`)
 }
 for (const server of servers) server.child.kill('SIGTERM')
-for (const { file, server } of failed) {
-  // What the server said near the end: evidence for a failure the test's own message cannot explain.
-  const lines = readFileSync(server.logFile, 'utf8').trimEnd().split('\n')
-  console.log(
-    `# ${file}: the last ${Math.min(60, lines.length)} lines of server ${server.index}:\n${lines
-      .slice(-60)
-      .map((line) => `#   ${line}`)
-      .join('\n')}`,
-  )
-}
 for (const server of servers) rmSync(server.persistTo, { recursive: true, force: true })
 process.exit(failed.length > 0 ? 1 : 0)

@@ -12,6 +12,7 @@ import { ADMIN_MENU_PAGES } from './menu-pages.mjs'
 /** @typedef {import('playwright-core').Locator} Locator */
 /** @typedef {import('playwright-core').Page} Page */
 /** @typedef {import('playwright-core').Route} Route */
+/** @typedef {import('playwright-core').Request} PageRequest */
 /** @typedef {import('../../worker-api/contract/dev').DevMailSummary} DevMailSummary */
 
 /**
@@ -117,6 +118,28 @@ export function useBrowser() {
       if (message.type() === 'error' && !message.text().startsWith('Failed to load resource'))
         console.log(`# console error on ${page.url()}: ${message.text()}`)
     })
+    // A request still unanswered 10 s after it left, its page still open, is said in the run's output, with how long it
+    // took in the end: a step that timed out then says whether the server or the page kept it waiting.
+    /** @type {Map<PageRequest, number>} */
+    const sent = new Map()
+    page.on('request', (request) => {
+      sent.set(request, Date.now())
+      setTimeout(() => {
+        if (sent.has(request) && !page.isClosed())
+          console.log(`# ${request.method()} ${request.url()} unanswered after 10 s`)
+      }, 10_000).unref()
+    })
+    /** @param {PageRequest} request */
+    const settled = (request) => {
+      const since = sent.get(request)
+      sent.delete(request)
+      if (since !== undefined && Date.now() - since >= 10_000)
+        console.log(
+          `# ${request.method()} ${request.url()} answered after ${Math.round((Date.now() - since) / 1000)} s`,
+        )
+    }
+    page.on('requestfinished', settled)
+    page.on('requestfailed', settled)
     // A step (a click, a navigation, a wait) may take this long on a busy 2-core machine before it fails.
     page.setDefaultTimeout(30_000)
     page.setDefaultNavigationTimeout(30_000)
