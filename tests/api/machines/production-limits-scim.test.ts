@@ -1,9 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { SCIM_MAX_RESULTS, type ScimUser } from '../../../worker-api/contract/machines/scim'
+import type { z } from 'zod'
+import { SCIM_MAX_RESULTS } from '../../../worker-api/contract/machines/scim'
 import { FILTER_MAX_COMPARISONS, FILTER_MAX_LENGTH } from '../../../worker-api/services/machines/scim/filter'
 import { SCIM_MAX_POSTES } from '../../../worker-api/services/machines/scim/user-changes'
 import { call, createOrganisation, db, insertServiceAccount, isoDate, serviceAccountToken } from '../helpers'
 import { manyUsers } from '../many-users'
+import { scimGroup, scimListBody, scimUser, scimUserBody } from './scim-answers'
 
 /**
  * SCIM's lists at the maxima the README documents (a filter of 1 000 characters and 20 comparisons, a page of 200
@@ -36,10 +38,11 @@ const scim = (path: string, init: RequestInit = {}) =>
     headers: init.body ? { 'Content-Type': SCIM_JSON } : {},
   })
 
-async function listed(path: string) {
+/** A list of `item`s, which must answer 200. */
+async function listed<T>(path: string, item: z.ZodType<T>) {
   const response = await scim(path)
   expect(response.status, await response.clone().text()).toBe(200)
-  return (await response.json()) as { totalResults: number; Resources: Record<string, unknown>[] }
+  return scimListBody(response, item)
 }
 
 /**
@@ -78,33 +81,36 @@ describe('GET Users', () => {
       (_, value) => `externalId co "${value}"`,
       (n, length) => fullPattern(`ext-${n + 1}`, length),
     )
-    expect((await listed(`/Users?filter=${contains}&count=${SCIM_MAX_RESULTS}`)).totalResults).toBeGreaterThanOrEqual(0)
+    expect(
+      (await listed(`/Users?filter=${contains}&count=${SCIM_MAX_RESULTS}`, scimUser)).totalResults,
+    ).toBeGreaterThanOrEqual(0)
     const starts = widest(
       (n, value) => `${['userName', 'name.familyName', 'name.givenName', 'emails.value'][n % 4]} sw "${value}"`,
       (_, length) => 'foule'.padEnd(length, 'x'),
     )
-    expect((await listed(`/Users?filter=${starts}&sortBy=userName`)).totalResults).toBe(0)
+    expect((await listed(`/Users?filter=${starts}&sortBy=userName`, scimUser)).totalResults).toBe(0)
     const exact = widest(
       (_, value) => `externalId eq "${value}"`,
       (n, length) => padded(n, length),
     )
-    expect((await listed(`/Users?filter=${exact}`)).totalResults).toBe(0)
+    expect((await listed(`/Users?filter=${exact}`, scimUser)).totalResults).toBe(0)
   })
 
   it('takes a pattern of the 48 bytes a LIKE leaves once its two % are added', async () => {
     const text = encodeURIComponent(`userName co "${'%'.repeat(24)}"`)
-    expect((await listed(`/Users?filter=${text}`)).totalResults).toBe(0)
+    expect((await listed(`/Users?filter=${text}`, scimUser)).totalResults).toBe(0)
     const accents = encodeURIComponent(`name.familyName ew "${'é'.repeat(24)}"`)
-    expect((await listed(`/Users?filter=${accents}`)).totalResults).toBe(0)
+    expect((await listed(`/Users?filter=${accents}`, scimUser)).totalResults).toBe(0)
   })
 
   it(`answers a page of ${SCIM_MAX_RESULTS} users with their posts, filtered and sorted`, async () => {
     const page = await listed(
       `/Users?count=${SCIM_MAX_RESULTS}&sortBy=name.familyName&filter=userName%20sw%20%22foule%22`,
+      scimUser,
     )
     expect(page.totalResults).toBeGreaterThan(SCIM_MAX_RESULTS)
     expect(page.Resources).toHaveLength(SCIM_MAX_RESULTS)
-    for (const resource of page.Resources) expect((resource[PORTAIL] as { postes: unknown[] }).postes).toHaveLength(1)
+    for (const resource of page.Resources) expect(resource[PORTAIL].postes).toHaveLength(1)
   })
 })
 
@@ -114,7 +120,9 @@ describe('GET Groups', () => {
       (_, value) => `displayName co "${value}"`,
       (n, length) => fullPattern(`Fonction ${301 + n}`, length),
     )
-    expect((await listed(`/Groups?filter=${names}&count=${SCIM_MAX_RESULTS}`)).totalResults).toBeGreaterThanOrEqual(0)
+    expect(
+      (await listed(`/Groups?filter=${names}&count=${SCIM_MAX_RESULTS}`, scimGroup)).totalResults,
+    ).toBeGreaterThanOrEqual(0)
   })
 })
 
@@ -140,7 +148,7 @@ describe(`a user's ${SCIM_MAX_POSTES} posts`, () => {
     const first = FONCTIONS.slice(0, SCIM_MAX_POSTES).map((id) => poste(id, isoDate(-1), isoDate(60)))
     const created = await scim('/Users', { method: 'POST', body: JSON.stringify(user(mail, first)) })
     expect(created.status, await created.clone().text()).toBe(201)
-    const { id } = (await created.json()) as ScimUser
+    const { id } = await scimUserBody(created)
     expect(await held(id)).toBe(SCIM_MAX_POSTES)
     const second = FONCTIONS.slice(SCIM_MAX_POSTES).map((fonction) => poste(fonction, isoDate(2), isoDate(90)))
     const replaced = await scim(`/Users/${id}`, { method: 'PUT', body: JSON.stringify(user(mail, second)) })
@@ -154,6 +162,6 @@ describe(`a user's ${SCIM_MAX_POSTES} posts`, () => {
       }),
     })
     expect(patched.status, await patched.clone().text()).toBe(200)
-    expect(((await patched.json()) as ScimUser)[PORTAIL]?.postes).toHaveLength(SCIM_MAX_POSTES)
+    expect((await scimUserBody(patched))[PORTAIL].postes).toHaveLength(SCIM_MAX_POSTES)
   })
 })

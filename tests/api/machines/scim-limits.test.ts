@@ -10,6 +10,7 @@ import {
   serviceAccountToken,
   withFrozenClock,
 } from '../helpers'
+import { scimErrorBody, scimListBody, scimUser } from './scim-answers'
 
 /**
  * SCIM's limits as a client meets them: a filter's nesting, its values bound and never read as SQL, a page of at most
@@ -20,8 +21,6 @@ const SCIM_ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error'
 const SCIM_JSON = 'application/scim+json'
 /** The users of Direction Est, the sub-tree of this file's accounts: more than a page. */
 const USERS = 205
-
-type Page = { totalResults: number; itemsPerPage: number; startIndex: number; Resources: { id: string }[] }
 
 let token: string
 
@@ -36,13 +35,13 @@ const filter = (text: string) => `filter=${encodeURIComponent(text)}`
 async function page(path: string) {
   const response = await get(path)
   expect(response.status, await response.clone().text()).toBe(200)
-  return (await response.json()) as Page
+  return scimListBody(response, scimUser)
 }
 
 async function expectScimError(response: Response, status: number, scimType?: string) {
   expect(response.status).toBe(status)
   expect(response.headers.get('Content-Type')).toBe(SCIM_JSON)
-  const body = (await response.json()) as Record<string, unknown>
+  const body = await scimErrorBody(response)
   expect(body).toMatchObject({ schemas: [SCIM_ERROR], status: String(status) })
   expect(typeof body.detail).toBe('string')
   if (scimType) expect(body.scimType).toBe(scimType)

@@ -1,6 +1,5 @@
 import { type SqlBool, sql } from 'kysely'
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { ScimUser } from '../../../worker-api/contract/machines/scim'
 import {
   call,
   changedBeforeWrite,
@@ -14,6 +13,7 @@ import {
   serviceAccountToken,
   sessionFor,
 } from '../helpers'
+import { scimErrorBody, scimListBody, scimUser, scimUserBody } from './scim-answers'
 
 /**
  * SCIM 2.0 writes (RFC 7644 §3.3, §3.5, §3.6) as a provisioning client drives them: creating, replacing,
@@ -70,7 +70,7 @@ const patchOf = (...Operations: Operation[]) => ({ schemas: [PATCH_OP], Operatio
 async function expectScimError(response: Response, status: number, scimType?: string | string[]) {
   expect(response.status).toBe(status)
   expect(response.headers.get('Content-Type')).toBe(SCIM_JSON)
-  const body = (await response.json()) as Record<string, unknown>
+  const body = await scimErrorBody(response)
   expect(body).toMatchObject({ schemas: [SCIM_ERROR], status: String(status) })
   expect(typeof body.detail).toBe('string')
   if (Array.isArray(scimType)) expect(scimType).toContain(body.scimType)
@@ -82,7 +82,7 @@ async function expectScimError(response: Response, status: number, scimType?: st
 async function representation(response: Response, status = 200) {
   expect(response.status, await response.clone().text()).toBe(status)
   expect(response.headers.get('Content-Type')).toBe(SCIM_JSON)
-  return (await response.json()) as ScimUser
+  return scimUserBody(response)
 }
 
 let mails = 0
@@ -152,7 +152,7 @@ async function listed(userName: string, token = nord.token) {
   const response = await scim(`/Users?filter=${encodeURIComponent(`userName eq "${userName}"`)}`, token)
   expect(response.status).toBe(200)
   expect(response.headers.get('Content-Type')).toBe(SCIM_JSON)
-  return (await response.json()) as { schemas: string[]; totalResults: number; Resources: ScimUser[] }
+  return scimListBody(response, scimUser)
 }
 
 /** The user with their address as their login, as the screens and the import make them; `login` is then the address. */
@@ -947,7 +947,7 @@ describe('userName, the login', () => {
   const found = async (text: string) => {
     const response = await scim(`/Users?filter=${encodeURIComponent(text)}`, nord.token)
     expect(response.status).toBe(200)
-    return ((await response.json()) as { Resources: ScimUser[] }).Resources.map((user) => user.id)
+    return (await scimListBody(response, scimUser)).Resources.map((user) => user.id)
   }
 
   it('creates a user whose login is the userName and whose address is the work mail, found by either', async () => {

@@ -1,5 +1,4 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { ScimUser } from '../../../worker-api/contract/machines/scim'
 import {
   call,
   createOrganisation,
@@ -11,6 +10,16 @@ import {
   serviceAccountToken,
   sessionFor,
 } from '../helpers'
+import {
+  projectedUser,
+  scimErrorBody,
+  scimGroup,
+  scimListBody,
+  scimResourceType,
+  scimSchema,
+  scimUserBody,
+  serviceProviderConfigBody,
+} from './scim-answers'
 
 /**
  * SCIM 2.0 as a provisioning client drives it: the requests of Microsoft Entra ID's provisioning
@@ -38,19 +47,13 @@ async function list(query: string, token = nordToken) {
   const response = await scim(`/Users?${query}`, token)
   expect(response.status).toBe(200)
   expect(response.headers.get('Content-Type')).toBe('application/scim+json')
-  return (await response.json()) as {
-    schemas: string[]
-    totalResults: number
-    startIndex: number
-    itemsPerPage: number
-    Resources: Record<string, unknown>[]
-  }
+  return scimListBody(response, projectedUser)
 }
 
 async function expectScimError(response: Response, status: number, scimType?: string) {
   expect(response.status).toBe(status)
   expect(response.headers.get('Content-Type')).toBe('application/scim+json')
-  const body = (await response.json()) as Record<string, unknown>
+  const body = await scimErrorBody(response)
   expect(body).toMatchObject({ schemas: [SCIM_ERROR], status: String(status) })
   expect(typeof body.detail).toBe('string')
   if (scimType) expect(body.scimType).toBe(scimType)
@@ -79,7 +82,7 @@ describe('who may call SCIM', () => {
 
 describe('discovery', () => {
   it('says truthfully what is supported', async () => {
-    const config = (await (await scim('/ServiceProviderConfig', nordToken)).json()) as Record<string, unknown>
+    const config = await serviceProviderConfigBody(await scim('/ServiceProviderConfig', nordToken))
     expect(config).toMatchObject({
       patch: { supported: true },
       filter: { supported: true, maxResults: 200 },
@@ -88,9 +91,9 @@ describe('discovery', () => {
       sort: { supported: true },
       etag: { supported: true },
     })
-    const types = (await (await scim('/ResourceTypes', nordToken)).json()) as { Resources: { id: string }[] }
+    const types = await scimListBody(await scim('/ResourceTypes', nordToken), scimResourceType)
     expect(types.Resources.map((type) => type.id)).toEqual(['User', 'Group'])
-    const schemas = (await (await scim('/Schemas', nordToken)).json()) as { Resources: { id: string }[] }
+    const schemas = await scimListBody(await scim('/Schemas', nordToken), scimSchema)
     expect(schemas.Resources.map((schema) => schema.id)).toEqual([
       'urn:ietf:params:scim:schemas:core:2.0:User',
       'urn:ietf:params:scim:schemas:extension:portail:2.0:User',
@@ -209,8 +212,7 @@ describe('GET Users/{id}', () => {
     await db().updateTable('utilisateur').set({ external_id: 'hr-4711' }).where('id', '=', held.id).execute()
     const page = await list(filter(`id eq "${held.id}" or id eq "${nordUser.id}"`))
     expect(page.Resources).toHaveLength(2)
-    const alone = async (id: number) =>
-      (await (await scim(`/Users/${id}`, nordToken)).json()) as Record<string, unknown>
+    const alone = async (id: number) => scimUserBody(await scim(`/Users/${id}`, nordToken))
     for (const id of [held.id, nordUser.id]) {
       expect(page.Resources.find((resource) => resource.id === String(id))).toEqual(await alone(id))
     }
@@ -251,7 +253,7 @@ describe('GET Users/{id}', () => {
   it('answers one user of the sub-tree with its version as ETag; 404 outside it or once deleted', async () => {
     const response = await scim(`/Users/${nordUser.id}`, nordToken)
     expect(response.status).toBe(200)
-    const user = (await response.json()) as ScimUser
+    const user = await scimUserBody(response)
     expect(response.headers.get('ETag')).toBe(user.meta.version)
     expect(user.meta.version).toMatch(/^W\/"\d+"$/)
     await expectScimError(await scim(`/Users/${sudUser.id}`, nordToken), 404)
@@ -262,12 +264,10 @@ describe('GET Users/{id}', () => {
 })
 
 describe('Groups', () => {
-  type Group = { id: string; displayName: string; members?: { value: string; display: string; $ref: string }[] }
-
   it('lists one read-only group per function of the sub-tree, with the users of a current post in it', async () => {
     const response = await scim('/Groups', nordToken)
     expect(response.headers.get('Content-Type')).toBe('application/scim+json')
-    const body = (await response.json()) as { totalResults: number; Resources: Group[] }
+    const body = await scimListBody(response, scimGroup)
     // Agence Lille's dock agents; not Direction Sud's function, nor the root's.
     expect(body.Resources.map((group) => group.displayName)).toEqual(['Agence Lille / Agent de quai'])
     const [group] = body.Resources
@@ -281,12 +281,13 @@ describe('Groups', () => {
   })
 
   it('finds a group by displayName, leaves its members out when asked, and hides the others', async () => {
-    const found = (await (
+    const found = await scimListBody(
       await scim(
         `/Groups?${filter('displayName eq "agence lille / agent de quai"')}&excludedAttributes=members`,
         nordToken,
-      )
-    ).json()) as { totalResults: number; Resources: Group[] }
+      ),
+      scimGroup,
+    )
     expect(found.totalResults).toBe(1)
     expect(found.Resources[0]?.members).toBeUndefined()
     expect((await scim('/Groups/2', nordToken)).status).toBe(200)
@@ -303,7 +304,7 @@ describe('Groups', () => {
     ] as const) {
       const response = await scim(path, nordToken, { method, body: JSON.stringify({ displayName: 'x' }) })
       await expectScimError(response.clone(), 501)
-      expect(((await response.json()) as { detail: string }).detail).toContain('postes')
+      expect((await scimErrorBody(response)).detail).toContain('postes')
     }
   })
 })

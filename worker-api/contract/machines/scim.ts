@@ -47,3 +47,93 @@ export type ScimUser = {
   [SCIM_PORTAL_USER]: { postes: ScimPoste[] }
   meta: { resourceType: 'User'; created: string; lastModified: string; location: string; version: string }
 }
+
+/** A member of a group: a user with a current post in its function. */
+export type ScimGroupMember = { value: string; display: string; $ref: string }
+
+/** A group (RFC 7643 §4.2): a function of a structure; `members` only when they are answered. */
+export type ScimGroup = {
+  schemas: string[]
+  id: string
+  displayName: string
+  members?: ScimGroupMember[]
+  meta: { resourceType: 'Group'; location: string }
+}
+
+/** A ListResponse (RFC 7644 §3.4.2) of `R`. */
+export type ScimListResponse<R> = {
+  schemas: string[]
+  totalResults: number
+  startIndex: number
+  itemsPerPage: number
+  Resources: R[]
+}
+
+/** What an error says is wrong (RFC 7644 §3.12, table 9). */
+export type ScimType =
+  | 'invalidFilter'
+  | 'invalidPath'
+  | 'invalidValue'
+  | 'invalidSyntax'
+  | 'uniqueness'
+  | 'mutability'
+  | 'tooMany'
+  | 'noTarget'
+
+/** An error's body (RFC 7644 §3.12): `status` the HTTP status as a string. */
+export type ScimErrorAnswer = { schemas: string[]; status: string; scimType?: ScimType; detail: string }
+
+/** What the service provider supports (RFC 7643 §5). */
+export type ScimServiceProviderConfig = {
+  schemas: string[]
+  patch: { supported: boolean }
+  bulk: { supported: boolean; maxOperations: number; maxPayloadSize: number }
+  filter: { supported: boolean; maxResults: number }
+  changePassword: { supported: boolean }
+  sort: { supported: boolean }
+  etag: { supported: boolean }
+  authenticationSchemes: {
+    type: string
+    name: string
+    description: string
+    specUri: string
+    primary: boolean
+  }[]
+  meta: { resourceType: 'ServiceProviderConfig'; location: string }
+}
+
+/** A resource type (RFC 7643 §6). */
+export type ScimResourceType = {
+  schemas: string[]
+  id: string
+  name: string
+  endpoint: string
+  description: string
+  schema: string
+  schemaExtensions?: { schema: string; required: boolean }[]
+  meta: { resourceType: 'ResourceType'; location: string }
+}
+
+/** An attribute of a schema (RFC 7643 §7). */
+export type ScimAttribute = {
+  name: string
+  type: 'string' | 'boolean' | 'complex' | 'dateTime' | 'reference'
+  multiValued: boolean
+  required: boolean
+  caseExact: boolean
+  mutability: 'readOnly' | 'readWrite' | 'immutable' | 'writeOnly'
+  returned: 'always' | 'default' | 'never' | 'request'
+  uniqueness: 'none' | 'server' | 'global'
+  description: string
+  subAttributes?: ScimAttribute[]
+}
+
+/** A schema (RFC 7643 §7): a resource's attributes, or an extension's. */
+export type ScimSchema = {
+  schemas: string[]
+  id: string
+  name: string
+  description: string
+  attributes: ScimAttribute[]
+  meta: { resourceType: 'Schema'; location: string }
+}

@@ -1,4 +1,13 @@
-import { SCIM_GROUP, SCIM_MAX_RESULTS, SCIM_PORTAL_USER, SCIM_USER } from '../../../contract/machines/scim'
+import {
+  SCIM_GROUP,
+  SCIM_MAX_RESULTS,
+  SCIM_PORTAL_USER,
+  SCIM_USER,
+  type ScimAttribute,
+  type ScimResourceType,
+  type ScimSchema,
+  type ScimServiceProviderConfig,
+} from '../../../contract/machines/scim'
 import { scimBase } from './users'
 
 /**
@@ -10,7 +19,7 @@ const CONFIG = 'urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig'
 const RESOURCE_TYPE = 'urn:ietf:params:scim:schemas:core:2.0:ResourceType'
 const SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Schema'
 
-export function serviceProviderConfig(origin: string) {
+export function serviceProviderConfig(origin: string): ScimServiceProviderConfig {
   return {
     schemas: [CONFIG],
     patch: { supported: true },
@@ -33,7 +42,7 @@ export function serviceProviderConfig(origin: string) {
   }
 }
 
-export function resourceTypes(origin: string) {
+export function resourceTypes(origin: string): ScimResourceType[] {
   return [
     {
       schemas: [RESOURCE_TYPE],
@@ -57,20 +66,7 @@ export function resourceTypes(origin: string) {
   ]
 }
 
-type Attribute = {
-  name: string
-  type: 'string' | 'boolean' | 'complex' | 'dateTime' | 'reference'
-  multiValued: boolean
-  required: boolean
-  caseExact: boolean
-  mutability: 'readOnly' | 'readWrite' | 'immutable' | 'writeOnly'
-  returned: 'always' | 'default' | 'never' | 'request'
-  uniqueness: 'none' | 'server' | 'global'
-  description: string
-  subAttributes?: Attribute[]
-}
-
-const attribute = (name: string, description: string, rest: Partial<Attribute> = {}): Attribute => ({
+const attribute = (name: string, description: string, rest: Partial<ScimAttribute> = {}): ScimAttribute => ({
   name,
   type: 'string',
   multiValued: false,
@@ -83,7 +79,7 @@ const attribute = (name: string, description: string, rest: Partial<Attribute> =
   ...rest,
 })
 
-const USER_ATTRIBUTES: Attribute[] = [
+const USER_ATTRIBUTES: ScimAttribute[] = [
   attribute(
     'userName',
     "The login one signs in with (at most 100 characters), unique whatever its case, and not another user's address: Entra ID's user principal name, say. A resource sent without emails takes it as the address too when it is one (a PUT, of a user whose login is their address)",
@@ -119,7 +115,7 @@ const USER_ATTRIBUTES: Attribute[] = [
   attribute('externalId', "The provisioning client's id of the user", { caseExact: true }),
 ]
 
-const POSTE_ATTRIBUTES: Attribute[] = [
+const POSTE_ATTRIBUTES: ScimAttribute[] = [
   attribute(
     'postes',
     "Current and future posts (at most 20), in the account's sub-tree: a write of them replaces those (add joins them); past ones are not shown and not changed",
@@ -136,7 +132,7 @@ const POSTE_ATTRIBUTES: Attribute[] = [
   ),
 ]
 
-const GROUP_ATTRIBUTES: Attribute[] = [
+const GROUP_ATTRIBUTES: ScimAttribute[] = [
   attribute('displayName', '"Structure / Fonction"', { required: true, mutability: 'readOnly' }),
   attribute('members', 'The users with a current post in the function', {
     type: 'complex',
@@ -150,8 +146,8 @@ const GROUP_ATTRIBUTES: Attribute[] = [
   }),
 ]
 
-export function schemas(origin: string) {
-  const schema = (id: string, name: string, description: string, attributes: Attribute[]) => ({
+export function schemas(origin: string): ScimSchema[] {
+  const schema = (id: string, name: string, description: string, attributes: ScimAttribute[]): ScimSchema => ({
     schemas: [SCHEMA],
     id,
     name,

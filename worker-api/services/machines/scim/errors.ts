@@ -1,4 +1,5 @@
 import { HTTPException } from 'hono/http-exception'
+import type { ScimErrorAnswer, ScimType } from '../../../contract/machines/scim'
 import { BusinessError } from '../../../lib/errors'
 
 /**
@@ -7,16 +8,6 @@ import { BusinessError } from '../../../lib/errors'
  */
 
 export const SCIM_ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error'
-
-export type ScimType =
-  | 'invalidFilter'
-  | 'invalidPath'
-  | 'invalidValue'
-  | 'invalidSyntax'
-  | 'uniqueness'
-  | 'mutability'
-  | 'tooMany'
-  | 'noTarget'
 
 export type ScimStatus = 400 | 401 | 403 | 404 | 409 | 412 | 413 | 429 | 500 | 501
 
@@ -35,7 +26,7 @@ export const SCIM_CONTENT_TYPE = 'application/scim+json'
 
 /** The answer of a SCIM error. */
 export function scimErrorResponse(error: ScimError): Response {
-  const body: Record<string, unknown> = { schemas: [SCIM_ERROR], status: String(error.status), detail: error.detail }
+  const body: ScimErrorAnswer = { schemas: [SCIM_ERROR], status: String(error.status), detail: error.detail }
   if (error.scimType) body.scimType = error.scimType
   return new Response(JSON.stringify(body), {
     status: error.status,

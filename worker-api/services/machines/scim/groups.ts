@@ -1,5 +1,5 @@
 import { type SqlBool, sql } from 'kysely'
-import { SCIM_GROUP, type ScimListQuery } from '../../../contract/machines/scim'
+import { SCIM_GROUP, type ScimGroup, type ScimListQuery } from '../../../contract/machines/scim'
 import type { DB } from '../../../db/client'
 import { isUserAccount, scopeStructureIds, type Viewer } from '../../../lib/scope'
 import type { Ctx } from '../../../lib/types'
@@ -53,9 +53,9 @@ function groupsQuery(db: DB, viewer: Viewer, withMembers: boolean) {
 
 type GroupRow = { id: number; display_name: string; members?: string }
 
-function toGroup(row: GroupRow, origin: string) {
+function toGroup(row: GroupRow, origin: string): ScimGroup {
   const base = scimBase(origin)
-  const group: Record<string, unknown> = {
+  const group: ScimGroup = {
     schemas: [SCIM_GROUP],
     id: String(row.id),
     displayName: row.display_name,

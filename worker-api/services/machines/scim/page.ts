@@ -1,4 +1,4 @@
-import { SCIM_LIST, SCIM_MAX_RESULTS, type ScimListQuery } from '../../../contract/machines/scim'
+import { SCIM_LIST, SCIM_MAX_RESULTS, type ScimListQuery, type ScimListResponse } from '../../../contract/machines/scim'
 import { invalidValue } from './errors'
 
 /** A whole number of the query (`startIndex`, `count`), or the default; anything else is 400 invalidValue. */
@@ -18,7 +18,11 @@ export function scimWindow(query: ScimListQuery) {
 }
 
 /** A ListResponse (RFC 7644 §3.4.2). */
-export const listResponse = (resources: unknown[], totalResults = resources.length, startIndex = 1) => ({
+export const listResponse = <R>(
+  resources: R[],
+  totalResults = resources.length,
+  startIndex = 1,
+): ScimListResponse<R> => ({
   schemas: [SCIM_LIST],
   totalResults,
   startIndex,
@@ -28,6 +32,11 @@ export const listResponse = (resources: unknown[], totalResults = resources.leng
 
 /** A ListResponse whose resources are JSON texts already (a page of users as SQLite wrote them). */
 export function listText(resources: string[], totalResults: number, startIndex: number): string {
-  const head = JSON.stringify({ schemas: [SCIM_LIST], totalResults, startIndex, itemsPerPage: resources.length })
+  const head = JSON.stringify({
+    schemas: [SCIM_LIST],
+    totalResults,
+    startIndex,
+    itemsPerPage: resources.length,
+  } satisfies Omit<ScimListResponse<never>, 'Resources'>)
   return `${head.slice(0, -1)},"Resources":[${resources.join(',')}]}`
 }
