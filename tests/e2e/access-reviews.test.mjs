@@ -8,17 +8,9 @@
 // other tests of the run are not changed.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { notice, signIn, useBrowser } from './support.mjs'
+import { notice, organisationDay, signIn, useBrowser } from './support.mjs'
 
 const newPage = useBrowser()
-
-/**
- * A day `days` from today, as the forms write it (dd/MM/yyyy).
- * @param {number} days
- */
-function wireDate(days) {
-  return new Date(Date.now() + days * 86_400_000).toLocaleDateString('fr-FR', { timeZone: 'Europe/Paris' })
-}
 
 describe('access reviews', () => {
   it('without JavaScript: opened on the queue, confirmed, closed, its report downloaded', async () => {
@@ -28,7 +20,7 @@ describe('access reviews', () => {
     await page.goto('/pages/admin/revues')
     await page.getByLabel('Nom de la campagne').fill('Revue de Rouen')
     await page.getByLabel('Structure', { exact: true }).selectOption({ label: 'Agence Rouen' })
-    await page.getByLabel('Échéance').fill(wireDate(30))
+    await page.getByLabel('Échéance').fill(organisationDay(30))
     await page.getByLabel('terminé ce jour-là').check()
     await page.getByRole('button', { name: 'Ouvrir la campagne' }).click()
     await page.getByRole('heading', { name: 'Revue de Rouen', level: 1 }).waitFor()

@@ -4,22 +4,12 @@
 // administrator ticks the applications a function opens. With and without JavaScript.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { MODES, notice, signIn, useBrowser } from './support.mjs'
+import { MODES, notice, organisationDay, signIn, useBrowser } from './support.mjs'
 
 /** @typedef {import('./support.mjs').Page} Page */
 /** @typedef {import('./support.mjs').Scripting} Scripting */
 
 const newPage = useBrowser()
-
-/**
- * 'dd/MM/yyyy' of today + `days`.
- * @param {number} days
- */
-function wireDate(days) {
-  const date = new Date(Date.now() + days * 86_400_000)
-  const pad = (/** @type {number} */ n) => String(n).padStart(2, '0')
-  return `${pad(date.getDate())}/${pad(date.getMonth() + 1)}/${date.getFullYear()}`
-}
 
 /** What a delegated administrator reads about the applications a function opens. */
 const GRANTS_BY_ROOT =
@@ -94,8 +84,8 @@ for (const [index, mode] of MODES.entries()) {
       await page.getByLabel('Nom', { exact: true }).fill('Cariste')
       await page.getByLabel('Prénom').fill('Camille')
       await page.getByLabel('Fonction').selectOption({ label: renamed })
-      await page.getByLabel('Date de début').fill(wireDate(0))
-      await page.getByLabel('Date de fin').fill(wireDate(365))
+      await page.getByLabel('Date de début').fill(organisationDay(0))
+      await page.getByLabel('Date de fin').fill(organisationDay(365))
       await page.getByRole('button', { name: 'Enregistrer' }).click()
       await notice(page, `Utilisateur ${mail} créé`).waitFor()
 

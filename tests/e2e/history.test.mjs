@@ -4,7 +4,7 @@
 // tooltip, a wrong period said on its fields, and ten entries a page — with and without JavaScript.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { holdScripts, MODES, signIn, useBrowser } from './support.mjs'
+import { holdScripts, MODES, organisationDay, signIn, useBrowser } from './support.mjs'
 
 /** @typedef {import('./support.mjs').Page} Page */
 /** @typedef {import('./support.mjs').Scripting} Scripting */
@@ -40,20 +40,9 @@ const LAUNCHES = [
   { application: 'Yard dangereux', label: 'Lancement de Yard dangereux' },
 ]
 
-/**
- * The day `offset` days from today in Paris, as a date input holds it ('yyyy-MM-dd') and as it is shown.
- * @param {number} offset
- * @param {string} locale
- */
-const dayFromToday = (offset, locale) =>
-  new Intl.DateTimeFormat(locale, {
-    timeZone: 'Europe/Paris',
-    day: '2-digit',
-    month: '2-digit',
-    year: 'numeric',
-  }).format(new Date(Date.now() + offset * 86_400_000))
-const isoDay = (/** @type {number} */ offset) => dayFromToday(offset, 'en-CA')
-const frenchDay = (/** @type {number} */ offset) => dayFromToday(offset, 'fr-FR')
+/** The day `offset` days from the organisation's today, as a date input holds it ('yyyy-MM-dd') and as it is shown. */
+const isoDay = (/** @type {number} */ offset) => organisationDay(offset, 'en-CA')
+const frenchDay = (/** @type {number} */ offset) => organisationDay(offset)
 
 const escapeRegExp = (/** @type {string} */ text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 

@@ -7,7 +7,7 @@
 // its list of changes read without sideways scrolling.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { MODES, signIn, useBrowser } from './support.mjs'
+import { MODES, organisationDay, signIn, useBrowser } from './support.mjs'
 
 /** @typedef {import('./support.mjs').Page} Page */
 
@@ -17,20 +17,11 @@ const SCREEN = '/pages/admin/import'
 const HEADER = 'mail;nom;prenom;login;admin;structure;fonction;dateDebut;dateFin;actif'
 
 /**
- * dd/MM/yyyy of today + `days`.
- * @param {number} days
- */
-function wireDate(days) {
-  const date = new Date(Date.now() + days * 86_400_000)
-  return `${String(date.getDate()).padStart(2, '0')}/${String(date.getMonth() + 1).padStart(2, '0')}/${date.getFullYear()}`
-}
-
-/**
  * A users file: two new people in Agence Lille and a row naming a function the agency does not have.
  * @param {string} tag
  */
 function usersFile(tag) {
-  const dates = `${wireDate(0)};${wireDate(365)}`
+  const dates = `${organisationDay(0)};${organisationDay(365)}`
   return [
     HEADER,
     `ines.import.${tag}@portail.example;Import;Inès;;non;Groupe Transports et Logistique / Direction Nord / Agence Lille;Agent de quai;${dates};oui`,
@@ -176,7 +167,7 @@ describe('import and export at 360 px', () => {
   it('lists what a users file changes without sideways scrolling, at 320 and 360 px', async () => {
     const page = await newPage()
     await signIn(page, MODES[0], 'admin', 'Admin1234')
-    const dates = `${wireDate(0)};${wireDate(365)}`
+    const dates = `${organisationDay(0)};${organisationDay(365)}`
     const file = [
       HEADER,
       `odile.oubli@portail.example;Oubli-de-Montmorency-Laval-Étendue;Odile-Marie-Éléonore;;non;Agence Lille;Agent de quai;${dates};oui`,

@@ -5,21 +5,11 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import AxeBuilder from '@axe-core/playwright'
-import { MODES, notice, signIn, useBrowser } from './support.mjs'
+import { MODES, notice, organisationDay, signIn, useBrowser } from './support.mjs'
 
 /** @typedef {import('./support.mjs').Page} Page */
 
 const newPage = useBrowser()
-
-/**
- * 'dd/MM/yyyy' of today + `days`.
- * @param {number} days
- */
-function wireDate(days) {
-  const date = new Date(Date.now() + days * 86_400_000)
-  const pad = (/** @type {number} */ n) => String(n).padStart(2, '0')
-  return `${pad(date.getDate())}/${pad(date.getMonth() + 1)}/${date.getFullYear()}`
-}
 
 /**
  * A toast once it has come in (its entrance over).
@@ -96,8 +86,8 @@ MODES.forEach((mode, index) => {
       await page.getByLabel('Nom', { exact: true }).fill(nom)
       await page.getByLabel('Prénom').fill('Léa')
       await page.getByLabel('Fonction').selectOption({ label: 'Opérateur pesage' })
-      await page.getByLabel('Date de début').fill(wireDate(0))
-      await page.getByLabel('Date de fin').fill(wireDate(365))
+      await page.getByLabel('Date de début').fill(organisationDay(0))
+      await page.getByLabel('Date de fin').fill(organisationDay(365))
       await page.getByRole('button', { name: 'Enregistrer' }).click()
       // The spec's landing page, the notice saying who was created.
       await page.waitForURL((url) => url.pathname === '/pages/user/acces')

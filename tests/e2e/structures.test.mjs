@@ -3,7 +3,7 @@
 // structures, and pages and sorts the list through its URL, with and without JavaScript.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { cameBackAtFragment, holdScripts, MODES, notice, signIn, useBrowser } from './support.mjs'
+import { cameBackAtFragment, holdScripts, MODES, notice, organisationDay, signIn, useBrowser } from './support.mjs'
 
 /** @typedef {import('./support.mjs').Page} Page */
 /** @typedef {import('./support.mjs').Scripting} Scripting */
@@ -17,16 +17,6 @@ const newPage = useBrowser()
  */
 const firstCellReads = (page, text) =>
   page.getByRole('table').locator('tbody tr').first().locator('td').first().filter({ hasText: text }).waitFor()
-
-/**
- * 'dd/MM/yyyy' of today + `days`.
- * @param {number} days
- */
-function wireDate(days) {
-  const date = new Date(Date.now() + days * 86_400_000)
-  const pad = (/** @type {number} */ n) => String(n).padStart(2, '0')
-  return `${pad(date.getDate())}/${pad(date.getMonth() + 1)}/${date.getFullYear()}`
-}
 
 /**
  * Chooses a type in the structure form: on change with JavaScript, with its button without.
@@ -146,8 +136,8 @@ for (const [index, mode] of MODES.entries()) {
           .selectOption({ label: `Recrue ${prenom} (${prenom.toLowerCase()}.recrue@portail.example)` })
       }
       await page.getByLabel('Fonction').selectOption({ label: "Chef d'agence" })
-      await page.getByLabel('Date de début').fill(wireDate(400 + index * 30))
-      await page.getByLabel('Date de fin').fill(wireDate(410 + index * 30))
+      await page.getByLabel('Date de début').fill(organisationDay(400 + index * 30))
+      await page.getByLabel('Date de fin').fill(organisationDay(410 + index * 30))
       await page.getByRole('button', { name: 'Ajouter', exact: true }).click()
       const futurs = page.getByRole('region', { name: 'Utilisateurs futurs' })
       await futurs.getByRole('cell', { name: prenom, exact: true }).waitFor()

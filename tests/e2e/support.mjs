@@ -53,6 +53,20 @@ export const PORT = process.env.E2E_PORT ?? '8787'
 export const FIXTURES_DAY = process.env.E2E_FIXTURES_DAY ?? new Date().toISOString().slice(0, 10)
 
 /**
+ * A day `days` from the organisation's today (Europe/Paris: the day the server checks a form's dates against, whatever
+ * the machine's time zone), as the forms write it (dd/MM/yyyy), or as `locale` writes it ('en-CA': yyyy-MM-dd).
+ * @param {number} days
+ * @param {string} [locale]
+ */
+export const organisationDay = (days, locale = 'fr-FR') =>
+  new Intl.DateTimeFormat(locale, {
+    timeZone: 'Europe/Paris',
+    day: '2-digit',
+    month: '2-digit',
+    year: 'numeric',
+  }).format(new Date(Date.now() + days * 86_400_000))
+
+/**
  * The browser: CHROMIUM_PATH, else Debian's headless shell (`apt-get install chromium-headless-shell`),
  * else its desktop `chromium`. The shell is the same engine with nothing of the desktop browser around
  * it: a file's pages cost about a third of the processor time, and the suite is bound by it on two cores.

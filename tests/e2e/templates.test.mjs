@@ -5,21 +5,11 @@
 // With and without JavaScript.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { linkFromMailbox, MODES, notice, signIn, until, useBrowser } from './support.mjs'
+import { linkFromMailbox, MODES, notice, organisationDay, signIn, until, useBrowser } from './support.mjs'
 
 /** @typedef {import('./support.mjs').Page} Page */
 
 const newPage = useBrowser()
-
-/**
- * 'dd/MM/yyyy' of today + `days`.
- * @param {number} days
- */
-function wireDate(days) {
-  const date = new Date(Date.now() + days * 86_400_000)
-  const pad = (/** @type {number} */ n) => String(n).padStart(2, '0')
-  return `${pad(date.getDate())}/${pad(date.getMonth() + 1)}/${date.getFullYear()}`
-}
 
 /**
  * A function of the template form, by its place (1 for the first).
@@ -129,8 +119,8 @@ for (const [index, mode] of MODES.entries()) {
       await page.getByLabel('Nom', { exact: true }).fill('Prépa')
       await page.getByLabel('Prénom').fill('Paule')
       await page.getByLabel('Fonction').selectOption({ label: added })
-      await page.getByLabel('Date de début').fill(wireDate(0))
-      await page.getByLabel('Date de fin').fill(wireDate(365))
+      await page.getByLabel('Date de début').fill(organisationDay(0))
+      await page.getByLabel('Date de fin').fill(organisationDay(365))
       await page.getByRole('button', { name: 'Enregistrer' }).click()
       await notice(page, `Utilisateur ${mail} créé`).waitFor()
 

@@ -10,6 +10,7 @@ import {
   linkFromMailbox,
   MODES,
   notice,
+  organisationDay,
   signIn,
   submitLogin,
   useBrowser,
@@ -25,16 +26,6 @@ const newPage = useBrowser()
  * @param {Page} page
  */
 const rows = (page) => page.getByRole('table').locator('tbody tr:not([id^="details-"])')
-
-/**
- * 'dd/MM/yyyy' of today + `days`.
- * @param {number} days
- */
-function wireDate(days) {
-  const date = new Date(Date.now() + days * 86_400_000)
-  const pad = (/** @type {number} */ n) => String(n).padStart(2, '0')
-  return `${pad(date.getDate())}/${pad(date.getMonth() + 1)}/${date.getFullYear()}`
-}
 
 /**
  * Searches the list: as one types with JavaScript, with the button without.
@@ -67,8 +58,8 @@ for (const [index, mode] of MODES.entries()) {
       await page.getByLabel('Nom', { exact: true }).fill('Invité')
       await page.getByLabel('Prénom').fill('Inès')
       await page.getByLabel('Fonction').selectOption({ label: 'Opérateur pesage' })
-      await page.getByLabel('Date de début').fill(wireDate(0))
-      await page.getByLabel('Date de fin').fill(wireDate(365))
+      await page.getByLabel('Date de début').fill(organisationDay(0))
+      await page.getByLabel('Date de fin').fill(organisationDay(365))
       await page.getByText('Un e-mail sera envoyé à l’utilisateur pour l’inviter à choisir son mot de passe').waitFor()
       await page.getByRole('button', { name: 'Enregistrer' }).click()
       await page.waitForURL('**/pages/user/acces')
@@ -219,8 +210,8 @@ describe('a new administrator creating a user with JavaScript', () => {
     await page.getByLabel('Nom', { exact: true }).fill('Martin')
     await page.getByLabel('Prénom').fill('Léa')
     await page.getByLabel('Fonction').selectOption({ label: 'Opérateur pesage' })
-    await page.getByLabel('Date de début').fill(wireDate(0))
-    await page.getByLabel('Date de fin').fill(wireDate(30))
+    await page.getByLabel('Date de début').fill(organisationDay(0))
+    await page.getByLabel('Date de fin').fill(organisationDay(30))
   }
 
   it('is told an address is malformed or too long, not that it is available, and cannot save it', async () => {
@@ -282,8 +273,8 @@ for (const [index, mode] of MODES.entries()) {
       assert.equal(await page.getByLabel('Adresse e-mail', { exact: true }).inputValue(), mail)
       assert.equal(await page.getByLabel('Prénom').inputValue(), 'Eva')
       if (mode.javaScriptEnabled) await page.getByText('Adresse disponible').waitFor()
-      await page.getByLabel('Date de début').fill(wireDate(0))
-      await page.getByLabel('Date de fin').fill(wireDate(30))
+      await page.getByLabel('Date de début').fill(organisationDay(0))
+      await page.getByLabel('Date de fin').fill(organisationDay(30))
       // Enter sends the form to be saved (what the save answers is the first test's business).
       const sent = page.waitForRequest(
         (request) =>
