@@ -4,7 +4,7 @@
 // (scripts/serve-bundle.mjs); node's test runner goes through tests/e2e/*.test.mjs, each server taking the
 // next file as it finishes one, so that two files run at once and none shares a database with another.
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { cpSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { availableParallelism, tmpdir } from 'node:os'
 import path from 'node:path'
@@ -48,6 +48,9 @@ const vars = /** @type {Record<string, string>} */ (ensureDevVars())
 // The fixtures' dates count from the day they are loaded (`date('now', …)`): the tests count from it too.
 const fixturesDay = new Date().toISOString().slice(0, 10)
 bundleWorker()
+// The migrations are applied once (wrangler takes about 15 s of processor for them), each server's database a copy.
+const migrated = mkdtempSync(path.join(tmpdir(), 'portail-e2e-migrated-'))
+migrate(migrated)
 
 /**
  * One server: its port, its fresh database loaded, the bundle served on it (log in .wrangler/e2e-server-<n>.log).
@@ -56,7 +59,7 @@ bundleWorker()
 async function startServer(index) {
   const persistTo = mkdtempSync(path.join(tmpdir(), 'portail-e2e-'))
   const port = await freePort()
-  migrate(persistTo)
+  cpSync(migrated, persistTo, { recursive: true })
   // The demo OpenID Connect client's addresses are on the port this server serves on.
   // (`seed`'s `domain` is typed by its default alone, `undefined`, in scripts/local.mjs, which has no JSDoc types.)
   await /** @type {(persistTo: string, pepper: string | undefined, domain?: string) => Promise<unknown>} */ (seed)(
@@ -248,4 +251,5 @@ if (retried.length > 0) {
 }
 for (const server of servers) server.child.kill('SIGTERM')
 for (const server of servers) rmSync(server.persistTo, { recursive: true, force: true })
+rmSync(migrated, { recursive: true, force: true })
 process.exit(failed.length > 0 ? 1 : 0)
