@@ -19,11 +19,10 @@ import { handOverServiceAccount, listServiceHeirs } from '../../services/machine
 import {
   createServiceAccount,
   deleteServiceAccount,
-  getServiceAccount,
-  listServiceAccounts,
   rotateServiceSecret,
   updateServiceAccount,
-} from '../../services/machines/service-accounts'
+} from '../../services/machines/service-account-writes'
+import { getServiceAccount, listServiceAccounts } from '../../services/machines/service-accounts'
 import { errors, json, jsonBody, totalCount } from '../openapi'
 
 /**

@@ -8,7 +8,8 @@ import { administersPath, pathInScope, userVisible } from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
 import { adminWith, type Caller, liveAdmin, viewerOf } from '../core/actor'
 import { adminLogWhen } from '../core/audit'
-import { accountInScope, accountsQuery, checkedAdmin, proofRequired } from './service-accounts'
+import { accountInScope, checkedAdmin, proofRequired } from './service-account-writes'
+import { accountsQuery } from './service-accounts'
 
 /**
  * PUT rest/bd/compteService/{id}/responsable: an administrator of the account's structure hands it to another
