@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SCIM_PORTAL_USER } from '../../worker-api/contract/machines/scim'
 import { sha256Hex } from '../../worker-api/lib/crypto'
 import { registeredAuthenticator, signInAnswer } from './authenticator'
+import { anyErrorBody } from './error-answers'
 import {
   call,
   createOidcClient,
@@ -17,6 +18,7 @@ import {
   solvedCaptcha,
   wireDate,
 } from './helpers'
+import { openApiDocument } from './openapi-document'
 
 /**
  * The authorisation matrix (DESIGN §9): every operation of the OpenAPI document × every kind of
@@ -1286,7 +1288,7 @@ async function importBy(auteur: number) {
 }
 
 async function documentedOperations() {
-  const doc = (await (await call('/openapi.json')).json()) as { paths: Record<string, Record<string, unknown>> }
+  const doc = await openApiDocument(await call('/openapi.json'))
   return Object.entries(doc.paths).flatMap(([path, item]) =>
     METHODS.filter((method) => method in item).map((method) => `${method.toUpperCase()} ${path}`),
   )
@@ -1374,7 +1376,7 @@ describe('the authorisation matrix', () => {
           cached ? 'public, max-age=300' : 'no-store',
         )
         if (response.status >= 400) {
-          const error = (await response.json()) as Record<string, unknown>
+          const error = await anyErrorBody(response)
           // The OpenID Connect protocol's endpoints answer errors as OAuth does, SCIM's as SCIM does.
           const shape = OAUTH_PROTOCOL.test(operation)
             ? ['error', 'error_description']
@@ -1385,7 +1387,7 @@ describe('the authorisation matrix', () => {
           if (SCIM.test(operation)) expect(response.headers.get('Content-Type')).toBe('application/scim+json')
           const portal = !OAUTH_PROTOCOL.test(operation) && !SCIM.test(operation)
           if (response.status === 403 && role === 'application' && portal) {
-            expect(error.businessCode).toBe('APPLICATION_TOKEN_SCOPE')
+            expect(error).toMatchObject({ businessCode: 'APPLICATION_TOKEN_SCOPE' })
           }
         }
       }
@@ -1438,13 +1440,12 @@ describe('a second factor required of administrators: every admin operation refu
   it.each(adminOnly)('%s: 403 MFA_ENROLMENT_REQUIRED', async (operation, row) => {
     const request = await row.request(world, 'root')
     const response = await call(request.path, { method: operation.split(' ')[0], token, ...sent(request) })
-    const error = (await response.json()) as { businessCode?: string; error?: string }
+    const error = await anyErrorBody(response)
     // The OpenID Connect protocol's registration answers as OAuth does (RFC 6750's insufficient_scope).
     const oauth = OAUTH_PROTOCOL.test(operation)
-    const code = oauth ? error.error : error.businessCode
-    expect({ status: response.status, code }).toEqual({
+    expect({ status: response.status, error }).toMatchObject({
       status: 403,
-      code: oauth ? 'insufficient_scope' : 'MFA_ENROLMENT_REQUIRED',
+      error: oauth ? { error: 'insufficient_scope' } : { businessCode: 'MFA_ENROLMENT_REQUIRED' },
     })
   })
 

@@ -1,8 +1,9 @@
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test'
 import { type ClientResponse, hc } from 'hono/client'
 import { expect } from 'vitest'
+import { z } from 'zod'
 import { API_BASE, type ApiRoutes } from '../../worker-api/contract/api'
-import type { ErrorBody } from '../../worker-api/contract/errors'
+import { type ErrorBody, errorSchema } from '../../worker-api/contract/errors'
 import { app, ORIGIN } from './helpers'
 
 /**
@@ -49,13 +50,16 @@ export async function okBody<R extends ClientResponse<unknown, number, string>, 
   return (await response.json()) as BodyOf<R, S>
 }
 
+/** The API's error body (DESIGN §2), read strictly with the Worker's own schema: its three keys, no other. */
+export const apiError = z.strictObject(errorSchema.shape) satisfies z.ZodType<ErrorBody>
+
 /** The error body of a refused call, its status and business code checked. */
 export async function errorBody(
   response: { status: number; json(): Promise<unknown> },
   status: number,
   businessCode: ErrorBody['businessCode'],
 ): Promise<ErrorBody> {
-  const body = (await response.json()) as ErrorBody
+  const body = apiError.parse(await response.json())
   expect({ status: response.status, businessCode: body.businessCode }).toEqual({ status, businessCode })
   return body
 }

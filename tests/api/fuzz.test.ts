@@ -4,6 +4,7 @@ import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { signAccessToken } from '../../worker-api/lib/jwt'
 import { app, call, createOrganisation, createUser, currentPost, ORIGIN, sessionFor } from './helpers'
+import { openApiDocument, type OpenApiParameter as Parameter, type OpenApiSchema as Schema } from './openapi-document'
 
 /**
  * Property-based fuzzing of every operation of the OpenAPI document: hostile path parameters,
@@ -36,36 +37,10 @@ const REPORT_MS = 30_000
 // ---------------------------------------------------------------------------------------------
 // The OpenAPI document
 
-type Schema = {
-  $ref?: string
-  type?: string | string[]
-  format?: string
-  pattern?: string
-  minLength?: number
-  maxLength?: number
-  properties?: Record<string, Schema>
-  items?: Schema
-  allOf?: Schema[]
-  anyOf?: Schema[]
-  oneOf?: Schema[]
-}
-type Parameter = { name: string; in: 'path' | 'query' | 'header' | 'cookie'; required?: boolean; schema?: Schema }
-type Operation = {
-  parameters?: Parameter[]
-  requestBody?: { required?: boolean; content?: Record<string, { schema?: Schema }> }
-  security?: unknown[]
-  responses?: Record<string, unknown>
-}
-type OpenApiDocument = {
-  openapi: string
-  paths: Record<string, Record<string, Operation>>
-  components?: { schemas?: Record<string, Schema> }
-}
-
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
 
 const documentResponse = await call('/openapi.json')
-const openapi = (await documentResponse.json()) as OpenApiDocument
+const openapi = await openApiDocument(documentResponse)
 
 /** A parameter or a body property, with its schema when the document gives one. */
 type Field = { name: string; schema?: Schema | undefined }
@@ -101,7 +76,7 @@ function bodyFields(schema: Schema | undefined, depth = 0): Field[] {
 
 const unique = (fields: Field[]) => [...new Map(fields.map((field) => [field.name, field])).values()]
 
-const operations: DocumentedOperation[] = Object.entries(openapi.paths ?? {}).flatMap(([path, item]) =>
+const operations: DocumentedOperation[] = Object.entries(openapi.paths).flatMap(([path, item]) =>
   Object.entries(item)
     .filter(([method]) => HTTP_METHODS.includes(method))
     .map(([method, operation]) => {
@@ -128,7 +103,7 @@ const operations: DocumentedOperation[] = Object.entries(openapi.paths ?? {}).fl
  * The operations the document says are not implemented (a 501 response, SCIM's read-only groups): their
  * 501 is the documented answer, not a failure. As path patterns, by method.
  */
-const NOT_IMPLEMENTED = Object.entries(openapi.paths ?? {}).flatMap(([path, item]) =>
+const NOT_IMPLEMENTED = Object.entries(openapi.paths).flatMap(([path, item]) =>
   Object.entries(item)
     .filter(([method, operation]) => HTTP_METHODS.includes(method) && '501' in (operation.responses ?? {}))
     .map(([method]) => ({

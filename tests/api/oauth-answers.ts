@@ -1,14 +1,16 @@
 import { expect } from 'vitest'
 import { z } from 'zod'
-import type { OAuthErrorCode } from '../../worker-api/lib/oauth'
+import type { OAuthErrorBody, OAuthErrorCode } from '../../worker-api/lib/oauth'
+import type { Jwks } from '../../worker-api/lib/oidc-keys'
 import type { ServiceTokenAnswer } from '../../worker-api/services/machines/client-credentials'
+import type { UserClaims } from '../../worker-api/services/oidc/claims'
 import type { TokenAnswer } from '../../worker-api/services/oidc/token'
 
 /**
- * The OAuth protocol's answers (`/oidc/token`, its errors), which the typed client does not cover: their endpoints
- * answer as OAuth does, outside the API's typed chain. Each is read through a schema tied to the type the Worker builds
- * (`satisfies`), so a changed answer fails the typecheck, and an answer of another shape fails the test where it is
- * read, never a cast.
+ * The OAuth and OpenID Connect protocol's answers (`/oidc/token`, `/oidc/jwks`, `/oidc/userinfo`, their errors), which
+ * the typed client does not cover: their endpoints answer as OAuth does, outside the API's typed chain. Each is read
+ * through a schema tied to the type the Worker builds (`satisfies`), so a changed answer fails the typecheck, and an
+ * answer of another shape fails the test where it is read, never a cast.
  */
 
 /** A token endpoint's tokens for an application (authorization code or refresh). */
@@ -29,6 +31,41 @@ const serviceTokenAnswer = z.object({
   scope: z.string(),
 }) satisfies z.ZodType<ServiceTokenAnswer>
 
+/** The provider's keys: each an EC P-256 key's public half, read strictly (a private `d` fails the read). */
+const jwksAnswer = z.strictObject({
+  keys: z.array(
+    z.strictObject({
+      kty: z.literal('EC'),
+      crv: z.literal('P-256'),
+      x: z.string(),
+      y: z.string(),
+      kid: z.string(),
+      alg: z.literal('ES256'),
+      use: z.literal('sig'),
+    }),
+  ),
+}) satisfies z.ZodType<Jwks>
+
+/** A user's claims from UserInfo: `sub`, and those of the scopes granted, no others. */
+const userInfoAnswer = z.strictObject({
+  sub: z.string(),
+  name: z.string().optional(),
+  given_name: z.string().optional(),
+  family_name: z.string().optional(),
+  preferred_username: z.string().optional(),
+  locale: z.string().optional(),
+  email: z.string().optional(),
+  email_verified: z.boolean().optional(),
+  postes: z
+    .array(
+      z.strictObject({
+        structure: z.strictObject({ id: z.number(), nom: z.string() }),
+        fonction: z.strictObject({ id: z.number(), libelle: z.string() }),
+      }),
+    )
+    .optional(),
+}) satisfies z.ZodType<UserClaims>
+
 /** The error codes the Worker answers (lib/oauth.ts): the record's type makes the list whole. */
 const OAUTH_ERROR_CODES: { [C in OAuthErrorCode]: C } = {
   invalid_request: 'invalid_request',
@@ -44,8 +81,11 @@ const OAUTH_ERROR_CODES: { [C in OAuthErrorCode]: C } = {
   slow_down: 'slow_down',
 }
 
-/** An OAuth error's body (RFC 6749 §5.2). */
-const oauthErrorAnswer = z.object({ error: z.enum(OAUTH_ERROR_CODES), error_description: z.string() })
+/** An OAuth error's body (RFC 6749 §5.2), read strictly: its two keys, no other. */
+export const oauthErrorAnswer = z.strictObject({
+  error: z.enum(OAUTH_ERROR_CODES),
+  error_description: z.string(),
+}) satisfies z.ZodType<OAuthErrorBody>
 
 /** The tokens of a token endpoint's answer, which must be 200. */
 export async function tokenBody(response: Response): Promise<TokenAnswer> {
@@ -62,4 +102,16 @@ export async function serviceAccessToken(response: Response): Promise<string> {
 /** The error code of an OAuth error's answer. */
 export async function oauthErrorCode(response: Response): Promise<OAuthErrorCode> {
   return oauthErrorAnswer.parse(await response.json()).error
+}
+
+/** The JWK Set of a JWKS answer, which must be 200. */
+export async function jwksBody(response: Response): Promise<Jwks> {
+  expect(response.status).toBe(200)
+  return jwksAnswer.parse(await response.json())
+}
+
+/** The claims of a UserInfo answer, which must be 200. */
+export async function userInfoBody(response: Response): Promise<UserClaims> {
+  expect(response.status).toBe(200)
+  return userInfoAnswer.parse(await response.json())
 }

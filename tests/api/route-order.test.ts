@@ -8,10 +8,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { app, call } from './helpers'
-
-type Schema = { type?: string; pattern?: string; enum?: unknown[] }
-type Operation = { parameters?: { name: string; in: string; schema?: Schema }[] }
-type OpenApiDocument = { paths: Record<string, Record<string, Operation>> }
+import { openApiDocument, type OpenApiSchema as Schema } from './openapi-document'
 
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch'])
 
@@ -44,8 +41,7 @@ function moreFixed(a: Template, b: Template) {
 
 describe('the mounting order of the routes', () => {
   it('puts a fixed path before a parameter that could take it', async () => {
-    const response = await call('/openapi.json')
-    const document = (await response.json()) as OpenApiDocument
+    const document = await openApiDocument(await call('/openapi.json'))
     const templates: Template[] = Object.entries(document.paths).flatMap(([path, item]) =>
       Object.entries(item)
         .filter(([method]) => METHODS.has(method))

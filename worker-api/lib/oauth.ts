@@ -28,12 +28,15 @@ export class OAuthError extends Error {
   }
 }
 
+/** The body of an OAuth error (RFC 6749 §5.2). */
+export type OAuthErrorBody = { error: OAuthErrorCode; error_description: string }
+
 /** The answer of an OAuth error: never cached. */
 export function oauthErrorResponse(error: OAuthError): Response {
-  return Response.json(
-    { error: error.error, error_description: error.description },
-    { status: error.status, headers: { 'Cache-Control': 'no-store', ...error.headers } },
-  )
+  return Response.json({ error: error.error, error_description: error.description } satisfies OAuthErrorBody, {
+    status: error.status,
+    headers: { 'Cache-Control': 'no-store', ...error.headers },
+  })
 }
 
 /** A value of an `application/x-www-form-urlencoded` credential (RFC 6749 §2.3.1: `+` is a space). */

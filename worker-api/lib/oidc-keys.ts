@@ -8,8 +8,17 @@ import { base64url } from './crypto'
  * isolate and deploy.
  */
 
+/** A secret's key, as env.ts checks it (`signingKeyProblem`): an EC P-256 private JWK. */
+type PrivateEcJwk = { kty: 'EC'; crv: 'P-256'; x: string; y: string; d: string }
+
+/** A published key (RFC 7517 §4): a signing key's public half, its thumbprint, what it signs with. */
+type PublicJwk = Omit<PrivateEcJwk, 'd'> & { kid: string; alg: typeof ID_TOKEN_ALG; use: 'sig' }
+
+/** The JWK Set the provider publishes (RFC 7517 §5). */
+export type Jwks = { keys: PublicJwk[] }
+
 /** `key` signs; `publicKey` verifies (an ID token hint coming back). */
-export type SigningKey = { kid: string; key: CryptoKey; publicKey: CryptoKey; publicJwk: JWK }
+export type SigningKey = { kid: string; key: CryptoKey; publicKey: CryptoKey; publicJwk: PublicJwk }
 
 export const ID_TOKEN_ALG = 'ES256'
 
@@ -32,8 +41,8 @@ export function signingKey(secret: string): Promise<SigningKey> {
   let key = cache.get(secret)
   if (!key) {
     key = (async () => {
-      const { kty, crv, x, y, d } = JSON.parse(secret) as JWK
-      const publicPart = { kty, crv, x, y } as JWK
+      const { kty, crv, x, y, d } = JSON.parse(secret) as PrivateEcJwk
+      const publicPart = { kty, crv, x, y }
       const kid = await calculateJwkThumbprint(publicPart, 'sha256')
       const imported = (await importJWK({ kty, crv, x, y, d }, ID_TOKEN_ALG)) as CryptoKey
       const publicKey = (await importJWK(publicPart, ID_TOKEN_ALG)) as CryptoKey
@@ -50,7 +59,7 @@ export type SigningEnv = { OIDC_SIGNING_KEY?: string; OIDC_SIGNING_KEY_NEXT?: st
 export const oidcEnabled = (env: SigningEnv) => Boolean(env.OIDC_SIGNING_KEY)
 
 /** The JWKS: the current key and the next one, if a rotation is under way. */
-export async function jwks(env: SigningEnv): Promise<{ keys: JWK[] }> {
+export async function jwks(env: SigningEnv): Promise<Jwks> {
   const secrets = [env.OIDC_SIGNING_KEY, env.OIDC_SIGNING_KEY_NEXT].filter((s): s is string => Boolean(s))
   const keys = await Promise.all(secrets.map(signingKey))
   return { keys: keys.map((k) => k.publicJwk) }

@@ -92,7 +92,7 @@ const SCIM_TYPES: { [T in ScimType]: T } = {
 }
 
 /** A SCIM error's body (RFC 7644 §3.12). */
-const scimError = z.strictObject({
+export const scimError = z.strictObject({
   schemas: z.array(z.string()),
   status: z.string(),
   scimType: z.enum(SCIM_TYPES).optional(),

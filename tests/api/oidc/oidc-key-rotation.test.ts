@@ -3,6 +3,7 @@ import { decodeProtectedHeader } from 'jose'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { api, okBody } from '../client'
 import { browserCookieOf, call, createOrganisation, createUser, currentPost, post, sessionFor } from '../helpers'
+import { jwksBody } from '../oauth-answers'
 import { type Client, confidentialClient, oidcSession } from '../oidc-flow'
 import { visit } from '../visit'
 
@@ -36,7 +37,7 @@ async function page(path: string, headers: Record<string, string>, keys: Partial
 }
 
 const publishedKids = async (keys: Partial<typeof env>) =>
-  ((await (await call('/oidc/jwks', { env: keys })).json()) as { keys: { kid: string }[] }).keys.map((k) => k.kid)
+  (await jwksBody(await call('/oidc/jwks', { env: keys }))).keys.map((k) => k.kid)
 
 describe('an ID token hint after a key rotation', () => {
   it('is refused at logout once its key is no longer published: the page says so and the portal session lives on', async () => {

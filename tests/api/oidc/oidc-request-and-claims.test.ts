@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { AuthorizationRequest } from '../../../worker-api/contract/oidc/oidc'
 import { call, createOrganisation, createUser, currentPost, db, sessionFor } from '../helpers'
+import { userInfoBody } from '../oauth-answers'
 import {
   authorizationParams,
   authorizeAs,
@@ -72,10 +73,7 @@ describe('the profile scope', () => {
     const code = (await authorizeAs(user.portal.accessToken, params)).searchParams.get('code') as string
     const tokens = await tokensOf(await exchange(client, { code, verifier }))
     const claims = await verifiedIdToken(tokens.id_token)
-    const info = (await (await call('/oidc/userinfo', { token: tokens.access_token })).json()) as Record<
-      string,
-      unknown
-    >
+    const info = await userInfoBody(await call('/oidc/userinfo', { token: tokens.access_token }))
     for (const claimed of [claims, info]) {
       expect(Object.keys(claimed)).not.toContain('given_name')
       expect(Object.keys(claimed)).not.toContain('family_name')

@@ -19,7 +19,7 @@ import {
   signedInUser,
   withFrozenClock,
 } from '../helpers'
-import { oauthErrorCode, tokenBody } from '../oauth-answers'
+import { jwksBody, oauthErrorCode, tokenBody } from '../oauth-answers'
 import {
   authorizationRequest,
   authorizeAs,
@@ -93,17 +93,17 @@ describe('discovery and keys', () => {
     // Another host the Worker serves is another issuer.
     const other = await worker_('https://portail.example.org/.well-known/openid-configuration')
     expect(await other.json()).toMatchObject({ issuer: 'https://portail.example.org' })
-    const keys = (await (await worker_(`${ORIGIN}/portail-backend/oidc/jwks`)).json()) as { keys: { d?: string }[] }
+    const keys = await jwksBody(await worker_(`${ORIGIN}/portail-backend/oidc/jwks`))
     expect(keys.keys).toHaveLength(1)
     expect(keys.keys[0]).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig' })
-    expect(keys.keys[0]?.d).toBeUndefined()
+    expect(keys.keys[0]).not.toHaveProperty('d')
   })
 
   it('publishes the next key beside the current one during a rotation', async () => {
     const next =
       '{"kty":"EC","x":"2AS_Kukw6QCT9oR2Yq9_W81LGdtuWUnmhH1pj7B7U2g","y":"7bIBPOV7VGsurm7Kybrjtn-l7-KTMrc1CK5j_FKigFw","crv":"P-256","d":"4mlRGuYBjpAcO4x7lxqKGDEYJlTL8sTNQx7J86dVEL0"}'
     const response = await call('/oidc/jwks', { env: { OIDC_SIGNING_KEY_NEXT: next } })
-    const { keys } = (await response.json()) as { keys: { kid: string }[] }
+    const { keys } = await jwksBody(response)
     expect(keys).toHaveLength(2)
     expect(new Set(keys.map((k) => k.kid)).size).toBe(2)
   })

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
+import { z } from 'zod'
 import type { StructureChoices } from '../../../app/features/organisation/structure-choice'
 import { browserCookieOf, createOrganisation, createUser, currentPost, db, ORIGIN, sessionFor } from '../helpers'
 import { visit } from '../visit'
@@ -58,11 +59,21 @@ function structureOptions(html: string) {
   }
 }
 
+/**
+ * The structures the search route answers (its loader's `StructureChoices`), read strictly: a test compares them whole.
+ */
+const structureChoices = z.strictObject({
+  structures: z.array(z.strictObject({ id: z.number(), nom: z.string() })),
+  shown: z.number(),
+  total: z.number(),
+  recherche: z.string(),
+}) satisfies z.ZodType<StructureChoices>
+
 const search = async (recherche: string, cookie: string) => {
   const response = await visit(`/pages/admin/structure/choix?structureRecherche=${encodeURIComponent(recherche)}`, {
     headers: { Cookie: cookie },
   })
-  return { status: response.status, body: (await response.json()) as StructureChoices }
+  return { status: response.status, body: structureChoices.parse(await response.json()) }
 }
 
 describe('choosing a structure among more than a form lists', () => {

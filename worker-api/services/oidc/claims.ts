@@ -58,10 +58,23 @@ export type ProfileRow = {
 }
 export type PostRow = { structure_id: number; structure_nom: string; fonction_id: number; fonction_libelle: string }
 
+/** What the provider says of a user: `sub`, and the claims of each scope granted (SCOPE_CLAIMS). */
+export type UserClaims = {
+  sub: string
+  name?: string
+  given_name?: string
+  family_name?: string
+  preferred_username?: string
+  locale?: string
+  email?: string
+  email_verified?: boolean
+  postes?: { structure: { id: number; nom: string }; fonction: { id: number; libelle: string } }[]
+}
+
 /** The claims of the granted scopes (`sub` always: the user's number, stable, never the mail). */
-export function userClaims(scope: string, user: ProfileRow, posts: PostRow[]): Record<string, unknown> {
+export function userClaims(scope: string, user: ProfileRow, posts: PostRow[]): UserClaims {
   const scopes = new Set(scope.split(' '))
-  const claims: Record<string, unknown> = { sub: String(user.id) }
+  const claims: UserClaims = { sub: String(user.id) }
   if (scopes.has('profile')) {
     Object.assign(claims, {
       name: `${user.prenom} ${user.nom}`,
@@ -69,11 +82,14 @@ export function userClaims(scope: string, user: ProfileRow, posts: PostRow[]): R
       family_name: user.nom,
       preferred_username: user.login,
       locale: user.langue,
-    })
+    } satisfies Partial<UserClaims>)
   }
   if (scopes.has('email')) {
     // An address is the account's once its holder opened a mail sent to it (an invitation, a registration).
-    Object.assign(claims, { email: user.mail, email_verified: user.registration_state === 'COMPLETE' })
+    Object.assign(claims, {
+      email: user.mail,
+      email_verified: user.registration_state === 'COMPLETE',
+    } satisfies Partial<UserClaims>)
   }
   if (scopes.has('postes')) {
     claims.postes = posts.map((p) => ({

@@ -2,7 +2,7 @@ import { todayIso } from '../../contract/dates'
 import { OAuthError } from '../../lib/oauth'
 import type { Ctx } from '../../lib/types'
 import { actorWith, type Caller } from '../core/actor'
-import { currentPostsQuery, profileQuery, userClaims } from './claims'
+import { currentPostsQuery, profileQuery, type UserClaims, userClaims } from './claims'
 
 /** RFC 6750 §3: a refused bearer token, said in WWW-Authenticate. */
 export const invalidToken = (description: string) =>
@@ -15,7 +15,7 @@ export const invalidToken = (description: string) =>
  * access token only (not the portal's own, nor a launch code's), while the session lives: the token's
  * check and the claims in one round trip.
  */
-export async function userinfo(ctx: Ctx, caller: Caller): Promise<Record<string, unknown>> {
+export async function userinfo(ctx: Ctx, caller: Caller): Promise<UserClaims> {
   const scope = caller.claims.scope
   if (caller.app === null || !scope?.split(' ').includes('openid')) {
     throw invalidToken('Not an OpenID Connect access token')
