@@ -1,7 +1,7 @@
 // @ts-check
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { MODES, PORT, signIn, submitLogin, useBrowser } from './support.mjs'
+import { MODES, PORT, signInByForm, submitLogin, useBrowser } from './support.mjs'
 
 const newPage = useBrowser()
 
@@ -9,7 +9,7 @@ for (const mode of MODES) {
   describe(`sign-in ${mode.name}`, () => {
     it('signs the agent in and lands on the access page', async () => {
       const page = await newPage(mode)
-      await signIn(page, mode, 'agent', 'Agent1234')
+      await signInByForm(page, mode, 'agent', 'Agent1234')
       assert.equal(new URL(page.url()).pathname, '/pages/user/acces')
       await page.getByRole('heading', { name: 'Mes accès', level: 1 }).waitFor()
       await page.context().close()
@@ -156,14 +156,14 @@ describe('sign-in details', () => {
 
   it('lets demo users sign in on 127.0.0.1 as on localhost', async () => {
     const page = await newPage({ javaScriptEnabled: true })
-    await signIn(page, { javaScriptEnabled: true }, 'agent', 'Agent1234', `http://127.0.0.1:${PORT}/login`)
+    await signInByForm(page, { javaScriptEnabled: true }, 'agent', 'Agent1234', `http://127.0.0.1:${PORT}/login`)
     assert.equal(new URL(page.url()).host, `127.0.0.1:${PORT}`)
     await page.context().close()
   })
 
   it('ignores a redirect to another site', async () => {
     const page = await newPage({ javaScriptEnabled: false })
-    await signIn(page, { javaScriptEnabled: false }, 'agent', 'Agent1234', '/login?redirect=//evil.example/x')
+    await signInByForm(page, { javaScriptEnabled: false }, 'agent', 'Agent1234', '/login?redirect=//evil.example/x')
     assert.equal(page.url(), new URL('/pages/user/acces', page.url()).href)
     await page.context().close()
   })
