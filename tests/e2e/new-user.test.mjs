@@ -3,7 +3,7 @@
 // defect, as a person meets it, with and without JavaScript where it applies.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { MODES, notice, signIn, submitLogin, useBrowser } from './support.mjs'
+import { MODES, notice, signIn, signInByForm, submitLogin, useBrowser } from './support.mjs'
 
 const newPage = useBrowser()
 
@@ -176,7 +176,7 @@ describe('the way back after signing in', () => {
 
   it('without JavaScript, does not end the session silently when it lands on the sign-in page', async () => {
     const page = await newPage({ javaScriptEnabled: false })
-    await signIn(page, { javaScriptEnabled: false }, 'agent', 'Agent1234')
+    await signInByForm(page, { javaScriptEnabled: false }, 'agent', 'Agent1234')
     await page.goBack()
     await page.waitForURL((url) => url.pathname === '/login')
     await page
