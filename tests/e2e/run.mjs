@@ -130,15 +130,14 @@ async function answers(server) {
 }
 
 /**
- * Stops `server` (Miniflare kills its workerd) and serves the bundle again on the same port and database.
+ * Stops `server`: Miniflare kills its workerd (whether it answers or not).
  * @param {Server} server
  */
-async function restart(server) {
+async function stop(server) {
   const stopped = new Promise((resolve) => server.child.once('exit', resolve))
   server.child.kill('SIGTERM')
   await Promise.race([stopped, new Promise((resolve) => setTimeout(resolve, 10_000))])
   if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL')
-  server.child = await launch(server.port, server.persistTo, openSync(server.logFile, 'a'))
 }
 
 /** @type {Server[]} */
@@ -221,27 +220,30 @@ const hung = new Set()
 async function work(server) {
   for (let file = queue.shift(); file; file = queue.shift()) {
     if ((await runFile(file, server)) === 0) continue
-    await restartIfHung(server)
-    console.log(`# ${file} failed: run once more`)
+    await renew(server)
+    console.log(`# ${file} failed: run once more, on a fresh server`)
     retried.push(file)
     if ((await runFile(file, server)) !== 0) {
       failed.push({ file, server })
-      await restartIfHung(server)
+      await renew(server)
     }
   }
 }
 
 /**
- * Serves the bundle again when `server` stopped answering during a file. workerd (2026-04-26) has been seen to spin on
- * one request for good, its main thread pumping V8's garbage-collector sweeping tasks without end (`perf` and `gdb`:
- * `IoContext::runImpl` → `PumpMessageLoop` → `IncrementalSweepTask::Run`), after a dozen minutes of the suite's
- * requests: no request was ever answered again.
+ * Replaces `server`, after a failed file, by a fresh one: its own new database and port. The file's second run then
+ * starts from the data its first did (a recovery code already spent, an account already made), and a server that
+ * stopped answering is gone. workerd (2026-04-26) has been seen to spin on one request for good, its main thread
+ * pumping V8's garbage-collector sweeping tasks without end (`perf` and `gdb`: `IoContext::runImpl` →
+ * `PumpMessageLoop` → `IncrementalSweepTask::Run`), after a dozen minutes of the suite's requests: no request was ever
+ * answered again.
  * @param {Server} server
  */
-async function restartIfHung(server) {
-  if (!hung.delete(server)) return
-  console.log(`# server ${server.index} stopped answering its health check: served again on its database`)
-  await restart(server)
+async function renew(server) {
+  if (hung.delete(server)) console.log(`# server ${server.index} stopped answering its health check`)
+  await stop(server)
+  rmSync(server.persistTo, { recursive: true, force: true })
+  Object.assign(server, await startServer(server.index))
 }
 await Promise.all(servers.map(work))
 
