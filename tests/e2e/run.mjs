@@ -83,17 +83,6 @@ async function startServer(index) {
   )
   if (fixtures.status !== 0) throw new Error(`fixtures failed: ${fixtures.stderr}`)
   const logFile = path.join(root, '.wrangler', `e2e-server-${index}.log`)
-  const server = { index, port, persistTo, logFile, child: await launch(port, persistTo, openSync(logFile, 'w')) }
-  return server
-}
-
-/**
- * The bundle served on `port` over the database at `persistTo`, its log appended to the file `log` (a descriptor).
- * @param {number} port
- * @param {string} persistTo
- * @param {number} log
- */
-async function launch(port, persistTo, log) {
   // A lighter proof of work keeps the many sign-ins of the suite quick (the widget and checks are the
   // real ones), and the whole suite signs in from one address, far more often than a person would.
   const { child } = await serveBundle({
@@ -101,7 +90,7 @@ async function launch(port, persistTo, log) {
     persistTo,
     // A file descriptor, as spawn takes it (scripts/local.mjs, without JSDoc types, types `stdio` by its
     // default 'inherit' alone).
-    stdio: /** @type {any} */ (log),
+    stdio: /** @type {any} */ (openSync(logFile, 'w')),
     vars: {
       CAPTCHA_MAX_NUMBER: '5000',
       LOGIN_RATE_PER_MINUTE: '1000',
@@ -109,7 +98,7 @@ async function launch(port, persistTo, log) {
       FORGOT_RATE_PER_MINUTE: '1000',
     },
   })
-  return /** @type {import('node:child_process').ChildProcess} */ (child)
+  return { index, port, persistTo, child, logFile }
 }
 
 /** @typedef {Awaited<ReturnType<typeof startServer>>} Server */
@@ -195,7 +184,7 @@ const runFile = (file, server) =>
       asking = false
       if (misses < 2 || runner.exitCode !== null) return
       clearInterval(watch)
-      hung.add(server)
+      chunks.push(Buffer.from(`# server ${server.index} stopped answering its health check: the file is ended\n`))
       runner.kill('SIGTERM')
     }, 10_000)
     runner.on('close', (exitCode) => {
@@ -213,9 +202,6 @@ const queue = [...files]
 const retried = []
 /** @type {{ file: string, server: Server }[]} */
 const failed = []
-/** The servers the watch found silent, until they are served again. */
-/** @type {Set<Server>} */
-const hung = new Set()
 /** @param {Server} server */
 async function work(server) {
   for (let file = queue.shift(); file; file = queue.shift()) {
@@ -240,7 +226,6 @@ async function work(server) {
  * @param {Server} server
  */
 async function renew(server) {
-  if (hung.delete(server)) console.log(`# server ${server.index} stopped answering its health check`)
   await stop(server)
   rmSync(server.persistTo, { recursive: true, force: true })
   Object.assign(server, await startServer(server.index))
