@@ -1,7 +1,7 @@
 // @ts-check
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { violations } from './axe.mjs'
+import { noScriptViolations, violations } from './axe.mjs'
 import {
   BASE_URL,
   fixtureRecoveryCode,
@@ -28,24 +28,6 @@ import {
  */
 
 const newPage = useBrowser()
-
-/**
- * axe needs scripting, so a page as a browser without JavaScript shows it is audited as a snapshot:
- * its HTML with the <noscript> content in place and the scripts removed, styles still applied.
- * @param {Page} noScriptPage
- */
-async function noScriptViolations(noScriptPage) {
-  const html = (await noScriptPage.content())
-    .replace(/<script\b[\s\S]*?<\/script>/g, '')
-    .replace(/<noscript>/g, '<div>')
-    .replace(/<\/noscript>/g, '</div>')
-    .replace('<head>', `<head><base href="${BASE_URL}/">`)
-  const auditor = await newPage({ javaScriptEnabled: true })
-  await auditor.setContent(html, { waitUntil: 'load' })
-  const found = await violations(auditor)
-  await auditor.context().close()
-  return found
-}
 
 describe('accessibility (axe, WCAG 2.1 AA)', () => {
   it('has no serious violation on the login page with JavaScript', async () => {

@@ -7,7 +7,7 @@
 // addresses checked on their fields, without JavaScript too.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import AxeBuilder from '@axe-core/playwright'
+import { noScriptViolations, violations } from './axe.mjs'
 import { BASE_URL, MODES, notice, signIn, until, useBrowser } from './support.mjs'
 
 /** @typedef {import('./support.mjs').Locator} Locator */
@@ -192,30 +192,6 @@ for (const [index, mode] of MODES.entries()) {
 }
 
 /**
- * Every WCAG 2.1 A/AA violation axe finds on the page as it is, described.
- * @param {Page} page
- */
-async function violations(page) {
-  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze()
-  return results.violations.map((v) => `${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)
-}
-
-/**
- * The same for a page shown without JavaScript: its HTML, scripts removed, audited in a page that runs axe.
- * @param {Page} page
- */
-async function noScriptViolations(page) {
-  const html = (await page.content())
-    .replace(/<script\b[\s\S]*?<\/script>/g, '')
-    .replace('<head>', `<head><base href="${BASE_URL}/">`)
-  const auditor = await newPage({ javaScriptEnabled: true })
-  await auditor.setContent(html, { waitUntil: 'load' })
-  const found = await violations(auditor)
-  await auditor.context().close()
-  return found
-}
-
-/**
  * What a control's `aria-describedby` says.
  * @param {Locator} locator
  */
@@ -272,7 +248,7 @@ describe('OpenID Connect clients from the application form', () => {
     await page.getByRole('radio', { name: 'Camion' }).check()
     await page.getByRole('radio', { name: 'OpenID Connect' }).check()
     await client.waitFor()
-    assert.deepEqual(await violations(page), [], 'the form with the client’s fields')
+    assert.deepEqual(await violations(page, { every: true }), [], 'the form with the client’s fields')
     assert.ok((await overflowAt320(page)) <= 0, 'the form scrolls sideways at 320 px')
     const redirect = client.getByLabel('URI de redirection')
     assert.match(await description(redirect), /Une adresse par ligne, 10 au plus.*https, ou http sur localhost, sans #/)
@@ -306,7 +282,7 @@ describe('OpenID Connect clients from the application form', () => {
     )
     assert.ok(!page.url().includes(secret))
     assert.ok((await page.context().cookies()).every((cookie) => !cookie.value.includes(secret)))
-    assert.deepEqual(await violations(page), [], 'the secret')
+    assert.deepEqual(await violations(page, { every: true }), [], 'the secret')
     assert.ok((await overflowAt320(page)) <= 0, 'the secret scrolls sideways at 320 px')
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: BASE_URL })
     await page.getByRole('button', { name: 'Copier le secret client' }).click()
@@ -328,7 +304,7 @@ describe('OpenID Connect clients from the application form', () => {
       'https://oidc-js.example.test/callback\nhttp://localhost:3000/callback',
     )
     assert.ok(!(await client.getByLabel('Client public').isChecked()))
-    assert.deepEqual(await violations(page), [], 'the page of an OpenID Connect application')
+    assert.deepEqual(await violations(page, { every: true }), [], 'the page of an OpenID Connect application')
     assert.ok((await overflowAt320(page)) <= 0, 'the page of a client scrolls sideways at 320 px')
 
     // Saved again as it is, it keeps its secret: nothing to show.
@@ -341,7 +317,7 @@ describe('OpenID Connect clients from the application form', () => {
     await page.getByRole('button', { name: 'Renouveler le secret' }).click()
     const dialog = page.getByRole('alertdialog', { name: `Renouveler le secret de ${name}` })
     await dialog.getByText('l’actuel, qui cesse aussitôt de fonctionner').waitFor()
-    assert.deepEqual(await violations(page), [], 'the renewal’s confirmation')
+    assert.deepEqual(await violations(page, { every: true }), [], 'the renewal’s confirmation')
     await dialog.getByRole('button', { name: 'Renouveler le secret' }).click()
     await page.getByRole('heading', { name: `Secret du client ${name}`, level: 1 }).waitFor()
     await page
@@ -397,7 +373,7 @@ describe('OpenID Connect clients from the application form', () => {
     assert.ok(await page.getByRole('radio', { name: 'OpenID Connect' }).isChecked())
     assert.ok(await page.getByLabel('Client public').isChecked())
     assert.equal(await page.getByLabel('Application').inputValue(), name)
-    assert.deepEqual(await noScriptViolations(page), [], 'the refused address')
+    assert.deepEqual(await noScriptViolations(page, { every: true }), [], 'the refused address')
 
     await postLogout.fill('https://oidc-nojs.example.test/bye')
     await page.getByRole('button', { name: 'Enregistrer' }).click()
@@ -424,7 +400,7 @@ describe('OpenID Connect clients from the application form', () => {
     const secret = await page.getByRole('textbox', { name: 'Secret client (client_secret)' }).inputValue()
     assert.match(secret, /^[\w-]{32,}$/)
     assert.equal(await page.getByRole('textbox', { name: 'Identifiant client (client_id)' }).inputValue(), clientId)
-    assert.deepEqual(await noScriptViolations(page), [], 'the secret')
+    assert.deepEqual(await noScriptViolations(page, { every: true }), [], 'the secret')
 
     // Renewed through the confirmation's page.
     await page.getByRole('link', { name: 'Voir la fiche de l’application' }).click()

@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict'
 import { generateKeyPairSync } from 'node:crypto'
 import { describe, it } from 'node:test'
-import AxeBuilder from '@axe-core/playwright'
+import { violations } from './axe.mjs'
 import { BASE_URL, MODES, notice, signIn, useBrowser } from './support.mjs'
 
 /** @typedef {import('./support.mjs').Page} Page */
@@ -26,15 +26,6 @@ const SCREEN = '/pages/admin/comptesService'
  * @param {string} nom
  */
 const rowOf = (page, nom) => page.getByRole('row').filter({ hasText: nom })
-
-/**
- * WCAG 2.1 A/AA violations, described well enough to act on (as tests/e2e/accessibility.test.mjs).
- * @param {Page} page
- */
-async function violations(page) {
-  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze()
-  return results.violations.map((v) => `${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)
-}
 
 /**
  * A new public key as a JWK (P-256), with `kid` when given.
@@ -162,7 +153,7 @@ for (const [index, mode] of MODES.entries()) {
       const { secret } = await shownCredentials(page, reader)
       if (mode.javaScriptEnabled) {
         // On this page, what is shown once has no violation.
-        assert.deepEqual(await violations(page), [], 'the credentials shown once')
+        assert.deepEqual(await violations(page, { every: true }), [], 'the credentials shown once')
         await page.reload()
       } else {
         // Reloading a posted page would post it again: the list is opened again instead.
@@ -205,7 +196,8 @@ for (const [index, mode] of MODES.entries()) {
       assert.equal(await form.getByLabel('Votre mot de passe').getAttribute('aria-invalid'), 'true')
       assert.equal(await form.getByLabel('Nom', { exact: true }).inputValue(), writer)
       assert.ok(await form.getByRole('checkbox', { name: 'Compte administrateur' }).isChecked())
-      if (mode.javaScriptEnabled) assert.deepEqual(await violations(page), [], 'the form with its errors')
+      if (mode.javaScriptEnabled)
+        assert.deepEqual(await violations(page, { every: true }), [], 'the form with its errors')
 
       // A wrong password, said on its field; then the right one.
       await form.getByLabel('Clés publiques (JWKS, facultatif)').fill('')
@@ -261,7 +253,7 @@ for (const [index, mode] of MODES.entries()) {
         const calls = section.getByRole('row').filter({ hasText: writer })
         await calls.waitFor()
         assert.ok(Number(await calls.getByRole('cell').nth(1).textContent()) >= 2)
-        assert.deepEqual(await violations(page), [], 'the home with its service accounts')
+        assert.deepEqual(await violations(page, { every: true }), [], 'the home with its service accounts')
       }
       await page.context().close()
     })
@@ -311,7 +303,7 @@ for (const [index, mode] of MODES.entries()) {
       // A read-only account asks for no proof, nor has keys to replace.
       assert.equal(await panel.getByLabel('Votre mot de passe').count(), 0)
       assert.equal(await panel.getByLabel('Nouvelles clés publiques (JWKS, facultatif)').count(), 0)
-      if (mode.javaScriptEnabled) assert.deepEqual(await violations(page), [], 'the edit panel')
+      if (mode.javaScriptEnabled) assert.deepEqual(await violations(page, { every: true }), [], 'the edit panel')
       assert.equal(await sideways(page), 0, 'the edit panel scrolls no sideways at 320 and 360 px')
 
       // No scope left: said on the scopes, in the panel, the name typed kept.
@@ -320,7 +312,8 @@ for (const [index, mode] of MODES.entries()) {
       await panel.getByRole('button', { name: 'Enregistrer' }).click()
       await panel.getByText('Choisissez au moins une portée').waitFor()
       assert.equal(await panel.getByLabel('Nom', { exact: true }).inputValue(), renamed)
-      if (mode.javaScriptEnabled) assert.deepEqual(await violations(page), [], 'the edit panel with its error')
+      if (mode.javaScriptEnabled)
+        assert.deepEqual(await violations(page, { every: true }), [], 'the edit panel with its error')
 
       await panel.getByRole('checkbox', { name: 'API REST (api)' }).check()
       await panel.getByRole('switch', { name: 'Actif' }).uncheck()
@@ -436,7 +429,7 @@ describe('service accounts: an account acts for an administrator, and another ta
       await page.getByRole('link', { name: `Reprendre ${nom}` }).click()
       const panel = page.getByRole('region', { name: `Reprendre ${nom}` })
       await panel.getByText('Le compte agira désormais pour vous.', { exact: false }).waitFor()
-      if (mode.javaScriptEnabled) assert.deepEqual(await violations(page), [], 'the take-over panel')
+      if (mode.javaScriptEnabled) assert.deepEqual(await violations(page, { every: true }), [], 'the take-over panel')
       await panel.getByRole('button', { name: 'Reprendre le compte' }).click()
       await page
         .getByText(`Vous avez repris le compte de service ${nom}. L’ancien secret ne fonctionne plus.`)
@@ -466,7 +459,7 @@ describe('service accounts: an account acts for an administrator, and another ta
       await page.getByRole('link', { name: `Confier ${nom} à un autre administrateur` }).click()
       const panel = page.getByRole('region', { name: `Confier ${nom} à un autre administrateur` })
       await panel.getByLabel('Administrateur').selectOption({ label: 'Sofia Garcia' })
-      if (mode.javaScriptEnabled) assert.deepEqual(await violations(page), [], 'the hand-over panel')
+      if (mode.javaScriptEnabled) assert.deepEqual(await violations(page, { every: true }), [], 'the hand-over panel')
       await panel.getByRole('button', { name: 'Confier le compte' }).click()
       await page
         .getByText(`Le compte de service ${nom} agit désormais pour l’administrateur choisi.`, { exact: false })
