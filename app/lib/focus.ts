@@ -117,21 +117,33 @@ function focusTarget(origin: Origin, main: HTMLElement): HTMLElement | null {
 export function useFocusAfterActions() {
   const navigation = useNavigation()
   const origin = useRef<Origin | null>(null)
+  /** The control of the page that last had the focus. */
+  const lastFocused = useRef<Element | null>(null)
   useEffect(() => {
     function remember(event: SubmitEvent) {
       const main = document.getElementById('main')
       if (!main) return
       origin.current = originOf(event.submitter ?? (event.target as Element | null), main)
     }
+    const track = (event: FocusEvent) => {
+      lastFocused.current = event.target as Element | null
+    }
     document.addEventListener('submit', remember, true)
-    return () => document.removeEventListener('submit', remember, true)
+    document.addEventListener('focusin', track, true)
+    return () => {
+      document.removeEventListener('submit', remember, true)
+      document.removeEventListener('focusin', track, true)
+    }
   }, [])
   useEffect(() => {
-    // A form a script submits (a switch that applies on change) fires no submit event: its control
-    // still has the focus as the submission starts.
+    // A form a script submits (a switch that applies on change) fires no submit event: its control had the focus as
+    // the submission started. It may have lost it since, disabled while the form is pending (a browser moves the focus
+    // of a control it disables to the body): then it is the control that last had the focus.
     if (navigation.state === 'submitting' && !origin.current) {
       const main = document.getElementById('main')
-      if (main) origin.current = originOf(document.activeElement, main)
+      const active = document.activeElement
+      const from = active && active !== document.body ? active : lastFocused.current
+      if (main) origin.current = originOf(from, main)
     }
     // A link followed since (or a form that did not navigate here, such as one opening a new tab): not ours.
     if (navigation.state === 'loading' && !navigation.formMethod) origin.current = null
