@@ -12,13 +12,12 @@ const RUN = /** @type {const} @satisfies {import('axe-core').RunOptions} */ ({
 })
 
 /**
- * WCAG 2.1 A/AA violations (serious and critical unless `every`), described well enough to act on. axe runs in the page:
- * a page without JavaScript is audited with `noScriptViolations`.
+ * WCAG 2.1 A/AA violations (serious and critical unless `every`), described well enough to act on.
  *
- * axe-core runs in the page itself (`axe.run` on its document), read into it once per document: a dialog opened on a
- * page already checked is checked without reading it again. (Through `@axe-core/playwright` each check read axe's
- * half-megabyte script into the page again and finished its run in a new blank page: 0.9 to 1.3 s a check, where the
- * run itself takes 30 to 100 ms. The portal's pages have no frames, which that library's frame-by-frame run is for.)
+ * axe-core runs in the page (`axe.run` on its document), so a page without JavaScript is audited with
+ * `noScriptViolations`. Its script is read into a document once: a dialog opened on a page already checked is checked
+ * without reading it again. (Read again at each check and finished in a new blank page, as `@axe-core/playwright` does
+ * for pages with frames, which the portal's have not, a check took 0.9 to 1.3 s where the run takes 30 to 100 ms.)
  * @param {Page} page
  * @param {{ every?: boolean }} [options]
  */

@@ -218,8 +218,8 @@ async function work(server) {
 
 /**
  * Replaces `server`, after a failed file, by a fresh one: its own new database and port. The file's second run then
- * starts from the data its first did (a recovery code already spent, an account already made), and a server that
- * stopped answering is gone. workerd (2026-04-26) has been seen to spin on one request for good, its main thread
+ * starts from the fixtures as its first did, not from what its first left (a recovery code already spent, an account
+ * already made), and a server that stopped answering is gone. workerd (2026-04-26) has been seen to spin on one request for good, its main thread
  * pumping V8's garbage-collector sweeping tasks without end (`perf` and `gdb`: `IoContext::runImpl` →
  * `PumpMessageLoop` → `IncrementalSweepTask::Run`), after a dozen minutes of the suite's requests: no request was ever
  * answered again.
