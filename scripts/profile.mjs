@@ -88,8 +88,13 @@ try {
   mkdirSync(folder, { recursive: true })
   const file = path.join(folder, `${page.replace(/\W+/g, '_').replace(/^_|_$/g, '')}.cpuprofile`)
   writeFileSync(file, JSON.stringify(profile))
-  report(profile, bundleMap(started), run)
-  console.log(`\nProfile kept in ${path.relative(root, file)} (DevTools, Performance, "Load profile").`)
+  const map = bundleMap(started)
+  // The bundle's map beside it: the profile's function names are the minified bundle's.
+  if (map) writeFileSync(file.replace(/\.cpuprofile$/, '.js.map'), readFileSync(map.path, 'utf8'))
+  report(profile, map?.trace ?? null, run)
+  console.log(
+    `\nProfile kept in ${path.relative(root, file)} (DevTools, Performance, "Load profile"), its bundle's map beside it.`,
+  )
 } finally {
   await stop(child)
 }
@@ -124,7 +129,7 @@ function bundleMap(since) {
     .map((name) => path.join(tmp, name))
     .filter((name) => statSync(name).mtimeMs >= since - 60_000)
     .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)
-  return maps[0] ? new TraceMap(readFileSync(maps[0], 'utf8')) : null
+  return maps[0] ? { path: maps[0], trace: new TraceMap(readFileSync(maps[0], 'utf8')) } : null
 }
 
 /** Where a sample's function comes from: a library by its package, the portal's code by its folder. */

@@ -27,7 +27,7 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const claims = JSON.parse(atob(exchange.data.accessToken.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/')))
   const user = await read(
     api.rest.bd.utilisateur[':id'].$get(
-      { param: { id: Number(claims.sub) } },
+      { param: { id: Number(claims.sub) }, query: {} },
       { headers: { Authorization: `Bearer ${exchange.data.accessToken}` } },
     ),
   )

@@ -58,7 +58,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
 /** Whether the signed-in user holds no current or future post (their own profile says). */
 async function hasNoPost(auth: Awaited<ReturnType<typeof requireUser>>) {
-  const me = await auth.settle(auth.api.rest.bd.utilisateur[':id'].$get({ param: { id: auth.user.id } }))
+  const me = await auth.settle(auth.api.rest.bd.utilisateur[':id'].$get({ param: { id: auth.user.id }, query: {} }))
   return me.ok && me.data.postesEnCours.length === 0 && me.data.postesFutur.length === 0
 }
 

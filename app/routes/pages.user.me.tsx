@@ -28,15 +28,19 @@ export const meta = titleMeta
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = await requireUser(request, context)
-  const [me, sessions, t] = await Promise.all([
-    auth.expect(auth.api.rest.bd.utilisateur[':id'].$get({ param: { id: auth.user.id } })),
-    auth.expect(auth.api.rest.bd.session.liste.$get()),
+  // The user and their sessions in one call.
+  const [{ sessions, ...me }, t] = await Promise.all([
+    auth.expect(auth.api.rest.bd.utilisateur[':id'].$get({ param: { id: auth.user.id }, query: { sessions: 'true' } })),
     i18nServer.getFixedT(request),
   ])
-  // The forms are checked on the server only: their rules stay out of the page's JavaScript.
-  const constraints = { profile: getZodConstraint(profileSchema), password: getZodConstraint(changePasswordFormSchema) }
-  return data({ me, sessions, constraints, title: pageTitle(t, t('profile.title')) }, { headers: await auth.headers() })
+  return data(
+    { me, sessions: sessions ?? [], constraints, title: pageTitle(t, t('profile.title')) },
+    { headers: await auth.headers() },
+  )
 }
+
+/** The forms' rules, checked on the server only: they reach the page as data, not in its JavaScript. */
+const constraints = { profile: getZodConstraint(profileSchema), password: getZodConstraint(changePasswordFormSchema) }
 
 /** The forms of the page (STYLE 4): the identity (spec §5 rules), the password change, the sessions' ends. */
 export async function action({ request, context }: ActionFunctionArgs) {

@@ -134,7 +134,7 @@ describe('statements per request', () => {
     const admin = await createUser({ admin: true, postes: [currentPost(2, 1)] })
     const target = await createUser({ postes: [currentPost(4, 2)] })
     const { accessToken: token } = await sessionFor(admin.id)
-    const response = await api(token, TIMING).rest.bd.utilisateur[':id'].$get({ param: { id: target.id } })
+    const response = await api(token, TIMING).rest.bd.utilisateur[':id'].$get({ param: { id: target.id }, query: {} })
     expect(response.status).toBe(200)
     expect((await okBody(response)).modification).toBe(true)
     expect(cost(response)).toMatchObject({ statements: 2, roundTrips: 1 })
@@ -166,10 +166,10 @@ describe('statements per request', () => {
     const { cookie } = await browserCookie(user)
     // The access page reads what current posts open and what future ones will in one statement, the
     // demandable applications in another, the latest requests (uncounted) in one more, all in one call;
-    // the profile asks for the user and for their sessions.
+    // the profile asks for the user with their sessions.
     const pages = [
       ['/pages/user/acces', 4, 2],
-      ['/pages/user/me', 3, 3],
+      ['/pages/user/me', 3, 2],
       // The second factor: the TOTP row, the passkeys and the recovery codes left.
       ['/pages/user/securite', 4, 2],
     ] as const
@@ -243,9 +243,9 @@ describe('statements per request', () => {
       // A page of the structures to choose from, the one in the path by id, and its functions.
       ['/pages/admin/user/4/new', 6, 4],
       ['/pages/admin/user/structure/4', 9, 3],
-      // The user, what their posts open, and their sessions (with whether the caller manages them).
-      [`/pages/admin/detail/user/${agent.id}`, 6, 4],
-      [`/pages/admin/user/detail/${agent.id}`, 6, 4],
+      // The user with their sessions (the user's row says whether the caller manages them), what their posts open.
+      [`/pages/admin/detail/user/${agent.id}`, 5, 3],
+      [`/pages/admin/user/detail/${agent.id}`, 5, 3],
       ['/pages/admin/applications', 4, 2],
       ['/pages/admin/applications/nouvelle', 3, 2],
       ['/pages/admin/applications/1', 5, 3],
@@ -485,7 +485,7 @@ describe('D1 sessions and bookmarks (read-your-writes from replicas)', () => {
     expect(bookmark).toMatch(/^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/)
 
     const read = await api(token, { DB }).rest.bd.utilisateur[':id'].$get(
-      { param: { id: user.id } },
+      { param: { id: user.id }, query: {} },
       { headers: { [BOOKMARK_HEADER]: bookmark as string } },
     )
     expect((await okBody(read)).nom).toBe('Renommé')

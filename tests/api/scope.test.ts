@@ -88,7 +88,8 @@ async function footprint(id: number) {
 }
 
 /** User `id` as `token`'s administrator reads them. */
-const userAs = (token: string, id: number) => okBody(api(token).rest.bd.utilisateur[':id'].$get({ param: { id } }))
+const userAs = (token: string, id: number) =>
+  okBody(api(token).rest.bd.utilisateur[':id'].$get({ param: { id }, query: {} }))
 
 /** The users of the list as `token`'s administrator sees it. */
 async function listed(token: string) {

@@ -4,7 +4,7 @@ import { publicApi, read, userApi } from '../../app/lib/api.server'
 import { getSession } from '../../app/lib/session.server'
 import type { AccessList } from '../../worker-api/contract/catalogue/access'
 import type { BusinessCode } from '../../worker-api/contract/errors'
-import type { User } from '../../worker-api/contract/organisation/user'
+import type { UserWithSessions } from '../../worker-api/contract/sign-in/sessions'
 import { createMeter } from '../../worker-api/db/meter'
 import { app, createOrganisation, createUser, currentPost, ORIGIN, signIn, uiContext } from './helpers'
 
@@ -92,14 +92,14 @@ describe('the typed client of the in-process API', () => {
     const { user, session } = await signedInSession(request, context)
     const { api } = userApi(request, context, session)
 
-    const me = await read(api.rest.bd.utilisateur[':id'].$get({ param: { id: user.id } }))
+    const me = await read(api.rest.bd.utilisateur[':id'].$get({ param: { id: user.id }, query: {} }))
     const access = await read(api.rest.bd.acces.utilisateur[':userId'].$get({ param: { userId: user.id }, query: {} }))
     const logout = await read(api.rest.bd.logout.$post())
 
     expect(me.ok && me.data.login).toBe(user.login)
     expect(access.ok && access.data.accesApplication.map((a) => a.application.id)).toEqual([3])
     expect(logout).toEqual({ ok: true, status: 204, data: null, total: null })
-    if (me.ok) expectTypeOf(me.data).toEqualTypeOf<User>()
+    if (me.ok) expectTypeOf(me.data).toEqualTypeOf<UserWithSessions>()
     if (access.ok) expectTypeOf(access.data).toEqualTypeOf<AccessList>()
     if (logout.ok) expectTypeOf(logout.data).toEqualTypeOf<null>()
   })
@@ -111,7 +111,7 @@ describe('the typed client of the in-process API', () => {
     const other = await createUser()
     const { api } = userApi(request, context, session)
 
-    const refused = await read(api.rest.bd.utilisateur[':id'].$get({ param: { id: other.id } }))
+    const refused = await read(api.rest.bd.utilisateur[':id'].$get({ param: { id: other.id }, query: {} }))
     expect(refused.ok).toBe(false)
     if (refused.ok) return
     expect(refused.status).toBe(403)
@@ -180,7 +180,7 @@ export function refusedByTheTypes(api: ReturnType<typeof publicApi>) {
   // @ts-expect-error: the route is a POST
   api.rest.public.bd.login.$get()
   // @ts-expect-error: the path parameter is the user's id
-  api.rest.bd.utilisateur[':id'].$get({ param: { userId: 1 } })
+  api.rest.bd.utilisateur[':id'].$get({ param: { userId: 1 }, query: {} })
   // @ts-expect-error: not a business code of the API
   const code: BusinessCode = 'NO_SUCH_CODE'
   return code

@@ -28,20 +28,19 @@ export async function adminProfileLoader({ request, context, params }: Args) {
   const endingPost = search.get('confirmer') === 'poste' ? Number(search.get('id')) : null
   const {
     auth,
-    data: [user, access, via, sessions, stopping],
+    data: [{ sessions, ...user }, access, via, stopping],
     t,
   } = await requireAdmin(request, context, {
     read: (auth) =>
       Promise.all([
-        auth.expect(auth.api.rest.bd.utilisateur[':id'].$get({ param: { id } })),
+        // With their sessions: null for a user the administrator does not manage (the list is not shown).
+        auth.expect(auth.api.rest.bd.utilisateur[':id'].$get({ param: { id }, query: { sessions: 'true' } })),
         auth.expect(
           auth.api.rest.bd.acces.utilisateur[':userId'].$get({ param: { userId: id }, query: { futurs: 'true' } }),
         ),
         structure
           ? auth.settle(auth.api.rest.bd.structure[':id'].$get({ param: { id: structure } }))
           : Promise.resolve(null),
-        // Only for a user the administrator manages (else 403: the list is not shown).
-        auth.settle(auth.api.rest.bd.utilisateur[':id'].sessions.$get({ param: { id } })),
         endingPost && Number.isSafeInteger(endingPost) && endingPost > 0
           ? stoppingAccounts(auth, id, endingPost)
           : Promise.resolve(null),
@@ -54,14 +53,18 @@ export async function adminProfileLoader({ request, context, params }: Args) {
       applications: access.accesApplication.map((a) => a.application),
       upcoming: access.accesFuturs ?? [],
       structure: via?.ok ? { id: via.data.id, nom: via.data.nom } : null,
-      sessions: sessions.ok ? sessions.data : null,
+      // One's own are ended from one's own profile.
+      sessions: id === auth.user.id ? null : (sessions ?? null),
       stopping,
-      constraint: getZodConstraint(profileSchema),
+      constraint,
       title: pageTitle(t, `${user.prenom} ${user.nom}`),
     },
     { headers: await auth.headers() },
   )
 }
+
+/** The identity form's rules, checked on the server only. */
+const constraint = getZodConstraint(profileSchema)
 
 export type AdminProfileIntent = 'profile' | 'flags' | 'poste' | 'invitation' | 'sessions' | 'mfa-reset'
 

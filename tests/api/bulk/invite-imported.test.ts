@@ -17,7 +17,7 @@ beforeAll(async () => {
   root = { token: (await sessionFor(admin.id)).accessToken }
 })
 
-const userOf = (id: number) => okBody(api(root.token).rest.bd.utilisateur[':id'].$get({ param: { id } }))
+const userOf = (id: number) => okBody(api(root.token).rest.bd.utilisateur[':id'].$get({ param: { id }, query: {} }))
 
 /** Imports a users file (`query`: the import's options, e.g. { invitation: 'true' }) to its end; its state. */
 async function imported(file: string, query: { invitation?: 'true' } = {}) {

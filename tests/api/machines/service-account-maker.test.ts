@@ -201,12 +201,12 @@ describe('a service account never acts on the administrator it acts for', () => 
       .execute()
     expect(after).toEqual(before)
 
-    const record = await okBody(api(token).rest.bd.utilisateur[':id'].$get({ param: { id: maker.id } }))
+    const record = await okBody(api(token).rest.bd.utilisateur[':id'].$get({ param: { id: maker.id }, query: {} }))
     expect(record.modification).toBe(false)
 
     // Someone else of the sub-tree, it manages.
     const agent = await createUser({ postes: [currentPost(4, 2)] })
-    const theirs = await okBody(api(token).rest.bd.utilisateur[':id'].$get({ param: { id: agent.id } }))
+    const theirs = await okBody(api(token).rest.bd.utilisateur[':id'].$get({ param: { id: agent.id }, query: {} }))
     expect(theirs.modification).toBe(true)
   })
 

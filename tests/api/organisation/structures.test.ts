@@ -631,7 +631,7 @@ describe('posts', () => {
     })
     const created = await okBody(api(nordAdmin).rest.bd.poste.$post({ json: posteBody(newcomer.id, 0, 30) }), 201)
     expect(created.dateDebut).toBe(wireDate(isoDate(0)))
-    const user = await okBody(api(nordAdmin).rest.bd.utilisateur[':id'].$get({ param: { id: newcomer.id } }))
+    const user = await okBody(api(nordAdmin).rest.bd.utilisateur[':id'].$get({ param: { id: newcomer.id }, query: {} }))
     expect(user.postesEnCours.map((p) => p.id)).toEqual([created.id])
     const { accessToken } = await sessionFor(newcomer.id)
     const access = await okBody(

@@ -79,7 +79,8 @@ async function created(token: string, extra: Record<string, unknown> = {}) {
 }
 
 /** A user as `token`'s administrator reads them. */
-const userAs = (token: string, id: number) => okBody(api(token).rest.bd.utilisateur[':id'].$get({ param: { id } }))
+const userAs = (token: string, id: number) =>
+  okBody(api(token).rest.bd.utilisateur[':id'].$get({ param: { id }, query: {} }))
 
 /** A user of the factory renamed (its names are NomN/PrenomN), for the list's search and sort. */
 async function named(nom: string, prenom: string, options: Parameters<typeof createUser>[0] = {}) {

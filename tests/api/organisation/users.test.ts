@@ -14,7 +14,8 @@ import {
 
 beforeAll(createOrganisation)
 
-const view = (token: string, id: number) => okBody(api(token).rest.bd.utilisateur[':id'].$get({ param: { id } }))
+const view = (token: string, id: number) =>
+  okBody(api(token).rest.bd.utilisateur[':id'].$get({ param: { id }, query: {} }))
 
 /** Admins posted at the root (/1/) and at Direction Sud (/1/3/). */
 const rootAdmin = () => signedInUser({ admin: true, postes: [currentPost(1, 1)] })

@@ -463,6 +463,72 @@ describe('an administrator and the sessions of a user they manage', () => {
   })
 })
 
+describe('GET rest/bd/utilisateur/{id}?sessions=true (a profile page in one call)', () => {
+  const withSessions = (token: string, id: number) =>
+    okBody(api(token).rest.bd.utilisateur[':id'].$get({ param: { id }, query: { sessions: 'true' } }))
+  const without = (token: string, id: number) =>
+    okBody(api(token).rest.bd.utilisateur[':id'].$get({ param: { id }, query: {} }))
+
+  it("adds one's own sessions as session/liste answers them, the caller's marked; the user unchanged", async () => {
+    const user = await createUser({ postes: [currentPost(4, 2)] })
+    const firefox = await signInFrom(user, FIREFOX)
+    const chrome = await signInFrom(user, CHROME)
+    await launchedPesage(firefox.accessToken)
+
+    const { sessions, ...read } = await withSessions(chrome.accessToken, user.id)
+    expect(sessions).toEqual(await listOf(chrome.accessToken))
+    expect(sessions?.map((s) => [s.id, s.courante, s.applications.map((a) => a.id)])).toEqual([
+      [chrome.sid, true, []],
+      [firefox.sid, false, [2]],
+    ])
+    expect(read).toEqual(await without(chrome.accessToken, user.id))
+    // Not asked for, not read.
+    expect(await without(chrome.accessToken, user.id)).not.toHaveProperty('sessions')
+  })
+
+  it('adds those of a user the administrator manages, as utilisateur/{id}/sessions answers them', async () => {
+    const admin = await createUser({ admin: true, postes: [currentPost(2, 1)] })
+    const { accessToken } = await sessionFor(admin.id)
+    const user = await createUser({ postes: [currentPost(4, 2)] })
+    const firefox = await signInFrom(user, FIREFOX)
+    await launchedPesage(firefox.accessToken)
+
+    const read = await withSessions(accessToken, user.id)
+    expect(read.modification).toBe(true)
+    expect(read.sessions).toEqual(
+      await okBody(api(accessToken).rest.bd.utilisateur[':id'].sessions.$get({ param: { id: user.id } })),
+    )
+    expect(read.sessions?.map((s) => [s.id, s.courante, s.applications.map((a) => a.id)])).toEqual([
+      [firefox.sid, false, [2]],
+    ])
+  })
+
+  it('answers null for a user the administrator sees but does not manage, and refuses what the read refuses', async () => {
+    // Direction Nord's administrator sees a user with a post under Nord, but one more under Sud keeps them from managing.
+    const northAdmin = await createUser({ admin: true, postes: [currentPost(2, 1)] })
+    const { accessToken } = await sessionFor(northAdmin.id)
+    const straddling = await createUser({ postes: [currentPost(4, 2), currentPost(3, 2)] })
+    await signInFrom(straddling, FIREFOX)
+    const read = await withSessions(accessToken, straddling.id)
+    expect([read.modification, read.sessions]).toEqual([false, null])
+
+    // Outside the sub-tree, or another user for a non-administrator: 403 as without sessions, nothing of theirs.
+    const southAdmin = await createUser({ admin: true, postes: [currentPost(3, 3)] })
+    const agent = await createUser({ postes: [currentPost(4, 2)] })
+    const colleague = await createUser({ postes: [currentPost(4, 2)] })
+    for (const caller of [southAdmin, colleague]) {
+      const { accessToken: token } = await sessionFor(caller.id)
+      await expectError(await call(`/rest/bd/utilisateur/${agent.id}?sessions=true`, { token }), 403, 'FORBIDDEN')
+    }
+    await expectError(await call('/rest/bd/utilisateur/999999?sessions=true', { token: accessToken }), 404, 'NOT_FOUND')
+    await expectError(
+      await call(`/rest/bd/utilisateur/${agent.id}?sessions=oui`, { token: accessToken }),
+      400,
+      'VALIDATION_FAILED',
+    )
+  })
+})
+
 describe('the history', () => {
   it('names the endings by their labels and finds them by those words, in both languages', async () => {
     const root = await createUser({ admin: true, postes: [currentPost(1, 1)] })

@@ -42,7 +42,7 @@ describe('the UI calling the API as the signed-in user (spec §4)', () => {
   it('refreshes an expired access token once, retries, and keeps the rotated tokens', async () => {
     const { user, tokens, request, session } = await expiredSession()
     const { api, state } = userApi(request, context, session)
-    const result = await read(api.rest.bd.utilisateur[':id'].$get({ param: { id: user.id } }))
+    const result = await read(api.rest.bd.utilisateur[':id'].$get({ param: { id: user.id }, query: {} }))
     expect(result.ok && result.data.id).toBe(user.id)
     expect(state.refreshed).toBe(true)
     expect(session.session.get('refreshToken')).not.toBe(tokens.refreshToken)
@@ -60,7 +60,7 @@ describe('the UI calling the API as the signed-in user (spec §4)', () => {
       .where('family_id', '=', sid)
       .execute()
     const { api, state } = userApi(request, context, session)
-    const result = await read(api.rest.bd.utilisateur[':id'].$get({ param: { id: user.id } }))
+    const result = await read(api.rest.bd.utilisateur[':id'].$get({ param: { id: user.id }, query: {} }))
     expect(result.status).toBe(401)
     expect(state.failed).toBe(true)
     expect(state.refreshed).toBe(false)
@@ -173,7 +173,7 @@ describe('requireUser', () => {
     const request = new Request('http://localhost:8787/pages/user/acces', { headers: { Cookie: cookie } })
     const auth = await requireUser(request, context)
     const thrown = await auth
-      .expect(auth.api.rest.bd.utilisateur[':id'].$get({ param: { id: user.id } }))
+      .expect(auth.api.rest.bd.utilisateur[':id'].$get({ param: { id: user.id }, query: {} }))
       .catch((error: unknown) => error)
     expect((thrown as Response).status).toBe(302)
     expect((thrown as Response).headers.get('Location')).toBe('/login?redirect=%2Fpages%2Fuser%2Facces')

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { userSchema } from '../organisation/user'
 
 /**
  * A portal session (a sign-in, and the refreshes that kept it): one refresh-token family. What the
@@ -19,6 +20,27 @@ export type PortalSession = z.infer<typeof portalSessionSchema>
 
 /** GET rest/bd/session/liste, GET rest/bd/utilisateur/{id}/sessions: the open sessions, the latest used first. */
 export const portalSessionListSchema = z.array(portalSessionSchema)
+
+/** GET rest/bd/utilisateur/{id}: `sessions=true` adds the user's open sessions to the user (a profile page's one call). */
+export const userReadQuery = z.object({
+  sessions: z
+    .enum(['true', 'false'])
+    .optional()
+    .describe(
+      "true: add sessions, the user's open sessions as session/liste and utilisateur/{id}/sessions answer them",
+    ),
+})
+
+/** GET rest/bd/utilisateur/{id}: the user, and their open sessions when asked for. */
+export const userWithSessionsSchema = userSchema.extend({
+  sessions: portalSessionListSchema
+    .nullable()
+    .optional()
+    .describe(
+      "With sessions=true: one's own sessions (courante marks the caller's), or those of a user the caller manages (modification); null for a user the caller may only see",
+    ),
+})
+export type UserWithSessions = z.infer<typeof userWithSessionsSchema>
 
 /** DELETE rest/bd/session/{id}: a session's id (a family id; anything else is an unknown session). */
 export const sessionIdParam = z.object({ id: z.string().min(1).max(64) })

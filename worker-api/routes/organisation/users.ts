@@ -7,12 +7,14 @@ import {
   userSchema,
 } from '../../contract/organisation/user'
 import { tokenParam, updatePasswordSchema } from '../../contract/sign-in/password'
+import { userReadQuery, userWithSessionsSchema } from '../../contract/sign-in/sessions'
 import { router } from '../../lib/validation'
 import { actorOf } from '../../services/core/actor'
 import { getUser } from '../../services/core/users'
 import { confirmMailChange, mailChangeOf } from '../../services/organisation/mail-change'
 import { updateProfile } from '../../services/organisation/profile'
 import { updatePassword } from '../../services/sign-in/password'
+import { userWithSessions } from '../../services/sign-in/sessions'
 import { errors, json, jsonBody } from '../openapi'
 
 export const userRoutes = router()
@@ -37,12 +39,21 @@ export const userRoutes = router()
       method: 'get',
       path: '/rest/bd/utilisateur/{id}',
       tags: ['Users'],
-      summary: 'A user with current and future posts; modification says whether the caller may edit',
+      summary:
+        'A user with current and future posts; modification says whether the caller may edit; sessions=true adds their open sessions',
       security: [{ bearer: [] }],
-      request: { params: idParam },
-      responses: { 200: json(userSchema, 'User'), ...errors(400, 401, 403, 404) },
+      request: { params: idParam, query: userReadQuery },
+      responses: { 200: json(userWithSessionsSchema, 'User'), ...errors(400, 401, 403, 404) },
     }),
-    async (c) => c.json(await getUser(c.var.ctx, c.get('caller'), c.req.valid('param').id), 200),
+    async (c) =>
+      c.json(
+        await (c.req.valid('query').sessions === 'true' ? userWithSessions : getUser)(
+          c.var.ctx,
+          c.get('caller'),
+          c.req.valid('param').id,
+        ),
+        200,
+      ),
   )
   .openapi(
     createRoute({

@@ -8,7 +8,7 @@ import { adminLogWhen, logEntry } from '../core/audit'
 import { mailQueued, queueMail } from '../core/outbox'
 import { stillManaged } from '../organisation/user-admin'
 import { revokeSessions } from './auth'
-import { liveToken, managedUser, managedUserQuery, type SessionRow, sessionsQuery } from './sessions'
+import { liveToken, managedUser, managedUserQuery, type SessionRow, sessionsQuery, sessionsRead } from './sessions'
 
 /**
  * Ending sessions from the list of a user's sessions (DESIGN §3): one's own, one at a time or all but
@@ -71,7 +71,7 @@ export async function endOwnSession(ctx: Ctx, caller: Caller, id: string): Promi
 export async function endOtherSessions(ctx: Ctx, caller: Caller): Promise<void> {
   const db = ctx.db
   const now = nowIso()
-  const { actor, sessions } = await actorWith(ctx, caller, { sessions: sessionsQuery(db, caller.id, now) })
+  const { actor, sessions } = await actorWith(ctx, caller, { sessions: sessionsRead(db, caller.id, now) })
   const others = sessions.filter((session) => session.id !== actor.sid)
   if (others.length === 0) return
   // The caller's other portal sessions, read as the batch runs (one opened since the list was read too).

@@ -1,11 +1,12 @@
 import { type InferResult, type SqlBool, sql } from 'kysely'
 import { nowIso } from '../../contract/dates'
-import type { PortalSession } from '../../contract/sign-in/sessions'
-import type { DB } from '../../db/client'
+import type { PortalSession, UserWithSessions } from '../../contract/sign-in/sessions'
+import { type DB, prepared } from '../../db/client'
 import { forbidden, notFound } from '../../lib/errors'
 import { isUserAccount, modificationColumn } from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
 import { type Actor, actorWith, adminWith, type Caller, viewerOf } from '../core/actor'
+import { userAs, userRead } from '../core/users'
 
 /**
  * The open sessions of a user (DESIGN §3): their portal sessions — each a refresh-token family of a
@@ -70,6 +71,14 @@ export function sessionsQuery(db: DB, userId: number, now = nowIso()) {
 
 export type SessionRow = InferResult<ReturnType<typeof sessionsQuery>>[number]
 
+/** `sessionsQuery` compiled once per isolate (db/client.ts `prepared`): the profile pages' read. */
+const sessionsStatement = prepared((db, values: { userId: number; now: string }) =>
+  sessionsQuery(db, values.userId, values.now),
+)
+
+/** The live portal sessions of a user at `now`: `sessionsQuery`, compiled once. */
+export const sessionsRead = (db: DB, userId: number, now = nowIso()) => sessionsStatement(db, { userId, now })
+
 const byName = new Intl.Collator('fr', { sensitivity: 'base' })
 
 /** A row of `sessionsQuery` as the API answers it; `current`: the caller's own session, if theirs. */
@@ -90,7 +99,7 @@ export function toPortalSession(row: SessionRow, current: string | null): Portal
 
 /** GET rest/bd/session/liste: the caller's open sessions, theirs marked, with the caller's check in one round trip. */
 export async function ownSessions(ctx: Ctx, caller: Caller): Promise<PortalSession[]> {
-  const { actor, rows } = await actorWith(ctx, caller, { rows: sessionsQuery(ctx.db, caller.id) })
+  const { actor, rows } = await actorWith(ctx, caller, { rows: sessionsRead(ctx.db, caller.id) })
   return rows.map((row) => toPortalSession(row, actor.sid))
 }
 
@@ -135,7 +144,24 @@ export async function sessionsOfUser(ctx: Ctx, caller: Caller, id: number): Prom
     actor,
     user: [user],
     rows,
-  } = await adminWith(ctx, caller, { user: managedUserQuery(db, caller, id), rows: sessionsQuery(db, id) })
+  } = await adminWith(ctx, caller, { user: managedUserQuery(db, caller, id), rows: sessionsRead(db, id) })
   managedUser(actor, id, user)
   return rows.map((row) => toPortalSession(row, null))
+}
+
+/**
+ * GET rest/bd/utilisateur/{id}?sessions=true: the user as `getUser` answers them and their open sessions, with the
+ * caller's check in one round trip: one's own (the caller's marked), or those of a user the caller manages; null for
+ * a user the caller may only see.
+ */
+export async function userWithSessions(ctx: Ctx, caller: Caller, id: number): Promise<UserWithSessions> {
+  const viewer = viewerOf(caller)
+  const { actor, user, sessions } = await actorWith(ctx, caller, {
+    user: userRead(ctx.db, id, viewer),
+    sessions: sessionsRead(ctx.db, id),
+  })
+  const answer = userAs(actor, id, user[0], viewer.today)
+  const own = id === actor.id
+  if (!own && !answer.modification) return { ...answer, sessions: null }
+  return { ...answer, sessions: sessions.map((row) => toPortalSession(row, own ? actor.sid : null)) }
 }
