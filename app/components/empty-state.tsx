@@ -1,10 +1,6 @@
-import { Link } from '@remix-run/react'
 import { Inbox, type LucideIcon } from 'lucide-react'
 import type { ReactNode } from 'react'
-import { useTranslation } from 'react-i18next'
-import { pageCount } from '~/lib/pagination'
 import { cn } from '~/lib/utils'
-import { buttonVariants } from './ui/button'
 
 /**
  * What a list says when it has nothing to show (no rows, no match for a search), with an optional
@@ -47,39 +43,5 @@ export function EmptyState({
       {description ? <p className="max-w-prose text-sm text-muted-foreground">{description}</p> : null}
       {action ? <div className="mt-2">{action}</div> : null}
     </div>
-  )
-}
-
-/**
- * An empty page of a paged list: past its last page (a URL kept from a longer list), said with the
- * way back to the last one (`lastPage`, from `lastPageUrl`); else the list's own empty state.
- */
-export function ListEmptyState({
-  icon,
-  lastPage,
-  page,
-  total,
-  title,
-  description,
-}: {
-  icon?: LucideIcon
-  lastPage: string | null
-  page: number
-  total: number
-  title: ReactNode
-  description?: ReactNode
-}) {
-  const { t } = useTranslation()
-  if (!lastPage) return <EmptyState icon={icon} title={title} description={description} />
-  return (
-    <EmptyState
-      icon={icon}
-      title={t('pagination.pastEnd', { page, last: pageCount(total) })}
-      action={
-        <Link to={lastPage} className={buttonVariants({ variant: 'outline' })}>
-          {t('pagination.toLast')}
-        </Link>
-      }
-    />
   )
 }

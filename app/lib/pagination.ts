@@ -1,20 +1,9 @@
 import { DEFAULT_PAGE_SIZE } from '../../worker-api/contract/base'
-import { readSearch, urlWith } from './url'
+import { readSearch } from './url'
 
 /** Spec: 10 items per page by default (the API's default too), 5 page links shown. */
 export { DEFAULT_PAGE_SIZE }
 export const PAGES_SHOWN = 5
-
-/**
- * Where a list's URL should go when its page is past the last (the last rows handled, a URL kept from
- * a longer list): the page that is now the last; null when the page shown is one.
- */
-export function lastPageUrl(url: URL, page: number, total: number, shown: number): string | null {
-  const last = pageCount(total)
-  if (shown > 0 || last === 0 || page <= last) return null
-  const search = urlWith(url.searchParams, { page: last === 1 ? null : String(last) })
-  return search === '?' ? url.pathname : `${url.pathname}${search}`
-}
 
 /** How many pages `total` items fill (0 for none). */
 export function pageCount(total: number, pageSize = DEFAULT_PAGE_SIZE): number {

@@ -83,8 +83,6 @@ export const en: Resource = {
     next: 'Next page',
     last: 'Last page',
     page: 'Page {{page}}',
-    pastEnd: 'There is no page {{page}}: the list ends at page {{last}}.',
-    toLast: 'Go to the last page',
   },
   search: {
     submit: 'Search',

@@ -82,8 +82,6 @@ export const fr = {
     next: 'Page suivante',
     last: 'Dernière page',
     page: 'Page {{page}}',
-    pastEnd: 'Il n’y a pas de page {{page}} : la liste s’arrête à la page {{last}}.',
-    toLast: 'Aller à la dernière page',
   },
   search: {
     submit: 'Rechercher',

@@ -6,7 +6,7 @@ import { AdminListPage } from '~/components/admin-list-page'
 import { AppIcon } from '~/components/app-icon'
 import { ConfirmPanel } from '~/components/confirm-dialog'
 import { DataTable, type DataTableColumn } from '~/components/data-table'
-import { ListEmptyState } from '~/components/empty-state'
+import { EmptyState } from '~/components/empty-state'
 import { RowDelete } from '~/components/row-delete'
 import { SearchForm } from '~/components/search-form'
 import { Button, buttonVariants } from '~/components/ui/button'
@@ -16,7 +16,8 @@ import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { anchorId, FOCUS_FIELD, neighbourAnchor } from '~/lib/focus'
 import { posted } from '~/lib/form'
 import { focusFragment, formReply, readForm, rowAction, submitted } from '~/lib/form.server'
-import { lastPageUrl, listQuery } from '~/lib/pagination'
+import { listQuery } from '~/lib/pagination'
+import { redirectPastLast } from '~/lib/pagination.server'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { pathWithout, urlWith } from '~/lib/url'
 import {
@@ -45,12 +46,12 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   } = await requireAdmin(request, context, {
     read: (auth) => auth.expectPage(auth.api.rest.bd.application.$get({ query })),
   })
+  redirectPastLast(url, query.page, total, items.length, await auth.headers())
   return data(
     {
       applications: items,
       total,
       page: query.page,
-      lastPage: lastPageUrl(url, query.page, total, items.length),
       q: query.q ?? '',
       title: pageTitle(t, t('applications.title')),
     },
@@ -112,7 +113,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 const ROW = 'application'
 
 export default function Applications() {
-  const { applications, total, page, q, lastPage } = useLoaderData<typeof loader>()
+  const { applications, total, page, q } = useLoaderData<typeof loader>()
   const failure = useActionData<typeof action>()
   const { search } = useLocation()
   const navigation = useNavigation()
@@ -282,11 +283,8 @@ export default function Applications() {
         rowAnchor={ROW}
         defaultSort="libelle"
         empty={
-          <ListEmptyState
+          <EmptyState
             icon={AppWindow}
-            lastPage={lastPage}
-            page={page}
-            total={total}
             title={t('applications.empty')}
             description={q ? t('applications.emptySearch', { q }) : undefined}
           />

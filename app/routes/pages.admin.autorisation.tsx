@@ -1,4 +1,4 @@
-import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from '@remix-run/cloudflare'
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { useActionData, useLoaderData, useLocation } from '@remix-run/react'
 import { CircleCheck } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
@@ -23,7 +23,8 @@ import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { anchorId } from '~/lib/focus'
 import { type FormReply, posted } from '~/lib/form'
 import { focusFragment, formReply, readForm, rowAction, submitted } from '~/lib/form.server'
-import { lastPageUrl, listQuery } from '~/lib/pagination'
+import { listQuery } from '~/lib/pagination'
+import { redirectPastLast } from '~/lib/pagination.server'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { pathWithout, urlWith } from '~/lib/url'
 import { type PendingUser, REGISTRATION_SORTS } from '../../worker-api/contract/organisation/registration'
@@ -78,8 +79,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   }
   const total = result.total ?? 0
   // The last row of the last page handled: on to the page that is now the last, not an empty one.
-  const last = lastPageUrl(url, query.page, total, result.data.length)
-  if (last) throw redirect(last, { headers: await auth.headers() })
+  redirectPastLast(url, query.page, total, result.data.length, await auth.headers())
   return data(
     // The time the expiries are judged against: the server's, so that both renders agree.
     {

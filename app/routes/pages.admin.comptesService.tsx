@@ -5,7 +5,7 @@ import { useTranslation } from 'react-i18next'
 import { AdminListPage } from '~/components/admin-list-page'
 import { ConfirmPanel } from '~/components/confirm-dialog'
 import { DataTable } from '~/components/data-table'
-import { ListEmptyState } from '~/components/empty-state'
+import { EmptyState } from '~/components/empty-state'
 import { SearchForm } from '~/components/search-form'
 import {
   CREATE_SECTION,
@@ -70,7 +70,6 @@ function ServiceAccountsList({
   comptes,
   total,
   page,
-  lastPage,
   q,
   actingFor,
   choices,
@@ -185,11 +184,8 @@ function ServiceAccountsList({
           rowKey={(account) => account.id}
           rowAnchor={ROW}
           empty={
-            <ListEmptyState
+            <EmptyState
               icon={Bot}
-              lastPage={lastPage}
-              page={page}
-              total={total}
               title={t('serviceAccounts.empty')}
               description={q ? t('serviceAccounts.emptySearch', { q }) : t('serviceAccounts.emptyHint')}
             />

@@ -1,4 +1,4 @@
-import { data, type LoaderFunctionArgs, redirect } from '@remix-run/cloudflare'
+import { data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { Link, useLoaderData } from '@remix-run/react'
 import { CircleCheck } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
@@ -11,7 +11,8 @@ import { HeldPosts, requesterName } from '~/features/governance/request-cells'
 import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { displayDate } from '~/lib/dates'
-import { lastPageUrl, listQuery } from '~/lib/pagination'
+import { listQuery } from '~/lib/pagination'
+import { redirectPastLast } from '~/lib/pagination.server'
 import { pageTitle, titleMeta } from '~/lib/title'
 import {
   type PendingRequest,
@@ -46,8 +47,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   }
   const total = result.total ?? 0
   // The last request of the last page decided: on to the page that is now the last, not an empty one.
-  const last = lastPageUrl(url, query.page, total, result.data.length)
-  if (last) throw redirect(last, { headers })
+  redirectPastLast(url, query.page, total, result.data.length, headers)
   return data({ requests: result.data, total, page: query.page, q: query.q ?? '', failed: false, title }, { headers })
 }
 

@@ -1,4 +1,4 @@
-import { data, type LoaderFunctionArgs, redirect } from '@remix-run/cloudflare'
+import { data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
 import { Form, Link, useLoaderData, useLocation, useNavigation } from '@remix-run/react'
 import { Download, History, TriangleAlert } from 'lucide-react'
 import { useId } from 'react'
@@ -16,7 +16,8 @@ import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { displayDate, displayTime } from '~/lib/dates'
 import { pageLanguage } from '~/lib/i18n'
-import { DEFAULT_PAGE_SIZE, lastPageUrl, listQuery } from '~/lib/pagination'
+import { DEFAULT_PAGE_SIZE, listQuery } from '~/lib/pagination'
+import { redirectPastLast } from '~/lib/pagination.server'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { urlWith } from '~/lib/url'
 import type { LogEntry } from '../../worker-api/contract/history/logs'
@@ -97,8 +98,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   }
   const total = result.total ?? 0
   // A page past the last (the URL kept from a longer list): on to the last one.
-  const last = lastPageUrl(url, page, total, result.data.length)
-  if (last) throw redirect(last, { headers: await auth.headers() })
+  redirectPastLast(url, page, total, result.data.length, await auth.headers())
   return data({ ...base, entries: result.data, total, failed: false }, { headers: await auth.headers() })
 }
 

@@ -5,7 +5,7 @@ import { useTranslation } from 'react-i18next'
 import { AdminListPage } from '~/components/admin-list-page'
 import { ConfirmPanel } from '~/components/confirm-dialog'
 import { DataTable, type DataTableColumn } from '~/components/data-table'
-import { ListEmptyState } from '~/components/empty-state'
+import { EmptyState } from '~/components/empty-state'
 import { RowDelete } from '~/components/row-delete'
 import { SearchForm } from '~/components/search-form'
 import { buttonVariants } from '~/components/ui/button'
@@ -14,7 +14,8 @@ import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { anchorId, FOCUS_FIELD, neighbourAnchor } from '~/lib/focus'
 import { focusFragment, formReply, readForm, rowAction, submitted } from '~/lib/form.server'
-import { lastPageUrl, listQuery } from '~/lib/pagination'
+import { listQuery } from '~/lib/pagination'
+import { redirectPastLast } from '~/lib/pagination.server'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { pathWithout, urlWith } from '~/lib/url'
 import { STRUCTURE_SORTS, type Structure } from '../../worker-api/contract/organisation/structure'
@@ -33,13 +34,12 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   } = await requireAdmin(request, context, {
     read: (auth) => auth.expectPage(auth.api.rest.bd.structure.user.me.$get({ query })),
   })
+  redirectPastLast(url, query.page, total, items.length, await auth.headers())
   return data(
     {
       structures: items,
       total,
       page: query.page,
-      // A page past the last (a URL kept from a longer list): said, with the way to the last one.
-      lastPage: lastPageUrl(url, query.page, total, items.length),
       q: query.q ?? '',
       title: pageTitle(t, t('structures.title')),
     },
@@ -76,7 +76,7 @@ const parentName = (structure: Structure) =>
   structure.parent && structure.parent.id !== 1 ? structure.parent.nom : null
 
 export default function Structures() {
-  const { structures, total, page, q, lastPage } = useLoaderData<typeof loader>()
+  const { structures, total, page, q } = useLoaderData<typeof loader>()
   const failure = useActionData<typeof action>()
   const { search } = useLocation()
   const { t } = useTranslation()
@@ -218,11 +218,8 @@ export default function Structures() {
         rowAnchor={ROW}
         defaultSort="path"
         empty={
-          <ListEmptyState
+          <EmptyState
             icon={Building2}
-            lastPage={lastPage}
-            page={page}
-            total={total}
             title={t('structures.empty')}
             description={q ? t('structures.emptySearch', { q }) : undefined}
           />

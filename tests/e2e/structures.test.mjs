@@ -211,13 +211,17 @@ for (const [index, mode] of MODES.entries()) {
       // The URL alone gives the same page: it can be shared or reloaded.
       await page.goto('/pages/admin/listeStructures?tri=nom&q=transports%20du%20sud&page=2')
       await firstCellReads(page, 'Transports du Sud 11')
-      // A page past the end says so, rather than a count over "no structure", and leads to the last one.
-      await page.goto('/pages/admin/listeStructures?page=99')
-      await page.getByText(/^Il n’y a pas de page 99 : la liste s’arrête à la page \d+\.$/).waitFor()
+      // A page past the end (a URL kept from a longer list) goes on to the last one, its search and sort kept,
+      // rather than a count over "no structure".
+      await page.goto('/pages/admin/listeStructures?tri=nom&q=transports&page=99')
+      await page.waitForURL((url) => {
+        const last = Number(url.searchParams.get('page'))
+        return (
+          last > 1 && last < 99 && url.searchParams.get('q') === 'transports' && url.searchParams.get('tri') === 'nom'
+        )
+      })
       assert.equal(await page.getByText('Aucune structure', { exact: true }).count(), 0)
-      await page.getByRole('link', { name: 'Aller à la dernière page' }).click()
-      await page.waitForURL((url) => Number(url.searchParams.get('page')) > 1)
-      await page.getByRole('table').waitFor()
+      assert.equal((await page.getByRole('table').locator('tbody tr').count()) > 0, true)
       await page.context().close()
     })
   })

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { anchorId, FOCUS_FIELD, neighbourOf } from '../../app/lib/focus'
 import { focusFragment } from '../../app/lib/form.server'
 import { pageCount, pageWindow, readPage } from '../../app/lib/pagination'
+import { redirectPastLast } from '../../app/lib/pagination.server'
 import { nextSort, readSort, sortDirection, urlWith } from '../../app/lib/url'
 
 describe('urlWith (list state in the URL)', () => {
@@ -90,6 +91,34 @@ describe('pagination (10 per page, 5 pages shown)', () => {
     expect(['3', null, '', '0', '-2', '2.5', 'abc', '1e3', '9999999999'].map(readPage)).toEqual([
       3, 1, 1, 1, 1, 1, 1, 1, 1,
     ])
+  })
+})
+
+describe('a page past the last of a list', () => {
+  const url = new URL('https://portail.example.org/pages/admin/listeStructures?tri=nom&q=sud&page=9')
+  const thrown = (run: () => void) => {
+    try {
+      run()
+    } catch (response) {
+      return response as Response
+    }
+    return null
+  }
+
+  it('goes on to the page that is now the last, its search and sort kept, the session headers with it', () => {
+    const response = thrown(() => redirectPastLast(url, 9, 23, 0, { 'Set-Cookie': 'portail=1' }))
+    expect(response?.status).toBe(302)
+    expect(new URL(response?.headers.get('Location') ?? '', url).search).toBe('?tri=nom&q=sud&page=3')
+    expect(response?.headers.get('Set-Cookie')).toBe('portail=1')
+    // The last page being the first: no page param at all.
+    const first = thrown(() => redirectPastLast(url, 9, 4, 0))
+    expect(first?.headers.get('Location')).toBe('/pages/admin/listeStructures?tri=nom&q=sud')
+  })
+
+  it('leaves a page with rows, a page within the list and an empty list where they are', () => {
+    expect(thrown(() => redirectPastLast(url, 3, 23, 3))).toBeNull()
+    expect(thrown(() => redirectPastLast(url, 3, 30, 0))).toBeNull()
+    expect(thrown(() => redirectPastLast(url, 9, 0, 0))).toBeNull()
   })
 })
 

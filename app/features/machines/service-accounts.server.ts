@@ -6,7 +6,8 @@ import { apiMessage, encodeMessage } from '~/lib/api-errors'
 import type { Auth } from '~/lib/auth.server'
 import type { FormReply } from '~/lib/form'
 import { focusFragment, formReply, readForm, rowAction, submitted } from '~/lib/form.server'
-import { lastPageUrl, listQuery } from '~/lib/pagination'
+import { listQuery } from '~/lib/pagination'
+import { redirectPastLast } from '~/lib/pagination.server'
 import { pathWithout } from '~/lib/url'
 import { requiredId } from '../../../worker-api/contract/common'
 import { structureChoices } from '../organisation/structure-choices.server'
@@ -92,11 +93,11 @@ export async function serviceAccountsData(request: Request, auth: Auth) {
     heirsOf,
     one(EDIT_PARAM),
   ])
+  redirectPastLast(url, query.page, total, items.length, await auth.headers())
   return {
     comptes: items,
     total,
     page: query.page,
-    lastPage: lastPageUrl(url, query.page, total, items.length),
     q: query.q ?? '',
     actingFor,
     choices,
