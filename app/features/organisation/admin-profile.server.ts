@@ -33,8 +33,14 @@ export async function adminProfileLoader({ request, context, params }: Args) {
   } = await requireAdmin(request, context, {
     read: (auth) =>
       Promise.all([
-        // With their sessions: null for a user the administrator does not manage (the list is not shown).
-        auth.expect(auth.api.rest.bd.utilisateur[':id'].$get({ param: { id }, query: { sessions: 'true' } })),
+        // With their sessions (null for a user the administrator does not manage: the list is not shown); one's own are
+        // ended from one's own profile, so not read here.
+        auth.expect(
+          auth.api.rest.bd.utilisateur[':id'].$get({
+            param: { id },
+            query: id === auth.user.id ? {} : { sessions: 'true' },
+          }),
+        ),
         auth.expect(
           auth.api.rest.bd.acces.utilisateur[':userId'].$get({ param: { userId: id }, query: { futurs: 'true' } }),
         ),
@@ -53,8 +59,7 @@ export async function adminProfileLoader({ request, context, params }: Args) {
       applications: access.accesApplication.map((a) => a.application),
       upcoming: access.accesFuturs ?? [],
       structure: via?.ok ? { id: via.data.id, nom: via.data.nom } : null,
-      // One's own are ended from one's own profile.
-      sessions: id === auth.user.id ? null : (sessions ?? null),
+      sessions: sessions ?? null,
       stopping,
       constraint,
       title: pageTitle(t, `${user.prenom} ${user.nom}`),
