@@ -159,7 +159,10 @@ export function createApp() {
     // HEAD runs the GET handler (Hono answers it without the body): it is allowed exactly what GET is.
     const method = c.req.method === 'HEAD' ? 'GET' : c.req.method
     // The route the call reached (the last matched: the handler, after the middleware).
-    if (caller.app !== null && !applicationMayCall(caller, method, routePath(c, -1), c.req.path)) {
+    if (
+      caller.app !== null &&
+      !applicationMayCall(caller, method, routePath(c, -1), c.req.path, new URL(c.req.url).searchParams)
+    ) {
       throw new BusinessError('APPLICATION_TOKEN_SCOPE', 403, "An application's session may only read its user")
     }
     // Every route the path matches for the method (`/utilisateur/updatePassword` matches `/utilisateur/:id`

@@ -12,7 +12,9 @@ import {
   currentPost,
   db,
   expectError,
+  insertServiceAccount,
   refreshWith,
+  serviceAccountToken,
   sessionFor,
   solvedCaptcha,
 } from '../helpers'
@@ -526,6 +528,25 @@ describe('GET rest/bd/utilisateur/{id}?sessions=true (a profile page in one call
       400,
       'VALIDATION_FAILED',
     )
+  })
+
+  it("refuses them to an application's session, which may read its user only; a service account gets an administrator's answer", async () => {
+    const user = await createUser({ postes: [currentPost(4, 2)] })
+    const session = await signInFrom(user, FIREFOX)
+    const application = await launchedPesage(session.accessToken)
+    await expectError(
+      await call(`/rest/bd/utilisateur/${user.id}?sessions=true`, { token: application.accessToken }),
+      403,
+      'APPLICATION_TOKEN_SCOPE',
+    )
+    expect((await call(`/rest/bd/utilisateur/${user.id}`, { token: application.accessToken })).status).toBe(200)
+
+    // A program of Direction Nord: the user's sessions as its administrator sees them, none for a user outside Nord.
+    const north = await serviceAccountToken(await insertServiceAccount({ structure: 2, scopes: 'api' }))
+    const read = await withSessions(north, user.id)
+    expect(read.sessions?.map((s) => [s.id, s.courante])).toEqual([[session.sid, false]])
+    const south = await createUser({ postes: [currentPost(3, 2)] })
+    await expectError(await call(`/rest/bd/utilisateur/${south.id}?sessions=true`, { token: north }), 403, 'FORBIDDEN')
   })
 })
 

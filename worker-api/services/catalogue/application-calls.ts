@@ -4,13 +4,15 @@ import type { Actor } from '../core/actor'
 /**
  * What an application's session may call (DESIGN §4: bound to its application), as an explicit list
  * of route ids — the method and the path as the route is registered — each with the condition on its
- * parameters. A route not listed here is refused, however its path is spelt, so a route added later
+ * parameters and its query. A route not listed here is refused, however its path is spelt, so a route added later
  * cannot fall under it by accident.
  */
 export const APPLICATION_ROUTES: Readonly<
-  Record<string, (actor: Pick<Actor, 'id' | 'app'>, params: Record<string, string>) => boolean>
+  Record<string, (actor: Pick<Actor, 'id' | 'app'>, params: Record<string, string>, query: URLSearchParams) => boolean>
 > = {
-  [`GET ${API_BASE}/rest/bd/utilisateur/:id`]: (actor, params) => params.id === String(actor.id),
+  // Its user, without their portal sessions (`sessions=true`), which session/liste refuses it too.
+  [`GET ${API_BASE}/rest/bd/utilisateur/:id`]: (actor, params, query) =>
+    params.id === String(actor.id) && !query.has('sessions'),
   [`GET ${API_BASE}/rest/bd/session`]: () => true,
   [`POST ${API_BASE}/rest/bd/logout`]: () => true,
 }
@@ -32,14 +34,15 @@ function routeParams(routePath: string, path: string): Record<string, string> | 
   return params
 }
 
-/** Whether an application's session may make this call: the route it reached, and its parameters. */
+/** Whether an application's session may make this call: the route it reached, its parameters and its query. */
 export function applicationMayCall(
   actor: Pick<Actor, 'id' | 'app'>,
   method: string,
   routePath: string,
   path: string,
+  query: URLSearchParams,
 ): boolean {
   const allowed = APPLICATION_ROUTES[`${method} ${routePath}`]
   const params = allowed ? routeParams(routePath, path) : null
-  return allowed !== undefined && params !== null && allowed(actor, params)
+  return allowed !== undefined && params !== null && allowed(actor, params, query)
 }
