@@ -3,7 +3,7 @@
  *
  *   app/ (Remix) ──▶ worker-api/contract/ (the wire: schemas, types, dates; a leaf)
  *   worker-api: app.ts ──▶ routes/ ──▶ services/ ──▶ lib/ ──▶ db/ ──▶ contract/
- *   services/: bulk/ ──▶ governance/ ──▶ oidc/ ──▶ machines/ ──▶ sign-in/ ──▶ organisation/ ──▶ catalogue/ ──▶ history/ ──▶ core/
+ *   services/: bulk/ ──▶ governance/ ──▶ saml/ ──▶ oidc/ ──▶ machines/ ──▶ sign-in/ ──▶ organisation/ ──▶ catalogue/ ──▶ history/ ──▶ core/
  *   routes/: the same feature folders, apart from each other
  *   contract/: bulk/ ──▶ machines/ ──▶ catalogue/ ──▶ governance/ ──▶ oidc/ ──▶ sign-in/ ──▶ organisation/ ──▶ history/
  *   app/: routes/ ──▶ features/ (bulk/ ──▶ governance/ ──▶ machines/ ──▶ catalogue/ ──▶ organisation/ ──▶ sign-in/; demo/) ──▶ components/, lib/
@@ -13,7 +13,18 @@
 const WORKER = '^worker-api/'
 const ABOVE_SERVICES = '^worker-api/(routes/|app\\.ts|index\\.ts)'
 /** The feature folders of services/, each above the ones after it (the hourly purge at the root sees all). */
-const FEATURES = ['bulk', 'governance', 'oidc', 'machines', 'sign-in', 'organisation', 'catalogue', 'history', 'core']
+const FEATURES = [
+  'bulk',
+  'governance',
+  'saml',
+  'oidc',
+  'machines',
+  'sign-in',
+  'organisation',
+  'catalogue',
+  'history',
+  'core',
+]
 
 const featureRules = FEATURES.slice(1).map((feature, index) => ({
   name: `services-${feature}-below-${FEATURES.slice(0, index + 1).join('-')}`,

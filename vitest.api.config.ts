@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os'
 import path from 'node:path'
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-workers'
 import { defineConfig } from 'vitest/config'
+import { samlPair } from './scripts/saml-pair.mjs'
 
 /**
  * API tests run inside workerd against a real local D1 with the real migrations, one per file; so do
@@ -9,6 +10,10 @@ import { defineConfig } from 'vitest/config'
  */
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, 'migrations'))
+  // The SAML identity provider's key and certificate, made for this run.
+  const saml = await samlPair('Portail SAML IdP (tests)')
+  // Two more: a key a rotation brings, and a service provider's.
+  const others = [await samlPair('Portail SAML IdP, next (tests)'), await samlPair('SAML service provider (tests)')]
   return {
     plugins: [
       cloudflareTest({
@@ -41,6 +46,9 @@ export default defineConfig(async () => {
             // A test-only ES256 key of the OpenID Connect provider.
             OIDC_SIGNING_KEY:
               '{"kty":"EC","x":"WOWtQZCV4hTGTHtXJESHu9OavdnCHkyHSVhoxtsAHcA","y":"tx2FK5kDEn9SRW66sy2H25_qtvrsgQfe1rMHbQSPJYQ","crv":"P-256","d":"GKzhHeGbyj7QpE5_-iKGU7Gp7I-cqnyNwGJP5SfXx_A"}',
+            SAML_IDP_KEY: saml.key,
+            SAML_IDP_CERT: saml.cert,
+            TEST_SAML_PAIRS: others,
             TEST_MIGRATIONS: migrations,
           },
         },

@@ -24,7 +24,7 @@ import { build, ensureDevVars } from './local.mjs'
 const ctx = benchContext(benchOptions())
 const { options } = ctx
 
-const vars = ensureDevVars()
+const vars = await ensureDevVars()
 if (!options['skip-build'] && !process.env.BENCH_SKIP_BUILD) build()
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'portail-bench-'))
 const persistTo = await prepareDatabase(options, scratch, vars)

@@ -43,9 +43,9 @@ const varLine = (key, value) => (value.includes('"') ? `${key}='${value}'` : `${
 
 /**
  * Creates .dev.vars from the development-only example when it is missing, and adds the keys a newer
- * example brought to an older copy (values already there are kept).
+ * example brought to an older copy (values already there are kept), and a SAML key pair made on this machine.
  */
-export function ensureDevVars() {
+export async function ensureDevVars() {
   const target = path.join(root, '.dev.vars')
   const example = path.join(root, '.dev.vars.example')
   if (!existsSync(target)) {
@@ -58,6 +58,19 @@ export function ensureDevVars() {
     appendFileSync(target, `\n${added.map(([key, value]) => varLine(key, value)).join('\n')}\n`)
     console.log(`Added ${added.map(([key]) => key).join(', ')} to .dev.vars from .dev.vars.example.`)
     for (const [key, value] of added) vars[key] = value
+  }
+  if (!vars.SAML_IDP_KEY) {
+    // The SAML identity provider's pair is made here, for this machine only: no private key is published.
+    const { samlPair } = await import('./saml-pair.mjs')
+    const pair = await samlPair('Portail SAML IdP (development only)')
+    const lines = { SAML_IDP_KEY: pair.key.trim(), SAML_IDP_CERT: pair.cert.trim() }
+    const written = Object.entries(lines).map(([key, value]) => `${key}="${value.replaceAll('\n', '\\n')}"`)
+    appendFileSync(
+      target,
+      `\n# The SAML identity provider's development-only key and certificate, made on this machine.\n${written.join('\n')}\n`,
+    )
+    console.log('Added a development-only SAML key and certificate to .dev.vars.')
+    Object.assign(vars, lines)
   }
   return vars
 }

@@ -39,7 +39,7 @@ const port = Number(process.env.PROFILE_PORT ?? 8797)
 const inspectorPort = port + 1
 const base = `http://127.0.0.1:${port}`
 
-const vars = ensureDevVars()
+const vars = await ensureDevVars()
 if (!options['skip-build']) build()
 const persistTo = options.large
   ? LARGE_PERSIST_DIR

@@ -208,7 +208,7 @@ const STEPS = [
 
 const started = performance.now()
 const seconds = (since) => ((performance.now() - since) / 1000).toFixed(1)
-const vars = ensureDevVars()
+const vars = await ensureDevVars()
 rmSync(LARGE_PERSIST_DIR, { recursive: true, force: true })
 let step = performance.now()
 migrate(LARGE_PERSIST_DIR)

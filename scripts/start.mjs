@@ -10,7 +10,7 @@ const HOURLY_MINUTE = 17
 const persistTo = path.join(root, '.wrangler', 'state')
 const started = Date.now()
 
-const vars = ensureDevVars()
+const vars = await ensureDevVars()
 console.log('Building…')
 build()
 console.log('Applying migrations to the local D1…')

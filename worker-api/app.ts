@@ -32,6 +32,7 @@ import { registrationRoutes } from './routes/organisation/registration'
 import { structureRoutes } from './routes/organisation/structures'
 import { userAdminRoutes } from './routes/organisation/user-admin'
 import { userRoutes } from './routes/organisation/users'
+import { samlRoutes } from './routes/saml/saml'
 import { authRoutes } from './routes/sign-in/auth'
 import { mfaRoutes } from './routes/sign-in/mfa'
 import { passkeyRoutes } from './routes/sign-in/passkeys'
@@ -187,6 +188,8 @@ export function createApp() {
   }
   app.route('/', apiRoutes)
   app.route('/', oidcProtocolRoutes)
+  // The SAML 2.0 identity provider: its messages are SAML's, not the API's.
+  app.route('/', samlRoutes)
   // SCIM (RFC 7644), for service accounts: not a call of the UI's typed client.
   app.route('/', scimRoutes)
   for (const { path } of app.routes) if (path.length > 1 && path.endsWith('/')) slashed.add(path)

@@ -1,5 +1,6 @@
 import { signingKeyProblem } from './lib/oidc-keys'
 import { FIRST_PEPPER_ID, PEPPER_ID, retiredPepperEntries } from './lib/password'
+import { samlKeyProblems } from './lib/saml-keys'
 import type { Env } from './lib/types'
 
 /**
@@ -75,6 +76,7 @@ export function configurationProblems(env: Partial<Env>): string[] {
   }
   if (env.OIDC_SIGNING_KEY_NEXT && !env.OIDC_SIGNING_KEY)
     problems.push('OIDC_SIGNING_KEY_NEXT is set without OIDC_SIGNING_KEY')
+  problems.push(...samlKeyProblems(env))
   for (const key of WHOLE_NUMBER_SETTINGS) {
     const value = env[key]
     if (value !== undefined && !/^\d{1,9}$/.test(value.trim())) problems.push(`${key} must be a whole number`)

@@ -707,6 +707,8 @@ Object.assign(MATRIX, {
     expect: everyone(200),
   },
   'GET /portail-backend/oidc/jwks': { request: () => ({ path: '/oidc/jwks' }), expect: everyone(200) },
+  // The SAML identity provider's metadata: public.
+  'GET /portail-backend/saml/metadata': { request: () => ({ path: '/saml/metadata' }), expect: everyone(200) },
   'POST /portail-backend/oidc/token': {
     request: async (world) => ({
       path: '/oidc/token',
@@ -1251,7 +1253,11 @@ const SCIM = /^[A-Z]+ \/portail-backend\/scim\//
 
 /** The OpenID Connect protocol's endpoints (OAuth's error body), and those of them cached. */
 const OAUTH_PROTOCOL = /^[A-Z]+ \/portail-backend\/(oidc\/|\.well-known\/)/
-const PUBLIC_METADATA = ['GET /portail-backend/.well-known/openid-configuration', 'GET /portail-backend/oidc/jwks']
+const PUBLIC_METADATA = [
+  'GET /portail-backend/.well-known/openid-configuration',
+  'GET /portail-backend/oidc/jwks',
+  'GET /portail-backend/saml/metadata',
+]
 
 /** The reads that write: a launch (its code and log entry) and the exports (their log entries). */
 const READS_THAT_WRITE = [
@@ -1370,7 +1376,7 @@ describe('the authorisation matrix', () => {
         trips[role] = Number(/(\d+) round trips/.exec(response.headers.get('Server-Timing') ?? '')?.[1] ?? Number.NaN)
         // Every answer, allowed or refused, carries the API's headers.
         expect(response.headers.get('X-Content-Type-Options'), `${operation} as ${role}`).toBe('nosniff')
-        // The provider's metadata and keys are public and cached a while; nothing else is.
+        // The providers' metadata and keys are public and cached a while; nothing else is.
         const cached = PUBLIC_METADATA.includes(operation) && response.status === 200
         expect(response.headers.get('Cache-Control'), `${operation} as ${role}`).toBe(
           cached ? 'public, max-age=300' : 'no-store',

@@ -5,6 +5,8 @@ declare global {
   namespace Cloudflare {
     interface Env extends WorkerEnv {
       TEST_MIGRATIONS: D1Migration[]
+      /** Key pairs made for the run (PKCS#8 and certificate, PEM): a SAML key a rotation brings, a service provider's. */
+      TEST_SAML_PAIRS: [{ key: string; cert: string }, { key: string; cert: string }]
     }
   }
 }

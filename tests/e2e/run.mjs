@@ -44,7 +44,7 @@ if (files.length === 0) throw new Error(`E2E_ONLY=${process.env.E2E_ONLY} matche
 // browser waits on its pages; more would only queue for the processor.
 const workers = Math.min(files.length, Number(process.env.E2E_WORKERS ?? Math.max(2, availableParallelism())))
 // scripts/local.mjs has no JSDoc types: .dev.vars read as names and values.
-const vars = /** @type {Record<string, string>} */ (ensureDevVars())
+const vars = /** @type {Record<string, string>} */ (await ensureDevVars())
 // The fixtures' dates count from the day they are loaded (`date('now', …)`): the tests count from it too.
 const fixturesDay = new Date().toISOString().slice(0, 10)
 bundleWorker()

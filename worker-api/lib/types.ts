@@ -56,6 +56,13 @@ export interface Env {
    */
   OIDC_SIGNING_KEY?: string
   OIDC_SIGNING_KEY_NEXT?: string
+  /**
+   * The SAML identity provider's RSA key, PKCS#8 PEM, and its certificate, PEM (README, "SAML 2.0"); without them SAML
+   * is off. `SAML_IDP_CERT_NEXT`: a second certificate the metadata publishes during a rotation.
+   */
+  SAML_IDP_KEY?: string
+  SAML_IDP_CERT?: string
+  SAML_IDP_CERT_NEXT?: string
   /** Token endpoint calls allowed per OpenID Connect client and minute (default 120). */
   OIDC_TOKEN_RATE_PER_MINUTE?: string
   /** Calls a service account may make a minute (default 600, `SERVICE_ACCOUNT_CALLS_PER_MINUTE`). */

@@ -1,0 +1,60 @@
+import { API_BASE } from '../../contract/base'
+import { type SamlEnv, samlCertificates } from '../../lib/saml-keys'
+
+/** The SAML 2.0 names the provider's messages and metadata use. */
+export const SAML = {
+  metadata: 'urn:oasis:names:tc:SAML:2.0:metadata',
+  protocol: 'urn:oasis:names:tc:SAML:2.0:protocol',
+  redirect: 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect',
+  post: 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST',
+  dsig: 'http://www.w3.org/2000/09/xmldsig#',
+} as const
+
+/** The name identifier formats the provider sends (an application chooses one). */
+export const NAME_ID_FORMATS = {
+  email: 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress',
+  persistent: 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent',
+  transient: 'urn:oasis:names:tc:SAML:2.0:nameid-format:transient',
+} as const
+
+/** The provider's addresses under the origin it is reached at: its entityID is its metadata's URL. */
+export const samlEndpoints = (origin: string) => ({
+  entityId: `${origin}${API_BASE}/saml/metadata`,
+  sso: `${origin}${API_BASE}/saml/sso`,
+  slo: `${origin}${API_BASE}/saml/slo`,
+})
+
+/** XML's five characters escaped, for a value written into an attribute or a text node. */
+export const xmlEscape = (value: string) =>
+  value.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c] as string,
+  )
+
+/**
+ * The identity provider's metadata (SAML 2.0 Metadata §2.4.3): its signing certificates (two during a rotation), its
+ * single sign-on and single logout services by HTTP-Redirect and HTTP-POST, the name identifier formats it sends. The
+ * elements come in the order the schema fixes.
+ */
+export function idpMetadata(env: SamlEnv, origin: string): string {
+  const at = samlEndpoints(origin)
+  const keys = samlCertificates(env).map(
+    (certificate) =>
+      `<md:KeyDescriptor use="signing"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>${certificate}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>`,
+  )
+  const services = (element: string, location: string) =>
+    [SAML.redirect, SAML.post].map(
+      (binding) => `<md:${element} Binding="${binding}" Location="${xmlEscape(location)}"/>`,
+    )
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<md:EntityDescriptor xmlns:md="${SAML.metadata}" xmlns:ds="${SAML.dsig}" entityID="${xmlEscape(at.entityId)}">`,
+    `<md:IDPSSODescriptor WantAuthnRequestsSigned="false" protocolSupportEnumeration="${SAML.protocol}">`,
+    ...keys,
+    ...services('SingleLogoutService', at.slo),
+    ...Object.values(NAME_ID_FORMATS).map((format) => `<md:NameIDFormat>${format}</md:NameIDFormat>`),
+    ...services('SingleSignOnService', at.sso),
+    '</md:IDPSSODescriptor>',
+    '</md:EntityDescriptor>',
+  ].join('\n')
+}
