@@ -11,6 +11,8 @@ const RSA = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }
 /**
  * An RSA 2048 key (PKCS#8 PEM) and its self-signed certificate (PEM), valid `days` from yesterday (a clock a little
  * behind still accepts it).
+ * @param {string} commonName
+ * @returns {Promise<{ key: string, cert: string }>}
  */
 export async function samlPair(commonName, days = 3650) {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
@@ -39,5 +41,5 @@ export async function samlPair(commonName, days = 3650) {
     // A signing key (and an extensions field that is not empty, which RFC 5280 forbids).
     extensions: [new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true)],
   })
-  return { key: privateKey.export({ type: 'pkcs8', format: 'pem' }), cert: certificate.toString('pem') }
+  return { key: String(privateKey.export({ type: 'pkcs8', format: 'pem' })), cert: certificate.toString('pem') }
 }

@@ -74,14 +74,30 @@ const spki = (key: KeyObject) => createPublicKey(key).export({ type: 'spki', for
 
 /**
  * The public key a PEM certificate holds, DER, or null if the text is no certificate. Read with the ASN.1 schemas the
- * passkeys' attestation already brings (workerd's `X509Certificate` does not parse certificates).
+ * passkeys' attestation already brings (workerd's `X509Certificate` and `createPublicKey` do not read certificates).
  */
 function certificateKey(text: string): Buffer | null {
-  const base64 = certificateBase64(text)
-  if (!pem(text).startsWith('-----BEGIN CERTIFICATE-----') || !/^[A-Za-z0-9+/]+={0,2}$/.test(base64)) return null
+  if (!pem(text).startsWith('-----BEGIN CERTIFICATE-----')) return null
+  return spkiOfCertificate(certificateBase64(text))
+}
+
+/** The SubjectPublicKeyInfo of a certificate given as base64 DER, or null if it is none. */
+function spkiOfCertificate(base64: string): Buffer | null {
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(base64)) return null
   try {
     const certificate = AsnConvert.parse(Buffer.from(base64, 'base64'), Certificate)
     return Buffer.from(AsnConvert.serialize(certificate.tbsCertificate.subjectPublicKeyInfo))
+  } catch {
+    return null
+  }
+}
+
+/** The public key of a certificate given as base64 DER (a service provider's, from its metadata), or null. */
+export function certificatePublicKey(base64: string): KeyObject | null {
+  const spki = spkiOfCertificate(base64)
+  if (!spki) return null
+  try {
+    return createPublicKey({ key: spki, format: 'der', type: 'spki' })
   } catch {
     return null
   }

@@ -1,0 +1,91 @@
+import { children, parseXml, SAML_NS, SamlInputError, text, type XmlElement } from './xml'
+
+/** The largest service provider metadata the portal reads (a pasted or uploaded file). */
+export const SP_METADATA_MAX_BYTES = 64 * 1024
+/** The most assertion consumer services and signing certificates kept of one service provider. */
+export const SP_ACS_MAX = 10
+export const SP_CERTIFICATES_MAX = 4
+
+const BINDING = {
+  redirect: 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect',
+  post: 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST',
+} as const
+
+/** What the portal keeps of a service provider's metadata. */
+export type ServiceProviderMetadata = {
+  entityId: string
+  /** Where responses are posted (HTTP-POST only), the default first: a launch from the launcher uses the first. */
+  assertionConsumerServices: { url: string; index: number | null }[]
+  /** Where the portal sends a logout request, Redirect preferred; null if it has none. */
+  singleLogoutService: { url: string; binding: 'HTTP-Redirect' | 'HTTP-POST' } | null
+  /** Its signing certificates, base64 DER (a rotation may publish two). */
+  certificates: string[]
+  /** It says it signs its authentication requests: an unsigned one is then refused. */
+  authnRequestsSigned: boolean
+}
+
+const bool = (value: string | null) => value === 'true' || value === '1'
+
+/**
+ * Reads a service provider's metadata (SAML 2.0 Metadata §2.4.4): one `EntityDescriptor` with an `SPSSODescriptor` for
+ * SAML 2.0. Refused with a message naming what is missing: no DTD, no second entity, at least one assertion consumer
+ * service by HTTP-POST (the only binding the portal answers with).
+ */
+export function parseSpMetadata(xml: string): ServiceProviderMetadata {
+  const root = parseXml(xml, SP_METADATA_MAX_BYTES).documentElement
+  if (root.namespaceURI !== SAML_NS.metadata || root.localName !== 'EntityDescriptor') {
+    throw new SamlInputError('NOT_METADATA', 'The metadata is not one EntityDescriptor')
+  }
+  const entityId = (root.getAttribute('entityID') ?? '').trim()
+  if (!entityId) throw new SamlInputError('NOT_METADATA', 'The EntityDescriptor has no entityID')
+  const sp = children(root, SAML_NS.metadata, 'SPSSODescriptor').find((d) =>
+    (d.getAttribute('protocolSupportEnumeration') ?? '').split(/\s+/).includes(SAML_NS.protocol),
+  )
+  if (!sp) throw new SamlInputError('NOT_METADATA', 'The metadata has no SPSSODescriptor for SAML 2.0')
+
+  const acs = children(sp, SAML_NS.metadata, 'AssertionConsumerService')
+    .filter((e) => e.getAttribute('Binding') === BINDING.post && (e.getAttribute('Location') ?? '').trim())
+    .map((e, order) => ({
+      url: (e.getAttribute('Location') as string).trim(),
+      index: /^\d{1,5}$/.test(e.getAttribute('index') ?? '') ? Number(e.getAttribute('index')) : null,
+      isDefault: bool(e.getAttribute('isDefault')),
+      order,
+    }))
+    .sort(
+      (a, b) => Number(b.isDefault) - Number(a.isDefault) || (a.index ?? 1e6) - (b.index ?? 1e6) || a.order - b.order,
+    )
+  if (acs.length === 0) {
+    throw new SamlInputError('NOT_METADATA', 'The metadata has no AssertionConsumerService with the HTTP-POST binding')
+  }
+  if (acs.length > SP_ACS_MAX) {
+    throw new SamlInputError('TOO_LARGE', `The metadata has more than ${SP_ACS_MAX} assertion consumer services`)
+  }
+
+  const logout = children(sp, SAML_NS.metadata, 'SingleLogoutService')
+  const sloOf = (binding: string, name: 'HTTP-Redirect' | 'HTTP-POST') => {
+    const url = (logout.find((e) => e.getAttribute('Binding') === binding)?.getAttribute('Location') ?? '').trim()
+    return url ? { url, binding: name } : null
+  }
+
+  const certificates = children(sp, SAML_NS.metadata, 'KeyDescriptor')
+    .filter((k) => (k.getAttribute('use') ?? 'signing') === 'signing')
+    .flatMap((k) => children(k, SAML_NS.dsig, 'KeyInfo'))
+    .flatMap((info) => children(info, SAML_NS.dsig, 'X509Data'))
+    .flatMap((data) => children(data, SAML_NS.dsig, 'X509Certificate'))
+    .map((c: XmlElement) => text(c).replace(/\s+/g, ''))
+    .filter((c) => c !== '')
+  if (certificates.some((c) => !/^[A-Za-z0-9+/]+={0,2}$/.test(c))) {
+    throw new SamlInputError('MALFORMED', 'A certificate of the metadata is not base64')
+  }
+  if (certificates.length > SP_CERTIFICATES_MAX) {
+    throw new SamlInputError('TOO_LARGE', `The metadata has more than ${SP_CERTIFICATES_MAX} signing certificates`)
+  }
+
+  return {
+    entityId,
+    assertionConsumerServices: acs.map(({ url, index }) => ({ url, index })),
+    singleLogoutService: sloOf(BINDING.redirect, 'HTTP-Redirect') ?? sloOf(BINDING.post, 'HTTP-POST'),
+    certificates: [...new Set(certificates)],
+    authnRequestsSigned: bool(sp.getAttribute('AuthnRequestsSigned')),
+  }
+}
