@@ -5,7 +5,7 @@
  *   worker-api: app.ts ──▶ routes/ ──▶ services/ ──▶ lib/ ──▶ db/ ──▶ contract/
  *   services/: bulk/ ──▶ governance/ ──▶ saml/ ──▶ oidc/ ──▶ machines/ ──▶ sign-in/ ──▶ organisation/ ──▶ catalogue/ ──▶ history/ ──▶ core/
  *   routes/: the same feature folders, apart from each other
- *   contract/: bulk/ ──▶ machines/ ──▶ catalogue/ ──▶ governance/ ──▶ oidc/ ──▶ sign-in/ ──▶ organisation/ ──▶ history/
+ *   contract/: bulk/ ──▶ machines/ ──▶ catalogue/ ──▶ governance/ ──▶ saml/ ──▶ oidc/ ──▶ sign-in/ ──▶ organisation/ ──▶ history/
  *   app/: routes/ ──▶ features/ (bulk/ ──▶ governance/ ──▶ machines/ ──▶ catalogue/ ──▶ organisation/ ──▶ sign-in/; demo/) ──▶ components/, lib/
  *
  * An arrow never runs backwards, and no import leads back to where it started.
@@ -39,7 +39,17 @@ const featureRules = FEATURES.slice(1).map((feature, index) => ({
  * and the functions it opens to; a service account's proof is a second factor's); the shared wire (dates, errors,
  * jobs…) sits at its root.
  */
-const CONTRACT_FEATURES = ['bulk', 'machines', 'catalogue', 'governance', 'oidc', 'sign-in', 'organisation', 'history']
+const CONTRACT_FEATURES = [
+  'bulk',
+  'machines',
+  'catalogue',
+  'governance',
+  'saml',
+  'oidc',
+  'sign-in',
+  'organisation',
+  'history',
+]
 
 const contractFeatureRules = CONTRACT_FEATURES.slice(1).map((feature, index) => ({
   name: `contract-${feature}-below-${CONTRACT_FEATURES.slice(0, index + 1).join('-')}`,

@@ -12,10 +12,12 @@ const RSA = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }
  * An RSA 2048 key (PKCS#8 PEM) and its self-signed certificate (PEM), valid `days` from yesterday (a clock a little
  * behind still accepts it).
  * @param {string} commonName
+ * @param {number} [days]
+ * @param {number} [bits] the key's size (a test's weak key: 1024)
  * @returns {Promise<{ key: string, cert: string }>}
  */
-export async function samlPair(commonName, days = 3650) {
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
+export async function samlPair(commonName, days = 3650, bits = 2048) {
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: bits })
   const keys = {
     privateKey: await webcrypto.subtle.importKey(
       'pkcs8',

@@ -225,6 +225,14 @@ export const en: Resource = {
     clientUri:
       'A full https address is expected (http on localhost only), without #, on no private address (10.x, 192.168.x, 169.254.x…)',
     clientUriLocal: 'An address of this machine (localhost): accepted in development only',
+    samlUri: 'A full https address is expected (http on localhost only), without #',
+    samlUnsigned: 'Sign at least the assertion or the response',
+    samlMetadata:
+      'The XML is not well formed, or has a DOCTYPE: paste the metadata file as the application publishes it',
+    samlMetadataNotSp:
+      'Not a SAML 2.0 service provider: one EntityDescriptor with an entityID, an SPSSODescriptor and an HTTP-POST assertion consumer service are expected',
+    samlEntityIdUsed: 'This entityID is already another application’s',
+    samlCertificate: 'An X.509 certificate is expected (PEM or base64)',
     structureNomLength: 'Between 3 and 50 characters',
     date: 'Invalid date (dd/mm/yyyy)',
     dateRange: 'The end date must follow the start date',
@@ -451,6 +459,38 @@ export const en: Resource = {
       OIDC: 'OpenID Connect',
       OIDCHint:
         'The application is an OpenID Connect client of the portal: it leaves signing its users in to the portal.',
+      SAML: 'SAML 2.0',
+      SAMLHint: 'The application is a SAML 2.0 service provider: the portal sends it a signed assertion.',
+    },
+    saml: {
+      legend: 'SAML service provider',
+      byApiIntro:
+        'Its settings are made through the API (POST and PUT rest/bd/application, saml object). Saving this form keeps them as they are.',
+      byApi: 'A SAML application is created through the API (POST rest/bd/application, saml object)',
+      entityId: 'entityID',
+      acs: 'Assertion consumer services (HTTP-POST)',
+      slo: 'Single logout service',
+      certificates: 'Signing certificates',
+      certificate: '{{sujet}}, expires on {{expire}}',
+      nameIdFormat: 'Identifier sent',
+      format: {
+        email: 'E-mail address',
+        persistent: 'Persistent (opaque, the application’s own)',
+        transient: 'Transient (new at each sign-in)',
+      },
+      signed: 'Signed',
+      assertion: 'the assertion',
+      response: 'the response',
+      attributes: 'Attributes',
+      source: {
+        mail: 'e-mail address',
+        prenom: 'first name',
+        nom: 'last name',
+        login: 'login',
+        postes: 'current posts (structure/function)',
+        admin: 'administrator (true/false)',
+      },
+      none: 'None',
     },
     oidc: {
       legend: 'OpenID Connect client',

@@ -229,6 +229,14 @@ export const fr = {
     clientUri:
       'Adresse https complète attendue (http seulement sur localhost), sans #, hors des adresses privées (10.x, 192.168.x, 169.254.x…)',
     clientUriLocal: 'Adresse de cette machine (localhost) : acceptée en développement seulement',
+    samlUri: 'Adresse https complète attendue (http seulement sur localhost), sans #',
+    samlUnsigned: 'Signez au moins l’assertion ou la réponse',
+    samlMetadata:
+      'XML mal formé, ou avec une DOCTYPE : collez le fichier de métadonnées tel que l’application le publie',
+    samlMetadataNotSp:
+      'Pas un fournisseur de services SAML 2.0 : un seul EntityDescriptor avec un entityID, un SPSSODescriptor et un service de réponse en HTTP-POST sont attendus',
+    samlEntityIdUsed: 'Cet entityID est déjà celui d’une autre application',
+    samlCertificate: 'Certificat X.509 attendu (PEM ou base64)',
     structureNomLength: 'Entre 3 et 50 caractères',
     date: 'Date invalide (jj/mm/aaaa)',
     dateRange: 'La date de fin doit suivre la date de début',
@@ -458,6 +466,38 @@ export const fr = {
       OIDC: 'OpenID Connect',
       OIDCHint:
         'L’application est un client OpenID Connect du portail : elle lui confie la connexion de ses utilisateurs.',
+      SAML: 'SAML 2.0',
+      SAMLHint: 'L’application est un fournisseur de services SAML 2.0 : le portail lui envoie une assertion signée.',
+    },
+    saml: {
+      legend: 'Fournisseur de services SAML',
+      byApiIntro:
+        'Ses réglages se font par l’API (POST et PUT rest/bd/application, objet saml). Enregistrer ce formulaire les garde tels quels.',
+      byApi: 'Une application SAML se crée par l’API (POST rest/bd/application, objet saml)',
+      entityId: 'entityID',
+      acs: 'Services de réponse (HTTP-POST)',
+      slo: 'Service de déconnexion',
+      certificates: 'Certificats de signature',
+      certificate: '{{sujet}}, expire le {{expire}}',
+      nameIdFormat: 'Identifiant envoyé',
+      format: {
+        email: 'Adresse e-mail',
+        persistent: 'Persistant (opaque, propre à l’application)',
+        transient: 'Transitoire (nouveau à chaque connexion)',
+      },
+      signed: 'Signés',
+      assertion: 'l’assertion',
+      response: 'la réponse',
+      attributes: 'Attributs',
+      source: {
+        mail: 'adresse e-mail',
+        prenom: 'prénom',
+        nom: 'nom',
+        login: 'identifiant',
+        postes: 'postes en cours (structure/fonction)',
+        admin: 'administrateur (true/false)',
+      },
+      none: 'Aucun',
     },
     oidc: {
       legend: 'Client OpenID Connect',

@@ -1,14 +1,15 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib'
 import { SAML } from '@node-saml/node-saml'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { SignedXml } from 'xml-crypto'
 import { samlPair } from '../../scripts/saml-pair.mjs'
+import { parseSpMetadata } from '../../worker-api/lib/saml/sp-metadata'
 import {
   type KnownServiceProvider,
   REQUEST_MAX_AGE_SECONDS,
   readAuthnRequest,
   type SsoMessage,
 } from '../../worker-api/services/saml/authn-request'
-import { parseSpMetadata } from '../../worker-api/services/saml/sp-metadata'
 
 /**
  * What the portal reads from service providers: their metadata, and their authentication requests by HTTP-Redirect and
@@ -38,6 +39,7 @@ const serviceProvider = (options: { key?: string; binding?: 'HTTP-POST' | 'HTTP-
     audience: SP,
     privateKey: options.key,
     signatureAlgorithm: 'sha256',
+    digestAlgorithm: 'sha256',
     authnRequestBinding: options.binding ?? 'HTTP-Redirect',
   })
 
@@ -129,6 +131,29 @@ ${body(sp.cert)
     })
   })
 
+  it('keeps a key without `use` (signing and encryption both); refuses an address a browser cannot be sent to, a weak key', async () => {
+    const withoutUse = serviceProvider({ key: sp.key })
+      .generateServiceProviderMetadata(null, sp.cert)
+      .replace(/<KeyDescriptor use="signing">/, '<KeyDescriptor>')
+    expect(withoutUse).not.toContain('use="signing"')
+    expect(parseSpMetadata(withoutUse).certificates).toEqual([body(sp.cert)])
+    const metadata = serviceProvider().generateServiceProviderMetadata(null, sp.cert)
+    for (const url of [
+      'javascript:alert(document.domain)',
+      '/acs',
+      'data:text/html,x',
+      'http://erp.example.test/acs',
+    ]) {
+      expect([url, reason(() => parseSpMetadata(metadata.replace(ACS, url)))]).toEqual([url, 'NOT_METADATA'])
+    }
+    const weak = await samlPair('Weak (unit)', 30, 1024)
+    expect(
+      reason(() =>
+        parseSpMetadata(serviceProvider({ key: weak.key }).generateServiceProviderMetadata(null, weak.cert)),
+      ),
+    ).toBe('NOT_METADATA')
+  })
+
   it('refuses a DOCTYPE, what is not one entity, a service provider without an HTTP-POST service, a file too large', () => {
     const metadata = serviceProvider().generateServiceProviderMetadata(null)
     const refusal = (xml: string) => reason(() => parseSpMetadata(xml))
@@ -193,6 +218,33 @@ describe('an authentication request by HTTP-Redirect', () => {
     ).toBe('MALFORMED')
   })
 
+  it('is read without the optional attributes: the default service, or the one its index names', () => {
+    const bare = (attributes: string) =>
+      ({
+        binding: 'redirect',
+        query: `SAMLRequest=${encodeURIComponent(
+          deflateRawSync(
+            `<samlp:AuthnRequest xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="_bare" Version="2.0" IssueInstant="${new Date().toISOString()}"${attributes}><saml:Issuer>${SP}</saml:Issuer><samlp:NameIDPolicy AllowCreate="true"/></samlp:AuthnRequest>`,
+          ).toString('base64'),
+        )}`,
+      }) as const
+    const two = known({
+      authnRequestsSigned: false,
+      assertionConsumerServices: [
+        { url: ACS, index: 3 },
+        { url: 'https://erp.example.test/second', index: 7 },
+      ],
+    })
+    expect(read(bare(''), two).request).toMatchObject({ acsUrl: ACS, nameIdFormat: null, signed: false })
+    expect(read(bare(' AssertionConsumerServiceIndex="7"'), two).request.acsUrl).toBe('https://erp.example.test/second')
+  })
+
+  it('is refused, never failing, with a badly encoded parameter name', async () => {
+    const signed = await redirectRequest({ key: sp.key })
+    expect(reason(() => read({ ...signed, query: `%=1&${signed.query}` }))).toBe('MALFORMED')
+    expect(reason(() => read({ ...signed, query: `${signed.query}&%E0%A4%A=1` }))).toBe('MALFORMED')
+  })
+
   it('is refused when it inflates beyond 16 KiB, or is no request at all', () => {
     const bomb = deflateRawSync(Buffer.from(`<samlp:AuthnRequest>${' '.repeat(1_000_000)}`)).toString('base64')
     expect(reason(() => read({ binding: 'redirect', query: `SAMLRequest=${encodeURIComponent(bomb)}` }))).toBe(
@@ -207,6 +259,31 @@ const resend = (text: string) =>
   ({ binding: 'post', form: { SAMLRequest: Buffer.from(text).toString('base64') } }) as const
 
 describe('an authentication request by HTTP-POST', () => {
+  it('is refused, never failing, with a broken signature, one over a SHA-1 digest, or a field that is no text', async () => {
+    const request = `<samlp:AuthnRequest xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="_x1" Version="2.0" IssueInstant="${new Date().toISOString()}"><saml:Issuer>${SP}</saml:Issuer>`
+    const broken = `${request}<ds:Signature xmlns:ds="http://www.w3.org/2000/09/xmldsig#"><ds:SignedInfo><ds:SignatureMethod Algorithm="http://www.w3.org/2001/04/xmldsig-more#rsa-sha256"/></ds:SignedInfo></ds:Signature></samlp:AuthnRequest>`
+    expect(reason(() => read(resend(broken)))).toBe('BAD_SIGNATURE')
+
+    const sha1 = new SignedXml({
+      privateKey: sp.key,
+      signatureAlgorithm: 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256',
+      canonicalizationAlgorithm: 'http://www.w3.org/2001/10/xml-exc-c14n#',
+    })
+    sha1.addReference({
+      xpath: "//*[@ID='_x1']",
+      digestAlgorithm: 'http://www.w3.org/2000/09/xmldsig#sha1',
+      transforms: ['http://www.w3.org/2000/09/xmldsig#enveloped-signature', 'http://www.w3.org/2001/10/xml-exc-c14n#'],
+    })
+    sha1.computeSignature(`${request}</samlp:AuthnRequest>`, {
+      prefix: 'ds',
+      location: { reference: "//*[local-name(.)='Issuer']", action: 'after' },
+    })
+    expect(reason(() => read(resend(sha1.getSignedXml())))).toBe('UNSUPPORTED')
+
+    const file = { binding: 'post', form: { SAMLRequest: new Blob(['x']) as unknown as string } } as const
+    expect(reason(() => read(file))).toBe('NOT_A_REQUEST')
+  })
+
   it('is read with its enveloped signature', async () => {
     const { request } = read(await postRequest({ key: sp.key }))
     expect(request).toMatchObject({ issuer: SP, acsUrl: ACS, relayState: '/compta', signed: true })

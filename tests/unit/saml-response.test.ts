@@ -43,6 +43,8 @@ const facts = (overrides: Partial<AssertionFacts> = {}): AssertionFacts => ({
     { name: 'mail', values: ['agent@example.test'] },
     { name: 'postes', values: ['Agence Lille/Agent', 'Direction Nord/Référent <&>'] },
     { name: 'vide', values: [] },
+    // A line break kept as it is, a character XML 1.0 forbids left out (a libxml2 reader would refuse the response).
+    { name: 'adresse', values: ['1 quai\r\nLille\u0001'] },
   ],
   now: new Date(),
   ...overrides,
@@ -83,6 +85,7 @@ describe('a signed SAML response, as a service provider reads it', () => {
       inResponseTo: '_request-1',
       mail: 'agent@example.test',
       postes: ['Agence Lille/Agent', 'Direction Nord/Référent <&>'],
+      adresse: '1 quai\r\nLille',
     })
     expect(profile).not.toHaveProperty('vide')
     expect(xml).toContain(`<saml:AuthnContextClassRef>${AUTHN_CONTEXTS.multiFactor}</saml:AuthnContextClassRef>`)

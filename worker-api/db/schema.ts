@@ -75,7 +75,7 @@ export interface PosteTable {
 }
 
 /** How an application receives its users: `CODE`, the spec's single-use launch code; `OIDC`, OpenID Connect. */
-export type ApplicationProtocol = 'CODE' | 'OIDC'
+export type ApplicationProtocol = 'CODE' | 'OIDC' | 'SAML'
 
 export interface ApplicationTable {
   id: Generated<number>
@@ -99,6 +99,23 @@ export interface OidcClientTable {
   post_logout_redirect_uris: Generated<string>
   initiate_login_uri: string | null
   backchannel_logout_uri: string | null
+}
+
+/** A SAML application's service provider (migration 0035); `acs`, `certificats` and `attributs` are JSON arrays. */
+export interface SamlSpTable {
+  application_id: number
+  entity_id: string
+  acs: string
+  slo_url: string | null
+  slo_binding: 'HTTP-Redirect' | 'HTTP-POST' | null
+  certificats: Generated<string>
+  requetes_signees: Generated<number>
+  format_name_id: Generated<'email' | 'persistent' | 'transient'>
+  signer_reponse: Generated<number>
+  signer_assertion: Generated<number>
+  attributs: Generated<string>
+  /** Salts the application's persistent name identifiers. */
+  sel: string
 }
 
 /** An authorization code (its SHA-256), single use, 60 s. */
@@ -447,6 +464,7 @@ export interface Database {
   application: ApplicationTable
   fonction_application: FonctionApplicationTable
   oidc_client: OidcClientTable
+  saml_sp: SamlSpTable
   oidc_code: OidcCodeTable
   logout_delivery: LogoutDeliveryTable
   modele_fonction: ModeleFonctionTable

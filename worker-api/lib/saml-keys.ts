@@ -92,12 +92,42 @@ function spkiOfCertificate(base64: string): Buffer | null {
   }
 }
 
-/** The public key of a certificate given as base64 DER (a service provider's, from its metadata), or null. */
+/**
+ * The public key of a certificate given as base64 DER (a service provider's, from its metadata), or null unless it is
+ * an RSA key of 2048 bits or more (what the portal accepts a signature from).
+ */
 export function certificatePublicKey(base64: string): KeyObject | null {
   const spki = spkiOfCertificate(base64)
   if (!spki) return null
   try {
-    return createPublicKey({ key: spki, format: 'der', type: 'spki' })
+    const key = createPublicKey({ key: spki, format: 'der', type: 'spki' })
+    const bits = key.asymmetricKeyDetails?.modulusLength ?? 0
+    return key.asymmetricKeyType === 'rsa' && bits >= SAML_MIN_KEY_BITS ? key : null
+  } catch {
+    return null
+  }
+}
+
+/** Short names of the subject's usual attributes. */
+const NAME_ATTRIBUTES: Record<string, string> = {
+  '2.5.4.3': 'CN',
+  '2.5.4.6': 'C',
+  '2.5.4.7': 'L',
+  '2.5.4.8': 'ST',
+  '2.5.4.10': 'O',
+  '2.5.4.11': 'OU',
+}
+
+/** A certificate given as base64 DER, as an administrator recognises it: its subject and its expiry; null if it is none. */
+export function certificateSummary(base64: string): { sujet: string; expire: string | null } | null {
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(base64)) return null
+  try {
+    const { tbsCertificate } = AsnConvert.parse(Buffer.from(base64, 'base64'), Certificate)
+    const sujet = tbsCertificate.subject
+      .flatMap((rdn) => rdn.map((a) => `${NAME_ATTRIBUTES[a.type] ?? a.type}=${a.value.toString()}`))
+      .join(', ')
+    const notAfter = tbsCertificate.validity.notAfter.getTime()
+    return { sujet, expire: Number.isNaN(notAfter.getTime()) ? null : notAfter.toISOString() }
   } catch {
     return null
   }

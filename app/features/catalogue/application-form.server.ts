@@ -71,6 +71,8 @@ export async function applicationFormData(request: Request, auth: Auth, id: numb
     application: application ? { id: application.id, libelle: application.libelle } : null,
     // The client as saved (its id is the portal's, shown read-only; a secret is never readable again).
     client: application?.oidc ? { clientId: application.oidc.clientId, public: application.oidc.public } : null,
+    // A SAML application's service provider, shown as saved (its settings are the API's for now).
+    saml: application?.saml ?? null,
     values,
     grants,
     grantsKept,
@@ -129,6 +131,12 @@ async function saveApplication(form: FormData, auth: Auth, id: number | null) {
   const submission = parseApplication(form)
   if (submission.status !== 'success') return formFailure('application', submission, { headers: await auth.headers() })
   const { libelle, icone, url, actif, demandable, protocole, oidc, fonctions } = submission.value
+  // A SAML service provider is set through the API (POST|PUT rest/bd/application, `saml`): the form keeps it as it is.
+  const keepsSaml = protocole === 'SAML'
+  if (keepsSaml && id === null) {
+    const reply = submission.reply({ fieldErrors: { protocole: ['applications.saml.byApi'] } })
+    return formReply('application', reply, null, await auth.headers())
+  }
   const json = {
     libelle,
     icone: icone as ApplicationIcon,
@@ -146,7 +154,14 @@ async function saveApplication(form: FormData, auth: Auth, id: number | null) {
     id === null
       ? await auth.settle(auth.api.rest.bd.application.$post({ json }))
       : await auth.settle(
-          auth.api.rest.bd.application.$put({ json: kept ? { ...json, id, fonctions: undefined } : { ...json, id } }),
+          auth.api.rest.bd.application.$put({
+            json: {
+              ...json,
+              id,
+              ...(kept ? { fonctions: undefined } : {}),
+              ...(keepsSaml ? { protocole: undefined, oidc: undefined } : {}),
+            },
+          }),
         )
   if (!result.ok) {
     const fields = fieldErrors(result)

@@ -17,6 +17,7 @@ import type { StructureChoices } from '~/features/organisation/structure-choice'
 import { StructureSelect } from '~/features/organisation/structure-select'
 import { useFieldErrors, useFormReply, usePendingIntent } from '~/lib/form'
 import type { ApplicationForm as Values } from '../../../worker-api/contract/catalogue/catalogue'
+import type { SamlServiceProvider } from '../../../worker-api/contract/saml/saml'
 import { type ApplicationFormValues, choiceValue, GRANTS_FIELD, type Grant, grantsFrom } from './application-grants'
 import { ProtocolCard } from './application-protocol'
 import { IconPicker } from './icon-picker'
@@ -42,8 +43,10 @@ export function ApplicationForm({
   structure,
   fonctions,
   constraint,
+  saml,
 }: StructureChoices & {
   values: ApplicationFormValues
+  saml: SamlServiceProvider | null
   grants: Grant[]
   grantsKept: number | null
   structure: { id: number; nom: string } | null
@@ -269,7 +272,7 @@ export function ApplicationForm({
           </CardContent>
         </Card>
       </div>
-      <ProtocolCard fields={fields} shown={shown} formRef={formRef} posted={posted ?? undefined} />
+      <ProtocolCard fields={fields} shown={shown} formRef={formRef} posted={posted ?? undefined} saml={saml} />
       <div className="flex flex-wrap gap-2">
         <SubmitButton
           name="intent"

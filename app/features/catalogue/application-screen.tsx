@@ -11,9 +11,9 @@ type FormProps = Parameters<typeof ApplicationForm>[0]
  */
 export function formProps(reloaded: unknown, loaded: FormProps): FormProps {
   const again = reloaded as (FormProps & { intent?: string }) | undefined
-  const { values, grants, grantsKept, structures, shown, total, recherche, structure, fonctions, constraint } =
+  const { values, grants, grantsKept, structures, shown, total, recherche, structure, fonctions, constraint, saml } =
     again?.intent === 'fonctions' ? again : loaded
-  return { values, grants, grantsKept, structures, shown, total, recherche, structure, fonctions, constraint }
+  return { values, grants, grantsKept, structures, shown, total, recherche, structure, fonctions, constraint, saml }
 }
 
 /**

@@ -106,6 +106,7 @@ describe('POST /rest/bd/application', () => {
       demandable: false,
       protocole: 'CODE',
       oidc: null,
+      saml: null,
       fonctions: [{ id: 2, libelle: 'Agent de quai', structure: { id: 4, nom: 'Agence Lille' } }],
       nbFonctions: 1,
       // The agent and Agence Lille's administrator hold the function.

@@ -71,6 +71,7 @@ describe('GET /rest/bd/application', () => {
       demandable: false,
       protocole: 'CODE',
       oidc: null,
+      saml: null,
       fonctions: [{ id: 2, libelle: 'Agent de quai', structure: { id: 4, nom: 'Agence Lille' } }],
       nbFonctions: 1,
       // The three agents: not the inactive, deleted, pending, former or future holders.

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { pageQuery, positiveInt } from '../common'
 import { oidcClientInputSchema, oidcClientSchema } from '../oidc/oidc'
 import { fonctionLibelleSchema } from '../organisation/structure'
+import { samlServiceProviderInputSchema, samlServiceProviderSchema } from '../saml/saml'
 
 /** The icon names the launcher draws (app/components/app-icon.tsx); an application's `icone` is one. */
 export const APPLICATION_ICONS = ['warning', 'calendar', 'scale', 'receipt', 'truck', 'warehouse'] as const
@@ -9,9 +10,10 @@ export type ApplicationIcon = (typeof APPLICATION_ICONS)[number]
 
 /**
  * How an application receives its users: `CODE`, the single-use launch code (DESIGN §4); `OIDC`, as a
- * client of the portal's OpenID Connect provider (DESIGN §4b).
+ * client of the portal's OpenID Connect provider (DESIGN §4b); `SAML`, as a service provider of its SAML 2.0 identity
+ * provider.
  */
-export const APPLICATION_PROTOCOLS = ['CODE', 'OIDC'] as const
+export const APPLICATION_PROTOCOLS = ['CODE', 'OIDC', 'SAML'] as const
 
 /** An application of the catalogue, as root administrators manage it. */
 export const catalogueApplicationSchema = z.object({
@@ -25,8 +27,11 @@ export const catalogueApplicationSchema = z.object({
     .describe('true: users who cannot launch it may ask for it from their launcher (access requests)'),
   protocole: z
     .enum(APPLICATION_PROTOCOLS)
-    .describe('CODE: the single-use launch code; OIDC: an OpenID Connect client (see `oidc`)'),
-  oidc: oidcClientSchema.nullable().describe('The OpenID Connect client of an OIDC application; null for CODE'),
+    .describe(
+      'CODE: the single-use launch code; OIDC: an OpenID Connect client (see `oidc`); SAML: a SAML service provider (see `saml`)',
+    ),
+  oidc: oidcClientSchema.nullable().describe('The OpenID Connect client of an OIDC application; null otherwise'),
+  saml: samlServiceProviderSchema.nullable().describe('The service provider of a SAML application; null otherwise'),
   fonctions: z
     .array(
       z.object({
@@ -141,16 +146,25 @@ const applicationFields = z.object({
     .nullable()
     .optional()
     .describe('Required with `protocole: OIDC` (null or absent otherwise): the client as registered'),
+  saml: samlServiceProviderInputSchema
+    .nullable()
+    .optional()
+    .describe('Required with `protocole: SAML` (null or absent otherwise): the service provider'),
   fonctions: grantsSchema,
 })
 
-/** An OIDC application says its client; a CODE one has none. */
-function clientWithProtocol(input: { protocole?: string | undefined; oidc?: unknown }, ctx: z.RefinementCtx) {
+/** An OIDC application says its client, a SAML one its service provider; a CODE one has neither. */
+function clientWithProtocol(
+  input: { protocole?: string | undefined; oidc?: unknown; saml?: unknown },
+  ctx: z.RefinementCtx,
+) {
   if (input.protocole === 'OIDC' && (input.oidc === undefined || input.oidc === null))
     ctx.addIssue({ code: 'custom', message: 'validation.required', path: ['oidc'] })
+  if (input.protocole === 'SAML' && (input.saml === undefined || input.saml === null))
+    ctx.addIssue({ code: 'custom', message: 'validation.required', path: ['saml'] })
 }
 
-/** POST and PUT rest/bd/application: `{id, libelle, icone, url, actif, protocole, oidc, fonctions: [{id}]}` (id for PUT). */
+/** POST and PUT rest/bd/application: `{id, libelle, icone, url, actif, protocole, oidc, saml, fonctions: [{id}]}` (id for PUT). */
 export const applicationInputSchema = applicationFields.superRefine(clientWithProtocol)
 export type ApplicationInput = z.infer<typeof applicationInputSchema>
 
@@ -164,7 +178,7 @@ export const applicationUpdateSchema = applicationFields
     protocole: z
       .enum(APPLICATION_PROTOCOLS, 'validation.required')
       .optional()
-      .describe('Absent: the protocol and the OpenID Connect client stay as they are'),
+      .describe('Absent: the protocol and its client or service provider stay as they are'),
     fonctions: grantsSchema
       .optional()
       .describe(`The functions that grant it (${GRANTS_MAX} at most); absent, unchanged`),

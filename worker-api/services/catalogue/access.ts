@@ -122,12 +122,13 @@ export async function launch(ctx: Ctx, caller: Caller, applicationId: number) {
     application.libelle,
     ctx.request.userAgent,
   )
-  if (application.protocole === 'OIDC') {
+  if (application.protocole !== 'CODE') {
     // Third-party-initiated login (OIDC Core §4): the application starts its own code flow with this
-    // issuer and finds the portal session there. Audited as a launch.
+    // issuer and finds the portal session there. A SAML application's address asks the portal's single
+    // sign-on service itself. Audited as a launch.
     await db.insertInto('log').values(entry).execute()
     const target = new URL(application.url, ctx.request.origin).toString()
-    if (!application.initiate_login_uri) return { url: target, refreshToken: '' }
+    if (application.protocole === 'SAML' || !application.initiate_login_uri) return { url: target, refreshToken: '' }
     const url = new URL(application.initiate_login_uri)
     url.searchParams.set('iss', ctx.request.origin)
     url.searchParams.set('target_link_uri', target)

@@ -11,6 +11,14 @@ import { adminLogWhen } from '../core/audit'
 import { rootHolds } from '../core/root-admin'
 import { type CatalogueRow, catalogueQuery, toApplication } from './applications'
 import { type ClientWrite, clientWrite, removeClient } from './oidc-clients'
+import {
+  entityIdHolder,
+  entityIdTaken,
+  removeSamlProvider,
+  type SamlProviderFacts,
+  samlProviderFacts,
+  samlProviderWrite,
+} from './saml-providers'
 
 /**
  * The catalogue's writes (the root administrators'): an application created, changed (its grants
@@ -24,8 +32,22 @@ const libelleHolder = (db: DB, libelle: string) =>
 
 const libelleTaken = (libelle: string) =>
   new BusinessError('APPLICATION_LIBELLE_ALREADY_USED', 409, 'This application name is already used', [libelle])
-/** A write refused by the unique index: another request took the name meanwhile; the same answer. */
-const libelleRace = (error: unknown, libelle: string) => (uniqueViolation(error) ? libelleTaken(libelle) : error)
+/**
+ * A write refused by a unique index: another request took the name, or the service provider's entityID, meanwhile;
+ * the same answer as if it had been taken before.
+ */
+function uniqueRace(error: unknown, libelle: string, saml: SamlProviderFacts | null) {
+  if (!uniqueViolation(error)) return error
+  return saml && String(error).includes('saml_sp.entity_id') ? entityIdTaken(saml.input) : libelleTaken(libelle)
+}
+
+/** The service provider a SAML application's write leaves, read from its metadata or as typed; null for another protocol. */
+const samlFactsOf = (ctx: Ctx, protocole: string | undefined, saml: ApplicationInput['saml']) =>
+  protocole === 'SAML' && saml ? samlProviderFacts(ctx, saml) : null
+
+/** The application holding the service provider's entityID, when the write has one (no statement otherwise). */
+const entityRead = (db: DB, saml: SamlProviderFacts | null, except: number | null) =>
+  saml ? entityIdHolder(db, saml.entityId, except) : null
 
 /** The functions a grant names, with their structure (the audit entry says which), one per id. */
 function grantedFonctions(db: DB, ids: number[]) {
@@ -108,6 +130,7 @@ export async function createApplication(
   input: ApplicationInput,
 ): Promise<CatalogueApplication> {
   requireClientAddresses(ctx, input.protocole === 'OIDC' ? input.oidc : undefined)
+  const saml = samlFactsOf(ctx, input.protocole, input.saml)
   const db = ctx.db
   const viewer = viewerOf(caller)
   const ids = uniqueIds(input.fonctions)
@@ -115,11 +138,14 @@ export async function createApplication(
     actor,
     holder: [holder],
     fonctions,
+    entity,
   } = await rootAdminWith(ctx, caller, {
     holder: libelleHolder(db, input.libelle),
     fonctions: grantedFonctions(db, ids),
+    entity: entityRead(db, saml, null),
   })
   if (holder) throw libelleTaken(holder.libelle)
+  if (saml && (entity?.length ?? 0) > 0) throw entityIdTaken(saml.input)
   requireKnownFonctions(ids, fonctions)
   const guard = rootHolds(db, viewer)
   const created = sql<number>`(select id from application where libelle = ${input.libelle})`
@@ -141,18 +167,21 @@ export async function createApplication(
       guard,
     ).returning('id'),
     client: client?.statement ?? null,
+    saml: saml ? samlProviderWrite(db, created, saml, guard) : null,
     grants: ids.length > 0 ? addGrants(db, created, ids, guard) : null,
     log: adminLogWhen(
       db,
       actor,
       'APPLICATION_CREATION',
-      [`${input.libelle}${client ? ' (OpenID Connect)' : ''}`, grants].filter(Boolean).join(' : '),
+      [`${input.libelle}${client ? ' (OpenID Connect)' : saml ? ` (SAML ${saml.entityId})` : ''}`, grants]
+        .filter(Boolean)
+        .join(' : '),
       ctx.request.userAgent,
       guard,
     ),
     application: catalogueQuery(db, viewer).where('a.libelle', '=', input.libelle),
   }).catch((error) => {
-    throw libelleRace(error, input.libelle)
+    throw uniqueRace(error, input.libelle, saml)
   })
   const [row] = (results.application?.results ?? []) as CatalogueRow[]
   if ((results.created?.results.length ?? 0) === 0 || !row) throw forbidden('Root administrators only')
@@ -178,6 +207,7 @@ export async function updateApplication(
   input: ApplicationUpdate,
 ): Promise<CatalogueApplication> {
   requireClientAddresses(ctx, input.protocole === 'OIDC' ? input.oidc : undefined)
+  const saml = samlFactsOf(ctx, input.protocole, input.saml)
   const db = ctx.db
   const viewer = viewerOf(caller)
   // Without a list, the grants stay: nothing of them is read, compared or written.
@@ -187,13 +217,16 @@ export async function updateApplication(
     current: [current],
     holder: [holder],
     fonctions,
+    entity,
   } = await rootAdminWith(ctx, caller, {
     current: catalogueQuery(db, viewer, 'counted', ids ? undefined : 0).where('a.id', '=', input.id),
     holder: libelleHolder(db, input.libelle).where('id', '!=', input.id),
     fonctions: grantedFonctions(db, ids ?? []),
+    entity: entityRead(db, saml, input.id),
   })
   if (!current) throw notFound('Unknown application')
   if (holder) throw libelleTaken(holder.libelle)
+  if (saml && (entity?.length ?? 0) > 0) throw entityIdTaken(saml.input)
   requireKnownFonctions(ids ?? [], fonctions)
   const before = toApplication(current as CatalogueRow)
   const byId = new Map(fonctions.map((f) => [f.id, `${f.libelle} (${f.structure_nom})`]))
@@ -211,6 +244,7 @@ export async function updateApplication(
       before.protocole === 'OIDC' &&
       clientChanged(before.oidc, input.oidc) &&
       'client OpenID Connect',
+    saml && before.protocole === 'SAML' && `fournisseur SAML ${saml.entityId}`,
     ...(ids ?? []).filter((id) => !before.fonctions.some((f) => f.id === id)).map((id) => `+${byId.get(id)}`),
     ...(ids ? before.fonctions.filter((f) => !ids.includes(f.id)) : []).map(
       (f) => `-${f.libelle} (${f.structure.nom})`,
@@ -246,7 +280,12 @@ export async function updateApplication(
       .where(({ exists }) => exists(guard))
       .returning('id'),
     grants: ids ? replaceGrants(db, input.id, ids, guard, target) : null,
-    client: client ? client.statement : protocole === 'CODE' && before.oidc ? removeClient(db, input.id, guard) : null,
+    client: client ? client.statement : protocole !== 'OIDC' && before.oidc ? removeClient(db, input.id, guard) : null,
+    saml: saml
+      ? samlProviderWrite(db, sql<number>`${input.id}`, saml, target)
+      : protocole !== 'SAML' && before.saml
+        ? removeSamlProvider(db, input.id, guard)
+        : null,
     // Switched off: no launch code it issued can still be exchanged, no session it opened refreshed.
     revoked: db
       .updateTable('refresh_token')
@@ -264,7 +303,7 @@ export async function updateApplication(
       ),
     application: catalogueQuery(db, viewer).where('a.id', '=', input.id),
   }).catch((error) => {
-    throw libelleRace(error, input.libelle)
+    throw uniqueRace(error, input.libelle, saml)
   })
   const [row] = (results.application?.results ?? []) as CatalogueRow[]
   if ((results.updated?.results.length ?? 0) === 0 || !row) return lostRace(db, input.id)

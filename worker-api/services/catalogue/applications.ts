@@ -12,6 +12,7 @@ import { likePattern } from '../../lib/search-text'
 import type { Ctx } from '../../lib/types'
 import { type Caller, rootAdminWith, viewerOf } from '../core/actor'
 import { CLIENT_COLUMNS, type ClientColumns, toClient } from './oidc-clients'
+import { SAML_COLUMNS, type SamlColumns, toSamlProvider } from './saml-providers'
 
 /**
  * The catalogue's reads (the root administrators'): each application with the functions that grant it
@@ -98,8 +99,19 @@ export function catalogueQuery(db: DB, viewer: Viewer, counts: 'kept' | 'counted
   return db
     .selectFrom('application as a')
     .leftJoin('oidc_client as c', 'c.application_id', 'a.id')
+    .leftJoin('saml_sp as sp', 'sp.application_id', 'a.id')
     .where(wholeTreeInScope(db, viewer))
-    .select(['a.id', 'a.libelle', 'a.icone', 'a.url', 'a.actif', 'a.demandable', 'a.protocole', ...CLIENT_COLUMNS])
+    .select([
+      'a.id',
+      'a.libelle',
+      'a.icone',
+      'a.url',
+      'a.actif',
+      'a.demandable',
+      'a.protocole',
+      ...CLIENT_COLUMNS,
+      ...SAML_COLUMNS,
+    ])
     .select((eb) =>
       eb
         .selectFrom(granting.as('g'))
@@ -123,18 +135,19 @@ export function catalogueQuery(db: DB, viewer: Viewer, counts: 'kept' | 'counted
     )
 }
 
-export type CatalogueRow = ClientColumns & {
-  id: number
-  libelle: string
-  icone: string
-  url: string
-  actif: number
-  demandable: number
-  protocole: 'CODE' | 'OIDC'
-  fonctions: string | null
-  nb_fonctions: number | null
-  nb_utilisateurs: number | null
-}
+export type CatalogueRow = ClientColumns &
+  SamlColumns & {
+    id: number
+    libelle: string
+    icone: string
+    url: string
+    actif: number
+    demandable: number
+    protocole: 'CODE' | 'OIDC' | 'SAML'
+    fonctions: string | null
+    nb_fonctions: number | null
+    nb_utilisateurs: number | null
+  }
 
 export function toApplication(row: CatalogueRow): CatalogueApplication {
   const fonctions = (JSON.parse(row.fonctions ?? '[]') as FonctionRow[]).sort(
@@ -149,6 +162,7 @@ export function toApplication(row: CatalogueRow): CatalogueApplication {
     demandable: row.demandable === 1,
     protocole: row.protocole,
     oidc: row.protocole === 'OIDC' ? toClient(row) : null,
+    saml: row.protocole === 'SAML' ? toSamlProvider(row) : null,
     fonctions: fonctions.map((f) => ({
       id: f.id,
       libelle: f.libelle,

@@ -2,15 +2,17 @@ import { Buffer } from 'node:buffer'
 import { createVerify } from 'node:crypto'
 import { inflateRawSync } from 'node:zlib'
 import { SignedXml } from 'xml-crypto'
+import type { ServiceProviderMetadata } from '../../lib/saml/sp-metadata'
+import { attribute, children, parseXml, SAML_NS, SamlInputError, text, type XmlElement } from '../../lib/saml/xml'
 import { certificatePublicKey } from '../../lib/saml-keys'
-import type { ServiceProviderMetadata } from './sp-metadata'
-import { children, parseXml, SAML_NS, SamlInputError, text, type XmlElement } from './xml'
 
 /** The largest request the portal reads, encoded and once inflated (a request is a few kilobytes). */
 export const REQUEST_MAX_BYTES = 16 * 1024
 /** How old a request may be when it arrives, and how far ahead of the portal's clock its sender's may be. */
 export const REQUEST_MAX_AGE_SECONDS = 300
 export const REQUEST_CLOCK_SKEW_SECONDS = 60
+/** The most elements a request may have (a request has about ten; each costs its signature check a scan). */
+export const REQUEST_MAX_ELEMENTS = 200
 /** The longest RelayState passed back to the service provider. */
 export const RELAY_STATE_MAX = 2000
 
@@ -19,7 +21,18 @@ const SIGNATURE_ALGORITHMS: Record<string, string> = {
   'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256': 'RSA-SHA256',
   'http://www.w3.org/2001/04/xmldsig-more#rsa-sha512': 'RSA-SHA512',
 }
+/** The digests and transforms accepted in a request's enveloped signature. */
+const DIGEST_ALGORITHMS = ['http://www.w3.org/2001/04/xmlenc#sha256', 'http://www.w3.org/2001/04/xmlenc#sha512']
+const TRANSFORMS = [
+  'http://www.w3.org/2000/09/xmldsig#enveloped-signature',
+  'http://www.w3.org/2001/10/xml-exc-c14n#',
+  'http://www.w3.org/2001/10/xml-exc-c14n#WithComments',
+]
 const POST_BINDING = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST'
+
+/** The entries of an algorithm table kept for these names. */
+const pick = <T extends Record<string, unknown>>(table: T, names: string[]) =>
+  Object.fromEntries(Object.entries(table).filter(([name]) => names.includes(name))) as T
 
 /** A service provider as the portal knows it: its metadata's facts. */
 export type KnownServiceProvider = Pick<
@@ -52,7 +65,7 @@ function rawParams(query: string): Map<string, string> {
   const params = new Map<string, string>()
   for (const part of query.replace(/^\?/, '').split('&')) {
     const at = part.indexOf('=')
-    const name = decodeURIComponent(at < 0 ? part : part.slice(0, at))
+    const name = decoded(at < 0 ? part : part.slice(0, at))
     if (params.has(name)) throw new SamlInputError('MALFORMED', `The parameter ${name} is repeated`)
     params.set(name, at < 0 ? '' : part.slice(at + 1))
   }
@@ -84,7 +97,7 @@ function inflated(bytes: Buffer): string {
 
 /** The service provider's signing keys, from its certificates (one that is no certificate is left out). */
 const keysOf = (sp: KnownServiceProvider) =>
-  sp.certificates.map(certificatePublicKey).filter((key): key is NonNullable<typeof key> => key !== null)
+  [...new Set(sp.certificates)].map(certificatePublicKey).filter((key): key is NonNullable<typeof key> => key !== null)
 
 /** SAML Bindings §3.4.4.1: the Redirect binding's signature over `SAMLRequest=…&RelayState=…&SigAlg=…` as sent. */
 function checkRedirectSignature(params: Map<string, string>, sp: KnownServiceProvider): boolean {
@@ -129,21 +142,29 @@ function signedRequestXml(xml: string, root: XmlElement, sp: KnownServiceProvide
   if (signatures.length > 1 || own.length !== 1) {
     throw new SamlInputError('BAD_SIGNATURE', 'The request carries a signature that is not its own')
   }
-  const method = children(
-    children(own[0] as XmlElement, SAML_NS.dsig, 'SignedInfo')[0] ?? root,
-    SAML_NS.dsig,
-    'SignatureMethod',
-  )[0]
-  if (!SIGNATURE_ALGORITHMS[method?.getAttribute('Algorithm') ?? '']) {
-    throw new SamlInputError('UNSUPPORTED', 'The request is signed with an algorithm other than RSA-SHA256')
+  const digests = Array.from(
+    (
+      own[0] as unknown as { getElementsByTagNameNS(ns: string, n: string): ArrayLike<XmlElement> }
+    ).getElementsByTagNameNS(SAML_NS.dsig, 'DigestMethod'),
+  )
+  if (digests.some((digest) => !DIGEST_ALGORITHMS.includes(digest.getAttribute('Algorithm')))) {
+    throw new SamlInputError('UNSUPPORTED', 'The request’s signature digests with an algorithm other than SHA-256')
   }
   for (const key of keysOf(sp)) {
     const check = new SignedXml({ publicCert: key, getCertFromKeyInfo: () => null })
-    check.loadSignature(own[0] as unknown as Node)
+    // Only the algorithms the portal accepts: xml-crypto refuses any other the signature names, wherever it names it.
+    check.SignatureAlgorithms = pick(check.SignatureAlgorithms, Object.keys(SIGNATURE_ALGORITHMS))
+    check.HashAlgorithms = pick(check.HashAlgorithms, DIGEST_ALGORITHMS)
+    check.CanonicalizationAlgorithms = pick(check.CanonicalizationAlgorithms, TRANSFORMS)
     let valid = false
     try {
+      check.loadSignature(own[0] as unknown as Node)
+      if (!SIGNATURE_ALGORITHMS[check.signatureAlgorithm ?? '']) {
+        throw new SamlInputError('UNSUPPORTED', 'The request is signed with an algorithm other than RSA-SHA256')
+      }
       valid = check.checkSignature(xml)
-    } catch {
+    } catch (error) {
+      if (error instanceof SamlInputError) throw error
       valid = false
     }
     const references = check.getReferences()
@@ -186,20 +207,21 @@ export function readAuthnRequest(
     relayState = params.has('RelayState') ? decoded(params.get('RelayState') as string) : null
   } else {
     const encoded = message.form.SAMLRequest
-    if (!encoded) throw new SamlInputError('NOT_A_REQUEST', 'The form carries no SAMLRequest')
+    if (typeof encoded !== 'string' || !encoded)
+      throw new SamlInputError('NOT_A_REQUEST', 'The form carries no SAMLRequest')
     if (encoded.length > (REQUEST_MAX_BYTES * 4) / 3 + 4)
       throw new SamlInputError('TOO_LARGE', 'The request is too large')
     // The binding sends the XML itself; some service providers (node-saml) deflate it as for Redirect.
     const bytes = base64(encoded)
     xml = /^\s*</.test(bytes.subarray(0, 64).toString('utf8')) ? bytes.toString('utf8') : inflated(bytes)
-    relayState = message.form.RelayState ?? null
+    relayState = typeof message.form.RelayState === 'string' ? message.form.RelayState : null
   }
   // SAML asks for 80 bytes at most; service providers such as mod_auth_mellon send the address to come back to.
   if (relayState !== null && relayState.length > RELAY_STATE_MAX) {
     throw new SamlInputError('TOO_LARGE', `RelayState is longer than ${RELAY_STATE_MAX} characters`)
   }
 
-  let root = parseXml(xml, REQUEST_MAX_BYTES).documentElement
+  let root = parseXml(xml, REQUEST_MAX_BYTES, REQUEST_MAX_ELEMENTS).documentElement
   if (root.namespaceURI !== SAML_NS.protocol || root.localName !== 'AuthnRequest') {
     throw new SamlInputError('NOT_A_REQUEST', 'The message is not an AuthnRequest')
   }
@@ -217,7 +239,7 @@ export function readAuthnRequest(
     const signedXml = signedRequestXml(xml, root, sp)
     if (signedXml !== null) {
       signed = true
-      root = parseXml(signedXml, REQUEST_MAX_BYTES).documentElement
+      root = parseXml(signedXml, REQUEST_MAX_BYTES, REQUEST_MAX_ELEMENTS).documentElement
       if (text(children(root, SAML_NS.assertion, 'Issuer')[0]) !== issuer) {
         throw new SamlInputError('BAD_SIGNATURE', 'The request’s signed issuer is not the one it names')
       }
@@ -227,11 +249,11 @@ export function readAuthnRequest(
     throw new SamlInputError('UNSIGNED', 'The service provider signs its requests, and this one is not signed')
   }
 
-  const id = root.getAttribute('ID') ?? ''
+  const id = root.getAttribute('ID')
   if (!/^[A-Za-z_][\w.-]{0,255}$/.test(id) || root.getAttribute('Version') !== '2.0') {
     throw new SamlInputError('MALFORMED', 'The request has no valid ID, or is not SAML 2.0')
   }
-  const issued = new Date(root.getAttribute('IssueInstant') ?? '')
+  const issued = new Date(root.getAttribute('IssueInstant'))
   const age = (now.getTime() - issued.getTime()) / 1000
   if (
     Number.isNaN(age) ||
@@ -243,16 +265,16 @@ export function readAuthnRequest(
       `The request was not issued within the last ${REQUEST_MAX_AGE_SECONDS / 60} minutes`,
     )
   }
-  const to = root.getAttribute('Destination')
+  const to = attribute(root, 'Destination')
   if (to !== null && to !== destination) {
     throw new SamlInputError('MALFORMED', `The request is addressed to ${to}, not to the portal`)
   }
-  const binding = root.getAttribute('ProtocolBinding')
+  const binding = attribute(root, 'ProtocolBinding')
   if (binding !== null && binding !== POST_BINDING) {
     throw new SamlInputError('UNSUPPORTED', 'The portal answers by HTTP-POST only')
   }
-  const askedUrl = root.getAttribute('AssertionConsumerServiceURL')
-  const askedIndex = root.getAttribute('AssertionConsumerServiceIndex')
+  const askedUrl = attribute(root, 'AssertionConsumerServiceURL')
+  const askedIndex = attribute(root, 'AssertionConsumerServiceIndex')
   const acs =
     askedUrl !== null
       ? sp.assertionConsumerServices.find((service) => service.url === askedUrl)
@@ -275,7 +297,7 @@ export function readAuthnRequest(
       acsUrl: acs.url,
       forceAuthn: root.getAttribute('ForceAuthn') === 'true',
       isPassive: root.getAttribute('IsPassive') === 'true',
-      nameIdFormat: policy?.getAttribute('Format') ?? null,
+      nameIdFormat: (policy && attribute(policy, 'Format')) || null,
       relayState,
       signed,
     },

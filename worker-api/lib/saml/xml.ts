@@ -38,19 +38,33 @@ export interface XmlElement extends XmlNode {
   namespaceURI: string | null
   localName: string
   childNodes: ArrayLike<XmlNode>
-  getAttribute(name: string): string | null
+  /** xmldom answers '' for an attribute that is not there: read attributes with `attribute`. */
+  getAttribute(name: string): string
+  hasAttribute(name: string): boolean
 }
 export interface XmlDocument {
   documentElement: XmlElement | null
 }
 
+/** An attribute's value, null when the element has none (not xmldom's ''). */
+export const attribute = (element: XmlElement, name: string): string | null =>
+  element.hasAttribute(name) ? element.getAttribute(name) : null
+
 /**
  * An XML document from outside, parsed with no DTD at all: a `DOCTYPE` (entities, external references) is refused before
- * the parser sees it, as is anything larger than `maxBytes` or not well formed.
+ * the parser sees it, as is anything larger than `maxBytes`, with more than `maxElements` elements (each costs the
+ * signature check its scans), or not well formed.
  */
-export function parseXml(text: string, maxBytes: number): XmlDocument & { documentElement: XmlElement } {
+export function parseXml(
+  text: string,
+  maxBytes: number,
+  maxElements = 2000,
+): XmlDocument & { documentElement: XmlElement } {
   if (text.length > maxBytes) throw new SamlInputError('TOO_LARGE', `The XML is larger than ${maxBytes} bytes`)
   if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw new SamlInputError('MALFORMED', 'The XML declares a DOCTYPE')
+  if ((text.match(/<[^/!?]/g)?.length ?? 0) > maxElements) {
+    throw new SamlInputError('TOO_LARGE', `The XML has more than ${maxElements} elements`)
+  }
   const problems: string[] = []
   const document = new DOMParser({
     locator: {},

@@ -1,10 +1,12 @@
-import { children, parseXml, SAML_NS, SamlInputError, text, type XmlElement } from './xml'
-
-/** The largest service provider metadata the portal reads (a pasted or uploaded file). */
-export const SP_METADATA_MAX_BYTES = 64 * 1024
-/** The most assertion consumer services and signing certificates kept of one service provider. */
-export const SP_ACS_MAX = 10
-export const SP_CERTIFICATES_MAX = 4
+import {
+  isServiceProviderUri,
+  SP_ACS_MAX,
+  SP_CERTIFICATES_MAX,
+  SP_METADATA_MAX_BYTES,
+  SP_URI_MAX_LENGTH,
+} from '../../contract/saml/saml'
+import { certificatePublicKey } from '../saml-keys'
+import { attribute, children, parseXml, SAML_NS, SamlInputError, text, type XmlElement } from './xml'
 
 const BINDING = {
   redirect: 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect',
@@ -26,28 +28,44 @@ export type ServiceProviderMetadata = {
 
 const bool = (value: string | null) => value === 'true' || value === '1'
 
+/** An address of the metadata the portal may send a browser to (https; http on this machine), else refused. */
+function address(value: string): string {
+  if (value.length > SP_URI_MAX_LENGTH || !isServiceProviderUri(value)) {
+    throw new SamlInputError(
+      'NOT_METADATA',
+      `${value.slice(0, 100)} is not an https address the portal can send a browser to`,
+    )
+  }
+  return value
+}
+
 /**
  * Reads a service provider's metadata (SAML 2.0 Metadata §2.4.4): one `EntityDescriptor` with an `SPSSODescriptor` for
  * SAML 2.0. Refused with a message naming what is missing: no DTD, no second entity, at least one assertion consumer
- * service by HTTP-POST (the only binding the portal answers with).
+ * service by HTTP-POST (the only binding the portal answers with), https addresses (http on this machine), RSA signing
+ * certificates of 2048 bits or more.
  */
 export function parseSpMetadata(xml: string): ServiceProviderMetadata {
   const root = parseXml(xml, SP_METADATA_MAX_BYTES).documentElement
   if (root.namespaceURI !== SAML_NS.metadata || root.localName !== 'EntityDescriptor') {
     throw new SamlInputError('NOT_METADATA', 'The metadata is not one EntityDescriptor')
   }
-  const entityId = (root.getAttribute('entityID') ?? '').trim()
+  const entityId = root.getAttribute('entityID').trim()
   if (!entityId) throw new SamlInputError('NOT_METADATA', 'The EntityDescriptor has no entityID')
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+  if (entityId.length > 1024 || /[\u0000-\u001f\u007f]/.test(entityId)) {
+    throw new SamlInputError('NOT_METADATA', 'The entityID is longer than 1024 characters or holds control characters')
+  }
   const sp = children(root, SAML_NS.metadata, 'SPSSODescriptor').find((d) =>
-    (d.getAttribute('protocolSupportEnumeration') ?? '').split(/\s+/).includes(SAML_NS.protocol),
+    d.getAttribute('protocolSupportEnumeration').split(/\s+/).includes(SAML_NS.protocol),
   )
   if (!sp) throw new SamlInputError('NOT_METADATA', 'The metadata has no SPSSODescriptor for SAML 2.0')
 
   const acs = children(sp, SAML_NS.metadata, 'AssertionConsumerService')
-    .filter((e) => e.getAttribute('Binding') === BINDING.post && (e.getAttribute('Location') ?? '').trim())
+    .filter((e) => e.getAttribute('Binding') === BINDING.post && e.getAttribute('Location').trim())
     .map((e, order) => ({
-      url: (e.getAttribute('Location') as string).trim(),
-      index: /^\d{1,5}$/.test(e.getAttribute('index') ?? '') ? Number(e.getAttribute('index')) : null,
+      url: address(e.getAttribute('Location').trim()),
+      index: /^\d{1,5}$/.test(e.getAttribute('index')) ? Number(e.getAttribute('index')) : null,
       isDefault: bool(e.getAttribute('isDefault')),
       order,
     }))
@@ -64,18 +82,22 @@ export function parseSpMetadata(xml: string): ServiceProviderMetadata {
   const logout = children(sp, SAML_NS.metadata, 'SingleLogoutService')
   const sloOf = (binding: string, name: 'HTTP-Redirect' | 'HTTP-POST') => {
     const url = (logout.find((e) => e.getAttribute('Binding') === binding)?.getAttribute('Location') ?? '').trim()
-    return url ? { url, binding: name } : null
+    return url ? { url: address(url), binding: name } : null
   }
 
   const certificates = children(sp, SAML_NS.metadata, 'KeyDescriptor')
-    .filter((k) => (k.getAttribute('use') ?? 'signing') === 'signing')
+    // Without `use`, a key is for signing and encryption both.
+    .filter((k) => (attribute(k, 'use') ?? 'signing') === 'signing')
     .flatMap((k) => children(k, SAML_NS.dsig, 'KeyInfo'))
     .flatMap((info) => children(info, SAML_NS.dsig, 'X509Data'))
     .flatMap((data) => children(data, SAML_NS.dsig, 'X509Certificate'))
     .map((c: XmlElement) => text(c).replace(/\s+/g, ''))
     .filter((c) => c !== '')
-  if (certificates.some((c) => !/^[A-Za-z0-9+/]+={0,2}$/.test(c))) {
-    throw new SamlInputError('MALFORMED', 'A certificate of the metadata is not base64')
+  if (certificates.some((c) => !certificatePublicKey(c))) {
+    throw new SamlInputError(
+      'NOT_METADATA',
+      'A signing certificate of the metadata is not an RSA certificate of 2048+ bits',
+    )
   }
   if (certificates.length > SP_CERTIFICATES_MAX) {
     throw new SamlInputError('TOO_LARGE', `The metadata has more than ${SP_CERTIFICATES_MAX} signing certificates`)

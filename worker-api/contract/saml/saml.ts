@@ -1,0 +1,117 @@
+import { z } from 'zod'
+import { clientHostKind } from '../oidc/oidc'
+
+/** The name identifier a SAML application receives: the user's address, a stable opaque id of its own, or a new one each time. */
+export const NAME_ID_FORMATS = ['email', 'persistent', 'transient'] as const
+export type NameIdFormat = (typeof NAME_ID_FORMATS)[number]
+
+/**
+ * What the portal may send about the user as attributes: the mail, the first and last names, the login, the current
+ * posts (one value "structure/function" each), whether the user administers ("true" or "false").
+ */
+export const SAML_ATTRIBUTE_SOURCES = ['mail', 'prenom', 'nom', 'login', 'postes', 'admin'] as const
+export type SamlAttributeSource = (typeof SAML_ATTRIBUTE_SOURCES)[number]
+
+/** The largest metadata accepted (a pasted or uploaded file), and the most of each list a service provider has. */
+export const SP_METADATA_MAX_BYTES = 64 * 1024
+export const SP_ACS_MAX = 10
+export const SP_CERTIFICATES_MAX = 4
+export const SAML_ATTRIBUTES_MAX = 12
+export const SP_URI_MAX_LENGTH = 2000
+
+/**
+ * An address of a service provider (where the browser posts a response, or is sent to sign out): https, on any host,
+ * the organisation's own network included (the portal never calls it itself); http only on this machine, in
+ * development and tests (the service's check).
+ */
+export function isServiceProviderUri(value: string): boolean {
+  try {
+    const url = new URL(value)
+    if (url.hash || value.includes('#') || url.username || url.password || url.host === '') return false
+    if (url.protocol === 'https:') return true
+    return url.protocol === 'http:' && clientHostKind(url.hostname) === 'loopback'
+  } catch {
+    return false
+  }
+}
+
+const spUri = z
+  .string('validation.required')
+  .trim()
+  .min(1, { message: 'validation.required', abort: true })
+  .max(SP_URI_MAX_LENGTH, 'validation.tooLong')
+  .refine(isServiceProviderUri, 'validation.samlUri')
+
+const attributeSchema = z.object({
+  source: z.enum(SAML_ATTRIBUTE_SOURCES, 'validation.required'),
+  nom: z
+    .string('validation.required')
+    .trim()
+    .min(1, { message: 'validation.required', abort: true })
+    .max(256, 'validation.tooLong')
+    .describe('The attribute’s name as the application expects it (urn:oid:0.9.2342.19200300.100.1.3, mail, …)'),
+})
+
+/**
+ * A SAML application's service provider as POST and PUT rest/bd/application take it: its metadata (the portal reads
+ * entityID, services and certificates from it), or the same facts typed; then what the portal sends it.
+ */
+export const samlServiceProviderInputSchema = z
+  .object({
+    metadata: z
+      .string()
+      .max(SP_METADATA_MAX_BYTES, 'validation.tooLong')
+      .nullable()
+      .optional()
+      .describe(
+        `The service provider's metadata XML (${SP_METADATA_MAX_BYTES / 1024} KiB at most): when given, what it says replaces the fields typed below`,
+      ),
+    entityId: z
+      .string()
+      .trim()
+      .max(1024, 'validation.tooLong')
+      .optional()
+      .describe('Its entityID (required without metadata; one application per entityID)'),
+    assertionConsumerServices: z
+      .array(spUri)
+      .max(SP_ACS_MAX, 'validation.tooMany')
+      .optional()
+      .describe('Where responses are posted (HTTP-POST), the first for a launch from the launcher'),
+    singleLogoutService: spUri.nullable().optional().describe('Where a logout request is sent (HTTP-Redirect)'),
+    certificates: z
+      .array(z.string().max(8192, 'validation.tooLong'))
+      .max(SP_CERTIFICATES_MAX, 'validation.tooMany')
+      .optional()
+      .describe('Its signing certificates, PEM or base64'),
+    authnRequestsSigned: z.boolean().optional().describe('It signs its requests: an unsigned one is refused'),
+    nameIdFormat: z.enum(NAME_ID_FORMATS, 'validation.required').default('email'),
+    signResponse: z.boolean().default(false).describe('Sign the response'),
+    signAssertion: z.boolean().default(true).describe('Sign the assertion (the default)'),
+    attributes: z.array(attributeSchema).max(SAML_ATTRIBUTES_MAX, 'validation.tooMany').default([]),
+  })
+  .superRefine((sp, ctx) => {
+    if (!sp.metadata) {
+      if (!sp.entityId) ctx.addIssue({ code: 'custom', message: 'validation.required', path: ['entityId'] })
+      if (!sp.assertionConsumerServices?.length)
+        ctx.addIssue({ code: 'custom', message: 'validation.required', path: ['assertionConsumerServices'] })
+    }
+    if (!sp.signResponse && !sp.signAssertion)
+      ctx.addIssue({ code: 'custom', message: 'validation.samlUnsigned', path: ['signAssertion'] })
+  })
+export type SamlServiceProviderInput = z.infer<typeof samlServiceProviderInputSchema>
+
+/** A SAML application's service provider as the catalogue answers it. */
+export const samlServiceProviderSchema = z.object({
+  entityId: z.string(),
+  assertionConsumerServices: z.array(z.string()),
+  singleLogoutService: z.string().nullable(),
+  certificates: z
+    .array(z.object({ sujet: z.string(), expire: z.string().nullable().describe('Its notAfter, ISO 8601') }))
+    .describe('Its signing certificates, by subject and expiry'),
+  authnRequestsSigned: z.boolean(),
+  nameIdFormat: z.enum(NAME_ID_FORMATS),
+  signResponse: z.boolean(),
+  signAssertion: z.boolean(),
+  attributes: z.array(z.object({ source: z.enum(SAML_ATTRIBUTE_SOURCES), nom: z.string() })),
+})
+export type SamlServiceProvider = z.infer<typeof samlServiceProviderSchema>
