@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import type { ApplicationInput, ApplicationUpdate } from '../../../worker-api/contract/catalogue/catalogue'
 import type { SamlServiceProviderInput } from '../../../worker-api/contract/saml/saml'
 import { api, okBody } from '../client'
-import { call, createOrganisation, currentPost, db, expectError, signedInUser } from '../helpers'
+import { call, changedBeforeWrite, createOrganisation, currentPost, db, expectError, signedInUser } from '../helpers'
 
 /**
  * SAML applications in the catalogue (issue 62): POST and PUT rest/bd/application with `protocole: SAML` and a `saml`
@@ -178,6 +178,24 @@ describe('what a SAML application may not be', () => {
       'saml.entityId',
       'validation.samlEntityIdUsed',
     )
+  })
+
+  it('another application’s entityID taken between the read and the write: the same answer, nothing written', async () => {
+    const racing = draft({ metadata: metadata('https://race.example.test/sp') })
+    const before = await db().selectFrom('application').select('id').execute()
+    const taken = () => created({ metadata: metadata('https://race.example.test/sp') })
+    const answer = await call('/rest/bd/application', {
+      method: 'POST',
+      token: root,
+      body: JSON.stringify(racing),
+      env: { DB: changedBeforeWrite(taken) },
+    })
+    expect((await expectError(answer, 400, 'VALIDATION_FAILED')).attributs).toEqual([
+      { field: 'saml.metadata', message: 'validation.samlEntityIdUsed' },
+    ])
+    const after = await db().selectFrom('application').select(['id', 'libelle']).execute()
+    expect(after.length).toBe(before.length + 1)
+    expect(after.map((a) => a.libelle)).not.toContain((racing as { libelle: string }).libelle)
   })
 
   it('metadata with a DOCTYPE, not well formed, or no service provider answering by HTTP-POST', async () => {
