@@ -173,6 +173,39 @@ for (const [index, mode] of MODES.entries()) {
       await page.context().close()
     })
 
+    it('a SAML application shows its service provider, and a save keeps it; a new one is not offered SAML', async () => {
+      const page = await newPage(mode)
+      await signIn(page, mode, 'admin', 'Admin1234')
+      const saml =
+        index === 0
+          ? { id: 903, name: 'Paie SAML avec JS', path: 'js' }
+          : { id: 904, name: 'Paie SAML sans JS', path: 'nojs' }
+      await page.goto(`/pages/admin/applications/${saml.id}`)
+      assert.ok(await page.getByRole('radio', { name: 'SAML 2.0' }).isChecked())
+      const provider = page.getByRole('region', { name: 'Fournisseur de services SAML' })
+      await provider.getByText(`https://paie.example.test/${saml.path}/mellon/metadata`).waitFor()
+      await provider.getByText(`https://paie.example.test/${saml.path}/mellon/postResponse`).waitFor()
+      await provider.getByText(/CN=ERP Paie \(démo\), expire le 20\d\d-\d\d-\d\d/).waitFor()
+      await provider.getByText('Persistant (opaque, propre à l’application)').waitFor()
+      await provider.getByText('postes ← postes en cours (structure/fonction)').waitFor()
+
+      await page.getByLabel('Adresse').fill(`https://paie.example.test/${saml.path}/v2`)
+      await page.getByRole('button', { name: 'Enregistrer' }).click()
+      await notice(page, `Application ${saml.name} enregistrée`).waitFor()
+      await page.goto(`/pages/admin/applications/${saml.id}`)
+      assert.equal(await page.getByLabel('Adresse').inputValue(), `https://paie.example.test/${saml.path}/v2`)
+      assert.ok(await page.getByRole('radio', { name: 'SAML 2.0' }).isChecked())
+      await page
+        .getByRole('region', { name: 'Fournisseur de services SAML' })
+        .getByText('Persistant (opaque, propre à l’application)')
+        .waitFor()
+
+      await page.goto('/pages/admin/applications/nouvelle')
+      await page.getByRole('radio', { name: 'OpenID Connect' }).waitFor()
+      assert.equal(await page.getByRole('radio', { name: 'SAML 2.0' }).count(), 0)
+      await page.context().close()
+    })
+
     it('is not offered to an administrator of a sub-tree, and refuses them', async () => {
       const page = await newPage(mode)
       await signIn(page, mode, 'adminsud', 'Adminsud1')

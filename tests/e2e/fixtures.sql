@@ -105,6 +105,19 @@ INSERT OR IGNORE INTO poste (id, utilisateur_id, structure_id, fonction_id, date
 INSERT OR IGNORE INTO application (id, libelle, icone, url) VALUES
   (901, 'Essai catalogue avec JS', 'warehouse', 'https://essai.example.test/js'),
   (902, 'Essai catalogue sans JS', 'warehouse', 'https://essai.example.test/nojs');
+-- SAML applications (issue 62), one per mode, granted to nobody: their service provider shown on their page and kept
+-- when it is saved. The certificate is a public one made for this file (its key was not kept).
+INSERT OR IGNORE INTO application (id, libelle, icone, url, protocole) VALUES
+  (903, 'Paie SAML avec JS', 'receipt', 'https://paie.example.test/js', 'SAML'),
+  (904, 'Paie SAML sans JS', 'receipt', 'https://paie.example.test/nojs', 'SAML');
+INSERT OR IGNORE INTO saml_sp (application_id, entity_id, acs, slo_url, slo_binding, certificats, requetes_signees,
+  format_name_id, signer_reponse, signer_assertion, attributs, sel) VALUES
+  (903, 'https://paie.example.test/js/mellon/metadata', '[{"url":"https://paie.example.test/js/mellon/postResponse","index":0}]',
+   'https://paie.example.test/js/mellon/logout', 'HTTP-Redirect', '["MIICyzCCAbOgAwIBAgIJf/YsJCU/Dl2LMA0GCSqGSIb3DQEBCwUAMBsxGTAXBgNVBAMMEEVSUCBQYWllIChkw6ltbykwHhcNMjYxMjAyMjMyNDUxWhcNMzYxMTI5MjMyNDUxWjAbMRkwFwYDVQQDDBBFUlAgUGFpZSAoZMOpbW8pMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAkYgv+SBtnxO8MQp8UitqRMhkulP+CVjJALwprhLKTbGdSTI9SYjc3q3pFZtmz1CgfPOzRZ3EsFG7w33Ic2sA7IIzms+4Uh5VpUgVOEWiuISYlnBy3a8U6D+mtNBAlUMoz3aodR/06bauq6U/r5ZLa9oTveS0dQDH0PPMlNuVFWu1NwYRayf3IjcdDvyp5jkvE4kABOx/EGVVJxivZMcMgHpcAV3tMTNFjw1gcLK6tBBrRuV/Muox5Ob9v2V7G43kvtVCVyUz5Yb+5oWhRyhXUyjfgO5PO1ULeaBAtnh0jGI2J3oAKLp3+VmWrA01pCKzLDOMpJ18DmzG5Ce9kaxNHwIDAQABoxIwEDAOBgNVHQ8BAf8EBAMCB4AwDQYJKoZIhvcNAQELBQADggEBAC9uH/x0tuYnx2FUPcnjmmLWuZigx2XBPlrZOYR0C8v9okFOOWup/CgdVHg6Vy1RNcHbuwMMNj9Z7NKsK2tr2RV7766oBbLAJXAUCL2Dy8QRe+SqSZyFpfkuYcb6I7L40nATGGeWS7gy6doXHHtsnKSgyYQl6xAfWrS5yW5t45PxzdPXCZAecfef8pe5HdAsnF7eoZ5VHuYCqfmXM1+kwfFqXP5NXX0mM2y3o9Y5G0GO2LQWpshoHB/hwbKnnuCd2Qo9O1+lTGsVhVMfFnNPGcBgtkPXPnZieUPAMDlG1vSMdmhMwR9ai+DtolhPv55RVqWnETczu5lsZL4VkQsTUCI="]', 1, 'persistent', 0, 1,
+   '[{"source":"mail","nom":"mail"},{"source":"postes","nom":"postes"}]', 'sel-e2e-903'),
+  (904, 'https://paie.example.test/nojs/mellon/metadata', '[{"url":"https://paie.example.test/nojs/mellon/postResponse","index":0}]',
+   'https://paie.example.test/nojs/mellon/logout', 'HTTP-Redirect', '["MIICyzCCAbOgAwIBAgIJf/YsJCU/Dl2LMA0GCSqGSIb3DQEBCwUAMBsxGTAXBgNVBAMMEEVSUCBQYWllIChkw6ltbykwHhcNMjYxMjAyMjMyNDUxWhcNMzYxMTI5MjMyNDUxWjAbMRkwFwYDVQQDDBBFUlAgUGFpZSAoZMOpbW8pMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAkYgv+SBtnxO8MQp8UitqRMhkulP+CVjJALwprhLKTbGdSTI9SYjc3q3pFZtmz1CgfPOzRZ3EsFG7w33Ic2sA7IIzms+4Uh5VpUgVOEWiuISYlnBy3a8U6D+mtNBAlUMoz3aodR/06bauq6U/r5ZLa9oTveS0dQDH0PPMlNuVFWu1NwYRayf3IjcdDvyp5jkvE4kABOx/EGVVJxivZMcMgHpcAV3tMTNFjw1gcLK6tBBrRuV/Muox5Ob9v2V7G43kvtVCVyUz5Yb+5oWhRyhXUyjfgO5PO1ULeaBAtnh0jGI2J3oAKLp3+VmWrA01pCKzLDOMpJ18DmzG5Ce9kaxNHwIDAQABoxIwEDAOBgNVHQ8BAf8EBAMCB4AwDQYJKoZIhvcNAQELBQADggEBAC9uH/x0tuYnx2FUPcnjmmLWuZigx2XBPlrZOYR0C8v9okFOOWup/CgdVHg6Vy1RNcHbuwMMNj9Z7NKsK2tr2RV7766oBbLAJXAUCL2Dy8QRe+SqSZyFpfkuYcb6I7L40nATGGeWS7gy6doXHHtsnKSgyYQl6xAfWrS5yW5t45PxzdPXCZAecfef8pe5HdAsnF7eoZ5VHuYCqfmXM1+kwfFqXP5NXX0mM2y3o9Y5G0GO2LQWpshoHB/hwbKnnuCd2Qo9O1+lTGsVhVMfFnNPGcBgtkPXPnZieUPAMDlG1vSMdmhMwR9ai+DtolhPv55RVqWnETczu5lsZL4VkQsTUCI="]', 1, 'persistent', 0, 1,
+   '[{"source":"mail","nom":"mail"},{"source":"postes","nom":"postes"}]', 'sel-e2e-904');
 -- Each is granted by 60 functions no post holds, ten in each of six carrier companies: more than the
 -- 50 one save may name, as in an organisation whose templates copied a function into every structure.
 WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 59)

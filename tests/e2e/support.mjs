@@ -231,6 +231,8 @@ export const ADMIN_SCREENS = [
   '/pages/admin/applications/3',
   // An OpenID Connect application (the demo's): its client's fields and card.
   '/pages/admin/applications/5',
+  // A SAML application (tests/e2e/fixtures.sql): its service provider, read-only.
+  '/pages/admin/applications/903',
   '/pages/admin/modeles/3',
   // The security settings (the requirement of a second factor from administrators).
   // The service accounts (tests/e2e/fixtures.sql): the list and its create form, a deletion's

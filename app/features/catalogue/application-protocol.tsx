@@ -279,11 +279,11 @@ function SamlSummary({ saml, hidden }: { saml: SamlServiceProvider; hidden: bool
         {t('applications.saml.legend')}
       </h3>
       <p className="text-sm text-muted-foreground">{t('applications.saml.byApiIntro')}</p>
-      <dl className="grid gap-x-4 gap-y-2 text-sm sm:grid-cols-[max-content_minmax(0,1fr)]">
+      <dl className="flex flex-col gap-3 text-sm">
         {rows.map(([term, values]) => (
-          <div key={term} className="contents">
+          <div key={term} className="min-w-0">
             <dt className="font-medium">{term}</dt>
-            <dd className="min-w-0 break-words">
+            <dd className="min-w-0 break-words text-muted-foreground">
               {values.map((value) => (
                 <span key={value} className="block">
                   {value}
