@@ -19,8 +19,8 @@ export const samlEnabled = (env: SamlEnv) => Boolean(env.SAML_IDP_KEY && env.SAM
 /** A PEM as a secret may hold it: with its line breaks, or with them written `\n` (one line of .dev.vars). */
 const pem = (text: string) => text.replaceAll('\\n', '\n').trim()
 
-/** A certificate's DER in base64, one line: what `<ds:X509Certificate>` holds. */
-const certificateBase64 = (text: string) =>
+/** A certificate's DER in base64, one line (what `<ds:X509Certificate>` holds), from its PEM or its base64. */
+export const certificateBase64 = (text: string) =>
   pem(text)
     .replace(/-----(BEGIN|END) CERTIFICATE-----/g, '')
     .replace(/\s+/g, '')

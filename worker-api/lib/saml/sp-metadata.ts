@@ -6,12 +6,16 @@ import {
   SP_URI_MAX_LENGTH,
 } from '../../contract/saml/saml'
 import { certificatePublicKey } from '../saml-keys'
-import { attribute, children, parseXml, SAML_NS, SamlInputError, text, type XmlElement } from './xml'
-
-const BINDING = {
-  redirect: 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect',
-  post: 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST',
-} as const
+import {
+  attribute,
+  SAML_BINDINGS as BINDING,
+  children,
+  parseXml,
+  SAML_NS,
+  SamlInputError,
+  text,
+  type XmlElement,
+} from './xml'
 
 /** What the portal keeps of a service provider's metadata. */
 export type ServiceProviderMetadata = {

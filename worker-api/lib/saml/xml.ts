@@ -1,11 +1,17 @@
 import { DOMParser } from '@xmldom/xmldom'
 
-/** The SAML names the provider reads. */
+/** The SAML namespaces the provider reads and writes. */
 export const SAML_NS = {
   metadata: 'urn:oasis:names:tc:SAML:2.0:metadata',
   protocol: 'urn:oasis:names:tc:SAML:2.0:protocol',
   assertion: 'urn:oasis:names:tc:SAML:2.0:assertion',
   dsig: 'http://www.w3.org/2000/09/xmldsig#',
+} as const
+
+/** The SAML bindings the provider speaks. */
+export const SAML_BINDINGS = {
+  redirect: 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect',
+  post: 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST',
 } as const
 
 /** What a SAML message or metadata may not be, said in terms its sender can act on. */

@@ -6,7 +6,7 @@ import { randomToken } from '../../lib/crypto'
 import { BusinessError } from '../../lib/errors'
 import { parseSpMetadata } from '../../lib/saml/sp-metadata'
 import { SamlInputError } from '../../lib/saml/xml'
-import { certificatePublicKey, certificateSummary } from '../../lib/saml-keys'
+import { certificateBase64, certificatePublicKey, certificateSummary } from '../../lib/saml-keys'
 import type { Ctx } from '../../lib/types'
 
 /**
@@ -77,8 +77,8 @@ const METADATA_PROBLEMS: Partial<Record<SamlInputError['reason'], string>> = {
 }
 
 /** A certificate typed as PEM or base64, as base64 DER; null if it is no certificate. */
-function certificateBase64(text: string): string | null {
-  const base64 = text.replace(/-----(BEGIN|END) CERTIFICATE-----/g, '').replace(/\s+/g, '')
+function typedCertificate(text: string): string | null {
+  const base64 = certificateBase64(text)
   return certificatePublicKey(base64) ? base64 : null
 }
 
@@ -107,7 +107,7 @@ export function samlProviderFacts(ctx: Ctx, input: SamlServiceProviderInput): Sa
       ])
     }
   } else {
-    const certificates = (input.certificates ?? []).map(certificateBase64)
+    const certificates = (input.certificates ?? []).map(typedCertificate)
     const bad = certificates.indexOf(null)
     if (bad >= 0) {
       throw new BusinessError('VALIDATION_FAILED', 400, 'Not an X.509 certificate', [

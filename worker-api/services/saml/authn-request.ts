@@ -3,7 +3,16 @@ import { createVerify } from 'node:crypto'
 import { inflateRawSync } from 'node:zlib'
 import { SignedXml } from 'xml-crypto'
 import type { ServiceProviderMetadata } from '../../lib/saml/sp-metadata'
-import { attribute, children, parseXml, SAML_NS, SamlInputError, text, type XmlElement } from '../../lib/saml/xml'
+import {
+  attribute,
+  children,
+  parseXml,
+  SAML_BINDINGS,
+  SAML_NS,
+  SamlInputError,
+  text,
+  type XmlElement,
+} from '../../lib/saml/xml'
 import { certificatePublicKey } from '../../lib/saml-keys'
 
 /** The largest request the portal reads, encoded and once inflated (a request is a few kilobytes). */
@@ -28,7 +37,6 @@ const TRANSFORMS = [
   'http://www.w3.org/2001/10/xml-exc-c14n#',
   'http://www.w3.org/2001/10/xml-exc-c14n#WithComments',
 ]
-const POST_BINDING = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST'
 
 /** The entries of an algorithm table kept for these names. */
 const pick = <T extends Record<string, unknown>>(table: T, names: string[]) =>
@@ -270,7 +278,7 @@ export function readAuthnRequest(
     throw new SamlInputError('MALFORMED', `The request is addressed to ${to}, not to the portal`)
   }
   const binding = attribute(root, 'ProtocolBinding')
-  if (binding !== null && binding !== POST_BINDING) {
+  if (binding !== null && binding !== SAML_BINDINGS.post) {
     throw new SamlInputError('UNSUPPORTED', 'The portal answers by HTTP-POST only')
   }
   const askedUrl = attribute(root, 'AssertionConsumerServiceURL')

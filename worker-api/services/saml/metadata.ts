@@ -1,14 +1,6 @@
 import { API_BASE } from '../../contract/base'
+import { SAML_BINDINGS, SAML_NS } from '../../lib/saml/xml'
 import { type SamlEnv, samlCertificates } from '../../lib/saml-keys'
-
-/** The SAML 2.0 names the provider's messages and metadata use. */
-export const SAML = {
-  metadata: 'urn:oasis:names:tc:SAML:2.0:metadata',
-  protocol: 'urn:oasis:names:tc:SAML:2.0:protocol',
-  redirect: 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect',
-  post: 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST',
-  dsig: 'http://www.w3.org/2000/09/xmldsig#',
-} as const
 
 /** The name identifier formats the provider sends (an application chooses one). */
 export const NAME_ID_FORMATS = {
@@ -62,13 +54,13 @@ export function idpMetadata(env: SamlEnv, origin: string): string {
       `<md:KeyDescriptor use="signing"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>${certificate}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>`,
   )
   const services = (element: string, location: string) =>
-    [SAML.redirect, SAML.post].map(
+    [SAML_BINDINGS.redirect, SAML_BINDINGS.post].map(
       (binding) => `<md:${element} Binding="${binding}" Location="${xmlEscape(location)}"/>`,
     )
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<md:EntityDescriptor xmlns:md="${SAML.metadata}" xmlns:ds="${SAML.dsig}" entityID="${xmlEscape(at.entityId)}">`,
-    `<md:IDPSSODescriptor WantAuthnRequestsSigned="false" protocolSupportEnumeration="${SAML.protocol}">`,
+    `<md:EntityDescriptor xmlns:md="${SAML_NS.metadata}" xmlns:ds="${SAML_NS.dsig}" entityID="${xmlEscape(at.entityId)}">`,
+    `<md:IDPSSODescriptor WantAuthnRequestsSigned="false" protocolSupportEnumeration="${SAML_NS.protocol}">`,
     ...keys,
     ...services('SingleLogoutService', at.slo),
     ...Object.values(NAME_ID_FORMATS).map((format) => `<md:NameIDFormat>${format}</md:NameIDFormat>`),

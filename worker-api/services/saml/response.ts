@@ -1,11 +1,12 @@
 import type { KeyObject } from 'node:crypto'
 import { SignedXml } from 'xml-crypto'
+import { SAML_NS } from '../../lib/saml/xml'
 import { xmlEscape } from './metadata'
 
 /** The XML names of a response. */
 const NS = {
-  protocol: 'urn:oasis:names:tc:SAML:2.0:protocol',
-  assertion: 'urn:oasis:names:tc:SAML:2.0:assertion',
+  protocol: SAML_NS.protocol,
+  assertion: SAML_NS.assertion,
   xs: 'http://www.w3.org/2001/XMLSchema',
   xsi: 'http://www.w3.org/2001/XMLSchema-instance',
 } as const
