@@ -10,6 +10,11 @@ declare module '@remix-run/cloudflare' {
     cspNonce?: string
     /** The REST API, called in-process (one instance, provided by the Worker or the dev server). */
     api: { fetch(request: Request, env: Env, ctx: ExecutionContext): Response | Promise<Response> }
+    /**
+     * The origins beyond its own the page's forms may post to (its CSP's form-action): a SAML response goes to the
+     * application's address. A loader adds to it (`allowFormTarget`); absent under `remix vite:dev`, which sets no CSP.
+     */
+    formTargets?: Set<string>
     /** What the request costs so far (Server-Timing); absent under `remix vite:dev`. */
     meter?: Meter
   }

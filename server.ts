@@ -126,17 +126,20 @@ async function serve(request: Request, env: Env, ctx: ExecutionContext): Promise
   })
   const scope = scoped.REQUEST_SCOPE as RequestScope
   // The one API instance also serves the UI's in-process calls (DESIGN §1).
+  const formTargets = new Set<string>()
   const response = await handleRemix(withOwnOrigin(bounded, url), {
     cloudflare: { env: scoped, ctx },
     cspNonce,
     api,
     meter: scope.meter,
+    formTargets,
   })
   const secured = securityHeaders(response, {
     nonce: cspNonce,
     https,
     path: url.pathname,
     turnstile: env.CAPTCHA_PROVIDER === 'turnstile',
+    formTargets,
   })
   // After a write, the browser's later reads must see it, wherever they are served from.
   const bookmark = scope.bookmark()

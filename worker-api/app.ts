@@ -32,7 +32,7 @@ import { registrationRoutes } from './routes/organisation/registration'
 import { structureRoutes } from './routes/organisation/structures'
 import { userAdminRoutes } from './routes/organisation/user-admin'
 import { userRoutes } from './routes/organisation/users'
-import { samlRoutes } from './routes/saml/saml'
+import { samlApiRoutes, samlRoutes } from './routes/saml/saml'
 import { authRoutes } from './routes/sign-in/auth'
 import { mfaRoutes } from './routes/sign-in/mfa'
 import { passkeyRoutes } from './routes/sign-in/passkeys'
@@ -70,6 +70,7 @@ const apiRoutes = router()
   .route('/', registrationRoutes)
   .route('/', devRoutes)
   .route('/', oidcRoutes)
+  .route('/', samlApiRoutes)
   .route('/', serviceAccountRoutes)
   .route('/', bulkRoutes)
 export type ApiRoutes = typeof apiRoutes

@@ -195,6 +195,9 @@ export const en: Resource = {
     APPLICATION_LIBELLE_ALREADY_USED: '{{nom}} already used',
     OIDC_UNKNOWN_CLIENT: 'The portal does not know this application (or it is switched off).',
     OIDC_REDIRECT_URI_MISMATCH: 'The return address asked for is not registered for this application.',
+    SAML_REQUEST_UNKNOWN:
+      'This sign-in request is no longer valid: it has been answered already or it has expired. Go back to the application and sign in again.',
+    SAML_NOT_GRANTED: 'None of your current posts gives access to {{nom}}. The attempt is recorded in the history.',
     OIDC_CLIENT_NOT_CONFIDENTIAL: 'This OpenID Connect client is public: it has no secret.',
     FONCTION_LIBELLE_ALREADY_USED: '{{nom}} already exists in this structure',
     IMPORT_ALREADY_STARTED: 'This import has already started: follow its progress.',
@@ -888,6 +891,28 @@ export const en: Resource = {
     loggedOut: 'You are signed out of the portal and of the applications opened from this session.',
     backTo: 'Back to {{libelle}}',
     signInAgain: 'Sign in again',
+  },
+  samlSso: {
+    title: 'Signing in to an application',
+    posting: 'Signing in to {{name}}…',
+    postingHint: 'If the page does not change by itself, continue with the button.',
+    continue: 'Continue to {{name}}',
+    refusedTitle: 'Sign-in request refused',
+    deniedTitle: 'Access refused',
+    refusals: {
+      MALFORMED: 'The sign-in request the application sent is invalid.',
+      NOT_A_REQUEST: 'This address expects an application’s SAML sign-in request: there is none.',
+      TOO_LARGE: 'The sign-in request the application sent is too large.',
+      UNKNOWN_SP:
+        'The application asking for the sign-in is not a SAML application of the portal (or it is switched off).',
+      UNSIGNED: 'The application signs its sign-in requests, and this one is not signed.',
+      BAD_SIGNATURE: 'The sign-in request’s signature is not valid.',
+      TOO_OLD: 'The sign-in request has expired. Go back to the application and sign in again.',
+      REPLAYED: 'This sign-in request was presented already. Go back to the application and sign in again.',
+      ACS_NOT_REGISTERED: 'The return address asked for is not registered for this application.',
+      UNSUPPORTED: 'The sign-in request asks for what the portal does not do (a binding or an algorithm).',
+      OFF: 'The portal is not set up for SAML.',
+    },
   },
   demoApp: {
     title: 'Demo application',

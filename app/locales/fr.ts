@@ -196,6 +196,10 @@ export const fr = {
     APPLICATION_LIBELLE_ALREADY_USED: '{{nom}} déjà utilisé',
     OIDC_UNKNOWN_CLIENT: "Cette application n'est pas connue du portail (ou elle est désactivée).",
     OIDC_REDIRECT_URI_MISMATCH: "L'adresse de retour demandée n'est pas enregistrée pour cette application.",
+    SAML_REQUEST_UNKNOWN:
+      "Cette demande de connexion n'est plus valable : elle a déjà reçu sa réponse ou elle a expiré. Revenez à l'application et connectez-vous de nouveau.",
+    SAML_NOT_GRANTED:
+      "Aucun de vos postes actuels ne donne accès à {{nom}}. La tentative est enregistrée dans l'historique.",
     OIDC_CLIENT_NOT_CONFIDENTIAL: "Ce client OpenID Connect est public : il n'a pas de secret.",
     FONCTION_LIBELLE_ALREADY_USED: '{{nom}} existe déjà dans cette structure',
     IMPORT_ALREADY_STARTED: 'Cet import est déjà lancé : suivez sa progression.',
@@ -905,6 +909,29 @@ export const fr = {
     loggedOut: 'Vous êtes déconnecté du portail et des applications ouvertes depuis cette session.',
     backTo: 'Retourner à {{libelle}}',
     signInAgain: 'Se reconnecter',
+  },
+  samlSso: {
+    title: 'Connexion à une application',
+    posting: 'Connexion à {{name}}…',
+    postingHint: "Si la page ne change pas d'elle-même, continuez avec le bouton.",
+    continue: 'Continuer vers {{name}}',
+    refusedTitle: 'Demande de connexion refusée',
+    deniedTitle: 'Accès refusé',
+    refusals: {
+      MALFORMED: "La demande de connexion envoyée par l'application est invalide.",
+      NOT_A_REQUEST: "Cette adresse attend une demande de connexion SAML d'une application : il n'y en a pas.",
+      TOO_LARGE: "La demande de connexion envoyée par l'application est trop grande.",
+      UNKNOWN_SP:
+        "L'application qui demande la connexion n'est pas une application SAML du portail (ou elle est désactivée).",
+      UNSIGNED: "L'application signe ses demandes de connexion, et celle-ci ne l'est pas.",
+      BAD_SIGNATURE: "La signature de la demande de connexion n'est pas valable.",
+      TOO_OLD: "La demande de connexion a expiré. Revenez à l'application et connectez-vous de nouveau.",
+      REPLAYED:
+        "Cette demande de connexion a déjà été présentée. Revenez à l'application et connectez-vous de nouveau.",
+      ACS_NOT_REGISTERED: "L'adresse de retour demandée n'est pas enregistrée pour cette application.",
+      UNSUPPORTED: 'La demande de connexion demande ce que le portail ne fait pas (liaison ou algorithme).',
+      OFF: "Le portail n'est pas configuré pour SAML.",
+    },
   },
   demoApp: {
     title: 'Application de démonstration',

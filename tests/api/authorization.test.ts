@@ -707,8 +707,19 @@ Object.assign(MATRIX, {
     expect: everyone(200),
   },
   'GET /portail-backend/oidc/jwks': { request: () => ({ path: '/oidc/jwks' }), expect: everyone(200) },
-  // The SAML identity provider's metadata: public.
+  // The SAML identity provider's metadata and single sign-on service: public. The service answers every request with a
+  // 303 to the portal's page (here: no request, said on the page); the page's call is a signed-in user's own, about a
+  // request the single sign-on service kept (none here: 404; the flow is tests/api/saml/sso.test.ts).
   'GET /portail-backend/saml/metadata': { request: () => ({ path: '/saml/metadata' }), expect: everyone(200) },
+  'GET /portail-backend/saml/sso': { request: () => ({ path: '/saml/sso' }), expect: everyone(303) },
+  'POST /portail-backend/saml/sso': {
+    request: () => ({ path: '/saml/sso', form: { SAMLRequest: 'PHNhbWxwOg==' } }),
+    expect: everyone(303),
+  },
+  'POST /portail-backend/rest/bd/saml/reponse': {
+    request: () => ({ path: '/rest/bd/saml/reponse', body: { demande: 'matrice-inconnue' } }),
+    expect: signedIn({ user: 404, adminOut: 404, adminIn: 404, self: 404 }),
+  },
   'POST /portail-backend/oidc/token': {
     request: async (world) => ({
       path: '/oidc/token',
@@ -1259,9 +1270,13 @@ const PUBLIC_METADATA = [
   'GET /portail-backend/saml/metadata',
 ]
 
-/** The reads that write: a launch (its code and log entry) and the exports (their log entries). */
+/**
+ * The reads that write: a launch (its code and log entry), the exports (their log entries), SAML's single sign-on (the
+ * request kept, after its service provider is read).
+ */
 const READS_THAT_WRITE = [
   'GET /portail-backend/rest/bd/acces/application',
+  'GET /portail-backend/saml/sso',
   'GET /portail-backend/rest/bd/logs/export',
   'GET /portail-backend/rest/bd/export/{fichier}',
 ]

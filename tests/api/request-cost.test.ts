@@ -340,6 +340,61 @@ describe('statements per request', () => {
     expect(logout.headers.get('Access-Control-Allow-Origin')).toBeNull()
   })
 
+  it('SAML single sign-on: the request kept in two round trips, the page’s answer in two, a launch in three', async () => {
+    const [, pair] = env.TEST_SAML_PAIRS
+    const certificate = pair.cert.replace(/-----(BEGIN|END) CERTIFICATE-----|\s/g, '')
+    const { id } = await db()
+      .insertInto('application')
+      .values({ libelle: 'Coût SAML', icone: 'receipt', url: 'https://sp.cost.example.test/', protocole: 'SAML' })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+    await db()
+      .insertInto('saml_sp')
+      .values({
+        application_id: id,
+        entity_id: 'https://sp.cost.example.test/metadata',
+        acs: JSON.stringify([{ url: 'https://sp.cost.example.test/acs', index: 0 }]),
+        slo_url: null,
+        slo_binding: null,
+        certificats: JSON.stringify([certificate]),
+        sel: 'cost',
+      })
+      .execute()
+    await db().insertInto('fonction_application').values({ fonction_id: 2, application_id: id }).execute()
+    const request = `<samlp:AuthnRequest xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="_cost" Version="2.0" IssueInstant="${new Date().toISOString()}"><saml:Issuer>https://sp.cost.example.test/metadata</saml:Issuer></samlp:AuthnRequest>`
+    const kept = await visit(
+      '/portail-backend/saml/sso',
+      {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ SAMLRequest: btoa(request) }).toString(),
+      },
+      TIMING,
+    )
+    expect(kept.status).toBe(303)
+    // The service provider its issuer names; then the request kept.
+    expect(cost(kept)).toMatchObject({ statements: 2, roundTrips: 2 })
+    const user = await createUser({ postes: [currentPost(4, 2)] })
+    const { cookie, accessToken } = await browserCookie(user)
+    const page = await visit(
+      kept.headers.get('Location') as string,
+      { headers: { Cookie: cookie, 'Sec-Fetch-Dest': 'document' } },
+      TIMING,
+    )
+    expect(page.status).toBe(200)
+    // The caller, the request with its provider, the profile, the posts, the sign-in, the session's, the grant: one
+    // round trip; then the request marked, the session's sign-in and the launch's entry.
+    expect(cost(page)).toEqual({ statements: 10, roundTrips: 2, apiCalls: 1 })
+    const launch = await visit(
+      `/portail-backend/rest/bd/acces/application?idApplication=${id}`,
+      { headers: { Authorization: `Bearer ${accessToken}` } },
+      TIMING,
+    )
+    expect(launch.status).toBe(200)
+    // The caller, the application and what the caller may launch; the provider and the subject; the writes.
+    expect(cost(launch)).toMatchObject({ roundTrips: 3 })
+  })
+
   it('the token endpoint: a code exchanged and a token refreshed in two round trips each, a service account’s token in one', async () => {
     await createOidcClient({
       libelle: 'Coût jetons',

@@ -118,6 +118,33 @@ export interface SamlSpTable {
   sel: string
 }
 
+/** A SAML authentication request, checked, waiting to be answered (migration 0036); its ID once per provider. */
+export interface SamlDemandeTable {
+  id: string
+  application_id: number
+  request_id: string
+  acs_url: string
+  relay_state: string | null
+  force_authn: number
+  passive: number
+  format_name_id: string | null
+  created_at: string
+  expires_at: string
+  repondue_at: Generated<string | null>
+  reponse: Generated<string | null>
+}
+
+/** A portal session's sign-in to a SAML application: what single logout names. */
+export interface SamlSessionTable {
+  family_id: string
+  application_id: number
+  utilisateur_id: number
+  name_id: string
+  format_name_id: string
+  session_index: string
+  created_at: string
+}
+
 /** An authorization code (its SHA-256), single use, 60 s. */
 export interface OidcCodeTable {
   id: Generated<number>
@@ -210,7 +237,12 @@ export interface RefreshTokenTable {
   /** A portal session's browser, as its sign-in saw it (the family's first row). */
   nom_navigateur: Generated<string | null>
   version_navigateur: Generated<string | null>
+  /** How a portal session's user signed in (the family's first row; migration 0036): null before it, read as a password. */
+  methode: Generated<SignInMethod | null>
 }
+
+/** How a user proved who they are: a password alone, a password and a second factor, or a passkey. */
+export type SignInMethod = 'MOT_DE_PASSE' | 'SECOND_FACTEUR' | 'CLE_ACCES'
 
 /** The organisation's security settings (one row, id 1). */
 export interface ParametreSecuriteTable {
@@ -465,6 +497,8 @@ export interface Database {
   fonction_application: FonctionApplicationTable
   oidc_client: OidcClientTable
   saml_sp: SamlSpTable
+  saml_demande: SamlDemandeTable
+  saml_session: SamlSessionTable
   oidc_code: OidcCodeTable
   logout_delivery: LogoutDeliveryTable
   modele_fonction: ModeleFonctionTable

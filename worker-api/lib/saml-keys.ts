@@ -34,6 +34,12 @@ export function samlSigningKey(env: SamlEnv): KeyObject {
   return imported.key
 }
 
+/** What signs: the key, and the current certificate (PEM) a signature's KeyInfo carries. */
+export const samlSigner = (env: SamlEnv) => ({
+  key: samlSigningKey(env),
+  certificate: pem(env.SAML_IDP_CERT as string),
+})
+
 /** The certificates the metadata publishes, in base64: the current one first. */
 export const samlCertificates = (env: SamlEnv): string[] =>
   [env.SAML_IDP_CERT, env.SAML_IDP_CERT_NEXT].filter((c): c is string => Boolean(c)).map(certificateBase64)

@@ -1,10 +1,10 @@
 /** Token-bearing pages must not leak their URL through the Referer header. */
-const TOKEN_PAGES = /^\/(renewPassword|confirmMail|demo-app|launch)\b/
+const TOKEN_PAGES = /^\/(renewPassword|confirmMail|demo-app|launch|saml)\b/
 
 /** Adds CSP and the other security headers of DESIGN §3 to an HTML response. */
 export function securityHeaders(
   response: Response,
-  options: { nonce: string; https: boolean; path: string; turnstile?: boolean },
+  options: { nonce: string; https: boolean; path: string; turnstile?: boolean; formTargets?: Iterable<string> },
 ) {
   const headers = new Headers(response.headers)
   // Cloudflare Turnstile, when it is the captcha, loads a script and an iframe from its own origin.
@@ -23,7 +23,7 @@ export function securityHeaders(
         "object-src 'none'",
         "base-uri 'none'",
         "frame-ancestors 'none'",
-        "form-action 'self'",
+        `form-action ${["'self'", ...formOrigins(options.formTargets ?? [])].join(' ')}`,
       ].join('; '),
     )
   }
@@ -37,6 +37,20 @@ export function securityHeaders(
 }
 
 const HSTS = 'max-age=63072000; includeSubDomains'
+
+/** The origins of the addresses a page's forms post to beyond its own: http(s) only, each once. */
+function formOrigins(targets: Iterable<string>): string[] {
+  const origins = new Set<string>()
+  for (const target of targets) {
+    try {
+      const url = new URL(target)
+      if (url.protocol === 'https:' || url.protocol === 'http:') origins.add(url.origin)
+    } catch {
+      // Not an address: nothing is allowed for it.
+    }
+  }
+  return [...origins]
+}
 
 /**
  * The headers of every REST answer (DESIGN §3), set where the route did not choose its own: JSON is

@@ -45,6 +45,18 @@ export async function purgeExpired(ctx: Ctx, now = new Date()) {
       .set({ pending_secret: null, pending_created_at: null })
       .where('pending_created_at', '<', at(DAY)),
     logouts: db.deleteFrom('logout_delivery').where('created_at', '<', at(30 * DAY)),
+    // A SAML request is presented within minutes; its ID, kept while it could be, refuses a replay.
+    samlRequests: db.deleteFrom('saml_demande').where('expires_at', '<', now.toISOString()),
+    // A portal session's sign-ins to SAML applications, once the session is gone (past its absolute lifetime).
+    samlSessions: db
+      .deleteFrom('saml_session')
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('refresh_token').select('id').whereRef('refresh_token.family_id', '=', 'saml_session.family_id'),
+          ),
+        ),
+      ),
     // Mail a month old, delivered or given up on, has told what it had to tell.
     mails: db.deleteFrom('outbox').where('created_at', '<', at(30 * DAY)),
     listTotals: db.deleteFrom('utilisateur_liste_total').where('jour', '<', at(DAY).slice(0, 10)),

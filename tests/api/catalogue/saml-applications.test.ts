@@ -142,13 +142,14 @@ describe('a SAML application', () => {
     ).toEqual([])
   })
 
-  it('is launched at its own address, which asks the portal’s single sign-on: no launch code; the launch is in the history', async () => {
+  it('is launched by a signed response posted to its first assertion consumer service: no launch code; the launch is in the history', async () => {
     const application = await created({ metadata: metadata('https://launch.example.test/sp') })
     const launched = await okBody(
       api(agent.token).rest.bd.acces.application.$get({ query: { idApplication: application.id } }),
     )
-    expect(launched.url).toBe('https://erp.example.test/')
+    expect(launched.url).toBe('https://erp.example.test/mellon/postResponse')
     expect(launched.refreshToken).toBe('')
+    expect(launched.saml).toMatchObject({ url: launched.url, RelayState: 'https://erp.example.test/' })
     const entries = await db()
       .selectFrom('log')
       .select('nom_log')

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { applicationSchema, positiveInt } from '../common'
 import { ownRequestSchema, requestableSchema } from '../governance/access-requests'
+import { samlPostSchema } from '../saml/saml'
 
 export { type ApplicationSummary, applicationSchema } from '../common'
 
@@ -44,7 +45,14 @@ export const userIdParam = z.object({ userId: positiveInt() })
 /**
  * GET rest/bd/acces/application: where to open the application, with its single-use launch code; an
  * OpenID Connect application opens at its initiate-login address (with `iss` and `target_link_uri`) and
- * signs the user in itself: its `refreshToken` is empty.
+ * signs the user in itself: its `refreshToken` is empty. A SAML application's `url` is its first assertion consumer
+ * service, and `saml` the signed response the browser posts there.
  */
-export const launchSchema = z.object({ url: z.string(), refreshToken: z.string() })
+export const launchSchema = z.object({
+  url: z.string(),
+  refreshToken: z.string(),
+  saml: samlPostSchema
+    .optional()
+    .describe('A SAML application’s: the signed response to post to `url`, its first assertion consumer service'),
+})
 export type Launch = z.infer<typeof launchSchema>

@@ -115,3 +115,54 @@ export const samlServiceProviderSchema = z.object({
   attributes: z.array(z.object({ source: z.enum(SAML_ATTRIBUTE_SOURCES), nom: z.string() })),
 })
 export type SamlServiceProvider = z.infer<typeof samlServiceProviderSchema>
+
+/** A response the browser posts to a service provider (HTTP-POST binding): the form's address and its fields. */
+export const samlPostSchema = z.object({
+  url: z.string().describe('The assertion consumer service the form is posted to'),
+  SAMLResponse: z.string().describe('The signed response, base64'),
+  RelayState: z
+    .string()
+    .nullable()
+    .describe('Given back as the service provider sent it (or the application’s address)'),
+})
+export type SamlPost = z.infer<typeof samlPostSchema>
+
+/** The longest name of a waiting request (the page's address carries it). */
+export const SAML_REQUEST_NAME_MAX = 64
+
+export const samlAnswerInputSchema = z.object({
+  demande: z
+    .string()
+    .min(1)
+    .max(SAML_REQUEST_NAME_MAX)
+    .describe('The waiting request, as the single sign-on service named it to the portal’s page'),
+})
+
+/** What the portal's single sign-on page does for its signed-in user: post the response, or sign in again first. */
+export const samlAnswerSchema = z.discriminatedUnion('action', [
+  z.object({ action: z.literal('post'), libelle: z.string(), post: samlPostSchema }),
+  z
+    .object({ action: z.literal('login'), libelle: z.string() })
+    .describe('The service provider asked for a new sign-in (ForceAuthn) and the session’s is older than its request'),
+])
+export type SamlAnswer = z.infer<typeof samlAnswerSchema>
+
+/**
+ * Why the single sign-on service refused a request (the portal's page says it, by this name): not a request, too
+ * large, of no application of the portal, unsigned or badly signed, too old, already presented, to an address not
+ * registered, or asking what the portal does not do.
+ */
+export const SAML_REFUSALS = [
+  'MALFORMED',
+  'NOT_A_REQUEST',
+  'TOO_LARGE',
+  'UNKNOWN_SP',
+  'UNSIGNED',
+  'BAD_SIGNATURE',
+  'TOO_OLD',
+  'REPLAYED',
+  'ACS_NOT_REGISTERED',
+  'UNSUPPORTED',
+  'OFF',
+] as const
+export type SamlRefusal = (typeof SAML_REFUSALS)[number]

@@ -27,7 +27,9 @@ export class SamlInputError extends Error {
       | 'TOO_OLD'
       | 'UNSIGNED'
       | 'BAD_SIGNATURE'
-      | 'UNSUPPORTED',
+      | 'UNSUPPORTED'
+      | 'REPLAYED'
+      | 'OFF',
     message: string,
   ) {
     super(message)

@@ -3,6 +3,7 @@ import { accessListSchema, accessQuery, launchQuery, launchSchema, userIdParam }
 import { router } from '../../lib/validation'
 import { accessOf, launch } from '../../services/catalogue/access'
 import { launcherAccess } from '../../services/governance/requests'
+import { launchResponse } from '../../services/saml/sso'
 import { errors, json } from '../openapi'
 
 export const accessRoutes = router()
@@ -38,7 +39,8 @@ export const accessRoutes = router()
       method: 'get',
       path: '/rest/bd/acces/application',
       tags: ['Access'],
-      summary: 'Launch an application: its URL carrying a single-use launch code (60 s)',
+      summary:
+        'Launch an application: its URL carrying a single-use launch code (60 s); a SAML application’s, the signed response to post to its assertion consumer service',
       security: [{ bearer: [] }],
       request: { query: launchQuery },
       responses: {
@@ -48,7 +50,7 @@ export const accessRoutes = router()
     }),
     async (c) => {
       c.header('Cache-Control', 'no-store')
-      const result = await launch(c.var.ctx, c.get('caller'), c.req.valid('query').idApplication)
+      const result = await launch(c.var.ctx, c.get('caller'), c.req.valid('query').idApplication, launchResponse)
       return c.json(result, 200)
     },
   )

@@ -1,9 +1,14 @@
 import { createRoute, z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
+import { type SamlRefusal, samlAnswerInputSchema, samlAnswerSchema } from '../../contract/saml/saml'
+import { SamlInputError } from '../../lib/saml/xml'
 import { samlEnabled } from '../../lib/saml-keys'
 import type { AppEnv } from '../../lib/types'
 import { router } from '../../lib/validation'
+import type { SsoMessage } from '../../services/saml/authn-request'
 import { idpMetadata } from '../../services/saml/metadata'
+import { answerRequest, receiveRequest } from '../../services/saml/sso'
+import { errors, json, jsonBody } from '../openapi'
 
 /**
  * The SAML 2.0 identity provider (issue 62): its endpoints speak SAML, not the API's JSON, and are documented in the
@@ -20,7 +25,70 @@ const off = { content: { 'text/plain': { schema: z.string() } }, description: 'S
 /** The metadata is public and cacheable for a few minutes, as the OpenID Connect keys are. */
 const PUBLIC_CACHE = 'public, max-age=300'
 
-const routes: [ReturnType<typeof createRoute>, (c: Context<AppEnv>) => Response][] = [
+/** The portal's page that signs the user in and posts the response, or says why a request was refused. */
+export const SSO_PAGE = '/saml/connexion'
+
+/** A form's fields, each once (a field sent twice is not a request the portal reads). */
+async function formFields(c: Context<AppEnv>): Promise<{ SAMLRequest?: string; RelayState?: string }> {
+  const type = c.req.header('Content-Type') ?? ''
+  if (!type.startsWith('application/x-www-form-urlencoded')) {
+    throw new SamlInputError('NOT_A_REQUEST', 'The form is application/x-www-form-urlencoded')
+  }
+  const form = new URLSearchParams(new TextDecoder().decode(await c.req.arrayBuffer()))
+  const fields: { SAMLRequest?: string; RelayState?: string } = {}
+  for (const name of ['SAMLRequest', 'RelayState'] as const) {
+    const values = form.getAll(name)
+    if (values.length > 1) throw new SamlInputError('MALFORMED', `${name} is repeated`)
+    if (values[0] !== undefined) fields[name] = values[0]
+  }
+  return fields
+}
+
+/**
+ * The single sign-on service: a request checked and kept, the browser sent on to the portal's page (which signs its
+ * user in and posts the response); a refusal, to the same page saying why. Never an error of the API's.
+ */
+async function singleSignOn(c: Context<AppEnv>): Promise<Response> {
+  let to: string
+  try {
+    const message: SsoMessage =
+      c.req.method === 'POST'
+        ? { binding: 'post', form: await formFields(c) }
+        : { binding: 'redirect', query: new URL(c.req.url).search }
+    const demande = await receiveRequest(c.var.ctx, message)
+    to = `${SSO_PAGE}?${new URLSearchParams({ demande })}`
+  } catch (error) {
+    if (!(error instanceof SamlInputError)) throw error
+    const refus: SamlRefusal = error.reason === 'NOT_METADATA' ? 'NOT_A_REQUEST' : error.reason
+    to = `${SSO_PAGE}?${new URLSearchParams({ refus })}`
+  }
+  c.header('Cache-Control', 'no-store')
+  return c.redirect(to, 303)
+}
+
+const sso = (method: 'get' | 'post') =>
+  createRoute({
+    method,
+    path: '/saml/sso',
+    tags: ['SAML 2.0'],
+    summary: `Single sign-on (HTTP-${method === 'get' ? 'Redirect' : 'POST'} binding): an AuthnRequest, checked (its service provider, signature, age, assertion consumer service) and kept once; 303 to the portal’s page, which signs the user in and posts the signed response, or says why the request was refused`,
+    ...(method === 'post'
+      ? {
+          request: {
+            body: {
+              content: {
+                'application/x-www-form-urlencoded': {
+                  schema: z.object({ SAMLRequest: z.string(), RelayState: z.string().optional() }),
+                },
+              },
+            },
+          },
+        }
+      : {}),
+    responses: { 303: { description: 'To the portal’s single sign-on page (`?demande=…`, or `?refus=REASON`)' } },
+  })
+
+const routes: [ReturnType<typeof createRoute>, (c: Context<AppEnv>) => Response | Promise<Response>][] = [
   [
     createRoute({
       method: 'get',
@@ -41,8 +109,28 @@ const routes: [ReturnType<typeof createRoute>, (c: Context<AppEnv>) => Response]
       })
     },
   ],
+  [sso('get'), singleSignOn],
+  [sso('post'), singleSignOn],
 ]
 for (const [route, handle] of routes) {
   samlRoutes.openAPIRegistry.registerPath(route)
   samlRoutes.on(route.method.toUpperCase(), route.path, handle)
 }
+
+/** The call of the portal's single sign-on page (typed: the page calls it in-process). */
+export const samlApiRoutes = router().openapi(
+  createRoute({
+    method: 'post',
+    path: '/rest/bd/saml/reponse',
+    tags: ['SAML 2.0'],
+    summary:
+      'The portal’s single sign-on page, for its signed-in user: the signed response to a waiting request and where to post it, or whether to sign in again (ForceAuthn); 403 SAML_NOT_GRANTED (the attempt is in the history), 404 SAML_REQUEST_UNKNOWN (unknown, expired or answered)',
+    security: [{ bearer: [] }],
+    request: { body: jsonBody(samlAnswerInputSchema) },
+    responses: { 200: json(samlAnswerSchema, 'What the page does'), ...errors(400, 401, 403, 404) },
+  }),
+  async (c) => {
+    c.header('Cache-Control', 'no-store')
+    return c.json(await answerRequest(c.var.ctx, c.get('caller'), c.req.valid('json').demande), 200)
+  },
+)

@@ -1,6 +1,7 @@
 import { type Compilable, sql } from 'kysely'
-import type { AccessList, ApplicationSummary } from '../../contract/catalogue/access'
+import type { AccessList, ApplicationSummary, Launch } from '../../contract/catalogue/access'
 import { addSeconds, todayIso, toWireDate } from '../../contract/dates'
+import type { SamlPost } from '../../contract/saml/saml'
 import { batch } from '../../db/client'
 import { randomToken, sha256Hex } from '../../lib/crypto'
 import { forbidden, notFound } from '../../lib/errors'
@@ -92,11 +93,14 @@ export function currentAndFuture(
   }
 }
 
+/** How a SAML application is launched: the response its first assertion consumer service is posted. */
+export type SamlLaunch = (ctx: Ctx, caller: Caller, applicationId: number) => Promise<SamlPost>
+
 /**
  * Issues a single-use launch code for an application the actor may launch now, and the URL that
  * carries it (DESIGN §4). Root-relative application URLs resolve against the portal's origin.
  */
-export async function launch(ctx: Ctx, caller: Caller, applicationId: number) {
+export async function launch(ctx: Ctx, caller: Caller, applicationId: number, saml?: SamlLaunch): Promise<Launch> {
   const db = ctx.db
   // The caller's check, the application and what the caller may launch: one round trip.
   const {
@@ -122,6 +126,11 @@ export async function launch(ctx: Ctx, caller: Caller, applicationId: number) {
     application.libelle,
     ctx.request.userAgent,
   )
+  // A SAML application is sent a signed response nobody asked for (services/saml, which writes its own entry).
+  if (application.protocole === 'SAML' && saml) {
+    const post = await saml(ctx, caller, application.id)
+    return { url: post.url, refreshToken: '', saml: post }
+  }
   if (application.protocole !== 'CODE') {
     // Third-party-initiated login (OIDC Core §4): the application starts its own code flow with this
     // issuer and finds the portal session there. A SAML application's address asks the portal's single

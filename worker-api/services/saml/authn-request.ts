@@ -192,17 +192,22 @@ function signedRequestXml(xml: string, root: XmlElement, sp: KnownServiceProvide
   )
 }
 
+/** A request as it arrived, decoded: its XML, its root, the issuer it names, its RelayState. Nothing is checked yet. */
+export type ReceivedRequest = {
+  xml: string
+  root: XmlElement
+  issuer: string
+  relayState: string | null
+  /** The Redirect binding's parameters, as sent (its signature covers them); null for the POST binding. */
+  params: Map<string, string> | null
+}
+
 /**
- * Reads an `AuthnRequest` (SAML Core §3.4.1) sent to the single sign-on service by HTTP-Redirect or HTTP-POST, and
- * checks it against the service provider it names (`find`): known, signed when its metadata says it signs (with one of
- * its certificates), recent, for this service (`destination`), answered at one of its registered assertion consumer
- * services by HTTP-POST. Whether its ID was seen already is the caller's check, in D1.
+ * Decodes an `AuthnRequest` (SAML Core §3.4.1) sent to the single sign-on service by HTTP-Redirect or HTTP-POST: bounded
+ * before and after inflating, no DOCTYPE, an AuthnRequest. Who sent it is then looked up by its issuer, and
+ * `checkAuthnRequest` does the rest.
  */
-export function readAuthnRequest(
-  message: SsoMessage,
-  find: (entityId: string) => KnownServiceProvider | null,
-  { destination, now }: { destination: string; now: Date },
-): { request: AuthnRequest; sp: KnownServiceProvider } {
+export function receiveAuthnRequest(message: SsoMessage): ReceivedRequest {
   let xml: string
   let relayState: string | null
   let params: Map<string, string> | null = null
@@ -228,13 +233,41 @@ export function readAuthnRequest(
   if (relayState !== null && relayState.length > RELAY_STATE_MAX) {
     throw new SamlInputError('TOO_LARGE', `RelayState is longer than ${RELAY_STATE_MAX} characters`)
   }
-
-  let root = parseXml(xml, REQUEST_MAX_BYTES, REQUEST_MAX_ELEMENTS).documentElement
+  const root = parseXml(xml, REQUEST_MAX_BYTES, REQUEST_MAX_ELEMENTS).documentElement
   if (root.namespaceURI !== SAML_NS.protocol || root.localName !== 'AuthnRequest') {
     throw new SamlInputError('NOT_A_REQUEST', 'The message is not an AuthnRequest')
   }
   const issuer = text(children(root, SAML_NS.assertion, 'Issuer')[0])
-  const sp = issuer ? find(issuer) : null
+  return { xml, root, issuer, relayState, params }
+}
+
+/**
+ * Reads an `AuthnRequest` and checks it against the service provider it names (`find`): see `checkAuthnRequest`.
+ */
+export function readAuthnRequest(
+  message: SsoMessage,
+  find: (entityId: string) => KnownServiceProvider | null,
+  options: { destination: string; now: Date },
+): { request: AuthnRequest; sp: KnownServiceProvider } {
+  const received = receiveAuthnRequest(message)
+  const sp = received.issuer ? find(received.issuer) : null
+  // checkAuthnRequest refuses a request of no known service provider.
+  return { request: checkAuthnRequest(received, sp, options), sp: sp as KnownServiceProvider }
+}
+
+/**
+ * Checks a received request against the service provider its issuer names (null: none of the portal's): signed when
+ * its metadata says it signs (with one of its certificates), recent, for this service (`destination`), answered at one
+ * of its registered assertion consumer services by HTTP-POST. Whether its ID was seen already is the caller's check, in
+ * D1.
+ */
+export function checkAuthnRequest(
+  received: ReceivedRequest,
+  sp: KnownServiceProvider | null,
+  { destination, now }: { destination: string; now: Date },
+): AuthnRequest {
+  const { xml, params, issuer, relayState } = received
+  let root = received.root
   if (!sp)
     throw new SamlInputError(
       'UNKNOWN_SP',
@@ -297,17 +330,14 @@ export function readAuthnRequest(
   }
   const policy = children(root, SAML_NS.protocol, 'NameIDPolicy')[0]
   return {
-    sp,
-    request: {
-      id,
-      issuer,
-      issueInstant: issued,
-      acsUrl: acs.url,
-      forceAuthn: root.getAttribute('ForceAuthn') === 'true',
-      isPassive: root.getAttribute('IsPassive') === 'true',
-      nameIdFormat: (policy && attribute(policy, 'Format')) || null,
-      relayState,
-      signed,
-    },
+    id,
+    issuer,
+    issueInstant: issued,
+    acsUrl: acs.url,
+    forceAuthn: root.getAttribute('ForceAuthn') === 'true',
+    isPassive: root.getAttribute('IsPassive') === 'true',
+    nameIdFormat: (policy && attribute(policy, 'Format')) || null,
+    relayState,
+    signed,
   }
 }

@@ -187,7 +187,7 @@ export async function passkeyLogin(ctx: Ctx, input: PasskeyLogin): Promise<Signe
   if (!sameDomain(row.domain, ctx.request.origin)) throw await refused(unauthorizedDomain())
 
   const counter = verified.authenticationInfo.newCounter
-  const session = await openSession(ctx, row, login?.identifier ?? row.login.toLowerCase(), now)
+  const session = await openSession(ctx, row, login?.identifier ?? row.login.toLowerCase(), now, 'CLE_ACCES')
   const written = await namedBatch(ctx.d1, {
     spent: spendChallenge(db, hash, 'PASSKEY_LOGIN', nowIso),
     // An authenticator that counts must count on: an answer replayed, or cloned, does not pass.

@@ -3,7 +3,7 @@ import { addSeconds, todayIso } from '../../contract/dates'
 import type { User } from '../../contract/organisation/user'
 import type { LoginMfaInput, MfaChallenge, MfaMethod } from '../../contract/sign-in/mfa'
 import { batch, type Compilable, type DB, insertWhen, namedBatch } from '../../db/client'
-import type { UtilisateurRow } from '../../db/schema'
+import type { SignInMethod, UtilisateurRow } from '../../db/schema'
 import { randomToken, sha256Hex } from '../../lib/crypto'
 import { sameDomain } from '../../lib/domain'
 import { BusinessError } from '../../lib/errors'
@@ -96,7 +96,7 @@ export async function login(
   if (row.has_totp || row.has_passkey) throw await secondStep(ctx, row.id, identifier, methods, writes)
 
   const now = new Date()
-  const session = await openSession(ctx, row, identifier, now)
+  const session = await openSession(ctx, row, identifier, now, 'MOT_DE_PASSE')
   await batch(ctx.d1, [...writes, ...Object.values(session.statements(sql<SqlBool>`1 = 1`))])
   return { user: toUser(row, postesFrom(row.postes, today), false), jwt: await session.tokens() }
 }
@@ -146,6 +146,7 @@ export async function openSession(
   row: Pick<UtilisateurRow, 'id' | 'admin' | 'domain'>,
   identifier: string,
   now: Date,
+  method: SignInMethod,
 ) {
   const db = ctx.db
   const familyId = crypto.randomUUID()
@@ -156,7 +157,7 @@ export async function openSession(
       opened: insertWhen(
         db,
         'refresh_token',
-        { ...refresh.row, ...sessionBrowser(ctx.request.userAgent) },
+        { ...refresh.row, ...sessionBrowser(ctx.request.userAgent), methode: method },
         db.selectNoFrom(sql`1`.as('one')).where(guard),
       ),
       signInLog: insertWhen(db, 'log', logEntry(row.id, 'CONNEXION', 'CONNEXION', ctx.request.userAgent), opened),
@@ -232,7 +233,7 @@ export async function loginMfa(ctx: Ctx, input: LoginMfaInput): Promise<SignedIn
     if (Number(read.claim?.results[0]?.failures ?? 0) > FREE_FAILURES) await dropChallenge()
     throw mfaCodeInvalid()
   }
-  const session = await openSession(ctx, row, challenge.identifier, now)
+  const session = await openSession(ctx, row, challenge.identifier, now, 'SECOND_FACTEUR')
   const written = await namedBatch(ctx.d1, {
     spent: spend,
     challenge: db.deleteFrom('mfa_challenge').where('hash', '=', hash).where(sql<SqlBool>`changes() = 1`),

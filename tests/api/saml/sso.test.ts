@@ -1,0 +1,319 @@
+import { env } from 'cloudflare:test'
+import { Buffer } from 'node:buffer'
+import { SAML, ValidateInResponseTo } from '@node-saml/node-saml'
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { SamlServiceProviderInput } from '../../../worker-api/contract/saml/saml'
+import { backgroundContext } from '../../../worker-api/lib/context'
+import { purgeExpired } from '../../../worker-api/services/maintenance'
+import { api, okBody } from '../client'
+import { browserCookieOf, createOrganisation, createUser, currentPost, db, sessionFor, signedInUser } from '../helpers'
+import { visit } from '../visit'
+
+/**
+ * Single sign-on to a SAML application (issue 62), through the real Worker: the application's service provider is
+ * node-saml, an independent library, which makes the requests and checks the responses; the portal's single sign-on
+ * service, its page (signed in or not, granted or not) and the launcher's response, against a real D1.
+ */
+const SSO = 'http://localhost:8787/portail-backend/saml/sso'
+const ENTITY = 'https://erp.example.test/mellon/metadata'
+const ACS = 'https://erp.example.test/mellon/postResponse'
+const [, SP_PAIR] = env.TEST_SAML_PAIRS
+const SP_CERT = SP_PAIR.cert.replace(/-----(BEGIN|END) CERTIFICATE-----|\s/g, '')
+
+const metadata = (entityId: string, signed = true) => `<?xml version="1.0"?>
+<EntityDescriptor entityID="${entityId}" xmlns="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#">
+  <SPSSODescriptor AuthnRequestsSigned="${signed}" protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">
+    <KeyDescriptor use="signing"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>${SP_CERT}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></KeyDescriptor>
+    <AssertionConsumerService index="0" Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" Location="${ACS}"/>
+  </SPSSODescriptor>
+</EntityDescriptor>`
+
+/** node-saml as the application: its requests signed with its key, the portal's responses checked with its certificate. */
+const serviceProvider = (entityId = ENTITY, options: Partial<ConstructorParameters<typeof SAML>[0]> = {}) =>
+  new SAML({
+    issuer: entityId,
+    callbackUrl: ACS,
+    entryPoint: SSO,
+    idpCert: env.SAML_IDP_CERT as string,
+    idpIssuer: 'http://localhost:8787/portail-backend/saml/metadata',
+    audience: entityId,
+    privateKey: SP_PAIR.key,
+    signatureAlgorithm: 'sha256',
+    digestAlgorithm: 'sha256',
+    wantAssertionsSigned: true,
+    wantAuthnResponseSigned: false,
+    // A response must answer a request this very instance made (node-saml keeps their IDs).
+    validateInResponseTo: ValidateInResponseTo.always,
+    ...options,
+  })
+
+/** The ERP as one service provider throughout: the requests it made are the ones its responses may answer. */
+const erp = serviceProvider()
+
+let root: string
+let agent: { id: number; login: string; accessToken: string; refreshToken: string; sid: string }
+let cookie: string
+let application: { id: number; libelle: string }
+
+async function samlApplication(entityId: string, saml: Partial<SamlServiceProviderInput> = {}, signed = true) {
+  return okBody(
+    api(root).rest.bd.application.$post({
+      json: {
+        libelle: `ERP ${entityId}`,
+        icone: 'receipt',
+        url: 'https://erp.example.test/accueil',
+        actif: true,
+        protocole: 'SAML',
+        saml: { metadata: metadata(entityId, signed), ...saml } as SamlServiceProviderInput,
+        fonctions: [{ id: 2 }],
+      },
+    }),
+    201,
+  )
+}
+
+/** A request the application sends by HTTP-Redirect: the single sign-on service's address, as node-saml makes it. */
+async function requestUrl(sp = erp, relayState = '/compta/factures') {
+  const url = new URL(await sp.getAuthorizeUrlAsync(relayState, undefined, {}))
+  return `${url.pathname}${url.search}`
+}
+
+/** Where the single sign-on service sends the browser (always a 303 to the portal's page). */
+async function sso(path: string, init: RequestInit = {}) {
+  const response = await visit(path, init)
+  expect(response.status).toBe(303)
+  return response.headers.get('Location') as string
+}
+
+/** The portal's page with the browser `cookie` (none: not signed in). */
+async function page(location: string, withCookie: string | null = cookie) {
+  const response = await visit(location, {
+    headers: { ...(withCookie ? { Cookie: withCookie } : {}), 'Sec-Fetch-Dest': 'document' },
+  })
+  return { response, html: await response.text() }
+}
+
+const htmlValue = (html: string, name: string) => {
+  const found = html.match(new RegExp(`name="${name}" value="([^"]*)"`))
+  return found ? (found[1] as string).replace(/&quot;/g, '"').replace(/&amp;/g, '&') : null
+}
+
+beforeAll(async () => {
+  await createOrganisation()
+  root = (await signedInUser({ admin: true, postes: [currentPost(1, 1)] })).jwt.accessToken
+  const user = await createUser({ postes: [currentPost(4, 2)] })
+  agent = { ...user, ...(await sessionFor(user.id)) }
+  cookie = await browserCookieOf(agent)
+  application = await samlApplication(ENTITY, {
+    nameIdFormat: 'persistent',
+    attributes: [
+      { source: 'mail', nom: 'mail' },
+      { source: 'postes', nom: 'postes' },
+      { source: 'admin', nom: 'admin' },
+    ],
+  })
+})
+
+describe('single sign-on, asked by the application (SP-initiated)', () => {
+  it('signs the agent in: the page posts a response node-saml accepts, with the attributes and the request answered', async () => {
+    const location = await sso(await requestUrl())
+    expect(location).toMatch(/^\/saml\/connexion\?demande=[\w-]{43}$/)
+
+    const { response, html } = await page(location)
+    expect(response.status).toBe(200)
+    // The page's forms may post to the application, and nowhere else but the portal.
+    expect(response.headers.get('Content-Security-Policy')).toMatch(
+      /form-action 'self' https:\/\/erp\.example\.test(;|$)/,
+    )
+    expect(html).toContain(`action="${ACS}"`)
+    expect(htmlValue(html, 'RelayState')).toBe('/compta/factures')
+    const samlResponse = htmlValue(html, 'SAMLResponse') as string
+    const { profile } = await erp.validatePostResponseAsync({ SAMLResponse: samlResponse })
+    expect(profile?.nameIDFormat).toBe('urn:oasis:names:tc:SAML:2.0:nameid-format:persistent')
+    expect(profile?.nameID).toMatch(/^p[0-9a-f]{40}$/)
+    expect(profile?.mail).toBe(`${agent.login}@example.test`)
+    expect(profile?.postes).toBe('Agence Lille/Agent de quai')
+    expect(profile?.admin).toBe('false')
+    expect(profile?.sessionIndex).toMatch(/^_/)
+    const xml = Buffer.from(samlResponse, 'base64').toString('utf8')
+    expect(xml).toMatch(/InResponseTo="_[0-9a-f]+"/)
+    expect(xml).toContain('PasswordProtectedTransport')
+    // The application refuses the same response twice, and one changed after it was signed.
+    await expect(erp.validatePostResponseAsync({ SAMLResponse: samlResponse })).rejects.toThrow(/InResponseTo/)
+    const changed = xml.replace('>false<', '>true<')
+    expect(changed).not.toBe(xml)
+    await expect(
+      serviceProvider(ENTITY, { validateInResponseTo: ValidateInResponseTo.never }).validatePostResponseAsync({
+        SAMLResponse: Buffer.from(changed).toString('base64'),
+      }),
+    ).rejects.toThrow(/signature/i)
+
+    // Answered once: the page again says the request is no longer valid.
+    const again = await page(location)
+    expect(again.response.status).toBe(404)
+    expect(again.html).toContain('Cette demande de connexion n&#x27;est plus valable')
+
+    // The launch is in the history, with the session's sign-in to the application.
+    const entries = await db()
+      .selectFrom('log')
+      .select(['nom_log', 'commentaire'])
+      .where('utilisateur_id', '=', agent.id)
+      .where('nom_log', '=', application.libelle)
+      .execute()
+    expect(entries).toEqual([{ nom_log: application.libelle, commentaire: null }])
+    const signedIn = await db().selectFrom('saml_session').selectAll().where('family_id', '=', agent.sid).execute()
+    expect(signedIn).toMatchObject([{ application_id: application.id, name_id: profile?.nameID }])
+  })
+
+  it('gives the same persistent name identifier each time, and a second factor says so', async () => {
+    await db()
+      .updateTable('refresh_token')
+      .set({ methode: 'SECOND_FACTEUR' })
+      .where('family_id', '=', agent.sid)
+      .execute()
+    const { html } = await page(await sso(await requestUrl()))
+    const samlResponse = htmlValue(html, 'SAMLResponse') as string
+    const { profile } = await erp.validatePostResponseAsync({ SAMLResponse: samlResponse })
+    const first = await db().selectFrom('saml_session').select('name_id').where('family_id', '=', agent.sid).execute()
+    expect(profile?.nameID).toBe(first[0]?.name_id)
+    expect(Buffer.from(samlResponse, 'base64').toString('utf8')).toContain('https://refeds.org/profile/mfa')
+  })
+
+  it('sends a visitor not signed in through the portal’s sign-in, and back to the request', async () => {
+    const location = await sso(await requestUrl())
+    const { response } = await page(location, null)
+    expect(response.status).toBe(302)
+    expect(response.headers.get('Location')).toBe(`/login?${new URLSearchParams({ redirect: location })}`)
+  })
+
+  it('reached by the portal’s script (after its sign-in form), loads as a document', async () => {
+    const location = await sso(await requestUrl())
+    const response = await visit(location, { headers: { Cookie: cookie, 'Sec-Fetch-Dest': 'empty' } })
+    expect(response.status).toBe(302)
+    expect(response.headers.get('X-Remix-Reload-Document')).toBe('true')
+    expect(response.headers.get('Location')).toBe(location)
+  })
+
+  it('asks for a new sign-in when the application does (ForceAuthn) and the session is older than the request', async () => {
+    const location = await sso(await requestUrl(serviceProvider(ENTITY, { forceAuthn: true })))
+    const { response } = await page(location)
+    expect(response.status).toBe(302)
+    expect(response.headers.get('Location')).toBe(`/login?${new URLSearchParams({ redirect: location, reauth: '1' })}`)
+  })
+
+  it('refuses a user the application is not granted to with the portal’s page, and the attempt is in the history', async () => {
+    const stranger = await createUser({ postes: [currentPost(4, 1)] })
+    const session = await sessionFor(stranger.id)
+    const strangerCookie = await browserCookieOf({ ...stranger, ...session })
+    const location = await sso(await requestUrl())
+    const { response, html } = await page(location, strangerCookie)
+    expect(response.status).toBe(403)
+    expect(html).toContain('Accès refusé')
+    expect(html).toContain(`Aucun de vos postes actuels ne donne accès à ${application.libelle}`)
+    expect(html).not.toContain('SAMLResponse')
+    const entries = await db()
+      .selectFrom('log')
+      .select('commentaire')
+      .where('utilisateur_id', '=', stranger.id)
+      .where('nom_log', '=', application.libelle)
+      .execute()
+    expect(entries).toEqual([{ commentaire: 'SAML : refusé, aucun poste actuel ne donne accès à cette application' }])
+    expect(await db().selectFrom('saml_session').selectAll().where('family_id', '=', session.sid).execute()).toEqual([])
+  })
+})
+
+describe('what the single sign-on service refuses, on the portal’s page', () => {
+  const refusedWith = async (location: string, reason: string, text: string) => {
+    expect(location).toBe(`/saml/connexion?refus=${reason}`)
+    const { response, html } = await page(location, null)
+    expect(response.status).toBe(400)
+    expect(html).toContain('Demande de connexion refusée')
+    expect(html).toContain(text)
+  }
+
+  it('a request presented again', async () => {
+    const path = await requestUrl()
+    await sso(path)
+    await refusedWith(await sso(path), 'REPLAYED', 'Cette demande de connexion a déjà été présentée')
+  })
+
+  it('a request’s ID is kept 6 minutes against a replay (README), then goes with the hourly purge', async () => {
+    const location = await sso(await requestUrl())
+    const demande = new URLSearchParams(location.split('?')[1]).get('demande') as string
+    const kept = await db()
+      .selectFrom('saml_demande')
+      .select(['created_at', 'expires_at'])
+      .where('id', '=', demande)
+      .executeTakeFirstOrThrow()
+    expect(Date.parse(kept.expires_at) - Date.parse(kept.created_at)).toBe(6 * 60_000)
+    await purgeExpired(backgroundContext(env), new Date(Date.parse(kept.expires_at) + 1000))
+    expect(await db().selectFrom('saml_demande').select('id').where('id', '=', demande).execute()).toEqual([])
+  })
+
+  it('a request changed after it was signed, or not signed when the application signs', async () => {
+    const path = await requestUrl()
+    await refusedWith(
+      await sso(path.replace('RelayState=%2Fcompta%2Ffactures', 'RelayState=%2Fadmin')),
+      'BAD_SIGNATURE',
+      'La signature de la demande de connexion n&#x27;est pas valable',
+    )
+    const unsigned = await requestUrl(serviceProvider(ENTITY, { privateKey: undefined }))
+    await refusedWith(await sso(unsigned), 'UNSIGNED', 'L&#x27;application signe ses demandes de connexion')
+  })
+
+  it('a request of an application the portal does not know, or to an address not registered', async () => {
+    await refusedWith(
+      await sso(await requestUrl(serviceProvider('https://stranger.example.test/sp'))),
+      'UNKNOWN_SP',
+      'n&#x27;est pas une application SAML du portail',
+    )
+    const elsewhere = serviceProvider(ENTITY, { callbackUrl: 'https://evil.example.test/acs' })
+    await refusedWith(await sso(await requestUrl(elsewhere)), 'ACS_NOT_REGISTERED', 'n&#x27;est pas enregistrée')
+  })
+
+  it('no request at all, by either binding: never an error of the API', async () => {
+    await refusedWith(await sso('/portail-backend/saml/sso'), 'NOT_A_REQUEST', 'il n&#x27;y en a pas')
+    await refusedWith(
+      await sso('/portail-backend/saml/sso', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: 'SAMLRequest=%%%&RelayState=x',
+      }),
+      'MALFORMED',
+      'est invalide',
+    )
+    await refusedWith(await sso('/portail-backend/saml/sso?SAMLRequest=AAAA'), 'MALFORMED', 'est invalide')
+  })
+
+  it('by HTTP-POST, the same request as by Redirect is read, and refused when replayed', async () => {
+    const sp = serviceProvider(ENTITY, { authnRequestBinding: 'HTTP-POST' })
+    const form = await sp.getAuthorizeFormAsync('/compta', undefined, {})
+    const fields = Object.fromEntries(
+      [...form.matchAll(/name="(SAMLRequest|RelayState)" value="([^"]*)"/g)].map((m) => [m[1], m[2]]),
+    )
+    const init = {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(fields).toString(),
+    }
+    expect(await sso('/portail-backend/saml/sso', init)).toMatch(/^\/saml\/connexion\?demande=/)
+    await refusedWith(await sso('/portail-backend/saml/sso', init), 'REPLAYED', 'déjà été présentée')
+  })
+})
+
+describe('a launch from the launcher (IdP-initiated)', () => {
+  it('posts a response nobody asked for to the first assertion consumer service, recorded as a launch', async () => {
+    const launched = await okBody(
+      api(agent.accessToken).rest.bd.acces.application.$get({ query: { idApplication: application.id } }),
+    )
+    expect(launched.url).toBe(ACS)
+    expect(launched.saml?.RelayState).toBe('https://erp.example.test/accueil')
+    const xml = Buffer.from(launched.saml?.SAMLResponse as string, 'base64').toString('utf8')
+    expect(xml).not.toContain('InResponseTo')
+    const unsolicited = serviceProvider(ENTITY, { validateInResponseTo: ValidateInResponseTo.ifPresent })
+    const { profile } = await unsolicited.validatePostResponseAsync({
+      SAMLResponse: launched.saml?.SAMLResponse as string,
+    })
+    expect(profile?.nameID).toMatch(/^p[0-9a-f]{40}$/)
+  })
+})
