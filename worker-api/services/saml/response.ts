@@ -1,6 +1,7 @@
 import type { KeyObject } from 'node:crypto'
 import { SignedXml } from 'xml-crypto'
 import { SAML_NS } from '../../lib/saml/xml'
+import { certificateBase64 } from '../../lib/saml-keys'
 import { xmlEscape } from './metadata'
 
 /** The XML names of a response. */
@@ -51,6 +52,7 @@ export type AssertionFacts = {
   now: Date
 }
 
+/** The signing key and its certificate (PEM or base64), which each signature's KeyInfo carries. */
 export type Signer = { key: KeyObject; certificate: string }
 
 /** An xs:dateTime in UTC, to the second. */
@@ -101,9 +103,14 @@ function assertionXml(id: string, facts: AssertionFacts): string {
 function signElement(xml: string, id: string, signer: Signer): string {
   const signed = new SignedXml({
     privateKey: signer.key,
-    publicCert: signer.certificate,
     signatureAlgorithm: ALGORITHMS.signature,
     canonicalizationAlgorithm: ALGORITHMS.canonicalization,
+    // The certificate as the metadata publishes it. Not xml-crypto's own KeyInfo: it re-reads the certificate with
+    // node:crypto's X509Certificate, which workerd under wrangler does not implement.
+    getKeyInfoContent: (args) => {
+      const ns = args?.prefix ? `${args.prefix}:` : ''
+      return `<${ns}X509Data><${ns}X509Certificate>${certificateBase64(signer.certificate)}</${ns}X509Certificate></${ns}X509Data>`
+    },
   })
   const element = `//*[@ID='${id}']`
   signed.addReference({
