@@ -467,9 +467,22 @@ export const en: Resource = {
     },
     saml: {
       legend: 'SAML service provider',
-      byApiIntro:
-        'Its settings are made through the API (POST and PUT rest/bd/application, saml object). Saving this form keeps them as they are.',
-      byApi: 'A SAML application is created through the API (POST rest/bd/application, saml object)',
+      intro: 'These fields apply to the SAML 2.0 protocol only; with another protocol they are ignored.',
+      registered: 'Registered provider',
+      registeredIntro: 'What its metadata said. Paste new metadata to replace it.',
+      metadata: 'Service provider metadata (XML)',
+      metadataHint:
+        'Paste the metadata the application publishes (64 KiB at most): its entityID, addresses and certificates are read from it.',
+      metadataKeepHint:
+        'Optional: left empty, the registered provider is kept. Paste new metadata to replace it (64 KiB at most).',
+      metadataFile: 'Read a metadata file',
+      metadataFileFailed: 'The file could not be read.',
+      signAssertion: 'Sign the assertion (recommended)',
+      signResponse: 'Sign the response',
+      signedHint: 'At least one of them.',
+      attributesHint:
+        'The name the application expects each piece of information under, or several separated by commas; left empty, it is not sent. 12 attributes at most.',
+      attributeFor: 'Attribute name: {{source}}',
       entityId: 'entityID',
       acs: 'Assertion consumer services (HTTP-POST)',
       slo: 'Single logout service',
@@ -477,13 +490,11 @@ export const en: Resource = {
       certificate: '{{sujet}}, expires on {{expire}}',
       nameIdFormat: 'Identifier sent',
       format: {
-        email: 'E-mail address',
-        persistent: 'Persistent (opaque, the application’s own)',
+        email: 'The user’s e-mail',
+        persistent: 'Persistent (opaque, different for each service)',
         transient: 'Transient (new at each sign-in)',
       },
       signed: 'Signed',
-      assertion: 'the assertion',
-      response: 'the response',
       attributes: 'Attributes',
       source: {
         mail: 'e-mail address',

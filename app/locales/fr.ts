@@ -475,9 +475,22 @@ export const fr = {
     },
     saml: {
       legend: 'Fournisseur de services SAML',
-      byApiIntro:
-        'Ses réglages se font par l’API (POST et PUT rest/bd/application, objet saml). Enregistrer ce formulaire les garde tels quels.',
-      byApi: 'Une application SAML se crée par l’API (POST rest/bd/application, objet saml)',
+      intro: 'Ces champs ne servent qu’avec le protocole SAML 2.0 ; avec un autre protocole, ils sont ignorés.',
+      registered: 'Fournisseur enregistré',
+      registeredIntro: 'Ce que ses métadonnées ont dit. Collez de nouvelles métadonnées pour le remplacer.',
+      metadata: 'Métadonnées du fournisseur de services (XML)',
+      metadataHint:
+        'Collez les métadonnées que publie l’application (64 Kio au plus) : son entityID, ses adresses et ses certificats en sont lus.',
+      metadataKeepHint:
+        'Facultatives : laissées vides, le fournisseur enregistré est gardé. Collez-en de nouvelles pour le remplacer (64 Kio au plus).',
+      metadataFile: 'Lire un fichier de métadonnées',
+      metadataFileFailed: 'Le fichier n’a pas pu être lu.',
+      signAssertion: 'Signer l’assertion (recommandé)',
+      signResponse: 'Signer la réponse',
+      signedHint: 'Au moins l’un des deux.',
+      attributesHint:
+        'Le nom sous lequel l’application attend chaque information, ou plusieurs séparés par des virgules ; laissé vide, l’information n’est pas envoyée. 12 attributs au plus.',
+      attributeFor: 'Nom de l’attribut : {{source}}',
       entityId: 'entityID',
       acs: 'Services de réponse (HTTP-POST)',
       slo: 'Service de déconnexion',
@@ -485,16 +498,14 @@ export const fr = {
       certificate: '{{sujet}}, expire le {{expire}}',
       nameIdFormat: 'Identifiant envoyé',
       format: {
-        email: 'Adresse e-mail',
-        persistent: 'Persistant (opaque, propre à l’application)',
+        email: 'E-mail de l’utilisateur',
+        persistent: 'Persistant (opaque, différent pour chaque service)',
         transient: 'Transitoire (nouveau à chaque connexion)',
       },
       signed: 'Signés',
-      assertion: 'l’assertion',
-      response: 'la réponse',
       attributes: 'Attributs',
       source: {
-        mail: 'adresse e-mail',
+        mail: 'e-mail',
         prenom: 'prénom',
         nom: 'nom',
         login: 'identifiant',

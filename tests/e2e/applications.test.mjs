@@ -173,7 +173,7 @@ for (const [index, mode] of MODES.entries()) {
       await page.context().close()
     })
 
-    it('a SAML application shows its service provider, and a save keeps it; a new one is not offered SAML', async () => {
+    it('a SAML application shows its registered provider and keeps it while what it is sent changes; a new one is registered from its metadata', async () => {
       const page = await newPage(mode)
       await signIn(page, mode, 'admin', 'Admin1234')
       const saml =
@@ -182,27 +182,54 @@ for (const [index, mode] of MODES.entries()) {
           : { id: 904, name: 'Paie SAML sans JS', path: 'nojs' }
       await page.goto(`/pages/admin/applications/${saml.id}`)
       assert.ok(await page.getByRole('radio', { name: 'SAML 2.0' }).isChecked())
-      const provider = page.getByRole('region', { name: 'Fournisseur de services SAML' })
+      const provider = page.getByRole('region', { name: 'Fournisseur enregistré' })
       await provider.getByText(`https://paie.example.test/${saml.path}/mellon/metadata`).waitFor()
       await provider.getByText(`https://paie.example.test/${saml.path}/mellon/postResponse`).waitFor()
       await provider.getByText(/CN=ERP Paie \(démo\), expire le 20\d\d-\d\d-\d\d/).waitFor()
-      await provider.getByText('Persistant (opaque, propre à l’application)').waitFor()
-      await provider.getByText('postes ← postes en cours (structure/fonction)').waitFor()
+      assert.ok(
+        await page.getByRole('radio', { name: 'Persistant (opaque, différent pour chaque service)' }).isChecked(),
+      )
+      const attribute = (/** @type {string} */ source) => page.getByLabel(`Nom de l’attribut : ${source}`)
+      assert.equal(await attribute('e-mail').inputValue(), 'mail')
+      assert.equal(await attribute('postes en cours (structure/fonction)').inputValue(), 'postes')
 
+      // What the portal sends changes; the provider, without new metadata, stays.
       await page.getByLabel('Adresse').fill(`https://paie.example.test/${saml.path}/v2`)
+      await page.getByRole('radio', { name: 'Transitoire (nouveau à chaque connexion)' }).check()
+      await attribute('identifiant').fill('uid, login')
       await page.getByRole('button', { name: 'Enregistrer' }).click()
       await notice(page, `Application ${saml.name} enregistrée`).waitFor()
       await page.goto(`/pages/admin/applications/${saml.id}`)
       assert.equal(await page.getByLabel('Adresse').inputValue(), `https://paie.example.test/${saml.path}/v2`)
-      assert.ok(await page.getByRole('radio', { name: 'SAML 2.0' }).isChecked())
+      assert.ok(await page.getByRole('radio', { name: 'Transitoire (nouveau à chaque connexion)' }).isChecked())
+      assert.equal(await attribute('identifiant').inputValue(), 'uid, login')
       await page
-        .getByRole('region', { name: 'Fournisseur de services SAML' })
-        .getByText('Persistant (opaque, propre à l’application)')
+        .getByRole('region', { name: 'Fournisseur enregistré' })
+        .getByText(`https://paie.example.test/${saml.path}/mellon/metadata`)
         .waitFor()
 
+      // A new one: its metadata is required, then read.
       await page.goto('/pages/admin/applications/nouvelle')
-      await page.getByRole('radio', { name: 'OpenID Connect' }).waitFor()
-      assert.equal(await page.getByRole('radio', { name: 'SAML 2.0' }).count(), 0)
+      const libelle = `Compta SAML ${mode.name}`
+      await page.getByLabel('Application').fill(libelle)
+      await page.getByLabel('Adresse').fill(`https://compta.example.test/${saml.path}/`)
+      await page.getByRole('radio', { name: 'Balance' }).check()
+      await page.getByRole('radio', { name: 'SAML 2.0' }).check()
+      await page.getByRole('button', { name: 'Enregistrer' }).click()
+      const metadata = page.getByLabel('Métadonnées du fournisseur de services (XML)')
+      await until(
+        page,
+        () => document.getElementById('application-saml-metadata')?.getAttribute('aria-invalid') === 'true',
+      )
+      await metadata.fill(spMetadata(`https://compta.example.test/${saml.path}`))
+      await page.getByRole('button', { name: 'Enregistrer' }).click()
+      await notice(page, `Application ${libelle} créée`).waitFor()
+      await page.goto(`/pages/admin/applications?${new URLSearchParams({ q: libelle })}`)
+      await page.getByRole('link', { name: libelle }).first().click()
+      await page
+        .getByRole('region', { name: 'Fournisseur enregistré' })
+        .getByText(`https://compta.example.test/${saml.path}/acs`)
+        .waitFor()
       await page.context().close()
     })
 
@@ -223,6 +250,17 @@ for (const [index, mode] of MODES.entries()) {
     })
   })
 }
+
+/**
+ * A service provider's metadata, as an application publishes it (no certificate: it does not sign its requests).
+ * @param {string} base
+ */
+const spMetadata = (base) => `<?xml version="1.0"?>
+<EntityDescriptor entityID="${base}/metadata" xmlns="urn:oasis:names:tc:SAML:2.0:metadata">
+  <SPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">
+    <AssertionConsumerService index="0" Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" Location="${base}/acs"/>
+  </SPSSODescriptor>
+</EntityDescriptor>`
 
 /**
  * What a control's `aria-describedby` says.

@@ -10,7 +10,9 @@ import {
   applicationFormSchema,
   type CatalogueApplication,
   GRANTS_MAX,
+  samlFormInput,
 } from '../../../worker-api/contract/catalogue/catalogue'
+import { SAML_ATTRIBUTE_SOURCES } from '../../../worker-api/contract/saml/saml'
 import { structureChoices } from '../organisation/structure-choices.server'
 import {
   type ApplicationFormValues,
@@ -18,6 +20,7 @@ import {
   GRANTS_FIELD,
   type Grant,
   grantsFrom,
+  type SamlFormValues,
 } from './application-grants'
 import { RENEW_INTENT, type ShownSecret } from './client-secret'
 
@@ -49,6 +52,7 @@ export async function applicationFormData(request: Request, auth: Auth, id: numb
         demandable: posted.get('demandable') === 'on',
         protocole: String(posted.get('protocole') ?? 'CODE'),
         oidc: postedClient(posted),
+        saml: postedProvider(posted),
       }
     : {
         libelle: application?.libelle ?? '',
@@ -58,6 +62,7 @@ export async function applicationFormData(request: Request, auth: Auth, id: numb
         demandable: application?.demandable ?? false,
         protocole: application?.protocole ?? 'CODE',
         oidc: savedClient(application?.oidc ?? null),
+        saml: savedProvider(application?.saml ?? null),
       }
   const grantsKept = application && application.nbFonctions > GRANTS_MAX ? application.nbFonctions : null
   const grants: Grant[] =
@@ -71,7 +76,7 @@ export async function applicationFormData(request: Request, auth: Auth, id: numb
     application: application ? { id: application.id, libelle: application.libelle } : null,
     // The client as saved (its id is the portal's, shown read-only; a secret is never readable again).
     client: application?.oidc ? { clientId: application.oidc.clientId, public: application.oidc.public } : null,
-    // A SAML application's service provider, shown as saved (its settings are the API's for now).
+    // A SAML application's service provider, shown as registered (new metadata pasted replaces it).
     saml: application?.saml ?? null,
     values,
     grants,
@@ -94,6 +99,37 @@ function postedClient(posted: FormData): ClientFormValues {
     postLogoutRedirectUris: text('postLogoutRedirectUris'),
     initiateLoginUri: text('initiateLoginUri'),
     backchannelLogoutUri: text('backchannelLogoutUri'),
+  }
+}
+
+/** The service provider's fields as a form posted them. */
+function postedProvider(posted: FormData): SamlFormValues {
+  const text = (name: string) => String(posted.get(`saml.${name}`) ?? '')
+  return {
+    metadata: text('metadata'),
+    nameIdFormat: text('nameIdFormat') || 'email',
+    signAssertion: text('signAssertion') === 'on',
+    signResponse: text('signResponse') === 'on',
+    attributes: Object.fromEntries(SAML_ATTRIBUTE_SOURCES.map((source) => [source, text(`attributes.${source}`)])),
+  }
+}
+
+/** The service provider's settings as registered (the metadata is pasted again only to change it); the defaults else. */
+function savedProvider(saml: CatalogueApplication['saml']): SamlFormValues {
+  return {
+    metadata: '',
+    nameIdFormat: saml?.nameIdFormat ?? 'email',
+    signAssertion: saml?.signAssertion ?? true,
+    signResponse: saml?.signResponse ?? false,
+    attributes: Object.fromEntries(
+      SAML_ATTRIBUTE_SOURCES.map((source) => [
+        source,
+        (saml?.attributes ?? [])
+          .filter((attribute) => attribute.source === source)
+          .map((attribute) => attribute.nom)
+          .join(', '),
+      ]),
+    ),
   }
 }
 
@@ -130,13 +166,7 @@ export async function applicationFormAction(request: Request, auth: Auth, id: nu
 async function saveApplication(form: FormData, auth: Auth, id: number | null) {
   const submission = parseApplication(form)
   if (submission.status !== 'success') return formFailure('application', submission, { headers: await auth.headers() })
-  const { libelle, icone, url, actif, demandable, protocole, oidc, fonctions } = submission.value
-  // A SAML service provider is set through the API (POST|PUT rest/bd/application, `saml`): the form keeps it as it is.
-  const keepsSaml = protocole === 'SAML'
-  if (keepsSaml && id === null) {
-    const reply = submission.reply({ fieldErrors: { protocole: ['applications.saml.byApi'] } })
-    return formReply('application', reply, null, await auth.headers())
-  }
+  const { libelle, icone, url, actif, demandable, protocole, oidc, saml, fonctions } = submission.value
   const json = {
     libelle,
     icone: icone as ApplicationIcon,
@@ -146,6 +176,8 @@ async function saveApplication(form: FormData, auth: Auth, id: number | null) {
     protocole,
     // The client's fields of a launch-code application are not sent: it has none.
     oidc: protocole === 'OIDC' ? (oidc ?? null) : null,
+    // No metadata pasted: on a change, the service provider registered is kept (what the portal sends changes).
+    saml: protocole === 'SAML' ? samlFormInput(saml) : null,
     fonctions: fonctions.map((fonction) => ({ id: fonction })),
   }
   // Granted by more functions than a form may send: the form did not list them, they stay as they are.
@@ -159,7 +191,6 @@ async function saveApplication(form: FormData, auth: Auth, id: number | null) {
               ...json,
               id,
               ...(kept ? { fonctions: undefined } : {}),
-              ...(keepsSaml ? { protocole: undefined, oidc: undefined } : {}),
             },
           }),
         )
@@ -208,11 +239,28 @@ function parseApplication(form: FormData) {
 function formFieldErrors(fields: Record<string, string[]>): Record<string, string[]> {
   const byName: Record<string, string[]> = {}
   for (const [field, errors] of Object.entries(fields)) {
-    const name = field.startsWith('fonctions') ? 'fonctions' : field.replace(/\.(\d+)(?=\.|$)/g, '[$1]')
+    const name = field.startsWith('fonctions')
+      ? 'fonctions'
+      : field.startsWith('saml.')
+        ? samlFieldName(field)
+        : field.replace(/\.(\d+)(?=\.|$)/g, '[$1]')
     byName[name] = [...(byName[name] ?? []), ...errors]
   }
   return byName
 }
+
+/**
+ * The form's field of an API error about the service provider: what the form does not type (its entityID, services,
+ * certificates) comes from the metadata pasted; an attribute's, on the attributes' group.
+ */
+function samlFieldName(field: string): string {
+  const [, name = ''] = field.split('.')
+  if (name === 'attributes') return `saml.${name}`
+  return SAML_OWN_FIELDS.has(name) ? field : `saml.${'metadata'}`
+}
+
+/** The service provider's fields the form types itself (the others come from its metadata). */
+const SAML_OWN_FIELDS = new Set(['nameIdFormat', 'signAssertion', 'signResponse'])
 
 /**
  * POST rest/bd/application/{id}/secret, after its confirmation: the new secret shown this once. A

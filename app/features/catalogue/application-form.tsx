@@ -66,6 +66,11 @@ export function ApplicationForm({
       actif: values.actif ? 'on' : undefined,
       demandable: values.demandable ? 'on' : undefined,
       oidc: { ...values.oidc, public: values.oidc.public ? 'on' : undefined },
+      saml: {
+        ...values.saml,
+        signAssertion: values.saml.signAssertion ? 'on' : undefined,
+        signResponse: values.saml.signResponse ? 'on' : undefined,
+      },
     },
     constraint,
     shouldValidate: 'onSubmit',
@@ -140,6 +145,10 @@ export function ApplicationForm({
             'oidc.postLogoutRedirectUris': t('applications.oidc.postLogoutRedirectUris'),
             'oidc.initiateLoginUri': t('applications.oidc.initiateLoginUri'),
             'oidc.backchannelLogoutUri': t('applications.oidc.backchannelLogoutUri'),
+            'saml.metadata': t('applications.saml.metadata'),
+            'saml.nameIdFormat': t('applications.saml.nameIdFormat'),
+            'saml.signAssertion': t('applications.saml.signed'),
+            'saml.attributes': t('applications.saml.attributes'),
           }),
         })}
       />

@@ -18,6 +18,17 @@ export type ApplicationFormValues = {
   demandable: boolean
   protocole: string
   oidc: ClientFormValues
+  saml: SamlFormValues
+}
+
+/** A SAML application's fields of the form, as typed: the metadata to paste, what the portal sends it. */
+export type SamlFormValues = {
+  metadata: string
+  nameIdFormat: string
+  signAssertion: boolean
+  signResponse: boolean
+  /** Each source's attribute names, separated by commas. */
+  attributes: Record<string, string>
 }
 
 /** The OpenID Connect client's fields of the application form, as typed. */

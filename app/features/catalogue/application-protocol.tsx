@@ -10,6 +10,7 @@ import type { FieldErrors } from '~/lib/form'
 import { useHydrated } from '~/lib/hydrated'
 import { APPLICATION_PROTOCOLS, type ApplicationForm } from '../../../worker-api/contract/catalogue/catalogue'
 import type { SamlServiceProvider } from '../../../worker-api/contract/saml/saml'
+import { SAML_FIELDSET, SamlFields } from './application-saml'
 
 type Fields = { [Name in keyof ApplicationForm]-?: FieldMetadata<ApplicationForm[Name], ApplicationForm, string[]> }
 type Shown = FieldErrors
@@ -21,9 +22,10 @@ const CHECKBOX =
 const CLIENT = 'application-oidc'
 
 /**
- * The application's sign-in protocol (launch code or OpenID Connect) and its OpenID Connect client's fields. Those are
- * always in the page (without JavaScript the server ignores them for the launch code); once hydrated they are hidden,
- * not removed, while the launch code is chosen, so a change of mind keeps them.
+ * The application's sign-in protocol (launch code, OpenID Connect or SAML) and the fields of its OpenID Connect client
+ * and of its SAML service provider. Those are always in the page (without JavaScript the server ignores those of the
+ * protocol not chosen); once hydrated they are hidden, not removed, while another protocol is chosen, so a change of
+ * mind keeps them.
  */
 export function ProtocolCard({
   fields,
@@ -37,7 +39,7 @@ export function ProtocolCard({
   formRef: RefObject<HTMLFormElement>
   /** What the failed save posted (conform's reply), to name a refused address. */
   posted: Record<string, unknown> | undefined
-  /** A SAML application's service provider as saved: SAML is offered only to it (set through the API for now). */
+  /** A SAML application's service provider as registered (editing one). */
   saml: SamlServiceProvider | null
 }) {
   const { t } = useTranslation()
@@ -83,7 +85,7 @@ export function ProtocolCard({
         >
           <legend className="mb-2 text-sm font-medium">{t('applications.protocol.legend')}</legend>
           <div className="grid gap-2 md:grid-cols-2">
-            {APPLICATION_PROTOCOLS.filter((protocol) => protocol !== 'SAML' || saml !== null).map((protocol) => (
+            {APPLICATION_PROTOCOLS.map((protocol) => (
               <div
                 key={protocol}
                 className="flex items-start gap-2 rounded-md border p-3 has-[:checked]:border-primary has-[:checked]:bg-accent has-[:focus-visible]:ring-2 has-[:focus-visible]:ring-ring"
@@ -96,7 +98,7 @@ export function ProtocolCard({
                   defaultChecked={String(fields.protocole.initialValue ?? 'CODE') === protocol}
                   onChange={(event) => setChosen(event.currentTarget.value)}
                   aria-describedby={`application-protocole-${protocol}-hint`}
-                  aria-controls={protocol === 'OIDC' ? CLIENT : undefined}
+                  aria-controls={protocol === 'OIDC' ? CLIENT : protocol === 'SAML' ? SAML_FIELDSET : undefined}
                   className={CHECKBOX}
                 />
                 <div className="flex min-w-0 flex-col gap-1">
@@ -112,7 +114,7 @@ export function ProtocolCard({
           </div>
           <FieldMessages id="application-protocole" errors={protocolErrors} />
         </fieldset>
-        {saml ? <SamlSummary saml={saml} hidden={hydrated && chosen !== 'SAML'} /> : null}
+        <SamlFields field={fields.saml} saml={saml} shown={shown} hidden={hydrated && chosen !== 'SAML'} />
         <fieldset
           id={CLIENT}
           aria-describedby={`${CLIENT}-intro`}
@@ -234,65 +236,5 @@ function UriField({
         spellCheck: false,
       }}
     />
-  )
-}
-
-/** A SAML application's service provider, read-only: what its metadata said and what the portal sends it. */
-function SamlSummary({ saml, hidden }: { saml: SamlServiceProvider; hidden: boolean }) {
-  const { t } = useTranslation()
-  const rows: [string, string[]][] = [
-    [t('applications.saml.entityId'), [saml.entityId]],
-    [t('applications.saml.acs'), saml.assertionConsumerServices],
-    [t('applications.saml.slo'), [saml.singleLogoutService ?? t('applications.saml.none')]],
-    [
-      t('applications.saml.certificates'),
-      saml.certificates.length > 0
-        ? saml.certificates.map((c) =>
-            c.expire ? t('applications.saml.certificate', { sujet: c.sujet, expire: c.expire.slice(0, 10) }) : c.sujet,
-          )
-        : [t('applications.saml.none')],
-    ],
-    [t('applications.saml.nameIdFormat'), [t(`applications.saml.format.${saml.nameIdFormat}`)]],
-    [
-      t('applications.saml.signed'),
-      [
-        [saml.signAssertion && t('applications.saml.assertion'), saml.signResponse && t('applications.saml.response')]
-          .filter(Boolean)
-          .join(', '),
-      ],
-    ],
-    [
-      t('applications.saml.attributes'),
-      saml.attributes.length > 0
-        ? saml.attributes.map((a) => `${a.nom} ← ${t(`applications.saml.source.${a.source}`)}`)
-        : [t('applications.saml.none')],
-    ],
-  ]
-  return (
-    <section
-      id="application-saml"
-      aria-labelledby="application-saml-title"
-      hidden={hidden}
-      className="flex min-w-0 flex-col gap-3 rounded-md border p-4"
-    >
-      <h3 id="application-saml-title" className="text-sm font-medium">
-        {t('applications.saml.legend')}
-      </h3>
-      <p className="text-sm text-muted-foreground">{t('applications.saml.byApiIntro')}</p>
-      <dl className="flex flex-col gap-3 text-sm">
-        {rows.map(([term, values]) => (
-          <div key={term} className="min-w-0">
-            <dt className="font-medium">{term}</dt>
-            <dd className="min-w-0 break-words text-muted-foreground">
-              {values.map((value) => (
-                <span key={value} className="block">
-                  {value}
-                </span>
-              ))}
-            </dd>
-          </div>
-        ))}
-      </dl>
-    </section>
   )
 }

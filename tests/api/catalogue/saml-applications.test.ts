@@ -135,6 +135,25 @@ describe('a SAML application', () => {
     expect(kept.protocole).toBe('SAML')
     expect(kept.saml).toMatchObject({ nameIdFormat: 'transient' })
 
+    // Neither metadata nor entityID: the service provider registered stays, what the portal sends changes.
+    const settings = await updated({
+      ...base,
+      libelle: kept.libelle,
+      protocole: 'SAML',
+      saml: {
+        nameIdFormat: 'email',
+        signAssertion: true,
+        signResponse: false,
+        attributes: [{ source: 'nom', nom: 'sn' }],
+      },
+    })
+    expect(settings.saml).toEqual({
+      ...kept.saml,
+      nameIdFormat: 'email',
+      signResponse: false,
+      attributes: [{ source: 'nom', nom: 'sn' }],
+    })
+
     const code = await updated({ ...base, protocole: 'CODE' })
     expect([code.protocole, code.saml]).toEqual(['CODE', null])
     expect(
@@ -163,6 +182,22 @@ describe('a SAML application', () => {
 describe('what a SAML application may not be', () => {
   const refused = async (body: unknown, field: string, message: string) =>
     expect((await expectError(await post(body), 400, 'VALIDATION_FAILED')).attributs).toEqual([{ field, message }])
+
+  it('a new one, or one moving to SAML, that names no service provider', async () => {
+    await refused(draft({ nameIdFormat: 'email' }), 'saml.entityId', 'validation.required')
+    const code = await okBody(
+      api(root).rest.bd.application.$post({ json: draft(null, { protocole: 'CODE', libelle: `Code ${++count}` }) }),
+      201,
+    )
+    const moved = await call('/rest/bd/application', {
+      method: 'PUT',
+      token: root,
+      body: JSON.stringify({ ...draft({ nameIdFormat: 'email' }), id: code.id, libelle: code.libelle }),
+    })
+    expect((await expectError(moved, 400, 'VALIDATION_FAILED')).attributs).toEqual([
+      { field: 'saml.entityId', message: 'validation.required' },
+    ])
+  })
 
   it('another application’s entityID, said on the field it came from', async () => {
     await created({ metadata: metadata('https://twice.example.test/sp') })

@@ -2,7 +2,15 @@ import { z } from 'zod'
 import { pageQuery, positiveInt } from '../common'
 import { oidcClientInputSchema, oidcClientSchema } from '../oidc/oidc'
 import { fonctionLibelleSchema } from '../organisation/structure'
-import { samlServiceProviderInputSchema, samlServiceProviderSchema } from '../saml/saml'
+import {
+  NAME_ID_FORMATS,
+  namesServiceProvider,
+  SAML_ATTRIBUTE_SOURCES,
+  type SamlAttributeSource,
+  type SamlServiceProviderInput,
+  samlServiceProviderInputSchema,
+  samlServiceProviderSchema,
+} from '../saml/saml'
 
 /** The icon names the launcher draws (app/components/app-icon.tsx); an application's `icone` is one. */
 export const APPLICATION_ICONS = ['warning', 'calendar', 'scale', 'receipt', 'truck', 'warehouse'] as const
@@ -164,8 +172,15 @@ function clientWithProtocol(
     ctx.addIssue({ code: 'custom', message: 'validation.required', path: ['saml'] })
 }
 
+/** A new SAML application names its service provider: its metadata, or its typed entityID. */
+function providerNamed(input: { protocole?: string | undefined; saml?: ApplicationInputSaml }, ctx: z.RefinementCtx) {
+  if (input.protocole === 'SAML' && input.saml && !namesServiceProvider(input.saml))
+    ctx.addIssue({ code: 'custom', message: 'validation.required', path: ['saml', 'entityId'] })
+}
+type ApplicationInputSaml = z.infer<typeof samlServiceProviderInputSchema> | null | undefined
+
 /** POST and PUT rest/bd/application: `{id, libelle, icone, url, actif, protocole, oidc, saml, fonctions: [{id}]}` (id for PUT). */
-export const applicationInputSchema = applicationFields.superRefine(clientWithProtocol)
+export const applicationInputSchema = applicationFields.superRefine(clientWithProtocol).superRefine(providerNamed)
 export type ApplicationInput = z.infer<typeof applicationInputSchema>
 
 /**
@@ -199,6 +214,17 @@ const addressLines = z
       .filter((line) => line !== ''),
   )
   .default([])
+
+/** The names an attribute is sent under, separated by commas; none, it is not sent. */
+const attributeNames = z
+  .string()
+  .optional()
+  .transform((text) =>
+    (text ?? '')
+      .split(',')
+      .map((name) => name.trim())
+      .filter((name) => name !== ''),
+  )
 
 /** An address that may be left empty: null then. */
 const optionalAddress = z
@@ -242,6 +268,23 @@ export const applicationFormSchema = z
         backchannelLogoutUri: optionalAddress,
       })
       .optional(),
+    saml: z
+      .object({
+        metadata: z
+          .string()
+          .optional()
+          .transform((value) => value?.trim() || null),
+        nameIdFormat: z.enum(NAME_ID_FORMATS, 'validation.required').default('email'),
+        signAssertion: checkbox,
+        signResponse: checkbox,
+        attributes: z.object(
+          Object.fromEntries(SAML_ATTRIBUTE_SOURCES.map((source) => [source, attributeNames])) as Record<
+            SamlAttributeSource,
+            typeof attributeNames
+          >,
+        ),
+      })
+      .optional(),
     fonctions: z
       .array(z.coerce.number<number>().int().positive())
       .max(GRANTS_MAX, 'validation.tooMany')
@@ -249,7 +292,41 @@ export const applicationFormSchema = z
       .transform((ids) => [...new Set(ids)]),
   })
   .superRefine(clientWhenOidc, { when: (payload) => typeof payload.value === 'object' && payload.value !== null })
+  .superRefine(providerWhenSaml, { when: (payload) => typeof payload.value === 'object' && payload.value !== null })
 export type ApplicationForm = z.input<typeof applicationFormSchema>
+
+/** The SAML fields of the application form, as read. */
+export type SamlForm = NonNullable<z.output<typeof applicationFormSchema>['saml']>
+
+/**
+ * The service provider the SAML fields say: the metadata pasted (none: the one registered is kept), what the portal
+ * sends, each source's attribute names in the order of the sources.
+ */
+export function samlFormInput(form: SamlForm | undefined): SamlServiceProviderInput {
+  return {
+    metadata: form?.metadata ?? null,
+    nameIdFormat: form?.nameIdFormat ?? 'email',
+    signAssertion: form?.signAssertion ?? false,
+    signResponse: form?.signResponse ?? false,
+    attributes: SAML_ATTRIBUTE_SOURCES.flatMap((source) =>
+      (form?.attributes[source] ?? []).map((nom) => ({ source, nom })),
+    ),
+  }
+}
+
+/**
+ * A SAML application's fields, checked by the API's own rules; said on the form's fields: the attributes' on their
+ * group, the rest on its own.
+ */
+function providerWhenSaml(form: { protocole?: unknown; saml?: unknown }, ctx: z.RefinementCtx) {
+  if (form.protocole !== 'SAML') return
+  const provider = samlServiceProviderInputSchema.safeParse(samlFormInput(form.saml as SamlForm | undefined))
+  if (provider.success) return
+  for (const issue of provider.error.issues) {
+    const path = issue.path[0] === 'attributes' ? ['attributes'] : issue.path
+    ctx.addIssue({ code: 'custom', message: issue.message, path: ['saml', ...path] })
+  }
+}
 
 /** The most functions a structure type's template holds, and applications each grants. */
 export const TEMPLATE_FONCTIONS_MAX = 20

@@ -64,7 +64,7 @@ export const samlServiceProviderInputSchema = z
       .nullable()
       .optional()
       .describe(
-        `The service provider's metadata XML (${SP_METADATA_MAX_BYTES / 1024} KiB at most): when given, what it says replaces the fields typed below`,
+        `The service provider's metadata XML (${SP_METADATA_MAX_BYTES / 1024} KiB at most): when given, what it says replaces the fields typed below. On PUT, with neither metadata nor entityId, the service provider registered is kept and only what the portal sends changes`,
       ),
     entityId: z
       .string()
@@ -90,11 +90,10 @@ export const samlServiceProviderInputSchema = z
     attributes: z.array(attributeSchema).max(SAML_ATTRIBUTES_MAX, 'validation.tooMany').default([]),
   })
   .superRefine((sp, ctx) => {
-    if (!sp.metadata) {
-      if (!sp.entityId) ctx.addIssue({ code: 'custom', message: 'validation.required', path: ['entityId'] })
-      if (!sp.assertionConsumerServices?.length)
-        ctx.addIssue({ code: 'custom', message: 'validation.required', path: ['assertionConsumerServices'] })
-    }
+    // Typed without metadata, a service provider has its services. Neither metadata nor entityID: on PUT, the one
+    // registered is kept (only what the portal sends changes); on POST, required (applicationInputSchema).
+    if (!sp.metadata && sp.entityId && !sp.assertionConsumerServices?.length)
+      ctx.addIssue({ code: 'custom', message: 'validation.required', path: ['assertionConsumerServices'] })
     if (!sp.signResponse && !sp.signAssertion)
       ctx.addIssue({ code: 'custom', message: 'validation.samlUnsigned', path: ['signAssertion'] })
   })
@@ -166,3 +165,7 @@ export const SAML_REFUSALS = [
   'OFF',
 ] as const
 export type SamlRefusal = (typeof SAML_REFUSALS)[number]
+
+/** Whether a service provider's input names one (its metadata, or a typed entityID): else it keeps the one registered. */
+export const namesServiceProvider = (sp: { metadata?: string | null; entityId?: string }) =>
+  Boolean(sp.metadata || sp.entityId)

@@ -1,6 +1,7 @@
 import { type RawBuilder, type SqlBool, sql } from 'kysely'
 import type { ApplicationInput, ApplicationUpdate, CatalogueApplication } from '../../contract/catalogue/catalogue'
 import { clientAddresses, isClientUri } from '../../contract/oidc/oidc'
+import { namesServiceProvider } from '../../contract/saml/saml'
 import { type DB, type Guard, insertWhen, namedBatch } from '../../db/client'
 import { isLocalEnvironment } from '../../env'
 import { BusinessError, forbidden, invalidField, notFound } from '../../lib/errors'
@@ -14,6 +15,7 @@ import { type ClientWrite, clientWrite, removeClient } from './oidc-clients'
 import {
   entityIdHolder,
   entityIdTaken,
+  registeredProviderFacts,
   removeSamlProvider,
   type SamlProviderFacts,
   samlProviderFacts,
@@ -207,7 +209,10 @@ export async function updateApplication(
   input: ApplicationUpdate,
 ): Promise<CatalogueApplication> {
   requireClientAddresses(ctx, input.protocole === 'OIDC' ? input.oidc : undefined)
-  const saml = samlFactsOf(ctx, input.protocole, input.saml)
+  // A service provider input that names none keeps the one registered (only what the portal sends changes).
+  const keepsProvider =
+    input.protocole === 'SAML' && input.saml && !namesServiceProvider(input.saml) ? input.saml : null
+  const named = keepsProvider ? null : samlFactsOf(ctx, input.protocole, input.saml)
   const db = ctx.db
   const viewer = viewerOf(caller)
   // Without a list, the grants stay: nothing of them is read, compared or written.
@@ -222,11 +227,12 @@ export async function updateApplication(
     current: catalogueQuery(db, viewer, 'counted', ids ? undefined : 0).where('a.id', '=', input.id),
     holder: libelleHolder(db, input.libelle).where('id', '!=', input.id),
     fonctions: grantedFonctions(db, ids ?? []),
-    entity: entityRead(db, saml, input.id),
+    entity: entityRead(db, named, input.id),
   })
   if (!current) throw notFound('Unknown application')
   if (holder) throw libelleTaken(holder.libelle)
-  if (saml && (entity?.length ?? 0) > 0) throw entityIdTaken(saml.input)
+  if (named && (entity?.length ?? 0) > 0) throw entityIdTaken(named.input)
+  const saml = keepsProvider ? registeredProviderFacts(current as CatalogueRow, keepsProvider) : named
   requireKnownFonctions(ids ?? [], fonctions)
   const before = toApplication(current as CatalogueRow)
   const byId = new Map(fonctions.map((f) => [f.id, `${f.libelle} (${f.structure_nom})`]))

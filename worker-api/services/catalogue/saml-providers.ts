@@ -19,6 +19,7 @@ export const SAML_COLUMNS = [
   'sp.entity_id',
   'sp.acs',
   'sp.slo_url',
+  'sp.slo_binding',
   'sp.certificats',
   'sp.requetes_signees',
   'sp.format_name_id',
@@ -31,6 +32,7 @@ export type SamlColumns = {
   entity_id: string | null
   acs: string | null
   slo_url: string | null
+  slo_binding: 'HTTP-Redirect' | 'HTTP-POST' | null
   certificats: string | null
   requetes_signees: number | null
   format_name_id: SamlServiceProvider['nameIdFormat'] | null
@@ -132,6 +134,26 @@ export function samlProviderFacts(ctx: Ctx, input: SamlServiceProviderInput): Sa
     }
   }
   return facts
+}
+
+/**
+ * The facts of the service provider registered for a catalogue row, with the new settings of `input` (a PUT that names
+ * no provider keeps it); null when the application has none (the input then names one: 400 on `saml.entityId`).
+ */
+export function registeredProviderFacts(row: SamlColumns, input: SamlServiceProviderInput): SamlProviderFacts {
+  if (row.entity_id === null) {
+    throw new BusinessError('VALIDATION_FAILED', 400, 'The application has no service provider yet: name one', [
+      { field: 'saml.entityId', message: 'validation.required' },
+    ])
+  }
+  return {
+    entityId: row.entity_id,
+    acs: JSON.parse(row.acs ?? '[]') as SamlProviderFacts['acs'],
+    slo: row.slo_url ? { url: row.slo_url, binding: row.slo_binding ?? 'HTTP-Redirect' } : null,
+    certificates: JSON.parse(row.certificats ?? '[]') as string[],
+    authnRequestsSigned: row.requetes_signees === 1,
+    input,
+  }
 }
 
 /** The application holding an entityID, other than `except`. */
