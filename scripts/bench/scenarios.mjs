@@ -8,6 +8,7 @@ import { movingFigures } from './moving.mjs'
 import { benchOidcClient, OIDC_REDIRECT, OIDC_VERIFIER, oidcGrants, tokenForm } from './oidc.mjs'
 import { benchRegistrations } from './registrations.mjs'
 import { openedCampaign } from './reviews.mjs'
+import { benchSamlApplication, samlRequests } from './saml.mjs'
 import { memoryMiB, stop } from './servers.mjs'
 
 /** u050002 of `npm run seed:large`: an agent on a site, five levels below the admin's root post. */
@@ -416,8 +417,10 @@ export async function runScenarios(ctx, { persistTo, scratch, servers, client, b
     ]
     return { run: () => load(`${api}/public/bd/login/refreshToken`, { requests }) }
   })
-  // The OpenID Connect client and the service account, written between two scenarios (no portal running).
+  // The OpenID Connect client, the SAML application and the service account, written between two scenarios (no portal
+  // running).
   benchOidcClient(persistTo)
+  benchSamlApplication(persistTo)
   benchServiceAccount(persistTo)
 
   // A program's way in: the client credentials grant (a secret's SHA-256, no password hash), then SCIM as
@@ -482,6 +485,26 @@ export async function runScenarios(ctx, { persistTo, scratch, servers, client, b
     ]
     return { run: () => load(`${base}/portail-backend/oidc/token`, { requests }) }
   })
+  await scenario(
+    'GET /saml/connexion (SSR, a signed SAML response to a request kept, the agent signed in)',
+    'page',
+    async () => {
+      // Each request is answered once: kept just before the run (they wait 6 minutes), enough for the floor's rate.
+      const names = await samlRequests(base, Math.ceil(floor.rps * duration) + connections)
+      const cookie = await browserCookie(agent.login, agent.password)
+      let next = 0
+      const requests = [
+        {
+          method: 'GET',
+          headers: { Cookie: cookie, 'Sec-Fetch-Dest': 'document' },
+          setupRequest(request) {
+            return { ...request, path: `/saml/connexion?demande=${names[next++ % names.length]}` }
+          },
+        },
+      ]
+      return { run: () => load(`${base}/saml/connexion`, { requests }) }
+    },
+  )
   await scenario('GET oidc/userinfo (profile, email and current posts)', 'read', async () => {
     const [session] = await oidcSessions(1)
     return {

@@ -1,0 +1,140 @@
+// @ts-check
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { mellonInstalled, startMellon } from './mellon.mjs'
+import { BASE_URL, MODES, notice, signIn, submitLogin, useBrowser } from './support.mjs'
+
+const newPage = useBrowser()
+
+/**
+ * SAML 2.0 with an unmodified Apache httpd and mod_auth_mellon, configured from the portal's metadata alone: the root
+ * administrator registers it on the application screen by pasting the metadata mellon publishes; the agent then signs
+ * in to it from its own page (through the portal's sign-in) and from the launcher, with and without JavaScript, and it
+ * gets the attributes it was given. A response changed on its way is refused by mellon; a request presented twice, by
+ * the portal.
+ */
+/** @type {Awaited<ReturnType<typeof startMellon>>} */
+let mellon
+/** The application's name in the catalogue (its port: one per run, a development database kept between runs). */
+let NAME = 'Intranet mellon'
+
+/** The application started and registered, once for both modes (each suite's hook waits for it). */
+async function register() {
+  assert.ok(mellonInstalled(), 'Apache and mod_auth_mellon are installed (.ci/run: apache2 libapache2-mod-auth-mellon)')
+  mellon = await startMellon(`${BASE_URL}/portail-backend/saml/metadata`)
+  NAME = `Intranet mellon ${new URL(mellon.base).port}`
+
+  // Registered as an administrator does it: the metadata pasted, the attributes named, Agence Lille's dock agents.
+  const page = await newPage()
+  await signIn(page, MODES[0], 'admin', 'Admin1234')
+  await page.goto('/pages/admin/applications/nouvelle')
+  await page.getByLabel('Application').fill(NAME)
+  await page.getByLabel('Adresse').fill(`${mellon.base}/prive`)
+  await page.getByRole('radio', { name: 'Camion' }).check()
+  await page.getByRole('radio', { name: 'SAML 2.0' }).check()
+  await page.getByLabel('Métadonnées du fournisseur de services (XML)').fill(mellon.metadata)
+  await page.getByLabel('Nom de l’attribut : e-mail').fill('mail')
+  await page.getByLabel('Nom de l’attribut : identifiant').fill('uid')
+  await page.getByLabel('Nom de l’attribut : postes en cours (structure/fonction)').fill('postes')
+  await page.getByRole('combobox', { name: 'Structure' }).and(page.locator('input')).fill('Agence Lille')
+  await page.getByRole('option', { name: 'Agence Lille' }).click()
+  await page.waitForURL((url) => url.searchParams.get('structure') === '4')
+  await page
+    .getByRole('group', { name: 'Fonctions de Agence Lille' })
+    .getByRole('checkbox', { name: 'Agent de quai' })
+    .check()
+  await page.getByRole('button', { name: 'Enregistrer' }).click()
+  await notice(page, `Application ${NAME} créée`).waitFor()
+  await page.context().close()
+}
+/** @type {Promise<void> | undefined} */
+let registered
+
+after(() => mellon?.stop())
+
+/**
+ * The protected page as mellon shows it: the variables the assertion set.
+ * @param {import('playwright-core').Page} page
+ */
+async function shownAttributes(page) {
+  await page.getByRole('heading', { name: 'Intranet' }).waitFor({ timeout: 20_000 })
+  const text = (await page.locator('pre').textContent()) ?? ''
+  return Object.fromEntries(
+    text
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  )
+}
+
+for (const mode of MODES) {
+  describe(`SAML 2.0 with mod_auth_mellon ${mode.name}`, () => {
+    before(async () => {
+      registered ??= register()
+      await registered
+    })
+
+    it('the agent opens the application, signs in at the portal and comes back signed in, with the attributes it was given', async () => {
+      const page = await newPage(mode)
+      await page.goto(`${mellon.base}/prive`)
+      // mellon sent its request; the portal's single sign-on page sent the browser to sign in.
+      await page.waitForURL((url) => url.pathname === '/login' && url.searchParams.has('redirect'))
+      assert.match(new URL(page.url()).searchParams.get('redirect') ?? '', /^\/saml\/connexion\?demande=/)
+      await submitLogin(page, mode, 'agent', 'Agent1234')
+      if (!mode.javaScriptEnabled) {
+        // Without JavaScript the response goes with the page's button.
+        await page.getByRole('button', { name: `Continuer vers ${NAME}` }).click()
+      }
+      const attributes = await shownAttributes(page)
+      assert.equal(attributes.MELLON_mail, 'thomas.lefebvre@portail.example')
+      assert.equal(attributes.MELLON_uid, 'agent')
+      assert.equal(attributes.MELLON_postes, 'Agence Lille/Agent de quai')
+      assert.match(attributes.MELLON_NAME_ID ?? '', /@portail\.example$/)
+      await page.context().close()
+    })
+
+    it('the launcher opens it signed in (a response nobody asked for)', async () => {
+      const page = await newPage(mode)
+      await signIn(page, mode, 'agent', 'Agent1234')
+      const [tab] = await Promise.all([
+        page.context().waitForEvent('page'),
+        page.getByRole('button', { name: `Lancer ${NAME} (nouvel onglet)` }).click(),
+      ])
+      if (!mode.javaScriptEnabled) await tab.getByRole('button', { name: /^Continuer vers / }).click()
+      const attributes = await shownAttributes(tab)
+      assert.equal(attributes.MELLON_uid, 'agent')
+      await page.context().close()
+    })
+
+    it('a response changed on its way is refused by the application; a request presented again, by the portal', async () => {
+      const page = await newPage(mode)
+      await signIn(page, mode, 'agent', 'Agent1234')
+      // The response's attributes changed in the form the browser posts: mellon checks the signature.
+      await page.route(`${mellon.base}/mellon/postResponse`, async (route) => {
+        const form = new URLSearchParams(route.request().postData() ?? '')
+        const xml = Buffer.from(form.get('SAMLResponse') ?? '', 'base64').toString('utf8')
+        const changed = xml.replace('Agence Lille/Agent de quai', 'Groupe/Directeur')
+        assert.notEqual(changed, xml)
+        form.set('SAMLResponse', Buffer.from(changed).toString('base64'))
+        await route.continue({ postData: form.toString() })
+      })
+      let request = ''
+      page.on('request', (sent) => {
+        if (new URL(sent.url()).pathname === '/portail-backend/saml/sso') request = sent.url()
+      })
+      await page.goto(`${mellon.base}/prive`)
+      if (!mode.javaScriptEnabled) await page.getByRole('button', { name: `Continuer vers ${NAME}` }).click()
+      await page.waitForURL((url) => url.pathname === '/mellon/postResponse')
+      assert.equal(await page.getByRole('heading', { name: 'Intranet' }).count(), 0)
+      assert.match(mellon.errorLog(), /signature|Signature/)
+      await page.unrouteAll()
+
+      // The same request again (its ID seen already): the portal's page says so, nothing is posted.
+      assert.ok(request, 'mellon sent a request')
+      await page.goto(request)
+      await page.getByText('Cette demande de connexion a déjà été présentée').waitFor()
+      assert.equal(await page.getByRole('button', { name: /^Continuer vers / }).count(), 0)
+      await page.context().close()
+    })
+  })
+}
