@@ -1,7 +1,7 @@
 import { data, type LoaderFunctionArgs, redirect } from '@remix-run/cloudflare'
-import { Link, useLoaderData } from '@remix-run/react'
+import { useLoaderData } from '@remix-run/react'
 import { useTranslation } from 'react-i18next'
-import { Alert } from '~/components/ui/alert'
+import { RefusalPage } from '~/components/refusal-page'
 import { publicApi, read } from '~/lib/api.server'
 import type { Message } from '~/lib/api-errors'
 import { hasSession, requireUser } from '~/lib/auth.server'
@@ -107,15 +107,5 @@ export default function Authorize() {
       </main>
     )
   }
-  return (
-    <main className="mx-auto max-w-lg p-6">
-      <h1 className="mb-4 font-semibold text-xl">{t('oidc.errorTitle')}</h1>
-      <Alert variant="destructive" role="alert">
-        {t(answer.message.key, answer.message.values)}
-      </Alert>
-      <Link to="/pages/user/acces" className="mt-4 inline-block text-primary underline">
-        {t('demoApp.backToPortal')}
-      </Link>
-    </main>
-  )
+  return <RefusalPage title={t('oidc.errorTitle')} message={answer.message} />
 }

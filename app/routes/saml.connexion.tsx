@@ -1,8 +1,8 @@
 import { data, type LoaderFunctionArgs, redirect, redirectDocument } from '@remix-run/cloudflare'
-import { Link, useLoaderData } from '@remix-run/react'
+import { useLoaderData } from '@remix-run/react'
 import { useTranslation } from 'react-i18next'
 import { AutoPost } from '~/components/auto-post'
-import { Alert } from '~/components/ui/alert'
+import { RefusalPage } from '~/components/refusal-page'
 import { apiMessage, type Message } from '~/lib/api-errors'
 import { requireUser } from '~/lib/auth.server'
 import { allowFormTarget } from '~/lib/form-target.server'
@@ -70,16 +70,6 @@ export default function SamlSignOn() {
     return <AutoPost action={url} fields={{ SAMLResponse, RelayState }} name={answer.libelle} />
   }
   return (
-    <main className="mx-auto max-w-lg p-6">
-      <h1 className="mb-4 font-semibold text-xl">
-        {t(answer.denied ? 'samlSso.deniedTitle' : 'samlSso.refusedTitle')}
-      </h1>
-      <Alert variant="destructive" role="alert">
-        {t(answer.message.key, answer.message.values)}
-      </Alert>
-      <Link to="/pages/user/acces" className="mt-4 inline-block text-primary underline">
-        {t('demoApp.backToPortal')}
-      </Link>
-    </main>
+    <RefusalPage title={t(answer.denied ? 'samlSso.deniedTitle' : 'samlSso.refusedTitle')} message={answer.message} />
   )
 }
