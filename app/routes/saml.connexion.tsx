@@ -3,8 +3,9 @@ import { useLoaderData } from '@remix-run/react'
 import { useTranslation } from 'react-i18next'
 import { AutoPost } from '~/components/auto-post'
 import { RefusalPage } from '~/components/refusal-page'
+import { publicApi, read } from '~/lib/api.server'
 import { apiMessage, type Message } from '~/lib/api-errors'
-import { requireUser } from '~/lib/auth.server'
+import { hasSession, requireUser } from '~/lib/auth.server'
 import { allowFormTarget } from '~/lib/form-target.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { WITHOUT_SCRIPTS } from '~/lib/scripts'
@@ -39,6 +40,17 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const dest = request.headers.get('Sec-Fetch-Dest')
   if (dest !== null && dest !== 'document') throw redirectDocument(`${url.pathname}${url.search}`)
 
+  // Asked not to be shown a sign-in (IsPassive) and nobody signed in: the application is answered so (NoPassive).
+  if (url.searchParams.get('passif') === '1' && !(await hasSession(request, context))) {
+    const passive = await read(publicApi(request, context).rest.public.bd.saml.passif.$post({ json: { demande } }))
+    if (passive.ok) {
+      allowFormTarget(context, passive.data.url)
+      return data(
+        { post: passive.data, libelle: new URL(passive.data.url).host, title: pageTitle(t, t('samlSso.title')) },
+        { headers: { 'Cache-Control': 'no-store' } },
+      )
+    }
+  }
   const auth = await requireUser(request, context)
   const result = await auth.settle(auth.api.rest.bd.saml.reponse.$post({ json: { demande } }))
   if (!result.ok) {

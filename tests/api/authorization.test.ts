@@ -716,6 +716,10 @@ Object.assign(MATRIX, {
     request: () => ({ path: '/saml/sso', form: { SAMLRequest: 'PHNhbWxwOg==' } }),
     expect: everyone(303),
   },
+  'POST /portail-backend/rest/public/bd/saml/passif': {
+    request: () => ({ path: '/rest/public/bd/saml/passif', body: { demande: 'matrice-inconnue' } }),
+    expect: everyone(404),
+  },
   'POST /portail-backend/rest/bd/saml/reponse': {
     request: () => ({ path: '/rest/bd/saml/reponse', body: { demande: 'matrice-inconnue' } }),
     expect: signedIn({ user: 404, adminOut: 404, adminIn: 404, self: 404 }),

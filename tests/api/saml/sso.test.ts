@@ -186,6 +186,32 @@ describe('single sign-on, asked by the application (SP-initiated)', () => {
     expect(response.headers.get('Location')).toBe(`/login?${new URLSearchParams({ redirect: location })}`)
   })
 
+  it('answers a request that asks not to be shown a sign-in (IsPassive), nobody signed in, NoPassive, once', async () => {
+    const passive = serviceProvider(ENTITY, { passive: true })
+    const location = await sso(await requestUrl(passive))
+    expect(location).toMatch(/^\/saml\/connexion\?demande=[\w-]{43}&passif=1$/)
+    const { response, html } = await page(location, null)
+    expect(response.status).toBe(200)
+    expect(html).toContain(`action="${ACS}"`)
+    const samlResponse = htmlValue(html, 'SAMLResponse') as string
+    // node-saml reads NoPassive as "nobody signed in" (no profile, no error).
+    expect(await passive.validatePostResponseAsync({ SAMLResponse: samlResponse })).toEqual({
+      profile: null,
+      loggedOut: false,
+    })
+    expect(Buffer.from(samlResponse, 'base64').toString('utf8')).toContain('status:NoPassive')
+    expect(Buffer.from(samlResponse, 'base64').toString('utf8')).not.toContain('Assertion')
+    // Answered: the page again sends the visitor to sign in, and no second response is made.
+    const again = await page(location, null)
+    expect(again.response.status).toBe(302)
+    // Signed in, a passive request is answered as any other.
+    const signedIn = await page(await sso(await requestUrl(passive)))
+    const { profile } = await passive.validatePostResponseAsync({
+      SAMLResponse: htmlValue(signedIn.html, 'SAMLResponse') as string,
+    })
+    expect(profile?.mail).toBe(`${agent.login}@example.test`)
+  })
+
   it('reached by the portal’s script (after its sign-in form), loads as a document', async () => {
     const location = await sso(await requestUrl())
     const response = await visit(location, { headers: { Cookie: cookie, 'Sec-Fetch-Dest': 'empty' } })

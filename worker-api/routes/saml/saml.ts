@@ -1,13 +1,13 @@
 import { createRoute, z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
-import { type SamlRefusal, samlAnswerInputSchema, samlAnswerSchema } from '../../contract/saml/saml'
+import { type SamlRefusal, samlAnswerInputSchema, samlAnswerSchema, samlPostSchema } from '../../contract/saml/saml'
 import { SamlInputError } from '../../lib/saml/xml'
 import { samlEnabled } from '../../lib/saml-keys'
 import type { AppEnv } from '../../lib/types'
 import { router } from '../../lib/validation'
 import type { SsoMessage } from '../../services/saml/authn-request'
 import { idpMetadata } from '../../services/saml/metadata'
-import { answerRequest, receiveRequest } from '../../services/saml/sso'
+import { answerPassive, answerRequest, receiveRequest } from '../../services/saml/sso'
 import { errors, json, jsonBody } from '../openapi'
 
 /**
@@ -55,8 +55,9 @@ async function singleSignOn(c: Context<AppEnv>): Promise<Response> {
       c.req.method === 'POST'
         ? { binding: 'post', form: await formFields(c) }
         : { binding: 'redirect', query: new URL(c.req.url).search }
-    const demande = await receiveRequest(c.var.ctx, message)
-    to = `${SSO_PAGE}?${new URLSearchParams({ demande })}`
+    const { demande, passive } = await receiveRequest(c.var.ctx, message)
+    // A request that asks not to be shown a sign-in says so to the page (which answers it NoPassive without a session).
+    to = `${SSO_PAGE}?${new URLSearchParams(passive ? { demande, passif: '1' } : { demande })}`
   } catch (error) {
     if (!(error instanceof SamlInputError)) throw error
     const refus: SamlRefusal = error.reason === 'NOT_METADATA' ? 'NOT_A_REQUEST' : error.reason
@@ -118,19 +119,35 @@ for (const [route, handle] of routes) {
 }
 
 /** The call of the portal's single sign-on page (typed: the page calls it in-process). */
-export const samlApiRoutes = router().openapi(
-  createRoute({
-    method: 'post',
-    path: '/rest/bd/saml/reponse',
-    tags: ['SAML 2.0'],
-    summary:
-      'The portal’s single sign-on page, for its signed-in user: the signed response to a waiting request and where to post it, or whether to sign in again (ForceAuthn); 403 SAML_NOT_GRANTED (the attempt is in the history), 404 SAML_REQUEST_UNKNOWN (unknown, expired or answered)',
-    security: [{ bearer: [] }],
-    request: { body: jsonBody(samlAnswerInputSchema) },
-    responses: { 200: json(samlAnswerSchema, 'What the page does'), ...errors(400, 401, 403, 404) },
-  }),
-  async (c) => {
-    c.header('Cache-Control', 'no-store')
-    return c.json(await answerRequest(c.var.ctx, c.get('caller'), c.req.valid('json').demande), 200)
-  },
-)
+export const samlApiRoutes = router()
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/rest/bd/saml/reponse',
+      tags: ['SAML 2.0'],
+      summary:
+        'The portal’s single sign-on page, for its signed-in user: the signed response to a waiting request and where to post it, or whether to sign in again (ForceAuthn); 403 SAML_NOT_GRANTED (the attempt is in the history), 404 SAML_REQUEST_UNKNOWN (unknown, expired or answered)',
+      security: [{ bearer: [] }],
+      request: { body: jsonBody(samlAnswerInputSchema) },
+      responses: { 200: json(samlAnswerSchema, 'What the page does'), ...errors(400, 401, 403, 404) },
+    }),
+    async (c) => {
+      c.header('Cache-Control', 'no-store')
+      return c.json(await answerRequest(c.var.ctx, c.get('caller'), c.req.valid('json').demande), 200)
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/rest/public/bd/saml/passif',
+      tags: ['SAML 2.0'],
+      summary:
+        'The portal’s single sign-on page, nobody signed in, for a request that asked not to be shown a sign-in (IsPassive): the signed response without assertion (status NoPassive) and where to post it, once; 404 SAML_REQUEST_UNKNOWN for any other request',
+      request: { body: jsonBody(samlAnswerInputSchema) },
+      responses: { 200: json(samlPostSchema, 'The response to post'), ...errors(400, 404) },
+    }),
+    async (c) => {
+      c.header('Cache-Control', 'no-store')
+      return c.json(await answerPassive(c.var.ctx, c.req.valid('json').demande), 200)
+    },
+  )

@@ -148,3 +148,29 @@ export function signedResponse(
   ].join('')
   return sign.response ? signElement(response, responseId, signer) : response
 }
+
+/** A response's second-level status (SAML Core §3.2.2.2): why the identity provider answers without an assertion. */
+export const STATUS = {
+  responder: 'urn:oasis:names:tc:SAML:2.0:status:Responder',
+  noPassive: 'urn:oasis:names:tc:SAML:2.0:status:NoPassive',
+} as const
+
+/**
+ * A signed `<samlp:Response>` that carries no assertion, only its status: the request could not be answered as asked
+ * (`IsPassive` and nobody signed in: Responder / NoPassive).
+ */
+export function signedStatusResponse(
+  facts: Pick<AssertionFacts, 'issuer' | 'destination' | 'inResponseTo' | 'now'>,
+  signer: Signer,
+  status: (typeof STATUS)[keyof typeof STATUS],
+): string {
+  const id = messageId()
+  const inResponseTo = facts.inResponseTo === null ? '' : ` InResponseTo="${xmlEscape(facts.inResponseTo)}"`
+  const response = [
+    `<samlp:Response xmlns:samlp="${NS.protocol}" xmlns:saml="${NS.assertion}" ID="${id}" Version="2.0" IssueInstant="${instant(facts.now)}" Destination="${xmlEscape(facts.destination)}"${inResponseTo}>`,
+    `<saml:Issuer>${xmlEscape(facts.issuer)}</saml:Issuer>`,
+    `<samlp:Status><samlp:StatusCode Value="${STATUS.responder}"><samlp:StatusCode Value="${status}"/></samlp:StatusCode></samlp:Status>`,
+    '</samlp:Response>',
+  ].join('')
+  return signElement(response, id, signer)
+}

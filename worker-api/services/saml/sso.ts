@@ -24,7 +24,7 @@ import {
   type SsoMessage,
 } from './authn-request'
 import { NAME_ID_FORMATS, samlEndpoints } from './metadata'
-import { type SamlAttribute, signedResponse } from './response'
+import { type SamlAttribute, STATUS, signedResponse, signedStatusResponse } from './response'
 
 /**
  * Single sign-on to SAML applications (issue 62): a service provider's request is checked and kept by the single
@@ -91,7 +91,7 @@ function enabled(ctx: Ctx) {
  * names (one read), checked, then kept under a new random name for the portal's page, its ID once per provider (a
  * request presented again is refused). Every refusal is a `SamlInputError` naming its reason.
  */
-export async function receiveRequest(ctx: Ctx, message: SsoMessage): Promise<string> {
+export async function receiveRequest(ctx: Ctx, message: SsoMessage): Promise<{ demande: string; passive: boolean }> {
   enabled(ctx)
   const received = receiveAuthnRequest(message)
   const row = received.issuer
@@ -125,7 +125,43 @@ export async function receiveRequest(ctx: Ctx, message: SsoMessage): Promise<str
     if (uniqueViolation(error)) throw new SamlInputError('REPLAYED', 'This request was presented already')
     throw error
   }
-  return id
+  return { demande: id, passive: request.isPassive }
+}
+
+/**
+ * POST rest/public/bd/saml/passif: a waiting request that asked not to be shown a sign-in (`IsPassive`), for a visitor
+ * not signed in: answered once, by a signed response without assertion, status NoPassive (SAML Core §3.4.1). A request
+ * that did not ask so is 404, as an unknown one: the page then sends the visitor to sign in.
+ */
+export async function answerPassive(ctx: Ctx, demande: string): Promise<SamlPost> {
+  if (!samlEnabled(ctx.env)) throw requestUnknown()
+  const db = ctx.db
+  const now = new Date()
+  const answered = await db
+    .updateTable('saml_demande')
+    .set({ repondue_at: now.toISOString(), reponse: 'passive' })
+    .where('id', '=', demande)
+    .where('passive', '=', 1)
+    .where('repondue_at', 'is', null)
+    .where('expires_at', '>', now.toISOString())
+    .returning(['acs_url', 'request_id', 'relay_state'])
+    .executeTakeFirst()
+  if (!answered) throw requestUnknown()
+  const xml = signedStatusResponse(
+    {
+      issuer: samlEndpoints(ctx.request.origin).entityId,
+      destination: answered.acs_url,
+      inResponseTo: answered.request_id,
+      now,
+    },
+    samlSigner(ctx.env),
+    STATUS.noPassive,
+  )
+  return {
+    url: answered.acs_url,
+    SAMLResponse: Buffer.from(xml, 'utf8').toString('base64'),
+    RelayState: answered.relay_state,
+  }
 }
 
 /** What a response says of its user: who they are and how they signed in, read with the caller's check. */
