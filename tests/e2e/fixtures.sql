@@ -294,3 +294,11 @@ WHERE s.path >= '/1/2/' AND s.path < '/1/2/:' AND p.date_debut <= date('now') AN
 INSERT OR IGNORE INTO revue_progression (revue_id, structure_id, chemin, nom, total)
 SELECT 970, structure_id, chemin, structure_nom, count(*) FROM revue_element WHERE revue_id = 970
 GROUP BY structure_id, chemin, structure_nom;
+
+-- The SAML tests (tests/e2e/saml.test.mjs): the one user of a function of its own in Relais 40 (password Agent1234), to
+-- which the application behind mod_auth_mellon is granted; no other launcher shows it.
+INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain)
+SELECT 9985, 'intranet', 'Intranet', 'Irène', 'irene.intranet@portail.example', password_hash, 'http://localhost:8787' FROM utilisateur WHERE login = 'agent';
+INSERT OR IGNORE INTO fonction (id, libelle, structure_id) VALUES (9985, 'Agent intranet', 9040);
+INSERT OR IGNORE INTO poste (id, utilisateur_id, structure_id, fonction_id, date_debut, date_fin) VALUES
+  (9985, 9985, 9040, 9985, '2024-01-01', '2035-12-31');

@@ -8,7 +8,7 @@ const newPage = useBrowser()
 
 /**
  * SAML 2.0 with an unmodified Apache httpd and mod_auth_mellon, configured from the portal's metadata alone: the root
- * administrator registers it on the application screen by pasting the metadata mellon publishes; the agent then signs
+ * administrator registers it on the application screen by pasting the metadata mellon publishes; its user then signs
  * in to it from its own page (through the portal's sign-in) and from the launcher, with and without JavaScript, and it
  * gets the attributes it was given. A response changed on its way is refused by mellon; a request presented twice, by
  * the portal.
@@ -24,7 +24,8 @@ async function register() {
   mellon = await startMellon(`${BASE_URL}/portail-backend/saml/metadata`)
   NAME = `Intranet mellon ${new URL(mellon.base).port}`
 
-  // Registered as an administrator does it: the metadata pasted, the attributes named, Agence Lille's dock agents.
+  // Registered as an administrator does it: the metadata pasted, the attributes named, granted to a function of its
+  // own (tests/e2e/fixtures.sql: no other test's launcher shows it).
   const page = await newPage()
   await signIn(page, MODES[0], 'admin', 'Admin1234')
   await page.goto('/pages/admin/applications/nouvelle')
@@ -36,12 +37,12 @@ async function register() {
   await page.getByLabel('Nom de l’attribut : e-mail').fill('mail')
   await page.getByLabel('Nom de l’attribut : identifiant').fill('uid')
   await page.getByLabel('Nom de l’attribut : postes en cours (structure/fonction)').fill('postes')
-  await page.getByRole('combobox', { name: 'Structure' }).and(page.locator('input')).fill('Agence Lille')
-  await page.getByRole('option', { name: 'Agence Lille' }).click()
-  await page.waitForURL((url) => url.searchParams.get('structure') === '4')
+  await page.getByRole('combobox', { name: 'Structure' }).and(page.locator('input')).fill('Relais 40')
+  await page.getByRole('option', { name: 'Relais 40' }).click()
+  await page.waitForURL((url) => url.searchParams.get('structure') === '9040')
   await page
-    .getByRole('group', { name: 'Fonctions de Agence Lille' })
-    .getByRole('checkbox', { name: 'Agent de quai' })
+    .getByRole('group', { name: 'Fonctions de Relais 40' })
+    .getByRole('checkbox', { name: 'Agent intranet' })
     .check()
   await page.getByRole('button', { name: 'Enregistrer' }).click()
   await notice(page, `Application ${NAME} créée`).waitFor()
@@ -74,46 +75,46 @@ for (const mode of MODES) {
       await registered
     })
 
-    it('the agent opens the application, signs in at the portal and comes back signed in, with the attributes it was given', async () => {
+    it('its user opens the application, signs in at the portal and comes back signed in, with the attributes it was given', async () => {
       const page = await newPage(mode)
       await page.goto(`${mellon.base}/prive`)
       // mellon sent its request; the portal's single sign-on page sent the browser to sign in.
       await page.waitForURL((url) => url.pathname === '/login' && url.searchParams.has('redirect'))
       assert.match(new URL(page.url()).searchParams.get('redirect') ?? '', /^\/saml\/connexion\?demande=/)
-      await submitLogin(page, mode, 'agent', 'Agent1234')
+      await submitLogin(page, mode, 'intranet', 'Agent1234')
       if (!mode.javaScriptEnabled) {
         // Without JavaScript the response goes with the page's button.
         await page.getByRole('button', { name: `Continuer vers ${NAME}` }).click()
       }
       const attributes = await shownAttributes(page)
-      assert.equal(attributes.MELLON_mail, 'thomas.lefebvre@portail.example')
-      assert.equal(attributes.MELLON_uid, 'agent')
-      assert.equal(attributes.MELLON_postes, 'Agence Lille/Agent de quai')
+      assert.equal(attributes.MELLON_mail, 'irene.intranet@portail.example')
+      assert.equal(attributes.MELLON_uid, 'intranet')
+      assert.equal(attributes.MELLON_postes, 'Relais 40/Agent intranet')
       assert.match(attributes.MELLON_NAME_ID ?? '', /@portail\.example$/)
       await page.context().close()
     })
 
     it('the launcher opens it signed in (a response nobody asked for)', async () => {
       const page = await newPage(mode)
-      await signIn(page, mode, 'agent', 'Agent1234')
+      await signIn(page, mode, 'intranet', 'Agent1234')
       const [tab] = await Promise.all([
         page.context().waitForEvent('page'),
         page.getByRole('button', { name: `Lancer ${NAME} (nouvel onglet)` }).click(),
       ])
       if (!mode.javaScriptEnabled) await tab.getByRole('button', { name: /^Continuer vers / }).click()
       const attributes = await shownAttributes(tab)
-      assert.equal(attributes.MELLON_uid, 'agent')
+      assert.equal(attributes.MELLON_uid, 'intranet')
       await page.context().close()
     })
 
     it('a response changed on its way is refused by the application; a request presented again, by the portal', async () => {
       const page = await newPage(mode)
-      await signIn(page, mode, 'agent', 'Agent1234')
+      await signIn(page, mode, 'intranet', 'Agent1234')
       // The response's attributes changed in the form the browser posts: mellon checks the signature.
       await page.route(`${mellon.base}/mellon/postResponse`, async (route) => {
         const form = new URLSearchParams(route.request().postData() ?? '')
         const xml = Buffer.from(form.get('SAMLResponse') ?? '', 'base64').toString('utf8')
-        const changed = xml.replace('Agence Lille/Agent de quai', 'Groupe/Directeur')
+        const changed = xml.replace('Relais 40/Agent intranet', 'Groupe/Directeur')
         assert.notEqual(changed, xml)
         form.set('SAMLResponse', Buffer.from(changed).toString('base64'))
         await route.continue({ postData: form.toString() })
