@@ -10,7 +10,12 @@ import { allowFormTarget } from '~/lib/form-target.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { WITHOUT_SCRIPTS } from '~/lib/scripts'
 import { pageTitle, titleMeta } from '~/lib/title'
-import { SAML_REFUSALS, SAML_REQUEST_NAME_MAX, type SamlRefusal } from '../../worker-api/contract/saml/saml'
+import {
+  SAML_REFUSALS,
+  SAML_REQUEST_NAME_MAX,
+  type SamlPost,
+  type SamlRefusal,
+} from '../../worker-api/contract/saml/saml'
 
 export const meta = titleMeta
 export const handle = WITHOUT_SCRIPTS
@@ -29,6 +34,14 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       { message, denied, title: pageTitle(t, t(denied ? 'samlSso.deniedTitle' : 'samlSso.refusedTitle')) },
       { status, headers: { 'Cache-Control': 'no-store' } },
     )
+  /** The response posted to the application by this page's form, which its policy then lets go there. */
+  const posting = (post: SamlPost, libelle: string, headers?: HeadersInit) => {
+    allowFormTarget(context, post.url)
+    return data(
+      { post, libelle, title: pageTitle(t, t('samlSso.title')) },
+      { headers: { ...(headers as Record<string, string> | undefined), 'Cache-Control': 'no-store' } },
+    )
+  }
   const demande = url.searchParams.get('demande')
   if (!demande || demande.length > SAML_REQUEST_NAME_MAX) {
     const reason = url.searchParams.get('refus')
@@ -43,13 +56,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   // Asked not to be shown a sign-in (IsPassive) and nobody signed in: the application is answered so (NoPassive).
   if (url.searchParams.get('passif') === '1' && !(await hasSession(request, context))) {
     const passive = await read(publicApi(request, context).rest.public.bd.saml.passif.$post({ json: { demande } }))
-    if (passive.ok) {
-      allowFormTarget(context, passive.data.url)
-      return data(
-        { post: passive.data, libelle: new URL(passive.data.url).host, title: pageTitle(t, t('samlSso.title')) },
-        { headers: { 'Cache-Control': 'no-store' } },
-      )
-    }
+    if (passive.ok) return posting(passive.data, new URL(passive.data.url).host)
   }
   const auth = await requireUser(request, context)
   const result = await auth.settle(auth.api.rest.bd.saml.reponse.$post({ json: { demande } }))
@@ -66,12 +73,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       headers: await auth.headers(),
     })
   }
-  const { post, libelle } = result.data
-  allowFormTarget(context, post.url)
-  return data(
-    { post, libelle, title: pageTitle(t, t('samlSso.title')) },
-    { headers: { ...(await auth.headers()), 'Cache-Control': 'no-store' } },
-  )
+  return posting(result.data.post, result.data.libelle, await auth.headers())
 }
 
 export default function SamlSignOn() {

@@ -11,6 +11,7 @@ import { FormError, formProblem } from '~/components/form-error'
 import { SubmitButton } from '~/components/submit-button'
 import { buttonVariants } from '~/components/ui/button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '~/components/ui/card'
+import { CHECKBOX } from '~/components/ui/checkbox'
 import { Label } from '~/components/ui/label'
 import { useStructureChange } from '~/features/organisation/structure-change'
 import type { StructureChoices } from '~/features/organisation/structure-choice'
@@ -23,9 +24,6 @@ import { ProtocolCard } from './application-protocol'
 import { IconPicker } from './icon-picker'
 
 const INTENT = 'application'
-
-const CHECKBOX =
-  'mt-0.5 size-4 shrink-0 accent-primary focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring focus-visible:ring-offset-2'
 
 /**
  * The catalogue's application form, to register or edit one. Without JavaScript, the "show its functions" button posts

@@ -3,6 +3,7 @@ import { type RefObject, useEffect, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Field, FieldMessages, fieldMessages } from '~/components/field'
 import { Card, CardContent, CardHeader, CardTitle } from '~/components/ui/card'
+import { CHECKBOX } from '~/components/ui/checkbox'
 import { Label } from '~/components/ui/label'
 import { Textarea } from '~/components/ui/textarea'
 import { translateError } from '~/lib/api-errors'
@@ -14,9 +15,6 @@ import { SAML_FIELDSET, SamlFields } from './application-saml'
 
 type Fields = { [Name in keyof ApplicationForm]-?: FieldMetadata<ApplicationForm[Name], ApplicationForm, string[]> }
 type Shown = FieldErrors
-
-const CHECKBOX =
-  'mt-0.5 size-4 shrink-0 accent-primary focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring focus-visible:ring-offset-2'
 
 /** The id of the client's fieldset, which the OpenID Connect choice controls. */
 const CLIENT = 'application-oidc'

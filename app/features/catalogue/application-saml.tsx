@@ -2,6 +2,7 @@ import { type FieldMetadata, getInputProps, getTextareaProps } from '@conform-to
 import { type ChangeEvent, useId, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Field, FieldMessages, fieldMessages } from '~/components/field'
+import { CHECKBOX } from '~/components/ui/checkbox'
 import { Label } from '~/components/ui/label'
 import { Textarea } from '~/components/ui/textarea'
 import type { FieldErrors } from '~/lib/form'
@@ -13,9 +14,6 @@ import {
   type SamlServiceProvider,
   SP_METADATA_MAX_BYTES,
 } from '../../../worker-api/contract/saml/saml'
-
-const CHECKBOX =
-  'mt-0.5 size-4 shrink-0 accent-primary focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring focus-visible:ring-offset-2'
 
 /** The id of the service provider's fieldset, which the SAML choice controls. */
 export const SAML_FIELDSET = 'application-saml-fields'

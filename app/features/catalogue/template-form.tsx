@@ -9,14 +9,12 @@ import { Field, FieldMessages, fieldMessages } from '~/components/field'
 import { FormError, formProblem } from '~/components/form-error'
 import { SubmitButton } from '~/components/submit-button'
 import { Button, buttonVariants } from '~/components/ui/button'
+import { CHECKBOX } from '~/components/ui/checkbox'
 import { Label } from '~/components/ui/label'
 import { useFieldErrors, useFormReply, usePendingIntent } from '~/lib/form'
 import { TEMPLATE_FONCTIONS_MAX, type TemplateForm as Values } from '../../../worker-api/contract/catalogue/catalogue'
 
 export const TEMPLATE_INTENT = 'modele'
-
-const CHECKBOX =
-  'mt-0.5 size-4 shrink-0 accent-primary focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring focus-visible:ring-offset-2'
 
 /**
  * The template of a structure type: its functions in order, each a name and the applications it

@@ -9,6 +9,7 @@ import { Field, FieldMessages, fieldMessages } from '~/components/field'
 import { FormError, formProblem } from '~/components/form-error'
 import { SubmitButton } from '~/components/submit-button'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '~/components/ui/card'
+import { CHECKBOX } from '~/components/ui/checkbox'
 import { Label } from '~/components/ui/label'
 import { Textarea } from '~/components/ui/textarea'
 import { type FieldErrors, useFieldErrors, useFormReply, usePendingIntent } from '~/lib/form'
@@ -18,9 +19,6 @@ import type { StructureChoices } from '../organisation/structure-choice'
 import { StructureSelect } from '../organisation/structure-select'
 import { CREATE_INTENT, CREATE_SECTION, SEARCH_INTENT } from './service-account'
 import type { ServiceAccountForm as Values } from './service-accounts.server'
-
-export const CHECKBOX =
-  'mt-0.5 size-4 shrink-0 accent-primary focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring focus-visible:ring-offset-2'
 
 /** The scope a new account is offered with: the REST API, what most programs call. */
 const DEFAULT_SCOPES = ['api']

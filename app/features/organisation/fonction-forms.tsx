@@ -4,13 +4,11 @@ import { useTranslation } from 'react-i18next'
 import { Field } from '~/components/field'
 import { SubmitButton } from '~/components/submit-button'
 import { buttonVariants } from '~/components/ui/button'
+import { CHECKBOX } from '~/components/ui/checkbox'
 import { Label } from '~/components/ui/label'
 import { type Message, translateError } from '~/lib/api-errors'
 import type { StructureFonction } from '../../../worker-api/contract/organisation/structure'
 import type { FonctionIntent } from './fonction-forms.server'
-
-const CHECKBOX =
-  'mt-0.5 size-4 shrink-0 accent-primary focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring focus-visible:ring-offset-2'
 
 /** A failed function form as the card shows it: its function, the name sent, its field's errors, the page's message. */
 export type FonctionReply = {

@@ -138,15 +138,26 @@ export function signedResponse(
   const responseId = messageId()
   let assertion = assertionXml(assertionId, facts)
   if (sign.assertion) assertion = signElement(assertion, assertionId, signer)
+  const status = '<samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/>'
+  const response = responseXml(responseId, facts, status, assertion)
+  return sign.response ? signElement(response, responseId, signer) : response
+}
+
+/** A `<samlp:Response>` around its status code(s) and its assertion, if any. */
+function responseXml(
+  id: string,
+  facts: Pick<AssertionFacts, 'issuer' | 'destination' | 'inResponseTo' | 'now'>,
+  statusCode: string,
+  assertion = '',
+): string {
   const inResponseTo = facts.inResponseTo === null ? '' : ` InResponseTo="${xmlEscape(facts.inResponseTo)}"`
-  const response = [
-    `<samlp:Response xmlns:samlp="${NS.protocol}" xmlns:saml="${NS.assertion}" ID="${responseId}" Version="2.0" IssueInstant="${instant(facts.now)}" Destination="${xmlEscape(facts.destination)}"${inResponseTo}>`,
+  return [
+    `<samlp:Response xmlns:samlp="${NS.protocol}" xmlns:saml="${NS.assertion}" ID="${id}" Version="2.0" IssueInstant="${instant(facts.now)}" Destination="${xmlEscape(facts.destination)}"${inResponseTo}>`,
     `<saml:Issuer>${xmlEscape(facts.issuer)}</saml:Issuer>`,
-    '<samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status>',
+    `<samlp:Status>${statusCode}</samlp:Status>`,
     assertion,
     '</samlp:Response>',
   ].join('')
-  return sign.response ? signElement(response, responseId, signer) : response
 }
 
 /** A response's second-level status (SAML Core §3.2.2.2): why the identity provider answers without an assertion. */
@@ -165,12 +176,6 @@ export function signedStatusResponse(
   status: (typeof STATUS)[keyof typeof STATUS],
 ): string {
   const id = messageId()
-  const inResponseTo = facts.inResponseTo === null ? '' : ` InResponseTo="${xmlEscape(facts.inResponseTo)}"`
-  const response = [
-    `<samlp:Response xmlns:samlp="${NS.protocol}" xmlns:saml="${NS.assertion}" ID="${id}" Version="2.0" IssueInstant="${instant(facts.now)}" Destination="${xmlEscape(facts.destination)}"${inResponseTo}>`,
-    `<saml:Issuer>${xmlEscape(facts.issuer)}</saml:Issuer>`,
-    `<samlp:Status><samlp:StatusCode Value="${STATUS.responder}"><samlp:StatusCode Value="${status}"/></samlp:StatusCode></samlp:Status>`,
-    '</samlp:Response>',
-  ].join('')
-  return signElement(response, id, signer)
+  const codes = `<samlp:StatusCode Value="${STATUS.responder}"><samlp:StatusCode Value="${status}"/></samlp:StatusCode>`
+  return signElement(responseXml(id, facts, codes), id, signer)
 }

@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer'
 import { type Expression, sql } from 'kysely'
 import { addSeconds, todayIso } from '../../contract/dates'
-import type { NameIdFormat, SamlAnswer, SamlAttributeSource, SamlPost } from '../../contract/saml/saml'
+import type { SamlAnswer, SamlAttributeSource, SamlPost } from '../../contract/saml/saml'
 import { type DB, insertWhen, namedBatch } from '../../db/client'
 import type { SignInMethod } from '../../db/schema'
 import { randomToken, sha256Hex } from '../../lib/crypto'
@@ -59,26 +59,20 @@ const providers = (db: DB) =>
     .where('a.actif', '=', 1)
     .where('a.protocole', '=', 'SAML')
 
-type ProviderRow = {
-  application_id: number
-  libelle: string
-  url: string
-  entity_id: string
-  acs: string
-  certificats: string
-  requetes_signees: number
-  format_name_id: NameIdFormat
-  signer_reponse: number
-  signer_assertion: number
-  attributs: string
-  sel: string
-}
+type ProviderRow = Awaited<ReturnType<ReturnType<typeof providers>['executeTakeFirstOrThrow']>>
 
 const known = (row: ProviderRow): KnownServiceProvider => ({
   entityId: row.entity_id,
   assertionConsumerServices: JSON.parse(row.acs) as { url: string; index: number | null }[],
   certificates: JSON.parse(row.certificats) as string[],
   authnRequestsSigned: row.requetes_signees === 1,
+})
+
+/** A signed message as the HTTP-POST binding sends it: base64 in the form posted to `url`. */
+const postOf = (url: string, xml: string, relayState: string | null): SamlPost => ({
+  url,
+  SAMLResponse: Buffer.from(xml, 'utf8').toString('base64'),
+  RelayState: relayState,
 })
 
 /** SAML is off without its key: the service answers as for an unknown request. */
@@ -95,9 +89,7 @@ export async function receiveRequest(ctx: Ctx, message: SsoMessage): Promise<{ d
   enabled(ctx)
   const received = receiveAuthnRequest(message)
   const row = received.issuer
-    ? ((await providers(ctx.db).where('sp.entity_id', '=', received.issuer).executeTakeFirst()) as
-        | ProviderRow
-        | undefined)
+    ? await providers(ctx.db).where('sp.entity_id', '=', received.issuer).executeTakeFirst()
     : undefined
   const now = new Date()
   const request = checkAuthnRequest(received, row ? known(row) : null, {
@@ -157,11 +149,7 @@ export async function answerPassive(ctx: Ctx, demande: string): Promise<SamlPost
     samlSigner(ctx.env),
     STATUS.noPassive,
   )
-  return {
-    url: answered.acs_url,
-    SAMLResponse: Buffer.from(xml, 'utf8').toString('base64'),
-    RelayState: answered.relay_state,
-  }
+  return postOf(answered.acs_url, xml, answered.relay_state)
 }
 
 /** What a response says of its user: who they are and how they signed in, read with the caller's check. */
@@ -182,7 +170,6 @@ function subjectReads(db: DB, caller: Caller, application: Expression<number> | 
       .select('session_index')
       .where('family_id', '=', caller.claims.sid)
       .where('application_id', '=', application),
-    granted: db.selectNoFrom((eb) => eb.exists(grantNow(db, caller.id, application, today)).as('granted')),
   }
 }
 
@@ -259,11 +246,7 @@ async function responseFor(
     samlSigner(ctx.env),
     { assertion: provider.signer_assertion === 1, response: provider.signer_reponse === 1 },
   )
-  const post: SamlPost = {
-    url: to.acsUrl,
-    SAMLResponse: Buffer.from(xml, 'utf8').toString('base64'),
-    RelayState: to.relayState,
-  }
+  const post = postOf(to.acsUrl, xml, to.relayState)
   const writes = {
     session: insertWhen(
       db,
@@ -317,9 +300,10 @@ export async function answerRequest(ctx: Ctx, caller: Caller, demande: string): 
       .where('d.id', '=', demande)
       .where('d.expires_at', '>', now.toISOString())
       .where('d.repondue_at', 'is', null),
+    granted: db.selectNoFrom((eb) => eb.exists(grantNow(db, caller.id, application, today)).as('granted')),
     ...subjectReads(db, caller, application, today),
   })
-  const waiting = request[0] as (ProviderRow & (typeof request)[number]) | undefined
+  const waiting = request[0]
   if (!waiting) throw requestUnknown()
   const { libelle } = waiting
   const signedInAt = rows.signIn[0]?.created_at ?? ''
@@ -378,7 +362,7 @@ export async function launchResponse(ctx: Ctx, caller: Caller, applicationId: nu
     provider: providers(db).where('sp.application_id', '=', applicationId),
     ...subjectReads(db, caller, applicationId, today),
   })
-  const row = provider[0] as ProviderRow | undefined
+  const row = provider[0]
   const acs = row ? known(row).assertionConsumerServices[0] : undefined
   if (!row || !acs) throw new BusinessError('NOT_FOUND', 404, 'Unknown application')
   const target = new URL(row.url, ctx.request.origin).toString()
