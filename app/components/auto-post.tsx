@@ -11,10 +11,13 @@ export function AutoPost({
   action,
   fields,
   name,
+  signingOut = false,
 }: {
   action: string
   fields: Record<string, string | null>
   name: string
+  /** A logout message rather than a sign-in's response: the page says so. */
+  signingOut?: boolean
 }) {
   const { t } = useTranslation()
   const nonce = useNonce()
@@ -24,10 +27,10 @@ export function AutoPost({
         {Object.entries(fields).map(([field, value]) =>
           value === null ? null : <input key={field} type="hidden" name={field} value={value} />,
         )}
-        <h1 className="font-semibold text-xl">{t('samlSso.posting', { name })}</h1>
+        <h1 className="font-semibold text-xl">{t(signingOut ? 'samlSso.signingOut' : 'samlSso.posting', { name })}</h1>
         <p className="text-muted-foreground text-sm">{t('samlSso.postingHint')}</p>
         <Button type="submit" className="self-start">
-          {t('samlSso.continue', { name })}
+          {t(signingOut ? 'samlSso.signingOutContinue' : 'samlSso.continue', { name })}
         </Button>
       </form>
       <script

@@ -164,11 +164,16 @@ export async function liveSessionUser(
 /**
  * Signs the browser's session out: the API revokes its refresh tokens and logs DECONNEXION (after
  * one refresh if the access token has expired meanwhile). Returns the header that clears the cookie,
- * or null when there was no session.
+ * or null when there was no session. With a SAML logout sequence, the applications the session signed into are to be
+ * told through this browser (the logout page, `/saml/deconnexion?suite=…`).
  */
-export async function endSession(request: Request, context: AppLoadContext): Promise<string | null> {
+export async function endSession(
+  request: Request,
+  context: AppLoadContext,
+  suiteSaml?: string,
+): Promise<string | null> {
   const session = await getSession(request, context)
   if (!session.session.get('accessToken')) return null
-  await userApi(request, context, session).api.rest.bd.logout.$post()
+  await userApi(request, context, session).api.rest.bd.logout.$post({ json: suiteSaml ? { suiteSaml } : {} })
   return session.destroy()
 }

@@ -1,4 +1,5 @@
 import { type AppLoadContext, createCookieSessionStorage, createSession, redirect } from '@remix-run/cloudflare'
+import { decodeJwt } from 'jose'
 import type { SessionEndReason } from '../../worker-api/contract/sign-in/auth'
 
 export type SessionUser = { id: number; login: string; nom: string; prenom: string; admin: boolean }
@@ -78,4 +79,15 @@ export function loginRedirect(request: Request, headers?: HeadersInit, ended: Se
   const query = new URLSearchParams({ redirect: `${url.pathname}${url.search}` })
   if (ended) query.set('fin', LOGIN_END_PARAM[ended])
   return redirect(`/login?${query}`, { headers })
+}
+
+/** The portal session (`sid`) of the signed-in browser's access token (from its signed cookie). */
+export function portalSessionOf(accessToken: string | undefined): string | undefined {
+  if (!accessToken) return undefined
+  try {
+    const { sid } = decodeJwt(accessToken)
+    return typeof sid === 'string' ? sid : undefined
+  } catch {
+    return undefined
+  }
 }

@@ -1,18 +1,25 @@
 import { type ActionFunctionArgs, redirect } from '@remix-run/cloudflare'
 import { endSession } from '~/lib/auth.server'
-import { toastHeaders } from '~/lib/toast.server'
 
-/** Spec §4: sign-out logs DECONNEXION (the API does), ends the session server-side, goes to /login. */
+/**
+ * Spec §4: sign-out logs DECONNEXION (the API does), ends the session server-side, goes to /login: through the SAML
+ * logout page, which first tells the SAML applications the session signed into, if any, through this browser.
+ */
 export async function action({ request, context }: ActionFunctionArgs) {
+  const suite = newSequence()
   const headers = new Headers()
-  const cleared = await endSession(request, context)
+  const cleared = await endSession(request, context, suite)
   if (cleared) headers.append('Set-Cookie', cleared)
-  for (const [name, value] of Object.entries(
-    await toastHeaders(request, context, { type: 'info', key: 'login.loggedOut' }),
-  )) {
-    headers.append(name, value)
-  }
-  return redirect('/login', { headers })
+  return redirect(`/saml/deconnexion?${new URLSearchParams({ suite })}`, { headers })
 }
 
 export const loader = () => redirect('/login')
+
+/** A logout sequence's name: 32 random bytes, base64url. */
+function newSequence(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32))
+  return btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '')
+}

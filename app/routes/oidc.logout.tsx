@@ -1,6 +1,5 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from '@remix-run/cloudflare'
 import { Form, Link, useLoaderData } from '@remix-run/react'
-import { decodeJwt } from 'jose'
 import { LogOut } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { CenteredCard } from '~/components/centered-card'
@@ -11,7 +10,7 @@ import { endSession } from '~/lib/auth.server'
 import { readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { WITHOUT_SCRIPTS } from '~/lib/scripts'
-import { getSession } from '~/lib/session.server'
+import { getSession, portalSessionOf } from '~/lib/session.server'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { type LogoutRequest, logoutRequestSchema } from '../../worker-api/contract/oidc/oidc'
 
@@ -71,17 +70,6 @@ async function logout(
 }
 
 const NO_STORE = { 'Cache-Control': 'no-store' }
-
-/** The portal session (`sid`) of the signed-in browser's access token (from its signed cookie). */
-function portalSessionOf(accessToken: string | undefined): string | undefined {
-  if (!accessToken) return undefined
-  try {
-    const { sid } = decodeJwt(accessToken)
-    return typeof sid === 'string' ? sid : undefined
-  } catch {
-    return undefined
-  }
-}
 
 export default function OidcLogout() {
   const answer = useLoaderData<typeof loader>() as {

@@ -716,6 +716,17 @@ Object.assign(MATRIX, {
     request: () => ({ path: '/saml/sso', form: { SAMLRequest: 'PHNhbWxwOg==' } }),
     expect: everyone(303),
   },
+  // Single logout: public too, a 303 to the portal's logout page (here: no message, said on the page); the page's call
+  // answers any sequence, an unknown one `done` (the flow is tests/api/saml/slo.test.ts).
+  'GET /portail-backend/saml/slo': { request: () => ({ path: '/saml/slo' }), expect: everyone(303) },
+  'POST /portail-backend/saml/slo': {
+    request: () => ({ path: '/saml/slo', form: { SAMLRequest: 'PHNhbWxwOg==' } }),
+    expect: everyone(303),
+  },
+  'POST /portail-backend/rest/public/bd/saml/deconnexion': {
+    request: () => ({ path: '/rest/public/bd/saml/deconnexion', body: { suite: 'm'.repeat(43) } }),
+    expect: everyone(200),
+  },
   'POST /portail-backend/rest/public/bd/saml/passif': {
     request: () => ({ path: '/rest/public/bd/saml/passif', body: { demande: 'matrice-inconnue' } }),
     expect: everyone(404),
@@ -1276,11 +1287,12 @@ const PUBLIC_METADATA = [
 
 /**
  * The reads that write: a launch (its code and log entry), the exports (their log entries), SAML's single sign-on (the
- * request kept, after its service provider is read).
+ * request kept, after its service provider is read) and single logout (the sessions ended, after the same read).
  */
 const READS_THAT_WRITE = [
   'GET /portail-backend/rest/bd/acces/application',
   'GET /portail-backend/saml/sso',
+  'GET /portail-backend/saml/slo',
   'GET /portail-backend/rest/bd/logs/export',
   'GET /portail-backend/rest/bd/export/{fichier}',
 ]

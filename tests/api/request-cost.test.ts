@@ -1,4 +1,5 @@
 import { env } from 'cloudflare:test'
+import { SAML } from '@node-saml/node-saml'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { userApi } from '../../app/lib/api.server'
 import { ADMIN_MENU, USER_MENU } from '../../app/lib/menu'
@@ -393,6 +394,76 @@ describe('statements per request', () => {
     expect(launch.status).toBe(200)
     // The caller, the application and what the caller may launch; the provider and the subject; the writes.
     expect(cost(launch)).toMatchObject({ roundTrips: 3 })
+  })
+
+  it('SAML single logout: an application’s request in two round trips, each step of the logout page in two', async () => {
+    const [, pair] = env.TEST_SAML_PAIRS
+    const certificate = pair.cert.replace(/-----(BEGIN|END) CERTIFICATE-----|\s/g, '')
+    const { id } = await db()
+      .insertInto('application')
+      .values({ libelle: 'Coût SLO', icone: 'receipt', url: 'https://slo.cost.example.test/', protocole: 'SAML' })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+    await db()
+      .insertInto('saml_sp')
+      .values({
+        application_id: id,
+        entity_id: 'https://slo.cost.example.test/metadata',
+        acs: JSON.stringify([{ url: 'https://slo.cost.example.test/acs', index: 0 }]),
+        slo_url: 'https://slo.cost.example.test/logout',
+        slo_binding: 'HTTP-Redirect',
+        certificats: JSON.stringify([certificate]),
+        sel: 'cost',
+      })
+      .execute()
+    const user = await createUser({ postes: [currentPost(4, 2)] })
+    const { accessToken } = await browserCookie(user)
+    const sid = JSON.parse(atob((accessToken.split('.')[1] as string).replace(/-/g, '+').replace(/_/g, '/'))).sid
+    await db()
+      .insertInto('saml_session')
+      .values({
+        family_id: sid,
+        application_id: id,
+        utilisateur_id: user.id,
+        name_id: user.login,
+        format_name_id: 'email',
+        session_index: '_cost',
+        created_at: new Date().toISOString(),
+      })
+      .execute()
+    const application = new SAML({
+      entryPoint: 'http://localhost:8787/portail-backend/saml/sso',
+      issuer: 'https://slo.cost.example.test/metadata',
+      callbackUrl: 'https://slo.cost.example.test/acs',
+      logoutUrl: 'http://localhost:8787/portail-backend/saml/slo',
+      idpCert: env.SAML_IDP_CERT as string,
+      privateKey: pair.key,
+      signatureAlgorithm: 'sha256',
+    })
+    const asked = new URL(
+      await application.getLogoutUrlAsync(
+        {
+          issuer: '',
+          nameID: user.login,
+          nameIDFormat: 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress',
+          sessionIndex: '_cost',
+        },
+        '',
+        {},
+      ),
+    )
+    const ended = await visit(`${asked.pathname}${asked.search}`, {}, TIMING)
+    expect(ended.status).toBe(303)
+    // The service provider its issuer names; then the sessions ended, their entries and the logouts to tell.
+    expect(cost(ended)).toMatchObject({ statements: 5, roundTrips: 2 })
+    const step = await visit(
+      ended.headers.get('Location') as string,
+      { headers: { 'Sec-Fetch-Dest': 'document' } },
+      TIMING,
+    )
+    expect(step.status).toBe(200)
+    // The sequence and whether the page's session ended: one round trip; then the answer marked sent.
+    expect(cost(step)).toEqual({ statements: 2, roundTrips: 2, apiCalls: 1 })
   })
 
   it('the token endpoint: a code exchanged and a token refreshed in two round trips each, a service account’s token in one', async () => {

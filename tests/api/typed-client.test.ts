@@ -94,7 +94,7 @@ describe('the typed client of the in-process API', () => {
 
     const me = await read(api.rest.bd.utilisateur[':id'].$get({ param: { id: user.id }, query: {} }))
     const access = await read(api.rest.bd.acces.utilisateur[':userId'].$get({ param: { userId: user.id }, query: {} }))
-    const logout = await read(api.rest.bd.logout.$post())
+    const logout = await read(api.rest.bd.logout.$post({ json: {} }))
 
     expect(me.ok && me.data.login).toBe(user.login)
     expect(access.ok && access.data.accesApplication.map((a) => a.application.id)).toEqual([3])

@@ -64,6 +64,8 @@ export async function startMellon(idpMetadataUrl) {
       `Listen 127.0.0.1:${port}`,
       `PidFile ${dir}/httpd.pid`,
       `ErrorLog ${dir}/error.log`,
+      'LogFormat "%r %>s" request',
+      `CustomLog ${dir}/access.log request`,
       'LogLevel warn auth_mellon:info',
       module('mpm_prefork', 'mod_mpm_prefork.so'),
       module('authn_core', 'mod_authn_core.so'),
@@ -104,6 +106,8 @@ export async function startMellon(idpMetadataUrl) {
           metadata: await answer.text(),
           errorLog: () =>
             existsSync(path.join(dir, 'error.log')) ? readFileSync(path.join(dir, 'error.log'), 'utf8') : '',
+          accessLog: () =>
+            existsSync(path.join(dir, 'access.log')) ? readFileSync(path.join(dir, 'access.log'), 'utf8') : '',
           stop: () => child.kill('SIGTERM'),
         }
       }

@@ -1,6 +1,7 @@
 // @ts-check
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { violations } from './axe.mjs'
 import { mellonInstalled, startMellon } from './mellon.mjs'
 import { BASE_URL, MODES, notice, signIn, submitLogin, useBrowser } from './support.mjs'
 
@@ -10,8 +11,8 @@ const newPage = useBrowser()
  * SAML 2.0 with an unmodified Apache httpd and mod_auth_mellon, configured from the portal's metadata alone: the root
  * administrator registers it on the application screen by pasting the metadata mellon publishes; its user then signs
  * in to it from its own page (through the portal's sign-in) and from the launcher, with and without JavaScript, and it
- * gets the attributes it was given. A response changed on its way is refused by mellon; a request presented twice, by
- * the portal.
+ * gets the attributes it was given. Signing out of the portal signs it out of mellon, and mellon's own logout signs it
+ * out of the portal. A response changed on its way is refused by mellon; a request presented twice, by the portal.
  */
 /** @type {Awaited<ReturnType<typeof startMellon>>} */
 let mellon
@@ -34,6 +35,8 @@ async function register() {
   await page.getByRole('radio', { name: 'Camion' }).check()
   await page.getByRole('radio', { name: 'SAML 2.0' }).check()
   await page.getByLabel('Métadonnées du fournisseur de services (XML)').fill(mellon.metadata)
+  // mellon finds the session a logout names by its name identifier alone: one new at each sign-in (README).
+  await page.getByRole('radio', { name: 'Transitoire (nouveau à chaque connexion)' }).check()
   await page.getByLabel('Nom de l’attribut : e-mail').fill('mail')
   await page.getByLabel('Nom de l’attribut : identifiant').fill('uid')
   await page.getByLabel('Nom de l’attribut : postes en cours (structure/fonction)').fill('postes')
@@ -68,6 +71,19 @@ async function shownAttributes(page) {
   )
 }
 
+/**
+ * Its user opens the application's page and signs in at the portal.
+ * @param {import('playwright-core').Page} page
+ * @param {(typeof MODES)[number]} mode
+ */
+async function signInThroughApplication(page, mode) {
+  await page.goto(`${mellon.base}/prive`)
+  await page.waitForURL((url) => url.pathname === '/login' && url.searchParams.has('redirect'))
+  await submitLogin(page, mode, 'intranet', 'Agent1234')
+  if (!mode.javaScriptEnabled) await page.getByRole('button', { name: `Continuer vers ${NAME}` }).click()
+  await shownAttributes(page)
+}
+
 for (const mode of MODES) {
   describe(`SAML 2.0 with mod_auth_mellon ${mode.name}`, () => {
     before(async () => {
@@ -90,7 +106,7 @@ for (const mode of MODES) {
       assert.equal(attributes.MELLON_mail, 'irene.intranet@portail.example')
       assert.equal(attributes.MELLON_uid, 'intranet')
       assert.equal(attributes.MELLON_postes, 'Relais 40/Agent intranet')
-      assert.match(attributes.MELLON_NAME_ID ?? '', /@portail\.example$/)
+      assert.match(attributes.MELLON_NAME_ID ?? '', /^t[\w-]{20,}$/)
       await page.context().close()
     })
 
@@ -104,6 +120,33 @@ for (const mode of MODES) {
       if (!mode.javaScriptEnabled) await tab.getByRole('button', { name: /^Continuer vers / }).click()
       const attributes = await shownAttributes(tab)
       assert.equal(attributes.MELLON_uid, 'intranet')
+      await page.context().close()
+    })
+
+    it('signing out of the portal signs its user out of the application too (single logout, through the browser)', async () => {
+      const page = await newPage(mode)
+      await signInThroughApplication(page, mode)
+      await page.goto('/pages/user/acces')
+      await page.getByRole('button', { name: 'Déconnexion' }).click()
+      // The portal sent mellon its logout request, mellon answered, the portal went on to its sign-in page.
+      await page.waitForURL((url) => url.pathname === '/login', { timeout: 20_000 })
+      await notice(page, 'Vous êtes déconnecté.').waitFor()
+      assert.match(mellon.accessLog(), /GET \/mellon\/logout\?SAMLRequest=/)
+      // mellon's own session ended: its page asks the portal again, which asks its user to sign in.
+      await page.goto(`${mellon.base}/prive`)
+      await page.waitForURL((url) => url.pathname === '/login' && url.searchParams.has('redirect'))
+      await page.context().close()
+    })
+
+    it('signing out of the application signs its user out of the portal (its own logout request), and it is answered', async () => {
+      const page = await newPage(mode)
+      await signInThroughApplication(page, mode)
+      await page.goto(`${mellon.base}/mellon/logout?${new URLSearchParams({ ReturnTo: `${mellon.base}/prive` })}`)
+      // mellon got the portal's answer and went back to its page, which asks the portal: nobody is signed in there.
+      await page.waitForURL((url) => url.pathname === '/login' && url.searchParams.has('redirect'), { timeout: 20_000 })
+      assert.match(mellon.accessLog(), /GET \/mellon\/logout\?SAMLResponse=/)
+      await page.goto('/pages/user/acces')
+      await page.waitForURL((url) => url.pathname === '/login')
       await page.context().close()
     })
 
@@ -135,6 +178,36 @@ for (const mode of MODES) {
       await page.goto(request)
       await page.getByText('Cette demande de connexion a déjà été présentée').waitFor()
       assert.equal(await page.getByRole('button', { name: /^Continuer vers / }).count(), 0)
+      await page.context().close()
+    })
+  })
+}
+
+/** The SAML pages a person may see without an application behind them: what the portal refused, and why. */
+const PAGES = [
+  ['a refused sign-in request', '/saml/connexion?refus=UNKNOWN_SP'],
+  ['a refused logout request', '/saml/deconnexion?refus=UNSIGNED'],
+]
+
+for (const [language, acceptLanguage] of [
+  ['French', 'fr-FR'],
+  ['English', 'en-GB'],
+]) {
+  describe(`SAML pages in ${language}`, () => {
+    it('have no accessibility violation and fit 320, 360 and 768 px without sideways scrolling', async () => {
+      const page = await newPage({ javaScriptEnabled: true, locale: acceptLanguage, acceptLanguage })
+      for (const [name, path] of PAGES) {
+        const response = await page.goto(path)
+        assert.equal(response?.status(), 400, name)
+        await page.getByRole('alert').waitFor()
+        assert.deepEqual(await violations(page, { every: true }), [], name)
+        for (const width of [320, 360, 768]) {
+          await page.setViewportSize({ width, height: 800 })
+          const sideways = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
+          assert.ok(sideways <= 0, `${name} at ${width} px scrolls sideways by ${sideways} px`)
+        }
+        await page.setViewportSize({ width: 1280, height: 800 })
+      }
       await page.context().close()
     })
   })

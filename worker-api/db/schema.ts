@@ -145,6 +145,27 @@ export interface SamlSessionTable {
   created_at: string
 }
 
+/** Where a SAML application's single logout stands for an ended portal session (migration 0037). */
+export type SamlLogoutStatus = 'INJOIGNABLE' | 'A_ENVOYER' | 'ENVOYEE' | 'FAITE' | 'REFUSEE' | 'INITIATRICE'
+
+/** An ended portal session's logout of a SAML application: told through the browser, or recorded as not reachable. */
+export interface SamlDeconnexionTable {
+  id: Generated<number>
+  family_id: string
+  application_id: number
+  utilisateur_id: number | null
+  name_id: string
+  format_name_id: string
+  session_index: string | null
+  created_at: Generated<string>
+  suite: string | null
+  statut: Generated<SamlLogoutStatus>
+  request_id: string | null
+  relay_state: string | null
+  envoyee_at: string | null
+  repondue_at: string | null
+}
+
 /** An authorization code (its SHA-256), single use, 60 s. */
 export interface OidcCodeTable {
   id: Generated<number>
@@ -499,6 +520,7 @@ export interface Database {
   saml_sp: SamlSpTable
   saml_demande: SamlDemandeTable
   saml_session: SamlSessionTable
+  saml_deconnexion: SamlDeconnexionTable
   oidc_code: OidcCodeTable
   logout_delivery: LogoutDeliveryTable
   modele_fonction: ModeleFonctionTable

@@ -57,6 +57,8 @@ export async function purgeExpired(ctx: Ctx, now = new Date()) {
           ),
         ),
       ),
+    // Single logouts a month old: told, refused or not reachable, they have been recorded long enough.
+    samlLogouts: db.deleteFrom('saml_deconnexion').where('created_at', '<', at(30 * DAY)),
     // Mail a month old, delivered or given up on, has told what it had to tell.
     mails: db.deleteFrom('outbox').where('created_at', '<', at(30 * DAY)),
     listTotals: db.deleteFrom('utilisateur_liste_total').where('jour', '<', at(DAY).slice(0, 10)),

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { clientHostKind } from '../oidc/oidc'
+import { samlLogoutSequenceSchema } from '../sign-in/auth'
 
 /** The name identifier a SAML application receives: the user's address, a stable opaque id of its own, or a new one each time. */
 export const NAME_ID_FORMATS = ['email', 'persistent', 'transient'] as const
@@ -149,7 +150,7 @@ export type SamlAnswer = z.infer<typeof samlAnswerSchema>
 /**
  * Why the single sign-on service refused a request (the portal's page says it, by this name): not a request, too
  * large, of no application of the portal, unsigned or badly signed, too old, already presented, to an address not
- * registered, or asking what the portal does not do.
+ * registered, or asking what the portal does not do; a logout response that answers no logout request of the portal's.
  */
 export const SAML_REFUSALS = [
   'MALFORMED',
@@ -162,6 +163,7 @@ export const SAML_REFUSALS = [
   'REPLAYED',
   'ACS_NOT_REGISTERED',
   'UNSUPPORTED',
+  'UNEXPECTED',
   'OFF',
 ] as const
 export type SamlRefusal = (typeof SAML_REFUSALS)[number]
@@ -169,3 +171,42 @@ export type SamlRefusal = (typeof SAML_REFUSALS)[number]
 /** Whether a service provider's input names one (its metadata, or a typed entityID): else it keeps the one registered. */
 export const namesServiceProvider = (sp: { metadata?: string | null; entityId?: string }) =>
   Boolean(sp.metadata || sp.entityId)
+
+export const samlLogoutStepInputSchema = z.object({
+  suite: samlLogoutSequenceSchema,
+  sessionPortail: z
+    .string()
+    .max(SAML_REQUEST_NAME_MAX)
+    .optional()
+    .describe(
+      'The portal session signed in on the page, if any (the `sid` of its token): whether the sequence ended it',
+    ),
+})
+
+/** A message the browser carries to a service provider's single logout service: by its address, or a form. */
+const samlLogoutMessageSchema = z.discriminatedUnion('binding', [
+  z.object({
+    binding: z.literal('redirect'),
+    url: z.string().describe('The single logout service, the signed message in its address (HTTP-Redirect)'),
+  }),
+  z.object({
+    binding: z.literal('post'),
+    url: z.string().describe('The single logout service the form is posted to (HTTP-POST)'),
+    champ: z.enum(['SAMLRequest', 'SAMLResponse']),
+    valeur: z.string().describe('The signed message, base64'),
+    RelayState: z.string().nullable(),
+  }),
+])
+export type SamlLogoutMessage = z.infer<typeof samlLogoutMessageSchema>
+
+/**
+ * The next step of a logout sequence: tell the next application (`request`), answer the application that asked for the
+ * logout (`response`), or nothing more (`done`: the portal's sign-in page).
+ */
+export const samlLogoutStepSchema = z.object({
+  action: z.enum(['request', 'response', 'done']),
+  libelle: z.string().nullable().describe('The application told or answered'),
+  message: samlLogoutMessageSchema.nullable(),
+  sessionFinie: z.boolean().describe('Whether the sequence ended the portal session the page named'),
+})
+export type SamlLogoutStep = z.infer<typeof samlLogoutStepSchema>

@@ -16,6 +16,19 @@ export type LoginInput = z.infer<typeof loginSchema>
 export const loginFormSchema = loginSchema.pick({ identifiant: true, motDePasse: true })
 export type LoginForm = z.input<typeof loginFormSchema>
 
+/** A browser's SAML logout sequence: the random name the portal's sign-out gives it (32 bytes, base64url). */
+export const samlLogoutSequenceSchema = z
+  .string()
+  .regex(/^[\w-]{43}$/)
+  .describe('A logout sequence: 32 random bytes, base64url')
+
+export const logoutInputSchema = z.object({
+  suiteSaml: samlLogoutSequenceSchema
+    .optional()
+    .describe('The browser is there: the SAML applications the session signed into are told through it'),
+})
+export type LogoutInput = z.infer<typeof logoutInputSchema>
+
 export const refreshSchema = z.object({ refreshToken: z.string().min(1).max(200) })
 
 export const tokensSchema = z.object({

@@ -29,6 +29,7 @@ export class SamlInputError extends Error {
       | 'BAD_SIGNATURE'
       | 'UNSUPPORTED'
       | 'REPLAYED'
+      | 'UNEXPECTED'
       | 'OFF',
     message: string,
   ) {

@@ -1,11 +1,19 @@
 import { createRoute, z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
-import { type SamlRefusal, samlAnswerInputSchema, samlAnswerSchema, samlPostSchema } from '../../contract/saml/saml'
+import {
+  type SamlRefusal,
+  samlAnswerInputSchema,
+  samlAnswerSchema,
+  samlLogoutStepInputSchema,
+  samlLogoutStepSchema,
+  samlPostSchema,
+} from '../../contract/saml/saml'
 import { SamlInputError } from '../../lib/saml/xml'
 import { samlEnabled } from '../../lib/saml-keys'
 import type { AppEnv } from '../../lib/types'
 import { router } from '../../lib/validation'
-import type { SsoMessage } from '../../services/saml/authn-request'
+import type { SamlForm, SamlMessage } from '../../services/saml/inbound'
+import { LOGOUT_PAGE, nextLogoutStep, receiveLogout } from '../../services/saml/logout'
 import { idpMetadata } from '../../services/saml/metadata'
 import { answerPassive, answerRequest, receiveRequest } from '../../services/saml/sso'
 import { errors, json, jsonBody } from '../openapi'
@@ -28,15 +36,15 @@ const PUBLIC_CACHE = 'public, max-age=300'
 /** The portal's page that signs the user in and posts the response, or says why a request was refused. */
 export const SSO_PAGE = '/saml/connexion'
 
-/** A form's fields, each once (a field sent twice is not a request the portal reads). */
-async function formFields(c: Context<AppEnv>): Promise<{ SAMLRequest?: string; RelayState?: string }> {
+/** A form's fields, each once (a field sent twice is not a message the portal reads). */
+async function formFields(c: Context<AppEnv>): Promise<SamlForm> {
   const type = c.req.header('Content-Type') ?? ''
   if (!type.startsWith('application/x-www-form-urlencoded')) {
     throw new SamlInputError('NOT_A_REQUEST', 'The form is application/x-www-form-urlencoded')
   }
   const form = new URLSearchParams(new TextDecoder().decode(await c.req.arrayBuffer()))
-  const fields: { SAMLRequest?: string; RelayState?: string } = {}
-  for (const name of ['SAMLRequest', 'RelayState'] as const) {
+  const fields: SamlForm = {}
+  for (const name of ['SAMLRequest', 'SAMLResponse', 'RelayState'] as const) {
     const values = form.getAll(name)
     if (values.length > 1) throw new SamlInputError('MALFORMED', `${name} is repeated`)
     if (values[0] !== undefined) fields[name] = values[0]
@@ -51,11 +59,7 @@ async function formFields(c: Context<AppEnv>): Promise<{ SAMLRequest?: string; R
 async function singleSignOn(c: Context<AppEnv>): Promise<Response> {
   let to: string
   try {
-    const message: SsoMessage =
-      c.req.method === 'POST'
-        ? { binding: 'post', form: await formFields(c) }
-        : { binding: 'redirect', query: new URL(c.req.url).search }
-    const { demande, passive } = await receiveRequest(c.var.ctx, message)
+    const { demande, passive } = await receiveRequest(c.var.ctx, await messageOf(c))
     // A request that asks not to be shown a sign-in says so to the page (which answers it NoPassive without a session).
     to = `${SSO_PAGE}?${new URLSearchParams(passive ? { demande, passif: '1' } : { demande })}`
   } catch (error) {
@@ -66,6 +70,56 @@ async function singleSignOn(c: Context<AppEnv>): Promise<Response> {
   c.header('Cache-Control', 'no-store')
   return c.redirect(to, 303)
 }
+
+/** The message that arrived, by the binding of its method. */
+const messageOf = async (c: Context<AppEnv>): Promise<SamlMessage> =>
+  c.req.method === 'POST'
+    ? { binding: 'post', form: await formFields(c) }
+    : { binding: 'redirect', query: new URL(c.req.url).search }
+
+/**
+ * The single logout service: an application's logout request (its sessions end, the others are told, it is answered
+ * last) or its answer to the portal's; either way the browser goes on to the portal's logout page, or to the same page
+ * saying why the message was refused. Never an error of the API's.
+ */
+async function singleLogout(c: Context<AppEnv>): Promise<Response> {
+  let to: string
+  try {
+    to = await receiveLogout(c.var.ctx, await messageOf(c))
+  } catch (error) {
+    if (!(error instanceof SamlInputError)) throw error
+    const refus: SamlRefusal = error.reason === 'NOT_METADATA' ? 'NOT_A_REQUEST' : error.reason
+    to = `${LOGOUT_PAGE}?${new URLSearchParams({ refus })}`
+  }
+  c.header('Cache-Control', 'no-store')
+  return c.redirect(to, 303)
+}
+
+const slo = (method: 'get' | 'post') =>
+  createRoute({
+    method,
+    path: '/saml/slo',
+    tags: ['SAML 2.0'],
+    summary: `Single logout (HTTP-${method === 'get' ? 'Redirect' : 'POST'} binding): an application’s signed LogoutRequest ends the portal session(s) it names (the other applications they signed into are then told, and it is answered last with a signed LogoutResponse), or its signed LogoutResponse to the portal’s request; 303 to the portal’s logout page, which carries the sequence on, or says why the message was refused`,
+    ...(method === 'post'
+      ? {
+          request: {
+            body: {
+              content: {
+                'application/x-www-form-urlencoded': {
+                  schema: z.object({
+                    SAMLRequest: z.string().optional(),
+                    SAMLResponse: z.string().optional(),
+                    RelayState: z.string().optional(),
+                  }),
+                },
+              },
+            },
+          },
+        }
+      : {}),
+    responses: { 303: { description: 'To the portal’s logout page (`?suite=…`, or `?refus=REASON`)' } },
+  })
 
 const sso = (method: 'get' | 'post') =>
   createRoute({
@@ -112,6 +166,8 @@ const routes: [ReturnType<typeof createRoute>, (c: Context<AppEnv>) => Response 
   ],
   [sso('get'), singleSignOn],
   [sso('post'), singleSignOn],
+  [slo('get'), singleLogout],
+  [slo('post'), singleLogout],
 ]
 for (const [route, handle] of routes) {
   samlRoutes.openAPIRegistry.registerPath(route)
@@ -149,5 +205,21 @@ export const samlApiRoutes = router()
     async (c) => {
       c.header('Cache-Control', 'no-store')
       return c.json(await answerPassive(c.var.ctx, c.req.valid('json').demande), 200)
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/rest/public/bd/saml/deconnexion',
+      tags: ['SAML 2.0'],
+      summary:
+        'The portal’s logout page, for the browser carrying a logout sequence: the next application to tell (a signed LogoutRequest, once each), then the answer to the application that asked for the logout (a signed LogoutResponse, once), then `done`; and whether the page’s own portal session has ended. An unknown or expired sequence is `done`',
+      request: { body: jsonBody(samlLogoutStepInputSchema) },
+      responses: { 200: json(samlLogoutStepSchema, 'The next step'), ...errors(400) },
+    }),
+    async (c) => {
+      c.header('Cache-Control', 'no-store')
+      const { suite, sessionPortail } = c.req.valid('json')
+      return c.json(await nextLogoutStep(c.var.ctx, suite, sessionPortail), 200)
     },
   )

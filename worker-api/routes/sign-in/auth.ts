@@ -1,7 +1,14 @@
 import { createRoute } from '@hono/zod-openapi'
 import { z } from 'zod'
 import { userSchema } from '../../contract/organisation/user'
-import { loginSchema, refreshSchema, sessionSchema, tokensSchema } from '../../contract/sign-in/auth'
+import {
+  type LogoutInput,
+  loginSchema,
+  logoutInputSchema,
+  refreshSchema,
+  sessionSchema,
+  tokensSchema,
+} from '../../contract/sign-in/auth'
 import { router } from '../../lib/validation'
 import { actorOf } from '../../services/core/actor'
 import { logout } from '../../services/sign-in/auth'
@@ -41,12 +48,15 @@ export const authRoutes = router()
       method: 'post',
       path: '/rest/bd/logout',
       tags: ['Session'],
-      summary: 'End the session of the bearer token (revokes its refresh tokens, logs DECONNEXION)',
+      summary:
+        'End the session of the bearer token (revokes its refresh tokens, logs DECONNEXION); with `suiteSaml`, the SAML applications it signed into are to be told through the browser, by the portal’s logout page (`/saml/deconnexion?suite=…`)',
       security: [{ bearer: [] }],
-      responses: { 204: { description: 'Signed out' }, ...errors(401) },
+      request: { body: { ...jsonBody(logoutInputSchema), required: false } },
+      responses: { 204: { description: 'Signed out' }, ...errors(400, 401) },
     }),
     async (c) => {
-      await logout(c.var.ctx, await actorOf(c.var.ctx, c.get('caller')))
+      const input = c.req.valid('json') as LogoutInput | undefined
+      await logout(c.var.ctx, await actorOf(c.var.ctx, c.get('caller')), input?.suiteSaml)
       return c.body(null, 204)
     },
   )

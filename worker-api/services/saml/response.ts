@@ -56,17 +56,25 @@ export type AssertionFacts = {
 export type Signer = { key: KeyObject; certificate: string }
 
 /** An xs:dateTime in UTC, to the second. */
-const instant = (date: Date) => `${date.toISOString().slice(0, 19)}Z`
+export const instant = (date: Date) => `${date.toISOString().slice(0, 19)}Z`
 
 /** A message's ID: an NCName (it starts with a letter or `_`), 160 random bits. */
 export const messageId = () =>
   `_${Array.from(crypto.getRandomValues(new Uint8Array(20)), (b) => b.toString(16).padStart(2, '0')).join('')}`
 
+/**
+ * A name identifier, qualified by the service provider it is for (all but an e-mail address): written the same in the
+ * assertion and in a logout request, which the service provider compares with what it was given.
+ */
+export function nameIdXml(nameId: { format: string; value: string }, audience: string): string {
+  const qualifier = nameId.format.endsWith(':emailAddress') ? '' : ` SPNameQualifier="${xmlEscape(audience)}"`
+  return `<saml:NameID Format="${xmlEscape(nameId.format)}"${qualifier}>${xmlEscape(nameId.value)}</saml:NameID>`
+}
+
 function assertionXml(id: string, facts: AssertionFacts): string {
   const e = xmlEscape
   const until = instant(new Date(facts.now.getTime() + ASSERTION_LIFETIME_SECONDS * 1000))
   const inResponseTo = facts.inResponseTo === null ? '' : ` InResponseTo="${e(facts.inResponseTo)}"`
-  const qualifier = facts.nameId.format.endsWith(':emailAddress') ? '' : ` SPNameQualifier="${e(facts.audience)}"`
   const attributes = facts.attributes
     .filter((attribute) => attribute.values.length > 0)
     .map(
@@ -80,7 +88,7 @@ function assertionXml(id: string, facts: AssertionFacts): string {
     `<saml:Assertion xmlns:saml="${NS.assertion}" xmlns:xs="${NS.xs}" xmlns:xsi="${NS.xsi}" ID="${id}" Version="2.0" IssueInstant="${instant(facts.now)}">`,
     `<saml:Issuer>${e(facts.issuer)}</saml:Issuer>`,
     '<saml:Subject>',
-    `<saml:NameID Format="${e(facts.nameId.format)}"${qualifier}>${e(facts.nameId.value)}</saml:NameID>`,
+    nameIdXml(facts.nameId, facts.audience),
     '<saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer">',
     `<saml:SubjectConfirmationData${inResponseTo} Recipient="${e(facts.destination)}" NotOnOrAfter="${until}"/>`,
     '</saml:SubjectConfirmation>',
@@ -100,7 +108,7 @@ function assertionXml(id: string, facts: AssertionFacts): string {
  * Signs the element of `xml` with this ID, the signature enveloped right after that element's Issuer (where the schema
  * puts it), the certificate in its KeyInfo.
  */
-function signElement(xml: string, id: string, signer: Signer): string {
+export function signElement(xml: string, id: string, signer: Signer): string {
   const signed = new SignedXml({
     privateKey: signer.key,
     signatureAlgorithm: ALGORITHMS.signature,

@@ -86,12 +86,25 @@ export function revokeSessions(db: DB, familyId: string, now = new Date(), reaso
 
 /**
  * Ends the caller's session, and the sessions applications opened from it: revokes the refresh-token
- * families and writes DECONNEXION.
+ * families and writes DECONNEXION. With a logout sequence (`suiteSaml`: the browser is there to carry it), the SAML
+ * applications the session signed into are to be told through that browser (the portal's logout page walks it);
+ * without, they are recorded as not reachable (migration 0037).
  */
-export async function logout(ctx: Ctx, actor: Actor) {
+export async function logout(ctx: Ctx, actor: Actor, suiteSaml?: string) {
   const db = ctx.db
   await batch(ctx.d1, [
     revokeSessions(db, actor.sid),
     db.insertInto('log').values(logEntry(actor.id, 'DECONNEXION', 'DECONNEXION', ctx.request.userAgent)),
+    // After the statement that ended the session, whose trigger wrote what is to be told.
+    ...(suiteSaml
+      ? [
+          db
+            .updateTable('saml_deconnexion')
+            .set({ suite: suiteSaml, statut: 'A_ENVOYER' })
+            .where('family_id', '=', actor.sid)
+            .where('statut', '=', 'INJOIGNABLE')
+            .where('suite', 'is', null),
+        ]
+      : []),
   ])
 }
