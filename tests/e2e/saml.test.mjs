@@ -183,7 +183,7 @@ for (const mode of MODES) {
   })
 }
 
-/** The SAML pages a person may see without an application behind them: what the portal refused, and why. */
+/** The SAML pages a person may see without an application behind them: what the portal refused, and why. @type {[string, string][]} */
 const PAGES = [
   ['a refused sign-in request', '/saml/connexion?refus=UNKNOWN_SP'],
   ['a refused logout request', '/saml/deconnexion?refus=UNSIGNED'],

@@ -154,7 +154,8 @@ const sequenceRows = (familyId: string) =>
     .execute()
 
 /** Whether the portal session still answers (its access token checks its family on every call). */
-const sessionAnswers = async (accessToken: string) => (await api(accessToken).rest.bd.session.$get()).status
+const sessionAnswers = async (accessToken: string): Promise<number> =>
+  (await api(accessToken).rest.bd.session.$get()).status
 
 describe('the portal’s sign-out tells each SAML application through the browser', () => {
   it('by HTTP-Redirect and by HTTP-POST, each once, with the name identifier and session index it was given', async () => {
