@@ -117,7 +117,8 @@ async function serve(request: Request, env: Env, ctx: ExecutionContext): Promise
   const started = performance.now()
   const cspNonce = nonce()
   const https = url.protocol === 'https:'
-  const write = isWrite(request.method)
+  // SAML's pages write on GET (a response's request marked answered, a logout sequence's step): at the primary.
+  const write = isWrite(request.method) || url.pathname.startsWith('/saml/')
   // One D1 session and meter for the page: its loaders and all their in-process API calls share them.
   const scoped = openRequestScope(env, {
     bookmark: bookmarkFromCookie(request.headers.get('Cookie'), https),

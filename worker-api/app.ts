@@ -32,7 +32,7 @@ import { registrationRoutes } from './routes/organisation/registration'
 import { structureRoutes } from './routes/organisation/structures'
 import { userAdminRoutes } from './routes/organisation/user-admin'
 import { userRoutes } from './routes/organisation/users'
-import { samlApiRoutes, samlRoutes } from './routes/saml/saml'
+import { SSO_PAGE, samlApiRoutes, samlRoutes } from './routes/saml/saml'
 import { authRoutes } from './routes/sign-in/auth'
 import { mfaRoutes } from './routes/sign-in/mfa'
 import { passkeyRoutes } from './routes/sign-in/passkeys'
@@ -44,6 +44,7 @@ import { deliverOutbox } from './services/core/outbox'
 import { asScimError, ScimError, scimErrorResponse } from './services/machines/scim/errors'
 import { serviceAccountMayCall } from './services/machines/service-calls'
 import { deliverLogouts } from './services/oidc/backchannel'
+import { LOGOUT_PAGE } from './services/saml/logout'
 
 /**
  * Every route of spec §7, chained so that their paths, inputs and outputs make one type: the UI's
@@ -79,6 +80,8 @@ export type ApiRoutes = typeof apiRoutes
 const OAUTH_PROTOCOL_PATH = new RegExp(`^${API_BASE}/(oidc/|\\.well-known/)`)
 /** SCIM's endpoints, which answer errors as SCIM does (RFC 7644 §3.12). */
 const SCIM_PATH = new RegExp(`^${API_BASE}/scim/`)
+/** SAML's single sign-on and single logout services. */
+const SAML_SERVICE_PATH = new RegExp(`^${API_BASE}/saml/(sso|slo)$`)
 const DECISIONS_PATH = new RegExp(`^${API_BASE}/rest/bd/revue/\\d+/decisions$`)
 
 /** The REST API (spec §7), the single authority on data and permissions. */
@@ -98,7 +101,8 @@ export function createApp() {
     // A client's request gets its own D1 session and meter; the UI's in-process calls share the one
     // the Worker opened for the page.
     const inProcess = c.env.REQUEST_SCOPE !== undefined
-    const write = isWrite(c.req.method)
+    // SAML's services write on GET (a request kept, sessions ended): at the primary, as any write.
+    const write = isWrite(c.req.method) || SAML_SERVICE_PATH.test(c.req.path)
     const bindings = c.env
     const env = inProcess
       ? (c.env as RequestEnv & { REQUEST_SCOPE: RequestScope })
@@ -131,6 +135,9 @@ export function createApp() {
     maxSize: MAX_FORM_BYTES,
     onError: (c) => {
       const message = `The request body is larger than ${MAX_FORM_BYTES / 1024} KiB`
+      // SAML's services never answer an error of the API's: their page says why.
+      const saml = SAML_SERVICE_PATH.exec(c.req.path)
+      if (saml) return c.redirect(`${saml[1] === 'sso' ? SSO_PAGE : LOGOUT_PAGE}?refus=TOO_LARGE`, 303)
       if (SCIM_PATH.test(c.req.path)) return scimErrorResponse(new ScimError(413, message))
       return OAUTH_PROTOCOL_PATH.test(c.req.path)
         ? oauthErrorResponse(new OAuthError('invalid_request', message, 413))

@@ -1,5 +1,7 @@
 import { type ActionFunctionArgs, redirect } from '@remix-run/cloudflare'
 import { endSession } from '~/lib/auth.server'
+import { isHttps } from '~/lib/session.server'
+import { samlLogoutCookie } from '../../worker-api/contract/saml/saml'
 
 /**
  * Spec §4: sign-out logs DECONNEXION (the API does), ends the session server-side, goes to /login: through the SAML
@@ -10,7 +12,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const headers = new Headers()
   const cleared = await endSession(request, context, suite)
   if (cleared) headers.append('Set-Cookie', cleared)
-  return redirect(`/saml/deconnexion?${new URLSearchParams({ suite })}`, { headers })
+  // The sequence's name stays in this browser's cookie: never in an address, never sent to an application.
+  headers.append('Set-Cookie', samlLogoutCookie(suite, isHttps(request)))
+  return redirect('/saml/deconnexion', { headers })
 }
 
 export const loader = () => redirect('/login')

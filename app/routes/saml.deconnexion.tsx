@@ -8,10 +8,15 @@ import { publicApi, read } from '~/lib/api.server'
 import { allowFormTarget } from '~/lib/form-target.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { WITHOUT_SCRIPTS } from '~/lib/scripts'
-import { getSession, portalSessionOf } from '~/lib/session.server'
+import { getSession, isHttps, portalSessionOf } from '~/lib/session.server'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { toastHeaders } from '~/lib/toast.server'
-import { SAML_REFUSALS, type SamlRefusal } from '../../worker-api/contract/saml/saml'
+import {
+  SAML_LOGOUT_COOKIE,
+  SAML_REFUSALS,
+  type SamlRefusal,
+  samlLogoutCookie,
+} from '../../worker-api/contract/saml/saml'
 import { samlLogoutSequenceSchema } from '../../worker-api/contract/sign-in/auth'
 
 /** A message carried in an address goes by the page's refresh: a redirect would be refused after the sign-out form. */
@@ -22,7 +27,8 @@ export const meta: MetaFunction<typeof loader> = (args) => {
 export const handle = WITHOUT_SCRIPTS
 
 /**
- * The SAML logout page (issue 62): it walks the browser through a logout sequence. Each SAML application the ended
+ * The SAML logout page (issue 62): it walks the browser through the logout sequence its cookie names (set by the
+ * sign-out, or by the single logout service when an application asked). Each SAML application the ended
  * portal session signed into is sent its signed logout request (by its address, or a form that goes by itself), answers
  * back to the portal's single logout service, which sends the browser here again; then the application that asked for
  * the logout, if one did, gets its answer; then the portal's sign-in page. A message the single logout service refused
@@ -31,9 +37,8 @@ export const handle = WITHOUT_SCRIPTS
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const t = await i18nServer.getFixedT(request)
   const url = new URL(request.url)
-  const suite = samlLogoutSequenceSchema.safeParse(url.searchParams.get('suite'))
-  if (!suite.success) {
-    const reason = url.searchParams.get('refus')
+  const reason = url.searchParams.get('refus')
+  if (reason !== null) {
     const known: SamlRefusal = SAML_REFUSALS.find((r) => r === reason) ?? 'NOT_A_REQUEST'
     return data(
       { message: { key: `samlSlo.refusals.${known}` }, title: pageTitle(t, t('samlSlo.refusedTitle')) },
@@ -43,19 +48,25 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   // Reached by the portal's script (its sign-out form): a document's navigation instead, whose policy lets a form go
   // to the application.
   const dest = request.headers.get('Sec-Fetch-Dest')
-  if (dest !== null && dest !== 'document') throw redirectDocument(`${url.pathname}${url.search}`)
+  if (dest !== null && dest !== 'document') throw redirectDocument(url.pathname)
 
+  // The sequence this browser carries: its cookie's (none, or not one: nothing to tell).
+  const suite = samlLogoutSequenceSchema.safeParse(cookieValue(request, SAML_LOGOUT_COOKIE))
   const { session, destroy } = await getSession(request, context)
-  const step = await read(
-    publicApi(request, context).rest.public.bd.saml.deconnexion.$post({
-      json: { suite: suite.data, sessionPortail: portalSessionOf(session.get('accessToken')) },
-    }),
-  )
+  const step = suite.success
+    ? await read(
+        publicApi(request, context).rest.public.bd.saml.deconnexion.$post({
+          json: { suite: suite.data, sessionPortail: portalSessionOf(session.get('accessToken')) },
+        }),
+      )
+    : null
   const headers = new Headers({ 'Cache-Control': 'no-store' })
   // The sequence ended this browser's own portal session (an application asked): the browser forgets it.
-  if (step.ok && step.data.sessionFinie) headers.append('Set-Cookie', await destroy())
-  const message = step.ok ? step.data.message : null
-  if (!step.ok || !message) {
+  if (step?.ok && step.data.sessionFinie) headers.append('Set-Cookie', await destroy())
+  const message = step?.ok ? step.data.message : null
+  if (!step?.ok || !message) {
+    // Nothing more to tell: the sequence is over for this browser.
+    headers.append('Set-Cookie', samlLogoutCookie(null, isHttps(request)))
     for (const [name, value] of Object.entries(
       await toastHeaders(request, context, { type: 'info', key: 'login.loggedOut' }),
     )) {
@@ -70,6 +81,15 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   if (message.binding === 'redirect') return data({ go: message.url, libelle, title }, { headers })
   allowFormTarget(context, message.url)
   return data({ post: message, libelle, title }, { headers })
+}
+
+/** A cookie's value from the request (a plain cookie: the sequence's random name). */
+function cookieValue(request: Request, name: string): string | null {
+  for (const part of (request.headers.get('Cookie') ?? '').split(';')) {
+    const [key, ...value] = part.trim().split('=')
+    if (key === name) return value.join('=')
+  }
+  return null
 }
 
 export default function SamlSignOut() {

@@ -456,9 +456,10 @@ describe('statements per request', () => {
     expect(ended.status).toBe(303)
     // The service provider its issuer names; then the sessions ended, their entries and the logouts to tell.
     expect(cost(ended)).toMatchObject({ statements: 5, roundTrips: 2 })
+    const sequence = /portail-saml-slo=[\w-]{43}/.exec(ended.headers.get('Set-Cookie') ?? '')?.[0] ?? ''
     const step = await visit(
       ended.headers.get('Location') as string,
-      { headers: { 'Sec-Fetch-Dest': 'document' } },
+      { headers: { 'Sec-Fetch-Dest': 'document', Cookie: sequence } },
       TIMING,
     )
     expect(step.status).toBe(200)

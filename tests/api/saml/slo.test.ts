@@ -6,7 +6,7 @@ import { backgroundContext } from '../../../worker-api/lib/context'
 import { purgeExpired } from '../../../worker-api/services/maintenance'
 import { api, okBody } from '../client'
 import { browserCookieOf, createOrganisation, createUser, currentPost, db, sessionFor, signedInUser } from '../helpers'
-import { postForm, visit } from '../visit'
+import { visit } from '../visit'
 
 /**
  * Single logout of SAML applications (issue 62), through the real Worker: two applications are node-saml, an
@@ -116,9 +116,38 @@ async function signIn(sp: SAML, cookie: string) {
   return profile
 }
 
-/** The portal's logout page, as a browser loads it. */
-const logoutPage = (location: string, cookie?: string) =>
-  visit(location, { headers: { 'Sec-Fetch-Dest': 'document', ...(cookie ? { Cookie: cookie } : {}) } })
+/** The portal's logout page. */
+const LOGOUT = '/saml/deconnexion'
+
+/** The logout page as a browser loads it, with its cookies (its logout sequence's, the portal session's). */
+const logoutPage = (location: string, ...cookies: (string | null)[]) =>
+  visit(location, { headers: { 'Sec-Fetch-Dest': 'document', Cookie: cookies.filter(Boolean).join('; ') } })
+
+/** The logout sequence a response gave the browser, as its cookie (`portail-saml-slo=…`); null for none. */
+const sequenceOf = (response: Response) =>
+  /portail-saml-slo=[\w-]{43}/.exec(response.headers.get('Set-Cookie') ?? '')?.[0] ?? null
+
+/** The portal's sign-out, by its form: to the logout page, the sequence in the browser's cookie. */
+async function signOut(cookie: string) {
+  const response = await visit('/logout', {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/x-www-form-urlencoded',
+      Origin: ORIGIN,
+      Host: 'localhost:8787',
+      Cookie: cookie,
+    },
+    body: '',
+  })
+  expect(response.status).toBe(302)
+  expect(response.headers.get('Location')).toBe(LOGOUT)
+  const sequence = sequenceOf(response)
+  expect(sequence).toMatch(/^portail-saml-slo=[\w-]{43}$/)
+  expect(response.headers.get('Set-Cookie')).toMatch(
+    /portail-saml-slo=[\w-]{43}; Path=\/saml; HttpOnly; SameSite=Lax; Max-Age=600/,
+  )
+  return sequence as string
+}
 
 /** Where the logout page sends the browser on by its refresh (a message in an address: HTTP-Redirect). */
 async function refreshTo(page: Response) {
@@ -140,9 +169,14 @@ const pathOf = (url: string) => {
 
 /** The single logout service's answer: always a 303, to the logout page. */
 async function slo(path: string, init: RequestInit = {}) {
+  return (await sloStarted(path, init)).location
+}
+
+/** The same, with the logout sequence an application's request started (the browser's cookie). */
+async function sloStarted(path: string, init: RequestInit = {}) {
   const response = await visit(path, init)
   expect(response.status).toBe(303)
-  return response.headers.get('Location') as string
+  return { location: response.headers.get('Location') as string, sequence: sequenceOf(response) }
 }
 
 const sequenceRows = (familyId: string) =>
@@ -163,10 +197,7 @@ describe('the portal’s sign-out tells each SAML application through the browse
     const atErp = await signIn(erp, agent.cookie)
     const atFlotte = await signIn(flotte, agent.cookie)
 
-    const signOut = await postForm('/logout', agent.cookie, {})
-    expect(signOut.status).toBe(302)
-    expect(signOut.location).toMatch(/^\/saml\/deconnexion\?suite=[\w-]{43}$/)
-    const suite = new URLSearchParams((signOut.location as string).split('?')[1]).get('suite') as string
+    const sequence = await signOut(agent.cookie)
     expect(await sessionAnswers(agent.accessToken)).toBe(401)
     expect(await sequenceRows(agent.sid)).toEqual([
       { application_id: applications.erp, statut: 'A_ENVOYER' },
@@ -174,9 +205,13 @@ describe('the portal’s sign-out tells each SAML application through the browse
     ])
 
     // The first application: a signed LogoutRequest in the address (HTTP-Redirect), which node-saml accepts.
-    const request = await refreshTo(await logoutPage(signOut.location as string))
+    // Without the browser's cookie, the page tells no one: the sequence is that browser's.
+    expect((await logoutPage(LOGOUT)).headers.get('Location')).toBe('/login')
+    const request = await refreshTo(await logoutPage(LOGOUT, sequence))
     expect(`${request.origin}${request.pathname}`).toBe(ERP.slo)
-    expect(request.searchParams.get('RelayState')).toBe(suite)
+    // The sequence is never sent to an application: the answer is known by its InResponseTo.
+    expect(request.searchParams.has('RelayState')).toBe(false)
+    expect(request.search).not.toContain(sequence.split('=')[1])
     const told = await erp.validateRedirectAsync(Object.fromEntries(request.searchParams), request.search.slice(1))
     expect(told.loggedOut).toBe(true)
     expect(told.profile?.nameID).toBe(atErp.nameID)
@@ -186,12 +221,12 @@ describe('the portal’s sign-out tells each SAML application through the browse
     changed.set('RelayState', 'autre')
     await expect(erp.validateRedirectAsync(Object.fromEntries(changed), changed.toString())).rejects.toThrow()
 
-    const answerErp = await erp.getLogoutResponseUrlAsync(told.profile!, suite, {}, true)
+    const answerErp = await erp.getLogoutResponseUrlAsync(told.profile!, '', {}, true)
 
     // Its answer brings the browser back to the page: the second application, by a form (HTTP-POST).
     const back = await slo(pathOf(answerErp))
-    expect(back).toBe(`/saml/deconnexion?suite=${suite}`)
-    const second = await logoutPage(back)
+    expect(back).toBe(LOGOUT)
+    const second = await logoutPage(back, sequence)
     expect(second.status).toBe(200)
     expect(second.headers.get('Content-Security-Policy')).toMatch(
       /form-action 'self' https:\/\/flotte-slo\.example\.test(;|$)/,
@@ -205,10 +240,12 @@ describe('the portal’s sign-out tells each SAML application through the browse
     expect(toldFlotte.profile?.nameID).toBe(atFlotte.nameID)
     expect(toldFlotte.profile?.sessionIndex).toBe(atFlotte.sessionIndex)
 
-    const answerFlotte = await flotte.getLogoutResponseUrlAsync(toldFlotte.profile!, suite, {}, true)
-    const last = await logoutPage(await slo(pathOf(answerFlotte)))
+    const answerFlotte = await flotte.getLogoutResponseUrlAsync(toldFlotte.profile!, '', {}, true)
+    const last = await logoutPage(await slo(pathOf(answerFlotte)), sequence)
     expect(last.status).toBe(302)
     expect(last.headers.get('Location')).toBe('/login')
+    // Over: the browser forgets the sequence.
+    expect(last.headers.get('Set-Cookie')).toMatch(/portail-saml-slo=; Path=\/saml; HttpOnly; SameSite=Lax; Max-Age=0/)
     expect(await sequenceRows(agent.sid)).toEqual([
       { application_id: applications.erp, statut: 'FAITE' },
       { application_id: applications.flotte, statut: 'FAITE' },
@@ -225,10 +262,10 @@ describe('the portal’s sign-out tells each SAML application through the browse
   it('a page loaded twice sends each request once; an application that answers “no” is recorded so', async () => {
     const agent = await signedInAgent()
     const atErp = await signIn(erp, agent.cookie)
-    const signOut = await postForm('/logout', agent.cookie, {})
-    const request = await refreshTo(await logoutPage(signOut.location as string))
+    const sequence = await signOut(agent.cookie)
+    const request = await refreshTo(await logoutPage(LOGOUT, sequence))
     // Loaded again (the user went back): nothing more to send, the sign-in page.
-    const again = await logoutPage(signOut.location as string)
+    const again = await logoutPage(LOGOUT, sequence)
     expect(again.headers.get('Location')).toBe('/login')
 
     const told = await erp.validateRedirectAsync(Object.fromEntries(request.searchParams), request.search.slice(1))
@@ -251,8 +288,7 @@ describe('the portal’s sign-out tells each SAML application through the browse
 
   it('a sign-out with no SAML application goes straight on to the sign-in page, with its notice', async () => {
     const agent = await signedInAgent()
-    const signOut = await postForm('/logout', agent.cookie, {})
-    const page = await logoutPage(signOut.location as string)
+    const page = await logoutPage(LOGOUT, await signOut(agent.cookie))
     expect(page.status).toBe(302)
     expect(page.headers.get('Location')).toBe('/login')
     expect(page.headers.get('Set-Cookie')).toMatch(/toast/)
@@ -266,8 +302,8 @@ describe('an application’s own logout (SP-initiated)', () => {
     const atFlotte = await signIn(flotte, agent.cookie)
 
     const asked = await erp.getLogoutUrlAsync(atErp, '/au-revoir', {})
-    const location = await slo(pathOf(asked))
-    expect(location).toMatch(/^\/saml\/deconnexion\?suite=[\w-]{43}$/)
+    const { location, sequence } = await sloStarted(pathOf(asked))
+    expect(location).toBe(LOGOUT)
     expect(await sessionAnswers(agent.accessToken)).toBe(401)
     const entries = await db()
       .selectFrom('log')
@@ -278,7 +314,7 @@ describe('an application’s own logout (SP-initiated)', () => {
     expect(entries).toEqual([{ nom_log: 'DECONNEXION', commentaire: 'SAML : déconnexion demandée par ERP (SLO)' }])
 
     // The other application first, by a form; the page forgets the browser's ended session.
-    const first = await logoutPage(location, agent.cookie)
+    const first = await logoutPage(location, sequence, agent.cookie)
     expect(first.status).toBe(200)
     expect(first.headers.get('Set-Cookie')).toMatch(/Max-Age=0|Expires=Thu, 01 Jan 1970/)
     const SAMLRequest = (
@@ -289,7 +325,7 @@ describe('an application’s own logout (SP-initiated)', () => {
     const back = await slo(pathOf(await flotte.getLogoutResponseUrlAsync(toldFlotte.profile!, '', {}, true)))
 
     // Then the application that asked: a signed LogoutResponse to its very request, its RelayState given back.
-    const response = await refreshTo(await logoutPage(back))
+    const response = await refreshTo(await logoutPage(back, sequence))
     expect(`${response.origin}${response.pathname}`).toBe(ERP.slo)
     expect(response.searchParams.get('RelayState')).toBe('/au-revoir')
     expect(
@@ -299,7 +335,10 @@ describe('an application’s own logout (SP-initiated)', () => {
       loggedOut: true,
     })
     // Answered once: then the sign-in page.
-    expect((await logoutPage(back)).headers.get('Location')).toBe('/login')
+    expect((await logoutPage(back, sequence)).headers.get('Location')).toBe('/login')
+    // The same request again: refused, nothing more ends.
+    const again = await slo(pathOf(asked))
+    expect(again).toBe(`${LOGOUT}?refus=REPLAYED`)
   })
 
   it('answers an application whose user has no portal session any more, and ends nothing else', async () => {
@@ -308,7 +347,8 @@ describe('an application’s own logout (SP-initiated)', () => {
     const other = await signedInAgent()
     await signIn(erp, other.cookie)
     const asked = await erp.getLogoutUrlAsync({ ...atErp, sessionIndex: '_unknown' }, '', {})
-    const response = await refreshTo(await logoutPage(await slo(pathOf(asked))))
+    const started = await sloStarted(pathOf(asked))
+    const response = await refreshTo(await logoutPage(started.location, started.sequence))
     expect(`${response.origin}${response.pathname}`).toBe(ERP.slo)
     expect(
       (await erp.validateRedirectAsync(Object.fromEntries(response.searchParams), response.search.slice(1))).loggedOut,
@@ -322,7 +362,7 @@ describe('limits (README)', () => {
   it('a logout sequence lasts 10 minutes; its records go with the purge after 30 days', async () => {
     const agent = await signedInAgent()
     await signIn(erp, agent.cookie)
-    const signOut = await postForm('/logout', agent.cookie, {})
+    const sequence = await signOut(agent.cookie)
     const age = async (seconds: number) =>
       db()
         .updateTable('saml_deconnexion')
@@ -330,9 +370,9 @@ describe('limits (README)', () => {
         .where('family_id', '=', agent.sid)
         .execute()
     await age(10 * 60 + 1)
-    expect((await logoutPage(signOut.location as string)).headers.get('Location')).toBe('/login')
+    expect((await logoutPage(LOGOUT, sequence)).headers.get('Location')).toBe('/login')
     await age(10 * 60 - 5)
-    await refreshTo(await logoutPage(signOut.location as string))
+    await refreshTo(await logoutPage(LOGOUT, sequence))
 
     const [row] = await db()
       .selectFrom('saml_deconnexion')
@@ -374,7 +414,7 @@ describe('limits (README)', () => {
       '',
       {},
     )
-    expect(await slo(pathOf(asked))).toMatch(/^\/saml\/deconnexion\?suite=/)
+    expect((await sloStarted(pathOf(asked))).location).toBe(LOGOUT)
     const statuses = await Promise.all(sessions.map((session) => sessionAnswers(session.accessToken)))
     expect(statuses.filter((status) => status === 401)).toHaveLength(10)
     expect(statuses.filter((status) => status === 200)).toHaveLength(1)

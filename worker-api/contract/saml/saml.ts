@@ -210,3 +210,21 @@ export const samlLogoutStepSchema = z.object({
   sessionFinie: z.boolean().describe('Whether the sequence ended the portal session the page named'),
 })
 export type SamlLogoutStep = z.infer<typeof samlLogoutStepSchema>
+
+/**
+ * The cookie that binds a logout sequence to its browser: set by the sign-out and by the single logout service, read by
+ * the logout page only (never in an address, never sent to an application), for as long as a sequence lasts.
+ */
+export const SAML_LOGOUT_COOKIE = 'portail-saml-slo'
+export const SAML_LOGOUT_SECONDS = 600
+
+/** The `Set-Cookie` of a logout sequence (null: the cookie cleared). */
+export const samlLogoutCookie = (suite: string | null, https: boolean) =>
+  [
+    `${SAML_LOGOUT_COOKIE}=${suite ?? ''}`,
+    'Path=/saml',
+    'HttpOnly',
+    'SameSite=Lax',
+    `Max-Age=${suite ? SAML_LOGOUT_SECONDS : 0}`,
+    ...(https ? ['Secure'] : []),
+  ].join('; ')

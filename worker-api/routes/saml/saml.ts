@@ -4,6 +4,7 @@ import {
   type SamlRefusal,
   samlAnswerInputSchema,
   samlAnswerSchema,
+  samlLogoutCookie,
   samlLogoutStepInputSchema,
   samlLogoutStepSchema,
   samlPostSchema,
@@ -83,9 +84,11 @@ const messageOf = async (c: Context<AppEnv>): Promise<SamlMessage> =>
  * saying why the message was refused. Never an error of the API's.
  */
 async function singleLogout(c: Context<AppEnv>): Promise<Response> {
-  let to: string
+  let to = LOGOUT_PAGE
   try {
-    to = await receiveLogout(c.var.ctx, await messageOf(c))
+    const { suite } = await receiveLogout(c.var.ctx, await messageOf(c))
+    // A new sequence: its name goes to the browser's cookie, never into an address.
+    if (suite) c.header('Set-Cookie', samlLogoutCookie(suite, new URL(c.req.url).protocol === 'https:'))
   } catch (error) {
     if (!(error instanceof SamlInputError)) throw error
     const refus: SamlRefusal = error.reason === 'NOT_METADATA' ? 'NOT_A_REQUEST' : error.reason
@@ -118,7 +121,12 @@ const slo = (method: 'get' | 'post') =>
           },
         }
       : {}),
-    responses: { 303: { description: 'To the portal’s logout page (`?suite=…`, or `?refus=REASON`)' } },
+    responses: {
+      303: {
+        description:
+          'To the portal’s logout page (`/saml/deconnexion`, a new sequence in its cookie `portail-saml-slo`), or to the same page saying why the message was refused (`?refus=REASON`)',
+      },
+    },
   })
 
 const sso = (method: 'get' | 'post') =>

@@ -11,8 +11,8 @@ import {
   type SamlMessage,
   type SigningServiceProvider,
 } from './inbound'
-import { xmlEscape } from './metadata'
-import { instant, nameIdXml, type Signer, signElement } from './response'
+import { instant, issuerXml, nameIdXml } from './response'
+import { c14nAttribute, c14nText, type Signer, signedMessage } from './signature'
 
 /**
  * Single logout's messages (SAML 2.0 Core §3.7, Profiles §4.4): the `LogoutRequest` and `LogoutResponse` a service
@@ -62,7 +62,8 @@ export function receiveLogoutMessage(
 
 /**
  * A logout message's common checks: a service provider of the portal's, signed (the front-channel bindings have no
- * other way to say who sent it: SAML Profiles §4.4.3.1), recent, addressed to the portal's single logout service.
+ * other way to say who sent it: SAML Profiles §4.4.3.1), recent, addressed to the portal's single logout service by its
+ * `Destination`.
  */
 function checkLogoutMessage(
   received: ReceivedMessage,
@@ -79,9 +80,11 @@ function checkLogoutMessage(
   if (!signed) throw new SamlInputError('UNSIGNED', 'A logout message must be signed, and this one is not')
   const id = messageIdOf(root)
   checkRecent(root, now, LOGOUT_MAX_AGE_SECONDS, LOGOUT_CLOCK_SKEW_SECONDS)
+  // A signed message names where it was sent (SAML Bindings §3.4.5.2, §3.5.5.2): one sent to another provider is not
+  // the portal's to act on.
   const to = attribute(root, 'Destination')
-  if (to !== null && to !== destination) {
-    throw new SamlInputError('MALFORMED', `The message is addressed to ${to}, not to the portal`)
+  if (to !== destination) {
+    throw new SamlInputError('MALFORMED', `The message is addressed to ${to ?? 'no one'}, not to the portal`)
   }
   return { id, root }
 }
@@ -138,10 +141,10 @@ export function logoutRequestXml(
 ): string {
   const until = instant(new Date(facts.now.getTime() + LOGOUT_MAX_AGE_SECONDS * 1000))
   return [
-    `<samlp:LogoutRequest xmlns:samlp="${SAML_NS.protocol}" xmlns:saml="${SAML_NS.assertion}" ID="${id}" Version="2.0" IssueInstant="${instant(facts.now)}" Destination="${xmlEscape(facts.destination)}" NotOnOrAfter="${until}">`,
-    `<saml:Issuer>${xmlEscape(facts.issuer)}</saml:Issuer>`,
-    nameIdXml(facts.nameId, facts.audience),
-    facts.sessionIndex === null ? '' : `<samlp:SessionIndex>${xmlEscape(facts.sessionIndex)}</samlp:SessionIndex>`,
+    `<samlp:LogoutRequest xmlns:samlp="${SAML_NS.protocol}" Destination="${c14nAttribute(facts.destination)}" ID="${id}" IssueInstant="${instant(facts.now)}" NotOnOrAfter="${until}" Version="2.0">`,
+    issuerXml(facts.issuer),
+    nameIdXml(facts.nameId, facts.audience, true),
+    facts.sessionIndex === null ? '' : `<samlp:SessionIndex>${c14nText(facts.sessionIndex)}</samlp:SessionIndex>`,
     '</samlp:LogoutRequest>',
   ].join('')
 }
@@ -153,11 +156,11 @@ export function logoutResponseXml(
   partial: boolean,
 ): string {
   const status = partial
-    ? `<samlp:StatusCode Value="${LOGOUT_STATUS.success}"><samlp:StatusCode Value="${LOGOUT_STATUS.partialLogout}"/></samlp:StatusCode>`
-    : `<samlp:StatusCode Value="${LOGOUT_STATUS.success}"/>`
+    ? `<samlp:StatusCode Value="${LOGOUT_STATUS.success}"><samlp:StatusCode Value="${LOGOUT_STATUS.partialLogout}"></samlp:StatusCode></samlp:StatusCode>`
+    : `<samlp:StatusCode Value="${LOGOUT_STATUS.success}"></samlp:StatusCode>`
   return [
-    `<samlp:LogoutResponse xmlns:samlp="${SAML_NS.protocol}" xmlns:saml="${SAML_NS.assertion}" ID="${id}" Version="2.0" IssueInstant="${instant(facts.now)}" Destination="${xmlEscape(facts.destination)}" InResponseTo="${xmlEscape(facts.inResponseTo)}">`,
-    `<saml:Issuer>${xmlEscape(facts.issuer)}</saml:Issuer>`,
+    `<samlp:LogoutResponse xmlns:samlp="${SAML_NS.protocol}" Destination="${c14nAttribute(facts.destination)}" ID="${id}" InResponseTo="${c14nAttribute(facts.inResponseTo)}" IssueInstant="${instant(facts.now)}" Version="2.0">`,
+    issuerXml(facts.issuer),
     `<samlp:Status>${status}</samlp:Status>`,
     '</samlp:LogoutResponse>',
   ].join('')
@@ -188,4 +191,7 @@ export function redirectBinding(
 
 /** A message sent by the HTTP-POST binding: signed (enveloped), base64, as the form's field carries it. */
 export const signedPostValue = (xml: string, id: string, signer: Signer) =>
-  Buffer.from(signElement(xml, id, signer), 'utf8').toString('base64')
+  Buffer.from(
+    signedMessage(() => xml, id, signer),
+    'utf8',
+  ).toString('base64')

@@ -1,7 +1,8 @@
 import { sql } from 'kysely'
-import type { SamlLogoutMessage, SamlLogoutStep } from '../../contract/saml/saml'
+import { SAML_LOGOUT_SECONDS, type SamlLogoutMessage, type SamlLogoutStep } from '../../contract/saml/saml'
 import { type DB, namedBatch } from '../../db/client'
 import { randomToken } from '../../lib/crypto'
+import { uniqueViolation } from '../../lib/query'
 import { SamlInputError } from '../../lib/saml/xml'
 import { samlEnabled, samlSigner } from '../../lib/saml-keys'
 import type { Ctx } from '../../lib/types'
@@ -30,7 +31,7 @@ import { messageId } from './response'
  */
 
 /** How long a logout sequence may take, from the session's end to its last answer. */
-export const LOGOUT_SEQUENCE_SECONDS = 600
+export const LOGOUT_SEQUENCE_SECONDS = SAML_LOGOUT_SECONDS
 /** The most portal sessions one logout request ends (a name identifier without session index names all of them). */
 export const LOGOUT_MAX_SESSIONS = 10
 
@@ -57,9 +58,10 @@ export const newLogoutSequence = () => randomToken()
 
 /**
  * The single logout service (GET or POST /saml/slo): an application's logout request, or its answer to the portal's.
- * Answers where the browser goes next: the logout page, on with its sequence, or saying why the message was refused.
+ * The browser goes on to the logout page; a request starts a new sequence (`suite`, which the browser is given in its
+ * cookie). A refusal is a `SamlInputError` naming its reason.
  */
-export async function receiveLogout(ctx: Ctx, message: SamlMessage): Promise<string> {
+export async function receiveLogout(ctx: Ctx, message: SamlMessage): Promise<{ suite: string | null }> {
   if (!samlEnabled(ctx.env)) throw new SamlInputError('OFF', 'SAML is not configured')
   const incoming = receiveLogoutMessage(message)
   const destination = samlEndpoints(ctx.request.origin).slo
@@ -71,8 +73,7 @@ export async function receiveLogout(ctx: Ctx, message: SamlMessage): Promise<str
       ? await sloProviders(db).where('sp.entity_id', '=', received.issuer).executeTakeFirst()
       : undefined
     const request = checkLogoutRequest(received, row ? signing(row) : null, { destination, now })
-    const suite = await endSessionsNamed(ctx, row as SloProvider, request, now)
-    return `${LOGOUT_PAGE}?${new URLSearchParams({ suite })}`
+    return { suite: await endSessionsNamed(ctx, row as SloProvider, request, now) }
   }
   const { received } = incoming
   const inResponseTo = received.root.getAttribute('InResponseTo')
@@ -81,14 +82,14 @@ export async function receiveLogout(ctx: Ctx, message: SamlMessage): Promise<str
     sent: db
       .selectFrom('saml_deconnexion as d')
       .innerJoin('saml_sp as sp', 'sp.application_id', 'd.application_id')
-      .select(['d.id', 'd.suite'])
+      .select('d.id')
       .where('d.request_id', '=', inResponseTo)
       .where('sp.entity_id', '=', received.issuer)
       .where('d.statut', '=', 'ENVOYEE'),
   })
   const row = provider?.results[0] as SloProvider | undefined
   const answer = checkLogoutResponse(received, row ? signing(row) : null, { destination, now })
-  const waiting = sent?.results[0] as { id: number; suite: string } | undefined
+  const waiting = sent?.results[0] as { id: number } | undefined
   if (!waiting || answer.inResponseTo !== inResponseTo) {
     throw new SamlInputError('UNEXPECTED', 'The logout response answers no logout request of the portal’s')
   }
@@ -98,7 +99,7 @@ export async function receiveLogout(ctx: Ctx, message: SamlMessage): Promise<str
     .where('id', '=', waiting.id)
     .where('statut', '=', 'ENVOYEE')
     .execute()
-  return `${LOGOUT_PAGE}?${new URLSearchParams({ suite: waiting.suite })}`
+  return { suite: null }
 }
 
 /**
@@ -126,75 +127,85 @@ async function endSessionsNamed(ctx: Ctx, provider: SloProvider, request: Logout
         ),
       )
     if (request.sessionIndexes.length > 0) query = query.where('s.session_index', 'in', request.sessionIndexes)
-    return query.limit(LOGOUT_MAX_SESSIONS)
+    // The same sessions in every statement of the batch.
+    return query.orderBy('s.family_id').limit(LOGOUT_MAX_SESSIONS)
   }
   const families = () => named().select('s.family_id')
   const entry = logEntry(0, 'DECONNEXION', 'DECONNEXION', ctx.request.userAgent, {
     commentaire: `SAML : déconnexion demandée par ${provider.libelle}`,
   })
   const columns = Object.keys(entry) as (keyof typeof entry)[]
-  await namedBatch(ctx.d1, {
-    log: db
-      .insertInto('log')
-      .columns(columns)
-      .expression(
-        named().select((eb) =>
-          columns.map((column) =>
-            column === 'utilisateur_id' ? eb.ref('s.utilisateur_id').as(column) : eb.val(entry[column]).as(column),
+  const asking = db.insertInto('saml_deconnexion').values({
+    family_id: `slo:${suite}`,
+    application_id: provider.application_id,
+    // Whose sessions it ends (none: nobody's).
+    utilisateur_id: named().select('s.utilisateur_id').limit(1),
+    name_id: request.nameId,
+    format_name_id: '',
+    session_index: request.sessionIndexes[0] ?? null,
+    suite,
+    statut: 'INITIATRICE',
+    request_id: request.id,
+    relay_state: request.relayState,
+  })
+  try {
+    await namedBatch(ctx.d1, {
+      // The asking application, answered at the end of the sequence; its request once (migration 0038: a request
+      // presented again is refused, and nothing else of the batch takes place).
+      asking,
+      log: db
+        .insertInto('log')
+        .columns(columns)
+        .expression(
+          named().select((eb) =>
+            columns.map((column) =>
+              column === 'utilisateur_id' ? eb.ref('s.utilisateur_id').as(column) : eb.val(entry[column]).as(column),
+            ),
           ),
         ),
-      ),
-    // The asking application, answered at the end of the sequence (one row of its own, whatever the sessions).
-    asking: db.insertInto('saml_deconnexion').values({
-      family_id: `slo:${suite}`,
-      application_id: provider.application_id,
-      name_id: request.nameId,
-      format_name_id: '',
-      session_index: request.sessionIndexes[0] ?? null,
-      suite,
-      statut: 'INITIATRICE',
-      request_id: request.id,
-      relay_state: request.relayState,
-    }),
-    // The applications the ended sessions signed into, before the trigger records them as not reachable: the asking
-    // one has logged its user out already.
-    others: db
-      .insertInto('saml_deconnexion')
-      .columns([
-        'family_id',
-        'application_id',
-        'utilisateur_id',
-        'name_id',
-        'format_name_id',
-        'session_index',
-        'suite',
-        'statut',
-      ])
-      .expression(
-        db
-          .selectFrom('saml_session as o')
-          .innerJoin('saml_sp as sp', 'sp.application_id', 'o.application_id')
-          .select((eb) => [
-            'o.family_id',
-            'o.application_id',
-            'o.utilisateur_id',
-            'o.name_id',
-            'o.format_name_id',
-            'o.session_index',
-            eb.val(suite).as('suite'),
-            sql<string>`case when o.application_id = ${provider.application_id} then 'FAITE' else 'A_ENVOYER' end`.as(
-              'statut',
-            ),
-          ])
-          .where('o.family_id', 'in', families())
-          .where('sp.slo_url', 'is not', null),
-      ),
-    revoked: db
-      .updateTable('refresh_token')
-      .set({ revoked_at: at })
-      .where('revoked_at', 'is', null)
-      .where((eb) => eb.or([eb('family_id', 'in', families()), eb('parent_family_id', 'in', families())])),
-  })
+      // The applications the ended sessions signed into, before the trigger records them as not reachable: the asking
+      // one has logged its user out already.
+      others: db
+        .insertInto('saml_deconnexion')
+        .columns([
+          'family_id',
+          'application_id',
+          'utilisateur_id',
+          'name_id',
+          'format_name_id',
+          'session_index',
+          'suite',
+          'statut',
+        ])
+        .expression(
+          db
+            .selectFrom('saml_session as o')
+            .innerJoin('saml_sp as sp', 'sp.application_id', 'o.application_id')
+            .select((eb) => [
+              'o.family_id',
+              'o.application_id',
+              'o.utilisateur_id',
+              'o.name_id',
+              'o.format_name_id',
+              'o.session_index',
+              eb.val(suite).as('suite'),
+              sql<string>`case when o.application_id = ${provider.application_id} then 'FAITE' else 'A_ENVOYER' end`.as(
+                'statut',
+              ),
+            ])
+            .where('o.family_id', 'in', families())
+            .where('sp.slo_url', 'is not', null),
+        ),
+      revoked: db
+        .updateTable('refresh_token')
+        .set({ revoked_at: at })
+        .where('revoked_at', 'is', null)
+        .where((eb) => eb.or([eb('family_id', 'in', families()), eb('parent_family_id', 'in', families())])),
+    })
+  } catch (error) {
+    if (uniqueViolation(error)) throw new SamlInputError('REPLAYED', 'This logout request was presented already')
+    throw error
+  }
   return suite
 }
 
@@ -246,12 +257,23 @@ export async function nextLogoutStep(ctx: Ctx, suite: string, sessionPortail?: s
       .where('d.suite', '=', suite)
       .where('d.created_at', '>', since)
       .orderBy('d.id'),
+    // The page's session, ended, and one of the sequence's own (its family, or its user's).
     ended: sessionPortail
       ? db
-          .selectFrom('refresh_token')
-          .select('id')
-          .where('family_id', '=', sessionPortail)
-          .where('revoked_at', 'is not', null)
+          .selectFrom('refresh_token as t')
+          .select('t.id')
+          .where('t.family_id', '=', sessionPortail)
+          .where('t.revoked_at', 'is not', null)
+          .where(({ exists, selectFrom }) =>
+            exists(
+              selectFrom('saml_deconnexion as o')
+                .select('o.id')
+                .where('o.suite', '=', suite)
+                .where((o) =>
+                  o.or([o('o.family_id', '=', sessionPortail), o('o.utilisateur_id', '=', o.ref('t.utilisateur_id'))]),
+                ),
+            ),
+          )
           .limit(1)
       : null,
   })
@@ -281,7 +303,8 @@ export async function nextLogoutStep(ctx: Ctx, suite: string, sessionPortail?: s
       sessionIndex: row.session_index,
       now,
     })
-    const message = outgoing(row, 'SAMLRequest', xml, id, suite, signer)
+    // No RelayState: the sequence's name stays in the browser's cookie; the answer is known by its InResponseTo.
+    const message = outgoing(row, 'SAMLRequest', xml, id, null, signer)
     return { action: 'request', libelle: row.libelle, message, sessionFinie }
   }
   const asking = all.find((row) => row.statut === 'INITIATRICE' && row.envoyee_at === null)
@@ -291,7 +314,18 @@ export async function nextLogoutStep(ctx: Ctx, suite: string, sessionPortail?: s
         .updateTable('saml_deconnexion')
         .set({ envoyee_at: now.toISOString() })
         .where('id', '=', asking.id)
-        .where('envoyee_at', 'is', null),
+        .where('envoyee_at', 'is', null)
+        // Not while another page of the sequence has an application left to tell.
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('saml_deconnexion as o')
+                .select('o.id')
+                .where('o.suite', '=', suite)
+                .where('o.statut', '=', 'A_ENVOYER'),
+            ),
+          ),
+        ),
     })
     if (answered?.meta.changes === 1) {
       const id = messageId()

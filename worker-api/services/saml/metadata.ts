@@ -16,31 +16,33 @@ export const samlEndpoints = (origin: string) => ({
   slo: `${origin}${API_BASE}/saml/slo`,
 })
 
+/** A value without the characters XML 1.0 does not allow (libxml2 refuses the whole document). */
+export const withoutForbiddenCharacters = (value: string) =>
+  value.replace(
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the characters XML 1.0 forbids are what it removes
+    /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g,
+    '',
+  )
+
 /**
  * A value written into an attribute or a text node: XML's five characters, tab and line breaks escaped (a service
- * provider would fold them), and the characters XML 1.0 does not allow left out (libxml2 refuses the whole document).
+ * provider would fold them), and the characters XML 1.0 does not allow left out.
  */
 export const xmlEscape = (value: string) =>
-  value
-    .replace(
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: the characters XML 1.0 forbids are what it removes
-      /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g,
-      '',
-    )
-    .replace(
-      /[&<>"'\t\n\r]/g,
-      (c) =>
-        ({
-          '&': '&amp;',
-          '<': '&lt;',
-          '>': '&gt;',
-          '"': '&quot;',
-          "'": '&apos;',
-          '\t': '&#9;',
-          '\n': '&#10;',
-          '\r': '&#13;',
-        })[c] as string,
-    )
+  withoutForbiddenCharacters(value).replace(
+    /[&<>"'\t\n\r]/g,
+    (c) =>
+      ({
+        '&': '&amp;',
+        '<': '&lt;',
+        '>': '&gt;',
+        '"': '&quot;',
+        "'": '&apos;',
+        '\t': '&#9;',
+        '\n': '&#10;',
+        '\r': '&#13;',
+      })[c] as string,
+  )
 
 /**
  * The identity provider's metadata (SAML 2.0 Metadata §2.4.3): its signing certificates (two during a rotation), its

@@ -1,8 +1,7 @@
-import type { KeyObject } from 'node:crypto'
-import { SignedXml } from 'xml-crypto'
 import { SAML_NS } from '../../lib/saml/xml'
-import { certificateBase64 } from '../../lib/saml-keys'
-import { xmlEscape } from './metadata'
+import { afterIssuer, c14nAttribute, c14nText, envelopedSignature, type Signer, signedMessage } from './signature'
+
+export type { Signer } from './signature'
 
 /** The XML names of a response. */
 const NS = {
@@ -10,14 +9,6 @@ const NS = {
   assertion: SAML_NS.assertion,
   xs: 'http://www.w3.org/2001/XMLSchema',
   xsi: 'http://www.w3.org/2001/XMLSchema-instance',
-} as const
-
-/** RSA-SHA256 over exclusive canonicalisation, the digest SHA-256, the signature enveloped. */
-const ALGORITHMS = {
-  signature: 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256',
-  digest: 'http://www.w3.org/2001/04/xmlenc#sha256',
-  canonicalization: 'http://www.w3.org/2001/10/xml-exc-c14n#',
-  enveloped: 'http://www.w3.org/2000/09/xmldsig#enveloped-signature',
 } as const
 
 /** How long an assertion may be presented, and how far behind the service provider's clock may be. */
@@ -52,9 +43,6 @@ export type AssertionFacts = {
   now: Date
 }
 
-/** The signing key and its certificate (PEM or base64), which each signature's KeyInfo carries. */
-export type Signer = { key: KeyObject; certificate: string }
-
 /** An xs:dateTime in UTC, to the second. */
 export const instant = (date: Date) => `${date.toISOString().slice(0, 19)}Z`
 
@@ -64,73 +52,56 @@ export const messageId = () =>
 
 /**
  * A name identifier, qualified by the service provider it is for (all but an e-mail address): written the same in the
- * assertion and in a logout request, which the service provider compares with what it was given.
+ * assertion and in a logout request, which the service provider compares with what it was given. `declared`: with the
+ * `saml` namespace on it (its parent does not use it).
  */
-export function nameIdXml(nameId: { format: string; value: string }, audience: string): string {
-  const qualifier = nameId.format.endsWith(':emailAddress') ? '' : ` SPNameQualifier="${xmlEscape(audience)}"`
-  return `<saml:NameID Format="${xmlEscape(nameId.format)}"${qualifier}>${xmlEscape(nameId.value)}</saml:NameID>`
+export function nameIdXml(nameId: { format: string; value: string }, audience: string, declared = false): string {
+  const qualifier = nameId.format.endsWith(':emailAddress') ? '' : ` SPNameQualifier="${c14nAttribute(audience)}"`
+  const ns = declared ? ` xmlns:saml="${NS.assertion}"` : ''
+  return `<saml:NameID${ns} Format="${c14nAttribute(nameId.format)}"${qualifier}>${c14nText(nameId.value)}</saml:NameID>`
 }
 
-function assertionXml(id: string, facts: AssertionFacts): string {
-  const e = xmlEscape
+/** The portal's `Issuer`, declaring `saml` (a protocol message's root does not use it). */
+export const issuerXml = (issuer: string) =>
+  `<saml:Issuer xmlns:saml="${NS.assertion}">${c14nText(issuer)}</saml:Issuer>`
+
+/**
+ * The assertion, in exclusive canonical form (services/saml/signature.ts): attributes in order, `xsi` declared where it
+ * is used; `canonical` false adds `xs`, which only the schema of `xsi:type`'s value reads (canonicalisation leaves it
+ * out).
+ */
+function assertionXml(id: string, facts: AssertionFacts, canonical: boolean): string {
+  const a = c14nAttribute
   const until = instant(new Date(facts.now.getTime() + ASSERTION_LIFETIME_SECONDS * 1000))
-  const inResponseTo = facts.inResponseTo === null ? '' : ` InResponseTo="${e(facts.inResponseTo)}"`
+  const inResponseTo = facts.inResponseTo === null ? '' : ` InResponseTo="${a(facts.inResponseTo)}"`
+  const value = `<saml:AttributeValue${canonical ? '' : ` xmlns:xs="${NS.xs}"`} xmlns:xsi="${NS.xsi}" xsi:type="xs:string">`
   const attributes = facts.attributes
     .filter((attribute) => attribute.values.length > 0)
     .map(
       (attribute) =>
-        `<saml:Attribute Name="${e(attribute.name)}" NameFormat="urn:oasis:names:tc:SAML:2.0:attrname-format:basic">${attribute.values
-          .map((value) => `<saml:AttributeValue xsi:type="xs:string">${e(value)}</saml:AttributeValue>`)
+        `<saml:Attribute Name="${a(attribute.name)}" NameFormat="urn:oasis:names:tc:SAML:2.0:attrname-format:basic">${attribute.values
+          .map((v) => `${value}${c14nText(v)}</saml:AttributeValue>`)
           .join('')}</saml:Attribute>`,
     )
     .join('')
   return [
-    `<saml:Assertion xmlns:saml="${NS.assertion}" xmlns:xs="${NS.xs}" xmlns:xsi="${NS.xsi}" ID="${id}" Version="2.0" IssueInstant="${instant(facts.now)}">`,
-    `<saml:Issuer>${e(facts.issuer)}</saml:Issuer>`,
+    `<saml:Assertion xmlns:saml="${NS.assertion}" ID="${id}" IssueInstant="${instant(facts.now)}" Version="2.0">`,
+    `<saml:Issuer>${c14nText(facts.issuer)}</saml:Issuer>`,
     '<saml:Subject>',
     nameIdXml(facts.nameId, facts.audience),
     '<saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer">',
-    `<saml:SubjectConfirmationData${inResponseTo} Recipient="${e(facts.destination)}" NotOnOrAfter="${until}"/>`,
+    `<saml:SubjectConfirmationData${inResponseTo} NotOnOrAfter="${until}" Recipient="${a(facts.destination)}"></saml:SubjectConfirmationData>`,
     '</saml:SubjectConfirmation>',
     '</saml:Subject>',
     `<saml:Conditions NotBefore="${instant(new Date(facts.now.getTime() - CLOCK_SKEW_SECONDS * 1000))}" NotOnOrAfter="${until}">`,
-    `<saml:AudienceRestriction><saml:Audience>${e(facts.audience)}</saml:Audience></saml:AudienceRestriction>`,
+    `<saml:AudienceRestriction><saml:Audience>${c14nText(facts.audience)}</saml:Audience></saml:AudienceRestriction>`,
     '</saml:Conditions>',
-    `<saml:AuthnStatement AuthnInstant="${instant(facts.authnInstant)}" SessionIndex="${e(facts.sessionIndex)}">`,
+    `<saml:AuthnStatement AuthnInstant="${instant(facts.authnInstant)}" SessionIndex="${a(facts.sessionIndex)}">`,
     `<saml:AuthnContext><saml:AuthnContextClassRef>${AUTHN_CONTEXTS[facts.authnContext]}</saml:AuthnContextClassRef></saml:AuthnContext>`,
     '</saml:AuthnStatement>',
     attributes ? `<saml:AttributeStatement>${attributes}</saml:AttributeStatement>` : '',
     '</saml:Assertion>',
   ].join('')
-}
-
-/**
- * Signs the element of `xml` with this ID, the signature enveloped right after that element's Issuer (where the schema
- * puts it), the certificate in its KeyInfo.
- */
-export function signElement(xml: string, id: string, signer: Signer): string {
-  const signed = new SignedXml({
-    privateKey: signer.key,
-    signatureAlgorithm: ALGORITHMS.signature,
-    canonicalizationAlgorithm: ALGORITHMS.canonicalization,
-    // The certificate as the metadata publishes it. Not xml-crypto's own KeyInfo: it re-reads the certificate with
-    // node:crypto's X509Certificate, which workerd under wrangler does not implement.
-    getKeyInfoContent: (args) => {
-      const ns = args?.prefix ? `${args.prefix}:` : ''
-      return `<${ns}X509Data><${ns}X509Certificate>${certificateBase64(signer.certificate)}</${ns}X509Certificate></${ns}X509Data>`
-    },
-  })
-  const element = `//*[@ID='${id}']`
-  signed.addReference({
-    xpath: element,
-    digestAlgorithm: ALGORITHMS.digest,
-    transforms: [ALGORITHMS.enveloped, ALGORITHMS.canonicalization],
-  })
-  signed.computeSignature(xml, {
-    prefix: 'ds',
-    location: { reference: `${element}/*[local-name(.)='Issuer']`, action: 'after' },
-  })
-  return signed.getSignedXml()
 }
 
 /**
@@ -144,29 +115,35 @@ export function signedResponse(
 ): string {
   const assertionId = messageId()
   const responseId = messageId()
-  let assertion = assertionXml(assertionId, facts)
-  if (sign.assertion) assertion = signElement(assertion, assertionId, signer)
-  const status = '<samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/>'
-  const response = responseXml(responseId, facts, status, assertion)
-  return sign.response ? signElement(response, responseId, signer) : response
+  let assertion = (canonical: boolean) => assertionXml(assertionId, facts, canonical)
+  if (sign.assertion) {
+    const signature = envelopedSignature(assertion(true), assertionId, signer)
+    const unsigned = assertion
+    assertion = (canonical) => afterIssuer(unsigned(canonical), signature)
+  }
+  const status = `<samlp:StatusCode Value="${SUCCESS}"></samlp:StatusCode>`
+  const response = (canonical: boolean) => responseXml(responseId, facts, status, assertion(canonical))
+  return sign.response ? signedMessage(response, responseId, signer) : response(false)
 }
 
-/** A `<samlp:Response>` around its status code(s) and its assertion, if any. */
+/** A `<samlp:Response>` around its status code(s) and its assertion, if any: in exclusive canonical form. */
 function responseXml(
   id: string,
   facts: Pick<AssertionFacts, 'issuer' | 'destination' | 'inResponseTo' | 'now'>,
   statusCode: string,
   assertion = '',
 ): string {
-  const inResponseTo = facts.inResponseTo === null ? '' : ` InResponseTo="${xmlEscape(facts.inResponseTo)}"`
+  const inResponseTo = facts.inResponseTo === null ? '' : ` InResponseTo="${c14nAttribute(facts.inResponseTo)}"`
   return [
-    `<samlp:Response xmlns:samlp="${NS.protocol}" xmlns:saml="${NS.assertion}" ID="${id}" Version="2.0" IssueInstant="${instant(facts.now)}" Destination="${xmlEscape(facts.destination)}"${inResponseTo}>`,
-    `<saml:Issuer>${xmlEscape(facts.issuer)}</saml:Issuer>`,
+    `<samlp:Response xmlns:samlp="${NS.protocol}" Destination="${c14nAttribute(facts.destination)}" ID="${id}"${inResponseTo} IssueInstant="${instant(facts.now)}" Version="2.0">`,
+    issuerXml(facts.issuer),
     `<samlp:Status>${statusCode}</samlp:Status>`,
     assertion,
     '</samlp:Response>',
   ].join('')
 }
+
+const SUCCESS = 'urn:oasis:names:tc:SAML:2.0:status:Success'
 
 /** A response's second-level status (SAML Core §3.2.2.2): why the identity provider answers without an assertion. */
 export const STATUS = {
@@ -184,6 +161,6 @@ export function signedStatusResponse(
   status: (typeof STATUS)[keyof typeof STATUS],
 ): string {
   const id = messageId()
-  const codes = `<samlp:StatusCode Value="${STATUS.responder}"><samlp:StatusCode Value="${status}"/></samlp:StatusCode>`
-  return signElement(responseXml(id, facts, codes), id, signer)
+  const codes = `<samlp:StatusCode Value="${STATUS.responder}"><samlp:StatusCode Value="${status}"></samlp:StatusCode></samlp:StatusCode>`
+  return signedMessage(() => responseXml(id, facts, codes), id, signer)
 }
