@@ -462,6 +462,16 @@ describe('what the single logout service refuses ends nothing', () => {
       'MALFORMED',
       'est invalide',
     )
+    // Larger than any form the portal reads: said on the page too.
+    await refusedWith(
+      await slo('/portail-backend/saml/slo', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: `SAMLRequest=${'A'.repeat(70 * 1024)}`,
+      }),
+      'TOO_LARGE',
+      'trop grande',
+    )
     const [idpPair] = env.TEST_SAML_PAIRS
     const forger = serviceProvider(ERP, { privateKey: idpPair.key })
     const forged = await forger.getLogoutResponseUrlAsync(

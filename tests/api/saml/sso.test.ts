@@ -6,7 +6,17 @@ import type { SamlServiceProviderInput } from '../../../worker-api/contract/saml
 import { backgroundContext } from '../../../worker-api/lib/context'
 import { purgeExpired } from '../../../worker-api/services/maintenance'
 import { api, okBody } from '../client'
-import { browserCookieOf, createOrganisation, createUser, currentPost, db, sessionFor, signedInUser } from '../helpers'
+import {
+  browserCookieOf,
+  call,
+  changedBeforeWrite,
+  createOrganisation,
+  createUser,
+  currentPost,
+  db,
+  sessionFor,
+  signedInUser,
+} from '../helpers'
 import { visit } from '../visit'
 
 /**
@@ -245,6 +255,68 @@ describe('single sign-on, asked by the application (SP-initiated)', () => {
       .execute()
     expect(entries).toEqual([{ commentaire: 'SAML : refusé, aucun poste actuel ne donne accès à cette application' }])
     expect(await db().selectFrom('saml_session').selectAll().where('family_id', '=', session.sid).execute()).toEqual([])
+  })
+})
+
+describe('answered once, while the grant holds, whatever happens between the read and the write', () => {
+  const demandeOf = (location: string) => new URLSearchParams(location.split('?')[1]).get('demande') as string
+  const writtenFor = async (sid: string) => ({
+    sessions: await db().selectFrom('saml_session').select('family_id').where('family_id', '=', sid).execute(),
+    launches: await db()
+      .selectFrom('log')
+      .select('id')
+      .where('nom_log', '=', application.libelle)
+      .where('commentaire', 'is', null)
+      .where(
+        'utilisateur_id',
+        '=',
+        (
+          await db()
+            .selectFrom('refresh_token')
+            .select('utilisateur_id')
+            .where('family_id', '=', sid)
+            .executeTakeFirstOrThrow()
+        ).utilisateur_id,
+      )
+      .execute(),
+  })
+
+  it('two pages answering the same request at once: one posts, the other is refused and writes nothing', async () => {
+    const user = await createUser({ postes: [currentPost(4, 2)] })
+    const session = await sessionFor(user.id)
+    const demande = demandeOf(await sso(await requestUrl()))
+    // The other page answers between this one's read and its write (its own mark on the request).
+    const otherPage = () =>
+      db()
+        .updateTable('saml_demande')
+        .set({ repondue_at: new Date().toISOString(), reponse: 'the-other-page' })
+        .where('id', '=', demande)
+        .execute()
+    const response = await call('/rest/bd/saml/reponse', {
+      method: 'POST',
+      body: JSON.stringify({ demande }),
+      token: session.accessToken,
+      env: { DB: changedBeforeWrite(otherPage) },
+    })
+    expect(response.status).toBe(404)
+    expect(((await response.json()) as { businessCode: string }).businessCode).toBe('SAML_REQUEST_UNKNOWN')
+    expect(await writtenFor(session.sid)).toEqual({ sessions: [], launches: [] })
+  })
+
+  it('a grant ended between the read and the write: refused, nothing written', async () => {
+    // The user's only grant is their post of function 2; it is removed as the page answers.
+    const user = await createUser({ postes: [currentPost(4, 2)] })
+    const session = await sessionFor(user.id)
+    const demande = demandeOf(await sso(await requestUrl()))
+    const postEnded = () => db().deleteFrom('poste').where('utilisateur_id', '=', user.id).execute()
+    const response = await call('/rest/bd/saml/reponse', {
+      method: 'POST',
+      body: JSON.stringify({ demande }),
+      token: session.accessToken,
+      env: { DB: changedBeforeWrite(postEnded) },
+    })
+    expect(response.status).toBe(404)
+    expect(await writtenFor(session.sid)).toEqual({ sessions: [], launches: [] })
   })
 })
 
