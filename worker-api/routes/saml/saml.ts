@@ -53,25 +53,6 @@ async function formFields(c: Context<AppEnv>): Promise<SamlForm> {
   return fields
 }
 
-/**
- * The single sign-on service: a request checked and kept, the browser sent on to the portal's page (which signs its
- * user in and posts the response); a refusal, to the same page saying why. Never an error of the API's.
- */
-async function singleSignOn(c: Context<AppEnv>): Promise<Response> {
-  let to: string
-  try {
-    const { demande, passive } = await receiveRequest(c.var.ctx, await messageOf(c))
-    // A request that asks not to be shown a sign-in says so to the page (which answers it NoPassive without a session).
-    to = `${SSO_PAGE}?${new URLSearchParams(passive ? { demande, passif: '1' } : { demande })}`
-  } catch (error) {
-    if (!(error instanceof SamlInputError)) throw error
-    const refus: SamlRefusal = error.reason === 'NOT_METADATA' ? 'NOT_A_REQUEST' : error.reason
-    to = `${SSO_PAGE}?${new URLSearchParams({ refus })}`
-  }
-  c.header('Cache-Control', 'no-store')
-  return c.redirect(to, 303)
-}
-
 /** The message that arrived, by the binding of its method. */
 const messageOf = async (c: Context<AppEnv>): Promise<SamlMessage> =>
   c.req.method === 'POST'
@@ -79,77 +60,84 @@ const messageOf = async (c: Context<AppEnv>): Promise<SamlMessage> =>
     : { binding: 'redirect', query: new URL(c.req.url).search }
 
 /**
- * The single logout service: an application's logout request (its sessions end, the others are told, it is answered
- * last) or its answer to the portal's; either way the browser goes on to the portal's logout page, or to the same page
- * saying why the message was refused. Never an error of the API's.
+ * A SAML service's answer: always a 303 to the portal's page, where `receive` says to go, or saying why the message was
+ * refused (any other failure is the API's own).
  */
-async function singleLogout(c: Context<AppEnv>): Promise<Response> {
-  let to = LOGOUT_PAGE
+async function service(c: Context<AppEnv>, page: string, receive: (message: SamlMessage) => Promise<string>) {
+  let to: string
   try {
-    const { suite } = await receiveLogout(c.var.ctx, await messageOf(c))
-    // A new sequence: its name goes to the browser's cookie, never into an address.
-    if (suite) c.header('Set-Cookie', samlLogoutCookie(suite, new URL(c.req.url).protocol === 'https:'))
+    to = await receive(await messageOf(c))
   } catch (error) {
     if (!(error instanceof SamlInputError)) throw error
     const refus: SamlRefusal = error.reason === 'NOT_METADATA' ? 'NOT_A_REQUEST' : error.reason
-    to = `${LOGOUT_PAGE}?${new URLSearchParams({ refus })}`
+    to = `${page}?${new URLSearchParams({ refus })}`
   }
   c.header('Cache-Control', 'no-store')
   return c.redirect(to, 303)
 }
 
-const slo = (method: 'get' | 'post') =>
+/**
+ * The single sign-on service: a request checked and kept, the browser sent on to the portal's page (which signs its
+ * user in and posts the response); a refusal, to the same page saying why.
+ */
+const singleSignOn = (c: Context<AppEnv>) =>
+  service(c, SSO_PAGE, async (message) => {
+    const { demande, passive } = await receiveRequest(c.var.ctx, message)
+    // A request that asks not to be shown a sign-in says so to the page (which answers it NoPassive without a session).
+    return `${SSO_PAGE}?${new URLSearchParams(passive ? { demande, passif: '1' } : { demande })}`
+  })
+
+/**
+ * The single logout service: an application's logout request (its sessions end, the others are told, it is answered
+ * last) or its answer to the portal's; either way the browser goes on to the portal's logout page, or to the same page
+ * saying why the message was refused.
+ */
+const singleLogout = (c: Context<AppEnv>) =>
+  service(c, LOGOUT_PAGE, async (message) => {
+    const { suite } = await receiveLogout(c.var.ctx, message)
+    // A new sequence: its name goes to the browser's cookie, never into an address.
+    if (suite) c.header('Set-Cookie', samlLogoutCookie(suite, new URL(c.req.url).protocol === 'https:'))
+    return LOGOUT_PAGE
+  })
+
+/** A SAML service's route, by HTTP-Redirect (GET) or HTTP-POST (a form of these fields). */
+const serviceRoute = (
+  method: 'get' | 'post',
+  path: string,
+  summary: (binding: string) => string,
+  form: z.ZodRawShape,
+  to: string,
+) =>
   createRoute({
     method,
-    path: '/saml/slo',
+    path,
     tags: ['SAML 2.0'],
-    summary: `Single logout (HTTP-${method === 'get' ? 'Redirect' : 'POST'} binding): an application’s signed LogoutRequest ends the portal session(s) it names (the other applications they signed into are then told, and it is answered last with a signed LogoutResponse), or its signed LogoutResponse to the portal’s request; 303 to the portal’s logout page, which carries the sequence on, or says why the message was refused`,
+    summary: summary(`HTTP-${method === 'get' ? 'Redirect' : 'POST'}`),
     ...(method === 'post'
-      ? {
-          request: {
-            body: {
-              content: {
-                'application/x-www-form-urlencoded': {
-                  schema: z.object({
-                    SAMLRequest: z.string().optional(),
-                    SAMLResponse: z.string().optional(),
-                    RelayState: z.string().optional(),
-                  }),
-                },
-              },
-            },
-          },
-        }
+      ? { request: { body: { content: { 'application/x-www-form-urlencoded': { schema: z.object(form) } } } } }
       : {}),
-    responses: {
-      303: {
-        description:
-          'To the portal’s logout page (`/saml/deconnexion`, a new sequence in its cookie `portail-saml-slo`), or to the same page saying why the message was refused (`?refus=REASON`)',
-      },
-    },
+    responses: { 303: { description: to } },
   })
 
 const sso = (method: 'get' | 'post') =>
-  createRoute({
+  serviceRoute(
     method,
-    path: '/saml/sso',
-    tags: ['SAML 2.0'],
-    summary: `Single sign-on (HTTP-${method === 'get' ? 'Redirect' : 'POST'} binding): an AuthnRequest, checked (its service provider, signature, age, assertion consumer service) and kept once; 303 to the portal’s page, which signs the user in and posts the signed response, or says why the request was refused`,
-    ...(method === 'post'
-      ? {
-          request: {
-            body: {
-              content: {
-                'application/x-www-form-urlencoded': {
-                  schema: z.object({ SAMLRequest: z.string(), RelayState: z.string().optional() }),
-                },
-              },
-            },
-          },
-        }
-      : {}),
-    responses: { 303: { description: 'To the portal’s single sign-on page (`?demande=…`, or `?refus=REASON`)' } },
-  })
+    '/saml/sso',
+    (binding) =>
+      `Single sign-on (${binding} binding): an AuthnRequest, checked (its service provider, signature, age, assertion consumer service) and kept once; 303 to the portal’s page, which signs the user in and posts the signed response, or says why the request was refused`,
+    { SAMLRequest: z.string(), RelayState: z.string().optional() },
+    'To the portal’s single sign-on page (`?demande=…`, or `?refus=REASON`)',
+  )
+
+const slo = (method: 'get' | 'post') =>
+  serviceRoute(
+    method,
+    '/saml/slo',
+    (binding) =>
+      `Single logout (${binding} binding): an application’s signed LogoutRequest ends the portal session(s) it names (the other applications they signed into are then told, and it is answered last with a signed LogoutResponse), or its signed LogoutResponse to the portal’s request; 303 to the portal’s logout page, which carries the sequence on, or says why the message was refused`,
+    { SAMLRequest: z.string().optional(), SAMLResponse: z.string().optional(), RelayState: z.string().optional() },
+    'To the portal’s logout page (`/saml/deconnexion`, a new sequence in its cookie `portail-saml-slo`), or to the same page saying why the message was refused (`?refus=REASON`)',
+  )
 
 const routes: [ReturnType<typeof createRoute>, (c: Context<AppEnv>) => Response | Promise<Response>][] = [
   [
