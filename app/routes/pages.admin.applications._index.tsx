@@ -149,7 +149,7 @@ export default function Applications() {
               {application.libelle}
             </Link>
             {/* Narrower, the address rides under the name; on a phone the edit page shows it. */}
-            <span className="hidden break-all text-muted-foreground sm:block md:hidden">{application.url}</span>
+            <span className="hidden break-all text-muted-foreground sm:block lg:hidden">{application.url}</span>
             {application.actif ? null : <span className="block text-muted-foreground">{t('applications.off')}</span>}
           </span>
         </span>
@@ -158,7 +158,7 @@ export default function Applications() {
     {
       id: 'url',
       header: t('applications.url'),
-      className: 'hidden md:table-cell break-all text-muted-foreground',
+      className: 'hidden lg:table-cell break-all text-muted-foreground',
       cell: (application) => application.url,
     },
     {
