@@ -61,7 +61,9 @@ after(() => mellon?.stop())
  * @param {import('playwright-core').Page} page
  */
 async function shownAttributes(page) {
-  await page.getByRole('heading', { name: 'Intranet' }).waitFor({ timeout: 20_000 })
+  // The application's own page (the portal's posting page names it too: "Connexion à Intranet mellon …").
+  await page.waitForURL((url) => url.origin === mellon.base && url.pathname === '/prive', { timeout: 20_000 })
+  await page.getByRole('heading', { name: 'Intranet', exact: true }).waitFor({ timeout: 20_000 })
   const text = (await page.locator('pre').textContent()) ?? ''
   return Object.fromEntries(
     text
@@ -169,7 +171,7 @@ for (const mode of MODES) {
       await page.goto(`${mellon.base}/prive`)
       if (!mode.javaScriptEnabled) await page.getByRole('button', { name: `Continuer vers ${NAME}` }).click()
       await page.waitForURL((url) => url.pathname === '/mellon/postResponse')
-      assert.equal(await page.getByRole('heading', { name: 'Intranet' }).count(), 0)
+      assert.equal(await page.getByRole('heading', { name: 'Intranet', exact: true }).count(), 0)
       assert.match(mellon.errorLog(), /signature|Signature/)
       await page.unrouteAll()
 
