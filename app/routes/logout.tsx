@@ -1,14 +1,14 @@
 import { type ActionFunctionArgs, redirect } from '@remix-run/cloudflare'
 import { endSession } from '~/lib/auth.server'
 import { isHttps } from '~/lib/session.server'
-import { samlLogoutCookie } from '../../worker-api/contract/saml/saml'
+import { newSamlLogoutSequence, samlLogoutCookie } from '../../worker-api/contract/saml/saml'
 
 /**
  * Spec §4: sign-out logs DECONNEXION (the API does), ends the session server-side, goes to /login: through the SAML
  * logout page, which first tells the SAML applications the session signed into, if any, through this browser.
  */
 export async function action({ request, context }: ActionFunctionArgs) {
-  const suite = newSequence()
+  const suite = newSamlLogoutSequence()
   const headers = new Headers()
   const cleared = await endSession(request, context, suite)
   if (cleared) headers.append('Set-Cookie', cleared)
@@ -18,12 +18,3 @@ export async function action({ request, context }: ActionFunctionArgs) {
 }
 
 export const loader = () => redirect('/login')
-
-/** A logout sequence's name: 32 random bytes, base64url. */
-function newSequence(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(32))
-  return btoa(String.fromCharCode(...bytes))
-    .replace(/\+/g, '-')
-    .replace(/\//g, '_')
-    .replace(/=+$/, '')
-}

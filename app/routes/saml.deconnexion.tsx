@@ -11,6 +11,7 @@ import { WITHOUT_SCRIPTS } from '~/lib/scripts'
 import { getSession, isHttps, portalSessionOf } from '~/lib/session.server'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { toastHeaders } from '~/lib/toast.server'
+import { cookieValue } from '../../worker-api/contract/cookies'
 import {
   SAML_LOGOUT_COOKIE,
   SAML_REFUSALS,
@@ -51,7 +52,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   if (dest !== null && dest !== 'document') throw redirectDocument(url.pathname)
 
   // The sequence this browser carries: its cookie's (none, or not one: nothing to tell).
-  const suite = samlLogoutSequenceSchema.safeParse(cookieValue(request, SAML_LOGOUT_COOKIE))
+  const suite = samlLogoutSequenceSchema.safeParse(cookieValue(request.headers.get('Cookie'), SAML_LOGOUT_COOKIE))
   const { session, destroy } = await getSession(request, context)
   const step = suite.success
     ? await read(
@@ -81,15 +82,6 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   if (message.binding === 'redirect') return data({ go: message.url, libelle, title }, { headers })
   allowFormTarget(context, message.url)
   return data({ post: message, libelle, title }, { headers })
-}
-
-/** A cookie's value from the request (a plain cookie: the sequence's random name). */
-function cookieValue(request: Request, name: string): string | null {
-  for (const part of (request.headers.get('Cookie') ?? '').split(';')) {
-    const [key, ...value] = part.trim().split('=')
-    if (key === name) return value.join('=')
-  }
-  return null
 }
 
 export default function SamlSignOut() {

@@ -1,3 +1,4 @@
+import { cookieValue } from '../contract/cookies'
 import { createMeter, type Meter, meteredD1 } from './meter'
 import { isLocalEnvironment, productionLimited } from './production-limits'
 
@@ -65,12 +66,8 @@ export const timingEnabled = (env: { ENVIRONMENT?: string; SERVER_TIMING?: strin
 const bookmarkCookieName = (https: boolean) => (https ? '__Host-portail-d1' : 'portail-d1')
 
 export function bookmarkFromCookie(cookieHeader: string | null, https: boolean): string | null {
-  const name = bookmarkCookieName(https)
-  for (const part of (cookieHeader ?? '').split(';')) {
-    const [key, value] = part.trim().split('=')
-    if (key === name) return validBookmark(value)
-  }
-  return null
+  const value = cookieValue(cookieHeader, bookmarkCookieName(https))
+  return value === null ? null : validBookmark(value)
 }
 
 export function bookmarkSetCookie(bookmark: string, https: boolean): string {

@@ -218,6 +218,15 @@ export type SamlLogoutStep = z.infer<typeof samlLogoutStepSchema>
 export const SAML_LOGOUT_COOKIE = 'portail-saml-slo'
 export const SAML_LOGOUT_SECONDS = 600
 
+/** A new logout sequence's name: 32 random bytes, base64url. */
+export function newSamlLogoutSequence(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32))
+  return btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '')
+}
+
 /** The `Set-Cookie` of a logout sequence (null: the cookie cleared). */
 export const samlLogoutCookie = (suite: string | null, https: boolean) =>
   [

@@ -1,7 +1,11 @@
 import { sql } from 'kysely'
-import { SAML_LOGOUT_SECONDS, type SamlLogoutMessage, type SamlLogoutStep } from '../../contract/saml/saml'
+import {
+  newSamlLogoutSequence,
+  SAML_LOGOUT_SECONDS,
+  type SamlLogoutMessage,
+  type SamlLogoutStep,
+} from '../../contract/saml/saml'
 import { type DB, namedBatch } from '../../db/client'
-import { randomToken } from '../../lib/crypto'
 import { uniqueViolation } from '../../lib/query'
 import { SamlInputError } from '../../lib/saml/xml'
 import { samlEnabled, samlSigner } from '../../lib/saml-keys'
@@ -52,9 +56,6 @@ const signing = (row: SloProvider): SigningServiceProvider => ({
   entityId: row.entity_id,
   certificates: JSON.parse(row.certificats) as string[],
 })
-
-/** A new logout sequence's name. */
-export const newLogoutSequence = () => randomToken()
 
 /**
  * The single logout service (GET or POST /saml/slo): an application's logout request, or its answer to the portal's.
@@ -110,7 +111,7 @@ export async function receiveLogout(ctx: Ctx, message: SamlMessage): Promise<{ s
 async function endSessionsNamed(ctx: Ctx, provider: SloProvider, request: LogoutRequest, now: Date): Promise<string> {
   const db = ctx.db
   const at = now.toISOString()
-  const suite = newLogoutSequence()
+  const suite = newSamlLogoutSequence()
   const named = () => {
     let query = db
       .selectFrom('saml_session as s')
