@@ -13,9 +13,9 @@ const ACS = 'http://127.0.0.1/bench/saml/acs'
 export function benchSamlApplication(persistTo) {
   const sql = `
     INSERT OR IGNORE INTO application (libelle, icone, url, protocole) VALUES ('Bench SAML', 'receipt', 'http://127.0.0.1/bench/saml/', 'SAML');
-    INSERT OR IGNORE INTO saml_sp (application_id, entity_id, acs, certificats, requetes_signees, format_name_id, attributs, sel)
+    INSERT OR IGNORE INTO saml_sp (application_id, entity_id, acs, certificats, requetes_signees, format_name_id, attributs)
       SELECT id, '${ENTITY}', '[{"url":"${ACS}","index":0}]', '[]', 0, 'persistent',
-        '[{"source":"mail","nom":"mail"},{"source":"postes","nom":"postes"}]', 'bench'
+        '[{"source":"mail","nom":"mail"},{"source":"postes","nom":"postes"}]'
       FROM application WHERE libelle = 'Bench SAML';
     INSERT OR IGNORE INTO fonction_application (fonction_id, application_id)
       SELECT p.fonction_id, a.id FROM poste p JOIN utilisateur u ON u.id = p.utilisateur_id, application a

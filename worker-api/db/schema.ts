@@ -114,8 +114,14 @@ export interface SamlSpTable {
   signer_reponse: Generated<number>
   signer_assertion: Generated<number>
   attributs: Generated<string>
-  /** Salts the application's persistent name identifiers. */
-  sel: string
+}
+
+/** A user's persistent name identifier at a SAML application (migration 0039): drawn once, given every time. */
+export interface SamlIdentifiantTable {
+  application_id: number
+  utilisateur_id: number
+  name_id: string
+  created_at: string
 }
 
 /** A SAML authentication request, checked, waiting to be answered (migration 0036); its ID once per provider. */
@@ -519,6 +525,7 @@ export interface Database {
   oidc_client: OidcClientTable
   saml_sp: SamlSpTable
   saml_demande: SamlDemandeTable
+  saml_identifiant: SamlIdentifiantTable
   saml_session: SamlSessionTable
   saml_deconnexion: SamlDeconnexionTable
   oidc_code: OidcCodeTable

@@ -1,3 +1,4 @@
+import { type Expression, sql } from 'kysely'
 import { LOG_TYPES, type LogType } from '../contract/log-labels'
 
 /** Spec §9. A Map, not an object: a name such as "__proto__" or "constructor" must find nothing. */
@@ -14,6 +15,13 @@ export const LAUNCH_LOG_TYPES: readonly LogType[] = [...new Set(APPLICATION_LOG_
 export function logTypeForApplication(libelle: string): LogType {
   return APPLICATION_LOG_TYPES.get(libelle) ?? 'APPLICATION'
 }
+
+/** `logTypeForApplication` in SQL, of an application's name a statement reads: for a launch's entry written with it. */
+export const logTypeForApplicationSql = (libelle: Expression<string>) =>
+  sql<LogType>`case ${libelle} ${sql.join(
+    [...APPLICATION_LOG_TYPES].map(([name, type]) => sql`when ${name} then ${type}`),
+    sql` `,
+  )} else 'APPLICATION' end`
 
 /** The type of a log posted by a client: a log type by its name, else the application's type. */
 export function logTypeForName(nomLog: string): LogType {

@@ -3,7 +3,16 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import type { ApplicationInput, ApplicationUpdate } from '../../../worker-api/contract/catalogue/catalogue'
 import type { SamlServiceProviderInput } from '../../../worker-api/contract/saml/saml'
 import { api, okBody } from '../client'
-import { call, changedBeforeWrite, createOrganisation, currentPost, db, expectError, signedInUser } from '../helpers'
+import {
+  call,
+  changedBeforeWrite,
+  createOrganisation,
+  createUser,
+  currentPost,
+  db,
+  expectError,
+  signedInUser,
+} from '../helpers'
 
 /**
  * SAML applications in the catalogue (issue 62): POST and PUT rest/bd/application with `protocole: SAML` and a `saml`
@@ -104,11 +113,10 @@ describe('a SAML application', () => {
       signAssertion: true,
       attributes: typed.attributes,
     })
-    const { sel } = await db()
-      .selectFrom('saml_sp')
-      .select('sel')
-      .where('application_id', '=', application.id)
-      .executeTakeFirstOrThrow()
+    // A persistent name identifier the application was given.
+    const user = await createUser({ postes: [] })
+    const identifier = { application_id: application.id, utilisateur_id: user.id, name_id: 'p-kept', created_at: 'now' }
+    await db().insertInto('saml_identifiant').values(identifier).execute()
 
     const base = {
       id: application.id,
@@ -123,13 +131,13 @@ describe('a SAML application', () => {
       saml: { ...typed, nameIdFormat: 'transient' } as SamlServiceProviderInput,
     })
     expect(changed.saml?.nameIdFormat).toBe('transient')
-    // The salt of its persistent identifiers does not change with its settings.
+    // Its persistent identifiers do not change with its settings.
     const after = await db()
-      .selectFrom('saml_sp')
-      .select('sel')
+      .selectFrom('saml_identifiant')
+      .selectAll()
       .where('application_id', '=', application.id)
-      .executeTakeFirst()
-    expect(after?.sel).toBe(sel)
+      .execute()
+    expect(after).toEqual([identifier])
 
     const kept = await updated({ ...base, libelle: `${application.libelle} RH` })
     expect(kept.protocole).toBe('SAML')

@@ -140,7 +140,7 @@ describe('single sign-on, asked by the application (SP-initiated)', () => {
     const samlResponse = htmlValue(html, 'SAMLResponse') as string
     const { profile } = await erp.validatePostResponseAsync({ SAMLResponse: samlResponse })
     expect(profile?.nameIDFormat).toBe('urn:oasis:names:tc:SAML:2.0:nameid-format:persistent')
-    expect(profile?.nameID).toMatch(/^p[0-9a-f]{40}$/)
+    expect(profile?.nameID).toMatch(/^p[\w-]{40}$/)
     expect(profile?.mail).toBe(`${agent.login}@example.test`)
     expect(profile?.postes).toBe('Agence Lille/Agent de quai')
     expect(profile?.admin).toBe('false')
@@ -187,6 +187,43 @@ describe('single sign-on, asked by the application (SP-initiated)', () => {
     const first = await db().selectFrom('saml_session').select('name_id').where('family_id', '=', agent.sid).execute()
     expect(profile?.nameID).toBe(first[0]?.name_id)
     expect(Buffer.from(samlResponse, 'base64').toString('utf8')).toContain('https://refeds.org/profile/mfa')
+
+    // Another session of the same user, another day: the same identifier, by the page and by the launcher.
+    const other = await sessionFor(agent.id)
+    const { html: again } = await page(await sso(await requestUrl()), await browserCookieOf({ ...agent, ...other }))
+    const { profile: second } = await erp.validatePostResponseAsync({
+      SAMLResponse: htmlValue(again, 'SAMLResponse') as string,
+    })
+    expect(second?.nameID).toBe(profile?.nameID)
+    const launched = await okBody(
+      api(other.accessToken).rest.bd.acces.application.$get({ query: { idApplication: application.id } }),
+    )
+    const { profile: third } = await serviceProvider(ENTITY, {
+      validateInResponseTo: ValidateInResponseTo.ifPresent,
+    }).validatePostResponseAsync({ SAMLResponse: launched.saml?.SAMLResponse as string })
+    expect(third?.nameID).toBe(profile?.nameID)
+
+    // Another user, another application: another identifier each.
+    const colleague = await createUser({ postes: [currentPost(4, 2)] })
+    const colleagueSession = await sessionFor(colleague.id)
+    const { html: theirs } = await page(
+      await sso(await requestUrl()),
+      await browserCookieOf({ ...colleague, ...colleagueSession }),
+    )
+    const { profile: colleagues } = await erp.validatePostResponseAsync({
+      SAMLResponse: htmlValue(theirs, 'SAMLResponse') as string,
+    })
+    expect(colleagues?.nameID).toMatch(/^p[\w-]{40}$/)
+    expect(colleagues?.nameID).not.toBe(profile?.nameID)
+    const hr = await samlApplication('https://rh.example.test/persistent', { nameIdFormat: 'persistent' })
+    const atHr = await okBody(
+      api(other.accessToken).rest.bd.acces.application.$get({ query: { idApplication: hr.id } }),
+    )
+    const { profile: hrs } = await serviceProvider('https://rh.example.test/persistent', {
+      validateInResponseTo: ValidateInResponseTo.ifPresent,
+    }).validatePostResponseAsync({ SAMLResponse: atHr.saml?.SAMLResponse as string })
+    expect(hrs?.nameID).toMatch(/^p[\w-]{40}$/)
+    expect(hrs?.nameID).not.toBe(profile?.nameID)
   })
 
   it('sends a visitor not signed in through the portal’s sign-in, and back to the request', async () => {
@@ -258,7 +295,7 @@ describe('single sign-on, asked by the application (SP-initiated)', () => {
   })
 })
 
-describe('answered once, while the grant holds, whatever happens between the read and the write', () => {
+describe('answered once, while the grant holds: the checks are inside the answer’s write', () => {
   const demandeOf = (location: string) => new URLSearchParams(location.split('?')[1]).get('demande') as string
   const writtenFor = async (sid: string) => ({
     sessions: await db().selectFrom('saml_session').select('family_id').where('family_id', '=', sid).execute(),
@@ -280,42 +317,99 @@ describe('answered once, while the grant holds, whatever happens between the rea
       )
       .execute(),
   })
+  const answer = (demande: string, accessToken: string, DB?: D1Database) =>
+    call('/rest/bd/saml/reponse', {
+      method: 'POST',
+      body: JSON.stringify({ demande }),
+      token: accessToken,
+      ...(DB ? { env: { DB } } : {}),
+    })
 
   it('two pages answering the same request at once: one posts, the other is refused and writes nothing', async () => {
     const user = await createUser({ postes: [currentPost(4, 2)] })
     const session = await sessionFor(user.id)
     const demande = demandeOf(await sso(await requestUrl()))
-    // The other page answers between this one's read and its write (its own mark on the request).
+    const statuses = (await Promise.all([answer(demande, session.accessToken), answer(demande, session.accessToken)]))
+      .map((response) => response.status)
+      .sort()
+    expect(statuses).toEqual([200, 404])
+    expect((await writtenFor(session.sid)).launches).toHaveLength(1)
+  })
+
+  it('another page answered it just before: refused, nothing written', async () => {
+    const user = await createUser({ postes: [currentPost(4, 2)] })
+    const session = await sessionFor(user.id)
+    const demande = demandeOf(await sso(await requestUrl()))
     const otherPage = () =>
       db()
         .updateTable('saml_demande')
         .set({ repondue_at: new Date().toISOString(), reponse: 'the-other-page' })
         .where('id', '=', demande)
         .execute()
-    const response = await call('/rest/bd/saml/reponse', {
-      method: 'POST',
-      body: JSON.stringify({ demande }),
-      token: session.accessToken,
-      env: { DB: changedBeforeWrite(otherPage) },
-    })
+    const response = await answer(demande, session.accessToken, changedBeforeWrite(otherPage, { atBatch: 1 }))
     expect(response.status).toBe(404)
     expect(((await response.json()) as { businessCode: string }).businessCode).toBe('SAML_REQUEST_UNKNOWN')
     expect(await writtenFor(session.sid)).toEqual({ sessions: [], launches: [] })
   })
 
-  it('a grant ended between the read and the write: refused, nothing written', async () => {
+  it('a grant ended as the page answers: refused as not granted, no sign-in written', async () => {
     // The user's only grant is their post of function 2; it is removed as the page answers.
     const user = await createUser({ postes: [currentPost(4, 2)] })
     const session = await sessionFor(user.id)
     const demande = demandeOf(await sso(await requestUrl()))
     const postEnded = () => db().deleteFrom('poste').where('utilisateur_id', '=', user.id).execute()
-    const response = await call('/rest/bd/saml/reponse', {
-      method: 'POST',
-      body: JSON.stringify({ demande }),
+    const response = await answer(demande, session.accessToken, changedBeforeWrite(postEnded, { atBatch: 1 }))
+    expect(response.status).toBe(403)
+    expect(((await response.json()) as { businessCode: string }).businessCode).toBe('SAML_NOT_GRANTED')
+    expect(await writtenFor(session.sid)).toEqual({ sessions: [], launches: [] })
+  })
+
+  it('a session ended as the page answers: 401, the request still waiting, nothing written', async () => {
+    const user = await createUser({ postes: [currentPost(4, 2)] })
+    const session = await sessionFor(user.id)
+    const demande = demandeOf(await sso(await requestUrl()))
+    const signedOut = () =>
+      db()
+        .updateTable('refresh_token')
+        .set({ revoked_at: new Date().toISOString() })
+        .where('family_id', '=', session.sid)
+        .execute()
+    const response = await answer(demande, session.accessToken, changedBeforeWrite(signedOut, { atBatch: 1 }))
+    expect(response.status).toBe(401)
+    expect(await writtenFor(session.sid)).toEqual({ sessions: [], launches: [] })
+    const waiting = await db()
+      .selectFrom('saml_demande')
+      .select('repondue_at')
+      .where('id', '=', demande)
+      .executeTakeFirstOrThrow()
+    expect(waiting.repondue_at).toBeNull()
+  })
+
+  it('an account moved to another domain as the page answers: refused, nothing written', async () => {
+    const user = await createUser({ postes: [currentPost(4, 2)] })
+    const session = await sessionFor(user.id)
+    const demande = demandeOf(await sso(await requestUrl()))
+    const moved = () =>
+      db()
+        .updateTable('utilisateur')
+        .set({ domain: 'https://elsewhere.example.test' })
+        .where('id', '=', user.id)
+        .execute()
+    const response = await answer(demande, session.accessToken, changedBeforeWrite(moved, { atBatch: 1 }))
+    expect(response.status).toBe(403)
+    expect(((await response.json()) as { businessCode: string }).businessCode).toBe('USER_UNAUTHORIZED_DOMAIN')
+    expect(await writtenFor(session.sid)).toEqual({ sessions: [], launches: [] })
+  })
+
+  it('a launch whose grant ended since the launcher checked it: refused, nothing written', async () => {
+    const user = await createUser({ postes: [currentPost(4, 2)] })
+    const session = await sessionFor(user.id)
+    const postEnded = () => db().deleteFrom('poste').where('utilisateur_id', '=', user.id).execute()
+    const response = await call(`/rest/bd/acces/application?idApplication=${application.id}`, {
       token: session.accessToken,
-      env: { DB: changedBeforeWrite(postEnded) },
+      env: { DB: changedBeforeWrite(postEnded, { atBatch: 2 }) },
     })
-    expect(response.status).toBe(404)
+    expect(response.status).toBe(403)
     expect(await writtenFor(session.sid)).toEqual({ sessions: [], launches: [] })
   })
 })
@@ -412,6 +506,6 @@ describe('a launch from the launcher (IdP-initiated)', () => {
     const { profile } = await unsolicited.validatePostResponseAsync({
       SAMLResponse: launched.saml?.SAMLResponse as string,
     })
-    expect(profile?.nameID).toMatch(/^p[0-9a-f]{40}$/)
+    expect(profile?.nameID).toMatch(/^p[\w-]{40}$/)
   })
 })

@@ -2,7 +2,6 @@ import { type RawBuilder, sql } from 'kysely'
 import type { SamlServiceProvider, SamlServiceProviderInput } from '../../contract/saml/saml'
 import type { DB, Guard } from '../../db/client'
 import { isLocalEnvironment } from '../../env'
-import { randomToken } from '../../lib/crypto'
 import { BusinessError } from '../../lib/errors'
 import { parseSpMetadata } from '../../lib/saml/sp-metadata'
 import { SamlInputError } from '../../lib/saml/xml'
@@ -190,12 +189,11 @@ export function samlProviderWrite(db: DB, application: RawBuilder<number>, facts
   }
   return db
     .insertInto('saml_sp')
-    .columns(['application_id', 'sel', ...(Object.keys(values) as (keyof typeof values)[])])
+    .columns(['application_id', ...(Object.keys(values) as (keyof typeof values)[])])
     .expression(
       db
         .selectNoFrom((eb) => [
           sql<number>`${application}`.as('application_id'),
-          eb.val(randomToken()).as('sel'),
           ...Object.entries(values).map(([name, value]) => eb.val(value).as(name)),
         ])
         .where(({ exists }) => exists(guard)),

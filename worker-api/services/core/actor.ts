@@ -222,6 +222,25 @@ export const liveAdminOf = (db: DB, values: CallerValues): Expression<SqlBool> =
         .where('u.admin', '=', 1)
         .where((eb) => eb.not(secondFactorMissing(sql.ref('u.id'))))}`
 
+/**
+ * Whether a user's session is still live and their account still bound to `domain`, the one their token names: the
+ * condition of a write sent in the very batch that checks them (`actorWith`), before their check is read. The token's
+ * domain is compared with the request's origin before the batch (`sessionOnDomain`), the account's with the token's
+ * here, so an ended session, a deactivated account or one moved to another domain writes nothing.
+ */
+export const liveUserOf = (db: DB, values: { userId: number; sid: string; domain: string }): Expression<SqlBool> =>
+  sql<SqlBool>`exists ${actorQuery(db, { id: values.userId, sid: values.sid }).where('u.domain', '=', values.domain)}`
+
+/**
+ * A user's session as the values of `liveUserOf`, refused at once when its token names an account of another domain
+ * than the request's, or is no user's session (a service account's, an application's).
+ */
+export function sessionOnDomain(caller: Caller): { userId: number; sid: string; domain: string } {
+  if (serviceAccountId(caller.id) !== null || caller.app !== null) throw forbidden('A portal session only')
+  if (!sameDomain(caller.claims.domain, caller.origin)) throw unauthorizedDomain()
+  return { userId: caller.id, sid: caller.claims.sid, domain: caller.claims.domain }
+}
+
 /** The actor of a row of `actorQuery`; no row means the session ended. The user's own domain only (DESIGN §7). */
 function toActor(row: ActorRow | undefined, caller: Caller, callsPerMinute: number): Actor {
   if (!row) throw unauthorized('INVALID_TOKEN', 'Session ended')
