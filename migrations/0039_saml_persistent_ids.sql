@@ -10,6 +10,8 @@ CREATE TABLE saml_identifiant (
   created_at      TEXT    NOT NULL,
   PRIMARY KEY (application_id, utilisateur_id)
 ) WITHOUT ROWID;
+-- A user's identifiers go with the user (a registration refused deletes its account).
+CREATE INDEX saml_identifiant_utilisateur ON saml_identifiant (utilisateur_id);
 
 INSERT OR IGNORE INTO saml_identifiant (application_id, utilisateur_id, name_id, created_at)
   SELECT s.application_id, s.utilisateur_id, s.name_id, s.created_at

@@ -401,6 +401,57 @@ describe('answered once, while the grant holds: the checks are inside the answer
     expect(await writtenFor(session.sid)).toEqual({ sessions: [], launches: [] })
   })
 
+  it('an expired request: unknown, nothing written', async () => {
+    const user = await createUser({ postes: [currentPost(4, 2)] })
+    const session = await sessionFor(user.id)
+    const demande = demandeOf(await sso(await requestUrl()))
+    await db()
+      .updateTable('saml_demande')
+      .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+      .where('id', '=', demande)
+      .execute()
+    const response = await answer(demande, session.accessToken)
+    expect(response.status).toBe(404)
+    expect(await writtenFor(session.sid)).toEqual({ sessions: [], launches: [] })
+  })
+
+  it('an application no longer SAML as the page answers: unknown, the request unused, nothing in the history', async () => {
+    const entity = 'https://compta.example.test/mellon/metadata'
+    const compta = await samlApplication(entity)
+    const user = await createUser({ postes: [currentPost(4, 2)] })
+    const session = await sessionFor(user.id)
+    const demande = demandeOf(await sso(await requestUrl(serviceProvider(entity))))
+    // Its administrator switches it to OpenID Connect: its service provider goes.
+    const notSaml = () => db().deleteFrom('saml_sp').where('application_id', '=', compta.id).execute()
+    const response = await answer(demande, session.accessToken, changedBeforeWrite(notSaml, { atBatch: 1 }))
+    expect(response.status).toBe(404)
+    const entries = await db().selectFrom('log').select('id').where('nom_log', '=', compta.libelle).execute()
+    expect(entries).toEqual([])
+    const waiting = await db()
+      .selectFrom('saml_demande')
+      .select('repondue_at')
+      .where('id', '=', demande)
+      .executeTakeFirstOrThrow()
+    expect(waiting.repondue_at).toBeNull()
+  })
+
+  it('a launch whose session ended since the launcher checked it: refused, nothing written', async () => {
+    const user = await createUser({ postes: [currentPost(4, 2)] })
+    const session = await sessionFor(user.id)
+    const signedOut = () =>
+      db()
+        .updateTable('refresh_token')
+        .set({ revoked_at: new Date().toISOString() })
+        .where('family_id', '=', session.sid)
+        .execute()
+    const response = await call(`/rest/bd/acces/application?idApplication=${application.id}`, {
+      token: session.accessToken,
+      env: { DB: changedBeforeWrite(signedOut, { atBatch: 2 }) },
+    })
+    expect(response.status).not.toBe(200)
+    expect(await writtenFor(session.sid)).toEqual({ sessions: [], launches: [] })
+  })
+
   it('a launch whose grant ended since the launcher checked it: refused, nothing written', async () => {
     const user = await createUser({ postes: [currentPost(4, 2)] })
     const session = await sessionFor(user.id)

@@ -285,8 +285,9 @@ const firstToken = (db: DB, values: { userId: number; sid: string }) =>
     .limit(1)
 
 /**
- * A request marked answered by this answer (`mark`) while it waits, its user's session live, a current post granting
- * the application, and, if it asked for a new sign-in (ForceAuthn), the session signed in after it was made.
+ * A request marked answered by this answer (`mark`) while it waits, its user's session live, its application still a
+ * SAML application switched on and granted by a current post, and, if it asked for a new sign-in (ForceAuthn), the
+ * session signed in after it was made.
  */
 const markAnswer = prepared(
   (
@@ -300,6 +301,10 @@ const markAnswer = prepared(
       .where('repondue_at', 'is', null)
       .where('expires_at', '>', values.now)
       .where(liveUserOf(db, values))
+      // Still a SAML application of the catalogue (it may have changed protocol since), granted by a current post.
+      .where(({ exists }) =>
+        exists(providers(db).where('sp.application_id', '=', sql.ref<number>('saml_demande.application_id'))),
+      )
       .where(({ exists }) =>
         exists(grantNow(db, values.userId, sql.ref<number>('saml_demande.application_id'), values.today)),
       )
@@ -479,6 +484,8 @@ export async function answerRequest(ctx: Ctx, caller: Caller, demande: string): 
       .set({ repondue_at: values.now, reponse: mark })
       .where('id', '=', demande)
       .where('repondue_at', 'is', null)
+      .where('expires_at', '>', values.now)
+      .where(liveUserOf(db, session))
     const mine = db.selectFrom('saml_demande').select('id').where('id', '=', demande).where('reponse', '=', mark)
     await namedBatch(ctx.d1, {
       answered,
