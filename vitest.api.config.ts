@@ -3,6 +3,11 @@ import path from 'node:path'
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-workers'
 import { defineConfig } from 'vitest/config'
 import { samlPair } from './scripts/saml-pair.mjs'
+import { publicJwks, startUpstreamProvider } from './tests/upstream-provider.mjs'
+
+/** A test-only ES256 key of the OpenID Connect provider (and of the portal's private_key_jwt at a partner's). */
+const OIDC_SIGNING_KEY =
+  '{"kty":"EC","x":"WOWtQZCV4hTGTHtXJESHu9OavdnCHkyHSVhoxtsAHcA","y":"tx2FK5kDEn9SRW66sy2H25_qtvrsgQfe1rMHbQSPJYQ","crv":"P-256","d":"GKzhHeGbyj7QpE5_-iKGU7Gp7I-cqnyNwGJP5SfXx_A"}'
 
 /**
  * API tests run inside workerd against a real local D1 with the real migrations, one per file; so do
@@ -14,6 +19,14 @@ export default defineConfig(async () => {
   const saml = await samlPair('Portail SAML IdP (tests)')
   // Two more: a key a rotation brings, and a service provider's.
   const others = [await samlPair('Portail SAML IdP, next (tests)'), await samlPair('SAML service provider (tests)')]
+  // Two partners' identity providers (panva's oidc-provider) on free ports of this machine, for the run.
+  const upstream = {
+    redirectUris: ['http://localhost:8787/login/fournisseur/retour'],
+    postLogoutRedirectUris: ['http://localhost:8787/login'],
+    portalJwks: await publicJwks(OIDC_SIGNING_KEY),
+    unref: true,
+  }
+  const partners = [await startUpstreamProvider(upstream), await startUpstreamProvider(upstream)]
   return {
     plugins: [
       cloudflareTest({
@@ -43,9 +56,9 @@ export default defineConfig(async () => {
             // The carriers of tests/api/helpers.ts `createOrganisation`: type 4 under the agencies, new ones in Agence Lille.
             CARRIER_TYPE_ID: '4',
             CARRIER_PARENT_ID: '4',
-            // A test-only ES256 key of the OpenID Connect provider.
-            OIDC_SIGNING_KEY:
-              '{"kty":"EC","x":"WOWtQZCV4hTGTHtXJESHu9OavdnCHkyHSVhoxtsAHcA","y":"tx2FK5kDEn9SRW66sy2H25_qtvrsgQfe1rMHbQSPJYQ","crv":"P-256","d":"GKzhHeGbyj7QpE5_-iKGU7Gp7I-cqnyNwGJP5SfXx_A"}',
+            OIDC_SIGNING_KEY,
+            FOURNISSEUR_SECRET_KEY: 'test-fournisseur-key-0123456789abcdef0123456789',
+            TEST_UPSTREAM_ISSUERS: partners.map((partner) => partner.issuer),
             SAML_IDP_KEY: saml.key,
             SAML_IDP_CERT: saml.cert,
             TEST_SAML_PAIRS: others,

@@ -19,6 +19,7 @@ import { captchaRoutes } from './routes/captcha'
 import { accessRoutes } from './routes/catalogue/access'
 import { catalogueRoutes } from './routes/catalogue/catalogue'
 import { devRoutes } from './routes/dev'
+import { providerRoutes } from './routes/federation/providers'
 import { accessRequestRoutes } from './routes/governance/access-requests'
 import { accessReviewRoutes } from './routes/governance/access-reviews'
 import { healthRoutes } from './routes/health'
@@ -63,6 +64,7 @@ const apiRoutes = router()
   .route('/', accessRequestRoutes)
   .route('/', accessReviewRoutes)
   .route('/', catalogueRoutes)
+  .route('/', providerRoutes)
   .route('/', logRoutes)
   .route('/', homeRoutes)
   .route('/', passwordRoutes)

@@ -212,10 +212,32 @@ export const en: Resource = {
     REVUE_DEJA_DECIDEE: 'These posts were reviewed meanwhile: the list is up to date.',
     REVUE_INCOMPLETE: 'Posts remain to review: the campaign closes once all are reviewed or its due date has passed.',
     FONCTION_HAS_POSTES: '{{count}} post(s), past ones included, hold this function: it cannot be deleted.',
+    IDP_ISSUER_ALREADY_USED: 'Another identity provider already has the issuer {{nom}}.',
+    IDP_DOMAIN_ALREADY_USED: 'Another identity provider already answers for {{nom}}: a domain has one provider.',
+    IDP_DISCOVERY_FAILED:
+      'The provider’s discovery document could not be read or does not fit ({{raison}}). Check the issuer.',
+    IDP_SIGN_IN_FAILED:
+      'The sign-in through the identity provider did not complete (too late, an answer already used, or refused). Start again from the sign-in page.',
+    IDP_REGISTRATION_PENDING:
+      'Your registration is recorded: an administrator must approve it. You can sign in once it is approved.',
+    IDP_FIRST_SIGN_IN_REFUSED:
+      'This identity provider does not open accounts on the portal. Ask your administrator to create an account for you.',
+    IDP_NO_ACCOUNT:
+      'No portal account has confirmed this address. Sign in with your password, or ask your administrator.',
+    IDP_LINK_CONFLICT:
+      'This portal account is already linked to another identity at this provider, or the address is already an account’s. Sign in with your password.',
+    IDP_LAST_WAY_IN: 'This is your only way to sign in: choose a password or a passkey first.',
     INVITATION_NOT_PENDING: 'This user has already chosen their password: the invitation is no longer needed.',
     INVITATION_WAITS_ACTIVATION: 'This user is inactive: their invitation will be sent when they are activated.',
   },
   validation: {
+    domain: 'A mail domain is expected (for example transports-dupont.fr)',
+    scopes: 'Scopes separated by a space, without quotes or backslashes',
+    scopesOpenid: 'The openid scope is required',
+    issuer: 'A complete https address is expected (http on localhost only), without #',
+    authMethod: 'The provider does not accept this method at its token endpoint',
+    signingKeyMissing: 'The portal’s signing key (OIDC_SIGNING_KEY) is not configured',
+    secretKeyMissing: 'FOURNISSEUR_SECRET_KEY is not configured: no secret can be kept',
     required: 'This field is required',
     tooLong: 'This field is too long',
     tooMany: 'Too many items chosen',

@@ -216,11 +216,35 @@ export const fr = {
     REVUE_INCOMPLETE: 'Des postes restent à revoir : la campagne se clôture une fois tout revu ou son échéance passée.',
     FONCTION_HAS_POSTES:
       'Cette fonction est celle de {{count}} poste(s), passés compris : elle ne peut pas être supprimée.',
+    IDP_ISSUER_ALREADY_USED: 'Un autre fournisseur d’identité a déjà l’émetteur {{nom}}.',
+    IDP_DOMAIN_ALREADY_USED:
+      'Un autre fournisseur d’identité répond déjà pour {{nom}} : un domaine n’a qu’un fournisseur.',
+    IDP_DISCOVERY_FAILED:
+      'Le document de découverte du fournisseur n’a pas pu être lu ou ne convient pas ({{raison}}). Vérifiez l’émetteur.',
+    IDP_SIGN_IN_FAILED:
+      'La connexion par le fournisseur d’identité n’a pas abouti (délai dépassé, réponse déjà utilisée ou refusée). Recommencez depuis la page de connexion.',
+    IDP_REGISTRATION_PENDING:
+      'Votre inscription est enregistrée : un administrateur doit la valider. Vous pourrez vous connecter une fois validée.',
+    IDP_FIRST_SIGN_IN_REFUSED:
+      'Ce fournisseur d’identité n’ouvre pas de compte sur le portail. Demandez à votre administrateur de vous créer un compte.',
+    IDP_NO_ACCOUNT:
+      'Aucun compte du portail n’a confirmé cette adresse. Connectez-vous avec votre mot de passe, ou demandez à votre administrateur.',
+    IDP_LINK_CONFLICT:
+      'Ce compte du portail est déjà lié à une autre identité chez ce fournisseur, ou l’adresse est déjà celle d’un compte. Connectez-vous avec votre mot de passe.',
+    IDP_LAST_WAY_IN:
+      'C’est votre seul moyen de vous connecter : choisissez d’abord un mot de passe ou une clé d’accès.',
     INVITATION_NOT_PENDING: "Cet utilisateur a déjà choisi son mot de passe : l'invitation n'a plus lieu d'être.",
     INVITATION_WAITS_ACTIVATION:
       'Cet utilisateur est désactivé : son invitation lui sera envoyée quand il sera activé.',
   },
   validation: {
+    domain: 'Domaine de messagerie attendu (exemple : transports-dupont.fr)',
+    scopes: 'Portées séparées par un espace, sans guillemet ni barre oblique inverse',
+    scopesOpenid: 'La portée openid est nécessaire',
+    issuer: 'Adresse https complète attendue (http seulement sur localhost), sans #',
+    authMethod: 'Le fournisseur n’accepte pas cette méthode à son point de jeton',
+    signingKeyMissing: 'La clé de signature du portail (OIDC_SIGNING_KEY) n’est pas configurée',
+    secretKeyMissing: 'FOURNISSEUR_SECRET_KEY n’est pas configurée : aucun secret ne peut être conservé',
     required: 'Ce champ est obligatoire',
     tooLong: 'Ce champ est trop long',
     tooMany: 'Trop d’éléments choisis',

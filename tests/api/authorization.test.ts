@@ -1,3 +1,4 @@
+import { env } from 'cloudflare:test'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SCIM_PORTAL_USER } from '../../worker-api/contract/machines/scim'
 import { sha256Hex } from '../../worker-api/lib/crypto'
@@ -627,6 +628,37 @@ const applicationBody = (libelle: string) => ({
   fonctions: [{ id: 2 }],
 })
 
+const providerBody = (issuer: string) => ({
+  nom: 'Fournisseur matrice',
+  issuer,
+  clientId: 'portail',
+  authentification: 'client_secret_basic',
+  secret: 'secret-matrice',
+  premiereConnexion: 'REFUSER',
+})
+
+/** An identity provider nobody is linked to, for a call that reads, edits or deletes it; its id. */
+async function freshProvider() {
+  const now = new Date().toISOString()
+  const { id } = await db()
+    .insertInto('fournisseur')
+    .values({
+      nom: 'Fournisseur matrice',
+      issuer: `https://idp-${++sequence}.matrice.example.test`,
+      client_id: 'portail',
+      authentification: 'private_key_jwt',
+      secret_scelle: null,
+      premiere_connexion: 'REFUSER',
+      metadata: '{}',
+      metadata_lu_le: now,
+      created_at: now,
+      updated_at: now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  return id
+}
+
 /** An application granted to nobody, for a call that edits or deletes it. */
 async function freshApplication() {
   const libelle = `Application matrice ${++sequence}`
@@ -895,6 +927,36 @@ Object.assign(MATRIX, {
   },
   'DELETE /portail-backend/rest/bd/application/{id}': {
     request: async () => ({ path: `/rest/bd/application/${(await freshApplication()).id}` }),
+    expect: rootOnly(204),
+  },
+  // Partners' identity providers are the root administrators' alone (each write reads a real provider's discovery).
+  'GET /portail-backend/rest/bd/fournisseur': {
+    request: () => ({ path: '/rest/bd/fournisseur?page=1' }),
+    expect: rootOnly(200),
+  },
+  'GET /portail-backend/rest/bd/fournisseur/{id}': {
+    request: async () => ({ path: `/rest/bd/fournisseur/${await freshProvider()}` }),
+    expect: rootOnly(200),
+  },
+  'POST /portail-backend/rest/bd/fournisseur': {
+    request: async () => {
+      const [issuer] = env.TEST_UPSTREAM_ISSUERS
+      await db().deleteFrom('fournisseur').where('issuer', '=', issuer).execute()
+      return { path: '/rest/bd/fournisseur', body: providerBody(issuer) }
+    },
+    expect: rootOnly(201),
+  },
+  'PUT /portail-backend/rest/bd/fournisseur': {
+    request: async () => {
+      const id = await freshProvider()
+      const issuer = env.TEST_UPSTREAM_ISSUERS[1]
+      await db().deleteFrom('fournisseur').where('issuer', '=', issuer).execute()
+      return { path: '/rest/bd/fournisseur', body: { ...providerBody(issuer), id } }
+    },
+    expect: rootOnly(200),
+  },
+  'DELETE /portail-backend/rest/bd/fournisseur/{id}': {
+    request: async () => ({ path: `/rest/bd/fournisseur/${await freshProvider()}` }),
     expect: rootOnly(204),
   },
   'GET /portail-backend/rest/bd/authorize/get/user/all': {

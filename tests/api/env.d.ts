@@ -7,6 +7,8 @@ declare global {
       TEST_MIGRATIONS: D1Migration[]
       /** Key pairs made for the run (PKCS#8 and certificate, PEM): a SAML key a rotation brings, a service provider's. */
       TEST_SAML_PAIRS: [{ key: string; cert: string }, { key: string; cert: string }]
+      /** The issuers of two partners' identity providers started for the run (tests/upstream-provider.mjs). */
+      TEST_UPSTREAM_ISSUERS: [string, string]
     }
   }
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { BULK_ACTIONS } from '../../worker-api/contract/bulk/audit'
 import { CATALOGUE_ACTIONS } from '../../worker-api/contract/catalogue/audit'
+import { FEDERATION_ACTIONS } from '../../worker-api/contract/federation/audit'
 import { REQUEST_ACTIONS, REVIEW_ACTIONS } from '../../worker-api/contract/governance/audit'
 import { HISTORY_ACTIONS } from '../../worker-api/contract/history/audit'
 import { ADMINISTRATION_ACTIONS, LOG_LABELS, logLabel } from '../../worker-api/contract/log-labels'
@@ -17,6 +18,7 @@ describe('the actions the features declare', () => {
   const administration = [
     ORGANISATION_ACTIONS,
     CATALOGUE_ACTIONS,
+    FEDERATION_ACTIONS,
     SIGN_IN_ACTIONS,
     MACHINE_ACTIONS,
     BULK_ACTIONS,
@@ -32,6 +34,7 @@ describe('the actions the features declare', () => {
     for (const groups of [
       ORGANISATION_ACTIONS,
       CATALOGUE_ACTIONS,
+      FEDERATION_ACTIONS,
       SIGN_IN_ACTIONS,
       MACHINE_ACTIONS,
       BULK_ACTIONS,

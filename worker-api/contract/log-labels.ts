@@ -1,6 +1,7 @@
 import { labelsIn } from './action-labels'
 import { BULK_ACTIONS } from './bulk/audit'
 import { CATALOGUE_ACTIONS } from './catalogue/audit'
+import { FEDERATION_ACTIONS } from './federation/audit'
 import { REQUEST_ACTIONS as REQUEST_STEPS, REVIEW_ACTIONS as REVIEW_STEPS } from './governance/audit'
 import { HISTORY_ACTIONS } from './history/audit'
 import { MACHINE_ACTIONS } from './machines/audit'
@@ -33,6 +34,7 @@ export type LogType = (typeof LOG_TYPES)[number]
 const ADMINISTRATION = {
   ...ORGANISATION_ACTIONS,
   ...CATALOGUE_ACTIONS,
+  ...FEDERATION_ACTIONS,
   ...SIGN_IN_ACTIONS,
   ...MACHINE_ACTIONS,
   ...BULK_ACTIONS,

@@ -59,6 +59,8 @@ export interface UtilisateurTable {
   rattachement_id: Generated<number | null>
   created_at: Generated<string>
   updated_at: Generated<string>
+  /** The address the user proved by opening a link mailed to it (migration 0040); null before any. */
+  mail_prouve: Generated<string | null>
   /** SCIM's `externalId`: the provisioning client's id of the user (migration 0027). */
   external_id: Generated<string | null>
   /** One more at each change SCIM shows (migration 0027's triggers): the weak ETag. */
@@ -557,6 +559,75 @@ export interface Database {
   revue: RevueTable
   revue_element: RevueElementTable
   revue_progression: RevueProgressionTable
+  fournisseur: FournisseurTable
+  fournisseur_domaine: FournisseurDomaineTable
+  lien_fournisseur: LienFournisseurTable
+  fournisseur_etat: FournisseurEtatTable
+  session_fournisseur: SessionFournisseurTable
+}
+
+/** How the portal proves itself at a provider's token endpoint. */
+export type FournisseurAuthentification = 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt'
+/** What a first sign-in through a provider does: attach to a user who proved the address, queue a registration, refuse. */
+export type PremiereConnexion = 'RATTACHER' | 'INSCRIRE' | 'REFUSER'
+
+/** A partner's OpenID Connect provider (migration 0040). */
+export interface FournisseurTable {
+  id: Generated<number>
+  nom: string
+  issuer: string
+  client_id: string
+  authentification: FournisseurAuthentification
+  /** The client secret, sealed (services/federation/secret.ts); null with private_key_jwt. */
+  secret_scelle: string | null
+  scopes: Generated<string>
+  premiere_connexion: PremiereConnexion
+  structure_id: number | null
+  confiance_mfa: Generated<number>
+  affiche: Generated<number>
+  actif: Generated<number>
+  /** The discovery document as last read, JSON. */
+  metadata: string
+  /** The provider's keys as last fetched (oauth4webapi's JWKS cache), JSON. */
+  jwks: string | null
+  metadata_lu_le: string
+  created_at: string
+  updated_at: string
+}
+
+export interface FournisseurDomaineTable {
+  domaine: string
+  fournisseur_id: number
+}
+
+/** A portal user's upstream identity: the provider and its `sub`. */
+export interface LienFournisseurTable {
+  fournisseur_id: number
+  sub: string
+  utilisateur_id: number
+  mail: string | null
+  created_at: string
+  derniere_connexion: Generated<string | null>
+}
+
+/** A sign-in under way at a provider, used once. */
+export interface FournisseurEtatTable {
+  etat_hash: string
+  fournisseur_id: number
+  navigateur_hash: string
+  verifier: string
+  nonce: string
+  redirection: string | null
+  domaine: string
+  expires_at: string
+}
+
+/** A portal session opened through a provider, for the provider's sign-out. */
+export interface SessionFournisseurTable {
+  family_id: string
+  fournisseur_id: number
+  id_token: string
+  created_at: string
 }
 
 export type DemandeEtat = 'EN_ATTENTE' | 'ACCORDEE' | 'REFUSEE' | 'RETIREE' | 'EXPIREE'

@@ -88,12 +88,7 @@ export async function login(
     const password_hash = await hashPassword(input.motDePasse, pepperKeyring(ctx.env).current)
     writes.push(db.updateTable('utilisateur').set({ password_hash }).where('id', '=', row.id))
   }
-  const methods: MfaMethod[] = [
-    ...(row.has_totp ? (['totp'] as const) : []),
-    ...(row.has_passkey ? (['passkey'] as const) : []),
-    ...(row.has_codes ? (['codeSecours'] as const) : []),
-  ]
-  if (row.has_totp || row.has_passkey) throw await secondStep(ctx, row.id, identifier, methods, writes)
+  if (row.has_totp || row.has_passkey) throw await secondStep(ctx, row.id, identifier, methodsOf(row), writes)
 
   const now = new Date()
   const session = await openSession(ctx, row, identifier, now, 'MOT_DE_PASSE')
@@ -101,12 +96,25 @@ export async function login(
   return { user: toUser(row, postesFrom(row.postes, today), false), jwt: await session.tokens() }
 }
 
+/** The methods of the second step a user's factors offer. */
+export const methodsOf = (row: { has_totp: number; has_passkey: number; has_codes: number }): MfaMethod[] => [
+  ...(row.has_totp ? (['totp'] as const) : []),
+  ...(row.has_passkey ? (['passkey'] as const) : []),
+  ...(row.has_codes ? (['codeSecours'] as const) : []),
+]
+
 /**
  * The right password of a user with a second factor: a challenge for the second step, and the
  * attempt the password counted given back (the sign-in is not over, but the password was right; the
  * codes that follow count in the same lockout). 403 MFA_REQUIRED carries it.
  */
-async function secondStep(ctx: Ctx, userId: number, identifier: string, methods: MfaMethod[], writes: Compilable[]) {
+export async function secondStep(
+  ctx: Ctx,
+  userId: number,
+  identifier: string,
+  methods: MfaMethod[],
+  writes: Compilable[],
+) {
   const db = ctx.db
   const challenge = randomToken()
   const now = new Date()
@@ -147,6 +155,7 @@ export async function openSession(
   identifier: string,
   now: Date,
   method: SignInMethod,
+  commentaire: string | null = null,
 ) {
   const db = ctx.db
   const familyId = crypto.randomUUID()
@@ -160,10 +169,16 @@ export async function openSession(
         { ...refresh.row, ...sessionBrowser(ctx.request.userAgent), methode: method },
         db.selectNoFrom(sql`1`.as('one')).where(guard),
       ),
-      signInLog: insertWhen(db, 'log', logEntry(row.id, 'CONNEXION', 'CONNEXION', ctx.request.userAgent), opened),
+      signInLog: insertWhen(
+        db,
+        'log',
+        logEntry(row.id, 'CONNEXION', 'CONNEXION', ctx.request.userAgent, { commentaire }),
+        opened,
+      ),
       cleared: clearAttempts(db, 'login', identifier).where(({ exists }) => exists(opened)),
     }),
     tokenHash: refresh.row.token_hash,
+    familyId,
     tokens: async (): Promise<Tokens> => ({
       accessToken: await accessTokenFor(ctx, row, familyId),
       refreshToken: refresh.token,
