@@ -79,3 +79,5 @@ CREATE INDEX session_fournisseur_fournisseur ON session_fournisseur (fournisseur
 -- address): a provider attaches a first sign-in to a user only while this is still the user's address. None is known
 -- before this migration (a link voided and a link opened leave the same trace), so every user proves it once more.
 ALTER TABLE utilisateur ADD COLUMN mail_prouve TEXT;
+-- The address a link was mailed to: opening it proves that address, as long as it is still the account's.
+ALTER TABLE mail_token ADD COLUMN adresse TEXT;

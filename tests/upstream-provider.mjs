@@ -1,5 +1,5 @@
 import { createServer } from 'node:http'
-import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT } from 'jose'
+import { calculateJwkThumbprint, decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT } from 'jose'
 import Provider from 'oidc-provider'
 
 /**
@@ -53,7 +53,16 @@ export async function startUpstreamProvider({ redirectUris, postLogoutRedirectUr
     ],
     jwks: { keys: [ownJwk] },
     clientDefaults: { id_token_signed_response_alg: 'RS256' },
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['family_name', 'given_name', 'name'] },
+    claims: {
+      acr: null,
+      amr: null,
+      auth_time: null,
+      sid: null,
+      // amr and acr in every ID token, as Entra ID gives them.
+      openid: ['sub', 'amr', 'acr'],
+      email: ['email', 'email_verified'],
+      profile: ['family_name', 'given_name', 'name'],
+    },
     features: {
       devInteractions: { enabled: false },
       rpInitiatedLogout: {
@@ -193,6 +202,8 @@ async function tamper(idToken, attack, keys, issuer) {
 
 /** The public JWKS of the portal's signing key (OIDC_SIGNING_KEY), for a client authenticating with private_key_jwt. */
 export async function publicJwks(privateJwk) {
-  const { d: _d, ...pub } = typeof privateJwk === 'string' ? JSON.parse(privateJwk) : privateJwk
-  return { keys: [{ ...pub, use: 'sig', alg: 'ES256' }] }
+  const { kty, crv, x, y } = typeof privateJwk === 'string' ? JSON.parse(privateJwk) : privateJwk
+  // Its kid is its thumbprint, as the portal's JWKS publishes it (worker-api/lib/oidc-keys.ts).
+  const kid = await calculateJwkThumbprint({ kty, crv, x, y }, 'sha256')
+  return { keys: [{ kty, crv, x, y, kid, use: 'sig', alg: 'ES256' }] }
 }

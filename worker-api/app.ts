@@ -20,6 +20,7 @@ import { accessRoutes } from './routes/catalogue/access'
 import { catalogueRoutes } from './routes/catalogue/catalogue'
 import { devRoutes } from './routes/dev'
 import { providerRoutes } from './routes/federation/providers'
+import { federationRoutes } from './routes/federation/sign-in'
 import { accessRequestRoutes } from './routes/governance/access-requests'
 import { accessReviewRoutes } from './routes/governance/access-reviews'
 import { healthRoutes } from './routes/health'
@@ -65,6 +66,7 @@ const apiRoutes = router()
   .route('/', accessReviewRoutes)
   .route('/', catalogueRoutes)
   .route('/', providerRoutes)
+  .route('/', federationRoutes)
   .route('/', logRoutes)
   .route('/', homeRoutes)
   .route('/', passwordRoutes)

@@ -223,6 +223,25 @@ const MATRIX: Record<string, Row> = {
     request: () => ({ path: '/rest/public/bd/login/passkey/options', body: {} }),
     expect: everyone(200),
   },
+  // Signing in through a partner's provider: public calls; the answer of a provider is judged on its state alone.
+  'GET /portail-backend/rest/public/bd/fournisseur': {
+    request: () => ({ path: '/rest/public/bd/fournisseur?mail=quelqu.un%40matrice.example.test' }),
+    expect: everyone(200),
+  },
+  'POST /portail-backend/rest/public/bd/fournisseur/{id}/debut': {
+    request: async () => ({
+      path: `/rest/public/bd/fournisseur/${await freshProvider()}/debut`,
+      body: { navigateur: `navigateur-${crypto.randomUUID()}` },
+    }),
+    expect: everyone(200),
+  },
+  'POST /portail-backend/rest/public/bd/fournisseur/retour': {
+    request: () => ({
+      path: '/rest/public/bd/fournisseur/retour',
+      body: { navigateur: `navigateur-${crypto.randomUUID()}`, etat: 'etat-inconnu', code: 'code' },
+    }),
+    expect: everyone(400),
+  },
   'POST /portail-backend/rest/public/bd/login/passkey': {
     // A user's passkey, registered by their authenticator, answering fresh options.
     request: async () => {
@@ -649,7 +668,10 @@ async function freshProvider() {
       authentification: 'private_key_jwt',
       secret_scelle: null,
       premiere_connexion: 'REFUSER',
-      metadata: '{}',
+      metadata: JSON.stringify({
+        issuer: 'https://idp.matrice.example.test',
+        authorization_endpoint: 'https://idp.matrice.example.test/auth',
+      }),
       metadata_lu_le: now,
       created_at: now,
       updated_at: now,

@@ -236,6 +236,8 @@ export interface MailTokenTable {
   purpose: MailTokenPurpose
   /** MAIL_CHANGE: the address that becomes the account's once the link is opened. */
   new_mail: Generated<string | null>
+  /** The address the link was mailed to (migration 0040): opening it proves that address. */
+  adresse: Generated<string | null>
   expires_at: string
   used_at: string | null
   created_at: Generated<string>

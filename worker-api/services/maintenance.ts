@@ -45,6 +45,10 @@ export async function purgeExpired(ctx: Ctx, now = new Date()) {
       .set({ pending_secret: null, pending_created_at: null })
       .where('pending_created_at', '<', at(DAY)),
     logouts: db.deleteFrom('logout_delivery').where('created_at', '<', at(30 * DAY)),
+    // A sign-in at a partner's provider comes back within 10 minutes or never.
+    federationStates: db.deleteFrom('fournisseur_etat').where('expires_at', '<', now.toISOString()),
+    // A session opened through a provider, once past any portal session's absolute lifetime.
+    federatedSessions: db.deleteFrom('session_fournisseur').where('created_at', '<', at(2 * DAY)),
     // A SAML request is presented within minutes; its ID, kept while it could be, refuses a replay.
     samlRequests: db.deleteFrom('saml_demande').where('expires_at', '<', now.toISOString()),
     // A portal session's sign-ins to SAML applications, once the session is gone (past its absolute lifetime).

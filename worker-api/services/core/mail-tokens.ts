@@ -1,4 +1,4 @@
-import type { Expression, SqlBool } from 'kysely'
+import { type Expression, type SqlBool, sql } from 'kysely'
 import { addSeconds } from '../../contract/dates'
 import { type DB, insertWhen } from '../../db/client'
 import type { MailTokenPurpose } from '../../db/schema'
@@ -89,6 +89,8 @@ export function insertLinkUnderCap(
       utilisateur_id: link.userId,
       purpose: link.purpose,
       new_mail: link.newMail ?? null,
+      // Where the link goes: the new address of a change, else the account's (read as the link is written).
+      adresse: link.newMail ?? sql<string>`(select u.mail from utilisateur u where u.id = ${link.userId})`,
       expires_at: addSeconds(link.hours * 3600, now).toISOString(),
       used_at: null,
       created_at: now.toISOString(),

@@ -238,17 +238,19 @@ const summary = (input: FournisseurInput, issuer: string) =>
 /** POST rest/bd/fournisseur: a new provider, its discovery document read and checked first. */
 export async function createFournisseur(ctx: Ctx, caller: Caller, input: FournisseurInput): Promise<Fournisseur> {
   requireIssuerAddress(ctx, input.issuer)
-  const metadata = await discover(ctx.env, input.issuer)
-  requireAuthentication(ctx, input, metadata, false)
-  const issuer = metadata.issuer
   const db = ctx.db
   const viewer = viewerOf(caller)
+  // The caller first: nobody but a root administrator makes the portal call an address.
   const read = await rootAdminWith(ctx, caller, {
-    issuer: issuerHolder(db, issuer, null),
+    issuer: issuerHolder(db, input.issuer, null),
     domains: domainHolders(db, input.domaines, null),
     structure: structureRead(db, input),
   })
-  requireFree(issuer, read, input, read.structure)
+  requireFree(input.issuer, read, input, read.structure)
+  const metadata = await discover(ctx.env, input.issuer)
+  requireAuthentication(ctx, input, metadata, false)
+  // The issuer as the provider states it (another spelling of it taken meanwhile: the unique index).
+  const issuer = metadata.issuer
   const secret = input.secret ? await sealSecret(ctx.env, issuer, input.clientId, input.secret) : null
   const now = nowIso()
   const guard = rootHolds(db, viewer)
@@ -299,17 +301,17 @@ export async function updateFournisseur(ctx: Ctx, caller: Caller, input: Fournis
   requireIssuerAddress(ctx, input.issuer)
   const db = ctx.db
   const viewer = viewerOf(caller)
-  const metadata = await discover(ctx.env, input.issuer)
-  const issuer = metadata.issuer
   const read = await rootAdminWith(ctx, caller, {
     current: providerQuery(db).where('f.id', '=', input.id),
-    issuer: issuerHolder(db, issuer, input.id),
+    issuer: issuerHolder(db, input.issuer, input.id),
     domains: domainHolders(db, input.domaines, input.id),
     structure: structureRead(db, input),
   })
   const [current] = read.current as ProviderRow[]
   if (!current) throw notFound('Unknown identity provider')
-  requireFree(issuer, read, input, read.structure)
+  requireFree(input.issuer, read, input, read.structure)
+  const metadata = await discover(ctx.env, input.issuer)
+  const issuer = metadata.issuer
   const kept = current.secret_scelle
     ? await openSecret(ctx.env, current.issuer, current.client_id, current.secret_scelle)
     : null

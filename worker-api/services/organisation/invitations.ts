@@ -59,7 +59,14 @@ export async function invitationWrites(
     link: insertWhen(
       db,
       'mail_token',
-      { token_hash: tokenHash, utilisateur_id: user.id, purpose: 'INVITATION', expires_at: expiresAt, created_at: at },
+      {
+        token_hash: tokenHash,
+        utilisateur_id: user.id,
+        purpose: 'INVITATION',
+        adresse: user.mail,
+        expires_at: expiresAt,
+        created_at: at,
+      },
       condition,
     ),
     earlier: voidLinks(db, user.id, 'INVITATION', at)

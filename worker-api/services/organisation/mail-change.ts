@@ -208,7 +208,8 @@ export async function confirmMailChange(ctx: Ctx, token: string) {
     const results = await namedBatch(ctx.d1, {
       changed: db
         .updateTable('utilisateur')
-        .set({ mail: newMail, login, updated_at: now })
+        // The link was opened at the new address: it is proved.
+        .set({ mail: newMail, login, mail_prouve: newMail, updated_at: now })
         .where('id', '=', row.user_id)
         .where(({ exists }) => exists(tokenIsLive)),
       // Before the token is marked used below: written only by the request that changed the address.

@@ -115,7 +115,14 @@ export async function authorizeRegistration(ctx: Ctx, caller: Caller, input: Aut
     linked: insertWhen(
       db,
       'mail_token',
-      { token_hash: tokenHash, utilisateur_id: id, purpose: 'REGISTRATION', expires_at: expiresAt, created_at: at },
+      {
+        token_hash: tokenHash,
+        utilisateur_id: id,
+        purpose: 'REGISTRATION',
+        adresse: sql<string>`(select u.mail from utilisateur u where u.id = ${id})`,
+        expires_at: expiresAt,
+        created_at: at,
+      },
       underCap
         .where('registration_structure_id', 'is not', null)
         .where(({ exists }) => (posteWrites ? exists(posteWrites.ready) : sql<SqlBool>`1`)),

@@ -103,7 +103,15 @@ export async function renewPassword(ctx: Ctx, input: { token: string; password: 
   const results = await namedBatch(ctx.d1, {
     set: db
       .updateTable('utilisateur')
-      .set({ password_hash, registration_state: 'COMPLETE', token_register_expires_at: null, updated_at: now })
+      .set({
+        password_hash,
+        registration_state: 'COMPLETE',
+        token_register_expires_at: null,
+        updated_at: now,
+        // The link was opened: the address it was mailed to is proved, while it is still the account's.
+        mail_prouve: sql<string | null>`case when (select t.adresse from mail_token t where t.id = ${row.id})
+          = utilisateur.mail collate nocase then utilisateur.mail else utilisateur.mail_prouve end`,
+      })
       .where('id', '=', row.user_id)
       .where(({ exists }) => exists(tokenIsLive)),
     // Before the token is marked used below: written only by the request that sets the password.
