@@ -322,6 +322,20 @@ const MATRIX: Record<string, Row> = {
     request: () => ({ path: '/rest/bd/session/liste' }),
     expect: signedIn({ user: 200, adminOut: 200, adminIn: 200, self: 200 }),
   },
+  // Each caller's own links to partners' providers; removing one they do not have: 404.
+  'GET /portail-backend/rest/bd/fournisseur/liens': {
+    request: () => ({ path: '/rest/bd/fournisseur/liens' }),
+    expect: signedIn({ user: 200, adminOut: 200, adminIn: 200, root: 200, self: 200 }),
+  },
+  'DELETE /portail-backend/rest/bd/fournisseur/liens/{id}': {
+    request: async () => ({ path: `/rest/bd/fournisseur/liens/${await freshProvider()}` }),
+    expect: signedIn({ user: 404, adminOut: 404, adminIn: 404, root: 404, self: 404 }),
+  },
+  // Each caller's own session: nulls for one not opened through a provider.
+  'GET /portail-backend/rest/bd/session/fournisseur': {
+    request: () => ({ path: '/rest/bd/session/fournisseur' }),
+    expect: signedIn({ user: 200, adminOut: 200, adminIn: 200, root: 200, self: 200 }),
+  },
   'DELETE /portail-backend/rest/bd/session/{id}': {
     request: async ({ target }) => ({ path: `/rest/bd/session/${(await sessionFor(target.id)).sid}` }),
     expect: signedIn({ user: 404, adminOut: 404, adminIn: 404, self: 204 }),
@@ -625,6 +639,28 @@ Object.assign(MATRIX, {
       const user = await freshUser()
       await sessionFor(user.id)
       return { path: `/rest/bd/utilisateur/${user.id}/sessions` }
+    },
+    expect: admins(403, 204),
+  },
+  // A managed user's links to partners' providers, as their sessions.
+  'GET /portail-backend/rest/bd/utilisateur/{id}/fournisseurs': {
+    request: ({ target }) => ({ path: `/rest/bd/utilisateur/${target.id}/fournisseurs` }),
+    expect: admins(403, 200),
+  },
+  'DELETE /portail-backend/rest/bd/utilisateur/{id}/fournisseurs/{fournisseurId}': {
+    request: async () => {
+      const user = await freshUser()
+      const provider = await freshProvider()
+      await db()
+        .insertInto('lien_fournisseur')
+        .values({
+          fournisseur_id: provider,
+          sub: `matrice-${provider}`,
+          utilisateur_id: user.id,
+          created_at: new Date().toISOString(),
+        })
+        .execute()
+      return { path: `/rest/bd/utilisateur/${user.id}/fournisseurs/${provider}` }
     },
     expect: admins(403, 204),
   },

@@ -236,6 +236,80 @@ describe('a subsidiary staff member (RATTACHER)', () => {
   })
 })
 
+describe('the links', () => {
+  it('are seen by their user, who removes one only while keeping another way in', async () => {
+    const member = await staffMember()
+    const answer = await federatedSignIn(subsidiary.id, member.sub)
+    const { jwt } = (await answer.json()) as { jwt: { accessToken: string } }
+    const own = await okBody(api(jwt.accessToken).rest.bd.fournisseur.liens.$get())
+    expect(own).toEqual([
+      expect.objectContaining({ fournisseur: { id: subsidiary.id, nom: 'Filiale Sud' }, mail: member.mail }),
+    ])
+    // Without a password or a passkey, the link is the only way in.
+    await db().updateTable('utilisateur').set({ password_hash: null }).where('id', '=', member.id).execute()
+    const remove = () =>
+      call(`/rest/bd/fournisseur/liens/${subsidiary.id}`, { method: 'DELETE', token: jwt.accessToken })
+    expectError(await remove(), 409, 'IDP_LAST_WAY_IN')
+    expect(await linksOf(member.id)).toHaveLength(1)
+    await db().updateTable('utilisateur').set({ password_hash: 'x' }).where('id', '=', member.id).execute()
+    expect((await remove()).status).toBe(204)
+    expect(await linksOf(member.id)).toEqual([])
+    expect((await entriesOf(member.id)).at(-1)).toMatchObject({
+      nom_log: 'FOURNISSEUR_LIEN_RETRAIT',
+      commentaire: `Filiale Sud : ${member.mail}`,
+    })
+    expectError(await remove(), 404, 'NOT_FOUND')
+  })
+
+  it('are seen and removed by an administrator who manages the user, not by another', async () => {
+    const member = await staffMember()
+    expect((await federatedSignIn(subsidiary.id, member.sub)).status).toBe(200)
+    const sud = (await signedInUser({ admin: true, postes: [currentPost(3, 3)] })).jwt.accessToken
+    expectError(await call(`/rest/bd/utilisateur/${member.id}/fournisseurs`, { token: sud }), 403, 'FORBIDDEN')
+    const seen = await okBody(
+      api(lilleAdmin).rest.bd.utilisateur[':id'].fournisseurs.$get({ param: { id: member.id } }),
+    )
+    expect(seen.map((l) => l.fournisseur.nom)).toEqual(['Filiale Sud'])
+    const path = `/rest/bd/utilisateur/${member.id}/fournisseurs/${subsidiary.id}`
+    expectError(await call(path, { method: 'DELETE', token: sud }), 403, 'FORBIDDEN')
+    expect((await call(path, { method: 'DELETE', token: lilleAdmin })).status).toBe(204)
+    expect(await linksOf(member.id)).toEqual([])
+    const [entry] = await db()
+      .selectFrom('log')
+      .select('commentaire')
+      .where('nom_log', '=', 'FOURNISSEUR_LIEN_RETRAIT')
+      .where('commentaire', 'like', `#${member.id} %`)
+      .execute()
+    expect(entry?.commentaire).toBe(`#${member.id} ${member.mail} : Filiale Sud (${member.mail})`)
+  })
+})
+
+describe("the provider's sign-out", () => {
+  it("gives the provider's end_session request for a session opened through it, nulls for another", async () => {
+    const member = await staffMember()
+    const answer = await federatedSignIn(subsidiary.id, member.sub)
+    const { jwt } = (await answer.json()) as { jwt: { accessToken: string } }
+    const signOut = await okBody(api(jwt.accessToken).rest.bd.session.fournisseur.$get())
+    expect(signOut.nom).toBe('Filiale Sud')
+    const url = new URL(signOut.url ?? '')
+    expect(`${url.origin}${url.pathname}`).toBe(`${OTHER_UPSTREAM}/session/end`)
+    expect(url.searchParams.get('post_logout_redirect_uri')).toBe('http://localhost:8787/login')
+    expect(url.searchParams.get('client_id')).toBe('portail')
+    const hint = url.searchParams.get('id_token_hint') ?? ''
+    expect(
+      await db().selectFrom('session_fournisseur').select('family_id').where('id_token', '=', hint).execute(),
+    ).toHaveLength(1)
+    // The provider accepts it: its own sign-out page, for this client and this address.
+    const atProvider = await fetch(url, { redirect: 'manual' })
+    expect(atProvider.status).toBe(200)
+    const other = await signedInUser()
+    expect(await okBody(api(other.jwt.accessToken).rest.bd.session.fournisseur.$get())).toEqual({
+      url: null,
+      nom: null,
+    })
+  })
+})
+
 describe('the attacks of the issue', () => {
   /** A linked, approved account of the subsidiary, and a sign-in started and answered by the provider. */
   async function answered() {

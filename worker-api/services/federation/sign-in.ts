@@ -49,13 +49,16 @@ const domainOf = (mail: string | undefined) => {
     : null
 }
 
-/** GET rest/public/bd/fournisseur: the providers the sign-in page lists, and the one answering for an address. */
+/**
+ * GET rest/public/bd/fournisseur: the providers the sign-in page lists, and the one answering for an address. Only a
+ * lookup by address is counted per client (the list is the same for everyone, on the most visited page).
+ */
 export async function providersFor(ctx: Ctx, mail: string | undefined): Promise<ProvidersFor> {
   const db = ctx.db
   const domain = domainOf(mail)
-  const rate = clientCounter('federation-lookup', ctx.request.ip, rateLimit(ctx) * 4)
+  const rate = domain ? clientCounter('federation-lookup', ctx.request.ip, rateLimit(ctx) * 4) : null
   const read = await namedBatch(ctx.d1, {
-    rate: rate.statement(),
+    rate: rate?.statement() ?? null,
     listed: db
       .selectFrom('fournisseur')
       .select(['id', 'nom'])
@@ -72,7 +75,7 @@ export async function providersFor(ctx: Ctx, mail: string | undefined): Promise<
           .where('f.actif', '=', 1)
       : null,
   })
-  rate.check(read.rate?.results[0])
+  rate?.check(read.rate?.results[0])
   return { affiches: read.listed?.results ?? [], pourMail: read.owner?.results[0] ?? null }
 }
 

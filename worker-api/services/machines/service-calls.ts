@@ -57,6 +57,9 @@ export const SERVICE_ROUTES: Readonly<Record<string, ServiceScope>> = {
     'POST /rest/bd/utilisateur/:id/invitation',
     'GET /rest/bd/utilisateur/:id/sessions',
     'DELETE /rest/bd/utilisateur/:id/sessions',
+    // A user's links to partners' identity providers (an offboarding program removes them as an administrator).
+    'GET /rest/bd/utilisateur/:id/fournisseurs',
+    'DELETE /rest/bd/utilisateur/:id/fournisseurs/:fournisseurId',
     // The carriers' registrations.
     'GET /rest/bd/authorize/get/user/all',
     'POST /rest/bd/authorize/user',
