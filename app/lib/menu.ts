@@ -7,6 +7,7 @@ import {
   FileUp,
   History,
   Inbox,
+  KeyRound,
   LayoutDashboard,
   LayoutTemplate,
   LockKeyhole,
@@ -43,6 +44,7 @@ export const ADMIN_MENU: readonly MenuItem[] = [
   { to: '/pages/admin/comptesService', label: 'nav.serviceAccounts', icon: Bot },
   { to: '/pages/admin/applications', label: 'nav.applications', icon: Blocks, root: true },
   { to: '/pages/admin/modeles', label: 'nav.templates', icon: LayoutTemplate, root: true },
+  { to: '/pages/admin/fournisseurs', label: 'nav.identityProviders', icon: KeyRound, root: true },
   { to: '/pages/admin/securite', label: 'nav.securitySettings', icon: Settings, root: true },
 ]
 

@@ -3,7 +3,8 @@ import { decodeJwt } from 'jose'
 import type { SessionEndReason } from '../../worker-api/contract/sign-in/auth'
 
 export type SessionUser = { id: number; login: string; nom: string; prenom: string; admin: boolean }
-type SessionData = { accessToken: string; refreshToken: string; user: SessionUser }
+/** `fournisseur`: the session was opened through a partner's identity provider, whose sign-out follows the portal's. */
+type SessionData = { accessToken: string; refreshToken: string; user: SessionUser; fournisseur: boolean }
 
 /** Matches the refresh token's absolute lifetime (DESIGN §3). */
 const SESSION_MAX_AGE = 10 * 60 * 60

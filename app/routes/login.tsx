@@ -61,7 +61,11 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       setCookie = live.setCookie
     }
   }
-  const { question, captcha } = await captchaSetup(request, context)
+  // The captcha's question and the providers the page lists, side by side.
+  const [{ question, captcha }, listed] = await Promise.all([
+    captchaSetup(request, context),
+    read(publicApi(request, context).rest.public.bd.fournisseur.$get({ query: {} })),
+  ])
   // The form is checked on the server only: its rules stay out of the page's JavaScript.
   const form = {
     question,
@@ -69,6 +73,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     constraint: getZodConstraint(loginFormSchema),
     ended,
     endedElsewhere: endedElsewhere(new URL(request.url).searchParams.get('fin')),
+    // A failure to read them leaves the page as it was: the password form.
+    fournisseurs: listed.ok ? listed.data.affiches : [],
   }
   return data({ signedInAs: null, form, title }, { headers: setCookie ? { 'Set-Cookie': setCookie } : undefined })
 }

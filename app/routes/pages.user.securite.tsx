@@ -3,6 +3,7 @@ import { useActionData, useLoaderData, useSearchParams } from '@remix-run/react'
 import { useTranslation } from 'react-i18next'
 import { z } from 'zod'
 import { Alert } from '~/components/ui/alert'
+import { LinkedProviders, UNLINK_INTENT, UNLINK_PARAM, UnlinkPanel } from '~/features/federation/linked-providers'
 import { PasskeysCard } from '~/features/sign-in/passkeys-card'
 import {
   RecoveryCodesCard,
@@ -42,6 +43,7 @@ const securityIntents = z.discriminatedUnion('intent', [
   z.object({ intent: z.literal('passkey-add'), nom: textField(200) }),
   z.object({ intent: z.literal('passkey-rename'), id: textField(1400), nom: textField(200) }),
   z.object({ intent: z.literal('passkey-remove'), id: textField(1400) }),
+  z.object({ intent: z.literal(UNLINK_INTENT), fournisseur: textField(12) }),
 ])
 type SecurityIntent = z.infer<typeof securityIntents>['intent']
 
@@ -99,6 +101,13 @@ export async function action({ request, context }: ActionFunctionArgs) {
     return auth.redirectWithToast('/pages/user/securite', { type: 'success', key: 'mfa.totp.removed' })
   }
   const refuse = (error: Message) => reply(sent.intent, { error })
+  if (sent.intent === UNLINK_INTENT) {
+    const id = Number(sent.fournisseur)
+    if (!Number.isSafeInteger(id) || id <= 0) return refuse({ key: 'errors.technical' })
+    const result = await auth.settle(auth.api.rest.bd.fournisseur.liens[':id'].$delete({ param: { id } }))
+    if (!result.ok) return refuse(apiMessage(result, 'errors.updateFailed'))
+    return auth.redirectWithToast('/pages/user/securite', { type: 'success', key: 'fournisseurLiens.removed' })
+  }
   // A credential id (base64url): anything else names no passkey.
   if (sent.intent !== 'passkey-add' && !/^[A-Za-z0-9_-]{1,1400}$/.test(sent.id)) {
     return refuse({ key: 'errors.PASSKEY_INVALID' })
@@ -150,6 +159,7 @@ export default function Security() {
       {!hasFactor && search.get('enrolement') !== null ? (
         <Alert role="status">{t('errors.MFA_ENROLMENT_REQUIRED')}</Alert>
       ) : null}
+      <UnlinkPanel links={status.fournisseurs} own asked={search.get(UNLINK_PARAM)} pagePath="/pages/user/securite" />
       {shown && 'codes' in shown ? <RecoveryCodesShown codes={shown.codes} login={shown.login} /> : null}
       <TotpCard
         on={status.totp}
@@ -169,6 +179,14 @@ export default function Security() {
         totp={status.totp}
         error={errorOf('codes-renew')}
       />
+      {status.fournisseurs.length > 0 ? (
+        <LinkedProviders
+          links={status.fournisseurs}
+          own
+          error={errorOf(UNLINK_INTENT)}
+          pagePath="/pages/user/securite"
+        />
+      ) : null}
     </div>
   )
 }

@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next'
 import { AutoPost } from '~/components/auto-post'
 import { RefusalPage } from '~/components/refusal-page'
 import { buttonVariants } from '~/components/ui/button'
+import { takeProviderSignOut } from '~/features/federation/binding.server'
 import { publicApi, read } from '~/lib/api.server'
 import { allowFormTarget } from '~/lib/form-target.server'
 import { i18nServer } from '~/lib/i18n.server'
@@ -68,6 +69,15 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   if (!step?.ok || !message) {
     // Nothing more to tell: the sequence is over for this browser.
     headers.append('Set-Cookie', samlLogoutCookie(null, isHttps(request)))
+    // Last, the partner's identity provider the session was opened through: its own sign-out, back to /login.
+    const provider = await takeProviderSignOut(request, context.cloudflare.env.SESSION_SECRET)
+    if (provider.kept && provider.cleared) {
+      headers.append('Set-Cookie', provider.cleared)
+      return data(
+        { go: provider.kept.url, libelle: provider.kept.nom, title: pageTitle(t, t('samlSlo.title')) },
+        { headers },
+      )
+    }
     for (const [name, value] of Object.entries(
       await toastHeaders(request, context, { type: 'info', key: 'login.loggedOut' }),
     )) {

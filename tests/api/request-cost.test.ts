@@ -172,7 +172,8 @@ describe('statements per request', () => {
       ['/pages/user/acces', 4, 2],
       ['/pages/user/me', 3, 2],
       // The second factor: the TOTP row, the passkeys and the recovery codes left.
-      ['/pages/user/securite', 4, 2],
+      // With the links to partners' identity providers.
+      ['/pages/user/securite', 5, 2],
     ] as const
     // The layout asks who the session is, the page asks for its data: one check, one round trip.
     expect(await costsOf(withMenu(pages, USER_MENU), cookie)).toEqual(expected(withMenu(pages, USER_MENU), pages))
@@ -244,9 +245,10 @@ describe('statements per request', () => {
       // A page of the structures to choose from, the one in the path by id, and its functions.
       ['/pages/admin/user/4/new', 6, 4],
       ['/pages/admin/user/structure/4', 9, 3],
-      // The user with their sessions (the user's row says whether the caller manages them), what their posts open.
-      [`/pages/admin/detail/user/${agent.id}`, 5, 3],
-      [`/pages/admin/user/detail/${agent.id}`, 5, 3],
+      // The user with their sessions and their links to partners' providers (the user's row says whether the caller
+      // manages them), what their posts open.
+      [`/pages/admin/detail/user/${agent.id}`, 6, 3],
+      [`/pages/admin/user/detail/${agent.id}`, 6, 3],
       ['/pages/admin/applications', 4, 2],
       ['/pages/admin/applications/nouvelle', 3, 2],
       ['/pages/admin/applications/1', 5, 3],
@@ -255,7 +257,7 @@ describe('statements per request', () => {
       ['/pages/admin/securite', 2, 2],
       // A page of the service accounts and their count, the structures to create one in (a page and
       // its count), and the admin's factors (whether a code may prove it is them).
-      ['/pages/admin/comptesService', 8, 4],
+      ['/pages/admin/comptesService', 9, 4],
       // The admin's latest imports; one import with a page of its errors and, a kept preview, its first changes.
       ['/pages/admin/import', 2, 2],
       [`/pages/admin/import/${imported}`, 4, 2],
@@ -277,7 +279,8 @@ describe('statements per request', () => {
     // [page, status, statements, in-process calls] for an anonymous visitor, then for a signed-in user
     // (whom /login and the documentation ask the session of).
     const pages = [
-      ['/login', [200, 0, 1], [200, 1, 1]],
+      // The captcha's question, and the partners' providers the page lists (one statement).
+      ['/login', [200, 1, 2], [200, 1, 1]],
       ['/createAccount', [200, 1, 2], [200, 1, 2]],
       ['/createAccount/mail', [200, 0, 0], [200, 0, 0]],
       ['/forgotPassword', [200, 0, 1], [200, 0, 1]],

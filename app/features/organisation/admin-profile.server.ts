@@ -1,5 +1,6 @@
 import { getZodConstraint } from '@conform-to/zod/v4'
 import { data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
+import { UNLINK_INTENT } from '~/features/federation/linked-providers'
 import { apiMessage, type Message } from '~/lib/api-errors'
 import { requireAdmin } from '~/lib/auth.server'
 import { focusFragment, formReply, readForm, replyTo, submitted } from '~/lib/form.server'
@@ -28,7 +29,7 @@ export async function adminProfileLoader({ request, context, params }: Args) {
   const endingPost = search.get('confirmer') === 'poste' ? Number(search.get('id')) : null
   const {
     auth,
-    data: [{ sessions, ...user }, access, via, stopping],
+    data: [{ sessions, fournisseurs, ...user }, access, via, stopping],
     t,
   } = await requireAdmin(request, context, {
     read: (auth) =>
@@ -60,6 +61,7 @@ export async function adminProfileLoader({ request, context, params }: Args) {
       upcoming: access.accesFuturs ?? [],
       structure: via?.ok ? { id: via.data.id, nom: via.data.nom } : null,
       sessions: sessions ?? null,
+      fournisseurs: fournisseurs ?? null,
       stopping,
       constraint,
       title: pageTitle(t, `${user.prenom} ${user.nom}`),
@@ -71,7 +73,14 @@ export async function adminProfileLoader({ request, context, params }: Args) {
 /** The identity form's rules, checked on the server only. */
 const constraint = getZodConstraint(profileSchema)
 
-export type AdminProfileIntent = 'profile' | 'flags' | 'poste' | 'invitation' | 'sessions' | 'mfa-reset'
+export type AdminProfileIntent =
+  | 'profile'
+  | 'flags'
+  | 'poste'
+  | 'invitation'
+  | 'sessions'
+  | 'mfa-reset'
+  | typeof UNLINK_INTENT
 
 /**
  * The admin profile's forms: identity (the profile call), the active and admin switches (one call per
@@ -134,6 +143,15 @@ export async function adminProfileAction({ request, context, params }: Args) {
     const result = await auth.settle(auth.api.rest.bd.utilisateur[':id'].sessions.$delete({ param: { id } }))
     if (!result.ok) return fail(apiMessage(result, 'sessions.endFailed'))
     return done('sessions.allEnded', { name: String(form.get('name') ?? '') })
+  }
+  if (intent === UNLINK_INTENT) {
+    const fournisseurId = Number(form.get('fournisseur'))
+    if (!Number.isSafeInteger(fournisseurId) || fournisseurId < 1) return fail({ key: 'errors.technical' })
+    const result = await auth.settle(
+      auth.api.rest.bd.utilisateur[':id'].fournisseurs[':fournisseurId'].$delete({ param: { id, fournisseurId } }),
+    )
+    if (!result.ok) return fail(apiMessage(result, 'errors.updateFailed'))
+    return done('fournisseurLiens.removed')
   }
   if (intent === 'mfa-reset') {
     const result = await auth.settle(auth.api.rest.bd.utilisateur[':id'].mfa.$delete({ param: { id } }))

@@ -1,16 +1,18 @@
 import type { getZodConstraint } from '@conform-to/zod/v4'
-import { useActionData, useLocation } from '@remix-run/react'
+import { useActionData, useLocation, useSearchParams } from '@remix-run/react'
 import { ShieldOff, Trash2 } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { AppIcon } from '~/components/app-icon'
 import { ConfirmDialog, ConfirmPanel } from '~/components/confirm-dialog'
 import { Alert } from '~/components/ui/alert'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '~/components/ui/card'
+import { LinkedProviders, UNLINK_PARAM, UnlinkPanel } from '~/features/federation/linked-providers'
 import { SessionsList } from '~/features/sign-in/sessions-list'
 import { anchorId, FOCUS_FIELD, neighbourAnchor } from '~/lib/focus'
 import type { FormReply } from '~/lib/form'
 import { urlWith } from '~/lib/url'
 import type { ApplicationSummary } from '../../../worker-api/contract/catalogue/access'
+import type { Lien } from '../../../worker-api/contract/federation/links'
 import type { Poste, User } from '../../../worker-api/contract/organisation/user'
 import type { PortalSession } from '../../../worker-api/contract/sign-in/sessions'
 import { AccountCard } from './account-card'
@@ -26,6 +28,8 @@ type Props = {
   upcoming: { application: ApplicationSummary; dateDebut: string }[]
   /** The user's open sessions, for an administrator who manages them; null otherwise. */
   sessions: PortalSession[] | null
+  /** The user's links to partners' identity providers, for an administrator who manages them; null otherwise. */
+  fournisseurs: Lien[] | null
   /** While a post's deletion is confirmed, the service accounts acting for the user (null otherwise). */
   stopping: StoppingAccounts | null
   constraint: ReturnType<typeof getZodConstraint>
@@ -43,12 +47,23 @@ const POSTE_PANEL = 'confirmer-fin-poste'
  * grant now and later, and, for a user the viewer manages, their sessions. Controls are enabled only when the server's
  * `modification` flag says the viewer may manage this user.
  */
-export function AdminProfile({ user, self, applications, upcoming, sessions, stopping, constraint }: Props) {
+export function AdminProfile({
+  user,
+  self,
+  applications,
+  upcoming,
+  sessions,
+  fournisseurs,
+  stopping,
+  constraint,
+}: Props) {
   const { t } = useTranslation()
   // The profile form shows its own failures; the other forms' show here.
   const reply = useActionData() as FormReply | undefined
   const failure = reply && reply.intent !== 'profile' ? reply.error : null
   const editable = user.modification
+  const [search] = useSearchParams()
+  const pagePath = useLocation().pathname
   return (
     <div className="flex max-w-4xl flex-col gap-6">
       <div>
@@ -73,6 +88,9 @@ export function AdminProfile({ user, self, applications, upcoming, sessions, sto
           {t(failure.key, failure.values)}
         </Alert>
       ) : null}
+      {editable && fournisseurs ? (
+        <UnlinkPanel links={fournisseurs} own={false} asked={search.get(UNLINK_PARAM)} pagePath={pagePath} />
+      ) : null}
       <IdentityForm
         user={user}
         own={false}
@@ -86,6 +104,9 @@ export function AdminProfile({ user, self, applications, upcoming, sessions, sto
       <RightsCard applications={applications} upcoming={upcoming} />
       {sessions ? (
         <SessionsList sessions={sessions} own={false} name={`${user.prenom} ${user.nom}`} editable={editable} />
+      ) : null}
+      {editable && fournisseurs && fournisseurs.length > 0 ? (
+        <LinkedProviders links={fournisseurs} own={false} error={null} pagePath={pagePath} />
       ) : null}
       {editable && !self ? <SecondFactorCard name={`${user.prenom} ${user.nom}`} /> : null}
     </div>

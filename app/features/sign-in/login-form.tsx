@@ -1,7 +1,7 @@
 import type { getZodConstraint } from '@conform-to/zod/v4'
 import { Form, Link, useActionData, useNavigation, useSearchParams } from '@remix-run/react'
 import { ArrowRight, LogIn, LogOut } from 'lucide-react'
-import { useEffect, useRef } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { CenteredCard } from '~/components/centered-card'
 import { Field } from '~/components/field'
@@ -10,7 +10,9 @@ import { LanguageSwitch } from '~/components/language-switch'
 import { SubmitButton } from '~/components/submit-button'
 import { Alert } from '~/components/ui/alert'
 import { Button } from '~/components/ui/button'
+import { CompanySignIn } from '~/features/federation/company-sign-in'
 import { useFormReply } from '~/lib/form'
+import type { ProviderButton } from '../../../worker-api/contract/federation/sign-in'
 import type { LoginForm as LoginFields, SessionEndReason } from '../../../worker-api/contract/sign-in/auth'
 import { Captcha, useCaptchaGate } from './captcha'
 import type { CaptchaConfig, CaptchaQuestion } from './captcha-config'
@@ -54,13 +56,15 @@ export type LoginFormSetup = {
   question: CaptchaQuestion
   captcha: CaptchaConfig
   constraint: ReturnType<typeof getZodConstraint>
+  /** The partners' identity providers the page lists (issue 63). */
+  fournisseurs: ProviderButton[]
 }
 
 /**
  * The sign-in form. The server checks it (conform's reply, read here): on the most visited page the
  * form library's client half is not worth its weight, since a browser check would add nothing.
  */
-export function LoginForm({ question, captcha, constraint, ended, endedElsewhere }: LoginFormSetup) {
+export function LoginForm({ question, captcha, constraint, ended, endedElsewhere, fournisseurs }: LoginFormSetup) {
   // The page's last answer, whichever form it was (a passkey's refusal too): the autofill starts again after it.
   const answered = useActionData()
   const actionData = useFormReply('login')
@@ -72,6 +76,9 @@ export function LoginForm({ question, captcha, constraint, ended, endedElsewhere
   const form = useRef<HTMLFormElement>(null)
   const reply = actionData?.result
   const redirectTo = searchParams.get('redirect') ?? ''
+  const initialIdentifier = typeof reply?.initialValue?.identifiant === 'string' ? reply.initialValue.identifiant : ''
+  // What is typed as the identifier: an address of a provider's domain offers its button.
+  const [typed, setTyped] = useState(initialIdentifier)
   // The person's passkeys in the identifier's suggestions, where the browser offers them.
   usePasskeyAutofill({ redirect: redirectTo }, answered)
 
@@ -130,7 +137,8 @@ export function LoginForm({ question, captcha, constraint, ended, endedElsewhere
             id: 'login-identifiant',
             name: 'identifiant',
             type: 'text',
-            defaultValue: typeof reply?.initialValue?.identifiant === 'string' ? reply.initialValue.identifiant : '',
+            defaultValue: initialIdentifier,
+            onChange: (event) => setTyped(event.currentTarget.value),
             ...limits('identifiant'),
             // `webauthn`: the browser may offer the person's passkeys among the suggestions.
             autoComplete: 'username webauthn',
@@ -159,6 +167,13 @@ export function LoginForm({ question, captcha, constraint, ended, endedElsewhere
         </SubmitButton>
       </Form>
       <PasskeyButton label={t('mfa.passkeys.signIn')} fields={{ redirect: redirectTo }} />
+      <CompanySignIn
+        providers={fournisseurs}
+        typed={typed}
+        redirect={redirectTo}
+        refusal={searchParams.get('fournisseur')}
+        mail={searchParams.get('mail') ?? ''}
+      />
       <nav className="mt-2 flex flex-col gap-2 text-sm">
         <Link className="text-primary underline-offset-4 hover:underline" to="/forgotPassword">
           {t('login.forgotPassword')}

@@ -82,6 +82,7 @@ export async function signedIn(
     jwt: { accessToken: string; refreshToken: string }
   },
   formData: FormData,
+  { federated = false }: { federated?: boolean } = {},
 ) {
   const { session, commit } = await getSession(request, context)
   const { user, jwt } = signed
@@ -92,6 +93,8 @@ export async function signedIn(
   session.set('accessToken', jwt.accessToken)
   session.set('refreshToken', jwt.refreshToken)
   session.set('user', { id: user.id, login: user.login, nom: user.nom, prenom: user.prenom, admin: user.admin })
+  if (federated) session.set('fournisseur', true)
+  else session.unset('fournisseur')
   const headers = new Headers({ 'Set-Cookie': await commit() })
   // Another account than the one before: the next page says who is signed in now.
   if (previous && previous !== name) {

@@ -333,6 +333,24 @@ describe('the attacks of the issue', () => {
     })
   }
 
+  it('lets a sign-in at a provider come back within 10 minutes (README), not later', async () => {
+    const { navigateur, answer } = await answered()
+    const [row] = await db()
+      .selectFrom('fournisseur_etat')
+      .select(['etat_hash', 'expires_at'])
+      .orderBy('expires_at', 'desc')
+      .execute()
+    const lives = Date.parse(row?.expires_at ?? '') - Date.now()
+    expect(lives).toBeGreaterThan(9.9 * 60_000)
+    expect(lives).toBeLessThanOrEqual(10 * 60_000)
+    await db()
+      .updateTable('fournisseur_etat')
+      .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+      .where('etat_hash', '=', row?.etat_hash ?? '')
+      .execute()
+    expectError(await finished(answer, navigateur), 400, 'IDP_SIGN_IN_FAILED')
+  })
+
   it('refuses a state replayed, or brought back by another browser', async () => {
     const { navigateur, answer } = await answered()
     expectError(await finished(answer, browserValue()), 400, 'IDP_SIGN_IN_FAILED')

@@ -352,7 +352,7 @@ describe('renaming and removing a passkey', () => {
 
     const removed = await remove(body.id, { motDePasse: me.password })
     expect(removed.status).toBe(204)
-    expect(await status(me.token)).toEqual({ totp: false, passkeys: [], codesSecoursRestants: 0 })
+    expect(await status(me.token)).toEqual({ totp: false, passkeys: [], codesSecoursRestants: 0, fournisseurs: [] })
     expect((await mailsOf(me.id)).map((mail) => mail.kind)).toEqual(['FACTOR_ADDED', 'FACTOR_REMOVED'])
     expect(await logsOf(me.id)).toContain('MFA_CLE_RETRAIT')
     // No factor left: the password alone signs in again.

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { lienSchema } from '../federation/links'
 
 /**
  * The second factor (DESIGN §3b): TOTP, passkeys and recovery codes, the sign-in's second step, and
@@ -17,6 +18,7 @@ export const mfaStatusSchema = z.object({
     }),
   ),
   codesSecoursRestants: z.number().int().describe('Recovery codes not used yet'),
+  fournisseurs: z.array(lienSchema).describe("The caller's links to partners' identity providers"),
 })
 export type MfaStatus = z.infer<typeof mfaStatusSchema>
 

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { lienSchema } from '../federation/links'
 import { userSchema } from '../organisation/user'
 
 /**
@@ -38,6 +39,13 @@ export const userWithSessionsSchema = userSchema.extend({
     .optional()
     .describe(
       "With sessions=true: one's own sessions (courante marks the caller's), or those of a user the caller manages (modification); null for a user the caller may only see",
+    ),
+  fournisseurs: z
+    .array(lienSchema)
+    .nullable()
+    .optional()
+    .describe(
+      "With sessions=true, for another user: their links to partners' identity providers, for a user the caller manages (null otherwise)",
     ),
 })
 export type UserWithSessions = z.infer<typeof userWithSessionsSchema>

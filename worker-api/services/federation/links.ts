@@ -7,29 +7,13 @@ import { actorWith, adminWith, type Caller, liveAdmin } from '../core/actor'
 import { adminLogWhen, logEntry } from '../core/audit'
 import { stillManaged } from '../organisation/user-admin'
 import { managedUserQuery } from '../sign-in/sessions'
+import { linksOf, toLien } from './link-reads'
 
 /**
  * A user's links to partners' identity providers (issue 63): the user sees theirs on their security page and may
  * remove one while they keep another way in; an administrator who manages the user sees and removes them. Each removal
  * has its entry in the history, in its batch.
  */
-
-const linksOf = (db: DB, userId: number) =>
-  db
-    .selectFrom('lien_fournisseur as l')
-    .innerJoin('fournisseur as f', 'f.id', 'l.fournisseur_id')
-    .select(['f.id', 'f.nom', 'l.mail', 'l.created_at', 'l.derniere_connexion'])
-    .where('l.utilisateur_id', '=', userId)
-    .orderBy(sql`f.nom collate nocase`)
-
-type LinkRow = { id: number; nom: string; mail: string | null; created_at: string; derniere_connexion: string | null }
-
-const toLien = (row: LinkRow): Lien => ({
-  fournisseur: { id: row.id, nom: row.nom },
-  mail: row.mail,
-  creeLe: row.created_at,
-  derniereConnexion: row.derniere_connexion,
-})
 
 /** GET rest/bd/fournisseur/liens: the caller's own links. */
 export async function ownLinks(ctx: Ctx, caller: Caller): Promise<Lien[]> {

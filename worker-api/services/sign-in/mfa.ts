@@ -10,6 +10,7 @@ import { actorWith } from '../core/actor'
 import { clearAttempts } from '../core/attempt-counter'
 import { logEntry } from '../core/audit'
 import { mailQueued, queueMail } from '../core/outbox'
+import { linksOf, toLien } from '../federation/link-reads'
 import {
   afterProof,
   codesOfNoFactor,
@@ -28,10 +29,11 @@ const totpAlreadyOn = () =>
 
 export async function mfaStatus(ctx: Ctx, caller: Caller): Promise<MfaStatus> {
   const factors = factorsQueries(ctx.db, caller.id)
-  const { totp, passkeys, codes } = await actorWith(ctx, caller, {
+  const { totp, passkeys, codes, links } = await actorWith(ctx, caller, {
     totp: factors.totp,
     passkeys: factors.passkeys,
     codes: factors.codes,
+    links: linksOf(ctx.db, caller.id),
   })
   return {
     totp: Boolean(totp[0]?.secret),
@@ -42,6 +44,7 @@ export async function mfaStatus(ctx: Ctx, caller: Caller): Promise<MfaStatus> {
       derniereUtilisation: key.last_used_at,
     })),
     codesSecoursRestants: Number(codes[0]?.left ?? 0),
+    fournisseurs: links.map(toLien),
   }
 }
 

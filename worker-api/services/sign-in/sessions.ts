@@ -7,6 +7,7 @@ import { isUserAccount, modificationColumn } from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
 import { type Actor, actorWith, adminWith, type Caller, viewerOf } from '../core/actor'
 import { userAs, userRead } from '../core/users'
+import { linksOf, toLien } from '../federation/link-reads'
 
 /**
  * The open sessions of a user (DESIGN §3): their portal sessions — each a refresh-token family of a
@@ -156,12 +157,18 @@ export async function sessionsOfUser(ctx: Ctx, caller: Caller, id: number): Prom
  */
 export async function userWithSessions(ctx: Ctx, caller: Caller, id: number): Promise<UserWithSessions> {
   const viewer = viewerOf(caller)
-  const { actor, user, sessions } = await actorWith(ctx, caller, {
+  const { actor, user, sessions, links } = await actorWith(ctx, caller, {
     user: userRead(ctx.db, id, viewer),
     sessions: sessionsRead(ctx.db, id),
+    // One's own links are on one's security page (GET rest/bd/mfa).
+    links: id === caller.id ? null : linksOf(ctx.db, id),
   })
   const answer = userAs(actor, id, user[0], viewer.today)
   const own = id === actor.id
-  if (!own && !answer.modification) return { ...answer, sessions: null }
-  return { ...answer, sessions: sessions.map((row) => toPortalSession(row, own ? actor.sid : null)) }
+  if (!own && !answer.modification) return { ...answer, sessions: null, fournisseurs: null }
+  return {
+    ...answer,
+    sessions: sessions.map((row) => toPortalSession(row, own ? actor.sid : null)),
+    ...(links ? { fournisseurs: links.map(toLien) } : {}),
+  }
 }
