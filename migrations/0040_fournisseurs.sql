@@ -81,3 +81,8 @@ CREATE INDEX session_fournisseur_fournisseur ON session_fournisseur (fournisseur
 ALTER TABLE utilisateur ADD COLUMN mail_prouve TEXT;
 -- The address a link was mailed to: opening it proves that address, as long as it is still the account's.
 ALTER TABLE mail_token ADD COLUMN adresse TEXT;
+
+-- A sign-in through a provider that still needs the portal's second step: the provider and its ID token wait with the
+-- challenge, for the session the step opens (its sign-out at the provider, its entry in the history).
+ALTER TABLE mfa_challenge ADD COLUMN fournisseur_id INTEGER REFERENCES fournisseur (id) ON DELETE CASCADE;
+ALTER TABLE mfa_challenge ADD COLUMN id_token TEXT;

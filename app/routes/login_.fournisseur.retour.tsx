@@ -72,8 +72,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const formData = await readForm(request)
   const sent = intentOf(formData, stepIntents, 'mfa')
   if (!sent) throw new Response('Malformed form', { status: 400 })
-  if (sent.intent === 'mfa') return secondStep(request, context, formData, sent)
-  return passkeyStep(request, context, formData, sent)
+  // The session the step opens is the provider's: its sign-out follows the portal's.
+  if (sent.intent === 'mfa') return secondStep(request, context, formData, sent, { federated: true })
+  return passkeyStep(request, context, formData, sent, { federated: true })
 }
 
 export default function FederationReturn() {

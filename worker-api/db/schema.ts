@@ -325,6 +325,9 @@ export interface MfaChallengeTable {
   webauthn: string | null
   created_at: string
   expires_at: string
+  /** A sign-in through a partner's provider waiting for this second step (migration 0040): the provider, its ID token. */
+  fournisseur_id: Generated<number | null>
+  id_token: Generated<string | null>
 }
 
 export interface OutboxTable {

@@ -36,11 +36,12 @@ export async function secondStep(
   context: AppLoadContext,
   formData: FormData,
   step: MfaStep & { code: string },
+  options: { federated?: boolean } = {},
 ) {
   const { challenge, code } = step
   if (code.trim() === '') return stepAgain(formData, step, { key: 'validation.required' })
   const result = await read(publicApi(request, context).rest.public.bd.login.mfa.$post({ json: { challenge, code } }))
-  if (result.ok) return signedIn(request, context, result.data, formData)
+  if (result.ok) return signedIn(request, context, result.data, formData, options)
   if (result.error.businessCode === 'MFA_CODE_INVALID' || result.error.businessCode === 'VALIDATION_FAILED') {
     return stepAgain(formData, step, { key: 'errors.MFA_CODE_INVALID' })
   }
@@ -61,13 +62,19 @@ export function backToPassword(identifiant: string, message: Message) {
  * second step (`challenge`): a verified one signs in; a refused one says so where it was asked — the
  * second step again while its challenge lives, else the sign-in form.
  */
-export async function passkeyStep(request: Request, context: AppLoadContext, formData: FormData, step: MfaStep) {
+export async function passkeyStep(
+  request: Request,
+  context: AppLoadContext,
+  formData: FormData,
+  step: MfaStep,
+  options: { federated?: boolean } = {},
+) {
   const reponse = webauthnAnswer<PasskeyLogin['reponse']>(formData)
   const invalid: Message = { key: 'errors.PASSKEY_INVALID' }
   if (!reponse) return step.challenge ? stepAgain(formData, step, invalid) : backToPassword(step.identifiant, invalid)
   const json = step.challenge ? { reponse, challenge: step.challenge } : { reponse }
   const result = await read(publicApi(request, context).rest.public.bd.login.passkey.$post({ json }))
-  if (result.ok) return signedIn(request, context, result.data, formData)
+  if (result.ok) return signedIn(request, context, result.data, formData, options)
   const refused = result.error.businessCode === 'PASSKEY_INVALID' || result.error.businessCode === 'VALIDATION_FAILED'
   if (step.challenge && refused) return stepAgain(formData, step, invalid)
   return backToPassword(step.identifiant, refused ? invalid : loginMessage(result))

@@ -1,3 +1,5 @@
+import { decodeBase32IgnorePadding } from '@oslojs/encoding'
+import { generateTOTP } from '@oslojs/otp'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { api, okBody } from '../client'
 import {
@@ -224,6 +226,19 @@ describe('a subsidiary staff member (RATTACHER)', () => {
       .execute()
     const asked = await expectError(await federatedSignIn(subsidiary.id, member.sub), 403, 'MFA_REQUIRED')
     expect(asked.attributs[0]).toMatchObject({ methodes: ['totp'] })
+    // The portal's step done, the session is the provider's: its sign-out, its entry in the history.
+    const { challenge } = asked.attributs[0] as { challenge: string }
+    const code = generateTOTP(decodeBase32IgnorePadding('JBSWY3DPEHPK3PXP'), 30, 6)
+    const stepped = await post('/rest/public/bd/login/mfa', { challenge, code })
+    expect(stepped.status).toBe(200)
+    const { jwt } = (await stepped.json()) as { jwt: { accessToken: string } }
+    expect((await okBody(api(jwt.accessToken).rest.bd.session.fournisseur.$get())).nom).toBe('Filiale Sud')
+    expect((await entriesOf(member.id)).at(-1)).toMatchObject({ nom_log: 'CONNEXION', commentaire: 'via Filiale Sud' })
+    await db()
+      .updateTable('refresh_token')
+      .set({ revoked_at: new Date().toISOString() })
+      .where('utilisateur_id', '=', member.id)
+      .execute()
     // Trusted (Filiale Sud is) and the provider says a second factor was used: signed in as with two.
     expect((await federatedSignIn(subsidiary.id, member.sub, { amr: 'pwd mfa' })).status).toBe(200)
     const session = await db()

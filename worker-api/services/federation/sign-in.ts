@@ -489,7 +489,10 @@ async function signInLinked(
   if (secondFactor) {
     // The portal's own second step, as after a password (its session then opens as any second step's).
     const pendingWrites = Object.values(writes).filter((write) => write !== null)
-    throw await secondStep(ctx, row.id, row.login.toLowerCase(), methodsOf(row), pendingWrites)
+    throw await secondStep(ctx, row.id, row.login.toLowerCase(), methodsOf(row), pendingWrites, {
+      fournisseurId: provider.id,
+      idToken: identity.idToken,
+    })
   }
   const method = provider.confiance_mfa && identity.mfa ? 'SECOND_FACTEUR' : 'MOT_DE_PASSE'
   const session = await openSession(ctx, row, row.login.toLowerCase(), now, method, `via ${provider.nom}`)

@@ -25,7 +25,7 @@ import {
   transportsOf,
   webauthnChallenge,
 } from './passkeys'
-import { challengeInvalid, openSession, type SignedIn } from './password-sign-in'
+import { challengeInvalid, federatedSession, federatedStep, openSession, type SignedIn } from './password-sign-in'
 
 /** A sign-in's LOGIN challenge (after the right password) that still lives, in SQL. */
 const liveLogin = (hash: string, now: string) =>
@@ -116,7 +116,15 @@ export async function passkeyLogin(ctx: Ctx, input: PasskeyLogin): Promise<Signe
     login: loginHash
       ? db
           .selectFrom('mfa_challenge')
-          .select(['identifier', 'utilisateur_id', 'expires_at'])
+          .leftJoin('fournisseur', 'fournisseur.id', 'mfa_challenge.fournisseur_id')
+          .select([
+            'identifier',
+            'utilisateur_id',
+            'expires_at',
+            'fournisseur_id',
+            'id_token',
+            'fournisseur.nom as fournisseur_nom',
+          ])
           .where('hash', '=', loginHash)
           .where('purpose', '=', 'LOGIN')
       : null,
@@ -187,7 +195,15 @@ export async function passkeyLogin(ctx: Ctx, input: PasskeyLogin): Promise<Signe
   if (!sameDomain(row.domain, ctx.request.origin)) throw await refused(unauthorizedDomain())
 
   const counter = verified.authenticationInfo.newCounter
-  const session = await openSession(ctx, row, login?.identifier ?? row.login.toLowerCase(), now, 'CLE_ACCES')
+  const via = login ? federatedStep(login) : null
+  const session = await openSession(
+    ctx,
+    row,
+    login?.identifier ?? row.login.toLowerCase(),
+    now,
+    'CLE_ACCES',
+    via?.commentaire ?? null,
+  )
   const written = await namedBatch(ctx.d1, {
     spent: spendChallenge(db, hash, 'PASSKEY_LOGIN', nowIso),
     // An authenticator that counts must count on: an answer replayed, or cloned, does not pass.
@@ -206,6 +222,7 @@ export async function passkeyLogin(ctx: Ctx, input: PasskeyLogin): Promise<Signe
           .where(sql<SqlBool>`changes() = 1`)
       : null,
     ...session.statements(sql<SqlBool>`changes() = 1`),
+    federated: via ? federatedSession(db, via, session, now) : null,
     // Mails sent later speak the language the user signs in with.
     language:
       row.langue === ctx.request.language

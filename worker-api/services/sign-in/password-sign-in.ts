@@ -114,6 +114,8 @@ export async function secondStep(
   identifier: string,
   methods: MfaMethod[],
   writes: Compilable[],
+  /** A sign-in through a partner's provider: the session the step opens is that provider's. */
+  federation: { fournisseurId: number; idToken: string } | null = null,
 ) {
   const db = ctx.db
   const challenge = randomToken()
@@ -129,6 +131,8 @@ export async function secondStep(
       webauthn: null,
       created_at: now.toISOString(),
       expires_at: expiration,
+      fournisseur_id: federation?.fournisseurId ?? null,
+      id_token: federation?.idToken ?? null,
     }),
     db
       .updateTable('login_attempt')
@@ -187,6 +191,39 @@ export async function openSession(
   }
 }
 
+/** The provider a second step follows, as its challenge keeps it (a sign-in through a partner's provider). */
+export function federatedStep(challenge: {
+  fournisseur_id: number | null
+  id_token: string | null
+  fournisseur_nom: string | null
+}) {
+  if (challenge.fournisseur_id === null || challenge.id_token === null) return null
+  return {
+    fournisseurId: challenge.fournisseur_id,
+    idToken: challenge.id_token,
+    commentaire: `via ${challenge.fournisseur_nom ?? ''}`,
+  }
+}
+
+/** The session a second step opens, recorded as its provider's: written only once the session is. */
+export const federatedSession = (
+  db: DB,
+  via: { fournisseurId: number; idToken: string },
+  session: { familyId: string; tokenHash: string },
+  now: Date,
+) =>
+  insertWhen(
+    db,
+    'session_fournisseur',
+    {
+      family_id: session.familyId,
+      fournisseur_id: via.fournisseurId,
+      id_token: via.idToken,
+      created_at: now.toISOString(),
+    },
+    db.selectFrom('refresh_token').select('id').where('token_hash', '=', session.tokenHash),
+  )
+
 /** A live sign-in challenge, in SQL. */
 const liveChallenge = (hash: string, now: string) =>
   sql<SqlBool>`exists (select 1 from mfa_challenge where hash = ${hash} and purpose = 'LOGIN' and expires_at > ${now})`
@@ -212,7 +249,8 @@ export async function loginMfa(ctx: Ctx, input: LoginMfaInput): Promise<SignedIn
   const read = await namedBatch(ctx.d1, {
     challenge: db
       .selectFrom('mfa_challenge')
-      .select(['identifier', 'expires_at'])
+      .leftJoin('fournisseur', 'fournisseur.id', 'mfa_challenge.fournisseur_id')
+      .select(['identifier', 'expires_at', 'fournisseur_id', 'id_token', 'fournisseur.nom as fournisseur_nom'])
       .where('hash', '=', hash)
       .where('purpose', '=', 'LOGIN'),
     ...attempt.statements,
@@ -248,11 +286,13 @@ export async function loginMfa(ctx: Ctx, input: LoginMfaInput): Promise<SignedIn
     if (Number(read.claim?.results[0]?.failures ?? 0) > FREE_FAILURES) await dropChallenge()
     throw mfaCodeInvalid()
   }
-  const session = await openSession(ctx, row, challenge.identifier, now, 'SECOND_FACTEUR')
+  const via = federatedStep(challenge)
+  const session = await openSession(ctx, row, challenge.identifier, now, 'SECOND_FACTEUR', via?.commentaire ?? null)
   const written = await namedBatch(ctx.d1, {
     spent: spend,
     challenge: db.deleteFrom('mfa_challenge').where('hash', '=', hash).where(sql<SqlBool>`changes() = 1`),
     ...session.statements(sql<SqlBool>`changes() = 1`),
+    federated: via ? federatedSession(db, via, session, now) : null,
   })
   if ((written.opened?.meta.changes ?? 0) === 0) throw mfaCodeInvalid()
   return { user: toUser(row, postesFrom(row.postes, today), false), jwt: await session.tokens() }
