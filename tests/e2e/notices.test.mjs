@@ -39,6 +39,15 @@ const covered = (page, scope) =>
         if (!control.checkVisibility() || box.width < 2 || box.height < 2) continue
         const [x, y] = [box.left + box.width / 2, box.top + box.height / 2]
         if (x < 0 || y < 0 || x > window.innerWidth || y > window.innerHeight) continue
+        // Scrolled out of a scrolling box (the sidebar's menu, which ends above the notice): hidden by the box, reached
+        // by scrolling it, not under the notice.
+        let clipped = false
+        for (let box = control.parentElement; box && !clipped; box = box.parentElement) {
+          if (!/(auto|scroll|hidden)/.test(getComputedStyle(box).overflowY)) continue
+          const edges = box.getBoundingClientRect()
+          clipped = y < edges.top || y > edges.bottom
+        }
+        if (clipped) continue
         const top = document.elementFromPoint(x, y)
         if (top?.closest('[data-sonner-toaster]')) {
           found.push((control.getAttribute('aria-label') || control.textContent || control.tagName).trim())
