@@ -18,9 +18,18 @@ import Provider from 'oidc-provider'
 export const UPSTREAM_CLIENT_SECRET = 'secret-du-portail-chez-le-fournisseur-de-test'
 
 /**
- * @param {{ redirectUris: string[], postLogoutRedirectUris?: string[], portalJwks: { keys: object[] }, unref?: boolean }} options
+ * `codeSeconds` and `unbounded`: how long an authorization code lives, and a storage that keeps every code until it
+ * expires (oidc-provider's own keeps its last 1000 entries), for a benchmark that prepares thousands of answers ahead.
+ * @param {{ redirectUris: string[], postLogoutRedirectUris?: string[], portalJwks: { keys: object[] }, unref?: boolean, codeSeconds?: number, unbounded?: boolean }} options
  */
-export async function startUpstreamProvider({ redirectUris, postLogoutRedirectUris = [], portalJwks, unref = false }) {
+export async function startUpstreamProvider({
+  redirectUris,
+  postLogoutRedirectUris = [],
+  portalJwks,
+  unref = false,
+  codeSeconds = 60,
+  unbounded = false,
+}) {
   const accounts = new Map()
   let armed = null
   const attacker = await generateKeyPair('RS256')
@@ -86,7 +95,15 @@ export async function startUpstreamProvider({ redirectUris, postLogoutRedirectUr
     },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     cookies: { keys: ['upstream-provider-tests-only'] },
-    ttl: { Session: 3600, Interaction: 600, Grant: 3600, IdToken: 300, AccessToken: 300, AuthorizationCode: 60 },
+    ...(unbounded ? { adapter: unboundedAdapter() } : {}),
+    ttl: {
+      Session: 3600,
+      Interaction: 600,
+      Grant: 3600,
+      IdToken: 300,
+      AccessToken: 300,
+      AuthorizationCode: codeSeconds,
+    },
   })
   provider.proxy = false
 
@@ -162,6 +179,56 @@ export async function startUpstreamProvider({ redirectUris, postLogoutRedirectUr
     issuer,
     provider,
     close: () => new Promise((resolve) => server.close(resolve)),
+  }
+}
+
+/** oidc-provider's storage in a Map with no bound on its size; an entry is forgotten when it expires. */
+function unboundedAdapter() {
+  const entries = new Map()
+  const index = new Map()
+  return class UnboundedAdapter {
+    constructor(model) {
+      this.model = model
+    }
+    key(id) {
+      return `${this.model}:${id}`
+    }
+    async upsert(id, payload, expiresIn) {
+      entries.set(this.key(id), { payload, expiresAt: expiresIn ? Date.now() + expiresIn * 1000 : Infinity })
+      if (payload.uid) index.set(`${this.model}:uid:${payload.uid}`, id)
+      if (payload.userCode) index.set(`${this.model}:userCode:${payload.userCode}`, id)
+      if (payload.grantId) {
+        const members = index.get(`grant:${payload.grantId}`) ?? new Set()
+        index.set(`grant:${payload.grantId}`, members.add(this.key(id)))
+      }
+    }
+    async find(id) {
+      const entry = entries.get(this.key(id))
+      if (!entry || entry.expiresAt <= Date.now()) {
+        entries.delete(this.key(id))
+        return undefined
+      }
+      return entry.payload
+    }
+    async findByUid(uid) {
+      const id = index.get(`${this.model}:uid:${uid}`)
+      return id ? this.find(id) : undefined
+    }
+    async findByUserCode(userCode) {
+      const id = index.get(`${this.model}:userCode:${userCode}`)
+      return id ? this.find(id) : undefined
+    }
+    async consume(id) {
+      const entry = entries.get(this.key(id))
+      if (entry) entry.payload.consumed = Math.floor(Date.now() / 1000)
+    }
+    async destroy(id) {
+      entries.delete(this.key(id))
+    }
+    async revokeByGrantId(grantId) {
+      for (const key of index.get(`grant:${grantId}`) ?? []) entries.delete(key)
+      index.delete(`grant:${grantId}`)
+    }
   }
 }
 

@@ -52,8 +52,11 @@ export function benchClient({ base, api, connections, duration }) {
       .join('; ')
   }
 
-  /** Drives `url` with autocannon; `requests` (autocannon's form) for bodies that change per request. */
-  async function load(url, { method = 'GET', headers = {}, body, requests, seconds = duration } = {}) {
+  /**
+   * Drives `url` with autocannon; `requests` (autocannon's form) for bodies that change per request; `amount` requests
+   * in all instead of `seconds` when each is prepared beforehand and spent once.
+   */
+  async function load(url, { method = 'GET', headers = {}, body, requests, seconds = duration, amount } = {}) {
     // The first refused answer, to say what the errors were.
     let firstRefusal = null
     const watched = (requests ?? [{}]).map((request) => ({
@@ -72,7 +75,7 @@ export function benchClient({ base, api, connections, duration }) {
       body,
       requests: watched,
       connections,
-      duration: seconds,
+      ...(amount ? { amount } : { duration: seconds }),
       timeout: 30,
     })
     const refused = Object.entries(result.statusCodeStats ?? {}).filter(([code]) => !code.startsWith('2'))

@@ -2,6 +2,13 @@
 // reads they would change; the references first, measured in the same run to compare against.
 import { selected } from './context.mjs'
 import { admin, agent } from './database.mjs'
+import {
+  benchFederatedUser,
+  directTokenRequests,
+  providerAnswers,
+  registerBenchProvider,
+  startBenchUpstream,
+} from './federation.mjs'
 import { exportFigures, HISTORY_MONTH, HISTORY_YEAR, historyQuery } from './history.mjs'
 import { benchServiceAccount, clientCredentialsRequest, serviceToken } from './machines.mjs'
 import { movingFigures } from './moving.mjs'
@@ -19,6 +26,9 @@ const LARGE_SAMPLE_USER = 150002
  * runtime: their rows head the table and the scenarios' ratios divide by them. A bare Remix page
  * (reference-page.js) shows what the stack itself leaves of the floor to a server-rendered page.
  */
+/** The provider's answers the callback's scenario sends, each once. */
+const FEDERATION_ANSWERS = 3000
+
 /** How long a scenario of one request warms the freshly started portal before it is measured. */
 const WARMUP_SECONDS = 2
 
@@ -107,8 +117,8 @@ export async function runScenarios(ctx, { persistTo, scratch, servers, client, b
     if (!selected(options, name)) return
     const { child } = await startPortal()
     try {
-      const { url, init = {}, run, warm, own } = await prepare()
-      const statements = url ? await statementsOf(url, init) : null
+      const { url, init = {}, run, warm, own, statements: counted } = await prepare()
+      const statements = counted ?? (url ? await statementsOf(url, init) : null)
       if (url) await load(url, { ...init, seconds: WARMUP_SECONDS })
       if (warm) await warm(WARMUP_SECONDS)
       const result = run ? await run() : await load(url, init)
@@ -511,6 +521,51 @@ export async function runScenarios(ctx, { persistTo, scratch, servers, client, b
       }
     },
   )
+  const federation =
+    'POST rest/public/bd/fournisseur/retour (a partner provider’s answer: code exchanged, ID token checked, signed in)'
+  if (selected(options, federation)) {
+    // A partner's employee signing in with their company's account, as every sign-in after the first: the code
+    // exchanged at the provider's token endpoint (oidc-provider, a process of its own on this machine), the ID token
+    // checked against its keys, the linked user's session opened. Each answer is spent once: all are made before the
+    // run, which sends each once (a number of requests, not a duration).
+    benchFederatedUser(persistTo)
+    const upstream = await startBenchUpstream(base)
+    try {
+      await scenario(federation, 'write', async () => {
+        const root = await login(admin.login, admin.password)
+        const id = await registerBenchProvider(api, root.jwt.accessToken, upstream.issuer)
+        const warmCount = 10 * connections
+        const answers = await providerAnswers(api, id, 1 + warmCount + FEDERATION_ANSWERS)
+        const headers = { 'Content-Type': 'application/json' }
+        const url = `${api}/public/bd/fournisseur/retour`
+        const statements = await statementsOf(url, { method: 'POST', headers, body: JSON.stringify(answers[0]) })
+        let next = 1
+        const requests = [
+          {
+            method: 'POST',
+            headers,
+            setupRequest: (request) => ({ ...request, body: JSON.stringify(answers[next++]) }),
+          },
+        ]
+        return {
+          statements,
+          warm: () => load(url, { requests, amount: warmCount }),
+          run: () => load(url, { requests, amount: FEDERATION_ANSWERS }),
+        }
+      })
+      // What the callback waits on, measured alone with no portal running: its floor of its own.
+      const requests = await directTokenRequests(base, upstream.issuer, FEDERATION_ANSWERS)
+      const alone = await load(`${upstream.issuer}/token`, { requests, amount: FEDERATION_ANSWERS })
+      rows.push({
+        name: 'reference: the partner provider’s token endpoint alone (oidc-provider on Node, a code each)',
+        kind: 'reference',
+        statements: 0,
+        ...alone,
+      })
+    } finally {
+      upstream.child.kill()
+    }
+  }
   await scenario('GET oidc/userinfo (profile, email and current posts)', 'read', async () => {
     const [session] = await oidcSessions(1)
     return {

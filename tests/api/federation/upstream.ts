@@ -1,5 +1,6 @@
 import { env } from 'cloudflare:test'
 import type { FournisseurInput } from '../../../worker-api/contract/federation/providers'
+import { atProvider } from '../../upstream-browser.mjs'
 import { api, okBody } from '../client'
 import { post } from '../helpers'
 
@@ -7,6 +8,8 @@ import { post } from '../helpers'
  * The partners' identity providers the API tests run against (tests/upstream-provider.mjs: panva's oidc-provider on
  * this machine), and a person signing in there: the browser's part of the code flow, done with fetch.
  */
+
+export { atProvider }
 
 export const [UPSTREAM, OTHER_UPSTREAM] = env.TEST_UPSTREAM_ISSUERS
 export const UPSTREAM_SECRET = 'secret-du-portail-chez-le-fournisseur-de-test'
@@ -45,40 +48,6 @@ export const providerDraft = (overrides: Partial<FournisseurInput> = {}): Fourni
 
 export const registeredProvider = (rootToken: string, overrides: Partial<FournisseurInput> = {}) =>
   okBody(api(rootToken).rest.bd.fournisseur.$post({ json: providerDraft(overrides) }), 201)
-
-/**
- * The person at the provider: follows the authorization request, signs in as `sub` on the provider's page (with the
- * factors `amr`), and answers the parameters the provider sends the browser back with (code, state, iss…).
- */
-export async function atProvider(authorizationUrl: string, sub: string, amr = 'pwd'): Promise<URLSearchParams> {
-  const jar = new Map<string, string>()
-  const go = async (url: string, init: RequestInit = {}) => {
-    const headers = new Headers(init.headers)
-    if (jar.size > 0) headers.set('cookie', [...jar].map(([name, value]) => `${name}=${value}`).join('; '))
-    const response = await fetch(url, { ...init, headers, redirect: 'manual' })
-    for (const cookie of response.headers.getSetCookie()) {
-      const [pair = ''] = cookie.split(';')
-      const at = pair.indexOf('=')
-      jar.set(pair.slice(0, at), pair.slice(at + 1))
-    }
-    await response.body?.cancel()
-    return response
-  }
-  const base = new URL(authorizationUrl).origin
-  let response = await go(authorizationUrl)
-  let location = new URL(response.headers.get('location') ?? '', base)
-  response = await go(location.href, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ sub, amr }).toString(),
-  })
-  for (let hops = 0; hops < 10 && response.status >= 300 && response.status < 400; hops++) {
-    location = new URL(response.headers.get('location') ?? '', base)
-    if (location.origin !== base) return location.searchParams
-    response = await go(location.href)
-  }
-  throw new Error(`The provider did not send the browser back (${response.status})`)
-}
 
 /** A browser's binding value (its cookie's): any random 32+ characters. */
 export const browserValue = () => `navigateur-${crypto.randomUUID()}`
