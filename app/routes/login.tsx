@@ -6,17 +6,23 @@ import { CAPTCHA_REQUIRED, captchaMessage, captchaPayload } from '~/features/sig
 import { captchaSetup } from '~/features/sign-in/captcha.server'
 import { LoginForm, SignedInAlready } from '~/features/sign-in/login-form'
 import { LoginSecondStep } from '~/features/sign-in/login-second-step'
-import { passkeyStep, secondStep, secondStepOf, signedIn } from '~/features/sign-in/sign-in-steps.server'
+import {
+  mfaStepIntent,
+  passkeyStep,
+  passkeyStepIntent,
+  secondStep,
+  secondStepOf,
+  signedIn,
+} from '~/features/sign-in/sign-in-steps.server'
 import { publicApi, read } from '~/lib/api.server'
 import { loginMessage, type Message } from '~/lib/api-errors'
 import { endSession, hasSession, liveSessionUser } from '~/lib/auth.server'
-import { formReply, intentOf, readForm, replyTo, textField } from '~/lib/form.server'
+import { formReply, intentOf, readForm, replyTo } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { afterLogin } from '~/lib/safe-redirect'
 import { getSession, LOGIN_END_PARAM } from '~/lib/session.server'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { loginFormSchema, type SessionEndReason } from '../../worker-api/contract/sign-in/auth'
-import { MFA_METHODS, type MfaMethod } from '../../worker-api/contract/sign-in/mfa'
 
 export const meta = titleMeta
 
@@ -79,15 +85,6 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   return data({ signedInAs: null, form, title }, { headers: setCookie ? { 'Set-Cookie': setCookie } : undefined })
 }
 
-/** A step of a sign-in as its forms carry it back: its challenge, the identifier, the methods offered. */
-const stepFields = {
-  challenge: textField(100),
-  identifiant: textField(100),
-  methodes: textField(100).transform((value) =>
-    value.split(',').filter((method): method is MfaMethod => (MFA_METHODS as readonly string[]).includes(method)),
-  ),
-}
-
 /**
  * The page's forms: the password (the main one, no `intent`), "continue as …" (the loader's offer),
  * the second step's code, and a passkey's answer (passwordless, or as the second step).
@@ -95,8 +92,8 @@ const stepFields = {
 const loginIntents = z.discriminatedUnion('intent', [
   z.object({ intent: z.literal('login') }),
   z.object({ intent: z.literal('continue') }),
-  z.object({ intent: z.literal('mfa'), ...stepFields, code: textField(40) }),
-  z.object({ intent: z.literal('passkey'), ...stepFields }),
+  mfaStepIntent,
+  passkeyStepIntent,
 ])
 
 export async function action({ request, context }: ActionFunctionArgs) {

@@ -8,13 +8,19 @@ import { LanguageSwitch } from '~/components/language-switch'
 import { Alert } from '~/components/ui/alert'
 import { bindingOf, spentBinding } from '~/features/federation/binding.server'
 import { LoginSecondStep, type MfaStep } from '~/features/sign-in/login-second-step'
-import { passkeyStep, secondStep, secondStepOf, signedIn } from '~/features/sign-in/sign-in-steps.server'
+import {
+  mfaStepIntent,
+  passkeyStep,
+  passkeyStepIntent,
+  secondStep,
+  secondStepOf,
+  signedIn,
+} from '~/features/sign-in/sign-in-steps.server'
 import { publicApi, read } from '~/lib/api.server'
 import { loginMessage, type Message } from '~/lib/api-errors'
-import { intentOf, readForm, textField } from '~/lib/form.server'
+import { intentOf, readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { pageTitle, titleMeta } from '~/lib/title'
-import { MFA_METHODS, type MfaMethod } from '../../worker-api/contract/sign-in/mfa'
 
 export const meta = titleMeta
 
@@ -54,19 +60,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   return refused(loginMessage(result))
 }
 
-const stepFields = {
-  challenge: textField(100),
-  identifiant: textField(100),
-  methodes: textField(100).transform((value) =>
-    value.split(',').filter((method): method is MfaMethod => (MFA_METHODS as readonly string[]).includes(method)),
-  ),
-}
-
 /** The portal's second step after the provider (a code, or a passkey), as on the sign-in page. */
-const stepIntents = z.discriminatedUnion('intent', [
-  z.object({ intent: z.literal('mfa'), ...stepFields, code: textField(40) }),
-  z.object({ intent: z.literal('passkey'), ...stepFields }),
-])
+const stepIntents = z.discriminatedUnion('intent', [mfaStepIntent, passkeyStepIntent])
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const formData = await readForm(request)

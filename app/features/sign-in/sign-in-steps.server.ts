@@ -1,19 +1,33 @@
 import { parseWithZod } from '@conform-to/zod/v4'
 import { type AppLoadContext, redirect } from '@remix-run/cloudflare'
+import { z } from 'zod'
 import { publicApi, read } from '~/lib/api.server'
 import { type Failure, loginMessage, type Message } from '~/lib/api-errors'
-import { formReply, replyTo } from '~/lib/form.server'
+import { formReply, replyTo, textField } from '~/lib/form.server'
 import { afterLogin } from '~/lib/safe-redirect'
 import { getSession } from '~/lib/session.server'
 import { toastHeaders } from '~/lib/toast.server'
 import { loginFormSchema } from '../../../worker-api/contract/sign-in/auth'
-import type { MfaChallenge } from '../../../worker-api/contract/sign-in/mfa'
+import { MFA_METHODS, type MfaChallenge, type MfaMethod } from '../../../worker-api/contract/sign-in/mfa'
 import type { PasskeyLogin } from '../../../worker-api/contract/sign-in/passkeys'
 import type { MfaStep } from './login-second-step'
 import { webauthnAnswer } from './second-factor.server'
 
 // The steps of a sign-in after the password (/login's action): the second factor's code, a passkey's answer, and the
 // session a sign-in the API accepted opens.
+
+/** A step of a sign-in as its forms carry it back: its challenge, the identifier, the methods offered. */
+const stepFields = {
+  challenge: textField(100),
+  identifiant: textField(100),
+  methodes: textField(100).transform((value) =>
+    value.split(',').filter((method): method is MfaMethod => (MFA_METHODS as readonly string[]).includes(method)),
+  ),
+}
+
+/** The second step's forms, on the sign-in page and after a partner's provider: a code, or a passkey's answer. */
+export const mfaStepIntent = z.object({ intent: z.literal('mfa'), ...stepFields, code: textField(40) })
+export const passkeyStepIntent = z.object({ intent: z.literal('passkey'), ...stepFields })
 
 /** What 403 MFA_REQUIRED asks for: the second step's form. */
 export function secondStepOf(result: Failure, identifiant: string): MfaStep | null {

@@ -224,13 +224,25 @@ describe('a subsidiary staff member (RATTACHER)', () => {
         pending_created_at: null,
       })
       .execute()
+    const lastSignIn = async () =>
+      (
+        await db()
+          .selectFrom('lien_fournisseur')
+          .select('derniere_connexion')
+          .where('utilisateur_id', '=', member.id)
+          .executeTakeFirstOrThrow()
+      ).derniere_connexion
     const asked = await expectError(await federatedSignIn(subsidiary.id, member.sub), 403, 'MFA_REQUIRED')
     expect(asked.attributs[0]).toMatchObject({ methodes: ['totp'] })
+    // Attached, but not signed in yet: the link's last sign-in waits for the portal's step.
+    expect(await lastSignIn()).toBeNull()
     // The portal's step done, the session is the provider's: its sign-out, its entry in the history.
     const { challenge } = asked.attributs[0] as { challenge: string }
     const code = generateTOTP(decodeBase32IgnorePadding('JBSWY3DPEHPK3PXP'), 30, 6)
     const stepped = await post('/rest/public/bd/login/mfa', { challenge, code })
     expect(stepped.status).toBe(200)
+    const stepAt = await lastSignIn()
+    expect(stepAt).not.toBeNull()
     const { jwt } = (await stepped.json()) as { jwt: { accessToken: string } }
     expect((await okBody(api(jwt.accessToken).rest.bd.session.fournisseur.$get())).nom).toBe('Filiale Sud')
     expect((await entriesOf(member.id)).at(-1)).toMatchObject({ nom_log: 'CONNEXION', commentaire: 'via Filiale Sud' })
@@ -241,6 +253,7 @@ describe('a subsidiary staff member (RATTACHER)', () => {
       .execute()
     // Trusted (Filiale Sud is) and the provider says a second factor was used: signed in as with two.
     expect((await federatedSignIn(subsidiary.id, member.sub, { amr: 'pwd mfa' })).status).toBe(200)
+    expect(Date.parse((await lastSignIn()) ?? '')).toBeGreaterThan(Date.parse(stepAt ?? ''))
     const session = await db()
       .selectFrom('refresh_token')
       .select('methode')

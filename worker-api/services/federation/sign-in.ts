@@ -2,26 +2,32 @@ import { type SqlBool, sql } from 'kysely'
 import * as oauth from 'oauth4webapi'
 import { todayIso } from '../../contract/dates'
 import {
-  FEDERATION_CALLBACK_PATH,
   FEDERATION_STATE_SECONDS,
   type FederationFinish,
   type FederationStart,
   type ProvidersFor,
 } from '../../contract/federation/sign-in'
-import { type DB, insertWhen, namedBatch } from '../../db/client'
+import { insertWhen, namedBatch } from '../../db/client'
 import type { UtilisateurRow } from '../../db/schema'
-import { randomToken, sha256Hex } from '../../lib/crypto'
+import { sha256Hex } from '../../lib/crypto'
 import { sameDomain } from '../../lib/domain'
 import { BusinessError } from '../../lib/errors'
-import { signingKey } from '../../lib/oidc-keys'
 import type { Ctx } from '../../lib/types'
 import { unauthorizedDomain } from '../core/actor'
 import { logEntry } from '../core/audit'
 import { clientCounter } from '../core/rate-limit'
-import { pendingMail, postesColumn, postesFrom, toUser } from '../core/users'
-import { methodsOf, openSession, type SignedIn, secondStep } from '../sign-in/password-sign-in'
-import { type ProviderMetadata, providerRequest, unreachable } from './discovery'
-import { openSecret } from './secret'
+import { postesFrom, toUser } from '../core/users'
+import { pendingUserInsert } from '../organisation/registration'
+import { methodsOf, openSession, type SignedIn, secondStep, signInUserSelect } from '../sign-in/password-sign-in'
+import type { ProviderMetadata } from './discovery'
+import {
+  callbackUri,
+  exchange,
+  type ProviderRow,
+  providerColumns,
+  signInFailed,
+  type UpstreamIdentity,
+} from './exchange'
 
 /**
  * A sign-in through a partner's OpenID Connect provider (issue 63): the code flow with PKCE, `state` and `nonce`, the
@@ -31,12 +37,6 @@ import { openSecret } from './secret'
  */
 
 const rateLimit = (ctx: Ctx) => Number(ctx.env.LOGIN_RATE_PER_MINUTE ?? 30)
-
-/** The redirect URI of the portal's origin. */
-export const callbackUri = (origin: string) => `${origin}${FEDERATION_CALLBACK_PATH}`
-
-export const signInFailed = (reason: string) =>
-  new BusinessError('IDP_SIGN_IN_FAILED', 400, `The sign-in through the identity provider failed: ${reason}`, [reason])
 
 /** The domain of an address, lowercase; null when it has none. */
 const domainOf = (mail: string | undefined) => {
@@ -80,38 +80,6 @@ export async function providersFor(ctx: Ctx, mail: string | undefined): Promise<
 }
 
 /** A provider row as a sign-in reads it. */
-type ProviderRow = {
-  id: number
-  nom: string
-  issuer: string
-  client_id: string
-  authentification: 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt'
-  secret_scelle: string | null
-  scopes: string
-  premiere_connexion: 'RATTACHER' | 'INSCRIRE' | 'REFUSER'
-  structure_id: number | null
-  confiance_mfa: number
-  actif: number
-  metadata: string
-  jwks: string | null
-}
-
-const providerColumns = [
-  'f.id',
-  'f.nom',
-  'f.issuer',
-  'f.client_id',
-  'f.authentification',
-  'f.secret_scelle',
-  'f.scopes',
-  'f.premiere_connexion',
-  'f.structure_id',
-  'f.confiance_mfa',
-  'f.actif',
-  'f.metadata',
-  'f.jwks',
-] as const
-
 /**
  * POST rest/public/bd/fournisseur/{id}/debut: a sign-in at an active provider, its state (kept hashed, used once),
  * bound to the browser's cookie value and to this provider, with its PKCE verifier and nonce; the authorization
@@ -168,113 +136,6 @@ export async function startFederatedSignIn(ctx: Ctx, id: number, input: Federati
   return { url: url.href }
 }
 
-/** How the portal proves itself at the provider's token endpoint. */
-async function clientAuthOf(ctx: Ctx, provider: ProviderRow): Promise<oauth.ClientAuth> {
-  if (provider.authentification === 'private_key_jwt') {
-    if (!ctx.env.OIDC_SIGNING_KEY) throw signInFailed('the portal has no signing key')
-    const { key, kid } = await signingKey(ctx.env.OIDC_SIGNING_KEY)
-    return oauth.PrivateKeyJwt({ key, kid })
-  }
-  const secret = provider.secret_scelle
-    ? await openSecret(ctx.env, provider.issuer, provider.client_id, provider.secret_scelle)
-    : null
-  if (secret === null) throw signInFailed('the client secret cannot be read')
-  return provider.authentification === 'client_secret_post'
-    ? oauth.ClientSecretPost(secret)
-    : oauth.ClientSecretBasic(secret)
-}
-
-/** What the ID token says of the person. */
-export type UpstreamIdentity = {
-  sub: string
-  email: string | null
-  emailVerified: boolean
-  nom: string
-  prenom: string
-  /** Whether the provider says the person used a second factor (amr `mfa`, or an acr naming it). */
-  mfa: boolean
-  idToken: string
-}
-
-/**
- * The code exchanged and the ID token checked: oauth4webapi checks the `iss` of the answer (RFC 9207) when the
- * provider sends one, the token's issuer, audience, expiry and nonce; its signature is checked against the provider's
- * JWKS (kept in D1 between sign-ins, fetched again for a key it does not hold). Any failure: 400 IDP_SIGN_IN_FAILED.
- */
-async function exchange(
-  ctx: Ctx,
-  provider: ProviderRow,
-  pending: { verifier: string; nonce: string },
-  input: FederationFinish,
-  cache: oauth.JWKSCacheInput,
-): Promise<UpstreamIdentity> {
-  const metadata = JSON.parse(provider.metadata) as ProviderMetadata
-  const client: oauth.Client = { client_id: provider.client_id }
-  const answer = new URLSearchParams({ state: input.etat })
-  if (input.code !== undefined) answer.set('code', input.code)
-  if (input.iss !== undefined) answer.set('iss', input.iss)
-  let params: URLSearchParams
-  try {
-    params = oauth.validateAuthResponse(metadata, client, answer, input.etat)
-  } catch (error) {
-    throw signInFailed(error instanceof Error ? error.message : 'the answer is malformed')
-  }
-  const auth = await clientAuthOf(ctx, provider)
-  let response: Response
-  try {
-    response = await oauth.authorizationCodeGrantRequest(
-      metadata,
-      client,
-      auth,
-      params,
-      callbackUri(ctx.request.origin),
-      pending.verifier,
-      providerRequest(ctx.env),
-    )
-  } catch (error) {
-    throw signInFailed(unreachable(error))
-  }
-  let result: oauth.TokenEndpointResponse
-  try {
-    result = await oauth.processAuthorizationCodeResponse(metadata, client, response, {
-      expectedNonce: pending.nonce,
-      requireIdToken: true,
-    })
-    await oauth.validateApplicationLevelSignature(metadata, response, {
-      ...providerRequest(ctx.env),
-      [oauth.jwksCache]: cache,
-    })
-  } catch (error) {
-    throw signInFailed(refusal(error))
-  }
-  const claims = oauth.getValidatedIdTokenClaims(result)
-  if (!claims || typeof result.id_token !== 'string') throw signInFailed('no ID token')
-  const text = (value: unknown) => (typeof value === 'string' ? value.trim() : '')
-  const email = text(claims.email) || null
-  const amr = Array.isArray(claims.amr) ? claims.amr.map(String) : []
-  const name = text(claims.name)
-  return {
-    sub: claims.sub,
-    email: email?.toLowerCase() ?? null,
-    emailVerified: claims.email_verified === true,
-    nom: (text(claims.family_name) || name.split(' ').slice(1).join(' ') || email?.split('@')[0] || claims.sub).slice(
-      0,
-      50,
-    ),
-    prenom: (text(claims.given_name) || name.split(' ')[0] || '-').slice(0, 50),
-    mfa: amr.includes('mfa') || /mfa|multi|2fa/i.test(text(claims.acr)),
-    idToken: result.id_token,
-  }
-}
-
-/** Why a provider's answer was refused: the provider's own error when it sent one (RFC 6749 §5.2), else the check's. */
-function refusal(error: unknown): string {
-  if (error instanceof oauth.ResponseBodyError) {
-    return [error.error, error.error_description].filter(Boolean).join(': ')
-  }
-  return error instanceof Error ? error.message : 'the ID token does not verify'
-}
-
 export const registrationPending = () =>
   new BusinessError('IDP_REGISTRATION_PENDING', 403, 'The registration waits for an administrator')
 const firstSignInRefused = () =>
@@ -285,24 +146,6 @@ const linkConflict = () =>
   new BusinessError('IDP_LINK_CONFLICT', 409, 'This account is linked to another identity at this provider')
 
 type UserRow = UtilisateurRow & { postes: string | null; has_totp: number; has_passkey: number; has_codes: number }
-
-/** A user's columns as a sign-in reads them: the row, the posts, the second factors. */
-function userSelect(db: DB, today: string) {
-  return db
-    .selectFrom('utilisateur')
-    .selectAll()
-    .select(pendingMail)
-    .select(postesColumn(today))
-    .select([
-      sql<number>`exists (select 1 from mfa_totp t where t.utilisateur_id = utilisateur.id and t.secret is not null)`.as(
-        'has_totp',
-      ),
-      sql<number>`exists (select 1 from passkey p where p.utilisateur_id = utilisateur.id)`.as('has_passkey'),
-      sql<number>`exists (select 1 from mfa_recovery_code r where r.utilisateur_id = utilisateur.id and r.used_at is null)`.as(
-        'has_codes',
-      ),
-    ])
-}
 
 /**
  * POST rest/public/bd/fournisseur/retour: the provider's answer. The state is spent first (once, by the browser that
@@ -359,7 +202,7 @@ export async function finishFederatedSignIn(
   const mail = identity.email
   const mailDomain = domainOf(mail ?? undefined)
   const read = await namedBatch(ctx.d1, {
-    linked: userSelect(db, today).where(
+    linked: signInUserSelect(db, today).where(
       'id',
       '=',
       db
@@ -371,7 +214,7 @@ export async function finishFederatedSignIn(
     // Only a verified address of one of the provider's own domains may find a user to attach to or collide with.
     holder:
       mail && mailDomain
-        ? userSelect(db, today)
+        ? signInUserSelect(db, today)
             .select(
               sql<string | null>`(select l.sub from lien_fournisseur l where l.fournisseur_id = ${provider.id}
                 and l.utilisateur_id = utilisateur.id)`.as('linked_sub'),
@@ -432,6 +275,9 @@ async function signInLinked(
   if (!sameDomain(row.domain, ctx.request.origin)) throw unauthorizedDomain()
   const now = new Date()
   const nowIso = now.toISOString()
+  const secondFactor = (row.has_totp || row.has_passkey) && !(provider.confiance_mfa && identity.mfa)
+  // The link's last sign-in is the session's: after the portal's second step, written with it (federatedSession).
+  const signedInAt = secondFactor ? null : nowIso
   const link = attach
     ? insertWhen(
         db,
@@ -442,7 +288,7 @@ async function signInLinked(
           utilisateur_id: row.id,
           mail: identity.email,
           created_at: nowIso,
-          derniere_connexion: nowIso,
+          derniere_connexion: signedInAt,
         },
         // Still the address proved here, still no identity of this provider: two sign-ins at once attach one.
         db
@@ -454,12 +300,14 @@ async function signInLinked(
             sql<SqlBool>`not exists (select 1 from lien_fournisseur l where l.fournisseur_id = ${provider.id} and l.utilisateur_id = u.id)`,
           ),
       )
-    : db
-        .updateTable('lien_fournisseur')
-        .set({ derniere_connexion: nowIso })
-        .where('fournisseur_id', '=', provider.id)
-        .where('sub', '=', identity.sub)
-        .where('utilisateur_id', '=', row.id)
+    : signedInAt
+      ? db
+          .updateTable('lien_fournisseur')
+          .set({ derniere_connexion: signedInAt })
+          .where('fournisseur_id', '=', provider.id)
+          .where('sub', '=', identity.sub)
+          .where('utilisateur_id', '=', row.id)
+      : null
   const writes = {
     link,
     linkLog: attach
@@ -485,7 +333,6 @@ async function signInLinked(
         ? null
         : db.updateTable('utilisateur').set({ langue: ctx.request.language }).where('id', '=', row.id),
   }
-  const secondFactor = (row.has_totp || row.has_passkey) && !(provider.confiance_mfa && identity.mfa)
   if (secondFactor) {
     // The portal's own second step, as after a password (its session then opens as any second step's).
     const pendingWrites = Object.values(writes).filter((write) => write !== null)
@@ -529,43 +376,16 @@ async function queueRegistration(ctx: Ctx, provider: ProviderRow, identity: Upst
   const at = new Date().toISOString()
   const holding = db.selectFrom('utilisateur').where(sql<SqlBool>`mail = ${mail} collate nocase`)
   const holder = holding.select('utilisateur.id')
-  const structure = db.selectFrom('structure as s').where('s.id', '=', provider.structure_id)
   try {
     const written = await namedBatch(ctx.d1, {
-      user: db
-        .insertInto('utilisateur')
-        .columns([
-          'login',
-          'nom',
-          'prenom',
-          'mail',
-          'password_hash',
-          'actif',
-          'domain',
-          'langue',
-          'registration_state',
-          'registration_structure_id',
-          'rattachement_id',
-          'created_at',
-          'updated_at',
-        ])
-        .expression(
-          structure.select([
-            sql.val(mail).as('login'),
-            sql.val(identity.nom).as('nom'),
-            sql.val(identity.prenom).as('prenom'),
-            sql.val(mail).as('mail'),
-            sql.val(null).as('password_hash'),
-            sql.val(0).as('actif'),
-            sql.val(ctx.request.origin).as('domain'),
-            sql.val(ctx.request.language).as('langue'),
-            sql.val('PENDING').as('registration_state'),
-            's.id as registration_structure_id',
-            's.id as rattachement_id',
-            sql.val(at).as('created_at'),
-            sql.val(at).as('updated_at'),
-          ]),
-        ),
+      // It waits in the provider's company structure.
+      user: pendingUserInsert(
+        ctx,
+        { mail, nom: identity.nom, prenom: identity.prenom },
+        { id: provider.structure_id },
+        { id: provider.structure_id, nom: null },
+        at,
+      ),
       link: db
         .insertInto('lien_fournisseur')
         .columns(['fournisseur_id', 'sub', 'utilisateur_id', 'mail', 'created_at'])

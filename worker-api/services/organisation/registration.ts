@@ -97,52 +97,18 @@ export async function register(ctx: Ctx, input: RegistrationInput): Promise<Regi
   const [parent] = (read.parents?.results ?? []) as { id: number }[]
   if (!carrier && !parent) throw creationFailed('No structure is configured for new carriers')
 
-  // The structure the registration waits in: its carrier, or the carriers' parent — still there when
-  // the user is written (the insert reads it).
-  const waitsIn = db
-    .selectFrom('structure as waits_in')
-    .where('waits_in.id', '=', carrier?.id ?? parent?.id ?? 0)
-    .$if(carrier !== undefined, (q) => q.where('waits_in.type_id', '=', typeId))
   const at = new Date().toISOString()
   let written: Record<'user' | 'log', D1Result | undefined>
   try {
     written = await namedBatch(ctx.d1, {
-      user: db
-        .insertInto('utilisateur')
-        .columns([
-          'login',
-          'nom',
-          'prenom',
-          'mail',
-          'password_hash',
-          'actif',
-          'domain',
-          'langue',
-          'registration_state',
-          'registration_structure_id',
-          'registration_structure_nom',
-          'rattachement_id',
-          'created_at',
-          'updated_at',
-        ])
-        .expression(
-          waitsIn.select([
-            sql.val(mail).as('login'),
-            sql.val(nom).as('nom'),
-            sql.val(prenom).as('prenom'),
-            sql.val(mail).as('mail'),
-            sql.val(null).as('password_hash'),
-            sql.val(0).as('actif'),
-            sql.val(ctx.request.origin).as('domain'),
-            sql.val(ctx.request.language).as('langue'),
-            sql.val('PENDING').as('registration_state'),
-            sql.val(carrier ? carrier.id : null).as('registration_structure_id'),
-            sql.val(carrier ? null : typed).as('registration_structure_nom'),
-            'waits_in.id as rattachement_id',
-            sql.val(at).as('created_at'),
-            sql.val(at).as('updated_at'),
-          ]),
-        ),
+      // It waits in its carrier, or the carriers' parent.
+      user: pendingUserInsert(
+        ctx,
+        { mail, nom, prenom },
+        { id: carrier?.id ?? parent?.id ?? 0, ...(carrier ? { typeId } : {}) },
+        { id: carrier ? carrier.id : null, nom: carrier ? null : typed },
+        at,
+      ),
       log: insertWhen(
         db,
         'log',
@@ -164,4 +130,59 @@ export async function register(ctx: Ctx, input: RegistrationInput): Promise<Regi
   // Only what the visitor typed, or a carrier of the public list, is answered.
   const structure = carrier ? { id: carrier.id, nom: carrier.nom } : { id: null, nom: typed ?? '' }
   return { mail, nom, prenom, structure }
+}
+
+/**
+ * A registration waiting for an administrator (spec §1): the user, inactive and without a password, in the queue of the
+ * structure `waitsIn` (of type `typeId` when given), written only while that structure is still there (the insert
+ * reads it); `requested` is the company asked for, a structure or a typed name.
+ */
+export function pendingUserInsert(
+  ctx: Ctx,
+  person: { mail: string; nom: string; prenom: string },
+  waitsIn: { id: number; typeId?: number },
+  requested: { id: number | null; nom: string | null },
+  at: string,
+) {
+  const db = ctx.db
+  const structure = db
+    .selectFrom('structure as waits_in')
+    .where('waits_in.id', '=', waitsIn.id)
+    .$if(waitsIn.typeId !== undefined, (q) => q.where('waits_in.type_id', '=', waitsIn.typeId ?? 0))
+  return db
+    .insertInto('utilisateur')
+    .columns([
+      'login',
+      'nom',
+      'prenom',
+      'mail',
+      'password_hash',
+      'actif',
+      'domain',
+      'langue',
+      'registration_state',
+      'registration_structure_id',
+      'registration_structure_nom',
+      'rattachement_id',
+      'created_at',
+      'updated_at',
+    ])
+    .expression(
+      structure.select([
+        sql.val(person.mail).as('login'),
+        sql.val(person.nom).as('nom'),
+        sql.val(person.prenom).as('prenom'),
+        sql.val(person.mail).as('mail'),
+        sql.val(null).as('password_hash'),
+        sql.val(0).as('actif'),
+        sql.val(ctx.request.origin).as('domain'),
+        sql.val(ctx.request.language).as('langue'),
+        sql.val('PENDING').as('registration_state'),
+        sql.val(requested.id).as('registration_structure_id'),
+        sql.val(requested.nom).as('registration_structure_nom'),
+        'waits_in.id as rattachement_id',
+        sql.val(at).as('created_at'),
+        sql.val(at).as('updated_at'),
+      ]),
+    )
 }

@@ -222,7 +222,7 @@ export async function passkeyLogin(ctx: Ctx, input: PasskeyLogin): Promise<Signe
           .where(sql<SqlBool>`changes() = 1`)
       : null,
     ...session.statements(sql<SqlBool>`changes() = 1`),
-    federated: via ? federatedSession(db, via, session, now) : null,
+    ...federatedSession(db, via, { ...session, userId: row.id }, now),
     // Mails sent later speak the language the user signs in with.
     language:
       row.langue === ctx.request.language

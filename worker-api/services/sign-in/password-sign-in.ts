@@ -35,6 +35,10 @@ const factorColumns = [
   ),
 ]
 
+/** A user as a sign-in reads them, by a password or a partner's provider: the row, the posts, the second factors. */
+export const signInUserSelect = (db: DB, today: string) =>
+  db.selectFrom('utilisateur').selectAll().select(pendingMail).select(postesColumn(today)).select(factorColumns)
+
 /**
  * The first step of a sign-in: the password. A user without a second factor is signed in; one with
  * a second factor gets 403 MFA_REQUIRED, with a single-use challenge for the second step.
@@ -58,13 +62,7 @@ export async function login(
   const read = await namedBatch(ctx.d1, {
     ...gate.statements,
     ...attempt.statements,
-    user: db
-      .selectFrom('utilisateur')
-      .selectAll()
-      .select(pendingMail)
-      .select(postesColumn(today))
-      .select(factorColumns)
-      .where(sql<boolean>`login = ${identifier} COLLATE NOCASE`),
+    user: signInUserSelect(db, today).where(sql<boolean>`login = ${identifier} COLLATE NOCASE`),
   })
   gate.check(read)
   attempt.check(read)
@@ -205,24 +203,38 @@ export function federatedStep(challenge: {
   }
 }
 
-/** The session a second step opens, recorded as its provider's: written only once the session is. */
-export const federatedSession = (
+/**
+ * The session a second step opens, recorded as its provider's, and the link's last sign-in: written only once the
+ * session is.
+ */
+export function federatedSession(
   db: DB,
-  via: { fournisseurId: number; idToken: string },
-  session: { familyId: string; tokenHash: string },
+  via: { fournisseurId: number; idToken: string } | null,
+  session: { familyId: string; tokenHash: string; userId: number },
   now: Date,
-) =>
-  insertWhen(
-    db,
-    'session_fournisseur',
-    {
-      family_id: session.familyId,
-      fournisseur_id: via.fournisseurId,
-      id_token: via.idToken,
-      created_at: now.toISOString(),
-    },
-    db.selectFrom('refresh_token').select('id').where('token_hash', '=', session.tokenHash),
-  )
+) {
+  if (!via) return { federated: null, federatedLink: null }
+  const opened = db.selectFrom('refresh_token').select('id').where('token_hash', '=', session.tokenHash)
+  return {
+    federated: insertWhen(
+      db,
+      'session_fournisseur',
+      {
+        family_id: session.familyId,
+        fournisseur_id: via.fournisseurId,
+        id_token: via.idToken,
+        created_at: now.toISOString(),
+      },
+      opened,
+    ),
+    federatedLink: db
+      .updateTable('lien_fournisseur')
+      .set({ derniere_connexion: now.toISOString() })
+      .where('fournisseur_id', '=', via.fournisseurId)
+      .where('utilisateur_id', '=', session.userId)
+      .where(({ exists }) => exists(opened)),
+  }
+}
 
 /** A live sign-in challenge, in SQL. */
 const liveChallenge = (hash: string, now: string) =>
@@ -292,7 +304,7 @@ export async function loginMfa(ctx: Ctx, input: LoginMfaInput): Promise<SignedIn
     spent: spend,
     challenge: db.deleteFrom('mfa_challenge').where('hash', '=', hash).where(sql<SqlBool>`changes() = 1`),
     ...session.statements(sql<SqlBool>`changes() = 1`),
-    federated: via ? federatedSession(db, via, session, now) : null,
+    ...federatedSession(db, via, { ...session, userId: row.id }, now),
   })
   if ((written.opened?.meta.changes ?? 0) === 0) throw mfaCodeInvalid()
   return { user: toUser(row, postesFrom(row.postes, today), false), jwt: await session.tokens() }
