@@ -296,6 +296,7 @@ export const en: Resource = {
     requestStartFar: 'The start date must be less than a year away',
     requestTooLong: 'The period asked for is longer than allowed',
     requestDuration: 'The longest period must be a whole number of days, from 1 to 3660',
+    historyMonths: 'The period must be a whole number of months, from 3 to 120',
     dueDate: 'The due date must come after today and within a year',
     fonctionApplication: 'This function does not open the requested application',
     fonctionStructure: 'This function does not belong to the structure',
@@ -1161,6 +1162,12 @@ export const en: Resource = {
   },
   logs: {
     title: 'History',
+    settings: {
+      title: 'History',
+      hint: 'The months the database keeps, the current one included. Older months are archived to R2 (Parquet files), then removed from the database.',
+      months: 'Months kept in the database',
+      save: 'Save the period',
+    },
     intro: 'What the users of your scope did: sign-ins, sign-outs, application launches and administration.',
     search: 'Search by date (dd/mm/yyyy), e-mail address, first name, last name or action',
     range: 'Period',

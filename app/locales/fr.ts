@@ -304,6 +304,7 @@ export const fr = {
     requestStartFar: 'La date de début doit être dans moins d’un an',
     requestTooLong: 'La période demandée dépasse la durée maximale autorisée',
     requestDuration: 'La durée maximale doit être un nombre entier de jours, de 1 à 3660',
+    historyMonths: 'La durée doit être un nombre entier de mois, de 3 à 120',
     dueDate: 'L’échéance doit être après aujourd’hui et dans l’année',
     fonctionApplication: 'Cette fonction n’ouvre pas l’application demandée',
     fonctionStructure: "Cette fonction n'appartient pas à la structure",
@@ -1186,6 +1187,12 @@ export const fr = {
   },
   logs: {
     title: 'Historique',
+    settings: {
+      title: 'Historique',
+      hint: 'Les mois que la base de données garde, le mois en cours compris. Les mois plus anciens sont archivés dans R2 (fichiers Parquet), puis retirés de la base.',
+      months: 'Mois gardés dans la base',
+      save: 'Enregistrer la durée',
+    },
     intro:
       'Les actions des utilisateurs de votre périmètre : connexions, déconnexions, lancements d’applications et administration.',
     search: 'Rechercher par date (jj/mm/aaaa), adresse e-mail, prénom, nom ou action',

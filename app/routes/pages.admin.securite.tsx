@@ -15,7 +15,7 @@ import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { useFieldErrors, useFormReply, usePendingIntent } from '~/lib/form'
 import { formFailure, readForm } from '~/lib/form.server'
 import { pageTitle, titleMeta } from '~/lib/title'
-import { REQUEST_DAYS } from '../../worker-api/contract/sign-in/mfa'
+import { HISTORY_MONTHS, REQUEST_DAYS } from '../../worker-api/contract/sign-in/mfa'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.securitySettings' }
 export const meta = titleMeta
@@ -26,10 +26,17 @@ const requestDays = z
   .min(REQUEST_DAYS.min, 'validation.requestDuration')
   .max(REQUEST_DAYS.max, 'validation.requestDuration')
 
-/** The page's two forms: each sends its own setting, and the other stays as it is. */
+const historyMonths = z
+  .number('validation.historyMonths')
+  .int('validation.historyMonths')
+  .min(HISTORY_MONTHS.min, 'validation.historyMonths')
+  .max(HISTORY_MONTHS.max, 'validation.historyMonths')
+
+/** The page's forms: each sends its own setting, and the others stay as they are. */
 const securityForms = z.discriminatedUnion('intent', [
   z.object({ intent: z.literal('settings'), mfaRequisAdministrateurs: z.boolean().default(false) }),
   z.object({ intent: z.literal('requests'), demandeDureeMaxJours: requestDays }),
+  z.object({ intent: z.literal('history'), historiqueMoisEnLigne: historyMonths }),
 ])
 type Intent = z.infer<typeof securityForms>['intent']
 
@@ -48,7 +55,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const auth = await requireAdmin(request, context)
   const submission = parseWithZod(await readForm(request), { schema: securityForms })
   // The form that answers: a post that names neither (a hand-made one) is answered on the first.
-  const intent: Intent = submission.payload.intent === 'requests' ? 'requests' : 'settings'
+  const sent = submission.payload.intent
+  const intent: Intent = sent === 'requests' || sent === 'history' ? sent : 'settings'
   if (submission.status !== 'success') return formFailure(intent, submission, { headers: await auth.headers() })
   const { intent: _, ...json } = submission.value
   const result = await auth.settle(auth.api.rest.bd.parametres.securite.$put({ json }))
@@ -70,6 +78,7 @@ export default function SecuritySettings() {
       </div>
       <SecondFactorForm />
       <RequestDurationForm />
+      <HistoryMonthsForm />
     </div>
   )
 }
@@ -143,6 +152,46 @@ function RequestDurationForm() {
           max: REQUEST_DAYS.max,
           required: true,
           defaultValue: duration.initialValue ?? '',
+          className: 'max-w-40',
+        }}
+      />
+    </SettingCard>
+  )
+}
+
+/** The months of history the database keeps before a month is archived. */
+function HistoryMonthsForm() {
+  const { settings } = useLoaderData<typeof loader>()
+  const { t } = useTranslation()
+  const reply = useFormReply<Intent>('history')
+  const [form, fields] = useForm({
+    id: 'history-settings',
+    lastResult: reply?.result,
+    defaultValue: { historiqueMoisEnLigne: String(settings.historiqueMoisEnLigne) },
+  })
+  const shown = useFieldErrors(reply)
+  const months = fields.historiqueMoisEnLigne
+  return (
+    <SettingCard
+      intent="history"
+      formProps={getFormProps(form)}
+      onInput={shown.onInput}
+      title={t('logs.settings.title')}
+      description={t('logs.settings.hint')}
+      save={t('logs.settings.save')}
+    >
+      <Field
+        label={t('logs.settings.months')}
+        errors={shown.errors(months)}
+        inputProps={{
+          id: 'history-months',
+          name: months.name,
+          type: 'number',
+          inputMode: 'numeric',
+          min: HISTORY_MONTHS.min,
+          max: HISTORY_MONTHS.max,
+          required: true,
+          defaultValue: months.initialValue ?? '',
           className: 'max-w-40',
         }}
       />

@@ -281,6 +281,22 @@ export interface ParametreSecuriteTable {
   mfa_requis_administrateurs: number
   /** The longest period an access request may ask for, in days (migration 0029). */
   demande_duree_max_jours: Generated<number>
+  /** The months of history D1 keeps, the current one included (migration 0041; 13 unless changed, at least 3). */
+  historique_mois_en_ligne: Generated<number>
+}
+
+/** A Parquet file of the history's archive in R2 (migration 0041): a part of a month, ids id_min to id_max. */
+export interface HistoriqueArchiveTable {
+  fichier: string
+  mois: string
+  id_min: number
+  id_max: number
+  lignes: number
+  octets: number
+  sha256: string
+  date_min: string
+  date_max: string
+  created_at: string
 }
 
 /** TOTP: the confirmed secret (base32) and an enrolment waiting for its first code. */
@@ -552,6 +568,7 @@ export interface Database {
   rate_limit: RateLimitTable
   utilisateur_liste_total: UtilisateurListeTotalTable
   parametre_securite: ParametreSecuriteTable
+  historique_archive: HistoriqueArchiveTable
   mfa_totp: MfaTotpTable
   mfa_recovery_code: MfaRecoveryCodeTable
   passkey: PasskeyTable

@@ -218,6 +218,7 @@ describe('asking', () => {
       expect(await (await settings({ mfaRequisAdministrateurs: false })).json()).toEqual({
         mfaRequisAdministrateurs: false,
         demandeDureeMaxJours: 10,
+        historiqueMoisEnLigne: 13,
       })
     } finally {
       expect((await settings({ mfaRequisAdministrateurs: false, demandeDureeMaxJours: 90 })).status).toBe(200)

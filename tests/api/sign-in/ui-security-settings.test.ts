@@ -15,7 +15,7 @@ const send = (fields: Record<string, string>) => postForm('/pages/admin/securite
 const setting = async () =>
   await db()
     .selectFrom('parametre_securite')
-    .select(['demande_duree_max_jours', 'mfa_requis_administrateurs'])
+    .select(['demande_duree_max_jours', 'mfa_requis_administrateurs', 'historique_mois_en_ligne'])
     .where('id', '=', 1)
     .executeTakeFirstOrThrow()
 
@@ -44,6 +44,23 @@ describe('the security settings’ forms', () => {
       )
     }
     expect(await setting()).toEqual(before)
+  })
+
+  it('saves the months of history the database keeps, 13 until changed; refuses fewer than 3 or more than 120 on its field', async () => {
+    expect((await setting()).historique_mois_en_ligne).toBe(13)
+    for (const value of ['2', '121', '6.5', '']) {
+      const { status, html } = await send({ intent: 'history', historiqueMoisEnLigne: value })
+      expect(status, value).toBe(400)
+      expect(html, value).toContain('La durée doit être un nombre entier de mois, de 3 à 120')
+      expect(html, value).toMatch(
+        /id="history-months"[^>]*aria-invalid="true"|aria-invalid="true"[^>]*id="history-months"/,
+      )
+    }
+    expect((await setting()).historique_mois_en_ligne).toBe(13)
+    const { status, location } = await send({ intent: 'history', historiqueMoisEnLigne: '24' })
+    expect(status).toBe(302)
+    expect(location).toBe('/pages/admin/securite')
+    expect((await setting()).historique_mois_en_ligne).toBe(24)
   })
 
   it('refuses the second-factor requirement to an administrator without one, on its form, with the way to get one', async () => {

@@ -88,6 +88,9 @@ export type LoginMfaInput = z.infer<typeof loginMfaSchema>
 /** The longest period an access request may ask for, in days: its bounds. */
 export const REQUEST_DAYS = { min: 1, max: 3660 } as const
 
+/** The months of history D1 keeps (issue 64): at least 3, at most 10 years; 13 unless changed. */
+export const HISTORY_MONTHS = { min: 3, max: 120, default: 13 } as const
+
 /** GET/PUT rest/bd/parametres/securite. */
 export const securitySettingsSchema = z.object({
   mfaRequisAdministrateurs: z.boolean().describe('A second factor is required of administrators'),
@@ -97,6 +100,14 @@ export const securitySettingsSchema = z.object({
     .min(REQUEST_DAYS.min, 'validation.requestDuration')
     .max(REQUEST_DAYS.max, 'validation.requestDuration')
     .describe('The longest period an access request may ask for, in days (1 to 3660; default 90)'),
+  historiqueMoisEnLigne: z.coerce
+    .number<number>('validation.required')
+    .int('validation.historyMonths')
+    .min(HISTORY_MONTHS.min, 'validation.historyMonths')
+    .max(HISTORY_MONTHS.max, 'validation.historyMonths')
+    .describe(
+      'The months of history the database keeps, the current one included (3 to 120; default 13): older months are archived to R2',
+    ),
 })
 export type SecuritySettings = z.infer<typeof securitySettingsSchema>
 /** PUT rest/bd/parametres/securite: a setting absent stays as it is. */

@@ -1,5 +1,5 @@
 import { type SqlBool, sql } from 'kysely'
-import type { SecuritySettings, SecuritySettingsUpdate } from '../../contract/sign-in/mfa'
+import { HISTORY_MONTHS, type SecuritySettings, type SecuritySettingsUpdate } from '../../contract/sign-in/mfa'
 import { type DB, insertWhen, namedBatch } from '../../db/client'
 import { BusinessError, forbidden } from '../../lib/errors'
 import { hasSecondFactor, wholeTreeInScope } from '../../lib/scope'
@@ -10,7 +10,7 @@ import { adminLog } from '../core/audit'
 const settingsQuery = (db: DB) =>
   db
     .selectFrom('parametre_securite')
-    .select(['mfa_requis_administrateurs', 'demande_duree_max_jours'])
+    .select(['mfa_requis_administrateurs', 'demande_duree_max_jours', 'historique_mois_en_ligne'])
     .where('id', '=', 1)
 
 /** GET rest/bd/parametres/securite: for administrators. */
@@ -19,9 +19,16 @@ export async function securitySettings(ctx: Ctx, caller: Caller): Promise<Securi
   return toSettings(rows[0])
 }
 
-const toSettings = (row: { mfa_requis_administrateurs: number; demande_duree_max_jours: number } | undefined) => ({
+type SettingsRow = {
+  mfa_requis_administrateurs: number
+  demande_duree_max_jours: number
+  historique_mois_en_ligne: number
+}
+
+const toSettings = (row: SettingsRow | undefined): SecuritySettings => ({
   mfaRequisAdministrateurs: row?.mfa_requis_administrateurs === 1,
   demandeDureeMaxJours: row?.demande_duree_max_jours ?? 0,
+  historiqueMoisEnLigne: row?.historique_mois_en_ligne ?? HISTORY_MONTHS.default,
 })
 
 /**
@@ -45,6 +52,7 @@ export async function updateSecuritySettings(
   })
   const required = input.mfaRequisAdministrateurs ?? settings?.mfa_requis_administrateurs === 1
   const duree = input.demandeDureeMaxJours ?? settings?.demande_duree_max_jours ?? 0
+  const months = input.historiqueMoisEnLigne ?? settings?.historique_mois_en_ligne ?? HISTORY_MONTHS.default
   if (required && factors[0]?.has_factor !== 1) {
     throw new BusinessError('MFA_FACTOR_REQUIRED', 403, 'Register a second factor for your own account first')
   }
@@ -54,10 +62,12 @@ export async function updateSecuritySettings(
   const changes = {
     ...(input.mfaRequisAdministrateurs === undefined ? {} : { mfa_requis_administrateurs: required ? 1 : 0 }),
     ...(input.demandeDureeMaxJours === undefined ? {} : { demande_duree_max_jours: duree }),
+    ...(input.historiqueMoisEnLigne === undefined ? {} : { historique_mois_en_ligne: months }),
   }
   const described = Object.entries({
     mfaRequisAdministrateurs: input.mfaRequisAdministrateurs,
     demandeDureeMaxJours: input.demandeDureeMaxJours,
+    historiqueMoisEnLigne: input.historiqueMoisEnLigne,
   })
     .filter(([, value]) => value !== undefined)
     .map(([name, value]) => `${name} = ${value}`)
@@ -81,5 +91,5 @@ export async function updateSecuritySettings(
       .where(allowed),
   })
   if ((written.set?.meta.changes ?? 0) === 0) throw forbidden('Root administrators only')
-  return { mfaRequisAdministrateurs: required, demandeDureeMaxJours: duree }
+  return { mfaRequisAdministrateurs: required, demandeDureeMaxJours: duree, historiqueMoisEnLigne: months }
 }
