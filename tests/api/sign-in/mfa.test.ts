@@ -574,7 +574,11 @@ describe('the policy: a second factor required of administrators', () => {
     await enrol(root)
     const on = await settings(root.token, true)
     expect(on.status).toBe(200)
-    expect(await on.json()).toEqual({ mfaRequisAdministrateurs: true, demandeDureeMaxJours: 90 })
+    expect(await on.json()).toEqual({
+      mfaRequisAdministrateurs: true,
+      demandeDureeMaxJours: 90,
+      historiqueMoisEnLigne: 13,
+    })
     try {
       // The delegated administrator: every admin call refused, their own calls answered.
       await expectError(
@@ -594,7 +598,11 @@ describe('the policy: a second factor required of administrators', () => {
       await enrol(delegated)
       expect((await call('/rest/bd/utilisateur/liste', { token: delegated.token })).status).toBe(200)
       const read = await call('/rest/bd/parametres/securite', { token: delegated.token })
-      expect(await read.json()).toEqual({ mfaRequisAdministrateurs: true, demandeDureeMaxJours: 90 })
+      expect(await read.json()).toEqual({
+        mfaRequisAdministrateurs: true,
+        demandeDureeMaxJours: 90,
+        historiqueMoisEnLigne: 13,
+      })
     } finally {
       expect((await settings(root.token, false)).status).toBe(200)
     }
