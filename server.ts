@@ -33,6 +33,7 @@ import { deliverOutbox } from './worker-api/services/core/outbox'
 import { requestDeadlines } from './worker-api/services/governance/request-notices'
 import { reviewDeadlines } from './worker-api/services/governance/review-deadlines'
 import { runReviewStep } from './worker-api/services/governance/review-runs'
+import { archiveDue, archiveStep } from './worker-api/services/history/archive'
 import { purgeExpired } from './worker-api/services/maintenance'
 import { deliverLogouts } from './worker-api/services/oidc/backchannel'
 
@@ -170,7 +171,8 @@ export default {
   /**
    * wrangler.toml [triggers]: every minute, mail that failed is retried once due (DESIGN §5); once an
    * hour (a trigger of its own, firing beside the minute's), expired tokens, captchas, counters and old mail are
-   * pruned, and access requests expire or escalate.
+   * pruned, access requests expire or escalate, and the oldest month of history beyond the months kept is queued
+   * for its archive.
    */
   async scheduled(controller: ScheduledController, env: Env, ctx: ExecutionContext) {
     const problems = problemsOf(env)
@@ -205,6 +207,11 @@ export default {
     }
     ctx.waitUntil(purgeExpired(backgroundContext(env)).then((deleted) => console.log('Pruned expired rows', deleted)))
     ctx.waitUntil(
+      archiveDue(backgroundContext(env)).then((mois) => {
+        if (mois) console.log(`History archive: ${mois} queued`)
+      }),
+    )
+    ctx.waitUntil(
       requestDeadlines(backgroundContext(env)).then(({ expired, escalated }) => {
         if (expired + escalated > 0) console.log(`Access requests: ${expired} expired, ${escalated} escalated`)
       }),
@@ -233,6 +240,16 @@ export default {
             message.ack()
           } catch (error) {
             console.error(`Review #${job.revueId}, ${job.etape} (attempt ${message.attempts})`, error)
+            message.retry({ delaySeconds: Math.min(300, 2 ** message.attempts) })
+          }
+          break
+        case 'archive-step':
+          // A step of a month's archive: retried until it passes (each step writes once however often it runs).
+          try {
+            await archiveStep(backgroundContext(env), job)
+            message.ack()
+          } catch (error) {
+            console.error(`History archive ${job.mois} (attempt ${message.attempts})`, error)
             message.retry({ delaySeconds: Math.min(300, 2 ** message.attempts) })
           }
           break

@@ -34,6 +34,8 @@ export default defineConfig(async () => {
           compatibilityDate: '2025-09-01',
           compatibilityFlags: ['nodejs_compat'],
           d1Databases: ['DB'],
+          // The history's archive (wrangler.toml), a local R2 bucket per file.
+          r2Buckets: ['ARCHIVE'],
           // The jobs queue, as wrangler.toml binds it (its messages are delivered by tests/api/jobs-queue.ts).
           queueProducers: { JOBS: { queueName: 'portail-jobs' } },
           bindings: {

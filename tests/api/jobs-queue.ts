@@ -61,6 +61,12 @@ export function jobsQueue<Message extends Job = JobOf<'import-lot'>>() {
       await worker.scheduled({ cron: '* * * * *', scheduledTime: Date.now(), noRetry() {} }, bindings, ctx)
       await waitOnExecutionContext(ctx)
     },
+    /** The hourly cron trigger (pruning, deadlines, the history's archive), as the Worker gets it. */
+    async hourly() {
+      const ctx = createExecutionContext()
+      await worker.scheduled({ cron: '17 * * * *', scheduledTime: Date.now(), noRetry() {} }, bindings, ctx)
+      await waitOnExecutionContext(ctx)
+    },
     /** Delivers until nothing waits (a bound keeps a loop from running forever). */
     async drain(limit = 10_000) {
       for (let n = 0; n < limit; n++) if (!(await deliverOne())) return n

@@ -1,10 +1,15 @@
 import type { ImportMessage } from './bulk/bulk'
 import type { ReviewMessage } from './governance/access-reviews'
+import type { ArchiveMessage } from './history/archive'
 
 /**
  * What the jobs queue carries (wrangler.toml, binding `JOBS`): one step of a long piece of work, tagged by its kind —
- * a lot of an import (services/bulk/run.ts), a step of an access review campaign (services/governance/review-runs.ts).
+ * a lot of an import (services/bulk/run.ts), a step of an access review campaign (services/governance/review-runs.ts), a step of a month's archive
+ * (services/history/archive.ts).
  * Each step is idempotent: delivered twice, it writes once. A new kind of work adds its member here, and the consumer
  * (server.ts `queue`) its case.
  */
-export type Job = ({ kind: 'import-lot' } & ImportMessage) | ({ kind: 'review-step' } & ReviewMessage)
+export type Job =
+  | ({ kind: 'import-lot' } & ImportMessage)
+  | ({ kind: 'review-step' } & ReviewMessage)
+  | ({ kind: 'archive-step' } & ArchiveMessage)

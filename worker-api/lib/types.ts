@@ -9,6 +9,8 @@ export interface Env {
   DB: D1Database
   /** The jobs queue (wrangler.toml): each message one step of a long piece of work (contract/jobs.ts). */
   JOBS?: Queue<Job>
+  /** The history's archive (wrangler.toml, issue 64): months beyond historiqueMoisEnLigne as Parquet files. */
+  ARCHIVE?: R2Bucket
   ASSETS?: Fetcher
   ENVIRONMENT?: string
   /** HS256 key of the access tokens; at least 32 characters. */

@@ -148,6 +148,20 @@ const accountIdsInScope = (db: DB, viewer: Viewer, whole: Expression<SqlBool>) =
         or (author_account.structure_id is null and ${whole}))`,
     )
 
+/** An entry's own columns, as the history shows and the archive keeps them. */
+export const LOG_COLUMNS = [
+  'log.id',
+  'log.date',
+  'log.type_log',
+  'log.nom_log',
+  'log.commentaire',
+  'log.nom_navigateur',
+  'log.version_navigateur',
+  'log.source',
+  'log.utilisateur_id',
+  'log.compte_service_id',
+] as const
+
 /** The structure of an entry's user (spec §2): their first current post's, else their first future one's. */
 const structureColumn = (db: DB, today: string) =>
   db
@@ -179,22 +193,7 @@ export function logRows(
     .where('log.id', 'in', select(pageIds(db, viewer, filters, way)))
     .leftJoin('utilisateur as u', 'u.id', 'log.utilisateur_id')
     .leftJoin('compte_service as cs', 'cs.id', 'log.compte_service_id')
-    .select([
-      'log.id',
-      'log.date',
-      'log.type_log',
-      'log.nom_log',
-      'log.commentaire',
-      'log.nom_navigateur',
-      'log.version_navigateur',
-      'log.source',
-      'log.utilisateur_id',
-      'u.nom',
-      'u.prenom',
-      'u.mail',
-      'log.compte_service_id',
-      'cs.nom as compte_service_nom',
-    ])
+    .select([...LOG_COLUMNS, 'u.nom', 'u.prenom', 'u.mail', 'cs.nom as compte_service_nom'])
     .select(structureColumn(db, viewer.today))
     .orderBy('log.date', 'desc')
     .orderBy('log.id', 'desc')
