@@ -246,7 +246,14 @@ export default {
         case 'archive-step':
           // A step of a month's archive: retried until it passes (each step writes once however often it runs).
           try {
-            await archiveStep(backgroundContext(env), job)
+            const step = await archiveStep(backgroundContext(env), job)
+            // One line per file written and per lot removed: what the month's archive did, in the Worker's logs.
+            if (step.step === 'written')
+              console.log(
+                `History archive ${job.mois}: ${step.fichier}, ${step.lignes} entries${step.listed ? '' : ' (not listed: written before)'}`,
+              )
+            else if (step.step === 'removed')
+              console.log(`History archive ${job.mois}: ${step.lignes} entries removed from D1`)
             message.ack()
           } catch (error) {
             console.error(`History archive ${job.mois} (attempt ${message.attempts})`, error)

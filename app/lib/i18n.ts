@@ -20,6 +20,21 @@ export const pageLanguage = (value: string | null | undefined): Language => (val
 export const formatCount = (value: number, language: string | undefined) =>
   value.toLocaleString(pageLanguage(language) === 'en' ? 'en-GB' : 'fr-FR')
 
+/** A size in bytes as the page's language writes it, in kB, MB or GB (powers of 1 000, as D1's limit is stated). */
+export function formatBytes(bytes: number, language: string | undefined) {
+  const [unit, size] =
+    bytes >= 1e9
+      ? (['gigabyte', 1e9] as const)
+      : bytes >= 1e6
+        ? (['megabyte', 1e6] as const)
+        : (['kilobyte', 1e3] as const)
+  return (bytes / size).toLocaleString(pageLanguage(language) === 'en' ? 'en-GB' : 'fr-FR', {
+    style: 'unit',
+    unit,
+    maximumFractionDigits: bytes >= 1e9 ? 2 : 1,
+  })
+}
+
 /** What marks a value's place in a translation read once for many rows (never found in a translation itself). */
 const SLOT = '\u0000'
 

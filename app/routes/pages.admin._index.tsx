@@ -10,6 +10,7 @@ import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { displayDateTime } from '~/lib/dates'
 import { focusFragment, formReply, readForm, submitted } from '~/lib/form.server'
+import { formatBytes, formatCount } from '~/lib/i18n'
 import { readPage } from '~/lib/pagination'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { pathWithout } from '~/lib/url'
@@ -207,6 +208,19 @@ export default function AdminHome() {
         </Section>
       </div>
 
+      {home.stockage ? (
+        <Section
+          title={t('home.storage')}
+          action={
+            <Link to="/pages/admin/securite#history-months" className="text-sm underline underline-offset-4">
+              {t('home.storageLink')}
+            </Link>
+          }
+        >
+          <StorageFigures storage={home.stockage} />
+        </Section>
+      ) : null}
+
       {comptesService.length > 0 ? (
         <Section
           title={t('home.serviceAccounts')}
@@ -219,6 +233,80 @@ export default function AdminHome() {
           <ServiceAccountCalls accounts={comptesService} />
         </Section>
       ) : null}
+    </div>
+  )
+}
+
+/** 'YYYY-MM' as 'MM/YYYY'. */
+const monthText = (month: string) => `${month.slice(5, 7)}/${month.slice(0, 4)}`
+
+/** The database's size against D1's limit (a warning from 5 GB), the history's entries in it, and the archive's. */
+function StorageFigures({ storage }: { storage: NonNullable<Home['stockage']> }) {
+  const { t, i18n } = useTranslation()
+  const language = i18n.language
+  const { base, historique, archive } = storage
+  const size = formatBytes(base.octets, language)
+  const limit = formatBytes(base.limite, language)
+  const share = Math.round((base.octets / base.limite) * 100)
+  return (
+    <div className="flex flex-col gap-3">
+      {base.etat !== 'ok' ? (
+        <p
+          className={`rounded-lg border p-3 text-sm ${base.etat === 'critique' ? 'border-destructive bg-destructive/10' : 'border-amber-600 bg-amber-50 dark:bg-amber-950'}`}
+        >
+          {t(base.etat === 'critique' ? 'home.storageCritique' : 'home.storageAttention', { size, limit })}
+        </p>
+      ) : null}
+      <dl className="grid gap-3 sm:grid-cols-3">
+        <StorageFigure term={t('home.database')}>
+          <span className="text-lg font-semibold tabular-nums">{size}</span>
+          <span>{t('home.databaseSize', { size, limit, share })}</span>
+        </StorageFigure>
+        <StorageFigure term={t('home.historyInDatabase')}>
+          <span>
+            {t('home.historyEntries', {
+              count: historique.entrees,
+              entries: formatCount(historique.entrees, language),
+              size: formatBytes(historique.octets, language),
+            })}
+          </span>
+          <span>
+            {t('home.historyMonths', { count: historique.moisEnLigne })}
+            {historique.premierMois ? `, ${t('home.since', { month: monthText(historique.premierMois) })}` : null}
+          </span>
+        </StorageFigure>
+        <StorageFigure term={t('home.archive')}>
+          {archive.mois === 0 || !archive.premierMois || !archive.dernierMois ? (
+            <span>{t('home.archiveNone')}</span>
+          ) : (
+            <>
+              <span>
+                {t('home.archiveMonths', {
+                  count: archive.mois,
+                  first: monthText(archive.premierMois),
+                  last: monthText(archive.dernierMois),
+                })}
+              </span>
+              <span>
+                {t('home.archiveFiles', {
+                  count: archive.fichiers,
+                  entries: formatCount(archive.entrees, language),
+                  size: formatBytes(archive.octets, language),
+                })}
+              </span>
+            </>
+          )}
+        </StorageFigure>
+      </dl>
+    </div>
+  )
+}
+
+function StorageFigure({ term, children }: { term: string; children: ReactNode }) {
+  return (
+    <div className="flex flex-col gap-1 rounded-lg border bg-card p-4 text-sm">
+      <dt className="font-medium">{term}</dt>
+      <dd className="flex flex-col gap-1 text-muted-foreground">{children}</dd>
     </div>
   )
 }

@@ -77,8 +77,22 @@ export default function SecuritySettings() {
         <p className="max-w-prose text-sm text-muted-foreground">{t('mfa.settings.intro')}</p>
       </div>
       <SecondFactorForm />
-      <RequestDurationForm />
-      <HistoryMonthsForm />
+      <NumberSettingForm
+        intent="requests"
+        name="demandeDureeMaxJours"
+        bounds={REQUEST_DAYS}
+        texts="requests.settings"
+        label="requests.settings.duration"
+        inputId="request-duration"
+      />
+      <NumberSettingForm
+        intent="history"
+        name="historiqueMoisEnLigne"
+        bounds={HISTORY_MONTHS}
+        texts="logs.settings"
+        label="logs.settings.months"
+        inputId="history-months"
+      />
     </div>
   )
 }
@@ -119,79 +133,56 @@ function SecondFactorForm() {
   )
 }
 
-/** The longest period an access request may ask for; what is wrong with it said on the field. */
-function RequestDurationForm() {
+/**
+ * A setting that is a number of days or months (the longest period an access request may ask for, the months of history
+ * the database keeps before a month is archived); what is wrong with it said on the field.
+ */
+function NumberSettingForm({
+  intent,
+  name,
+  bounds,
+  texts,
+  label,
+  inputId,
+}: {
+  intent: 'requests' | 'history'
+  name: 'demandeDureeMaxJours' | 'historiqueMoisEnLigne'
+  bounds: { min: number; max: number }
+  texts: 'requests.settings' | 'logs.settings'
+  label: 'requests.settings.duration' | 'logs.settings.months'
+  inputId: string
+}) {
   const { settings } = useLoaderData<typeof loader>()
   const { t } = useTranslation()
-  const reply = useFormReply<Intent>('requests')
-  const [form, fields] = useForm({
-    id: 'request-settings',
+  const reply = useFormReply<Intent>(intent)
+  const [form, fields] = useForm<Record<string, string>>({
+    id: `${intent}-settings`,
     lastResult: reply?.result,
-    defaultValue: { demandeDureeMaxJours: String(settings.demandeDureeMaxJours) },
+    defaultValue: { [name]: String(settings[name]) },
   })
   const shown = useFieldErrors(reply)
-  const duration = fields.demandeDureeMaxJours
+  const field = fields[name]
   return (
     <SettingCard
-      intent="requests"
+      intent={intent}
       formProps={getFormProps(form)}
       onInput={shown.onInput}
-      title={t('requests.settings.title')}
-      description={t('requests.settings.hint')}
-      save={t('requests.settings.save')}
+      title={t(`${texts}.title`)}
+      description={t(`${texts}.hint`)}
+      save={t(`${texts}.save`)}
     >
       <Field
-        label={t('requests.settings.duration')}
-        errors={shown.errors(duration)}
+        label={t(label)}
+        errors={field ? shown.errors(field) : undefined}
         inputProps={{
-          id: 'request-duration',
-          name: duration.name,
+          id: inputId,
+          name,
           type: 'number',
           inputMode: 'numeric',
-          min: REQUEST_DAYS.min,
-          max: REQUEST_DAYS.max,
+          min: bounds.min,
+          max: bounds.max,
           required: true,
-          defaultValue: duration.initialValue ?? '',
-          className: 'max-w-40',
-        }}
-      />
-    </SettingCard>
-  )
-}
-
-/** The months of history the database keeps before a month is archived. */
-function HistoryMonthsForm() {
-  const { settings } = useLoaderData<typeof loader>()
-  const { t } = useTranslation()
-  const reply = useFormReply<Intent>('history')
-  const [form, fields] = useForm({
-    id: 'history-settings',
-    lastResult: reply?.result,
-    defaultValue: { historiqueMoisEnLigne: String(settings.historiqueMoisEnLigne) },
-  })
-  const shown = useFieldErrors(reply)
-  const months = fields.historiqueMoisEnLigne
-  return (
-    <SettingCard
-      intent="history"
-      formProps={getFormProps(form)}
-      onInput={shown.onInput}
-      title={t('logs.settings.title')}
-      description={t('logs.settings.hint')}
-      save={t('logs.settings.save')}
-    >
-      <Field
-        label={t('logs.settings.months')}
-        errors={shown.errors(months)}
-        inputProps={{
-          id: 'history-months',
-          name: months.name,
-          type: 'number',
-          inputMode: 'numeric',
-          min: HISTORY_MONTHS.min,
-          max: HISTORY_MONTHS.max,
-          required: true,
-          defaultValue: months.initialValue ?? '',
+          defaultValue: field?.initialValue ?? '',
           className: 'max-w-40',
         }}
       />

@@ -6,11 +6,11 @@ import { openApiDocument } from './openapi-document'
 beforeAll(createOrganisation)
 
 describe('GET /rest/public/health', () => {
-  it('answers 200 {status: ok, mail: ok} with the database reachable', async () => {
+  it('answers 200 {status: ok, mail: ok, database: ok} with the database reachable', async () => {
     const response = await call('/rest/public/health')
     expect(response.status).toBe(200)
     expect(response.headers.get('Cache-Control')).toBe('no-store')
-    expect(await response.json()).toEqual({ status: 'ok', mail: 'ok' })
+    expect(await response.json()).toEqual({ status: 'ok', mail: 'ok', database: { status: 'ok', used: 0 } })
   })
 })
 

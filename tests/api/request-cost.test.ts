@@ -231,8 +231,8 @@ describe('statements per request', () => {
     // [page, statements, in-process calls]: the session call the layout and the guard share, then the
     // page's own, all in the batch of the request's one check of the caller.
     const pages = [
-      // The home's figures, and the count of the access requests waiting (a page of one and its total).
-      ['/pages/admin', 19, 3],
+      // The home's figures (with the history's storage) and the count of the access requests waiting.
+      ['/pages/admin', 20, 3],
       ['/pages/admin/listeStructures', 3, 2],
       ['/pages/admin/listeUtilisateurs', 5, 2],
       ['/pages/admin/autorisation', 3, 2],

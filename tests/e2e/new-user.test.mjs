@@ -74,11 +74,18 @@ for (const mode of MODES) {
         .getByRole('alert')
         .filter({ hasText: 'Vérifiez les champs signalés : Confirmation du nouveau mot de passe.' })
       await summary.waitFor()
-      // In sight without scrolling by hand, though the form is below the fold of a phone.
-      const inSight = await summary.evaluate((element) => {
-        const box = element.getBoundingClientRect()
-        return box.top >= 0 && box.bottom <= window.innerHeight
-      })
+      // In sight without scrolling by hand, though the form is below the fold of a phone (the browser scrolls to it
+      // once the page has loaded: waited for, not read at the instant the summary appears).
+      const seen = () =>
+        summary.evaluate((element) => {
+          const box = element.getBoundingClientRect()
+          return box.top >= 0 && box.bottom <= window.innerHeight
+        })
+      let inSight = await seen()
+      for (let tries = 0; !inSight && tries < 50; tries++) {
+        await page.waitForTimeout(100)
+        inSight = await seen()
+      }
       assert.ok(inSight, 'the summary is in sight')
       await page.context().close()
     })

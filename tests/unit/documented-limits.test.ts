@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { storageState } from '../../worker-api/contract/history/storage'
 import { samlServiceProviderInputSchema } from '../../worker-api/contract/saml/saml'
 import { missingSecrets } from '../../worker-api/env'
 import { parseSpMetadata } from '../../worker-api/lib/saml/sp-metadata'
@@ -85,5 +86,14 @@ describe('a SAML service provider (README, "SAML 2.0")', () => {
     const attributes = (n: number) => Array.from({ length: n }, (_, i) => ({ source: 'mail', nom: `a${i}` }))
     expect(samlServiceProviderInputSchema.safeParse({ ...typed, attributes: attributes(12) }).success).toBe(true)
     expect(samlServiceProviderInputSchema.safeParse({ ...typed, attributes: attributes(13) }).success).toBe(false)
+  })
+})
+
+describe('the database\'s size (README, "Ten years of history")', () => {
+  it('is ok below 5 GB, attention from 5 GB, critique from 8 GB', () => {
+    expect(storageState(4_999_999_999)).toBe('ok')
+    expect(storageState(5_000_000_000)).toBe('attention')
+    expect(storageState(7_999_999_999)).toBe('attention')
+    expect(storageState(8_000_000_000)).toBe('critique')
   })
 })

@@ -3,7 +3,8 @@ import { sql } from 'kysely'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ARCHIVE_PART_ROWS, firstKeptMonth } from '../../../worker-api/services/history/archive'
 import { readArchiveFile } from '../../../worker-api/services/history/archive-file'
-import { createOrganisation, createUser, db } from '../helpers'
+import { api, okBody } from '../client'
+import { call, createOrganisation, createUser, currentPost, db, signedInUser } from '../helpers'
 import { type JobOf, jobsQueue } from '../jobs-queue'
 
 /**
@@ -260,5 +261,97 @@ describe('the history archive', () => {
     await queue.drain()
     expect(await inD1(old)).toBe(0)
     expect(await archivedEntries(old)).toHaveLength(41)
+  })
+})
+
+describe('a step that lost its race', () => {
+  it('leaves no file of its own in the bucket: a reader of the whole bucket finds each entry once', async () => {
+    const old = monthsAgo(46)
+    await entriesIn(old, 30)
+    const queue = jobsQueue<Archive>()
+    await queue.hourly()
+    const body = queue.waiting[0]?.body as Archive
+    // Step A has read the month's 30 entries; before its file is written, an entry of the month arrives late and step
+    // B (the same message, delivered again) writes and lists all 31.
+    let raced = false
+    const racing = {
+      put: async (key: string, value: ArrayBuffer, options: R2PutOptions) => {
+        if (!raced) {
+          raced = true
+          await entriesIn(old, 1, 'TARDIVE')
+          queue.waiting.unshift({ body, attempts: 1 })
+          await queue.deliverOne()
+        }
+        return bucket().put(key, value, options)
+      },
+      delete: (key: string) => bucket().delete(key),
+    } as unknown as R2Bucket
+    await queue.deliverOne({ ARCHIVE: racing })
+    expect(queue.delivered.map((message) => message.outcome)).toEqual(['ack', 'ack'])
+    const files = await listed(old)
+    expect(files.map((file) => file.lignes)).toEqual([31])
+    const stored = await bucket().list({ prefix: `historique/${old.slice(0, 4)}/${old.slice(5, 7)}/` })
+    expect(stored.objects.map((object) => object.key)).toEqual(files.map((file) => file.fichier))
+    await queue.drain()
+    expect(await inD1(old)).toBe(0)
+  })
+})
+
+describe("the database's size and the history's share (the administration home, the health check)", () => {
+  it('the home of a root administrator shows them, the archive summed from its listing; a delegated one is shown none', async () => {
+    const root = await signedInUser({ admin: true, postes: [currentPost(1, 1, 3650)] })
+    const delegated = await signedInUser({ admin: true, postes: [currentPost(3, 1, 3650)] })
+    const old = monthsAgo(50)
+    await entriesIn(old, 25)
+    const queue = jobsQueue<Archive>()
+    await queue.hourly()
+    await queue.drain()
+
+    const home = await okBody(api(root.jwt.accessToken).rest.bd.accueil.$get({ query: {} }))
+    const ids = await db()
+      .selectFrom('log')
+      .select([sql<number>`min(id)`.as('low'), sql<number>`max(id)`.as('high'), sql<string>`min(date)`.as('oldest')])
+      .executeTakeFirstOrThrow()
+    const files = await db().selectFrom('historique_archive').select(['mois', 'lignes', 'octets']).execute()
+    const months = [...new Set(files.map((file) => file.mois))].sort()
+    expect(home.stockage).toEqual({
+      base: { octets: expect.any(Number), limite: 10_000_000_000, etat: 'ok' },
+      historique: {
+        // Read with the home: the home's own entry came after.
+        entrees: expect.any(Number),
+        octets: expect.any(Number),
+        moisEnLigne: 13,
+        premierMois: ids.oldest.slice(0, 7),
+      },
+      archive: {
+        mois: months.length,
+        fichiers: files.length,
+        entrees: files.reduce((sum, file) => sum + file.lignes, 0),
+        octets: files.reduce((sum, file) => sum + file.octets, 0),
+        premierMois: months[0],
+        dernierMois: months.at(-1),
+      },
+    })
+    expect(home.stockage?.archive.mois).toBeGreaterThan(0)
+    expect(home.stockage?.archive.premierMois).toBe(old)
+    // The entries in D1, from their ids; 280 bytes each.
+    const counted = home.stockage?.historique.entrees ?? 0
+    expect(counted).toBeGreaterThanOrEqual(ids.high - ids.low)
+    expect(counted).toBeLessThanOrEqual(ids.high - ids.low + 2)
+    expect(home.stockage?.historique.octets).toBe(counted * 280)
+    // The database's own size, as D1 says it: more than its history's pages at least.
+    expect(home.stockage?.base.octets).toBeGreaterThan(100_000)
+
+    const delegatedHome = await okBody(api(delegated.jwt.accessToken).rest.bd.accueil.$get({ query: {} }))
+    expect(delegatedHome.stockage).toBeNull()
+  })
+
+  it('GET rest/public/health says how full the database is, to anyone', async () => {
+    const response = await call('/rest/public/health')
+    expect(response.status).toBe(200)
+    const body = (await response.json()) as { database: { status: string; used: number } }
+    expect(body.database.status).toBe('ok')
+    expect(body.database.used).toBeGreaterThanOrEqual(0)
+    expect(body.database.used).toBeLessThan(0.5)
   })
 })

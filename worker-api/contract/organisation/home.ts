@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { positiveInt } from '../common'
+import { storageSchema } from '../history/storage'
 import type { UserListQuery } from './user-admin'
 
 /** How many days the home's sign-in chart and launch counts look back (today included). */
@@ -77,6 +78,11 @@ export const homeSchema = z.object({
     )
     .describe(
       `The service accounts in scope that called today (UTC), with their calls, most first (at most ${HOME_ACCOUNTS})`,
+    ),
+  stockage: storageSchema
+    .nullable()
+    .describe(
+      "The database's size, the history's share, the months in D1 and in the archive (administrators of the whole tree; null for others)",
     ),
 })
 export type Home = z.infer<typeof homeSchema>

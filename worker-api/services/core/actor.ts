@@ -332,11 +332,15 @@ export type Reads = Record<string, Compilable<unknown> | null>
 type RowsOf<Q> = Q extends Compilable<infer O> ? O[] : undefined
 
 /** What `actorWith` answers: the actor, and each read's rows under the read's name. */
-export type ActorAnd<R extends Reads> = { actor: Actor } & { [K in keyof R]: RowsOf<R[K]> }
+export type ActorAnd<R extends Reads> = {
+  actor: Actor
+  /** The database's size in bytes after the batch (D1's `size_after`; 0 when D1 does not say). */
+  databaseBytes: number
+} & { [K in keyof R]: RowsOf<R[K]> }
 
 /** D1's answers to the reads, under their names and typed as the reads say (D1 returns untyped rows). */
 function answered<R extends Reads>(actor: Actor, names: string[], reads: R, results: D1Result[]): ActorAnd<R> {
-  const answer: Record<string, unknown> = { actor }
+  const answer: Record<string, unknown> = { actor, databaseBytes: results.at(-1)?.meta.size_after ?? 0 }
   let next = 0
   for (const name of names) answer[name] = reads[name] === null ? undefined : results[next++]?.results
   return answer as ActorAnd<R>

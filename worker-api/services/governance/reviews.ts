@@ -159,7 +159,7 @@ export const detailReads = (db: DB, viewer: Viewer, id: number) => ({
 })
 
 /** What D1 answers to `detailReads`. */
-type DetailRows = Omit<ActorAnd<ReturnType<typeof detailReads>>, 'actor'>
+type DetailRows = Omit<ActorAnd<ReturnType<typeof detailReads>>, 'actor' | 'databaseBytes'>
 
 /** The campaign of `detailReads`' rows, else 404 (unknown, or not seen by the viewer). */
 export function detailOf({ review: [review], structures }: DetailRows): ReviewDetail {

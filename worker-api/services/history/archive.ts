@@ -178,7 +178,11 @@ export async function archiveStep(ctx: Ctx, message: ArchiveMessage, now = new D
           ),
         ),
     ),
+    stillListed: db.selectFrom('historique_archive').select('fichier').where('fichier', '=', fichier),
   })
+  // Not listed, and not the name of a listed part (a step delivered twice writes the same one): a late step's file,
+  // overlapping a listed one, removed so that a reader of the whole bucket (DuckDB) finds each entry once.
+  if (written.stillListed?.results.length === 0) await bucket.delete(fichier)
   await enqueue(ctx, { kind: 'archive-step', mois })
   return { step: 'written', fichier, lignes: entries.length, listed: (written.listed?.meta.changes ?? 0) > 0 }
 }

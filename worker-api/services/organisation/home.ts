@@ -25,6 +25,7 @@ import {
 import type { Ctx } from '../../lib/types'
 import { adminWith, type Caller, type CallerValues, callerValues, liveAdminOf, viewerOf } from '../core/actor'
 import { authorInScope, LATEST_ENTRY } from '../history/logs'
+import { storageFigures, storageRead } from '../history/storage'
 import { pendingInScope } from './registration-queue'
 import { keepTotal, keptRead, keptUserTotal } from './user-list'
 
@@ -351,6 +352,7 @@ export async function readHome(ctx: Ctx, caller: Caller, query: HomeQuery): Prom
     markToday: today.mark,
     today: today.read,
     comptesService: accountCalls(db, viewer, now.toISOString().slice(0, 10)),
+    stockage: storageRead(db, viewer),
   })
   const [registrations] = read.registrations
   const { perDay, perApplication } = activityFigures([
@@ -389,6 +391,7 @@ export async function readHome(ctx: Ctx, caller: Caller, query: HomeQuery): Prom
       appels: row.appels_jour,
       derniereUtilisation: row.derniere_utilisation,
     })),
+    stockage: read.stockage[0] ? storageFigures(read.stockage[0], read.databaseBytes) : null,
   }
 }
 
