@@ -34,6 +34,7 @@ import { requestDeadlines } from './worker-api/services/governance/request-notic
 import { reviewDeadlines } from './worker-api/services/governance/review-deadlines'
 import { runReviewStep } from './worker-api/services/governance/review-runs'
 import { archiveDue, archiveStep } from './worker-api/services/history/archive'
+import { failSearch, purgeSearches, SEARCH_ATTEMPTS, searchStep } from './worker-api/services/history/archive-search'
 import { purgeExpired } from './worker-api/services/maintenance'
 import { deliverLogouts } from './worker-api/services/oidc/backchannel'
 
@@ -212,6 +213,11 @@ export default {
       }),
     )
     ctx.waitUntil(
+      purgeSearches(backgroundContext(env)).then(({ entries, searches }) => {
+        if (entries + searches > 0) console.log(`History searches removed: ${searches} (${entries} entries)`)
+      }),
+    )
+    ctx.waitUntil(
       requestDeadlines(backgroundContext(env)).then(({ expired, escalated }) => {
         if (expired + escalated > 0) console.log(`Access requests: ${expired} expired, ${escalated} escalated`)
       }),
@@ -258,6 +264,19 @@ export default {
           } catch (error) {
             console.error(`History archive ${job.mois} (attempt ${message.attempts})`, error)
             message.retry({ delaySeconds: Math.min(300, 2 ** message.attempts) })
+          }
+          break
+        case 'history-search':
+          // A step of a search of the archived months: retried a few times, then the search says it failed.
+          try {
+            await searchStep(backgroundContext(env), job)
+            message.ack()
+          } catch (error) {
+            console.error(`History search ${job.rechercheId} (attempt ${message.attempts})`, error)
+            if (message.attempts >= SEARCH_ATTEMPTS) {
+              await failSearch(backgroundContext(env), job.rechercheId, 'the archive could not be read')
+              message.ack()
+            } else message.retry({ delaySeconds: 2 ** message.attempts })
           }
           break
         case 'import-lot':

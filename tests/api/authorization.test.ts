@@ -51,6 +51,8 @@ type World = {
   target: { id: number; login: string; password: string; mail: string }
   /** An import made by each caller (one's own import is the only one it may follow). */
   imports: Partial<Record<Role, number>>
+  /** A search of the archive made by each caller (one's own is the only one it may read). */
+  searches: Partial<Record<Role, string>>
   /** Users whose state the public token calls change, apart from the target's sessions. */
   renewer: { id: number }
   mover: { id: number }
@@ -903,6 +905,25 @@ Object.assign(MATRIX, {
     request: () => ({ path: '/rest/bd/logs/export?dateDebut=20200101' }),
     expect: admins(200, 200),
   },
+  // Every administrator searches the archive in their own scope, and reads only their own searches (another's: 404).
+  'POST /portail-backend/rest/bd/logs/recherches': {
+    request: () => ({ path: '/rest/bd/logs/recherches', body: { dateDebut: '20200101', dateFin: '20200131' } }),
+    expect: admins(202, 202),
+  },
+  'GET /portail-backend/rest/bd/logs/recherches/{id}': {
+    request: ({ searches }, role) => ({ path: `/rest/bd/logs/recherches/${searches[role] ?? 'aucune'}` }),
+    expect: admins(200, 200),
+  },
+  'GET /portail-backend/rest/bd/logs/recherches/{id}/entrees': {
+    request: ({ searches }, role) => ({
+      path: `/rest/bd/logs/recherches/${searches[role] ?? 'aucune'}/entrees?page=1`,
+    }),
+    expect: admins(200, 200),
+  },
+  'GET /portail-backend/rest/bd/logs/recherches/{id}/export': {
+    request: ({ searches }, role) => ({ path: `/rest/bd/logs/recherches/${searches[role] ?? 'aucune'}/export` }),
+    expect: admins(200, 200),
+  },
   // Every administrator exports and previews in their own scope (what each may reach: bulk-preview.test.ts).
   'GET /portail-backend/rest/bd/export/{fichier}': {
     request: () => ({ path: '/rest/bd/export/utilisateurs.csv' }),
@@ -1414,6 +1435,7 @@ const READS_THAT_WRITE = [
   'GET /portail-backend/saml/sso',
   'GET /portail-backend/saml/slo',
   'GET /portail-backend/rest/bd/logs/export',
+  'GET /portail-backend/rest/bd/logs/recherches/{id}/export',
   'GET /portail-backend/rest/bd/export/{fichier}',
 ]
 
@@ -1444,6 +1466,27 @@ async function importBy(auteur: number) {
   return id
 }
 
+/** A finished search of the archive made by `auteur` (a user's id, or a service account's negative one). */
+async function searchBy(auteur: number) {
+  const id = `matrice-${crypto.randomUUID()}`
+  const at = new Date()
+  await db()
+    .insertInto('historique_recherche')
+    .values({
+      id,
+      utilisateur_id: auteur > 0 ? auteur : null,
+      compte_service_id: auteur < 0 ? -auteur : null,
+      domaine: ORIGIN,
+      filtres: '{}',
+      fichiers: 0,
+      etat: 'TERMINEE',
+      created_at: at.toISOString(),
+      expires_at: new Date(at.getTime() + 3_600_000).toISOString(),
+    })
+    .execute()
+  return id
+}
+
 async function documentedOperations() {
   const doc = await openApiDocument(await call('/openapi.json'))
   return Object.entries(doc.paths).flatMap(([path, item]) =>
@@ -1469,7 +1512,7 @@ describe('the authorisation matrix', () => {
       createUser(),
       createUser(),
     ])
-    world = { target: { ...target, mail: `${target.login}@example.test` }, renewer, mover, imports: {} }
+    world = { target: { ...target, mail: `${target.login}@example.test` }, renewer, mover, imports: {}, searches: {} }
     const account = await serviceAccount()
     Object.assign(callers, {
       service: account.id,
@@ -1486,6 +1529,10 @@ describe('the authorisation matrix', () => {
     for (const role of ROLES) {
       if (role !== 'anonymous')
         world.imports[role] = await importBy(role === 'service' ? -callers[role] : callers[role])
+    }
+    for (const role of ROLES) {
+      if (role !== 'anonymous')
+        world.searches[role] = await searchBy(role === 'service' ? -callers[role] : callers[role])
     }
   })
 
@@ -1572,6 +1619,7 @@ describe('a second factor required of administrators: every admin operation refu
       renewer: await createUser(),
       mover: await createUser(),
       imports: {},
+      searches: {},
     }
     const root = await createUser({ admin: true, postes: [currentPost(1, 1)] })
     token = (await sessionFor(root.id)).accessToken

@@ -299,6 +299,35 @@ export interface HistoriqueArchiveTable {
   created_at: string
 }
 
+/** A search of the archived months (migration 0042), kept a day with what it found. */
+export interface HistoriqueRechercheTable {
+  id: string
+  utilisateur_id: number | null
+  compte_service_id: number | null
+  domaine: string
+  filtres: string
+  date_min: string | null
+  date_max: string | null
+  mois_debut: string | null
+  mois_fin: string | null
+  fichiers: number
+  fichiers_lus: Generated<number>
+  curseur: string | null
+  entrees: Generated<number>
+  etat: Generated<'EN_COURS' | 'TERMINEE' | 'TRONQUEE' | 'ECHEC'>
+  erreur: string | null
+  created_at: string
+  expires_at: string
+}
+
+/** An entry a search found, as the history lists it (JSON). */
+export interface HistoriqueRechercheEntreeTable {
+  recherche_id: string
+  id: number
+  date: string
+  entree: string
+}
+
 /** TOTP: the confirmed secret (base32) and an enrolment waiting for its first code. */
 export interface MfaTotpTable {
   utilisateur_id: number
@@ -569,6 +598,8 @@ export interface Database {
   utilisateur_liste_total: UtilisateurListeTotalTable
   parametre_securite: ParametreSecuriteTable
   historique_archive: HistoriqueArchiveTable
+  historique_recherche: HistoriqueRechercheTable
+  historique_recherche_entree: HistoriqueRechercheEntreeTable
   mfa_totp: MfaTotpTable
   mfa_recovery_code: MfaRecoveryCodeTable
   passkey: PasskeyTable

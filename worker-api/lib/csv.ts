@@ -51,6 +51,8 @@ export type CsvFile<Row, Cursor> = {
   lines: (row: Row) => string
   /** The rows after `after`, and what marks a chunk's last row; without them, `first` is the whole file. */
   next?: { chunk: number; read: (after: Cursor) => Promise<readonly Row[]>; cursor: (last: Row) => Cursor }
+  /** Rows from elsewhere after those (the history's archived months): a chunk at each call, null once none is left. */
+  more?: () => Promise<readonly Row[] | null>
 }
 
 /**
@@ -63,16 +65,33 @@ export function csvStream<Row, Cursor>(file: CsvFile<Row, Cursor>): ReadableStre
   let text = `${CSV_START}${csvLine(file.language, file.header)}`
   let rows: readonly Row[] | null = file.first
   let after: Cursor | null = null
+  let ownDone = false
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      const chunk = rows ?? (after !== null && file.next ? await file.next.read(after) : [])
-      rows = null
-      for (const row of chunk) text += file.lines(row)
+      if (!ownDone) {
+        const chunk = rows ?? (after !== null && file.next ? await file.next.read(after) : [])
+        rows = null
+        for (const row of chunk) text += file.lines(row)
+        const last = chunk.at(-1)
+        if (!file.next || chunk.length < file.next.chunk || last === undefined) ownDone = true
+        else after = file.next.cursor(last)
+        if (text || !ownDone || !file.more) {
+          if (text) controller.enqueue(encoder.encode(text))
+          text = ''
+          if (ownDone && !file.more) controller.close()
+          return
+        }
+      }
+      // Past the file's own rows: the chunks of `more` until one has rows (a pull that enqueues nothing is not called
+      // again), or until it has none left.
+      let more: readonly Row[] | null = []
+      while (!text && more !== null) {
+        more = file.more ? await file.more() : null
+        for (const row of more ?? []) text += file.lines(row)
+      }
       if (text) controller.enqueue(encoder.encode(text))
       text = ''
-      const last = chunk.at(-1)
-      if (!file.next || chunk.length < file.next.chunk || last === undefined) controller.close()
-      else after = file.next.cursor(last)
+      if (more === null) controller.close()
     },
   })
 }

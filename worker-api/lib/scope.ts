@@ -65,6 +65,9 @@ const SUBTREE_END = ':'
 export const inSubtree = (path: Expression<string>, root: Expression<string>) =>
   sql<SqlBool>`(${path} >= ${root} and ${path} < ${root} || ${sql.lit(SUBTREE_END)})`
 
+/** `inSubtree` outside SQL: the same comparison of texts (an archived entry's path, read from its file). */
+export const inSubtreeText = (path: string, root: string) => path >= root && path < `${root}${SUBTREE_END}`
+
 /** `inSubtree` for a raw statement: `path` and `root` are SQL text (columns, or parameters such as '?5'). */
 export const inSubtreeSql = (path: string, root: string) =>
   `(${path} >= ${root} and ${path} < ${root} || '${SUBTREE_END}')`
@@ -133,6 +136,14 @@ function scopeRoots(db: DB, viewer: Viewer): ScopeRoots {
     .where('scope_admin.admin', '=', 1)
     .where('scope_poste.date_debut', '<=', viewer.today)
     .where('scope_poste.date_fin', '>=', viewer.today) as unknown as ScopeRoots
+}
+
+/**
+ * The paths the viewer's scope starts from, each said whether it is the tree's root: what an archived entry of the
+ * history (which keeps its structure's path) is checked against, outside SQL (services/history/archive-search.ts).
+ */
+export function scopeRootPaths(db: DB, viewer: Viewer) {
+  return scopeRoots(db, viewer).select(sql<number>`scope_root.parent_id is null`.as('racine'))
 }
 
 /** Whether a structure's path (a column or any expression) lies in the viewer's scope. */

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { pageQuery } from '../common'
+import { pageQuery, positiveInt } from '../common'
 import { isCompactDate } from '../dates'
 import {
   ADMINISTRATION_ACTIONS,
@@ -52,6 +52,7 @@ const logFilters = {
     "Words (the first 6) each found in the user's names or mail, the action label, or the day (dd/MM/yyyy)",
   ),
   type: z.enum(LOG_TYPES).optional().describe('Only entries of this type'),
+  utilisateur: positiveInt().optional().describe("Only this user's entries (their full history: no dates)"),
 }
 
 const rangeInOrder = ({ dateDebut, dateFin }: { dateDebut?: string | undefined; dateFin?: string | undefined }) =>
@@ -66,6 +67,10 @@ export type LogListQuery = z.infer<typeof logListQuery>
 
 /** GET rest/bd/logs/export: the list's filters, every entry. */
 export const logExportQuery = z.object(logFilters).refine(rangeInOrder, rangeError)
+
+/** POST rest/bd/logs/recherches: the list's filters, searched in the archived months. */
+export const logSearchInput = z.object(logFilters).strict().refine(rangeInOrder, rangeError)
+export type LogSearchInput = z.infer<typeof logSearchInput>
 
 /** The user of an entry (null once their account is gone: 'Adresse inconnue'). */
 const logUserSchema = z.object({ id: z.number().int(), nom: z.string(), prenom: z.string(), mail: z.string() })

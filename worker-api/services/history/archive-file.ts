@@ -1,4 +1,4 @@
-import { parquetMetadata, parquetReadObjects } from 'hyparquet'
+import { type ParquetQueryFilter, parquetMetadata, parquetReadObjects } from 'hyparquet'
 import { parquetWriteBuffer } from 'hyparquet-writer'
 import { hex } from '../../lib/crypto'
 
@@ -82,6 +82,20 @@ export async function archiveFile(entries: ArchivedEntry[]): Promise<{ bytes: Ar
 export async function readArchiveFile(bytes: ArrayBuffer): Promise<ArchivedEntry[]> {
   const metadata = parquetMetadata(bytes)
   const rows = (await parquetReadObjects({ file: bytes, metadata })) as Record<string, unknown>[]
+  return rows.map((row) => ({ ...row, id: Number(row.id) }) as ArchivedEntry)
+}
+
+/**
+ * The entries of an archive file that `filter` keeps (hyparquet's filter: it skips the row groups whose statistics, or
+ * whose bloom filter on the user, rule them out, and checks the rest row by row).
+ */
+export async function searchArchiveFile(bytes: ArrayBuffer, filter: ParquetQueryFilter): Promise<ArchivedEntry[]> {
+  const metadata = parquetMetadata(bytes)
+  const rows = (await parquetReadObjects({
+    file: bytes,
+    metadata,
+    ...(Object.keys(filter).length > 0 ? { filter, useBloomFilters: true } : {}),
+  })) as Record<string, unknown>[]
   return rows.map((row) => ({ ...row, id: Number(row.id) }) as ArchivedEntry)
 }
 

@@ -2,15 +2,21 @@ import { type SqlBool, sql } from 'kysely'
 import { organisationDateTime } from '../../contract/dates'
 import { type LogEntry, logLabel } from '../../contract/history/logs'
 import type { Language } from '../../contract/language'
-import { namedBatch } from '../../db/client'
+import { insertWhen, namedBatch } from '../../db/client'
 import { csvLine, csvStream } from '../../lib/csv'
+import { notFound } from '../../lib/errors'
+import { scopeRootPaths } from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
 import { adminOf, type Caller, viewerOf } from '../core/actor'
 import { logEntry } from '../core/audit'
+import { filesInRange, rangeInstants } from './archive-listing'
+import { archiveMatcher, foundEntries, matchingInFile, ownSearch } from './archive-search'
 import { type LogFilters, type LogRow, logRows, toLogEntry } from './logs'
 
 /** The entries an export reads per statement: a few hundred kilobytes of CSV. */
 const EXPORT_CHUNK = 500
+/** The archive's files an export lists per statement (each then read whole from R2, one at a time). */
+const EXPORT_FILES = 20
 
 const EXPORT_HEADERS: Record<Language, string[]> = {
   fr: [
@@ -91,16 +97,95 @@ export async function exportLogs(ctx: Ctx, caller: Caller, filters: LogFilters):
       commentaire: described || null,
     }),
   )
-  const { firstRead } = await namedBatch(ctx.d1, { audit, firstRead: chunk(null) })
+  const range = rangeInstants(filters)
+  const { firstRead, roots } = await namedBatch(ctx.d1, {
+    audit,
+    firstRead: chunk(null),
+    roots: ctx.env.ARCHIVE ? scopeRootPaths(db, viewer) : null,
+  })
   const language = ctx.request.language
-  return csvStream({
+  const lines = (entry: LogEntry) => entryLine(language, entry)
+  const scope = (roots?.results ?? []) as { path: string; racine: number }[]
+  const matcher = archiveMatcher(filters, {
+    whole: scope.some((root) => root.racine === 1),
+    roots: scope.map((root) => root.path),
+  })
+  // The archived months of the range after the database's, newest first: a file read from R2 at each pull.
+  const bucket = ctx.env.ARCHIVE
+  let files: { fichier: string; sha256: string }[] = []
+  let listedAfter: string | null = null
+  let listEnded = scope.length === 0 || !bucket
+  const archived = async (): Promise<LogEntry[] | null> => {
+    if (files.length === 0 && !listEnded) {
+      files = (await filesInRange(db, range)
+        .select(['f.fichier', 'f.sha256'])
+        .$if(listedAfter !== null, (q) => q.where('f.fichier', '<', listedAfter as string))
+        .orderBy('f.fichier', 'desc')
+        .limit(EXPORT_FILES)
+        .execute()) as { fichier: string; sha256: string }[]
+      listedAfter = files.at(-1)?.fichier ?? listedAfter
+      listEnded = files.length < EXPORT_FILES
+    }
+    const file = files.shift()
+    if (!file || !bucket) return null
+    const entries = await matchingInFile(bucket, file, matcher)
+    // A file missing or altered: the download fails rather than end as if the history held nothing more.
+    if (entries === null) throw new Error(`History archive file missing or altered: ${file.fichier}`)
+    return entries
+  }
+  return csvStream<LogEntry, { date: string; id: number }>({
     language,
     header: EXPORT_HEADERS[language],
-    first: (firstRead?.results ?? []) as LogRow[],
-    lines: (row) => entryLine(language, toLogEntry(row)),
+    first: ((firstRead?.results ?? []) as LogRow[]).map(toLogEntry),
+    lines,
     next: {
       chunk: EXPORT_CHUNK,
-      read: async (after: { date: string; id: number }) => (await chunk(after).execute()) as LogRow[],
+      read: async (after) => ((await chunk(after).execute()) as LogRow[]).map(toLogEntry),
+      cursor: (last) => ({ date: last.date, id: last.id }),
+    },
+    more: archived,
+  })
+}
+
+/**
+ * GET rest/bd/logs/recherches/{id}/export: what a search of the archive found, as the history's CSV, a chunk at a time;
+ * recorded as an export, in the batch of its first read (the search the caller's own: else 404, and nothing recorded).
+ */
+export async function exportSearch(ctx: Ctx, caller: Caller, id: string, now = new Date()) {
+  const db = ctx.db
+  const actor = await adminOf(ctx, caller)
+  const viewer = viewerOf(actor)
+  const own = ownSearch(db, viewer, id, now)
+  const chunk = (after: { date: string; id: number } | null) =>
+    foundEntries(db, id)
+      .where(({ exists }) => exists(own.select('r.id')))
+      .$if(after !== null, (q) =>
+        q.where(sql<SqlBool>`(e.date < ${after?.date} or (e.date = ${after?.date} and e.id < ${after?.id}))`),
+      )
+      .limit(EXPORT_CHUNK)
+  const read = await namedBatch(ctx.d1, {
+    search: own,
+    audit: insertWhen(
+      db,
+      'log',
+      logEntry(actor.id, 'ADMINISTRATION', 'HISTORIQUE_EXPORT', ctx.request.userAgent, {
+        commentaire: `recherche=${id}`,
+      }),
+      own.select('r.id'),
+    ),
+    firstRead: chunk(null),
+  })
+  if (!read.search?.results[0]) throw notFound('No such search of the archive, or it is no longer kept')
+  const language = ctx.request.language
+  const entries = (rows: readonly { entree: string }[]) => rows.map((row) => JSON.parse(row.entree) as LogEntry)
+  return csvStream<LogEntry, { date: string; id: number }>({
+    language,
+    header: EXPORT_HEADERS[language],
+    first: entries((read.firstRead?.results ?? []) as { entree: string }[]),
+    lines: (entry) => entryLine(language, entry),
+    next: {
+      chunk: EXPORT_CHUNK,
+      read: async (after) => entries(await chunk(after).execute()),
       cursor: (last) => ({ date: last.date, id: last.id }),
     },
   })

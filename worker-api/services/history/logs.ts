@@ -16,9 +16,10 @@ import {
 import { foldSearchText, searchWords } from '../../lib/search-text'
 import type { Ctx } from '../../lib/types'
 import { adminWith, type Caller, liveAdmin, viewerOf } from '../core/actor'
+import { filesInRange, rangeInstants } from './archive-listing'
 
 /** The history's filters (a list query without its page). */
-export type LogFilters = Pick<LogListQuery, 'dateDebut' | 'dateFin' | 'q' | 'type'>
+export type LogFilters = Pick<LogListQuery, 'dateDebut' | 'dateFin' | 'q' | 'type' | 'utilisateur'>
 
 const foldedLabels = (pick: (labels: (typeof LOG_LABELS)['fr']) => Record<string, string>) =>
   Object.values(LOG_LABELS).flatMap((labels) =>
@@ -33,6 +34,25 @@ const REVIEW_LABELS = foldedLabels((labels) => labels.reviews)
 const matchingCodes = (labels: { code: string; folded: string }[], word: string) => [
   ...new Set(labels.filter((label) => label.folded.includes(word)).map((label) => label.code)),
 ]
+
+/**
+ * What one word of the search finds besides text (spec §2 logs screen): the types, administrative actions, and
+ * sign-out, request and review names whose label in either language holds it, and its day when it is one
+ * ('dd/MM/yyyy', as the instants the day starts and ends at).
+ */
+export function wordCodes(word: string) {
+  const day = fromWireDate(word.replace(/^(\d)\//, '0$1/').replace(/\/(\d)\//, '/0$1/'))
+  return {
+    types: matchingCodes(TYPE_LABELS, word),
+    actions: matchingCodes(ACTION_LABELS, word),
+    named: [
+      ['DECONNEXION', matchingCodes(SESSION_LABELS, word)],
+      ['DEMANDE_ACCES', matchingCodes(REQUEST_LABELS, word)],
+      ['REVUE_ACCES', matchingCodes(REVIEW_LABELS, word)],
+    ] as const,
+    day: day ? ([dayStartInstant(day), dayStartInstant(nextDay(day))] as const) : null,
+  }
+}
 
 /**
  * Whether an entry matches one word of the search (spec §2 logs screen): its user's first or last
@@ -56,34 +76,23 @@ function matchesWord(db: DB, word: string): Expression<SqlBool> {
       word,
     ),
   ]
-  const types = matchingCodes(TYPE_LABELS, word)
+  const { types, actions, named, day } = wordCodes(word)
   if (types.length > 0)
     alternatives.push(sql<SqlBool>`log.type_log in (${sql.join(types.map((type) => sql.lit(type)))})`)
-  const actions = matchingCodes(ACTION_LABELS, word)
   if (actions.length > 0) {
     alternatives.push(
       sql<SqlBool>`(log.type_log = 'ADMINISTRATION' and log.nom_log in (${sql.join(actions.map((action) => sql.lit(action)))}))`,
     )
   }
-  for (const [type, labels] of [
-    ['DECONNEXION', SESSION_LABELS],
-    ['DEMANDE_ACCES', REQUEST_LABELS],
-    ['REVUE_ACCES', REVIEW_LABELS],
-  ] as const) {
-    const names = matchingCodes(labels, word)
+  for (const [type, names] of named) {
     if (names.length > 0) {
       alternatives.push(
         sql<SqlBool>`(log.type_log = ${sql.lit(type)} and log.nom_log in (${sql.join(names.map((name) => sql.lit(name)))}))`,
       )
     }
   }
-  const day = fromWireDate(word.replace(/^(\d)\//, '0$1/').replace(/\/(\d)\//, '/0$1/'))
   // Instants computed here, written as literals: D1 binds at most 100 values a statement.
-  if (day) {
-    alternatives.push(
-      sql<SqlBool>`(log.date >= ${sql.lit(dayStartInstant(day))} and log.date < ${sql.lit(dayStartInstant(nextDay(day)))})`,
-    )
-  }
+  if (day) alternatives.push(sql<SqlBool>`(log.date >= ${sql.lit(day[0])} and log.date < ${sql.lit(day[1])})`)
   return sql<SqlBool>`(${sql.join(alternatives, sql` or `)})`
 }
 
@@ -106,6 +115,7 @@ function filteredLogs(db: DB, filters: LogFilters, after?: Expression<number>) {
       q.where(sql<SqlBool>`${date} < ${sql.lit(dayStartInstant(nextDay(fromCompactDate(filters.dateFin as string))))}`),
     )
     .$if(filters.type !== undefined, (q) => q.where('log.type_log', '=', filters.type as LogType))
+    .$if(filters.utilisateur !== undefined, (q) => q.where('log.utilisateur_id', '=', filters.utilisateur as number))
     .$if(words.length > 0, (q) =>
       q.where(
         sql<SqlBool>`${sql.join(
@@ -262,6 +272,7 @@ const totalKey = (viewer: Viewer, query: LogFilters) =>
     query.dateFin ?? null,
     query.type ?? null,
     searchWords(query.q ?? ''),
+    query.utilisateur ?? null,
   ])
 
 /**
@@ -325,7 +336,7 @@ export async function listLogs(
   ctx: Ctx,
   caller: Caller,
   query: LogListQuery,
-): Promise<{ items: LogEntry[]; total: number }> {
+): Promise<{ items: LogEntry[]; total: number; archived: { first: string; last: string } | null }> {
   const db = ctx.db
   // The whole list counts itself: only a page's total is kept.
   const keepsTotal = query.page === undefined ? sql<SqlBool>`0` : liveAdmin(ctx, caller)
@@ -333,8 +344,17 @@ export async function listLogs(
     fromUsers,
     fromLog,
     counted: [counted],
-  } = await adminWith(ctx, caller, logListStatements(db, viewerOf(caller), query, keepsTotal))
+    archived: [archived],
+  } = await adminWith(ctx, caller, {
+    ...logListStatements(db, viewerOf(caller), query, keepsTotal),
+    // The archived months of the range (the listing of the archive's files: a few index reads).
+    archived: filesInRange(db, rangeInstants(query)).select([
+      sql<string | null>`min(f.mois)`.as('first'),
+      sql<string | null>`max(f.mois)`.as('last'),
+    ]),
+  })
+  const months = archived?.first && archived.last ? { first: archived.first, last: archived.last } : null
   const rows = [...fromUsers, ...fromLog] as LogRow[]
-  if (query.page === undefined) return { items: wholeList(rows).map(toLogEntry), total: rows.length }
-  return { items: rows.map(toLogEntry), total: counted?.total ?? 0 }
+  if (query.page === undefined) return { items: wholeList(rows).map(toLogEntry), total: rows.length, archived: months }
+  return { items: rows.map(toLogEntry), total: counted?.total ?? 0, archived: months }
 }

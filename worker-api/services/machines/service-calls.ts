@@ -85,7 +85,15 @@ export const SERVICE_ROUTES: Readonly<Record<string, ServiceScope>> = {
     'POST /rest/bd/revue/:id/cloture',
     'GET /rest/bd/revue/:id/rapport.csv',
   ]),
-  ...routes('logs', ['GET /rest/bd/logs/', 'GET /rest/bd/logs/export']),
+  ...routes('logs', [
+    'GET /rest/bd/logs/',
+    'GET /rest/bd/logs/export',
+    // The archived months, searched in the background.
+    'POST /rest/bd/logs/recherches',
+    'GET /rest/bd/logs/recherches/:id',
+    'GET /rest/bd/logs/recherches/:id/entrees',
+    'GET /rest/bd/logs/recherches/:id/export',
+  ]),
 }
 
 /** The scopes a service account's token carries (its `cs` claim); null for anyone else's token. */
