@@ -206,18 +206,32 @@ export default {
       )
       return
     }
-    ctx.waitUntil(purgeExpired(backgroundContext(env)).then((deleted) => console.log('Pruned expired rows', deleted)))
-    ctx.waitUntil(
+    // Each part's failure said in the logs (and the run marked failed): one part failing does not stop the others.
+    const hourly = (name: string, work: Promise<unknown>) =>
+      ctx.waitUntil(
+        work.catch((error: unknown) => {
+          console.error(`Hourly ${name} failed`, error)
+          throw error
+        }),
+      )
+    hourly(
+      'pruning',
+      purgeExpired(backgroundContext(env)).then((deleted) => console.log('Pruned expired rows', deleted)),
+    )
+    hourly(
+      'history archive',
       archiveDue(backgroundContext(env)).then((mois) => {
         if (mois) console.log(`History archive: ${mois} queued`)
       }),
     )
-    ctx.waitUntil(
+    hourly(
+      'history searches',
       purgeSearches(backgroundContext(env)).then(({ entries, searches }) => {
         if (entries + searches > 0) console.log(`History searches removed: ${searches} (${entries} entries)`)
       }),
     )
-    ctx.waitUntil(
+    hourly(
+      'access requests',
       requestDeadlines(backgroundContext(env)).then(({ expired, escalated }) => {
         if (expired + escalated > 0) console.log(`Access requests: ${expired} expired, ${escalated} escalated`)
       }),

@@ -18,6 +18,8 @@ export type ApiResult<T> =
       status: number
       data: T /** A paged list's X-Total-Count (DESIGN §1), else null. */
       total: number | null
+      /** The history's archived months of the range asked (X-Archived-Months, 'YYYY-MM/YYYY-MM'), else null. */
+      archived: string | null
     }
   | { ok: false; status: number; error: ErrorBody }
 
@@ -44,6 +46,7 @@ export async function read<R extends ApiResponse>(call: Promise<R>): Promise<Api
       status: response.status,
       data: payload as Success<R>,
       total: total === null ? null : Number(total),
+      archived: response.headers.get('X-Archived-Months'),
     }
   }
   const error = isErrorBody(payload) ? payload : technicalError

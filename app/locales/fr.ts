@@ -1207,6 +1207,36 @@ export const fr = {
   },
   logs: {
     title: 'Historique',
+    archive: {
+      title: 'Dans l’archive',
+      notice:
+        'Les mois de {{first}} à {{last}} de cette période sont archivés : ils ne sont pas dans la liste ci-dessus.',
+      noticeOne: 'Le mois {{first}} de cette période est archivé : il n’est pas dans la liste ci-dessus.',
+      search: 'Rechercher aussi dans l’archive',
+      starting: 'Lancement de la recherche…',
+      started: 'Recherche dans l’archive lancée',
+      busy: 'Trois de vos recherches dans l’archive sont déjà en cours : attendez qu’une se termine.',
+      months: 'Mois archivés de {{first}} à {{last}}',
+      noMonths: 'Aucun mois archivé dans cette période',
+      progress: 'Fichiers lus : {{read}} sur {{files}}. Entrées trouvées : {{found}}.',
+      progressLabel: 'Avancement de la recherche dans l’archive',
+      refresh: 'Actualiser',
+      done_one: 'Recherche terminée : {{count}} entrée trouvée.',
+      done_other: 'Recherche terminée : {{count}} entrées trouvées.',
+      truncated_one: 'Plus de {{count}} entrée trouvée : seule la plus récente est gardée. Précisez la recherche.',
+      truncated_other:
+        'Plus de {{count}} entrées trouvées : seules les plus récentes sont gardées. Précisez la recherche.',
+      failed:
+        'La recherche a échoué : {{why}}. Les fichiers de l’archive n’ont pas été modifiés ; prévenez l’exploitation.',
+      kept: 'Résultat gardé jusqu’au {{until}}.',
+      export: 'Exporter ce qui a été trouvé',
+      tableLabel: 'Entrées trouvées dans l’archive',
+      empty: 'Aucune entrée de l’archive ne correspond.',
+      gone: 'Cette recherche n’est plus disponible : un résultat est gardé 24 heures.',
+      again: 'Relancer la recherche',
+      fullHistory: 'Historique complet',
+      fullHistoryHint: 'Toutes ses entrées, archive comprise (pour une demande d’accès à ses données).',
+    },
     settings: {
       title: 'Historique',
       hint: 'Les mois que la base de données garde, le mois en cours compris. Les mois plus anciens sont archivés dans R2 (fichiers Parquet), puis retirés de la base.',

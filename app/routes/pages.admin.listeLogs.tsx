@@ -1,7 +1,7 @@
-import { data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
-import { Form, Link, useLoaderData, useLocation, useNavigation } from '@remix-run/react'
-import { Download, History, TriangleAlert } from 'lucide-react'
-import { useId } from 'react'
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from '@remix-run/cloudflare'
+import { Form, Link, useLoaderData, useLocation, useNavigation, useRevalidator } from '@remix-run/react'
+import { Archive, Download, History, RefreshCw, TriangleAlert } from 'lucide-react'
+import { useEffect, useId } from 'react'
 import { useTranslation } from 'react-i18next'
 import { DataTable, type DataTableColumn } from '~/components/data-table'
 import { DateRangePicker } from '~/components/date-range-picker'
@@ -9,6 +9,7 @@ import { EmptyState } from '~/components/empty-state'
 import { Pagination } from '~/components/pagination'
 import { SearchForm } from '~/components/search-form'
 import { SelectField } from '~/components/select-field'
+import { SubmitButton } from '~/components/submit-button'
 import { Alert } from '~/components/ui/alert'
 import { Button, buttonVariants } from '~/components/ui/button'
 import { Tooltip } from '~/components/ui/tooltip'
@@ -16,11 +17,12 @@ import { requireAdmin } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { displayDate, displayTime } from '~/lib/dates'
 import { pageLanguage } from '~/lib/i18n'
-import { DEFAULT_PAGE_SIZE, listQuery } from '~/lib/pagination'
+import { DEFAULT_PAGE_SIZE, listQuery, readPage } from '~/lib/pagination'
 import { redirectPastLast } from '~/lib/pagination.server'
 import { pageTitle, titleMeta } from '~/lib/title'
 import { urlWith } from '~/lib/url'
 import type { LogEntry } from '../../worker-api/contract/history/logs'
+import type { LogSearch } from '../../worker-api/contract/history/search'
 import { fromFormDate, LOG_TYPES, type LogType, logLabel } from '../../worker-api/contract/log-labels'
 
 export const handle: BreadcrumbHandle = { breadcrumb: 'nav.history' }
@@ -30,6 +32,13 @@ export const meta = titleMeta
 const FROM = 'du'
 const TO = 'au'
 const TYPE = 'type'
+/** One user's entries only (their full history, from their page). */
+const USER = 'utilisateur'
+/** The search of the archived months shown beside the list, and the page of its entries. */
+export const SEARCH = 'recherche'
+const SEARCH_PAGE = 'pageArchive'
+/** A search's id as the API gives it. */
+const SEARCH_ID = /^[A-Za-z0-9_-]{1,64}$/
 
 /**
  * The history's filters read from the URL: the range's days as the API wants them (yyyyMMdd), with
@@ -47,6 +56,8 @@ export function logFilters(params: URLSearchParams) {
   if (dateDebut && dateFin && dateDebut > dateFin) errors.to = ['validation.dateRange']
   const type = LOG_TYPES.find((candidate) => candidate === params.get(TYPE))
   const q = listQuery(params, []).q
+  const user = params.get(USER)
+  const utilisateur = user && /^[1-9]\d{0,9}$/.test(user) ? Number(user) : undefined
   return {
     typed: { from: days.from ?? raw.from, to: days.to ?? raw.to },
     errors,
@@ -56,8 +67,15 @@ export function logFilters(params: URLSearchParams) {
       ...(dateFin ? { dateFin } : {}),
       ...(type ? { type } : {}),
       ...(q ? { q } : {}),
+      ...(utilisateur ? { utilisateur } : {}),
     },
   }
+}
+
+/** The search of the archive the URL names, if it names one that could be. */
+export function searchIdOf(params: URLSearchParams) {
+  const id = params.get(SEARCH)
+  return id && SEARCH_ID.test(id) ? id : null
 }
 
 /**
@@ -69,18 +87,32 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const url = new URL(request.url)
   const filters = logFilters(url.searchParams)
   const { page } = listQuery(url.searchParams, [])
+  const searchId = searchIdOf(url.searchParams)
+  const archivePage = readPage(url.searchParams.get(SEARCH_PAGE))
   // A range that is not one is said on its fields; nothing is read until it is put right.
   const {
     auth,
-    data: result,
     t,
+    data: [result, archiveSearch, archiveEntries],
   } = await requireAdmin(request, context, {
     read: (auth) =>
-      filters.valid
-        ? auth.settle(
-            auth.api.rest.bd.logs.index.$get({ query: { ...filters.query, page, taille: DEFAULT_PAGE_SIZE } }),
-          )
-        : Promise.resolve(null),
+      Promise.all([
+        filters.valid
+          ? auth.settle(
+              auth.api.rest.bd.logs.index.$get({ query: { ...filters.query, page, taille: DEFAULT_PAGE_SIZE } }),
+            )
+          : Promise.resolve(null),
+        // The search of the archived months the URL names, and a page of what it found, in the same round trip.
+        searchId ? auth.settle(auth.api.rest.bd.logs.recherches[':id'].$get({ param: { id: searchId } })) : null,
+        searchId
+          ? auth.settle(
+              auth.api.rest.bd.logs.recherches[':id'].entrees.$get({
+                param: { id: searchId },
+                query: { page: archivePage, taille: DEFAULT_PAGE_SIZE },
+              }),
+            )
+          : null,
+      ]),
   })
   const shown = {
     typed: filters.typed,
@@ -88,7 +120,27 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     type: filters.query.type ?? '',
     q: filters.query.q ?? '',
   }
-  const base = { ...shown, title: pageTitle(t, t('logs.title')), page, entries: [] as LogEntry[], total: 0 }
+  // The search named: where it stands and its page, or gone (another's, or past its day: 404).
+  const archive = searchId
+    ? archiveSearch?.ok && archiveEntries?.ok
+      ? {
+          search: archiveSearch.data,
+          entries: archiveEntries.data,
+          total: archiveEntries.total ?? 0,
+          page: archivePage,
+        }
+      : { gone: true as const }
+    : null
+  const base = {
+    ...shown,
+    utilisateur: filters.query.utilisateur ?? null,
+    title: pageTitle(t, t('logs.title')),
+    page,
+    entries: [] as LogEntry[],
+    total: 0,
+    archived: null as string | null,
+    archive,
+  }
   if (!result) return data({ ...base, failed: false }, { headers: await auth.headers() })
   if (!result.ok) {
     return data(
@@ -99,11 +151,38 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const total = result.total ?? 0
   // A page past the last (the URL kept from a longer list): on to the last one.
   redirectPastLast(url, page, total, result.data.length, await auth.headers())
-  return data({ ...base, entries: result.data, total, failed: false }, { headers: await auth.headers() })
+  return data(
+    { ...base, entries: result.data, total, archived: result.archived, failed: false },
+    { headers: await auth.headers() },
+  )
+}
+
+/**
+ * "Rechercher dans l'archive": the screen's filters searched in the archived months (POST rest/bd/logs/recherches), then
+ * the screen again with the search beside the list; refused (3 running already), said in a notice.
+ */
+export async function action({ request, context }: ActionFunctionArgs) {
+  const auth = await requireAdmin(request, context)
+  const url = new URL(request.url)
+  const filters = logFilters(url.searchParams)
+  const back = `/pages/admin/listeLogs${url.search}`
+  if (!filters.valid) return auth.redirectWithToast(back, { type: 'error', key: 'logs.invalidRange' })
+  const started = await auth.settle(auth.api.rest.bd.logs.recherches.$post({ json: filters.query }))
+  if (started.ok) {
+    return auth.redirectWithToast(
+      `/pages/admin/listeLogs${urlWith(url.searchParams, { [SEARCH]: started.data.id, [SEARCH_PAGE]: null })}#archive`,
+      { type: 'success', key: 'logs.archive.started' },
+    )
+  }
+  return auth.redirectWithToast(back, {
+    type: 'error',
+    key: started.status === 429 ? 'logs.archive.busy' : 'errors.technical',
+  })
 }
 
 export default function Logs() {
-  const { entries, total, page, q, typed, errors, type, failed } = useLoaderData<typeof loader>()
+  const { entries, total, page, q, typed, errors, type, failed, utilisateur, archived, archive } =
+    useLoaderData<typeof loader>()
   const { t, i18n } = useTranslation()
   const { search } = useLocation()
   const navigation = useNavigation()
@@ -111,7 +190,7 @@ export default function Logs() {
   const filtering = navigation.state === 'loading' && navigation.location.pathname === '/pages/admin/listeLogs'
   const exportSearch = urlWith(search, { page: null })
   const typeId = useId()
-  const filtered = Boolean(q || typed.from || typed.to || type)
+  const filtered = Boolean(q || typed.from || typed.to || type || utilisateur)
 
   const columns: DataTableColumn<LogEntry>[] = [
     {
@@ -200,6 +279,7 @@ export default function Logs() {
       <SearchForm label={t('logs.search')} />
       <Form method="get" className="flex flex-col gap-4 rounded-lg border bg-card p-4">
         {q ? <input type="hidden" name="q" value={q} /> : null}
+        {utilisateur ? <input type="hidden" name={USER} value={utilisateur} /> : null}
         <div className="grid gap-4 lg:grid-cols-[1fr_auto] lg:items-start">
           <DateRangePicker
             // A new URL (filtered, reset) shows its own period, not the one picked before.
@@ -281,9 +361,157 @@ export default function Logs() {
             />
           </div>
           <Pagination page={page} total={total} pageSize={DEFAULT_PAGE_SIZE} />
+          {archived && !archive ? <ArchiveNotice months={archived} /> : null}
+          {archive ? <ArchivePanel archive={archive} columns={columns} /> : null}
         </>
       )}
     </div>
+  )
+}
+
+/** 'YYYY-MM' as 'MM/YYYY'. */
+const monthText = (month: string) => `${month.slice(5, 7)}/${month.slice(0, 4)}`
+
+/** The range reaches archived months, not in the list above: one button searches them (a form: works without JS). */
+function ArchiveNotice({ months }: { months: string }) {
+  const { t } = useTranslation()
+  const navigation = useNavigation()
+  const [first = '', last = ''] = months.split('/')
+  const starting = navigation.state === 'submitting' && navigation.formMethod?.toUpperCase() === 'POST'
+  return (
+    <section aria-labelledby="archive-title" id="archive" className="flex flex-col gap-3 rounded-lg border bg-card p-4">
+      <h2 id="archive-title" className="flex items-center gap-2 text-lg font-semibold">
+        <Archive aria-hidden className="size-5" />
+        {t('logs.archive.title')}
+      </h2>
+      <p className="text-sm">
+        {t(first === last ? 'logs.archive.noticeOne' : 'logs.archive.notice', {
+          first: monthText(first),
+          last: monthText(last),
+        })}
+      </p>
+      <Form method="post">
+        <SubmitButton icon={Archive} pending={starting} pendingLabel={t('logs.archive.starting')}>
+          {t('logs.archive.search')}
+        </SubmitButton>
+      </Form>
+    </section>
+  )
+}
+
+type ArchiveShown = { search: LogSearch; entries: LogEntry[]; total: number; page: number } | { gone: true }
+
+/**
+ * The search of the archived months: its progress while it runs (the page reads it again every 2 s with JavaScript; a
+ * link does without), then what it found, paged, and its CSV; stopped at its limit or failed, said so.
+ */
+function ArchivePanel({ archive, columns }: { archive: ArchiveShown; columns: DataTableColumn<LogEntry>[] }) {
+  const { t } = useTranslation()
+  const { search } = useLocation()
+  const revalidator = useRevalidator()
+  const navigation = useNavigation()
+  const starting = navigation.state === 'submitting' && navigation.formMethod?.toUpperCase() === 'POST'
+  const running = 'search' in archive && archive.search.etat === 'EN_COURS'
+  useEffect(() => {
+    if (!running) return
+    const timer = setInterval(() => {
+      if (revalidator.state === 'idle') revalidator.revalidate()
+    }, 2000)
+    return () => clearInterval(timer)
+  }, [running, revalidator])
+  if ('gone' in archive) {
+    return (
+      <section
+        id="archive"
+        aria-labelledby="archive-title"
+        className="flex flex-col gap-3 rounded-lg border bg-card p-4"
+      >
+        <h2 id="archive-title" className="text-lg font-semibold">
+          {t('logs.archive.title')}
+        </h2>
+        <p className="text-sm">{t('logs.archive.gone')}</p>
+        <Form
+          method="post"
+          action={`/pages/admin/listeLogs${urlWith(search, { [SEARCH]: null, [SEARCH_PAGE]: null })}`}
+        >
+          <SubmitButton icon={Archive} pending={starting} pendingLabel={t('logs.archive.starting')}>
+            {t('logs.archive.again')}
+          </SubmitButton>
+        </Form>
+      </section>
+    )
+  }
+  const { search: found, entries, total, page } = archive
+  const months =
+    found.moisDebut && found.moisFin
+      ? t('logs.archive.months', { first: monthText(found.moisDebut), last: monthText(found.moisFin) })
+      : t('logs.archive.noMonths')
+  return (
+    <section id="archive" aria-labelledby="archive-title" className="flex flex-col gap-3">
+      <div className="flex flex-wrap items-baseline justify-between gap-2">
+        <h2 id="archive-title" className="flex items-center gap-2 text-lg font-semibold">
+          <Archive aria-hidden className="size-5" />
+          {t('logs.archive.title')}
+        </h2>
+        <span className="text-sm text-muted-foreground">{months}</span>
+      </div>
+      <div className="flex flex-col gap-2 rounded-lg border bg-card p-4 text-sm" aria-live="polite">
+        {found.etat === 'EN_COURS' ? (
+          <>
+            <p>
+              {t('logs.archive.progress', { read: found.fichiersLus, files: found.fichiers, found: found.entrees })}
+            </p>
+            <progress
+              className="h-2 w-full accent-primary"
+              max={Math.max(1, found.fichiers)}
+              value={found.fichiersLus}
+              aria-label={t('logs.archive.progressLabel')}
+            />
+            <p>
+              <Link to={urlWith(search, {})} className="inline-flex items-center gap-1 underline underline-offset-4">
+                <RefreshCw aria-hidden className="size-4" />
+                {t('logs.archive.refresh')}
+              </Link>
+            </p>
+          </>
+        ) : found.etat === 'ECHEC' ? (
+          <p role="alert" className="text-destructive">
+            {t('logs.archive.failed', { why: found.erreur ?? '' })}
+          </p>
+        ) : (
+          <p>
+            {t(found.etat === 'TRONQUEE' ? 'logs.archive.truncated' : 'logs.archive.done', { count: found.entrees })}
+          </p>
+        )}
+        <p className="text-muted-foreground">{t('logs.archive.kept', { until: displayDate(found.expiresAt) })}</p>
+      </div>
+      {found.etat !== 'EN_COURS' && total > 0 ? (
+        <div className="flex justify-end">
+          <a
+            href={`/pages/admin/listeLogs/archive?${new URLSearchParams({ [SEARCH]: found.id }).toString()}`}
+            download
+            className={buttonVariants({ variant: 'outline', size: 'sm' })}
+          >
+            <Download aria-hidden />
+            {t('logs.archive.export')}
+          </a>
+        </div>
+      ) : null}
+      {total > 0 || found.etat !== 'EN_COURS' ? (
+        <>
+          <div className="overflow-hidden rounded-lg border bg-card">
+            <DataTable
+              aria-label={t('logs.archive.tableLabel')}
+              columns={columns}
+              rows={entries}
+              rowKey={(entry) => entry.id}
+              empty={<EmptyState icon={History} title={t('logs.archive.empty')} />}
+            />
+          </div>
+          <Pagination page={page} total={total} pageSize={DEFAULT_PAGE_SIZE} param={SEARCH_PAGE} />
+        </>
+      ) : null}
+    </section>
   )
 }
 

@@ -236,7 +236,8 @@ describe('statements per request', () => {
       ['/pages/admin/listeStructures', 3, 2],
       ['/pages/admin/listeUtilisateurs', 5, 2],
       ['/pages/admin/autorisation', 3, 2],
-      ['/pages/admin/listeLogs', 6, 2],
+      // The page of entries with its total, and the archived months of its range.
+      ['/pages/admin/listeLogs', 7, 2],
       ['/pages/admin/structure', 2, 2],
       ['/pages/admin/structure?type=3', 4, 3],
       ['/pages/admin/structure/detail/4', 7, 6],

@@ -1,9 +1,10 @@
 import type { getZodConstraint } from '@conform-to/zod/v4'
-import { useActionData, useLocation, useSearchParams } from '@remix-run/react'
-import { ShieldOff, Trash2 } from 'lucide-react'
+import { Form, useActionData, useLocation, useNavigation, useSearchParams } from '@remix-run/react'
+import { History, ShieldOff, Trash2 } from 'lucide-react'
 import { useTranslation } from 'react-i18next'
 import { AppIcon } from '~/components/app-icon'
 import { ConfirmDialog, ConfirmPanel } from '~/components/confirm-dialog'
+import { SubmitButton } from '~/components/submit-button'
 import { Alert } from '~/components/ui/alert'
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '~/components/ui/card'
 import { LinkedProviders, UNLINK_PARAM, UnlinkPanel } from '~/features/federation/linked-providers'
@@ -102,6 +103,7 @@ export function AdminProfile({
       <AccountCard user={user} editable={editable} />
       <PostesCard user={user} editable={editable} stopping={stopping} />
       <RightsCard applications={applications} upcoming={upcoming} />
+      <HistoryCard id={user.id} />
       {sessions ? (
         <SessionsList sessions={sessions} own={false} name={`${user.prenom} ${user.nom}`} editable={editable} />
       ) : null}
@@ -110,6 +112,32 @@ export function AdminProfile({
       ) : null}
       {editable && !self ? <SecondFactorCard name={`${user.prenom} ${user.nom}`} /> : null}
     </div>
+  )
+}
+
+/**
+ * The user's history: their recent entries (the history screen, filtered), and their full history, archive included,
+ * in one click (a form: the search of the archive starts, the screen shows both).
+ */
+function HistoryCard({ id }: { id: number }) {
+  const { t } = useTranslation()
+  const navigation = useNavigation()
+  const history = `/pages/admin/listeLogs?${new URLSearchParams({ utilisateur: String(id) }).toString()}`
+  const starting = navigation.state === 'submitting' && navigation.formAction?.startsWith('/pages/admin/listeLogs')
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>{t('nav.history')}</CardTitle>
+        <CardDescription>{t('logs.archive.fullHistoryHint')}</CardDescription>
+      </CardHeader>
+      <CardContent>
+        <Form method="post" action={history}>
+          <SubmitButton icon={History} pending={Boolean(starting)} pendingLabel={t('logs.archive.starting')}>
+            {t('logs.archive.fullHistory')}
+          </SubmitButton>
+        </Form>
+      </CardContent>
+    </Card>
   )
 }
 

@@ -3,8 +3,19 @@ import { sql } from 'kysely'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { LogEntry } from '../../../worker-api/contract/history/logs'
 import type { LogSearch } from '../../../worker-api/contract/history/search'
-import { call, createOrganisation, createUser, currentPost, db, signedInUser } from '../helpers'
+import {
+  browserCookieOf,
+  call,
+  createOrganisation,
+  createUser,
+  currentPost,
+  db,
+  ORIGIN,
+  sessionFor,
+  signedInUser,
+} from '../helpers'
 import { type JobOf, jobsQueue } from '../jobs-queue'
+import { visit } from '../visit'
 
 /**
  * The archived months searched (issue 64): a range reaching them is answered from D1 at once and says which months are
@@ -292,5 +303,83 @@ describe('a range reaching archived months', () => {
     }
     expect((await call('/rest/bd/logs/recherches/pas-la', { token: root })).status).toBe(404)
     expect((await call('/rest/bd/logs/recherches/x%27%3B', { token: root })).status).toBe(400)
+  })
+})
+
+describe('the history screen (without JavaScript: plain pages and forms)', () => {
+  it('says the range reaches archived months, starts their search, shows its progress, then what it found', async () => {
+    const admin = await createUser({ admin: true, postes: [currentPost(1, 1, 3650)] })
+    const cookie = await browserCookieOf({ ...admin, ...(await sessionFor(admin.id)) })
+    const range = `/pages/admin/listeLogs?du=${older}-01&au=${old}-28`
+    const page = async (path: string) => {
+      const response = await visit(path, { headers: { Cookie: cookie } })
+      expect(response.status).toBe(200)
+      return response.text()
+    }
+    const listed = await page(range)
+    expect(listed).toContain(`Les mois de ${older.slice(5)}/${older.slice(0, 4)} à ${old.slice(5)}/${old.slice(0, 4)}`)
+    expect(listed).toContain('Rechercher aussi dans l’archive')
+
+    const started = await visit(
+      range,
+      {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/x-www-form-urlencoded',
+          Origin: ORIGIN,
+          Host: new URL(ORIGIN).host,
+          Cookie: cookie,
+        },
+        body: '',
+      },
+      jobs.env,
+    )
+    expect(started.status).toBe(302)
+    const location = new URL(started.headers.get('Location') ?? '', ORIGIN)
+    expect(location.searchParams.get('recherche')).toMatch(/^[A-Za-z0-9_-]+$/)
+    const searching = await page(`${location.pathname}${location.search}`)
+    expect(searching).toContain('Fichiers lus : 0 sur 2. Entrées trouvées : 0.')
+    expect(searching).toContain('Actualiser')
+    await runSearch()
+    const done = await page(`${location.pathname}${location.search}`)
+    expect(done).toContain('Recherche terminée : 82 entrées trouvées.')
+    expect(done).toContain('Entrées trouvées dans l’archive')
+    expect(done).toContain('Exporter ce qui a été trouvé')
+    // The next page of what it found, by its own page link.
+    expect(done).toContain('pageArchive=2')
+    const csv = await visit(`/pages/admin/listeLogs/archive?recherche=${location.searchParams.get('recherche')}`, {
+      headers: { Cookie: cookie },
+    })
+    expect(csv.status).toBe(200)
+    expect((await csv.text()).trim().split('\r\n')).toHaveLength(83)
+  })
+
+  it("gives a user's full history from their page in one click", async () => {
+    const admin = await createUser({ admin: true, postes: [currentPost(1, 1, 3650)] })
+    const cookie = await browserCookieOf({ ...admin, ...(await sessionFor(admin.id)) })
+    const profile = await visit(`/pages/admin/detail/user/${south.id}`, { headers: { Cookie: cookie } })
+    const html = await profile.text()
+    expect(html).toContain('Historique complet')
+    expect(html).toContain(`action="/pages/admin/listeLogs?utilisateur=${south.id}"`)
+    const started = await visit(
+      `/pages/admin/listeLogs?utilisateur=${south.id}`,
+      {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/x-www-form-urlencoded',
+          Origin: ORIGIN,
+          Host: new URL(ORIGIN).host,
+          Cookie: cookie,
+        },
+        body: '',
+      },
+      jobs.env,
+    )
+    expect(started.status).toBe(302)
+    await runSearch()
+    const location = new URL(started.headers.get('Location') ?? '', ORIGIN)
+    expect(location.searchParams.get('utilisateur')).toBe(String(south.id))
+    const done = await visit(`${location.pathname}${location.search}`, { headers: { Cookie: cookie } })
+    expect(await done.text()).toContain('Recherche terminée : 52 entrées trouvées.')
   })
 })
