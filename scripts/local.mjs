@@ -147,10 +147,17 @@ export function bundleWorker() {
  * Serves the bundle of `bundleWorker`, run by Miniflare alone, without `wrangler dev`'s proxy
  * (scripts/serve-bundle.mjs says why the browser tests use it); resolves once it is healthy.
  */
-export async function serveBundle({ port, host = '127.0.0.1', persistTo, stdio = 'inherit', vars = {} }) {
+export async function serveBundle({
+  port,
+  host = '127.0.0.1',
+  persistTo,
+  stdio = 'inherit',
+  vars = {},
+  cronPort = /** @type {number | undefined} */ (undefined),
+}) {
   const child = spawn(process.execPath, [path.join(root, 'scripts', 'serve-bundle.mjs')], {
     cwd: root,
-    env: { ...quietEnv, SERVE_BUNDLE: JSON.stringify({ host, port, persistTo, vars }) },
+    env: { ...quietEnv, SERVE_BUNDLE: JSON.stringify({ host, port, persistTo, vars, cronPort }) },
     stdio: ['ignore', stdio, stdio],
   })
   return healthy(child, host, port, 'the bundled Worker')

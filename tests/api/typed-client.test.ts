@@ -98,7 +98,7 @@ describe('the typed client of the in-process API', () => {
 
     expect(me.ok && me.data.login).toBe(user.login)
     expect(access.ok && access.data.accesApplication.map((a) => a.application.id)).toEqual([3])
-    expect(logout).toEqual({ ok: true, status: 204, data: null, total: null })
+    expect(logout).toEqual({ ok: true, status: 204, data: null, total: null, archived: null })
     if (me.ok) expectTypeOf(me.data).toEqualTypeOf<UserWithSessions>()
     if (access.ok) expectTypeOf(access.data).toEqualTypeOf<AccessList>()
     if (logout.ok) expectTypeOf(logout.data).toEqualTypeOf<null>()

@@ -302,3 +302,15 @@ SELECT 9985, 'intranet', 'Intranet', 'Irène', 'irene.intranet@portail.example',
 INSERT OR IGNORE INTO fonction (id, libelle, structure_id) VALUES (9985, 'Agent intranet', 9040);
 INSERT OR IGNORE INTO poste (id, utilisateur_id, structure_id, fonction_id, date_debut, date_fin) VALUES
   (9985, 9985, 9040, 9985, '2024-01-01', '2035-12-31');
+
+-- The history's archive (tests/e2e/history-archive.test.mjs): a user whose twelve entries are of thirty months ago,
+-- archived to R2 when the test fires the hourly cron, then searched there.
+INSERT OR IGNORE INTO utilisateur (id, login, nom, prenom, mail, password_hash, domain)
+SELECT 9986, 'archivee', 'Archivée', 'Odile', 'odile.archivee@portail.example', password_hash, 'http://localhost:8787' FROM utilisateur WHERE login = 'agent';
+INSERT OR IGNORE INTO poste (id, utilisateur_id, structure_id, fonction_id, date_debut, date_fin) VALUES
+  (9986, 9986, 5, 9, '2020-01-01', '2035-12-31');
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 12)
+INSERT INTO log (date, utilisateur_id, type_log, nom_log, commentaire, nom_navigateur, version_navigateur)
+SELECT strftime('%Y-%m', 'now', 'start of month', '-30 months') || '-' || printf('%02d', 1 + i) || 'T10:00:00.000Z',
+  9986, 'CONNEXION', 'CONNEXION', 'Entrée archivée ' || i, 'Firefox', '128'
+FROM n;

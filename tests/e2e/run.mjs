@@ -85,8 +85,10 @@ async function startServer(index) {
   const logFile = path.join(root, '.wrangler', `e2e-server-${index}.log`)
   // A lighter proof of work keeps the many sign-ins of the suite quick (the widget and checks are the
   // real ones), and the whole suite signs in from one address, far more often than a person would.
+  const cronPort = await freePort()
   const { child } = await serveBundle({
     port,
+    cronPort,
     persistTo,
     // A file descriptor, as spawn takes it (scripts/local.mjs, without JSDoc types, types `stdio` by its
     // default 'inherit' alone).
@@ -98,7 +100,7 @@ async function startServer(index) {
       FORGOT_RATE_PER_MINUTE: '1000',
     },
   })
-  return { index, port, persistTo, child, logFile }
+  return { index, port, cronPort, persistTo, child, logFile }
 }
 
 /** @typedef {Awaited<ReturnType<typeof startServer>>} Server */
@@ -166,6 +168,7 @@ const runFile = (file, server) =>
         ...process.env,
         E2E_BASE_URL: `http://localhost:${server.port}`,
         E2E_PORT: String(server.port),
+        E2E_CRON_URL: `http://127.0.0.1:${server.cronPort}/`,
         E2E_FIXTURES_DAY: fixturesDay,
       },
     })

@@ -44,6 +44,19 @@ import { ADMIN_MENU_PAGES } from './menu-pages.mjs'
 /** The portal under test (E2E_BASE_URL), the local `wrangler dev` unless given. @type {string} */
 export const BASE_URL = process.env.E2E_BASE_URL ?? 'http://localhost:8787'
 /** Its port (E2E_PORT), as a string. @type {string} */
+/**
+ * Fires one of the Worker's crons as its schedule would, and waits for its run: through the test server's trigger
+ * (E2E_CRON_URL, tests/e2e/run.mjs), else `wrangler dev --test-scheduled`'s (`npm start`).
+ * @param {string} cron
+ * @returns {Promise<number>} the trigger's status (200: every part of the run passed)
+ */
+export async function fireCron(cron) {
+  const trigger = process.env.E2E_CRON_URL ?? `${BASE_URL}/__scheduled`
+  const response = await fetch(`${trigger}?${new URLSearchParams({ cron }).toString()}`)
+  await response.text()
+  return response.status
+}
+
 export const PORT = process.env.E2E_PORT ?? '8787'
 /**
  * The UTC day its fixtures were loaded ('YYYY-MM-DD', E2E_FIXTURES_DAY), from which their `date('now', …)` count:

@@ -306,6 +306,29 @@ describe('a range reaching archived months', () => {
   })
 })
 
+describe('a search over many archived files', () => {
+  it('reads 8 files a step, newest first, its progress said between steps', async () => {
+    const author = await authorIn(3, 3)
+    // Nine months of their own, each a file.
+    for (let back = 60; back < 69; back++) await entriesIn(author, monthsAgo(back), 2)
+    await archiveAll()
+    const started = await search(root, {
+      utilisateur: author.id,
+      dateDebut: compact(monthsAgo(68), '01'),
+      dateFin: compact(monthsAgo(60), '28'),
+    })
+    expect(started.body).toMatchObject({ etat: 'EN_COURS', fichiers: 9 })
+    await jobs.deliverOne()
+    const halfway = await stateOf(root, started.body.id)
+    expect(halfway).toMatchObject({ etat: 'EN_COURS', fichiersLus: 8, entrees: 16 })
+    // The newest months first.
+    const first = await entriesOf(root, started.body.id)
+    expect(new Set(first.items.map((entry) => entry.date.slice(0, 7)))).not.toContain(monthsAgo(68))
+    await runSearch()
+    expect(await stateOf(root, started.body.id)).toMatchObject({ etat: 'TERMINEE', fichiersLus: 9, entrees: 18 })
+  })
+})
+
 describe('the history screen (without JavaScript: plain pages and forms)', () => {
   it('says the range reaches archived months, starts their search, shows its progress, then what it found', async () => {
     const admin = await createUser({ admin: true, postes: [currentPost(1, 1, 3650)] })
