@@ -32,7 +32,7 @@ const benchLogins = benchAccounts(persistTo, ctx.connections)
 const servers = benchServers(ctx, { persistTo, scratch })
 const client = benchClient(ctx)
 
-const { rows, exportRows, moving, campaign, references } = await runScenarios(ctx, {
+const { rows, exportRows, moving, archive, campaign, references } = await runScenarios(ctx, {
   persistTo,
   scratch,
   servers,
@@ -43,6 +43,7 @@ const report = formatReport(ctx, {
   rows,
   exportRows,
   moving,
+  archive,
   campaign,
   references,
   shipped: { ...shipped(), wordsKiB: await wordsKiB() },

@@ -28,3 +28,17 @@ export async function connect(portNumber) {
     close: () => socket.close(),
   }
 }
+
+/**
+ * The Worker's live JavaScript heap in MiB, read through its inspector after a full collection, so that what it holds
+ * shows rather than what it has yet to collect. The inspector collects only while the Worker is at work (an idle
+ * Worker's answer never comes): an answer that does not come in 10 s is no figure (NaN).
+ */
+export const liveHeapMiB = (inspector) =>
+  Promise.race([
+    inspector
+      .send('HeapProfiler.collectGarbage')
+      .then(() => inspector.send('Runtime.getHeapUsage'))
+      .then(({ usedSize }) => Math.round((usedSize / 1024 / 1024) * 10) / 10),
+    new Promise((resolve) => setTimeout(() => resolve(Number.NaN), 10_000)),
+  ])

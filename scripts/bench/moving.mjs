@@ -6,7 +6,7 @@ import { cpSync, openSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import { selected } from './context.mjs'
 import { admin, d1Query } from './database.mjs'
-import { connect } from './inspector.mjs'
+import { connect, liveHeapMiB } from './inspector.mjs'
 import { memoryMiB, startReferenceWorker, stop } from './servers.mjs'
 
 /** The rows a lot of the import holds (services/bulk/upload.ts IMPORT_LOT_ROWS), and so a floor's batch. */
@@ -20,9 +20,9 @@ const FLOOR_DOMAIN = 'floor.bench.example'
  * The organisation's D1 as it was before moving in, put back after (the next run starts from the same organisation):
  * a copy of its files, seconds where deleting 200 000 users with their triggers takes minutes.
  */
-function snapshot(persistTo, scratch) {
+export function snapshot(persistTo, scratch, what = 'moving') {
   const files = path.join(persistTo, 'v3', 'd1')
-  const kept = path.join(scratch, 'd1-before-moving')
+  const kept = path.join(scratch, `d1-before-${what}`)
   cpSync(files, kept, { recursive: true })
   return () => {
     rmSync(files, { recursive: true, force: true })
@@ -82,19 +82,9 @@ async function moveIn({ api, port }, startPortal, login, { persistTo, scratch, n
   try {
     const session = await login(admin.login, admin.password)
     const auth = { Authorization: `Bearer ${session.jwt.accessToken}` }
-    // The Worker's live JavaScript heap, read through its inspector after a full collection, so that what it holds
-    // shows rather than what it has yet to collect. The inspector collects only while the Worker is at work (an idle
-    // Worker's answer never comes): the heap is read while the file is sent and while the queue imports it. An answer
-    // that does not come in 10 s is no figure.
+    // The Worker's live heap (`liveHeapMiB`), read while the file is sent and while the queue imports it.
     const inspector = await connect(inspectorPort)
-    const liveHeapMiB = () =>
-      Promise.race([
-        inspector
-          .send('HeapProfiler.collectGarbage')
-          .then(() => inspector.send('Runtime.getHeapUsage'))
-          .then(({ usedSize }) => Math.round((usedSize / 1024 / 1024) * 10) / 10),
-        new Promise((resolve) => setTimeout(() => resolve(Number.NaN), 10_000)),
-      ])
+    const liveHeap = () => liveHeapMiB(inspector)
     let started = performance.now()
     const exported = await (await fetch(`${api}/bd/export/utilisateurs.csv`, { headers: auth })).text()
     figures.exportMs = performance.now() - started
@@ -133,19 +123,19 @@ async function moveIn({ api, port }, startPortal, login, { persistTo, scratch, n
     const uploading = []
     while (!sent) {
       await new Promise((resolve) => setTimeout(resolve, 1000))
-      if (!sent) uploading.push(await liveHeapMiB())
+      if (!sent) uploading.push(await liveHeap())
     }
     const { id } = await uploaded
     figures.uploadMs = performance.now() - started
     const readWhileSent = uploading.filter(Number.isFinite)
     figures.heapUploading = readWhileSent.length > 0 ? Math.max(...readWhileSent) : Number.NaN
     const memory = []
-    const heap = [await liveHeapMiB()]
+    const heap = [await liveHeap()]
     let status
     for (let tick = 1; ; tick++) {
       await new Promise((resolve) => setTimeout(resolve, 1000))
       memory.push(memoryMiB(child.pid))
-      if (tick % 10 === 0) heap.push(await liveHeapMiB())
+      if (tick % 10 === 0) heap.push(await liveHeap())
       status = await (await fetch(`${api}/bd/import/${id}`, { headers: auth })).json()
       if (status.etat === 'TERMINE' || status.etat === 'ECHEC') break
     }

@@ -14,7 +14,7 @@ const ratio = (value, of) => (of > 0 ? (value / of).toFixed(2) : '—')
  */
 export function formatReport(
   { options, connections, duration },
-  { rows, exportRows, moving, campaign, references, shipped, worker },
+  { rows, exportRows, moving, archive, campaign, references, shipped, worker },
 ) {
   const { bare, floor, hash, memory: referenceMemory } = references
   const lines = []
@@ -133,6 +133,8 @@ export function formatReport(
     )
   }
 
+  if (archive) printArchive(print, archive)
+
   const { floorKiB, pages, wordsKiB } = shipped
   print()
   print(
@@ -167,4 +169,57 @@ export function writeBenchmarks(large, report) {
     : `${text.trimEnd()}\n\n${block}\n`
   writeFileSync(file, text)
   console.log(`Kept in BENCHMARKS.md (${section}).`)
+}
+
+/** D1's bytes per history entry with its five indexes (a million entries, about 280 MB: README, "Ten years of history"). */
+const D1_ROW_BYTES = 280
+
+/**
+ * The archive's figures, and what they make of an organisation of 100 000 users for ten years: about 100 million
+ * entries a year (a sign-in, two launches and a sign-out each working day), D1 keeping 13 months of them.
+ */
+function printArchive(print, archive) {
+  const { after, rows, seconds, rowsPerSecond, heap, search, yearExport } = archive
+  const fileBytesPerRow = after.archive.octets / after.archive.entrees
+  print()
+  print(
+    `History archive: the large organisation's history kept 3 months in D1 (historiqueMoisEnLigne), the hourly cron ` +
+      `fired once a month is done; each month written to R2 as Parquet by the jobs queue (10 000 entries a file, a ` +
+      `message each), then removed from D1 (5 000 a message):`,
+  )
+  print()
+  print('| step | figure | notes |')
+  print('|---|---:|---|')
+  print(
+    `| archive | ${fixed(rowsPerSecond)} entries/s | ${rows} entries of ${after.archive.mois} months in ` +
+      `${fixed(seconds, 0)} s, ${after.archive.fichiers} files; the Worker's live JavaScript heap (after a collection) ` +
+      `${heap[0]}–${heap[1]} MiB |`,
+  )
+  print(
+    `| file size | ${fixed(fileBytesPerRow, 0)} bytes/entry | ${(after.archive.octets / 1024 / 1024).toFixed(1)} MiB of ` +
+      `Parquet (Snappy, row groups of 2 000); D1 takes ${D1_ROW_BYTES} bytes/entry with its indexes: ` +
+      `${fixed(D1_ROW_BYTES / fileBytesPerRow, 1)} times more |`,
+  )
+  print(
+    `| one user's full history (POST rest/bd/logs/recherches, every archived month) | ${fixed(search.seconds, 1)} s | ` +
+      `${search.files} files of ${search.months} months read, ${search.entries} entries found |`,
+  )
+  print(
+    `| a year's CSV export (GET rest/bd/logs/export) | ${fixed(yearExport.seconds, 1)} s | ` +
+      `${yearExport.entries} entries, ${(yearExport.bytes / 1024 / 1024).toFixed(1)} MiB, first byte after ` +
+      `${fixed(yearExport.firstByteMs)} ms; the months beyond 3 read from R2 |`,
+  )
+  const yearly = 100_000_000
+  const monthly = yearly / 12
+  const d1Of = (months) => (monthly * months * D1_ROW_BYTES) / 1e9
+  const archiveBytes = yearly * 10 * fileBytesPerRow
+  print()
+  print(
+    `An organisation of 100 000 users for ten years (about 100 million entries a year, ${(monthly / 1e6).toFixed(1)} ` +
+      `million a month): R2 holds the ten years, 1 000 million entries × ${fixed(fileBytesPerRow, 0)} bytes = ` +
+      `${(archiveBytes / 1e9).toFixed(0)} GB. In D1, at ${D1_ROW_BYTES} bytes an entry, 13 months take ` +
+      `${d1Of(13).toFixed(1)} GB, 3 months (the least the setting keeps) ${d1Of(3).toFixed(1)} GB, and 5 GB holds ` +
+      `${fixed(5e9 / (monthly * D1_ROW_BYTES), 1)} months. Archiving a month of it at the rate measured here takes ` +
+      `${fixed(monthly / rowsPerSecond / 3600, 1)} hours.`,
+  )
 }

@@ -1,5 +1,7 @@
 // The scenario list: each on a freshly started portal, in an order that keeps the writes after the
 // reads they would change; the references first, measured in the same run to compare against.
+
+import { archiveFigures } from './archive.mjs'
 import { selected } from './context.mjs'
 import { admin, agent } from './database.mjs'
 import {
@@ -650,7 +652,16 @@ export async function runScenarios(ctx, { persistTo, scratch, servers, client, b
 
   // Last: it writes 100 000 users into the organisation (and takes them out again).
   const moving = await movingFigures(ctx, servers, client, { persistTo, scratch })
+  // The large organisation's history archived, searched and exported (and put back as it was).
+  const archive = await archiveFigures(ctx, servers, client, { persistTo, scratch })
 
   const references = await closeReferences(servers, client, reference, opening)
-  return { rows: [...references.rows, ...rows], exportRows, moving, campaign: campaign?.figures ?? null, references }
+  return {
+    rows: [...references.rows, ...rows],
+    exportRows,
+    moving,
+    archive,
+    campaign: campaign?.figures ?? null,
+    references,
+  }
 }

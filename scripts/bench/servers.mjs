@@ -13,14 +13,17 @@ export function benchServers({ port, referencePort }, { persistTo, scratch }) {
 
   /**
    * The portal under `wrangler dev`: the benchmark signs in far more often than a person may. `inspectorPort`: the
-   * Worker's inspector open there (its heap read while it works).
+   * Worker's inspector open there (its heap read while it works). `scheduled`: its crons fired at `/__scheduled`.
    */
-  function startPortal({ inspectorPort } = {}) {
+  function startPortal({ inspectorPort, scheduled = false } = {}) {
     return serve({
       port,
       persistTo,
       stdio: portalLog,
-      args: inspectorPort ? ['--inspector-port', String(inspectorPort)] : [],
+      args: [
+        ...(inspectorPort ? ['--inspector-port', String(inspectorPort)] : []),
+        ...(scheduled ? ['--test-scheduled'] : []),
+      ],
       vars: {
         LOGIN_RATE_PER_MINUTE: '1000000',
         QUESTION_RATE_PER_MINUTE: '1000000',

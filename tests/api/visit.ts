@@ -13,16 +13,25 @@ export async function visit(path: string, init: RequestInit = {}, overrides: Par
 }
 
 /** A page's form posted as a browser posts it (urlencoded, from the portal's own origin) with the session `cookie`. */
-export async function postForm(path: string, cookie: string, fields: Record<string, string> | [string, string][]) {
-  const response = await visit(path, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/x-www-form-urlencoded',
-      Origin: ORIGIN,
-      Host: new URL(ORIGIN).host,
-      Cookie: cookie,
+export async function postForm(
+  path: string,
+  cookie: string,
+  fields: Record<string, string> | [string, string][],
+  overrides: Partial<typeof env> = {},
+) {
+  const response = await visit(
+    path,
+    {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/x-www-form-urlencoded',
+        Origin: ORIGIN,
+        Host: new URL(ORIGIN).host,
+        Cookie: cookie,
+      },
+      body: new URLSearchParams(fields).toString(),
     },
-    body: new URLSearchParams(fields).toString(),
-  })
+    overrides,
+  )
   return { status: response.status, location: response.headers.get('Location'), html: await response.text() }
 }

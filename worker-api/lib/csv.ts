@@ -53,6 +53,11 @@ export type CsvFile<Row, Cursor> = {
   next?: { chunk: number; read: (after: Cursor) => Promise<readonly Row[]>; cursor: (last: Row) => Cursor }
   /** Rows from elsewhere after those (the history's archived months): a chunk at each call, null once none is left. */
   more?: () => Promise<readonly Row[] | null>
+  /**
+   * The last line written when `more` fails (a file of the archive missing or altered), the file then ended: said in
+   * the file itself, where its reader looks (an error of the stream would only cut the download short).
+   */
+  fault?: (error: unknown) => string
 }
 
 /**
@@ -86,7 +91,14 @@ export function csvStream<Row, Cursor>(file: CsvFile<Row, Cursor>): ReadableStre
       // again), or until it has none left.
       let more: readonly Row[] | null = []
       while (!text && more !== null) {
-        more = file.more ? await file.more() : null
+        try {
+          more = file.more ? await file.more() : null
+        } catch (error) {
+          if (!file.fault) throw error
+          controller.enqueue(encoder.encode(`${text}${file.fault(error)}`))
+          controller.close()
+          return
+        }
         for (const row of more ?? []) text += file.lines(row)
       }
       if (text) controller.enqueue(encoder.encode(text))

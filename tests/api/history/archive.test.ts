@@ -1,4 +1,3 @@
-import { env } from 'cloudflare:test'
 import { sql } from 'kysely'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ARCHIVE_PART_ROWS, firstKeptMonth } from '../../../worker-api/services/history/archive'
@@ -6,6 +5,7 @@ import { readArchiveFile } from '../../../worker-api/services/history/archive-fi
 import { api, okBody } from '../client'
 import { call, createOrganisation, createUser, currentPost, db, signedInUser } from '../helpers'
 import { type JobOf, jobsQueue } from '../jobs-queue'
+import { archiveBucket as bucket, monthsAgo } from './archive-support'
 
 /**
  * Ten years of history (issue 64): the hourly cron queues the oldest month beyond the months D1 keeps (13 unless
@@ -14,18 +14,6 @@ import { type JobOf, jobsQueue } from '../jobs-queue'
  */
 
 type Archive = JobOf<'archive-step'>
-
-/** The archive's bucket of the tests (vitest.api.config.ts). */
-const bucket = () => {
-  if (!env.ARCHIVE) throw new Error('No ARCHIVE bucket in the tests')
-  return env.ARCHIVE
-}
-
-/** 'YYYY-MM', `back` months before this one (UTC). */
-const monthsAgo = (back: number) => {
-  const now = new Date()
-  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1)).toISOString().slice(0, 7)
-}
 
 let author: { id: number; login: string; mail: string; nom: string; prenom: string }
 

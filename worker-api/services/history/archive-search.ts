@@ -1,4 +1,4 @@
-import { type SqlBool, sql } from 'kysely'
+import { type Selectable, type SqlBool, sql } from 'kysely'
 import { nowIso, todayIso } from '../../contract/dates'
 import type { LogEntry, LogSearchInput } from '../../contract/history/logs'
 import {
@@ -12,6 +12,7 @@ import {
 } from '../../contract/history/search'
 import type { LogType } from '../../contract/log-labels'
 import { type DB, insertWhen, namedBatch } from '../../db/client'
+import type { HistoriqueRechercheTable } from '../../db/schema'
 import { randomToken } from '../../lib/crypto'
 import { BusinessError, notFound } from '../../lib/errors'
 import { pageWindow } from '../../lib/query'
@@ -34,25 +35,7 @@ import { wordCodes } from './logs'
  * still where the step found it: a step delivered twice writes once. The result is kept SEARCH_KEPT_HOURS hours.
  */
 
-type SearchRow = {
-  id: string
-  utilisateur_id: number | null
-  compte_service_id: number | null
-  domaine: string
-  filtres: string
-  date_min: string | null
-  date_max: string | null
-  mois_debut: string | null
-  mois_fin: string | null
-  fichiers: number
-  fichiers_lus: number
-  curseur: string | null
-  entrees: number
-  etat: SearchState
-  erreur: string | null
-  created_at: string
-  expires_at: string
-}
+type SearchRow = Selectable<HistoriqueRechercheTable>
 
 /** Whether a search is the viewer's own (a user's, or a service account's: its id is the viewer's negated). */
 const authoredBy = (viewer: Viewer) =>

@@ -49,6 +49,19 @@ const EXPORT_HEADERS: Record<Language, string[]> = {
   ],
 }
 
+/** A file of the archive missing from R2 or not matching its checksum, met while exporting. */
+class ArchiveFault extends Error {
+  constructor(readonly fichier: string) {
+    super(`History archive file missing or altered: ${fichier}`)
+  }
+}
+
+/** The export's last line when a file of the archive cannot be read: the export is not whole. */
+const FAULT: Record<Language, (fichier: string) => string> = {
+  fr: (fichier) => `EXPORT INCOMPLET : le fichier ${fichier} de l’archive est manquant ou altéré (somme de contrôle).`,
+  en: (fichier) => `EXPORT INCOMPLETE: the archive's file ${fichier} is missing or altered (checksum).`,
+}
+
 /** Who acted, when a service account did (the screens say the same). */
 const ACCOUNT = { fr: 'Compte de service', en: 'Service account' }
 
@@ -129,8 +142,8 @@ export async function exportLogs(ctx: Ctx, caller: Caller, filters: LogFilters):
     const file = files.shift()
     if (!file || !bucket) return null
     const entries = await matchingInFile(bucket, file, matcher)
-    // A file missing or altered: the download fails rather than end as if the history held nothing more.
-    if (entries === null) throw new Error(`History archive file missing or altered: ${file.fichier}`)
+    // A file missing or altered: the file says so at its end rather than end as if the history held nothing more.
+    if (entries === null) throw new ArchiveFault(file.fichier)
     return entries
   }
   return csvStream<LogEntry, { date: string; id: number }>({
@@ -144,6 +157,10 @@ export async function exportLogs(ctx: Ctx, caller: Caller, filters: LogFilters):
       cursor: (last) => ({ date: last.date, id: last.id }),
     },
     more: archived,
+    fault: (error) => {
+      if (!(error instanceof ArchiveFault)) throw error
+      return csvLine(language, [FAULT[language](error.fichier)])
+    },
   })
 }
 
