@@ -326,6 +326,8 @@ export interface HistoriqueRechercheEntreeTable {
   id: number
   date: string
   entree: string
+  /** The structure the entry was archived with (migration 0043): read only in the author's scope of the day. */
+  structure_id: number | null
 }
 
 /** TOTP: the confirmed secret (base32) and an enrolment waiting for its first code. */

@@ -322,6 +322,92 @@ describe('a search over many archived files', () => {
   })
 })
 
+describe('what a search may hold, and whom it answers', () => {
+  const keptSearch = async (auteur: number, entrees: number) => {
+    const id = `quota-${crypto.randomUUID()}`
+    await db()
+      .insertInto('historique_recherche')
+      .values({
+        id,
+        utilisateur_id: auteur,
+        domaine: ORIGIN,
+        filtres: '{}',
+        fichiers: 1,
+        fichiers_lus: 1,
+        entrees,
+        etat: 'TERMINEE',
+        created_at: new Date().toISOString(),
+        expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+      })
+      .execute()
+    return id
+  }
+
+  it("keeps 200 000 entries of one administrator's searches, 1 000 000 of everyone's: beyond, 429 until one is removed", async () => {
+    const admin = await signedInUser({ admin: true, postes: [currentPost(1, 1, 3650)] })
+    const other = await signedInUser({ admin: true, postes: [currentPost(1, 1, 3650)] })
+    const body = { dateDebut: compact(older, '01') }
+    const full = await keptSearch(admin.id, 200_000)
+    expect((await search(admin.jwt.accessToken, body)).status).toBe(429)
+    await db().updateTable('historique_recherche').set({ entrees: 199_999 }).where('id', '=', full).execute()
+    expect((await search(admin.jwt.accessToken, body)).status).toBe(202)
+    await jobs.drain()
+    await db().deleteFrom('historique_recherche').where('id', '=', full).execute()
+    // Everyone's together.
+    const everyone = await keptSearch(other.id, 1_000_000)
+    expect((await search(admin.jwt.accessToken, body)).status).toBe(429)
+    await db().deleteFrom('historique_recherche').where('id', '=', everyone).execute()
+    expect((await search(admin.jwt.accessToken, body)).status).toBe(202)
+    await jobs.drain()
+  })
+
+  it('answers an administrator whose scope has shrunk only what their scope reaches now', async () => {
+    const admin = await signedInUser({ admin: true, postes: [currentPost(1, 1, 3650)] })
+    const started = await search(admin.jwt.accessToken, {
+      dateDebut: compact(older, '01'),
+      dateFin: compact(old, '28'),
+    })
+    await jobs.drain()
+    expect((await entriesOf(admin.jwt.accessToken, started.body.id)).total).toBe(82)
+    // Moved to Direction Sud: the north's entries found meanwhile are no longer theirs to read.
+    await db().updateTable('poste').set({ structure_id: 3 }).where('utilisateur_id', '=', admin.id).execute()
+    const now = await entriesOf(admin.jwt.accessToken, started.body.id)
+    expect(now.total).toBe(52)
+    expect(now.items.every((entry) => entry.user?.id === south.id)).toBe(true)
+    const csv = await call(`/rest/bd/logs/recherches/${started.body.id}/export`, { token: admin.jwt.accessToken })
+    expect((await csv.text()).trim().split('\r\n')).toHaveLength(53)
+  })
+
+  it('stops a step at 10 000 entries found: the next goes on after the last file it read', async () => {
+    const author = await authorIn(3, 3)
+    const month = monthsAgo(80)
+    // Three files, read newest first: 1 entry, then 10 000 (the step stops there), then 10 000.
+    await entriesIn(author, month, 20_001)
+    await archiveAll()
+    const started = await search(root, {
+      utilisateur: author.id,
+      dateDebut: compact(month, '01'),
+      dateFin: compact(month, '28'),
+    })
+    expect(started.body.fichiers).toBe(3)
+    await jobs.deliverOne()
+    expect(await stateOf(root, started.body.id)).toMatchObject({ etat: 'EN_COURS', fichiersLus: 2, entrees: 10_001 })
+    await jobs.drain()
+    expect(await stateOf(root, started.body.id)).toMatchObject({ etat: 'TERMINEE', fichiersLus: 3, entrees: 20_001 })
+  })
+
+  it('refuses a day the history cannot hold (before 1970) with a clear 400', async () => {
+    for (const dateDebut of ['19000101', '19691231']) {
+      const { status } = await search(root, { dateDebut })
+      expect({ dateDebut, status }).toEqual({ dateDebut, status: 400 })
+      expect((await call(`/rest/bd/logs/export?dateDebut=${dateDebut}`, { token: root })).status).toBe(400)
+    }
+    // A word that reads as such a day is a word, not a day.
+    expect((await search(root, { q: '01/01/1900' })).status).toBe(202)
+    await jobs.drain()
+  })
+})
+
 describe('the history screen (without JavaScript: plain pages and forms)', () => {
   it('says the range reaches archived months, starts their search, shows its progress, then what it found', async () => {
     const admin = await createUser({ admin: true, postes: [currentPost(1, 1, 3650)] })

@@ -37,7 +37,14 @@ export const clientLogSchema = z
 export type ClientLogInput = z.infer<typeof clientLogSchema>
 
 /** A day of the history's range, as spec §7 writes it: 'yyyyMMdd', a real calendar date. */
-const logDay = z.string().refine(isCompactDate, 'validation.date')
+/** The history's days run from 1970 to 9998: its instants are computed in the organisation's time zone. */
+export const HISTORY_DAYS = { first: '19700101', last: '99981231' }
+const logDay = z
+  .string()
+  .refine(
+    (value) => isCompactDate(value) && value >= HISTORY_DAYS.first && value <= HISTORY_DAYS.last,
+    'validation.date',
+  )
 
 const optionalDay = (description: string) =>
   z

@@ -7,6 +7,12 @@ export const SEARCH_KEPT_HOURS = 24
 export const SEARCH_MAX_ROWS = 100_000
 /** The searches of the archive one administrator (or program) may have running at once. */
 export const SEARCH_RUNNING_MAX = 3
+/** The entries one author's kept searches may hold together (their results are kept a day in D1). */
+export const SEARCH_KEPT_ROWS_PER_AUTHOR = 200_000
+/** The entries every kept search may hold together: about 500 MB of D1 at most, whoever asks. */
+export const SEARCH_KEPT_ROWS = 1_000_000
+/** The entries one step keeps at most: it stops reading files past them (a step's memory stays small). */
+export const SEARCH_STEP_ROWS = 10_000
 /** The archive's files one step of a search reads (a message of the jobs queue): 8 × 10 000 entries. */
 export const SEARCH_FILES_PER_STEP = 8
 

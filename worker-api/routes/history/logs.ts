@@ -123,13 +123,13 @@ export const logRoutes = router()
       responses: { 200: json(z.array(logEntrySchema), 'Entries'), ...errors(400, 401, 403, 404) },
     }),
     async (c) => {
-      const { search, items } = await searchEntries(
+      const { items, total } = await searchEntries(
         c.var.ctx,
         c.get('caller'),
         c.req.valid('param').id,
         c.req.valid('query'),
       )
-      return c.json(items, 200, totalCount(search.entrees))
+      return c.json(items, 200, totalCount(total))
     },
   )
   .openapi(

@@ -5,8 +5,11 @@ import {
   type LogSearch,
   SEARCH_FILES_PER_STEP,
   SEARCH_KEPT_HOURS,
+  SEARCH_KEPT_ROWS,
+  SEARCH_KEPT_ROWS_PER_AUTHOR,
   SEARCH_MAX_ROWS,
   SEARCH_RUNNING_MAX,
+  SEARCH_STEP_ROWS,
   type SearchMessage,
   type SearchState,
 } from '../../contract/history/search'
@@ -16,7 +19,7 @@ import type { HistoriqueRechercheTable } from '../../db/schema'
 import { randomToken } from '../../lib/crypto'
 import { BusinessError, notFound } from '../../lib/errors'
 import { pageWindow } from '../../lib/query'
-import { inSubtreeText, scopeRootPaths, type Viewer } from '../../lib/scope'
+import { scopeStructureIds, type Viewer, wholeTreeInScope } from '../../lib/scope'
 import { foldSearchText, searchWords } from '../../lib/search-text'
 import type { Ctx } from '../../lib/types'
 import { adminWith, type Caller, viewerOf } from '../core/actor'
@@ -64,7 +67,8 @@ const described = (filters: LogSearchInput) =>
 
 /**
  * POST rest/bd/logs/recherches: a search of the archived months of the range, started (its first step queued) or, with
- * no archived file in the range, done at once. At most SEARCH_RUNNING_MAX of the author's run at once (checked in the
+ * no archived file in the range, done at once. At most SEARCH_RUNNING_MAX of the author's run at once, their kept
+ * searches hold at most SEARCH_KEPT_ROWS_PER_AUTHOR entries and everyone's SEARCH_KEPT_ROWS (checked in the
  * insert: 429); its history entry is written with it.
  */
 export async function startSearch(ctx: Ctx, caller: Caller, filters: LogSearchInput, now = new Date()) {
@@ -82,12 +86,21 @@ export async function startSearch(ctx: Ctx, caller: Caller, filters: LogSearchIn
   const found = files[0]
   const id = randomToken(18)
   const fichiers = Number(found?.n ?? 0)
-  const running = db
+  // The author's kept searches: those running, and the entries all of them hold; and every author's.
+  const kept = db
     .selectFrom('historique_recherche as r')
-    .select(sql<number>`count(*)`.as('n'))
+    .select([
+      sql<number>`coalesce(sum(r.etat = 'EN_COURS'), 0)`.as('running'),
+      sql<number>`coalesce(sum(r.entrees), 0)`.as('rows'),
+    ])
     .where(authoredBy(viewer))
-    .where('r.etat', '=', 'EN_COURS')
     .where('r.expires_at', '>', nowIso(now))
+  const everyone = db
+    .selectFrom('historique_recherche as all_kept')
+    .select(sql<number>`coalesce(sum(all_kept.entrees), 0)`.as('rows'))
+    .where('all_kept.expires_at', '>', nowIso(now))
+  const room = sql<SqlBool>`(select running from (${kept})) < ${SEARCH_RUNNING_MAX}
+    and (select rows from (${kept})) < ${SEARCH_KEPT_ROWS_PER_AUTHOR} and (${everyone}) < ${SEARCH_KEPT_ROWS}`
   const row = {
     id,
     utilisateur_id: viewer.service ? null : viewer.id,
@@ -104,12 +117,7 @@ export async function startSearch(ctx: Ctx, caller: Caller, filters: LogSearchIn
     expires_at: nowIso(new Date(now.getTime() + SEARCH_KEPT_HOURS * 3_600_000)),
   }
   const started = await namedBatch(ctx.d1, {
-    search: insertWhen(
-      db,
-      'historique_recherche',
-      row,
-      db.selectNoFrom(sql<number>`1`.as('one')).where(sql<SqlBool>`(${running}) < ${SEARCH_RUNNING_MAX}`),
-    ),
+    search: insertWhen(db, 'historique_recherche', row, db.selectNoFrom(sql<number>`1`.as('one')).where(room)),
     audit: insertWhen(
       db,
       'log',
@@ -123,10 +131,18 @@ export async function startSearch(ctx: Ctx, caller: Caller, filters: LogSearchIn
     throw new BusinessError(
       'TOO_MANY_ATTEMPTS',
       429,
-      `${SEARCH_RUNNING_MAX} searches of the archive are running already: wait for one to end`,
+      `${SEARCH_RUNNING_MAX} searches of the archive are running already, or those kept hold too many entries: wait for one to end, or for a result to be removed (${SEARCH_KEPT_HOURS} h)`,
     )
   }
-  if (fichiers > 0) await enqueue(ctx, { kind: 'history-search', rechercheId: id })
+  if (fichiers > 0) {
+    try {
+      await enqueue(ctx, { kind: 'history-search', rechercheId: id })
+    } catch (error) {
+      // Not queued: the search says so rather than hold a place for a day.
+      await failSearch(ctx, id, 'the search could not be queued')
+      throw error
+    }
+  }
   return searchOf({ ...row, fichiers_lus: 0, curseur: null, entrees: 0, erreur: null })
 }
 
@@ -147,12 +163,16 @@ export async function readSearch(ctx: Ctx, caller: Caller, id: string, now = new
   return searchOf(row)
 }
 
-/** The entries a search found, newest first, after (date, id) `after` when given. */
-export const foundEntries = (db: DB, id: string) =>
+/** The entries a search found that the viewer's scope reaches today, newest first. */
+export const foundEntries = (db: DB, viewer: Viewer, id: string) =>
   db
     .selectFrom('historique_recherche_entree as e')
     .select(['e.id', 'e.date', 'e.entree'])
     .where('e.recherche_id', '=', id)
+    .where(
+      sql<SqlBool>`(e.structure_id in ${scopeStructureIds(db, viewer)}
+        or (e.structure_id is null and ${wholeTreeInScope(db, viewer)}))`,
+    )
     .orderBy('e.date', 'desc')
     .orderBy('e.id', 'desc')
 
@@ -166,17 +186,23 @@ export async function searchEntries(
 ) {
   const db = ctx.db
   const { size, offset } = pageWindow({ page: query.page ?? 1, taille: query.taille })
-  const { search, page } = await adminWith(ctx, caller, {
+  const { search, page, visible } = await adminWith(ctx, caller, {
     search: ownSearch(db, viewerOf(caller), id, now),
+    // What the viewer's scope of the day reaches of it (a scope shrunk since reads less).
+    visible: db.selectFrom(foundEntries(db, viewerOf(caller), id).as('v')).select(sql<number>`count(*)`.as('n')),
     // The page, only of the viewer's own search (the same condition, in its statement).
-    page: foundEntries(db, id)
+    page: foundEntries(db, viewerOf(caller), id)
       .where(({ exists }) => exists(ownSearch(db, viewerOf(caller), id, now).select('r.id')))
       .limit(size)
       .offset(offset),
   })
   const row = search[0] as SearchRow | undefined
   if (!row) throw notFound('No such search of the archive, or it is no longer kept')
-  return { search: searchOf(row), items: page.map((entry) => JSON.parse(entry.entree) as LogEntry) }
+  return {
+    search: searchOf(row),
+    items: page.map((entry) => JSON.parse(entry.entree) as LogEntry),
+    total: Number(visible[0]?.n ?? 0),
+  }
 }
 
 /** What an archived entry must hold to match the filters and the author's scope. */
@@ -187,8 +213,29 @@ export type ArchiveMatcher = {
   matches: (entry: ArchivedEntry) => boolean
 }
 
-/** The archive's matcher of `filters` for a scope that starts from `roots` (`whole`: the tree's root among them). */
-export function archiveMatcher(filters: LogSearchInput, scope: { whole: boolean; roots: string[] }): ArchiveMatcher {
+/**
+ * The scope an archived entry is checked against, read with the step: the structures of the viewer's scope today (an
+ * entry keeps the structure of its author's post on its day), and whether it is the whole tree's (which also reads the
+ * entries of no structure: a service account's without one, a user without a post that day).
+ */
+export type ArchiveScope = { whole: boolean; structures: Set<number> }
+
+/** The statements that read an `ArchiveScope` (`archiveScopeOf` makes it of their rows). */
+export const archiveScopeReads = (db: DB, viewer: Viewer) => ({
+  scopeWhole: db.selectNoFrom(sql<number>`${wholeTreeInScope(db, viewer)}`.as('whole')),
+  scopeStructures: scopeStructureIds(db, viewer),
+})
+
+export const archiveScopeOf = (
+  whole: readonly { whole: number }[] | undefined,
+  structures: readonly { id: number }[] | undefined,
+): ArchiveScope => ({
+  whole: whole?.[0]?.whole === 1,
+  structures: new Set((structures ?? []).map((row) => row.id)),
+})
+
+/** The archive's matcher of `filters` in `scope`. */
+export function archiveMatcher(filters: LogSearchInput, scope: ArchiveScope): ArchiveMatcher {
   const range = rangeInstants(filters)
   const pushed: ArchiveMatcher['pushed'] = {}
   if (range.from || range.to) {
@@ -198,17 +245,21 @@ export function archiveMatcher(filters: LogSearchInput, scope: { whole: boolean;
   if (filters.utilisateur !== undefined) pushed.utilisateur_id = { $eq: filters.utilisateur }
   const words = searchWords(filters.q ?? '').map((word) => ({ word, codes: wordCodes(word) }))
   const inScope = (entry: ArchivedEntry) =>
-    scope.whole ||
-    (entry.structure_path !== null && scope.roots.some((root) => inSubtreeText(entry.structure_path as string, root)))
+    scope.whole || (entry.structure_id !== null && scope.structures.has(entry.structure_id))
   return {
     pushed,
     matches: (entry) => {
       if (!inScope(entry)) return false
       if (words.length === 0) return true
-      // As the database's search: the author's names and mail (or the account's name) and the comment, folded.
-      const text = foldSearchText(
-        `${entry.utilisateur_nom ?? ''} ${entry.utilisateur_prenom ?? ''}\n${entry.utilisateur_mail ?? ''}\n${entry.compte_service_nom ?? ''}\n${entry.commentaire ?? ''}`,
-      ).toLowerCase()
+      // As the database's search: the author's names folded (their `recherche`), their mail, the service account's
+      // name when no user acted, the comment — those three in ASCII lower case only, as SQLite's LIKE compares them.
+      const asciiLower = (text: string | null) => (text ?? '').replace(/[A-Z]/g, (c) => c.toLowerCase())
+      const text = [
+        foldSearchText(`${entry.utilisateur_nom ?? ''} ${entry.utilisateur_prenom ?? ''}`),
+        asciiLower(entry.utilisateur_mail),
+        entry.utilisateur_id === null ? asciiLower(entry.compte_service_nom) : '',
+        asciiLower(entry.commentaire),
+      ].join('\n')
       return words.every(({ word, codes }) => {
         if (text.includes(word)) return true
         if (codes.types.includes(entry.type_log)) return true
@@ -293,36 +344,39 @@ export async function searchStep(ctx: Ctx, message: SearchMessage, now = new Dat
   if (!bucket) throw new Error('The history archive has no bucket (ARCHIVE)')
   const author = authorOf(row)
   const next = await namedBatch(ctx.d1, {
-    roots: scopeRootPaths(db, author),
+    ...archiveScopeReads(db, author),
     files: filesInRange(db, { from: row.date_min, to: row.date_max })
       .select(['f.fichier', 'f.sha256'])
       .$if(row.curseur !== null, (q) => q.where('f.fichier', '<', row.curseur as string))
       .orderBy('f.fichier', 'desc')
       .limit(SEARCH_FILES_PER_STEP + 1),
   })
-  const roots = (next.roots?.results ?? []) as { path: string; racine: number }[]
+  const scope = archiveScopeOf(
+    next.scopeWhole?.results as { whole: number }[] | undefined,
+    next.scopeStructures?.results as { id: number }[] | undefined,
+  )
   const listed = (next.files?.results ?? []) as ListedFile[]
-  const files = listed.slice(0, SEARCH_FILES_PER_STEP)
-  const matcher = archiveMatcher(JSON.parse(row.filtres) as LogSearchInput, {
-    whole: roots.some((root) => root.racine === 1),
-    roots: roots.map((root) => root.path),
-  })
+  const matcher = archiveMatcher(JSON.parse(row.filtres) as LogSearchInput, scope)
+  const room = Math.max(0, SEARCH_MAX_ROWS - row.entrees)
   const found: LogEntry[] = []
+  const readFiles: ListedFile[] = []
   let failed: string | null = null
-  // No scope left (the author no longer an administrator): nothing is read, nothing found.
-  for (const file of roots.length === 0 ? [] : files) {
+  // No scope left (the author no longer an administrator): nothing is read, nothing found. The files are read until
+  // the step holds SEARCH_STEP_ROWS entries (or the search's room), then the next step goes on after the last read.
+  for (const file of scope.whole || scope.structures.size > 0 ? listed.slice(0, SEARCH_FILES_PER_STEP) : []) {
     const entries = await matchingInFile(bucket, file, matcher)
     if (entries === null) {
       failed = `missing or altered (checksum): ${file.fichier}`
       break
     }
+    readFiles.push(file)
     found.push(...entries)
+    if (found.length >= Math.min(room + 1, SEARCH_STEP_ROWS)) break
   }
-  const room = Math.max(0, SEARCH_MAX_ROWS - row.entrees)
   const kept = found.slice(0, room)
   const truncated = found.length > room
-  const done = listed.length <= SEARCH_FILES_PER_STEP
-  const etat: SearchState = failed ? 'ECHEC' : truncated ? 'TRONQUEE' : done ? 'TERMINEE' : 'EN_COURS'
+  const left = scope.whole || scope.structures.size > 0 ? listed.length - readFiles.length : 0
+  const etat: SearchState = failed ? 'ECHEC' : truncated ? 'TRONQUEE' : left === 0 ? 'TERMINEE' : 'EN_COURS'
   // Where the step found the search: a second delivery of the step, the cursor moved, writes nothing.
   const unmoved = db
     .selectFrom('historique_recherche as r')
@@ -337,7 +391,7 @@ export async function searchStep(ctx: Ctx, message: SearchMessage, now = new Dat
       db
         .insertInto('historique_recherche_entree')
         .orIgnore()
-        .columns(['recherche_id', 'id', 'date', 'entree'])
+        .columns(['recherche_id', 'id', 'date', 'entree', 'structure_id'])
         .expression(
           db
             .selectFrom(sql<{ value: string }>`json_each(${JSON.stringify(chunk)})`.as('found'))
@@ -346,25 +400,29 @@ export async function searchStep(ctx: Ctx, message: SearchMessage, now = new Dat
               sql<number>`json_extract(found.value, '$.id')`.as('id'),
               sql<string>`json_extract(found.value, '$.date')`.as('date'),
               sql<string>`json(found.value)`.as('entree'),
+              sql<number | null>`json_extract(found.value, '$.structure.id')`.as('structure_id'),
             ])
             .where(({ exists }) => exists(unmoved)),
         ),
     )
   }
-  await namedBatch(ctx.d1, {
+  const written = await namedBatch(ctx.d1, {
     entries: inserts,
     moved: db
       .updateTable('historique_recherche')
       .set({
-        fichiers_lus: sql<number>`fichiers_lus + ${failed ? 0 : files.length}`,
-        curseur: files.at(-1)?.fichier ?? row.curseur,
+        fichiers_lus: sql<number>`fichiers_lus + ${readFiles.length}`,
+        curseur: readFiles.at(-1)?.fichier ?? row.curseur,
         entrees: sql<number>`(select count(*) from historique_recherche_entree where recherche_id = ${id})`,
         etat,
         erreur: failed,
       })
       .where('id', 'in', unmoved),
   })
-  if (etat === 'EN_COURS') await enqueue(ctx, { kind: 'history-search', rechercheId: id })
+  // Only the delivery that moved the cursor queues the next step: a step delivered twice does not double the rest.
+  if (etat === 'EN_COURS' && (written.moved?.meta.changes ?? 0) > 0) {
+    await enqueue(ctx, { kind: 'history-search', rechercheId: id })
+  }
   return etat
 }
 

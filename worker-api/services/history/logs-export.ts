@@ -5,12 +5,18 @@ import type { Language } from '../../contract/language'
 import { insertWhen, namedBatch } from '../../db/client'
 import { csvLine, csvStream } from '../../lib/csv'
 import { notFound } from '../../lib/errors'
-import { scopeRootPaths } from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
 import { adminOf, type Caller, viewerOf } from '../core/actor'
 import { logEntry } from '../core/audit'
 import { filesInRange, rangeInstants } from './archive-listing'
-import { archiveMatcher, foundEntries, matchingInFile, ownSearch } from './archive-search'
+import {
+  archiveMatcher,
+  archiveScopeOf,
+  archiveScopeReads,
+  foundEntries,
+  matchingInFile,
+  ownSearch,
+} from './archive-search'
 import { type LogFilters, type LogRow, logRows, toLogEntry } from './logs'
 
 /** The entries an export reads per statement: a few hundred kilobytes of CSV. */
@@ -51,15 +57,30 @@ const EXPORT_HEADERS: Record<Language, string[]> = {
 
 /** A file of the archive missing from R2 or not matching its checksum, met while exporting. */
 class ArchiveFault extends Error {
-  constructor(readonly fichier: string) {
-    super(`History archive file missing or altered: ${fichier}`)
+  constructor(
+    readonly fichier: string,
+    readonly why: 'altered' | 'too-many',
+  ) {
+    super(`History archive export stopped at ${fichier}: ${why}`)
   }
 }
 
-/** The export's last line when a file of the archive cannot be read: the export is not whole. */
-const FAULT: Record<Language, (fichier: string) => string> = {
-  fr: (fichier) => `EXPORT INCOMPLET : le fichier ${fichier} de l’archive est manquant ou altéré (somme de contrôle).`,
-  en: (fichier) => `EXPORT INCOMPLETE: the archive's file ${fichier} is missing or altered (checksum).`,
+/** The archive's files one export reads at most (a year of a 100 000 users' organisation is the search's). */
+export const EXPORT_MAX_FILES = 200
+
+/** The export's last line when the archive cannot be read whole: the export is not whole. */
+const FAULT: Record<Language, Record<ArchiveFault['why'], (fichier: string) => string>> = {
+  fr: {
+    altered: (fichier) =>
+      `EXPORT INCOMPLET : le fichier ${fichier} de l’archive est manquant ou altéré (somme de contrôle).`,
+    'too-many': () =>
+      `EXPORT INCOMPLET : cette période compte plus de ${EXPORT_MAX_FILES} fichiers de l’archive ; recherchez-la dans l’archive (Historique, « Rechercher aussi dans l’archive »).`,
+  },
+  en: {
+    altered: (fichier) => `EXPORT INCOMPLETE: the archive's file ${fichier} is missing or altered (checksum).`,
+    'too-many': () =>
+      `EXPORT INCOMPLETE: this period holds more than ${EXPORT_MAX_FILES} files of the archive; search it in the archive (History, "Search the archive too").`,
+  },
 }
 
 /** Who acted, when a service account did (the screens say the same). */
@@ -111,23 +132,49 @@ export async function exportLogs(ctx: Ctx, caller: Caller, filters: LogFilters):
     }),
   )
   const range = rangeInstants(filters)
-  const { firstRead, roots } = await namedBatch(ctx.d1, {
+  const scopeReads = archiveScopeReads(db, viewer)
+  const { firstRead, scopeWhole, scopeStructures, kept } = await namedBatch(ctx.d1, {
     audit,
     firstRead: chunk(null),
-    roots: ctx.env.ARCHIVE ? scopeRootPaths(db, viewer) : null,
+    scopeWhole: ctx.env.ARCHIVE ? scopeReads.scopeWhole : null,
+    scopeStructures: ctx.env.ARCHIVE ? scopeReads.scopeStructures : null,
+    // The oldest entry still in D1: a month being archived is in both for a while, and is written once (from D1).
+    kept: db.selectFrom('log').select(sql<string | null>`min(log.date)`.as('oldest')),
   })
   const language = ctx.request.language
   const lines = (entry: LogEntry) => entryLine(language, entry)
-  const scope = (roots?.results ?? []) as { path: string; racine: number }[]
-  const matcher = archiveMatcher(filters, {
-    whole: scope.some((root) => root.racine === 1),
-    roots: scope.map((root) => root.path),
-  })
-  // The archived months of the range after the database's, newest first: a file read from R2 at each pull.
+  const scope = archiveScopeOf(
+    scopeWhole?.results as { whole: number }[] | undefined,
+    scopeStructures?.results as { id: number }[] | undefined,
+  )
+  const matcher = archiveMatcher(filters, scope)
+  const oldestInD1 = (kept?.results[0] as { oldest: string | null } | undefined)?.oldest ?? null
+  // Entries of the months still (partly) in D1, written from there: those of the archive left out, by their ids.
+  const notInD1 = async (entries: LogEntry[]) => {
+    const month = oldestInD1?.slice(0, 7)
+    const recent = month ? entries.filter((entry) => entry.date.slice(0, 7) >= month) : []
+    if (recent.length === 0) return entries
+    const present = new Set<number>()
+    for (let start = 0; start < recent.length; start += 5_000) {
+      const ids = recent.slice(start, start + 5_000).map((entry) => entry.id)
+      const rows = await db
+        .selectFrom('log')
+        .select('log.id')
+        .where('log.id', 'in', (eb) =>
+          eb.selectFrom(sql<{ value: number }>`json_each(${JSON.stringify(ids)})`.as('wanted')).select('wanted.value'),
+        )
+        .execute()
+      for (const row of rows) present.add(row.id)
+    }
+    return entries.filter((entry) => !present.has(entry.id))
+  }
+  // The archived months of the range after the database's, newest first: a file read from R2 at each pull, at most
+  // EXPORT_MAX_FILES of them (a larger range is the search's: the file says so at its end).
   const bucket = ctx.env.ARCHIVE
   let files: { fichier: string; sha256: string }[] = []
   let listedAfter: string | null = null
-  let listEnded = scope.length === 0 || !bucket
+  let listEnded = (!scope.whole && scope.structures.size === 0) || !bucket
+  let readCount = 0
   const archived = async (): Promise<LogEntry[] | null> => {
     if (files.length === 0 && !listEnded) {
       files = (await filesInRange(db, range)
@@ -141,10 +188,11 @@ export async function exportLogs(ctx: Ctx, caller: Caller, filters: LogFilters):
     }
     const file = files.shift()
     if (!file || !bucket) return null
+    if (++readCount > EXPORT_MAX_FILES) throw new ArchiveFault(file.fichier, 'too-many')
     const entries = await matchingInFile(bucket, file, matcher)
     // A file missing or altered: the file says so at its end rather than end as if the history held nothing more.
-    if (entries === null) throw new ArchiveFault(file.fichier)
-    return entries
+    if (entries === null) throw new ArchiveFault(file.fichier, 'altered')
+    return notInD1(entries)
   }
   return csvStream<LogEntry, { date: string; id: number }>({
     language,
@@ -159,7 +207,7 @@ export async function exportLogs(ctx: Ctx, caller: Caller, filters: LogFilters):
     more: archived,
     fault: (error) => {
       if (!(error instanceof ArchiveFault)) throw error
-      return csvLine(language, [FAULT[language](error.fichier)])
+      return csvLine(language, [FAULT[language][error.why](error.fichier)])
     },
   })
 }
@@ -174,7 +222,7 @@ export async function exportSearch(ctx: Ctx, caller: Caller, id: string, now = n
   const viewer = viewerOf(actor)
   const own = ownSearch(db, viewer, id, now)
   const chunk = (after: { date: string; id: number } | null) =>
-    foundEntries(db, id)
+    foundEntries(db, viewer, id)
       .where(({ exists }) => exists(own.select('r.id')))
       .$if(after !== null, (q) =>
         q.where(sql<SqlBool>`(e.date < ${after?.date} or (e.date = ${after?.date} and e.id < ${after?.id}))`),

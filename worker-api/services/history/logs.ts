@@ -42,6 +42,8 @@ const matchingCodes = (labels: { code: string; folded: string }[], word: string)
  */
 export function wordCodes(word: string) {
   const day = fromWireDate(word.replace(/^(\d)\//, '0$1/').replace(/\/(\d)\//, '/0$1/'))
+  // A day outside the history's (1970 to 9998) is no day: its instants are not computed.
+  const inRange = day !== null && day >= '1970-01-01' && day <= '9998-12-31'
   return {
     types: matchingCodes(TYPE_LABELS, word),
     actions: matchingCodes(ACTION_LABELS, word),
@@ -50,7 +52,7 @@ export function wordCodes(word: string) {
       ['DEMANDE_ACCES', matchingCodes(REQUEST_LABELS, word)],
       ['REVUE_ACCES', matchingCodes(REVIEW_LABELS, word)],
     ] as const,
-    day: day ? ([dayStartInstant(day), dayStartInstant(nextDay(day))] as const) : null,
+    day: day && inRange ? ([dayStartInstant(day), dayStartInstant(nextDay(day))] as const) : null,
   }
 }
 
