@@ -1,7 +1,8 @@
 import type { LoaderFunctionArgs } from '@remix-run/cloudflare'
+import { SEARCH } from '~/features/history/archive-search'
 import { requireAdmin } from '~/lib/auth.server'
 import { passedThrough } from '~/lib/download.server'
-import { SEARCH, searchIdOf } from './pages.admin.listeLogs'
+import { searchIdOf } from './pages.admin.listeLogs'
 
 /**
  * What a search of the archived months found, as the history's CSV (the screen's "Exporter ce qui a été trouvé" link):
