@@ -21,6 +21,10 @@ import { type LogFilters, type LogRow, logRows, toLogEntry } from './logs'
 
 /** The entries an export reads per statement: a few hundred kilobytes of CSV. */
 const EXPORT_CHUNK = 500
+/** The entries after `after` in the history's order (newest first): a chunk resumes where the last ended. */
+const afterEntry = (date: string, id: string, after: { date: string; id: number } | null) =>
+  sql<SqlBool>`(${sql.ref(date)} < ${after?.date} or (${sql.ref(date)} = ${after?.date} and ${sql.ref(id)} < ${after?.id}))`
+
 /** The archive's files an export lists per statement (each then read whole from R2, one at a time). */
 const EXPORT_FILES = 20
 
@@ -116,11 +120,7 @@ export async function exportLogs(ctx: Ctx, caller: Caller, filters: LogFilters):
   const viewer = viewerOf(actor)
   const chunk = (after: { date: string; id: number } | null) =>
     logRows(db, viewer, filters, 'log', (ids) =>
-      ids
-        .$if(after !== null, (q) =>
-          q.where(sql<SqlBool>`(log.date < ${after?.date} or (log.date = ${after?.date} and log.id < ${after?.id}))`),
-        )
-        .limit(EXPORT_CHUNK),
+      ids.$if(after !== null, (q) => q.where(afterEntry('log.date', 'log.id', after))).limit(EXPORT_CHUNK),
     )
   const described = Object.entries(filters)
     .filter(([, value]) => value !== undefined && value !== '')
@@ -224,9 +224,7 @@ export async function exportSearch(ctx: Ctx, caller: Caller, id: string, now = n
   const chunk = (after: { date: string; id: number } | null) =>
     foundEntries(db, viewer, id)
       .where(({ exists }) => exists(own.select('r.id')))
-      .$if(after !== null, (q) =>
-        q.where(sql<SqlBool>`(e.date < ${after?.date} or (e.date = ${after?.date} and e.id < ${after?.id}))`),
-      )
+      .$if(after !== null, (q) => q.where(afterEntry('e.date', 'e.id', after)))
       .limit(EXPORT_CHUNK)
   const read = await namedBatch(ctx.d1, {
     search: own,

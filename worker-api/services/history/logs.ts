@@ -1,5 +1,5 @@
 import { type Expression, type SqlBool, sql } from 'kysely'
-import { dayStartInstant, fromCompactDate, fromWireDate, nextDay } from '../../contract/dates'
+import { dayStartInstant, fromWireDate, nextDay } from '../../contract/dates'
 import { LOG_LABELS, type LogEntry, type LogListQuery } from '../../contract/history/logs'
 import type { LogType } from '../../contract/log-labels'
 import type { DB } from '../../db/client'
@@ -107,15 +107,12 @@ function filteredLogs(db: DB, filters: LogFilters, after?: Expression<number>) {
   // Counting the entries after `after`, the dates are checked on those rows, not looked up in their
   // index: the few entries past a kept total are found by their ids.
   const date = after ? sql<string>`+log.date` : sql<string>`log.date`
+  const range = rangeInstants(filters)
   return db
     .selectFrom('log')
     .$if(after !== undefined, (q) => q.where(sql<SqlBool>`log.id > ${after}`))
-    .$if(filters.dateDebut !== undefined, (q) =>
-      q.where(sql<SqlBool>`${date} >= ${sql.lit(dayStartInstant(fromCompactDate(filters.dateDebut as string)))}`),
-    )
-    .$if(filters.dateFin !== undefined, (q) =>
-      q.where(sql<SqlBool>`${date} < ${sql.lit(dayStartInstant(nextDay(fromCompactDate(filters.dateFin as string))))}`),
-    )
+    .$if(range.from !== null, (q) => q.where(sql<SqlBool>`${date} >= ${sql.lit(range.from)}`))
+    .$if(range.to !== null, (q) => q.where(sql<SqlBool>`${date} < ${sql.lit(range.to)}`))
     .$if(filters.type !== undefined, (q) => q.where('log.type_log', '=', filters.type as LogType))
     .$if(filters.utilisateur !== undefined, (q) => q.where('log.utilisateur_id', '=', filters.utilisateur as number))
     .$if(words.length > 0, (q) =>

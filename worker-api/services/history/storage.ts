@@ -4,6 +4,16 @@ import { HISTORY_MONTHS } from '../../contract/sign-in/mfa'
 import type { DB } from '../../db/client'
 import { type Viewer, wholeTreeInScope } from '../../lib/scope'
 
+/** The archive's listing summed. */
+type ArchiveTotals = {
+  mois: number
+  fichiers: number
+  entrees: number
+  octets: number
+  premier: string | null
+  dernier: string | null
+}
+
 /**
  * The history's place in the database and in the archive, for administrators of the whole tree (no row for others):
  * a few index reads — the entries counted from their ids (archived months leave no gap below the oldest kept), the
@@ -12,14 +22,7 @@ import { type Viewer, wholeTreeInScope } from '../../lib/scope'
 export function storageRead(db: DB, viewer: Viewer) {
   return db
     .selectFrom(
-      sql<{
-        mois: number
-        fichiers: number
-        entrees: number
-        octets: number
-        premier: string | null
-        dernier: string | null
-      }>`(
+      sql<ArchiveTotals>`(
         select count(distinct mois) as mois, count(*) as fichiers, coalesce(sum(lignes), 0) as entrees,
           coalesce(sum(octets), 0) as octets, min(mois) as premier, max(mois) as dernier
         from historique_archive)`.as('archive'),
@@ -38,13 +41,7 @@ export function storageRead(db: DB, viewer: Viewer) {
     .where(sql<SqlBool>`${wholeTreeInScope(db, viewer)}`)
 }
 
-type StorageRow = {
-  mois: number
-  fichiers: number
-  entrees: number
-  octets: number
-  premier: string | null
-  dernier: string | null
+type StorageRow = ArchiveTotals & {
   log_entrees: number
   log_premiere: string | null
   mois_en_ligne: number | null
