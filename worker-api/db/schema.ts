@@ -1,4 +1,4 @@
-import type { Generated, Insertable, Selectable } from 'kysely'
+import type { ColumnType, Generated, Insertable, Selectable } from 'kysely'
 import type { LogType } from '../contract/log-labels'
 import type { SessionEndReason } from '../contract/sign-in/auth'
 
@@ -299,6 +299,11 @@ export interface HistoriqueArchiveTable {
   created_at: string
 }
 
+/** A month whose archiving entry is in the history (migration 0044): it is written once. */
+export interface HistoriqueArchiveJournalTable {
+  mois: string
+}
+
 /** A search of the archived months (migration 0042), kept a day with what it found. */
 export interface HistoriqueRechercheTable {
   id: string
@@ -428,6 +433,8 @@ export interface LogTable {
   source: Generated<LogSource>
   /** The service account that acted (migration 0026); `utilisateur_id` is null then. */
   compte_service_id: Generated<number | null>
+  /** `date` in milliseconds since 1970, computed by SQLite (migration 0044): what the indexes hold. Never written. */
+  instant: ColumnType<number, never, never>
 }
 
 /** A program's account (migration 0026): client credentials, acting within its structure's sub-tree. */
@@ -600,6 +607,7 @@ export interface Database {
   utilisateur_liste_total: UtilisateurListeTotalTable
   parametre_securite: ParametreSecuriteTable
   historique_archive: HistoriqueArchiveTable
+  historique_archive_journal: HistoriqueArchiveJournalTable
   historique_recherche: HistoriqueRechercheTable
   historique_recherche_entree: HistoriqueRechercheEntreeTable
   mfa_totp: MfaTotpTable

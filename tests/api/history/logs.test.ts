@@ -1,4 +1,5 @@
 import { env } from 'cloudflare:test'
+import { sql } from 'kysely'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { NewLog } from '../../../worker-api/db/schema'
 import { SMALL_SCOPE_POSTS } from '../../../worker-api/lib/scope'
@@ -282,6 +283,39 @@ describe('GET /rest/bd/logs/: range, scope, search and pages', () => {
     expect(await dates({ dateDebut: '20260715' })).toEqual([summer[3]])
     // The legacy client's 'null' for no bound.
     expect(await dates({ dateDebut: 'null', dateFin: 'null' })).toEqual([...winter, ...summer])
+  })
+
+  it('finds an entry by the instant its date says, to the millisecond, on any day from 1970 to 9998', async () => {
+    // The indexes hold `log.instant`, computed by SQLite from the date (migration 0044): it must be the date's own
+    // milliseconds, for every date the history takes, or a range would gain or lose entries at its ends.
+    let seed = 64
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31
+      return seed / 2 ** 31
+    }
+    const last = Date.UTC(9998, 11, 31, 23, 59, 59, 999)
+    const dates = [0, 1, 999, 1_000, last, ...Array.from({ length: 2_000 }, () => Math.floor(random() * last))].map(
+      (ms) => new Date(ms).toISOString(),
+    )
+    const written = await db()
+      .insertInto('log')
+      .columns(['date', 'utilisateur_id', 'type_log', 'nom_log'])
+      .expression((eb) =>
+        eb
+          .selectFrom(sql<{ value: string }>`json_each(${JSON.stringify(dates)})`.as('d'))
+          .select([
+            'd.value',
+            sql<null>`null`.as('u'),
+            sql<string>`'ADMINISTRATION'`.as('t'),
+            sql<string>`'INSTANT'`.as('n'),
+          ]),
+      )
+      .returning(['date', 'instant'])
+      .execute()
+    expect(written).toHaveLength(dates.length)
+    const wrong = written.filter((row) => row.instant !== Date.parse(row.date))
+    expect(wrong).toEqual([])
+    await db().deleteFrom('log').where('nom_log', '=', 'INSTANT').execute()
   })
 
   it('refuses a day that is not one, or a range that ends before it starts', async () => {

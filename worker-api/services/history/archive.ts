@@ -6,7 +6,7 @@ import type { Ctx } from '../../lib/types'
 import { logEntry } from '../core/audit'
 import { enqueue } from '../core/jobs'
 import { type ArchivedEntry, archiveFile } from './archive-file'
-import { LOG_COLUMNS } from './logs'
+import { atInstant, LOG_COLUMNS, OLDEST_ENTRY_DATE } from './logs'
 
 /**
  * Ten years of history (issue 64): D1 keeps the months of `historiqueMoisEnLigne`; each older month is written to R2
@@ -47,8 +47,9 @@ export const archiveKey = (mois: string, idMin: number, idMax: number) =>
 const monthsSetting = (db: DB) =>
   db.selectFrom('parametre_securite').select('historique_mois_en_ligne as months').where('id', '=', 1)
 
-/** The month's entries: by their date's text, as stored (ISO 8601, UTC). */
-const inMonth = (mois: string) => sql<SqlBool>`log.date >= ${`${mois}-01`} and log.date < ${`${nextMonth(mois)}-01`}`
+/** The month's entries (UTC), by their instant. */
+const inMonth = (mois: string) =>
+  sql<SqlBool>`log.instant >= ${atInstant(`${mois}-01T00:00:00.000Z`)} and log.instant < ${atInstant(`${nextMonth(mois)}-01T00:00:00.000Z`)}`
 
 /** The highest id a listed part of the month holds (0 for none). */
 const listedUpTo = (db: DB, mois: string) =>
@@ -62,7 +63,7 @@ export async function archiveDue(ctx: Ctx, now = new Date()): Promise<string | n
   if (!ctx.env.ARCHIVE) return null
   const read = await namedBatch(ctx.d1, {
     setting: monthsSetting(ctx.db),
-    oldest: ctx.db.selectFrom('log').select(sql<string | null>`min(date)`.as('date')),
+    oldest: ctx.db.selectNoFrom(OLDEST_ENTRY_DATE.as('date')),
   })
   const months = read.setting?.results[0]?.months ?? HISTORY_MONTHS.default
   const oldest = read.oldest?.results[0]?.date
@@ -217,18 +218,16 @@ async function removeLot(ctx: Ctx, mois: string): Promise<ArchiveStepResult> {
         commentaire: sql<string>`(select ${mois} || ' : ' || count(*) || ' fichiers, ' || coalesce(sum(lignes), 0) || ' entrées'
           from historique_archive where mois = ${mois})`,
       },
-      db.selectNoFrom(sql<number>`1`.as('one')).where(({ not, exists }) =>
-        not(
-          exists(
-            db
-              .selectFrom('log')
-              .select('log.id')
-              .where('log.nom_log', '=', 'HISTORIQUE_ARCHIVE')
-              .where(sql<SqlBool>`log.commentaire like ${`${mois} : %`}`),
-          ),
+      db
+        .selectNoFrom(sql<number>`1`.as('one'))
+        .where(({ not, exists }) =>
+          not(exists(db.selectFrom('historique_archive_journal').select('mois').where('mois', '=', mois))),
         ),
-      ),
     ),
+    journal: db
+      .insertInto('historique_archive_journal')
+      .values({ mois })
+      .onConflict((oc) => oc.doNothing()),
     removed: db.deleteFrom('log').where('id', 'in', lot),
   })
   const removed = done.removed?.meta.changes ?? 0

@@ -17,13 +17,19 @@ import {
   matchingInFile,
   ownSearch,
 } from './archive-search'
-import { type LogFilters, type LogRow, logRows, toLogEntry } from './logs'
+import { atInstant, type LogFilters, type LogRow, logRows, OLDEST_ENTRY_DATE, toLogEntry } from './logs'
 
 /** The entries an export reads per statement: a few hundred kilobytes of CSV. */
 const EXPORT_CHUNK = 500
-/** The entries after `after` in the history's order (newest first): a chunk resumes where the last ended. */
-const afterEntry = (date: string, id: string, after: { date: string; id: number } | null) =>
-  sql<SqlBool>`(${sql.ref(date)} < ${after?.date} or (${sql.ref(date)} = ${after?.date} and ${sql.ref(id)} < ${after?.id}))`
+/**
+ * The entries after `after` in the history's order (newest first): a chunk resumes where the last ended. D1's entries
+ * by their instant (what the index holds), a search's by their date.
+ */
+const afterEntry = (table: 'log' | 'e', after: { date: string; id: number } | null) => {
+  const [key, at] =
+    table === 'log' ? [sql.ref('log.instant'), atInstant(after?.date ?? '')] : [sql.ref('e.date'), sql`${after?.date}`]
+  return sql<SqlBool>`(${key} < ${at} or (${key} = ${at} and ${sql.ref(`${table}.id`)} < ${after?.id}))`
+}
 
 /** The archive's files an export lists per statement (each then read whole from R2, one at a time). */
 const EXPORT_FILES = 20
@@ -120,7 +126,7 @@ export async function exportLogs(ctx: Ctx, caller: Caller, filters: LogFilters):
   const viewer = viewerOf(actor)
   const chunk = (after: { date: string; id: number } | null) =>
     logRows(db, viewer, filters, 'log', (ids) =>
-      ids.$if(after !== null, (q) => q.where(afterEntry('log.date', 'log.id', after))).limit(EXPORT_CHUNK),
+      ids.$if(after !== null, (q) => q.where(afterEntry('log', after))).limit(EXPORT_CHUNK),
     )
   const described = Object.entries(filters)
     .filter(([, value]) => value !== undefined && value !== '')
@@ -139,7 +145,7 @@ export async function exportLogs(ctx: Ctx, caller: Caller, filters: LogFilters):
     scopeWhole: ctx.env.ARCHIVE ? scopeReads.scopeWhole : null,
     scopeStructures: ctx.env.ARCHIVE ? scopeReads.scopeStructures : null,
     // The oldest entry still in D1: a month being archived is in both for a while, and is written once (from D1).
-    kept: db.selectFrom('log').select(sql<string | null>`min(log.date)`.as('oldest')),
+    kept: db.selectNoFrom(OLDEST_ENTRY_DATE.as('oldest')),
   })
   const language = ctx.request.language
   const lines = (entry: LogEntry) => entryLine(language, entry)
@@ -224,7 +230,7 @@ export async function exportSearch(ctx: Ctx, caller: Caller, id: string, now = n
   const chunk = (after: { date: string; id: number } | null) =>
     foundEntries(db, viewer, id)
       .where(({ exists }) => exists(own.select('r.id')))
-      .$if(after !== null, (q) => q.where(afterEntry('e.date', 'e.id', after)))
+      .$if(after !== null, (q) => q.where(afterEntry('e', after)))
       .limit(EXPORT_CHUNK)
   const read = await namedBatch(ctx.d1, {
     search: own,

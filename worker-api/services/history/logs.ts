@@ -94,7 +94,7 @@ function matchesWord(db: DB, word: string): Expression<SqlBool> {
     }
   }
   // Instants computed here, written as literals: D1 binds at most 100 values a statement.
-  if (day) alternatives.push(sql<SqlBool>`(log.date >= ${sql.lit(day[0])} and log.date < ${sql.lit(day[1])})`)
+  if (day) alternatives.push(sql<SqlBool>`(log.instant >= ${atInstant(day[0])} and log.instant < ${atInstant(day[1])})`)
   return sql<SqlBool>`(${sql.join(alternatives, sql` or `)})`
 }
 
@@ -106,13 +106,13 @@ function filteredLogs(db: DB, filters: LogFilters, after?: Expression<number>) {
   const words = searchWords(filters.q ?? '')
   // Counting the entries after `after`, the dates are checked on those rows, not looked up in their
   // index: the few entries past a kept total are found by their ids.
-  const date = after ? sql<string>`+log.date` : sql<string>`log.date`
+  const instant = after ? sql<number>`+log.instant` : sql<number>`log.instant`
   const range = rangeInstants(filters)
   return db
     .selectFrom('log')
     .$if(after !== undefined, (q) => q.where(sql<SqlBool>`log.id > ${after}`))
-    .$if(range.from !== null, (q) => q.where(sql<SqlBool>`${date} >= ${sql.lit(range.from)}`))
-    .$if(range.to !== null, (q) => q.where(sql<SqlBool>`${date} < ${sql.lit(range.to)}`))
+    .$if(range.from !== null, (q) => q.where(sql<SqlBool>`${instant} >= ${atInstant(range.from as string)}`))
+    .$if(range.to !== null, (q) => q.where(sql<SqlBool>`${instant} < ${atInstant(range.to as string)}`))
     .$if(filters.type !== undefined, (q) => q.where('log.type_log', '=', filters.type as LogType))
     .$if(filters.utilisateur !== undefined, (q) => q.where('log.utilisateur_id', '=', filters.utilisateur as number))
     .$if(words.length > 0, (q) =>
@@ -204,7 +204,7 @@ export function logRows(
     .leftJoin('compte_service as cs', 'cs.id', 'log.compte_service_id')
     .select([...LOG_COLUMNS, 'u.nom', 'u.prenom', 'u.mail', 'cs.nom as compte_service_nom'])
     .select(structureColumn(db, viewer.today))
-    .orderBy('log.date', 'desc')
+    .orderBy('log.instant', 'desc')
     .orderBy('log.id', 'desc')
 }
 
@@ -213,7 +213,7 @@ const pageIds = (db: DB, viewer: Viewer, filters: LogFilters, way: 'users' | 'lo
   filteredLogs(db, filters)
     .where(authorInScope(db, viewer, way))
     .select('log.id')
-    .orderBy('log.date', 'desc')
+    .orderBy('log.instant', 'desc')
     .orderBy('log.id', 'desc')
 
 export type LogRow = {
@@ -253,6 +253,18 @@ export function toLogEntry(row: LogRow): LogEntry {
     source: row.source,
   }
 }
+
+/**
+ * An instant (ISO 8601) as the history's indexes hold it: `log.instant`, its milliseconds since 1970 (migration 0044),
+ * written as a literal (D1 binds at most 100 values a statement). Entries are filtered and ordered by `instant`, never
+ * by `date`, which no index holds.
+ */
+export const atInstant = (iso: string) => sql.lit(Date.parse(iso))
+
+/** The oldest entry's date in D1 (null for none), found at the start of the index of instants. */
+export const OLDEST_ENTRY_DATE = sql<
+  string | null
+>`(select oldest.date from log as oldest order by oldest.instant limit 1)`
 
 /** The newest entry's id (0 for none): what a kept count has counted up to (`jusqua`). */
 export const LATEST_ENTRY = sql<number>`coalesce((select max(id) from log), 0)`

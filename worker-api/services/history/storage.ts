@@ -3,6 +3,7 @@ import { D1_LIMIT_BYTES, LOG_ROW_BYTES, type Storage, storageState } from '../..
 import { HISTORY_MONTHS } from '../../contract/sign-in/mfa'
 import type { DB } from '../../db/client'
 import { type Viewer, wholeTreeInScope } from '../../lib/scope'
+import { OLDEST_ENTRY_DATE } from './logs'
 
 /** The archive's listing summed. */
 type ArchiveTotals = {
@@ -35,7 +36,7 @@ export function storageRead(db: DB, viewer: Viewer) {
       'archive.premier',
       'archive.dernier',
       sql<number>`(select coalesce(max(id) - min(id) + 1, 0) from log)`.as('log_entrees'),
-      sql<string | null>`(select min(date) from log)`.as('log_premiere'),
+      OLDEST_ENTRY_DATE.as('log_premiere'),
       sql<number | null>`(select historique_mois_en_ligne from parametre_securite where id = 1)`.as('mois_en_ligne'),
     ])
     .where(sql<SqlBool>`${wholeTreeInScope(db, viewer)}`)

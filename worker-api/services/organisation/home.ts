@@ -24,7 +24,7 @@ import {
 } from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
 import { adminWith, type Caller, type CallerValues, callerValues, liveAdminOf, viewerOf } from '../core/actor'
-import { authorInScope, LATEST_ENTRY } from '../history/logs'
+import { atInstant, authorInScope, LATEST_ENTRY } from '../history/logs'
 import { storageFigures, storageRead } from '../history/storage'
 import { pendingInScope } from './registration-queue'
 import { keepTotal, keptRead, keptUserTotal } from './user-list'
@@ -137,17 +137,17 @@ const startsOf = (today: string) => homeDays(today).starts
 function dayIndex(starts: string[]) {
   const branches = starts
     .slice(1, -1)
-    .map((start, index) => sql`when log.date < ${sql.lit(start)} then ${sql.lit(index)}`)
+    .map((start, index) => sql`when log.instant < ${atInstant(start)} then ${sql.lit(index)}`)
   return sql<number>`case ${sql.join(branches, sql` `)} else ${sql.lit(starts.length - 2)} end`
 }
 
-/** The sign-ins and launches of a range (`range`, instants) the charts count, in one pass down `log (type_log, date)`. */
+/** The sign-ins and launches of a range (`range`, instants) the charts count, in one pass down `log (type_log, instant)`. */
 function activityEntries(db: DB, range: [string, string]) {
   return db
     .selectFrom('log')
     .where('log.type_log', 'in', ['CONNEXION', ...LAUNCH_LOG_TYPES])
     .where(sql<SqlBool>`(log.type_log = 'CONNEXION' or log.source = 'SERVEUR')`)
-    .where(sql<SqlBool>`log.date >= ${sql.lit(range[0])} and log.date < ${sql.lit(range[1])}`)
+    .where(sql<SqlBool>`log.instant >= ${atInstant(range[0])} and log.instant < ${atInstant(range[1])}`)
 }
 
 /** An entry's group: the JSON `["c", day]` of a sign-in, `["l", name]` of a launch. */
