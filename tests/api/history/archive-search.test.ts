@@ -1,7 +1,10 @@
 import { sql } from 'kysely'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { LogEntry } from '../../../worker-api/contract/history/logs'
-import type { LogSearch } from '../../../worker-api/contract/history/search'
+import { type LogSearch, SEARCH_MAX_ROWS } from '../../../worker-api/contract/history/search'
+import { archiveKey } from '../../../worker-api/services/history/archive'
+import { archiveFile } from '../../../worker-api/services/history/archive-file'
+import { EXPORT_MAX_FILES } from '../../../worker-api/services/history/logs-export'
 import {
   browserCookieOf,
   call,
@@ -394,6 +397,80 @@ describe('what a search may hold, and whom it answers', () => {
     expect(await stateOf(root, started.body.id)).toMatchObject({ etat: 'EN_COURS', fichiersLus: 2, entrees: 10_001 })
     await jobs.drain()
     expect(await stateOf(root, started.body.id)).toMatchObject({ etat: 'TERMINEE', fichiersLus: 3, entrees: 20_001 })
+  })
+
+  it(`keeps the newest ${SEARCH_MAX_ROWS.toLocaleString('en')} entries a search finds, then stops and says to narrow it`, async () => {
+    const author = await authorIn(3, 3)
+    const month = monthsAgo(90)
+    await entriesIn(author, month, SEARCH_MAX_ROWS + 10)
+    await archiveAll()
+    const started = await search(root, { utilisateur: author.id })
+    await jobs.drain()
+    expect(await stateOf(root, started.body.id)).toMatchObject({ etat: 'TRONQUEE', entrees: SEARCH_MAX_ROWS })
+    const { total, items } = await entriesOf(root, started.body.id, 1, 1)
+    expect(total).toBe(SEARCH_MAX_ROWS)
+    // The newest: the month's last day.
+    expect(items[0]?.date.slice(0, 10)).toBe(`${month}-28`)
+  })
+
+  it(`exports at most ${EXPORT_MAX_FILES} files of the archive, then says in its last line to search the rest`, async () => {
+    const author = await authorIn(3, 3)
+    const month = monthsAgo(120)
+    // One entry a file, listed as the archiver lists them.
+    for (let n = 0; n <= EXPORT_MAX_FILES; n++) {
+      const id = 900_000_000 + n
+      const date = `${month}-02T08:${String(Math.floor(n / 60)).padStart(2, '0')}:${String(n % 60).padStart(2, '0')}.000Z`
+      const { bytes, sha256 } = await archiveFile([
+        {
+          id,
+          date,
+          type_log: 'CONNEXION',
+          nom_log: 'CONNEXION',
+          commentaire: null,
+          nom_navigateur: 'Firefox',
+          version_navigateur: '128',
+          source: 'SERVEUR',
+          utilisateur_id: author.id,
+          compte_service_id: null,
+          utilisateur_mail: author.mail,
+          utilisateur_nom: author.nom,
+          utilisateur_prenom: author.prenom,
+          compte_service_nom: null,
+          structure_id: 3,
+          structure_nom: 'Direction Sud',
+          structure_path: '/1/3/',
+        },
+      ])
+      const fichier = archiveKey(month, id, id)
+      await bucket().put(fichier, bytes)
+      await db()
+        .insertInto('historique_archive')
+        .values({
+          fichier,
+          mois: month,
+          id_min: id,
+          id_max: id,
+          lignes: 1,
+          octets: bytes.byteLength,
+          sha256,
+          date_min: date,
+          date_max: date,
+          created_at: new Date().toISOString(),
+        })
+        .execute()
+    }
+    const response = await call(
+      `/rest/bd/logs/export?utilisateur=${author.id}&dateDebut=${compact(month, '01')}&dateFin=${compact(month, '28')}`,
+      { token: root },
+    )
+    expect(response.status).toBe(200)
+    const lines = (await response.text()).trim().split('\r\n')
+    // The header, the entries of the first 200 files, then the line that says the rest is the search's.
+    expect(lines).toHaveLength(1 + EXPORT_MAX_FILES + 1)
+    // One cell, quoted: it holds the CSV's separator.
+    expect(lines.at(-1)).toBe(
+      `"EXPORT INCOMPLET : cette période compte plus de ${EXPORT_MAX_FILES} fichiers de l’archive ; recherchez-la dans l’archive (Historique, « Rechercher aussi dans l’archive »)."`,
+    )
   })
 
   it('refuses a day the history cannot hold (before 1970) with a clear 400', async () => {

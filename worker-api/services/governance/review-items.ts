@@ -58,11 +58,15 @@ function itemReads(db: DB, viewer: Viewer, id: number, query: ReviewItemsQuery) 
       'e.automatique',
     ])
     .select([
-      // A user's last entry of a type, down the user's own entries, newest first: the type-and-instant index would
-      // walk every sign-in of the organisation for one who never signed in.
-      sql<string | null>`(select l.date from log l indexed by log_utilisateur where l.utilisateur_id = e.utilisateur_id
+      // A user's last entry of a type, in one seek (migration 0031): the type-and-instant index would walk every sign-in
+      // of the organisation for one who never signed in.
+      sql<
+        string | null
+      >`(select l.date from log l indexed by log_utilisateur_type where l.utilisateur_id = e.utilisateur_id
         and l.type_log = 'CONNEXION' order by l.instant desc limit 1)`.as('connexion'),
-      sql<string | null>`(select l.date from log l indexed by log_utilisateur where l.utilisateur_id = e.utilisateur_id
+      sql<
+        string | null
+      >`(select l.date from log l indexed by log_utilisateur_type where l.utilisateur_id = e.utilisateur_id
         and l.type_log in (${launchTypes}) order by l.instant desc limit 1)`.as('lancement'),
       sql<string>`(select coalesce(json_group_array(a.libelle), '[]') from poste p
         join fonction_application fa on fa.fonction_id = p.fonction_id

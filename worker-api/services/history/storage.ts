@@ -35,7 +35,8 @@ export function storageRead(db: DB, viewer: Viewer) {
       'archive.octets',
       'archive.premier',
       'archive.dernier',
-      sql<number>`(select coalesce(max(id) - min(id) + 1, 0) from log)`.as('log_entrees'),
+      // Each of max and min in one seek: together in one select, SQLite would read the whole table.
+      sql<number>`coalesce((select max(id) from log) - (select min(id) from log) + 1, 0)`.as('log_entrees'),
       OLDEST_ENTRY_DATE.as('log_premiere'),
       sql<number | null>`(select historique_mois_en_ligne from parametre_securite where id = 1)`.as('mois_en_ligne'),
     ])
