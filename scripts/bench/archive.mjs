@@ -1,6 +1,7 @@
 // Ten years of history (issue 64), on the large organisation: its months beyond 3 archived to R2 by the hourly cron and
 // the jobs queue, then one user's entries searched over every archived month, and a year exported.
-import { rmSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { readdirSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import { selected } from './context.mjs'
 import { admin, d1Query } from './database.mjs'
@@ -30,8 +31,34 @@ export async function archiveFigures({ options, api, port }, { startPortal }, { 
   }
 }
 
+/**
+ * What the history takes in D1, its table and its indexes, per entry: SQLite's `dbstat` on the local database's file
+ * (Debian's sqlite3), null without it.
+ */
+function d1BytesPerEntry(persistTo) {
+  const dir = path.join(persistTo, 'v3', 'd1', 'miniflare-D1DatabaseObject')
+  const file = readdirSync(dir).find((name) => name.endsWith('.sqlite') && name !== 'metadata.sqlite')
+  if (!file) return null
+  try {
+    const output = execFileSync(
+      'sqlite3',
+      [
+        path.join(dir, file),
+        `SELECT (SELECT sum(pgsize) FROM dbstat WHERE name IN (SELECT name FROM sqlite_schema WHERE tbl_name = 'log'))
+           * 1.0 / (SELECT count(*) FROM log);`,
+      ],
+      { encoding: 'utf8' },
+    )
+    const bytes = Number(output.trim())
+    return Number.isFinite(bytes) && bytes > 0 ? bytes : null
+  } catch {
+    return null
+  }
+}
+
 async function archiveRun({ api, port }, startPortal, login, persistTo) {
   const figures = {}
+  figures.d1RowBytes = d1BytesPerEntry(persistTo)
   // The user with the most entries: their full history is what a request for their data asks.
   const [busiest] = d1Query(
     persistTo,
@@ -85,7 +112,7 @@ async function archiveRun({ api, port }, startPortal, login, persistTo) {
     figures.rows = current.archive.entrees - before.archive.entrees
     figures.rowsPerSecond = figures.rows / figures.seconds
     const read = heap.filter(Number.isFinite)
-    figures.heap = read.length > 0 ? [Math.min(...read), Math.max(...read)] : [Number.NaN, Number.NaN]
+    figures.heap = read.length > 0 ? [Math.min(...read), Math.max(...read)] : null
     process.stderr.write(`archive: ${figures.rows} entries in ${figures.seconds.toFixed(0)} s\n`)
 
     // One user's full history, every archived month: the search's time from its start to its end.

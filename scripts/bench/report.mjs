@@ -171,16 +171,23 @@ export function writeBenchmarks(large, report) {
   console.log(`Kept in BENCHMARKS.md (${section}).`)
 }
 
-/** D1's bytes per history entry with its five indexes (a million entries, about 280 MB: README, "Ten years of history"). */
-const D1_ROW_BYTES = 280
+/**
+ * D1's bytes per history entry with its indexes when the run could not measure them (no sqlite3): LOG_ROW_BYTES
+ * (worker-api/contract/history/storage.ts), measured with dbstat on a million entries.
+ */
+const D1_ROW_BYTES = 179
 
 /**
  * The archive's figures, and what they make of an organisation of 100 000 users for ten years: about 100 million
  * entries a year (a sign-in, two launches and a sign-out each working day), D1 keeping 13 months of them.
  */
 function printArchive(print, archive) {
-  const { after, rows, seconds, rowsPerSecond, heap, search, yearExport } = archive
+  const { after, rows, seconds, rowsPerSecond, heap, search, yearExport, d1RowBytes } = archive
   const fileBytesPerRow = after.archive.octets / after.archive.entrees
+  const rowBytes = d1RowBytes ?? D1_ROW_BYTES
+  const rowBytesSaid = d1RowBytes
+    ? `${fixed(d1RowBytes, 0)} bytes/entry with its indexes (dbstat, before archiving)`
+    : `${D1_ROW_BYTES} bytes/entry with its indexes (LOG_ROW_BYTES: no sqlite3 to measure them)`
   print()
   print(
     `History archive: the large organisation's history kept 3 months in D1 (historiqueMoisEnLigne), the hourly cron ` +
@@ -193,12 +200,12 @@ function printArchive(print, archive) {
   print(
     `| archive | ${fixed(rowsPerSecond)} entries/s | ${rows} entries of ${after.archive.mois} months in ` +
       `${fixed(seconds, 0)} s, ${after.archive.fichiers} files; the Worker's live JavaScript heap (after a collection) ` +
-      `${heap[0]}–${heap[1]} MiB |`,
+      `${heap ? `${heap[0]}–${heap[1]} MiB` : 'not read (the inspector answered none of the reads)'} |`,
   )
   print(
     `| file size | ${fixed(fileBytesPerRow, 0)} bytes/entry | ${(after.archive.octets / 1024 / 1024).toFixed(1)} MiB of ` +
-      `Parquet (Snappy, row groups of 2 000); D1 takes ${D1_ROW_BYTES} bytes/entry with its indexes: ` +
-      `${fixed(D1_ROW_BYTES / fileBytesPerRow, 1)} times more |`,
+      `Parquet (Snappy, row groups of 2 000); D1 takes ${rowBytesSaid}: ` +
+      `${fixed(rowBytes / fileBytesPerRow, 1)} times more |`,
   )
   print(
     `| one user's full history (POST rest/bd/logs/recherches, every archived month) | ${fixed(search.seconds, 1)} s | ` +
@@ -211,15 +218,15 @@ function printArchive(print, archive) {
   )
   const yearly = 100_000_000
   const monthly = yearly / 12
-  const d1Of = (months) => (monthly * months * D1_ROW_BYTES) / 1e9
+  const d1Of = (months) => (monthly * months * rowBytes) / 1e9
   const archiveBytes = yearly * 10 * fileBytesPerRow
   print()
   print(
     `An organisation of 100 000 users for ten years (about 100 million entries a year, ${(monthly / 1e6).toFixed(1)} ` +
       `million a month): R2 holds the ten years, 1 000 million entries × ${fixed(fileBytesPerRow, 0)} bytes = ` +
-      `${(archiveBytes / 1e9).toFixed(0)} GB. In D1, at ${D1_ROW_BYTES} bytes an entry, 13 months take ` +
+      `${(archiveBytes / 1e9).toFixed(0)} GB. In D1, at ${fixed(rowBytes, 0)} bytes an entry, 13 months take ` +
       `${d1Of(13).toFixed(1)} GB, 3 months (the least the setting keeps) ${d1Of(3).toFixed(1)} GB, and 5 GB holds ` +
-      `${fixed(5e9 / (monthly * D1_ROW_BYTES), 1)} months. Archiving a month of it at the rate measured here takes ` +
+      `${fixed(5e9 / (monthly * rowBytes), 1)} months. Archiving a month of it at the rate measured here takes ` +
       `${fixed(monthly / rowsPerSecond / 3600, 1)} hours.`,
   )
 }

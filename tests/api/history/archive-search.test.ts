@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { LogEntry } from '../../../worker-api/contract/history/logs'
-import { type LogSearch, SEARCH_MAX_ROWS } from '../../../worker-api/contract/history/search'
+import { type LogSearch, SEARCH_MAX_ROWS, SEARCH_RETRY_SECONDS } from '../../../worker-api/contract/history/search'
 import { archiveKey } from '../../../worker-api/services/history/archive'
 import { archiveFile } from '../../../worker-api/services/history/archive-file'
 import { EXPORT_MAX_FILES } from '../../../worker-api/services/history/logs-export'
@@ -77,7 +77,11 @@ const search = async (token: string, body: Record<string, unknown>) => {
     body: JSON.stringify(body),
     env: jobs.env,
   })
-  return { status: response.status, body: (await response.json()) as LogSearch }
+  return {
+    status: response.status,
+    retryAfter: response.headers.get('Retry-After'),
+    body: (await response.json()) as LogSearch,
+  }
 }
 const stateOf = async (token: string, id: string) =>
   (await (await call(`/rest/bd/logs/recherches/${id}`, { token })).json()) as LogSearch
@@ -262,7 +266,8 @@ describe('a range reaching archived months', () => {
     expect(running.map((started) => started.status)).toEqual([202, 202, 202])
     const fourth = await search(southAdmin, body)
     expect(fourth.status).toBe(429)
-    expect(fourth.body).toMatchObject({ businessCode: 'TOO_MANY_ATTEMPTS' })
+    expect(fourth.body).toMatchObject({ businessCode: 'TOO_MANY_ATTEMPTS', attributs: [SEARCH_RETRY_SECONDS] })
+    expect(fourth.retryAfter).toBe(String(SEARCH_RETRY_SECONDS))
     await jobs.drain()
     expect((await search(southAdmin, body)).status).toBe(202)
     await jobs.drain()

@@ -322,11 +322,11 @@ describe("the database's size and the history's share (the administration home, 
     })
     expect(home.stockage?.archive.mois).toBeGreaterThan(0)
     expect(home.stockage?.archive.premierMois).toBe(old)
-    // The entries in D1, from their ids; 178 bytes each.
+    // The entries in D1, from their ids; 179 bytes each.
     const counted = home.stockage?.historique.entrees ?? 0
     expect(counted).toBeGreaterThanOrEqual(ids.high - ids.low)
     expect(counted).toBeLessThanOrEqual(ids.high - ids.low + 2)
-    expect(home.stockage?.historique.octets).toBe(counted * 178)
+    expect(home.stockage?.historique.octets).toBe(counted * 179)
     // The database's own size, as D1 says it: more than its history's pages at least.
     expect(home.stockage?.base.octets).toBeGreaterThan(100_000)
 

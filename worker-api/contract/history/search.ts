@@ -7,6 +7,8 @@ export const SEARCH_KEPT_HOURS = 24
 export const SEARCH_MAX_ROWS = 100_000
 /** The searches of the archive one administrator (or program) may have running at once. */
 export const SEARCH_RUNNING_MAX = 3
+/** A search refused (429) is asked to come back after this many seconds (`Retry-After`): a running one moves on by then. */
+export const SEARCH_RETRY_SECONDS = 60
 /** The entries one author's kept searches may hold together (their results are kept a day in D1). */
 export const SEARCH_KEPT_ROWS_PER_AUTHOR = 200_000
 /** The entries every kept search may hold together: about 500 MB of D1 at most, whoever asks. */

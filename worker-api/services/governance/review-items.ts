@@ -58,15 +58,16 @@ function itemReads(db: DB, viewer: Viewer, id: number, query: ReviewItemsQuery) 
       'e.automatique',
     ])
     .select([
-      // A user's last entry of a type, in one seek (migration 0031): the type-and-instant index would walk every sign-in
-      // of the organisation for one who never signed in.
+      // A user's last sign-in and last launch, a seek each in their partial indexes (migration 0044): the type-and-instant
+      // index would walk every sign-in of the organisation for one who never signed in, the user's own index every
+      // entry of an administrator who never launched.
       sql<
         string | null
-      >`(select l.date from log l indexed by log_utilisateur_type where l.utilisateur_id = e.utilisateur_id
+      >`(select l.date from log l indexed by log_utilisateur_connexion where l.utilisateur_id = e.utilisateur_id
         and l.type_log = 'CONNEXION' order by l.instant desc limit 1)`.as('connexion'),
       sql<
         string | null
-      >`(select l.date from log l indexed by log_utilisateur_type where l.utilisateur_id = e.utilisateur_id
+      >`(select l.date from log l indexed by log_utilisateur_lancement where l.utilisateur_id = e.utilisateur_id
         and l.type_log in (${launchTypes}) order by l.instant desc limit 1)`.as('lancement'),
       sql<string>`(select coalesce(json_group_array(a.libelle), '[]') from poste p
         join fonction_application fa on fa.fonction_id = p.fonction_id

@@ -8,6 +8,7 @@ import {
   SEARCH_KEPT_ROWS,
   SEARCH_KEPT_ROWS_PER_AUTHOR,
   SEARCH_MAX_ROWS,
+  SEARCH_RETRY_SECONDS,
   SEARCH_RUNNING_MAX,
   SEARCH_STEP_ROWS,
   type SearchMessage,
@@ -132,6 +133,7 @@ export async function startSearch(ctx: Ctx, caller: Caller, filters: LogSearchIn
       'TOO_MANY_ATTEMPTS',
       429,
       `${SEARCH_RUNNING_MAX} searches of the archive are running already, or those kept hold too many entries: wait for one to end, or for a result to be removed (${SEARCH_KEPT_HOURS} h)`,
+      [SEARCH_RETRY_SECONDS],
     )
   }
   if (fichiers > 0) {
