@@ -11,8 +11,11 @@ export const SEARCH_RUNNING_MAX = 3
 export const SEARCH_RETRY_SECONDS = 60
 /** The entries one author's kept searches may hold together (their results are kept a day in D1). */
 export const SEARCH_KEPT_ROWS_PER_AUTHOR = 200_000
-/** The entries every kept search may hold together: about 500 MB of D1 at most, whoever asks. */
-export const SEARCH_KEPT_ROWS = 1_000_000
+/**
+ * The entries every kept search may hold together, whoever asks: about 300 MB of D1 at most (600 bytes an entry with
+ * its index, measured), so that the history's months and the searches stay under 5 GB together.
+ */
+export const SEARCH_KEPT_ROWS = 500_000
 /** The entries one step keeps at most: it stops reading files past them (a step's memory stays small). */
 export const SEARCH_STEP_ROWS = 10_000
 /** The archive's files one step of a search reads (a message of the jobs queue): 8 × 10 000 entries. */
