@@ -8,7 +8,7 @@ import { admin, d1Query } from './database.mjs'
 import { historyQuery } from './history.mjs'
 import { connect, liveHeapMiB } from './inspector.mjs'
 import { snapshot } from './moving.mjs'
-import { stop } from './servers.mjs'
+import { memoryMiB, stop } from './servers.mjs'
 
 /** The months the run keeps in D1: the large organisation's two years, less these, are archived. */
 const KEPT_MONTHS = 3
@@ -92,6 +92,9 @@ async function archiveRun({ api, port }, startPortal, login, persistTo) {
       .toISOString()
       .slice(0, 7)
     const heap = []
+    // The resident memory of the portal's processes (workerd, D1's pages included), each second: what the heap's
+    // reads cannot give when the inspector does not answer.
+    const resident = [memoryMiB(child.pid)]
     const started = performance.now()
     let current = before
     for (let month = 0; month < 40 && (current.historique.premierMois ?? firstKept) < firstKept; month++) {
@@ -101,6 +104,7 @@ async function archiveRun({ api, port }, startPortal, login, persistTo) {
       for (let tick = 0; tick < 600; tick++) {
         await pause(1000)
         if (tick % 5 === 4) heap.push(await liveHeap())
+        resident.push(memoryMiB(child.pid))
         current = await storage()
         if (current.historique.premierMois !== oldest) break
       }
@@ -113,6 +117,8 @@ async function archiveRun({ api, port }, startPortal, login, persistTo) {
     figures.rowsPerSecond = figures.rows / figures.seconds
     const read = heap.filter(Number.isFinite)
     figures.heap = read.length > 0 ? [Math.min(...read), Math.max(...read)] : null
+    const measured = resident.filter(Number.isFinite)
+    figures.resident = measured.length > 0 ? [measured[0], Math.max(...measured), measured.at(-1)] : null
     process.stderr.write(`archive: ${figures.rows} entries in ${figures.seconds.toFixed(0)} s\n`)
 
     // One user's full history, every archived month: the search's time from its start to its end.

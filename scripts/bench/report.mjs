@@ -182,7 +182,7 @@ const D1_ROW_BYTES = 179
  * entries a year (a sign-in, two launches and a sign-out each working day), D1 keeping 13 months of them.
  */
 function printArchive(print, archive) {
-  const { after, rows, seconds, rowsPerSecond, heap, search, yearExport, d1RowBytes } = archive
+  const { after, rows, seconds, rowsPerSecond, heap, resident, search, yearExport, d1RowBytes } = archive
   const fileBytesPerRow = after.archive.octets / after.archive.entrees
   const rowBytes = d1RowBytes ?? D1_ROW_BYTES
   const rowBytesSaid = d1RowBytes
@@ -200,7 +200,8 @@ function printArchive(print, archive) {
   print(
     `| archive | ${fixed(rowsPerSecond)} entries/s | ${rows} entries of ${after.archive.mois} months in ` +
       `${fixed(seconds, 0)} s, ${after.archive.fichiers} files; the Worker's live JavaScript heap (after a collection) ` +
-      `${heap ? `${heap[0]}–${heap[1]} MiB` : 'not read (the inspector answered none of the reads)'} |`,
+      `${heap ? `${heap[0]}–${heap[1]} MiB` : 'not read (the inspector answered none of the reads)'}` +
+      `${resident ? `; the portal's resident memory (workerd, D1 included) ${resident[0]} MiB before, at most ${resident[1]}, ${resident[2]} at the end` : ''} |`,
   )
   print(
     `| file size | ${fixed(fileBytesPerRow, 0)} bytes/entry | ${(after.archive.octets / 1024 / 1024).toFixed(1)} MiB of ` +
