@@ -60,6 +60,7 @@ export default defineConfig(async () => {
             CARRIER_PARENT_ID: '4',
             OIDC_SIGNING_KEY,
             FOURNISSEUR_SECRET_KEY: 'test-fournisseur-key-0123456789abcdef0123456789',
+            WEBHOOK_SECRET_KEY: 'test-webhook-key-0123456789abcdef0123456789',
             TEST_UPSTREAM_ISSUERS: partners.map((partner) => partner.issuer),
             SAML_IDP_KEY: saml.key,
             SAML_IDP_CERT: saml.cert,

@@ -27,6 +27,7 @@ import { healthRoutes } from './routes/health'
 import { logRoutes } from './routes/history/logs'
 import { scimRoutes } from './routes/machines/scim'
 import { serviceAccountRoutes } from './routes/machines/service-accounts'
+import { webhookRoutes } from './routes/machines/webhooks'
 import { oidcCors, oidcProtocolRoutes, oidcRoutes } from './routes/oidc/oidc'
 import { fonctionRoutes } from './routes/organisation/fonctions'
 import { homeRoutes } from './routes/organisation/home'
@@ -78,6 +79,7 @@ const apiRoutes = router()
   .route('/', oidcRoutes)
   .route('/', samlApiRoutes)
   .route('/', serviceAccountRoutes)
+  .route('/', webhookRoutes)
   .route('/', bulkRoutes)
 export type ApiRoutes = typeof apiRoutes
 

@@ -1146,6 +1146,59 @@ Object.assign(MATRIX, {
   },
 } satisfies Record<string, Row>)
 
+/** A webhook subscription on structure 4 (Direction Nord's), made by no one in particular. */
+async function freshWebhook() {
+  const now = new Date().toISOString()
+  const row = await db()
+    .insertInto('webhook')
+    .values({
+      url: `https://integrateur.example/hook/${++sequence}`,
+      evenements: '["utilisateur.*"]',
+      structure_id: 4,
+      cree_par: null,
+      domain: 'http://localhost',
+      secret_scelle: 'scelle',
+      ancien_secret_scelle: null,
+      ancien_secret_expire: null,
+      created_at: now,
+      updated_at: now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  return row.id
+}
+
+// Webhook subscriptions: the administrators', each for their scope; no program subscribes programs.
+Object.assign(MATRIX, {
+  'GET /portail-backend/rest/bd/webhook': {
+    request: () => ({ path: '/rest/bd/webhook?page=1' }),
+    expect: admins(200, 200, 403),
+  },
+  'POST /portail-backend/rest/bd/webhook': {
+    request: () => ({
+      path: '/rest/bd/webhook',
+      body: { url: `https://integrateur.example/new/${++sequence}`, evenements: ['poste.*'], structure: { id: 4 } },
+    }),
+    expect: admins(403, 201, 403),
+  },
+  'GET /portail-backend/rest/bd/webhook/{id}': {
+    request: async () => ({ path: `/rest/bd/webhook/${await freshWebhook()}` }),
+    expect: admins(404, 200, 403),
+  },
+  'PATCH /portail-backend/rest/bd/webhook/{id}': {
+    request: async () => ({ path: `/rest/bd/webhook/${await freshWebhook()}`, body: { description: 'Matrice' } }),
+    expect: admins(404, 200, 403),
+  },
+  'DELETE /portail-backend/rest/bd/webhook/{id}': {
+    request: async () => ({ path: `/rest/bd/webhook/${await freshWebhook()}` }),
+    expect: admins(404, 204, 403),
+  },
+  'POST /portail-backend/rest/bd/webhook/{id}/secret': {
+    request: async () => ({ path: `/rest/bd/webhook/${await freshWebhook()}/secret`, body: {} }),
+    expect: admins(404, 200, 403),
+  },
+} satisfies Record<string, Row>)
+
 /** SCIM: a service account's with the scope scim (a person's token, whatever its rights, is refused). */
 const scimOnly = (status: number): Expected => ({
   ...everyone(403),

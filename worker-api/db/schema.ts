@@ -299,6 +299,25 @@ export interface HistoriqueArchiveTable {
   created_at: string
 }
 
+/** An integrator's subscription to the portal's events (migration 0045), on a structure's sub-tree. */
+export interface WebhookTable {
+  id: Generated<number>
+  url: string
+  /** The event types and families subscribed to, a JSON array. */
+  evenements: string
+  description: string | null
+  actif: Generated<number>
+  structure_id: number
+  cree_par: number | null
+  domain: string
+  /** Its secret (`whsec_…`), sealed with WEBHOOK_SECRET_KEY. */
+  secret_scelle: string
+  ancien_secret_scelle: string | null
+  ancien_secret_expire: string | null
+  created_at: string
+  updated_at: string
+}
+
 /** A month whose archiving entry is in the history (migration 0044): it is written once. */
 export interface HistoriqueArchiveJournalTable {
   mois: string
@@ -608,6 +627,7 @@ export interface Database {
   parametre_securite: ParametreSecuriteTable
   historique_archive: HistoriqueArchiveTable
   historique_archive_journal: HistoriqueArchiveJournalTable
+  webhook: WebhookTable
   historique_recherche: HistoriqueRechercheTable
   historique_recherche_entree: HistoriqueRechercheEntreeTable
   mfa_totp: MfaTotpTable

@@ -67,6 +67,8 @@ export interface Env {
   SAML_IDP_CERT_NEXT?: string
   /** Seals the client secrets of partners' identity providers (README, "Identity providers"); ≥ 32 characters. */
   FOURNISSEUR_SECRET_KEY?: string
+  /** Seals the secrets of webhook subscriptions (README, "Webhooks"); ≥ 32 characters. */
+  WEBHOOK_SECRET_KEY?: string
   /** Token endpoint calls allowed per OpenID Connect client and minute (default 120). */
   OIDC_TOKEN_RATE_PER_MINUTE?: string
   /** Calls a service account may make a minute (default 600, `SERVICE_ACCOUNT_CALLS_PER_MINUTE`). */

@@ -10,4 +10,8 @@ export const MACHINE_ACTIONS = {
     en: 'Service account handed to another administrator',
   },
   COMPTE_SERVICE_MODIFICATION: { fr: 'Modification d’un compte de service', en: 'Service account changed' },
+  WEBHOOK_CREATION: { fr: 'Création d’un abonnement webhook', en: 'Webhook subscription created' },
+  WEBHOOK_MODIFICATION: { fr: 'Modification d’un abonnement webhook', en: 'Webhook subscription changed' },
+  WEBHOOK_SUPPRESSION: { fr: 'Suppression d’un abonnement webhook', en: 'Webhook subscription deleted' },
+  WEBHOOK_SECRET: { fr: 'Nouveau secret d’un abonnement webhook', en: 'Webhook subscription secret renewed' },
 } as const satisfies ActionLabels
