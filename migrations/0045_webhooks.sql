@@ -8,6 +8,8 @@ CREATE TABLE webhook (
   -- The event types, or families ('utilisateur.*'), as a JSON array, sorted.
   evenements           TEXT    NOT NULL,
   description          TEXT,
+  -- The address and description folded (lib/search-text.ts), for the list's search.
+  recherche            TEXT    NOT NULL DEFAULT '',
   actif                INTEGER NOT NULL DEFAULT 1 CHECK (actif IN (0, 1)),
   structure_id         INTEGER NOT NULL REFERENCES structure (id),
   cree_par             INTEGER REFERENCES utilisateur (id) ON DELETE SET NULL,

@@ -54,6 +54,8 @@ export function configurationProblems(env: Partial<Env>): string[] {
       'PASSWORD_PEPPERS_RETIRED',
       'OIDC_SIGNING_KEY',
       'OIDC_SIGNING_KEY_NEXT',
+      'FOURNISSEUR_SECRET_KEY',
+      'WEBHOOK_SECRET_KEY',
     ] as const) {
       if (env[key]?.includes(DEVELOPMENT_ONLY_MARKER)) {
         problems.push(`${key} holds a published development-only value (see .dev.vars.example)`)

@@ -202,6 +202,7 @@ export const en: Resource = {
     FORBIDDEN: 'You are not allowed to make this change.',
     STRUCTURE_HAS_CHILD: 'The structure has child structures',
     STRUCTURE_HAS_USERS: 'The structure has posts or registrations: remove them before deleting it.',
+    STRUCTURE_HAS_WEBHOOK: 'Webhook subscriptions are made on this structure: delete them before deleting it.',
     STRUCTURE_NOM_ALREADY_USED: '{{nom}} already used',
     STRUCTURE_PARENT_INVALID: 'This parent structure is not possible for this type of structure.',
     POSTE_ALREADY_EXIST: 'Post already defined for the user',

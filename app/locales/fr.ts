@@ -204,6 +204,7 @@ export const fr = {
     FORBIDDEN: "Vous n'avez pas le droit de faire cette modification.",
     STRUCTURE_HAS_CHILD: 'La structure actuelle possède des structures filles',
     STRUCTURE_HAS_USERS: 'La structure actuelle a des postes ou des inscriptions : retirez-les avant de la supprimer.',
+    STRUCTURE_HAS_WEBHOOK: 'Des abonnements webhook portent sur cette structure : supprimez-les avant de la supprimer.',
     STRUCTURE_NOM_ALREADY_USED: '{{nom}} déjà utilisé',
     STRUCTURE_PARENT_INVALID: "Cette structure parente n'est pas possible pour ce type de structure.",
     POSTE_ALREADY_EXIST: "Poste déjà défini pour l'utilisateur",

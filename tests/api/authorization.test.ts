@@ -1154,6 +1154,7 @@ async function freshWebhook() {
     .values({
       url: `https://integrateur.example/hook/${++sequence}`,
       evenements: '["utilisateur.*"]',
+      recherche: '',
       structure_id: 4,
       cree_par: null,
       domain: 'http://localhost',

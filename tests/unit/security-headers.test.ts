@@ -109,7 +109,14 @@ describe('a configuration the Worker refuses to serve with', () => {
   )
 
   it('marks every secret of .dev.vars.example as development-only', () => {
-    for (const key of ['JWT_SECRET', 'SESSION_SECRET', 'PASSWORD_PEPPER', 'CAPTCHA_HMAC_KEY']) {
+    for (const key of [
+      'JWT_SECRET',
+      'SESSION_SECRET',
+      'PASSWORD_PEPPER',
+      'CAPTCHA_HMAC_KEY',
+      'FOURNISSEUR_SECRET_KEY',
+      'WEBHOOK_SECRET_KEY',
+    ]) {
       expect(published[key], key).toMatch(new RegExp(`^${DEVELOPMENT_ONLY_MARKER}`))
     }
     // The signing key is a JWK: the marker is a member of its own.
@@ -120,12 +127,22 @@ describe('a configuration the Worker refuses to serve with', () => {
     expect(configurationProblems(production)).toEqual([])
     const withDevValues = { ...production, ...published, ENVIRONMENT: 'production' }
     const problems = configurationProblems(withDevValues)
-    for (const key of ['JWT_SECRET', 'SESSION_SECRET', 'PASSWORD_PEPPER', 'CAPTCHA_HMAC_KEY', 'OIDC_SIGNING_KEY']) {
+    const keys = [
+      'JWT_SECRET',
+      'SESSION_SECRET',
+      'PASSWORD_PEPPER',
+      'CAPTCHA_HMAC_KEY',
+      'OIDC_SIGNING_KEY',
+      // The keys that seal partners' and webhooks' secrets: a published one would open them all.
+      'FOURNISSEUR_SECRET_KEY',
+      'WEBHOOK_SECRET_KEY',
+    ]
+    for (const key of keys) {
       expect(problems.some((problem) => problem.startsWith(`${key} holds a published development-only value`))).toBe(
         true,
       )
     }
-    expect(configurationProblems({ ...withDevValues, ENVIRONMENT: undefined })).toHaveLength(5)
+    expect(configurationProblems({ ...withDevValues, ENVIRONMENT: undefined })).toHaveLength(keys.length)
     expect(configurationProblems({ ...withDevValues, ENVIRONMENT: 'development' })).toEqual([])
   })
 

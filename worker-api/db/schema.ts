@@ -306,6 +306,8 @@ export interface WebhookTable {
   /** The event types and families subscribed to, a JSON array. */
   evenements: string
   description: string | null
+  /** The address and description folded, for the list's search. */
+  recherche: string
   actif: Generated<number>
   structure_id: number
   cree_par: number | null

@@ -195,6 +195,43 @@ describe('a webhook subscription', () => {
     await expectError(await call(`/rest/bd/webhook/${made.id}`, { token: nord }), 404, 'NOT_FOUND')
   })
 
+  it('is found by any word of its address or description, accents or not', async () => {
+    const plain = await subscribe(root, { url: 'https://paie.example/recu' })
+    const described = await subscribe(root, { url: 'https://rh.example/annuaire', description: 'Équipe Sécurité' })
+    const found = async (q: string) =>
+      (
+        (await (await call(`/rest/bd/webhook?q=${encodeURIComponent(q)}`, { token: root })).json()) as Subscription[]
+      ).map((item) => item.id)
+    expect(await found('paie')).toEqual([plain.id])
+    expect(await found('equipe securite')).toEqual([described.id])
+    expect(await found('ANNUAIRE')).toEqual([described.id])
+  })
+
+  it('judges the caller before the address: a user is refused 403 whatever they post', async () => {
+    const user = (await sessionFor((await createUser({ postes: [currentPost(4, 2)] })).id)).accessToken
+    const loopback = subscription({ url: 'http://127.0.0.1:8788/hooks' })
+    const answer = await post('/rest/bd/webhook', loopback, { token: user, env: { ENVIRONMENT: 'production' } })
+    await expectError(answer, 403, 'FORBIDDEN')
+  })
+
+  it('keeps its structure from being deleted (409 STRUCTURE_HAS_WEBHOOK) until it is deleted itself', async () => {
+    const agency = await post(
+      '/rest/bd/structure',
+      { nom: `Agence webhook ${++sequence}`, type: { id: 3 }, parent: { id: 2 } },
+      { token: root },
+    )
+    expect(agency.status).toBe(201)
+    const { id: structure } = (await agency.json()) as { id: number }
+    const made = await subscribe(nord, { structure: { id: structure } })
+    await expectError(
+      await call(`/rest/bd/structure/${structure}`, { method: 'DELETE', token: root }),
+      409,
+      'STRUCTURE_HAS_WEBHOOK',
+    )
+    expect((await call(`/rest/bd/webhook/${made.id}`, { method: 'DELETE', token: nord })).status).toBe(204)
+    expect((await call(`/rest/bd/structure/${structure}`, { method: 'DELETE', token: root })).status).toBe(204)
+  })
+
   it('cannot be made without the key that seals secrets: 503, nothing written', async () => {
     const before = await db()
       .selectFrom('webhook')

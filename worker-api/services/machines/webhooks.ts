@@ -1,4 +1,4 @@
-import { type SqlBool, sql } from 'kysely'
+import { sql } from 'kysely'
 import { nowIso } from '../../contract/dates'
 import { PREVIOUS_SECRET_HOURS } from '../../contract/machines/service-accounts'
 import type {
@@ -14,8 +14,9 @@ import { type DB, insertWhen, namedBatch } from '../../db/client'
 import { isLocalEnvironment } from '../../env'
 import { openWithToken, sealWithToken } from '../../lib/crypto'
 import { BusinessError, notFound } from '../../lib/errors'
-import { containsEveryWord, onePage } from '../../lib/query'
+import { containsEveryWord, onePage, WHOLE_LIST_READ, wholeList } from '../../lib/query'
 import { pathInScope, type Viewer } from '../../lib/scope'
+import { foldSearchText } from '../../lib/search-text'
 import type { Ctx, Env } from '../../lib/types'
 import { newWebhookSecret } from '../../lib/webhook-signature'
 import { adminWith, type Caller, liveAdmin, viewerOf } from '../core/actor'
@@ -130,6 +131,9 @@ const webhookInScope = (ctx: Ctx, caller: Caller, viewer: Viewer, id: number) =>
 
 const sortedEvents = (events: readonly string[]) => JSON.stringify([...events].sort())
 
+/** What the list's search reads of a subscription: its address and description, folded. */
+const searched = (url: string, description: string | null) => foldSearchText(`${url}\n${description ?? ''}`)
+
 const unknownWebhook = () => notFound('Unknown webhook subscription')
 
 /** The checked administrator and the subscription `id` of their scope (404 for none), in one round trip. */
@@ -147,15 +151,17 @@ export async function listWebhooks(
   query: WebhookListQuery,
 ): Promise<{ items: Webhook[]; total: number | null }> {
   const db = ctx.db
-  const search = containsEveryWord(['w.url', 'w.description'], query.q)
+  const search = containsEveryWord(['w.recherche'], query.q)
   const matching =
     search === null ? webhooksQuery(db, viewerOf(caller)) : webhooksQuery(db, viewerOf(caller)).where(search)
+  const ordered = matching.orderBy('w.url').orderBy('w.id')
   const { rows, total } = await adminWith(ctx, caller, {
-    rows: onePage(matching.orderBy('w.url').orderBy('w.id'), query),
+    // A whole list reads one more than it may answer: past WHOLE_LIST_MAX, 400 LIST_TOO_LARGE (ask for pages).
+    rows: query.page === undefined ? ordered.limit(WHOLE_LIST_READ) : onePage(ordered, query),
     total:
       query.page === undefined ? null : matching.clearSelect().select((eb) => eb.fn.countAll<number>().as('total')),
   })
-  return { items: rows.map((row) => toWebhook(row)), total: total?.[0]?.total ?? null }
+  return { items: wholeList(rows.map((row) => toWebhook(row))), total: total?.[0]?.total ?? null }
 }
 
 /** GET rest/bd/webhook/{id}: one subscription of the caller's scope. */
@@ -167,12 +173,12 @@ export async function getWebhook(ctx: Ctx, caller: Caller, id: number): Promise<
 export async function createWebhook(ctx: Ctx, caller: Caller, input: WebhookCreate): Promise<WebhookCreated> {
   const db = ctx.db
   const viewer = viewerOf(caller)
-  requireDeliverable(ctx, input.url)
-  const { secret, sealed } = await sealedSecret(ctx.env)
   const { actor, structure } = await adminWith(ctx, caller, {
     structure: structureInScopeQuery(db, viewer, input.structure.id, false),
   })
   const target = inScopeOrFail(structure[0])
+  requireDeliverable(ctx, input.url)
+  const { secret, sealed } = await sealedSecret(ctx.env)
   const now = nowIso()
   const inScope = db
     .selectFrom('structure as s')
@@ -189,6 +195,7 @@ export async function createWebhook(ctx: Ctx, caller: Caller, input: WebhookCrea
         url: input.url,
         evenements: events,
         description: input.description || null,
+        recherche: searched(input.url, input.description || null),
         actif: input.actif === false ? 0 : 1,
         structure_id: target.id,
         cree_par: actor.id,
@@ -207,9 +214,7 @@ export async function createWebhook(ctx: Ctx, caller: Caller, input: WebhookCrea
       'WEBHOOK_CREATION',
       `${input.url} : ${target.nom}, ${JSON.parse(events).join(' ')}`,
       ctx.request.userAgent,
-      db
-        .selectNoFrom(sql.lit(1).as('made'))
-        .where(sql<SqlBool>`exists (select 1 from webhook where secret_scelle = ${sealed})`),
+      inScope,
     ),
   })
   const id = created?.results[0]?.id
@@ -222,14 +227,18 @@ export async function createWebhook(ctx: Ctx, caller: Caller, input: WebhookCrea
 export async function updateWebhook(ctx: Ctx, caller: Caller, id: number, input: WebhookUpdate): Promise<Webhook> {
   const db = ctx.db
   const viewer = viewerOf(caller)
-  requireDeliverable(ctx, input.url)
   const { actor, known } = await knownWebhook(ctx, caller, viewer, id)
+  requireDeliverable(ctx, input.url)
   const changes = {
     ...(input.url !== undefined ? { url: input.url } : {}),
     ...(input.evenements !== undefined ? { evenements: sortedEvents(input.evenements) } : {}),
     ...(input.description !== undefined ? { description: input.description || null } : {}),
     ...(input.actif !== undefined ? { actif: input.actif ? 1 : 0 } : {}),
   }
+  const recherche = searched(
+    input.url ?? known.url,
+    input.description !== undefined ? input.description || null : known.description,
+  )
   const said = Object.entries(changes)
     .map(([name, value]) => `${name}=${value}`)
     .join(' ')
@@ -244,7 +253,7 @@ export async function updateWebhook(ctx: Ctx, caller: Caller, id: number, input:
     ),
     updated: db
       .updateTable('webhook')
-      .set({ ...changes, updated_at: nowIso() })
+      .set({ ...changes, recherche, updated_at: nowIso() })
       .where('id', 'in', webhookInScope(ctx, caller, viewer, id))
       .returning('id'),
     after: webhooksQuery(db, viewer).where('w.id', '=', id),
@@ -288,8 +297,8 @@ export async function rotateWebhookSecret(
 ): Promise<{ secret: string; ancienSecretExpire: string | null }> {
   const db = ctx.db
   const viewer = viewerOf(caller)
-  const { secret, sealed } = await sealedSecret(ctx.env)
   const { actor, known } = await knownWebhook(ctx, caller, viewer, id)
+  const { secret, sealed } = await sealedSecret(ctx.env)
   const until = input.revoquerAncien ? null : new Date(Date.now() + PREVIOUS_SECRET_HOURS * 3_600_000).toISOString()
   const { rotated } = await namedBatch(ctx.d1, {
     log: adminLogWhen(

@@ -267,17 +267,21 @@ export async function deleteStructure(ctx: Ctx, caller: Caller, id: number): Pro
         eb.and([eb('utilisateur.rattachement_id', '=', id), eb('utilisateur.registration_state', '=', 'PENDING')]),
       ]),
     )
+  // A webhook subscription on it: its integrator is told of the sub-tree's events, which must not silently stop.
+  const hasWebhook = db.selectFrom('webhook').select('webhook.id').where('webhook.structure_id', '=', id)
   const {
     actor,
     row: [row],
     children,
     postes,
     registrations,
+    webhooks,
   } = await adminWith(ctx, caller, {
     row: structureInScopeQuery(db, viewer, id, false),
     children: hasChild.limit(1),
     postes: hasPoste.limit(1),
     registrations: hasRegistration.limit(1),
+    webhooks: hasWebhook.limit(1),
   })
   const structure = inScopeOrFail(row)
   const refuse = (child: boolean) =>
@@ -286,6 +290,9 @@ export async function deleteStructure(ctx: Ctx, caller: Caller, id: number): Pro
       : new BusinessError('STRUCTURE_HAS_USERS', 409, 'The structure has posts or registrations')
   if (children.length > 0) throw refuse(true)
   if (postes.length > 0 || registrations.length > 0) throw refuse(false)
+  if (webhooks.length > 0) {
+    throw new BusinessError('STRUCTURE_HAS_WEBHOOK', 409, 'Webhook subscriptions are made on the structure')
+  }
   const { deleted } = await namedBatch(ctx.d1, {
     deleted: db
       .deleteFrom('structure')
@@ -293,6 +300,7 @@ export async function deleteStructure(ctx: Ctx, caller: Caller, id: number): Pro
       .where(({ not, exists }) => not(exists(hasChild)))
       .where(({ not, exists }) => not(exists(hasPoste)))
       .where(({ not, exists }) => not(exists(hasRegistration)))
+      .where(({ not, exists }) => not(exists(hasWebhook)))
       .returning('id'),
     log: adminLogWhen(
       db,
