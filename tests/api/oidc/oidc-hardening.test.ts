@@ -272,8 +272,20 @@ describe("a client's addresses", () => {
     'https://[fd00::1]/cb',
     'https://[fe80::1]/cb',
     'https://[::ffff:10.0.0.8]/cb',
+    // IPv4-compatible IPv6: the URL writes them `[::a9fe:a9fe]`, `[::a00:8]`.
+    'https://[::169.254.169.254]/latest/meta-data',
+    'https://[::a9fe:a9fe]/latest/meta-data',
+    'https://[::10.0.0.8]/cb',
+    'https://[::127.0.0.1]/cb',
   ]
-  const LOOPBACK = ['http://localhost:3000/cb', 'https://127.0.0.1/cb', 'https://0x7f.1/cb', 'https://[::1]/cb']
+  const LOOPBACK = [
+    'http://localhost:3000/cb',
+    'https://127.0.0.1/cb',
+    'https://0x7f.1/cb',
+    'https://[::1]/cb',
+    'https://localhost./cb',
+    'https://app.localhost./cb',
+  ]
 
   it('never name a private, link-local or special range; this machine only where allowed', () => {
     for (const uri of SPECIAL) {

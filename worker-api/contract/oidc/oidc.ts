@@ -17,11 +17,21 @@ export const OIDC_URI_MAX_LENGTH = 2000
  * …; an IPv4 address written as IPv6 counts as itself), or anything else (a name, a public address).
  */
 export function clientHostKind(hostname: string): 'loopback' | 'special' | 'public' {
-  const host = hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase()
+  // A name's trailing dot (`localhost.`) names the same host.
+  const host = hostname
+    .replace(/^\[(.*)\]$/, '$1')
+    .toLowerCase()
+    .replace(/\.+$/, '')
   if (host === 'localhost' || host.endsWith('.localhost')) return 'loopback'
   if (!ipaddr.isValid(host)) return 'public'
-  const range = ipaddr.process(host).range()
+  const address = ipaddr.process(host)
+  const range = address.range()
   if (range === 'loopback') return 'loopback'
+  // An IPv4-compatible IPv6 address (`::a9fe:a9fe`, which a URL makes of `[::169.254.169.254]`), deprecated, reaches
+  // the IPv4 address it holds: never a public one.
+  if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0)) {
+    return 'special'
+  }
   return range === 'unicast' ? 'public' : 'special'
 }
 
