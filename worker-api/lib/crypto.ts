@@ -1,9 +1,13 @@
 const encoder = new TextEncoder()
 
-export function base64url(bytes: Uint8Array): string {
+export function base64(bytes: Uint8Array): string {
   let binary = ''
   for (const byte of bytes) binary += String.fromCharCode(byte)
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
+  return btoa(binary)
+}
+
+export function base64url(bytes: Uint8Array): string {
+  return base64(bytes).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
 }
 
 export function fromBase64url(value: string): Uint8Array<ArrayBuffer> {
@@ -25,10 +29,14 @@ export async function sha256Hex(value: string): Promise<string> {
   return hex(await crypto.subtle.digest('SHA-256', encoder.encode(value)))
 }
 
-export async function hmacSha256(key: string, value: string): Promise<Uint8Array<ArrayBuffer>> {
+/** HMAC-SHA256 of `value` under `key` (a string's UTF-8 bytes, or the bytes themselves). */
+export async function hmacSha256(
+  key: string | Uint8Array<ArrayBuffer>,
+  value: string,
+): Promise<Uint8Array<ArrayBuffer>> {
   const cryptoKey = await crypto.subtle.importKey(
     'raw',
-    encoder.encode(key),
+    typeof key === 'string' ? encoder.encode(key) : key,
     { name: 'HMAC', hash: 'SHA-256' },
     false,
     ['sign'],

@@ -6,21 +6,15 @@
  * tests verify what it signs with the `standardwebhooks` library, as a receiver would.
  */
 
-const encoder = new TextEncoder()
+import { base64, hmacSha256 } from './crypto'
 
 export const WEBHOOK_SECRET_PREFIX = 'whsec_'
 /** A secret's random bytes: 32 (the standard asks 24 to 64). */
 export const WEBHOOK_SECRET_BYTES = 32
 
-const toBase64 = (bytes: Uint8Array) => {
-  let binary = ''
-  for (const byte of bytes) binary += String.fromCharCode(byte)
-  return btoa(binary)
-}
-
 /** A new secret, shown once to whoever subscribes. */
 export function newWebhookSecret(): string {
-  return `${WEBHOOK_SECRET_PREFIX}${toBase64(crypto.getRandomValues(new Uint8Array(WEBHOOK_SECRET_BYTES)))}`
+  return `${WEBHOOK_SECRET_PREFIX}${base64(crypto.getRandomValues(new Uint8Array(WEBHOOK_SECRET_BYTES)))}`
 }
 
 /** A secret's key bytes, or null for a value that is not one. */
@@ -36,9 +30,7 @@ export function webhookKey(secret: string): Uint8Array<ArrayBuffer> | null {
 export async function webhookSignature(secret: string, id: string, timestamp: number, body: string): Promise<string> {
   const key = webhookKey(secret)
   if (!key) throw new Error('Not a webhook secret')
-  const cryptoKey = await crypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign'])
-  const signed = await crypto.subtle.sign('HMAC', cryptoKey, encoder.encode(`${id}.${timestamp}.${body}`))
-  return `v1,${toBase64(new Uint8Array(signed))}`
+  return `v1,${base64(await hmacSha256(key, `${id}.${timestamp}.${body}`))}`
 }
 
 /** The headers of a delivery, signed by each of `secrets` (the current one first). */

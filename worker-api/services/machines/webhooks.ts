@@ -121,13 +121,7 @@ function toWebhook(row: WebhookRow, now = nowIso()): Webhook {
 
 /** The subscription `id` while its structure is in the viewer's scope and the caller still administers, as a guard. */
 const webhookInScope = (ctx: Ctx, caller: Caller, viewer: Viewer, id: number) =>
-  ctx.db
-    .selectFrom('webhook as w')
-    .innerJoin('structure as s', 's.id', 'w.structure_id')
-    .select('w.id')
-    .where('w.id', '=', id)
-    .where(pathInScope(ctx.db, viewer, sql.ref<string>('s.path')))
-    .where(liveAdmin(ctx, caller))
+  webhooksQuery(ctx.db, viewer).clearSelect().select('w.id').where('w.id', '=', id).where(liveAdmin(ctx, caller))
 
 const sortedEvents = (events: readonly string[]) => JSON.stringify([...events].sort())
 
