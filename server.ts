@@ -29,12 +29,14 @@ import {
 import type { Env } from './worker-api/lib/types'
 import { drainable } from './worker-api/lib/upload-drain'
 import { failImport, IMPORT_ATTEMPTS, resumeStalled, runLot } from './worker-api/services/bulk/run'
+import { enqueue } from './worker-api/services/core/jobs'
 import { deliverOutbox } from './worker-api/services/core/outbox'
 import { requestDeadlines } from './worker-api/services/governance/request-notices'
 import { reviewDeadlines } from './worker-api/services/governance/review-deadlines'
 import { runReviewStep } from './worker-api/services/governance/review-runs'
 import { archiveDue, archiveStep } from './worker-api/services/history/archive'
 import { failSearch, purgeSearches, SEARCH_ATTEMPTS, searchStep } from './worker-api/services/history/archive-search'
+import { deliverWebhooks, startDeliveries } from './worker-api/services/machines/webhook-delivery'
 import { purgeExpired } from './worker-api/services/maintenance'
 import { deliverLogouts } from './worker-api/services/oidc/backchannel'
 
@@ -150,6 +152,11 @@ async function serve(request: Request, env: Env, ctx: ExecutionContext): Promise
   if (timingEnabled(env)) {
     secured.headers.set('Server-Timing', serverTiming(scope.meter, performance.now() - started))
   }
+  // A form that changed someone told integrators: their deliveries start now.
+  if (write && scope.meter.emitsEvents)
+    ctx.waitUntil(
+      startDeliveries(backgroundContext(env)).catch((error) => console.error('Webhook deliveries not started', error)),
+    )
   // A form may have ended OpenID Connect sessions (a sign-out): their clients are told now.
   if (write && scope.meter.revokesTokens)
     ctx.waitUntil(
@@ -192,6 +199,11 @@ export default {
         deliverLogouts(backgroundContext(env)).then(({ sent, failed }) => {
           if (sent + failed > 0) console.log(`Back-channel logouts: ${sent} sent, ${failed} failed`)
         }),
+      )
+      ctx.waitUntil(
+        startDeliveries(backgroundContext(env)).catch((error) =>
+          console.error('Webhook deliveries not started', error),
+        ),
       )
       ctx.waitUntil(
         reviewDeadlines(backgroundContext(env)).then(({ due, resumed, reminded }) => {
@@ -303,6 +315,18 @@ export default {
               await failImport(backgroundContext(env), job.importId, 'LOT_EN_ECHEC')
               message.ack()
             } else message.retry({ delaySeconds: 2 ** message.attempts })
+          }
+          break
+        case 'webhook-delivery':
+          // What is due goes; a full batch sends the next message at once (the rest waits for its time, and the cron).
+          try {
+            const { sent, failed, more } = await deliverWebhooks(backgroundContext(env))
+            if (sent + failed > 0) console.log(`Webhooks: ${sent} delivered, ${failed} failed`)
+            if (more) await enqueue(backgroundContext(env), { kind: 'webhook-delivery' })
+            message.ack()
+          } catch (error) {
+            console.error(`Webhook deliveries (attempt ${message.attempts})`, error)
+            message.retry({ delaySeconds: Math.min(300, 2 ** message.attempts) })
           }
           break
         default:

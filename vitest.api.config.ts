@@ -4,6 +4,7 @@ import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-worker
 import { defineConfig } from 'vitest/config'
 import { samlPair } from './scripts/saml-pair.mjs'
 import { publicJwks, startUpstreamProvider } from './tests/upstream-provider.mjs'
+import { startWebhookReceiver } from './tests/webhook-receiver.mjs'
 
 /** A test-only ES256 key of the OpenID Connect provider (and of the portal's private_key_jwt at a partner's). */
 const OIDC_SIGNING_KEY =
@@ -27,6 +28,8 @@ export default defineConfig(async () => {
     unref: true,
   }
   const partners = [await startUpstreamProvider(upstream), await startUpstreamProvider(upstream)]
+  // An integrator's webhook receiver, verifying each delivery with the Standard Webhooks library.
+  const receiver = await startWebhookReceiver({ unref: true })
   return {
     plugins: [
       cloudflareTest({
@@ -62,6 +65,7 @@ export default defineConfig(async () => {
             FOURNISSEUR_SECRET_KEY: 'test-fournisseur-key-0123456789abcdef0123456789',
             WEBHOOK_SECRET_KEY: 'test-webhook-key-0123456789abcdef0123456789',
             TEST_UPSTREAM_ISSUERS: partners.map((partner) => partner.issuer),
+            TEST_WEBHOOK_RECEIVER: receiver.origin,
             SAML_IDP_KEY: saml.key,
             SAML_IDP_CERT: saml.cert,
             TEST_SAML_PAIRS: others,

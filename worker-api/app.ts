@@ -25,6 +25,7 @@ import { accessRequestRoutes } from './routes/governance/access-requests'
 import { accessReviewRoutes } from './routes/governance/access-reviews'
 import { healthRoutes } from './routes/health'
 import { logRoutes } from './routes/history/logs'
+import { eventRoutes } from './routes/machines/events'
 import { scimRoutes } from './routes/machines/scim'
 import { serviceAccountRoutes } from './routes/machines/service-accounts'
 import { webhookRoutes } from './routes/machines/webhooks'
@@ -46,6 +47,7 @@ import { callerChecked, callerFromBearer } from './services/core/actor'
 import { deliverOutbox } from './services/core/outbox'
 import { asScimError, ScimError, scimErrorResponse } from './services/machines/scim/errors'
 import { serviceAccountMayCall } from './services/machines/service-calls'
+import { startDeliveries } from './services/machines/webhook-delivery'
 import { deliverLogouts } from './services/oidc/backchannel'
 import { LOGOUT_PAGE } from './services/saml/logout'
 
@@ -80,6 +82,7 @@ const apiRoutes = router()
   .route('/', samlApiRoutes)
   .route('/', serviceAccountRoutes)
   .route('/', webhookRoutes)
+  .route('/', eventRoutes)
   .route('/', bulkRoutes)
 export type ApiRoutes = typeof apiRoutes
 
@@ -135,6 +138,9 @@ export function createApp() {
     // (the page's own writes: server.ts), outside the request's measure. Any left go with the cron's.
     if (write && scope.meter.revokesTokens && !inProcess)
       afterResponse(c, () => deliverLogouts(backgroundContext(bindings)))
+    // A write that told of a change (services/core/events.ts): its webhooks' deliveries start once the answer is out.
+    if (write && scope.meter.emitsEvents && !inProcess)
+      afterResponse(c, () => startDeliveries(backgroundContext(bindings)))
   })
   // A body is bounded as the UI's forms are: anything larger is refused before a route reads it. A file to import is
   // bounded by its own reader (services/bulk/file.ts), as it streams.

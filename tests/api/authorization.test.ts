@@ -1198,6 +1198,11 @@ Object.assign(MATRIX, {
     request: async () => ({ path: `/rest/bd/webhook/${await freshWebhook()}/secret`, body: {} }),
     expect: admins(404, 200, 403),
   },
+  // The events pulled: every administrator and program reads those of their scope (adminOut: none of adminIn's).
+  'GET /portail-backend/rest/bd/evenements': {
+    request: () => ({ path: '/rest/bd/evenements?limite=5' }),
+    expect: admins(200, 200, 200),
+  },
 } satisfies Record<string, Row>)
 
 /** SCIM: a service account's with the scope scim (a person's token, whatever its rights, is refused). */

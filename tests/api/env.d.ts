@@ -9,6 +9,8 @@ declare global {
       TEST_SAML_PAIRS: [{ key: string; cert: string }, { key: string; cert: string }]
       /** The issuers of two partners' identity providers started for the run (tests/upstream-provider.mjs). */
       TEST_UPSTREAM_ISSUERS: [string, string]
+      /** A webhook receiver started for the run (tests/webhook-receiver.mjs): its origin. */
+      TEST_WEBHOOK_RECEIVER: string
     }
   }
 }

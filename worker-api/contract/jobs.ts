@@ -15,3 +15,5 @@ export type Job =
   | ({ kind: 'review-step' } & ReviewMessage)
   | ({ kind: 'archive-step' } & ArchiveMessage)
   | ({ kind: 'history-search' } & SearchMessage)
+  /** Send the webhook deliveries that are due (services/machines/webhook-delivery.ts); the rows say which. */
+  | { kind: 'webhook-delivery' }

@@ -15,16 +15,30 @@ export type Meter = {
    * a back-channel logout (migrations/0022's trigger), to deliver once the answer is out.
    */
   revokesTokens: boolean
+  /** Whether it prepared a statement that writes an event (services/core/events.ts): webhooks may be due. */
+  emitsEvents: boolean
 }
 
 export function createMeter(): Meter {
-  return { statements: 0, roundTrips: 0, d1Ms: 0, apiCalls: 0, apiMs: 0, renderMs: 0, revokesTokens: false }
+  return {
+    statements: 0,
+    roundTrips: 0,
+    d1Ms: 0,
+    apiCalls: 0,
+    apiMs: 0,
+    renderMs: 0,
+    revokesTokens: false,
+    emitsEvents: false,
+  }
 }
 
 /** A statement that sets `revoked_at` on refresh tokens, as Kysely or raw SQL writes it. */
 const REVOCATION = /\bupdate\s+"?refresh_token"?\s+set\b[\s\S]*?\brevoked_at"?\s*=/i
 
 export const revokesTokens = (query: string) => REVOCATION.test(query)
+
+/** A statement that writes an event, as Kysely writes it. */
+const EVENT = /^\s*insert\s+into\s+"?evenement"?\s/i
 
 /** Runs `task` (one round trip of `statements` statements) and adds it to the meter. */
 async function timed<T>(meter: Meter, statements: number, task: () => Promise<T>): Promise<T> {
@@ -62,6 +76,7 @@ export function meteredD1<T extends D1Like>(database: T, meter: Meter): T {
   return {
     prepare: (query: string) => {
       if (revokesTokens(query)) meter.revokesTokens = true
+      if (EVENT.test(query)) meter.emitsEvents = true
       return meteredStatement(database.prepare(query), meter)
     },
     batch: <R = unknown>(statements: D1PreparedStatement[]) =>

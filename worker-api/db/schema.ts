@@ -318,6 +318,43 @@ export interface WebhookTable {
   ancien_secret_expire: string | null
   created_at: string
   updated_at: string
+  /** Why it stopped being served (migration 0046): its address answered 410 Gone, or failed a whole day. */
+  desactive_motif: 'GONE' | 'ECHECS' | null
+  desactive_le: string | null
+}
+
+/** One of the portal's events (migration 0046), kept 30 days. */
+export interface EvenementTable {
+  id: Generated<number>
+  type: string
+  date: string
+  /** JSON: who acted. */
+  acteur: string
+  /** JSON: what it is about. */
+  sujet: string
+  /** The person it is about ('utilisateur:42'): the order of a subscription's deliveries. */
+  sujet_cle: string
+  /** JSON: the subject once changed. */
+  data: string
+  /** JSON: the paths of the structures it concerns. */
+  chemins: Generated<string>
+}
+
+/** One event's delivery to one subscription (migration 0046). */
+export interface WebhookLivraisonTable {
+  id: Generated<number>
+  webhook_id: number
+  evenement_id: number
+  sujet_cle: string
+  created_at: string
+  attempts: Generated<number>
+  next_attempt_at: string
+  locked_until: string | null
+  last_attempt_at: string | null
+  last_status: number | null
+  last_error: string | null
+  sent_at: string | null
+  abandoned_at: string | null
 }
 
 /** A month whose archiving entry is in the history (migration 0044): it is written once. */
@@ -437,6 +474,7 @@ export type MailKind =
   | 'ACCESS_REQUEST'
   | 'ACCESS_DECISION'
   | 'ACCESS_REVIEW'
+  | 'WEBHOOK_DISABLED'
   | 'OTHER'
 
 export type LogSource = 'SERVEUR' | 'CLIENT'
@@ -630,6 +668,8 @@ export interface Database {
   historique_archive: HistoriqueArchiveTable
   historique_archive_journal: HistoriqueArchiveJournalTable
   webhook: WebhookTable
+  evenement: EvenementTable
+  webhook_livraison: WebhookLivraisonTable
   historique_recherche: HistoriqueRechercheTable
   historique_recherche_entree: HistoriqueRechercheEntreeTable
   mfa_totp: MfaTotpTable

@@ -483,3 +483,28 @@ export function userManagers(userId: number, today: string) {
     [userId, today],
   )
 }
+
+/**
+ * The paths of the structures a user lies in by the scope's rule (DESIGN §4): their current and future posts', else
+ * their structure's (`rattachement_id`), else none, as a JSON array. An event keeps it (migration 0046) to say which
+ * sub-trees it concerns, even once its user moved on.
+ */
+export const userPathsJson = (user: Expression<number>, today: string) =>
+  sql<string>`coalesce(
+    (select json_group_array(user_path.path) from poste user_path_poste
+      join structure user_path on user_path.id = user_path_poste.structure_id
+      where user_path_poste.utilisateur_id = ${user} and user_path_poste.date_fin >= ${today} having count(*) > 0),
+    (select json_array(user_home.path) from utilisateur user_path_user
+      join structure user_home on user_home.id = user_path_user.rattachement_id
+      where user_path_user.id = ${user}),
+    '[]')`
+
+/**
+ * Whether something that concerns the structures at `paths` (a JSON array: an event's `chemins`) lies in the viewer's
+ * scope, in a statement of `withScopeRoots`: one of them in a sub-tree of the scope, or none at all and the scope the
+ * whole tree's (as for a user who belongs to no structure).
+ */
+export const pathsInScopeRoots = (db: DB, viewer: Viewer, paths: Expression<string>): Expression<SqlBool> =>
+  sql<SqlBool>`(exists (select 1 from json_each(${paths}) scope_path
+      where ${pathInScopeRoots(sql.ref<string>('scope_path.value'))})
+    or (${paths} = '[]' and ${wholeTreeInScope(db, viewer)}))`

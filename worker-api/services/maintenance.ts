@@ -1,4 +1,6 @@
+import { sql } from 'kysely'
 import { addSeconds } from '../contract/dates'
+import { EVENT_KEPT_DAYS } from '../contract/machines/events'
 import { namedBatch } from '../db/client'
 import type { Ctx } from '../lib/types'
 import { FAILURE_RUN_QUIET_SECONDS } from './core/client-auth-failures'
@@ -70,6 +72,14 @@ export async function purgeExpired(ctx: Ctx, now = new Date()) {
     imports: db.deleteFrom('import').where('finished_at', '<', at(IMPORT_KEPT_DAYS * DAY)),
     // A preview kept for "Importer" and left a day; a file whose upload stopped midway (its request cut before it
     // could discard what it had stored), a day after it began.
+    // Events past the days kept, read in the order they came (their ids), and their deliveries (ON DELETE CASCADE).
+    events: db.deleteFrom('evenement').where(
+      'id',
+      '<',
+      sql<number>`coalesce(
+        (select id from evenement where date >= ${at(EVENT_KEPT_DAYS * DAY)} order by id limit 1),
+        (select max(id) + 1 from evenement))`,
+    ),
     previews: db.deleteFrom('import').where('etat', 'in', ['APERCU', 'RECEPTION']).where('created_at', '<', at(DAY)),
   })
   return Object.fromEntries(Object.entries(results).map(([name, result]) => [name, result?.meta.changes])) as Record<

@@ -2,7 +2,7 @@ import { decodeJwt } from 'jose'
 import * as client from 'openid-client'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { clientHostKind, isClientUri } from '../../../worker-api/contract/oidc/oidc'
-import { deliverable } from '../../../worker-api/services/oidc/backchannel'
+import { deliverable } from '../../../worker-api/services/core/outbound'
 import { api, okBody } from '../client'
 import {
   browserCookieOf,

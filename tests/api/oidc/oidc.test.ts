@@ -4,7 +4,8 @@ import * as client from 'openid-client'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { backgroundContext } from '../../../worker-api/lib/context'
 import { atHash } from '../../../worker-api/lib/oidc-keys'
-import { deliverable, deliverLogouts } from '../../../worker-api/services/oidc/backchannel'
+import { deliverable } from '../../../worker-api/services/core/outbound'
+import { deliverLogouts } from '../../../worker-api/services/oidc/backchannel'
 import { api, okBody } from '../client'
 import {
   browserCookieOf,

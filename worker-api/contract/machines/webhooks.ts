@@ -141,6 +141,15 @@ export const webhookSchema = z.object({
     .nullable()
     .describe('The administrator who made it'),
   ancienSecretExpire: z.string().nullable().describe('Until when a former secret signs beside the current one'),
+  desactivation: z
+    .object({
+      motif: z.enum(['GONE', 'ECHECS']),
+      date: z.string(),
+    })
+    .nullable()
+    .describe(
+      'Why the portal stopped it (its address answered 410 Gone, or a delivery failed a whole day), until switched on again',
+    ),
   creation: z.string(),
   modification: z.string(),
 })

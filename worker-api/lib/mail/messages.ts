@@ -41,6 +41,15 @@ const fr = {
     passkey: "la clé d'accès « {{nom}} »",
     recoveryCodes: 'de nouveaux codes de secours (les précédents ne servent plus)',
   },
+  webhookDisabled: {
+    subject: 'Un webhook du portail a été désactivé',
+    intro:
+      "L'abonnement aux événements du portail qui livre à {{url}} ne reçoit plus rien : {{motif}}. Les événements suivants restent consultables 30 jours par l'API (GET rest/bd/evenements).",
+    warning:
+      "Corrigez le récepteur, puis réactivez l'abonnement depuis Administration › Webhooks ; son journal permet de renvoyer les livraisons manquées.",
+    gone: "son adresse a répondu 410 (Gone), ce qui demande l'arrêt des livraisons",
+    failing: "une livraison a échoué pendant plus d'une journée malgré les nouvelles tentatives",
+  },
   sessionsEndedByAdmin: {
     subject: 'Vos sessions ont été fermées',
     intro:
@@ -181,6 +190,15 @@ const en: MailWords = {
     totp: 'an authenticator app (TOTP)',
     passkey: 'the passkey “{{nom}}”',
     recoveryCodes: 'new recovery codes (the former ones no longer work)',
+  },
+  webhookDisabled: {
+    subject: 'A webhook of the portal was disabled',
+    intro:
+      'The subscription to the portal’s events that delivers to {{url}} no longer receives anything: {{motif}}. The events that follow can still be read for 30 days from the API (GET rest/bd/evenements).',
+    warning:
+      'Fix the receiver, then switch the subscription on again from Administration › Webhooks; its log lets you send the missed deliveries again.',
+    gone: 'its address answered 410 (Gone), which asks for deliveries to stop',
+    failing: 'a delivery kept failing for more than a day despite the retries',
   },
   sessionsEndedByAdmin: {
     subject: 'Your sessions were ended',

@@ -132,6 +132,20 @@ export const factorResetMail = (language: MailLanguage, user: Recipient, admin: 
 export const sessionsEndedByAdminMail = (language: MailLanguage, user: Recipient, admin: string) =>
   noticeMail(language, (w) => w.sessionsEndedByAdmin, user, { admin })
 
+/**
+ * Sent to a webhook subscription's administrator when it stops being served: its address answered 410 Gone
+ * (`gone`), or a delivery failed a whole day (`failing`).
+ */
+export function webhookDisabledMail(
+  language: MailLanguage,
+  owner: Recipient,
+  url: string,
+  why: 'gone' | 'failing',
+): RenderedMail {
+  const words = MAIL_LANGUAGES[language].webhookDisabled
+  return noticeMail(language, (w) => w.webhookDisabled, owner, { url, motif: words[why] })
+}
+
 /** What a mail about an access request names (dates as dd/MM/yyyy). */
 export type RequestFacts = { application: string; debut: string; fin: string; motif: string; expiration: string }
 

@@ -64,6 +64,8 @@ export const SERVICE_ROUTES: Readonly<Record<string, ServiceScope>> = {
     'GET /rest/bd/authorize/get/user/all',
     'POST /rest/bd/authorize/user',
     'GET /rest/bd/authorize/user/:id/fonctions',
+    // What changed, for a program that polls rather than receive webhooks.
+    'GET /rest/bd/evenements',
     // Moving an organisation in, and keeping it in step.
     'POST /rest/bd/import',
     'GET /rest/bd/import',

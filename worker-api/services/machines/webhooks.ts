@@ -92,6 +92,8 @@ function webhooksQuery(db: DB, viewer: Viewer) {
       'responsable.nom as responsable_nom',
       'responsable.prenom as responsable_prenom',
       'w.ancien_secret_expire',
+      'w.desactive_motif',
+      'w.desactive_le',
       'w.created_at',
       'w.updated_at',
     ])
@@ -114,6 +116,10 @@ function toWebhook(row: WebhookRow, now = nowIso()): Webhook {
         : { id: row.cree_par, nom: row.responsable_nom ?? '', prenom: row.responsable_prenom ?? '' },
     ancienSecretExpire:
       row.ancien_secret_expire !== null && row.ancien_secret_expire > now ? row.ancien_secret_expire : null,
+    desactivation:
+      row.actif === 0 && row.desactive_motif !== null && row.desactive_le !== null
+        ? { motif: row.desactive_motif, date: row.desactive_le }
+        : null,
     creation: row.created_at,
     modification: row.updated_at,
   }
@@ -228,12 +234,15 @@ export async function updateWebhook(ctx: Ctx, caller: Caller, id: number, input:
     ...(input.evenements !== undefined ? { evenements: sortedEvents(input.evenements) } : {}),
     ...(input.description !== undefined ? { description: input.description || null } : {}),
     ...(input.actif !== undefined ? { actif: input.actif ? 1 : 0 } : {}),
+    // Switched on again (or off by hand): the portal's reason for stopping it no longer stands.
+    ...(input.actif !== undefined ? { desactive_motif: null, desactive_le: null } : {}),
   }
   const recherche = searched(
     input.url ?? known.url,
     input.description !== undefined ? input.description || null : known.description,
   )
   const said = Object.entries(changes)
+    .filter(([name]) => !name.startsWith('desactive_'))
     .map(([name, value]) => `${name}=${value}`)
     .join(' ')
   const { updated, after } = await namedBatch(ctx.d1, {

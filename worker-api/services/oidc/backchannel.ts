@@ -1,8 +1,7 @@
 import { addSeconds } from '../../contract/dates'
-import { clientHostKind } from '../../contract/oidc/oidc'
-import { isLocalEnvironment } from '../../env'
 import { oidcEnabled, signJwt } from '../../lib/oidc-keys'
 import type { Ctx, Env } from '../../lib/types'
+import { deliverable } from '../core/outbound'
 import { MAX_ATTEMPTS, retryDelaySeconds } from '../core/outbox'
 
 /**
@@ -17,23 +16,6 @@ const LOGOUT_TOKEN_TTL_SECONDS = 120
 const LEASE_SECONDS = 60
 const BATCH = 25
 const TIMEOUT_MS = 10_000
-
-/**
- * Where a logout may be posted: in development (and tests) this machine only — a local relying party
- * receives it for real; elsewhere https on another host, never the machine the Worker runs on nor an
- * address of a private, link-local or special range (registration refuses them too: this holds for a
- * client registered before that rule).
- */
-export function deliverable(env: Pick<Env, 'ENVIRONMENT'>, uri: string): boolean {
-  const local = isLocalEnvironment(env)
-  try {
-    const url = new URL(uri)
-    const kind = clientHostKind(url.hostname)
-    return local ? kind === 'loopback' : url.protocol === 'https:' && kind === 'public'
-  } catch {
-    return false
-  }
-}
 
 type Claimed = {
   id: number

@@ -16,6 +16,7 @@ import {
 import type { Ctx } from '../../lib/types'
 import { adminWith, type Caller, viewerOf } from '../core/actor'
 import { logEntry } from '../core/audit'
+import { afterOneRow, posteEvents } from '../core/events'
 
 /**
  * The structure and the function a new post names (with whether the structure lies in the viewer's
@@ -132,6 +133,7 @@ export async function createPoste(ctx: Ctx, caller: Caller, input: PosteInput): 
         .where(({ not, exists }) => not(exists(overlapping)))
         .where(({ exists }) => exists(manageable)),
     ).returning('id'),
+    event: posteEvents(db, 'poste.cree', actor.id, (id) => sql<SqlBool>`${id} = last_insert_rowid()`, afterOneRow),
     log: insertWhen(
       db,
       'log',
@@ -254,6 +256,7 @@ export async function updatePoste(ctx: Ctx, caller: Caller, input: PosteUpdate):
       .where('id', '=', input.id)
       .where(({ exists }) => exists(guard))
       .returning('id'),
+    event: posteEvents(db, 'poste.modifie', actor.id, (id) => sql<SqlBool>`${id} = ${input.id}`, afterOneRow),
   })
   if ((updated?.results.length ?? 0) === 0) {
     // Between the check and the write: the post was deleted, left the caller's reach, or another
@@ -296,6 +299,14 @@ export async function deletePoste(ctx: Ctx, caller: Caller, id: number): Promise
         commentaire: `${describePoste(poste)}, ${toWireDate(poste.date_debut)} → ${toWireDate(poste.date_fin)}`,
       }),
       guard,
+    ),
+    // Before the deletion, while the post is there to tell of.
+    event: posteEvents(
+      db,
+      'poste.supprime',
+      actor.id,
+      (post) => sql<SqlBool>`${post} = ${id}`,
+      sql<SqlBool>`exists ${guard}`,
     ),
     deleted: db
       .deleteFrom('poste')

@@ -6,6 +6,7 @@ import { uniqueViolation } from '../../lib/query'
 import { userManageable } from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
 import { actorWith, type Caller, viewerOf } from '../core/actor'
+import { afterOneRow, userEvent } from '../core/events'
 import { underHourlyCap } from '../core/mail-tokens'
 import { mailQueued } from '../core/outbox'
 import { mailTaken, userAs, userRead } from '../core/users'
@@ -77,7 +78,10 @@ export async function updateProfile(ctx: Ctx, caller: Caller, id: number, input:
         updated_at: at,
       })
       .where('id', '=', id)
-    return guard ? update.where(guard) : update
+    const written = guard ? update.where(guard) : update
+    // Integrators hear of a real change only (a form sent back unchanged is none).
+    const changed = row.nom !== input.nom || row.prenom !== input.prenom || (mail !== null && row.mail !== mail)
+    return changed ? [written, userEvent(db, 'utilisateur.modifie', actor.id, id, afterOneRow, now)] : [written]
   }
   // The user as the update left them, read in its batch.
   const writeAndRead = async (writes: Parameters<typeof writeThenRead>[1]) => {
@@ -93,7 +97,7 @@ export async function updateProfile(ctx: Ctx, caller: Caller, id: number, input:
       ? await mailCorrection(db, actor, { ...row, ...input }, row.mail, ctx.request, now, managed)
       : { before: [], after: [] }
     try {
-      return await writeAndRead([...correction.before, names(input.mail), ...correction.after])
+      return await writeAndRead([...correction.before, ...names(input.mail), ...correction.after])
     } catch (error) {
       // Another account took the address meanwhile (the unique index): the same answer as above.
       if (uniqueViolation(error)) throw mailTaken(input.mail)
@@ -104,5 +108,5 @@ export async function updateProfile(ctx: Ctx, caller: Caller, id: number, input:
     throw new BusinessError('TOO_MANY_ATTEMPTS', 429, 'Too many address changes; retry later', [3600])
   }
   const request = await requestMailChange(db, row, input, { ...ctx.request, by: byAdmin ? actor : null, guard }, now)
-  return writeAndRead([names(null), ...request])
+  return writeAndRead([...names(null), ...request])
 }

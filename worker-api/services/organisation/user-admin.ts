@@ -8,6 +8,7 @@ import { hasSecondFactor, isUserAccount, modificationColumn, userManageable } fr
 import type { Ctx } from '../../lib/types'
 import { type Actor, adminWith, type Caller, viewerOf } from '../core/actor'
 import { logEntry } from '../core/audit'
+import { afterOneRow, userEvent } from '../core/events'
 import { voidLinks } from '../core/mail-tokens'
 import { mailQueued, queueMail } from '../core/outbox'
 import { userAs, userQuery } from '../core/users'
@@ -73,6 +74,13 @@ export const stillManaged = (db: DB, actor: Actor, id: number) =>
     .where('utilisateur.id', '=', id)
     .where(userManageable(db, viewerOf(actor)))
 
+/** What a flag's change tells integrators: a deactivation, a deletion, a restoration, else a change. */
+const flagEvent = (flag: 'actif' | 'supprime' | 'admin', value: boolean) => {
+  if (flag === 'actif' && !value) return 'utilisateur.desactive'
+  if (flag === 'supprime') return value ? 'utilisateur.supprime' : 'utilisateur.restaure'
+  return 'utilisateur.modifie'
+}
+
 /**
  * Changes one flag of a user, with its audit entry, in one batch and only if it really changes. `also` runs first, so
  * that it may depend on the former value; every statement holds only while the actor may manage the user.
@@ -103,6 +111,7 @@ async function setFlag(
         .where('id', '=', target.id)
         .where(flag, '!=', stored)
         .where(userManageable(db, viewer)),
+      userEvent(db, flagEvent(flag, value), actor.id, target.id, afterOneRow),
     ],
     userQuery(db, target.id, viewer),
   )

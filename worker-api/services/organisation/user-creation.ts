@@ -10,6 +10,7 @@ import { foreignKeyViolation, uniqueViolation } from '../../lib/query'
 import type { Ctx } from '../../lib/types'
 import { type Actor, adminWith, type Caller, viewerOf } from '../core/actor'
 import { logEntry } from '../core/audit'
+import { posteEvents, userEvent } from '../core/events'
 import { mailQueued } from '../core/outbox'
 import { clientCounter } from '../core/rate-limit'
 import { mailTaken, userAs, userQuery } from '../core/users'
@@ -145,6 +146,13 @@ export async function createUser(ctx: Ctx, caller: Caller, input: CreateUserInpu
       date_debut: debut,
       date_fin: fin,
     }),
+    userEvent: userEvent(db, 'utilisateur.cree', actor.id, newId),
+    posteEvent: posteEvents(
+      db,
+      'poste.cree',
+      actor.id,
+      (post) => sql<SqlBool>`${post} in (select id from poste where utilisateur_id = ${newId})`,
+    ),
     // A new user has no earlier invitation to void, and their expiry is written with them.
     invitation: invitation?.statements.link ?? null,
     invitationMail: invitation?.statements.mail ?? null,

@@ -1,0 +1,459 @@
+import { env } from 'cloudflare:test'
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import type { EventsPage, PortalEvent } from '../../../worker-api/contract/machines/events'
+import type { WebhookCreated } from '../../../worker-api/contract/machines/webhooks'
+import { backgroundContext } from '../../../worker-api/lib/context'
+import {
+  deliverWebhooks,
+  WEBHOOK_ATTEMPTS,
+  WEBHOOK_RETRY_DELAYS_SECONDS,
+  WEBHOOK_TIMEOUT_MS,
+} from '../../../worker-api/services/machines/webhook-delivery'
+import { purgeExpired } from '../../../worker-api/services/maintenance'
+import {
+  call,
+  createOrganisation,
+  createUser,
+  currentPost,
+  db,
+  insertServiceAccount,
+  isoDate,
+  ORIGIN,
+  post,
+  serviceAccountToken,
+  sessionFor,
+  wireDate,
+} from '../helpers'
+import { type JobOf, jobsQueue } from '../jobs-queue'
+
+/**
+ * Events and their webhooks (issue 65): a change to a person is told, in the batch that makes it, to the subscriptions
+ * whose sub-tree holds them; each delivery goes by the jobs queue to a receiver this run started
+ * (tests/webhook-receiver.mjs), which verifies it with the Standard Webhooks library as an integrator would. A
+ * receiver that is down, slow or failing is tried again; one that is gone stops its subscription.
+ */
+
+const RECEIVER = env.TEST_WEBHOOK_RECEIVER
+let root: string
+let nord: string
+let sud: string
+let nordId: number
+
+beforeAll(async () => {
+  await createOrganisation()
+  root = (await sessionFor((await createUser({ admin: true, postes: [currentPost(1, 1)] })).id)).accessToken
+  const nordAdmin = await createUser({ admin: true, postes: [currentPost(2, 2)] })
+  nordId = nordAdmin.id
+  nord = (await sessionFor(nordAdmin.id)).accessToken
+  sud = (await sessionFor((await createUser({ admin: true, postes: [currentPost(3, 3)] })).id)).accessToken
+})
+
+type Received = {
+  path: string
+  headers: Record<string, string>
+  body: string
+  answered: number
+  verified: boolean
+  payload: PortalEvent | null
+  error?: string
+}
+
+let sequence = 0
+/** A receiver's address that answers as `scenario` says, and the secret it verifies with once subscribed. */
+async function subscribed(
+  token: string,
+  scenario: string,
+  body: Record<string, unknown> = {},
+): Promise<{ id: number; key: string; url: string }> {
+  const key = `k${++sequence}-${Date.now()}`
+  const url = `${RECEIVER}/${scenario}/${key}`
+  const response = await post(
+    '/rest/bd/webhook',
+    { url, evenements: ['utilisateur.*', 'poste.*'], structure: { id: 2 }, ...body },
+    { token },
+  )
+  expect(response.status).toBe(201)
+  const made = (await response.json()) as WebhookCreated
+  await fetch(`${RECEIVER}/__secret/${key}`, { method: 'PUT', body: made.secret })
+  return { id: made.id, key, url }
+}
+
+const received = async (key: string) => (await (await fetch(`${RECEIVER}/__received/${key}`)).json()) as Received[]
+
+/** A user created by an administrator (POST rest/bd/utilisateur), posted in Agence Lille (Nord). */
+async function hire(token: string, queue: ReturnType<typeof jobsQueue<JobOf<'webhook-delivery'>>>) {
+  const n = ++sequence
+  const response = await post(
+    '/rest/bd/utilisateur',
+    {
+      login: 'ignored',
+      nom: `Embauché${n}`,
+      prenom: 'Inès',
+      mail: `embauche${n}@example.test`,
+      admin: false,
+      actif: true,
+      domain: ORIGIN,
+      poste: {
+        structure: { id: 4 },
+        fonction: { id: 2 },
+        dateDebut: wireDate(isoDate(0)),
+        dateFin: wireDate(isoDate(30)),
+      },
+    },
+    { token, env: queue.env },
+  )
+  expect(response.status).toBe(201)
+  return (await response.json()) as { id: number; login: string; postesEnCours: { id: number }[] }
+}
+
+describe('a change to a person', () => {
+  it('reaches the subscriptions of their sub-tree signed, in order, by the jobs queue, and nobody else’s', async () => {
+    const queue = jobsQueue<JobOf<'webhook-delivery'>>()
+    const nordHook = await subscribed(nord, 'ok')
+    const sudHook = await subscribed(sud, 'ok', { structure: { id: 3 } })
+    const user = await hire(nord, queue)
+    const poste = user.postesEnCours[0]?.id as number
+    // The write queued its deliveries' message once answered.
+    expect(queue.waiting.map((message) => message.body)).toEqual([{ kind: 'webhook-delivery' }])
+    const extended = await call('/rest/bd/poste', {
+      method: 'PUT',
+      token: nord,
+      env: queue.env,
+      body: JSON.stringify({ id: poste, dateDebut: wireDate(isoDate(0)), dateFin: wireDate(isoDate(60)) }),
+    })
+    expect(extended.status).toBe(200)
+    const state = await call('/rest/bd/utilisateur/state', {
+      method: 'PUT',
+      token: nord,
+      env: queue.env,
+      body: JSON.stringify({ id: user.id, actif: false }),
+    })
+    expect(state.status).toBe(200)
+    await queue.drain()
+
+    const got = await received(nordHook.key)
+    expect(got.map((delivery) => [delivery.verified, delivery.error, delivery.answered])).toEqual(
+      got.map(() => [true, undefined, 204]),
+    )
+    expect(got.map((delivery) => delivery.payload?.type)).toEqual([
+      'utilisateur.cree',
+      'poste.cree',
+      'poste.modifie',
+      'utilisateur.desactive',
+    ])
+    const [created, posted, modified, disabled] = got.map((delivery) => delivery.payload as PortalEvent)
+    expect(created).toMatchObject({
+      type: 'utilisateur.cree',
+      acteur: { type: 'utilisateur', id: nordId },
+      sujet: { type: 'utilisateur', id: user.id },
+      data: { id: user.id, login: user.login, nom: expect.stringMatching(/^Embauché/), actif: true, supprime: false },
+    })
+    expect(posted).toMatchObject({
+      sujet: { type: 'poste', id: poste },
+      data: {
+        structure: { id: 4, nom: 'Agence Lille' },
+        fonction: { id: 2, libelle: 'Agent de quai' },
+        utilisateur: { id: user.id, login: user.login },
+        dateFin: wireDate(isoDate(30)),
+      },
+    })
+    expect(modified?.data).toMatchObject({ dateFin: wireDate(isoDate(60)) })
+    expect(disabled?.data).toMatchObject({ actif: false })
+    // The Standard Webhooks headers: the id names the event (the same at every attempt), the time is the attempt's.
+    for (const delivery of got) {
+      expect(delivery.headers['webhook-id']).toBe(`evt_${delivery.payload?.id}`)
+      expect(delivery.headers['content-type']).toBe('application/json')
+      expect(Math.abs(Number(delivery.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(60)
+    }
+    // Ids increase with the order of the changes; no secret, no password's hash in a body.
+    expect(got.map((delivery) => delivery.payload?.id)).toEqual(
+      got.map((delivery) => delivery.payload?.id).sort((a, b) => (a ?? 0) - (b ?? 0)),
+    )
+    expect(got.map((delivery) => delivery.body).join('')).not.toMatch(/password|hash|secret/i)
+    // Direction Sud's subscription heard nothing of a person of Direction Nord.
+    expect(await received(sudHook.key)).toEqual([])
+  })
+
+  it('is told of a deletion, a restoration and a post removed, with the actor a service account when a program acts', async () => {
+    const queue = jobsQueue<JobOf<'webhook-delivery'>>()
+    const hook = await subscribed(root, 'ok', {
+      structure: { id: 1 },
+      evenements: ['utilisateur.supprime', 'utilisateur.restaure', 'poste.supprime'],
+    })
+    const user = await hire(nord, queue)
+    const poste = user.postesEnCours[0]?.id as number
+    for (const path of [`/rest/bd/utilisateur/suppression/${user.id}`, `/rest/bd/utilisateur/retablir/${user.id}`]) {
+      expect((await call(path, { method: 'DELETE', token: nord, env: queue.env })).status).toBe(204)
+    }
+    // A program removes the post, as the administrator it acts for may.
+    const account = await insertServiceAccount({ structure: 1, scopes: 'api' })
+    const program = await serviceAccountToken(account)
+    expect(
+      (await call(`/rest/bd/poste/suppression/${poste}`, { method: 'DELETE', token: program, env: queue.env })).status,
+    ).toBe(204)
+    await queue.drain()
+    const got = await received(hook.key)
+    // Only the types it names: not the creation.
+    expect(got.map((delivery) => [delivery.verified, delivery.payload?.type])).toEqual([
+      [true, 'utilisateur.supprime'],
+      [true, 'utilisateur.restaure'],
+      [true, 'poste.supprime'],
+    ])
+    expect(got[0]?.payload?.data).toMatchObject({ supprime: true })
+    expect(got[1]?.payload?.data).toMatchObject({ supprime: false })
+    expect(got[0]?.payload?.acteur).toEqual({ type: 'utilisateur', id: nordId, login: expect.any(String) })
+    expect(got[2]?.payload).toMatchObject({
+      sujet: { type: 'poste', id: poste },
+      data: { id: poste },
+      acteur: { type: 'compte_service', id: account.id, nom: expect.stringMatching(/^Compte de test/) },
+    })
+    // The program pulls the same event, as delivered.
+    const pulled = (await (
+      await call(`/rest/bd/evenements?depuis=${(got[2]?.payload?.id ?? 1) - 1}&limite=1`, { token: program })
+    ).json()) as EventsPage
+    expect(JSON.stringify(pulled.evenements[0])).toBe(got[2]?.body)
+  })
+
+  it('tells nothing when nothing changed, nor when the change was refused', async () => {
+    const queue = jobsQueue<JobOf<'webhook-delivery'>>()
+    const hook = await subscribed(nord, 'ok')
+    const user = await hire(nord, queue)
+    await queue.drain()
+    const before = await db()
+      .selectFrom('evenement')
+      .select(({ fn }) => fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow()
+    // Sud may not deactivate a person of Nord: refused, untold.
+    const refused = await call('/rest/bd/utilisateur/state', {
+      method: 'PUT',
+      token: sud,
+      env: queue.env,
+      body: JSON.stringify({ id: user.id, actif: false }),
+    })
+    expect(refused.status).toBe(403)
+    // Active already: no change, no event.
+    const same = await call('/rest/bd/utilisateur/state', {
+      method: 'PUT',
+      token: nord,
+      env: queue.env,
+      body: JSON.stringify({ id: user.id, actif: true }),
+    })
+    expect(same.status).toBe(200)
+    const after = await db()
+      .selectFrom('evenement')
+      .select(({ fn }) => fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow()
+    expect(after.n).toBe(before.n)
+    expect(queue.waiting).toEqual([])
+    expect((await received(hook.key)).map((delivery) => delivery.payload?.type)).toEqual([
+      'utilisateur.cree',
+      'poste.cree',
+    ])
+  })
+})
+
+describe('a receiver that fails', () => {
+  const ctx = () => backgroundContext(env)
+  const later = (seconds: number) => new Date(Date.now() + seconds * 1000)
+  // Each test counts its own subscription's deliveries: the others stop.
+  beforeEach(async () => {
+    await db().updateTable('webhook').set({ actif: 0 }).execute()
+  })
+
+  it('is tried again on the schedule, in order: nothing is lost, nothing overtakes', async () => {
+    const queue = jobsQueue<JobOf<'webhook-delivery'>>()
+    const hook = await subscribed(nord, 'fail-2')
+    const user = await hire(nord, queue)
+    // Attempt 1: the creation fails (500); the post's event waits behind it, untried.
+    expect(await deliverWebhooks(ctx())).toMatchObject({ sent: 0, failed: 1 })
+    expect((await received(hook.key)).map((d) => [d.payload?.type, d.answered])).toEqual([['utilisateur.cree', 500]])
+    // Not due again before its delay.
+    expect(await deliverWebhooks(ctx(), { now: later((WEBHOOK_RETRY_DELAYS_SECONDS[0] as number) - 2) })).toMatchObject(
+      { sent: 0, failed: 0 },
+    )
+    expect(await deliverWebhooks(ctx(), { now: later(10) })).toMatchObject({ sent: 0, failed: 1 })
+    // Delivered at last, and the post's event, freed, goes right after it.
+    expect(await deliverWebhooks(ctx(), { now: later(400) })).toMatchObject({ sent: 2, failed: 0 })
+    const got = await received(hook.key)
+    expect(got.map((d) => [d.payload?.type, d.answered, d.verified])).toEqual([
+      ['utilisateur.cree', 500, true],
+      ['utilisateur.cree', 500, true],
+      ['utilisateur.cree', 204, true],
+      ['poste.cree', 204, true],
+    ])
+    // The same id at each attempt: the receiver's key to take it once.
+    expect(new Set(got.slice(0, 3).map((d) => d.headers['webhook-id'])).size).toBe(1)
+    const log = await db()
+      .selectFrom('webhook_livraison')
+      .select(['attempts', 'last_status', 'sent_at', 'abandoned_at'])
+      .where('webhook_id', '=', hook.id)
+      .orderBy('evenement_id')
+      .execute()
+    expect(log.map((row) => [row.attempts, row.last_status, row.sent_at !== null, row.abandoned_at])).toEqual([
+      [3, 204, true, null],
+      [1, 204, true, null],
+    ])
+    expect(user.id).toBeGreaterThan(0)
+  })
+
+  it('that is too slow counts as failed, and is tried again', async () => {
+    const queue = jobsQueue<JobOf<'webhook-delivery'>>()
+    const hook = await subscribed(nord, 'slow-1500', { evenements: ['utilisateur.cree'] })
+    await hire(nord, queue)
+    expect(await deliverWebhooks(ctx(), { timeoutMs: 300 })).toMatchObject({ sent: 0, failed: 1 })
+    const [row] = await db().selectFrom('webhook_livraison').selectAll().where('webhook_id', '=', hook.id).execute()
+    expect(row).toMatchObject({ attempts: 1, sent_at: null, last_status: null, last_error: 'No answer within 0.3 s' })
+    expect(await deliverWebhooks(ctx(), { now: later(10), timeoutMs: 5000 })).toMatchObject({ sent: 1, failed: 0 })
+  })
+
+  it('that keeps failing a whole day stops its subscription, and its administrator is told', async () => {
+    const queue = jobsQueue<JobOf<'webhook-delivery'>>()
+    const hook = await subscribed(nord, 'fail-100', { evenements: ['utilisateur.cree'] })
+    await hire(nord, queue)
+    let seconds = 0
+    for (let attempt = 1; attempt <= WEBHOOK_ATTEMPTS; attempt++) {
+      expect(await deliverWebhooks(ctx(), { now: later(seconds) })).toMatchObject({ failed: 1 })
+      seconds += (WEBHOOK_RETRY_DELAYS_SECONDS[attempt - 1] ?? 0) + 1
+    }
+    // 8 attempts over more than a day.
+    expect(WEBHOOK_RETRY_DELAYS_SECONDS.reduce((a, b) => a + b, 0)).toBeGreaterThan(86_400)
+    expect((await received(hook.key)).length).toBe(WEBHOOK_ATTEMPTS)
+    const row = await db().selectFrom('webhook').selectAll().where('id', '=', hook.id).executeTakeFirstOrThrow()
+    expect(row).toMatchObject({ actif: 0, desactive_motif: 'ECHECS' })
+    const mail = await db()
+      .selectFrom('outbox')
+      .select(['to_address', 'subject', 'text'])
+      .where('kind', '=', 'WEBHOOK_DISABLED')
+      .where('text', 'like', `%${hook.key}%`)
+      .executeTakeFirstOrThrow()
+    expect(mail.subject).toBe('Un webhook du portail a été désactivé')
+    // Shown so in the API, until switched on again.
+    const shown = await (await call(`/rest/bd/webhook/${hook.id}`, { token: nord })).json()
+    expect(shown).toMatchObject({ actif: false, desactivation: { motif: 'ECHECS' } })
+    const on = await call(`/rest/bd/webhook/${hook.id}`, {
+      method: 'PATCH',
+      token: nord,
+      body: JSON.stringify({ actif: true }),
+    })
+    expect(await on.json()).toMatchObject({ actif: true, desactivation: null })
+  })
+
+  it('that answers 410 Gone stops its subscription at once', async () => {
+    const queue = jobsQueue<JobOf<'webhook-delivery'>>()
+    const hook = await subscribed(nord, 'gone', { evenements: ['utilisateur.cree'] })
+    await hire(nord, queue)
+    await queue.drain()
+    const row = await db().selectFrom('webhook').selectAll().where('id', '=', hook.id).executeTakeFirstOrThrow()
+    expect(row).toMatchObject({ actif: 0, desactive_motif: 'GONE' })
+    // Stopped: the next change queues nothing for it.
+    await hire(nord, queue)
+    const pending = await db().selectFrom('webhook_livraison').selectAll().where('webhook_id', '=', hook.id).execute()
+    expect(pending.length).toBe(1)
+  })
+
+  it('that redirects has not answered: a 3xx is a failure', async () => {
+    const queue = jobsQueue<JobOf<'webhook-delivery'>>()
+    const hook = await subscribed(nord, 'redirect', { evenements: ['utilisateur.cree'] })
+    await hire(nord, queue)
+    await queue.drain()
+    const [row] = await db().selectFrom('webhook_livraison').selectAll().where('webhook_id', '=', hook.id).execute()
+    expect(row).toMatchObject({ sent_at: null, last_status: 302 })
+  })
+})
+
+describe('GET rest/bd/evenements', () => {
+  it('pages the events of the caller’s scope after depuis, the same objects as delivered', async () => {
+    const queue = jobsQueue<JobOf<'webhook-delivery'>>()
+    const newest = await db()
+      .selectFrom('evenement')
+      .select(({ fn }) => fn.max('id').as('id'))
+      .executeTakeFirstOrThrow()
+    const depuis = newest.id ?? 0
+    const user = await hire(nord, queue)
+    const nordPage = (await (await call(`/rest/bd/evenements?depuis=${depuis}`, { token: nord })).json()) as EventsPage
+    expect(nordPage.evenements.map((e) => [e.type, e.sujet.type])).toEqual([
+      ['utilisateur.cree', 'utilisateur'],
+      ['poste.cree', 'poste'],
+    ])
+    expect(nordPage.evenements[0]).toMatchObject({ acteur: { type: 'utilisateur', id: nordId }, data: { id: user.id } })
+    expect(nordPage.fin).toBe(true)
+    // One at a time: suivant resumes after it.
+    const first = (await (
+      await call(`/rest/bd/evenements?depuis=${depuis}&limite=1`, { token: nord })
+    ).json()) as EventsPage
+    expect(first).toMatchObject({ fin: false, suivant: nordPage.evenements[0]?.id })
+    // Another sub-tree reads past them, none shown.
+    const sudPage = (await (await call(`/rest/bd/evenements?depuis=${depuis}`, { token: sud })).json()) as EventsPage
+    expect(sudPage.evenements).toEqual([])
+    expect(sudPage.suivant).toBeGreaterThanOrEqual(nordPage.suivant)
+  })
+
+  it('is bounded: a page of 100 at most, a clear 400 beyond', async () => {
+    for (const query of ['limite=101', 'limite=0', 'depuis=-1', 'depuis=abc']) {
+      const response = await call(`/rest/bd/evenements?${query}`, { token: root })
+      expect(response.status).toBe(400)
+    }
+  })
+})
+
+describe('the documented limits (README, "Webhooks")', () => {
+  it('tries 8 times over 27 h 35 min, on Standard Webhooks’ schedule, each receiver given 15 s', () => {
+    expect(WEBHOOK_RETRY_DELAYS_SECONDS).toEqual([5, 300, 1800, 7200, 18_000, 36_000, 36_000])
+    expect(WEBHOOK_ATTEMPTS).toBe(8)
+    expect(WEBHOOK_RETRY_DELAYS_SECONDS.reduce((a, b) => a + b, 0)).toBe(27 * 3600 + 35 * 60 + 5)
+    expect(WEBHOOK_TIMEOUT_MS).toBe(15_000)
+  })
+
+  it('keeps events 30 days, and their deliveries with them', async () => {
+    await db().deleteFrom('evenement').execute()
+    const day = 86_400_000
+    const event = (date: number) => ({
+      type: 'utilisateur.modifie',
+      date: new Date(date).toISOString(),
+      acteur: '{"type":"systeme"}',
+      sujet: '{"type":"utilisateur","id":1}',
+      sujet_cle: 'utilisateur:1',
+      data: '{}',
+    })
+    const [old, kept] = await db()
+      .insertInto('evenement')
+      .values([event(Date.now() - 30 * day - 60_000), event(Date.now() - 30 * day + 60_000)])
+      .returning('id')
+      .execute()
+    await purgeExpired(backgroundContext(env))
+    const left = await db().selectFrom('evenement').select('id').execute()
+    expect(left.map((row) => row.id)).toEqual([kept?.id])
+    expect(old?.id).toBeLessThan(kept?.id ?? 0)
+  })
+
+  it('reads at most 1 000 events a pull: a sub-tree among many others’ events goes on with suivant', async () => {
+    const newest = await db()
+      .selectFrom('evenement')
+      .select(({ fn }) => fn.max('id').as('id'))
+      .executeTakeFirstOrThrow()
+    const depuis = newest.id ?? 0
+    // 1 000 events of Direction Sud, then one of Direction Nord.
+    await env.DB.prepare(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
+       INSERT INTO evenement (type, date, acteur, sujet, sujet_cle, data, chemins)
+       SELECT 'utilisateur.modifie', ?1, '{"type":"systeme"}', '{"type":"utilisateur","id":1}', 'utilisateur:1', '{}',
+         '["/1/3/"]' FROM n`,
+    )
+      .bind(new Date().toISOString())
+      .run()
+    await env.DB.prepare(
+      `INSERT INTO evenement (type, date, acteur, sujet, sujet_cle, data, chemins)
+       VALUES ('utilisateur.modifie', ?1, '{"type":"systeme"}', '{"type":"utilisateur","id":2}', 'utilisateur:2', '{}',
+         '["/1/2/4/"]')`,
+    )
+      .bind(new Date().toISOString())
+      .run()
+    const first = (await (await call(`/rest/bd/evenements?depuis=${depuis}`, { token: nord })).json()) as EventsPage
+    expect(first).toEqual({ evenements: [], suivant: depuis + 1000, fin: false })
+    const second = (await (
+      await call(`/rest/bd/evenements?depuis=${first.suivant}`, { token: nord })
+    ).json()) as EventsPage
+    expect(second.evenements.map((e) => e.sujet)).toEqual([{ type: 'utilisateur', id: 2 }])
+    expect(second.fin).toBe(true)
+  })
+})

@@ -1,0 +1,127 @@
+import { type Expression, type SqlBool, sql } from 'kysely'
+import { nowIso, todayIso } from '../../contract/dates'
+import type { PortalEvent } from '../../contract/machines/events'
+import type { WebhookEventType } from '../../contract/machines/webhooks'
+import type { DB } from '../../db/client'
+import { serviceAccountId, userPathsJson } from '../../lib/scope'
+
+/**
+ * The portal's events (issue 65, migration 0046): each written by the change it tells of, in that change's batch and
+ * under its condition, so that an event is never told of a change that did not happen nor a change left untold. The
+ * subject's state is read at that point of the batch; the trigger `evenement_webhooks` queues its deliveries.
+ */
+
+/** Who acted: a user (a service account by the negative of its id, lib/scope.ts), or the portal itself. */
+export type EventActor = number | 'systeme'
+
+/** The actor as an event stores it, named as they are now. */
+function actorJson(actor: EventActor) {
+  if (actor === 'systeme') return sql<string>`json_object('type', 'systeme')`
+  const account = serviceAccountId(actor)
+  if (account !== null) {
+    return sql<string>`json_object('type', 'compte_service', 'id', ${account},
+      'nom', (select event_account.nom from compte_service event_account where event_account.id = ${account}))`
+  }
+  return sql<string>`json_object('type', 'utilisateur', 'id', ${actor},
+    'login', (select event_actor.login from utilisateur event_actor where event_actor.id = ${actor}))`
+}
+
+const bool = (column: string) => sql`json(iif(${sql.ref(column)}, 'true', 'false'))`
+/** A stored day ('YYYY-MM-DD') as the API writes it ('dd/MM/yyyy'). */
+const wireDate = (column: string) =>
+  sql`substr(${sql.ref(column)}, 9, 2) || '/' || substr(${sql.ref(column)}, 6, 2) || '/' || substr(${sql.ref(column)}, 1, 4)`
+
+const COLUMNS = ['type', 'date', 'acteur', 'sujet', 'sujet_cle', 'data', 'chemins'] as const
+
+type UserEventType = Extract<WebhookEventType, `utilisateur.${string}`>
+type PosteEventType = Extract<WebhookEventType, `poste.${string}`>
+
+/**
+ * The event of a change to the user `user`, as the user stands at that point of the batch (after the change: place
+ * it after), written only when `when` holds there.
+ */
+export function userEvent(
+  db: DB,
+  type: UserEventType,
+  actor: EventActor,
+  user: number | Expression<number>,
+  when: Expression<SqlBool> = sql<SqlBool>`1`,
+  now = new Date(),
+) {
+  return db
+    .insertInto('evenement')
+    .columns(COLUMNS)
+    .expression(
+      db
+        .selectFrom('utilisateur as event_user')
+        .select([
+          sql.val(type).as('type'),
+          sql.val(nowIso(now)).as('date'),
+          actorJson(actor).as('acteur'),
+          sql<string>`json_object('type', 'utilisateur', 'id', event_user.id)`.as('sujet'),
+          sql<string>`'utilisateur:' || event_user.id`.as('sujet_cle'),
+          sql<string>`json_object('id', event_user.id, 'login', event_user.login, 'nom', event_user.nom,
+            'prenom', event_user.prenom, 'mail', event_user.mail, 'actif', ${bool('event_user.actif')},
+            'supprime', ${bool('event_user.supprime')}, 'admin', ${bool('event_user.admin')})`.as('data'),
+          userPathsJson(sql.ref('event_user.id'), todayIso(now)).as('chemins'),
+        ])
+        .where(sql<SqlBool>`event_user.id = ${user}`)
+        .where(when),
+    )
+}
+
+/**
+ * The events of a change to the posts `posts` picks (under the alias `event_poste`), as they stand at that point of the
+ * batch: a deleted post's before its deletion. Each concerns the post's structure, in order with its holder's events.
+ */
+export function posteEvents(
+  db: DB,
+  type: PosteEventType,
+  actor: EventActor,
+  posts: (post: Expression<number>) => Expression<SqlBool>,
+  when: Expression<SqlBool> = sql<SqlBool>`1`,
+  now = new Date(),
+) {
+  return db
+    .insertInto('evenement')
+    .columns(COLUMNS)
+    .expression(
+      db
+        .selectFrom('poste as event_poste')
+        .innerJoin('structure as event_structure', 'event_structure.id', 'event_poste.structure_id')
+        .innerJoin('fonction as event_fonction', 'event_fonction.id', 'event_poste.fonction_id')
+        .innerJoin('utilisateur as event_holder', 'event_holder.id', 'event_poste.utilisateur_id')
+        .select([
+          sql.val(type).as('type'),
+          sql.val(nowIso(now)).as('date'),
+          actorJson(actor).as('acteur'),
+          sql<string>`json_object('type', 'poste', 'id', event_poste.id)`.as('sujet'),
+          sql<string>`'utilisateur:' || event_poste.utilisateur_id`.as('sujet_cle'),
+          sql<string>`json_object('id', event_poste.id,
+            'structure', json_object('id', event_structure.id, 'nom', event_structure.nom),
+            'fonction', json_object('id', event_fonction.id, 'libelle', event_fonction.libelle),
+            'utilisateur', json_object('id', event_holder.id, 'login', event_holder.login),
+            'dateDebut', ${wireDate('event_poste.date_debut')}, 'dateFin', ${wireDate('event_poste.date_fin')})`.as(
+            'data',
+          ),
+          sql<string>`json_array(event_structure.path)`.as('chemins'),
+        ])
+        .where(posts(sql.ref<number>('event_poste.id')))
+        .where(when),
+    )
+}
+
+/** `when` for a statement placed right after a write of one row: that it wrote it. */
+export const afterOneRow = sql<SqlBool>`changes() = 1`
+
+/** An event's row as it is delivered and pulled. */
+export type EventRow = { id: number; type: string; date: string; acteur: string; sujet: string; data: string }
+
+export const eventOf = (row: EventRow): PortalEvent => ({
+  id: row.id,
+  type: row.type,
+  date: row.date,
+  acteur: JSON.parse(row.acteur),
+  sujet: JSON.parse(row.sujet),
+  data: JSON.parse(row.data),
+})
