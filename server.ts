@@ -36,6 +36,7 @@ import { reviewDeadlines } from './worker-api/services/governance/review-deadlin
 import { runReviewStep } from './worker-api/services/governance/review-runs'
 import { archiveDue, archiveStep } from './worker-api/services/history/archive'
 import { failSearch, purgeSearches, SEARCH_ATTEMPTS, searchStep } from './worker-api/services/history/archive-search'
+import { tellPostDays } from './worker-api/services/machines/post-days'
 import { deliverWebhooks, startDeliveries } from './worker-api/services/machines/webhook-delivery'
 import { purgeExpired } from './worker-api/services/maintenance'
 import { deliverLogouts } from './worker-api/services/oidc/backchannel'
@@ -200,10 +201,15 @@ export default {
           if (sent + failed > 0) console.log(`Back-channel logouts: ${sent} sent, ${failed} failed`)
         }),
       )
+      // A new day's posts that start and end are told, then whatever is due to webhooks goes.
       ctx.waitUntil(
-        startDeliveries(backgroundContext(env)).catch((error) =>
-          console.error('Webhook deliveries not started', error),
-        ),
+        tellPostDays(backgroundContext(env))
+          .then((days) => {
+            if (days.length > 0) console.log(`Posts' starts and ends told for ${days.join(', ')}`)
+          })
+          .catch((error) => console.error("Posts' starts and ends not told", error))
+          .then(() => startDeliveries(backgroundContext(env)))
+          .catch((error) => console.error('Webhook deliveries not started', error)),
       )
       ctx.waitUntil(
         reviewDeadlines(backgroundContext(env)).then(({ due, resumed, reminded }) => {

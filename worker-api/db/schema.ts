@@ -340,6 +340,12 @@ export interface EvenementTable {
   chemins: Generated<string>
 }
 
+/** A day whose posts' starts and ends were told (migration 0047), and the run that told them. */
+export interface EvenementJourTable {
+  jour: string
+  fait_le: string
+}
+
 /** One event's delivery to one subscription (migration 0046). */
 export interface WebhookLivraisonTable {
   id: Generated<number>
@@ -669,6 +675,7 @@ export interface Database {
   historique_archive_journal: HistoriqueArchiveJournalTable
   webhook: WebhookTable
   evenement: EvenementTable
+  evenement_jour: EvenementJourTable
   webhook_livraison: WebhookLivraisonTable
   historique_recherche: HistoriqueRechercheTable
   historique_recherche_entree: HistoriqueRechercheEntreeTable

@@ -3,6 +3,7 @@ import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { EventsPage, PortalEvent } from '../../../worker-api/contract/machines/events'
 import type { WebhookCreated } from '../../../worker-api/contract/machines/webhooks'
 import { backgroundContext } from '../../../worker-api/lib/context'
+import { POST_DAYS_CAUGHT_UP, tellPostDays } from '../../../worker-api/services/machines/post-days'
 import {
   deliverWebhooks,
   WEBHOOK_ATTEMPTS,
@@ -249,6 +250,81 @@ describe('a change to a person', () => {
       'utilisateur.cree',
       'poste.cree',
     ])
+  })
+})
+
+describe('a date passing', () => {
+  it('tells, once, by the minute’s cron, the posts that start today and those whose last day was yesterday', async () => {
+    const queue = jobsQueue<JobOf<'webhook-delivery'>>()
+    const hook = await subscribed(nord, 'ok', { evenements: ['poste.debut', 'poste.fin'] })
+    const mover = await createUser({
+      postes: [
+        { structureId: 4, fonctionId: 2, from: isoDate(-20), to: isoDate(-1) },
+        { structureId: 4, fonctionId: 2, from: isoDate(0), to: isoDate(20) },
+      ],
+    })
+    // Direction Sud's post starting today is not Direction Nord's to hear of.
+    await createUser({ postes: [{ structureId: 3, fonctionId: 3, from: isoDate(0), to: isoDate(5) }] })
+    const posts = await db()
+      .selectFrom('poste')
+      .select(['id', 'date_debut'])
+      .where('utilisateur_id', '=', mover.id)
+      .orderBy('date_debut')
+      .execute()
+    await db().deleteFrom('evenement_jour').execute()
+    await queue.cron()
+    await queue.drain()
+    const got = await received(hook.key)
+    const mine = got.filter(
+      (delivery) =>
+        (delivery.payload?.data as { utilisateur?: { id: number } } | undefined)?.utilisateur?.id === mover.id,
+    )
+    expect(mine.map((delivery) => [delivery.verified, delivery.payload?.type, delivery.payload?.sujet.id])).toEqual([
+      [true, 'poste.fin', posts[0]?.id],
+      [true, 'poste.debut', posts[1]?.id],
+    ])
+    expect(mine[0]?.payload).toMatchObject({ acteur: { type: 'systeme' }, data: { dateFin: wireDate(isoDate(-1)) } })
+    expect(
+      got.every(
+        (delivery) => (delivery.payload?.data as { structure?: { id: number } } | undefined)?.structure?.id === 4,
+      ),
+    ).toBe(true)
+    // The next minute's run tells the day no more.
+    const count = async () =>
+      (
+        await db()
+          .selectFrom('evenement')
+          .select(({ fn }) => fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n
+    const before = await count()
+    await queue.cron()
+    expect(await count()).toBe(before)
+    expect(await db().selectFrom('evenement_jour').select('jour').execute()).toEqual([{ jour: isoDate(0) }])
+  })
+
+  it('catches up the days a stopped cron missed, a week at most, each once', async () => {
+    await db().deleteFrom('evenement_jour').execute()
+    await db()
+      .insertInto('evenement_jour')
+      .values({ jour: isoDate(-3), fait_le: 'earlier' })
+      .execute()
+    const ended = await createUser({ postes: [{ structureId: 4, fonctionId: 2, from: isoDate(-30), to: isoDate(-3) }] })
+    const told = await tellPostDays(backgroundContext(env))
+    expect(told).toEqual([isoDate(-2), isoDate(-1), isoDate(0)])
+    const events = await db()
+      .selectFrom('evenement')
+      .select(['type', 'data'])
+      .where('sujet_cle', '=', `utilisateur:${ended.id}`)
+      .execute()
+    // Its last day was three days ago: told on the day after it, when the cron caught it up.
+    expect(events.map((event) => event.type)).toEqual(['poste.fin'])
+    await db().deleteFrom('evenement_jour').execute()
+    await db()
+      .insertInto('evenement_jour')
+      .values({ jour: isoDate(-30), fait_le: 'long ago' })
+      .execute()
+    expect((await tellPostDays(backgroundContext(env))).length).toBe(POST_DAYS_CAUGHT_UP)
   })
 })
 

@@ -1,0 +1,52 @@
+import { type SqlBool, sql } from 'kysely'
+import { addDays, nextDay, todayIso } from '../../contract/dates'
+import { batch } from '../../db/client'
+import type { Ctx } from '../../lib/types'
+import { posteEvents } from '../core/events'
+
+/**
+ * A date passing is an event too (issue 65): on each day of the organisation's calendar, once, the posts that start
+ * that day are told (`poste.debut`), and those whose last day was the day before (`poste.fin`: they no longer count).
+ * The minute's cron asks; a day is told with its row in `evenement_jour` (migration 0047), in one batch, so that two
+ * runs never tell it twice.
+ */
+
+/** The days a late run catches up at most: a cron stopped for longer tells the last week's. */
+export const POST_DAYS_CAUGHT_UP = 7
+
+/** Tells the days not told yet, up to today; answers them. */
+export async function tellPostDays(ctx: Ctx, now = new Date()): Promise<string[]> {
+  const db = ctx.db
+  const today = todayIso(now)
+  const last = await db.selectFrom('evenement_jour').select(sql<string | null>`max(jour)`.as('jour')).executeTakeFirst()
+  const told = last?.jour ?? null
+  if (told !== null && told >= today) return []
+  const earliest = addDays(today, 1 - POST_DAYS_CAUGHT_UP)
+  // The first run tells today; a late one, each day since the last told (the last week's at most).
+  const first = told === null ? today : nextDay(told) < earliest ? earliest : nextDay(told)
+  const days: string[] = []
+  for (let day = first; day <= today; day = nextDay(day)) days.push(day)
+  const run = crypto.randomUUID()
+  const held = (day: string) =>
+    sql<SqlBool>`exists (select 1 from evenement_jour where jour = ${day} and fait_le = ${run})`
+  await batch(
+    ctx.d1,
+    days.flatMap((day) => [
+      db
+        .insertInto('evenement_jour')
+        .values({ jour: day, fait_le: run })
+        .onConflict((conflict) => conflict.doNothing()),
+      // The ends first: someone moving from one post to the next leaves the first before taking the second.
+      posteEvents(
+        db,
+        'poste.fin',
+        'systeme',
+        () => sql<SqlBool>`event_poste.date_fin = ${addDays(day, -1)}`,
+        held(day),
+        now,
+      ),
+      posteEvents(db, 'poste.debut', 'systeme', () => sql<SqlBool>`event_poste.date_debut = ${day}`, held(day), now),
+    ]),
+  )
+  return days
+}
