@@ -1169,6 +1169,37 @@ async function freshWebhook() {
   return row.id
 }
 
+/** A delivery of a fresh subscription (of an event about nobody), given up: what "send again" acts on. */
+async function freshDelivery() {
+  const webhook = await freshWebhook()
+  const now = new Date().toISOString()
+  const event = await db()
+    .insertInto('evenement')
+    .values({
+      type: 'utilisateur.modifie',
+      date: now,
+      acteur: '{"type":"systeme"}',
+      sujet: '{}',
+      sujet_cle: 'x',
+      data: '{}',
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  const delivery = await db()
+    .insertInto('webhook_livraison')
+    .values({
+      webhook_id: webhook,
+      evenement_id: event.id,
+      sujet_cle: 'x',
+      created_at: now,
+      next_attempt_at: now,
+      abandoned_at: now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  return `/rest/bd/webhook/${webhook}/livraisons/${delivery.id}/renvoi`
+}
+
 // Webhook subscriptions: the administrators', each for their scope; no program subscribes programs.
 Object.assign(MATRIX, {
   'GET /portail-backend/rest/bd/webhook': {
@@ -1197,6 +1228,14 @@ Object.assign(MATRIX, {
   'POST /portail-backend/rest/bd/webhook/{id}/secret': {
     request: async () => ({ path: `/rest/bd/webhook/${await freshWebhook()}/secret`, body: {} }),
     expect: admins(404, 200, 403),
+  },
+  'GET /portail-backend/rest/bd/webhook/{id}/livraisons': {
+    request: async () => ({ path: `/rest/bd/webhook/${await freshWebhook()}/livraisons` }),
+    expect: admins(404, 200, 403),
+  },
+  'POST /portail-backend/rest/bd/webhook/{id}/livraisons/{livraisonId}/renvoi': {
+    request: async () => ({ path: await freshDelivery(), body: {} }),
+    expect: admins(404, 202, 403),
   },
   // The events pulled: every administrator and program reads those of their scope (adminOut: none of adminIn's).
   'GET /portail-backend/rest/bd/evenements': {

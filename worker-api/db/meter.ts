@@ -37,8 +37,8 @@ const REVOCATION = /\bupdate\s+"?refresh_token"?\s+set\b[\s\S]*?\brevoked_at"?\s
 
 export const revokesTokens = (query: string) => REVOCATION.test(query)
 
-/** A statement that writes an event, as Kysely writes it. */
-const EVENT = /^\s*insert\s+into\s+"?evenement"?\s/i
+/** A statement that writes an event, or makes a delivery due again, as Kysely writes them. */
+const EVENT = /^\s*(insert\s+into\s+"?evenement"?|update\s+"?webhook_livraison"?)\s/i
 
 /** Runs `task` (one round trip of `statements` statements) and adds it to the meter. */
 async function timed<T>(meter: Meter, statements: number, task: () => Promise<T>): Promise<T> {

@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:test'
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { EventsPage, PortalEvent } from '../../../worker-api/contract/machines/events'
-import type { WebhookCreated } from '../../../worker-api/contract/machines/webhooks'
+import type { WebhookCreated, WebhookDelivery } from '../../../worker-api/contract/machines/webhooks'
 import { backgroundContext } from '../../../worker-api/lib/context'
 import { POST_DAYS_CAUGHT_UP, tellPostDays } from '../../../worker-api/services/machines/post-days'
 import {
@@ -10,6 +10,7 @@ import {
   WEBHOOK_RETRY_DELAYS_SECONDS,
   WEBHOOK_TIMEOUT_MS,
 } from '../../../worker-api/services/machines/webhook-delivery'
+import { WEBHOOK_LOG_PAGE } from '../../../worker-api/services/machines/webhook-log'
 import { purgeExpired } from '../../../worker-api/services/maintenance'
 import {
   call,
@@ -325,6 +326,7 @@ describe('a date passing', () => {
       .values({ jour: isoDate(-30), fait_le: 'long ago' })
       .execute()
     expect((await tellPostDays(backgroundContext(env))).length).toBe(POST_DAYS_CAUGHT_UP)
+    expect(POST_DAYS_CAUGHT_UP).toBe(7)
   })
 })
 
@@ -437,6 +439,60 @@ describe('a receiver that fails', () => {
   })
 })
 
+describe('a subscription’s delivery log', () => {
+  beforeEach(async () => {
+    await db().updateTable('webhook').set({ actif: 0 }).execute()
+  })
+
+  it('says each delivery’s state and the receiver’s answer; “send again” makes one due at once, in the history', async () => {
+    const queue = jobsQueue<JobOf<'webhook-delivery'>>()
+    const hook = await subscribed(nord, 'fail-1', { evenements: ['utilisateur.cree'] })
+    await hire(nord, queue)
+    await queue.drain()
+    const log = async (query = '', token = nord) => call(`/rest/bd/webhook/${hook.id}/livraisons${query}`, { token })
+    const waiting = await log('?etat=EN_ATTENTE')
+    expect(waiting.headers.get('X-Total-Count')).toBe('1')
+    const [first] = (await waiting.json()) as WebhookDelivery[]
+    expect(first).toMatchObject({
+      etat: 'EN_ATTENTE',
+      tentatives: 1,
+      dernierCode: 500,
+      derniereErreur: 'HTTP 500: answer 500',
+      evenement: { type: 'utilisateur.cree' },
+      livreeLe: null,
+    })
+    expect(Date.parse(first?.prochaineTentative ?? '')).toBeGreaterThan(Date.now())
+    // Another sub-tree's administrator knows nothing of it.
+    expect((await log('', sud)).status).toBe(404)
+    // Sent again: due now, and gone at once by the queue.
+    const again = await call(`/rest/bd/webhook/${hook.id}/livraisons/${first?.id}/renvoi`, {
+      method: 'POST',
+      token: nord,
+      env: queue.env,
+    })
+    expect(again.status).toBe(202)
+    expect(await again.json()).toMatchObject({ etat: 'EN_ATTENTE', tentatives: 0 })
+    await queue.drain()
+    const [delivered] = (await (await log()).json()) as WebhookDelivery[]
+    expect(delivered).toMatchObject({ etat: 'LIVREE', tentatives: 1, dernierCode: 204, derniereErreur: null })
+    expect((await received(hook.key)).map((d) => d.answered)).toEqual([500, 204])
+    const entry = await db()
+      .selectFrom('log')
+      .select('commentaire')
+      .where('nom_log', '=', 'WEBHOOK_RENVOI')
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow()
+    expect(entry.commentaire).toContain(hook.url)
+    // A delivery of another subscription is not this one's to send again.
+    const other = await subscribed(nord, 'ok', { evenements: ['utilisateur.cree'] })
+    const stranger = await call(`/rest/bd/webhook/${other.id}/livraisons/${first?.id}/renvoi`, {
+      method: 'POST',
+      token: nord,
+    })
+    expect(stranger.status).toBe(404)
+  })
+})
+
 describe('GET rest/bd/evenements', () => {
   it('pages the events of the caller’s scope after depuis, the same objects as delivered', async () => {
     const queue = jobsQueue<JobOf<'webhook-delivery'>>()
@@ -478,6 +534,8 @@ describe('the documented limits (README, "Webhooks")', () => {
     expect(WEBHOOK_ATTEMPTS).toBe(8)
     expect(WEBHOOK_RETRY_DELAYS_SECONDS.reduce((a, b) => a + b, 0)).toBe(27 * 3600 + 35 * 60 + 5)
     expect(WEBHOOK_TIMEOUT_MS).toBe(15_000)
+    // A page of the delivery log.
+    expect(WEBHOOK_LOG_PAGE).toBe(20)
   })
 
   it('keeps events 30 days, and their deliveries with them', async () => {
@@ -531,5 +589,89 @@ describe('the documented limits (README, "Webhooks")', () => {
     ).json()) as EventsPage
     expect(second.evenements.map((e) => e.sujet)).toEqual([{ type: 'utilisateur', id: 2 }])
     expect(second.fin).toBe(true)
+  })
+})
+
+describe('what programs and imports change', () => {
+  const PORTAIL = 'urn:ietf:params:scim:schemas:extension:portail:2.0:User'
+  const pulled = async (after: number) =>
+    ((await (await call(`/rest/bd/evenements?depuis=${after}&limite=100`, { token: root })).json()) as EventsPage)
+      .evenements
+  const newestId = async () =>
+    (
+      await db()
+        .selectFrom('evenement')
+        .select(({ fn }) => fn.max('id').as('id'))
+        .executeTakeFirstOrThrow()
+    ).id ?? 0
+
+  it('is told as the screens’ changes are: an HR system’s over SCIM, an import’s', async () => {
+    const after = await newestId()
+    const account = await insertServiceAccount({ structure: 2, scopes: 'scim' })
+    const token = await serviceAccountToken(account)
+    const mail = `scim.${Date.now()}@example.test`
+    const scim = (method: string, path: string, body: unknown) =>
+      call(`/scim/v2${path}`, {
+        method,
+        token,
+        headers: { 'Content-Type': 'application/scim+json' },
+        body: JSON.stringify(body),
+      })
+    const created = await scim('POST', '/Users', {
+      schemas: ['urn:ietf:params:scim:schemas:core:2.0:User', PORTAIL],
+      userName: mail,
+      name: { givenName: 'Jeanne', familyName: 'Martin' },
+      emails: [{ value: mail, type: 'work', primary: true }],
+      active: true,
+      [PORTAIL]: {
+        postes: [{ structure: { value: '4' }, fonction: { value: '2' }, dateDebut: isoDate(-1), dateFin: isoDate(60) }],
+      },
+    })
+    expect(created.status).toBe(201)
+    const { id } = (await created.json()) as { id: string }
+    const patched = await scim('PATCH', `/Users/${id}`, {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+      Operations: [{ op: 'replace', path: 'active', value: false }],
+    })
+    expect(patched.status).toBe(200)
+    const scimEvents = await pulled(after)
+    expect(scimEvents.map((event) => [event.type, event.sujet.type, event.acteur.type])).toEqual([
+      ['utilisateur.cree', 'utilisateur', 'compte_service'],
+      ['poste.cree', 'poste', 'compte_service'],
+      ['utilisateur.desactive', 'utilisateur', 'compte_service'],
+    ])
+    expect(scimEvents[0]?.acteur).toMatchObject({ id: account.id })
+
+    const middle = await newestId()
+    const queue = jobsQueue()
+    const imported = `import.${Date.now()}@example.test`
+    const file = `mail;nom;prenom;login;admin;structure;fonction;dateDebut;dateFin;actif\n${imported};Dupont;Marc;;non;Agence Lille;Agent de quai;${wireDate(isoDate(0))};${wireDate(isoDate(90))};oui\n`
+    const started = await call('/rest/bd/import?type=utilisateurs', {
+      method: 'POST',
+      token: nord,
+      env: queue.env,
+      headers: { 'Content-Type': 'text/csv' },
+      body: file,
+    })
+    expect(started.status).toBe(202)
+    await queue.drain()
+    const importEvents = await pulled(middle)
+    expect(importEvents.map((event) => [event.type, event.acteur])).toEqual([
+      ['utilisateur.cree', { type: 'utilisateur', id: nordId, login: expect.any(String) }],
+      ['poste.cree', { type: 'utilisateur', id: nordId, login: expect.any(String) }],
+    ])
+    expect(importEvents[0]?.data).toMatchObject({ mail: imported, nom: 'Dupont' })
+    expect(importEvents[1]?.data).toMatchObject({ structure: { id: 4 }, dateFin: wireDate(isoDate(90)) })
+    // The same file again changes nothing: it tells nothing.
+    const again = await call('/rest/bd/import?type=utilisateurs', {
+      method: 'POST',
+      token: nord,
+      env: queue.env,
+      headers: { 'Content-Type': 'text/csv' },
+      body: file,
+    })
+    expect(again.status).toBe(202)
+    await queue.drain()
+    expect(await newestId()).toBe(importEvents.at(-1)?.id)
   })
 })

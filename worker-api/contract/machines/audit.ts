@@ -14,4 +14,5 @@ export const MACHINE_ACTIONS = {
   WEBHOOK_MODIFICATION: { fr: 'Modification d’un abonnement webhook', en: 'Webhook subscription changed' },
   WEBHOOK_SUPPRESSION: { fr: 'Suppression d’un abonnement webhook', en: 'Webhook subscription deleted' },
   WEBHOOK_SECRET: { fr: 'Nouveau secret d’un abonnement webhook', en: 'Webhook subscription secret renewed' },
+  WEBHOOK_RENVOI: { fr: 'Livraison webhook renvoyée', en: 'Webhook delivery sent again' },
 } as const satisfies ActionLabels

@@ -161,3 +161,30 @@ export const webhookIdParam = z.object({ id: positiveInt() })
 /** GET rest/bd/webhook: the page, a search of the address and description. */
 export const webhookListQuery = z.object(pageQuery)
 export type WebhookListQuery = z.infer<typeof webhookListQuery>
+
+export const WEBHOOK_DELIVERY_STATES = ['EN_ATTENTE', 'LIVREE', 'ABANDONNEE'] as const
+export type WebhookDeliveryState = (typeof WEBHOOK_DELIVERY_STATES)[number]
+
+/** GET rest/bd/webhook/{id}/livraisons: a page of its delivery log, newest first; `etat` keeps one state. */
+export const webhookDeliveriesQuery = z.object({
+  page: pageQuery.page,
+  taille: pageQuery.taille,
+  etat: z.enum(WEBHOOK_DELIVERY_STATES).optional().describe('Only the deliveries in this state'),
+})
+export type WebhookDeliveriesQuery = z.infer<typeof webhookDeliveriesQuery>
+
+export const webhookDeliverySchema = z.object({
+  id: z.number().int(),
+  evenement: z.object({ id: z.number().int(), type: z.string(), date: z.string() }),
+  etat: z.enum(WEBHOOK_DELIVERY_STATES).describe('Waiting (or being retried), delivered, or given up'),
+  tentatives: z.number().int().describe('Attempts made'),
+  dernierCode: z.number().int().nullable().describe("The receiver's last answer's status (null: none, or no answer)"),
+  derniereErreur: z.string().nullable().describe('Why the last attempt failed'),
+  derniereTentative: z.string().nullable(),
+  prochaineTentative: z.string().nullable().describe('When it is tried next, while waiting'),
+  livreeLe: z.string().nullable(),
+})
+export type WebhookDelivery = z.infer<typeof webhookDeliverySchema>
+export const webhookDeliveryListSchema = z.array(webhookDeliverySchema)
+
+export const webhookDeliveryParam = z.object({ id: positiveInt(), livraisonId: positiveInt() })

@@ -2,6 +2,10 @@ import { createRoute } from '@hono/zod-openapi'
 import {
   webhookCreatedSchema,
   webhookCreateSchema,
+  webhookDeliveriesQuery,
+  webhookDeliveryListSchema,
+  webhookDeliveryParam,
+  webhookDeliverySchema,
   webhookIdParam,
   webhookListQuery,
   webhookListSchema,
@@ -11,6 +15,7 @@ import {
   webhookUpdateSchema,
 } from '../../contract/machines/webhooks'
 import { router } from '../../lib/validation'
+import { listDeliveries, resendDelivery, WEBHOOK_LOG_PAGE } from '../../services/machines/webhook-log'
 import {
   createWebhook,
   deleteWebhook,
@@ -116,5 +121,41 @@ export const webhookRoutes = router()
       c.header('Cache-Control', 'no-store')
       const answer = await rotateWebhookSecret(c.var.ctx, c.get('caller'), c.req.valid('param').id, c.req.valid('json'))
       return c.json(answer, 200)
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/rest/bd/webhook/{id}/livraisons',
+      tags: ['Webhooks'],
+      summary: `Its delivery log, newest first, a page of ${WEBHOOK_LOG_PAGE} unless taille says (total in X-Total-Count): each event's state, attempts and the receiver's last answer`,
+      security: [{ bearer: [] }],
+      request: { params: webhookIdParam, query: webhookDeliveriesQuery },
+      responses: { 200: json(webhookDeliveryListSchema, 'Deliveries'), ...errors(400, 401, 403, 404) },
+    }),
+    async (c) => {
+      const { items, total } = await listDeliveries(
+        c.var.ctx,
+        c.get('caller'),
+        c.req.valid('param').id,
+        c.req.valid('query'),
+      )
+      return c.json(items, 200, totalCount(total))
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/rest/bd/webhook/{id}/livraisons/{livraisonId}/renvoi',
+      tags: ['Webhooks'],
+      summary:
+        "Sends a delivery again: due at once, its attempts counted afresh, after its person's earlier events, while the subscription is on",
+      security: [{ bearer: [] }],
+      request: { params: webhookDeliveryParam },
+      responses: { 202: json(webhookDeliverySchema, 'The delivery, due'), ...errors(400, 401, 403, 404) },
+    }),
+    async (c) => {
+      const { id, livraisonId } = c.req.valid('param')
+      return c.json(await resendDelivery(c.var.ctx, c.get('caller'), id, livraisonId), 202)
     },
   )

@@ -6,6 +6,7 @@ import { pathInScope, userManageable, type Viewer } from '../../lib/scope'
 import { copyTemplate } from '../catalogue/templates'
 import type { Actor } from '../core/actor'
 import { logEntry } from '../core/audit'
+import { posteEvents, userEvents } from '../core/events'
 import { invitationWrites } from '../organisation/invitations'
 import { loginAfterMailChange, mailCorrection, requestMailChange } from '../organisation/mail-change'
 import { insertStructure } from '../organisation/structure-writes'
@@ -275,7 +276,76 @@ export async function userLotWrites(
     if (id !== null) guarded.add(id)
     writes.push(...(await updateUser(w, action, id === null ? undefined : byId.get(id), first, importer)))
   }
-  return withEntries(w, writes)
+  return [...withEntries(w, writes), ...lotEvents(w, actions, byId)]
+}
+
+/**
+ * What a users lot tells integrators (services/core/events.ts), once its writes are done: at most four statements
+ * whatever its rows, as its entries are one. The users created, changed, deactivated, then the posts added.
+ */
+function lotEvents(w: LotWriter, actions: UserAction[], byId: Map<number, FoundUser>): Compilable[] {
+  const { db } = w
+  const actor = w.importer.id
+  const created: string[] = []
+  const changed = new Set<number>()
+  const deactivated = new Set<number>()
+  // [user id or null, address of a user the lot creates, structure, function, start, end]
+  const posts: [number | null, string | null, number, number, string, string][] = []
+  for (const action of actions) {
+    if (action.kind === 'create') created.push(action.user.mail)
+    const found = action.kind === 'update' && 'id' in action.target ? byId.get(action.target.id) : undefined
+    if (action.kind === 'update' && found) {
+      const { set } = action
+      if (set.actif === false && found.actif === 1) deactivated.add(found.id)
+      else if (
+        (set.nom !== undefined && set.nom !== found.nom) ||
+        (set.prenom !== undefined && set.prenom !== found.prenom) ||
+        (set.mail !== undefined && found.registration_state === 'INVITED' && set.mail !== found.mail) ||
+        (set.admin !== undefined && Number(set.admin) !== found.admin) ||
+        (set.actif === true && found.actif === 0)
+      )
+        changed.add(found.id)
+    }
+    const poste = action.poste
+    if (!poste) continue
+    const mail = action.kind === 'create' ? action.user.mail : 'mail' in action.target ? action.target.mail : null
+    posts.push([found?.id ?? null, found ? null : mail, poste.structure.id, poste.fonction.id, poste.debut, poste.fin])
+  }
+  for (const id of deactivated) changed.delete(id)
+  const ids = (set: Set<number>) => (id: Expression<number>) =>
+    sql<SqlBool>`${id} in (select value from json_each(${JSON.stringify([...set])}))`
+  return [
+    ...(created.length > 0
+      ? [
+          userEvents(
+            db,
+            'utilisateur.cree',
+            actor,
+            (id) =>
+              sql<SqlBool>`${id} in (select created.id from json_each(${JSON.stringify(created)}) lot_mail
+              join utilisateur created on created.mail = lot_mail.value collate nocase)`,
+          ),
+        ]
+      : []),
+    ...(changed.size > 0 ? [userEvents(db, 'utilisateur.modifie', actor, ids(changed))] : []),
+    ...(deactivated.size > 0 ? [userEvents(db, 'utilisateur.desactive', actor, ids(deactivated))] : []),
+    ...(posts.length > 0
+      ? [
+          posteEvents(
+            db,
+            'poste.cree',
+            actor,
+            (post) => sql<SqlBool>`${post} in (select added.id from json_each(${JSON.stringify(posts)}) lot_poste
+              join poste added on added.structure_id = json_extract(lot_poste.value, '$[2]')
+                and added.fonction_id = json_extract(lot_poste.value, '$[3]')
+                and added.date_debut = json_extract(lot_poste.value, '$[4]')
+                and added.date_fin = json_extract(lot_poste.value, '$[5]')
+              where added.utilisateur_id = coalesce(json_extract(lot_poste.value, '$[0]'),
+                (select holder.id from utilisateur holder where holder.mail = json_extract(lot_poste.value, '$[1]') collate nocase)))`,
+          ),
+        ]
+      : []),
+  ]
 }
 
 /** The writes of a structures lot's rows: new structures (with their type's functions) and new types. */

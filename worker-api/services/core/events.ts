@@ -40,11 +40,21 @@ type PosteEventType = Extract<WebhookEventType, `poste.${string}`>
  * The event of a change to the user `user`, as the user stands at that point of the batch (after the change: place
  * it after), written only when `when` holds there.
  */
-export function userEvent(
+export const userEvent = (
   db: DB,
   type: UserEventType,
   actor: EventActor,
   user: number | Expression<number>,
+  when: Expression<SqlBool> = sql<SqlBool>`1`,
+  now = new Date(),
+) => userEvents(db, type, actor, (id) => sql<SqlBool>`${id} = ${user}`, when, now)
+
+/** `userEvent` for each of the users `users` picks (a lot of an import), in the order of their ids. */
+export function userEvents(
+  db: DB,
+  type: UserEventType,
+  actor: EventActor,
+  users: (user: Expression<number>) => Expression<SqlBool>,
   when: Expression<SqlBool> = sql<SqlBool>`1`,
   now = new Date(),
 ) {
@@ -65,8 +75,9 @@ export function userEvent(
             'supprime', ${bool('event_user.supprime')}, 'admin', ${bool('event_user.admin')})`.as('data'),
           userPathsJson(sql.ref('event_user.id'), todayIso(now)).as('chemins'),
         ])
-        .where(sql<SqlBool>`event_user.id = ${user}`)
-        .where(when),
+        .where(users(sql.ref<number>('event_user.id')))
+        .where(when)
+        .orderBy('event_user.id'),
     )
 }
 
@@ -107,7 +118,8 @@ export function posteEvents(
           sql<string>`json_array(event_structure.path)`.as('chemins'),
         ])
         .where(posts(sql.ref<number>('event_poste.id')))
-        .where(when),
+        .where(when)
+        .orderBy('event_poste.id'),
     )
 }
 

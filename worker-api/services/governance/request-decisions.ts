@@ -9,6 +9,7 @@ import { pathInScope, userManageable, type Viewer } from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
 import { adminWith, type Caller, viewerOf } from '../core/actor'
 import { logEntry } from '../core/audit'
+import { afterOneRow, posteEvents } from '../core/events'
 import { mailQueued, queueMail } from '../core/outbox'
 import { checkPlacement, placementReads } from '../organisation/postes'
 import { decidedBy, expiryCutoff } from './request-notices'
@@ -181,6 +182,14 @@ export async function decideRequest(
       sql<SqlBool>`not exists ${overlapping}`,
     ]),
     poste: insertWhen(db, 'poste', row, done).returning('id'),
+    posteEvent: posteEvents(
+      db,
+      'poste.cree',
+      actor.id,
+      (post) => sql<SqlBool>`${post} = last_insert_rowid()`,
+      afterOneRow,
+      now,
+    ),
     linked: db
       .updateTable('demande_acces')
       .set({

@@ -13,6 +13,7 @@ import { containsEveryWord } from '../../lib/query'
 import { actsFor, pathInScope, userManageable, type Viewer } from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
 import { adminWith, type Caller, liveAdmin, viewerOf } from '../core/actor'
+import { posteEvents } from '../core/events'
 import { reviewRead } from './reviews'
 
 /**
@@ -43,7 +44,18 @@ export function decidedItems(
     || case when revue_element.commentaire is not null then ' — ' || revue_element.commentaire else '' end`
   const endedHere = sql<SqlBool>`poste.id in (select revue_element.poste_id from revue_element
     where ${marked} and revue_element.etat = 'TERMINE'`
+  const endedPost = (post: Expression<number>) =>
+    sql<SqlBool>`${post} in (select revue_element.poste_id from revue_element
+      where ${marked} and revue_element.etat = 'TERMINE')`
   return {
+    // Told before it goes, while it is there to tell of.
+    removedEvents: posteEvents(
+      db,
+      'poste.supprime',
+      batch.actorId,
+      (post) => sql<SqlBool>`${endedPost(post)} and event_poste.date_debut > (select revue_element.date_fin_decidee
+        from revue_element where ${marked} and revue_element.poste_id = event_poste.id)`,
+    ),
     // A post moved since to start after the end given would open after it: it never opens, it goes.
     removed: db
       .deleteFrom('poste')
@@ -55,6 +67,7 @@ export function decidedItems(
           where ${marked} and revue_element.etat = 'TERMINE' and revue_element.poste_id = poste.id))`,
       })
       .where(sql<SqlBool>`${endedHere})`),
+    endedEvents: posteEvents(db, 'poste.modifie', batch.actorId, endedPost),
     progress: db
       .updateTable('revue_progression')
       .set({

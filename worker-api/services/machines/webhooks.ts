@@ -75,7 +75,7 @@ function requireDeliverable(ctx: Ctx, url: string | undefined) {
 }
 
 /** The subscriptions of the viewer's scope, under `w` with their structure `s`. */
-function webhooksQuery(db: DB, viewer: Viewer) {
+export function webhooksQuery(db: DB, viewer: Viewer) {
   return db
     .selectFrom('webhook as w')
     .innerJoin('structure as s', 's.id', 'w.structure_id')
@@ -126,7 +126,7 @@ function toWebhook(row: WebhookRow, now = nowIso()): Webhook {
 }
 
 /** The subscription `id` while its structure is in the viewer's scope and the caller still administers, as a guard. */
-const webhookInScope = (ctx: Ctx, caller: Caller, viewer: Viewer, id: number) =>
+export const webhookInScope = (ctx: Ctx, caller: Caller, viewer: Viewer, id: number) =>
   webhooksQuery(ctx.db, viewer).clearSelect().select('w.id').where('w.id', '=', id).where(liveAdmin(ctx, caller))
 
 const sortedEvents = (events: readonly string[]) => JSON.stringify([...events].sort())
@@ -134,7 +134,7 @@ const sortedEvents = (events: readonly string[]) => JSON.stringify([...events].s
 /** What the list's search reads of a subscription: its address and description, folded. */
 const searched = (url: string, description: string | null) => foldSearchText(`${url}\n${description ?? ''}`)
 
-const unknownWebhook = () => notFound('Unknown webhook subscription')
+export const unknownWebhook = () => notFound('Unknown webhook subscription')
 
 /** The checked administrator and the subscription `id` of their scope (404 for none), in one round trip. */
 async function knownWebhook(ctx: Ctx, caller: Caller, viewer: Viewer, id: number) {

@@ -1,8 +1,9 @@
-import { sql } from 'kysely'
+import { type SqlBool, sql } from 'kysely'
 import { aborted, abortUnless, type Compilable, writeThenRead } from '../../../db/client'
 import { foreignKeyViolation, uniqueViolation } from '../../../lib/query'
 import type { Ctx } from '../../../lib/types'
 import { adminWith, type Caller, viewerOf } from '../../core/actor'
+import { posteEvents, userEvent } from '../../core/events'
 import { mailQueued } from '../../core/outbox'
 import { invitationWrites } from '../../organisation/invitations'
 import { boundOrigin, createdUserId, invitedUserRow } from '../../organisation/user-creation'
@@ -69,6 +70,16 @@ export async function createScimUser(ctx: Ctx, caller: Caller, body: unknown) {
         date_debut: poste.dateDebut,
         date_fin: poste.dateFin,
       }),
+    ),
+    // Told to integrators as the screens' creation is: the user, then their posts.
+    userEvent(db, 'utilisateur.cree', actor.id, newId, undefined, now),
+    posteEvents(
+      db,
+      'poste.cree',
+      actor.id,
+      (post) => sql<SqlBool>`${post} in (select id from poste where utilisateur_id = ${newId})`,
+      undefined,
+      now,
     ),
     ...(invitation ? [invitation.statements.link, invitation.statements.mail] : []),
     db

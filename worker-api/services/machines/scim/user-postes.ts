@@ -1,6 +1,7 @@
 import { type Expression, type SqlBool, sql } from 'kysely'
 import type { Compilable, DB } from '../../../db/client'
 import { inScopeColumn, pathInScope, serviceAccountId, type Viewer } from '../../../lib/scope'
+import { afterOneRow, type EventActor, posteEvents } from '../../core/events'
 import { invalidValue } from './errors'
 import type { WantedPoste } from './user-changes'
 
@@ -91,6 +92,7 @@ type CurrentPoste = { id: number; structure_id: number; fonction_id: number; dat
  */
 export function postesWrites(
   db: DB,
+  actor: EventActor,
   userId: number,
   current: CurrentPoste[],
   wanted: ReturnType<typeof placed>,
@@ -120,6 +122,7 @@ export function postesWrites(
     if (same) {
       writes.push(
         db.updateTable('poste').set({ date_debut: poste.dateDebut, date_fin: poste.dateFin }).where('id', '=', same.id),
+        posteEvents(db, 'poste.modifie', actor, (post) => sql<SqlBool>`${post} = ${same.id}`, afterOneRow),
       )
       said.push(`poste ${poste.label} : ${poste.dateDebut} → ${poste.dateFin}`)
       return
@@ -132,12 +135,17 @@ export function postesWrites(
         date_debut: poste.dateDebut,
         date_fin: poste.dateFin,
       }),
+      posteEvents(db, 'poste.cree', actor, (post) => sql<SqlBool>`${post} = last_insert_rowid()`, afterOneRow),
     )
     said.push(`+ poste ${poste.label}, ${poste.dateDebut} → ${poste.dateFin}`)
   })
   const dropped = mode === 'set' ? unmatched : []
   for (const poste of dropped) {
-    writes.push(db.deleteFrom('poste').where('id', '=', poste.id))
+    // Told before it goes, while it is there to tell of.
+    writes.push(
+      posteEvents(db, 'poste.supprime', actor, (post) => sql<SqlBool>`${post} = ${poste.id}`),
+      db.deleteFrom('poste').where('id', '=', poste.id),
+    )
     said.push(`− poste #${poste.id}`)
   }
   const kept = mode === 'set' ? [] : unmatched

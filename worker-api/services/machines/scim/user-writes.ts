@@ -6,6 +6,7 @@ import { modificationColumn, userManageable, type Viewer } from '../../../lib/sc
 import type { Ctx } from '../../../lib/types'
 import { type Actor, adminWith, type Caller, viewerOf } from '../../core/actor'
 import { logEntry } from '../../core/audit'
+import { userEvent } from '../../core/events'
 import { underHourlyCap } from '../../core/mail-tokens'
 import { mailQueued } from '../../core/outbox'
 import { invitationWrites } from '../../organisation/invitations'
@@ -172,7 +173,7 @@ async function updateOnce(
   // The posts: current and future ones become the wanted ones.
   const postes = changes.postes ? placed(changes.postes.list, reads, viewer.today) : null
   if (postes && changes.postes) {
-    const written = postesWrites(db, userId, reads.current ?? [], postes, changes.postes.mode)
+    const written = postesWrites(db, actor.id, userId, reads.current ?? [], postes, changes.postes.mode)
     if (written.left === 0 && !actor.racine) {
       throw invalidValue("A user of this account's sub-tree keeps a post in it: the posts cannot all go")
     }
@@ -251,6 +252,7 @@ async function updateOnce(
           updated_at: at,
         })
         .where('id', '=', userId),
+      userEvent(db, stateChanges && !actif ? 'utilisateur.desactive' : 'utilisateur.modifie', actor.id, userId),
     )
   }
   if (writes.length === 0 && after.length === 0) {
