@@ -15,7 +15,9 @@ CREATE TABLE evenement (
   -- What the subject was once changed (never a secret nor a password's hash), as JSON.
   data      TEXT NOT NULL,
   -- The paths of the structures the subject belongs to (lib/scope.ts), as a JSON array: which sub-trees it concerns.
-  chemins   TEXT NOT NULL DEFAULT '[]'
+  chemins   TEXT NOT NULL DEFAULT '[]',
+  -- The subject's domain: one that belongs to no structure concerns the whole tree's administrators of it alone.
+  domain    TEXT NOT NULL DEFAULT ''
 );
 
 -- A subscription no longer served since `desactive_le`: its address answered 410 Gone, or failed a whole day.
@@ -49,7 +51,7 @@ CREATE INDEX webhook_livraison_journal ON webhook_livraison (webhook_id, id);
 CREATE INDEX webhook_livraison_evenement ON webhook_livraison (evenement_id);
 
 -- An event is due at once to every active subscription that names its type or its family and whose sub-tree holds
--- one of its structures (the whole tree's: every event).
+-- one of its structures; one about someone of no structure, to the whole tree's subscriptions of their domain.
 CREATE TRIGGER evenement_webhooks
 AFTER INSERT ON evenement
 BEGIN
@@ -63,7 +65,7 @@ BEGIN
       WHERE e.value = NEW.type OR e.value = substr(NEW.type, 1, instr(NEW.type, '.')) || '*'
     )
     AND (
-      s.parent_id IS NULL
-      OR EXISTS (SELECT 1 FROM json_each(NEW.chemins) c WHERE c.value >= s.path AND c.value < s.path || ':')
+      EXISTS (SELECT 1 FROM json_each(NEW.chemins) c WHERE c.value >= s.path AND c.value < s.path || ':')
+      OR (NEW.chemins = '[]' AND s.parent_id IS NULL AND lower(w.domain) = lower(NEW.domain))
     );
 END;

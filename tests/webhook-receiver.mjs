@@ -11,7 +11,8 @@ import { Webhook } from 'standardwebhooks'
  * - `POST /slow-<ms>/<key>`: 204 after `ms` milliseconds (a receiver too slow for the portal's timeout);
  * - `POST /gone/<key>`: 410 Gone (a receiver retired: the portal stops the subscription);
  * - `POST /retry-after-<s>/<key>`: 503 with `Retry-After: s`;
- * - `POST /redirect/<key>`: 302 elsewhere (not an answer, by the standard).
+ * - `POST /redirect/<key>`: 302 elsewhere (not an answer, by the standard);
+ * - `POST /huge/<key>`: 500 with a body of 64 MiB, streamed (a receiver that answers far more than anyone reads).
  *
  * `PUT /__secret/<key>` (the secret as the body) registers the secret; `GET /__received/<key>` answers what arrived:
  * `[{ path, headers, body, answered, verified, payload, error }]`, in the order it came.
@@ -59,6 +60,17 @@ export async function startWebhookReceiver({ unref = false } = {}) {
     }
     if (retryAfter) return answer(503, { 'Retry-After': retryAfter[1] })
     if (scenario === 'gone') return answer(410)
+    if (scenario === 'huge') {
+      entry.answered = 500
+      response.writeHead(500, { 'Content-Type': 'text/plain' })
+      const chunk = Buffer.alloc(1024 * 1024, 'x')
+      for (let n = 0; n < 64 && !response.destroyed; n++) {
+        if (!response.write(chunk))
+          await new Promise((resolve) => response.once('drain', resolve).once('close', resolve))
+      }
+      response.end()
+      return
+    }
     if (scenario === 'redirect') return answer(302, { Location: 'http://127.0.0.1:9/elsewhere' })
     return answer(scenario === 'ok' ? 204 : 404)
   })

@@ -1,6 +1,7 @@
 // The scenario list: each on a freshly started portal, in an order that keeps the writes after the
 // reads they would change; the references first, measured in the same run to compare against.
 
+import { startWebhookReceiver } from '../../tests/webhook-receiver.mjs'
 import { archiveFigures } from './archive.mjs'
 import { selected } from './context.mjs'
 import { admin, agent } from './database.mjs'
@@ -573,6 +574,82 @@ export async function runScenarios(ctx, { persistTo, scratch, servers, client, b
     return {
       url: `${base}/portail-backend/oidc/userinfo`,
       init: { headers: { Authorization: `Bearer ${session.access_token}` } },
+    }
+  })
+
+  // A write that tells integrators (issue 65): the same change of a post's dates without a webhook subscription, then
+  // with one (its event fanned out to a delivery in the batch, the queue's message after the answer); then how fast
+  // the queue delivers what that run left, signed, to a receiver on this machine that answers at once.
+  const posteWrite = async () => {
+    const session = await login(admin.login, admin.password)
+    const headers = { Authorization: `Bearer ${session.jwt.accessToken}`, 'Content-Type': 'application/json' }
+    const agentId = (await login(agent.login, agent.password)).user.id
+    const user = await (await fetch(`${api}/bd/utilisateur/${agentId}`, { headers })).json()
+    const poste = user.postesEnCours[0]
+    const body = JSON.stringify({ id: poste.id, dateDebut: poste.dateDebut, dateFin: poste.dateFin })
+    // Each request moves the end a day, then back: a real change each time (the same dates again tell nothing).
+    const [d, m, y] = poste.dateFin.split('/')
+    const later = new Date(Date.UTC(Number(y), Number(m) - 1, Number(d) + 1)).toISOString().slice(0, 10)
+    const ends = [poste.dateFin, later.split('-').reverse().join('/')]
+    let next = 0
+    const requests = [
+      {
+        method: 'PUT',
+        headers,
+        setupRequest(request) {
+          const dateFin = ends[next++ % 2]
+          return { ...request, body: JSON.stringify({ id: poste.id, dateDebut: poste.dateDebut, dateFin }) }
+        },
+      },
+    ]
+    return { headers, init: { method: 'PUT', headers, body }, requests }
+  }
+  await scenario('PUT rest/bd/poste (a post’s dates, no webhook subscription)', 'write', async () => {
+    const { init, requests } = await posteWrite()
+    return { url: `${api}/bd/poste`, init, run: () => load(`${api}/bd/poste`, { requests }) }
+  })
+  // An integrator's receiver on this machine (tests/webhook-receiver.mjs), answering 204 at once.
+  const receiver = await startWebhookReceiver({ unref: true })
+  await scenario('PUT rest/bd/poste (a post’s dates, one webhook subscription)', 'write', async () => {
+    const { headers, init, requests } = await posteWrite()
+    const subscribed = await fetch(`${api}/bd/webhook`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ url: `${receiver.origin}/ok/bench`, evenements: ['poste.*'], structure: { id: 1 } }),
+    })
+    if (subscribed.status !== 201)
+      throw new Error(`webhook subscription ${subscribed.status} ${await subscribed.text()}`)
+    const { id } = await subscribed.json()
+    const pending = async () =>
+      Number(
+        (await fetch(`${api}/bd/webhook/${id}/livraisons?etat=EN_ATTENTE&taille=1`, { headers })).headers.get(
+          'X-Total-Count',
+        ),
+      )
+    return {
+      url: `${api}/bd/poste`,
+      init,
+      run: async () => {
+        const result = await load(`${api}/bd/poste`, { requests })
+        // What the run left waiting, delivered by the queue's consumer: counted until none waits (2 minutes at most).
+        const started = performance.now()
+        const waiting = await pending()
+        let left = waiting
+        while (left > 0 && performance.now() - started < 120_000) {
+          await new Promise((resolve) => setTimeout(resolve, 500))
+          left = await pending()
+        }
+        const seconds = (performance.now() - started) / 1000
+        rows.push({
+          name: `webhook deliveries from the queue (${waiting - left} of ${waiting} left by the run, signed, to a receiver answering at once)`,
+          kind: 'write',
+          statements: null,
+          rps: (waiting - left) / seconds,
+          errors: left,
+        })
+        await fetch(`${api}/bd/webhook/${id}`, { method: 'DELETE', headers })
+        return result
+      },
     }
   })
 

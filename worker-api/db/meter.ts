@@ -75,7 +75,8 @@ export type D1Like = Pick<D1Database, 'prepare' | 'batch'>
 export function meteredD1<T extends D1Like>(database: T, meter: Meter): T {
   return {
     prepare: (query: string) => {
-      if (revokesTokens(query)) meter.revokesTokens = true
+      // A revocation may end a portal session, which migration 0048's trigger tells as an event.
+      if (revokesTokens(query)) meter.revokesTokens = meter.emitsEvents = true
       if (EVENT.test(query)) meter.emitsEvents = true
       return meteredStatement(database.prepare(query), meter)
     },

@@ -338,6 +338,8 @@ export interface EvenementTable {
   data: string
   /** JSON: the paths of the structures it concerns. */
   chemins: Generated<string>
+  /** Its subject's domain (for one of no structure). */
+  domain: Generated<string>
 }
 
 /** A day whose posts' starts and ends were told (migration 0047), and the run that told them. */

@@ -504,7 +504,12 @@ export const userPathsJson = (user: Expression<number>, today: string) =>
  * scope, in a statement of `withScopeRoots`: one of them in a sub-tree of the scope, or none at all and the scope the
  * whole tree's (as for a user who belongs to no structure).
  */
-export const pathsInScopeRoots = (db: DB, viewer: Viewer, paths: Expression<string>): Expression<SqlBool> =>
+export const pathsInScopeRoots = (
+  db: DB,
+  viewer: Viewer,
+  paths: Expression<string>,
+  domain: Expression<string>,
+): Expression<SqlBool> =>
   sql<SqlBool>`(exists (select 1 from json_each(${paths}) scope_path
       where ${pathInScopeRoots(sql.ref<string>('scope_path.value'))})
-    or (${paths} = '[]' and ${wholeTreeInScope(db, viewer)}))`
+    or (${paths} = '[]' and ${wholeTreeInScope(db, viewer)} and ${sameDomainSql(domain, viewer.domain)}))`

@@ -24,6 +24,7 @@ import {
   post,
   serviceAccountToken,
   sessionFor,
+  signIn,
   wireDate,
 } from '../helpers'
 import { type JobOf, jobsQueue } from '../jobs-queue'
@@ -254,6 +255,37 @@ describe('a change to a person', () => {
   })
 })
 
+describe('a sign-in and a session’s end', () => {
+  it('are told: connexion.reussie with how the user proved it, session.terminee once per session, why it ended', async () => {
+    const before = await db()
+      .selectFrom('evenement')
+      .select(({ fn }) => fn.max('id').as('id'))
+      .executeTakeFirstOrThrow()
+    const agent = await createUser({ postes: [currentPost(4, 2)] })
+    const signedIn = await signIn(agent.login, agent.password as string)
+    // A refresh rotates the session's token: still one session.
+    const refreshed = await post('/rest/public/bd/login/refreshToken', { refreshToken: signedIn.jwt.refreshToken })
+    expect(refreshed.status).toBe(200)
+    const { accessToken } = (await refreshed.json()) as { accessToken: string }
+    expect((await call('/rest/bd/logout', { method: 'POST', token: accessToken })).status).toBe(204)
+    const nordPull = (await (
+      await call(`/rest/bd/evenements?depuis=${before.id ?? 0}`, { token: nord })
+    ).json()) as EventsPage
+    const mine = nordPull.evenements.filter((event) => event.sujet.id === agent.id)
+    expect(mine.map((event) => [event.type, event.acteur])).toEqual([
+      ['connexion.reussie', { type: 'utilisateur', id: agent.id, login: agent.login }],
+      ['session.terminee', { type: 'utilisateur', id: agent.id, login: agent.login }],
+    ])
+    expect(mine[0]?.data).toMatchObject({ login: agent.login, methode: 'MOT_DE_PASSE' })
+    expect(mine[1]?.data).toMatchObject({ login: agent.login, motif: null, session: expect.any(String) })
+    // Direction Sud pulls none of it.
+    const sudPull = (await (
+      await call(`/rest/bd/evenements?depuis=${before.id ?? 0}`, { token: sud })
+    ).json()) as EventsPage
+    expect(sudPull.evenements.filter((event) => event.sujet.id === agent.id)).toEqual([])
+  })
+})
+
 describe('a date passing', () => {
   it('tells, once, by the minute’s cron, the posts that start today and those whose last day was yesterday', async () => {
     const queue = jobsQueue<JobOf<'webhook-delivery'>>()
@@ -429,6 +461,42 @@ describe('a receiver that fails', () => {
     expect(pending.length).toBe(1)
   })
 
+  it('that answers a huge body is read no further than what the log keeps', async () => {
+    const queue = jobsQueue<JobOf<'webhook-delivery'>>()
+    const hook = await subscribed(nord, 'huge', { evenements: ['utilisateur.cree'] })
+    await hire(nord, queue)
+    expect(await deliverWebhooks(ctx())).toMatchObject({ sent: 0, failed: 1 })
+    const [row] = await db().selectFrom('webhook_livraison').selectAll().where('webhook_id', '=', hook.id).execute()
+    expect(row).toMatchObject({ last_status: 500, locked_until: null, attempts: 1 })
+    expect(row?.last_error?.length).toBeLessThanOrEqual(220)
+  })
+
+  it('whose administrator no longer administers its structure waits, untried and uncounted, for an hour', async () => {
+    const queue = jobsQueue<JobOf<'webhook-delivery'>>()
+    const owner = await createUser({ admin: true, postes: [currentPost(2, 2)] })
+    const token = (await sessionFor(owner.id)).accessToken
+    const hook = await subscribed(token, 'ok', { evenements: ['utilisateur.cree'] })
+    await hire(nord, queue)
+    // Their post ends: they administer nothing.
+    await db()
+      .updateTable('poste')
+      .set({ date_fin: isoDate(-1) })
+      .where('utilisateur_id', '=', owner.id)
+      .execute()
+    expect(await deliverWebhooks(ctx())).toMatchObject({ sent: 0, failed: 1 })
+    const [row] = await db().selectFrom('webhook_livraison').selectAll().where('webhook_id', '=', hook.id).execute()
+    expect(row).toMatchObject({ attempts: 0, sent_at: null, abandoned_at: null })
+    expect(Date.parse(row?.next_attempt_at ?? '')).toBeGreaterThan(Date.now() + 3500_000)
+    expect(await received(hook.key)).toEqual([])
+    // Given a post again, it delivers.
+    await db()
+      .updateTable('poste')
+      .set({ date_fin: isoDate(30) })
+      .where('utilisateur_id', '=', owner.id)
+      .execute()
+    expect(await deliverWebhooks(ctx(), { now: later(3700) })).toMatchObject({ sent: 1, failed: 0 })
+  })
+
   it('that redirects has not answered: a 3xx is a failure', async () => {
     const queue = jobsQueue<JobOf<'webhook-delivery'>>()
     const hook = await subscribed(nord, 'redirect', { evenements: ['utilisateur.cree'] })
@@ -518,6 +586,44 @@ describe('GET rest/bd/evenements', () => {
     const sudPage = (await (await call(`/rest/bd/evenements?depuis=${depuis}`, { token: sud })).json()) as EventsPage
     expect(sudPage.evenements).toEqual([])
     expect(sudPage.suivant).toBeGreaterThanOrEqual(nordPage.suivant)
+  })
+
+  it('of someone of no structure goes to the whole tree’s administrators of their domain only', async () => {
+    const newest = await db()
+      .selectFrom('evenement')
+      .select(({ fn }) => fn.max('id').as('id'))
+      .executeTakeFirstOrThrow()
+    const hook = await subscribed(root, 'ok', { structure: { id: 1 }, evenements: ['utilisateur.modifie'] })
+    const event = (domain: string, id: number) => ({
+      type: 'utilisateur.modifie',
+      date: new Date().toISOString(),
+      acteur: '{"type":"systeme"}',
+      sujet: JSON.stringify({ type: 'utilisateur', id }),
+      sujet_cle: `utilisateur:${id}`,
+      data: '{}',
+      chemins: '[]',
+      domain,
+    })
+    await db()
+      .insertInto('evenement')
+      .values([event('https://ailleurs.example', 900_001), event(ORIGIN, 900_002)])
+      .execute()
+    const due = await db()
+      .selectFrom('webhook_livraison')
+      .innerJoin('evenement', 'evenement.id', 'webhook_livraison.evenement_id')
+      .select('evenement.sujet_cle')
+      .where('webhook_id', '=', hook.id)
+      .execute()
+    expect(due.map((row) => row.sujet_cle)).toEqual(['utilisateur:900002'])
+    const page = (await (
+      await call(`/rest/bd/evenements?depuis=${newest.id ?? 0}`, { token: root })
+    ).json()) as EventsPage
+    expect(page.evenements.map((e) => e.sujet.id)).toEqual([900_002])
+    // A delegated administrator's scope holds neither.
+    const nordPage = (await (
+      await call(`/rest/bd/evenements?depuis=${newest.id ?? 0}`, { token: nord })
+    ).json()) as EventsPage
+    expect(nordPage.evenements).toEqual([])
   })
 
   it('is bounded: a page of 100 at most, a clear 400 beyond', async () => {

@@ -31,9 +31,9 @@ const bool = (column: string) => sql`json(iif(${sql.ref(column)}, 'true', 'false
 const wireDate = (column: string) =>
   sql`substr(${sql.ref(column)}, 9, 2) || '/' || substr(${sql.ref(column)}, 6, 2) || '/' || substr(${sql.ref(column)}, 1, 4)`
 
-const COLUMNS = ['type', 'date', 'acteur', 'sujet', 'sujet_cle', 'data', 'chemins'] as const
+const COLUMNS = ['type', 'date', 'acteur', 'sujet', 'sujet_cle', 'data', 'chemins', 'domain'] as const
 
-type UserEventType = Extract<WebhookEventType, `utilisateur.${string}`>
+type UserEventType = Extract<WebhookEventType, `utilisateur.${string}` | 'connexion.reussie'>
 type PosteEventType = Extract<WebhookEventType, `poste.${string}`>
 
 /**
@@ -47,7 +47,8 @@ export const userEvent = (
   user: number | Expression<number>,
   when: Expression<SqlBool> = sql<SqlBool>`1`,
   now = new Date(),
-) => userEvents(db, type, actor, (id) => sql<SqlBool>`${id} = ${user}`, when, now)
+  extra: Record<string, string> = {},
+) => userEvents(db, type, actor, (id) => sql<SqlBool>`${id} = ${user}`, when, now, extra)
 
 /** `userEvent` for each of the users `users` picks (a lot of an import), in the order of their ids. */
 export function userEvents(
@@ -57,7 +58,9 @@ export function userEvents(
   users: (user: Expression<number>) => Expression<SqlBool>,
   when: Expression<SqlBool> = sql<SqlBool>`1`,
   now = new Date(),
+  extra: Record<string, string> = {},
 ) {
+  const more = Object.entries(extra).flatMap(([name, value]) => [sql`, ${sql.lit(name)}, ${value}`])
   return db
     .insertInto('evenement')
     .columns(COLUMNS)
@@ -72,8 +75,11 @@ export function userEvents(
           sql<string>`'utilisateur:' || event_user.id`.as('sujet_cle'),
           sql<string>`json_object('id', event_user.id, 'login', event_user.login, 'nom', event_user.nom,
             'prenom', event_user.prenom, 'mail', event_user.mail, 'actif', ${bool('event_user.actif')},
-            'supprime', ${bool('event_user.supprime')}, 'admin', ${bool('event_user.admin')})`.as('data'),
+            'supprime', ${bool('event_user.supprime')}, 'admin', ${bool('event_user.admin')}${sql.join(more, sql``)})`.as(
+            'data',
+          ),
           userPathsJson(sql.ref('event_user.id'), todayIso(now)).as('chemins'),
+          'event_user.domain',
         ])
         .where(users(sql.ref<number>('event_user.id')))
         .where(when)
@@ -116,8 +122,11 @@ export function posteEvents(
             'data',
           ),
           sql<string>`json_array(event_structure.path)`.as('chemins'),
+          'event_holder.domain',
         ])
         .where(posts(sql.ref<number>('event_poste.id')))
+        // A registration not complete is the authorisation queue's, nobody's user yet (DESIGN §4).
+        .where('event_holder.registration_state', '<>', 'PENDING')
         .where(when)
         .orderBy('event_poste.id'),
     )

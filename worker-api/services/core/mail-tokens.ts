@@ -133,6 +133,7 @@ export async function liveMailToken(ctx: Ctx, token: string, purposes: readonly 
       'u.langue',
       'u.actif',
       'u.supprime',
+      'u.registration_state',
     ])
     .where('t.token_hash', '=', await sha256Hex(token))
     .where('t.purpose', 'in', purposes)

@@ -19,7 +19,7 @@ export async function listEvents(ctx: Ctx, caller: Caller, query: EventsQuery): 
   const limit = query.limite ?? EVENTS_PAGE_DEFAULT
   const window = db
     .selectFrom('evenement')
-    .select(['id', 'type', 'date', 'acteur', 'sujet', 'data', 'chemins'])
+    .select(['id', 'type', 'date', 'acteur', 'sujet', 'data', 'chemins', 'domain'])
     .where('id', '>', after)
     .orderBy('id')
     .limit(EVENTS_READ_PER_PULL)
@@ -28,7 +28,7 @@ export async function listEvents(ctx: Ctx, caller: Caller, query: EventsQuery): 
       .with('event_window', () => window)
       .selectFrom('event_window')
       .select(['id', 'type', 'date', 'acteur', 'sujet', 'data'])
-      .where(pathsInScopeRoots(db, viewer, sql.ref('event_window.chemins')))
+      .where(pathsInScopeRoots(db, viewer, sql.ref('event_window.chemins'), sql.ref('event_window.domain')))
       .orderBy('id')
       .limit(limit),
     read: db

@@ -23,7 +23,8 @@ export async function tellPostDays(ctx: Ctx, now = new Date()): Promise<string[]
   if (told !== null && told >= today) return []
   const earliest = addDays(today, 1 - POST_DAYS_CAUGHT_UP)
   // The first run tells today; a late one, each day since the last told (the last week's at most).
-  const first = told === null ? today : nextDay(told) < earliest ? earliest : nextDay(told)
+  // Days as 'YYYY-MM-DD' compare as text.
+  const first = told === null ? today : ([nextDay(told), earliest].sort().at(-1) ?? today)
   const days: string[] = []
   for (let day = first; day <= today; day = nextDay(day)) days.push(day)
   const run = crypto.randomUUID()

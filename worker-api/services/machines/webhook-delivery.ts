@@ -29,13 +29,19 @@ export const WEBHOOK_TIMEOUT_MS = 15_000
 const RETRY_AFTER_MAX_SECONDS = 86_400
 /** Past the timeout, so that an attempt still running is never taken again. */
 const LEASE_SECONDS = 60
-/** Deliveries taken at once: Workers open 6 connections at a time, the rest wait their turn. */
-export const WEBHOOK_BATCH = 25
+/**
+ * Deliveries taken at once: a Worker has 6 connections waiting for an answer at a time, so each of the 6 has its whole
+ * timeout (more would wait their turn while their timeout runs), and a round ends well within its lease.
+ */
+export const WEBHOOK_BATCH = 6
+/** How long a delivery waits when its subscription's administrator no longer administers its structure. */
+const OWNER_WAIT_SECONDS = 3600
 /** A receiver's answer kept in the log, at most. */
 const ERROR_CHARS = 200
 
 /** Whether a delivery is due: asked after every write that told of a change, so that it takes no write lock. */
-const DUE = `SELECT 1 FROM webhook_livraison WHERE sent_at IS NULL AND abandoned_at IS NULL AND next_attempt_at <= ?
+const DUE = `SELECT 1 FROM webhook_livraison d JOIN webhook w ON w.id = d.webhook_id
+  WHERE d.sent_at IS NULL AND d.abandoned_at IS NULL AND d.next_attempt_at <= ? AND w.actif = 1
   LIMIT 1`
 
 /**
@@ -53,7 +59,7 @@ const CLAIM = `UPDATE webhook_livraison SET locked_until = ?1, attempts = attemp
           AND earlier.evenement_id < d.evenement_id AND earlier.sent_at IS NULL AND earlier.abandoned_at IS NULL)
     ORDER BY d.next_attempt_at, d.evenement_id
     LIMIT ?3)
-  RETURNING id, webhook_id, evenement_id, attempts`
+  RETURNING id, webhook_id, evenement_id, attempts, locked_until`
 
 /** A subscription as its deliveries need it: where, the secrets, whether it is live, whom to tell. */
 type HookRow = {
@@ -71,7 +77,7 @@ type HookRow = {
   owner_langue: string | null
 }
 
-type Claimed = { id: number; webhook_id: number; evenement_id: number; attempts: number }
+type Claimed = { id: number; webhook_id: number; evenement_id: number; attempts: number; locked_until: string }
 
 /** What one attempt came to: delivered, or why not, and whether to try again. */
 type Outcome =
@@ -100,9 +106,13 @@ export async function deliverWebhooks(
   const due = await ctx.d1.prepare(DUE).bind(nowIso(now)).first()
   const total = { sent: 0, failed: 0, more: false }
   if (!due) return total
+  // Each round on the clock as it runs (a caller's `now` shifts it: a test's later time), so that a lease is taken for
+  // its round's own minute.
+  const offset = now.getTime() - Date.now()
   // A person's next event waits for the one before it: each round sends what the last one freed.
   for (let round = 0; round < ROUNDS; round++) {
-    const { sent, failed, claimed } = await deliveryRound(ctx, now, fetcher, timeoutMs, limit)
+    const at = new Date(Date.now() + offset)
+    const { sent, failed, claimed } = await deliveryRound(ctx, at, fetcher, timeoutMs, limit)
     total.sent += sent
     total.failed += failed
     total.more = claimed > 0 && round === ROUNDS - 1
@@ -200,11 +210,11 @@ async function post(
       redirect: 'manual',
       signal: AbortSignal.timeout(timeoutMs),
     })
-    const text = response.ok ? '' : (await response.text().catch(() => '')).slice(0, ERROR_CHARS)
     if (response.ok) {
       await response.body?.cancel()
       return { sent: true, status: response.status }
     }
+    const text = await answerStart(response)
     const retryAfter = Number(response.headers.get('Retry-After'))
     return {
       sent: false,
@@ -225,6 +235,26 @@ async function post(
   }
 }
 
+/** The first `ERROR_CHARS` characters of an answer, the rest never read (a receiver may answer a huge body). */
+async function answerStart(response: Response): Promise<string> {
+  const reader = response.body?.getReader()
+  if (!reader) return ''
+  const decoder = new TextDecoder()
+  let text = ''
+  try {
+    while (text.length < ERROR_CHARS) {
+      const { done, value } = await reader.read()
+      if (done) break
+      text += decoder.decode(value, { stream: true })
+    }
+  } catch {
+    // What was read is enough to say why.
+  } finally {
+    await reader.cancel().catch(() => {})
+  }
+  return text.slice(0, ERROR_CHARS)
+}
+
 /**
  * Each outcome in one batch: a delivery settled (sent, or given up after its last attempt, or stopped), else put off
  * by the schedule (or the receiver's `Retry-After`, if later). A subscription whose address answered 410, or whose
@@ -236,13 +266,22 @@ async function record(ctx: Ctx, claimed: Claimed[], outcomes: Outcome[], hooks: 
   const stopped = new Map<number, 'GONE' | 'ECHECS'>()
   const statements = claimed.map((delivery, index) => {
     const outcome = outcomes[index] as Outcome
+    // Under its own lease: an attempt whose lease ran out (and was taken again) records nothing over the next one's.
     const settle = db
       .updateTable('webhook_livraison')
       .where('id', '=', delivery.id)
+      .where('locked_until', '=', delivery.locked_until)
       .set({ locked_until: null, last_attempt_at: at, last_status: outcome.status })
     if (outcome.sent) return settle.set({ sent_at: at, last_error: null })
     const delay = webhookRetryDelay(delivery.attempts)
-    if (outcome.stop === 'OWNER') return settle.set({ last_error: outcome.error, abandoned_at: at })
+    // Its administrator may be given their post back, or another take it over: put off an hour, the attempt uncounted.
+    if (outcome.stop === 'OWNER') {
+      return settle.set({
+        last_error: outcome.error,
+        attempts: delivery.attempts - 1,
+        next_attempt_at: nowIso(addSeconds(OWNER_WAIT_SECONDS, now)),
+      })
+    }
     if (outcome.stop === 'GONE' || delay === null) {
       stopped.set(delivery.webhook_id, outcome.stop === 'GONE' ? 'GONE' : 'ECHECS')
       return settle.set({ last_error: outcome.error, abandoned_at: at })

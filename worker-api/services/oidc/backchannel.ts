@@ -1,6 +1,6 @@
 import { addSeconds } from '../../contract/dates'
 import { oidcEnabled, signJwt } from '../../lib/oidc-keys'
-import type { Ctx, Env } from '../../lib/types'
+import type { Ctx } from '../../lib/types'
 import { deliverable } from '../core/outbound'
 import { MAX_ATTEMPTS, retryDelaySeconds } from '../core/outbox'
 

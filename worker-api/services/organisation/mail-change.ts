@@ -17,6 +17,7 @@ import { uniqueViolation } from '../../lib/query'
 import type { Ctx } from '../../lib/types'
 import type { Actor } from '../core/actor'
 import { mailChangeLog } from '../core/audit'
+import { afterOneRow, userEvent } from '../core/events'
 import {
   insertLinkUnderCap,
   liveMailToken,
@@ -212,6 +213,8 @@ export async function confirmMailChange(ctx: Ctx, token: string) {
         .set({ mail: newMail, login, mail_prouve: newMail, updated_at: now })
         .where('id', '=', row.user_id)
         .where(({ exists }) => exists(tokenIsLive)),
+      // The new address told to integrators, by the user who proved it.
+      event: userEvent(db, 'utilisateur.modifie', row.user_id, row.user_id, afterOneRow, new Date(now)),
       // Before the token is marked used below: written only by the request that changed the address.
       mail: queueMail(
         db,

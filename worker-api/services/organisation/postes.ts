@@ -256,7 +256,11 @@ export async function updatePoste(ctx: Ctx, caller: Caller, input: PosteUpdate):
       .where('id', '=', input.id)
       .where(({ exists }) => exists(guard))
       .returning('id'),
-    event: posteEvents(db, 'poste.modifie', actor.id, (id) => sql<SqlBool>`${id} = ${input.id}`, afterOneRow),
+    // Integrators hear of new dates only (the same ones sent again are no change).
+    event:
+      poste.date_debut === debut && poste.date_fin === fin
+        ? null
+        : posteEvents(db, 'poste.modifie', actor.id, (id) => sql<SqlBool>`${id} = ${input.id}`, afterOneRow),
   })
   if ((updated?.results.length ?? 0) === 0) {
     // Between the check and the write: the post was deleted, left the caller's reach, or another

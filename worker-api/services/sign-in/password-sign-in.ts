@@ -15,6 +15,7 @@ import { unauthorizedDomain } from '../core/actor'
 import { attemptCounter, clearAttempts, FREE_FAILURES } from '../core/attempt-counter'
 import { logEntry } from '../core/audit'
 import { publicGate } from '../core/captcha'
+import { userEvent } from '../core/events'
 import { pendingMail, postesColumn, postesFrom, toUser } from '../core/users'
 import { accessTokenFor, newRefreshToken, REFRESH_ABSOLUTE_SECONDS, sessionBrowser, type Tokens } from './auth'
 import { mfaCodeInvalid } from './factors'
@@ -178,6 +179,10 @@ export async function openSession(
         opened,
       ),
       cleared: clearAttempts(db, 'login', identifier).where(({ exists }) => exists(opened)),
+      // Integrators hear of it (connexion.reussie), with how they proved who they are.
+      signInEvent: userEvent(db, 'connexion.reussie', row.id, row.id, sql<SqlBool>`exists ${opened}`, now, {
+        methode: method,
+      }),
     }),
     tokenHash: refresh.row.token_hash,
     familyId,

@@ -1,4 +1,4 @@
-import { sql } from 'kysely'
+import { type SqlBool, sql } from 'kysely'
 import { namedBatch } from '../../db/client'
 import { randomToken, sha256Hex } from '../../lib/crypto'
 import { linkOrigin } from '../../lib/domain'
@@ -20,6 +20,7 @@ import {
 
 export { PASSWORD_RESET_TTL_HOURS }
 
+import { afterOneRow, posteEvents, userEvent } from '../core/events'
 import { mailQueued, queueMail } from '../core/outbox'
 
 /** Reset mails one account may receive per hour; more requests are answered the same, silently. */
@@ -114,6 +115,21 @@ export async function renewPassword(ctx: Ctx, input: { token: string; password: 
       })
       .where('id', '=', row.user_id)
       .where(({ exists }) => exists(tokenIsLive)),
+    // A carrier's registration completed: a user now, with their post, told to integrators (each under the write
+    // before it).
+    ...(row.registration_state === 'PENDING'
+      ? {
+          created: userEvent(db, 'utilisateur.cree', row.user_id, row.user_id, afterOneRow, new Date(now)),
+          posted: posteEvents(
+            db,
+            'poste.cree',
+            row.user_id,
+            (post) => sql<SqlBool>`${post} in (select id from poste where utilisateur_id = ${row.user_id})`,
+            afterOneRow,
+            new Date(now),
+          ),
+        }
+      : {}),
     // Before the token is marked used below: written only by the request that sets the password.
     mail: queueMail(
       db,
