@@ -217,6 +217,29 @@ describe('a change to a person', () => {
     expect(JSON.stringify(pulled.evenements[0])).toBe(got[2]?.body)
   })
 
+  it('is told of a rename once: the same form sent again is no change', async () => {
+    const queue = jobsQueue<JobOf<'webhook-delivery'>>()
+    const user = await hire(nord, queue)
+    const newest = async () =>
+      (
+        await db()
+          .selectFrom('evenement')
+          .select(({ fn }) => fn.max('id').as('id'))
+          .executeTakeFirstOrThrow()
+      ).id ?? 0
+    const before = await newest()
+    const rename = () =>
+      call(`/rest/bd/utilisateur/${user.id}`, {
+        method: 'PUT',
+        token: nord,
+        body: JSON.stringify({ nom: 'Renommé', prenom: 'Inès', mail: user.login }),
+      })
+    expect((await rename()).status).toBe(200)
+    expect((await rename()).status).toBe(200)
+    const told = (await (await call(`/rest/bd/evenements?depuis=${before}`, { token: nord })).json()) as EventsPage
+    expect(told.evenements.map((event) => [event.type, event.data.nom])).toEqual([['utilisateur.modifie', 'Renommé']])
+  })
+
   it('tells nothing when nothing changed, nor when the change was refused', async () => {
     const queue = jobsQueue<JobOf<'webhook-delivery'>>()
     const hook = await subscribed(nord, 'ok')

@@ -78,10 +78,13 @@ export async function updateProfile(ctx: Ctx, caller: Caller, id: number, input:
         updated_at: at,
       })
       .where('id', '=', id)
-    const written = guard ? update.where(guard) : update
-    // Integrators hear of a real change only (a form sent back unchanged is none).
-    const changed = row.nom !== input.nom || row.prenom !== input.prenom || (mail !== null && row.mail !== mail)
-    return changed ? [written, userEvent(db, 'utilisateur.modifie', actor.id, id, afterOneRow, now)] : [written]
+      // Only a real change is written (a form sent back unchanged is none), judged as the batch runs: what another
+      // administrator changed meanwhile is not put back untold.
+      .where(
+        sql<SqlBool>`(nom is not ${input.nom} or prenom is not ${input.prenom}${mail ? sql` or mail is not ${mail}` : sql``})`,
+      )
+    // Integrators hear of it, under the very write's condition.
+    return [guard ? update.where(guard) : update, userEvent(db, 'utilisateur.modifie', actor.id, id, afterOneRow, now)]
   }
   // The user as the update left them, read in its batch.
   const writeAndRead = async (writes: Parameters<typeof writeThenRead>[1]) => {
