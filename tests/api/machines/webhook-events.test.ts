@@ -788,7 +788,12 @@ describe('what programs and imports change', () => {
     expect(importEvents.map((event) => [event.type, event.acteur])).toEqual([
       ['utilisateur.cree', { type: 'utilisateur', id: nordId, login: expect.any(String) }],
       ['poste.cree', { type: 'utilisateur', id: nordId, login: expect.any(String) }],
+      ['import.termine', { type: 'utilisateur', id: nordId, login: expect.any(String) }],
     ])
+    expect(importEvents[2]).toMatchObject({
+      sujet: { type: 'import' },
+      data: { type: 'utilisateurs', etat: 'TERMINE', lignes: 1, creees: 1, erreurs: 0 },
+    })
     expect(importEvents[0]?.data).toMatchObject({ mail: imported, nom: 'Dupont' })
     expect(importEvents[1]?.data).toMatchObject({ structure: { id: 4 }, dateFin: wireDate(isoDate(90)) })
     // The same file again changes nothing: it tells nothing.
@@ -801,6 +806,11 @@ describe('what programs and imports change', () => {
     })
     expect(again.status).toBe(202)
     await queue.drain()
-    expect(await newestId()).toBe(importEvents.at(-1)?.id)
+    // Its end, and nothing of its people.
+    const second = await pulled(importEvents.at(-1)?.id ?? 0)
+    expect(second.map((event) => [event.type, event.data.inchangees])).toEqual([['import.termine', 1]])
+    // Direction Sud's administrator hears nothing of Direction Nord's import.
+    const sudPull = (await (await call(`/rest/bd/evenements?depuis=${middle}`, { token: sud })).json()) as EventsPage
+    expect(sudPull.evenements).toEqual([])
   })
 })

@@ -5,6 +5,7 @@ import type { ImportTable } from '../../db/schema'
 import type { Ctx } from '../../lib/types'
 import type { Actor } from '../core/actor'
 import { logEntry } from '../core/audit'
+import { afterOneRow, importEvent } from '../core/events'
 import { enqueue } from '../core/jobs'
 import { importerLive, importerRead, viewerOfImport } from './importer'
 import { type Counts, count, type FileRow, noCounts, type Planned } from './plan'
@@ -53,6 +54,7 @@ export async function finishEmpty(ctx: Ctx, actor: Actor, row: Insertable<Import
       .insertInto('import')
       .values({ ...row, etat: 'TERMINE', started_at: at, finished_at: at })
       .returning('id'),
+    event: importEvent(db, viewerOfImport(actor.id, row.domaine), sql<number>`last_insert_rowid()`, afterOneRow),
     log: db.insertInto('log').values({
       ...importEntry(actor.id, { id: 0, fichier: row.fichier, type: row.type }, noCounts(), ''),
       commentaire: `${row.fichier} (${row.type}) : 0 ligne`,
@@ -80,6 +82,7 @@ export async function failImport(ctx: Ctx, importId: number, motif: ImportFailur
       .set({ etat: 'ECHEC', motif_echec: motif, finished_at: at, updated_at: at })
       .where('id', '=', importId)
       .where('etat', 'in', ['EN_ATTENTE', 'EN_COURS']),
+    importEvent(db, viewerOfImport(job.auteur_id, job.domaine), importId, afterOneRow),
     db.deleteFrom('import_lot').where('import_id', '=', importId),
     db.insertInto('log').values(importEntry(job.auteur_id, job, counts, ` ; arrêté (${motif})`)),
   ])
@@ -225,7 +228,11 @@ export async function runLot(ctx: Ctx, message: ImportMessage): Promise<void> {
       })
       .where('id', '=', job.id),
     ...(last
-      ? [db.insertInto('log').values(importEntry(job.auteur_id, job, { ...total, lignes: job.lignes }, ''))]
+      ? [
+          db.insertInto('log').values(importEntry(job.auteur_id, job, { ...total, lignes: job.lignes }, '')),
+          // Integrators hear it is done (the lot's guard above holds the whole batch).
+          importEvent(db, viewerOfImport(job.auteur_id, job.domaine), job.id),
+        ]
       : []),
   ]
   try {

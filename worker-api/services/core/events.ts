@@ -3,7 +3,7 @@ import { nowIso, todayIso } from '../../contract/dates'
 import type { PortalEvent } from '../../contract/machines/events'
 import type { WebhookEventType } from '../../contract/machines/webhooks'
 import type { DB } from '../../db/client'
-import { serviceAccountId, userPathsJson } from '../../lib/scope'
+import { scopeRootPaths, serviceAccountId, userPathsJson, type Viewer } from '../../lib/scope'
 
 /**
  * The portal's events (issue 65, migration 0046): each written by the change it tells of, in that change's batch and
@@ -129,6 +129,45 @@ export function posteEvents(
         .where('event_holder.registration_state', '<>', 'PENDING')
         .where(when)
         .orderBy('event_poste.id'),
+    )
+}
+
+/**
+ * The end of an import (`import.termine`: done, or stopped with `etat: 'ECHEC'` and why), as the import's row stands at
+ * that point of the batch (place it after the write that ends it). It concerns the sub-trees its importer (`importer`,
+ * the viewer the import ran as) administers.
+ */
+export function importEvent(
+  db: DB,
+  importer: Viewer,
+  importId: number | Expression<number>,
+  when: Expression<SqlBool> = sql<SqlBool>`1`,
+  now = new Date(),
+) {
+  const roots = scopeRootPaths(db, importer).clearSelect().select('scope_root.path')
+  return db
+    .insertInto('evenement')
+    .columns(COLUMNS)
+    .expression(
+      db
+        .selectFrom('import as event_import')
+        .select([
+          sql.val('import.termine').as('type'),
+          sql.val(nowIso(now)).as('date'),
+          actorJson(importer.id).as('acteur'),
+          sql<string>`json_object('type', 'import', 'id', event_import.id)`.as('sujet'),
+          sql<string>`'import:' || event_import.id`.as('sujet_cle'),
+          sql<string>`json_object('id', event_import.id, 'type', event_import.type, 'fichier', event_import.fichier,
+            'etat', event_import.etat, 'lignes', event_import.lignes, 'creees', event_import.creees,
+            'modifiees', event_import.modifiees, 'inchangees', event_import.inchangees,
+            'erreurs', event_import.lignes_erreur, 'motifEchec', event_import.motif_echec)`.as('data'),
+          sql<string>`(select coalesce(json_group_array(import_root.path), '[]') from (${roots}) import_root)`.as(
+            'chemins',
+          ),
+          'event_import.domaine',
+        ])
+        .where(sql<SqlBool>`event_import.id = ${importId}`)
+        .where(when),
     )
 }
 
