@@ -309,6 +309,72 @@ describe('a sign-in and a session’s end', () => {
   })
 })
 
+describe('an access request', () => {
+  it('is told when asked, granted (with its post), refused, withdrawn', async () => {
+    await db().insertInto('fonction').values({ id: 40, libelle: 'Planificateur', structure_id: 4 }).execute()
+    await db().insertInto('fonction_application').values({ fonction_id: 40, application_id: 3 }).execute()
+    await db().updateTable('application').set({ demandable: 1 }).where('id', 'in', [1, 3]).execute()
+    const since =
+      (
+        await db()
+          .selectFrom('evenement')
+          .select(({ fn }) => fn.max('id').as('id'))
+          .executeTakeFirstOrThrow()
+      ).id ?? 0
+    const requester = await createUser({ postes: [currentPost(4, 2)] })
+    const other = await createUser({ postes: [currentPost(4, 2)] })
+    const ask = async (who: { id: number }) => {
+      const response = await post(
+        '/rest/bd/demande',
+        {
+          application: { id: 3 },
+          motif: 'Planifier les rendez-vous du quai',
+          dateDebut: wireDate(isoDate(0)),
+          dateFin: wireDate(isoDate(29)),
+        },
+        { token: (await sessionFor(who.id)).accessToken },
+      )
+      expect(response.status).toBe(201)
+      return ((await response.json()) as { id: number }).id
+    }
+    const granted = await ask(requester)
+    const decided = await post(
+      `/rest/bd/demande/${granted}/decision`,
+      { accord: true, fonction: { id: 40 }, structure: { id: 4 } },
+      { token: nord },
+    )
+    expect(decided.status).toBe(200)
+    const refused = await ask(other)
+    expect(
+      (await post(`/rest/bd/demande/${refused}/decision`, { accord: false, commentaire: 'Non' }, { token: nord }))
+        .status,
+    ).toBe(200)
+    const withdrawn = await ask(other)
+    const otherToken = (await sessionFor(other.id)).accessToken
+    expect((await call(`/rest/bd/demande/${withdrawn}`, { method: 'DELETE', token: otherToken })).status).toBe(204)
+    const page = (await (await call(`/rest/bd/evenements?depuis=${since}`, { token: nord })).json()) as EventsPage
+    const mine = page.evenements.filter((event) => event.type.startsWith('demande.') || event.type === 'poste.cree')
+    expect(mine.map((event) => [event.type, event.sujet.type, event.sujet.id])).toEqual([
+      ['demande.creee', 'demande', granted],
+      ['poste.cree', 'poste', expect.any(Number)],
+      ['demande.accordee', 'demande', granted],
+      ['demande.creee', 'demande', refused],
+      ['demande.refusee', 'demande', refused],
+      ['demande.creee', 'demande', withdrawn],
+      ['demande.retiree', 'demande', withdrawn],
+    ])
+    expect(mine[2]?.data).toMatchObject({
+      etat: 'ACCORDEE',
+      utilisateur: { id: requester.id },
+      application: { id: 3 },
+      poste: mine[1]?.sujet.id,
+    })
+    expect(mine[2]?.acteur).toMatchObject({ type: 'utilisateur', id: nordId })
+    expect(mine[4]?.data).toMatchObject({ etat: 'REFUSEE', commentaire: 'Non' })
+    expect(mine[6]?.acteur).toMatchObject({ type: 'utilisateur', id: other.id })
+  })
+})
+
 describe('a date passing', () => {
   it('tells, once, by the minute’s cron, the posts that start today and those whose last day was yesterday', async () => {
     const queue = jobsQueue<JobOf<'webhook-delivery'>>()

@@ -26,6 +26,11 @@ export const WEBHOOK_EVENT_TYPES = [
   'connexion.reussie',
   'connexion.verrouillee',
   'session.terminee',
+  'demande.creee',
+  'demande.accordee',
+  'demande.refusee',
+  'demande.retiree',
+  'demande.expiree',
   'import.termine',
 ] as const
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]

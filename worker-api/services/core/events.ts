@@ -171,6 +171,48 @@ export function importEvent(
     )
 }
 
+type RequestEventType = Extract<WebhookEventType, `demande.${string}`>
+
+/**
+ * An access request's event (`demande.creee`, `.accordee`, `.refusee`, `.retiree`, `.expiree`), as the request stands
+ * at that point of the batch (after the write that changes it), in order with its requester's other events.
+ */
+export function requestEvent(
+  db: DB,
+  type: RequestEventType,
+  actor: EventActor,
+  request: (id: Expression<number>) => Expression<SqlBool>,
+  when: Expression<SqlBool> = sql<SqlBool>`1`,
+  now = new Date(),
+) {
+  return db
+    .insertInto('evenement')
+    .columns(COLUMNS)
+    .expression(
+      db
+        .selectFrom('demande_acces as event_demande')
+        .innerJoin('utilisateur as event_requester', 'event_requester.id', 'event_demande.utilisateur_id')
+        .innerJoin('application as event_application', 'event_application.id', 'event_demande.application_id')
+        .select([
+          sql.val(type).as('type'),
+          sql.val(nowIso(now)).as('date'),
+          actorJson(actor).as('acteur'),
+          sql<string>`json_object('type', 'demande', 'id', event_demande.id)`.as('sujet'),
+          sql<string>`'utilisateur:' || event_requester.id`.as('sujet_cle'),
+          sql<string>`json_object('id', event_demande.id,
+            'utilisateur', json_object('id', event_requester.id, 'login', event_requester.login),
+            'application', json_object('id', event_application.id, 'libelle', event_application.libelle),
+            'motif', event_demande.motif, 'dateDebut', ${wireDate('event_demande.date_debut')},
+            'dateFin', ${wireDate('event_demande.date_fin')}, 'etat', event_demande.etat,
+            'commentaire', event_demande.commentaire, 'poste', event_demande.poste_id)`.as('data'),
+          userPathsJson(sql.ref('event_requester.id'), todayIso(now)).as('chemins'),
+          'event_requester.domain',
+        ])
+        .where(request(sql.ref<number>('event_demande.id')))
+        .where(when),
+    )
+}
+
 /** `when` for a statement placed right after a write of one row: that it wrote it. */
 export const afterOneRow = sql<SqlBool>`changes() = 1`
 

@@ -9,7 +9,7 @@ import { pathInScope, userManageable, type Viewer } from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
 import { adminWith, type Caller, viewerOf } from '../core/actor'
 import { logEntry } from '../core/audit'
-import { afterOneRow, posteEvents } from '../core/events'
+import { afterOneRow, posteEvents, requestEvent } from '../core/events'
 import { mailQueued, queueMail } from '../core/outbox'
 import { checkPlacement, placementReads } from '../organisation/postes'
 import { decidedBy, expiryCutoff } from './request-notices'
@@ -140,6 +140,14 @@ export async function decideRequest(
     const reason = commentaire ?? ''
     const written = await namedBatch(ctx.d1, {
       decided: decide('REFUSEE'),
+      event: requestEvent(
+        db,
+        'demande.refusee',
+        actor.id,
+        (request) => sql<SqlBool>`${request} = ${id}`,
+        sql<SqlBool>`exists ${done}`,
+        now,
+      ),
       log: entry('DEMANDE_REFUS', ` — ${reason}`),
       mail: tell({ kind: 'refused', admin, commentaire: reason }, { debut: request.date_debut, fin: request.date_fin }),
     })
@@ -204,6 +212,15 @@ export async function decideRequest(
       })
       .where('id', '=', id)
       .where(sql<SqlBool>`decision = ${mark}`),
+    // Told with the post it opened.
+    requestEvent: requestEvent(
+      db,
+      'demande.accordee',
+      actor.id,
+      (request) => sql<SqlBool>`${request} = ${id}`,
+      sql<SqlBool>`exists ${done}`,
+      now,
+    ),
     posteLog: insertWhen(
       db,
       'log',

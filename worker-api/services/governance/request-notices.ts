@@ -10,6 +10,7 @@ import { accessAnsweredMail, accessRequestedMail, mailLanguage, type RequestFact
 import { type UserManager, userManagers } from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
 import { logEntry } from '../core/audit'
+import { requestEvent } from '../core/events'
 import { queueMail } from '../core/outbox'
 
 /** The last day a request made at `createdAt` (an instant) waits for a decision, 'YYYY-MM-DD'. */
@@ -140,6 +141,14 @@ async function expireRequests(ctx: Ctx, now: Date) {
         .set({ etat: 'EXPIREE', decided_at: at, decision: mark })
         .where('id', '=', row.id)
         .where('etat', '=', 'EN_ATTENTE'),
+      requestEvent(
+        db,
+        'demande.expiree',
+        'systeme',
+        (request) => sql<SqlBool>`${request} = ${row.id}`,
+        sql<SqlBool>`exists ${done}`,
+        now,
+      ),
       insertWhen(
         db,
         'log',

@@ -18,6 +18,7 @@ import type { Ctx } from '../../lib/types'
 import { currentAndFuture, currentAndFutureApplicationsQuery, launchableApplications } from '../catalogue/access'
 import { actorWith, type Caller, viewerOf } from '../core/actor'
 import { logEntry } from '../core/audit'
+import { afterOneRow, requestEvent } from '../core/events'
 import { mailQueued } from '../core/outbox'
 import { approverMails, decidedBy, expiryDay, requestFacts } from './request-notices'
 
@@ -310,6 +311,14 @@ export async function createRequest(
       // Still demandable, and the caller still under the day's count (two requests sent at once).
       demandable.where(sql<SqlBool>`(select count(*) from (${lately})) < ${REQUESTS_PER_DAY}`),
     ).returning('id'),
+    event: requestEvent(
+      db,
+      'demande.creee',
+      actor.id,
+      (request) => sql<SqlBool>`${request} = last_insert_rowid()`,
+      afterOneRow,
+      now,
+    ),
     log: insertWhen(
       db,
       'log',
@@ -361,6 +370,13 @@ export async function withdrawRequest(ctx: Ctx, caller: Caller, id: number): Pro
       .where('utilisateur_id', '=', actor.id)
       .where('etat', '=', 'EN_ATTENTE')
       .returning('id'),
+    event: requestEvent(
+      db,
+      'demande.retiree',
+      actor.id,
+      (request) => sql<SqlBool>`${request} = ${id}`,
+      sql<SqlBool>`exists ${decidedBy(db, id, mark)}`,
+    ),
     log: insertWhen(
       db,
       'log',
