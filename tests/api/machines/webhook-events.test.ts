@@ -860,6 +860,13 @@ describe('what programs and imports change', () => {
       sujet: { type: 'import' },
       data: { type: 'utilisateurs', etat: 'TERMINE', lignes: 1, creees: 1, erreurs: 0 },
     })
+    // Delivered in its own order, not behind some person's events.
+    const stored = await db()
+      .selectFrom('evenement')
+      .select('sujet_cle')
+      .where('id', '=', importEvents[2]?.id ?? 0)
+      .executeTakeFirstOrThrow()
+    expect(stored.sujet_cle).toBe(`import:${importEvents[2]?.sujet.id}`)
     expect(importEvents[0]?.data).toMatchObject({ mail: imported, nom: 'Dupont' })
     expect(importEvents[1]?.data).toMatchObject({ structure: { id: 4 }, dateFin: wireDate(isoDate(90)) })
     // The same file again changes nothing: it tells nothing.

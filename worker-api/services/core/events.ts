@@ -1,4 +1,4 @@
-import { type Expression, type SqlBool, sql } from 'kysely'
+import { type Expression, type RawBuilder, type SqlBool, sql } from 'kysely'
 import { nowIso, todayIso } from '../../contract/dates'
 import type { PortalEvent } from '../../contract/machines/events'
 import type { WebhookEventType } from '../../contract/machines/webhooks'
@@ -32,6 +32,35 @@ const wireDate = (column: string) =>
   sql`substr(${sql.ref(column)}, 9, 2) || '/' || substr(${sql.ref(column)}, 6, 2) || '/' || substr(${sql.ref(column)}, 1, 4)`
 
 const COLUMNS = ['type', 'date', 'acteur', 'sujet', 'sujet_cle', 'data', 'chemins', 'domain'] as const
+
+/** What every event's row holds, read from its subject's row at that point of the batch. */
+type Told = {
+  type: WebhookEventType
+  actor: EventActor
+  now: Date
+  /** The subject's kind and its id's column. */
+  subject: [kind: string, id: string]
+  /** Whose events it is delivered in order with: the user it is about ('utilisateur:42'). */
+  key: RawBuilder<string>
+  data: RawBuilder<string>
+  chemins: RawBuilder<string>
+  /** The column of the subject's domain. */
+  domain: string
+}
+
+/** The order key of the user in `column`. */
+const person = (column: string) => sql<string>`'utilisateur:' || ${sql.ref(column)}`
+
+const told = (t: Told) => [
+  sql.val(t.type).as('type'),
+  sql.val(nowIso(t.now)).as('date'),
+  actorJson(t.actor).as('acteur'),
+  sql<string>`json_object('type', ${sql.lit(t.subject[0])}, 'id', ${sql.ref(t.subject[1])})`.as('sujet'),
+  t.key.as('sujet_cle'),
+  t.data.as('data'),
+  t.chemins.as('chemins'),
+  sql<string>`${sql.ref(t.domain)}`.as('domain'),
+]
 
 type UserEventType = Extract<WebhookEventType, `utilisateur.${string}` | 'connexion.reussie'>
 type PosteEventType = Extract<WebhookEventType, `poste.${string}`>
@@ -67,20 +96,20 @@ export function userEvents(
     .expression(
       db
         .selectFrom('utilisateur as event_user')
-        .select([
-          sql.val(type).as('type'),
-          sql.val(nowIso(now)).as('date'),
-          actorJson(actor).as('acteur'),
-          sql<string>`json_object('type', 'utilisateur', 'id', event_user.id)`.as('sujet'),
-          sql<string>`'utilisateur:' || event_user.id`.as('sujet_cle'),
-          sql<string>`json_object('id', event_user.id, 'login', event_user.login, 'nom', event_user.nom,
-            'prenom', event_user.prenom, 'mail', event_user.mail, 'actif', ${bool('event_user.actif')},
-            'supprime', ${bool('event_user.supprime')}, 'admin', ${bool('event_user.admin')}${sql.join(more, sql``)})`.as(
-            'data',
-          ),
-          userPathsJson(sql.ref('event_user.id'), todayIso(now)).as('chemins'),
-          'event_user.domain',
-        ])
+        .select(
+          told({
+            type,
+            actor,
+            now,
+            subject: ['utilisateur', 'event_user.id'],
+            key: person('event_user.id'),
+            data: sql<string>`json_object('id', event_user.id, 'login', event_user.login, 'nom', event_user.nom,
+              'prenom', event_user.prenom, 'mail', event_user.mail, 'actif', ${bool('event_user.actif')},
+              'supprime', ${bool('event_user.supprime')}, 'admin', ${bool('event_user.admin')}${sql.join(more, sql``)})`,
+            chemins: userPathsJson(sql.ref('event_user.id'), todayIso(now)),
+            domain: 'event_user.domain',
+          }),
+        )
         .where(users(sql.ref<number>('event_user.id')))
         .where(when)
         .orderBy('event_user.id'),
@@ -108,22 +137,22 @@ export function posteEvents(
         .innerJoin('structure as event_structure', 'event_structure.id', 'event_poste.structure_id')
         .innerJoin('fonction as event_fonction', 'event_fonction.id', 'event_poste.fonction_id')
         .innerJoin('utilisateur as event_holder', 'event_holder.id', 'event_poste.utilisateur_id')
-        .select([
-          sql.val(type).as('type'),
-          sql.val(nowIso(now)).as('date'),
-          actorJson(actor).as('acteur'),
-          sql<string>`json_object('type', 'poste', 'id', event_poste.id)`.as('sujet'),
-          sql<string>`'utilisateur:' || event_poste.utilisateur_id`.as('sujet_cle'),
-          sql<string>`json_object('id', event_poste.id,
-            'structure', json_object('id', event_structure.id, 'nom', event_structure.nom),
-            'fonction', json_object('id', event_fonction.id, 'libelle', event_fonction.libelle),
-            'utilisateur', json_object('id', event_holder.id, 'login', event_holder.login),
-            'dateDebut', ${wireDate('event_poste.date_debut')}, 'dateFin', ${wireDate('event_poste.date_fin')})`.as(
-            'data',
-          ),
-          sql<string>`json_array(event_structure.path)`.as('chemins'),
-          'event_holder.domain',
-        ])
+        .select(
+          told({
+            type,
+            actor,
+            now,
+            subject: ['poste', 'event_poste.id'],
+            key: person('event_poste.utilisateur_id'),
+            data: sql<string>`json_object('id', event_poste.id,
+              'structure', json_object('id', event_structure.id, 'nom', event_structure.nom),
+              'fonction', json_object('id', event_fonction.id, 'libelle', event_fonction.libelle),
+              'utilisateur', json_object('id', event_holder.id, 'login', event_holder.login),
+              'dateDebut', ${wireDate('event_poste.date_debut')}, 'dateFin', ${wireDate('event_poste.date_fin')})`,
+            chemins: sql<string>`json_array(event_structure.path)`,
+            domain: 'event_holder.domain',
+          }),
+        )
         .where(posts(sql.ref<number>('event_poste.id')))
         // A registration not complete is the authorisation queue's, nobody's user yet (DESIGN §4).
         .where('event_holder.registration_state', '<>', 'PENDING')
@@ -151,21 +180,22 @@ export function importEvent(
     .expression(
       db
         .selectFrom('import as event_import')
-        .select([
-          sql.val('import.termine').as('type'),
-          sql.val(nowIso(now)).as('date'),
-          actorJson(importer.id).as('acteur'),
-          sql<string>`json_object('type', 'import', 'id', event_import.id)`.as('sujet'),
-          sql<string>`'import:' || event_import.id`.as('sujet_cle'),
-          sql<string>`json_object('id', event_import.id, 'type', event_import.type, 'fichier', event_import.fichier,
-            'etat', event_import.etat, 'lignes', event_import.lignes, 'creees', event_import.creees,
-            'modifiees', event_import.modifiees, 'inchangees', event_import.inchangees,
-            'erreurs', event_import.lignes_erreur, 'motifEchec', event_import.motif_echec)`.as('data'),
-          sql<string>`(select coalesce(json_group_array(import_root.path), '[]') from (${roots}) import_root)`.as(
-            'chemins',
-          ),
-          'event_import.domaine',
-        ])
+        .select(
+          told({
+            type: 'import.termine',
+            actor: importer.id,
+            now,
+            subject: ['import', 'event_import.id'],
+            // An import concerns no one person: its own order.
+            key: sql<string>`'import:' || event_import.id`,
+            data: sql<string>`json_object('id', event_import.id, 'type', event_import.type,
+              'fichier', event_import.fichier, 'etat', event_import.etat, 'lignes', event_import.lignes,
+              'creees', event_import.creees, 'modifiees', event_import.modifiees, 'inchangees', event_import.inchangees,
+              'erreurs', event_import.lignes_erreur, 'motifEchec', event_import.motif_echec)`,
+            chemins: sql<string>`(select coalesce(json_group_array(import_root.path), '[]') from (${roots}) import_root)`,
+            domain: 'event_import.domaine',
+          }),
+        )
         .where(sql<SqlBool>`event_import.id = ${importId}`)
         .where(when),
     )
@@ -193,21 +223,23 @@ export function requestEvent(
         .selectFrom('demande_acces as event_demande')
         .innerJoin('utilisateur as event_requester', 'event_requester.id', 'event_demande.utilisateur_id')
         .innerJoin('application as event_application', 'event_application.id', 'event_demande.application_id')
-        .select([
-          sql.val(type).as('type'),
-          sql.val(nowIso(now)).as('date'),
-          actorJson(actor).as('acteur'),
-          sql<string>`json_object('type', 'demande', 'id', event_demande.id)`.as('sujet'),
-          sql<string>`'utilisateur:' || event_requester.id`.as('sujet_cle'),
-          sql<string>`json_object('id', event_demande.id,
-            'utilisateur', json_object('id', event_requester.id, 'login', event_requester.login),
-            'application', json_object('id', event_application.id, 'libelle', event_application.libelle),
-            'motif', event_demande.motif, 'dateDebut', ${wireDate('event_demande.date_debut')},
-            'dateFin', ${wireDate('event_demande.date_fin')}, 'etat', event_demande.etat,
-            'commentaire', event_demande.commentaire, 'poste', event_demande.poste_id)`.as('data'),
-          userPathsJson(sql.ref('event_requester.id'), todayIso(now)).as('chemins'),
-          'event_requester.domain',
-        ])
+        .select(
+          told({
+            type,
+            actor,
+            now,
+            subject: ['demande', 'event_demande.id'],
+            key: person('event_requester.id'),
+            data: sql<string>`json_object('id', event_demande.id,
+              'utilisateur', json_object('id', event_requester.id, 'login', event_requester.login),
+              'application', json_object('id', event_application.id, 'libelle', event_application.libelle),
+              'motif', event_demande.motif, 'dateDebut', ${wireDate('event_demande.date_debut')},
+              'dateFin', ${wireDate('event_demande.date_fin')}, 'etat', event_demande.etat,
+              'commentaire', event_demande.commentaire, 'poste', event_demande.poste_id)`,
+            chemins: userPathsJson(sql.ref('event_requester.id'), todayIso(now)),
+            domain: 'event_requester.domain',
+          }),
+        )
         .where(request(sql.ref<number>('event_demande.id')))
         .where(when),
     )
