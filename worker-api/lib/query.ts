@@ -92,3 +92,7 @@ export const uniqueViolation = (error: unknown) => String(error).includes('UNIQU
 
 /** Whether a write failed on a foreign key: what it points to was deleted meanwhile, and nothing was written. */
 export const foreignKeyViolation = (error: unknown) => String(error).includes('FOREIGN KEY constraint failed')
+
+/** A stored day ('YYYY-MM-DD') column as the API writes it ('dd/MM/yyyy'), in SQL (contract/dates.ts `toWireDate`). */
+export const wireDateSql = (column: string) =>
+  sql<string>`substr(${sql.ref(column)}, 9, 2) || '/' || substr(${sql.ref(column)}, 6, 2) || '/' || substr(${sql.ref(column)}, 1, 4)`

@@ -3,6 +3,7 @@ import { nowIso, todayIso } from '../../contract/dates'
 import type { PortalEvent } from '../../contract/machines/events'
 import type { WebhookEventType } from '../../contract/machines/webhooks'
 import type { DB } from '../../db/client'
+import { wireDateSql } from '../../lib/query'
 import { scopeRootPaths, serviceAccountId, userPathsJson, type Viewer } from '../../lib/scope'
 
 /**
@@ -27,11 +28,12 @@ function actorJson(actor: EventActor) {
 }
 
 const bool = (column: string) => sql`json(iif(${sql.ref(column)}, 'true', 'false'))`
-/** A stored day ('YYYY-MM-DD') as the API writes it ('dd/MM/yyyy'). */
-const wireDate = (column: string) =>
-  sql`substr(${sql.ref(column)}, 9, 2) || '/' || substr(${sql.ref(column)}, 6, 2) || '/' || substr(${sql.ref(column)}, 1, 4)`
 
 const COLUMNS = ['type', 'date', 'acteur', 'sujet', 'sujet_cle', 'data', 'chemins', 'domain'] as const
+
+/** The events whose rows `rows` selects (each `told`), written. */
+const insertEvents = (db: DB, rows: Parameters<ReturnType<DB['insertInto']>['expression']>[0]) =>
+  db.insertInto('evenement').columns(COLUMNS).expression(rows)
 
 /** What every event's row holds, read from its subject's row at that point of the batch. */
 type Told = {
@@ -90,30 +92,28 @@ export function userEvents(
   extra: Record<string, string> = {},
 ) {
   const more = Object.entries(extra).flatMap(([name, value]) => [sql`, ${sql.lit(name)}, ${value}`])
-  return db
-    .insertInto('evenement')
-    .columns(COLUMNS)
-    .expression(
-      db
-        .selectFrom('utilisateur as event_user')
-        .select(
-          told({
-            type,
-            actor,
-            now,
-            subject: ['utilisateur', 'event_user.id'],
-            key: person('event_user.id'),
-            data: sql<string>`json_object('id', event_user.id, 'login', event_user.login, 'nom', event_user.nom,
+  return insertEvents(
+    db,
+    db
+      .selectFrom('utilisateur as event_user')
+      .select(
+        told({
+          type,
+          actor,
+          now,
+          subject: ['utilisateur', 'event_user.id'],
+          key: person('event_user.id'),
+          data: sql<string>`json_object('id', event_user.id, 'login', event_user.login, 'nom', event_user.nom,
               'prenom', event_user.prenom, 'mail', event_user.mail, 'actif', ${bool('event_user.actif')},
               'supprime', ${bool('event_user.supprime')}, 'admin', ${bool('event_user.admin')}${sql.join(more, sql``)})`,
-            chemins: userPathsJson(sql.ref('event_user.id'), todayIso(now)),
-            domain: 'event_user.domain',
-          }),
-        )
-        .where(users(sql.ref<number>('event_user.id')))
-        .where(when)
-        .orderBy('event_user.id'),
-    )
+          chemins: userPathsJson(sql.ref('event_user.id'), todayIso(now)),
+          domain: 'event_user.domain',
+        }),
+      )
+      .where(users(sql.ref<number>('event_user.id')))
+      .where(when)
+      .orderBy('event_user.id'),
+  )
 }
 
 /**
@@ -128,37 +128,35 @@ export function posteEvents(
   when: Expression<SqlBool> = sql<SqlBool>`1`,
   now = new Date(),
 ) {
-  return db
-    .insertInto('evenement')
-    .columns(COLUMNS)
-    .expression(
-      db
-        .selectFrom('poste as event_poste')
-        .innerJoin('structure as event_structure', 'event_structure.id', 'event_poste.structure_id')
-        .innerJoin('fonction as event_fonction', 'event_fonction.id', 'event_poste.fonction_id')
-        .innerJoin('utilisateur as event_holder', 'event_holder.id', 'event_poste.utilisateur_id')
-        .select(
-          told({
-            type,
-            actor,
-            now,
-            subject: ['poste', 'event_poste.id'],
-            key: person('event_poste.utilisateur_id'),
-            data: sql<string>`json_object('id', event_poste.id,
+  return insertEvents(
+    db,
+    db
+      .selectFrom('poste as event_poste')
+      .innerJoin('structure as event_structure', 'event_structure.id', 'event_poste.structure_id')
+      .innerJoin('fonction as event_fonction', 'event_fonction.id', 'event_poste.fonction_id')
+      .innerJoin('utilisateur as event_holder', 'event_holder.id', 'event_poste.utilisateur_id')
+      .select(
+        told({
+          type,
+          actor,
+          now,
+          subject: ['poste', 'event_poste.id'],
+          key: person('event_poste.utilisateur_id'),
+          data: sql<string>`json_object('id', event_poste.id,
               'structure', json_object('id', event_structure.id, 'nom', event_structure.nom),
               'fonction', json_object('id', event_fonction.id, 'libelle', event_fonction.libelle),
               'utilisateur', json_object('id', event_holder.id, 'login', event_holder.login),
-              'dateDebut', ${wireDate('event_poste.date_debut')}, 'dateFin', ${wireDate('event_poste.date_fin')})`,
-            chemins: sql<string>`json_array(event_structure.path)`,
-            domain: 'event_holder.domain',
-          }),
-        )
-        .where(posts(sql.ref<number>('event_poste.id')))
-        // A registration not complete is the authorisation queue's, nobody's user yet (DESIGN §4).
-        .where('event_holder.registration_state', '<>', 'PENDING')
-        .where(when)
-        .orderBy('event_poste.id'),
-    )
+              'dateDebut', ${wireDateSql('event_poste.date_debut')}, 'dateFin', ${wireDateSql('event_poste.date_fin')})`,
+          chemins: sql<string>`json_array(event_structure.path)`,
+          domain: 'event_holder.domain',
+        }),
+      )
+      .where(posts(sql.ref<number>('event_poste.id')))
+      // A registration not complete is the authorisation queue's, nobody's user yet (DESIGN §4).
+      .where('event_holder.registration_state', '<>', 'PENDING')
+      .where(when)
+      .orderBy('event_poste.id'),
+  )
 }
 
 /**
@@ -174,31 +172,29 @@ export function importEvent(
   now = new Date(),
 ) {
   const roots = scopeRootPaths(db, importer).clearSelect().select('scope_root.path')
-  return db
-    .insertInto('evenement')
-    .columns(COLUMNS)
-    .expression(
-      db
-        .selectFrom('import as event_import')
-        .select(
-          told({
-            type: 'import.termine',
-            actor: importer.id,
-            now,
-            subject: ['import', 'event_import.id'],
-            // An import concerns no one person: its own order.
-            key: sql<string>`'import:' || event_import.id`,
-            data: sql<string>`json_object('id', event_import.id, 'type', event_import.type,
+  return insertEvents(
+    db,
+    db
+      .selectFrom('import as event_import')
+      .select(
+        told({
+          type: 'import.termine',
+          actor: importer.id,
+          now,
+          subject: ['import', 'event_import.id'],
+          // An import concerns no one person: its own order.
+          key: sql<string>`'import:' || event_import.id`,
+          data: sql<string>`json_object('id', event_import.id, 'type', event_import.type,
               'fichier', event_import.fichier, 'etat', event_import.etat, 'lignes', event_import.lignes,
               'creees', event_import.creees, 'modifiees', event_import.modifiees, 'inchangees', event_import.inchangees,
               'erreurs', event_import.lignes_erreur, 'motifEchec', event_import.motif_echec)`,
-            chemins: sql<string>`(select coalesce(json_group_array(import_root.path), '[]') from (${roots}) import_root)`,
-            domain: 'event_import.domaine',
-          }),
-        )
-        .where(sql<SqlBool>`event_import.id = ${importId}`)
-        .where(when),
-    )
+          chemins: sql<string>`(select coalesce(json_group_array(import_root.path), '[]') from (${roots}) import_root)`,
+          domain: 'event_import.domaine',
+        }),
+      )
+      .where(sql<SqlBool>`event_import.id = ${importId}`)
+      .where(when),
+  )
 }
 
 type RequestEventType = Extract<WebhookEventType, `demande.${string}`>
@@ -215,34 +211,32 @@ export function requestEvent(
   when: Expression<SqlBool> = sql<SqlBool>`1`,
   now = new Date(),
 ) {
-  return db
-    .insertInto('evenement')
-    .columns(COLUMNS)
-    .expression(
-      db
-        .selectFrom('demande_acces as event_demande')
-        .innerJoin('utilisateur as event_requester', 'event_requester.id', 'event_demande.utilisateur_id')
-        .innerJoin('application as event_application', 'event_application.id', 'event_demande.application_id')
-        .select(
-          told({
-            type,
-            actor,
-            now,
-            subject: ['demande', 'event_demande.id'],
-            key: person('event_requester.id'),
-            data: sql<string>`json_object('id', event_demande.id,
+  return insertEvents(
+    db,
+    db
+      .selectFrom('demande_acces as event_demande')
+      .innerJoin('utilisateur as event_requester', 'event_requester.id', 'event_demande.utilisateur_id')
+      .innerJoin('application as event_application', 'event_application.id', 'event_demande.application_id')
+      .select(
+        told({
+          type,
+          actor,
+          now,
+          subject: ['demande', 'event_demande.id'],
+          key: person('event_requester.id'),
+          data: sql<string>`json_object('id', event_demande.id,
               'utilisateur', json_object('id', event_requester.id, 'login', event_requester.login),
               'application', json_object('id', event_application.id, 'libelle', event_application.libelle),
-              'motif', event_demande.motif, 'dateDebut', ${wireDate('event_demande.date_debut')},
-              'dateFin', ${wireDate('event_demande.date_fin')}, 'etat', event_demande.etat,
+              'motif', event_demande.motif, 'dateDebut', ${wireDateSql('event_demande.date_debut')},
+              'dateFin', ${wireDateSql('event_demande.date_fin')}, 'etat', event_demande.etat,
               'commentaire', event_demande.commentaire, 'poste', event_demande.poste_id)`,
-            chemins: userPathsJson(sql.ref('event_requester.id'), todayIso(now)),
-            domain: 'event_requester.domain',
-          }),
-        )
-        .where(request(sql.ref<number>('event_demande.id')))
-        .where(when),
-    )
+          chemins: userPathsJson(sql.ref('event_requester.id'), todayIso(now)),
+          domain: 'event_requester.domain',
+        }),
+      )
+      .where(request(sql.ref<number>('event_demande.id')))
+      .where(when),
+  )
 }
 
 /** `when` for a statement placed right after a write of one row: that it wrote it. */

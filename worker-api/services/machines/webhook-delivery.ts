@@ -104,8 +104,13 @@ export async function deliverWebhooks(
   { now = new Date(), fetcher = fetch, timeoutMs = WEBHOOK_TIMEOUT_MS, limit = WEBHOOK_BATCH }: DeliveryOptions = {},
 ): Promise<{ sent: number; failed: number; more: boolean }> {
   const due = await ctx.d1.prepare(DUE).bind(nowIso(now)).first()
+  if (!due) return { sent: 0, failed: 0, more: false }
+  return sendDue(ctx, { now, fetcher, timeoutMs, limit })
+}
+
+/** `deliverWebhooks` once a delivery is known to be due. */
+async function sendDue(ctx: Ctx, { now, fetcher, timeoutMs, limit }: Required<DeliveryOptions>) {
   const total = { sent: 0, failed: 0, more: false }
-  if (!due) return total
   // Each round on the clock as it runs (a caller's `now` shifts it: a test's later time), so that a lease is taken for
   // its round's own minute.
   const offset = now.getTime() - Date.now()
@@ -353,6 +358,6 @@ export async function startDeliveries(ctx: Ctx, now = new Date()): Promise<boole
   const due = await ctx.d1.prepare(DUE).bind(nowIso(now)).first()
   if (!due) return false
   if (ctx.env.JOBS) await enqueue(ctx, { kind: 'webhook-delivery' })
-  else await deliverWebhooks(ctx, { now })
+  else await sendDue(ctx, { now, fetcher: fetch, timeoutMs: WEBHOOK_TIMEOUT_MS, limit: WEBHOOK_BATCH })
   return true
 }

@@ -7,6 +7,7 @@ import { randomToken, sha256Hex } from '../../lib/crypto'
 import { linkOrigin } from '../../lib/domain'
 import { BusinessError, invalidField, notFound } from '../../lib/errors'
 import { mailLanguage, registrationMail } from '../../lib/mail/templates'
+import { wireDateSql } from '../../lib/query'
 import { registrationInScope } from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
 import { copyTemplate } from '../catalogue/templates'
@@ -234,10 +235,6 @@ function templateCopy([templateFonctions, templateGrants]: ReturnType<typeof cop
 }
 
 type RegistrationState = { registration_state: string; supprime: number }
-
-/** A 'yyyy-MM-dd' column as the API writes dates (dd/MM/yyyy), in SQL. */
-const wireDateSql = (column: string) =>
-  sql<string>`substr(${sql.ref(column)}, 9, 2) || '/' || substr(${sql.ref(column)}, 6, 2) || '/' || substr(${sql.ref(column)}, 1, 4)`
 
 /**
  * A `POSTE_SUPPRESSION` entry (`entry`, its comment aside) for each post of a registration, as the
