@@ -129,7 +129,7 @@ export function ConfirmDialog({
             }}
           >
             <AlertDialogHeader>
-              <AlertDialogTitle>{confirmation.title}</AlertDialogTitle>
+              <AlertDialogTitle className="[overflow-wrap:anywhere]">{confirmation.title}</AlertDialogTitle>
               <AlertDialogDescription>{confirmation.description}</AlertDialogDescription>
             </AlertDialogHeader>
             <ConfirmForm

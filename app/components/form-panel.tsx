@@ -50,7 +50,8 @@ export function FormPanel({
       )}
     >
       <div className="flex flex-col gap-2">
-        <Heading id={headingId} className="text-lg font-semibold">
+        {/* A name or address without spaces (a webhook's URL) wraps rather than widen the page. */}
+        <Heading id={headingId} className="text-lg font-semibold [overflow-wrap:anywhere]">
           {title}
         </Heading>
         <p className="text-sm text-muted-foreground">{intro}</p>

@@ -17,6 +17,7 @@ import {
   UserCircle,
   UserPlus,
   Users,
+  Webhook,
 } from 'lucide-react'
 
 /**
@@ -42,6 +43,7 @@ export const ADMIN_MENU: readonly MenuItem[] = [
   { to: '/pages/admin/listeLogs', label: 'nav.history', icon: History },
   { to: '/pages/admin/import', label: 'nav.bulk', icon: FileUp },
   { to: '/pages/admin/comptesService', label: 'nav.serviceAccounts', icon: Bot },
+  { to: '/pages/admin/webhooks', label: 'nav.webhooks', icon: Webhook },
   { to: '/pages/admin/applications', label: 'nav.applications', icon: Blocks, root: true },
   { to: '/pages/admin/modeles', label: 'nav.templates', icon: LayoutTemplate, root: true },
   { to: '/pages/admin/fournisseurs', label: 'nav.identityProviders', icon: KeyRound, root: true },

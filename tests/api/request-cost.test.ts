@@ -228,6 +228,25 @@ describe('statements per request', () => {
       })
       .returning('id')
       .executeTakeFirstOrThrow()
+    const { id: webhook } = await db()
+      .insertInto('webhook')
+      .values({
+        url: 'https://rh.example/cout',
+        evenements: '["utilisateur.*"]',
+        description: null,
+        recherche: 'https://rh.example/cout',
+        actif: 1,
+        structure_id: 2,
+        cree_par: root.id,
+        domain: 'http://localhost:8787',
+        secret_scelle: 'scelle',
+        ancien_secret_scelle: null,
+        ancien_secret_expire: null,
+        created_at: at,
+        updated_at: at,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow()
     // [page, statements, in-process calls]: the session call the layout and the guard share, then the
     // page's own, all in the batch of the request's one check of the caller.
     const pages = [
@@ -269,6 +288,10 @@ describe('statements per request', () => {
       // with its progress per structure and a page of its items, in one call (their total is the progress).
       ['/pages/admin/revues', 5, 3],
       [`/pages/admin/revues/${revue}`, 4, 2],
+      // The subscriptions (a page and its total) and the structures to make one on (a page, its count); one
+      // subscription with a page of its delivery log and its total.
+      ['/pages/admin/webhooks', 5, 3],
+      [`/pages/admin/webhooks/${webhook}`, 5, 3],
     ] as const
     expect(await costsOf(withMenu(pages, ADMIN_MENU), cookie)).toEqual(expected(withMenu(pages, ADMIN_MENU), pages))
   })

@@ -314,3 +314,30 @@ INSERT INTO log (date, utilisateur_id, type_log, nom_log, commentaire, nom_navig
 SELECT strftime('%Y-%m', 'now', 'start of month', '-30 months') || '-' || printf('%02d', 1 + i) || 'T10:00:00.000Z',
   9986, 'CONNEXION', 'CONNEXION', 'Entrée archivée ' || i, 'Firefox', '128'
 FROM n;
+
+-- The webhooks' screens (tests/e2e/support.mjs ADMIN_SCREENS): a subscription of Direction Nord the portal stopped after
+-- a day of failures (so that nothing is ever sent to its address), with a delivery log of each state.
+INSERT OR IGNORE INTO webhook (id, url, evenements, description, recherche, actif, structure_id, cree_par, domain,
+                               secret_scelle, created_at, updated_at, desactive_motif, desactive_le)
+SELECT 980, 'https://rh.transports.example/portail/evenements', '["poste.fin","utilisateur.*"]', 'SIRH de la Direction Nord',
+  'https://rh.transports.example/portail/evenements sirh de la direction nord', 0, 2, id, 'http://localhost:8787',
+  'fixture-not-a-sealed-secret', strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-3 days'),
+  strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-1 days'), 'ECHECS', strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-1 days')
+FROM utilisateur WHERE login = 'admin';
+INSERT OR IGNORE INTO evenement (id, type, date, acteur, sujet, sujet_cle, data, chemins, domain) VALUES
+  (980, 'utilisateur.modifie', strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-3 days'), '{"type":"systeme"}',
+   '{"type":"utilisateur","id":2}', 'utilisateur:2', '{}', '["/1/2/4/"]', 'http://localhost:8787'),
+  (981, 'poste.fin', strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-2 days'), '{"type":"systeme"}',
+   '{"type":"poste","id":2}', 'utilisateur:2', '{}', '["/1/2/4/"]', 'http://localhost:8787'),
+  (982, 'utilisateur.desactive', strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-1 days'), '{"type":"systeme"}',
+   '{"type":"utilisateur","id":3}', 'utilisateur:3', '{}', '["/1/2/4/"]', 'http://localhost:8787');
+INSERT OR IGNORE INTO webhook_livraison (id, webhook_id, evenement_id, sujet_cle, created_at, attempts, next_attempt_at,
+                                         last_attempt_at, last_status, last_error, sent_at, abandoned_at) VALUES
+  (980, 980, 980, 'utilisateur:2', strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-3 days'), 1,
+   strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-3 days'), strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-3 days'), 204, NULL,
+   strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-3 days'), NULL),
+  (981, 980, 981, 'utilisateur:2', strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-2 days'), 8,
+   strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-1 days'), strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-1 days'), 503,
+   'Service Unavailable', NULL, strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-1 days')),
+  (982, 980, 982, 'utilisateur:3', strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-1 days'), 0,
+   strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-1 days'), NULL, NULL, NULL, NULL, NULL);

@@ -259,6 +259,12 @@ export const ADMIN_SCREENS = [
   '/pages/admin/demandes/960',
   // Access reviews (tests/e2e/fixtures.sql): the campaigns and their form, one campaign with its posts.
   '/pages/admin/revues/970',
+  // Webhooks (tests/e2e/fixtures.sql): a subscription stopped by the portal, its edit and renewal panels, a deletion's
+  // confirmation, and its delivery log (a delivery of each state).
+  '/pages/admin/webhooks?modifier=980',
+  '/pages/admin/webhooks?secret=980',
+  '/pages/admin/webhooks?confirmer=supprimer&id=980',
+  '/pages/admin/webhooks/980',
 ]
 
 /**

@@ -3,6 +3,7 @@ import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { EventsPage, PortalEvent } from '../../../worker-api/contract/machines/events'
 import type { WebhookCreated, WebhookDelivery } from '../../../worker-api/contract/machines/webhooks'
 import { backgroundContext } from '../../../worker-api/lib/context'
+import { FREE_FAILURES } from '../../../worker-api/services/core/attempt-counter'
 import { POST_DAYS_CAUGHT_UP, tellPostDays } from '../../../worker-api/services/machines/post-days'
 import {
   deliverWebhooks,
@@ -20,6 +21,7 @@ import {
   db,
   insertServiceAccount,
   isoDate,
+  loginWith,
   ORIGIN,
   post,
   serviceAccountToken,
@@ -306,6 +308,48 @@ describe('a sign-in and a session’s end', () => {
       await call(`/rest/bd/evenements?depuis=${before.id ?? 0}`, { token: sud })
     ).json()) as EventsPage
     expect(sudPull.evenements.filter((event) => event.sujet.id === agent.id)).toEqual([])
+  })
+})
+
+describe('a locked sign-in', () => {
+  it('is told once, by the failure that starts the lockout: until when, after how many failures', async () => {
+    const before = await db()
+      .selectFrom('evenement')
+      .select(({ fn }) => fn.max('id').as('id'))
+      .executeTakeFirstOrThrow()
+    const agent = await createUser({ postes: [currentPost(4, 2)] })
+    const locked = (token: string) =>
+      call(`/rest/bd/evenements?depuis=${before.id ?? 0}`, { token })
+        .then((response) => response.json() as Promise<EventsPage>)
+        .then((page) => page.evenements.filter((event) => event.type === 'connexion.verrouillee'))
+    for (let n = 1; n <= FREE_FAILURES; n++) {
+      expect((await loginWith({ identifiant: agent.login, motDePasse: 'Mauvais1234' })).status).toBe(401)
+    }
+    // The free failures tell nothing; nor does a login nobody has, however often.
+    expect(await locked(root)).toEqual([])
+    for (let n = 0; n <= FREE_FAILURES; n++) await loginWith({ identifiant: 'personne', motDePasse: 'Mauvais1234' })
+    expect(await locked(root)).toEqual([])
+    expect((await loginWith({ identifiant: agent.login, motDePasse: 'Mauvais1234' })).status).toBe(401)
+    // Locked now: refused without counting, and told no more.
+    expect((await loginWith({ identifiant: agent.login, motDePasse: agent.password as string })).status).toBe(429)
+    const told = await locked(nord)
+    expect(told).toHaveLength(1)
+    expect(told[0]).toMatchObject({
+      acteur: { type: 'systeme' },
+      sujet: { type: 'utilisateur', id: agent.id },
+      data: { login: agent.login, echecs: FREE_FAILURES + 1 },
+    })
+    const until = String((told[0]?.data as { verrouilleJusqua?: string } | undefined)?.verrouilleJusqua)
+    const lock = await db()
+      .selectFrom('login_attempt')
+      .select('locked_until')
+      .where('counter', '=', 'login')
+      .where('identifier', '=', agent.login.toLowerCase())
+      .executeTakeFirstOrThrow()
+    expect(until).toBe(lock.locked_until)
+    expect(Date.parse(until)).toBeGreaterThan(Date.now())
+    // Direction Sud hears nothing of Direction Nord's people.
+    expect(await locked(sud)).toEqual([])
   })
 })
 

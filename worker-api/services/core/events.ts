@@ -64,7 +64,9 @@ const told = (t: Told) => [
   sql<string>`${sql.ref(t.domain)}`.as('domain'),
 ]
 
-type UserEventType = Extract<WebhookEventType, `utilisateur.${string}` | 'connexion.reussie'>
+type UserEventType = Extract<WebhookEventType, `utilisateur.${string}` | `connexion.${string}`>
+/** What an event's data holds beyond its user: a value, or what SQL reads at that point of the batch. */
+type Extra = Record<string, string | number | RawBuilder<unknown>>
 type PosteEventType = Extract<WebhookEventType, `poste.${string}`>
 
 /**
@@ -78,7 +80,7 @@ export const userEvent = (
   user: number | Expression<number>,
   when: Expression<SqlBool> = sql<SqlBool>`1`,
   now = new Date(),
-  extra: Record<string, string> = {},
+  extra: Extra = {},
 ) => userEvents(db, type, actor, (id) => sql<SqlBool>`${id} = ${user}`, when, now, extra)
 
 /** `userEvent` for each of the users `users` picks (a lot of an import), in the order of their ids. */
@@ -89,7 +91,7 @@ export function userEvents(
   users: (user: Expression<number>) => Expression<SqlBool>,
   when: Expression<SqlBool> = sql<SqlBool>`1`,
   now = new Date(),
-  extra: Record<string, string> = {},
+  extra: Extra = {},
 ) {
   const more = Object.entries(extra).flatMap(([name, value]) => [sql`, ${sql.lit(name)}, ${value}`])
   return insertEvents(

@@ -25,7 +25,14 @@ import {
   transportsOf,
   webauthnChallenge,
 } from './passkeys'
-import { challengeInvalid, federatedSession, federatedStep, openSession, type SignedIn } from './password-sign-in'
+import {
+  challengeInvalid,
+  federatedSession,
+  federatedStep,
+  openSession,
+  type SignedIn,
+  tellLockout,
+} from './password-sign-in'
 
 /** A sign-in's LOGIN challenge (after the right password) that still lives, in SQL. */
 const liveLogin = (hash: string, now: string) =>
@@ -155,6 +162,7 @@ export async function passkeyLogin(ctx: Ctx, input: PasskeyLogin): Promise<Signe
   /** A refusal: as the second step, counted already; the failure that starts a lockout ends the challenge. */
   const refused = async (error: BusinessError = passkeyInvalid()) => {
     if (loginHash && Number(read.claim?.results[0]?.failures ?? 0) > FREE_FAILURES) await dropLogin()
+    if (login?.utilisateur_id && login.identifier) await tellLockout(ctx, login.utilisateur_id, login.identifier, read)
     return error
   }
 

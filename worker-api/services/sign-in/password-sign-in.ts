@@ -74,7 +74,10 @@ export async function login(
   if (row && row.registration_state !== 'COMPLETE' && !row.supprime) {
     throw new BusinessError('USER_NOT_FINISH_REGISTRATION', 403, 'Registration not finished')
   }
-  if (!row || !check.ok) throw new BusinessError('BAD_CREDENTIAL', 401, 'Bad credentials')
+  if (!row || !check.ok) {
+    if (row) await tellLockout(ctx, row.id, identifier, read)
+    throw new BusinessError('BAD_CREDENTIAL', 401, 'Bad credentials')
+  }
   if (!row.actif || row.supprime) throw new BusinessError('USER_DISABLED', 403, 'User disabled')
   if (!sameDomain(row.domain, ctx.request.origin)) throw unauthorizedDomain()
 
@@ -93,6 +96,34 @@ export async function login(
   const session = await openSession(ctx, row, identifier, now, 'MOT_DE_PASSE')
   await batch(ctx.d1, [...writes, ...Object.values(session.statements(sql<SqlBool>`1 = 1`))])
   return { user: toUser(row, postesFrom(row.postes, today), false), jwt: await session.tokens() }
+}
+
+/**
+ * The failure that starts a lockout (the attempt counted past FREE_FAILURES), told: `connexion.verrouillee` about the
+ * user, with until when and after how many failures, written only while the lock holds. Any other failure tells nothing.
+ */
+export async function tellLockout(
+  ctx: Ctx,
+  userId: number,
+  identifier: string,
+  read: { claim?: { results: { failures: number }[] } | undefined },
+) {
+  const failures = Number(read.claim?.results[0]?.failures ?? 0)
+  if (failures <= FREE_FAILURES) return
+  const lock = sql<string>`(select locked_until from login_attempt where counter = 'login' and identifier = ${identifier})`
+  const now = new Date()
+  await userEvent(
+    ctx.db,
+    'connexion.verrouillee',
+    'systeme',
+    userId,
+    sql<SqlBool>`${lock} > ${now.toISOString()}`,
+    now,
+    {
+      verrouilleJusqua: lock,
+      echecs: failures,
+    },
+  ).execute()
 }
 
 /** The methods of the second step a user's factors offer. */
@@ -301,6 +332,7 @@ export async function loginMfa(ctx: Ctx, input: LoginMfaInput): Promise<SignedIn
   if (!spend) {
     // The failure that starts a lockout ends the challenge: after the wait, the password again.
     if (Number(read.claim?.results[0]?.failures ?? 0) > FREE_FAILURES) await dropChallenge()
+    await tellLockout(ctx, row.id, challenge.identifier, read)
     throw mfaCodeInvalid()
   }
   const via = federatedStep(challenge)
