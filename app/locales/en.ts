@@ -1670,6 +1670,11 @@ export const en: Resource = {
       session: {
         terminee: 'Session ended',
       },
+      inscription: {
+        creee: 'Registration received',
+        validee: 'Registration approved (link sent)',
+        refusee: 'Registration refused',
+      },
       demande: {
         creee: 'Request made',
         accordee: 'Request granted',
@@ -1688,7 +1693,7 @@ export const en: Resource = {
     off: 'Off',
     stopped: {
       GONE: 'Stopped on {{date}}: the address answered 410 Gone',
-      ECHECS: 'Stopped on {{date}}: a delivery failed for a whole day',
+      ECHECS: 'Stopped on {{date}}: a delivery kept failing for over a day',
     },
     actions: 'Actions',
     empty: 'No webhook',

@@ -1709,6 +1709,11 @@ export const fr = {
       session: {
         terminee: 'Session terminée',
       },
+      inscription: {
+        creee: 'Inscription reçue',
+        validee: 'Inscription validée (lien envoyé)',
+        refusee: 'Inscription refusée',
+      },
       demande: {
         creee: 'Demande créée',
         accordee: 'Demande accordée',
@@ -1727,7 +1732,7 @@ export const fr = {
     off: 'Désactivé',
     stopped: {
       GONE: 'Arrêté le {{date}} : l’adresse a répondu 410 Gone',
-      ECHECS: 'Arrêté le {{date}} : une livraison a échoué pendant un jour',
+      ECHECS: 'Arrêté le {{date}} : une livraison a échoué pendant plus d’un jour',
     },
     actions: 'Actions',
     empty: 'Aucun webhook',

@@ -12,9 +12,18 @@ import { checkbox } from './service-account-fields.server'
 
 /** The events ticked: a family ticked whole (`poste.*`) keeps none of its events beside it. */
 const eventsTicked = z
-  .array(webhookEventSchema, 'webhooks.eventsRequired')
+  .array(z.string().max(60), 'webhooks.eventsRequired')
   .min(1, 'webhooks.eventsRequired')
-  .transform((ticked, ctx) => {
+  .transform((posted, ctx) => {
+    // A name no box has (a hand-made post) is said on the events, not on an element no field shows.
+    const ticked = posted.flatMap((name) => {
+      const known = webhookEventSchema.safeParse(name)
+      return known.success ? [known.data] : []
+    })
+    if (ticked.length < posted.length) {
+      ctx.addIssue({ code: 'custom', message: 'validation.invalid' })
+      return z.NEVER
+    }
     const whole = new Set(ticked.filter((name) => name.endsWith('.*')).map((name) => name.slice(0, -2)))
     const kept = [...new Set(ticked)].filter((name) => name.endsWith('.*') || !whole.has(name.split('.')[0] ?? ''))
     if (kept.length > WEBHOOK_EVENTS_MAX) ctx.addIssue({ code: 'custom', message: 'validation.tooMany' })

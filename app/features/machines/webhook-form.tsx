@@ -12,6 +12,7 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '~/com
 import { CHECKBOX } from '~/components/ui/checkbox'
 import { Label } from '~/components/ui/label'
 import { type FieldErrors, useFieldErrors, useFormReply, usePendingIntent } from '~/lib/form'
+import { useHydrated } from '~/lib/hydrated'
 import { WEBHOOK_EVENT_FAMILIES, WEBHOOK_EVENT_TYPES } from '../../../worker-api/contract/machines/webhooks'
 import type { StructureChoices } from '../organisation/structure-choice'
 import { StructureSelect } from '../organisation/structure-select'
@@ -173,6 +174,7 @@ function EventFields({
   errors: string[] | undefined
 }) {
   const { t } = useTranslation()
+  const hydrated = useHydrated()
   const [whole, setWhole] = useState(() => new Set(ticked.filter((event) => event.endsWith('.*'))))
   const messages = fieldMessages(id, t('webhooks.eventsHint'), errors)
   return (
@@ -227,8 +229,9 @@ function EventFields({
                           name={name}
                           value={event}
                           defaultChecked={ticked.includes(event)}
-                          // The family ticked whole hears it already: shown so, and not sent twice.
-                          disabled={whole.has(all)}
+                          // The family ticked whole hears it already: once the page is live, shown so (without
+                          // JavaScript the save keeps the family alone).
+                          disabled={hydrated && whole.has(all)}
                           className={CHECKBOX}
                         />
                         <Label htmlFor={eventId} className="min-w-0 break-words font-normal">

@@ -135,6 +135,7 @@ export function EditPanel({
         <input type="hidden" name="intent" value={EDIT_INTENT} />
         <input type="hidden" name="id" value={webhook.id} />
         <input type="hidden" name="ancienneUrl" value={webhook.url} />
+        <input type="hidden" name="actifAvant" value={String(webhook.actif)} />
         <input type="hidden" name={FOCUS_FIELD} value={returnTo} />
         <FormError message={formProblem(t, reply, labels)} />
         <WebhookFields formId={EDIT_FORM} fields={fields} shown={shown} labels={labels} />

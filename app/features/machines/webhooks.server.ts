@@ -114,10 +114,12 @@ async function editWebhook(auth: Auth, form: FormData, id: number, back: string)
   const submission = parseWebhook(form, webhookEditSchema)
   if (submission.status !== 'success') return reply(submission.reply())
   const { url, evenements, description, actif } = submission.value
+  // Sent only when changed: saved as it was, a subscription the portal stopped keeps saying why.
+  const switched = actif !== (form.get('actifAvant') === 'true')
   const result = await auth.settle(
     auth.api.rest.bd.webhook[':id'].$patch({
       param: { id },
-      json: { url, evenements, description: description || null, actif },
+      json: { url, evenements, description: description || null, ...(switched ? { actif } : {}) },
     }),
   )
   if (!result.ok) {
@@ -129,7 +131,7 @@ async function editWebhook(auth: Auth, form: FormData, id: number, back: string)
   return auth.redirectWithToast(`${back}${focusFragment(form)}`, {
     type: 'success',
     key: 'webhooks.edited',
-    values: { url: result.data.url },
+    values: { url: shortened(result.data.url) },
   })
 }
 
@@ -176,16 +178,19 @@ async function deleteWebhook(auth: Auth, form: FormData, id: number, back: strin
   return auth.redirectWithToast(`${back}${focusFragment(form)}`, {
     type: 'success',
     key: 'webhooks.deleted',
-    values: { url: String(form.get('url') ?? '') },
+    values: { url: shortened(String(form.get('url') ?? '')) },
   })
 }
+
+/** An address as a notice names it: a notice travels in a cookie, which a long address would overflow. */
+const shortened = (url: string) => (url.length > 120 ? `${url.slice(0, 119)}…` : url)
 
 /** A subscription another administrator deleted meanwhile (or out of reach now): said on the list, read again. */
 function gone(auth: Auth, back: string, form: FormData) {
   return auth.redirectWithToast(back, {
     type: 'error',
     key: 'webhooks.gone',
-    values: { url: String(form.get('ancienneUrl') ?? form.get('url') ?? '') },
+    values: { url: shortened(String(form.get('ancienneUrl') ?? form.get('url') ?? '')) },
   })
 }
 

@@ -146,6 +146,19 @@ describe('subscribing from the form', () => {
     expect(refused.status).toBe(400)
     expect(refused.html).toContain('Choisissez au moins un événement.')
     expect(element(refused.html, 'webhook-evenements')).toContain('aria-invalid="true"')
+    // A name no box has (a hand-made post) is said on the events too, never a failure.
+    const unknown = await send(
+      [
+        ['intent', 'creer'],
+        ['url', url],
+        ['evenements', 'utilisateur.cree'],
+        ['evenements', 'inconnu.*'],
+        ['structure', '4'],
+      ],
+      nord,
+    )
+    expect(unknown.status).toBe(400)
+    expect(element(unknown.html, 'webhook-evenements')).toContain('aria-invalid="true"')
     // The address is the API's to judge.
     const insecure = await send(
       [
@@ -190,6 +203,7 @@ describe('a row', () => {
         ['url', hook.url],
         ['evenements', 'poste.fin'],
         ['description', 'Arrêté'],
+        ['actifAvant', 'true'],
       ],
       nord,
       `${PATH}?modifier=${hook.id}`,
@@ -209,6 +223,32 @@ describe('a row', () => {
     )
     expect(beyond.status).toBe(302)
     expect((await read(hook.id)).evenements).toEqual(['poste.fin'])
+  })
+
+  it('stopped by the portal, keeps saying why once its description is changed; switched on, delivers again', async () => {
+    const hook = await subscribe(nord, 4)
+    await db()
+      .updateTable('webhook')
+      .set({ actif: 0, desactive_motif: 'GONE', desactive_le: new Date().toISOString() })
+      .where('id', '=', hook.id)
+      .execute()
+    expect((await page(PATH, nord)).html).toContain('l’adresse a répondu 410 Gone')
+    const edit = (extra: [string, string][]) =>
+      send(
+        [
+          ['intent', 'modifier'],
+          ['id', String(hook.id)],
+          ['url', hook.url],
+          ['evenements', 'utilisateur.*'],
+          ['actifAvant', 'false'],
+          ...extra,
+        ],
+        nord,
+      )
+    expect((await edit([['description', 'Nouvelle description']])).status).toBe(302)
+    expect(await read(hook.id)).toMatchObject({ actif: false, desactivation: { motif: 'GONE' } })
+    expect((await edit([['actif', 'on']])).status).toBe(302)
+    expect(await read(hook.id)).toMatchObject({ actif: true, desactivation: null })
   })
 
   it('gets a new secret, shown once, the former one stopped when asked', async () => {

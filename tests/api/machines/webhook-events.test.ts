@@ -27,6 +27,7 @@ import {
   serviceAccountToken,
   sessionFor,
   signIn,
+  solvedCaptcha,
   wireDate,
 } from '../helpers'
 import { type JobOf, jobsQueue } from '../jobs-queue'
@@ -350,6 +351,62 @@ describe('a locked sign-in', () => {
     expect(Date.parse(until)).toBeGreaterThan(Date.now())
     // Direction Sud hears nothing of Direction Nord's people.
     expect(await locked(sud)).toEqual([])
+  })
+})
+
+describe('a carrier’s registration', () => {
+  it('is told as it is received, approved once and refused, to the sub-tree it waits in', async () => {
+    const before = await db()
+      .selectFrom('evenement')
+      .select(({ fn }) => fn.max('id').as('id'))
+      .executeTakeFirstOrThrow()
+    // A carrier company in Agence Lille (Direction Nord), of the carriers' type the tests' settings name.
+    await db()
+      .insertInto('type_structure')
+      .values({ id: 4, libelle: 'Transporteur', parent_type_id: 3 })
+      .onConflict((oc) => oc.doNothing())
+      .execute()
+    await db()
+      .insertInto('structure')
+      .values({ id: 5, nom: 'Transports Martin', type_id: 4, parent_id: 4, path: '/1/2/4/5/' })
+      .onConflict((oc) => oc.doNothing())
+      .execute()
+    const registrations = (token: string) =>
+      call(`/rest/bd/evenements?depuis=${before.id ?? 0}`, { token })
+        .then((response) => response.json() as Promise<EventsPage>)
+        .then((page) => page.evenements.filter((event) => event.type.startsWith('inscription.')))
+    const signUp = async (mail: string) => {
+      const response = await post('/rest/public/bd/transporteur/inscription', {
+        user: { mail, nom: 'Martin', prenom: 'Jeanne' },
+        structure: { id: 5 },
+        captcha: await solvedCaptcha(),
+      })
+      expect(response.status).toBe(201)
+      const row = await db().selectFrom('utilisateur').select('id').where('mail', '=', mail).executeTakeFirstOrThrow()
+      return row.id
+    }
+    const accepted = await signUp(`accepte${++sequence}@transport.example.test`)
+    const refused = await signUp(`refuse${++sequence}@transport.example.test`)
+    const decide = (id: number, authorize: boolean) =>
+      post('/rest/bd/authorize/user', { user: { id }, authorize }, { token: nord })
+    expect((await decide(accepted, true)).status).toBe(200)
+    // The link sent again is no new decision.
+    expect((await decide(accepted, true)).status).toBe(200)
+    expect((await decide(refused, false)).status).toBe(200)
+    const told = await registrations(nord)
+    expect(told.map((event) => [event.type, event.sujet.id, event.acteur.type])).toEqual([
+      ['inscription.creee', accepted, 'systeme'],
+      ['inscription.creee', refused, 'systeme'],
+      ['inscription.validee', accepted, 'utilisateur'],
+      ['inscription.refusee', refused, 'utilisateur'],
+    ])
+    expect(told[0]).toMatchObject({
+      sujet: { type: 'inscription', id: accepted },
+      data: { id: accepted, nom: 'Martin', prenom: 'Jeanne', entreprise: 'Transports Martin', structure: { id: 5 } },
+    })
+    expect(JSON.stringify(told)).not.toMatch(/password|token/i)
+    // Direction Sud hears nothing of a registration waiting in the Direction Nord.
+    expect(await registrations(sud)).toEqual([])
   })
 })
 

@@ -255,3 +255,46 @@ export const eventOf = (row: EventRow): PortalEvent => ({
   sujet: JSON.parse(row.sujet),
   data: JSON.parse(row.data),
 })
+
+type RegistrationEventType = Extract<WebhookEventType, `inscription.${string}`>
+
+/**
+ * A registration's event (`inscription.creee`, `.validee`, `.refusee`: DESIGN §4, a registration is the authorisation
+ * queue's, nobody's user yet), as the registration stands at that point of the batch: a refused one's before its
+ * deletion. It concerns the structure it waits in, as the queue's scope does, in order with the person's later events.
+ */
+export function registrationEvent(
+  db: DB,
+  type: RegistrationEventType,
+  actor: EventActor,
+  registration: number | Expression<number>,
+  when: Expression<SqlBool> = sql<SqlBool>`1`,
+  now = new Date(),
+) {
+  return insertEvents(
+    db,
+    db
+      .selectFrom('utilisateur as event_registration')
+      .leftJoin('structure as event_waits', 'event_waits.id', 'event_registration.rattachement_id')
+      .leftJoin('structure as event_company', 'event_company.id', 'event_registration.registration_structure_id')
+      .select(
+        told({
+          type,
+          actor,
+          now,
+          subject: ['inscription', 'event_registration.id'],
+          key: person('event_registration.id'),
+          data: sql<string>`json_object('id', event_registration.id, 'mail', event_registration.mail,
+              'nom', event_registration.nom, 'prenom', event_registration.prenom,
+              'entreprise', coalesce(event_company.nom, event_registration.registration_structure_nom),
+              'structure', iif(event_waits.id is null, null,
+                json_object('id', event_waits.id, 'nom', event_waits.nom)))`,
+          chemins: sql<string>`iif(event_waits.path is null, '[]', json_array(event_waits.path))`,
+          domain: 'event_registration.domain',
+        }),
+      )
+      .where(sql<SqlBool>`event_registration.id = ${registration}`)
+      .where('event_registration.registration_state', '=', 'PENDING')
+      .where(when),
+  )
+}

@@ -15,6 +15,7 @@ import { BusinessError } from '../../lib/errors'
 import type { Ctx } from '../../lib/types'
 import { unauthorizedDomain } from '../core/actor'
 import { logEntry } from '../core/audit'
+import { afterOneRow, registrationEvent } from '../core/events'
 import { clientCounter } from '../core/rate-limit'
 import { postesFrom, toUser } from '../core/users'
 import { pendingUserInsert } from '../organisation/registration'
@@ -386,6 +387,7 @@ async function queueRegistration(ctx: Ctx, provider: ProviderRow, identity: Upst
         { id: provider.structure_id, nom: null },
         at,
       ),
+      told: registrationEvent(db, 'inscription.creee', 'systeme', sql<number>`(${holder})`, afterOneRow, new Date(at)),
       link: db
         .insertInto('lien_fournisseur')
         .columns(['fournisseur_id', 'sub', 'utilisateur_id', 'mail', 'created_at'])

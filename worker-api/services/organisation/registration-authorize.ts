@@ -13,6 +13,7 @@ import type { Ctx } from '../../lib/types'
 import { copyTemplate } from '../catalogue/templates'
 import { type Caller, viewerOf } from '../core/actor'
 import { logEntry } from '../core/audit'
+import { registrationEvent } from '../core/events'
 import { REGISTRATION_TTL_HOURS, underHourlyCap, voidLinks } from '../core/mail-tokens'
 import { mailQueued, queueMail } from '../core/outbox'
 import { requireNotOver } from './postes'
@@ -52,6 +53,7 @@ export async function authorizeRegistration(ctx: Ctx, caller: Caller, input: Aut
 
   if (!input.authorize) {
     const refused = await namedBatch(ctx.d1, {
+      told: registrationEvent(db, 'inscription.refusee', actor.id, id, sql<SqlBool>`exists ${stillPending}`),
       log: insertWhen(db, 'log', log('INSCRIPTION_REFUS'), stillPending),
       // The post an authorisation gave goes with the registration: said as its own deletion is.
       postesLog: postesGoneLog(
@@ -136,6 +138,10 @@ export async function authorizeRegistration(ctx: Ctx, caller: Caller, input: Aut
       .set({ actif: 1, token_register_expires_at: expiresAt, updated_at: at })
       .where('id', '=', id)
       .where(({ exists }) => exists(written)),
+    // Told once: the link sent again later is no new decision.
+    told: target.token_register_expires_at
+      ? null
+      : registrationEvent(db, 'inscription.validee', actor.id, id, sql<SqlBool>`exists ${written}`, now),
     posteLog: posteWrites?.posteLog ?? null,
     poste: posteWrites?.poste ?? null,
     queued: queueMail(db, { ...mail, to: target.mail, userId: id, kind: 'REGISTRATION' }, now, written),

@@ -6,6 +6,7 @@ import { uniqueViolation } from '../../lib/query'
 import type { Ctx } from '../../lib/types'
 import { logEntry } from '../core/audit'
 import { publicGate } from '../core/captcha'
+import { afterOneRow, registrationEvent } from '../core/events'
 import { mailTaken } from '../core/users'
 
 /**
@@ -98,7 +99,7 @@ export async function register(ctx: Ctx, input: RegistrationInput): Promise<Regi
   if (!carrier && !parent) throw creationFailed('No structure is configured for new carriers')
 
   const at = new Date().toISOString()
-  let written: Record<'user' | 'log', D1Result | undefined>
+  let written: Record<'user' | 'told' | 'log', D1Result | undefined>
   try {
     written = await namedBatch(ctx.d1, {
       // It waits in its carrier, or the carriers' parent.
@@ -109,6 +110,7 @@ export async function register(ctx: Ctx, input: RegistrationInput): Promise<Regi
         { id: carrier ? carrier.id : null, nom: carrier ? null : typed },
         at,
       ),
+      told: registrationEvent(db, 'inscription.creee', 'systeme', sql<number>`(${holder})`, afterOneRow, new Date(at)),
       log: insertWhen(
         db,
         'log',

@@ -75,7 +75,8 @@ export async function login(
     throw new BusinessError('USER_NOT_FINISH_REGISTRATION', 403, 'Registration not finished')
   }
   if (!row || !check.ok) {
-    if (row) await tellLockout(ctx, row.id, identifier, read)
+    // Written for a login nobody has too (it then inserts nothing): the time of the answer tells nothing either.
+    await tellLockout(ctx, row?.actif && !row.supprime ? row.id : 0, identifier, read)
     throw new BusinessError('BAD_CREDENTIAL', 401, 'Bad credentials')
   }
   if (!row.actif || row.supprime) throw new BusinessError('USER_DISABLED', 403, 'User disabled')
@@ -99,8 +100,10 @@ export async function login(
 }
 
 /**
- * The failure that starts a lockout (the attempt counted past FREE_FAILURES), told: `connexion.verrouillee` about the
- * user, with until when and after how many failures, written only while the lock holds. Any other failure tells nothing.
+ * The failure that starts a series' first lockout (the attempt counted just past FREE_FAILURES), told:
+ * `connexion.verrouillee` about the user, with until when and after how many failures, written only while the lock
+ * holds. The longer locks that follow in the same series, and any other failure, tell nothing: a stranger typing a
+ * login cannot make the portal speak more than once per series.
  */
 export async function tellLockout(
   ctx: Ctx,
@@ -109,7 +112,7 @@ export async function tellLockout(
   read: { claim?: { results: { failures: number }[] } | undefined },
 ) {
   const failures = Number(read.claim?.results[0]?.failures ?? 0)
-  if (failures <= FREE_FAILURES) return
+  if (failures !== FREE_FAILURES + 1) return
   const lock = sql<string>`(select locked_until from login_attempt where counter = 'login' and identifier = ${identifier})`
   const now = new Date()
   await userEvent(
