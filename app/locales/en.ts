@@ -1682,6 +1682,11 @@ export const en: Resource = {
         retiree: 'Request withdrawn',
         expiree: 'Request expired',
       },
+      revue: {
+        ouverte: 'Review opened',
+        echue: 'Review past due (its due date applied)',
+        cloturee: 'Review closed',
+      },
       import: {
         termine: 'Import finished',
       },

@@ -1721,6 +1721,11 @@ export const fr = {
         retiree: 'Demande retirée',
         expiree: 'Demande expirée',
       },
+      revue: {
+        ouverte: 'Revue ouverte',
+        echue: 'Revue échue (son échéance appliquée)',
+        cloturee: 'Revue clôturée',
+      },
       import: {
         termine: 'Import terminé',
       },

@@ -4,6 +4,7 @@ import type { EventsPage, PortalEvent } from '../../../worker-api/contract/machi
 import type { WebhookCreated, WebhookDelivery } from '../../../worker-api/contract/machines/webhooks'
 import { backgroundContext } from '../../../worker-api/lib/context'
 import { FREE_FAILURES } from '../../../worker-api/services/core/attempt-counter'
+import { reviewDeadlines } from '../../../worker-api/services/governance/review-deadlines'
 import { POST_DAYS_CAUGHT_UP, tellPostDays } from '../../../worker-api/services/machines/post-days'
 import {
   deliverWebhooks,
@@ -31,6 +32,7 @@ import {
   wireDate,
 } from '../helpers'
 import { type JobOf, jobsQueue } from '../jobs-queue'
+import { reviewKit } from '../review-kit'
 
 /**
  * Events and their webhooks (issue 65): a change to a person is told, in the batch that makes it, to the subscriptions
@@ -407,6 +409,45 @@ describe('a carrier’s registration', () => {
     expect(JSON.stringify(told)).not.toMatch(/password|token/i)
     // Direction Sud hears nothing of a registration waiting in the Direction Nord.
     expect(await registrations(sud)).toEqual([])
+  })
+})
+
+describe('an access review campaign', () => {
+  it('is told as it opens, as its due date is applied and as it closes, with its counts, to its sub-tree', async () => {
+    const before = await db()
+      .selectFrom('evenement')
+      .select(({ fn }) => fn.max('id').as('id'))
+      .executeTakeFirstOrThrow()
+    const reviews = (token: string) =>
+      call(`/rest/bd/evenements?depuis=${before.id ?? 0}`, { token })
+        .then((response) => response.json() as Promise<EventsPage>)
+        .then((page) => page.evenements.filter((event) => event.type.startsWith('revue.')))
+    await createUser({ postes: [currentPost(4, 2)] })
+    const kit = reviewKit('CONSERVER')
+    const id = await kit.opened({ token: nord }, kit.campaign(4))
+    // Its due date passes: the cron applies it (nothing reviewed, every post kept).
+    await db()
+      .updateTable('revue')
+      .set({ echeance: isoDate(-1) })
+      .where('id', '=', id)
+      .execute()
+    await reviewDeadlines(backgroundContext({ ...env, ...kit.queue.env }))
+    await kit.queue.drain()
+    expect((await kit.stateOf(id)).etat).toBe('ECHUE')
+    expect((await post(`/rest/bd/revue/${id}/cloture`, {}, { token: nord })).status).toBe(204)
+    const told = await reviews(nord)
+    expect(told.map((event) => [event.type, event.acteur.type])).toEqual([
+      ['revue.ouverte', 'utilisateur'],
+      ['revue.echue', 'systeme'],
+      ['revue.cloturee', 'utilisateur'],
+    ])
+    expect(told.every((event) => event.sujet.type === 'revue' && event.sujet.id === id)).toBe(true)
+    const closed = told[2]?.data as { etat: string; postes: number; confirmes: number; structure: { id: number } }
+    expect(closed).toMatchObject({ etat: 'CLOTUREE', structure: { id: 4 }, siNonRevu: 'CONSERVER' })
+    expect(closed.postes).toBeGreaterThan(0)
+    expect(closed.confirmes).toBe(closed.postes)
+    // Direction Sud hears nothing of the Direction Nord's campaign.
+    expect(await reviews(sud)).toEqual([])
   })
 })
 

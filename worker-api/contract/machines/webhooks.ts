@@ -34,6 +34,9 @@ export const WEBHOOK_EVENT_TYPES = [
   'demande.refusee',
   'demande.retiree',
   'demande.expiree',
+  'revue.ouverte',
+  'revue.echue',
+  'revue.cloturee',
   'import.termine',
 ] as const
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]

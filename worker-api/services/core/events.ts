@@ -298,3 +298,46 @@ export function registrationEvent(
       .where(when),
   )
 }
+
+type ReviewEventType = Extract<WebhookEventType, `revue.${string}`>
+
+/**
+ * An access review campaign's event (`revue.ouverte`, `.echue` once its due date is applied, `.cloturee`), as the
+ * campaign stands at that point of the batch, with its counts so far. It concerns the sub-tree it reviews, in an order
+ * of its own.
+ */
+export function reviewEvent(
+  db: DB,
+  type: ReviewEventType,
+  actor: EventActor,
+  review: number | Expression<number>,
+  when: Expression<SqlBool> = sql<SqlBool>`1`,
+  now = new Date(),
+) {
+  const count = (column: string) =>
+    sql`(select coalesce(sum(${sql.ref(`event_progress.${column}`)}), 0) from revue_progression event_progress
+      where event_progress.revue_id = event_revue.id)`
+  return insertEvents(
+    db,
+    db
+      .selectFrom('revue as event_revue')
+      .select(
+        told({
+          type,
+          actor,
+          now,
+          subject: ['revue', 'event_revue.id'],
+          key: sql<string>`'revue:' || event_revue.id`,
+          data: sql<string>`json_object('id', event_revue.id, 'nom', event_revue.nom,
+              'structure', json_object('id', event_revue.structure_id, 'nom', event_revue.structure_nom),
+              'echeance', ${wireDateSql('event_revue.echeance')}, 'siNonRevu', event_revue.si_non_revu,
+              'etat', event_revue.etat, 'postes', ${count('total')}, 'confirmes', ${count('confirmes')},
+              'termines', ${count('termines')})`,
+          chemins: sql<string>`json_array(event_revue.chemin)`,
+          domain: 'event_revue.domaine',
+        }),
+      )
+      .where(sql<SqlBool>`event_revue.id = ${review}`)
+      .where(when),
+  )
+}

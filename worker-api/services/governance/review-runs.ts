@@ -5,6 +5,7 @@ import { aborted, abortUnless, batch, type DB, insertWhen, namedBatch, rawStatem
 import { actsFor, inSubtreeSql, pathInScope, serviceAccountId, userManageable, type Viewer } from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
 import { logEntry } from '../core/audit'
+import { reviewEvent } from '../core/events'
 import { enqueue } from '../core/jobs'
 import { decidedItems } from './review-decisions'
 
@@ -200,6 +201,7 @@ async function dueStep(ctx: Ctx, message: ReviewMessage) {
       }),
       applied,
     ),
+    told: reviewEvent(db, 'revue.echue', 'systeme', review.id, sql<SqlBool>`exists ${applied}`),
   })
 }
 

@@ -22,6 +22,7 @@ import {
 import type { Ctx } from '../../lib/types'
 import { type ActorAnd, adminWith, type Caller, liveAdmin, viewerOf } from '../core/actor'
 import { logEntry } from '../core/audit'
+import { afterOneRow, reviewEvent } from '../core/events'
 import { enqueue, jobsConfigured } from '../core/jobs'
 
 /** Whether the viewer sees the campaign read under `alias`: its structure in scope, or structures of it with items. */
@@ -266,6 +267,7 @@ export async function createReview(ctx: Ctx, caller: Caller, input: ReviewInput)
       }),
       mine,
     ),
+    told: reviewEvent(db, 'revue.ouverte', actor.id, sql<number>`(${mine})`, sql<SqlBool>`exists ${mine}`),
   })
   const id = created?.results[0]?.id
   if (id === undefined) throw forbidden('This structure is outside your scope')
@@ -316,6 +318,7 @@ export async function closeReview(ctx: Ctx, caller: Caller, id: number): Promise
         .updateTable('revue')
         .set({ etat: 'CLOTUREE', cloturee_at: new Date().toISOString(), cloture_par: actor.id })
         .where('id', '=', id),
+      told: reviewEvent(db, 'revue.cloturee', actor.id, id, afterOneRow),
     })
   } catch (error) {
     if (!aborted(error)) throw error
