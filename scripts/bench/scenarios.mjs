@@ -653,6 +653,60 @@ export async function runScenarios(ctx, { persistTo, scratch, servers, client, b
     }
   })
 
+  // The reads integrators and administrators wait for (issue 65): a subscription with 40 events of its own, each told
+  // in the batch that changed a post's dates; then the pull of the events, the delivery log, and the log's page.
+  const webhookReads = async () => {
+    const { headers, requests } = await posteWrite()
+    const subscribed = await fetch(`${api}/bd/webhook`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ url: `${receiver.origin}/ok/bench-reads`, evenements: ['poste.*'], structure: { id: 1 } }),
+    })
+    if (subscribed.status !== 201)
+      throw new Error(`webhook subscription ${subscribed.status} ${await subscribed.text()}`)
+    const { id } = await subscribed.json()
+    const [change] = requests
+    for (let n = 0; n < 40; n++) {
+      const { body } = change.setupRequest({})
+      const changed = await fetch(`${api}/bd/poste`, { method: 'PUT', headers, body })
+      if (!changed.ok) throw new Error(`post change ${changed.status} ${await changed.text()}`)
+    }
+    // Measured once the queue has delivered them (a minute at most): the reads alone, not the consumer's work beside.
+    const waiting = async () =>
+      Number(
+        (await fetch(`${api}/bd/webhook/${id}/livraisons?etat=EN_ATTENTE&taille=1`, { headers })).headers.get(
+          'X-Total-Count',
+        ),
+      )
+    for (const started = performance.now(); (await waiting()) > 0 && performance.now() - started < 60_000; ) {
+      await new Promise((resolve) => setTimeout(resolve, 500))
+    }
+    const reading = { Authorization: headers.Authorization }
+    /** The run, then the subscription deleted: the next scenario's writes tell no one else. */
+    const measured = (url, init) => async () => {
+      const result = await load(url, init)
+      await fetch(`${api}/bd/webhook/${id}`, { method: 'DELETE', headers })
+      return result
+    }
+    return { headers: reading, id, measured }
+  }
+  await scenario('GET rest/bd/evenements?limite=50 (the pull, admin of the root)', 'read', async () => {
+    const { headers, measured } = await webhookReads()
+    const url = `${api}/bd/evenements?limite=50`
+    return { url, init: { headers }, run: measured(url, { headers }) }
+  })
+  await scenario('GET rest/bd/webhook/{id}/livraisons?page=1 (a subscription’s delivery log)', 'read', async () => {
+    const { headers, id, measured } = await webhookReads()
+    const url = `${api}/bd/webhook/${id}/livraisons?page=1`
+    return { url, init: { headers }, run: measured(url, { headers }) }
+  })
+  await scenario('GET /pages/admin/webhooks/{id} (SSR, a subscription’s delivery log)', 'page', async () => {
+    const { id, measured } = await webhookReads()
+    const url = `${base}/pages/admin/webhooks/${id}`
+    const init = { headers: { Cookie: await browserCookie(admin.login, admin.password) } }
+    return { url, init, run: measured(url, init) }
+  })
+
   if (!options.large) {
     // Registrations pile up in the D1 they run on: only on the demo organisation, made for each run.
     await scenario('POST rest/public/bd/transporteur/inscription (a new company each)', 'write', async () => {
