@@ -257,6 +257,8 @@ export interface RefreshTokenTable {
   revoked_at: string | null
   /** Why it was revoked, when the browser holding it is told (migration 0024): null for a sign-out, a reuse… */
   revoked_reason: Generated<SessionEndReason | null>
+  /** Who ended it (migration 0049): an administrator, or a program by the negative of its id; null when its user did. */
+  revoked_by: Generated<number | null>
   /** For an application's session: the portal session that launched it (single logout). */
   parent_family_id: string | null
   /** Once rotated: the pair it was exchanged for, sealed with this token (answers a retry in the grace window). */

@@ -312,6 +312,25 @@ describe('a sign-in and a session’s end', () => {
     ).json()) as EventsPage
     expect(sudPull.evenements.filter((event) => event.sujet.id === agent.id)).toEqual([])
   })
+
+  it('names the administrator who ended a session, as the one who acted', async () => {
+    const before = await db()
+      .selectFrom('evenement')
+      .select(({ fn }) => fn.max('id').as('id'))
+      .executeTakeFirstOrThrow()
+    const agent = await createUser({ postes: [currentPost(4, 2)] })
+    await signIn(agent.login, agent.password as string)
+    expect((await call(`/rest/bd/utilisateur/${agent.id}/sessions`, { method: 'DELETE', token: nord })).status).toBe(
+      204,
+    )
+    const pulled = (await (
+      await call(`/rest/bd/evenements?depuis=${before.id ?? 0}`, { token: nord })
+    ).json()) as EventsPage
+    const ended = pulled.evenements.filter((event) => event.type === 'session.terminee' && event.sujet.id === agent.id)
+    expect(ended).toHaveLength(1)
+    expect(ended[0]?.acteur).toMatchObject({ type: 'utilisateur', id: nordId })
+    expect(ended[0]?.data).toMatchObject({ motif: 'ADMINISTRATEUR' })
+  })
 })
 
 describe('a locked sign-in', () => {
@@ -448,6 +467,44 @@ describe('an access review campaign', () => {
     expect(closed.confirmes).toBe(closed.postes)
     // Direction Sud hears nothing of the Direction Nord's campaign.
     expect(await reviews(sud)).toEqual([])
+  })
+})
+
+describe('a review that ends posts', () => {
+  it('tells the posts whose end it moved, not one that had already ended sooner', async () => {
+    const before = await db()
+      .selectFrom('evenement')
+      .select(({ fn }) => fn.max('id').as('id'))
+      .executeTakeFirstOrThrow()
+    const moved = await createUser({ postes: [currentPost(4, 2)] })
+    const sooner = await createUser({ postes: [currentPost(4, 2)] })
+    const postOf = async (userId: number) =>
+      (await db().selectFrom('poste').select('id').where('utilisateur_id', '=', userId).executeTakeFirstOrThrow()).id
+    const [movedPost, soonerPost] = [await postOf(moved.id), await postOf(sooner.id)]
+    const kit = reviewKit('TERMINER')
+    const id = await kit.opened({ token: nord }, kit.campaign(4))
+    await db()
+      .updateTable('poste')
+      .set({ date_fin: isoDate(-3) })
+      .where('id', '=', soonerPost)
+      .execute()
+    await db()
+      .updateTable('revue')
+      .set({ echeance: isoDate(-1) })
+      .where('id', '=', id)
+      .execute()
+    await reviewDeadlines(backgroundContext({ ...env, ...kit.queue.env }))
+    await kit.queue.drain()
+    expect(await kit.endOf(movedPost)).toBe(isoDate(-1))
+    expect(await kit.endOf(soonerPost)).toBe(isoDate(-3))
+    const pulled = (await (
+      await call(`/rest/bd/evenements?depuis=${before.id ?? 0}`, { token: nord })
+    ).json()) as EventsPage
+    const modified = pulled.evenements.filter((event) => event.type === 'poste.modifie')
+    expect(modified.filter((event) => event.sujet.id === movedPost).map((event) => event.data)).toEqual([
+      expect.objectContaining({ dateFin: wireDate(isoDate(-1)) }),
+    ])
+    expect(modified.filter((event) => event.sujet.id === soonerPost)).toEqual([])
   })
 })
 

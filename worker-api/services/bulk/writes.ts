@@ -228,7 +228,8 @@ async function updateUser(
         .where('id', '=', found.id),
     )
   }
-  if (set.actif === false) after.push(revokeSessions(db, found.id, at), ...(invited ? uninvite(db, found.id, at) : []))
+  if (set.actif === false)
+    after.push(revokeSessions(db, found.id, at, w.viewer.id), ...(invited ? uninvite(db, found.id, at) : []))
   // Activated, or active with no invitation under way (imported without one): an import that invites sends it.
   // A corrected address sends its own invitation (`mailCorrection`).
   const waiting = set.actif === undefined && set.mail === undefined && awaitsInvitation(found, at)

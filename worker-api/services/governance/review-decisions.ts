@@ -67,7 +67,15 @@ export function decidedItems(
           where ${marked} and revue_element.etat = 'TERMINE' and revue_element.poste_id = poste.id))`,
       })
       .where(sql<SqlBool>`${endedHere})`),
-    endedEvents: posteEvents(db, 'poste.modifie', batch.actorId, endedPost),
+    // Told of the posts the end moved: one that already ended sooner keeps its end, and nothing is told of it (one that
+    // ended on that very day is told, its end said again).
+    endedEvents: posteEvents(
+      db,
+      'poste.modifie',
+      batch.actorId,
+      (post) => sql<SqlBool>`${endedPost(post)} and event_poste.date_fin = (select revue_element.date_fin_decidee
+        from revue_element where ${marked} and revue_element.poste_id = event_poste.id)`,
+    ),
     progress: db
       .updateTable('revue_progression')
       .set({

@@ -58,11 +58,14 @@ async function managedTarget(ctx: Ctx, caller: Caller, id: number) {
   return { db, actor, target }
 }
 
-/** Ends every session of a user (disabled or deleted: DESIGN §3), as an administrator's doing. */
-export const revokeSessions = (db: DB, userId: number, at: string) =>
+/**
+ * Ends every session of a user (disabled or deleted: DESIGN §3), as the doing of the administrator or program `by` (a
+ * viewer's id: `session.terminee` names them).
+ */
+export const revokeSessions = (db: DB, userId: number, at: string, by: number) =>
   db
     .updateTable('refresh_token')
-    .set({ revoked_at: at, revoked_reason: 'ADMINISTRATEUR' })
+    .set({ revoked_at: at, revoked_reason: 'ADMINISTRATEUR', revoked_by: by })
     .where('utilisateur_id', '=', userId)
     .where('revoked_at', 'is', null)
 
@@ -140,7 +143,7 @@ export async function setUserState(ctx: Ctx, caller: Caller, input: { id: number
   const user = await setFlag(ctx, actor, target, 'actif', input.actif, nomLog, (at, managed) => {
     if (input.actif) return invitation ? Object.values(invitation.statements) : []
     return [
-      revokeSessions(db, target.id, at).where(({ exists }) => exists(managed)),
+      revokeSessions(db, target.id, at, actor.id).where(({ exists }) => exists(managed)),
       ...(invited ? uninvite(db, target.id, at) : []),
     ]
   })
@@ -186,7 +189,7 @@ export async function deleteManaged(
   const id = target.id
   await setFlag(ctx, actor, target, 'supprime', true, 'UTILISATEUR_SUPPRESSION', (at, managed) => [
     ...first,
-    revokeSessions(db, id, at).where(({ exists }) => exists(managed)),
+    revokeSessions(db, id, at, actor.id).where(({ exists }) => exists(managed)),
     db
       .updateTable('mail_token')
       .set({ used_at: at })

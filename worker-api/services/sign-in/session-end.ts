@@ -139,7 +139,7 @@ export async function endUserSessions(ctx: Ctx, caller: Caller, id: number): Pro
     ),
     revoked: db
       .updateTable('refresh_token')
-      .set({ revoked_at: now, revoked_reason: 'ADMINISTRATEUR' })
+      .set({ revoked_at: now, revoked_reason: 'ADMINISTRATEUR', revoked_by: actor.id })
       .where('utilisateur_id', '=', id)
       .where('revoked_at', 'is', null)
       .where(({ exists }) => exists(managed)),

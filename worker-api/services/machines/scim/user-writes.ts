@@ -219,7 +219,7 @@ async function updateOnce(
   }
   if (stateChanges) {
     if (!actif) {
-      after.push(revokeSessions(db, userId, at), ...(invited ? uninvite(db, userId, at) : []))
+      after.push(revokeSessions(db, userId, at, actor.id), ...(invited ? uninvite(db, userId, at) : []))
     } else if (invited && !(mailMoves && invited)) {
       const invitation = await invitationWrites(db, actor, { ...recipient, ...identity }, ctx.request, now, {
         capped: true,
