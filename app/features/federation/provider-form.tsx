@@ -4,6 +4,7 @@ import { Form, useNavigation } from '@remix-run/react'
 import { Plus } from 'lucide-react'
 import { useEffect, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
+import { CheckboxField } from '~/components/checkbox-field'
 import { CopyField } from '~/components/copy-field'
 import { EnterSubmits } from '~/components/enter-submits'
 import { Field, FieldMessages, fieldMessages } from '~/components/field'
@@ -288,9 +289,13 @@ export function ProviderFields({
         />
       </div>
       <div className="flex flex-col gap-3">
-        <Box field={fields.confianceMfa} label={labels.confianceMfa} hint={t('fournisseurs.confianceMfaHint')} />
-        <Box field={fields.affiche} label={labels.affiche} hint={t('fournisseurs.afficheHint')} />
-        <Box field={fields.actif} label={labels.actif} hint={t('fournisseurs.actifHint')} />
+        <CheckboxField
+          field={fields.confianceMfa}
+          label={labels.confianceMfa}
+          hint={t('fournisseurs.confianceMfaHint')}
+        />
+        <CheckboxField field={fields.affiche} label={labels.affiche} hint={t('fournisseurs.afficheHint')} />
+        <CheckboxField field={fields.actif} label={labels.actif} hint={t('fournisseurs.actifHint')} />
       </div>
     </div>
   )
@@ -348,26 +353,6 @@ function RuleFields({
       </div>
       <FieldMessages id={field.id} errors={errors} />
     </fieldset>
-  )
-}
-
-/** A box to tick, with what it does under its label. */
-function Box({ field, label, hint }: { field: FieldMetadata<unknown>; label: string; hint: string }) {
-  return (
-    <div className="flex flex-col gap-1">
-      <div className="flex items-start gap-2">
-        <input
-          {...getInputProps(field as FieldMetadata<string>, { type: 'checkbox' })}
-          id={field.id}
-          aria-describedby={`${field.id}-hint`}
-          className={CHECKBOX}
-        />
-        <Label htmlFor={field.id}>{label}</Label>
-      </div>
-      <p id={`${field.id}-hint`} className="pl-6 text-xs text-muted-foreground">
-        {hint}
-      </p>
-    </div>
   )
 }
 

@@ -1,9 +1,10 @@
-import { type FieldMetadata, getFormProps, getInputProps, useForm } from '@conform-to/react'
+import { getFormProps, getInputProps, useForm } from '@conform-to/react'
 import type { getZodConstraint } from '@conform-to/zod/v4'
 import { Form } from '@remix-run/react'
 import { Plus } from 'lucide-react'
 import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
+import { CheckboxField } from '~/components/checkbox-field'
 import { EnterSubmits } from '~/components/enter-submits'
 import { Field, FieldMessages, fieldMessages } from '~/components/field'
 import { FormError, formProblem } from '~/components/form-error'
@@ -152,7 +153,7 @@ export function WebhookFields({
         ticked={asList(fields.evenements.initialValue)}
         errors={shown.errors(fields.evenements)}
       />
-      <Box field={fields.actif} label={labels.actif} hint={t('webhooks.actifHint')} />
+      <CheckboxField field={fields.actif} label={labels.actif} hint={t('webhooks.actifHint')} />
     </div>
   )
 }
@@ -248,25 +249,5 @@ function EventFields({
       </div>
       <FieldMessages id={id} hint={t('webhooks.eventsHint')} errors={errors} />
     </fieldset>
-  )
-}
-
-/** A box to tick, with what it does under its label. */
-function Box({ field, label, hint }: { field: FieldMetadata<unknown>; label: string; hint: string }) {
-  return (
-    <div className="flex flex-col gap-1">
-      <div className="flex items-start gap-2">
-        <input
-          {...getInputProps(field as FieldMetadata<string>, { type: 'checkbox' })}
-          id={field.id}
-          aria-describedby={`${field.id}-hint`}
-          className={CHECKBOX}
-        />
-        <Label htmlFor={field.id}>{label}</Label>
-      </div>
-      <p id={`${field.id}-hint`} className="pl-6 text-xs text-muted-foreground">
-        {hint}
-      </p>
-    </div>
   )
 }

@@ -114,6 +114,19 @@ async function hire(token: string, queue: ReturnType<typeof jobsQueue<JobOf<'web
   return (await response.json()) as { id: number; login: string; postesEnCours: { id: number }[] }
 }
 
+/** The newest event's id now: what a test's pull starts after. */
+const lastEventId = async () =>
+  (
+    await db()
+      .selectFrom('evenement')
+      .select(({ fn }) => fn.max('id').as('id'))
+      .executeTakeFirstOrThrow()
+  ).id ?? 0
+
+/** The events `token`'s caller pulls after `after` (a page of 50). */
+const pulledSince = async (after: number, token: string) =>
+  (await (await call(`/rest/bd/evenements?depuis=${after}`, { token })).json()) as EventsPage
+
 describe('a change to a person', () => {
   it('reaches the subscriptions of their sub-tree signed, in order, by the jobs queue, and nobody else’s', async () => {
     const queue = jobsQueue<JobOf<'webhook-delivery'>>()
@@ -225,14 +238,7 @@ describe('a change to a person', () => {
   it('is told of a rename once: the same form sent again is no change', async () => {
     const queue = jobsQueue<JobOf<'webhook-delivery'>>()
     const user = await hire(nord, queue)
-    const newest = async () =>
-      (
-        await db()
-          .selectFrom('evenement')
-          .select(({ fn }) => fn.max('id').as('id'))
-          .executeTakeFirstOrThrow()
-      ).id ?? 0
-    const before = await newest()
+    const before = await lastEventId()
     const rename = () =>
       call(`/rest/bd/utilisateur/${user.id}`, {
         method: 'PUT',
@@ -241,7 +247,7 @@ describe('a change to a person', () => {
       })
     expect((await rename()).status).toBe(200)
     expect((await rename()).status).toBe(200)
-    const told = (await (await call(`/rest/bd/evenements?depuis=${before}`, { token: nord })).json()) as EventsPage
+    const told = await pulledSince(before, nord)
     expect(told.evenements.map((event) => [event.type, event.data.nom])).toEqual([['utilisateur.modifie', 'Renommé']])
   })
 
@@ -285,10 +291,7 @@ describe('a change to a person', () => {
 
 describe('a sign-in and a session’s end', () => {
   it('are told: connexion.reussie with how the user proved it, session.terminee once per session, why it ended', async () => {
-    const before = await db()
-      .selectFrom('evenement')
-      .select(({ fn }) => fn.max('id').as('id'))
-      .executeTakeFirstOrThrow()
+    const before = await lastEventId()
     const agent = await createUser({ postes: [currentPost(4, 2)] })
     const signedIn = await signIn(agent.login, agent.password as string)
     // A refresh rotates the session's token: still one session.
@@ -296,9 +299,7 @@ describe('a sign-in and a session’s end', () => {
     expect(refreshed.status).toBe(200)
     const { accessToken } = (await refreshed.json()) as { accessToken: string }
     expect((await call('/rest/bd/logout', { method: 'POST', token: accessToken })).status).toBe(204)
-    const nordPull = (await (
-      await call(`/rest/bd/evenements?depuis=${before.id ?? 0}`, { token: nord })
-    ).json()) as EventsPage
+    const nordPull = await pulledSince(before, nord)
     const mine = nordPull.evenements.filter((event) => event.sujet.id === agent.id)
     expect(mine.map((event) => [event.type, event.acteur])).toEqual([
       ['connexion.reussie', { type: 'utilisateur', id: agent.id, login: agent.login }],
@@ -307,25 +308,18 @@ describe('a sign-in and a session’s end', () => {
     expect(mine[0]?.data).toMatchObject({ login: agent.login, methode: 'MOT_DE_PASSE' })
     expect(mine[1]?.data).toMatchObject({ login: agent.login, motif: null, session: expect.any(String) })
     // Direction Sud pulls none of it.
-    const sudPull = (await (
-      await call(`/rest/bd/evenements?depuis=${before.id ?? 0}`, { token: sud })
-    ).json()) as EventsPage
+    const sudPull = await pulledSince(before, sud)
     expect(sudPull.evenements.filter((event) => event.sujet.id === agent.id)).toEqual([])
   })
 
   it('names the administrator who ended a session, as the one who acted', async () => {
-    const before = await db()
-      .selectFrom('evenement')
-      .select(({ fn }) => fn.max('id').as('id'))
-      .executeTakeFirstOrThrow()
+    const before = await lastEventId()
     const agent = await createUser({ postes: [currentPost(4, 2)] })
     await signIn(agent.login, agent.password as string)
     expect((await call(`/rest/bd/utilisateur/${agent.id}/sessions`, { method: 'DELETE', token: nord })).status).toBe(
       204,
     )
-    const pulled = (await (
-      await call(`/rest/bd/evenements?depuis=${before.id ?? 0}`, { token: nord })
-    ).json()) as EventsPage
+    const pulled = await pulledSince(before, nord)
     const ended = pulled.evenements.filter((event) => event.type === 'session.terminee' && event.sujet.id === agent.id)
     expect(ended).toHaveLength(1)
     expect(ended[0]?.acteur).toMatchObject({ type: 'utilisateur', id: nordId })
@@ -335,15 +329,12 @@ describe('a sign-in and a session’s end', () => {
 
 describe('a locked sign-in', () => {
   it('is told once, by the failure that starts the lockout: until when, after how many failures', async () => {
-    const before = await db()
-      .selectFrom('evenement')
-      .select(({ fn }) => fn.max('id').as('id'))
-      .executeTakeFirstOrThrow()
+    const before = await lastEventId()
     const agent = await createUser({ postes: [currentPost(4, 2)] })
     const locked = (token: string) =>
-      call(`/rest/bd/evenements?depuis=${before.id ?? 0}`, { token })
-        .then((response) => response.json() as Promise<EventsPage>)
-        .then((page) => page.evenements.filter((event) => event.type === 'connexion.verrouillee'))
+      pulledSince(before, token).then((page) =>
+        page.evenements.filter((event) => event.type === 'connexion.verrouillee'),
+      )
     for (let n = 1; n <= FREE_FAILURES; n++) {
       expect((await loginWith({ identifiant: agent.login, motDePasse: 'Mauvais1234' })).status).toBe(401)
     }
@@ -377,10 +368,7 @@ describe('a locked sign-in', () => {
 
 describe('a carrier’s registration', () => {
   it('is told as it is received, approved once and refused, to the sub-tree it waits in', async () => {
-    const before = await db()
-      .selectFrom('evenement')
-      .select(({ fn }) => fn.max('id').as('id'))
-      .executeTakeFirstOrThrow()
+    const before = await lastEventId()
     // A carrier company in Agence Lille (Direction Nord), of the carriers' type the tests' settings name.
     await db()
       .insertInto('type_structure')
@@ -393,9 +381,9 @@ describe('a carrier’s registration', () => {
       .onConflict((oc) => oc.doNothing())
       .execute()
     const registrations = (token: string) =>
-      call(`/rest/bd/evenements?depuis=${before.id ?? 0}`, { token })
-        .then((response) => response.json() as Promise<EventsPage>)
-        .then((page) => page.evenements.filter((event) => event.type.startsWith('inscription.')))
+      pulledSince(before, token).then((page) =>
+        page.evenements.filter((event) => event.type.startsWith('inscription.')),
+      )
     const signUp = async (mail: string) => {
       const response = await post('/rest/public/bd/transporteur/inscription', {
         user: { mail, nom: 'Martin', prenom: 'Jeanne' },
@@ -433,14 +421,9 @@ describe('a carrier’s registration', () => {
 
 describe('an access review campaign', () => {
   it('is told as it opens, as its due date is applied and as it closes, with its counts, to its sub-tree', async () => {
-    const before = await db()
-      .selectFrom('evenement')
-      .select(({ fn }) => fn.max('id').as('id'))
-      .executeTakeFirstOrThrow()
+    const before = await lastEventId()
     const reviews = (token: string) =>
-      call(`/rest/bd/evenements?depuis=${before.id ?? 0}`, { token })
-        .then((response) => response.json() as Promise<EventsPage>)
-        .then((page) => page.evenements.filter((event) => event.type.startsWith('revue.')))
+      pulledSince(before, token).then((page) => page.evenements.filter((event) => event.type.startsWith('revue.')))
     await createUser({ postes: [currentPost(4, 2)] })
     const kit = reviewKit('CONSERVER')
     const id = await kit.opened({ token: nord }, kit.campaign(4))
@@ -472,10 +455,7 @@ describe('an access review campaign', () => {
 
 describe('a review that ends posts', () => {
   it('tells the posts whose end it moved, not one that had already ended sooner', async () => {
-    const before = await db()
-      .selectFrom('evenement')
-      .select(({ fn }) => fn.max('id').as('id'))
-      .executeTakeFirstOrThrow()
+    const before = await lastEventId()
     const moved = await createUser({ postes: [currentPost(4, 2)] })
     const sooner = await createUser({ postes: [currentPost(4, 2)] })
     const postOf = async (userId: number) =>
@@ -497,9 +477,7 @@ describe('a review that ends posts', () => {
     await kit.queue.drain()
     expect(await kit.endOf(movedPost)).toBe(isoDate(-1))
     expect(await kit.endOf(soonerPost)).toBe(isoDate(-3))
-    const pulled = (await (
-      await call(`/rest/bd/evenements?depuis=${before.id ?? 0}`, { token: nord })
-    ).json()) as EventsPage
+    const pulled = await pulledSince(before, nord)
     const modified = pulled.evenements.filter((event) => event.type === 'poste.modifie')
     expect(modified.filter((event) => event.sujet.id === movedPost).map((event) => event.data)).toEqual([
       expect.objectContaining({ dateFin: wireDate(isoDate(-1)) }),
