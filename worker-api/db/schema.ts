@@ -74,6 +74,9 @@ export interface PosteTable {
   fonction_id: number
   date_debut: string
   date_fin: string
+  /** The start and the end told (`poste.debut`, `poste.fin`: migration 0050's trigger sets them), null before. */
+  debut_dit: Generated<string | null>
+  fin_dit: Generated<string | null>
 }
 
 /** How an application receives its users: `CODE`, the spec's single-use launch code; `OIDC`, OpenID Connect. */

@@ -1,5 +1,5 @@
 import { env } from 'cloudflare:test'
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { EventsPage, PortalEvent } from '../../../worker-api/contract/machines/events'
 import type { WebhookCreated, WebhookDelivery } from '../../../worker-api/contract/machines/webhooks'
 import { backgroundContext } from '../../../worker-api/lib/context'
@@ -553,6 +553,11 @@ describe('an access request', () => {
 })
 
 describe('a date passing', () => {
+  // The other tests write posts as before the day's run: none of their starts is told by its write.
+  afterEach(async () => {
+    await db().deleteFrom('evenement_jour').execute()
+  })
+
   it('tells, once, by the minute’s cron, the posts that start today and those whose last day was yesterday', async () => {
     const queue = jobsQueue<JobOf<'webhook-delivery'>>()
     const hook = await subscribed(nord, 'ok', { evenements: ['poste.debut', 'poste.fin'] })
@@ -600,6 +605,46 @@ describe('a date passing', () => {
     await queue.cron()
     expect(await count()).toBe(before)
     expect(await db().selectFrom('evenement_jour').select('jour').execute()).toEqual([{ jour: isoDate(0) }])
+  })
+
+  it('tells a post written after its day’s run, once, right after its own event', async () => {
+    // Today's run is over.
+    await db().deleteFrom('evenement_jour').execute()
+    await tellPostDays(backgroundContext(env))
+    const queue = jobsQueue<JobOf<'webhook-delivery'>>()
+    const user = await hire(nord, queue)
+    const poste = user.postesEnCours[0]?.id as number
+    const typesOf = async () =>
+      (
+        await db()
+          .selectFrom('evenement')
+          .select(['type', 'acteur'])
+          .where('sujet_cle', '=', `utilisateur:${user.id}`)
+          .orderBy('id')
+          .execute()
+      ).map((event) => [event.type, JSON.parse(event.acteur).type])
+    // Created to start today: its start is told by the portal, after its creation.
+    expect(await typesOf()).toEqual([
+      ['utilisateur.cree', 'utilisateur'],
+      ['poste.cree', 'utilisateur'],
+      ['poste.debut', 'systeme'],
+    ])
+    // Changed later the same day, its start is not told again; nor by a run of the same day, nor of the next.
+    const changed = await call('/rest/bd/poste', {
+      method: 'PUT',
+      token: nord,
+      env: queue.env,
+      body: JSON.stringify({ id: poste, dateDebut: wireDate(isoDate(0)), dateFin: wireDate(isoDate(45)) }),
+    })
+    expect(changed.status).toBe(200)
+    await tellPostDays(backgroundContext(env))
+    await tellPostDays(backgroundContext(env), new Date(Date.now() + 86_400_000))
+    expect((await typesOf()).map(([type]) => type)).toEqual([
+      'utilisateur.cree',
+      'poste.cree',
+      'poste.debut',
+      'poste.modifie',
+    ])
   })
 
   it('catches up the days a stopped cron missed, a week at most, each once', async () => {

@@ -8,7 +8,7 @@ import { posteEvents } from '../core/events'
  * A date passing is an event too (issue 65): on each day of the organisation's calendar, once, the posts that start
  * that day are told (`poste.debut`), and those whose last day was the day before (`poste.fin`: they no longer count).
  * The minute's cron asks; a day is told with its row in `evenement_jour` (migration 0047), in one batch, so that two
- * runs never tell it twice.
+ * runs never tell it twice. A post written after its day's run is told by its own write (migration 0050's trigger).
  */
 
 /** The days a late run catches up at most: a cron stopped for longer tells the last week's. */
@@ -38,15 +38,24 @@ export async function tellPostDays(ctx: Ctx, now = new Date()): Promise<string[]
         .values({ jour: day, fait_le: run })
         .onConflict((conflict) => conflict.doNothing()),
       // The ends first: someone moving from one post to the next leaves the first before taking the second.
+      // Each once (migration 0050): a post written after its day's run was told then.
       posteEvents(
         db,
         'poste.fin',
         'systeme',
-        () => sql<SqlBool>`event_poste.date_fin = ${addDays(day, -1)}`,
+        () =>
+          sql<SqlBool>`event_poste.date_fin = ${addDays(day, -1)} and event_poste.fin_dit is not event_poste.date_fin`,
         held(day),
         now,
       ),
-      posteEvents(db, 'poste.debut', 'systeme', () => sql<SqlBool>`event_poste.date_debut = ${day}`, held(day), now),
+      posteEvents(
+        db,
+        'poste.debut',
+        'systeme',
+        () => sql<SqlBool>`event_poste.date_debut = ${day} and event_poste.debut_dit is not event_poste.date_debut`,
+        held(day),
+        now,
+      ),
     ]),
   )
   return days
