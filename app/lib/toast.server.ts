@@ -29,10 +29,28 @@ function toastStorage(request: Request, context: AppLoadContext) {
   })
 }
 
+/** The longest text a notice names (an address, a name as posted): a notice travels in a cookie, which must stay small. */
+const NAMED_MAX = 120
+
+const bounded = (values: Record<string, string | number> | undefined) =>
+  values &&
+  Object.fromEntries(
+    Object.entries(values).map(([name, value]) => [
+      name,
+      typeof value === 'string' && value.length > NAMED_MAX ? `${value.slice(0, NAMED_MAX - 1)}…` : value,
+    ]),
+  )
+
 export async function toastHeaders(request: Request, context: AppLoadContext, toast: Toast): Promise<HeadersInit> {
   const storage = toastStorage(request, context)
   const session = await storage.getSession()
-  session.flash('toast', toast)
+  session.flash('toast', {
+    ...toast,
+    ...(toast.values ? { values: bounded(toast.values) } : {}),
+    ...(toast.link
+      ? { link: { ...toast.link, ...(toast.link.values ? { values: bounded(toast.link.values) } : {}) } }
+      : {}),
+  })
   return { 'Set-Cookie': await storage.commitSession(session) }
 }
 

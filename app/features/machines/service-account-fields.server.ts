@@ -54,8 +54,9 @@ const PROOF_FIELDS: Partial<Record<BusinessCode, [string, string]>> = {
 }
 
 /**
- * The field errors of a refused write, by the form's names: the body's fields (`structure.id` is the
- * structure's select, a key of `jwks` the textarea, `preuve` the password), or the proof's refusal.
+ * The field errors of a refused write, by the form's names (a service account's, a webhook's): the body's fields
+ * (`structure.id` is the structure's select, a key of `jwks` the textarea, `evenements.3` the events, `preuve` the
+ * password), each message once, or the proof's refusal.
  */
 export function refusedFields(failure: Failure): Record<string, string[]> | null {
   const proof = PROOF_FIELDS[failure.error.businessCode]
@@ -69,7 +70,7 @@ export function refusedFields(failure: Failure): Record<string, string[]> | null
     const [first = field] = field.split('.')
     const name = first === 'preuve' ? 'motDePasse' : first
     const said = first === 'preuve' ? ['serviceAccounts.proofRequired'] : errors
-    byName[name] = [...(byName[name] ?? []), ...said]
+    byName[name] = [...new Set([...(byName[name] ?? []), ...said])]
   }
   return byName
 }

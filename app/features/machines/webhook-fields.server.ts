@@ -1,13 +1,13 @@
 import { parseWithZod } from '@conform-to/zod/v4'
 import { z } from 'zod'
-import { type Failure, fieldErrors } from '~/lib/api-errors'
 import { WEBHOOK_EVENTS_MAX, webhookEventSchema } from '../../../worker-api/contract/machines/webhooks'
 import { OIDC_URI_MAX_LENGTH } from '../../../worker-api/contract/oidc/oidc'
 import { checkbox } from './service-account-fields.server'
 
 /**
  * A subscription's form as it posts (the create form and a row's edit panel alike): its events ticked by family, a
- * family ticked whole standing for its events (present and future), and the API's refusals read back onto the fields.
+ * family ticked whole standing for its events (present and future). The API's refusals are read back onto the fields
+ * as the service accounts' are (`refusedFields`).
  */
 
 /** The events ticked: a family ticked whole (`poste.*`) keeps none of its events beside it. */
@@ -58,21 +58,4 @@ export function parseWebhook<Schema extends z.ZodType>(form: FormData, schema: S
   } catch {
     throw new Response('Malformed form', { status: 400 })
   }
-}
-
-/**
- * The API's field errors (VALIDATION_FAILED's `attributs`) by the form's names: `structure.id` is the structure's
- * select, `evenements.3` the events' fieldset, the rest as the API names them.
- */
-export function refusedFields(failure: Failure): Record<string, string[]> | null {
-  // A structure deleted meanwhile, or out of reach.
-  if (failure.status === 404) return { structure: ['validation.unknown'] }
-  const fields = fieldErrors(failure)
-  if (!fields || Object.keys(fields).length === 0) return null
-  const byName: Record<string, string[]> = {}
-  for (const [field, errors] of Object.entries(fields)) {
-    const [name = field] = field.split('.')
-    byName[name] = [...new Set([...(byName[name] ?? []), ...errors])]
-  }
-  return byName
 }

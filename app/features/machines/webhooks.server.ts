@@ -9,6 +9,7 @@ import { listQuery } from '~/lib/pagination'
 import { redirectPastLast } from '~/lib/pagination.server'
 import { pathWithout } from '~/lib/url'
 import { structureChoices } from '../organisation/structure-choices.server'
+import { refusedFields } from './service-account-fields.server'
 import {
   CREATE_INTENT,
   DELETE_INTENT,
@@ -20,7 +21,7 @@ import {
   SEARCH_INTENT,
   type ShownWebhookSecret,
 } from './webhook'
-import { parseWebhook, refusedFields, webhookEditSchema, webhookFormSchema } from './webhook-fields.server'
+import { parseWebhook, webhookEditSchema, webhookFormSchema } from './webhook-fields.server'
 
 /**
  * What the webhooks' screen reads, in the round trip of the admin check: a page of the subscriptions of the scope
@@ -131,7 +132,7 @@ async function editWebhook(auth: Auth, form: FormData, id: number, back: string)
   return auth.redirectWithToast(`${back}${focusFragment(form)}`, {
     type: 'success',
     key: 'webhooks.edited',
-    values: { url: shortened(result.data.url) },
+    values: { url: result.data.url },
   })
 }
 
@@ -178,19 +179,16 @@ async function deleteWebhook(auth: Auth, form: FormData, id: number, back: strin
   return auth.redirectWithToast(`${back}${focusFragment(form)}`, {
     type: 'success',
     key: 'webhooks.deleted',
-    values: { url: shortened(String(form.get('url') ?? '')) },
+    values: { url: String(form.get('url') ?? '') },
   })
 }
-
-/** An address as a notice names it: a notice travels in a cookie, which a long address would overflow. */
-const shortened = (url: string) => (url.length > 120 ? `${url.slice(0, 119)}…` : url)
 
 /** A subscription another administrator deleted meanwhile (or out of reach now): said on the list, read again. */
 function gone(auth: Auth, back: string, form: FormData) {
   return auth.redirectWithToast(back, {
     type: 'error',
     key: 'webhooks.gone',
-    values: { url: shortened(String(form.get('ancienneUrl') ?? form.get('url') ?? '')) },
+    values: { url: String(form.get('ancienneUrl') ?? form.get('url') ?? '') },
   })
 }
 

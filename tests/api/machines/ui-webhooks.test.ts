@@ -273,6 +273,19 @@ describe('a row', () => {
     expect((await read(hook.id)).ancienSecretExpire).toBeNull()
   })
 
+  it('gone meanwhile, is said in a notice however long the address posted', async () => {
+    const gone = await send(
+      [
+        ['intent', 'supprimer'],
+        ['id', '99999999'],
+        ['url', `https://rh.example/${'x'.repeat(5000)}`],
+      ],
+      nord,
+    )
+    expect(gone.status).toBe(302)
+    expect(gone.location).toBe(PATH)
+  })
+
   it('is deleted once confirmed', async () => {
     const hook = await subscribe(nord, 4)
     const confirm = await page(`${PATH}?confirmer=supprimer&id=${hook.id}`, nord)
