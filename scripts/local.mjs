@@ -83,6 +83,19 @@ export function migrate(persistTo) {
   run(bin('wrangler'), ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistTo])
 }
 
+/**
+ * The access that data loaded straight into the database grants today, recorded as told (migration 0051): integrators
+ * hear of what changes from then on, not of the demo's or a fixture's starting state.
+ */
+export const ACCESS_AS_TOLD_SQL = `INSERT OR IGNORE INTO acces_dit (utilisateur_id, application_id)
+  SELECT DISTINCT p.utilisateur_id, fa.application_id
+  FROM poste p
+  JOIN fonction_application fa ON fa.fonction_id = p.fonction_id
+  JOIN application a ON a.id = fa.application_id AND a.actif = 1
+  JOIN utilisateur u ON u.id = p.utilisateur_id AND u.registration_state <> 'PENDING'
+  WHERE p.date_debut <= date('now') AND p.date_fin >= date('now');
+`
+
 /** Loads the demo organisation (idempotent: INSERT OR IGNORE with fixed ids). */
 /** Loads the demo data; `domain` is the origin the portal is served on (the demo OIDC client's addresses). */
 export async function seed(persistTo, pepper, domain = undefined) {
@@ -102,7 +115,7 @@ export async function seed(persistTo, pepper, domain = undefined) {
   // Beside the database it loads: two databases seeded for two origins do not share one file.
   mkdirSync(persistTo, { recursive: true })
   const sqlFile = path.join(persistTo, 'demo-seed.sql')
-  writeFileSync(sqlFile, await demoSeedSql(pepper, domain))
+  writeFileSync(sqlFile, (await demoSeedSql(pepper, domain)) + ACCESS_AS_TOLD_SQL)
   run(bin('wrangler'), ['d1', 'execute', 'DB', '--local', '--persist-to', persistTo, '--file', sqlFile])
   return DEMO_ACCOUNTS
 }

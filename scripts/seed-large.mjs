@@ -15,7 +15,7 @@ import { rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { markSeededHistory } from './bench/database.mjs'
-import { ensureDevVars, LARGE_PERSIST_DIR, migrate, quietEnv, root, seed } from './local.mjs'
+import { ACCESS_AS_TOLD_SQL, ensureDevVars, LARGE_PERSIST_DIR, migrate, quietEnv, root, seed } from './local.mjs'
 
 const USERS = 100_000
 const LOGS = 1_000_000
@@ -203,6 +203,7 @@ const STEPS = [
      INSERT INTO poste (utilisateur_id, structure_id, fonction_id, date_debut, date_fin)
        VALUES (99001, 2000, 14000, date('now', '-30 days'), date('now', '+365 days'));`,
   ],
+  ['the access those posts grant, recorded as told', ACCESS_AS_TOLD_SQL],
   ['statistics for the query planner', 'ANALYZE;'],
 ]
 

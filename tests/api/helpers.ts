@@ -13,6 +13,7 @@ import { getDb } from '../../worker-api/db/client'
 import { randomToken, sha256Hex } from '../../worker-api/lib/crypto'
 import { signAccessToken } from '../../worker-api/lib/jwt'
 import { hashPassword, pepperKeyring } from '../../worker-api/lib/password'
+import { grantsOn } from '../../worker-api/services/catalogue/grants'
 import { api, errorBody, okBody } from './client'
 import { serviceAccessToken } from './oauth-answers'
 
@@ -154,6 +155,20 @@ export async function createUser(options: UserOptions = {}) {
         date_debut: p.from,
         date_fin: p.to,
       })
+      .execute()
+  }
+  // Written as the demo data is, straight into the database: what the posts grant today counts as told already.
+  if (options.registration !== 'PENDING' && (options.postes ?? []).length > 0) {
+    await db()
+      .insertInto('acces_dit')
+      .columns(['utilisateur_id', 'application_id'])
+      .expression(
+        grantsOn(db(), todayIso())
+          .select(['p.utilisateur_id', 'fa.application_id'])
+          .distinct()
+          .where('p.utilisateur_id', '=', id),
+      )
+      .onConflict((conflict) => conflict.doNothing())
       .execute()
   }
   return { id, login, password: password ?? '' }

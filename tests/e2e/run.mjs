@@ -4,11 +4,20 @@
 // (scripts/serve-bundle.mjs); node's test runner goes through tests/e2e/*.test.mjs, each server taking the
 // next file as it finishes one, so that two files run at once and none shares a database with another.
 import { spawn, spawnSync } from 'node:child_process'
-import { cpSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { cpSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { availableParallelism, tmpdir } from 'node:os'
 import path from 'node:path'
-import { bundleWorker, ensureDevVars, migrate, quietEnv, root, seed, serveBundle } from '../../scripts/local.mjs'
+import {
+  ACCESS_AS_TOLD_SQL,
+  bundleWorker,
+  ensureDevVars,
+  migrate,
+  quietEnv,
+  root,
+  seed,
+  serveBundle,
+} from '../../scripts/local.mjs'
 
 /**
  * A port free on 127.0.0.1 now, as the system gives one.
@@ -67,18 +76,15 @@ async function startServer(index) {
     vars.PASSWORD_PEPPER,
     `http://localhost:${port}`,
   )
+  // The fixtures, then the access they grant recorded as told.
+  const fixturesFile = path.join(persistTo, 'fixtures.sql')
+  writeFileSync(
+    fixturesFile,
+    readFileSync(path.join(root, 'tests', 'e2e', 'fixtures.sql'), 'utf8') + ACCESS_AS_TOLD_SQL,
+  )
   const fixtures = spawnSync(
     path.join(root, 'node_modules', '.bin', 'wrangler'),
-    [
-      'd1',
-      'execute',
-      'DB',
-      '--local',
-      '--persist-to',
-      persistTo,
-      '--file',
-      path.join(root, 'tests', 'e2e', 'fixtures.sql'),
-    ],
+    ['d1', 'execute', 'DB', '--local', '--persist-to', persistTo, '--file', fixturesFile],
     { cwd: root, env: quietEnv, encoding: 'utf8' },
   )
   if (fixtures.status !== 0) throw new Error(`fixtures failed: ${fixtures.stderr}`)

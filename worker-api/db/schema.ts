@@ -348,6 +348,12 @@ export interface EvenementTable {
 }
 
 /** A day whose posts' starts and ends were told (migration 0047), and the run that told them. */
+/** A user's application as the events last told it (migration 0051: acces.accorde, acces.retire). */
+export interface AccesDitTable {
+  utilisateur_id: number
+  application_id: number
+}
+
 export interface EvenementJourTable {
   jour: string
   fait_le: string
@@ -683,6 +689,7 @@ export interface Database {
   webhook: WebhookTable
   evenement: EvenementTable
   evenement_jour: EvenementJourTable
+  acces_dit: AccesDitTable
   webhook_livraison: WebhookLivraisonTable
   historique_recherche: HistoriqueRechercheTable
   historique_recherche_entree: HistoriqueRechercheEntreeTable

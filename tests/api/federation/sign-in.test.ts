@@ -133,6 +133,22 @@ describe('a carrier employee through their company provider (INSCRIRE)', () => {
     expect(await userByMail(mail)).toMatchObject({ registration_state: 'COMPLETE', actif: 1 })
     // The next times: straight in, the sign-in in the history with its provider.
     expect((await federatedSignIn(carrier.id, sub)).status).toBe(200)
+    // Integrators heard of a user once, as of a carrier whose password link completes: created, posted, what it opens.
+    const told = await db()
+      .selectFrom('evenement')
+      .select(['type', 'acteur'])
+      .where('sujet_cle', '=', `utilisateur:${id}`)
+      .where('type', 'not like', 'connexion.%')
+      .orderBy('id')
+      .execute()
+    expect(told.map((event) => [event.type, JSON.parse(event.acteur).type])).toEqual([
+      ['inscription.creee', 'systeme'],
+      ['inscription.validee', 'utilisateur'],
+      ['utilisateur.cree', 'utilisateur'],
+      ['poste.cree', 'utilisateur'],
+      ['acces.accorde', 'utilisateur'],
+      ['acces.accorde', 'utilisateur'],
+    ])
     const signIns = (await entriesOf(id)).filter((e) => e.type_log === 'CONNEXION')
     expect(signIns.map((e) => e.commentaire)).toEqual(['via Transports Dupont', 'via Transports Dupont'])
     const launcher = await call(`/rest/bd/acces/utilisateur/${id}`, { token: body.jwt.accessToken })

@@ -483,6 +483,14 @@ describe('a review that ends posts', () => {
       expect.objectContaining({ dateFin: wireDate(isoDate(-1)) }),
     ])
     expect(modified.filter((event) => event.sujet.id === soonerPost)).toEqual([])
+    // Ended yesterday: what the post opened is lost, told after its end, by the end's actor.
+    const lost = pulled.evenements.filter((event) => event.type === 'acces.retire' && event.sujet.id === moved.id)
+    const [end] = modified.filter((event) => event.sujet.id === movedPost)
+    expect(lost.map((event) => [(event.data.application as { id: number }).id, event.acteur])).toEqual([
+      [1, end?.acteur],
+      [2, end?.acteur],
+    ])
+    expect(lost.every((event) => event.id > (end?.id ?? Number.POSITIVE_INFINITY))).toBe(true)
   })
 })
 
@@ -549,6 +557,13 @@ describe('an access request', () => {
     expect(mine[2]?.acteur).toMatchObject({ type: 'utilisateur', id: nordId })
     expect(mine[4]?.data).toMatchObject({ etat: 'REFUSEE', commentaire: 'Non' })
     expect(mine[6]?.acteur).toMatchObject({ type: 'utilisateur', id: other.id })
+    // The post it opened gives the requester the application, told after the post by the decider.
+    const access = page.evenements.filter((event) => event.type.startsWith('acces.'))
+    expect(
+      access.map((event) => [event.type, event.data.utilisateur, event.data.application, event.acteur.id]),
+    ).toEqual([
+      ['acces.accorde', { id: requester.id, login: requester.login }, { id: 3, libelle: 'Module Rendez vous' }, nordId],
+    ])
   })
 })
 
@@ -628,6 +643,9 @@ describe('a date passing', () => {
       ['utilisateur.cree', 'utilisateur'],
       ['poste.cree', 'utilisateur'],
       ['poste.debut', 'systeme'],
+      // What it opens, by the post's writer.
+      ['acces.accorde', 'utilisateur'],
+      ['acces.accorde', 'utilisateur'],
     ])
     // Changed later the same day, its start is not told again; nor by a run of the same day, nor of the next.
     const changed = await call('/rest/bd/poste', {
@@ -643,6 +661,8 @@ describe('a date passing', () => {
       'utilisateur.cree',
       'poste.cree',
       'poste.debut',
+      'acces.accorde',
+      'acces.accorde',
       'poste.modifie',
     ])
   })
@@ -885,6 +905,8 @@ describe('GET rest/bd/evenements', () => {
     expect(nordPage.evenements.map((e) => [e.type, e.sujet.type])).toEqual([
       ['utilisateur.cree', 'utilisateur'],
       ['poste.cree', 'poste'],
+      ['acces.accorde', 'utilisateur'],
+      ['acces.accorde', 'utilisateur'],
     ])
     expect(nordPage.evenements[0]).toMatchObject({ acteur: { type: 'utilisateur', id: nordId }, data: { id: user.id } })
     expect(nordPage.fin).toBe(true)
@@ -1055,6 +1077,8 @@ describe('what programs and imports change', () => {
     expect(scimEvents.map((event) => [event.type, event.sujet.type, event.acteur.type])).toEqual([
       ['utilisateur.cree', 'utilisateur', 'compte_service'],
       ['poste.cree', 'poste', 'compte_service'],
+      ['acces.accorde', 'utilisateur', 'compte_service'],
+      ['acces.accorde', 'utilisateur', 'compte_service'],
       ['utilisateur.desactive', 'utilisateur', 'compte_service'],
     ])
     expect(scimEvents[0]?.acteur).toMatchObject({ id: account.id })
@@ -1076,9 +1100,15 @@ describe('what programs and imports change', () => {
     expect(importEvents.map((event) => [event.type, event.acteur])).toEqual([
       ['utilisateur.cree', { type: 'utilisateur', id: nordId, login: expect.any(String) }],
       ['poste.cree', { type: 'utilisateur', id: nordId, login: expect.any(String) }],
+      ['acces.accorde', { type: 'utilisateur', id: nordId, login: expect.any(String) }],
+      ['acces.accorde', { type: 'utilisateur', id: nordId, login: expect.any(String) }],
       ['import.termine', { type: 'utilisateur', id: nordId, login: expect.any(String) }],
     ])
-    expect(importEvents[2]).toMatchObject({
+    expect(importEvents[2]?.data).toMatchObject({
+      application: { id: 1 },
+      utilisateur: { id: importEvents[0]?.sujet.id },
+    })
+    expect(importEvents[4]).toMatchObject({
       sujet: { type: 'import' },
       data: { type: 'utilisateurs', etat: 'TERMINE', lignes: 1, creees: 1, erreurs: 0 },
     })
@@ -1086,9 +1116,9 @@ describe('what programs and imports change', () => {
     const stored = await db()
       .selectFrom('evenement')
       .select('sujet_cle')
-      .where('id', '=', importEvents[2]?.id ?? 0)
+      .where('id', '=', importEvents[4]?.id ?? 0)
       .executeTakeFirstOrThrow()
-    expect(stored.sujet_cle).toBe(`import:${importEvents[2]?.sujet.id}`)
+    expect(stored.sujet_cle).toBe(`import:${importEvents[4]?.sujet.id}`)
     expect(importEvents[0]?.data).toMatchObject({ mail: imported, nom: 'Dupont' })
     expect(importEvents[1]?.data).toMatchObject({ structure: { id: 4 }, dateFin: wireDate(isoDate(90)) })
     // The same file again changes nothing: it tells nothing.

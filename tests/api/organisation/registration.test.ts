@@ -746,6 +746,47 @@ describe('POST rest/bd/authorize/user', () => {
     expect((await login(mail, PASSWORD)).status).toBe(200)
   })
 
+  it('a registration approved with a post and completed is told to integrators: a user, their post, what it opens', async () => {
+    await db().insertInto('fonction').values({ id: 50, libelle: 'Chauffeur', structure_id: 5 }).execute()
+    await db().insertInto('fonction_application').values({ fonction_id: 50, application_id: 1 }).execute()
+    const mail = newMail('told')
+    const body = await registered(mail, { id: 5 })
+    const approved = await post(
+      AUTHORIZE,
+      {
+        user: { id: body.id },
+        authorize: true,
+        poste: { fonction: { id: 50 }, dateDebut: '01/01/2020', dateFin: '31/12/2099' },
+      },
+      { token: nordAdmin },
+    )
+    expect(approved.status).toBe(200)
+    const told = async () =>
+      (
+        await db()
+          .selectFrom('evenement')
+          .select(['type', 'acteur', 'data'])
+          .where('sujet_cle', '=', `utilisateur:${body.id}`)
+          .orderBy('id')
+          .execute()
+      ).map((event) => [event.type, JSON.parse(event.acteur).type])
+    // Approved, with a post: still the queue's, no access told yet.
+    expect(await told()).toEqual([
+      ['inscription.creee', 'systeme'],
+      ['inscription.validee', 'utilisateur'],
+    ])
+    const { token } = await registrationMails(mail)
+    expect((await renew(token, PASSWORD)).status).toBe(204)
+    expect((await told()).slice(2)).toEqual([
+      ['utilisateur.cree', 'utilisateur'],
+      ['poste.cree', 'utilisateur'],
+      ['acces.accorde', 'utilisateur'],
+    ])
+    expect(await db().selectFrom('acces_dit').selectAll().where('utilisateur_id', '=', body.id).execute()).toEqual([
+      { utilisateur_id: body.id, application_id: 1 },
+    ])
+  })
+
   it('refusing deletes the registration, with the answer supprime: true, and the carrier cannot sign in', async () => {
     const mail = newMail('refused')
     const body = await registered(mail, { id: 5 })

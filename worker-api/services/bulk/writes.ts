@@ -3,6 +3,7 @@ import type { RowProblem } from '../../contract/bulk/bulk'
 import type { AdministrationAction } from '../../contract/log-labels'
 import { abortUnless, type Compilable, type DB } from '../../db/client'
 import { pathInScope, userManageable, type Viewer } from '../../lib/scope'
+import { ofUsers, tellAccess } from '../catalogue/access-told'
 import { copyTemplate } from '../catalogue/templates'
 import type { Actor } from '../core/actor'
 import { logEntry } from '../core/audit'
@@ -343,6 +344,14 @@ function lotEvents(w: LotWriter, actions: UserAction[], byId: Map<number, FoundU
                 and added.date_fin = json_extract(lot_poste.value, '$[5]')
               where added.utilisateur_id = coalesce(json_extract(lot_poste.value, '$[0]'),
                 (select holder.id from utilisateur holder where holder.mail = json_extract(lot_poste.value, '$[1]') collate nocase)))`,
+          ),
+          // What the posts give their holders.
+          ...tellAccess(
+            db,
+            actor,
+            ofUsers(sql`(select coalesce(json_extract(lot_poste.value, '$[0]'), (select holder.id from utilisateur holder
+              where holder.mail = json_extract(lot_poste.value, '$[1]') collate nocase)) from json_each(${JSON.stringify(posts)}) lot_poste)`),
+            w.now,
           ),
         ]
       : []),

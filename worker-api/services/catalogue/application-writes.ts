@@ -10,6 +10,7 @@ import type { Ctx } from '../../lib/types'
 import { type Caller, rootAdminWith, viewerOf } from '../core/actor'
 import { adminLogWhen } from '../core/audit'
 import { rootHolds } from '../core/root-admin'
+import { ofApplication, tellAccess } from './access-told'
 import { type CatalogueRow, catalogueQuery, toApplication } from './applications'
 import { type ClientWrite, clientWrite, removeClient } from './oidc-clients'
 import {
@@ -171,6 +172,8 @@ export async function createApplication(
     client: client?.statement ?? null,
     saml: saml ? samlProviderWrite(db, created, saml, guard) : null,
     grants: ids.length > 0 ? addGrants(db, created, ids, guard) : null,
+    // Switched on and granted: the holders of those functions' current posts gain it.
+    access: ids.length > 0 && input.actif ? tellAccess(db, actor.id, ofApplication(created)) : null,
     log: adminLogWhen(
       db,
       actor,
@@ -286,6 +289,8 @@ export async function updateApplication(
       .where(({ exists }) => exists(guard))
       .returning('id'),
     grants: ids ? replaceGrants(db, input.id, ids, guard, target) : null,
+    // Switched on or off, granted to other functions: whoever that gives it or takes it from.
+    access: tellAccess(db, actor.id, ofApplication(input.id)),
     client: client ? client.statement : protocole !== 'OIDC' && before.oidc ? removeClient(db, input.id, guard) : null,
     saml: saml
       ? samlProviderWrite(db, sql<number>`${input.id}`, saml, target)
@@ -361,6 +366,13 @@ export async function deleteApplication(ctx: Ctx, caller: Caller, id: number): P
       ctx.request.userAgent,
       target,
     ),
+    // Switched off first, so that its holders are told they lose it while it is there to name.
+    off: db
+      .updateTable('application')
+      .set({ actif: 0 })
+      .where('id', '=', id)
+      .where(({ exists }) => exists(guard)),
+    access: tellAccess(db, actor.id, ofApplication(id)),
     deleted: db
       .deleteFrom('application')
       .where('id', '=', id)

@@ -6,6 +6,17 @@ import type { DB } from '../../db/client'
  * it and it is switched on — the check every launch, code exchange and refresh makes.
  */
 
+/** The grants of `today`: each current post (`p`) with each application its function grants (`fa`), switched on. */
+export function grantsOn(db: DB, today: string) {
+  return db
+    .selectFrom('poste as p')
+    .innerJoin('fonction_application as fa', 'fa.fonction_id', 'p.fonction_id')
+    .innerJoin('application as granted', 'granted.id', 'fa.application_id')
+    .where('granted.actif', '=', 1)
+    .where('p.date_debut', '<=', today)
+    .where('p.date_fin', '>=', today)
+}
+
 /** A row while a current post of `user` grants `application`, switched on (DESIGN §4: derived access). */
 export function grantNow(
   db: DB,
@@ -13,16 +24,10 @@ export function grantNow(
   application: Expression<number> | number,
   today: string,
 ) {
-  return db
-    .selectFrom('poste as p')
-    .innerJoin('fonction_application as fa', 'fa.fonction_id', 'p.fonction_id')
-    .innerJoin('application as granted', 'granted.id', 'fa.application_id')
+  return grantsOn(db, today)
     .select('p.id')
     .where('p.utilisateur_id', '=', user)
     .where('fa.application_id', '=', application)
-    .where('granted.actif', '=', 1)
-    .where('p.date_debut', '<=', today)
-    .where('p.date_fin', '>=', today)
 }
 
 /** `grantNow` as a column (1 or 0) of a read. */

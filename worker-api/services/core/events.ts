@@ -1,4 +1,4 @@
-import { type Expression, type RawBuilder, type SqlBool, sql } from 'kysely'
+import { type Expression, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
 import { nowIso, todayIso } from '../../contract/dates'
 import type { PortalEvent } from '../../contract/machines/events'
 import type { WebhookEventType } from '../../contract/machines/webhooks'
@@ -339,5 +339,45 @@ export function reviewEvent(
       )
       .where(sql<SqlBool>`event_revue.id = ${review}`)
       .where(when),
+  )
+}
+
+type AccessEventType = Extract<WebhookEventType, `acces.${string}`>
+
+/** A user and an application, as a statement selects them. */
+export type AccessPair = { utilisateur_id: number; application_id: number }
+
+/**
+ * Access gained or lost (`acces.accorde`, `acces.retire`): one event for each pair `pairs` selects, about its user and
+ * in order with their other events, naming the application as it stands at that point of the batch.
+ */
+export function accessEvents<Tables, From extends keyof Tables>(
+  db: DB,
+  type: AccessEventType,
+  actor: EventActor,
+  pairs: SelectQueryBuilder<Tables, From, AccessPair>,
+  now = new Date(),
+) {
+  return insertEvents(
+    db,
+    db
+      .selectFrom(pairs.as('event_access'))
+      .innerJoin('utilisateur as event_user', 'event_user.id', 'event_access.utilisateur_id')
+      .innerJoin('application as event_application', 'event_application.id', 'event_access.application_id')
+      .select(
+        told({
+          type,
+          actor,
+          now,
+          subject: ['utilisateur', 'event_user.id'],
+          key: person('event_user.id'),
+          data: sql<string>`json_object('utilisateur', json_object('id', event_user.id, 'login', event_user.login),
+              'application', json_object('id', event_application.id, 'libelle', event_application.libelle))`,
+          chemins: userPathsJson(sql.ref('event_user.id'), todayIso(now)),
+          domain: 'event_user.domain',
+        }),
+      )
+      .orderBy('event_user.id')
+      .orderBy('event_application.id'),
   )
 }

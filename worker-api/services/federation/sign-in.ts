@@ -18,7 +18,7 @@ import { logEntry } from '../core/audit'
 import { afterOneRow, registrationEvent } from '../core/events'
 import { clientCounter } from '../core/rate-limit'
 import { postesFrom, toUser } from '../core/users'
-import { pendingUserInsert } from '../organisation/registration'
+import { pendingUserInsert, registrationCompleted } from '../organisation/registration'
 import { methodsOf, openSession, type SignedIn, secondStep, signInUserSelect } from '../sign-in/password-sign-in'
 import type { ProviderMetadata } from './discovery'
 import {
@@ -328,7 +328,10 @@ async function signInLinked(
             .updateTable('utilisateur')
             .set({ registration_state: 'COMPLETE', updated_at: nowIso })
             .where('id', '=', row.id)
+            .where('registration_state', '!=', 'COMPLETE')
         : null,
+    // A carrier's (an invitee was told as created already), told to integrators as the password link's completion is.
+    completedEvents: row.registration_state === 'PENDING' ? registrationCompleted(db, row.id, now) : null,
     language:
       row.langue === ctx.request.language
         ? null
@@ -336,7 +339,9 @@ async function signInLinked(
   }
   if (secondFactor) {
     // The portal's own second step, as after a password (its session then opens as any second step's).
-    const pendingWrites = Object.values(writes).filter((write) => write !== null)
+    const pendingWrites = Object.values(writes)
+      .flat()
+      .filter((write) => write !== null)
     throw await secondStep(ctx, row.id, row.login.toLowerCase(), methodsOf(row), pendingWrites, {
       fournisseurId: provider.id,
       idToken: identity.idToken,

@@ -7,6 +7,7 @@ import { accessAnsweredMail, mailLanguage } from '../../lib/mail/templates'
 import { foreignKeyViolation } from '../../lib/query'
 import { pathInScope, userManageable, type Viewer } from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
+import { ofUser, tellAccess } from '../catalogue/access-told'
 import { adminWith, type Caller, viewerOf } from '../core/actor'
 import { logEntry } from '../core/audit'
 import { afterOneRow, posteEvents, requestEvent } from '../core/events'
@@ -198,6 +199,7 @@ export async function decideRequest(
       afterOneRow,
       now,
     ),
+    access: tellAccess(db, actor.id, ofUser(row.utilisateur_id), now),
     linked: db
       .updateTable('demande_acces')
       .set({

@@ -12,6 +12,7 @@ import { BusinessError, invalidField, notFound } from '../../lib/errors'
 import { containsEveryWord } from '../../lib/query'
 import { actsFor, pathInScope, userManageable, type Viewer } from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
+import { ofUsers, tellAccess } from '../catalogue/access-told'
 import { adminWith, type Caller, liveAdmin, viewerOf } from '../core/actor'
 import { posteEvents } from '../core/events'
 import { reviewRead } from './reviews'
@@ -75,6 +76,14 @@ export function decidedItems(
       batch.actorId,
       (post) => sql<SqlBool>`${endedPost(post)} and event_poste.date_fin = (select revue_element.date_fin_decidee
         from revue_element where ${marked} and revue_element.poste_id = event_poste.id)`,
+    ),
+    // What the ends take away from their holders.
+    access: tellAccess(
+      db,
+      batch.actorId,
+      ofUsers(
+        sql`(select revue_element.utilisateur_id from revue_element where ${marked} and revue_element.etat = 'TERMINE')`,
+      ),
     ),
     progress: db
       .updateTable('revue_progression')

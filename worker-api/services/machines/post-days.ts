@@ -2,6 +2,7 @@ import { type SqlBool, sql } from 'kysely'
 import { addDays, nextDay, todayIso } from '../../contract/dates'
 import { batch } from '../../db/client'
 import type { Ctx } from '../../lib/types'
+import { ofUsers, tellAccess } from '../catalogue/access-told'
 import { posteEvents } from '../core/events'
 
 /**
@@ -54,6 +55,18 @@ export async function tellPostDays(ctx: Ctx, now = new Date()): Promise<string[]
         'systeme',
         () => sql<SqlBool>`event_poste.date_debut = ${day} and event_poste.debut_dit is not event_poste.date_debut`,
         held(day),
+        now,
+      ),
+      // What those starts and ends give and take away (today's access: a day caught up late tells what holds now).
+      ...tellAccess(
+        db,
+        'systeme',
+        ofUsers(
+          db
+            .selectFrom('poste as turning')
+            .select('turning.utilisateur_id')
+            .where((eb) => eb.or([eb('turning.date_debut', '=', day), eb('turning.date_fin', '=', addDays(day, -1))])),
+        ),
         now,
       ),
     ]),

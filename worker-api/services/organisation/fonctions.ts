@@ -5,6 +5,7 @@ import { BusinessError, forbidden, invalidField } from '../../lib/errors'
 import { uniqueViolation } from '../../lib/query'
 import { inScopeColumn, pathInScope, type Viewer } from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
+import { ofFonction, tellAccess } from '../catalogue/access-told'
 import { adminWith, type Caller, requireRootAdmin, viewerOf } from '../core/actor'
 import { adminLogWhen } from '../core/audit'
 import { rootHolds } from '../core/root-admin'
@@ -245,6 +246,8 @@ export async function updateFonction(ctx: Ctx, caller: Caller, input: FonctionUp
       .where(({ exists }) => exists(grants ? grantGuard : target))
       .returning('id'),
     grants: grantWrites,
+    // What the grants give the holders of its current posts, or take from them.
+    access: grants ? tellAccess(db, actor.id, ofFonction(db, input.id, viewer.today)) : null,
     fonction: fonctionInScopeQuery(db, viewer, input.id),
   }).catch((error) => {
     throw libelleRace(error, input.libelle)

@@ -14,6 +14,7 @@ import {
   type Viewer,
 } from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
+import { ofUser, tellAccess } from '../catalogue/access-told'
 import { adminWith, type Caller, viewerOf } from '../core/actor'
 import { logEntry } from '../core/audit'
 import { afterOneRow, posteEvents } from '../core/events'
@@ -134,6 +135,7 @@ export async function createPoste(ctx: Ctx, caller: Caller, input: PosteInput): 
         .where(({ exists }) => exists(manageable)),
     ).returning('id'),
     event: posteEvents(db, 'poste.cree', actor.id, (id) => sql<SqlBool>`${id} = last_insert_rowid()`, afterOneRow),
+    access: tellAccess(db, actor.id, ofUser(user.id)),
     log: insertWhen(
       db,
       'log',
@@ -261,6 +263,7 @@ export async function updatePoste(ctx: Ctx, caller: Caller, input: PosteUpdate):
       poste.date_debut === debut && poste.date_fin === fin
         ? null
         : posteEvents(db, 'poste.modifie', actor.id, (id) => sql<SqlBool>`${id} = ${input.id}`, afterOneRow),
+    access: tellAccess(db, actor.id, ofUser(poste.user_id)),
   })
   if ((updated?.results.length ?? 0) === 0) {
     // Between the check and the write: the post was deleted, left the caller's reach, or another
@@ -317,6 +320,7 @@ export async function deletePoste(ctx: Ctx, caller: Caller, id: number): Promise
       .where('id', '=', id)
       .where(({ exists }) => exists(guard))
       .returning('id'),
+    access: tellAccess(db, actor.id, ofUser(poste.user_id)),
   })
   if ((deleted?.results.length ?? 0) === 0) {
     // Deleted meanwhile (404), or no longer the caller's to manage (403).

@@ -4,9 +4,10 @@ import { type DB, insertWhen, namedBatch } from '../../db/client'
 import { BusinessError, invalidField } from '../../lib/errors'
 import { uniqueViolation } from '../../lib/query'
 import type { Ctx } from '../../lib/types'
+import { ofUser, tellAccess } from '../catalogue/access-told'
 import { logEntry } from '../core/audit'
 import { publicGate } from '../core/captcha'
-import { afterOneRow, registrationEvent } from '../core/events'
+import { afterOneRow, posteEvents, registrationEvent, userEvent } from '../core/events'
 import { mailTaken } from '../core/users'
 
 /**
@@ -187,4 +188,24 @@ export function pendingUserInsert(
         sql.val(at).as('updated_at'),
       ]),
     )
+}
+
+/**
+ * What a carrier's registration completing tells integrators, placed right after the write that completes it (its
+ * password set, or its first sign-in through a partner's provider): a user now, with their posts and the access they
+ * give, each under the write before it.
+ */
+export function registrationCompleted(db: DB, userId: number, now: Date) {
+  return [
+    userEvent(db, 'utilisateur.cree', userId, userId, afterOneRow, now),
+    posteEvents(
+      db,
+      'poste.cree',
+      userId,
+      (post) => sql<SqlBool>`${post} in (select id from poste where utilisateur_id = ${userId})`,
+      afterOneRow,
+      now,
+    ),
+    ...tellAccess(db, userId, ofUser(userId), now),
+  ]
 }

@@ -8,6 +8,7 @@ import { isLoopback, sameOrigin } from '../../lib/domain'
 import { invalidField } from '../../lib/errors'
 import { foreignKeyViolation, uniqueViolation } from '../../lib/query'
 import type { Ctx } from '../../lib/types'
+import { ofUser, tellAccess } from '../catalogue/access-told'
 import { type Actor, adminWith, type Caller, viewerOf } from '../core/actor'
 import { logEntry } from '../core/audit'
 import { posteEvents, userEvent } from '../core/events'
@@ -153,6 +154,7 @@ export async function createUser(ctx: Ctx, caller: Caller, input: CreateUserInpu
       actor.id,
       (post) => sql<SqlBool>`${post} in (select id from poste where utilisateur_id = ${newId})`,
     ),
+    access: tellAccess(db, actor.id, ofUser(newId), now),
     // A new user has no earlier invitation to void, and their expiry is written with them.
     invitation: invitation?.statements.link ?? null,
     invitationMail: invitation?.statements.mail ?? null,

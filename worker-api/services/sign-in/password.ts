@@ -1,4 +1,4 @@
-import { type SqlBool, sql } from 'kysely'
+import { sql } from 'kysely'
 import { namedBatch } from '../../db/client'
 import { randomToken, sha256Hex } from '../../lib/crypto'
 import { linkOrigin } from '../../lib/domain'
@@ -20,8 +20,8 @@ import {
 
 export { PASSWORD_RESET_TTL_HOURS }
 
-import { afterOneRow, posteEvents, userEvent } from '../core/events'
 import { mailQueued, queueMail } from '../core/outbox'
+import { registrationCompleted } from '../organisation/registration'
 
 /** Reset mails one account may receive per hour; more requests are answered the same, silently. */
 export const RESET_MAILS_PER_HOUR = 3
@@ -115,21 +115,9 @@ export async function renewPassword(ctx: Ctx, input: { token: string; password: 
       })
       .where('id', '=', row.user_id)
       .where(({ exists }) => exists(tokenIsLive)),
-    // A carrier's registration completed: a user now, with their post, told to integrators (each under the write
-    // before it).
-    ...(row.registration_state === 'PENDING'
-      ? {
-          created: userEvent(db, 'utilisateur.cree', row.user_id, row.user_id, afterOneRow, new Date(now)),
-          posted: posteEvents(
-            db,
-            'poste.cree',
-            row.user_id,
-            (post) => sql<SqlBool>`${post} in (select id from poste where utilisateur_id = ${row.user_id})`,
-            afterOneRow,
-            new Date(now),
-          ),
-        }
-      : {}),
+    // A carrier's registration completed: a user now, told to integrators with their posts and access (under the
+    // write above).
+    completed: row.registration_state === 'PENDING' ? registrationCompleted(db, row.user_id, new Date(now)) : null,
     // Before the token is marked used below: written only by the request that sets the password.
     mail: queueMail(
       db,

@@ -2,6 +2,7 @@ import { type SqlBool, sql } from 'kysely'
 import { aborted, abortUnless, type Compilable, writeThenRead } from '../../../db/client'
 import { foreignKeyViolation, uniqueViolation } from '../../../lib/query'
 import type { Ctx } from '../../../lib/types'
+import { ofUser, tellAccess } from '../../catalogue/access-told'
 import { adminWith, type Caller, viewerOf } from '../../core/actor'
 import { posteEvents, userEvent } from '../../core/events'
 import { mailQueued } from '../../core/outbox'
@@ -81,6 +82,7 @@ export async function createScimUser(ctx: Ctx, caller: Caller, body: unknown) {
       undefined,
       now,
     ),
+    ...tellAccess(db, actor.id, ofUser(newId), now),
     ...(invitation ? [invitation.statements.link, invitation.statements.mail] : []),
     db
       .insertInto('log')

@@ -1,6 +1,7 @@
 import { type Expression, type SqlBool, sql } from 'kysely'
 import type { Compilable, DB } from '../../../db/client'
 import { inScopeColumn, pathInScope, serviceAccountId, type Viewer } from '../../../lib/scope'
+import { ofUser, tellAccess } from '../../catalogue/access-told'
 import { afterOneRow, type EventActor, posteEvents } from '../../core/events'
 import { invalidValue } from './errors'
 import type { WantedPoste } from './user-changes'
@@ -159,5 +160,7 @@ export function postesWrites(
     )
     if (meets) throw invalidValue(`The user already holds ${poste.label} over some of these days`)
   }
+  // What the posts written give and take away.
+  if (writes.length > 0) writes.push(...tellAccess(db, actor, ofUser(userId)))
   return { writes, said, left: wanted.length + kept.length }
 }
