@@ -325,6 +325,57 @@ describe('a sign-in and a session’s end', () => {
     expect(ended[0]?.acteur).toMatchObject({ type: 'utilisateur', id: nordId })
     expect(ended[0]?.data).toMatchObject({ motif: 'ADMINISTRATEUR' })
   })
+
+  it('concerns the sub-trees of the posts that count on that day in Paris, not in UTC', async () => {
+    // Left Direction Sud on 14 July, in Agence Lille since: Paris' 15 July starts at 22:00 UTC in summer, and its
+    // 15 January at 23:00 UTC in winter.
+    const mover = await createUser({
+      postes: [
+        { structureId: 3, fonctionId: 3, from: '2026-01-01', to: '2026-07-14' },
+        { structureId: 4, fonctionId: 2, from: '2026-07-15', to: '2099-12-31' },
+      ],
+    })
+    const winter = await createUser({
+      postes: [
+        { structureId: 3, fonctionId: 3, from: '2025-01-01', to: '2026-01-14' },
+        { structureId: 4, fonctionId: 2, from: '2026-01-15', to: '2099-12-31' },
+      ],
+    })
+    const endedAt = async (userId: number, at: string) => {
+      const family = crypto.randomUUID()
+      await db()
+        .insertInto('refresh_token')
+        .values({
+          token_hash: crypto.randomUUID(),
+          family_id: family,
+          utilisateur_id: userId,
+          kind: 'SESSION',
+          application_id: null,
+          created_at: '2026-01-01T00:00:00.000Z',
+          expires_at: '2099-01-01T00:00:00.000Z',
+          family_expires_at: '2099-01-01T00:00:00.000Z',
+          rotated_at: null,
+          revoked_at: null,
+          parent_family_id: null,
+        })
+        .execute()
+      await db().updateTable('refresh_token').set({ revoked_at: at }).where('family_id', '=', family).execute()
+      const event = await db()
+        .selectFrom('evenement')
+        .select('chemins')
+        .where('type', '=', 'session.terminee')
+        .where('sujet_cle', '=', `utilisateur:${userId}`)
+        .orderBy('id', 'desc')
+        .executeTakeFirstOrThrow()
+      return JSON.parse(event.chemins) as string[]
+    }
+    // 23:30 on 14 July in Paris: both posts count.
+    expect((await endedAt(mover.id, '2026-07-14T21:30:00.000Z')).sort()).toEqual(['/1/2/4/', '/1/3/'])
+    // 00:30 on 15 July in Paris, still 14 July in UTC: Direction Sud's post no longer does.
+    expect(await endedAt(mover.id, '2026-07-14T22:30:00.000Z')).toEqual(['/1/2/4/'])
+    expect((await endedAt(winter.id, '2026-01-14T22:30:00.000Z')).sort()).toEqual(['/1/2/4/', '/1/3/'])
+    expect(await endedAt(winter.id, '2026-01-14T23:30:00.000Z')).toEqual(['/1/2/4/'])
+  })
 })
 
 describe('a locked sign-in', () => {
