@@ -158,7 +158,7 @@ async function renewSecret(auth: Auth, form: FormData, id: number, back: string)
   }
   return showSecret(auth, {
     event: 'renewed',
-    url: String(form.get('url') ?? ''),
+    url: result.data.url,
     secret: result.data.secret,
     ancienSecretExpire: result.data.ancienSecretExpire,
   })

@@ -260,12 +260,15 @@ describe('a row', () => {
       [
         ['intent', 'secret'],
         ['id', String(hook.id)],
-        ['url', hook.url],
+        // A page older than the address, or a form tampered with: the answer names the address as it is.
+        ['url', 'https://ailleurs.example/ancienne'],
         ['revoquerAncien', 'on'],
       ],
       nord,
     )
     expect(renewed.status).toBe(200)
+    expect(renewed.html).toContain(`Secret de signature de ${hook.url}`)
+    expect(renewed.html).not.toContain('ailleurs.example')
     const secret = /whsec_[A-Za-z0-9+/]+={0,2}/.exec(renewed.html)?.[0]
     expect(secret).toBeDefined()
     expect(secret).not.toBe(hook.secret)

@@ -168,7 +168,12 @@ describe('a webhook subscription', () => {
     const rotated = await post(`/rest/bd/webhook/${made.id}/secret`, {}, { token: nord })
     expect(rotated.status).toBe(200)
     expect(rotated.headers.get('Cache-Control')).toBe('no-store')
-    const { secret, ancienSecretExpire } = (await rotated.json()) as { secret: string; ancienSecretExpire: string }
+    const { url, secret, ancienSecretExpire } = (await rotated.json()) as {
+      url: string
+      secret: string
+      ancienSecretExpire: string
+    }
+    expect(url).toBe((await stored(made.id)).url)
     expect(secret).not.toBe(made.secret)
     const hours = (Date.parse(ancienSecretExpire) - Date.now()) / 3_600_000
     expect(hours).toBeGreaterThan(23.9)

@@ -133,6 +133,7 @@ export const webhookSecretSchema = z
   .strict()
 export type WebhookSecretInput = z.infer<typeof webhookSecretSchema>
 export const webhookSecretAnswerSchema = z.object({
+  url: z.string().describe('The address whose receiver verifies with this secret'),
   secret: z.string().describe('The new signing secret, in this answer only'),
   ancienSecretExpire: z
     .string()

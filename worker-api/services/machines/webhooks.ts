@@ -297,7 +297,7 @@ export async function rotateWebhookSecret(
   caller: Caller,
   id: number,
   input: WebhookSecretInput,
-): Promise<{ secret: string; ancienSecretExpire: string | null }> {
+): Promise<{ url: string; secret: string; ancienSecretExpire: string | null }> {
   const db = ctx.db
   const viewer = viewerOf(caller)
   const { actor, known } = await knownWebhook(ctx, caller, viewer, id)
@@ -321,8 +321,10 @@ export async function rotateWebhookSecret(
         updated_at: nowIso(),
       })
       .where('id', 'in', webhookInScope(ctx, caller, viewer, id))
-      .returning('id'),
+      .returning(['id', 'url']),
   })
-  if ((rotated?.results.length ?? 0) === 0) throw unknownWebhook()
-  return { secret, ancienSecretExpire: until }
+  const [row] = rotated?.results ?? []
+  if (!row) throw unknownWebhook()
+  // The address as it stands when the secret changed: the one whose receiver must take it.
+  return { url: row.url, secret, ancienSecretExpire: until }
 }
