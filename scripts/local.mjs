@@ -87,13 +87,15 @@ export function migrate(persistTo) {
  * The access that data loaded straight into the database grants today, recorded as told (migration 0051): integrators
  * hear of what changes from then on, not of the demo's or a fixture's starting state.
  */
-export const ACCESS_AS_TOLD_SQL = `INSERT OR IGNORE INTO acces_dit (utilisateur_id, application_id)
-  SELECT DISTINCT p.utilisateur_id, fa.application_id
+export const ACCESS_AS_TOLD_SQL = `INSERT OR IGNORE INTO acces_dit (utilisateur_id, application_id, chemins)
+  SELECT p.utilisateur_id, fa.application_id, json_group_array(DISTINCT s.path)
   FROM poste p
   JOIN fonction_application fa ON fa.fonction_id = p.fonction_id
   JOIN application a ON a.id = fa.application_id AND a.actif = 1
   JOIN utilisateur u ON u.id = p.utilisateur_id AND u.registration_state <> 'PENDING'
-  WHERE p.date_debut <= date('now') AND p.date_fin >= date('now');
+  JOIN structure s ON s.id = p.structure_id
+  WHERE p.date_debut <= date('now') AND p.date_fin >= date('now')
+  GROUP BY p.utilisateur_id, fa.application_id;
 `
 
 /** Loads the demo organisation (idempotent: INSERT OR IGNORE with fixed ids). */

@@ -13,7 +13,7 @@ import { getDb } from '../../worker-api/db/client'
 import { randomToken, sha256Hex } from '../../worker-api/lib/crypto'
 import { signAccessToken } from '../../worker-api/lib/jwt'
 import { hashPassword, pepperKeyring } from '../../worker-api/lib/password'
-import { grantsOn } from '../../worker-api/services/catalogue/grants'
+import { grantedPairs, ofUser } from '../../worker-api/services/catalogue/access-told'
 import { api, errorBody, okBody } from './client'
 import { serviceAccessToken } from './oauth-answers'
 
@@ -161,13 +161,8 @@ export async function createUser(options: UserOptions = {}) {
   if (options.registration !== 'PENDING' && (options.postes ?? []).length > 0) {
     await db()
       .insertInto('acces_dit')
-      .columns(['utilisateur_id', 'application_id'])
-      .expression(
-        grantsOn(db(), todayIso())
-          .select(['p.utilisateur_id', 'fa.application_id'])
-          .distinct()
-          .where('p.utilisateur_id', '=', id),
-      )
+      .columns(['utilisateur_id', 'application_id', 'chemins'])
+      .expression(grantedPairs(db(), todayIso(), ofUser(id)))
       .onConflict((conflict) => conflict.doNothing())
       .execute()
   }

@@ -352,6 +352,8 @@ export interface EvenementTable {
 export interface AccesDitTable {
   utilisateur_id: number
   application_id: number
+  /** The paths of the structures of the posts that granted it while it was held, as a JSON array. */
+  chemins: Generated<string>
 }
 
 export interface EvenementJourTable {

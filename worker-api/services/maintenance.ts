@@ -80,8 +80,12 @@ export async function purgeExpired(ctx: Ctx, now = new Date()) {
         (select id from evenement where date >= ${at(EVENT_KEPT_DAYS * DAY)} order by id limit 1),
         (select max(id) + 1 from evenement))`,
     ),
-    // The days whose posts' starts and ends were told: the last one is what the next run reads.
-    postDays: db.deleteFrom('evenement_jour').where('jour', '<', at(EVENT_KEPT_DAYS * DAY).slice(0, 10)),
+    // The days whose posts' starts and ends were told: the last one is what the next run reads, kept however old (a
+    // cron stopped for long resumes from it).
+    postDays: db
+      .deleteFrom('evenement_jour')
+      .where('jour', '<', at(EVENT_KEPT_DAYS * DAY).slice(0, 10))
+      .where('jour', '<', sql<string>`(select max(latest.jour) from evenement_jour latest)`),
     previews: db.deleteFrom('import').where('etat', 'in', ['APERCU', 'RECEPTION']).where('created_at', '<', at(DAY)),
   })
   return Object.fromEntries(Object.entries(results).map(([name, result]) => [name, result?.meta.changes])) as Record<

@@ -3,6 +3,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { EventsPage, PortalEvent } from '../../../worker-api/contract/machines/events'
 import { backgroundContext } from '../../../worker-api/lib/context'
 import { tellPostDays } from '../../../worker-api/services/machines/post-days'
+import { purgeExpired } from '../../../worker-api/services/maintenance'
 import {
   call,
   createOrganisation,
@@ -161,6 +162,64 @@ describe('a post written', () => {
     expect(await toldNow(lille.id)).toEqual([1, 2])
   })
 
+  it('deleted, tells the loss to the sub-tree whose post granted it, though the user no longer belongs there', async () => {
+    // Agence Lille's post grants Yard and Pesage; Direction Sud's, Module Rendez vous.
+    const leaving = await createUser({ postes: [currentPost(4, 2)] })
+    const moving = await createUser({ postes: [currentPost(4, 2), currentPost(3, 3)] })
+    const postOf = async (userId: number) =>
+      (
+        await db()
+          .selectFrom('poste')
+          .select('id')
+          .where('utilisateur_id', '=', userId)
+          .where('fonction_id', '=', 2)
+          .executeTakeFirstOrThrow()
+      ).id
+    const after = await lastEventId()
+    for (const user of [leaving, moving]) {
+      const deleted = await call(`/rest/bd/poste/suppression/${await postOf(user.id)}`, {
+        method: 'DELETE',
+        token: root.token,
+      })
+      expect(deleted.status).toBe(204)
+    }
+    expect(await accessTold(after, nord.token)).toEqual([
+      ['acces.retire', leaving.id, 1],
+      ['acces.retire', leaving.id, 2],
+      ['acces.retire', moving.id, 1],
+      ['acces.retire', moving.id, 2],
+    ])
+    // Direction Sud, where the second one still works, hears of their loss too: they belong there.
+    expect(await accessTold(after, sud)).toEqual([
+      ['acces.retire', moving.id, 1],
+      ['acces.retire', moving.id, 2],
+    ])
+  })
+
+  it('refused, tells nothing, even of a difference the day’s run has yet to tell', async () => {
+    const lille = await createUser({ postes: [currentPost(4, 2)] })
+    // Told as holding Module Rendez vous, which nothing grants any more: the day's run would tell it.
+    await db().insertInto('acces_dit').values({ utilisateur_id: lille.id, application_id: 3 }).execute()
+    const [poste] = await db().selectFrom('poste').select('id').where('utilisateur_id', '=', lille.id).execute()
+    const after = await lastEventId()
+    const refused = await call('/rest/bd/poste', {
+      method: 'PUT',
+      token: sud,
+      body: JSON.stringify({ id: poste?.id, dateDebut: wireDate(isoDate(-30)), dateFin: wireDate(isoDate(90)) }),
+    })
+    expect(refused.status).toBe(403)
+    expect(await lastEventId()).toBe(after)
+    expect(await toldNow(lille.id)).toEqual([1, 2, 3])
+    // A change that is made tells it, as its writer.
+    const made = await call('/rest/bd/poste', {
+      method: 'PUT',
+      token: nord.token,
+      body: JSON.stringify({ id: poste?.id, dateDebut: wireDate(isoDate(-30)), dateFin: wireDate(isoDate(90)) }),
+    })
+    expect(made.status).toBe(200)
+    expect(await accessTold(after)).toEqual([['acces.retire', lille.id, 3]])
+  })
+
   it('that starts later opens nothing yet', async () => {
     const future = await createUser()
     const after = await lastEventId()
@@ -200,6 +259,40 @@ describe('a date passing', () => {
     // Back to today for the other tests: these two are told as of tomorrow.
     await db().deleteFrom('poste').where('utilisateur_id', 'in', [starting.id, ending.id]).execute()
     await db().deleteFrom('acces_dit').where('utilisateur_id', 'in', [starting.id, ending.id]).execute()
+  })
+})
+
+describe('a cron stopped for long', () => {
+  afterEach(async () => {
+    await db().deleteFrom('evenement_jour').execute()
+  })
+
+  it('tells, as it resumes, the access lost on a day older than the week whose posts’ days it tells', async () => {
+    const gone = await createUser({ postes: [{ structureId: 4, fonctionId: 2, from: isoDate(-60), to: isoDate(-9) }] })
+    // Told while it was held; the cron stopped forty days ago.
+    await db()
+      .insertInto('acces_dit')
+      .values([
+        { utilisateur_id: gone.id, application_id: 1, chemins: '["/1/2/4/"]' },
+        { utilisateur_id: gone.id, application_id: 2, chemins: '["/1/2/4/"]' },
+      ])
+      .execute()
+    await db().deleteFrom('evenement_jour').execute()
+    await db()
+      .insertInto('evenement_jour')
+      .values({ jour: isoDate(-40), fait_le: 'long ago' })
+      .execute()
+    // The purge keeps the last day told, however old: it is where the next run resumes.
+    await purgeExpired(backgroundContext(env))
+    expect(await db().selectFrom('evenement_jour').select('jour').execute()).toEqual([{ jour: isoDate(-40) }])
+    const after = await lastEventId()
+    expect(await tellPostDays(backgroundContext(env))).toHaveLength(7)
+    const told = (await pulled(after, nord.token)).filter((event) => event.type.startsWith('acces.'))
+    expect(told.map((event) => [event.type, event.sujet.id, event.acteur])).toEqual([
+      ['acces.retire', gone.id, { type: 'systeme' }],
+      ['acces.retire', gone.id, { type: 'systeme' }],
+    ])
+    expect(await toldNow(gone.id)).toEqual([])
   })
 })
 

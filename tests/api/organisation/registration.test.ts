@@ -783,7 +783,7 @@ describe('POST rest/bd/authorize/user', () => {
       ['acces.accorde', 'utilisateur'],
     ])
     expect(await db().selectFrom('acces_dit').selectAll().where('utilisateur_id', '=', body.id).execute()).toEqual([
-      { utilisateur_id: body.id, application_id: 1 },
+      { utilisateur_id: body.id, application_id: 1, chemins: '["/1/2/4/5/"]' },
     ])
   })
 

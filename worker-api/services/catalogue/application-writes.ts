@@ -173,7 +173,10 @@ export async function createApplication(
     saml: saml ? samlProviderWrite(db, created, saml, guard) : null,
     grants: ids.length > 0 ? addGrants(db, created, ids, guard) : null,
     // Switched on and granted: the holders of those functions' current posts gain it.
-    access: ids.length > 0 && input.actif ? tellAccess(db, actor.id, ofApplication(created)) : null,
+    access:
+      ids.length > 0 && input.actif
+        ? tellAccess(db, actor.id, ofApplication(created), undefined, sql<SqlBool>`exists ${guard}`)
+        : null,
     log: adminLogWhen(
       db,
       actor,
@@ -290,7 +293,10 @@ export async function updateApplication(
       .returning('id'),
     grants: ids ? replaceGrants(db, input.id, ids, guard, target) : null,
     // Switched on or off, granted to other functions: whoever that gives it or takes it from.
-    access: tellAccess(db, actor.id, ofApplication(input.id)),
+    access:
+      before.actif !== input.actif || ids
+        ? tellAccess(db, actor.id, ofApplication(input.id), undefined, sql<SqlBool>`exists ${target}`)
+        : null,
     client: client ? client.statement : protocole !== 'OIDC' && before.oidc ? removeClient(db, input.id, guard) : null,
     saml: saml
       ? samlProviderWrite(db, sql<number>`${input.id}`, saml, target)
@@ -372,7 +378,7 @@ export async function deleteApplication(ctx: Ctx, caller: Caller, id: number): P
       .set({ actif: 0 })
       .where('id', '=', id)
       .where(({ exists }) => exists(guard)),
-    access: tellAccess(db, actor.id, ofApplication(id)),
+    access: tellAccess(db, actor.id, ofApplication(id), undefined, sql<SqlBool>`exists ${target}`),
     deleted: db
       .deleteFrom('application')
       .where('id', '=', id)

@@ -344,12 +344,19 @@ export function reviewEvent(
 
 type AccessEventType = Extract<WebhookEventType, `acces.${string}`>
 
-/** A user and an application, as a statement selects them. */
-export type AccessPair = { utilisateur_id: number; application_id: number }
+/** A user, an application and the paths of the structures that granted it, as a statement selects them. */
+export type AccessPair = { utilisateur_id: number; application_id: number; chemins: string }
+
+/** The union of two JSON arrays of paths, each once. */
+export const pathsUnion = (a: Expression<string>, b: Expression<string>) =>
+  sql<string>`(select json_group_array(paths_union.value) from
+    (select value from json_each(${a}) union select value from json_each(${b})) paths_union)`
 
 /**
  * Access gained or lost (`acces.accorde`, `acces.retire`): one event for each pair `pairs` selects, about its user and
- * in order with their other events, naming the application as it stands at that point of the batch.
+ * in order with their other events, naming the application as it stands at that point of the batch. It concerns the
+ * sub-trees of the posts that granted it (`chemins`: a loss is told where it was held, even once those posts are gone)
+ * and those the user belongs to now.
  */
 export function accessEvents<Tables, From extends keyof Tables>(
   db: DB,
@@ -373,7 +380,7 @@ export function accessEvents<Tables, From extends keyof Tables>(
           key: person('event_user.id'),
           data: sql<string>`json_object('utilisateur', json_object('id', event_user.id, 'login', event_user.login),
               'application', json_object('id', event_application.id, 'libelle', event_application.libelle))`,
-          chemins: userPathsJson(sql.ref('event_user.id'), todayIso(now)),
+          chemins: pathsUnion(sql.ref('event_access.chemins'), userPathsJson(sql.ref('event_user.id'), todayIso(now))),
           domain: 'event_user.domain',
         }),
       )

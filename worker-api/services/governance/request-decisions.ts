@@ -199,7 +199,7 @@ export async function decideRequest(
       afterOneRow,
       now,
     ),
-    access: tellAccess(db, actor.id, ofUser(row.utilisateur_id), now),
+    access: tellAccess(db, actor.id, ofUser(row.utilisateur_id), now, sql<SqlBool>`exists ${done}`),
     linked: db
       .updateTable('demande_acces')
       .set({

@@ -31,9 +31,8 @@ export async function tellPostDays(ctx: Ctx, now = new Date()): Promise<string[]
   const run = crypto.randomUUID()
   const held = (day: string) =>
     sql<SqlBool>`exists (select 1 from evenement_jour where jour = ${day} and fait_le = ${run})`
-  await batch(
-    ctx.d1,
-    days.flatMap((day) => [
+  await batch(ctx.d1, [
+    ...days.flatMap((day) => [
       db
         .insertInto('evenement_jour')
         .values({ jour: day, fait_le: run })
@@ -57,19 +56,30 @@ export async function tellPostDays(ctx: Ctx, now = new Date()): Promise<string[]
         held(day),
         now,
       ),
-      // What those starts and ends give and take away (today's access: a day caught up late tells what holds now).
-      ...tellAccess(
-        db,
-        'systeme',
-        ofUsers(
-          db
-            .selectFrom('poste as turning')
-            .select('turning.utilisateur_id')
-            .where((eb) => eb.or([eb('turning.date_debut', '=', day), eb('turning.date_fin', '=', addDays(day, -1))])),
-        ),
-        now,
-      ),
     ]),
-  )
+    // What those starts and ends give and take away, as it holds today: the holders of every post that started or
+    // ended since the last day told, even beyond the week whose posts' days are told (the first run: since yesterday,
+    // the day the access was first recorded in UTC at the latest).
+    ...tellAccess(
+      db,
+      'systeme',
+      ofUsers(
+        db
+          .selectFrom('poste as turning')
+          .select('turning.utilisateur_id')
+          .where((eb) =>
+            eb.or([
+              eb.and([
+                eb('turning.date_debut', '>', told ?? addDays(today, -2)),
+                eb('turning.date_debut', '<=', today),
+              ]),
+              eb.and([eb('turning.date_fin', '>=', told ?? addDays(today, -2)), eb('turning.date_fin', '<', today)]),
+            ]),
+          ),
+      ),
+      now,
+      held(today),
+    ),
+  ])
   return days
 }

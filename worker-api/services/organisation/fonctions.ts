@@ -247,7 +247,9 @@ export async function updateFonction(ctx: Ctx, caller: Caller, input: FonctionUp
       .returning('id'),
     grants: grantWrites,
     // What the grants give the holders of its current posts, or take from them.
-    access: grants ? tellAccess(db, actor.id, ofFonction(db, input.id, viewer.today)) : null,
+    access: grants
+      ? tellAccess(db, actor.id, ofFonction(db, input.id, viewer.today), undefined, sql<SqlBool>`exists ${grantGuard}`)
+      : null,
     fonction: fonctionInScopeQuery(db, viewer, input.id),
   }).catch((error) => {
     throw libelleRace(error, input.libelle)

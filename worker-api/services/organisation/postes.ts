@@ -123,6 +123,15 @@ export async function createPoste(ctx: Ctx, caller: Caller, input: PosteInput): 
     date_debut: debut,
     date_fin: fin,
   }
+  // The post, once written.
+  const written = db
+    .selectFrom('poste')
+    .select('poste.id')
+    .where('poste.utilisateur_id', '=', row.utilisateur_id)
+    .where('poste.structure_id', '=', row.structure_id)
+    .where('poste.fonction_id', '=', row.fonction_id)
+    .where('poste.date_debut', '=', row.date_debut)
+    .where('poste.date_fin', '=', row.date_fin)
   const { inserted } = await namedBatch(ctx.d1, {
     inserted: insertWhen(
       db,
@@ -135,21 +144,14 @@ export async function createPoste(ctx: Ctx, caller: Caller, input: PosteInput): 
         .where(({ exists }) => exists(manageable)),
     ).returning('id'),
     event: posteEvents(db, 'poste.cree', actor.id, (id) => sql<SqlBool>`${id} = last_insert_rowid()`, afterOneRow),
-    access: tellAccess(db, actor.id, ofUser(user.id)),
+    access: tellAccess(db, actor.id, ofUser(user.id), undefined, sql<SqlBool>`exists ${written}`),
     log: insertWhen(
       db,
       'log',
       logEntry(actor.id, 'ADMINISTRATION', 'POSTE_CREATION', ctx.request.userAgent, {
         commentaire: `#${user.id} ${user.login} : ${fonction.libelle}, ${structure.nom}, ${input.dateDebut} → ${input.dateFin}`,
       }),
-      db
-        .selectFrom('poste')
-        .select('poste.id')
-        .where('poste.utilisateur_id', '=', row.utilisateur_id)
-        .where('poste.structure_id', '=', row.structure_id)
-        .where('poste.fonction_id', '=', row.fonction_id)
-        .where('poste.date_debut', '=', row.date_debut)
-        .where('poste.date_fin', '=', row.date_fin),
+      written,
     ),
   }).catch((error) => {
     // The function was deleted meanwhile (its key refuses the post): nothing was written.
@@ -263,7 +265,7 @@ export async function updatePoste(ctx: Ctx, caller: Caller, input: PosteUpdate):
       poste.date_debut === debut && poste.date_fin === fin
         ? null
         : posteEvents(db, 'poste.modifie', actor.id, (id) => sql<SqlBool>`${id} = ${input.id}`, afterOneRow),
-    access: tellAccess(db, actor.id, ofUser(poste.user_id)),
+    access: tellAccess(db, actor.id, ofUser(poste.user_id), undefined, sql<SqlBool>`exists ${guard}`),
   })
   if ((updated?.results.length ?? 0) === 0) {
     // Between the check and the write: the post was deleted, left the caller's reach, or another
@@ -320,7 +322,14 @@ export async function deletePoste(ctx: Ctx, caller: Caller, id: number): Promise
       .where('id', '=', id)
       .where(({ exists }) => exists(guard))
       .returning('id'),
-    access: tellAccess(db, actor.id, ofUser(poste.user_id)),
+    // Under the deletion's condition: the post gone.
+    access: tellAccess(
+      db,
+      actor.id,
+      ofUser(poste.user_id),
+      undefined,
+      sql<SqlBool>`not exists (select 1 from poste where id = ${id})`,
+    ),
   })
   if ((deleted?.results.length ?? 0) === 0) {
     // Deleted meanwhile (404), or no longer the caller's to manage (403).
