@@ -15,6 +15,9 @@ import {
   DELIVERY_ROW,
   EDIT_PANEL,
   EDIT_PARAM,
+  FROM_LOG_PARAM,
+  LOG_EDIT_LINK,
+  logPath,
   RESEND_INTENT,
   STATE_PARAM,
   WEBHOOKS_PATH,
@@ -125,7 +128,8 @@ export default function WebhookLog() {
           </p>
         </div>
         <Link
-          to={`${WEBHOOKS_PATH}?${EDIT_PARAM}=${webhook.id}#${EDIT_PANEL}`}
+          id={LOG_EDIT_LINK}
+          to={`${WEBHOOKS_PATH}?${EDIT_PARAM}=${webhook.id}&${FROM_LOG_PARAM}=1#${EDIT_PANEL}`}
           className={buttonVariants({ variant: 'outline' })}
         >
           <Pencil aria-hidden />

@@ -13,6 +13,9 @@ import {
   DELETE_INTENT,
   EDIT_INTENT,
   EDIT_PARAM,
+  FROM_LOG_PARAM,
+  LOG_EDIT_LINK,
+  logPath,
   RENEW_PARAM,
   type ReplyChoices,
   ROW,
@@ -110,8 +113,9 @@ function WebhooksList({
                 key={answer?.intent === EDIT_INTENT ? 'again' : 'new'}
                 webhook={editing}
                 constraint={editConstraint}
-                cancelHref={urlWith(search, { [EDIT_PARAM]: null })}
-                returnTo={anchorId('modifier', editing.id)}
+                // Opened from its delivery log, back to it.
+                cancelHref={params.has(FROM_LOG_PARAM) ? logPath(editing.id) : urlWith(search, { [EDIT_PARAM]: null })}
+                returnTo={params.has(FROM_LOG_PARAM) ? LOG_EDIT_LINK : anchorId('modifier', editing.id)}
               />
             ) : null}
             {renewing ? (

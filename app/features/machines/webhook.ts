@@ -26,6 +26,12 @@ export const RESEND_INTENT = 'renvoyer'
 export const EDIT_PARAM = 'modifier'
 /** The edit panel's id (`#modifier-webhook`). */
 export const EDIT_PANEL = 'modifier-webhook'
+/** The edit panel opened from a delivery log (`?modifier=<id>&journal=1`): cancelled or saved, back to that log. */
+export const FROM_LOG_PARAM = 'journal'
+/** The delivery log's link that opens the edit panel: where focus comes back from it. */
+export const LOG_EDIT_LINK = 'journal-modifier'
+/** A subscription's delivery log. */
+export const logPath = (id: number) => `${WEBHOOKS_PATH}/${id}`
 /** The search param that opens a row's renewal panel (`?secret=<id>`). */
 export const RENEW_PARAM = 'secret'
 /** The renewal panel's id (`#nouveau-secret`). */

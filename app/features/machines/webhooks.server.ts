@@ -15,6 +15,8 @@ import {
   DELETE_INTENT,
   EDIT_INTENT,
   EDIT_PARAM,
+  FROM_LOG_PARAM,
+  logPath,
   RENEW_INTENT,
   RENEW_PARAM,
   type ReplyChoices,
@@ -68,9 +70,13 @@ export async function webhooksAction(request: Request, auth: Auth) {
   if (intent === CREATE_INTENT || intent === SEARCH_INTENT) return createWebhook(auth, form, intent === SEARCH_INTENT)
   const row = rowAction(form, [EDIT_INTENT, RENEW_INTENT, DELETE_INTENT])
   if (!row) return formReply('', submitted(form).reply(), { key: 'errors.technical' }, await auth.headers())
-  const back = pathWithout(request.url, ['confirmer', 'id', EDIT_PARAM, RENEW_PARAM])
+  const back = pathWithout(request.url, ['confirmer', 'id', EDIT_PARAM, RENEW_PARAM, FROM_LOG_PARAM])
   if (row.intent === DELETE_INTENT) return deleteWebhook(auth, form, row.id, back)
-  if (row.intent === EDIT_INTENT) return editWebhook(auth, form, row.id, back)
+  if (row.intent === EDIT_INTENT) {
+    // Opened from its delivery log: saved, back to that log.
+    const fromLog = new URL(request.url).searchParams.has(FROM_LOG_PARAM)
+    return editWebhook(auth, form, row.id, back, fromLog ? logPath(row.id) : back)
+  }
   return renewSecret(auth, form, row.id, back)
 }
 
@@ -109,7 +115,7 @@ async function createWebhook(auth: Auth, form: FormData, searching: boolean) {
  * PATCH rest/bd/webhook/{id} from a row's panel: back to the list with a notice. Switched on again, a subscription the
  * portal had stopped delivers once more. A refusal stays in the panel, on its field.
  */
-async function editWebhook(auth: Auth, form: FormData, id: number, back: string) {
+async function editWebhook(auth: Auth, form: FormData, id: number, back: string, saved: string) {
   const reply = async (result: SubmissionResult<string[]>, error: FormReply['error'] = null) =>
     formReply(EDIT_INTENT, result, error, await auth.headers())
   const submission = parseWebhook(form, webhookEditSchema)
@@ -129,7 +135,7 @@ async function editWebhook(auth: Auth, form: FormData, id: number, back: string)
     if (fields) return reply(submission.reply({ fieldErrors: fields }))
     return reply(submission.reply(), apiMessage(result, 'errors.saveFailed'))
   }
-  return auth.redirectWithToast(`${back}${focusFragment(form)}`, {
+  return auth.redirectWithToast(`${saved}${focusFragment(form)}`, {
     type: 'success',
     key: 'webhooks.edited',
     values: { url: result.data.url },

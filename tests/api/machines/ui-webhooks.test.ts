@@ -225,6 +225,33 @@ describe('a row', () => {
     expect((await read(hook.id)).evenements).toEqual(['poste.fin'])
   })
 
+  it('opened from its delivery log, goes back to that log, cancelled or saved, focus on the link that opened it', async () => {
+    const hook = await subscribe(nord, 4)
+    const log = await page(`${PATH}/${hook.id}`, nord)
+    const opener = element(log.html, 'journal-modifier')
+    expect(opener).toContain(`href="${PATH}?modifier=${hook.id}&journal=1#modifier-webhook"`)
+    const panel = await page(`${PATH}?modifier=${hook.id}&journal=1`, nord)
+    expect(panel.html).toContain(`href="${PATH}/${hook.id}#journal-modifier"`)
+    expect(panel.html).toContain('value="journal-modifier"')
+    const saved = await send(
+      [
+        ['intent', 'modifier'],
+        ['id', String(hook.id)],
+        ['url', hook.url],
+        ['evenements', 'utilisateur.*'],
+        ['description', 'Depuis le journal'],
+        ['actif', 'on'],
+        ['actifAvant', 'true'],
+        ['retour', 'journal-modifier'],
+      ],
+      nord,
+      `${PATH}?modifier=${hook.id}&journal=1`,
+    )
+    expect(saved.status).toBe(302)
+    expect(saved.location).toBe(`${PATH}/${hook.id}#journal-modifier`)
+    expect((await read(hook.id)).description).toBe('Depuis le journal')
+  })
+
   it('stopped by the portal, keeps saying why once its description is changed; switched on, delivers again', async () => {
     const hook = await subscribe(nord, 4)
     await db()
