@@ -580,7 +580,7 @@ export async function runScenarios(ctx, { persistTo, scratch, servers, client, b
   // A write that tells integrators (issue 65): the same change of a post's dates without a webhook subscription, then
   // with one (its event fanned out to a delivery in the batch, the queue's message after the answer); then how fast
   // the queue delivers what that run left, signed, to a receiver on this machine that answers at once.
-  const posteWrite = async () => {
+  const posteWrite = async (moves = 'end') => {
     const session = await login(admin.login, admin.password)
     const headers = { Authorization: `Bearer ${session.jwt.accessToken}`, 'Content-Type': 'application/json' }
     const agentId = (await login(agent.login, agent.password)).user.id
@@ -591,14 +591,22 @@ export async function runScenarios(ctx, { persistTo, scratch, servers, client, b
     const [d, m, y] = poste.dateFin.split('/')
     const later = new Date(Date.UTC(Number(y), Number(m) - 1, Number(d) + 1)).toISOString().slice(0, 10)
     const ends = [poste.dateFin, later.split('-').reverse().join('/')]
+    // Or the start, from its day to tomorrow and back: the post stops and starts counting, so that each write tells
+    // the applications its function grants lost, then gained (acces.retire, acces.accorde).
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10).split('-').reverse().join('/')
+    const starts = [poste.dateDebut, tomorrow]
     let next = 0
     const requests = [
       {
         method: 'PUT',
         headers,
         setupRequest(request) {
-          const dateFin = ends[next++ % 2]
-          return { ...request, body: JSON.stringify({ id: poste.id, dateDebut: poste.dateDebut, dateFin }) }
+          const turn = next++ % 2
+          const dates =
+            moves === 'end'
+              ? { dateDebut: poste.dateDebut, dateFin: ends[turn] }
+              : { dateDebut: starts[turn], dateFin: poste.dateFin }
+          return { ...request, body: JSON.stringify({ id: poste.id, ...dates }) }
         },
       },
     ]
@@ -608,6 +616,23 @@ export async function runScenarios(ctx, { persistTo, scratch, servers, client, b
     const { init, requests } = await posteWrite()
     return { url: `${api}/bd/poste`, init, run: () => load(`${api}/bd/poste`, { requests }) }
   })
+  await scenario(
+    'PUT rest/bd/poste (a post’s start moved across today: its access told each time)',
+    'write',
+    async () => {
+      const { init, requests } = await posteWrite('start')
+      return {
+        url: `${api}/bd/poste`,
+        init,
+        run: async () => {
+          const result = await load(`${api}/bd/poste`, { requests })
+          // The post as it was, counting today, for the scenarios after this one.
+          await fetch(`${api}/bd/poste`, init)
+          return result
+        },
+      }
+    },
+  )
   // An integrator's receiver on this machine (tests/webhook-receiver.mjs), answering 204 at once.
   const receiver = await startWebhookReceiver({ unref: true })
   await scenario('PUT rest/bd/poste (a post’s dates, one webhook subscription)', 'write', async () => {

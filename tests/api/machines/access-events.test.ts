@@ -202,22 +202,46 @@ describe('a post written', () => {
     await db().insertInto('acces_dit').values({ utilisateur_id: lille.id, application_id: 3 }).execute()
     const [poste] = await db().selectFrom('poste').select('id').where('utilisateur_id', '=', lille.id).execute()
     const after = await lastEventId()
-    const refused = await call('/rest/bd/poste', {
-      method: 'PUT',
-      token: sud,
-      body: JSON.stringify({ id: poste?.id, dateDebut: wireDate(isoDate(-30)), dateFin: wireDate(isoDate(90)) }),
-    })
-    expect(refused.status).toBe(403)
+    // Moved to start in a week: the post stops counting.
+    const later = (token: string) =>
+      call('/rest/bd/poste', {
+        method: 'PUT',
+        token,
+        body: JSON.stringify({ id: poste?.id, dateDebut: wireDate(isoDate(7)), dateFin: wireDate(isoDate(90)) }),
+      })
+    expect((await later(sud)).status).toBe(403)
     expect(await lastEventId()).toBe(after)
     expect(await toldNow(lille.id)).toEqual([1, 2, 3])
-    // A change that is made tells it, as its writer.
-    const made = await call('/rest/bd/poste', {
-      method: 'PUT',
-      token: nord.token,
-      body: JSON.stringify({ id: poste?.id, dateDebut: wireDate(isoDate(-30)), dateFin: wireDate(isoDate(90)) }),
-    })
-    expect(made.status).toBe(200)
-    expect(await accessTold(after)).toEqual([['acces.retire', lille.id, 3]])
+    // A change that is made tells it, as its writer, beside its own.
+    expect((await later(nord.token)).status).toBe(200)
+    expect(await accessTold(after)).toEqual([
+      ['acces.retire', lille.id, 1],
+      ['acces.retire', lille.id, 2],
+      ['acces.retire', lille.id, 3],
+    ])
+  })
+
+  it('moved, tells access only when its new dates start or stop it counting today', async () => {
+    const holder = await createUser({ postes: [currentPost(4, 2)] })
+    const [poste] = await db().selectFrom('poste').select('id').where('utilisateur_id', '=', holder.id).execute()
+    const move = (from: number, to: number) =>
+      call('/rest/bd/poste', {
+        method: 'PUT',
+        token: nord.token,
+        body: JSON.stringify({ id: poste?.id, dateDebut: wireDate(isoDate(from)), dateFin: wireDate(isoDate(to)) }),
+      })
+    const after = await lastEventId()
+    // Its end moved, counting still: nothing gained, nothing lost.
+    expect((await move(-30, 120)).status).toBe(200)
+    expect(await accessTold(after)).toEqual([])
+    expect((await move(2, 120)).status).toBe(200)
+    expect((await move(0, 120)).status).toBe(200)
+    expect(await accessTold(after)).toEqual([
+      ['acces.retire', holder.id, 1],
+      ['acces.retire', holder.id, 2],
+      ['acces.accorde', holder.id, 1],
+      ['acces.accorde', holder.id, 2],
+    ])
   })
 
   it('that starts later opens nothing yet', async () => {

@@ -14,6 +14,14 @@ import { grantNow, grantsOn } from './grants'
  * midnight tells its own).
  */
 
+/**
+ * Whether a post over these dates counts on `today` (it grants what its function does). A post's write moves its
+ * holder's access only when it changes that: one created or deleted that counts, one whose new dates start or stop it
+ * counting; the others need not compare it.
+ */
+export const countsOn = (today: string, post: { debut: string; fin: string }) =>
+  post.debut <= today && today <= post.fin
+
 /** Which pairs (a user, an application) a change may move. */
 export type AccessPairs = (user: Expression<number>, application: Expression<number>) => Expression<SqlBool>
 

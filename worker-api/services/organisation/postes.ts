@@ -14,7 +14,7 @@ import {
   type Viewer,
 } from '../../lib/scope'
 import type { Ctx } from '../../lib/types'
-import { ofUser, tellAccess } from '../catalogue/access-told'
+import { countsOn, ofUser, tellAccess } from '../catalogue/access-told'
 import { adminWith, type Caller, viewerOf } from '../core/actor'
 import { logEntry } from '../core/audit'
 import { afterOneRow, posteEvents } from '../core/events'
@@ -144,7 +144,9 @@ export async function createPoste(ctx: Ctx, caller: Caller, input: PosteInput): 
         .where(({ exists }) => exists(manageable)),
     ).returning('id'),
     event: posteEvents(db, 'poste.cree', actor.id, (id) => sql<SqlBool>`${id} = last_insert_rowid()`, afterOneRow),
-    access: tellAccess(db, actor.id, ofUser(user.id), undefined, sql<SqlBool>`exists ${written}`),
+    access: countsOn(viewer.today, { debut, fin })
+      ? tellAccess(db, actor.id, ofUser(user.id), undefined, sql<SqlBool>`exists ${written}`)
+      : null,
     log: insertWhen(
       db,
       'log',
@@ -265,7 +267,12 @@ export async function updatePoste(ctx: Ctx, caller: Caller, input: PosteUpdate):
       poste.date_debut === debut && poste.date_fin === fin
         ? null
         : posteEvents(db, 'poste.modifie', actor.id, (id) => sql<SqlBool>`${id} = ${input.id}`, afterOneRow),
-    access: tellAccess(db, actor.id, ofUser(poste.user_id), undefined, sql<SqlBool>`exists ${guard}`),
+    // Its new dates start or stop it counting today: what that gives or takes away.
+    access:
+      countsOn(viewer.today, { debut: poste.date_debut, fin: poste.date_fin }) !==
+      countsOn(viewer.today, { debut, fin })
+        ? tellAccess(db, actor.id, ofUser(poste.user_id), undefined, sql<SqlBool>`exists ${guard}`)
+        : null,
   })
   if ((updated?.results.length ?? 0) === 0) {
     // Between the check and the write: the post was deleted, left the caller's reach, or another
@@ -323,13 +330,15 @@ export async function deletePoste(ctx: Ctx, caller: Caller, id: number): Promise
       .where(({ exists }) => exists(guard))
       .returning('id'),
     // Under the deletion's condition: the post gone.
-    access: tellAccess(
-      db,
-      actor.id,
-      ofUser(poste.user_id),
-      undefined,
-      sql<SqlBool>`not exists (select 1 from poste where id = ${id})`,
-    ),
+    access: countsOn(viewer.today, { debut: poste.date_debut, fin: poste.date_fin })
+      ? tellAccess(
+          db,
+          actor.id,
+          ofUser(poste.user_id),
+          undefined,
+          sql<SqlBool>`not exists (select 1 from poste where id = ${id})`,
+        )
+      : null,
   })
   if ((deleted?.results.length ?? 0) === 0) {
     // Deleted meanwhile (404), or no longer the caller's to manage (403).
