@@ -626,8 +626,11 @@ export async function runScenarios(ctx, { persistTo, scratch, servers, client, b
         init,
         run: async () => {
           const result = await load(`${api}/bd/poste`, { requests })
-          // The post as it was, counting today, for the scenarios after this one.
-          await fetch(`${api}/bd/poste`, init)
+          // The post as it was, counting today, for the scenarios after this one: once the requests the load left in
+          // flight are answered.
+          await new Promise((resolve) => setTimeout(resolve, 3000))
+          const restored = await fetch(`${api}/bd/poste`, init)
+          if (restored.status !== 200) throw new Error(`post restored: ${restored.status} ${await restored.text()}`)
           return result
         },
       }
