@@ -10,6 +10,7 @@ import { posteEvents } from '../core/events'
  * that day are told (`poste.debut`), and those whose last day was the day before (`poste.fin`: they no longer count).
  * The minute's cron asks; a day is told with its row in `evenement_jour` (migration 0047), in one batch, so that two
  * runs never tell it twice. A post written after its day's run is told by its own write (migration 0050's trigger).
+ * The same batch tells the access those starts and ends gave and took away (catalogue/access-told.ts), by the portal.
  */
 
 /** The days a late run catches up at most: a cron stopped for longer tells the last week's. */
