@@ -123,6 +123,24 @@ type UserOptions = {
   postes?: { structureId: number; fonctionId: number; from: string; to: string }[]
 }
 
+/** POST rest/bd/poste's body: a post of `userId` from `from` to `to` days from today (Agent de quai, Agence Lille). */
+export const posteBody = (userId: number, from: number, to: number, fonction = 2, structure = 4) => ({
+  structure: { id: structure },
+  fonction: { id: fonction },
+  utilisateur: { id: userId },
+  dateDebut: wireDate(isoDate(from)),
+  dateFin: wireDate(isoDate(to)),
+})
+
+/** The newest event's id now (issue 65): what a test's pull of the events starts after. */
+export const lastEventId = async () =>
+  (
+    await db()
+      .selectFrom('evenement')
+      .select(({ fn }) => fn.max('id').as('id'))
+      .executeTakeFirstOrThrow()
+  ).id ?? 0
+
 /** Inserts a user (and their posts); returns the id, login and password. */
 export async function createUser(options: UserOptions = {}) {
   const n = next()

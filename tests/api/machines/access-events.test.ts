@@ -12,7 +12,9 @@ import {
   db,
   insertServiceAccount,
   isoDate,
+  lastEventId,
   post,
+  posteBody,
   serviceAccountToken,
   sessionFor,
   wireDate,
@@ -38,14 +40,6 @@ beforeAll(async () => {
   nord = { id: nordAdmin.id, token: (await sessionFor(nordAdmin.id)).accessToken }
   sud = (await sessionFor((await createUser({ admin: true, postes: [currentPost(3, 3)] })).id)).accessToken
 })
-
-const lastEventId = async () =>
-  (
-    await db()
-      .selectFrom('evenement')
-      .select(({ fn }) => fn.max('id').as('id'))
-      .executeTakeFirstOrThrow()
-  ).id ?? 0
 
 /** The events `token`'s caller pulls after `after`. */
 async function pulled(after: number, token = root.token): Promise<PortalEvent[]> {
@@ -76,14 +70,6 @@ const toldNow = async (userId: number) =>
       .orderBy('application_id')
       .execute()
   ).map((row) => row.application_id)
-
-const posteBody = (userId: number, from: number, to: number, fonction = 2, structure = 4) => ({
-  structure: { id: structure },
-  fonction: { id: fonction },
-  utilisateur: { id: userId },
-  dateDebut: wireDate(isoDate(from)),
-  dateFin: wireDate(isoDate(to)),
-})
 
 async function givePoste(userId: number, from: number, to: number, token = nord.token, fonction = 2, structure = 4) {
   const response = await post('/rest/bd/poste', posteBody(userId, from, to, fonction, structure), { token })

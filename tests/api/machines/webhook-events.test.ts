@@ -22,6 +22,7 @@ import {
   db,
   insertServiceAccount,
   isoDate,
+  lastEventId,
   loginWith,
   ORIGIN,
   post,
@@ -113,15 +114,6 @@ async function hire(token: string, queue: ReturnType<typeof jobsQueue<JobOf<'web
   expect(response.status).toBe(201)
   return (await response.json()) as { id: number; login: string; postesEnCours: { id: number }[] }
 }
-
-/** The newest event's id now: what a test's pull starts after. */
-const lastEventId = async () =>
-  (
-    await db()
-      .selectFrom('evenement')
-      .select(({ fn }) => fn.max('id').as('id'))
-      .executeTakeFirstOrThrow()
-  ).id ?? 0
 
 /** The events `token`'s caller pulls after `after` (a page of 50). */
 const pulledSince = async (after: number, token: string) =>
@@ -550,13 +542,7 @@ describe('an access request', () => {
     await db().insertInto('fonction').values({ id: 40, libelle: 'Planificateur', structure_id: 4 }).execute()
     await db().insertInto('fonction_application').values({ fonction_id: 40, application_id: 3 }).execute()
     await db().updateTable('application').set({ demandable: 1 }).where('id', 'in', [1, 3]).execute()
-    const since =
-      (
-        await db()
-          .selectFrom('evenement')
-          .select(({ fn }) => fn.max('id').as('id'))
-          .executeTakeFirstOrThrow()
-      ).id ?? 0
+    const since = await lastEventId()
     const requester = await createUser({ postes: [currentPost(4, 2)] })
     const other = await createUser({ postes: [currentPost(4, 2)] })
     const ask = async (who: { id: number }) => {
@@ -946,11 +932,7 @@ describe('a subscription’s delivery log', () => {
 describe('GET rest/bd/evenements', () => {
   it('pages the events of the caller’s scope after depuis, the same objects as delivered', async () => {
     const queue = jobsQueue<JobOf<'webhook-delivery'>>()
-    const newest = await db()
-      .selectFrom('evenement')
-      .select(({ fn }) => fn.max('id').as('id'))
-      .executeTakeFirstOrThrow()
-    const depuis = newest.id ?? 0
+    const depuis = await lastEventId()
     const user = await hire(nord, queue)
     const nordPage = (await (await call(`/rest/bd/evenements?depuis=${depuis}`, { token: nord })).json()) as EventsPage
     expect(nordPage.evenements.map((e) => [e.type, e.sujet.type])).toEqual([
@@ -973,10 +955,7 @@ describe('GET rest/bd/evenements', () => {
   })
 
   it('of someone of no structure goes to the whole tree’s administrators of their domain only', async () => {
-    const newest = await db()
-      .selectFrom('evenement')
-      .select(({ fn }) => fn.max('id').as('id'))
-      .executeTakeFirstOrThrow()
+    const newest = await lastEventId()
     const hook = await subscribed(root, 'ok', { structure: { id: 1 }, evenements: ['utilisateur.modifie'] })
     const event = (domain: string, id: number) => ({
       type: 'utilisateur.modifie',
@@ -999,14 +978,10 @@ describe('GET rest/bd/evenements', () => {
       .where('webhook_id', '=', hook.id)
       .execute()
     expect(due.map((row) => row.sujet_cle)).toEqual(['utilisateur:900002'])
-    const page = (await (
-      await call(`/rest/bd/evenements?depuis=${newest.id ?? 0}`, { token: root })
-    ).json()) as EventsPage
+    const page = (await (await call(`/rest/bd/evenements?depuis=${newest}`, { token: root })).json()) as EventsPage
     expect(page.evenements.map((e) => e.sujet.id)).toEqual([900_002])
     // A delegated administrator's scope holds neither.
-    const nordPage = (await (
-      await call(`/rest/bd/evenements?depuis=${newest.id ?? 0}`, { token: nord })
-    ).json()) as EventsPage
+    const nordPage = (await (await call(`/rest/bd/evenements?depuis=${newest}`, { token: nord })).json()) as EventsPage
     expect(nordPage.evenements).toEqual([])
   })
 
@@ -1051,11 +1026,7 @@ describe('the documented limits (README, "Webhooks")', () => {
   })
 
   it('reads at most 1 000 events a pull: a sub-tree among many others’ events goes on with suivant', async () => {
-    const newest = await db()
-      .selectFrom('evenement')
-      .select(({ fn }) => fn.max('id').as('id'))
-      .executeTakeFirstOrThrow()
-    const depuis = newest.id ?? 0
+    const depuis = await lastEventId()
     // 1 000 events of Direction Sud, then one of Direction Nord.
     await env.DB.prepare(
       `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
@@ -1087,16 +1058,9 @@ describe('what programs and imports change', () => {
   const pulled = async (after: number) =>
     ((await (await call(`/rest/bd/evenements?depuis=${after}&limite=100`, { token: root })).json()) as EventsPage)
       .evenements
-  const newestId = async () =>
-    (
-      await db()
-        .selectFrom('evenement')
-        .select(({ fn }) => fn.max('id').as('id'))
-        .executeTakeFirstOrThrow()
-    ).id ?? 0
 
   it('is told as the screens’ changes are: an HR system’s over SCIM, an import’s', async () => {
-    const after = await newestId()
+    const after = await lastEventId()
     const account = await insertServiceAccount({ structure: 2, scopes: 'scim' })
     const token = await serviceAccountToken(account)
     const mail = `scim.${Date.now()}@example.test`
@@ -1134,7 +1098,7 @@ describe('what programs and imports change', () => {
     ])
     expect(scimEvents[0]?.acteur).toMatchObject({ id: account.id })
 
-    const middle = await newestId()
+    const middle = await lastEventId()
     const queue = jobsQueue()
     const imported = `import.${Date.now()}@example.test`
     const file = `mail;nom;prenom;login;admin;structure;fonction;dateDebut;dateFin;actif\n${imported};Dupont;Marc;;non;Agence Lille;Agent de quai;${wireDate(isoDate(0))};${wireDate(isoDate(90))};oui\n`

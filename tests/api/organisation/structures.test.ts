@@ -14,6 +14,7 @@ import {
   expectError,
   isoDate,
   post,
+  posteBody,
   sessionFor,
   wireDate,
 } from '../helpers'
@@ -616,14 +617,6 @@ describe('GET rest/bd/utilisateur/structure/{idStructure}', () => {
 })
 
 describe('posts', () => {
-  const posteBody = (userId: number, from: number, to: number, fonction = 2, structure = 4) => ({
-    structure: { id: structure },
-    fonction: { id: fonction },
-    utilisateur: { id: userId },
-    dateDebut: wireDate(isoDate(from)),
-    dateFin: wireDate(isoDate(to)),
-  })
-
   it('POST poste gives a post, which shows in the user’s posts and in their access, and logs it', async () => {
     // A former employee of Lille (without a post, they are Nord's: DESIGN §4) comes back.
     const newcomer = await createUser({

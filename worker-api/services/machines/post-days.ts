@@ -29,6 +29,9 @@ export async function tellPostDays(ctx: Ctx, now = new Date()): Promise<string[]
   const first = told === null ? today : ([nextDay(told), earliest].sort().at(-1) ?? today)
   const days: string[] = []
   for (let day = first; day <= today; day = nextDay(day)) days.push(day)
+  // The access those days moved: since the last day told, or, the first time, since the day before the access was
+  // first recorded (migration 0051, in UTC).
+  const since = told ?? addDays(today, -2)
   const run = crypto.randomUUID()
   const held = (day: string) =>
     sql<SqlBool>`exists (select 1 from evenement_jour where jour = ${day} and fait_le = ${run})`
@@ -59,8 +62,7 @@ export async function tellPostDays(ctx: Ctx, now = new Date()): Promise<string[]
       ),
     ]),
     // What those starts and ends give and take away, as it holds today: the holders of every post that started or
-    // ended since the last day told, even beyond the week whose posts' days are told (the first run: since yesterday,
-    // the day the access was first recorded in UTC at the latest).
+    // ended since then, even beyond the week whose posts' days are told.
     ...tellAccess(
       db,
       'systeme',
@@ -70,11 +72,8 @@ export async function tellPostDays(ctx: Ctx, now = new Date()): Promise<string[]
           .select('turning.utilisateur_id')
           .where((eb) =>
             eb.or([
-              eb.and([
-                eb('turning.date_debut', '>', told ?? addDays(today, -2)),
-                eb('turning.date_debut', '<=', today),
-              ]),
-              eb.and([eb('turning.date_fin', '>=', told ?? addDays(today, -2)), eb('turning.date_fin', '<', today)]),
+              eb.and([eb('turning.date_debut', '>', since), eb('turning.date_debut', '<=', today)]),
+              eb.and([eb('turning.date_fin', '>=', since), eb('turning.date_fin', '<', today)]),
             ]),
           ),
       ),
