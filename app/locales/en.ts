@@ -577,6 +577,9 @@ export const en: Resource = {
       backchannelLogoutUri: 'Back-channel logout URI',
       backchannelLogoutUriHint:
         'Optional. The portal posts a signed logout token there when a session opened on the application ends. https, or http on localhost, without #.',
+      deviceGrant: 'Sign-in of devices without a keyboard (a code to approve)',
+      deviceGrantHint:
+        'For a shared terminal or a dock scanner: the device shows a short code, which a user of the application approves on /appareil from their phone. Without a redirect URI, the application signs in this way alone.',
       lineError: '“{{uri}}”: {{error}}',
       credentials: 'Client credentials',
       confidentialIntro: 'Confidential client: the application authenticates with its id and secret.',

@@ -588,6 +588,9 @@ export const fr = {
       backchannelLogoutUri: 'URI de déconnexion back-channel',
       backchannelLogoutUriHint:
         'Facultative. Le portail y poste un jeton de déconnexion signé quand une session ouverte sur l’application prend fin. https, ou http sur localhost, sans #.',
+      deviceGrant: 'Connexion des appareils sans clavier (code à approuver)',
+      deviceGrantHint:
+        'Pour un terminal partagé ou un lecteur de quai : l’appareil affiche un code court, qu’un utilisateur de l’application approuve sur /appareil depuis son téléphone. Sans URI de redirection, l’application ne se connecte que par ce moyen.',
       lineError: '« {{uri}} » : {{error}}',
       credentials: 'Identifiants du client',
       confidentialIntro: 'Client confidentiel : l’application s’authentifie avec son identifiant et son secret.',

@@ -419,6 +419,7 @@ describe('OpenID Connect clients from the application form', () => {
     await page.getByRole('radio', { name: 'Balance' }).check()
     await page.getByRole('radio', { name: 'OpenID Connect' }).check()
     await client.getByLabel('Client public').check()
+    await client.getByLabel('Connexion des appareils sans clavier').check()
     const uris = 'https://oidc-nojs.example.test/a\n\n  https://oidc-nojs.example.test/b  \n'
     await client.getByLabel('URI de redirection').fill(uris)
     await client
@@ -443,6 +444,7 @@ describe('OpenID Connect clients from the application form', () => {
     )
     assert.ok(await page.getByRole('radio', { name: 'OpenID Connect' }).isChecked())
     assert.ok(await page.getByLabel('Client public').isChecked())
+    assert.ok(await page.getByLabel('Connexion des appareils sans clavier').isChecked())
     assert.equal(await page.getByLabel('Application').inputValue(), name)
     assert.deepEqual(await noScriptViolations(page, { every: true }), [], 'the refused address')
 
@@ -458,6 +460,7 @@ describe('OpenID Connect clients from the application form', () => {
     const clientId = await page.getByRole('textbox', { name: 'Identifiant client (client_id)' }).inputValue()
     assert.match(clientId, /^[\w-]{16,}$/)
     assert.equal(await page.getByRole('link', { name: 'Renouveler le secret' }).count(), 0)
+    assert.ok(await page.getByLabel('Connexion des appareils sans clavier').isChecked())
     assert.equal(
       await page.getByLabel('URI de redirection').inputValue(),
       'https://oidc-nojs.example.test/a\nhttps://oidc-nojs.example.test/b',

@@ -104,6 +104,8 @@ export interface OidcClientTable {
   post_logout_redirect_uris: Generated<string>
   initiate_login_uri: string | null
   backchannel_logout_uri: string | null
+  /** 1: the client may use the device authorization grant (migration 0053). */
+  device_grant: Generated<number>
 }
 
 /** A SAML application's service provider (migration 0035); `acs`, `certificats` and `attributs` are JSON arrays. */
@@ -196,6 +198,38 @@ export interface OidcCodeTable {
   issuer: Generated<string | null>
 }
 
+/** The states of a device's request (migration 0053): decided once, then its tokens issued once. */
+export type DeviceAuthorizationState = 'EN_ATTENTE' | 'APPROUVEE' | 'REFUSEE' | 'EMISE'
+
+/** A device's request of the device authorization grant (migration 0053), both codes as their SHA-256. */
+export interface DeviceAuthorizationTable {
+  id: Generated<number>
+  device_code_hash: string
+  user_code_hash: string
+  application_id: number
+  scope: string
+  issuer: string
+  nom_navigateur: string | null
+  version_navigateur: string | null
+  /** The device's kind and system, as its request's User-Agent said them (`mobile · Android`). */
+  type_appareil: string | null
+  created_at: string
+  expires_at: string
+  /** The seconds the device waits between polls, 5 more for each poll too soon. */
+  poll_interval: Generated<number>
+  last_polled_at: string | null
+  etat: Generated<DeviceAuthorizationState>
+  utilisateur_id: number | null
+  decided_at: string | null
+  approving_family_id: string | null
+  auth_time: string | null
+  /** The kind of device the approval came from (`mobile`, `tablet`, `desktop`). */
+  approuve_depuis: string | null
+  /** The name the approver gave the device. */
+  nom: string | null
+  family_id: string | null
+}
+
 /** A back-channel logout to deliver (migration 0022), written by a trigger as an OIDC session ends. */
 export interface LogoutDeliveryTable {
   id: Generated<number>
@@ -275,6 +309,9 @@ export interface RefreshTokenTable {
   version_navigateur: Generated<string | null>
   /** How a portal session's user signed in (the family's first row; migration 0036): null before it, read as a password. */
   methode: Generated<SignInMethod | null>
+  /** A device's session (migration 0053): the name its approver gave it, and the kind of device that approved it. */
+  appareil: Generated<string | null>
+  appareil_approuve_depuis: Generated<string | null>
 }
 
 /** How a user proved who they are: a password alone, a password and a second factor, or a passkey. */
@@ -670,6 +707,7 @@ export interface Database {
   saml_session: SamlSessionTable
   saml_deconnexion: SamlDeconnexionTable
   oidc_code: OidcCodeTable
+  device_authorization: DeviceAuthorizationTable
   logout_delivery: LogoutDeliveryTable
   modele_fonction: ModeleFonctionTable
   modele_fonction_application: ModeleFonctionApplicationTable

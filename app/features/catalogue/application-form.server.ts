@@ -99,6 +99,7 @@ function postedClient(posted: FormData): ClientFormValues {
     postLogoutRedirectUris: text('postLogoutRedirectUris'),
     initiateLoginUri: text('initiateLoginUri'),
     backchannelLogoutUri: text('backchannelLogoutUri'),
+    deviceGrant: field('deviceGrant') === 'on',
   }
 }
 
@@ -141,6 +142,7 @@ function savedClient(client: CatalogueApplication['oidc']): ClientFormValues {
     postLogoutRedirectUris: client?.postLogoutRedirectUris.join('\n') ?? '',
     initiateLoginUri: client?.initiateLoginUri ?? '',
     backchannelLogoutUri: client?.backchannelLogoutUri ?? '',
+    deviceGrant: client?.deviceGrant ?? false,
   }
 }
 

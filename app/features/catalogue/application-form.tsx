@@ -63,7 +63,11 @@ export function ApplicationForm({
       ...values,
       actif: values.actif ? 'on' : undefined,
       demandable: values.demandable ? 'on' : undefined,
-      oidc: { ...values.oidc, public: values.oidc.public ? 'on' : undefined },
+      oidc: {
+        ...values.oidc,
+        public: values.oidc.public ? 'on' : undefined,
+        deviceGrant: values.oidc.deviceGrant ? 'on' : undefined,
+      },
       saml: {
         ...values.saml,
         signAssertion: values.saml.signAssertion ? 'on' : undefined,

@@ -38,6 +38,7 @@ export type ClientFormValues = {
   postLogoutRedirectUris: string
   initiateLoginUri: string
   backchannelLogoutUri: string
+  deviceGrant: boolean
 }
 
 /**

@@ -69,6 +69,7 @@ export function ProtocolCard({
   const protocolErrors = shown.errors(fields.protocole)
   const protocolMessages = fieldMessages('application-protocole', undefined, protocolErrors)
   const publicId = 'application-oidc-public'
+  const deviceId = 'application-oidc-device-grant'
 
   return (
     <Card className="min-w-0">
@@ -165,6 +166,20 @@ export function ProtocolCard({
             hint={t('applications.oidc.backchannelLogoutUriHint')}
             errors={shown.errors(client.backchannelLogoutUri)}
           />
+          <div className="flex flex-col gap-1.5">
+            <div className="flex items-start gap-2">
+              <input
+                {...getInputProps(client.deviceGrant, { type: 'checkbox' })}
+                id={deviceId}
+                aria-describedby={`${deviceId}-hint`}
+                className={CHECKBOX}
+              />
+              <Label htmlFor={deviceId}>{t('applications.oidc.deviceGrant')}</Label>
+            </div>
+            <p id={`${deviceId}-hint`} className="text-xs text-muted-foreground">
+              {t('applications.oidc.deviceGrantHint')}
+            </p>
+          </div>
         </fieldset>
       </CardContent>
     </Card>

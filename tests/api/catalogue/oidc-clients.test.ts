@@ -63,6 +63,7 @@ describe('an OIDC application in the catalogue', () => {
       postLogoutRedirectUris: [],
       initiateLoginUri: null,
       backchannelLogoutUri: null,
+      deviceGrant: false,
       clientSecret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
     })
     const row = await stored(application.id)

@@ -266,6 +266,7 @@ export const applicationFormSchema = z
         postLogoutRedirectUris: addressLines,
         initiateLoginUri: optionalAddress,
         backchannelLogoutUri: optionalAddress,
+        deviceGrant: checkbox,
       })
       .optional(),
     saml: z

@@ -87,24 +87,41 @@ const uriList = (what: string) =>
     .max(OIDC_URIS_MAX, 'validation.tooMany')
     .describe(`${what} (${OIDC_URIS_MAX} at most), matched exactly`)
 
+/** The device authorization grant's type (RFC 8628 §3.4). */
+export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code'
+
+/** A client signs users in by the authorization code (with redirect addresses), by the device grant, or both. */
+function redirectsOrDevice(client: { redirectUris: string[]; deviceGrant: boolean }, ctx: z.RefinementCtx) {
+  if (client.redirectUris.length === 0 && !client.deviceGrant)
+    ctx.addIssue({ code: 'custom', message: 'validation.required', path: ['redirectUris'] })
+}
+
 /** What an administrator registers of an OIDC client; its id and secret are the portal's to make. */
-export const oidcClientInputSchema = z.object({
-  public: z
-    .boolean('validation.required')
-    .describe('true: a public client (a browser or mobile app), without a secret, proving itself by PKCE alone'),
-  redirectUris: uriList('Where the authorization answers').min(1, 'validation.required'),
-  postLogoutRedirectUris: uriList('Where RP-initiated logout may send the user back').default([]),
-  initiateLoginUri: clientUri
-    .nullable()
-    .default(null)
-    .describe(
-      "Third-party-initiated login: where the launcher sends the user (with `iss` and `target_link_uri`); null, the application's URL",
-    ),
-  backchannelLogoutUri: clientUri
-    .nullable()
-    .default(null)
-    .describe('Back-channel logout: where a signed logout token is posted when a portal session that signed in ends'),
-})
+export const oidcClientInputSchema = z
+  .object({
+    public: z
+      .boolean('validation.required')
+      .describe('true: a public client (a browser or mobile app), without a secret, proving itself by PKCE alone'),
+    redirectUris: uriList('Where the authorization answers (none only for a client of the device grant alone)'),
+    postLogoutRedirectUris: uriList('Where RP-initiated logout may send the user back').default([]),
+    initiateLoginUri: clientUri
+      .nullable()
+      .default(null)
+      .describe(
+        "Third-party-initiated login: where the launcher sends the user (with `iss` and `target_link_uri`); null, the application's URL",
+      ),
+    backchannelLogoutUri: clientUri
+      .nullable()
+      .default(null)
+      .describe('Back-channel logout: where a signed logout token is posted when a portal session that signed in ends'),
+    deviceGrant: z
+      .boolean()
+      .default(false)
+      .describe(
+        'true: devices without a keyboard may sign in by the device authorization grant (RFC 8628), a user approving their code on /appareil',
+      ),
+  })
+  .superRefine(redirectsOrDevice)
 export type OidcClientInput = z.infer<typeof oidcClientInputSchema>
 
 /** An OIDC application's client as the catalogue answers it. */
@@ -115,6 +132,7 @@ export const oidcClientSchema = z.object({
   postLogoutRedirectUris: z.array(z.string()),
   initiateLoginUri: z.string().nullable(),
   backchannelLogoutUri: z.string().nullable(),
+  deviceGrant: z.boolean(),
   clientSecret: z
     .string()
     .optional()

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { isLaunchUrl } from '../../contract/catalogue/catalogue'
-import { isClientUri, OIDC_URI_MAX_LENGTH, OIDC_URIS_MAX } from '../../contract/oidc/oidc'
+import { DEVICE_CODE_GRANT, isClientUri, OIDC_URI_MAX_LENGTH, OIDC_URIS_MAX } from '../../contract/oidc/oidc'
 import { isLocalEnvironment } from '../../env'
 import { BusinessError } from '../../lib/errors'
 import { OAuthError } from '../../lib/oauth'
@@ -15,7 +15,7 @@ import { createApplication } from './application-writes'
  */
 
 const metadataSchema = z.looseObject({
-  redirect_uris: z.array(z.string().max(OIDC_URI_MAX_LENGTH)).min(1).max(OIDC_URIS_MAX),
+  redirect_uris: z.array(z.string().max(OIDC_URI_MAX_LENGTH)).max(OIDC_URIS_MAX).optional(),
   token_endpoint_auth_method: z.enum(['client_secret_basic', 'client_secret_post', 'none']).optional(),
   grant_types: z.array(z.string()).max(10).optional(),
   response_types: z.array(z.string()).max(10).optional(),
@@ -26,7 +26,17 @@ const metadataSchema = z.looseObject({
   backchannel_logout_uri: z.string().max(OIDC_URI_MAX_LENGTH).optional(),
 })
 
-const GRANT_TYPES = ['authorization_code', 'refresh_token']
+const GRANT_TYPES = ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT]
+
+/**
+ * The grants a registration asks for (RFC 7591 §2: `authorization_code` when it says none). Refresh tokens come with
+ * either way of signing in, so `refresh_token` is always answered beside them.
+ */
+function grantsOf(metadata: { grant_types?: string[] | undefined }): { code: boolean; device: boolean } {
+  const asked = metadata.grant_types ?? ['authorization_code']
+  const device = asked.includes(DEVICE_CODE_GRANT)
+  return { code: asked.includes('authorization_code') || !device, device }
+}
 
 const badMetadata = (description: string) => new OAuthError('invalid_client_metadata', description)
 
@@ -72,8 +82,18 @@ function readMetadata(ctx: Ctx, text: string): z.infer<typeof metadataSchema> | 
   if (!parsed.success)
     return badMetadata(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '))
   const metadata = parsed.data
+  if ((metadata.grant_types ?? []).some((g) => !GRANT_TYPES.includes(g))) {
+    return badMetadata(`grant_types: ${GRANT_TYPES.join(', ')} only`)
+  }
+  const grants = grantsOf(metadata)
+  if (grants.code && (metadata.redirect_uris ?? []).length === 0) {
+    return new OAuthError(
+      'invalid_redirect_uri',
+      'redirect_uris: one at least, unless the only grant is the device code',
+    )
+  }
   const accepted = (uri: string) => isClientUri(uri, { loopback: isLocalEnvironment(ctx.env) })
-  if (!metadata.redirect_uris.every(accepted)) {
+  if (!(metadata.redirect_uris ?? []).every(accepted)) {
     return new OAuthError(
       'invalid_redirect_uri',
       'Redirect URIs are https, on no private, link-local or loopback address (loopback in development only), without a fragment',
@@ -86,10 +106,9 @@ function readMetadata(ctx: Ctx, text: string): z.infer<typeof metadataSchema> | 
   ]) {
     if (uri !== undefined && !accepted(uri)) return badMetadata(`Not an accepted address: ${uri}`)
   }
-  if ((metadata.grant_types ?? []).some((g) => !GRANT_TYPES.includes(g))) {
-    return badMetadata('grant_types: authorization_code and refresh_token only')
+  if ((metadata.response_types ?? []).some((r) => r !== 'code' || !grants.code)) {
+    return badMetadata(grants.code ? 'response_types: code only' : 'response_types: none without authorization_code')
   }
-  if ((metadata.response_types ?? []).some((r) => r !== 'code')) return badMetadata('response_types: code only')
   const name = metadata.client_name?.trim()
   if (name !== undefined && name !== '' && (name.length < 3 || name.length > 50)) {
     return badMetadata('client_name is 3 to 50 characters')
@@ -111,19 +130,22 @@ export async function registerClient(ctx: Ctx, caller: Caller, text: string) {
   const name = metadata.client_name?.trim() || `Client ${crypto.randomUUID().slice(0, 8)}`
   const home = metadata.client_uri && isLaunchUrl(metadata.client_uri) ? metadata.client_uri : null
   const method = metadata.token_endpoint_auth_method ?? 'client_secret_basic'
+  const grants = grantsOf(metadata)
+  const redirectUris = metadata.redirect_uris ?? []
   try {
     const application = await createApplication(ctx, caller, {
       libelle: name,
       icone: 'warehouse',
-      url: home ?? new URL(metadata.redirect_uris[0] as string).origin,
+      url: home ?? (redirectUris[0] ? new URL(redirectUris[0]).origin : ctx.request.origin),
       actif: true,
       protocole: 'OIDC',
       oidc: {
         public: method === 'none',
-        redirectUris: metadata.redirect_uris,
+        redirectUris,
         postLogoutRedirectUris: metadata.post_logout_redirect_uris ?? [],
         initiateLoginUri: metadata.initiate_login_uri ?? null,
         backchannelLogoutUri: metadata.backchannel_logout_uri ?? null,
+        deviceGrant: grants.device,
       },
       fonctions: [],
     })
@@ -142,8 +164,12 @@ export async function registerClient(ctx: Ctx, caller: Caller, text: string) {
         ? { backchannel_logout_uri: client.backchannelLogoutUri, backchannel_logout_session_required: true }
         : {}),
       token_endpoint_auth_method: method,
-      grant_types: GRANT_TYPES,
-      response_types: ['code'],
+      grant_types: [
+        ...(grants.code ? ['authorization_code'] : []),
+        'refresh_token',
+        ...(client.deviceGrant ? [DEVICE_CODE_GRANT] : []),
+      ],
+      response_types: grants.code ? ['code'] : [],
       id_token_signed_response_alg: 'ES256',
     }
   } catch (error) {

@@ -22,6 +22,7 @@ export const CLIENT_COLUMNS = [
   'c.post_logout_redirect_uris',
   'c.initiate_login_uri',
   'c.backchannel_logout_uri',
+  'c.device_grant',
 ] as const
 
 export type ClientColumns = {
@@ -31,6 +32,7 @@ export type ClientColumns = {
   post_logout_redirect_uris: string | null
   initiate_login_uri: string | null
   backchannel_logout_uri: string | null
+  device_grant: number | null
 }
 
 /** The client of a catalogue row, null without one. */
@@ -43,6 +45,7 @@ export function toClient(row: ClientColumns): OidcClient | null {
     postLogoutRedirectUris: JSON.parse(row.post_logout_redirect_uris ?? '[]') as string[],
     initiateLoginUri: row.initiate_login_uri,
     backchannelLogoutUri: row.backchannel_logout_uri,
+    deviceGrant: row.device_grant === 1,
   }
 }
 
@@ -89,6 +92,7 @@ function upsertClient(
     post_logout_redirect_uris: JSON.stringify(input.postLogoutRedirectUris),
     initiate_login_uri: input.initiateLoginUri,
     backchannel_logout_uri: input.backchannelLogoutUri,
+    device_grant: input.deviceGrant ? 1 : 0,
   }
   return db
     .insertInto('oidc_client')
@@ -103,6 +107,7 @@ function upsertClient(
           eb.val(values.post_logout_redirect_uris).as('post_logout_redirect_uris'),
           eb.val(values.initiate_login_uri).as('initiate_login_uri'),
           eb.val(values.backchannel_logout_uri).as('backchannel_logout_uri'),
+          eb.val(values.device_grant).as('device_grant'),
         ])
         .where(({ exists }) => exists(guard)),
     )
