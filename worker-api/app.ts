@@ -204,7 +204,13 @@ export function createApp() {
   })
 
   // CORS on the protocol's endpoints a browser client calls, and on nothing else (registration included).
-  for (const path of ['/.well-known/openid-configuration', '/oidc/jwks', '/oidc/token', '/oidc/userinfo']) {
+  for (const path of [
+    '/.well-known/openid-configuration',
+    '/oidc/jwks',
+    '/oidc/token',
+    '/oidc/userinfo',
+    '/oidc/device_authorization',
+  ]) {
     app.use(path, oidcCors)
   }
   app.route('/', apiRoutes)

@@ -741,6 +741,7 @@ function oidcClient() {
       secret: OIDC_CLIENT.secret,
       redirectUri: OIDC_CLIENT.redirect,
       fonctionId: 2,
+      deviceGrant: true,
     })
   })()
   return oidcReady
@@ -840,6 +841,16 @@ Object.assign(MATRIX, {
         client_secret: OIDC_CLIENT.secret,
       },
     }),
+    expect: everyone(200),
+  },
+  'POST /portail-backend/oidc/device_authorization': {
+    request: async () => {
+      await oidcClient()
+      return {
+        path: '/oidc/device_authorization',
+        form: { client_id: OIDC_CLIENT.id, client_secret: OIDC_CLIENT.secret, scope: 'openid' },
+      }
+    },
     expect: everyone(200),
   },
   'GET /portail-backend/oidc/userinfo': { request: () => ({ path: '/oidc/userinfo' }), expect: everyone(401) },

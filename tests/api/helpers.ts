@@ -324,6 +324,7 @@ export async function createOidcClient(options: {
   secret: string | null
   redirectUri: string
   fonctionId: number
+  deviceGrant?: boolean
 }) {
   const { id } = await db()
     .insertInto('application')
@@ -337,6 +338,7 @@ export async function createOidcClient(options: {
       client_id: options.clientId,
       secret_hash: options.secret === null ? null : await sha256Hex(options.secret),
       redirect_uris: JSON.stringify([options.redirectUri]),
+      device_grant: options.deviceGrant ? 1 : 0,
     })
     .execute()
   await db()

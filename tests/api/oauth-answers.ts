@@ -79,6 +79,9 @@ const OAUTH_ERROR_CODES: { [C in OAuthErrorCode]: C } = {
   invalid_redirect_uri: 'invalid_redirect_uri',
   invalid_client_metadata: 'invalid_client_metadata',
   slow_down: 'slow_down',
+  authorization_pending: 'authorization_pending',
+  access_denied: 'access_denied',
+  expired_token: 'expired_token',
 }
 
 /** An OAuth error's body (RFC 6749 §5.2), read strictly: its two keys, no other. */

@@ -5,6 +5,7 @@ import { FEDERATION_ACTIONS } from './federation/audit'
 import { REQUEST_ACTIONS as REQUEST_STEPS, REVIEW_ACTIONS as REVIEW_STEPS } from './governance/audit'
 import { HISTORY_ACTIONS } from './history/audit'
 import { MACHINE_ACTIONS } from './machines/audit'
+import { DEVICE_ACTIONS as DEVICE_STEPS } from './oidc/device'
 import { ORGANISATION_ACTIONS } from './organisation/audit'
 import { SESSION_ACTIONS as SESSION_ENDS, SIGN_IN_ACTIONS } from './sign-in/audit'
 
@@ -55,6 +56,10 @@ export const REQUEST_ACTIONS = Object.keys(REQUEST_STEPS) as RequestAction[]
 export type ReviewAction = keyof typeof REVIEW_STEPS
 export const REVIEW_ACTIONS = Object.keys(REVIEW_STEPS) as ReviewAction[]
 
+/** The steps of a device's sign-in (`nomLog` of a CONNEXION entry): contract/oidc/device.ts. */
+export type DeviceAction = keyof typeof DEVICE_STEPS
+export const DEVICE_ACTIONS = Object.keys(DEVICE_STEPS) as DeviceAction[]
+
 /** The server's own types: no client may post an entry of these (POST logs/). */
 export const SERVER_LOG_TYPES: readonly LogType[] = ['ADMINISTRATION', 'DEMANDE_ACCES', 'REVUE_ACCES']
 
@@ -64,6 +69,7 @@ type Labels = {
   sessions: Record<SessionAction, string>
   requests: Record<RequestAction, string>
   reviews: Record<ReviewAction, string>
+  devices: Record<DeviceAction, string>
 }
 
 /**
@@ -88,6 +94,7 @@ export const LOG_LABELS: Record<'fr' | 'en', Labels> = {
     sessions: labelsIn('fr', SESSION_ENDS),
     requests: labelsIn('fr', REQUEST_STEPS),
     reviews: labelsIn('fr', REVIEW_STEPS),
+    devices: labelsIn('fr', DEVICE_STEPS),
   },
   en: {
     types: {
@@ -105,12 +112,13 @@ export const LOG_LABELS: Record<'fr' | 'en', Labels> = {
     sessions: labelsIn('en', SESSION_ENDS),
     requests: labelsIn('en', REQUEST_STEPS),
     reviews: labelsIn('en', REVIEW_STEPS),
+    devices: labelsIn('en', DEVICE_STEPS),
   },
 }
 
 /**
- * The label of an entry: its administrative action's, its sign-out's from the list of sessions, or its access request's
- * or review's step, when it names a known one; else its type's.
+ * The label of an entry: its administrative action's, its sign-out's from the list of sessions, its access request's
+ * or review's step, or its device sign-in's, when it names a known one; else its type's.
  */
 export function logLabel(language: 'fr' | 'en', entry: { typeLog: LogType; nomLog: string }): string {
   const labels = LOG_LABELS[language]
@@ -125,6 +133,9 @@ export function logLabel(language: 'fr' | 'en', entry: { typeLog: LogType; nomLo
   }
   if (entry.typeLog === 'REVUE_ACCES' && (REVIEW_ACTIONS as readonly string[]).includes(entry.nomLog)) {
     return labels.reviews[entry.nomLog as ReviewAction]
+  }
+  if (entry.typeLog === 'CONNEXION' && (DEVICE_ACTIONS as readonly string[]).includes(entry.nomLog)) {
+    return labels.devices[entry.nomLog as DeviceAction]
   }
   return labels.types[entry.typeLog]
 }

@@ -1,3 +1,5 @@
+import { BusinessError } from './errors'
+
 /**
  * The OAuth 2.0 side of the provider's endpoints (RFC 6749 §5.2, RFC 6750 §3): their errors are
  * `{error, error_description}`, not the portal's error body, because that is what every client
@@ -16,6 +18,9 @@ export type OAuthErrorCode =
   | 'invalid_redirect_uri'
   | 'invalid_client_metadata'
   | 'slow_down'
+  | 'authorization_pending'
+  | 'access_denied'
+  | 'expired_token'
 
 export class OAuthError extends Error {
   constructor(
@@ -25,6 +30,19 @@ export class OAuthError extends Error {
     readonly headers: Record<string, string> = {},
   ) {
     super(description)
+  }
+}
+
+/** Runs a protocol endpoint's work, its limits' 429 (TOO_MANY_ATTEMPTS) said as OAuth does, with `Retry-After`. */
+export async function oauthLimited<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work()
+  } catch (error) {
+    if (error instanceof BusinessError && error.status === 429) {
+      const wait = String(error.attributs[0] ?? 60)
+      throw new OAuthError('invalid_request', error.message, 429, { 'Retry-After': wait })
+    }
+    throw error
   }
 }
 

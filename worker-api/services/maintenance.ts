@@ -39,6 +39,8 @@ export async function purgeExpired(ctx: Ctx, now = new Date()) {
     mailTokens: db.deleteFrom('mail_token').where('expires_at', '<', at(30 * DAY)),
     // An authorization code lives 60 s; kept a day, a replay of it is still recognised (and revokes).
     oidcCodes: db.deleteFrom('oidc_code').where('expires_at', '<', at(DAY)),
+    // A device's request lives 10 minutes; kept a day, a device polling late is told it expired, not that it is unknown.
+    deviceRequests: db.deleteFrom('device_authorization').where('expires_at', '<', at(DAY)),
     // A sign-in's second step and WebAuthn's ceremonies live 5 minutes.
     mfaChallenges: db.deleteFrom('mfa_challenge').where('expires_at', '<', now.toISOString()),
     // An enrolment never confirmed is forgotten after a day (a confirmed TOTP keeps its row).

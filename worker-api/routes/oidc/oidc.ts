@@ -18,6 +18,7 @@ import { router } from '../../lib/validation'
 import { registerClient } from '../../services/catalogue/client-registration'
 import { callerFromBearer } from '../../services/core/actor'
 import { authorize, checkClient } from '../../services/oidc/authorize'
+import { type DeviceAuthorizationForm, deviceAuthorization } from '../../services/oidc/device'
 import { discoveryDocument } from '../../services/oidc/discovery'
 import { logoutTarget } from '../../services/oidc/logout'
 import { type TokenForm, token } from '../../services/oidc/token'
@@ -65,28 +66,39 @@ const tokenFormSchema = z.object({
   client_id: z.string().optional(),
   client_secret: z.string().optional(),
   refresh_token: z.string().optional(),
+  device_code: z.string().optional(),
   client_assertion: z.string().optional(),
   client_assertion_type: z.string().optional(),
+  scope: z.string().optional(),
+})
+
+const deviceFormSchema = z.object({
+  client_id: z.string().optional(),
+  client_secret: z.string().optional(),
   scope: z.string().optional(),
 })
 
 /** The longest value a token request's field may hold (the longest is a redirect URI). */
 const FIELD_MAX = 2000
 
-async function tokenForm(c: Context<AppEnv>): Promise<TokenForm> {
+/** A protocol request's form (`schema`: its fields, each optional): urlencoded, no field repeated or too long. */
+async function protocolForm<F extends Record<string, string | undefined>>(
+  c: Context<AppEnv>,
+  schema: z.ZodObject,
+): Promise<F> {
   const type = c.req.header('Content-Type') ?? ''
   if (!type.startsWith('application/x-www-form-urlencoded')) {
     throw new OAuthError('invalid_request', 'The body is application/x-www-form-urlencoded')
   }
   const form = new URLSearchParams(await c.req.text())
-  const fields: TokenForm = {}
-  for (const key of Object.keys(tokenFormSchema.shape) as (keyof TokenForm)[]) {
+  const fields: Record<string, string> = {}
+  for (const key of Object.keys(schema.shape)) {
     const values = form.getAll(key)
     if (values.length > 1) throw new OAuthError('invalid_request', `${key} is repeated`)
     if ((values[0]?.length ?? 0) > FIELD_MAX) throw new OAuthError('invalid_request', `${key} is too long`)
     if (values[0] !== undefined) fields[key] = values[0]
   }
-  return fields
+  return fields as F
 }
 
 async function userinfoAnswer(c: Context<AppEnv>) {
@@ -161,7 +173,7 @@ const protocolRoutes: [ReturnType<typeof createRoute>, (c: Context<AppEnv>) => P
       protocol(
         c,
         async () => {
-          const form = await tokenForm(c)
+          const form = await protocolForm<TokenForm>(c, tokenFormSchema)
           // A service account's client credentials need no signing key: its token is the API's own.
           if (form.grant_type !== 'client_credentials' && !oidcEnabled(c.var.ctx.env)) throw providerOff()
           const answer = await token(c.var.ctx, form, c.req.header('Authorization'))
@@ -170,6 +182,30 @@ const protocolRoutes: [ReturnType<typeof createRoute>, (c: Context<AppEnv>) => P
         },
         true,
       ),
+  ],
+  [
+    createRoute({
+      method: 'post',
+      path: '/oidc/device_authorization',
+      tags: ['OpenID Connect'],
+      summary:
+        'Device authorization (RFC 8628 §3.1): a client allowed the device grant (client_secret_basic, client_secret_post, or none for a public client) gets a device code to poll the token endpoint with and a user code to show (`WDJB-MJHT`), approved on /appareil within 10 minutes; 10 a minute per client and address, 60 per client',
+      request: {
+        body: { content: { 'application/x-www-form-urlencoded': { schema: deviceFormSchema } }, required: true },
+      },
+      responses: {
+        200: oauthJson('device_code, user_code, verification_uri, verification_uri_complete, expires_in, interval'),
+        ...oauthErrors,
+        429: oauthJson('Too many codes asked for by this client, or from this address'),
+      },
+    }),
+    (c) =>
+      protocol(c, async () => {
+        const form = await protocolForm<DeviceAuthorizationForm>(c, deviceFormSchema)
+        const answer = await deviceAuthorization(c.var.ctx, form, c.req.header('Authorization'))
+        c.header('Cache-Control', 'no-store')
+        return c.json(answer, 200)
+      }),
   ],
   [
     createRoute({

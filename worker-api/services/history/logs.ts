@@ -30,6 +30,7 @@ const ACTION_LABELS = foldedLabels((labels) => labels.actions)
 const SESSION_LABELS = foldedLabels((labels) => labels.sessions)
 const REQUEST_LABELS = foldedLabels((labels) => labels.requests)
 const REVIEW_LABELS = foldedLabels((labels) => labels.reviews)
+const DEVICE_LABELS = foldedLabels((labels) => labels.devices)
 
 const matchingCodes = (labels: { code: string; folded: string }[], word: string) => [
   ...new Set(labels.filter((label) => label.folded.includes(word)).map((label) => label.code)),
@@ -37,7 +38,7 @@ const matchingCodes = (labels: { code: string; folded: string }[], word: string)
 
 /**
  * What one word of the search finds besides text (spec §2 logs screen): the types, administrative actions, and
- * sign-out, request and review names whose label in either language holds it, and its day when it is one
+ * sign-out, request, review and device sign-in names whose label in either language holds it, and its day when it is one
  * ('dd/MM/yyyy', as the instants the day starts and ends at).
  */
 export function wordCodes(word: string) {
@@ -51,6 +52,7 @@ export function wordCodes(word: string) {
       ['DECONNEXION', matchingCodes(SESSION_LABELS, word)],
       ['DEMANDE_ACCES', matchingCodes(REQUEST_LABELS, word)],
       ['REVUE_ACCES', matchingCodes(REVIEW_LABELS, word)],
+      ['CONNEXION', matchingCodes(DEVICE_LABELS, word)],
     ] as const,
     day: day && inRange ? ([dayStartInstant(day), dayStartInstant(nextDay(day))] as const) : null,
   }

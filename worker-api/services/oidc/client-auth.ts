@@ -16,10 +16,16 @@ export const clientRead = (db: DB, clientId: string) =>
   db
     .selectFrom('oidc_client as c')
     .innerJoin('application as a', 'a.id', 'c.application_id')
-    .select(['c.application_id', 'c.secret_hash', 'a.libelle', 'a.actif'])
+    .select(['c.application_id', 'c.secret_hash', 'c.device_grant', 'a.libelle', 'a.actif'])
     .where('c.client_id', '=', clientId)
 
-export type ClientRow = { application_id: number; secret_hash: string | null; libelle: string; actif: number }
+export type ClientRow = {
+  application_id: number
+  secret_hash: string | null
+  device_grant: number
+  libelle: string
+  actif: number
+}
 
 /** RFC 7636 §4.1: 43 to 128 unreserved characters. */
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/
@@ -38,9 +44,21 @@ export async function pkceMatches(verifier: string, challenge: string): Promise<
  */
 export async function authenticatedSql(
   credentials: ReturnType<typeof clientCredentials>,
-  grant: { table: 'oidc_code' | 'refresh_token'; column: 'code_hash' | 'token_hash'; hash: string },
+  grant: {
+    table: 'oidc_code' | 'refresh_token' | 'device_authorization'
+    column: 'code_hash' | 'token_hash' | 'device_code_hash'
+    hash: string
+  } | null,
 ): Promise<Authenticated> {
   const secret = credentials.secret ? await sha256Hex(credentials.secret) : null
+  if (grant === null) {
+    // A request that presents no grant (a device asking for its codes): a public client is its id.
+    return {
+      sql: `EXISTS (SELECT 1 FROM oidc_client c JOIN application a ON a.id = c.application_id
+        WHERE c.client_id = ?3 AND a.actif = 1 AND (c.secret_hash = ?4 OR (c.secret_hash IS NULL AND ?4 IS NULL)))`,
+      values: [credentials.clientId, secret],
+    }
+  }
   return {
     sql: `EXISTS (SELECT 1 FROM oidc_client c JOIN application a ON a.id = c.application_id
       WHERE c.client_id = ?3 AND a.actif = 1 AND (c.secret_hash = ?4 OR (c.secret_hash IS NULL AND ?4 IS NULL

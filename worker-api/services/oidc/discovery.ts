@@ -1,4 +1,5 @@
 import { API_BASE } from '../../contract/base'
+import { DEVICE_CODE_GRANT } from '../../contract/oidc/oidc'
 import { ID_TOKEN_ALG } from '../../lib/oidc-keys'
 import { ASSERTION_ALGORITHMS } from '../machines/client-credentials'
 import { SCOPE_CLAIMS, SCOPES } from './claims'
@@ -12,6 +13,7 @@ export function oidcEndpoints(issuer: string) {
     userinfo_endpoint: `${issuer}${API_BASE}/oidc/userinfo`,
     jwks_uri: `${issuer}${API_BASE}/oidc/jwks`,
     registration_endpoint: `${issuer}${API_BASE}/oidc/register`,
+    device_authorization_endpoint: `${issuer}${API_BASE}/oidc/device_authorization`,
   }
 }
 
@@ -26,7 +28,7 @@ export function discoveryDocument(issuer: string) {
     ],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
-    grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
+    grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials', DEVICE_CODE_GRANT],
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: [ID_TOKEN_ALG],
     code_challenge_methods_supported: ['S256'],

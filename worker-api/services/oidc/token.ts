@@ -5,7 +5,7 @@ import { sha256Hex } from '../../lib/crypto'
 import { sameDomain } from '../../lib/domain'
 import { BusinessError } from '../../lib/errors'
 import { ACCESS_TOKEN_TTL_SECONDS } from '../../lib/jwt'
-import { clientCredentials, OAuthError } from '../../lib/oauth'
+import { clientCredentials, OAuthError, oauthLimited } from '../../lib/oauth'
 import type { Ctx } from '../../lib/types'
 import { grantedColumn } from '../catalogue/grants'
 import { type TokenLimits, tokenLimits } from '../core/client-auth-failures'
@@ -30,6 +30,7 @@ export type TokenForm = Partial<
     | 'client_id'
     | 'client_secret'
     | 'refresh_token'
+    | 'device_code'
     | 'client_assertion'
     | 'client_assertion_type'
     | 'scope',
@@ -54,19 +55,15 @@ export async function token(
   form: TokenForm,
   authorization: string | undefined,
 ): Promise<TokenAnswer | ServiceTokenAnswer> {
-  try {
+  const answer = await oauthLimited(async () => {
     if (form.grant_type === 'client_credentials') return await clientCredentialsGrant(ctx, form, authorization)
     const credentials = clientCredentials(authorization, form)
     const limits = tokenLimits(ctx, credentials.clientId)
     if (form.grant_type === 'authorization_code') return await exchangeCode(ctx, form, credentials, limits)
     if (form.grant_type === 'refresh_token') return await refreshGrant(ctx, form, credentials, limits)
-  } catch (error) {
-    if (error instanceof BusinessError && error.status === 429) {
-      const wait = String(error.attributs[0] ?? 60)
-      throw new OAuthError('invalid_request', error.message, 429, { 'Retry-After': wait })
-    }
-    throw error
-  }
+    return null
+  })
+  if (answer) return answer
   throw new OAuthError(
     'unsupported_grant_type',
     'grant_type is authorization_code, refresh_token or client_credentials',

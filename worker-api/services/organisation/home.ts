@@ -1,5 +1,6 @@
 import { type Expression, type SqlBool, sql } from 'kysely'
 import { addDays, addSeconds, dayStartInstant, nowIso, toWireDate } from '../../contract/dates'
+import { DEVICE_ACTIONS } from '../../contract/log-labels'
 import {
   ENDING_POST_DAYS,
   ENDING_POSTS_PAGE,
@@ -143,11 +144,17 @@ function dayIndex(starts: string[]) {
 
 /** The sign-ins and launches of a range (`range`, instants) the charts count, in one pass down `log (type_log, instant)`. */
 function activityEntries(db: DB, range: [string, string]) {
-  return db
-    .selectFrom('log')
-    .where('log.type_log', 'in', ['CONNEXION', ...LAUNCH_LOG_TYPES])
-    .where(sql<SqlBool>`(log.type_log = 'CONNEXION' or log.source = 'SERVEUR')`)
-    .where(sql<SqlBool>`log.instant >= ${atInstant(range[0])} and log.instant < ${atInstant(range[1])}`)
+  return (
+    db
+      .selectFrom('log')
+      .where('log.type_log', 'in', ['CONNEXION', ...LAUNCH_LOG_TYPES])
+      .where(sql<SqlBool>`(log.type_log = 'CONNEXION' or log.source = 'SERVEUR')`)
+      // A device's request and its decision are no sign-in of a person (its tokens are a launch).
+      .where(
+        sql<SqlBool>`not (log.type_log = 'CONNEXION' and log.nom_log in (${sql.join(DEVICE_ACTIONS.map((a) => sql.lit(a)))}))`,
+      )
+      .where(sql<SqlBool>`log.instant >= ${atInstant(range[0])} and log.instant < ${atInstant(range[1])}`)
+  )
 }
 
 /** An entry's group: the JSON `["c", day]` of a sign-in, `["l", name]` of a launch. */
