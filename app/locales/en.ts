@@ -209,6 +209,10 @@ export const en: Resource = {
     APPLICATION_LIBELLE_ALREADY_USED: '{{nom}} already used',
     OIDC_UNKNOWN_CLIENT: 'The portal does not know this application (or it is switched off).',
     OIDC_REDIRECT_URI_MISMATCH: 'The return address asked for is not registered for this application.',
+    OIDC_DEVICE_CODE_UNKNOWN:
+      'This code matches no pending request: check it, or it has expired or been used already. Start signing in again on the device to get a new one.',
+    OIDC_DEVICE_NOT_GRANTED:
+      'This application is not granted to you: you cannot decide on this request. Whoever holds the device must have it approved by one of its users.',
     SAML_REQUEST_UNKNOWN:
       'This sign-in request is no longer valid: it has been answered already or it has expired. Go back to the application and sign in again.',
     SAML_NOT_GRANTED: 'None of your current posts gives access to {{nom}}. The attempt is recorded in the history.',

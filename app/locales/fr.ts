@@ -211,6 +211,10 @@ export const fr = {
     APPLICATION_LIBELLE_ALREADY_USED: '{{nom}} déjà utilisé',
     OIDC_UNKNOWN_CLIENT: "Cette application n'est pas connue du portail (ou elle est désactivée).",
     OIDC_REDIRECT_URI_MISMATCH: "L'adresse de retour demandée n'est pas enregistrée pour cette application.",
+    OIDC_DEVICE_CODE_UNKNOWN:
+      "Ce code ne correspond à aucune demande en attente : vérifiez-le, ou il a expiré ou a déjà servi. Relancez la connexion sur l'appareil pour en obtenir un nouveau.",
+    OIDC_DEVICE_NOT_GRANTED:
+      "Cette application ne vous est pas attribuée : vous ne pouvez pas décider de cette demande. Le détenteur de l'appareil doit la faire approuver par un de ses utilisateurs.",
     SAML_REQUEST_UNKNOWN:
       "Cette demande de connexion n'est plus valable : elle a déjà reçu sa réponse ou elle a expiré. Revenez à l'application et connectez-vous de nouveau.",
     SAML_NOT_GRANTED:

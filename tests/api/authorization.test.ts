@@ -730,6 +730,9 @@ async function freshApplication() {
   return { id, libelle }
 }
 
+/** An address of the documentation range no other call of the matrix comes from. */
+const matrixAddress = () => `198.18.${Math.floor(++sequence / 250) % 250}.${sequence % 250}`
+
 /** The matrix's OpenID Connect client, granted to the target's function, with a known secret. */
 const OIDC_CLIENT = { id: 'matrice-oidc', secret: 'matrice-secret', redirect: 'https://rp.matrice.example.test/cb' }
 let oidcReady: Promise<void> | undefined
@@ -877,6 +880,19 @@ Object.assign(MATRIX, {
       return { path: '/rest/public/bd/oidc/logout', body: { client_id: OIDC_CLIENT.id } }
     },
     expect: everyone(200),
+  },
+  // An unknown code, from an address of its own: a wrong code counts per address (and per user, 5 a minute).
+  'GET /portail-backend/rest/bd/oidc/appareil': {
+    request: () => ({ path: '/rest/bd/oidc/appareil?code=BCDF-GHJK', headers: { 'CF-Connecting-IP': matrixAddress() } }),
+    expect: signedIn({ user: 404, adminOut: 404, adminIn: 404, self: 404 }),
+  },
+  'POST /portail-backend/rest/bd/oidc/appareil': {
+    request: () => ({
+      path: '/rest/bd/oidc/appareil',
+      body: { code: 'BCDF-GHJK', decision: 'REFUSER' },
+      headers: { 'CF-Connecting-IP': matrixAddress() },
+    }),
+    expect: signedIn({ user: 404, adminOut: 404, adminIn: 404, self: 404 }),
   },
   'POST /portail-backend/rest/bd/oidc/authorize': {
     request: async () => {

@@ -5,7 +5,7 @@ import { FEDERATION_ACTIONS } from './federation/audit'
 import { REQUEST_ACTIONS as REQUEST_STEPS, REVIEW_ACTIONS as REVIEW_STEPS } from './governance/audit'
 import { HISTORY_ACTIONS } from './history/audit'
 import { MACHINE_ACTIONS } from './machines/audit'
-import { DEVICE_ACTIONS as DEVICE_STEPS } from './oidc/device'
+import { DEVICE_ACTIONS as DEVICE_STEPS } from './oidc/audit'
 import { ORGANISATION_ACTIONS } from './organisation/audit'
 import { SESSION_ACTIONS as SESSION_ENDS, SIGN_IN_ACTIONS } from './sign-in/audit'
 
@@ -56,7 +56,7 @@ export const REQUEST_ACTIONS = Object.keys(REQUEST_STEPS) as RequestAction[]
 export type ReviewAction = keyof typeof REVIEW_STEPS
 export const REVIEW_ACTIONS = Object.keys(REVIEW_STEPS) as ReviewAction[]
 
-/** The steps of a device's sign-in (`nomLog` of a CONNEXION entry): contract/oidc/device.ts. */
+/** The steps of a device's sign-in (`nomLog` of a CONNEXION entry): contract/oidc/audit.ts. */
 export type DeviceAction = keyof typeof DEVICE_STEPS
 export const DEVICE_ACTIONS = Object.keys(DEVICE_STEPS) as DeviceAction[]
 

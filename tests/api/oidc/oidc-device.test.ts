@@ -1,8 +1,11 @@
 import { env } from 'cloudflare:test'
 import * as client from 'openid-client'
 import { beforeAll, describe, expect, it } from 'vitest'
+import type { LogEntry } from '../../../worker-api/contract/history/logs'
+import { logLabel } from '../../../worker-api/contract/log-labels'
 import { DEVICE_CODE_GRANT } from '../../../worker-api/contract/oidc/oidc'
 import { backgroundContext } from '../../../worker-api/lib/context'
+import { sha256Hex } from '../../../worker-api/lib/crypto'
 import { purgeExpired } from '../../../worker-api/services/maintenance'
 import { api, okBody } from '../client'
 import {
@@ -16,7 +19,7 @@ import {
   withFrozenClock,
 } from '../helpers'
 import { oauthErrorCode } from '../oauth-answers'
-import { rpOptions } from '../oidc-rp'
+import { rpOptions, signedInAgent } from '../oidc-rp'
 
 /**
  * The device authorization grant (RFC 8628): an application allows it in the catalogue or at its registration, a device
@@ -299,5 +302,196 @@ describe('a device asks for its codes', () => {
       .where('application_id', '=', device.id)
       .execute()
     expect(left.map((r) => r.id)).toEqual([second?.id])
+  })
+})
+
+const PHONE =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_2 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.2 Mobile/15E148 Safari/604.1'
+
+/** A device's pending request: its codes as the device got them. */
+async function pendingRequest(device: { clientId: string }, ip = '192.0.2.50') {
+  const asked = await askCodes({ client_id: device.clientId, scope: 'openid profile' }, ip)
+  expect(asked.status).toBe(200)
+  return (await asked.json()) as { device_code: string; user_code: string }
+}
+
+/** The /appareil page's calls, for a signed-in user on their phone at `ip`. */
+const appareil = (token: string, ip = '192.0.2.10') => {
+  const headers = { 'User-Agent': PHONE, 'CF-Connecting-IP': ip }
+  return {
+    lookup: (code: string) => api(token).rest.bd.oidc.appareil.$get({ query: { code } }, { headers }),
+    decide: (code: string, decision: 'APPROUVER' | 'REFUSER', nom?: string) =>
+      api(token).rest.bd.oidc.appareil.$post({ json: { code, decision, nom } }, { headers }),
+  }
+}
+
+const requestRow = (userCode: string) =>
+  sha256Hex(userCode.replace('-', '')).then((hash) =>
+    db().selectFrom('device_authorization').selectAll().where('user_code_hash', '=', hash).executeTakeFirstOrThrow(),
+  )
+
+describe('a user decides on /appareil', () => {
+  let terminal: Awaited<ReturnType<typeof deviceClient>>
+  beforeAll(async () => {
+    terminal = await deviceClient('Terminal de cour', { public: true })
+  })
+
+  it('sees which application asks, from which kind of device and when; approves it once, naming the device', async () => {
+    const handheld =
+      'Mozilla/5.0 (Linux; Android 13; TC52) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Mobile Safari/537.36'
+    const asked = await askCodes({ client_id: terminal.clientId }, '192.0.2.51', { 'User-Agent': handheld })
+    const { user_code } = (await asked.json()) as { user_code: string }
+    const agent = await signedInAgent()
+    const page = appareil(agent.accessToken)
+    // Typed as a person types it: lower case, a space for the dash.
+    const seen = await okBody(page.lookup(user_code.toLowerCase().replace('-', ' ')))
+    expect(seen).toMatchObject({
+      code: user_code,
+      application: { id: terminal.id, libelle: 'Terminal de cour' },
+      appareil: 'mobile · Android',
+      navigateur: 'Chrome',
+    })
+    expect(Date.parse(seen.expireLe) - Date.parse(seen.demandeLe)).toBe(600_000)
+    const decided = await okBody(page.decide(user_code, 'APPROUVER', '  Terminal de quai 3 '))
+    expect(decided).toEqual({
+      decision: 'APPROUVER',
+      application: { id: terminal.id, libelle: 'Terminal de cour' },
+      nom: 'Terminal de quai 3',
+    })
+    const row = await requestRow(user_code)
+    expect(row).toMatchObject({
+      etat: 'APPROUVEE',
+      utilisateur_id: agent.id,
+      nom: 'Terminal de quai 3',
+      approuve_depuis: 'mobile',
+      approving_family_id: agent.sid,
+    })
+    expect(row.auth_time).not.toBeNull()
+    const entry = await db()
+      .selectFrom('log')
+      .select(['type_log', 'nom_log', 'commentaire', 'utilisateur_id'])
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow()
+    expect(entry).toEqual({
+      type_log: 'CONNEXION',
+      nom_log: 'APPAREIL_APPROBATION',
+      commentaire: 'Terminal de cour · Terminal de quai 3 · mobile · Android',
+      utilisateur_id: agent.id,
+    })
+    // A code works once.
+    await expectError(await page.lookup(user_code), 404, 'OIDC_DEVICE_CODE_UNKNOWN')
+    await expectError(await page.decide(user_code, 'REFUSER'), 404, 'OIDC_DEVICE_CODE_UNKNOWN')
+  })
+
+  it('refuses it: the request is refused, in the history', async () => {
+    const { user_code } = await pendingRequest(terminal)
+    const agent = await signedInAgent()
+    expect(await okBody(appareil(agent.accessToken).decide(user_code, 'REFUSER'))).toMatchObject({
+      decision: 'REFUSER',
+    })
+    expect(await requestRow(user_code)).toMatchObject({ etat: 'REFUSEE', utilisateur_id: agent.id })
+    const entry = await db()
+      .selectFrom('log')
+      .select(['nom_log', 'utilisateur_id'])
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow()
+    expect(entry).toEqual({ nom_log: 'APPAREIL_REFUS', utilisateur_id: agent.id })
+  })
+
+  it('only a user granted the application decides: anyone else is told so, and the code stays pending', async () => {
+    const { user_code } = await pendingRequest(terminal)
+    // A Lille administrator holds no post of function 2: the application is not theirs, approve or refuse.
+    const stranger = await signedInUser({ admin: true, postes: [currentPost(4, 1)] })
+    const page = appareil(stranger.jwt.accessToken, '192.0.2.11')
+    await expectError(await page.lookup(user_code), 403, 'OIDC_DEVICE_NOT_GRANTED')
+    await expectError(await page.decide(user_code, 'APPROUVER'), 403, 'OIDC_DEVICE_NOT_GRANTED')
+    await expectError(await page.decide(user_code, 'REFUSER'), 403, 'OIDC_DEVICE_NOT_GRANTED')
+    expect(await requestRow(user_code)).toMatchObject({ etat: 'EN_ATTENTE', utilisateur_id: null })
+    const agent = await signedInAgent()
+    expect((await appareil(agent.accessToken).decide(user_code, 'APPROUVER')).status).toBe(200)
+  })
+
+  it('an expired code, or a code of another portal name, is unknown', async () => {
+    const { user_code } = await pendingRequest(terminal)
+    const agent = await signedInAgent()
+    const elsewhere = await api(agent.accessToken, {}, 'http://127.0.0.1:8787').rest.bd.oidc.appareil.$get({
+      query: { code: user_code },
+    })
+    await expectError(elsewhere, 404, 'OIDC_DEVICE_CODE_UNKNOWN')
+    const hash = await sha256Hex(user_code.replace('-', ''))
+    await db()
+      .updateTable('device_authorization')
+      .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+      .where('user_code_hash', '=', hash)
+      .execute()
+    await expectError(
+      await appareil(agent.accessToken, '192.0.2.12').decide(user_code, 'APPROUVER'),
+      404,
+      'OIDC_DEVICE_CODE_UNKNOWN',
+    )
+    expect(await requestRow(user_code)).toMatchObject({ etat: 'EN_ATTENTE' })
+  })
+
+  it('two users deciding at the same moment: one decision holds, the other is told the code no longer works', async () => {
+    const { user_code } = await pendingRequest(terminal)
+    const [first, second] = [await signedInAgent(), await signedInAgent()]
+    const answers = await Promise.all([
+      appareil(first.accessToken, '192.0.2.13').decide(user_code, 'APPROUVER'),
+      appareil(second.accessToken, '192.0.2.14').decide(user_code, 'REFUSER'),
+    ])
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 404])
+    const entries = await db()
+      .selectFrom('log')
+      .select('nom_log')
+      .where('utilisateur_id', 'in', [first.id, second.id])
+      .where('nom_log', 'like', 'APPAREIL_%')
+      .execute()
+    expect(entries).toHaveLength(1)
+  })
+
+  it('guessing: 5 wrong codes a minute per user, 10 per address; then every code is refused, a right one too', async () => {
+    const { user_code } = await pendingRequest(terminal)
+    await withFrozenClock(async () => {
+      const guesser = await signedInAgent()
+      const page = appareil(guesser.accessToken, '192.0.2.20')
+      for (let i = 0; i < 5; i++) await expectError(await page.lookup('BCDF-GHJK'), 404, 'OIDC_DEVICE_CODE_UNKNOWN')
+      const sixth = await page.lookup('BCDF-GHJK')
+      await expectError(sixth, 429, 'TOO_MANY_ATTEMPTS')
+      await expectError(await page.lookup(user_code), 429, 'TOO_MANY_ATTEMPTS')
+      // The same address under other accounts: 10 in all (the guesser's sixth counted too).
+      const [other, another] = [await signedInAgent(), await signedInAgent()]
+      const sameAddress = (user: { accessToken: string }) => appareil(user.accessToken, '192.0.2.20')
+      for (let i = 0; i < 3; i++) {
+        await expectError(await sameAddress(other).lookup('BCDF-GHJK'), 404, 'OIDC_DEVICE_CODE_UNKNOWN')
+      }
+      await expectError(await sameAddress(another).decide('BCDF-GHJK', 'APPROUVER'), 404, 'OIDC_DEVICE_CODE_UNKNOWN')
+      await expectError(await sameAddress(another).lookup('BCDF-GHJK'), 429, 'TOO_MANY_ATTEMPTS')
+      await expectError(await sameAddress(another).lookup(user_code), 429, 'TOO_MANY_ATTEMPTS')
+      // A right code from elsewhere, by a user who has not guessed, still works.
+      expect((await appareil(another.accessToken, '192.0.2.21').lookup(user_code)).status).toBe(200)
+    }, new Date('2026-12-05T10:20:05Z'))
+    expect(await requestRow(user_code)).toMatchObject({ etat: 'EN_ATTENTE' })
+  })
+
+  it('a device name over 60 characters is refused on its field', async () => {
+    const { user_code } = await pendingRequest(terminal)
+    const agent = await signedInAgent()
+    const refused = await appareil(agent.accessToken).decide(user_code, 'APPROUVER', 'x'.repeat(61))
+    const { attributs } = await expectError(refused, 400, 'VALIDATION_FAILED')
+    expect((attributs as { field: string }[]).map((a) => a.field)).toEqual(['nom'])
+  })
+})
+
+describe('the history', () => {
+  it('names each step of a device sign-in, and finds them by those names in either language', async () => {
+    const device = await deviceClient('Terminal historisé', { public: true })
+    const { user_code } = await pendingRequest(device, '192.0.2.60')
+    const agent = await signedInAgent()
+    await okBody(appareil(agent.accessToken, '192.0.2.61').decide(user_code, 'APPROUVER'))
+    for (const words of ['approuvé', 'device approved']) {
+      const found = await okBody(api(root).rest.bd.logs.index.$get({ query: { q: `${words} ${agent.login}@example.test` } }))
+      expect(found.map((entry) => [entry.typeLog, entry.nomLog])).toEqual([['CONNEXION', 'APPAREIL_APPROBATION']])
+      expect(logLabel('fr', found[0] as LogEntry)).toBe('Appareil approuvé')
+    }
   })
 })

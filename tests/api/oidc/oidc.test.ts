@@ -2,6 +2,7 @@ import { env } from 'cloudflare:test'
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose'
 import * as client from 'openid-client'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { DEVICE_CODE_GRANT } from '../../../worker-api/contract/oidc/oidc'
 import { backgroundContext } from '../../../worker-api/lib/context'
 import { atHash } from '../../../worker-api/lib/oidc-keys'
 import { deliverable } from '../../../worker-api/services/core/outbound'
@@ -88,7 +89,7 @@ describe('discovery and keys', () => {
       id_token_signing_alg_values_supported: ['ES256'],
       // private_key_jwt: service accounts' client credentials (tests/api/machines/service-accounts.test.ts).
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'],
-      grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
+      grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials', DEVICE_CODE_GRANT],
       scopes_supported: ['openid', 'profile', 'email', 'postes'],
     })
     // Another host the Worker serves is another issuer.

@@ -1,4 +1,4 @@
-import type { ActionLabels } from '../action-labels'
+import { z } from 'zod'
 
 /**
  * The device authorization grant (RFC 8628; issue 66): a device without a keyboard shows a user code, a user signed
@@ -32,10 +32,51 @@ export function normaliseUserCode(typed: string): string | null {
   return [...letters].every((letter) => USER_CODE_ALPHABET.includes(letter)) ? letters : null
 }
 
-/** The steps of a device's sign-in in the history (`nomLog` of a CONNEXION entry), each with its label. */
-export const DEVICE_ACTIONS = {
-  APPAREIL_DEMANDE: { fr: 'Connexion d’un appareil demandée', en: 'Device sign-in requested' },
-  APPAREIL_APPROBATION: { fr: 'Appareil approuvé', en: 'Device approved' },
-  APPAREIL_REFUS: { fr: 'Appareil refusé', en: 'Device refused' },
-} as const satisfies ActionLabels
-export type DeviceAction = keyof typeof DEVICE_ACTIONS
+/** GET rest/bd/oidc/appareil: the user code as typed (normalised by the API). */
+export const deviceLookupQuery = z.object({
+  code: z
+    .string()
+    .min(1)
+    .max(40)
+    .describe('The user code shown by the device (`WDJB-MJHT`; case, spaces and dashes do not matter)'),
+})
+
+/** What a user sees of a device's request before deciding. */
+export const deviceRequestSchema = z.object({
+  code: z.string().describe('The user code, as the device shows it'),
+  application: z.object({ id: z.number().int(), libelle: z.string() }),
+  appareil: z
+    .string()
+    .nullable()
+    .describe('The kind of device and its system, as its User-Agent said them (`mobile · Android`)'),
+  navigateur: z.string().nullable().describe('The browser or library the device asked with'),
+  demandeLe: z.string().describe('When the device asked (ISO 8601)'),
+  expireLe: z.string().describe('When the code stops working (ISO 8601)'),
+})
+export type DeviceRequest = z.infer<typeof deviceRequestSchema>
+
+export const DEVICE_DECISIONS = ['APPROUVER', 'REFUSER'] as const
+
+/** POST rest/bd/oidc/appareil: the decision on a device's request. */
+export const deviceDecisionSchema = z.object({
+  code: z.string().min(1).max(40),
+  decision: z.enum(DEVICE_DECISIONS, 'validation.required'),
+  nom: z
+    .string()
+    .trim()
+    .max(DEVICE_NAME_MAX, 'validation.tooLong')
+    .optional()
+    .transform((value) => value || null)
+    .describe(
+      `The device's name on the sessions page (${DEVICE_NAME_MAX} characters at most; absent: the application's)`,
+    ),
+})
+export type DeviceDecision = z.input<typeof deviceDecisionSchema>
+
+/** The answer of a decision. */
+export const deviceDecidedSchema = z.object({
+  decision: z.enum(DEVICE_DECISIONS),
+  application: z.object({ id: z.number().int(), libelle: z.string() }),
+  nom: z.string().nullable(),
+})
+export type DeviceDecided = z.infer<typeof deviceDecidedSchema>

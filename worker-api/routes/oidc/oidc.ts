@@ -2,6 +2,12 @@ import { createRoute, z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { cors } from 'hono/cors'
 import {
+  deviceDecidedSchema,
+  deviceDecisionSchema,
+  deviceLookupQuery,
+  deviceRequestSchema,
+} from '../../contract/oidc/device'
+import {
   authorizationAnswerSchema,
   authorizationRequestSchema,
   clientCheckQuery,
@@ -18,7 +24,12 @@ import { router } from '../../lib/validation'
 import { registerClient } from '../../services/catalogue/client-registration'
 import { callerFromBearer } from '../../services/core/actor'
 import { authorize, checkClient } from '../../services/oidc/authorize'
-import { type DeviceAuthorizationForm, deviceAuthorization } from '../../services/oidc/device'
+import {
+  type DeviceAuthorizationForm,
+  deviceAuthorization,
+  deviceDecision,
+  deviceLookup,
+} from '../../services/oidc/device'
 import { discoveryDocument } from '../../services/oidc/discovery'
 import { logoutTarget } from '../../services/oidc/logout'
 import { type TokenForm, token } from '../../services/oidc/token'
@@ -295,6 +306,38 @@ export const oidcRoutes = router()
       if (!oidcEnabled(c.var.ctx.env)) throw new BusinessError('NOT_FOUND', 404, 'OpenID Connect is not configured')
       const answer = await authorize(c.var.ctx, c.get('caller'), c.req.valid('json'))
       return c.json(answer, 200)
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'get',
+      path: '/rest/bd/oidc/appareil',
+      tags: ['OpenID Connect'],
+      summary:
+        'The /appareil page: the pending request of a device a user code names, for the signed-in user to decide on. 404 OIDC_DEVICE_CODE_UNKNOWN (unknown, expired or decided), 403 OIDC_DEVICE_NOT_GRANTED (no current post grants the application); either counts as a wrong code: 10 a minute per address, 5 per user, then 429 for every code',
+      security: [{ bearer: [] }],
+      request: { query: deviceLookupQuery },
+      responses: { 200: json(deviceRequestSchema, 'The request'), ...errors(400, 401, 403, 404, 429) },
+    }),
+    async (c) => {
+      if (!oidcEnabled(c.var.ctx.env)) throw new BusinessError('NOT_FOUND', 404, 'OpenID Connect is not configured')
+      return c.json(await deviceLookup(c.var.ctx, c.get('caller'), c.req.valid('query').code), 200)
+    },
+  )
+  .openapi(
+    createRoute({
+      method: 'post',
+      path: '/rest/bd/oidc/appareil',
+      tags: ['OpenID Connect'],
+      summary:
+        'The /appareil page: the signed-in user approves or refuses a device’s request (a code works once), naming the device for their sessions page; the refusals of GET, counted the same way',
+      security: [{ bearer: [] }],
+      request: { body: jsonBody(deviceDecisionSchema) },
+      responses: { 200: json(deviceDecidedSchema, 'The decision'), ...errors(400, 401, 403, 404, 429) },
+    }),
+    async (c) => {
+      if (!oidcEnabled(c.var.ctx.env)) throw new BusinessError('NOT_FOUND', 404, 'OpenID Connect is not configured')
+      return c.json(await deviceDecision(c.var.ctx, c.get('caller'), c.req.valid('json')), 200)
     },
   )
   .openapi(

@@ -1,5 +1,6 @@
 import ipaddr from 'ipaddr.js'
-import { rawStatement } from '../../db/client'
+import { type Expression, type SqlBool, sql } from 'kysely'
+import { type DB, rawStatement } from '../../db/client'
 import { BusinessError } from '../../lib/errors'
 
 const WINDOW_SECONDS = 60
@@ -65,6 +66,23 @@ function rateCounter(key: string, limit: number, now = new Date()) {
          RETURNING count${alongside.columns ? `, ${alongside.columns}` : ''}`,
         [key, windowStart, ...alongside.values],
       ),
+    /** `statement` with its condition written with the query builder (`condition`: a read of the same batch). */
+    statementWhen: (db: DB, condition: Expression<SqlBool>) =>
+      db
+        .insertInto('rate_limit')
+        .columns(['key', 'window_start', 'count'])
+        .expression(
+          db
+            .selectNoFrom([sql.val(key).as('key'), sql.val(windowStart).as('window_start'), sql.lit(1).as('count')])
+            .where(condition),
+        )
+        .onConflict((oc) =>
+          oc.column('key').doUpdateSet({
+            count: sql<number>`case when rate_limit.window_start = ${windowStart} then rate_limit.count + 1 else 1 end`,
+            window_start: windowStart,
+          }),
+        )
+        .returning('count'),
     /** This minute's count so far, counting nothing (no row when there is none). */
     current: () =>
       rawStatement<{ count: number }>('SELECT count FROM rate_limit WHERE key = ?1 AND window_start = ?2', [

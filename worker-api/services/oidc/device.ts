@@ -1,20 +1,27 @@
-import { addSeconds } from '../../contract/dates'
+import { type SqlBool, sql } from 'kysely'
+import { addSeconds, todayIso } from '../../contract/dates'
 import {
   DEVICE_CODE_TTL_SECONDS,
   DEVICE_PAGE,
   DEVICE_POLL_INTERVAL_SECONDS,
+  type DeviceDecided,
+  type DeviceRequest,
   formatUserCode,
+  normaliseUserCode,
   USER_CODE_ALPHABET,
   USER_CODE_LENGTH,
 } from '../../contract/oidc/device'
 import { type DB, insertWhen, namedBatch } from '../../db/client'
-import { browserOf, deviceOf } from '../../lib/browser'
+import { browserOf, deviceOf, platformOf } from '../../lib/browser'
 import { randomToken, sha256Hex } from '../../lib/crypto'
+import { BusinessError } from '../../lib/errors'
 import { clientCredentials, OAuthError, oauthLimited } from '../../lib/oauth'
-import type { Ctx } from '../../lib/types'
+import type { Caller, Ctx } from '../../lib/types'
+import { grantNow } from '../catalogue/grants'
+import { actorWith } from '../core/actor'
 import { logEntry } from '../core/audit'
 import { tokenLimits } from '../core/client-auth-failures'
-import { oidcClientAddressCounter, oidcClientCounter } from '../core/rate-limit'
+import { clientCounter, oidcClientAddressCounter, oidcClientCounter, userCounter } from '../core/rate-limit'
 import { grantedScopes } from './claims'
 import { authenticate, authenticatedSql, clientRead } from './client-auth'
 
@@ -154,4 +161,127 @@ export async function deviceAuthorization(
       interval: DEVICE_POLL_INTERVAL_SECONDS,
     }
   })
+}
+
+/** Wrong codes a minute on /appareil from one address, and by one user wherever they are. */
+export const DEVICE_CODE_TRIES_PER_ADDRESS_MINUTE = 10
+export const DEVICE_CODE_TRIES_PER_USER_MINUTE = 5
+
+const unknownCode = () =>
+  new BusinessError('OIDC_DEVICE_CODE_UNKNOWN', 404, 'No pending request of a device has this code')
+const notGranted = () =>
+  new BusinessError('OIDC_DEVICE_NOT_GRANTED', 403, 'No current post of yours grants the application that asks')
+
+/**
+ * The reads of a user code typed on /appareil (one round trip with the caller's check): the pending request it names
+ * on this portal, whether a current post of the caller grants its application, and the tries so far. A code that
+ * names no pending request the caller may decide on is a wrong one: it counts for the address and the user, so that
+ * neither guessing nor a code read over a shoulder gets far. While either is past its limit, every code is refused,
+ * a right one too (its answer would tell it right).
+ */
+async function typedCode(ctx: Ctx, caller: Caller, typed: string) {
+  const db = ctx.db
+  const now = new Date().toISOString()
+  const today = todayIso()
+  const normalised = normaliseUserCode(typed)
+  const hash = await sha256Hex(normalised ?? '')
+  const pending = db
+    .selectFrom('device_authorization as d')
+    .where('d.user_code_hash', '=', hash)
+    .where('d.etat', '=', 'EN_ATTENTE')
+    .where('d.expires_at', '>', now)
+    .where('d.issuer', '=', ctx.request.origin)
+  const granted = () => grantNow(db, caller.id, sql.ref<number>('d.application_id'), today)
+  const wrong = sql<SqlBool>`not exists ${pending.select('d.id').where(({ exists }) => exists(granted()))}`
+  const address = clientCounter('oidc-device-code', ctx.request.ip, DEVICE_CODE_TRIES_PER_ADDRESS_MINUTE)
+  const user = userCounter('oidc-device-code', caller.id, DEVICE_CODE_TRIES_PER_USER_MINUTE)
+  const {
+    actor,
+    request: [request],
+    addressSoFar: [addressSoFar],
+    userSoFar: [userSoFar],
+    addressCounted: [addressCounted],
+    userCounted: [userCounted],
+  } = await actorWith(ctx, caller, {
+    request: pending
+      .innerJoin('application as a', 'a.id', 'd.application_id')
+      .select(['d.id', 'd.application_id', 'a.libelle', 'd.type_appareil', 'd.nom_navigateur', 'd.created_at'])
+      .select('d.expires_at')
+      .select(sql<number>`exists ${granted()}`.as('granted')),
+    addressSoFar: address.current(),
+    userSoFar: user.current(),
+    addressCounted: address.statementWhen(db, wrong),
+    userCounted: user.statementWhen(db, wrong),
+  })
+  address.check({ count: addressCounted?.count ?? addressSoFar?.count ?? 0 })
+  user.check({ count: userCounted?.count ?? userSoFar?.count ?? 0 })
+  if (!request || normalised === null) throw unknownCode()
+  if (request.granted !== 1) throw notGranted()
+  return { actor, request, code: formatUserCode(normalised), now, today }
+}
+
+/** GET rest/bd/oidc/appareil: the pending request a user code names, for the caller to decide on (one round trip). */
+export async function deviceLookup(ctx: Ctx, caller: Caller, typed: string): Promise<DeviceRequest> {
+  const { request, code } = await typedCode(ctx, caller, typed)
+  return {
+    code,
+    application: { id: request.application_id, libelle: request.libelle },
+    appareil: request.type_appareil,
+    navigateur: request.nom_navigateur,
+    demandeLe: request.created_at,
+    expireLe: request.expires_at,
+  }
+}
+
+/**
+ * POST rest/bd/oidc/appareil: the caller approves or refuses a device's request, named as they name it. Two round
+ * trips: the reads of `typedCode`, then the decision with its history entry. The decision is written only while the
+ * request is pending and unexpired and a current post of the caller grants its application, so a code works once
+ * even for two users deciding at the same moment.
+ */
+export async function deviceDecision(
+  ctx: Ctx,
+  caller: Caller,
+  input: { code: string; decision: 'APPROUVER' | 'REFUSER'; nom: string | null },
+): Promise<DeviceDecided> {
+  const db = ctx.db
+  const { actor, request, now, today } = await typedCode(ctx, caller, input.code)
+  const approved = input.decision === 'APPROUVER'
+  const userAgent = ctx.request.userAgent
+  const { decided } = await namedBatch(ctx.d1, {
+    decided: db
+      .updateTable('device_authorization')
+      .set({
+        etat: approved ? 'APPROUVEE' : 'REFUSEE',
+        utilisateur_id: actor.id,
+        decided_at: now,
+        approving_family_id: actor.sid,
+        // When the user signed in to the portal: the ID tokens' auth_time.
+        auth_time: sql<string>`coalesce((select min(created_at) from refresh_token
+          where family_id = ${actor.sid} and utilisateur_id = ${actor.id}), ${now})`,
+        approuve_depuis: platformOf(userAgent),
+        nom: input.nom,
+      })
+      .where('id', '=', request.id)
+      .where('etat', '=', 'EN_ATTENTE')
+      .where('expires_at', '>', now)
+      .where(({ exists }) =>
+        exists(grantNow(db, actor.id, sql.ref<number>('device_authorization.application_id'), today)),
+      ),
+    log: insertWhen(
+      db,
+      'log',
+      logEntry(actor.id, 'CONNEXION', approved ? 'APPAREIL_APPROBATION' : 'APPAREIL_REFUS', userAgent, {
+        commentaire: [request.libelle, input.nom, request.type_appareil].filter(Boolean).join(' · '),
+      }),
+      db.selectNoFrom(sql<number>`1`.as('one')).where(sql<SqlBool>`changes() = 1`),
+    ),
+  })
+  // Decided by someone else, expired, or no longer granted in between: the code no longer works.
+  if ((decided?.meta.changes ?? 0) === 0) throw unknownCode()
+  return {
+    decision: input.decision,
+    application: { id: request.application_id, libelle: request.libelle },
+    nom: input.nom,
+  }
 }
