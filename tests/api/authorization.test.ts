@@ -883,7 +883,10 @@ Object.assign(MATRIX, {
   },
   // An unknown code, from an address of its own: a wrong code counts per address (and per user, 5 a minute).
   'GET /portail-backend/rest/bd/oidc/appareil': {
-    request: () => ({ path: '/rest/bd/oidc/appareil?code=BCDF-GHJK', headers: { 'CF-Connecting-IP': matrixAddress() } }),
+    request: () => ({
+      path: '/rest/bd/oidc/appareil?code=BCDF-GHJK',
+      headers: { 'CF-Connecting-IP': matrixAddress() },
+    }),
     expect: signedIn({ user: 404, adminOut: 404, adminIn: 404, self: 404 }),
   },
   'POST /portail-backend/rest/bd/oidc/appareil': {

@@ -489,7 +489,9 @@ describe('the history', () => {
     const agent = await signedInAgent()
     await okBody(appareil(agent.accessToken, '192.0.2.61').decide(user_code, 'APPROUVER'))
     for (const words of ['approuvé', 'device approved']) {
-      const found = await okBody(api(root).rest.bd.logs.index.$get({ query: { q: `${words} ${agent.login}@example.test` } }))
+      const found = await okBody(
+        api(root).rest.bd.logs.index.$get({ query: { q: `${words} ${agent.login}@example.test` } }),
+      )
       expect(found.map((entry) => [entry.typeLog, entry.nomLog])).toEqual([['CONNEXION', 'APPAREIL_APPROBATION']])
       expect(logLabel('fr', found[0] as LogEntry)).toBe('Appareil approuvé')
     }
