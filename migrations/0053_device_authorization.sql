@@ -27,6 +27,8 @@ CREATE TABLE device_authorization (
   expires_at               TEXT    NOT NULL,
   poll_interval            INTEGER NOT NULL DEFAULT 5,
   last_polled_at           TEXT,
+  -- 1 when the last poll came sooner than the interval allowed (it was answered slow_down).
+  trop_tot                 INTEGER NOT NULL DEFAULT 0 CHECK (trop_tot IN (0, 1)),
   etat                     TEXT    NOT NULL DEFAULT 'EN_ATTENTE'
                                    CHECK (etat IN ('EN_ATTENTE', 'APPROUVEE', 'REFUSEE', 'EMISE')),
   -- The decision: who, when, from which portal session and kind of device, and the name given to the device.

@@ -4,7 +4,7 @@ import type { OAuthErrorBody, OAuthErrorCode } from '../../worker-api/lib/oauth'
 import type { Jwks } from '../../worker-api/lib/oidc-keys'
 import type { ServiceTokenAnswer } from '../../worker-api/services/machines/client-credentials'
 import type { UserClaims } from '../../worker-api/services/oidc/claims'
-import type { TokenAnswer } from '../../worker-api/services/oidc/token'
+import type { TokenAnswer } from '../../worker-api/services/oidc/token-answer'
 
 /**
  * The OAuth and OpenID Connect protocol's answers (`/oidc/token`, `/oidc/jwks`, `/oidc/userinfo`, their errors), which

@@ -218,6 +218,8 @@ export interface DeviceAuthorizationTable {
   /** The seconds the device waits between polls, 5 more for each poll too soon. */
   poll_interval: Generated<number>
   last_polled_at: string | null
+  /** 1 when the last poll came too soon (answered `slow_down`). */
+  trop_tot: Generated<number>
   etat: Generated<DeviceAuthorizationState>
   utilisateur_id: number | null
   decided_at: string | null

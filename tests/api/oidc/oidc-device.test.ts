@@ -497,3 +497,152 @@ describe('the history', () => {
     }
   })
 })
+
+/** A device's raw poll of the token endpoint (a public client: its id in the form). */
+const poll = (device: { clientId: string }, deviceCode: string) =>
+  call('/oidc/token', {
+    method: 'POST',
+    body: new URLSearchParams({
+      grant_type: DEVICE_CODE_GRANT,
+      device_code: deviceCode,
+      client_id: device.clientId,
+    }).toString(),
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+  })
+
+/** Lets the poll interval pass, as the device waits it. */
+const waitedInterval = (deviceCode: string) =>
+  sha256Hex(deviceCode).then((hash) =>
+    db()
+      .updateTable('device_authorization')
+      .set({ last_polled_at: new Date(Date.now() - 60_000).toISOString() })
+      .where('device_code_hash', '=', hash)
+      .execute(),
+  )
+
+describe('the device polls the token endpoint', () => {
+  let handheld: Awaited<ReturnType<typeof deviceClient>>
+  beforeAll(async () => {
+    handheld = await deviceClient('Scanner de quai', { public: true })
+  })
+
+  it('with openid-client: approved on /appareil, it gets the usual tokens, reads UserInfo and refreshes', async () => {
+    const rp = await deviceRp(handheld)
+    const started = await client.initiateDeviceAuthorization(rp, { scope: 'openid profile postes' })
+    const agent = await signedInAgent()
+    await okBody(appareil(agent.accessToken).decide(started.user_code, 'APPROUVER', 'Terminal de quai 3'))
+    // openid-client waits `interval` before each poll: the test's device does not wait.
+    const tokens = await client.pollDeviceAuthorizationGrant(rp, { ...started, interval: 0 })
+    const claims = tokens.claims()
+    expect(claims?.sub).toBe(String(agent.id))
+    expect(claims?.aud).toBe(handheld.clientId)
+    expect(tokens.scope).toBe('openid profile postes')
+    const info = await client.fetchUserInfo(rp, tokens.access_token, String(agent.id))
+    expect(info.preferred_username).toBe(agent.login)
+    expect(info.postes).toEqual([
+      { structure: { id: 4, nom: expect.any(String) }, fonction: { id: 2, libelle: expect.any(String) } },
+    ])
+    // Its own session: no parent (it outlives the phone's), named, 10 hours from the approval at most.
+    const session = await db()
+      .selectFrom('refresh_token')
+      .selectAll()
+      .where('family_id', '=', claims?.sid as string)
+      .executeTakeFirstOrThrow()
+    const request = await requestRow(started.user_code)
+    expect(session).toMatchObject({
+      utilisateur_id: agent.id,
+      application_id: handheld.id,
+      parent_family_id: null,
+      appareil: 'Terminal de quai 3',
+      appareil_approuve_depuis: 'mobile',
+      scope: 'openid profile postes',
+    })
+    expect(Date.parse(session.family_expires_at) - Date.parse(request.decided_at as string)).toBe(10 * 3600_000)
+    expect(Date.parse(session.expires_at) - Date.parse(session.created_at)).toBe(30 * 60_000)
+    expect(request).toMatchObject({ etat: 'EMISE', family_id: claims?.sid })
+    const launch = await db()
+      .selectFrom('log')
+      .select(['type_log', 'nom_log', 'utilisateur_id', 'commentaire'])
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow()
+    expect(launch).toEqual({
+      type_log: 'APPLICATION',
+      nom_log: 'Scanner de quai',
+      utilisateur_id: agent.id,
+      commentaire: 'Terminal de quai 3',
+    })
+    const refreshed = await client.refreshTokenGrant(rp, tokens.refresh_token as string)
+    expect(refreshed.claims()?.sid).toBe(claims?.sid)
+    // The device code is spent.
+    const again = await poll(handheld, started.device_code)
+    expect([again.status, await oauthErrorCode(again)]).toEqual([400, 'invalid_grant'])
+  })
+
+  it('pending, then polling too fast: authorization_pending, then slow_down and 5 seconds more to wait', async () => {
+    const { device_code } = await pendingRequest(handheld)
+    const first = await poll(handheld, device_code)
+    expect([first.status, await oauthErrorCode(first)]).toEqual([400, 'authorization_pending'])
+    const tooSoon = await poll(handheld, device_code)
+    expect([tooSoon.status, await oauthErrorCode(tooSoon)]).toEqual([400, 'slow_down'])
+    const hash = await sha256Hex(device_code)
+    const row = () =>
+      db()
+        .selectFrom('device_authorization')
+        .select(['poll_interval', 'etat'])
+        .where('device_code_hash', '=', hash)
+        .executeTakeFirstOrThrow()
+    expect(await row()).toEqual({ poll_interval: 10, etat: 'EN_ATTENTE' })
+    // 10 seconds waited (but not 5 only): pending again, the interval kept.
+    await db()
+      .updateTable('device_authorization')
+      .set({ last_polled_at: new Date(Date.now() - 6_000).toISOString() })
+      .where('device_code_hash', '=', hash)
+      .execute()
+    const stillTooSoon = await poll(handheld, device_code)
+    expect(await oauthErrorCode(stillTooSoon)).toBe('slow_down')
+    expect((await row()).poll_interval).toBe(15)
+    await waitedInterval(device_code)
+    expect(await oauthErrorCode(await poll(handheld, device_code))).toBe('authorization_pending')
+    expect((await row()).poll_interval).toBe(15)
+  })
+
+  it('refused: access_denied; past its 10 minutes: expired_token; never tokens', async () => {
+    const refused = await pendingRequest(handheld)
+    const agent = await signedInAgent()
+    await okBody(appareil(agent.accessToken).decide(refused.user_code, 'REFUSER'))
+    const denied = await poll(handheld, refused.device_code)
+    expect([denied.status, await oauthErrorCode(denied)]).toEqual([400, 'access_denied'])
+
+    const late = await pendingRequest(handheld)
+    await okBody(appareil(agent.accessToken).decide(late.user_code, 'APPROUVER'))
+    await db()
+      .updateTable('device_authorization')
+      .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+      .where('device_code_hash', '=', await sha256Hex(late.device_code))
+      .execute()
+    const expired = await poll(handheld, late.device_code)
+    expect([expired.status, await oauthErrorCode(expired)]).toEqual([400, 'expired_token'])
+    const sessions = await db()
+      .selectFrom('refresh_token')
+      .select('id')
+      .where('application_id', '=', handheld.id)
+      .where('utilisateur_id', '=', agent.id)
+      .execute()
+    expect(sessions).toEqual([])
+  })
+
+  it('an unknown device code, another client’s, or a user no longer granted since the approval: invalid_grant', async () => {
+    const unknown = await poll(handheld, 'x'.repeat(43))
+    expect([unknown.status, await oauthErrorCode(unknown)]).toEqual([400, 'invalid_grant'])
+    const other = await deviceClient('Autre scanner', { public: true })
+    const theirs = await pendingRequest(other)
+    expect(await oauthErrorCode(await poll(handheld, theirs.device_code))).toBe('invalid_grant')
+
+    const { device_code, user_code } = await pendingRequest(handheld)
+    const agent = await signedInAgent()
+    await okBody(appareil(agent.accessToken).decide(user_code, 'APPROUVER'))
+    await db().deleteFrom('poste').where('utilisateur_id', '=', agent.id).execute()
+    const ungranted = await poll(handheld, device_code)
+    expect([ungranted.status, await oauthErrorCode(ungranted)]).toEqual([400, 'invalid_grant'])
+  })
+})

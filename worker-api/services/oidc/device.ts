@@ -14,16 +14,20 @@ import {
 import { type DB, insertWhen, namedBatch } from '../../db/client'
 import { browserOf, deviceOf, platformOf } from '../../lib/browser'
 import { randomToken, sha256Hex } from '../../lib/crypto'
+import { sameDomain } from '../../lib/domain'
 import { BusinessError } from '../../lib/errors'
+import { logTypeForApplication } from '../../lib/log-types'
 import { clientCredentials, OAuthError, oauthLimited } from '../../lib/oauth'
 import type { Caller, Ctx } from '../../lib/types'
 import { grantNow } from '../catalogue/grants'
 import { actorWith } from '../core/actor'
 import { logEntry } from '../core/audit'
-import { tokenLimits } from '../core/client-auth-failures'
+import { type TokenLimits, tokenLimits } from '../core/client-auth-failures'
 import { clientCounter, oidcClientAddressCounter, oidcClientCounter, userCounter } from '../core/rate-limit'
-import { grantedScopes } from './claims'
-import { authenticate, authenticatedSql, clientRead } from './client-auth'
+import { accessTokenFor, newRefreshToken, REFRESH_ABSOLUTE_SECONDS } from '../sign-in/auth'
+import { currentPostsQuery, grantedScopes, profileQuery } from './claims'
+import { authenticate, authenticatedSql, clientRead, unknownGrant } from './client-auth'
+import { answer, type Credentials, type TokenAnswer } from './token-answer'
 
 /**
  * The device authorization grant (RFC 8628; issue 66). A device asks for a pair of codes (`deviceAuthorization`), a
@@ -284,4 +288,166 @@ export async function deviceDecision(
     application: { id: request.application_id, libelle: request.libelle },
     nom: input.nom,
   }
+}
+
+/** How long a device's session lives from its approval, at most: a shift (its idle life is a portal session's). */
+export const DEVICE_SESSION_SECONDS = REFRESH_ABSOLUTE_SECONDS
+
+/**
+ * The token endpoint's device code grant (RFC 8628 §3.4–3.5). Its first round trip reads the client, the user and
+ * their claims, and records the poll: a poll sooner than the interval adds 5 seconds to it and is answered
+ * `slow_down`. Then, by the request's state: `expired_token`, `access_denied`, `authorization_pending`, or, once
+ * approved, the tokens: the device's own session (no parent: it outlives the browser that approved it), opened only
+ * by the poll that moves the request to issued, while a current post still grants the application, with its launch
+ * entry. Refresh tokens then rotate at the token endpoint as any client's.
+ */
+export async function deviceCodeGrant(
+  ctx: Ctx,
+  form: { device_code?: string | undefined },
+  credentials: Credentials,
+  limits: TokenLimits,
+): Promise<TokenAnswer> {
+  if (!form.device_code) throw new OAuthError('invalid_request', 'device_code is required')
+  const db = ctx.db
+  const today = todayIso()
+  const now = new Date()
+  const at = now.toISOString()
+  const hash = await sha256Hex(form.device_code)
+  const user = sql<number>`(select utilisateur_id from device_authorization where device_code_hash = ${hash})`
+  const read = await namedBatch(ctx.d1, {
+    failures: limits.failuresSoFar,
+    spent: limits.spend(
+      await authenticatedSql(credentials, { table: 'device_authorization', column: 'device_code_hash', hash }),
+    ),
+    client: clientRead(db, credentials.clientId),
+    polled: db
+      .updateTable('device_authorization')
+      .set({
+        trop_tot: sql<number>`last_polled_at is not null and etat = 'EN_ATTENTE'
+          and strftime('%Y-%m-%dT%H:%M:%fZ', last_polled_at, '+' || poll_interval || ' seconds') > ${at}`,
+        poll_interval: sql<number>`poll_interval + case when last_polled_at is not null and etat = 'EN_ATTENTE'
+          and strftime('%Y-%m-%dT%H:%M:%fZ', last_polled_at, '+' || poll_interval || ' seconds') > ${at}
+          then ${DEVICE_POLL_INTERVAL_SECONDS} else 0 end`,
+        last_polled_at: at,
+      })
+      .where('device_code_hash', '=', hash)
+      .returning(['id', 'application_id', 'etat', 'trop_tot', 'expires_at']),
+    request: db
+      .selectFrom('device_authorization as d')
+      .leftJoin('utilisateur as u', 'u.id', 'd.utilisateur_id')
+      .select([
+        'd.utilisateur_id',
+        'd.scope',
+        'd.issuer',
+        'd.decided_at',
+        'd.auth_time',
+        'd.nom',
+        'd.approuve_depuis',
+        'd.nom_navigateur',
+        'd.version_navigateur',
+        'd.type_appareil',
+        'u.actif',
+        'u.supprime',
+        'u.domain',
+        'u.admin',
+      ])
+      .select(
+        sql<number>`exists ${grantNow(db, sql.ref<number>('d.utilisateur_id'), sql.ref<number>('d.application_id'), today)}`.as(
+          'granted',
+        ),
+      )
+      .where('d.device_code_hash', '=', hash),
+    profile: profileQuery(db, user),
+    posts: currentPostsQuery(db, user, today),
+  })
+  limits.checkFailures(read.failures?.results[0])
+  const client = await authenticate(ctx, read.client?.results[0], credentials, limits)
+  limits.checkBudget(read.spent?.results[0])
+  const polled = read.polled?.results[0]
+  const request = read.request?.results[0]
+  if (!polled || !request || polled.application_id !== client.application_id) {
+    await unknownGrant(limits, client)
+    throw new OAuthError('invalid_grant', 'Unknown device code')
+  }
+  if (polled.etat === 'EMISE') throw new OAuthError('invalid_grant', 'Device code already used')
+  if (polled.etat === 'REFUSEE') throw new OAuthError('access_denied', 'The user refused this device')
+  if (polled.expires_at <= at) throw new OAuthError('expired_token', 'The device code expired: start again')
+  if (polled.etat === 'EN_ATTENTE') {
+    if (polled.trop_tot === 1) {
+      throw new OAuthError('slow_down', `Polling too fast: wait ${DEVICE_POLL_INTERVAL_SECONDS} seconds more`)
+    }
+    throw new OAuthError('authorization_pending', 'The user has not decided yet')
+  }
+  const userId = request.utilisateur_id
+  if (userId === null || !request.decided_at || !request.auth_time || request.domain === null) {
+    throw new OAuthError('invalid_grant', 'Unknown device code')
+  }
+  if (!request.actif || request.supprime) throw new OAuthError('invalid_grant', 'User disabled')
+  if (request.granted !== 1) throw new OAuthError('invalid_grant', 'No current post grants this application')
+  if (!sameDomain(request.domain, ctx.request.origin)) throw new OAuthError('invalid_grant', "Not the user's domain")
+
+  const familyId = crypto.randomUUID()
+  const session = await newRefreshToken(
+    userId,
+    familyId,
+    addSeconds(DEVICE_SESSION_SECONDS, new Date(request.decided_at)).toISOString(),
+    now,
+    {
+      id: client.application_id,
+      parentFamilyId: null,
+      scope: request.scope,
+      authTime: request.auth_time,
+      issuer: request.issuer,
+    },
+  )
+  const issued = sql<SqlBool>`changes() = 1`
+  const { opened } = await namedBatch(ctx.d1, {
+    issued: db
+      .updateTable('device_authorization')
+      .set({ etat: 'EMISE', family_id: familyId })
+      .where('id', '=', polled.id)
+      .where('etat', '=', 'APPROUVEE')
+      .where('expires_at', '>', at)
+      .where(({ exists }) => exists(grantNow(db, userId, client.application_id, today))),
+    opened: insertWhen(
+      db,
+      'refresh_token',
+      {
+        ...session.row,
+        nom_navigateur: request.nom_navigateur,
+        version_navigateur: request.version_navigateur,
+        appareil: request.nom ?? request.type_appareil ?? client.libelle,
+        appareil_approuve_depuis: request.approuve_depuis,
+      },
+      db.selectNoFrom(sql<number>`1`.as('one')).where(issued),
+    ),
+    log: insertWhen(
+      db,
+      'log',
+      logEntry(userId, logTypeForApplication(client.libelle), client.libelle, ctx.request.userAgent, {
+        commentaire: request.nom ?? request.type_appareil,
+      }),
+      db.selectNoFrom(sql<number>`1`.as('one')).where(issued),
+    ),
+  })
+  if ((opened?.meta.changes ?? 0) === 0) throw new OAuthError('invalid_grant', 'Device code already used')
+  const accessToken = await accessTokenFor(
+    ctx,
+    { id: userId, admin: request.admin ?? 0, domain: request.domain },
+    familyId,
+    client.application_id,
+    request.scope,
+  )
+  return answer(ctx, {
+    clientId: credentials.clientId,
+    issuer: request.issuer,
+    accessToken,
+    refreshToken: session.token,
+    scope: request.scope,
+    sid: familyId,
+    authTime: request.auth_time,
+    nonce: null,
+    profile: read.profile?.results[0],
+    posts: read.posts?.results ?? [],
+  })
 }

@@ -1,10 +1,10 @@
 import { type SqlBool, sql } from 'kysely'
 import { todayIso } from '../../contract/dates'
+import { DEVICE_CODE_GRANT } from '../../contract/oidc/oidc'
 import { insertWhen, namedBatch } from '../../db/client'
 import { sha256Hex } from '../../lib/crypto'
 import { sameDomain } from '../../lib/domain'
 import { BusinessError } from '../../lib/errors'
-import { ACCESS_TOKEN_TTL_SECONDS } from '../../lib/jwt'
 import { clientCredentials, OAuthError, oauthLimited } from '../../lib/oauth'
 import type { Ctx } from '../../lib/types'
 import { grantedColumn } from '../catalogue/grants'
@@ -12,8 +12,10 @@ import { type TokenLimits, tokenLimits } from '../core/client-auth-failures'
 import { clientCredentialsGrant, type ServiceTokenAnswer } from '../machines/client-credentials'
 import { accessTokenFor, newRefreshToken, revokeSessions } from '../sign-in/auth'
 import { refreshTokenQuery, rotate } from '../sign-in/refresh'
-import { currentPostsQuery, idToken, type PostRow, type ProfileRow, profileQuery, userClaims } from './claims'
+import { currentPostsQuery, profileQuery } from './claims'
 import { authenticate, authenticatedSql, clientRead, pkceMatches, unknownGrant } from './client-auth'
+import { deviceCodeGrant } from './device'
+import { answer, type Credentials, type TokenAnswer } from './token-answer'
 
 /**
  * The token endpoint (RFC 6749 §3.2, OIDC Core §3.1.3; DESIGN §4b): a code (single use, 60 s, bound to its client,
@@ -38,15 +40,6 @@ export type TokenForm = Partial<
   >
 >
 
-export type TokenAnswer = {
-  access_token: string
-  token_type: 'Bearer'
-  expires_in: number
-  refresh_token: string
-  id_token: string
-  scope: string
-}
-
 const invalidGrant = (description: string) => new OAuthError('invalid_grant', description)
 
 /** POST /oidc/token: an application's grants, or a service account's client credentials (services/machines). */
@@ -61,16 +54,15 @@ export async function token(
     const limits = tokenLimits(ctx, credentials.clientId)
     if (form.grant_type === 'authorization_code') return await exchangeCode(ctx, form, credentials, limits)
     if (form.grant_type === 'refresh_token') return await refreshGrant(ctx, form, credentials, limits)
+    if (form.grant_type === DEVICE_CODE_GRANT) return await deviceCodeGrant(ctx, form, credentials, limits)
     return null
   })
   if (answer) return answer
   throw new OAuthError(
     'unsupported_grant_type',
-    'grant_type is authorization_code, refresh_token or client_credentials',
+    `grant_type is authorization_code, refresh_token, ${DEVICE_CODE_GRANT} or client_credentials`,
   )
 }
-
-type Credentials = ReturnType<typeof clientCredentials>
 
 async function exchangeCode(
   ctx: Ctx,
@@ -226,31 +218,4 @@ async function refreshGrant(
     profile: read.profile?.results[0],
     posts: read.posts?.results ?? [],
   })
-}
-
-async function answer(
-  ctx: Ctx,
-  input: {
-    clientId: string
-    issuer: string
-    accessToken: string
-    refreshToken: string
-    scope: string
-    sid: string
-    authTime: string
-    nonce: string | null
-    profile: ProfileRow | undefined
-    posts: PostRow[]
-  },
-): Promise<TokenAnswer> {
-  if (!input.profile) throw invalidGrant('Unknown user')
-  const claims = userClaims(input.scope, input.profile, input.posts)
-  return {
-    access_token: input.accessToken,
-    token_type: 'Bearer',
-    expires_in: ACCESS_TOKEN_TTL_SECONDS,
-    refresh_token: input.refreshToken,
-    id_token: await idToken(ctx.env, { ...input, claims }),
-    scope: input.scope,
-  }
 }
