@@ -1105,12 +1105,27 @@ export const en: Resource = {
   sessions: {
     title: 'Your sessions',
     intro:
-      'The browsers where your account is open, and the applications launched from each. Ending a session signs these applications out too.',
+      'The browsers and approved devices where your account is open, and the applications launched from each. Ending a session signs these applications out too.',
     adminTitle: 'Open sessions',
-    adminIntro: 'The browsers where this account is open, and the applications launched from each.',
+    adminIntro:
+      'The browsers and approved devices where this account is open, and the applications launched from each.',
     none: 'No open session.',
     thisDevice: 'This device',
     unknownBrowser: 'Unknown browser',
+    deviceApproved: '{{name}}, approved from {{from}}',
+    approvedFrom: {
+      mobile: 'your phone',
+      tablet: 'your tablet',
+      desktop: 'your computer',
+      other: 'a browser',
+    },
+    approvedFromTheirs: {
+      mobile: 'their phone',
+      tablet: 'their tablet',
+      desktop: 'their computer',
+      other: 'a browser',
+    },
+    deviceApplication: 'The device’s application',
     created: 'Opened on',
     lastUsed: 'Last active',
     applications: 'Applications launched',

@@ -1131,12 +1131,27 @@ export const fr = {
   sessions: {
     title: 'Vos sessions',
     intro:
-      'Les navigateurs où votre compte est ouvert, et les applications lancées depuis chacun. Terminer une session déconnecte aussi ces applications.',
+      'Les navigateurs et les appareils approuvés où votre compte est ouvert, et les applications lancées depuis chacun. Terminer une session déconnecte aussi ces applications.',
     adminTitle: 'Sessions ouvertes',
-    adminIntro: 'Les navigateurs où ce compte est ouvert, et les applications lancées depuis chacun.',
+    adminIntro:
+      'Les navigateurs et les appareils approuvés où ce compte est ouvert, et les applications lancées depuis chacun.',
     none: 'Aucune session ouverte.',
     thisDevice: 'Cet appareil',
     unknownBrowser: 'Navigateur inconnu',
+    deviceApproved: '{{name}}, approuvé depuis {{from}}',
+    approvedFrom: {
+      mobile: 'votre téléphone',
+      tablet: 'votre tablette',
+      desktop: 'votre ordinateur',
+      other: 'un navigateur',
+    },
+    approvedFromTheirs: {
+      mobile: 'son téléphone',
+      tablet: 'sa tablette',
+      desktop: 'son ordinateur',
+      other: 'un navigateur',
+    },
+    deviceApplication: 'Application de l’appareil',
     created: 'Ouverte le',
     lastUsed: 'Dernière activité',
     applications: 'Applications lancées',

@@ -133,11 +133,23 @@ type Ending = {
   fields: Record<string, string>
 }
 
-/** How a session is named: its browser and version. */
-const browserOf = (t: T, session: PortalSession) =>
-  session.navigateur
+/** The kinds of device an approval may come from, as the sessions name them. */
+const APPROVED_FROM = ['mobile', 'tablet', 'desktop'] as const
+
+/**
+ * How a session is named: its browser and version; a device's, by the name its approver gave it and what it was
+ * approved from ("Terminal de quai 3, approuvé depuis votre téléphone").
+ */
+const browserOf = (t: T, session: PortalSession, own = true) => {
+  if (session.appareil) {
+    const kind = APPROVED_FROM.find((from) => from === session.appareil?.approuveDepuis) ?? 'other'
+    const from = own ? t(`sessions.approvedFrom.${kind}`) : t(`sessions.approvedFromTheirs.${kind}`)
+    return t('sessions.deviceApproved', { name: session.appareil.nom, from })
+  }
+  return session.navigateur
     ? [session.navigateur, session.versionNavigateur].filter(Boolean).join(' ')
     : t('sessions.unknownBrowser')
+}
 
 /**
  * The confirmation of one session's end: the current one is a sign-out (the portal's own, which ends
@@ -174,7 +186,7 @@ function endOne(t: T, session: PortalSession, sessions: PortalSession[]): Ending
 function SessionRow({ session, sessions, own }: { session: PortalSession; sessions: PortalSession[]; own: boolean }) {
   const { t } = useTranslation()
   const { search } = useLocation()
-  const browser = browserOf(t, session)
+  const browser = browserOf(t, session, own)
   const created = displayDateTime(session.creation)
   return (
     <li
@@ -200,11 +212,15 @@ function SessionRow({ session, sessions, own }: { session: PortalSession; sessio
             <dd className="tabular-nums">{displayDateTime(session.derniereUtilisation)}</dd>
           </div>
           <div className="flex flex-wrap gap-x-2">
-            <dt className="text-muted-foreground">{t('sessions.applications')}</dt>
+            <dt className="text-muted-foreground">
+              {session.appareil ? t('sessions.deviceApplication') : t('sessions.applications')}
+            </dt>
             <dd className="break-words">
-              {session.applications.length === 0
-                ? t('sessions.noApplication')
-                : session.applications.map((application) => application.libelle).join(', ')}
+              {session.appareil
+                ? session.appareil.application.libelle
+                : session.applications.length === 0
+                  ? t('sessions.noApplication')
+                  : session.applications.map((application) => application.libelle).join(', ')}
             </dd>
           </div>
         </dl>

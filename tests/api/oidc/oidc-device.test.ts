@@ -15,10 +15,11 @@ import {
   db,
   expectError,
   ORIGIN,
+  sessionFor,
   signedInUser,
   withFrozenClock,
 } from '../helpers'
-import { oauthErrorCode } from '../oauth-answers'
+import { oauthErrorCode, tokenBody } from '../oauth-answers'
 import { rpOptions, signedInAgent } from '../oidc-rp'
 
 /**
@@ -644,5 +645,67 @@ describe('the device polls the token endpoint', () => {
     await db().deleteFrom('poste').where('utilisateur_id', '=', agent.id).execute()
     const ungranted = await poll(handheld, device_code)
     expect([ungranted.status, await oauthErrorCode(ungranted)]).toEqual([400, 'invalid_grant'])
+  })
+})
+
+describe("the device's session", () => {
+  it('is on its user’s sessions page, named as approved, outlives the phone’s sign-out, and ends from that page', async () => {
+    const scanner = await deviceClient('Scanner de cour', { public: true })
+    const rp = await deviceRp(scanner)
+    const started = await client.initiateDeviceAuthorization(rp, { scope: 'openid' })
+    const agent = await signedInAgent()
+    await okBody(appareil(agent.accessToken).decide(started.user_code, 'APPROUVER', 'Terminal de quai 7'))
+    const tokens = await client.pollDeviceAuthorizationGrant(rp, { ...started, interval: 0 })
+    const sid = tokens.claims()?.sid as string
+    // The phone signs out of the portal: the device keeps its session.
+    const phone = await sessionFor(agent.id)
+    expect((await call('/rest/bd/logout', { method: 'POST', token: agent.accessToken })).status).toBe(204)
+    const refreshed = await client.refreshTokenGrant(rp, tokens.refresh_token as string)
+    const sessions = await okBody(api(phone.accessToken).rest.bd.session.liste.$get())
+    const device = sessions.find((session) => session.id === sid)
+    expect(device?.appareil).toEqual({
+      nom: 'Terminal de quai 7',
+      application: { id: scanner.id, libelle: 'Scanner de cour' },
+      approuveDepuis: 'mobile',
+    })
+    expect(device?.courante).toBe(false)
+    expect(sessions.find((session) => session.id === phone.sid)?.appareil).toBeNull()
+    // Ended from the list: the device's refresh token is dead, the history names it.
+    expect((await call(`/rest/bd/session/${sid}`, { method: 'DELETE', token: phone.accessToken })).status).toBe(204)
+    await expect(client.refreshTokenGrant(rp, refreshed.refresh_token as string)).rejects.toThrow()
+    const entry = await db()
+      .selectFrom('log')
+      .select(['nom_log', 'commentaire'])
+      .where('utilisateur_id', '=', agent.id)
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow()
+    expect(entry.nom_log).toBe('SESSION_FIN')
+    expect(entry.commentaire).toMatch(/^Terminal de quai 7 \(Scanner de cour\) \(/)
+    const left = await okBody(api(phone.accessToken).rest.bd.session.liste.$get())
+    expect(left.map((session) => session.id)).toEqual([phone.sid])
+  })
+
+  it('ends with the user’s other sessions, and with every session an administrator ends', async () => {
+    const scanner = await deviceClient('Scanner de nuit', { public: true })
+    const agent = await signedInAgent()
+    const deviceSession = async () => {
+      const { device_code, user_code } = await pendingRequest(scanner, '192.0.2.70')
+      await okBody(appareil(agent.accessToken, '192.0.2.71').decide(user_code, 'APPROUVER'))
+      return tokenBody(await poll(scanner, device_code))
+    }
+    const first = await deviceSession()
+    expect((await call('/rest/bd/session/autres', { method: 'DELETE', token: agent.accessToken })).status).toBe(204)
+    const firstRefresh = await call('/oidc/token', {
+      method: 'POST',
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: first.refresh_token,
+        client_id: scanner.clientId,
+      }).toString(),
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    })
+    expect([firstRefresh.status, await oauthErrorCode(firstRefresh)]).toEqual([400, 'invalid_grant'])
+    const live = await okBody(api(agent.accessToken).rest.bd.session.liste.$get())
+    expect(live.map((session) => session.id)).toEqual([agent.sid])
   })
 })

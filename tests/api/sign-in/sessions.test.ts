@@ -165,8 +165,19 @@ describe('GET rest/bd/session/liste', () => {
     expect(Date.parse(first.derniereUtilisation)).toBeGreaterThan(Date.parse(first.creation))
     expect(second.derniereUtilisation).toBe(second.creation)
     expect(Object.keys(first).sort()).toEqual(
-      ['applications', 'courante', 'creation', 'derniereUtilisation', 'id', 'navigateur', 'versionNavigateur'].sort(),
+      [
+        'appareil',
+        'applications',
+        'courante',
+        'creation',
+        'derniereUtilisation',
+        'id',
+        'navigateur',
+        'versionNavigateur',
+      ].sort(),
     )
+    // A browser's session is no device's (the device authorization grant's: tests/api/oidc/oidc-device.test.ts).
+    expect(first.appareil).toBeNull()
     // The other session sees the same list, itself marked (the same session after its refresh too).
     expect((await listOf(firefox.accessToken)).map((s) => s.courante)).toEqual([true, false])
     const { accessToken: rotated } = refreshed

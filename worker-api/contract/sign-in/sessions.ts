@@ -16,6 +16,19 @@ export const portalSessionSchema = z.object({
   applications: z
     .array(z.object({ id: z.number().int(), libelle: z.string() }))
     .describe('The applications whose live sessions were opened from it (launch code or OpenID Connect), by name'),
+  appareil: z
+    .object({
+      nom: z.string().describe('The name its approver gave the device (else its kind, or its application’s name)'),
+      application: z.object({ id: z.number().int(), libelle: z.string() }),
+      approuveDepuis: z
+        .string()
+        .nullable()
+        .describe('The kind of device it was approved from: mobile, tablet, desktop (null: unknown)'),
+    })
+    .nullable()
+    .describe(
+      "A device's session (the device authorization grant), signed in to one application; null for a browser's",
+    ),
 })
 export type PortalSession = z.infer<typeof portalSessionSchema>
 

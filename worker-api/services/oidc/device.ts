@@ -398,6 +398,7 @@ export async function deviceCodeGrant(
       scope: request.scope,
       authTime: request.auth_time,
       issuer: request.issuer,
+      appareil: request.nom ?? request.type_appareil ?? client.libelle,
     },
   )
   const issued = sql<SqlBool>`changes() = 1`
@@ -416,7 +417,6 @@ export async function deviceCodeGrant(
         ...session.row,
         nom_navigateur: request.nom_navigateur,
         version_navigateur: request.version_navigateur,
-        appareil: request.nom ?? request.type_appareil ?? client.libelle,
         appareil_approuve_depuis: request.approuve_depuis,
       },
       db.selectNoFrom(sql<number>`1`.as('one')).where(issued),

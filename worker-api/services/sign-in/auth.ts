@@ -28,6 +28,8 @@ export async function newRefreshToken(
     scope?: string | null
     authTime?: string | null
     issuer?: string | null
+    /** A device's session: the name its approver gave it (carried by every rotation). */
+    appareil?: string | null
   } = { id: null, parentFamilyId: null },
 ) {
   const token = randomToken()
@@ -44,6 +46,7 @@ export async function newRefreshToken(
       scope: application.scope ?? null,
       auth_time: application.authTime ?? null,
       issuer: application.issuer ?? null,
+      appareil: application.appareil ?? null,
       created_at: now.toISOString(),
       expires_at: idle < familyExpiresAt ? idle : familyExpiresAt,
       family_expires_at: familyExpiresAt,

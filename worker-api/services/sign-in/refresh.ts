@@ -61,6 +61,7 @@ export function refreshTokenQuery(db: DB, hash: string, today = todayIso()) {
       't.scope',
       't.auth_time',
       't.issuer',
+      't.appareil',
       'u.id as user_id',
       'u.admin',
       'u.domain',
@@ -147,6 +148,7 @@ export async function rotate(ctx: Ctx, token: RefreshRow, presented: string, ori
     scope: token.scope,
     authTime: token.auth_time,
     issuer: token.issuer,
+    appareil: token.appareil,
   })
   const tokens: Tokens = {
     accessToken: await accessTokenFor(

@@ -8,7 +8,15 @@ import { adminLogWhen, logEntry } from '../core/audit'
 import { mailQueued, queueMail } from '../core/outbox'
 import { stillManaged } from '../organisation/user-admin'
 import { revokeSessions } from './auth'
-import { liveToken, managedUser, managedUserQuery, type SessionRow, sessionsQuery, sessionsRead } from './sessions'
+import {
+  liveToken,
+  managedUser,
+  managedUserQuery,
+  portalOrDeviceToken,
+  type SessionRow,
+  sessionsQuery,
+  sessionsRead,
+} from './sessions'
 
 /**
  * Ending sessions from the list of a user's sessions (DESIGN §3): one's own, one at a time or all but
@@ -24,13 +32,15 @@ const livePortalTokens = (db: DB, userId: number, now: string) =>
     .select('t.id')
     .where('t.utilisateur_id', '=', userId)
     .where('t.kind', '=', 'SESSION')
-    .where('t.application_id', 'is', null)
+    .where(portalOrDeviceToken)
     .where(liveToken(now))
 
 /** The sessions an audit entry names, by their browser and sign-in time (at most ten, then how many more). */
 function describe(sessions: SessionRow[]): string {
   const named = sessions.slice(0, 10).map((session) => {
-    const browser = [session.nom_navigateur ?? '?', session.version_navigateur ?? ''].join(' ').trim()
+    const browser = session.appareil
+      ? `${session.appareil} (${session.appareil_application})`
+      : [session.nom_navigateur ?? '?', session.version_navigateur ?? ''].join(' ').trim()
     const { date, time } = organisationDateTime(session.creation)
     return `${browser} (${date} ${time.slice(0, 5)})`
   })
@@ -80,7 +90,7 @@ export async function endOtherSessions(ctx: Ctx, caller: Caller): Promise<void> 
     .select('f.family_id')
     .where('f.utilisateur_id', '=', actor.id)
     .where('f.kind', '=', 'SESSION')
-    .where('f.application_id', 'is', null)
+    .where((eb) => eb.or([eb('f.application_id', 'is', null), eb('f.appareil', 'is not', null)]))
     .where('f.family_id', '!=', actor.sid)
   const entry = logEntry(actor.id, 'DECONNEXION', 'SESSIONS_AUTRES_FIN', ctx.request.userAgent, {
     commentaire: describe(others),

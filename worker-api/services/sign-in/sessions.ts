@@ -46,28 +46,42 @@ const applicationsColumn = (db: DB, now: string) =>
     .as('applications')
 
 /**
+ * A token of a session of the portal's list (aliased `t`): a portal sign-in's, or a device's (its own family, opened by
+ * the device authorization grant), not a session an application opened from a portal session.
+ */
+export const portalOrDeviceToken = sql<SqlBool>`(t.application_id is null or t.appareil is not null)`
+
+/**
  * The live portal sessions of a user, the latest used first: one row per family of sign-in tokens
- * (not an application's), its browser as the sign-in saw it (kept on the family's first row), its
+ * (not an application's; a device's, with its name and application), its browser as the sign-in saw it (kept on the family's first row), its
  * first and last token's times. Read from the user's tokens (`refresh_token (utilisateur_id)`).
  */
 export function sessionsQuery(db: DB, userId: number, now = nowIso()) {
-  return db
-    .selectFrom('refresh_token as t')
-    .select([
-      't.family_id as id',
-      sql<string | null>`max(t.nom_navigateur)`.as('nom_navigateur'),
-      sql<string | null>`max(t.version_navigateur)`.as('version_navigateur'),
-      sql<string>`min(t.created_at)`.as('creation'),
-      sql<string>`max(t.created_at)`.as('derniere_utilisation'),
-      applicationsColumn(db, now),
-    ])
-    .where('t.utilisateur_id', '=', userId)
-    .where('t.kind', '=', 'SESSION')
-    .where('t.application_id', 'is', null)
-    .groupBy('t.family_id')
-    .having(sql<number>`max(${liveToken(now)})`, '=', 1)
-    .orderBy(sql`max(t.created_at)`, 'desc')
-    .orderBy('t.family_id')
+  return (
+    db
+      .selectFrom('refresh_token as t')
+      // A device's application (a portal session has none).
+      .leftJoin('application as da', 'da.id', 't.application_id')
+      .select([
+        't.family_id as id',
+        sql<string | null>`max(t.nom_navigateur)`.as('nom_navigateur'),
+        sql<string | null>`max(t.version_navigateur)`.as('version_navigateur'),
+        sql<string>`min(t.created_at)`.as('creation'),
+        sql<string>`max(t.created_at)`.as('derniere_utilisation'),
+        sql<string | null>`max(t.appareil)`.as('appareil'),
+        sql<string | null>`max(t.appareil_approuve_depuis)`.as('appareil_approuve_depuis'),
+        sql<number | null>`max(t.application_id)`.as('appareil_application_id'),
+        sql<string | null>`max(da.libelle)`.as('appareil_application'),
+        applicationsColumn(db, now),
+      ])
+      .where('t.utilisateur_id', '=', userId)
+      .where('t.kind', '=', 'SESSION')
+      .where(portalOrDeviceToken)
+      .groupBy('t.family_id')
+      .having(sql<number>`max(${liveToken(now)})`, '=', 1)
+      .orderBy(sql`max(t.created_at)`, 'desc')
+      .orderBy('t.family_id')
+  )
 }
 
 export type SessionRow = InferResult<ReturnType<typeof sessionsQuery>>[number]
@@ -95,6 +109,14 @@ export function toPortalSession(row: SessionRow, current: string | null): Portal
     derniereUtilisation: row.derniere_utilisation,
     courante: row.id === current,
     applications,
+    appareil:
+      row.appareil === null || row.appareil_application_id === null
+        ? null
+        : {
+            nom: row.appareil,
+            application: { id: row.appareil_application_id, libelle: row.appareil_application ?? '' },
+            approuveDepuis: row.appareil_approuve_depuis,
+          },
   }
 }
 
