@@ -66,7 +66,8 @@ const APPLICATIONS = [
 
 /**
  * The OpenID Connect demo application (app/routes/demo-app.oidc.*): a public client (PKCE alone) of
- * the portal, served by the same Worker, granted to the dock agents of Lille (the `agent` account).
+ * the portal, served by the same Worker, granted to the dock agents of Lille (the `agent` account); it
+ * allows the device authorization grant too, for the demo device (app/routes/demo-app.appareil.tsx).
  */
 const DEMO_OIDC = { id: 5, libelle: 'Démo OpenID Connect', icone: 'receipt', path: '/demo-app/oidc', fonctions: [6] }
 const DEMO_OIDC_CLIENT_ID = 'demo-oidc'
@@ -278,6 +279,8 @@ function demoOidcSql(domain: string): string[] {
       .map(q)
       .join(', ')} WHERE EXISTS (SELECT 1 FROM application WHERE id = ${DEMO_OIDC.id} AND protocole = 'OIDC');`,
     `INSERT OR IGNORE INTO fonction_application (fonction_id, application_id) VALUES ${DEMO_OIDC.fonctions.map((f) => row(f, DEMO_OIDC.id)).join(', ')};`,
+    // The demo device (/demo-app/appareil) signs in with the device authorization grant as this same client.
+    `UPDATE oidc_client SET device_grant = 1 WHERE client_id = ${q(DEMO_OIDC_CLIENT_ID)};`,
   ]
 }
 

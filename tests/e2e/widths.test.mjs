@@ -32,6 +32,8 @@ const SIGNED_IN = [
   '/pages/user/acces',
   '/pages/user/me',
   '/pages/documentation',
+  // A device's sign-in: the code to type (its decision's step: tests/e2e/device.test.mjs).
+  '/appareil',
   ...ADMIN_SCREENS,
   // The structure's users as a table (the add-post form above them with `?ajouter=1`).
   '/pages/admin/user/structure/4',
