@@ -258,16 +258,16 @@ describe('a device asks for its codes', () => {
   it('10 codes a minute per client and address, 60 per client: then 429 with the wait', async () => {
     const device = await deviceClient('Quai compté', { public: true })
     await withFrozenClock(async () => {
-      for (let address = 1; address <= 6; address++) {
-        for (let i = 0; i < 10; i++) {
-          expect((await askCodes({ client_id: device.clientId }, `198.51.100.${address}`)).status).toBe(200)
-        }
-      }
-      const eleventh = await askCodes({ client_id: device.clientId }, '198.51.100.1')
+      const ask = (address: number) => askCodes({ client_id: device.clientId }, `198.51.100.${address}`)
+      for (let i = 0; i < 10; i++) expect((await ask(1)).status).toBe(200)
+      const eleventh = await ask(1)
       expect([eleventh.status, await oauthErrorCode(eleventh)]).toEqual([429, 'invalid_request'])
       expect(Number(eleventh.headers.get('Retry-After'))).toBeGreaterThan(0)
-      // A new address too: the client has had its 60 of the minute.
-      const sixtyFirst = await askCodes({ client_id: device.clientId }, '198.51.100.9')
+      // That refusal spent nothing of the client's 60: five more addresses get their 10.
+      for (let address = 2; address <= 6; address++) {
+        for (let i = 0; i < 10; i++) expect((await ask(address)).status).toBe(200)
+      }
+      const sixtyFirst = await ask(9)
       expect([sixtyFirst.status, await oauthErrorCode(sixtyFirst)]).toEqual([429, 'invalid_request'])
     }, new Date('2026-12-05T10:00:05Z'))
     // Another client is not held back.
@@ -707,5 +707,65 @@ describe("the device's session", () => {
     expect([firstRefresh.status, await oauthErrorCode(firstRefresh)]).toEqual([400, 'invalid_grant'])
     const live = await okBody(api(agent.accessToken).rest.bd.session.liste.$get())
     expect(live.map((session) => session.id)).toEqual([agent.sid])
+  })
+})
+
+describe('what stops a device', () => {
+  it('its client switched off the grant: its codes are unknown, its polls refused, its session no longer refreshes', async () => {
+    const device = await deviceClient('Terminal retiré', { public: true })
+    const agent = await signedInAgent()
+    const approved = await pendingRequest(device, '192.0.2.80')
+    await okBody(appareil(agent.accessToken, '192.0.2.81').decide(approved.user_code, 'APPROUVER'))
+    const tokens = await tokenBody(await poll(device, approved.device_code))
+    const pending = await pendingRequest(device, '192.0.2.80')
+    const waiting = await pendingRequest(device, '192.0.2.80')
+    await okBody(appareil(agent.accessToken, '192.0.2.81').decide(waiting.user_code, 'APPROUVER'))
+    await db().updateTable('oidc_client').set({ device_grant: 0 }).where('application_id', '=', device.id).execute()
+    await expectError(
+      await appareil(agent.accessToken, '192.0.2.81').lookup(pending.user_code),
+      404,
+      'OIDC_DEVICE_CODE_UNKNOWN',
+    )
+    const refused = await poll(device, waiting.device_code)
+    expect([refused.status, await oauthErrorCode(refused)]).toEqual([400, 'unauthorized_client'])
+    const refresh = await call('/oidc/token', {
+      method: 'POST',
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: tokens.refresh_token,
+        client_id: device.clientId,
+      }).toString(),
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    })
+    expect([refresh.status, await oauthErrorCode(refresh)]).toEqual([400, 'invalid_grant'])
+  })
+
+  it('the portal session that approved it ended before the device came for its tokens: none', async () => {
+    const device = await deviceClient('Terminal orphelin', { public: true })
+    const agent = await signedInAgent()
+    const { device_code, user_code } = await pendingRequest(device, '192.0.2.82')
+    await okBody(appareil(agent.accessToken, '192.0.2.83').decide(user_code, 'APPROUVER'))
+    expect((await call('/rest/bd/logout', { method: 'POST', token: agent.accessToken })).status).toBe(204)
+    const refused = await poll(device, device_code)
+    expect([refused.status, await oauthErrorCode(refused)]).toEqual([400, 'invalid_grant'])
+    const sessions = await db()
+      .selectFrom('refresh_token')
+      .select('id')
+      .where('application_id', '=', device.id)
+      .execute()
+    expect(sessions).toEqual([])
+  })
+
+  it('120 polls a minute per client and address, apart from the token budget; then 429', async () => {
+    const device = await deviceClient('Terminal bavard', { public: true })
+    const { device_code } = await pendingRequest(device, '192.0.2.84')
+    await withFrozenClock(async () => {
+      for (let i = 0; i < 120; i++) {
+        const answer = await poll(device, device_code)
+        expect(answer.status).toBe(400)
+      }
+      const over = await poll(device, device_code)
+      expect([over.status, await oauthErrorCode(over)]).toEqual([429, 'invalid_request'])
+    }, new Date('2026-12-05T10:30:05Z'))
   })
 })

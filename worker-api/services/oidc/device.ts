@@ -1,4 +1,4 @@
-import { type SqlBool, sql } from 'kysely'
+import { type Expression, type SqlBool, sql } from 'kysely'
 import { addSeconds, todayIso } from '../../contract/dates'
 import {
   DEVICE_CODE_TTL_SECONDS,
@@ -35,6 +35,9 @@ import { answer, type Credentials, type TokenAnswer } from './token-answer'
  * with its device code until then.
  */
 
+/** Polls of the token endpoint a minute for one client from one address (a dozen devices waiting at once). */
+export const DEVICE_POLLS_PER_ADDRESS_MINUTE = 120
+
 /** Codes a client asks for a minute from one address, and from all of them. */
 export const DEVICE_CODES_PER_ADDRESS_MINUTE = 10
 export const DEVICE_CODES_PER_CLIENT_MINUTE = 60
@@ -64,7 +67,7 @@ export function newUserCode(): string {
 }
 
 /** The client still allows the grant, switched on: what a request's row and its entry are written under. */
-const grantAllowed = (db: DB, applicationId: number) =>
+const grantAllowed = (db: DB, applicationId: number | Expression<number>) =>
   db
     .selectFrom('oidc_client as c')
     .innerJoin('application as a', 'a.id', 'c.application_id')
@@ -99,7 +102,8 @@ export async function deviceAuthorization(
     const read = await namedBatch(ctx.d1, {
       failures: limits.failuresSoFar,
       fromAddress: fromAddress.statement(authenticated.sql, counted),
-      overall: overall.statement(authenticated.sql, counted),
+      // A request the address's own limit refuses does not spend the client's.
+      overall: overall.statement(`${authenticated.sql} AND ${fromAddress.within}`, counted),
       client: clientRead(db, credentials.clientId),
     })
     limits.checkFailures(read.failures?.results[0])
@@ -112,59 +116,67 @@ export async function deviceAuthorization(
     const scope = grantedScopes(form.scope ?? 'openid')
     if (!scope.split(' ').includes('openid')) throw new OAuthError('invalid_scope', 'scope must include openid')
 
-    const deviceCode = randomToken()
-    const userCode = newUserCode()
     const now = new Date()
     const userAgent = ctx.request.userAgent
     const browser = browserOf(userAgent)
     const device = deviceOf(userAgent)
     const issuer = ctx.request.origin
     const allowed = grantAllowed(db, client.application_id)
-    const written = await namedBatch(ctx.d1, {
-      request: insertWhen(
-        db,
-        'device_authorization',
-        {
-          device_code_hash: await sha256Hex(deviceCode),
-          user_code_hash: await sha256Hex(userCode),
-          application_id: client.application_id,
-          scope,
-          issuer,
-          nom_navigateur: browser.name,
-          version_navigateur: browser.version,
-          type_appareil: device,
-          created_at: now.toISOString(),
-          expires_at: addSeconds(DEVICE_CODE_TTL_SECONDS, now).toISOString(),
-          poll_interval: DEVICE_POLL_INTERVAL_SECONDS,
-        },
-        allowed,
-      ),
-      log: insertWhen(
-        db,
-        'log',
-        {
-          ...logEntry(0, 'CONNEXION', 'APPAREIL_DEMANDE', userAgent, {
-            commentaire: device ? `${client.libelle} (${device})` : client.libelle,
-          }),
-          utilisateur_id: null,
-        },
-        allowed,
-      ),
-    })
-    // Switched off meanwhile: no code was issued.
-    if ((written.request?.meta.changes ?? 0) === 0) {
-      throw new OAuthError('unauthorized_client', 'This client may not use the device authorization grant')
+    // A user code already taken (one in 2.6 × 10^10 for each kept, a day at most) is drawn again.
+    for (let draw = 0; draw < 3; draw++) {
+      const deviceCode = randomToken()
+      const userCode = newUserCode()
+      const written = await namedBatch(ctx.d1, {
+        request: insertWhen(
+          db,
+          'device_authorization',
+          {
+            device_code_hash: await sha256Hex(deviceCode),
+            user_code_hash: await sha256Hex(userCode),
+            application_id: client.application_id,
+            scope,
+            issuer,
+            nom_navigateur: browser.name,
+            version_navigateur: browser.version,
+            type_appareil: device,
+            created_at: now.toISOString(),
+            expires_at: addSeconds(DEVICE_CODE_TTL_SECONDS, now).toISOString(),
+            poll_interval: DEVICE_POLL_INTERVAL_SECONDS,
+          },
+          allowed,
+        ).onConflict((oc) => oc.doNothing()),
+        log: insertWhen(
+          db,
+          'log',
+          {
+            ...logEntry(0, 'CONNEXION', 'APPAREIL_DEMANDE', userAgent, {
+              commentaire: device ? `${client.libelle} (${device})` : client.libelle,
+            }),
+            utilisateur_id: null,
+          },
+          db.selectNoFrom(sql<number>`1`.as('one')).where(sql<SqlBool>`changes() = 1`),
+        ),
+        stillAllowed: allowed,
+      })
+      if ((written.request?.meta.changes ?? 0) === 1) return answered(issuer, deviceCode, userCode)
+      // Switched off meanwhile: no code was issued.
+      if ((written.stillAllowed?.results.length ?? 0) === 0) break
     }
-    const page = `${issuer}${DEVICE_PAGE}`
-    return {
-      device_code: deviceCode,
-      user_code: formatUserCode(userCode),
-      verification_uri: page,
-      verification_uri_complete: `${page}?code=${formatUserCode(userCode)}`,
-      expires_in: DEVICE_CODE_TTL_SECONDS,
-      interval: DEVICE_POLL_INTERVAL_SECONDS,
-    }
+    throw new OAuthError('unauthorized_client', 'This client may not use the device authorization grant')
   })
+}
+
+/** The codes of a device's request as RFC 8628 §3.2 answers them. */
+function answered(issuer: string, deviceCode: string, userCode: string): DeviceAuthorizationAnswer {
+  const page = `${issuer}${DEVICE_PAGE}`
+  return {
+    device_code: deviceCode,
+    user_code: formatUserCode(userCode),
+    verification_uri: page,
+    verification_uri_complete: `${page}?code=${formatUserCode(userCode)}`,
+    expires_in: DEVICE_CODE_TTL_SECONDS,
+    interval: DEVICE_POLL_INTERVAL_SECONDS,
+  }
 }
 
 /** Wrong codes a minute on /appareil from one address, and by one user wherever they are. */
@@ -195,6 +207,8 @@ async function typedCode(ctx: Ctx, caller: Caller, typed: string) {
     .where('d.etat', '=', 'EN_ATTENTE')
     .where('d.expires_at', '>', now)
     .where('d.issuer', '=', ctx.request.origin)
+    // A client whose grant was switched off since: its codes no longer work.
+    .where(({ exists }) => exists(grantAllowed(db, sql.ref<number>('d.application_id'))))
   const granted = () => grantNow(db, caller.id, sql.ref<number>('d.application_id'), today)
   const wrong = sql<SqlBool>`not exists ${pending.select('d.id').where(({ exists }) => exists(granted()))}`
   const address = clientCounter('oidc-device-code', ctx.request.ip, DEVICE_CODE_TRIES_PER_ADDRESS_MINUTE)
@@ -269,6 +283,7 @@ export async function deviceDecision(
       .where('id', '=', request.id)
       .where('etat', '=', 'EN_ATTENTE')
       .where('expires_at', '>', now)
+      .where(({ exists }) => exists(grantAllowed(db, sql.ref<number>('device_authorization.application_id'))))
       .where(({ exists }) =>
         exists(grantNow(db, actor.id, sql.ref<number>('device_authorization.application_id'), today)),
       ),
@@ -314,11 +329,21 @@ export async function deviceCodeGrant(
   const at = now.toISOString()
   const hash = await sha256Hex(form.device_code)
   const user = sql<number>`(select utilisateur_id from device_authorization where device_code_hash = ${hash})`
+  const authenticated = await authenticatedSql(credentials, {
+    table: 'device_authorization',
+    column: 'device_code_hash',
+    hash,
+  })
+  const polls = oidcClientAddressCounter(
+    'oidc-device-poll',
+    credentials.clientId,
+    ctx.request.ip,
+    DEVICE_POLLS_PER_ADDRESS_MINUTE,
+  )
   const read = await namedBatch(ctx.d1, {
     failures: limits.failuresSoFar,
-    spent: limits.spend(
-      await authenticatedSql(credentials, { table: 'device_authorization', column: 'device_code_hash', hash }),
-    ),
+    // Polls spend a budget of their own, not the client's token budget: waiting devices never hold back refreshes.
+    polls: polls.statement(authenticated.sql, { columns: '', values: authenticated.values }),
     client: clientRead(db, credentials.clientId),
     polled: db
       .updateTable('device_authorization')
@@ -331,6 +356,12 @@ export async function deviceCodeGrant(
         last_polled_at: at,
       })
       .where('device_code_hash', '=', hash)
+      // Only the client's own poll counts (another client's id moves nothing).
+      .where(
+        'application_id',
+        '=',
+        db.selectFrom('oidc_client').select('application_id').where('client_id', '=', credentials.clientId),
+      )
       .returning(['id', 'application_id', 'etat', 'trop_tot', 'expires_at']),
     request: db
       .selectFrom('device_authorization as d')
@@ -362,7 +393,10 @@ export async function deviceCodeGrant(
   })
   limits.checkFailures(read.failures?.results[0])
   const client = await authenticate(ctx, read.client?.results[0], credentials, limits)
-  limits.checkBudget(read.spent?.results[0])
+  polls.check(read.polls?.results[0])
+  if (client.device_grant !== 1) {
+    throw new OAuthError('unauthorized_client', 'This client may not use the device authorization grant')
+  }
   const polled = read.polled?.results[0]
   const request = read.request?.results[0]
   if (!polled || !request || polled.application_id !== client.application_id) {
@@ -409,7 +443,23 @@ export async function deviceCodeGrant(
       .where('id', '=', polled.id)
       .where('etat', '=', 'APPROUVEE')
       .where('expires_at', '>', at)
-      .where(({ exists }) => exists(grantNow(db, userId, client.application_id, today))),
+      .where(({ exists }) => exists(grantNow(db, userId, client.application_id, today)))
+      .where(({ exists }) => exists(grantAllowed(db, client.application_id)))
+      // The portal session that approved it still open (ended meanwhile: a sign-out, a password change, an
+      // administrator), its user still active.
+      .where(({ exists }) =>
+        exists(
+          db
+            .selectFrom('refresh_token as approving')
+            .innerJoin('utilisateur as u', 'u.id', 'approving.utilisateur_id')
+            .select('approving.id')
+            .where('approving.family_id', '=', sql.ref<string>('device_authorization.approving_family_id'))
+            .where('approving.utilisateur_id', '=', userId)
+            .where('approving.revoked_at', 'is', null)
+            .where('u.actif', '=', 1)
+            .where('u.supprime', '=', 0),
+        ),
+      ),
     opened: insertWhen(
       db,
       'refresh_token',
@@ -430,7 +480,9 @@ export async function deviceCodeGrant(
       db.selectNoFrom(sql<number>`1`.as('one')).where(issued),
     ),
   })
-  if ((opened?.meta.changes ?? 0) === 0) throw new OAuthError('invalid_grant', 'Device code already used')
+  if ((opened?.meta.changes ?? 0) === 0) {
+    throw new OAuthError('invalid_grant', 'Device code already used, or the session that approved it ended')
+  }
   const accessToken = await accessTokenFor(
     ctx,
     { id: userId, admin: request.admin ?? 0, domain: request.domain },

@@ -199,6 +199,8 @@ async function refreshGrant(
     await unknownGrant(limits, client)
     throw invalidGrant('Unknown refresh token')
   }
+  // A device's session lasts while its client allows the device grant.
+  if (presented.appareil !== null && client.device_grant !== 1) throw invalidGrant('The device grant was switched off')
   let tokens: Awaited<ReturnType<typeof rotate>>
   try {
     tokens = await rotate(ctx, presented, form.refresh_token, ctx.request.origin)
