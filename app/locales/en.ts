@@ -1060,6 +1060,22 @@ export const en: Resource = {
     failed: 'The launch code is invalid or has expired. Launch the application again from the portal.',
     backToPortal: 'Back to the portal',
   },
+  demoDevice: {
+    title: 'Demo terminal',
+    intro:
+      'This shared terminal has no keyboard: it signs in with the account of an agent who approves its code from their phone, on /appareil.',
+    start: 'Sign the terminal in',
+    goTo: 'On your phone, open /appareil on the portal and type this code, or scan the QR code:',
+    codeLabel: 'The terminal’s code',
+    qrLabel: 'QR code of the approval address',
+    waiting: 'Waiting for the approval: the terminal checks by itself every few seconds.',
+    check: 'Check now',
+    signedIn: 'Terminal signed in: {{name}} ({{login}}).',
+    signOut: 'Sign the terminal out',
+    denied: 'The terminal’s sign-in was refused.',
+    expired: 'The code expired before anyone approved it. Start again.',
+    failed: 'The portal refused the request ({{error}}).',
+  },
   demoOidc: {
     title: 'OpenID Connect demo',
     intro:

@@ -1084,6 +1084,22 @@ export const fr = {
     failed: "Le code de lancement est invalide ou a expiré. Relancez l'application depuis le portail.",
     backToPortal: 'Retour au portail',
   },
+  demoDevice: {
+    title: 'Terminal de démonstration',
+    intro:
+      'Ce terminal partagé n’a pas de clavier : il se connecte avec le compte d’un agent qui approuve son code depuis son téléphone, sur /appareil.',
+    start: 'Connecter le terminal',
+    goTo: 'Sur votre téléphone, ouvrez /appareil sur le portail et saisissez ce code, ou scannez le code QR :',
+    codeLabel: 'Code du terminal',
+    qrLabel: 'Code QR de l’adresse d’approbation',
+    waiting: 'En attente de l’approbation : le terminal vérifie de lui-même toutes les quelques secondes.',
+    check: 'Vérifier maintenant',
+    signedIn: 'Terminal connecté : {{name}} ({{login}}).',
+    signOut: 'Déconnecter le terminal',
+    denied: 'La connexion du terminal a été refusée.',
+    expired: 'Le code a expiré sans être approuvé. Recommencez.',
+    failed: 'Le portail a refusé la demande ({{error}}).',
+  },
   demoOidc: {
     title: 'Démo OpenID Connect',
     intro:

@@ -11,12 +11,13 @@ import {
   TotpCard,
   type TotpEnrolmentShown,
 } from '~/features/sign-in/second-factor'
-import { proofError, proofOf, qrCodeSvg, webauthnAnswer } from '~/features/sign-in/second-factor.server'
+import { proofError, proofOf, webauthnAnswer } from '~/features/sign-in/second-factor.server'
 import { apiMessage, type Message } from '~/lib/api-errors'
 import { requireUser } from '~/lib/auth.server'
 import type { BreadcrumbHandle } from '~/lib/breadcrumb'
 import { intentOf, readForm, replyTo, textField } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
+import { qrCodeSvg } from '~/lib/qr.server'
 import { pageTitle, titleMeta } from '~/lib/title'
 import type { PasskeyRegistration } from '../../worker-api/contract/sign-in/passkeys'
 

@@ -368,6 +368,48 @@ describe('statements per request', () => {
     expect(logout.headers.get('Access-Control-Allow-Origin')).toBeNull()
   })
 
+  it('the device page: the code form reads nothing, a code’s request one round trip, a decision two', async () => {
+    await createOidcClient({
+      libelle: 'Coût appareil',
+      clientId: 'cost-device',
+      secret: null,
+      redirectUri: 'https://rp.cost.example.test/cb',
+      fonctionId: 2,
+      deviceGrant: true,
+    })
+    const asked = await call('/oidc/device_authorization', {
+      method: 'POST',
+      body: new URLSearchParams({ client_id: 'cost-device' }).toString(),
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    })
+    const { user_code } = (await asked.json()) as { user_code: string }
+    const user = await createUser({ postes: [currentPost(4, 2)] })
+    const { cookie } = await browserCookie(user)
+    const form = await visit('/appareil', { headers: { Cookie: cookie } }, TIMING)
+    expect([form.status, cost(form)]).toEqual([200, { statements: 0, roundTrips: 0, apiCalls: 0 }])
+    // The caller, the request and whether it is theirs to decide, the tries so far and the count of a wrong one.
+    const request = await visit(`/appareil?code=${user_code}`, { headers: { Cookie: cookie } }, TIMING)
+    expect([request.status, cost(request)]).toEqual([200, { statements: 6, roundTrips: 1, apiCalls: 1 }])
+    // The same reads, then the decision and its history entry.
+    const body = new URLSearchParams({ intent: 'decision', code: user_code, decision: 'APPROUVER', nom: '' })
+    const decided = await visit(
+      '/appareil',
+      {
+        method: 'POST',
+        body: body.toString(),
+        headers: {
+          Cookie: cookie,
+          'Content-Type': 'application/x-www-form-urlencoded',
+          Origin: ORIGIN,
+          Host: new URL(ORIGIN).host,
+        },
+        redirect: 'manual',
+      },
+      TIMING,
+    )
+    expect([decided.status, cost(decided)]).toEqual([302, { statements: 8, roundTrips: 2, apiCalls: 1 }])
+  })
+
   it('SAML single sign-on: the request kept in two round trips, the page’s answer in one, a launch in two', async () => {
     const [, pair] = env.TEST_SAML_PAIRS
     const certificate = pair.cert.replace(/-----(BEGIN|END) CERTIFICATE-----|\s/g, '')

@@ -140,3 +140,31 @@ describe('The device authorization grant, for whom the application is not', () =
     assert.equal((await response.json()).error, 'authorization_pending')
   })
 })
+
+describe('The demo terminal', () => {
+  it('shows its code and QR code; approved from the address the QR code carries, it signs in', async () => {
+    const terminal = await newPage({ javaScriptEnabled: false })
+    await terminal.goto('/demo-app/appareil')
+    await terminal.getByRole('button', { name: 'Connecter le terminal' }).click()
+    await terminal.getByRole('img', { name: 'Code QR de l’adresse d’approbation' }).waitFor()
+    const address = await terminal.getByRole('link', { name: /\/appareil\?code=/ }).getAttribute('href')
+    assert.ok(address, 'the address the QR code carries')
+    const code = new URL(address).searchParams.get('code') ?? ''
+    await terminal.getByText(code, { exact: true }).waitFor()
+    assert.deepEqual(await noScriptViolations(terminal), [], 'the terminal waiting')
+
+    const phone = await newPage({ userAgent: PHONE })
+    await signIn(phone, { javaScriptEnabled: true }, 'agent', 'Agent1234')
+    const url = new URL(address)
+    await phone.goto(`${url.pathname}${url.search}`)
+    await phone.getByRole('button', { name: 'Approuver' }).click()
+    await notice(phone, 'Démo OpenID Connect est connecté à Démo OpenID Connect').waitFor()
+
+    await terminal.getByRole('button', { name: 'Vérifier maintenant' }).click()
+    await terminal.getByText('Terminal connecté : Thomas Lefebvre (agent).').waitFor()
+    await terminal.getByRole('button', { name: 'Déconnecter le terminal' }).click()
+    await terminal.getByRole('button', { name: 'Connecter le terminal' }).waitFor()
+    await terminal.context().close()
+    await phone.context().close()
+  })
+})

@@ -1,13 +1,4 @@
-import { renderSVG } from 'uqr'
 import { apiMessage, type Failure, type Message } from '~/lib/api-errors'
-
-/**
- * The QR code of an otpauth:// address, as SVG rendered on the server: an authenticator app scans it
- * from the page, with or without JavaScript, and the QR library stays out of the browser's bundle.
- */
-export function qrCodeSvg(otpauthUri: string): string {
-  return renderSVG(otpauthUri, { border: 2, ecc: 'M', pixelSize: 6, whiteColor: '#ffffff', blackColor: '#000000' })
-}
 
 /**
  * The proof a factor's change asks for, as a form sends it: a current code of the app, else the
