@@ -1,4 +1,5 @@
-// OpenID Connect for the token and UserInfo scenarios: a client of the benchmark's own, and the
+// OpenID Connect for the token, UserInfo and device scenarios: a client of the benchmark's own (it allows the device
+// grant too), and the
 // agent's codes and sessions made through the portal.
 import { createHash } from 'node:crypto'
 import { agent, d1Execute } from './database.mjs'
@@ -16,6 +17,7 @@ export function benchOidcClient(persistTo) {
     INSERT OR IGNORE INTO application (libelle, icone, url, protocole) VALUES ('Bench OIDC', 'truck', 'http://127.0.0.1/', 'OIDC');
     INSERT OR IGNORE INTO oidc_client (application_id, client_id, secret_hash, redirect_uris)
       SELECT id, 'bench-oidc', NULL, '["${OIDC_REDIRECT}"]' FROM application WHERE libelle = 'Bench OIDC';
+    UPDATE oidc_client SET device_grant = 1 WHERE client_id = 'bench-oidc';
     INSERT OR IGNORE INTO fonction_application (fonction_id, application_id)
       SELECT p.fonction_id, a.id FROM poste p JOIN utilisateur u ON u.id = p.utilisateur_id, application a
       WHERE u.login = 'agent' AND a.libelle = 'Bench OIDC';`
