@@ -34,6 +34,14 @@ beforeAll(async () => {
   root = (await signedInUser({ admin: true, postes: [currentPost(1, 1)] })).jwt.accessToken
 })
 
+/** The history's newest entry. */
+const lastEntry = () =>
+  db()
+    .selectFrom('log')
+    .select(['type_log', 'nom_log', 'commentaire', 'utilisateur_id'])
+    .orderBy('id', 'desc')
+    .executeTakeFirstOrThrow()
+
 /** A device client of the catalogue (public unless a secret is asked for), granted to function 2. */
 async function deviceClient(
   libelle: string,
@@ -215,11 +223,7 @@ describe('a device asks for its codes', () => {
       .where('application_id', '=', device.id)
       .executeTakeFirstOrThrow()
     expect(row).toEqual({ type_appareil: 'mobile · Android', nom_navigateur: 'Chrome' })
-    const entry = await db()
-      .selectFrom('log')
-      .select(['type_log', 'nom_log', 'commentaire', 'utilisateur_id'])
-      .orderBy('id', 'desc')
-      .executeTakeFirstOrThrow()
+    const entry = await lastEntry()
     expect(entry).toEqual({
       type_log: 'CONNEXION',
       nom_log: 'APPAREIL_DEMANDE',
@@ -368,11 +372,7 @@ describe('a user decides on /appareil', () => {
       approving_family_id: agent.sid,
     })
     expect(row.auth_time).not.toBeNull()
-    const entry = await db()
-      .selectFrom('log')
-      .select(['type_log', 'nom_log', 'commentaire', 'utilisateur_id'])
-      .orderBy('id', 'desc')
-      .executeTakeFirstOrThrow()
+    const entry = await lastEntry()
     expect(entry).toEqual({
       type_log: 'CONNEXION',
       nom_log: 'APPAREIL_APPROBATION',

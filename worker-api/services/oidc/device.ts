@@ -19,7 +19,7 @@ import { BusinessError } from '../../lib/errors'
 import { logTypeForApplication } from '../../lib/log-types'
 import { clientCredentials, OAuthError, oauthLimited } from '../../lib/oauth'
 import type { Caller, Ctx } from '../../lib/types'
-import { grantNow } from '../catalogue/grants'
+import { grantedColumn, grantNow } from '../catalogue/grants'
 import { actorWith } from '../core/actor'
 import { logEntry } from '../core/audit'
 import { type TokenLimits, tokenLimits } from '../core/client-auth-failures'
@@ -225,7 +225,7 @@ async function typedCode(ctx: Ctx, caller: Caller, typed: string) {
       .innerJoin('application as a', 'a.id', 'd.application_id')
       .select(['d.id', 'd.application_id', 'a.libelle', 'd.type_appareil', 'd.nom_navigateur', 'd.created_at'])
       .select('d.expires_at')
-      .select(sql<number>`exists ${granted()}`.as('granted')),
+      .select(grantedColumn(db, caller.id, sql.ref<number>('d.application_id'), today)),
     addressSoFar: address.current(),
     userSoFar: user.current(),
     addressCounted: address.statementWhen(db, wrong),
@@ -382,11 +382,7 @@ export async function deviceCodeGrant(
         'u.domain',
         'u.admin',
       ])
-      .select(
-        sql<number>`exists ${grantNow(db, sql.ref<number>('d.utilisateur_id'), sql.ref<number>('d.application_id'), today)}`.as(
-          'granted',
-        ),
-      )
+      .select(grantedColumn(db, sql.ref<number>('d.utilisateur_id'), sql.ref<number>('d.application_id'), today))
       .where('d.device_code_hash', '=', hash),
     profile: profileQuery(db, user),
     posts: currentPostsQuery(db, user, today),
