@@ -500,20 +500,24 @@ export async function runScenarios(ctx, { persistTo, scratch, servers, client, b
     ]
     return { run: () => load(`${base}/portail-backend/oidc/token`, { requests }) }
   })
-  await scenario('GET rest/bd/oidc/appareil (a device’s pending code looked up on /appareil, the agent)', 'read', async () => {
-    // One device's request (codes live 10 minutes): a right code costs no try, whatever the rate.
-    const session = await login(agent.login, agent.password)
-    const asked = await fetch(`${base}/portail-backend/oidc/device_authorization`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: tokenForm({ scope: 'openid' }),
-    })
-    const { user_code } = await asked.json()
-    return {
-      url: `${api}/bd/oidc/appareil?code=${user_code}`,
-      init: { headers: { Authorization: `Bearer ${session.jwt.accessToken}` } },
-    }
-  })
+  await scenario(
+    'GET rest/bd/oidc/appareil (a device’s pending code looked up on /appareil, the agent)',
+    'read',
+    async () => {
+      // One device's request (codes live 10 minutes): a right code costs no try, whatever the rate.
+      const session = await login(agent.login, agent.password)
+      const asked = await fetch(`${base}/portail-backend/oidc/device_authorization`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: tokenForm({ scope: 'openid' }),
+      })
+      const { user_code } = await asked.json()
+      return {
+        url: `${api}/bd/oidc/appareil?code=${user_code}`,
+        init: { headers: { Authorization: `Bearer ${session.jwt.accessToken}` } },
+      }
+    },
+  )
   await scenario(
     'GET /saml/connexion (SSR, a signed SAML response to a request kept, the agent signed in)',
     'page',
