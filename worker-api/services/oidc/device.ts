@@ -313,8 +313,10 @@ export const DEVICE_SESSION_SECONDS = REFRESH_ABSOLUTE_SECONDS
  * their claims, and records the poll: a poll sooner than the interval adds 5 seconds to it and is answered
  * `slow_down`. Then, by the request's state: `expired_token`, `access_denied`, `authorization_pending`, or, once
  * approved, the tokens: the device's own session (no parent: it outlives the browser that approved it), opened only
- * by the poll that moves the request to issued, while a current post still grants the application, with its launch
- * entry. Refresh tokens then rotate at the token endpoint as any client's.
+ * by the poll that moves the request to issued, while a current post still grants the application, the client still
+ * allows the grant and the approving portal session is still open, with its launch entry. Polls spend a budget of
+ * their own (`DEVICE_POLLS_PER_ADDRESS_MINUTE`), not the client's token budget. Refresh tokens then rotate at the
+ * token endpoint as any client's (refused once the client no longer allows the grant).
  */
 export async function deviceCodeGrant(
   ctx: Ctx,
