@@ -18,10 +18,12 @@ import { formFailure, formReply, readForm } from '~/lib/form.server'
 import { i18nServer } from '~/lib/i18n.server'
 import { pageTitle, titleMeta } from '~/lib/title'
 import {
+  DEVICE_DECISIONS,
   DEVICE_NAME_MAX,
   type DeviceRequest,
   formatUserCode,
   normaliseUserCode,
+  USER_CODE_TYPED_MAX,
 } from '../../worker-api/contract/oidc/device'
 
 export const meta = titleMeta
@@ -33,22 +35,26 @@ export const meta = titleMeta
  * the device for their sessions page) or refuse it. Plain forms: it works without JavaScript.
  */
 
-const CODE_MAX = 40
-
+/** The code as typed, as the device shows it (`WDJB-MJHT`) once read. */
 const codeForm = z.object({
   intent: z.literal('code'),
   code: z
     .string('validation.required')
     .trim()
     .min(1, 'validation.required')
-    .max(CODE_MAX, 'device.badCode')
-    .refine((code) => normaliseUserCode(code) !== null, 'device.badCode'),
+    .max(USER_CODE_TYPED_MAX, 'device.badCode')
+    .transform((code, ctx) => {
+      const letters = normaliseUserCode(code)
+      if (letters !== null) return formatUserCode(letters)
+      ctx.addIssue({ code: 'custom', message: 'device.badCode' })
+      return z.NEVER
+    }),
 })
 
 const decisionForm = z.object({
   intent: z.literal('decision'),
-  code: z.string().max(CODE_MAX).default(''),
-  decision: z.enum(['APPROUVER', 'REFUSER']),
+  code: z.string().max(USER_CODE_TYPED_MAX).default(''),
+  decision: z.enum(DEVICE_DECISIONS),
   nom: z.string().trim().max(DEVICE_NAME_MAX, 'validation.tooLong').default(''),
 })
 
@@ -65,7 +71,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const auth = await requireUser(request, context)
   const t = await i18nServer.getFixedT(request)
   const title = pageTitle(t, t('device.title'))
-  const typed = new URL(request.url).searchParams.get('code')?.slice(0, CODE_MAX) ?? ''
+  const typed = new URL(request.url).searchParams.get('code')?.slice(0, USER_CODE_TYPED_MAX) ?? ''
   const headers = { 'Cache-Control': 'no-store' }
   if (typed === '') return data<Loaded>({ step: 'code', code: '', refusal: null, title }, { headers })
   const result = await auth.settle(auth.api.rest.bd.oidc.appareil.$get({ query: { code: typed } }))
@@ -85,8 +91,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (submission.status !== 'success') return formReply(intent, submission.reply(), null, await auth.headers())
   const value = submission.value
   if (value.intent === 'code') {
-    const code = formatUserCode(normaliseUserCode(value.code) as string)
-    return redirect(`/appareil?${new URLSearchParams({ code })}`, { headers: await auth.headers() })
+    return redirect(`/appareil?${new URLSearchParams({ code: value.code })}`, { headers: await auth.headers() })
   }
   const result = await auth.settle(
     auth.api.rest.bd.oidc.appareil.$post({
@@ -163,7 +168,7 @@ function CodeForm({ code, refusal }: { code: string; refusal: Message | null }) 
           spellCheck: false,
           autoFocus: true,
           className: 'font-mono text-lg tracking-widest uppercase',
-          maxLength: CODE_MAX,
+          maxLength: USER_CODE_TYPED_MAX,
         }}
       />
       <SubmitButton icon={MonitorSmartphone} pending={pending} pendingLabel={t('device.looking')}>

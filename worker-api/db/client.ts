@@ -5,6 +5,7 @@ import {
   isExpression,
   Kysely,
   type Compilable as KyselyCompilable,
+  type SqlBool,
   SqliteQueryCompiler,
   sql,
 } from 'kysely'
@@ -206,6 +207,9 @@ export function insertWhen<T extends keyof Database & string>(
         .where(({ exists }) => exists(condition)),
     )
 }
+
+/** A guard for the statement after a write in a batch: that write changed exactly one row (`changes()`). */
+export const afterOneChange = (db: DB) => db.selectNoFrom(sql<number>`1`.as('one')).where(sql<SqlBool>`changes() = 1`)
 
 /**
  * A statement that stops its whole batch unless `condition` finds a row at that point: the first statement of a write

@@ -17,6 +17,8 @@ export const DEVICE_POLL_INTERVAL_SECONDS = 5
 export const DEVICE_PAGE = '/appareil'
 /** The longest name a user gives a device they approve. */
 export const DEVICE_NAME_MAX = 60
+/** The most characters of a user code as typed (spaces and dashes included) that are read. */
+export const USER_CODE_TYPED_MAX = 40
 
 /** A user code as a person reads it: `WDJB-MJHT`. */
 export const formatUserCode = (code: string) => `${code.slice(0, 4)}-${code.slice(4)}`
@@ -26,7 +28,7 @@ export const formatUserCode = (code: string) => `${code.slice(0, 4)}-${code.slic
  * when what is left is not 8 letters of the alphabet.
  */
 export function normaliseUserCode(typed: string): string | null {
-  if (typed.length > 40) return null
+  if (typed.length > USER_CODE_TYPED_MAX) return null
   const letters = typed.toUpperCase().replace(/[\s-]/g, '')
   if (letters.length !== USER_CODE_LENGTH) return null
   return [...letters].every((letter) => USER_CODE_ALPHABET.includes(letter)) ? letters : null
@@ -37,7 +39,7 @@ export const deviceLookupQuery = z.object({
   code: z
     .string()
     .min(1)
-    .max(40)
+    .max(USER_CODE_TYPED_MAX)
     .describe('The user code shown by the device (`WDJB-MJHT`; case, spaces and dashes do not matter)'),
 })
 
@@ -59,7 +61,7 @@ export const DEVICE_DECISIONS = ['APPROUVER', 'REFUSER'] as const
 
 /** POST rest/bd/oidc/appareil: the decision on a device's request. */
 export const deviceDecisionSchema = z.object({
-  code: z.string().min(1).max(40),
+  code: z.string().min(1).max(USER_CODE_TYPED_MAX),
   decision: z.enum(DEVICE_DECISIONS, 'validation.required'),
   nom: z
     .string()

@@ -7,7 +7,7 @@ import {
   type FederationStart,
   type ProvidersFor,
 } from '../../contract/federation/sign-in'
-import { insertWhen, namedBatch } from '../../db/client'
+import { afterOneChange, insertWhen, namedBatch } from '../../db/client'
 import type { UtilisateurRow } from '../../db/schema'
 import { sha256Hex } from '../../lib/crypto'
 import { sameDomain } from '../../lib/domain'
@@ -318,7 +318,7 @@ async function signInLinked(
           logEntry(row.id, 'ADMINISTRATION', 'FOURNISSEUR_LIEN', ctx.request.userAgent, {
             commentaire: `${provider.nom} : ${identity.email ?? identity.sub}`,
           }),
-          db.selectNoFrom(sql<number>`1`.as('one')).where(sql<SqlBool>`changes() = 1`),
+          afterOneChange(db),
         )
       : null,
     // An authorised registration completes with its first sign-in: its password link is no longer needed.

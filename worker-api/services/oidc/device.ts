@@ -11,7 +11,7 @@ import {
   USER_CODE_ALPHABET,
   USER_CODE_LENGTH,
 } from '../../contract/oidc/device'
-import { type DB, insertWhen, namedBatch } from '../../db/client'
+import { afterOneChange, type DB, insertWhen, namedBatch } from '../../db/client'
 import { browserOf, deviceOf, platformOf } from '../../lib/browser'
 import { randomToken, sha256Hex } from '../../lib/crypto'
 import { sameDomain } from '../../lib/domain'
@@ -66,6 +66,9 @@ export function newUserCode(): string {
   return letters.join('')
 }
 
+const grantNotAllowed = () =>
+  new OAuthError('unauthorized_client', 'This client may not use the device authorization grant')
+
 /** The client still allows the grant, switched on: what a request's row and its entry are written under. */
 const grantAllowed = (db: DB, applicationId: number | Expression<number>) =>
   db
@@ -110,9 +113,7 @@ export async function deviceAuthorization(
     const client = await authenticate(ctx, read.client?.results[0], credentials, limits)
     fromAddress.check(read.fromAddress?.results[0])
     overall.check(read.overall?.results[0])
-    if (client.device_grant !== 1) {
-      throw new OAuthError('unauthorized_client', 'This client may not use the device authorization grant')
-    }
+    if (client.device_grant !== 1) throw grantNotAllowed()
     const scope = grantedScopes(form.scope ?? 'openid')
     if (!scope.split(' ').includes('openid')) throw new OAuthError('invalid_scope', 'scope must include openid')
 
@@ -154,7 +155,7 @@ export async function deviceAuthorization(
             }),
             utilisateur_id: null,
           },
-          db.selectNoFrom(sql<number>`1`.as('one')).where(sql<SqlBool>`changes() = 1`),
+          afterOneChange(db),
         ),
         stillAllowed: allowed,
       })
@@ -162,7 +163,7 @@ export async function deviceAuthorization(
       // Switched off meanwhile: no code was issued.
       if ((written.stillAllowed?.results.length ?? 0) === 0) break
     }
-    throw new OAuthError('unauthorized_client', 'This client may not use the device authorization grant')
+    throw grantNotAllowed()
   })
 }
 
@@ -223,8 +224,15 @@ async function typedCode(ctx: Ctx, caller: Caller, typed: string) {
   } = await actorWith(ctx, caller, {
     request: pending
       .innerJoin('application as a', 'a.id', 'd.application_id')
-      .select(['d.id', 'd.application_id', 'a.libelle', 'd.type_appareil', 'd.nom_navigateur', 'd.created_at'])
-      .select('d.expires_at')
+      .select([
+        'd.id',
+        'd.application_id',
+        'a.libelle',
+        'd.type_appareil',
+        'd.nom_navigateur',
+        'd.created_at',
+        'd.expires_at',
+      ])
       .select(grantedColumn(db, caller.id, sql.ref<number>('d.application_id'), today)),
     addressSoFar: address.current(),
     userSoFar: user.current(),
@@ -293,7 +301,7 @@ export async function deviceDecision(
       logEntry(actor.id, 'CONNEXION', approved ? 'APPAREIL_APPROBATION' : 'APPAREIL_REFUS', userAgent, {
         commentaire: [request.libelle, input.nom, request.type_appareil].filter(Boolean).join(' · '),
       }),
-      db.selectNoFrom(sql<number>`1`.as('one')).where(sql<SqlBool>`changes() = 1`),
+      afterOneChange(db),
     ),
   })
   // Decided by someone else, expired, or no longer granted in between: the code no longer works.
@@ -342,6 +350,9 @@ export async function deviceCodeGrant(
     ctx.request.ip,
     DEVICE_POLLS_PER_ADDRESS_MINUTE,
   )
+  // A poll of a pending request sooner than its interval allows (every SET reads the row as it was).
+  const tooSoon = sql<SqlBool>`last_polled_at is not null and etat = 'EN_ATTENTE'
+    and strftime('%Y-%m-%dT%H:%M:%fZ', last_polled_at, '+' || poll_interval || ' seconds') > ${at}`
   const read = await namedBatch(ctx.d1, {
     failures: limits.failuresSoFar,
     // Polls spend a budget of their own, not the client's token budget: waiting devices never hold back refreshes.
@@ -350,11 +361,8 @@ export async function deviceCodeGrant(
     polled: db
       .updateTable('device_authorization')
       .set({
-        trop_tot: sql<number>`last_polled_at is not null and etat = 'EN_ATTENTE'
-          and strftime('%Y-%m-%dT%H:%M:%fZ', last_polled_at, '+' || poll_interval || ' seconds') > ${at}`,
-        poll_interval: sql<number>`poll_interval + case when last_polled_at is not null and etat = 'EN_ATTENTE'
-          and strftime('%Y-%m-%dT%H:%M:%fZ', last_polled_at, '+' || poll_interval || ' seconds') > ${at}
-          then ${DEVICE_POLL_INTERVAL_SECONDS} else 0 end`,
+        trop_tot: sql<number>`${tooSoon}`,
+        poll_interval: sql<number>`poll_interval + case when ${tooSoon} then ${DEVICE_POLL_INTERVAL_SECONDS} else 0 end`,
         last_polled_at: at,
       })
       .where('device_code_hash', '=', hash)
@@ -392,9 +400,7 @@ export async function deviceCodeGrant(
   limits.checkFailures(read.failures?.results[0])
   const client = await authenticate(ctx, read.client?.results[0], credentials, limits)
   polls.check(read.polls?.results[0])
-  if (client.device_grant !== 1) {
-    throw new OAuthError('unauthorized_client', 'This client may not use the device authorization grant')
-  }
+  if (client.device_grant !== 1) throw grantNotAllowed()
   const polled = read.polled?.results[0]
   const request = read.request?.results[0]
   if (!polled || !request || polled.application_id !== client.application_id) {
@@ -433,7 +439,6 @@ export async function deviceCodeGrant(
       appareil: request.nom ?? request.type_appareil ?? client.libelle,
     },
   )
-  const issued = sql<SqlBool>`changes() = 1`
   const { opened } = await namedBatch(ctx.d1, {
     issued: db
       .updateTable('device_authorization')
@@ -467,7 +472,7 @@ export async function deviceCodeGrant(
         version_navigateur: request.version_navigateur,
         appareil_approuve_depuis: request.approuve_depuis,
       },
-      db.selectNoFrom(sql<number>`1`.as('one')).where(issued),
+      afterOneChange(db),
     ),
     log: insertWhen(
       db,
@@ -475,7 +480,7 @@ export async function deviceCodeGrant(
       logEntry(userId, logTypeForApplication(client.libelle), client.libelle, ctx.request.userAgent, {
         commentaire: request.nom ?? request.type_appareil,
       }),
-      db.selectNoFrom(sql<number>`1`.as('one')).where(issued),
+      afterOneChange(db),
     ),
   })
   if ((opened?.meta.changes ?? 0) === 0) {

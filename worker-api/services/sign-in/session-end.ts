@@ -32,7 +32,7 @@ const livePortalTokens = (db: DB, userId: number, now: string) =>
     .select('t.id')
     .where('t.utilisateur_id', '=', userId)
     .where('t.kind', '=', 'SESSION')
-    .where(portalOrDeviceToken)
+    .where(portalOrDeviceToken())
     .where(liveToken(now))
 
 /** The sessions an audit entry names, by their browser and sign-in time (at most ten, then how many more). */
@@ -90,7 +90,7 @@ export async function endOtherSessions(ctx: Ctx, caller: Caller): Promise<void> 
     .select('f.family_id')
     .where('f.utilisateur_id', '=', actor.id)
     .where('f.kind', '=', 'SESSION')
-    .where((eb) => eb.or([eb('f.application_id', 'is', null), eb('f.appareil', 'is not', null)]))
+    .where(portalOrDeviceToken('f'))
     .where('f.family_id', '!=', actor.sid)
   const entry = logEntry(actor.id, 'DECONNEXION', 'SESSIONS_AUTRES_FIN', ctx.request.userAgent, {
     commentaire: describe(others),

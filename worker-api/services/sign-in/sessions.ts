@@ -46,10 +46,11 @@ const applicationsColumn = (db: DB, now: string) =>
     .as('applications')
 
 /**
- * A token of a session of the portal's list (aliased `t`): a portal sign-in's, or a device's (its own family, opened by
+ * A token of a session of the portal's list (aliased `alias`, `t` by default): a portal sign-in's, or a device's (its own family, opened by
  * the device authorization grant), not a session an application opened from a portal session.
  */
-export const portalOrDeviceToken = sql<SqlBool>`(t.application_id is null or t.appareil is not null)`
+export const portalOrDeviceToken = (alias = 't') =>
+  sql<SqlBool>`(${sql.ref(`${alias}.application_id`)} is null or ${sql.ref(`${alias}.appareil`)} is not null)`
 
 /**
  * The live portal sessions of a user, the latest used first: one row per family of sign-in tokens
@@ -76,7 +77,7 @@ export function sessionsQuery(db: DB, userId: number, now = nowIso()) {
       ])
       .where('t.utilisateur_id', '=', userId)
       .where('t.kind', '=', 'SESSION')
-      .where(portalOrDeviceToken)
+      .where(portalOrDeviceToken())
       .groupBy('t.family_id')
       .having(sql<number>`max(${liveToken(now)})`, '=', 1)
       .orderBy(sql`max(t.created_at)`, 'desc')
