@@ -632,6 +632,19 @@ describe('the device polls the token endpoint', () => {
     expect(sessions).toEqual([])
   })
 
+  it('another client presenting a device’s code moves nothing: the device is not slowed down', async () => {
+    const { device_code } = await pendingRequest(handheld, '192.0.2.90')
+    const other = await deviceClient('Scanner voisin', { public: true })
+    for (let i = 0; i < 3; i++) expect(await oauthErrorCode(await poll(other, device_code))).toBe('invalid_grant')
+    expect(await oauthErrorCode(await poll(handheld, device_code))).toBe('authorization_pending')
+    const row = await db()
+      .selectFrom('device_authorization')
+      .select('poll_interval')
+      .where('device_code_hash', '=', await sha256Hex(device_code))
+      .executeTakeFirstOrThrow()
+    expect(row.poll_interval).toBe(5)
+  })
+
   it('an unknown device code, another client’s, or a user no longer granted since the approval: invalid_grant', async () => {
     const unknown = await poll(handheld, 'x'.repeat(43))
     expect([unknown.status, await oauthErrorCode(unknown)]).toEqual([400, 'invalid_grant'])
